@@ -1,0 +1,173 @@
+//! Error types: compile-time diagnostics (parse, and later check) and runtime errors.
+//!
+//! Errors are data. [`Issues`] renders itself in cel-go's text format (`ERROR: <input>:1:5:
+//! message`, the source line, a caret); colour and other presentation belong to the CLI.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::syntax::ast::{ExprId, Span};
+
+/// One compile-time problem at a place in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub message: String,
+    pub span: Span,
+}
+
+/// All problems found while compiling one expression, with the source for rendering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issues {
+    pub source: Arc<str>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Issues {
+    /// Issues holding a single diagnostic.
+    pub fn single(source: &str, span: Span, message: impl Into<String>) -> Issues {
+        Issues {
+            source: source.into(),
+            diagnostics: vec![Diagnostic {
+                message: message.into(),
+                span,
+            }],
+        }
+    }
+}
+
+/// A position as line and column, both starting at 1; the column counts code points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Converts a byte offset into a line and column.
+pub fn location(source: &str, offset: usize) -> Location {
+    let offset = offset.min(source.len());
+    let before = &source[..floor_char_boundary(source, offset)];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Location {
+        line: before.matches('\n').count() + 1,
+        column: before[line_start..].chars().count() + 1,
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Renders one message in cel-go's format: `ERROR: <input>:L:C: msg`, then the source line
+/// and a caret under the column (the caret line pads with `.` as cel-go does).
+pub fn render(source: &str, offset: usize, message: &str) -> String {
+    let loc = location(source, offset);
+    let mut out = format!("ERROR: <input>:{}:{}: {}", loc.line, loc.column, message);
+    if let Some(line) = source.split('\n').nth(loc.line - 1) {
+        out.push_str("\n | ");
+        out.push_str(line);
+        out.push_str("\n | ");
+        for _ in 1..loc.column {
+            out.push('.');
+        }
+        out.push('^');
+    }
+    out
+}
+
+impl std::error::Error for Issues {}
+
+impl fmt::Display for Issues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.diagnostics.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            f.write_str(&render(&self.source, d.span.start as usize, &d.message))?;
+        }
+        Ok(())
+    }
+}
+
+/// A runtime error: the message cel-go would give, and the node that failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct EvalError {
+    pub message: String,
+    /// The node whose evaluation failed, when known.
+    pub node: Option<ExprId>,
+}
+
+impl EvalError {
+    /// An error with a message and no position yet.
+    pub fn new(message: impl Into<String>) -> EvalError {
+        EvalError {
+            message: message.into(),
+            node: None,
+        }
+    }
+
+    /// Attaches the failing node, unless one is already set.
+    pub fn at(mut self, node: ExprId) -> EvalError {
+        self.node.get_or_insert(node);
+        self
+    }
+
+    /// cel-go's error for a function with no overload for the argument types.
+    pub fn no_such_overload() -> EvalError {
+        EvalError::new("no such overload")
+    }
+
+    /// cel-go's error for a function called with arguments of the wrong runtime types.
+    pub fn no_matching_overload(function: &str) -> EvalError {
+        EvalError::new(format!("no matching overload for '{function}'"))
+    }
+
+    /// cel-go's error for a missing map key.
+    pub fn no_such_key(key: impl fmt::Display) -> EvalError {
+        EvalError::new(format!("no such key: {key}"))
+    }
+
+    /// cel-go's error for int or uint arithmetic overflow.
+    pub fn overflow() -> EvalError {
+        EvalError::new("integer overflow")
+    }
+
+    /// cel-go's error for `x / 0`.
+    pub fn division_by_zero() -> EvalError {
+        EvalError::new("division by zero")
+    }
+
+    /// cel-go's error for `x % 0`.
+    pub fn modulus_by_zero() -> EvalError {
+        EvalError::new("modulus by zero")
+    }
+}
+
+/// Shorthand for results of evaluation.
+pub type EvalResult<T = crate::value::Value> = Result<T, EvalError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_like_cel_go() {
+        let text = render("a + x", 4, "undeclared reference to 'x' (in container '')");
+        assert_eq!(
+            text,
+            "ERROR: <input>:1:5: undeclared reference to 'x' (in container '')\n | a + x\n | ....^"
+        );
+    }
+
+    #[test]
+    fn columns_count_code_points_on_later_lines() {
+        let src = "'é'\n  + y";
+        assert_eq!(
+            location(src, src.find('+').unwrap()),
+            Location { line: 2, column: 3 }
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! kcel: the Common Expression Language for Kubernetes.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod registry;
+pub mod syntax;
+pub mod types;
+pub mod value;
+
+#[path = "../stdlib/mod.rs"]
+pub mod stdlib;
+
+pub use error::{EvalError, EvalResult, Issues};
+pub use types::Type;
+pub use value::{Key, Map, Value};

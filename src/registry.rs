@@ -1,0 +1,232 @@
+//! The one registry of functions: every function is declared once, with its overloads
+//! (cel-go's overload ids), parameter and result types, documentation, examples and
+//! implementation. The checker, the planner, the CLI's help and the playground all read
+//! these declarations.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::EvalResult;
+use crate::types::Type;
+use crate::value::Value;
+
+/// How an overload is evaluated.
+#[derive(Clone)]
+pub enum Implementation {
+    /// One argument (for member overloads: the receiver).
+    Unary(fn(&Value) -> EvalResult),
+    /// Two arguments.
+    Binary(fn(&Value, &Value) -> EvalResult),
+    /// Any number of arguments.
+    Nary(fn(&[Value]) -> EvalResult),
+    /// A closure supplied by an embedder (may capture state).
+    Closure(Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>),
+    /// Evaluated by the interpreter itself, because it is not strict in its arguments
+    /// (`&&`, `||`, `?:`, `@not_strictly_false`) or is part of the language (`_[_]`).
+    Builtin,
+}
+
+impl Implementation {
+    /// Calls the implementation with already evaluated arguments.
+    pub fn call(&self, args: &[Value]) -> Option<EvalResult> {
+        Some(match (self, args) {
+            (Implementation::Unary(f), [a]) => f(a),
+            (Implementation::Binary(f), [a, b]) => f(a, b),
+            (Implementation::Nary(f), _) => f(args),
+            (Implementation::Closure(f), _) => f(args),
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Debug for Implementation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Implementation::Unary(_) => "Unary",
+            Implementation::Binary(_) => "Binary",
+            Implementation::Nary(_) => "Nary",
+            Implementation::Closure(_) => "Closure",
+            Implementation::Builtin => "Builtin",
+        })
+    }
+}
+
+/// One overload of a function.
+#[derive(Clone, Debug)]
+pub struct Overload {
+    /// cel-go's overload id, e.g. `add_int64`.
+    pub id: Arc<str>,
+    /// Called as `receiver.f(args)` rather than `f(args)`.
+    pub member: bool,
+    /// Parameter types; for member overloads the receiver comes first.
+    pub params: Vec<Type>,
+    pub result: Type,
+    pub implementation: Implementation,
+}
+
+impl Overload {
+    /// Whether runtime arguments fit this overload's parameter types.
+    pub fn accepts(&self, args: &[Value]) -> bool {
+        args.len() == self.params.len() && self.params.iter().zip(args).all(|(t, v)| t.accepts(v))
+    }
+}
+
+/// A function: a name with its overloads and documentation.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: Arc<str>,
+    pub doc: String,
+    /// CEL expressions that must evaluate to `true`; they run as tests.
+    pub examples: Vec<String>,
+    pub overloads: Vec<Overload>,
+}
+
+impl Function {
+    /// Overloads callable in the given style with `arity` arguments (counting the receiver).
+    pub fn candidates(&self, member: bool, arity: usize) -> impl Iterator<Item = &Overload> {
+        self.overloads
+            .iter()
+            .filter(move |o| o.member == member && o.params.len() == arity)
+    }
+}
+
+/// A named, versioned set of functions.
+#[derive(Clone, Debug)]
+pub struct Library {
+    pub name: &'static str,
+    pub version: u32,
+    pub functions: Vec<Function>,
+}
+
+impl Library {
+    /// Starts an empty library.
+    pub fn new(name: &'static str, version: u32) -> Library {
+        Library {
+            name,
+            version,
+            functions: Vec::new(),
+        }
+    }
+
+    /// Declares a function (or continues declaring an existing one) and returns a builder for
+    /// its overloads.
+    pub fn function(&mut self, name: &str, doc: &str) -> FunctionBuilder<'_> {
+        let index = match self.functions.iter().position(|f| &*f.name == name) {
+            Some(i) => i,
+            None => {
+                self.functions.push(Function {
+                    name: name.into(),
+                    doc: doc.into(),
+                    examples: Vec::new(),
+                    overloads: Vec::new(),
+                });
+                self.functions.len() - 1
+            }
+        };
+        FunctionBuilder {
+            function: &mut self.functions[index],
+        }
+    }
+}
+
+/// Adds overloads and examples to a [`Function`].
+pub struct FunctionBuilder<'a> {
+    function: &'a mut Function,
+}
+
+/// Parses a type written in a static declaration.
+fn decl_type(text: &str) -> Type {
+    // Declarations are static strings in this crate, all built by the registry tests.
+    Type::parse(text).unwrap_or_else(|e| panic!("bad type in function declaration: {e}"))
+}
+
+impl FunctionBuilder<'_> {
+    fn add(
+        self,
+        id: &str,
+        member: bool,
+        params: &[&str],
+        result: &str,
+        imp: Implementation,
+    ) -> Self {
+        self.function.overloads.push(Overload {
+            id: id.into(),
+            member,
+            params: params.iter().map(|p| decl_type(p)).collect(),
+            result: decl_type(result),
+            implementation: imp,
+        });
+        self
+    }
+
+    /// A global overload `f(params...) -> result`.
+    pub fn global(self, id: &str, params: &[&str], result: &str, imp: Implementation) -> Self {
+        self.add(id, false, params, result, imp)
+    }
+
+    /// A member overload `params[0].f(params[1..]...) -> result`.
+    pub fn member(self, id: &str, params: &[&str], result: &str, imp: Implementation) -> Self {
+        self.add(id, true, params, result, imp)
+    }
+
+    /// Adds examples: CEL expressions that evaluate to `true`.
+    pub fn examples(self, examples: &[&str]) -> Self {
+        self.function
+            .examples
+            .extend(examples.iter().map(|e| e.to_string()));
+        self
+    }
+}
+
+/// All functions of an environment, by name.
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    functions: HashMap<Arc<str>, Function>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+
+    /// Adds a library's functions; overloads of a function already present are merged
+    /// (a later overload with the same id replaces the earlier one).
+    pub fn add_library(&mut self, library: &Library) {
+        for f in &library.functions {
+            self.add_function(f.clone());
+        }
+    }
+
+    /// Adds one function, merging overloads by id.
+    pub fn add_function(&mut self, f: Function) {
+        match self.functions.get_mut(&f.name) {
+            None => {
+                self.functions.insert(f.name.clone(), f);
+            }
+            Some(existing) => {
+                for o in f.overloads {
+                    existing.overloads.retain(|e| e.id != o.id);
+                    existing.overloads.push(o);
+                }
+                existing.examples.extend(f.examples);
+                if existing.doc.is_empty() {
+                    existing.doc = f.doc;
+                }
+            }
+        }
+    }
+
+    /// Looks a function up by name.
+    pub fn get(&self, name: &str) -> Option<&Function> {
+        self.functions.get(name)
+    }
+
+    /// All functions, sorted by name.
+    pub fn functions(&self) -> Vec<&Function> {
+        let mut v: Vec<_> = self.functions.values().collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+}

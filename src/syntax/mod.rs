@@ -1,0 +1,6 @@
+//! Source text to AST: the pest grammar, literal decoding, and macro expansion.
+
+pub mod ast;
+pub mod parser;
+
+pub use parser::{ParseOptions, parse};

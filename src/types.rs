@@ -1,0 +1,243 @@
+//! CEL types, as declarations and (later) the checker use them, and a parser for CEL's type
+//! syntax (`list(int)`, `map(string, dyn)`, `optional_type(A)`, `net.IP`).
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::value::Value;
+
+/// A CEL type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Dyn,
+    Null,
+    Bool,
+    Int,
+    Uint,
+    Double,
+    String,
+    Bytes,
+    Timestamp,
+    Duration,
+    Error,
+    List(Arc<Type>),
+    Map(Arc<Type>, Arc<Type>),
+    /// `type(T)`; plain `type` is `type(dyn)`.
+    TypeOf(Arc<Type>),
+    Optional(Arc<Type>),
+    /// A type parameter of a generic overload (`A`, `K`, `V`).
+    Param(Arc<str>),
+    /// A library or message type by name, with type parameters if any.
+    Named(Arc<str>, Vec<Type>),
+}
+
+impl Type {
+    /// `list(elem)`.
+    pub fn list(elem: Type) -> Type {
+        Type::List(Arc::new(elem))
+    }
+
+    /// `map(key, value)`.
+    pub fn map(key: Type, value: Type) -> Type {
+        Type::Map(Arc::new(key), Arc::new(value))
+    }
+
+    /// Whether a runtime value may belong to this type (type parameters and `dyn` accept
+    /// everything). Used to pick an overload at run time.
+    pub fn accepts(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Type::Dyn | Type::Param(_), _) => true,
+            (Type::Null, Value::Null)
+            | (Type::Bool, Value::Bool(_))
+            | (Type::Int, Value::Int(_))
+            | (Type::Uint, Value::Uint(_))
+            | (Type::Double, Value::Double(_))
+            | (Type::String, Value::String(_))
+            | (Type::Bytes, Value::Bytes(_))
+            | (Type::Timestamp, Value::Timestamp(_))
+            | (Type::Duration, Value::Duration(_))
+            | (Type::List(_), Value::List(_))
+            | (Type::Map(..), Value::Map(_))
+            | (Type::TypeOf(_), Value::Type(_))
+            | (Type::Optional(_), Value::Optional(_)) => true,
+            (Type::Named(name, _), Value::Opaque(o)) => o.type_name() == &**name,
+            _ => false,
+        }
+    }
+
+    /// Parses CEL type syntax. Single upper-case letters (optionally followed by digits) are
+    /// type parameters.
+    pub fn parse(text: &str) -> Result<Type, String> {
+        let mut p = TypeParser { s: text, pos: 0 };
+        let t = p.parse_type(0)?;
+        p.skip_ws();
+        if p.pos != p.s.len() {
+            return Err(format!("unexpected '{}' in type '{text}'", &p.s[p.pos..]));
+        }
+        Ok(t)
+    }
+}
+
+struct TypeParser<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl TypeParser<'_> {
+    fn skip_ws(&mut self) {
+        while self.s[self.pos..].starts_with(char::is_whitespace) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        self.skip_ws();
+        if self.s[self.pos..].starts_with(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn parse_type(&mut self, depth: usize) -> Result<Type, String> {
+        if depth > 32 {
+            return Err("type nested too deeply".into());
+        }
+        self.skip_ws();
+        let start = self.pos;
+        while self.s[self.pos..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            self.pos += 1;
+        }
+        let name = &self.s[start..self.pos];
+        if name.is_empty() {
+            return Err(format!("expected a type name in '{}'", self.s));
+        }
+        let mut params = Vec::new();
+        if self.eat('(') {
+            loop {
+                params.push(self.parse_type(depth + 1)?);
+                if self.eat(')') {
+                    break;
+                }
+                if !self.eat(',') {
+                    return Err(format!("expected ',' or ')' in type '{}'", self.s));
+                }
+            }
+        }
+        let arity = |n: usize| -> Result<(), String> {
+            if params.len() == n {
+                Ok(())
+            } else {
+                Err(format!("type '{name}' takes {n} parameter(s)"))
+            }
+        };
+        let mut ps = params.clone().into_iter();
+        let mut next = || Arc::new(ps.next().unwrap_or(Type::Dyn));
+        Ok(match name {
+            "dyn" => Type::Dyn,
+            "null_type" => Type::Null,
+            "bool" => Type::Bool,
+            "int" => Type::Int,
+            "uint" => Type::Uint,
+            "double" => Type::Double,
+            "string" => Type::String,
+            "bytes" => Type::Bytes,
+            "error" => Type::Error,
+            "timestamp" | "google.protobuf.Timestamp" => Type::Timestamp,
+            "duration" | "google.protobuf.Duration" => Type::Duration,
+            "list" => {
+                arity(1)?;
+                Type::List(next())
+            }
+            "map" => {
+                arity(2)?;
+                Type::Map(next(), next())
+            }
+            "optional_type" => {
+                arity(1)?;
+                Type::Optional(next())
+            }
+            "type" => {
+                if params.len() > 1 {
+                    return Err("type 'type' takes at most 1 parameter".into());
+                }
+                Type::TypeOf(next())
+            }
+            n if is_type_param(n) && params.is_empty() => Type::Param(n.into()),
+            n => Type::Named(n.into(), params),
+        })
+    }
+}
+
+fn is_type_param(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.all(|c| c.is_ascii_digit())
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Dyn => f.write_str("dyn"),
+            Type::Null => f.write_str("null_type"),
+            Type::Bool => f.write_str("bool"),
+            Type::Int => f.write_str("int"),
+            Type::Uint => f.write_str("uint"),
+            Type::Double => f.write_str("double"),
+            Type::String => f.write_str("string"),
+            Type::Bytes => f.write_str("bytes"),
+            Type::Timestamp => f.write_str("google.protobuf.Timestamp"),
+            Type::Duration => f.write_str("google.protobuf.Duration"),
+            Type::Error => f.write_str("*error*"),
+            Type::List(e) => write!(f, "list({e})"),
+            Type::Map(k, v) => write!(f, "map({k}, {v})"),
+            Type::TypeOf(t) => write!(f, "type({t})"),
+            Type::Optional(t) => write!(f, "optional_type({t})"),
+            Type::Param(p) => f.write_str(p),
+            Type::Named(n, ps) => {
+                f.write_str(n)?;
+                if !ps.is_empty() {
+                    f.write_str("(")?;
+                    for (i, p) in ps.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{p}")?;
+                    }
+                    f.write_str(")")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_round_trip() {
+        for t in [
+            "int",
+            "list(int)",
+            "map(string, dyn)",
+            "optional_type(list(A))",
+            "type(int)",
+            "net.IP",
+            "google.protobuf.Timestamp",
+        ] {
+            assert_eq!(Type::parse(t).unwrap().to_string(), t);
+        }
+        assert_eq!(Type::parse("K").unwrap(), Type::Param("K".into()));
+    }
+
+    #[test]
+    fn rejects_bad_syntax() {
+        assert!(Type::parse("list(").is_err());
+        assert!(Type::parse("map(int)").is_err());
+        assert!(Type::parse("").is_err());
+        assert!(Type::parse("int int").is_err());
+    }
+}

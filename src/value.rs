@@ -1,0 +1,757 @@
+//! The one CEL value type.
+//!
+//! Heap values are shared through `Arc`, so cloning a [`Value`] never deep-copies a string,
+//! list or map. Equality follows cel-go's heterogeneous equality: numbers compare across
+//! int, uint and double, and values of unrelated types are simply unequal.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use indexmap::IndexMap;
+
+/// A CEL value.
+#[derive(Clone)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    String(Arc<str>),
+    Bytes(Arc<[u8]>),
+    List(Arc<[Value]>),
+    Map(Arc<Map>),
+    /// `google.protobuf.Timestamp`: an instant, always kept in UTC.
+    Timestamp(DateTime<Utc>),
+    /// `google.protobuf.Duration`.
+    Duration(TimeDelta),
+    /// A type used as a value (`int`, `type(x)`).
+    Type(TypeValue),
+    /// `optional_type(T)`: `None` is `optional.none()`.
+    Optional(Option<Arc<Value>>),
+    /// A library-defined value (IP address, quantity, URL, ...).
+    Opaque(Arc<dyn Opaque>),
+}
+
+/// A value type defined by a library rather than by the core language.
+pub trait Opaque: fmt::Debug + Send + Sync {
+    /// The CEL type name, e.g. `net.IP`.
+    fn type_name(&self) -> &str;
+    /// Equality with another opaque value (of any type).
+    fn equals(&self, other: &dyn Opaque) -> bool;
+    /// Access to the concrete type, for downcasting.
+    fn as_any(&self) -> &dyn std::any::Any;
+    /// The value's string form, used by `string()` and for display.
+    fn to_display_string(&self) -> String;
+}
+
+/// A type value. Built-in types need no allocation; other types carry their name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeValue {
+    Null,
+    Bool,
+    Int,
+    Uint,
+    Double,
+    String,
+    Bytes,
+    List,
+    Map,
+    Type,
+    Timestamp,
+    Duration,
+    Optional,
+    /// Any other type, by its fully qualified name.
+    Named(Arc<String>),
+}
+
+impl TypeValue {
+    /// The CEL name of this type, as `type()` values print.
+    pub fn name(&self) -> &str {
+        match self {
+            TypeValue::Null => "null_type",
+            TypeValue::Bool => "bool",
+            TypeValue::Int => "int",
+            TypeValue::Uint => "uint",
+            TypeValue::Double => "double",
+            TypeValue::String => "string",
+            TypeValue::Bytes => "bytes",
+            TypeValue::List => "list",
+            TypeValue::Map => "map",
+            TypeValue::Type => "type",
+            TypeValue::Timestamp => "google.protobuf.Timestamp",
+            TypeValue::Duration => "google.protobuf.Duration",
+            TypeValue::Optional => "optional_type",
+            TypeValue::Named(n) => n,
+        }
+    }
+
+    /// The type value for a name, if the name is one of CEL's built-in type identifiers.
+    pub fn builtin(name: &str) -> Option<TypeValue> {
+        Some(match name {
+            "null_type" => TypeValue::Null,
+            "bool" => TypeValue::Bool,
+            "int" => TypeValue::Int,
+            "uint" => TypeValue::Uint,
+            "double" => TypeValue::Double,
+            "string" => TypeValue::String,
+            "bytes" => TypeValue::Bytes,
+            "list" => TypeValue::List,
+            "map" => TypeValue::Map,
+            "type" => TypeValue::Type,
+            "google.protobuf.Timestamp" => TypeValue::Timestamp,
+            "google.protobuf.Duration" => TypeValue::Duration,
+            "optional_type" => TypeValue::Optional,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for TypeValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A map key: CEL allows bool, int, uint and string keys.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Key {
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    String(Arc<str>),
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            Key::Bool(b) => {
+                0u8.hash(state);
+                b.hash(state);
+            }
+            Key::Int(i) => {
+                1u8.hash(state);
+                i.hash(state);
+            }
+            Key::Uint(u) => {
+                2u8.hash(state);
+                u.hash(state);
+            }
+            Key::String(s) => {
+                3u8.hash(state);
+                s.hash(state);
+            }
+        }
+    }
+}
+
+impl Key {
+    /// The key for a value, if the value's type may be a map key.
+    pub fn from_value(v: &Value) -> Option<Key> {
+        Some(match v {
+            Value::Bool(b) => Key::Bool(*b),
+            Value::Int(i) => Key::Int(*i),
+            Value::Uint(u) => Key::Uint(*u),
+            Value::String(s) => Key::String(s.clone()),
+            _ => return None,
+        })
+    }
+
+    /// This key as a value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Key::Bool(b) => Value::Bool(*b),
+            Key::Int(i) => Value::Int(*i),
+            Key::Uint(u) => Value::Uint(*u),
+            Key::String(s) => Value::String(s.clone()),
+        }
+    }
+}
+
+impl From<&str> for Key {
+    fn from(s: &str) -> Key {
+        Key::String(s.into())
+    }
+}
+
+/// A CEL map: insertion-ordered, keyed by [`Key`], with numeric key equivalence on lookup
+/// (`{1: 'a'}[1u]` and `{1: 'a'}[1.0]` both find the entry).
+#[derive(Clone, Debug, Default)]
+pub struct Map {
+    entries: IndexMap<Key, Value>,
+}
+
+impl Map {
+    /// An empty map.
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> Map {
+        Map {
+            entries: IndexMap::with_capacity(n),
+        }
+    }
+
+    /// Inserts an entry, returning false (and leaving the map unchanged) when an equal key
+    /// (numerically equal, across int and uint) is already present.
+    pub fn insert_new(&mut self, key: Key, value: Value) -> bool {
+        if self.get_key(&key).is_some() {
+            return false;
+        }
+        self.entries.insert(key, value);
+        true
+    }
+
+    /// Inserts or replaces an entry.
+    pub fn insert(&mut self, key: Key, value: Value) {
+        self.entries.insert(key, value);
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the map has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Looks a key up, treating int and uint keys of equal value as the same key.
+    pub fn get_key(&self, key: &Key) -> Option<&Value> {
+        if let Some(v) = self.entries.get(key) {
+            return Some(v);
+        }
+        match key {
+            Key::Int(i) if *i >= 0 => self.entries.get(&Key::Uint(*i as u64)),
+            Key::Uint(u) if *u <= i64::MAX as u64 => self.entries.get(&Key::Int(*u as i64)),
+            _ => None,
+        }
+    }
+
+    /// Looks a string key up without allocating.
+    pub fn get_str(&self, key: &str) -> Option<&Value> {
+        self.entries.get(&KeyRef::Str(key) as &dyn KeyLookup)
+    }
+
+    /// Looks a value up as a key: strings, bools, ints, uints, and doubles that hold an
+    /// integer value. `Ok(None)` when absent; `Err(())` when the value cannot be a key.
+    #[allow(clippy::result_unit_err)]
+    pub fn get(&self, key: &Value) -> Result<Option<&Value>, ()> {
+        match key {
+            Value::String(s) => Ok(self.get_str(s)),
+            Value::Double(d) => {
+                let d = *d;
+                if d.fract() != 0.0 || !d.is_finite() {
+                    return Ok(None);
+                }
+                if d >= -9.223_372_036_854_776e18 && d < 9.223_372_036_854_776e18 {
+                    Ok(self.get_key(&Key::Int(d as i64)))
+                } else if d >= 0.0 && d < 1.844_674_407_370_955_2e19 {
+                    Ok(self.get_key(&Key::Uint(d as u64)))
+                } else {
+                    Ok(None)
+                }
+            }
+            other => match Key::from_value(other) {
+                Some(k) => Ok(self.get_key(&k)),
+                None => Err(()),
+            },
+        }
+    }
+
+    /// Iterates over the entries in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Key, &Value)> {
+        self.entries.iter()
+    }
+
+    /// Iterates over the keys in insertion order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &Key> {
+        self.entries.keys()
+    }
+}
+
+impl FromIterator<(Key, Value)> for Map {
+    fn from_iter<T: IntoIterator<Item = (Key, Value)>>(iter: T) -> Map {
+        Map {
+            entries: iter.into_iter().collect(),
+        }
+    }
+}
+
+/// Borrowed-key lookup for string keys (avoids allocating an `Arc<str>` per lookup).
+trait KeyLookup {
+    fn key_ref(&self) -> KeyRef<'_>;
+}
+
+#[derive(PartialEq, Eq)]
+enum KeyRef<'a> {
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Str(&'a str),
+}
+
+impl KeyLookup for Key {
+    fn key_ref(&self) -> KeyRef<'_> {
+        match self {
+            Key::Bool(b) => KeyRef::Bool(*b),
+            Key::Int(i) => KeyRef::Int(*i),
+            Key::Uint(u) => KeyRef::Uint(*u),
+            Key::String(s) => KeyRef::Str(s),
+        }
+    }
+}
+
+impl KeyLookup for KeyRef<'_> {
+    fn key_ref(&self) -> KeyRef<'_> {
+        match self {
+            KeyRef::Bool(b) => KeyRef::Bool(*b),
+            KeyRef::Int(i) => KeyRef::Int(*i),
+            KeyRef::Uint(u) => KeyRef::Uint(*u),
+            KeyRef::Str(s) => KeyRef::Str(s),
+        }
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn KeyLookup + 'a> for Key {
+    fn borrow(&self) -> &(dyn KeyLookup + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn KeyLookup + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.key_ref() == other.key_ref()
+    }
+}
+
+impl Eq for dyn KeyLookup + '_ {}
+
+impl Hash for dyn KeyLookup + '_ {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // Must agree with `impl Hash for Key`.
+        match self.key_ref() {
+            KeyRef::Bool(b) => {
+                0u8.hash(state);
+                b.hash(state);
+            }
+            KeyRef::Int(i) => {
+                1u8.hash(state);
+                i.hash(state);
+            }
+            KeyRef::Uint(u) => {
+                2u8.hash(state);
+                u.hash(state);
+            }
+            KeyRef::Str(s) => {
+                3u8.hash(state);
+                s.hash(state);
+            }
+        }
+    }
+}
+
+impl Value {
+    /// The runtime type of this value.
+    pub fn type_value(&self) -> TypeValue {
+        match self {
+            Value::Null => TypeValue::Null,
+            Value::Bool(_) => TypeValue::Bool,
+            Value::Int(_) => TypeValue::Int,
+            Value::Uint(_) => TypeValue::Uint,
+            Value::Double(_) => TypeValue::Double,
+            Value::String(_) => TypeValue::String,
+            Value::Bytes(_) => TypeValue::Bytes,
+            Value::List(_) => TypeValue::List,
+            Value::Map(_) => TypeValue::Map,
+            Value::Timestamp(_) => TypeValue::Timestamp,
+            Value::Duration(_) => TypeValue::Duration,
+            Value::Type(_) => TypeValue::Type,
+            Value::Optional(_) => TypeValue::Optional,
+            Value::Opaque(o) => TypeValue::Named(Arc::new(o.type_name().to_string())),
+        }
+    }
+
+    /// The runtime type name of this value (`int`, `list`, `net.IP`, ...).
+    pub fn type_name(&self) -> &str {
+        match self {
+            Value::Opaque(o) => o.type_name(),
+            other => match other.type_value() {
+                TypeValue::Null => "null_type",
+                TypeValue::Bool => "bool",
+                TypeValue::Int => "int",
+                TypeValue::Uint => "uint",
+                TypeValue::Double => "double",
+                TypeValue::String => "string",
+                TypeValue::Bytes => "bytes",
+                TypeValue::List => "list",
+                TypeValue::Map => "map",
+                TypeValue::Type => "type",
+                TypeValue::Timestamp => "google.protobuf.Timestamp",
+                TypeValue::Duration => "google.protobuf.Duration",
+                TypeValue::Optional => "optional_type",
+                TypeValue::Named(_) => "unknown",
+            },
+        }
+    }
+
+    /// A string value.
+    pub fn string(s: impl Into<Arc<str>>) -> Value {
+        Value::String(s.into())
+    }
+
+    /// A list value.
+    pub fn list(items: impl Into<Arc<[Value]>>) -> Value {
+        Value::List(items.into())
+    }
+
+    /// CEL equality (`==`): heterogeneous across numeric types, `false` across unrelated
+    /// types, element-wise for lists and maps, and `NaN` unequal to itself.
+    pub fn cel_eq(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Uint(a), Uint(b)) => a == b,
+            (Double(a), Double(b)) => a == b,
+            (Int(_) | Uint(_) | Double(_), Int(_) | Uint(_) | Double(_)) => {
+                numeric_cmp(self, other) == Some(Ordering::Equal)
+            }
+            (String(a), String(b)) => a == b,
+            (Bytes(a), Bytes(b)) => a == b,
+            (List(a), List(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.cel_eq(y))
+            }
+            (Map(a), Map(b)) => {
+                a.len() == b.len()
+                    && a.iter().all(|(k, v)| match b.get_key(k) {
+                        Some(w) => v.cel_eq(w),
+                        None => false,
+                    })
+            }
+            (Timestamp(a), Timestamp(b)) => a == b,
+            (Duration(a), Duration(b)) => a == b,
+            (Type(a), Type(b)) => a.name() == b.name(),
+            (Optional(a), Optional(b)) => match (a, b) {
+                (None, None) => true,
+                (Some(x), Some(y)) => x.cel_eq(y),
+                _ => false,
+            },
+            (Opaque(a), Opaque(b)) => a.equals(b.as_ref()),
+            _ => false,
+        }
+    }
+
+    /// CEL ordering for `<`, `<=`, `>`, `>=`: defined within bool, string, bytes, timestamp
+    /// and duration, and across int, uint and double. `None` means the operands cannot be
+    /// ordered (a "no such overload" error for the caller); `Some(None)` is an unordered
+    /// comparison involving `NaN` (every relation is false).
+    pub fn cel_cmp(&self, other: &Value) -> Option<Option<Ordering>> {
+        use Value::*;
+        Some(match (self, other) {
+            (Bool(a), Bool(b)) => Some(a.cmp(b)),
+            (Int(a), Int(b)) => Some(a.cmp(b)),
+            (Uint(a), Uint(b)) => Some(a.cmp(b)),
+            (Int(_) | Uint(_) | Double(_), Int(_) | Uint(_) | Double(_)) => {
+                numeric_cmp(self, other)
+            }
+            (String(a), String(b)) => Some(a.cmp(b)),
+            (Bytes(a), Bytes(b)) => Some(a.cmp(b)),
+            (Timestamp(a), Timestamp(b)) => Some(a.cmp(b)),
+            (Duration(a), Duration(b)) => Some(a.cmp(b)),
+            _ => return None,
+        })
+    }
+}
+
+/// Compares two numeric values exactly (no rounding through f64 for int/uint pairs).
+fn numeric_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    use Value::*;
+    match (a, b) {
+        (Int(x), Int(y)) => Some(x.cmp(y)),
+        (Uint(x), Uint(y)) => Some(x.cmp(y)),
+        (Double(x), Double(y)) => x.partial_cmp(y),
+        (Int(x), Uint(y)) => Some(if *x < 0 {
+            Ordering::Less
+        } else {
+            (*x as u64).cmp(y)
+        }),
+        (Uint(_), Int(_)) => numeric_cmp(b, a).map(Ordering::reverse),
+        (Int(x), Double(y)) => cmp_i64_f64(*x, *y),
+        (Double(_), Int(_)) => numeric_cmp(b, a).map(Ordering::reverse),
+        (Uint(x), Double(y)) => cmp_u64_f64(*x, *y),
+        (Double(_), Uint(_)) => numeric_cmp(b, a).map(Ordering::reverse),
+        _ => None,
+    }
+}
+
+fn cmp_i64_f64(x: i64, y: f64) -> Option<Ordering> {
+    if y.is_nan() {
+        return None;
+    }
+    // 2^63 as f64 is exact; any double >= 2^63 is larger than every i64.
+    if y >= 9.223_372_036_854_775_808e18 {
+        return Some(Ordering::Less);
+    }
+    if y < -9.223_372_036_854_775_808e18 {
+        return Some(Ordering::Greater);
+    }
+    let t = y.trunc();
+    let ti = t as i64; // exact: t is integral and in range
+    match x.cmp(&ti) {
+        Ordering::Equal => 0.0f64.partial_cmp(&(y - t)),
+        o => Some(o),
+    }
+}
+
+fn cmp_u64_f64(x: u64, y: f64) -> Option<Ordering> {
+    if y.is_nan() {
+        return None;
+    }
+    if y < 0.0 {
+        return Some(Ordering::Greater);
+    }
+    if y >= 1.844_674_407_370_955_2e19 {
+        return Some(Ordering::Less);
+    }
+    let t = y.trunc();
+    let tu = t as u64;
+    match x.cmp(&tu) {
+        Ordering::Equal => 0.0f64.partial_cmp(&(y - t)),
+        o => Some(o),
+    }
+}
+
+impl PartialEq for Value {
+    /// Same as [`Value::cel_eq`].
+    fn eq(&self, other: &Value) -> bool {
+        self.cel_eq(other)
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Value {
+    /// Formats the value in CEL literal syntax where one exists.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Uint(u) => write!(f, "{u}u"),
+            Value::Double(d) => {
+                if d.is_finite() && d.fract() == 0.0 && d.abs() < 1e16 {
+                    write!(f, "{d:.1}")
+                } else {
+                    write!(f, "{d}")
+                }
+            }
+            Value::String(s) => write!(f, "{s:?}"),
+            Value::Bytes(b) => {
+                f.write_str("b\"")?;
+                for &c in b.iter() {
+                    if c.is_ascii_graphic() && c != b'"' && c != b'\\' || c == b' ' {
+                        write!(f, "{}", c as char)?;
+                    } else {
+                        write!(f, "\\x{c:02x}")?;
+                    }
+                }
+                f.write_str("\"")
+            }
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Map(m) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}: {v}", k.to_value())?;
+                }
+                f.write_str("}")
+            }
+            Value::Timestamp(t) => write!(
+                f,
+                "timestamp(\"{}\")",
+                t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+            ),
+            Value::Duration(d) => write!(f, "duration(\"{}\")", format_duration(d)),
+            Value::Type(t) => f.write_str(t.name()),
+            Value::Optional(None) => f.write_str("optional.none()"),
+            Value::Optional(Some(v)) => write!(f, "optional.of({v})"),
+            Value::Opaque(o) => f.write_str(&o.to_display_string()),
+        }
+    }
+}
+
+/// Formats a duration as CEL's `string(duration)` does: seconds with up to nine fractional
+/// digits and an `s` suffix (`"1.5s"`, `"-0.000000001s"`).
+pub fn format_duration(d: &TimeDelta) -> String {
+    let total_nanos = d.num_seconds() as i128 * 1_000_000_000 + d.subsec_nanos() as i128;
+    let neg = total_nanos < 0;
+    let abs = total_nanos.unsigned_abs();
+    let secs = abs / 1_000_000_000;
+    let nanos = abs % 1_000_000_000;
+    let sign = if neg { "-" } else { "" };
+    if nanos == 0 {
+        format!("{sign}{secs}s")
+    } else {
+        let frac = format!("{nanos:09}");
+        format!("{sign}{secs}.{}s", frac.trim_end_matches('0'))
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+impl From<u64> for Value {
+    fn from(u: u64) -> Value {
+        Value::Uint(u)
+    }
+}
+impl From<f64> for Value {
+    fn from(d: f64) -> Value {
+        Value::Double(d)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.into())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::String(s.into())
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Value {
+        Value::List(v.into())
+    }
+}
+impl From<Map> for Value {
+    fn from(m: Map) -> Value {
+        Value::Map(Arc::new(m))
+    }
+}
+
+impl From<&serde_json::Value> for Value {
+    /// Converts JSON as Kubernetes does for objects without a schema: integral numbers
+    /// become `int` (or `uint` beyond `i64`), other numbers `double`, objects maps with
+    /// string keys.
+    fn from(j: &serde_json::Value) -> Value {
+        match j {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    Value::Uint(u)
+                } else {
+                    Value::Double(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            serde_json::Value::String(s) => Value::String(s.as_str().into()),
+            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from).collect()),
+            serde_json::Value::Object(o) => Value::Map(Arc::new(
+                o.iter()
+                    .map(|(k, v)| (Key::String(k.as_str().into()), Value::from(v)))
+                    .collect(),
+            )),
+        }
+    }
+}
+
+impl From<serde_json::Value> for Value {
+    fn from(j: serde_json::Value) -> Value {
+        Value::from(&j)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_three_words() {
+        assert!(std::mem::size_of::<Value>() <= 24);
+    }
+
+    #[test]
+    fn numeric_equality_crosses_types() {
+        assert!(Value::Int(1).cel_eq(&Value::Uint(1)));
+        assert!(Value::Int(1).cel_eq(&Value::Double(1.0)));
+        assert!(!Value::Int(-1).cel_eq(&Value::Uint(u64::MAX)));
+        assert!(!Value::Double(f64::NAN).cel_eq(&Value::Double(f64::NAN)));
+        assert!(!Value::Int(1).cel_eq(&Value::string("1")));
+    }
+
+    #[test]
+    fn large_ints_compare_exactly_with_doubles() {
+        let big = Value::Int(i64::MAX);
+        assert_eq!(
+            big.cel_cmp(&Value::Double(9.223_372_036_854_775_808e18)),
+            Some(Some(Ordering::Less))
+        );
+        assert_eq!(
+            Value::Uint(u64::MAX).cel_cmp(&Value::Double(1.844_674_407_370_955_2e19)),
+            Some(Some(Ordering::Less))
+        );
+        assert_eq!(
+            Value::Int(2).cel_cmp(&Value::Double(1.5)),
+            Some(Some(Ordering::Greater))
+        );
+        assert_eq!(
+            Value::Int(1).cel_cmp(&Value::Double(1.5)),
+            Some(Some(Ordering::Less))
+        );
+    }
+
+    #[test]
+    fn map_lookup_is_numeric() {
+        let m: Map = [(Key::Int(1), Value::from("a"))].into_iter().collect();
+        assert!(m.get(&Value::Uint(1)).unwrap().is_some());
+        assert!(m.get(&Value::Double(1.0)).unwrap().is_some());
+        assert!(m.get(&Value::Double(1.5)).unwrap().is_none());
+        assert!(m.get(&Value::Null).is_err());
+        let s: Map = [(Key::from("x"), Value::Int(1))].into_iter().collect();
+        assert!(s.get_str("x").is_some());
+    }
+
+    #[test]
+    fn durations_format_like_cel_go() {
+        assert_eq!(format_duration(&TimeDelta::milliseconds(1500)), "1.5s");
+        assert_eq!(
+            format_duration(&TimeDelta::nanoseconds(-1)),
+            "-0.000000001s"
+        );
+        assert_eq!(format_duration(&TimeDelta::seconds(60)), "60s");
+    }
+}
