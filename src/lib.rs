@@ -1,7 +1,9 @@
 //! kcel: the Common Expression Language for Kubernetes.
 #![forbid(unsafe_code)]
 
+pub mod env;
 pub mod error;
+mod eval;
 pub mod registry;
 pub mod syntax;
 pub mod types;
@@ -10,6 +12,7 @@ pub mod value;
 #[path = "../stdlib/mod.rs"]
 pub mod stdlib;
 
+pub use env::{Activation, Ast, Env, Program};
 pub use error::{EvalError, EvalResult, Issues};
 pub use types::Type;
 pub use value::{Key, Map, Value};

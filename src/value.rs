@@ -22,7 +22,8 @@ pub enum Value {
     Double(f64),
     String(Arc<str>),
     Bytes(Arc<[u8]>),
-    List(Arc<[Value]>),
+    /// A list. `Arc<Vec<..>>` so that a uniquely owned accumulator can grow in place.
+    List(Arc<Vec<Value>>),
     Map(Arc<Map>),
     /// `google.protobuf.Timestamp`: an instant, always kept in UTC.
     Timestamp(DateTime<Utc>),
@@ -407,8 +408,8 @@ impl Value {
     }
 
     /// A list value.
-    pub fn list(items: impl Into<Arc<[Value]>>) -> Value {
-        Value::List(items.into())
+    pub fn list(items: impl Into<Vec<Value>>) -> Value {
+        Value::List(Arc::new(items.into()))
     }
 
     /// CEL equality (`==`): heterogeneous across numeric types, `false` across unrelated
@@ -652,7 +653,7 @@ impl From<String> for Value {
 }
 impl From<Vec<Value>> for Value {
     fn from(v: Vec<Value>) -> Value {
-        Value::List(v.into())
+        Value::List(Arc::new(v))
     }
 }
 impl From<Map> for Value {
@@ -679,7 +680,9 @@ impl From<&serde_json::Value> for Value {
                 }
             }
             serde_json::Value::String(s) => Value::String(s.as_str().into()),
-            serde_json::Value::Array(a) => Value::List(a.iter().map(Value::from).collect()),
+            serde_json::Value::Array(a) => {
+                Value::List(Arc::new(a.iter().map(Value::from).collect()))
+            }
             serde_json::Value::Object(o) => Value::Map(Arc::new(
                 o.iter()
                     .map(|(k, v)| (Key::String(k.as_str().into()), Value::from(v)))

@@ -1,0 +1,219 @@
+//! The public API: an [`Env`] declares variables and functions, parses source text into an
+//! [`Ast`], and plans it into a [`Program`] that evaluates against an [`Activation`].
+//!
+//! A `Program` is immutable, `Send + Sync`, and cheap to evaluate many times, also
+//! concurrently.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::error::{EvalError, Issues, render};
+use crate::eval::interp::{Frame, eval};
+use crate::eval::plan::{Plan, PlanEnv, plan};
+use crate::registry::{Library, Registry};
+use crate::syntax::ast::{Expr, ExprId, Span};
+use crate::syntax::{ParseOptions, parse};
+use crate::types::Type;
+use crate::value::Value;
+
+/// An environment: libraries, declared variables, container and parser options.
+#[derive(Clone, Debug)]
+pub struct Env {
+    registry: Arc<Registry>,
+    variables: BTreeMap<String, Type>,
+    container: String,
+    parse_options: ParseOptions,
+}
+
+impl Default for Env {
+    fn default() -> Env {
+        Env::new()
+    }
+}
+
+impl Env {
+    /// An environment with the CEL standard library.
+    pub fn new() -> Env {
+        let mut env = Env::empty();
+        env.add_library(&crate::stdlib::standard());
+        env
+    }
+
+    /// An environment without any functions.
+    pub fn empty() -> Env {
+        Env {
+            registry: Arc::new(Registry::new()),
+            variables: BTreeMap::new(),
+            container: String::new(),
+            parse_options: ParseOptions::default(),
+        }
+    }
+
+    /// Adds a library's functions.
+    pub fn add_library(&mut self, library: &Library) -> &mut Env {
+        Arc::make_mut(&mut self.registry).add_library(library);
+        self
+    }
+
+    /// Declares a variable (names may be qualified, like `a.b.c`).
+    pub fn declare(&mut self, name: impl Into<String>, ty: Type) -> &mut Env {
+        self.variables.insert(name.into(), ty);
+        self
+    }
+
+    /// Sets the container (namespace) used to resolve names.
+    pub fn set_container(&mut self, container: impl Into<String>) -> &mut Env {
+        self.container = container.into();
+        self
+    }
+
+    /// The parser options (limits, macros).
+    pub fn parse_options_mut(&mut self) -> &mut ParseOptions {
+        &mut self.parse_options
+    }
+
+    /// The functions of this environment.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The declared variables.
+    pub fn variables(&self) -> &BTreeMap<String, Type> {
+        &self.variables
+    }
+
+    /// Parses source text (with macro expansion) into an [`Ast`].
+    pub fn parse(&self, source: &str) -> Result<Ast, Issues> {
+        let expr = parse(source, &self.parse_options)?;
+        Ok(Ast {
+            source: source.into(),
+            expr,
+        })
+    }
+
+    /// Plans an [`Ast`] into an executable [`Program`].
+    pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
+        let is_declared = |name: &str| self.variables.contains_key(name);
+        let env = PlanEnv {
+            registry: &self.registry,
+            is_declared: &is_declared,
+            container: &self.container,
+        };
+        let plan = plan(&ast.expr, &env).map_err(|diagnostics| Issues {
+            source: ast.source.clone(),
+            diagnostics,
+        })?;
+        let mut spans = vec![Span::default(); ast.expr.max_id() as usize + 1];
+        ast.expr.walk(|e| spans[e.id as usize] = e.span);
+        Ok(Program {
+            plan,
+            source: ast.source.clone(),
+            spans,
+            container: self.container.clone(),
+        })
+    }
+
+    /// Parses and plans in one step.
+    pub fn compile(&self, source: &str) -> Result<Program, Issues> {
+        self.program(&self.parse(source)?)
+    }
+}
+
+/// A parsed expression and its source text.
+#[derive(Clone, Debug)]
+pub struct Ast {
+    pub source: Arc<str>,
+    pub expr: Expr,
+}
+
+/// Supplies variable values by name. Each variable a program reads is resolved once per
+/// evaluation.
+pub trait Activation {
+    /// The value of a variable, or `None` when it is not bound.
+    fn resolve(&self, name: &str) -> Option<Value>;
+}
+
+impl Activation for HashMap<String, Value> {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        self.get(name).cloned()
+    }
+}
+
+impl Activation for BTreeMap<String, Value> {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        self.get(name).cloned()
+    }
+}
+
+impl Activation for () {
+    fn resolve(&self, _: &str) -> Option<Value> {
+        None
+    }
+}
+
+/// A JSON object used as an activation: each top-level key is a variable.
+impl Activation for serde_json::Map<String, serde_json::Value> {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        self.get(name).map(Value::from)
+    }
+}
+
+/// A planned, immutable expression ready to evaluate.
+#[derive(Debug)]
+pub struct Program {
+    plan: Plan,
+    source: Arc<str>,
+    /// Node id → anchor span, for error positions.
+    spans: Vec<Span>,
+    container: String,
+}
+
+impl Program {
+    /// Evaluates the program against an activation.
+    pub fn eval(&self, activation: &dyn Activation) -> Result<Value, EvalError> {
+        let mut frame = Frame::new(self.plan.slot_count);
+        for (slot, names) in &self.plan.inputs {
+            let value = names.iter().find_map(|n| activation.resolve(n));
+            frame.slots[*slot as usize] = value.ok_or_else(|| {
+                let short = names.last().map_or("", |n| n);
+                EvalError::new(format!(
+                    "undeclared reference to '{short}' (in container '{}')",
+                    self.container
+                ))
+            });
+        }
+        eval(&self.plan.root, &mut frame)
+    }
+
+    /// The source text this program was compiled from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The anchor span of a node, if the id belongs to this program.
+    pub fn span(&self, id: ExprId) -> Option<Span> {
+        self.spans.get(id as usize).copied()
+    }
+
+    /// Renders a runtime error in cel-go's format, with the failing node's position when
+    /// known.
+    pub fn render_error(&self, error: &EvalError) -> String {
+        match error.node.and_then(|id| self.span(id)) {
+            Some(span) => render(&self.source, span.start as usize, &error.message),
+            None => format!("ERROR: <input>: {}", error.message),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn programs_are_send_and_sync() {
+        assert_send_sync::<Program>();
+        assert_send_sync::<Env>();
+    }
+}

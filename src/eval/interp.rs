@@ -1,0 +1,248 @@
+//! The interpreter: walks a planned [`Node`] tree over a frame of slots.
+
+use std::sync::Arc;
+
+use crate::error::{EvalError, EvalResult};
+use crate::eval::plan::{FoldNode, MapEntryNode, Node};
+use crate::registry::Implementation;
+use crate::value::{Key, Map, Value};
+
+/// Per-evaluation state: one entry per slot. A slot may hold an error (an unbound variable,
+/// or a comprehension accumulator that absorbed one).
+pub(crate) struct Frame {
+    pub slots: Vec<EvalResult>,
+}
+
+fn unset() -> EvalResult {
+    Err(EvalError::new("internal: unset slot"))
+}
+
+impl Frame {
+    pub fn new(size: usize) -> Frame {
+        Frame {
+            slots: (0..size).map(|_| unset()).collect(),
+        }
+    }
+}
+
+/// Evaluates a node.
+pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
+    match node {
+        Node::Const(v) => Ok(v.clone()),
+        Node::Load(slot) => frame.slots[*slot as usize].clone(),
+        Node::Fail(e) => Err(e.clone()),
+        Node::Select { id, operand, field } => {
+            let v = eval(operand, frame)?;
+            select(&v, field).map_err(|e| e.at(*id))
+        }
+        Node::Has { id, operand, field } => {
+            let v = eval(operand, frame)?;
+            has(&v, field).map_err(|e| e.at(*id))
+        }
+        Node::And(a, b) => logical(a, b, frame, false),
+        Node::Or(a, b) => logical(a, b, frame, true),
+        Node::Conditional(parts) => {
+            let [c, t, f] = &**parts;
+            match eval(c, frame)? {
+                Value::Bool(true) => eval(t, frame),
+                Value::Bool(false) => eval(f, frame),
+                _ => Err(EvalError::no_matching_overload("_?_:_")),
+            }
+        }
+        Node::NotStrictlyFalse(a) => Ok(Value::Bool(!matches!(
+            eval(a, frame),
+            Ok(Value::Bool(false))
+        ))),
+        Node::Call {
+            id,
+            implementation,
+            args,
+        } => call(implementation, args, frame).map_err(|e| e.at(*id)),
+        Node::Dispatch {
+            id,
+            function,
+            overloads,
+            args,
+        } => {
+            let values = eval_args(args, frame)?;
+            let result = match overloads.iter().find(|o| o.accepts(&values)) {
+                Some(o) => o
+                    .implementation
+                    .call(&values)
+                    .unwrap_or_else(|| Err(EvalError::no_matching_overload(function))),
+                None => Err(EvalError::no_matching_overload(function)),
+            };
+            result.map_err(|e| e.at(*id))
+        }
+        Node::AppendToAccumulator { slot, elements } => {
+            let values = eval_args(elements, frame)?;
+            let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
+            match accu {
+                Value::List(mut list) => {
+                    Arc::make_mut(&mut list).extend(values);
+                    Ok(Value::List(list))
+                }
+                _ => Err(EvalError::no_matching_overload("_+_")),
+            }
+        }
+        Node::List { elements, optional } => {
+            let mut out = Vec::with_capacity(elements.len());
+            for (e, opt) in elements.iter().zip(optional.iter()) {
+                let v = eval(e, frame)?;
+                if *opt {
+                    match v {
+                        Value::Optional(Some(inner)) => out.push((*inner).clone()),
+                        Value::Optional(None) => {}
+                        _ => return Err(EvalError::no_matching_overload("optional list element")),
+                    }
+                } else {
+                    out.push(v);
+                }
+            }
+            Ok(Value::List(Arc::new(out)))
+        }
+        Node::Map { id, entries } => map_literal(entries, frame).map_err(|e| e.at(*id)),
+        Node::Fold(f) => fold(f, frame),
+    }
+}
+
+fn eval_args(args: &[Node], frame: &mut Frame) -> EvalResult<Vec<Value>> {
+    args.iter().map(|a| eval(a, frame)).collect()
+}
+
+fn call(implementation: &Implementation, args: &[Node], frame: &mut Frame) -> EvalResult {
+    match (implementation, args) {
+        (Implementation::Unary(f), [a]) => f(&eval(a, frame)?),
+        (Implementation::Binary(f), [a, b]) => {
+            let a = eval(a, frame)?;
+            let b = eval(b, frame)?;
+            f(&a, &b)
+        }
+        _ => {
+            let values = eval_args(args, frame)?;
+            implementation
+                .call(&values)
+                .unwrap_or_else(|| Err(EvalError::no_such_overload()))
+        }
+    }
+}
+
+/// `&&` (`or == false`) and `||` (`or == true`): commutative over errors, as in cel-go. The
+/// deciding value (`false` for `&&`, `true` for `||`) wins over an error on either side.
+fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
+    let left = eval(a, frame);
+    if let Ok(Value::Bool(v)) = left {
+        if v == or {
+            return Ok(Value::Bool(or));
+        }
+    }
+    let right = eval(b, frame);
+    if let Ok(Value::Bool(v)) = right {
+        if v == or {
+            return Ok(Value::Bool(or));
+        }
+    }
+    match (left, right) {
+        (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!or)),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+        _ => Err(EvalError::no_matching_overload(if or { "_||_" } else { "_&&_" })),
+    }
+}
+
+fn select(v: &Value, field: &str) -> EvalResult {
+    match v {
+        Value::Map(m) => m
+            .get_str(field)
+            .cloned()
+            .ok_or_else(|| EvalError::no_such_key(field)),
+        other => Err(EvalError::new(format!(
+            "type '{}' does not support field selection",
+            other.type_name()
+        ))),
+    }
+}
+
+fn has(v: &Value, field: &str) -> EvalResult {
+    match v {
+        Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+        other => Err(EvalError::new(format!(
+            "invalid type for field selection: {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn map_literal(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
+    let mut map = Map::with_capacity(entries.len());
+    for e in entries {
+        let k = eval(&e.key, frame)?;
+        let mut v = eval(&e.value, frame)?;
+        let key = Key::from_value(&k).ok_or_else(|| EvalError::new("unsupported key type"))?;
+        if e.optional {
+            match v {
+                Value::Optional(Some(inner)) => v = (*inner).clone(),
+                Value::Optional(None) => continue,
+                _ => return Err(EvalError::no_matching_overload("optional map entry")),
+            }
+        }
+        if !map.insert_new(key, v) {
+            return Err(EvalError::new(format!("Failed with repeated key: {k}")));
+        }
+    }
+    Ok(Value::Map(Arc::new(map)))
+}
+
+fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
+    let range = eval(&f.range, frame)?;
+    let accu = eval(&f.init, frame);
+    frame.slots[f.accu_slot as usize] = accu;
+    let iter = f.iter_slot as usize;
+    match &range {
+        Value::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                match f.iter_slot2 {
+                    Some(s2) => {
+                        frame.slots[iter] = Ok(Value::Int(i as i64));
+                        frame.slots[s2 as usize] = Ok(item.clone());
+                    }
+                    None => frame.slots[iter] = Ok(item.clone()),
+                }
+                if !step(f, frame) {
+                    break;
+                }
+            }
+        }
+        Value::Map(m) => {
+            for (k, v) in m.iter() {
+                frame.slots[iter] = Ok(k.to_value());
+                if let Some(s2) = f.iter_slot2 {
+                    frame.slots[s2 as usize] = Ok(v.clone());
+                }
+                if !step(f, frame) {
+                    break;
+                }
+            }
+        }
+        other => {
+            return Err(EvalError::new(format!(
+                "cannot iterate over a value of type '{}'",
+                other.type_name()
+            ))
+            .at(f.id));
+        }
+    }
+    let result = eval(&f.result, frame);
+    frame.slots[f.accu_slot as usize] = unset();
+    result
+}
+
+/// One loop iteration: checks the condition, then runs the step. Returns false to stop.
+fn step(f: &FoldNode, frame: &mut Frame) -> bool {
+    match eval(&f.condition, frame) {
+        Ok(Value::Bool(true)) => {}
+        _ => return false,
+    }
+    let next = eval(&f.step, frame);
+    frame.slots[f.accu_slot as usize] = next;
+    true
+}

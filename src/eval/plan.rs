@@ -1,0 +1,479 @@
+//! The planner: turns an AST into an evaluation tree ([`Node`]) with variables resolved to
+//! frame slots, names resolved against the container, and every call bound to its
+//! overloads, so that evaluation never looks anything up by name.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::{Diagnostic, EvalError};
+use crate::registry::{Implementation, Overload, Registry};
+use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
+use crate::value::{TypeValue, Value};
+
+/// A frame slot index.
+pub(crate) type Slot = u32;
+
+/// One node of the evaluation tree.
+#[derive(Debug)]
+pub(crate) enum Node {
+    Const(Value),
+    /// Reads a frame slot (a variable or a comprehension variable).
+    Load(Slot),
+    /// Fails with an error when evaluated (unbound function, unsupported construct).
+    Fail(EvalError),
+    Select {
+        id: ExprId,
+        operand: Box<Node>,
+        field: Arc<str>,
+    },
+    /// `has(operand.field)`.
+    Has {
+        id: ExprId,
+        operand: Box<Node>,
+        field: Arc<str>,
+    },
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    Conditional(Box<[Node; 3]>),
+    NotStrictlyFalse(Box<Node>),
+    /// A call with its overload decided at plan time.
+    Call {
+        id: ExprId,
+        implementation: Implementation,
+        args: Box<[Node]>,
+    },
+    /// A call whose overload is chosen at run time from the argument types.
+    Dispatch {
+        id: ExprId,
+        function: Arc<str>,
+        overloads: Box<[Overload]>,
+        args: Box<[Node]>,
+    },
+    /// `accu + [elements]` where `accu` is a comprehension accumulator: appends in place.
+    AppendToAccumulator {
+        slot: Slot,
+        elements: Box<[Node]>,
+    },
+    List {
+        elements: Box<[Node]>,
+        /// Per element: written `?e` (include only when the optional has a value).
+        optional: Box<[bool]>,
+    },
+    Map {
+        id: ExprId,
+        entries: Box<[MapEntryNode]>,
+    },
+    Fold(Box<FoldNode>),
+}
+
+#[derive(Debug)]
+pub(crate) struct MapEntryNode {
+    pub key: Node,
+    pub value: Node,
+    pub optional: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct FoldNode {
+    pub id: ExprId,
+    pub iter_slot: Slot,
+    pub iter_slot2: Option<Slot>,
+    pub accu_slot: Slot,
+    pub range: Node,
+    pub init: Node,
+    pub condition: Node,
+    pub step: Node,
+    pub result: Node,
+}
+
+/// The result of planning: the tree, the number of frame slots, and which slots must be
+/// filled from the activation (by name, once per evaluation).
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub root: Node,
+    pub slot_count: usize,
+    /// Variables read from the activation: (slot, candidate names in resolution order).
+    pub inputs: Vec<(Slot, Vec<Arc<str>>)>,
+}
+
+/// What the planner needs to know about the environment.
+pub(crate) struct PlanEnv<'a> {
+    pub registry: &'a Registry,
+    pub is_declared: &'a dyn Fn(&str) -> bool,
+    pub container: &'a str,
+}
+
+/// Plans an expression.
+pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnostic>> {
+    let mut p = Planner {
+        env,
+        scopes: Vec::new(),
+        slot_count: 0,
+        inputs: Vec::new(),
+        input_slots: HashMap::new(),
+        errors: Vec::new(),
+    };
+    let root = p.node(expr);
+    if !p.errors.is_empty() {
+        return Err(p.errors);
+    }
+    Ok(Plan {
+        root,
+        slot_count: p.slot_count as usize,
+        inputs: p.inputs,
+    })
+}
+
+struct Planner<'a> {
+    env: &'a PlanEnv<'a>,
+    /// Comprehension variables in scope, innermost last.
+    scopes: Vec<(Arc<str>, Slot)>,
+    slot_count: Slot,
+    inputs: Vec<(Slot, Vec<Arc<str>>)>,
+    input_slots: HashMap<Vec<Arc<str>>, Slot>,
+    errors: Vec<Diagnostic>,
+}
+
+/// Candidate fully qualified names for `name` in `container`, most qualified first
+/// (cel-spec's name resolution). A leading dot means the name is already absolute.
+pub(crate) fn candidate_names(name: &str, container: &str) -> Vec<String> {
+    if let Some(abs) = name.strip_prefix('.') {
+        return vec![abs.to_string()];
+    }
+    let mut out = Vec::new();
+    let mut prefix = container;
+    while !prefix.is_empty() {
+        out.push(format!("{prefix}.{name}"));
+        prefix = prefix.rfind('.').map_or("", |i| &prefix[..i]);
+    }
+    out.push(name.to_string());
+    out
+}
+
+impl Planner<'_> {
+    fn new_slot(&mut self) -> Slot {
+        let s = self.slot_count;
+        self.slot_count += 1;
+        s
+    }
+
+    fn local(&self, name: &str) -> Option<Slot> {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, s)| *s)
+    }
+
+    fn input(&mut self, names: Vec<Arc<str>>) -> Slot {
+        if let Some(s) = self.input_slots.get(&names) {
+            return *s;
+        }
+        let slot = self.new_slot();
+        self.input_slots.insert(names.clone(), slot);
+        self.inputs.push((slot, names));
+        slot
+    }
+
+    /// Resolves a (possibly qualified) name to a declared variable or a type, if any.
+    fn resolve_declared(&mut self, name: &str) -> Option<Node> {
+        for cand in candidate_names(name, self.env.container) {
+            if (self.env.is_declared)(&cand) {
+                return Some(Node::Load(self.input(vec![cand.into()])));
+            }
+            if let Some(t) = TypeValue::builtin(&cand) {
+                return Some(Node::Const(Value::Type(t)));
+            }
+        }
+        None
+    }
+
+    /// The dotted name spelled by an identifier/select chain, if it is one.
+    fn qualified_name(expr: &Expr) -> Option<String> {
+        match &expr.kind {
+            ExprKind::Ident(n) => Some(n.to_string()),
+            ExprKind::Select {
+                operand,
+                field,
+                test_only: false,
+            } => Some(format!("{}.{}", Self::qualified_name(operand)?, field)),
+            _ => None,
+        }
+    }
+
+    /// The root identifier of an identifier/select chain.
+    fn root_ident(expr: &Expr) -> Option<&str> {
+        match &expr.kind {
+            ExprKind::Ident(n) => Some(n),
+            ExprKind::Select { operand, .. } => Self::root_ident(operand),
+            _ => None,
+        }
+    }
+
+    fn node(&mut self, expr: &Expr) -> Node {
+        match &expr.kind {
+            ExprKind::Literal(l) => Node::Const(literal(l)),
+            ExprKind::Ident(name) => self.ident(name),
+            ExprKind::Select {
+                operand,
+                field,
+                test_only,
+            } => {
+                if !test_only {
+                    if let Some(n) = self.qualified_select(expr) {
+                        return n;
+                    }
+                }
+                let operand = Box::new(self.node(operand));
+                if *test_only {
+                    Node::Has {
+                        id: expr.id,
+                        operand,
+                        field: field.clone(),
+                    }
+                } else {
+                    Node::Select {
+                        id: expr.id,
+                        operand,
+                        field: field.clone(),
+                    }
+                }
+            }
+            ExprKind::Call {
+                target,
+                function,
+                args,
+            } => self.call(expr.id, target.as_deref(), function, args),
+            ExprKind::List {
+                elements,
+                optional_indices,
+            } => {
+                let elements: Box<[Node]> = elements.iter().map(|e| self.node(e)).collect();
+                let optional = (0..elements.len())
+                    .map(|i| optional_indices.contains(&i))
+                    .collect();
+                Node::List { elements, optional }
+            }
+            ExprKind::Map { entries } => Node::Map {
+                id: expr.id,
+                entries: entries
+                    .iter()
+                    .map(|e| MapEntryNode {
+                        key: self.node(&e.key),
+                        value: self.node(&e.value),
+                        optional: e.optional,
+                    })
+                    .collect(),
+            },
+            ExprKind::Struct { type_name, .. } => {
+                self.errors.push(Diagnostic {
+                    message: format!("unknown type '{type_name}': message types are not supported"),
+                    span: expr.span,
+                });
+                Node::Fail(EvalError::new("unsupported message type"))
+            }
+            ExprKind::Comprehension(c) => self.fold(expr.id, c),
+        }
+    }
+
+    fn ident(&mut self, name: &str) -> Node {
+        if !name.starts_with('.') {
+            if let Some(slot) = self.local(name) {
+                return Node::Load(slot);
+            }
+        }
+        if let Some(n) = self.resolve_declared(name) {
+            return n;
+        }
+        // Not declared: read it from the activation by its candidate names; evaluation
+        // fails with "undeclared reference" if none is bound.
+        let names = candidate_names(name, self.env.container)
+            .into_iter()
+            .map(Arc::from)
+            .collect();
+        Node::Load(self.input(names))
+    }
+
+    /// Resolves `a.b.c` as a qualified variable name (longest declared prefix wins), unless
+    /// its root is a comprehension variable.
+    fn qualified_select(&mut self, expr: &Expr) -> Option<Node> {
+        let root = Self::root_ident(expr)?;
+        if !root.starts_with('.') && self.local(root).is_some() {
+            return None;
+        }
+        let full = Self::qualified_name(expr)?;
+        let mut name = full.as_str();
+        let mut rest: Vec<(&str, ExprId)> = Vec::new();
+        let mut cur = expr;
+        loop {
+            if name.contains('.') && name.len() > 1 {
+                if let Some(node) = self.resolve_declared(name) {
+                    let mut node = node;
+                    for (field, id) in rest.into_iter().rev() {
+                        node = Node::Select {
+                            id,
+                            operand: Box::new(node),
+                            field: field.into(),
+                        };
+                    }
+                    return Some(node);
+                }
+            }
+            match &cur.kind {
+                ExprKind::Select { operand, field, .. } => {
+                    rest.push((field, cur.id));
+                    name = &name[..name.len() - field.len() - 1];
+                    cur = operand;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn call(&mut self, id: ExprId, target: Option<&Expr>, function: &str, args: &[Expr]) -> Node {
+        match (function, target, args) {
+            (op::LOGICAL_AND, None, [a, b]) => {
+                return Node::And(Box::new(self.node(a)), Box::new(self.node(b)));
+            }
+            (op::LOGICAL_OR, None, [a, b]) => {
+                return Node::Or(Box::new(self.node(a)), Box::new(self.node(b)));
+            }
+            (op::CONDITIONAL, None, [c, t, f]) => {
+                return Node::Conditional(Box::new([self.node(c), self.node(t), self.node(f)]));
+            }
+            (op::NOT_STRICTLY_FALSE, None, [a]) => {
+                return Node::NotStrictlyFalse(Box::new(self.node(a)));
+            }
+            (op::ADD, None, [a, b]) => {
+                if let (ExprKind::Ident(name), ExprKind::List { elements, optional_indices }) =
+                    (&a.kind, &b.kind)
+                {
+                    if optional_indices.is_empty() {
+                        if let Some(slot) = self.accumulator_slot(name) {
+                            let elements = elements.iter().map(|e| self.node(e)).collect();
+                            return Node::AppendToAccumulator { slot, elements };
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+
+        // `a.b.f(x)` may name the global function `a.b.f`.
+        if let Some(t) = target {
+            if let Some(q) = Self::qualified_name(t) {
+                let root = Self::root_ident(t).unwrap_or("");
+                if self.local(root).is_none() {
+                    for cand in candidate_names(&format!("{q}.{function}"), self.env.container) {
+                        if self.env.registry.get(&cand).is_some() {
+                            return self.bind_call(id, &cand, false, None, args);
+                        }
+                    }
+                }
+            }
+        }
+        if target.is_none() {
+            for cand in candidate_names(function, self.env.container) {
+                if self.env.registry.get(&cand).is_some() {
+                    return self.bind_call(id, &cand, false, None, args);
+                }
+            }
+        }
+        self.bind_call(id, function, target.is_some(), target, args)
+    }
+
+    /// The slot of `name` if it is the accumulator of an enclosing comprehension.
+    fn accumulator_slot(&self, name: &str) -> Option<Slot> {
+        if name != crate::syntax::ast::ACCUMULATOR {
+            return None;
+        }
+        self.local(name)
+    }
+
+    fn bind_call(
+        &mut self,
+        id: ExprId,
+        function: &str,
+        member: bool,
+        target: Option<&Expr>,
+        args: &[Expr],
+    ) -> Node {
+        let mut nodes: Vec<Node> = Vec::with_capacity(args.len() + 1);
+        if let Some(t) = target {
+            nodes.push(self.node(t));
+        }
+        nodes.extend(args.iter().map(|a| self.node(a)));
+        let Some(f) = self.env.registry.get(function) else {
+            return Node::Fail(EvalError::new(format!("unbound function: {function}")).at(id));
+        };
+        let candidates: Vec<Overload> = f.candidates(member, nodes.len()).cloned().collect();
+        match candidates.as_slice() {
+            [] => Node::Fail(EvalError::no_matching_overload(function).at(id)),
+            [only] if !matches!(only.implementation, Implementation::Builtin) => Node::Call {
+                id,
+                implementation: only.implementation.clone(),
+                args: nodes.into(),
+            },
+            _ => Node::Dispatch {
+                id,
+                function: function.into(),
+                overloads: candidates.into(),
+                args: nodes.into(),
+            },
+        }
+    }
+
+    fn fold(&mut self, id: ExprId, c: &Comprehension) -> Node {
+        let range = self.node(&c.iter_range);
+        let init = self.node(&c.accu_init);
+        let accu_slot = self.new_slot();
+        let iter_slot = self.new_slot();
+        let iter_slot2 = c.iter_var2.as_ref().map(|_| self.new_slot());
+        let depth = self.scopes.len();
+        self.scopes.push((c.accu_var.clone(), accu_slot));
+        self.scopes.push((c.iter_var.clone(), iter_slot));
+        if let (Some(v2), Some(s2)) = (&c.iter_var2, iter_slot2) {
+            self.scopes.push((v2.clone(), s2));
+        }
+        let condition = self.node(&c.loop_condition);
+        let step = self.node(&c.loop_step);
+        self.scopes.truncate(depth + 1); // the result sees the accumulator only
+        let result = self.node(&c.result);
+        self.scopes.truncate(depth);
+        Node::Fold(Box::new(FoldNode {
+            id,
+            iter_slot,
+            iter_slot2,
+            accu_slot,
+            range,
+            init,
+            condition,
+            step,
+            result,
+        }))
+    }
+}
+
+fn literal(l: &Literal) -> Value {
+    match l {
+        Literal::Null => Value::Null,
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Int(i) => Value::Int(*i),
+        Literal::Uint(u) => Value::Uint(*u),
+        Literal::Double(d) => Value::Double(*d),
+        Literal::String(s) => Value::String(s.clone()),
+        Literal::Bytes(b) => Value::Bytes(b.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_follow_the_container() {
+        assert_eq!(candidate_names("y", "com.example"), ["com.example.y", "com.y", "y"]);
+        assert_eq!(candidate_names(".y", "com.example"), ["y"]);
+        assert_eq!(candidate_names("y", ""), ["y"]);
+    }
+}
