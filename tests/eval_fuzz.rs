@@ -1,0 +1,159 @@
+//! Property tests: random well-formed expressions and random text must compile and evaluate
+//! (or fail) without panicking or overflowing the stack.
+
+use std::collections::HashMap;
+
+use kcel::{Env, Type, Value};
+use proptest::prelude::*;
+
+fn leaf() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|i| i.to_string()),
+        any::<u64>().prop_map(|u| format!("{u}u")),
+        any::<f64>()
+            .prop_filter("finite", |d| d.is_finite())
+            .prop_map(|d| format!("{d:?}")),
+        Just("-9223372036854775808".to_string()),
+        Just("0".to_string()),
+        Just("0.0".to_string()),
+        Just("null".to_string()),
+        Just("true".to_string()),
+        Just("false".to_string()),
+        "[a-z ]{0,6}".prop_map(|s| format!("'{s}'")),
+        "[a-z]{0,4}".prop_map(|s| format!("b'{s}'")),
+        Just("x".to_string()),
+        Just("x.a".to_string()),
+        Just("x.items".to_string()),
+        Just("int".to_string()),
+        Just("duration('1h')".to_string()),
+        Just("timestamp('2024-01-01T00:00:00Z')".to_string()),
+    ]
+}
+
+fn expr() -> impl Strategy<Value = String> {
+    leaf().prop_recursive(5, 48, 4, |inner| {
+        let binop = prop_oneof![
+            Just("+"),
+            Just("-"),
+            Just("*"),
+            Just("/"),
+            Just("%"),
+            Just("=="),
+            Just("!="),
+            Just("<"),
+            Just("<="),
+            Just(">"),
+            Just(">="),
+            Just("&&"),
+            Just("||"),
+            Just("in"),
+        ];
+        let method = prop_oneof![
+            Just("size"),
+            Just("contains"),
+            Just("startsWith"),
+            Just("endsWith"),
+            Just("matches"),
+            Just("getHours"),
+        ];
+        let conv = prop_oneof![
+            Just("int"),
+            Just("uint"),
+            Just("double"),
+            Just("string"),
+            Just("bytes"),
+            Just("bool"),
+            Just("type"),
+            Just("dyn"),
+            Just("size"),
+            Just("timestamp"),
+            Just("duration"),
+        ];
+        let mac = prop_oneof![
+            Just("all"),
+            Just("exists"),
+            Just("exists_one"),
+            Just("map"),
+            Just("filter"),
+        ];
+        prop_oneof![
+            (inner.clone(), binop, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+            inner.clone().prop_map(|a| format!("-{a}")),
+            inner.clone().prop_map(|a| format!("!{a}")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, t, f)| format!("({c} ? {t} : {f})")),
+            prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(", "))),
+            prop::collection::vec((inner.clone(), inner.clone()), 0..3).prop_map(|v| {
+                let entries: Vec<_> = v.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                format!("{{{}}}", entries.join(", "))
+            }),
+            (inner.clone(), inner.clone()).prop_map(|(a, i)| format!("{a}[{i}]")),
+            (inner.clone(), method, prop::collection::vec(inner.clone(), 0..2))
+                .prop_map(|(r, m, a)| format!("{r}.{m}({})", a.join(", "))),
+            (conv, inner.clone()).prop_map(|(c, a)| format!("{c}({a})")),
+            (inner.clone(), mac, inner.clone()).prop_map(|(r, m, b)| format!("{r}.{m}(v, {b})")),
+            inner.clone().prop_map(|a| format!("has({a}.f)")),
+        ]
+    })
+}
+
+fn bindings() -> HashMap<String, Value> {
+    let x: serde_json::Value = serde_json::json!({
+        "a": 1, "b": "two", "items": [1, 2.5, "three", null, {"k": [true]}]
+    });
+    HashMap::from([("x".to_string(), Value::from(&x))])
+}
+
+fn env() -> Env {
+    let mut env = Env::new();
+    env.declare("x", Type::Dyn);
+    env
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_expressions_never_panic(src in expr()) {
+        let env = env();
+        if let Ok(program) = env.compile(&src) {
+            let _ = program.eval(&bindings());
+        }
+    }
+
+    #[test]
+    fn random_text_never_panics(src in "\\PC{0,64}") {
+        let env = env();
+        if let Ok(program) = env.compile(&src) {
+            let _ = program.eval(&bindings());
+        }
+    }
+
+    #[test]
+    fn random_token_soup_never_panics(tokens in prop::collection::vec(prop_oneof![
+        Just("("), Just(")"), Just("["), Just("]"), Just("{"), Just("}"), Just("."), Just(".?"),
+        Just(","), Just(":"), Just("?"), Just("!"), Just("-"), Just("+"), Just("&&"), Just("||"),
+        Just("x"), Just("1"), Just("'s'"), Just("in"), Just("has"), Just("all"), Just("map"),
+    ], 0..24)) {
+        let src = tokens.join(" ");
+        let env = env();
+        if let Ok(program) = env.compile(&src) {
+            let _ = program.eval(&bindings());
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let env = env();
+    for (open, close) in [("(", ")"), ("[", "]"), ("{1: ", "}")] {
+        let src = format!("{}1{}", open.repeat(100_000), close.repeat(100_000));
+        assert!(env.compile(&src).is_err());
+    }
+    let chain = format!("x{}", ".a".repeat(100_000));
+    assert!(env.compile(&chain).is_err());
+    let sum = vec!["1"; 100_000].join(" + ");
+    assert!(env.compile(&sum).is_err());
+    let negs = format!("{}1", "-".repeat(100_001));
+    let _ = env.compile(&negs);
+}
