@@ -36,7 +36,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let program = match env.compile(&expr) {
+    let program = match env.compile(&expr).and_then(|ast| env.program(&ast)) {
         Ok(p) => p,
         Err(issues) => {
             eprintln!("{issues}");

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::error::{EvalError, Issues, render};
 use crate::eval::interp::{Frame, eval};
 use crate::eval::plan::{Plan, PlanEnv, plan};
@@ -23,6 +24,8 @@ pub struct Env {
     variables: BTreeMap<String, Type>,
     container: String,
     parse_options: ParseOptions,
+    provider: Option<Arc<dyn TypeProvider>>,
+    homogeneous_literals: bool,
 }
 
 impl Default for Env {
@@ -46,6 +49,8 @@ impl Env {
             variables: BTreeMap::new(),
             container: String::new(),
             parse_options: ParseOptions::default(),
+            provider: None,
+            homogeneous_literals: false,
         }
     }
 
@@ -67,6 +72,19 @@ impl Env {
         self
     }
 
+    /// Sets the provider of object types (e.g. from Kubernetes schemas).
+    pub fn set_type_provider(&mut self, provider: Arc<dyn TypeProvider>) -> &mut Env {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Rejects list and map literals with mixed element types (cel-go's
+    /// `HomogeneousAggregateLiterals`, on in Kubernetes).
+    pub fn set_homogeneous_literals(&mut self, on: bool) -> &mut Env {
+        self.homogeneous_literals = on;
+        self
+    }
+
     /// The parser options (limits, macros).
     pub fn parse_options_mut(&mut self) -> &mut ParseOptions {
         &mut self.parse_options
@@ -82,13 +100,41 @@ impl Env {
         &self.variables
     }
 
-    /// Parses source text (with macro expansion) into an [`Ast`].
+    /// Parses source text (with macro expansion) into an unchecked [`Ast`].
     pub fn parse(&self, source: &str) -> Result<Ast, Issues> {
         let expr = parse(source, &self.parse_options)?;
         Ok(Ast {
             source: source.into(),
             expr,
+            checked: None,
         })
+    }
+
+    /// Type-checks a parsed [`Ast`], reporting every problem found.
+    pub fn check(&self, ast: &Ast) -> Result<Ast, Issues> {
+        let env = CheckEnv {
+            registry: &self.registry,
+            variables: &self.variables,
+            container: &self.container,
+            provider: self.provider.as_deref(),
+            homogeneous_literals: self.homogeneous_literals,
+        };
+        match check(&ast.expr, &env) {
+            Ok((checked, output)) => Ok(Ast {
+                source: ast.source.clone(),
+                expr: ast.expr.clone(),
+                checked: Some(Arc::new((checked, output))),
+            }),
+            Err(diagnostics) => Err(Issues {
+                source: ast.source.clone(),
+                diagnostics,
+            }),
+        }
+    }
+
+    /// Parses and type-checks source text.
+    pub fn compile(&self, source: &str) -> Result<Ast, Issues> {
+        self.check(&self.parse(source)?)
     }
 
     /// Plans an [`Ast`] into an executable [`Program`].
@@ -96,6 +142,7 @@ impl Env {
         let is_declared = |name: &str| self.variables.contains_key(name);
         let env = PlanEnv {
             registry: &self.registry,
+            checked: ast.checked.as_deref().map(|(c, _)| c),
             is_declared: &is_declared,
             container: &self.container,
         };
@@ -113,17 +160,26 @@ impl Env {
         })
     }
 
-    /// Parses and plans in one step.
-    pub fn compile(&self, source: &str) -> Result<Program, Issues> {
-        self.program(&self.parse(source)?)
-    }
 }
 
-/// A parsed expression and its source text.
+/// A parsed (and possibly type-checked) expression with its source text.
 #[derive(Clone, Debug)]
 pub struct Ast {
     pub source: Arc<str>,
     pub expr: Expr,
+    checked: Option<Arc<(Checked, Type)>>,
+}
+
+impl Ast {
+    /// The output type, if the expression was type-checked.
+    pub fn output_type(&self) -> Option<&Type> {
+        self.checked.as_deref().map(|(_, t)| t)
+    }
+
+    /// The checker's annotations (a type per node, resolved references), if checked.
+    pub fn checked(&self) -> Option<&Checked> {
+        self.checked.as_deref().map(|(c, _)| c)
+    }
 }
 
 /// Supplies variable values by name. Each variable a program reads is resolved once per

@@ -1,6 +1,7 @@
-//! kcel: the Common Expression Language for Kubernetes.
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod env;
 pub mod error;
 mod eval;

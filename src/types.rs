@@ -137,7 +137,7 @@ impl TypeParser<'_> {
         let mut next = || Arc::new(ps.next().unwrap_or(Type::Dyn));
         Ok(match name {
             "dyn" => Type::Dyn,
-            "null_type" => Type::Null,
+            "null" | "null_type" => Type::Null,
             "bool" => Type::Bool,
             "int" => Type::Int,
             "uint" => Type::Uint,
@@ -176,20 +176,21 @@ fn is_type_param(name: &str) -> bool {
     chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.all(|c| c.is_ascii_digit())
 }
 
+/// Formats types as cel-go's checker does in its messages (`list(int)`, `timestamp`, `null`).
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Dyn => f.write_str("dyn"),
-            Type::Null => f.write_str("null_type"),
+            Type::Null => f.write_str("null"),
             Type::Bool => f.write_str("bool"),
             Type::Int => f.write_str("int"),
             Type::Uint => f.write_str("uint"),
             Type::Double => f.write_str("double"),
             Type::String => f.write_str("string"),
             Type::Bytes => f.write_str("bytes"),
-            Type::Timestamp => f.write_str("google.protobuf.Timestamp"),
-            Type::Duration => f.write_str("google.protobuf.Duration"),
-            Type::Error => f.write_str("*error*"),
+            Type::Timestamp => f.write_str("timestamp"),
+            Type::Duration => f.write_str("duration"),
+            Type::Error => f.write_str("!error!"),
             Type::List(e) => write!(f, "list({e})"),
             Type::Map(k, v) => write!(f, "map({k}, {v})"),
             Type::TypeOf(t) => write!(f, "type({t})"),
@@ -226,7 +227,8 @@ mod tests {
             "optional_type(list(A))",
             "type(int)",
             "net.IP",
-            "google.protobuf.Timestamp",
+            "timestamp",
+            "duration",
         ] {
             assert_eq!(Type::parse(t).unwrap().to_string(), t);
         }

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::check::{Checked, Reference};
 use crate::error::{Diagnostic, EvalError};
 use crate::registry::{Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
@@ -99,6 +100,8 @@ pub(crate) struct Plan {
 /// What the planner needs to know about the environment.
 pub(crate) struct PlanEnv<'a> {
     pub registry: &'a Registry,
+    /// The checker's results, when the expression was type-checked.
+    pub checked: Option<&'a Checked>,
     pub is_declared: &'a dyn Fn(&str) -> bool,
     pub container: &'a str,
 }
@@ -406,7 +409,15 @@ impl Planner<'_> {
         let Some(f) = self.env.registry.get(function) else {
             return Node::Fail(EvalError::new(format!("unbound function: {function}")).at(id));
         };
-        let candidates: Vec<Overload> = f.candidates(member, nodes.len()).cloned().collect();
+        let resolved = match self.env.checked.and_then(|c| c.references.get(&id)) {
+            Some(Reference::Function { overloads, .. }) => Some(overloads),
+            _ => None,
+        };
+        let candidates: Vec<Overload> = f
+            .candidates(member, nodes.len())
+            .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
+            .cloned()
+            .collect();
         match candidates.as_slice() {
             [] => Node::Fail(EvalError::no_matching_overload(function).at(id)),
             [only] if !matches!(only.implementation, Implementation::Builtin) => Node::Call {

@@ -1,0 +1,637 @@
+//! The type checker: gives every node a type and resolves every call to its overload ids,
+//! reporting problems with cel-go's wording.
+//!
+//! CEL is gradually typed: `dyn` flows through unchecked, and overloads that cannot be told
+//! apart statically are all kept for the interpreter to choose among at run time.
+
+mod unify;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::error::Diagnostic;
+use crate::eval::plan::candidate_names;
+use crate::registry::{Function, Registry};
+use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
+use crate::types::Type;
+use unify::{Mapping, instantiate, most_general};
+
+/// Supplies object (message) types, e.g. from Kubernetes schemas.
+pub trait TypeProvider: Send + Sync + std::fmt::Debug {
+    /// Whether `name` is an object type.
+    fn has_struct_type(&self, name: &str) -> bool;
+    /// The type of `field` of object type `struct_name`, if declared.
+    fn field_type(&self, struct_name: &str, field: &str) -> Option<Type>;
+}
+
+/// What an identifier, select or call was resolved to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reference {
+    /// A declared variable, by its fully qualified name.
+    Variable(Arc<str>),
+    /// A function with the overloads that may apply (more than one when the argument types
+    /// are not known precisely).
+    Function {
+        name: Arc<str>,
+        overloads: Vec<Arc<str>>,
+    },
+}
+
+/// The checker's results: a type for every node and the references of resolved names.
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    pub types: HashMap<ExprId, Type>,
+    pub references: HashMap<ExprId, Reference>,
+}
+
+/// The declarations the checker needs.
+pub(crate) struct CheckEnv<'a> {
+    pub registry: &'a Registry,
+    pub variables: &'a BTreeMap<String, Type>,
+    pub container: &'a str,
+    pub provider: Option<&'a dyn TypeProvider>,
+    /// Reject list and map literals whose elements have different types.
+    pub homogeneous_literals: bool,
+}
+
+/// Type-checks an expression; on success returns the annotations and the output type.
+pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), Vec<Diagnostic>> {
+    let mut c = Checker {
+        env,
+        checked: Checked::default(),
+        mapping: Mapping::default(),
+        scopes: Vec::new(),
+        fresh: 0,
+        errors: Vec::new(),
+    };
+    c.check(expr);
+    if !c.errors.is_empty() {
+        c.errors.sort_by_key(|d| d.span.start);
+        return Err(c.errors);
+    }
+    let mapping = c.mapping;
+    for t in c.checked.types.values_mut() {
+        *t = mapping.substitute(t, true);
+    }
+    let out = c.checked.types.get(&expr.id).cloned().unwrap_or(Type::Dyn);
+    Ok((c.checked, out))
+}
+
+struct Checker<'a> {
+    env: &'a CheckEnv<'a>,
+    checked: Checked,
+    mapping: Mapping,
+    /// Comprehension variables in scope, innermost last.
+    scopes: Vec<(Arc<str>, Type)>,
+    fresh: usize,
+    errors: Vec<Diagnostic>,
+}
+
+/// A resolved identifier.
+struct Resolved {
+    name: String,
+    ty: Type,
+}
+
+impl Checker<'_> {
+    fn error(&mut self, span: Span, message: String) {
+        self.errors.push(Diagnostic { message, span });
+    }
+
+    fn set_type(&mut self, e: &Expr, t: Type) {
+        self.checked.types.insert(e.id, t);
+    }
+
+    fn type_of(&self, e: &Expr) -> Type {
+        self.checked.types.get(&e.id).cloned().unwrap_or(Type::Error)
+    }
+
+    fn new_var(&mut self) -> Type {
+        let t = Type::Param(format!("_var{}", self.fresh).into());
+        self.fresh += 1;
+        t
+    }
+
+    fn local(&self, name: &str) -> Option<&Type> {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, t)| t)
+    }
+
+    /// A global identifier: a declared variable or a type name.
+    fn global(&self, name: &str) -> Option<Type> {
+        if let Some(t) = self.env.variables.get(name) {
+            return Some(t.clone());
+        }
+        if let Some(t) = builtin_type(name) {
+            return Some(Type::TypeOf(Arc::new(t)));
+        }
+        if let Some(p) = self.env.provider {
+            if p.has_struct_type(name) {
+                return Some(Type::TypeOf(Arc::new(Type::Named(name.into(), vec![]))));
+            }
+        }
+        None
+    }
+
+    fn resolve_simple(&self, name: &str) -> Option<Resolved> {
+        if !name.starts_with('.') {
+            if let Some(t) = self.local(name) {
+                return Some(Resolved {
+                    name: name.to_string(),
+                    ty: t.clone(),
+                });
+            }
+        }
+        candidate_names(name, self.env.container)
+            .into_iter()
+            .find_map(|cand| self.global(&cand).map(|ty| Resolved { name: cand, ty }))
+    }
+
+    fn resolve_qualified(&self, qualifiers: &[&str]) -> Option<Resolved> {
+        if qualifiers.len() == 1 {
+            return self.resolve_simple(qualifiers[0]);
+        }
+        if !qualifiers[0].starts_with('.') && self.local(qualifiers[0]).is_some() {
+            return None;
+        }
+        let name = qualifiers.join(".");
+        candidate_names(&name, self.env.container)
+            .into_iter()
+            .find_map(|cand| self.global(&cand).map(|ty| Resolved { name: cand, ty }))
+    }
+
+    fn lookup_function(&self, name: &str) -> Option<(String, &Function)> {
+        candidate_names(name, self.env.container)
+            .into_iter()
+            .find_map(|cand| self.env.registry.get(&cand).map(|f| (cand, f)))
+    }
+
+    fn check(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Literal(l) => {
+                let t = match l {
+                    Literal::Null => Type::Null,
+                    Literal::Bool(_) => Type::Bool,
+                    Literal::Int(_) => Type::Int,
+                    Literal::Uint(_) => Type::Uint,
+                    Literal::Double(_) => Type::Double,
+                    Literal::String(_) => Type::String,
+                    Literal::Bytes(_) => Type::Bytes,
+                };
+                self.set_type(e, t);
+            }
+            ExprKind::Ident(name) => self.check_ident(e, name),
+            ExprKind::Select {
+                operand,
+                field,
+                test_only,
+            } => self.check_select(e, operand, field, *test_only),
+            ExprKind::Call {
+                target,
+                function,
+                args,
+            } => self.check_call(e, target.as_deref(), function, args),
+            ExprKind::List {
+                elements,
+                optional_indices,
+            } => {
+                let mut elem: Option<Type> = None;
+                for (i, el) in elements.iter().enumerate() {
+                    self.check(el);
+                    let mut t = self.type_of(el);
+                    if optional_indices.contains(&i) {
+                        t = self.unwrap_optional_element(el, t);
+                    }
+                    elem = Some(self.join(el, elem, t));
+                }
+                let elem = elem.unwrap_or_else(|| self.new_var());
+                self.set_type(e, Type::list(elem));
+            }
+            ExprKind::Map { entries } => {
+                let (mut kt, mut vt): (Option<Type>, Option<Type>) = (None, None);
+                for entry in entries {
+                    self.check(&entry.key);
+                    let k = self.type_of(&entry.key);
+                    kt = Some(self.join(&entry.key, kt, k));
+                    self.check(&entry.value);
+                    let mut v = self.type_of(&entry.value);
+                    if entry.optional {
+                        v = self.unwrap_optional_element(&entry.value, v);
+                    }
+                    vt = Some(self.join(&entry.value, vt, v));
+                }
+                let kt = kt.unwrap_or_else(|| self.new_var());
+                let vt = vt.unwrap_or_else(|| self.new_var());
+                self.set_type(e, Type::map(kt, vt));
+            }
+            ExprKind::Struct { type_name, fields } => {
+                for f in fields {
+                    self.check(&f.value);
+                }
+                let found = candidate_names(type_name, self.env.container)
+                    .into_iter()
+                    .find(|c| self.env.provider.is_some_and(|p| p.has_struct_type(c)));
+                match found {
+                    Some(name) => {
+                        for f in fields {
+                            let ft = self.env.provider.and_then(|p| p.field_type(&name, &f.field));
+                            match ft {
+                                None => self.error(e.span, format!("undefined field '{}'", f.field)),
+                                Some(ft) => {
+                                    let mut vt = self.type_of(&f.value);
+                                    if f.optional {
+                                        vt = self.unwrap_optional_element(&f.value, vt);
+                                    }
+                                    if !self.mapping.is_assignable(&ft, &vt) {
+                                        self.error(
+                                            f.value.span,
+                                            format!(
+                                                "expected type of field '{}' is '{}' but provided type is '{}'",
+                                                f.field, ft, vt
+                                            ),
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                        self.set_type(e, Type::Named(name.into(), vec![]));
+                    }
+                    None => {
+                        let msg = self.undeclared(type_name);
+                        self.error(e.span, msg);
+                        self.set_type(e, Type::Error);
+                    }
+                }
+            }
+            ExprKind::Comprehension(c) => self.check_comprehension(e, c),
+        }
+    }
+
+    fn undeclared(&self, name: &str) -> String {
+        format!(
+            "undeclared reference to '{name}' (in container '{}')",
+            self.env.container
+        )
+    }
+
+    fn unwrap_optional_element(&mut self, e: &Expr, t: Type) -> Type {
+        match t {
+            Type::Optional(inner) => (*inner).clone(),
+            Type::Dyn => Type::Dyn,
+            other => {
+                self.error(
+                    e.span,
+                    format!(
+                        "expected type '{}' but found '{}'",
+                        Type::Optional(Arc::new(other.clone())),
+                        other
+                    ),
+                );
+                other
+            }
+        }
+    }
+
+    /// Joins the element types of an aggregate literal.
+    fn join(&mut self, e: &Expr, previous: Option<Type>, current: Type) -> Type {
+        let Some(prev) = previous else {
+            return current;
+        };
+        if self.mapping.is_assignable(&prev, &current) {
+            return most_general(&prev, &current);
+        }
+        if !self.env.homogeneous_literals {
+            return Type::Dyn;
+        }
+        self.error(
+            e.span,
+            format!("expected type '{prev}' but found '{current}'"),
+        );
+        Type::Error
+    }
+
+    fn check_ident(&mut self, e: &Expr, name: &str) {
+        match self.resolve_simple(name) {
+            Some(r) => {
+                if self.local(&r.name).is_none() || name.starts_with('.') {
+                    self.checked
+                        .references
+                        .insert(e.id, Reference::Variable(r.name.into()));
+                }
+                self.set_type(e, r.ty);
+            }
+            None => {
+                let msg = self.undeclared(name);
+                self.error(e.span, msg);
+                self.set_type(e, Type::Error);
+            }
+        }
+    }
+
+    fn qualifiers(e: &Expr) -> Option<Vec<&str>> {
+        let mut out = Vec::new();
+        let mut cur = e;
+        loop {
+            match &cur.kind {
+                ExprKind::Select {
+                    operand,
+                    field,
+                    test_only: false,
+                } => {
+                    out.push(&**field);
+                    cur = operand;
+                }
+                ExprKind::Ident(n) => {
+                    out.push(n);
+                    out.reverse();
+                    return Some(out);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn check_select(&mut self, e: &Expr, operand: &Expr, field: &str, test_only: bool) {
+        if !test_only {
+            if let Some(qs) = Self::qualifiers(e) {
+                if let Some(r) = self.resolve_qualified(&qs) {
+                    self.checked
+                        .references
+                        .insert(e.id, Reference::Variable(r.name.into()));
+                    self.set_type(e, r.ty);
+                    return;
+                }
+            }
+        }
+        let mut t = self.check_select_field(e, operand, field, false);
+        if test_only {
+            t = Type::Bool;
+        }
+        let t = self.mapping.substitute(&t, false);
+        self.set_type(e, t);
+    }
+
+    fn check_select_field(&mut self, e: &Expr, operand: &Expr, field: &str, optional: bool) -> Type {
+        self.check(operand);
+        let operand_type = self.mapping.substitute(&self.type_of(operand), false);
+        let (target, was_optional) = match operand_type {
+            Type::Optional(inner) => ((*inner).clone(), true),
+            other => (other, false),
+        };
+        let result = match &target {
+            Type::Map(_, v) => (**v).clone(),
+            Type::Named(name, _)
+                if self.env.provider.is_some_and(|p| p.has_struct_type(name)) =>
+            {
+                match self.env.provider.and_then(|p| p.field_type(name, field)) {
+                    Some(t) => t,
+                    None => {
+                        self.error(e.span, format!("undefined field '{field}'"));
+                        Type::Error
+                    }
+                }
+            }
+            Type::Param(_) => {
+                self.mapping.is_assignable(&Type::Dyn, &target);
+                Type::Dyn
+            }
+            Type::Dyn | Type::Error => Type::Dyn,
+            other => {
+                self.error(
+                    e.span,
+                    format!("type '{other}' does not support field selection"),
+                );
+                Type::Dyn
+            }
+        };
+        if was_optional || optional {
+            Type::Optional(Arc::new(result))
+        } else {
+            result
+        }
+    }
+
+    fn check_call(&mut self, e: &Expr, target: Option<&Expr>, function: &str, args: &[Expr]) {
+        if function == op::OPT_SELECT && target.is_none() {
+            if let [operand, field] = args {
+                if let ExprKind::Literal(Literal::String(name)) = &field.kind {
+                    let t = self.check_select_field(e, operand, name, true);
+                    let t = self.mapping.substitute(&t, false);
+                    self.set_type(e, t);
+                    self.checked.references.insert(
+                        e.id,
+                        Reference::Function {
+                            name: op::OPT_SELECT.into(),
+                            overloads: vec!["select_optional_field".into()],
+                        },
+                    );
+                    return;
+                }
+            }
+            self.error(e.span, "unsupported optional field selection".into());
+            self.set_type(e, Type::Error);
+            return;
+        }
+        for a in args {
+            self.check(a);
+        }
+        match target {
+            None => match self.lookup_function(function) {
+                Some((name, _)) => self.resolve_overload(e, &name, None, args),
+                None => {
+                    let msg = self.undeclared(function);
+                    self.error(e.span, msg);
+                    self.set_type(e, Type::Error);
+                }
+            },
+            Some(t) => {
+                if let Some(qs) = Self::qualifiers(t) {
+                    let qualified = format!("{}.{function}", qs.join("."));
+                    if let Some((name, _)) = self.lookup_function(&qualified) {
+                        self.resolve_overload(e, &name, None, args);
+                        return;
+                    }
+                }
+                self.check(t);
+                match self.lookup_function(function) {
+                    Some((name, _)) => self.resolve_overload(e, &name, Some(t), args),
+                    None => {
+                        let msg = self.undeclared(function);
+                        self.error(e.span, msg);
+                        self.set_type(e, Type::Error);
+                    }
+                }
+            }
+        }
+    }
+
+    fn resolve_overload(&mut self, e: &Expr, name: &str, target: Option<&Expr>, args: &[Expr]) {
+        let Some(f) = self.env.registry.get(name) else {
+            self.set_type(e, Type::Error);
+            return;
+        };
+        let mut arg_types: Vec<Type> = Vec::with_capacity(args.len() + 1);
+        if let Some(t) = target {
+            arg_types.push(self.type_of(t));
+        }
+        arg_types.extend(args.iter().map(|a| self.type_of(a)));
+        let member = target.is_some();
+
+        if (name == op::LOGICAL_AND || name == op::LOGICAL_OR) && !member {
+            let mut ok = true;
+            for (a, t) in args.iter().zip(&arg_types) {
+                if !self.mapping.is_assignable(t, &Type::Bool) {
+                    self.error(a.span, format!("expected type 'bool' but found '{t}'"));
+                    ok = false;
+                }
+            }
+            let ids = f
+                .overloads
+                .iter()
+                .filter(|o| !o.member)
+                .map(|o| o.id.clone())
+                .collect();
+            self.set_type(e, if ok { Type::Bool } else { Type::Error });
+            self.checked.references.insert(
+                e.id,
+                Reference::Function {
+                    name: name.into(),
+                    overloads: ids,
+                },
+            );
+            return;
+        }
+
+        let mut result: Option<Type> = None;
+        let mut ids = Vec::new();
+        for o in &f.overloads {
+            if o.member != member || o.params.len() != arg_types.len() {
+                continue;
+            }
+            let mut renamed: HashMap<Arc<str>, Type> = HashMap::new();
+            let mut fresh = |p: &str| -> Type {
+                if let Some(t) = renamed.get(p) {
+                    return t.clone();
+                }
+                let t = Type::Param(format!("_var{}", self.fresh).into());
+                self.fresh += 1;
+                renamed.insert(p.into(), t.clone());
+                t
+            };
+            let params: Vec<Type> = o.params.iter().map(|p| instantiate(p, &mut fresh)).collect();
+            let res = instantiate(&o.result, &mut fresh);
+            if self.mapping.is_assignable_list(&arg_types, &params) {
+                ids.push(o.id.clone());
+                let r = self.mapping.substitute(&res, false);
+                result = Some(match result {
+                    None => r,
+                    Some(prev) if prev == Type::Dyn || prev == r => prev,
+                    Some(_) => Type::Dyn,
+                });
+            }
+        }
+        match result {
+            Some(t) => {
+                self.set_type(e, t);
+                self.checked.references.insert(
+                    e.id,
+                    Reference::Function {
+                        name: name.into(),
+                        overloads: ids,
+                    },
+                );
+            }
+            None => {
+                let shown: Vec<String> = arg_types
+                    .iter()
+                    .map(|t| self.mapping.substitute(t, true).to_string())
+                    .collect();
+                let signature = if member {
+                    format!("{}.({})", shown[0], shown[1..].join(", "))
+                } else {
+                    format!("({})", shown.join(", "))
+                };
+                self.error(
+                    e.span,
+                    format!("found no matching overload for '{name}' applied to '{signature}'"),
+                );
+                self.set_type(e, Type::Error);
+            }
+        }
+    }
+
+    fn check_comprehension(&mut self, e: &Expr, c: &Comprehension) {
+        self.check(&c.iter_range);
+        self.check(&c.accu_init);
+        let range = self.mapping.substitute(&self.type_of(&c.iter_range), false);
+        let accu = self.type_of(&c.accu_init);
+        let depth = self.scopes.len();
+        self.scopes.push((c.accu_var.clone(), accu.clone()));
+        let (var, var2) = match &range {
+            Type::List(elem) => match c.iter_var2 {
+                Some(_) => (Type::Int, Some((**elem).clone())),
+                None => ((**elem).clone(), None),
+            },
+            Type::Map(k, v) => ((**k).clone(), Some((**v).clone())),
+            Type::Dyn | Type::Error | Type::Param(_) => {
+                self.mapping.is_assignable(&Type::Dyn, &range);
+                (Type::Dyn, Some(Type::Dyn))
+            }
+            other => {
+                self.error(
+                    c.iter_range.span,
+                    format!(
+                        "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
+                    ),
+                );
+                (Type::Error, Some(Type::Error))
+            }
+        };
+        self.scopes.push((c.iter_var.clone(), var));
+        if let (Some(v2), Some(t2)) = (&c.iter_var2, var2) {
+            self.scopes.push((v2.clone(), t2));
+        }
+        self.check(&c.loop_condition);
+        self.assert_type(&c.loop_condition, &Type::Bool);
+        self.check(&c.loop_step);
+        self.assert_type(&c.loop_step, &accu);
+        self.scopes.truncate(depth + 1);
+        self.check(&c.result);
+        self.scopes.truncate(depth);
+        let t = self.mapping.substitute(&self.type_of(&c.result), false);
+        self.set_type(e, t);
+    }
+
+    fn assert_type(&mut self, e: &Expr, expected: &Type) {
+        let actual = self.type_of(e);
+        if !self.mapping.is_assignable(expected, &actual) {
+            self.error(
+                e.span,
+                format!("expected type '{expected}' but found '{actual}'"),
+            );
+        }
+    }
+}
+
+/// The type denoted by a built-in type name used as an identifier (`int`, `list`, ...).
+fn builtin_type(name: &str) -> Option<Type> {
+    Some(match name {
+        "bool" => Type::Bool,
+        "int" => Type::Int,
+        "uint" => Type::Uint,
+        "double" => Type::Double,
+        "string" => Type::String,
+        "bytes" => Type::Bytes,
+        "null_type" => Type::Null,
+        "type" => Type::TypeOf(Arc::new(Type::Dyn)),
+        "list" => Type::list(Type::Dyn),
+        "map" => Type::map(Type::Dyn, Type::Dyn),
+        "google.protobuf.Timestamp" => Type::Timestamp,
+        "google.protobuf.Duration" => Type::Duration,
+        "optional_type" => Type::Optional(Arc::new(Type::Dyn)),
+        _ => return None,
+    })
+}
