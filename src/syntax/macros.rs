@@ -1,0 +1,357 @@
+//! Parse-time macros: `has`, `all`, `exists`, `exists_one`, `map`, `filter`.
+//!
+//! Macros are a table of [`Macro`] entries (name, call style, argument count, expander), so
+//! new ones (two-variable comprehensions, `cel.bind`, optional macros) are added here without
+//! touching the parser. Expansions have cel-go's shapes: every loop becomes one
+//! [`Comprehension`] with the accumulator [`ACCUMULATOR`].
+
+use std::sync::Arc;
+
+use crate::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
+
+/// Whether a macro is called as a global function (`has(x)`) or on a receiver (`x.all(..)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `name(args)`.
+    Global,
+    /// `target.name(args)`.
+    Receiver,
+}
+
+/// An expansion failure: the message and the span it points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MacroError {
+    pub message: String,
+    pub span: Span,
+}
+
+/// The expander function of a macro: gets the receiver (for receiver-style macros) and the
+/// arguments, and returns the replacement expression.
+pub type ExpandFn = fn(&mut Expander, Option<Expr>, Vec<Expr>) -> Result<Expr, MacroError>;
+
+/// One macro definition.
+#[derive(Clone, Copy)]
+pub struct Macro {
+    /// The function name that triggers the macro.
+    pub name: &'static str,
+    /// Global or receiver style.
+    pub style: Style,
+    /// The exact number of arguments (not counting the receiver).
+    pub args: usize,
+    /// Builds the expansion.
+    pub expand: ExpandFn,
+}
+
+impl std::fmt::Debug for Macro {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Macro({}/{:?}/{})", self.name, self.style, self.args)
+    }
+}
+
+/// The standard macros of CEL.
+pub const STANDARD: &[Macro] = &[
+    Macro {
+        name: "has",
+        style: Style::Global,
+        args: 1,
+        expand: expand_has,
+    },
+    Macro {
+        name: "all",
+        style: Style::Receiver,
+        args: 2,
+        expand: expand_all,
+    },
+    Macro {
+        name: "exists",
+        style: Style::Receiver,
+        args: 2,
+        expand: expand_exists,
+    },
+    Macro {
+        name: "exists_one",
+        style: Style::Receiver,
+        args: 2,
+        expand: expand_exists_one,
+    },
+    Macro {
+        name: "map",
+        style: Style::Receiver,
+        args: 2,
+        expand: expand_map,
+    },
+    Macro {
+        name: "map",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_map_filter,
+    },
+    Macro {
+        name: "filter",
+        style: Style::Receiver,
+        args: 2,
+        expand: expand_filter,
+    },
+];
+
+/// Finds the macro for a call, if any.
+pub fn find<'a>(table: &'a [Macro], name: &str, style: Style, args: usize) -> Option<&'a Macro> {
+    table
+        .iter()
+        .find(|m| m.name == name && m.style == style && m.args == args)
+}
+
+/// Builds the nodes of an expansion: fresh ids, all with the macro call's span.
+#[derive(Debug)]
+pub struct Expander {
+    next_id: ExprId,
+    span: Span,
+}
+
+impl Expander {
+    /// An expander handing out ids from `next_id` on, for a call at `span`.
+    pub fn new(next_id: ExprId, span: Span) -> Expander {
+        Expander { next_id, span }
+    }
+
+    /// The next id not yet handed out.
+    pub fn next_id(&self) -> ExprId {
+        self.next_id
+    }
+
+    /// The span of the macro call.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+
+    /// A new node with a fresh id.
+    pub fn node(&mut self, kind: ExprKind) -> Expr {
+        let id = self.next_id;
+        self.next_id += 1;
+        Expr {
+            id,
+            span: self.span,
+            kind,
+        }
+    }
+
+    /// An identifier node.
+    pub fn ident(&mut self, name: &str) -> Expr {
+        self.node(ExprKind::Ident(name.into()))
+    }
+
+    /// A literal node.
+    pub fn literal(&mut self, lit: Literal) -> Expr {
+        self.node(ExprKind::Literal(lit))
+    }
+
+    /// A global call node.
+    pub fn call(&mut self, function: &str, args: Vec<Expr>) -> Expr {
+        self.node(ExprKind::Call {
+            target: None,
+            function: function.into(),
+            args,
+        })
+    }
+
+    /// A list literal node.
+    pub fn list(&mut self, elements: Vec<Expr>) -> Expr {
+        self.node(ExprKind::List {
+            elements,
+            optional_indices: Vec::new(),
+        })
+    }
+
+    /// The accumulator identifier.
+    pub fn accu(&mut self) -> Expr {
+        self.ident(ACCUMULATOR)
+    }
+
+    /// A one-variable comprehension node.
+    pub fn fold(
+        &mut self,
+        iter_var: Arc<str>,
+        iter_range: Expr,
+        accu_init: Expr,
+        loop_condition: Expr,
+        loop_step: Expr,
+        result: Expr,
+    ) -> Expr {
+        self.node(ExprKind::Comprehension(Box::new(Comprehension {
+            iter_var,
+            iter_var2: None,
+            iter_range,
+            accu_var: ACCUMULATOR.into(),
+            accu_init,
+            loop_condition,
+            loop_step,
+            result,
+        })))
+    }
+}
+
+/// The receiver and the iteration variable name of a one-variable comprehension macro.
+fn iter_parts(
+    target: Option<Expr>,
+    var: &Expr,
+    ex: &Expander,
+) -> Result<(Expr, Arc<str>), MacroError> {
+    let ExprKind::Ident(name) = &var.kind else {
+        return Err(MacroError {
+            message: "argument must be a simple name".into(),
+            span: var.span,
+        });
+    };
+    if &**name == ACCUMULATOR {
+        return Err(MacroError {
+            message: "iteration variable overwrites accumulator variable".into(),
+            span: var.span,
+        });
+    }
+    let Some(target) = target else {
+        return Err(MacroError {
+            message: "macro requires a receiver".into(),
+            span: ex.span,
+        });
+    };
+    Ok((target, name.clone()))
+}
+
+/// Splits `args` into exactly `N` expressions (the table guarantees the count).
+fn take<const N: usize>(args: Vec<Expr>, span: Span) -> Result<[Expr; N], MacroError> {
+    args.try_into().map_err(|_| MacroError {
+        message: "wrong number of macro arguments".into(),
+        span,
+    })
+}
+
+fn expand_has(
+    ex: &mut Expander,
+    _target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [arg] = take(args, ex.span)?;
+    match arg.kind {
+        ExprKind::Select {
+            operand,
+            field,
+            test_only: false,
+        } => Ok(ex.node(ExprKind::Select {
+            operand,
+            field,
+            test_only: true,
+        })),
+        _ => Err(MacroError {
+            message: "invalid argument to has() macro".into(),
+            span: arg.span,
+        }),
+    }
+}
+
+fn expand_all(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [var, pred] = take(args, ex.span)?;
+    let (range, v) = iter_parts(target, &var, ex)?;
+    let init = ex.literal(Literal::Bool(true));
+    let a = ex.accu();
+    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![a]);
+    let a = ex.accu();
+    let step = ex.call(op::LOGICAL_AND, vec![a, pred]);
+    let result = ex.accu();
+    Ok(ex.fold(v, range, init, cond, step, result))
+}
+
+fn expand_exists(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [var, pred] = take(args, ex.span)?;
+    let (range, v) = iter_parts(target, &var, ex)?;
+    let init = ex.literal(Literal::Bool(false));
+    let a = ex.accu();
+    let not = ex.call(op::LOGICAL_NOT, vec![a]);
+    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![not]);
+    let a = ex.accu();
+    let step = ex.call(op::LOGICAL_OR, vec![a, pred]);
+    let result = ex.accu();
+    Ok(ex.fold(v, range, init, cond, step, result))
+}
+
+fn expand_exists_one(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [var, pred] = take(args, ex.span)?;
+    let (range, v) = iter_parts(target, &var, ex)?;
+    let init = ex.literal(Literal::Int(0));
+    let cond = ex.literal(Literal::Bool(true));
+    let a = ex.accu();
+    let one = ex.literal(Literal::Int(1));
+    let inc = ex.call(op::ADD, vec![a, one]);
+    let a = ex.accu();
+    let step = ex.call(op::CONDITIONAL, vec![pred, inc, a]);
+    let a = ex.accu();
+    let one = ex.literal(Literal::Int(1));
+    let result = ex.call(op::EQUALS, vec![a, one]);
+    Ok(ex.fold(v, range, init, cond, step, result))
+}
+
+/// `@result + [elem]`, optionally guarded by `pred ? ... : @result`.
+fn append_step(ex: &mut Expander, elem: Expr, pred: Option<Expr>) -> Expr {
+    let a = ex.accu();
+    let single = ex.list(vec![elem]);
+    let add = ex.call(op::ADD, vec![a, single]);
+    match pred {
+        None => add,
+        Some(p) => {
+            let a = ex.accu();
+            ex.call(op::CONDITIONAL, vec![p, add, a])
+        }
+    }
+}
+
+fn list_fold(ex: &mut Expander, var: Arc<str>, range: Expr, step: Expr) -> Expr {
+    let init = ex.list(Vec::new());
+    let cond = ex.literal(Literal::Bool(true));
+    let result = ex.accu();
+    ex.fold(var, range, init, cond, step, result)
+}
+
+fn expand_map(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [var, transform] = take(args, ex.span)?;
+    let (range, v) = iter_parts(target, &var, ex)?;
+    let step = append_step(ex, transform, None);
+    Ok(list_fold(ex, v, range, step))
+}
+
+fn expand_map_filter(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [var, pred, transform] = take(args, ex.span)?;
+    let (range, v) = iter_parts(target, &var, ex)?;
+    let step = append_step(ex, transform, Some(pred));
+    Ok(list_fold(ex, v, range, step))
+}
+
+fn expand_filter(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [var, pred] = take(args, ex.span)?;
+    let (range, v) = iter_parts(target, &var, ex)?;
+    let elem = ex.ident(&v);
+    let step = append_step(ex, elem, Some(pred));
+    Ok(list_fold(ex, v, range, step))
+}
