@@ -1,0 +1,223 @@
+//! String functions: `contains`, `startsWith`, `endsWith` and `matches` (RE2 syntax).
+
+use regex::Regex;
+
+use crate::error::{EvalError, EvalResult};
+use crate::registry::{Implementation, Library};
+use crate::value::Value;
+
+/// Declares the string functions.
+pub fn declare(lib: &mut Library) {
+    lib.function("contains", "Tests whether a string contains a substring.")
+        .member(
+            "contains_string",
+            &["string", "string"],
+            "bool",
+            Implementation::Binary(contains_string),
+        )
+        .examples(&[
+            "'hello world'.contains('o w')",
+            "!'hello world'.contains('goodbye')",
+        ]);
+
+    lib.function("startsWith", "Tests whether a string starts with a prefix.")
+        .member(
+            "starts_with_string",
+            &["string", "string"],
+            "bool",
+            Implementation::Binary(starts_with_string),
+        )
+        .examples(&[
+            "'hello world'.startsWith('hello')",
+            "!'hello world'.startsWith('world')",
+        ]);
+
+    lib.function("endsWith", "Tests whether a string ends with a suffix.")
+        .member(
+            "ends_with_string",
+            &["string", "string"],
+            "bool",
+            Implementation::Binary(ends_with_string),
+        )
+        .examples(&[
+            "'hello world'.endsWith('world')",
+            "!'hello world'.endsWith('hello')",
+        ]);
+
+    lib.function(
+        "matches",
+        "Tests whether a RE2 regular expression matches anywhere in a string.",
+    )
+    .global(
+        "matches",
+        &["string", "string"],
+        "bool",
+        Implementation::Binary(matches),
+    )
+    .member(
+        "matches_string",
+        &["string", "string"],
+        "bool",
+        Implementation::Binary(matches),
+    )
+    .examples(&[
+        "matches('123-456', '^[0-9]+(-[0-9]+)?$')",
+        "'hello'.matches('^h.*o$')",
+        "'hubba'.matches('ubb')",
+        "!'grey'.matches('^gr(a|o)y$')",
+    ]);
+}
+
+fn strs<'a>(a: &'a Value, b: &'a Value) -> Result<(&'a str, &'a str), EvalError> {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => Ok((x, y)),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `s.contains(sub)`.
+pub fn contains_string(s: &Value, sub: &Value) -> EvalResult {
+    let (s, sub) = strs(s, sub)?;
+    Ok(Value::Bool(s.contains(sub)))
+}
+
+/// `s.startsWith(prefix)`.
+pub fn starts_with_string(s: &Value, prefix: &Value) -> EvalResult {
+    let (s, prefix) = strs(s, prefix)?;
+    Ok(Value::Bool(s.starts_with(prefix)))
+}
+
+/// `s.endsWith(suffix)`.
+pub fn ends_with_string(s: &Value, suffix: &Value) -> EvalResult {
+    let (s, suffix) = strs(s, suffix)?;
+    Ok(Value::Bool(s.ends_with(suffix)))
+}
+
+/// `matches(s, re)` / `s.matches(re)`: compiles the pattern and searches for a match.
+/// The planner should compile constant patterns once with [`compile_regex`] instead.
+pub fn matches(s: &Value, pattern: &Value) -> EvalResult {
+    let (s, pattern) = strs(s, pattern)?;
+    let re = compile_regex(pattern)?;
+    Ok(Value::Bool(re.is_match(s)))
+}
+
+/// Compiles a RE2 pattern, with errors worded like Go's `regexp` package
+/// (`error parsing regexp: missing closing ): ...`).
+pub fn compile_regex(pattern: &str) -> Result<Regex, EvalError> {
+    Regex::new(pattern).map_err(|e| regex_error(pattern, &e))
+}
+
+/// Translates a `regex` crate error into Go's wording where the kinds correspond.
+fn regex_error(pattern: &str, e: &regex::Error) -> EvalError {
+    let text = e.to_string();
+    // The crate's message ends with a line `error: <description>`.
+    let detail = text
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .unwrap_or(text.as_str());
+    const GO_CODES: &[(&str, &str)] = &[
+        ("unclosed group", "missing closing )"),
+        ("unopened group", "unexpected )"),
+        ("unclosed character class", "missing closing ]"),
+        (
+            "repetition operator missing expression",
+            "missing argument to repetition operator",
+        ),
+        ("unrecognized escape sequence", "invalid escape sequence"),
+        (
+            "incomplete escape sequence",
+            "trailing backslash at end of expression",
+        ),
+        (
+            "invalid character class range",
+            "invalid character class range",
+        ),
+        ("invalid repetition count range", "invalid repeat count"),
+        ("unclosed counted repetition", "missing closing }"),
+        (
+            "exceed the maximum number of nested",
+            "expression nests too deeply",
+        ),
+        ("exceeds size limit", "expression too large"),
+    ];
+    let code = GO_CODES
+        .iter()
+        .find(|(rust, _)| detail.starts_with(rust) || text.contains(rust))
+        .map_or(detail, |(_, go)| go);
+    EvalError::new(format!("error parsing regexp: {code}: `{pattern}`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Value {
+        Value::from(x)
+    }
+
+    #[test]
+    fn substring_tests() {
+        assert_eq!(
+            contains_string(&s("Straße"), &s("aß")),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(contains_string(&s(""), &s("")), Ok(Value::Bool(true)));
+        assert_eq!(contains_string(&s(""), &s("x")), Ok(Value::Bool(false)));
+        assert_eq!(
+            starts_with_string(&s("🐱😀😛"), &s("🐱")),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            ends_with_string(&s("forté"), &s("té")),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(ends_with_string(&s(""), &s("foo")), Ok(Value::Bool(false)));
+        assert_eq!(
+            contains_string(&s("a"), &Value::Int(1)),
+            Err(EvalError::no_such_overload())
+        );
+    }
+
+    #[test]
+    fn regex_matching() {
+        assert_eq!(matches(&s("hubba"), &s("ubb")), Ok(Value::Bool(true)));
+        assert_eq!(matches(&s(""), &s("foo|bar")), Ok(Value::Bool(false)));
+        assert_eq!(matches(&s("cows"), &s("")), Ok(Value::Bool(true)));
+        assert_eq!(matches(&s("mañana"), &s("a+ñ+a+")), Ok(Value::Bool(true)));
+        assert_eq!(
+            matches(&s("🐱😀😀"), &s("(a|😀){2}")),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            matches(&s("x"), &Value::Null),
+            Err(EvalError::no_such_overload())
+        );
+    }
+
+    #[test]
+    fn regex_errors_use_go_wording() {
+        assert_eq!(
+            matches(&s("x"), &s("(")),
+            Err(EvalError::new(
+                "error parsing regexp: missing closing ): `(`"
+            ))
+        );
+        assert_eq!(
+            matches(&s("x"), &s("[a")),
+            Err(EvalError::new(
+                "error parsing regexp: missing closing ]: `[a`"
+            ))
+        );
+        assert_eq!(
+            matches(&s("x"), &s("a)")),
+            Err(EvalError::new("error parsing regexp: unexpected ): `a)`"))
+        );
+        assert_eq!(
+            matches(&s("x"), &s("*")),
+            Err(EvalError::new(
+                "error parsing regexp: missing argument to repetition operator: `*`"
+            ))
+        );
+    }
+}
