@@ -27,10 +27,10 @@ pub fn declare(lib: &mut Library) {
     .examples(&[
         "2 in [1, 2, 3]",
         "!('a' in ['b', 'c'])",
-        "2u in [1, 2]",
+        "dyn(2u) in [1, 2]",
         "'key1' in {'key1': 'value1', 'key2': 'value2'}",
         "!(3 in {1: 'one', 2: 'two'})",
-        "1.0 in {1: 'one'}",
+        "dyn(1.0) in {1: 'one'}",
     ]);
 
     lib.function(
@@ -52,7 +52,7 @@ pub fn declare(lib: &mut Library) {
     .examples(&[
         "[1, 2, 3][1] == 2",
         "{'key': 'value'}['key'] == 'value'",
-        "{1: 'one'}[1u] == 'one'",
+        "{1: 'one'}[dyn(1u)] == 'one'",
     ]);
 
     lib.function(

@@ -10,6 +10,7 @@ pub mod comparison;
 pub mod conversions;
 pub mod duration_text;
 pub mod logic;
+pub mod re2;
 pub mod strings;
 pub mod time;
 pub mod timestamp_text;

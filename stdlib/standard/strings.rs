@@ -101,51 +101,9 @@ pub fn matches(s: &Value, pattern: &Value) -> EvalResult {
     Ok(Value::Bool(re.is_match(s)))
 }
 
-/// Compiles a RE2 pattern, with errors worded like Go's `regexp` package
-/// (`error parsing regexp: missing closing ): ...`).
+/// Compiles a RE2 pattern with Go's semantics and error messages (see [`super::re2`]).
 pub fn compile_regex(pattern: &str) -> Result<Regex, EvalError> {
-    Regex::new(pattern).map_err(|e| regex_error(pattern, &e))
-}
-
-/// Translates a `regex` crate error into Go's wording where the kinds correspond.
-fn regex_error(pattern: &str, e: &regex::Error) -> EvalError {
-    let text = e.to_string();
-    // The crate's message ends with a line `error: <description>`.
-    let detail = text
-        .lines()
-        .rev()
-        .find_map(|l| l.trim().strip_prefix("error: "))
-        .unwrap_or(text.as_str());
-    const GO_CODES: &[(&str, &str)] = &[
-        ("unclosed group", "missing closing )"),
-        ("unopened group", "unexpected )"),
-        ("unclosed character class", "missing closing ]"),
-        (
-            "repetition operator missing expression",
-            "missing argument to repetition operator",
-        ),
-        ("unrecognized escape sequence", "invalid escape sequence"),
-        (
-            "incomplete escape sequence",
-            "trailing backslash at end of expression",
-        ),
-        (
-            "invalid character class range",
-            "invalid character class range",
-        ),
-        ("invalid repetition count range", "invalid repeat count"),
-        ("unclosed counted repetition", "missing closing }"),
-        (
-            "exceed the maximum number of nested",
-            "expression nests too deeply",
-        ),
-        ("exceeds size limit", "expression too large"),
-    ];
-    let code = GO_CODES
-        .iter()
-        .find(|(rust, _)| detail.starts_with(rust) || text.contains(rust))
-        .map_or(detail, |(_, go)| go);
-    EvalError::new(format!("error parsing regexp: {code}: `{pattern}`"))
+    super::re2::compile(pattern)
 }
 
 #[cfg(test)]
@@ -192,32 +150,6 @@ mod tests {
         assert_eq!(
             matches(&s("x"), &Value::Null),
             Err(EvalError::no_such_overload())
-        );
-    }
-
-    #[test]
-    fn regex_errors_use_go_wording() {
-        assert_eq!(
-            matches(&s("x"), &s("(")),
-            Err(EvalError::new(
-                "error parsing regexp: missing closing ): `(`"
-            ))
-        );
-        assert_eq!(
-            matches(&s("x"), &s("[a")),
-            Err(EvalError::new(
-                "error parsing regexp: missing closing ]: `[a`"
-            ))
-        );
-        assert_eq!(
-            matches(&s("x"), &s("a)")),
-            Err(EvalError::new("error parsing regexp: unexpected ): `a)`"))
-        );
-        assert_eq!(
-            matches(&s("x"), &s("*")),
-            Err(EvalError::new(
-                "error parsing regexp: missing argument to repetition operator: `*`"
-            ))
         );
     }
 }
