@@ -30,58 +30,83 @@ pub fn check_range(t: DateTime<Utc>) -> Result<DateTime<Utc>, EvalError> {
     }
 }
 
-/// Parses RFC 3339 as Go's `time.Parse(time.RFC3339, s)` does: a four-digit year, `T`,
-/// optional fractional seconds (digits past nine are dropped), and `Z` or `±hh:mm`.
-/// Returns `None` for text Go rejects; the caller checks the range.
+/// Parses RFC 3339 as Go's `time.Parse(time.RFC3339, s)` does, including its lenient
+/// fallback: a four-digit year, `T`, a one- or two-digit hour, optional fractional seconds
+/// after `.` or `,` (digits past nine are dropped), and `Z` or `±hh:mm`. Returns `None` for
+/// text Go rejects; the caller checks the range.
 pub fn parse_rfc3339(s: &str) -> Option<DateTime<Utc>> {
-    let b = s.as_bytes();
-    if b.len() < 19 {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<u32> {
-        b[r].iter().try_fold(0u32, |acc, &c| {
-            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
-        })
-    };
-    if !(b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':') {
-        return None;
-    }
-    let year = num(0..4)?;
-    let (month, day) = (num(5..7)?, num(8..10)?);
-    let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut p = Cursor(s.as_bytes());
+    let year = p.digits(4, 4)?;
+    p.expect(b'-')?;
+    let month = p.digits(2, 2)?;
+    p.expect(b'-')?;
+    let day = p.digits(2, 2)?;
+    p.expect(b'T')?;
+    let hour = p.digits(1, 2)?;
+    p.expect(b':')?;
+    let min = p.digits(2, 2)?;
+    p.expect(b':')?;
+    let sec = p.digits(2, 2)?;
     if hour > 23 || min > 59 || sec > 59 {
         return None;
     }
-    // Validates month and day-of-month too.
-    let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
-    let mut rest = &b[19..];
     let mut nanos = 0u32;
-    if rest.len() >= 2 && rest[0] == b'.' && rest[1].is_ascii_digit() {
-        let n = 1 + rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if matches!(p.0, [b'.' | b',', d, ..] if d.is_ascii_digit()) {
+        p.0 = &p.0[1..];
+        let n = p.0.iter().take_while(|c| c.is_ascii_digit()).count();
         // Nine digits, padded with zeros; further digits are dropped.
-        let digits = rest[1..n].iter().chain(std::iter::repeat(&b'0')).take(9);
+        let digits = p.0[..n].iter().chain(std::iter::repeat(&b'0')).take(9);
         nanos = digits.fold(0, |acc, c| acc * 10 + u32::from(c - b'0'));
-        rest = &rest[n..];
+        p.0 = &p.0[n..];
     }
-    let offset_secs: i64 = match rest {
+    let offset_secs = match p.0 {
         [b'Z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-            let two = |a: u8, b: u8| {
-                (a.is_ascii_digit() && b.is_ascii_digit())
-                    .then(|| i64::from(a - b'0') * 10 + i64::from(b - b'0'))
-            };
-            let (h, m) = (two(*h1, *h2)?, two(*m1, *m2)?);
-            if h > 23 || m > 59 {
+        [sign @ (b'+' | b'-'), rest @ ..] => {
+            let mut z = Cursor(rest);
+            let h = z.digits(2, 2)?;
+            z.expect(b':')?;
+            let m = z.digits(2, 2)?;
+            if !z.0.is_empty() || h > 24 || m > 60 {
                 return None;
             }
-            let secs = (h * 60 + m) * 60;
+            let secs = i64::from(h * 60 + m) * 60;
             if *sign == b'-' { -secs } else { secs }
         }
         _ => return None,
     };
+    // Validates month and day-of-month too.
+    let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
     let local = date.and_hms_nano_opt(hour, min, sec, nanos)?;
     let utc = local.checked_sub_signed(TimeDelta::seconds(offset_secs))?;
     Some(utc.and_utc())
+}
+
+/// A read position in ASCII text.
+struct Cursor<'a>(&'a [u8]);
+
+impl Cursor<'_> {
+    /// Consumes `min..=max` decimal digits (as many as present, up to `max`).
+    fn digits(&mut self, min: usize, max: usize) -> Option<u32> {
+        let n = self
+            .0
+            .iter()
+            .take(max)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if n < min {
+            return None;
+        }
+        let value = self.0[..n]
+            .iter()
+            .fold(0u32, |acc, c| acc * 10 + u32::from(c - b'0'));
+        self.0 = &self.0[n..];
+        Some(value)
+    }
+
+    fn expect(&mut self, c: u8) -> Option<()> {
+        let (&first, rest) = self.0.split_first()?;
+        (first == c).then(|| self.0 = rest)
+    }
 }
 
 /// Formats a timestamp as Go's `time.RFC3339Nano` in UTC: fractional seconds without
@@ -176,6 +201,13 @@ mod tests {
         );
         assert_eq!(ts("2009-02-13T23:31:20.5Z").nanosecond(), 500_000_000);
         assert_eq!(ts("0000-01-01T00:00:00Z").year(), 0);
+        // Go's fallback parser: one-digit hours, comma fractions, offsets up to 24:60.
+        assert_eq!(ts("2009-02-13T3:31:30Z").hour(), 3);
+        assert_eq!(ts("2009-02-13T23:31:30,25Z").nanosecond(), 250_000_000);
+        assert_eq!(
+            ts("2009-02-13T23:31:30+24:00").timestamp(),
+            1_234_567_890 - 86_400
+        );
     }
 
     #[test]
@@ -190,6 +222,10 @@ mod tests {
             "2009-02-30T23:31:30Z",
             "2009-13-01T23:31:30Z",
             "2009-02-13T24:00:00Z",
+            "2009-02-13T123:31:30Z",
+            "2009-2-13T23:31:30Z",
+            "2009-02-13T23:31:30+25:00",
+            "2009-02-13T23:31:30+1:00",
             "2009-02-13T23:31:30.Z",
             "2009-02-13T23:31:30+0100",
             "10000-01-01T00:00:00Z",
