@@ -71,6 +71,7 @@ pub fn go_display(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::Implementation;
     use std::collections::HashSet;
 
     #[test]
@@ -92,6 +93,68 @@ mod tests {
         let mut reg = crate::registry::Registry::new();
         reg.add_library(&lib);
         assert!(reg.get("_+_").is_some());
+    }
+
+    /// One value of every kind, for calling implementations with every argument combination.
+    fn samples() -> Vec<Value> {
+        use crate::value::{Key, Map, TypeValue};
+        let map: Map = [(Key::Int(1), Value::from("a"))].into_iter().collect();
+        vec![
+            Value::Null,
+            Value::Bool(true),
+            Value::Int(3),
+            Value::Int(-1),
+            Value::Uint(2),
+            Value::Double(1.5),
+            Value::Double(f64::NAN),
+            Value::from("UTC"),
+            Value::Bytes(b"ab".as_slice().into()),
+            Value::from(vec![Value::Int(1), Value::from("x")]),
+            Value::from(map),
+            Value::Timestamp(chrono::DateTime::UNIX_EPOCH),
+            Value::Duration(chrono::TimeDelta::seconds(90)),
+            Value::Type(TypeValue::Int),
+            Value::Optional(None),
+        ]
+    }
+
+    #[test]
+    fn implementations_are_total_and_match_their_declarations() {
+        let lib = crate::stdlib::standard();
+        let values = samples();
+        for f in &lib.functions {
+            for o in &f.overloads {
+                let arity = o.params.len();
+                match (&o.implementation, arity) {
+                    (Implementation::Unary(_), 1) | (Implementation::Binary(_), 2) => {}
+                    (Implementation::Builtin, _) => continue,
+                    (imp, n) => panic!("{}: {imp:?} implementation for {n} parameters", o.id),
+                }
+                let combos: Vec<Vec<Value>> = match arity {
+                    1 => values.iter().map(|a| vec![a.clone()]).collect(),
+                    _ => values
+                        .iter()
+                        .flat_map(|a| values.iter().map(move |b| vec![a.clone(), b.clone()]))
+                        .collect(),
+                };
+                for args in combos {
+                    let result = o.implementation.call(&args).expect("arity checked above");
+                    let nso = result == Err(EvalError::no_such_overload());
+                    if o.accepts(&args) {
+                        assert!(!nso, "{} rejected {args:?}", o.id);
+                    } else if &*o.id == "index_list" && matches!(args[0], Value::List(_)) {
+                        // As in cel-go: uint and integral double indexes work, and other
+                        // index types get "unsupported index type" rather than no overload.
+                    } else if !f
+                        .overloads
+                        .iter()
+                        .any(|other| other.member == o.member && other.accepts(&args))
+                    {
+                        assert!(nso, "{} accepted {args:?}: {result:?}", o.id);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
