@@ -1,7 +1,20 @@
 //! The CEL standard library, with cel-go's overload ids, semantics and error messages.
 //!
 //! Each submodule declares one family of functions (`declare`) next to their
-//! implementations. Implementations are total over [`Value`]: arguments of the wrong runtime
+//! implementations:
+//!
+//! | module | functions |
+//! | --- | --- |
+//! | [`logic`] | `!_`, `_==_`, `_!=_`, and the non-strict `_&&_`, `_\|\|_`, `_?_:_`, `@not_strictly_false` |
+//! | [`arithmetic`] | `_+_`, `_-_`, `_*_`, `_/_`, `_%_`, `-_` on numbers; `+` on strings, bytes, lists |
+//! | [`comparison`] | `_<_`, `_<=_`, `_>_`, `_>=_` |
+//! | [`collections`] | `@in`, `_[_]`, `size` |
+//! | [`strings`] | `contains`, `startsWith`, `endsWith`, `matches` (with [`re2`]) |
+//! | [`conversions`] | `int`, `uint`, `double`, `string`, `bytes`, `bool`, `timestamp`, `duration`, `dyn`, `type` |
+//! | [`time`] | timestamp/duration `+`/`-`, `getFullYear` ... `getMilliseconds` |
+//!
+//! [`duration_text`] and [`timestamp_text`] hold Go's duration and RFC 3339 syntax.
+//! Implementations are total over [`Value`]: arguments of the wrong runtime
 //! type give `no such overload`, never a panic.
 
 pub mod arithmetic;

@@ -101,6 +101,14 @@ pub fn matches(s: &Value, pattern: &Value) -> EvalResult {
     Ok(Value::Bool(re.is_match(s)))
 }
 
+/// `matches` with a pattern compiled ahead of time (by the planner, for constant patterns).
+pub fn matches_compiled(s: &Value, re: &Regex) -> EvalResult {
+    match s {
+        Value::String(s) => Ok(Value::Bool(re.is_match(s))),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
 /// Compiles a RE2 pattern with Go's semantics and error messages (see [`super::re2`]).
 pub fn compile_regex(pattern: &str) -> Result<Regex, EvalError> {
     super::re2::compile(pattern)
@@ -147,6 +155,9 @@ mod tests {
             matches(&s("🐱😀😀"), &s("(a|😀){2}")),
             Ok(Value::Bool(true))
         );
+        let re = compile_regex("^a+$").unwrap();
+        assert_eq!(matches_compiled(&s("aaa"), &re), Ok(Value::Bool(true)));
+        assert_eq!(matches_compiled(&s("ab"), &re), Ok(Value::Bool(false)));
         assert_eq!(
             matches(&s("x"), &Value::Null),
             Err(EvalError::no_such_overload())
