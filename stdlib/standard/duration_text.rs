@@ -216,6 +216,7 @@ mod tests {
         assert_eq!(format(1_500_000_000), "1.5s");
         assert_eq!(format(-1), "-0.000000001s");
         assert_eq!(format(5_400_000_000_000), "5400s");
+        assert_eq!(format(7_506_000_001_000), "7506.000001s");
         assert_eq!(format(1_000_000 * NANOS_PER_SECOND), "1000000s");
     }
 

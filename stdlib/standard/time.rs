@@ -576,6 +576,45 @@ mod tests {
     }
 
     #[test]
+    fn accessors_agree_with_cel_go_unit_tests() {
+        let t = Value::Timestamp(timestamp_text::from_unix(7506, 0).unwrap());
+        let z = |s: &str| Value::from(s);
+        let int = |i: i64| Ok(Value::Int(i));
+        assert_eq!(timestamp_to_day_of_month(&t), int(0));
+        assert_eq!(
+            timestamp_to_day_of_month_with_tz(&t, &z("America/Phoenix")),
+            int(30)
+        );
+        assert_eq!(timestamp_to_day_of_month_with_tz(&t, &z("-07:00")), int(30));
+        assert_eq!(timestamp_to_day_of_month_1_based(&t), int(1));
+        assert_eq!(
+            timestamp_to_day_of_month_1_based_with_tz(&t, &z("+23:00")),
+            int(2)
+        );
+        assert_eq!(timestamp_to_day_of_year_with_tz(&t, &z("-07:00")), int(364));
+        assert_eq!(
+            timestamp_to_year_with_tz(&t, &z("America/Phoenix")),
+            int(1969)
+        );
+        assert_eq!(
+            timestamp_to_month_with_tz(&t, &z("America/Phoenix")),
+            int(11)
+        );
+        assert_eq!(
+            timestamp_to_day_of_week_with_tz(&t, &z("America/Phoenix")),
+            int(3)
+        );
+        assert_eq!(
+            timestamp_to_hours_with_tz(&t, &z("America/Phoenix")),
+            int(19)
+        );
+        assert_eq!(timestamp_to_minutes_with_tz(&t, &z("-08:30")), int(35));
+        for bad in ["+00:99", "-00:90", "+05:-30"] {
+            assert!(timestamp_to_minutes_with_tz(&t, &z(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn duration_accessors() {
         assert_eq!(duration_to_hours(&dur("10000s")), Ok(Value::Int(2)));
         assert_eq!(duration_to_minutes(&dur("3730s")), Ok(Value::Int(62)));
