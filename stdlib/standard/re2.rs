@@ -3,8 +3,8 @@
 //! The two dialects agree on almost everything; [`compile`] rewrites the differences that
 //! change results: Go's `\d \w \s \b` (and negations) are ASCII-only where the crate's are
 //! Unicode, a `[` inside a class is literal in Go but opens a nested class in the crate,
-//! `&&`/`~~` are set operators only in the crate, and Go supports `\Q...\E` and octal
-//! escapes. Errors are worded like Go's (`error parsing regexp: missing closing ): ...`).
+//! `&&`/`~~` are set operators only in the crate, `\<`/`\>` are literals only in Go, and Go
+//! supports `\Q...\E` and octal escapes. Errors are worded like Go's (`error parsing regexp: missing closing ): ...`).
 
 use regex::Regex;
 
@@ -47,6 +47,9 @@ fn translate(pattern: &str) -> String {
                 if let Some(class) = perl_class(e) {
                     // Nested classes are fine inside a class in the crate's syntax.
                     out.push_str(class);
+                } else if e == '<' || e == '>' {
+                    // Literal in Go; word-boundary assertions in the crate.
+                    out.push(e);
                 } else if (e == 'b' || e == 'B') && !in_class {
                     out.push_str(if e == 'b' { "(?-u:\\b)" } else { "(?-u:\\B)" });
                 } else if e == 'Q' && !in_class {
@@ -201,6 +204,7 @@ mod tests {
         assert!(is_match(r"^\141$", "a"));
         assert!(is_match(r"^\0$", "\0"));
         assert!(compile(r"\1").is_err());
+        assert!(is_match(r"^\<a\>$", "<a>"));
     }
 
     #[test]
