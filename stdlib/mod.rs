@@ -1,9 +1,11 @@
 //! Function declarations and implementations: the CEL standard library, cel-go extensions and
 //! (later) the Kubernetes libraries. Compiled into the engine crate as `kcel::stdlib`.
 
+pub mod standard;
+
 use crate::registry::Library;
 
 /// The CEL standard library (operators, conversions, strings, time, collections).
 pub fn standard() -> Library {
-    Library::new("cel.stdlib", 0)
+    standard::library()
 }

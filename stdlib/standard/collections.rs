@@ -1,0 +1,301 @@
+//! `in`, indexing and `size()` for lists, maps, strings and bytes.
+
+use super::{TWO_POW_63, go_display};
+use crate::error::{EvalError, EvalResult};
+use crate::registry::{Implementation, Library};
+use crate::syntax::ast::op;
+use crate::value::Value;
+
+/// Declares `@in`, `_[_]` and `size`.
+pub fn declare(lib: &mut Library) {
+    lib.function(
+        op::IN,
+        "Tests whether a value is an element of a list, or a key of a map.",
+    )
+    .global(
+        "in_list",
+        &["A", "list(A)"],
+        "bool",
+        Implementation::Binary(in_list),
+    )
+    .global(
+        "in_map",
+        &["A", "map(A, B)"],
+        "bool",
+        Implementation::Binary(in_map),
+    )
+    .examples(&[
+        "2 in [1, 2, 3]",
+        "!('a' in ['b', 'c'])",
+        "dyn(2u) in [1, 2]",
+        "'key1' in {'key1': 'value1', 'key2': 'value2'}",
+        "!(3 in {1: 'one', 2: 'two'})",
+        "dyn(1.0) in {1: 'one'}",
+    ]);
+
+    lib.function(
+        op::INDEX,
+        "Selects a list element by position, or a map value by key.",
+    )
+    .global(
+        "index_list",
+        &["list(A)", "int"],
+        "A",
+        Implementation::Binary(index_list),
+    )
+    .global(
+        "index_map",
+        &["map(A, B)", "A"],
+        "B",
+        Implementation::Binary(index_map),
+    )
+    .examples(&[
+        "[1, 2, 3][1] == 2",
+        "{'key': 'value'}['key'] == 'value'",
+        "{1: 'one'}[dyn(1u)] == 'one'",
+    ]);
+
+    lib.function(
+        "size",
+        "The number of elements of a list or map, of code points in a string, or of bytes.",
+    )
+    .global(
+        "size_string",
+        &["string"],
+        "int",
+        Implementation::Unary(size),
+    )
+    .member(
+        "string_size",
+        &["string"],
+        "int",
+        Implementation::Unary(size),
+    )
+    .global("size_bytes", &["bytes"], "int", Implementation::Unary(size))
+    .member("bytes_size", &["bytes"], "int", Implementation::Unary(size))
+    .global(
+        "size_list",
+        &["list(A)"],
+        "int",
+        Implementation::Unary(size),
+    )
+    .member(
+        "list_size",
+        &["list(A)"],
+        "int",
+        Implementation::Unary(size),
+    )
+    .global(
+        "size_map",
+        &["map(A, B)"],
+        "int",
+        Implementation::Unary(size),
+    )
+    .member(
+        "map_size",
+        &["map(A, B)"],
+        "int",
+        Implementation::Unary(size),
+    )
+    .examples(&[
+        "size('hello') == 5",
+        "'héllo'.size() == 5",
+        "size(b'123') == 3",
+        "b'123'.size() == 3",
+        "size([1, 2, 3]) == 3",
+        "[1, 2, 3].size() == 3",
+        "size({'a': 1, 'b': 2}) == 2",
+        "{'a': 1, 'b': 2}.size() == 2",
+    ]);
+}
+
+/// `x in list`: whether some element equals `x` (heterogeneous equality).
+pub fn in_list(x: &Value, list: &Value) -> EvalResult {
+    match list {
+        Value::List(items) => Ok(Value::Bool(items.iter().any(|v| v.cel_eq(x)))),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `k in map`: whether the map has the key (numeric keys match across int, uint and double).
+pub fn in_map(k: &Value, map: &Value) -> EvalResult {
+    match map {
+        Value::Map(m) => Ok(Value::Bool(matches!(m.get(k), Ok(Some(_))))),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `list[i]` for an int, uint or integral double index.
+pub fn index_list(list: &Value, index: &Value) -> EvalResult {
+    let Value::List(items) = list else {
+        return Err(EvalError::no_such_overload());
+    };
+    let i = list_index(index)?;
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| items.get(i))
+        .cloned()
+        .ok_or_else(|| {
+            EvalError::new(format!(
+                "index '{i}' out of range in list size '{}'",
+                items.len()
+            ))
+        })
+}
+
+/// Converts a list index as cel-go does: ints as they are, uints and doubles only when the
+/// value is an int without loss.
+fn list_index(index: &Value) -> Result<i64, EvalError> {
+    match index {
+        Value::Int(i) => Ok(*i),
+        Value::Uint(u) => i64::try_from(*u).map_err(|_| unsupported_index(index)),
+        Value::Double(d) => {
+            let d = *d;
+            // Exclusive bounds as in cel-go's doubleToInt64Lossless.
+            if d > -TWO_POW_63 && d < TWO_POW_63 && d.fract() == 0.0 {
+                Ok(d as i64)
+            } else {
+                Err(unsupported_index(index))
+            }
+        }
+        other => Err(EvalError::new(format!(
+            "unsupported index type '{}' in list",
+            other.type_name()
+        ))),
+    }
+}
+
+fn unsupported_index(index: &Value) -> EvalError {
+    EvalError::new(format!(
+        "unsupported index value {} in list",
+        go_display(index)
+    ))
+}
+
+/// `map[key]`; a missing key (or a key of a type no map can hold) is `no such key: <key>`.
+pub fn index_map(map: &Value, key: &Value) -> EvalResult {
+    match map {
+        Value::Map(m) => match m.get(key) {
+            Ok(Some(v)) => Ok(v.clone()),
+            _ => Err(EvalError::no_such_key(go_display(key))),
+        },
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `size(x)` / `x.size()`: code points of a string, bytes, list elements or map entries.
+pub fn size(v: &Value) -> EvalResult {
+    let n = match v {
+        Value::String(s) => s.chars().count(),
+        Value::Bytes(b) => b.len(),
+        Value::List(l) => l.len(),
+        Value::Map(m) => m.len(),
+        _ => return Err(EvalError::no_such_overload()),
+    };
+    // Lengths of in-memory values always fit in i64.
+    Ok(Value::Int(n as i64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::{Key, Map};
+
+    fn list() -> Value {
+        Value::from(vec![Value::Int(7), Value::Int(8), Value::Int(9)])
+    }
+
+    fn map() -> Value {
+        let m: Map = [
+            (Key::Int(0), Value::Int(1)),
+            (Key::Uint(2), Value::Int(2)),
+            (Key::from("k"), Value::from("v")),
+        ]
+        .into_iter()
+        .collect();
+        Value::from(m)
+    }
+
+    #[test]
+    fn membership() {
+        assert_eq!(in_list(&Value::Uint(8), &list()), Ok(Value::Bool(true)));
+        assert_eq!(in_list(&Value::Double(9.0), &list()), Ok(Value::Bool(true)));
+        assert_eq!(in_list(&Value::from("7"), &list()), Ok(Value::Bool(false)));
+        assert_eq!(in_map(&Value::Int(2), &map()), Ok(Value::Bool(true)));
+        assert_eq!(in_map(&Value::Double(0.0), &map()), Ok(Value::Bool(true)));
+        assert_eq!(in_map(&Value::Double(0.5), &map()), Ok(Value::Bool(false)));
+        assert_eq!(in_map(&Value::Null, &map()), Ok(Value::Bool(false)));
+        assert_eq!(
+            in_list(&Value::Int(1), &map()),
+            Err(EvalError::no_such_overload())
+        );
+    }
+
+    #[test]
+    fn list_indexing() {
+        assert_eq!(index_list(&list(), &Value::Int(0)), Ok(Value::Int(7)));
+        assert_eq!(index_list(&list(), &Value::Uint(2)), Ok(Value::Int(9)));
+        assert_eq!(index_list(&list(), &Value::Double(1.0)), Ok(Value::Int(8)));
+        assert_eq!(
+            index_list(&list(), &Value::Int(3)),
+            Err(EvalError::new("index '3' out of range in list size '3'"))
+        );
+        assert_eq!(
+            index_list(&list(), &Value::Int(-1)),
+            Err(EvalError::new("index '-1' out of range in list size '3'"))
+        );
+        assert_eq!(
+            index_list(&list(), &Value::Double(0.1)),
+            Err(EvalError::new("unsupported index value 0.1 in list"))
+        );
+        assert_eq!(
+            index_list(&list(), &Value::Uint(u64::MAX)),
+            Err(EvalError::new(
+                "unsupported index value 18446744073709551615 in list"
+            ))
+        );
+        assert_eq!(
+            index_list(&list(), &Value::from("0")),
+            Err(EvalError::new("unsupported index type 'string' in list"))
+        );
+        assert_eq!(
+            index_list(&map(), &Value::Int(0)),
+            Err(EvalError::no_such_overload())
+        );
+    }
+
+    #[test]
+    fn map_indexing() {
+        assert_eq!(index_map(&map(), &Value::Uint(0)), Ok(Value::Int(1)));
+        assert_eq!(index_map(&map(), &Value::Double(2.0)), Ok(Value::Int(2)));
+        assert_eq!(index_map(&map(), &Value::from("k")), Ok(Value::from("v")));
+        assert_eq!(
+            index_map(&map(), &Value::Int(1)),
+            Err(EvalError::new("no such key: 1"))
+        );
+        assert_eq!(
+            index_map(&map(), &Value::from("name")),
+            Err(EvalError::new("no such key: name"))
+        );
+        assert_eq!(
+            index_map(&map(), &Value::Double(3.1)),
+            Err(EvalError::new("no such key: 3.1"))
+        );
+        assert_eq!(
+            index_map(&map(), &Value::Bytes(b"".as_slice().into())),
+            Err(EvalError::new("no such key: []"))
+        );
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size(&Value::from("πέντε")), Ok(Value::Int(5)));
+        assert_eq!(
+            size(&Value::Bytes(b"abc".as_slice().into())),
+            Ok(Value::Int(3))
+        );
+        assert_eq!(size(&list()), Ok(Value::Int(3)));
+        assert_eq!(size(&map()), Ok(Value::Int(3)));
+        assert_eq!(size(&Value::Int(3)), Err(EvalError::no_such_overload()));
+    }
+}

@@ -1,0 +1,150 @@
+//! Logical operators, the conditional, and equality.
+//!
+//! `&&`, `||`, `?:` and `@not_strictly_false` are not strict in their arguments, so they are
+//! declared with [`Implementation::Builtin`] and evaluated by the interpreter.
+
+use crate::error::{EvalError, EvalResult};
+use crate::registry::{Implementation, Library};
+use crate::syntax::ast::op;
+use crate::value::Value;
+
+/// Declares the logical operators and equality.
+pub fn declare(lib: &mut Library) {
+    lib.function(
+        op::CONDITIONAL,
+        "The ternary operator: the second argument if the condition is true, else the third.",
+    )
+    .global(
+        "conditional",
+        &["bool", "A", "A"],
+        "A",
+        Implementation::Builtin,
+    )
+    .examples(&[
+        "('hello'.contains('lo') ? 'hi' : 'bye') == 'hi'",
+        "(32 % 3 == 0 ? 'divisible' : 'not divisible') == 'not divisible'",
+    ]);
+
+    lib.function(
+        op::LOGICAL_AND,
+        "Logical AND; errors and unknowns are absorbed when the other side decides the result.",
+    )
+    .global(
+        "logical_and",
+        &["bool", "bool"],
+        "bool",
+        Implementation::Builtin,
+    )
+    .examples(&["true && true", "!(true && false)", "!(1 / 0 == 1 && false)"]);
+
+    lib.function(
+        op::LOGICAL_OR,
+        "Logical OR; errors and unknowns are absorbed when the other side decides the result.",
+    )
+    .global(
+        "logical_or",
+        &["bool", "bool"],
+        "bool",
+        Implementation::Builtin,
+    )
+    .examples(&["true || false", "!(false || false)", "1 / 0 == 1 || true"]);
+
+    lib.function(
+        op::NOT_STRICTLY_FALSE,
+        "True unless the argument is the boolean false (errors count as true); used by macros.",
+    )
+    .global(
+        "not_strictly_false",
+        &["bool"],
+        "bool",
+        Implementation::Builtin,
+    );
+
+    lib.function(op::LOGICAL_NOT, "Logically negates a boolean value.")
+        .global(
+            "logical_not",
+            &["bool"],
+            "bool",
+            Implementation::Unary(logical_not),
+        )
+        .examples(&["!false", "!true == false"]);
+
+    lib.function(
+        op::EQUALS,
+        "Compares two values for equality (numbers compare across int, uint and double).",
+    )
+    .global(
+        "equals",
+        &["A", "A"],
+        "bool",
+        Implementation::Binary(equals),
+    )
+    .examples(&[
+        "1 == 1",
+        "!('hello' == 'world')",
+        "bytes('hello') == b'hello'",
+        "duration('1h') == duration('60m')",
+        "dyn(3.0) == 3",
+    ]);
+
+    lib.function(op::NOT_EQUALS, "Compares two values for inequality.")
+        .global(
+            "not_equals",
+            &["A", "A"],
+            "bool",
+            Implementation::Binary(not_equals),
+        )
+        .examples(&["1 != 2", "!('a' != 'a')", "3.0 != 3.1"]);
+}
+
+/// `!b`.
+pub fn logical_not(v: &Value) -> EvalResult {
+    match v {
+        Value::Bool(b) => Ok(Value::Bool(!b)),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `a == b` with CEL's heterogeneous equality.
+pub fn equals(a: &Value, b: &Value) -> EvalResult {
+    Ok(Value::Bool(a.cel_eq(b)))
+}
+
+/// `a != b`.
+pub fn not_equals(a: &Value, b: &Value) -> EvalResult {
+    Ok(Value::Bool(!a.cel_eq(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_negates_bools_only() {
+        assert_eq!(logical_not(&Value::Bool(true)), Ok(Value::Bool(false)));
+        assert_eq!(
+            logical_not(&Value::Int(1)),
+            Err(EvalError::no_such_overload())
+        );
+    }
+
+    #[test]
+    fn equality_is_heterogeneous() {
+        assert_eq!(
+            equals(&Value::Int(1), &Value::Double(1.0)),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            equals(&Value::Int(1), &Value::from("1")),
+            Ok(Value::Bool(false))
+        );
+        assert_eq!(
+            not_equals(&Value::Double(f64::NAN), &Value::Double(f64::NAN)),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            not_equals(&Value::Uint(2), &Value::Int(2)),
+            Ok(Value::Bool(false))
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! The CEL standard library, with cel-go's overload ids, semantics and error messages.
+//!
+//! Each submodule declares one family of functions (`declare`) next to their
+//! implementations:
+//!
+//! | module | functions |
+//! | --- | --- |
+//! | [`logic`] | `!_`, `_==_`, `_!=_`, and the non-strict `_&&_`, `_\|\|_`, `_?_:_`, `@not_strictly_false` |
+//! | [`arithmetic`] | `_+_`, `_-_`, `_*_`, `_/_`, `_%_`, `-_` on numbers; `+` on strings, bytes, lists |
+//! | [`comparison`] | `_<_`, `_<=_`, `_>_`, `_>=_` |
+//! | [`collections`] | `@in`, `_[_]`, `size` |
+//! | [`strings`] | `contains`, `startsWith`, `endsWith`, `matches` (with [`re2`]) |
+//! | [`conversions`] | `int`, `uint`, `double`, `string`, `bytes`, `bool`, `timestamp`, `duration`, `dyn`, `type` |
+//! | [`time`] | timestamp/duration `+`/`-`, `getFullYear` ... `getMilliseconds` |
+//!
+//! [`duration_text`] and [`timestamp_text`] hold Go's duration and RFC 3339 syntax.
+//! Implementations are total over [`Value`]: arguments of the wrong runtime
+//! type give `no such overload`, never a panic.
+
+pub mod arithmetic;
+pub mod collections;
+pub mod comparison;
+pub mod conversions;
+pub mod duration_text;
+pub mod logic;
+pub mod re2;
+pub mod strings;
+pub mod time;
+pub mod timestamp_text;
+
+use crate::error::EvalError;
+use crate::registry::Library;
+use crate::value::Value;
+
+/// Builds the standard library.
+pub fn library() -> Library {
+    let mut lib = Library::new("cel.stdlib", 0);
+    logic::declare(&mut lib);
+    arithmetic::declare(&mut lib);
+    comparison::declare(&mut lib);
+    collections::declare(&mut lib);
+    strings::declare(&mut lib);
+    conversions::declare(&mut lib);
+    time::declare(&mut lib);
+    lib
+}
+
+/// 2^63 as a double (exact): the exclusive bound of doubles convertible to int.
+pub const TWO_POW_63: f64 = -(i64::MIN as f64);
+/// 2^64 as a double (exact): the exclusive upper bound of doubles convertible to uint.
+pub const TWO_POW_64: f64 = 2.0 * TWO_POW_63;
+
+/// cel-go's error for unsigned arithmetic or conversion overflow.
+pub fn uint_overflow() -> EvalError {
+    EvalError::new("unsigned integer overflow")
+}
+
+/// cel-go's error for a timestamp outside 0001-01-01..9999-12-31.
+pub fn timestamp_overflow() -> EvalError {
+    EvalError::new("timestamp overflow")
+}
+
+/// cel-go's error for a failed conversion between two types (named as `type()` prints them).
+pub fn conversion_error(from: &str, to: &str) -> EvalError {
+    EvalError::new(format!("type conversion error from '{from}' to '{to}'"))
+}
+
+/// Formats a value as Go's `%v` does for cel-go values, for error messages
+/// (`no such key: a`, `unsupported index value 1.5 in list`).
+pub fn go_display(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        Value::Uint(u) => u.to_string(),
+        Value::Double(d) => conversions::format_double(*d),
+        Value::Bytes(b) => {
+            let parts: Vec<String> = b.iter().map(|x| x.to_string()).collect();
+            format!("[{}]", parts.join(" "))
+        }
+        Value::Null => "NULL_VALUE".to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Implementation;
+    use std::collections::HashSet;
+
+    #[test]
+    fn builds_and_overload_ids_are_unique() {
+        let lib = crate::stdlib::standard();
+        let mut ids = HashSet::new();
+        for f in &lib.functions {
+            assert!(!f.doc.is_empty(), "{} has no doc", f.name);
+            for o in &f.overloads {
+                // `in_list`/`in_map` etc. are declared once each; ids must be unique.
+                assert!(
+                    ids.insert(o.id.to_string()),
+                    "duplicate overload id {}",
+                    o.id
+                );
+            }
+        }
+        assert!(ids.len() > 150, "only {} overloads", ids.len());
+        let mut reg = crate::registry::Registry::new();
+        reg.add_library(&lib);
+        assert!(reg.get("_+_").is_some());
+    }
+
+    /// One value of every kind, for calling implementations with every argument combination.
+    fn samples() -> Vec<Value> {
+        use crate::value::{Key, Map, TypeValue};
+        let map: Map = [(Key::Int(1), Value::from("a"))].into_iter().collect();
+        vec![
+            Value::Null,
+            Value::Bool(true),
+            Value::Int(3),
+            Value::Int(-1),
+            Value::Uint(2),
+            Value::Double(1.5),
+            Value::Double(f64::NAN),
+            Value::from("UTC"),
+            Value::Bytes(b"ab".as_slice().into()),
+            Value::from(vec![Value::Int(1), Value::from("x")]),
+            Value::from(map),
+            Value::Timestamp(chrono::DateTime::UNIX_EPOCH),
+            Value::Duration(chrono::TimeDelta::seconds(90)),
+            Value::Type(TypeValue::Int),
+            Value::Optional(None),
+        ]
+    }
+
+    #[test]
+    fn implementations_are_total_and_match_their_declarations() {
+        let lib = crate::stdlib::standard();
+        let values = samples();
+        for f in &lib.functions {
+            for o in &f.overloads {
+                let arity = o.params.len();
+                match (&o.implementation, arity) {
+                    (Implementation::Unary(_), 1) | (Implementation::Binary(_), 2) => {}
+                    (Implementation::Builtin, _) => continue,
+                    (imp, n) => panic!("{}: {imp:?} implementation for {n} parameters", o.id),
+                }
+                let combos: Vec<Vec<Value>> = match arity {
+                    1 => values.iter().map(|a| vec![a.clone()]).collect(),
+                    _ => values
+                        .iter()
+                        .flat_map(|a| values.iter().map(move |b| vec![a.clone(), b.clone()]))
+                        .collect(),
+                };
+                for args in combos {
+                    let result = o.implementation.call(&args).expect("arity checked above");
+                    let nso = result == Err(EvalError::no_such_overload());
+                    if o.accepts(&args) {
+                        assert!(!nso, "{} rejected {args:?}", o.id);
+                    } else if &*o.id == "index_list" && matches!(args[0], Value::List(_)) {
+                        // As in cel-go: uint and integral double indexes work, and other
+                        // index types get "unsupported index type" rather than no overload.
+                    } else if !f
+                        .overloads
+                        .iter()
+                        .any(|other| other.member == o.member && other.accepts(&args))
+                    {
+                        assert!(nso, "{} accepted {args:?}: {result:?}", o.id);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn go_display_matches_go_verbs() {
+        assert_eq!(go_display(&Value::from("a")), "a");
+        assert_eq!(go_display(&Value::Uint(3)), "3");
+        assert_eq!(go_display(&Value::Double(1.5)), "1.5");
+        assert_eq!(go_display(&Value::Bytes(vec![1u8, 2].into())), "[1 2]");
+    }
+}

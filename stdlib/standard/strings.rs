@@ -1,0 +1,166 @@
+//! String functions: `contains`, `startsWith`, `endsWith` and `matches` (RE2 syntax).
+
+use regex::Regex;
+
+use crate::error::{EvalError, EvalResult};
+use crate::registry::{Implementation, Library};
+use crate::value::Value;
+
+/// Declares the string functions.
+pub fn declare(lib: &mut Library) {
+    lib.function("contains", "Tests whether a string contains a substring.")
+        .member(
+            "contains_string",
+            &["string", "string"],
+            "bool",
+            Implementation::Binary(contains_string),
+        )
+        .examples(&[
+            "'hello world'.contains('o w')",
+            "!'hello world'.contains('goodbye')",
+        ]);
+
+    lib.function("startsWith", "Tests whether a string starts with a prefix.")
+        .member(
+            "starts_with_string",
+            &["string", "string"],
+            "bool",
+            Implementation::Binary(starts_with_string),
+        )
+        .examples(&[
+            "'hello world'.startsWith('hello')",
+            "!'hello world'.startsWith('world')",
+        ]);
+
+    lib.function("endsWith", "Tests whether a string ends with a suffix.")
+        .member(
+            "ends_with_string",
+            &["string", "string"],
+            "bool",
+            Implementation::Binary(ends_with_string),
+        )
+        .examples(&[
+            "'hello world'.endsWith('world')",
+            "!'hello world'.endsWith('hello')",
+        ]);
+
+    lib.function(
+        "matches",
+        "Tests whether a RE2 regular expression matches anywhere in a string.",
+    )
+    .global(
+        "matches",
+        &["string", "string"],
+        "bool",
+        Implementation::Binary(matches),
+    )
+    .member(
+        "matches_string",
+        &["string", "string"],
+        "bool",
+        Implementation::Binary(matches),
+    )
+    .examples(&[
+        "matches('123-456', '^[0-9]+(-[0-9]+)?$')",
+        "'hello'.matches('^h.*o$')",
+        "'hubba'.matches('ubb')",
+        "!'grey'.matches('^gr(a|o)y$')",
+    ]);
+}
+
+fn strs<'a>(a: &'a Value, b: &'a Value) -> Result<(&'a str, &'a str), EvalError> {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => Ok((x, y)),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `s.contains(sub)`.
+pub fn contains_string(s: &Value, sub: &Value) -> EvalResult {
+    let (s, sub) = strs(s, sub)?;
+    Ok(Value::Bool(s.contains(sub)))
+}
+
+/// `s.startsWith(prefix)`.
+pub fn starts_with_string(s: &Value, prefix: &Value) -> EvalResult {
+    let (s, prefix) = strs(s, prefix)?;
+    Ok(Value::Bool(s.starts_with(prefix)))
+}
+
+/// `s.endsWith(suffix)`.
+pub fn ends_with_string(s: &Value, suffix: &Value) -> EvalResult {
+    let (s, suffix) = strs(s, suffix)?;
+    Ok(Value::Bool(s.ends_with(suffix)))
+}
+
+/// `matches(s, re)` / `s.matches(re)`: compiles the pattern and searches for a match.
+/// The planner should compile constant patterns once with [`compile_regex`] instead.
+pub fn matches(s: &Value, pattern: &Value) -> EvalResult {
+    let (s, pattern) = strs(s, pattern)?;
+    let re = compile_regex(pattern)?;
+    Ok(Value::Bool(re.is_match(s)))
+}
+
+/// `matches` with a pattern compiled ahead of time (by the planner, for constant patterns).
+pub fn matches_compiled(s: &Value, re: &Regex) -> EvalResult {
+    match s {
+        Value::String(s) => Ok(Value::Bool(re.is_match(s))),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// Compiles a RE2 pattern with Go's semantics and error messages (see [`super::re2`]).
+pub fn compile_regex(pattern: &str) -> Result<Regex, EvalError> {
+    super::re2::compile(pattern)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Value {
+        Value::from(x)
+    }
+
+    #[test]
+    fn substring_tests() {
+        assert_eq!(
+            contains_string(&s("Straße"), &s("aß")),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(contains_string(&s(""), &s("")), Ok(Value::Bool(true)));
+        assert_eq!(contains_string(&s(""), &s("x")), Ok(Value::Bool(false)));
+        assert_eq!(
+            starts_with_string(&s("🐱😀😛"), &s("🐱")),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(
+            ends_with_string(&s("forté"), &s("té")),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(ends_with_string(&s(""), &s("foo")), Ok(Value::Bool(false)));
+        assert_eq!(
+            contains_string(&s("a"), &Value::Int(1)),
+            Err(EvalError::no_such_overload())
+        );
+    }
+
+    #[test]
+    fn regex_matching() {
+        assert_eq!(matches(&s("hubba"), &s("ubb")), Ok(Value::Bool(true)));
+        assert_eq!(matches(&s(""), &s("foo|bar")), Ok(Value::Bool(false)));
+        assert_eq!(matches(&s("cows"), &s("")), Ok(Value::Bool(true)));
+        assert_eq!(matches(&s("mañana"), &s("a+ñ+a+")), Ok(Value::Bool(true)));
+        assert_eq!(
+            matches(&s("🐱😀😀"), &s("(a|😀){2}")),
+            Ok(Value::Bool(true))
+        );
+        let re = compile_regex("^a+$").unwrap();
+        assert_eq!(matches_compiled(&s("aaa"), &re), Ok(Value::Bool(true)));
+        assert_eq!(matches_compiled(&s("ab"), &re), Ok(Value::Bool(false)));
+        assert_eq!(
+            matches(&s("x"), &Value::Null),
+            Err(EvalError::no_such_overload())
+        );
+    }
+}
