@@ -11,7 +11,7 @@ use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::error::{EvalError, Issues, render};
 use crate::eval::interp::{Frame, eval};
 use crate::eval::plan::{Plan, PlanEnv, plan};
-use crate::registry::{Library, Registry};
+use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
 use crate::syntax::{ParseOptions, parse};
 use crate::types::Type;
@@ -57,6 +57,12 @@ impl Env {
     /// Adds a library's functions.
     pub fn add_library(&mut self, library: &Library) -> &mut Env {
         Arc::make_mut(&mut self.registry).add_library(library);
+        self
+    }
+
+    /// Declares a function (or more overloads of an existing one).
+    pub fn declare_function(&mut self, function: Function) -> &mut Env {
+        Arc::make_mut(&mut self.registry).add_function(function);
         self
     }
 
@@ -159,7 +165,6 @@ impl Env {
             container: self.container.clone(),
         })
     }
-
 }
 
 /// A parsed (and possibly type-checked) expression with its source text.

@@ -11,6 +11,9 @@ use crate::error::EvalResult;
 use crate::types::Type;
 use crate::value::Value;
 
+/// A function implementation supplied as a closure.
+pub type SharedFn = Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>;
+
 /// How an overload is evaluated.
 #[derive(Clone)]
 pub enum Implementation {
@@ -21,7 +24,9 @@ pub enum Implementation {
     /// Any number of arguments.
     Nary(fn(&[Value]) -> EvalResult),
     /// A closure supplied by an embedder (may capture state).
-    Closure(Arc<dyn Fn(&[Value]) -> EvalResult + Send + Sync>),
+    Closure(SharedFn),
+    /// Declared for type-checking only (e.g. by an embedder); calling it is an error.
+    Declared,
     /// Evaluated by the interpreter itself, because it is not strict in its arguments
     /// (`&&`, `||`, `?:`, `@not_strictly_false`) or is part of the language (`_[_]`).
     Builtin,
@@ -47,6 +52,7 @@ impl fmt::Debug for Implementation {
             Implementation::Binary(_) => "Binary",
             Implementation::Nary(_) => "Nary",
             Implementation::Closure(_) => "Closure",
+            Implementation::Declared => "Declared",
             Implementation::Builtin => "Builtin",
         })
     }

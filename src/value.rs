@@ -251,9 +251,9 @@ impl Map {
                 if d.fract() != 0.0 || !d.is_finite() {
                     return Ok(None);
                 }
-                if d >= -9.223_372_036_854_776e18 && d < 9.223_372_036_854_776e18 {
+                if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&d) {
                     Ok(self.get_key(&Key::Int(d as i64)))
-                } else if d >= 0.0 && d < 1.844_674_407_370_955_2e19 {
+                } else if (0.0..1.844_674_407_370_955_2e19).contains(&d) {
                     Ok(self.get_key(&Key::Uint(d as u64)))
                 } else {
                     Ok(None)
@@ -452,8 +452,8 @@ impl Value {
 
     /// CEL ordering for `<`, `<=`, `>`, `>=`: defined within bool, string, bytes, timestamp
     /// and duration, and across int, uint and double. `None` means the operands cannot be
-    /// ordered (a "no such overload" error for the caller); `Some(None)` is an unordered
-    /// comparison involving `NaN` (every relation is false).
+    /// ordered (a "no such overload" error for the caller); `Some(None)` is a comparison
+    /// involving `NaN` (cel-go reports "NaN values cannot be ordered").
     pub fn cel_cmp(&self, other: &Value) -> Option<Option<Ordering>> {
         use Value::*;
         Some(match (self, other) {
@@ -493,41 +493,27 @@ fn numeric_cmp(a: &Value, b: &Value) -> Option<Ordering> {
     }
 }
 
+/// int versus double as cel-go compares them: doubles beyond the int range are larger or
+/// smaller, otherwise the int is converted to double (lossily, like cel-go).
 fn cmp_i64_f64(x: i64, y: f64) -> Option<Ordering> {
-    if y.is_nan() {
-        return None;
-    }
-    // 2^63 as f64 is exact; any double >= 2^63 is larger than every i64.
-    if y >= 9.223_372_036_854_775_808e18 {
-        return Some(Ordering::Less);
-    }
-    if y < -9.223_372_036_854_775_808e18 {
+    if y < i64::MIN as f64 {
         return Some(Ordering::Greater);
     }
-    let t = y.trunc();
-    let ti = t as i64; // exact: t is integral and in range
-    match x.cmp(&ti) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(y - t)),
-        o => Some(o),
+    if y > i64::MAX as f64 {
+        return Some(Ordering::Less);
     }
+    (x as f64).partial_cmp(&y)
 }
 
+/// uint versus double as cel-go compares them (see [`cmp_i64_f64`]).
 fn cmp_u64_f64(x: u64, y: f64) -> Option<Ordering> {
-    if y.is_nan() {
-        return None;
-    }
     if y < 0.0 {
         return Some(Ordering::Greater);
     }
-    if y >= 1.844_674_407_370_955_2e19 {
+    if y > u64::MAX as f64 {
         return Some(Ordering::Less);
     }
-    let t = y.trunc();
-    let tu = t as u64;
-    match x.cmp(&tu) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(y - t)),
-        o => Some(o),
-    }
+    (x as f64).partial_cmp(&y)
 }
 
 impl PartialEq for Value {
@@ -717,14 +703,15 @@ mod tests {
     }
 
     #[test]
-    fn large_ints_compare_exactly_with_doubles() {
+    fn ints_compare_with_doubles_like_cel_go() {
+        // cel-go converts the int to double, so i64::MAX equals 2^63 as a double.
         let big = Value::Int(i64::MAX);
         assert_eq!(
-            big.cel_cmp(&Value::Double(9.223_372_036_854_775_808e18)),
-            Some(Some(Ordering::Less))
+            big.cel_cmp(&Value::Double(2f64.powi(63))),
+            Some(Some(Ordering::Equal))
         );
         assert_eq!(
-            Value::Uint(u64::MAX).cel_cmp(&Value::Double(1.844_674_407_370_955_2e19)),
+            Value::Int(0).cel_cmp(&Value::Double(1e19)),
             Some(Some(Ordering::Less))
         );
         assert_eq!(

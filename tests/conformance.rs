@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine as _;
+use kcel::registry::{Function, Implementation, Overload};
 use kcel::{Env, Key, Map, Type, Value};
 use serde_json::Value as Json;
 
@@ -47,7 +48,11 @@ fn main() {
     let mut new_skips: BTreeMap<String, String> = BTreeMap::new();
     let mut seen = std::collections::HashSet::new();
     for path in &files {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?").to_string();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("?")
+            .to_string();
         let text = std::fs::read_to_string(path).unwrap_or_default();
         let doc: Json = match serde_json::from_str(&text) {
             Ok(d) => d,
@@ -166,13 +171,11 @@ fn classify(file: &str, test: &Json) -> String {
         "object_value",
         "enum_value",
     ];
-    if proto_markers.iter().any(|m| text.contains(m)) {
+    let container = str_of(test, "container");
+    let proto_container =
+        container.starts_with("google.protobuf") || container.starts_with("cel.expr.conformance");
+    if proto_container || proto_markers.iter().any(|m| text.contains(m)) {
         return "needs protobuf message types".into();
-    }
-    if test.get("check_only").is_some()
-        || test.get("typed_result").and_then(|t| t.get("deduced_type")).is_some()
-    {
-        return "needs the type checker".into();
     }
     let ext = match file {
         "string_ext" => Some("strings"),
@@ -184,16 +187,29 @@ fn classify(file: &str, test: &Json) -> String {
         "optionals" => Some("optionals"),
         "macros2" => Some("two-variable comprehensions"),
         "proto2_ext" => Some("proto extensions"),
+        _ if text.contains("optional.") || text.contains(".?") || text.contains("[?") => {
+            Some("optionals")
+        }
         _ => None,
     };
     if let Some(e) = ext {
         return format!("needs an extension library not built yet ({e})");
     }
+    if test.get("check_only").is_some()
+        || test
+            .get("typed_result")
+            .and_then(|t| t.get("deduced_type"))
+            .is_some()
+    {
+        return "needs the type checker".into();
+    }
     "not yet implemented".into()
 }
 
 fn arr<'a>(v: &'a Json, key: &str) -> &'a [Json] {
-    v.get(key).and_then(Json::as_array).map_or(&[], |a| a.as_slice())
+    v.get(key)
+        .and_then(Json::as_array)
+        .map_or(&[], |a| a.as_slice())
 }
 
 fn str_of<'a>(v: &'a Json, key: &str) -> &'a str {
@@ -209,6 +225,27 @@ fn run_test(test: &Json) -> Result<(), String> {
             let ty = decode_type(ident.get("type").unwrap_or(&Json::Null))?;
             env.declare(str_of(decl, "name"), ty);
         }
+        if let Some(function) = decl.get("function") {
+            let mut overloads = Vec::new();
+            for o in arr(function, "overloads") {
+                overloads.push(Overload {
+                    id: str_of(o, "overload_id").into(),
+                    member: o.get("is_instance_function").and_then(Json::as_bool) == Some(true),
+                    params: arr(o, "params")
+                        .iter()
+                        .map(decode_type)
+                        .collect::<Result<_, _>>()?,
+                    result: decode_type(o.get("result_type").unwrap_or(&Json::Null))?,
+                    implementation: Implementation::Declared,
+                });
+            }
+            env.declare_function(Function {
+                name: str_of(decl, "name").into(),
+                doc: String::new(),
+                examples: Vec::new(),
+                overloads,
+            });
+        }
     }
     let mut bindings: HashMap<String, Value> = HashMap::new();
     if let Some(Json::Object(b)) = test.get("bindings") {
@@ -221,8 +258,12 @@ fn run_test(test: &Json) -> Result<(), String> {
     }
     let expr = str_of(test, "expr");
     let checked = test.get("disable_check").is_none();
-    let ast = if checked { env.compile(expr) } else { env.parse(expr) }
-        .map_err(|e| format!("compile error: {e}"))?;
+    let ast = if checked {
+        env.compile(expr)
+    } else {
+        env.parse(expr)
+    }
+    .map_err(|e| format!("compile error: {e}"))?;
     if let Some(want) = test.get("typed_result").and_then(|t| t.get("deduced_type")) {
         let want = decode_type(want)?;
         match ast.output_type() {
@@ -233,7 +274,9 @@ fn run_test(test: &Json) -> Result<(), String> {
     if test.get("check_only").is_some() {
         return Ok(());
     }
-    let program = env.program(&ast).map_err(|e| format!("program error: {e}"))?;
+    let program = env
+        .program(&ast)
+        .map_err(|e| format!("program error: {e}"))?;
     let result = program.eval(&bindings);
 
     let expected = if let Some(v) = test.get("value") {
@@ -250,7 +293,10 @@ fn run_test(test: &Json) -> Result<(), String> {
     match (expected, result) {
         (Some(want), Ok(got)) if same(&want, &got) => Ok(()),
         (Some(want), Ok(got)) => Err(format!("want {want}, got {got}")),
-        (Some(want), Err(e)) => Err(format!("want {want}, got error: {}", program.render_error(&e))),
+        (Some(want), Err(e)) => Err(format!(
+            "want {want}, got error: {}",
+            program.render_error(&e)
+        )),
         (None, Err(_)) => Ok(()),
         (None, Ok(got)) => Err(format!("want an error, got {got}")),
     }
@@ -266,9 +312,8 @@ fn same(a: &Value, b: &Value) -> bool {
         }
         (Value::Map(x), Value::Map(y)) => {
             x.len() == y.len()
-                && x.iter().all(|(k, v)| {
-                    y.iter().any(|(k2, v2)| k == k2 && same(v, v2))
-                })
+                && x.iter()
+                    .all(|(k, v)| y.iter().any(|(k2, v2)| k == k2 && same(v, v2)))
         }
         (Value::Type(x), Value::Type(y)) => x.name() == y.name(),
         _ => std::mem::discriminant(a) == std::mem::discriminant(b) && a == b,
@@ -309,7 +354,10 @@ fn decode_value(v: &Json) -> Result<Value, String> {
                 .into(),
         ),
         "list_value" => Value::List(Arc::new(
-            arr(x, "values").iter().map(decode_value).collect::<Result<_, _>>()?,
+            arr(x, "values")
+                .iter()
+                .map(decode_value)
+                .collect::<Result<_, _>>()?,
         )),
         "map_value" => {
             let mut m = Map::new();
@@ -323,9 +371,10 @@ fn decode_value(v: &Json) -> Result<Value, String> {
         }
         "type_value" => {
             let name = x.as_str().unwrap_or("");
-            Value::Type(kcel::value::TypeValue::builtin(name).unwrap_or_else(|| {
-                kcel::value::TypeValue::Named(Arc::new(name.to_string()))
-            }))
+            Value::Type(
+                kcel::value::TypeValue::builtin(name)
+                    .unwrap_or_else(|| kcel::value::TypeValue::Named(Arc::new(name.to_string()))),
+            )
         }
         other => return Err(format!("unsupported value kind {other}")),
     })

@@ -88,7 +88,11 @@ fn expr() -> impl Strategy<Value = String> {
                 format!("{{{}}}", entries.join(", "))
             }),
             (inner.clone(), inner.clone()).prop_map(|(a, i)| format!("{a}[{i}]")),
-            (inner.clone(), method, prop::collection::vec(inner.clone(), 0..2))
+            (
+                inner.clone(),
+                method,
+                prop::collection::vec(inner.clone(), 0..2)
+            )
                 .prop_map(|(r, m, a)| format!("{r}.{m}({})", a.join(", "))),
             (conv, inner.clone()).prop_map(|(c, a)| format!("{c}({a})")),
             (inner.clone(), mac, inner.clone()).prop_map(|(r, m, b)| format!("{r}.{m}(v, {b})")),

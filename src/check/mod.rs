@@ -103,7 +103,11 @@ impl Checker<'_> {
     }
 
     fn type_of(&self, e: &Expr) -> Type {
-        self.checked.types.get(&e.id).cloned().unwrap_or(Type::Error)
+        self.checked
+            .types
+            .get(&e.id)
+            .cloned()
+            .unwrap_or(Type::Error)
     }
 
     fn new_var(&mut self) -> Type {
@@ -237,9 +241,14 @@ impl Checker<'_> {
                 match found {
                     Some(name) => {
                         for f in fields {
-                            let ft = self.env.provider.and_then(|p| p.field_type(&name, &f.field));
+                            let ft = self
+                                .env
+                                .provider
+                                .and_then(|p| p.field_type(&name, &f.field));
                             match ft {
-                                None => self.error(e.span, format!("undefined field '{}'", f.field)),
+                                None => {
+                                    self.error(e.span, format!("undefined field '{}'", f.field))
+                                }
                                 Some(ft) => {
                                     let mut vt = self.type_of(&f.value);
                                     if f.optional {
@@ -374,7 +383,13 @@ impl Checker<'_> {
         self.set_type(e, t);
     }
 
-    fn check_select_field(&mut self, e: &Expr, operand: &Expr, field: &str, optional: bool) -> Type {
+    fn check_select_field(
+        &mut self,
+        e: &Expr,
+        operand: &Expr,
+        field: &str,
+        optional: bool,
+    ) -> Type {
         self.check(operand);
         let operand_type = self.mapping.substitute(&self.type_of(operand), false);
         let (target, was_optional) = match operand_type {
@@ -383,9 +398,7 @@ impl Checker<'_> {
         };
         let result = match &target {
             Type::Map(_, v) => (**v).clone(),
-            Type::Named(name, _)
-                if self.env.provider.is_some_and(|p| p.has_struct_type(name)) =>
-            {
+            Type::Named(name, _) if self.env.provider.is_some_and(|p| p.has_struct_type(name)) => {
                 match self.env.provider.and_then(|p| p.field_type(name, field)) {
                     Some(t) => t,
                     None => {
@@ -521,7 +534,11 @@ impl Checker<'_> {
                 renamed.insert(p.into(), t.clone());
                 t
             };
-            let params: Vec<Type> = o.params.iter().map(|p| instantiate(p, &mut fresh)).collect();
+            let params: Vec<Type> = o
+                .params
+                .iter()
+                .map(|p| instantiate(p, &mut fresh))
+                .collect();
             let res = instantiate(&o.result, &mut fresh);
             if self.mapping.is_assignable_list(&arg_types, &params) {
                 ids.push(o.id.clone());

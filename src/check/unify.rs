@@ -41,7 +41,10 @@ fn is_equal_or_less_specific(t1: &Type, t2: &Type) -> bool {
         (Type::Named(n1, p1), Type::Named(n2, p2)) => {
             n1 == n2
                 && p1.len() == p2.len()
-                && p1.iter().zip(p2).all(|(a, b)| is_equal_or_less_specific(a, b))
+                && p1
+                    .iter()
+                    .zip(p2)
+                    .all(|(a, b)| is_equal_or_less_specific(a, b))
         }
         (Type::TypeOf(_), Type::TypeOf(_)) => true,
         _ => t1 == t2,
@@ -166,7 +169,11 @@ impl Mapping {
         }
         let mut copy = self.clone();
         // cel-go checks with the argument as t1 and the parameter as t2.
-        if args.iter().zip(params).all(|(a, p)| assignable(&mut copy, a, p)) {
+        if args
+            .iter()
+            .zip(params)
+            .all(|(a, p)| assignable(&mut copy, a, p))
+        {
             *self = copy;
             true
         } else {
@@ -212,7 +219,10 @@ pub(crate) fn instantiate(t: &Type, fresh: &mut dyn FnMut(&str) -> Type) -> Type
             Arc::new(instantiate(k, fresh)),
             Arc::new(instantiate(v, fresh)),
         ),
-        Type::Named(n, ps) => Type::Named(n.clone(), ps.iter().map(|p| instantiate(p, fresh)).collect()),
+        Type::Named(n, ps) => Type::Named(
+            n.clone(),
+            ps.iter().map(|p| instantiate(p, fresh)).collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -228,12 +238,21 @@ mod tests {
     #[test]
     fn params_bind_and_generalise() {
         let mut m = Mapping::default();
-        assert!(m.is_assignable_list(&[t("list(int)"), t("list(int)")], &[t("list(A)"), t("list(A)")]));
+        assert!(m.is_assignable_list(
+            &[t("list(int)"), t("list(int)")],
+            &[t("list(A)"), t("list(A)")]
+        ));
         assert_eq!(m.substitute(&t("list(A)"), true), t("list(int)"));
         let mut m = Mapping::default();
-        assert!(!m.is_assignable_list(&[t("list(int)"), t("list(string)")], &[t("list(A)"), t("list(A)")]));
+        assert!(!m.is_assignable_list(
+            &[t("list(int)"), t("list(string)")],
+            &[t("list(A)"), t("list(A)")]
+        ));
         let mut m = Mapping::default();
-        assert!(m.is_assignable_list(&[t("list(int)"), t("list(dyn)")], &[t("list(A)"), t("list(A)")]));
+        assert!(m.is_assignable_list(
+            &[t("list(int)"), t("list(dyn)")],
+            &[t("list(A)"), t("list(A)")]
+        ));
         assert_eq!(m.substitute(&t("A"), true), t("dyn"));
     }
 

@@ -145,7 +145,11 @@ fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
     match (left, right) {
         (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!or)),
         (Err(e), _) | (_, Err(e)) => Err(e),
-        _ => Err(EvalError::no_matching_overload(if or { "_||_" } else { "_&&_" })),
+        _ => Err(EvalError::no_matching_overload(if or {
+            "_||_"
+        } else {
+            "_&&_"
+        })),
     }
 }
 

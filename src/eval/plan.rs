@@ -348,8 +348,13 @@ impl Planner<'_> {
                 return Node::NotStrictlyFalse(Box::new(self.node(a)));
             }
             (op::ADD, None, [a, b]) => {
-                if let (ExprKind::Ident(name), ExprKind::List { elements, optional_indices }) =
-                    (&a.kind, &b.kind)
+                if let (
+                    ExprKind::Ident(name),
+                    ExprKind::List {
+                        elements,
+                        optional_indices,
+                    },
+                ) = (&a.kind, &b.kind)
                 {
                     if optional_indices.is_empty() {
                         if let Some(slot) = self.accumulator_slot(name) {
@@ -483,7 +488,10 @@ mod tests {
 
     #[test]
     fn candidates_follow_the_container() {
-        assert_eq!(candidate_names("y", "com.example"), ["com.example.y", "com.y", "y"]);
+        assert_eq!(
+            candidate_names("y", "com.example"),
+            ["com.example.y", "com.y", "y"]
+        );
         assert_eq!(candidate_names(".y", "com.example"), ["y"]);
         assert_eq!(candidate_names("y", ""), ["y"]);
     }

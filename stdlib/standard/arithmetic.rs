@@ -254,8 +254,8 @@ pub fn add_list(a: &Value, b: &Value) -> EvalResult {
             if x.is_empty() {
                 return Ok(b.clone());
             }
-            let items: Arc<[Value]> = x.iter().chain(y.iter()).cloned().collect();
-            Ok(Value::List(items))
+            let items: Vec<Value> = x.iter().chain(y.iter()).cloned().collect();
+            Ok(Value::List(Arc::new(items)))
         }
         _ => Err(EvalError::no_such_overload()),
     }
