@@ -308,18 +308,48 @@ impl Builder<'_> {
         )
     }
 
+    /// Builds any expression-level pair. Wrapper levels that add no node (an `expr` without
+    /// `?:`, a `cond_or` without operators, a `unary` without operators, a `member` without
+    /// postfixes, parentheses) are unwrapped in a loop rather than by recursion, so only
+    /// levels that create nodes cost stack.
+    fn expr(&mut self, mut pair: Pair<'_, Rule>) -> Built {
+        loop {
+            let rule = pair.as_rule();
+            let wrapper = matches!(
+                rule,
+                Rule::expr | Rule::cond_or | Rule::unary | Rule::member | Rule::paren
+            );
+            if !wrapper {
+                return self.primary(pair);
+            }
+            let mut inner = children(pair.clone());
+            let (Some(first), second) = (inner.next(), inner.next()) else {
+                self.error(span_of(&pair), "Syntax error: incomplete expression");
+                return Err(Abort);
+            };
+            match (rule, second) {
+                (Rule::paren, Some(e)) => pair = e,
+                (_, None) => pair = first,
+                (Rule::expr, Some(_)) => return self.ternary(pair),
+                (Rule::cond_or, Some(_)) => return self.cond_or(pair),
+                (Rule::unary, Some(_)) => return self.unary(pair),
+                _ => return self.member(pair),
+            }
+        }
+    }
+
     /// `expr: cond_or (? cond_or : cond_or)*`, folded to the right.
-    fn expr(&mut self, pair: Pair<'_, Rule>) -> Built {
+    fn ternary(&mut self, pair: Pair<'_, Rule>) -> Built {
         let at = span_of(&pair);
         let mut it = children(pair);
         let first = self.take(&mut it, at)?;
-        let mut current = self.cond_or(first)?;
+        let mut current = self.expr(first)?;
         let mut pending = Vec::new();
         while let Some(question) = it.next() {
             let then = self.take(&mut it, at)?;
-            let then = self.cond_or(then)?;
+            let then = self.expr(then)?;
             let otherwise = self.take(&mut it, at)?;
-            let otherwise = self.cond_or(otherwise)?;
+            let otherwise = self.expr(otherwise)?;
             pending.push((current, span_of(&question), then));
             current = otherwise;
         }
@@ -335,7 +365,7 @@ impl Builder<'_> {
         let at = span_of(&pair);
         let mut it = children(pair);
         let first = self.take(&mut it, at)?;
-        let mut operands = vec![self.unary(first)?];
+        let mut operands = vec![self.expr(first)?];
         let mut ops: Vec<(u8, &'static str, Span)> = Vec::new();
         while let Some(op_pair) = it.next() {
             let (prec, name) = binary_operator(op_pair.as_rule());
@@ -345,7 +375,7 @@ impl Builder<'_> {
             }
             ops.push((prec, name, span));
             let rhs = self.take(&mut it, at)?;
-            operands.push(self.unary(rhs)?);
+            operands.push(self.expr(rhs)?);
         }
         while !ops.is_empty() {
             self.reduce(&mut operands, &mut ops)?;
@@ -383,12 +413,12 @@ impl Builder<'_> {
         let (function, symbol) = match first.as_rule() {
             Rule::not_ops => (op::LOGICAL_NOT, '!'),
             Rule::neg_ops => (op::NEGATE, '-'),
-            _ => return self.member(first),
+            _ => return self.expr(first),
         };
         let count = count_operators(first.as_str(), symbol);
         let op_span = Span::new(at.start as usize, at.start as usize + 1);
         let operand = self.take(&mut it, at)?;
-        let operand = self.member(operand)?;
+        let operand = self.expr(operand)?;
         if count % 2 == 0 {
             Ok(operand)
         } else {
@@ -401,56 +431,65 @@ impl Builder<'_> {
         let at = span_of(&pair);
         let mut it = children(pair);
         let first = self.take(&mut it, at)?;
-        let mut e = self.primary(first)?;
+        let mut e = self.expr(first)?;
         for postfix in it {
-            let rule = postfix.as_rule();
-            let pspan = span_of(&postfix);
-            let mut parts = children(postfix);
-            let anchor = self.take(&mut parts, pspan)?;
-            let anchor_span = span_of(&anchor);
-            e = match rule {
-                Rule::select => {
-                    let field = self.take(&mut parts, pspan)?;
-                    self.node(
-                        anchor_span,
-                        ExprKind::Select {
-                            operand: Box::new(e),
-                            field: field_name(&field),
-                            test_only: false,
-                        },
-                    )?
-                }
-                Rule::opt_select => {
-                    let field = self.take(&mut parts, pspan)?;
-                    let name = self.node(
-                        span_of(&field),
-                        ExprKind::Literal(Literal::String(field_name(&field))),
-                    )?;
-                    self.call_node(anchor_span, op::OPT_SELECT, vec![e, name])?
-                }
-                Rule::member_call => {
-                    let name = self.take(&mut parts, pspan)?;
-                    let args = self.take(&mut parts, pspan)?;
-                    let (lparen, args) = self.call_args(args)?;
-                    self.call(lparen, Some(e), name.as_str(), args)?
-                }
-                Rule::index | Rule::opt_index => {
-                    let index = self.take(&mut parts, pspan)?;
-                    let index = self.expr(index)?;
-                    let function = if rule == Rule::index {
-                        op::INDEX
-                    } else {
-                        op::OPT_INDEX
-                    };
-                    self.call_node(anchor_span, function, vec![e, index])?
-                }
-                _ => {
-                    self.error(pspan, "Syntax error: unexpected member access");
-                    return Err(Abort);
-                }
-            };
+            e = self.postfix(e, postfix)?;
         }
         Ok(e)
+    }
+
+    /// Applies one postfix (`.f`, `.?f`, `.f(..)`, `[i]`, `[?i]`) to `e`.
+    fn postfix(&mut self, e: Expr, postfix: Pair<'_, Rule>) -> Built {
+        let rule = postfix.as_rule();
+        let pspan = span_of(&postfix);
+        let mut parts = children(postfix);
+        let anchor = self.take(&mut parts, pspan)?;
+        let anchor_span = span_of(&anchor);
+        match rule {
+            Rule::select => {
+                let field = self.take(&mut parts, pspan)?;
+                self.node(
+                    anchor_span,
+                    ExprKind::Select {
+                        operand: Box::new(e),
+                        field: field_name(&field),
+                        test_only: false,
+                    },
+                )
+            }
+            Rule::opt_select => {
+                let field = self.take(&mut parts, pspan)?;
+                let name = self.node(
+                    span_of(&field),
+                    ExprKind::Literal(Literal::String(field_name(&field))),
+                )?;
+                self.call_node(anchor_span, op::OPT_SELECT, vec![e, name])
+            }
+            Rule::member_call => {
+                let name = self.take(&mut parts, pspan)?;
+                let args = self.take(&mut parts, pspan)?;
+                self.member_call(e, name.as_str(), args)
+            }
+            Rule::index | Rule::opt_index => {
+                let index = self.take(&mut parts, pspan)?;
+                self.index(e, anchor_span, rule == Rule::index, index)
+            }
+            _ => {
+                self.error(pspan, "Syntax error: unexpected member access");
+                Err(Abort)
+            }
+        }
+    }
+
+    fn member_call(&mut self, target: Expr, name: &str, args: Pair<'_, Rule>) -> Built {
+        let (lparen, args) = self.call_args(args)?;
+        self.call(lparen, Some(target), name, args)
+    }
+
+    fn index(&mut self, e: Expr, span: Span, plain: bool, index: Pair<'_, Rule>) -> Built {
+        let index = self.expr(index)?;
+        let function = if plain { op::INDEX } else { op::OPT_INDEX };
+        self.call_node(span, function, vec![e, index])
     }
 
     /// `( args )`: returns the span of `(` and the argument expressions.
@@ -506,104 +545,136 @@ impl Builder<'_> {
         )
     }
 
+    /// Dispatches on the primary's kind. Each case is its own function so that the frames
+    /// on the recursive path (expr → ... → primary → expr) stay small in debug builds.
     fn primary(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
         match pair.as_rule() {
             Rule::number => self.number(pair),
-            Rule::string_lit => match literal::decode_string(pair.as_str()) {
-                Ok(s) => self.node(span, ExprKind::Literal(Literal::String(s.into()))),
-                Err(e) => self.literal_error(span, e),
-            },
-            Rule::bytes_lit => match literal::decode_bytes(pair.as_str()) {
-                Ok(b) => self.node(span, ExprKind::Literal(Literal::Bytes(b.into()))),
-                Err(e) => self.literal_error(span, e),
-            },
-            Rule::bool_true => self.node(span, ExprKind::Literal(Literal::Bool(true))),
-            Rule::bool_false => self.node(span, ExprKind::Literal(Literal::Bool(false))),
-            Rule::null => self.node(span, ExprKind::Literal(Literal::Null)),
-            Rule::ident_expr => {
-                let (dot, ident) = self.dotted_ident(pair)?;
-                let ispan = span_of(&ident);
-                if self.reserved(ident.as_str(), ispan) {
-                    return self.placeholder(ispan);
-                }
-                let name = format!("{dot}{}", ident.as_str());
-                self.node(ispan, ExprKind::Ident(name.into()))
-            }
-            Rule::global_call => {
-                let mut it = children(pair);
-                let mut first = self.take(&mut it, span)?;
-                let dot = if first.as_rule() == Rule::leading_dot {
-                    first = self.take(&mut it, span)?;
-                    "."
-                } else {
-                    ""
-                };
-                let args = self.take(&mut it, span)?;
-                let (lparen, args) = self.call_args(args)?;
-                if self.reserved(first.as_str(), span_of(&first)) {
-                    return self.placeholder(lparen);
-                }
-                let name = format!("{dot}{}", first.as_str());
-                self.call(lparen, None, &name, args)
-            }
+            Rule::string_lit | Rule::bytes_lit => self.quoted_literal(pair),
+            Rule::bool_true | Rule::bool_false | Rule::null => self.keyword_literal(pair),
+            Rule::ident_expr => self.ident_expr(pair),
+            Rule::global_call => self.global_call(pair),
             Rule::message => self.message(pair),
-            Rule::paren => {
-                let mut it = children(pair);
-                let _lparen = self.take(&mut it, span)?;
-                let inner = self.take(&mut it, span)?;
-                self.expr(inner)
-            }
-            Rule::list => {
-                let mut it = children(pair);
-                let lbracket = self.take(&mut it, span)?;
-                let mut elements = Vec::new();
-                let mut optional_indices = Vec::new();
-                for elem in it {
-                    let (optional, value) = self.optional_then(elem)?;
-                    if optional {
-                        optional_indices.push(elements.len());
-                    }
-                    elements.push(self.expr(value)?);
-                }
-                self.node(
-                    span_of(&lbracket),
-                    ExprKind::List {
-                        elements,
-                        optional_indices,
-                    },
-                )
-            }
-            Rule::map => {
-                let mut it = children(pair);
-                let lbrace = self.take(&mut it, span)?;
-                let mut entries = Vec::new();
-                for entry in it {
-                    let espan = span_of(&entry);
-                    let mut parts = children(entry);
-                    let mut first = self.take(&mut parts, espan)?;
-                    let optional = first.as_rule() == Rule::optional;
-                    if optional {
-                        first = self.take(&mut parts, espan)?;
-                    }
-                    let key = self.expr(first)?;
-                    let value = self.take(&mut parts, espan)?;
-                    let value = self.expr(value)?;
-                    let id = self.alloc(0);
-                    entries.push(MapEntry {
-                        id,
-                        key,
-                        value,
-                        optional,
-                    });
-                }
-                self.node(span_of(&lbrace), ExprKind::Map { entries })
-            }
+            Rule::paren => self.paren(pair),
+            Rule::list => self.list(pair),
+            Rule::map => self.map(pair),
             _ => {
-                self.error(span, "Syntax error: unexpected token");
+                self.error(span_of(&pair), "Syntax error: unexpected token");
                 Err(Abort)
             }
         }
+    }
+
+    fn quoted_literal(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let decoded = if pair.as_rule() == Rule::string_lit {
+            literal::decode_string(pair.as_str()).map(|s| Literal::String(s.into()))
+        } else {
+            literal::decode_bytes(pair.as_str()).map(|b| Literal::Bytes(b.into()))
+        };
+        match decoded {
+            Ok(lit) => self.node(span, ExprKind::Literal(lit)),
+            Err(e) => self.literal_error(span, e),
+        }
+    }
+
+    fn keyword_literal(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let lit = match pair.as_rule() {
+            Rule::bool_true => Literal::Bool(true),
+            Rule::bool_false => Literal::Bool(false),
+            _ => Literal::Null,
+        };
+        self.node(span_of(&pair), ExprKind::Literal(lit))
+    }
+
+    fn ident_expr(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let (dot, ident) = self.dotted_ident(pair)?;
+        let span = span_of(&ident);
+        if self.reserved(ident.as_str(), span) {
+            return self.placeholder(span);
+        }
+        let name = format!("{dot}{}", ident.as_str());
+        self.node(span, ExprKind::Ident(name.into()))
+    }
+
+    fn global_call(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let mut first = self.take(&mut it, span)?;
+        let dot = if first.as_rule() == Rule::leading_dot {
+            first = self.take(&mut it, span)?;
+            "."
+        } else {
+            ""
+        };
+        let args = self.take(&mut it, span)?;
+        let (lparen, args) = self.call_args(args)?;
+        if self.reserved(first.as_str(), span_of(&first)) {
+            return self.placeholder(lparen);
+        }
+        let name = format!("{dot}{}", first.as_str());
+        self.call(lparen, None, &name, args)
+    }
+
+    fn paren(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let _lparen = self.take(&mut it, span)?;
+        let inner = self.take(&mut it, span)?;
+        self.expr(inner)
+    }
+
+    fn list(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let lbracket = self.take(&mut it, span)?;
+        let mut elements = Vec::new();
+        let mut optional_indices = Vec::new();
+        for elem in it {
+            let (optional, value) = self.optional_then(elem)?;
+            if optional {
+                optional_indices.push(elements.len());
+            }
+            elements.push(self.expr(value)?);
+        }
+        self.node(
+            span_of(&lbracket),
+            ExprKind::List {
+                elements,
+                optional_indices,
+            },
+        )
+    }
+
+    fn map(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let lbrace = self.take(&mut it, span)?;
+        let mut entries = Vec::new();
+        for entry in it {
+            entries.push(self.map_entry(entry)?);
+        }
+        self.node(span_of(&lbrace), ExprKind::Map { entries })
+    }
+
+    fn map_entry(&mut self, pair: Pair<'_, Rule>) -> Result<MapEntry, Abort> {
+        let span = span_of(&pair);
+        let mut parts = children(pair);
+        let mut first = self.take(&mut parts, span)?;
+        let optional = first.as_rule() == Rule::optional;
+        if optional {
+            first = self.take(&mut parts, span)?;
+        }
+        let key = self.expr(first)?;
+        let value = self.take(&mut parts, span)?;
+        let value = self.expr(value)?;
+        let id = self.alloc(0);
+        Ok(MapEntry {
+            id,
+            key,
+            value,
+            optional,
+        })
     }
 
     /// Splits `[leading_dot] ident` pairs.
@@ -856,5 +927,557 @@ fn rule_text(rule: Rule) -> &'static str {
         Rule::bool_false => "'false'",
         Rule::null => "'null'",
         _ => "expression",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::ast::{ACCUMULATOR, Expr, ExprKind, Literal};
+    use std::collections::HashSet;
+
+    /// Renders a tree as an S-expression, to assert shapes compactly.
+    fn sexpr(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Literal(l) => match l {
+                Literal::Null => "null".into(),
+                Literal::Bool(b) => b.to_string(),
+                Literal::Int(i) => i.to_string(),
+                Literal::Uint(u) => format!("{u}u"),
+                Literal::Double(d) => format!("{d:?}"),
+                Literal::String(s) => format!("{s:?}"),
+                Literal::Bytes(b) => format!("b{:?}", String::from_utf8_lossy(b)),
+            },
+            ExprKind::Ident(n) => n.to_string(),
+            ExprKind::Select {
+                operand,
+                field,
+                test_only,
+            } => {
+                let head = if *test_only { "has" } else { "." };
+                format!("({head} {} {field})", sexpr(operand))
+            }
+            ExprKind::Call {
+                target,
+                function,
+                args,
+            } => {
+                let mut out = match target {
+                    Some(t) => format!("(.{function} {}", sexpr(t)),
+                    None => format!("({function}"),
+                };
+                for a in args {
+                    out.push(' ');
+                    out.push_str(&sexpr(a));
+                }
+                out.push(')');
+                out
+            }
+            ExprKind::List {
+                elements,
+                optional_indices,
+            } => {
+                let parts: Vec<String> = elements
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let q = if optional_indices.contains(&i) {
+                            "?"
+                        } else {
+                            ""
+                        };
+                        format!("{q}{}", sexpr(e))
+                    })
+                    .collect();
+                format!("[{}]", parts.join(" "))
+            }
+            ExprKind::Map { entries } => {
+                let parts: Vec<String> = entries
+                    .iter()
+                    .map(|e| {
+                        let q = if e.optional { "?" } else { "" };
+                        format!("{q}{}: {}", sexpr(&e.key), sexpr(&e.value))
+                    })
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            ExprKind::Struct { type_name, fields } => {
+                let parts: Vec<String> = fields
+                    .iter()
+                    .map(|f| {
+                        let q = if f.optional { "?" } else { "" };
+                        format!("{q}{}: {}", f.field, sexpr(&f.value))
+                    })
+                    .collect();
+                format!("{type_name}{{{}}}", parts.join(", "))
+            }
+            ExprKind::Comprehension(c) => format!(
+                "(fold {} {} {} {} {} {} {})",
+                c.iter_var,
+                sexpr(&c.iter_range),
+                c.accu_var,
+                sexpr(&c.accu_init),
+                sexpr(&c.loop_condition),
+                sexpr(&c.loop_step),
+                sexpr(&c.result)
+            ),
+        }
+    }
+
+    fn p(src: &str) -> Expr {
+        match parse(src, &ParseOptions::default()) {
+            Ok(e) => e,
+            Err(issues) => panic!("{src}: {issues}"),
+        }
+    }
+
+    fn s(src: &str) -> String {
+        sexpr(&p(src))
+    }
+
+    fn err(src: &str) -> String {
+        match parse(src, &ParseOptions::default()) {
+            Ok(e) => panic!("{src}: expected an error, got {}", sexpr(&e)),
+            Err(issues) => issues.to_string(),
+        }
+    }
+
+    fn lit(src: &str) -> Literal {
+        match p(src).kind {
+            ExprKind::Literal(l) => l,
+            other => panic!("{src}: not a literal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn number_literals() {
+        assert_eq!(lit("0"), Literal::Int(0));
+        assert_eq!(lit("123"), Literal::Int(123));
+        assert_eq!(lit("0x1F"), Literal::Int(31));
+        assert_eq!(lit("-1"), Literal::Int(-1));
+        assert_eq!(lit("-9223372036854775808"), Literal::Int(i64::MIN));
+        assert_eq!(lit("9223372036854775807"), Literal::Int(i64::MAX));
+        assert_eq!(lit("-0x10"), Literal::Int(-16));
+        assert_eq!(lit("1u"), Literal::Uint(1));
+        assert_eq!(lit("0xFFU"), Literal::Uint(255));
+        assert_eq!(lit("18446744073709551615u"), Literal::Uint(u64::MAX));
+        assert_eq!(lit("1.5"), Literal::Double(1.5));
+        assert_eq!(lit(".5"), Literal::Double(0.5));
+        assert_eq!(lit("1e10"), Literal::Double(1e10));
+        assert_eq!(lit("1.5e-3"), Literal::Double(1.5e-3));
+        assert_eq!(lit("2E+2"), Literal::Double(200.0));
+        assert_eq!(lit("-2.5"), Literal::Double(-2.5));
+        assert_eq!(lit("- 3"), Literal::Int(-3));
+        assert_eq!(s("-1u"), "(-_ 1u)");
+        assert_eq!(s("---1"), "(-_ 1)");
+        assert_eq!(s("-1.5.foo()"), "(.foo -1.5)");
+    }
+
+    #[test]
+    fn number_literal_errors() {
+        assert!(err("9223372036854775808").contains("invalid int literal"));
+        assert!(err("--9223372036854775808").contains("invalid int literal"));
+        assert!(err("18446744073709551616u").contains("invalid uint literal"));
+        assert!(err("1e999").contains("invalid double literal"));
+        assert!(err("1.").contains("Syntax error"));
+        // As in cel-go, `1.e5` is the int 1 with a field `e5` selected.
+        assert_eq!(s("1.e5"), "(. 1 e5)");
+        assert!(err("0x").contains("Syntax error"));
+    }
+
+    #[test]
+    fn keyword_literals() {
+        assert_eq!(lit("true"), Literal::Bool(true));
+        assert_eq!(lit("false"), Literal::Bool(false));
+        assert_eq!(lit("null"), Literal::Null);
+        assert_eq!(s("trueish"), "trueish");
+        assert_eq!(s("nullable || inner"), "(_||_ nullable inner)");
+    }
+
+    #[test]
+    fn string_and_bytes_literals() {
+        let cases: &[(&str, &str)] = &[
+            ("'hello'", "hello"),
+            ("\"hello\"", "hello"),
+            ("'''hello'''", "hello"),
+            ("\"\"\"hello\"\"\"", "hello"),
+            (r#"' \\ \? \" \' \` '"#, " \\ ? \" ' ` "),
+            ("''' ? \" ' ` '''", " ? \" ' ` "),
+            (r"' \a \b \f \t \v '", " \u{7} \u{8} \u{c} \t \u{b} "),
+            (r"' \r\n '", " \r\n "),
+            ("''' \n '''", " \n "),
+            (r"' \000 \012 \177 '", " \0 \n \u{7f} "),
+            (r"' \x00 \x0A \X7F '", " \0 \n \u{7f} "),
+            (
+                r"' \u0000 \u000A \u007F \u0100 \uFFFB '",
+                " \0 \n \u{7f} \u{100} \u{fffb} ",
+            ),
+            (r"' \U0001F62C \U00088888 '", " \u{1f62c} \u{88888} "),
+            (
+                r"' \x4a \x4B \X4c \X4D \u01aB \U000001aB '",
+                " J K L M \u{1ab} \u{1ab} ",
+            ),
+            (
+                r#"r' \\ \? \" \` \a \n \000 \x00 \u0000 '"#,
+                r#" \\ \? \" \` \a \n \000 \x00 \u0000 "#,
+            ),
+            (r#"R""" \" \' """"#, r#" \" \' "#),
+            ("'// not a comment'", "// not a comment"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(lit(src), Literal::String((*want).into()), "{src}");
+        }
+        let bytes: &[(&str, &[u8])] = &[
+            ("b'hello'", b"hello"),
+            ("B\"hello\"", b"hello"),
+            ("b'''hi'''", b"hi"),
+            (r"b' \000 \012 \177 \377 '", b" \x00 \n \x7f \xff "),
+            (r"b' \x00 \x0A \x7F \xFF '", b" \x00 \n \x7f \xff "),
+            ("b'\u{ff}'", &[0xc3, 0xbf]),
+            (r"br'\x00'", b"\\x00"),
+            (r#"Rb"\n""#, b"\\n"),
+            (r"bR'''\a'''", b"\\a"),
+        ];
+        for (src, want) in bytes {
+            assert_eq!(lit(src), Literal::Bytes((*want).into()), "{src}");
+        }
+    }
+
+    #[test]
+    fn string_literal_errors() {
+        let e = err(r"'abc\q'");
+        assert!(
+            e.contains("ERROR: <input>:1:5: invalid escape sequence"),
+            "{e}"
+        );
+        assert!(err(r"b'\u0041'").contains("not allowed in bytes"));
+        assert!(err(r"'\uD800'").contains("invalid code point"));
+        assert!(err(r"'\U00110000'").contains("invalid code point"));
+        assert!(err("'unterminated").contains("Syntax error"));
+        assert!(err("'line\nbreak'").contains("Syntax error"));
+    }
+
+    /// Checks string literals against the cel-spec conformance data when it is available.
+    #[test]
+    fn conformance_literal_sections() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/cel-spec/tests/parse.json"
+        );
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return;
+        };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+            return;
+        };
+        let mut checked = 0;
+        for section in json["section"].as_array().into_iter().flatten() {
+            for test in section["test"].as_array().into_iter().flatten() {
+                let Some(expr) = test["expr"].as_str() else {
+                    continue;
+                };
+                // Every expression in parse.json is syntactically valid.
+                let parsed = parse(expr, &ParseOptions::default());
+                assert!(parsed.is_ok(), "{expr}: {}", parsed.unwrap_err());
+                if let Some(want) = test["value"]["string_value"].as_str() {
+                    if section["name"] == "string_literals" {
+                        assert_eq!(lit(expr), Literal::String(want.into()), "{expr}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 0);
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(s("1 + 2 * 3"), "(_+_ 1 (_*_ 2 3))");
+        assert_eq!(s("(1 + 2) * 3"), "(_*_ (_+_ 1 2) 3)");
+        assert_eq!(s("1 - 2 - 3"), "(_-_ (_-_ 1 2) 3)");
+        assert_eq!(s("8 / 4 % 3 * 2"), "(_*_ (_%_ (_/_ 8 4) 3) 2)");
+        assert_eq!(s("a < b == c"), "(_==_ (_<_ a b) c)");
+        assert_eq!(s("a in b in c"), "(@in (@in a b) c)");
+        assert_eq!(s("a + b < c * d"), "(_<_ (_+_ a b) (_*_ c d))");
+        assert_eq!(s("a || b && c || d"), "(_||_ (_||_ a (_&&_ b c)) d)");
+        assert_eq!(s("a && b == c"), "(_&&_ a (_==_ b c))");
+        assert_eq!(
+            s("a <= b >= c > d != e"),
+            "(_!=_ (_>_ (_>=_ (_<=_ a b) c) d) e)"
+        );
+        assert_eq!(s("a ? b : c"), "(_?_:_ a b c)");
+        assert_eq!(s("a ? b : c ? d : e"), "(_?_:_ a b (_?_:_ c d e))");
+        assert_eq!(s("a || b ? c || d : e"), "(_?_:_ (_||_ a b) (_||_ c d) e)");
+        assert_eq!(s("a ? (b ? c : d) : e"), "(_?_:_ a (_?_:_ b c d) e)");
+        assert_eq!(s("-a + b"), "(_+_ (-_ a) b)");
+        assert_eq!(s("!a && b"), "(_&&_ (!_ a) b)");
+        assert_eq!(s("a - -1"), "(_-_ a -1)");
+        assert_eq!(s("a-1"), "(_-_ a 1)");
+        assert_eq!(s("-a.b"), "(-_ (. a b))");
+    }
+
+    #[test]
+    fn unary_runs_cancel() {
+        assert_eq!(s("!!true"), "true");
+        assert_eq!(s("!!!true"), "(!_ true)");
+        assert_eq!(s("--19"), "19");
+        assert_eq!(s("--x"), "x");
+        assert_eq!(s("---x"), "(-_ x)");
+        assert_eq!(s("! ! !x"), "(!_ x)");
+        assert_eq!(s("!-1"), "(!_ -1)");
+        assert_eq!(s("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!true"), "true");
+        assert_eq!(s("--------------------------------19"), "19");
+    }
+
+    #[test]
+    fn members_and_calls() {
+        assert_eq!(s("a.b.c"), "(. (. a b) c)");
+        assert_eq!(s("a.?b"), "(_?._ a \"b\")");
+        assert_eq!(s("a[0][?1]"), "(_[?_] (_[_] a 0) 1)");
+        assert_eq!(s("a.f(1, 2)"), "(.f a 1 2)");
+        assert_eq!(s("f()"), "(f)");
+        assert_eq!(s(".f(x)"), "(.f x)");
+        assert_eq!(s(".x.y"), "(. .x y)");
+        assert_eq!(s("a.`b-c`"), "(. a b-c)");
+        assert_eq!(s("a.`b.c/d e`"), "(. a b.c/d e)");
+        assert_eq!(s("a.?`b-c`"), "(_?._ a \"b-c\")");
+        assert!(err("`b-c`").contains("Syntax error"));
+        assert!(err("f(1,)").contains("Syntax error"));
+    }
+
+    #[test]
+    fn aggregate_literals() {
+        assert_eq!(s("[]"), "[]");
+        assert_eq!(s("[1, 2,]"), "[1 2]");
+        assert_eq!(s("[1, ?a]"), "[1 ?a]");
+        assert_eq!(s("{}"), "{}");
+        assert_eq!(s("{1: 2, ?'a': b,}"), "{1: 2, ?\"a\": b}");
+        assert_eq!(s("Msg{}"), "Msg{}");
+        assert_eq!(s("a.b.Msg{f: 1, ?g: 2,}"), "a.b.Msg{f: 1, ?g: 2}");
+        assert_eq!(s(".a.Msg{`f-g`: 1}"), ".a.Msg{f-g: 1}");
+        assert_eq!(s("Msg{f: 1}.f"), "(. Msg{f: 1} f)");
+    }
+
+    #[test]
+    fn whitespace_and_comments() {
+        assert_eq!(s(" a\t+\n\r\x0Cb // comment\n"), "(_+_ a b)");
+        assert_eq!(s("a // c1\n + // c2\n b"), "(_+_ a b)");
+        assert_eq!(s("!// c\n!x"), "x");
+    }
+
+    #[test]
+    fn reserved_identifiers() {
+        for word in RESERVED {
+            let e = err(word);
+            assert!(e.contains(&format!("reserved identifier: {word}")), "{e}");
+            let e = err(&format!("{word}(1)"));
+            assert!(e.contains(&format!("reserved identifier: {word}")), "{e}");
+            assert_eq!(s(&format!("a.{word}")), format!("(. a {word})"));
+            assert_eq!(s(&format!("a.{word}()")), format!("(.{word} a)"));
+            assert_eq!(s(&format!("M{{{word}: 1}}")), format!("M{{{word}: 1}}"));
+        }
+        assert!(err("in").contains("Syntax error"));
+    }
+
+    #[test]
+    fn macros_expand_like_cel_go() {
+        let a = ACCUMULATOR;
+        assert_eq!(s("has(a.b)"), "(has a b)");
+        assert_eq!(
+            s("r.all(x, p)"),
+            format!("(fold x r {a} true (@not_strictly_false {a}) (_&&_ {a} p) {a})")
+        );
+        assert_eq!(
+            s("r.exists(x, p)"),
+            format!("(fold x r {a} false (@not_strictly_false (!_ {a})) (_||_ {a} p) {a})")
+        );
+        assert_eq!(
+            s("r.exists_one(x, p)"),
+            format!("(fold x r {a} 0 true (_?_:_ p (_+_ {a} 1) {a}) (_==_ {a} 1))")
+        );
+        assert_eq!(
+            s("r.map(x, t)"),
+            format!("(fold x r {a} [] true (_+_ {a} [t]) {a})")
+        );
+        assert_eq!(
+            s("r.map(x, p, t)"),
+            format!("(fold x r {a} [] true (_?_:_ p (_+_ {a} [t]) {a}) {a})")
+        );
+        assert_eq!(
+            s("r.filter(x, p)"),
+            format!("(fold x r {a} [] true (_?_:_ p (_+_ {a} [x]) {a}) {a})")
+        );
+        // Not macros: wrong arity or style.
+        assert_eq!(s("has(a.b, c)"), "(has (. a b) c)");
+        assert_eq!(s("r.has(a.b)"), "(.has r (. a b))");
+        assert_eq!(s("all(x, p)"), "(all x p)");
+        assert_eq!(s("r.all(x)"), "(.all r x)");
+    }
+
+    #[test]
+    fn macro_errors() {
+        let e = err("has(a)");
+        assert!(
+            e.contains("ERROR: <input>:1:5: invalid argument to has() macro"),
+            "{e}"
+        );
+        let e = err("r.all(x.y, p)");
+        assert!(
+            e.contains("ERROR: <input>:1:8: argument must be a simple name"),
+            "{e}"
+        );
+        assert!(err("r.map(1, p)").contains("argument must be a simple name"));
+        assert!(err("r.exists(@result, p)").starts_with("ERROR"));
+    }
+
+    #[test]
+    fn macros_can_be_disabled() {
+        let options = ParseOptions {
+            macros: false,
+            ..ParseOptions::default()
+        };
+        let e = parse("r.all(x, p) && has(a.b)", &options).unwrap();
+        assert_eq!(sexpr(&e), "(_&&_ (.all r x p) (has (. a b)))");
+    }
+
+    #[test]
+    fn ids_are_unique_and_positive() {
+        for src in [
+            "a.b.c + f(1, 2)[0] ? [1, ?x] : {1: 2}.size()",
+            "r.map(x, x * 2).filter(y, y > 1).exists_one(z, has(z.w))",
+            "M{a: 1, b: [2]}",
+        ] {
+            let e = p(src);
+            let mut seen = HashSet::new();
+            e.walk(|n| {
+                assert!(n.id > 0);
+                assert!(seen.insert(n.id), "{src}: duplicate id {}", n.id);
+            });
+            if let ExprKind::Struct { fields, .. } = &e.kind {
+                for f in fields {
+                    assert!(seen.insert(f.id));
+                }
+            }
+        }
+    }
+
+    /// The span start of the root node.
+    fn anchor(src: &str) -> usize {
+        p(src).span.start as usize
+    }
+
+    #[test]
+    fn anchor_spans() {
+        assert_eq!(anchor("a + b"), 2);
+        assert_eq!(anchor("a ? b : c"), 2);
+        assert_eq!(anchor("a.b"), 1);
+        assert_eq!(anchor("a.f(x)"), 3);
+        assert_eq!(anchor("f (x)"), 2);
+        assert_eq!(anchor("a[0]"), 1);
+        assert_eq!(anchor("  [1]"), 2);
+        assert_eq!(anchor(" {1: 2}"), 1);
+        assert_eq!(anchor("M {a: 1}"), 2);
+        assert_eq!(anchor("  !x"), 2);
+        assert_eq!(anchor(" -x"), 1);
+        assert_eq!(anchor(" abc"), 1);
+        assert_eq!(anchor("  'abc'"), 2);
+        assert_eq!(anchor("x.all(y, y)"), 5);
+        let e = p("ab");
+        assert_eq!(e.span, Span::new(0, 2));
+    }
+
+    #[test]
+    fn syntax_error_messages() {
+        let e = err("a + ");
+        assert!(
+            e.starts_with("ERROR: <input>:1:5: Syntax error: mismatched input '<EOF>' expecting"),
+            "{e}"
+        );
+        let e = err("f(1))");
+        assert!(
+            e.starts_with("ERROR: <input>:1:5: Syntax error: mismatched input ')'"),
+            "{e}"
+        );
+        assert!(e.contains("<EOF>"), "{e}");
+        let e = err("a\n  + * b");
+        assert!(e.starts_with("ERROR: <input>:2:5: Syntax error"), "{e}");
+        assert!(err("").contains("Syntax error"));
+    }
+
+    #[test]
+    fn code_point_limit() {
+        let options = ParseOptions {
+            max_code_points: 5,
+            ..ParseOptions::default()
+        };
+        let e = parse("'ééééé'", &options).unwrap_err().to_string();
+        assert!(
+            e.contains("expression code point size exceeds limit: size: 7, limit 5"),
+            "{e}"
+        );
+        assert!(parse("'éé'", &options).is_ok());
+    }
+
+    fn nested(open: &str, inner: &str, close: &str, n: usize) -> String {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    }
+
+    #[test]
+    fn nesting_at_the_limit_parses() {
+        // Runs on the default test thread stack, in debug builds too.
+        for (open, close) in [
+            ("(", ")"),
+            ("[", "]"),
+            ("f(", ")"),
+            ("{1: ", "}"),
+            ("a[", "]"),
+        ] {
+            let src = nested(open, "1", close, 250);
+            assert!(parse(&src, &ParseOptions::default()).is_ok(), "{open}");
+        }
+        let chain = format!("a{}", ".b".repeat(250));
+        assert!(parse(&chain, &ParseOptions::default()).is_ok());
+        let sum = vec!["1"; 251].join(" + ");
+        assert!(parse(&sum, &ParseOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn deep_inputs_fail_cleanly() {
+        let depth = |src: &str| {
+            let e = err(src);
+            assert!(
+                e.contains("max recursion depth exceeded"),
+                "{}",
+                &e[..e.len().min(200)]
+            );
+        };
+        for (open, close) in [("(", ")"), ("[", "]"), ("{", "}"), ("f(", ")")] {
+            depth(&nested(open, "1", close, 251));
+            depth(&nested(open, "1", close, 99_000 / (open.len() + 1)));
+        }
+        depth(&format!("a{}", ".b".repeat(251)));
+        depth(&format!("a{}", ".b".repeat(49_999)));
+        depth(&format!("a{}", ".f()".repeat(20_000)));
+        depth(&vec!["1"; 252].join("+"));
+        depth(&vec!["1"; 50_000].join("+"));
+        depth(&vec!["a"; 30_000].join("||"));
+        depth(&(vec!["a ? b"; 10_000].join(" : ") + " : c"));
+        assert_eq!(s(&format!("{}x", "-".repeat(99_998))), "x");
+        assert_eq!(s(&format!("{}x", "!".repeat(99_999))), "(!_ x)");
+        // Unbalanced and string-hidden brackets.
+        depth(&"(".repeat(100_000));
+        assert!(parse(&format!("'{}'", "(".repeat(1000)), &ParseOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn custom_depth_limit() {
+        let options = ParseOptions {
+            max_recursion_depth: 3,
+            ..ParseOptions::default()
+        };
+        assert!(parse("[[[1]]]", &options).is_ok());
+        assert!(parse("[[[[1]]]]", &options).is_err());
+        assert!(parse("a.b.c.d", &options).is_ok());
+        assert!(parse("a.b.c.d.e", &options).is_err());
     }
 }
