@@ -234,7 +234,7 @@ pub fn decode_bytes(token: &str) -> Result<Vec<u8>, LiteralError> {
     let mut rest = q.body;
     let mut pos = 0;
     while let Some(i) = rest.find('\\') {
-        out.extend_from_slice(rest[..i].as_bytes());
+        out.extend_from_slice(&rest.as_bytes()[..i]);
         let (unit, len) = escape(q.body, pos + i, true).map_err(|e| shift(e, q.body_offset))?;
         match unit {
             Unit::Char(c) => {
