@@ -182,6 +182,13 @@ fn bracket_depth_exceeded(source: &str, max: usize) -> Option<usize> {
     None
 }
 
+/// Terms of a run of one logical operator, and the spans of the operators between them.
+#[derive(Default)]
+struct Chain {
+    terms: Vec<Option<Expr>>,
+    ops: Vec<Span>,
+}
+
 /// Marks that building stopped after a fatal error (already recorded as a diagnostic).
 #[derive(Debug)]
 struct Abort;
@@ -359,31 +366,111 @@ impl Builder<'_> {
         Ok(current)
     }
 
-    /// `cond_or: unary (infix unary)*`, folded by precedence (all binary operators are
-    /// left-associative).
+    /// `cond_or: unary (infix unary)*`. Relational and arithmetic operators are folded by
+    /// precedence (all left-associative); runs of `&&` and `||` are balanced into trees as
+    /// cel-go does, which also keeps long logical chains shallow.
     fn cond_or(&mut self, pair: Pair<'_, Rule>) -> Built {
         let at = span_of(&pair);
         let mut it = children(pair);
         let first = self.take(&mut it, at)?;
         let mut operands = vec![self.expr(first)?];
         let mut ops: Vec<(u8, &'static str, Span)> = Vec::new();
+        let mut conjunction = Chain::default();
+        let mut disjunction = Chain::default();
         while let Some(op_pair) = it.next() {
-            let (prec, name) = binary_operator(op_pair.as_rule());
+            let rule = op_pair.as_rule();
             let span = span_of(&op_pair);
-            while ops.last().is_some_and(|&(p, _, _)| p >= prec) {
-                self.reduce(&mut operands, &mut ops)?;
+            if matches!(rule, Rule::op_and | Rule::op_or) {
+                let term = self.fold(&mut operands, &mut ops, at)?;
+                conjunction.terms.push(Some(term));
+                if rule == Rule::op_or {
+                    let term = self.balance(op::LOGICAL_AND, &mut conjunction)?;
+                    disjunction.terms.push(Some(term));
+                    disjunction.ops.push(span);
+                } else {
+                    conjunction.ops.push(span);
+                }
+            } else {
+                let (prec, name) = binary_operator(rule);
+                while ops.last().is_some_and(|&(p, _, _)| p >= prec) {
+                    self.reduce(&mut operands, &mut ops)?;
+                }
+                ops.push((prec, name, span));
             }
-            ops.push((prec, name, span));
             let rhs = self.take(&mut it, at)?;
             operands.push(self.expr(rhs)?);
         }
+        let term = self.fold(&mut operands, &mut ops, at)?;
+        conjunction.terms.push(Some(term));
+        let term = self.balance(op::LOGICAL_AND, &mut conjunction)?;
+        disjunction.terms.push(Some(term));
+        self.balance(op::LOGICAL_OR, &mut disjunction)
+    }
+
+    /// Reduces all pending operators and returns the single remaining operand.
+    fn fold(
+        &mut self,
+        operands: &mut Vec<Expr>,
+        ops: &mut Vec<(u8, &'static str, Span)>,
+        at: Span,
+    ) -> Built {
         while !ops.is_empty() {
-            self.reduce(&mut operands, &mut ops)?;
+            self.reduce(operands, ops)?;
         }
         match operands.pop() {
             Some(e) if operands.is_empty() => Ok(e),
             _ => {
                 self.error(at, "Syntax error: malformed operator sequence");
+                Err(Abort)
+            }
+        }
+    }
+
+    /// Builds a balanced tree of `function` over the chain's terms (cel-go's shape: the
+    /// operator in the middle is the root), and empties the chain.
+    fn balance(&mut self, function: &'static str, chain: &mut Chain) -> Built {
+        let mut terms = std::mem::take(&mut chain.terms);
+        let ops = std::mem::take(&mut chain.ops);
+        if ops.is_empty() || terms.len() != ops.len() + 1 {
+            return match terms.pop().flatten() {
+                Some(e) if terms.is_empty() => Ok(e),
+                _ => {
+                    self.error(Span::new(0, 0), "Syntax error: malformed operator sequence");
+                    Err(Abort)
+                }
+            };
+        }
+        self.balanced_tree(function, &mut terms, &ops, 0, ops.len() - 1)
+    }
+
+    /// Recursion depth is logarithmic in the chain length.
+    fn balanced_tree(
+        &mut self,
+        function: &'static str,
+        terms: &mut [Option<Expr>],
+        ops: &[Span],
+        lo: usize,
+        hi: usize,
+    ) -> Built {
+        let mid = (lo + hi).div_ceil(2);
+        let left = if mid == lo {
+            self.term(terms, mid)?
+        } else {
+            self.balanced_tree(function, terms, ops, lo, mid - 1)?
+        };
+        let right = if mid == hi {
+            self.term(terms, mid + 1)?
+        } else {
+            self.balanced_tree(function, terms, ops, mid + 1, hi)?
+        };
+        self.call_node(ops[mid], function, vec![left, right])
+    }
+
+    fn term(&mut self, terms: &mut [Option<Expr>], i: usize) -> Built {
+        match terms.get_mut(i).and_then(Option::take) {
+            Some(e) => Ok(e),
+            None => {
+                self.error(Span::new(0, 0), "Syntax error: malformed operator sequence");
                 Err(Abort)
             }
         }
@@ -1200,6 +1287,16 @@ mod tests {
         assert_eq!(s("a in b in c"), "(@in (@in a b) c)");
         assert_eq!(s("a + b < c * d"), "(_<_ (_+_ a b) (_*_ c d))");
         assert_eq!(s("a || b && c || d"), "(_||_ (_||_ a (_&&_ b c)) d)");
+        assert_eq!(s("a || b"), "(_||_ a b)");
+        assert_eq!(s("a || b || c"), "(_||_ (_||_ a b) c)");
+        assert_eq!(
+            s("a && b && c && d && e"),
+            "(_&&_ (_&&_ (_&&_ a b) c) (_&&_ d e))"
+        );
+        assert_eq!(
+            s("a == 1 || b < 2 && c"),
+            "(_||_ (_==_ a 1) (_&&_ (_<_ b 2) c))"
+        );
         assert_eq!(s("a && b == c"), "(_&&_ a (_==_ b c))");
         assert_eq!(
             s("a <= b >= c > d != e"),
@@ -1460,7 +1557,9 @@ mod tests {
         depth(&format!("a{}", ".f()".repeat(20_000)));
         depth(&vec!["1"; 252].join("+"));
         depth(&vec!["1"; 50_000].join("+"));
-        depth(&vec!["a"; 30_000].join("||"));
+        // Logical chains are balanced, as in cel-go, so long ones stay shallow.
+        assert!(parse(&vec!["a"; 30_000].join("||"), &ParseOptions::default()).is_ok());
+        assert!(parse(&vec!["a"; 30_000].join("&&"), &ParseOptions::default()).is_ok());
         depth(&(vec!["a ? b"; 10_000].join(" : ") + " : c"));
         assert_eq!(s(&format!("{}x", "-".repeat(99_998))), "x");
         assert_eq!(s(&format!("{}x", "!".repeat(99_999))), "(!_ x)");
