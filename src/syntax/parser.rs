@@ -34,6 +34,10 @@ pub struct ParseOptions {
     pub max_code_points: usize,
     /// Expand macros (`has`, `all`, `exists`, ...).
     pub macros: bool,
+    /// Also expand the two-variable comprehension macros of cel-go's
+    /// `ext.TwoVarComprehensions()` (`all(i, v, p)`, `transformList`, `transformMap`, ...);
+    /// only with `macros` on.
+    pub two_var_comprehensions: bool,
 }
 
 impl Default for ParseOptions {
@@ -42,6 +46,7 @@ impl Default for ParseOptions {
             max_recursion_depth: 250,
             max_code_points: 100_000,
             macros: true,
+            two_var_comprehensions: false,
         }
     }
 }
@@ -96,10 +101,10 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
     };
     let mut builder = Builder {
         options,
-        macros: if options.macros {
-            macros::STANDARD
-        } else {
-            &[]
+        macros: match (options.macros, options.two_var_comprehensions) {
+            (false, _) => [&[], &[]],
+            (true, false) => [macros::STANDARD, &[]],
+            (true, true) => [macros::STANDARD, macros::TWO_VARIABLE],
         },
         depths: vec![0],
         diagnostics: Vec::new(),
@@ -216,7 +221,8 @@ fn children<'i>(pair: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
 /// Builds the AST from pest's pairs: ids, spans, depth accounting, macros.
 struct Builder<'a> {
     options: &'a ParseOptions,
-    macros: &'static [macros::Macro],
+    /// The macro tables in effect, searched in order.
+    macros: [&'static [macros::Macro]; 2],
     /// Nesting depth of every node so far, indexed by id (index 0 is unused).
     depths: Vec<u32>,
     diagnostics: Vec<Diagnostic>,
@@ -598,7 +604,11 @@ impl Builder<'_> {
         } else {
             Style::Global
         };
-        if let Some(m) = macros::find(self.macros, function, style, args.len()) {
+        let found = self
+            .macros
+            .iter()
+            .find_map(|table| macros::find(table, function, style, args.len()));
+        if let Some(m) = found {
             let depth = target
                 .iter()
                 .chain(args.iter())
@@ -1425,6 +1435,63 @@ mod tests {
         );
         assert!(err("r.map(1, p)").contains("argument must be a simple name"));
         assert!(err("r.exists(@result, p)").starts_with("ERROR"));
+    }
+
+    #[test]
+    fn two_variable_macros() {
+        let a = ACCUMULATOR;
+        let options = ParseOptions {
+            two_var_comprehensions: true,
+            ..ParseOptions::default()
+        };
+        let s2 = |src: &str| match parse(src, &options) {
+            Ok(e) => sexpr(&e),
+            Err(e) => panic!("{src}: {e}"),
+        };
+        // sexpr prints only the first variable; check the second separately.
+        let e = parse("m.all(k, v, p)", &options).unwrap();
+        let ExprKind::Comprehension(c) = &e.kind else {
+            panic!("not a comprehension");
+        };
+        assert_eq!((&*c.iter_var, c.iter_var2.as_deref()), ("k", Some("v")));
+        assert_eq!(
+            s2("m.all(k, v, p)"),
+            format!("(fold k m {a} true (@not_strictly_false {a}) (_&&_ {a} p) {a})")
+        );
+        assert_eq!(
+            s2("m.exists(k, v, p)"),
+            format!("(fold k m {a} false (@not_strictly_false (!_ {a})) (_||_ {a} p) {a})")
+        );
+        let one = format!("(fold k m {a} 0 true (_?_:_ p (_+_ {a} 1) {a}) (_==_ {a} 1))");
+        assert_eq!(s2("m.existsOne(k, v, p)"), one);
+        assert_eq!(s2("m.exists_one(k, v, p)"), one);
+        assert_eq!(
+            s2("l.transformList(i, v, t)"),
+            format!("(fold i l {a} [] true (_+_ {a} [t]) {a})")
+        );
+        assert_eq!(
+            s2("l.transformList(i, v, f, t)"),
+            format!("(fold i l {a} [] true (_?_:_ f (_+_ {a} [t]) {a}) {a})")
+        );
+        assert_eq!(
+            s2("m.transformMap(k, v, t)"),
+            format!("(fold k m {a} {{}} true (cel.@mapInsert {a} k t) {a})")
+        );
+        assert_eq!(
+            s2("m.transformMapEntry(k, v, f, t)"),
+            format!("(fold k m {a} {{}} true (_?_:_ f (cel.@mapInsert {a} t) {a}) {a})")
+        );
+        // One-variable macros still work; off by default.
+        assert!(s2("l.all(x, p)").starts_with("(fold x l"));
+        assert_eq!(s("m.all(k, v, p)"), "(.all m k v p)");
+        let e = parse("m.all(k, k, p)", &options).unwrap_err().to_string();
+        assert!(e.contains("duplicate variable name: k"), "{e}");
+        let e = parse("m.all(k, v.w, p)", &options).unwrap_err().to_string();
+        assert!(e.contains("argument must be a simple name"), "{e}");
+        let e = parse("m.all(k, @result, p)", &options)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("ERROR"), "{e}");
     }
 
     #[test]
