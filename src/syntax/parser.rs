@@ -943,7 +943,22 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
         InputLocation::Span((s, _)) => s,
     };
     let found = found_token(source, pos);
+    let rest = source.get(pos..).unwrap_or("");
+    let unlexable = rest.chars().next().is_some_and(|c| {
+        !(c.is_ascii_alphanumeric() || c == '_' || "()[]{}.,:?!-+*/%<>=&|'\"`".contains(c))
+    });
+    let unterminated = rest.starts_with(['\'', '"']);
     let message = match &err.variant {
+        _ if unlexable || unterminated => {
+            // The lexer, not the grammar, is the problem: no token starts here.
+            let shown: String = rest.lines().next().unwrap_or("").chars().take(40).collect();
+            let shown = if unterminated {
+                shown
+            } else {
+                rest.chars().take(1).collect()
+            };
+            format!("Syntax error: token recognition error at: '{shown}'")
+        }
         ErrorVariant::ParsingError { positives, .. } => {
             let mut expected: Vec<&str> = positives.iter().map(|r| rule_text(*r)).collect();
             expected.sort_unstable();
@@ -959,7 +974,7 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
         }
         ErrorVariant::CustomError { message } => format!("Syntax error: {message}"),
     };
-    let end = (pos + 1).min(source.len()).max(pos);
+    let end = pos + rest.chars().next().map_or(0, char::len_utf8);
     Issues::single(source, Span::new(pos, end), message)
 }
 
@@ -1566,6 +1581,18 @@ mod tests {
         let e = err("a\n  + * b");
         assert!(e.starts_with("ERROR: <input>:2:5: Syntax error"), "{e}");
         assert!(err("").contains("Syntax error"));
+        let e = err("a # b");
+        assert!(
+            e.starts_with("ERROR: <input>:1:3: Syntax error: token recognition error at: '#'"),
+            "{e}"
+        );
+        let e = err("x + 'abc");
+        assert!(
+            e.starts_with("ERROR: <input>:1:5: Syntax error: token recognition error at: ''abc'"),
+            "{e}"
+        );
+        let e = err("é");
+        assert!(e.contains("token recognition error at: 'é'"), "{e}");
     }
 
     #[test]
