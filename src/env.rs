@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
+use crate::cost::{CostEstimate, SizeEstimator, estimate};
 use crate::error::{EvalError, Issues, render};
 use crate::eval::interp::{Frame, Interrupt, eval};
 use crate::eval::plan::{Plan, PlanEnv, plan};
@@ -186,6 +187,17 @@ impl Ast {
     /// The output type, if the expression was type-checked.
     pub fn output_type(&self) -> Option<&Type> {
         self.checked.as_deref().map(|(_, t)| t)
+    }
+
+    /// The estimated (min, max) cost of evaluating this expression, as cel-go's checker
+    /// estimates it; `None` if the expression was not type-checked.
+    pub fn estimate_cost(
+        &self,
+        sizes: &dyn SizeEstimator,
+        presence_test_cost: bool,
+    ) -> Option<CostEstimate> {
+        let (checked, _) = self.checked.as_deref()?;
+        Some(estimate(&self.expr, checked, sizes, presence_test_cost))
     }
 
     /// The checker's annotations (a type per node, resolved references), if checked.

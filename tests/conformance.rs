@@ -423,7 +423,7 @@ fn decode_type(t: &Json) -> Result<Type, String> {
                 (name, _) => Type::Named(name.into(), params),
             }
         }
-        "message_type" => Type::Named(x.as_str().unwrap_or("").into(), vec![]),
+        "message_type" => Type::Object(x.as_str().unwrap_or("").into()),
         "wrapper" => return Err("wrapper types need protobuf".into()),
         other => return Err(format!("unsupported type kind {other}")),
     })

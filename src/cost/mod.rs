@@ -3,6 +3,12 @@
 //! literals 10/30/40, and each call its overload's cost (1 unless the overload is one of the
 //! size-dependent string, bytes, list and regex operations below).
 
+mod estimate;
+
+pub use estimate::{
+    AstNode, CallEstimate, CostEstimate, NoSizes, SizeEstimate, SizeEstimator, estimate,
+};
+
 use crate::value::Value;
 
 /// Cost of evaluating an identifier or a field selection.
