@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::cost::{CallCost, EstimateFn};
 use crate::error::EvalResult;
 use crate::types::Type;
 use crate::value::Value;
@@ -69,6 +70,31 @@ pub struct Overload {
     pub params: Vec<Type>,
     pub result: Type,
     pub implementation: Implementation,
+    /// The runtime cost; `None` means cel-go's default for this overload id.
+    pub runtime_cost: Option<CallCost>,
+    /// The static cost estimate; `None` means cel-go's default for this overload id.
+    pub estimate: Option<EstimateFn>,
+}
+
+impl Overload {
+    /// A declaration-only overload (for type-checking), costed with cel-go's defaults.
+    pub fn declared(id: &str, member: bool, params: Vec<Type>, result: Type) -> Overload {
+        Overload {
+            id: id.into(),
+            member,
+            params,
+            result,
+            implementation: Implementation::Declared,
+            runtime_cost: None,
+            estimate: None,
+        }
+    }
+
+    /// The runtime cost model of this overload.
+    pub fn call_cost(&self) -> CallCost {
+        self.runtime_cost
+            .unwrap_or_else(|| CallCost::for_overload(&self.id))
+    }
 }
 
 impl Overload {
@@ -162,7 +188,25 @@ impl FunctionBuilder<'_> {
             params: params.iter().map(|p| decl_type(p)).collect(),
             result: decl_type(result),
             implementation: imp,
+            runtime_cost: None,
+            estimate: None,
         });
+        self
+    }
+
+    /// Sets the runtime cost of the overload declared last.
+    pub fn cost(self, cost: CallCost) -> Self {
+        if let Some(o) = self.function.overloads.last_mut() {
+            o.runtime_cost = Some(cost);
+        }
+        self
+    }
+
+    /// Sets the static cost estimate of the overload declared last.
+    pub fn estimate(self, estimate: EstimateFn) -> Self {
+        if let Some(o) = self.function.overloads.last_mut() {
+            o.estimate = Some(estimate);
+        }
         self
     }
 

@@ -742,6 +742,7 @@ fn estimates_match_the_references() {
     let mut failures = Vec::new();
     for case in cases() {
         let mut env = Env::new();
+        env.set_presence_test_cost(case.presence_test_cost);
         for (name, ty) in case.decls {
             env.declare(*name, Type::parse(ty).expect("valid type"));
         }
@@ -752,8 +753,8 @@ fn estimates_match_the_references() {
                 continue;
             }
         };
-        let got = ast
-            .estimate_cost(&Hints(case.hints), case.presence_test_cost)
+        let got = env
+            .estimate_cost(&ast, &Hints(case.hints))
             .unwrap_or_default();
         let want = CostEstimate {
             min: case.want.0,

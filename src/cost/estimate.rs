@@ -12,6 +12,7 @@ use crate::cost::{
     LIST_CREATE, MAP_CREATE, REGEX_STRING_LENGTH_FACTOR, SELECT_AND_IDENT, STRING_TRAVERSAL_FACTOR,
     STRUCT_CREATE,
 };
+use crate::registry::Registry;
 use crate::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, Literal};
 use crate::types::Type;
 
@@ -41,28 +42,32 @@ impl SizeEstimate {
         SizeEstimate { min: n, max: n }
     }
 
-    fn add(self, o: SizeEstimate) -> SizeEstimate {
+    /// Saturating arithmetic as in cel-go.
+    pub fn add(self, o: SizeEstimate) -> SizeEstimate {
         SizeEstimate {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
         }
     }
 
-    fn union(self, o: SizeEstimate) -> SizeEstimate {
+    /// Saturating arithmetic as in cel-go.
+    pub fn union(self, o: SizeEstimate) -> SizeEstimate {
         SizeEstimate {
             min: self.min.min(o.min),
             max: self.max.max(o.max),
         }
     }
 
-    fn times_factor(self, factor: f64) -> CostEstimate {
+    /// Saturating arithmetic as in cel-go.
+    pub fn times_factor(self, factor: f64) -> CostEstimate {
         CostEstimate {
             min: times_factor(self.min, factor),
             max: times_factor(self.max, factor),
         }
     }
 
-    fn times_cost(self, c: CostEstimate) -> CostEstimate {
+    /// Saturating arithmetic as in cel-go.
+    pub fn times_cost(self, c: CostEstimate) -> CostEstimate {
         CostEstimate {
             min: self.min.saturating_mul(c.min),
             max: self.max.saturating_mul(c.max),
@@ -76,21 +81,24 @@ impl CostEstimate {
         CostEstimate { min: n, max: n }
     }
 
-    fn add(self, o: CostEstimate) -> CostEstimate {
+    /// Saturating arithmetic as in cel-go.
+    pub fn add(self, o: CostEstimate) -> CostEstimate {
         CostEstimate {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
         }
     }
 
-    fn multiply(self, o: CostEstimate) -> CostEstimate {
+    /// Saturating arithmetic as in cel-go.
+    pub fn multiply(self, o: CostEstimate) -> CostEstimate {
         CostEstimate {
             min: self.min.saturating_mul(o.min),
             max: self.max.saturating_mul(o.max),
         }
     }
 
-    fn union(self, o: CostEstimate) -> CostEstimate {
+    /// Saturating arithmetic as in cel-go.
+    pub fn union(self, o: CostEstimate) -> CostEstimate {
         CostEstimate {
             min: self.min.min(o.min),
             max: self.max.max(o.max),
@@ -152,6 +160,26 @@ pub trait SizeEstimator {
     }
 }
 
+/// What a library's estimate function is given about a call.
+pub struct EstimateArgs<'a> {
+    pub target: Option<&'a AstNode<'a>>,
+    pub args: &'a [AstNode<'a>],
+    pub sizes: &'a dyn SizeEstimator,
+}
+
+impl EstimateArgs<'_> {
+    /// The size of a node: computed from the expression, else from the environment's
+    /// estimator, else unknown.
+    pub fn size(&self, node: &AstNode<'_>) -> SizeEstimate {
+        node.computed_size
+            .or_else(|| self.sizes.estimate_size(node))
+            .unwrap_or(SizeEstimate::UNKNOWN)
+    }
+}
+
+/// A library function's cost estimate (excluding its arguments' own costs).
+pub type EstimateFn = fn(&EstimateArgs<'_>) -> CallEstimate;
+
 /// An estimator that knows nothing beyond the expression itself.
 pub struct NoSizes;
 
@@ -175,11 +203,13 @@ struct LocalVar {
 pub fn estimate(
     expr: &Expr,
     checked: &Checked,
+    registry: &Registry,
     estimator: &dyn SizeEstimator,
     presence_test_cost: bool,
 ) -> CostEstimate {
     let mut c = Coster {
         checked,
+        registry,
         estimator,
         presence_cost: CostEstimate::fixed(u64::from(presence_test_cost)),
         paths: HashMap::new(),
@@ -192,6 +222,7 @@ pub fn estimate(
 
 struct Coster<'a> {
     checked: &'a Checked,
+    registry: &'a Registry,
     estimator: &'a dyn SizeEstimator,
     presence_cost: CostEstimate,
     paths: HashMap<ExprId, Vec<String>>,
@@ -459,6 +490,19 @@ impl<'a> Coster<'a> {
                 .map(|(a, p)| self.new_node(a, p))
                 .collect();
             let tnode = target.map(|t| self.new_node(t, target_path));
+            let declared = self
+                .registry
+                .get(function)
+                .and_then(|f| f.overloads.iter().find(|o| &*o.id == overload_id))
+                .and_then(|o| o.estimate);
+            if let Some(estimate) = declared {
+                let est = estimate(&EstimateArgs {
+                    target: tnode.as_ref(),
+                    args: &nodes,
+                    sizes: self.estimator,
+                });
+                return (est.cost.add(arg_sum), est.result_size);
+            }
             if let Some(est) =
                 self.estimator
                     .estimate_call_cost(function, overload_id, tnode.as_ref(), &nodes)

@@ -113,10 +113,12 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             let values = eval_args(args, frame)?;
             let result = match overloads.iter().find(|(o, _)| o.accepts(&values)) {
                 Some((o, cost)) => {
-                    frame.charge(cost.of(&values))?;
-                    o.implementation
+                    let result = o
+                        .implementation
                         .call(&values)
-                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function)))
+                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function)));
+                    frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
+                    result
                 }
                 None => Err(EvalError::no_matching_overload(function)),
             };
@@ -192,27 +194,31 @@ fn call(
     args: &[Node],
     frame: &mut Frame,
 ) -> EvalResult {
-    match (implementation, args) {
-        (Implementation::Unary(f), [a]) => {
+    match (implementation, args, cost) {
+        (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
             let a = eval(a, frame)?;
-            frame.charge(cost.of(std::slice::from_ref(&a)))?;
+            frame.charge(c)?;
             f(&a)
         }
-        (Implementation::Binary(f), [a, b]) => {
+        (Implementation::Binary(f), [a, b], CallCost::Fixed(c)) => {
             let a = eval(a, frame)?;
             let b = eval(b, frame)?;
-            match cost {
-                CallCost::Fixed(c) => frame.charge(c)?,
-                _ => frame.charge(cost.of(&[a.clone(), b.clone()]))?,
-            }
+            frame.charge(c)?;
             f(&a, &b)
+        }
+        (Implementation::Binary(f), [a, b], _) => {
+            let pair = [eval(a, frame)?, eval(b, frame)?];
+            let result = f(&pair[0], &pair[1]);
+            frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
+            result
         }
         _ => {
             let values = eval_args(args, frame)?;
-            frame.charge(cost.of(&values))?;
-            implementation
+            let result = implementation
                 .call(&values)
-                .unwrap_or_else(|| Err(EvalError::no_such_overload()))
+                .unwrap_or_else(|| Err(EvalError::no_such_overload()));
+            frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
+            result
         }
     }
 }

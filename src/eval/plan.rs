@@ -466,7 +466,7 @@ impl Planner<'_> {
         let candidates: Vec<(Overload, CallCost)> = f
             .candidates(member, nodes.len())
             .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
-            .map(|o| (o.clone(), CallCost::for_overload(&o.id)))
+            .map(|o| (o.clone(), o.call_cost()))
             .collect();
         let node = match candidates.as_slice() {
             [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
