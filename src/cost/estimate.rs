@@ -6,6 +6,7 @@
 //! arithmetic saturates.
 
 use std::collections::HashMap;
+use std::ops::Add;
 
 use crate::check::{Checked, Reference};
 use crate::cost::{
@@ -42,13 +43,6 @@ impl SizeEstimate {
         SizeEstimate { min: n, max: n }
     }
 
-    /// Saturating arithmetic as in cel-go.
-    pub fn add(self, o: SizeEstimate) -> SizeEstimate {
-        SizeEstimate {
-            min: self.min.saturating_add(o.min),
-            max: self.max.saturating_add(o.max),
-        }
-    }
 
     /// Saturating arithmetic as in cel-go.
     pub fn union(self, o: SizeEstimate) -> SizeEstimate {
@@ -81,13 +75,6 @@ impl CostEstimate {
         CostEstimate { min: n, max: n }
     }
 
-    /// Saturating arithmetic as in cel-go.
-    pub fn add(self, o: CostEstimate) -> CostEstimate {
-        CostEstimate {
-            min: self.min.saturating_add(o.min),
-            max: self.max.saturating_add(o.max),
-        }
-    }
 
     /// Saturating arithmetic as in cel-go.
     pub fn multiply(self, o: CostEstimate) -> CostEstimate {
@@ -102,6 +89,30 @@ impl CostEstimate {
         CostEstimate {
             min: self.min.min(o.min),
             max: self.max.max(o.max),
+        }
+    }
+}
+
+impl Add for SizeEstimate {
+    type Output = SizeEstimate;
+
+    /// Saturating, as in cel-go.
+    fn add(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
+        }
+    }
+}
+
+impl Add for CostEstimate {
+    type Output = CostEstimate;
+
+    /// Saturating, as in cel-go.
+    fn add(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate {
+            min: self.min.saturating_add(o.min),
+            max: self.max.saturating_add(o.max),
         }
     }
 }
