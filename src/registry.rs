@@ -129,6 +129,8 @@ pub struct Library {
     pub name: &'static str,
     pub version: u32,
     pub functions: Vec<Function>,
+    /// Opaque types the library introduces (e.g. `net.IP`), usable as type identifiers.
+    pub types: Vec<Type>,
 }
 
 impl Library {
@@ -138,7 +140,14 @@ impl Library {
             name,
             version,
             functions: Vec::new(),
+            types: Vec::new(),
         }
+    }
+
+    /// Declares an opaque type by name (e.g. `net.IP`, `kubernetes.Quantity`).
+    pub fn opaque_type(&mut self, name: &str) -> &mut Library {
+        self.types.push(Type::Named(name.into(), Vec::new()));
+        self
     }
 
     /// Declares a function (or continues declaring an existing one) and returns a builder for
@@ -233,6 +242,7 @@ impl FunctionBuilder<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
     functions: HashMap<Arc<str>, Function>,
+    types: HashMap<Arc<str>, Type>,
 }
 
 impl Registry {
@@ -247,6 +257,16 @@ impl Registry {
         for f in &library.functions {
             self.add_function(f.clone());
         }
+        for t in &library.types {
+            if let Type::Named(name, _) = t {
+                self.types.insert(name.clone(), t.clone());
+            }
+        }
+    }
+
+    /// A library type by name.
+    pub fn get_type(&self, name: &str) -> Option<&Type> {
+        self.types.get(name)
     }
 
     /// Adds one function, merging overloads by id.

@@ -129,7 +129,7 @@ impl Checker<'_> {
         if let Some(t) = self.env.variables.get(name) {
             return Some(t.clone());
         }
-        if let Some(t) = builtin_type(name) {
+        if let Some(t) = builtin_type(name).or_else(|| self.env.registry.get_type(name).cloned()) {
             return Some(Type::TypeOf(Arc::new(t)));
         }
         if let Some(p) = self.env.provider {

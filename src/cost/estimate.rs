@@ -43,7 +43,6 @@ impl SizeEstimate {
         SizeEstimate { min: n, max: n }
     }
 
-
     /// Saturating arithmetic as in cel-go.
     pub fn union(self, o: SizeEstimate) -> SizeEstimate {
         SizeEstimate {
@@ -74,7 +73,6 @@ impl CostEstimate {
     pub fn fixed(n: u64) -> CostEstimate {
         CostEstimate { min: n, max: n }
     }
-
 
     /// Saturating arithmetic as in cel-go.
     pub fn multiply(self, o: CostEstimate) -> CostEstimate {

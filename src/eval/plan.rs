@@ -212,6 +212,9 @@ impl Planner<'_> {
             if let Some(t) = TypeValue::builtin(&cand) {
                 return Some(Node::Const(Value::Type(t)));
             }
+            if self.env.registry.get_type(&cand).is_some() {
+                return Some(Node::Const(Value::Type(TypeValue::Named(Arc::new(cand)))));
+            }
         }
         None
     }
