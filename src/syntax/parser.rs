@@ -1,10 +1,18 @@
 //! Parses CEL source text into an [`Expr`].
 //!
-//! The pest grammar (`grammar/cel.pest`) is flat: an expression is a sequence of operands
-//! and infix operators, and only brackets make pest recurse. This module folds the sequence
-//! into a tree by precedence climbing, decodes literals, checks reserved words, expands
-//! macros and enforces the limits (input size, nesting depth) without ever recursing more
-//! than the bracket nesting depth, which is checked before pest runs.
+//! The pest grammar (`grammar/cel.pest`) is flat: an expression is a sequence of operands,
+//! infix operators and conditional `?`/`:`, and only brackets make pest recurse (through
+//! few rules per level). This module folds each sequence into a tree by precedence
+//! climbing, decodes literals, checks reserved words, expands macros and enforces the
+//! limits:
+//!
+//! - input size in code points, checked first;
+//! - bracket nesting, checked by a pre-scan before pest runs, so pest's recursion is bounded;
+//! - AST depth, tracked per node while building (long member chains, operator chains).
+//!
+//! The AST is built bottom-up (innermost expression first) with explicit stacks, so the
+//! builder never recurses through nested expressions either. Deep input yields
+//! "max recursion depth exceeded", never a stack overflow.
 
 use std::collections::HashMap;
 use std::iter::Peekable;
