@@ -766,9 +766,11 @@ impl Builder<'_> {
     }
 
     fn ident_expr(&mut self, pair: Pair<'_, Rule>) -> Built {
+        // cel-go reports a reserved word at the start of the whole term (leading dot included).
+        let whole = span_of(&pair);
         let (dot, ident) = self.dotted_ident(pair)?;
         let span = span_of(&ident);
-        if self.reserved(ident.as_str(), span) {
+        if self.reserved(ident.as_str(), whole) {
             return self.placeholder(span);
         }
         let name = format!("{dot}{}", ident.as_str());
@@ -788,7 +790,7 @@ impl Builder<'_> {
         let lparen = self.take(&mut it, span)?;
         let lparen = span_of(&lparen);
         let args = self.args(it)?;
-        if self.reserved(first.as_str(), span_of(&first)) {
+        if self.reserved(first.as_str(), span) {
             return self.placeholder(lparen);
         }
         let name = format!("{dot}{}", first.as_str());
@@ -1473,6 +1475,10 @@ mod tests {
             assert_eq!(s(&format!("M{{{word}: 1}}")), format!("M{{{word}: 1}}"));
         }
         assert!(err("in").contains("Syntax error"));
+        assert!(err("1 + .if").starts_with("ERROR: <input>:1:5: reserved identifier: if"));
+        assert!(err("1 + .if(2)").starts_with("ERROR: <input>:1:5: reserved identifier: if"));
+        assert_eq!(s("a.if"), "(. a if)");
+        assert_eq!(s(".a.while"), "(. .a while)");
     }
 
     #[test]
