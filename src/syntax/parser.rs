@@ -48,6 +48,10 @@ pub struct ParseOptions {
     /// `ext.TwoVarComprehensions()` (`all(i, v, p)`, `transformList`, `transformMap`, ...);
     /// only with `macros` on.
     pub two_var_comprehensions: bool,
+    /// Accept the optional syntax `a.?b`, `a[?i]`, `[?x]`, `{?k: v}`, `M{?f: v}` (cel-go's
+    /// `EnableOptionalSyntax`; Kubernetes enables it with optional types). When off, each
+    /// use is an error ("unsupported syntax '?'", as cel-go reports it).
+    pub optional_syntax: bool,
 }
 
 impl Default for ParseOptions {
@@ -57,6 +61,7 @@ impl Default for ParseOptions {
             max_code_points: 100_000,
             macros: true,
             two_var_comprehensions: false,
+            optional_syntax: true,
         }
     }
 }
@@ -636,6 +641,7 @@ impl Builder<'_> {
                 )
             }
             Rule::opt_select => {
+                self.optional_allowed(anchor_span, ".?");
                 let field = self.take(&mut parts, pspan)?;
                 let name = self.node(
                     span_of(&field),
@@ -650,6 +656,9 @@ impl Builder<'_> {
                 self.call(span_of(&lparen), Some(e), name.as_str(), args)
             }
             Rule::index | Rule::opt_index => {
+                if rule == Rule::opt_index {
+                    self.optional_allowed(anchor_span, "[?");
+                }
                 let index = self.take(&mut parts, pspan)?;
                 self.index(e, anchor_span, rule == Rule::index, index)
             }
@@ -813,6 +822,7 @@ impl Builder<'_> {
         let mut optional_indices = Vec::new();
         for elem in it {
             if elem.as_rule() == Rule::optional {
+                self.optional_allowed(span_of(&elem), "?");
                 optional_indices.push(elements.len());
             } else {
                 elements.push(self.expr(elem)?);
@@ -844,6 +854,7 @@ impl Builder<'_> {
         let mut first = self.take(&mut parts, span)?;
         let optional = first.as_rule() == Rule::optional;
         if optional {
+            self.optional_allowed(span_of(&first), "?");
             first = self.take(&mut parts, span)?;
         }
         let key = self.expr(first)?;
@@ -873,6 +884,13 @@ impl Builder<'_> {
         }
     }
 
+    /// Reports a use of optional syntax when it is disabled.
+    fn optional_allowed(&mut self, span: Span, syntax: &str) {
+        if !self.options.optional_syntax {
+            self.error(span, format!("unsupported syntax '{syntax}'"));
+        }
+    }
+
     /// Reports a reserved identifier; returns whether it was one.
     fn reserved(&mut self, name: &str, span: Span) -> bool {
         if RESERVED.contains(&name) {
@@ -899,6 +917,7 @@ impl Builder<'_> {
                     let mut first = self.take(&mut it, fspan)?;
                     let optional = first.as_rule() == Rule::optional;
                     if optional {
+                        self.optional_allowed(span_of(&first), "?");
                         first = self.take(&mut it, fspan)?;
                     }
                     let field = field_name(&first);
@@ -1587,6 +1606,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("ERROR"), "{e}");
+    }
+
+    #[test]
+    fn optional_syntax_can_be_disabled() {
+        let options = ParseOptions {
+            optional_syntax: false,
+            ..ParseOptions::default()
+        };
+        let e = |src: &str| parse(src, &options).unwrap_err().to_string();
+        assert!(e("a.?b").starts_with("ERROR: <input>:1:2: unsupported syntax '.?'"));
+        assert!(e("a[?b]").starts_with("ERROR: <input>:1:2: unsupported syntax '[?'"));
+        assert!(e("[?a]").starts_with("ERROR: <input>:1:2: unsupported syntax '?'"));
+        assert!(e("{?a: b}").starts_with("ERROR: <input>:1:2: unsupported syntax '?'"));
+        assert!(e("M{?a: b}").starts_with("ERROR: <input>:1:3: unsupported syntax '?'"));
+        assert!(parse("a.b[c] ? [d] : {e: f}", &options).is_ok());
     }
 
     #[test]
