@@ -1364,7 +1364,8 @@ mod tests {
         assert!(err("'line\nbreak'").contains("Syntax error"));
     }
 
-    /// Checks string literals against the cel-spec conformance data when it is available.
+    /// Checks every parse.json expression parses, and string and bytes literals against the
+    /// expected values, when the cel-spec data is available.
     #[test]
     fn conformance_literal_sections() {
         let path = concat!(
@@ -1392,9 +1393,19 @@ mod tests {
                         checked += 1;
                     }
                 }
+                if let Some(want) = test["value"]["bytes_value"].as_str() {
+                    if section["name"] == "bytes_literals" {
+                        use base64::Engine as _;
+                        let want = base64::engine::general_purpose::STANDARD
+                            .decode(want)
+                            .expect("parse.json holds valid base64");
+                        assert_eq!(lit(expr), Literal::Bytes(want.into()), "{expr}");
+                        checked += 1;
+                    }
+                }
             }
         }
-        assert!(checked > 0);
+        assert!(checked >= 140, "{checked}");
     }
 
     #[test]
