@@ -1290,6 +1290,8 @@ mod tests {
         // As in cel-go, `1.e5` is the int 1 with a field `e5` selected.
         assert_eq!(s("1.e5"), "(. 1 e5)");
         assert!(err("0x").contains("Syntax error"));
+        // As in cel-go, only a lowercase `0x` starts a hex literal.
+        assert!(err("0X1F").contains("Syntax error"));
     }
 
     #[test]
