@@ -1525,6 +1525,7 @@ mod tests {
             s("r.exists(x, p)"),
             format!("(fold x r {a} false (@not_strictly_false (!_ {a})) (_||_ {a} p) {a})")
         );
+        assert_eq!(s("r.existsOne(x, p)"), s("r.exists_one(x, p)"));
         assert_eq!(
             s("r.exists_one(x, p)"),
             format!("(fold x r {a} 0 true (_?_:_ p (_+_ {a} 1) {a}) (_==_ {a} 1))")
