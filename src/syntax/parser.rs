@@ -739,9 +739,18 @@ impl Builder<'_> {
             Rule::number => self.number(pair, None),
             Rule::string_lit | Rule::bytes_lit => self.quoted_literal(pair),
             Rule::bool_true | Rule::bool_false | Rule::null => self.keyword_literal(pair),
-            Rule::ident_expr => self.ident_expr(pair),
-            Rule::global_call => self.global_call(pair),
-            Rule::message => self.message(pair),
+            Rule::ident_term => {
+                let shape = pair
+                    .clone()
+                    .into_inner()
+                    .map(|p| p.as_rule())
+                    .find(|r| matches!(r, Rule::lparen | Rule::lbrace));
+                match shape {
+                    Some(Rule::lparen) => self.global_call(pair),
+                    Some(_) => self.message(pair),
+                    None => self.ident_expr(pair),
+                }
+            }
             Rule::paren => self.paren(pair),
             Rule::list => self.list(pair),
             Rule::map => self.map(pair),
