@@ -1064,7 +1064,7 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
             format!("Syntax error: token recognition error at: '{shown}'")
         }
         ErrorVariant::ParsingError { positives, .. } => {
-            let mut expected: Vec<&str> = positives.iter().map(|r| rule_text(*r)).collect();
+            let mut expected = expected_tokens(positives);
             expected.sort_unstable();
             expected.dedup();
             if expected.is_empty() {
@@ -1080,6 +1080,28 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
     };
     let end = pos + rest.chars().next().map_or(0, char::len_utf8);
     Issues::single(source, Span::new(pos, end), message)
+}
+
+/// What pest expected, in cel-go's terms. The grammar's first-character lookaheads keep
+/// pest from attempting (and so from reporting) operators, member accesses and operand
+/// kinds, so they are restored here from the rules that were attempted.
+fn expected_tokens(positives: &[Rule]) -> Vec<&'static str> {
+    let mut expected: Vec<&str> = positives.iter().map(|r| rule_text(*r)).collect();
+    // `?` (or the `:` of a conditional) is attempted right after a complete operand sequence:
+    // an infix operator or a member access would have been valid there too.
+    if positives.contains(&Rule::question) || positives.contains(&Rule::else_colon) {
+        expected.extend([
+            "'!='", "'%'", "'&&'", "'*'", "'+'", "'-'", "'.'", "'/'", "'<'", "'<='", "'=='", "'>'",
+            "'>='", "'['", "'in'", "'||'",
+        ]);
+    }
+    // An operand was expected: name it once instead of listing its bracket forms.
+    let operand_starts = [Rule::lparen, Rule::lbracket, Rule::lbrace];
+    if operand_starts.iter().all(|r| positives.contains(r)) {
+        expected.retain(|e| !matches!(*e, "'('" | "'['" | "'{'"));
+        expected.push("expression");
+    }
+    expected
 }
 
 /// The token at `pos`, quoted as ANTLR shows it (`'<EOF>'` at the end).
@@ -1715,6 +1737,17 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("<EOF>"), "{e}");
+        assert!(
+            e.contains("'+'") && e.contains("'?'") && e.contains("'.'"),
+            "{e}"
+        );
+        let e = err("a ? b");
+        assert!(e.contains("':'") && e.contains("'||'"), "{e}");
+        let e = err("a + ");
+        assert!(
+            e.ends_with("expecting {expression}\n | a + \n | ....^"),
+            "{e}"
+        );
         let e = err("a\n  + * b");
         assert!(e.starts_with("ERROR: <input>:2:5: Syntax error"), "{e}");
         assert!(err("").contains("Syntax error"));
