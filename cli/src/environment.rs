@@ -1,0 +1,34 @@
+//! Builds the compilation environment from the options and compiles expressions phase by
+//! phase, so that each failure knows whether it came from parsing, checking or planning.
+
+use kcel::{Ast, Env, Program};
+
+use crate::args::EnvKind;
+use crate::diagnostic::{Failure, Phase};
+
+/// The base environment for `--env` and `--container`, without variables.
+pub fn base(kind: EnvKind, container: Option<&str>) -> Env {
+    let mut env = Env::new();
+    if kind == EnvKind::Kubernetes {
+        // Kubernetes' CEL environments reject mixed-type list and map literals.
+        env.set_homogeneous_literals(true);
+    }
+    if let Some(container) = container {
+        env.set_container(container);
+    }
+    env
+}
+
+/// Parses, type-checks and plans an expression.
+pub fn compile(env: &Env, source: &str) -> Result<(Ast, Program), Failure> {
+    let parsed = env
+        .parse(source)
+        .map_err(|i| Failure::from_issues(Phase::Parse, &i))?;
+    let checked = env
+        .check(&parsed)
+        .map_err(|i| Failure::from_issues(Phase::Check, &i))?;
+    let program = env
+        .program(&checked)
+        .map_err(|i| Failure::from_issues(Phase::Program, &i))?;
+    Ok((checked, program))
+}

@@ -1,0 +1,93 @@
+//! `kcel eval` and `kcel check`.
+
+use kcel::{Type, Value};
+use serde::Serialize;
+
+use crate::args::{EnvArgs, Format};
+use crate::environment;
+use crate::natural_json::Natural;
+use crate::output::{Status, fail, machine, usage};
+use crate::variables;
+
+/// The `-o json` shape of `eval`.
+#[derive(Serialize)]
+struct EvalReport<'a> {
+    value: Natural<'a>,
+    #[serde(rename = "type")]
+    ty: String,
+}
+
+/// The `-o json` shape of `check`.
+#[derive(Serialize)]
+struct CheckReport {
+    #[serde(rename = "type")]
+    ty: String,
+}
+
+/// Compiles and evaluates `expr`, printing the value.
+pub fn eval(expr: &str, args: &EnvArgs, format: Format, exit_status: bool) -> Status {
+    let mut env = environment::base(args.env, args.container.as_deref());
+    let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
+        Ok(values) => values,
+        Err(e) => return usage(&e),
+    };
+    let (ast, program) = match environment::compile(&env, expr) {
+        Ok(compiled) => compiled,
+        Err(failure) => return fail(format, &failure),
+    };
+    let value = match program.eval(&values) {
+        Ok(value) => value,
+        Err(e) => return fail(format, &crate::diagnostic::Failure::from_eval(&program, &e)),
+    };
+    match format {
+        Format::Text => println!("{value}"),
+        _ => print!(
+            "{}",
+            machine(
+                format,
+                &EvalReport {
+                    value: Natural(&value),
+                    ty: type_name(ast.output_type(), &value),
+                }
+            )
+        ),
+    }
+    if exit_status && matches!(value, Value::Bool(false) | Value::Null) {
+        Status::False
+    } else {
+        Status::Ok
+    }
+}
+
+/// Parses, type-checks and plans `expr`, printing its type.
+pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
+    let mut env = environment::base(args.env, args.container.as_deref());
+    for (name, ty) in &args.declarations {
+        env.declare(name.clone(), ty.clone());
+    }
+    // Values are not needed to check, only types: given-but-undeclared variables are `dyn`.
+    for (name, _) in &args.vars {
+        if !args.declarations.iter().any(|(n, _)| n == name) {
+            env.declare(name.clone(), Type::Dyn);
+        }
+    }
+    let (ast, _) = match environment::compile(&env, expr) {
+        Ok(compiled) => compiled,
+        Err(failure) => return fail(format, &failure),
+    };
+    let ty = ast.output_type().unwrap_or(&Type::Dyn).to_string();
+    match format {
+        Format::Text => println!("{ty}"),
+        _ => print!("{}", machine(format, &CheckReport { ty })),
+    }
+    Status::Ok
+}
+
+/// The type to show for a result: the checked type, or the value's runtime type when the
+/// checker could only say `dyn`.
+pub fn type_name(checked: Option<&Type>, value: &Value) -> String {
+    match checked {
+        Some(Type::Dyn) | None => value.type_name().to_string(),
+        Some(ty) => ty.to_string(),
+    }
+}

@@ -1,0 +1,40 @@
+//! `kcel`: evaluate, type-check and explore CEL expressions for Kubernetes.
+
+mod args;
+mod diagnostic;
+mod environment;
+mod expression;
+mod functions;
+mod multiline;
+mod natural_json;
+mod output;
+mod repl;
+mod variables;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use args::{Cli, Command};
+
+fn main() -> ExitCode {
+    // clap prints usage errors and exits with status 2, help and version with 0.
+    let cli = Cli::parse();
+    let status = match &cli.command {
+        Command::Eval {
+            expr,
+            env,
+            output,
+            exit_status,
+        } => expression::eval(expr, env, output.format, *exit_status),
+        Command::Check { expr, env, output } => expression::check(expr, env, output.format),
+        Command::Repl { env } => repl::run(env),
+        Command::Functions {
+            name,
+            libraries,
+            env,
+            output,
+        } => functions::run(name.as_deref(), *libraries, *env, output.format),
+    };
+    status.into()
+}
