@@ -77,8 +77,9 @@ fn list_libraries(format: Format) -> Status {
     match format {
         Format::Text => {
             for lib in &libraries {
-                let versions: Vec<String> = lib.versions.iter().map(u32::to_string).collect();
-                println!("{}  versions {}", lib.name, versions.join(", "));
+                for version in &lib.versions {
+                    println!("{}@{version}", lib.name);
+                }
             }
         }
         _ => print!("{}", machine(format, &libraries)),

@@ -1,5 +1,6 @@
 //! Joins REPL lines into complete inputs: an input continues while brackets are open (outside
 //! strings and comments), inside a triple-quoted string, or after a line ending in `\`.
+//! Commands other than `%let` are always one line.
 
 /// Accumulates lines until an input is complete.
 #[derive(Default)]
@@ -15,6 +16,10 @@ impl Accumulator {
 
     /// Adds a line; returns the complete input once it is one.
     pub fn feed(&mut self, line: &str) -> Option<String> {
+        let command = line.trim_start();
+        if self.buffer.is_empty() && command.starts_with('%') && !command.starts_with("%let") {
+            return Some(line.to_string());
+        }
         if let Some(head) = line.strip_suffix('\\') {
             self.buffer.push_str(head);
             self.buffer.push('\n');
@@ -109,5 +114,8 @@ mod tests {
         assert_eq!(acc.feed("b'''").as_deref(), Some("'''a\nb'''"));
         assert_eq!(acc.feed("r'\\' + ')'").as_deref(), Some("r'\\' + ')'"));
         assert_eq!(acc.feed("1)").as_deref(), Some("1)"));
+        assert_eq!(acc.feed("%declare x list(").as_deref(), Some("%declare x list("));
+        assert_eq!(acc.feed("%let x = [1,"), None);
+        assert_eq!(acc.feed("2]").as_deref(), Some("%let x = [1,\n2]"));
     }
 }

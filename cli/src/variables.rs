@@ -213,7 +213,7 @@ mod tests {
             "{1: \"one\"}"
         );
         assert!(
-            parse_document("{\"a\": }")
+            parse_document("{\"a\": 1")
                 .unwrap_err()
                 .starts_with("invalid JSON")
         );
