@@ -20,6 +20,8 @@ pub enum Command {
         #[command(flatten)]
         env: EnvArgs,
         #[command(flatten)]
+        program: ProgramArgs,
+        #[command(flatten)]
         output: OutputArgs,
         /// Exit with status 1 when the result is false or null.
         #[arg(short = 'e', long = "exit-status")]
@@ -38,6 +40,8 @@ pub enum Command {
     Repl {
         #[command(flatten)]
         env: EnvArgs,
+        #[command(flatten)]
+        program: ProgramArgs,
     },
     /// List the functions of the environment, or document one function.
     Functions {
@@ -80,6 +84,17 @@ pub struct EnvArgs {
     /// The container (namespace) used to resolve names.
     #[arg(long, value_name = "NAME")]
     pub container: Option<String>,
+}
+
+/// Options for planning and running programs.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ProgramArgs {
+    /// Stop evaluation with an error (exit status 4) once its actual cost passes N.
+    #[arg(long, value_name = "N")]
+    pub cost_limit: Option<u64>,
+    /// No constant folding or precomputation (like cel-go without OptOptimize).
+    #[arg(long)]
+    pub no_optimize: bool,
 }
 
 /// How results and errors are printed.

@@ -1,9 +1,9 @@
 //! Builds the compilation environment from the options and compiles expressions phase by
 //! phase, so that each failure knows whether it came from parsing, checking or planning.
 
-use kcel::{Ast, Env, Program};
+use kcel::{Ast, Env, Program, ProgramOptions};
 
-use crate::args::EnvKind;
+use crate::args::{EnvKind, ProgramArgs};
 use crate::diagnostic::{Failure, Phase};
 
 /// The base environment for `--env` and `--container`, without variables.
@@ -19,8 +19,23 @@ pub fn base(kind: EnvKind, container: Option<&str>) -> Env {
     env
 }
 
+/// The program options for `--env`, `--cost-limit` and `--no-optimize`.
+pub fn program_options(kind: EnvKind, args: &ProgramArgs) -> ProgramOptions {
+    ProgramOptions {
+        optimize: !args.no_optimize,
+        cost_limit: args.cost_limit,
+        // Kubernetes charges nothing for `has()`; cel-go charges 1.
+        presence_test_cost: kind == EnvKind::Cel,
+        ..ProgramOptions::default()
+    }
+}
+
 /// Parses, type-checks and plans an expression.
-pub fn compile(env: &Env, source: &str) -> Result<(Ast, Program), Failure> {
+pub fn compile(
+    env: &Env,
+    source: &str,
+    options: &ProgramOptions,
+) -> Result<(Ast, Program), Failure> {
     let parsed = env
         .parse(source)
         .map_err(|i| Failure::from_issues(Phase::Parse, &i))?;
@@ -28,7 +43,7 @@ pub fn compile(env: &Env, source: &str) -> Result<(Ast, Program), Failure> {
         .check(&parsed)
         .map_err(|i| Failure::from_issues(Phase::Check, &i))?;
     let program = env
-        .program(&checked)
+        .program_with(&checked, options.clone())
         .map_err(|i| Failure::from_issues(Phase::Program, &i))?;
     Ok((checked, program))
 }

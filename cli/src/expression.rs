@@ -3,7 +3,7 @@
 use kcel::{Type, Value};
 use serde::Serialize;
 
-use crate::args::{EnvArgs, Format};
+use crate::args::{EnvArgs, Format, ProgramArgs};
 use crate::environment;
 use crate::natural_json::Natural;
 use crate::output::{Status, fail, machine, usage};
@@ -15,6 +15,13 @@ struct EvalReport<'a> {
     value: Natural<'a>,
     #[serde(rename = "type")]
     ty: String,
+    cost: ActualCost,
+}
+
+/// The actual cost of one evaluation, as cel-go's cost tracker counts it.
+#[derive(Serialize)]
+struct ActualCost {
+    actual: u64,
 }
 
 /// The `-o json` shape of `check`.
@@ -25,17 +32,25 @@ struct CheckReport {
 }
 
 /// Compiles and evaluates `expr`, printing the value.
-pub fn eval(expr: &str, args: &EnvArgs, format: Format, exit_status: bool) -> Status {
+pub fn eval(
+    expr: &str,
+    args: &EnvArgs,
+    program_args: &ProgramArgs,
+    format: Format,
+    exit_status: bool,
+) -> Status {
     let mut env = environment::base(args.env, args.container.as_deref());
     let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
         Ok(values) => values,
         Err(e) => return usage(&e),
     };
-    let (ast, program) = match environment::compile(&env, expr) {
+    let options = environment::program_options(args.env, program_args);
+    let (ast, program) = match environment::compile(&env, expr, &options) {
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };
-    let value = match program.eval(&values) {
+    let (result, details) = program.eval_with_details(&values);
+    let value = match result {
         Ok(value) => value,
         Err(e) => return fail(format, &crate::diagnostic::Failure::from_eval(&program, &e)),
     };
@@ -48,6 +63,9 @@ pub fn eval(expr: &str, args: &EnvArgs, format: Format, exit_status: bool) -> St
                 &EvalReport {
                     value: Natural(&value),
                     ty: type_name(ast.output_type(), &value),
+                    cost: ActualCost {
+                        actual: details.actual_cost,
+                    },
                 }
             )
         ),
@@ -71,7 +89,8 @@ pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
             env.declare(name.clone(), Type::Dyn);
         }
     }
-    let (ast, _) = match environment::compile(&env, expr) {
+    let options = environment::program_options(args.env, &ProgramArgs::default());
+    let (ast, _) = match environment::compile(&env, expr, &options) {
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };

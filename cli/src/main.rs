@@ -24,11 +24,12 @@ fn main() -> ExitCode {
         Command::Eval {
             expr,
             env,
+            program,
             output,
             exit_status,
-        } => expression::eval(expr, env, output.format, *exit_status),
+        } => expression::eval(expr, env, program, output.format, *exit_status),
         Command::Check { expr, env, output } => expression::check(expr, env, output.format),
-        Command::Repl { env } => repl::run(env),
+        Command::Repl { env, program } => repl::run(env, program),
         Command::Functions {
             name,
             libraries,

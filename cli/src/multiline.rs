@@ -114,7 +114,10 @@ mod tests {
         assert_eq!(acc.feed("b'''").as_deref(), Some("'''a\nb'''"));
         assert_eq!(acc.feed("r'\\' + ')'").as_deref(), Some("r'\\' + ')'"));
         assert_eq!(acc.feed("1)").as_deref(), Some("1)"));
-        assert_eq!(acc.feed("%declare x list(").as_deref(), Some("%declare x list("));
+        assert_eq!(
+            acc.feed("%declare x list(").as_deref(),
+            Some("%declare x list(")
+        );
         assert_eq!(acc.feed("%let x = [1,"), None);
         assert_eq!(acc.feed("2]").as_deref(), Some("%let x = [1,\n2]"));
     }

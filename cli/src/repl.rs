@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 
-use kcel::{Env, Type, Value};
+use kcel::{Env, ProgramOptions, Type, Value};
 
-use crate::args::EnvArgs;
+use crate::args::{EnvArgs, ProgramArgs};
 use crate::diagnostic::{Failure, stderr_colour};
 use crate::environment;
 use crate::expression::type_name;
@@ -24,12 +24,15 @@ Commands:
   %declare NAME TYPE   declare NAME with a CEL type, e.g. list(int) (unbinds its value)
   %delete NAME         remove NAME's declaration and value
   %env                 show the declared variables and their values
+  %cost                show (or stop showing) the actual cost of each evaluation
   %help                show this help
   %quit                leave (also %exit, or end of input)";
 
 /// Declared variables and bound values, on top of a base environment.
 struct Session {
     base: Env,
+    options: ProgramOptions,
+    show_cost: bool,
     declarations: BTreeMap<String, Type>,
     values: HashMap<String, Value>,
 }
@@ -41,7 +44,7 @@ enum Next {
 }
 
 /// Runs the REPL until `%quit` or end of input.
-pub fn run(args: &EnvArgs) -> Status {
+pub fn run(args: &EnvArgs, program_args: &ProgramArgs) -> Status {
     let base = environment::base(args.env, args.container.as_deref());
     let mut env = base.clone();
     let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
@@ -50,6 +53,8 @@ pub fn run(args: &EnvArgs) -> Status {
     };
     let mut session = Session {
         base,
+        options: environment::program_options(args.env, program_args),
+        show_cost: false,
         declarations: env.variables().clone(),
         values,
     };
@@ -145,8 +150,8 @@ impl Session {
             return Next::Continue;
         }
         let Some(command) = trimmed.strip_prefix('%') else {
-            if let Ok((value, ty)) = self.evaluate(trimmed) {
-                println!("{value} : {ty}");
+            if let Ok((value, ty, cost)) = self.evaluate(trimmed) {
+                println!("{value} : {ty}{}", self.cost_note(cost));
             }
             return Next::Continue;
         };
@@ -158,6 +163,10 @@ impl Session {
             "declare" => self.declare(rest),
             "delete" => self.delete(rest),
             "env" => self.show_env(),
+            "cost" => {
+                self.show_cost = !self.show_cost;
+                println!("cost display {}", if self.show_cost { "on" } else { "off" });
+            }
             "help" => println!("{HELP}"),
             "quit" | "exit" => return Next::Quit,
             _ => complain(&format!("unknown command '%{word}' (try %help)")),
@@ -165,16 +174,26 @@ impl Session {
         Next::Continue
     }
 
-    /// Compiles and evaluates an expression, printing any failure.
-    fn evaluate(&self, source: &str) -> Result<(Value, String), ()> {
+    /// Compiles and evaluates an expression, printing any failure. Returns the value, the type
+    /// to show and the actual cost.
+    fn evaluate(&self, source: &str) -> Result<(Value, String, u64), ()> {
         let colour = stderr_colour();
-        let (ast, program) = environment::compile(&self.env(), source)
+        let (ast, program) = environment::compile(&self.env(), source, &self.options)
             .map_err(|f| eprintln!("{}", f.to_text(colour)))?;
-        let value = program
-            .eval(&self.values)
+        let (result, details) = program.eval_with_details(&self.values);
+        let value = result
             .map_err(|e| eprintln!("{}", Failure::from_eval(&program, &e).to_text(colour)))?;
         let ty = type_name(ast.output_type(), &value);
-        Ok((value, ty))
+        Ok((value, ty, details.actual_cost))
+    }
+
+    /// ` (cost N)` when cost display is on.
+    fn cost_note(&self, cost: u64) -> String {
+        if self.show_cost {
+            format!(" (cost {cost})")
+        } else {
+            String::new()
+        }
     }
 
     fn let_binding(&mut self, rest: &str) {
@@ -185,18 +204,18 @@ impl Session {
             Ok(name) => name,
             Err(e) => return complain(&e),
         };
-        let Ok((value, _)) = self.evaluate(expr.trim()) else {
+        let Ok((value, _, cost)) = self.evaluate(expr.trim()) else {
             return;
         };
         let ty = self.static_type(expr.trim());
-        println!("{name} = {value} : {ty}");
+        println!("{name} = {value} : {ty}{}", self.cost_note(cost));
         self.declarations.insert(name.clone(), ty);
         self.values.insert(name, value);
     }
 
     /// The checked type of an expression that is known to compile.
     fn static_type(&self, source: &str) -> Type {
-        environment::compile(&self.env(), source)
+        environment::compile(&self.env(), source, &self.options)
             .ok()
             .and_then(|(ast, _)| ast.output_type().cloned())
             .unwrap_or(Type::Dyn)

@@ -272,7 +272,11 @@ fn golden_transcripts() {
         bless || failed == 0,
         "{failed} golden case(s) failed; rerun with KCEL_BLESS=1 to accept the new output"
     );
-    assert!(passed + failed > 0, "no golden cases found in {}", dir.display());
+    assert!(
+        passed + failed > 0,
+        "no golden cases found in {}",
+        dir.display()
+    );
 }
 
 #[test]
