@@ -55,8 +55,8 @@ pub fn eval(
         Err(e) => return fail(format, &crate::diagnostic::Failure::from_eval(&program, &e)),
     };
     match format {
-        Format::Text => println!("{value}"),
-        _ => print!(
+        Format::Text => outln!("{value}"),
+        _ => out!(
             "{}",
             machine(
                 format,
@@ -96,8 +96,8 @@ pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
     };
     let ty = ast.output_type().unwrap_or(&Type::Dyn).to_string();
     match format {
-        Format::Text => println!("{ty}"),
-        _ => print!("{}", machine(format, &CheckReport { ty })),
+        Format::Text => outln!("{ty}"),
+        _ => out!("{}", machine(format, &CheckReport { ty })),
     }
     Status::Ok
 }

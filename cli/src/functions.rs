@@ -40,8 +40,8 @@ pub fn run(name: Option<&str>, libraries: bool, kind: EnvKind, format: Format) -
         Some(name) => match registry.get(name) {
             Some(f) => {
                 match format {
-                    Format::Text => print!("{}", describe(f)),
-                    _ => print!("{}", machine(format, &doc(f))),
+                    Format::Text => out!("{}", describe(f)),
+                    _ => out!("{}", machine(format, &doc(f))),
                 }
                 Status::Ok
             }
@@ -55,12 +55,12 @@ pub fn run(name: Option<&str>, libraries: bool, kind: EnvKind, format: Format) -
                 Format::Text => {
                     let width = functions.iter().map(|f| f.name.len()).max().unwrap_or(0);
                     for f in functions {
-                        println!("{:width$}  {}", f.name, summary(&f.doc));
+                        outln!("{:width$}  {}", f.name, summary(&f.doc));
                     }
                 }
                 _ => {
                     let docs: Vec<_> = functions.into_iter().map(doc).collect();
-                    print!("{}", machine(format, &docs));
+                    out!("{}", machine(format, &docs));
                 }
             }
             Status::Ok
@@ -78,11 +78,11 @@ fn list_libraries(format: Format) -> Status {
         Format::Text => {
             for lib in &libraries {
                 for version in &lib.versions {
-                    println!("{}@{version}", lib.name);
+                    outln!("{}@{version}", lib.name);
                 }
             }
         }
-        _ => print!("{}", machine(format, &libraries)),
+        _ => out!("{}", machine(format, &libraries)),
     }
     Status::Ok
 }

@@ -1,5 +1,7 @@
 //! `kcel`: evaluate, type-check and explore CEL expressions for Kubernetes.
 
+#[macro_use]
+mod stdout;
 mod args;
 mod diagnostic;
 mod environment;

@@ -43,7 +43,7 @@ pub fn machine<T: Serialize>(format: Format, report: &T) -> String {
 pub fn fail(format: Format, failure: &Failure) -> Status {
     match format {
         Format::Text => eprintln!("{}", failure.to_text(stderr_colour())),
-        _ => print!("{}", machine(format, &FailureReport { error: failure })),
+        _ => out!("{}", machine(format, &FailureReport { error: failure })),
     }
     match failure.phase {
         crate::diagnostic::Phase::Eval => Status::Eval,

@@ -97,7 +97,7 @@ fn interactive(session: &mut Session) -> Status {
         // A missing or unreadable history file just means an empty history.
         let _ = editor.load_history(path);
     }
-    println!("kcel REPL: %help for commands, %quit or Ctrl-D to leave");
+    outln!("kcel REPL: %help for commands, %quit or Ctrl-D to leave");
     let mut acc = Accumulator::default();
     loop {
         let prompt = if acc.is_pending() { "....> " } else { "kcel> " };
@@ -151,7 +151,7 @@ impl Session {
         }
         let Some(command) = trimmed.strip_prefix('%') else {
             if let Ok((value, ty, cost)) = self.evaluate(trimmed) {
-                println!("{value} : {ty}{}", self.cost_note(cost));
+                outln!("{value} : {ty}{}", self.cost_note(cost));
             }
             return Next::Continue;
         };
@@ -165,9 +165,9 @@ impl Session {
             "env" => self.show_env(),
             "cost" => {
                 self.show_cost = !self.show_cost;
-                println!("cost display {}", if self.show_cost { "on" } else { "off" });
+                outln!("cost display {}", if self.show_cost { "on" } else { "off" });
             }
-            "help" => println!("{HELP}"),
+            "help" => outln!("{HELP}"),
             "quit" | "exit" => return Next::Quit,
             _ => complain(&format!("unknown command '%{word}' (try %help)")),
         }
@@ -208,7 +208,7 @@ impl Session {
             return;
         };
         let ty = self.static_type(expr.trim());
-        println!("{name} = {value} : {ty}{}", self.cost_note(cost));
+        outln!("{name} = {value} : {ty}{}", self.cost_note(cost));
         self.declarations.insert(name.clone(), ty);
         self.values.insert(name, value);
     }
@@ -247,12 +247,12 @@ impl Session {
 
     fn show_env(&self) {
         if self.declarations.is_empty() {
-            println!("(no variables)");
+            outln!("(no variables)");
         }
         for (name, ty) in &self.declarations {
             match self.values.get(name) {
-                Some(value) => println!("{name} : {ty} = {value}"),
-                None => println!("{name} : {ty}"),
+                Some(value) => outln!("{name} : {ty} = {value}"),
+                None => outln!("{name} : {ty}"),
             }
         }
     }
