@@ -219,7 +219,9 @@ fn str_of<'a>(v: &'a Json, key: &str) -> &'a str {
 /// Runs one test; `Err` describes the mismatch.
 fn run_test(test: &Json) -> Result<(), String> {
     let mut env = Env::new();
-    env.add_library(&kcel::stdlib::optional::optional(kcel::stdlib::optional::LATEST));
+    env.add_library(&kcel::stdlib::optional::optional(
+        kcel::stdlib::optional::LATEST,
+    ));
     env.set_container(str_of(test, "container"));
     for decl in arr(test, "type_env") {
         if let Some(ident) = decl.get("ident") {

@@ -3,6 +3,8 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kcel::Type;
 
+use crate::libraries::{LibrarySpec, parse_spec};
+
 /// Evaluate, type-check and explore CEL expressions for Kubernetes.
 #[derive(Parser, Debug)]
 #[command(name = "kcel", version, about, long_about = None)]
@@ -47,12 +49,15 @@ pub enum Command {
     Functions {
         /// A function name (e.g. `startsWith`, `_+_`); omit to list all.
         name: Option<String>,
-        /// List the libraries with their versions instead.
+        /// List every library with its versions (as `--lib` accepts them) instead.
         #[arg(long, conflicts_with = "name")]
         libraries: bool,
         /// The environment whose functions to list.
         #[arg(long, value_enum, default_value_t = EnvKind::Kubernetes)]
         env: EnvKind,
+        /// Adds a library (repeatable), e.g. `optional` or `optional@1`.
+        #[arg(long = "lib", value_name = "NAME[@VERSION]", value_parser = parse_spec)]
+        lib: Vec<LibrarySpec>,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -74,6 +79,10 @@ pub struct EnvArgs {
     /// The environment.
     #[arg(long, value_enum, default_value_t = EnvKind::Kubernetes)]
     pub env: EnvKind,
+    /// Adds a library (repeatable), e.g. `optional` or `optional@1`; the newest version when
+    /// none is given.
+    #[arg(long = "lib", value_name = "NAME[@VERSION]", value_parser = parse_spec)]
+    pub libraries: Vec<LibrarySpec>,
     /// Binds a variable: VALUE is JSON or YAML text, @PATH (a JSON or YAML file) or @- (stdin).
     /// Variables not given a type with --declare are declared `dyn`.
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = name_value)]

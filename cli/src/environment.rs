@@ -5,13 +5,19 @@ use kcel::{Ast, Env, Program, ProgramOptions};
 
 use crate::args::{EnvKind, ProgramArgs};
 use crate::diagnostic::{Failure, Phase};
+use crate::libraries::LibrarySpec;
 
-/// The base environment for `--env` and `--container`, without variables.
-pub fn base(kind: EnvKind, container: Option<&str>) -> Env {
+/// The base environment for `--env`, `--lib` and `--container`, without variables.
+pub fn base(kind: EnvKind, libraries: &[LibrarySpec], container: Option<&str>) -> Env {
     let mut env = Env::new();
     if kind == EnvKind::Kubernetes {
-        // Kubernetes' CEL environments reject mixed-type list and map literals.
+        // Kubernetes' CEL environments reject mixed-type list and map literals and charge
+        // nothing for `has()`.
         env.set_homogeneous_literals(true);
+        env.set_presence_test_cost(false);
+    }
+    for library in libraries.iter().filter_map(LibrarySpec::build) {
+        env.add_library(&library);
     }
     if let Some(container) = container {
         env.set_container(container);

@@ -1,5 +1,6 @@
 //! `kcel eval` and `kcel check`.
 
+use kcel::cost::NoSizes;
 use kcel::{Type, Value};
 use serde::Serialize;
 
@@ -29,6 +30,14 @@ struct ActualCost {
 struct CheckReport {
     #[serde(rename = "type")]
     ty: String,
+    cost: EstimatedCost,
+}
+
+/// The estimated cost range, as cel-go's checker estimates it (variable sizes unknown).
+#[derive(Serialize)]
+struct EstimatedCost {
+    min: u64,
+    max: u64,
 }
 
 /// Compiles and evaluates `expr`, printing the value.
@@ -39,7 +48,7 @@ pub fn eval(
     format: Format,
     exit_status: bool,
 ) -> Status {
-    let mut env = environment::base(args.env, args.container.as_deref());
+    let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
     let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
         Ok(values) => values,
         Err(e) => return usage(&e),
@@ -79,7 +88,7 @@ pub fn eval(
 
 /// Parses, type-checks and plans `expr`, printing its type.
 pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
-    let mut env = environment::base(args.env, args.container.as_deref());
+    let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
     for (name, ty) in &args.declarations {
         env.declare(name.clone(), ty.clone());
     }
@@ -95,9 +104,20 @@ pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
         Err(failure) => return fail(format, &failure),
     };
     let ty = ast.output_type().unwrap_or(&Type::Dyn).to_string();
+    // A checked AST always has an estimate; fall back to the widest range rather than panic.
+    let cost = env.estimate_cost(&ast, &NoSizes).map_or(
+        EstimatedCost {
+            min: 0,
+            max: u64::MAX,
+        },
+        |c| EstimatedCost {
+            min: c.min,
+            max: c.max,
+        },
+    );
     match format {
-        Format::Text => outln!("{ty}"),
-        _ => out!("{}", machine(format, &CheckReport { ty })),
+        Format::Text => outln!("{ty}\nestimated cost: min {}, max {}", cost.min, cost.max),
+        _ => out!("{}", machine(format, &CheckReport { ty, cost })),
     }
     Status::Ok
 }

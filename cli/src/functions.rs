@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::args::{EnvKind, Format};
 use crate::environment;
+use crate::libraries::{LibrarySpec, available};
 use crate::output::{Status, machine, usage};
 
 /// The `-o json` shape of one function.
@@ -30,11 +31,17 @@ struct LibraryDoc {
 }
 
 /// Lists functions, documents one, or lists the libraries.
-pub fn run(name: Option<&str>, libraries: bool, kind: EnvKind, format: Format) -> Status {
+pub fn run(
+    name: Option<&str>,
+    libraries: bool,
+    kind: EnvKind,
+    lib: &[LibrarySpec],
+    format: Format,
+) -> Status {
     if libraries {
         return list_libraries(format);
     }
-    let env = environment::base(kind, None);
+    let env = environment::base(kind, lib, None);
     let registry = env.registry();
     match name {
         Some(name) => match registry.get(name) {
@@ -69,11 +76,13 @@ pub fn run(name: Option<&str>, libraries: bool, kind: EnvKind, format: Format) -
 }
 
 fn list_libraries(format: Format) -> Status {
-    let standard = kcel::stdlib::standard();
-    let libraries = [LibraryDoc {
-        name: standard.name,
-        versions: vec![standard.version],
-    }];
+    let libraries: Vec<LibraryDoc> = available()
+        .into_iter()
+        .map(|a| LibraryDoc {
+            name: a.name,
+            versions: a.versions.collect(),
+        })
+        .collect();
     match format {
         Format::Text => {
             for lib in &libraries {

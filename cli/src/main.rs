@@ -7,6 +7,7 @@ mod diagnostic;
 mod environment;
 mod expression;
 mod functions;
+mod libraries;
 mod multiline;
 mod natural_json;
 mod output;
@@ -36,8 +37,9 @@ fn main() -> ExitCode {
             name,
             libraries,
             env,
+            lib,
             output,
-        } => functions::run(name.as_deref(), *libraries, *env, output.format),
+        } => functions::run(name.as_deref(), *libraries, *env, lib, output.format),
     };
     status.into()
 }

@@ -45,7 +45,7 @@ enum Next {
 
 /// Runs the REPL until `%quit` or end of input.
 pub fn run(args: &EnvArgs, program_args: &ProgramArgs) -> Status {
-    let base = environment::base(args.env, args.container.as_deref());
+    let base = environment::base(args.env, &args.libraries, args.container.as_deref());
     let mut env = base.clone();
     let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
         Ok(values) => values,
