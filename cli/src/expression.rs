@@ -5,6 +5,7 @@ use kcel::{Type, Value};
 use serde::Serialize;
 
 use crate::args::{EnvArgs, Format, ProgramArgs};
+use crate::diagnostic::Failure;
 use crate::environment;
 use crate::natural_json::Natural;
 use crate::output::{Status, fail, machine, usage};
@@ -61,7 +62,7 @@ pub fn eval(
     let (result, details) = program.eval_with_details(&values);
     let value = match result {
         Ok(value) => value,
-        Err(e) => return fail(format, &crate::diagnostic::Failure::from_eval(&program, &e)),
+        Err(e) => return fail(format, &Failure::from_eval(&program, &e)),
     };
     match format {
         Format::Text => outln!("{value}"),

@@ -151,7 +151,8 @@ impl Session {
         }
         let Some(command) = trimmed.strip_prefix('%') else {
             if let Ok((value, ty, cost)) = self.evaluate(trimmed) {
-                outln!("{value} : {ty}{}", self.cost_note(cost));
+                let shown = type_name(Some(&ty), &value);
+                outln!("{value} : {shown}{}", self.cost_note(cost));
             }
             return Next::Continue;
         };
@@ -174,16 +175,16 @@ impl Session {
         Next::Continue
     }
 
-    /// Compiles and evaluates an expression, printing any failure. Returns the value, the type
-    /// to show and the actual cost.
-    fn evaluate(&self, source: &str) -> Result<(Value, String, u64), ()> {
+    /// Compiles and evaluates an expression, printing any failure. Returns the value, its
+    /// checked type and the actual cost.
+    fn evaluate(&self, source: &str) -> Result<(Value, Type, u64), ()> {
         let colour = stderr_colour();
         let (ast, program) = environment::compile(&self.env(), source, &self.options)
             .map_err(|f| eprintln!("{}", f.to_text(colour)))?;
         let (result, details) = program.eval_with_details(&self.values);
         let value = result
             .map_err(|e| eprintln!("{}", Failure::from_eval(&program, &e).to_text(colour)))?;
-        let ty = type_name(ast.output_type(), &value);
+        let ty = ast.output_type().cloned().unwrap_or(Type::Dyn);
         Ok((value, ty, details.actual_cost))
     }
 
@@ -204,21 +205,12 @@ impl Session {
             Ok(name) => name,
             Err(e) => return complain(&e),
         };
-        let Ok((value, _, cost)) = self.evaluate(expr.trim()) else {
+        let Ok((value, ty, cost)) = self.evaluate(expr.trim()) else {
             return;
         };
-        let ty = self.static_type(expr.trim());
         outln!("{name} = {value} : {ty}{}", self.cost_note(cost));
         self.declarations.insert(name.clone(), ty);
         self.values.insert(name, value);
-    }
-
-    /// The checked type of an expression that is known to compile.
-    fn static_type(&self, source: &str) -> Type {
-        environment::compile(&self.env(), source, &self.options)
-            .ok()
-            .and_then(|(ast, _)| ast.output_type().cloned())
-            .unwrap_or(Type::Dyn)
     }
 
     fn declare(&mut self, rest: &str) {
