@@ -18,6 +18,7 @@ pub const LATEST: u32 = 2;
 /// The optional types library at `version` (0 to 2, as cel-go gates its functions).
 pub fn optional(version: u32) -> Library {
     let mut lib = Library::new("optional", version);
+    lib.macros.push(crate::syntax::macros::OPTIONAL);
     lib.function("optional.of", "Wraps a value in an optional.")
         .global(
             "optional_of",

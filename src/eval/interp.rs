@@ -158,6 +158,19 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             frame.charge(CallCost::Matches.of(&[s.clone(), pattern.clone()]))?;
             crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(*id))
         }
+        Node::InsertIntoAccumulator {
+            id,
+            slot,
+            key,
+            value,
+        } => {
+            let k = eval(key, frame)?;
+            let v = eval(value, frame)?;
+            // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
+            frame.charge(cost::SELECT_AND_IDENT + 1)?;
+            let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
+            crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(*id))
+        }
         Node::AppendToAccumulator { slot, elements } => {
             let values = eval_args(elements, frame)?;
             // As the unoptimized `@result + [elements]`: the accumulator (1), the list
