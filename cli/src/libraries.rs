@@ -11,7 +11,7 @@ pub struct Available {
 }
 
 /// Every library, in the order `functions --libraries` lists them.
-pub fn available() -> [Available; 2] {
+pub fn available() -> [Available; 4] {
     [
         Available {
             name: "cel.stdlib",
@@ -22,6 +22,16 @@ pub fn available() -> [Available; 2] {
             name: "optional",
             versions: 0..=kcel::stdlib::optional::LATEST,
             build: kcel::stdlib::optional::optional,
+        },
+        Available {
+            name: "cel.lib.ext.cel.bindings",
+            versions: 0..=0,
+            build: |_| kcel::stdlib::comprehensions::bindings(),
+        },
+        Available {
+            name: "cel.lib.ext.comprev2",
+            versions: 0..=0,
+            build: |_| kcel::stdlib::comprehensions::two_var_comprehensions(),
         },
     ]
 }
@@ -76,6 +86,17 @@ pub fn parse_spec(text: &str) -> Result<LibrarySpec, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_versions_match_the_libraries() {
+        for a in available() {
+            for version in a.versions.clone() {
+                let lib = (a.build)(version);
+                assert_eq!(lib.name, a.name);
+                assert_eq!(lib.version, version);
+            }
+        }
+    }
 
     #[test]
     fn specs_resolve_to_versions() {
