@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use crate::args::Format;
-use crate::diagnostic::{Failure, FailureReport, stderr_colour};
+use crate::diagnostic::{Failure, FailureReport, Phase, stderr_colour};
 
 /// The exit statuses of the machine interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub fn fail(format: Format, failure: &Failure) -> Status {
         _ => out!("{}", machine(format, &FailureReport { error: failure })),
     }
     match failure.phase {
-        crate::diagnostic::Phase::Eval => Status::Eval,
+        Phase::Eval => Status::Eval,
         _ => Status::Compile,
     }
 }
