@@ -67,7 +67,7 @@ pub enum Command {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnvKind {
     /// Kubernetes' CEL environment (today: the standard library with homogeneous
-    /// aggregate literals; the Kubernetes libraries arrive later).
+    /// aggregate literals and free `has()`; the Kubernetes libraries arrive later).
     Kubernetes,
     /// The plain CEL standard library.
     Cel,
