@@ -24,8 +24,10 @@ pub(crate) struct Frame<'a> {
     pub interrupt: Option<&'a Interrupt>,
 }
 
+/// The content of a slot before it is written (every slot is written before it is read;
+/// this is cheap to create, unlike an error).
 fn unset() -> EvalResult {
-    Err(EvalError::new("internal: unset slot"))
+    Ok(Value::Null)
 }
 
 /// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
@@ -110,6 +112,21 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             overloads,
             args,
         } => {
+            if let [a, b] = &**args {
+                // Two arguments (most operators): no allocation.
+                let pair = [eval(a, frame)?, eval(b, frame)?];
+                let Some((o, cost)) = overloads.iter().find(|(o, _)| o.accepts(&pair)) else {
+                    return Err(EvalError::no_matching_overload(function).at(*id));
+                };
+                let result = match &o.implementation {
+                    Implementation::Binary(f) => f(&pair[0], &pair[1]),
+                    other => other
+                        .call(&pair)
+                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function))),
+                };
+                frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
+                return result.map_err(|e| e.at(*id));
+            }
             let values = eval_args(args, frame)?;
             let result = match overloads.iter().find(|(o, _)| o.accepts(&values)) {
                 Some((o, cost)) => {
