@@ -556,6 +556,7 @@ fn octal(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::approx_constant)]
 mod tests {
     use super::*;
     use chrono::TimeDelta;

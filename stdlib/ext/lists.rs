@@ -436,7 +436,7 @@ mod tests {
             Value::list(vec![Value::Int(2), ints(&[3])]),
         ]);
         assert_eq!(
-            flatten(&[nested.clone()]),
+            flatten(std::slice::from_ref(&nested)),
             Ok(Value::list(vec![Value::Int(1), Value::Int(2), ints(&[3])]))
         );
         assert_eq!(

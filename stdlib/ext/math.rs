@@ -51,6 +51,14 @@ pub fn library(version: u32) -> Library {
     lib
 }
 
+/// The one-argument, pair, list and n-ary implementations of an extremum.
+type Impls = (
+    fn(&Value) -> EvalResult,
+    fn(&Value, &Value) -> EvalResult,
+    fn(&Value) -> EvalResult,
+    fn(&[Value]) -> EvalResult,
+);
+
 fn declare_extremum(lib: &mut Library, greatest: bool) {
     let (name, tag, doc) = if greatest {
         (
@@ -65,16 +73,12 @@ fn declare_extremum(lib: &mut Library, greatest: bool) {
             "The least of its numeric arguments (or of a list of numbers).",
         )
     };
-    let (one, pair, list, args): (
-        fn(&Value) -> EvalResult,
-        fn(&Value, &Value) -> EvalResult,
-        fn(&Value) -> EvalResult,
-        fn(&[Value]) -> EvalResult,
-    ) = if greatest {
+    let imps: Impls = if greatest {
         (max_one, max_pair, max_list, max_args)
     } else {
         (min_one, min_pair, min_list, min_args)
     };
+    let (one, pair, list, args) = imps;
     let mut f: FunctionBuilder<'_> = lib.function(name, doc);
     for t in NUMS {
         f = f.global(
