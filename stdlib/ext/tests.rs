@@ -113,3 +113,87 @@ fn overload_ids_are_unique_per_library() {
         }
     }
 }
+
+/// Size hints by variable name, `[0, n]`, as cel-go's test estimator gives them.
+struct Hints(&'static [(&'static str, u64)]);
+
+impl crate::cost::SizeEstimator for Hints {
+    fn estimate_size(&self, node: &crate::cost::AstNode<'_>) -> Option<crate::cost::SizeEstimate> {
+        let [name] = node.path else { return None };
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, max)| crate::cost::SizeEstimate { min: 0, max: *max })
+    }
+}
+
+/// Estimated and actual costs, unoptimized (list literals cost 10), as cel-go counts them.
+#[test]
+fn costs_match_cel_go() {
+    use crate::env::ProgramOptions;
+    use crate::types::Type;
+    const MAX: u64 = u64::MAX;
+    type Vars = &'static [(&'static str, &'static str, u64)];
+    let cases: &[(&str, Vars, (u64, u64), u64)] = &[
+        ("sets.contains([], [])", &[], (21, 21), 21),
+        ("sets.contains([1], [1])", &[], (22, 22), 22),
+        ("sets.contains([1, 2, 3, 4], [2, 3])", &[], (29, 29), 29),
+        ("sets.equivalent([1, 2], [2, 1, 1])", &[], (33, 33), 33),
+        ("!sets.intersects([1, 2], [3])", &[], (24, 24), 24),
+        (
+            "sets.contains(x, [1, 2, 3])",
+            &[("x", "list(int)", 10)],
+            (12, 42),
+            0,
+        ),
+        ("lists.range(4) == [0, 1, 2, 3]", &[], (26, 26), 26),
+        ("lists.range(4 / 2) == [0, 1]", &[], (MAX, MAX), 25),
+        ("[[1, 2], 3].flatten(2) == [1, 2, 3]", &[], (46, 46), 46),
+        ("[[1], 2, 3].flatten() == [1, 2, 3]", &[], (45, 45), 45),
+        ("[1, 2, 3].distinct() == [1, 2, 3]", &[], (50, 50), 50),
+        ("[1, 2, 3].slice(1, 3) == [2, 3]", &[], (34, 34), 34),
+        ("[3, 2, 1].reverse() == [1, 2, 3]", &[], (35, 35), 35),
+        ("[3, 2, 1].sort() == [1, 2, 3]", &[], (50, 50), 50),
+        ("['b', 'a'].sort() == ['a', 'b']", &[], (41, 41), 40),
+        (
+            "x.reverse() == [1, 2, 3]",
+            &[("x", "list(int)", 5)],
+            (23, 28),
+            0,
+        ),
+        (
+            "x.distinct() == ['hello']",
+            &[("x", "list(string)", 3)],
+            (23, 41),
+            0,
+        ),
+    ];
+    for (expr, vars, (min, max), actual) in cases {
+        let mut env = Env::new();
+        for lib in super::all() {
+            env.add_library(&lib);
+        }
+        let mut hints = Vec::new();
+        for (name, ty, size) in *vars {
+            env.declare(*name, Type::parse(ty).expect("test type"));
+            hints.push((*name, *size));
+        }
+        let hints: &'static [(&str, u64)] = Box::leak(hints.into_boxed_slice());
+        let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+        let est = env.estimate_cost(&ast, &Hints(hints)).expect("checked");
+        assert_eq!((est.min, est.max), (*min, *max), "estimate of {expr}");
+        if vars.is_empty() {
+            let options = ProgramOptions {
+                optimize: false,
+                ..ProgramOptions::default()
+            };
+            let program = env.program_with(&ast, options).expect("plans");
+            let (result, details) = program.eval_with_details(&());
+            assert!(
+                matches!(result, Ok(Value::Bool(true))),
+                "{expr}: {result:?}"
+            );
+            assert_eq!(details.actual_cost, *actual, "actual cost of {expr}");
+        }
+    }
+}
