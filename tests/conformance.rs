@@ -23,7 +23,7 @@ const REASONS: &[&str] = &[
     "needs the type checker",
     "needs an extension library not built yet",
     "not yet implemented",
-    "cel-go disagrees with the test",
+    "cel-go behaves differently",
 ];
 
 const SKIPS: &str = "tests/conformance/skips.txt";
@@ -220,6 +220,11 @@ fn str_of<'a>(v: &'a Json, key: &str) -> &'a str {
 /// Runs one test; `Err` describes the mismatch.
 fn run_test(test: &Json) -> Result<(), String> {
     let mut env = Env::new();
+    env.add_library(&kcel::stdlib::optional::optional(
+        kcel::stdlib::optional::LATEST,
+    ));
+    env.add_library(&kcel::stdlib::comprehensions::bindings());
+    env.add_library(&kcel::stdlib::comprehensions::two_var_comprehensions());
     // cel-go's runner enables its extension libraries for every file.
     for lib in kcel::stdlib::ext::all() {
         env.add_library(&lib);
