@@ -2,25 +2,25 @@
 //! classification, `math.abs`, `math.sign` and bit operations (version 1); `math.sqrt`
 //! (version 2).
 //!
-//! cel-go parses `math.greatest(...)`/`math.least(...)` with macros into `math.@max` and
-//! `math.@min`; here they are global functions with cel-go's `math_@max_*`/`math_@min_*`
-//! overloads for one and two arguments, plus `dyn` overloads for 3 to [`MAX_ARGS`]
-//! arguments (which cel-go would pass to the list overload).
+//! As in cel-go, `math.greatest(...)` and `math.least(...)` are macros: they check their
+//! literal arguments at parse time and become calls of `math.@max` / `math.@min` (with one
+//! argument, two arguments, or a list of three or more).
 
 use std::cmp::Ordering;
 
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{FunctionBuilder, Implementation, Library};
+use crate::syntax::ast::{Expr, ExprKind, Literal};
+use crate::syntax::macros::{ExpandFn, Expander, Macro, MacroError, Style};
 use crate::value::Value;
-
-/// The most arguments `math.greatest`/`math.least` accept as separate arguments.
-pub const MAX_ARGS: usize = 16;
 
 const NUMS: [&str; 3] = ["double", "int", "uint"];
 
 /// Builds the library at `version`.
 pub fn library(version: u32) -> Library {
     let mut lib = Library::new("cel.lib.ext.math", version);
+    lib.macros.push(&GREATEST);
+    lib.macros.push(&LEAST);
     declare_extremum(&mut lib, true);
     declare_extremum(&mut lib, false);
     if version >= 1 {
@@ -51,34 +51,134 @@ pub fn library(version: u32) -> Library {
     lib
 }
 
-/// The one-argument, pair, list and n-ary implementations of an extremum.
+/// The most arguments `math.greatest`/`math.least` take (cel-go has no limit; a call with
+/// more stays an ordinary, undeclared call).
+pub const MAX_ARGS: usize = 64;
+
+/// The macros `math.greatest(...)` and `math.least(...)`, one entry per argument count.
+static GREATEST: [Macro; MAX_ARGS + 1] = extremum_macros("greatest", expand_greatest);
+static LEAST: [Macro; MAX_ARGS + 1] = extremum_macros("least", expand_least);
+
+const fn extremum_macros(name: &'static str, expand: ExpandFn) -> [Macro; MAX_ARGS + 1] {
+    let mut table = [Macro {
+        name,
+        style: Style::Receiver,
+        args: 0,
+        receiver: Some("math"),
+        expand,
+    }; MAX_ARGS + 1];
+    let mut i = 0;
+    while i <= MAX_ARGS {
+        table[i].args = i;
+        i += 1;
+    }
+    table
+}
+
+fn expand_greatest(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    expand_extremum(ex, target, args, "math.greatest()", MAX_FN)
+}
+
+fn expand_least(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    expand_extremum(ex, target, args, "math.least()", MIN_FN)
+}
+
+/// cel-go's expansion: one argument stays (a number or a list literal of numbers), two are
+/// passed as they are, more are passed as one list; literal arguments must be numbers.
+fn expand_extremum(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+    name: &str,
+    func: &str,
+) -> Result<Expr, MacroError> {
+    let error = |message: String, span| Err(MacroError { message, span });
+    match args.len() {
+        0 => error(
+            format!("{name} requires at least one argument"),
+            target.map_or(ex.span(), |t| t.span),
+        ),
+        1 => {
+            if is_numeric_list_literal(&args[0]) || is_numeric_arg(&args[0]) {
+                Ok(ex.call(func, args))
+            } else {
+                error(
+                    format!("{name} invalid single argument value"),
+                    args[0].span,
+                )
+            }
+        }
+        n => {
+            if let Some(bad) = args.iter().find(|a| !is_numeric_arg(a)) {
+                return error(
+                    format!("{name} simple literal arguments must be numeric"),
+                    bad.span,
+                );
+            }
+            if n == 2 {
+                Ok(ex.call(func, args))
+            } else {
+                let list = ex.list(args);
+                Ok(ex.call(func, vec![list]))
+            }
+        }
+    }
+}
+
+/// Whether an argument may be a number: numeric literals and anything not a literal,
+/// list, map or message.
+fn is_numeric_arg(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(l) => {
+            matches!(l, Literal::Int(_) | Literal::Uint(_) | Literal::Double(_))
+        }
+        ExprKind::List { .. } | ExprKind::Map { .. } | ExprKind::Struct { .. } => false,
+        _ => true,
+    }
+}
+
+fn is_numeric_list_literal(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::List { elements, .. } if !elements.is_empty() && elements.iter().all(is_numeric_arg))
+}
+
+const MAX_FN: &str = "math.@max";
+const MIN_FN: &str = "math.@min";
+
+/// The one-argument, pair and list implementations of an extremum.
 type Impls = (
     fn(&Value) -> EvalResult,
     fn(&Value, &Value) -> EvalResult,
     fn(&Value) -> EvalResult,
-    fn(&[Value]) -> EvalResult,
 );
 
 fn declare_extremum(lib: &mut Library, greatest: bool) {
     let (name, tag, doc) = if greatest {
         (
-            "math.greatest",
+            MAX_FN,
             "max",
-            "The greatest of its numeric arguments (or of a list of numbers).",
+            "The greatest of its numeric arguments (or of a list of numbers); called as math.greatest(...).",
         )
     } else {
         (
-            "math.least",
+            MIN_FN,
             "min",
-            "The least of its numeric arguments (or of a list of numbers).",
+            "The least of its numeric arguments (or of a list of numbers); called as math.least(...).",
         )
     };
     let imps: Impls = if greatest {
-        (max_one, max_pair, max_list, max_args)
+        (max_one, max_pair, max_list)
     } else {
-        (min_one, min_pair, min_list, min_args)
+        (min_one, min_pair, min_list)
     };
-    let (one, pair, list, args) = imps;
+    let (one, pair, list) = imps;
     let mut f: FunctionBuilder<'_> = lib.function(name, doc);
     for t in NUMS {
         f = f.global(
@@ -101,15 +201,6 @@ fn declare_extremum(lib: &mut Library, greatest: bool) {
             &[&format!("list({t})")],
             t,
             Implementation::Unary(list),
-        );
-    }
-    for n in 3..=MAX_ARGS {
-        let params = vec!["dyn"; n];
-        f = f.global(
-            &format!("math_@{tag}_args{n}"),
-            &params,
-            "dyn",
-            Implementation::Nary(args),
         );
     }
     if greatest {
@@ -461,14 +552,6 @@ fn min_list(v: &Value) -> EvalResult {
     }
 }
 
-fn max_args(args: &[Value]) -> EvalResult {
-    extremum(args, true)
-}
-
-fn min_args(args: &[Value]) -> EvalResult {
-    extremum(args, false)
-}
-
 fn double_op(v: &Value, f: fn(f64) -> f64) -> EvalResult {
     match v {
         Value::Double(d) => Ok(Value::Double(f(*d))),
@@ -650,7 +733,11 @@ mod tests {
             Ok(Value::Uint(1))
         ));
         assert!(matches!(
-            max_args(&[Value::Double(5.4), Value::Int(10), Value::Uint(3)]),
+            max_list(&Value::list(vec![
+                Value::Double(5.4),
+                Value::Int(10),
+                Value::Uint(3)
+            ])),
             Ok(Value::Int(10))
         ));
         assert_eq!(
@@ -706,5 +793,54 @@ mod tests {
         assert_eq!(library(0).functions.len(), 2);
         assert!(library(1).functions.iter().all(|f| &*f.name != "math.sqrt"));
         assert!(library(2).functions.iter().any(|f| &*f.name == "math.sqrt"));
+    }
+}
+
+#[cfg(test)]
+mod macro_tests {
+    use crate::env::Env;
+
+    fn compile_error(expr: &str) -> String {
+        let mut env = Env::new();
+        env.add_library(&super::library(2));
+        match env.compile(expr) {
+            Ok(_) => String::new(),
+            Err(e) => e.diagnostics[0].message.clone(),
+        }
+    }
+
+    #[test]
+    fn macros_check_literal_arguments() {
+        let cases = [
+            (
+                "math.least()",
+                "math.least() requires at least one argument",
+            ),
+            (
+                "math.greatest('a')",
+                "math.greatest() invalid single argument value",
+            ),
+            (
+                "math.greatest([])",
+                "math.greatest() invalid single argument value",
+            ),
+            (
+                "math.least({})",
+                "math.least() invalid single argument value",
+            ),
+            (
+                "math.least(1, true)",
+                "math.least() simple literal arguments must be numeric",
+            ),
+            (
+                "math.greatest(1, 2, [3])",
+                "math.greatest() simple literal arguments must be numeric",
+            ),
+            ("math.greatest(1, 2, 3)", ""),
+            ("math.greatest([1, 2.0])", ""),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(compile_error(expr), want, "{expr}");
+        }
     }
 }
