@@ -1,7 +1,8 @@
 //! cel-go's `ext.Lists`: `slice` (version 0), `flatten` (version 1), `sort`, `lists.range`,
 //! `reverse` and `distinct` (version 2), and their cost functions (version 3).
 //!
-//! Not here: `sortBy`, which cel-go implements as a parser macro.
+//! `list.sortBy(v, key)` is a macro (version 2): it binds the list once, maps it to its keys
+//! and calls `@sortByAssociatedKeys(keys)` on it, as cel-go does.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -9,6 +10,8 @@ use std::sync::Arc;
 use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate};
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
+use crate::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
+use crate::syntax::macros::{Expander, Macro, MacroError, Style};
 use crate::value::Value;
 
 use super::{floor_factor, literal_uint, sat_add, size_mul, size_times, target_size};
@@ -116,6 +119,34 @@ pub fn library(version: u32) -> Library {
         f.examples(&[
             "[3, 2, 1].sort() == [1, 2, 3]",
             "['b', 'c', 'a'].sort() == ['a', 'b', 'c']",
+        ]);
+
+        lib.macros.push(SORT_BY);
+        let mut f = lib.function(
+            SORT_BY_KEYS,
+            "Internal to the sortBy macro: sorts a list by a list of keys of the same length.",
+        );
+        for (name, decl) in COMPARABLE {
+            f = f.member(
+                &format!("list_{name}_sortByAssociatedKeys"),
+                &["list(T)", &format!("list({decl})")],
+                "list(T)",
+                Implementation::Binary(sort_by_keys),
+            );
+            if costs {
+                f = f.cost(CallCost::Custom(cost_sort_by)).estimate(
+                    if decl == "string" || decl == "bytes" {
+                        estimate_sort_by_text
+                    } else {
+                        estimate_sort_by
+                    },
+                );
+            }
+        }
+        f.examples(&[
+            "[-3, 1, -5, -2, 4].sortBy(e, -(e * e)) == [-5, 4, -3, -2, 1]",
+            "['a', 'c', 'b', 'first'].sortBy(e, e == 'first' ? '' : e) == ['first', 'a', 'b', 'c']",
+            "[{'n': 2}, {'n': 1}].sortBy(m, m.n) == [{'n': 1}, {'n': 2}]",
         ]);
 
         let mut f = lib
@@ -268,22 +299,131 @@ fn order(a: &Value, b: &Value) -> Ordering {
 
 /// `list.sort()`.
 pub fn sort(v: &Value) -> EvalResult {
-    let Value::List(list) = v else {
+    sort_by_keys(v, v)
+}
+
+/// `list.@sortByAssociatedKeys(keys)`: the list ordered as its keys sort (keys must be
+/// comparable and all of one type).
+pub fn sort_by_keys(v: &Value, keys: &Value) -> EvalResult {
+    let (Value::List(list), Value::List(keys)) = (v, keys) else {
         return Err(nso());
     };
-    let Some(first) = list.first() else {
+    if list.len() != keys.len() {
+        return Err(EvalError::new(format!(
+            "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got {} and {} elements respectively",
+            list.len(),
+            keys.len()
+        )));
+    }
+    let Some(first) = keys.first() else {
         return Ok(v.clone());
     };
     if !comparable(first) {
         return Err(EvalError::new("list elements must be comparable"));
     }
     let kind = std::mem::discriminant(first);
-    if list.len() > 1 && list.iter().any(|x| std::mem::discriminant(x) != kind) {
+    if keys.len() > 1 && keys.iter().any(|x| std::mem::discriminant(x) != kind) {
         return Err(EvalError::new("list elements must have the same type"));
     }
-    let mut sorted = list.to_vec();
-    sorted.sort_by(order);
-    Ok(Value::list(sorted))
+    let mut order_of: Vec<usize> = (0..keys.len()).collect();
+    order_of.sort_by(|&a, &b| order(&keys[a], &keys[b]));
+    Ok(Value::list(
+        order_of
+            .into_iter()
+            .map(|i| list[i].clone())
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// The function the `sortBy` macro calls.
+pub const SORT_BY_KEYS: &str = "@sortByAssociatedKeys";
+
+/// The variable the `sortBy` macro binds the list to.
+const SORT_BY_INPUT: &str = "@__sortBy_input__";
+
+/// The `sortBy(var, key)` macro.
+pub const SORT_BY: &[Macro] = &[Macro {
+    name: "sortBy",
+    style: Style::Receiver,
+    args: 2,
+    receiver: None,
+    expand: expand_sort_by,
+}];
+
+/// `target.sortBy(v, key)` becomes (with `@in` the input list, bound once):
+/// `@in.@sortByAssociatedKeys(@in.map(v, key))`.
+fn expand_sort_by(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let Some(target) = target else {
+        return Err(MacroError {
+            message: "macro requires a receiver".into(),
+            span: ex.span(),
+        });
+    };
+    if !matches!(
+        target.kind,
+        ExprKind::List { .. }
+            | ExprKind::Select { .. }
+            | ExprKind::Ident(_)
+            | ExprKind::Comprehension(_)
+            | ExprKind::Call { .. }
+    ) {
+        return Err(MacroError {
+            message: "sortBy can only be applied to a list, identifier, comprehension, call or select expression".into(),
+            span: target.span,
+        });
+    }
+    let Ok([var, key]) = <[Expr; 2]>::try_from(args) else {
+        return Err(MacroError {
+            message: "wrong number of macro arguments".into(),
+            span: ex.span(),
+        });
+    };
+    let ExprKind::Ident(var_name) = &var.kind else {
+        return Err(MacroError {
+            message: "argument must be a simple name".into(),
+            span: var.span,
+        });
+    };
+    if &**var_name == ACCUMULATOR {
+        return Err(MacroError {
+            message: "iteration variable overwrites accumulator variable".into(),
+            span: var.span,
+        });
+    }
+    // @in.map(v, key)
+    let range = ex.ident(SORT_BY_INPUT);
+    let init = ex.list(Vec::new());
+    let cond = ex.literal(Literal::Bool(true));
+    let accu = ex.ident(ACCUMULATOR);
+    let single = ex.list(vec![key]);
+    let step = ex.call(op::ADD, vec![accu, single]);
+    let result = ex.ident(ACCUMULATOR);
+    let keys = ex.fold(var_name.clone(), range, init, cond, step, result);
+    // @in.@sortByAssociatedKeys(keys)
+    let input = ex.ident(SORT_BY_INPUT);
+    let call = ex.node(ExprKind::Call {
+        target: Some(Box::new(input)),
+        function: SORT_BY_KEYS.into(),
+        args: vec![keys],
+    });
+    // Bind @in to the target: a comprehension whose loop never runs.
+    let empty = ex.list(Vec::new());
+    let never = ex.literal(Literal::Bool(false));
+    let same = ex.ident(SORT_BY_INPUT);
+    Ok(ex.node(ExprKind::Comprehension(Box::new(Comprehension {
+        iter_var: "#unused".into(),
+        iter_var2: None,
+        iter_range: empty,
+        accu_var: SORT_BY_INPUT.into(),
+        accu_init: target,
+        loop_condition: never,
+        loop_step: same,
+        result: call,
+    }))))
 }
 
 /// `lists.range(n)`: `[0, 1, ..., n-1]`; empty for `n <= 0`.
@@ -354,6 +494,10 @@ fn cost_self_compare(args: &[Value], _: Option<&Value>) -> u64 {
     allocating(n.saturating_mul(n), factor)
 }
 
+fn cost_sort_by(args: &[Value], result: Option<&Value>) -> u64 {
+    cost_self_compare(args.get(1..).unwrap_or(&[]), result)
+}
+
 fn estimate_list_call(factor: f64, size: SizeEstimate) -> CallEstimate {
     CallEstimate {
         cost: size_times(size, factor) + CostEstimate::fixed(1 + LIST_CREATE),
@@ -397,6 +541,16 @@ fn estimate_sort(e: &EstimateArgs<'_>) -> CallEstimate {
 
 fn estimate_sort_text(e: &EstimateArgs<'_>) -> CallEstimate {
     let sz = target_size(e);
+    estimate_list_call(2.1, size_mul(sz, sz))
+}
+
+fn estimate_sort_by(e: &EstimateArgs<'_>) -> CallEstimate {
+    let sz = super::arg_size(e, 0);
+    estimate_list_call(2.0, size_mul(sz, sz))
+}
+
+fn estimate_sort_by_text(e: &EstimateArgs<'_>) -> CallEstimate {
+    let sz = super::arg_size(e, 0);
     estimate_list_call(2.1, size_mul(sz, sz))
 }
 
@@ -479,6 +633,35 @@ mod tests {
             ])),
             Ok(ints(&[1, 2]))
         );
+    }
+
+    #[test]
+    fn sorting_by_keys() {
+        let l = Value::list(vec![Value::from("a"), Value::from("b"), Value::from("c")]);
+        assert_eq!(
+            sort_by_keys(&l, &ints(&[3, 1, 2])),
+            Ok(Value::list(vec![
+                Value::from("b"),
+                Value::from("c"),
+                Value::from("a")
+            ]))
+        );
+        assert_eq!(
+            sort_by_keys(&l, &ints(&[1])),
+            err(
+                "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got 3 and 1 elements respectively"
+            )
+        );
+        let mut env = crate::env::Env::new();
+        env.add_library(&library(2));
+        let e = env
+            .compile("1.sortBy(e, e)")
+            .expect_err("not a list expression");
+        assert_eq!(
+            e.diagnostics[0].message,
+            "sortBy can only be applied to a list, identifier, comprehension, call or select expression"
+        );
+        assert!(library(1).macros.is_empty());
     }
 
     #[test]
