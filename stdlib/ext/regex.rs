@@ -1,5 +1,8 @@
 //! cel-go's `ext.Regex`: `regex.replace`, `regex.extract` (an optional string) and
 //! `regex.extractAll`, with RE2 (Go) pattern semantics and cel-go's cost functions.
+//!
+//! cel-go refuses to build an environment with this library unless the optional types
+//! library is present too; add [`crate::stdlib::optional::optional`] alongside it.
 
 use regex::Regex;
 
@@ -30,10 +33,10 @@ pub fn library() -> Library {
     .cost(CallCost::Custom(cost_extract))
     .estimate(estimate_extract)
     .examples(&[
-        "type(regex.extract('hello world', 'hello (.*)')) == optional_type",
-        "regex.extract('hello world', 'hello (.*)') == regex.extract('world', '.+')",
-        "regex.extract('item-A, item-B', 'item-(\\\\w+)') == regex.extract('A', 'A')",
-        "regex.extract('HELLO', 'hello') == regex.extract('', 'x')",
+        "regex.extract('hello world', 'hello (.*)') == optional.of('world')",
+        "regex.extract('item-A, item-B', 'item-(\\\\w+)') == optional.of('A')",
+        "regex.extract('HELLO', 'hello') == optional.none()",
+        "regex.extract('4122345432', '22').orValue('777') == '22'",
     ]);
     lib.function(
         "regex.extractAll",

@@ -9,6 +9,9 @@ use crate::value::{Key, Map, TypeValue, Value};
 #[test]
 fn examples_evaluate_to_true() {
     let mut env = Env::new();
+    env.add_library(&crate::stdlib::optional::optional(
+        crate::stdlib::optional::LATEST,
+    ));
     for lib in super::all() {
         env.add_library(&lib);
     }
