@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use super::format::{self, Formatter};
+use crate::cost::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
 use crate::value::Value;
@@ -229,6 +230,7 @@ pub fn library(version: u32) -> Library {
             "string",
             Implementation::Unary(quote),
         )
+        .estimate(estimate_quote)
         .examples(&[
             "strings.quote('single-quote with \"double quote\"') == '\"single-quote with \\\\\"double quote\\\\\"\"'",
             "strings.quote('two\\nlines') == '\"two\\\\nlines\"'",
@@ -570,6 +572,28 @@ fn format_with(fmt: &Value, args: &Value, f: Formatter) -> EvalResult {
             .map(Value::from)
             .map_err(EvalError::new),
         _ => Err(nso()),
+    }
+}
+
+/// cel-go's checker estimate for `format`: a traversal of the format string (the result
+/// size is unbounded).
+fn estimate_format(e: &EstimateArgs<'_>) -> CallEstimate {
+    CallEstimate {
+        cost: super::target_size(e).times_factor(STRING_TRAVERSAL_FACTOR),
+        result_size: None,
+    }
+}
+
+/// cel-go's checker estimate for `strings.quote`: a traversal; the result gains two quotes
+/// and at most doubles.
+fn estimate_quote(e: &EstimateArgs<'_>) -> CallEstimate {
+    let sz = super::arg_size(e, 0);
+    CallEstimate {
+        cost: sz.times_factor(STRING_TRAVERSAL_FACTOR),
+        result_size: Some(SizeEstimate {
+            min: sz.min.saturating_add(2),
+            max: sz.max.saturating_mul(2).saturating_add(2),
+        }),
     }
 }
 
