@@ -213,6 +213,7 @@ pub fn library(version: u32) -> Library {
         };
         lib.function("format", doc)
             .member("string_format", &["string", "list(dyn)"], "string", imp)
+            .estimate(estimate_format)
             .examples(&[
                 "'this is a string: %s'.format(['hello']) == 'this is a string: hello'",
                 "'%d apples'.format([3]) == '3 apples'",
