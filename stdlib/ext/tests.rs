@@ -165,6 +165,7 @@ fn costs_match_cel_go() {
             (12, 12),
             12,
         ),
+        ("x.format([1]) != ''", &[("x", "string", 50)], (11, 16), 0),
         (
             "size(strings.quote(x)) > 0",
             &[("x", "string", 20)],
