@@ -135,6 +135,10 @@ pub struct Library {
     /// Macro tables the library brings (expanded by the parser of an environment that
     /// has the library).
     pub macros: Vec<&'static [Macro]>,
+    /// Functions whose arguments may hold mixed-type list and map literals even when
+    /// homogeneous literals are required (cel-go's `HomogeneousAggregateLiteralExemptFunctions`,
+    /// e.g. `format` from the strings extension).
+    pub homogeneous_exempt: Vec<&'static str>,
 }
 
 impl Library {
@@ -146,6 +150,7 @@ impl Library {
             functions: Vec::new(),
             types: Vec::new(),
             macros: Vec::new(),
+            homogeneous_exempt: Vec::new(),
         }
     }
 
@@ -248,6 +253,7 @@ impl FunctionBuilder<'_> {
 pub struct Registry {
     functions: HashMap<Arc<str>, Function>,
     types: HashMap<Arc<str>, Type>,
+    homogeneous_exempt: Vec<&'static str>,
 }
 
 impl Registry {
@@ -267,6 +273,17 @@ impl Registry {
                 self.types.insert(name.clone(), t.clone());
             }
         }
+        for f in &library.homogeneous_exempt {
+            if !self.homogeneous_exempt.contains(f) {
+                self.homogeneous_exempt.push(f);
+            }
+        }
+    }
+
+    /// Whether literals inside calls of `function` are exempt from the homogeneous-literal
+    /// rule.
+    pub fn is_homogeneous_exempt(&self, function: &str) -> bool {
+        self.homogeneous_exempt.contains(&function)
     }
 
     /// A library type by name.

@@ -2,6 +2,7 @@
 //! (later) the Kubernetes libraries. Compiled into the engine crate as `kcel::stdlib`.
 
 pub mod comprehensions;
+pub mod ext;
 pub mod optional;
 pub mod standard;
 
@@ -11,5 +12,3 @@ use crate::registry::Library;
 pub fn standard() -> Library {
     standard::library()
 }
-
-pub mod ext;

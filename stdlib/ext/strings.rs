@@ -200,6 +200,8 @@ pub fn library(version: u32) -> Library {
     ]);
 
     if version >= 1 {
+        // As cel-go's format validator configures it.
+        lib.homogeneous_exempt.push("format");
         let (imp, doc) = if version >= 4 {
             (
                 Implementation::Binary(format_v2),
@@ -696,6 +698,16 @@ mod tests {
         );
         assert_eq!(quote(&s("a\"b\\\u{07}\n")), Ok(s("\"a\\\"b\\\\\\a\\n\"")));
         assert_eq!(reverse(&s("©αT")), Ok(s("Tα©")));
+    }
+
+    #[test]
+    fn format_arguments_may_mix_types() {
+        let mut env = crate::env::Env::new();
+        env.set_homogeneous_literals(true);
+        assert!(env.compile("'%s %d'.format(['a', 1])").is_err());
+        env.add_library(&library(2));
+        assert!(env.compile("'%s %d'.format(['a', 1])").is_ok());
+        assert!(env.compile("['a', 1].size() == 2").is_err());
     }
 
     #[test]
