@@ -8,7 +8,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::cost::{CallCost, EstimateFn};
-use crate::error::EvalResult;
+use crate::error::{Diagnostic, EvalResult};
+use crate::syntax::ast::{Expr, ExprId};
 use crate::syntax::macros::Macro;
 use crate::types::Type;
 use crate::value::Value;
@@ -124,6 +125,10 @@ impl Function {
     }
 }
 
+/// A check run on every type-checked expression of an environment with the library (cel-go's
+/// AST validators): gets the expression and the checker's type of every node.
+pub type Validator = fn(&Expr, &HashMap<ExprId, Type>) -> Vec<Diagnostic>;
+
 /// A named, versioned set of functions.
 #[derive(Clone, Debug)]
 pub struct Library {
@@ -139,6 +144,9 @@ pub struct Library {
     /// homogeneous literals are required (cel-go's `HomogeneousAggregateLiteralExemptFunctions`,
     /// e.g. `format` from the strings extension).
     pub homogeneous_exempt: Vec<&'static str>,
+    /// Validators by name (cel-go's names, e.g. `cel.validator.string_format`); a later
+    /// library's validator replaces an earlier one of the same name.
+    pub validators: Vec<(&'static str, Validator)>,
 }
 
 impl Library {
@@ -151,6 +159,7 @@ impl Library {
             types: Vec::new(),
             macros: Vec::new(),
             homogeneous_exempt: Vec::new(),
+            validators: Vec::new(),
         }
     }
 
@@ -254,6 +263,7 @@ pub struct Registry {
     functions: HashMap<Arc<str>, Function>,
     types: HashMap<Arc<str>, Type>,
     homogeneous_exempt: Vec<&'static str>,
+    validators: Vec<(&'static str, Validator)>,
 }
 
 impl Registry {
@@ -278,6 +288,15 @@ impl Registry {
                 self.homogeneous_exempt.push(f);
             }
         }
+        for (name, v) in &library.validators {
+            self.validators.retain(|(n, _)| n != name);
+            self.validators.push((name, *v));
+        }
+    }
+
+    /// The validators to run on checked expressions.
+    pub fn validators(&self) -> impl Iterator<Item = &Validator> {
+        self.validators.iter().map(|(_, v)| v)
     }
 
     /// Whether literals inside calls of `function` are exempt from the homogeneous-literal

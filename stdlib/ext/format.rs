@@ -87,7 +87,7 @@ fn clause(b: &[u8], v: &Value, f: Formatter) -> Result<(usize, Vec<u8>), String>
 }
 
 /// Parses `.N`; returns the bytes read and the precision if given.
-fn precision(b: &[u8]) -> Result<(usize, Option<usize>), String> {
+pub(super) fn precision(b: &[u8]) -> Result<(usize, Option<usize>), String> {
     if b.first() != Some(&b'.') {
         return Ok((0, None));
     }
@@ -126,6 +126,29 @@ fn type_err(what: &str, v: &Value) -> String {
 }
 
 const STRING_ERR: &str = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps";
+
+/// What a clause accepts, as cel-go words its type errors (`..., was given T` follows).
+pub(super) fn expectation(verb: u8, f: Formatter) -> &'static str {
+    match (verb, f) {
+        (b'd', Formatter::V1) => "decimal clause can only be used on integers",
+        (b'd', Formatter::V2) => "decimal clause can only be used on ints, uints, and doubles",
+        (b'f', Formatter::V1) => "fixed-point clause can only be used on doubles",
+        (b'f', Formatter::V2) => "fixed-point clause can only be used on ints, uints, and doubles",
+        (b'e', Formatter::V1) => "scientific clause can only be used on doubles",
+        (b'e', Formatter::V2) => "scientific clause can only be used on ints, uints, and doubles",
+        (b'b', Formatter::V1) => "only integers and bools can be formatted as binary",
+        (b'b', Formatter::V2) => "only ints, uints, and bools can be formatted as binary",
+        (b'x' | b'X', Formatter::V1) => {
+            "only integers, byte buffers, and strings can be formatted as hex"
+        }
+        (b'x' | b'X', Formatter::V2) => {
+            "only ints, uints, bytes, and strings can be formatted as hex"
+        }
+        (b'o', Formatter::V1) => "octal clause can only be used on integers",
+        (b'o', Formatter::V2) => "octal clause can only be used on ints and uints",
+        _ => STRING_ERR,
+    }
+}
 
 fn special_double(d: f64, f: Formatter) -> Option<&'static str> {
     if d.is_nan() {
@@ -340,18 +363,7 @@ fn decimal(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
             Some(s) => s.into(),
             None => format!("{d}"),
         },
-        (other, Formatter::V2) => {
-            return Err(type_err(
-                "decimal clause can only be used on ints, uints, and doubles",
-                other,
-            ));
-        }
-        (other, Formatter::V1) => {
-            return Err(type_err(
-                "decimal clause can only be used on integers",
-                other,
-            ));
-        }
+        (other, _) => return Err(type_err(expectation(b'd', f), other)),
     };
     Ok(s.into_bytes())
 }
@@ -375,13 +387,7 @@ fn float_arg(v: &Value, f: Formatter) -> Option<f64> {
 /// `%f`.
 fn fixed(v: &Value, precision: Option<usize>, f: Formatter) -> Result<Vec<u8>, String> {
     let Some(d) = float_arg(v, f) else {
-        return Err(type_err(
-            match f {
-                Formatter::V1 => "fixed-point clause can only be used on doubles",
-                Formatter::V2 => "fixed-point clause can only be used on ints, uints, and doubles",
-            },
-            v,
-        ));
+        return Err(type_err(expectation(b'f', f), v));
     };
     if let Some(s) = special_double(d, f) {
         return Ok(s.as_bytes().to_vec());
@@ -419,13 +425,7 @@ fn group_thousands(text: &str) -> String {
 /// `%e`.
 fn scientific(v: &Value, precision: Option<usize>, f: Formatter) -> Result<Vec<u8>, String> {
     let Some(d) = float_arg(v, f) else {
-        return Err(type_err(
-            match f {
-                Formatter::V1 => "scientific clause can only be used on doubles",
-                Formatter::V2 => "scientific clause can only be used on ints, uints, and doubles",
-            },
-            v,
-        ));
+        return Err(type_err(expectation(b'e', f), v));
     };
     if let Some(s) = special_double(d, f) {
         return Ok(s.as_bytes().to_vec());
@@ -496,15 +496,7 @@ fn binary(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
     }
     int_in_base(v, 2, false)
         .map(String::into_bytes)
-        .ok_or_else(|| {
-            type_err(
-                match f {
-                    Formatter::V1 => "only integers and bools can be formatted as binary",
-                    Formatter::V2 => "only ints, uints, and bools can be formatted as binary",
-                },
-                v,
-            )
-        })
+        .ok_or_else(|| type_err(expectation(b'b', f), v))
 }
 
 /// `%x` / `%X`.
@@ -527,32 +519,14 @@ fn hex(v: &Value, upper: bool, f: Formatter) -> Result<Vec<u8>, String> {
     }
     int_in_base(v, 16, upper)
         .map(String::into_bytes)
-        .ok_or_else(|| {
-            type_err(
-                match f {
-                    Formatter::V1 => {
-                        "only integers, byte buffers, and strings can be formatted as hex"
-                    }
-                    Formatter::V2 => "only ints, uints, bytes, and strings can be formatted as hex",
-                },
-                v,
-            )
-        })
+        .ok_or_else(|| type_err(expectation(b'x', f), v))
 }
 
 /// `%o`.
 fn octal(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
     int_in_base(v, 8, false)
         .map(String::into_bytes)
-        .ok_or_else(|| {
-            type_err(
-                match f {
-                    Formatter::V1 => "octal clause can only be used on integers",
-                    Formatter::V2 => "octal clause can only be used on ints and uints",
-                },
-                v,
-            )
-        })
+        .ok_or_else(|| type_err(expectation(b'o', f), v))
 }
 
 #[cfg(test)]

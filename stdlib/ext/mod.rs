@@ -15,6 +15,7 @@
 
 pub mod encoders;
 pub mod format;
+pub mod format_check;
 pub mod lists;
 pub mod math;
 pub mod regex;

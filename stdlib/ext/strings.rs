@@ -202,6 +202,14 @@ pub fn library(version: u32) -> Library {
     if version >= 1 {
         // As cel-go's format validator configures it.
         lib.homogeneous_exempt.push("format");
+        lib.validators.push((
+            "cel.validator.string_format",
+            if version >= 4 {
+                super::format_check::validate_v2
+            } else {
+                super::format_check::validate_v1
+            },
+        ));
         let (imp, doc) = if version >= 4 {
             (
                 Implementation::Binary(format_v2),
