@@ -214,3 +214,45 @@ fn costs_match_cel_go() {
         }
     }
 }
+
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::super::{encoders, format, lists, strings};
+    use crate::value::Value;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+        /// Formatting never panics, whatever the format string and arguments.
+        #[test]
+        fn format_is_total(fmt in "[%.0-9a-zA-Zé ]{0,12}", n in any::<i64>(), d in any::<f64>()) {
+            let args = [Value::Int(n), Value::Double(d), Value::from("s"), Value::Uint(7)];
+            for f in [format::Formatter::V1, format::Formatter::V2] {
+                let _ = format::format(&fmt, &args, f);
+            }
+        }
+
+        /// String functions never panic on arbitrary text and indices.
+        #[test]
+        fn string_functions_are_total(s in "\\PC{0,8}", sub in "\\PC{0,3}", i in -3i64..12, j in -3i64..12) {
+            let (s, sub) = (Value::from(s.as_str()), Value::from(sub.as_str()));
+            let _ = strings::char_at(&s, &Value::Int(i));
+            let _ = strings::index_of_offset(&[s.clone(), sub.clone(), Value::Int(i)]);
+            let _ = strings::last_index_of_offset(&[s.clone(), sub.clone(), Value::Int(i)]);
+            let _ = strings::last_index_of(&s, &sub);
+            let _ = strings::substring(&[s.clone(), Value::Int(i), Value::Int(j)]);
+            let _ = strings::split(&[s.clone(), sub.clone(), Value::Int(i)]);
+            let _ = strings::replace(&[s.clone(), sub.clone(), s.clone(), Value::Int(i)]);
+            let _ = lists::slice(&[Value::list(vec![s; 4]), Value::Int(i), Value::Int(j)]);
+        }
+
+        /// base64 decoding never panics, and decodes what encoding produces.
+        #[test]
+        fn base64_round_trips(bytes in proptest::collection::vec(any::<u8>(), 0..40), junk in "[A-Za-z0-9+/=\\n*]{0,12}") {
+            let encoded = encoders::encode(&Value::Bytes(bytes.clone().into())).expect("bytes");
+            prop_assert_eq!(encoders::decode(&encoded), Ok(Value::Bytes(bytes.into())));
+            let _ = encoders::decode(&Value::from(junk.as_str()));
+        }
+    }
+}
