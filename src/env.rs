@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::error::{EvalError, Issues, render};
-use crate::eval::interp::{Frame, eval};
+use crate::eval::interp::{Frame, Interrupt, eval};
 use crate::eval::plan::{Plan, PlanEnv, plan};
 use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
@@ -143,10 +143,16 @@ impl Env {
         self.check(&self.parse(source)?)
     }
 
-    /// Plans an [`Ast`] into an executable [`Program`].
+    /// Plans an [`Ast`] into an executable [`Program`] with default options.
     pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
+        self.program_with(ast, ProgramOptions::default())
+    }
+
+    /// Plans an [`Ast`] into an executable [`Program`].
+    pub fn program_with(&self, ast: &Ast, options: ProgramOptions) -> Result<Program, Issues> {
         let is_declared = |name: &str| self.variables.contains_key(name);
         let env = PlanEnv {
+            optimize: options.optimize,
             registry: &self.registry,
             checked: ast.checked.as_deref().map(|(c, _)| c),
             is_declared: &is_declared,
@@ -163,6 +169,7 @@ impl Env {
             source: ast.source.clone(),
             spans,
             container: self.container.clone(),
+            options,
         })
     }
 }
@@ -219,6 +226,51 @@ impl Activation for serde_json::Map<String, serde_json::Value> {
     }
 }
 
+/// Options for planning and running a program.
+#[derive(Clone)]
+pub struct ProgramOptions {
+    /// Fold constant literals and constant conversions, turn `in` over constant lists into
+    /// set lookups (cel-go's `OptOptimize`, on in Kubernetes). Default: on.
+    pub optimize: bool,
+    /// Stop evaluation with "operation cancelled: actual cost limit exceeded" once the
+    /// actual cost passes this. Default: none.
+    pub cost_limit: Option<u64>,
+    /// Whether `has()` costs 1 (cel-go's default) or 0 (Kubernetes). Default: 1.
+    pub presence_test_cost: bool,
+    /// Polled every 100 comprehension iterations; returning true stops evaluation with
+    /// "operation interrupted".
+    pub interrupt: Option<Arc<Interrupt>>,
+}
+
+impl Default for ProgramOptions {
+    fn default() -> ProgramOptions {
+        ProgramOptions {
+            optimize: true,
+            cost_limit: None,
+            presence_test_cost: true,
+            interrupt: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ProgramOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProgramOptions")
+            .field("optimize", &self.optimize)
+            .field("cost_limit", &self.cost_limit)
+            .field("presence_test_cost", &self.presence_test_cost)
+            .field("interrupt", &self.interrupt.is_some())
+            .finish()
+    }
+}
+
+/// Facts about one evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EvalDetails {
+    /// The actual cost, as cel-go's cost tracker counts it.
+    pub actual_cost: u64,
+}
+
 /// A planned, immutable expression ready to evaluate.
 #[derive(Debug)]
 pub struct Program {
@@ -227,12 +279,24 @@ pub struct Program {
     /// Node id → anchor span, for error positions.
     spans: Vec<Span>,
     container: String,
+    options: ProgramOptions,
 }
 
 impl Program {
     /// Evaluates the program against an activation.
     pub fn eval(&self, activation: &dyn Activation) -> Result<Value, EvalError> {
+        self.eval_with_details(activation).0
+    }
+
+    /// Evaluates the program and reports the actual cost (also when evaluation fails).
+    pub fn eval_with_details(
+        &self,
+        activation: &dyn Activation,
+    ) -> (Result<Value, EvalError>, EvalDetails) {
         let mut frame = Frame::new(self.plan.slot_count);
+        frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
+        frame.presence_cost = u64::from(self.options.presence_test_cost);
+        frame.interrupt = self.options.interrupt.as_deref();
         for (slot, names) in &self.plan.inputs {
             let value = names.iter().find_map(|n| activation.resolve(n));
             frame.slots[*slot as usize] = value.ok_or_else(|| {
@@ -243,7 +307,14 @@ impl Program {
                 ))
             });
         }
-        eval(&self.plan.root, &mut frame)
+        let mut result = eval(&self.plan.root, &mut frame);
+        if let Err(limit) = frame.check_limit() {
+            result = Err(limit);
+        }
+        let details = EvalDetails {
+            actual_cost: frame.cost,
+        };
+        (result, details)
     }
 
     /// The source text this program was compiled from.

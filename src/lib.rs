@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod check;
+pub mod cost;
 pub mod env;
 pub mod error;
 mod eval;
@@ -13,7 +14,7 @@ pub mod value;
 #[path = "../stdlib/mod.rs"]
 pub mod stdlib;
 
-pub use env::{Activation, Ast, Env, Program};
+pub use env::{Activation, Ast, Env, EvalDetails, Program, ProgramOptions};
 pub use error::{EvalError, EvalResult, Issues};
 pub use types::Type;
 pub use value::{Key, Map, Value};

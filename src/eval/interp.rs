@@ -2,26 +2,64 @@
 
 use std::sync::Arc;
 
+use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{FoldNode, MapEntryNode, Node};
 use crate::registry::Implementation;
 use crate::value::{Key, Map, Value};
 
-/// Per-evaluation state: one entry per slot. A slot may hold an error (an unbound variable,
-/// or a comprehension accumulator that absorbed one).
-pub(crate) struct Frame {
+/// A callback polled during long comprehensions; returning true stops evaluation.
+pub type Interrupt = dyn Fn() -> bool + Send + Sync;
+
+/// Per-evaluation state: one entry per slot, and the cost meter. A slot may hold an error
+/// (an unbound variable, or a comprehension accumulator that absorbed one).
+pub(crate) struct Frame<'a> {
     pub slots: Vec<EvalResult>,
+    /// Cost so far.
+    pub cost: u64,
+    /// Evaluation stops with an error as soon as the cost passes this.
+    pub limit: u64,
+    /// Cost of a `has()` test (cel-go: 1; Kubernetes: 0).
+    pub presence_cost: u64,
+    pub interrupt: Option<&'a Interrupt>,
 }
 
 fn unset() -> EvalResult {
     Err(EvalError::new("internal: unset slot"))
 }
 
-impl Frame {
-    pub fn new(size: usize) -> Frame {
+/// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
+const INTERRUPT_CHECK_FREQUENCY: usize = 100;
+
+impl Frame<'_> {
+    pub fn new(size: usize) -> Frame<'static> {
         Frame {
             slots: (0..size).map(|_| unset()).collect(),
+            cost: 0,
+            limit: u64::MAX,
+            presence_cost: cost::SELECT_AND_IDENT,
+            interrupt: None,
         }
+    }
+
+    /// Fails if the cost limit has been passed (errors are otherwise absorbable; this one
+    /// must not be).
+    pub fn check_limit(&self) -> Result<(), EvalError> {
+        if self.cost > self.limit {
+            Err(EvalError::new(LIMIT_EXCEEDED))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Adds to the cost, failing once the limit is passed.
+    #[inline]
+    fn charge(&mut self, amount: u64) -> Result<(), EvalError> {
+        self.cost = self.cost.saturating_add(amount);
+        if self.cost > self.limit {
+            return Err(EvalError::new(LIMIT_EXCEEDED));
+        }
+        Ok(())
     }
 }
 
@@ -29,14 +67,20 @@ impl Frame {
 pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
     match node {
         Node::Const(v) => Ok(v.clone()),
-        Node::Load(slot) => frame.slots[*slot as usize].clone(),
+        Node::Load(slot) => {
+            frame.charge(cost::SELECT_AND_IDENT)?;
+            frame.slots[*slot as usize].clone()
+        }
+        Node::LoadUncharged(slot) => frame.slots[*slot as usize].clone(),
         Node::Fail(e) => Err(e.clone()),
         Node::Select { id, operand, field } => {
             let v = eval(operand, frame)?;
+            frame.charge(cost::SELECT_AND_IDENT)?;
             select(&v, field).map_err(|e| e.at(*id))
         }
         Node::Has { id, operand, field } => {
             let v = eval(operand, frame)?;
+            frame.charge(frame.presence_cost)?;
             has(&v, field).map_err(|e| e.at(*id))
         }
         Node::And(a, b) => logical(a, b, frame, false),
@@ -49,15 +93,17 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
                 _ => Err(EvalError::no_matching_overload("_?_:_")),
             }
         }
-        Node::NotStrictlyFalse(a) => Ok(Value::Bool(!matches!(
-            eval(a, frame),
-            Ok(Value::Bool(false))
-        ))),
+        Node::NotStrictlyFalse(a) => {
+            let v = eval(a, frame);
+            frame.charge(1)?;
+            Ok(Value::Bool(!matches!(v, Ok(Value::Bool(false)))))
+        }
         Node::Call {
             id,
             implementation,
+            cost,
             args,
-        } => call(implementation, args, frame).map_err(|e| e.at(*id)),
+        } => call(implementation, *cost, args, frame).map_err(|e| e.at(*id)),
         Node::Dispatch {
             id,
             function,
@@ -65,17 +111,43 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             args,
         } => {
             let values = eval_args(args, frame)?;
-            let result = match overloads.iter().find(|o| o.accepts(&values)) {
-                Some(o) => o
-                    .implementation
-                    .call(&values)
-                    .unwrap_or_else(|| Err(EvalError::no_matching_overload(function))),
+            let result = match overloads.iter().find(|(o, _)| o.accepts(&values)) {
+                Some((o, cost)) => {
+                    frame.charge(cost.of(&values))?;
+                    o.implementation
+                        .call(&values)
+                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function)))
+                }
                 None => Err(EvalError::no_matching_overload(function)),
             };
             result.map_err(|e| e.at(*id))
         }
+        Node::InConstantList {
+            element,
+            strings,
+            values,
+        } => {
+            let v = eval(element, frame)?;
+            Ok(Value::Bool(match &v {
+                Value::String(s) => strings.contains(s),
+                other => values.iter().any(|x| x.cel_eq(other)),
+            }))
+        }
+        Node::MatchesConstant {
+            id,
+            subject,
+            regex,
+            pattern,
+        } => {
+            let s = eval(subject, frame)?;
+            frame.charge(CallCost::Matches.of(&[s.clone(), pattern.clone()]))?;
+            crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(*id))
+        }
         Node::AppendToAccumulator { slot, elements } => {
             let values = eval_args(elements, frame)?;
+            // As the unoptimized `@result + [elements]`: the accumulator (1), the list
+            // literal (10) and the `_+_` call (1).
+            frame.charge(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1)?;
             let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
             match accu {
                 Value::List(mut list) => {
@@ -86,6 +158,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             }
         }
         Node::List { elements, optional } => {
+            frame.charge(cost::LIST_CREATE)?;
             let mut out = Vec::with_capacity(elements.len());
             for (e, opt) in elements.iter().zip(optional.iter()) {
                 let v = eval(e, frame)?;
@@ -101,7 +174,10 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             }
             Ok(Value::List(Arc::new(out)))
         }
-        Node::Map { id, entries } => map_literal(entries, frame).map_err(|e| e.at(*id)),
+        Node::Map { id, entries } => {
+            frame.charge(cost::MAP_CREATE)?;
+            map_literal(entries, frame).map_err(|e| e.at(*id))
+        }
         Node::Fold(f) => fold(f, frame),
     }
 }
@@ -110,16 +186,30 @@ fn eval_args(args: &[Node], frame: &mut Frame) -> EvalResult<Vec<Value>> {
     args.iter().map(|a| eval(a, frame)).collect()
 }
 
-fn call(implementation: &Implementation, args: &[Node], frame: &mut Frame) -> EvalResult {
+fn call(
+    implementation: &Implementation,
+    cost: CallCost,
+    args: &[Node],
+    frame: &mut Frame,
+) -> EvalResult {
     match (implementation, args) {
-        (Implementation::Unary(f), [a]) => f(&eval(a, frame)?),
+        (Implementation::Unary(f), [a]) => {
+            let a = eval(a, frame)?;
+            frame.charge(cost.of(std::slice::from_ref(&a)))?;
+            f(&a)
+        }
         (Implementation::Binary(f), [a, b]) => {
             let a = eval(a, frame)?;
             let b = eval(b, frame)?;
+            match cost {
+                CallCost::Fixed(c) => frame.charge(c)?,
+                _ => frame.charge(cost.of(&[a.clone(), b.clone()]))?,
+            }
             f(&a, &b)
         }
         _ => {
             let values = eval_args(args, frame)?;
+            frame.charge(cost.of(&values))?;
             implementation
                 .call(&values)
                 .unwrap_or_else(|| Err(EvalError::no_such_overload()))
@@ -131,6 +221,7 @@ fn call(implementation: &Implementation, args: &[Node], frame: &mut Frame) -> Ev
 /// deciding value (`false` for `&&`, `true` for `||`) wins over an error on either side.
 fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
     let left = eval(a, frame);
+    frame.check_limit()?;
     if let Ok(Value::Bool(v)) = left {
         if v == or {
             return Ok(Value::Bool(or));
@@ -204,6 +295,7 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     match &range {
         Value::List(items) => {
             for (i, item) in items.iter().enumerate() {
+                poll_interrupt(i, frame)?;
                 match f.iter_slot2 {
                     Some(s2) => {
                         frame.slots[iter] = Ok(Value::Int(i as i64));
@@ -211,18 +303,19 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
                     }
                     None => frame.slots[iter] = Ok(item.clone()),
                 }
-                if !step(f, frame) {
+                if !step(f, frame)? {
                     break;
                 }
             }
         }
         Value::Map(m) => {
-            for (k, v) in m.iter() {
+            for (i, (k, v)) in m.iter().enumerate() {
+                poll_interrupt(i, frame)?;
                 frame.slots[iter] = Ok(k.to_value());
                 if let Some(s2) = f.iter_slot2 {
                     frame.slots[s2 as usize] = Ok(v.clone());
                 }
-                if !step(f, frame) {
+                if !step(f, frame)? {
                     break;
                 }
             }
@@ -241,12 +334,27 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
 }
 
 /// One loop iteration: checks the condition, then runs the step. Returns false to stop.
-fn step(f: &FoldNode, frame: &mut Frame) -> bool {
-    match eval(&f.condition, frame) {
-        Ok(Value::Bool(true)) => {}
-        _ => return false,
+/// Only the cost limit aborts the loop with an error; other errors are absorbed into the
+/// accumulator as CEL requires.
+fn step(f: &FoldNode, frame: &mut Frame) -> Result<bool, EvalError> {
+    let condition = eval(&f.condition, frame);
+    frame.check_limit()?;
+    if !matches!(condition, Ok(Value::Bool(true))) {
+        return Ok(false);
     }
     let next = eval(&f.step, frame);
+    frame.check_limit()?;
     frame.slots[f.accu_slot as usize] = next;
-    true
+    Ok(true)
+}
+
+fn poll_interrupt(iteration: usize, frame: &Frame) -> Result<(), EvalError> {
+    if iteration % INTERRUPT_CHECK_FREQUENCY == 0 {
+        if let Some(interrupted) = frame.interrupt {
+            if interrupted() {
+                return Err(EvalError::new("operation interrupted"));
+            }
+        }
+    }
+    Ok(())
 }

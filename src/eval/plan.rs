@@ -5,8 +5,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use regex::Regex;
+
 use crate::check::{Checked, Reference};
+use crate::cost::CallCost;
 use crate::error::{Diagnostic, EvalError};
+use crate::eval::interp::{Frame, eval};
 use crate::registry::{Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
 use crate::value::{TypeValue, Value};
@@ -20,6 +24,9 @@ pub(crate) enum Node {
     Const(Value),
     /// Reads a frame slot (a variable or a comprehension variable).
     Load(Slot),
+    /// Reads a frame slot without charging for it: cel-go resolves a variable used as a
+    /// conditional branch or as an index key as an attribute, which it does not meter.
+    LoadUncharged(Slot),
     /// Fails with an error when evaluated (unbound function, unsupported construct).
     Fail(EvalError),
     Select {
@@ -41,14 +48,29 @@ pub(crate) enum Node {
     Call {
         id: ExprId,
         implementation: Implementation,
+        cost: CallCost,
         args: Box<[Node]>,
     },
     /// A call whose overload is chosen at run time from the argument types.
     Dispatch {
         id: ExprId,
         function: Arc<str>,
-        overloads: Box<[Overload]>,
+        overloads: Box<[(Overload, CallCost)]>,
         args: Box<[Node]>,
+    },
+    /// `x in [constant list]`: a set lookup for strings, a scan otherwise (cost 0 itself,
+    /// as cel-go's optimized set membership).
+    InConstantList {
+        element: Box<Node>,
+        strings: std::collections::HashSet<Arc<str>>,
+        values: Arc<Vec<Value>>,
+    },
+    /// `s.matches('constant pattern')` with the pattern compiled once.
+    MatchesConstant {
+        id: ExprId,
+        subject: Box<Node>,
+        regex: Box<Regex>,
+        pattern: Value,
     },
     /// `accu + [elements]` where `accu` is a comprehension accumulator: appends in place.
     AppendToAccumulator {
@@ -99,6 +121,9 @@ pub(crate) struct Plan {
 
 /// What the planner needs to know about the environment.
 pub(crate) struct PlanEnv<'a> {
+    /// Fold constant literals and conversions, and turn `in` over constant lists into set
+    /// lookups (cel-go's `OptOptimize`).
+    pub optimize: bool,
     pub registry: &'a Registry,
     /// The checker's results, when the expression was type-checked.
     pub checked: Option<&'a Checked>,
@@ -255,19 +280,31 @@ impl Planner<'_> {
                 let optional = (0..elements.len())
                     .map(|i| optional_indices.contains(&i))
                     .collect();
-                Node::List { elements, optional }
+                let node = Node::List { elements, optional };
+                if self.env.optimize {
+                    fold_constant(node)
+                } else {
+                    node
+                }
             }
-            ExprKind::Map { entries } => Node::Map {
-                id: expr.id,
-                entries: entries
-                    .iter()
-                    .map(|e| MapEntryNode {
-                        key: self.node(&e.key),
-                        value: self.node(&e.value),
-                        optional: e.optional,
-                    })
-                    .collect(),
-            },
+            ExprKind::Map { entries } => {
+                let node = Node::Map {
+                    id: expr.id,
+                    entries: entries
+                        .iter()
+                        .map(|e| MapEntryNode {
+                            key: self.node(&e.key),
+                            value: self.node(&e.value),
+                            optional: e.optional,
+                        })
+                        .collect(),
+                };
+                if self.env.optimize {
+                    fold_constant(node)
+                } else {
+                    node
+                }
+            }
             ExprKind::Struct { type_name, .. } => {
                 self.errors.push(Diagnostic {
                     message: format!("unknown type '{type_name}': message types are not supported"),
@@ -342,7 +379,10 @@ impl Planner<'_> {
                 return Node::Or(Box::new(self.node(a)), Box::new(self.node(b)));
             }
             (op::CONDITIONAL, None, [c, t, f]) => {
-                return Node::Conditional(Box::new([self.node(c), self.node(t), self.node(f)]));
+                let (mut t, mut f) = (self.node(t), self.node(f));
+                uncharge_attribute_root(&mut t);
+                uncharge_attribute_root(&mut f);
+                return Node::Conditional(Box::new([self.node(c), t, f]));
             }
             (op::NOT_STRICTLY_FALSE, None, [a]) => {
                 return Node::NotStrictlyFalse(Box::new(self.node(a)));
@@ -411,6 +451,11 @@ impl Planner<'_> {
             nodes.push(self.node(t));
         }
         nodes.extend(args.iter().map(|a| self.node(a)));
+        if function == op::INDEX || function == op::OPT_INDEX {
+            if let Some(key) = nodes.get_mut(1) {
+                uncharge_attribute_root(key);
+            }
+        }
         let Some(f) = self.env.registry.get(function) else {
             return Node::Fail(EvalError::new(format!("unbound function: {function}")).at(id));
         };
@@ -418,24 +463,73 @@ impl Planner<'_> {
             Some(Reference::Function { overloads, .. }) => Some(overloads),
             _ => None,
         };
-        let candidates: Vec<Overload> = f
+        let candidates: Vec<(Overload, CallCost)> = f
             .candidates(member, nodes.len())
             .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
-            .cloned()
+            .map(|o| (o.clone(), CallCost::for_overload(&o.id)))
             .collect();
-        match candidates.as_slice() {
-            [] => Node::Fail(EvalError::no_matching_overload(function).at(id)),
-            [only] if !matches!(only.implementation, Implementation::Builtin) => Node::Call {
-                id,
-                implementation: only.implementation.clone(),
-                args: nodes.into(),
-            },
+        let node = match candidates.as_slice() {
+            [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
+            [(only, cost)] if !matches!(only.implementation, Implementation::Builtin) => {
+                if let Some(n) = self.specialize(id, only, &mut nodes) {
+                    return n;
+                }
+                Node::Call {
+                    id,
+                    implementation: only.implementation.clone(),
+                    cost: *cost,
+                    args: nodes.into(),
+                }
+            }
             _ => Node::Dispatch {
                 id,
                 function: function.into(),
                 overloads: candidates.into(),
                 args: nodes.into(),
             },
+        };
+        if self.env.optimize && TYPE_CONVERSIONS.contains(&function) {
+            return fold_constant(node);
+        }
+        node
+    }
+
+    /// Plan-time specializations of single-overload calls with constant arguments.
+    fn specialize(
+        &mut self,
+        id: ExprId,
+        overload: &Overload,
+        args: &mut Vec<Node>,
+    ) -> Option<Node> {
+        match (&*overload.id, args.as_slice()) {
+            ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) => {
+                let regex = crate::stdlib::standard::strings::compile_regex(p).ok()?;
+                let pattern = Value::String(p.clone());
+                let subject = Box::new(args.swap_remove(0));
+                Some(Node::MatchesConstant {
+                    id,
+                    subject,
+                    regex: Box::new(regex),
+                    pattern,
+                })
+            }
+            ("in_list", [_, Node::Const(Value::List(items))]) if self.env.optimize => {
+                let values = items.clone();
+                let strings = values
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::String(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let element = Box::new(args.swap_remove(0));
+                Some(Node::InConstantList {
+                    element,
+                    strings,
+                    values,
+                })
+            }
+            _ => None,
         }
     }
 
@@ -467,6 +561,55 @@ impl Planner<'_> {
             step,
             result,
         }))
+    }
+}
+
+/// Makes the root variable of an attribute (a variable, possibly followed by field
+/// selections) free, as cel-go's attribute resolution does where it does not evaluate the
+/// attribute as an expression of its own.
+fn uncharge_attribute_root(node: &mut Node) {
+    match node {
+        Node::Load(slot) => *node = Node::LoadUncharged(*slot),
+        Node::Select { operand, .. } => uncharge_attribute_root(operand),
+        _ => {}
+    }
+}
+
+/// The type conversion functions whose constant calls the optimizer folds (as cel-go).
+const TYPE_CONVERSIONS: &[&str] = &[
+    "bool",
+    "bytes",
+    "double",
+    "duration",
+    "dyn",
+    "int",
+    "string",
+    "timestamp",
+    "type",
+    "uint",
+];
+
+/// Replaces a node whose inputs are all constants by its value, when it evaluates without
+/// error; otherwise returns it unchanged.
+fn fold_constant(node: Node) -> Node {
+    let constant_inputs = match &node {
+        Node::List { elements, optional } => {
+            !optional.iter().any(|o| *o) && elements.iter().all(|e| matches!(e, Node::Const(_)))
+        }
+        Node::Map { entries, .. } => entries.iter().all(|e| {
+            !e.optional && matches!(e.key, Node::Const(_)) && matches!(e.value, Node::Const(_))
+        }),
+        Node::Call { args, .. } | Node::Dispatch { args, .. } => {
+            args.iter().all(|a| matches!(a, Node::Const(_)))
+        }
+        _ => false,
+    };
+    if !constant_inputs {
+        return node;
+    }
+    match eval(&node, &mut Frame::new(0)) {
+        Ok(v) => Node::Const(v),
+        Err(_) => node,
     }
 }
 

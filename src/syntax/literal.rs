@@ -4,6 +4,17 @@
 //! The grammar only checks the rough shape of a token; the exact rules (ranges, escape
 //! validity, code point validity) live here so that each error can name the offending part.
 
+use std::borrow::Cow;
+
+/// cel-go's message for a malformed escape sequence.
+const UNESCAPE: &str = "unable to unescape string";
+/// cel-go's message for a backslash at the very end of a literal.
+const TRAILING: &str = "unable to unescape string, found '\\' as last character";
+/// cel-go's message for an escape that denotes a surrogate or a value above U+10FFFF.
+const CODE_POINT: &str = "invalid unicode code point";
+/// cel-go's message for a malformed octal escape.
+const OCTAL: &str = "unable to unescape octal sequence in string";
+
 /// A literal decoding error: a message and the byte offset inside the token where it applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiteralError {
@@ -65,13 +76,14 @@ struct Quoted<'a> {
     raw: bool,
     /// Byte offset of `body` inside the token.
     body_offset: usize,
-    body: &'a str,
+    /// The text between the quotes, with CR LF and CR normalized to LF (as cel-go does).
+    body: Cow<'a, str>,
 }
 
 fn split_quoted(token: &str) -> Result<Quoted<'_>, LiteralError> {
     let prefix_len = token
         .find(['"', '\''])
-        .ok_or_else(|| LiteralError::new(0, "invalid string literal"))?;
+        .ok_or_else(|| LiteralError::new(0, UNESCAPE))?;
     let prefix = &token[..prefix_len];
     let raw = prefix.contains(['r', 'R']);
     let rest = &token[prefix_len..];
@@ -81,13 +93,21 @@ fn split_quoted(token: &str) -> Result<Quoted<'_>, LiteralError> {
         1
     };
     if rest.len() < 2 * quote_len {
-        return Err(LiteralError::new(0, "invalid string literal"));
+        return Err(LiteralError::new(0, UNESCAPE));
     }
     Ok(Quoted {
         raw,
         body_offset: prefix_len + quote_len,
-        body: &rest[quote_len..rest.len() - quote_len],
+        body: normalize_newlines(&rest[quote_len..rest.len() - quote_len]),
     })
+}
+
+fn normalize_newlines(text: &str) -> Cow<'_, str> {
+    if text.contains('\r') {
+        Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// What one escape sequence denotes.
@@ -103,10 +123,7 @@ enum Unit {
 fn escape(body: &str, i: usize, bytes: bool) -> Result<(Unit, usize), LiteralError> {
     let b = body.as_bytes();
     let Some(&c) = b.get(i + 1) else {
-        return Err(LiteralError::new(
-            i,
-            "invalid escape sequence: trailing '\\'",
-        ));
+        return Err(LiteralError::new(i, TRAILING));
     };
     let simple = match c {
         b'a' => Some('\u{7}'),
@@ -130,26 +147,11 @@ fn escape(body: &str, i: usize, bytes: bool) -> Result<(Unit, usize), LiteralErr
         let digits = body
             .get(i + 2..i + 2 + len)
             .filter(|d| d.bytes().all(|c| c.is_ascii_hexdigit()))
-            .ok_or_else(|| {
-                LiteralError::new(
-                    i,
-                    format!(
-                        "invalid escape sequence: \\{} needs {len} hex digits",
-                        c as char
-                    ),
-                )
-            })?;
+            .ok_or_else(|| LiteralError::new(i, UNESCAPE))?;
         // Cannot fail: at most 8 hex digits, all checked above.
-        u32::from_str_radix(digits, 16).map_err(|_| LiteralError::new(i, "invalid escape sequence"))
+        u32::from_str_radix(digits, 16).map_err(|_| LiteralError::new(i, UNESCAPE))
     };
-    let code_point = |v: u32| {
-        char::from_u32(v).ok_or_else(|| {
-            LiteralError::new(
-                i,
-                format!("invalid escape sequence: invalid code point U+{v:X}"),
-            )
-        })
-    };
+    let code_point = |v: u32| char::from_u32(v).ok_or_else(|| LiteralError::new(i, CODE_POINT));
     match c {
         b'x' | b'X' => {
             let v = hex(2)?;
@@ -162,13 +164,7 @@ fn escape(body: &str, i: usize, bytes: bool) -> Result<(Unit, usize), LiteralErr
         }
         b'u' | b'U' => {
             if bytes {
-                return Err(LiteralError::new(
-                    i,
-                    format!(
-                        "invalid escape sequence: \\{} is not allowed in bytes literals",
-                        c as char
-                    ),
-                ));
+                return Err(LiteralError::new(i, UNESCAPE));
             }
             let len = if c == b'u' { 4 } else { 8 };
             Ok((Unit::Char(code_point(hex(len)?)?), 2 + len))
@@ -177,10 +173,7 @@ fn escape(body: &str, i: usize, bytes: bool) -> Result<(Unit, usize), LiteralErr
             let d1 = b.get(i + 2).copied().filter(|d| (b'0'..=b'7').contains(d));
             let d2 = b.get(i + 3).copied().filter(|d| (b'0'..=b'7').contains(d));
             let (Some(d1), Some(d2)) = (d1, d2) else {
-                return Err(LiteralError::new(
-                    i,
-                    "invalid escape sequence: octal escapes need 3 digits",
-                ));
+                return Err(LiteralError::new(i, OCTAL));
             };
             let v = u32::from(c - b'0') * 64 + u32::from(d1 - b'0') * 8 + u32::from(d2 - b'0');
             if bytes {
@@ -190,13 +183,7 @@ fn escape(body: &str, i: usize, bytes: bool) -> Result<(Unit, usize), LiteralErr
                 Ok((Unit::Char(code_point(v)?), 4))
             }
         }
-        _ => {
-            let shown = body[i + 1..].chars().next().unwrap_or('\\');
-            Err(LiteralError::new(
-                i,
-                format!("invalid escape sequence: \\{shown}"),
-            ))
-        }
+        _ => Err(LiteralError::new(i, UNESCAPE)),
     }
 }
 
@@ -204,14 +191,14 @@ fn escape(body: &str, i: usize, bytes: bool) -> Result<(Unit, usize), LiteralErr
 pub fn decode_string(token: &str) -> Result<String, LiteralError> {
     let q = split_quoted(token)?;
     if q.raw {
-        return Ok(q.body.to_string());
+        return Ok(q.body.into_owned());
     }
     let mut out = String::with_capacity(q.body.len());
-    let mut rest = q.body;
+    let mut rest = &*q.body;
     let mut pos = 0;
     while let Some(i) = rest.find('\\') {
         out.push_str(&rest[..i]);
-        let (unit, len) = escape(q.body, pos + i, false).map_err(|e| shift(e, q.body_offset))?;
+        let (unit, len) = escape(&q.body, pos + i, false).map_err(|e| shift(e, q.body_offset))?;
         match unit {
             Unit::Char(c) => out.push(c),
             // Strings only produce code points.
@@ -231,11 +218,11 @@ pub fn decode_bytes(token: &str) -> Result<Vec<u8>, LiteralError> {
         return Ok(q.body.as_bytes().to_vec());
     }
     let mut out = Vec::with_capacity(q.body.len());
-    let mut rest = q.body;
+    let mut rest = &*q.body;
     let mut pos = 0;
     while let Some(i) = rest.find('\\') {
-        out.extend_from_slice(rest[..i].as_bytes());
-        let (unit, len) = escape(q.body, pos + i, true).map_err(|e| shift(e, q.body_offset))?;
+        out.extend_from_slice(&rest.as_bytes()[..i]);
+        let (unit, len) = escape(&q.body, pos + i, true).map_err(|e| shift(e, q.body_offset))?;
         match unit {
             Unit::Char(c) => {
                 let mut buf = [0; 4];

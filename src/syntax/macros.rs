@@ -355,3 +355,272 @@ fn expand_filter(
     let step = append_step(ex, elem, Some(pred));
     Ok(list_fold(ex, v, range, step))
 }
+
+/// The function that the map-building two-variable macros call to insert an entry
+/// (`cel.@mapInsert(map, key, value)` or `cel.@mapInsert(map, entryMap)`), as in cel-go.
+pub const MAP_INSERT: &str = "cel.@mapInsert";
+
+/// The two-variable comprehension macros of cel-go's `ext.TwoVarComprehensions()`:
+/// `all`, `exists`, `existsOne`/`exists_one` with `(i, v, p)`, and `transformList`,
+/// `transformMap`, `transformMapEntry` with `(i, v, [filter,] transform)`.
+pub const TWO_VARIABLE: &[Macro] = &[
+    Macro {
+        name: "all",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_all2,
+    },
+    Macro {
+        name: "exists",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_exists2,
+    },
+    Macro {
+        name: "existsOne",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_exists_one2,
+    },
+    Macro {
+        name: "exists_one",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_exists_one2,
+    },
+    Macro {
+        name: "transformList",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_transform_list,
+    },
+    Macro {
+        name: "transformList",
+        style: Style::Receiver,
+        args: 4,
+        expand: expand_transform_list,
+    },
+    Macro {
+        name: "transformMap",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_transform_map,
+    },
+    Macro {
+        name: "transformMap",
+        style: Style::Receiver,
+        args: 4,
+        expand: expand_transform_map,
+    },
+    Macro {
+        name: "transformMapEntry",
+        style: Style::Receiver,
+        args: 3,
+        expand: expand_transform_map_entry,
+    },
+    Macro {
+        name: "transformMapEntry",
+        style: Style::Receiver,
+        args: 4,
+        expand: expand_transform_map_entry,
+    },
+];
+
+/// The receiver and both iteration variable names of a two-variable macro, checked as
+/// cel-go checks them.
+fn iter_parts2(
+    target: Option<Expr>,
+    var1: &Expr,
+    var2: &Expr,
+    ex: &Expander,
+) -> Result<(Expr, Arc<str>, Arc<str>), MacroError> {
+    let simple = |e: &Expr| match &e.kind {
+        ExprKind::Ident(name) => Ok(name.clone()),
+        _ => Err(MacroError {
+            message: "argument must be a simple name".into(),
+            span: e.span,
+        }),
+    };
+    let (v1, v2) = (simple(var1)?, simple(var2)?);
+    if v1 == v2 {
+        return Err(MacroError {
+            message: format!("duplicate variable name: {v1}"),
+            span: var2.span,
+        });
+    }
+    for (v, e) in [(&v1, var1), (&v2, var2)] {
+        if &**v == ACCUMULATOR {
+            return Err(MacroError {
+                message: "iteration variable overwrites accumulator variable".into(),
+                span: e.span,
+            });
+        }
+    }
+    let Some(target) = target else {
+        return Err(MacroError {
+            message: "macro requires a receiver".into(),
+            span: ex.span,
+        });
+    };
+    Ok((target, v1, v2))
+}
+
+impl Expander {
+    /// A two-variable comprehension node.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fold2(
+        &mut self,
+        iter_var: Arc<str>,
+        iter_var2: Arc<str>,
+        iter_range: Expr,
+        accu_init: Expr,
+        loop_condition: Expr,
+        loop_step: Expr,
+        result: Expr,
+    ) -> Expr {
+        self.node(ExprKind::Comprehension(Box::new(Comprehension {
+            iter_var,
+            iter_var2: Some(iter_var2),
+            iter_range,
+            accu_var: ACCUMULATOR.into(),
+            accu_init,
+            loop_condition,
+            loop_step,
+            result,
+        })))
+    }
+}
+
+fn expand_all2(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [v1, v2, pred] = take(args, ex.span)?;
+    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
+    let init = ex.literal(Literal::Bool(true));
+    let a = ex.accu();
+    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![a]);
+    let a = ex.accu();
+    let step = ex.call(op::LOGICAL_AND, vec![a, pred]);
+    let result = ex.accu();
+    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}
+
+fn expand_exists2(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [v1, v2, pred] = take(args, ex.span)?;
+    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
+    let init = ex.literal(Literal::Bool(false));
+    let a = ex.accu();
+    let not = ex.call(op::LOGICAL_NOT, vec![a]);
+    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![not]);
+    let a = ex.accu();
+    let step = ex.call(op::LOGICAL_OR, vec![a, pred]);
+    let result = ex.accu();
+    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}
+
+fn expand_exists_one2(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let [v1, v2, pred] = take(args, ex.span)?;
+    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
+    let init = ex.literal(Literal::Int(0));
+    let cond = ex.literal(Literal::Bool(true));
+    let a = ex.accu();
+    let one = ex.literal(Literal::Int(1));
+    let inc = ex.call(op::ADD, vec![a, one]);
+    let a = ex.accu();
+    let step = ex.call(op::CONDITIONAL, vec![pred, inc, a]);
+    let a = ex.accu();
+    let one = ex.literal(Literal::Int(1));
+    let result = ex.call(op::EQUALS, vec![a, one]);
+    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}
+
+/// Splits `(v1, v2, [filter,] transform)` arguments.
+fn transform_args(
+    args: Vec<Expr>,
+    span: Span,
+) -> Result<(Expr, Expr, Option<Expr>, Expr), MacroError> {
+    let mut it = args.into_iter();
+    match (it.next(), it.next(), it.next(), it.next(), it.next()) {
+        (Some(v1), Some(v2), Some(t), None, None) => Ok((v1, v2, None, t)),
+        (Some(v1), Some(v2), Some(f), Some(t), None) => Ok((v1, v2, Some(f), t)),
+        _ => Err(MacroError {
+            message: "wrong number of macro arguments".into(),
+            span,
+        }),
+    }
+}
+
+/// Guards `step` with `filter ? step : @result` when there is a filter.
+fn filtered(ex: &mut Expander, filter: Option<Expr>, step: Expr) -> Expr {
+    match filter {
+        None => step,
+        Some(f) => {
+            let a = ex.accu();
+            ex.call(op::CONDITIONAL, vec![f, step, a])
+        }
+    }
+}
+
+fn expand_transform_list(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let (v1, v2, filter, transform) = transform_args(args, ex.span)?;
+    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
+    let a = ex.accu();
+    let single = ex.list(vec![transform]);
+    let step = ex.call(op::ADD, vec![a, single]);
+    let step = filtered(ex, filter, step);
+    let init = ex.list(Vec::new());
+    let cond = ex.literal(Literal::Bool(true));
+    let result = ex.accu();
+    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}
+
+fn expand_transform_map(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let (v1, v2, filter, transform) = transform_args(args, ex.span)?;
+    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
+    let a = ex.accu();
+    let key = ex.ident(&v1);
+    let step = ex.call(MAP_INSERT, vec![a, key, transform]);
+    let step = filtered(ex, filter, step);
+    let init = ex.node(ExprKind::Map {
+        entries: Vec::new(),
+    });
+    let cond = ex.literal(Literal::Bool(true));
+    let result = ex.accu();
+    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}
+
+fn expand_transform_map_entry(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let (v1, v2, filter, transform) = transform_args(args, ex.span)?;
+    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
+    let a = ex.accu();
+    let step = ex.call(MAP_INSERT, vec![a, transform]);
+    let step = filtered(ex, filter, step);
+    let init = ex.node(ExprKind::Map {
+        entries: Vec::new(),
+    });
+    let cond = ex.literal(Literal::Bool(true));
+    let result = ex.accu();
+    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}

@@ -34,6 +34,10 @@ pub struct ParseOptions {
     pub max_code_points: usize,
     /// Expand macros (`has`, `all`, `exists`, ...).
     pub macros: bool,
+    /// Also expand the two-variable comprehension macros of cel-go's
+    /// `ext.TwoVarComprehensions()` (`all(i, v, p)`, `transformList`, `transformMap`, ...);
+    /// only with `macros` on.
+    pub two_var_comprehensions: bool,
 }
 
 impl Default for ParseOptions {
@@ -42,6 +46,7 @@ impl Default for ParseOptions {
             max_recursion_depth: 250,
             max_code_points: 100_000,
             macros: true,
+            two_var_comprehensions: false,
         }
     }
 }
@@ -96,10 +101,10 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
     };
     let mut builder = Builder {
         options,
-        macros: if options.macros {
-            macros::STANDARD
-        } else {
-            &[]
+        macros: match (options.macros, options.two_var_comprehensions) {
+            (false, _) => [&[], &[]],
+            (true, false) => [macros::STANDARD, &[]],
+            (true, true) => [macros::STANDARD, macros::TWO_VARIABLE],
         },
         depths: vec![0],
         diagnostics: Vec::new(),
@@ -182,6 +187,13 @@ fn bracket_depth_exceeded(source: &str, max: usize) -> Option<usize> {
     None
 }
 
+/// Terms of a run of one logical operator, and the spans of the operators between them.
+#[derive(Default)]
+struct Chain {
+    terms: Vec<Option<Expr>>,
+    ops: Vec<Span>,
+}
+
 /// Marks that building stopped after a fatal error (already recorded as a diagnostic).
 #[derive(Debug)]
 struct Abort;
@@ -209,7 +221,8 @@ fn children<'i>(pair: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
 /// Builds the AST from pest's pairs: ids, spans, depth accounting, macros.
 struct Builder<'a> {
     options: &'a ParseOptions,
-    macros: &'static [macros::Macro],
+    /// The macro tables in effect, searched in order.
+    macros: [&'static [macros::Macro]; 2],
     /// Nesting depth of every node so far, indexed by id (index 0 is unused).
     depths: Vec<u32>,
     diagnostics: Vec<Diagnostic>,
@@ -308,18 +321,48 @@ impl Builder<'_> {
         )
     }
 
+    /// Builds any expression-level pair. Wrapper levels that add no node (an `expr` without
+    /// `?:`, a `cond_or` without operators, a `unary` without operators, a `member` without
+    /// postfixes, parentheses) are unwrapped in a loop rather than by recursion, so only
+    /// levels that create nodes cost stack.
+    fn expr(&mut self, mut pair: Pair<'_, Rule>) -> Built {
+        loop {
+            let rule = pair.as_rule();
+            let wrapper = matches!(
+                rule,
+                Rule::expr | Rule::cond_or | Rule::unary | Rule::member | Rule::paren
+            );
+            if !wrapper {
+                return self.primary(pair);
+            }
+            let mut inner = children(pair.clone());
+            let (Some(first), second) = (inner.next(), inner.next()) else {
+                self.error(span_of(&pair), "Syntax error: incomplete expression");
+                return Err(Abort);
+            };
+            match (rule, second) {
+                (Rule::paren, Some(e)) => pair = e,
+                (_, None) => pair = first,
+                (Rule::expr, Some(_)) => return self.ternary(pair),
+                (Rule::cond_or, Some(_)) => return self.cond_or(pair),
+                (Rule::unary, Some(_)) => return self.unary(pair),
+                _ => return self.member(pair),
+            }
+        }
+    }
+
     /// `expr: cond_or (? cond_or : cond_or)*`, folded to the right.
-    fn expr(&mut self, pair: Pair<'_, Rule>) -> Built {
+    fn ternary(&mut self, pair: Pair<'_, Rule>) -> Built {
         let at = span_of(&pair);
         let mut it = children(pair);
         let first = self.take(&mut it, at)?;
-        let mut current = self.cond_or(first)?;
+        let mut current = self.expr(first)?;
         let mut pending = Vec::new();
         while let Some(question) = it.next() {
             let then = self.take(&mut it, at)?;
-            let then = self.cond_or(then)?;
+            let then = self.expr(then)?;
             let otherwise = self.take(&mut it, at)?;
-            let otherwise = self.cond_or(otherwise)?;
+            let otherwise = self.expr(otherwise)?;
             pending.push((current, span_of(&question), then));
             current = otherwise;
         }
@@ -329,31 +372,111 @@ impl Builder<'_> {
         Ok(current)
     }
 
-    /// `cond_or: unary (infix unary)*`, folded by precedence (all binary operators are
-    /// left-associative).
+    /// `cond_or: unary (infix unary)*`. Relational and arithmetic operators are folded by
+    /// precedence (all left-associative); runs of `&&` and `||` are balanced into trees as
+    /// cel-go does, which also keeps long logical chains shallow.
     fn cond_or(&mut self, pair: Pair<'_, Rule>) -> Built {
         let at = span_of(&pair);
         let mut it = children(pair);
         let first = self.take(&mut it, at)?;
-        let mut operands = vec![self.unary(first)?];
+        let mut operands = vec![self.expr(first)?];
         let mut ops: Vec<(u8, &'static str, Span)> = Vec::new();
+        let mut conjunction = Chain::default();
+        let mut disjunction = Chain::default();
         while let Some(op_pair) = it.next() {
-            let (prec, name) = binary_operator(op_pair.as_rule());
+            let rule = op_pair.as_rule();
             let span = span_of(&op_pair);
-            while ops.last().is_some_and(|&(p, _, _)| p >= prec) {
-                self.reduce(&mut operands, &mut ops)?;
+            if matches!(rule, Rule::op_and | Rule::op_or) {
+                let term = self.fold(&mut operands, &mut ops, at)?;
+                conjunction.terms.push(Some(term));
+                if rule == Rule::op_or {
+                    let term = self.balance(op::LOGICAL_AND, &mut conjunction)?;
+                    disjunction.terms.push(Some(term));
+                    disjunction.ops.push(span);
+                } else {
+                    conjunction.ops.push(span);
+                }
+            } else {
+                let (prec, name) = binary_operator(rule);
+                while ops.last().is_some_and(|&(p, _, _)| p >= prec) {
+                    self.reduce(&mut operands, &mut ops)?;
+                }
+                ops.push((prec, name, span));
             }
-            ops.push((prec, name, span));
             let rhs = self.take(&mut it, at)?;
-            operands.push(self.unary(rhs)?);
+            operands.push(self.expr(rhs)?);
         }
+        let term = self.fold(&mut operands, &mut ops, at)?;
+        conjunction.terms.push(Some(term));
+        let term = self.balance(op::LOGICAL_AND, &mut conjunction)?;
+        disjunction.terms.push(Some(term));
+        self.balance(op::LOGICAL_OR, &mut disjunction)
+    }
+
+    /// Reduces all pending operators and returns the single remaining operand.
+    fn fold(
+        &mut self,
+        operands: &mut Vec<Expr>,
+        ops: &mut Vec<(u8, &'static str, Span)>,
+        at: Span,
+    ) -> Built {
         while !ops.is_empty() {
-            self.reduce(&mut operands, &mut ops)?;
+            self.reduce(operands, ops)?;
         }
         match operands.pop() {
             Some(e) if operands.is_empty() => Ok(e),
             _ => {
                 self.error(at, "Syntax error: malformed operator sequence");
+                Err(Abort)
+            }
+        }
+    }
+
+    /// Builds a balanced tree of `function` over the chain's terms (cel-go's shape: the
+    /// operator in the middle is the root), and empties the chain.
+    fn balance(&mut self, function: &'static str, chain: &mut Chain) -> Built {
+        let mut terms = std::mem::take(&mut chain.terms);
+        let ops = std::mem::take(&mut chain.ops);
+        if ops.is_empty() || terms.len() != ops.len() + 1 {
+            return match terms.pop().flatten() {
+                Some(e) if terms.is_empty() => Ok(e),
+                _ => {
+                    self.error(Span::new(0, 0), "Syntax error: malformed operator sequence");
+                    Err(Abort)
+                }
+            };
+        }
+        self.balanced_tree(function, &mut terms, &ops, 0, ops.len() - 1)
+    }
+
+    /// Recursion depth is logarithmic in the chain length.
+    fn balanced_tree(
+        &mut self,
+        function: &'static str,
+        terms: &mut [Option<Expr>],
+        ops: &[Span],
+        lo: usize,
+        hi: usize,
+    ) -> Built {
+        let mid = (lo + hi).div_ceil(2);
+        let left = if mid == lo {
+            self.term(terms, mid)?
+        } else {
+            self.balanced_tree(function, terms, ops, lo, mid - 1)?
+        };
+        let right = if mid == hi {
+            self.term(terms, mid + 1)?
+        } else {
+            self.balanced_tree(function, terms, ops, mid + 1, hi)?
+        };
+        self.call_node(ops[mid], function, vec![left, right])
+    }
+
+    fn term(&mut self, terms: &mut [Option<Expr>], i: usize) -> Built {
+        match terms.get_mut(i).and_then(Option::take) {
+            Some(e) => Ok(e),
+            None => {
+                self.error(Span::new(0, 0), "Syntax error: malformed operator sequence");
                 Err(Abort)
             }
         }
@@ -383,12 +506,12 @@ impl Builder<'_> {
         let (function, symbol) = match first.as_rule() {
             Rule::not_ops => (op::LOGICAL_NOT, '!'),
             Rule::neg_ops => (op::NEGATE, '-'),
-            _ => return self.member(first),
+            _ => return self.expr(first),
         };
         let count = count_operators(first.as_str(), symbol);
         let op_span = Span::new(at.start as usize, at.start as usize + 1);
         let operand = self.take(&mut it, at)?;
-        let operand = self.member(operand)?;
+        let operand = self.expr(operand)?;
         if count % 2 == 0 {
             Ok(operand)
         } else {
@@ -401,56 +524,65 @@ impl Builder<'_> {
         let at = span_of(&pair);
         let mut it = children(pair);
         let first = self.take(&mut it, at)?;
-        let mut e = self.primary(first)?;
+        let mut e = self.expr(first)?;
         for postfix in it {
-            let rule = postfix.as_rule();
-            let pspan = span_of(&postfix);
-            let mut parts = children(postfix);
-            let anchor = self.take(&mut parts, pspan)?;
-            let anchor_span = span_of(&anchor);
-            e = match rule {
-                Rule::select => {
-                    let field = self.take(&mut parts, pspan)?;
-                    self.node(
-                        anchor_span,
-                        ExprKind::Select {
-                            operand: Box::new(e),
-                            field: field_name(&field),
-                            test_only: false,
-                        },
-                    )?
-                }
-                Rule::opt_select => {
-                    let field = self.take(&mut parts, pspan)?;
-                    let name = self.node(
-                        span_of(&field),
-                        ExprKind::Literal(Literal::String(field_name(&field))),
-                    )?;
-                    self.call_node(anchor_span, op::OPT_SELECT, vec![e, name])?
-                }
-                Rule::member_call => {
-                    let name = self.take(&mut parts, pspan)?;
-                    let args = self.take(&mut parts, pspan)?;
-                    let (lparen, args) = self.call_args(args)?;
-                    self.call(lparen, Some(e), name.as_str(), args)?
-                }
-                Rule::index | Rule::opt_index => {
-                    let index = self.take(&mut parts, pspan)?;
-                    let index = self.expr(index)?;
-                    let function = if rule == Rule::index {
-                        op::INDEX
-                    } else {
-                        op::OPT_INDEX
-                    };
-                    self.call_node(anchor_span, function, vec![e, index])?
-                }
-                _ => {
-                    self.error(pspan, "Syntax error: unexpected member access");
-                    return Err(Abort);
-                }
-            };
+            e = self.postfix(e, postfix)?;
         }
         Ok(e)
+    }
+
+    /// Applies one postfix (`.f`, `.?f`, `.f(..)`, `[i]`, `[?i]`) to `e`.
+    fn postfix(&mut self, e: Expr, postfix: Pair<'_, Rule>) -> Built {
+        let rule = postfix.as_rule();
+        let pspan = span_of(&postfix);
+        let mut parts = children(postfix);
+        let anchor = self.take(&mut parts, pspan)?;
+        let anchor_span = span_of(&anchor);
+        match rule {
+            Rule::select => {
+                let field = self.take(&mut parts, pspan)?;
+                self.node(
+                    anchor_span,
+                    ExprKind::Select {
+                        operand: Box::new(e),
+                        field: field_name(&field),
+                        test_only: false,
+                    },
+                )
+            }
+            Rule::opt_select => {
+                let field = self.take(&mut parts, pspan)?;
+                let name = self.node(
+                    span_of(&field),
+                    ExprKind::Literal(Literal::String(field_name(&field))),
+                )?;
+                self.call_node(anchor_span, op::OPT_SELECT, vec![e, name])
+            }
+            Rule::member_call => {
+                let name = self.take(&mut parts, pspan)?;
+                let args = self.take(&mut parts, pspan)?;
+                self.member_call(e, name.as_str(), args)
+            }
+            Rule::index | Rule::opt_index => {
+                let index = self.take(&mut parts, pspan)?;
+                self.index(e, anchor_span, rule == Rule::index, index)
+            }
+            _ => {
+                self.error(pspan, "Syntax error: unexpected member access");
+                Err(Abort)
+            }
+        }
+    }
+
+    fn member_call(&mut self, target: Expr, name: &str, args: Pair<'_, Rule>) -> Built {
+        let (lparen, args) = self.call_args(args)?;
+        self.call(lparen, Some(target), name, args)
+    }
+
+    fn index(&mut self, e: Expr, span: Span, plain: bool, index: Pair<'_, Rule>) -> Built {
+        let index = self.expr(index)?;
+        let function = if plain { op::INDEX } else { op::OPT_INDEX };
+        self.call_node(span, function, vec![e, index])
     }
 
     /// `( args )`: returns the span of `(` and the argument expressions.
@@ -472,7 +604,11 @@ impl Builder<'_> {
         } else {
             Style::Global
         };
-        if let Some(m) = macros::find(self.macros, function, style, args.len()) {
+        let found = self
+            .macros
+            .iter()
+            .find_map(|table| macros::find(table, function, style, args.len()));
+        if let Some(m) = found {
             let depth = target
                 .iter()
                 .chain(args.iter())
@@ -506,104 +642,136 @@ impl Builder<'_> {
         )
     }
 
+    /// Dispatches on the primary's kind. Each case is its own function so that the frames
+    /// on the recursive path (expr → ... → primary → expr) stay small in debug builds.
     fn primary(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
         match pair.as_rule() {
             Rule::number => self.number(pair),
-            Rule::string_lit => match literal::decode_string(pair.as_str()) {
-                Ok(s) => self.node(span, ExprKind::Literal(Literal::String(s.into()))),
-                Err(e) => self.literal_error(span, e),
-            },
-            Rule::bytes_lit => match literal::decode_bytes(pair.as_str()) {
-                Ok(b) => self.node(span, ExprKind::Literal(Literal::Bytes(b.into()))),
-                Err(e) => self.literal_error(span, e),
-            },
-            Rule::bool_true => self.node(span, ExprKind::Literal(Literal::Bool(true))),
-            Rule::bool_false => self.node(span, ExprKind::Literal(Literal::Bool(false))),
-            Rule::null => self.node(span, ExprKind::Literal(Literal::Null)),
-            Rule::ident_expr => {
-                let (dot, ident) = self.dotted_ident(pair)?;
-                let ispan = span_of(&ident);
-                if self.reserved(ident.as_str(), ispan) {
-                    return self.placeholder(ispan);
-                }
-                let name = format!("{dot}{}", ident.as_str());
-                self.node(ispan, ExprKind::Ident(name.into()))
-            }
-            Rule::global_call => {
-                let mut it = children(pair);
-                let mut first = self.take(&mut it, span)?;
-                let dot = if first.as_rule() == Rule::leading_dot {
-                    first = self.take(&mut it, span)?;
-                    "."
-                } else {
-                    ""
-                };
-                let args = self.take(&mut it, span)?;
-                let (lparen, args) = self.call_args(args)?;
-                if self.reserved(first.as_str(), span_of(&first)) {
-                    return self.placeholder(lparen);
-                }
-                let name = format!("{dot}{}", first.as_str());
-                self.call(lparen, None, &name, args)
-            }
+            Rule::string_lit | Rule::bytes_lit => self.quoted_literal(pair),
+            Rule::bool_true | Rule::bool_false | Rule::null => self.keyword_literal(pair),
+            Rule::ident_expr => self.ident_expr(pair),
+            Rule::global_call => self.global_call(pair),
             Rule::message => self.message(pair),
-            Rule::paren => {
-                let mut it = children(pair);
-                let _lparen = self.take(&mut it, span)?;
-                let inner = self.take(&mut it, span)?;
-                self.expr(inner)
-            }
-            Rule::list => {
-                let mut it = children(pair);
-                let lbracket = self.take(&mut it, span)?;
-                let mut elements = Vec::new();
-                let mut optional_indices = Vec::new();
-                for elem in it {
-                    let (optional, value) = self.optional_then(elem)?;
-                    if optional {
-                        optional_indices.push(elements.len());
-                    }
-                    elements.push(self.expr(value)?);
-                }
-                self.node(
-                    span_of(&lbracket),
-                    ExprKind::List {
-                        elements,
-                        optional_indices,
-                    },
-                )
-            }
-            Rule::map => {
-                let mut it = children(pair);
-                let lbrace = self.take(&mut it, span)?;
-                let mut entries = Vec::new();
-                for entry in it {
-                    let espan = span_of(&entry);
-                    let mut parts = children(entry);
-                    let mut first = self.take(&mut parts, espan)?;
-                    let optional = first.as_rule() == Rule::optional;
-                    if optional {
-                        first = self.take(&mut parts, espan)?;
-                    }
-                    let key = self.expr(first)?;
-                    let value = self.take(&mut parts, espan)?;
-                    let value = self.expr(value)?;
-                    let id = self.alloc(0);
-                    entries.push(MapEntry {
-                        id,
-                        key,
-                        value,
-                        optional,
-                    });
-                }
-                self.node(span_of(&lbrace), ExprKind::Map { entries })
-            }
+            Rule::paren => self.paren(pair),
+            Rule::list => self.list(pair),
+            Rule::map => self.map(pair),
             _ => {
-                self.error(span, "Syntax error: unexpected token");
+                self.error(span_of(&pair), "Syntax error: unexpected token");
                 Err(Abort)
             }
         }
+    }
+
+    fn quoted_literal(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let decoded = if pair.as_rule() == Rule::string_lit {
+            literal::decode_string(pair.as_str()).map(|s| Literal::String(s.into()))
+        } else {
+            literal::decode_bytes(pair.as_str()).map(|b| Literal::Bytes(b.into()))
+        };
+        match decoded {
+            Ok(lit) => self.node(span, ExprKind::Literal(lit)),
+            Err(e) => self.literal_error(span, e),
+        }
+    }
+
+    fn keyword_literal(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let lit = match pair.as_rule() {
+            Rule::bool_true => Literal::Bool(true),
+            Rule::bool_false => Literal::Bool(false),
+            _ => Literal::Null,
+        };
+        self.node(span_of(&pair), ExprKind::Literal(lit))
+    }
+
+    fn ident_expr(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let (dot, ident) = self.dotted_ident(pair)?;
+        let span = span_of(&ident);
+        if self.reserved(ident.as_str(), span) {
+            return self.placeholder(span);
+        }
+        let name = format!("{dot}{}", ident.as_str());
+        self.node(span, ExprKind::Ident(name.into()))
+    }
+
+    fn global_call(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let mut first = self.take(&mut it, span)?;
+        let dot = if first.as_rule() == Rule::leading_dot {
+            first = self.take(&mut it, span)?;
+            "."
+        } else {
+            ""
+        };
+        let args = self.take(&mut it, span)?;
+        let (lparen, args) = self.call_args(args)?;
+        if self.reserved(first.as_str(), span_of(&first)) {
+            return self.placeholder(lparen);
+        }
+        let name = format!("{dot}{}", first.as_str());
+        self.call(lparen, None, &name, args)
+    }
+
+    fn paren(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let _lparen = self.take(&mut it, span)?;
+        let inner = self.take(&mut it, span)?;
+        self.expr(inner)
+    }
+
+    fn list(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let lbracket = self.take(&mut it, span)?;
+        let mut elements = Vec::new();
+        let mut optional_indices = Vec::new();
+        for elem in it {
+            let (optional, value) = self.optional_then(elem)?;
+            if optional {
+                optional_indices.push(elements.len());
+            }
+            elements.push(self.expr(value)?);
+        }
+        self.node(
+            span_of(&lbracket),
+            ExprKind::List {
+                elements,
+                optional_indices,
+            },
+        )
+    }
+
+    fn map(&mut self, pair: Pair<'_, Rule>) -> Built {
+        let span = span_of(&pair);
+        let mut it = children(pair);
+        let lbrace = self.take(&mut it, span)?;
+        let mut entries = Vec::new();
+        for entry in it {
+            entries.push(self.map_entry(entry)?);
+        }
+        self.node(span_of(&lbrace), ExprKind::Map { entries })
+    }
+
+    fn map_entry(&mut self, pair: Pair<'_, Rule>) -> Result<MapEntry, Abort> {
+        let span = span_of(&pair);
+        let mut parts = children(pair);
+        let mut first = self.take(&mut parts, span)?;
+        let optional = first.as_rule() == Rule::optional;
+        if optional {
+            first = self.take(&mut parts, span)?;
+        }
+        let key = self.expr(first)?;
+        let value = self.take(&mut parts, span)?;
+        let value = self.expr(value)?;
+        let id = self.alloc(0);
+        Ok(MapEntry {
+            id,
+            key,
+            value,
+            optional,
+        })
     }
 
     /// Splits `[leading_dot] ident` pairs.
@@ -718,8 +886,8 @@ impl Builder<'_> {
     }
 
     fn literal_error(&mut self, span: Span, e: LiteralError) -> Built {
-        let at = span.start as usize + e.offset;
-        self.error(Span::new(at, span.end as usize), e.message);
+        // cel-go reports malformed literals at their start.
+        self.error(span, e.message);
         self.placeholder(span)
     }
 }
@@ -775,7 +943,22 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
         InputLocation::Span((s, _)) => s,
     };
     let found = found_token(source, pos);
+    let rest = source.get(pos..).unwrap_or("");
+    let unlexable = rest.chars().next().is_some_and(|c| {
+        !(c.is_ascii_alphanumeric() || c == '_' || "()[]{}.,:?!-+*/%<>=&|'\"`".contains(c))
+    });
+    let unterminated = rest.starts_with(['\'', '"']);
     let message = match &err.variant {
+        _ if unlexable || unterminated => {
+            // The lexer, not the grammar, is the problem: no token starts here.
+            let shown: String = rest.lines().next().unwrap_or("").chars().take(40).collect();
+            let shown = if unterminated {
+                shown
+            } else {
+                rest.chars().take(1).collect()
+            };
+            format!("Syntax error: token recognition error at: '{shown}'")
+        }
         ErrorVariant::ParsingError { positives, .. } => {
             let mut expected: Vec<&str> = positives.iter().map(|r| rule_text(*r)).collect();
             expected.sort_unstable();
@@ -791,7 +974,7 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
         }
         ErrorVariant::CustomError { message } => format!("Syntax error: {message}"),
     };
-    let end = (pos + 1).min(source.len()).max(pos);
+    let end = pos + rest.chars().next().map_or(0, char::len_utf8);
     Issues::single(source, Span::new(pos, end), message)
 }
 
@@ -856,5 +1039,653 @@ fn rule_text(rule: Rule) -> &'static str {
         Rule::bool_false => "'false'",
         Rule::null => "'null'",
         _ => "expression",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::ast::{ACCUMULATOR, Expr, ExprKind, Literal};
+    use std::collections::HashSet;
+
+    /// Renders a tree as an S-expression, to assert shapes compactly.
+    fn sexpr(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Literal(l) => match l {
+                Literal::Null => "null".into(),
+                Literal::Bool(b) => b.to_string(),
+                Literal::Int(i) => i.to_string(),
+                Literal::Uint(u) => format!("{u}u"),
+                Literal::Double(d) => format!("{d:?}"),
+                Literal::String(s) => format!("{s:?}"),
+                Literal::Bytes(b) => format!("b{:?}", String::from_utf8_lossy(b)),
+            },
+            ExprKind::Ident(n) => n.to_string(),
+            ExprKind::Select {
+                operand,
+                field,
+                test_only,
+            } => {
+                let head = if *test_only { "has" } else { "." };
+                format!("({head} {} {field})", sexpr(operand))
+            }
+            ExprKind::Call {
+                target,
+                function,
+                args,
+            } => {
+                let mut out = match target {
+                    Some(t) => format!("(.{function} {}", sexpr(t)),
+                    None => format!("({function}"),
+                };
+                for a in args {
+                    out.push(' ');
+                    out.push_str(&sexpr(a));
+                }
+                out.push(')');
+                out
+            }
+            ExprKind::List {
+                elements,
+                optional_indices,
+            } => {
+                let parts: Vec<String> = elements
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let q = if optional_indices.contains(&i) {
+                            "?"
+                        } else {
+                            ""
+                        };
+                        format!("{q}{}", sexpr(e))
+                    })
+                    .collect();
+                format!("[{}]", parts.join(" "))
+            }
+            ExprKind::Map { entries } => {
+                let parts: Vec<String> = entries
+                    .iter()
+                    .map(|e| {
+                        let q = if e.optional { "?" } else { "" };
+                        format!("{q}{}: {}", sexpr(&e.key), sexpr(&e.value))
+                    })
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            ExprKind::Struct { type_name, fields } => {
+                let parts: Vec<String> = fields
+                    .iter()
+                    .map(|f| {
+                        let q = if f.optional { "?" } else { "" };
+                        format!("{q}{}: {}", f.field, sexpr(&f.value))
+                    })
+                    .collect();
+                format!("{type_name}{{{}}}", parts.join(", "))
+            }
+            ExprKind::Comprehension(c) => format!(
+                "(fold {} {} {} {} {} {} {})",
+                c.iter_var,
+                sexpr(&c.iter_range),
+                c.accu_var,
+                sexpr(&c.accu_init),
+                sexpr(&c.loop_condition),
+                sexpr(&c.loop_step),
+                sexpr(&c.result)
+            ),
+        }
+    }
+
+    fn p(src: &str) -> Expr {
+        match parse(src, &ParseOptions::default()) {
+            Ok(e) => e,
+            Err(issues) => panic!("{src}: {issues}"),
+        }
+    }
+
+    fn s(src: &str) -> String {
+        sexpr(&p(src))
+    }
+
+    fn err(src: &str) -> String {
+        match parse(src, &ParseOptions::default()) {
+            Ok(e) => panic!("{src}: expected an error, got {}", sexpr(&e)),
+            Err(issues) => issues.to_string(),
+        }
+    }
+
+    fn lit(src: &str) -> Literal {
+        match p(src).kind {
+            ExprKind::Literal(l) => l,
+            other => panic!("{src}: not a literal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn number_literals() {
+        assert_eq!(lit("0"), Literal::Int(0));
+        assert_eq!(lit("123"), Literal::Int(123));
+        assert_eq!(lit("0x1F"), Literal::Int(31));
+        assert_eq!(lit("-1"), Literal::Int(-1));
+        assert_eq!(lit("-9223372036854775808"), Literal::Int(i64::MIN));
+        assert_eq!(lit("9223372036854775807"), Literal::Int(i64::MAX));
+        assert_eq!(lit("-0x10"), Literal::Int(-16));
+        assert_eq!(lit("1u"), Literal::Uint(1));
+        assert_eq!(lit("0xFFU"), Literal::Uint(255));
+        assert_eq!(lit("18446744073709551615u"), Literal::Uint(u64::MAX));
+        assert_eq!(lit("1.5"), Literal::Double(1.5));
+        assert_eq!(lit(".5"), Literal::Double(0.5));
+        assert_eq!(lit("1e10"), Literal::Double(1e10));
+        assert_eq!(lit("1.5e-3"), Literal::Double(1.5e-3));
+        assert_eq!(lit("2E+2"), Literal::Double(200.0));
+        assert_eq!(lit("-2.5"), Literal::Double(-2.5));
+        assert_eq!(lit("- 3"), Literal::Int(-3));
+        assert_eq!(s("-1u"), "(-_ 1u)");
+        assert_eq!(s("---1"), "(-_ 1)");
+        assert_eq!(s("-1.5.foo()"), "(.foo -1.5)");
+    }
+
+    #[test]
+    fn number_literal_errors() {
+        assert!(err("9223372036854775808").contains("invalid int literal"));
+        assert!(err("--9223372036854775808").contains("invalid int literal"));
+        assert!(err("18446744073709551616u").contains("invalid uint literal"));
+        assert!(err("1e999").contains("invalid double literal"));
+        assert!(err("1.").contains("Syntax error"));
+        // As in cel-go, `1.e5` is the int 1 with a field `e5` selected.
+        assert_eq!(s("1.e5"), "(. 1 e5)");
+        assert!(err("0x").contains("Syntax error"));
+    }
+
+    #[test]
+    fn keyword_literals() {
+        assert_eq!(lit("true"), Literal::Bool(true));
+        assert_eq!(lit("false"), Literal::Bool(false));
+        assert_eq!(lit("null"), Literal::Null);
+        assert_eq!(s("trueish"), "trueish");
+        assert_eq!(s("nullable || inner"), "(_||_ nullable inner)");
+    }
+
+    #[test]
+    fn string_and_bytes_literals() {
+        let cases: &[(&str, &str)] = &[
+            ("'hello'", "hello"),
+            ("\"hello\"", "hello"),
+            ("'''hello'''", "hello"),
+            ("\"\"\"hello\"\"\"", "hello"),
+            (r#"' \\ \? \" \' \` '"#, " \\ ? \" ' ` "),
+            ("''' ? \" ' ` '''", " ? \" ' ` "),
+            (r"' \a \b \f \t \v '", " \u{7} \u{8} \u{c} \t \u{b} "),
+            (r"' \r\n '", " \r\n "),
+            ("''' \n '''", " \n "),
+            (r"' \000 \012 \177 '", " \0 \n \u{7f} "),
+            (r"' \x00 \x0A \X7F '", " \0 \n \u{7f} "),
+            (
+                r"' \u0000 \u000A \u007F \u0100 \uFFFB '",
+                " \0 \n \u{7f} \u{100} \u{fffb} ",
+            ),
+            (r"' \U0001F62C \U00088888 '", " \u{1f62c} \u{88888} "),
+            (
+                r"' \x4a \x4B \X4c \X4D \u01aB \U000001aB '",
+                " J K L M \u{1ab} \u{1ab} ",
+            ),
+            (
+                r#"r' \\ \? \" \` \a \n \000 \x00 \u0000 '"#,
+                r#" \\ \? \" \` \a \n \000 \x00 \u0000 "#,
+            ),
+            (r#"R""" \" \' """"#, r#" \" \' "#),
+            ("'// not a comment'", "// not a comment"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(lit(src), Literal::String((*want).into()), "{src}");
+        }
+        let bytes: &[(&str, &[u8])] = &[
+            ("b'hello'", b"hello"),
+            ("B\"hello\"", b"hello"),
+            ("b'''hi'''", b"hi"),
+            (r"b' \000 \012 \177 \377 '", b" \x00 \n \x7f \xff "),
+            (r"b' \x00 \x0A \x7F \xFF '", b" \x00 \n \x7f \xff "),
+            ("b'\u{ff}'", &[0xc3, 0xbf]),
+            (r"br'\x00'", b"\\x00"),
+            (r#"Rb"\n""#, b"\\n"),
+            (r"bR'''\a'''", b"\\a"),
+        ];
+        for (src, want) in bytes {
+            assert_eq!(lit(src), Literal::Bytes((*want).into()), "{src}");
+        }
+    }
+
+    #[test]
+    fn string_literal_errors() {
+        let e = err(r"'abc\q'");
+        assert!(
+            e.contains("ERROR: <input>:1:1: unable to unescape string"),
+            "{e}"
+        );
+        assert!(err(r"b'\u0041'").contains("unable to unescape string"));
+        assert!(err(r"'\uD800'").contains("invalid unicode code point"));
+        assert!(err(r"'\U00110000'").contains("invalid unicode code point"));
+        assert!(err("'unterminated").contains("Syntax error"));
+        assert!(err("'line\nbreak'").contains("Syntax error"));
+    }
+
+    /// Checks string literals against the cel-spec conformance data when it is available.
+    #[test]
+    fn conformance_literal_sections() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/cel-spec/tests/parse.json"
+        );
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return;
+        };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+            return;
+        };
+        let mut checked = 0;
+        for section in json["section"].as_array().into_iter().flatten() {
+            for test in section["test"].as_array().into_iter().flatten() {
+                let Some(expr) = test["expr"].as_str() else {
+                    continue;
+                };
+                // Every expression in parse.json is syntactically valid.
+                let parsed = parse(expr, &ParseOptions::default());
+                assert!(parsed.is_ok(), "{expr}: {}", parsed.unwrap_err());
+                if let Some(want) = test["value"]["string_value"].as_str() {
+                    if section["name"] == "string_literals" {
+                        assert_eq!(lit(expr), Literal::String(want.into()), "{expr}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 0);
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(s("1 + 2 * 3"), "(_+_ 1 (_*_ 2 3))");
+        assert_eq!(s("(1 + 2) * 3"), "(_*_ (_+_ 1 2) 3)");
+        assert_eq!(s("1 - 2 - 3"), "(_-_ (_-_ 1 2) 3)");
+        assert_eq!(s("8 / 4 % 3 * 2"), "(_*_ (_%_ (_/_ 8 4) 3) 2)");
+        assert_eq!(s("a < b == c"), "(_==_ (_<_ a b) c)");
+        assert_eq!(s("a in b in c"), "(@in (@in a b) c)");
+        assert_eq!(s("a + b < c * d"), "(_<_ (_+_ a b) (_*_ c d))");
+        assert_eq!(s("a || b && c || d"), "(_||_ (_||_ a (_&&_ b c)) d)");
+        assert_eq!(s("a || b"), "(_||_ a b)");
+        assert_eq!(s("a || b || c"), "(_||_ (_||_ a b) c)");
+        assert_eq!(
+            s("a && b && c && d && e"),
+            "(_&&_ (_&&_ (_&&_ a b) c) (_&&_ d e))"
+        );
+        assert_eq!(
+            s("a == 1 || b < 2 && c"),
+            "(_||_ (_==_ a 1) (_&&_ (_<_ b 2) c))"
+        );
+        assert_eq!(s("a && b == c"), "(_&&_ a (_==_ b c))");
+        assert_eq!(
+            s("a <= b >= c > d != e"),
+            "(_!=_ (_>_ (_>=_ (_<=_ a b) c) d) e)"
+        );
+        assert_eq!(s("a ? b : c"), "(_?_:_ a b c)");
+        assert_eq!(s("a ? b : c ? d : e"), "(_?_:_ a b (_?_:_ c d e))");
+        assert_eq!(s("a || b ? c || d : e"), "(_?_:_ (_||_ a b) (_||_ c d) e)");
+        assert_eq!(s("a ? (b ? c : d) : e"), "(_?_:_ a (_?_:_ b c d) e)");
+        assert_eq!(s("-a + b"), "(_+_ (-_ a) b)");
+        assert_eq!(s("!a && b"), "(_&&_ (!_ a) b)");
+        assert_eq!(s("a - -1"), "(_-_ a -1)");
+        assert_eq!(s("a-1"), "(_-_ a 1)");
+        assert_eq!(s("-a.b"), "(-_ (. a b))");
+    }
+
+    #[test]
+    fn unary_runs_cancel() {
+        assert_eq!(s("!!true"), "true");
+        assert_eq!(s("!!!true"), "(!_ true)");
+        assert_eq!(s("--19"), "19");
+        assert_eq!(s("--x"), "x");
+        assert_eq!(s("---x"), "(-_ x)");
+        assert_eq!(s("! ! !x"), "(!_ x)");
+        assert_eq!(s("!-1"), "(!_ -1)");
+        assert_eq!(s("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!true"), "true");
+        assert_eq!(s("--------------------------------19"), "19");
+    }
+
+    #[test]
+    fn members_and_calls() {
+        assert_eq!(s("a.b.c"), "(. (. a b) c)");
+        assert_eq!(s("a.?b"), "(_?._ a \"b\")");
+        assert_eq!(s("a[0][?1]"), "(_[?_] (_[_] a 0) 1)");
+        assert_eq!(s("a.f(1, 2)"), "(.f a 1 2)");
+        assert_eq!(s("f()"), "(f)");
+        assert_eq!(s(".f(x)"), "(.f x)");
+        assert_eq!(s(".x.y"), "(. .x y)");
+        assert_eq!(s("a.`b-c`"), "(. a b-c)");
+        assert_eq!(s("a.`b.c/d e`"), "(. a b.c/d e)");
+        assert_eq!(s("a.?`b-c`"), "(_?._ a \"b-c\")");
+        assert!(err("`b-c`").contains("Syntax error"));
+        assert!(err("f(1,)").contains("Syntax error"));
+    }
+
+    #[test]
+    fn aggregate_literals() {
+        assert_eq!(s("[]"), "[]");
+        assert_eq!(s("[1, 2,]"), "[1 2]");
+        assert_eq!(s("[1, ?a]"), "[1 ?a]");
+        assert_eq!(s("{}"), "{}");
+        assert_eq!(s("{1: 2, ?'a': b,}"), "{1: 2, ?\"a\": b}");
+        assert_eq!(s("Msg{}"), "Msg{}");
+        assert_eq!(s("a.b.Msg{f: 1, ?g: 2,}"), "a.b.Msg{f: 1, ?g: 2}");
+        assert_eq!(s(".a.Msg{`f-g`: 1}"), ".a.Msg{f-g: 1}");
+        assert_eq!(s("Msg{f: 1}.f"), "(. Msg{f: 1} f)");
+    }
+
+    #[test]
+    fn whitespace_and_comments() {
+        assert_eq!(s(" a\t+\n\r\x0Cb // comment\n"), "(_+_ a b)");
+        assert_eq!(s("a // c1\n + // c2\n b"), "(_+_ a b)");
+        assert_eq!(s("!// c\n!x"), "x");
+    }
+
+    #[test]
+    fn reserved_identifiers() {
+        for word in RESERVED {
+            let e = err(word);
+            assert!(e.contains(&format!("reserved identifier: {word}")), "{e}");
+            let e = err(&format!("{word}(1)"));
+            assert!(e.contains(&format!("reserved identifier: {word}")), "{e}");
+            assert_eq!(s(&format!("a.{word}")), format!("(. a {word})"));
+            assert_eq!(s(&format!("a.{word}()")), format!("(.{word} a)"));
+            assert_eq!(s(&format!("M{{{word}: 1}}")), format!("M{{{word}: 1}}"));
+        }
+        assert!(err("in").contains("Syntax error"));
+    }
+
+    #[test]
+    fn macros_expand_like_cel_go() {
+        let a = ACCUMULATOR;
+        assert_eq!(s("has(a.b)"), "(has a b)");
+        assert_eq!(
+            s("r.all(x, p)"),
+            format!("(fold x r {a} true (@not_strictly_false {a}) (_&&_ {a} p) {a})")
+        );
+        assert_eq!(
+            s("r.exists(x, p)"),
+            format!("(fold x r {a} false (@not_strictly_false (!_ {a})) (_||_ {a} p) {a})")
+        );
+        assert_eq!(
+            s("r.exists_one(x, p)"),
+            format!("(fold x r {a} 0 true (_?_:_ p (_+_ {a} 1) {a}) (_==_ {a} 1))")
+        );
+        assert_eq!(
+            s("r.map(x, t)"),
+            format!("(fold x r {a} [] true (_+_ {a} [t]) {a})")
+        );
+        assert_eq!(
+            s("r.map(x, p, t)"),
+            format!("(fold x r {a} [] true (_?_:_ p (_+_ {a} [t]) {a}) {a})")
+        );
+        assert_eq!(
+            s("r.filter(x, p)"),
+            format!("(fold x r {a} [] true (_?_:_ p (_+_ {a} [x]) {a}) {a})")
+        );
+        // Not macros: wrong arity or style.
+        assert_eq!(s("has(a.b, c)"), "(has (. a b) c)");
+        assert_eq!(s("r.has(a.b)"), "(.has r (. a b))");
+        assert_eq!(s("all(x, p)"), "(all x p)");
+        assert_eq!(s("r.all(x)"), "(.all r x)");
+    }
+
+    #[test]
+    fn macro_errors() {
+        let e = err("has(a)");
+        assert!(
+            e.contains("ERROR: <input>:1:5: invalid argument to has() macro"),
+            "{e}"
+        );
+        let e = err("r.all(x.y, p)");
+        assert!(
+            e.contains("ERROR: <input>:1:8: argument must be a simple name"),
+            "{e}"
+        );
+        assert!(err("r.map(1, p)").contains("argument must be a simple name"));
+        assert!(err("r.exists(@result, p)").starts_with("ERROR"));
+    }
+
+    #[test]
+    fn two_variable_macros() {
+        let a = ACCUMULATOR;
+        let options = ParseOptions {
+            two_var_comprehensions: true,
+            ..ParseOptions::default()
+        };
+        let s2 = |src: &str| match parse(src, &options) {
+            Ok(e) => sexpr(&e),
+            Err(e) => panic!("{src}: {e}"),
+        };
+        // sexpr prints only the first variable; check the second separately.
+        let e = parse("m.all(k, v, p)", &options).unwrap();
+        let ExprKind::Comprehension(c) = &e.kind else {
+            panic!("not a comprehension");
+        };
+        assert_eq!((&*c.iter_var, c.iter_var2.as_deref()), ("k", Some("v")));
+        assert_eq!(
+            s2("m.all(k, v, p)"),
+            format!("(fold k m {a} true (@not_strictly_false {a}) (_&&_ {a} p) {a})")
+        );
+        assert_eq!(
+            s2("m.exists(k, v, p)"),
+            format!("(fold k m {a} false (@not_strictly_false (!_ {a})) (_||_ {a} p) {a})")
+        );
+        let one = format!("(fold k m {a} 0 true (_?_:_ p (_+_ {a} 1) {a}) (_==_ {a} 1))");
+        assert_eq!(s2("m.existsOne(k, v, p)"), one);
+        assert_eq!(s2("m.exists_one(k, v, p)"), one);
+        assert_eq!(
+            s2("l.transformList(i, v, t)"),
+            format!("(fold i l {a} [] true (_+_ {a} [t]) {a})")
+        );
+        assert_eq!(
+            s2("l.transformList(i, v, f, t)"),
+            format!("(fold i l {a} [] true (_?_:_ f (_+_ {a} [t]) {a}) {a})")
+        );
+        assert_eq!(
+            s2("m.transformMap(k, v, t)"),
+            format!("(fold k m {a} {{}} true (cel.@mapInsert {a} k t) {a})")
+        );
+        assert_eq!(
+            s2("m.transformMapEntry(k, v, f, t)"),
+            format!("(fold k m {a} {{}} true (_?_:_ f (cel.@mapInsert {a} t) {a}) {a})")
+        );
+        // One-variable macros still work; off by default.
+        assert!(s2("l.all(x, p)").starts_with("(fold x l"));
+        assert_eq!(s("m.all(k, v, p)"), "(.all m k v p)");
+        let e = parse("m.all(k, k, p)", &options).unwrap_err().to_string();
+        assert!(e.contains("duplicate variable name: k"), "{e}");
+        let e = parse("m.all(k, v.w, p)", &options).unwrap_err().to_string();
+        assert!(e.contains("argument must be a simple name"), "{e}");
+        let e = parse("m.all(k, @result, p)", &options)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("ERROR"), "{e}");
+    }
+
+    #[test]
+    fn macros_can_be_disabled() {
+        let options = ParseOptions {
+            macros: false,
+            ..ParseOptions::default()
+        };
+        let e = parse("r.all(x, p) && has(a.b)", &options).unwrap();
+        assert_eq!(sexpr(&e), "(_&&_ (.all r x p) (has (. a b)))");
+    }
+
+    #[test]
+    fn ids_are_unique_and_positive() {
+        for src in [
+            "a.b.c + f(1, 2)[0] ? [1, ?x] : {1: 2}.size()",
+            "r.map(x, x * 2).filter(y, y > 1).exists_one(z, has(z.w))",
+            "M{a: 1, b: [2]}",
+        ] {
+            let e = p(src);
+            let mut seen = HashSet::new();
+            e.walk(|n| {
+                assert!(n.id > 0);
+                assert!(seen.insert(n.id), "{src}: duplicate id {}", n.id);
+            });
+            if let ExprKind::Struct { fields, .. } = &e.kind {
+                for f in fields {
+                    assert!(seen.insert(f.id));
+                }
+            }
+        }
+    }
+
+    /// The span start of the root node.
+    fn anchor(src: &str) -> usize {
+        p(src).span.start as usize
+    }
+
+    #[test]
+    fn anchor_spans() {
+        assert_eq!(anchor("a + b"), 2);
+        assert_eq!(anchor("a ? b : c"), 2);
+        assert_eq!(anchor("a.b"), 1);
+        assert_eq!(anchor("a.f(x)"), 3);
+        assert_eq!(anchor("f (x)"), 2);
+        assert_eq!(anchor("a[0]"), 1);
+        assert_eq!(anchor("  [1]"), 2);
+        assert_eq!(anchor(" {1: 2}"), 1);
+        assert_eq!(anchor("M {a: 1}"), 2);
+        assert_eq!(anchor("  !x"), 2);
+        assert_eq!(anchor(" -x"), 1);
+        assert_eq!(anchor(" abc"), 1);
+        assert_eq!(anchor("  'abc'"), 2);
+        assert_eq!(anchor("x.all(y, y)"), 5);
+        let e = p("ab");
+        assert_eq!(e.span, Span::new(0, 2));
+    }
+
+    #[test]
+    fn syntax_error_messages() {
+        let e = err("a + ");
+        assert!(
+            e.starts_with("ERROR: <input>:1:5: Syntax error: mismatched input '<EOF>' expecting"),
+            "{e}"
+        );
+        let e = err("f(1))");
+        assert!(
+            e.starts_with("ERROR: <input>:1:5: Syntax error: mismatched input ')'"),
+            "{e}"
+        );
+        assert!(e.contains("<EOF>"), "{e}");
+        let e = err("a\n  + * b");
+        assert!(e.starts_with("ERROR: <input>:2:5: Syntax error"), "{e}");
+        assert!(err("").contains("Syntax error"));
+        let e = err("a # b");
+        assert!(
+            e.starts_with("ERROR: <input>:1:3: Syntax error: token recognition error at: '#'"),
+            "{e}"
+        );
+        let e = err("x + 'abc");
+        assert!(
+            e.starts_with("ERROR: <input>:1:5: Syntax error: token recognition error at: ''abc'"),
+            "{e}"
+        );
+        let e = err("é");
+        assert!(e.contains("token recognition error at: 'é'"), "{e}");
+    }
+
+    #[test]
+    fn code_point_limit() {
+        let options = ParseOptions {
+            max_code_points: 5,
+            ..ParseOptions::default()
+        };
+        let e = parse("'ééééé'", &options).unwrap_err().to_string();
+        assert!(
+            e.contains("expression code point size exceeds limit: size: 7, limit 5"),
+            "{e}"
+        );
+        assert!(parse("'éé'", &options).is_ok());
+    }
+
+    fn nested(open: &str, inner: &str, close: &str, n: usize) -> String {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    }
+
+    #[test]
+    fn nesting_at_the_limit_parses() {
+        // Runs on the default test thread stack, in debug builds too.
+        for (open, close) in [
+            ("(", ")"),
+            ("[", "]"),
+            ("f(", ")"),
+            ("{1: ", "}"),
+            ("a[", "]"),
+        ] {
+            let src = nested(open, "1", close, 250);
+            assert!(parse(&src, &ParseOptions::default()).is_ok(), "{open}");
+        }
+        let chain = format!("a{}", ".b".repeat(250));
+        assert!(parse(&chain, &ParseOptions::default()).is_ok());
+        let sum = vec!["1"; 251].join(" + ");
+        assert!(parse(&sum, &ParseOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn deep_inputs_fail_cleanly() {
+        for (open, close) in [("(", ")"), ("[", "]"), ("{", "}"), ("f(", ")")] {
+            assert_depth_error(&nested(open, "1", close, 251));
+            assert_depth_error(&nested(open, "1", close, 99_000 / (open.len() + 1)));
+        }
+        // Unbalanced and string-hidden brackets.
+        assert_depth_error(&"(".repeat(100_000));
+        assert!(parse(&format!("'{}'", "(".repeat(1000)), &ParseOptions::default()).is_ok());
+    }
+
+    fn assert_depth_error(src: &str) {
+        let e = err(src);
+        assert!(
+            e.contains("max recursion depth exceeded"),
+            "{}",
+            &e[..e.len().min(200)]
+        );
+    }
+
+    #[test]
+    fn long_member_chains_fail_cleanly() {
+        assert_depth_error(&format!("a{}", ".b".repeat(251)));
+        // Close to the code point limit: pest iterates, the builder stops at depth 251.
+        assert_depth_error(&format!("a{}", ".b".repeat(49_999)));
+        assert_depth_error(&format!("a{}", ".f()".repeat(5_000)));
+        assert_depth_error(&format!("a{}", "[0]".repeat(5_000)));
+    }
+
+    #[test]
+    fn long_operator_chains_fail_cleanly() {
+        assert_depth_error(&vec!["1"; 252].join("+"));
+        assert_depth_error(&vec!["1"; 20_000].join("+"));
+        assert_depth_error(&(vec!["a ? b"; 3_000].join(" : ") + " : c"));
+        // Logical chains are balanced, as in cel-go, so long ones stay shallow.
+        assert!(parse(&vec!["a"; 10_000].join("||"), &ParseOptions::default()).is_ok());
+        assert!(parse(&vec!["a"; 10_000].join("&&"), &ParseOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn long_unary_runs_do_not_recurse() {
+        assert_eq!(s(&format!("{}x", "-".repeat(99_998))), "x");
+        assert_eq!(s(&format!("{}x", "!".repeat(99_999))), "(!_ x)");
+    }
+
+    #[test]
+    fn custom_depth_limit() {
+        let options = ParseOptions {
+            max_recursion_depth: 3,
+            ..ParseOptions::default()
+        };
+        assert!(parse("[[[1]]]", &options).is_ok());
+        assert!(parse("[[[[1]]]]", &options).is_err());
+        assert!(parse("a.b.c.d", &options).is_ok());
+        assert!(parse("a.b.c.d.e", &options).is_err());
     }
 }

@@ -1,0 +1,155 @@
+//! Runtime cost, counted exactly as cel-go's cost tracker counts it (with Kubernetes'
+//! options): identifiers and field selections cost 1, constants 0, list/map/message
+//! literals 10/30/40, and each call its overload's cost (1 unless the overload is one of the
+//! size-dependent string, bytes, list and regex operations below).
+
+use crate::value::Value;
+
+/// Cost of evaluating an identifier or a field selection.
+pub const SELECT_AND_IDENT: u64 = 1;
+/// Cost of building a list literal.
+pub const LIST_CREATE: u64 = 10;
+/// Cost of building a map literal.
+pub const MAP_CREATE: u64 = 30;
+/// Cost of building a message literal.
+pub const STRUCT_CREATE: u64 = 40;
+/// Cost per character of traversing a string.
+pub const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
+/// Cost per character of a regular expression pattern.
+pub const REGEX_STRING_LENGTH_FACTOR: f64 = 0.25;
+
+/// The message of the error raised when the cost limit is passed.
+pub const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+
+/// How the runtime cost of a call is computed from its arguments.
+#[derive(Clone, Copy, Debug)]
+pub enum CallCost {
+    /// A fixed cost.
+    Fixed(u64),
+    /// `⌈size(arg0) × 0.1⌉`: startsWith, endsWith, string↔bytes conversions.
+    TraverseFirst,
+    /// `size(arg1)`: `in` on a list.
+    SizeOfSecond,
+    /// `⌈min(size(arg0), size(arg1)) × 0.1⌉`: equality and string/bytes ordering.
+    TraverseMin,
+    /// `⌈(size(arg0) + size(arg1)) × 0.1⌉`: string and bytes concatenation.
+    TraverseSum,
+    /// `⌈(1 + size(arg0)) × 0.1⌉ × ⌈size(arg1) × 0.25⌉`: `matches`.
+    Matches,
+    /// `⌈size(arg0) × 0.1⌉ × ⌈size(arg1) × 0.1⌉`: `contains`.
+    Contains,
+    /// A library-specific cost function.
+    Custom(fn(&[Value]) -> u64),
+}
+
+impl CallCost {
+    /// cel-go's default cost for a standard overload id.
+    pub fn for_overload(id: &str) -> CallCost {
+        match id {
+            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string"
+            | "strings_quote" | "string_format" => CallCost::TraverseFirst,
+            "in_list" => CallCost::SizeOfSecond,
+            "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals" => CallCost::TraverseMin,
+            "add_string" | "add_bytes" => CallCost::TraverseSum,
+            "matches" | "matches_string" => CallCost::Matches,
+            "contains_string" => CallCost::Contains,
+            _ => CallCost::Fixed(1),
+        }
+    }
+
+    /// The cost of one call with these (evaluated) arguments.
+    pub fn of(&self, args: &[Value]) -> u64 {
+        let size = |i: usize| args.get(i).map_or(1, actual_size);
+        match self {
+            CallCost::Fixed(c) => *c,
+            CallCost::TraverseFirst => traverse(size(0)),
+            CallCost::SizeOfSecond => size(1),
+            CallCost::TraverseMin => traverse(size(0).min(size(1))),
+            CallCost::TraverseSum => traverse(size(0).saturating_add(size(1))),
+            CallCost::Matches => {
+                let s = ceil_factor(1.0 + size(0) as f64, STRING_TRAVERSAL_FACTOR);
+                let p = ceil_factor(size(1) as f64, REGEX_STRING_LENGTH_FACTOR);
+                s.saturating_mul(p)
+            }
+            CallCost::Contains => traverse(size(0)).saturating_mul(traverse(size(1))),
+            CallCost::Custom(f) => f(args),
+        }
+    }
+}
+
+fn ceil_factor(x: f64, factor: f64) -> u64 {
+    // Float-to-int casts saturate, matching cel-go's clamping of huge sizes.
+    (x * factor).ceil() as u64
+}
+
+fn traverse(size: u64) -> u64 {
+    ceil_factor(size as f64, STRING_TRAVERSAL_FACTOR)
+}
+
+/// The size cel-go uses for costs: code points of a string, bytes of bytes, entries of a
+/// list or map, the payload of an optional; 1 for everything else.
+pub fn actual_size(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => s.chars().count() as u64,
+        Value::Bytes(b) => b.len() as u64,
+        Value::List(l) => l.len() as u64,
+        Value::Map(m) => m.len() as u64,
+        Value::Optional(Some(inner)) => actual_size(inner),
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expected figures from cel-go interpreter/runtimecost_test.go.
+    #[test]
+    fn string_equality_traverses_the_shorter_string() {
+        let a = Value::from("12345678901234567890");
+        let b = Value::from("123456789012345678901234567890");
+        assert_eq!(CallCost::for_overload("equals").of(&[a, b]), 2);
+    }
+
+    #[test]
+    fn matches_multiplies_string_and_pattern_costs() {
+        let args = [Value::from("123"), Value::from("[0-9]")];
+        assert_eq!(CallCost::for_overload("matches_string").of(&args), 2);
+        let long = Value::from("x".repeat(500));
+        assert_eq!(
+            CallCost::for_overload("matches_string").of(&[long, Value::from("[0-9]")]),
+            102
+        );
+    }
+
+    #[test]
+    fn contains_multiplies_traversals() {
+        let a = Value::from("x".repeat(500));
+        assert_eq!(
+            CallCost::for_overload("contains_string").of(&[a.clone(), a]),
+            2500
+        );
+    }
+
+    #[test]
+    fn scalars_have_size_one() {
+        assert_eq!(
+            CallCost::for_overload("equals").of(&[Value::Int(1), Value::Int(2)]),
+            1
+        );
+        assert_eq!(CallCost::for_overload("add_int64").of(&[]), 1);
+        assert!(matches!(
+            CallCost::for_overload("in_list"),
+            CallCost::SizeOfSecond
+        ));
+    }
+}
