@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
+use crate::cost::{CostEstimate, SizeEstimator, estimate};
 use crate::error::{EvalError, Issues, render};
 use crate::eval::interp::{Frame, Interrupt, eval};
 use crate::eval::plan::{Plan, PlanEnv, plan};
@@ -26,6 +27,7 @@ pub struct Env {
     parse_options: ParseOptions,
     provider: Option<Arc<dyn TypeProvider>>,
     homogeneous_literals: bool,
+    presence_test_cost: bool,
 }
 
 impl Default for Env {
@@ -51,6 +53,7 @@ impl Env {
             parse_options: ParseOptions::default(),
             provider: None,
             homogeneous_literals: false,
+            presence_test_cost: true,
         }
     }
 
@@ -143,9 +146,34 @@ impl Env {
         self.check(&self.parse(source)?)
     }
 
-    /// Plans an [`Ast`] into an executable [`Program`] with default options.
+    /// Plans an [`Ast`] into an executable [`Program`] with default options (and this
+    /// environment's presence-test cost).
     pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
-        self.program_with(ast, ProgramOptions::default())
+        let options = ProgramOptions {
+            presence_test_cost: self.presence_test_cost,
+            ..ProgramOptions::default()
+        };
+        self.program_with(ast, options)
+    }
+
+    /// The estimated (min, max) cost of evaluating a checked expression, as cel-go's checker
+    /// estimates it, with variable sizes from `sizes`; `None` if `ast` was not checked.
+    pub fn estimate_cost(&self, ast: &Ast, sizes: &dyn SizeEstimator) -> Option<CostEstimate> {
+        let (checked, _) = ast.checked.as_deref()?;
+        Some(estimate(
+            &ast.expr,
+            checked,
+            &self.registry,
+            sizes,
+            self.presence_test_cost,
+        ))
+    }
+
+    /// Whether `has()` costs 1 (cel-go's default) or 0 (Kubernetes), in estimates and in
+    /// programs planned with [`Env::program`].
+    pub fn set_presence_test_cost(&mut self, costs: bool) -> &mut Env {
+        self.presence_test_cost = costs;
+        self
     }
 
     /// Plans an [`Ast`] into an executable [`Program`].

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::cost::{CallCost, EstimateFn};
 use crate::error::EvalResult;
 use crate::types::Type;
 use crate::value::Value;
@@ -69,6 +70,31 @@ pub struct Overload {
     pub params: Vec<Type>,
     pub result: Type,
     pub implementation: Implementation,
+    /// The runtime cost; `None` means cel-go's default for this overload id.
+    pub runtime_cost: Option<CallCost>,
+    /// The static cost estimate; `None` means cel-go's default for this overload id.
+    pub estimate: Option<EstimateFn>,
+}
+
+impl Overload {
+    /// A declaration-only overload (for type-checking), costed with cel-go's defaults.
+    pub fn declared(id: &str, member: bool, params: Vec<Type>, result: Type) -> Overload {
+        Overload {
+            id: id.into(),
+            member,
+            params,
+            result,
+            implementation: Implementation::Declared,
+            runtime_cost: None,
+            estimate: None,
+        }
+    }
+
+    /// The runtime cost model of this overload.
+    pub fn call_cost(&self) -> CallCost {
+        self.runtime_cost
+            .unwrap_or_else(|| CallCost::for_overload(&self.id))
+    }
 }
 
 impl Overload {
@@ -103,6 +129,8 @@ pub struct Library {
     pub name: &'static str,
     pub version: u32,
     pub functions: Vec<Function>,
+    /// Opaque types the library introduces (e.g. `net.IP`), usable as type identifiers.
+    pub types: Vec<Type>,
 }
 
 impl Library {
@@ -112,7 +140,14 @@ impl Library {
             name,
             version,
             functions: Vec::new(),
+            types: Vec::new(),
         }
+    }
+
+    /// Declares an opaque type by name (e.g. `net.IP`, `kubernetes.Quantity`).
+    pub fn opaque_type(&mut self, name: &str) -> &mut Library {
+        self.types.push(Type::Named(name.into(), Vec::new()));
+        self
     }
 
     /// Declares a function (or continues declaring an existing one) and returns a builder for
@@ -162,7 +197,25 @@ impl FunctionBuilder<'_> {
             params: params.iter().map(|p| decl_type(p)).collect(),
             result: decl_type(result),
             implementation: imp,
+            runtime_cost: None,
+            estimate: None,
         });
+        self
+    }
+
+    /// Sets the runtime cost of the overload declared last.
+    pub fn cost(self, cost: CallCost) -> Self {
+        if let Some(o) = self.function.overloads.last_mut() {
+            o.runtime_cost = Some(cost);
+        }
+        self
+    }
+
+    /// Sets the static cost estimate of the overload declared last.
+    pub fn estimate(self, estimate: EstimateFn) -> Self {
+        if let Some(o) = self.function.overloads.last_mut() {
+            o.estimate = Some(estimate);
+        }
         self
     }
 
@@ -189,6 +242,7 @@ impl FunctionBuilder<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
     functions: HashMap<Arc<str>, Function>,
+    types: HashMap<Arc<str>, Type>,
 }
 
 impl Registry {
@@ -203,6 +257,16 @@ impl Registry {
         for f in &library.functions {
             self.add_function(f.clone());
         }
+        for t in &library.types {
+            if let Type::Named(name, _) = t {
+                self.types.insert(name.clone(), t.clone());
+            }
+        }
+    }
+
+    /// A library type by name.
+    pub fn get_type(&self, name: &str) -> Option<&Type> {
+        self.types.get(name)
     }
 
     /// Adds one function, merging overloads by id.

@@ -27,8 +27,10 @@ pub enum Type {
     Optional(Arc<Type>),
     /// A type parameter of a generic overload (`A`, `K`, `V`).
     Param(Arc<str>),
-    /// A library or message type by name, with type parameters if any.
+    /// An opaque library type by name, with type parameters if any (`net.IP`).
     Named(Arc<str>, Vec<Type>),
+    /// An object (message) type with fields, supplied by a type provider.
+    Object(Arc<str>),
 }
 
 impl Type {
@@ -196,6 +198,7 @@ impl fmt::Display for Type {
             Type::TypeOf(t) => write!(f, "type({t})"),
             Type::Optional(t) => write!(f, "optional_type({t})"),
             Type::Param(p) => f.write_str(p),
+            Type::Object(n) => f.write_str(n),
             Type::Named(n, ps) => {
                 f.write_str(n)?;
                 if !ps.is_empty() {

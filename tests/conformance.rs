@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine as _;
-use kcel::registry::{Function, Implementation, Overload};
+use kcel::registry::{Function, Overload};
 use kcel::{Env, Key, Map, Type, Value};
 use serde_json::Value as Json;
 
@@ -219,6 +219,7 @@ fn str_of<'a>(v: &'a Json, key: &str) -> &'a str {
 /// Runs one test; `Err` describes the mismatch.
 fn run_test(test: &Json) -> Result<(), String> {
     let mut env = Env::new();
+    env.add_library(&kcel::stdlib::optional::optional(kcel::stdlib::optional::LATEST));
     env.set_container(str_of(test, "container"));
     for decl in arr(test, "type_env") {
         if let Some(ident) = decl.get("ident") {
@@ -228,16 +229,15 @@ fn run_test(test: &Json) -> Result<(), String> {
         if let Some(function) = decl.get("function") {
             let mut overloads = Vec::new();
             for o in arr(function, "overloads") {
-                overloads.push(Overload {
-                    id: str_of(o, "overload_id").into(),
-                    member: o.get("is_instance_function").and_then(Json::as_bool) == Some(true),
-                    params: arr(o, "params")
+                overloads.push(Overload::declared(
+                    str_of(o, "overload_id"),
+                    o.get("is_instance_function").and_then(Json::as_bool) == Some(true),
+                    arr(o, "params")
                         .iter()
                         .map(decode_type)
                         .collect::<Result<_, _>>()?,
-                    result: decode_type(o.get("result_type").unwrap_or(&Json::Null))?,
-                    implementation: Implementation::Declared,
-                });
+                    decode_type(o.get("result_type").unwrap_or(&Json::Null))?,
+                ));
             }
             env.declare_function(Function {
                 name: str_of(decl, "name").into(),
@@ -423,7 +423,7 @@ fn decode_type(t: &Json) -> Result<Type, String> {
                 (name, _) => Type::Named(name.into(), params),
             }
         }
-        "message_type" => Type::Named(x.as_str().unwrap_or("").into(), vec![]),
+        "message_type" => Type::Object(x.as_str().unwrap_or("").into()),
         "wrapper" => return Err("wrapper types need protobuf".into()),
         other => return Err(format!("unsupported type kind {other}")),
     })

@@ -129,12 +129,12 @@ impl Checker<'_> {
         if let Some(t) = self.env.variables.get(name) {
             return Some(t.clone());
         }
-        if let Some(t) = builtin_type(name) {
+        if let Some(t) = builtin_type(name).or_else(|| self.env.registry.get_type(name).cloned()) {
             return Some(Type::TypeOf(Arc::new(t)));
         }
         if let Some(p) = self.env.provider {
             if p.has_struct_type(name) {
-                return Some(Type::TypeOf(Arc::new(Type::Named(name.into(), vec![]))));
+                return Some(Type::TypeOf(Arc::new(Type::Object(name.into()))));
             }
         }
         None
@@ -266,7 +266,7 @@ impl Checker<'_> {
                                 }
                             }
                         }
-                        self.set_type(e, Type::Named(name.into(), vec![]));
+                        self.set_type(e, Type::Object(name.into()));
                     }
                     None => {
                         let msg = self.undeclared(type_name);
@@ -398,15 +398,13 @@ impl Checker<'_> {
         };
         let result = match &target {
             Type::Map(_, v) => (**v).clone(),
-            Type::Named(name, _) if self.env.provider.is_some_and(|p| p.has_struct_type(name)) => {
-                match self.env.provider.and_then(|p| p.field_type(name, field)) {
-                    Some(t) => t,
-                    None => {
-                        self.error(e.span, format!("undefined field '{field}'"));
-                        Type::Error
-                    }
+            Type::Object(name) => match self.env.provider.and_then(|p| p.field_type(name, field)) {
+                Some(t) => t,
+                None => {
+                    self.error(e.span, format!("undefined field '{field}'"));
+                    Type::Error
                 }
-            }
+            },
             Type::Param(_) => {
                 self.mapping.is_assignable(&Type::Dyn, &target);
                 Type::Dyn

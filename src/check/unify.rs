@@ -146,7 +146,12 @@ fn assignable(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
 fn nullable(t: &Type) -> bool {
     matches!(
         t,
-        Type::Null | Type::Named(..) | Type::Optional(_) | Type::Timestamp | Type::Duration
+        Type::Null
+            | Type::Named(..)
+            | Type::Object(_)
+            | Type::Optional(_)
+            | Type::Timestamp
+            | Type::Duration
     )
 }
 

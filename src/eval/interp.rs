@@ -113,15 +113,30 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             let values = eval_args(args, frame)?;
             let result = match overloads.iter().find(|(o, _)| o.accepts(&values)) {
                 Some((o, cost)) => {
-                    frame.charge(cost.of(&values))?;
-                    o.implementation
+                    let result = o
+                        .implementation
                         .call(&values)
-                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function)))
+                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function)));
+                    frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
+                    result
                 }
                 None => Err(EvalError::no_matching_overload(function)),
             };
             result.map_err(|e| e.at(*id))
         }
+        Node::OptionalOr { lhs, rhs, or_value } => match eval(lhs, frame)? {
+            Value::Optional(Some(v)) if *or_value => Ok((*v).clone()),
+            present @ Value::Optional(Some(_)) => Ok(present),
+            Value::Optional(None) => {
+                let other = eval(rhs, frame)?;
+                if *or_value || matches!(other, Value::Optional(_)) {
+                    Ok(other)
+                } else {
+                    Err(EvalError::no_such_overload())
+                }
+            }
+            _ => Err(EvalError::no_such_overload()),
+        },
         Node::InConstantList {
             element,
             strings,
@@ -192,27 +207,31 @@ fn call(
     args: &[Node],
     frame: &mut Frame,
 ) -> EvalResult {
-    match (implementation, args) {
-        (Implementation::Unary(f), [a]) => {
+    match (implementation, args, cost) {
+        (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
             let a = eval(a, frame)?;
-            frame.charge(cost.of(std::slice::from_ref(&a)))?;
+            frame.charge(c)?;
             f(&a)
         }
-        (Implementation::Binary(f), [a, b]) => {
+        (Implementation::Binary(f), [a, b], CallCost::Fixed(c)) => {
             let a = eval(a, frame)?;
             let b = eval(b, frame)?;
-            match cost {
-                CallCost::Fixed(c) => frame.charge(c)?,
-                _ => frame.charge(cost.of(&[a.clone(), b.clone()]))?,
-            }
+            frame.charge(c)?;
             f(&a, &b)
+        }
+        (Implementation::Binary(f), [a, b], _) => {
+            let pair = [eval(a, frame)?, eval(b, frame)?];
+            let result = f(&pair[0], &pair[1]);
+            frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
+            result
         }
         _ => {
             let values = eval_args(args, frame)?;
-            frame.charge(cost.of(&values))?;
-            implementation
+            let result = implementation
                 .call(&values)
-                .unwrap_or_else(|| Err(EvalError::no_such_overload()))
+                .unwrap_or_else(|| Err(EvalError::no_such_overload()));
+            frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
+            result
         }
     }
 }
@@ -250,6 +269,12 @@ fn select(v: &Value, field: &str) -> EvalResult {
             .get_str(field)
             .cloned()
             .ok_or_else(|| EvalError::no_such_key(field)),
+        // Selection through an optional is optional chaining: an absent field gives none.
+        Value::Optional(None) => Ok(Value::Optional(None)),
+        Value::Optional(Some(inner)) => match &**inner {
+            Value::Map(m) => Ok(Value::Optional(m.get_str(field).cloned().map(Arc::new))),
+            other => select(other, field),
+        },
         other => Err(EvalError::new(format!(
             "type '{}' does not support field selection",
             other.type_name()
@@ -260,6 +285,8 @@ fn select(v: &Value, field: &str) -> EvalResult {
 fn has(v: &Value, field: &str) -> EvalResult {
     match v {
         Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+        Value::Optional(None) => Ok(Value::Bool(false)),
+        Value::Optional(Some(inner)) => has(inner, field),
         other => Err(EvalError::new(format!(
             "invalid type for field selection: {}",
             other.type_name()

@@ -58,6 +58,13 @@ pub(crate) enum Node {
         overloads: Box<[(Overload, CallCost)]>,
         args: Box<[Node]>,
     },
+    /// `a.or(b)` / `a.orValue(b)` on optionals: `b` is evaluated only when `a` is none
+    /// (cel-go's lazy evaluation; no cost of its own).
+    OptionalOr {
+        lhs: Box<Node>,
+        rhs: Box<Node>,
+        or_value: bool,
+    },
     /// `x in [constant list]`: a set lookup for strings, a scan otherwise (cost 0 itself,
     /// as cel-go's optimized set membership).
     InConstantList {
@@ -211,6 +218,9 @@ impl Planner<'_> {
             }
             if let Some(t) = TypeValue::builtin(&cand) {
                 return Some(Node::Const(Value::Type(t)));
+            }
+            if self.env.registry.get_type(&cand).is_some() {
+                return Some(Node::Const(Value::Type(TypeValue::Named(Arc::new(cand)))));
             }
         }
         None
@@ -466,7 +476,7 @@ impl Planner<'_> {
         let candidates: Vec<(Overload, CallCost)> = f
             .candidates(member, nodes.len())
             .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
-            .map(|o| (o.clone(), CallCost::for_overload(&o.id)))
+            .map(|o| (o.clone(), o.call_cost()))
             .collect();
         let node = match candidates.as_slice() {
             [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
@@ -502,6 +512,15 @@ impl Planner<'_> {
         args: &mut Vec<Node>,
     ) -> Option<Node> {
         match (&*overload.id, args.as_slice()) {
+            ("optional_or_optional" | "optional_orValue_value", [_, _]) => {
+                let rhs = Box::new(args.pop()?);
+                let lhs = Box::new(args.pop()?);
+                Some(Node::OptionalOr {
+                    lhs,
+                    rhs,
+                    or_value: &*overload.id == "optional_orValue_value",
+                })
+            }
             ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) => {
                 let regex = crate::stdlib::standard::strings::compile_regex(p).ok()?;
                 let pattern = Value::String(p.clone());

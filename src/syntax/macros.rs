@@ -1,4 +1,5 @@
-//! Parse-time macros: `has`, `all`, `exists`, `exists_one`, `map`, `filter`.
+//! Parse-time macros: `has`, `all`, `exists`, `exists_one` (also spelled `existsOne`), `map`,
+//! `filter`.
 //!
 //! Macros are a table of [`Macro`] entries (name, call style, argument count, expander), so
 //! new ones (two-variable comprehensions, `cel.bind`, optional macros) are added here without
@@ -70,6 +71,13 @@ pub const STANDARD: &[Macro] = &[
     },
     Macro {
         name: "exists_one",
+        style: Style::Receiver,
+        args: 2,
+        expand: expand_exists_one,
+    },
+    // cel-go's newer spelling of `exists_one`.
+    Macro {
+        name: "existsOne",
         style: Style::Receiver,
         args: 2,
         expand: expand_exists_one,

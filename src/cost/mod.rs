@@ -3,6 +3,13 @@
 //! literals 10/30/40, and each call its overload's cost (1 unless the overload is one of the
 //! size-dependent string, bytes, list and regex operations below).
 
+mod estimate;
+
+pub use estimate::{
+    AstNode, CallEstimate, CostEstimate, EstimateArgs, EstimateFn, NoSizes, SizeEstimate,
+    SizeEstimator, estimate,
+};
+
 use crate::value::Value;
 
 /// Cost of evaluating an identifier or a field selection.
@@ -38,8 +45,9 @@ pub enum CallCost {
     Matches,
     /// `⌈size(arg0) × 0.1⌉ × ⌈size(arg1) × 0.1⌉`: `contains`.
     Contains,
-    /// A library-specific cost function.
-    Custom(fn(&[Value]) -> u64),
+    /// A library-specific cost function of the arguments and the result (when the call
+    /// succeeded).
+    Custom(fn(&[Value], Option<&Value>) -> u64),
 }
 
 impl CallCost {
@@ -66,7 +74,15 @@ impl CallCost {
         }
     }
 
-    /// The cost of one call with these (evaluated) arguments.
+    /// The cost of one call with these (evaluated) arguments and its result.
+    pub fn of_call(&self, args: &[Value], result: Option<&Value>) -> u64 {
+        match self {
+            CallCost::Custom(f) => f(args, result),
+            other => other.of(args),
+        }
+    }
+
+    /// The cost of one call with these (evaluated) arguments; custom costs see no result.
     pub fn of(&self, args: &[Value]) -> u64 {
         let size = |i: usize| args.get(i).map_or(1, actual_size);
         match self {
@@ -81,7 +97,7 @@ impl CallCost {
                 s.saturating_mul(p)
             }
             CallCost::Contains => traverse(size(0)).saturating_mul(traverse(size(1))),
-            CallCost::Custom(f) => f(args),
+            CallCost::Custom(f) => f(args, None),
         }
     }
 }
