@@ -18,8 +18,14 @@ pub const LATEST: u32 = 2;
 /// The optional types library at `version` (0 to 2, as cel-go gates its functions).
 pub fn optional(version: u32) -> Library {
     let mut lib = Library::new("optional", version);
+    lib.macros.push(crate::syntax::macros::OPTIONAL);
     lib.function("optional.of", "Wraps a value in an optional.")
-        .global("optional_of", &["A"], "optional_type(A)", Implementation::Unary(of))
+        .global(
+            "optional_of",
+            &["A"],
+            "optional_type(A)",
+            Implementation::Unary(of),
+        )
         .examples(&["optional.of(1).value() == 1"]);
     lib.function(
         "optional.ofNonZeroValue",
@@ -40,14 +46,17 @@ pub fn optional(version: u32) -> Library {
             Implementation::Nary(none),
         )
         .examples(&["!optional.none().hasValue()"]);
-    lib.function("value", "The value of an optional; an error when it has none.")
-        .member(
-            "optional_value",
-            &["optional_type(A)"],
-            "A",
-            Implementation::Unary(value),
-        )
-        .examples(&["optional.of('a').value() == 'a'"]);
+    lib.function(
+        "value",
+        "The value of an optional; an error when it has none.",
+    )
+    .member(
+        "optional_value",
+        &["optional_type(A)"],
+        "A",
+        Implementation::Unary(value),
+    )
+    .examples(&["optional.of('a').value() == 'a'"]);
     lib.function("hasValue", "Whether an optional has a value.")
         .member(
             "optional_hasValue",
@@ -328,7 +337,12 @@ mod tests {
 
     #[test]
     fn zero_values_give_none() {
-        for v in [Value::Int(0), Value::from(""), Value::Null, Value::Bool(false)] {
+        for v in [
+            Value::Int(0),
+            Value::from(""),
+            Value::Null,
+            Value::Bool(false),
+        ] {
             assert_eq!(of_non_zero_value(&v), Ok(Value::Optional(None)));
         }
         assert_eq!(of_non_zero_value(&Value::Int(1)), Ok(some(Value::Int(1))));
@@ -345,8 +359,14 @@ mod tests {
     #[test]
     fn optional_index_is_none_out_of_range() {
         let l = Value::list(vec![Value::Int(1)]);
-        assert_eq!(optional_index(&l, &Value::Int(3)), Ok(Value::Optional(None)));
+        assert_eq!(
+            optional_index(&l, &Value::Int(3)),
+            Ok(Value::Optional(None))
+        );
         assert_eq!(optional_index(&l, &Value::Int(0)), Ok(some(Value::Int(1))));
-        assert_eq!(optional_index(&l, &Value::Int(-1)), Ok(Value::Optional(None)));
+        assert_eq!(
+            optional_index(&l, &Value::Int(-1)),
+            Ok(Value::Optional(None))
+        );
     }
 }

@@ -24,8 +24,10 @@ pub(crate) struct Frame<'a> {
     pub interrupt: Option<&'a Interrupt>,
 }
 
+/// The content of a slot before it is written (every slot is written before it is read;
+/// this is cheap to create, unlike an error).
 fn unset() -> EvalResult {
-    Err(EvalError::new("internal: unset slot"))
+    Ok(Value::Null)
 }
 
 /// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
@@ -110,6 +112,21 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             overloads,
             args,
         } => {
+            if let [a, b] = &**args {
+                // Two arguments (most operators): no allocation.
+                let pair = [eval(a, frame)?, eval(b, frame)?];
+                let Some((o, cost)) = overloads.iter().find(|(o, _)| o.accepts(&pair)) else {
+                    return Err(EvalError::no_matching_overload(function).at(*id));
+                };
+                let result = match &o.implementation {
+                    Implementation::Binary(f) => f(&pair[0], &pair[1]),
+                    other => other
+                        .call(&pair)
+                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function))),
+                };
+                frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
+                return result.map_err(|e| e.at(*id));
+            }
             let values = eval_args(args, frame)?;
             let result = match overloads.iter().find(|(o, _)| o.accepts(&values)) {
                 Some((o, cost)) => {
@@ -157,6 +174,19 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             let s = eval(subject, frame)?;
             frame.charge(CallCost::Matches.of(&[s.clone(), pattern.clone()]))?;
             crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(*id))
+        }
+        Node::InsertIntoAccumulator {
+            id,
+            slot,
+            key,
+            value,
+        } => {
+            let k = eval(key, frame)?;
+            let v = eval(value, frame)?;
+            // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
+            frame.charge(cost::SELECT_AND_IDENT + 1)?;
+            let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
+            crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(*id))
         }
         Node::AppendToAccumulator { slot, elements } => {
             let values = eval_args(elements, frame)?;

@@ -79,6 +79,13 @@ pub(crate) enum Node {
         regex: Box<Regex>,
         pattern: Value,
     },
+    /// `cel.@mapInsert(accu, key, value)` on a comprehension accumulator: inserts in place.
+    InsertIntoAccumulator {
+        id: ExprId,
+        slot: Slot,
+        key: Box<Node>,
+        value: Box<Node>,
+    },
     /// `accu + [elements]` where `accu` is a comprehension accumulator: appends in place.
     AppendToAccumulator {
         slot: Slot,
@@ -415,6 +422,21 @@ impl Planner<'_> {
                 }
             }
             _ => {}
+        }
+
+        if let (crate::syntax::macros::MAP_INSERT, None, [accu, k, v]) = (function, target, args) {
+            if let ExprKind::Ident(name) = &accu.kind {
+                if let Some(slot) = self.accumulator_slot(name) {
+                    let key = Box::new(self.node(k));
+                    let value = Box::new(self.node(v));
+                    return Node::InsertIntoAccumulator {
+                        id,
+                        slot,
+                        key,
+                        value,
+                    };
+                }
+            }
         }
 
         // `a.b.f(x)` may name the global function `a.b.f`.

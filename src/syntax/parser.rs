@@ -42,12 +42,12 @@ pub struct ParseOptions {
     pub max_recursion_depth: usize,
     /// Maximum source length in code points (cel-go's default is 100,000).
     pub max_code_points: usize,
-    /// Expand macros (`has`, `all`, `exists`, ...).
+    /// Expand macros: the standard ones (`has`, `all`, `exists`, ...) and those of
+    /// `extra_macros`.
     pub macros: bool,
-    /// Also expand the two-variable comprehension macros of cel-go's
-    /// `ext.TwoVarComprehensions()` (`all(i, v, p)`, `transformList`, `transformMap`, ...);
-    /// only with `macros` on.
-    pub two_var_comprehensions: bool,
+    /// Macro tables of libraries, e.g. [`macros::TWO_VARIABLE`] (cel-go's
+    /// `ext.TwoVarComprehensions()`), [`macros::OPTIONAL`], [`macros::BIND`].
+    pub extra_macros: Vec<&'static [macros::Macro]>,
     /// Accept the optional syntax `a.?b`, `a[?i]`, `[?x]`, `{?k: v}`, `M{?f: v}` (cel-go's
     /// `EnableOptionalSyntax`; Kubernetes enables it with optional types). When off, each
     /// use is an error ("unsupported syntax '?'", as cel-go reports it).
@@ -60,7 +60,7 @@ impl Default for ParseOptions {
             max_recursion_depth: 250,
             max_code_points: 100_000,
             macros: true,
-            two_var_comprehensions: false,
+            extra_macros: Vec::new(),
             optional_syntax: true,
         }
     }
@@ -116,10 +116,12 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
     };
     let mut builder = Builder {
         options,
-        macros: match (options.macros, options.two_var_comprehensions) {
-            (false, _) => [&[], &[]],
-            (true, false) => [macros::STANDARD, &[]],
-            (true, true) => [macros::STANDARD, macros::TWO_VARIABLE],
+        macros: if options.macros {
+            std::iter::once(macros::STANDARD)
+                .chain(options.extra_macros.iter().copied())
+                .collect()
+        } else {
+            Vec::new()
         },
         depths: vec![0],
         diagnostics: Vec::new(),
@@ -274,7 +276,7 @@ struct Builder<'a> {
     built: HashMap<(usize, usize), Expr>,
     options: &'a ParseOptions,
     /// The macro tables in effect, searched in order.
-    macros: [&'static [macros::Macro]; 2],
+    macros: Vec<&'static [macros::Macro]>,
     /// Nesting depth of every node so far, indexed by id (index 0 is unused).
     depths: Vec<u32>,
     diagnostics: Vec<Diagnostic>,
@@ -697,7 +699,12 @@ impl Builder<'_> {
         let found = self
             .macros
             .iter()
-            .find_map(|table| macros::find(table, function, style, args.len()));
+            .find_map(|table| macros::find(table, function, style, args.len()))
+            .filter(|m| match (m.receiver, &target) {
+                (None, _) => true,
+                (Some(want), Some(t)) => matches!(&t.kind, ExprKind::Ident(n) if &**n == want),
+                (Some(_), None) => false,
+            });
         if let Some(m) = found {
             let depth = target
                 .iter()
@@ -1600,7 +1607,7 @@ mod tests {
     fn two_variable_macros() {
         let a = ACCUMULATOR;
         let options = ParseOptions {
-            two_var_comprehensions: true,
+            extra_macros: vec![macros::TWO_VARIABLE],
             ..ParseOptions::default()
         };
         let s2 = |src: &str| match parse(src, &options) {
