@@ -1417,6 +1417,13 @@ fn operators() -> Vec<Case> {
         )
         .v("a", "bool", "false")
         .v("b", "bool", "true"),
+        c(
+            "false && b",
+            0,
+            (0, 1),
+            "SPEC 4.2: short-circuit, b (unbound) never read; E: [0, 0 + 1]",
+        )
+        .d("b", "bool"),
         c("a && b", 2, (1, 2), "SPEC 4.2: both evaluated")
             .v("a", "bool", "true")
             .v("b", "bool", "true"),
