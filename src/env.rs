@@ -27,6 +27,7 @@ pub struct Env {
     parse_options: ParseOptions,
     provider: Option<Arc<dyn TypeProvider>>,
     homogeneous_literals: bool,
+    literal_validators: bool,
     presence_test_cost: bool,
 }
 
@@ -53,6 +54,7 @@ impl Env {
             parse_options: ParseOptions::default(),
             provider: None,
             homogeneous_literals: false,
+            literal_validators: false,
             presence_test_cost: true,
         }
     }
@@ -100,6 +102,13 @@ impl Env {
         self
     }
 
+    /// Checks constant arguments of `duration`, `timestamp` and `matches` at compile time
+    /// (cel-go's extended validations; on in Kubernetes since 1.29).
+    pub fn set_literal_validators(&mut self, on: bool) -> &mut Env {
+        self.literal_validators = on;
+        self
+    }
+
     /// The parser options (limits, macros).
     pub fn parse_options_mut(&mut self) -> &mut ParseOptions {
         &mut self.parse_options
@@ -133,13 +142,27 @@ impl Env {
             container: &self.container,
             provider: self.provider.as_deref(),
             homogeneous_literals: self.homogeneous_literals,
+            literal_validators: self.literal_validators,
         };
         match check(&ast.expr, &env) {
-            Ok((checked, output)) => Ok(Ast {
-                source: ast.source.clone(),
-                expr: ast.expr.clone(),
-                checked: Some(Arc::new((checked, output))),
-            }),
+            Ok((checked, output)) => {
+                let diagnostics: Vec<_> = self
+                    .registry
+                    .validators()
+                    .flat_map(|v| v(&ast.expr, &checked.types))
+                    .collect();
+                if !diagnostics.is_empty() {
+                    return Err(Issues {
+                        source: ast.source.clone(),
+                        diagnostics,
+                    });
+                }
+                Ok(Ast {
+                    source: ast.source.clone(),
+                    expr: ast.expr.clone(),
+                    checked: Some(Arc::new((checked, output))),
+                })
+            }
             Err(diagnostics) => Err(Issues {
                 source: ast.source.clone(),
                 diagnostics,
