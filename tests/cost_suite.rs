@@ -99,6 +99,7 @@ impl Case {
     }
 }
 
+const MAX: u64 = u64::MAX;
 /// `ceil((2^64 - 1) × 0.1)` in f64, as cel-go computes it.
 const MAX_TENTH: u64 = 1_844_674_407_370_955_264;
 
@@ -193,6 +194,7 @@ fn check(case: &Case) -> Result<(), String> {
 #[test]
 fn every_case_matches_its_references() {
     let all = cases();
+    eprintln!("{} cases", all.len());
     let mut failures = Vec::new();
     for case in &all {
         if let Err(e) = check(case) {
@@ -226,6 +228,7 @@ fn cases() -> Vec<Case> {
     all.extend(presence());
     all.extend(comprehensions());
     all.extend(limits());
+    all.extend(sizes_from_paths());
     all
 }
 
@@ -2114,5 +2117,86 @@ fn limits() -> Vec<Case> {
         .h("l", 10)
         .limit(53)
         .exceeds(),
+    ]
+}
+
+/// Sizes of elements reached through paths (`@items`, `@values`, field names), saturation,
+/// and optimizer corner cases.
+fn sizes_from_paths() -> Vec<Case> {
+    vec![
+        c(
+            "l[0] == s",
+            13,
+            (4, 13),
+            "R: l 1 + qualifier 1 + s 1 + ceil(100*0.1); E: the index result has path \
+             l.@items: 3 + [1, ceil(min(100,500)*0.1)]",
+        )
+        .v("l", "list(string)", "['<100>']")
+        .v("s", "string", "'<100>'")
+        .h("l.@items", 100)
+        .h("s", 500),
+        c(
+            "m['k'] == s",
+            8,
+            (4, 8),
+            "R: 2 + 1 + ceil(50*0.1); E: path m.@values: 3 + [1, ceil(50*0.1)]",
+        )
+        .v("m", "map(string, string)", "{'k': '<50>'}")
+        .v("s", "string", "'<50>'")
+        .h("m.@values", 50)
+        .h("s", 500),
+        c(
+            "m.k == s",
+            8,
+            (4, 8),
+            "R: 2 + 1 + ceil(50*0.1); E: path m.k: 3 + [1, ceil(50*0.1)]",
+        )
+        .v("m", "map(string, string)", "{'k': '<50>'}")
+        .v("s", "string", "'<50>'")
+        .h("m.k", 50)
+        .h("s", 500),
+        c(
+            "l.all(x, x.contains('a'))",
+            21,
+            (2, 142),
+            "R: 1 + (2 + 1 + 1 + ceil(100*0.1) x 1) + (2 + 1 + 1 + 1) + 1; E: 2 + [0, 10] x \
+             (2 + [1, 1 + 1 + [0, 10]])",
+        )
+        .v("l", "list(string)", "['<100>', 'ab']")
+        .h("l", 10)
+        .h("l.@items", 100),
+        c(
+            "l.all(x, l.all(y, x + y > 0))",
+            14,
+            (2, MAX),
+            "R: inner 1 + (2 + 1 + 4) + 1 = 9, outer 1 + (2 + 1 + 9) + 1; E: unknown range \
+             sizes saturate: 2 + [0, 2^64-1] x ...",
+        )
+        .v("l", "list(int)", "[1]"),
+        c(
+            "d in [duration('1s'), duration('2s')]",
+            15,
+            (15, 15),
+            "R: ident 1 + list 10 + 2 conversions + size 2; E: same",
+        )
+        .v("d", "duration", "duration('2s')"),
+        c(
+            "d in [duration('1s'), duration('2s')]",
+            3,
+            (15, 15),
+            "cel-go decOptimize: the folded list holds durations, not primitives, so no set \
+             lookup: ident 1 + pre-built list 0 + size 2",
+        )
+        .v("d", "duration", "duration('2s')")
+        .opt(),
+        c(
+            "matches(s, 'a+')",
+            2,
+            (2, 2),
+            "cel-go: global matches costs 1 also with a compiled constant pattern: ident 1 + 1",
+        )
+        .v("s", "string", "'<500>'")
+        .h("s", 500)
+        .opt(),
     ]
 }
