@@ -9,3 +9,5 @@ use crate::registry::Library;
 pub fn standard() -> Library {
     standard::library()
 }
+
+pub mod kubernetes;

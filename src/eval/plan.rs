@@ -274,7 +274,10 @@ impl Planner<'_> {
                 target,
                 function,
                 args,
-            } => self.call(expr.id, target.as_deref(), function, args),
+            } => {
+                self.check_constant_find_pattern(target.as_deref(), function, args);
+                self.call(expr.id, target.as_deref(), function, args)
+            }
             ExprKind::List {
                 elements,
                 optional_indices,
@@ -316,6 +319,33 @@ impl Planner<'_> {
                 Node::Fail(EvalError::new("unsupported message type"))
             }
             ExprKind::Comprehension(c) => self.fold(expr.id, c),
+        }
+    }
+
+    /// Kubernetes' regex library compiles constant `find`/`findAll` patterns when the
+    /// program is built, so a bad constant pattern is a program-creation error.
+    fn check_constant_find_pattern(
+        &mut self,
+        target: Option<&Expr>,
+        function: &str,
+        args: &[Expr],
+    ) {
+        if target.is_none() || !matches!(function, "find" | "findAll") {
+            return;
+        }
+        let Some(Expr {
+            kind: ExprKind::Literal(Literal::String(p)),
+            span,
+            ..
+        }) = args.first()
+        else {
+            return;
+        };
+        if let Err(e) = crate::stdlib::standard::strings::compile_regex(p) {
+            self.errors.push(Diagnostic {
+                message: e.message,
+                span: *span,
+            });
         }
     }
 
