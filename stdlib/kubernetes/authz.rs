@@ -137,10 +137,13 @@ impl Rule {
             return false;
         }
         if !r.resource_request {
-            return self.non_resource_urls.iter().any(|u| match u.strip_suffix('*') {
-                Some(prefix) => r.path.starts_with(prefix),
-                None => *u == r.path,
-            });
+            return self
+                .non_resource_urls
+                .iter()
+                .any(|u| match u.strip_suffix('*') {
+                    Some(prefix) => r.path.starts_with(prefix),
+                    None => *u == r.path,
+                });
         }
         let resource = if r.subresource.is_empty() {
             r.resource.clone()
@@ -240,55 +243,141 @@ pub fn request_resource_value(
 /// Builds `kubernetes.authz`.
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.authz", 0);
-    for t in [AUTHORIZER, PATH_CHECK, GROUP_CHECK, RESOURCE_CHECK, DECISION] {
+    for t in [
+        AUTHORIZER,
+        PATH_CHECK,
+        GROUP_CHECK,
+        RESOURCE_CHECK,
+        DECISION,
+    ] {
         lib.opaque_type(t);
     }
     let one = CallCost::Fixed(1);
     lib.function("path", "A check of a non-resource path (e.g. '/healthz').")
-        .member("authorizer_path", &[AUTHORIZER, "string"], PATH_CHECK, Implementation::Binary(path))
+        .member(
+            "authorizer_path",
+            &[AUTHORIZER, "string"],
+            PATH_CHECK,
+            Implementation::Binary(path),
+        )
         .cost(one)
         .estimate(est_one);
     lib.function("group", "A check in an API group ('' is the core group).")
-        .member("authorizer_group", &[AUTHORIZER, "string"], GROUP_CHECK, Implementation::Binary(group))
+        .member(
+            "authorizer_group",
+            &[AUTHORIZER, "string"],
+            GROUP_CHECK,
+            Implementation::Binary(group),
+        )
         .cost(one)
         .estimate(est_one);
-    lib.function("serviceAccount", "An authorizer that checks as the service account (namespace, name).")
-        .member("authorizer_serviceaccount", &[AUTHORIZER, "string", "string"], AUTHORIZER, Implementation::Nary(service_account))
-        .cost(one)
-        .estimate(est_one);
+    lib.function(
+        "serviceAccount",
+        "An authorizer that checks as the service account (namespace, name).",
+    )
+    .member(
+        "authorizer_serviceaccount",
+        &[AUTHORIZER, "string", "string"],
+        AUTHORIZER,
+        Implementation::Nary(service_account),
+    )
+    .cost(one)
+    .estimate(est_one);
     lib.function("resource", "A check of a resource in the group.")
-        .member("groupcheck_resource", &[GROUP_CHECK, "string"], RESOURCE_CHECK, Implementation::Binary(resource))
+        .member(
+            "groupcheck_resource",
+            &[GROUP_CHECK, "string"],
+            RESOURCE_CHECK,
+            Implementation::Binary(resource),
+        )
         .cost(one)
         .estimate(est_one);
     for (name, id, doc) in [
-        ("subresource", "resourcecheck_subresource", "Sets the subresource ('' for none)."),
-        ("namespace", "resourcecheck_namespace", "Sets the namespace ('' for cluster scope)."),
-        ("name", "resourcecheck_name", "Sets the resource name ('' for all)."),
+        (
+            "subresource",
+            "resourcecheck_subresource",
+            "Sets the subresource ('' for none).",
+        ),
+        (
+            "namespace",
+            "resourcecheck_namespace",
+            "Sets the namespace ('' for cluster scope).",
+        ),
+        (
+            "name",
+            "resourcecheck_name",
+            "Sets the resource name ('' for all).",
+        ),
     ] {
         lib.function(name, doc)
-            .member(id, &[RESOURCE_CHECK, "string"], RESOURCE_CHECK, Implementation::Closure(setter(name)))
+            .member(
+                id,
+                &[RESOURCE_CHECK, "string"],
+                RESOURCE_CHECK,
+                Implementation::Closure(setter(name)),
+            )
             .cost(one)
             .estimate(est_one);
     }
-    lib.function("check", "Asks the authorizer whether the verb is allowed: a Decision.")
-        .member("pathcheck_check", &[PATH_CHECK, "string"], DECISION, Implementation::Binary(check))
-        .cost(CallCost::Fixed(CHECK_COST))
-        .estimate(est_check)
-        .member("resourcecheck_check", &[RESOURCE_CHECK, "string"], DECISION, Implementation::Binary(check))
-        .cost(CallCost::Fixed(CHECK_COST))
-        .estimate(est_check);
+    lib.function(
+        "check",
+        "Asks the authorizer whether the verb is allowed: a Decision.",
+    )
+    .member(
+        "pathcheck_check",
+        &[PATH_CHECK, "string"],
+        DECISION,
+        Implementation::Binary(check),
+    )
+    .cost(CallCost::Fixed(CHECK_COST))
+    .estimate(est_check)
+    .member(
+        "resourcecheck_check",
+        &[RESOURCE_CHECK, "string"],
+        DECISION,
+        Implementation::Binary(check),
+    )
+    .cost(CallCost::Fixed(CHECK_COST))
+    .estimate(est_check);
     type Accessor = fn(&Decision) -> Value;
     let accessors: [(&str, &str, &str, &str, Accessor); 4] = [
-        ("allowed", "decision_allowed", "bool", "Whether the check was allowed.", |d| Value::Bool(d.kind == DecisionKind::Allow)),
-        ("errored", "decision_errored", "bool", "Whether the check failed with an error.", |d| Value::Bool(d.error.is_some())),
-        ("error", "decision_error", "string", "The check's error, or ''.", |d| Value::from(d.error.clone().unwrap_or_default())),
-        ("reason", "decision_reason", "string", "The authorizer's reason.", |d| Value::from(d.reason.as_str())),
+        (
+            "allowed",
+            "decision_allowed",
+            "bool",
+            "Whether the check was allowed.",
+            |d| Value::Bool(d.kind == DecisionKind::Allow),
+        ),
+        (
+            "errored",
+            "decision_errored",
+            "bool",
+            "Whether the check failed with an error.",
+            |d| Value::Bool(d.error.is_some()),
+        ),
+        (
+            "error",
+            "decision_error",
+            "string",
+            "The check's error, or ''.",
+            |d| Value::from(d.error.clone().unwrap_or_default()),
+        ),
+        (
+            "reason",
+            "decision_reason",
+            "string",
+            "The authorizer's reason.",
+            |d| Value::from(d.reason.as_str()),
+        ),
     ];
     for (name, id, result, doc, f) in accessors {
         lib.function(name, doc)
-            .member(id, &[DECISION], result, Implementation::Closure(Arc::new(move |args: &[Value]| {
-                decision_of(args).map(f)
-            })))
+            .member(
+                id,
+                &[DECISION],
+                result,
+                Implementation::Closure(Arc::new(move |args: &[Value]| decision_of(args).map(f))),
+            )
             .cost(one)
             .estimate(est_one);
     }
@@ -299,11 +388,24 @@ pub fn library() -> Library {
 pub fn selectors_library() -> Library {
     let mut lib = Library::new("kubernetes.authzSelectors", 0);
     for (name, id, doc) in [
-        ("fieldSelector", "authorizer_fieldselector", "Attaches a field selector to the check."),
-        ("labelSelector", "authorizer_labelselector", "Attaches a label selector to the check."),
+        (
+            "fieldSelector",
+            "authorizer_fieldselector",
+            "Attaches a field selector to the check.",
+        ),
+        (
+            "labelSelector",
+            "authorizer_labelselector",
+            "Attaches a label selector to the check.",
+        ),
     ] {
         lib.function(name, doc)
-            .member(id, &[RESOURCE_CHECK, "string"], RESOURCE_CHECK, Implementation::Closure(setter(name)))
+            .member(
+                id,
+                &[RESOURCE_CHECK, "string"],
+                RESOURCE_CHECK,
+                Implementation::Closure(setter(name)),
+            )
             .cost(CallCost::Custom(selector_cost))
             .estimate(selector_estimate);
     }
@@ -482,7 +584,9 @@ fn selector_cost_estimate(len: SizeEstimate) -> CostEstimate {
     let per_requirement = (crate::cost::LIST_CREATE + crate::cost::STRUCT_CREATE) as f64;
     let requirement_cost = CostEstimate {
         min: super::ceil_cost(requirements.min, per_requirement),
-        max: (requirements.max as f64 * per_requirement).ceil().min(u64::MAX as f64) as u64,
+        max: (requirements.max as f64 * per_requirement)
+            .ceil()
+            .min(u64::MAX as f64) as u64,
     };
     CostEstimate::fixed(crate::cost::LIST_CREATE) + parse + requirement_cost
 }

@@ -108,7 +108,12 @@ pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.net.cidr", 0);
     lib.opaque_type(TYPE);
     lib.function("cidr", "Parses a network prefix such as 192.168.0.0/16.")
-        .global("string_to_cidr", &["string"], TYPE, Implementation::Unary(to_cidr))
+        .global(
+            "string_to_cidr",
+            &["string"],
+            TYPE,
+            Implementation::Unary(to_cidr),
+        )
         .cost(CallCost::Custom(rt_traverse_first))
         .estimate(est_traverse_first)
         .examples(&[
@@ -116,7 +121,12 @@ pub fn library() -> Library {
             "type(cidr('::1/128')) == net.CIDR",
         ]);
     lib.function("isCIDR", "Whether a string is a prefix `cidr()` accepts.")
-        .global("is_cidr", &["string"], "bool", Implementation::Unary(is_cidr))
+        .global(
+            "is_cidr",
+            &["string"],
+            "bool",
+            Implementation::Unary(is_cidr),
+        )
         .cost(CallCost::Custom(rt_traverse_first))
         .estimate(est_traverse_first)
         .examples(&["isCIDR('10.0.0.0/8')", "!isCIDR('10.0.0.0/33')"]);
@@ -169,7 +179,12 @@ pub fn library() -> Library {
         "!cidr('10.1.0.0/16').containsCIDR(cidr('10.0.0.0/8'))",
     ]);
     lib.function("ip", "The address part of a prefix, host bits included.")
-        .member("cidr_ip", &[TYPE], super::ip::TYPE, Implementation::Unary(cidr_ip))
+        .member(
+            "cidr_ip",
+            &[TYPE],
+            super::ip::TYPE,
+            Implementation::Unary(cidr_ip),
+        )
         .cost(CallCost::Fixed(1))
         .estimate(est_one)
         .examples(&["cidr('192.168.0.1/24').ip() == ip('192.168.0.1')"]);

@@ -53,34 +53,101 @@ const DATE_TIME_PATTERN_LEN: u64 = 71;
 
 /// Every named format.
 pub const FORMATS: &[Format] = &[
-    Format { name: "dns1123Label", validate: |s| dns1123_label(s), max_regex_size: 30 },
-    Format { name: "dns1123Subdomain", validate: |s| dns1123_subdomain(s), max_regex_size: 60 },
-    Format { name: "dns1035Label", validate: |s| dns1035_label(s), max_regex_size: 30 },
-    Format { name: "qualifiedName", validate: qualified_name, max_regex_size: 60 },
-    Format { name: "dns1123LabelPrefix", validate: |s| dns1123_label(&mask_trailing_dash(s)), max_regex_size: 30 },
-    Format { name: "dns1123SubdomainPrefix", validate: |s| dns1123_subdomain(&mask_trailing_dash(s)), max_regex_size: 60 },
-    Format { name: "dns1035LabelPrefix", validate: |s| dns1035_label(&mask_trailing_dash(s)), max_regex_size: 30 },
-    Format { name: "labelValue", validate: label_value, max_regex_size: 40 },
-    Format { name: "uri", validate: uri, max_regex_size: 1103 },
-    Format { name: "uuid", validate: uuid, max_regex_size: UUID_PATTERN_LEN },
-    Format { name: "byte", validate: base64, max_regex_size: 84 },
-    Format { name: "date", validate: |s| check(is_date(s), "invalid date"), max_regex_size: DATE_TIME_PATTERN_LEN },
-    Format { name: "datetime", validate: |s| check(is_date_time(s), "invalid datetime"), max_regex_size: DATE_TIME_PATTERN_LEN },
+    Format {
+        name: "dns1123Label",
+        validate: |s| dns1123_label(s),
+        max_regex_size: 30,
+    },
+    Format {
+        name: "dns1123Subdomain",
+        validate: |s| dns1123_subdomain(s),
+        max_regex_size: 60,
+    },
+    Format {
+        name: "dns1035Label",
+        validate: |s| dns1035_label(s),
+        max_regex_size: 30,
+    },
+    Format {
+        name: "qualifiedName",
+        validate: qualified_name,
+        max_regex_size: 60,
+    },
+    Format {
+        name: "dns1123LabelPrefix",
+        validate: |s| dns1123_label(&mask_trailing_dash(s)),
+        max_regex_size: 30,
+    },
+    Format {
+        name: "dns1123SubdomainPrefix",
+        validate: |s| dns1123_subdomain(&mask_trailing_dash(s)),
+        max_regex_size: 60,
+    },
+    Format {
+        name: "dns1035LabelPrefix",
+        validate: |s| dns1035_label(&mask_trailing_dash(s)),
+        max_regex_size: 30,
+    },
+    Format {
+        name: "labelValue",
+        validate: label_value,
+        max_regex_size: 40,
+    },
+    Format {
+        name: "uri",
+        validate: uri,
+        max_regex_size: 1103,
+    },
+    Format {
+        name: "uuid",
+        validate: uuid,
+        max_regex_size: UUID_PATTERN_LEN,
+    },
+    Format {
+        name: "byte",
+        validate: base64,
+        max_regex_size: 84,
+    },
+    Format {
+        name: "date",
+        validate: |s| check(is_date(s), "invalid date"),
+        max_regex_size: DATE_TIME_PATTERN_LEN,
+    },
+    Format {
+        name: "datetime",
+        validate: |s| check(is_date_time(s), "invalid datetime"),
+        max_regex_size: DATE_TIME_PATTERN_LEN,
+    },
 ];
 
 /// Builds the library.
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.format", 0);
     lib.opaque_type(TYPE);
-    lib.function("format.named", "The named format, or optional.none() for an unknown name.")
-        .global("format-named", &["string"], "optional_type(kubernetes.NamedFormat)", Implementation::Unary(named))
-        .cost(CallCost::Fixed(1))
-        .estimate(super::est_one)
-        .examples(&["format.named('dns1123Label') == optional.of(format.dns1123Label())", "format.named('unknown') == optional.none()"]);
+    lib.function(
+        "format.named",
+        "The named format, or optional.none() for an unknown name.",
+    )
+    .global(
+        "format-named",
+        &["string"],
+        "optional_type(kubernetes.NamedFormat)",
+        Implementation::Unary(named),
+    )
+    .cost(CallCost::Fixed(1))
+    .estimate(super::est_one)
+    .examples(&[
+        "format.named('dns1123Label') == optional.of(format.dns1123Label())",
+        "format.named('unknown') == optional.none()",
+    ]);
     for f in FORMATS {
         let name = format!("format.{}", f.name);
-        lib.function(&name, "A named format.")
-            .global(&name, &[], TYPE, Implementation::Closure(Arc::new(move |_: &[Value]| Ok(opaque(*f)))));
+        lib.function(&name, "A named format.").global(
+            &name,
+            &[],
+            TYPE,
+            Implementation::Closure(Arc::new(move |_: &[Value]| Ok(opaque(*f)))),
+        );
     }
     lib.function("validate", "optional.none() if the string is valid for the format, else optional.of(the error messages).")
         .member("format-validate", &[TYPE, "string"], "optional_type(list(string))", Implementation::Binary(validate))
@@ -126,7 +193,10 @@ fn validate_cost(args: &[Value], _: Option<&Value>) -> u64 {
         return 1;
     };
     let s = super::ceil_cost(1 + crate::cost::actual_size(s), STRING_TRAVERSAL_FACTOR);
-    s.saturating_mul(super::ceil_cost(f.max_regex_size, REGEX_STRING_LENGTH_FACTOR))
+    s.saturating_mul(super::ceil_cost(
+        f.max_regex_size,
+        REGEX_STRING_LENGTH_FACTOR,
+    ))
 }
 
 /// `⌈E × 0.1⌉ × 32` (a 128-character regex is assumed).
@@ -141,7 +211,11 @@ fn validate_estimate(a: &EstimateArgs<'_>) -> CallEstimate {
 }
 
 fn check(ok: bool, msg: &str) -> Vec<String> {
-    if ok { Vec::new() } else { vec![msg.to_string()] }
+    if ok {
+        Vec::new()
+    } else {
+        vec![msg.to_string()]
+    }
 }
 
 fn re(pattern: &str) -> Regex {
@@ -150,7 +224,8 @@ fn re(pattern: &str) -> Regex {
 }
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 
@@ -160,9 +235,8 @@ static DNS1123_SUBDOMAIN: LazyLock<Regex> =
 static DNS1035_LABEL: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{DNS1035_LABEL_FMT}$")));
 static LABEL_KEY: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{LABEL_KEY_FMT}$")));
 static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| re(&format!("^({LABEL_KEY_FMT})?$")));
-static UUID: LazyLock<Regex> = LazyLock::new(|| {
-    re("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$")
-});
+static UUID: LazyLock<Regex> =
+    LazyLock::new(|| re("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"));
 static BASE64: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$")
 });
@@ -286,7 +360,11 @@ fn qualified_name(s: &str) -> Vec<String> {
     if !LABEL_KEY.is_match(name) {
         errs.push(format!(
             "name part {}",
-            regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
+            regex_error(
+                LABEL_KEY_MSG,
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
         ));
     }
     errs
@@ -330,7 +408,11 @@ fn is_date(s: &str) -> bool {
     }
     let num = |r: std::ops::Range<usize>| -> Option<u32> {
         let t = &s[r];
-        if t.bytes().all(|c| c.is_ascii_digit()) { t.parse().ok() } else { None }
+        if t.bytes().all(|c| c.is_ascii_digit()) {
+            t.parse().ok()
+        } else {
+            None
+        }
     };
     let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
         return false;

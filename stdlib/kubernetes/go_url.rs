@@ -155,11 +155,8 @@ fn parse_host(host: &str) -> Result<String, String> {
 }
 
 fn valid_userinfo(s: &str) -> bool {
-    s.bytes().all(|c| {
-        c.is_ascii_alphanumeric()
-            || b"-._:~!$&'()*+,;=%@".contains(&c)
-            || c >= 0x80
-    })
+    s.bytes()
+        .all(|c| c.is_ascii_alphanumeric() || b"-._:~!$&'()*+,;=%@".contains(&c) || c >= 0x80)
 }
 
 fn should_escape(c: u8, mode: Mode) -> bool {
@@ -198,7 +195,10 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
     while i < b.len() {
         match b[i] {
             b'%' => {
-                let hex = (b.get(i + 1).and_then(|c| unhex(*c)), b.get(i + 2).and_then(|c| unhex(*c)));
+                let hex = (
+                    b.get(i + 1).and_then(|c| unhex(*c)),
+                    b.get(i + 2).and_then(|c| unhex(*c)),
+                );
                 let (Some(h), Some(l)) = hex else {
                     let end = (i + 3).min(b.len());
                     return Err(format!(
@@ -244,9 +244,8 @@ fn escape(s: &str, mode: Mode) -> String {
 }
 
 fn valid_encoded(s: &str) -> bool {
-    s.bytes().all(|c| {
-        b"!$&'()*+,;=:@[]%".contains(&c) || !should_escape(c, Mode::Path)
-    })
+    s.bytes()
+        .all(|c| b"!$&'()*+,;=:@[]%".contains(&c) || !should_escape(c, Mode::Path))
 }
 
 impl Url {

@@ -67,16 +67,28 @@ pub fn parse_ip(s: &str) -> Result<IpAddr, EvalError> {
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.net.ip", 0);
     lib.opaque_type(TYPE);
-    lib.function("ip", "Parses an IPv4 or IPv6 address (no zones, no IPv4-mapped IPv6).")
-        .global("string_to_ip", &["string"], TYPE, Implementation::Unary(to_ip))
-        .cost(CallCost::Custom(rt_traverse_first))
-        .estimate(est_traverse_first)
-        .examples(&["ip('127.0.0.1').family() == 4", "type(ip('::1')) == net.IP"]);
+    lib.function(
+        "ip",
+        "Parses an IPv4 or IPv6 address (no zones, no IPv4-mapped IPv6).",
+    )
+    .global(
+        "string_to_ip",
+        &["string"],
+        TYPE,
+        Implementation::Unary(to_ip),
+    )
+    .cost(CallCost::Custom(rt_traverse_first))
+    .estimate(est_traverse_first)
+    .examples(&["ip('127.0.0.1').family() == 4", "type(ip('::1')) == net.IP"]);
     lib.function("isIP", "Whether a string is an IP address `ip()` accepts.")
         .global("is_ip", &["string"], "bool", Implementation::Unary(is_ip))
         .cost(CallCost::Custom(rt_traverse_first))
         .estimate(est_traverse_first)
-        .examples(&["isIP('fe80::1')", "!isIP('1.2.3')", "!isIP('::ffff:1.2.3.4')"]);
+        .examples(&[
+            "isIP('fe80::1')",
+            "!isIP('1.2.3')",
+            "!isIP('::ffff:1.2.3.4')",
+        ]);
     lib.function(
         "ip.isCanonical",
         "Whether an IP address string is in canonical form; an error if it is not an address.",
@@ -89,7 +101,10 @@ pub fn library() -> Library {
     )
     .cost(CallCost::Custom(canonical_cost))
     .estimate(canonical_estimate)
-    .examples(&["ip.isCanonical('2001:db8::abcd')", "!ip.isCanonical('2001:DB8::ABCD')"]);
+    .examples(&[
+        "ip.isCanonical('2001:db8::abcd')",
+        "!ip.isCanonical('2001:DB8::ABCD')",
+    ]);
     type Accessor = fn(&IpAddr) -> Value;
     let accessors: [(&str, &str, &str, &str, Accessor, &[&str]); 6] = [
         (
@@ -229,8 +244,9 @@ fn global_unicast(ip: &IpAddr) -> bool {
 
 fn canonical_cost(args: &[Value], _: Option<&Value>) -> u64 {
     // Upstream multiplies by 2 and then by 0.1 (not by 0.2), which rounds differently.
-    args.first()
-        .map_or(0, |a| (crate::cost::actual_size(a) as f64 * 2.0 * 0.1).ceil() as u64)
+    args.first().map_or(0, |a| {
+        (crate::cost::actual_size(a) as f64 * 2.0 * 0.1).ceil() as u64
+    })
 }
 
 fn canonical_estimate(a: &EstimateArgs<'_>) -> CallEstimate {

@@ -45,7 +45,11 @@ pub fn library(version: u32) -> Library {
                 .cost(crate::cost::CallCost::Custom(traversal_cost))
                 .estimate(estimate);
         }
-        f.examples(&["[1, 2, 3].isSorted()", "!['b', 'a'].isSorted()", "[].isSorted()"]);
+        f.examples(&[
+            "[1, 2, 3].isSorted()",
+            "!['b', 'a'].isSorted()",
+            "[].isSorted()",
+        ]);
     }
     {
         let mut f = lib.function(
@@ -128,7 +132,10 @@ pub fn library(version: u32) -> Library {
     )
     .cost(crate::cost::CallCost::Custom(traversal_cost))
     .estimate(estimate)
-    .examples(&["[1, 2, 2, 3].lastIndexOf(2) == 2", "[].lastIndexOf(1) == -1"]);
+    .examples(&[
+        "[1, 2, 2, 3].lastIndexOf(2) == 2",
+        "[].lastIndexOf(1) == -1",
+    ]);
     if version >= 1 {
         lib.function(
             "includes",
@@ -143,7 +150,11 @@ pub fn library(version: u32) -> Library {
         )
         .cost(crate::cost::CallCost::Custom(traversal_cost))
         .estimate(estimate)
-        .examples(&["[1, 2, 3].includes(2)", "!['a'].includes('b')", "'a'.includes('a')"]);
+        .examples(&[
+            "[1, 2, 3].includes(2)",
+            "!['a'].includes('b')",
+            "'a'.includes('a')",
+        ]);
     }
     lib
 }

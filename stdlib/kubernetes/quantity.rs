@@ -145,8 +145,16 @@ impl Quantity {
 
     /// apimachinery's `Add`: int64 arithmetic when it fits, else exact decimals.
     pub fn add(&self, o: &Quantity) -> Result<Quantity, EvalError> {
-        if let (Quantity::Int { value: a, scale: sa }, Quantity::Int { value: b, scale: sb }) =
-            (self, o)
+        if let (
+            Quantity::Int {
+                value: a,
+                scale: sa,
+            },
+            Quantity::Int {
+                value: b,
+                scale: sb,
+            },
+        ) = (self, o)
         {
             if let Some(r) = int_add((*a, *sa), (*b, *sb)) {
                 return Ok(r);
@@ -331,13 +339,13 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
         return Err(EvalError::new(FORMAT_ERROR));
     }
     let p = split(s)?;
-    let (base, exponent, binary) = interpret(p.suffix).ok_or_else(|| EvalError::new(SUFFIX_ERROR))?;
+    let (base, exponent, binary) =
+        interpret(p.suffix).ok_or_else(|| EvalError::new(SUFFIX_ERROR))?;
     let digits = (p.num.len() + p.denom.len()) as i64;
     let (mut scale, mantissa, precision) = if !binary {
         (exponent, 1i64, 18 - digits)
     } else if exponent >= 0 && p.denom.is_empty() {
-        let precision =
-            15 - p.num.len() as i64 - (exponent as f32 * 3.0 / 10.0) as i64 - 1;
+        let precision = 15 - p.num.len() as i64 - (exponent as f32 * 3.0 / 10.0) as i64 - 1;
         (0, 1i64 << exponent, precision)
     } else {
         (0, 1, -1)
@@ -346,9 +354,7 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
         scale -= p.denom.len() as i64;
         if scale >= -9 {
             let shifted = format!("{}{}", p.num, p.denom);
-            let value: i64 = shifted
-                .parse()
-                .map_err(|_| EvalError::new(NUMERIC_ERROR))?;
+            let value: i64 = shifted.parse().map_err(|_| EvalError::new(NUMERIC_ERROR))?;
             if let Some(r) = value.checked_mul(mantissa) {
                 let value = if p.positive { r } else { -r };
                 return Ok(Quantity::Int { value, scale });
@@ -398,21 +404,43 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.quantity", 0);
     lib.opaque_type(TYPE);
-    lib.function("quantity", "Parses a Kubernetes resource quantity such as '1.5Gi' or '200m'.")
-        .global("string_to_quantity", &["string"], TYPE, Implementation::Unary(to_quantity))
-        .cost(CallCost::Custom(rt_traverse_first))
-        .estimate(est_traverse_first)
-        .examples(&["quantity('200M') == quantity('0.2G')", "quantity('1Ki').asInteger() == 1024"]);
-    lib.function("isQuantity", "Whether a string is a quantity `quantity()` accepts.")
-        .global("is_quantity_string", &["string"], "bool", Implementation::Unary(is_quantity))
-        .cost(CallCost::Custom(rt_traverse_first))
-        .estimate(est_traverse_first)
-        .examples(&["isQuantity('1.3G')", "!isQuantity('1K')"]);
-    lib.function("sign", "The sign of a quantity: -1, 0 or 1 (a global function only).")
-        .global("quantity_sign", &[TYPE], "int", Implementation::Unary(sign))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["sign(quantity('-1m')) == -1", "sign(quantity('0')) == 0"]);
+    lib.function(
+        "quantity",
+        "Parses a Kubernetes resource quantity such as '1.5Gi' or '200m'.",
+    )
+    .global(
+        "string_to_quantity",
+        &["string"],
+        TYPE,
+        Implementation::Unary(to_quantity),
+    )
+    .cost(CallCost::Custom(rt_traverse_first))
+    .estimate(est_traverse_first)
+    .examples(&[
+        "quantity('200M') == quantity('0.2G')",
+        "quantity('1Ki').asInteger() == 1024",
+    ]);
+    lib.function(
+        "isQuantity",
+        "Whether a string is a quantity `quantity()` accepts.",
+    )
+    .global(
+        "is_quantity_string",
+        &["string"],
+        "bool",
+        Implementation::Unary(is_quantity),
+    )
+    .cost(CallCost::Custom(rt_traverse_first))
+    .estimate(est_traverse_first)
+    .examples(&["isQuantity('1.3G')", "!isQuantity('1K')"]);
+    lib.function(
+        "sign",
+        "The sign of a quantity: -1, 0 or 1 (a global function only).",
+    )
+    .global("quantity_sign", &[TYPE], "int", Implementation::Unary(sign))
+    .cost(CallCost::Fixed(1))
+    .estimate(est_one)
+    .examples(&["sign(quantity('-1m')) == -1", "sign(quantity('0')) == 0"]);
     type Cmp = fn(&Value, &Value) -> EvalResult;
     let comparisons: [(&str, &str, &str, &str, Cmp, &[&str]); 3] = [
         (
@@ -447,37 +475,87 @@ pub fn library() -> Library {
             .estimate(est_one)
             .examples(examples);
     }
-    lib.function("asApproximateFloat", "The quantity as the nearest double (±Inf on overflow).")
-        .member("quantity_get_float", &[TYPE], "double", Implementation::Unary(as_float))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["quantity('50.703k').asApproximateFloat() == 50703.0"]);
-    lib.function("asInteger", "The quantity as an int; an error if it is not an exact int64.")
-        .member("quantity_get_int", &[TYPE], "int", Implementation::Unary(as_integer))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["quantity('50k').asInteger() == 50000"]);
+    lib.function(
+        "asApproximateFloat",
+        "The quantity as the nearest double (±Inf on overflow).",
+    )
+    .member(
+        "quantity_get_float",
+        &[TYPE],
+        "double",
+        Implementation::Unary(as_float),
+    )
+    .cost(CallCost::Fixed(1))
+    .estimate(est_one)
+    .examples(&["quantity('50.703k').asApproximateFloat() == 50703.0"]);
+    lib.function(
+        "asInteger",
+        "The quantity as an int; an error if it is not an exact int64.",
+    )
+    .member(
+        "quantity_get_int",
+        &[TYPE],
+        "int",
+        Implementation::Unary(as_integer),
+    )
+    .cost(CallCost::Fixed(1))
+    .estimate(est_one)
+    .examples(&["quantity('50k').asInteger() == 50000"]);
     lib.function("isInteger", "Whether `asInteger` would succeed.")
-        .member("quantity_is_integer", &[TYPE], "bool", Implementation::Unary(is_integer))
+        .member(
+            "quantity_is_integer",
+            &[TYPE],
+            "bool",
+            Implementation::Unary(is_integer),
+        )
         .cost(CallCost::Fixed(1))
         .estimate(est_one)
         .examples(&["quantity('50').isInteger()", "!quantity('1.5').isInteger()"]);
-    lib.function("add", "The exact sum of two quantities, or of a quantity and an int.")
-        .member("quantity_add", &[TYPE, TYPE], TYPE, Implementation::Binary(add))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .member("quantity_add_int", &[TYPE, "int"], TYPE, Implementation::Binary(add))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["quantity('50k').add(quantity('20')) == quantity('50.02k')", "quantity('1').add(2) == quantity('3')"]);
-    lib.function("sub", "The exact difference of two quantities, or of a quantity and an int.")
-        .member("quantity_sub", &[TYPE, TYPE], TYPE, Implementation::Binary(sub))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .member("quantity_sub_int", &[TYPE, "int"], TYPE, Implementation::Binary(sub))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["quantity('50k').sub(20) == quantity('49980')"]);
+    lib.function(
+        "add",
+        "The exact sum of two quantities, or of a quantity and an int.",
+    )
+    .member(
+        "quantity_add",
+        &[TYPE, TYPE],
+        TYPE,
+        Implementation::Binary(add),
+    )
+    .cost(CallCost::Fixed(1))
+    .estimate(est_one)
+    .member(
+        "quantity_add_int",
+        &[TYPE, "int"],
+        TYPE,
+        Implementation::Binary(add),
+    )
+    .cost(CallCost::Fixed(1))
+    .estimate(est_one)
+    .examples(&[
+        "quantity('50k').add(quantity('20')) == quantity('50.02k')",
+        "quantity('1').add(2) == quantity('3')",
+    ]);
+    lib.function(
+        "sub",
+        "The exact difference of two quantities, or of a quantity and an int.",
+    )
+    .member(
+        "quantity_sub",
+        &[TYPE, TYPE],
+        TYPE,
+        Implementation::Binary(sub),
+    )
+    .cost(CallCost::Fixed(1))
+    .estimate(est_one)
+    .member(
+        "quantity_sub_int",
+        &[TYPE, "int"],
+        TYPE,
+        Implementation::Binary(sub),
+    )
+    .cost(CallCost::Fixed(1))
+    .estimate(est_one)
+    .examples(&["quantity('50k').sub(20) == quantity('49980')"]);
     lib
 }
 
@@ -488,7 +566,10 @@ fn q(v: &Value) -> Result<&Quantity, EvalError> {
 /// A quantity or an int operand (as `NewQuantity(i, DecimalExponent)`).
 fn operand(v: &Value) -> Result<Quantity, EvalError> {
     match v {
-        Value::Int(i) => Ok(Quantity::Int { value: *i, scale: 0 }),
+        Value::Int(i) => Ok(Quantity::Int {
+            value: *i,
+            scale: 0,
+        }),
         other => Ok(q(other)?.clone()),
     }
 }

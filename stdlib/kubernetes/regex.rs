@@ -26,7 +26,10 @@ pub fn library() -> Library {
     )
     .cost(CallCost::Custom(runtime_cost))
     .estimate(estimate)
-    .examples(&["'abc 123'.find('[0-9]+') == '123'", "'abc'.find('[0-9]+') == ''"]);
+    .examples(&[
+        "'abc 123'.find('[0-9]+') == '123'",
+        "'abc'.find('[0-9]+') == ''",
+    ]);
     lib.function(
         "findAll",
         "All non-overlapping matches of a RE2 pattern, optionally at most n (n < 0: all).",

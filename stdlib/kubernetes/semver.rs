@@ -239,15 +239,28 @@ pub fn library(version: u32) -> Library {
     lib.opaque_type(TYPE);
     {
         let f = lib
-            .function("semver", "Parses a semantic version (strict SemVer 2.0; optionally normalized first).")
-            .global("string_to_semver", &["string"], TYPE, Implementation::Unary(to_semver))
+            .function(
+                "semver",
+                "Parses a semantic version (strict SemVer 2.0; optionally normalized first).",
+            )
+            .global(
+                "string_to_semver",
+                &["string"],
+                TYPE,
+                Implementation::Unary(to_semver),
+            )
             .cost(CallCost::Custom(rt_traverse_first))
             .estimate(est_traverse_first);
         let f = if version >= 1 {
-            f.global("string_bool_to_semver", &["string", "bool"], TYPE, Implementation::Binary(to_semver_normalize))
-                .cost(CallCost::Custom(rt_traverse_first))
-                .estimate(est_traverse_first)
-                .examples(&["semver('v1.2', true) == semver('1.2.0')"])
+            f.global(
+                "string_bool_to_semver",
+                &["string", "bool"],
+                TYPE,
+                Implementation::Binary(to_semver_normalize),
+            )
+            .cost(CallCost::Custom(rt_traverse_first))
+            .estimate(est_traverse_first)
+            .examples(&["semver('v1.2', true) == semver('1.2.0')"])
         } else {
             f
         };
@@ -255,15 +268,28 @@ pub fn library(version: u32) -> Library {
     }
     {
         let f = lib
-            .function("isSemver", "Whether a string is a semantic version `semver()` accepts.")
-            .global("is_semver_string", &["string"], "bool", Implementation::Unary(is_semver))
+            .function(
+                "isSemver",
+                "Whether a string is a semantic version `semver()` accepts.",
+            )
+            .global(
+                "is_semver_string",
+                &["string"],
+                "bool",
+                Implementation::Unary(is_semver),
+            )
             .cost(CallCost::Custom(rt_traverse_first))
             .estimate(est_traverse_first);
         let f = if version >= 1 {
-            f.global("is_semver_string_bool", &["string", "bool"], "bool", Implementation::Binary(is_semver_normalize))
-                .cost(CallCost::Custom(rt_traverse_first))
-                .estimate(est_traverse_first)
-                .examples(&["isSemver('v1.0', true)"])
+            f.global(
+                "is_semver_string_bool",
+                &["string", "bool"],
+                "bool",
+                Implementation::Binary(is_semver_normalize),
+            )
+            .cost(CallCost::Custom(rt_traverse_first))
+            .estimate(est_traverse_first)
+            .examples(&["isSemver('v1.0', true)"])
         } else {
             f
         };
@@ -271,9 +297,30 @@ pub fn library(version: u32) -> Library {
     }
     type Cmp = fn(&Value, &Value) -> EvalResult;
     let comparisons: [(&str, &str, &str, &str, Cmp, &[&str]); 3] = [
-        ("isGreaterThan", "semver_is_greater_than", "bool", "Whether the receiver has higher precedence.", is_greater_than, &["semver('1.1.0').isGreaterThan(semver('1.0.0'))"]),
-        ("isLessThan", "semver_is_less_than", "bool", "Whether the receiver has lower precedence.", is_less_than, &["semver('1.0.0-alpha').isLessThan(semver('1.0.0'))"]),
-        ("compareTo", "semver_compare_to", "int", "-1, 0 or 1 by SemVer precedence.", compare_to, &["semver('1.0.0+a').compareTo(semver('1.0.0+b')) == 0"]),
+        (
+            "isGreaterThan",
+            "semver_is_greater_than",
+            "bool",
+            "Whether the receiver has higher precedence.",
+            is_greater_than,
+            &["semver('1.1.0').isGreaterThan(semver('1.0.0'))"],
+        ),
+        (
+            "isLessThan",
+            "semver_is_less_than",
+            "bool",
+            "Whether the receiver has lower precedence.",
+            is_less_than,
+            &["semver('1.0.0-alpha').isLessThan(semver('1.0.0'))"],
+        ),
+        (
+            "compareTo",
+            "semver_compare_to",
+            "int",
+            "-1, 0 or 1 by SemVer precedence.",
+            compare_to,
+            &["semver('1.0.0+a').compareTo(semver('1.0.0+b')) == 0"],
+        ),
     ];
     for (name, id, result, doc, f, examples) in comparisons {
         lib.function(name, doc)
@@ -284,9 +331,27 @@ pub fn library(version: u32) -> Library {
     }
     type Part = fn(&Value) -> EvalResult;
     let parts: [(&str, &str, &str, Part, &str); 3] = [
-        ("major", "semver_major", "The major version.", major, "semver('1.2.3').major() == 1"),
-        ("minor", "semver_minor", "The minor version.", minor, "semver('1.2.3').minor() == 2"),
-        ("patch", "semver_patch", "The patch version.", patch, "semver('1.2.3').patch() == 3"),
+        (
+            "major",
+            "semver_major",
+            "The major version.",
+            major,
+            "semver('1.2.3').major() == 1",
+        ),
+        (
+            "minor",
+            "semver_minor",
+            "The minor version.",
+            minor,
+            "semver('1.2.3').minor() == 2",
+        ),
+        (
+            "patch",
+            "semver_patch",
+            "The patch version.",
+            patch,
+            "semver('1.2.3').patch() == 3",
+        ),
     ];
     for (name, id, doc, f, example) in parts {
         lib.function(name, doc)
@@ -317,7 +382,11 @@ pub fn to_semver(s: &Value) -> EvalResult {
 /// `semver(s, normalize)`.
 pub fn to_semver_normalize(s: &Value, n: &Value) -> EvalResult {
     let s = string_arg(s)?;
-    let v = if bool_arg(n)? { normalize_and_parse(s)? } else { parse(s)? };
+    let v = if bool_arg(n)? {
+        normalize_and_parse(s)?
+    } else {
+        parse(s)?
+    };
     Ok(opaque(v))
 }
 
@@ -329,7 +398,11 @@ pub fn is_semver(s: &Value) -> EvalResult {
 /// `isSemver(s, normalize)`.
 pub fn is_semver_normalize(s: &Value, n: &Value) -> EvalResult {
     let s = string_arg(s)?;
-    let ok = if bool_arg(n)? { normalize_and_parse(s).is_ok() } else { parse(s).is_ok() };
+    let ok = if bool_arg(n)? {
+        normalize_and_parse(s).is_ok()
+    } else {
+        parse(s).is_ok()
+    };
     Ok(Value::Bool(ok))
 }
 

@@ -36,7 +36,11 @@ impl Opaque for UrlValue {
 
 /// Parses as Kubernetes' `url()`: must pass `ParseRequestURI`, the value is `Parse`'s.
 pub fn parse(s: &str) -> Result<Url, EvalError> {
-    let wrap = |e: String| EvalError::new(format!("URL parse error during conversion from string: {e}"));
+    let wrap = |e: String| {
+        EvalError::new(format!(
+            "URL parse error during conversion from string: {e}"
+        ))
+    };
     parse_request_uri(s).map_err(wrap)?;
     parse_url(s).map_err(wrap)
 }
@@ -49,21 +53,84 @@ pub fn library() -> Library {
         "url",
         "Parses an absolute URI or absolute path as Go's url.ParseRequestURI accepts it.",
     )
-    .global("string_to_url", &["string"], TYPE, Implementation::Unary(to_url))
+    .global(
+        "string_to_url",
+        &["string"],
+        TYPE,
+        Implementation::Unary(to_url),
+    )
     .cost(CallCost::Custom(rt_traverse_first))
     .estimate(url_estimate)
-    .examples(&["url('https://example.com/path').getHost() == 'example.com'", "url('/absolute-path').getScheme() == ''"]);
+    .examples(&[
+        "url('https://example.com/path').getHost() == 'example.com'",
+        "url('/absolute-path').getScheme() == ''",
+    ]);
     lib.function("isURL", "Whether a string is a URL `url()` accepts.")
-        .global("is_url_string", &["string"], "bool", Implementation::Unary(is_url))
+        .global(
+            "is_url_string",
+            &["string"],
+            "bool",
+            Implementation::Unary(is_url),
+        )
         .examples(&["isURL('https://example.com')", "!isURL('example.com')"]);
     type Accessor = fn(&Url) -> Value;
     let accessors: [(&str, &str, &str, &str, Accessor, &[&str]); 6] = [
-        ("getScheme", "url_get_scheme", "string", "The scheme, or ''.", |u| Value::from(u.scheme.as_str()), &["url('https://example.com').getScheme() == 'https'"]),
-        ("getHost", "url_get_host", "string", "The host with port; IPv6 addresses in brackets.", |u| Value::from(u.host.as_str()), &["url('https://[::1]:80/').getHost() == '[::1]:80'"]),
-        ("getHostname", "url_get_hostname", "string", "The host without port; IPv6 addresses without brackets.", |u| Value::from(u.hostname()), &["url('https://[::1]:80/').getHostname() == '::1'"]),
-        ("getPort", "url_get_port", "string", "The port, or ''.", |u| Value::from(u.port()), &["url('https://example.com:8080/').getPort() == '8080'", "url('https://example.com/').getPort() == ''"]),
-        ("getEscapedPath", "url_get_escaped_path", "string", "The path, escaped as Go's EscapedPath does.", |u| Value::from(u.escaped_path()), &["url('https://example.com/path with spaces/').getEscapedPath() == '/path%20with%20spaces/'"]),
-        ("getQuery", "url_get_query", "map(string, list(string))", "The query parameters: each key with its values in order.", query, &["url('https://example.com/?k=a&k=b').getQuery() == {'k': ['a', 'b']}", "url('https://example.com/').getQuery() == {}"]),
+        (
+            "getScheme",
+            "url_get_scheme",
+            "string",
+            "The scheme, or ''.",
+            |u| Value::from(u.scheme.as_str()),
+            &["url('https://example.com').getScheme() == 'https'"],
+        ),
+        (
+            "getHost",
+            "url_get_host",
+            "string",
+            "The host with port; IPv6 addresses in brackets.",
+            |u| Value::from(u.host.as_str()),
+            &["url('https://[::1]:80/').getHost() == '[::1]:80'"],
+        ),
+        (
+            "getHostname",
+            "url_get_hostname",
+            "string",
+            "The host without port; IPv6 addresses without brackets.",
+            |u| Value::from(u.hostname()),
+            &["url('https://[::1]:80/').getHostname() == '::1'"],
+        ),
+        (
+            "getPort",
+            "url_get_port",
+            "string",
+            "The port, or ''.",
+            |u| Value::from(u.port()),
+            &[
+                "url('https://example.com:8080/').getPort() == '8080'",
+                "url('https://example.com/').getPort() == ''",
+            ],
+        ),
+        (
+            "getEscapedPath",
+            "url_get_escaped_path",
+            "string",
+            "The path, escaped as Go's EscapedPath does.",
+            |u| Value::from(u.escaped_path()),
+            &[
+                "url('https://example.com/path with spaces/').getEscapedPath() == '/path%20with%20spaces/'",
+            ],
+        ),
+        (
+            "getQuery",
+            "url_get_query",
+            "map(string, list(string))",
+            "The query parameters: each key with its values in order.",
+            query,
+            &[
+                "url('https://example.com/?k=a&k=b').getQuery() == {'k': ['a', 'b']}",
+                "url('https://example.com/').getQuery() == {}",
+            ],
+        ),
     ];
     for (name, id, result, doc, f, examples) in accessors {
         lib.function(name, doc)
