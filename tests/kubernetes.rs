@@ -14,6 +14,8 @@
 mod authz;
 #[path = "kubernetes/cidr.rs"]
 mod cidr;
+#[path = "kubernetes/examples.rs"]
+mod examples;
 #[path = "kubernetes/format.rs"]
 mod format;
 #[path = "kubernetes/ip.rs"]

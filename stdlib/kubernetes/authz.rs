@@ -191,7 +191,7 @@ enum AuthzValue {
     },
     Resource {
         authorizer: Arc<dyn Authorizer>,
-        request: AuthzRequest,
+        request: Box<AuthzRequest>,
     },
     Decision(Decision),
 }
@@ -231,12 +231,12 @@ pub fn request_resource_value(
 ) -> Value {
     opaque(AuthzValue::Resource {
         authorizer,
-        request: AuthzRequest {
+        request: Box::new(AuthzRequest {
             user,
             resource_request: true,
             api_version: "*".into(),
             ..request
-        },
+        }),
     })
 }
 
@@ -498,14 +498,14 @@ pub fn resource(g: &Value, r: &Value) -> EvalResult {
     }
     Ok(opaque(AuthzValue::Resource {
         authorizer: authorizer.clone(),
-        request: AuthzRequest {
+        request: Box::new(AuthzRequest {
             user: user.clone(),
             resource_request: true,
             api_group: group.clone(),
             api_version: "*".into(),
             resource: r.to_string(),
             ..AuthzRequest::default()
-        },
+        }),
     }))
 }
 
@@ -562,7 +562,7 @@ pub fn check(c: &Value, verb: &Value) -> EvalResult {
             authorizer,
             AuthzRequest {
                 verb,
-                ..request.clone()
+                ..(**request).clone()
             },
         ),
         _ => return Err(EvalError::no_such_overload()),

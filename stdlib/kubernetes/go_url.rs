@@ -320,9 +320,9 @@ impl Url {
         if !self.opaque.is_empty() {
             s.push_str(&self.opaque);
         } else {
-            if (!self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some())
-                && !(self.omit_host && self.host.is_empty() && self.user.is_none())
-            {
+            let authority = !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some();
+            let omit = self.omit_host && self.host.is_empty() && self.user.is_none();
+            if authority && !omit {
                 if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                     s.push_str("//");
                 }

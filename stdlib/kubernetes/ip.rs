@@ -106,7 +106,7 @@ pub fn library() -> Library {
         "!ip.isCanonical('2001:DB8::ABCD')",
     ]);
     type Accessor = fn(&IpAddr) -> Value;
-    let accessors: [(&str, &str, &str, &str, Accessor, &[&str]); 6] = [
+    let accessors: [super::Row<Accessor>; 6] = [
         (
             "family",
             "ip_family",

@@ -160,6 +160,17 @@ pub(crate) fn value_size(v: &Value) -> u64 {
     crate::cost::actual_size(v)
 }
 
+/// One row of a declaration table: name, overload id, result type, doc, implementation,
+/// examples.
+pub(crate) type Row<F> = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    F,
+    &'static [&'static str],
+);
+
 /// Runtime cost `⌈size(arg0) × 0.1⌉` (string parsing).
 pub(crate) fn rt_traverse_first(args: &[Value], _: Option<&Value>) -> u64 {
     args.first()

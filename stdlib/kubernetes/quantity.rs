@@ -37,7 +37,7 @@ impl Dec {
     }
 
     /// Exact comparison, without materializing huge exponent differences.
-    fn cmp(&self, o: &Dec) -> Ordering {
+    fn compare(&self, o: &Dec) -> Ordering {
         let (sa, sb) = (self.unscaled.sign(), o.unscaled.sign());
         if sa != sb {
             return sa.cmp(&sb);
@@ -105,8 +105,8 @@ impl Quantity {
     }
 
     /// Exact numeric comparison.
-    pub fn cmp(&self, o: &Quantity) -> Ordering {
-        self.to_dec().cmp(&o.to_dec())
+    pub fn compare(&self, o: &Quantity) -> Ordering {
+        self.to_dec().compare(&o.to_dec())
     }
 
     /// -1, 0 or 1.
@@ -222,7 +222,7 @@ impl Opaque for Quantity {
         other
             .as_any()
             .downcast_ref::<Quantity>()
-            .is_some_and(|o| self.cmp(o) == Ordering::Equal)
+            .is_some_and(|o| self.compare(o) == Ordering::Equal)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -390,7 +390,7 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
             unscaled: BigInt::from(i64::MAX),
             exp: 0,
         };
-        if d.cmp(&max) == Ordering::Greater {
+        if d.compare(&max) == Ordering::Greater {
             d = max;
         }
     }
@@ -442,7 +442,7 @@ pub fn library() -> Library {
     .estimate(est_one)
     .examples(&["sign(quantity('-1m')) == -1", "sign(quantity('0')) == 0"]);
     type Cmp = fn(&Value, &Value) -> EvalResult;
-    let comparisons: [(&str, &str, &str, &str, Cmp, &[&str]); 3] = [
+    let comparisons: [super::Row<Cmp>; 3] = [
         (
             "isGreaterThan",
             "quantity_is_greater_than",
@@ -590,15 +590,15 @@ pub fn sign(v: &Value) -> EvalResult {
 }
 
 fn is_greater_than(a: &Value, b: &Value) -> EvalResult {
-    Ok(Value::Bool(q(a)?.cmp(q(b)?) == Ordering::Greater))
+    Ok(Value::Bool(q(a)?.compare(q(b)?) == Ordering::Greater))
 }
 
 fn is_less_than(a: &Value, b: &Value) -> EvalResult {
-    Ok(Value::Bool(q(a)?.cmp(q(b)?) == Ordering::Less))
+    Ok(Value::Bool(q(a)?.compare(q(b)?) == Ordering::Less))
 }
 
 fn compare_to(a: &Value, b: &Value) -> EvalResult {
-    Ok(Value::Int(q(a)?.cmp(q(b)?) as i64))
+    Ok(Value::Int(q(a)?.compare(q(b)?) as i64))
 }
 
 fn as_float(v: &Value) -> EvalResult {

@@ -296,7 +296,7 @@ pub fn library(version: u32) -> Library {
         f.examples(&["isSemver('1.0.0-rc.1+build.5')", "!isSemver('v1.0.0')"]);
     }
     type Cmp = fn(&Value, &Value) -> EvalResult;
-    let comparisons: [(&str, &str, &str, &str, Cmp, &[&str]); 3] = [
+    let comparisons: [super::Row<Cmp>; 3] = [
         (
             "isGreaterThan",
             "semver_is_greater_than",

@@ -74,7 +74,7 @@ pub fn library() -> Library {
         )
         .examples(&["isURL('https://example.com')", "!isURL('example.com')"]);
     type Accessor = fn(&Url) -> Value;
-    let accessors: [(&str, &str, &str, &str, Accessor, &[&str]); 6] = [
+    let accessors: [super::Row<Accessor>; 6] = [
         (
             "getScheme",
             "url_get_scheme",

@@ -119,7 +119,8 @@ fn cases() -> Vec<Case> {
         ),
         sc(
             "authorizer.group('').resource('pods').labelSelector('')",
-            (13, 13), 13,
+            (13, 13),
+            13,
         ),
     ]
 }

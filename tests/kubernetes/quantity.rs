@@ -141,7 +141,11 @@ fn cases() -> Vec<Case> {
             want: Want::Compile("found no matching overload for 'sign'"),
             ..T
         },
-        e("quantity('1.5Gi').asInteger()", "cannot convert value to integer", "apimachinery: a fractional binary value takes the decimal path; AsInt64 fails"),
+        e(
+            "quantity('1.5Gi').asInteger()",
+            "cannot convert value to integer",
+            "apimachinery: a fractional binary value takes the decimal path; AsInt64 fails",
+        ),
         v(
             "quantity('1e3').asInteger()",
             "1000",
