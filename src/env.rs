@@ -60,6 +60,12 @@ impl Env {
     /// Adds a library's functions.
     pub fn add_library(&mut self, library: &Library) -> &mut Env {
         Arc::make_mut(&mut self.registry).add_library(library);
+        for table in &library.macros {
+            let known = &mut self.parse_options.extra_macros;
+            if !known.iter().any(|t| std::ptr::eq(*t, *table)) {
+                known.push(table);
+            }
+        }
         self
     }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::cost::{CallCost, EstimateFn};
 use crate::error::EvalResult;
+use crate::syntax::macros::Macro;
 use crate::types::Type;
 use crate::value::Value;
 
@@ -131,6 +132,9 @@ pub struct Library {
     pub functions: Vec<Function>,
     /// Opaque types the library introduces (e.g. `net.IP`), usable as type identifiers.
     pub types: Vec<Type>,
+    /// Macro tables the library brings (expanded by the parser of an environment that
+    /// has the library).
+    pub macros: Vec<&'static [Macro]>,
 }
 
 impl Library {
@@ -141,6 +145,7 @@ impl Library {
             version,
             functions: Vec::new(),
             types: Vec::new(),
+            macros: Vec::new(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! Function declarations and implementations: the CEL standard library, cel-go extensions and
 //! (later) the Kubernetes libraries. Compiled into the engine crate as `kcel::stdlib`.
 
+pub mod comprehensions;
+pub mod optional;
 pub mod standard;
 
 use crate::registry::Library;

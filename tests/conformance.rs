@@ -23,6 +23,7 @@ const REASONS: &[&str] = &[
     "needs the type checker",
     "needs an extension library not built yet",
     "not yet implemented",
+    "cel-go behaves differently",
 ];
 
 const SKIPS: &str = "tests/conformance/skips.txt";
@@ -219,6 +220,11 @@ fn str_of<'a>(v: &'a Json, key: &str) -> &'a str {
 /// Runs one test; `Err` describes the mismatch.
 fn run_test(test: &Json) -> Result<(), String> {
     let mut env = Env::new();
+    env.add_library(&kcel::stdlib::optional::optional(
+        kcel::stdlib::optional::LATEST,
+    ));
+    env.add_library(&kcel::stdlib::comprehensions::bindings());
+    env.add_library(&kcel::stdlib::comprehensions::two_var_comprehensions());
     env.set_container(str_of(test, "container"));
     for decl in arr(test, "type_env") {
         if let Some(ident) = decl.get("ident") {

@@ -109,6 +109,65 @@ fn check(src: &str) {
     }
 }
 
+/// Random well-formed expressions (fully parenthesized where precedence would matter).
+fn well_formed() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(
+        &[
+            "a",
+            "_b",
+            "x1",
+            ".y",
+            "1",
+            "-2",
+            "0x1F",
+            "3u",
+            "1.5",
+            ".5",
+            "1e3",
+            "'s'",
+            "\"t\"",
+            "b'u'",
+            r"r'\d'",
+            "true",
+            "false",
+            "null",
+            "'''m\nl'''",
+        ][..],
+    )
+    .prop_map(str::to_string);
+    leaf.prop_recursive(6, 64, 4, |inner| {
+        let op = prop::sample::select(
+            &[
+                "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "in",
+            ][..],
+        );
+        let list = |v: Vec<String>| v.join(", ");
+        prop_oneof![
+            (inner.clone(), op, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, a, b)| format!("({c} ? {a} : {b})")),
+            inner.clone().prop_map(|a| format!("!({a})")),
+            inner.clone().prop_map(|a| format!("-({a})")),
+            inner.clone().prop_map(|a| format!("({a}).f")),
+            inner.clone().prop_map(|a| format!("({a}).?`g-h`")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a})[{b}]")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a})[?{b}]")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}).m({b})")),
+            prop::collection::vec(inner.clone(), 0..3).prop_map(move |v| format!("f({})", list(v))),
+            prop::collection::vec(inner.clone(), 0..3).prop_map(move |v| format!("[{}]", list(v))),
+            prop::collection::vec((inner.clone(), inner.clone()), 0..3).prop_map(|v| {
+                let entries: Vec<String> = v.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                format!("{{{}}}", entries.join(", "))
+            }),
+            inner
+                .clone()
+                .prop_map(|a| format!("M.N{{f: {a}, ?g: {a},}}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}).all(v, {b})")),
+            inner.clone().prop_map(|a| format!("has(({a}).f)")),
+        ]
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -124,6 +183,13 @@ proptest! {
 
     #[test]
     fn token_soup_never_panics(src in token_soup()) {
+        check(&src);
+    }
+
+    #[test]
+    fn well_formed_expressions_parse(src in well_formed()) {
+        let result = parse(&src, &ParseOptions::default());
+        prop_assert!(result.is_ok(), "{src}: {}", result.unwrap_err());
         check(&src);
     }
 

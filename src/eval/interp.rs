@@ -124,6 +124,19 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             };
             result.map_err(|e| e.at(*id))
         }
+        Node::OptionalOr { lhs, rhs, or_value } => match eval(lhs, frame)? {
+            Value::Optional(Some(v)) if *or_value => Ok((*v).clone()),
+            present @ Value::Optional(Some(_)) => Ok(present),
+            Value::Optional(None) => {
+                let other = eval(rhs, frame)?;
+                if *or_value || matches!(other, Value::Optional(_)) {
+                    Ok(other)
+                } else {
+                    Err(EvalError::no_such_overload())
+                }
+            }
+            _ => Err(EvalError::no_such_overload()),
+        },
         Node::InConstantList {
             element,
             strings,
@@ -144,6 +157,19 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             let s = eval(subject, frame)?;
             frame.charge(CallCost::Matches.of(&[s.clone(), pattern.clone()]))?;
             crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(*id))
+        }
+        Node::InsertIntoAccumulator {
+            id,
+            slot,
+            key,
+            value,
+        } => {
+            let k = eval(key, frame)?;
+            let v = eval(value, frame)?;
+            // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
+            frame.charge(cost::SELECT_AND_IDENT + 1)?;
+            let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
+            crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(*id))
         }
         Node::AppendToAccumulator { slot, elements } => {
             let values = eval_args(elements, frame)?;
@@ -256,6 +282,12 @@ fn select(v: &Value, field: &str) -> EvalResult {
             .get_str(field)
             .cloned()
             .ok_or_else(|| EvalError::no_such_key(field)),
+        // Selection through an optional is optional chaining: an absent field gives none.
+        Value::Optional(None) => Ok(Value::Optional(None)),
+        Value::Optional(Some(inner)) => match &**inner {
+            Value::Map(m) => Ok(Value::Optional(m.get_str(field).cloned().map(Arc::new))),
+            other => select(other, field),
+        },
         other => Err(EvalError::new(format!(
             "type '{}' does not support field selection",
             other.type_name()
@@ -266,6 +298,8 @@ fn select(v: &Value, field: &str) -> EvalResult {
 fn has(v: &Value, field: &str) -> EvalResult {
     match v {
         Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+        Value::Optional(None) => Ok(Value::Bool(false)),
+        Value::Optional(Some(inner)) => has(inner, field),
         other => Err(EvalError::new(format!(
             "invalid type for field selection: {}",
             other.type_name()

@@ -58,6 +58,13 @@ pub(crate) enum Node {
         overloads: Box<[(Overload, CallCost)]>,
         args: Box<[Node]>,
     },
+    /// `a.or(b)` / `a.orValue(b)` on optionals: `b` is evaluated only when `a` is none
+    /// (cel-go's lazy evaluation; no cost of its own).
+    OptionalOr {
+        lhs: Box<Node>,
+        rhs: Box<Node>,
+        or_value: bool,
+    },
     /// `x in [constant list]`: a set lookup for strings, a scan otherwise (cost 0 itself,
     /// as cel-go's optimized set membership).
     InConstantList {
@@ -71,6 +78,13 @@ pub(crate) enum Node {
         subject: Box<Node>,
         regex: Box<Regex>,
         pattern: Value,
+    },
+    /// `cel.@mapInsert(accu, key, value)` on a comprehension accumulator: inserts in place.
+    InsertIntoAccumulator {
+        id: ExprId,
+        slot: Slot,
+        key: Box<Node>,
+        value: Box<Node>,
     },
     /// `accu + [elements]` where `accu` is a comprehension accumulator: appends in place.
     AppendToAccumulator {
@@ -440,6 +454,21 @@ impl Planner<'_> {
             _ => {}
         }
 
+        if let (crate::syntax::macros::MAP_INSERT, None, [accu, k, v]) = (function, target, args) {
+            if let ExprKind::Ident(name) = &accu.kind {
+                if let Some(slot) = self.accumulator_slot(name) {
+                    let key = Box::new(self.node(k));
+                    let value = Box::new(self.node(v));
+                    return Node::InsertIntoAccumulator {
+                        id,
+                        slot,
+                        key,
+                        value,
+                    };
+                }
+            }
+        }
+
         // `a.b.f(x)` may name the global function `a.b.f`.
         if let Some(t) = target {
             if let Some(q) = Self::qualified_name(t) {
@@ -535,6 +564,15 @@ impl Planner<'_> {
         args: &mut Vec<Node>,
     ) -> Option<Node> {
         match (&*overload.id, args.as_slice()) {
+            ("optional_or_optional" | "optional_orValue_value", [_, _]) => {
+                let rhs = Box::new(args.pop()?);
+                let lhs = Box::new(args.pop()?);
+                Some(Node::OptionalOr {
+                    lhs,
+                    rhs,
+                    or_value: &*overload.id == "optional_orValue_value",
+                })
+            }
             ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) => {
                 let regex = crate::stdlib::standard::strings::compile_regex(p).ok()?;
                 let pattern = Value::String(p.clone());

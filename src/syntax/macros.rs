@@ -1,4 +1,5 @@
-//! Parse-time macros: `has`, `all`, `exists`, `exists_one`, `map`, `filter`.
+//! Parse-time macros: `has`, `all`, `exists`, `exists_one` (also spelled `existsOne`), `map`,
+//! `filter`.
 //!
 //! Macros are a table of [`Macro`] entries (name, call style, argument count, expander), so
 //! new ones (two-variable comprehensions, `cel.bind`, optional macros) are added here without
@@ -38,6 +39,9 @@ pub struct Macro {
     pub style: Style,
     /// The exact number of arguments (not counting the receiver).
     pub args: usize,
+    /// For receiver macros that are namespaced functions (`cel.bind`): the identifier the
+    /// receiver must be; otherwise the call is an ordinary call.
+    pub receiver: Option<&'static str>,
     /// Builds the expansion.
     pub expand: ExpandFn,
 }
@@ -54,42 +58,57 @@ pub const STANDARD: &[Macro] = &[
         name: "has",
         style: Style::Global,
         args: 1,
+        receiver: None,
         expand: expand_has,
     },
     Macro {
         name: "all",
         style: Style::Receiver,
         args: 2,
+        receiver: None,
         expand: expand_all,
     },
     Macro {
         name: "exists",
         style: Style::Receiver,
         args: 2,
+        receiver: None,
         expand: expand_exists,
     },
     Macro {
         name: "exists_one",
         style: Style::Receiver,
         args: 2,
+        receiver: None,
+        expand: expand_exists_one,
+    },
+    // cel-go's newer spelling of `exists_one`.
+    Macro {
+        name: "existsOne",
+        style: Style::Receiver,
+        args: 2,
+        receiver: None,
         expand: expand_exists_one,
     },
     Macro {
         name: "map",
         style: Style::Receiver,
         args: 2,
+        receiver: None,
         expand: expand_map,
     },
     Macro {
         name: "map",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_map_filter,
     },
     Macro {
         name: "filter",
         style: Style::Receiver,
         args: 2,
+        receiver: None,
         expand: expand_filter,
     },
 ];
@@ -368,60 +387,70 @@ pub const TWO_VARIABLE: &[Macro] = &[
         name: "all",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_all2,
     },
     Macro {
         name: "exists",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_exists2,
     },
     Macro {
         name: "existsOne",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_exists_one2,
     },
     Macro {
         name: "exists_one",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_exists_one2,
     },
     Macro {
         name: "transformList",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_transform_list,
     },
     Macro {
         name: "transformList",
         style: Style::Receiver,
         args: 4,
+        receiver: None,
         expand: expand_transform_list,
     },
     Macro {
         name: "transformMap",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_transform_map,
     },
     Macro {
         name: "transformMap",
         style: Style::Receiver,
         args: 4,
+        receiver: None,
         expand: expand_transform_map,
     },
     Macro {
         name: "transformMapEntry",
         style: Style::Receiver,
         args: 3,
+        receiver: None,
         expand: expand_transform_map_entry,
     },
     Macro {
         name: "transformMapEntry",
         style: Style::Receiver,
         args: 4,
+        receiver: None,
         expand: expand_transform_map_entry,
     },
 ];
@@ -623,4 +652,178 @@ fn expand_transform_map_entry(
     let cond = ex.literal(Literal::Bool(true));
     let result = ex.accu();
     Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}
+
+/// The name of the iteration variable of comprehensions that never iterate (`cel.bind`,
+/// `optMap`), as in cel-go.
+const UNUSED_ITER_VAR: &str = "#unused";
+
+/// The optional-type macros of cel-go's `OptionalTypes()`: `opt.optMap(v, expr)` and
+/// `opt.optFlatMap(v, expr)`.
+pub const OPTIONAL: &[Macro] = &[
+    Macro {
+        name: "optMap",
+        style: Style::Receiver,
+        args: 2,
+        receiver: None,
+        expand: expand_opt_map,
+    },
+    Macro {
+        name: "optFlatMap",
+        style: Style::Receiver,
+        args: 2,
+        receiver: None,
+        expand: expand_opt_flat_map,
+    },
+];
+
+/// The `cel.bind(name, init, expr)` macro of cel-go's `ext.Bindings()`.
+pub const BIND: &[Macro] = &[Macro {
+    name: "bind",
+    style: Style::Receiver,
+    args: 3,
+    receiver: Some("cel"),
+    expand: expand_bind,
+}];
+
+impl Expander {
+    /// A comprehension that binds `name` to `init` and evaluates `result` once (its loop
+    /// never runs).
+    fn binding(&mut self, name: Arc<str>, init: Expr, result: Expr) -> Expr {
+        let range = self.list(Vec::new());
+        let condition = self.literal(Literal::Bool(false));
+        let step = self.ident(&name);
+        self.node(ExprKind::Comprehension(Box::new(Comprehension {
+            iter_var: UNUSED_ITER_VAR.into(),
+            iter_var2: None,
+            iter_range: range,
+            accu_var: name,
+            accu_init: init,
+            loop_condition: condition,
+            loop_step: step,
+            result,
+        })))
+    }
+
+    /// A deep copy of `e` with fresh ids (so that no id appears twice in the tree).
+    fn copy(&mut self, e: &Expr) -> Expr {
+        let mut c = e.clone();
+        self.renumber(&mut c);
+        c
+    }
+
+    fn renumber(&mut self, e: &mut Expr) {
+        e.id = self.next_id;
+        self.next_id += 1;
+        match &mut e.kind {
+            ExprKind::Literal(_) | ExprKind::Ident(_) => {}
+            ExprKind::Select { operand, .. } => self.renumber(operand),
+            ExprKind::Call { target, args, .. } => {
+                if let Some(t) = target {
+                    self.renumber(t);
+                }
+                args.iter_mut().for_each(|a| self.renumber(a));
+            }
+            ExprKind::List { elements, .. } => elements.iter_mut().for_each(|a| self.renumber(a)),
+            ExprKind::Map { entries } => {
+                for entry in entries {
+                    entry.id = self.next_id;
+                    self.next_id += 1;
+                    self.renumber(&mut entry.key);
+                    self.renumber(&mut entry.value);
+                }
+            }
+            ExprKind::Struct { fields, .. } => {
+                for f in fields {
+                    f.id = self.next_id;
+                    self.next_id += 1;
+                    self.renumber(&mut f.value);
+                }
+            }
+            ExprKind::Comprehension(c) => {
+                self.renumber(&mut c.iter_range);
+                self.renumber(&mut c.accu_init);
+                self.renumber(&mut c.loop_condition);
+                self.renumber(&mut c.loop_step);
+                self.renumber(&mut c.result);
+            }
+        }
+    }
+
+    fn member_call(&mut self, function: &str, target: Expr) -> Expr {
+        self.node(ExprKind::Call {
+            target: Some(Box::new(target)),
+            function: function.into(),
+            args: Vec::new(),
+        })
+    }
+}
+
+fn simple_name(e: &Expr, message: &str) -> Result<Arc<str>, MacroError> {
+    match &e.kind {
+        ExprKind::Ident(n) if !n.starts_with('.') => Ok(n.clone()),
+        _ => Err(MacroError {
+            message: message.into(),
+            span: e.span,
+        }),
+    }
+}
+
+/// `opt.optMap(v, e)` → `opt.hasValue() ? optional.of(bind(v, opt.value(), e)) : optional.none()`.
+fn expand_opt_map(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    expand_opt(ex, target, args, "optMap", true)
+}
+
+/// `opt.optFlatMap(v, e)` → `opt.hasValue() ? bind(v, opt.value(), e) : optional.none()`.
+fn expand_opt_flat_map(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    expand_opt(ex, target, args, "optFlatMap", false)
+}
+
+fn expand_opt(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+    name: &str,
+    wrap: bool,
+) -> Result<Expr, MacroError> {
+    let [var, body] = take(args, ex.span)?;
+    let var = simple_name(
+        &var,
+        &format!("{name}() variable name must be a simple identifier"),
+    )?;
+    let Some(target) = target else {
+        return Err(MacroError {
+            message: format!("{name}() requires a receiver"),
+            span: ex.span,
+        });
+    };
+    let copy = ex.copy(&target);
+    let value = ex.member_call("value", copy);
+    let mut mapped = ex.binding(var, value, body);
+    if wrap {
+        mapped = ex.call("optional.of", vec![mapped]);
+    }
+    let has = ex.member_call("hasValue", target);
+    let none = ex.call("optional.none", Vec::new());
+    Ok(ex.call(op::CONDITIONAL, vec![has, mapped, none]))
+}
+
+/// `cel.bind(v, init, e)`: evaluates `e` with `v` bound to `init`.
+fn expand_bind(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+) -> Result<Expr, MacroError> {
+    let _ = target;
+    let [var, init, body] = take(args, ex.span)?;
+    let var = simple_name(&var, "cel.bind() variable names must be simple identifiers")?;
+    Ok(ex.binding(var, init, body))
 }

@@ -1,0 +1,73 @@
+//! Libraries that are mostly macros: cel-go's `ext.Bindings()` (`cel.bind`) and
+//! `ext.TwoVarComprehensions()` (`all(i, v, p)`, `transformList`, `transformMap`, ...,
+//! which build maps through `cel.@mapInsert`).
+
+use std::sync::Arc;
+
+use crate::error::{EvalError, EvalResult};
+use crate::registry::{Implementation, Library};
+use crate::syntax::macros::{self, MAP_INSERT};
+use crate::value::{Key, Value};
+
+/// `cel.bind(name, init, expr)`.
+pub fn bindings() -> Library {
+    let mut lib = Library::new("cel.lib.ext.cel.bindings", 0);
+    lib.macros.push(macros::BIND);
+    lib
+}
+
+/// The two-variable comprehension macros and their map-building helper.
+pub fn two_var_comprehensions() -> Library {
+    let mut lib = Library::new("cel.lib.ext.comprev2", 0);
+    lib.macros.push(macros::TWO_VARIABLE);
+    lib.function(
+        MAP_INSERT,
+        "Internal to the transformMap macros: inserts an entry, failing on a duplicate key.",
+    )
+    .global(
+        "@mapInsert_map_key_value",
+        &["map(K, V)", "K", "V"],
+        "map(K, V)",
+        Implementation::Nary(map_insert_key_value),
+    )
+    .global(
+        "@mapInsert_map_map",
+        &["map(K, V)", "map(K, V)"],
+        "map(K, V)",
+        Implementation::Binary(map_insert_map),
+    )
+    .examples(&["{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}"]);
+    lib
+}
+
+/// Inserts `k: v` into `map` (copying it unless it is uniquely owned).
+pub fn insert(map: Value, k: &Value, v: Value) -> EvalResult {
+    let Value::Map(mut m) = map else {
+        return Err(EvalError::no_such_overload());
+    };
+    let key = Key::from_value(k).ok_or_else(|| EvalError::new("unsupported key type"))?;
+    if !Arc::make_mut(&mut m).insert_new(key, v) {
+        return Err(EvalError::new(format!(
+            "insert failed: key {k} already exists"
+        )));
+    }
+    Ok(Value::Map(m))
+}
+
+fn map_insert_key_value(args: &[Value]) -> EvalResult {
+    match args {
+        [m, k, v] => insert(m.clone(), k, v.clone()),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+fn map_insert_map(target: &Value, update: &Value) -> EvalResult {
+    let Value::Map(u) = update else {
+        return Err(EvalError::no_such_overload());
+    };
+    let mut out = target.clone();
+    for (k, v) in u.iter() {
+        out = insert(out, &k.to_value(), v.clone())?;
+    }
+    Ok(out)
+}
