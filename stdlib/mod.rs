@@ -1,7 +1,8 @@
 //! Function declarations and implementations: the CEL standard library, cel-go extensions and
-//! (later) the Kubernetes libraries. Compiled into the engine crate as `kcel::stdlib`.
+//! the Kubernetes libraries ([`kubernetes`]). Compiled into the engine crate as `kcel::stdlib`.
 
 pub mod comprehensions;
+pub mod kubernetes;
 pub mod optional;
 pub mod standard;
 
@@ -11,5 +12,3 @@ use crate::registry::Library;
 pub fn standard() -> Library {
     standard::library()
 }
-
-pub mod kubernetes;

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kcel::cost::{AstNode, NoSizes, SizeEstimate, SizeEstimator};
-use kcel::registry::{Implementation, Library};
 use kcel::stdlib::kubernetes::{self, AllowAll, CostEstimator, authz};
 use kcel::{Env, ProgramOptions, Type, Value};
 
@@ -114,46 +113,13 @@ impl SizeEstimator for UpstreamSizes {
     }
 }
 
-/// Minimal optional accessors for the tests (the optional library lives elsewhere).
-fn test_optionals() -> Library {
-    let mut lib = Library::new("test.optional", 0);
-    lib.function("optional.none", "").global(
-        "optional_none",
-        &[],
-        "optional_type(T)",
-        Implementation::Nary(|_| Ok(Value::Optional(None))),
-    );
-    lib.function("optional.of", "").global(
-        "optional_of",
-        &["T"],
-        "optional_type(T)",
-        Implementation::Unary(|v| Ok(Value::Optional(Some(Arc::new(v.clone()))))),
-    );
-    lib.function("value", "").member(
-        "optional_value",
-        &["optional_type(T)"],
-        "T",
-        Implementation::Unary(|v| match v {
-            Value::Optional(Some(x)) => Ok((**x).clone()),
-            _ => Err(kcel::EvalError::new("optional.none() dereference")),
-        }),
-    );
-    lib.function("hasValue", "").member(
-        "optional_has_value",
-        &["optional_type(T)"],
-        "bool",
-        Implementation::Unary(|v| Ok(Value::Bool(matches!(v, Value::Optional(Some(_)))))),
-    );
-    lib
-}
-
 /// Every Kubernetes library at its newest version, with an `authorizer` variable.
 pub fn env() -> Env {
     let mut env = Env::new();
     for lib in kubernetes::libraries_for((1, 37)) {
         env.add_library(&lib);
     }
-    env.add_library(&test_optionals());
+    env.add_library(&kcel::stdlib::optional::optional(2));
     env.declare("authorizer", Type::Named(authz::AUTHORIZER.into(), vec![]));
     env.set_presence_test_cost(false);
     env
