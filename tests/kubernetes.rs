@@ -28,6 +28,8 @@ mod quantity;
 mod regex;
 #[path = "kubernetes/semver.rs"]
 mod semver;
+#[path = "kubernetes/strings_costs.rs"]
+mod strings_costs;
 #[path = "kubernetes/support.rs"]
 mod support;
 #[path = "kubernetes/urls.rs"]

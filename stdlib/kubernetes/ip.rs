@@ -243,7 +243,7 @@ fn global_unicast(ip: &IpAddr) -> bool {
 }
 
 fn canonical_cost(args: &[Value], _: Option<&Value>) -> u64 {
-    // Upstream multiplies by 2 and then by 0.1 (not by 0.2), which rounds differently.
+    // Upstream's order of operations: × 2, then × 0.1.
     args.first().map_or(0, |a| {
         (crate::cost::actual_size(a) as f64 * 2.0 * 0.1).ceil() as u64
     })

@@ -18,6 +18,7 @@
 
 pub mod authz;
 pub mod cidr;
+pub mod costs;
 pub mod format;
 pub mod go_url;
 pub mod ip;
@@ -112,6 +113,11 @@ pub fn authz() -> Library {
     authz::library()
 }
 
+/// `kubernetes.jsonpatch`: `jsonpatch.escapeKey` (not in the base environment).
+pub fn jsonpatch() -> Library {
+    costs::jsonpatch_library()
+}
+
 /// `kubernetes.authzSelectors`: `fieldSelector`, `labelSelector`.
 pub fn authz_selectors() -> Library {
     authz::selectors_library()
@@ -197,9 +203,10 @@ pub(crate) fn est_one(_: &EstimateArgs<'_>) -> CallEstimate {
     }
 }
 
-/// Kubernetes' `CostEstimator`: delegates sizes to an inner estimator and prices `==` on
+/// Kubernetes' `CostEstimator`: delegates sizes to an inner estimator, prices `==` on
 /// Kubernetes types as `library/cost.go` does (1 for IP, CIDR, Quantity, Semver and authz
-/// types; `[1, ⌈64 × 0.1⌉]` for formats; `[1, ⌈max × 0.1⌉]` for URLs).
+/// types; `[1, ⌈64 × 0.1⌉]` for formats; `[1, ⌈max × 0.1⌉]` for URLs) and prices the
+/// `ext.Strings` functions by name ([`costs::estimate_by_name`]).
 pub struct CostEstimator<'a> {
     pub sizes: &'a dyn SizeEstimator,
 }
@@ -222,6 +229,9 @@ impl SizeEstimator for CostEstimator<'_> {
                     return Some(e);
                 }
             }
+        }
+        if let Some(e) = costs::estimate_by_name(function, target, args, self.sizes) {
+            return Some(e);
         }
         self.sizes
             .estimate_call_cost(function, overload_id, target, args)

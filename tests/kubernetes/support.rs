@@ -219,11 +219,15 @@ fn run_one(env: &Env, c: &Case) -> Result<(), String> {
 
 /// Runs a suite, reporting every failing case, and checks it has enough cases.
 pub fn run(name: &str, cases: &[Case], min_cases: usize) {
-    let env = env();
+    run_in(&env(), name, cases, min_cases);
+}
+
+/// Runs a suite in a given environment.
+pub fn run_in(env: &Env, name: &str, cases: &[Case], min_cases: usize) {
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|c| {
-            run_one(&env, c)
+            run_one(env, c)
                 .err()
                 .map(|e| format!("  {} [{}]: {e}", c.expr, c.src))
         })
