@@ -68,6 +68,12 @@ pub fn libraries_for(version: (u32, u32)) -> Vec<Library> {
     libs
 }
 
+/// The Kubernetes libraries for stored expressions (SPEC §1.1: every option group not
+/// removed, i.e. the newest configuration).
+pub fn stored_libraries() -> Vec<Library> {
+    libraries_for((1, 37))
+}
+
 /// `kubernetes.lists` at a version (0, or 1 with `includes`).
 pub fn lists(version: u32) -> Library {
     lists::library(version)
