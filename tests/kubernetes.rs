@@ -14,6 +14,8 @@
 mod authz;
 #[path = "kubernetes/cidr.rs"]
 mod cidr;
+#[path = "kubernetes/crd_rules.rs"]
+mod crd_rules;
 #[path = "kubernetes/examples.rs"]
 mod examples;
 #[path = "kubernetes/format.rs"]
