@@ -564,6 +564,19 @@ impl Planner<'_> {
         args: &mut Vec<Node>,
     ) -> Option<Node> {
         match (&*overload.id, args.as_slice()) {
+            (
+                "string_find_string" | "string_find_all_string" | "string_find_all_string_int",
+                [_, Node::Const(Value::String(p)), ..],
+            ) => {
+                let implementation =
+                    crate::stdlib::kubernetes::regex::precompiled(&overload.id, p)?;
+                Some(Node::Call {
+                    id,
+                    implementation,
+                    cost: overload.call_cost(),
+                    args: std::mem::take(args).into(),
+                })
+            }
             ("optional_or_optional" | "optional_orValue_value", [_, _]) => {
                 let rhs = Box::new(args.pop()?);
                 let lhs = Box::new(args.pop()?);

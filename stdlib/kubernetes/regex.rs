@@ -1,5 +1,7 @@
 //! `kubernetes.regex`: `find` and `findAll` with RE2 patterns and Go's `regexp` semantics.
 
+use std::sync::Arc;
+
 use regex::Regex;
 
 use super::string_arg;
@@ -63,6 +65,41 @@ fn compile(pattern: &str) -> Result<Regex, EvalError> {
         .map_err(|e| EvalError::new(format!("Illegal regex: {}", e.message)))
 }
 
+/// An implementation of a `find`/`findAll` overload with its constant pattern compiled
+/// once (the planner's counterpart of cel-go's regex optimization).
+pub fn precompiled(overload_id: &str, pattern: &str) -> Option<Implementation> {
+    let re = Arc::new(compile(pattern).ok()?);
+    let find_all = overload_id != "string_find_string";
+    Some(Implementation::Closure(Arc::new(
+        move |args: &[Value]| {
+            let s = args
+                .first()
+                .map(string_arg)
+                .transpose()?
+                .unwrap_or_default();
+            if !find_all {
+                return Ok(Value::from(re.find(s).map_or("", |m| m.as_str())));
+            }
+            let limit = match args.get(2) {
+                None => usize::MAX,
+                Some(Value::Int(n)) if *n < 0 => usize::MAX,
+                Some(Value::Int(n)) => *n as usize,
+                Some(_) => return Err(EvalError::no_such_overload()),
+            };
+            Ok(matches(&re, s, limit))
+        },
+    )))
+}
+
+fn matches(re: &Regex, s: &str, limit: usize) -> Value {
+    Value::list(
+        go_find_all(re, s, limit)
+            .into_iter()
+            .map(Value::from)
+            .collect::<Vec<_>>(),
+    )
+}
+
 /// `s.find(re)`.
 pub fn find(s: &Value, pattern: &Value) -> EvalResult {
     let (s, p) = (string_arg(s)?, string_arg(pattern)?);
@@ -86,12 +123,7 @@ pub fn find_all_n(args: &[Value]) -> EvalResult {
     };
     let re = compile(p)?;
     let limit = if *n < 0 { usize::MAX } else { *n as usize };
-    Ok(Value::list(
-        go_find_all(&re, s, limit)
-            .into_iter()
-            .map(Value::from)
-            .collect::<Vec<_>>(),
-    ))
+    Ok(matches(&re, s, limit))
 }
 
 /// Go's `FindAllString`: successive non-overlapping matches, ignoring an empty match that
