@@ -28,6 +28,8 @@ mod lists;
 mod quantity;
 #[path = "kubernetes/regex.rs"]
 mod regex;
+#[path = "kubernetes/robustness.rs"]
+mod robustness;
 #[path = "kubernetes/semver.rs"]
 mod semver;
 #[path = "kubernetes/strings_costs.rs"]

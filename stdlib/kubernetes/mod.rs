@@ -14,7 +14,38 @@
 //! | [`authz`] | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
 //!
 //! [`libraries_for`] gives the libraries a Kubernetes version enables; [`CostEstimator`] adds
-//! Kubernetes' estimate for `==` on its types to any [`SizeEstimator`].
+//! Kubernetes' estimates (`==` on its types, the `ext.Strings` functions priced by name) to
+//! any [`SizeEstimator`]; [`costs::apply_runtime_costs`] gives other libraries' functions
+//! Kubernetes' runtime costs.
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use std::sync::Arc;
+//!
+//! use kcel::cost::NoSizes;
+//! use kcel::stdlib::kubernetes::{self, AllowAll, CostEstimator, authz::AUTHORIZER};
+//! use kcel::{Env, ProgramOptions, Type, Value};
+//!
+//! let mut env = Env::new();
+//! for lib in kubernetes::libraries_for((1, 37)) {
+//!     env.add_library(&lib);
+//! }
+//! env.declare("authorizer", Type::Named(AUTHORIZER.into(), vec![]));
+//! env.set_presence_test_cost(false);
+//! let ast = env
+//!     .compile("cidr('10.0.0.0/8').containsIP('10.1.2.3') && authorizer.path('/healthz').check('get').allowed()")
+//!     .unwrap();
+//! // Left: cidr() 1 + containsIP [1, 4] + 1; right: 1 + 1 + 350000 + 1.
+//! let est = env.estimate_cost(&ast, &CostEstimator { sizes: &NoSizes }).unwrap();
+//! assert_eq!((est.min, est.max), (3, 350009));
+//!
+//! let program = env.program_with(&ast, ProgramOptions { presence_test_cost: false, ..Default::default() }).unwrap();
+//! let mut vars = HashMap::new();
+//! vars.insert("authorizer".to_string(), kubernetes::authorizer_value(Default::default(), Arc::new(AllowAll)));
+//! let (value, details) = program.eval_with_details(&vars);
+//! assert_eq!(value, Ok(Value::Bool(true)));
+//! assert_eq!(details.actual_cost, 350006);
+//! ```
 
 pub mod authz;
 pub mod cidr;

@@ -191,6 +191,12 @@ fn pow10_f64(exp: i64) -> f64 {
 
 /// `value × 10^scale` if it fits in an int64.
 fn scale_i64(value: i64, scale: i64) -> Option<i64> {
+    if value == 0 {
+        return Some(0);
+    }
+    if scale > 19 {
+        return None;
+    }
     let mut v = value;
     for _ in 0..scale {
         v = v.checked_mul(10)?;
