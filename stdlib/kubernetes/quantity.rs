@@ -235,8 +235,41 @@ impl Opaque for Quantity {
     }
     fn to_display_string(&self) -> String {
         let d = self.to_dec();
-        format!("{}e{}", d.unscaled, d.exp)
+        format!("quantity('{}')", decimal_text(&d))
     }
+}
+
+/// Plain decimal text for moderate exponents (`1.5`, `1536`), `<digits>e<exp>` otherwise.
+fn decimal_text(d: &Dec) -> String {
+    if d.exp.unsigned_abs() > 40 {
+        return format!("{}e{}", d.unscaled, d.exp);
+    }
+    let neg = d.unscaled.sign() == num_bigint::Sign::Minus;
+    let digits = d.unscaled.abs().to_string();
+    let mut text = if d.exp >= 0 {
+        if d.unscaled.is_zero() {
+            "0".to_string()
+        } else {
+            format!("{digits}{}", "0".repeat(d.exp as usize))
+        }
+    } else {
+        let frac = (-d.exp) as usize;
+        let padded = format!(
+            "{}{digits}",
+            "0".repeat((frac + 1).saturating_sub(digits.len()))
+        );
+        let (int, f) = padded.split_at(padded.len() - frac);
+        let f = f.trim_end_matches('0');
+        if f.is_empty() {
+            int.to_string()
+        } else {
+            format!("{int}.{f}")
+        }
+    };
+    if neg {
+        text.insert(0, '-');
+    }
+    text
 }
 
 /// The parts of a quantity string (apimachinery's `parseQuantityString`).
@@ -630,4 +663,22 @@ pub fn add(a: &Value, b: &Value) -> EvalResult {
 /// `q.sub(x)`.
 pub fn sub(a: &Value, b: &Value) -> EvalResult {
     Ok(opaque(q(a)?.sub(&operand(b)?)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> String {
+        parse_quantity(s).unwrap().to_display_string()
+    }
+
+    #[test]
+    fn displays_plain_decimals() {
+        assert_eq!(text("1.5Ki"), "quantity('1536')");
+        assert_eq!(text("100m"), "quantity('0.1')");
+        assert_eq!(text("-2.50"), "quantity('-2.5')");
+        assert_eq!(text("0"), "quantity('0')");
+        assert_eq!(text("1e50"), "quantity('1e50')");
+    }
 }
