@@ -122,6 +122,8 @@ fn cases() -> Vec<Case> {
             (13, 13),
             13,
         ),
+        // `==` on authorization types: 1 (estimated through `CostEstimator`, and at run time).
+        sc("authorizer == authorizer", (3, 3), 3),
     ]
 }
 
