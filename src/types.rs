@@ -58,21 +58,13 @@ impl Type {
             | (Type::Bytes, Value::Bytes(_))
             | (Type::Timestamp, Value::Timestamp(_))
             | (Type::Duration, Value::Duration(_))
+            | (Type::List(_), Value::List(_))
+            | (Type::Map(..), Value::Map(_))
             | (Type::TypeOf(_), Value::Type(_))
             | (Type::Optional(_), Value::Optional(_)) => true,
             (Type::Named(name, _), Value::Opaque(o)) => o.type_name() == &**name,
-            // As cel-go's runtime dispatch: a list or map matches by its first element/entry.
-            (Type::List(e), Value::List(l)) => l.first().is_none_or(|x| e.accepts_element(x)),
-            (Type::Map(k, v), Value::Map(m)) => m.iter().next().is_none_or(|(key, val)| {
-                k.accepts_element(&key.to_value()) && v.accepts_element(val)
-            }),
             _ => false,
         }
-    }
-
-    /// [`Type::accepts`] for an element of a list or map; message elements are not checked.
-    fn accepts_element(&self, v: &Value) -> bool {
-        matches!(self, Type::Object(_)) || self.accepts(v)
     }
 
     /// Parses CEL type syntax. Single upper-case letters (optionally followed by digits) are

@@ -2,6 +2,7 @@
 //! the Kubernetes libraries ([`kubernetes`]). Compiled into the engine crate as `kcel::stdlib`.
 
 pub mod comprehensions;
+pub mod ext;
 pub mod kubernetes;
 pub mod optional;
 pub mod standard;

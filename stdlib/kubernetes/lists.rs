@@ -185,32 +185,45 @@ pub fn is_sorted(list: &Value) -> EvalResult {
     Ok(Value::Bool(true))
 }
 
-fn fold(list: &Value, zero: Value, add: fn(&Value, &Value) -> EvalResult) -> EvalResult {
-    items(list)?.iter().try_fold(zero, |acc, x| add(&acc, x))
+/// Sums a list from the zero of its elements' type (of `empty` for an empty list). The zero
+/// comes from the first element, as cel-go's runtime dispatch picks the overload for a `dyn`
+/// list by its first element (`dyn([1.0, 2.0]).sum()` is `3.0`).
+fn sum(list: &Value, empty: Value) -> EvalResult {
+    let l = items(list)?;
+    let Some(first) = l.first() else {
+        return Ok(empty);
+    };
+    let (zero, add): (Value, fn(&Value, &Value) -> EvalResult) = match first {
+        Value::Int(_) => (Value::Int(0), arithmetic::add_int64),
+        Value::Uint(_) => (Value::Uint(0), arithmetic::add_uint64),
+        Value::Double(_) => (Value::Double(0.0), arithmetic::add_double),
+        Value::Duration(_) => (
+            Value::Duration(chrono::TimeDelta::zero()),
+            time::add_duration_duration,
+        ),
+        _ => return Err(EvalError::no_such_overload()),
+    };
+    l.iter().try_fold(zero, |acc, x| add(&acc, x))
 }
 
 /// `list(int).sum()`.
 pub fn sum_int(list: &Value) -> EvalResult {
-    fold(list, Value::Int(0), arithmetic::add_int64)
+    sum(list, Value::Int(0))
 }
 
 /// `list(uint).sum()`.
 pub fn sum_uint(list: &Value) -> EvalResult {
-    fold(list, Value::Uint(0), arithmetic::add_uint64)
+    sum(list, Value::Uint(0))
 }
 
 /// `list(double).sum()`.
 pub fn sum_double(list: &Value) -> EvalResult {
-    fold(list, Value::Double(0.0), arithmetic::add_double)
+    sum(list, Value::Double(0.0))
 }
 
 /// `list(duration).sum()`.
 pub fn sum_duration(list: &Value) -> EvalResult {
-    fold(
-        list,
-        Value::Duration(chrono::TimeDelta::zero()),
-        time::add_duration_duration,
-    )
+    sum(list, Value::Duration(chrono::TimeDelta::zero()))
 }
 
 fn extreme(list: &Value, name: &str, replace_when: Ordering) -> EvalResult {

@@ -1,119 +1,13 @@
 //! Kubernetes' costs for the `ext.Strings` functions (priced by name in `library/cost.go`)
-//! and `kubernetes.jsonpatch`. The string functions here are minimal stand-ins declared
-//! with cel-go's overload ids (the real `ext.Strings` library lives elsewhere); only their
-//! costs are under test.
+//! and `kubernetes.jsonpatch`, with cel-go's `ext.Strings` version 2 as Kubernetes enables it.
 
-use kcel::registry::{Implementation, Library};
 use kcel::stdlib::kubernetes::{self, costs};
-use kcel::{EvalError, Value};
 
 use super::support::*;
 
-fn s(v: &Value) -> Result<&str, EvalError> {
-    match v {
-        Value::String(s) => Ok(s),
-        _ => Err(EvalError::no_such_overload()),
-    }
-}
-
-fn strings_stand_in() -> Library {
-    let mut lib = Library::new("test.strings", 2);
-    lib.function("lowerAscii", "").member(
-        "string_lower_ascii",
-        &["string"],
-        "string",
-        Implementation::Unary(|v| Ok(Value::from(s(v)?.to_ascii_lowercase()))),
-    );
-    lib.function("upperAscii", "").member(
-        "string_upper_ascii",
-        &["string"],
-        "string",
-        Implementation::Unary(|v| Ok(Value::from(s(v)?.to_ascii_uppercase()))),
-    );
-    lib.function("trim", "").member(
-        "string_trim",
-        &["string"],
-        "string",
-        Implementation::Unary(|v| Ok(Value::from(s(v)?.trim()))),
-    );
-    lib.function("replace", "")
-        .member(
-            "string_replace_string_string",
-            &["string", "string", "string"],
-            "string",
-            Implementation::Nary(|a| Ok(Value::from(s(&a[0])?.replace(s(&a[1])?, s(&a[2])?)))),
-        )
-        .member(
-            "string_replace_string_string_int",
-            &["string", "string", "string", "int"],
-            "string",
-            Implementation::Nary(|a| Ok(Value::from(s(&a[0])?.replacen(s(&a[1])?, s(&a[2])?, 1)))),
-        );
-    lib.function("split", "")
-        .member(
-            "string_split_string",
-            &["string", "string"],
-            "list(string)",
-            Implementation::Binary(|a, b| {
-                Ok(Value::list(
-                    s(a)?.split(s(b)?).map(Value::from).collect::<Vec<_>>(),
-                ))
-            }),
-        )
-        .member(
-            "string_split_string_int",
-            &["string", "string", "int"],
-            "list(string)",
-            // A stand-in for the limit-1 case only: the whole string.
-            Implementation::Nary(|a| Ok(Value::list(vec![Value::from(s(&a[0])?)]))),
-        );
-    lib.function("substring", "")
-        .member(
-            "string_substring_int",
-            &["string", "int"],
-            "string",
-            Implementation::Binary(|a, _| Ok(Value::from(&s(a)?[5..]))),
-        )
-        .member(
-            "string_substring_int_int",
-            &["string", "int", "int"],
-            "string",
-            Implementation::Nary(|a| Ok(Value::from(&s(&a[0])?[5..8]))),
-        );
-    lib.function("join", "")
-        .member(
-            "list_join",
-            &["list(string)"],
-            "string",
-            Implementation::Unary(|v| match v {
-                Value::List(l) => Ok(Value::from(
-                    l.iter()
-                        .map(|x| s(x).unwrap_or_default())
-                        .collect::<String>(),
-                )),
-                _ => Err(EvalError::no_such_overload()),
-            }),
-        )
-        .member(
-            "list_join_string",
-            &["list(string)", "string"],
-            "string",
-            Implementation::Binary(|v, sep| match v {
-                Value::List(l) => Ok(Value::from(
-                    l.iter()
-                        .map(|x| s(x).unwrap_or_default())
-                        .collect::<Vec<_>>()
-                        .join(s(sep)?),
-                )),
-                _ => Err(EvalError::no_such_overload()),
-            }),
-        );
-    lib.function("indexOf", "").member(
-        "string_index_of_string",
-        &["string", "string"],
-        "int",
-        Implementation::Binary(|a, b| Ok(Value::Int(s(a)?.find(s(b)?).map_or(-1, |i| i as i64)))),
-    );
+/// cel-go's `ext.Strings` at the version Kubernetes enables, with Kubernetes' runtime costs.
+fn strings_v2() -> kcel::registry::Library {
+    let mut lib = kcel::stdlib::ext::strings(2);
     costs::apply_runtime_costs(&mut lib);
     lib
 }
@@ -143,6 +37,18 @@ fn cases() -> Vec<Case> {
             (7, 9),
             9,
             "ct:TestStringLibrary/upperAsciiEquals",
+        ),
+        ct(
+            "strings.quote('ABCDEFGHIJ abcdefghij')",
+            (3, 3),
+            3,
+            "ct:TestStringLibrary/quote",
+        ),
+        ct(
+            "strings.quote('ABCDEFGHIJ abcdefghij') == strings.quote('ABCDEFGHIJ abcdefghij')",
+            (7, 11),
+            9,
+            "ct:TestStringLibrary/quoteEquals",
         ),
         ct(
             "'abc 123 def 123'.replace('123', '456')",
@@ -232,7 +138,7 @@ fn cases() -> Vec<Case> {
 #[test]
 fn strings_costs() {
     let mut env = env();
-    env.add_library(&strings_stand_in());
+    env.add_library(&strings_v2());
     env.add_library(&kubernetes::jsonpatch());
     run_in(&env, "Kubernetes string costs", &cases(), 20);
 }
