@@ -12,6 +12,9 @@
 //! | [`format`] | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
 //! | [`semver`] | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
 //! | [`authz`] | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
+//! | [`costs`] | `kubernetes.jsonpatch` | `jsonpatch.escapeKey`; Kubernetes' costs for `ext.Strings` |
+//!
+//! [`netip`] and [`go_url`] reproduce Go's `net/netip` and `net/url` parsing and messages.
 //!
 //! [`libraries_for`] gives the libraries a Kubernetes version enables; [`CostEstimator`] adds
 //! Kubernetes' estimates (`==` on its types, the `ext.Strings` functions priced by name) to
