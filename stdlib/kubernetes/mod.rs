@@ -3,16 +3,16 @@
 //!
 //! | module | library | functions |
 //! | --- | --- | --- |
-//! | [`lists`] | `kubernetes.lists` | `isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`, (v1) `includes` |
-//! | [`regex`] | `kubernetes.regex` | `find`, `findAll` |
-//! | [`urls`] | `kubernetes.urls` | `url`, `isURL`, `getScheme` ... `getQuery` |
-//! | [`quantity`] | `kubernetes.quantity` | `quantity`, `isQuantity`, `sign`, `add`, `sub`, ... |
-//! | [`ip`] | `kubernetes.net.ip` | `ip`, `isIP`, `ip.isCanonical`, `family`, ... |
-//! | [`cidr`] | `kubernetes.net.cidr` | `cidr`, `isCIDR`, `containsIP`, `containsCIDR`, ... |
-//! | [`format`] | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
-//! | [`semver`] | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
-//! | [`authz`] | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
-//! | [`costs`] | `kubernetes.jsonpatch` | `jsonpatch.escapeKey`; Kubernetes' costs for `ext.Strings` |
+//! | [`lists`](mod@lists) | `kubernetes.lists` | `isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`, (v1) `includes` |
+//! | [`regex`](mod@regex) | `kubernetes.regex` | `find`, `findAll` |
+//! | [`urls`](mod@urls) | `kubernetes.urls` | `url`, `isURL`, `getScheme` ... `getQuery` |
+//! | [`quantity`](mod@quantity) | `kubernetes.quantity` | `quantity`, `isQuantity`, `sign`, `add`, `sub`, ... |
+//! | [`ip`](mod@ip) | `kubernetes.net.ip` | `ip`, `isIP`, `ip.isCanonical`, `family`, ... |
+//! | [`cidr`](mod@cidr) | `kubernetes.net.cidr` | `cidr`, `isCIDR`, `containsIP`, `containsCIDR`, ... |
+//! | [`format`](mod@format) | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
+//! | [`semver`](mod@semver) | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
+//! | [`authz`](mod@authz) | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
+//! | [`costs`](mod@costs) | `kubernetes.jsonpatch` | `jsonpatch.escapeKey`; Kubernetes' costs for `ext.Strings` |
 //!
 //! [`netip`] and [`go_url`] reproduce Go's `net/netip` and `net/url` parsing and messages.
 //!
