@@ -120,7 +120,7 @@ impl Checker<'_> {
     }
 
     fn new_var(&mut self) -> Type {
-        let t = Type::Param(format!("_var{}", self.fresh).into());
+        let t = unify::fresh_var(self.fresh);
         self.fresh += 1;
         t
     }
@@ -539,25 +539,33 @@ impl Checker<'_> {
             if o.member != member || o.params.len() != arg_types.len() {
                 continue;
             }
-            let mut renamed: HashMap<Arc<str>, Type> = HashMap::new();
-            let mut fresh = |p: &str| -> Type {
-                if let Some(t) = renamed.get(p) {
-                    return t.clone();
-                }
-                let t = Type::Param(format!("_var{}", self.fresh).into());
-                self.fresh += 1;
-                renamed.insert(p.into(), t.clone());
-                t
+            let generic = o.params.iter().any(unify::has_params) || unify::has_params(&o.result);
+            let instantiated;
+            let (params, res): (&[Type], &Type) = if generic {
+                let mut renamed: Vec<(Arc<str>, Type)> = Vec::new();
+                let mut fresh = |p: &str| -> Type {
+                    if let Some((_, t)) = renamed.iter().find(|(n, _)| &**n == p) {
+                        return t.clone();
+                    }
+                    let t = unify::fresh_var(self.fresh);
+                    self.fresh += 1;
+                    renamed.push((p.into(), t.clone()));
+                    t
+                };
+                let params: Vec<Type> = o
+                    .params
+                    .iter()
+                    .map(|p| instantiate(p, &mut fresh))
+                    .collect();
+                let res = instantiate(&o.result, &mut fresh);
+                instantiated = (params, res);
+                (&instantiated.0, &instantiated.1)
+            } else {
+                (&o.params, &o.result)
             };
-            let params: Vec<Type> = o
-                .params
-                .iter()
-                .map(|p| instantiate(p, &mut fresh))
-                .collect();
-            let res = instantiate(&o.result, &mut fresh);
-            if self.mapping.is_assignable_list(&arg_types, &params) {
+            if self.mapping.is_assignable_list(&arg_types, params) {
                 ids.push(o.id.clone());
-                let r = self.mapping.substitute(&res, false);
+                let r = self.mapping.substitute(res, false);
                 result = Some(match result {
                     None => r,
                     Some(prev) if prev == Type::Dyn || prev == r => prev,
