@@ -6,6 +6,7 @@ pub mod cost;
 pub mod env;
 pub mod error;
 mod eval;
+pub mod kubernetes;
 pub mod registry;
 pub mod syntax;
 pub mod types;

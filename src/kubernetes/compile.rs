@@ -1,0 +1,514 @@
+//! Compiling every `x-kubernetes-validations` rule of a structural schema: type-checking
+//! against `self`/`oldSelf`, planning with the per-call cost limit, and checking estimated
+//! costs (× cardinality) against Kubernetes' limits.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::field_error::{ErrorType, FieldError, FieldPath, go_quote};
+use super::schema::{Schema, ValidationRule};
+use super::sizes::{
+    PER_CRD_ESTIMATED_COST_LIMIT, PER_RULE_ESTIMATED_COST_LIMIT, SchemaSizes, child_cardinality,
+    cost_error_message, unbounded_cardinality,
+};
+use super::types::{DeclType, SchemaTypes};
+use crate::check::Reference;
+use crate::cost::CostEstimate;
+use crate::types::Type;
+use crate::{Env, Program, ProgramOptions};
+
+/// The per-call runtime cost limit of one rule evaluation.
+pub const PER_CALL_COST_LIMIT: u64 = 1_000_000;
+
+/// The variable holding the value at the rule's node.
+pub const SELF: &str = "self";
+/// The variable holding the old value at the rule's node (transition rules).
+pub const OLD_SELF: &str = "oldSelf";
+
+/// The environment rules compile in, before `self` and `oldSelf` are declared.
+pub fn rule_env() -> Env {
+    let mut env = Env::new();
+    env.add_library(&crate::stdlib::optional::optional(2));
+    env.set_homogeneous_literals(true);
+    env.set_presence_test_cost(false);
+    env
+}
+
+/// Options for [`compile_schema`].
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// Where the schema sits in the CRD, for schema errors
+    /// (`spec.versions[0].schema.openAPIV3Schema`).
+    pub schema_path: FieldPath,
+    /// The runtime cost limit of one rule evaluation.
+    pub per_call_limit: u64,
+    /// Whether the schema is a resource root (a custom resource's top-level schema).
+    pub is_resource_root: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            schema_path: FieldPath::new("openAPIV3Schema"),
+            per_call_limit: PER_CALL_COST_LIMIT,
+            is_resource_root: true,
+        }
+    }
+}
+
+/// A compiled rule.
+#[derive(Debug)]
+pub struct CompiledRule {
+    pub rule: ValidationRule,
+    pub program: Program,
+    pub message_program: Option<Program>,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub uses_old_self: bool,
+    /// `fieldPath`, normalized (`spec.x`), if given.
+    pub field_path: Option<String>,
+}
+
+/// Facts about one rule from compilation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleReport {
+    /// The rule's position in the schema (`...properties[spec].x-kubernetes-validations[0].rule`).
+    pub path: String,
+    pub rule: String,
+    /// The static cost estimate of one evaluation.
+    pub estimated: CostEstimate,
+    /// How many times the rule may run per object.
+    pub cardinality: u64,
+    /// `estimated.max × cardinality`, compared with the per-rule limit.
+    pub charged: u64,
+}
+
+/// A schema node with its compiled rules and the nodes below it that have rules.
+#[derive(Debug, Default)]
+pub struct RuleNode {
+    /// The schema `type` (`object`, `string`, ...), shown as the bad value of errors.
+    pub schema_type: String,
+    pub ty: Option<Arc<DeclType>>,
+    pub rules: Vec<CompiledRule>,
+    pub properties: BTreeMap<String, RuleNode>,
+    pub items: Option<Box<RuleNode>>,
+    pub additional: Option<Box<RuleNode>>,
+    /// Map-list keys (`x-kubernetes-list-map-keys`) when this is a map list.
+    pub list_map_keys: Vec<String>,
+    /// Whether old values of object properties correlate (`x-kubernetes-map-type` not atomic).
+    pub map_correlatable: bool,
+}
+
+/// The result of compiling a schema's rules.
+#[derive(Debug)]
+pub struct CompiledSchema {
+    pub root: RuleNode,
+    /// Schema errors (compilation failures, over-budget rules) with Kubernetes' texts.
+    pub errors: Vec<FieldError>,
+    /// Cost facts for every rule, in schema order.
+    pub reports: Vec<RuleReport>,
+    pub options: CompileOptions,
+}
+
+/// Compiles all rules of `schema` with the environment `env` (see [`rule_env`]).
+pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> CompiledSchema {
+    let mut errors = Vec::new();
+    let (types, root_type) = match SchemaTypes::build(schema, "selfType", options.is_resource_root)
+    {
+        Ok(built) => built,
+        Err(e) => {
+            errors.push(FieldError::new(
+                options.schema_path.clone(),
+                ErrorType::Invalid,
+                &schema.type_,
+                e,
+            ));
+            (SchemaTypes::default(), None)
+        }
+    };
+    let mut c = Compiler {
+        env,
+        per_call_limit: options.per_call_limit,
+        errors,
+        reports: Vec::new(),
+        total: 0,
+    };
+    let root = c.node(
+        schema,
+        root_type,
+        &Arc::new(types),
+        &options.schema_path,
+        Some(1),
+        0,
+    );
+    if c.total > PER_CRD_ESTIMATED_COST_LIMIT {
+        c.errors.push(FieldError::new(
+            options.schema_path.clone(),
+            ErrorType::Forbidden,
+            "",
+            cost_error_message(
+                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                c.total,
+                PER_CRD_ESTIMATED_COST_LIMIT,
+            ),
+        ));
+    }
+    CompiledSchema {
+        root,
+        errors: c.errors,
+        reports: c.reports,
+        options,
+    }
+}
+
+struct Compiler<'a> {
+    env: &'a Env,
+    per_call_limit: u64,
+    errors: Vec<FieldError>,
+    reports: Vec<RuleReport>,
+    total: u64,
+}
+
+impl Compiler<'_> {
+    fn node(
+        &mut self,
+        s: &Schema,
+        ty: Option<Arc<DeclType>>,
+        types: &Arc<SchemaTypes>,
+        path: &FieldPath,
+        cardinality: Option<u64>,
+        depth: usize,
+    ) -> RuleNode {
+        let mut node = RuleNode {
+            schema_type: s.type_.clone(),
+            ty: ty.clone(),
+            list_map_keys: s.list_map_keys.clone(),
+            map_correlatable: s.map_type.as_deref() != Some("atomic"),
+            ..RuleNode::default()
+        };
+        if depth > super::types::MAX_SCHEMA_DEPTH {
+            return node;
+        }
+        if !s.validations.is_empty() {
+            match &ty {
+                Some(t) => self.rules(s, t, types, path, cardinality, &mut node),
+                None => self.errors.push(FieldError::new(
+                    path.child("x-kubernetes-validations"),
+                    ErrorType::Invalid,
+                    &s.type_,
+                    format!(
+                        "rule compiler initialization error: rule declared on schema that does \
+                         not support validation rules type: '{}' x-kubernetes-preserve-unknown-fields: '{}'",
+                        s.type_, s.preserve_unknown_fields
+                    ),
+                )),
+            }
+        }
+        for (name, ps) in &s.properties {
+            if !ps.has_validations() {
+                continue;
+            }
+            let field_ty = ty
+                .as_ref()
+                .and_then(|t| t.field(&escaped(name)?).map(|f| f.ty.clone()));
+            // Unescapable properties are typed on their own.
+            let (field_ty, field_types) = match field_ty {
+                Some(t) => (Some(t), types.clone()),
+                None if super::escaping::escape(name).is_none() => {
+                    match SchemaTypes::build(ps, "selfType", ps.embedded_resource) {
+                        Ok((t, root)) => (root, Arc::new(t)),
+                        Err(_) => (None, types.clone()),
+                    }
+                }
+                None => (None, types.clone()),
+            };
+            let child = self.node(
+                ps,
+                field_ty,
+                &field_types,
+                &path.child("properties").key(name),
+                child_cardinality(cardinality, s),
+                depth + 1,
+            );
+            node.properties.insert(name.clone(), child);
+        }
+        if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
+            let elem = ty.as_ref().and_then(|t| t.elem().cloned());
+            let child = self.node(
+                items,
+                elem,
+                types,
+                &path.child("items"),
+                child_cardinality(cardinality, s),
+                depth + 1,
+            );
+            node.items = Some(Box::new(child));
+        }
+        if let Some(values) = s.additional_schema().filter(|v| v.has_validations()) {
+            let elem = ty.as_ref().and_then(|t| t.elem().cloned());
+            let child = self.node(
+                values,
+                elem,
+                types,
+                &path.child("additionalProperties"),
+                child_cardinality(cardinality, s),
+                depth + 1,
+            );
+            node.additional = Some(Box::new(child));
+        }
+        node
+    }
+
+    fn rules(
+        &mut self,
+        s: &Schema,
+        ty: &Arc<DeclType>,
+        types: &Arc<SchemaTypes>,
+        path: &FieldPath,
+        cardinality: Option<u64>,
+        node: &mut RuleNode,
+    ) {
+        let cardinality = cardinality.unwrap_or_else(|| unbounded_cardinality(ty));
+        let sizes = SchemaSizes { root: ty.clone() };
+        for (i, rule) in s.validations.iter().enumerate() {
+            let rule_path = path.child("x-kubernetes-validations").index(i);
+            let mut env = self.env.clone();
+            env.set_type_provider(types.clone());
+            env.declare(SELF, ty.cel.clone());
+            let optional_old_self = rule.optional_old_self == Some(true);
+            env.declare(
+                OLD_SELF,
+                if optional_old_self {
+                    Type::Optional(Arc::new(ty.cel.clone()))
+                } else {
+                    ty.cel.clone()
+                },
+            );
+            if rule.rule.trim().is_empty() {
+                continue;
+            }
+            let invalid_rule = |detail: String| {
+                FieldError::with_rendered_value(
+                    rule_path.child("rule"),
+                    ErrorType::Invalid,
+                    go_rule_literal(rule),
+                    detail,
+                )
+            };
+            let ast = match env.compile(&rule.rule) {
+                Ok(ast) => ast,
+                Err(issues) => {
+                    self.errors
+                        .push(invalid_rule(format!("compilation failed: {issues}")));
+                    continue;
+                }
+            };
+            if ast.output_type() != Some(&Type::Bool) {
+                self.errors.push(invalid_rule(
+                    "cel expression must evaluate to a bool".into(),
+                ));
+                continue;
+            }
+            let uses_old_self = ast.checked().is_some_and(|c| {
+                c.references
+                    .values()
+                    .any(|r| matches!(r, Reference::Variable(n) if &**n == OLD_SELF))
+            });
+            let program = match env.program_with(&ast, self.program_options()) {
+                Ok(p) => p,
+                Err(issues) => {
+                    self.errors.push(invalid_rule(format!(
+                        "program instantiation failed: {issues}"
+                    )));
+                    continue;
+                }
+            };
+            let estimated = env.estimate_cost(&ast, &sizes).unwrap_or_default();
+            let charged = estimated.max.saturating_mul(cardinality);
+            let rule_field = rule_path.child("rule");
+            self.reports.push(RuleReport {
+                path: rule_field.to_string(),
+                rule: rule.rule.clone(),
+                estimated,
+                cardinality,
+                charged,
+            });
+            self.total = self.total.saturating_add(charged);
+            if charged > PER_RULE_ESTIMATED_COST_LIMIT {
+                self.errors.push(FieldError::new(
+                    rule_field,
+                    ErrorType::Forbidden,
+                    "",
+                    cost_error_message(
+                        "estimated rule cost",
+                        charged,
+                        PER_RULE_ESTIMATED_COST_LIMIT,
+                    ),
+                ));
+            }
+            let message_program = match self.message_program(&env, rule, &rule_path) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.errors.push(e);
+                    continue;
+                }
+            };
+            let field_path = if rule.field_path.is_empty() {
+                None
+            } else {
+                match normalize_field_path(&rule.field_path, s) {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        self.errors.push(FieldError::new(
+                            rule_path.child("fieldPath"),
+                            ErrorType::Invalid,
+                            &rule.field_path,
+                            format!("fieldPath must be a valid path: {e}"),
+                        ));
+                        continue;
+                    }
+                }
+            };
+            node.rules.push(CompiledRule {
+                rule: rule.clone(),
+                program,
+                message_program,
+                uses_old_self,
+                field_path,
+            });
+        }
+    }
+
+    fn message_program(
+        &mut self,
+        env: &Env,
+        rule: &ValidationRule,
+        rule_path: &FieldPath,
+    ) -> Result<Option<Program>, FieldError> {
+        if rule.message_expression.trim().is_empty() {
+            return Ok(None);
+        }
+        let invalid = |detail: String| {
+            FieldError::with_rendered_value(
+                rule_path.child("messageExpression"),
+                ErrorType::Invalid,
+                go_rule_literal(rule),
+                detail,
+            )
+        };
+        let ast = env
+            .compile(&rule.message_expression)
+            .map_err(|issues| invalid(format!("messageExpression compilation failed: {issues}")))?;
+        if ast.output_type() != Some(&Type::String) {
+            return Err(invalid(
+                "messageExpression must evaluate to a string".into(),
+            ));
+        }
+        env.program_with(&ast, self.program_options())
+            .map(Some)
+            .map_err(|issues| {
+                invalid(format!(
+                    "messageExpression program instantiation failed: {issues}"
+                ))
+            })
+    }
+
+    fn program_options(&self) -> ProgramOptions {
+        ProgramOptions {
+            cost_limit: Some(self.per_call_limit),
+            presence_test_cost: false,
+            ..ProgramOptions::default()
+        }
+    }
+}
+
+fn escaped(name: &str) -> Option<String> {
+    super::escaping::escape(name)
+}
+
+/// The rule as Go's `%#v` prints Kubernetes' internal `ValidationRule` (pointer fields that
+/// are set print as an opaque address).
+pub fn go_rule_literal(rule: &ValidationRule) -> String {
+    let reason = match &rule.reason {
+        Some(_) => "(*apiextensions.FieldValueErrorReason)(0xc000000000)",
+        None => "(*apiextensions.FieldValueErrorReason)(nil)",
+    };
+    let old = match rule.optional_old_self {
+        Some(_) => "(*bool)(0xc000000000)",
+        None => "(*bool)(nil)",
+    };
+    format!(
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{reason}, FieldPath:{}, OptionalOldSelf:{old}}}",
+        go_quote(&rule.rule),
+        go_quote(&rule.message),
+        go_quote(&rule.message_expression),
+        go_quote(&rule.field_path),
+    )
+}
+
+/// Normalizes a rule's `fieldPath` (`.spec.x`, `.m['a.b']`) to a field path string
+/// (`spec.x`, `m[a.b]`), checking each step against the schema.
+pub fn normalize_field_path(path: &str, schema: &Schema) -> Result<String, String> {
+    let mut out = FieldPath::root();
+    let mut s = schema;
+    let mut rest = path;
+    let step = |out: &mut FieldPath, s: &mut &Schema, name: &str| -> Result<(), String> {
+        if !s.properties.is_empty() {
+            *out = out.child(name);
+            *s = s
+                .properties
+                .get(name)
+                .ok_or_else(|| "does not refer to a valid field".to_string())?;
+        } else if let Some(values) = s.additional_schema() {
+            *out = out.key(name);
+            *s = values;
+        } else {
+            return Err("does not refer to a valid field".into());
+        }
+        Ok(())
+    };
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return Err("unexpected end of JSON path".into());
+            }
+            step(&mut out, &mut s, &after[..end])?;
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix("['") {
+            let end = after
+                .find("']")
+                .ok_or_else(|| "unexpected end of JSON path".to_string())?;
+            step(&mut out, &mut s, &after[..end])?;
+            rest = &after[end + 2..];
+        } else {
+            let tok: String = rest
+                .chars()
+                .take_while(|c| !matches!(c, '.' | '['))
+                .collect();
+            return Err(format!("expected [ or . but got: {tok}"));
+        }
+    }
+    Ok(out.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn normalizes_field_paths() {
+        let s = Schema::from_json(&json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"x": {"type": "string"}}},
+            "m": {"type": "object", "additionalProperties": {"type": "string"}}
+        }}))
+        .unwrap();
+        assert_eq!(normalize_field_path(".spec.x", &s).unwrap(), "spec.x");
+        assert_eq!(normalize_field_path(".m['a.b']", &s).unwrap(), "m[a.b]");
+        assert_eq!(
+            normalize_field_path(".nope", &s).unwrap_err(),
+            "does not refer to a valid field"
+        );
+        assert!(normalize_field_path("spec", &s).is_err());
+    }
+}

@@ -1,0 +1,150 @@
+//! The structural-schema subset of OpenAPI v3 that CRD validation rules see, as serde types.
+//!
+//! Fields use their OpenAPI spelling (`maxLength`, `x-kubernetes-list-type`, ...); unknown
+//! keywords (`description`, `pattern`, `allOf`, ...) are ignored.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A structural schema node.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Schema {
+    /// `object`, `array`, `string`, `integer`, `number`, `boolean`, or empty.
+    #[serde(rename = "type", default)]
+    pub type_: String,
+    #[serde(default)]
+    pub format: String,
+    #[serde(default)]
+    pub properties: BTreeMap<String, Schema>,
+    #[serde(default)]
+    pub additional_properties: Option<AdditionalProperties>,
+    #[serde(default)]
+    pub items: Option<Box<Schema>>,
+    #[serde(default)]
+    pub required: Vec<String>,
+    #[serde(default)]
+    pub nullable: bool,
+    #[serde(rename = "enum", default)]
+    pub enum_: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub default: Option<serde_json::Value>,
+    #[serde(default)]
+    pub max_length: Option<i64>,
+    #[serde(default)]
+    pub max_items: Option<i64>,
+    #[serde(default)]
+    pub max_properties: Option<i64>,
+    #[serde(rename = "x-kubernetes-preserve-unknown-fields", default)]
+    pub preserve_unknown_fields: bool,
+    #[serde(rename = "x-kubernetes-embedded-resource", default)]
+    pub embedded_resource: bool,
+    #[serde(rename = "x-kubernetes-int-or-string", default)]
+    pub int_or_string: bool,
+    /// `atomic` (the default), `set` or `map`.
+    #[serde(rename = "x-kubernetes-list-type", default)]
+    pub list_type: Option<String>,
+    #[serde(rename = "x-kubernetes-list-map-keys", default)]
+    pub list_map_keys: Vec<String>,
+    /// `granular` (the default) or `atomic`.
+    #[serde(rename = "x-kubernetes-map-type", default)]
+    pub map_type: Option<String>,
+    #[serde(rename = "x-kubernetes-validations", default)]
+    pub validations: Vec<ValidationRule>,
+}
+
+/// `additionalProperties`: a boolean or a schema.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum AdditionalProperties {
+    Bool(bool),
+    Schema(Box<Schema>),
+}
+
+/// One `x-kubernetes-validations` entry.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationRule {
+    pub rule: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub message_expression: String,
+    /// `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired`,
+    /// `FieldValueDuplicate`.
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub field_path: String,
+    #[serde(default)]
+    pub optional_old_self: Option<bool>,
+}
+
+impl Schema {
+    /// Parses a schema from JSON.
+    pub fn from_json(value: &serde_json::Value) -> Result<Schema, String> {
+        Schema::deserialize(value).map_err(|e| e.to_string())
+    }
+
+    /// The schema of map values (`additionalProperties` given as a schema).
+    pub fn additional_schema(&self) -> Option<&Schema> {
+        match &self.additional_properties {
+            Some(AdditionalProperties::Schema(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether this node or any node below it carries validation rules.
+    pub fn has_validations(&self) -> bool {
+        !self.validations.is_empty()
+            || self.properties.values().any(Schema::has_validations)
+            || self.items.as_deref().is_some_and(Schema::has_validations)
+            || self
+                .additional_schema()
+                .is_some_and(Schema::has_validations)
+    }
+
+    /// The list type: `atomic`, `set` or `map`.
+    pub fn list_type(&self) -> &str {
+        self.list_type.as_deref().unwrap_or("atomic")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_extensions_and_rules() {
+        let s = Schema::from_json(&json!({
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.a > 0", "messageExpression": "'bad'", "reason": "FieldValueForbidden",
+                 "fieldPath": ".a", "optionalOldSelf": true}
+            ],
+            "properties": {
+                "a": {"type": "integer", "maxLength": 3},
+                "m": {"type": "object", "additionalProperties": {"type": "string"}},
+                "u": {"type": "object", "additionalProperties": true},
+                "l": {"type": "array", "x-kubernetes-list-type": "map",
+                      "x-kubernetes-list-map-keys": ["name"], "items": {"type": "object"}}
+            }
+        }))
+        .unwrap();
+        assert_eq!(s.validations[0].field_path, ".a");
+        assert_eq!(s.validations[0].optional_old_self, Some(true));
+        assert!(s.properties["m"].additional_schema().is_some());
+        assert!(s.properties["u"].additional_schema().is_none());
+        assert_eq!(s.properties["l"].list_type(), "map");
+        assert!(s.has_validations());
+    }
+
+    #[test]
+    fn wrong_shapes_are_errors() {
+        assert!(Schema::from_json(&json!({"type": 3})).is_err());
+        assert!(Schema::from_json(&json!({"properties": []})).is_err());
+        assert!(Schema::from_json(&json!("x")).is_err());
+    }
+}
