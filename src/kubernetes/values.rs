@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use base64::Engine;
 
+use super::escaping::is_reserved;
 use super::list_types::{MapList, SetList};
 use super::types::{DeclKind, DeclType, ListKind};
 use crate::stdlib::standard::{duration_text, timestamp_text};
@@ -103,6 +104,11 @@ impl Converter<'_> {
                         None | Some(J::Null) => {}
                         Some(v) => {
                             let v = self.convert(v, &field.ty, depth + 1)?;
+                            // Since Kubernetes 1.31 a reserved word may also be selected
+                            // unescaped (`self.namespace`) where the parser allows it.
+                            if is_reserved(&field.property) {
+                                map.insert(Key::from(field.property.as_str()), v.clone());
+                            }
                             map.insert(Key::from(escaped.as_str()), v);
                         }
                     }
