@@ -97,7 +97,10 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 }
 
 fn run(path: &Path) -> Vec<String> {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     let mut failures = Vec::new();
     let fixture = match load(path) {
         Ok(f) => f,
@@ -114,7 +117,12 @@ fn run(path: &Path) -> Vec<String> {
             ..CompileOptions::default()
         },
     );
-    let got: Vec<String> = validator.compiled.errors.iter().map(|e| e.to_string()).collect();
+    let got: Vec<String> = validator
+        .compiled
+        .errors
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
     if sorted(got.clone()) != sorted(fixture.schema_errors.clone()) {
         failures.push(format!(
             "{name}: schema errors\n  want {:#?}\n  got  {got:#?}",
@@ -196,4 +204,152 @@ fn crd_fixtures() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(paths.len() >= 12, "at least 12 CRDs, found {}", paths.len());
+}
+
+fn spec_schema(spec: Value) -> Schema {
+    Schema::from_json(&serde_json::json!({
+        "type": "object",
+        "properties": {"spec": spec}
+    }))
+    .expect("schema")
+}
+
+#[test]
+fn per_call_cost_limit_stops_validation() {
+    // An O(n²) rule over 600 items costs well over the 1,000,000 per-call limit; Kubernetes
+    // then stops running rules (SPEC.md §4.1, §8).
+    let schema = spec_schema(serde_json::json!({
+        "type": "object",
+        "properties": {
+            "values": {
+                "type": "array", "maxItems": 600, "items": {"type": "integer"},
+                "x-kubernetes-validations": [{"rule": "self.all(x, self.all(y, x <= y || x > y))"}]
+            },
+            "zzz": {
+                "type": "string",
+                "x-kubernetes-validations": [{"rule": "self == 'never checked'"}]
+            }
+        }
+    }));
+    let validator = Validator::new(&schema, CompileOptions::default());
+    let values: Vec<i64> = (0..600).collect();
+    let outcome = validator.validate(
+        &serde_json::json!({"spec": {"values": values, "zzz": "x"}}),
+        None,
+    );
+    let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            "spec.values: Invalid value: \"array\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, x <= y || x > y))"
+        ]
+    );
+    assert!(outcome.remaining_budget < 0);
+}
+
+#[test]
+fn per_object_budget_runs_out() {
+    // Fixture 02's rules cost 5 and 8; with a budget of 7 the second rule no longer fits.
+    let fixture =
+        load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crd/02_cross_field.yaml"))
+            .expect("fixture");
+    let (schema, _) = crd_schema(&fixture.crd).expect("schema");
+    let validator = Validator::new(&schema, CompileOptions::default());
+    let obj = serde_json::json!({"spec": {"minReplicas": 1, "maxReplicas": 3, "targetCPU": 50}});
+    let outcome = validator.validate_with_budget(&obj, None, 7);
+    let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            "spec: Invalid value: \"object\": validation failed due to running out of cost budget, no further validation rules will be run"
+        ]
+    );
+    assert_eq!(validator.validate_with_budget(&obj, None, 13).errors, []);
+}
+
+#[test]
+fn data_of_the_wrong_shape_is_reported_not_panicked_on() {
+    let fixture =
+        load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crd/07_nested_arrays.yaml"))
+            .expect("fixture");
+    let (schema, _) = crd_schema(&fixture.crd).expect("schema");
+    let validator = Validator::new(&schema, CompileOptions::default());
+    for obj in [
+        serde_json::json!(null),
+        serde_json::json!(42),
+        serde_json::json!({"spec": "x"}),
+        serde_json::json!({"spec": {"windows": {"a": 1}}}),
+        serde_json::json!({"spec": {"windows": [1, null, {"start": "x", "end": []}]}}),
+        serde_json::json!({"spec": {"windows": [{"start": 1, "end": 2, "days": [null, 3]}]}}),
+    ] {
+        let _ = validator.validate(&obj, Some(&obj));
+    }
+    let outcome = validator.validate(
+        &serde_json::json!({"spec": {"windows": [{"start": "x", "end": 2}]}}),
+        None,
+    );
+    let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        errors,
+        [
+            "spec.windows[0]: Invalid value: \"object\": invalid data, expected int, got string evaluating rule: start must be before end",
+            "spec.windows[0]: Invalid value: \"object\": invalid data, expected int, got string evaluating rule: self.end - self.start <= 720",
+        ]
+    );
+}
+
+#[test]
+fn bad_yaml_and_schemas_are_errors() {
+    assert!(serde_norway::from_str::<Fixture>("crd: [unclosed").is_err());
+    assert!(Schema::from_json(&serde_json::json!({"properties": {"a": 3}})).is_err());
+    assert!(
+        Schema::from_json(
+            &serde_json::json!({"x-kubernetes-validations": [{"message": "no rule"}]})
+        )
+        .is_err()
+    );
+    // A schema nested far deeper than any real one.
+    let mut s = Schema {
+        type_: "string".into(),
+        ..Schema::default()
+    };
+    s.validations.push(kcel::kubernetes::ValidationRule {
+        rule: "self != ''".into(),
+        ..Default::default()
+    });
+    for _ in 0..500 {
+        s = Schema {
+            type_: "array".into(),
+            items: Some(Box::new(s)),
+            ..Schema::default()
+        };
+    }
+    let validator = Validator::new(&s, CompileOptions::default());
+    assert!(!validator.compiled.errors.is_empty());
+    let mut data = serde_json::json!("x");
+    for _ in 0..500 {
+        data = serde_json::json!([data]);
+    }
+    let _ = validator.validate(&data, None);
+}
+
+#[test]
+fn rules_on_nodes_without_a_cel_type_are_schema_errors() {
+    let schema = spec_schema(serde_json::json!({
+        "x-kubernetes-preserve-unknown-fields": true,
+        "x-kubernetes-validations": [{"rule": "true"}]
+    }));
+    let validator = Validator::new(&schema, CompileOptions::default());
+    let errors: Vec<String> = validator
+        .compiled
+        .errors
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "openAPIV3Schema.properties[spec].x-kubernetes-validations: Invalid value: \"\": rule compiler initialization error: rule declared on schema that does not support validation rules type: '' x-kubernetes-preserve-unknown-fields: 'true'"
+        ]
+    );
 }
