@@ -10,6 +10,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
+use foldhash::fast::RandomState;
 use indexmap::IndexMap;
 
 /// A CEL value.
@@ -182,8 +183,12 @@ impl From<&str> for Key {
 /// (`{1: 'a'}[1u]` and `{1: 'a'}[1.0]` both find the entry).
 #[derive(Clone, Debug, Default)]
 pub struct Map {
-    entries: IndexMap<Key, Value>,
+    entries: IndexMap<Key, Value, RandomState>,
 }
+
+/// Maps with at most this many entries are searched linearly (faster than hashing for the
+/// small objects Kubernetes rules mostly read).
+const LINEAR_LOOKUP_MAX: usize = 8;
 
 impl Map {
     /// An empty map.
@@ -194,7 +199,7 @@ impl Map {
     /// An empty map with room for `n` entries.
     pub fn with_capacity(n: usize) -> Map {
         Map {
-            entries: IndexMap::with_capacity(n),
+            entries: IndexMap::with_capacity_and_hasher(n, RandomState::default()),
         }
     }
 
@@ -237,6 +242,12 @@ impl Map {
 
     /// Looks a string key up without allocating.
     pub fn get_str(&self, key: &str) -> Option<&Value> {
+        if self.entries.len() <= LINEAR_LOOKUP_MAX {
+            return self.entries.iter().find_map(|(k, v)| match k {
+                Key::String(s) if s.len() == key.len() && **s == *key => Some(v),
+                _ => None,
+            });
+        }
         self.entries.get(&KeyRef::Str(key) as &dyn KeyLookup)
     }
 
@@ -279,9 +290,9 @@ impl Map {
 
 impl FromIterator<(Key, Value)> for Map {
     fn from_iter<T: IntoIterator<Item = (Key, Value)>>(iter: T) -> Map {
-        Map {
-            entries: iter.into_iter().collect(),
-        }
+        let mut entries = IndexMap::with_hasher(RandomState::default());
+        entries.extend(iter);
+        Map { entries }
     }
 }
 

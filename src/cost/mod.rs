@@ -89,7 +89,7 @@ impl CallCost {
             CallCost::Fixed(c) => *c,
             CallCost::TraverseFirst => traverse(size(0)),
             CallCost::SizeOfSecond => size(1),
-            CallCost::TraverseMin => traverse(size(0).min(size(1))),
+            CallCost::TraverseMin => traverse(min_size(args)),
             CallCost::TraverseSum => traverse(size(0).saturating_add(size(1))),
             CallCost::Matches => {
                 let s = ceil_factor(1.0 + size(0) as f64, STRING_TRAVERSAL_FACTOR);
@@ -109,6 +109,24 @@ fn ceil_factor(x: f64, factor: f64) -> u64 {
 
 fn traverse(size: u64) -> u64 {
     ceil_factor(size as f64, STRING_TRAVERSAL_FACTOR)
+}
+
+/// `min(size(a), size(b))`, counting the code points of the longer string only when needed
+/// (a string of `n` bytes has at least `n / 4` code points).
+fn min_size(args: &[Value]) -> u64 {
+    match args {
+        [Value::String(a), Value::String(b)] => {
+            let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+            let short_chars = short.chars().count() as u64;
+            if (long.len() as u64).div_ceil(4) >= short_chars {
+                short_chars
+            } else {
+                short_chars.min(long.chars().count() as u64)
+            }
+        }
+        [a, b] => actual_size(a).min(actual_size(b)),
+        _ => 1,
+    }
 }
 
 /// The size cel-go uses for costs: code points of a string, bytes of bytes, entries of a
@@ -154,6 +172,17 @@ mod tests {
             CallCost::for_overload("contains_string").of(&[a.clone(), a]),
             2500
         );
+    }
+
+    #[test]
+    fn min_size_is_exact_for_multibyte_strings() {
+        let eq = CallCost::for_overload("equals");
+        // 10 code points in 30 bytes versus 12 ASCII characters: the minimum is 10.
+        let wide = Value::from("ééééééééé€"); // 9 x 2 bytes + 3 bytes = 21 bytes, 10 chars
+        let ascii = Value::from("abcdefghijkl");
+        assert_eq!(min_size(&[wide.clone(), ascii.clone()]), 10);
+        assert_eq!(eq.of(&[wide, ascii]), 1);
+        assert_eq!(min_size(&[Value::from("€€€€€€€€€€€€"), Value::from("ab")]), 2);
     }
 
     #[test]

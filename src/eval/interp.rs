@@ -1,10 +1,11 @@
 //! The interpreter: walks a planned [`Node`] tree over a frame of slots.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
-use crate::eval::plan::{FoldNode, MapEntryNode, Node};
+use crate::eval::plan::{FoldNode, MapEntryNode, Node, Quantifier, QuantifierNode};
 use crate::registry::Implementation;
 use crate::value::{Key, Map, Value};
 
@@ -24,8 +25,10 @@ pub(crate) struct Frame<'a> {
     pub interrupt: Option<&'a Interrupt>,
 }
 
+/// The content of a slot before it is written (every slot is written before it is read;
+/// this is cheap to create, unlike an error).
 fn unset() -> EvalResult {
-    Err(EvalError::new("internal: unset slot"))
+    Ok(Value::Null)
 }
 
 /// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
@@ -73,7 +76,20 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         }
         Node::LoadUncharged(slot) => frame.slots[*slot as usize].clone(),
         Node::Fail(e) => Err(e.clone()),
-        Node::Select { id, operand, field } => {
+        Node::Select {
+            path: true,
+            ..
+        } => {
+            let v = select_path(node, &frame.slots, &mut frame.cost).map(Cow::into_owned);
+            frame.check_limit()?;
+            v
+        }
+        Node::Select {
+            id,
+            operand,
+            field,
+            path: false,
+        } => {
             let v = eval(operand, frame)?;
             frame.charge(cost::SELECT_AND_IDENT)?;
             select(&v, field).map_err(|e| e.at(*id))
@@ -110,6 +126,21 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             overloads,
             args,
         } => {
+            if let [a, b] = &**args {
+                // Two arguments (most operators): no allocation.
+                let pair = [eval(a, frame)?, eval(b, frame)?];
+                let Some((o, cost)) = overloads.iter().find(|(o, _)| o.accepts(&pair)) else {
+                    return Err(EvalError::no_matching_overload(function).at(*id));
+                };
+                let result = match &o.implementation {
+                    Implementation::Binary(f) => f(&pair[0], &pair[1]),
+                    other => other
+                        .call(&pair)
+                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function))),
+                };
+                frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
+                return result.map_err(|e| e.at(*id));
+            }
             let values = eval_args(args, frame)?;
             let result = match overloads.iter().find(|(o, _)| o.accepts(&values)) {
                 Some((o, cost)) => {
@@ -207,6 +238,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             map_literal(entries, frame).map_err(|e| e.at(*id))
         }
         Node::Fold(f) => fold(f, frame),
+        Node::Quantifier(q) => quantify(q, frame),
     }
 }
 
@@ -260,9 +292,16 @@ fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
         }
     }
     let right = eval(b, frame);
-    if let Ok(Value::Bool(v)) = right {
-        if v == or {
-            return Ok(Value::Bool(or));
+    combine(left, right, or)
+}
+
+/// Combines two evaluated operands of `&&`/`||` (see [`logical`]).
+fn combine(left: EvalResult, right: EvalResult, or: bool) -> EvalResult {
+    for side in [&left, &right] {
+        if let Ok(Value::Bool(v)) = side {
+            if *v == or {
+                return Ok(Value::Bool(or));
+            }
         }
     }
     match (left, right) {
@@ -273,6 +312,42 @@ fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
         } else {
             "_&&_"
         })),
+    }
+}
+
+/// Walks a variable-rooted selection chain by reference, cloning nothing but what optional
+/// chaining creates; charges as the node-by-node evaluation would.
+fn select_path<'s>(
+    node: &Node,
+    slots: &'s [EvalResult],
+    cost: &mut u64,
+) -> Result<Cow<'s, Value>, EvalError> {
+    match node {
+        Node::Load(slot) => {
+            *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
+            slots[*slot as usize]
+                .as_ref()
+                .map(Cow::Borrowed)
+                .map_err(Clone::clone)
+        }
+        Node::LoadUncharged(slot) => slots[*slot as usize]
+            .as_ref()
+            .map(Cow::Borrowed)
+            .map_err(Clone::clone),
+        Node::Select {
+            id, operand, field, ..
+        } => {
+            let v = select_path(operand, slots, cost)?;
+            *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
+            match v {
+                Cow::Borrowed(Value::Map(m)) => m
+                    .get_str(field)
+                    .map(Cow::Borrowed)
+                    .ok_or_else(|| EvalError::no_such_key(&**field).at(*id)),
+                other => select(&other, field).map(Cow::Owned).map_err(|e| e.at(*id)),
+            }
+        }
+        other => Err(EvalError::new(format!("internal: not a path: {other:?}"))),
     }
 }
 
@@ -371,6 +446,58 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let result = eval(&f.result, frame);
     frame.slots[f.accu_slot as usize] = unset();
     result
+}
+
+/// `range.all(x, p)` / `range.exists(x, p)`. Costs as cel-go's expansion: per iteration the
+/// loop condition `@not_strictly_false(@result)` (2; 3 with the `!_` of `exists`) and the
+/// step's accumulator read (1) plus the predicate; the final `@result` read (1).
+fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
+    let range = eval(&q.range, frame)?;
+    let (condition_cost, decided) = match q.kind {
+        Quantifier::All => (2, false),
+        Quantifier::Exists => (3, true),
+    };
+    let or = q.kind == Quantifier::Exists;
+    let mut accu: EvalResult = Ok(Value::Bool(!decided));
+    let slot = q.iter_slot as usize;
+    let mut run = |item: Value, i: usize, frame: &mut Frame| -> Result<bool, EvalError> {
+        poll_interrupt(i, frame)?;
+        frame.charge(condition_cost)?;
+        if matches!(accu, Ok(Value::Bool(b)) if b == decided) {
+            return Ok(false);
+        }
+        frame.slots[slot] = Ok(item);
+        frame.charge(cost::SELECT_AND_IDENT)?;
+        let p = eval(&q.predicate, frame);
+        frame.check_limit()?;
+        accu = combine(std::mem::replace(&mut accu, unset()), p, or);
+        Ok(true)
+    };
+    match &range {
+        Value::List(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if !run(item.clone(), i, frame)? {
+                    break;
+                }
+            }
+        }
+        Value::Map(m) => {
+            for (i, k) in m.keys().enumerate() {
+                if !run(k.to_value(), i, frame)? {
+                    break;
+                }
+            }
+        }
+        other => {
+            return Err(EvalError::new(format!(
+                "cannot iterate over a value of type '{}'",
+                other.type_name()
+            ))
+            .at(q.id));
+        }
+    }
+    frame.charge(cost::SELECT_AND_IDENT)?;
+    accu
 }
 
 /// One loop iteration: checks the condition, then runs the step. Returns false to stop.

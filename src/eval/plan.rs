@@ -33,6 +33,9 @@ pub(crate) enum Node {
         id: ExprId,
         operand: Box<Node>,
         field: Arc<str>,
+        /// The operand is a variable followed only by field selections, so the chain can be
+        /// walked by reference.
+        path: bool,
     },
     /// `has(operand.field)`.
     Has {
@@ -101,6 +104,25 @@ pub(crate) enum Node {
         entries: Box<[MapEntryNode]>,
     },
     Fold(Box<FoldNode>),
+    /// The `all`/`exists` macros as a dedicated loop, with cel-go's cost and error
+    /// absorption but without evaluating the accumulator bookkeeping.
+    Quantifier(Box<QuantifierNode>),
+}
+
+/// Which quantifier macro.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Quantifier {
+    All,
+    Exists,
+}
+
+#[derive(Debug)]
+pub(crate) struct QuantifierNode {
+    pub id: ExprId,
+    pub kind: Quantifier,
+    pub iter_slot: Slot,
+    pub range: Node,
+    pub predicate: Node,
 }
 
 #[derive(Debug)]
@@ -279,6 +301,7 @@ impl Planner<'_> {
                 } else {
                     Node::Select {
                         id: expr.id,
+                        path: is_path(&operand),
                         operand,
                         field: field.clone(),
                     }
@@ -369,6 +392,7 @@ impl Planner<'_> {
                     for (field, id) in rest.into_iter().rev() {
                         node = Node::Select {
                             id,
+                            path: is_path(&node),
                             operand: Box::new(node),
                             field: field.into(),
                         };
@@ -575,6 +599,20 @@ impl Planner<'_> {
     }
 
     fn fold(&mut self, id: ExprId, c: &Comprehension) -> Node {
+        if let Some((kind, predicate)) = quantifier_shape(c) {
+            let range = self.node(&c.iter_range);
+            let iter_slot = self.new_slot();
+            self.scopes.push((c.iter_var.clone(), iter_slot));
+            let predicate = self.node(predicate);
+            self.scopes.pop();
+            return Node::Quantifier(Box::new(QuantifierNode {
+                id,
+                kind,
+                iter_slot,
+                range,
+                predicate,
+            }));
+        }
         let range = self.node(&c.iter_range);
         let init = self.node(&c.accu_init);
         let accu_slot = self.new_slot();
@@ -602,6 +640,64 @@ impl Planner<'_> {
             step,
             result,
         }))
+    }
+}
+
+/// Recognizes the comprehensions that the `all` and `exists` macros produce, returning the
+/// quantifier and its predicate.
+fn quantifier_shape(c: &Comprehension) -> Option<(Quantifier, &Expr)> {
+    use crate::syntax::ast::ACCUMULATOR;
+    let is_accu = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if &**n == ACCUMULATOR);
+    let call = |e: &'_ Expr, name: &str| -> Option<Vec<Expr>> {
+        match &e.kind {
+            ExprKind::Call {
+                target: None,
+                function,
+                args,
+            } if &**function == name => Some(args.clone()),
+            _ => None,
+        }
+    };
+    if &*c.accu_var != ACCUMULATOR || c.iter_var2.is_some() || !is_accu(&c.result) {
+        return None;
+    }
+    let kind = match &c.accu_init.kind {
+        ExprKind::Literal(Literal::Bool(true)) => Quantifier::All,
+        ExprKind::Literal(Literal::Bool(false)) => Quantifier::Exists,
+        _ => return None,
+    };
+    let [cond_arg] = <[Expr; 1]>::try_from(call(&c.loop_condition, op::NOT_STRICTLY_FALSE)?).ok()?;
+    let condition_ok = match kind {
+        Quantifier::All => is_accu(&cond_arg),
+        Quantifier::Exists => call(&cond_arg, op::LOGICAL_NOT)
+            .is_some_and(|a| a.len() == 1 && is_accu(&a[0])),
+    };
+    let step_op = match kind {
+        Quantifier::All => op::LOGICAL_AND,
+        Quantifier::Exists => op::LOGICAL_OR,
+    };
+    let ExprKind::Call {
+        target: None,
+        function,
+        args,
+    } = &c.loop_step.kind
+    else {
+        return None;
+    };
+    match args.as_slice() {
+        [accu, predicate] if condition_ok && &**function == step_op && is_accu(accu) => {
+            Some((kind, predicate))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a node is a variable followed only by field selections.
+fn is_path(node: &Node) -> bool {
+    match node {
+        Node::Load(_) | Node::LoadUncharged(_) => true,
+        Node::Select { path, .. } => *path,
+        _ => false,
     }
 }
 

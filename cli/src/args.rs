@@ -1,0 +1,185 @@
+//! Command-line arguments (clap derive). Usage errors exit with status 2.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use kcel::Type;
+
+use crate::libraries::{LibrarySpec, parse_spec};
+
+/// Evaluate, type-check and explore CEL expressions for Kubernetes.
+#[derive(Parser, Debug)]
+#[command(name = "kcel", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compile and evaluate an expression.
+    Eval {
+        /// The CEL expression.
+        expr: String,
+        #[command(flatten)]
+        env: EnvArgs,
+        #[command(flatten)]
+        program: ProgramArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+        /// Exit with status 1 when the result is false or null.
+        #[arg(short = 'e', long = "exit-status")]
+        exit_status: bool,
+    },
+    /// Parse and type-check an expression without evaluating it; prints its type.
+    Check {
+        /// The CEL expression.
+        expr: String,
+        #[command(flatten)]
+        env: EnvArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Interactive read-eval-print loop (reads lines from stdin when it is not a terminal).
+    Repl {
+        #[command(flatten)]
+        env: EnvArgs,
+        #[command(flatten)]
+        program: ProgramArgs,
+    },
+    /// List the functions of the environment, or document one function.
+    Functions {
+        /// A function name (e.g. `startsWith`, `_+_`); omit to list all.
+        name: Option<String>,
+        /// List every library with its versions (as `--lib` accepts them) instead.
+        #[arg(long, conflicts_with = "name")]
+        libraries: bool,
+        /// The environment whose functions to list.
+        #[arg(long, value_enum, default_value_t = EnvKind::Kubernetes)]
+        env: EnvKind,
+        /// Adds a library (repeatable), e.g. `optional` or `optional@1`.
+        #[arg(long = "lib", value_name = "NAME[@VERSION]", value_parser = parse_spec)]
+        lib: Vec<LibrarySpec>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+/// Which environment to compile against.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnvKind {
+    /// Kubernetes' CEL environment (today: the standard library with homogeneous
+    /// aggregate literals and free `has()`; the Kubernetes libraries arrive later).
+    Kubernetes,
+    /// The plain CEL standard library.
+    Cel,
+}
+
+/// Options describing the compilation environment and the variables.
+#[derive(Args, Debug)]
+pub struct EnvArgs {
+    /// The environment.
+    #[arg(long, value_enum, default_value_t = EnvKind::Kubernetes)]
+    pub env: EnvKind,
+    /// Adds a library (repeatable), e.g. `optional` or `optional@1`; the newest version when
+    /// none is given.
+    #[arg(long = "lib", value_name = "NAME[@VERSION]", value_parser = parse_spec)]
+    pub libraries: Vec<LibrarySpec>,
+    /// Binds a variable: VALUE is JSON or YAML text, @PATH (a JSON or YAML file) or @- (stdin).
+    /// Variables not given a type with --declare are declared `dyn`.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = name_value)]
+    pub vars: Vec<(String, String)>,
+    /// Declares a variable's type in CEL type syntax, e.g. `list(int)`, `map(string, dyn)`.
+    #[arg(long = "declare", value_name = "NAME=TYPE", value_parser = declaration)]
+    pub declarations: Vec<(String, Type)>,
+    /// The container (namespace) used to resolve names.
+    #[arg(long, value_name = "NAME")]
+    pub container: Option<String>,
+}
+
+/// Options for planning and running programs.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct ProgramArgs {
+    /// Stop evaluation with an error (exit status 4) once its actual cost passes N.
+    #[arg(long, value_name = "N")]
+    pub cost_limit: Option<u64>,
+    /// No constant folding or precomputation (like cel-go without OptOptimize).
+    #[arg(long)]
+    pub no_optimize: bool,
+}
+
+/// How results and errors are printed.
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// An output format.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// CEL syntax for values, cel-go style diagnostics on stderr.
+    Text,
+    /// Exactly one JSON object on stdout.
+    Json,
+    /// The JSON shapes as YAML on stdout.
+    Yaml,
+}
+
+/// Splits `NAME=VALUE` at the first `=`.
+fn name_value(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, got '{text}'"))?;
+    Ok((checked_name(name)?, value.to_string()))
+}
+
+/// Parses `NAME=TYPE`.
+fn declaration(text: &str) -> Result<(String, Type), String> {
+    let (name, ty) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=TYPE, got '{text}'"))?;
+    Ok((checked_name(name)?, Type::parse(ty.trim())?))
+}
+
+/// Accepts a CEL identifier, possibly qualified (`a.b.c`).
+pub fn checked_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    let valid = !name.is_empty()
+        && name.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+    if valid {
+        Ok(name.to_string())
+    } else {
+        Err(format!("'{name}' is not a valid variable name"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn arguments_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn names_and_declarations_parse() {
+        assert_eq!(
+            name_value("a.b={\"x\": 1}").unwrap(),
+            ("a.b".into(), "{\"x\": 1}".into())
+        );
+        assert!(name_value("1x=2").is_err());
+        assert_eq!(
+            declaration("m=map(string, int)").unwrap().1,
+            Type::map(Type::String, Type::Int)
+        );
+        assert!(declaration("m=map(").is_err());
+    }
+}

@@ -1,0 +1,119 @@
+//! Compile and evaluation failures with their phase and position, printed as cel-go style
+//! text (source line and caret) or as the `{"error": ...}` object of `-o json`.
+
+use std::io::IsTerminal;
+
+use kcel::error::location;
+use kcel::{EvalError, Issues, Program};
+use serde::Serialize;
+
+/// Where in the pipeline an expression failed.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Parse,
+    Check,
+    Program,
+    Eval,
+}
+
+/// A failure of one expression.
+#[derive(Serialize, Debug)]
+pub struct Failure {
+    pub phase: Phase,
+    /// The message(s), one per line, without position.
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// The cel-go rendering: `ERROR: <input>:L:C: message`, source line, caret.
+    #[serde(skip)]
+    pub rendered: String,
+}
+
+/// The `-o json` / `-o yaml` shape of a failure.
+#[derive(Serialize)]
+pub struct FailureReport<'a> {
+    pub error: &'a Failure,
+}
+
+impl Failure {
+    /// A failure from compile-time issues; the position is the first issue's.
+    pub fn from_issues(phase: Phase, issues: &Issues) -> Failure {
+        let first = issues
+            .diagnostics
+            .first()
+            .map(|d| location(&issues.source, d.span.start as usize));
+        let messages: Vec<&str> = issues
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        Failure {
+            phase,
+            message: messages.join("\n"),
+            line: first.map(|l| l.line),
+            column: first.map(|l| l.column),
+            rendered: issues.to_string(),
+        }
+    }
+
+    /// A failure from evaluation, positioned at the failing node when known.
+    pub fn from_eval(program: &Program, error: &EvalError) -> Failure {
+        let loc = error
+            .node
+            .and_then(|id| program.span(id))
+            .map(|span| location(program.source(), span.start as usize));
+        Failure {
+            phase: Phase::Eval,
+            message: error.message.clone(),
+            line: loc.map(|l| l.line),
+            column: loc.map(|l| l.column),
+            rendered: program.render_error(error),
+        }
+    }
+
+    /// The cel-go rendering, with `ERROR` highlighted when `colour` is on.
+    pub fn to_text(&self, colour: bool) -> String {
+        if !colour {
+            return self.rendered.clone();
+        }
+        self.rendered
+            .split('\n')
+            .map(|line| match line.strip_prefix("ERROR:") {
+                Some(rest) => format!("\x1b[1;31mERROR\x1b[0m:{rest}"),
+                None => line.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Whether to colour diagnostics on stderr: never when `NO_COLOR` is set (non-empty), always
+/// when `CLICOLOR_FORCE` is set (non-empty, not `0`), otherwise only on a terminal.
+pub fn stderr_colour() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        false
+    } else if set("CLICOLOR_FORCE") {
+        true
+    } else {
+        std::io::stderr().is_terminal()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_failures_carry_phase_and_position() {
+        let issues = kcel::Env::new().parse("1 +\n  )").unwrap_err();
+        let failure = Failure::from_issues(Phase::Parse, &issues);
+        assert_eq!(failure.line, Some(2));
+        assert_eq!(failure.column, Some(3));
+        assert!(failure.to_text(true).starts_with("\x1b[1;31mERROR\x1b[0m:"));
+        assert!(failure.to_text(false).starts_with("ERROR: <input>:2:3:"));
+    }
+}

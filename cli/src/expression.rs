@@ -1,0 +1,133 @@
+//! `kcel eval` and `kcel check`.
+
+use kcel::cost::NoSizes;
+use kcel::{Type, Value};
+use serde::Serialize;
+
+use crate::args::{EnvArgs, Format, ProgramArgs};
+use crate::diagnostic::Failure;
+use crate::environment;
+use crate::natural_json::Natural;
+use crate::output::{Status, fail, machine, usage};
+use crate::variables;
+
+/// The `-o json` shape of `eval`.
+#[derive(Serialize)]
+struct EvalReport<'a> {
+    value: Natural<'a>,
+    #[serde(rename = "type")]
+    ty: String,
+    cost: ActualCost,
+}
+
+/// The actual cost of one evaluation, as cel-go's cost tracker counts it.
+#[derive(Serialize)]
+struct ActualCost {
+    actual: u64,
+}
+
+/// The `-o json` shape of `check`.
+#[derive(Serialize)]
+struct CheckReport {
+    #[serde(rename = "type")]
+    ty: String,
+    cost: EstimatedCost,
+}
+
+/// The estimated cost range, as cel-go's checker estimates it (variable sizes unknown).
+#[derive(Serialize)]
+struct EstimatedCost {
+    min: u64,
+    max: u64,
+}
+
+/// Compiles and evaluates `expr`, printing the value.
+pub fn eval(
+    expr: &str,
+    args: &EnvArgs,
+    program_args: &ProgramArgs,
+    format: Format,
+    exit_status: bool,
+) -> Status {
+    let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
+    let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
+        Ok(values) => values,
+        Err(e) => return usage(&e),
+    };
+    let options = environment::program_options(args.env, program_args);
+    let (ast, program) = match environment::compile(&env, expr, &options) {
+        Ok(compiled) => compiled,
+        Err(failure) => return fail(format, &failure),
+    };
+    let (result, details) = program.eval_with_details(&values);
+    let value = match result {
+        Ok(value) => value,
+        Err(e) => return fail(format, &Failure::from_eval(&program, &e)),
+    };
+    match format {
+        Format::Text => outln!("{value}"),
+        _ => out!(
+            "{}",
+            machine(
+                format,
+                &EvalReport {
+                    value: Natural(&value),
+                    ty: type_name(ast.output_type(), &value),
+                    cost: ActualCost {
+                        actual: details.actual_cost,
+                    },
+                }
+            )
+        ),
+    }
+    if exit_status && matches!(value, Value::Bool(false) | Value::Null) {
+        Status::False
+    } else {
+        Status::Ok
+    }
+}
+
+/// Parses, type-checks and plans `expr`, printing its type.
+pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
+    let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
+    for (name, ty) in &args.declarations {
+        env.declare(name.clone(), ty.clone());
+    }
+    // Values are not needed to check, only types: given-but-undeclared variables are `dyn`.
+    for (name, _) in &args.vars {
+        if !args.declarations.iter().any(|(n, _)| n == name) {
+            env.declare(name.clone(), Type::Dyn);
+        }
+    }
+    let options = environment::program_options(args.env, &ProgramArgs::default());
+    let (ast, _) = match environment::compile(&env, expr, &options) {
+        Ok(compiled) => compiled,
+        Err(failure) => return fail(format, &failure),
+    };
+    let ty = ast.output_type().unwrap_or(&Type::Dyn).to_string();
+    // A checked AST always has an estimate; fall back to the widest range rather than panic.
+    let cost = env.estimate_cost(&ast, &NoSizes).map_or(
+        EstimatedCost {
+            min: 0,
+            max: u64::MAX,
+        },
+        |c| EstimatedCost {
+            min: c.min,
+            max: c.max,
+        },
+    );
+    match format {
+        Format::Text => outln!("{ty}\nestimated cost: min {}, max {}", cost.min, cost.max),
+        _ => out!("{}", machine(format, &CheckReport { ty, cost })),
+    }
+    Status::Ok
+}
+
+/// The type to show for a result: the checked type, or the value's runtime type when the
+/// checker could only say `dyn`.
+pub fn type_name(checked: Option<&Type>, value: &Value) -> String {
+    match checked {
+        Some(Type::Dyn) | None => value.type_name().to_string(),
+        Some(ty) => ty.to_string(),
+    }
+}

@@ -1,0 +1,45 @@
+//! `kcel`: evaluate, type-check and explore CEL expressions for Kubernetes.
+
+#[macro_use]
+mod stdout;
+mod args;
+mod diagnostic;
+mod environment;
+mod expression;
+mod functions;
+mod libraries;
+mod multiline;
+mod natural_json;
+mod output;
+mod repl;
+mod variables;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use args::{Cli, Command};
+
+fn main() -> ExitCode {
+    // clap prints usage errors and exits with status 2, help and version with 0.
+    let cli = Cli::parse();
+    let status = match &cli.command {
+        Command::Eval {
+            expr,
+            env,
+            program,
+            output,
+            exit_status,
+        } => expression::eval(expr, env, program, output.format, *exit_status),
+        Command::Check { expr, env, output } => expression::check(expr, env, output.format),
+        Command::Repl { env, program } => repl::run(env, program),
+        Command::Functions {
+            name,
+            libraries,
+            env,
+            lib,
+            output,
+        } => functions::run(name.as_deref(), *libraries, *env, lib, output.format),
+    };
+    status.into()
+}

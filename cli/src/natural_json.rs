@@ -1,0 +1,96 @@
+//! Values as "natural JSON": what scripts expect rather than a type-tagged encoding.
+//!
+//! int and uint are exact integers; doubles are numbers, or `"NaN"`, `"Infinity"`,
+//! `"-Infinity"`; bytes are base64; timestamps RFC 3339; durations like `"1.5s"`; types by
+//! name; `optional.none()` is null and `optional.of(v)` is `v`; library values (IP, URL, ...)
+//! by their string form; map keys as strings. The same shape serialises to YAML.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use chrono::SecondsFormat;
+use kcel::value::format_duration;
+use kcel::{Key, Value};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+/// Serialises a [`Value`] as natural JSON.
+pub struct Natural<'a>(pub &'a Value);
+
+impl Serialize for Natural<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Null | Value::Optional(None) => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(i) => s.serialize_i64(*i),
+            Value::Uint(u) => s.serialize_u64(*u),
+            Value::Double(d) if d.is_nan() => s.serialize_str("NaN"),
+            Value::Double(d) if d.is_infinite() => {
+                s.serialize_str(if *d > 0.0 { "Infinity" } else { "-Infinity" })
+            }
+            Value::Double(d) => s.serialize_f64(*d),
+            Value::String(text) => s.serialize_str(text),
+            Value::Bytes(b) => s.serialize_str(&STANDARD.encode(b)),
+            Value::List(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items.iter() {
+                    seq.serialize_element(&Natural(item))?;
+                }
+                seq.end()
+            }
+            Value::Map(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m.iter() {
+                    map.serialize_entry(&key_string(k), &Natural(v))?;
+                }
+                map.end()
+            }
+            Value::Timestamp(t) => s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
+            Value::Duration(d) => s.serialize_str(&format_duration(d)),
+            Value::Type(t) => s.serialize_str(t.name()),
+            Value::Optional(Some(v)) => Natural(v).serialize(s),
+            Value::Opaque(o) => s.serialize_str(&o.to_display_string()),
+        }
+    }
+}
+
+/// A map key as a JSON object key.
+fn key_string(key: &Key) -> String {
+    match key {
+        Key::String(s) => s.to_string(),
+        Key::Int(i) => i.to_string(),
+        Key::Uint(u) => u.to_string(),
+        Key::Bool(b) => b.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn json(v: &Value) -> String {
+        serde_json::to_string(&Natural(v)).unwrap()
+    }
+
+    #[test]
+    fn scalars_are_natural() {
+        assert_eq!(json(&Value::Int(i64::MIN)), "-9223372036854775808");
+        assert_eq!(json(&Value::Uint(u64::MAX)), "18446744073709551615");
+        assert_eq!(json(&Value::Double(1.0)), "1.0");
+        assert_eq!(json(&Value::Double(f64::NAN)), "\"NaN\"");
+        assert_eq!(json(&Value::Double(f64::NEG_INFINITY)), "\"-Infinity\"");
+        assert_eq!(json(&Value::Bytes(Arc::from(&b"hi"[..]))), "\"aGk=\"");
+        assert_eq!(json(&Value::Optional(None)), "null");
+    }
+
+    #[test]
+    fn map_keys_become_strings_in_order() {
+        let m: kcel::Map = [
+            (Key::Int(2), Value::Bool(true)),
+            (Key::Uint(1), Value::Null),
+            (Key::Bool(false), Value::Int(0)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(json(&Value::from(m)), r#"{"2":true,"1":null,"false":0}"#);
+    }
+}

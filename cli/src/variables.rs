@@ -1,0 +1,238 @@
+//! Variables from `--var NAME=VALUE` and `--declare NAME=TYPE`: reading the text (inline,
+//! `@PATH` or `@-`), parsing it as JSON or YAML, and fitting it to the declared type.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use kcel::{Env, Key, Map, Type, Value};
+
+/// Declares every variable on `env` (given-but-undeclared ones as `dyn`) and loads the values.
+/// Returns the values by name; errors are usage errors (exit status 2).
+pub fn bind(
+    env: &mut Env,
+    vars: &[(String, String)],
+    declarations: &[(String, Type)],
+) -> Result<HashMap<String, Value>, String> {
+    let mut types: HashMap<&str, &Type> = HashMap::new();
+    for (name, ty) in declarations {
+        if types.insert(name, ty).is_some() {
+            return Err(format!("variable '{name}' is declared twice"));
+        }
+        env.declare(name.clone(), ty.clone());
+    }
+    let mut values = HashMap::new();
+    let mut stdin_used = false;
+    for (name, spec) in vars {
+        if values.contains_key(name) {
+            return Err(format!("variable '{name}' is given twice"));
+        }
+        let text =
+            read_spec(spec, &mut stdin_used).map_err(|e| format!("variable '{name}': {e}"))?;
+        let value = parse_document(&text).map_err(|e| format!("variable '{name}': {e}"))?;
+        let value = match types.get(name.as_str()) {
+            Some(ty) => fit(env, value, ty).map_err(|e| format!("variable '{name}': {e}"))?,
+            None => {
+                env.declare(name.clone(), Type::Dyn);
+                value
+            }
+        };
+        values.insert(name.clone(), value);
+    }
+    Ok(values)
+}
+
+/// The text of a value: inline, `@PATH` or `@-` (stdin, once).
+fn read_spec(spec: &str, stdin_used: &mut bool) -> Result<String, String> {
+    match spec.strip_prefix('@') {
+        Some("-") => {
+            if std::mem::replace(stdin_used, true) {
+                return Err("stdin (@-) can be read only once".into());
+            }
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            Ok(text)
+        }
+        Some(path) => {
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))
+        }
+        None => Ok(spec.to_string()),
+    }
+}
+
+/// Parses JSON, or else YAML (one document). Text that looks like JSON but is neither gets the
+/// JSON parser's message.
+pub fn parse_document(text: &str) -> Result<Value, String> {
+    let json_error = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(json) => return Ok(Value::from(json)),
+        Err(e) => e,
+    };
+    match serde_norway::from_str::<serde_norway::Value>(text) {
+        Ok(yaml) => from_yaml(&yaml),
+        Err(yaml_error) => {
+            if text.trim_start().starts_with(['{', '[', '"']) {
+                Err(format!("invalid JSON: {json_error}"))
+            } else {
+                Err(format!("invalid YAML: {yaml_error}"))
+            }
+        }
+    }
+}
+
+/// Converts a YAML value; maps may have string, integer or boolean keys.
+fn from_yaml(yaml: &serde_norway::Value) -> Result<Value, String> {
+    use serde_norway::Value as Y;
+    Ok(match yaml {
+        Y::Null => Value::Null,
+        Y::Bool(b) => Value::Bool(*b),
+        Y::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::Int(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::Uint(u)
+            } else {
+                Value::Double(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Y::String(s) => Value::from(s.as_str()),
+        Y::Sequence(items) => {
+            Value::from(items.iter().map(from_yaml).collect::<Result<Vec<_>, _>>()?)
+        }
+        Y::Mapping(entries) => {
+            let mut map = Map::with_capacity(entries.len());
+            for (k, v) in entries {
+                let key = match from_yaml(k)? {
+                    Value::String(s) => Key::String(s),
+                    Value::Int(i) => Key::Int(i),
+                    Value::Uint(u) => Key::Uint(u),
+                    Value::Bool(b) => Key::Bool(b),
+                    other => {
+                        return Err(format!(
+                            "unsupported map key {other} (keys must be strings, integers or booleans)"
+                        ));
+                    }
+                };
+                map.insert(key, from_yaml(v)?);
+            }
+            Value::from(map)
+        }
+        Y::Tagged(tagged) => from_yaml(&tagged.value)?,
+    })
+}
+
+/// Fits a JSON/YAML value to a declared type where JSON has no native form: ints to double or
+/// uint, strings to timestamp, duration (CEL syntax) or bytes (base64), string map keys to
+/// int, uint or bool keys. Other mismatches are reported.
+pub fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, String> {
+    Ok(match (ty, value) {
+        (Type::Double, Value::Int(i)) => Value::Double(i as f64),
+        (Type::Double, Value::Uint(u)) => Value::Double(u as f64),
+        (Type::Uint, Value::Int(i)) if i >= 0 => Value::Uint(i as u64),
+        (Type::Timestamp, v @ Value::String(_)) => convert(env, "timestamp", v)?,
+        (Type::Duration, v @ Value::String(_)) => convert(env, "duration", v)?,
+        (Type::Bytes, Value::String(s)) => Value::Bytes(Arc::from(
+            STANDARD
+                .decode(s.as_bytes())
+                .map_err(|e| format!("bytes must be base64: {e}"))?,
+        )),
+        (Type::List(elem), Value::List(items)) => Value::from(
+            items
+                .iter()
+                .map(|v| fit(env, v.clone(), elem))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        (Type::Map(kt, vt), Value::Map(m)) => {
+            let mut map = Map::with_capacity(m.len());
+            for (k, v) in m.iter() {
+                map.insert(fit_key(k, kt)?, fit(env, v.clone(), vt)?);
+            }
+            Value::from(map)
+        }
+        (Type::Optional(_), Value::Null) => Value::Optional(None),
+        (Type::Optional(inner), v) => Value::Optional(Some(Arc::new(fit(env, v, inner)?))),
+        (Type::Named(..) | Type::Param(_) | Type::Dyn, v) => v,
+        (ty, v) if ty.accepts(&v) => v,
+        (ty, v) => {
+            return Err(format!(
+                "a value of type {} does not fit the declared type {ty}",
+                v.type_name()
+            ));
+        }
+    })
+}
+
+fn fit_key(key: &Key, ty: &Type) -> Result<Key, String> {
+    let bad = || {
+        format!(
+            "map key '{}' does not fit the declared key type {ty}",
+            key.to_value()
+        )
+    };
+    Ok(match (ty, key) {
+        (Type::Int, Key::String(s)) => Key::Int(s.parse().map_err(|_| bad())?),
+        (Type::Uint, Key::String(s)) => Key::Uint(s.parse().map_err(|_| bad())?),
+        (Type::Uint, Key::Int(i)) => Key::Uint(u64::try_from(*i).map_err(|_| bad())?),
+        (Type::Bool, Key::String(s)) => Key::Bool(s.parse().map_err(|_| bad())?),
+        (ty, k) if ty.accepts(&k.to_value()) => k.clone(),
+        _ => return Err(bad()),
+    })
+}
+
+/// Calls the environment's global conversion function `name(string)`.
+fn convert(env: &Env, name: &str, arg: Value) -> Result<Value, String> {
+    let args = [arg];
+    let overload = env
+        .registry()
+        .get(name)
+        .and_then(|f| f.overloads.iter().find(|o| !o.member && o.accepts(&args)))
+        .ok_or_else(|| format!("no conversion to {name} in this environment"))?;
+    match overload.implementation.call(&args) {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(format!("not a valid {name}: {}", e.message)),
+        None => Err(format!("no conversion to {name} in this environment")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_and_yaml_documents() {
+        assert_eq!(parse_document("[1, 2.5]").unwrap().to_string(), "[1, 2.5]");
+        assert_eq!(
+            parse_document("a: 1\nb: [x, true]\n").unwrap().to_string(),
+            "{\"a\": 1, \"b\": [\"x\", true]}"
+        );
+        assert_eq!(
+            parse_document("1: one").unwrap().to_string(),
+            "{1: \"one\"}"
+        );
+        assert!(
+            parse_document("{\"a\": 1")
+                .unwrap_err()
+                .starts_with("invalid JSON")
+        );
+        assert!(
+            parse_document("a: [1")
+                .unwrap_err()
+                .starts_with("invalid YAML")
+        );
+    }
+
+    #[test]
+    fn values_fit_declared_types() {
+        let env = Env::new();
+        let t = Type::parse("map(int, list(double))").unwrap();
+        let v = fit(&env, parse_document("{\"1\": [1, 2]}").unwrap(), &t).unwrap();
+        assert_eq!(v.to_string(), "{1: [1.0, 2.0]}");
+        let d = fit(&env, Value::from("1m30s"), &Type::Duration).unwrap();
+        assert_eq!(d.to_string(), "duration(\"90s\")");
+        assert!(fit(&env, Value::from("x"), &Type::Int).is_err());
+        assert!(fit(&env, Value::from("soon"), &Type::Timestamp).is_err());
+    }
+}
