@@ -182,7 +182,10 @@ mod tests {
         let ascii = Value::from("abcdefghijkl");
         assert_eq!(min_size(&[wide.clone(), ascii.clone()]), 10);
         assert_eq!(eq.of(&[wide, ascii]), 1);
-        assert_eq!(min_size(&[Value::from("€€€€€€€€€€€€"), Value::from("ab")]), 2);
+        assert_eq!(
+            min_size(&[Value::from("€€€€€€€€€€€€"), Value::from("ab")]),
+            2
+        );
     }
 
     #[test]

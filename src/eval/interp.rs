@@ -76,10 +76,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         }
         Node::LoadUncharged(slot) => frame.slots[*slot as usize].clone(),
         Node::Fail(e) => Err(e.clone()),
-        Node::Select {
-            path: true,
-            ..
-        } => {
+        Node::Select { path: true, .. } => {
             let v = select_path(node, &frame.slots, &mut frame.cost).map(Cow::into_owned);
             frame.check_limit()?;
             v

@@ -666,11 +666,13 @@ fn quantifier_shape(c: &Comprehension) -> Option<(Quantifier, &Expr)> {
         ExprKind::Literal(Literal::Bool(false)) => Quantifier::Exists,
         _ => return None,
     };
-    let [cond_arg] = <[Expr; 1]>::try_from(call(&c.loop_condition, op::NOT_STRICTLY_FALSE)?).ok()?;
+    let [cond_arg] =
+        <[Expr; 1]>::try_from(call(&c.loop_condition, op::NOT_STRICTLY_FALSE)?).ok()?;
     let condition_ok = match kind {
         Quantifier::All => is_accu(&cond_arg),
-        Quantifier::Exists => call(&cond_arg, op::LOGICAL_NOT)
-            .is_some_and(|a| a.len() == 1 && is_accu(&a[0])),
+        Quantifier::Exists => {
+            call(&cond_arg, op::LOGICAL_NOT).is_some_and(|a| a.len() == 1 && is_accu(&a[0]))
+        }
     };
     let step_op = match kind {
         Quantifier::All => op::LOGICAL_AND,

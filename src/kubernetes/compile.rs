@@ -131,16 +131,24 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         errors,
         reports: Vec::new(),
         total: 0,
+        most_expensive: Vec::new(),
     };
-    let root = c.node(
-        schema,
-        root_type,
-        &Arc::new(types),
-        &options.schema_path,
-        Some(1),
-        0,
-    );
+    let at = Position {
+        path: options.schema_path.clone(),
+        cardinality: Some(1),
+        uncorrelatable: None,
+        depth: 0,
+    };
+    let root = c.node(schema, root_type, &Arc::new(types), &at);
     if c.total > PER_CRD_ESTIMATED_COST_LIMIT {
+        for (path, _) in std::mem::take(&mut c.most_expensive) {
+            c.errors.push(FieldError::new(
+                path,
+                ErrorType::Forbidden,
+                "",
+                "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+            ));
+        }
         c.errors.push(FieldError::new(
             options.schema_path.clone(),
             ErrorType::Forbidden,
@@ -160,24 +168,62 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
     }
 }
 
+/// Where a schema node sits: its path, how often its rules may run, the first ancestor
+/// whose old values cannot be correlated (transition rules are forbidden below it), depth.
+#[derive(Clone)]
+struct Position {
+    path: FieldPath,
+    cardinality: Option<u64>,
+    uncorrelatable: Option<FieldPath>,
+    depth: usize,
+}
+
+impl Position {
+    /// The position of a child of the node `s` at `self`.
+    fn child(&self, s: &Schema, step: FieldPath, correlatable: bool) -> Position {
+        Position {
+            path: step,
+            cardinality: child_cardinality(self.cardinality, s),
+            uncorrelatable: self
+                .uncorrelatable
+                .clone()
+                .or_else(|| (!correlatable).then(|| self.path.clone())),
+            depth: self.depth + 1,
+        }
+    }
+}
+
 struct Compiler<'a> {
     env: &'a Env,
     per_call_limit: u64,
     errors: Vec<FieldError>,
     reports: Vec<RuleReport>,
     total: u64,
+    /// The (at most 4) costliest expressions of at least 1% of the CRD limit, costliest
+    /// first, named in the errors when the total is over the limit.
+    most_expensive: Vec<(FieldPath, u64)>,
 }
 
 impl Compiler<'_> {
+    /// Adds an expression's estimated cost to the CRD total.
+    fn observe(&mut self, path: FieldPath, cost: u64) {
+        self.total = self.total.saturating_add(cost);
+        if cost < PER_CRD_ESTIMATED_COST_LIMIT / 100 {
+            return;
+        }
+        self.most_expensive.push((path, cost));
+        self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
+        self.most_expensive.truncate(4);
+    }
+
     fn node(
         &mut self,
         s: &Schema,
         ty: Option<Arc<DeclType>>,
         types: &Arc<SchemaTypes>,
-        path: &FieldPath,
-        cardinality: Option<u64>,
-        depth: usize,
+        at: &Position,
     ) -> RuleNode {
+        let path = &at.path;
         let mut node = RuleNode {
             schema_type: s.type_.clone(),
             ty: ty.clone(),
@@ -185,12 +231,12 @@ impl Compiler<'_> {
             map_correlatable: s.map_type.as_deref() != Some("atomic"),
             ..RuleNode::default()
         };
-        if depth > super::types::MAX_SCHEMA_DEPTH {
+        if at.depth > super::types::MAX_SCHEMA_DEPTH {
             return node;
         }
         if !s.validations.is_empty() {
             match &ty {
-                Some(t) => self.rules(s, t, types, path, cardinality, &mut node),
+                Some(t) => self.rules(s, t, types, at, &mut node),
                 None => self.errors.push(FieldError::new(
                     path.child("x-kubernetes-validations"),
                     ErrorType::Invalid,
@@ -221,38 +267,22 @@ impl Compiler<'_> {
                 }
                 None => (None, types.clone()),
             };
-            let child = self.node(
-                ps,
-                field_ty,
-                &field_types,
-                &path.child("properties").key(name),
-                child_cardinality(cardinality, s),
-                depth + 1,
-            );
+            let step = path.child("properties").key(name);
+            let child_at = at.child(s, step, node.map_correlatable);
+            let child = self.node(ps, field_ty, &field_types, &child_at);
             node.properties.insert(name.clone(), child);
         }
         if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
-            let child = self.node(
-                items,
-                elem,
-                types,
-                &path.child("items"),
-                child_cardinality(cardinality, s),
-                depth + 1,
-            );
+            // Only map lists correlate items with their old versions.
+            let child_at = at.child(s, path.child("items"), s.list_type() == "map");
+            let child = self.node(items, elem, types, &child_at);
             node.items = Some(Box::new(child));
         }
         if let Some(values) = s.additional_schema().filter(|v| v.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
-            let child = self.node(
-                values,
-                elem,
-                types,
-                &path.child("additionalProperties"),
-                child_cardinality(cardinality, s),
-                depth + 1,
-            );
+            let child_at = at.child(s, path.child("additionalProperties"), true);
+            let child = self.node(values, elem, types, &child_at);
             node.additional = Some(Box::new(child));
         }
         node
@@ -263,11 +293,11 @@ impl Compiler<'_> {
         s: &Schema,
         ty: &Arc<DeclType>,
         types: &Arc<SchemaTypes>,
-        path: &FieldPath,
-        cardinality: Option<u64>,
+        at: &Position,
         node: &mut RuleNode,
     ) {
-        let cardinality = cardinality.unwrap_or_else(|| unbounded_cardinality(ty));
+        let path = &at.path;
+        let cardinality = at.cardinality.unwrap_or_else(|| unbounded_cardinality(ty));
         let sizes = SchemaSizes { root: ty.clone() };
         for (i, rule) in s.validations.iter().enumerate() {
             let rule_path = path.child("x-kubernetes-validations").index(i);
@@ -332,7 +362,7 @@ impl Compiler<'_> {
                 cardinality,
                 charged,
             });
-            self.total = self.total.saturating_add(charged);
+            self.observe(rule_field.clone(), charged);
             if charged > PER_RULE_ESTIMATED_COST_LIMIT {
                 self.errors.push(FieldError::new(
                     rule_field,
@@ -345,7 +375,19 @@ impl Compiler<'_> {
                     ),
                 ));
             }
-            let message_program = match self.message_program(&env, rule, &rule_path) {
+            if uses_old_self {
+                if let Some(within) = &at.uncorrelatable {
+                    self.errors.push(FieldError::new(
+                        rule_path.child("rule"),
+                        ErrorType::Invalid,
+                        &rule.rule,
+                        format!(
+                            "oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"
+                        ),
+                    ));
+                }
+            }
+            let message_program = match self.message_program(&env, &sizes, rule, &rule_path) {
                 Ok(p) => p,
                 Err(e) => {
                     self.errors.push(e);
@@ -381,6 +423,7 @@ impl Compiler<'_> {
     fn message_program(
         &mut self,
         env: &Env,
+        sizes: &SchemaSizes,
         rule: &ValidationRule,
         rule_path: &FieldPath,
     ) -> Result<Option<Program>, FieldError> {
@@ -401,6 +444,20 @@ impl Compiler<'_> {
         if ast.output_type() != Some(&Type::String) {
             return Err(invalid(
                 "messageExpression must evaluate to a string".into(),
+            ));
+        }
+        let max = env.estimate_cost(&ast, sizes).unwrap_or_default().max;
+        self.observe(rule_path.child("messageExpression"), max);
+        if max > PER_RULE_ESTIMATED_COST_LIMIT {
+            self.errors.push(FieldError::new(
+                rule_path.child("messageExpression"),
+                ErrorType::Forbidden,
+                "",
+                cost_error_message(
+                    "estimated messageExpression cost",
+                    max,
+                    PER_RULE_ESTIMATED_COST_LIMIT,
+                ),
             ));
         }
         env.program_with(&ast, self.program_options())
