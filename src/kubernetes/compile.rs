@@ -94,6 +94,8 @@ pub struct RuleNode {
     pub additional: Option<Box<RuleNode>>,
     /// Map-list keys (`x-kubernetes-list-map-keys`) when this is a map list.
     pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-list-type` as written (unset lists correlate by index for ratcheting).
+    pub list_type: Option<String>,
     /// Whether old values of object properties correlate (`x-kubernetes-map-type` not atomic).
     pub map_correlatable: bool,
 }
@@ -228,6 +230,7 @@ impl Compiler<'_> {
             schema_type: s.type_.clone(),
             ty: ty.clone(),
             list_map_keys: s.list_map_keys.clone(),
+            list_type: s.list_type.clone(),
             map_correlatable: s.map_type.as_deref() != Some("atomic"),
             ..RuleNode::default()
         };

@@ -86,6 +86,7 @@ impl Validator {
             json: obj,
             value: convert(obj),
             old: old.map(|o| (o, convert(o))),
+            ratchet_old: old,
             ratchet: old.map(|o| o == obj),
         };
         run.node(root, &FieldPath::root(), at);
@@ -99,6 +100,9 @@ struct Node<'a> {
     json: &'a serde_json::Value,
     value: Option<Result<Value, String>>,
     old: Option<(&'a serde_json::Value, Option<Result<Value, String>>)>,
+    /// The old value as ratcheting correlates it (also through atomic maps and by index in
+    /// lists without a list type).
+    ratchet_old: Option<&'a serde_json::Value>,
     /// Whether the nearest correlated value equals its old value (`None` on create).
     ratchet: Option<bool>,
 }
@@ -175,7 +179,8 @@ impl Run<'_> {
                         );
                         (o, ov)
                     }),
-                    ratchet: ratchet_for(old, v, at.ratchet),
+                    ratchet_old: ratchet_key(at, k),
+                    ratchet: ratchet_for(ratchet_key(at, k), v, at.ratchet),
                 };
                 self.node(values, &path.key(k), child);
                 if self.out_of_budget() {
@@ -206,7 +211,8 @@ impl Run<'_> {
                     );
                     (o, ov)
                 }),
-                ratchet: ratchet_for(old, v, at.ratchet),
+                ratchet_old: ratchet_key(at, k),
+                ratchet: ratchet_for(ratchet_key(at, k), v, at.ratchet),
             };
             self.node(prop, &path.child(k), child);
             if self.out_of_budget() {
@@ -235,6 +241,7 @@ impl Run<'_> {
                 _ => None,
             };
             let old = old_index.and_then(|j| old_items.map(|o| (j, &o[j])));
+            let ratchet_old = ratchet_index(rn, at, v, i);
             let child = Node {
                 json: v,
                 value: child_value(
@@ -250,7 +257,8 @@ impl Run<'_> {
                         .or_else(|| item_node.ty.as_deref().map(|t| to_value(o, t, self.kinds)));
                     (o, ov)
                 }),
-                ratchet: ratchet_for(old.map(|(_, o)| o), v, at.ratchet),
+                ratchet_old,
+                ratchet: ratchet_for(ratchet_old, v, at.ratchet),
             };
             self.node(item_node, &path.index(i), child);
             if self.out_of_budget() {
@@ -454,6 +462,27 @@ fn list_item(parent: Option<&Result<Value, String>>, i: usize) -> Option<Result<
     match parent {
         Some(Ok(Value::List(items))) => items.get(i).cloned().map(Ok),
         _ => None,
+    }
+}
+
+/// The old value of property or map key `k`, as ratcheting correlates it.
+fn ratchet_key<'a>(at: &Node<'a>, k: &str) -> Option<&'a serde_json::Value> {
+    at.ratchet_old?.as_object()?.get(k)
+}
+
+/// The old value of list item `i` (`v`), as ratcheting correlates it: by key in map lists,
+/// by index in lists without a list type, not at all in sets and atomic lists.
+fn ratchet_index<'a>(
+    rn: &RuleNode,
+    at: &Node<'a>,
+    v: &serde_json::Value,
+    i: usize,
+) -> Option<&'a serde_json::Value> {
+    let olds = at.ratchet_old?.as_array()?;
+    match rn.list_type.as_deref() {
+        Some("map") => olds.iter().find(|o| same_map_keys(o, v, &rn.list_map_keys)),
+        Some(_) => None,
+        None => olds.get(i),
     }
 }
 
