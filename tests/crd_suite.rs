@@ -29,7 +29,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kcel::kubernetes::{CompileOptions, FieldPath, Schema, Validator};
+use kcel::kubernetes::{CompileOptions, FieldPath, Schema, Validator, crd_version_schemas};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -79,16 +79,11 @@ fn load(path: &Path) -> Result<Fixture, String> {
 
 /// The first version's schema of a CRD, with its path.
 fn crd_schema(crd: &Value) -> Result<(Schema, FieldPath), String> {
-    let v = crd
-        .pointer("/spec/versions/0/schema/openAPIV3Schema")
-        .ok_or("no spec.versions[0].schema.openAPIV3Schema")?;
-    let schema = Schema::from_json(v)?;
-    let path = FieldPath::new("spec")
-        .child("versions")
-        .index(0)
-        .child("schema")
-        .child("openAPIV3Schema");
-    Ok((schema, path))
+    crd_version_schemas(crd)?
+        .into_iter()
+        .next()
+        .map(|(_, schema, path)| (schema, path))
+        .ok_or_else(|| "no spec.versions[].schema.openAPIV3Schema".to_string())
 }
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {

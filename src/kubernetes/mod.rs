@@ -35,7 +35,7 @@ pub mod values;
 
 pub use compile::{CompileOptions, CompiledSchema, RuleReport, rule_env};
 pub use field_error::{ErrorType, FieldError, FieldPath};
-pub use schema::{Schema, ValidationRule};
+pub use schema::{Schema, ValidationRule, crd_version_schemas};
 pub use types::{DeclType, SchemaTypes};
 pub use validation::{Outcome, Validator};
 pub use values::SchemaValue;

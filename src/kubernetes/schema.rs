@@ -148,3 +148,60 @@ mod tests {
         assert!(Schema::from_json(&json!("x")).is_err());
     }
 }
+
+/// The schemas of a CustomResourceDefinition (as JSON): for each version, its name, its
+/// `openAPIV3Schema` and that schema's path in the CRD (`spec.versions[0].schema.openAPIV3Schema`).
+pub fn crd_version_schemas(
+    crd: &serde_json::Value,
+) -> Result<Vec<(String, Schema, super::FieldPath)>, String> {
+    let versions = crd
+        .pointer("/spec/versions")
+        .and_then(|v| v.as_array())
+        .ok_or("a CustomResourceDefinition needs spec.versions")?;
+    let mut out = Vec::with_capacity(versions.len());
+    for (i, v) in versions.iter().enumerate() {
+        let name = v.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+        let path = super::FieldPath::new("spec")
+            .child("versions")
+            .index(i)
+            .child("schema")
+            .child("openAPIV3Schema");
+        let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
+            continue;
+        };
+        let schema = Schema::from_json(schema).map_err(|e| format!("{path}: {e}"))?;
+        out.push((name.to_string(), schema, path));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod crd_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn finds_each_version_schema() {
+        let crd = json!({"spec": {"versions": [
+            {"name": "v1", "schema": {"openAPIV3Schema": {"type": "object"}}},
+            {"name": "v2"},
+            {"name": "v3", "schema": {"openAPIV3Schema": {"type": "object"}}}
+        ]}});
+        let found = crd_version_schemas(&crd).unwrap();
+        let names: Vec<_> = found.iter().map(|(n, _, p)| format!("{n} {p}")).collect();
+        assert_eq!(
+            names,
+            [
+                "v1 spec.versions[0].schema.openAPIV3Schema",
+                "v3 spec.versions[2].schema.openAPIV3Schema"
+            ]
+        );
+        assert!(crd_version_schemas(&json!({})).is_err());
+        assert!(
+            crd_version_schemas(
+                &json!({"spec": {"versions": [{"schema": {"openAPIV3Schema": 1}}]}})
+            )
+            .is_err()
+        );
+    }
+}

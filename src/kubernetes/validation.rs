@@ -518,3 +518,14 @@ fn rule_message_or_default(r: &CompiledRule) -> String {
         r.rule.message.trim().to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validators_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Validator>();
+    }
+}
