@@ -228,4 +228,19 @@ mod tests {
             names = next;
         }
     }
+
+    #[test]
+    fn odd_inputs_do_not_panic() {
+        for s in [
+            "_", "__", "___", "____", "__é__", "é__x__", "a__", "__a", "__in__", "x__in__",
+            "__dot", "dot__", "__👑__", "__ __", "_ _",
+        ] {
+            let _ = unescape(s);
+            if let Some(e) = escape(s) {
+                assert_eq!(unescape(&e).as_deref(), Some(s), "{s}");
+            }
+        }
+        assert_eq!(unescape("__in__").as_deref(), Some("in"));
+        assert_eq!(unescape("x__in__"), None);
+    }
 }
