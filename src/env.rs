@@ -27,6 +27,7 @@ pub struct Env {
     parse_options: ParseOptions,
     provider: Option<Arc<dyn TypeProvider>>,
     homogeneous_literals: bool,
+    literal_validators: bool,
     presence_test_cost: bool,
 }
 
@@ -53,6 +54,7 @@ impl Env {
             parse_options: ParseOptions::default(),
             provider: None,
             homogeneous_literals: false,
+            literal_validators: false,
             presence_test_cost: true,
         }
     }
@@ -100,6 +102,13 @@ impl Env {
         self
     }
 
+    /// Checks constant arguments of `duration`, `timestamp` and `matches` at compile time
+    /// (cel-go's extended validations; on in Kubernetes since 1.29).
+    pub fn set_literal_validators(&mut self, on: bool) -> &mut Env {
+        self.literal_validators = on;
+        self
+    }
+
     /// The parser options (limits, macros).
     pub fn parse_options_mut(&mut self) -> &mut ParseOptions {
         &mut self.parse_options
@@ -133,6 +142,7 @@ impl Env {
             container: &self.container,
             provider: self.provider.as_deref(),
             homogeneous_literals: self.homogeneous_literals,
+            literal_validators: self.literal_validators,
         };
         match check(&ast.expr, &env) {
             Ok((checked, output)) => Ok(Ast {

@@ -5,6 +5,7 @@
 //! apart statically are all kept for the interpreter to choose among at run time.
 
 mod unify;
+mod validators;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -52,6 +53,8 @@ pub(crate) struct CheckEnv<'a> {
     pub provider: Option<&'a dyn TypeProvider>,
     /// Reject list and map literals whose elements have different types.
     pub homogeneous_literals: bool,
+    /// Check constant arguments of `duration`, `timestamp` and `matches`.
+    pub literal_validators: bool,
 }
 
 /// Type-checks an expression; on success returns the annotations and the output type.
@@ -65,6 +68,9 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
         errors: Vec::new(),
     };
     c.check(expr);
+    if env.literal_validators && c.errors.is_empty() {
+        c.errors = validators::validate_literals(expr);
+    }
     if !c.errors.is_empty() {
         c.errors.sort_by_key(|d| d.span.start);
         return Err(c.errors);
