@@ -25,11 +25,15 @@ pub const SELF: &str = "self";
 /// The variable holding the old value at the rule's node (transition rules).
 pub const OLD_SELF: &str = "oldSelf";
 
-/// The environment rules compile in, before `self` and `oldSelf` are declared.
+/// The environment rules compile in, before `self` and `oldSelf` are declared: the
+/// standard library with optional types, homogeneous literals, literal validators and free
+/// `has()`, as Kubernetes configures cel-go. (The Kubernetes function libraries join when
+/// the engine offers them.)
 pub fn rule_env() -> Env {
     let mut env = Env::new();
     env.add_library(&crate::stdlib::optional::optional(2));
     env.set_homogeneous_literals(true);
+    env.set_literal_validators(true);
     env.set_presence_test_cost(false);
     env
 }
