@@ -96,8 +96,8 @@ pub struct RuleNode {
     pub properties: BTreeMap<String, RuleNode>,
     pub items: Option<Box<RuleNode>>,
     pub additional: Option<Box<RuleNode>>,
-    /// Map-list keys (`x-kubernetes-list-map-keys`) when this is a map list.
-    pub list_map_keys: Vec<String>,
+    /// Map-list keys (`x-kubernetes-list-map-keys`) with their defaults, for a map list.
+    pub list_map_keys: Vec<(String, Option<serde_json::Value>)>,
     /// `x-kubernetes-list-type` as written (unset lists correlate by index for ratcheting).
     pub list_type: Option<String>,
     /// Whether old values of object properties correlate (`x-kubernetes-map-type` not atomic).
@@ -233,7 +233,7 @@ impl Compiler<'_> {
         let mut node = RuleNode {
             schema_type: s.type_.clone(),
             ty: ty.clone(),
-            list_map_keys: s.list_map_keys.clone(),
+            list_map_keys: s.list_map_keys_with_defaults(),
             list_type: s.list_type.clone(),
             map_correlatable: s.map_type.as_deref() != Some("atomic"),
             ..RuleNode::default()

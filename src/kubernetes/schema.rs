@@ -105,6 +105,22 @@ impl Schema {
                 .is_some_and(Schema::has_validations)
     }
 
+    /// The map-list keys with their item-schema defaults (a missing key field counts as its
+    /// default when items are matched).
+    pub fn list_map_keys_with_defaults(&self) -> Vec<(String, Option<serde_json::Value>)> {
+        self.list_map_keys
+            .iter()
+            .map(|k| {
+                let default = self
+                    .items
+                    .as_deref()
+                    .and_then(|i| i.properties.get(k))
+                    .and_then(|p| p.default.clone());
+                (k.clone(), default)
+            })
+            .collect()
+    }
+
     /// The list type: `atomic`, `set` or `map`.
     pub fn list_type(&self) -> &str {
         self.list_type.as_deref().unwrap_or("atomic")

@@ -486,8 +486,14 @@ fn ratchet_index<'a>(
     }
 }
 
-fn same_map_keys(a: &serde_json::Value, b: &serde_json::Value, keys: &[String]) -> bool {
-    keys.iter().all(|k| a.get(k) == b.get(k))
+/// Whether two map-list items have the same key (a missing key field counts as its default).
+fn same_map_keys(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    keys: &[(String, Option<serde_json::Value>)],
+) -> bool {
+    keys.iter()
+        .all(|(k, default)| a.get(k).or(default.as_ref()) == b.get(k).or(default.as_ref()))
 }
 
 /// Ratcheting at a child: its own old value decides when it has one, else the nearest
