@@ -71,19 +71,19 @@ impl ListSemantics for SetList {
     }
 }
 
-/// `x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys` (escaped field names,
-/// each with the default that stands in for a missing key field).
+/// `x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys` (escaped field names; a
+/// missing key field is a null key, defaults play no part here).
 #[derive(Debug)]
 pub struct MapList {
-    pub keys: Vec<(String, Option<Value>)>,
+    pub keys: Vec<String>,
 }
 
 impl MapList {
     fn key_of(&self, v: &Value) -> Vec<Option<RawKey>> {
         self.keys
             .iter()
-            .map(|(k, default)| match v {
-                Value::Map(m) => m.get_str(k).or(default.as_ref()).and_then(raw_key),
+            .map(|k| match v {
+                Value::Map(m) => m.get_str(k).and_then(raw_key),
                 _ => None,
             })
             .collect()
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn map_lists_match_by_key_and_replace_in_place() {
         let ml = MapList {
-            keys: vec![("name".into(), None)],
+            keys: vec!["name".into()],
         };
         let l = [item("a", 1), item("b", 2)];
         assert!(ml.equals(&l, &[item("b", 2), item("a", 1)]));

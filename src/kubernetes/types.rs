@@ -25,12 +25,12 @@ pub const MAX_DURATION_SIZE: u64 = 32;
 pub const MAX_SCHEMA_DEPTH: usize = 200;
 
 /// What a list's `==` and `+` mean (`x-kubernetes-list-type`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ListKind {
     Atomic,
     Set,
-    /// A map list, keyed by these (escaped) field names, with their defaults.
-    Map(Vec<(String, Option<crate::value::Value>)>),
+    /// A map list, keyed by these (escaped) field names.
+    Map(Vec<String>),
 }
 
 /// The CEL view of one schema node.
@@ -184,12 +184,9 @@ impl SchemaTypes {
                 let list = match s.list_type() {
                     "set" => ListKind::Set,
                     "map" => ListKind::Map(
-                        s.list_map_keys_with_defaults()
-                            .into_iter()
-                            .map(|(k, d)| {
-                                let name = escape(&k).unwrap_or(k);
-                                (name, d.as_ref().map(crate::value::Value::from))
-                            })
+                        s.list_map_keys
+                            .iter()
+                            .map(|k| escape(k).unwrap_or_else(|| k.clone()))
                             .collect(),
                     ),
                     _ => ListKind::Atomic,
