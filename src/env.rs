@@ -145,11 +145,24 @@ impl Env {
             literal_validators: self.literal_validators,
         };
         match check(&ast.expr, &env) {
-            Ok((checked, output)) => Ok(Ast {
-                source: ast.source.clone(),
-                expr: ast.expr.clone(),
-                checked: Some(Arc::new((checked, output))),
-            }),
+            Ok((checked, output)) => {
+                let diagnostics: Vec<_> = self
+                    .registry
+                    .validators()
+                    .flat_map(|v| v(&ast.expr, &checked.types))
+                    .collect();
+                if !diagnostics.is_empty() {
+                    return Err(Issues {
+                        source: ast.source.clone(),
+                        diagnostics,
+                    });
+                }
+                Ok(Ast {
+                    source: ast.source.clone(),
+                    expr: ast.expr.clone(),
+                    checked: Some(Arc::new((checked, output))),
+                })
+            }
             Err(diagnostics) => Err(Issues {
                 source: ast.source.clone(),
                 diagnostics,

@@ -1,6 +1,10 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
+// pest's derive, built without its `std` feature (whose per-rule stack probing costs a
+// quarter of parse time; our own depth limits make it unnecessary), refers to `alloc`.
+extern crate alloc;
+
 pub mod check;
 pub mod cost;
 pub mod env;

@@ -8,7 +8,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::cost::{CallCost, EstimateFn};
-use crate::error::EvalResult;
+use crate::error::{Diagnostic, EvalResult};
+use crate::syntax::ast::{Expr, ExprId};
 use crate::syntax::macros::Macro;
 use crate::types::Type;
 use crate::value::Value;
@@ -124,6 +125,10 @@ impl Function {
     }
 }
 
+/// A check run on every type-checked expression of an environment with the library (cel-go's
+/// AST validators): gets the expression and the checker's type of every node.
+pub type Validator = fn(&Expr, &HashMap<ExprId, Type>) -> Vec<Diagnostic>;
+
 /// A named, versioned set of functions.
 #[derive(Clone, Debug)]
 pub struct Library {
@@ -135,6 +140,13 @@ pub struct Library {
     /// Macro tables the library brings (expanded by the parser of an environment that
     /// has the library).
     pub macros: Vec<&'static [Macro]>,
+    /// Functions whose arguments may hold mixed-type list and map literals even when
+    /// homogeneous literals are required (cel-go's `HomogeneousAggregateLiteralExemptFunctions`,
+    /// e.g. `format` from the strings extension).
+    pub homogeneous_exempt: Vec<&'static str>,
+    /// Validators by name (cel-go's names, e.g. `cel.validator.string_format`); a later
+    /// library's validator replaces an earlier one of the same name.
+    pub validators: Vec<(&'static str, Validator)>,
 }
 
 impl Library {
@@ -146,6 +158,8 @@ impl Library {
             functions: Vec::new(),
             types: Vec::new(),
             macros: Vec::new(),
+            homogeneous_exempt: Vec::new(),
+            validators: Vec::new(),
         }
     }
 
@@ -248,6 +262,8 @@ impl FunctionBuilder<'_> {
 pub struct Registry {
     functions: HashMap<Arc<str>, Function>,
     types: HashMap<Arc<str>, Type>,
+    homogeneous_exempt: Vec<&'static str>,
+    validators: Vec<(&'static str, Validator)>,
 }
 
 impl Registry {
@@ -267,6 +283,26 @@ impl Registry {
                 self.types.insert(name.clone(), t.clone());
             }
         }
+        for f in &library.homogeneous_exempt {
+            if !self.homogeneous_exempt.contains(f) {
+                self.homogeneous_exempt.push(f);
+            }
+        }
+        for (name, v) in &library.validators {
+            self.validators.retain(|(n, _)| n != name);
+            self.validators.push((name, *v));
+        }
+    }
+
+    /// The validators to run on checked expressions.
+    pub fn validators(&self) -> impl Iterator<Item = &Validator> {
+        self.validators.iter().map(|(_, v)| v)
+    }
+
+    /// Whether literals inside calls of `function` are exempt from the homogeneous-literal
+    /// rule.
+    pub fn is_homogeneous_exempt(&self, function: &str) -> bool {
+        self.homogeneous_exempt.contains(&function)
     }
 
     /// A library type by name.

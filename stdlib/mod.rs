@@ -2,6 +2,7 @@
 //! (later) the Kubernetes libraries. Compiled into the engine crate as `kcel::stdlib`.
 
 pub mod comprehensions;
+pub mod ext;
 pub mod optional;
 pub mod standard;
 

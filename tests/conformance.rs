@@ -225,6 +225,10 @@ fn run_test(test: &Json) -> Result<(), String> {
     ));
     env.add_library(&kcel::stdlib::comprehensions::bindings());
     env.add_library(&kcel::stdlib::comprehensions::two_var_comprehensions());
+    // cel-go's runner enables its extension libraries for every file.
+    for lib in kcel::stdlib::ext::all() {
+        env.add_library(&lib);
+    }
     env.set_container(str_of(test, "container"));
     for decl in arr(test, "type_env") {
         if let Some(ident) = decl.get("ident") {

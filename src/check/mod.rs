@@ -66,6 +66,7 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
         scopes: Vec::new(),
         fresh: 0,
         errors: Vec::new(),
+        exempt_depth: 0,
     };
     c.check(expr);
     if env.literal_validators && c.errors.is_empty() {
@@ -91,6 +92,8 @@ struct Checker<'a> {
     scopes: Vec<(Arc<str>, Type)>,
     fresh: usize,
     errors: Vec<Diagnostic>,
+    /// Inside this many calls of homogeneous-literal exempt functions.
+    exempt_depth: usize,
 }
 
 /// A resolved identifier.
@@ -318,7 +321,7 @@ impl Checker<'_> {
         if self.mapping.is_assignable(&prev, &current) {
             return most_general(&prev, &current);
         }
-        if !self.env.homogeneous_literals {
+        if !self.env.homogeneous_literals || self.exempt_depth > 0 {
             return Type::Dyn;
         }
         self.error(
@@ -432,6 +435,14 @@ impl Checker<'_> {
     }
 
     fn check_call(&mut self, e: &Expr, target: Option<&Expr>, function: &str, args: &[Expr]) {
+        let exempt =
+            self.env.homogeneous_literals && self.env.registry.is_homogeneous_exempt(function);
+        self.exempt_depth += usize::from(exempt);
+        self.check_call_inner(e, target, function, args);
+        self.exempt_depth -= usize::from(exempt);
+    }
+
+    fn check_call_inner(&mut self, e: &Expr, target: Option<&Expr>, function: &str, args: &[Expr]) {
         if function == op::OPT_SELECT && target.is_none() {
             if let [operand, field] = args {
                 if let ExprKind::Literal(Literal::String(name)) = &field.kind {
