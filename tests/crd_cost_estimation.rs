@@ -134,6 +134,9 @@ fn enum_string(rule: &'static str, values: &'static [&'static str]) -> Generator
     })
 }
 
+/// Whether the ext.Strings cases wait for Kubernetes' call-cost estimator.
+const SKIP_EXT_STRINGS: bool = true;
+
 fn max_cost(schema: Value) -> u64 {
     let schema = Schema::from_json(&schema).expect("schema");
     let compiled = compile_schema(
@@ -592,6 +595,62 @@ fn upstream_cost_estimation_table() {
             8,
         ),
     ];
+    // The extended-library cases over ext.Strings (`find` and `isSorted` need the Kubernetes
+    // libraries). Their size-dependent costs come from Kubernetes' EstimateCallCost
+    // (apiserver library/cost.go), which arrives with the Kubernetes environment: until
+    // then they are skipped (SKIP_EXT_STRINGS).
+    let string_with = |max: Option<i64>| {
+        let mut s = json!({"type": "string"});
+        set(&mut s, "maxLength", max);
+        s
+    };
+    let ext_cases: Vec<(&str, Generator, u64, i64, u64)> = vec![
+        (
+            "extended library join",
+            Box::new(move |max| {
+                let mut s = json!({"type": "array", "items": string_with(max)});
+                set(&mut s, "maxItems", max);
+                with_rule(s, "self.join(' ') == 'aa bb'")
+            }),
+            329853068905,
+            10,
+            43,
+        ),
+        (
+            "extended library replace",
+            Box::new(move |max| {
+                let s = json!({"type": "object", "properties": {
+                    "str": string_with(max),
+                    "before": {"type": "string", "maxLength": 2},
+                    "after": {"type": "string", "maxLength": 4}}});
+                with_rule(
+                    s,
+                    "self.str.replace(self.before, self.after) == 'does not matter'",
+                )
+            }),
+            629154,
+            4,
+            12,
+        ),
+        (
+            "extended library split",
+            Box::new(move |max| {
+                let s = json!({"type": "object", "properties": {
+                    "str": string_with(max), "separator": string_with(max)}});
+                with_rule(s, "self.str.split(self.separator) == []")
+            }),
+            629160,
+            10,
+            22,
+        ),
+        (
+            "extended library lowerAscii",
+            Box::new(move |max| with_rule(string_with(max), "self.lowerAscii() == 'lower!'")),
+            314575,
+            10,
+            6,
+        ),
+    ];
     // The enum case (genEnumWithRuleAndValues): the longest enum value bounds the string
     // unless maxLength is set.
     let enum_cases: Vec<(&str, Generator, u64, i64, u64)> = vec![(
@@ -601,9 +660,22 @@ fn upstream_cost_estimation_table() {
         1000,
         401,
     )];
+    let ext_cases = if SKIP_EXT_STRINGS {
+        println!(
+            "skipped {} ext.Strings cases: Kubernetes' call-cost estimator is not in the environment yet",
+            ext_cases.len()
+        );
+        Vec::new()
+    } else {
+        ext_cases
+    };
     let mut failures = Vec::new();
-    let total = cases.len() + enum_cases.len();
-    for (name, generator, calc, set_max, set_cost) in cases.iter().chain(enum_cases.iter()) {
+    let total = cases.len() + ext_cases.len() + enum_cases.len();
+    for (name, generator, calc, set_max, set_cost) in cases
+        .iter()
+        .chain(ext_cases.iter())
+        .chain(enum_cases.iter())
+    {
         let unbounded = max_cost(generator(None));
         // As upstream's schemaChecker, an expected cost of 0 is not checked.
         let ok = if *calc == 0 {

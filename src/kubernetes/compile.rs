@@ -26,12 +26,22 @@ pub const SELF: &str = "self";
 pub const OLD_SELF: &str = "oldSelf";
 
 /// The environment rules compile in, before `self` and `oldSelf` are declared: the
-/// standard library with optional types, homogeneous literals, literal validators and free
-/// `has()`, as Kubernetes configures cel-go. (The Kubernetes function libraries join when
-/// the engine offers them.)
+/// standard library with the cel-go extensions Kubernetes enables (strings v2, sets, lists
+/// v3, two-variable comprehensions, optional types), homogeneous literals, literal
+/// validators and free `has()`. (The Kubernetes function libraries join when the engine
+/// offers them.)
 pub fn rule_env() -> Env {
+    use crate::stdlib::{comprehensions, ext, optional};
     let mut env = Env::new();
-    env.add_library(&crate::stdlib::optional::optional(2));
+    for library in [
+        ext::strings(2),
+        ext::sets(),
+        ext::lists(3),
+        comprehensions::two_var_comprehensions(),
+        optional::optional(2),
+    ] {
+        env.add_library(&library);
+    }
     env.set_homogeneous_literals(true);
     env.set_literal_validators(true);
     env.set_presence_test_cost(false);
