@@ -148,6 +148,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         reports: Vec::new(),
         total: 0,
         most_expensive: Vec::new(),
+        schema_errors: 0,
     };
     let at = Position {
         path: options.schema_path.clone(),
@@ -215,6 +216,8 @@ struct Compiler<'a> {
     errors: Vec<FieldError>,
     reports: Vec<RuleReport>,
     total: u64,
+    /// How many schema errors (not compilation errors) were found so far.
+    schema_errors: usize,
     /// The (at most 4) costliest expressions of at least 1% of the CRD limit, costliest
     /// first, named in the errors when the total is over the limit.
     most_expensive: Vec<(FieldPath, u64)>,
@@ -251,21 +254,7 @@ impl Compiler<'_> {
         if at.depth > super::types::MAX_SCHEMA_DEPTH {
             return node;
         }
-        if !s.validations.is_empty() {
-            match &ty {
-                Some(t) => self.rules(s, t, types, at, &mut node),
-                None => self.errors.push(FieldError::new(
-                    path.child("x-kubernetes-validations"),
-                    ErrorType::Invalid,
-                    &s.type_,
-                    format!(
-                        "rule compiler initialization error: rule declared on schema that does \
-                         not support validation rules type: '{}' x-kubernetes-preserve-unknown-fields: '{}'",
-                        s.type_, s.preserve_unknown_fields
-                    ),
-                )),
-            }
-        }
+        let errors_before = self.schema_errors;
         for (name, ps) in &s.properties {
             if !ps.has_validations() {
                 continue;
@@ -302,7 +291,111 @@ impl Compiler<'_> {
             let child = self.node(values, elem, types, &child_at);
             node.additional = Some(Box::new(child));
         }
+        self.check_rules(s, path);
+        // As Kubernetes, rules are only compiled where the schema at this level and below
+        // has no schema errors.
+        if !s.validations.is_empty() && self.schema_errors == errors_before {
+            match &ty {
+                Some(t) => self.rules(s, t, types, at, &mut node),
+                None => self.errors.push(FieldError::new(
+                    path.child("x-kubernetes-validations"),
+                    ErrorType::Internal,
+                    "",
+                    "internal error: failed to construct type information for \
+                     x-kubernetes-validations rules: unable to convert structural schema to CEL \
+                     declarations",
+                )),
+            }
+        }
         node
+    }
+
+    /// Kubernetes' checks of each rule's fields, before any compilation.
+    fn check_rules(&mut self, s: &Schema, path: &FieldPath) {
+        const REASONS: [&str; 4] = [
+            "FieldValueDuplicate",
+            "FieldValueForbidden",
+            "FieldValueInvalid",
+            "FieldValueRequired",
+        ];
+        let has_newlines = |t: &str| t.contains(['\n', '\r']);
+        for (i, rule) in s.validations.iter().enumerate() {
+            let at = path.child("x-kubernetes-validations").index(i);
+            let mut errors = Vec::new();
+            let (r, m) = (rule.rule.trim(), rule.message.trim());
+            if r.is_empty() {
+                errors.push(FieldError::new(
+                    at.child("rule"),
+                    ErrorType::Required,
+                    "",
+                    "rule is not specified",
+                ));
+            } else if !rule.message.is_empty() && m.is_empty() {
+                errors.push(FieldError::new(
+                    at.child("message"),
+                    ErrorType::Invalid,
+                    &rule.message,
+                    "message must be non-empty if specified",
+                ));
+            } else if has_newlines(m) {
+                errors.push(FieldError::new(
+                    at.child("message"),
+                    ErrorType::Invalid,
+                    &rule.message,
+                    "message must not contain line breaks",
+                ));
+            } else if has_newlines(r) && m.is_empty() {
+                errors.push(FieldError::new(
+                    at.child("message"),
+                    ErrorType::Required,
+                    "",
+                    "message must be specified if rule contains line breaks",
+                ));
+            }
+            if !rule.message_expression.is_empty() && rule.message_expression.trim().is_empty() {
+                errors.push(FieldError::new(
+                    at.child("messageExpression"),
+                    ErrorType::Required,
+                    "",
+                    "messageExpression must be non-empty if specified",
+                ));
+            }
+            if let Some(reason) = rule.reason.as_deref().filter(|r| !REASONS.contains(r)) {
+                let supported: Vec<String> = REASONS.iter().map(|r| go_quote(r)).collect();
+                errors.push(FieldError::new(
+                    at.child("reason"),
+                    ErrorType::NotSupported,
+                    reason,
+                    format!("supported values: {}", supported.join(", ")),
+                ));
+            }
+            if !rule.field_path.is_empty() && rule.field_path.trim().is_empty() {
+                errors.push(FieldError::new(
+                    at.child("fieldPath"),
+                    ErrorType::Invalid,
+                    &rule.field_path,
+                    "fieldPath must be non-empty if specified",
+                ));
+            }
+            if has_newlines(&rule.field_path) {
+                errors.push(FieldError::new(
+                    at.child("fieldPath"),
+                    ErrorType::Invalid,
+                    &rule.field_path,
+                    "fieldPath must not contain line breaks",
+                ));
+            }
+            if !rule.field_path.is_empty() && normalize_field_path(&rule.field_path, s).is_err() {
+                errors.push(FieldError::new(
+                    at.child("fieldPath"),
+                    ErrorType::Invalid,
+                    &rule.field_path,
+                    "fieldPath must be a valid path",
+                ));
+            }
+            self.schema_errors += errors.len();
+            self.errors.extend(errors);
+        }
     }
 
     fn rules(
@@ -392,6 +485,16 @@ impl Compiler<'_> {
                     ),
                 ));
             }
+            if !uses_old_self {
+                if let Some(set) = rule.optional_old_self {
+                    self.errors.push(FieldError::with_rendered_value(
+                        rule_path.child("optionalOldSelf"),
+                        ErrorType::Invalid,
+                        set.to_string(),
+                        "may not be set if oldSelf is not used in rule",
+                    ));
+                }
+            }
             if uses_old_self {
                 if let Some(within) = &at.uncorrelatable {
                     self.errors.push(FieldError::new(
@@ -411,22 +514,9 @@ impl Compiler<'_> {
                     continue;
                 }
             };
-            let field_path = if rule.field_path.is_empty() {
-                None
-            } else {
-                match normalize_field_path(&rule.field_path, s) {
-                    Ok(p) => Some(p),
-                    Err(e) => {
-                        self.errors.push(FieldError::new(
-                            rule_path.child("fieldPath"),
-                            ErrorType::Invalid,
-                            &rule.field_path,
-                            format!("fieldPath must be a valid path: {e}"),
-                        ));
-                        continue;
-                    }
-                }
-            };
+            let field_path = normalize_field_path(&rule.field_path, s)
+                .ok()
+                .filter(|p| !p.is_empty() && p != "<nil>");
             node.rules.push(CompiledRule {
                 rule: rule.clone(),
                 program,

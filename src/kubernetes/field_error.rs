@@ -61,6 +61,7 @@ pub enum ErrorType {
     Forbidden,
     Required,
     Duplicate,
+    NotSupported,
     Internal,
 }
 
@@ -72,6 +73,7 @@ impl ErrorType {
             ErrorType::Forbidden => "Forbidden",
             ErrorType::Required => "Required value",
             ErrorType::Duplicate => "Duplicate value",
+            ErrorType::NotSupported => "Unsupported value",
             ErrorType::Internal => "Internal error",
         }
     }
@@ -83,6 +85,7 @@ impl ErrorType {
             ErrorType::Forbidden => "FieldValueForbidden",
             ErrorType::Required => "FieldValueRequired",
             ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::NotSupported => "FieldValueNotSupported",
             ErrorType::Internal => "InternalError",
         }
     }
@@ -143,7 +146,7 @@ impl FieldError {
     /// The error without its path, as `field.Error.ErrorBody` renders it.
     pub fn body(&self) -> String {
         let mut s = match self.error_type {
-            ErrorType::Invalid | ErrorType::Duplicate => {
+            ErrorType::Invalid | ErrorType::Duplicate | ErrorType::NotSupported => {
                 format!("{}: {}", self.error_type.text(), self.bad_value)
             }
             other => other.text().to_string(),
