@@ -354,14 +354,19 @@ impl Program {
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
-        for (slot, names) in &self.plan.inputs {
-            let value = names.iter().find_map(|n| activation.resolve(n));
-            frame.slots[*slot as usize] = value.ok_or_else(|| {
-                let short = names.last().map_or("", |n| n);
-                EvalError::new(format!(
-                    "undeclared reference to '{short}' (in container '{}')",
-                    self.container
-                ))
+        for input in &self.plan.inputs {
+            let value = input.names.iter().find_map(|n| activation.resolve(n));
+            frame.slots[input.slot as usize] = value.ok_or_else(|| {
+                let short = input.names.last().map_or("", |n| n);
+                EvalError::new(if input.declared {
+                    // cel-go's message for a declared variable the activation lacks.
+                    format!("no such attribute(s): {short}")
+                } else {
+                    format!(
+                        "undeclared reference to '{short}' (in container '{}')",
+                        self.container
+                    )
+                })
             });
         }
         let mut result = eval(&self.plan.root, &mut frame);

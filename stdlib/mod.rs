@@ -1,6 +1,7 @@
 //! Function declarations and implementations: the CEL standard library, cel-go extensions and
 //! (later) the Kubernetes libraries. Compiled into the engine crate as `kcel::stdlib`.
 
+pub mod catalog;
 pub mod comprehensions;
 pub mod ext;
 pub mod optional;

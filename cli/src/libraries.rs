@@ -1,40 +1,8 @@
-//! The libraries that `--lib NAME[@VERSION]` can add, with their versions (also listed by
+//! `--lib NAME[@VERSION]`: a library from the engine's catalog (also listed by
 //! `kcel functions --libraries`).
 
 use kcel::registry::Library;
-
-/// A library the CLI can load: its name, versions, and a constructor for a given version.
-pub struct Available {
-    pub name: &'static str,
-    pub versions: std::ops::RangeInclusive<u32>,
-    build: fn(u32) -> Library,
-}
-
-/// Every library, in the order `functions --libraries` lists them.
-pub fn available() -> [Available; 4] {
-    [
-        Available {
-            name: "cel.stdlib",
-            versions: 0..=0,
-            build: |_| kcel::stdlib::standard(),
-        },
-        Available {
-            name: "optional",
-            versions: 0..=kcel::stdlib::optional::LATEST,
-            build: kcel::stdlib::optional::optional,
-        },
-        Available {
-            name: "cel.lib.ext.cel.bindings",
-            versions: 0..=0,
-            build: |_| kcel::stdlib::comprehensions::bindings(),
-        },
-        Available {
-            name: "cel.lib.ext.comprev2",
-            versions: 0..=0,
-            build: |_| kcel::stdlib::comprehensions::two_var_comprehensions(),
-        },
-    ]
-}
+pub use kcel::stdlib::catalog::available;
 
 /// A validated `--lib` argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,10 +14,7 @@ pub struct LibrarySpec {
 impl LibrarySpec {
     /// Builds the library.
     pub fn build(&self) -> Option<Library> {
-        available()
-            .into_iter()
-            .find(|a| a.name == self.name)
-            .map(|a| (a.build)(self.version))
+        kcel::stdlib::catalog::find(self.name).map(|a| a.build(self.version))
     }
 }
 
@@ -86,17 +51,6 @@ pub fn parse_spec(text: &str) -> Result<LibrarySpec, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_and_versions_match_the_libraries() {
-        for a in available() {
-            for version in a.versions.clone() {
-                let lib = (a.build)(version);
-                assert_eq!(lib.name, a.name);
-                assert_eq!(lib.version, version);
-            }
-        }
-    }
 
     #[test]
     fn specs_resolve_to_versions() {

@@ -151,8 +151,18 @@ pub(crate) struct FoldNode {
 pub(crate) struct Plan {
     pub root: Node,
     pub slot_count: usize,
-    /// Variables read from the activation: (slot, candidate names in resolution order).
-    pub inputs: Vec<(Slot, Vec<Arc<str>>)>,
+    /// Variables read from the activation, once per evaluation.
+    pub inputs: Vec<Input>,
+}
+
+/// A variable the program reads from the activation.
+#[derive(Debug)]
+pub(crate) struct Input {
+    pub slot: Slot,
+    /// Candidate names, in resolution order (one for a declared variable).
+    pub names: Vec<Arc<str>>,
+    /// Declared in the environment (rather than an unchecked, undeclared reference).
+    pub declared: bool,
 }
 
 /// What the planner needs to know about the environment.
@@ -193,7 +203,7 @@ struct Planner<'a> {
     /// Comprehension variables in scope, innermost last.
     scopes: Vec<(Arc<str>, Slot)>,
     slot_count: Slot,
-    inputs: Vec<(Slot, Vec<Arc<str>>)>,
+    inputs: Vec<Input>,
     input_slots: HashMap<Vec<Arc<str>>, Slot>,
     errors: Vec<Diagnostic>,
 }
@@ -229,13 +239,17 @@ impl Planner<'_> {
             .map(|(_, s)| *s)
     }
 
-    fn input(&mut self, names: Vec<Arc<str>>) -> Slot {
+    fn input(&mut self, names: Vec<Arc<str>>, declared: bool) -> Slot {
         if let Some(s) = self.input_slots.get(&names) {
             return *s;
         }
         let slot = self.new_slot();
         self.input_slots.insert(names.clone(), slot);
-        self.inputs.push((slot, names));
+        self.inputs.push(Input {
+            slot,
+            names,
+            declared,
+        });
         slot
     }
 
@@ -243,7 +257,7 @@ impl Planner<'_> {
     fn resolve_declared(&mut self, name: &str) -> Option<Node> {
         for cand in candidate_names(name, self.env.container) {
             if (self.env.is_declared)(&cand) {
-                return Some(Node::Load(self.input(vec![cand.into()])));
+                return Some(Node::Load(self.input(vec![cand.into()], true)));
             }
             if let Some(t) = TypeValue::builtin(&cand) {
                 return Some(Node::Const(Value::Type(t)));
@@ -371,7 +385,7 @@ impl Planner<'_> {
             .into_iter()
             .map(Arc::from)
             .collect();
-        Node::Load(self.input(names))
+        Node::Load(self.input(names, false))
     }
 
     /// Resolves `a.b.c` as a qualified variable name (longest declared prefix wins), unless

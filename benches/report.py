@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Turns criterion's results of `cargo bench --bench workload` into the BENCHMARKS.md table.
+
+Usage: python3 benches/report.py [CRITERION_DIR]   (default: target/criterion)
+
+Reads every */new/benchmark.json (group and function names) with the estimates.json next
+to it, and prints Markdown: per case the median of kcel, kcel_from_json and the cel crate
+and the ratio cel/kcel; the geometric mean of the ratios (without trivial_true); the
+compile medians and their medians over all cases. Case order follows the workload file.
+"""
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKLOAD = ROOT / ".." / "shared" / "bench" / "workload.json"
+EXCLUDED_FROM_MEAN = {"trivial_true"}
+
+
+def fmt(ns):
+    if ns is None:
+        return "n/a"
+    for unit, scale in (("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return None if n == 0 else (values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
+
+
+def load(criterion_dir):
+    """{(group, function): median ns} from criterion's output directory."""
+    results = {}
+    for bench in criterion_dir.glob("**/new/benchmark.json"):
+        meta = json.loads(bench.read_text())
+        estimates = json.loads((bench.parent / "estimates.json").read_text())
+        function = meta["function_id"]
+        if meta.get("value_str"):
+            function = f"{function}/{meta['value_str']}"
+        results[(meta["group_id"], function)] = estimates["median"]["point_estimate"]
+    return results
+
+
+def main():
+    criterion_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(
+        os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"
+    results = load(criterion_dir)
+    cases = [c["name"] for c in json.loads(WORKLOAD.read_text())]
+
+    print("| case | kcel | kcel_from_json | cel 0.15 | cel / kcel |")
+    print("|---|---:|---:|---:|---:|")
+    ratios = []
+    for case in cases:
+        kcel = results.get((case, "kcel"))
+        from_json = results.get((case, "kcel_from_json"))
+        cel = results.get((case, "cel"))
+        ratio = cel / kcel if cel and kcel else None
+        if ratio and case not in EXCLUDED_FROM_MEAN:
+            ratios.append(ratio)
+        shown = "n/a" if ratio is None else f"{ratio:.1f}×"
+        print(f"| {case} | {fmt(kcel)} | {fmt(from_json)} | {fmt(cel)} | {shown} |")
+    if ratios:
+        geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\nGeometric mean of cel / kcel over {len(ratios)} cases "
+              f"(without {', '.join(sorted(EXCLUDED_FROM_MEAN))}): **{geomean:.1f}×**; "
+              f"lowest {min(ratios):.1f}×, highest {max(ratios):.1f}×.")
+
+    print("\n| compile | kcel (parse + check + plan) | cel 0.15 (parse) |")
+    print("|---|---:|---:|")
+    kcel_all, cel_all = [], []
+    for case in cases:
+        kcel = results.get(("compile", f"kcel/{case}"))
+        cel = results.get(("compile", f"cel/{case}"))
+        kcel_all += [kcel] if kcel else []
+        cel_all += [cel] if cel else []
+        print(f"| {case} | {fmt(kcel)} | {fmt(cel)} |")
+    print(f"| **median over cases** | **{fmt(median(kcel_all))}** | **{fmt(median(cel_all))}** |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+//! Every library kcel offers, by name and version: the one list that the CLI's `--lib`,
+//! `kcel functions --libraries` and embedders choose from.
+
+use std::ops::RangeInclusive;
+
+use crate::registry::Library;
+use crate::stdlib::{comprehensions, ext, optional};
+
+/// A library that can be added to an environment.
+pub struct Available {
+    pub name: &'static str,
+    pub versions: RangeInclusive<u32>,
+    build: fn(u32) -> Library,
+}
+
+impl Available {
+    /// Builds the library at `version` (which must be in `versions`).
+    pub fn build(&self, version: u32) -> Library {
+        (self.build)(version)
+    }
+}
+
+/// Every library, in a stable order.
+pub fn available() -> Vec<Available> {
+    vec![
+        Available {
+            name: "cel.stdlib",
+            versions: 0..=0,
+            build: |_| crate::stdlib::standard(),
+        },
+        Available {
+            name: "optional",
+            versions: 0..=optional::LATEST,
+            build: optional::optional,
+        },
+        Available {
+            name: "cel.lib.ext.cel.bindings",
+            versions: 0..=0,
+            build: |_| comprehensions::bindings(),
+        },
+        Available {
+            name: "cel.lib.ext.comprev2",
+            versions: 0..=0,
+            build: |_| comprehensions::two_var_comprehensions(),
+        },
+        Available {
+            name: "cel.lib.ext.strings",
+            versions: 0..=ext::STRINGS_VERSION,
+            build: ext::strings,
+        },
+        Available {
+            name: "cel.lib.ext.math",
+            versions: 0..=ext::MATH_VERSION,
+            build: ext::math,
+        },
+        Available {
+            name: "cel.lib.ext.encoders",
+            versions: 0..=0,
+            build: |_| ext::encoders(),
+        },
+        Available {
+            name: "cel.lib.ext.sets",
+            versions: 0..=0,
+            build: |_| ext::sets(),
+        },
+        Available {
+            name: "cel.lib.ext.lists",
+            versions: 0..=ext::LISTS_VERSION,
+            build: ext::lists,
+        },
+        Available {
+            name: "cel.lib.ext.regex",
+            versions: 0..=0,
+            build: |_| ext::regex(),
+        },
+    ]
+}
+
+/// Looks a library up by name.
+pub fn find(name: &str) -> Option<Available> {
+    available().into_iter().find(|a| a.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_versions_match_the_libraries() {
+        for a in available() {
+            for version in a.versions.clone() {
+                let lib = a.build(version);
+                assert_eq!(lib.name, a.name);
+                assert_eq!(lib.version, version);
+            }
+        }
+    }
+}
