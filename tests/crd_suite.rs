@@ -349,3 +349,77 @@ fn rules_on_nodes_without_a_cel_type_are_schema_errors() {
         ]
     );
 }
+
+mod random_data {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| serde_json::json!(i)),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| serde_json::json!(f)),
+            "[a-z0-9%:.-]{0,8}".prop_map(Value::String),
+            Just(Value::String("2024-01-01T00:00:00Z".into())),
+            Just(Value::String("1h".into())),
+        ];
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            let keys = prop_oneof![
+                Just("spec".to_string()),
+                Just("name".to_string()),
+                Just("ports".to_string()),
+                Just("port".to_string()),
+                Just("windows".to_string()),
+                Just("start".to_string()),
+                Just("end".to_string()),
+                Just("tags".to_string()),
+                Just("template".to_string()),
+                Just("metadata".to_string()),
+                "[a-z]{1,3}",
+            ];
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(keys, inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn validators() -> &'static [Validator] {
+        static VALIDATORS: std::sync::OnceLock<Vec<Validator>> = std::sync::OnceLock::new();
+        VALIDATORS.get_or_init(build_validators)
+    }
+
+    fn build_validators() -> Vec<Validator> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crd");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .expect("tests/crd")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        paths.sort();
+        paths
+            .iter()
+            .filter_map(|p| load(p).ok())
+            .filter_map(|f| crd_schema(&f.crd).ok())
+            .map(|(schema, _)| Validator::new(&schema, CompileOptions::default()))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Arbitrary objects and old objects never make validation panic.
+        #[test]
+        fn arbitrary_objects_do_not_panic(obj in json(), old in json()) {
+            for v in validators() {
+                let _ = v.validate(&obj, None);
+                let _ = v.validate(&obj, Some(&old));
+                let wrapped = serde_json::json!({"spec": obj.clone()});
+                let _ = v.validate(&wrapped, Some(&serde_json::json!({"spec": old.clone()})));
+            }
+        }
+    }
+}
