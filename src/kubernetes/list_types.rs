@@ -168,4 +168,28 @@ mod tests {
             vec![item("a", 9), item("b", 2), item("c", 3)]
         );
     }
+
+    #[test]
+    fn semantics_apply_to_the_left_operand_inside_a_scope_only() {
+        use crate::value::list_kinds::ListKinds;
+        use std::sync::Arc;
+        let kinds = Arc::new(ListKinds::default());
+        let set = Arc::new(vec![s("a"), s("b")]);
+        kinds.register(&set, Arc::new(SetList));
+        let set = Value::List(set);
+        let plain = Value::list(vec![s("b"), s("a")]);
+        kinds.scope(|| {
+            assert!(set.cel_eq(&plain));
+            assert!(!plain.cel_eq(&set));
+            let union = crate::value::list_kinds::concat(
+                match &set {
+                    Value::List(l) => l,
+                    _ => unreachable!(),
+                },
+                &[s("c"), s("a")],
+            );
+            assert_eq!(union, Some(Value::list(vec![s("a"), s("b"), s("c")])));
+        });
+        assert!(!set.cel_eq(&plain));
+    }
 }
