@@ -68,7 +68,8 @@ impl CallCost {
             | "equals"
             | "not_equals" => CallCost::TraverseMin,
             "add_string" | "add_bytes" => CallCost::TraverseSum,
-            "matches" | "matches_string" => CallCost::Matches,
+            // Only the member overload: cel-go prices the global `matches(s, p)` at 1.
+            "matches_string" => CallCost::Matches,
             "contains_string" => CallCost::Contains,
             _ => CallCost::Fixed(1),
         }

@@ -181,9 +181,10 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             subject,
             regex,
             pattern,
+            cost,
         } => {
             let s = eval(subject, frame)?;
-            frame.charge(CallCost::Matches.of(&[s.clone(), pattern.clone()]))?;
+            frame.charge(cost.of(&[s.clone(), pattern.clone()]))?;
             crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(*id))
         }
         Node::InsertIntoAccumulator {

@@ -81,6 +81,9 @@ pub(crate) enum Node {
         subject: Box<Node>,
         regex: Box<Regex>,
         pattern: Value,
+        /// The overload's cost: size-priced for `matches_string`, 1 for the global
+        /// `matches` (as cel-go prices them).
+        cost: CallCost,
     },
     /// `cel.@mapInsert(accu, key, value)` on a comprehension accumulator: inserts in place.
     InsertIntoAccumulator {
@@ -590,9 +593,31 @@ impl Planner<'_> {
                     subject,
                     regex: Box::new(regex),
                     pattern,
+                    cost: overload.call_cost(),
                 })
             }
-            ("in_list", [_, Node::Const(Value::List(items))]) if self.env.optimize => {
+            // cel-go's optimizer: `in` an empty constant list is the constant false (the
+            // element is not evaluated).
+            ("in_list", [_, Node::Const(Value::List(items))])
+                if self.env.optimize && items.is_empty() =>
+            {
+                Some(Node::Const(Value::Bool(false)))
+            }
+            // cel-go turns `in` a constant list into a set lookup (which costs nothing) only
+            // when every element is a bool, int, uint, double or string.
+            ("in_list", [_, Node::Const(Value::List(items))])
+                if self.env.optimize
+                    && items.iter().all(|v| {
+                        matches!(
+                            v,
+                            Value::Bool(_)
+                                | Value::Int(_)
+                                | Value::Uint(_)
+                                | Value::Double(_)
+                                | Value::String(_)
+                        )
+                    }) =>
+            {
                 let values = items.clone();
                 let strings = values
                     .iter()
