@@ -163,8 +163,8 @@ fn run(path: &Path) -> Vec<String> {
             let got: Vec<u64> = outcome
                 .costs
                 .iter()
-                .filter(|(_, r, _)| r == rule)
-                .map(|(_, _, c)| *c)
+                .filter(|c| &c.rule == rule)
+                .map(|c| c.cost)
                 .collect();
             if got.iter().sum::<u64>() != *want || got.is_empty() {
                 failures.push(format!(

@@ -37,5 +37,5 @@ pub use compile::{CompileOptions, CompiledSchema, RuleReport, rule_env};
 pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{Schema, ValidationRule, crd_version_schemas};
 pub use types::{DeclType, SchemaTypes};
-pub use validation::{Outcome, Validator};
+pub use validation::{Outcome, RuleCost, Validator};
 pub use values::SchemaValue;

@@ -37,8 +37,8 @@ pub struct Outcome {
     pub errors: Vec<FieldError>,
     /// Errors of unchanged values under ratcheting, reported as warnings.
     pub warnings: Vec<String>,
-    /// The actual cost of each rule evaluation, in order: (path, rule, cost).
-    pub costs: Vec<(String, String, u64)>,
+    /// The actual cost of each rule evaluation, in order.
+    pub costs: Vec<RuleCost>,
     /// What is left of the per-object budget (negative once it ran out).
     pub remaining_budget: i64,
 }
@@ -92,6 +92,15 @@ impl Validator {
         run.node(root, &FieldPath::root(), at);
         run.outcome
     }
+}
+
+/// The actual cost of one rule evaluation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleCost {
+    /// The field path of the value the rule ran on.
+    pub path: String,
+    pub rule: String,
+    pub cost: u64,
 }
 
 /// A data node under validation: its JSON, its converted value (when its type is known),
@@ -316,9 +325,11 @@ impl Run<'_> {
                 },
             };
             let (result, cost) = self.eval(&r.program, &activation);
-            self.outcome
-                .costs
-                .push((path.to_string(), r.rule.rule.clone(), cost));
+            self.outcome.costs.push(RuleCost {
+                path: path.to_string(),
+                rule: r.rule.rule.clone(),
+                cost,
+            });
             if cost > i64::MAX as u64 || cost as i64 > self.outcome.remaining_budget {
                 self.outcome.errors.push(invalid(OUT_OF_BUDGET.into()));
                 self.outcome.remaining_budget = -1;
