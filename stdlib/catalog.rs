@@ -4,7 +4,7 @@
 use std::ops::RangeInclusive;
 
 use crate::registry::Library;
-use crate::stdlib::{comprehensions, ext, optional};
+use crate::stdlib::{comprehensions, ext, kubernetes, optional};
 
 /// A library that can be added to an environment.
 pub struct Available {
@@ -72,6 +72,61 @@ pub fn available() -> Vec<Available> {
             name: "cel.lib.ext.regex",
             versions: 0..=0,
             build: |_| ext::regex(),
+        },
+        Available {
+            name: "kubernetes.lists",
+            versions: 0..=1,
+            build: kubernetes::lists,
+        },
+        Available {
+            name: "kubernetes.regex",
+            versions: 0..=0,
+            build: |_| kubernetes::regex(),
+        },
+        Available {
+            name: "kubernetes.urls",
+            versions: 0..=0,
+            build: |_| kubernetes::urls(),
+        },
+        Available {
+            name: "kubernetes.quantity",
+            versions: 0..=0,
+            build: |_| kubernetes::quantity(),
+        },
+        Available {
+            name: "kubernetes.net.ip",
+            versions: 0..=0,
+            build: |_| kubernetes::ip(),
+        },
+        Available {
+            name: "kubernetes.net.cidr",
+            versions: 0..=0,
+            build: |_| kubernetes::cidr(),
+        },
+        Available {
+            name: "kubernetes.format",
+            versions: 0..=0,
+            build: |_| kubernetes::format(),
+        },
+        Available {
+            name: "kubernetes.Semver",
+            versions: 0..=1,
+            build: kubernetes::semver,
+        },
+        Available {
+            name: "kubernetes.authz",
+            versions: 0..=0,
+            build: |_| kubernetes::authz(),
+        },
+        Available {
+            name: "kubernetes.authzSelectors",
+            versions: 0..=0,
+            build: |_| kubernetes::authz_selectors(),
+        },
+        Available {
+            name: "kubernetes.jsonpatch",
+            versions: 0..=0,
+            build: |_| kubernetes::jsonpatch(),
         },
     ]
 }

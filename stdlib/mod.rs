@@ -1,9 +1,10 @@
 //! Function declarations and implementations: the CEL standard library, cel-go extensions and
-//! (later) the Kubernetes libraries. Compiled into the engine crate as `kcel::stdlib`.
+//! the Kubernetes libraries ([`kubernetes`]). Compiled into the engine crate as `kcel::stdlib`.
 
 pub mod catalog;
 pub mod comprehensions;
 pub mod ext;
+pub mod kubernetes;
 pub mod optional;
 pub mod standard;
 

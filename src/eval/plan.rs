@@ -328,7 +328,10 @@ impl Planner<'_> {
                 target,
                 function,
                 args,
-            } => self.call(expr.id, target.as_deref(), function, args),
+            } => {
+                self.check_constant_find_pattern(target.as_deref(), function, args);
+                self.call(expr.id, target.as_deref(), function, args)
+            }
             ExprKind::List {
                 elements,
                 optional_indices,
@@ -370,6 +373,33 @@ impl Planner<'_> {
                 Node::Fail(EvalError::new("unsupported message type"))
             }
             ExprKind::Comprehension(c) => self.fold(expr.id, c),
+        }
+    }
+
+    /// Kubernetes' regex library compiles constant `find`/`findAll` patterns when the
+    /// program is built, so a bad constant pattern is a program-creation error.
+    fn check_constant_find_pattern(
+        &mut self,
+        target: Option<&Expr>,
+        function: &str,
+        args: &[Expr],
+    ) {
+        if target.is_none() || !matches!(function, "find" | "findAll") {
+            return;
+        }
+        let Some(Expr {
+            kind: ExprKind::Literal(Literal::String(p)),
+            span,
+            ..
+        }) = args.first()
+        else {
+            return;
+        };
+        if let Err(e) = crate::stdlib::standard::strings::compile_regex(p) {
+            self.errors.push(Diagnostic {
+                message: e.message,
+                span: *span,
+            });
         }
     }
 
@@ -575,6 +605,19 @@ impl Planner<'_> {
         args: &mut Vec<Node>,
     ) -> Option<Node> {
         match (&*overload.id, args.as_slice()) {
+            (
+                "string_find_string" | "string_find_all_string" | "string_find_all_string_int",
+                [_, Node::Const(Value::String(p)), ..],
+            ) => {
+                let implementation =
+                    crate::stdlib::kubernetes::regex::precompiled(&overload.id, p)?;
+                Some(Node::Call {
+                    id,
+                    implementation,
+                    cost: overload.call_cost(),
+                    args: std::mem::take(args).into(),
+                })
+            }
             ("optional_or_optional" | "optional_orValue_value", [_, _]) => {
                 let rhs = Box::new(args.pop()?);
                 let lhs = Box::new(args.pop()?);

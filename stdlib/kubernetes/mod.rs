@@ -1,0 +1,330 @@
+//! The Kubernetes CEL libraries (k8s.io/apiserver `pkg/cel/library`), with Kubernetes'
+//! overload ids, semantics, error messages and cost functions.
+//!
+//! | module | library | functions |
+//! | --- | --- | --- |
+//! | [`lists`](mod@lists) | `kubernetes.lists` | `isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`, (v1) `includes` |
+//! | [`regex`](mod@regex) | `kubernetes.regex` | `find`, `findAll` |
+//! | [`urls`](mod@urls) | `kubernetes.urls` | `url`, `isURL`, `getScheme` ... `getQuery` |
+//! | [`quantity`](mod@quantity) | `kubernetes.quantity` | `quantity`, `isQuantity`, `sign`, `add`, `sub`, ... |
+//! | [`ip`](mod@ip) | `kubernetes.net.ip` | `ip`, `isIP`, `ip.isCanonical`, `family`, ... |
+//! | [`cidr`](mod@cidr) | `kubernetes.net.cidr` | `cidr`, `isCIDR`, `containsIP`, `containsCIDR`, ... |
+//! | [`format`](mod@format) | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
+//! | [`semver`](mod@semver) | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
+//! | [`authz`](mod@authz) | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
+//! | [`costs`](mod@costs) | `kubernetes.jsonpatch` | `jsonpatch.escapeKey`; Kubernetes' costs for `ext.Strings` |
+//!
+//! [`netip`] and [`go_url`] reproduce Go's `net/netip` and `net/url` parsing and messages.
+//!
+//! [`libraries_for`] gives the libraries a Kubernetes version enables; [`CostEstimator`] adds
+//! Kubernetes' estimates (`==` on its types, the `ext.Strings` functions priced by name) to
+//! any [`SizeEstimator`]; [`costs::apply_runtime_costs`] gives other libraries' functions
+//! Kubernetes' runtime costs.
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use std::sync::Arc;
+//!
+//! use kcel::cost::NoSizes;
+//! use kcel::stdlib::kubernetes::{self, AllowAll, CostEstimator, authz::AUTHORIZER};
+//! use kcel::{Env, ProgramOptions, Type, Value};
+//!
+//! let mut env = Env::new();
+//! for lib in kubernetes::libraries_for((1, 37)) {
+//!     env.add_library(&lib);
+//! }
+//! env.declare("authorizer", Type::Named(AUTHORIZER.into(), vec![]));
+//! env.set_presence_test_cost(false);
+//! let ast = env
+//!     .compile("cidr('10.0.0.0/8').containsIP('10.1.2.3') && authorizer.path('/healthz').check('get').allowed()")
+//!     .unwrap();
+//! // Left: cidr() 1 + containsIP [1, 4] + 1; right: 1 + 1 + 350000 + 1.
+//! let est = env.estimate_cost(&ast, &CostEstimator { sizes: &NoSizes }).unwrap();
+//! assert_eq!((est.min, est.max), (3, 350009));
+//!
+//! let program = env.program_with(&ast, ProgramOptions { presence_test_cost: false, ..Default::default() }).unwrap();
+//! let mut vars = HashMap::new();
+//! vars.insert("authorizer".to_string(), kubernetes::authorizer_value(Default::default(), Arc::new(AllowAll)));
+//! let (value, details) = program.eval_with_details(&vars);
+//! assert_eq!(value, Ok(Value::Bool(true)));
+//! assert_eq!(details.actual_cost, 350006);
+//! ```
+
+pub mod authz;
+pub mod cidr;
+pub mod costs;
+pub mod format;
+pub mod go_url;
+pub mod ip;
+pub mod lists;
+pub mod netip;
+pub mod quantity;
+pub mod regex;
+pub mod semver;
+pub mod urls;
+
+use crate::cost::{
+    AstNode, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
+    SizeEstimator,
+};
+use crate::error::EvalError;
+use crate::registry::Library;
+use crate::types::Type;
+use crate::value::{Opaque, Value};
+
+pub use authz::{
+    AllowAll, Authorizer, AuthzRequest, Decision, DenyAll, Rule, RuleAuthorizer, authorizer_value,
+};
+
+/// The Kubernetes libraries enabled at a Kubernetes version `(major, minor)` for new
+/// expressions (SPEC §1.2); the cel-go extensions are not included.
+pub fn libraries_for(version: (u32, u32)) -> Vec<Library> {
+    let at_least = |minor: u32| version.0 > 1 || (version.0 == 1 && version.1 >= minor);
+    let mut libs = vec![urls(), regex()];
+    libs.push(lists(if at_least(37) { 1 } else { 0 }));
+    if at_least(27) {
+        libs.push(authz());
+    }
+    if at_least(28) {
+        libs.push(quantity());
+    }
+    if at_least(30) {
+        libs.push(ip());
+        libs.push(cidr());
+    }
+    if at_least(31) {
+        libs.push(format());
+        libs.push(authz_selectors());
+    }
+    if at_least(33) {
+        libs.push(semver(1));
+    }
+    libs
+}
+
+/// The Kubernetes libraries for stored expressions (SPEC §1.1: every option group not
+/// removed, i.e. the newest configuration).
+pub fn stored_libraries() -> Vec<Library> {
+    libraries_for((1, 37))
+}
+
+/// `kubernetes.lists` at a version (0, or 1 with `includes`).
+pub fn lists(version: u32) -> Library {
+    lists::library(version)
+}
+
+/// `kubernetes.regex`: `find`, `findAll`.
+pub fn regex() -> Library {
+    regex::library()
+}
+
+/// `kubernetes.urls`.
+pub fn urls() -> Library {
+    urls::library()
+}
+
+/// `kubernetes.quantity`.
+pub fn quantity() -> Library {
+    quantity::library()
+}
+
+/// `kubernetes.net.ip`.
+pub fn ip() -> Library {
+    ip::library()
+}
+
+/// `kubernetes.net.cidr`.
+pub fn cidr() -> Library {
+    cidr::library()
+}
+
+/// `kubernetes.format`.
+pub fn format() -> Library {
+    format::library()
+}
+
+/// `kubernetes.Semver` at a version (0, or 1 with the normalizing overloads).
+pub fn semver(version: u32) -> Library {
+    semver::library(version)
+}
+
+/// `kubernetes.authz`.
+pub fn authz() -> Library {
+    authz::library()
+}
+
+/// `kubernetes.jsonpatch`: `jsonpatch.escapeKey` (not in the base environment).
+pub fn jsonpatch() -> Library {
+    costs::jsonpatch_library()
+}
+
+/// `kubernetes.authzSelectors`: `fieldSelector`, `labelSelector`.
+pub fn authz_selectors() -> Library {
+    authz::selectors_library()
+}
+
+// ----- helpers shared by the libraries -----
+
+/// The string inside a value, or `no such overload`.
+pub(crate) fn string_arg(v: &Value) -> Result<&str, EvalError> {
+    match v {
+        Value::String(s) => Ok(s),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// The library value of type `T` inside an opaque value, or `no such overload`.
+pub(crate) fn opaque_arg<T: 'static>(v: &Value) -> Result<&T, EvalError> {
+    match v {
+        Value::Opaque(o) => o
+            .as_any()
+            .downcast_ref::<T>()
+            .ok_or_else(EvalError::no_such_overload),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// Wraps a library value.
+pub(crate) fn opaque(o: impl Opaque + 'static) -> Value {
+    Value::Opaque(std::sync::Arc::new(o))
+}
+
+/// `⌈x × factor⌉` as Kubernetes computes runtime costs.
+pub(crate) fn ceil_cost(x: u64, factor: f64) -> u64 {
+    (x as f64 * factor).ceil() as u64
+}
+
+/// The size cel-go's cost tracker uses (code points, bytes, entries; 1 for scalars), plus
+/// the sizes of Kubernetes' sized types (IP and CIDR).
+pub(crate) fn value_size(v: &Value) -> u64 {
+    if let Ok(ip) = opaque_arg::<ip::Ip>(v) {
+        return ip.size();
+    }
+    if let Ok(c) = opaque_arg::<cidr::Cidr>(v) {
+        return c.size();
+    }
+    crate::cost::actual_size(v)
+}
+
+/// One row of a declaration table: name, overload id, result type, doc, implementation,
+/// examples.
+pub(crate) type Row<F> = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    F,
+    &'static [&'static str],
+);
+
+/// Runtime cost `⌈size(arg0) × 0.1⌉` (string parsing).
+pub(crate) fn rt_traverse_first(args: &[Value], _: Option<&Value>) -> u64 {
+    args.first()
+        .map_or(0, |a| ceil_cost(value_size(a), STRING_TRAVERSAL_FACTOR))
+}
+
+/// Estimate `⌈E(arg0) × 0.1⌉` (string parsing), no result size.
+pub(crate) fn est_traverse_first(a: &EstimateArgs<'_>) -> CallEstimate {
+    let cost = match a.args.first() {
+        Some(n) => a.size(n).times_factor(STRING_TRAVERSAL_FACTOR),
+        None => CostEstimate::fixed(1),
+    };
+    CallEstimate {
+        cost,
+        result_size: None,
+    }
+}
+
+/// Estimate 1 (nominal-cost builders and accessors).
+pub(crate) fn est_one(_: &EstimateArgs<'_>) -> CallEstimate {
+    CallEstimate {
+        cost: CostEstimate::fixed(1),
+        result_size: None,
+    }
+}
+
+/// Kubernetes' `CostEstimator`: delegates sizes to an inner estimator, prices `==` on
+/// Kubernetes types as `library/cost.go` does (1 for IP, CIDR, Quantity, Semver and authz
+/// types; `[1, ⌈64 × 0.1⌉]` for formats; `[1, ⌈max × 0.1⌉]` for URLs) and prices the
+/// `ext.Strings` functions by name ([`costs::estimate_by_name`]).
+pub struct CostEstimator<'a> {
+    pub sizes: &'a dyn SizeEstimator,
+}
+
+impl SizeEstimator for CostEstimator<'_> {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        self.sizes.estimate_size(node)
+    }
+
+    fn estimate_call_cost(
+        &self,
+        function: &str,
+        overload_id: &str,
+        target: Option<&AstNode<'_>>,
+        args: &[AstNode<'_>],
+    ) -> Option<CallEstimate> {
+        if function == "_==_" {
+            if let [l, r] = args {
+                if let Some(e) = equality_estimate(l, r) {
+                    return Some(e);
+                }
+            }
+        }
+        if let Some(e) = costs::estimate_by_name(function, target, args, self.sizes) {
+            return Some(e);
+        }
+        self.sizes
+            .estimate_call_cost(function, overload_id, target, args)
+    }
+}
+
+fn equality_estimate(l: &AstNode<'_>, r: &AstNode<'_>) -> Option<CallEstimate> {
+    let (Type::Named(name, _), Type::Named(other, _)) = (l.ty, r.ty) else {
+        return None;
+    };
+    if name != other {
+        return None;
+    }
+    let cost = match &**name {
+        "net.IP" | "net.CIDR" | "kubernetes.Quantity" | "kubernetes.Semver" => {
+            CostEstimate::fixed(1)
+        }
+        n if n.starts_with("kubernetes.authorization.") => CostEstimate::fixed(1),
+        "kubernetes.NamedFormat" => SizeEstimate { min: 1, max: 64 }.times_factor(0.1),
+        "kubernetes.URL" => {
+            // Upstream reads the right operand's size twice.
+            let max = r.computed_size.map_or(1, |s| s.max);
+            SizeEstimate { min: 1, max }.times_factor(STRING_TRAVERSAL_FACTOR)
+        }
+        _ => return None,
+    };
+    Some(CallEstimate {
+        cost,
+        result_size: None,
+    })
+}
+
+/// Go's `strconv.Quote` for the strings that appear in error messages.
+pub(crate) fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
