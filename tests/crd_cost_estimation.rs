@@ -2,8 +2,7 @@
 //! `staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation_test.go`
 //! (`TestCostEstimation`): each case is checked with the generated schema unbounded
 //! (`expectedCalcCost`) and with every max limit set to `setMaxElements`
-//! (`expectedSetCost`). Cases over functions outside the standard library are left out
-//! until those libraries exist in kcel.
+//! (`expectedSetCost`), in the rule environment with the Kubernetes libraries.
 
 use kcel::kubernetes::compile::{CompileOptions, compile_schema, rule_env};
 use kcel::kubernetes::{FieldPath, Schema};
@@ -133,9 +132,6 @@ fn enum_string(rule: &'static str, values: &'static [&'static str]) -> Generator
         with_rule(s, rule)
     })
 }
-
-/// Whether the ext.Strings cases wait for Kubernetes' call-cost estimator.
-const SKIP_EXT_STRINGS: bool = true;
 
 fn max_cost(schema: Value) -> u64 {
     let schema = Schema::from_json(&schema).expect("schema");
@@ -595,16 +591,32 @@ fn upstream_cost_estimation_table() {
             8,
         ),
     ];
-    // The extended-library cases over ext.Strings (`find` and `isSorted` need the Kubernetes
-    // libraries). Their size-dependent costs come from Kubernetes' EstimateCallCost
-    // (apiserver library/cost.go), which arrives with the Kubernetes environment: until
-    // then they are skipped (SKIP_EXT_STRINGS).
+    // The extended-library cases: Kubernetes' regex and lists libraries, and ext.Strings
+    // priced by Kubernetes' EstimateCallCost (apiserver library/cost.go).
     let string_with = |max: Option<i64>| {
         let mut s = json!({"type": "string"});
         set(&mut s, "maxLength", max);
         s
     };
     let ext_cases: Vec<(&str, Generator, u64, i64, u64)> = vec![
+        (
+            "extended library regex find",
+            string("self.find('[0-9]+') == ''"),
+            629147,
+            10,
+            11,
+        ),
+        (
+            "extended library isSorted",
+            Box::new(move |max| {
+                let mut s = json!({"type": "array", "items": string_with(max)});
+                set(&mut s, "maxItems", max);
+                with_rule(s, "self.isSorted() == true")
+            }),
+            329854432052,
+            10,
+            52,
+        ),
         (
             "extended library join",
             Box::new(move |max| {
@@ -660,15 +672,6 @@ fn upstream_cost_estimation_table() {
         1000,
         401,
     )];
-    let ext_cases = if SKIP_EXT_STRINGS {
-        println!(
-            "skipped {} ext.Strings cases: Kubernetes' call-cost estimator is not in the environment yet",
-            ext_cases.len()
-        );
-        Vec::new()
-    } else {
-        ext_cases
-    };
     let mut failures = Vec::new();
     let total = cases.len() + ext_cases.len() + enum_cases.len();
     for (name, generator, calc, set_max, set_cost) in cases

@@ -26,20 +26,24 @@ pub const SELF: &str = "self";
 pub const OLD_SELF: &str = "oldSelf";
 
 /// The environment rules compile in, before `self` and `oldSelf` are declared: the
-/// standard library with the cel-go extensions Kubernetes enables (strings v2, sets, lists
-/// v3, two-variable comprehensions, optional types), homogeneous literals, literal
-/// validators and free `has()`. (The Kubernetes function libraries join when the engine
-/// offers them.)
+/// standard library, the Kubernetes libraries for stored expressions, the cel-go extensions
+/// Kubernetes enables (strings v2, sets, lists v3, two-variable comprehensions, optional
+/// types) with Kubernetes' runtime costs, homogeneous literals, literal validators and free
+/// `has()`.
 pub fn rule_env() -> Env {
-    use crate::stdlib::{comprehensions, ext, optional};
+    use crate::stdlib::{comprehensions, ext, kubernetes, optional};
     let mut env = Env::new();
-    for library in [
+    for mut library in [
         ext::strings(2),
         ext::sets(),
         ext::lists(3),
         comprehensions::two_var_comprehensions(),
         optional::optional(2),
     ] {
+        kubernetes::costs::apply_runtime_costs(&mut library);
+        env.add_library(&library);
+    }
+    for library in kubernetes::stored_libraries() {
         env.add_library(&library);
     }
     env.set_homogeneous_literals(true);
@@ -462,7 +466,9 @@ impl Compiler<'_> {
                     continue;
                 }
             };
-            let estimated = env.estimate_cost(&ast, &sizes).unwrap_or_default();
+            let estimated = env
+                .estimate_cost(&ast, &k8s_estimator(&sizes))
+                .unwrap_or_default();
             let charged = estimated.max.saturating_mul(cardinality);
             let rule_field = rule_path.child("rule");
             self.reports.push(RuleReport {
@@ -553,7 +559,10 @@ impl Compiler<'_> {
                 "messageExpression must evaluate to a string".into(),
             ));
         }
-        let max = env.estimate_cost(&ast, sizes).unwrap_or_default().max;
+        let max = env
+            .estimate_cost(&ast, &k8s_estimator(sizes))
+            .unwrap_or_default()
+            .max;
         self.observe(rule_path.child("messageExpression"), max);
         if max > PER_RULE_ESTIMATED_COST_LIMIT {
             self.errors.push(FieldError::new(
@@ -583,6 +592,11 @@ impl Compiler<'_> {
             ..ProgramOptions::default()
         }
     }
+}
+
+/// Schema sizes plus Kubernetes' call-cost estimates (its libraries' types, `ext.Strings`).
+fn k8s_estimator(sizes: &SchemaSizes) -> crate::stdlib::kubernetes::CostEstimator<'_> {
+    crate::stdlib::kubernetes::CostEstimator { sizes }
 }
 
 fn escaped(name: &str) -> Option<String> {
