@@ -10,7 +10,7 @@ use super::compile::{
 };
 use super::field_error::{ErrorType, FieldError, FieldPath};
 use super::schema::Schema;
-use super::types::DeclType;
+use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
 use crate::value::Value;
 use crate::value::list_kinds::ListKinds;
@@ -87,7 +87,7 @@ impl Validator {
             value: convert(obj),
             old: old.map(|o| (o, convert(o))),
             ratchet_old: old,
-            ratchet: old.map(|o| o == obj),
+            ratchet: old.map(|o| deep_equal(o, obj, root.ty.as_deref())),
         };
         run.node(root, &FieldPath::root(), at);
         run.outcome
@@ -189,7 +189,7 @@ impl Run<'_> {
                         (o, ov)
                     }),
                     ratchet_old: ratchet_key(at, k),
-                    ratchet: ratchet_for(ratchet_key(at, k), v, at.ratchet),
+                    ratchet: ratchet_for(ratchet_key(at, k), v, values, at.ratchet),
                 };
                 self.node(values, &path.key(k), child);
                 if self.out_of_budget() {
@@ -221,7 +221,7 @@ impl Run<'_> {
                     (o, ov)
                 }),
                 ratchet_old: ratchet_key(at, k),
-                ratchet: ratchet_for(ratchet_key(at, k), v, at.ratchet),
+                ratchet: ratchet_for(ratchet_key(at, k), v, prop, at.ratchet),
             };
             self.node(prop, &path.child(k), child);
             if self.out_of_budget() {
@@ -267,7 +267,7 @@ impl Run<'_> {
                     (o, ov)
                 }),
                 ratchet_old,
-                ratchet: ratchet_for(ratchet_old, v, at.ratchet),
+                ratchet: ratchet_for(ratchet_old, v, item_node, at.ratchet),
             };
             self.node(item_node, &path.index(i), child);
             if self.out_of_budget() {
@@ -512,12 +512,60 @@ fn same_map_keys(
 fn ratchet_for(
     old: Option<&serde_json::Value>,
     new: &serde_json::Value,
+    rn: &RuleNode,
     parent: Option<bool>,
 ) -> Option<bool> {
     match old {
-        Some(o) => Some(o == new),
+        Some(o) => Some(deep_equal(o, new, rn.ty.as_deref())),
         None => parent,
     }
+}
+
+/// Whether an old and a new value are equal as ratcheting compares them: map-list items are
+/// matched by key (order does not matter), everything else structurally.
+fn deep_equal(old: &serde_json::Value, new: &serde_json::Value, ty: Option<&DeclType>) -> bool {
+    use serde_json::Value as J;
+    let Some(ty) = ty else {
+        return old == new;
+    };
+    match (old, new, &ty.kind) {
+        (J::Array(o), J::Array(n), DeclKind::List { elem, list }) => {
+            if o.len() != n.len() {
+                return false;
+            }
+            match list {
+                ListKind::Map(keys) => n.iter().all(|item| {
+                    let key = |v: &serde_json::Value| -> Vec<Option<serde_json::Value>> {
+                        keys.iter().map(|k| map_key_field(v, k)).collect()
+                    };
+                    o.iter()
+                        .find(|old_item| key(old_item) == key(item))
+                        .is_some_and(|old_item| deep_equal(old_item, item, Some(elem)))
+                }),
+                _ => o.iter().zip(n).all(|(a, b)| deep_equal(a, b, Some(elem))),
+            }
+        }
+        (J::Object(o), J::Object(n), DeclKind::Object { fields, .. }) => {
+            o.len() == n.len()
+                && n.iter().all(|(k, v)| {
+                    let field = fields.values().find(|f| &f.property == k);
+                    o.get(k)
+                        .is_some_and(|ov| deep_equal(ov, v, field.map(|f| f.ty.as_ref())))
+                })
+        }
+        (J::Object(o), J::Object(n), DeclKind::Map { value }) => {
+            o.len() == n.len()
+                && n.iter()
+                    .all(|(k, v)| o.get(k).is_some_and(|ov| deep_equal(ov, v, Some(value))))
+        }
+        _ => old == new,
+    }
+}
+
+/// A map-list key field of an item, looked up by its escaped or plain name.
+fn map_key_field(item: &serde_json::Value, escaped: &str) -> Option<serde_json::Value> {
+    let plain = super::escaping::unescape(escaped).unwrap_or_else(|| escaped.to_string());
+    item.get(&plain).cloned()
 }
 
 fn rule_error_string(r: &CompiledRule) -> String {
