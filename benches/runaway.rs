@@ -33,8 +33,8 @@ fn bench(c: &mut Criterion) {
     env.declare("l", Type::list(Type::Int));
     let list = |n: i64| Value::list((0..n).map(Value::Int).collect::<Vec<_>>());
     let big: HashMap<String, Value> = HashMap::from([("l".into(), list(1000))]);
-    // 330 x 330 iterations of a 9-unit body: just under 1,000,000.
-    let small: HashMap<String, Value> = HashMap::from([("l".into(), list(330))]);
+    // 368 x 368 iterations of a 7-unit inner step: just under 1,000,000.
+    let small: HashMap<String, Value> = HashMap::from([("l".into(), list(368))]);
 
     let runaway = program(&env, "l.all(a, l.all(b, l.all(c, a + b + c >= 0)))");
     let bounded = program(&env, "l.all(a, l.all(b, a + b >= 0))");

@@ -29,6 +29,8 @@ pub struct Env {
     homogeneous_literals: bool,
     literal_validators: bool,
     presence_test_cost: bool,
+    kubernetes_estimates: bool,
+    program_options: ProgramOptions,
 }
 
 impl Default for Env {
@@ -56,6 +58,8 @@ impl Env {
             homogeneous_literals: false,
             literal_validators: false,
             presence_test_cost: true,
+            kubernetes_estimates: false,
+            program_options: ProgramOptions::default(),
         }
     }
 
@@ -175,20 +179,46 @@ impl Env {
         self.check(&self.parse(source)?)
     }
 
-    /// Plans an [`Ast`] into an executable [`Program`] with default options (and this
-    /// environment's presence-test cost).
+    /// Plans an [`Ast`] into an executable [`Program`] with this environment's program
+    /// options (see [`Env::set_program_options`]; by default: optimizer on, no cost limit,
+    /// and the environment's presence-test cost).
     pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
         let options = ProgramOptions {
             presence_test_cost: self.presence_test_cost,
-            ..ProgramOptions::default()
+            ..self.program_options.clone()
         };
         self.program_with(ast, options)
+    }
+
+    /// The options [`Env::program`] plans with (the presence-test cost always follows
+    /// [`Env::set_presence_test_cost`]).
+    pub fn set_program_options(&mut self, options: ProgramOptions) -> &mut Env {
+        self.program_options = options;
+        self
+    }
+
+    /// Adds Kubernetes' call estimates (`==` on its library types, the `ext.Strings`
+    /// functions priced by name) to every cost estimate, as kube-apiserver does.
+    pub fn set_kubernetes_estimates(&mut self, on: bool) -> &mut Env {
+        self.kubernetes_estimates = on;
+        self
+    }
+
+    /// Kubernetes' CEL environment at a Kubernetes version (see [`crate::presets`]).
+    pub fn kubernetes(version: (u32, u32), mode: crate::presets::Mode) -> Env {
+        crate::presets::kubernetes(version, mode)
     }
 
     /// The estimated (min, max) cost of evaluating a checked expression, as cel-go's checker
     /// estimates it, with variable sizes from `sizes`; `None` if `ast` was not checked.
     pub fn estimate_cost(&self, ast: &Ast, sizes: &dyn SizeEstimator) -> Option<CostEstimate> {
         let (checked, _) = ast.checked.as_deref()?;
+        let kubernetes = crate::stdlib::kubernetes::CostEstimator { sizes };
+        let sizes: &dyn SizeEstimator = if self.kubernetes_estimates {
+            &kubernetes
+        } else {
+            sizes
+        };
         Some(estimate(
             &ast.expr,
             checked,

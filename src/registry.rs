@@ -321,7 +321,11 @@ impl Registry {
                     existing.overloads.retain(|e| e.id != o.id);
                     existing.overloads.push(o);
                 }
-                existing.examples.extend(f.examples);
+                for e in f.examples {
+                    if !existing.examples.contains(&e) {
+                        existing.examples.push(e);
+                    }
+                }
                 if existing.doc.is_empty() {
                     existing.doc = f.doc;
                 }

@@ -53,8 +53,8 @@ pub enum Command {
         #[arg(long, conflicts_with = "name")]
         libraries: bool,
         /// The environment whose functions to list.
-        #[arg(long, value_enum, default_value_t = EnvKind::Kubernetes)]
-        env: EnvKind,
+        #[command(flatten)]
+        env: EnvChoice,
         /// Adds a library (repeatable), e.g. `optional` or `optional@1`.
         #[arg(long = "lib", value_name = "NAME[@VERSION]", value_parser = parse_spec)]
         lib: Vec<LibrarySpec>,
@@ -66,19 +66,55 @@ pub enum Command {
 /// Which environment to compile against.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnvKind {
-    /// Kubernetes' CEL environment (today: the standard library with homogeneous
-    /// aggregate literals and free `has()`; the Kubernetes libraries arrive later).
+    /// Kubernetes' CEL environment of `--k8s-version` in `--mode`: the standard library, the
+    /// Kubernetes libraries and the cel-go extensions that version enables, homogeneous
+    /// literals, literal validators, free `has()` and the 1,000,000 per-call cost limit.
     Kubernetes,
     /// The plain CEL standard library.
     Cel,
 }
 
-/// Options describing the compilation environment and the variables.
-#[derive(Args, Debug)]
-pub struct EnvArgs {
+/// Which of Kubernetes' two environments.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeArg {
+    /// For new or changed expressions: what the version introduced.
+    New,
+    /// For stored expressions: every library not removed (the newest configuration).
+    Stored,
+}
+
+/// `--env`, `--k8s-version` and `--mode`.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct EnvChoice {
     /// The environment.
     #[arg(long, value_enum, default_value_t = EnvKind::Kubernetes)]
     pub env: EnvKind,
+    /// The Kubernetes version whose environment `--env kubernetes` builds (1.27 to 1.37).
+    #[arg(long = "k8s-version", value_name = "X.Y", value_parser = k8s_version, default_value = "1.37")]
+    pub k8s_version: (u32, u32),
+    /// Kubernetes' environment for new expressions or for stored ones.
+    #[arg(long, value_enum, default_value_t = ModeArg::New)]
+    pub mode: ModeArg,
+}
+
+fn k8s_version(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("expected a Kubernetes version 1.27 to 1.37, like 1.33, not '{text}'");
+    let (major, minor) = text.split_once('.').ok_or_else(bad)?;
+    let version = (
+        major.parse::<u32>().map_err(|_| bad())?,
+        minor.parse::<u32>().map_err(|_| bad())?,
+    );
+    if version.0 != 1 || !(27..=37).contains(&version.1) {
+        return Err(bad());
+    }
+    Ok(version)
+}
+
+/// Options describing the compilation environment and the variables.
+#[derive(Args, Debug)]
+pub struct EnvArgs {
+    #[command(flatten)]
+    pub env: EnvChoice,
     /// Adds a library (repeatable), e.g. `optional` or `optional@1`; the newest version when
     /// none is given.
     #[arg(long = "lib", value_name = "NAME[@VERSION]", value_parser = parse_spec)]

@@ -3,19 +3,25 @@
 
 use kcel::{Ast, Env, Program, ProgramOptions};
 
-use crate::args::{EnvKind, ProgramArgs};
+use kcel::presets::{KUBERNETES_COST_LIMIT, Mode};
+
+use crate::args::{EnvChoice, EnvKind, ModeArg, ProgramArgs};
 use crate::diagnostic::{Failure, Phase};
 use crate::libraries::LibrarySpec;
 
-/// The base environment for `--env`, `--lib` and `--container`, without variables.
-pub fn base(kind: EnvKind, libraries: &[LibrarySpec], container: Option<&str>) -> Env {
-    let mut env = Env::new();
-    if kind == EnvKind::Kubernetes {
-        // Kubernetes' CEL environments reject mixed-type list and map literals and charge
-        // nothing for `has()`.
-        env.set_homogeneous_literals(true);
-        env.set_presence_test_cost(false);
-    }
+/// The base environment for `--env`, `--k8s-version`, `--mode`, `--lib` and
+/// `--container`, without variables.
+pub fn base(choice: EnvChoice, libraries: &[LibrarySpec], container: Option<&str>) -> Env {
+    let mut env = match choice.env {
+        EnvKind::Kubernetes => {
+            let mode = match choice.mode {
+                ModeArg::New => Mode::NewExpressions,
+                ModeArg::Stored => Mode::StoredExpressions,
+            };
+            Env::kubernetes(choice.k8s_version, mode)
+        }
+        EnvKind::Cel => Env::new(),
+    };
     for library in libraries.iter().filter_map(LibrarySpec::build) {
         env.add_library(&library);
     }
@@ -25,11 +31,14 @@ pub fn base(kind: EnvKind, libraries: &[LibrarySpec], container: Option<&str>) -
     env
 }
 
-/// The program options for `--env`, `--cost-limit` and `--no-optimize`.
-pub fn program_options(kind: EnvKind, args: &ProgramArgs) -> ProgramOptions {
+/// The program options for `--env`, `--cost-limit` and `--no-optimize` (Kubernetes'
+/// environment has its 1,000,000 per-call limit unless `--cost-limit` says otherwise).
+pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions {
+    let kind = choice.env;
+    let default_limit = (kind == EnvKind::Kubernetes).then_some(KUBERNETES_COST_LIMIT);
     ProgramOptions {
         optimize: !args.no_optimize,
-        cost_limit: args.cost_limit,
+        cost_limit: args.cost_limit.or(default_limit),
         // Kubernetes charges nothing for `has()`; cel-go charges 1.
         presence_test_cost: kind == EnvKind::Cel,
         ..ProgramOptions::default()

@@ -3,7 +3,7 @@
 use kcel::registry::{Function, Overload};
 use serde::Serialize;
 
-use crate::args::{EnvKind, Format};
+use crate::args::{EnvChoice, Format};
 use crate::environment;
 use crate::libraries::{LibrarySpec, available};
 use crate::output::{Status, machine, usage};
@@ -34,7 +34,7 @@ struct LibraryDoc {
 pub fn run(
     name: Option<&str>,
     libraries: bool,
-    kind: EnvKind,
+    kind: EnvChoice,
     lib: &[LibrarySpec],
     format: Format,
 ) -> Status {
