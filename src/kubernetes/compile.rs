@@ -25,31 +25,16 @@ pub const SELF: &str = "self";
 /// The variable holding the old value at the rule's node (transition rules).
 pub const OLD_SELF: &str = "oldSelf";
 
-/// The environment rules compile in, before `self` and `oldSelf` are declared: the
-/// standard library, the Kubernetes libraries for stored expressions, the cel-go extensions
-/// Kubernetes enables (strings v2, sets, lists v3, two-variable comprehensions, optional
-/// types) with Kubernetes' runtime costs, homogeneous literals, literal validators and free
-/// `has()`.
+/// The environment rules compile in, before `self` and `oldSelf` are declared: Kubernetes'
+/// environment for stored expressions ([`Env::kubernetes`]), as kube-apiserver uses to run
+/// CRD rules. (Kubernetes checks new or changed rules against the environment of its
+/// compatibility version; use [`crate::kubernetes::Validator::with_env`] with
+/// `Env::kubernetes(version, Mode::NewExpressions)` for that.)
 pub fn rule_env() -> Env {
-    use crate::stdlib::{comprehensions, ext, kubernetes, optional};
-    let mut env = Env::new();
-    for mut library in [
-        ext::strings(2),
-        ext::sets(),
-        ext::lists(3),
-        comprehensions::two_var_comprehensions(),
-        optional::optional(2),
-    ] {
-        kubernetes::costs::apply_runtime_costs(&mut library);
-        env.add_library(&library);
-    }
-    for library in kubernetes::stored_libraries() {
-        env.add_library(&library);
-    }
-    env.set_homogeneous_literals(true);
-    env.set_literal_validators(true);
-    env.set_presence_test_cost(false);
-    env
+    Env::kubernetes(
+        crate::presets::KUBERNETES_LATEST,
+        crate::presets::Mode::StoredExpressions,
+    )
 }
 
 /// Options for [`compile_schema`].
@@ -466,9 +451,7 @@ impl Compiler<'_> {
                     continue;
                 }
             };
-            let estimated = env
-                .estimate_cost(&ast, &k8s_estimator(&sizes))
-                .unwrap_or_default();
+            let estimated = env.estimate_cost(&ast, &sizes).unwrap_or_default();
             let charged = estimated.max.saturating_mul(cardinality);
             let rule_field = rule_path.child("rule");
             self.reports.push(RuleReport {
@@ -559,10 +542,7 @@ impl Compiler<'_> {
                 "messageExpression must evaluate to a string".into(),
             ));
         }
-        let max = env
-            .estimate_cost(&ast, &k8s_estimator(sizes))
-            .unwrap_or_default()
-            .max;
+        let max = env.estimate_cost(&ast, sizes).unwrap_or_default().max;
         self.observe(rule_path.child("messageExpression"), max);
         if max > PER_RULE_ESTIMATED_COST_LIMIT {
             self.errors.push(FieldError::new(
@@ -592,11 +572,6 @@ impl Compiler<'_> {
             ..ProgramOptions::default()
         }
     }
-}
-
-/// Schema sizes plus Kubernetes' call-cost estimates (its libraries' types, `ext.Strings`).
-fn k8s_estimator(sizes: &SchemaSizes) -> crate::stdlib::kubernetes::CostEstimator<'_> {
-    crate::stdlib::kubernetes::CostEstimator { sizes }
 }
 
 fn escaped(name: &str) -> Option<String> {
