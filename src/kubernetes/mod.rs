@@ -27,6 +27,7 @@ pub mod compile;
 pub mod escaping;
 pub mod field_error;
 pub mod list_types;
+pub mod rule_fields;
 pub mod schema;
 pub mod sizes;
 pub mod types;
