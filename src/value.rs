@@ -745,12 +745,18 @@ pub mod list_kinds {
                 .map(|(_, kind)| kind.clone())
         }
 
-        /// Runs `f` with this table installed for the current thread.
+        /// Runs `f` with this table installed for the current thread (restored afterwards,
+        /// also if `f` panics).
         pub fn scope<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-            let previous = CURRENT.with(|c| c.replace(Some(self.clone())));
-            let result = f();
-            CURRENT.with(|c| *c.borrow_mut() = previous);
-            result
+            struct Restore(Option<Arc<ListKinds>>);
+            impl Drop for Restore {
+                fn drop(&mut self) {
+                    let previous = self.0.take();
+                    CURRENT.with(|c| *c.borrow_mut() = previous);
+                }
+            }
+            let _restore = Restore(CURRENT.with(|c| c.replace(Some(self.clone()))));
+            f()
         }
     }
 
