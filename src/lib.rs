@@ -10,6 +10,7 @@ pub mod cost;
 pub mod env;
 pub mod error;
 mod eval;
+pub mod kubernetes;
 pub mod presets;
 pub mod registry;
 pub mod syntax;
