@@ -213,7 +213,11 @@ impl FunctionBuilder<'_> {
         self.function.overloads.push(Overload {
             id: id.into(),
             member,
-            params: params.iter().map(|p| decl_type(p)).collect::<Vec<_>>().into(),
+            params: params
+                .iter()
+                .map(|p| decl_type(p))
+                .collect::<Vec<_>>()
+                .into(),
             result: decl_type(result),
             implementation: imp,
             runtime_cost: None,
