@@ -15,6 +15,7 @@ use crate::eval::plan::candidate_names;
 use crate::registry::{Function, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
 use crate::types::Type;
+use crate::value::TypeValue;
 use unify::{Mapping, instantiate, most_general};
 
 /// Supplies object (message) types, e.g. from Kubernetes schemas.
@@ -656,22 +657,23 @@ impl Checker<'_> {
     }
 }
 
-/// The type denoted by a built-in type name used as an identifier (`int`, `list`, ...).
+/// The type denoted by a built-in type name used as an identifier (`int`, `list`, ...):
+/// the names of [`TypeValue::builtin`], so the checker and the runtime agree on them.
 fn builtin_type(name: &str) -> Option<Type> {
-    Some(match name {
-        "bool" => Type::Bool,
-        "int" => Type::Int,
-        "uint" => Type::Uint,
-        "double" => Type::Double,
-        "string" => Type::String,
-        "bytes" => Type::Bytes,
-        "null_type" => Type::Null,
-        "type" => Type::TypeOf(Arc::new(Type::Dyn)),
-        "list" => Type::list(Type::Dyn),
-        "map" => Type::map(Type::Dyn, Type::Dyn),
-        "google.protobuf.Timestamp" => Type::Timestamp,
-        "google.protobuf.Duration" => Type::Duration,
-        "optional_type" => Type::Optional(Arc::new(Type::Dyn)),
-        _ => return None,
+    Some(match TypeValue::builtin(name)? {
+        TypeValue::Null => Type::Null,
+        TypeValue::Bool => Type::Bool,
+        TypeValue::Int => Type::Int,
+        TypeValue::Uint => Type::Uint,
+        TypeValue::Double => Type::Double,
+        TypeValue::String => Type::String,
+        TypeValue::Bytes => Type::Bytes,
+        TypeValue::List => Type::list(Type::Dyn),
+        TypeValue::Map => Type::map(Type::Dyn, Type::Dyn),
+        TypeValue::Type => Type::TypeOf(Arc::new(Type::Dyn)),
+        TypeValue::Timestamp => Type::Timestamp,
+        TypeValue::Duration => Type::Duration,
+        TypeValue::Optional => Type::Optional(Arc::new(Type::Dyn)),
+        TypeValue::Named(_) => return None,
     })
 }

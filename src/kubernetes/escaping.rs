@@ -5,34 +5,15 @@
 //! `__slash__`. Names that are empty, start with a digit, or contain any other character
 //! are not accessible from CEL.
 
-/// CEL's reserved words; a property with exactly this name is escaped as `__word__`.
-pub const RESERVED_WORDS: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+use crate::syntax::parser::RESERVED;
+
+/// CEL's literal and operator keywords; with [`RESERVED`], the words a property named
+/// exactly so is escaped for (`__word__`).
+pub const KEYWORDS: [&str; 4] = ["true", "false", "null", "in"];
 
 /// Whether `name` is one of CEL's reserved words.
 pub fn is_reserved(name: &str) -> bool {
-    RESERVED_WORDS.contains(&name)
+    KEYWORDS.contains(&name) || RESERVED.contains(&name)
 }
 
 /// The CEL field name of a property, or `None` when the property cannot be accessed.
