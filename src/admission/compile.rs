@@ -1,0 +1,230 @@
+//! Compiling a policy once: every expression against Kubernetes' environment with the
+//! admission variables, and the field errors the API server would report for it.
+
+use std::fmt;
+
+use crate::presets::{KUBERNETES_LATEST, Mode};
+use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
+use crate::{Env, Program, Type};
+
+use super::types::ValidatingAdmissionPolicy;
+
+/// A field error as the API server reports it when validating a policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// The field path, like `spec.validations[0].expression`.
+    pub field: String,
+    /// The offending value (the expression), if any.
+    pub value: Option<String>,
+    /// `Invalid value` or `Required value`.
+    pub kind: &'static str,
+    /// What is wrong.
+    pub detail: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value {
+            Some(v) => {
+                let quoted = serde_json::Value::String(v.clone()).to_string();
+                write!(
+                    f,
+                    "{}: {}: {}: {}",
+                    self.field, self.kind, quoted, self.detail
+                )
+            }
+            None => write!(f, "{}: {}: {}", self.field, self.kind, self.detail),
+        }
+    }
+}
+
+/// One compiled expression: its field path, source and program (or the compile error).
+#[derive(Debug)]
+pub struct Compiled {
+    pub field: String,
+    pub source: String,
+    pub program: Result<Program, String>,
+}
+
+/// A policy with every expression compiled.
+#[derive(Debug)]
+pub struct CompiledPolicy {
+    pub policy: ValidatingAdmissionPolicy,
+    /// `(name, expression)` in declaration order.
+    pub variables: Vec<(String, Compiled)>,
+    pub validations: Vec<Compiled>,
+    /// The `messageExpression` of each validation, if set.
+    pub messages: Vec<Option<Compiled>>,
+    pub audit_annotations: Vec<Compiled>,
+    pub match_conditions: Vec<Compiled>,
+    /// The field errors (the API server would reject the policy).
+    pub errors: Vec<FieldError>,
+}
+
+/// The environment with the admission variables (and `variables.<name>` for `vars`).
+fn admission_env(vars: &[String], authorizer: bool) -> Env {
+    let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
+    for name in [
+        "object",
+        "oldObject",
+        "request",
+        "params",
+        "namespaceObject",
+    ] {
+        env.declare(name, Type::Dyn);
+    }
+    if authorizer {
+        env.declare("authorizer", Type::Named(AUTHORIZER.into(), vec![]));
+        env.declare(
+            "authorizer.requestResource",
+            Type::Named(RESOURCE_CHECK.into(), vec![]),
+        );
+    }
+    for v in vars {
+        env.declare(format!("variables.{v}"), Type::Dyn);
+    }
+    env
+}
+
+/// The output type an expression must have.
+#[derive(Clone, Copy)]
+enum Output {
+    Bool,
+    String,
+    /// `string` or `null` (audit annotation values): anything but those is rejected.
+    StringOrNull,
+    Any,
+}
+
+fn compile_one(
+    env: &Env,
+    field: String,
+    source: &str,
+    output: Output,
+    errors: &mut Vec<FieldError>,
+) -> Compiled {
+    let program = compile_source(env, source, output);
+    if let Err(detail) = &program {
+        errors.push(FieldError {
+            field: field.clone(),
+            value: Some(source.to_string()),
+            kind: "Invalid value",
+            detail: detail.clone(),
+        });
+    }
+    Compiled {
+        field,
+        source: source.to_string(),
+        program,
+    }
+}
+
+fn compile_source(env: &Env, source: &str, output: Output) -> Result<Program, String> {
+    let ast = env
+        .compile(source)
+        .map_err(|issues| format!("compilation failed: {issues}"))?;
+    if let Some(t) = ast.output_type() {
+        let ok = match output {
+            Output::Bool => matches!(t, Type::Bool | Type::Dyn),
+            Output::String => matches!(t, Type::String | Type::Dyn),
+            Output::StringOrNull => matches!(t, Type::String | Type::Null | Type::Dyn),
+            Output::Any => true,
+        };
+        if !ok {
+            let want = match output {
+                Output::Bool => "bool",
+                _ => "string",
+            };
+            return Err(format!("must evaluate to {want}"));
+        }
+    }
+    env.program(&ast)
+        .map_err(|issues| format!("compilation failed: {issues}"))
+}
+
+impl CompiledPolicy {
+    /// Compiles every expression of `policy` once.
+    pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
+        let mut errors = Vec::new();
+        let spec = &policy.spec;
+        if spec.match_constraints.is_none() {
+            errors.push(FieldError {
+                field: "spec.matchConstraints".into(),
+                value: None,
+                kind: "Required value",
+                detail: String::new(),
+            });
+        }
+        let mut names = Vec::new();
+        let mut variables = Vec::new();
+        for (i, v) in spec.variables.iter().enumerate() {
+            let env = admission_env(&names, false);
+            let field = format!("spec.variables[{i}].expression");
+            let compiled = compile_one(&env, field, &v.expression, Output::Any, &mut errors);
+            variables.push((v.name.clone(), compiled));
+            names.push(v.name.clone());
+        }
+        let with_authz = admission_env(&names, true);
+        let without_authz = admission_env(&names, false);
+        let validations = spec
+            .validations
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let field = format!("spec.validations[{i}].expression");
+                compile_one(&with_authz, field, &v.expression, Output::Bool, &mut errors)
+            })
+            .collect();
+        let messages = spec
+            .validations
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                (!v.message_expression.is_empty()).then(|| {
+                    let field = format!("spec.validations[{i}].messageExpression");
+                    let source = &v.message_expression;
+                    compile_one(&without_authz, field, source, Output::String, &mut errors)
+                })
+            })
+            .collect();
+        let audit_annotations = spec
+            .audit_annotations
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let field = format!("spec.auditAnnotations[{i}].valueExpression");
+                let source = &a.value_expression;
+                compile_one(
+                    &without_authz,
+                    field,
+                    source,
+                    Output::StringOrNull,
+                    &mut errors,
+                )
+            })
+            .collect();
+        let match_conditions = spec
+            .match_conditions
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let field = format!("spec.matchConditions[{i}].expression");
+                compile_one(&with_authz, field, &c.expression, Output::Bool, &mut errors)
+            })
+            .collect();
+        CompiledPolicy {
+            policy,
+            variables,
+            validations,
+            messages,
+            audit_annotations,
+            match_conditions,
+            errors,
+        }
+    }
+
+    /// The policy's name.
+    pub fn name(&self) -> &str {
+        &self.policy.metadata.name
+    }
+}
