@@ -34,6 +34,9 @@ struct Suite {
 struct Case {
     name: String,
     request: AdmissionRequest,
+    /// Overrides the suite's namespace object.
+    #[serde(default)]
+    namespace: Option<serde_json::Value>,
     /// The expected denial message; absent means allowed.
     #[serde(default)]
     message: Option<String>,
@@ -77,7 +80,7 @@ fn run_suite(path: &std::path::Path) -> Vec<String> {
     for case in &suite.cases {
         let input = Input {
             request: &case.request,
-            namespace: suite.namespace.as_ref(),
+            namespace: case.namespace.as_ref().or(suite.namespace.as_ref()),
             params: &suite.params,
             authorizer: authorizer.clone(),
         };
