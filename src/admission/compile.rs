@@ -166,27 +166,24 @@ impl CompiledPolicy {
         }
         let with_authz = admission_env(&names, true);
         let without_authz = admission_env(&names, false);
-        let validations = spec
-            .validations
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let field = format!("spec.validations[{i}].expression");
-                compile_one(&with_authz, field, &v.expression, Output::Bool, &mut errors)
-            })
-            .collect();
-        let messages = spec
-            .validations
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                (!v.message_expression.is_empty()).then(|| {
-                    let field = format!("spec.validations[{i}].messageExpression");
-                    let source = &v.message_expression;
-                    compile_one(&without_authz, field, source, Output::String, &mut errors)
-                })
-            })
-            .collect();
+        let mut validations = Vec::new();
+        let mut messages = Vec::new();
+        for (i, v) in spec.validations.iter().enumerate() {
+            let field = format!("spec.validations[{i}].expression");
+            let source = &v.expression;
+            validations.push(compile_one(
+                &with_authz,
+                field,
+                source,
+                Output::Bool,
+                &mut errors,
+            ));
+            messages.push((!v.message_expression.is_empty()).then(|| {
+                let field = format!("spec.validations[{i}].messageExpression");
+                let source = &v.message_expression;
+                compile_one(&without_authz, field, source, Output::String, &mut errors)
+            }));
+        }
         let audit_annotations = spec
             .audit_annotations
             .iter()
