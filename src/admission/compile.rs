@@ -61,17 +61,15 @@ pub struct CompiledPolicy {
     pub errors: Vec<FieldError>,
 }
 
-/// The environment with the admission variables (and `variables.<name>` for `vars`).
-fn admission_env(vars: &[String], authorizer: bool) -> Env {
+/// The environment with the admission variables (and `variables.<name>` for `vars`);
+/// `params` is declared only when the policy has a `paramKind`.
+fn admission_env(vars: &[String], params: bool, authorizer: bool) -> Env {
     let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
-    for name in [
-        "object",
-        "oldObject",
-        "request",
-        "params",
-        "namespaceObject",
-    ] {
+    for name in ["object", "oldObject", "request", "namespaceObject"] {
         env.declare(name, Type::Dyn);
+    }
+    if params {
+        env.declare("params", Type::Dyn);
     }
     if authorizer {
         env.declare("authorizer", Type::Named(AUTHORIZER.into(), vec![]));
@@ -124,22 +122,34 @@ fn compile_source(env: &Env, source: &str, output: Output) -> Result<Program, St
         .compile(source)
         .map_err(|issues| format!("compilation failed: {issues}"))?;
     if let Some(t) = ast.output_type() {
+        // Kubernetes wants the exact type (`dyn` is not `bool`), as cel-go's IsExactType.
         let ok = match output {
-            Output::Bool => matches!(t, Type::Bool | Type::Dyn),
-            Output::String => matches!(t, Type::String | Type::Dyn),
-            Output::StringOrNull => matches!(t, Type::String | Type::Null | Type::Dyn),
+            Output::Bool => *t == Type::Bool,
+            Output::String => *t == Type::String,
+            Output::StringOrNull => matches!(t, Type::String | Type::Null),
             Output::Any => true,
         };
         if !ok {
-            let want = match output {
-                Output::Bool => "bool",
-                _ => "string",
-            };
-            return Err(format!("must evaluate to {want}"));
+            let got = cel_go_name(t);
+            return Err(match output {
+                Output::Bool => format!("must evaluate to bool but got {got}"),
+                Output::StringOrNull => {
+                    format!("must evaluate to one of [string null_type] but got {got}")
+                }
+                _ => format!("must evaluate to string but got {got}"),
+            });
         }
     }
     env.program(&ast)
         .map_err(|issues| format!("compilation failed: {issues}"))
+}
+
+/// A type as cel-go prints it (`null_type` for null).
+fn cel_go_name(t: &Type) -> String {
+    match t {
+        Type::Null => "null_type".into(),
+        t => t.to_string(),
+    }
 }
 
 impl CompiledPolicy {
@@ -155,17 +165,18 @@ impl CompiledPolicy {
                 detail: String::new(),
             });
         }
+        let params = spec.param_kind.is_some();
         let mut names = Vec::new();
         let mut variables = Vec::new();
         for (i, v) in spec.variables.iter().enumerate() {
-            let env = admission_env(&names, false);
+            let env = admission_env(&names, params, false);
             let field = format!("spec.variables[{i}].expression");
             let compiled = compile_one(&env, field, &v.expression, Output::Any, &mut errors);
             variables.push((v.name.clone(), compiled));
             names.push(v.name.clone());
         }
-        let with_authz = admission_env(&names, true);
-        let without_authz = admission_env(&names, false);
+        let with_authz = admission_env(&names, params, true);
+        let without_authz = admission_env(&names, params, false);
         let mut validations = Vec::new();
         let mut messages = Vec::new();
         for (i, v) in spec.validations.iter().enumerate() {
