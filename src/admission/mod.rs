@@ -36,6 +36,8 @@ mod activation;
 pub mod compile;
 pub mod matching;
 mod params;
+#[cfg(test)]
+mod tests;
 pub mod types;
 mod validate;
 
