@@ -11,6 +11,7 @@ pub mod cost;
 pub mod env;
 pub mod error;
 mod eval;
+pub mod kubernetes;
 pub mod presets;
 pub mod registry;
 pub mod syntax;

@@ -69,7 +69,7 @@ pub struct Overload {
     /// Called as `receiver.f(args)` rather than `f(args)`.
     pub member: bool,
     /// Parameter types; for member overloads the receiver comes first.
-    pub params: Vec<Type>,
+    pub params: Arc<[Type]>,
     pub result: Type,
     pub implementation: Implementation,
     /// The runtime cost; `None` means cel-go's default for this overload id.
@@ -84,7 +84,7 @@ impl Overload {
         Overload {
             id: id.into(),
             member,
-            params,
+            params: params.into(),
             result,
             implementation: Implementation::Declared,
             runtime_cost: None,
@@ -213,7 +213,11 @@ impl FunctionBuilder<'_> {
         self.function.overloads.push(Overload {
             id: id.into(),
             member,
-            params: params.iter().map(|p| decl_type(p)).collect(),
+            params: params
+                .iter()
+                .map(|p| decl_type(p))
+                .collect::<Vec<_>>()
+                .into(),
             result: decl_type(result),
             implementation: imp,
             runtime_cost: None,

@@ -15,6 +15,7 @@ use crate::eval::plan::candidate_names;
 use crate::registry::{Function, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
 use crate::types::Type;
+use crate::value::TypeValue;
 use unify::{Mapping, instantiate, most_general};
 
 /// Supplies object (message) types, e.g. from Kubernetes schemas.
@@ -120,7 +121,7 @@ impl Checker<'_> {
     }
 
     fn new_var(&mut self) -> Type {
-        let t = Type::Param(format!("_var{}", self.fresh).into());
+        let t = unify::fresh_var(self.fresh);
         self.fresh += 1;
         t
     }
@@ -539,25 +540,33 @@ impl Checker<'_> {
             if o.member != member || o.params.len() != arg_types.len() {
                 continue;
             }
-            let mut renamed: HashMap<Arc<str>, Type> = HashMap::new();
-            let mut fresh = |p: &str| -> Type {
-                if let Some(t) = renamed.get(p) {
-                    return t.clone();
-                }
-                let t = Type::Param(format!("_var{}", self.fresh).into());
-                self.fresh += 1;
-                renamed.insert(p.into(), t.clone());
-                t
+            let generic = o.params.iter().any(unify::has_params) || unify::has_params(&o.result);
+            let instantiated;
+            let (params, res): (&[Type], &Type) = if generic {
+                let mut renamed: Vec<(Arc<str>, Type)> = Vec::new();
+                let mut fresh = |p: &str| -> Type {
+                    if let Some((_, t)) = renamed.iter().find(|(n, _)| &**n == p) {
+                        return t.clone();
+                    }
+                    let t = unify::fresh_var(self.fresh);
+                    self.fresh += 1;
+                    renamed.push((p.into(), t.clone()));
+                    t
+                };
+                let params: Vec<Type> = o
+                    .params
+                    .iter()
+                    .map(|p| instantiate(p, &mut fresh))
+                    .collect();
+                let res = instantiate(&o.result, &mut fresh);
+                instantiated = (params, res);
+                (&instantiated.0, &instantiated.1)
+            } else {
+                (&o.params, &o.result)
             };
-            let params: Vec<Type> = o
-                .params
-                .iter()
-                .map(|p| instantiate(p, &mut fresh))
-                .collect();
-            let res = instantiate(&o.result, &mut fresh);
-            if self.mapping.is_assignable_list(&arg_types, &params) {
+            if self.mapping.is_assignable_list(&arg_types, params) {
                 ids.push(o.id.clone());
-                let r = self.mapping.substitute(&res, false);
+                let r = self.mapping.substitute(res, false);
                 result = Some(match result {
                     None => r,
                     Some(prev) if prev == Type::Dyn || prev == r => prev,
@@ -648,22 +657,23 @@ impl Checker<'_> {
     }
 }
 
-/// The type denoted by a built-in type name used as an identifier (`int`, `list`, ...).
+/// The type denoted by a built-in type name used as an identifier (`int`, `list`, ...):
+/// the names of [`TypeValue::builtin`], so the checker and the runtime agree on them.
 fn builtin_type(name: &str) -> Option<Type> {
-    Some(match name {
-        "bool" => Type::Bool,
-        "int" => Type::Int,
-        "uint" => Type::Uint,
-        "double" => Type::Double,
-        "string" => Type::String,
-        "bytes" => Type::Bytes,
-        "null_type" => Type::Null,
-        "type" => Type::TypeOf(Arc::new(Type::Dyn)),
-        "list" => Type::list(Type::Dyn),
-        "map" => Type::map(Type::Dyn, Type::Dyn),
-        "google.protobuf.Timestamp" => Type::Timestamp,
-        "google.protobuf.Duration" => Type::Duration,
-        "optional_type" => Type::Optional(Arc::new(Type::Dyn)),
-        _ => return None,
+    Some(match TypeValue::builtin(name)? {
+        TypeValue::Null => Type::Null,
+        TypeValue::Bool => Type::Bool,
+        TypeValue::Int => Type::Int,
+        TypeValue::Uint => Type::Uint,
+        TypeValue::Double => Type::Double,
+        TypeValue::String => Type::String,
+        TypeValue::Bytes => Type::Bytes,
+        TypeValue::List => Type::list(Type::Dyn),
+        TypeValue::Map => Type::map(Type::Dyn, Type::Dyn),
+        TypeValue::Type => Type::TypeOf(Arc::new(Type::Dyn)),
+        TypeValue::Timestamp => Type::Timestamp,
+        TypeValue::Duration => Type::Duration,
+        TypeValue::Optional => Type::Optional(Arc::new(Type::Dyn)),
+        TypeValue::Named(_) => return None,
     })
 }

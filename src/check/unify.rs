@@ -158,11 +158,12 @@ fn nullable(t: &Type) -> bool {
 impl Mapping {
     /// Checks assignability, committing new bindings only on success.
     pub fn is_assignable(&mut self, t1: &Type, t2: &Type) -> bool {
-        let mut copy = self.clone();
-        if assignable(&mut copy, t1, t2) {
-            *self = copy;
+        // Bindings are only ever appended, so undoing a failed attempt is a truncation.
+        let mark = self.bindings.len();
+        if assignable(self, t1, t2) {
             true
         } else {
+            self.bindings.truncate(mark);
             false
         }
     }
@@ -172,16 +173,12 @@ impl Mapping {
         if args.len() != params.len() {
             return false;
         }
-        let mut copy = self.clone();
+        let mark = self.bindings.len();
         // cel-go checks with the argument as t1 and the parameter as t2.
-        if args
-            .iter()
-            .zip(params)
-            .all(|(a, p)| assignable(&mut copy, a, p))
-        {
-            *self = copy;
+        if args.iter().zip(params).all(|(a, p)| assignable(self, a, p)) {
             true
         } else {
+            self.bindings.truncate(mark);
             false
         }
     }
@@ -210,6 +207,28 @@ impl Mapping {
             Type::Named(n, ps) => Type::Named(n.clone(), ps.iter().map(sub).collect()),
             other => other.clone(),
         }
+    }
+}
+
+/// Whether a type mentions a type parameter.
+pub(crate) fn has_params(t: &Type) -> bool {
+    match t {
+        Type::Param(_) => true,
+        Type::List(e) | Type::Optional(e) | Type::TypeOf(e) => has_params(e),
+        Type::Map(k, v) => has_params(k) || has_params(v),
+        Type::Named(_, ps) => ps.iter().any(has_params),
+        _ => false,
+    }
+}
+
+/// The name of the checker's `n`th fresh type variable (`_var0`, `_var1`, ...), shared so
+/// that creating one does not allocate.
+pub(crate) fn fresh_var(n: usize) -> Type {
+    static NAMES: std::sync::OnceLock<Vec<Arc<str>>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| (0..256).map(|i| format!("_var{i}").into()).collect());
+    match names.get(n) {
+        Some(name) => Type::Param(name.clone()),
+        None => Type::Param(format!("_var{n}").into()),
     }
 }
 

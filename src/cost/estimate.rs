@@ -10,8 +10,8 @@ use std::ops::Add;
 
 use crate::check::{Checked, Reference};
 use crate::cost::{
-    LIST_CREATE, MAP_CREATE, REGEX_STRING_LENGTH_FACTOR, SELECT_AND_IDENT, STRING_TRAVERSAL_FACTOR,
-    STRUCT_CREATE,
+    CallCost, LIST_CREATE, MAP_CREATE, REGEX_STRING_LENGTH_FACTOR, SELECT_AND_IDENT,
+    STRING_TRAVERSAL_FACTOR, STRUCT_CREATE,
 };
 use crate::registry::Registry;
 use crate::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, Literal};
@@ -615,17 +615,10 @@ impl<'a> Coster<'a> {
                 };
                 return (cost, Some(rs));
             }
-            "less_string"
-            | "greater_string"
-            | "less_equals_string"
-            | "greater_equals_string"
-            | "less_bytes"
-            | "greater_bytes"
-            | "less_equals_bytes"
-            | "greater_equals_bytes"
-            | "equals"
-            | "not_equals"
-                if args.len() == 2 =>
+            // Equality and string/bytes ordering: the overloads the runtime prices by the
+            // smaller operand (one list of them, in `CallCost::for_overload`).
+            id if args.len() == 2
+                && matches!(CallCost::for_overload(id), CallCost::TraverseMin) =>
             {
                 let l = size(self, &args[0]);
                 let r = size(self, &args[1]);

@@ -103,7 +103,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             match eval(c, frame)? {
                 Value::Bool(true) => eval(t, frame),
                 Value::Bool(false) => eval(f, frame),
-                _ => Err(EvalError::no_matching_overload("_?_:_")),
+                _ => Err(EvalError::no_such_overload()),
             }
         }
         Node::NotStrictlyFalse(a) => {
@@ -119,7 +119,6 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         } => call(implementation, *cost, args, frame).map_err(|e| e.at(*id)),
         Node::Dispatch {
             id,
-            function,
             overloads,
             args,
         } => {
@@ -127,13 +126,13 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
                 // Two arguments (most operators): no allocation.
                 let pair = [eval(a, frame)?, eval(b, frame)?];
                 let Some((o, cost)) = overloads.iter().find(|(o, _)| o.accepts(&pair)) else {
-                    return Err(EvalError::no_matching_overload(function).at(*id));
+                    return Err(EvalError::no_such_overload().at(*id));
                 };
                 let result = match &o.implementation {
                     Implementation::Binary(f) => f(&pair[0], &pair[1]),
                     other => other
                         .call(&pair)
-                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function))),
+                        .unwrap_or_else(|| Err(EvalError::no_such_overload())),
                 };
                 frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
                 return result.map_err(|e| e.at(*id));
@@ -144,11 +143,11 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
                     let result = o
                         .implementation
                         .call(&values)
-                        .unwrap_or_else(|| Err(EvalError::no_matching_overload(function)));
+                        .unwrap_or_else(|| Err(EvalError::no_such_overload()));
                     frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
                     result
                 }
-                None => Err(EvalError::no_matching_overload(function)),
+                None => Err(EvalError::no_such_overload()),
             };
             result.map_err(|e| e.at(*id))
         }
@@ -211,7 +210,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
                     Arc::make_mut(&mut list).extend(values);
                     Ok(Value::List(list))
                 }
-                _ => Err(EvalError::no_matching_overload("_+_")),
+                _ => Err(EvalError::no_such_overload()),
             }
         }
         Node::List { elements, optional } => {
@@ -305,11 +304,7 @@ fn combine(left: EvalResult, right: EvalResult, or: bool) -> EvalResult {
     match (left, right) {
         (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!or)),
         (Err(e), _) | (_, Err(e)) => Err(e),
-        _ => Err(EvalError::no_matching_overload(if or {
-            "_||_"
-        } else {
-            "_&&_"
-        })),
+        _ => Err(EvalError::no_such_overload()),
     }
 }
 

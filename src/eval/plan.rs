@@ -57,7 +57,6 @@ pub(crate) enum Node {
     /// A call whose overload is chosen at run time from the argument types.
     Dispatch {
         id: ExprId,
-        function: Arc<str>,
         overloads: Box<[(Overload, CallCost)]>,
         args: Box<[Node]>,
     },
@@ -586,7 +585,6 @@ impl Planner<'_> {
             }
             _ => Node::Dispatch {
                 id,
-                function: function.into(),
                 overloads: candidates.into(),
                 args: nodes.into(),
             },

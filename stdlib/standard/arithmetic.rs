@@ -248,6 +248,9 @@ pub fn add_bytes(a: &Value, b: &Value) -> EvalResult {
 pub fn add_list(a: &Value, b: &Value) -> EvalResult {
     match (a, b) {
         (Value::List(x), Value::List(y)) => {
+            if let Some(merged) = crate::value::list_kinds::concat(x, y) {
+                return Ok(merged);
+            }
             if y.is_empty() {
                 return Ok(a.clone());
             }

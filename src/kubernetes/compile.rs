@@ -1,0 +1,494 @@
+//! Compiling every `x-kubernetes-validations` rule of a structural schema: type-checking
+//! against `self`/`oldSelf`, planning with the per-call cost limit, and checking estimated
+//! costs (× cardinality) against Kubernetes' limits.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::field_error::{ErrorType, FieldError, FieldPath};
+use super::rule_fields::{go_rule_literal, normalize_field_path, rule_field_errors};
+use super::schema::{Schema, ValidationRule};
+use super::sizes::{
+    PER_CRD_ESTIMATED_COST_LIMIT, PER_RULE_ESTIMATED_COST_LIMIT, SchemaSizes, child_cardinality,
+    cost_error_message, unbounded_cardinality,
+};
+use super::types::{DeclType, SchemaTypes};
+use crate::check::Reference;
+use crate::cost::CostEstimate;
+use crate::types::Type;
+use crate::{Env, Program, ProgramOptions};
+
+/// The per-call runtime cost limit of one rule evaluation.
+pub const PER_CALL_COST_LIMIT: u64 = 1_000_000;
+
+/// The variable holding the value at the rule's node.
+pub const SELF: &str = "self";
+/// The variable holding the old value at the rule's node (transition rules).
+pub const OLD_SELF: &str = "oldSelf";
+
+/// The environment rules compile in, before `self` and `oldSelf` are declared: Kubernetes'
+/// environment for stored expressions ([`Env::kubernetes`]), as kube-apiserver uses to run
+/// CRD rules. (Kubernetes checks new or changed rules against the environment of its
+/// compatibility version; use [`crate::kubernetes::Validator::with_env`] with
+/// `Env::kubernetes(version, Mode::NewExpressions)` for that.)
+pub fn rule_env() -> Env {
+    Env::kubernetes(
+        crate::presets::KUBERNETES_LATEST,
+        crate::presets::Mode::StoredExpressions,
+    )
+}
+
+/// Options for [`compile_schema`].
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// Where the schema sits in the CRD, for schema errors
+    /// (`spec.versions[0].schema.openAPIV3Schema`).
+    pub schema_path: FieldPath,
+    /// The runtime cost limit of one rule evaluation.
+    pub per_call_limit: u64,
+    /// Whether the schema is a resource root (a custom resource's top-level schema).
+    pub is_resource_root: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            schema_path: FieldPath::new("openAPIV3Schema"),
+            per_call_limit: PER_CALL_COST_LIMIT,
+            is_resource_root: true,
+        }
+    }
+}
+
+/// A compiled rule.
+#[derive(Debug)]
+pub struct CompiledRule {
+    pub rule: ValidationRule,
+    pub program: Program,
+    pub message_program: Option<Program>,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub uses_old_self: bool,
+    /// `fieldPath`, normalized (`spec.x`), if given.
+    pub field_path: Option<String>,
+}
+
+/// Facts about one rule from compilation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleReport {
+    /// The rule's position in the schema (`...properties[spec].x-kubernetes-validations[0].rule`).
+    pub path: String,
+    pub rule: String,
+    /// The static cost estimate of one evaluation.
+    pub estimated: CostEstimate,
+    /// How many times the rule may run per object.
+    pub cardinality: u64,
+    /// `estimated.max × cardinality`, compared with the per-rule limit.
+    pub charged: u64,
+}
+
+/// A schema node with its compiled rules and the nodes below it that have rules.
+#[derive(Debug, Default)]
+pub struct RuleNode {
+    /// The schema `type` (`object`, `string`, ...), shown as the bad value of errors.
+    pub schema_type: String,
+    pub ty: Option<Arc<DeclType>>,
+    pub rules: Vec<CompiledRule>,
+    pub properties: BTreeMap<String, RuleNode>,
+    pub items: Option<Box<RuleNode>>,
+    pub additional: Option<Box<RuleNode>>,
+    /// Map-list keys (`x-kubernetes-list-map-keys`) with their defaults, for a map list.
+    pub list_map_keys: Vec<(String, Option<serde_json::Value>)>,
+    /// `x-kubernetes-list-type` as written (unset lists correlate by index for ratcheting).
+    pub list_type: Option<String>,
+    /// Whether old values of object properties correlate (`x-kubernetes-map-type` not atomic).
+    pub map_correlatable: bool,
+}
+
+/// The result of compiling a schema's rules.
+#[derive(Debug)]
+pub struct CompiledSchema {
+    pub root: RuleNode,
+    /// Schema errors (compilation failures, over-budget rules) with Kubernetes' texts.
+    pub errors: Vec<FieldError>,
+    /// Cost facts for every rule, in schema order.
+    pub reports: Vec<RuleReport>,
+    pub options: CompileOptions,
+}
+
+/// Compiles all rules of `schema` with the environment `env` (see [`rule_env`]).
+pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> CompiledSchema {
+    let mut errors = Vec::new();
+    let (types, root_type) = match SchemaTypes::build(schema, "selfType", options.is_resource_root)
+    {
+        Ok(built) => built,
+        Err(e) => {
+            errors.push(FieldError::new(
+                options.schema_path.clone(),
+                ErrorType::Invalid,
+                &schema.type_,
+                e,
+            ));
+            (SchemaTypes::default(), None)
+        }
+    };
+    let mut c = Compiler {
+        env,
+        per_call_limit: options.per_call_limit,
+        errors,
+        reports: Vec::new(),
+        total: 0,
+        most_expensive: Vec::new(),
+        schema_errors: 0,
+    };
+    let at = Position {
+        path: options.schema_path.clone(),
+        cardinality: Some(1),
+        uncorrelatable: None,
+        depth: 0,
+    };
+    let root = c.node(schema, root_type, &Arc::new(types), &at);
+    if c.total > PER_CRD_ESTIMATED_COST_LIMIT {
+        for (path, _) in std::mem::take(&mut c.most_expensive) {
+            c.errors.push(FieldError::new(
+                path,
+                ErrorType::Forbidden,
+                "",
+                "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+            ));
+        }
+        c.errors.push(FieldError::new(
+            options.schema_path.clone(),
+            ErrorType::Forbidden,
+            "",
+            cost_error_message(
+                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                c.total,
+                PER_CRD_ESTIMATED_COST_LIMIT,
+            ),
+        ));
+    }
+    CompiledSchema {
+        root,
+        errors: c.errors,
+        reports: c.reports,
+        options,
+    }
+}
+
+/// Where a schema node sits: its path, how often its rules may run, the first ancestor
+/// whose old values cannot be correlated (transition rules are forbidden below it), depth.
+#[derive(Clone)]
+struct Position {
+    path: FieldPath,
+    cardinality: Option<u64>,
+    uncorrelatable: Option<FieldPath>,
+    depth: usize,
+}
+
+impl Position {
+    /// The position of a child of the node `s` at `self`.
+    fn child(&self, s: &Schema, step: FieldPath, correlatable: bool) -> Position {
+        Position {
+            path: step,
+            cardinality: child_cardinality(self.cardinality, s),
+            uncorrelatable: self
+                .uncorrelatable
+                .clone()
+                .or_else(|| (!correlatable).then(|| self.path.clone())),
+            depth: self.depth + 1,
+        }
+    }
+}
+
+struct Compiler<'a> {
+    env: &'a Env,
+    per_call_limit: u64,
+    errors: Vec<FieldError>,
+    reports: Vec<RuleReport>,
+    total: u64,
+    /// How many schema errors (not compilation errors) were found so far.
+    schema_errors: usize,
+    /// The (at most 4) costliest expressions of at least 1% of the CRD limit, costliest
+    /// first, named in the errors when the total is over the limit.
+    most_expensive: Vec<(FieldPath, u64)>,
+}
+
+impl Compiler<'_> {
+    /// Adds an expression's estimated cost to the CRD total.
+    fn observe(&mut self, path: FieldPath, cost: u64) {
+        self.total = self.total.saturating_add(cost);
+        if cost < PER_CRD_ESTIMATED_COST_LIMIT / 100 {
+            return;
+        }
+        self.most_expensive.push((path, cost));
+        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
+        self.most_expensive.truncate(4);
+    }
+
+    fn node(
+        &mut self,
+        s: &Schema,
+        ty: Option<Arc<DeclType>>,
+        types: &Arc<SchemaTypes>,
+        at: &Position,
+    ) -> RuleNode {
+        let path = &at.path;
+        let mut node = RuleNode {
+            schema_type: s.type_.clone(),
+            ty: ty.clone(),
+            list_map_keys: s.list_map_keys_with_defaults(),
+            list_type: s.list_type.clone(),
+            map_correlatable: s.map_type.as_deref() != Some("atomic"),
+            ..RuleNode::default()
+        };
+        if at.depth > super::types::MAX_SCHEMA_DEPTH {
+            return node;
+        }
+        let errors_before = self.schema_errors;
+        for (name, ps) in &s.properties {
+            if !ps.has_validations() {
+                continue;
+            }
+            let field_ty = ty
+                .as_ref()
+                .and_then(|t| t.field(&escaped(name)?).map(|f| f.ty.clone()));
+            // Unescapable properties are typed on their own.
+            let (field_ty, field_types) = match field_ty {
+                Some(t) => (Some(t), types.clone()),
+                None if super::escaping::escape(name).is_none() => {
+                    match SchemaTypes::build(ps, "selfType", ps.embedded_resource) {
+                        Ok((t, root)) => (root, Arc::new(t)),
+                        Err(_) => (None, types.clone()),
+                    }
+                }
+                None => (None, types.clone()),
+            };
+            let step = path.child("properties").key(name);
+            let child_at = at.child(s, step, node.map_correlatable);
+            let child = self.node(ps, field_ty, &field_types, &child_at);
+            node.properties.insert(name.clone(), child);
+        }
+        if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
+            let elem = ty.as_ref().and_then(|t| t.elem().cloned());
+            // Only map lists correlate items with their old versions.
+            let child_at = at.child(s, path.child("items"), s.list_type() == "map");
+            let child = self.node(items, elem, types, &child_at);
+            node.items = Some(Box::new(child));
+        }
+        if let Some(values) = s.additional_schema().filter(|v| v.has_validations()) {
+            let elem = ty.as_ref().and_then(|t| t.elem().cloned());
+            let child_at = at.child(s, path.child("additionalProperties"), true);
+            let child = self.node(values, elem, types, &child_at);
+            node.additional = Some(Box::new(child));
+        }
+        let errors = rule_field_errors(s, path);
+        self.schema_errors += errors.len();
+        self.errors.extend(errors);
+        // As Kubernetes, rules are only compiled where the schema at this level and below
+        // has no schema errors.
+        if !s.validations.is_empty() && self.schema_errors == errors_before {
+            match &ty {
+                Some(t) => self.rules(s, t, types, at, &mut node),
+                None => self.errors.push(FieldError::new(
+                    path.child("x-kubernetes-validations"),
+                    ErrorType::Internal,
+                    "",
+                    "internal error: failed to construct type information for \
+                     x-kubernetes-validations rules: unable to convert structural schema to CEL \
+                     declarations",
+                )),
+            }
+        }
+        node
+    }
+
+    fn rules(
+        &mut self,
+        s: &Schema,
+        ty: &Arc<DeclType>,
+        types: &Arc<SchemaTypes>,
+        at: &Position,
+        node: &mut RuleNode,
+    ) {
+        let path = &at.path;
+        let cardinality = at.cardinality.unwrap_or_else(|| unbounded_cardinality(ty));
+        let sizes = SchemaSizes { root: ty.clone() };
+        for (i, rule) in s.validations.iter().enumerate() {
+            let rule_path = path.child("x-kubernetes-validations").index(i);
+            let mut env = self.env.clone();
+            env.set_type_provider(types.clone());
+            env.declare(SELF, ty.cel.clone());
+            let optional_old_self = rule.optional_old_self == Some(true);
+            env.declare(
+                OLD_SELF,
+                if optional_old_self {
+                    Type::Optional(Arc::new(ty.cel.clone()))
+                } else {
+                    ty.cel.clone()
+                },
+            );
+            if rule.rule.trim().is_empty() {
+                continue;
+            }
+            let invalid_rule = |detail: String| {
+                FieldError::with_rendered_value(
+                    rule_path.child("rule"),
+                    ErrorType::Invalid,
+                    go_rule_literal(rule),
+                    detail,
+                )
+            };
+            let ast = match env.compile(&rule.rule) {
+                Ok(ast) => ast,
+                Err(issues) => {
+                    self.errors
+                        .push(invalid_rule(format!("compilation failed: {issues}")));
+                    continue;
+                }
+            };
+            if ast.output_type() != Some(&Type::Bool) {
+                self.errors.push(invalid_rule(
+                    "cel expression must evaluate to a bool".into(),
+                ));
+                continue;
+            }
+            let uses_old_self = ast.checked().is_some_and(|c| {
+                c.references
+                    .values()
+                    .any(|r| matches!(r, Reference::Variable(n) if &**n == OLD_SELF))
+            });
+            let program = match env.program_with(&ast, self.program_options()) {
+                Ok(p) => p,
+                Err(issues) => {
+                    self.errors.push(invalid_rule(format!(
+                        "program instantiation failed: {issues}"
+                    )));
+                    continue;
+                }
+            };
+            let estimated = env.estimate_cost(&ast, &sizes).unwrap_or_default();
+            let charged = estimated.max.saturating_mul(cardinality);
+            let rule_field = rule_path.child("rule");
+            self.reports.push(RuleReport {
+                path: rule_field.to_string(),
+                rule: rule.rule.clone(),
+                estimated,
+                cardinality,
+                charged,
+            });
+            self.observe(rule_field.clone(), charged);
+            if charged > PER_RULE_ESTIMATED_COST_LIMIT {
+                self.errors.push(FieldError::new(
+                    rule_field,
+                    ErrorType::Forbidden,
+                    "",
+                    cost_error_message(
+                        "estimated rule cost",
+                        charged,
+                        PER_RULE_ESTIMATED_COST_LIMIT,
+                    ),
+                ));
+            }
+            if !uses_old_self {
+                if let Some(set) = rule.optional_old_self {
+                    self.errors.push(FieldError::with_rendered_value(
+                        rule_path.child("optionalOldSelf"),
+                        ErrorType::Invalid,
+                        set.to_string(),
+                        "may not be set if oldSelf is not used in rule",
+                    ));
+                }
+            }
+            if uses_old_self {
+                if let Some(within) = &at.uncorrelatable {
+                    self.errors.push(FieldError::new(
+                        rule_path.child("rule"),
+                        ErrorType::Invalid,
+                        &rule.rule,
+                        format!(
+                            "oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"
+                        ),
+                    ));
+                }
+            }
+            let message_program = match self.message_program(&env, &sizes, rule, &rule_path) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.errors.push(e);
+                    continue;
+                }
+            };
+            let field_path = normalize_field_path(&rule.field_path, s)
+                .ok()
+                .filter(|p| !p.is_empty() && p != "<nil>");
+            node.rules.push(CompiledRule {
+                rule: rule.clone(),
+                program,
+                message_program,
+                uses_old_self,
+                field_path,
+            });
+        }
+    }
+
+    fn message_program(
+        &mut self,
+        env: &Env,
+        sizes: &SchemaSizes,
+        rule: &ValidationRule,
+        rule_path: &FieldPath,
+    ) -> Result<Option<Program>, FieldError> {
+        if rule.message_expression.trim().is_empty() {
+            return Ok(None);
+        }
+        let invalid = |detail: String| {
+            FieldError::with_rendered_value(
+                rule_path.child("messageExpression"),
+                ErrorType::Invalid,
+                go_rule_literal(rule),
+                detail,
+            )
+        };
+        let ast = env
+            .compile(&rule.message_expression)
+            .map_err(|issues| invalid(format!("messageExpression compilation failed: {issues}")))?;
+        if ast.output_type() != Some(&Type::String) {
+            return Err(invalid(
+                "messageExpression must evaluate to a string".into(),
+            ));
+        }
+        let max = env.estimate_cost(&ast, sizes).unwrap_or_default().max;
+        self.observe(rule_path.child("messageExpression"), max);
+        if max > PER_RULE_ESTIMATED_COST_LIMIT {
+            self.errors.push(FieldError::new(
+                rule_path.child("messageExpression"),
+                ErrorType::Forbidden,
+                "",
+                cost_error_message(
+                    "estimated messageExpression cost",
+                    max,
+                    PER_RULE_ESTIMATED_COST_LIMIT,
+                ),
+            ));
+        }
+        env.program_with(&ast, self.program_options())
+            .map(Some)
+            .map_err(|issues| {
+                invalid(format!(
+                    "messageExpression program instantiation failed: {issues}"
+                ))
+            })
+    }
+
+    fn program_options(&self) -> ProgramOptions {
+        ProgramOptions {
+            cost_limit: Some(self.per_call_limit),
+            presence_test_cost: false,
+            ..ProgramOptions::default()
+        }
+    }
+}
+
+fn escaped(name: &str) -> Option<String> {
+    super::escaping::escape(name)
+}

@@ -1,0 +1,197 @@
+//! Field errors and paths, formatted as Kubernetes' `field.Error` prints them
+//! (`spec.replicas: Invalid value: "integer": must be positive`).
+
+use std::fmt;
+
+/// A path into an object (`spec.items[2].name`, `metadata.labels[app]`); empty is Go's nil
+/// path and prints as `<nil>`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldPath(String);
+
+impl FieldPath {
+    /// The nil path (the root of a custom resource).
+    pub fn root() -> FieldPath {
+        FieldPath(String::new())
+    }
+
+    /// A path starting with a name.
+    pub fn new(name: &str) -> FieldPath {
+        FieldPath(name.to_string())
+    }
+
+    /// `path.name`.
+    pub fn child(&self, name: &str) -> FieldPath {
+        if self.0.is_empty() {
+            FieldPath(name.to_string())
+        } else {
+            FieldPath(format!("{}.{name}", self.0))
+        }
+    }
+
+    /// `path[key]`.
+    pub fn key(&self, key: &str) -> FieldPath {
+        FieldPath(format!("{}[{key}]", self.0))
+    }
+
+    /// `path[i]`.
+    pub fn index(&self, i: usize) -> FieldPath {
+        FieldPath(format!("{}[{i}]", self.0))
+    }
+
+    /// Whether this is the nil path.
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("<nil>")
+        } else {
+            f.write_str(&self.0)
+        }
+    }
+}
+
+/// The type of a field error (its reason).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorType {
+    Invalid,
+    Forbidden,
+    Required,
+    Duplicate,
+    NotSupported,
+    Internal,
+}
+
+impl ErrorType {
+    /// The text Kubernetes prints for this type.
+    pub fn text(self) -> &'static str {
+        match self {
+            ErrorType::Invalid => "Invalid value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::Required => "Required value",
+            ErrorType::Duplicate => "Duplicate value",
+            ErrorType::NotSupported => "Unsupported value",
+            ErrorType::Internal => "Internal error",
+        }
+    }
+
+    /// The `metav1.CauseType` of this type (`FieldValueInvalid`, ...).
+    pub fn reason(self) -> &'static str {
+        match self {
+            ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::Forbidden => "FieldValueForbidden",
+            ErrorType::Required => "FieldValueRequired",
+            ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::Internal => "InternalError",
+        }
+    }
+
+    /// The type for an `x-kubernetes-validations` `reason` (Invalid when absent or unknown).
+    pub fn from_reason(reason: Option<&str>) -> ErrorType {
+        match reason {
+            Some("FieldValueForbidden") => ErrorType::Forbidden,
+            Some("FieldValueRequired") => ErrorType::Required,
+            Some("FieldValueDuplicate") => ErrorType::Duplicate,
+            _ => ErrorType::Invalid,
+        }
+    }
+}
+
+/// One field error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    pub path: FieldPath,
+    pub error_type: ErrorType,
+    /// The bad value as Go's `%#v`/`%q` renders it (`"object"`); printed for Invalid and
+    /// Duplicate errors.
+    pub bad_value: String,
+    pub detail: String,
+}
+
+impl FieldError {
+    /// An error of `error_type`; `bad_value` is a string shown quoted.
+    pub fn new(
+        path: FieldPath,
+        error_type: ErrorType,
+        bad_value: &str,
+        detail: impl Into<String>,
+    ) -> FieldError {
+        FieldError {
+            path,
+            error_type,
+            bad_value: go_quote(bad_value),
+            detail: detail.into(),
+        }
+    }
+
+    /// An error whose bad value is already rendered (e.g. a Go struct literal).
+    pub fn with_rendered_value(
+        path: FieldPath,
+        error_type: ErrorType,
+        bad_value: String,
+        detail: impl Into<String>,
+    ) -> FieldError {
+        FieldError {
+            path,
+            error_type,
+            bad_value,
+            detail: detail.into(),
+        }
+    }
+
+    /// The error without its path, as `field.Error.ErrorBody` renders it.
+    pub fn body(&self) -> String {
+        let mut s = match self.error_type {
+            ErrorType::Invalid | ErrorType::Duplicate | ErrorType::NotSupported => {
+                format!("{}: {}", self.error_type.text(), self.bad_value)
+            }
+            other => other.text().to_string(),
+        };
+        // A duplicate error carries no detail in Kubernetes.
+        if !self.detail.is_empty() && self.error_type != ErrorType::Duplicate {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.body())
+    }
+}
+
+/// Go's `%q` of a string.
+pub fn go_quote(s: &str) -> String {
+    crate::stdlib::standard::duration_text::go_quote(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_as_kubernetes_does() {
+        let p = FieldPath::root();
+        assert_eq!(p.to_string(), "<nil>");
+        let p = p.child("spec").child("items").index(2).key("a.b");
+        assert_eq!(p.to_string(), "spec.items[2][a.b]");
+        let e = FieldError::new(p.clone(), ErrorType::Invalid, "object", "bad");
+        assert_eq!(
+            e.to_string(),
+            "spec.items[2][a.b]: Invalid value: \"object\": bad"
+        );
+        let e = FieldError::new(p.clone(), ErrorType::Forbidden, "object", "no");
+        assert_eq!(e.to_string(), "spec.items[2][a.b]: Forbidden: no");
+        let e = FieldError::new(p, ErrorType::Duplicate, "string", "ignored");
+        assert_eq!(
+            e.to_string(),
+            "spec.items[2][a.b]: Duplicate value: \"string\""
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! Kubernetes' checks of a rule's own fields (empty rule, messages, reason, fieldPath), the
+//! normalization of `fieldPath`, and the rule as Go prints it in errors.
+
+use super::field_error::{ErrorType, FieldError, FieldPath, go_quote};
+use super::schema::{Schema, ValidationRule};
+
+/// Kubernetes' checks of each rule's fields at a schema node, before any compilation.
+pub fn rule_field_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
+    let mut all = Vec::new();
+    const REASONS: [&str; 4] = [
+        "FieldValueDuplicate",
+        "FieldValueForbidden",
+        "FieldValueInvalid",
+        "FieldValueRequired",
+    ];
+    let has_newlines = |t: &str| t.contains(['\n', '\r']);
+    for (i, rule) in s.validations.iter().enumerate() {
+        let at = path.child("x-kubernetes-validations").index(i);
+        let mut errors = Vec::new();
+        let (r, m) = (rule.rule.trim(), rule.message.trim());
+        if r.is_empty() {
+            errors.push(FieldError::new(
+                at.child("rule"),
+                ErrorType::Required,
+                "",
+                "rule is not specified",
+            ));
+        } else if !rule.message.is_empty() && m.is_empty() {
+            errors.push(FieldError::new(
+                at.child("message"),
+                ErrorType::Invalid,
+                &rule.message,
+                "message must be non-empty if specified",
+            ));
+        } else if has_newlines(m) {
+            errors.push(FieldError::new(
+                at.child("message"),
+                ErrorType::Invalid,
+                &rule.message,
+                "message must not contain line breaks",
+            ));
+        } else if has_newlines(r) && m.is_empty() {
+            errors.push(FieldError::new(
+                at.child("message"),
+                ErrorType::Required,
+                "",
+                "message must be specified if rule contains line breaks",
+            ));
+        }
+        if !rule.message_expression.is_empty() && rule.message_expression.trim().is_empty() {
+            errors.push(FieldError::new(
+                at.child("messageExpression"),
+                ErrorType::Required,
+                "",
+                "messageExpression must be non-empty if specified",
+            ));
+        }
+        if let Some(reason) = rule.reason.as_deref().filter(|r| !REASONS.contains(r)) {
+            let supported: Vec<String> = REASONS.iter().map(|r| go_quote(r)).collect();
+            errors.push(FieldError::new(
+                at.child("reason"),
+                ErrorType::NotSupported,
+                reason,
+                format!("supported values: {}", supported.join(", ")),
+            ));
+        }
+        if !rule.field_path.is_empty() && rule.field_path.trim().is_empty() {
+            errors.push(FieldError::new(
+                at.child("fieldPath"),
+                ErrorType::Invalid,
+                &rule.field_path,
+                "fieldPath must be non-empty if specified",
+            ));
+        }
+        if has_newlines(&rule.field_path) {
+            errors.push(FieldError::new(
+                at.child("fieldPath"),
+                ErrorType::Invalid,
+                &rule.field_path,
+                "fieldPath must not contain line breaks",
+            ));
+        }
+        if !rule.field_path.is_empty() && normalize_field_path(&rule.field_path, s).is_err() {
+            errors.push(FieldError::new(
+                at.child("fieldPath"),
+                ErrorType::Invalid,
+                &rule.field_path,
+                "fieldPath must be a valid path",
+            ));
+        }
+        all.extend(errors);
+    }
+    all
+}
+
+/// The rule as Go's `%#v` prints Kubernetes' internal `ValidationRule` (pointer fields that
+/// are set print as an opaque address).
+pub fn go_rule_literal(rule: &ValidationRule) -> String {
+    let reason = match &rule.reason {
+        Some(_) => "(*apiextensions.FieldValueErrorReason)(0xc000000000)",
+        None => "(*apiextensions.FieldValueErrorReason)(nil)",
+    };
+    let old = match rule.optional_old_self {
+        Some(_) => "(*bool)(0xc000000000)",
+        None => "(*bool)(nil)",
+    };
+    format!(
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{reason}, FieldPath:{}, OptionalOldSelf:{old}}}",
+        go_quote(&rule.rule),
+        go_quote(&rule.message),
+        go_quote(&rule.message_expression),
+        go_quote(&rule.field_path),
+    )
+}
+
+/// Normalizes a rule's `fieldPath` (`.spec.x`, `.m['a.b']`) to a field path string
+/// (`spec.x`, `m[a.b]`), checking each step against the schema.
+pub fn normalize_field_path(path: &str, schema: &Schema) -> Result<String, String> {
+    let mut out = FieldPath::root();
+    let mut s = schema;
+    let mut rest = path;
+    let step = |out: &mut FieldPath, s: &mut &Schema, name: &str| -> Result<(), String> {
+        if !s.properties.is_empty() {
+            *out = out.child(name);
+            *s = s
+                .properties
+                .get(name)
+                .ok_or_else(|| "does not refer to a valid field".to_string())?;
+        } else if let Some(values) = s.additional_schema() {
+            *out = out.key(name);
+            *s = values;
+        } else {
+            return Err("does not refer to a valid field".into());
+        }
+        Ok(())
+    };
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return Err("unexpected end of JSON path".into());
+            }
+            step(&mut out, &mut s, &after[..end])?;
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix("['") {
+            let end = after
+                .find("']")
+                .ok_or_else(|| "unexpected end of JSON path".to_string())?;
+            step(&mut out, &mut s, &after[..end])?;
+            rest = &after[end + 2..];
+        } else {
+            let tok: String = rest
+                .chars()
+                .take_while(|c| !matches!(c, '.' | '['))
+                .collect();
+            return Err(format!("expected [ or . but got: {tok}"));
+        }
+    }
+    Ok(out.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn normalizes_field_paths() {
+        let s = Schema::from_json(&json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"x": {"type": "string"}}},
+            "m": {"type": "object", "additionalProperties": {"type": "string"}}
+        }}))
+        .unwrap();
+        assert_eq!(normalize_field_path(".spec.x", &s).unwrap(), "spec.x");
+        assert_eq!(normalize_field_path(".m['a.b']", &s).unwrap(), "m[a.b]");
+        assert_eq!(
+            normalize_field_path(".nope", &s).unwrap_err(),
+            "does not refer to a valid field"
+        );
+        assert!(normalize_field_path("spec", &s).is_err());
+    }
+}

@@ -1,0 +1,223 @@
+//! The structural-schema subset of OpenAPI v3 that CRD validation rules see, as serde types.
+//!
+//! Fields use their OpenAPI spelling (`maxLength`, `x-kubernetes-list-type`, ...); unknown
+//! keywords (`description`, `pattern`, `allOf`, ...) are ignored.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A structural schema node.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Schema {
+    /// `object`, `array`, `string`, `integer`, `number`, `boolean`, or empty.
+    #[serde(rename = "type", default)]
+    pub type_: String,
+    #[serde(default)]
+    pub format: String,
+    #[serde(default)]
+    pub properties: BTreeMap<String, Schema>,
+    #[serde(default)]
+    pub additional_properties: Option<AdditionalProperties>,
+    #[serde(default)]
+    pub items: Option<Box<Schema>>,
+    #[serde(default)]
+    pub required: Vec<String>,
+    #[serde(default)]
+    pub nullable: bool,
+    #[serde(rename = "enum", default)]
+    pub enum_: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub default: Option<serde_json::Value>,
+    #[serde(default)]
+    pub max_length: Option<i64>,
+    #[serde(default)]
+    pub max_items: Option<i64>,
+    #[serde(default)]
+    pub max_properties: Option<i64>,
+    #[serde(rename = "x-kubernetes-preserve-unknown-fields", default)]
+    pub preserve_unknown_fields: bool,
+    #[serde(rename = "x-kubernetes-embedded-resource", default)]
+    pub embedded_resource: bool,
+    #[serde(rename = "x-kubernetes-int-or-string", default)]
+    pub int_or_string: bool,
+    /// `atomic` (the default), `set` or `map`.
+    #[serde(rename = "x-kubernetes-list-type", default)]
+    pub list_type: Option<String>,
+    #[serde(rename = "x-kubernetes-list-map-keys", default)]
+    pub list_map_keys: Vec<String>,
+    /// `granular` (the default) or `atomic`.
+    #[serde(rename = "x-kubernetes-map-type", default)]
+    pub map_type: Option<String>,
+    #[serde(rename = "x-kubernetes-validations", default)]
+    pub validations: Vec<ValidationRule>,
+}
+
+/// `additionalProperties`: a boolean or a schema.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum AdditionalProperties {
+    Bool(bool),
+    Schema(Box<Schema>),
+}
+
+/// One `x-kubernetes-validations` entry.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationRule {
+    pub rule: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub message_expression: String,
+    /// `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired`,
+    /// `FieldValueDuplicate`.
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub field_path: String,
+    #[serde(default)]
+    pub optional_old_self: Option<bool>,
+}
+
+impl Schema {
+    /// Parses a schema from JSON.
+    pub fn from_json(value: &serde_json::Value) -> Result<Schema, String> {
+        Schema::deserialize(value).map_err(|e| e.to_string())
+    }
+
+    /// The schema of map values (`additionalProperties` given as a schema).
+    pub fn additional_schema(&self) -> Option<&Schema> {
+        match &self.additional_properties {
+            Some(AdditionalProperties::Schema(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether this node or any node below it carries validation rules.
+    pub fn has_validations(&self) -> bool {
+        !self.validations.is_empty()
+            || self.properties.values().any(Schema::has_validations)
+            || self.items.as_deref().is_some_and(Schema::has_validations)
+            || self
+                .additional_schema()
+                .is_some_and(Schema::has_validations)
+    }
+
+    /// The map-list keys with their item-schema defaults (a missing key field counts as its
+    /// default when items are matched).
+    pub fn list_map_keys_with_defaults(&self) -> Vec<(String, Option<serde_json::Value>)> {
+        self.list_map_keys
+            .iter()
+            .map(|k| {
+                let default = self
+                    .items
+                    .as_deref()
+                    .and_then(|i| i.properties.get(k))
+                    .and_then(|p| p.default.clone());
+                (k.clone(), default)
+            })
+            .collect()
+    }
+
+    /// The list type: `atomic`, `set` or `map`.
+    pub fn list_type(&self) -> &str {
+        self.list_type.as_deref().unwrap_or("atomic")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_extensions_and_rules() {
+        let s = Schema::from_json(&json!({
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.a > 0", "messageExpression": "'bad'", "reason": "FieldValueForbidden",
+                 "fieldPath": ".a", "optionalOldSelf": true}
+            ],
+            "properties": {
+                "a": {"type": "integer", "maxLength": 3},
+                "m": {"type": "object", "additionalProperties": {"type": "string"}},
+                "u": {"type": "object", "additionalProperties": true},
+                "l": {"type": "array", "x-kubernetes-list-type": "map",
+                      "x-kubernetes-list-map-keys": ["name"], "items": {"type": "object"}}
+            }
+        }))
+        .unwrap();
+        assert_eq!(s.validations[0].field_path, ".a");
+        assert_eq!(s.validations[0].optional_old_self, Some(true));
+        assert!(s.properties["m"].additional_schema().is_some());
+        assert!(s.properties["u"].additional_schema().is_none());
+        assert_eq!(s.properties["l"].list_type(), "map");
+        assert!(s.has_validations());
+    }
+
+    #[test]
+    fn wrong_shapes_are_errors() {
+        assert!(Schema::from_json(&json!({"type": 3})).is_err());
+        assert!(Schema::from_json(&json!({"properties": []})).is_err());
+        assert!(Schema::from_json(&json!("x")).is_err());
+    }
+}
+
+/// The schemas of a CustomResourceDefinition (as JSON): for each version, its name, its
+/// `openAPIV3Schema` and that schema's path in the CRD (`spec.versions[0].schema.openAPIV3Schema`).
+pub fn crd_version_schemas(
+    crd: &serde_json::Value,
+) -> Result<Vec<(String, Schema, super::FieldPath)>, String> {
+    let versions = crd
+        .pointer("/spec/versions")
+        .and_then(|v| v.as_array())
+        .ok_or("a CustomResourceDefinition needs spec.versions")?;
+    let mut out = Vec::with_capacity(versions.len());
+    for (i, v) in versions.iter().enumerate() {
+        let name = v.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+        let path = super::FieldPath::new("spec")
+            .child("versions")
+            .index(i)
+            .child("schema")
+            .child("openAPIV3Schema");
+        let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
+            continue;
+        };
+        let schema = Schema::from_json(schema).map_err(|e| format!("{path}: {e}"))?;
+        out.push((name.to_string(), schema, path));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod crd_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn finds_each_version_schema() {
+        let crd = json!({"spec": {"versions": [
+            {"name": "v1", "schema": {"openAPIV3Schema": {"type": "object"}}},
+            {"name": "v2"},
+            {"name": "v3", "schema": {"openAPIV3Schema": {"type": "object"}}}
+        ]}});
+        let found = crd_version_schemas(&crd).unwrap();
+        let names: Vec<_> = found.iter().map(|(n, _, p)| format!("{n} {p}")).collect();
+        assert_eq!(
+            names,
+            [
+                "v1 spec.versions[0].schema.openAPIV3Schema",
+                "v3 spec.versions[2].schema.openAPIV3Schema"
+            ]
+        );
+        assert!(crd_version_schemas(&json!({})).is_err());
+        assert!(
+            crd_version_schemas(
+                &json!({"spec": {"versions": [{"schema": {"openAPIV3Schema": 1}}]}})
+            )
+            .is_err()
+        );
+    }
+}

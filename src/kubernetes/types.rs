@@ -1,0 +1,470 @@
+//! Structural schemas as CEL types: a [`DeclType`] tree per schema (with the size facts the
+//! cost estimator needs) and a [`TypeProvider`] for the object types in it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::escaping::{escape, is_reserved};
+use super::schema::Schema;
+use crate::check::TypeProvider;
+use crate::types::Type;
+
+/// The request size Kubernetes assumes when bounding sizes: 3 MiB.
+pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;
+/// Minimum JSON sizes of values (`""`, `true`, `0`, ...).
+pub const MIN_STRING_SIZE: u64 = 2;
+pub const MIN_BOOL_SIZE: u64 = 4;
+pub const MIN_NUMBER_SIZE: u64 = 1;
+pub const JSON_DATE_SIZE: u64 = 12;
+pub const MIN_DATETIME_SIZE: u64 = 21;
+pub const MAX_DATETIME_SIZE: u64 = 32;
+pub const MIN_DURATION_SIZE: u64 = 3;
+pub const MAX_DURATION_SIZE: u64 = 32;
+
+/// Schemas nested deeper than this are rejected.
+pub const MAX_SCHEMA_DEPTH: usize = 200;
+
+/// What a list's `==` and `+` mean (`x-kubernetes-list-type`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListKind {
+    Atomic,
+    Set,
+    /// A map list, keyed by these (escaped) field names.
+    Map(Vec<String>),
+}
+
+/// The CEL view of one schema node.
+#[derive(Clone, Debug)]
+pub struct DeclType {
+    /// The CEL type of values at this node.
+    pub cel: Type,
+    pub kind: DeclKind,
+    /// The largest size (code points, bytes, elements or entries) a value may have here, for
+    /// cost estimation; 0 for numbers and booleans.
+    pub max_elements: u64,
+    /// The smallest JSON serialization of a value here.
+    pub min_serialized_size: u64,
+    /// Whether `null` is a valid value here.
+    pub nullable: bool,
+}
+
+/// The shape of a [`DeclType`].
+#[derive(Clone, Debug)]
+pub enum DeclKind {
+    /// A scalar or `dyn` (int-or-string).
+    Scalar,
+    /// An object with declared properties, by escaped field name.
+    Object {
+        name: Arc<str>,
+        fields: BTreeMap<String, Field>,
+        /// Whether unknown fields are kept (`x-kubernetes-preserve-unknown-fields`).
+        preserve_unknown: bool,
+    },
+    List {
+        elem: Arc<DeclType>,
+        list: ListKind,
+    },
+    /// `additionalProperties`: string keys.
+    Map {
+        value: Arc<DeclType>,
+    },
+}
+
+/// A declared object property.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The property name as written in the schema.
+    pub property: String,
+    pub ty: Arc<DeclType>,
+    pub required: bool,
+}
+
+impl DeclType {
+    fn scalar(cel: Type, max_elements: u64, min_serialized_size: u64) -> DeclType {
+        DeclType {
+            cel,
+            kind: DeclKind::Scalar,
+            max_elements,
+            min_serialized_size,
+            nullable: false,
+        }
+    }
+
+    /// The declared field by CEL name, also accepting a reserved word unescaped
+    /// (`self.namespace` for `__namespace__`).
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        let DeclKind::Object { fields, .. } = &self.kind else {
+            return None;
+        };
+        fields.get(name).or_else(|| {
+            if is_reserved(name) {
+                fields.get(&format!("__{name}__"))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The element type of a list, or the value type of a map.
+    pub fn elem(&self) -> Option<&Arc<DeclType>> {
+        match &self.kind {
+            DeclKind::List { elem, .. } => Some(elem),
+            DeclKind::Map { value } => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// The CEL types of a schema tree, named by path from `root_name` (`selfType.spec`,
+/// `selfType.spec.items.@idx`, `selfType.labels.@elem`).
+#[derive(Debug, Default)]
+pub struct SchemaTypes {
+    objects: HashMap<String, Arc<DeclType>>,
+}
+
+impl SchemaTypes {
+    /// Builds the types of `schema`; `None` when the schema has no CEL type (e.g. a
+    /// non-object `x-kubernetes-preserve-unknown-fields` node or an untyped node).
+    pub fn build(
+        schema: &Schema,
+        root_name: &str,
+        is_resource_root: bool,
+    ) -> Result<(SchemaTypes, Option<Arc<DeclType>>), String> {
+        let mut types = SchemaTypes::default();
+        let root = types.decl_type(schema, root_name, is_resource_root, 0)?;
+        Ok((types, root))
+    }
+
+    fn decl_type(
+        &mut self,
+        s: &Schema,
+        name: &str,
+        is_resource_root: bool,
+        depth: usize,
+    ) -> Result<Option<Arc<DeclType>>, String> {
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(format!(
+                "schema nested deeper than {MAX_SCHEMA_DEPTH} levels"
+            ));
+        }
+        if s.int_or_string {
+            let max = match s.max_length {
+                Some(l) => zero_if_negative(l).saturating_mul(4),
+                None => MAX_REQUEST_SIZE_BYTES - 2,
+            };
+            let mut t = DeclType::scalar(Type::Dyn, max, 1);
+            t.nullable = s.nullable;
+            return Ok(Some(Arc::new(t)));
+        }
+        let with_meta;
+        let s = if is_resource_root {
+            with_meta = with_type_and_object_meta(s);
+            &with_meta
+        } else {
+            s
+        };
+        let mut t = match s.type_.as_str() {
+            "array" => {
+                let Some(items) = s.items.as_deref() else {
+                    return Ok(None);
+                };
+                let Some(elem) = self.decl_type(
+                    items,
+                    &format!("{name}.@idx"),
+                    items.embedded_resource,
+                    depth + 1,
+                )?
+                else {
+                    return Ok(None);
+                };
+                let max = match s.max_items {
+                    Some(n) => zero_if_negative(n),
+                    None => (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 1),
+                };
+                let list = match s.list_type() {
+                    "set" => ListKind::Set,
+                    "map" => ListKind::Map(
+                        s.list_map_keys
+                            .iter()
+                            .map(|k| escape(k).unwrap_or_else(|| k.clone()))
+                            .collect(),
+                    ),
+                    _ => ListKind::Atomic,
+                };
+                DeclType {
+                    cel: Type::list(elem.cel.clone()),
+                    kind: DeclKind::List { elem, list },
+                    max_elements: max,
+                    min_serialized_size: 2,
+                    nullable: s.nullable,
+                }
+            }
+            "object" => {
+                if let Some(values) = s.additional_schema() {
+                    let Some(value) = self.decl_type(
+                        values,
+                        &format!("{name}.@elem"),
+                        values.embedded_resource,
+                        depth + 1,
+                    )?
+                    else {
+                        return Ok(None);
+                    };
+                    let max = match s.max_properties {
+                        Some(n) => zero_if_negative(n),
+                        None => (MAX_REQUEST_SIZE_BYTES - 2) / (value.min_serialized_size + 6),
+                    };
+                    DeclType {
+                        cel: Type::map(Type::String, value.cel.clone()),
+                        kind: DeclKind::Map { value },
+                        max_elements: max,
+                        min_serialized_size: 2,
+                        nullable: s.nullable,
+                    }
+                } else {
+                    let mut fields = BTreeMap::new();
+                    let mut min_size: u64 = 2;
+                    for (prop, ps) in &s.properties {
+                        let field_name = format!("{name}.{prop}");
+                        let Some(ty) =
+                            self.decl_type(ps, &field_name, ps.embedded_resource, depth + 1)?
+                        else {
+                            continue;
+                        };
+                        let required = s.required.contains(prop);
+                        if required && ps.default.is_none() {
+                            min_size = min_size
+                                .saturating_add(prop.len() as u64)
+                                .saturating_add(ty.min_serialized_size)
+                                .saturating_add(4);
+                        }
+                        if let Some(escaped) = escape(prop) {
+                            fields.insert(
+                                escaped,
+                                Field {
+                                    property: prop.clone(),
+                                    ty,
+                                    required,
+                                },
+                            );
+                        }
+                    }
+                    let object_name: Arc<str> = name.into();
+                    let t = Arc::new(DeclType {
+                        cel: Type::Object(object_name.clone()),
+                        kind: DeclKind::Object {
+                            name: object_name,
+                            fields,
+                            preserve_unknown: s.preserve_unknown_fields,
+                        },
+                        max_elements: 0,
+                        min_serialized_size: min_size,
+                        nullable: s.nullable,
+                    });
+                    self.objects.insert(name.to_string(), t.clone());
+                    return Ok(Some(t));
+                }
+            }
+            "string" => string_type(s),
+            "boolean" => DeclType::scalar(Type::Bool, 0, MIN_BOOL_SIZE),
+            "number" => DeclType::scalar(Type::Double, 0, MIN_NUMBER_SIZE),
+            "integer" => DeclType::scalar(Type::Int, 0, MIN_NUMBER_SIZE),
+            _ => return Ok(None),
+        };
+        t.nullable = s.nullable;
+        Ok(Some(Arc::new(t)))
+    }
+
+    /// The object type with this name.
+    pub fn object(&self, name: &str) -> Option<&Arc<DeclType>> {
+        self.objects.get(name)
+    }
+}
+
+impl TypeProvider for SchemaTypes {
+    fn has_struct_type(&self, name: &str) -> bool {
+        self.objects.contains_key(name)
+    }
+
+    fn field_type(&self, struct_name: &str, field: &str) -> Option<Type> {
+        self.objects
+            .get(struct_name)?
+            .field(field)
+            .map(|f| f.ty.cel.clone())
+    }
+}
+
+fn string_type(s: &Schema) -> DeclType {
+    let request_bound = |s: &Schema| match s.format.as_str() {
+        "duration" => MAX_DURATION_SIZE,
+        "date" => JSON_DATE_SIZE,
+        "date-time" => MAX_DATETIME_SIZE,
+        _ => MAX_REQUEST_SIZE_BYTES - 2,
+    };
+    match s.format.as_str() {
+        "byte" => DeclType::scalar(
+            Type::Bytes,
+            s.max_length.map_or(request_bound(s), zero_if_negative),
+            MIN_STRING_SIZE,
+        ),
+        "duration" => DeclType::scalar(Type::Duration, request_bound(s), MIN_DURATION_SIZE),
+        "date" => DeclType::scalar(Type::Timestamp, request_bound(s), JSON_DATE_SIZE),
+        "date-time" => DeclType::scalar(Type::Timestamp, request_bound(s), MIN_DATETIME_SIZE),
+        _ => {
+            let max = match s.max_length {
+                Some(l) => zero_if_negative(l).saturating_mul(4),
+                None if !s.enum_.is_empty() => s
+                    .enum_
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .map(|v| v.len() as u64)
+                    .max()
+                    .unwrap_or(0),
+                None => request_bound(s),
+            };
+            DeclType::scalar(Type::String, max, MIN_STRING_SIZE)
+        }
+    }
+}
+
+fn zero_if_negative(n: i64) -> u64 {
+    n.max(0) as u64
+}
+
+/// The schema of a resource root: `apiVersion` and `kind` strings and `metadata` with only
+/// `name` and `generateName` are always present (replacing what the schema declares).
+pub fn with_type_and_object_meta(s: &Schema) -> Schema {
+    let string = |max: Option<i64>| Schema {
+        type_: "string".into(),
+        max_length: max,
+        ..Schema::default()
+    };
+    let mut out = s.clone();
+    out.properties.insert("apiVersion".into(), string(None));
+    out.properties.insert("kind".into(), string(None));
+    let mut meta = Schema {
+        type_: "object".into(),
+        ..Schema::default()
+    };
+    meta.properties.insert("name".into(), string(Some(253)));
+    meta.properties
+        .insert("generateName".into(), string(Some(252)));
+    out.properties.insert("metadata".into(), meta);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn build(v: serde_json::Value) -> (SchemaTypes, Arc<DeclType>) {
+        let s = Schema::from_json(&v).unwrap();
+        let (types, root) = SchemaTypes::build(&s, "selfType", false).unwrap();
+        (types, root.unwrap())
+    }
+
+    #[test]
+    fn maps_schema_types_to_cel_types() {
+        let (types, root) = build(json!({
+            "type": "object",
+            "properties": {
+                "s": {"type": "string"},
+                "b": {"type": "string", "format": "byte"},
+                "d": {"type": "string", "format": "duration"},
+                "t": {"type": "string", "format": "date-time"},
+                "day": {"type": "string", "format": "date"},
+                "i": {"type": "integer", "format": "int32"},
+                "n": {"type": "number"},
+                "ok": {"type": "boolean"},
+                "ios": {"x-kubernetes-int-or-string": true},
+                "l": {"type": "array", "items": {"type": "string"}},
+                "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "o": {"type": "object", "properties": {"x": {"type": "string"}}},
+                "a-b": {"type": "string"},
+                "namespace": {"type": "string"},
+                "1x": {"type": "string"},
+                "p": {"x-kubernetes-preserve-unknown-fields": true},
+            }
+        }));
+        let f = |n: &str| types.field_type("selfType", n).map(|t| t.to_string());
+        assert_eq!(f("s").as_deref(), Some("string"));
+        assert_eq!(f("b").as_deref(), Some("bytes"));
+        assert_eq!(f("d").as_deref(), Some("duration"));
+        assert_eq!(f("t").as_deref(), Some("timestamp"));
+        assert_eq!(f("day").as_deref(), Some("timestamp"));
+        assert_eq!(f("i").as_deref(), Some("int"));
+        assert_eq!(f("n").as_deref(), Some("double"));
+        assert_eq!(f("ok").as_deref(), Some("bool"));
+        assert_eq!(f("ios").as_deref(), Some("dyn"));
+        assert_eq!(f("l").as_deref(), Some("list(string)"));
+        assert_eq!(f("m").as_deref(), Some("map(string, int)"));
+        assert_eq!(f("o").as_deref(), Some("selfType.o"));
+        assert_eq!(f("a__dash__b").as_deref(), Some("string"));
+        assert_eq!(f("a-b"), None);
+        assert_eq!(f("__namespace__").as_deref(), Some("string"));
+        assert_eq!(f("namespace").as_deref(), Some("string"));
+        assert_eq!(f("p"), None);
+        assert!(types.has_struct_type("selfType.o"));
+        assert!(matches!(root.kind, DeclKind::Object { .. }));
+    }
+
+    #[test]
+    fn size_bounds_follow_the_request_size() {
+        let (_, root) = build(json!({
+            "type": "object",
+            "required": ["name", "count"],
+            "properties": {
+                "name": {"type": "string", "maxLength": 10},
+                "count": {"type": "integer", "default": 1},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "e": {"type": "string", "enum": ["a", "abc"]},
+                "d": {"type": "string", "format": "duration", "maxLength": 5}
+            }
+        }));
+        let f = |n: &str| root.field(n).unwrap().ty.clone();
+        assert_eq!(f("name").max_elements, 40);
+        assert_eq!(f("tags").max_elements, 3_145_726 / 3);
+        assert_eq!(f("labels").max_elements, 3_145_726 / 8);
+        assert_eq!(f("e").max_elements, 3);
+        assert_eq!(f("d").max_elements, 32);
+        assert_eq!(f("count").max_elements, 0);
+        // {} + "name": "" (4 + 2 + 4); count has a default.
+        assert_eq!(root.min_serialized_size, 2 + 4 + 2 + 4);
+    }
+
+    #[test]
+    fn resource_roots_expose_type_and_object_meta() {
+        let s = Schema::from_json(&json!({"type": "object", "properties": {
+            "metadata": {"type": "object", "properties": {"namespace": {"type": "string"}}}
+        }}))
+        .unwrap();
+        let (types, _) = SchemaTypes::build(&s, "selfType", true).unwrap();
+        assert_eq!(types.field_type("selfType", "kind"), Some(Type::String));
+        assert_eq!(
+            types.field_type("selfType.metadata", "name"),
+            Some(Type::String)
+        );
+        assert_eq!(types.field_type("selfType.metadata", "namespace"), None);
+    }
+
+    #[test]
+    fn deep_schemas_are_errors() {
+        let mut v = json!({"type": "string"});
+        for _ in 0..300 {
+            v = json!({"type": "array", "items": v});
+        }
+        // Built directly (serde_json's parser would stop at 128 levels).
+        let mut s = Schema::from_json(&json!({"type": "string"})).unwrap();
+        for _ in 0..300 {
+            s = Schema {
+                type_: "array".into(),
+                items: Some(Box::new(s)),
+                ..Schema::default()
+            };
+        }
+        assert!(SchemaTypes::build(&s, "selfType", false).is_err());
+        drop(v);
+    }
+}

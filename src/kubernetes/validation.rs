@@ -1,0 +1,596 @@
+//! Validating an object (and optionally its old version) against the compiled rules of a
+//! schema, as kube-apiserver does: per-call and per-object cost budgets, transition rules,
+//! messages and message expressions, reasons and field paths, and ratcheting.
+
+use std::sync::Arc;
+
+use super::compile::{
+    CompileOptions, CompiledRule, CompiledSchema, OLD_SELF, RuleNode, SELF, compile_schema,
+    rule_env,
+};
+use super::field_error::{ErrorType, FieldError, FieldPath};
+use super::schema::Schema;
+use super::types::{DeclKind, DeclType, ListKind};
+use super::values::to_value;
+use crate::value::Value;
+use crate::value::list_kinds::ListKinds;
+use crate::{Activation, Env, EvalError, Program};
+
+/// The runtime cost budget for all rules of one object.
+pub const PER_OBJECT_COST_BUDGET: i64 = 10_000_000;
+/// The longest message a `messageExpression` may produce.
+pub const MAX_MESSAGE_EXPRESSION_SIZE: usize = 5 * 1024;
+
+const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
+
+/// A schema's rules, ready to validate objects.
+#[derive(Debug)]
+pub struct Validator {
+    pub compiled: CompiledSchema,
+}
+
+/// The outcome of validating one object.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub errors: Vec<FieldError>,
+    /// Errors of unchanged values under ratcheting, reported as warnings.
+    pub warnings: Vec<String>,
+    /// The actual cost of each rule evaluation, in order.
+    pub costs: Vec<RuleCost>,
+    /// What is left of the per-object budget (negative once it ran out).
+    pub remaining_budget: i64,
+}
+
+impl Validator {
+    /// Compiles `schema` in the default rule environment.
+    pub fn new(schema: &Schema, options: CompileOptions) -> Validator {
+        Validator::with_env(schema, &rule_env(), options)
+    }
+
+    /// Compiles `schema` in `env`.
+    pub fn with_env(schema: &Schema, env: &Env, options: CompileOptions) -> Validator {
+        Validator {
+            compiled: compile_schema(schema, env, options),
+        }
+    }
+
+    /// Validates `obj` (and `old` on update) with the default per-object budget.
+    pub fn validate(&self, obj: &serde_json::Value, old: Option<&serde_json::Value>) -> Outcome {
+        self.validate_with_budget(obj, old, PER_OBJECT_COST_BUDGET)
+    }
+
+    /// Validates with a given per-object budget.
+    pub fn validate_with_budget(
+        &self,
+        obj: &serde_json::Value,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+    ) -> Outcome {
+        let kinds = Arc::new(ListKinds::default());
+        let root = &self.compiled.root;
+        let convert = |json: &serde_json::Value| {
+            root.ty
+                .as_ref()
+                .map(|t| to_value(json, t, &kinds).map_err(|e| e.to_string()))
+        };
+        let mut run = Run {
+            kinds: &kinds,
+            outcome: Outcome {
+                remaining_budget: budget,
+                ..Outcome::default()
+            },
+        };
+        let at = Node {
+            json: obj,
+            value: convert(obj),
+            old: old.map(|o| (o, convert(o))),
+            ratchet_old: old,
+            ratchet: old.map(|o| deep_equal(o, obj, root.ty.as_deref())),
+        };
+        run.node(root, &FieldPath::root(), at);
+        run.outcome
+    }
+}
+
+/// The actual cost of one rule evaluation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleCost {
+    /// The field path of the value the rule ran on.
+    pub path: String,
+    pub rule: String,
+    pub cost: u64,
+}
+
+/// A data node under validation: its JSON, its converted value (when its type is known),
+/// the correlated old value, and whether errors here are ratcheted.
+struct Node<'a> {
+    json: &'a serde_json::Value,
+    value: Option<Result<Value, String>>,
+    old: Option<(&'a serde_json::Value, Option<Result<Value, String>>)>,
+    /// The old value as ratcheting correlates it (also through atomic maps and by index in
+    /// lists without a list type).
+    ratchet_old: Option<&'a serde_json::Value>,
+    /// Whether the nearest correlated value equals its old value (`None` on create).
+    ratchet: Option<bool>,
+}
+
+struct Run<'k> {
+    kinds: &'k Arc<ListKinds>,
+    outcome: Outcome,
+}
+
+struct SelfActivation {
+    this: Value,
+    old: Option<Value>,
+}
+
+impl Activation for SelfActivation {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        match name {
+            SELF => Some(self.this.clone()),
+            OLD_SELF => self.old.clone(),
+            _ => None,
+        }
+    }
+}
+
+impl Run<'_> {
+    fn out_of_budget(&self) -> bool {
+        self.outcome.remaining_budget < 0
+    }
+
+    fn node(&mut self, rn: &RuleNode, path: &FieldPath, at: Node<'_>) {
+        if at.json.is_null() || self.out_of_budget() {
+            return;
+        }
+        self.rules(rn, path, &at);
+        if self.out_of_budget() {
+            return;
+        }
+        match at.json {
+            serde_json::Value::Object(obj) => self.object(rn, path, &at, obj),
+            serde_json::Value::Array(items) => self.array(rn, path, &at, items),
+            _ => {}
+        }
+    }
+
+    fn object(
+        &mut self,
+        rn: &RuleNode,
+        path: &FieldPath,
+        at: &Node<'_>,
+        obj: &serde_json::Map<String, serde_json::Value>,
+    ) {
+        let old_obj = at.old.as_ref().and_then(|(o, _)| o.as_object());
+        if let Some(values) = rn.additional.as_deref() {
+            for (k, v) in obj {
+                let old = old_obj
+                    .filter(|_| rn.map_correlatable)
+                    .and_then(|o| o.get(k));
+                let child = Node {
+                    json: v,
+                    value: child_value(
+                        at.value.as_ref(),
+                        v,
+                        values.ty.as_deref(),
+                        self.kinds,
+                        |m| m.get_str(k).cloned(),
+                    ),
+                    old: old.map(|o| {
+                        let ov = child_value(
+                            at.old.as_ref().and_then(|(_, v)| v.as_ref()),
+                            o,
+                            values.ty.as_deref(),
+                            self.kinds,
+                            |m| m.get_str(k).cloned(),
+                        );
+                        (o, ov)
+                    }),
+                    ratchet_old: ratchet_key(at, k),
+                    ratchet: ratchet_for(ratchet_key(at, k), v, values, at.ratchet),
+                };
+                self.node(values, &path.key(k), child);
+                if self.out_of_budget() {
+                    return;
+                }
+            }
+        }
+        for (k, v) in obj {
+            let Some(prop) = rn.properties.get(k) else {
+                continue;
+            };
+            let escaped = super::escaping::escape(k);
+            let lookup =
+                |m: &crate::value::Map| escaped.as_deref().and_then(|e| m.get_str(e).cloned());
+            let old = old_obj
+                .filter(|_| rn.map_correlatable)
+                .and_then(|o| o.get(k));
+            let child = Node {
+                json: v,
+                value: child_value(at.value.as_ref(), v, prop.ty.as_deref(), self.kinds, lookup),
+                old: old.map(|o| {
+                    let ov = child_value(
+                        at.old.as_ref().and_then(|(_, v)| v.as_ref()),
+                        o,
+                        prop.ty.as_deref(),
+                        self.kinds,
+                        lookup,
+                    );
+                    (o, ov)
+                }),
+                ratchet_old: ratchet_key(at, k),
+                ratchet: ratchet_for(ratchet_key(at, k), v, prop, at.ratchet),
+            };
+            self.node(prop, &path.child(k), child);
+            if self.out_of_budget() {
+                return;
+            }
+        }
+    }
+
+    fn array(
+        &mut self,
+        rn: &RuleNode,
+        path: &FieldPath,
+        at: &Node<'_>,
+        items: &[serde_json::Value],
+    ) {
+        let Some(item_node) = rn.items.as_deref() else {
+            return;
+        };
+        let old_items = at.old.as_ref().and_then(|(o, _)| o.as_array());
+        for (i, v) in items.iter().enumerate() {
+            // Only map lists correlate items with old items (by their keys).
+            let old_index = match old_items {
+                Some(olds) if !rn.list_map_keys.is_empty() => olds
+                    .iter()
+                    .position(|o| same_map_keys(o, v, &rn.list_map_keys)),
+                _ => None,
+            };
+            let old = old_index.and_then(|j| old_items.map(|o| (j, &o[j])));
+            let ratchet_old = ratchet_index(rn, at, v, i);
+            let child = Node {
+                json: v,
+                value: child_value(
+                    at.value.as_ref(),
+                    v,
+                    item_node.ty.as_deref(),
+                    self.kinds,
+                    |_| None,
+                )
+                .or_else(|| list_item(at.value.as_ref(), i)),
+                old: old.map(|(j, o)| {
+                    let ov = list_item(at.old.as_ref().and_then(|(_, v)| v.as_ref()), j)
+                        .or_else(|| item_node.ty.as_deref().map(|t| to_value(o, t, self.kinds)));
+                    (o, ov)
+                }),
+                ratchet_old,
+                ratchet: ratchet_for(ratchet_old, v, item_node, at.ratchet),
+            };
+            self.node(item_node, &path.index(i), child);
+            if self.out_of_budget() {
+                return;
+            }
+        }
+    }
+
+    fn rules(&mut self, rn: &RuleNode, path: &FieldPath, at: &Node<'_>) {
+        if rn.rules.is_empty() {
+            return;
+        }
+        if self.outcome.remaining_budget <= 0 {
+            self.outcome.errors.push(FieldError::new(
+                path.clone(),
+                ErrorType::Invalid,
+                &rn.schema_type,
+                OUT_OF_BUDGET,
+            ));
+            self.outcome.remaining_budget = -1;
+            return;
+        }
+        let invalid = |detail: String| {
+            FieldError::new(path.clone(), ErrorType::Invalid, &rn.schema_type, detail)
+        };
+        let this = match &at.value {
+            Some(Ok(v)) => v.clone(),
+            Some(Err(e)) => {
+                // The data does not fit the schema: every rule reading it fails alike.
+                for r in &rn.rules {
+                    self.outcome.errors.push(invalid(format!(
+                        "{e} evaluating rule: {}",
+                        rule_error_string(r)
+                    )));
+                }
+                return;
+            }
+            None => return,
+        };
+        let old = match &at.old {
+            Some((_, Some(Ok(v)))) => Some(v.clone()),
+            _ => None,
+        };
+        for r in &rn.rules {
+            let optional_old_self = r.rule.optional_old_self == Some(true);
+            if r.uses_old_self && old.is_none() && !optional_old_self {
+                continue;
+            }
+            let activation = SelfActivation {
+                this: this.clone(),
+                old: if optional_old_self {
+                    Some(Value::Optional(old.clone().map(Arc::new)))
+                } else {
+                    old.clone()
+                },
+            };
+            let (result, cost) = self.eval(&r.program, &activation);
+            self.outcome.costs.push(RuleCost {
+                path: path.to_string(),
+                rule: r.rule.rule.clone(),
+                cost,
+            });
+            if cost > i64::MAX as u64 || cost as i64 > self.outcome.remaining_budget {
+                self.outcome.errors.push(invalid(OUT_OF_BUDGET.into()));
+                self.outcome.remaining_budget = -1;
+                return;
+            }
+            self.outcome.remaining_budget -= cost as i64;
+            let passed = match result {
+                Ok(Value::Bool(true)) => true,
+                Ok(_) => false,
+                Err(e) => {
+                    let rule = rule_error_string(r);
+                    if e.message.starts_with("no such overload") {
+                        self.outcome.errors.push(invalid(format!(
+                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {rule}",
+                            e.message
+                        )));
+                    } else if e.message.starts_with(LIMIT_EXCEEDED) {
+                        self.outcome.errors.push(invalid(format!(
+                            "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {rule}",
+                            e.message
+                        )));
+                        self.outcome.remaining_budget = -1;
+                        return;
+                    } else {
+                        self.outcome
+                            .errors
+                            .push(invalid(format!("{} evaluating rule: {rule}", e.message)));
+                    }
+                    continue;
+                }
+            };
+            if passed {
+                continue;
+            }
+            let error_path = match &r.field_path {
+                Some(p) => path.child(p),
+                None => path.clone(),
+            };
+            let ratchet = !r.uses_old_self && at.ratchet == Some(true);
+            let mut detail = None;
+            if let Some(message_program) = &r.message_program {
+                let plain = SelfActivation {
+                    this: this.clone(),
+                    old: old.clone(),
+                };
+                match self.message(message_program, &r.rule.message_expression, &plain) {
+                    Ok(m) => detail = Some(m),
+                    Err(Some(fatal)) => {
+                        let e =
+                            FieldError::new(error_path, ErrorType::Invalid, &rn.schema_type, fatal);
+                        self.report(e, ratchet);
+                        self.outcome.remaining_budget = -1;
+                        return;
+                    }
+                    Err(None) => {}
+                }
+            }
+            let detail = detail.unwrap_or_else(|| rule_message_or_default(r));
+            let error_type = ErrorType::from_reason(r.rule.reason.as_deref());
+            let e = FieldError::new(error_path, error_type, &rn.schema_type, detail);
+            self.report(e, ratchet);
+        }
+    }
+
+    fn report(&mut self, e: FieldError, ratchet: bool) {
+        if ratchet {
+            self.outcome.warnings.push(e.to_string());
+        } else {
+            self.outcome.errors.push(e);
+        }
+    }
+
+    fn eval(
+        &self,
+        program: &Program,
+        activation: &SelfActivation,
+    ) -> (Result<Value, EvalError>, u64) {
+        let (result, details) = self.kinds.scope(|| program.eval_with_details(activation));
+        (result, details.actual_cost)
+    }
+
+    /// Evaluates a message expression: `Ok(message)`, `Err(None)` when it failed (the static
+    /// message is used), `Err(Some(detail))` when validation must stop.
+    fn message(
+        &mut self,
+        program: &Program,
+        source: &str,
+        activation: &SelfActivation,
+    ) -> Result<String, Option<String>> {
+        let (result, cost) = self.eval(program, activation);
+        if cost > i64::MAX as u64 || cost as i64 > self.outcome.remaining_budget {
+            return Err(Some(
+                "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into(),
+            ));
+        }
+        if let Err(e) = &result {
+            if e.message.starts_with(LIMIT_EXCEEDED) {
+                return Err(Some(format!(
+                    "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                    super::field_error::go_quote(source)
+                )));
+            }
+        }
+        self.outcome.remaining_budget -= cost as i64;
+        match result {
+            Ok(Value::String(s)) => {
+                let m = s.trim();
+                if m.is_empty() || m.len() > MAX_MESSAGE_EXPRESSION_SIZE || m.contains('\n') {
+                    Err(None)
+                } else {
+                    Ok(m.to_string())
+                }
+            }
+            _ => Err(None),
+        }
+    }
+}
+
+/// The value of a child node: looked up in the parent's converted value when the parent
+/// converted, else converted from its own JSON.
+fn child_value(
+    parent: Option<&Result<Value, String>>,
+    json: &serde_json::Value,
+    ty: Option<&DeclType>,
+    kinds: &ListKinds,
+    lookup: impl Fn(&crate::value::Map) -> Option<Value>,
+) -> Option<Result<Value, String>> {
+    let ty = ty?;
+    if let Some(Ok(Value::Map(m))) = parent {
+        if let Some(v) = lookup(m) {
+            return Some(Ok(v));
+        }
+    }
+    if let Some(Ok(Value::List(_))) = parent {
+        return None;
+    }
+    Some(to_value(json, ty, kinds))
+}
+
+fn list_item(parent: Option<&Result<Value, String>>, i: usize) -> Option<Result<Value, String>> {
+    match parent {
+        Some(Ok(Value::List(items))) => items.get(i).cloned().map(Ok),
+        _ => None,
+    }
+}
+
+/// The old value of property or map key `k`, as ratcheting correlates it.
+fn ratchet_key<'a>(at: &Node<'a>, k: &str) -> Option<&'a serde_json::Value> {
+    at.ratchet_old?.as_object()?.get(k)
+}
+
+/// The old value of list item `i` (`v`), as ratcheting correlates it: by key in map lists,
+/// by index in lists without a list type, not at all in sets and atomic lists.
+fn ratchet_index<'a>(
+    rn: &RuleNode,
+    at: &Node<'a>,
+    v: &serde_json::Value,
+    i: usize,
+) -> Option<&'a serde_json::Value> {
+    let olds = at.ratchet_old?.as_array()?;
+    match rn.list_type.as_deref() {
+        Some("map") => olds.iter().find(|o| same_map_keys(o, v, &rn.list_map_keys)),
+        Some(_) => None,
+        None => olds.get(i),
+    }
+}
+
+/// Whether two map-list items have the same key (a missing key field counts as its default).
+fn same_map_keys(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    keys: &[(String, Option<serde_json::Value>)],
+) -> bool {
+    keys.iter()
+        .all(|(k, default)| a.get(k).or(default.as_ref()) == b.get(k).or(default.as_ref()))
+}
+
+/// Ratcheting at a child: its own old value decides when it has one, else the nearest
+/// correlated ancestor.
+fn ratchet_for(
+    old: Option<&serde_json::Value>,
+    new: &serde_json::Value,
+    rn: &RuleNode,
+    parent: Option<bool>,
+) -> Option<bool> {
+    match old {
+        Some(o) => Some(deep_equal(o, new, rn.ty.as_deref())),
+        None => parent,
+    }
+}
+
+/// Whether an old and a new value are equal as ratcheting compares them: map-list items are
+/// matched by key (order does not matter), everything else structurally.
+fn deep_equal(old: &serde_json::Value, new: &serde_json::Value, ty: Option<&DeclType>) -> bool {
+    use serde_json::Value as J;
+    let Some(ty) = ty else {
+        return old == new;
+    };
+    match (old, new, &ty.kind) {
+        (J::Array(o), J::Array(n), DeclKind::List { elem, list }) => {
+            if o.len() != n.len() {
+                return false;
+            }
+            match list {
+                ListKind::Map(keys) => n.iter().all(|item| {
+                    let key = |v: &serde_json::Value| -> Vec<Option<serde_json::Value>> {
+                        keys.iter().map(|k| map_key_field(v, k)).collect()
+                    };
+                    o.iter()
+                        .find(|old_item| key(old_item) == key(item))
+                        .is_some_and(|old_item| deep_equal(old_item, item, Some(elem)))
+                }),
+                _ => o.iter().zip(n).all(|(a, b)| deep_equal(a, b, Some(elem))),
+            }
+        }
+        (J::Object(o), J::Object(n), DeclKind::Object { fields, .. }) => {
+            o.len() == n.len()
+                && n.iter().all(|(k, v)| {
+                    let field = fields.values().find(|f| &f.property == k);
+                    o.get(k)
+                        .is_some_and(|ov| deep_equal(ov, v, field.map(|f| f.ty.as_ref())))
+                })
+        }
+        (J::Object(o), J::Object(n), DeclKind::Map { value }) => {
+            o.len() == n.len()
+                && n.iter()
+                    .all(|(k, v)| o.get(k).is_some_and(|ov| deep_equal(ov, v, Some(value))))
+        }
+        _ => old == new,
+    }
+}
+
+/// A map-list key field of an item, looked up by its escaped or plain name.
+fn map_key_field(item: &serde_json::Value, escaped: &str) -> Option<serde_json::Value> {
+    let plain = super::escaping::unescape(escaped).unwrap_or_else(|| escaped.to_string());
+    item.get(&plain).cloned()
+}
+
+fn rule_error_string(r: &CompiledRule) -> String {
+    if r.rule.message.is_empty() {
+        r.rule.rule.trim().to_string()
+    } else {
+        r.rule.message.trim().to_string()
+    }
+}
+
+fn rule_message_or_default(r: &CompiledRule) -> String {
+    if r.rule.message.is_empty() {
+        format!("failed rule: {}", rule_error_string(r))
+    } else {
+        r.rule.message.trim().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validators_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Validator>();
+    }
+}

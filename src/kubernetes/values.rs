@@ -1,0 +1,302 @@
+//! JSON data bound to a schema, as CEL values.
+//!
+//! An object is converted once ([`SchemaValue::new`]); every rule at every node reads the
+//! same shared values (sub-values are `Arc` clones, never deep copies). Objects become maps
+//! keyed by escaped field names; set and map lists are registered in the value's
+//! [`ListKinds`], which must be installed ([`SchemaValue::scope`]) while rules run.
+
+use std::sync::Arc;
+
+use base64::Engine;
+
+use super::escaping::is_reserved;
+use super::list_types::{MapList, SetList};
+use super::types::{DeclKind, DeclType, ListKind};
+use crate::stdlib::standard::{duration_text, timestamp_text};
+use crate::types::Type;
+use crate::value::list_kinds::{ListKinds, ListSemantics};
+use crate::value::{Key, Map, Value};
+
+/// Data nested deeper than this is an error.
+pub const MAX_DATA_DEPTH: usize = 256;
+
+/// A JSON value converted under a schema type, with the list semantics of its lists.
+#[derive(Clone, Debug)]
+pub struct SchemaValue {
+    pub value: Value,
+    pub kinds: Arc<ListKinds>,
+}
+
+impl SchemaValue {
+    /// Converts `json` under `ty`; errors use Kubernetes' texts
+    /// (`invalid data, got null for schema with nullable=false`, ...).
+    pub fn new(json: &serde_json::Value, ty: &DeclType) -> Result<SchemaValue, String> {
+        let kinds = Arc::new(ListKinds::default());
+        let value = Converter { kinds: &kinds }.convert(json, ty, 0)?;
+        Ok(SchemaValue { value, kinds })
+    }
+
+    /// Runs `f` with this value's list semantics in force.
+    pub fn scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.kinds.scope(f)
+    }
+}
+
+/// Converts `json` under `ty`, registering set and map lists in `kinds`.
+pub fn to_value(
+    json: &serde_json::Value,
+    ty: &DeclType,
+    kinds: &ListKinds,
+) -> Result<Value, String> {
+    Converter { kinds }.convert(json, ty, 0)
+}
+
+struct Converter<'a> {
+    kinds: &'a ListKinds,
+}
+
+/// Go's `%T` of a value decoded from JSON, as Kubernetes' messages show it.
+fn go_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "<nil>",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => "int64",
+        serde_json::Value::Number(_) => "float64",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "[]interface {}",
+        serde_json::Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+impl Converter<'_> {
+    fn convert(
+        &self,
+        json: &serde_json::Value,
+        ty: &DeclType,
+        depth: usize,
+    ) -> Result<Value, String> {
+        use serde_json::Value as J;
+        if depth > MAX_DATA_DEPTH {
+            return Err(format!("data nested deeper than {MAX_DATA_DEPTH} levels"));
+        }
+        if json.is_null() {
+            return if ty.nullable {
+                Ok(Value::Null)
+            } else {
+                Err("invalid data, got null for schema with nullable=false".into())
+            };
+        }
+        match &ty.kind {
+            DeclKind::Object {
+                fields,
+                preserve_unknown,
+                ..
+            } => {
+                let J::Object(obj) = json else {
+                    return Err(
+                        "invalid data, expected a map for the provided schema with type=object"
+                            .into(),
+                    );
+                };
+                let mut map = Map::with_capacity(obj.len());
+                for (escaped, field) in fields {
+                    match obj.get(&field.property) {
+                        None | Some(J::Null) => {}
+                        Some(v) => {
+                            let v = self.convert(v, &field.ty, depth + 1)?;
+                            // Since Kubernetes 1.31 a reserved word may also be selected
+                            // unescaped (`self.namespace`) where the parser allows it.
+                            if is_reserved(&field.property) {
+                                map.insert(Key::from(field.property.as_str()), v.clone());
+                            }
+                            map.insert(Key::from(escaped.as_str()), v);
+                        }
+                    }
+                }
+                if *preserve_unknown {
+                    for (k, v) in obj {
+                        if !fields.values().any(|f| &f.property == k) {
+                            map.insert(Key::from(k.as_str()), Value::from(v));
+                        }
+                    }
+                }
+                Ok(Value::Map(Arc::new(map)))
+            }
+            DeclKind::Map { value } => {
+                let J::Object(obj) = json else {
+                    return Err(
+                        "invalid data, expected a map for the provided schema with type=object"
+                            .into(),
+                    );
+                };
+                let mut map = Map::with_capacity(obj.len());
+                for (k, v) in obj {
+                    map.insert(Key::from(k.as_str()), self.convert(v, value, depth + 1)?);
+                }
+                Ok(Value::Map(Arc::new(map)))
+            }
+            DeclKind::List { elem, list } => {
+                let J::Array(items) = json else {
+                    return Err(
+                        "invalid data, expected an array for the provided schema with type=array"
+                            .into(),
+                    );
+                };
+                let items = items
+                    .iter()
+                    .map(|v| self.convert(v, elem, depth + 1))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let items = Arc::new(items);
+                let kind: Option<Arc<dyn ListSemantics>> = match list {
+                    ListKind::Atomic => None,
+                    ListKind::Set => Some(Arc::new(SetList)),
+                    ListKind::Map(keys) => Some(Arc::new(MapList { keys: keys.clone() })),
+                };
+                if let Some(kind) = kind {
+                    self.kinds.register(&items, kind);
+                }
+                Ok(Value::List(items))
+            }
+            DeclKind::Scalar => scalar(json, &ty.cel),
+        }
+    }
+}
+
+fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, String> {
+    use serde_json::Value as J;
+    let expected = |what: &str| format!("invalid data, expected {what}, got {}", go_type(json));
+    match ty {
+        Type::Dyn => match json {
+            J::String(s) => Ok(Value::string(s.as_str())),
+            J::Number(n) if n.is_i64() => Ok(Value::Int(n.as_i64().unwrap_or_default())),
+            _ => Err(
+                "invalid data, expected XIntOrString value to be either a string or integer".into(),
+            ),
+        },
+        Type::Bool => json
+            .as_bool()
+            .map(Value::Bool)
+            .ok_or_else(|| expected("bool")),
+        Type::Int => match json {
+            J::Number(n) if n.is_i64() => Ok(Value::Int(n.as_i64().unwrap_or_default())),
+            _ => Err(expected("int")),
+        },
+        Type::Double => match json {
+            J::Number(n) => n
+                .as_f64()
+                .map(Value::Double)
+                .ok_or_else(|| expected("float")),
+            _ => Err(expected("float")),
+        },
+        Type::String => match json {
+            J::String(s) => Ok(Value::string(s.as_str())),
+            _ => Err(expected("string")),
+        },
+        Type::Bytes => {
+            let J::String(s) = json else {
+                return Err(expected("string"));
+            };
+            base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map(|b| Value::Bytes(b.into()))
+                .map_err(|e| format!("base64 decoding failed: {e}"))
+        }
+        Type::Duration => {
+            let J::String(s) = json else {
+                return Err(expected("string"));
+            };
+            duration_text::parse(s)
+                .map(|n| Value::Duration(duration_text::from_nanos(n)))
+                .map_err(|e| format!("Invalid duration {s}: {e}"))
+        }
+        Type::Timestamp => {
+            let J::String(s) = json else {
+                return Err(expected("string"));
+            };
+            parse_date_or_time(s)
+                .map(Value::Timestamp)
+                .ok_or_else(|| format!("Invalid date formatted string {s}"))
+        }
+        other => Err(format!("unsupported type: {other}")),
+    }
+}
+
+/// An RFC 3339 date-time, or a full date (`2024-01-31`) at midnight UTC.
+fn parse_date_or_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    if let Some(t) = timestamp_text::parse_rfc3339(s) {
+        return Some(t);
+    }
+    let date = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
+    Some(date.and_hms_opt(0, 0, 0)?.and_utc())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kubernetes::schema::Schema;
+    use crate::kubernetes::types::SchemaTypes;
+    use serde_json::json;
+
+    fn convert(schema: serde_json::Value, data: serde_json::Value) -> Result<Value, String> {
+        let s = Schema::from_json(&schema).unwrap();
+        let (_, root) = SchemaTypes::build(&s, "selfType", false).unwrap();
+        SchemaValue::new(&data, &root.unwrap()).map(|v| v.value)
+    }
+
+    #[test]
+    fn converts_formats_and_escapes_fields() {
+        let v = convert(
+            json!({"type": "object", "properties": {
+                "b": {"type": "string", "format": "byte"},
+                "d": {"type": "string", "format": "duration"},
+                "day": {"type": "string", "format": "date"},
+                "n": {"type": "number"},
+                "a-b": {"type": "integer"},
+                "gone": {"type": "string"}
+            }}),
+            json!({"b": "aGk=", "d": "1h2m", "day": "2024-01-31", "n": 3, "a-b": 1, "gone": null}),
+        )
+        .unwrap();
+        let Value::Map(m) = v else { panic!() };
+        assert_eq!(m.get_str("b"), Some(&Value::Bytes(b"hi".to_vec().into())));
+        assert_eq!(
+            m.get_str("d"),
+            Some(&Value::Duration(chrono::TimeDelta::seconds(3720)))
+        );
+        assert_eq!(m.get_str("n").map(|v| v.type_name()), Some("double"));
+        assert_eq!(m.get_str("a__dash__b"), Some(&Value::Int(1)));
+        assert!(m.get_str("gone").is_none());
+        assert!(m.get_str("day").is_some());
+    }
+
+    #[test]
+    fn wrong_shapes_have_kubernetes_texts() {
+        let obj = json!({"type": "object", "properties": {"x": {"type": "string"}}});
+        assert_eq!(
+            convert(obj, json!([1])).unwrap_err(),
+            "invalid data, expected a map for the provided schema with type=object"
+        );
+        let list = json!({"type": "array", "items": {"type": "string"}});
+        assert_eq!(
+            convert(list.clone(), json!({})).unwrap_err(),
+            "invalid data, expected an array for the provided schema with type=array"
+        );
+        assert_eq!(
+            convert(list, json!([null])).unwrap_err(),
+            "invalid data, got null for schema with nullable=false"
+        );
+        let nullable = json!({"type": "array", "items": {"type": "string", "nullable": true}});
+        assert_eq!(
+            convert(nullable, json!([null])).unwrap(),
+            Value::list(vec![Value::Null])
+        );
+        assert_eq!(
+            convert(json!({"x-kubernetes-int-or-string": true}), json!(1.5)).unwrap_err(),
+            "invalid data, expected XIntOrString value to be either a string or integer"
+        );
+        assert_eq!(
+            convert(json!({"type": "integer"}), json!("1")).unwrap_err(),
+            "invalid data, expected int, got string"
+        );
+    }
+}
