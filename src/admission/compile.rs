@@ -1,42 +1,12 @@
 //! Compiling a policy once: every expression against Kubernetes' environment with the
 //! admission variables, and the field errors the API server would report for it.
 
-use std::fmt;
-
+use crate::kubernetes::{ErrorType, FieldError, FieldPath};
 use crate::presets::{KUBERNETES_LATEST, Mode};
 use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::{Env, Program, Type};
 
 use super::types::ValidatingAdmissionPolicy;
-
-/// A field error as the API server reports it when validating a policy.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldError {
-    /// The field path, like `spec.validations[0].expression`.
-    pub field: String,
-    /// The offending value (the expression), if any.
-    pub value: Option<String>,
-    /// `Invalid value` or `Required value`.
-    pub kind: &'static str,
-    /// What is wrong.
-    pub detail: String,
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.value {
-            Some(v) => {
-                let quoted = serde_json::Value::String(v.clone()).to_string();
-                write!(
-                    f,
-                    "{}: {}: {}: {}",
-                    self.field, self.kind, quoted, self.detail
-                )
-            }
-            None => write!(f, "{}: {}: {}", self.field, self.kind, self.detail),
-        }
-    }
-}
 
 /// One compiled expression: its field path, source and program (or the compile error).
 #[derive(Debug)]
@@ -103,12 +73,13 @@ fn compile_one(
 ) -> Compiled {
     let program = compile_source(env, source, output);
     if let Err(detail) = &program {
-        errors.push(FieldError {
-            field: field.clone(),
-            value: Some(source.to_string()),
-            kind: "Invalid value",
-            detail: detail.clone(),
-        });
+        let path = FieldPath::new(&field);
+        errors.push(FieldError::new(
+            path,
+            ErrorType::Invalid,
+            source,
+            detail.clone(),
+        ));
     }
     Compiled {
         field,
@@ -158,12 +129,8 @@ impl CompiledPolicy {
         let mut errors = Vec::new();
         let spec = &policy.spec;
         if spec.match_constraints.is_none() {
-            errors.push(FieldError {
-                field: "spec.matchConstraints".into(),
-                value: None,
-                kind: "Required value",
-                detail: String::new(),
-            });
+            let path = FieldPath::new("spec.matchConstraints");
+            errors.push(FieldError::new(path, ErrorType::Required, "", ""));
         }
         let params = spec.param_kind.is_some();
         let mut names = Vec::new();

@@ -46,7 +46,8 @@ use std::sync::Arc;
 
 use crate::stdlib::kubernetes::authz::Authorizer;
 
-pub use compile::{CompiledPolicy, FieldError};
+pub use crate::kubernetes::FieldError;
+pub use compile::CompiledPolicy;
 pub use types::{AdmissionRequest, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 pub use validate::{
     BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,

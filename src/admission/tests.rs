@@ -69,7 +69,7 @@ fn later_variables_may_use_earlier_ones_only() {
         "validations": [{"expression": "variables.b == 1"}],
     }));
     assert_eq!(p.errors.len(), 1);
-    assert_eq!(p.errors[0].field, "spec.variables[0].expression");
+    assert_eq!(p.errors[0].path.to_string(), "spec.variables[0].expression");
 }
 
 #[test]
