@@ -126,11 +126,19 @@ fn cel_go_name(t: &Type) -> String {
 impl CompiledPolicy {
     /// Compiles every expression of `policy` once.
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        let mut errors = Vec::new();
+        // Errors per section, reported in the order the API server validates them.
+        let (mut constraint_errors, mut condition_errors) = (Vec::new(), Vec::new());
+        let (mut variable_errors, mut errors) = (Vec::new(), Vec::new());
         let spec = &policy.spec;
-        if spec.match_constraints.is_none() {
-            let path = FieldPath::new("spec.matchConstraints");
-            errors.push(FieldError::new(path, ErrorType::Required, "", ""));
+        let required = |path: &str, detail: &str| {
+            FieldError::new(FieldPath::new(path), ErrorType::Required, "", detail)
+        };
+        match &spec.match_constraints {
+            None => constraint_errors.push(required("spec.matchConstraints", "")),
+            Some(m) if m.resource_rules.is_empty() => {
+                constraint_errors.push(required("spec.matchConstraints.resourceRules", ""));
+            }
+            Some(_) => {}
         }
         let params = spec.param_kind.is_some();
         let mut names = Vec::new();
@@ -138,24 +146,51 @@ impl CompiledPolicy {
         for (i, v) in spec.variables.iter().enumerate() {
             let env = admission_env(&names, params, false);
             let field = format!("spec.variables[{i}].expression");
-            let compiled = compile_one(&env, field, &v.expression, Output::Any, &mut errors);
+            let source = &v.expression;
+            let compiled = compile_one(&env, field, source, Output::Any, &mut variable_errors);
             variables.push((v.name.clone(), compiled));
             names.push(v.name.clone());
         }
         let with_authz = admission_env(&names, params, true);
         let without_authz = admission_env(&names, params, false);
+        let match_conditions = spec
+            .match_conditions
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let field = format!("spec.matchConditions[{i}].expression");
+                let source = &c.expression;
+                compile_one(
+                    &with_authz,
+                    field,
+                    source,
+                    Output::Bool,
+                    &mut condition_errors,
+                )
+            })
+            .collect();
+        if spec.validations.is_empty() && spec.audit_annotations.is_empty() {
+            let detail = "validations or auditAnnotations must contain at least one item";
+            errors.push(required("spec.validations", detail));
+            errors.push(required("spec.auditAnnotations", detail));
+        }
         let mut validations = Vec::new();
         let mut messages = Vec::new();
         for (i, v) in spec.validations.iter().enumerate() {
             let field = format!("spec.validations[{i}].expression");
-            let source = &v.expression;
-            validations.push(compile_one(
-                &with_authz,
-                field,
-                source,
-                Output::Bool,
-                &mut errors,
-            ));
+            let (env, source) = (&with_authz, &v.expression);
+            if source.trim().is_empty() {
+                errors.push(required(&field, "expression is not specified"));
+                validations.push(compile_one(
+                    env,
+                    field,
+                    source,
+                    Output::Bool,
+                    &mut Vec::new(),
+                ));
+            } else {
+                validations.push(compile_one(env, field, source, Output::Bool, &mut errors));
+            }
             messages.push((!v.message_expression.is_empty()).then(|| {
                 let field = format!("spec.validations[{i}].messageExpression");
                 let source = &v.message_expression;
@@ -168,25 +203,14 @@ impl CompiledPolicy {
             .enumerate()
             .map(|(i, a)| {
                 let field = format!("spec.auditAnnotations[{i}].valueExpression");
-                let source = &a.value_expression;
-                compile_one(
-                    &without_authz,
-                    field,
-                    source,
-                    Output::StringOrNull,
-                    &mut errors,
-                )
+                let (env, source) = (&without_authz, &a.value_expression);
+                compile_one(env, field, source, Output::StringOrNull, &mut errors)
             })
             .collect();
-        let match_conditions = spec
-            .match_conditions
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let field = format!("spec.matchConditions[{i}].expression");
-                compile_one(&with_authz, field, &c.expression, Output::Bool, &mut errors)
-            })
-            .collect();
+        let mut all = constraint_errors;
+        all.append(&mut condition_errors);
+        all.append(&mut variable_errors);
+        all.append(&mut errors);
         CompiledPolicy {
             policy,
             variables,
@@ -194,7 +218,7 @@ impl CompiledPolicy {
             messages,
             audit_annotations,
             match_conditions,
-            errors,
+            errors: all,
         }
     }
 
