@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use kcel::admission::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-use kcel::admission::{AdmissionRequest, CompiledPolicy, Input, admit};
+use kcel::admission::{AdmissionRequest, CompiledPolicy, Input, admit, validate_binding};
 use kcel::stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll};
 use serde::Deserialize;
 
@@ -25,6 +25,9 @@ struct Suite {
     /// Expected policy field errors (`compile_errors`), in order.
     #[serde(default)]
     field_errors: Vec<String>,
+    /// Expected binding field errors (`validate_binding`), in order.
+    #[serde(default)]
+    binding_errors: Vec<String>,
     #[serde(default)]
     cases: Vec<Case>,
 }
@@ -69,6 +72,19 @@ fn run_suite(path: &std::path::Path) -> Vec<String> {
             "{}: field errors\n  got:  {errors:?}\n  want: {:?}",
             path.display(),
             suite.field_errors
+        ));
+    }
+    let binding_errors: Vec<String> = suite
+        .bindings
+        .iter()
+        .flat_map(validate_binding)
+        .map(|e| e.to_string())
+        .collect();
+    if binding_errors != suite.binding_errors {
+        failures.push(format!(
+            "{}: binding errors\n  got:  {binding_errors:?}\n  want: {:?}",
+            path.display(),
+            suite.binding_errors
         ));
     }
     let policies: Vec<_> = compiled.iter().collect();

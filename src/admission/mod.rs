@@ -33,6 +33,7 @@
 //! ```
 
 mod activation;
+pub mod binding;
 pub mod compile;
 pub mod matching;
 mod params;
@@ -47,6 +48,7 @@ use std::sync::Arc;
 use crate::stdlib::kubernetes::authz::Authorizer;
 
 pub use crate::kubernetes::FieldError;
+pub use binding::validate_binding;
 pub use compile::CompiledPolicy;
 pub use types::{AdmissionRequest, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 pub use validate::{
