@@ -14,6 +14,8 @@ pub struct Compiled {
     pub field: String,
     pub source: String,
     pub program: Result<Program, String>,
+    /// The checked output type, when it compiled.
+    pub output: Option<Type>,
 }
 
 /// A policy with every expression compiled.
@@ -31,9 +33,10 @@ pub struct CompiledPolicy {
     pub errors: Vec<FieldError>,
 }
 
-/// The environment with the admission variables (and `variables.<name>` for `vars`);
+/// The environment with the admission variables (and `variables.<name>`, typed as its
+/// expression, for `vars`);
 /// `params` is declared only when the policy has a `paramKind`.
-fn admission_env(vars: &[String], params: bool, authorizer: bool) -> Env {
+fn admission_env(vars: &[(String, Type)], params: bool, authorizer: bool) -> Env {
     let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
     for name in ["object", "oldObject", "request", "namespaceObject"] {
         env.declare(name, Type::Dyn);
@@ -48,8 +51,8 @@ fn admission_env(vars: &[String], params: bool, authorizer: bool) -> Env {
             Type::Named(RESOURCE_CHECK.into(), vec![]),
         );
     }
-    for v in vars {
-        env.declare(format!("variables.{v}"), Type::Dyn);
+    for (name, ty) in vars {
+        env.declare(format!("variables.{name}"), ty.clone());
     }
     env
 }
@@ -71,7 +74,9 @@ fn compile_one(
     output: Output,
     errors: &mut Vec<FieldError>,
 ) -> Compiled {
-    let program = compile_source(env, source, output);
+    let compiled = compile_source(env, source, output);
+    let output = compiled.as_ref().ok().map(|(_, t)| t.clone());
+    let program = compiled.map(|(p, _)| p);
     if let Err(detail) = &program {
         let path = FieldPath::new(&field);
         errors.push(FieldError::new(
@@ -85,10 +90,12 @@ fn compile_one(
         field,
         source: source.to_string(),
         program,
+        output,
     }
 }
 
-fn compile_source(env: &Env, source: &str, output: Output) -> Result<Program, String> {
+/// The program and its output type (`dyn` when unknown).
+fn compile_source(env: &Env, source: &str, output: Output) -> Result<(Program, Type), String> {
     let ast = env
         .compile(source)
         .map_err(|issues| format!("compilation failed: {issues}"))?;
@@ -111,7 +118,9 @@ fn compile_source(env: &Env, source: &str, output: Output) -> Result<Program, St
             });
         }
     }
+    let ty = ast.output_type().cloned().unwrap_or(Type::Dyn);
     env.program(&ast)
+        .map(|p| (p, ty))
         .map_err(|issues| format!("compilation failed: {issues}"))
 }
 
@@ -148,8 +157,9 @@ impl CompiledPolicy {
             let field = format!("spec.variables[{i}].expression");
             let source = &v.expression;
             let compiled = compile_one(&env, field, source, Output::Any, &mut variable_errors);
+            let ty = compiled.output.clone().unwrap_or(Type::Dyn);
+            names.push((v.name.clone(), ty));
             variables.push((v.name.clone(), compiled));
-            names.push(v.name.clone());
         }
         let with_authz = admission_env(&names, params, true);
         let without_authz = admission_env(&names, params, false);
