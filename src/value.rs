@@ -188,7 +188,7 @@ pub struct Map {
 
 /// Maps with at most this many entries are searched linearly (faster than hashing for the
 /// small objects Kubernetes rules mostly read).
-const LINEAR_LOOKUP_MAX: usize = 8;
+const LINEAR_LOOKUP_MAX: usize = 16;
 
 impl Map {
     /// An empty map.

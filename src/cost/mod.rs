@@ -118,11 +118,11 @@ fn min_size(args: &[Value]) -> u64 {
     match args {
         [Value::String(a), Value::String(b)] => {
             let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-            let short_chars = short.chars().count() as u64;
+            let short_chars = code_points(short);
             if (long.len() as u64).div_ceil(4) >= short_chars {
                 short_chars
             } else {
-                short_chars.min(long.chars().count() as u64)
+                short_chars.min(code_points(long))
             }
         }
         [a, b] => actual_size(a).min(actual_size(b)),
@@ -130,11 +130,20 @@ fn min_size(args: &[Value]) -> u64 {
     }
 }
 
+/// The number of code points of a string (its length when it is ASCII).
+fn code_points(s: &str) -> u64 {
+    if s.is_ascii() {
+        s.len() as u64
+    } else {
+        s.chars().count() as u64
+    }
+}
+
 /// The size cel-go uses for costs: code points of a string, bytes of bytes, entries of a
 /// list or map, the payload of an optional; 1 for everything else.
 pub fn actual_size(v: &Value) -> u64 {
     match v {
-        Value::String(s) => s.chars().count() as u64,
+        Value::String(s) => code_points(s),
         Value::Bytes(b) => b.len() as u64,
         Value::List(l) => l.len() as u64,
         Value::Map(m) => m.len() as u64,

@@ -1,6 +1,8 @@
 //! The interpreter: walks a planned [`Node`] tree over a frame of slots.
 
 use std::borrow::Cow;
+
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
@@ -15,7 +17,8 @@ pub type Interrupt = dyn Fn() -> bool + Send + Sync;
 /// Per-evaluation state: one entry per slot, and the cost meter. A slot may hold an error
 /// (an unbound variable, or a comprehension accumulator that absorbed one).
 pub(crate) struct Frame<'a> {
-    pub slots: Vec<EvalResult>,
+    /// Inline for the few slots most programs have: no allocation per evaluation.
+    pub slots: SmallVec<[EvalResult; 8]>,
     /// Cost so far.
     pub cost: u64,
     /// Evaluation stops with an error as soon as the cost passes this.
