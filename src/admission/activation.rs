@@ -70,8 +70,8 @@ impl Bindings {
     }
 }
 
-/// An activation over [`Bindings`] that evaluates each composited variable at most once,
-/// when first read, and accumulates the variables' cost.
+/// An activation over [`Bindings`] that evaluates each composited variable at most once
+/// per phase, when first read, and accumulates the variables' cost.
 pub struct Composition<'a> {
     bindings: &'a Bindings,
     variables: &'a [(String, Compiled)],
@@ -92,9 +92,12 @@ impl<'a> Composition<'a> {
         }
     }
 
-    /// Hides or shows `authorizer`.
-    pub fn set_authorizer(&mut self, visible: bool) {
-        self.authorizer = visible;
+    /// Starts a new phase (Kubernetes evaluates validations, messageExpressions and audit
+    /// annotations as separate filters): forgets computed variables, and hides or shows
+    /// `authorizer`.
+    pub fn new_phase(&mut self, authorizer: bool) {
+        self.authorizer = authorizer;
+        self.cache.borrow_mut().iter_mut().for_each(|v| *v = None);
     }
 
     /// The cost of the variables evaluated since the last call.

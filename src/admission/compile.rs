@@ -153,7 +153,7 @@ impl CompiledPolicy {
         let mut names = Vec::new();
         let mut variables = Vec::new();
         for (i, v) in spec.variables.iter().enumerate() {
-            let env = admission_env(&names, params, false);
+            let env = admission_env(&names, params, true);
             let field = format!("spec.variables[{i}].expression");
             let source = &v.expression;
             let compiled = compile_one(&env, field, source, Output::Any, &mut variable_errors);

@@ -168,6 +168,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
             return result;
         }
     }
+    run.composition.new_phase(true);
     let list: Vec<_> = policy.validations.iter().map(Some).collect();
     let evaluated = match run.eval_all(&list, BINDING_COST_BUDGET) {
         Ok(v) => v,
@@ -178,7 +179,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
         }
     };
     let spent: u64 = run.costs.iter().map(|c| c.cost).sum();
-    run.composition.set_authorizer(false);
+    run.composition.new_phase(false);
     let messages: Vec<_> = policy.messages.iter().map(Option::as_ref).collect();
     let messages = run.eval_all(&messages, BINDING_COST_BUDGET.saturating_sub(spent));
     for (i, evaluated) in evaluated.into_iter().enumerate() {
@@ -211,6 +212,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
 }
 
 fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<AnnotationOutcome> {
+    run.composition.new_phase(false);
     let list: Vec<_> = policy.audit_annotations.iter().map(Some).collect();
     let results = match run.eval_all(&list, BINDING_COST_BUDGET) {
         Ok(r) => r,
