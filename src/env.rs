@@ -286,6 +286,12 @@ impl Ast {
 pub trait Activation {
     /// The value of a variable, or `None` when it is not bound.
     fn resolve(&self, name: &str) -> Option<Value>;
+
+    /// Like [`Activation::resolve`], but a bound variable may fail to compute (lazily
+    /// evaluated variables); the error surfaces where the program reads the variable.
+    fn try_resolve(&self, name: &str) -> Option<Result<Value, EvalError>> {
+        self.resolve(name).map(Ok)
+    }
 }
 
 impl Activation for HashMap<String, Value> {
@@ -385,10 +391,10 @@ impl Program {
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
         for input in &self.plan.inputs {
-            let value = input.names.iter().find_map(|n| activation.resolve(n));
-            frame.slots[input.slot as usize] = value.ok_or_else(|| {
+            let value = input.names.iter().find_map(|n| activation.try_resolve(n));
+            frame.slots[input.slot as usize] = value.unwrap_or_else(|| {
                 let short = input.names.last().map_or("", |n| n);
-                EvalError::new(if input.declared {
+                Err(EvalError::new(if input.declared {
                     // cel-go's message for a declared variable the activation lacks.
                     format!("no such attribute(s): {short}")
                 } else {
@@ -396,7 +402,7 @@ impl Program {
                         "undeclared reference to '{short}' (in container '{}')",
                         self.container
                     )
-                })
+                }))
             });
         }
         let mut result = eval(&self.plan.root, &mut frame);

@@ -5,6 +5,7 @@
 // quarter of parse time; our own depth limits make it unnecessary), refers to `alloc`.
 extern crate alloc;
 
+pub mod admission;
 pub mod check;
 pub mod cost;
 pub mod env;

@@ -1,0 +1,95 @@
+//! Unit tests of evaluation details the YAML suites do not show: lazy variables, costs.
+
+use serde_json::json;
+
+use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use super::{AdmissionRequest, CompiledPolicy, Input, admit};
+
+fn policy(spec: serde_json::Value) -> CompiledPolicy {
+    let mut spec = spec;
+    spec["matchConstraints"] = json!({"resourceRules": [{"apiGroups": [""],
+        "apiVersions": ["v1"], "operations": ["*"], "resources": ["configmaps"]}]});
+    let policy: ValidatingAdmissionPolicy =
+        serde_json::from_value(json!({"metadata": {"name": "p"}, "spec": spec})).unwrap();
+    CompiledPolicy::new(policy)
+}
+
+fn binding() -> ValidatingAdmissionPolicyBinding {
+    serde_json::from_value(json!({"metadata": {"name": "b"},
+        "spec": {"policyName": "p", "validationActions": ["Deny"]}}))
+    .unwrap()
+}
+
+fn request(object: serde_json::Value) -> AdmissionRequest {
+    serde_json::from_value(json!({
+        "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+        "resource": {"group": "", "version": "v1", "resource": "configmaps"},
+        "name": "cm", "namespace": "default", "operation": "CREATE", "object": object,
+    }))
+    .unwrap()
+}
+
+#[test]
+fn variables_are_evaluated_once_and_charged_to_the_first_reader() {
+    let p = policy(json!({
+        "variables": [{"name": "doubled", "expression": "object.items.map(x, x * 2)"}],
+        "validations": [
+            {"expression": "variables.doubled.size() > 0 && variables.doubled[0] == 2"},
+            {"expression": "variables.doubled.size() > 0"},
+        ],
+    }));
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let r = request(json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}));
+    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    assert!(decision.allowed());
+    let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
+    assert_eq!(costs.len(), 2);
+    // The second validation reads the cached value: only its own few steps.
+    assert!(costs[0] > costs[1] + 20, "{costs:?}");
+    assert!(costs[1] < 10, "{costs:?}");
+}
+
+#[test]
+fn errors_of_unread_variables_do_not_surface() {
+    let p = policy(json!({
+        "variables": [{"name": "broken", "expression": "object.missing"}],
+        "validations": [{"expression": "true || variables.broken == 1"}],
+    }));
+    let r = request(json!({}));
+    assert!(admit(&[&p], &[binding()], &Input::new(&r)).allowed());
+}
+
+#[test]
+fn later_variables_may_use_earlier_ones_only() {
+    let p = policy(json!({
+        "variables": [
+            {"name": "a", "expression": "variables.b"},
+            {"name": "b", "expression": "1"},
+        ],
+        "validations": [{"expression": "variables.b == 1"}],
+    }));
+    assert_eq!(p.errors.len(), 1);
+    assert_eq!(p.errors[0].path.to_string(), "spec.variables[0].expression");
+}
+
+#[test]
+fn no_binding_no_decision() {
+    let p = policy(json!({"validations": [{"expression": "false"}]}));
+    let r = request(json!({}));
+    assert!(admit(&[&p], &[], &Input::new(&r)).allowed());
+}
+
+#[test]
+fn garbage_never_panics() {
+    for expr in ["", "(", "object..x", "[1, 'a']", "variables.", "params.x"] {
+        let p = policy(json!({
+            "variables": [{"name": "", "expression": expr}],
+            "validations": [{"expression": expr, "messageExpression": expr}],
+            "auditAnnotations": [{"key": "k", "valueExpression": expr}],
+            "matchConditions": [{"name": "m", "expression": expr}],
+        }));
+        let r = request(json!(null));
+        let decision = admit(&[&p], &[binding()], &Input::new(&r));
+        assert!(!decision.allowed(), "{expr}");
+    }
+}

@@ -1,0 +1,247 @@
+//! Serde models of `admissionregistration.k8s.io/v1` ValidatingAdmissionPolicy and
+//! ValidatingAdmissionPolicyBinding, and of the admission request they judge.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Object metadata: only what admission needs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectMeta {
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A ValidatingAdmissionPolicy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ValidatingAdmissionPolicy {
+    pub metadata: ObjectMeta,
+    pub spec: PolicySpec,
+}
+
+/// `spec` of a ValidatingAdmissionPolicy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PolicySpec {
+    pub param_kind: Option<ParamKind>,
+    pub match_constraints: Option<MatchResources>,
+    pub validations: Vec<Validation>,
+    pub failure_policy: Option<FailurePolicy>,
+    pub audit_annotations: Vec<AuditAnnotation>,
+    pub match_conditions: Vec<MatchCondition>,
+    pub variables: Vec<Variable>,
+}
+
+/// The kind of the params resource.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ParamKind {
+    pub api_version: String,
+    pub kind: String,
+}
+
+/// Which requests a policy or binding applies to.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MatchResources {
+    pub namespace_selector: Option<LabelSelector>,
+    pub object_selector: Option<LabelSelector>,
+    pub resource_rules: Vec<NamedRuleWithOperations>,
+    pub exclude_resource_rules: Vec<NamedRuleWithOperations>,
+    pub match_policy: Option<MatchPolicy>,
+}
+
+/// A rule with operations and optional resource names.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NamedRuleWithOperations {
+    pub resource_names: Vec<String>,
+    pub operations: Vec<String>,
+    pub api_groups: Vec<String>,
+    pub api_versions: Vec<String>,
+    pub resources: Vec<String>,
+    /// `Cluster`, `Namespaced` or `*` (the default).
+    pub scope: Option<String>,
+}
+
+/// `Exact` or `Equivalent` (the default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MatchPolicy {
+    Exact,
+    Equivalent,
+}
+
+/// A label selector (`matchLabels` and `matchExpressions`, all must hold).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelector {
+    pub match_labels: BTreeMap<String, String>,
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+/// One `matchExpressions` entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelectorRequirement {
+    pub key: String,
+    /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
+/// `Fail` (the default) or `Ignore`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FailurePolicy {
+    #[default]
+    Fail,
+    Ignore,
+}
+
+/// One validation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Validation {
+    pub expression: String,
+    pub message: String,
+    pub message_expression: String,
+    /// `Unauthorized`, `Forbidden`, `Invalid` or `RequestEntityTooLarge`.
+    pub reason: Option<String>,
+}
+
+/// An audit annotation: `key` and a CEL `valueExpression` (string or null).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AuditAnnotation {
+    pub key: String,
+    pub value_expression: String,
+}
+
+/// A named CEL condition that must be true for the policy to apply.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MatchCondition {
+    pub name: String,
+    pub expression: String,
+}
+
+/// A named CEL expression available as `variables.<name>`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Variable {
+    pub name: String,
+    pub expression: String,
+}
+
+/// A ValidatingAdmissionPolicyBinding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ValidatingAdmissionPolicyBinding {
+    pub metadata: ObjectMeta,
+    pub spec: BindingSpec,
+}
+
+/// `spec` of a binding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BindingSpec {
+    pub policy_name: String,
+    pub param_ref: Option<ParamRef>,
+    pub match_resources: Option<MatchResources>,
+    pub validation_actions: Vec<ValidationAction>,
+}
+
+/// Which params object(s) a binding uses.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ParamRef {
+    pub name: String,
+    pub namespace: String,
+    pub selector: Option<LabelSelector>,
+    pub parameter_not_found_action: Option<ParameterNotFoundAction>,
+}
+
+/// What to do when no params object is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ParameterNotFoundAction {
+    Allow,
+    Deny,
+}
+
+/// What a failed validation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ValidationAction {
+    Deny,
+    Warn,
+    Audit,
+}
+
+/// Group, version and kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GroupVersionKind {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+/// Group, version and resource.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GroupVersionResource {
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+}
+
+/// The requesting user (`authentication.k8s.io/v1` UserInfo).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct UserInfo {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub username: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+/// An admission request (`admission.k8s.io/v1` AdmissionRequest), with the objects.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AdmissionRequest {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    pub kind: GroupVersionKind,
+    pub resource: GroupVersionResource,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub sub_resource: String,
+    /// Defaults to `kind`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_kind: Option<GroupVersionKind>,
+    /// Defaults to `resource`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_resource: Option<GroupVersionResource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_sub_resource: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
+    pub operation: String,
+    pub user_info: UserInfo,
+    pub dry_run: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<serde_json::Value>,
+    #[serde(skip_serializing)]
+    pub object: Option<serde_json::Value>,
+    #[serde(skip_serializing)]
+    pub old_object: Option<serde_json::Value>,
+}

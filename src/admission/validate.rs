@@ -1,0 +1,243 @@
+//! Evaluating one policy for one binding and one params object (Kubernetes' validator):
+//! match conditions, validations with their messages, audit annotations, cost budgets.
+
+use crate::Value;
+
+use super::activation::{Bindings, Composition};
+use super::compile::{Compiled, CompiledPolicy};
+use super::types::FailurePolicy;
+
+/// The runtime cost budget of one binding's validations (and, separately, its audit
+/// annotations).
+pub const BINDING_COST_BUDGET: u64 = 10_000_000;
+/// The runtime cost budget of the match conditions.
+pub const MATCH_CONDITION_COST_BUDGET: u64 = 2_500_000;
+/// The longest message a messageExpression may produce.
+pub const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
+
+/// What one validation decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Admit,
+    /// The validation evaluated to false: message and reason.
+    Deny {
+        message: String,
+        reason: String,
+    },
+    /// Evaluation failed: the error message (its effect follows the failure policy).
+    Error(String),
+}
+
+/// The cost of one evaluated expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpressionCost {
+    /// The field path, like `spec.validations[0].expression`.
+    pub field: String,
+    pub cost: u64,
+}
+
+/// An audit annotation's result: published value, or an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnnotationOutcome {
+    Publish(String, String),
+    Error(String),
+}
+
+/// The result for one binding and params object.
+#[derive(Clone, Debug, Default)]
+pub struct ValidateResult {
+    /// One per validation (or a single error for the match conditions or the budget).
+    pub outcomes: Vec<(usize, Outcome)>,
+    pub annotations: Vec<AnnotationOutcome>,
+    pub costs: Vec<ExpressionCost>,
+}
+
+struct Run<'a> {
+    composition: Composition<'a>,
+    costs: Vec<ExpressionCost>,
+}
+
+impl Run<'_> {
+    /// Evaluates one expression, recording its cost (with the variables it computed).
+    fn eval(&mut self, compiled: &Compiled) -> (Result<Value, String>, u64) {
+        let program = match &compiled.program {
+            Ok(p) => p,
+            Err(e) => return (Err(format!("compilation error: {e}")), 0),
+        };
+        let (result, details) = program.eval_with_details(&self.composition);
+        let cost = details
+            .actual_cost
+            .saturating_add(self.composition.take_cost());
+        self.costs.push(ExpressionCost {
+            field: compiled.field.clone(),
+            cost,
+        });
+        let result = result.map_err(|e| {
+            format!(
+                "expression '{}' resulted in error: {}",
+                compiled.source, e.message
+            )
+        });
+        (result, cost)
+    }
+
+    /// Evaluates a list of expressions within `budget`; `Err` once it runs out.
+    fn eval_all(
+        &mut self,
+        list: &[Option<&Compiled>],
+        budget: u64,
+    ) -> Result<Vec<Option<Result<Value, String>>>, String> {
+        let mut remaining = budget;
+        let mut out = Vec::with_capacity(list.len());
+        for compiled in list {
+            let Some(compiled) = compiled else {
+                out.push(None);
+                continue;
+            };
+            let (result, cost) = self.eval(compiled);
+            if cost > remaining {
+                return Err(OUT_OF_BUDGET.to_string());
+            }
+            remaining -= cost;
+            out.push(Some(result));
+        }
+        Ok(out)
+    }
+}
+
+/// Whether the match conditions hold: `Ok(false)` as soon as one is false, `Err` with
+/// the errors when none is false but some failed.
+fn match_conditions(run: &mut Run<'_>, policy: &CompiledPolicy) -> Result<bool, String> {
+    let list: Vec<_> = policy.match_conditions.iter().map(Some).collect();
+    let results = run.eval_all(&list, MATCH_CONDITION_COST_BUDGET)?;
+    let mut errors = Vec::new();
+    for result in results.into_iter().flatten() {
+        match result {
+            Ok(Value::Bool(false)) => return Ok(false),
+            Ok(Value::Bool(true)) => {}
+            Ok(other) => errors.push(format!(
+                "expression must evaluate to bool, got {}",
+                other.type_name()
+            )),
+            Err(e) => errors.push(e),
+        }
+    }
+    match errors.len() {
+        0 => Ok(true),
+        1 => Err(errors.swap_remove(0)),
+        _ => Err(format!("[{}]", errors.join(", "))),
+    }
+}
+
+/// The message of a failed validation: messageExpression's result if it is a usable
+/// string, else `message`, else `failed expression: <expression>`.
+fn deny_message(policy: &CompiledPolicy, index: usize, evaluated: Option<&Value>) -> String {
+    let validation = &policy.policy.spec.validations[index];
+    if let Some(Value::String(s)) = evaluated {
+        let s = s.trim();
+        if !s.is_empty() && s.len() <= MAX_MESSAGE_BYTES && !s.contains('\n') {
+            return s.to_string();
+        }
+    }
+    let message = validation.message.trim();
+    if !message.is_empty() {
+        return message.to_string();
+    }
+    format!("failed expression: {}", validation.expression.trim())
+}
+
+/// Evaluates a policy for one binding and params object.
+pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
+    let mut run = Run {
+        composition: Composition::new(bindings, &policy.variables),
+        costs: Vec::new(),
+    };
+    let mut result = ValidateResult::default();
+    match match_conditions(&mut run, policy) {
+        Ok(true) => {}
+        Ok(false) => {
+            result.costs = run.costs;
+            return result;
+        }
+        Err(e) => {
+            result.outcomes.push((0, Outcome::Error(e)));
+            result.costs = run.costs;
+            return result;
+        }
+    }
+    run.composition.new_phase(true);
+    let list: Vec<_> = policy.validations.iter().map(Some).collect();
+    let evaluated = match run.eval_all(&list, BINDING_COST_BUDGET) {
+        Ok(v) => v,
+        Err(e) => {
+            result.outcomes.push((0, Outcome::Error(e)));
+            result.costs = run.costs;
+            return result;
+        }
+    };
+    let spent: u64 = run.costs.iter().map(|c| c.cost).sum();
+    run.composition.new_phase(false);
+    let messages: Vec<_> = policy.messages.iter().map(Option::as_ref).collect();
+    let messages = run.eval_all(&messages, BINDING_COST_BUDGET.saturating_sub(spent));
+    for (i, evaluated) in evaluated.into_iter().enumerate() {
+        let outcome = match evaluated {
+            Some(Err(e)) => Outcome::Error(e),
+            _ if messages.is_err() => Outcome::Error(format!(
+                "failed messageExpression: {}",
+                messages.as_ref().err().map_or("", String::as_str)
+            )),
+            Some(Ok(Value::Bool(true))) => Outcome::Admit,
+            _ => {
+                let message = messages
+                    .as_ref()
+                    .ok()
+                    .and_then(|m| m.get(i))
+                    .and_then(|m| m.as_ref())
+                    .and_then(|m| m.as_ref().ok());
+                let reason = policy.policy.spec.validations[i].reason.clone();
+                Outcome::Deny {
+                    message: deny_message(policy, i, message),
+                    reason: reason.unwrap_or_else(|| "Invalid".into()),
+                }
+            }
+        };
+        result.outcomes.push((i, outcome));
+    }
+    result.annotations = audit_annotations(&mut run, policy);
+    result.costs = run.costs;
+    result
+}
+
+fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<AnnotationOutcome> {
+    run.composition.new_phase(false);
+    let list: Vec<_> = policy.audit_annotations.iter().map(Some).collect();
+    let results = match run.eval_all(&list, BINDING_COST_BUDGET) {
+        Ok(r) => r,
+        Err(e) => return vec![AnnotationOutcome::Error(e)],
+    };
+    let mut out = Vec::new();
+    for (i, result) in results.into_iter().enumerate() {
+        let annotation = &policy.policy.spec.audit_annotations[i];
+        match result {
+            Some(Ok(Value::String(s))) if !s.trim().is_empty() => out.push(
+                AnnotationOutcome::Publish(annotation.key.clone(), s.trim().to_string()),
+            ),
+            Some(Ok(Value::String(_) | Value::Null)) | None => {}
+            Some(Ok(other)) => out.push(AnnotationOutcome::Error(format!(
+                "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
+                annotation.value_expression,
+                other.type_name()
+            ))),
+            Some(Err(e)) => out.push(AnnotationOutcome::Error(e)),
+        }
+    }
+    out
+}
+
+/// Whether an error outcome denies under `policy`.
+pub fn error_denies(policy: Option<FailurePolicy>) -> bool {
+    policy.unwrap_or_default() == FailurePolicy::Fail
+}
