@@ -267,20 +267,81 @@ fn expand_has(
     }
 }
 
+/// The accumulator parts `(init, condition, step, result)` of the quantifier macros, as cel-go
+/// shapes them: `all` (`@result && p` while not strictly false), `exists` (`@result || p`
+/// while `!@result` is not strictly false) and `exists_one` (count, `== 1`).
+fn quantifier_parts(ex: &mut Expander, kind: Quantifier, pred: Expr) -> [Expr; 4] {
+    match kind {
+        Quantifier::All => {
+            let init = ex.literal(Literal::Bool(true));
+            let a = ex.accu();
+            let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![a]);
+            let a = ex.accu();
+            let step = ex.call(op::LOGICAL_AND, vec![a, pred]);
+            [init, cond, step, ex.accu()]
+        }
+        Quantifier::Exists => {
+            let init = ex.literal(Literal::Bool(false));
+            let a = ex.accu();
+            let not = ex.call(op::LOGICAL_NOT, vec![a]);
+            let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![not]);
+            let a = ex.accu();
+            let step = ex.call(op::LOGICAL_OR, vec![a, pred]);
+            [init, cond, step, ex.accu()]
+        }
+        Quantifier::ExistsOne => {
+            let init = ex.literal(Literal::Int(0));
+            let cond = ex.literal(Literal::Bool(true));
+            let a = ex.accu();
+            let one = ex.literal(Literal::Int(1));
+            let inc = ex.call(op::ADD, vec![a, one]);
+            let a = ex.accu();
+            let step = ex.call(op::CONDITIONAL, vec![pred, inc, a]);
+            let a = ex.accu();
+            let one = ex.literal(Literal::Int(1));
+            let result = ex.call(op::EQUALS, vec![a, one]);
+            [init, cond, step, result]
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Quantifier {
+    All,
+    Exists,
+    ExistsOne,
+}
+
+fn quantifier1(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+    kind: Quantifier,
+) -> Result<Expr, MacroError> {
+    let [var, pred] = take(args, ex.span)?;
+    let (range, v) = iter_parts(target, &var, ex)?;
+    let [init, cond, step, result] = quantifier_parts(ex, kind, pred);
+    Ok(ex.fold(v, range, init, cond, step, result))
+}
+
+fn quantifier2(
+    ex: &mut Expander,
+    target: Option<Expr>,
+    args: Vec<Expr>,
+    kind: Quantifier,
+) -> Result<Expr, MacroError> {
+    let [v1, v2, pred] = take(args, ex.span)?;
+    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
+    let [init, cond, step, result] = quantifier_parts(ex, kind, pred);
+    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+}
+
 fn expand_all(
     ex: &mut Expander,
     target: Option<Expr>,
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
-    let [var, pred] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex)?;
-    let init = ex.literal(Literal::Bool(true));
-    let a = ex.accu();
-    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![a]);
-    let a = ex.accu();
-    let step = ex.call(op::LOGICAL_AND, vec![a, pred]);
-    let result = ex.accu();
-    Ok(ex.fold(v, range, init, cond, step, result))
+    quantifier1(ex, target, args, Quantifier::All)
 }
 
 fn expand_exists(
@@ -288,16 +349,7 @@ fn expand_exists(
     target: Option<Expr>,
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
-    let [var, pred] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex)?;
-    let init = ex.literal(Literal::Bool(false));
-    let a = ex.accu();
-    let not = ex.call(op::LOGICAL_NOT, vec![a]);
-    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![not]);
-    let a = ex.accu();
-    let step = ex.call(op::LOGICAL_OR, vec![a, pred]);
-    let result = ex.accu();
-    Ok(ex.fold(v, range, init, cond, step, result))
+    quantifier1(ex, target, args, Quantifier::Exists)
 }
 
 fn expand_exists_one(
@@ -305,19 +357,7 @@ fn expand_exists_one(
     target: Option<Expr>,
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
-    let [var, pred] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex)?;
-    let init = ex.literal(Literal::Int(0));
-    let cond = ex.literal(Literal::Bool(true));
-    let a = ex.accu();
-    let one = ex.literal(Literal::Int(1));
-    let inc = ex.call(op::ADD, vec![a, one]);
-    let a = ex.accu();
-    let step = ex.call(op::CONDITIONAL, vec![pred, inc, a]);
-    let a = ex.accu();
-    let one = ex.literal(Literal::Int(1));
-    let result = ex.call(op::EQUALS, vec![a, one]);
-    Ok(ex.fold(v, range, init, cond, step, result))
+    quantifier1(ex, target, args, Quantifier::ExistsOne)
 }
 
 /// `@result + [elem]`, optionally guarded by `pred ? ... : @result`.
@@ -525,15 +565,7 @@ fn expand_all2(
     target: Option<Expr>,
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
-    let [v1, v2, pred] = take(args, ex.span)?;
-    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
-    let init = ex.literal(Literal::Bool(true));
-    let a = ex.accu();
-    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![a]);
-    let a = ex.accu();
-    let step = ex.call(op::LOGICAL_AND, vec![a, pred]);
-    let result = ex.accu();
-    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+    quantifier2(ex, target, args, Quantifier::All)
 }
 
 fn expand_exists2(
@@ -541,16 +573,7 @@ fn expand_exists2(
     target: Option<Expr>,
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
-    let [v1, v2, pred] = take(args, ex.span)?;
-    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
-    let init = ex.literal(Literal::Bool(false));
-    let a = ex.accu();
-    let not = ex.call(op::LOGICAL_NOT, vec![a]);
-    let cond = ex.call(op::NOT_STRICTLY_FALSE, vec![not]);
-    let a = ex.accu();
-    let step = ex.call(op::LOGICAL_OR, vec![a, pred]);
-    let result = ex.accu();
-    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+    quantifier2(ex, target, args, Quantifier::Exists)
 }
 
 fn expand_exists_one2(
@@ -558,19 +581,7 @@ fn expand_exists_one2(
     target: Option<Expr>,
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
-    let [v1, v2, pred] = take(args, ex.span)?;
-    let (range, v1, v2) = iter_parts2(target, &v1, &v2, ex)?;
-    let init = ex.literal(Literal::Int(0));
-    let cond = ex.literal(Literal::Bool(true));
-    let a = ex.accu();
-    let one = ex.literal(Literal::Int(1));
-    let inc = ex.call(op::ADD, vec![a, one]);
-    let a = ex.accu();
-    let step = ex.call(op::CONDITIONAL, vec![pred, inc, a]);
-    let a = ex.accu();
-    let one = ex.literal(Literal::Int(1));
-    let result = ex.call(op::EQUALS, vec![a, one]);
-    Ok(ex.fold2(v1, v2, range, init, cond, step, result))
+    quantifier2(ex, target, args, Quantifier::ExistsOne)
 }
 
 /// Splits `(v1, v2, [filter,] transform)` arguments.
