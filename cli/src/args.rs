@@ -38,6 +38,19 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Validate custom resources against a CRD's schema and x-kubernetes-validations rules
+    /// (exit 1 when any object is invalid, 3 when the CRD's rules do not compile).
+    Validate {
+        /// The CustomResourceDefinition (YAML or JSON).
+        #[arg(long, value_name = "CRD.yaml")]
+        crd: std::path::PathBuf,
+        /// The old object, for updates (transition rules and ratcheting).
+        #[arg(long, value_name = "OLD.yaml")]
+        old: Option<std::path::PathBuf>,
+        /// The objects to validate (YAML or JSON).
+        #[arg(required = true, value_name = "OBJECT.yaml")]
+        objects: Vec<std::path::PathBuf>,
+    },
     /// Interactive read-eval-print loop (reads lines from stdin when it is not a terminal).
     Repl {
         #[command(flatten)]

@@ -12,6 +12,7 @@ mod multiline;
 mod natural_json;
 mod output;
 mod repl;
+mod validate;
 mod variables;
 
 use std::process::ExitCode;
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         } => expression::eval(expr, env, program, output.format, *exit_status),
         Command::Check { expr, env, output } => expression::check(expr, env, output.format),
         Command::Repl { env, program } => repl::run(env, program),
+        Command::Validate { crd, old, objects } => validate::run(crd, old.as_deref(), objects),
         Command::Functions {
             name,
             libraries,
