@@ -66,21 +66,21 @@ pub const STANDARD: &[Macro] = &[
         style: Style::Receiver,
         args: 2,
         receiver: None,
-        expand: expand_all,
+        expand: |ex, t, a| quantifier1(ex, t, a, Quantifier::All),
     },
     Macro {
         name: "exists",
         style: Style::Receiver,
         args: 2,
         receiver: None,
-        expand: expand_exists,
+        expand: |ex, t, a| quantifier1(ex, t, a, Quantifier::Exists),
     },
     Macro {
         name: "exists_one",
         style: Style::Receiver,
         args: 2,
         receiver: None,
-        expand: expand_exists_one,
+        expand: |ex, t, a| quantifier1(ex, t, a, Quantifier::ExistsOne),
     },
     // cel-go's newer spelling of `exists_one`.
     Macro {
@@ -88,7 +88,7 @@ pub const STANDARD: &[Macro] = &[
         style: Style::Receiver,
         args: 2,
         receiver: None,
-        expand: expand_exists_one,
+        expand: |ex, t, a| quantifier1(ex, t, a, Quantifier::ExistsOne),
     },
     Macro {
         name: "map",
@@ -336,30 +336,6 @@ fn quantifier2(
     Ok(ex.fold2(v1, v2, range, init, cond, step, result))
 }
 
-fn expand_all(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    quantifier1(ex, target, args, Quantifier::All)
-}
-
-fn expand_exists(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    quantifier1(ex, target, args, Quantifier::Exists)
-}
-
-fn expand_exists_one(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    quantifier1(ex, target, args, Quantifier::ExistsOne)
-}
-
 /// `@result + [elem]`, optionally guarded by `pred ? ... : @result`.
 fn append_step(ex: &mut Expander, elem: Expr, pred: Option<Expr>) -> Expr {
     let a = ex.accu();
@@ -428,28 +404,28 @@ pub const TWO_VARIABLE: &[Macro] = &[
         style: Style::Receiver,
         args: 3,
         receiver: None,
-        expand: expand_all2,
+        expand: |ex, t, a| quantifier2(ex, t, a, Quantifier::All),
     },
     Macro {
         name: "exists",
         style: Style::Receiver,
         args: 3,
         receiver: None,
-        expand: expand_exists2,
+        expand: |ex, t, a| quantifier2(ex, t, a, Quantifier::Exists),
     },
     Macro {
         name: "existsOne",
         style: Style::Receiver,
         args: 3,
         receiver: None,
-        expand: expand_exists_one2,
+        expand: |ex, t, a| quantifier2(ex, t, a, Quantifier::ExistsOne),
     },
     Macro {
         name: "exists_one",
         style: Style::Receiver,
         args: 3,
         receiver: None,
-        expand: expand_exists_one2,
+        expand: |ex, t, a| quantifier2(ex, t, a, Quantifier::ExistsOne),
     },
     Macro {
         name: "transformList",
@@ -560,30 +536,6 @@ impl Expander {
     }
 }
 
-fn expand_all2(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    quantifier2(ex, target, args, Quantifier::All)
-}
-
-fn expand_exists2(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    quantifier2(ex, target, args, Quantifier::Exists)
-}
-
-fn expand_exists_one2(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    quantifier2(ex, target, args, Quantifier::ExistsOne)
-}
-
 /// Splits `(v1, v2, [filter,] transform)` arguments.
 fn transform_args(
     args: Vec<Expr>,
@@ -677,14 +629,14 @@ pub const OPTIONAL: &[Macro] = &[
         style: Style::Receiver,
         args: 2,
         receiver: None,
-        expand: expand_opt_map,
+        expand: |ex, t, a| expand_opt(ex, t, a, "optMap", true),
     },
     Macro {
         name: "optFlatMap",
         style: Style::Receiver,
         args: 2,
         receiver: None,
-        expand: expand_opt_flat_map,
+        expand: |ex, t, a| expand_opt(ex, t, a, "optFlatMap", false),
     },
 ];
 
@@ -780,24 +732,8 @@ fn simple_name(e: &Expr, message: &str) -> Result<Arc<str>, MacroError> {
     }
 }
 
-/// `opt.optMap(v, e)` → `opt.hasValue() ? optional.of(bind(v, opt.value(), e)) : optional.none()`.
-fn expand_opt_map(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    expand_opt(ex, target, args, "optMap", true)
-}
-
-/// `opt.optFlatMap(v, e)` → `opt.hasValue() ? bind(v, opt.value(), e) : optional.none()`.
-fn expand_opt_flat_map(
-    ex: &mut Expander,
-    target: Option<Expr>,
-    args: Vec<Expr>,
-) -> Result<Expr, MacroError> {
-    expand_opt(ex, target, args, "optFlatMap", false)
-}
-
+/// `opt.optMap(v, e)` → `opt.hasValue() ? optional.of(bind(v, opt.value(), e)) :
+/// optional.none()`; `optFlatMap` (`wrap` false) leaves the result of `e` unwrapped.
 fn expand_opt(
     ex: &mut Expander,
     target: Option<Expr>,

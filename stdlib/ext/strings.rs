@@ -310,6 +310,23 @@ pub fn index_of(s: &Value, sub: &Value) -> EvalResult {
 
 /// `s.indexOf(sub, offset)`.
 pub fn index_of_offset(args: &[Value]) -> EvalResult {
+    let (runes, needle, off) = match search_args(args)? {
+        Search::Answer(i) => return Ok(Value::Int(i)),
+        Search::Find(r, n, o) => (r, n, o),
+    };
+    let found =
+        (off..=runes.len() - needle.len()).find(|&i| runes[i..i + needle.len()] == needle[..]);
+    Ok(Value::Int(found.map_or(-1, |i| i as i64)))
+}
+
+/// The shared start of `indexOf`/`lastIndexOf` with an offset: the code points of the
+/// string and the substring and the offset, or the answer when no search is needed.
+enum Search {
+    Answer(i64),
+    Find(Vec<char>, Vec<char>, usize),
+}
+
+fn search_args(args: &[Value]) -> Result<Search, EvalError> {
     if args.len() != 3 {
         return Err(nso());
     }
@@ -324,15 +341,13 @@ pub fn index_of_offset(args: &[Value]) -> EvalResult {
     let runes: Vec<char> = s.chars().collect();
     let off = usize::try_from(off).unwrap_or(usize::MAX);
     if sub.is_empty() {
-        return Ok(Value::Int(off.min(runes.len()) as i64));
+        return Ok(Search::Answer(off.min(runes.len()) as i64));
     }
     let needle: Vec<char> = sub.chars().collect();
     if off >= runes.len() || needle.len() > runes.len() {
-        return Ok(Value::Int(-1));
+        return Ok(Search::Answer(-1));
     }
-    let found =
-        (off..=runes.len() - needle.len()).find(|&i| runes[i..i + needle.len()] == needle[..]);
-    Ok(Value::Int(found.map_or(-1, |i| i as i64)))
+    Ok(Search::Find(runes, needle, off))
 }
 
 /// `s.lastIndexOf(sub)`.
@@ -351,26 +366,10 @@ pub fn last_index_of(s: &Value, sub: &Value) -> EvalResult {
 
 /// `s.lastIndexOf(sub, offset)`.
 pub fn last_index_of_offset(args: &[Value]) -> EvalResult {
-    if args.len() != 3 {
-        return Err(nso());
-    }
-    let (s, sub, off) = (
-        str_arg(args.first())?,
-        str_arg(args.get(1))?,
-        int_arg(args.get(2))?,
-    );
-    if off < 0 {
-        return Err(out_of_range(off));
-    }
-    let runes: Vec<char> = s.chars().collect();
-    let off = usize::try_from(off).unwrap_or(usize::MAX);
-    if sub.is_empty() {
-        return Ok(Value::Int(off.min(runes.len()) as i64));
-    }
-    let needle: Vec<char> = sub.chars().collect();
-    if off >= runes.len() || needle.len() > runes.len() {
-        return Ok(Value::Int(-1));
-    }
+    let (runes, needle, off) = match search_args(args)? {
+        Search::Answer(i) => return Ok(Value::Int(i)),
+        Search::Find(r, n, o) => (r, n, o),
+    };
     let start = off.min(runes.len() - needle.len());
     let found = (0..=start)
         .rev()
