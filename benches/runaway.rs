@@ -40,7 +40,10 @@ fn bench(c: &mut Criterion) {
     let bounded = program(&env, "l.all(a, l.all(b, a + b >= 0))");
 
     let (result, details) = runaway.eval_with_details(&big);
-    assert_eq!(result.map_err(|e| e.message).unwrap_err(), LIMIT_EXCEEDED);
+    assert_eq!(
+        result.map_err(|e| e.into_message()).unwrap_err(),
+        LIMIT_EXCEEDED
+    );
     assert!(details.actual_cost > LIMIT && details.actual_cost < LIMIT + 100);
     let (result, details) = bounded.eval_with_details(&small);
     assert_eq!(result.ok(), Some(Value::Bool(true)));

@@ -92,26 +92,58 @@ impl fmt::Display for Issues {
 }
 
 /// A runtime error: the message cel-go would give, and the node that failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct EvalError {
+///
+/// Boxed so that `Result<Value, EvalError>` is no larger than a [`Value`]: results move
+/// through every step of evaluation, errors are rare. The fields are read and written
+/// through `Deref` (`error.message`, `error.node`).
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .0.message)]
+pub struct EvalError(Box<EvalErrorData>);
+
+/// The content of an [`EvalError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalErrorData {
     pub message: String,
     /// The node whose evaluation failed, when known.
     pub node: Option<ExprId>,
 }
 
+impl fmt::Debug for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::ops::Deref for EvalError {
+    type Target = EvalErrorData;
+    fn deref(&self) -> &EvalErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for EvalError {
+    fn deref_mut(&mut self) -> &mut EvalErrorData {
+        &mut self.0
+    }
+}
+
 impl EvalError {
     /// An error with a message and no position yet.
     pub fn new(message: impl Into<String>) -> EvalError {
-        EvalError {
+        EvalError(Box::new(EvalErrorData {
             message: message.into(),
             node: None,
-        }
+        }))
+    }
+
+    /// The message, taken out of the error.
+    pub fn into_message(self) -> String {
+        self.0.message
     }
 
     /// Attaches the failing node, unless one is already set.
     pub fn at(mut self, node: ExprId) -> EvalError {
-        self.node.get_or_insert(node);
+        self.0.node.get_or_insert(node);
         self
     }
 

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
-use crate::eval::plan::{FoldNode, MapEntryNode, Node, Quantifier, QuantifierNode};
+use crate::eval::plan::{
+    Field, FoldNode, MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
+};
 use crate::registry::Implementation;
 use crate::value::{Key, Map, Value};
 
@@ -79,17 +81,12 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         }
         Node::LoadUncharged(slot) => frame.slots[*slot as usize].clone(),
         Node::Fail(e) => Err(e.clone()),
-        Node::Select { path: true, .. } => {
-            let v = select_path(node, &frame.slots, &mut frame.cost).map(Cow::into_owned);
+        Node::Path(p) => {
+            let v = path(p, &frame.slots, &mut frame.cost).map(Cow::into_owned);
             frame.check_limit()?;
             v
         }
-        Node::Select {
-            id,
-            operand,
-            field,
-            path: false,
-        } => {
+        Node::Select { id, operand, field } => {
             let v = eval(operand, frame)?;
             frame.charge(cost::SELECT_AND_IDENT)?;
             select(&v, field).map_err(|e| e.at(*id))
@@ -312,51 +309,45 @@ fn combine(left: EvalResult, right: EvalResult, or: bool) -> EvalResult {
 }
 
 /// Walks a variable-rooted selection chain by reference, cloning nothing but what optional
-/// chaining creates; charges as the node-by-node evaluation would.
-fn select_path<'s>(
-    node: &Node,
+/// chaining creates; charges as the node-by-node evaluation would (the variable, then each
+/// selection attempted).
+fn path<'s>(
+    p: &PathNode,
     slots: &'s [EvalResult],
     cost: &mut u64,
 ) -> Result<Cow<'s, Value>, EvalError> {
-    match node {
-        Node::Load(slot) => {
-            *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
-            slots[*slot as usize]
-                .as_ref()
-                .map(Cow::Borrowed)
-                .map_err(Clone::clone)
-        }
-        Node::LoadUncharged(slot) => slots[*slot as usize]
-            .as_ref()
-            .map(Cow::Borrowed)
-            .map_err(Clone::clone),
-        Node::Select {
-            id, operand, field, ..
-        } => {
-            let v = select_path(operand, slots, cost)?;
-            *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
-            match v {
-                Cow::Borrowed(Value::Map(m)) => m
-                    .get_str(field)
-                    .map(Cow::Borrowed)
-                    .ok_or_else(|| EvalError::no_such_key(&**field).at(*id)),
-                other => select(&other, field).map(Cow::Owned).map_err(|e| e.at(*id)),
-            }
-        }
-        other => Err(EvalError::new(format!("internal: not a path: {other:?}"))),
+    if p.charged {
+        *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
     }
+    let mut current = slots[p.slot as usize].as_ref().map_err(Clone::clone)?;
+    for (i, (id, field)) in p.fields.iter().enumerate() {
+        *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
+        let Value::Map(m) = current else {
+            // Optional chaining or a selection error: continue by value.
+            let mut owned = select(current, field).map_err(|e| e.at(*id))?;
+            for (id, field) in &p.fields[i + 1..] {
+                *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
+                owned = select(&owned, field).map_err(|e| e.at(*id))?;
+            }
+            return Ok(Cow::Owned(owned));
+        };
+        current = field
+            .find(m)
+            .ok_or_else(|| EvalError::no_such_key(&*field.name).at(*id))?;
+    }
+    Ok(Cow::Borrowed(current))
 }
 
-fn select(v: &Value, field: &str) -> EvalResult {
+fn select(v: &Value, field: &Field) -> EvalResult {
     match v {
-        Value::Map(m) => m
-            .get_str(field)
+        Value::Map(m) => field
+            .find(m)
             .cloned()
-            .ok_or_else(|| EvalError::no_such_key(field)),
+            .ok_or_else(|| EvalError::no_such_key(&*field.name)),
         // Selection through an optional is optional chaining: an absent field gives none.
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => match &**inner {
-            Value::Map(m) => Ok(Value::Optional(m.get_str(field).cloned().map(Arc::new))),
+            Value::Map(m) => Ok(Value::Optional(field.find(m).cloned().map(Arc::new))),
             other => select(other, field),
         },
         other => Err(EvalError::new(format!(
@@ -366,9 +357,9 @@ fn select(v: &Value, field: &str) -> EvalResult {
     }
 }
 
-fn has(v: &Value, field: &str) -> EvalResult {
+fn has(v: &Value, field: &Field) -> EvalResult {
     match v {
-        Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+        Value::Map(m) => Ok(Value::Bool(field.find(m).is_some())),
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has(inner, field),
         other => Err(EvalError::new(format!(

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 
 use regex::Regex;
 
@@ -13,7 +14,7 @@ use crate::error::{Diagnostic, EvalError};
 use crate::eval::interp::{Frame, eval};
 use crate::registry::{Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
-use crate::value::{TypeValue, Value};
+use crate::value::{Map, TypeValue, Value};
 
 /// A frame slot index.
 pub(crate) type Slot = u32;
@@ -32,16 +33,15 @@ pub(crate) enum Node {
     Select {
         id: ExprId,
         operand: Box<Node>,
-        field: Arc<str>,
-        /// The operand is a variable followed only by field selections, so the chain can be
-        /// walked by reference.
-        path: bool,
+        field: Field,
     },
+    /// A variable followed by field selections (`self.spec.replicas`), walked by reference.
+    Path(Box<PathNode>),
     /// `has(operand.field)`.
     Has {
         id: ExprId,
         operand: Box<Node>,
-        field: Arc<str>,
+        field: Field,
     },
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
@@ -109,6 +109,48 @@ pub(crate) enum Node {
     /// The `all`/`exists` macros as a dedicated loop, with cel-go's cost and error
     /// absorption but without evaluating the accumulator bookkeeping.
     Quantifier(Box<QuantifierNode>),
+}
+
+/// A selected field name with its map-key hash, computed once when planning, and the
+/// position where it was last found (objects of one shape keep fields in one place).
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub name: Arc<str>,
+    hash: u64,
+    hint: AtomicU32,
+}
+
+impl Field {
+    fn new(name: Arc<str>) -> Field {
+        let hash = crate::value::string_key_hash(&name);
+        Field {
+            name,
+            hash,
+            hint: AtomicU32::new(0),
+        }
+    }
+
+    /// This field's entry in `map`.
+    #[inline]
+    pub fn find<'m>(&self, map: &'m Map) -> Option<&'m Value> {
+        map.get_str_hinted(&self.name, self.hash, &self.hint)
+    }
+}
+
+impl std::fmt::Display for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// A variable followed by one or more field selections.
+#[derive(Debug)]
+pub(crate) struct PathNode {
+    pub slot: Slot,
+    /// Whether reading the variable is charged (see [`Node::LoadUncharged`]).
+    pub charged: bool,
+    /// The selections in order, each with the id of its select expression.
+    pub fields: Box<[(ExprId, Field)]>,
 }
 
 /// Which quantifier macro.
@@ -312,15 +354,10 @@ impl Planner<'_> {
                     Node::Has {
                         id: expr.id,
                         operand,
-                        field: field.clone(),
+                        field: Field::new(field.clone()),
                     }
                 } else {
-                    Node::Select {
-                        id: expr.id,
-                        path: is_path(&operand),
-                        operand,
-                        field: field.clone(),
-                    }
+                    select(expr.id, *operand, Field::new(field.clone()))
                 }
             }
             ExprKind::Call {
@@ -396,7 +433,7 @@ impl Planner<'_> {
         };
         if let Err(e) = crate::stdlib::standard::strings::compile_regex(p) {
             self.errors.push(Diagnostic {
-                message: e.message,
+                message: e.into_message(),
                 span: *span,
             });
         }
@@ -436,12 +473,7 @@ impl Planner<'_> {
                 if let Some(node) = self.resolve_declared(name) {
                     let mut node = node;
                     for (field, id) in rest.into_iter().rev() {
-                        node = Node::Select {
-                            id,
-                            path: is_path(&node),
-                            operand: Box::new(node),
-                            field: field.into(),
-                        };
+                        node = select(id, node, Field::new(field.into()));
                     }
                     return Some(node);
                 }
@@ -774,13 +806,27 @@ fn quantifier_shape(c: &Comprehension) -> Option<(Quantifier, &Expr)> {
     }
 }
 
-/// Whether a node is a variable followed only by field selections.
-fn is_path(node: &Node) -> bool {
-    match node {
-        Node::Load(_) | Node::LoadUncharged(_) => true,
-        Node::Select { path, .. } => *path,
-        _ => false,
-    }
+/// `operand.field`: extends a variable or a path into a path, or selects from any other
+/// operand.
+fn select(id: ExprId, operand: Node, field: Field) -> Node {
+    let (slot, charged, mut fields) = match operand {
+        Node::Load(slot) => (slot, true, Vec::new()),
+        Node::LoadUncharged(slot) => (slot, false, Vec::new()),
+        Node::Path(p) => (p.slot, p.charged, p.fields.into_vec()),
+        operand => {
+            return Node::Select {
+                id,
+                operand: Box::new(operand),
+                field,
+            };
+        }
+    };
+    fields.push((id, field));
+    Node::Path(Box::new(PathNode {
+        slot,
+        charged,
+        fields: fields.into(),
+    }))
 }
 
 /// Makes the root variable of an attribute (a variable, possibly followed by field
@@ -789,6 +835,7 @@ fn is_path(node: &Node) -> bool {
 fn uncharge_attribute_root(node: &mut Node) {
     match node {
         Node::Load(slot) => *node = Node::LoadUncharged(*slot),
+        Node::Path(p) => p.charged = false,
         Node::Select { operand, .. } => uncharge_attribute_root(operand),
         _ => {}
     }

@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn errors_use_go_wording() {
-        let msg = |p: &str| compile(p).err().map(|e| e.message);
+        let msg = |p: &str| compile(p).err().map(|e| e.into_message());
         assert_eq!(
             msg("("),
             Some("error parsing regexp: missing closing ): `(`".into())
