@@ -67,6 +67,30 @@ impl Type {
         }
     }
 
+    /// [`Type::accepts`] for every value of a kind ([`Value::kind`]): `None` when the answer
+    /// depends on the value (a library type against an opaque value).
+    pub(crate) fn accepts_kind(&self, kind: u8) -> Option<bool> {
+        use crate::value::kind;
+        Some(match self {
+            Type::Dyn | Type::Param(_) => true,
+            Type::Null => kind == kind::NULL,
+            Type::Bool => kind == kind::BOOL,
+            Type::Int => kind == kind::INT,
+            Type::Uint => kind == kind::UINT,
+            Type::Double => kind == kind::DOUBLE,
+            Type::String => kind == kind::STRING,
+            Type::Bytes => kind == kind::BYTES,
+            Type::Timestamp => kind == kind::TIMESTAMP,
+            Type::Duration => kind == kind::DURATION,
+            Type::List(_) => kind == kind::LIST,
+            Type::Map(..) => kind == kind::MAP,
+            Type::TypeOf(_) => kind == kind::TYPE,
+            Type::Optional(_) => kind == kind::OPTIONAL,
+            Type::Named(..) if kind == kind::OPAQUE => return None,
+            _ => false,
+        })
+    }
+
     /// Parses CEL type syntax. Single upper-case letters (optionally followed by digits) are
     /// type parameters.
     pub fn parse(text: &str) -> Result<Type, String> {

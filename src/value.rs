@@ -119,7 +119,49 @@ impl fmt::Display for TypeValue {
     }
 }
 
+/// Small integers naming the variants of [`Value`] ([`Value::kind`]), for tables indexed by
+/// argument kinds.
+pub(crate) mod kind {
+    pub const NULL: u8 = 0;
+    pub const BOOL: u8 = 1;
+    pub const INT: u8 = 2;
+    pub const UINT: u8 = 3;
+    pub const DOUBLE: u8 = 4;
+    pub const STRING: u8 = 5;
+    pub const BYTES: u8 = 6;
+    pub const LIST: u8 = 7;
+    pub const MAP: u8 = 8;
+    pub const TIMESTAMP: u8 = 9;
+    pub const DURATION: u8 = 10;
+    pub const TYPE: u8 = 11;
+    pub const OPTIONAL: u8 = 12;
+    pub const OPAQUE: u8 = 13;
+    /// The number of kinds.
+    pub const COUNT: usize = 14;
+}
+
 impl Value {
+    /// Which variant this is (see [`kind`]).
+    #[inline]
+    pub(crate) fn kind(&self) -> u8 {
+        match self {
+            Value::Null => kind::NULL,
+            Value::Bool(_) => kind::BOOL,
+            Value::Int(_) => kind::INT,
+            Value::Uint(_) => kind::UINT,
+            Value::Double(_) => kind::DOUBLE,
+            Value::String(_) => kind::STRING,
+            Value::Bytes(_) => kind::BYTES,
+            Value::List(_) => kind::LIST,
+            Value::Map(_) => kind::MAP,
+            Value::Timestamp(_) => kind::TIMESTAMP,
+            Value::Duration(_) => kind::DURATION,
+            Value::Type(_) => kind::TYPE,
+            Value::Optional(_) => kind::OPTIONAL,
+            Value::Opaque(_) => kind::OPAQUE,
+        }
+    }
+
     /// The runtime type of this value.
     pub fn type_value(&self) -> TypeValue {
         match self {

@@ -83,6 +83,17 @@ impl CallCost {
         }
     }
 
+    /// [`CallCost::of_call`] for a call with two arguments, without collecting them.
+    #[inline]
+    pub fn of_binary(&self, a: &Value, b: &Value, result: Option<&Value>) -> u64 {
+        match self {
+            CallCost::Fixed(c) => *c,
+            CallCost::TraverseMin => traverse(min_size(a, b)),
+            CallCost::Custom(f) => f(&[a.clone(), b.clone()], result),
+            other => other.of(&[a.clone(), b.clone()]),
+        }
+    }
+
     /// The cost of one call with these (evaluated) arguments; custom costs see no result.
     pub fn of(&self, args: &[Value]) -> u64 {
         let size = |i: usize| args.get(i).map_or(1, actual_size);
@@ -90,7 +101,10 @@ impl CallCost {
             CallCost::Fixed(c) => *c,
             CallCost::TraverseFirst => traverse(size(0)),
             CallCost::SizeOfSecond => size(1),
-            CallCost::TraverseMin => traverse(min_size(args)),
+            CallCost::TraverseMin => match args {
+                [a, b] => traverse(min_size(a, b)),
+                _ => traverse(1),
+            },
             CallCost::TraverseSum => traverse(size(0).saturating_add(size(1))),
             CallCost::Matches => {
                 let s = ceil_factor(1.0 + size(0) as f64, STRING_TRAVERSAL_FACTOR);
@@ -108,15 +122,21 @@ fn ceil_factor(x: f64, factor: f64) -> u64 {
     (x * factor).ceil() as u64
 }
 
+/// `⌈size × 0.1⌉`, in integers where that is exact (below 2^52 the product's rounding
+/// cannot cross an integer).
 fn traverse(size: u64) -> u64 {
-    ceil_factor(size as f64, STRING_TRAVERSAL_FACTOR)
+    if size < 1 << 52 {
+        size.div_ceil(10)
+    } else {
+        ceil_factor(size as f64, STRING_TRAVERSAL_FACTOR)
+    }
 }
 
 /// `min(size(a), size(b))`, counting the code points of the longer string only when needed
 /// (a string of `n` bytes has at least `n / 4` code points).
-fn min_size(args: &[Value]) -> u64 {
-    match args {
-        [Value::String(a), Value::String(b)] => {
+fn min_size(a: &Value, b: &Value) -> u64 {
+    match (a, b) {
+        (Value::String(a), Value::String(b)) => {
             let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
             let short_chars = code_points(short);
             if (long.len() as u64).div_ceil(4) >= short_chars {
@@ -125,8 +145,7 @@ fn min_size(args: &[Value]) -> u64 {
                 short_chars.min(code_points(long))
             }
         }
-        [a, b] => actual_size(a).min(actual_size(b)),
-        _ => 1,
+        (a, b) => actual_size(a).min(actual_size(b)),
     }
 }
 
@@ -155,6 +174,14 @@ pub fn actual_size(v: &Value) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_traversal_agrees_with_cel_go_float_formula() {
+        let float = |n: u64| ceil_factor(n as f64, STRING_TRAVERSAL_FACTOR);
+        for n in (0..200_000).chain([(1 << 52) - 1, 1 << 52, u64::MAX]) {
+            assert_eq!(traverse(n), float(n), "size {n}");
+        }
+    }
 
     // Expected figures from cel-go interpreter/runtimecost_test.go.
     #[test]
@@ -190,10 +217,10 @@ mod tests {
         // 10 code points in 30 bytes versus 12 ASCII characters: the minimum is 10.
         let wide = Value::from("ééééééééé€"); // 9 x 2 bytes + 3 bytes = 21 bytes, 10 chars
         let ascii = Value::from("abcdefghijkl");
-        assert_eq!(min_size(&[wide.clone(), ascii.clone()]), 10);
+        assert_eq!(min_size(&wide, &ascii), 10);
         assert_eq!(eq.of(&[wide, ascii]), 1);
         assert_eq!(
-            min_size(&[Value::from("€€€€€€€€€€€€"), Value::from("ab")]),
+            min_size(&Value::from("€€€€€€€€€€€€"), &Value::from("ab")),
             2
         );
     }

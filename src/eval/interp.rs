@@ -8,9 +8,9 @@ use std::sync::Arc;
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{
-    Field, FoldNode, MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
+    DispatchTable, Field, FoldNode, MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
 };
-use crate::registry::Implementation;
+use crate::registry::{Implementation, Overload};
 use crate::value::{Key, Map, Value};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.
@@ -52,6 +52,7 @@ impl Frame<'_> {
 
     /// Fails if the cost limit has been passed (errors are otherwise absorbable; this one
     /// must not be).
+    #[inline]
     pub fn check_limit(&self) -> Result<(), EvalError> {
         if self.cost > self.limit {
             Err(EvalError::new(LIMIT_EXCEEDED))
@@ -121,36 +122,8 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             id,
             overloads,
             args,
-        } => {
-            if let [a, b] = &**args {
-                // Two arguments (most operators): no allocation.
-                let pair = [eval(a, frame)?, eval(b, frame)?];
-                let Some((o, cost)) = overloads.iter().find(|(o, _)| o.accepts(&pair)) else {
-                    return Err(EvalError::no_such_overload().at(*id));
-                };
-                let result = match &o.implementation {
-                    Implementation::Binary(f) => f(&pair[0], &pair[1]),
-                    other => other
-                        .call(&pair)
-                        .unwrap_or_else(|| Err(EvalError::no_such_overload())),
-                };
-                frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
-                return result.map_err(|e| e.at(*id));
-            }
-            let values = eval_args(args, frame)?;
-            let result = match overloads.iter().find(|(o, _)| o.accepts(&values)) {
-                Some((o, cost)) => {
-                    let result = o
-                        .implementation
-                        .call(&values)
-                        .unwrap_or_else(|| Err(EvalError::no_such_overload()));
-                    frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
-                    result
-                }
-                None => Err(EvalError::no_such_overload()),
-            };
-            result.map_err(|e| e.at(*id))
-        }
+            table,
+        } => dispatch(overloads, args, table.as_ref(), frame).map_err(|e| e.at(*id)),
         Node::OptionalOr { lhs, rhs, or_value } => match eval(lhs, frame)? {
             Value::Optional(Some(v)) if *or_value => Ok((*v).clone()),
             present @ Value::Optional(Some(_)) => Ok(present),
@@ -255,16 +228,19 @@ fn call(
             frame.charge(c)?;
             f(&a)
         }
-        (Implementation::Binary(f), [a, b], CallCost::Fixed(c)) => {
+        (Implementation::Binary(f), [a, b], _) => {
+            if is_simple(a) && is_simple(b) {
+                let a = simple(a, &frame.slots, &mut frame.cost)?;
+                let b = simple(b, &frame.slots, &mut frame.cost)?;
+                let result = f(&a, &b);
+                let c = cost.of_binary(&a, &b, result.as_ref().ok());
+                frame.charge(c)?;
+                return result;
+            }
             let a = eval(a, frame)?;
             let b = eval(b, frame)?;
-            frame.charge(c)?;
-            f(&a, &b)
-        }
-        (Implementation::Binary(f), [a, b], _) => {
-            let pair = [eval(a, frame)?, eval(b, frame)?];
-            let result = f(&pair[0], &pair[1]);
-            frame.charge(cost.of_call(&pair, result.as_ref().ok()))?;
+            let result = f(&a, &b);
+            frame.charge(cost.of_binary(&a, &b, result.as_ref().ok()))?;
             result
         }
         _ => {
@@ -276,6 +252,62 @@ fn call(
             result
         }
     }
+}
+
+/// A call whose overload depends on the argument values' types.
+fn dispatch(
+    overloads: &[(Overload, CallCost)],
+    args: &[Node],
+    table: Option<&DispatchTable>,
+    frame: &mut Frame,
+) -> EvalResult {
+    if let ([a, b], Some(table)) = (args, table) {
+        // Two arguments (most operators): no allocation, no clones of simple operands.
+        let (a, b) = if is_simple(a) && is_simple(b) {
+            let a = simple(a, &frame.slots, &mut frame.cost)?;
+            (a, simple(b, &frame.slots, &mut frame.cost)?)
+        } else {
+            let a = Cow::Owned(eval(a, frame)?);
+            (a, Cow::Owned(eval(b, frame)?))
+        };
+        let chosen = match table.get(&[&a, &b]) {
+            DispatchTable::NONE => None,
+            DispatchTable::SCAN => {
+                let pair = [a.as_ref().clone(), b.as_ref().clone()];
+                overloads.iter().find(|(o, _)| o.accepts(&pair))
+            }
+            i => overloads.get(usize::from(i)),
+        };
+        let Some((o, cost)) = chosen else {
+            return Err(EvalError::no_such_overload());
+        };
+        let result = match &o.implementation {
+            Implementation::Binary(f) => f(&a, &b),
+            other => other
+                .call(&[a.as_ref().clone(), b.as_ref().clone()])
+                .unwrap_or_else(|| Err(EvalError::no_such_overload())),
+        };
+        frame.charge(cost.of_binary(&a, &b, result.as_ref().ok()))?;
+        return result;
+    }
+    let values = eval_args(args, frame)?;
+    let chosen = match (table, values.as_slice()) {
+        (Some(table), [a]) => match table.get(&[a]) {
+            DispatchTable::NONE => None,
+            DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(&values)),
+            i => overloads.get(usize::from(i)),
+        },
+        _ => overloads.iter().find(|(o, _)| o.accepts(&values)),
+    };
+    let Some((o, cost)) = chosen else {
+        return Err(EvalError::no_such_overload());
+    };
+    let result = o
+        .implementation
+        .call(&values)
+        .unwrap_or_else(|| Err(EvalError::no_such_overload()));
+    frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
+    result
 }
 
 /// `&&` (`or == false`) and `||` (`or == true`): commutative over errors, as in cel-go. The
@@ -293,7 +325,11 @@ fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
 }
 
 /// Combines two evaluated operands of `&&`/`||` (see [`logical`]).
+#[inline]
 fn combine(left: EvalResult, right: EvalResult, or: bool) -> EvalResult {
+    if let (Ok(Value::Bool(l)), Ok(Value::Bool(r))) = (&left, &right) {
+        return Ok(Value::Bool(if or { *l || *r } else { *l && *r }));
+    }
     for side in [&left, &right] {
         if let Ok(Value::Bool(v)) = side {
             if *v == or {
@@ -305,6 +341,41 @@ fn combine(left: EvalResult, right: EvalResult, or: bool) -> EvalResult {
         (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!or)),
         (Err(e), _) | (_, Err(e)) => Err(e),
         _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// Whether a node can be evaluated by reference with [`simple`].
+#[inline]
+fn is_simple(node: &Node) -> bool {
+    matches!(
+        node,
+        Node::Const(_) | Node::Load(_) | Node::LoadUncharged(_) | Node::Path(_)
+    )
+}
+
+/// Evaluates a constant, a variable or a path by reference (see [`is_simple`]), charging
+/// as [`eval`] would (the caller checks the limit).
+#[inline]
+fn simple<'s>(
+    node: &'s Node,
+    slots: &'s [EvalResult],
+    cost: &mut u64,
+) -> Result<Cow<'s, Value>, EvalError> {
+    match node {
+        Node::Const(v) => Ok(Cow::Borrowed(v)),
+        Node::Load(slot) => {
+            *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
+            slots[*slot as usize]
+                .as_ref()
+                .map(Cow::Borrowed)
+                .map_err(Clone::clone)
+        }
+        Node::LoadUncharged(slot) => slots[*slot as usize]
+            .as_ref()
+            .map(Cow::Borrowed)
+            .map_err(Clone::clone),
+        Node::Path(p) => path(p, slots, cost),
+        other => Err(EvalError::new(format!("internal: not simple: {other:?}"))),
     }
 }
 
@@ -502,12 +573,11 @@ fn step(f: &FoldNode, frame: &mut Frame) -> Result<bool, EvalError> {
     Ok(true)
 }
 
+#[inline]
 fn poll_interrupt(iteration: usize, frame: &Frame) -> Result<(), EvalError> {
-    if iteration % INTERRUPT_CHECK_FREQUENCY == 0 {
-        if let Some(interrupted) = frame.interrupt {
-            if interrupted() {
-                return Err(EvalError::new("operation interrupted"));
-            }
+    if let Some(interrupted) = frame.interrupt {
+        if iteration % INTERRUPT_CHECK_FREQUENCY == 0 && interrupted() {
+            return Err(EvalError::new("operation interrupted"));
         }
     }
     Ok(())

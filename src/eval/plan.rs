@@ -59,6 +59,8 @@ pub(crate) enum Node {
         id: ExprId,
         overloads: Box<[(Overload, CallCost)]>,
         args: Box<[Node]>,
+        /// For one or two arguments: the overload to call by argument kinds.
+        table: Option<DispatchTable>,
     },
     /// `a.or(b)` / `a.orValue(b)` on optionals: `b` is evaluated only when `a` is none
     /// (cel-go's lazy evaluation; no cost of its own).
@@ -140,6 +142,71 @@ impl Field {
 impl std::fmt::Display for Field {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)
+    }
+}
+
+/// Overload choice by argument kinds ([`Value::kind`]) for calls with one or two
+/// arguments: one entry per kind (or pair of kinds).
+pub(crate) struct DispatchTable(Box<[u8]>);
+
+impl DispatchTable {
+    /// No overload accepts these kinds.
+    pub const NONE: u8 = u8::MAX;
+    /// The choice depends on more than the kinds: try the overloads in order.
+    pub const SCAN: u8 = u8::MAX - 1;
+
+    fn new(overloads: &[(Overload, CallCost)], arity: usize) -> Option<DispatchTable> {
+        if !(1..=2).contains(&arity) || overloads.len() >= usize::from(Self::SCAN) {
+            return None;
+        }
+        let kinds = crate::value::kind::COUNT;
+        let entries = (0..kinds.pow(arity as u32)).map(|i| {
+            let args = if arity == 1 {
+                vec![i as u8]
+            } else {
+                vec![(i / kinds) as u8, (i % kinds) as u8]
+            };
+            for (n, (o, _)) in overloads.iter().enumerate() {
+                if o.params.len() != arity {
+                    continue;
+                }
+                let mut accepts = Some(true);
+                for (t, k) in o.params.iter().zip(&args) {
+                    match t.accepts_kind(*k) {
+                        Some(true) => {}
+                        Some(false) => {
+                            accepts = Some(false);
+                            break;
+                        }
+                        None => accepts = None,
+                    }
+                }
+                match accepts {
+                    Some(true) => return n as u8,
+                    Some(false) => {}
+                    None => return Self::SCAN,
+                }
+            }
+            Self::NONE
+        });
+        Some(DispatchTable(entries.collect()))
+    }
+
+    /// The entry for the argument kinds.
+    #[inline]
+    pub fn get(&self, args: &[&Value]) -> u8 {
+        let i = match args {
+            [a] => usize::from(a.kind()),
+            [a, b] => usize::from(a.kind()) * crate::value::kind::COUNT + usize::from(b.kind()),
+            _ => return Self::SCAN,
+        };
+        self.0[i]
+    }
+}
+
+impl std::fmt::Debug for DispatchTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DispatchTable")
     }
 }
 
@@ -617,6 +684,7 @@ impl Planner<'_> {
             }
             _ => Node::Dispatch {
                 id,
+                table: DispatchTable::new(&candidates, nodes.len()),
                 overloads: candidates.into(),
                 args: nodes.into(),
             },
