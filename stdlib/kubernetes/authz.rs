@@ -6,6 +6,8 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+use serde::Deserialize;
+
 use super::{est_one, opaque, opaque_arg, string_arg};
 use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
 use crate::error::{EvalError, EvalResult};
@@ -26,8 +28,9 @@ pub const DECISION: &str = "kubernetes.authorization.Decision";
 /// The cost of one authorization check: only two fit in the per-call limit.
 pub const CHECK_COST: u64 = 350_000;
 
-/// Who is asking.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Who is asking. Deserialises from `{"name": ..., "groups": [...]}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct UserInfo {
     pub name: String,
     pub groups: Vec<String>,
@@ -107,8 +110,11 @@ impl Authorizer for DenyAll {
 }
 
 /// An RBAC-like rule: empty subject lists match everyone, `*` matches anything, and
-/// resources may name a subresource as `resource/subresource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// resources may name a subresource as `resource/subresource`. Deserialises from RBAC's
+/// spelling: `users`, `groups`, `verbs`, `apiGroups`, `resources`, `resourceNames`,
+/// `namespaces`, `nonResourceURLs` (all lists of strings, all optional).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct Rule {
     pub users: Vec<String>,
     pub groups: Vec<String>,
@@ -120,6 +126,7 @@ pub struct Rule {
     /// Empty: any namespace (and cluster scope).
     pub namespaces: Vec<String>,
     /// Paths for non-resource checks; a trailing `*` matches a prefix.
+    #[serde(rename = "nonResourceURLs")]
     pub non_resource_urls: Vec<String>,
 }
 
@@ -158,9 +165,26 @@ impl Rule {
 }
 
 /// Allows what one of its rules allows; otherwise has no opinion (which is not allowed).
-#[derive(Clone, Debug, Default)]
+/// Deserialises from `{"rules": [Rule...]}`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RuleAuthorizer {
     pub rules: Vec<Rule>,
+}
+
+impl RuleAuthorizer {
+    /// Reads a rule list from JSON (`{"rules": [{"verbs": ["get"], "resources": ["pods"]}]}`,
+    /// fields as [`Rule`] spells them); errors name the offending field.
+    pub fn from_json(json: &serde_json::Value) -> Result<RuleAuthorizer, String> {
+        RuleAuthorizer::deserialize(json).map_err(|e| e.to_string())
+    }
+}
+
+impl UserInfo {
+    /// Reads `{"name": "ada", "groups": ["dev"]}` (both optional).
+    pub fn from_json(json: &serde_json::Value) -> Result<UserInfo, String> {
+        UserInfo::deserialize(json).map_err(|e| e.to_string())
+    }
 }
 
 impl Authorizer for RuleAuthorizer {
@@ -601,5 +625,41 @@ fn selector_estimate(a: &EstimateArgs<'_>) -> CallEstimate {
     CallEstimate {
         cost: selector_cost_estimate(len),
         result_size: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_lists_deserialise_with_rbac_spelling() {
+        let json = serde_json::json!({"rules": [
+            {"groups": ["dev"], "verbs": ["get", "list"], "apiGroups": ["apps"],
+             "resources": ["deployments", "deployments/scale"], "resourceNames": ["web"],
+             "namespaces": ["default"]},
+            {"verbs": ["get"], "nonResourceURLs": ["/healthz*"]}
+        ]});
+        let authorizer = RuleAuthorizer::from_json(&json).unwrap();
+        assert_eq!(authorizer.rules.len(), 2);
+        assert_eq!(authorizer.rules[0].api_groups, ["apps"]);
+        assert_eq!(authorizer.rules[1].non_resource_urls, ["/healthz*"]);
+        let request = AuthzRequest {
+            user: UserInfo::from_json(&serde_json::json!({"name": "ada", "groups": ["dev"]}))
+                .unwrap(),
+            verb: "list".into(),
+            resource_request: true,
+            api_group: "apps".into(),
+            resource: "deployments".into(),
+            namespace: "default".into(),
+            name: "web".into(),
+            ..AuthzRequest::default()
+        };
+        assert_eq!(authorizer.authorize(&request).kind, DecisionKind::Allow);
+        let err = RuleAuthorizer::from_json(&serde_json::json!({"rules": [{"verb": ["get"]}]}))
+            .unwrap_err();
+        assert!(err.contains("unknown field `verb`"), "{err}");
+        assert!(RuleAuthorizer::from_json(&serde_json::json!({"rules": 3})).is_err());
+        assert!(UserInfo::from_json(&serde_json::json!({"name": 1})).is_err());
     }
 }
