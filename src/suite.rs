@@ -337,8 +337,21 @@ impl AdmissionSuite {
             results.push(result("binding field errors", m));
         }
         let policies: Vec<&CompiledPolicy> = compiled.iter().collect();
-        // Checked when the suite was read.
-        let authorizer = self.authorizer().unwrap_or_default();
+        // `Suite::from_json` checks the authorizer; a suite built otherwise may not have.
+        let authorizer = match self.authorizer() {
+            Ok(a) => a,
+            Err(e) => {
+                results.push(result(
+                    "authorizer",
+                    vec![Mismatch {
+                        what: "authorizer".into(),
+                        expected: "allow, deny or {\"rules\": [...]}".into(),
+                        actual: json_text(&e),
+                    }],
+                ));
+                return results;
+            }
+        };
         for case in &self.cases {
             if let Some(reason) = &case.skip {
                 results.push(CaseResult {
