@@ -167,8 +167,9 @@ pub struct EnvArgs {
 /// `--schema` and `--resource-root`: `self` and `oldSelf` typed by an OpenAPI v3 schema.
 #[derive(Args, Debug, Default)]
 pub struct SchemaArgs {
-    /// An OpenAPI v3 schema (YAML or JSON) that types `self` and `oldSelf` as for a CRD rule
-    /// at the schema's root; `--var self=...` and `--var oldSelf=...` are read under it.
+    /// An OpenAPI v3 schema (YAML or JSON; or a CRD: its first version's schema) that types
+    /// `self` and `oldSelf` as for a CRD rule at the schema's root; `--var self=...` and
+    /// `--var oldSelf=...` are read under it.
     #[arg(long, value_name = "PATH")]
     pub schema: Option<std::path::PathBuf>,
     /// Treat the schema's root as a resource: `apiVersion`, `kind`, `metadata.name` and

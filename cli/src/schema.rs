@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use kcel::kubernetes::sizes::SchemaSizes;
 use kcel::kubernetes::values::to_value;
-use kcel::kubernetes::{DeclType, Schema, SchemaTypes};
+use kcel::kubernetes::{DeclType, Schema, SchemaTypes, crd_version_schemas};
 use kcel::value::list_kinds::ListKinds;
 use kcel::{Env, Value};
 
@@ -30,8 +30,24 @@ impl RootSchema {
             return Ok(None);
         };
         let json = variables::read_document(path)?;
-        let schema = Schema::from_json(&json)
-            .map_err(|e| format!("'{}' is not an OpenAPI v3 schema: {e}", path.display()))?;
+        let schema =
+            if json.get("kind").and_then(|k| k.as_str()) == Some("CustomResourceDefinition") {
+                // A whole CRD: its first version's openAPIV3Schema.
+                crd_version_schemas(&json)
+                    .map_err(|e| format!("'{}': {e}", path.display()))?
+                    .into_iter()
+                    .next()
+                    .map(|(_, schema, _)| schema)
+                    .ok_or_else(|| {
+                        format!(
+                            "'{}': the CRD has no spec.versions[].schema.openAPIV3Schema",
+                            path.display()
+                        )
+                    })?
+            } else {
+                Schema::from_json(&json)
+                    .map_err(|e| format!("'{}' is not an OpenAPI v3 schema: {e}", path.display()))?
+            };
         let (types, root) = SchemaTypes::build(&schema, "selfType", args.resource_root)
             .map_err(|e| format!("schema '{}': {e}", path.display()))?;
         let root = root.ok_or_else(|| {
