@@ -210,6 +210,12 @@ impl Opaque for AuthzValue {
         // Upstream values are receiver-only objects: they equal nothing but themselves.
         std::ptr::addr_eq(self.as_any(), other.as_any())
     }
+    fn equal_to(&self, _: &Value) -> Option<bool> {
+        // Upstream's `receiverOnlyObjectVal.Equal` asserts the other value is a bare
+        // `receiverOnlyObjectVal`, which no library value is (each embeds one): `==` on these
+        // types is always `no such overload`.
+        None
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -38,6 +38,9 @@ impl Opaque for Format {
             .downcast_ref::<Format>()
             .is_some_and(|o| o.name == self.name)
     }
+    fn equal_to(&self, other: &Value) -> Option<bool> {
+        super::strict_equal_to(self, other)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

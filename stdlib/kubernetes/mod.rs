@@ -184,6 +184,15 @@ pub(crate) fn opaque_arg<T: 'static>(v: &Value) -> Result<&T, EvalError> {
     }
 }
 
+/// `Equal` of Kubernetes' types (`pkg/cel/*.go`): a value of another type is
+/// `no such overload` (SPEC §2.11), not `false`.
+pub(crate) fn strict_equal_to<T: Opaque + 'static>(this: &T, other: &Value) -> Option<bool> {
+    match other {
+        Value::Opaque(o) if o.as_any().is::<T>() => Some(this.equals(o.as_ref())),
+        _ => None,
+    }
+}
+
 /// Wraps a library value.
 pub(crate) fn opaque(o: impl Opaque + 'static) -> Value {
     Value::Opaque(std::sync::Arc::new(o))

@@ -122,8 +122,24 @@ fn cases() -> Vec<Case> {
             (13, 13),
             13,
         ),
-        // `==` on authorization types: 1 (estimated through `CostEstimator`, and at run time).
-        sc("authorizer == authorizer", (3, 3), 3),
+        // `==` on authorization types: 1 (estimated through `CostEstimator`, and at run time),
+        // and always `no such overload`: upstream's `receiverOnlyObjectVal.Equal` asserts the
+        // other value is a bare `receiverOnlyObjectVal`, which no library value is.
+        Case {
+            expr: "authorizer == authorizer",
+            want: Want::Error("no such overload"),
+            est: Some((3, 3)),
+            rt: Some(3),
+            src: "authz.go receiverOnlyObjectVal.Equal",
+            ..T
+        },
+        // Another type through `dyn` (SPEC §2.11), while `!=` is `Equal(a, b) != true`.
+        e(
+            "authorizer == dyn('x')",
+            "no such overload",
+            "spec 2.11",
+        ),
+        v("authorizer != dyn('x')", "true", "cel-go evalNe"),
     ]
 }
 
