@@ -60,6 +60,7 @@ pub mod lists;
 pub mod netip;
 pub mod quantity;
 pub mod regex;
+pub mod selectors;
 pub mod semver;
 pub mod urls;
 
