@@ -27,9 +27,7 @@ fn compile_error(expr: &str) -> String {
 /// The value (or error message) and the actual cost, with or without the optimizer.
 fn run_with(expr: &str, optimize: bool) -> (Result<Value, String>, u64) {
     let env = env();
-    let ast = env
-        .compile(expr)
-        .unwrap_or_else(|e| panic!("{expr}: {e}"));
+    let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
     let options = ProgramOptions {
         optimize,
         ..ProgramOptions::default()
@@ -158,9 +156,11 @@ fn surprise_3_cidr_keeps_host_bits_and_sizes_by_prefix_length() {
 fn surprise_4_is_canonical_errors_and_mapped_or_zoned_addresses_are_rejected() {
     assert_eq!(
         run("ip.isCanonical('bad')").0,
-        Err("IP Address \"bad\" parse error during conversion from string: \
+        Err(
+            "IP Address \"bad\" parse error during conversion from string: \
              ParseAddr(\"bad\"): unable to parse IP"
-            .into())
+                .into()
+        )
     );
     assert_eq!(
         run("ip('::ffff:1.2.3.4')").0,
@@ -172,9 +172,11 @@ fn surprise_4_is_canonical_errors_and_mapped_or_zoned_addresses_are_rejected() {
     );
     assert_eq!(
         run("cidr('::ffff:1.2.3.4/120')").0,
-        Err("network address parse error during conversion from string: \
+        Err(
+            "network address parse error during conversion from string: \
              IPv4-mapped IPv6 address \"::ffff:1.2.3.4/120\" is not allowed"
-            .into())
+                .into()
+        )
     );
     assert_eq!(
         value("isIP('::ffff:1.2.3.4') || isIP('fe80::1%eth0') || isCIDR('::ffff:1.2.3.4/120')"),

@@ -399,9 +399,11 @@ mod tests {
         // comes at evaluation.
         assert_eq!(
             eval("cidr('192.168.0.0/' + '')"),
-            Err("CIDR \"192.168.0.0/\" parse error during conversion from string: \
+            Err(
+                "CIDR \"192.168.0.0/\" parse error during conversion from string: \
                  netip.ParsePrefix(\"192.168.0.0/\"): bad bits after slash: \"\""
-                .into())
+                    .into()
+            )
         );
         assert_eq!(
             eval("cidr('::ffff:1.2.3.4/120' + '')"),
@@ -409,9 +411,11 @@ mod tests {
         );
         assert_eq!(
             eval("cidr('fe80::1%en0/24' + '')"),
-            Err("CIDR \"fe80::1%en0/24\" parse error during conversion from string: \
+            Err(
+                "CIDR \"fe80::1%en0/24\" parse error during conversion from string: \
                  netip.ParsePrefix(\"fe80::1%en0/24\"): IPv6 zones cannot be present in a prefix"
-                .into())
+                    .into()
+            )
         );
         // Addresses fail as Kubernetes' do (the same text in both libraries).
         assert_eq!(
@@ -420,9 +424,11 @@ mod tests {
         );
         assert_eq!(
             eval("cidr('10.0.0.0/8').containsIP('1.2.3' + '')"),
-            Err("IP Address \"1.2.3\" parse error during conversion from string: \
+            Err(
+                "IP Address \"1.2.3\" parse error during conversion from string: \
                  ParseAddr(\"1.2.3\"): IPv4 address too short"
-                .into())
+                    .into()
+            )
         );
     }
 
@@ -456,7 +462,10 @@ mod tests {
         assert_eq!(eval("cidr('10.0.0.1/8').isMask()"), Ok(Value::Bool(false)));
         assert_eq!(eval("cidr('::/0').isMask()"), Ok(Value::Bool(true)));
         // Equal() with another type is false in cel-go's library (not an error).
-        assert_eq!(eval("dyn(ip('1.2.3.4')) == '1.2.3.4'"), Ok(Value::Bool(false)));
+        assert_eq!(
+            eval("dyn(ip('1.2.3.4')) == '1.2.3.4'"),
+            Ok(Value::Bool(false))
+        );
         assert_eq!(eval("dyn(cidr('::/0')) == 1"), Ok(Value::Bool(false)));
         assert_eq!(
             eval("cidr('10.0.0.1/8') == cidr('10.0.0.0/8')"),

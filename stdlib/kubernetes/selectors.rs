@@ -317,9 +317,7 @@ impl Parser {
                             }
                         }
                         _ => {
-                            return Err(format!(
-                                "found '{l}', expected: ',' or 'end of string'"
-                            ));
+                            return Err(format!("found '{l}', expected: ',' or 'end of string'"));
                         }
                     }
                 }
@@ -406,9 +404,7 @@ impl Parser {
                 self.consume(Context::Values);
                 Ok(vec![String::new()])
             }
-            _ => Err(format!(
-                "found '{lit}', expected: ',', ')' or identifier"
-            )),
+            _ => Err(format!("found '{lit}', expected: ',', ')' or identifier")),
         }
     }
 
@@ -568,7 +564,10 @@ mod tests {
         assert_eq!(field("foo=bar"), Ok(vec![t("foo", "=", "bar")]));
         assert_eq!(
             field("spec.nodeName==n1,metadata.name!=x"),
-            Ok(vec![t("metadata.name", "!=", "x"), t("spec.nodeName", "=", "n1")])
+            Ok(vec![
+                t("metadata.name", "!=", "x"),
+                t("spec.nodeName", "=", "n1")
+            ])
         );
         assert_eq!(field(""), Ok(vec![]));
         assert_eq!(field(",,"), Ok(vec![]));
@@ -578,7 +577,10 @@ mod tests {
         // apiserver's condition_test.go and authorization_test.go.
         assert_eq!(
             field("foo badoperator bar"),
-            Err("invalid selector: 'foo badoperator bar'; can't understand 'foo badoperator bar'".into())
+            Err(
+                "invalid selector: 'foo badoperator bar'; can't understand 'foo badoperator bar'"
+                    .into()
+            )
         );
         assert_eq!(
             field("*bar"),
@@ -600,7 +602,10 @@ mod tests {
 
     #[test]
     fn label_selectors() {
-        assert_eq!(label("apple=banana"), Ok(vec![l("apple", "=", &["banana"])]));
+        assert_eq!(
+            label("apple=banana"),
+            Ok(vec![l("apple", "=", &["banana"])])
+        );
         assert_eq!(
             label("x in (foo,,baz),y,z notin ()"),
             Ok(vec![
@@ -647,12 +652,21 @@ mod tests {
             label("a>x@"),
             Err("unable to parse requirement: [values[0]: Invalid value: \"x@\": for 'Gt', 'Lt' operators, the value must be an integer, values[0][a]: Invalid value: \"x@\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]".into())
         );
-        assert_eq!(label("a,"), Err("found '', expected: identifier after ','".into()));
+        assert_eq!(
+            label("a,"),
+            Err("found '', expected: identifier after ','".into())
+        );
         assert_eq!(
             label("a b"),
-            Err("unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt".into())
+            Err(
+                "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"
+                    .into()
+            )
         );
-        assert_eq!(label("a=b c"), Err("found 'c', expected: ',' or 'end of string'".into()));
+        assert_eq!(
+            label("a=b c"),
+            Err("found 'c', expected: ',' or 'end of string'".into())
+        );
         assert_eq!(
             label(",a"),
             Err("found ',', expected: !, identifier, or 'end of string'".into())

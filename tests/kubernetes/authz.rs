@@ -135,11 +135,7 @@ fn cases() -> Vec<Case> {
             ..T
         },
         // Another type through `dyn` (SPEC §2.11), while `!=` is `Equal(a, b) != true`.
-        e(
-            "authorizer == dyn('x')",
-            "no such overload",
-            "spec 2.11",
-        ),
+        e("authorizer == dyn('x')", "no such overload", "spec 2.11"),
         v("authorizer != dyn('x')", "true", "cel-go evalNe"),
     ]
 }
@@ -302,7 +298,9 @@ fn selector_parse_errors_go_to_the_authorizer() {
     );
     assert_eq!(
         r.label_selector_error.as_deref(),
-        Some("unable to parse requirement: found 'badoperator', expected: in, notin, =, ==, !=, gt, lt")
+        Some(
+            "unable to parse requirement: found 'badoperator', expected: in, notin, =, ==, !=, gt, lt"
+        )
     );
     assert!(r.field_selector_requirements.is_empty());
     assert!(r.label_selector_requirements.is_empty());
@@ -320,7 +318,9 @@ fn selector_parse_errors_go_to_the_authorizer() {
     );
     assert_eq!(
         r.label_selector_error.as_deref(),
-        Some("unable to parse requirement: <nil>: Invalid value: \"*bar\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+        Some(
+            "unable to parse requirement: <nil>: Invalid value: \"*bar\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        )
     );
 
     // An empty selector is no selector; a later call replaces an earlier one.

@@ -17,12 +17,27 @@ fn cases() -> Vec<Case> {
         ("url('https://a.b/c')", "url('https://a.b/c')"),
         ("quantity('1Gi')", "quantity('1024Mi')"),
         ("semver('1.2.3')", "semver('1.2.3+build')"),
-        ("format.dns1123Label()", "format.named('dns1123Label').value()"),
+        (
+            "format.dns1123Label()",
+            "format.named('dns1123Label').value()",
+        ),
     ] {
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        cases.push(e(leak(format!("{value} == dyn('x')")), "no such overload", SRC));
-        cases.push(e(leak(format!("{value} == dyn(1)")), "no such overload", SRC));
-        cases.push(e(leak(format!("{value} == dyn([])")), "no such overload", SRC));
+        cases.push(e(
+            leak(format!("{value} == dyn('x')")),
+            "no such overload",
+            SRC,
+        ));
+        cases.push(e(
+            leak(format!("{value} == dyn(1)")),
+            "no such overload",
+            SRC,
+        ));
+        cases.push(e(
+            leak(format!("{value} == dyn([])")),
+            "no such overload",
+            SRC,
+        ));
         // The other way round, CEL's heterogeneous equality applies: false.
         cases.push(v(leak(format!("dyn('x') == {value}")), "false", SRC));
         // null compares by identity before any Equal method runs.
