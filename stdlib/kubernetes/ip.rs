@@ -126,10 +126,13 @@ pub fn library() -> Library {
     lib
 }
 
+/// An accessor's implementation.
+pub(crate) type Accessor = fn(&IpAddr) -> Value;
+
 /// The address accessors (`family()`, `isLoopback()`, ...) with Go's `netip` semantics:
 /// name, overload id, result type, doc, implementation, examples. Shared with cel-go's
 /// network library, whose accessors are the same.
-pub(crate) fn accessors() -> [super::Row<fn(&IpAddr) -> Value>; 6] {
+pub(crate) fn accessors() -> [super::Row<Accessor>; 6] {
     [
         (
             "family",

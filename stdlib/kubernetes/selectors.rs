@@ -83,8 +83,8 @@ fn split_term(term: &str) -> Option<(&str, &'static str, &str)> {
     for (i, _) in term.char_indices() {
         let rest = &term[i..];
         for (op, operator) in [("!=", "!="), ("==", "="), ("=", "=")] {
-            if rest.starts_with(op) {
-                return Some((&term[..i], operator, &rest[op.len()..]));
+            if let Some(rhs) = rest.strip_prefix(op) {
+                return Some((&term[..i], operator, rhs));
             }
         }
     }
@@ -543,7 +543,9 @@ mod tests {
         })
     }
 
-    fn label(s: &str) -> Result<Vec<(String, &'static str, Vec<String>)>, String> {
+    type Req = (String, &'static str, Vec<String>);
+
+    fn label(s: &str) -> Result<Vec<Req>, String> {
         parse_label_selector(s).map(|rs| {
             rs.into_iter()
                 .map(|r| (r.key, r.operator, r.values))
@@ -555,7 +557,7 @@ mod tests {
         (f.into(), op, v.into())
     }
 
-    fn l(k: &str, op: &'static str, vs: &[&str]) -> (String, &'static str, Vec<String>) {
+    fn l(k: &str, op: &'static str, vs: &[&str]) -> Req {
         (k.into(), op, vs.iter().map(|s| s.to_string()).collect())
     }
 
