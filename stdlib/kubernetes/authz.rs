@@ -8,6 +8,10 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use super::selectors::{
+    FieldRequirement, LabelRequirement, parse_field_selector, parse_label_selector,
+};
+
 use super::{est_one, opaque, opaque_arg, string_arg};
 use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
 use crate::error::{EvalError, EvalResult};
@@ -51,10 +55,21 @@ pub struct AuthzRequest {
     pub subresource: String,
     pub namespace: String,
     pub name: String,
-    /// The field selector as written (not parsed here), if one was given.
+    /// The field selector as written, if a non-empty one was given.
     pub field_selector: Option<String>,
-    /// The label selector as written (not parsed here), if one was given.
+    /// The label selector as written, if a non-empty one was given.
     pub label_selector: Option<String>,
+    /// The field selector parsed as Kubernetes does when the check runs
+    /// (`fields.ParseSelector(...).Requirements()`); empty without a selector or when it
+    /// does not parse.
+    pub field_selector_requirements: Vec<FieldRequirement>,
+    /// Why the field selector does not parse (`FieldSelectorParsingErr`): the check still
+    /// runs, without field requirements.
+    pub field_selector_error: Option<String>,
+    /// The label selector parsed as Kubernetes does (`labels.ParseToRequirements`).
+    pub label_selector_requirements: Vec<LabelRequirement>,
+    /// Why the label selector does not parse (`LabelSelectorParsingErr`).
+    pub label_selector_error: Option<String>,
 }
 
 /// An authorizer's answer.
@@ -233,6 +248,12 @@ impl Opaque for AuthzValue {
     fn equals(&self, other: &dyn Opaque) -> bool {
         // Upstream values are receiver-only objects: they equal nothing but themselves.
         std::ptr::addr_eq(self.as_any(), other.as_any())
+    }
+    fn equal_to(&self, _: &Value) -> Option<bool> {
+        // Upstream's `receiverOnlyObjectVal.Equal` asserts the other value is a bare
+        // `receiverOnlyObjectVal`, which no library value is (each embeds one): `==` on these
+        // types is always `no such overload`.
+        None
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -415,12 +436,12 @@ pub fn selectors_library() -> Library {
         (
             "fieldSelector",
             "authorizer_fieldselector",
-            "Attaches a field selector to the check.",
+            "Attaches a field selector to the check; it is parsed when the check runs, and a parse error goes to the authorizer (the check still runs).",
         ),
         (
             "labelSelector",
             "authorizer_labelselector",
-            "Attaches a label selector to the check.",
+            "Attaches a label selector to the check; it is parsed when the check runs, and a parse error goes to the authorizer (the check still runs).",
         ),
     ] {
         lib.function(name, doc)
@@ -582,13 +603,27 @@ pub fn check(c: &Value, verb: &Value) -> EvalResult {
         AuthzValue::Resource {
             authorizer,
             request,
-        } => (
-            authorizer,
-            AuthzRequest {
+        } => {
+            let mut request = AuthzRequest {
                 verb,
                 ..(**request).clone()
-            },
-        ),
+            };
+            // As `resourceCheckVal.Authorize`: selectors are parsed here and a parse error
+            // is handed to the authorizer, never raised.
+            if let Some(s) = &request.field_selector {
+                match parse_field_selector(s) {
+                    Ok(r) => request.field_selector_requirements = r,
+                    Err(e) => request.field_selector_error = Some(e),
+                }
+            }
+            if let Some(s) = &request.label_selector {
+                match parse_label_selector(s) {
+                    Ok(r) => request.label_selector_requirements = r,
+                    Err(e) => request.label_selector_error = Some(e),
+                }
+            }
+            (authorizer, request)
+        }
         _ => return Err(EvalError::no_such_overload()),
     };
     Ok(opaque(AuthzValue::Decision(authorizer.authorize(&request))))
