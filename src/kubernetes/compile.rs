@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::field_error::{ErrorType, FieldError, FieldPath};
-use super::rule_fields::{go_rule_literal, normalize_field_path, rule_field_errors};
+use super::rule_fields::{normalize_field_path, rule_field_errors, rule_json};
 use super::schema::{Schema, ValidationRule};
 use super::sizes::{
     PER_CRD_ESTIMATED_COST_LIMIT, PER_RULE_ESTIMATED_COST_LIMIT, SchemaSizes, child_cardinality,
@@ -334,7 +334,7 @@ impl Compiler<'_> {
                 FieldError::with_rendered_value(
                     rule_path.child("rule"),
                     ErrorType::Invalid,
-                    go_rule_literal(rule),
+                    rule_json(rule),
                     detail,
                 )
             };
@@ -445,7 +445,7 @@ impl Compiler<'_> {
             FieldError::with_rendered_value(
                 rule_path.child("messageExpression"),
                 ErrorType::Invalid,
-                go_rule_literal(rule),
+                rule_json(rule),
                 detail,
             )
         };

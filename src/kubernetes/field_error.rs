@@ -171,9 +171,50 @@ pub fn go_quote(s: &str) -> String {
     crate::stdlib::standard::duration_text::go_quote(s)
 }
 
+/// A string as Go's `encoding/json` writes it (`json.Marshal`): HTML-sensitive `<`, `>`, `&`
+/// and U+2028/U+2029 as `\u` escapes, control characters as `\n`, `\r`, `\t`, `\b`, `\f`
+/// or `\u00XX`.
+pub fn go_json_quote(s: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_as_go_json_marshal() {
+        assert_eq!(
+            go_json_quote("a > 'b' && c<d"),
+            r#""a \u003e 'b' \u0026\u0026 c\u003cd""#
+        );
+        assert_eq!(
+            go_json_quote("\"\\\n\r\t\u{8}\u{c}\u{1}\u{7f}é\u{2028}"),
+            "\"\\\"\\\\\\n\\r\\t\\b\\f\\u0001\u{7f}é\\u2028\""
+        );
+    }
 
     #[test]
     fn formats_as_kubernetes_does() {
