@@ -12,6 +12,7 @@ use super::sizes::{
     PER_CRD_ESTIMATED_COST_LIMIT, PER_RULE_ESTIMATED_COST_LIMIT, SchemaSizes, child_cardinality,
     cost_error_message, unbounded_cardinality,
 };
+use super::structural::{list_type_errors, structural_errors};
 use super::types::{DeclType, SchemaTypes};
 use crate::check::Reference;
 use crate::cost::CostEstimate;
@@ -102,14 +103,25 @@ pub struct RuleNode {
     pub list_type: Option<String>,
     /// Whether old values of object properties correlate (`x-kubernetes-map-type` not atomic).
     pub map_correlatable: bool,
+    /// The details of this node's rules that did not compile (`compilation failed: ...`);
+    /// validating a value here reports each as `rule compile error: ...`, as Kubernetes'
+    /// validator does (seen when defaults are validated).
+    pub compile_errors: Vec<String>,
 }
 
 /// The result of compiling a schema's rules.
 #[derive(Debug)]
 pub struct CompiledSchema {
     pub root: RuleNode,
-    /// Schema errors (compilation failures, over-budget rules) with Kubernetes' texts.
+    /// Schema errors with Kubernetes' texts: first the structural and rule-field errors
+    /// (`schema_errors` of them), then the errors of compiling the rules (compilation
+    /// failures, over-budget rules), which Kubernetes only reports for a schema that is
+    /// structural and whose defaults are valid.
     pub errors: Vec<FieldError>,
+    /// How many of `errors` are schema errors, not rule-compilation errors.
+    pub schema_errors: usize,
+    /// Whether the rules were compiled (the schema is structural).
+    pub structural: bool,
     /// Cost facts for every rule, in schema order.
     pub reports: Vec<RuleReport>,
     pub options: CompileOptions,
@@ -117,6 +129,9 @@ pub struct CompiledSchema {
 
 /// Compiles all rules of `schema` with the environment `env` (see [`rule_env`]).
 pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> CompiledSchema {
+    let structural_errors =
+        structural_errors(schema, &options.schema_path, options.is_resource_root);
+    let structural = structural_errors.is_empty();
     let mut errors = Vec::new();
     let (types, root_type) = match SchemaTypes::build(schema, "selfType", options.is_resource_root)
     {
@@ -134,7 +149,9 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
     let mut c = Compiler {
         env,
         per_call_limit: options.per_call_limit,
-        errors,
+        cel: structural,
+        errors: structural_errors,
+        cel_errors: errors,
         reports: Vec::new(),
         total: 0,
         most_expensive: Vec::new(),
@@ -149,14 +166,14 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
     let root = c.node(schema, root_type, &Arc::new(types), &at);
     if c.total > PER_CRD_ESTIMATED_COST_LIMIT {
         for (path, _) in std::mem::take(&mut c.most_expensive) {
-            c.errors.push(FieldError::new(
+            c.cel_errors.push(FieldError::new(
                 path,
                 ErrorType::Forbidden,
                 "",
                 "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
             ));
         }
-        c.errors.push(FieldError::new(
+        c.cel_errors.push(FieldError::new(
             options.schema_path.clone(),
             ErrorType::Forbidden,
             "",
@@ -167,9 +184,14 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
             ),
         ));
     }
+    let schema_errors = c.errors.len();
+    let mut errors = c.errors;
+    errors.append(&mut c.cel_errors);
     CompiledSchema {
         root,
-        errors: c.errors,
+        errors,
+        schema_errors,
+        structural,
         reports: c.reports,
         options,
     }
@@ -203,7 +225,12 @@ impl Position {
 struct Compiler<'a> {
     env: &'a Env,
     per_call_limit: u64,
+    /// Whether rules are compiled (the schema is structural).
+    cel: bool,
+    /// Schema errors (structural, list types, rule fields).
     errors: Vec<FieldError>,
+    /// Errors of compiling the rules.
+    cel_errors: Vec<FieldError>,
     reports: Vec<RuleReport>,
     total: u64,
     /// How many schema errors (not compilation errors) were found so far.
@@ -247,6 +274,11 @@ impl Compiler<'_> {
         let errors_before = self.schema_errors;
         for (name, ps) in &s.properties {
             if !ps.has_validations() {
+                self.subtree_list_type_errors(
+                    ps,
+                    &path.child("properties").key(name),
+                    at.depth + 1,
+                );
                 continue;
             }
             let field_ty = ty
@@ -268,6 +300,16 @@ impl Compiler<'_> {
             let child = self.node(ps, field_ty, &field_types, &child_at);
             node.properties.insert(name.clone(), child);
         }
+        if let Some(items) = s.items.as_deref().filter(|i| !i.has_validations()) {
+            self.subtree_list_type_errors(items, &path.child("items"), at.depth + 1);
+        }
+        if let Some(values) = s.additional_schema().filter(|v| !v.has_validations()) {
+            self.subtree_list_type_errors(
+                values,
+                &path.child("additionalProperties"),
+                at.depth + 1,
+            );
+        }
         if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
             // Only map lists correlate items with their old versions.
@@ -281,15 +323,16 @@ impl Compiler<'_> {
             let child = self.node(values, elem, types, &child_at);
             node.additional = Some(Box::new(child));
         }
-        let errors = rule_field_errors(s, path);
+        let mut errors = list_type_errors(s, path);
+        errors.extend(rule_field_errors(s, path));
         self.schema_errors += errors.len();
         self.errors.extend(errors);
         // As Kubernetes, rules are only compiled where the schema at this level and below
         // has no schema errors.
-        if !s.validations.is_empty() && self.schema_errors == errors_before {
+        if self.cel && !s.validations.is_empty() && self.schema_errors == errors_before {
             match &ty {
                 Some(t) => self.rules(s, t, types, at, &mut node),
-                None => self.errors.push(FieldError::new(
+                None => self.cel_errors.push(FieldError::new(
                     path.child("x-kubernetes-validations"),
                     ErrorType::Internal,
                     "",
@@ -300,6 +343,26 @@ impl Compiler<'_> {
             }
         }
         node
+    }
+
+    /// The list-type errors of a subtree without rules (they count as schema errors of the
+    /// nodes above).
+    fn subtree_list_type_errors(&mut self, s: &Schema, path: &FieldPath, depth: usize) {
+        if depth > super::types::MAX_SCHEMA_DEPTH {
+            return;
+        }
+        let errors = list_type_errors(s, path);
+        self.schema_errors += errors.len();
+        self.errors.extend(errors);
+        for (name, ps) in &s.properties {
+            self.subtree_list_type_errors(ps, &path.child("properties").key(name), depth + 1);
+        }
+        if let Some(items) = s.items.as_deref() {
+            self.subtree_list_type_errors(items, &path.child("items"), depth + 1);
+        }
+        if let Some(values) = s.additional_schema() {
+            self.subtree_list_type_errors(values, &path.child("additionalProperties"), depth + 1);
+        }
     }
 
     fn rules(
@@ -341,15 +404,16 @@ impl Compiler<'_> {
             let ast = match env.compile(&rule.rule) {
                 Ok(ast) => ast,
                 Err(issues) => {
-                    self.errors
-                        .push(invalid_rule(format!("compilation failed: {issues}")));
+                    let detail = format!("compilation failed: {issues}");
+                    self.cel_errors.push(invalid_rule(detail.clone()));
+                    node.compile_errors.push(detail);
                     continue;
                 }
             };
             if ast.output_type() != Some(&Type::Bool) {
-                self.errors.push(invalid_rule(
-                    "cel expression must evaluate to a bool".into(),
-                ));
+                let detail = "cel expression must evaluate to a bool".to_string();
+                self.cel_errors.push(invalid_rule(detail.clone()));
+                node.compile_errors.push(detail);
                 continue;
             }
             let uses_old_self = ast.checked().is_some_and(|c| {
@@ -360,9 +424,9 @@ impl Compiler<'_> {
             let program = match env.program_with(&ast, self.program_options()) {
                 Ok(p) => p,
                 Err(issues) => {
-                    self.errors.push(invalid_rule(format!(
-                        "program instantiation failed: {issues}"
-                    )));
+                    let detail = format!("program instantiation failed: {issues}");
+                    self.cel_errors.push(invalid_rule(detail.clone()));
+                    node.compile_errors.push(detail);
                     continue;
                 }
             };
@@ -378,7 +442,7 @@ impl Compiler<'_> {
             });
             self.observe(rule_field.clone(), charged);
             if charged > PER_RULE_ESTIMATED_COST_LIMIT {
-                self.errors.push(FieldError::new(
+                self.cel_errors.push(FieldError::new(
                     rule_field,
                     ErrorType::Forbidden,
                     "",
@@ -391,7 +455,7 @@ impl Compiler<'_> {
             }
             if !uses_old_self {
                 if let Some(set) = rule.optional_old_self {
-                    self.errors.push(FieldError::with_rendered_value(
+                    self.cel_errors.push(FieldError::with_rendered_value(
                         rule_path.child("optionalOldSelf"),
                         ErrorType::Invalid,
                         set.to_string(),
@@ -401,7 +465,7 @@ impl Compiler<'_> {
             }
             if uses_old_self {
                 if let Some(within) = &at.uncorrelatable {
-                    self.errors.push(FieldError::new(
+                    self.cel_errors.push(FieldError::new(
                         rule_path.child("rule"),
                         ErrorType::Invalid,
                         &rule.rule,
@@ -411,11 +475,13 @@ impl Compiler<'_> {
                     ));
                 }
             }
+            // A messageExpression that does not compile leaves the rule with its static
+            // message (Kubernetes keeps the rule's program).
             let message_program = match self.message_program(&env, &sizes, rule, &rule_path) {
                 Ok(p) => p,
                 Err(e) => {
-                    self.errors.push(e);
-                    continue;
+                    self.cel_errors.push(e);
+                    None
                 }
             };
             let field_path = normalize_field_path(&rule.field_path, s)
@@ -460,7 +526,7 @@ impl Compiler<'_> {
         let max = env.estimate_cost(&ast, sizes).unwrap_or_default().max;
         self.observe(rule_path.child("messageExpression"), max);
         if max > PER_RULE_ESTIMATED_COST_LIMIT {
-            self.errors.push(FieldError::new(
+            self.cel_errors.push(FieldError::new(
                 rule_path.child("messageExpression"),
                 ErrorType::Forbidden,
                 "",
@@ -473,11 +539,7 @@ impl Compiler<'_> {
         }
         env.program_with(&ast, self.program_options())
             .map(Some)
-            .map_err(|issues| {
-                invalid(format!(
-                    "messageExpression program instantiation failed: {issues}"
-                ))
-            })
+            .map_err(|issues| invalid(format!("messageExpression instantiation failed: {issues}")))
     }
 
     fn program_options(&self) -> ProgramOptions {

@@ -30,6 +30,7 @@ pub mod list_types;
 pub mod rule_fields;
 pub mod schema;
 pub mod sizes;
+pub mod structural;
 pub mod types;
 pub mod validation;
 pub mod values;

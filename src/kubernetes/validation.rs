@@ -49,11 +49,40 @@ impl Validator {
         Validator::with_env(schema, &rule_env(), options)
     }
 
-    /// Compiles `schema` in `env`.
+    /// Compiles `schema` in `env`, and validates its `default` values against the rules
+    /// at and below them as Kubernetes does when a CRD is written: invalid defaults are
+    /// reported instead of the errors of compiling the rules.
     pub fn with_env(schema: &Schema, env: &Env, options: CompileOptions) -> Validator {
-        Validator {
+        let mut validator = Validator {
             compiled: compile_schema(schema, env, options),
+        };
+        if validator.compiled.structural {
+            let defaults = validator.default_errors(schema);
+            if !defaults.is_empty() {
+                let compiled = &mut validator.compiled;
+                compiled.errors.truncate(compiled.schema_errors);
+                compiled.errors.extend(defaults);
+            }
         }
+        validator
+    }
+
+    /// The errors of `default` values under the rules at their node and below (Kubernetes'
+    /// `ValidateDefaults`): each default is validated as a new value with itself as the old
+    /// value, then (when that passes) as a value without an old one, within one runtime
+    /// budget for all defaults. Defaults under `additionalProperties` are not visited.
+    pub fn default_errors(&self, schema: &Schema) -> Vec<FieldError> {
+        let kinds = Arc::new(ListKinds::default());
+        let mut run = Run {
+            kinds: &kinds,
+            outcome: Outcome {
+                remaining_budget: PER_OBJECT_COST_BUDGET,
+                ..Outcome::default()
+            },
+        };
+        let path = self.compiled.options.schema_path.clone();
+        run.defaults(schema, &self.compiled.root, &path, 0);
+        run.outcome.errors
     }
 
     /// Validates `obj` (and `old` on update) with the default per-object budget.
@@ -139,6 +168,60 @@ impl Activation for SelfActivation {
 impl Run<'_> {
     fn out_of_budget(&self) -> bool {
         self.outcome.remaining_budget < 0
+    }
+
+    /// Validates the defaults at `s` (whose rules are `rn`) and below.
+    fn defaults(&mut self, s: &Schema, rn: &RuleNode, path: &FieldPath, depth: usize) {
+        if depth > super::types::MAX_SCHEMA_DEPTH || self.out_of_budget() {
+            return;
+        }
+        if let Some(default) = &s.default {
+            let at = path.child("default");
+            let value = |json| {
+                rn.ty
+                    .as_ref()
+                    .map(|t| to_value(json, t, self.kinds).map_err(|e| e.to_string()))
+            };
+            let errors_before = self.outcome.errors.len();
+            let budget = self.outcome.remaining_budget;
+            let node = Node {
+                json: default,
+                value: value(default),
+                old: Some((default, value(default))),
+                ratchet_old: None,
+                ratchet: None,
+            };
+            self.node(rn, &at, node);
+            if self.outcome.errors.len() == errors_before {
+                // Again as a value with no old one (rules with optionalOldSelf run); the
+                // run that costs more counts.
+                let after_first = self.outcome.remaining_budget;
+                self.outcome.remaining_budget = budget;
+                let node = Node {
+                    json: default,
+                    value: value(default),
+                    old: None,
+                    ratchet_old: None,
+                    ratchet: None,
+                };
+                self.node(rn, &at, node);
+                self.outcome.remaining_budget = self.outcome.remaining_budget.min(after_first);
+            }
+            if self.out_of_budget() {
+                return;
+            }
+        }
+        if let (Some(items), Some(item_node)) = (s.items.as_deref(), rn.items.as_deref()) {
+            self.defaults(items, item_node, &path.child("items"), depth + 1);
+        }
+        for (k, ps) in &s.properties {
+            if let Some(prop_node) = rn.properties.get(k) {
+                self.defaults(ps, prop_node, &path.child("properties").key(k), depth + 1);
+            }
+            if self.out_of_budget() {
+                return;
+            }
+        }
     }
 
     fn node(&mut self, rn: &RuleNode, path: &FieldPath, at: Node<'_>) {
@@ -277,7 +360,7 @@ impl Run<'_> {
     }
 
     fn rules(&mut self, rn: &RuleNode, path: &FieldPath, at: &Node<'_>) {
-        if rn.rules.is_empty() {
+        if rn.rules.is_empty() && rn.compile_errors.is_empty() {
             return;
         }
         if self.outcome.remaining_budget <= 0 {
@@ -293,6 +376,11 @@ impl Run<'_> {
         let invalid = |detail: String| {
             FieldError::new(path.clone(), ErrorType::Invalid, &rn.schema_type, detail)
         };
+        for detail in &rn.compile_errors {
+            self.outcome
+                .errors
+                .push(invalid(format!("rule compile error: {detail}")));
+        }
         let this = match &at.value {
             Some(Ok(v)) => v.clone(),
             Some(Err(e)) => {
