@@ -26,6 +26,9 @@ pub const PER_CALL_COST_LIMIT: u64 = 1_000_000;
 pub const SELF: &str = "self";
 /// The variable holding the old value at the rule's node (transition rules).
 pub const OLD_SELF: &str = "oldSelf";
+/// The name of the object type of `self` (Kubernetes appends a number that changes with
+/// every compilation: `selfType123456789`).
+pub const SELF_TYPE: &str = "selfType";
 
 /// The environment rules compile in, before `self` and `oldSelf` are declared: Kubernetes'
 /// environment for stored expressions ([`Env::kubernetes`]), as kube-apiserver uses to run
@@ -133,9 +136,8 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         structural_errors(schema, &options.schema_path, options.is_resource_root);
     let structural = structural_errors.is_empty();
     let mut errors = Vec::new();
-    let (types, root_type) = match SchemaTypes::build(schema, "selfType", options.is_resource_root)
-    {
-        Ok(built) => built,
+    let root_type = match SchemaTypes::build(schema, SELF_TYPE, options.is_resource_root) {
+        Ok((_, root)) => root,
         Err(e) => {
             errors.push(FieldError::new(
                 options.schema_path.clone(),
@@ -143,7 +145,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
                 &schema.type_,
                 e,
             ));
-            (SchemaTypes::default(), None)
+            None
         }
     };
     let mut c = Compiler {
@@ -163,7 +165,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         uncorrelatable: None,
         depth: 0,
     };
-    let root = c.node(schema, root_type, &Arc::new(types), &at);
+    let root = c.node(schema, root_type, &at);
     if c.total > PER_CRD_ESTIMATED_COST_LIMIT {
         for (path, _) in std::mem::take(&mut c.most_expensive) {
             c.cel_errors.push(FieldError::new(
@@ -252,13 +254,7 @@ impl Compiler<'_> {
         self.most_expensive.truncate(4);
     }
 
-    fn node(
-        &mut self,
-        s: &Schema,
-        ty: Option<Arc<DeclType>>,
-        types: &Arc<SchemaTypes>,
-        at: &Position,
-    ) -> RuleNode {
+    fn node(&mut self, s: &Schema, ty: Option<Arc<DeclType>>, at: &Position) -> RuleNode {
         let path = &at.path;
         let mut node = RuleNode {
             schema_type: s.type_.clone(),
@@ -285,19 +281,18 @@ impl Compiler<'_> {
                 .as_ref()
                 .and_then(|t| t.field(&escaped(name)?).map(|f| f.ty.clone()));
             // Unescapable properties are typed on their own.
-            let (field_ty, field_types) = match field_ty {
-                Some(t) => (Some(t), types.clone()),
+            let field_ty = match field_ty {
+                Some(t) => Some(t),
                 None if super::escaping::escape(name).is_none() => {
-                    match SchemaTypes::build(ps, "selfType", ps.embedded_resource) {
-                        Ok((t, root)) => (root, Arc::new(t)),
-                        Err(_) => (None, types.clone()),
-                    }
+                    SchemaTypes::build(ps, SELF_TYPE, ps.embedded_resource)
+                        .ok()
+                        .and_then(|(_, root)| root)
                 }
-                None => (None, types.clone()),
+                None => None,
             };
             let step = path.child("properties").key(name);
             let child_at = at.child(s, step, node.map_correlatable);
-            let child = self.node(ps, field_ty, &field_types, &child_at);
+            let child = self.node(ps, field_ty, &child_at);
             node.properties.insert(name.clone(), child);
         }
         if let Some(items) = s.items.as_deref().filter(|i| !i.has_validations()) {
@@ -314,13 +309,13 @@ impl Compiler<'_> {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
             // Only map lists correlate items with their old versions.
             let child_at = at.child(s, path.child("items"), s.list_type() == "map");
-            let child = self.node(items, elem, types, &child_at);
+            let child = self.node(items, elem, &child_at);
             node.items = Some(Box::new(child));
         }
         if let Some(values) = s.additional_schema().filter(|v| v.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
             let child_at = at.child(s, path.child("additionalProperties"), true);
-            let child = self.node(values, elem, types, &child_at);
+            let child = self.node(values, elem, &child_at);
             node.additional = Some(Box::new(child));
         }
         let mut errors = list_type_errors(s, path);
@@ -331,7 +326,7 @@ impl Compiler<'_> {
         // has no schema errors.
         if self.cel && !s.validations.is_empty() && self.schema_errors == errors_before {
             match &ty {
-                Some(t) => self.rules(s, t, types, at, &mut node),
+                Some(t) => self.rules(s, t, at, &mut node),
                 None => self.cel_errors.push(FieldError::new(
                     path.child("x-kubernetes-validations"),
                     ErrorType::Internal,
@@ -365,16 +360,12 @@ impl Compiler<'_> {
         }
     }
 
-    fn rules(
-        &mut self,
-        s: &Schema,
-        ty: &Arc<DeclType>,
-        types: &Arc<SchemaTypes>,
-        at: &Position,
-        node: &mut RuleNode,
-    ) {
+    fn rules(&mut self, s: &Schema, ty: &Arc<DeclType>, at: &Position, node: &mut RuleNode) {
         let path = &at.path;
         let cardinality = at.cardinality.unwrap_or_else(|| unbounded_cardinality(ty));
+        // Kubernetes names the types of each rule node's compilation from that node.
+        let (types, ty) = SchemaTypes::rooted(ty, SELF_TYPE);
+        let (types, ty) = (&Arc::new(types), &ty);
         let sizes = SchemaSizes { root: ty.clone() };
         for (i, rule) in s.validations.iter().enumerate() {
             let rule_path = path.child("x-kubernetes-validations").index(i);
