@@ -24,6 +24,7 @@
 //! ```
 
 pub mod compile;
+pub mod defaulting;
 pub mod escaping;
 pub mod field_error;
 pub mod list_types;

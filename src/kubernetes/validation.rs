@@ -8,6 +8,7 @@ use super::compile::{
     CompileOptions, CompiledRule, CompiledSchema, OLD_SELF, RuleNode, SELF, compile_schema,
     rule_env,
 };
+use super::defaulting::prepare;
 use super::field_error::{ErrorType, FieldError, FieldPath};
 use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
@@ -29,6 +30,8 @@ const OUT_OF_BUDGET: &str =
 #[derive(Debug)]
 pub struct Validator {
     pub compiled: CompiledSchema,
+    /// The schema, for pruning nulls and applying defaults before validation.
+    schema: Schema,
 }
 
 /// The outcome of validating one object.
@@ -55,6 +58,7 @@ impl Validator {
     pub fn with_env(schema: &Schema, env: &Env, options: CompileOptions) -> Validator {
         let mut validator = Validator {
             compiled: compile_schema(schema, env, options),
+            schema: schema.clone(),
         };
         if validator.compiled.structural {
             let defaults = validator.default_errors(schema);
@@ -90,13 +94,17 @@ impl Validator {
         self.validate_with_budget(obj, old, PER_OBJECT_COST_BUDGET)
     }
 
-    /// Validates with a given per-object budget.
+    /// Validates with a given per-object budget. As kube-apiserver, non-nullable nulls
+    /// without defaults are dropped and defaults applied first (to the old object too).
     pub fn validate_with_budget(
         &self,
         obj: &serde_json::Value,
         old: Option<&serde_json::Value>,
         budget: i64,
     ) -> Outcome {
+        let obj = prepare(obj, &self.schema);
+        let old = old.map(|o| prepare(o, &self.schema));
+        let (obj, old) = (obj.as_ref(), old.as_deref());
         let kinds = Arc::new(ListKinds::default());
         let root = &self.compiled.root;
         let convert = |json: &serde_json::Value| {
