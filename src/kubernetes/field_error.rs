@@ -200,9 +200,41 @@ pub fn go_json_quote(s: &str) -> String {
     out
 }
 
+/// A JSON value as Go's `json.Marshal` writes a decoded `interface{}`: object keys sorted,
+/// strings as [`go_json_quote`].
+pub fn go_json_value(v: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    match v {
+        J::String(s) => go_json_quote(s),
+        J::Array(items) => {
+            let items: Vec<String> = items.iter().map(go_json_value).collect();
+            format!("[{}]", items.join(","))
+        }
+        J::Object(o) => {
+            let mut entries: Vec<(&String, &J)> = o.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let entries: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", go_json_quote(k), go_json_value(v)))
+                .collect();
+            format!("{{{}}}", entries.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_as_go_json_marshal() {
+        let v = serde_json::json!({"z": [1, 2.5, null, true], "a": {"k": "<x>"}});
+        assert_eq!(
+            go_json_value(&v),
+            r#"{"a":{"k":"\u003cx\u003e"},"z":[1,2.5,null,true]}"#
+        );
+    }
 
     #[test]
     fn quotes_as_go_json_marshal() {

@@ -8,8 +8,8 @@ use super::compile::{
     CompileOptions, CompiledRule, CompiledSchema, OLD_SELF, RuleNode, SELF, compile_schema,
     rule_env,
 };
-use super::defaulting::prepare;
-use super::field_error::{ErrorType, FieldError, FieldPath};
+use super::defaulting::{has_unknown_fields, prepare};
+use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
 use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
@@ -85,7 +85,7 @@ impl Validator {
             },
         };
         let path = self.compiled.options.schema_path.clone();
-        run.defaults(schema, &self.compiled.root, &path, 0);
+        run.defaults(schema, Some(&self.compiled.root), &path, 0);
         run.outcome.errors
     }
 
@@ -179,56 +179,71 @@ impl Run<'_> {
     }
 
     /// Validates the defaults at `s` (whose rules are `rn`) and below.
-    fn defaults(&mut self, s: &Schema, rn: &RuleNode, path: &FieldPath, depth: usize) {
+    fn defaults(&mut self, s: &Schema, rn: Option<&RuleNode>, path: &FieldPath, depth: usize) {
         if depth > super::types::MAX_SCHEMA_DEPTH || self.out_of_budget() {
             return;
         }
         if let Some(default) = &s.default {
             let at = path.child("default");
-            let value = |json| {
-                rn.ty
-                    .as_ref()
-                    .map(|t| to_value(json, t, self.kinds).map_err(|e| e.to_string()))
-            };
-            let errors_before = self.outcome.errors.len();
-            let budget = self.outcome.remaining_budget;
-            let node = Node {
-                json: default,
-                value: value(default),
-                old: Some((default, value(default))),
-                ratchet_old: None,
-                ratchet: None,
-            };
-            self.node(rn, &at, node);
-            if self.outcome.errors.len() == errors_before {
-                // Again as a value with no old one (rules with optionalOldSelf run); the
-                // run that costs more counts.
-                let after_first = self.outcome.remaining_budget;
-                self.outcome.remaining_budget = budget;
-                let node = Node {
-                    json: default,
-                    value: value(default),
-                    old: None,
-                    ratchet_old: None,
-                    ratchet: None,
-                };
-                self.node(rn, &at, node);
-                self.outcome.remaining_budget = self.outcome.remaining_budget.min(after_first);
+            if has_unknown_fields(default, Some(s), 0) {
+                self.outcome.errors.push(FieldError::with_rendered_value(
+                    at.clone(),
+                    ErrorType::Invalid,
+                    go_json_value(default),
+                    "must not have unknown fields",
+                ));
+            }
+            if let Some(rn) = rn {
+                self.default_rules(rn, default, &at);
             }
             if self.out_of_budget() {
                 return;
             }
         }
-        if let (Some(items), Some(item_node)) = (s.items.as_deref(), rn.items.as_deref()) {
+        if let Some(items) = s.items.as_deref() {
+            let item_node = rn.and_then(|rn| rn.items.as_deref());
             self.defaults(items, item_node, &path.child("items"), depth + 1);
         }
         for (k, ps) in &s.properties {
-            if let Some(prop_node) = rn.properties.get(k) {
-                self.defaults(ps, prop_node, &path.child("properties").key(k), depth + 1);
-            }
+            let prop_node = rn.and_then(|rn| rn.properties.get(k));
+            self.defaults(ps, prop_node, &path.child("properties").key(k), depth + 1);
             if self.out_of_budget() {
                 return;
             }
+        }
+    }
+
+    /// Runs the rules at and below `rn` on a default value `at` path `at`.
+    fn default_rules(&mut self, rn: &RuleNode, default: &serde_json::Value, at: &FieldPath) {
+        let value = |json| {
+            rn.ty
+                .as_ref()
+                .map(|t| to_value(json, t, self.kinds).map_err(|e| e.to_string()))
+        };
+        let errors_before = self.outcome.errors.len();
+        let budget = self.outcome.remaining_budget;
+        let node = Node {
+            json: default,
+            value: value(default),
+            old: Some((default, value(default))),
+            ratchet_old: None,
+            ratchet: None,
+        };
+        self.node(rn, at, node);
+        if self.outcome.errors.len() == errors_before {
+            // Again as a value with no old one (rules with optionalOldSelf run); the run
+            // that costs more counts.
+            let after_first = self.outcome.remaining_budget;
+            self.outcome.remaining_budget = budget;
+            let node = Node {
+                json: default,
+                value: value(default),
+                old: None,
+                ratchet_old: None,
+                ratchet: None,
+            };
+            self.node(rn, at, node);
+            self.outcome.remaining_budget = self.outcome.remaining_budget.min(after_first);
         }
     }
 
