@@ -415,7 +415,8 @@ impl Compiler<'_> {
             let program = match env.program_with(&ast, self.program_options()) {
                 Ok(p) => p,
                 Err(issues) => {
-                    let detail = format!("program instantiation failed: {issues}");
+                    let detail =
+                        format!("program instantiation failed: {}", program_error(&issues));
                     self.cel_errors.push(invalid_rule(detail.clone()));
                     node.compile_errors.push(detail);
                     continue;
@@ -530,7 +531,12 @@ impl Compiler<'_> {
         }
         env.program_with(&ast, self.program_options())
             .map(Some)
-            .map_err(|issues| invalid(format!("messageExpression instantiation failed: {issues}")))
+            .map_err(|issues| {
+                invalid(format!(
+                    "messageExpression instantiation failed: {}",
+                    program_error(&issues)
+                ))
+            })
     }
 
     fn program_options(&self) -> ProgramOptions {
@@ -540,6 +546,15 @@ impl Compiler<'_> {
             ..ProgramOptions::default()
         }
     }
+}
+
+/// A program-creation error as cel-go returns it: a plain Go error (the first problem, no
+/// source position).
+fn program_error(issues: &crate::Issues) -> String {
+    issues
+        .diagnostics
+        .first()
+        .map_or_else(|| issues.to_string(), |d| d.message.clone())
 }
 
 fn escaped(name: &str) -> Option<String> {
