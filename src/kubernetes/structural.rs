@@ -442,11 +442,97 @@ pub fn list_type_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
             &["atomic", "set", "map"],
         ));
     }
+    if !s.list_map_keys.is_empty() {
+        let msg = "must be map if x-kubernetes-list-map-keys is non-empty";
+        match list_type {
+            None => out.push(required(path.child("x-kubernetes-list-type"), msg)),
+            Some(t) if t != "map" => {
+                out.push(invalid(path.child("x-kubernetes-list-type"), t, msg));
+            }
+            _ => {}
+        }
+    }
+    if list_type == Some("map") {
+        out.extend(map_list_errors(s, path));
+    }
     if let (Some(t @ ("set" | "map")), Some(items)) = (list_type, s.items.as_deref()) {
         if items.nullable {
             out.push(forbidden(
                 path.child("items").child("nullable"),
                 format!("cannot be nullable when x-kubernetes-list-type is {t}"),
+            ));
+        }
+        if t == "map" {
+            for k in &s.list_map_keys {
+                let Some(p) = items.properties.get(k) else {
+                    continue;
+                };
+                let at = path.child("items").child("properties").key(k);
+                if !items.required.contains(k) && p.default.is_none() {
+                    out.push(required(
+                        at.child("default"),
+                        "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                    ));
+                }
+                if p.nullable {
+                    out.push(forbidden(
+                        at.child("nullable"),
+                        "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The checks of a map list's keys and items.
+fn map_list_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
+    let mut out = Vec::new();
+    if s.list_map_keys.is_empty() {
+        out.push(required(
+            path.child("x-kubernetes-list-map-keys"),
+            "must not be empty if x-kubernetes-list-type is map",
+        ));
+    }
+    let Some(items) = s.items.as_deref() else {
+        out.push(required(
+            path.child("items"),
+            "must have a schema if x-kubernetes-list-type is map",
+        ));
+        return out;
+    };
+    if items.type_ != "object" {
+        out.push(invalid(
+            path.child("items").child("type"),
+            &items.type_,
+            "must be object if parent array's x-kubernetes-list-type is map",
+        ));
+        return out;
+    }
+    // Kubernetes shows the keys as Go's json.Marshal of the list.
+    let keys: Vec<String> = s.list_map_keys.iter().map(|k| go_json_quote(k)).collect();
+    let keys = format!("[{}]", keys.join(","));
+    let mut seen = std::collections::HashSet::new();
+    for k in &s.list_map_keys {
+        match items.properties.get(k) {
+            Some(p) if p.type_ == "array" || p.type_ == "object" => out.push(invalid(
+                path.child("items").child("properties").key(k).child("type"),
+                &items.type_,
+                "must be a scalar type if parent array's x-kubernetes-list-type is map",
+            )),
+            Some(_) => {}
+            None => out.push(invalid_raw(
+                path.child("x-kubernetes-list-map-keys"),
+                &keys,
+                "entries must all be names of item properties",
+            )),
+        }
+        if !seen.insert(k) {
+            out.push(invalid_raw(
+                path.child("x-kubernetes-list-map-keys"),
+                &keys,
+                "must not contain duplicate entries",
             ));
         }
     }
@@ -567,7 +653,14 @@ mod tests {
                       "items": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}},
             "n": {"type": "array", "x-kubernetes-list-type": "set",
                   "items": {"type": "string", "nullable": true}},
-            "bad": {"type": "string", "x-kubernetes-list-type": "bag"}
+            "bad": {"type": "string", "x-kubernetes-list-type": "bag"},
+            "ml": {"type": "array", "x-kubernetes-list-type": "map",
+                   "x-kubernetes-list-map-keys": ["k", "o", "nope", "k", "n"],
+                   "items": {"type": "object", "required": ["k"], "properties": {
+                       "k": {"type": "string"}, "o": {"type": "object"},
+                       "n": {"type": "string", "nullable": true, "default": "x"}}}},
+            "keys": {"type": "array", "x-kubernetes-list-map-keys": ["a"],
+                     "items": {"type": "object", "properties": {"a": {"type": "string"}}}}
         }}))
         .unwrap();
         let path = FieldPath::new("s");
@@ -582,7 +675,13 @@ mod tests {
             [
                 "s.properties[bad].type: Invalid value: \"string\": must be array if x-kubernetes-list-type is specified",
                 "s.properties[bad].x-kubernetes-list-type: Unsupported value: \"bag\": supported values: \"atomic\", \"set\", \"map\"",
+                "s.properties[keys].x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty",
                 "s.properties[lists].items.x-kubernetes-list-type: Invalid value: \"set\": must be atomic as item of a list with x-kubernetes-list-type=set",
+                "s.properties[ml].items.properties[o].type: Invalid value: \"object\": must be a scalar type if parent array's x-kubernetes-list-type is map",
+                "s.properties[ml].x-kubernetes-list-map-keys: Invalid value: [\"k\",\"o\",\"nope\",\"k\",\"n\"]: entries must all be names of item properties",
+                "s.properties[ml].x-kubernetes-list-map-keys: Invalid value: [\"k\",\"o\",\"nope\",\"k\",\"n\"]: must not contain duplicate entries",
+                "s.properties[ml].items.properties[o].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                "s.properties[ml].items.properties[n].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
                 "s.properties[n].items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is set",
                 "s.properties[objs].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set",
             ]
