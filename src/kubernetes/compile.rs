@@ -12,7 +12,7 @@ use super::sizes::{
     PER_CRD_ESTIMATED_COST_LIMIT, PER_RULE_ESTIMATED_COST_LIMIT, SchemaSizes, child_cardinality,
     cost_error_message, unbounded_cardinality,
 };
-use super::structural::{list_type_errors, structural_errors};
+use super::structural::{node_errors, structural_errors};
 use super::types::{DeclType, SchemaTypes};
 use crate::check::Reference;
 use crate::cost::CostEstimate;
@@ -270,11 +270,7 @@ impl Compiler<'_> {
         let errors_before = self.schema_errors;
         for (name, ps) in &s.properties {
             if !ps.has_validations() {
-                self.subtree_list_type_errors(
-                    ps,
-                    &path.child("properties").key(name),
-                    at.depth + 1,
-                );
+                self.subtree_node_errors(ps, &path.child("properties").key(name), at.depth + 1);
                 continue;
             }
             let field_ty = ty
@@ -296,14 +292,10 @@ impl Compiler<'_> {
             node.properties.insert(name.clone(), child);
         }
         if let Some(items) = s.items.as_deref().filter(|i| !i.has_validations()) {
-            self.subtree_list_type_errors(items, &path.child("items"), at.depth + 1);
+            self.subtree_node_errors(items, &path.child("items"), at.depth + 1);
         }
         if let Some(values) = s.additional_schema().filter(|v| !v.has_validations()) {
-            self.subtree_list_type_errors(
-                values,
-                &path.child("additionalProperties"),
-                at.depth + 1,
-            );
+            self.subtree_node_errors(values, &path.child("additionalProperties"), at.depth + 1);
         }
         if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
@@ -318,7 +310,7 @@ impl Compiler<'_> {
             let child = self.node(values, elem, &child_at);
             node.additional = Some(Box::new(child));
         }
-        let mut errors = list_type_errors(s, path);
+        let mut errors = node_errors(s, path);
         errors.extend(rule_field_errors(s, path));
         self.schema_errors += errors.len();
         self.errors.extend(errors);
@@ -342,21 +334,21 @@ impl Compiler<'_> {
 
     /// The list-type errors of a subtree without rules (they count as schema errors of the
     /// nodes above).
-    fn subtree_list_type_errors(&mut self, s: &Schema, path: &FieldPath, depth: usize) {
+    fn subtree_node_errors(&mut self, s: &Schema, path: &FieldPath, depth: usize) {
         if depth > super::types::MAX_SCHEMA_DEPTH {
             return;
         }
-        let errors = list_type_errors(s, path);
+        let errors = node_errors(s, path);
         self.schema_errors += errors.len();
         self.errors.extend(errors);
         for (name, ps) in &s.properties {
-            self.subtree_list_type_errors(ps, &path.child("properties").key(name), depth + 1);
+            self.subtree_node_errors(ps, &path.child("properties").key(name), depth + 1);
         }
         if let Some(items) = s.items.as_deref() {
-            self.subtree_list_type_errors(items, &path.child("items"), depth + 1);
+            self.subtree_node_errors(items, &path.child("items"), depth + 1);
         }
         if let Some(values) = s.additional_schema() {
-            self.subtree_list_type_errors(values, &path.child("additionalProperties"), depth + 1);
+            self.subtree_node_errors(values, &path.child("additionalProperties"), depth + 1);
         }
     }
 

@@ -388,10 +388,22 @@ fn nested_completeness(
     }
 }
 
-/// List- and map-type errors of one schema node (Kubernetes reports them with the node's
-/// other schema errors; they keep the rules at this node and above from being compiled).
-pub fn list_type_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
+/// The schema errors of one node that Kubernetes reports with its rule-field errors: the
+/// type name, list and map types (`validation.go`, `specStandardValidatorV3` and
+/// `ValidateCustomResourceDefinitionOpenAPISchema`). They keep the rules at this node and
+/// above from being compiled.
+pub fn node_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
     let mut out = Vec::new();
+    const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
+    if !s.type_.is_empty() && !TYPES.contains(&s.type_.as_str()) {
+        out.push(not_supported(path.child("type"), &s.type_, &TYPES));
+    }
+    if s.type_ == "null" {
+        out.push(forbidden(
+            path.child("type"),
+            "type cannot be set to null, use nullable as an alternative",
+        ));
+    }
     if let Some(m) = s
         .map_type
         .as_deref()
@@ -654,6 +666,7 @@ mod tests {
             "n": {"type": "array", "x-kubernetes-list-type": "set",
                   "items": {"type": "string", "nullable": true}},
             "bad": {"type": "string", "x-kubernetes-list-type": "bag"},
+            "nil": {"type": "null"},
             "ml": {"type": "array", "x-kubernetes-list-type": "map",
                    "x-kubernetes-list-map-keys": ["k", "o", "nope", "k", "n"],
                    "items": {"type": "object", "required": ["k"], "properties": {
@@ -667,7 +680,7 @@ mod tests {
         let got: Vec<String> = s
             .properties
             .iter()
-            .flat_map(|(k, p)| list_type_errors(p, &path.child("properties").key(k)))
+            .flat_map(|(k, p)| node_errors(p, &path.child("properties").key(k)))
             .map(|e| e.to_string())
             .collect();
         assert_eq!(
@@ -683,6 +696,8 @@ mod tests {
                 "s.properties[ml].items.properties[o].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                 "s.properties[ml].items.properties[n].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
                 "s.properties[n].items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is set",
+                "s.properties[nil].type: Unsupported value: \"null\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"",
+                "s.properties[nil].type: Forbidden: type cannot be set to null, use nullable as an alternative",
                 "s.properties[objs].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set",
             ]
         );
