@@ -135,6 +135,15 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
     let structural_errors =
         structural_errors(schema, &options.schema_path, options.is_resource_root);
     let structural = structural_errors.is_empty();
+    let mut structural_errors = structural_errors;
+    if options.is_resource_root && schema.nullable {
+        structural_errors.push(FieldError::new(
+            options.schema_path.child("nullable"),
+            ErrorType::Forbidden,
+            "",
+            "nullable cannot be true at the root",
+        ));
+    }
     let mut errors = Vec::new();
     let root_type = match SchemaTypes::build(schema, SELF_TYPE, options.is_resource_root) {
         Ok((_, root)) => root,
