@@ -48,6 +48,12 @@ pub trait Opaque: fmt::Debug + Send + Sync {
     fn as_any(&self) -> &dyn std::any::Any;
     /// The value's string form, used by `string()` and for display.
     fn to_display_string(&self) -> String;
+    /// Field selection (`v.name`, `has(v.name)`) on a value with fields computed on demand
+    /// (Kubernetes' lazily evaluated `variables`): `None` when the value has no such field,
+    /// `Some(Err(message))` when computing the field failed. Default: no fields.
+    fn field(&self, _name: &str) -> Option<Result<Value, String>> {
+        None
+    }
 }
 
 /// A type value. Built-in types need no allocation; other types carry their name.

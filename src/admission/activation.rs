@@ -1,15 +1,19 @@
 //! The variables of one evaluation: `object`, `oldObject`, `request`, `params`,
-//! `namespaceObject`, `authorizer`, and the lazily computed `variables.<name>`.
+//! `namespaceObject`, `authorizer`, and `variables`, whose fields are computed lazily.
 
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::stdlib::kubernetes::authz::{self, Authorizer, AuthzRequest};
-use crate::{Activation, EvalError, Value};
+use crate::value::Opaque;
+use crate::{Activation, Value};
 
 use super::compile::Compiled;
 use super::types::AdmissionRequest;
+
+/// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
+pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 
 /// The `request` variable: the AdmissionRequest without the objects, with
 /// `requestKind`/`requestResource`/`requestSubResource` and `dryRun` defaulted.
@@ -70,84 +74,125 @@ impl Bindings {
     }
 }
 
-/// An activation over [`Bindings`] that evaluates each composited variable at most once
-/// per phase, when first read, and accumulates the variables' cost.
-pub struct Composition<'a> {
-    bindings: &'a Bindings,
-    variables: &'a [(String, Compiled)],
-    cache: RefCell<Vec<Option<Result<Value, EvalError>>>>,
-    cost: Cell<u64>,
+/// The value of `variables` for one phase (Kubernetes' `lazy.MapValue` built by the
+/// composition context): each field is its variable's expression, evaluated when the field
+/// is first read and remembered, error included, for the rest of the phase. The cost of
+/// every variable evaluated is accumulated for the expression that caused it.
+pub struct LazyVariables {
+    me: Weak<LazyVariables>,
+    bindings: Arc<Bindings>,
+    variables: Arc<[(String, Compiled)]>,
+    cache: Mutex<Vec<Option<Result<Value, String>>>>,
+    cost: AtomicU64,
     /// Whether `authorizer` is visible (not to message and audit expressions).
     authorizer: bool,
 }
 
-impl<'a> Composition<'a> {
-    pub fn new(bindings: &'a Bindings, variables: &'a [(String, Compiled)]) -> Composition<'a> {
-        Composition {
-            bindings,
-            variables,
-            cache: RefCell::new(vec![None; variables.len()]),
-            cost: Cell::new(0),
-            authorizer: true,
-        }
+impl std::fmt::Debug for LazyVariables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(VARIABLES_TYPE)
     }
+}
 
-    /// Starts a new phase (Kubernetes evaluates validations, messageExpressions and audit
-    /// annotations as separate filters): forgets computed variables, and hides or shows
-    /// `authorizer`.
-    pub fn new_phase(&mut self, authorizer: bool) {
-        self.authorizer = authorizer;
-        self.cache.borrow_mut().iter_mut().for_each(|v| *v = None);
+impl LazyVariables {
+    /// The variables of a new phase: nothing computed yet.
+    pub fn new(
+        bindings: Arc<Bindings>,
+        variables: Arc<[(String, Compiled)]>,
+        authorizer: bool,
+    ) -> Arc<LazyVariables> {
+        Arc::new_cyclic(|me| LazyVariables {
+            me: me.clone(),
+            bindings,
+            cache: Mutex::new(vec![None; variables.len()]),
+            variables,
+            cost: AtomicU64::new(0),
+            authorizer,
+        })
     }
 
     /// The cost of the variables evaluated since the last call.
     pub fn take_cost(&self) -> u64 {
-        self.cost.replace(0)
+        self.cost.swap(0, Ordering::Relaxed)
     }
 
-    fn variable(&self, index: usize) -> Result<Value, EvalError> {
-        if let Some(Some(cached)) = self.cache.borrow().get(index) {
-            return cached.clone();
-        }
-        let Some((name, compiled)) = self.variables.get(index) else {
-            return Err(EvalError::new("no such variable"));
-        };
-        let result = match &compiled.program {
-            Err(e) => Err(EvalError::new(format!(
-                "composited variable \"{name}\" fails to compile: {e}"
-            ))),
-            Ok(program) => {
-                let (result, details) = program.eval_with_details(self);
-                self.cost
-                    .set(self.cost.get().saturating_add(details.actual_cost));
-                result.map_err(|e| {
-                    EvalError::new(format!(
-                        "composited variable \"{name}\" fails to evaluate: {}",
-                        e.message
-                    ))
-                })
-            }
-        };
-        if let Some(slot) = self.cache.borrow_mut().get_mut(index) {
-            *slot = Some(result.clone());
-        }
-        result
+    /// An activation with every admission variable, `variables` being this value.
+    pub fn activation(&self) -> PhaseActivation<'_> {
+        PhaseActivation { vars: self }
+    }
+
+    fn evaluate(&self, index: usize) -> Result<Value, String> {
+        let (name, compiled) = &self.variables[index];
+        let program = compiled.program.as_ref().map_err(|e| {
+            format!("composited variable \"{name}\" fails to compile: {e}")
+        })?;
+        let (result, details) = program.eval_with_details(&self.activation());
+        self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
+        result.map_err(|e| {
+            format!(
+                "composited variable \"{name}\" fails to evaluate: {}",
+                e.message
+            )
+        })
     }
 }
 
-impl Activation for Composition<'_> {
-    fn resolve(&self, name: &str) -> Option<Value> {
-        self.try_resolve(name).and_then(Result::ok)
+impl Opaque for LazyVariables {
+    fn type_name(&self) -> &str {
+        VARIABLES_TYPE
     }
 
-    fn try_resolve(&self, name: &str) -> Option<Result<Value, EvalError>> {
-        if let Some(var) = name.strip_prefix("variables.") {
-            let index = self.variables.iter().position(|(n, _)| n == var)?;
-            return Some(self.variable(index));
+    fn equals(&self, other: &dyn Opaque) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<LazyVariables>()
+            .is_some_and(|o| std::ptr::eq(self, o))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn to_display_string(&self) -> String {
+        VARIABLES_TYPE.to_string()
+    }
+
+    fn field(&self, name: &str) -> Option<Result<Value, String>> {
+        let index = self.variables.iter().position(|(n, _)| n == name)?;
+        let cached = |cache: &Mutex<Vec<Option<Result<Value, String>>>>| {
+            cache
+                .lock()
+                .ok()
+                .and_then(|c| c.get(index).cloned().flatten())
+        };
+        if let Some(result) = cached(&self.cache) {
+            return Some(result);
         }
-        if !self.authorizer && name.starts_with("authorizer") {
+        // Not locked while evaluating: the expression may read earlier variables.
+        let result = self.evaluate(index);
+        if let Ok(mut cache) = self.cache.lock()
+            && let Some(slot) = cache.get_mut(index)
+        {
+            *slot = Some(result.clone());
+        }
+        Some(result)
+    }
+}
+
+/// The activation of one phase: the base variables and the phase's `variables`.
+pub struct PhaseActivation<'a> {
+    vars: &'a LazyVariables,
+}
+
+impl Activation for PhaseActivation<'_> {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        if name == "variables" {
+            let me = self.vars.me.upgrade()?;
+            return Some(Value::Opaque(me));
+        }
+        if !self.vars.authorizer && name.starts_with("authorizer") {
             return None;
         }
-        self.bindings.values.get(name).cloned().map(Ok)
+        self.vars.bindings.values.get(name).cloned()
     }
 }

@@ -1,11 +1,15 @@
 //! Compiling a policy once: every expression against Kubernetes' environment with the
 //! admission variables, and the field errors the API server would report for it.
 
+use std::sync::Arc;
+
+use crate::check::TypeProvider;
 use crate::kubernetes::{ErrorType, FieldError, FieldPath};
 use crate::presets::{KUBERNETES_LATEST, Mode};
 use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::{Env, Program, Type};
 
+use super::activation::VARIABLES_TYPE;
 use super::types::ValidatingAdmissionPolicy;
 
 /// One compiled expression: its field path, source and program (or the compile error).
@@ -23,7 +27,7 @@ pub struct Compiled {
 pub struct CompiledPolicy {
     pub policy: ValidatingAdmissionPolicy,
     /// `(name, expression)` in declaration order.
-    pub variables: Vec<(String, Compiled)>,
+    pub variables: Arc<[(String, Compiled)]>,
     pub validations: Vec<Compiled>,
     /// The `messageExpression` of each validation, if set.
     pub messages: Vec<Option<Compiled>>,
@@ -33,9 +37,29 @@ pub struct CompiledPolicy {
     pub errors: Vec<FieldError>,
 }
 
-/// The environment with the admission variables (and `variables.<name>`, typed as its
-/// expression, for `vars`);
-/// `params` is declared only when the policy has a `paramKind`.
+/// The type of `variables` (Kubernetes' object type `kubernetes.variables`): one field per
+/// variable compiled so far, typed as its expression.
+#[derive(Debug)]
+struct VariablesType {
+    fields: Vec<(String, Type)>,
+}
+
+impl TypeProvider for VariablesType {
+    fn has_struct_type(&self, name: &str) -> bool {
+        name == VARIABLES_TYPE
+    }
+
+    fn field_type(&self, struct_name: &str, field: &str) -> Option<Type> {
+        if struct_name != VARIABLES_TYPE {
+            return None;
+        }
+        let (_, ty) = self.fields.iter().rev().find(|(n, _)| n == field)?;
+        Some(ty.clone())
+    }
+}
+
+/// The environment with the admission variables and `variables` (with a field per entry of
+/// `vars`); `params` is declared only when the policy has a `paramKind`.
 fn admission_env(vars: &[(String, Type)], params: bool, authorizer: bool) -> Env {
     let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
     for name in ["object", "oldObject", "request", "namespaceObject"] {
@@ -51,9 +75,10 @@ fn admission_env(vars: &[(String, Type)], params: bool, authorizer: bool) -> Env
             Type::Named(RESOURCE_CHECK.into(), vec![]),
         );
     }
-    for (name, ty) in vars {
-        env.declare(format!("variables.{name}"), ty.clone());
-    }
+    env.declare("variables", Type::Object(VARIABLES_TYPE.into()));
+    env.set_type_provider(Arc::new(VariablesType {
+        fields: vars.to_vec(),
+    }));
     env
 }
 
@@ -223,7 +248,7 @@ impl CompiledPolicy {
         all.append(&mut errors);
         CompiledPolicy {
             policy,
-            variables,
+            variables: variables.into(),
             validations,
             messages,
             audit_annotations,

@@ -249,7 +249,7 @@ fn dispatch(
         };
         for param in params {
             let vars = Bindings::new(request, namespace, param, input.authorizer.as_ref());
-            let result = validate(policy, &vars);
+            let result = validate(policy, Arc::new(vars));
             for cost in result.costs {
                 decision
                     .costs

@@ -93,3 +93,48 @@ fn garbage_never_panics() {
         assert!(!decision.allowed(), "{expr}");
     }
 }
+
+#[test]
+fn variables_on_branches_not_taken_are_never_evaluated() {
+    let p = policy(json!({
+        "variables": [{"name": "doubled", "expression": "object.items.map(x, x * 2)"}],
+        "validations": [
+            {"expression": "object.items.size() > 100 ? variables.doubled.size() > 0 : true"},
+        ],
+    }));
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let r = request(json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}));
+    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    assert!(decision.allowed());
+    let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
+    // `object.items.size() > 100` and the constant branch only: the variable is not charged.
+    assert_eq!(costs, vec![4]);
+}
+
+#[test]
+fn reading_a_variable_costs_an_identifier_and_a_field_selection() {
+    // cel-go charges `variables` (1) and the `.n` qualifier (1); `n` itself costs 1.
+    let p = policy(json!({
+        "variables": [{"name": "n", "expression": "object.n"}],
+        "validations": [{"expression": "variables.n == variables.n"}],
+    }));
+    let r = request(json!({"n": 1}));
+    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    assert!(decision.allowed());
+    let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
+    assert_eq!(costs, vec![2 + 2 + 1 + 2]);
+}
+
+#[test]
+fn each_phase_computes_variables_afresh() {
+    let p = policy(json!({
+        "variables": [{"name": "n", "expression": "object.n"}],
+        "validations": [{"expression": "variables.n == 2", "messageExpression": "string(variables.n)"}],
+    }));
+    let r = request(json!({"n": 1}));
+    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
+    // validation: 2 (variables.n) + 2 (object.n) + 1 (==); message: 2 + 2 + 1 (string()).
+    assert_eq!(costs, vec![5, 5]);
+    assert!(decision.status.unwrap().message.ends_with("denied request: 1"));
+}

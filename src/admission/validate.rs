@@ -1,9 +1,11 @@
 //! Evaluating one policy for one binding and one params object (Kubernetes' validator):
 //! match conditions, validations with their messages, audit annotations, cost budgets.
 
+use std::sync::Arc;
+
 use crate::Value;
 
-use super::activation::{Bindings, Composition};
+use super::activation::{Bindings, LazyVariables};
 use super::compile::{Compiled, CompiledPolicy};
 use super::types::FailurePolicy;
 
@@ -56,21 +58,33 @@ pub struct ValidateResult {
 }
 
 struct Run<'a> {
-    composition: Composition<'a>,
+    bindings: Arc<Bindings>,
+    policy: &'a CompiledPolicy,
+    /// The current phase's `variables`.
+    variables: Arc<LazyVariables>,
     costs: Vec<ExpressionCost>,
 }
 
 impl Run<'_> {
+    /// Starts a phase (Kubernetes evaluates match conditions, validations,
+    /// messageExpressions and audit annotations as separate filters, each with its own
+    /// `variables`): nothing computed yet; `authorizer` visible or not.
+    fn new_phase(&mut self, authorizer: bool) {
+        let variables = self.policy.variables.clone();
+        self.variables = LazyVariables::new(self.bindings.clone(), variables, authorizer);
+    }
+
     /// Evaluates one expression, recording its cost (with the variables it computed).
     fn eval(&mut self, compiled: &Compiled) -> (Result<Value, String>, u64) {
         let program = match &compiled.program {
             Ok(p) => p,
             Err(e) => return (Err(format!("compilation error: {e}")), 0),
         };
-        let (result, details) = program.eval_with_details(&self.composition);
+        let (result, details) = program.eval_with_details(&self.variables.activation());
+        // The variables this expression caused to be computed count towards its budget.
         let cost = details
             .actual_cost
-            .saturating_add(self.composition.take_cost());
+            .saturating_add(self.variables.take_cost());
         self.costs.push(ExpressionCost {
             field: compiled.field.clone(),
             cost,
@@ -150,9 +164,12 @@ fn deny_message(policy: &CompiledPolicy, index: usize, evaluated: Option<&Value>
 }
 
 /// Evaluates a policy for one binding and params object.
-pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
+pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateResult {
+    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), true);
     let mut run = Run {
-        composition: Composition::new(bindings, &policy.variables),
+        bindings,
+        policy,
+        variables,
         costs: Vec::new(),
     };
     let mut result = ValidateResult::default();
@@ -168,7 +185,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
             return result;
         }
     }
-    run.composition.new_phase(true);
+    run.new_phase(true);
     let list: Vec<_> = policy.validations.iter().map(Some).collect();
     let evaluated = match run.eval_all(&list, BINDING_COST_BUDGET) {
         Ok(v) => v,
@@ -179,7 +196,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
         }
     };
     let spent: u64 = run.costs.iter().map(|c| c.cost).sum();
-    run.composition.new_phase(false);
+    run.new_phase(false);
     let messages: Vec<_> = policy.messages.iter().map(Option::as_ref).collect();
     let messages = run.eval_all(&messages, BINDING_COST_BUDGET.saturating_sub(spent));
     for (i, evaluated) in evaluated.into_iter().enumerate() {
@@ -212,7 +229,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
 }
 
 fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<AnnotationOutcome> {
-    run.composition.new_phase(false);
+    run.new_phase(false);
     let list: Vec<_> = policy.audit_annotations.iter().map(Some).collect();
     let results = match run.eval_all(&list, BINDING_COST_BUDGET) {
         Ok(r) => r,
