@@ -10,6 +10,7 @@ use crate::value::Opaque;
 use crate::{Activation, Value};
 
 use super::compile::Compiled;
+use super::matching::Matched;
 use super::types::AdmissionRequest;
 
 /// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
@@ -29,28 +30,100 @@ pub fn request_value(request: &AdmissionRequest) -> Value {
     serde_json::to_value(&r).map_or(Value::Null, Value::from)
 }
 
+/// The phases of one evaluation (Kubernetes evaluates each as a separate filter, with its
+/// own activation): they see different variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// `namespaceObject` is null; `request.resource` is the request's own resource.
+    MatchConditions,
+    Validations,
+    /// No `authorizer`.
+    Messages,
+    /// No `authorizer`; `namespaceObject` is the namespace as stored, not trimmed.
+    AuditAnnotations,
+}
+
+/// The namespace as `namespaceObject` shows it to validations and messages (Kubernetes'
+/// `CreateNamespaceObject`): spec, status and only these metadata fields.
+fn trimmed_namespace(namespace: &serde_json::Value) -> serde_json::Value {
+    const KEPT: [&str; 12] = [
+        "name",
+        "generateName",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "finalizers",
+    ];
+    let mut out = serde_json::Map::new();
+    for field in ["spec", "status"] {
+        if let Some(v) = namespace.get(field) {
+            out.insert(field.into(), v.clone());
+        }
+    }
+    if let Some(meta) = namespace.get("metadata").and_then(|m| m.as_object()) {
+        let kept = meta
+            .iter()
+            .filter(|(k, _)| KEPT.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.insert("metadata".into(), serde_json::Value::Object(kept));
+    }
+    serde_json::Value::Object(out)
+}
+
+/// What one evaluation is about.
+pub struct Subject<'a> {
+    /// The request as made (its resource is the one authorizer checks name).
+    pub request: &'a AdmissionRequest,
+    /// The resource and kind the policy matched the request as.
+    pub matched: &'a Matched,
+    /// The object and old object, converted to the matched kind.
+    pub object: Option<&'a serde_json::Value>,
+    pub old_object: Option<&'a serde_json::Value>,
+    pub namespace: Option<&'a serde_json::Value>,
+    pub params: Option<&'a serde_json::Value>,
+    pub authorizer: Option<&'a Arc<dyn Authorizer>>,
+}
+
 /// The base variables, shared by all expressions of one evaluation.
 pub struct Bindings {
     values: HashMap<&'static str, Value>,
+    /// `request` for match conditions.
+    match_request: Value,
+    /// `namespaceObject` for audit annotations.
+    namespace: Value,
 }
 
 impl Bindings {
-    /// Builds the variables for a request, its namespace, one params object and an
-    /// optional authorizer.
-    pub fn new(
-        request: &AdmissionRequest,
-        namespace: Option<&serde_json::Value>,
-        params: Option<&serde_json::Value>,
-        authorizer: Option<&Arc<dyn Authorizer>>,
-    ) -> Bindings {
+    /// Builds the variables of one evaluation.
+    pub fn new(subject: &Subject<'_>) -> Bindings {
+        let request = subject.request;
         let json = |v: Option<&serde_json::Value>| v.map_or(Value::Null, Value::from);
         let mut values = HashMap::new();
-        values.insert("object", json(request.object.as_ref()));
-        values.insert("oldObject", json(request.old_object.as_ref()));
-        values.insert("params", json(params));
-        values.insert("namespaceObject", json(namespace));
-        values.insert("request", request_value(request));
-        if let Some(a) = authorizer {
+        values.insert("object", json(subject.object));
+        values.insert("oldObject", json(subject.old_object));
+        values.insert("params", json(subject.params));
+        let trimmed = subject.namespace.map(trimmed_namespace);
+        values.insert("namespaceObject", json(trimmed.as_ref()));
+        // `request`: kind as matched; resource as matched, except for match conditions.
+        let mut as_matched = request.clone();
+        as_matched
+            .request_kind
+            .get_or_insert_with(|| request.kind.clone());
+        as_matched
+            .request_resource
+            .get_or_insert_with(|| request.resource.clone());
+        as_matched.kind = subject.matched.kind.clone();
+        let match_request = request_value(&as_matched);
+        as_matched.resource = subject.matched.resource.clone();
+        values.insert("request", request_value(&as_matched));
+        if let Some(a) = subject.authorizer {
             let user = authz::UserInfo {
                 name: request.user_info.username.clone(),
                 groups: request.user_info.groups.clone(),
@@ -70,7 +143,11 @@ impl Bindings {
             let value = authz::request_resource_value(user, a.clone(), check);
             values.insert("authorizer.requestResource", value);
         }
-        Bindings { values }
+        Bindings {
+            values,
+            match_request,
+            namespace: json(subject.namespace),
+        }
     }
 }
 
@@ -84,8 +161,7 @@ pub struct LazyVariables {
     variables: Arc<[(String, Compiled)]>,
     cache: Mutex<Vec<Option<Result<Value, String>>>>,
     cost: AtomicU64,
-    /// Whether `authorizer` is visible (not to message and audit expressions).
-    authorizer: bool,
+    phase: Phase,
 }
 
 impl std::fmt::Debug for LazyVariables {
@@ -99,7 +175,7 @@ impl LazyVariables {
     pub fn new(
         bindings: Arc<Bindings>,
         variables: Arc<[(String, Compiled)]>,
-        authorizer: bool,
+        phase: Phase,
     ) -> Arc<LazyVariables> {
         Arc::new_cyclic(|me| LazyVariables {
             me: me.clone(),
@@ -107,7 +183,7 @@ impl LazyVariables {
             cache: Mutex::new(vec![None; variables.len()]),
             variables,
             cost: AtomicU64::new(0),
-            authorizer,
+            phase,
         })
     }
 
@@ -190,9 +266,14 @@ impl Activation for PhaseActivation<'_> {
             let me = self.vars.me.upgrade()?;
             return Some(Value::Opaque(me));
         }
-        if !self.vars.authorizer && name.starts_with("authorizer") {
-            return None;
+        let bindings = &self.vars.bindings;
+        match (self.vars.phase, name) {
+            (Phase::Messages | Phase::AuditAnnotations, "authorizer")
+            | (Phase::Messages | Phase::AuditAnnotations, "authorizer.requestResource") => None,
+            (Phase::MatchConditions, "namespaceObject") => Some(Value::Null),
+            (Phase::MatchConditions, "request") => Some(bindings.match_request.clone()),
+            (Phase::AuditAnnotations, "namespaceObject") => Some(bindings.namespace.clone()),
+            _ => bindings.values.get(name).cloned(),
         }
-        self.vars.bindings.values.get(name).cloned()
     }
 }

@@ -138,3 +138,61 @@ fn each_phase_computes_variables_afresh() {
     assert_eq!(costs, vec![5, 5]);
     assert!(decision.status.unwrap().message.ends_with("denied request: 1"));
 }
+
+/// An embedder's table of equivalent resources (a custom resource's versions), and an
+/// equivalent whose kind is unknown: the policy's configuration error.
+#[test]
+fn embedder_equivalent_resources() {
+    use super::matching::{EquivalentResources, ResourceTable};
+    use super::types::{GroupVersionKind, GroupVersionResource};
+
+    let gvr = |v: &str| GroupVersionResource {
+        group: "example.com".into(),
+        version: v.into(),
+        resource: "widgets".into(),
+    };
+    let gvk = |v: &str| GroupVersionKind {
+        group: "example.com".into(),
+        version: v.into(),
+        kind: "Widget".into(),
+    };
+    let mut table = ResourceTable::new();
+    table.add_group([(gvr("v1"), "", gvk("v1")), (gvr("v2"), "", gvk("v2"))]);
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {
+            "matchConstraints": {"resourceRules": [{"apiGroups": ["example.com"],
+                "apiVersions": ["v2"], "operations": ["*"], "resources": ["widgets"]}]},
+            "validations": [{"expression": "object.apiVersion == 'example.com/v2'"}],
+        }
+    }))
+    .unwrap();
+    let p = CompiledPolicy::new(policy);
+    let r: AdmissionRequest = serde_json::from_value(json!({
+        "kind": gvk("v1"), "resource": gvr("v1"), "name": "w", "operation": "CREATE",
+        "object": {"apiVersion": "example.com/v1", "kind": "Widget"},
+    }))
+    .unwrap();
+    let decision = super::admit_with_resources(&[&p], &[binding()], &Input::new(&r), &table);
+    assert!(decision.allowed(), "{decision:?}");
+    // Without the table the request does not match at all.
+    assert!(admit(&[&p], &[binding()], &Input::new(&r)).allowed());
+
+    struct NoKinds(ResourceTable);
+    impl EquivalentResources for NoKinds {
+        fn equivalents(&self, r: &GroupVersionResource, s: &str) -> Vec<GroupVersionResource> {
+            self.0.equivalents(r, s)
+        }
+        fn kind_for(&self, _: &GroupVersionResource, _: &str) -> Option<GroupVersionKind> {
+            None
+        }
+    }
+    let decision =
+        super::admit_with_resources(&[&p], &[binding()], &Input::new(&r), &NoKinds(table));
+    assert_eq!(
+        decision.status.unwrap().message,
+        "widgets.example.com \"w\" is forbidden: ValidatingAdmissionPolicy 'p' denied request: \
+         failed to configure policy: unable to convert to example.com/v2, Resource=widgets: \
+         unknown kind"
+    );
+}

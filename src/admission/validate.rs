@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::Value;
 
-use super::activation::{Bindings, LazyVariables};
+use super::activation::{Bindings, LazyVariables, Phase};
 use super::compile::{Compiled, CompiledPolicy};
 use super::types::FailurePolicy;
 
@@ -69,9 +69,9 @@ impl Run<'_> {
     /// Starts a phase (Kubernetes evaluates match conditions, validations,
     /// messageExpressions and audit annotations as separate filters, each with its own
     /// `variables`): nothing computed yet; `authorizer` visible or not.
-    fn new_phase(&mut self, authorizer: bool) {
+    fn new_phase(&mut self, phase: Phase) {
         let variables = self.policy.variables.clone();
-        self.variables = LazyVariables::new(self.bindings.clone(), variables, authorizer);
+        self.variables = LazyVariables::new(self.bindings.clone(), variables, phase);
     }
 
     /// Evaluates one expression, recording its cost (with the variables it computed).
@@ -165,7 +165,8 @@ fn deny_message(policy: &CompiledPolicy, index: usize, evaluated: Option<&Value>
 
 /// Evaluates a policy for one binding and params object.
 pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateResult {
-    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), true);
+    let phase = Phase::MatchConditions;
+    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
     let mut run = Run {
         bindings,
         policy,
@@ -185,7 +186,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateRes
             return result;
         }
     }
-    run.new_phase(true);
+    run.new_phase(Phase::Validations);
     let list: Vec<_> = policy.validations.iter().map(Some).collect();
     let evaluated = match run.eval_all(&list, BINDING_COST_BUDGET) {
         Ok(v) => v,
@@ -196,7 +197,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateRes
         }
     };
     let spent: u64 = run.costs.iter().map(|c| c.cost).sum();
-    run.new_phase(false);
+    run.new_phase(Phase::Messages);
     let messages: Vec<_> = policy.messages.iter().map(Option::as_ref).collect();
     let messages = run.eval_all(&messages, BINDING_COST_BUDGET.saturating_sub(spent));
     for (i, evaluated) in evaluated.into_iter().enumerate() {
@@ -229,7 +230,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateRes
 }
 
 fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<AnnotationOutcome> {
-    run.new_phase(false);
+    run.new_phase(Phase::AuditAnnotations);
     let list: Vec<_> = policy.audit_annotations.iter().map(Some).collect();
     let results = match run.eval_all(&list, BINDING_COST_BUDGET) {
         Ok(r) => r,
