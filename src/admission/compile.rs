@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use crate::check::TypeProvider;
-use crate::kubernetes::{ErrorType, FieldError, FieldPath};
+use crate::kubernetes::FieldError;
 use crate::presets::{KUBERNETES_LATEST, Mode};
 use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::{Env, Program, Type};
 
 use super::activation::VARIABLES_TYPE;
 use super::types::ValidatingAdmissionPolicy;
+use super::validation;
 
 /// One compiled expression: its field path, source and program (or the compile error).
 #[derive(Debug)]
@@ -37,47 +38,127 @@ pub struct CompiledPolicy {
     pub errors: Vec<FieldError>,
 }
 
-/// The type of `variables` (Kubernetes' object type `kubernetes.variables`): one field per
-/// variable compiled so far, typed as its expression.
+/// The object types of the admission environment (Kubernetes' `BuildRequestType` and
+/// `BuildNamespaceType`) and of `variables` (`kubernetes.variables`: one field per variable
+/// compiled so far, typed as its expression).
 #[derive(Debug)]
-struct VariablesType {
-    fields: Vec<(String, Type)>,
+struct AdmissionTypes {
+    variables: Vec<(String, Type)>,
 }
 
-impl TypeProvider for VariablesType {
+const REQUEST_TYPE: &str = "kubernetes.AdmissionRequest";
+const NAMESPACE_TYPE: &str = "kubernetes.Namespace";
+
+/// The fields of the request and namespace types.
+fn builtin_field(struct_name: &str, field: &str) -> Option<Type> {
+    let object = |name: &str| Type::Object(name.into());
+    let strings = || Type::list(Type::String);
+    Some(match (struct_name, field) {
+        ("kubernetes.GroupVersionKind", "group" | "version" | "kind")
+        | ("kubernetes.GroupVersionResource", "group" | "version" | "resource")
+        | ("kubernetes.UserInfo", "username" | "uid") => Type::String,
+        ("kubernetes.UserInfo", "groups") => strings(),
+        ("kubernetes.UserInfo", "extra") => Type::map(Type::String, strings()),
+        (REQUEST_TYPE, "kind" | "requestKind") => object("kubernetes.GroupVersionKind"),
+        (REQUEST_TYPE, "resource" | "requestResource") => {
+            object("kubernetes.GroupVersionResource")
+        }
+        (
+            REQUEST_TYPE,
+            "subResource" | "requestSubResource" | "name" | "namespace" | "operation",
+        ) => Type::String,
+        (REQUEST_TYPE, "userInfo") => object("kubernetes.UserInfo"),
+        (REQUEST_TYPE, "dryRun") => Type::Bool,
+        (REQUEST_TYPE, "options") => Type::Dyn,
+        (NAMESPACE_TYPE, "metadata") => object("kubernetes.NamespaceMetadata"),
+        (NAMESPACE_TYPE, "spec") => object("kubernetes.NamespaceSpec"),
+        (NAMESPACE_TYPE, "status") => object("kubernetes.NamespaceStatus"),
+        ("kubernetes.NamespaceSpec", "finalizers") => strings(),
+        ("kubernetes.NamespaceStatus", "conditions") => {
+            Type::list(object("kubernetes.NamespaceCondition"))
+        }
+        ("kubernetes.NamespaceStatus", "phase") => Type::String,
+        ("kubernetes.NamespaceCondition", "status" | "type" | "message" | "reason") => {
+            Type::String
+        }
+        ("kubernetes.NamespaceCondition", "lastTransitionTime") => Type::Timestamp,
+        (
+            "kubernetes.NamespaceMetadata",
+            "name" | "generateName" | "namespace" | "UID" | "resourceVersion",
+        ) => Type::String,
+        ("kubernetes.NamespaceMetadata", "labels" | "annotations") => {
+            Type::map(Type::String, Type::String)
+        }
+        ("kubernetes.NamespaceMetadata", "creationTimestamp" | "deletionTimestamp") => {
+            Type::Timestamp
+        }
+        ("kubernetes.NamespaceMetadata", "deletionGracePeriodSeconds" | "generation") => {
+            Type::Int
+        }
+        ("kubernetes.NamespaceMetadata", "finalizers") => strings(),
+        _ => return None,
+    })
+}
+
+impl TypeProvider for AdmissionTypes {
     fn has_struct_type(&self, name: &str) -> bool {
         name == VARIABLES_TYPE
+            || name == REQUEST_TYPE
+            || name == NAMESPACE_TYPE
+            || matches!(
+                name,
+                "kubernetes.GroupVersionKind"
+                    | "kubernetes.GroupVersionResource"
+                    | "kubernetes.UserInfo"
+                    | "kubernetes.NamespaceMetadata"
+                    | "kubernetes.NamespaceSpec"
+                    | "kubernetes.NamespaceStatus"
+                    | "kubernetes.NamespaceCondition"
+            )
     }
 
     fn field_type(&self, struct_name: &str, field: &str) -> Option<Type> {
         if struct_name != VARIABLES_TYPE {
-            return None;
+            return builtin_field(struct_name, field);
         }
-        let (_, ty) = self.fields.iter().rev().find(|(n, _)| n == field)?;
+        let (_, ty) = self.variables.iter().rev().find(|(n, _)| n == field)?;
         Some(ty.clone())
     }
 }
 
-/// The environment with the admission variables and `variables` (with a field per entry of
-/// `vars`); `params` is declared only when the policy has a `paramKind`.
-fn admission_env(vars: &[(String, Type)], params: bool, authorizer: bool) -> Env {
+/// Which of the optional admission variables an environment declares.
+#[derive(Clone, Copy)]
+struct Declares {
+    params: bool,
+    authorizer: bool,
+    /// `variables` (composition); the API server validates match conditions without it.
+    variables: bool,
+}
+
+/// The environment with the admission variables and, if declared, `variables` (with a
+/// field per entry of `vars`).
+fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
     let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
-    for name in ["object", "oldObject", "request", "namespaceObject"] {
+    for name in ["object", "oldObject"] {
         env.declare(name, Type::Dyn);
     }
-    if params {
+    env.declare("namespaceObject", Type::Object(NAMESPACE_TYPE.into()));
+    env.declare("request", Type::Object(REQUEST_TYPE.into()));
+    if declares.params {
         env.declare("params", Type::Dyn);
     }
-    if authorizer {
+    if declares.authorizer {
         env.declare("authorizer", Type::Named(AUTHORIZER.into(), vec![]));
         env.declare(
             "authorizer.requestResource",
             Type::Named(RESOURCE_CHECK.into(), vec![]),
         );
     }
-    env.declare("variables", Type::Object(VARIABLES_TYPE.into()));
-    env.set_type_provider(Arc::new(VariablesType {
-        fields: vars.to_vec(),
+    if declares.variables {
+        env.declare("variables", Type::Object(VARIABLES_TYPE.into()));
+    }
+    env.set_type_provider(Arc::new(AdmissionTypes {
+        variables: vars.to_vec(),
     }));
     env
 }
@@ -92,29 +173,13 @@ enum Output {
     Any,
 }
 
-fn compile_one(
-    env: &Env,
-    field: String,
-    source: &str,
-    output: Output,
-    errors: &mut Vec<FieldError>,
-) -> Compiled {
+fn compile_one(env: &Env, field: String, source: &str, output: Output) -> Compiled {
     let compiled = compile_source(env, source, output);
     let output = compiled.as_ref().ok().map(|(_, t)| t.clone());
-    let program = compiled.map(|(p, _)| p);
-    if let Err(detail) = &program {
-        let path = FieldPath::new(&field);
-        errors.push(FieldError::new(
-            path,
-            ErrorType::Invalid,
-            source,
-            detail.clone(),
-        ));
-    }
     Compiled {
         field,
         source: source.to_string(),
-        program,
+        program: compiled.map(|(p, _)| p),
         output,
     }
 }
@@ -158,94 +223,86 @@ fn cel_go_name(t: &Type) -> String {
 }
 
 impl CompiledPolicy {
-    /// Compiles every expression of `policy` once.
+    /// Compiles every expression of `policy` once, and validates the policy as the API
+    /// server would ([`CompiledPolicy::errors`]).
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        // Errors per section, reported in the order the API server validates them.
-        let (mut constraint_errors, mut condition_errors) = (Vec::new(), Vec::new());
-        let (mut variable_errors, mut errors) = (Vec::new(), Vec::new());
         let spec = &policy.spec;
-        let required = |path: &str, detail: &str| {
-            FieldError::new(FieldPath::new(path), ErrorType::Required, "", detail)
-        };
-        match &spec.match_constraints {
-            None => constraint_errors.push(required("spec.matchConstraints", "")),
-            Some(m) if m.resource_rules.is_empty() => {
-                constraint_errors.push(required("spec.matchConstraints.resourceRules", ""));
-            }
-            Some(_) => {}
-        }
         let params = spec.param_kind.is_some();
+        // The API server declares `variables` only for policies that have some.
+        let composition = !spec.variables.is_empty();
+        let declares = |authorizer| Declares {
+            params,
+            authorizer,
+            variables: composition,
+        };
         let mut names = Vec::new();
         let mut variables = Vec::new();
         for (i, v) in spec.variables.iter().enumerate() {
-            let env = admission_env(&names, params, true);
+            let env = admission_env(&names, declares(true));
             let field = format!("spec.variables[{i}].expression");
-            let source = &v.expression;
-            let compiled = compile_one(&env, field, source, Output::Any, &mut variable_errors);
+            let compiled = compile_one(&env, field, &v.expression, Output::Any);
             let ty = compiled.output.clone().unwrap_or(Type::Dyn);
             names.push((v.name.clone(), ty));
             variables.push((v.name.clone(), compiled));
         }
-        let with_authz = admission_env(&names, params, true);
-        let without_authz = admission_env(&names, params, false);
-        let match_conditions = spec
+        let with_authz = admission_env(&names, declares(true));
+        let without_authz = admission_env(&names, declares(false));
+        let match_conditions: Vec<_> = spec
             .match_conditions
             .iter()
             .enumerate()
             .map(|(i, c)| {
                 let field = format!("spec.matchConditions[{i}].expression");
-                let source = &c.expression;
-                compile_one(
-                    &with_authz,
-                    field,
-                    source,
-                    Output::Bool,
-                    &mut condition_errors,
-                )
+                compile_one(&with_authz, field, &c.expression, Output::Bool)
             })
             .collect();
-        if spec.validations.is_empty() && spec.audit_annotations.is_empty() {
-            let detail = "validations or auditAnnotations must contain at least one item";
-            errors.push(required("spec.validations", detail));
-            errors.push(required("spec.auditAnnotations", detail));
-        }
+        // Written match conditions are checked trimmed, without `variables`.
+        let stateless = admission_env(&[], Declares { variables: false, ..declares(true) });
+        let condition_errors = spec
+            .match_conditions
+            .iter()
+            .map(|c| compile_source(&stateless, c.expression.trim(), Output::Bool).err())
+            .collect();
         let mut validations = Vec::new();
         let mut messages = Vec::new();
         for (i, v) in spec.validations.iter().enumerate() {
             let field = format!("spec.validations[{i}].expression");
-            let (env, source) = (&with_authz, &v.expression);
-            if source.trim().is_empty() {
-                errors.push(required(&field, "expression is not specified"));
-                validations.push(compile_one(
-                    env,
-                    field,
-                    source,
-                    Output::Bool,
-                    &mut Vec::new(),
-                ));
-            } else {
-                validations.push(compile_one(env, field, source, Output::Bool, &mut errors));
-            }
+            validations.push(compile_one(&with_authz, field, &v.expression, Output::Bool));
             messages.push((!v.message_expression.is_empty()).then(|| {
                 let field = format!("spec.validations[{i}].messageExpression");
                 let source = &v.message_expression;
-                compile_one(&without_authz, field, source, Output::String, &mut errors)
+                compile_one(&without_authz, field, source, Output::String)
             }));
         }
-        let audit_annotations = spec
+        // Audit annotations are compiled with `authorizer`, evaluated without it.
+        let audit_annotations: Vec<_> = spec
             .audit_annotations
             .iter()
             .enumerate()
             .map(|(i, a)| {
                 let field = format!("spec.auditAnnotations[{i}].valueExpression");
-                let (env, source) = (&without_authz, &a.value_expression);
-                compile_one(env, field, source, Output::StringOrNull, &mut errors)
+                compile_one(&with_authz, field, &a.value_expression, Output::StringOrNull)
             })
             .collect();
-        let mut all = constraint_errors;
-        all.append(&mut condition_errors);
-        all.append(&mut variable_errors);
-        all.append(&mut errors);
+        let audit_errors = spec
+            .audit_annotations
+            .iter()
+            .map(|a| {
+                let source = a.value_expression.trim();
+                compile_source(&with_authz, source, Output::StringOrNull).err()
+            })
+            .collect();
+        let detail = |c: &Compiled| c.program.as_ref().err().cloned();
+        let errors = validation::policy_errors(
+            &policy,
+            &validation::CompileErrors {
+                conditions: condition_errors,
+                variables: variables.iter().map(|(_, c)| detail(c)).collect(),
+                validations: validations.iter().map(detail).collect(),
+                messages: messages.iter().map(|m| m.as_ref().and_then(detail)).collect(),
+                audit_annotations: audit_errors,
+            },
+        );
         CompiledPolicy {
             policy,
             variables: variables.into(),
@@ -253,7 +310,7 @@ impl CompiledPolicy {
             messages,
             audit_annotations,
             match_conditions,
-            errors: all,
+            errors,
         }
     }
 

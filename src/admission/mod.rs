@@ -41,6 +41,7 @@ mod params;
 mod tests;
 pub mod types;
 mod validate;
+mod validation;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
