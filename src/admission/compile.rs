@@ -42,12 +42,12 @@ pub struct CompiledPolicy {
 /// `BuildNamespaceType`) and of `variables` (`kubernetes.variables`: one field per variable
 /// compiled so far, typed as its expression).
 #[derive(Debug)]
-struct AdmissionTypes {
-    variables: Vec<(String, Type)>,
+pub(crate) struct AdmissionTypes {
+    pub(crate) variables: Vec<(String, Type)>,
 }
 
-const REQUEST_TYPE: &str = "kubernetes.AdmissionRequest";
-const NAMESPACE_TYPE: &str = "kubernetes.Namespace";
+pub(crate) const REQUEST_TYPE: &str = "kubernetes.AdmissionRequest";
+pub(crate) const NAMESPACE_TYPE: &str = "kubernetes.Namespace";
 
 /// The fields of the request and namespace types.
 fn builtin_field(struct_name: &str, field: &str) -> Option<Type> {
@@ -214,6 +214,28 @@ fn compile_source(env: &Env, source: &str, output: Output) -> Result<(Program, T
         .map_err(|issues| format!("compilation failed: {issues}"))
 }
 
+/// The type a variable has in `variables` (Kubernetes' `convertCelTypeToDeclType`): the
+/// expression's type, except that object and opaque types (and unknown types) become `dyn`,
+/// also inside lists and maps.
+pub(crate) fn composition_type(t: Option<&Type>) -> Type {
+    match t {
+        Some(
+            t @ (Type::Bool
+            | Type::Bytes
+            | Type::Double
+            | Type::Duration
+            | Type::Int
+            | Type::Null
+            | Type::String
+            | Type::Timestamp
+            | Type::Uint),
+        ) => t.clone(),
+        Some(Type::List(elem)) => Type::list(composition_type(Some(elem))),
+        Some(Type::Map(k, v)) => Type::map(composition_type(Some(k)), composition_type(Some(v))),
+        _ => Type::Dyn,
+    }
+}
+
 /// A type as cel-go prints it (`null_type` for null).
 fn cel_go_name(t: &Type) -> String {
     match t {
@@ -241,7 +263,7 @@ impl CompiledPolicy {
             let env = admission_env(&names, declares(true));
             let field = format!("spec.variables[{i}].expression");
             let compiled = compile_one(&env, field, &v.expression, Output::Any);
-            let ty = compiled.output.clone().unwrap_or(Type::Dyn);
+            let ty = composition_type(compiled.output.as_ref());
             names.push((v.name.clone(), ty));
             variables.push((v.name.clone(), compiled));
         }

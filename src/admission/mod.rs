@@ -40,6 +40,7 @@ mod params;
 #[cfg(test)]
 mod tests;
 pub mod types;
+pub mod typecheck;
 mod validate;
 mod validation;
 
@@ -59,6 +60,7 @@ pub use validate::{
 use crate::kubernetes::field_error::go_quote;
 use activation::{Bindings, Subject};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
+pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
 use types::ValidationAction;
 use validate::{AnnotationOutcome, Outcome, error_denies, validate};
 

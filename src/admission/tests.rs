@@ -196,3 +196,69 @@ fn embedder_equivalent_resources() {
          unknown kind"
     );
 }
+
+/// Type checking against the matched kinds' schemas: Kubernetes' expression warnings.
+#[test]
+fn type_checking_warnings() {
+    use super::types::{GroupVersionKind, GroupVersionResource};
+    use super::{SchemaResolver, type_check};
+    use crate::kubernetes::Schema;
+
+    struct Resolver;
+    impl SchemaResolver for Resolver {
+        fn kinds_for(&self, r: &GroupVersionResource) -> Vec<GroupVersionKind> {
+            match (r.group.as_str(), r.resource.as_str()) {
+                ("apps", "deployments") => vec![GroupVersionKind {
+                    group: "apps".into(),
+                    version: r.version.clone(),
+                    kind: "Deployment".into(),
+                }],
+                _ => Vec::new(),
+            }
+        }
+        fn schema(&self, k: &GroupVersionKind) -> Option<Schema> {
+            (k.kind == "Deployment").then(|| {
+                serde_json::from_value(json!({"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "replicas": {"type": "integer"},
+                        "paused": {"type": "boolean"}}}}}))
+                .unwrap()
+            })
+        }
+    }
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {
+            "matchConstraints": {"resourceRules": [
+                {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"],
+                 "resources": ["deployments", "deployments/scale"]},
+                {"apiGroups": ["*"], "apiVersions": ["v1"], "operations": ["CREATE"],
+                 "resources": ["pods"]}]},
+            "variables": [{"name": "replicas", "expression": "object.spec.replicas"}],
+            "validations": [
+                {"expression": "variables.replicas < 5 && object.spec.paused == false"},
+                {"expression": "object.spec.replica < 5",
+                 "messageExpression": "'replicas: ' + object.spec.replicas"},
+            ],
+        }
+    }))
+    .unwrap();
+    let warnings = type_check(&policy, &Resolver);
+    let fields: Vec<&str> = warnings.iter().map(|w| w.field_ref.as_str()).collect();
+    assert_eq!(
+        fields,
+        ["spec.validations[1].expression", "spec.validations[1].messageExpression"]
+    );
+    assert_eq!(
+        warnings[0].warning,
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n \
+         | object.spec.replica < 5\n | ...........^\n"
+    );
+    assert!(
+        warnings[1]
+            .warning
+            .starts_with("apps/v1, Kind=Deployment: ERROR: <input>:1:14: found no matching overload for '_+_' applied to '(string, int)'"),
+        "{}",
+        warnings[1].warning
+    );
+}
