@@ -359,12 +359,14 @@ impl Dispatch<'_, '_> {
                             }
                         }
                         AnnotationOutcome::Error(_) if !fails => {}
-                        AnnotationOutcome::Error(e) => self.denials.push(Denial {
+                        AnnotationOutcome::Error(e) | AnnotationOutcome::BadType(e) => {
+                            self.denials.push(Denial {
                             policy: policy.name().to_string(),
                             binding: Some(binding_name.to_string()),
-                            message: e,
-                            reason: "Invalid".into(),
-                        }),
+                                message: e,
+                                reason: "Invalid".into(),
+                            })
+                        }
                     }
                 }
             }
@@ -393,10 +395,16 @@ impl Dispatch<'_, '_> {
                     message: message.clone(),
                     reason: reason.clone(),
                 }),
-                ValidationAction::Warn => self.decision.warnings.push(format!(
-                    "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{binding_name}': {message}",
-                    policy.name()
-                )),
+                ValidationAction::Warn => {
+                    let warning = format!(
+                        "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{binding_name}': {message}",
+                        policy.name()
+                    );
+                    // The API server's warning recorder keeps one of identical warnings.
+                    if !self.decision.warnings.contains(&warning) {
+                        self.decision.warnings.push(warning);
+                    }
+                }
                 ValidationAction::Audit => self.failures.push(ValidationFailure {
                     message: message.clone(),
                     policy: binding.spec.policy_name.clone(),

@@ -262,3 +262,45 @@ fn type_checking_warnings() {
         warnings[1].warning
     );
 }
+
+/// Every audited failure goes into the validation-failure annotation; identical warnings
+/// are recorded once (the API server's warning recorder).
+#[test]
+fn audited_failures_and_repeated_warnings() {
+    let p = policy(json!({
+        "validations": [
+            {"expression": "false", "message": "first"},
+            {"expression": "false", "message": "second"},
+        ],
+    }));
+    let b: ValidatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": "b"},
+        "spec": {"policyName": "p", "validationActions": ["Warn", "Audit"]}}))
+    .unwrap();
+    let r = request(json!({}));
+    let decision = admit(&[&p], &[b.clone(), b], &Input::new(&r));
+    assert!(decision.allowed());
+    assert_eq!(
+        decision.warnings,
+        [
+            "Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': first",
+            "Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': second",
+        ]
+    );
+    let failure = |m: &str, i: usize| {
+        format!(
+            r#"{{"message":"{m}","policy":"p","binding":"b","expressionIndex":{i},"validationActions":["Warn","Audit"]}}"#
+        )
+    };
+    let expected = format!(
+        "[{},{},{},{}]",
+        failure("first", 0),
+        failure("second", 1),
+        failure("first", 0),
+        failure("second", 1)
+    );
+    assert_eq!(
+        decision.audit_annotations["validation.policy.admission.k8s.io/validation_failure"],
+        expected
+    );
+}

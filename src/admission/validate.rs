@@ -45,7 +45,10 @@ pub struct ExpressionCost {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnnotationOutcome {
     Publish(String, String),
+    /// An evaluation error (denies under failurePolicy Fail).
     Error(String),
+    /// A value neither string nor null (denies whatever the failure policy).
+    BadType(String),
 }
 
 /// The result for one binding and params object.
@@ -127,15 +130,15 @@ impl Run<'_> {
 fn match_conditions(run: &mut Run<'_>, policy: &CompiledPolicy) -> Result<bool, String> {
     let list: Vec<_> = policy.match_conditions.iter().map(Some).collect();
     let results = run.eval_all(&list, MATCH_CONDITION_COST_BUDGET)?;
-    let mut errors = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
             Ok(Value::Bool(false)) => return Ok(false),
-            Ok(Value::Bool(true)) => {}
-            Ok(other) => errors.push(format!(
-                "expression must evaluate to bool, got {}",
-                other.type_name()
-            )),
+            // Only false fails a condition (the matcher compares with false).
+            Ok(_) => {}
+            // Kubernetes aggregates the errors (utilerrors.NewAggregate): duplicates once,
+            // brackets around several.
+            Err(e) if errors.contains(&e) => {}
             Err(e) => errors.push(e),
         }
     }
@@ -224,18 +227,22 @@ pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateRes
         };
         result.outcomes.push((i, outcome));
     }
-    result.annotations = audit_annotations(&mut run, policy);
+    match audit_annotations(&mut run, policy) {
+        Ok(annotations) => result.annotations = annotations,
+        // Running out of budget here replaces every decision (validator.go).
+        Err(e) => result.outcomes = vec![(0, Outcome::Error(e))],
+    }
     result.costs = run.costs;
     result
 }
 
-fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<AnnotationOutcome> {
+fn audit_annotations(
+    run: &mut Run<'_>,
+    policy: &CompiledPolicy,
+) -> Result<Vec<AnnotationOutcome>, String> {
     run.new_phase(Phase::AuditAnnotations);
     let list: Vec<_> = policy.audit_annotations.iter().map(Some).collect();
-    let results = match run.eval_all(&list, BINDING_COST_BUDGET) {
-        Ok(r) => r,
-        Err(e) => return vec![AnnotationOutcome::Error(e)],
-    };
+    let results = run.eval_all(&list, BINDING_COST_BUDGET)?;
     let mut out = Vec::new();
     for (i, result) in results.into_iter().enumerate() {
         let annotation = &policy.policy.spec.audit_annotations[i];
@@ -244,7 +251,7 @@ fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<Annotati
                 AnnotationOutcome::Publish(annotation.key.clone(), s.trim().to_string()),
             ),
             Some(Ok(Value::String(_) | Value::Null)) | None => {}
-            Some(Ok(other)) => out.push(AnnotationOutcome::Error(format!(
+            Some(Ok(other)) => out.push(AnnotationOutcome::BadType(format!(
                 "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
                 annotation.value_expression,
                 other.type_name()
@@ -252,7 +259,7 @@ fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<Annotati
             Some(Err(e)) => out.push(AnnotationOutcome::Error(e)),
         }
     }
-    out
+    Ok(out)
 }
 
 /// Whether an error outcome denies under `policy`.
