@@ -135,6 +135,15 @@ fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
     if !meta.namespace.is_empty() {
         errors.forbidden(&path.child("namespace"), "not allowed on this type");
     }
+    let labels = path.child("labels");
+    for (key, value) in &meta.labels {
+        for message in check("qualifiedName", key) {
+            errors.invalid(&labels, key, &message);
+        }
+        for message in check("labelValue", value) {
+            errors.invalid(&labels, value, &message);
+        }
+    }
 }
 
 /// `ValidateLabelSelector` (strict: label values must be valid).
