@@ -199,9 +199,10 @@ impl LazyVariables {
 
     fn evaluate(&self, index: usize) -> Result<Value, String> {
         let (name, compiled) = &self.variables[index];
-        let program = compiled.program.as_ref().map_err(|e| {
-            format!("composited variable \"{name}\" fails to compile: {e}")
-        })?;
+        let program = compiled
+            .program
+            .as_ref()
+            .map_err(|e| format!("composited variable \"{name}\" fails to compile: {e}"))?;
         let (result, details) = program.eval_with_details(&self.activation());
         self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
         result.map_err(|e| {

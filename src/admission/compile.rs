@@ -60,9 +60,7 @@ fn builtin_field(struct_name: &str, field: &str) -> Option<Type> {
         ("kubernetes.UserInfo", "groups") => strings(),
         ("kubernetes.UserInfo", "extra") => Type::map(Type::String, strings()),
         (REQUEST_TYPE, "kind" | "requestKind") => object("kubernetes.GroupVersionKind"),
-        (REQUEST_TYPE, "resource" | "requestResource") => {
-            object("kubernetes.GroupVersionResource")
-        }
+        (REQUEST_TYPE, "resource" | "requestResource") => object("kubernetes.GroupVersionResource"),
         (
             REQUEST_TYPE,
             "subResource" | "requestSubResource" | "name" | "namespace" | "operation",
@@ -78,9 +76,7 @@ fn builtin_field(struct_name: &str, field: &str) -> Option<Type> {
             Type::list(object("kubernetes.NamespaceCondition"))
         }
         ("kubernetes.NamespaceStatus", "phase") => Type::String,
-        ("kubernetes.NamespaceCondition", "status" | "type" | "message" | "reason") => {
-            Type::String
-        }
+        ("kubernetes.NamespaceCondition", "status" | "type" | "message" | "reason") => Type::String,
         ("kubernetes.NamespaceCondition", "lastTransitionTime") => Type::Timestamp,
         (
             "kubernetes.NamespaceMetadata",
@@ -92,9 +88,7 @@ fn builtin_field(struct_name: &str, field: &str) -> Option<Type> {
         ("kubernetes.NamespaceMetadata", "creationTimestamp" | "deletionTimestamp") => {
             Type::Timestamp
         }
-        ("kubernetes.NamespaceMetadata", "deletionGracePeriodSeconds" | "generation") => {
-            Type::Int
-        }
+        ("kubernetes.NamespaceMetadata", "deletionGracePeriodSeconds" | "generation") => Type::Int,
         ("kubernetes.NamespaceMetadata", "finalizers") => strings(),
         _ => return None,
     })
@@ -133,12 +127,23 @@ struct Declares {
     authorizer: bool,
     /// `variables` (composition); the API server validates match conditions without it.
     variables: bool,
+    /// The environment for expressions being written (new expressions at the API server's
+    /// compatibility version) rather than for running stored ones.
+    write: bool,
 }
+
+/// The compatibility version of a 1.37 API server (binary minor - 1): new expressions may
+/// use what it introduced (SPEC §1.1).
+pub const WRITE_VERSION: (u32, u32) = (1, 36);
 
 /// The environment with the admission variables and, if declared, `variables` (with a
 /// field per entry of `vars`).
 fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
-    let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
+    let mut env = if declares.write {
+        Env::kubernetes(WRITE_VERSION, Mode::NewExpressions)
+    } else {
+        Env::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions)
+    };
     for name in ["object", "oldObject"] {
         env.declare(name, Type::Dyn);
     }
@@ -250,25 +255,53 @@ impl CompiledPolicy {
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
         let spec = &policy.spec;
         let params = spec.param_kind.is_some();
-        // The API server declares `variables` only for policies that have some.
-        let composition = !spec.variables.is_empty();
-        let declares = |authorizer| Declares {
-            params,
-            authorizer,
-            variables: composition,
+        // Programs run in the environment for stored expressions, with `variables`.
+        let run = |vars: &[(String, Type)], authorizer| {
+            let write = false;
+            admission_env(
+                vars,
+                Declares {
+                    params,
+                    authorizer,
+                    variables: true,
+                    write,
+                },
+            )
         };
-        let mut names = Vec::new();
+        // Written expressions are checked in the environment for new expressions, with
+        // `variables` only for policies that have some.
+        let composition = !spec.variables.is_empty();
+        let write = |vars: &[(String, Type)], authorizer, variables| {
+            let write = true;
+            admission_env(
+                vars,
+                Declares {
+                    params,
+                    authorizer,
+                    variables,
+                    write,
+                },
+            )
+        };
+        let written = |env: &Env, source: &str, output| compile_source(env, source, output);
+        let (mut run_names, mut write_names) = (Vec::new(), Vec::new());
         let mut variables = Vec::new();
+        let mut variable_errors = Vec::new();
         for (i, v) in spec.variables.iter().enumerate() {
-            let env = admission_env(&names, declares(true));
             let field = format!("spec.variables[{i}].expression");
-            let compiled = compile_one(&env, field, &v.expression, Output::Any);
-            let ty = composition_type(compiled.output.as_ref());
-            names.push((v.name.clone(), ty));
+            let compiled = compile_one(&run(&run_names, true), field, &v.expression, Output::Any);
+            let checked = written(&write(&write_names, true, true), &v.expression, Output::Any);
+            write_names.push((
+                v.name.clone(),
+                composition_type(checked.as_ref().ok().map(|(_, t)| t)),
+            ));
+            variable_errors.push(checked.err());
+            run_names.push((v.name.clone(), composition_type(compiled.output.as_ref())));
             variables.push((v.name.clone(), compiled));
         }
-        let with_authz = admission_env(&names, declares(true));
-        let without_authz = admission_env(&names, declares(false));
+        let (with_authz, without_authz) = (run(&run_names, true), run(&run_names, false));
+        let write_authz = write(&write_names, true, composition);
+        let write_no_authz = write(&write_names, false, composition);
         let match_conditions: Vec<_> = spec
             .match_conditions
             .iter()
@@ -279,31 +312,44 @@ impl CompiledPolicy {
             })
             .collect();
         // Written match conditions are checked trimmed, without `variables`.
-        let stateless = admission_env(&[], Declares { variables: false, ..declares(true) });
+        let stateless = write(&[], true, false);
         let condition_errors = spec
             .match_conditions
             .iter()
-            .map(|c| compile_source(&stateless, c.expression.trim(), Output::Bool).err())
+            .map(|c| written(&stateless, c.expression.trim(), Output::Bool).err())
             .collect();
         let mut validations = Vec::new();
         let mut messages = Vec::new();
+        let (mut validation_errors, mut message_errors) = (Vec::new(), Vec::new());
         for (i, v) in spec.validations.iter().enumerate() {
             let field = format!("spec.validations[{i}].expression");
             validations.push(compile_one(&with_authz, field, &v.expression, Output::Bool));
-            messages.push((!v.message_expression.is_empty()).then(|| {
+            validation_errors.push(written(&write_authz, &v.expression, Output::Bool).err());
+            let source = &v.message_expression;
+            messages.push((!source.is_empty()).then(|| {
                 let field = format!("spec.validations[{i}].messageExpression");
-                let source = &v.message_expression;
                 compile_one(&without_authz, field, source, Output::String)
             }));
+            message_errors.push(if source.is_empty() {
+                None
+            } else {
+                written(&write_no_authz, source, Output::String).err()
+            });
         }
-        // Audit annotations are compiled with `authorizer`, evaluated without it.
+        // Audit annotations are compiled with `authorizer`, evaluated without it; written
+        // ones are checked trimmed.
         let audit_annotations: Vec<_> = spec
             .audit_annotations
             .iter()
             .enumerate()
             .map(|(i, a)| {
                 let field = format!("spec.auditAnnotations[{i}].valueExpression");
-                compile_one(&with_authz, field, &a.value_expression, Output::StringOrNull)
+                compile_one(
+                    &with_authz,
+                    field,
+                    &a.value_expression,
+                    Output::StringOrNull,
+                )
             })
             .collect();
         let audit_errors = spec
@@ -311,17 +357,16 @@ impl CompiledPolicy {
             .iter()
             .map(|a| {
                 let source = a.value_expression.trim();
-                compile_source(&with_authz, source, Output::StringOrNull).err()
+                written(&write_authz, source, Output::StringOrNull).err()
             })
             .collect();
-        let detail = |c: &Compiled| c.program.as_ref().err().cloned();
         let errors = validation::policy_errors(
             &policy,
             &validation::CompileErrors {
                 conditions: condition_errors,
-                variables: variables.iter().map(|(_, c)| detail(c)).collect(),
-                validations: validations.iter().map(detail).collect(),
-                messages: messages.iter().map(|m| m.as_ref().and_then(detail)).collect(),
+                variables: variable_errors,
+                validations: validation_errors,
+                messages: message_errors,
                 audit_annotations: audit_errors,
             },
         );

@@ -39,8 +39,8 @@ pub mod matching;
 mod params;
 #[cfg(test)]
 mod tests;
-pub mod types;
 pub mod typecheck;
+pub mod types;
 mod validate;
 mod validation;
 
@@ -361,8 +361,8 @@ impl Dispatch<'_, '_> {
                         AnnotationOutcome::Error(_) if !fails => {}
                         AnnotationOutcome::Error(e) | AnnotationOutcome::BadType(e) => {
                             self.denials.push(Denial {
-                            policy: policy.name().to_string(),
-                            binding: Some(binding_name.to_string()),
+                                policy: policy.name().to_string(),
+                                binding: Some(binding_name.to_string()),
                                 message: e,
                                 reason: "Invalid".into(),
                             })

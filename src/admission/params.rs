@@ -62,9 +62,11 @@ pub fn collect<'a>(
     };
     match scope {
         Some(true) if namespace.is_empty() => {
-            return Err("cannot use namespaced paramRef in policy binding that matches \
+            return Err(
+                "cannot use namespaced paramRef in policy binding that matches \
                  cluster-scoped resources"
-                .into());
+                    .into(),
+            );
         }
         Some(false) if !param_ref.namespace.is_empty() => {
             return Err(

@@ -136,7 +136,13 @@ fn each_phase_computes_variables_afresh() {
     let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
     // validation: 2 (variables.n) + 2 (object.n) + 1 (==); message: 2 + 2 + 1 (string()).
     assert_eq!(costs, vec![5, 5]);
-    assert!(decision.status.unwrap().message.ends_with("denied request: 1"));
+    assert!(
+        decision
+            .status
+            .unwrap()
+            .message
+            .ends_with("denied request: 1")
+    );
 }
 
 /// An embedder's table of equivalent resources (a custom resource's versions), and an
@@ -247,7 +253,10 @@ fn type_checking_warnings() {
     let fields: Vec<&str> = warnings.iter().map(|w| w.field_ref.as_str()).collect();
     assert_eq!(
         fields,
-        ["spec.validations[1].expression", "spec.validations[1].messageExpression"]
+        [
+            "spec.validations[1].expression",
+            "spec.validations[1].messageExpression"
+        ]
     );
     assert_eq!(
         warnings[0].warning,

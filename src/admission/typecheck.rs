@@ -155,7 +155,10 @@ impl Checker {
         env.declare("object", object.clone());
         env.declare("oldObject", object);
         if let Some(params) = &self.params {
-            env.declare("params", params.as_ref().map_or(Type::Dyn, |(_, t)| t.clone()));
+            env.declare(
+                "params",
+                params.as_ref().map_or(Type::Dyn, |(_, t)| t.clone()),
+            );
         }
         env.declare("authorizer", Type::Named(AUTHORIZER.into(), vec![]));
         env.declare("variables", Type::Object(VARIABLES_TYPE.into()));
@@ -203,7 +206,13 @@ pub fn type_check(
             let params = params
                 .as_ref()
                 .map(|p| schema_type(p, resolver, &format!("{}Params", p.kind)));
-            Some((kind, Checker { object: Some(object), params }))
+            Some((
+                kind,
+                Checker {
+                    object: Some(object),
+                    params,
+                },
+            ))
         })
         .collect();
     if checkers.is_empty() {

@@ -402,7 +402,10 @@ const MAX_AUDIT_ANNOTATIONS: usize = 20;
 const MAX_VALUE_EXPRESSION_BYTES: usize = 5 * 1024;
 
 /// The field errors of a policy, in the API server's order (`validateValidatingAdmissionPolicy`).
-pub fn policy_errors(policy: &ValidatingAdmissionPolicy, compiled: &CompileErrors) -> Vec<FieldError> {
+pub fn policy_errors(
+    policy: &ValidatingAdmissionPolicy,
+    compiled: &CompileErrors,
+) -> Vec<FieldError> {
     let mut errors = Errors::default();
     validate_meta(&policy.metadata, &mut errors);
     let spec = &policy.spec;
@@ -474,7 +477,11 @@ pub fn policy_errors(policy: &ValidatingAdmissionPolicy, compiled: &CompileError
         let message_expression = &validation.message_expression;
         let message_path = path.child("messageExpression");
         if !message_expression.is_empty() && message_expression.trim().is_empty() {
-            errors.invalid(&message_path, message_expression, "must be non-empty if specified");
+            errors.invalid(
+                &message_path,
+                message_expression,
+                "must be non-empty if specified",
+            );
         } else if !message_expression.is_empty() {
             let error = compiled.messages.get(i).and_then(Option::as_ref);
             errors.expression(&message_path, message_expression, error);
@@ -508,7 +515,10 @@ pub fn policy_errors(policy: &ValidatingAdmissionPolicy, compiled: &CompileError
             .collect();
         errors.invalid_rendered(
             &path.child("auditAnnotations"),
-            format!("[]admissionregistration.AuditAnnotation{{{}}}", items.join(", ")),
+            format!(
+                "[]admissionregistration.AuditAnnotation{{{}}}",
+                items.join(", ")
+            ),
             &format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
         );
     }

@@ -373,9 +373,9 @@ fn has(v: &Value, field: &str) -> EvalResult {
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has(inner, field),
         // A computed field is present when it computes (Kubernetes' lazy map `Contains`).
-        Value::Opaque(o) if let Some(v) = o.field(field) => v
-            .map(|_| Value::Bool(true))
-            .map_err(EvalError::new),
+        Value::Opaque(o) if let Some(v) = o.field(field) => {
+            v.map(|_| Value::Bool(true)).map_err(EvalError::new)
+        }
         other => Err(EvalError::new(format!(
             "invalid type for field selection: {}",
             other.type_name()
