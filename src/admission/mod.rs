@@ -311,9 +311,11 @@ impl Dispatch<'_, '_> {
                 }
                 Some(Err(_)) => continue,
             };
-            let namespace = if request.kind.kind == "Namespace"
-                && request.kind.group.is_empty()
-                && request.kind.version == "v1"
+            // No namespace object for cluster-scoped requests, nor for a Namespace itself.
+            let namespace = if request.namespace.is_empty()
+                || (request.kind.kind == "Namespace"
+                    && request.kind.group.is_empty()
+                    && request.kind.version == "v1")
             {
                 None
             } else {

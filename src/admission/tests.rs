@@ -313,3 +313,28 @@ fn audited_failures_and_repeated_warnings() {
         expected
     );
 }
+
+/// A cluster-scoped request has no namespace object, whatever the input carries; match
+/// conditions never see one.
+#[test]
+fn namespace_object_only_for_namespaced_requests() {
+    let p = policy(json!({
+        "matchConditions": [{"name": "no-namespace", "expression": "namespaceObject == null"}],
+        "validations": [{"expression": "namespaceObject == null", "message": "has a namespace"}],
+    }));
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let namespace = json!({"metadata": {"name": "default"}});
+    let mut r = request(json!({}));
+    let input = Input {
+        namespace: Some(&namespace),
+        ..Input::new(&r)
+    };
+    let decision = admit(&[&p], &[binding()], &input);
+    assert!(decision.status.unwrap().message.ends_with("has a namespace"));
+    r.namespace = String::new();
+    let input = Input {
+        namespace: Some(&namespace),
+        ..Input::new(&r)
+    };
+    assert!(admit(&[&p], &[binding()], &input).allowed());
+}
