@@ -10,7 +10,7 @@ use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::{Env, Program, Type};
 
 use super::activation::VARIABLES_TYPE;
-use super::types::ValidatingAdmissionPolicy;
+use super::types::{PolicySpec, ValidatingAdmissionPolicy};
 use super::validation;
 
 /// One compiled expression: its field path, source and program (or the compile error).
@@ -189,6 +189,54 @@ fn compile_one(env: &Env, field: String, source: &str, output: Output) -> Compil
     }
 }
 
+/// The expressions of an old policy (`findValidatingPolicyPreexistingExpressions`).
+fn old_validations(o: &PolicySpec) -> Vec<&str> {
+    o.validations
+        .iter()
+        .map(|v| v.expression.as_str())
+        .collect()
+}
+
+fn old_messages(o: &PolicySpec) -> Vec<&str> {
+    let messages = o.validations.iter().map(|v| v.message_expression.as_str());
+    messages.filter(|m| !m.is_empty()).collect()
+}
+
+fn old_conditions(o: &PolicySpec) -> Vec<&str> {
+    o.match_conditions
+        .iter()
+        .map(|c| c.expression.as_str())
+        .collect()
+}
+
+fn old_audit(o: &PolicySpec) -> Vec<&str> {
+    let values = o.audit_annotations.iter();
+    values.map(|a| a.value_expression.as_str()).collect()
+}
+
+/// The environments a written expression is checked in: for new expressions, and (on
+/// updates) for stored ones.
+struct WriteEnvs {
+    new: Env,
+    stored: Option<Env>,
+}
+
+impl WriteEnvs {
+    /// Compiles an expression as written; `stored` when the old policy had it.
+    fn compile(
+        &self,
+        source: &str,
+        output: Output,
+        stored: bool,
+    ) -> Result<(Program, Type), String> {
+        let env = match &self.stored {
+            Some(env) if stored => env,
+            _ => &self.new,
+        };
+        compile_source(env, source, output)
+    }
+}
+
 /// The program and its output type (`dyn` when unknown).
 fn compile_source(env: &Env, source: &str, output: Output) -> Result<(Program, Type), String> {
     let ast = env
@@ -253,48 +301,61 @@ impl CompiledPolicy {
     /// Compiles every expression of `policy` once, and validates the policy as the API
     /// server would ([`CompiledPolicy::errors`]).
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
+        CompiledPolicy::compile(policy, None)
+    }
+
+    /// Compiles `policy` written as an update of `old`: as the API server validates
+    /// updates, expressions `old` already has are checked in the environment for stored
+    /// expressions, and unchanged match conditions (with an unchanged paramKind) are not
+    /// validated again.
+    pub fn updated(
+        policy: ValidatingAdmissionPolicy,
+        old: &ValidatingAdmissionPolicy,
+    ) -> CompiledPolicy {
+        CompiledPolicy::compile(policy, Some(old))
+    }
+
+    fn compile(
+        policy: ValidatingAdmissionPolicy,
+        old: Option<&ValidatingAdmissionPolicy>,
+    ) -> CompiledPolicy {
         let spec = &policy.spec;
         let params = spec.param_kind.is_some();
+        let env = |vars: &[(String, Type)], authorizer, variables, write| {
+            let declares = Declares {
+                params,
+                authorizer,
+                variables,
+                write,
+            };
+            admission_env(vars, declares)
+        };
         // Programs run in the environment for stored expressions, with `variables`.
-        let run = |vars: &[(String, Type)], authorizer| {
-            let write = false;
-            admission_env(
-                vars,
-                Declares {
-                    params,
-                    authorizer,
-                    variables: true,
-                    write,
-                },
-            )
-        };
-        // Written expressions are checked in the environment for new expressions, with
-        // `variables` only for policies that have some.
+        let run = |vars: &[(String, Type)], authorizer| env(vars, authorizer, true, false);
+        // Written expressions are checked in the environment for new expressions (stored
+        // ones when the old policy has them: `preexistingExpressions`), with `variables`
+        // only for policies that have some.
         let composition = !spec.variables.is_empty();
-        let write = |vars: &[(String, Type)], authorizer, variables| {
-            let write = true;
-            admission_env(
-                vars,
-                Declares {
-                    params,
-                    authorizer,
-                    variables,
-                    write,
-                },
-            )
+        let write = |vars: &[(String, Type)], authorizer, variables| WriteEnvs {
+            new: env(vars, authorizer, variables, true),
+            stored: old.map(|_| env(vars, authorizer, variables, false)),
         };
-        let written = |env: &Env, source: &str, output| compile_source(env, source, output);
+        let old_spec = old.map(|o| &o.spec);
+        let had = |list: fn(&PolicySpec) -> Vec<&str>, expression: &str| {
+            old_spec.is_some_and(|o| list(o).contains(&expression))
+        };
         let (mut run_names, mut write_names) = (Vec::new(), Vec::new());
         let mut variables = Vec::new();
         let mut variable_errors = Vec::new();
         for (i, v) in spec.variables.iter().enumerate() {
             let field = format!("spec.variables[{i}].expression");
             let compiled = compile_one(&run(&run_names, true), field, &v.expression, Output::Any);
-            let checked = written(&write(&write_names, true, true), &v.expression, Output::Any);
-            write_names.push((
-                v.name.clone(),
-                composition_type(checked.as_ref().ok().map(|(_, t)| t)),
-            ));
+            // Kubernetes looks variables up among the old validation expressions.
+            let stored = had(old_validations, &v.expression);
+            let envs = write(&write_names, true, true);
+            let checked = envs.compile(&v.expression, Output::Any, stored);
+            let ty = composition_type(checked.as_ref().ok().map(|(_, t)| t));
+            write_names.push((v.name.clone(), ty));
             variable_errors.push(checked.err());
             run_names.push((v.name.clone(), composition_type(compiled.output.as_ref())));
             variables.push((v.name.clone(), compiled));
@@ -311,12 +372,20 @@ impl CompiledPolicy {
                 compile_one(&with_authz, field, &c.expression, Output::Bool)
             })
             .collect();
-        // Written match conditions are checked trimmed, without `variables`.
+        // Written match conditions are checked trimmed, without `variables`; an update
+        // that changes neither them nor paramKind does not check them.
+        let ignore_match_conditions = old_spec.is_some_and(|o| {
+            o.param_kind == spec.param_kind && o.match_conditions == spec.match_conditions
+        });
         let stateless = write(&[], true, false);
         let condition_errors = spec
             .match_conditions
             .iter()
-            .map(|c| written(&stateless, c.expression.trim(), Output::Bool).err())
+            .map(|c| {
+                let source = c.expression.trim();
+                let stored = had(old_conditions, source);
+                stateless.compile(source, Output::Bool, stored).err()
+            })
             .collect();
         let mut validations = Vec::new();
         let mut messages = Vec::new();
@@ -324,7 +393,9 @@ impl CompiledPolicy {
         for (i, v) in spec.validations.iter().enumerate() {
             let field = format!("spec.validations[{i}].expression");
             validations.push(compile_one(&with_authz, field, &v.expression, Output::Bool));
-            validation_errors.push(written(&write_authz, &v.expression, Output::Bool).err());
+            let stored = had(old_validations, &v.expression);
+            let checked = write_authz.compile(&v.expression, Output::Bool, stored);
+            validation_errors.push(checked.err());
             let source = &v.message_expression;
             messages.push((!source.is_empty()).then(|| {
                 let field = format!("spec.validations[{i}].messageExpression");
@@ -333,7 +404,8 @@ impl CompiledPolicy {
             message_errors.push(if source.is_empty() {
                 None
             } else {
-                written(&write_no_authz, source, Output::String).err()
+                let stored = had(old_messages, source);
+                write_no_authz.compile(source, Output::String, stored).err()
             });
         }
         // Audit annotations are compiled with `authorizer`, evaluated without it; written
@@ -344,25 +416,25 @@ impl CompiledPolicy {
             .enumerate()
             .map(|(i, a)| {
                 let field = format!("spec.auditAnnotations[{i}].valueExpression");
-                compile_one(
-                    &with_authz,
-                    field,
-                    &a.value_expression,
-                    Output::StringOrNull,
-                )
+                let source = &a.value_expression;
+                compile_one(&with_authz, field, source, Output::StringOrNull)
             })
             .collect();
         let audit_errors = spec
             .audit_annotations
             .iter()
             .map(|a| {
+                let stored = had(old_audit, &a.value_expression);
                 let source = a.value_expression.trim();
-                written(&write_authz, source, Output::StringOrNull).err()
+                write_authz
+                    .compile(source, Output::StringOrNull, stored)
+                    .err()
             })
             .collect();
         let errors = validation::policy_errors(
             &policy,
             &validation::CompileErrors {
+                ignore_match_conditions,
                 conditions: condition_errors,
                 variables: variable_errors,
                 validations: validation_errors,

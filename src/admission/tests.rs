@@ -330,11 +330,55 @@ fn namespace_object_only_for_namespaced_requests() {
         ..Input::new(&r)
     };
     let decision = admit(&[&p], &[binding()], &input);
-    assert!(decision.status.unwrap().message.ends_with("has a namespace"));
+    assert!(
+        decision
+            .status
+            .unwrap()
+            .message
+            .ends_with("has a namespace")
+    );
     r.namespace = String::new();
     let input = Input {
         namespace: Some(&namespace),
         ..Input::new(&r)
     };
     assert!(admit(&[&p], &[binding()], &input).allowed());
+}
+
+/// Updates: expressions the old policy had are checked in the stored environment (so a
+/// 1.37 function may stay), new ones in the environment for new expressions; unchanged
+/// match conditions are not validated again.
+#[test]
+fn updates_check_only_new_expressions_strictly() {
+    let spec = |validation: &str, condition: &str| {
+        let mut spec = json!({
+            "matchConditions": [{"name": "bad name!", "expression": condition}],
+            "validations": [{"expression": validation}],
+        });
+        spec["matchConstraints"] = json!({"resourceRules": [{"apiGroups": [""],
+            "apiVersions": ["v1"], "operations": ["*"], "resources": ["configmaps"]}]});
+        serde_json::from_value::<ValidatingAdmissionPolicy>(
+            json!({"metadata": {"name": "p"}, "spec": spec}),
+        )
+        .unwrap()
+    };
+    let old = spec("[1].includes(1)", "true");
+    let fields = |p: &CompiledPolicy| -> Vec<String> {
+        p.errors.iter().map(|e| e.path.to_string()).collect()
+    };
+    // Created: `includes` (1.37) may not be written yet; the condition's name is invalid.
+    let created = CompiledPolicy::new(old.clone());
+    assert_eq!(
+        fields(&created),
+        ["spec.matchConditions[0].name", "spec.validations[0].expression"]
+    );
+    // Updated with the same expressions: nothing to report.
+    let same = CompiledPolicy::updated(old.clone(), &old);
+    assert!(same.errors.is_empty(), "{:?}", same.errors);
+    // A new expression with `includes` is checked as new; a changed condition again.
+    let changed = CompiledPolicy::updated(spec("[2].includes(2)", "1 == 1"), &old);
+    assert_eq!(
+        fields(&changed),
+        ["spec.matchConditions[0].name", "spec.validations[0].expression"]
+    );
 }

@@ -15,6 +15,9 @@ use super::types::{
 /// The compile errors of a policy's expressions (the detail of each field error), as the
 /// API server compiles them when the policy is written.
 pub struct CompileErrors {
+    /// An update leaving paramKind and the match conditions unchanged: they are not
+    /// validated.
+    pub ignore_match_conditions: bool,
     pub conditions: Vec<Option<String>>,
     pub variables: Vec<Option<String>>,
     pub validations: Vec<Option<String>>,
@@ -424,7 +427,12 @@ pub fn policy_errors(
             }
         }
     }
-    for (i, condition) in spec.match_conditions.iter().enumerate() {
+    let conditions = if compiled.ignore_match_conditions {
+        &[][..]
+    } else {
+        &spec.match_conditions[..]
+    };
+    for (i, condition) in conditions.iter().enumerate() {
         let path = path.child("matchConditions").index(i);
         let expression = condition.expression.trim();
         if expression.is_empty() {
