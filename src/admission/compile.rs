@@ -1,7 +1,7 @@
 //! Compiling a policy once: every expression against Kubernetes' environment with the
 //! admission variables, and the field errors the API server would report for it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::check::TypeProvider;
 use crate::kubernetes::FieldError;
@@ -139,10 +139,18 @@ pub const WRITE_VERSION: (u32, u32) = (1, 36);
 /// The environment with the admission variables and, if declared, `variables` (with a
 /// field per entry of `vars`).
 fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
+    // The two base environments, built once.
+    static BASES: OnceLock<(Env, Env)> = OnceLock::new();
+    let (write, stored) = BASES.get_or_init(|| {
+        (
+            Env::kubernetes(WRITE_VERSION, Mode::NewExpressions),
+            Env::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions),
+        )
+    });
     let mut env = if declares.write {
-        Env::kubernetes(WRITE_VERSION, Mode::NewExpressions)
+        write.clone()
     } else {
-        Env::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions)
+        stored.clone()
     };
     for name in ["object", "oldObject"] {
         env.declare(name, Type::Dyn);
