@@ -370,7 +370,10 @@ fn updates_check_only_new_expressions_strictly() {
     let created = CompiledPolicy::new(old.clone());
     assert_eq!(
         fields(&created),
-        ["spec.matchConditions[0].name", "spec.validations[0].expression"]
+        [
+            "spec.matchConditions[0].name",
+            "spec.validations[0].expression"
+        ]
     );
     // Updated with the same expressions: nothing to report.
     let same = CompiledPolicy::updated(old.clone(), &old);
@@ -379,6 +382,9 @@ fn updates_check_only_new_expressions_strictly() {
     let changed = CompiledPolicy::updated(spec("[2].includes(2)", "1 == 1"), &old);
     assert_eq!(
         fields(&changed),
-        ["spec.matchConditions[0].name", "spec.validations[0].expression"]
+        [
+            "spec.matchConditions[0].name",
+            "spec.validations[0].expression"
+        ]
     );
 }
