@@ -214,7 +214,12 @@ impl LazyVariables {
     }
 }
 
-impl Opaque for LazyVariables {
+/// The value of `variables`: a weak reference to the phase's [`LazyVariables`], so that a
+/// variable whose value holds `variables` does not keep its phase alive.
+#[derive(Debug)]
+struct VariablesValue(Weak<LazyVariables>);
+
+impl Opaque for VariablesValue {
     fn type_name(&self) -> &str {
         VARIABLES_TYPE
     }
@@ -222,8 +227,8 @@ impl Opaque for LazyVariables {
     fn equals(&self, other: &dyn Opaque) -> bool {
         other
             .as_any()
-            .downcast_ref::<LazyVariables>()
-            .is_some_and(|o| std::ptr::eq(self, o))
+            .downcast_ref::<VariablesValue>()
+            .is_some_and(|o| Weak::ptr_eq(&self.0, &o.0))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -234,6 +239,14 @@ impl Opaque for LazyVariables {
         VARIABLES_TYPE.to_string()
     }
 
+    fn field(&self, name: &str) -> Option<Result<Value, String>> {
+        self.0.upgrade()?.field(name)
+    }
+}
+
+impl LazyVariables {
+    /// The value of a variable: computed on first read, then remembered; `None` when there
+    /// is no such variable.
     fn field(&self, name: &str) -> Option<Result<Value, String>> {
         let index = self.variables.iter().position(|(n, _)| n == name)?;
         let cached = |cache: &Mutex<Vec<Option<Result<Value, String>>>>| {
@@ -264,8 +277,8 @@ pub struct PhaseActivation<'a> {
 impl Activation for PhaseActivation<'_> {
     fn resolve(&self, name: &str) -> Option<Value> {
         if name == "variables" {
-            let me = self.vars.me.upgrade()?;
-            return Some(Value::Opaque(me));
+            let me = VariablesValue(self.vars.me.clone());
+            return Some(Value::Opaque(Arc::new(me)));
         }
         let bindings = &self.vars.bindings;
         match (self.vars.phase, name) {
