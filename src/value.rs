@@ -54,6 +54,12 @@ pub trait Opaque: fmt::Debug + Send + Sync {
     fn equal_to(&self, other: &Value) -> Option<bool> {
         Some(matches!(other, Value::Opaque(o) if self.equals(o.as_ref())))
     }
+    /// Field selection (`v.name`, `has(v.name)`) on a value with fields computed on demand
+    /// (Kubernetes' lazily evaluated `variables`): `None` when the value has no such field,
+    /// `Some(Err(message))` when computing the field failed. Default: no fields.
+    fn field(&self, _name: &str) -> Option<Result<Value, String>> {
+        None
+    }
 }
 
 /// A type value. Built-in types need no allocation; other types carry their name.

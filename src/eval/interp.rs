@@ -359,6 +359,7 @@ fn select(v: &Value, field: &str) -> EvalResult {
             Value::Map(m) => Ok(Value::Optional(m.get_str(field).cloned().map(Arc::new))),
             other => select(other, field),
         },
+        Value::Opaque(o) if let Some(v) = o.field(field) => v.map_err(EvalError::new),
         other => Err(EvalError::new(format!(
             "type '{}' does not support field selection",
             other.type_name()
@@ -371,6 +372,10 @@ fn has(v: &Value, field: &str) -> EvalResult {
         Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has(inner, field),
+        // A computed field is present when it computes (Kubernetes' lazy map `Contains`).
+        Value::Opaque(o) if let Some(v) = o.field(field) => {
+            v.map(|_| Value::Bool(true)).map_err(EvalError::new)
+        }
         other => Err(EvalError::new(format!(
             "invalid type for field selection: {}",
             other.type_name()
