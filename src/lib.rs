@@ -14,6 +14,7 @@ mod eval;
 pub mod kubernetes;
 pub mod presets;
 pub mod registry;
+pub mod suite;
 pub mod syntax;
 pub mod types;
 pub mod value;

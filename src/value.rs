@@ -49,6 +49,18 @@ pub trait Opaque: fmt::Debug + Send + Sync {
     fn as_any(&self) -> &dyn std::any::Any;
     /// The value's string form, used by `string()` and for display.
     fn to_display_string(&self) -> String;
+    /// cel-go's `Equal` for `self == other` (`other` not `null`): `Some(equal)`, or `None`
+    /// for a `no such overload` error. The default is CEL's heterogeneous equality (`false`
+    /// for other types); Kubernetes' types error on other types instead.
+    fn equal_to(&self, other: &Value) -> Option<bool> {
+        Some(matches!(other, Value::Opaque(o) if self.equals(o.as_ref())))
+    }
+    /// Field selection (`v.name`, `has(v.name)`) on a value with fields computed on demand
+    /// (Kubernetes' lazily evaluated `variables`): `None` when the value has no such field,
+    /// `Some(Err(message))` when computing the field failed. Default: no fields.
+    fn field(&self, _name: &str) -> Option<Result<Value, String>> {
+        None
+    }
 }
 
 /// A type value. Built-in types need no allocation; other types carry their name.

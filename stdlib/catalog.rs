@@ -74,6 +74,11 @@ pub fn available() -> Vec<Available> {
             build: |_| ext::regex(),
         },
         Available {
+            name: "cel.lib.ext.network",
+            versions: ext::network::VERSION..=ext::network::VERSION,
+            build: |_| ext::network(),
+        },
+        Available {
             name: "kubernetes.lists",
             versions: 0..=1,
             build: kubernetes::lists,

@@ -1,140 +1,36 @@
 //! ValidatingAdmissionPolicy suites: each `tests/admission/*.yaml` holds a policy, its
-//! bindings, params and namespace, and requests with the exact expected decision.
+//! bindings, params and namespace, and requests with the exact expected decision. The
+//! suites run through `kcel::suite`, the runner of `kcel test` (the format is documented
+//! there and in README).
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use kcel::admission::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-use kcel::admission::{AdmissionRequest, CompiledPolicy, Input, admit, validate_binding};
-use kcel::stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll};
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Suite {
-    policies: Vec<ValidatingAdmissionPolicy>,
-    #[serde(default)]
-    bindings: Vec<ValidatingAdmissionPolicyBinding>,
-    #[serde(default)]
-    params: Vec<serde_json::Value>,
-    #[serde(default)]
-    namespace: Option<serde_json::Value>,
-    /// `allow` or `deny`.
-    #[serde(default)]
-    authorizer: Option<String>,
-    /// Expected policy field errors (`compile_errors`), in order.
-    #[serde(default)]
-    field_errors: Vec<String>,
-    /// Expected binding field errors (`validate_binding`), in order.
-    #[serde(default)]
-    binding_errors: Vec<String>,
-    #[serde(default)]
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Case {
-    name: String,
-    request: AdmissionRequest,
-    /// Overrides the suite's namespace object.
-    #[serde(default)]
-    namespace: Option<serde_json::Value>,
-    /// The expected denial message; absent means allowed.
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    code: Option<u16>,
-    #[serde(default)]
-    warnings: Vec<String>,
-    #[serde(default)]
-    annotations: BTreeMap<String, String>,
-}
+use kcel::suite::{Outcome, Suite};
 
 fn run_suite(path: &std::path::Path) -> Vec<String> {
-    let mut failures = Vec::new();
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let suite: Suite = match serde_norway::from_str(&text) {
-        Ok(s) => s,
+    let suite = serde_norway::from_str::<serde_json::Value>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(|json| Suite::from_json(&json));
+    let suite = match suite {
+        Ok(Suite::Admission(s)) => Suite::Admission(s),
+        Ok(Suite::Crd(_)) => return vec![format!("{}: not an admission suite", path.display())],
         Err(e) => return vec![format!("{}: bad suite: {e}", path.display())],
     };
-    let compiled: Vec<_> = suite
-        .policies
+    suite
+        .run()
         .into_iter()
-        .map(CompiledPolicy::new)
-        .collect();
-    let errors: Vec<String> = compiled
-        .iter()
-        .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
-        .collect();
-    if errors != suite.field_errors {
-        failures.push(format!(
-            "{}: field errors\n  got:  {errors:?}\n  want: {:?}",
-            path.display(),
-            suite.field_errors
-        ));
-    }
-    let binding_errors: Vec<String> = suite
-        .bindings
-        .iter()
-        .flat_map(validate_binding)
-        .map(|e| e.to_string())
-        .collect();
-    if binding_errors != suite.binding_errors {
-        failures.push(format!(
-            "{}: binding errors\n  got:  {binding_errors:?}\n  want: {:?}",
-            path.display(),
-            suite.binding_errors
-        ));
-    }
-    let policies: Vec<_> = compiled.iter().collect();
-    let authorizer: Option<Arc<dyn Authorizer>> = match suite.authorizer.as_deref() {
-        Some("allow") => Some(Arc::new(AllowAll)),
-        Some("deny") => Some(Arc::new(DenyAll)),
-        _ => None,
-    };
-    for case in &suite.cases {
-        let input = Input {
-            request: &case.request,
-            namespace: case.namespace.as_ref().or(suite.namespace.as_ref()),
-            params: &suite.params,
-            authorizer: authorizer.clone(),
-        };
-        let decision = admit(&policies, &suite.bindings, &input);
-        let got_message = decision.status.as_ref().map(|s| s.message.clone());
-        let got_code = decision.status.as_ref().map(|s| s.code);
-        let mut problems = Vec::new();
-        if got_message != case.message {
-            problems.push(format!(
-                "message\n    got:  {got_message:?}\n    want: {:?}",
-                case.message
-            ));
-        }
-        if case.code.is_some() && got_code != case.code {
-            problems.push(format!("code: got {got_code:?}, want {:?}", case.code));
-        }
-        if decision.warnings != case.warnings {
-            problems.push(format!(
-                "warnings\n    got:  {:?}\n    want: {:?}",
-                decision.warnings, case.warnings
-            ));
-        }
-        if decision.audit_annotations != case.annotations {
-            problems.push(format!(
-                "annotations\n    got:  {:?}\n    want: {:?}",
-                decision.audit_annotations, case.annotations
-            ));
-        }
-        if !problems.is_empty() {
-            failures.push(format!(
-                "{} / {}: {}",
+        .filter_map(|r| match r.outcome {
+            Outcome::Failed(m) => Some(format!(
+                "{} / {}:\n  {}",
                 path.display(),
-                case.name,
-                problems.join("\n  ")
-            ));
-        }
-    }
-    failures
+                r.name,
+                m.iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]

@@ -225,7 +225,8 @@ fn run_test(test: &Json) -> Result<(), String> {
     ));
     env.add_library(&kcel::stdlib::comprehensions::bindings());
     env.add_library(&kcel::stdlib::comprehensions::two_var_comprehensions());
-    // cel-go's runner enables its extension libraries for every file.
+    // cel-go's runner enables its extension libraries for every file; the network library
+    // is enabled too, for network_ext (a file cel-go's runner does not run).
     for lib in kcel::stdlib::ext::all() {
         env.add_library(&lib);
     }

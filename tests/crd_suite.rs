@@ -1,94 +1,34 @@
 //! The CRD suite: realistic CustomResourceDefinitions under `tests/crd/*.yaml`, each with
 //! the schema errors kube-apiserver reports when the CRD is created, the estimated cost of
 //! each rule, and objects (with old objects for updates) together with the exact field
-//! errors, warnings and actual rule costs Kubernetes reports.
-//!
-//! Fixture layout:
-//!
-//! ```yaml
-//! crd: { ...a CustomResourceDefinition... }
-//! schemaErrors: [ "spec.versions[0].schema.openAPIV3Schema...: Forbidden: ..." ]
-//! costs:                       # per rule, matched by rule text
-//!   - rule: "self.a <= self.b"
-//!     estimated: [5, 5]        # [min, max] of one evaluation
-//!     cardinality: 1
-//!     source: "how the figure was obtained"
-//! cases:
-//!   - name: ...
-//!     object: {...}
-//!     old: {...}               # optional: an update
-//!     errors: [ "spec: Invalid value: \"object\": ..." ]   # any order
-//!     warnings: []
-//!     costs: { "self.a <= self.b": 5 }                     # optional: actual cost per rule
-//!     skip: "reason"                                        # optional: a known divergence
-//! ```
+//! errors, warnings and actual rule costs Kubernetes reports. The fixtures are
+//! `kcel::suite::CrdSuite`s and run through `kcel::suite`, the runner of `kcel test` (the
+//! format is documented there and in README).
 //!
 //! Every expected figure and text is worked out by hand from SPEC.md and upstream sources
 //! (the fixture says which), never copied from kcel's output.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use kcel::kubernetes::{CompileOptions, FieldPath, Schema, Validator, crd_version_schemas};
-use serde::Deserialize;
+use kcel::kubernetes::{CompileOptions, FieldPath, Schema, Validator};
+use kcel::suite::{CrdSuite, Outcome, Suite};
 use serde_json::Value;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Fixture {
-    crd: Value,
-    #[serde(default)]
-    schema_errors: Vec<String>,
-    #[serde(default)]
-    costs: Vec<CostCase>,
-    #[serde(default)]
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CostCase {
-    rule: String,
-    estimated: [u64; 2],
-    cardinality: u64,
-    source: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    name: String,
-    object: Value,
-    #[serde(default)]
-    old: Option<Value>,
-    #[serde(default)]
-    errors: Vec<String>,
-    #[serde(default)]
-    warnings: Vec<String>,
-    #[serde(default)]
-    costs: BTreeMap<String, u64>,
-    /// Why this case is skipped (a known divergence of the engine), if it is.
-    #[serde(default)]
-    skip: Option<String>,
-}
+type Fixture = CrdSuite;
 
 fn load(path: &Path) -> Result<Fixture, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let json: Value =
+        serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    match Suite::from_json(&json).map_err(|e| format!("{}: {e}", path.display()))? {
+        Suite::Crd(suite) => Ok(suite),
+        Suite::Admission(_) => Err(format!("{}: not a CRD suite", path.display())),
+    }
 }
 
 /// The first version's schema of a CRD, with its path.
-fn crd_schema(crd: &Value) -> Result<(Schema, FieldPath), String> {
-    crd_version_schemas(crd)?
-        .into_iter()
-        .next()
-        .map(|(_, schema, path)| (schema, path))
-        .ok_or_else(|| "no spec.versions[].schema.openAPIV3Schema".to_string())
-}
-
-fn sorted(mut v: Vec<String>) -> Vec<String> {
-    v.sort();
-    v
+fn crd_schema(fixture: &Fixture) -> Result<(Schema, FieldPath), String> {
+    fixture.schema()
 }
 
 fn run(path: &Path) -> Vec<String> {
@@ -96,85 +36,29 @@ fn run(path: &Path) -> Vec<String> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let mut failures = Vec::new();
     let fixture = match load(path) {
         Ok(f) => f,
         Err(e) => return vec![e],
     };
-    let (schema, schema_path) = match crd_schema(&fixture.crd) {
-        Ok(s) => s,
-        Err(e) => return vec![format!("{name}: {e}")],
-    };
-    let validator = Validator::new(
-        &schema,
-        CompileOptions {
-            schema_path,
-            ..CompileOptions::default()
-        },
-    );
-    let got: Vec<String> = validator
-        .compiled
-        .errors
-        .iter()
-        .map(|e| e.to_string())
-        .collect();
-    if sorted(got.clone()) != sorted(fixture.schema_errors.clone()) {
-        failures.push(format!(
-            "{name}: schema errors\n  want {:#?}\n  got  {got:#?}",
-            fixture.schema_errors
-        ));
-    }
-    for c in &fixture.costs {
-        let Some(report) = validator.compiled.reports.iter().find(|r| r.rule == c.rule) else {
-            failures.push(format!("{name}: no cost report for rule {:?}", c.rule));
-            continue;
-        };
-        let got = (
-            [report.estimated.min, report.estimated.max],
-            report.cardinality,
-        );
-        if got != (c.estimated, c.cardinality) {
-            failures.push(format!(
-                "{name}: rule {:?} ({}): want estimated {:?} × {}, got {:?} × {}",
-                c.rule, c.source, c.estimated, c.cardinality, got.0, got.1
-            ));
-        }
-    }
-    for case in &fixture.cases {
-        if let Some(reason) = &case.skip {
-            println!("skipped {name} / {}: {reason}", case.name);
-            continue;
-        }
-        let outcome = validator.validate(&case.object, case.old.as_ref());
-        let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
-        if sorted(errors.clone()) != sorted(case.errors.clone()) {
-            failures.push(format!(
-                "{name} / {}: errors\n  want {:#?}\n  got  {errors:#?}",
-                case.name, case.errors
-            ));
-        }
-        if sorted(outcome.warnings.clone()) != sorted(case.warnings.clone()) {
-            failures.push(format!(
-                "{name} / {}: warnings\n  want {:#?}\n  got  {:#?}",
-                case.name, case.warnings, outcome.warnings
-            ));
-        }
-        for (rule, want) in &case.costs {
-            let got: Vec<u64> = outcome
-                .costs
-                .iter()
-                .filter(|c| &c.rule == rule)
-                .map(|c| c.cost)
-                .collect();
-            if got.iter().sum::<u64>() != *want || got.is_empty() {
-                failures.push(format!(
-                    "{name} / {}: actual cost of {rule:?}: want {want}, got {got:?}",
-                    case.name
-                ));
+    fixture
+        .run()
+        .into_iter()
+        .filter_map(|r| match r.outcome {
+            Outcome::Failed(m) => Some(format!(
+                "{name} / {}:\n  {}",
+                r.name,
+                m.iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            )),
+            Outcome::Skipped(reason) => {
+                println!("skipped {name} / {}: {reason}", r.name);
+                None
             }
-        }
-    }
-    failures
+            Outcome::Passed => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -248,7 +132,7 @@ fn per_object_budget_runs_out() {
     let fixture =
         load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crd/02_cross_field.yaml"))
             .expect("fixture");
-    let (schema, _) = crd_schema(&fixture.crd).expect("schema");
+    let (schema, _) = crd_schema(&fixture).expect("schema");
     let validator = Validator::new(&schema, CompileOptions::default());
     let obj = serde_json::json!({"spec": {"minReplicas": 1, "maxReplicas": 3, "targetCPU": 50}});
     let outcome = validator.validate_with_budget(&obj, None, 7);
@@ -267,7 +151,7 @@ fn data_of_the_wrong_shape_is_reported_not_panicked_on() {
     let fixture =
         load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crd/07_nested_arrays.yaml"))
             .expect("fixture");
-    let (schema, _) = crd_schema(&fixture.crd).expect("schema");
+    let (schema, _) = crd_schema(&fixture).expect("schema");
     let validator = Validator::new(&schema, CompileOptions::default());
     for obj in [
         serde_json::json!(null),
@@ -295,7 +179,8 @@ fn data_of_the_wrong_shape_is_reported_not_panicked_on() {
 
 #[test]
 fn bad_yaml_and_schemas_are_errors() {
-    assert!(serde_norway::from_str::<Fixture>("crd: [unclosed").is_err());
+    assert!(serde_norway::from_str::<Value>("crd: [unclosed").is_err());
+    assert!(Suite::from_json(&serde_json::json!({"crd": {"spec": {}}})).is_err());
     assert!(Schema::from_json(&serde_json::json!({"properties": {"a": 3}})).is_err());
     assert!(
         Schema::from_json(
@@ -403,7 +288,7 @@ mod random_data {
         paths
             .iter()
             .filter_map(|p| load(p).ok())
-            .filter_map(|f| crd_schema(&f.crd).ok())
+            .filter_map(|f| crd_schema(&f).ok())
             .map(|(schema, _)| Validator::new(&schema, CompileOptions::default()))
             .collect()
     }

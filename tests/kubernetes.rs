@@ -16,6 +16,8 @@ mod authz;
 mod cidr;
 #[path = "kubernetes/crd_rules.rs"]
 mod crd_rules;
+#[path = "kubernetes/equality.rs"]
+mod equality;
 #[path = "kubernetes/examples.rs"]
 mod examples;
 #[path = "kubernetes/format.rs"]

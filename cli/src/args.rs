@@ -22,6 +22,12 @@ pub enum Command {
         #[command(flatten)]
         env: EnvArgs,
         #[command(flatten)]
+        schema: SchemaArgs,
+        /// Binds `authorizer` (Kubernetes' authz library): `allow-all`, `deny-all`, or
+        /// `@PATH`, a YAML or JSON rule list (`user` and RBAC-like `rules`).
+        #[arg(long, value_name = "allow-all|deny-all|@PATH")]
+        authorizer: Option<String>,
+        #[command(flatten)]
         program: ProgramArgs,
         #[command(flatten)]
         output: OutputArgs,
@@ -35,6 +41,8 @@ pub enum Command {
         expr: String,
         #[command(flatten)]
         env: EnvArgs,
+        #[command(flatten)]
+        schema: SchemaArgs,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -50,6 +58,18 @@ pub enum Command {
         /// The objects to validate (YAML or JSON).
         #[arg(required = true, value_name = "OBJECT.yaml")]
         objects: Vec<std::path::PathBuf>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Run test suites against ValidatingAdmissionPolicies and CRD rules (exit 1 when a case
+    /// fails).
+    Test {
+        /// Suite files (YAML or JSON), or directories of them.
+        #[arg(required = true, value_name = "SUITE.yaml")]
+        suites: Vec<std::path::PathBuf>,
+        /// Also write JUnit XML to PATH (`-`: stdout, after the report).
+        #[arg(long, value_name = "PATH")]
+        junit: Option<std::path::PathBuf>,
     },
     /// Interactive read-eval-print loop (reads lines from stdin when it is not a terminal).
     Repl {
@@ -142,6 +162,20 @@ pub struct EnvArgs {
     /// The container (namespace) used to resolve names.
     #[arg(long, value_name = "NAME")]
     pub container: Option<String>,
+}
+
+/// `--schema` and `--resource-root`: `self` and `oldSelf` typed by an OpenAPI v3 schema.
+#[derive(Args, Debug, Default)]
+pub struct SchemaArgs {
+    /// An OpenAPI v3 schema (YAML or JSON; or a CRD: its first version's schema) that types
+    /// `self` and `oldSelf` as for a CRD rule at the schema's root; `--var self=...` and
+    /// `--var oldSelf=...` are read under it.
+    #[arg(long, value_name = "PATH")]
+    pub schema: Option<std::path::PathBuf>,
+    /// Treat the schema's root as a resource: `apiVersion`, `kind`, `metadata.name` and
+    /// `metadata.generateName` are declared, as Kubernetes does for a CRD's top level.
+    #[arg(long, requires = "schema")]
+    pub resource_root: bool,
 }
 
 /// Options for planning and running programs.

@@ -4,11 +4,13 @@ use kcel::cost::NoSizes;
 use kcel::{Type, Value};
 use serde::Serialize;
 
-use crate::args::{EnvArgs, Format, ProgramArgs};
+use crate::args::{EnvArgs, Format, ProgramArgs, SchemaArgs};
+use crate::authorizer;
 use crate::diagnostic::Failure;
 use crate::environment;
 use crate::natural_json::Natural;
 use crate::output::{Status, fail, machine, usage};
+use crate::schema::{RootSchema, is_schema_variable};
 use crate::variables;
 
 /// The `-o json` shape of `eval`.
@@ -45,21 +47,48 @@ struct EstimatedCost {
 pub fn eval(
     expr: &str,
     args: &EnvArgs,
+    schema_args: &SchemaArgs,
+    authorizer_spec: Option<&str>,
     program_args: &ProgramArgs,
     format: Format,
     exit_status: bool,
 ) -> Status {
     let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
-    let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
-        Ok(values) => values,
+    let schema = match RootSchema::load(schema_args, &mut env) {
+        Ok(schema) => schema,
         Err(e) => return usage(&e),
     };
+    let mut values =
+        match variables::bind(&mut env, &args.vars, &args.declarations, schema.as_ref()) {
+            Ok(values) => values,
+            Err(e) => return usage(&e),
+        };
+    if let Some(spec) = authorizer_spec {
+        if values.contains_key(authorizer::NAME)
+            || args.declarations.iter().any(|(n, _)| n == authorizer::NAME)
+        {
+            return usage(
+                "--authorizer binds 'authorizer'; do not give it with --var or --declare",
+            );
+        }
+        match authorizer::value(spec) {
+            Ok(value) => {
+                env.declare(authorizer::NAME, authorizer::declared_type());
+                values.insert(authorizer::NAME.to_string(), value);
+            }
+            Err(e) => return usage(&e),
+        }
+    }
     let options = environment::program_options(args.env, program_args);
     let (ast, program) = match environment::compile(&env, expr, &options) {
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };
-    let (result, details) = program.eval_with_details(&values);
+    let run = || program.eval_with_details(&values);
+    let (result, details) = match &schema {
+        Some(schema) => schema.scope(run),
+        None => run(),
+    };
     let value = match result {
         Ok(value) => value,
         Err(e) => return fail(format, &Failure::from_eval(&program, &e)),
@@ -88,14 +117,24 @@ pub fn eval(
 }
 
 /// Parses, type-checks and plans `expr`, printing its type.
-pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
+pub fn check(expr: &str, args: &EnvArgs, schema_args: &SchemaArgs, format: Format) -> Status {
     let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
+    let schema = match RootSchema::load(schema_args, &mut env) {
+        Ok(schema) => schema,
+        Err(e) => return usage(&e),
+    };
+    let schema_typed = |name: &str| schema.is_some() && is_schema_variable(name);
     for (name, ty) in &args.declarations {
+        if schema_typed(name) {
+            return usage(&format!(
+                "variable '{name}' is typed by --schema; do not --declare it"
+            ));
+        }
         env.declare(name.clone(), ty.clone());
     }
     // Values are not needed to check, only types: given-but-undeclared variables are `dyn`.
     for (name, _) in &args.vars {
-        if !args.declarations.iter().any(|(n, _)| n == name) {
+        if !schema_typed(name) && !args.declarations.iter().any(|(n, _)| n == name) {
             env.declare(name.clone(), Type::Dyn);
         }
     }
@@ -105,8 +144,13 @@ pub fn check(expr: &str, args: &EnvArgs, format: Format) -> Status {
         Err(failure) => return fail(format, &failure),
     };
     let ty = ast.output_type().unwrap_or(&Type::Dyn).to_string();
+    // Sizes come from the schema when there is one (as Kubernetes estimates CRD rules).
+    let estimate = match &schema {
+        Some(schema) => env.estimate_cost(&ast, &schema.sizes()),
+        None => env.estimate_cost(&ast, &NoSizes),
+    };
     // A checked AST always has an estimate; fall back to the widest range rather than panic.
-    let cost = env.estimate_cost(&ast, &NoSizes).map_or(
+    let cost = estimate.map_or(
         EstimatedCost {
             min: 0,
             max: u64::MAX,

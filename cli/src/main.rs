@@ -3,6 +3,7 @@
 #[macro_use]
 mod stdout;
 mod args;
+mod authorizer;
 mod diagnostic;
 mod environment;
 mod expression;
@@ -12,6 +13,8 @@ mod multiline;
 mod natural_json;
 mod output;
 mod repl;
+mod schema;
+mod suites;
 mod validate;
 mod variables;
 
@@ -28,13 +31,34 @@ fn main() -> ExitCode {
         Command::Eval {
             expr,
             env,
+            schema,
+            authorizer,
             program,
             output,
             exit_status,
-        } => expression::eval(expr, env, program, output.format, *exit_status),
-        Command::Check { expr, env, output } => expression::check(expr, env, output.format),
+        } => expression::eval(
+            expr,
+            env,
+            schema,
+            authorizer.as_deref(),
+            program,
+            output.format,
+            *exit_status,
+        ),
+        Command::Check {
+            expr,
+            env,
+            schema,
+            output,
+        } => expression::check(expr, env, schema, output.format),
         Command::Repl { env, program } => repl::run(env, program),
-        Command::Validate { crd, old, objects } => validate::run(crd, old.as_deref(), objects),
+        Command::Validate {
+            crd,
+            old,
+            objects,
+            output,
+        } => validate::run(crd, old.as_deref(), objects, output.format),
+        Command::Test { suites, junit } => suites::run(suites, junit.as_deref()),
         Command::Functions {
             name,
             libraries,

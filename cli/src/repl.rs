@@ -47,7 +47,7 @@ enum Next {
 pub fn run(args: &EnvArgs, program_args: &ProgramArgs) -> Status {
     let base = environment::base(args.env, &args.libraries, args.container.as_deref());
     let mut env = base.clone();
-    let values = match variables::bind(&mut env, &args.vars, &args.declarations) {
+    let values = match variables::bind(&mut env, &args.vars, &args.declarations, None) {
         Ok(values) => values,
         Err(e) => return usage(&e),
     };

@@ -1,20 +1,62 @@
 //! `kcel validate --crd CRD.yaml [--old OLD.yaml] OBJECT.yaml...`: validates custom
 //! resources against a CRD's schema and `x-kubernetes-validations` rules, offline, as
-//! kube-apiserver would, printing Kubernetes' field errors.
+//! kube-apiserver would, printing Kubernetes' field errors (text, or one JSON/YAML report).
 
 use std::path::Path;
 
-use kcel::kubernetes::{CompileOptions, Validator, crd_version_schemas};
+use kcel::kubernetes::{CompileOptions, FieldError, Validator, crd_version_schemas};
+use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::output::{Status, usage};
+use crate::args::Format;
+use crate::output::{Status, machine, usage};
+use crate::variables::read_document;
 
-/// Reads a YAML or JSON document from a file.
-fn read_document(path: &Path) -> Result<Json, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    serde_norway::from_str::<Json>(&text)
-        .map_err(|e| format!("'{}' is not valid YAML or JSON: {e}", path.display()))
+/// The `-o json` shape: `{"valid": B, "objects": [...]}`.
+#[derive(Serialize)]
+struct Report {
+    valid: bool,
+    objects: Vec<ObjectReport>,
+}
+
+/// One object's outcome.
+#[derive(Serialize)]
+struct ObjectReport {
+    file: String,
+    valid: bool,
+    errors: Vec<Cause>,
+    warnings: Vec<String>,
+}
+
+/// A field error as Kubernetes' API status reports it (`metav1.StatusCause`).
+#[derive(Serialize)]
+struct Cause {
+    field: String,
+    reason: &'static str,
+    message: String,
+}
+
+impl From<&FieldError> for Cause {
+    fn from(e: &FieldError) -> Cause {
+        Cause {
+            field: e.path.to_string(),
+            reason: e.error_type.reason(),
+            message: e.body(),
+        }
+    }
+}
+
+/// The `-o json` shape when the CRD's rules do not compile.
+#[derive(Serialize)]
+struct SchemaFailure {
+    error: SchemaErrors,
+}
+
+#[derive(Serialize)]
+struct SchemaErrors {
+    phase: &'static str,
+    message: String,
+    errors: Vec<Cause>,
 }
 
 /// The version part of an object's `apiVersion` (`group/v1` → `v1`).
@@ -24,7 +66,12 @@ fn version_of(object: &Json) -> Option<&str> {
 }
 
 /// Runs the command; see the module docs.
-pub fn run(crd: &Path, old: Option<&Path>, objects: &[std::path::PathBuf]) -> Status {
+pub fn run(
+    crd: &Path,
+    old: Option<&Path>,
+    objects: &[std::path::PathBuf],
+    format: Format,
+) -> Status {
     let crd = match read_document(crd) {
         Ok(c) => c,
         Err(e) => return usage(&e),
@@ -37,15 +84,16 @@ pub fn run(crd: &Path, old: Option<&Path>, objects: &[std::path::PathBuf]) -> St
         Ok(o) => o,
         Err(e) => return usage(&e),
     };
-    let mut status = Status::Ok;
+    // Every input is read (and matched with a version) before anything is printed.
+    let mut inputs = Vec::with_capacity(objects.len());
     for path in objects {
         let object = match read_document(path) {
             Ok(o) => o,
             Err(e) => return usage(&e),
         };
-        let Some((name, schema, _)) = schemas
+        let Some(index) = schemas
             .iter()
-            .find(|(name, _, _)| version_of(&object).is_some_and(|v| v == name.as_str()))
+            .position(|(name, _, _)| version_of(&object).is_some_and(|v| v == name.as_str()))
         else {
             return usage(&format!(
                 "'{}': apiVersion {} matches no version of the CRD",
@@ -53,25 +101,75 @@ pub fn run(crd: &Path, old: Option<&Path>, objects: &[std::path::PathBuf]) -> St
                 object.get("apiVersion").unwrap_or(&Json::Null)
             ));
         };
-        let validator = Validator::new(schema, CompileOptions::default());
-        if !validator.compiled.errors.is_empty() {
-            for e in &validator.compiled.errors {
-                eprintln!("error: CRD version {name}: {e}");
+        inputs.push((path, object, index));
+    }
+    let mut validators: Vec<Option<Validator>> = schemas.iter().map(|_| None).collect();
+    let mut report = Report {
+        valid: true,
+        objects: Vec::with_capacity(inputs.len()),
+    };
+    for (path, object, index) in &inputs {
+        let (name, schema, _) = &schemas[*index];
+        let validator = validators[*index]
+            .get_or_insert_with(|| Validator::new(schema, CompileOptions::default()));
+        let errors = &validator.compiled.errors;
+        if !errors.is_empty() {
+            return schema_failure(format, name, errors);
+        }
+        let outcome = validator.validate(object, old.as_ref());
+        let file = path.display().to_string();
+        if format == Format::Text {
+            for w in &outcome.warnings {
+                eprintln!("Warning: {file}: {w}");
             }
-            return Status::Compile;
-        }
-        let outcome = validator.validate(&object, old.as_ref());
-        for w in &outcome.warnings {
-            eprintln!("Warning: {}: {w}", path.display());
-        }
-        if outcome.errors.is_empty() {
-            out!("{}: valid\n", path.display());
-        } else {
+            if outcome.errors.is_empty() {
+                outln!("{file}: valid");
+            }
             for e in &outcome.errors {
-                out!("{}: {e}\n", path.display());
+                outln!("{file}: {e}");
             }
-            status = Status::False;
+        }
+        report.valid &= outcome.errors.is_empty();
+        report.objects.push(ObjectReport {
+            file,
+            valid: outcome.errors.is_empty(),
+            errors: outcome.errors.iter().map(Cause::from).collect(),
+            warnings: outcome.warnings,
+        });
+    }
+    if format != Format::Text {
+        out!("{}", machine(format, &report));
+    }
+    if report.valid {
+        Status::Ok
+    } else {
+        Status::False
+    }
+}
+
+/// Reports the CRD's schema errors (exit 3).
+fn schema_failure(format: Format, version: &str, errors: &[FieldError]) -> Status {
+    match format {
+        Format::Text => {
+            for e in errors {
+                eprintln!("error: CRD version {version}: {e}");
+            }
+        }
+        _ => {
+            let message = errors
+                .iter()
+                .map(|e| format!("CRD version {version}: {e}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let failure = SchemaFailure {
+                error: SchemaErrors {
+                    phase: "schema",
+                    message,
+                    errors: errors.iter().map(Cause::from).collect(),
+                },
+            };
+            out!("{}", machine(format, &failure));
         }
     }
-    status
+    Status::Compile
 }

@@ -9,15 +9,24 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use kcel::{Env, Key, Map, Type, Value};
 
-/// Declares every variable on `env` (given-but-undeclared ones as `dyn`) and loads the values.
+use crate::schema::{RootSchema, is_schema_variable};
+
+/// Declares every variable on `env` (given-but-undeclared ones as `dyn`) and loads the values;
+/// with `--schema`, `self` and `oldSelf` are read under the schema (which declared them).
 /// Returns the values by name; errors are usage errors (exit status 2).
 pub fn bind(
     env: &mut Env,
     vars: &[(String, String)],
     declarations: &[(String, Type)],
+    schema: Option<&RootSchema>,
 ) -> Result<HashMap<String, Value>, String> {
     let mut types: HashMap<&str, &Type> = HashMap::new();
     for (name, ty) in declarations {
+        if schema.is_some() && is_schema_variable(name) {
+            return Err(format!(
+                "variable '{name}' is typed by --schema; do not --declare it"
+            ));
+        }
         if types.insert(name, ty).is_some() {
             return Err(format!("variable '{name}' is declared twice"));
         }
@@ -25,7 +34,13 @@ pub fn bind(
     }
     let mut values = HashMap::new();
     let mut stdin_used = false;
+    if let Some(schema) = schema {
+        schema.bind(vars, &mut stdin_used, &mut values)?;
+    }
     for (name, spec) in vars {
+        if schema.is_some() && is_schema_variable(name) {
+            continue;
+        }
         if values.contains_key(name) {
             return Err(format!("variable '{name}' is given twice"));
         }
@@ -44,8 +59,16 @@ pub fn bind(
     Ok(values)
 }
 
+/// Reads a YAML or JSON document from a file.
+pub fn read_document(path: &std::path::Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    serde_norway::from_str::<serde_json::Value>(&text)
+        .map_err(|e| format!("'{}' is not valid YAML or JSON: {e}", path.display()))
+}
+
 /// The text of a value: inline, `@PATH` or `@-` (stdin, once).
-fn read_spec(spec: &str, stdin_used: &mut bool) -> Result<String, String> {
+pub fn read_spec(spec: &str, stdin_used: &mut bool) -> Result<String, String> {
     match spec.strip_prefix('@') {
         Some("-") => {
             if std::mem::replace(stdin_used, true) {

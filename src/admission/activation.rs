@@ -1,15 +1,20 @@
 //! The variables of one evaluation: `object`, `oldObject`, `request`, `params`,
-//! `namespaceObject`, `authorizer`, and the lazily computed `variables.<name>`.
+//! `namespaceObject`, `authorizer`, and `variables`, whose fields are computed lazily.
 
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::stdlib::kubernetes::authz::{self, Authorizer, AuthzRequest};
-use crate::{Activation, EvalError, Value};
+use crate::value::Opaque;
+use crate::{Activation, Value};
 
 use super::compile::Compiled;
+use super::matching::Matched;
 use super::types::AdmissionRequest;
+
+/// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
+pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 
 /// The `request` variable: the AdmissionRequest without the objects, with
 /// `requestKind`/`requestResource`/`requestSubResource` and `dryRun` defaulted.
@@ -25,28 +30,100 @@ pub fn request_value(request: &AdmissionRequest) -> Value {
     serde_json::to_value(&r).map_or(Value::Null, Value::from)
 }
 
+/// The phases of one evaluation (Kubernetes evaluates each as a separate filter, with its
+/// own activation): they see different variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// `namespaceObject` is null; `request.resource` is the request's own resource.
+    MatchConditions,
+    Validations,
+    /// No `authorizer`.
+    Messages,
+    /// No `authorizer`; `namespaceObject` is the namespace as stored, not trimmed.
+    AuditAnnotations,
+}
+
+/// The namespace as `namespaceObject` shows it to validations and messages (Kubernetes'
+/// `CreateNamespaceObject`): spec, status and only these metadata fields.
+fn trimmed_namespace(namespace: &serde_json::Value) -> serde_json::Value {
+    const KEPT: [&str; 12] = [
+        "name",
+        "generateName",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "finalizers",
+    ];
+    let mut out = serde_json::Map::new();
+    for field in ["spec", "status"] {
+        if let Some(v) = namespace.get(field) {
+            out.insert(field.into(), v.clone());
+        }
+    }
+    if let Some(meta) = namespace.get("metadata").and_then(|m| m.as_object()) {
+        let kept = meta
+            .iter()
+            .filter(|(k, _)| KEPT.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.insert("metadata".into(), serde_json::Value::Object(kept));
+    }
+    serde_json::Value::Object(out)
+}
+
+/// What one evaluation is about.
+pub struct Subject<'a> {
+    /// The request as made (its resource is the one authorizer checks name).
+    pub request: &'a AdmissionRequest,
+    /// The resource and kind the policy matched the request as.
+    pub matched: &'a Matched,
+    /// The object and old object, converted to the matched kind.
+    pub object: Option<&'a serde_json::Value>,
+    pub old_object: Option<&'a serde_json::Value>,
+    pub namespace: Option<&'a serde_json::Value>,
+    pub params: Option<&'a serde_json::Value>,
+    pub authorizer: Option<&'a Arc<dyn Authorizer>>,
+}
+
 /// The base variables, shared by all expressions of one evaluation.
 pub struct Bindings {
     values: HashMap<&'static str, Value>,
+    /// `request` for match conditions.
+    match_request: Value,
+    /// `namespaceObject` for audit annotations.
+    namespace: Value,
 }
 
 impl Bindings {
-    /// Builds the variables for a request, its namespace, one params object and an
-    /// optional authorizer.
-    pub fn new(
-        request: &AdmissionRequest,
-        namespace: Option<&serde_json::Value>,
-        params: Option<&serde_json::Value>,
-        authorizer: Option<&Arc<dyn Authorizer>>,
-    ) -> Bindings {
+    /// Builds the variables of one evaluation.
+    pub fn new(subject: &Subject<'_>) -> Bindings {
+        let request = subject.request;
         let json = |v: Option<&serde_json::Value>| v.map_or(Value::Null, Value::from);
         let mut values = HashMap::new();
-        values.insert("object", json(request.object.as_ref()));
-        values.insert("oldObject", json(request.old_object.as_ref()));
-        values.insert("params", json(params));
-        values.insert("namespaceObject", json(namespace));
-        values.insert("request", request_value(request));
-        if let Some(a) = authorizer {
+        values.insert("object", json(subject.object));
+        values.insert("oldObject", json(subject.old_object));
+        values.insert("params", json(subject.params));
+        let trimmed = subject.namespace.map(trimmed_namespace);
+        values.insert("namespaceObject", json(trimmed.as_ref()));
+        // `request`: kind as matched; resource as matched, except for match conditions.
+        let mut as_matched = request.clone();
+        as_matched
+            .request_kind
+            .get_or_insert_with(|| request.kind.clone());
+        as_matched
+            .request_resource
+            .get_or_insert_with(|| request.resource.clone());
+        as_matched.kind = subject.matched.kind.clone();
+        let match_request = request_value(&as_matched);
+        as_matched.resource = subject.matched.resource.clone();
+        values.insert("request", request_value(&as_matched));
+        if let Some(a) = subject.authorizer {
             let user = authz::UserInfo {
                 name: request.user_info.username.clone(),
                 groups: request.user_info.groups.clone(),
@@ -66,88 +143,151 @@ impl Bindings {
             let value = authz::request_resource_value(user, a.clone(), check);
             values.insert("authorizer.requestResource", value);
         }
-        Bindings { values }
-    }
-}
-
-/// An activation over [`Bindings`] that evaluates each composited variable at most once
-/// per phase, when first read, and accumulates the variables' cost.
-pub struct Composition<'a> {
-    bindings: &'a Bindings,
-    variables: &'a [(String, Compiled)],
-    cache: RefCell<Vec<Option<Result<Value, EvalError>>>>,
-    cost: Cell<u64>,
-    /// Whether `authorizer` is visible (not to message and audit expressions).
-    authorizer: bool,
-}
-
-impl<'a> Composition<'a> {
-    pub fn new(bindings: &'a Bindings, variables: &'a [(String, Compiled)]) -> Composition<'a> {
-        Composition {
-            bindings,
-            variables,
-            cache: RefCell::new(vec![None; variables.len()]),
-            cost: Cell::new(0),
-            authorizer: true,
+        Bindings {
+            values,
+            match_request,
+            namespace: json(subject.namespace),
         }
     }
+}
 
-    /// Starts a new phase (Kubernetes evaluates validations, messageExpressions and audit
-    /// annotations as separate filters): forgets computed variables, and hides or shows
-    /// `authorizer`.
-    pub fn new_phase(&mut self, authorizer: bool) {
-        self.authorizer = authorizer;
-        self.cache.borrow_mut().iter_mut().for_each(|v| *v = None);
+/// The value of `variables` for one phase (Kubernetes' `lazy.MapValue` built by the
+/// composition context): each field is its variable's expression, evaluated when the field
+/// is first read and remembered, error included, for the rest of the phase. The cost of
+/// every variable evaluated is accumulated for the expression that caused it.
+pub struct LazyVariables {
+    me: Weak<LazyVariables>,
+    bindings: Arc<Bindings>,
+    variables: Arc<[(String, Compiled)]>,
+    cache: Mutex<Vec<Option<Result<Value, String>>>>,
+    cost: AtomicU64,
+    phase: Phase,
+}
+
+impl std::fmt::Debug for LazyVariables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(VARIABLES_TYPE)
+    }
+}
+
+impl LazyVariables {
+    /// The variables of a new phase: nothing computed yet.
+    pub fn new(
+        bindings: Arc<Bindings>,
+        variables: Arc<[(String, Compiled)]>,
+        phase: Phase,
+    ) -> Arc<LazyVariables> {
+        Arc::new_cyclic(|me| LazyVariables {
+            me: me.clone(),
+            bindings,
+            cache: Mutex::new(vec![None; variables.len()]),
+            variables,
+            cost: AtomicU64::new(0),
+            phase,
+        })
     }
 
     /// The cost of the variables evaluated since the last call.
     pub fn take_cost(&self) -> u64 {
-        self.cost.replace(0)
+        self.cost.swap(0, Ordering::Relaxed)
     }
 
-    fn variable(&self, index: usize) -> Result<Value, EvalError> {
-        if let Some(Some(cached)) = self.cache.borrow().get(index) {
-            return cached.clone();
-        }
-        let Some((name, compiled)) = self.variables.get(index) else {
-            return Err(EvalError::new("no such variable"));
-        };
-        let result = match &compiled.program {
-            Err(e) => Err(EvalError::new(format!(
-                "composited variable \"{name}\" fails to compile: {e}"
-            ))),
-            Ok(program) => {
-                let (result, details) = program.eval_with_details(self);
-                self.cost
-                    .set(self.cost.get().saturating_add(details.actual_cost));
-                result.map_err(|e| {
-                    EvalError::new(format!(
-                        "composited variable \"{name}\" fails to evaluate: {}",
-                        e.message
-                    ))
-                })
-            }
-        };
-        if let Some(slot) = self.cache.borrow_mut().get_mut(index) {
-            *slot = Some(result.clone());
-        }
-        result
+    /// An activation with every admission variable, `variables` being this value.
+    pub fn activation(&self) -> PhaseActivation<'_> {
+        PhaseActivation { vars: self }
+    }
+
+    fn evaluate(&self, index: usize) -> Result<Value, String> {
+        let (name, compiled) = &self.variables[index];
+        let program = compiled
+            .program
+            .as_ref()
+            .map_err(|e| format!("composited variable \"{name}\" fails to compile: {e}"))?;
+        let (result, details) = program.eval_with_details(&self.activation());
+        self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
+        result.map_err(|e| {
+            format!(
+                "composited variable \"{name}\" fails to evaluate: {}",
+                e.message
+            )
+        })
     }
 }
 
-impl Activation for Composition<'_> {
-    fn resolve(&self, name: &str) -> Option<Value> {
-        self.try_resolve(name).and_then(Result::ok)
+/// The value of `variables`: a weak reference to the phase's [`LazyVariables`], so that a
+/// variable whose value holds `variables` does not keep its phase alive.
+#[derive(Debug)]
+struct VariablesValue(Weak<LazyVariables>);
+
+impl Opaque for VariablesValue {
+    fn type_name(&self) -> &str {
+        VARIABLES_TYPE
     }
 
-    fn try_resolve(&self, name: &str) -> Option<Result<Value, EvalError>> {
-        if let Some(var) = name.strip_prefix("variables.") {
-            let index = self.variables.iter().position(|(n, _)| n == var)?;
-            return Some(self.variable(index));
+    fn equals(&self, other: &dyn Opaque) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<VariablesValue>()
+            .is_some_and(|o| Weak::ptr_eq(&self.0, &o.0))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn to_display_string(&self) -> String {
+        VARIABLES_TYPE.to_string()
+    }
+
+    fn field(&self, name: &str) -> Option<Result<Value, String>> {
+        self.0.upgrade()?.field(name)
+    }
+}
+
+impl LazyVariables {
+    /// The value of a variable: computed on first read, then remembered; `None` when there
+    /// is no such variable.
+    fn field(&self, name: &str) -> Option<Result<Value, String>> {
+        let index = self.variables.iter().position(|(n, _)| n == name)?;
+        let cached = |cache: &Mutex<Vec<Option<Result<Value, String>>>>| {
+            cache
+                .lock()
+                .ok()
+                .and_then(|c| c.get(index).cloned().flatten())
+        };
+        if let Some(result) = cached(&self.cache) {
+            return Some(result);
         }
-        if !self.authorizer && name.starts_with("authorizer") {
-            return None;
+        // Not locked while evaluating: the expression may read earlier variables.
+        let result = self.evaluate(index);
+        if let Ok(mut cache) = self.cache.lock()
+            && let Some(slot) = cache.get_mut(index)
+        {
+            *slot = Some(result.clone());
         }
-        self.bindings.values.get(name).cloned().map(Ok)
+        Some(result)
+    }
+}
+
+/// The activation of one phase: the base variables and the phase's `variables`.
+pub struct PhaseActivation<'a> {
+    vars: &'a LazyVariables,
+}
+
+impl Activation for PhaseActivation<'_> {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        if name == "variables" {
+            let me = VariablesValue(self.vars.me.clone());
+            return Some(Value::Opaque(Arc::new(me)));
+        }
+        let bindings = &self.vars.bindings;
+        match (self.vars.phase, name) {
+            (Phase::Messages | Phase::AuditAnnotations, "authorizer")
+            | (Phase::Messages | Phase::AuditAnnotations, "authorizer.requestResource") => None,
+            (Phase::MatchConditions, "namespaceObject") => Some(Value::Null),
+            (Phase::MatchConditions, "request") => Some(bindings.match_request.clone()),
+            (Phase::AuditAnnotations, "namespaceObject") => Some(bindings.namespace.clone()),
+            _ => bindings.values.get(name).cloned(),
+        }
     }
 }

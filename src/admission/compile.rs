@@ -1,12 +1,17 @@
 //! Compiling a policy once: every expression against Kubernetes' environment with the
 //! admission variables, and the field errors the API server would report for it.
 
-use crate::kubernetes::{ErrorType, FieldError, FieldPath};
+use std::sync::{Arc, OnceLock};
+
+use crate::check::TypeProvider;
+use crate::kubernetes::FieldError;
 use crate::presets::{KUBERNETES_LATEST, Mode};
 use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::{Env, Program, Type};
 
-use super::types::ValidatingAdmissionPolicy;
+use super::activation::VARIABLES_TYPE;
+use super::types::{PolicySpec, ValidatingAdmissionPolicy};
+use super::validation;
 
 /// One compiled expression: its field path, source and program (or the compile error).
 #[derive(Debug)]
@@ -23,7 +28,7 @@ pub struct Compiled {
 pub struct CompiledPolicy {
     pub policy: ValidatingAdmissionPolicy,
     /// `(name, expression)` in declaration order.
-    pub variables: Vec<(String, Compiled)>,
+    pub variables: Arc<[(String, Compiled)]>,
     pub validations: Vec<Compiled>,
     /// The `messageExpression` of each validation, if set.
     pub messages: Vec<Option<Compiled>>,
@@ -33,27 +38,141 @@ pub struct CompiledPolicy {
     pub errors: Vec<FieldError>,
 }
 
-/// The environment with the admission variables (and `variables.<name>`, typed as its
-/// expression, for `vars`);
-/// `params` is declared only when the policy has a `paramKind`.
-fn admission_env(vars: &[(String, Type)], params: bool, authorizer: bool) -> Env {
-    let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
-    for name in ["object", "oldObject", "request", "namespaceObject"] {
+/// The object types of the admission environment (Kubernetes' `BuildRequestType` and
+/// `BuildNamespaceType`) and of `variables` (`kubernetes.variables`: one field per variable
+/// compiled so far, typed as its expression).
+#[derive(Debug)]
+pub(crate) struct AdmissionTypes {
+    pub(crate) variables: Vec<(String, Type)>,
+}
+
+pub(crate) const REQUEST_TYPE: &str = "kubernetes.AdmissionRequest";
+pub(crate) const NAMESPACE_TYPE: &str = "kubernetes.Namespace";
+
+/// The fields of the request and namespace types.
+fn builtin_field(struct_name: &str, field: &str) -> Option<Type> {
+    let object = |name: &str| Type::Object(name.into());
+    let strings = || Type::list(Type::String);
+    Some(match (struct_name, field) {
+        ("kubernetes.GroupVersionKind", "group" | "version" | "kind")
+        | ("kubernetes.GroupVersionResource", "group" | "version" | "resource")
+        | ("kubernetes.UserInfo", "username" | "uid") => Type::String,
+        ("kubernetes.UserInfo", "groups") => strings(),
+        ("kubernetes.UserInfo", "extra") => Type::map(Type::String, strings()),
+        (REQUEST_TYPE, "kind" | "requestKind") => object("kubernetes.GroupVersionKind"),
+        (REQUEST_TYPE, "resource" | "requestResource") => object("kubernetes.GroupVersionResource"),
+        (
+            REQUEST_TYPE,
+            "subResource" | "requestSubResource" | "name" | "namespace" | "operation",
+        ) => Type::String,
+        (REQUEST_TYPE, "userInfo") => object("kubernetes.UserInfo"),
+        (REQUEST_TYPE, "dryRun") => Type::Bool,
+        (REQUEST_TYPE, "options") => Type::Dyn,
+        (NAMESPACE_TYPE, "metadata") => object("kubernetes.NamespaceMetadata"),
+        (NAMESPACE_TYPE, "spec") => object("kubernetes.NamespaceSpec"),
+        (NAMESPACE_TYPE, "status") => object("kubernetes.NamespaceStatus"),
+        ("kubernetes.NamespaceSpec", "finalizers") => strings(),
+        ("kubernetes.NamespaceStatus", "conditions") => {
+            Type::list(object("kubernetes.NamespaceCondition"))
+        }
+        ("kubernetes.NamespaceStatus", "phase") => Type::String,
+        ("kubernetes.NamespaceCondition", "status" | "type" | "message" | "reason") => Type::String,
+        ("kubernetes.NamespaceCondition", "lastTransitionTime") => Type::Timestamp,
+        (
+            "kubernetes.NamespaceMetadata",
+            "name" | "generateName" | "namespace" | "UID" | "resourceVersion",
+        ) => Type::String,
+        ("kubernetes.NamespaceMetadata", "labels" | "annotations") => {
+            Type::map(Type::String, Type::String)
+        }
+        ("kubernetes.NamespaceMetadata", "creationTimestamp" | "deletionTimestamp") => {
+            Type::Timestamp
+        }
+        ("kubernetes.NamespaceMetadata", "deletionGracePeriodSeconds" | "generation") => Type::Int,
+        ("kubernetes.NamespaceMetadata", "finalizers") => strings(),
+        _ => return None,
+    })
+}
+
+impl TypeProvider for AdmissionTypes {
+    fn has_struct_type(&self, name: &str) -> bool {
+        name == VARIABLES_TYPE
+            || name == REQUEST_TYPE
+            || name == NAMESPACE_TYPE
+            || matches!(
+                name,
+                "kubernetes.GroupVersionKind"
+                    | "kubernetes.GroupVersionResource"
+                    | "kubernetes.UserInfo"
+                    | "kubernetes.NamespaceMetadata"
+                    | "kubernetes.NamespaceSpec"
+                    | "kubernetes.NamespaceStatus"
+                    | "kubernetes.NamespaceCondition"
+            )
+    }
+
+    fn field_type(&self, struct_name: &str, field: &str) -> Option<Type> {
+        if struct_name != VARIABLES_TYPE {
+            return builtin_field(struct_name, field);
+        }
+        let (_, ty) = self.variables.iter().rev().find(|(n, _)| n == field)?;
+        Some(ty.clone())
+    }
+}
+
+/// Which of the optional admission variables an environment declares.
+#[derive(Clone, Copy)]
+struct Declares {
+    params: bool,
+    authorizer: bool,
+    /// `variables` (composition); the API server validates match conditions without it.
+    variables: bool,
+    /// The environment for expressions being written (new expressions at the API server's
+    /// compatibility version) rather than for running stored ones.
+    write: bool,
+}
+
+/// The compatibility version of a 1.37 API server (binary minor - 1): new expressions may
+/// use what it introduced (SPEC §1.1).
+pub const WRITE_VERSION: (u32, u32) = (1, 36);
+
+/// The environment with the admission variables and, if declared, `variables` (with a
+/// field per entry of `vars`).
+fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
+    // The two base environments, built once.
+    static BASES: OnceLock<(Env, Env)> = OnceLock::new();
+    let (write, stored) = BASES.get_or_init(|| {
+        (
+            Env::kubernetes(WRITE_VERSION, Mode::NewExpressions),
+            Env::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions),
+        )
+    });
+    let mut env = if declares.write {
+        write.clone()
+    } else {
+        stored.clone()
+    };
+    for name in ["object", "oldObject"] {
         env.declare(name, Type::Dyn);
     }
-    if params {
+    env.declare("namespaceObject", Type::Object(NAMESPACE_TYPE.into()));
+    env.declare("request", Type::Object(REQUEST_TYPE.into()));
+    if declares.params {
         env.declare("params", Type::Dyn);
     }
-    if authorizer {
+    if declares.authorizer {
         env.declare("authorizer", Type::Named(AUTHORIZER.into(), vec![]));
         env.declare(
             "authorizer.requestResource",
             Type::Named(RESOURCE_CHECK.into(), vec![]),
         );
     }
-    for (name, ty) in vars {
-        env.declare(format!("variables.{name}"), ty.clone());
+    if declares.variables {
+        env.declare("variables", Type::Object(VARIABLES_TYPE.into()));
     }
+    env.set_type_provider(Arc::new(AdmissionTypes {
+        variables: vars.to_vec(),
+    }));
     env
 }
 
@@ -67,30 +186,62 @@ enum Output {
     Any,
 }
 
-fn compile_one(
-    env: &Env,
-    field: String,
-    source: &str,
-    output: Output,
-    errors: &mut Vec<FieldError>,
-) -> Compiled {
+fn compile_one(env: &Env, field: String, source: &str, output: Output) -> Compiled {
     let compiled = compile_source(env, source, output);
     let output = compiled.as_ref().ok().map(|(_, t)| t.clone());
-    let program = compiled.map(|(p, _)| p);
-    if let Err(detail) = &program {
-        let path = FieldPath::new(&field);
-        errors.push(FieldError::new(
-            path,
-            ErrorType::Invalid,
-            source,
-            detail.clone(),
-        ));
-    }
     Compiled {
         field,
         source: source.to_string(),
-        program,
+        program: compiled.map(|(p, _)| p),
         output,
+    }
+}
+
+/// The expressions of an old policy (`findValidatingPolicyPreexistingExpressions`).
+fn old_validations(o: &PolicySpec) -> Vec<&str> {
+    o.validations
+        .iter()
+        .map(|v| v.expression.as_str())
+        .collect()
+}
+
+fn old_messages(o: &PolicySpec) -> Vec<&str> {
+    let messages = o.validations.iter().map(|v| v.message_expression.as_str());
+    messages.filter(|m| !m.is_empty()).collect()
+}
+
+fn old_conditions(o: &PolicySpec) -> Vec<&str> {
+    o.match_conditions
+        .iter()
+        .map(|c| c.expression.as_str())
+        .collect()
+}
+
+fn old_audit(o: &PolicySpec) -> Vec<&str> {
+    let values = o.audit_annotations.iter();
+    values.map(|a| a.value_expression.as_str()).collect()
+}
+
+/// The environments a written expression is checked in: for new expressions, and (on
+/// updates) for stored ones.
+struct WriteEnvs {
+    new: Env,
+    stored: Option<Env>,
+}
+
+impl WriteEnvs {
+    /// Compiles an expression as written; `stored` when the old policy had it.
+    fn compile(
+        &self,
+        source: &str,
+        output: Output,
+        stored: bool,
+    ) -> Result<(Program, Type), String> {
+        let env = match &self.stored {
+            Some(env) if stored => env,
+            _ => &self.new,
+        };
+        compile_source(env, source, output)
     }
 }
 
@@ -124,6 +275,28 @@ fn compile_source(env: &Env, source: &str, output: Output) -> Result<(Program, T
         .map_err(|issues| format!("compilation failed: {issues}"))
 }
 
+/// The type a variable has in `variables` (Kubernetes' `convertCelTypeToDeclType`): the
+/// expression's type, except that object and opaque types (and unknown types) become `dyn`,
+/// also inside lists and maps.
+pub(crate) fn composition_type(t: Option<&Type>) -> Type {
+    match t {
+        Some(
+            t @ (Type::Bool
+            | Type::Bytes
+            | Type::Double
+            | Type::Duration
+            | Type::Int
+            | Type::Null
+            | Type::String
+            | Type::Timestamp
+            | Type::Uint),
+        ) => t.clone(),
+        Some(Type::List(elem)) => Type::list(composition_type(Some(elem))),
+        Some(Type::Map(k, v)) => Type::map(composition_type(Some(k)), composition_type(Some(v))),
+        _ => Type::Dyn,
+    }
+}
+
 /// A type as cel-go prints it (`null_type` for null).
 fn cel_go_name(t: &Type) -> String {
     match t {
@@ -133,102 +306,158 @@ fn cel_go_name(t: &Type) -> String {
 }
 
 impl CompiledPolicy {
-    /// Compiles every expression of `policy` once.
+    /// Compiles every expression of `policy` once, and validates the policy as the API
+    /// server would ([`CompiledPolicy::errors`]).
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        // Errors per section, reported in the order the API server validates them.
-        let (mut constraint_errors, mut condition_errors) = (Vec::new(), Vec::new());
-        let (mut variable_errors, mut errors) = (Vec::new(), Vec::new());
+        CompiledPolicy::compile(policy, None)
+    }
+
+    /// Compiles `policy` written as an update of `old`: as the API server validates
+    /// updates, expressions `old` already has are checked in the environment for stored
+    /// expressions, and unchanged match conditions (with an unchanged paramKind) are not
+    /// validated again.
+    pub fn updated(
+        policy: ValidatingAdmissionPolicy,
+        old: &ValidatingAdmissionPolicy,
+    ) -> CompiledPolicy {
+        CompiledPolicy::compile(policy, Some(old))
+    }
+
+    fn compile(
+        policy: ValidatingAdmissionPolicy,
+        old: Option<&ValidatingAdmissionPolicy>,
+    ) -> CompiledPolicy {
         let spec = &policy.spec;
-        let required = |path: &str, detail: &str| {
-            FieldError::new(FieldPath::new(path), ErrorType::Required, "", detail)
-        };
-        match &spec.match_constraints {
-            None => constraint_errors.push(required("spec.matchConstraints", "")),
-            Some(m) if m.resource_rules.is_empty() => {
-                constraint_errors.push(required("spec.matchConstraints.resourceRules", ""));
-            }
-            Some(_) => {}
-        }
         let params = spec.param_kind.is_some();
-        let mut names = Vec::new();
+        let env = |vars: &[(String, Type)], authorizer, variables, write| {
+            let declares = Declares {
+                params,
+                authorizer,
+                variables,
+                write,
+            };
+            admission_env(vars, declares)
+        };
+        // Programs run in the environment for stored expressions, with `variables`.
+        let run = |vars: &[(String, Type)], authorizer| env(vars, authorizer, true, false);
+        // Written expressions are checked in the environment for new expressions (stored
+        // ones when the old policy has them: `preexistingExpressions`), with `variables`
+        // only for policies that have some.
+        let composition = !spec.variables.is_empty();
+        let write = |vars: &[(String, Type)], authorizer, variables| WriteEnvs {
+            new: env(vars, authorizer, variables, true),
+            stored: old.map(|_| env(vars, authorizer, variables, false)),
+        };
+        let old_spec = old.map(|o| &o.spec);
+        let had = |list: fn(&PolicySpec) -> Vec<&str>, expression: &str| {
+            old_spec.is_some_and(|o| list(o).contains(&expression))
+        };
+        let (mut run_names, mut write_names) = (Vec::new(), Vec::new());
         let mut variables = Vec::new();
+        let mut variable_errors = Vec::new();
         for (i, v) in spec.variables.iter().enumerate() {
-            let env = admission_env(&names, params, true);
             let field = format!("spec.variables[{i}].expression");
-            let source = &v.expression;
-            let compiled = compile_one(&env, field, source, Output::Any, &mut variable_errors);
-            let ty = compiled.output.clone().unwrap_or(Type::Dyn);
-            names.push((v.name.clone(), ty));
+            let compiled = compile_one(&run(&run_names, true), field, &v.expression, Output::Any);
+            // Kubernetes looks variables up among the old validation expressions.
+            let stored = had(old_validations, &v.expression);
+            let envs = write(&write_names, true, true);
+            let checked = envs.compile(&v.expression, Output::Any, stored);
+            let ty = composition_type(checked.as_ref().ok().map(|(_, t)| t));
+            write_names.push((v.name.clone(), ty));
+            variable_errors.push(checked.err());
+            run_names.push((v.name.clone(), composition_type(compiled.output.as_ref())));
             variables.push((v.name.clone(), compiled));
         }
-        let with_authz = admission_env(&names, params, true);
-        let without_authz = admission_env(&names, params, false);
-        let match_conditions = spec
+        let (with_authz, without_authz) = (run(&run_names, true), run(&run_names, false));
+        let write_authz = write(&write_names, true, composition);
+        let write_no_authz = write(&write_names, false, composition);
+        let match_conditions: Vec<_> = spec
             .match_conditions
             .iter()
             .enumerate()
             .map(|(i, c)| {
                 let field = format!("spec.matchConditions[{i}].expression");
-                let source = &c.expression;
-                compile_one(
-                    &with_authz,
-                    field,
-                    source,
-                    Output::Bool,
-                    &mut condition_errors,
-                )
+                compile_one(&with_authz, field, &c.expression, Output::Bool)
             })
             .collect();
-        if spec.validations.is_empty() && spec.audit_annotations.is_empty() {
-            let detail = "validations or auditAnnotations must contain at least one item";
-            errors.push(required("spec.validations", detail));
-            errors.push(required("spec.auditAnnotations", detail));
-        }
+        // Written match conditions are checked trimmed, without `variables`; an update
+        // that changes neither them nor paramKind does not check them.
+        let ignore_match_conditions = old_spec.is_some_and(|o| {
+            o.param_kind == spec.param_kind && o.match_conditions == spec.match_conditions
+        });
+        let stateless = write(&[], true, false);
+        let condition_errors = spec
+            .match_conditions
+            .iter()
+            .map(|c| {
+                let source = c.expression.trim();
+                let stored = had(old_conditions, source);
+                stateless.compile(source, Output::Bool, stored).err()
+            })
+            .collect();
         let mut validations = Vec::new();
         let mut messages = Vec::new();
+        let (mut validation_errors, mut message_errors) = (Vec::new(), Vec::new());
         for (i, v) in spec.validations.iter().enumerate() {
             let field = format!("spec.validations[{i}].expression");
-            let (env, source) = (&with_authz, &v.expression);
-            if source.trim().is_empty() {
-                errors.push(required(&field, "expression is not specified"));
-                validations.push(compile_one(
-                    env,
-                    field,
-                    source,
-                    Output::Bool,
-                    &mut Vec::new(),
-                ));
-            } else {
-                validations.push(compile_one(env, field, source, Output::Bool, &mut errors));
-            }
-            messages.push((!v.message_expression.is_empty()).then(|| {
+            validations.push(compile_one(&with_authz, field, &v.expression, Output::Bool));
+            let stored = had(old_validations, &v.expression);
+            let checked = write_authz.compile(&v.expression, Output::Bool, stored);
+            validation_errors.push(checked.err());
+            let source = &v.message_expression;
+            messages.push((!source.is_empty()).then(|| {
                 let field = format!("spec.validations[{i}].messageExpression");
-                let source = &v.message_expression;
-                compile_one(&without_authz, field, source, Output::String, &mut errors)
+                compile_one(&without_authz, field, source, Output::String)
             }));
+            message_errors.push(if source.is_empty() {
+                None
+            } else {
+                let stored = had(old_messages, source);
+                write_no_authz.compile(source, Output::String, stored).err()
+            });
         }
-        let audit_annotations = spec
+        // Audit annotations are compiled with `authorizer`, evaluated without it; written
+        // ones are checked trimmed.
+        let audit_annotations: Vec<_> = spec
             .audit_annotations
             .iter()
             .enumerate()
             .map(|(i, a)| {
                 let field = format!("spec.auditAnnotations[{i}].valueExpression");
-                let (env, source) = (&without_authz, &a.value_expression);
-                compile_one(env, field, source, Output::StringOrNull, &mut errors)
+                let source = &a.value_expression;
+                compile_one(&with_authz, field, source, Output::StringOrNull)
             })
             .collect();
-        let mut all = constraint_errors;
-        all.append(&mut condition_errors);
-        all.append(&mut variable_errors);
-        all.append(&mut errors);
+        let audit_errors = spec
+            .audit_annotations
+            .iter()
+            .map(|a| {
+                let stored = had(old_audit, &a.value_expression);
+                let source = a.value_expression.trim();
+                write_authz
+                    .compile(source, Output::StringOrNull, stored)
+                    .err()
+            })
+            .collect();
+        let errors = validation::policy_errors(
+            &policy,
+            &validation::CompileErrors {
+                ignore_match_conditions,
+                conditions: condition_errors,
+                variables: variable_errors,
+                validations: validation_errors,
+                messages: message_errors,
+                audit_annotations: audit_errors,
+            },
+        );
         CompiledPolicy {
             policy,
-            variables,
+            variables: variables.into(),
             validations,
             messages,
             audit_annotations,
             match_conditions,
-            errors: all,
+            errors,
         }
     }
 

@@ -1,9 +1,156 @@
 //! Which requests a policy or binding applies to: resource rules, exclusions and label
-//! selectors (Kubernetes' `generic` policy matcher with `matchPolicy: Exact`).
+//! selectors, with `matchPolicy` (Kubernetes' policy matcher, `policy/matching`, and its
+//! rule matcher, `webhook/predicates/rules`).
 
 use std::collections::BTreeMap;
 
-use super::types::{AdmissionRequest, LabelSelector, MatchResources, NamedRuleWithOperations};
+use super::types::{
+    AdmissionRequest, GroupVersionKind, GroupVersionResource, LabelSelector, MatchPolicy,
+    MatchResources, NamedRuleWithOperations,
+};
+
+/// What kube-apiserver's equivalent-resource registry knows: which resources are the same
+/// objects served under other API groups or versions (`matchPolicy: Equivalent`), the kind
+/// served at each, and how an object converts between them.
+pub trait EquivalentResources: Send + Sync {
+    /// The resources (the given one included or not) serving the same objects as
+    /// `resource` with `subresource`, in preference order.
+    fn equivalents(
+        &self,
+        resource: &GroupVersionResource,
+        subresource: &str,
+    ) -> Vec<GroupVersionResource>;
+
+    /// The kind served at `resource` with `subresource`, if known.
+    fn kind_for(
+        &self,
+        resource: &GroupVersionResource,
+        subresource: &str,
+    ) -> Option<GroupVersionKind>;
+
+    /// Converts an object to `kind` (the request's object, when a rule matched an equivalent
+    /// resource). The default only rewrites `apiVersion` and `kind`, which is the whole
+    /// conversion for versions with the same schema; implement it for others.
+    fn convert(
+        &self,
+        object: &serde_json::Value,
+        kind: &GroupVersionKind,
+    ) -> Result<serde_json::Value, String> {
+        let mut object = object.clone();
+        if let Some(map) = object.as_object_mut() {
+            let api_version = if kind.group.is_empty() {
+                kind.version.clone()
+            } else {
+                format!("{}/{}", kind.group, kind.version)
+            };
+            map.insert("apiVersion".into(), api_version.into());
+            map.insert("kind".into(), kind.kind.clone().into());
+        }
+        Ok(object)
+    }
+}
+
+/// A table of equivalent resources: groups of `(resource, subresource, kind)` entries that
+/// serve the same objects.
+#[derive(Clone, Debug, Default)]
+pub struct ResourceTable {
+    groups: Vec<Vec<(GroupVersionResource, String, GroupVersionKind)>>,
+}
+
+fn gvr(group: &str, version: &str, resource: &str) -> GroupVersionResource {
+    GroupVersionResource {
+        group: group.into(),
+        version: version.into(),
+        resource: resource.into(),
+    }
+}
+
+fn gvk(group: &str, version: &str, kind: &str) -> GroupVersionKind {
+    GroupVersionKind {
+        group: group.into(),
+        version: version.into(),
+        kind: kind.into(),
+    }
+}
+
+impl ResourceTable {
+    /// An empty table: no resource has equivalents.
+    pub fn new() -> ResourceTable {
+        ResourceTable::default()
+    }
+
+    /// The built-in resources of kube-apiserver 1.37 served under several groups or
+    /// versions: `horizontalpodautoscalers` (and `/status`) in `autoscaling/v1` and
+    /// `autoscaling/v2`, and `events` in `v1` and `events.k8s.io/v1` (one storage).
+    /// Custom resources with several served versions are the embedder's to add.
+    pub fn builtin() -> ResourceTable {
+        let mut table = ResourceTable::new();
+        for sub in ["", "status"] {
+            table.add_group(["v1", "v2"].map(|v| {
+                let kind = gvk("autoscaling", v, "HorizontalPodAutoscaler");
+                (gvr("autoscaling", v, "horizontalpodautoscalers"), sub, kind)
+            }));
+        }
+        table.add_group([
+            (gvr("", "v1", "events"), "", gvk("", "v1", "Event")),
+            (
+                gvr("events.k8s.io", "v1", "events"),
+                "",
+                gvk("events.k8s.io", "v1", "Event"),
+            ),
+        ]);
+        table
+    }
+
+    /// Adds a group of equivalent `(resource, subresource, kind)` entries, in preference
+    /// order (e.g. the versions of a custom resource).
+    pub fn add_group<'s>(
+        &mut self,
+        entries: impl IntoIterator<Item = (GroupVersionResource, &'s str, GroupVersionKind)>,
+    ) -> &mut ResourceTable {
+        let group = entries
+            .into_iter()
+            .map(|(r, s, k)| (r, s.to_string(), k))
+            .collect();
+        self.groups.push(group);
+        self
+    }
+
+    fn group_of(
+        &self,
+        resource: &GroupVersionResource,
+        subresource: &str,
+    ) -> Option<&[(GroupVersionResource, String, GroupVersionKind)]> {
+        self.groups
+            .iter()
+            .find(|g| g.iter().any(|(r, s, _)| r == resource && s == subresource))
+            .map(Vec::as_slice)
+    }
+}
+
+impl EquivalentResources for ResourceTable {
+    fn equivalents(
+        &self,
+        resource: &GroupVersionResource,
+        subresource: &str,
+    ) -> Vec<GroupVersionResource> {
+        self.group_of(resource, subresource)
+            .map(|g| g.iter().map(|(r, _, _)| r.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn kind_for(
+        &self,
+        resource: &GroupVersionResource,
+        subresource: &str,
+    ) -> Option<GroupVersionKind> {
+        let group = self.group_of(resource, subresource)?;
+        group
+            .iter()
+            .find(|(r, s, _)| r == resource && s == subresource)
+            .map(|(_, _, k)| k.clone())
+    }
+}
 
 /// Labels of a JSON object (`metadata.labels`), empty when absent.
 pub fn labels_of(object: Option<&serde_json::Value>) -> BTreeMap<String, String> {
@@ -55,59 +202,122 @@ fn resource_matches(patterns: &[String], resource: &str, subresource: &str) -> b
     })
 }
 
-fn is_namespace_resource(request: &AdmissionRequest) -> bool {
-    request.resource.group.is_empty() && request.resource.resource == "namespaces"
+fn is_namespace_resource(resource: &GroupVersionResource) -> bool {
+    resource.group.is_empty() && resource.version == "v1" && resource.resource == "namespaces"
 }
 
-/// Whether one rule matches the request.
-pub fn rule_matches(rule: &NamedRuleWithOperations, request: &AdmissionRequest) -> bool {
+/// Whether one rule matches the request, as if made to `resource` (the request's own, or an
+/// equivalent one). Resource names are not considered.
+fn rule_matches_resource(
+    rule: &NamedRuleWithOperations,
+    request: &AdmissionRequest,
+    resource: &GroupVersionResource,
+) -> bool {
     let scope = match rule.scope.as_deref() {
-        Some("Namespaced") => !is_namespace_resource(request) && !request.namespace.is_empty(),
-        Some("Cluster") => is_namespace_resource(request) || request.namespace.is_empty(),
-        _ => true,
+        None | Some("*") => true,
+        Some("Namespaced") => !is_namespace_resource(resource) && !request.namespace.is_empty(),
+        Some("Cluster") => is_namespace_resource(resource) || request.namespace.is_empty(),
+        Some(_) => false,
     };
     scope
         && listed(&rule.operations, &request.operation)
-        && listed(&rule.api_groups, &request.resource.group)
-        && listed(&rule.api_versions, &request.resource.version)
-        && resource_matches(
-            &rule.resources,
-            &request.resource.resource,
-            &request.sub_resource,
-        )
-        && (rule.resource_names.is_empty() || rule.resource_names.contains(&request.name))
+        && listed(&rule.api_groups, &resource.group)
+        && listed(&rule.api_versions, &resource.version)
+        && resource_matches(&rule.resources, &resource.resource, &request.sub_resource)
 }
 
-/// The labels of the request's namespace for `namespaceSelector`: the namespace object's
-/// labels, or (for a Namespace itself) the object's own; `None` for cluster-scoped
-/// resources, which every namespace selector matches.
+fn name_matches(rule: &NamedRuleWithOperations, request: &AdmissionRequest) -> bool {
+    rule.resource_names.is_empty() || rule.resource_names.contains(&request.name)
+}
+
+/// Whether one rule matches the request (exactly: its own resource).
+pub fn rule_matches(rule: &NamedRuleWithOperations, request: &AdmissionRequest) -> bool {
+    rule_matches_resource(rule, request, &request.resource) && name_matches(rule, request)
+}
+
+/// The resource and kind a request matched as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matched {
+    pub resource: GroupVersionResource,
+    pub kind: GroupVersionKind,
+}
+
+/// The first rule matching the request: with its own resource, or (`Equivalent`, the
+/// default the API server sets) with an equivalent resource, whose kind the request is then
+/// evaluated as. `Err` when an equivalent resource's kind is unknown.
+fn rules_match(
+    rules: &[NamedRuleWithOperations],
+    policy: Option<MatchPolicy>,
+    request: &AdmissionRequest,
+    resources: &dyn EquivalentResources,
+) -> Result<Option<Matched>, String> {
+    if rules.iter().any(|r| rule_matches(r, request)) {
+        return Ok(Some(Matched {
+            resource: request.resource.clone(),
+            kind: request.kind.clone(),
+        }));
+    }
+    if policy == Some(MatchPolicy::Exact) {
+        return Ok(None);
+    }
+    let equivalents = resources.equivalents(&request.resource, &request.sub_resource);
+    for rule in rules {
+        for equivalent in equivalents.iter().filter(|e| **e != request.resource) {
+            if !rule_matches_resource(rule, request, equivalent) {
+                continue;
+            }
+            let Some(kind) = resources.kind_for(equivalent, &request.sub_resource) else {
+                return Err(format!(
+                    "unable to convert to {}/{}, Resource={}: unknown kind",
+                    equivalent.group, equivalent.version, equivalent.resource
+                ));
+            };
+            if name_matches(rule, request) {
+                return Ok(Some(Matched {
+                    resource: equivalent.clone(),
+                    kind,
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The labels of the request's namespace for `namespaceSelector` (Kubernetes' namespace
+/// matcher): `None` for cluster-scoped resources other than namespaces, which every
+/// namespace selector matches; the object's own labels when a Namespace is created or
+/// updated; otherwise the labels of the namespace object.
 fn namespace_labels(
     request: &AdmissionRequest,
     namespace: Option<&serde_json::Value>,
 ) -> Option<BTreeMap<String, String>> {
-    if is_namespace_resource(request) {
-        let object = request.object.as_ref().or(request.old_object.as_ref());
-        return Some(labels_of(object));
-    }
-    if request.namespace.is_empty() {
+    let namespaces = request.resource.resource == "namespaces";
+    if request.namespace.is_empty() && !namespaces {
         return None;
+    }
+    if namespaces
+        && request.sub_resource.is_empty()
+        && matches!(request.operation.as_str(), "CREATE" | "UPDATE")
+    {
+        return Some(labels_of(request.object.as_ref()));
     }
     Some(labels_of(namespace))
 }
 
-/// Whether `resources` matches the request. With `constrain_rules` false (a binding), empty
-/// `resourceRules` do not constrain.
+/// Whether `resources` matches the request, and as which resource and kind (the request's
+/// own unless an equivalent resource matched). Empty `resourceRules` match every resource
+/// (bindings; a policy must have some). `Err`: a configuration error.
 pub fn matches(
     resources: &MatchResources,
     request: &AdmissionRequest,
     namespace: Option<&serde_json::Value>,
-    constrain_rules: bool,
-) -> bool {
+    equivalents: &dyn EquivalentResources,
+) -> Result<Option<Matched>, String> {
     if let Some(selector) = &resources.namespace_selector
         && let Some(labels) = namespace_labels(request, namespace)
         && !selector_matches(selector, &labels)
     {
-        return false;
+        return Ok(None);
     }
     if let Some(selector) = &resources.object_selector
         && !(selector.match_labels.is_empty() && selector.match_expressions.is_empty())
@@ -116,23 +326,26 @@ pub fn matches(
             o.is_some_and(|_| selector_matches(selector, &labels_of(o)))
         };
         if !matches(request.object.as_ref()) && !matches(request.old_object.as_ref()) {
-            return false;
+            return Ok(None);
         }
     }
-    if resources
-        .exclude_resource_rules
-        .iter()
-        .any(|r| rule_matches(r, request))
-    {
-        return false;
+    let policy = resources.match_policy;
+    let excluded = rules_match(
+        &resources.exclude_resource_rules,
+        policy,
+        request,
+        equivalents,
+    )?;
+    if excluded.is_some() {
+        return Ok(None);
     }
-    if !constrain_rules && resources.resource_rules.is_empty() {
-        return true;
+    if resources.resource_rules.is_empty() {
+        return Ok(Some(Matched {
+            resource: request.resource.clone(),
+            kind: request.kind.clone(),
+        }));
     }
-    resources
-        .resource_rules
-        .iter()
-        .any(|r| rule_matches(r, request))
+    rules_match(&resources.resource_rules, policy, request, equivalents)
 }
 
 #[cfg(test)]

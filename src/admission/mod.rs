@@ -39,8 +39,10 @@ pub mod matching;
 mod params;
 #[cfg(test)]
 mod tests;
+pub mod typecheck;
 pub mod types;
 mod validate;
+mod validation;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -55,7 +57,10 @@ pub use validate::{
     BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,
 };
 
-use activation::Bindings;
+use crate::kubernetes::field_error::go_quote;
+use activation::{Bindings, Subject};
+pub use matching::{EquivalentResources, Matched, ResourceTable};
+pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
 use types::ValidationAction;
 use validate::{AnnotationOutcome, Outcome, error_denies, validate};
 
@@ -131,17 +136,45 @@ struct Denial {
 
 const VALIDATION_FAILURE: &str = "validation.policy.admission.k8s.io/validation_failure";
 const MAX_ANNOTATION_VALUE: usize = 10 * 1024;
+/// At most this many validation failures go into the validation-failure annotation.
+const MAX_VALIDATION_FAILURES: usize = 50;
 
-/// Decides a request against policies and bindings (bindings name their policy).
+/// Decides a request against policies and bindings (bindings name their policy), with the
+/// built-in table of equivalent resources ([`ResourceTable::builtin`]).
 pub fn admit(
     policies: &[&CompiledPolicy],
     bindings: &[ValidatingAdmissionPolicyBinding],
     input: &Input<'_>,
 ) -> Decision {
+    admit_with_resources(policies, bindings, input, &ResourceTable::builtin())
+}
+
+/// Decides a request, with the embedder's knowledge of equivalent resources (for
+/// `matchPolicy: Equivalent`: which resources serve the same objects, their kinds and how
+/// objects convert).
+pub fn admit_with_resources(
+    policies: &[&CompiledPolicy],
+    bindings: &[ValidatingAdmissionPolicyBinding],
+    input: &Input<'_>,
+    resources: &dyn EquivalentResources,
+) -> Decision {
     let mut decision = Decision::default();
-    let mut denials = Vec::new();
+    let mut dispatch = Dispatch {
+        input,
+        resources,
+        decision: &mut decision,
+        denials: Vec::new(),
+        failures: Vec::new(),
+    };
     for policy in policies {
-        dispatch(policy, bindings, input, &mut decision, &mut denials);
+        dispatch.policy(policy, bindings);
+    }
+    let (denials, failures) = (dispatch.denials, dispatch.failures);
+    if !failures.is_empty() {
+        let failures = &failures[..failures.len().min(MAX_VALIDATION_FAILURES)];
+        decision
+            .audit_annotations
+            .insert(VALIDATION_FAILURE.to_string(), go_json(&failures));
     }
     if let Some(d) = denials.into_iter().next() {
         let message = match &d.binding {
@@ -163,7 +196,8 @@ pub fn admit(
     decision
 }
 
-/// Kubernetes' `<resource> "<name>" is forbidden: <message>`.
+/// Kubernetes' `NewForbidden`: `<resource>.<group> "<name>" is forbidden: <message>`, the
+/// name from the request, else the object's name or generateName, else `Unknown`.
 fn forbidden(request: &AdmissionRequest, message: &str) -> String {
     let r = &request.resource;
     let resource = if r.group.is_empty() {
@@ -181,156 +215,205 @@ fn forbidden(request: &AdmissionRequest, message: &str) -> String {
                 .filter(|s| !s.is_empty())
                 .map(str::to_string)
         };
-        match request.object {
-            None => "Unknown".to_string(),
-            Some(_) => field("name")
-                .or_else(|| field("generateName"))
-                .unwrap_or_else(|| "Unknown".into()),
-        }
+        field("name")
+            .or_else(|| field("generateName"))
+            .unwrap_or_else(|| "Unknown".into())
     };
     if resource.is_empty() {
         format!("forbidden: {message}")
     } else {
-        format!("{resource} \"{name}\" is forbidden: {message}")
+        format!("{resource} {} is forbidden: {message}", go_quote(&name))
     }
 }
 
-fn dispatch(
-    policy: &CompiledPolicy,
-    bindings: &[ValidatingAdmissionPolicyBinding],
-    input: &Input<'_>,
-    decision: &mut Decision,
-    denials: &mut Vec<Denial>,
-) {
-    let spec = &policy.policy.spec;
-    let fails = error_denies(spec.failure_policy);
-    let request = input.request;
-    let Some(constraints) = &spec.match_constraints else {
-        return;
-    };
-    if !matching::matches(constraints, request, input.namespace, true) {
-        return;
-    }
-    let mut annotations: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for binding in bindings
-        .iter()
-        .filter(|b| b.spec.policy_name == policy.name())
-    {
-        let binding_name = &binding.metadata.name;
-        let config_error = |denials: &mut Vec<Denial>, e: String| {
-            if fails {
-                denials.push(Denial {
-                    policy: policy.name().to_string(),
-                    binding: Some(binding_name.clone()),
-                    message: format!("failed to configure binding: {e}"),
-                    reason: "Invalid".into(),
-                });
-            }
-        };
-        if let Some(resources) = &binding.spec.match_resources
-            && !matching::matches(resources, request, input.namespace, false)
-        {
-            continue;
+/// The dispatcher's state over one request.
+struct Dispatch<'a, 'i> {
+    input: &'a Input<'i>,
+    resources: &'a dyn EquivalentResources,
+    decision: &'a mut Decision,
+    denials: Vec<Denial>,
+    failures: Vec<ValidationFailure>,
+}
+
+impl Dispatch<'_, '_> {
+    /// A configuration error: denies under failurePolicy Fail, else nothing.
+    fn config_error(&mut self, policy: &CompiledPolicy, binding: Option<&str>, error: &str) {
+        if !error_denies(policy.policy.spec.failure_policy) {
+            return;
         }
-        let params = match params::collect(spec, binding, input) {
-            Ok(p) => p,
-            Err(e) => {
-                config_error(denials, e);
-                continue;
-            }
+        let message = match binding {
+            Some(_) => format!("failed to configure binding: {error}"),
+            None => format!("failed to configure policy: {error}"),
         };
-        let namespace = if request.kind.kind == "Namespace"
-            && request.kind.group.is_empty()
-            && request.kind.version == "v1"
+        self.denials.push(Denial {
+            policy: policy.name().to_string(),
+            binding: binding.map(str::to_string),
+            message,
+            reason: "Invalid".into(),
+        });
+    }
+
+    fn policy(&mut self, policy: &CompiledPolicy, bindings: &[ValidatingAdmissionPolicyBinding]) {
+        let spec = &policy.policy.spec;
+        let fails = error_denies(spec.failure_policy);
+        let input = self.input;
+        let request = input.request;
+        let Some(constraints) = &spec.match_constraints else {
+            return;
+        };
+        let matched = match matching::matches(constraints, request, input.namespace, self.resources)
         {
-            None
-        } else {
-            input.namespace
+            Ok(Some(m)) => m,
+            Ok(None) => return,
+            Err(e) => return self.config_error(policy, None, &e),
         };
-        for param in params {
-            let vars = Bindings::new(request, namespace, param, input.authorizer.as_ref());
-            let result = validate(policy, &vars);
-            for cost in result.costs {
-                decision
-                    .costs
-                    .push((policy.name().to_string(), binding_name.clone(), cost));
+        // The objects as the matched kind.
+        let converted = if matched.kind != request.kind {
+            let convert = |o: &Option<serde_json::Value>| {
+                o.as_ref()
+                    .map(|o| self.resources.convert(o, &matched.kind))
+                    .transpose()
+            };
+            Some(convert(&request.object).and_then(|o| Ok((o, convert(&request.old_object)?))))
+        } else {
+            None
+        };
+        let mut annotations: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for binding in bindings
+            .iter()
+            .filter(|b| b.spec.policy_name == policy.name())
+        {
+            let binding_name = binding.metadata.name.as_str();
+            if let Some(resources) = &binding.spec.match_resources {
+                match matching::matches(resources, request, input.namespace, self.resources) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => continue,
+                    Err(e) => {
+                        self.config_error(policy, Some(binding_name), &e);
+                        continue;
+                    }
+                }
             }
-            for (index, outcome) in result.outcomes {
-                let (message, reason) = match outcome {
-                    Outcome::Admit => continue,
-                    Outcome::Error(_) if !fails => continue,
-                    Outcome::Error(e) => (e, "Invalid".to_string()),
-                    Outcome::Deny { message, reason } => (message, reason),
+            let params = match params::collect(spec, binding, input) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.config_error(policy, Some(binding_name), &e);
+                    continue;
+                }
+            };
+            let (object, old_object) = match &converted {
+                None => (request.object.as_ref(), request.old_object.as_ref()),
+                Some(Ok((o, old))) => (o.as_ref(), old.as_ref()),
+                Some(Err(e)) if !params.is_empty() => {
+                    let e = format!("failed to convert object version: {e}");
+                    self.config_error(policy, Some(binding_name), &e);
+                    continue;
+                }
+                Some(Err(_)) => continue,
+            };
+            // No namespace object for cluster-scoped requests, nor for a Namespace itself.
+            let namespace = if request.namespace.is_empty()
+                || (request.kind.kind == "Namespace"
+                    && request.kind.group.is_empty()
+                    && request.kind.version == "v1")
+            {
+                None
+            } else {
+                input.namespace
+            };
+            for param in params {
+                let subject = Subject {
+                    request,
+                    matched: &matched,
+                    object,
+                    old_object,
+                    namespace,
+                    params: param,
+                    authorizer: input.authorizer.as_ref(),
                 };
-                apply_actions(policy, binding, index, message, reason, decision, denials);
-            }
-            for annotation in result.annotations {
-                match annotation {
-                    AnnotationOutcome::Publish(key, mut value) => {
-                        if value.len() > MAX_ANNOTATION_VALUE {
-                            let mut cut = MAX_ANNOTATION_VALUE;
-                            while !value.is_char_boundary(cut) {
-                                cut -= 1;
+                let result = validate(policy, Arc::new(Bindings::new(&subject)));
+                for cost in result.costs {
+                    let names = (policy.name().to_string(), binding_name.to_string());
+                    self.decision.costs.push((names.0, names.1, cost));
+                }
+                for (index, outcome) in result.outcomes {
+                    let (message, reason) = match outcome {
+                        Outcome::Admit => continue,
+                        Outcome::Error(_) if !fails => continue,
+                        Outcome::Error(e) => (e, "Invalid".to_string()),
+                        Outcome::Deny { message, reason } => (message, reason),
+                    };
+                    self.apply_actions(policy, binding, index, message, reason);
+                }
+                for annotation in result.annotations {
+                    match annotation {
+                        AnnotationOutcome::Publish(key, mut value) => {
+                            if value.len() > MAX_ANNOTATION_VALUE {
+                                let mut cut = MAX_ANNOTATION_VALUE;
+                                while !value.is_char_boundary(cut) {
+                                    cut -= 1;
+                                }
+                                value.truncate(cut);
                             }
-                            value.truncate(cut);
+                            let values = annotations.entry(key).or_default();
+                            if !values.contains(&value) {
+                                values.push(value);
+                            }
                         }
-                        let values = annotations.entry(key).or_default();
-                        if !values.contains(&value) {
-                            values.push(value);
+                        AnnotationOutcome::Error(_) if !fails => {}
+                        AnnotationOutcome::Error(e) | AnnotationOutcome::BadType(e) => {
+                            self.denials.push(Denial {
+                                policy: policy.name().to_string(),
+                                binding: Some(binding_name.to_string()),
+                                message: e,
+                                reason: "Invalid".into(),
+                            })
                         }
                     }
-                    AnnotationOutcome::Error(_) if !fails => {}
-                    AnnotationOutcome::Error(e) => denials.push(Denial {
-                        policy: policy.name().to_string(),
-                        binding: Some(binding_name.clone()),
-                        message: e,
-                        reason: "Invalid".into(),
-                    }),
                 }
             }
         }
+        for (key, values) in annotations {
+            self.decision
+                .audit_annotations
+                .insert(format!("{}/{key}", policy.name()), values.join(", "));
+        }
     }
-    for (key, values) in annotations {
-        decision
-            .audit_annotations
-            .insert(format!("{}/{key}", policy.name()), values.join(", "));
-    }
-}
 
-fn apply_actions(
-    policy: &CompiledPolicy,
-    binding: &ValidatingAdmissionPolicyBinding,
-    index: usize,
-    message: String,
-    reason: String,
-    decision: &mut Decision,
-    denials: &mut Vec<Denial>,
-) {
-    let binding_name = &binding.metadata.name;
-    for action in &binding.spec.validation_actions {
-        match action {
-            ValidationAction::Deny => denials.push(Denial {
-                policy: policy.name().to_string(),
-                binding: Some(binding_name.clone()),
-                message: message.clone(),
-                reason: reason.clone(),
-            }),
-            ValidationAction::Warn => decision.warnings.push(format!(
-                "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{binding_name}': {message}",
-                policy.name()
-            )),
-            ValidationAction::Audit => {
-                let value = [ValidationFailure {
-                    message: &message,
-                    policy: &binding.spec.policy_name,
-                    binding: binding_name,
+    fn apply_actions(
+        &mut self,
+        policy: &CompiledPolicy,
+        binding: &ValidatingAdmissionPolicyBinding,
+        index: usize,
+        message: String,
+        reason: String,
+    ) {
+        let binding_name = &binding.metadata.name;
+        for action in &binding.spec.validation_actions {
+            match action {
+                ValidationAction::Deny => self.denials.push(Denial {
+                    policy: policy.name().to_string(),
+                    binding: Some(binding_name.clone()),
+                    message: message.clone(),
+                    reason: reason.clone(),
+                }),
+                ValidationAction::Warn => {
+                    let warning = format!(
+                        "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{binding_name}': {message}",
+                        policy.name()
+                    );
+                    // The API server's warning recorder keeps one of identical warnings.
+                    if !self.decision.warnings.contains(&warning) {
+                        self.decision.warnings.push(warning);
+                    }
+                }
+                ValidationAction::Audit => self.failures.push(ValidationFailure {
+                    message: message.clone(),
+                    policy: binding.spec.policy_name.clone(),
+                    binding: binding_name.clone(),
                     expression_index: index,
-                    validation_actions: &binding.spec.validation_actions,
-                }];
-                decision
-                    .audit_annotations
-                    .entry(VALIDATION_FAILURE.to_string())
-                    .or_insert_with(|| go_json(&value));
+                    validation_actions: binding.spec.validation_actions.clone(),
+                }),
             }
         }
     }
@@ -339,12 +422,12 @@ fn apply_actions(
 /// The value of the validation-failure audit annotation (fields in Go's order).
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ValidationFailure<'a> {
-    message: &'a str,
-    policy: &'a str,
-    binding: &'a str,
+struct ValidationFailure {
+    message: String,
+    policy: String,
+    binding: String,
     expression_index: usize,
-    validation_actions: &'a [ValidationAction],
+    validation_actions: Vec<ValidationAction>,
 }
 
 /// JSON as Go's encoder writes it (HTML characters escaped).

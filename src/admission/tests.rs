@@ -93,3 +93,298 @@ fn garbage_never_panics() {
         assert!(!decision.allowed(), "{expr}");
     }
 }
+
+#[test]
+fn variables_on_branches_not_taken_are_never_evaluated() {
+    let p = policy(json!({
+        "variables": [{"name": "doubled", "expression": "object.items.map(x, x * 2)"}],
+        "validations": [
+            {"expression": "object.items.size() > 100 ? variables.doubled.size() > 0 : true"},
+        ],
+    }));
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let r = request(json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}));
+    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    assert!(decision.allowed());
+    let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
+    // `object.items.size() > 100` and the constant branch only: the variable is not charged.
+    assert_eq!(costs, vec![4]);
+}
+
+#[test]
+fn reading_a_variable_costs_an_identifier_and_a_field_selection() {
+    // cel-go charges `variables` (1) and the `.n` qualifier (1); `n` itself costs 1.
+    let p = policy(json!({
+        "variables": [{"name": "n", "expression": "object.n"}],
+        "validations": [{"expression": "variables.n == variables.n"}],
+    }));
+    let r = request(json!({"n": 1}));
+    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    assert!(decision.allowed());
+    let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
+    assert_eq!(costs, vec![2 + 2 + 1 + 2]);
+}
+
+#[test]
+fn each_phase_computes_variables_afresh() {
+    let p = policy(json!({
+        "variables": [{"name": "n", "expression": "object.n"}],
+        "validations": [{"expression": "variables.n == 2", "messageExpression": "string(variables.n)"}],
+    }));
+    let r = request(json!({"n": 1}));
+    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
+    // validation: 2 (variables.n) + 2 (object.n) + 1 (==); message: 2 + 2 + 1 (string()).
+    assert_eq!(costs, vec![5, 5]);
+    assert!(
+        decision
+            .status
+            .unwrap()
+            .message
+            .ends_with("denied request: 1")
+    );
+}
+
+/// An embedder's table of equivalent resources (a custom resource's versions), and an
+/// equivalent whose kind is unknown: the policy's configuration error.
+#[test]
+fn embedder_equivalent_resources() {
+    use super::matching::{EquivalentResources, ResourceTable};
+    use super::types::{GroupVersionKind, GroupVersionResource};
+
+    let gvr = |v: &str| GroupVersionResource {
+        group: "example.com".into(),
+        version: v.into(),
+        resource: "widgets".into(),
+    };
+    let gvk = |v: &str| GroupVersionKind {
+        group: "example.com".into(),
+        version: v.into(),
+        kind: "Widget".into(),
+    };
+    let mut table = ResourceTable::new();
+    table.add_group([(gvr("v1"), "", gvk("v1")), (gvr("v2"), "", gvk("v2"))]);
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {
+            "matchConstraints": {"resourceRules": [{"apiGroups": ["example.com"],
+                "apiVersions": ["v2"], "operations": ["*"], "resources": ["widgets"]}]},
+            "validations": [{"expression": "object.apiVersion == 'example.com/v2'"}],
+        }
+    }))
+    .unwrap();
+    let p = CompiledPolicy::new(policy);
+    let r: AdmissionRequest = serde_json::from_value(json!({
+        "kind": gvk("v1"), "resource": gvr("v1"), "name": "w", "operation": "CREATE",
+        "object": {"apiVersion": "example.com/v1", "kind": "Widget"},
+    }))
+    .unwrap();
+    let decision = super::admit_with_resources(&[&p], &[binding()], &Input::new(&r), &table);
+    assert!(decision.allowed(), "{decision:?}");
+    // Without the table the request does not match at all.
+    assert!(admit(&[&p], &[binding()], &Input::new(&r)).allowed());
+
+    struct NoKinds(ResourceTable);
+    impl EquivalentResources for NoKinds {
+        fn equivalents(&self, r: &GroupVersionResource, s: &str) -> Vec<GroupVersionResource> {
+            self.0.equivalents(r, s)
+        }
+        fn kind_for(&self, _: &GroupVersionResource, _: &str) -> Option<GroupVersionKind> {
+            None
+        }
+    }
+    let decision =
+        super::admit_with_resources(&[&p], &[binding()], &Input::new(&r), &NoKinds(table));
+    assert_eq!(
+        decision.status.unwrap().message,
+        "widgets.example.com \"w\" is forbidden: ValidatingAdmissionPolicy 'p' denied request: \
+         failed to configure policy: unable to convert to example.com/v2, Resource=widgets: \
+         unknown kind"
+    );
+}
+
+/// Type checking against the matched kinds' schemas: Kubernetes' expression warnings.
+#[test]
+fn type_checking_warnings() {
+    use super::types::{GroupVersionKind, GroupVersionResource};
+    use super::{SchemaResolver, type_check};
+    use crate::kubernetes::Schema;
+
+    struct Resolver;
+    impl SchemaResolver for Resolver {
+        fn kinds_for(&self, r: &GroupVersionResource) -> Vec<GroupVersionKind> {
+            match (r.group.as_str(), r.resource.as_str()) {
+                ("apps", "deployments") => vec![GroupVersionKind {
+                    group: "apps".into(),
+                    version: r.version.clone(),
+                    kind: "Deployment".into(),
+                }],
+                _ => Vec::new(),
+            }
+        }
+        fn schema(&self, k: &GroupVersionKind) -> Option<Schema> {
+            (k.kind == "Deployment").then(|| {
+                serde_json::from_value(json!({"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "replicas": {"type": "integer"},
+                        "paused": {"type": "boolean"}}}}}))
+                .unwrap()
+            })
+        }
+    }
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {
+            "matchConstraints": {"resourceRules": [
+                {"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"],
+                 "resources": ["deployments", "deployments/scale"]},
+                {"apiGroups": ["*"], "apiVersions": ["v1"], "operations": ["CREATE"],
+                 "resources": ["pods"]}]},
+            "variables": [{"name": "replicas", "expression": "object.spec.replicas"}],
+            "validations": [
+                {"expression": "variables.replicas < 5 && object.spec.paused == false"},
+                {"expression": "object.spec.replica < 5",
+                 "messageExpression": "'replicas: ' + object.spec.replicas"},
+            ],
+        }
+    }))
+    .unwrap();
+    let warnings = type_check(&policy, &Resolver);
+    let fields: Vec<&str> = warnings.iter().map(|w| w.field_ref.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "spec.validations[1].expression",
+            "spec.validations[1].messageExpression"
+        ]
+    );
+    assert_eq!(
+        warnings[0].warning,
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n \
+         | object.spec.replica < 5\n | ...........^\n"
+    );
+    assert!(
+        warnings[1]
+            .warning
+            .starts_with("apps/v1, Kind=Deployment: ERROR: <input>:1:14: found no matching overload for '_+_' applied to '(string, int)'"),
+        "{}",
+        warnings[1].warning
+    );
+}
+
+/// Every audited failure goes into the validation-failure annotation; identical warnings
+/// are recorded once (the API server's warning recorder).
+#[test]
+fn audited_failures_and_repeated_warnings() {
+    let p = policy(json!({
+        "validations": [
+            {"expression": "false", "message": "first"},
+            {"expression": "false", "message": "second"},
+        ],
+    }));
+    let b: ValidatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": "b"},
+        "spec": {"policyName": "p", "validationActions": ["Warn", "Audit"]}}))
+    .unwrap();
+    let r = request(json!({}));
+    let decision = admit(&[&p], &[b.clone(), b], &Input::new(&r));
+    assert!(decision.allowed());
+    assert_eq!(
+        decision.warnings,
+        [
+            "Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': first",
+            "Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': second",
+        ]
+    );
+    let failure = |m: &str, i: usize| {
+        format!(
+            r#"{{"message":"{m}","policy":"p","binding":"b","expressionIndex":{i},"validationActions":["Warn","Audit"]}}"#
+        )
+    };
+    let expected = format!(
+        "[{},{},{},{}]",
+        failure("first", 0),
+        failure("second", 1),
+        failure("first", 0),
+        failure("second", 1)
+    );
+    assert_eq!(
+        decision.audit_annotations["validation.policy.admission.k8s.io/validation_failure"],
+        expected
+    );
+}
+
+/// A cluster-scoped request has no namespace object, whatever the input carries; match
+/// conditions never see one.
+#[test]
+fn namespace_object_only_for_namespaced_requests() {
+    let p = policy(json!({
+        "matchConditions": [{"name": "no-namespace", "expression": "namespaceObject == null"}],
+        "validations": [{"expression": "namespaceObject == null", "message": "has a namespace"}],
+    }));
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let namespace = json!({"metadata": {"name": "default"}});
+    let mut r = request(json!({}));
+    let input = Input {
+        namespace: Some(&namespace),
+        ..Input::new(&r)
+    };
+    let decision = admit(&[&p], &[binding()], &input);
+    assert!(
+        decision
+            .status
+            .unwrap()
+            .message
+            .ends_with("has a namespace")
+    );
+    r.namespace = String::new();
+    let input = Input {
+        namespace: Some(&namespace),
+        ..Input::new(&r)
+    };
+    assert!(admit(&[&p], &[binding()], &input).allowed());
+}
+
+/// Updates: expressions the old policy had are checked in the stored environment (so a
+/// 1.37 function may stay), new ones in the environment for new expressions; unchanged
+/// match conditions are not validated again.
+#[test]
+fn updates_check_only_new_expressions_strictly() {
+    let spec = |validation: &str, condition: &str| {
+        let mut spec = json!({
+            "matchConditions": [{"name": "bad name!", "expression": condition}],
+            "validations": [{"expression": validation}],
+        });
+        spec["matchConstraints"] = json!({"resourceRules": [{"apiGroups": [""],
+            "apiVersions": ["v1"], "operations": ["*"], "resources": ["configmaps"]}]});
+        serde_json::from_value::<ValidatingAdmissionPolicy>(
+            json!({"metadata": {"name": "p"}, "spec": spec}),
+        )
+        .unwrap()
+    };
+    let old = spec("[1].includes(1)", "true");
+    let fields = |p: &CompiledPolicy| -> Vec<String> {
+        p.errors.iter().map(|e| e.path.to_string()).collect()
+    };
+    // Created: `includes` (1.37) may not be written yet; the condition's name is invalid.
+    let created = CompiledPolicy::new(old.clone());
+    assert_eq!(
+        fields(&created),
+        [
+            "spec.matchConditions[0].name",
+            "spec.validations[0].expression"
+        ]
+    );
+    // Updated with the same expressions: nothing to report.
+    let same = CompiledPolicy::updated(old.clone(), &old);
+    assert!(same.errors.is_empty(), "{:?}", same.errors);
+    // A new expression with `includes` is checked as new; a changed condition again.
+    let changed = CompiledPolicy::updated(spec("[2].includes(2)", "1 == 1"), &old);
+    assert_eq!(
+        fields(&changed),
+        [
+            "spec.matchConditions[0].name",
+            "spec.validations[0].expression"
+        ]
+    );
+}

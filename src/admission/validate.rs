@@ -1,9 +1,11 @@
 //! Evaluating one policy for one binding and one params object (Kubernetes' validator):
 //! match conditions, validations with their messages, audit annotations, cost budgets.
 
+use std::sync::Arc;
+
 use crate::Value;
 
-use super::activation::{Bindings, Composition};
+use super::activation::{Bindings, LazyVariables, Phase};
 use super::compile::{Compiled, CompiledPolicy};
 use super::types::FailurePolicy;
 
@@ -43,7 +45,10 @@ pub struct ExpressionCost {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnnotationOutcome {
     Publish(String, String),
+    /// An evaluation error (denies under failurePolicy Fail).
     Error(String),
+    /// A value neither string nor null (denies whatever the failure policy).
+    BadType(String),
 }
 
 /// The result for one binding and params object.
@@ -56,21 +61,33 @@ pub struct ValidateResult {
 }
 
 struct Run<'a> {
-    composition: Composition<'a>,
+    bindings: Arc<Bindings>,
+    policy: &'a CompiledPolicy,
+    /// The current phase's `variables`.
+    variables: Arc<LazyVariables>,
     costs: Vec<ExpressionCost>,
 }
 
 impl Run<'_> {
+    /// Starts a phase (Kubernetes evaluates match conditions, validations,
+    /// messageExpressions and audit annotations as separate filters, each with its own
+    /// `variables`): nothing computed yet; `authorizer` visible or not.
+    fn new_phase(&mut self, phase: Phase) {
+        let variables = self.policy.variables.clone();
+        self.variables = LazyVariables::new(self.bindings.clone(), variables, phase);
+    }
+
     /// Evaluates one expression, recording its cost (with the variables it computed).
     fn eval(&mut self, compiled: &Compiled) -> (Result<Value, String>, u64) {
         let program = match &compiled.program {
             Ok(p) => p,
             Err(e) => return (Err(format!("compilation error: {e}")), 0),
         };
-        let (result, details) = program.eval_with_details(&self.composition);
+        let (result, details) = program.eval_with_details(&self.variables.activation());
+        // The variables this expression caused to be computed count towards its budget.
         let cost = details
             .actual_cost
-            .saturating_add(self.composition.take_cost());
+            .saturating_add(self.variables.take_cost());
         self.costs.push(ExpressionCost {
             field: compiled.field.clone(),
             cost,
@@ -113,15 +130,15 @@ impl Run<'_> {
 fn match_conditions(run: &mut Run<'_>, policy: &CompiledPolicy) -> Result<bool, String> {
     let list: Vec<_> = policy.match_conditions.iter().map(Some).collect();
     let results = run.eval_all(&list, MATCH_CONDITION_COST_BUDGET)?;
-    let mut errors = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
             Ok(Value::Bool(false)) => return Ok(false),
-            Ok(Value::Bool(true)) => {}
-            Ok(other) => errors.push(format!(
-                "expression must evaluate to bool, got {}",
-                other.type_name()
-            )),
+            // Only false fails a condition (the matcher compares with false).
+            Ok(_) => {}
+            // Kubernetes aggregates the errors (utilerrors.NewAggregate): duplicates once,
+            // brackets around several.
+            Err(e) if errors.contains(&e) => {}
             Err(e) => errors.push(e),
         }
     }
@@ -150,9 +167,13 @@ fn deny_message(policy: &CompiledPolicy, index: usize, evaluated: Option<&Value>
 }
 
 /// Evaluates a policy for one binding and params object.
-pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult {
+pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateResult {
+    let phase = Phase::MatchConditions;
+    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
     let mut run = Run {
-        composition: Composition::new(bindings, &policy.variables),
+        bindings,
+        policy,
+        variables,
         costs: Vec::new(),
     };
     let mut result = ValidateResult::default();
@@ -168,7 +189,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
             return result;
         }
     }
-    run.composition.new_phase(true);
+    run.new_phase(Phase::Validations);
     let list: Vec<_> = policy.validations.iter().map(Some).collect();
     let evaluated = match run.eval_all(&list, BINDING_COST_BUDGET) {
         Ok(v) => v,
@@ -179,7 +200,7 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
         }
     };
     let spent: u64 = run.costs.iter().map(|c| c.cost).sum();
-    run.composition.new_phase(false);
+    run.new_phase(Phase::Messages);
     let messages: Vec<_> = policy.messages.iter().map(Option::as_ref).collect();
     let messages = run.eval_all(&messages, BINDING_COST_BUDGET.saturating_sub(spent));
     for (i, evaluated) in evaluated.into_iter().enumerate() {
@@ -206,18 +227,22 @@ pub fn validate(policy: &CompiledPolicy, bindings: &Bindings) -> ValidateResult 
         };
         result.outcomes.push((i, outcome));
     }
-    result.annotations = audit_annotations(&mut run, policy);
+    match audit_annotations(&mut run, policy) {
+        Ok(annotations) => result.annotations = annotations,
+        // Running out of budget here replaces every decision (validator.go).
+        Err(e) => result.outcomes = vec![(0, Outcome::Error(e))],
+    }
     result.costs = run.costs;
     result
 }
 
-fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<AnnotationOutcome> {
-    run.composition.new_phase(false);
+fn audit_annotations(
+    run: &mut Run<'_>,
+    policy: &CompiledPolicy,
+) -> Result<Vec<AnnotationOutcome>, String> {
+    run.new_phase(Phase::AuditAnnotations);
     let list: Vec<_> = policy.audit_annotations.iter().map(Some).collect();
-    let results = match run.eval_all(&list, BINDING_COST_BUDGET) {
-        Ok(r) => r,
-        Err(e) => return vec![AnnotationOutcome::Error(e)],
-    };
+    let results = run.eval_all(&list, BINDING_COST_BUDGET)?;
     let mut out = Vec::new();
     for (i, result) in results.into_iter().enumerate() {
         let annotation = &policy.policy.spec.audit_annotations[i];
@@ -226,7 +251,7 @@ fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<Annotati
                 AnnotationOutcome::Publish(annotation.key.clone(), s.trim().to_string()),
             ),
             Some(Ok(Value::String(_) | Value::Null)) | None => {}
-            Some(Ok(other)) => out.push(AnnotationOutcome::Error(format!(
+            Some(Ok(other)) => out.push(AnnotationOutcome::BadType(format!(
                 "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
                 annotation.value_expression,
                 other.type_name()
@@ -234,7 +259,7 @@ fn audit_annotations(run: &mut Run<'_>, policy: &CompiledPolicy) -> Vec<Annotati
             Some(Err(e)) => out.push(AnnotationOutcome::Error(e)),
         }
     }
-    out
+    Ok(out)
 }
 
 /// Whether an error outcome denies under `policy`.

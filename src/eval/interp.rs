@@ -421,6 +421,7 @@ fn select(v: &Value, field: &Field) -> EvalResult {
             Value::Map(m) => Ok(Value::Optional(field.find(m).cloned().map(Arc::new))),
             other => select(other, field),
         },
+        Value::Opaque(o) if let Some(v) = o.field(field) => v.map_err(EvalError::new),
         other => Err(EvalError::new(format!(
             "type '{}' does not support field selection",
             other.type_name()
@@ -433,6 +434,10 @@ fn has(v: &Value, field: &Field) -> EvalResult {
         Value::Map(m) => Ok(Value::Bool(field.find(m).is_some())),
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has(inner, field),
+        // A computed field is present when it computes (Kubernetes' lazy map `Contains`).
+        Value::Opaque(o) if let Some(v) = o.field(field) => {
+            v.map(|_| Value::Bool(true)).map_err(EvalError::new)
+        }
         other => Err(EvalError::new(format!(
             "invalid type for field selection: {}",
             other.type_name()

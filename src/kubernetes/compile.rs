@@ -6,12 +6,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::field_error::{ErrorType, FieldError, FieldPath};
-use super::rule_fields::{go_rule_literal, normalize_field_path, rule_field_errors};
+use super::rule_fields::{normalize_field_path, rule_field_errors, rule_json};
 use super::schema::{Schema, ValidationRule};
 use super::sizes::{
     PER_CRD_ESTIMATED_COST_LIMIT, PER_RULE_ESTIMATED_COST_LIMIT, SchemaSizes, child_cardinality,
     cost_error_message, unbounded_cardinality,
 };
+use super::structural::{node_errors, structural_errors};
 use super::types::{DeclType, SchemaTypes};
 use crate::check::Reference;
 use crate::cost::CostEstimate;
@@ -25,6 +26,9 @@ pub const PER_CALL_COST_LIMIT: u64 = 1_000_000;
 pub const SELF: &str = "self";
 /// The variable holding the old value at the rule's node (transition rules).
 pub const OLD_SELF: &str = "oldSelf";
+/// The name of the object type of `self` (Kubernetes appends a number that changes with
+/// every compilation: `selfType123456789`).
+pub const SELF_TYPE: &str = "selfType";
 
 /// The environment rules compile in, before `self` and `oldSelf` are declared: Kubernetes'
 /// environment for stored expressions ([`Env::kubernetes`]), as kube-apiserver uses to run
@@ -102,14 +106,25 @@ pub struct RuleNode {
     pub list_type: Option<String>,
     /// Whether old values of object properties correlate (`x-kubernetes-map-type` not atomic).
     pub map_correlatable: bool,
+    /// The details of this node's rules that did not compile (`compilation failed: ...`);
+    /// validating a value here reports each as `rule compile error: ...`, as Kubernetes'
+    /// validator does (seen when defaults are validated).
+    pub compile_errors: Vec<String>,
 }
 
 /// The result of compiling a schema's rules.
 #[derive(Debug)]
 pub struct CompiledSchema {
     pub root: RuleNode,
-    /// Schema errors (compilation failures, over-budget rules) with Kubernetes' texts.
+    /// Schema errors with Kubernetes' texts: first the structural and rule-field errors
+    /// (`schema_errors` of them), then the errors of compiling the rules (compilation
+    /// failures, over-budget rules), which Kubernetes only reports for a schema that is
+    /// structural and whose defaults are valid.
     pub errors: Vec<FieldError>,
+    /// How many of `errors` are schema errors, not rule-compilation errors.
+    pub schema_errors: usize,
+    /// Whether the rules were compiled (the schema is structural).
+    pub structural: bool,
     /// Cost facts for every rule, in schema order.
     pub reports: Vec<RuleReport>,
     pub options: CompileOptions,
@@ -117,10 +132,21 @@ pub struct CompiledSchema {
 
 /// Compiles all rules of `schema` with the environment `env` (see [`rule_env`]).
 pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> CompiledSchema {
+    let structural_errors =
+        structural_errors(schema, &options.schema_path, options.is_resource_root);
+    let structural = structural_errors.is_empty();
+    let mut structural_errors = structural_errors;
+    if options.is_resource_root && schema.nullable {
+        structural_errors.push(FieldError::new(
+            options.schema_path.child("nullable"),
+            ErrorType::Forbidden,
+            "",
+            "nullable cannot be true at the root",
+        ));
+    }
     let mut errors = Vec::new();
-    let (types, root_type) = match SchemaTypes::build(schema, "selfType", options.is_resource_root)
-    {
-        Ok(built) => built,
+    let root_type = match SchemaTypes::build(schema, SELF_TYPE, options.is_resource_root) {
+        Ok((_, root)) => root,
         Err(e) => {
             errors.push(FieldError::new(
                 options.schema_path.clone(),
@@ -128,13 +154,15 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
                 &schema.type_,
                 e,
             ));
-            (SchemaTypes::default(), None)
+            None
         }
     };
     let mut c = Compiler {
         env,
         per_call_limit: options.per_call_limit,
-        errors,
+        cel: structural,
+        errors: structural_errors,
+        cel_errors: errors,
         reports: Vec::new(),
         total: 0,
         most_expensive: Vec::new(),
@@ -146,17 +174,17 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         uncorrelatable: None,
         depth: 0,
     };
-    let root = c.node(schema, root_type, &Arc::new(types), &at);
+    let root = c.node(schema, root_type, &at);
     if c.total > PER_CRD_ESTIMATED_COST_LIMIT {
         for (path, _) in std::mem::take(&mut c.most_expensive) {
-            c.errors.push(FieldError::new(
+            c.cel_errors.push(FieldError::new(
                 path,
                 ErrorType::Forbidden,
                 "",
                 "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
             ));
         }
-        c.errors.push(FieldError::new(
+        c.cel_errors.push(FieldError::new(
             options.schema_path.clone(),
             ErrorType::Forbidden,
             "",
@@ -167,9 +195,14 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
             ),
         ));
     }
+    let schema_errors = c.errors.len();
+    let mut errors = c.errors;
+    errors.append(&mut c.cel_errors);
     CompiledSchema {
         root,
-        errors: c.errors,
+        errors,
+        schema_errors,
+        structural,
         reports: c.reports,
         options,
     }
@@ -203,7 +236,12 @@ impl Position {
 struct Compiler<'a> {
     env: &'a Env,
     per_call_limit: u64,
+    /// Whether rules are compiled (the schema is structural).
+    cel: bool,
+    /// Schema errors (structural, list types, rule fields).
     errors: Vec<FieldError>,
+    /// Errors of compiling the rules.
+    cel_errors: Vec<FieldError>,
     reports: Vec<RuleReport>,
     total: u64,
     /// How many schema errors (not compilation errors) were found so far.
@@ -225,13 +263,7 @@ impl Compiler<'_> {
         self.most_expensive.truncate(4);
     }
 
-    fn node(
-        &mut self,
-        s: &Schema,
-        ty: Option<Arc<DeclType>>,
-        types: &Arc<SchemaTypes>,
-        at: &Position,
-    ) -> RuleNode {
+    fn node(&mut self, s: &Schema, ty: Option<Arc<DeclType>>, at: &Position) -> RuleNode {
         let path = &at.path;
         let mut node = RuleNode {
             schema_type: s.type_.clone(),
@@ -247,49 +279,56 @@ impl Compiler<'_> {
         let errors_before = self.schema_errors;
         for (name, ps) in &s.properties {
             if !ps.has_validations() {
+                self.subtree_node_errors(ps, &path.child("properties").key(name), at.depth + 1);
                 continue;
             }
             let field_ty = ty
                 .as_ref()
                 .and_then(|t| t.field(&escaped(name)?).map(|f| f.ty.clone()));
             // Unescapable properties are typed on their own.
-            let (field_ty, field_types) = match field_ty {
-                Some(t) => (Some(t), types.clone()),
+            let field_ty = match field_ty {
+                Some(t) => Some(t),
                 None if super::escaping::escape(name).is_none() => {
-                    match SchemaTypes::build(ps, "selfType", ps.embedded_resource) {
-                        Ok((t, root)) => (root, Arc::new(t)),
-                        Err(_) => (None, types.clone()),
-                    }
+                    SchemaTypes::build(ps, SELF_TYPE, ps.embedded_resource)
+                        .ok()
+                        .and_then(|(_, root)| root)
                 }
-                None => (None, types.clone()),
+                None => None,
             };
             let step = path.child("properties").key(name);
             let child_at = at.child(s, step, node.map_correlatable);
-            let child = self.node(ps, field_ty, &field_types, &child_at);
+            let child = self.node(ps, field_ty, &child_at);
             node.properties.insert(name.clone(), child);
+        }
+        if let Some(items) = s.items.as_deref().filter(|i| !i.has_validations()) {
+            self.subtree_node_errors(items, &path.child("items"), at.depth + 1);
+        }
+        if let Some(values) = s.additional_schema().filter(|v| !v.has_validations()) {
+            self.subtree_node_errors(values, &path.child("additionalProperties"), at.depth + 1);
         }
         if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
             // Only map lists correlate items with their old versions.
             let child_at = at.child(s, path.child("items"), s.list_type() == "map");
-            let child = self.node(items, elem, types, &child_at);
+            let child = self.node(items, elem, &child_at);
             node.items = Some(Box::new(child));
         }
         if let Some(values) = s.additional_schema().filter(|v| v.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
             let child_at = at.child(s, path.child("additionalProperties"), true);
-            let child = self.node(values, elem, types, &child_at);
+            let child = self.node(values, elem, &child_at);
             node.additional = Some(Box::new(child));
         }
-        let errors = rule_field_errors(s, path);
+        let mut errors = node_errors(s, path);
+        errors.extend(rule_field_errors(s, path));
         self.schema_errors += errors.len();
         self.errors.extend(errors);
         // As Kubernetes, rules are only compiled where the schema at this level and below
         // has no schema errors.
-        if !s.validations.is_empty() && self.schema_errors == errors_before {
+        if self.cel && !s.validations.is_empty() && self.schema_errors == errors_before {
             match &ty {
-                Some(t) => self.rules(s, t, types, at, &mut node),
-                None => self.errors.push(FieldError::new(
+                Some(t) => self.rules(s, t, at, &mut node),
+                None => self.cel_errors.push(FieldError::new(
                     path.child("x-kubernetes-validations"),
                     ErrorType::Internal,
                     "",
@@ -302,16 +341,32 @@ impl Compiler<'_> {
         node
     }
 
-    fn rules(
-        &mut self,
-        s: &Schema,
-        ty: &Arc<DeclType>,
-        types: &Arc<SchemaTypes>,
-        at: &Position,
-        node: &mut RuleNode,
-    ) {
+    /// The list-type errors of a subtree without rules (they count as schema errors of the
+    /// nodes above).
+    fn subtree_node_errors(&mut self, s: &Schema, path: &FieldPath, depth: usize) {
+        if depth > super::types::MAX_SCHEMA_DEPTH {
+            return;
+        }
+        let errors = node_errors(s, path);
+        self.schema_errors += errors.len();
+        self.errors.extend(errors);
+        for (name, ps) in &s.properties {
+            self.subtree_node_errors(ps, &path.child("properties").key(name), depth + 1);
+        }
+        if let Some(items) = s.items.as_deref() {
+            self.subtree_node_errors(items, &path.child("items"), depth + 1);
+        }
+        if let Some(values) = s.additional_schema() {
+            self.subtree_node_errors(values, &path.child("additionalProperties"), depth + 1);
+        }
+    }
+
+    fn rules(&mut self, s: &Schema, ty: &Arc<DeclType>, at: &Position, node: &mut RuleNode) {
         let path = &at.path;
         let cardinality = at.cardinality.unwrap_or_else(|| unbounded_cardinality(ty));
+        // Kubernetes names the types of each rule node's compilation from that node.
+        let (types, ty) = SchemaTypes::rooted(ty, SELF_TYPE);
+        let (types, ty) = (&Arc::new(types), &ty);
         let sizes = SchemaSizes { root: ty.clone() };
         for (i, rule) in s.validations.iter().enumerate() {
             let rule_path = path.child("x-kubernetes-validations").index(i);
@@ -334,22 +389,23 @@ impl Compiler<'_> {
                 FieldError::with_rendered_value(
                     rule_path.child("rule"),
                     ErrorType::Invalid,
-                    go_rule_literal(rule),
+                    rule_json(rule),
                     detail,
                 )
             };
             let ast = match env.compile(&rule.rule) {
                 Ok(ast) => ast,
                 Err(issues) => {
-                    self.errors
-                        .push(invalid_rule(format!("compilation failed: {issues}")));
+                    let detail = format!("compilation failed: {issues}");
+                    self.cel_errors.push(invalid_rule(detail.clone()));
+                    node.compile_errors.push(detail);
                     continue;
                 }
             };
             if ast.output_type() != Some(&Type::Bool) {
-                self.errors.push(invalid_rule(
-                    "cel expression must evaluate to a bool".into(),
-                ));
+                let detail = "cel expression must evaluate to a bool".to_string();
+                self.cel_errors.push(invalid_rule(detail.clone()));
+                node.compile_errors.push(detail);
                 continue;
             }
             let uses_old_self = ast.checked().is_some_and(|c| {
@@ -360,9 +416,10 @@ impl Compiler<'_> {
             let program = match env.program_with(&ast, self.program_options()) {
                 Ok(p) => p,
                 Err(issues) => {
-                    self.errors.push(invalid_rule(format!(
-                        "program instantiation failed: {issues}"
-                    )));
+                    let detail =
+                        format!("program instantiation failed: {}", program_error(&issues));
+                    self.cel_errors.push(invalid_rule(detail.clone()));
+                    node.compile_errors.push(detail);
                     continue;
                 }
             };
@@ -378,7 +435,7 @@ impl Compiler<'_> {
             });
             self.observe(rule_field.clone(), charged);
             if charged > PER_RULE_ESTIMATED_COST_LIMIT {
-                self.errors.push(FieldError::new(
+                self.cel_errors.push(FieldError::new(
                     rule_field,
                     ErrorType::Forbidden,
                     "",
@@ -391,7 +448,7 @@ impl Compiler<'_> {
             }
             if !uses_old_self {
                 if let Some(set) = rule.optional_old_self {
-                    self.errors.push(FieldError::with_rendered_value(
+                    self.cel_errors.push(FieldError::with_rendered_value(
                         rule_path.child("optionalOldSelf"),
                         ErrorType::Invalid,
                         set.to_string(),
@@ -401,7 +458,7 @@ impl Compiler<'_> {
             }
             if uses_old_self {
                 if let Some(within) = &at.uncorrelatable {
-                    self.errors.push(FieldError::new(
+                    self.cel_errors.push(FieldError::new(
                         rule_path.child("rule"),
                         ErrorType::Invalid,
                         &rule.rule,
@@ -411,11 +468,13 @@ impl Compiler<'_> {
                     ));
                 }
             }
+            // A messageExpression that does not compile leaves the rule with its static
+            // message (Kubernetes keeps the rule's program).
             let message_program = match self.message_program(&env, &sizes, rule, &rule_path) {
                 Ok(p) => p,
                 Err(e) => {
-                    self.errors.push(e);
-                    continue;
+                    self.cel_errors.push(e);
+                    None
                 }
             };
             let field_path = normalize_field_path(&rule.field_path, s)
@@ -445,7 +504,7 @@ impl Compiler<'_> {
             FieldError::with_rendered_value(
                 rule_path.child("messageExpression"),
                 ErrorType::Invalid,
-                go_rule_literal(rule),
+                rule_json(rule),
                 detail,
             )
         };
@@ -460,7 +519,7 @@ impl Compiler<'_> {
         let max = env.estimate_cost(&ast, sizes).unwrap_or_default().max;
         self.observe(rule_path.child("messageExpression"), max);
         if max > PER_RULE_ESTIMATED_COST_LIMIT {
-            self.errors.push(FieldError::new(
+            self.cel_errors.push(FieldError::new(
                 rule_path.child("messageExpression"),
                 ErrorType::Forbidden,
                 "",
@@ -475,7 +534,8 @@ impl Compiler<'_> {
             .map(Some)
             .map_err(|issues| {
                 invalid(format!(
-                    "messageExpression program instantiation failed: {issues}"
+                    "messageExpression instantiation failed: {}",
+                    program_error(&issues)
                 ))
             })
     }
@@ -487,6 +547,15 @@ impl Compiler<'_> {
             ..ProgramOptions::default()
         }
     }
+}
+
+/// A program-creation error as cel-go returns it: a plain Go error (the first problem, no
+/// source position).
+fn program_error(issues: &crate::Issues) -> String {
+    issues
+        .diagnostics
+        .first()
+        .map_or_else(|| issues.to_string(), |d| d.message.clone())
 }
 
 fn escaped(name: &str) -> Option<String> {

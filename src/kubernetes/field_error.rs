@@ -171,9 +171,82 @@ pub fn go_quote(s: &str) -> String {
     crate::stdlib::standard::duration_text::go_quote(s)
 }
 
+/// A string as Go's `encoding/json` writes it (`json.Marshal`): HTML-sensitive `<`, `>`, `&`
+/// and U+2028/U+2029 as `\u` escapes, control characters as `\n`, `\r`, `\t`, `\b`, `\f`
+/// or `\u00XX`.
+pub fn go_json_quote(s: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON value as Go's `json.Marshal` writes a decoded `interface{}`: object keys sorted,
+/// strings as [`go_json_quote`].
+pub fn go_json_value(v: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    match v {
+        J::String(s) => go_json_quote(s),
+        J::Array(items) => {
+            let items: Vec<String> = items.iter().map(go_json_value).collect();
+            format!("[{}]", items.join(","))
+        }
+        J::Object(o) => {
+            let mut entries: Vec<(&String, &J)> = o.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let entries: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", go_json_quote(k), go_json_value(v)))
+                .collect();
+            format!("{{{}}}", entries.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_as_go_json_marshal() {
+        let v = serde_json::json!({"z": [1, 2.5, null, true], "a": {"k": "<x>"}});
+        assert_eq!(
+            go_json_value(&v),
+            r#"{"a":{"k":"\u003cx\u003e"},"z":[1,2.5,null,true]}"#
+        );
+    }
+
+    #[test]
+    fn quotes_as_go_json_marshal() {
+        assert_eq!(
+            go_json_quote("a > 'b' && c<d"),
+            r#""a \u003e 'b' \u0026\u0026 c\u003cd""#
+        );
+        assert_eq!(
+            go_json_quote("\"\\\n\r\t\u{8}\u{c}\u{1}\u{7f}é\u{2028}"),
+            "\"\\\"\\\\\\n\\r\\t\\b\\f\\u0001\u{7f}é\\u2028\""
+        );
+    }
 
     #[test]
     fn formats_as_kubernetes_does() {

@@ -24,12 +24,14 @@
 //! ```
 
 pub mod compile;
+pub mod defaulting;
 pub mod escaping;
 pub mod field_error;
 pub mod list_types;
 pub mod rule_fields;
 pub mod schema;
 pub mod sizes;
+pub mod structural;
 pub mod types;
 pub mod validation;
 pub mod values;

@@ -1,7 +1,7 @@
 //! Kubernetes' checks of a rule's own fields (empty rule, messages, reason, fieldPath), the
 //! normalization of `fieldPath`, and the rule as Go prints it in errors.
 
-use super::field_error::{ErrorType, FieldError, FieldPath, go_quote};
+use super::field_error::{ErrorType, FieldError, FieldPath, go_json_quote, go_quote};
 use super::schema::{Schema, ValidationRule};
 
 /// Kubernetes' checks of each rule's fields at a schema node, before any compilation.
@@ -30,14 +30,14 @@ pub fn rule_field_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
                 at.child("message"),
                 ErrorType::Invalid,
                 &rule.message,
-                "message must be non-empty if specified",
+                "must be non-empty if specified",
             ));
         } else if has_newlines(m) {
             errors.push(FieldError::new(
                 at.child("message"),
                 ErrorType::Invalid,
                 &rule.message,
-                "message must not contain line breaks",
+                "must not contain line breaks",
             ));
         } else if has_newlines(r) && m.is_empty() {
             errors.push(FieldError::new(
@@ -69,7 +69,7 @@ pub fn rule_field_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
                 at.child("fieldPath"),
                 ErrorType::Invalid,
                 &rule.field_path,
-                "fieldPath must be non-empty if specified",
+                "must be non-empty if specified",
             ));
         }
         if has_newlines(&rule.field_path) {
@@ -77,7 +77,7 @@ pub fn rule_field_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
                 at.child("fieldPath"),
                 ErrorType::Invalid,
                 &rule.field_path,
-                "fieldPath must not contain line breaks",
+                "must not contain line breaks",
             ));
         }
         if !rule.field_path.is_empty() && normalize_field_path(&rule.field_path, s).is_err() {
@@ -85,7 +85,7 @@ pub fn rule_field_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
                 at.child("fieldPath"),
                 ErrorType::Invalid,
                 &rule.field_path,
-                "fieldPath must be a valid path",
+                "must be a valid path",
             ));
         }
         all.extend(errors);
@@ -93,23 +93,23 @@ pub fn rule_field_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
     all
 }
 
-/// The rule as Go's `%#v` prints Kubernetes' internal `ValidationRule` (pointer fields that
-/// are set print as an opaque address).
-pub fn go_rule_literal(rule: &ValidationRule) -> String {
-    let reason = match &rule.reason {
-        Some(_) => "(*apiextensions.FieldValueErrorReason)(0xc000000000)",
-        None => "(*apiextensions.FieldValueErrorReason)(nil)",
-    };
-    let old = match rule.optional_old_self {
-        Some(_) => "(*bool)(0xc000000000)",
-        None => "(*bool)(nil)",
-    };
+/// The rule as Kubernetes shows it as the bad value of a compilation error: Go's
+/// `json.Marshal` of the internal `apiextensions.ValidationRule`, whose fields carry no JSON
+/// tags (so Go's field names, in declaration order; unset pointers are `null`).
+pub fn rule_json(rule: &ValidationRule) -> String {
+    let reason = rule
+        .reason
+        .as_deref()
+        .map_or("null".to_string(), go_json_quote);
+    let old = rule
+        .optional_old_self
+        .map_or("null".to_string(), |b| b.to_string());
     format!(
-        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{reason}, FieldPath:{}, OptionalOldSelf:{old}}}",
-        go_quote(&rule.rule),
-        go_quote(&rule.message),
-        go_quote(&rule.message_expression),
-        go_quote(&rule.field_path),
+        "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{reason},\"FieldPath\":{},\"OptionalOldSelf\":{old}}}",
+        go_json_quote(&rule.rule),
+        go_json_quote(&rule.message),
+        go_json_quote(&rule.message_expression),
+        go_json_quote(&rule.field_path),
     )
 }
 

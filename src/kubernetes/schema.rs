@@ -1,7 +1,9 @@
 //! The structural-schema subset of OpenAPI v3 that CRD validation rules see, as serde types.
 //!
-//! Fields use their OpenAPI spelling (`maxLength`, `x-kubernetes-list-type`, ...); unknown
-//! keywords (`description`, `pattern`, `allOf`, ...) are ignored.
+//! Fields use their OpenAPI spelling (`maxLength`, `x-kubernetes-list-type`, ...); keywords
+//! that matter to neither CEL nor the structural checks (`pattern`, `minimum`, ...) are
+//! ignored. `allOf`, `anyOf`, `oneOf` and `not` are read for the structural checks only
+//! (value validations, never types: see [`super::structural`]).
 
 use std::collections::BTreeMap;
 
@@ -52,6 +54,19 @@ pub struct Schema {
     pub map_type: Option<String>,
     #[serde(rename = "x-kubernetes-validations", default)]
     pub validations: Vec<ValidationRule>,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    /// Value validations under logical junctors: no types, defaults or rules allowed there.
+    #[serde(default)]
+    pub all_of: Vec<Schema>,
+    #[serde(default)]
+    pub any_of: Vec<Schema>,
+    #[serde(default)]
+    pub one_of: Vec<Schema>,
+    #[serde(default)]
+    pub not: Option<Box<Schema>>,
 }
 
 /// `additionalProperties`: a boolean or a schema.

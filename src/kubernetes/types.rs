@@ -225,7 +225,9 @@ impl SchemaTypes {
                     let mut fields = BTreeMap::new();
                     let mut min_size: u64 = 2;
                     for (prop, ps) in &s.properties {
-                        let field_name = format!("{name}.{prop}");
+                        // Kubernetes names nested object types by escaped field name.
+                        let field_name =
+                            format!("{name}.{}", escape(prop).as_deref().unwrap_or(prop));
                         let Some(ty) =
                             self.decl_type(ps, &field_name, ps.embedded_resource, depth + 1)?
                         else {
@@ -278,6 +280,67 @@ impl SchemaTypes {
     /// The object type with this name.
     pub fn object(&self, name: &str) -> Option<&Arc<DeclType>> {
         self.objects.get(name)
+    }
+
+    /// The types of the tree under `ty` named from `root`, as Kubernetes names them for the
+    /// rules of one schema node: the node's object type is `root` (Kubernetes:
+    /// `selfType<N>` with a number that changes with every compilation), a field's
+    /// `root.<escaped field>`, list items `.@idx`, map values `.@elem`.
+    pub fn rooted(ty: &Arc<DeclType>, root: &str) -> (SchemaTypes, Arc<DeclType>) {
+        let mut types = SchemaTypes::default();
+        let t = types.rename(ty, root, 0);
+        (types, t)
+    }
+
+    fn rename(&mut self, t: &Arc<DeclType>, name: &str, depth: usize) -> Arc<DeclType> {
+        if depth > MAX_SCHEMA_DEPTH {
+            return t.clone();
+        }
+        let kind = match &t.kind {
+            DeclKind::Scalar => return t.clone(),
+            DeclKind::Object {
+                fields,
+                preserve_unknown,
+                ..
+            } => {
+                let fields = fields
+                    .iter()
+                    .map(|(k, f)| {
+                        let ty = self.rename(&f.ty, &format!("{name}.{k}"), depth + 1);
+                        (k.clone(), Field { ty, ..f.clone() })
+                    })
+                    .collect();
+                let name: Arc<str> = name.into();
+                let renamed = Arc::new(DeclType {
+                    cel: Type::Object(name.clone()),
+                    kind: DeclKind::Object {
+                        name: name.clone(),
+                        fields,
+                        preserve_unknown: *preserve_unknown,
+                    },
+                    ..(**t).clone()
+                });
+                self.objects.insert(name.to_string(), renamed.clone());
+                return renamed;
+            }
+            DeclKind::List { elem, list } => DeclKind::List {
+                elem: self.rename(elem, &format!("{name}.@idx"), depth + 1),
+                list: list.clone(),
+            },
+            DeclKind::Map { value } => DeclKind::Map {
+                value: self.rename(value, &format!("{name}.@elem"), depth + 1),
+            },
+        };
+        let cel = match &kind {
+            DeclKind::List { elem, .. } => Type::list(elem.cel.clone()),
+            DeclKind::Map { value } => Type::map(Type::String, value.cel.clone()),
+            _ => t.cel.clone(),
+        };
+        Arc::new(DeclType {
+            cel,
+            kind,
+            ..(**t).clone()
+        })
     }
 }
 
@@ -381,6 +444,7 @@ mod tests {
                 "l": {"type": "array", "items": {"type": "string"}},
                 "m": {"type": "object", "additionalProperties": {"type": "integer"}},
                 "o": {"type": "object", "properties": {"x": {"type": "string"}}},
+                "a-o": {"type": "object", "properties": {"x": {"type": "string"}}},
                 "a-b": {"type": "string"},
                 "namespace": {"type": "string"},
                 "1x": {"type": "string"},
@@ -400,6 +464,7 @@ mod tests {
         assert_eq!(f("l").as_deref(), Some("list(string)"));
         assert_eq!(f("m").as_deref(), Some("map(string, int)"));
         assert_eq!(f("o").as_deref(), Some("selfType.o"));
+        assert_eq!(f("a__dash__o").as_deref(), Some("selfType.a__dash__o"));
         assert_eq!(f("a__dash__b").as_deref(), Some("string"));
         assert_eq!(f("a-b"), None);
         assert_eq!(f("__namespace__").as_deref(), Some("string"));
@@ -407,6 +472,38 @@ mod tests {
         assert_eq!(f("p"), None);
         assert!(types.has_struct_type("selfType.o"));
         assert!(matches!(root.kind, DeclKind::Object { .. }));
+    }
+
+    #[test]
+    fn types_are_named_from_the_rule_node() {
+        let (_, root) = build(json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "l": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                "m": {"type": "object", "additionalProperties": {"type": "object", "properties": {"y": {"type": "integer"}}}}
+            }}}
+        }));
+        let spec = root.field("spec").unwrap().ty.clone();
+        assert_eq!(spec.cel.to_string(), "selfType.spec");
+        let (types, renamed) = SchemaTypes::rooted(&spec, "selfType");
+        assert_eq!(renamed.cel.to_string(), "selfType");
+        assert_eq!(
+            types
+                .field_type("selfType", "l")
+                .map(|t| t.to_string())
+                .as_deref(),
+            Some("list(selfType.l.@idx)")
+        );
+        assert_eq!(
+            types
+                .field_type("selfType", "m")
+                .map(|t| t.to_string())
+                .as_deref(),
+            Some("map(string, selfType.m.@elem)")
+        );
+        assert_eq!(types.field_type("selfType.l.@idx", "x"), Some(Type::String));
+        assert_eq!(types.field_type("selfType.m.@elem", "y"), Some(Type::Int));
+        assert!(!types.has_struct_type("selfType.spec"));
     }
 
     #[test]

@@ -8,7 +8,8 @@ use super::compile::{
     CompileOptions, CompiledRule, CompiledSchema, OLD_SELF, RuleNode, SELF, compile_schema,
     rule_env,
 };
-use super::field_error::{ErrorType, FieldError, FieldPath};
+use super::defaulting::{has_unknown_fields, prepare};
+use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
 use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
@@ -29,6 +30,8 @@ const OUT_OF_BUDGET: &str =
 #[derive(Debug)]
 pub struct Validator {
     pub compiled: CompiledSchema,
+    /// The schema, for pruning nulls and applying defaults before validation.
+    schema: Schema,
 }
 
 /// The outcome of validating one object.
@@ -49,11 +52,41 @@ impl Validator {
         Validator::with_env(schema, &rule_env(), options)
     }
 
-    /// Compiles `schema` in `env`.
+    /// Compiles `schema` in `env`, and validates its `default` values against the rules
+    /// at and below them as Kubernetes does when a CRD is written: invalid defaults are
+    /// reported instead of the errors of compiling the rules.
     pub fn with_env(schema: &Schema, env: &Env, options: CompileOptions) -> Validator {
-        Validator {
+        let mut validator = Validator {
             compiled: compile_schema(schema, env, options),
+            schema: schema.clone(),
+        };
+        if validator.compiled.structural {
+            let defaults = validator.default_errors(schema);
+            if !defaults.is_empty() {
+                let compiled = &mut validator.compiled;
+                compiled.errors.truncate(compiled.schema_errors);
+                compiled.errors.extend(defaults);
+            }
         }
+        validator
+    }
+
+    /// The errors of `default` values under the rules at their node and below (Kubernetes'
+    /// `ValidateDefaults`): each default is validated as a new value with itself as the old
+    /// value, then (when that passes) as a value without an old one, within one runtime
+    /// budget for all defaults. Defaults under `additionalProperties` are not visited.
+    pub fn default_errors(&self, schema: &Schema) -> Vec<FieldError> {
+        let kinds = Arc::new(ListKinds::default());
+        let mut run = Run {
+            kinds: &kinds,
+            outcome: Outcome {
+                remaining_budget: PER_OBJECT_COST_BUDGET,
+                ..Outcome::default()
+            },
+        };
+        let path = self.compiled.options.schema_path.clone();
+        run.defaults(schema, Some(&self.compiled.root), &path, 0);
+        run.outcome.errors
     }
 
     /// Validates `obj` (and `old` on update) with the default per-object budget.
@@ -61,13 +94,17 @@ impl Validator {
         self.validate_with_budget(obj, old, PER_OBJECT_COST_BUDGET)
     }
 
-    /// Validates with a given per-object budget.
+    /// Validates with a given per-object budget. As kube-apiserver, non-nullable nulls
+    /// without defaults are dropped and defaults applied first (to the old object too).
     pub fn validate_with_budget(
         &self,
         obj: &serde_json::Value,
         old: Option<&serde_json::Value>,
         budget: i64,
     ) -> Outcome {
+        let obj = prepare(obj, &self.schema);
+        let old = old.map(|o| prepare(o, &self.schema));
+        let (obj, old) = (obj.as_ref(), old.as_deref());
         let kinds = Arc::new(ListKinds::default());
         let root = &self.compiled.root;
         let convert = |json: &serde_json::Value| {
@@ -139,6 +176,75 @@ impl Activation for SelfActivation {
 impl Run<'_> {
     fn out_of_budget(&self) -> bool {
         self.outcome.remaining_budget < 0
+    }
+
+    /// Validates the defaults at `s` (whose rules are `rn`) and below.
+    fn defaults(&mut self, s: &Schema, rn: Option<&RuleNode>, path: &FieldPath, depth: usize) {
+        if depth > super::types::MAX_SCHEMA_DEPTH || self.out_of_budget() {
+            return;
+        }
+        if let Some(default) = &s.default {
+            let at = path.child("default");
+            if has_unknown_fields(default, Some(s), 0) {
+                self.outcome.errors.push(FieldError::with_rendered_value(
+                    at.clone(),
+                    ErrorType::Invalid,
+                    go_json_value(default),
+                    "must not have unknown fields",
+                ));
+            }
+            if let Some(rn) = rn {
+                self.default_rules(rn, default, &at);
+            }
+            if self.out_of_budget() {
+                return;
+            }
+        }
+        if let Some(items) = s.items.as_deref() {
+            let item_node = rn.and_then(|rn| rn.items.as_deref());
+            self.defaults(items, item_node, &path.child("items"), depth + 1);
+        }
+        for (k, ps) in &s.properties {
+            let prop_node = rn.and_then(|rn| rn.properties.get(k));
+            self.defaults(ps, prop_node, &path.child("properties").key(k), depth + 1);
+            if self.out_of_budget() {
+                return;
+            }
+        }
+    }
+
+    /// Runs the rules at and below `rn` on a default value `at` path `at`.
+    fn default_rules(&mut self, rn: &RuleNode, default: &serde_json::Value, at: &FieldPath) {
+        let value = |json| {
+            rn.ty
+                .as_ref()
+                .map(|t| to_value(json, t, self.kinds).map_err(|e| e.to_string()))
+        };
+        let errors_before = self.outcome.errors.len();
+        let budget = self.outcome.remaining_budget;
+        let node = Node {
+            json: default,
+            value: value(default),
+            old: Some((default, value(default))),
+            ratchet_old: None,
+            ratchet: None,
+        };
+        self.node(rn, at, node);
+        if self.outcome.errors.len() == errors_before {
+            // Again as a value with no old one (rules with optionalOldSelf run); the run
+            // that costs more counts.
+            let after_first = self.outcome.remaining_budget;
+            self.outcome.remaining_budget = budget;
+            let node = Node {
+                json: default,
+                value: value(default),
+                old: None,
+                ratchet_old: None,
+                ratchet: None,
+            };
+            self.node(rn, at, node);
+            self.outcome.remaining_budget = self.outcome.remaining_budget.min(after_first);
+        }
     }
 
     fn node(&mut self, rn: &RuleNode, path: &FieldPath, at: Node<'_>) {
@@ -277,7 +383,7 @@ impl Run<'_> {
     }
 
     fn rules(&mut self, rn: &RuleNode, path: &FieldPath, at: &Node<'_>) {
-        if rn.rules.is_empty() {
+        if rn.rules.is_empty() && rn.compile_errors.is_empty() {
             return;
         }
         if self.outcome.remaining_budget <= 0 {
@@ -293,6 +399,11 @@ impl Run<'_> {
         let invalid = |detail: String| {
             FieldError::new(path.clone(), ErrorType::Invalid, &rn.schema_type, detail)
         };
+        for detail in &rn.compile_errors {
+            self.outcome
+                .errors
+                .push(invalid(format!("rule compile error: {detail}")));
+        }
         let this = match &at.value {
             Some(Ok(v)) => v.clone(),
             Some(Err(e)) => {

@@ -1076,6 +1076,12 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
             expected.dedup();
             if expected.is_empty() {
                 format!("Syntax error: unexpected input {found}")
+            } else if let [one] = expected[..]
+                && one != "expression"
+            {
+                // ANTLR braces a set of several tokens only (cel-go: `self.true` gives
+                // "mismatched input 'true' expecting IDENTIFIER").
+                format!("Syntax error: mismatched input {found} expecting {one}")
             } else {
                 format!(
                     "Syntax error: mismatched input {found} expecting {{{}}}",

@@ -9,6 +9,7 @@
 //! | [`sets`](fn@sets) | `sets.contains`, `sets.equivalent`, `sets.intersects` | 0 |
 //! | [`lists`](fn@lists) | `slice`, `flatten`, `sort`, `lists.range`, `reverse`, `distinct` | 0..=3 |
 //! | [`regex`](fn@regex) | `regex.replace`, `regex.extract`, `regex.extractAll` | 0 |
+//! | [`network`](fn@network) | `ip`, `cidr`, `isIP`, `isCIDR`, `ip.isCanonical`, address and prefix methods | 1 |
 //!
 //! Implementations are total over [`Value`](crate::value::Value): arguments of the wrong
 //! runtime type give `no such overload`, never a panic.
@@ -18,6 +19,7 @@ pub mod format;
 pub mod format_check;
 pub mod lists;
 pub mod math;
+pub mod network;
 pub mod regex;
 pub mod sets;
 pub mod strings;
@@ -63,6 +65,11 @@ pub fn regex() -> Library {
     regex::library()
 }
 
+/// cel-go's `ext.Network()` (version 1, its only version).
+pub fn network() -> Library {
+    network::library()
+}
+
 /// Every extension library at its newest version.
 pub fn all() -> Vec<Library> {
     vec![
@@ -72,6 +79,7 @@ pub fn all() -> Vec<Library> {
         sets(),
         lists(LISTS_VERSION),
         regex(),
+        network(),
     ]
 }
 

@@ -6,6 +6,12 @@ use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+use serde::Deserialize;
+
+use super::selectors::{
+    FieldRequirement, LabelRequirement, parse_field_selector, parse_label_selector,
+};
+
 use super::{est_one, opaque, opaque_arg, string_arg};
 use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
 use crate::error::{EvalError, EvalResult};
@@ -26,8 +32,9 @@ pub const DECISION: &str = "kubernetes.authorization.Decision";
 /// The cost of one authorization check: only two fit in the per-call limit.
 pub const CHECK_COST: u64 = 350_000;
 
-/// Who is asking.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Who is asking. Deserialises from `{"name": ..., "groups": [...]}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct UserInfo {
     pub name: String,
     pub groups: Vec<String>,
@@ -48,10 +55,21 @@ pub struct AuthzRequest {
     pub subresource: String,
     pub namespace: String,
     pub name: String,
-    /// The field selector as written (not parsed here), if one was given.
+    /// The field selector as written, if a non-empty one was given.
     pub field_selector: Option<String>,
-    /// The label selector as written (not parsed here), if one was given.
+    /// The label selector as written, if a non-empty one was given.
     pub label_selector: Option<String>,
+    /// The field selector parsed as Kubernetes does when the check runs
+    /// (`fields.ParseSelector(...).Requirements()`); empty without a selector or when it
+    /// does not parse.
+    pub field_selector_requirements: Vec<FieldRequirement>,
+    /// Why the field selector does not parse (`FieldSelectorParsingErr`): the check still
+    /// runs, without field requirements.
+    pub field_selector_error: Option<String>,
+    /// The label selector parsed as Kubernetes does (`labels.ParseToRequirements`).
+    pub label_selector_requirements: Vec<LabelRequirement>,
+    /// Why the label selector does not parse (`LabelSelectorParsingErr`).
+    pub label_selector_error: Option<String>,
 }
 
 /// An authorizer's answer.
@@ -107,8 +125,11 @@ impl Authorizer for DenyAll {
 }
 
 /// An RBAC-like rule: empty subject lists match everyone, `*` matches anything, and
-/// resources may name a subresource as `resource/subresource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// resources may name a subresource as `resource/subresource`. Deserialises from RBAC's
+/// spelling: `users`, `groups`, `verbs`, `apiGroups`, `resources`, `resourceNames`,
+/// `namespaces`, `nonResourceURLs` (all lists of strings, all optional).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct Rule {
     pub users: Vec<String>,
     pub groups: Vec<String>,
@@ -120,6 +141,7 @@ pub struct Rule {
     /// Empty: any namespace (and cluster scope).
     pub namespaces: Vec<String>,
     /// Paths for non-resource checks; a trailing `*` matches a prefix.
+    #[serde(rename = "nonResourceURLs")]
     pub non_resource_urls: Vec<String>,
 }
 
@@ -158,9 +180,26 @@ impl Rule {
 }
 
 /// Allows what one of its rules allows; otherwise has no opinion (which is not allowed).
-#[derive(Clone, Debug, Default)]
+/// Deserialises from `{"rules": [Rule...]}`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RuleAuthorizer {
     pub rules: Vec<Rule>,
+}
+
+impl RuleAuthorizer {
+    /// Reads a rule list from JSON (`{"rules": [{"verbs": ["get"], "resources": ["pods"]}]}`,
+    /// fields as [`Rule`] spells them); errors name the offending field.
+    pub fn from_json(json: &serde_json::Value) -> Result<RuleAuthorizer, String> {
+        RuleAuthorizer::deserialize(json).map_err(|e| e.to_string())
+    }
+}
+
+impl UserInfo {
+    /// Reads `{"name": "ada", "groups": ["dev"]}` (both optional).
+    pub fn from_json(json: &serde_json::Value) -> Result<UserInfo, String> {
+        UserInfo::deserialize(json).map_err(|e| e.to_string())
+    }
 }
 
 impl Authorizer for RuleAuthorizer {
@@ -209,6 +248,12 @@ impl Opaque for AuthzValue {
     fn equals(&self, other: &dyn Opaque) -> bool {
         // Upstream values are receiver-only objects: they equal nothing but themselves.
         std::ptr::addr_eq(self.as_any(), other.as_any())
+    }
+    fn equal_to(&self, _: &Value) -> Option<bool> {
+        // Upstream's `receiverOnlyObjectVal.Equal` asserts the other value is a bare
+        // `receiverOnlyObjectVal`, which no library value is (each embeds one): `==` on these
+        // types is always `no such overload`.
+        None
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -391,12 +436,12 @@ pub fn selectors_library() -> Library {
         (
             "fieldSelector",
             "authorizer_fieldselector",
-            "Attaches a field selector to the check.",
+            "Attaches a field selector to the check; it is parsed when the check runs, and a parse error goes to the authorizer (the check still runs).",
         ),
         (
             "labelSelector",
             "authorizer_labelselector",
-            "Attaches a label selector to the check.",
+            "Attaches a label selector to the check; it is parsed when the check runs, and a parse error goes to the authorizer (the check still runs).",
         ),
     ] {
         lib.function(name, doc)
@@ -558,13 +603,27 @@ pub fn check(c: &Value, verb: &Value) -> EvalResult {
         AuthzValue::Resource {
             authorizer,
             request,
-        } => (
-            authorizer,
-            AuthzRequest {
+        } => {
+            let mut request = AuthzRequest {
                 verb,
                 ..(**request).clone()
-            },
-        ),
+            };
+            // As `resourceCheckVal.Authorize`: selectors are parsed here and a parse error
+            // is handed to the authorizer, never raised.
+            if let Some(s) = &request.field_selector {
+                match parse_field_selector(s) {
+                    Ok(r) => request.field_selector_requirements = r,
+                    Err(e) => request.field_selector_error = Some(e),
+                }
+            }
+            if let Some(s) = &request.label_selector {
+                match parse_label_selector(s) {
+                    Ok(r) => request.label_selector_requirements = r,
+                    Err(e) => request.label_selector_error = Some(e),
+                }
+            }
+            (authorizer, request)
+        }
         _ => return Err(EvalError::no_such_overload()),
     };
     Ok(opaque(AuthzValue::Decision(authorizer.authorize(&request))))
@@ -601,5 +660,41 @@ fn selector_estimate(a: &EstimateArgs<'_>) -> CallEstimate {
     CallEstimate {
         cost: selector_cost_estimate(len),
         result_size: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_lists_deserialise_with_rbac_spelling() {
+        let json = serde_json::json!({"rules": [
+            {"groups": ["dev"], "verbs": ["get", "list"], "apiGroups": ["apps"],
+             "resources": ["deployments", "deployments/scale"], "resourceNames": ["web"],
+             "namespaces": ["default"]},
+            {"verbs": ["get"], "nonResourceURLs": ["/healthz*"]}
+        ]});
+        let authorizer = RuleAuthorizer::from_json(&json).unwrap();
+        assert_eq!(authorizer.rules.len(), 2);
+        assert_eq!(authorizer.rules[0].api_groups, ["apps"]);
+        assert_eq!(authorizer.rules[1].non_resource_urls, ["/healthz*"]);
+        let request = AuthzRequest {
+            user: UserInfo::from_json(&serde_json::json!({"name": "ada", "groups": ["dev"]}))
+                .unwrap(),
+            verb: "list".into(),
+            resource_request: true,
+            api_group: "apps".into(),
+            resource: "deployments".into(),
+            namespace: "default".into(),
+            name: "web".into(),
+            ..AuthzRequest::default()
+        };
+        assert_eq!(authorizer.authorize(&request).kind, DecisionKind::Allow);
+        let err = RuleAuthorizer::from_json(&serde_json::json!({"rules": [{"verb": ["get"]}]}))
+            .unwrap_err();
+        assert!(err.contains("unknown field `verb`"), "{err}");
+        assert!(RuleAuthorizer::from_json(&serde_json::json!({"rules": 3})).is_err());
+        assert!(UserInfo::from_json(&serde_json::json!({"name": 1})).is_err());
     }
 }

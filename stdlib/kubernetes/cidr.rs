@@ -76,6 +76,9 @@ impl Opaque for Cidr {
     fn equals(&self, other: &dyn Opaque) -> bool {
         other.as_any().downcast_ref::<Cidr>() == Some(self)
     }
+    fn equal_to(&self, other: &Value) -> Option<bool> {
+        super::strict_equal_to(self, other)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -38,6 +38,9 @@ impl Opaque for Format {
             .downcast_ref::<Format>()
             .is_some_and(|o| o.name == self.name)
     }
+    fn equal_to(&self, other: &Value) -> Option<bool> {
+        super::strict_equal_to(self, other)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -327,7 +330,8 @@ fn dns1035_label(s: &str) -> Vec<String> {
 
 const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
-fn qualified_name(s: &str) -> Vec<String> {
+/// apimachinery's `IsQualifiedName` (label keys): its error messages.
+pub(crate) fn qualified_name(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = s.split('/').collect();
     let name = match parts[..] {
@@ -370,7 +374,8 @@ fn qualified_name(s: &str) -> Vec<String> {
     errs
 }
 
-fn label_value(s: &str) -> Vec<String> {
+/// apimachinery's `IsValidLabelValue`: its error messages.
+pub(crate) fn label_value(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > 63 {
         errs.push("must be no more than 63 bytes".to_string());

@@ -32,6 +32,9 @@ impl Opaque for Ip {
     fn equals(&self, other: &dyn Opaque) -> bool {
         other.as_any().downcast_ref::<Ip>() == Some(self)
     }
+    fn equal_to(&self, other: &Value) -> Option<bool> {
+        super::strict_equal_to(self, other)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -105,8 +108,32 @@ pub fn library() -> Library {
         "ip.isCanonical('2001:db8::abcd')",
         "!ip.isCanonical('2001:DB8::ABCD')",
     ]);
-    type Accessor = fn(&IpAddr) -> Value;
-    let accessors: [super::Row<Accessor>; 6] = [
+    for (name, id, result, doc, f, examples) in accessors() {
+        lib.function(name, doc)
+            .member(id, &[TYPE], result, Implementation::Closure(accessor(f)))
+            .cost(CallCost::Fixed(1))
+            .estimate(est_one)
+            .examples(examples);
+    }
+    lib.function("string", "Converts a value to a string.")
+        .global(
+            "ip_to_string",
+            &[TYPE],
+            "string",
+            Implementation::Unary(ip_to_string),
+        )
+        .examples(&["string(ip('2001:DB8::1')) == '2001:db8::1'"]);
+    lib
+}
+
+/// An accessor's implementation.
+pub(crate) type Accessor = fn(&IpAddr) -> Value;
+
+/// The address accessors (`family()`, `isLoopback()`, ...) with Go's `netip` semantics:
+/// name, overload id, result type, doc, implementation, examples. Shared with cel-go's
+/// network library, whose accessors are the same.
+pub(crate) fn accessors() -> [super::Row<Accessor>; 6] {
+    [
         (
             "family",
             "ip_family",
@@ -162,23 +189,7 @@ pub fn library() -> Library {
                 "!ip('255.255.255.255').isGlobalUnicast()",
             ],
         ),
-    ];
-    for (name, id, result, doc, f, examples) in accessors {
-        lib.function(name, doc)
-            .member(id, &[TYPE], result, Implementation::Closure(accessor(f)))
-            .cost(CallCost::Fixed(1))
-            .estimate(est_one)
-            .examples(examples);
-    }
-    lib.function("string", "Converts a value to a string.")
-        .global(
-            "ip_to_string",
-            &[TYPE],
-            "string",
-            Implementation::Unary(ip_to_string),
-        )
-        .examples(&["string(ip('2001:DB8::1')) == '2001:db8::1'"]);
-    lib
+    ]
 }
 
 fn accessor(f: fn(&IpAddr) -> Value) -> crate::registry::SharedFn {

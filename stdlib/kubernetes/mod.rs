@@ -60,6 +60,7 @@ pub mod lists;
 pub mod netip;
 pub mod quantity;
 pub mod regex;
+pub mod selectors;
 pub mod semver;
 pub mod urls;
 
@@ -181,6 +182,15 @@ pub(crate) fn opaque_arg<T: 'static>(v: &Value) -> Result<&T, EvalError> {
             .downcast_ref::<T>()
             .ok_or_else(EvalError::no_such_overload),
         _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// `Equal` of Kubernetes' types (`pkg/cel/*.go`): a value of another type is
+/// `no such overload` (SPEC §2.11), not `false`.
+pub(crate) fn strict_equal_to<T: Opaque + 'static>(this: &T, other: &Value) -> Option<bool> {
+    match other {
+        Value::Opaque(o) if o.as_any().is::<T>() => Some(this.equals(o.as_ref())),
+        _ => None,
     }
 }
 

@@ -68,6 +68,9 @@ impl Opaque for Semver {
             .downcast_ref::<Semver>()
             .is_some_and(|o| self.compare(o) == Ordering::Equal)
     }
+    fn equal_to(&self, other: &Value) -> Option<bool> {
+        super::strict_equal_to(self, other)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -26,6 +26,9 @@ impl Opaque for UrlValue {
             .downcast_ref::<UrlValue>()
             .is_some_and(|o| o.0.to_go_string() == self.0.to_go_string())
     }
+    fn equal_to(&self, other: &Value) -> Option<bool> {
+        super::strict_equal_to(self, other)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -105,9 +105,19 @@ pub fn logical_not(v: &Value) -> EvalResult {
     }
 }
 
-/// `a == b` with CEL's heterogeneous equality.
+/// `a == b` with CEL's heterogeneous equality. As in cel-go (`types.Equal`: `null` on
+/// either side compares by identity, otherwise `lhs.Equal(rhs)`), an opaque left operand
+/// decides through [`Opaque::equal_to`](crate::value::Opaque::equal_to), which may be
+/// `no such overload` (Kubernetes' types compared with another type). `!=` is never an
+/// error: cel-go's `_!=_` is `Equal(a, b) != true`.
 pub fn equals(a: &Value, b: &Value) -> EvalResult {
-    Ok(Value::Bool(a.cel_eq(b)))
+    match (a, b) {
+        (Value::Opaque(x), b) if !matches!(b, Value::Null) => x
+            .equal_to(b)
+            .map(Value::Bool)
+            .ok_or_else(EvalError::no_such_overload),
+        _ => Ok(Value::Bool(a.cel_eq(b))),
+    }
 }
 
 /// `a != b`.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use kcel::stdlib::kubernetes::authz::{
     AUTHORIZER, AuthzRequest, Decision, DecisionKind, DenyAll, Rule, RuleAuthorizer, UserInfo,
 };
+use kcel::stdlib::kubernetes::selectors::{FieldRequirement, LabelRequirement};
 use kcel::stdlib::kubernetes::{Authorizer, authorizer_value};
 use kcel::{Env, Type, Value};
 
@@ -122,8 +123,20 @@ fn cases() -> Vec<Case> {
             (13, 13),
             13,
         ),
-        // `==` on authorization types: 1 (estimated through `CostEstimator`, and at run time).
-        sc("authorizer == authorizer", (3, 3), 3),
+        // `==` on authorization types: 1 (estimated through `CostEstimator`, and at run time),
+        // and always `no such overload`: upstream's `receiverOnlyObjectVal.Equal` asserts the
+        // other value is a bare `receiverOnlyObjectVal`, which no library value is.
+        Case {
+            expr: "authorizer == authorizer",
+            want: Want::Error("no such overload"),
+            est: Some((3, 3)),
+            rt: Some(3),
+            src: "authz.go receiverOnlyObjectVal.Equal",
+            ..T
+        },
+        // Another type through `dyn` (SPEC §2.11), while `!=` is `Equal(a, b) != true`.
+        e("authorizer == dyn('x')", "no such overload", "spec 2.11"),
+        v("authorizer != dyn('x')", "true", "cel-go evalNe"),
     ]
 }
 
@@ -251,6 +264,88 @@ fn requests_carry_every_attribute() {
             name: "web".into(),
             field_selector: Some("a=b".into()),
             label_selector: Some("c in (d)".into()),
+            field_selector_requirements: vec![FieldRequirement {
+                operator: "=",
+                field: "a".into(),
+                value: "b".into(),
+            }],
+            field_selector_error: None,
+            label_selector_requirements: vec![LabelRequirement {
+                key: "c".into(),
+                operator: "in",
+                values: vec!["d".into()],
+            }],
+            label_selector_error: None,
         }
+    );
+}
+
+/// apiserver `pkg/admission/plugin/cel/condition_test.go`, "test authorizer allow resource
+/// check with parse failures" and "... with all fields": selectors that do not parse reach
+/// the authorizer as parse errors (with Kubernetes' texts), and the check still runs.
+#[test]
+fn selector_parse_errors_go_to_the_authorizer() {
+    let rec = Arc::new(Recorder(Default::default()));
+    let v = eval_with(
+        rec.clone(),
+        "authorizer.group('apps').resource('deployments').fieldSelector('foo badoperator bar').labelSelector('apple badoperator banana').subresource('status').namespace('test').name('backend').check('create').reason()",
+    );
+    assert_eq!(v, Value::from("nope"));
+    let r = rec.0.lock().unwrap()[0].clone();
+    assert_eq!(
+        r.field_selector_error.as_deref(),
+        Some("invalid selector: 'foo badoperator bar'; can't understand 'foo badoperator bar'")
+    );
+    assert_eq!(
+        r.label_selector_error.as_deref(),
+        Some(
+            "unable to parse requirement: found 'badoperator', expected: in, notin, =, ==, !=, gt, lt"
+        )
+    );
+    assert!(r.field_selector_requirements.is_empty());
+    assert!(r.label_selector_requirements.is_empty());
+
+    // apiserver `pkg/endpoints/filters/authorization_test.go`: an invalid label key.
+    let rec = Arc::new(Recorder(Default::default()));
+    eval_with(
+        rec.clone(),
+        "authorizer.group('').resource('pods').fieldSelector('*bar').labelSelector('*bar').check('list').allowed()",
+    );
+    let r = rec.0.lock().unwrap()[0].clone();
+    assert_eq!(
+        r.field_selector_error.as_deref(),
+        Some("invalid selector: '*bar'; can't understand '*bar'")
+    );
+    assert_eq!(
+        r.label_selector_error.as_deref(),
+        Some(
+            "unable to parse requirement: <nil>: Invalid value: \"*bar\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        )
+    );
+
+    // An empty selector is no selector; a later call replaces an earlier one.
+    let rec = Arc::new(Recorder(Default::default()));
+    eval_with(
+        rec.clone(),
+        "authorizer.group('').resource('pods').fieldSelector('x').fieldSelector('').labelSelector('!a').labelSelector('b notin (c, d),e').check('list').allowed()",
+    );
+    let r = rec.0.lock().unwrap()[0].clone();
+    assert_eq!((r.field_selector, r.field_selector_error), (None, None));
+    assert!(r.field_selector_requirements.is_empty());
+    assert_eq!(r.label_selector_error, None);
+    assert_eq!(
+        r.label_selector_requirements,
+        vec![
+            LabelRequirement {
+                key: "b".into(),
+                operator: "notin",
+                values: vec!["c".into(), "d".into()],
+            },
+            LabelRequirement {
+                key: "e".into(),
+                operator: "exists",
+                values: vec![],
+            },
+        ]
     );
 }

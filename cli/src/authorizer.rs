@@ -1,0 +1,47 @@
+//! `--authorizer allow-all|deny-all|@PATH`: binds `authorizer` (Kubernetes' authz library)
+//! for `eval`. `@PATH` is a YAML or JSON file: who is asking (`user`) and the RBAC-like rules
+//! of `kcel::stdlib::kubernetes::authz::RuleAuthorizer`.
+
+use std::sync::Arc;
+
+use kcel::stdlib::kubernetes::authz::{
+    AUTHORIZER, AllowAll, Authorizer, DenyAll, RuleAuthorizer, UserInfo, authorizer_value,
+};
+use kcel::{Type, Value};
+
+use crate::variables::read_document;
+
+/// The variable's name.
+pub const NAME: &str = "authorizer";
+
+/// The type to declare `authorizer` with.
+pub fn declared_type() -> Type {
+    Type::Named(AUTHORIZER.into(), vec![])
+}
+
+/// The value of `authorizer` for `--authorizer SPEC`.
+pub fn value(spec: &str) -> Result<Value, String> {
+    let (user, authorizer): (UserInfo, Arc<dyn Authorizer>) = match spec {
+        "allow-all" => (UserInfo::default(), Arc::new(AllowAll)),
+        "deny-all" => (UserInfo::default(), Arc::new(DenyAll)),
+        _ => {
+            let Some(path) = spec.strip_prefix('@') else {
+                return Err(format!(
+                    "--authorizer: expected allow-all, deny-all or @PATH, got '{spec}'"
+                ));
+            };
+            let mut json = read_document(std::path::Path::new(path))?;
+            let bad = |e: String| format!("authorizer file '{path}': {e}");
+            let Some(object) = json.as_object_mut() else {
+                return Err(bad("expected a mapping with `user` and `rules`".into()));
+            };
+            let user = match object.remove("user") {
+                Some(user) => UserInfo::from_json(&user).map_err(|e| bad(format!("user: {e}")))?,
+                None => UserInfo::default(),
+            };
+            let rules = RuleAuthorizer::from_json(&json).map_err(bad)?;
+            (user, Arc::new(rules))
+        }
+    };
+    Ok(authorizer_value(user, authorizer))
+}

@@ -1,0 +1,108 @@
+//! `--schema PATH` and `--resource-root`: `self` and `oldSelf` typed by an OpenAPI v3 schema
+//! as for a CRD rule at the schema's root (through `kcel::kubernetes`), with their values
+//! read under the schema (escaped field names, formats, set and map lists).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kcel::kubernetes::sizes::SchemaSizes;
+use kcel::kubernetes::values::to_value;
+use kcel::kubernetes::{DeclType, Schema, SchemaTypes, crd_version_schemas};
+use kcel::value::list_kinds::ListKinds;
+use kcel::{Env, Value};
+
+use crate::args::SchemaArgs;
+use crate::variables;
+
+/// The variables a schema types.
+pub const SCHEMA_VARIABLES: [&str; 2] = ["self", "oldSelf"];
+
+/// A loaded schema: the root's type, and the list semantics of the values read under it.
+pub struct RootSchema {
+    root: Arc<DeclType>,
+    kinds: Arc<ListKinds>,
+}
+
+impl RootSchema {
+    /// Reads `--schema` (None without it) and declares `self` and `oldSelf` on `env`.
+    pub fn load(args: &SchemaArgs, env: &mut Env) -> Result<Option<RootSchema>, String> {
+        let Some(path) = &args.schema else {
+            return Ok(None);
+        };
+        let json = variables::read_document(path)?;
+        let schema =
+            if json.get("kind").and_then(|k| k.as_str()) == Some("CustomResourceDefinition") {
+                // A whole CRD: its first version's openAPIV3Schema.
+                crd_version_schemas(&json)
+                    .map_err(|e| format!("'{}': {e}", path.display()))?
+                    .into_iter()
+                    .next()
+                    .map(|(_, schema, _)| schema)
+                    .ok_or_else(|| {
+                        format!(
+                            "'{}': the CRD has no spec.versions[].schema.openAPIV3Schema",
+                            path.display()
+                        )
+                    })?
+            } else {
+                Schema::from_json(&json)
+                    .map_err(|e| format!("'{}' is not an OpenAPI v3 schema: {e}", path.display()))?
+            };
+        let (types, root) = SchemaTypes::build(&schema, "selfType", args.resource_root)
+            .map_err(|e| format!("schema '{}': {e}", path.display()))?;
+        let root = root.ok_or_else(|| {
+            format!(
+                "schema '{}' has no CEL type at its root (it needs a `type`; \
+                 x-kubernetes-preserve-unknown-fields alone is not enough)",
+                path.display()
+            )
+        })?;
+        env.set_type_provider(Arc::new(types));
+        for name in SCHEMA_VARIABLES {
+            env.declare(name, root.cel.clone());
+        }
+        Ok(Some(RootSchema {
+            root,
+            kinds: Arc::new(ListKinds::default()),
+        }))
+    }
+
+    /// The sizes of `self` paths, for cost estimates.
+    pub fn sizes(&self) -> SchemaSizes {
+        SchemaSizes {
+            root: self.root.clone(),
+        }
+    }
+
+    /// Reads the `--var` values of `self` and `oldSelf` under the schema into `values`.
+    pub fn bind(
+        &self,
+        vars: &[(String, String)],
+        stdin_used: &mut bool,
+        values: &mut HashMap<String, Value>,
+    ) -> Result<(), String> {
+        for (name, spec) in vars.iter().filter(|(n, _)| is_schema_variable(n)) {
+            if values.contains_key(name) {
+                return Err(format!("variable '{name}' is given twice"));
+            }
+            let text = variables::read_spec(spec, stdin_used)
+                .map_err(|e| format!("variable '{name}': {e}"))?;
+            let json: serde_json::Value = serde_norway::from_str(&text)
+                .map_err(|e| format!("variable '{name}': invalid YAML or JSON: {e}"))?;
+            let value = to_value(&json, &self.root, &self.kinds)
+                .map_err(|e| format!("variable '{name}' does not fit the schema: {e}"))?;
+            values.insert(name.clone(), value);
+        }
+        Ok(())
+    }
+
+    /// Runs `f` with the list semantics of the values read (set and map lists) in force.
+    pub fn scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.kinds.scope(f)
+    }
+}
+
+/// Whether `--schema` types this variable.
+pub fn is_schema_variable(name: &str) -> bool {
+    SCHEMA_VARIABLES.contains(&name)
+}

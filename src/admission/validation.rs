@@ -1,0 +1,629 @@
+//! Validating policies and bindings as the API server does when they are written
+//! (Kubernetes' `admissionregistration` validation): field errors in the API server's order
+//! and with its texts. The objects are taken as stored, defaults applied: an absent
+//! `failurePolicy`, `matchPolicy`, `namespaceSelector` or `objectSelector` is not an error.
+
+use crate::kubernetes::field_error::go_quote;
+use crate::kubernetes::{ErrorType, FieldError, FieldPath};
+use crate::stdlib::kubernetes::format::FORMATS;
+
+use super::types::{
+    LabelSelector, MatchResources, NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef,
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidationAction,
+};
+
+/// The compile errors of a policy's expressions (the detail of each field error), as the
+/// API server compiles them when the policy is written.
+pub struct CompileErrors {
+    /// An update leaving paramKind and the match conditions unchanged: they are not
+    /// validated.
+    pub ignore_match_conditions: bool,
+    pub conditions: Vec<Option<String>>,
+    pub variables: Vec<Option<String>>,
+    pub validations: Vec<Option<String>>,
+    pub messages: Vec<Option<String>>,
+    pub audit_annotations: Vec<Option<String>>,
+}
+
+/// Kubernetes' string validators (`k8s.io/apimachinery` `validation`), by format name.
+fn check(format: &str, s: &str) -> Vec<String> {
+    FORMATS
+        .iter()
+        .find(|f| f.name == format)
+        .map(|f| (f.validate)(s))
+        .unwrap_or_default()
+}
+
+/// `path.ValidatePathSegmentName`.
+fn path_segment_errors(name: &str) -> Vec<String> {
+    if name == "." || name == ".." {
+        return vec![format!("may not be '{name}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|c| name.contains(*c))
+        .map(|c| format!("may not contain '{c}'"))
+        .collect()
+}
+
+/// Go's `%#v` of a string slice, with the slice's type name.
+fn go_slice(type_name: &str, items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|s| go_quote(s)).collect();
+    format!("{type_name}{{{}}}", items.join(", "))
+}
+
+/// `field.NotSupported`'s detail.
+fn supported(values: &[&str]) -> String {
+    let values: Vec<String> = values.iter().map(|v| go_quote(v)).collect();
+    format!("supported values: {}", values.join(", "))
+}
+
+/// The error list being built.
+#[derive(Default)]
+struct Errors(Vec<FieldError>);
+
+impl Errors {
+    fn required(&mut self, path: &FieldPath, detail: &str) {
+        self.0.push(FieldError::new(
+            path.clone(),
+            ErrorType::Required,
+            "",
+            detail,
+        ));
+    }
+
+    fn forbidden(&mut self, path: &FieldPath, detail: &str) {
+        self.0.push(FieldError::new(
+            path.clone(),
+            ErrorType::Forbidden,
+            "",
+            detail,
+        ));
+    }
+
+    fn invalid(&mut self, path: &FieldPath, value: &str, detail: &str) {
+        self.0.push(FieldError::new(
+            path.clone(),
+            ErrorType::Invalid,
+            value,
+            detail,
+        ));
+    }
+
+    fn invalid_rendered(&mut self, path: &FieldPath, value: String, detail: &str) {
+        self.0.push(FieldError::with_rendered_value(
+            path.clone(),
+            ErrorType::Invalid,
+            value,
+            detail,
+        ));
+    }
+
+    fn duplicate(&mut self, path: &FieldPath, value: &str) {
+        self.0.push(FieldError::new(
+            path.clone(),
+            ErrorType::Duplicate,
+            value,
+            "",
+        ));
+    }
+
+    fn not_supported(&mut self, path: &FieldPath, value: &str, values: &[&str]) {
+        self.0.push(FieldError::new(
+            path.clone(),
+            ErrorType::NotSupported,
+            value,
+            supported(values),
+        ));
+    }
+
+    /// An expression's compile error (`Invalid`, the expression as the bad value).
+    fn expression(&mut self, path: &FieldPath, source: &str, error: Option<&String>) {
+        if let Some(detail) = error {
+            self.invalid(path, source, detail);
+        }
+    }
+}
+
+/// `ValidateObjectMeta` for a cluster-scoped object named as a DNS subdomain.
+fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
+    let path = FieldPath::new("metadata");
+    if meta.name.is_empty() {
+        errors.required(&path.child("name"), "name or generateName is required");
+    } else {
+        for message in check("dns1123Subdomain", &meta.name) {
+            errors.invalid(&path.child("name"), &meta.name, &message);
+        }
+    }
+    if !meta.namespace.is_empty() {
+        errors.forbidden(&path.child("namespace"), "not allowed on this type");
+    }
+    let labels = path.child("labels");
+    for (key, value) in &meta.labels {
+        for message in check("qualifiedName", key) {
+            errors.invalid(&labels, key, &message);
+        }
+        for message in check("labelValue", value) {
+            errors.invalid(&labels, value, &message);
+        }
+    }
+}
+
+/// `ValidateLabelSelector` (strict: label values must be valid).
+fn validate_selector(selector: &LabelSelector, path: &FieldPath, errors: &mut Errors) {
+    let labels = path.child("matchLabels");
+    for (key, value) in &selector.match_labels {
+        for message in check("qualifiedName", key) {
+            errors.invalid(&labels, key, &message);
+        }
+        for message in check("labelValue", value) {
+            errors.invalid(&labels, value, &message);
+        }
+    }
+    for (i, requirement) in selector.match_expressions.iter().enumerate() {
+        let path = path.child("matchExpressions").index(i);
+        match requirement.operator.as_str() {
+            "In" | "NotIn" if requirement.values.is_empty() => errors.required(
+                &path.child("values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            ),
+            "Exists" | "DoesNotExist" if !requirement.values.is_empty() => errors.forbidden(
+                &path.child("values"),
+                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            ),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errors.invalid(
+                &path.child("operator"),
+                other,
+                "not a valid selector operator",
+            ),
+        }
+        for message in check("qualifiedName", &requirement.key) {
+            errors.invalid(&path.child("key"), &requirement.key, &message);
+        }
+        for (j, value) in requirement.values.iter().enumerate() {
+            for message in check("labelValue", value) {
+                errors.invalid(&path.child("values").index(j), value, &message);
+            }
+        }
+    }
+}
+
+/// `validateResources` (subresources allowed).
+fn validate_resources(resources: &[String], path: &FieldPath, errors: &mut Errors) {
+    if resources.is_empty() {
+        errors.required(path, "");
+    }
+    let mut wildcard_subresources: Vec<&str> = Vec::new();
+    let mut wildcard_resources: Vec<&str> = Vec::new();
+    let (mut double_wildcard, mut single_wildcard) = (false, false);
+    let mut without_subresource = false;
+    for (i, entry) in resources.iter().enumerate() {
+        if entry.is_empty() {
+            errors.required(&path.index(i), "");
+            continue;
+        }
+        double_wildcard |= entry == "*/*";
+        single_wildcard |= entry == "*";
+        let Some((res, sub)) = entry.split_once('/') else {
+            without_subresource = entry != "*";
+            continue;
+        };
+        if wildcard_subresources.contains(&res) {
+            let detail = format!("if '{res}/*' is present, must not specify {entry}");
+            errors.invalid(&path.index(i), entry, &detail);
+        }
+        if wildcard_resources.contains(&sub) {
+            let detail = format!("if '*/{sub}' is present, must not specify {entry}");
+            errors.invalid(&path.index(i), entry, &detail);
+        }
+        if sub == "*" {
+            wildcard_subresources.push(res);
+        }
+        if res == "*" {
+            wildcard_resources.push(sub);
+        }
+    }
+    if resources.len() > 1 && double_wildcard {
+        errors.invalid_rendered(
+            path,
+            go_slice("[]string", resources),
+            "if '*/*' is present, must not specify other resources",
+        );
+    }
+    if single_wildcard && without_subresource {
+        errors.invalid_rendered(
+            path,
+            go_slice("[]string", resources),
+            "if '*' is present, must not specify other resources without subresources",
+        );
+    }
+}
+
+/// `validateNamedRuleWithOperations`.
+fn validate_rule(rule: &NamedRuleWithOperations, path: &FieldPath, errors: &mut Errors) {
+    let names = path.child("resourceNames");
+    for (i, name) in rule.resource_names.iter().enumerate() {
+        for message in path_segment_errors(name) {
+            errors.invalid(&names.index(i), name, &message);
+        }
+        if rule.resource_names[..i].contains(name) {
+            errors.duplicate(&names.index(i), name);
+        }
+    }
+    let operations = path.child("operations");
+    if rule.operations.is_empty() {
+        errors.required(&operations, "");
+    }
+    let has_wildcard = |list: &[String]| list.iter().any(|x| x == "*");
+    if rule.operations.len() > 1 && has_wildcard(&rule.operations) {
+        errors.invalid_rendered(
+            &operations,
+            go_slice("[]admissionregistration.OperationType", &rule.operations),
+            "if '*' is present, must not specify other operations",
+        );
+    }
+    const OPERATIONS: [&str; 5] = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
+    for (i, operation) in rule.operations.iter().enumerate() {
+        if !OPERATIONS.contains(&operation.as_str()) {
+            errors.not_supported(&operations.index(i), operation, &OPERATIONS);
+        }
+    }
+    let groups = path.child("apiGroups");
+    if rule.api_groups.is_empty() {
+        errors.required(&groups, "");
+    }
+    if rule.api_groups.len() > 1 && has_wildcard(&rule.api_groups) {
+        errors.invalid_rendered(
+            &groups,
+            go_slice("[]string", &rule.api_groups),
+            "if '*' is present, must not specify other API groups",
+        );
+    }
+    let versions = path.child("apiVersions");
+    if rule.api_versions.is_empty() {
+        errors.required(&versions, "");
+    }
+    if rule.api_versions.len() > 1 && has_wildcard(&rule.api_versions) {
+        errors.invalid_rendered(
+            &versions,
+            go_slice("[]string", &rule.api_versions),
+            "if '*' is present, must not specify other API versions",
+        );
+    }
+    for (i, version) in rule.api_versions.iter().enumerate() {
+        if version.is_empty() {
+            errors.required(&versions.index(i), "");
+        }
+    }
+    validate_resources(&rule.resources, &path.child("resources"), errors);
+    const SCOPES: [&str; 3] = ["*", "Cluster", "Namespaced"];
+    if let Some(scope) = &rule.scope
+        && !SCOPES.contains(&scope.as_str())
+    {
+        errors.not_supported(&path.child("scope"), scope, &SCOPES);
+    }
+}
+
+/// `validateMatchResources` (defaults applied: matchPolicy and the selectors are set).
+fn validate_match_resources(resources: &MatchResources, path: &FieldPath, errors: &mut Errors) {
+    if let Some(selector) = &resources.namespace_selector {
+        validate_selector(selector, &path.child("namespaceSelector"), errors);
+    }
+    if let Some(selector) = &resources.object_selector {
+        validate_selector(selector, &path.child("objectSelector"), errors);
+    }
+    for (i, rule) in resources.resource_rules.iter().enumerate() {
+        validate_rule(rule, &path.child("resourceRules").index(i), errors);
+    }
+    for (i, rule) in resources.exclude_resource_rules.iter().enumerate() {
+        validate_rule(rule, &path.child("excludeResourceRules").index(i), errors);
+    }
+}
+
+/// `validateParamKind`.
+fn validate_param_kind(kind: &ParamKind, path: &FieldPath, errors: &mut Errors) {
+    let api_version = path.child("apiVersion");
+    let value = &kind.api_version;
+    if value.is_empty() {
+        errors.required(&api_version, "");
+    } else if value.matches('/').count() > 1 {
+        let detail = format!("unexpected GroupVersion string: {value}");
+        errors.invalid(&api_version, value, &detail);
+    } else {
+        let (group, version) = match value.split_once('/') {
+            _ if value == "/" => ("", ""),
+            Some((g, v)) => (g, v),
+            None => ("", value.as_str()),
+        };
+        if !group.is_empty() {
+            let messages = check("dns1123Subdomain", group);
+            if !messages.is_empty() {
+                errors.invalid(&api_version, group, &messages.join(","));
+            }
+        }
+        if version.is_empty() {
+            errors.invalid(&api_version, value, "version must be specified");
+        } else {
+            let messages = check("dns1035Label", version);
+            if !messages.is_empty() {
+                errors.invalid(&api_version, version, &messages.join(","));
+            }
+        }
+    }
+    let kind_path = path.child("kind");
+    if kind.kind.is_empty() {
+        errors.required(&kind_path, "");
+    } else {
+        let messages = check("dns1035Label", &kind.kind.to_lowercase());
+        if !messages.is_empty() {
+            let detail = format!(
+                "may have mixed case, but should otherwise match: {}",
+                messages.join(",")
+            );
+            errors.invalid(&kind_path, &kind.kind, &detail);
+        }
+    }
+}
+
+/// Kubernetes' `isCELIdentifier`: an identifier that is not a reserved word.
+fn is_cel_identifier(name: &str) -> bool {
+    const RESERVED: [&str; 21] = [
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && !RESERVED.contains(&name)
+}
+
+/// At most this many audit annotations.
+const MAX_AUDIT_ANNOTATIONS: usize = 20;
+/// The longest audit annotation valueExpression, in bytes.
+const MAX_VALUE_EXPRESSION_BYTES: usize = 5 * 1024;
+
+/// The field errors of a policy, in the API server's order (`validateValidatingAdmissionPolicy`).
+pub fn policy_errors(
+    policy: &ValidatingAdmissionPolicy,
+    compiled: &CompileErrors,
+) -> Vec<FieldError> {
+    let mut errors = Errors::default();
+    validate_meta(&policy.metadata, &mut errors);
+    let spec = &policy.spec;
+    let path = FieldPath::new("spec");
+    if let Some(kind) = &spec.param_kind {
+        validate_param_kind(kind, &path.child("paramKind"), &mut errors);
+    }
+    match &spec.match_constraints {
+        None => errors.required(&path.child("matchConstraints"), ""),
+        Some(constraints) => {
+            let constraints_path = path.child("matchConstraints");
+            validate_match_resources(constraints, &constraints_path, &mut errors);
+            // At least one rule, for type information.
+            if constraints.resource_rules.is_empty() {
+                errors.required(&constraints_path.child("resourceRules"), "");
+            }
+        }
+    }
+    let conditions = if compiled.ignore_match_conditions {
+        &[][..]
+    } else {
+        &spec.match_conditions[..]
+    };
+    for (i, condition) in conditions.iter().enumerate() {
+        let path = path.child("matchConditions").index(i);
+        let expression = condition.expression.trim();
+        if expression.is_empty() {
+            errors.required(&path.child("expression"), "");
+        } else {
+            let error = compiled.conditions.get(i).and_then(Option::as_ref);
+            errors.expression(&path.child("expression"), expression, error);
+        }
+        if condition.name.is_empty() {
+            errors.required(&path.child("name"), "");
+        } else {
+            for message in check("qualifiedName", &condition.name) {
+                errors.invalid(&path.child("name"), &condition.name, &message);
+            }
+            let earlier = &spec.match_conditions[..i];
+            if earlier.iter().any(|c| c.name == condition.name) {
+                errors.duplicate(&path.child("name"), &condition.name);
+            }
+        }
+    }
+    for (i, variable) in spec.variables.iter().enumerate() {
+        let path = path.child("variables").index(i);
+        if variable.name.trim().is_empty() {
+            errors.required(&path.child("name"), "name is not specified");
+        } else if !is_cel_identifier(&variable.name) {
+            let detail = "name is not a valid CEL identifier";
+            errors.invalid(&path.child("name"), &variable.name, detail);
+        }
+        if variable.expression.trim().is_empty() {
+            errors.required(&path.child("expression"), "expression is not specified");
+        } else {
+            let error = compiled.variables.get(i).and_then(Option::as_ref);
+            errors.expression(&path.child("expression"), &variable.expression, error);
+        }
+    }
+    if spec.validations.is_empty() && spec.audit_annotations.is_empty() {
+        let detail = "validations or auditAnnotations must contain at least one item";
+        errors.required(&path.child("validations"), detail);
+        errors.required(&path.child("auditAnnotations"), detail);
+        return errors.0;
+    }
+    for (i, validation) in spec.validations.iter().enumerate() {
+        let path = path.child("validations").index(i);
+        if validation.expression.trim().is_empty() {
+            errors.required(&path.child("expression"), "expression is not specified");
+        } else {
+            let error = compiled.validations.get(i).and_then(Option::as_ref);
+            errors.expression(&path.child("expression"), &validation.expression, error);
+        }
+        let message_expression = &validation.message_expression;
+        let message_path = path.child("messageExpression");
+        if !message_expression.is_empty() && message_expression.trim().is_empty() {
+            errors.invalid(
+                &message_path,
+                message_expression,
+                "must be non-empty if specified",
+            );
+        } else if !message_expression.is_empty() {
+            let error = compiled.messages.get(i).and_then(Option::as_ref);
+            errors.expression(&message_path, message_expression, error);
+        }
+        let message = &validation.message;
+        if !message.is_empty() && message.trim().is_empty() {
+            let detail = "message must be non-empty if specified";
+            errors.invalid(&path.child("message"), message, detail);
+        } else if message.trim().contains(['\n', '\r']) {
+            let detail = "message must not contain line breaks";
+            errors.invalid(&path.child("message"), message, detail);
+        }
+        const REASONS: [&str; 3] = ["Forbidden", "Invalid", "RequestEntityTooLarge"];
+        if let Some(reason) = &validation.reason
+            && !REASONS.contains(&reason.as_str())
+        {
+            errors.not_supported(&path.child("reason"), reason, &REASONS);
+        }
+    }
+    let annotations = &spec.audit_annotations;
+    if annotations.len() > MAX_AUDIT_ANNOTATIONS {
+        let items: Vec<String> = annotations
+            .iter()
+            .map(|a| {
+                format!(
+                    "admissionregistration.AuditAnnotation{{Key:{}, ValueExpression:{}}}",
+                    go_quote(&a.key),
+                    go_quote(&a.value_expression)
+                )
+            })
+            .collect();
+        errors.invalid_rendered(
+            &path.child("auditAnnotations"),
+            format!(
+                "[]admissionregistration.AuditAnnotation{{{}}}",
+                items.join(", ")
+            ),
+            &format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
+        );
+    }
+    for (i, annotation) in annotations.iter().enumerate() {
+        let path = path.child("auditAnnotations").index(i);
+        let name = &policy.metadata.name;
+        if name.is_empty() {
+            let detail = "requires metadata.name be non-empty";
+            errors.invalid(&path.child("key"), &annotation.key, detail);
+        } else {
+            let qualified = format!("{name}/{}", annotation.key);
+            for message in check("qualifiedName", &qualified) {
+                errors.invalid(&path.child("key"), &qualified, &message);
+            }
+        }
+        let value_path = path.child("valueExpression");
+        let expression = annotation.value_expression.trim();
+        if expression.is_empty() {
+            errors.required(&value_path, "valueExpression is not specified");
+        } else if expression.len() > MAX_VALUE_EXPRESSION_BYTES {
+            let detail = format!("must not exceed {MAX_VALUE_EXPRESSION_BYTES} bytes in length");
+            errors.required(&value_path, &detail);
+        } else {
+            let error = compiled.audit_annotations.get(i).and_then(Option::as_ref);
+            errors.expression(&value_path, &annotation.value_expression, error);
+        }
+        if annotations[..i].iter().any(|a| a.key == annotation.key) {
+            errors.duplicate(&path.child("key"), &annotation.key);
+        }
+    }
+    errors.0
+}
+
+/// `validateParamRef`.
+fn validate_param_ref(param_ref: &ParamRef, path: &FieldPath, errors: &mut Errors) {
+    const EXCLUSIVE: &str = "name and selector are mutually exclusive";
+    if !param_ref.name.is_empty() {
+        for message in path_segment_errors(&param_ref.name) {
+            errors.invalid(&path.child("name"), &param_ref.name, &message);
+        }
+        if param_ref.selector.is_some() {
+            errors.forbidden(&path.child("name"), EXCLUSIVE);
+        }
+    }
+    if let Some(selector) = &param_ref.selector {
+        validate_selector(selector, &path.child("selector"), errors);
+        if !param_ref.name.is_empty() {
+            errors.forbidden(&path.child("selector"), EXCLUSIVE);
+        }
+    }
+    if param_ref.name.is_empty() && param_ref.selector.is_none() {
+        errors.required(path, "one of name or selector must be specified");
+    }
+    if param_ref.parameter_not_found_action.is_none() {
+        errors.required(&path.child("parameterNotFoundAction"), "");
+    }
+}
+
+/// The field errors of a binding, in the API server's order
+/// (`validateValidatingAdmissionPolicyBinding`).
+pub fn binding_errors(binding: &ValidatingAdmissionPolicyBinding) -> Vec<FieldError> {
+    let mut errors = Errors::default();
+    validate_meta(&binding.metadata, &mut errors);
+    let spec = &binding.spec;
+    let path = FieldPath::new("spec");
+    if spec.policy_name.is_empty() {
+        errors.required(&path.child("policyName"), "");
+    } else {
+        for message in check("dns1123Subdomain", &spec.policy_name) {
+            errors.invalid(&path.child("policyName"), &spec.policy_name, &message);
+        }
+    }
+    if let Some(param_ref) = &spec.param_ref {
+        validate_param_ref(param_ref, &path.child("paramRef"), &mut errors);
+    }
+    if let Some(resources) = &spec.match_resources {
+        // Kubernetes spells this path `matchResouces`.
+        validate_match_resources(resources, &path.child("matchResouces"), &mut errors);
+    }
+    let actions = &spec.validation_actions;
+    let actions_path = path.child("validationActions");
+    for (i, action) in actions.iter().enumerate() {
+        if actions[..i].contains(action) {
+            errors.duplicate(&actions_path.index(i), &format!("{action:?}"));
+        }
+    }
+    if actions.contains(&ValidationAction::Deny) && actions.contains(&ValidationAction::Warn) {
+        let listed: Vec<String> = actions.iter().map(|a| format!("{a:?}")).collect();
+        errors.invalid_rendered(
+            &actions_path,
+            go_slice("[]admissionregistration.ValidationAction", &listed),
+            "must not contain both Deny and Warn (repeating the same validation failure \
+             information in the API response and headers serves no purpose)",
+        );
+    }
+    if actions.is_empty() {
+        errors.required(&actions_path, "at least one validation action is required");
+    }
+    errors.0
+}

@@ -1,0 +1,237 @@
+//! What kube-apiserver does to a custom resource before validating it: null values that the
+//! schema does not allow and that have no default are dropped from objects and maps, then
+//! `default`s fill in missing (or disallowed null) values.
+//!
+//! Sources: apiextensions-apiserver `pkg/apiserver/schema/defaulting/prunenulls.go`
+//! (`PruneNonNullableNullsWithoutDefaults`) and `algorithm.go` (`Default`), applied in that
+//! order when a request or a stored object is decoded.
+
+use std::borrow::Cow;
+
+use serde_json::Value as J;
+
+use super::schema::Schema;
+
+/// Data nested deeper than this is left as it is.
+const MAX_DEPTH: usize = 1000;
+
+/// `x` as Kubernetes validates it: non-nullable nulls without defaults pruned, defaults
+/// applied. Borrowed when that changes nothing.
+pub fn prepare<'a>(x: &'a J, s: &Schema) -> Cow<'a, J> {
+    if !has_defaults(s, 0) && !has_null(x, 0) {
+        return Cow::Borrowed(x);
+    }
+    let mut x = x.clone();
+    prune_non_nullable_nulls(&mut x, Some(s), 0);
+    apply_defaults(&mut x, s, 0);
+    Cow::Owned(x)
+}
+
+fn has_defaults(s: &Schema, depth: usize) -> bool {
+    depth <= MAX_DEPTH
+        && (s.default.is_some()
+            || s.properties.values().any(|p| has_defaults(p, depth + 1))
+            || s.items
+                .as_deref()
+                .is_some_and(|i| has_defaults(i, depth + 1))
+            || s.additional_schema()
+                .is_some_and(|v| has_defaults(v, depth + 1)))
+}
+
+fn has_null(x: &J, depth: usize) -> bool {
+    depth <= MAX_DEPTH
+        && match x {
+            J::Null => true,
+            J::Array(items) => items.iter().any(|i| has_null(i, depth + 1)),
+            J::Object(o) => o.values().any(|v| has_null(v, depth + 1)),
+            _ => false,
+        }
+}
+
+/// Whether `x` is a null the schema `s` neither allows nor defaults.
+fn is_non_nullable_non_defaultable_null(x: &J, s: Option<&Schema>) -> bool {
+    x.is_null() && s.is_some_and(|s| !s.nullable && s.default.is_none())
+}
+
+/// The schema of an object's field: a declared property, else `additionalProperties`.
+fn field_schema<'s>(s: Option<&'s Schema>, k: &str) -> Option<&'s Schema> {
+    let s = s?;
+    s.properties.get(k).or_else(|| s.additional_schema())
+}
+
+/// Drops non-nullable nulls without defaults from objects and maps (list items stay).
+pub fn prune_non_nullable_nulls(x: &mut J, s: Option<&Schema>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match x {
+        J::Object(o) => {
+            o.retain(|k, v| !is_non_nullable_non_defaultable_null(v, field_schema(s, k)));
+            for (k, v) in o.iter_mut() {
+                prune_non_nullable_nulls(v, field_schema(s, k), depth + 1);
+            }
+        }
+        J::Array(items) => {
+            let items_schema = s.and_then(|s| s.items.as_deref());
+            for v in items {
+                prune_non_nullable_nulls(v, items_schema, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_non_nullable_null(x: &J, s: &Schema) -> bool {
+    x.is_null() && !s.nullable
+}
+
+/// Fills in defaults: a property with a default that is missing or a disallowed null gets
+/// it; map values and list items that are disallowed nulls get their schema's default.
+pub fn apply_defaults(x: &mut J, s: &Schema, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match x {
+        J::Object(o) => {
+            for (k, p) in &s.properties {
+                let Some(default) = &p.default else {
+                    continue;
+                };
+                if o.get(k).is_none_or(|v| is_non_nullable_null(v, p)) {
+                    o.insert(k.clone(), default.clone());
+                }
+            }
+            for (k, v) in o.iter_mut() {
+                if let Some(p) = s.properties.get(k) {
+                    apply_defaults(v, p, depth + 1);
+                } else if let Some(values) = s.additional_schema() {
+                    if is_non_nullable_null(v, values) {
+                        *v = values.default.clone().unwrap_or(J::Null);
+                    }
+                    apply_defaults(v, values, depth + 1);
+                }
+            }
+        }
+        J::Array(items) => {
+            let Some(item_schema) = s.items.as_deref() else {
+                return;
+            };
+            for v in items {
+                if is_non_nullable_null(v, item_schema) {
+                    *v = item_schema.default.clone().unwrap_or(J::Null);
+                }
+                apply_defaults(v, item_schema, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether Kubernetes' pruning would drop anything from `x` under the schema `s` (unknown
+/// fields; `apiVersion`, `kind` and `metadata` are kept in embedded resources), as
+/// `pruning.Prune` does to a default before comparing it with the original
+/// (apiextensions-apiserver `pkg/apiserver/schema/pruning/algorithm.go`).
+pub fn has_unknown_fields(x: &J, s: Option<&Schema>, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    if let Some(s) = s.filter(|s| s.preserve_unknown_fields) {
+        return unknown_below_preserved(x, s, depth);
+    }
+    match x {
+        J::Object(o) => {
+            let Some(s) = s else {
+                return !o.is_empty();
+            };
+            o.iter().any(|(k, v)| {
+                if s.embedded_resource && is_meta_field(k) {
+                    false
+                } else if let Some(p) = s.properties.get(k) {
+                    has_unknown_fields(v, Some(p), depth + 1)
+                } else if s.additional_properties.is_some() {
+                    has_unknown_fields(v, s.additional_schema(), depth + 1)
+                } else {
+                    true
+                }
+            })
+        }
+        J::Array(items) => {
+            let items_schema = s.and_then(|s| s.items.as_deref());
+            items
+                .iter()
+                .any(|v| has_unknown_fields(v, items_schema, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+/// Pruning below an `x-kubernetes-preserve-unknown-fields` node: unknown fields stay,
+/// declared ones are pruned as usual.
+fn unknown_below_preserved(x: &J, s: &Schema, depth: usize) -> bool {
+    match x {
+        J::Object(o) => o.iter().any(|(k, v)| {
+            if s.embedded_resource && is_meta_field(k) {
+                false
+            } else if let Some(p) = s.properties.get(k) {
+                has_unknown_fields(v, Some(p), depth + 1)
+            } else if s.additional_properties.is_some() {
+                has_unknown_fields(v, s.additional_schema(), depth + 1)
+            } else {
+                false
+            }
+        }),
+        J::Array(items) => s.items.as_deref().is_some_and(|i| {
+            items
+                .iter()
+                .any(|v| unknown_below_preserved(v, i, depth + 1))
+        }),
+        _ => false,
+    }
+}
+
+fn is_meta_field(k: &str) -> bool {
+    matches!(k, "apiVersion" | "kind" | "metadata")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn prunes_then_defaults() {
+        let s = Schema::from_json(&json!({"type": "object", "properties": {
+            "a": {"type": "string"},
+            "b": {"type": "string", "nullable": true},
+            "c": {"type": "integer", "default": 3},
+            "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "l": {"type": "array", "items": {"type": "string"}},
+            "d": {"type": "array", "items": {"type": "string", "default": "x"}},
+            "o": {"type": "object", "default": {}, "properties": {"p": {"type": "integer", "default": 1}}}
+        }}))
+        .unwrap();
+        let x =
+            json!({"a": null, "b": null, "m": {"k": null, "j": 1}, "l": ["s", null], "d": [null]});
+        assert_eq!(
+            prepare(&x, &s).into_owned(),
+            json!({"b": null, "c": 3, "m": {"j": 1}, "l": ["s", null], "d": ["x"], "o": {"p": 1}})
+        );
+        let plain = Schema::from_json(&json!({"type": "object"})).unwrap();
+        assert!(has_unknown_fields(&json!({"a": 1}), Some(&plain), 0));
+        assert!(!has_unknown_fields(
+            &json!({"c": 1, "o": {"p": 2}}),
+            Some(&s),
+            0
+        ));
+        assert!(has_unknown_fields(&json!({"o": {"q": 2}}), Some(&s), 0));
+        assert!(has_unknown_fields(
+            &json!({"m": {"k": {"x": 1}}}),
+            Some(&s),
+            0
+        ));
+        assert!(matches!(
+            prepare(&json!({"a": 1}), &plain),
+            Cow::Borrowed(_)
+        ));
+    }
+}

@@ -1,0 +1,618 @@
+//! Test suites: cases with their expected outcomes, for ValidatingAdmissionPolicies
+//! ([`AdmissionSuite`]) and for CRD `x-kubernetes-validations` rules ([`CrdSuite`]). The
+//! `kcel test` command and the crate's own integration tests run the same suites through
+//! [`Suite::run`]; reading the files (YAML or JSON) is the caller's business: a suite is
+//! built from a `serde_json::Value` ([`Suite::from_json`]).
+//!
+//! An admission suite has `policies` (and `bindings`, `params`, `namespace`, `authorizer`,
+//! the expected `fieldErrors` and `bindingErrors`); each case sends a `request` and expects a
+//! denial `message` (absent: allowed), an HTTP `code`, `warnings` and audit `annotations`:
+//!
+//! ```yaml
+//! policies: [ ...ValidatingAdmissionPolicy... ]
+//! bindings: [ ...ValidatingAdmissionPolicyBinding... ]
+//! params: [ ...params objects... ]           # optional
+//! namespace: { metadata: {name: default, labels: {env: test}} }   # optional
+//! authorizer: allow                           # or deny, or {rules: [...]} (optional)
+//! fieldErrors: []                             # expected policy errors, in order
+//! bindingErrors: []                           # expected binding errors, in order
+//! cases:
+//! - name: four replicas denied
+//!   request: { ...AdmissionRequest: kind, resource, operation, object, oldObject, userInfo... }
+//!   namespace: {...}                          # optional: overrides the suite's
+//!   message: "deployments.apps \"web\" is forbidden: ..."   # absent: allowed
+//!   code: 422                                 # optional
+//!   warnings: []
+//!   annotations: {}
+//!   skip: "reason"                            # optional
+//! ```
+//!
+//! A CRD suite has a `crd` (its first version's schema is used), the expected
+//! `schemaErrors` (any order) and estimated `costs`; each case validates an `object` (an
+//! update with `old`) and expects field `errors` and `warnings` (any order) and, optionally,
+//! the actual cost of rules:
+//!
+//! ```yaml
+//! crd: { ...CustomResourceDefinition... }
+//! schemaErrors: []
+//! costs:
+//! - rule: "self.a <= self.b"
+//!   estimated: [5, 5]        # [min, max] of one evaluation
+//!   cardinality: 1
+//!   source: "how the figure was obtained"   # optional
+//! cases:
+//! - name: a above b
+//!   object: {spec: {a: 2, b: 1}}
+//!   old: {...}               # optional: an update
+//!   errors: ['spec: Invalid value: "object": ...']
+//!   warnings: []
+//!   costs: {"self.a <= self.b": 5}
+//!   skip: "reason"           # optional
+//! ```
+//!
+//! Suite-level expectations (field, binding and schema errors, estimated costs) are reported
+//! as cases too: errors when any are expected or found, each estimated cost always.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value as Json;
+
+use crate::admission::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use crate::admission::{AdmissionRequest, CompiledPolicy, Input, admit, validate_binding};
+use crate::kubernetes::{CompileOptions, FieldPath, Schema, Validator, crd_version_schemas};
+use crate::stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
+
+/// A suite of either kind.
+#[derive(Debug)]
+pub enum Suite {
+    Admission(AdmissionSuite),
+    Crd(CrdSuite),
+}
+
+/// A ValidatingAdmissionPolicy suite (see the module docs).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdmissionSuite {
+    pub policies: Vec<ValidatingAdmissionPolicy>,
+    #[serde(default)]
+    pub bindings: Vec<ValidatingAdmissionPolicyBinding>,
+    #[serde(default)]
+    pub params: Vec<Json>,
+    #[serde(default)]
+    pub namespace: Option<Json>,
+    /// `allow`, `deny` or a rule list `{rules: [...]}` ([`RuleAuthorizer`]); without one,
+    /// `authorizer` is unbound.
+    #[serde(default)]
+    pub authorizer: Option<Json>,
+    /// Expected policy field errors, in order.
+    #[serde(default)]
+    pub field_errors: Vec<String>,
+    /// Expected binding field errors, in order.
+    #[serde(default)]
+    pub binding_errors: Vec<String>,
+    #[serde(default)]
+    pub cases: Vec<AdmissionCase>,
+}
+
+/// One admission request and the decision expected.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdmissionCase {
+    pub name: String,
+    pub request: AdmissionRequest,
+    /// Overrides the suite's namespace object.
+    #[serde(default)]
+    pub namespace: Option<Json>,
+    /// The expected denial message; absent means allowed.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The expected HTTP code of the denial (not checked when absent).
+    #[serde(default)]
+    pub code: Option<u16>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+    /// Why the case is skipped, if it is.
+    #[serde(default)]
+    pub skip: Option<String>,
+}
+
+/// A CRD rules suite (see the module docs).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CrdSuite {
+    pub crd: Json,
+    /// Expected schema errors, any order.
+    #[serde(default)]
+    pub schema_errors: Vec<String>,
+    #[serde(default)]
+    pub costs: Vec<CostExpectation>,
+    #[serde(default)]
+    pub cases: Vec<CrdCase>,
+}
+
+/// The expected estimated cost of one rule.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostExpectation {
+    /// The rule, by its text.
+    pub rule: String,
+    /// `[min, max]` of one evaluation.
+    pub estimated: [u64; 2],
+    /// How many times the rule may run per object.
+    pub cardinality: u64,
+    /// How the figures were obtained.
+    #[serde(default)]
+    pub source: String,
+}
+
+/// One object (or update) and the validation outcome expected.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrdCase {
+    pub name: String,
+    pub object: Json,
+    /// The old object: the case is an update.
+    #[serde(default)]
+    pub old: Option<Json>,
+    /// Expected field errors, any order.
+    #[serde(default)]
+    pub errors: Vec<String>,
+    /// Expected warnings, any order.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Expected actual cost per rule (summed over the rule's evaluations).
+    #[serde(default)]
+    pub costs: BTreeMap<String, u64>,
+    /// Why the case is skipped, if it is.
+    #[serde(default)]
+    pub skip: Option<String>,
+}
+
+/// The result of one case (or suite-level expectation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseResult {
+    pub name: String,
+    pub outcome: Outcome,
+}
+
+/// Whether a case passed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    /// What differed (never empty).
+    Failed(Vec<Mismatch>),
+    /// Not run, for this reason.
+    Skipped(String),
+}
+
+/// One expectation that was not met; `expected` and `actual` are JSON texts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// What was compared (`message`, `errors`, `actual cost of "rule"`, ...).
+    pub what: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: expected {}, got {}",
+            self.what, self.expected, self.actual
+        )
+    }
+}
+
+fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"))
+}
+
+/// Compares two values and records a mismatch (rendered as JSON) when they differ.
+fn compare<T: PartialEq + serde::Serialize>(
+    what: &str,
+    expected: &T,
+    actual: &T,
+    out: &mut Vec<Mismatch>,
+) {
+    if expected != actual {
+        out.push(Mismatch {
+            what: what.to_string(),
+            expected: json_text(expected),
+            actual: json_text(actual),
+        });
+    }
+}
+
+fn sorted(v: &[String]) -> Vec<String> {
+    let mut v = v.to_vec();
+    v.sort();
+    v
+}
+
+fn result(name: impl Into<String>, mismatches: Vec<Mismatch>) -> CaseResult {
+    CaseResult {
+        name: name.into(),
+        outcome: if mismatches.is_empty() {
+            Outcome::Passed
+        } else {
+            Outcome::Failed(mismatches)
+        },
+    }
+}
+
+impl Suite {
+    /// Reads a suite: an object with `policies` is an admission suite, one with `crd` a CRD
+    /// suite. Errors name the offending field.
+    pub fn from_json(json: &Json) -> Result<Suite, String> {
+        let Some(object) = json.as_object() else {
+            return Err(
+                "a suite is a mapping with `policies` (admission) or `crd` (CRD rules)".into(),
+            );
+        };
+        if object.contains_key("policies") {
+            let suite = AdmissionSuite::deserialize(json).map_err(|e| e.to_string())?;
+            suite.authorizer()?;
+            Ok(Suite::Admission(suite))
+        } else if object.contains_key("crd") {
+            let suite = CrdSuite::deserialize(json).map_err(|e| e.to_string())?;
+            suite.schema()?;
+            Ok(Suite::Crd(suite))
+        } else {
+            Err("a suite needs `policies` (admission) or `crd` (CRD rules)".into())
+        }
+    }
+
+    /// Runs every case; suite-level expectations come first.
+    pub fn run(&self) -> Vec<CaseResult> {
+        match self {
+            Suite::Admission(s) => s.run(),
+            Suite::Crd(s) => s.run(),
+        }
+    }
+
+    /// How many cases the suite declares (suite-level expectations aside).
+    pub fn case_count(&self) -> usize {
+        match self {
+            Suite::Admission(s) => s.cases.len(),
+            Suite::Crd(s) => s.cases.len(),
+        }
+    }
+}
+
+impl AdmissionSuite {
+    /// The suite's authorizer, if any.
+    pub fn authorizer(&self) -> Result<Option<Arc<dyn Authorizer>>, String> {
+        Ok(match &self.authorizer {
+            None => None,
+            Some(Json::String(s)) if s == "allow" => Some(Arc::new(AllowAll)),
+            Some(Json::String(s)) if s == "deny" => Some(Arc::new(DenyAll)),
+            Some(Json::String(s)) => {
+                return Err(format!(
+                    "authorizer: expected allow, deny or {{rules: [...]}}, got '{s}'"
+                ));
+            }
+            Some(rules) => Some(Arc::new(
+                RuleAuthorizer::from_json(rules).map_err(|e| format!("authorizer: {e}"))?,
+            )),
+        })
+    }
+
+    /// Runs the suite (see [`Suite::run`]).
+    pub fn run(&self) -> Vec<CaseResult> {
+        let mut results = Vec::new();
+        let compiled: Vec<CompiledPolicy> = self
+            .policies
+            .iter()
+            .cloned()
+            .map(CompiledPolicy::new)
+            .collect();
+        let errors: Vec<String> = compiled
+            .iter()
+            .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
+            .collect();
+        if !errors.is_empty() || !self.field_errors.is_empty() {
+            let mut m = Vec::new();
+            compare("fieldErrors", &self.field_errors, &errors, &mut m);
+            results.push(result("policy field errors", m));
+        }
+        let binding_errors: Vec<String> = self
+            .bindings
+            .iter()
+            .flat_map(validate_binding)
+            .map(|e| e.to_string())
+            .collect();
+        if !binding_errors.is_empty() || !self.binding_errors.is_empty() {
+            let mut m = Vec::new();
+            compare(
+                "bindingErrors",
+                &self.binding_errors,
+                &binding_errors,
+                &mut m,
+            );
+            results.push(result("binding field errors", m));
+        }
+        let policies: Vec<&CompiledPolicy> = compiled.iter().collect();
+        // `Suite::from_json` checks the authorizer; a suite built otherwise may not have.
+        let authorizer = match self.authorizer() {
+            Ok(a) => a,
+            Err(e) => {
+                results.push(result(
+                    "authorizer",
+                    vec![Mismatch {
+                        what: "authorizer".into(),
+                        expected: "allow, deny or {\"rules\": [...]}".into(),
+                        actual: json_text(&e),
+                    }],
+                ));
+                return results;
+            }
+        };
+        for case in &self.cases {
+            if let Some(reason) = &case.skip {
+                results.push(CaseResult {
+                    name: case.name.clone(),
+                    outcome: Outcome::Skipped(reason.clone()),
+                });
+                continue;
+            }
+            let input = Input {
+                request: &case.request,
+                namespace: case.namespace.as_ref().or(self.namespace.as_ref()),
+                params: &self.params,
+                authorizer: authorizer.clone(),
+            };
+            let decision = admit(&policies, &self.bindings, &input);
+            let mut m = Vec::new();
+            let message = decision.status.as_ref().map(|s| s.message.clone());
+            compare("message", &case.message, &message, &mut m);
+            if case.code.is_some() {
+                let code = decision.status.as_ref().map(|s| s.code);
+                compare("code", &case.code, &code, &mut m);
+            }
+            compare("warnings", &case.warnings, &decision.warnings, &mut m);
+            compare(
+                "annotations",
+                &case.annotations,
+                &decision.audit_annotations,
+                &mut m,
+            );
+            results.push(result(case.name.clone(), m));
+        }
+        results
+    }
+}
+
+impl CrdSuite {
+    /// The first version's schema, with its path in the CRD.
+    pub fn schema(&self) -> Result<(Schema, FieldPath), String> {
+        crd_version_schemas(&self.crd)
+            .map_err(|e| format!("crd: {e}"))?
+            .into_iter()
+            .next()
+            .map(|(_, schema, path)| (schema, path))
+            .ok_or_else(|| "crd: no spec.versions[].schema.openAPIV3Schema".to_string())
+    }
+
+    /// Runs the suite (see [`Suite::run`]).
+    pub fn run(&self) -> Vec<CaseResult> {
+        let (schema, schema_path) = match self.schema() {
+            Ok(s) => s,
+            Err(e) => {
+                return vec![result(
+                    "CRD schema",
+                    vec![Mismatch {
+                        what: "schema".into(),
+                        expected: "a structural schema".into(),
+                        actual: json_text(&e),
+                    }],
+                )];
+            }
+        };
+        let validator = Validator::new(
+            &schema,
+            CompileOptions {
+                schema_path,
+                ..CompileOptions::default()
+            },
+        );
+        let mut results = Vec::new();
+        let errors: Vec<String> = validator
+            .compiled
+            .errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        if !errors.is_empty() || !self.schema_errors.is_empty() {
+            let mut m = Vec::new();
+            compare(
+                "schemaErrors",
+                &sorted(&self.schema_errors),
+                &sorted(&errors),
+                &mut m,
+            );
+            results.push(result("schema errors", m));
+        }
+        for c in &self.costs {
+            let name = format!("estimated cost of {}", json_text(&c.rule));
+            let expected = format!("{:?} × {}", c.estimated, c.cardinality);
+            let actual = match validator.compiled.reports.iter().find(|r| r.rule == c.rule) {
+                Some(r) => format!(
+                    "{:?} × {}",
+                    [r.estimated.min, r.estimated.max],
+                    r.cardinality
+                ),
+                None => "no such rule".to_string(),
+            };
+            let mut m = Vec::new();
+            if expected != actual {
+                m.push(Mismatch {
+                    what: "estimated × cardinality".into(),
+                    expected,
+                    actual,
+                });
+            }
+            results.push(result(name, m));
+        }
+        for case in &self.cases {
+            if let Some(reason) = &case.skip {
+                results.push(CaseResult {
+                    name: case.name.clone(),
+                    outcome: Outcome::Skipped(reason.clone()),
+                });
+                continue;
+            }
+            let outcome = validator.validate(&case.object, case.old.as_ref());
+            let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
+            let mut m = Vec::new();
+            compare("errors", &sorted(&case.errors), &sorted(&errors), &mut m);
+            compare(
+                "warnings",
+                &sorted(&case.warnings),
+                &sorted(&outcome.warnings),
+                &mut m,
+            );
+            for (rule, want) in &case.costs {
+                let got: Vec<u64> = outcome
+                    .costs
+                    .iter()
+                    .filter(|c| &c.rule == rule)
+                    .map(|c| c.cost)
+                    .collect();
+                let actual = if got.is_empty() {
+                    "not run".to_string()
+                } else {
+                    got.iter().sum::<u64>().to_string()
+                };
+                if actual != want.to_string() {
+                    m.push(Mismatch {
+                        what: format!("actual cost of {}", json_text(rule)),
+                        expected: want.to_string(),
+                        actual,
+                    });
+                }
+            }
+            results.push(result(case.name.clone(), m));
+        }
+        results
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crd(rule: &str) -> Json {
+        json!({
+            "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {
+                    "type": "object",
+                    "x-kubernetes-validations": [{"rule": rule}],
+                    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}
+                }}
+            }}}]}
+        })
+    }
+
+    #[test]
+    fn crd_suites_pass_fail_and_skip() {
+        let suite = Suite::from_json(&json!({
+            "crd": crd("self.a <= self.b"),
+            "costs": [{"rule": "self.a <= self.b", "estimated": [5, 5], "cardinality": 1}],
+            "cases": [
+                {"name": "ok", "object": {"spec": {"a": 1, "b": 2}}, "costs": {"self.a <= self.b": 5}},
+                {"name": "wrong", "object": {"spec": {"a": 3, "b": 2}}},
+                {"name": "later", "object": {}, "skip": "not yet"}
+            ]
+        }))
+        .unwrap();
+        assert_eq!(suite.case_count(), 3);
+        let results = suite.run();
+        let outcomes: Vec<_> = results.iter().map(|r| (&*r.name, &r.outcome)).collect();
+        assert_eq!(
+            outcomes[0],
+            ("estimated cost of \"self.a <= self.b\"", &Outcome::Passed)
+        );
+        assert_eq!(outcomes[1], ("ok", &Outcome::Passed));
+        assert_eq!(
+            outcomes[2].1,
+            &Outcome::Failed(vec![Mismatch {
+                what: "errors".into(),
+                expected: "[]".into(),
+                actual: "[\"spec: Invalid value: \\\"object\\\": failed rule: self.a <= self.b\"]"
+                    .into(),
+            }])
+        );
+        assert_eq!(outcomes[3].1, &Outcome::Skipped("not yet".into()));
+    }
+
+    #[test]
+    fn schema_errors_are_a_case() {
+        let suite = Suite::from_json(&json!({"crd": crd("self.c > 1")})).unwrap();
+        let results = suite.run();
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0].name, "schema errors");
+        assert!(matches!(&results[0].outcome, Outcome::Failed(m) if m[0].what == "schemaErrors"));
+    }
+
+    #[test]
+    fn bad_suites_are_errors() {
+        for (json, error) in [
+            (json!([1]), "a suite is a mapping"),
+            (json!({"cases": []}), "a suite needs"),
+            (
+                json!({"crd": {}}),
+                "crd: a CustomResourceDefinition needs spec.versions",
+            ),
+            (
+                json!({"crd": crd("true"), "extra": 1}),
+                "unknown field `extra`",
+            ),
+            (
+                json!({"policies": [], "authorizer": "maybe"}),
+                "authorizer: expected allow",
+            ),
+            (
+                json!({"policies": [], "authorizer": {"rules": [{"verb": []}]}}),
+                "unknown field `verb`",
+            ),
+            (
+                json!({"policies": [], "cases": [{"name": "x"}]}),
+                "missing field `request`",
+            ),
+        ] {
+            let got = Suite::from_json(&json).unwrap_err();
+            assert!(got.contains(error), "{got}");
+        }
+    }
+
+    #[test]
+    fn admission_suites_with_a_rule_list_authorizer() {
+        let suite = Suite::from_json(&json!({
+            "authorizer": {"rules": [{"users": ["ada"], "verbs": ["use"], "apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"]}]},
+            "policies": [{"metadata": {"name": "p"}, "spec": {
+                "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]},
+                "validations": [{"expression": "authorizer.group('scheduling.k8s.io').resource('priorityclasses').name('x').check('use').allowed()", "message": "no"}]
+            }}],
+            "bindings": [{"metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}}],
+            "cases": [
+                {"name": "ada may", "request": {"kind": {"group": "", "version": "v1", "kind": "Pod"}, "resource": {"group": "", "version": "v1", "resource": "pods"}, "name": "w", "operation": "CREATE", "userInfo": {"username": "ada"}, "object": {}}},
+                {"name": "bob may not", "request": {"kind": {"group": "", "version": "v1", "kind": "Pod"}, "resource": {"group": "", "version": "v1", "resource": "pods"}, "name": "w", "operation": "CREATE", "userInfo": {"username": "bob"}, "object": {}},
+                 "message": "pods \"w\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no"}
+            ]
+        }))
+        .unwrap();
+        let results = suite.run();
+        assert_eq!(results.len(), 2);
+        assert!(
+            results.iter().all(|r| r.outcome == Outcome::Passed),
+            "{results:?}"
+        );
+    }
+}
