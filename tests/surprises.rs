@@ -36,7 +36,7 @@ fn run_with(expr: &str, optimize: bool) -> (Result<Value, String>, u64) {
         .program_with(&ast, options)
         .unwrap_or_else(|e| panic!("{expr}: {e}"));
     let (value, details) = program.eval_with_details(&HashMap::<String, Value>::new());
-    (value.map_err(|e| e.message), details.actual_cost)
+    (value.map_err(|e| e.into_message()), details.actual_cost)
 }
 
 fn run(expr: &str) -> (Result<Value, String>, u64) {

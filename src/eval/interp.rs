@@ -421,7 +421,7 @@ fn select(v: &Value, field: &Field) -> EvalResult {
             Value::Map(m) => Ok(Value::Optional(field.find(m).cloned().map(Arc::new))),
             other => select(other, field),
         },
-        Value::Opaque(o) if let Some(v) = o.field(field) => v.map_err(EvalError::new),
+        Value::Opaque(o) if let Some(v) = o.field(&field.name) => v.map_err(EvalError::new),
         other => Err(EvalError::new(format!(
             "type '{}' does not support field selection",
             other.type_name()
@@ -435,7 +435,7 @@ fn has(v: &Value, field: &Field) -> EvalResult {
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has(inner, field),
         // A computed field is present when it computes (Kubernetes' lazy map `Contains`).
-        Value::Opaque(o) if let Some(v) = o.field(field) => {
+        Value::Opaque(o) if let Some(v) = o.field(&field.name) => {
             v.map(|_| Value::Bool(true)).map_err(EvalError::new)
         }
         other => Err(EvalError::new(format!(

@@ -390,7 +390,7 @@ mod tests {
         let env = env();
         let ast = env.compile(expr).map_err(|e| e.to_string())?;
         let program = env.program(&ast).map_err(|e| e.to_string())?;
-        program.eval(&()).map_err(|e| e.message)
+        program.eval(&()).map_err(|e| e.into_message())
     }
 
     #[test]
