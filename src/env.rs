@@ -312,7 +312,33 @@ impl Activation for () {
     }
 }
 
-/// A JSON object used as an activation: each top-level key is a variable.
+/// A JSON object whose top-level keys are the variables, read in place: binding it copies
+/// nothing, and evaluation converts only what the program reads (see [`Value::Json`]).
+#[derive(Clone, Debug)]
+pub struct JsonActivation {
+    root: Value,
+}
+
+impl JsonActivation {
+    /// Binds the keys of a JSON object (any other JSON binds nothing).
+    pub fn new(json: Arc<serde_json::Value>) -> JsonActivation {
+        JsonActivation {
+            root: Value::from_shared_json(json),
+        }
+    }
+}
+
+impl Activation for JsonActivation {
+    fn resolve(&self, name: &str) -> Option<Value> {
+        match &self.root {
+            Value::Json(j) => j.field(name),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON object used as an activation: each top-level key is a variable, converted when
+/// the program reads it ([`JsonActivation`] reads in place instead).
 impl Activation for serde_json::Map<String, serde_json::Value> {
     fn resolve(&self, name: &str) -> Option<Value> {
         self.get(name).map(Value::from)
@@ -405,7 +431,7 @@ impl Program {
                 }))
             });
         }
-        let mut result = eval(&self.plan.root, &mut frame);
+        let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
         if let Err(limit) = frame.check_limit() {
             result = Err(limit);
         }

@@ -1,5 +1,5 @@
 #![doc = include_str!("../README.md")]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 // pest's derive, built without its `std` feature (whose per-rule stack probing costs a
 // quarter of parse time; our own depth limits make it unnecessary), refers to `alloc`.
@@ -22,7 +22,7 @@ pub mod value;
 #[path = "../stdlib/mod.rs"]
 pub mod stdlib;
 
-pub use env::{Activation, Ast, Env, EvalDetails, Program, ProgramOptions};
+pub use env::{Activation, Ast, Env, EvalDetails, JsonActivation, Program, ProgramOptions};
 pub use error::{EvalError, EvalResult, Issues};
 pub use types::Type;
 pub use value::{Key, Map, Value};

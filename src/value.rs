@@ -10,8 +10,10 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
+mod json;
 mod map;
 
+pub use json::JsonNode;
 pub use map::{Key, Map, string_key_hash};
 
 /// A CEL value.
@@ -37,6 +39,10 @@ pub enum Value {
     Optional(Option<Arc<Value>>),
     /// A library-defined value (IP address, quantity, URL, ...).
     Opaque(Arc<dyn Opaque>),
+    /// An object or array of a shared JSON document, read in place (see [`JsonNode`]).
+    /// The interpreter converts it before it reaches a function or a result, so library
+    /// code sees ordinary maps and lists.
+    Json(JsonNode),
 }
 
 /// A value type defined by a library rather than by the core language.
@@ -171,6 +177,8 @@ impl Value {
             Value::Type(_) => kind::TYPE,
             Value::Optional(_) => kind::OPTIONAL,
             Value::Opaque(_) => kind::OPAQUE,
+            Value::Json(j) if j.is_object() => kind::MAP,
+            Value::Json(_) => kind::LIST,
         }
     }
 
@@ -191,6 +199,8 @@ impl Value {
             Value::Type(_) => TypeValue::Type,
             Value::Optional(_) => TypeValue::Optional,
             Value::Opaque(o) => TypeValue::Named(Arc::new(o.type_name().to_string())),
+            Value::Json(j) if j.is_object() => TypeValue::Map,
+            Value::Json(_) => TypeValue::List,
         }
     }
 
@@ -262,6 +272,8 @@ impl Value {
                 _ => false,
             },
             (Opaque(a), Opaque(b)) => a.equals(b.as_ref()),
+            (Json(a), _) => a.materialize().cel_eq(other),
+            (_, Json(b)) => self.cel_eq(&b.materialize()),
             _ => false,
         }
     }
@@ -402,6 +414,7 @@ impl fmt::Display for Value {
             Value::Optional(None) => f.write_str("optional.none()"),
             Value::Optional(Some(v)) => write!(f, "optional.of({v})"),
             Value::Opaque(o) => f.write_str(&o.to_display_string()),
+            Value::Json(j) => fmt::Display::fmt(&j.materialize(), f),
         }
     }
 }

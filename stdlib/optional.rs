@@ -208,6 +208,7 @@ fn is_zero(v: &Value) -> bool {
         Value::Bytes(b) => b.is_empty(),
         Value::List(l) => l.is_empty(),
         Value::Map(m) => m.is_empty(),
+        Value::Json(j) => j.is_empty(),
         Value::Duration(d) => d.is_zero(),
         Value::Timestamp(t) => t.timestamp() == 0 && t.timestamp_subsec_nanos() == 0,
         Value::Optional(o) => o.is_none(),

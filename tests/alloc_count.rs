@@ -1,5 +1,5 @@
 //! Heap allocations per evaluation, counted by a global allocator that wraps the system
-//! allocator (this test binary only; the engine itself has no unsafe code).
+//! allocator (this test binary only).
 //!
 //! The performance issue's target is that `all`/`exists` over a list allocate nothing per
 //! element. The test prints the counts (`cargo test --test alloc_count -- --nocapture`) and

@@ -11,6 +11,8 @@ use crate::eval::plan::{
     DispatchTable, Field, FoldNode, MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
 };
 use crate::registry::{Implementation, Overload};
+use crate::stdlib::standard::go_display;
+use crate::syntax::ast::ExprId;
 use crate::value::{Key, Map, Value};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.
@@ -166,7 +168,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             value,
         } => {
             let k = eval(key, frame)?;
-            let v = eval(value, frame)?;
+            let v = eval(value, frame)?.materialize();
             // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
             frame.charge(cost::SELECT_AND_IDENT + 1)?;
             let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
@@ -198,7 +200,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
                         _ => return Err(EvalError::no_matching_overload("optional list element")),
                     }
                 } else {
-                    out.push(v);
+                    out.push(v.materialize());
                 }
             }
             Ok(Value::List(Arc::new(out)))
@@ -212,8 +214,20 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
     }
 }
 
+/// Evaluates arguments for a function: JSON nodes converted (functions see plain values).
 fn eval_args(args: &[Node], frame: &mut Frame) -> EvalResult<Vec<Value>> {
-    args.iter().map(|a| eval(a, frame)).collect()
+    args.iter()
+        .map(|a| eval(a, frame).map(Value::materialize))
+        .collect()
+}
+
+/// A function argument with a JSON node converted.
+#[inline]
+fn plain(v: Cow<'_, Value>) -> Cow<'_, Value> {
+    match v.as_ref() {
+        Value::Json(j) => Cow::Owned(j.materialize()),
+        _ => v,
+    }
 }
 
 fn call(
@@ -224,21 +238,21 @@ fn call(
 ) -> EvalResult {
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
-            let a = eval(a, frame)?;
+            let a = eval(a, frame)?.materialize();
             frame.charge(c)?;
             f(&a)
         }
         (Implementation::Binary(f), [a, b], _) => {
             if is_simple(a) && is_simple(b) {
-                let a = simple(a, &frame.slots, &mut frame.cost)?;
-                let b = simple(b, &frame.slots, &mut frame.cost)?;
+                let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
+                let b = plain(simple(b, &frame.slots, &mut frame.cost)?);
                 let result = f(&a, &b);
                 let c = cost.of_binary(&a, &b, result.as_ref().ok());
                 frame.charge(c)?;
                 return result;
             }
-            let a = eval(a, frame)?;
-            let b = eval(b, frame)?;
+            let a = eval(a, frame)?.materialize();
+            let b = eval(b, frame)?.materialize();
             let result = f(&a, &b);
             frame.charge(cost.of_binary(&a, &b, result.as_ref().ok()))?;
             result
@@ -270,6 +284,11 @@ fn dispatch(
             let a = Cow::Owned(eval(a, frame)?);
             (a, Cow::Owned(eval(b, frame)?))
         };
+        if let Some((result, cost)) = json_operation(overloads, table, &a, &b) {
+            frame.charge(cost)?;
+            return result;
+        }
+        let (a, b) = (plain(a), plain(b));
         let chosen = match table.get(&[&a, &b]) {
             DispatchTable::NONE => None,
             DispatchTable::SCAN => {
@@ -308,6 +327,45 @@ fn dispatch(
         .unwrap_or_else(|| Err(EvalError::no_such_overload()));
     frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
     result
+}
+
+/// `json[key]`, `json[index]` and `key in json` on a JSON node, read in place, with the
+/// overload's (fixed) cost; `None` for anything else.
+fn json_operation(
+    overloads: &[(Overload, CallCost)],
+    table: &DispatchTable,
+    a: &Value,
+    b: &Value,
+) -> Option<(EvalResult, u64)> {
+    let (json, key) = match (a, b) {
+        (Value::Json(j), key) | (key, Value::Json(j)) if !matches!(key, Value::Json(_)) => (j, key),
+        _ => return None,
+    };
+    let (o, CallCost::Fixed(cost)) = overloads.get(usize::from(table.get(&[a, b])))? else {
+        return None;
+    };
+    let result = match (o.id.as_ref(), a, key) {
+        ("index_map", Value::Json(_), Value::String(k)) => Some(
+            json.field(k)
+                .ok_or_else(|| EvalError::no_such_key(go_display(key))),
+        ),
+        ("index_list", Value::Json(_), Value::Int(i)) => Some(
+            usize::try_from(*i)
+                .ok()
+                .and_then(|i| json.element(i))
+                .ok_or_else(|| {
+                    EvalError::new(format!(
+                        "index '{i}' out of range in list size '{}'",
+                        json.len()
+                    ))
+                }),
+        ),
+        ("in_map", _, Value::String(k)) if !matches!(a, Value::Json(_)) => {
+            Some(Ok(Value::Bool(json.field(k).is_some())))
+        }
+        _ => None,
+    };
+    result.map(|r| (r, *cost))
 }
 
 /// `&&` (`or == false`) and `||` (`or == true`): commutative over errors, as in cel-go. The
@@ -411,6 +469,9 @@ fn path<'s>(
 
 fn select(v: &Value, field: &Field) -> EvalResult {
     match v {
+        Value::Json(j) if j.is_object() => j
+            .field(&field.name)
+            .ok_or_else(|| EvalError::no_such_key(&*field.name)),
         Value::Map(m) => field
             .find(m)
             .cloned()
@@ -419,6 +480,9 @@ fn select(v: &Value, field: &Field) -> EvalResult {
         Value::Optional(None) => Ok(Value::Optional(None)),
         Value::Optional(Some(inner)) => match &**inner {
             Value::Map(m) => Ok(Value::Optional(field.find(m).cloned().map(Arc::new))),
+            Value::Json(j) if j.is_object() => Ok(Value::Optional(
+                j.field(&field.name).map(|v| Arc::new(v.materialize())),
+            )),
             other => select(other, field),
         },
         Value::Opaque(o) if let Some(v) = o.field(&field.name) => v.map_err(EvalError::new),
@@ -432,6 +496,7 @@ fn select(v: &Value, field: &Field) -> EvalResult {
 fn has(v: &Value, field: &Field) -> EvalResult {
     match v {
         Value::Map(m) => Ok(Value::Bool(field.find(m).is_some())),
+        Value::Json(j) if j.is_object() => Ok(Value::Bool(j.field(&field.name).is_some())),
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has(inner, field),
         // A computed field is present when it computes (Kubernetes' lazy map `Contains`).
@@ -449,7 +514,7 @@ fn map_literal(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
     let mut map = Map::with_capacity(entries.len());
     for e in entries {
         let k = eval(&e.key, frame)?;
-        let mut v = eval(&e.value, frame)?;
+        let mut v = eval(&e.value, frame)?.materialize();
         let key = Key::from_value(&k).ok_or_else(|| EvalError::new("unsupported key type"))?;
         if e.optional {
             match v {
@@ -470,30 +535,60 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let accu = eval(&f.init, frame);
     frame.slots[f.accu_slot as usize] = accu;
     let iter = f.iter_slot as usize;
-    match &range {
+    for_each_entry(&range, f.iter_slot2.is_some(), f.id, |i, first, second| {
+        poll_interrupt(i, frame)?;
+        frame.slots[iter] = Ok(first);
+        if let (Some(s2), Some(second)) = (f.iter_slot2, second) {
+            frame.slots[s2 as usize] = Ok(second);
+        }
+        step(f, frame)
+    })?;
+    let result = eval(&f.result, frame);
+    frame.slots[f.accu_slot as usize] = unset();
+    result
+}
+
+/// Calls `visit` for each iteration over `range` until it returns false: a list gives its
+/// elements (with `pairs`: index and element), a map its keys (with `pairs`: key and
+/// value). Other values cannot be iterated over (an error at node `id`).
+fn for_each_entry(
+    range: &Value,
+    pairs: bool,
+    id: ExprId,
+    mut visit: impl FnMut(usize, Value, Option<Value>) -> Result<bool, EvalError>,
+) -> Result<(), EvalError> {
+    let mut list = |i: usize, item: Value| {
+        if pairs {
+            visit(i, Value::Int(i as i64), Some(item))
+        } else {
+            visit(i, item, None)
+        }
+    };
+    match range {
         Value::List(items) => {
             for (i, item) in items.iter().enumerate() {
-                poll_interrupt(i, frame)?;
-                match f.iter_slot2 {
-                    Some(s2) => {
-                        frame.slots[iter] = Ok(Value::Int(i as i64));
-                        frame.slots[s2 as usize] = Ok(item.clone());
-                    }
-                    None => frame.slots[iter] = Ok(item.clone()),
+                if !list(i, item.clone())? {
+                    break;
                 }
-                if !step(f, frame)? {
+            }
+        }
+        Value::Json(j) if !j.is_object() => {
+            for (i, item) in j.iter().enumerate() {
+                if !list(i, item)? {
                     break;
                 }
             }
         }
         Value::Map(m) => {
             for (i, (k, v)) in m.iter().enumerate() {
-                poll_interrupt(i, frame)?;
-                frame.slots[iter] = Ok(k.to_value());
-                if let Some(s2) = f.iter_slot2 {
-                    frame.slots[s2 as usize] = Ok(v.clone());
+                if !visit(i, k.to_value(), pairs.then(|| v.clone()))? {
+                    break;
                 }
-                if !step(f, frame)? {
+            }
+        }
+        Value::Json(j) => {
+            for (i, (k, v)) in j.entries().enumerate() {
+                if !visit(i, k, Some(v))? {
                     break;
                 }
             }
@@ -503,12 +598,10 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
                 "cannot iterate over a value of type '{}'",
                 other.type_name()
             ))
-            .at(f.id));
+            .at(id));
         }
     }
-    let result = eval(&f.result, frame);
-    frame.slots[f.accu_slot as usize] = unset();
-    result
+    Ok(())
 }
 
 /// `range.all(x, p)` / `range.exists(x, p)`. Costs as cel-go's expansion: per iteration the
@@ -523,7 +616,7 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
     let or = q.kind == Quantifier::Exists;
     let mut accu: EvalResult = Ok(Value::Bool(!decided));
     let slot = q.iter_slot as usize;
-    let mut run = |item: Value, i: usize, frame: &mut Frame| -> Result<bool, EvalError> {
+    for_each_entry(&range, false, q.id, |i, item, _| {
         poll_interrupt(i, frame)?;
         frame.charge(condition_cost)?;
         if matches!(accu, Ok(Value::Bool(b)) if b == decided) {
@@ -535,30 +628,7 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         frame.check_limit()?;
         accu = combine(std::mem::replace(&mut accu, unset()), p, or);
         Ok(true)
-    };
-    match &range {
-        Value::List(items) => {
-            for (i, item) in items.iter().enumerate() {
-                if !run(item.clone(), i, frame)? {
-                    break;
-                }
-            }
-        }
-        Value::Map(m) => {
-            for (i, k) in m.keys().enumerate() {
-                if !run(k.to_value(), i, frame)? {
-                    break;
-                }
-            }
-        }
-        other => {
-            return Err(EvalError::new(format!(
-                "cannot iterate over a value of type '{}'",
-                other.type_name()
-            ))
-            .at(q.id));
-        }
-    }
+    })?;
     frame.charge(cost::SELECT_AND_IDENT)?;
     accu
 }

@@ -1,0 +1,176 @@
+//! JSON documents read in place: a [`Value::Json`] points into a shared
+//! `serde_json::Value`, so binding a JSON object as a variable copies nothing. Selection,
+//! presence tests, indexing and iteration read the document directly and convert only what
+//! they return (scalars become values, objects and arrays stay JSON); anything else
+//! converts the node first ([`Value::materialize`]).
+
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::Value;
+
+/// A node inside a shared JSON document.
+#[derive(Clone)]
+pub struct JsonNode {
+    /// Keeps the document alive and unchanged: nothing mutates a JSON value behind an
+    /// `Arc` that others share, and `node` points into it.
+    root: Arc<Json>,
+    node: NonNull<Json>,
+}
+
+// The one unsafe code of the crate: pointers into a shared, immutable JSON document.
+// SAFETY: a `JsonNode` only reads `*node`, which lives as long as `root` and is never
+// mutated while `root` is shared (it holds no `&mut` and no interior mutability);
+// `serde_json::Value` is `Send + Sync`.
+#[allow(unsafe_code)]
+unsafe impl Send for JsonNode {}
+// SAFETY: as above.
+#[allow(unsafe_code)]
+unsafe impl Sync for JsonNode {}
+
+impl JsonNode {
+    /// The JSON this node points at.
+    #[allow(unsafe_code)]
+    pub fn get(&self) -> &Json {
+        // SAFETY: `node` points into `*root` (see the field docs), which outlives `self`.
+        unsafe { self.node.as_ref() }
+    }
+
+    /// A value for `json`, which must lie inside `self.root`: scalars converted, objects
+    /// and arrays as JSON nodes sharing the document.
+    fn child(&self, json: &Json) -> Value {
+        match json {
+            Json::Object(_) | Json::Array(_) => Value::Json(JsonNode {
+                root: self.root.clone(),
+                node: NonNull::from(json),
+            }),
+            scalar => Value::from(scalar),
+        }
+    }
+
+    /// The value of an object's field.
+    pub fn field(&self, name: &str) -> Option<Value> {
+        match self.get() {
+            Json::Object(o) => o.get(name).map(|v| self.child(v)),
+            _ => None,
+        }
+    }
+
+    /// Whether this is an object.
+    pub fn is_object(&self) -> bool {
+        self.get().is_object()
+    }
+
+    /// An array's element.
+    pub fn element(&self, i: usize) -> Option<Value> {
+        match self.get() {
+            Json::Array(a) => a.get(i).map(|v| self.child(v)),
+            _ => None,
+        }
+    }
+
+    /// The number of elements (array) or entries (object).
+    pub fn len(&self) -> usize {
+        match self.get() {
+            Json::Array(a) => a.len(),
+            Json::Object(o) => o.len(),
+            _ => 0,
+        }
+    }
+
+    /// Whether [`JsonNode::len`] is zero.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What a comprehension iterates over: an array's elements or an object's keys.
+    pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
+        let (elements, keys) = match self.get() {
+            Json::Array(a) => (Some(a.iter()), None),
+            Json::Object(o) => (None, Some(o.keys())),
+            _ => (None, None),
+        };
+        let elements = elements.into_iter().flatten().map(|v| self.child(v));
+        let keys = keys.into_iter().flatten().map(|k| Value::from(k.as_str()));
+        elements.chain(keys)
+    }
+
+    /// An object's entries, keys converted (two-variable comprehensions).
+    pub fn entries(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
+        let entries = match self.get() {
+            Json::Object(o) => Some(o.iter()),
+            _ => None,
+        };
+        entries
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (Value::from(k.as_str()), self.child(v)))
+    }
+
+    /// The node converted to an ordinary value (a deep copy).
+    pub fn materialize(&self) -> Value {
+        Value::from(self.get())
+    }
+}
+
+impl std::fmt::Debug for JsonNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Json({})", self.get())
+    }
+}
+
+impl Value {
+    /// A value reading a shared JSON document in place: objects and arrays are not
+    /// converted until an operation needs them whole; scalars convert at once.
+    pub fn from_shared_json(json: Arc<Json>) -> Value {
+        let node = NonNull::from(&*json);
+        JsonNode { root: json, node }.child_of_root()
+    }
+
+    /// This value with any JSON node converted (a no-op for other values).
+    pub fn materialize(self) -> Value {
+        match self {
+            Value::Json(j) => j.materialize(),
+            other => other,
+        }
+    }
+}
+
+impl JsonNode {
+    fn child_of_root(self) -> Value {
+        match self.get() {
+            Json::Object(_) | Json::Array(_) => Value::Json(self),
+            scalar => Value::from(scalar),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_in_place_and_converts_scalars() {
+        let doc = Arc::new(serde_json::json!({"a": {"b": [1, "x", {"c": true}]}, "n": 2.5}));
+        let v = Value::from_shared_json(doc.clone());
+        let Value::Json(root) = &v else {
+            panic!("objects stay JSON")
+        };
+        assert!(matches!(root.field("n"), Some(Value::Double(d)) if d == 2.5));
+        let Some(Value::Json(a)) = root.field("a") else {
+            panic!("nested object")
+        };
+        let Some(Value::Json(b)) = a.field("b") else {
+            panic!("array")
+        };
+        assert_eq!(b.len(), 3);
+        assert!(matches!(b.element(0), Some(Value::Int(1))));
+        assert!(b.element(3).is_none());
+        assert!(v.clone().materialize().cel_eq(&Value::from(&*doc)));
+        drop(doc);
+        // The node keeps the document alive.
+        assert_eq!(b.iter().count(), 3);
+    }
+}

@@ -1,0 +1,162 @@
+//! JSON read in place (`JsonActivation`, `Value::Json`) must be indistinguishable from the
+//! same JSON converted to values up front: the same value, the same error text and the same
+//! actual cost, for every workload expression and for expressions that reach every place
+//! the interpreter reads JSON (selection, presence, index, `in`, iteration, literals,
+//! accumulators, optionals, results).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kcel::{Env, JsonActivation, Type, Value};
+use serde_json::{Value as Json, json};
+
+type Outcome = (Result<String, String>, u64);
+
+fn run(env: &Env, expr: &str, activation: &dyn kcel::Activation) -> Outcome {
+    let program = env
+        .program(&env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}")))
+        .unwrap();
+    let (result, details) = program.eval_with_details(activation);
+    let shown = result
+        .map(|v| {
+            assert!(!matches!(v, Value::Json(_)), "{expr}: a JSON node escaped");
+            format!("{v:?}")
+        })
+        .map_err(|e| e.into_message());
+    (shown, details.actual_cost)
+}
+
+/// Evaluates `expr` both ways and asserts the outcomes agree.
+fn agree(bindings: &Json, expr: &str) -> Outcome {
+    let mut env = Env::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
+    let mut converted = HashMap::new();
+    for (name, value) in bindings.as_object().unwrap() {
+        env.declare(name, Type::Dyn);
+        converted.insert(name.clone(), Value::from(value));
+    }
+    let eager = run(&env, expr, &converted);
+    let lazy = run(&env, expr, &JsonActivation::new(Arc::new(bindings.clone())));
+    assert_eq!(lazy, eager, "{expr}");
+    eager
+}
+
+#[test]
+fn workload_expressions_agree() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/workload.json");
+    let text = std::fs::read_to_string(&path).expect("../shared/bench/workload.json");
+    let cases: Vec<Json> = serde_json::from_str(&text).unwrap();
+    for case in &cases {
+        let expr = case["expr"].as_str().unwrap();
+        let (value, _) = agree(&case["bindings"], expr);
+        assert!(value.is_ok(), "{expr}: {value:?}");
+    }
+}
+
+#[test]
+fn every_json_read_agrees() {
+    let doc = json!({
+        "obj": {
+            "name": "web",
+            "labels": {"app": "web", "tier": "front"},
+            "ports": [{"name": "http", "port": 80}, {"name": "https", "port": 443}],
+            "empty": {},
+            "none": null,
+            "n": 3,
+            "big": 18446744073709551615u64,
+            "ratio": 0.5
+        },
+        "list": [1, 2, 3],
+        "nested": [[1, 2], [3]],
+        "s": "text"
+    });
+    let expressions = [
+        "obj",
+        "obj.labels",
+        "obj.ports",
+        "obj.ports[1]",
+        "obj.ports[1].port",
+        "obj.ports[2]",
+        "obj.ports[-1]",
+        "obj.ports[1u]",
+        "obj.ports[0.0]",
+        "obj.labels['app']",
+        "obj.labels['missing']",
+        "obj.labels[1]",
+        "obj.missing",
+        "obj.name.missing",
+        "obj.none",
+        "obj.big",
+        "obj.ratio * 2.0",
+        "has(obj.labels)",
+        "has(obj.missing)",
+        "has(obj.labels.app)",
+        "has(obj.name.x)",
+        "'app' in obj.labels",
+        "'x' in obj.labels",
+        "80 in obj.ports",
+        "2 in list",
+        "obj.labels == {'app': 'web', 'tier': 'front'}",
+        "obj.ports == obj.ports",
+        "list == [1, 2, 3]",
+        "[1, 2, 3] == list",
+        "obj.empty == {}",
+        "size(obj.labels) + size(obj.ports) + size(list) + size(obj.empty)",
+        "obj.labels.size()",
+        "type(obj) == map && type(list) == list",
+        "type(obj.ports) == list",
+        "obj.ports.map(p, p.port)",
+        "obj.ports.filter(p, p.port > 100)",
+        "obj.ports.exists(p, p.name == 'https')",
+        "obj.ports.all(p, p.port > 0)",
+        "obj.ports.exists_one(p, p.port == 80)",
+        "obj.labels.all(k, k.size() > 2)",
+        "obj.labels.exists(k, obj.labels[k] == 'front')",
+        "obj.labels.map(k, k + '=' + obj.labels[k])",
+        "obj.ports.all(i, p, i >= 0 && p.port > 0)",
+        "obj.labels.exists(k, v, v == 'web')",
+        "obj.ports.transformList(i, p, p)",
+        "obj.labels.transformMap(k, v, v + '!')",
+        "obj.ports.map(p, p)",
+        "nested.map(l, l)",
+        "[obj.labels, list]",
+        "{'a': obj.ports, 'b': obj.empty}",
+        "[obj][0].name",
+        "obj.?labels",
+        "obj.?missing",
+        "obj.?labels.?app",
+        "obj.?labels.orValue({})",
+        "optional.of(obj.ports).value()",
+        "[?obj.?labels]",
+        "{?'x': obj.?empty}",
+        "obj.?ports[1]",
+        "s.exists(c, true)",
+        "obj.name.exists(c, true)",
+        "obj.n == 3 ? obj.labels : obj.ports",
+        "obj.labels || true",
+        "obj.ports && false",
+        "!obj.labels",
+        "obj.labels + obj.labels",
+        "list + [4]",
+        "obj.ports.size() > 1 && obj.ports[0].name.startsWith('h')",
+        "dyn(obj.labels).app",
+        "obj.ports.sort()",
+    ];
+    for expr in expressions {
+        let _ = agree(&doc, expr);
+    }
+}
+
+#[test]
+fn a_json_activation_of_a_non_object_binds_nothing() {
+    let env = {
+        let mut env = Env::new();
+        env.declare("x", Type::Dyn);
+        env
+    };
+    let program = env.program(&env.compile("x").unwrap()).unwrap();
+    let err = program
+        .eval(&JsonActivation::new(Arc::new(json!([1, 2]))))
+        .unwrap_err();
+    assert_eq!(err.message, "no such attribute(s): x");
+}
