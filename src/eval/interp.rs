@@ -284,11 +284,15 @@ fn dispatch(
             let a = Cow::Owned(eval(a, frame)?);
             (a, Cow::Owned(eval(b, frame)?))
         };
-        if let Some((result, cost)) = json_operation(overloads, table, &a, &b) {
-            frame.charge(cost)?;
-            return result;
-        }
-        let (a, b) = (plain(a), plain(b));
+        let (a, b) = if matches!(*a, Value::Json(_)) || matches!(*b, Value::Json(_)) {
+            if let Some((result, cost)) = json_operation(overloads, table, &a, &b) {
+                frame.charge(cost)?;
+                return result;
+            }
+            (plain(a), plain(b))
+        } else {
+            (a, b)
+        };
         let chosen = match table.get(&[&a, &b]) {
             DispatchTable::NONE => None,
             DispatchTable::SCAN => {

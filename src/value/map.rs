@@ -86,6 +86,25 @@ pub fn string_key_hash(key: &str) -> u64 {
     hash_key(KeyRef::Str(key))
 }
 
+/// String equality for the short strings field names are, without a call to `memcmp`: two
+/// (possibly overlapping) word compares up to 16 bytes.
+#[inline]
+fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| u64::from_ne_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
+    let half = |s: &[u8], i: usize| u32::from_ne_bytes(s[i..i + 4].try_into().unwrap_or([0; 4]));
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        0..=3 => a == b,
+        _ => a == b,
+    }
+}
+
 /// Maps with at most this many entries are searched linearly.
 const LINEAR_LOOKUP_MAX: usize = 16;
 
@@ -224,7 +243,7 @@ impl Map {
     pub fn get_str_hinted(&self, key: &str, hash: u64, hint: &AtomicU32) -> Option<&Value> {
         let guess = hint.load(Relaxed) as usize;
         if let Some(e) = self.entries.get(guess) {
-            if e.hash == hash && matches!(&e.key, Key::String(s) if **s == *key) {
+            if e.hash == hash && matches!(&e.key, Key::String(s) if str_eq(s, key)) {
                 return Some(&e.value);
             }
         }
@@ -303,6 +322,26 @@ mod tests {
         assert!(m.get_str("k100").is_none());
         let first: Vec<Key> = m.keys().take(3).cloned().collect();
         assert_eq!(first, [Key::from("k0"), Key::from("k1"), Key::from("k2")]);
+    }
+
+    #[test]
+    fn short_string_equality() {
+        let words = [
+            "", "a", "ab", "abc", "abcd", "abce", "abcdefg", "abcdefh", "spec", "kind",
+        ];
+        let long = [
+            "abcdefgh",
+            "abcdefgi",
+            "bbcdefgh",
+            "0123456789abcdef",
+            "0123456789abcdeF",
+        ];
+        let longer = ["0123456789abcdefg", "0123456789abcdefh"];
+        for a in words.iter().chain(&long).chain(&longer) {
+            for b in words.iter().chain(&long).chain(&longer) {
+                assert_eq!(str_eq(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
