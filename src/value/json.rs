@@ -130,6 +130,7 @@ impl Value {
     }
 
     /// This value with any JSON node converted (a no-op for other values).
+    #[inline]
     pub fn materialize(self) -> Value {
         match self {
             Value::Json(j) => j.materialize(),
