@@ -158,7 +158,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             cost,
         } => {
             let s = eval(subject, frame)?;
-            frame.charge(cost.of(&[s.clone(), pattern.clone()]))?;
+            frame.charge(cost.of_binary(&s, pattern, None))?;
             crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(*id))
         }
         Node::InsertIntoAccumulator {
@@ -215,7 +215,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
 }
 
 /// Evaluates arguments for a function: JSON nodes converted (functions see plain values).
-fn eval_args(args: &[Node], frame: &mut Frame) -> EvalResult<Vec<Value>> {
+fn eval_args(args: &[Node], frame: &mut Frame) -> EvalResult<SmallVec<[Value; 3]>> {
     args.iter()
         .map(|a| eval(a, frame).map(Value::materialize))
         .collect()
