@@ -132,7 +132,7 @@ fn ceil_factor(x: f64, factor: f64) -> u64 {
 
 /// `⌈size × 0.1⌉`, in integers where that is exact (below 2^52 the product's rounding
 /// cannot cross an integer).
-fn traverse(size: u64) -> u64 {
+pub(crate) fn traverse(size: u64) -> u64 {
     if size < 1 << 52 {
         size.div_ceil(10)
     } else {
@@ -158,7 +158,7 @@ fn min_size(a: &Value, b: &Value) -> u64 {
 }
 
 /// The number of code points of a string (its length when it is ASCII).
-fn code_points(s: &str) -> u64 {
+pub(crate) fn code_points(s: &str) -> u64 {
     if s.is_ascii() {
         s.len() as u64
     } else {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{
-    DispatchTable, Field, FoldNode, MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
+    ConcatNode, DispatchTable, Field, FoldNode, MapEntryNode, Node, PathNode, Quantifier,
+    QuantifierNode,
 };
 use crate::registry::{Implementation, Overload};
 use crate::stdlib::standard::go_display;
@@ -211,6 +212,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         }
         Node::Fold(f) => fold(f, frame),
         Node::Quantifier(q) => quantify(q, frame),
+        Node::Concat(c) => concat(c, frame),
     }
 }
 
@@ -284,33 +286,8 @@ fn dispatch(
             let a = Cow::Owned(eval(a, frame)?);
             (a, Cow::Owned(eval(b, frame)?))
         };
-        let (a, b) = if matches!(*a, Value::Json(_)) || matches!(*b, Value::Json(_)) {
-            if let Some((result, cost)) = json_operation(overloads, table, &a, &b) {
-                frame.charge(cost)?;
-                return result;
-            }
-            (plain(a), plain(b))
-        } else {
-            (a, b)
-        };
-        let chosen = match table.get(&[&a, &b]) {
-            DispatchTable::NONE => None,
-            DispatchTable::SCAN => {
-                let pair = [a.as_ref().clone(), b.as_ref().clone()];
-                overloads.iter().find(|(o, _)| o.accepts(&pair))
-            }
-            i => overloads.get(usize::from(i)),
-        };
-        let Some((o, cost)) = chosen else {
-            return Err(EvalError::no_such_overload());
-        };
-        let result = match &o.implementation {
-            Implementation::Binary(f) => f(&a, &b),
-            other => other
-                .call(&[a.as_ref().clone(), b.as_ref().clone()])
-                .unwrap_or_else(|| Err(EvalError::no_such_overload())),
-        };
-        frame.charge(cost.of_binary(&a, &b, result.as_ref().ok()))?;
+        let (result, cost) = apply_binary(overloads, table, a, b);
+        frame.charge(cost)?;
         return result;
     }
     let values = eval_args(args, frame)?;
@@ -331,6 +308,84 @@ fn dispatch(
         .unwrap_or_else(|| Err(EvalError::no_such_overload()));
     frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
     result
+}
+
+/// Calls the overload of `overloads` that accepts the two values; the result and the
+/// call's cost (for the caller to charge).
+fn apply_binary(
+    overloads: &[(Overload, CallCost)],
+    table: &DispatchTable,
+    a: Cow<'_, Value>,
+    b: Cow<'_, Value>,
+) -> (EvalResult, u64) {
+    let (a, b) = if matches!(*a, Value::Json(_)) || matches!(*b, Value::Json(_)) {
+        if let Some(done) = json_operation(overloads, table, &a, &b) {
+            return done;
+        }
+        (plain(a), plain(b))
+    } else {
+        (a, b)
+    };
+    let chosen = match table.get(&[&a, &b]) {
+        DispatchTable::NONE => None,
+        DispatchTable::SCAN => {
+            let pair = [a.as_ref().clone(), b.as_ref().clone()];
+            overloads.iter().find(|(o, _)| o.accepts(&pair))
+        }
+        i => overloads.get(usize::from(i)),
+    };
+    let Some((o, cost)) = chosen else {
+        return (Err(EvalError::no_such_overload()), 0);
+    };
+    let result = match &o.implementation {
+        Implementation::Binary(f) => f(&a, &b),
+        other => other
+            .call(&[a.as_ref().clone(), b.as_ref().clone()])
+            .unwrap_or_else(|| Err(EvalError::no_such_overload())),
+    };
+    let cost = cost.of_binary(&a, &b, result.as_ref().ok());
+    (result, cost)
+}
+
+/// A chain of additions (see [`ConcatNode`]): while both sides are strings they are
+/// appended to one buffer, charged as `add_string` (⌈(size(a) + size(b)) × 0.1⌉ per step,
+/// sizes in code points); any other pair is added by the overloads. Operands are evaluated
+/// and errors raised in the order of the pairwise calls.
+fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
+    let mut acc = eval(&c.first, frame)?;
+    // The string built so far and its size, once two strings have been joined.
+    let mut text: Option<(String, u64)> = None;
+    for (id, part) in c.rest.iter() {
+        let v = eval(part, frame)?;
+        if let Value::String(s) = &v {
+            let joined = match (&mut text, &acc) {
+                (Some(t), _) => Some(t),
+                (None, Value::String(a)) => {
+                    Some(text.insert((a.to_string(), cost::code_points(a))))
+                }
+                _ => None,
+            };
+            if let Some((buf, size)) = joined {
+                let n = cost::code_points(s);
+                frame.charge(cost::traverse(size.saturating_add(n)))?;
+                buf.push_str(s);
+                *size = size.saturating_add(n);
+                continue;
+            }
+        }
+        let a = match text.take() {
+            Some((buf, _)) => Value::from(buf),
+            None => std::mem::replace(&mut acc, Value::Null),
+        };
+        let table = c.table.as_ref().ok_or_else(EvalError::no_such_overload)?;
+        let (result, cost) = apply_binary(&c.overloads, table, Cow::Owned(a), Cow::Owned(v));
+        frame.charge(cost)?;
+        acc = result.map_err(|e| e.at(*id))?;
+    }
+    Ok(match text {
+        Some((buf, _)) => Value::from(buf),
+        None => acc,
+    })
 }
 
 /// `json[key]`, `json[index]` and `key in json` on a JSON node, read in place, with the

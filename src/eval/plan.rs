@@ -108,6 +108,9 @@ pub(crate) enum Node {
         entries: Box<[MapEntryNode]>,
     },
     Fold(Box<FoldNode>),
+    /// `a + b + c ...` (three or more operands): strings are appended to one buffer, other
+    /// values added pairwise as the `_+_` overloads do.
+    Concat(Box<ConcatNode>),
     /// The `all`/`exists` macros as a dedicated loop, with cel-go's cost and error
     /// absorption but without evaluating the accumulator bookkeeping.
     Quantifier(Box<QuantifierNode>),
@@ -208,6 +211,17 @@ impl std::fmt::Debug for DispatchTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("DispatchTable")
     }
+}
+
+/// A chain of `_+_` calls, innermost first: `first + rest[0].1 + rest[1].1 ...`, each step
+/// with the id of its call. Every call of the chain resolves to the same overloads, among
+/// them `add_string` at cel-go's default cost.
+#[derive(Debug)]
+pub(crate) struct ConcatNode {
+    pub first: Node,
+    pub rest: Box<[(ExprId, Node)]>,
+    pub overloads: Box<[(Overload, CallCost)]>,
+    pub table: Option<DispatchTable>,
 }
 
 /// A variable followed by one or more field selections.
@@ -589,6 +603,9 @@ impl Planner<'_> {
                         }
                     }
                 }
+                if let Some(chain) = self.concat_chain(id, a, b) {
+                    return chain;
+                }
             }
             _ => {}
         }
@@ -637,6 +654,64 @@ impl Planner<'_> {
             return None;
         }
         self.local(name)
+    }
+
+    /// Plans `... + a + b` with three or more operands as one [`ConcatNode`], when every
+    /// `+` of the chain was resolved alike and may add strings.
+    fn concat_chain(&mut self, id: ExprId, a: &Expr, b: &Expr) -> Option<Node> {
+        let mut steps = vec![(id, b)];
+        let mut first = a;
+        while let ExprKind::Call {
+            target: None,
+            function,
+            args,
+        } = &first.kind
+        {
+            match args.as_slice() {
+                [x, y] if &**function == op::ADD => {
+                    steps.push((first.id, y));
+                    first = x;
+                }
+                _ => break,
+            }
+        }
+        if steps.len() < 2 {
+            return None;
+        }
+        let reference = |id: ExprId| self.env.checked.and_then(|c| c.references.get(&id));
+        let resolved = match reference(id) {
+            Some(Reference::Function { overloads, .. }) => Some(overloads),
+            _ => None,
+        };
+        if steps.iter().any(|(i, _)| reference(*i) != reference(id)) {
+            return None;
+        }
+        let candidates: Vec<(Overload, CallCost)> = self
+            .env
+            .registry
+            .get(op::ADD)?
+            .candidates(false, 2)
+            .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
+            .map(|o| (o.clone(), o.call_cost()))
+            .collect();
+        let adds_strings = candidates
+            .iter()
+            .any(|(o, c)| &*o.id == "add_string" && matches!(c, CallCost::TraverseSum));
+        if !adds_strings {
+            return None;
+        }
+        let first = self.node(first);
+        let rest = steps
+            .iter()
+            .rev()
+            .map(|(i, e)| (*i, self.node(e)))
+            .collect();
+        Some(Node::Concat(Box::new(ConcatNode {
+            first,
+            rest,
+            table: DispatchTable::new(&candidates, 2),
+            overloads: candidates.into(),
+        })))
     }
 
     fn bind_call(
