@@ -42,6 +42,7 @@ impl List {
     }
 
     /// `self == other` as the left operand: element-wise, or under the list's semantics.
+    #[inline]
     pub fn equals(&self, other: &[Value]) -> Result<bool, String> {
         match &self.semantics {
             Some(semantics) => semantics.equals(&self.items, other),
