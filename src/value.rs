@@ -11,9 +11,11 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeDelta, Utc};
 
 mod json;
+mod list;
 mod map;
 
 pub use json::JsonNode;
+pub use list::{List, ListSemantics};
 pub use map::{Key, Map, string_key_hash};
 
 /// A CEL value.
@@ -26,8 +28,9 @@ pub enum Value {
     Double(f64),
     String(Arc<str>),
     Bytes(Arc<[u8]>),
-    /// A list. `Arc<Vec<..>>` so that a uniquely owned accumulator can grow in place.
-    List(Arc<Vec<Value>>),
+    /// A list. Behind an `Arc` so that a uniquely owned accumulator can grow in place; a
+    /// Kubernetes set or map list carries its semantics in the payload ([`List`]).
+    List(Arc<List>),
     Map(Arc<Map>),
     /// `google.protobuf.Timestamp`: an instant, always kept in UTC.
     Timestamp(DateTime<Utc>),
@@ -234,7 +237,7 @@ impl Value {
 
     /// A list value.
     pub fn list(items: impl Into<Vec<Value>>) -> Value {
-        Value::List(Arc::new(items.into()))
+        Value::List(Arc::new(List::from(items.into())))
     }
 
     /// CEL equality (`==`): heterogeneous across numeric types, `false` across unrelated
@@ -252,10 +255,9 @@ impl Value {
             }
             (String(a), String(b)) => a == b,
             (Bytes(a), Bytes(b)) => a == b,
-            (List(a), List(b)) => match list_kinds::semantics_of(a) {
-                Some(kind) => kind.equals(a, b),
-                None => a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.cel_eq(y)),
-            },
+            // A typed list's semantics decide; their errors (set equality of non-scalar
+            // items) are `false` here, an error only for `==` itself (`logic::equals`).
+            (List(a), List(b)) => a.equals(b).unwrap_or(false),
             (Map(a), Map(b)) => {
                 a.len() == b.len()
                     && a.iter().all(|(k, v)| match b.get_key(k) {
@@ -468,7 +470,7 @@ impl From<String> for Value {
 }
 impl From<Vec<Value>> for Value {
     fn from(v: Vec<Value>) -> Value {
-        Value::List(Arc::new(v))
+        Value::list(v)
     }
 }
 impl From<Map> for Value {
@@ -510,88 +512,6 @@ impl From<&serde_json::Value> for Value {
 impl From<serde_json::Value> for Value {
     fn from(j: serde_json::Value) -> Value {
         Value::from(&j)
-    }
-}
-
-/// Kubernetes list types (`x-kubernetes-list-type: set | map`): lists whose `==` ignores
-/// order and whose `+` merges, when they are the left operand.
-///
-/// A list value stays a plain [`Value::List`]; its semantics live in a side table that the
-/// caller installs for the current thread while evaluating ([`ListKinds::scope`]). The table
-/// holds the lists it describes, so their addresses stay unique while it lives. Without an
-/// installed table every list is ordered.
-pub mod list_kinds {
-    use std::cell::RefCell;
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
-
-    use super::Value;
-
-    /// The semantics of a typed list, applied when it is the left operand.
-    pub trait ListSemantics: Send + Sync + std::fmt::Debug {
-        /// `left == right`.
-        fn equals(&self, left: &[Value], right: &[Value]) -> bool;
-        /// `left + right`.
-        fn concat(&self, left: &[Value], right: &[Value]) -> Vec<Value>;
-    }
-
-    type Entry = (Arc<Vec<Value>>, Arc<dyn ListSemantics>);
-
-    /// Lists with set or map semantics, keyed by the address of their shared payload.
-    #[derive(Debug, Default)]
-    pub struct ListKinds {
-        entries: Mutex<HashMap<usize, Entry>>,
-    }
-
-    thread_local! {
-        static CURRENT: RefCell<Option<Arc<ListKinds>>> = const { RefCell::new(None) };
-    }
-
-    impl ListKinds {
-        /// Gives `list` the semantics `kind`.
-        pub fn register(&self, list: &Arc<Vec<Value>>, kind: Arc<dyn ListSemantics>) {
-            if let Ok(mut entries) = self.entries.lock() {
-                entries.insert(Arc::as_ptr(list) as usize, (list.clone(), kind));
-            }
-        }
-
-        fn get(&self, list: &Arc<Vec<Value>>) -> Option<Arc<dyn ListSemantics>> {
-            let entries = self.entries.lock().ok()?;
-            entries
-                .get(&(Arc::as_ptr(list) as usize))
-                .map(|(_, kind)| kind.clone())
-        }
-
-        /// Runs `f` with this table installed for the current thread (restored afterwards,
-        /// also if `f` panics).
-        pub fn scope<R>(self: &Arc<Self>, f: impl FnOnce() -> R) -> R {
-            struct Restore(Option<Arc<ListKinds>>);
-            impl Drop for Restore {
-                fn drop(&mut self) {
-                    let previous = self.0.take();
-                    CURRENT.with(|c| *c.borrow_mut() = previous);
-                }
-            }
-            let _restore = Restore(CURRENT.with(|c| c.replace(Some(self.clone()))));
-            f()
-        }
-    }
-
-    /// The semantics of `list` in the installed table, if any.
-    pub fn semantics_of(list: &Arc<Vec<Value>>) -> Option<Arc<dyn ListSemantics>> {
-        CURRENT.with(|c| c.borrow().as_ref().and_then(|kinds| kinds.get(list)))
-    }
-
-    /// `left + right` under `left`'s semantics, if it has any; the result keeps them.
-    pub fn concat(left: &Arc<Vec<Value>>, right: &[Value]) -> Option<Value> {
-        CURRENT.with(|c| {
-            let current = c.borrow();
-            let kinds = current.as_ref()?;
-            let kind = kinds.get(left)?;
-            let merged = Arc::new(kind.concat(left, right));
-            kinds.register(&merged, kind);
-            Some(Value::List(merged))
-        })
     }
 }
 

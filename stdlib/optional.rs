@@ -329,7 +329,7 @@ fn unwrap(l: &Value) -> EvalResult {
             other => return Err(EvalError::new(format!("value {other} is not optional"))),
         }
     }
-    Ok(Value::List(Arc::new(out)))
+    Ok(Value::list(out))
 }
 
 #[cfg(test)]

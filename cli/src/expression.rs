@@ -84,11 +84,7 @@ pub fn eval(
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };
-    let run = || program.eval_with_details(&values);
-    let (result, details) = match &schema {
-        Some(schema) => schema.scope(run),
-        None => run(),
-    };
+    let (result, details) = program.eval_with_details(&values);
     let value = match result {
         Ok(value) => value,
         Err(e) => return fail(format, &Failure::from_eval(&program, &e)),

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use kcel::kubernetes::sizes::SchemaSizes;
 use kcel::kubernetes::values::to_value;
 use kcel::kubernetes::{DeclType, Schema, SchemaTypes, crd_version_schemas};
-use kcel::value::list_kinds::ListKinds;
 use kcel::{Env, Value};
 
 use crate::args::SchemaArgs;
@@ -17,10 +16,9 @@ use crate::variables;
 /// The variables a schema types.
 pub const SCHEMA_VARIABLES: [&str; 2] = ["self", "oldSelf"];
 
-/// A loaded schema: the root's type, and the list semantics of the values read under it.
+/// A loaded schema: the root's type.
 pub struct RootSchema {
     root: Arc<DeclType>,
-    kinds: Arc<ListKinds>,
 }
 
 impl RootSchema {
@@ -61,10 +59,7 @@ impl RootSchema {
         for name in SCHEMA_VARIABLES {
             env.declare(name, root.cel.clone());
         }
-        Ok(Some(RootSchema {
-            root,
-            kinds: Arc::new(ListKinds::default()),
-        }))
+        Ok(Some(RootSchema { root }))
     }
 
     /// The sizes of `self` paths, for cost estimates.
@@ -89,16 +84,11 @@ impl RootSchema {
                 .map_err(|e| format!("variable '{name}': {e}"))?;
             let json: serde_json::Value = serde_norway::from_str(&text)
                 .map_err(|e| format!("variable '{name}': invalid YAML or JSON: {e}"))?;
-            let value = to_value(&json, &self.root, &self.kinds)
+            let value = to_value(&json, &self.root)
                 .map_err(|e| format!("variable '{name}' does not fit the schema: {e}"))?;
             values.insert(name.clone(), value);
         }
         Ok(())
-    }
-
-    /// Runs `f` with the list semantics of the values read (set and map lists) in force.
-    pub fn scope<R>(&self, f: impl FnOnce() -> R) -> R {
-        self.kinds.scope(f)
     }
 }
 

@@ -183,7 +183,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
             match accu {
                 Value::List(mut list) => {
-                    Arc::make_mut(&mut list).extend(values);
+                    Arc::make_mut(&mut list).items.extend(values);
                     Ok(Value::List(list))
                 }
                 _ => Err(EvalError::no_such_overload()),
@@ -204,7 +204,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
                     out.push(v.materialize());
                 }
             }
-            Ok(Value::List(Arc::new(out)))
+            Ok(Value::list(out))
         }
         Node::Map { id, entries } => {
             frame.charge(cost::MAP_CREATE)?;

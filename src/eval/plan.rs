@@ -14,7 +14,7 @@ use crate::error::{Diagnostic, EvalError};
 use crate::eval::interp::{Frame, eval};
 use crate::registry::{Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
-use crate::value::{Map, TypeValue, Value};
+use crate::value::{List, Map, TypeValue, Value};
 
 /// A frame slot index.
 pub(crate) type Slot = u32;
@@ -74,7 +74,7 @@ pub(crate) enum Node {
     InConstantList {
         element: Box<Node>,
         strings: std::collections::HashSet<Arc<str>>,
-        values: Arc<Vec<Value>>,
+        values: Arc<List>,
     },
     /// `s.matches('constant pattern')` with the pattern compiled once.
     MatchesConstant {

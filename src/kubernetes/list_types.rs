@@ -1,10 +1,11 @@
 //! `x-kubernetes-list-type: set` and `map` semantics for `==` and `+` (the left operand
-//! decides), registered with [`crate::value::list_kinds`].
+//! decides), carried by the list values themselves ([`crate::value::List::semantics`]), as
+//! Kubernetes' `unstructuredSetList` and `unstructuredMapList` (apiserver
+//! `pkg/cel/common/valuesunstructured.go`, `valuesreflect.go`).
 
 use std::collections::{HashMap, HashSet};
 
-use crate::value::Value;
-use crate::value::list_kinds::ListSemantics;
+use crate::value::{ListSemantics, Value};
 
 /// A scalar as a hashable key: values of different types never match (int `1` and double
 /// `1.0` are different set members).
@@ -36,38 +37,67 @@ fn raw_key(v: &Value) -> Option<RawKey> {
     })
 }
 
+/// Kubernetes' error for set operations on lists of lists or maps.
+pub const NON_SCALAR_SET: &str = "listSet operations are only supported on lists of scalar values";
+
+/// A set member's key (Kubernetes' `setElementKey`): lists and maps are an error; other
+/// values that are not scalars (optionals, library types) have no key and match nothing.
+fn set_key(v: &Value) -> Result<Option<RawKey>, String> {
+    match v {
+        Value::List(_) | Value::Map(_) | Value::Json(_) => Err(NON_SCALAR_SET.into()),
+        other => Ok(raw_key(other)),
+    }
+}
+
 /// `x-kubernetes-list-type: set`.
 #[derive(Debug)]
 pub struct SetList;
 
 impl ListSemantics for SetList {
-    fn equals(&self, left: &[Value], right: &[Value]) -> bool {
+    /// The sizes first, then the left operand's members (an error when one is not a
+    /// scalar), then each right item in order (an error when it is not a scalar, `false` at
+    /// the first that is not a member); equal when every member was seen.
+    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, String> {
         if left.len() != right.len() {
-            return false;
+            return Ok(false);
         }
-        let Some(members) = left.iter().map(raw_key).collect::<Option<HashSet<_>>>() else {
-            // Kubernetes: "listSet operations are only supported on lists of scalar values".
-            return false;
-        };
-        right
-            .iter()
-            .all(|v| raw_key(v).is_some_and(|k| members.contains(&k)))
-    }
-
-    fn concat(&self, left: &[Value], right: &[Value]) -> Vec<Value> {
-        let mut members: HashSet<RawKey> = left.iter().filter_map(raw_key).collect();
-        let mut out = left.to_vec();
-        for v in right {
-            match raw_key(v) {
-                Some(k) if members.contains(&k) => {}
-                Some(k) => {
-                    members.insert(k);
-                    out.push(v.clone());
-                }
-                None => out.push(v.clone()),
+        let mut members = HashSet::with_capacity(left.len());
+        for v in left {
+            if let Some(k) = set_key(v)? {
+                members.insert(k);
             }
         }
-        out
+        let mut seen = HashSet::with_capacity(members.len());
+        for v in right {
+            match set_key(v)? {
+                Some(k) if members.contains(&k) => {
+                    seen.insert(k);
+                }
+                _ => return Ok(false),
+            }
+        }
+        Ok(seen.len() == members.len())
+    }
+
+    /// A union: the left items in place, then the right items not yet present, in order.
+    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, String> {
+        let mut members = HashSet::with_capacity(left.len() + right.len());
+        for v in left {
+            if let Some(k) = set_key(v)? {
+                members.insert(k);
+            }
+        }
+        let mut out = left.to_vec();
+        for v in right {
+            let new = match set_key(v)? {
+                Some(k) => members.insert(k),
+                None => true,
+            };
+            if new {
+                out.push(v.clone());
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -91,36 +121,42 @@ impl MapList {
 }
 
 impl ListSemantics for MapList {
-    fn equals(&self, left: &[Value], right: &[Value]) -> bool {
+    /// The sizes first, then each right item in order: `false` at the first whose key the
+    /// left operand lacks or whose item differs; equal when every left key was seen.
+    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, String> {
         if left.len() != right.len() {
-            return false;
+            return Ok(false);
         }
         let by_key: HashMap<_, &Value> = left.iter().map(|v| (self.key_of(v), v)).collect();
-        right.iter().all(|v| {
-            by_key
-                .get(&self.key_of(v))
-                .is_some_and(|mine| mine.cel_eq(v))
-        })
+        let mut seen = HashSet::with_capacity(by_key.len());
+        for v in right {
+            let k = self.key_of(v);
+            match by_key.get(&k) {
+                Some(mine) if mine.cel_eq(v) => {
+                    seen.insert(k);
+                }
+                _ => return Ok(false),
+            }
+        }
+        Ok(seen.len() == by_key.len())
     }
 
-    fn concat(&self, left: &[Value], right: &[Value]) -> Vec<Value> {
+    /// A merge: right items replace the left items with their key in place; the others
+    /// are appended in order (Kubernetes' `addToMapList` indexes the left items only).
+    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, String> {
         let mut out = left.to_vec();
-        let mut index: HashMap<_, usize> = left
+        let index: HashMap<_, usize> = left
             .iter()
             .enumerate()
             .map(|(i, v)| (self.key_of(v), i))
             .collect();
         for v in right {
-            let k = self.key_of(v);
-            match index.get(&k) {
+            match index.get(&self.key_of(v)) {
                 Some(&i) => out[i] = v.clone(),
-                None => {
-                    index.insert(k, out.len());
-                    out.push(v.clone());
-                }
+                None => out.push(v.clone()),
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -146,12 +182,41 @@ mod tests {
     #[test]
     fn sets_ignore_order_and_merge_as_union() {
         let l = [s("a"), s("b"), s("c")];
-        assert!(SetList.equals(&l, &[s("c"), s("b"), s("a")]));
-        assert!(!SetList.equals(&l, &[s("c"), s("b")]));
-        assert!(!SetList.equals(&[Value::Int(1)], &[Value::Double(1.0)]));
+        assert_eq!(SetList.equals(&l, &[s("c"), s("b"), s("a")]), Ok(true));
+        assert_eq!(SetList.equals(&l, &[s("c"), s("b")]), Ok(false));
+        assert_eq!(SetList.equals(&l, &[s("c"), s("b"), s("b")]), Ok(false));
+        assert_eq!(
+            SetList.equals(&[s("a"), s("a")], &[s("a"), s("a")]),
+            Ok(true)
+        );
+        assert_eq!(
+            SetList.equals(&[Value::Int(1)], &[Value::Double(1.0)]),
+            Ok(false)
+        );
         assert_eq!(
             SetList.concat(&l, &[s("d"), s("a"), s("d")]),
-            vec![s("a"), s("b"), s("c"), s("d")]
+            Ok(vec![s("a"), s("b"), s("c"), s("d")])
+        );
+    }
+
+    #[test]
+    fn sets_of_lists_or_maps_are_errors() {
+        let objs = [item("a", 1)];
+        let err = Err(NON_SCALAR_SET.to_string());
+        assert_eq!(SetList.equals(&objs, &objs), err);
+        assert_eq!(
+            SetList.concat(&[s("a")], &objs),
+            Err(NON_SCALAR_SET.to_string())
+        );
+        // The sizes are compared first; a right item that is no member stops the scan.
+        assert_eq!(SetList.equals(&objs, &[]), Ok(false));
+        assert_eq!(
+            SetList.equals(&[s("a"), s("b")], &[s("c"), item("a", 1)]),
+            Ok(false)
+        );
+        assert_eq!(
+            SetList.equals(&[s("a"), s("b")], &[s("a"), item("a", 1)]),
+            err
         );
     }
 
@@ -161,35 +226,41 @@ mod tests {
             keys: vec!["name".into()],
         };
         let l = [item("a", 1), item("b", 2)];
-        assert!(ml.equals(&l, &[item("b", 2), item("a", 1)]));
-        assert!(!ml.equals(&l, &[item("b", 2), item("a", 3)]));
+        assert_eq!(ml.equals(&l, &[item("b", 2), item("a", 1)]), Ok(true));
+        assert_eq!(ml.equals(&l, &[item("b", 2), item("a", 3)]), Ok(false));
+        assert_eq!(ml.equals(&l, &[item("b", 2), item("b", 2)]), Ok(false));
         assert_eq!(
-            ml.concat(&l, &[item("c", 3), item("a", 9)]),
-            vec![item("a", 9), item("b", 2), item("c", 3)]
+            ml.concat(&l, &[item("c", 3), item("a", 9), item("c", 4)]),
+            Ok(vec![item("a", 9), item("b", 2), item("c", 3), item("c", 4)])
         );
     }
 
     #[test]
-    fn semantics_apply_to_the_left_operand_inside_a_scope_only() {
-        use crate::value::list_kinds::ListKinds;
+    fn semantics_travel_with_the_left_operand() {
+        use crate::stdlib::standard::{arithmetic::add_list, logic::equals};
+        use crate::value::List;
         use std::sync::Arc;
-        let kinds = Arc::new(ListKinds::default());
-        let set = Arc::new(vec![s("a"), s("b")]);
-        kinds.register(&set, Arc::new(SetList));
-        let set = Value::List(set);
+        let set = Value::List(Arc::new(List::with_semantics(
+            vec![s("a"), s("b")],
+            Arc::new(SetList),
+        )));
         let plain = Value::list(vec![s("b"), s("a")]);
-        kinds.scope(|| {
-            assert!(set.cel_eq(&plain));
-            assert!(!plain.cel_eq(&set));
-            let union = crate::value::list_kinds::concat(
-                match &set {
-                    Value::List(l) => l,
-                    _ => unreachable!(),
-                },
-                &[s("c"), s("a")],
-            );
-            assert_eq!(union, Some(Value::list(vec![s("a"), s("b"), s("c")])));
-        });
-        assert!(!set.cel_eq(&plain));
+        assert_eq!(equals(&set, &plain), Ok(Value::Bool(true)));
+        assert_eq!(equals(&plain, &set), Ok(Value::Bool(false)));
+        let union = add_list(&set, &Value::list(vec![s("c"), s("a")])).unwrap();
+        assert_eq!(union, Value::list(vec![s("a"), s("b"), s("c")]));
+        assert_eq!(
+            equals(&union, &Value::list(vec![s("c"), s("b"), s("a")])),
+            Ok(Value::Bool(true))
+        );
+        let objs = Value::List(Arc::new(List::with_semantics(
+            vec![item("a", 1)],
+            Arc::new(SetList),
+        )));
+        assert_eq!(
+            equals(&objs, &objs),
+            Err(crate::EvalError::new(NON_SCALAR_SET))
+        );
+        assert!(!objs.cel_eq(&objs));
     }
 }

@@ -41,4 +41,3 @@ pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{Schema, ValidationRule, crd_version_schemas};
 pub use types::{DeclType, SchemaTypes};
 pub use validation::{Outcome, RuleCost, Validator};
-pub use values::SchemaValue;

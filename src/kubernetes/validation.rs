@@ -14,7 +14,6 @@ use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
 use crate::value::Value;
-use crate::value::list_kinds::ListKinds;
 use crate::{Activation, Env, EvalError, Program};
 
 /// The runtime cost budget for all rules of one object.
@@ -76,9 +75,7 @@ impl Validator {
     /// value, then (when that passes) as a value without an old one, within one runtime
     /// budget for all defaults. Defaults under `additionalProperties` are not visited.
     pub fn default_errors(&self, schema: &Schema) -> Vec<FieldError> {
-        let kinds = Arc::new(ListKinds::default());
         let mut run = Run {
-            kinds: &kinds,
             outcome: Outcome {
                 remaining_budget: PER_OBJECT_COST_BUDGET,
                 ..Outcome::default()
@@ -105,15 +102,13 @@ impl Validator {
         let obj = prepare(obj, &self.schema);
         let old = old.map(|o| prepare(o, &self.schema));
         let (obj, old) = (obj.as_ref(), old.as_deref());
-        let kinds = Arc::new(ListKinds::default());
         let root = &self.compiled.root;
         let convert = |json: &serde_json::Value| {
             root.ty
                 .as_ref()
-                .map(|t| to_value(json, t, &kinds).map_err(|e| e.to_string()))
+                .map(|t| to_value(json, t).map_err(|e| e.to_string()))
         };
         let mut run = Run {
-            kinds: &kinds,
             outcome: Outcome {
                 remaining_budget: budget,
                 ..Outcome::default()
@@ -153,8 +148,7 @@ struct Node<'a> {
     ratchet: Option<bool>,
 }
 
-struct Run<'k> {
-    kinds: &'k Arc<ListKinds>,
+struct Run {
     outcome: Outcome,
 }
 
@@ -173,7 +167,7 @@ impl Activation for SelfActivation {
     }
 }
 
-impl Run<'_> {
+impl Run {
     fn out_of_budget(&self) -> bool {
         self.outcome.remaining_budget < 0
     }
@@ -218,7 +212,7 @@ impl Run<'_> {
         let value = |json| {
             rn.ty
                 .as_ref()
-                .map(|t| to_value(json, t, self.kinds).map_err(|e| e.to_string()))
+                .map(|t| to_value(json, t).map_err(|e| e.to_string()))
         };
         let errors_before = self.outcome.errors.len();
         let budget = self.outcome.remaining_budget;
@@ -277,19 +271,14 @@ impl Run<'_> {
                     .and_then(|o| o.get(k));
                 let child = Node {
                     json: v,
-                    value: child_value(
-                        at.value.as_ref(),
-                        v,
-                        values.ty.as_deref(),
-                        self.kinds,
-                        |m| m.get_str(k).cloned(),
-                    ),
+                    value: child_value(at.value.as_ref(), v, values.ty.as_deref(), |m| {
+                        m.get_str(k).cloned()
+                    }),
                     old: old.map(|o| {
                         let ov = child_value(
                             at.old.as_ref().and_then(|(_, v)| v.as_ref()),
                             o,
                             values.ty.as_deref(),
-                            self.kinds,
                             |m| m.get_str(k).cloned(),
                         );
                         (o, ov)
@@ -315,13 +304,12 @@ impl Run<'_> {
                 .and_then(|o| o.get(k));
             let child = Node {
                 json: v,
-                value: child_value(at.value.as_ref(), v, prop.ty.as_deref(), self.kinds, lookup),
+                value: child_value(at.value.as_ref(), v, prop.ty.as_deref(), lookup),
                 old: old.map(|o| {
                     let ov = child_value(
                         at.old.as_ref().and_then(|(_, v)| v.as_ref()),
                         o,
                         prop.ty.as_deref(),
-                        self.kinds,
                         lookup,
                     );
                     (o, ov)
@@ -359,17 +347,11 @@ impl Run<'_> {
             let ratchet_old = ratchet_index(rn, at, v, i);
             let child = Node {
                 json: v,
-                value: child_value(
-                    at.value.as_ref(),
-                    v,
-                    item_node.ty.as_deref(),
-                    self.kinds,
-                    |_| None,
-                )
-                .or_else(|| list_item(at.value.as_ref(), i)),
+                value: child_value(at.value.as_ref(), v, item_node.ty.as_deref(), |_| None)
+                    .or_else(|| list_item(at.value.as_ref(), i)),
                 old: old.map(|(j, o)| {
                     let ov = list_item(at.old.as_ref().and_then(|(_, v)| v.as_ref()), j)
-                        .or_else(|| item_node.ty.as_deref().map(|t| to_value(o, t, self.kinds)));
+                        .or_else(|| item_node.ty.as_deref().map(|t| to_value(o, t)));
                     (o, ov)
                 }),
                 ratchet_old,
@@ -518,7 +500,7 @@ impl Run<'_> {
         program: &Program,
         activation: &SelfActivation,
     ) -> (Result<Value, EvalError>, u64) {
-        let (result, details) = self.kinds.scope(|| program.eval_with_details(activation));
+        let (result, details) = program.eval_with_details(activation);
         (result, details.actual_cost)
     }
 
@@ -565,7 +547,6 @@ fn child_value(
     parent: Option<&Result<Value, String>>,
     json: &serde_json::Value,
     ty: Option<&DeclType>,
-    kinds: &ListKinds,
     lookup: impl Fn(&crate::value::Map) -> Option<Value>,
 ) -> Option<Result<Value, String>> {
     let ty = ty?;
@@ -577,7 +558,7 @@ fn child_value(
     if let Some(Ok(Value::List(_))) = parent {
         return None;
     }
-    Some(to_value(json, ty, kinds))
+    Some(to_value(json, ty))
 }
 
 fn list_item(parent: Option<&Result<Value, String>>, i: usize) -> Option<Result<Value, String>> {

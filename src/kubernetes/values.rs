@@ -1,9 +1,9 @@
 //! JSON data bound to a schema, as CEL values.
 //!
-//! An object is converted once ([`SchemaValue::new`]); every rule at every node reads the
-//! same shared values (sub-values are `Arc` clones, never deep copies). Objects become maps
-//! keyed by escaped field names; set and map lists are registered in the value's
-//! [`ListKinds`], which must be installed ([`SchemaValue::scope`]) while rules run.
+//! An object is converted once ([`to_value`]); every rule at every node reads the same
+//! shared values (sub-values are `Arc` clones, never deep copies). Objects become maps
+//! keyed by escaped field names; set and map lists carry their semantics
+//! ([`crate::value::List::semantics`]).
 
 use std::sync::Arc;
 
@@ -14,45 +14,15 @@ use super::list_types::{MapList, SetList};
 use super::types::{DeclKind, DeclType, ListKind};
 use crate::stdlib::standard::{duration_text, timestamp_text};
 use crate::types::Type;
-use crate::value::list_kinds::{ListKinds, ListSemantics};
-use crate::value::{Key, Map, Value};
+use crate::value::{Key, List, Map, Value};
 
 /// Data nested deeper than this is an error.
 pub const MAX_DATA_DEPTH: usize = 256;
 
-/// A JSON value converted under a schema type, with the list semantics of its lists.
-#[derive(Clone, Debug)]
-pub struct SchemaValue {
-    pub value: Value,
-    pub kinds: Arc<ListKinds>,
-}
-
-impl SchemaValue {
-    /// Converts `json` under `ty`; errors use Kubernetes' texts
-    /// (`invalid data, got null for schema with nullable=false`, ...).
-    pub fn new(json: &serde_json::Value, ty: &DeclType) -> Result<SchemaValue, String> {
-        let kinds = Arc::new(ListKinds::default());
-        let value = Converter { kinds: &kinds }.convert(json, ty, 0)?;
-        Ok(SchemaValue { value, kinds })
-    }
-
-    /// Runs `f` with this value's list semantics in force.
-    pub fn scope<R>(&self, f: impl FnOnce() -> R) -> R {
-        self.kinds.scope(f)
-    }
-}
-
-/// Converts `json` under `ty`, registering set and map lists in `kinds`.
-pub fn to_value(
-    json: &serde_json::Value,
-    ty: &DeclType,
-    kinds: &ListKinds,
-) -> Result<Value, String> {
-    Converter { kinds }.convert(json, ty, 0)
-}
-
-struct Converter<'a> {
-    kinds: &'a ListKinds,
+/// Converts `json` under `ty`; errors use Kubernetes' texts
+/// (`invalid data, got null for schema with nullable=false`, ...).
+pub fn to_value(json: &serde_json::Value, ty: &DeclType) -> Result<Value, String> {
+    convert(json, ty, 0)
 }
 
 /// Go's `%T` of a value decoded from JSON, as Kubernetes' messages show it.
@@ -68,97 +38,85 @@ fn go_type(v: &serde_json::Value) -> &'static str {
     }
 }
 
-impl Converter<'_> {
-    fn convert(
-        &self,
-        json: &serde_json::Value,
-        ty: &DeclType,
-        depth: usize,
-    ) -> Result<Value, String> {
-        use serde_json::Value as J;
-        if depth > MAX_DATA_DEPTH {
-            return Err(format!("data nested deeper than {MAX_DATA_DEPTH} levels"));
-        }
-        if json.is_null() {
-            return if ty.nullable {
-                Ok(Value::Null)
-            } else {
-                Err("invalid data, got null for schema with nullable=false".into())
+fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Value, String> {
+    use serde_json::Value as J;
+    if depth > MAX_DATA_DEPTH {
+        return Err(format!("data nested deeper than {MAX_DATA_DEPTH} levels"));
+    }
+    if json.is_null() {
+        return if ty.nullable {
+            Ok(Value::Null)
+        } else {
+            Err("invalid data, got null for schema with nullable=false".into())
+        };
+    }
+    match &ty.kind {
+        DeclKind::Object {
+            fields,
+            preserve_unknown,
+            ..
+        } => {
+            let J::Object(obj) = json else {
+                return Err(
+                    "invalid data, expected a map for the provided schema with type=object".into(),
+                );
             };
-        }
-        match &ty.kind {
-            DeclKind::Object {
-                fields,
-                preserve_unknown,
-                ..
-            } => {
-                let J::Object(obj) = json else {
-                    return Err(
-                        "invalid data, expected a map for the provided schema with type=object"
-                            .into(),
-                    );
-                };
-                let mut map = Map::with_capacity(obj.len());
-                for (escaped, field) in fields {
-                    match obj.get(&field.property) {
-                        None | Some(J::Null) => {}
-                        Some(v) => {
-                            let v = self.convert(v, &field.ty, depth + 1)?;
-                            // Since Kubernetes 1.31 a reserved word may also be selected
-                            // unescaped (`self.namespace`) where the parser allows it.
-                            if is_reserved(&field.property) {
-                                map.insert(Key::from(field.property.as_str()), v.clone());
-                            }
-                            map.insert(Key::from(escaped.as_str()), v);
+            let mut map = Map::with_capacity(obj.len());
+            for (escaped, field) in fields {
+                match obj.get(&field.property) {
+                    None | Some(J::Null) => {}
+                    Some(v) => {
+                        let v = convert(v, &field.ty, depth + 1)?;
+                        // Since Kubernetes 1.31 a reserved word may also be selected
+                        // unescaped (`self.namespace`) where the parser allows it.
+                        if is_reserved(&field.property) {
+                            map.insert(Key::from(field.property.as_str()), v.clone());
                         }
+                        map.insert(Key::from(escaped.as_str()), v);
                     }
                 }
-                if *preserve_unknown {
-                    for (k, v) in obj {
-                        if !fields.values().any(|f| &f.property == k) {
-                            map.insert(Key::from(k.as_str()), Value::from(v));
-                        }
-                    }
-                }
-                Ok(Value::Map(Arc::new(map)))
             }
-            DeclKind::Map { value } => {
-                let J::Object(obj) = json else {
-                    return Err(
-                        "invalid data, expected a map for the provided schema with type=object"
-                            .into(),
-                    );
-                };
-                let mut map = Map::with_capacity(obj.len());
+            if *preserve_unknown {
                 for (k, v) in obj {
-                    map.insert(Key::from(k.as_str()), self.convert(v, value, depth + 1)?);
+                    if !fields.values().any(|f| &f.property == k) {
+                        map.insert(Key::from(k.as_str()), Value::from(v));
+                    }
                 }
-                Ok(Value::Map(Arc::new(map)))
             }
-            DeclKind::List { elem, list } => {
-                let J::Array(items) = json else {
-                    return Err(
-                        "invalid data, expected an array for the provided schema with type=array"
-                            .into(),
-                    );
-                };
-                let items = items
-                    .iter()
-                    .map(|v| self.convert(v, elem, depth + 1))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let items = Arc::new(items);
-                let kind: Option<Arc<dyn ListSemantics>> = match list {
-                    ListKind::Atomic => None,
-                    ListKind::Set => Some(Arc::new(SetList)),
-                    ListKind::Map(keys) => Some(Arc::new(MapList { keys: keys.clone() })),
-                };
-                if let Some(kind) = kind {
-                    self.kinds.register(&items, kind);
-                }
-                Ok(Value::List(items))
-            }
-            DeclKind::Scalar => scalar(json, &ty.cel),
+            Ok(Value::Map(Arc::new(map)))
         }
+        DeclKind::Map { value } => {
+            let J::Object(obj) = json else {
+                return Err(
+                    "invalid data, expected a map for the provided schema with type=object".into(),
+                );
+            };
+            let mut map = Map::with_capacity(obj.len());
+            for (k, v) in obj {
+                map.insert(Key::from(k.as_str()), convert(v, value, depth + 1)?);
+            }
+            Ok(Value::Map(Arc::new(map)))
+        }
+        DeclKind::List { elem, list } => {
+            let J::Array(items) = json else {
+                return Err(
+                    "invalid data, expected an array for the provided schema with type=array"
+                        .into(),
+                );
+            };
+            let items = items
+                .iter()
+                .map(|v| convert(v, elem, depth + 1))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Value::List(Arc::new(match list {
+                ListKind::Atomic => List::from(items),
+                ListKind::Set => List::with_semantics(items, Arc::new(SetList)),
+                ListKind::Map(keys) => {
+                    List::with_semantics(items, Arc::new(MapList { keys: keys.clone() }))
+                }
+            })))
+        }
+        DeclKind::Scalar => scalar(json, &ty.cel),
     }
 }
 
@@ -240,7 +198,7 @@ mod tests {
     fn convert(schema: serde_json::Value, data: serde_json::Value) -> Result<Value, String> {
         let s = Schema::from_json(&schema).unwrap();
         let (_, root) = SchemaTypes::build(&s, "selfType", false).unwrap();
-        SchemaValue::new(&data, &root.unwrap()).map(|v| v.value)
+        to_value(&data, &root.unwrap())
     }
 
     #[test]

@@ -5,7 +5,6 @@
 //! and calls `@sortByAssociatedKeys(keys)` on it, as cel-go does.
 
 use std::cmp::Ordering;
-use std::sync::Arc;
 
 use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate};
 use crate::error::{EvalError, EvalResult};
@@ -214,7 +213,7 @@ fn nso() -> EvalError {
     EvalError::no_such_overload()
 }
 
-fn list_of(v: Option<&Value>) -> Result<&Arc<Vec<Value>>, EvalError> {
+fn list_of(v: Option<&Value>) -> Result<&[Value], EvalError> {
     match v {
         Some(Value::List(l)) => Ok(l),
         _ => Err(nso()),

@@ -10,7 +10,7 @@ use super::uint_overflow;
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
 use crate::syntax::ast::op;
-use crate::value::Value;
+use crate::value::{List, Value};
 
 /// Declares `+`, `-`, `*`, `/`, `%` and unary `-`.
 pub fn declare(lib: &mut Library) {
@@ -248,8 +248,13 @@ pub fn add_bytes(a: &Value, b: &Value) -> EvalResult {
 pub fn add_list(a: &Value, b: &Value) -> EvalResult {
     match (a, b) {
         (Value::List(x), Value::List(y)) => {
-            if let Some(merged) = crate::value::list_kinds::concat(x, y) {
-                return Ok(merged);
+            // A Kubernetes set or map list merges, and the result keeps its semantics.
+            if let Some(semantics) = &x.semantics {
+                let merged = semantics.concat(x, y).map_err(EvalError::new)?;
+                return Ok(Value::List(Arc::new(List::with_semantics(
+                    merged,
+                    semantics.clone(),
+                ))));
             }
             if y.is_empty() {
                 return Ok(a.clone());
@@ -258,7 +263,7 @@ pub fn add_list(a: &Value, b: &Value) -> EvalResult {
                 return Ok(b.clone());
             }
             let items: Vec<Value> = x.iter().chain(y.iter()).cloned().collect();
-            Ok(Value::List(Arc::new(items)))
+            Ok(Value::list(items))
         }
         _ => Err(EvalError::no_such_overload()),
     }

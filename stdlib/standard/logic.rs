@@ -116,6 +116,10 @@ pub fn equals(a: &Value, b: &Value) -> EvalResult {
             .equal_to(b)
             .map(Value::Bool)
             .ok_or_else(EvalError::no_such_overload),
+        // A Kubernetes set or map list decides, and may fail (set items that are not scalars).
+        (Value::List(x), Value::List(y)) if x.semantics.is_some() => {
+            x.equals(y).map(Value::Bool).map_err(EvalError::new)
+        }
         _ => Ok(Value::Bool(a.cel_eq(b))),
     }
 }
