@@ -247,7 +247,7 @@ pub struct Matched {
 /// evaluated as. `Err` when an equivalent resource's kind is unknown.
 fn rules_match(
     rules: &[NamedRuleWithOperations],
-    policy: Option<MatchPolicy>,
+    policy: Option<&MatchPolicy>,
     request: &AdmissionRequest,
     resources: &dyn EquivalentResources,
 ) -> Result<Option<Matched>, String> {
@@ -257,7 +257,7 @@ fn rules_match(
             kind: request.kind.clone(),
         }));
     }
-    if policy == Some(MatchPolicy::Exact) {
+    if policy == Some(&MatchPolicy::Exact) {
         return Ok(None);
     }
     let equivalents = resources.equivalents(&request.resource, &request.sub_resource);
@@ -329,7 +329,7 @@ pub fn matches(
             return Ok(None);
         }
     }
-    let policy = resources.match_policy;
+    let policy = resources.match_policy.as_ref();
     let excluded = rules_match(
         &resources.exclude_resource_rules,
         policy,

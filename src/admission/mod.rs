@@ -61,7 +61,7 @@ use crate::kubernetes::field_error::go_quote;
 use activation::{Bindings, Subject};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
-use types::ValidationAction;
+use types::{FailurePolicy, ValidationAction};
 use validate::{AnnotationOutcome, Outcome, error_denies, validate};
 
 /// Everything besides the policies that a decision depends on.
@@ -238,12 +238,13 @@ struct Dispatch<'a, 'i> {
 impl Dispatch<'_, '_> {
     /// A configuration error: denies under failurePolicy Fail, else nothing.
     fn config_error(&mut self, policy: &CompiledPolicy, binding: Option<&str>, error: &str) {
-        if !error_denies(policy.policy.spec.failure_policy) {
-            return;
-        }
-        let message = match binding {
-            Some(_) => format!("failed to configure binding: {error}"),
-            None => format!("failed to configure policy: {error}"),
+        let message = match (&policy.policy.spec.failure_policy, binding) {
+            (Some(FailurePolicy::Ignore), _) => return,
+            (Some(FailurePolicy::Other(other)), _) => {
+                format!("unrecognized failure policy: '{other}'")
+            }
+            (_, Some(_)) => format!("failed to configure binding: {error}"),
+            (_, None) => format!("failed to configure policy: {error}"),
         };
         self.denials.push(Denial {
             policy: policy.name().to_string(),
@@ -255,7 +256,7 @@ impl Dispatch<'_, '_> {
 
     fn policy(&mut self, policy: &CompiledPolicy, bindings: &[ValidatingAdmissionPolicyBinding]) {
         let spec = &policy.policy.spec;
-        let fails = error_denies(spec.failure_policy);
+        let fails = error_denies(spec.failure_policy.as_ref());
         let input = self.input;
         let request = input.request;
         let Some(constraints) = &spec.match_constraints else {
@@ -414,6 +415,8 @@ impl Dispatch<'_, '_> {
                     expression_index: index,
                     validation_actions: binding.spec.validation_actions.clone(),
                 }),
+                // Rejected when the binding is written; the dispatcher ignores it.
+                ValidationAction::Other(_) => {}
             }
         }
     }

@@ -62,6 +62,7 @@ pub enum ErrorType {
     Required,
     Duplicate,
     NotSupported,
+    TooMany,
     Internal,
 }
 
@@ -74,6 +75,7 @@ impl ErrorType {
             ErrorType::Required => "Required value",
             ErrorType::Duplicate => "Duplicate value",
             ErrorType::NotSupported => "Unsupported value",
+            ErrorType::TooMany => "Too many",
             ErrorType::Internal => "Internal error",
         }
     }
@@ -86,6 +88,7 @@ impl ErrorType {
             ErrorType::Required => "FieldValueRequired",
             ErrorType::Duplicate => "FieldValueDuplicate",
             ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::Internal => "InternalError",
         }
     }
@@ -143,10 +146,25 @@ impl FieldError {
         }
     }
 
+    /// `field.TooMany`: a list of `actual` items where at most `max` are allowed
+    /// (`Too many: 65: must have at most 64 items`).
+    pub fn too_many(path: FieldPath, actual: usize, max: usize) -> FieldError {
+        let items = if max == 1 { "item" } else { "items" };
+        FieldError {
+            path,
+            error_type: ErrorType::TooMany,
+            bad_value: actual.to_string(),
+            detail: format!("must have at most {max} {items}"),
+        }
+    }
+
     /// The error without its path, as `field.Error.ErrorBody` renders it.
     pub fn body(&self) -> String {
         let mut s = match self.error_type {
-            ErrorType::Invalid | ErrorType::Duplicate | ErrorType::NotSupported => {
+            ErrorType::Invalid
+            | ErrorType::Duplicate
+            | ErrorType::NotSupported
+            | ErrorType::TooMany => {
                 format!("{}: {}", self.error_type.text(), self.bad_value)
             }
             other => other.text().to_string(),
@@ -261,6 +279,14 @@ mod tests {
         );
         let e = FieldError::new(p.clone(), ErrorType::Forbidden, "object", "no");
         assert_eq!(e.to_string(), "spec.items[2][a.b]: Forbidden: no");
+        let e = FieldError::too_many(FieldPath::new("spec").child("items"), 65, 64);
+        assert_eq!(
+            e.to_string(),
+            "spec.items: Too many: 65: must have at most 64 items"
+        );
+        assert_eq!(e.error_type.reason(), "FieldValueTooMany");
+        let e = FieldError::too_many(FieldPath::new("x"), 2, 1);
+        assert_eq!(e.to_string(), "x: Too many: 2: must have at most 1 item");
         let e = FieldError::new(p, ErrorType::Duplicate, "string", "ignored");
         assert_eq!(
             e.to_string(),
