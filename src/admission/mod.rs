@@ -23,8 +23,11 @@
 //!     "name": "web", "namespace": "default", "operation": "CREATE",
 //!     "object": {"metadata": {"name": "web"}, "spec": {"replicas": 7}}
 //! })).unwrap();
+//! // The request's Namespace (without it, a namespaced request fails: namespace not found).
+//! let namespace = serde_json::json!({"metadata": {"name": "default"}});
+//! let input = Input { namespace: Some(&namespace), ..Input::new(&request) };
 //! let policy = CompiledPolicy::new(policy);
-//! let decision = admit(&[&policy], &[binding], &Input::new(&request));
+//! let decision = admit(&[&policy], &[binding], &input);
 //! let status = decision.status.unwrap();
 //! assert_eq!(status.code, 422);
 //! assert_eq!(status.message, "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy \
@@ -68,7 +71,10 @@ use validate::{AnnotationOutcome, Outcome, error_denies, validate};
 #[derive(Clone, Debug)]
 pub struct Input<'a> {
     pub request: &'a AdmissionRequest,
-    /// The request's Namespace object (`namespaceObject`, `namespaceSelector`).
+    /// The request's Namespace object (`namespaceObject`, `namespaceSelector`). `None` for
+    /// a namespaced request means the namespace does not exist: as in the API server, a
+    /// `namespaceSelector` that needs its labels is a configuration error and a matched
+    /// binding fails the request (`namespaces "<name>" not found`, 404).
     pub namespace: Option<&'a serde_json::Value>,
     /// The candidate params objects (of the policies' paramKind).
     pub params: &'a [serde_json::Value],
@@ -77,7 +83,7 @@ pub struct Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    /// An input with just the request.
+    /// An input with just the request (no namespace object, params or authorizer).
     pub fn new(request: &'a AdmissionRequest) -> Input<'a> {
         Input {
             request,
@@ -165,9 +171,16 @@ pub fn admit_with_resources(
         decision: &mut decision,
         denials: Vec::new(),
         failures: Vec::new(),
+        aborted: None,
     };
     for policy in policies {
         dispatch.policy(policy, bindings);
+        if let Some(status) = dispatch.aborted.take() {
+            // The request fails with this error: no denial, no validation-failure
+            // annotation (warnings and earlier policies' annotations stay).
+            decision.status = Some(status);
+            return decision;
+        }
     }
     let (denials, failures) = (dispatch.denials, dispatch.failures);
     if !failures.is_empty() {
@@ -233,6 +246,9 @@ struct Dispatch<'a, 'i> {
     decision: &'a mut Decision,
     denials: Vec<Denial>,
     failures: Vec<ValidationFailure>,
+    /// An error that fails the whole request (the namespace of a namespaced request was
+    /// not found): the dispatcher returns it as is.
+    aborted: Option<Status>,
 }
 
 impl Dispatch<'_, '_> {
@@ -310,7 +326,8 @@ impl Dispatch<'_, '_> {
                     self.config_error(policy, Some(binding_name), &e);
                     continue;
                 }
-                Some(Err(_)) => continue,
+                // Nothing is evaluated without params; the namespace is still fetched.
+                Some(Err(_)) => (None, None),
             };
             // No namespace object for cluster-scoped requests, nor for a Namespace itself.
             let namespace = if request.namespace.is_empty()
@@ -319,8 +336,17 @@ impl Dispatch<'_, '_> {
                     && request.kind.version == "v1")
             {
                 None
+            } else if let Some(namespace) = input.namespace {
+                Some(namespace)
             } else {
-                input.namespace
+                // The dispatcher's GetNamespace fails: the API server answers with the
+                // NotFound error itself, whatever the failure policy.
+                self.aborted = Some(Status {
+                    code: 404,
+                    reason: "NotFound".into(),
+                    message: matching::namespace_not_found(&request.namespace),
+                });
+                return;
             };
             for param in params {
                 let subject = Subject {
