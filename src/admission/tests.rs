@@ -410,3 +410,25 @@ fn missing_namespace_fails_the_request() {
     assert_eq!(status.reason, "NotFound");
     assert_eq!(status.message, "namespaces \"default\" not found");
 }
+
+/// Annotations of more than 256 KiB in all (keys and values) are `field.TooLong`.
+#[test]
+fn annotations_over_the_size_limit() {
+    let big = "x".repeat(256 * 1024);
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "p", "annotations": {"a": big}},
+        "spec": {"validations": [{"expression": "true"}],
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["*"], "resources": ["configmaps"]}]}},
+    }))
+    .unwrap();
+    let errors: Vec<String> = CompiledPolicy::new(policy)
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        errors,
+        ["metadata.annotations: Too long: may not be more than 262144 bytes"]
+    );
+}

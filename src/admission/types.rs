@@ -10,10 +10,16 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase", default)]
 pub struct ObjectMeta {
     pub name: String,
+    /// The prefix of a name the API server generates (validated, not used here).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub generate_name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// Validated as the API server does (keys, total size); not used here.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
 }
 
 /// A ValidatingAdmissionPolicy.

@@ -145,10 +145,34 @@ impl Errors {
     }
 }
 
-/// `ValidateObjectMeta` for a cluster-scoped object named as a DNS subdomain.
+/// The most bytes of annotations, keys and values together (`TotalAnnotationSizeLimitB`).
+const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
+
+/// `ValidateObjectMeta` for a cluster-scoped object named as a DNS subdomain. A
+/// `generateName` is checked as a prefix (`NameIsDNSSubdomain` with `prefix`: a trailing
+/// `-` is allowed); without a name it stands for the name the API server generates.
 fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
     let path = FieldPath::new("metadata");
-    if meta.name.is_empty() {
+    let prefix = &meta.generate_name;
+    if !prefix.is_empty() {
+        // `maskTrailingDash`: the prefix's last two bytes become "a" when it ends in '-'.
+        let masked = match prefix.strip_suffix('-') {
+            Some(_) if prefix.len() > 1 => {
+                let mut cut = prefix.len() - 2;
+                while !prefix.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                format!("{}a", &prefix[..cut])
+            }
+            _ => prefix.clone(),
+        };
+        for message in check("dns1123Subdomain", &masked) {
+            errors.invalid(&path.child("generateName"), prefix, &message);
+        }
+    }
+    if meta.name.is_empty() && !prefix.is_empty() {
+        // The API server generates the name before validating.
+    } else if meta.name.is_empty() {
         errors.required(&path.child("name"), "name or generateName is required");
     } else {
         for message in check("dns1123Subdomain", &meta.name) {
@@ -166,6 +190,20 @@ fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
         for message in check("labelValue", value) {
             errors.invalid(&labels, value, &message);
         }
+    }
+    let annotations = path.child("annotations");
+    let mut size = 0;
+    for (key, value) in &meta.annotations {
+        // Qualified names, whatever the case.
+        for message in check("qualifiedName", &key.to_lowercase()) {
+            errors.invalid(&annotations, key, &message);
+        }
+        size += key.len() + value.len();
+    }
+    if size > MAX_ANNOTATIONS_BYTES {
+        errors
+            .0
+            .push(FieldError::too_long(annotations, MAX_ANNOTATIONS_BYTES));
     }
 }
 

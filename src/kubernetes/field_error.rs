@@ -62,6 +62,7 @@ pub enum ErrorType {
     Required,
     Duplicate,
     NotSupported,
+    TooLong,
     TooMany,
     Internal,
 }
@@ -75,6 +76,7 @@ impl ErrorType {
             ErrorType::Required => "Required value",
             ErrorType::Duplicate => "Duplicate value",
             ErrorType::NotSupported => "Unsupported value",
+            ErrorType::TooLong => "Too long",
             ErrorType::TooMany => "Too many",
             ErrorType::Internal => "Internal error",
         }
@@ -88,6 +90,7 @@ impl ErrorType {
             ErrorType::Required => "FieldValueRequired",
             ErrorType::Duplicate => "FieldValueDuplicate",
             ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::TooLong => "FieldValueTooLong",
             ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::Internal => "InternalError",
         }
@@ -155,6 +158,18 @@ impl FieldError {
             error_type: ErrorType::TooMany,
             bad_value: actual.to_string(),
             detail: format!("must have at most {max} {items}"),
+        }
+    }
+
+    /// `field.TooLong`: a value longer than `max` bytes (the value is not shown:
+    /// `Too long: may not be more than 262144 bytes`).
+    pub fn too_long(path: FieldPath, max: usize) -> FieldError {
+        let bytes = if max == 1 { "byte" } else { "bytes" };
+        FieldError {
+            path,
+            error_type: ErrorType::TooLong,
+            bad_value: String::new(),
+            detail: format!("may not be more than {max} {bytes}"),
         }
     }
 
@@ -285,6 +300,11 @@ mod tests {
             "spec.items: Too many: 65: must have at most 64 items"
         );
         assert_eq!(e.error_type.reason(), "FieldValueTooMany");
+        let e = FieldError::too_long(FieldPath::new("metadata").child("annotations"), 262144);
+        assert_eq!(
+            e.to_string(),
+            "metadata.annotations: Too long: may not be more than 262144 bytes"
+        );
         let e = FieldError::too_many(FieldPath::new("x"), 2, 1);
         assert_eq!(e.to_string(), "x: Too many: 2: must have at most 1 item");
         let e = FieldError::new(p, ErrorType::Duplicate, "string", "ignored");
