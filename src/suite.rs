@@ -12,7 +12,7 @@
 //! policies: [ ...ValidatingAdmissionPolicy... ]
 //! bindings: [ ...ValidatingAdmissionPolicyBinding... ]
 //! params: [ ...params objects... ]           # optional
-//! namespace: { metadata: {name: default, labels: {env: test}} }   # optional
+//! namespace: { metadata: {name: default, labels: {env: test}} }   # optional (below)
 //! authorizer: allow                           # or deny, or {rules: [...]} (optional)
 //! fieldErrors: []                             # expected policy errors, in order
 //! bindingErrors: []                           # expected binding errors, in order
@@ -50,6 +50,11 @@
 //!   skip: "reason"           # optional
 //! ```
 //!
+//! Without a `namespace`, the namespace of a namespaced request exists, unlabelled (an
+//! `apiVersion: v1, kind: Namespace` object with just its name); `namespace: null` (suite or
+//! case) means it does not exist (the API server then fails the request, or the policy when
+//! a `namespaceSelector` needs its labels).
+//!
 //! Suite-level expectations (field, binding and schema errors, estimated costs) are reported
 //! as cases too: errors when any are expected or found, each estimated cost always.
 
@@ -63,6 +68,11 @@ use crate::admission::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPoli
 use crate::admission::{AdmissionRequest, CompiledPolicy, Input, admit, validate_binding};
 use crate::kubernetes::{CompileOptions, FieldPath, Schema, Validator, crd_version_schemas};
 use crate::stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
+
+/// A field that may be absent (`None`), `null` (`Some(None)`) or a value.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Json>>, D::Error> {
+    Option::<Json>::deserialize(d).map(Some)
+}
 
 /// A suite of either kind.
 #[derive(Debug)]
@@ -80,8 +90,10 @@ pub struct AdmissionSuite {
     pub bindings: Vec<ValidatingAdmissionPolicyBinding>,
     #[serde(default)]
     pub params: Vec<Json>,
-    #[serde(default)]
-    pub namespace: Option<Json>,
+    /// The Namespace object of namespaced requests: absent, an unlabelled Namespace named as
+    /// the request's namespace exists; `null`, the namespace does not exist.
+    #[serde(default, deserialize_with = "present")]
+    pub namespace: Option<Option<Json>>,
     /// `allow`, `deny` or a rule list `{rules: [...]}` ([`RuleAuthorizer`]); without one,
     /// `authorizer` is unbound.
     #[serde(default)]
@@ -102,9 +114,9 @@ pub struct AdmissionSuite {
 pub struct AdmissionCase {
     pub name: String,
     pub request: AdmissionRequest,
-    /// Overrides the suite's namespace object.
-    #[serde(default)]
-    pub namespace: Option<Json>,
+    /// Overrides the suite's namespace object (`null`: the namespace does not exist).
+    #[serde(default, deserialize_with = "present")]
+    pub namespace: Option<Option<Json>>,
     /// The expected denial message; absent means allowed.
     #[serde(default)]
     pub message: Option<String>,
@@ -360,9 +372,21 @@ impl AdmissionSuite {
                 });
                 continue;
             }
+            let default_namespace;
+            let namespace = match case.namespace.as_ref().or(self.namespace.as_ref()) {
+                Some(given) => given.as_ref(),
+                None => {
+                    default_namespace = serde_json::json!({
+                        "apiVersion": "v1",
+                        "kind": "Namespace",
+                        "metadata": {"name": case.request.namespace},
+                    });
+                    Some(&default_namespace)
+                }
+            };
             let input = Input {
                 request: &case.request,
-                namespace: case.namespace.as_ref().or(self.namespace.as_ref()),
+                namespace,
                 params: &self.params,
                 authorizer: authorizer.clone(),
             };

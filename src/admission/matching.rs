@@ -247,7 +247,7 @@ pub struct Matched {
 /// evaluated as. `Err` when an equivalent resource's kind is unknown.
 fn rules_match(
     rules: &[NamedRuleWithOperations],
-    policy: Option<MatchPolicy>,
+    policy: Option<&MatchPolicy>,
     request: &AdmissionRequest,
     resources: &dyn EquivalentResources,
 ) -> Result<Option<Matched>, String> {
@@ -257,7 +257,7 @@ fn rules_match(
             kind: request.kind.clone(),
         }));
     }
-    if policy == Some(MatchPolicy::Exact) {
+    if policy == Some(&MatchPolicy::Exact) {
         return Ok(None);
     }
     let equivalents = resources.equivalents(&request.resource, &request.sub_resource);
@@ -283,44 +283,66 @@ fn rules_match(
     Ok(None)
 }
 
+/// Kubernetes' NotFound error for a namespace (`namespaces "name" not found`).
+pub fn namespace_not_found(name: &str) -> String {
+    format!(
+        "namespaces {} not found",
+        crate::kubernetes::field_error::go_quote(name)
+    )
+}
+
 /// The labels of the request's namespace for `namespaceSelector` (Kubernetes' namespace
-/// matcher): `None` for cluster-scoped resources other than namespaces, which every
+/// matcher): `Ok(None)` for cluster-scoped resources other than namespaces, which every
 /// namespace selector matches; the object's own labels when a Namespace is created or
-/// updated; otherwise the labels of the namespace object.
+/// updated; otherwise the labels of the namespace object, `Err` (the NotFound error) when
+/// there is none.
 fn namespace_labels(
     request: &AdmissionRequest,
     namespace: Option<&serde_json::Value>,
-) -> Option<BTreeMap<String, String>> {
+) -> Result<Option<BTreeMap<String, String>>, String> {
     let namespaces = request.resource.resource == "namespaces";
     if request.namespace.is_empty() && !namespaces {
-        return None;
+        return Ok(None);
     }
     if namespaces
         && request.sub_resource.is_empty()
         && matches!(request.operation.as_str(), "CREATE" | "UPDATE")
     {
-        return Some(labels_of(request.object.as_ref()));
+        return Ok(Some(labels_of(request.object.as_ref())));
     }
-    Some(labels_of(namespace))
+    match namespace {
+        Some(namespace) => Ok(Some(labels_of(Some(namespace)))),
+        None => Err(namespace_not_found(&request.namespace)),
+    }
+}
+
+fn selector_is_empty(selector: &LabelSelector) -> bool {
+    selector.match_labels.is_empty() && selector.match_expressions.is_empty()
 }
 
 /// Whether `resources` matches the request, and as which resource and kind (the request's
 /// own unless an equivalent resource matched). Empty `resourceRules` match every resource
-/// (bindings; a policy must have some). `Err`: a configuration error.
+/// (bindings; a policy must have some). `Err`: a configuration error. As Kubernetes' policy
+/// matcher, a namespace that cannot be found for a non-empty `namespaceSelector` is an
+/// error only when the rest (object selector, rules) matches.
 pub fn matches(
     resources: &MatchResources,
     request: &AdmissionRequest,
     namespace: Option<&serde_json::Value>,
     equivalents: &dyn EquivalentResources,
 ) -> Result<Option<Matched>, String> {
+    let mut namespace_error = None;
     if let Some(selector) = &resources.namespace_selector
-        && let Some(labels) = namespace_labels(request, namespace)
-        && !selector_matches(selector, &labels)
+        && !selector_is_empty(selector)
     {
-        return Ok(None);
+        match namespace_labels(request, namespace) {
+            Ok(Some(labels)) if !selector_matches(selector, &labels) => return Ok(None),
+            Ok(_) => {}
+            Err(e) => namespace_error = Some(e),
+        }
     }
     if let Some(selector) = &resources.object_selector
-        && !(selector.match_labels.is_empty() && selector.match_expressions.is_empty())
+        && !selector_is_empty(selector)
     {
         let matches = |o: Option<&serde_json::Value>| {
             o.is_some_and(|_| selector_matches(selector, &labels_of(o)))
@@ -329,7 +351,7 @@ pub fn matches(
             return Ok(None);
         }
     }
-    let policy = resources.match_policy;
+    let policy = resources.match_policy.as_ref();
     let excluded = rules_match(
         &resources.exclude_resource_rules,
         policy,
@@ -339,13 +361,18 @@ pub fn matches(
     if excluded.is_some() {
         return Ok(None);
     }
-    if resources.resource_rules.is_empty() {
-        return Ok(Some(Matched {
+    let matched = if resources.resource_rules.is_empty() {
+        Some(Matched {
             resource: request.resource.clone(),
             kind: request.kind.clone(),
-        }));
+        })
+    } else {
+        rules_match(&resources.resource_rules, policy, request, equivalents)?
+    };
+    match (matched, namespace_error) {
+        (Some(_), Some(e)) => Err(e),
+        (matched, _) => Ok(matched),
     }
-    rules_match(&resources.resource_rules, policy, request, equivalents)
 }
 
 #[cfg(test)]

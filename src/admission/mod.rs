@@ -23,8 +23,11 @@
 //!     "name": "web", "namespace": "default", "operation": "CREATE",
 //!     "object": {"metadata": {"name": "web"}, "spec": {"replicas": 7}}
 //! })).unwrap();
+//! // The request's Namespace (without it, a namespaced request fails: namespace not found).
+//! let namespace = serde_json::json!({"metadata": {"name": "default"}});
+//! let input = Input { namespace: Some(&namespace), ..Input::new(&request) };
 //! let policy = CompiledPolicy::new(policy);
-//! let decision = admit(&[&policy], &[binding], &Input::new(&request));
+//! let decision = admit(&[&policy], &[binding], &input);
 //! let status = decision.status.unwrap();
 //! assert_eq!(status.code, 422);
 //! assert_eq!(status.message, "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy \
@@ -61,14 +64,17 @@ use crate::kubernetes::field_error::go_quote;
 use activation::{Bindings, Subject};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
-use types::ValidationAction;
+use types::{FailurePolicy, ValidationAction};
 use validate::{AnnotationOutcome, Outcome, error_denies, validate};
 
 /// Everything besides the policies that a decision depends on.
 #[derive(Clone, Debug)]
 pub struct Input<'a> {
     pub request: &'a AdmissionRequest,
-    /// The request's Namespace object (`namespaceObject`, `namespaceSelector`).
+    /// The request's Namespace object (`namespaceObject`, `namespaceSelector`). `None` for
+    /// a namespaced request means the namespace does not exist: as in the API server, a
+    /// `namespaceSelector` that needs its labels is a configuration error and a matched
+    /// binding fails the request (`namespaces "<name>" not found`, 404).
     pub namespace: Option<&'a serde_json::Value>,
     /// The candidate params objects (of the policies' paramKind).
     pub params: &'a [serde_json::Value],
@@ -77,7 +83,7 @@ pub struct Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    /// An input with just the request.
+    /// An input with just the request (no namespace object, params or authorizer).
     pub fn new(request: &'a AdmissionRequest) -> Input<'a> {
         Input {
             request,
@@ -165,9 +171,16 @@ pub fn admit_with_resources(
         decision: &mut decision,
         denials: Vec::new(),
         failures: Vec::new(),
+        aborted: None,
     };
     for policy in policies {
         dispatch.policy(policy, bindings);
+        if let Some(status) = dispatch.aborted.take() {
+            // The request fails with this error: no denial, no validation-failure
+            // annotation (warnings and earlier policies' annotations stay).
+            decision.status = Some(status);
+            return decision;
+        }
     }
     let (denials, failures) = (dispatch.denials, dispatch.failures);
     if !failures.is_empty() {
@@ -233,17 +246,21 @@ struct Dispatch<'a, 'i> {
     decision: &'a mut Decision,
     denials: Vec<Denial>,
     failures: Vec<ValidationFailure>,
+    /// An error that fails the whole request (the namespace of a namespaced request was
+    /// not found): the dispatcher returns it as is.
+    aborted: Option<Status>,
 }
 
 impl Dispatch<'_, '_> {
     /// A configuration error: denies under failurePolicy Fail, else nothing.
     fn config_error(&mut self, policy: &CompiledPolicy, binding: Option<&str>, error: &str) {
-        if !error_denies(policy.policy.spec.failure_policy) {
-            return;
-        }
-        let message = match binding {
-            Some(_) => format!("failed to configure binding: {error}"),
-            None => format!("failed to configure policy: {error}"),
+        let message = match (&policy.policy.spec.failure_policy, binding) {
+            (Some(FailurePolicy::Ignore), _) => return,
+            (Some(FailurePolicy::Other(other)), _) => {
+                format!("unrecognized failure policy: '{other}'")
+            }
+            (_, Some(_)) => format!("failed to configure binding: {error}"),
+            (_, None) => format!("failed to configure policy: {error}"),
         };
         self.denials.push(Denial {
             policy: policy.name().to_string(),
@@ -255,7 +272,7 @@ impl Dispatch<'_, '_> {
 
     fn policy(&mut self, policy: &CompiledPolicy, bindings: &[ValidatingAdmissionPolicyBinding]) {
         let spec = &policy.policy.spec;
-        let fails = error_denies(spec.failure_policy);
+        let fails = error_denies(spec.failure_policy.as_ref());
         let input = self.input;
         let request = input.request;
         let Some(constraints) = &spec.match_constraints else {
@@ -309,7 +326,8 @@ impl Dispatch<'_, '_> {
                     self.config_error(policy, Some(binding_name), &e);
                     continue;
                 }
-                Some(Err(_)) => continue,
+                // Nothing is evaluated without params; the namespace is still fetched.
+                Some(Err(_)) => (None, None),
             };
             // No namespace object for cluster-scoped requests, nor for a Namespace itself.
             let namespace = if request.namespace.is_empty()
@@ -318,8 +336,17 @@ impl Dispatch<'_, '_> {
                     && request.kind.version == "v1")
             {
                 None
+            } else if let Some(namespace) = input.namespace {
+                Some(namespace)
             } else {
-                input.namespace
+                // The dispatcher's GetNamespace fails: the API server answers with the
+                // NotFound error itself, whatever the failure policy.
+                self.aborted = Some(Status {
+                    code: 404,
+                    reason: "NotFound".into(),
+                    message: matching::namespace_not_found(&request.namespace),
+                });
+                return;
             };
             for param in params {
                 let subject = Subject {
@@ -414,6 +441,8 @@ impl Dispatch<'_, '_> {
                     expression_index: index,
                     validation_actions: binding.spec.validation_actions.clone(),
                 }),
+                // Rejected when the binding is written; the dispatcher ignores it.
+                ValidationAction::Other(_) => {}
             }
         }
     }

@@ -5,6 +5,17 @@ use serde_json::json;
 use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use super::{AdmissionRequest, CompiledPolicy, Input, admit};
 
+/// An input whose request's namespace (`default`) exists.
+fn input(r: &AdmissionRequest) -> Input<'_> {
+    static NAMESPACE: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(
+        || serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}),
+    );
+    Input {
+        namespace: Some(&NAMESPACE),
+        ..Input::new(r)
+    }
+}
+
 fn policy(spec: serde_json::Value) -> CompiledPolicy {
     let mut spec = spec;
     spec["matchConstraints"] = json!({"resourceRules": [{"apiGroups": [""],
@@ -40,7 +51,7 @@ fn variables_are_evaluated_once_and_charged_to_the_first_reader() {
     }));
     assert!(p.errors.is_empty(), "{:?}", p.errors);
     let r = request(json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}));
-    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    let decision = admit(&[&p], &[binding()], &input(&r));
     assert!(decision.allowed());
     let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
     assert_eq!(costs.len(), 2);
@@ -56,7 +67,7 @@ fn errors_of_unread_variables_do_not_surface() {
         "validations": [{"expression": "true || variables.broken == 1"}],
     }));
     let r = request(json!({}));
-    assert!(admit(&[&p], &[binding()], &Input::new(&r)).allowed());
+    assert!(admit(&[&p], &[binding()], &input(&r)).allowed());
 }
 
 #[test]
@@ -76,7 +87,7 @@ fn later_variables_may_use_earlier_ones_only() {
 fn no_binding_no_decision() {
     let p = policy(json!({"validations": [{"expression": "false"}]}));
     let r = request(json!({}));
-    assert!(admit(&[&p], &[], &Input::new(&r)).allowed());
+    assert!(admit(&[&p], &[], &input(&r)).allowed());
 }
 
 #[test]
@@ -89,7 +100,7 @@ fn garbage_never_panics() {
             "matchConditions": [{"name": "m", "expression": expr}],
         }));
         let r = request(json!(null));
-        let decision = admit(&[&p], &[binding()], &Input::new(&r));
+        let decision = admit(&[&p], &[binding()], &input(&r));
         assert!(!decision.allowed(), "{expr}");
     }
 }
@@ -104,7 +115,7 @@ fn variables_on_branches_not_taken_are_never_evaluated() {
     }));
     assert!(p.errors.is_empty(), "{:?}", p.errors);
     let r = request(json!({"items": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}));
-    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    let decision = admit(&[&p], &[binding()], &input(&r));
     assert!(decision.allowed());
     let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
     // `object.items.size() > 100` and the constant branch only: the variable is not charged.
@@ -119,7 +130,7 @@ fn reading_a_variable_costs_an_identifier_and_a_field_selection() {
         "validations": [{"expression": "variables.n == variables.n"}],
     }));
     let r = request(json!({"n": 1}));
-    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    let decision = admit(&[&p], &[binding()], &input(&r));
     assert!(decision.allowed());
     let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
     assert_eq!(costs, vec![2 + 2 + 1 + 2]);
@@ -132,7 +143,7 @@ fn each_phase_computes_variables_afresh() {
         "validations": [{"expression": "variables.n == 2", "messageExpression": "string(variables.n)"}],
     }));
     let r = request(json!({"n": 1}));
-    let decision = admit(&[&p], &[binding()], &Input::new(&r));
+    let decision = admit(&[&p], &[binding()], &input(&r));
     let costs: Vec<u64> = decision.costs.iter().map(|(_, _, c)| c.cost).collect();
     // validation: 2 (variables.n) + 2 (object.n) + 1 (==); message: 2 + 2 + 1 (string()).
     assert_eq!(costs, vec![5, 5]);
@@ -179,10 +190,10 @@ fn embedder_equivalent_resources() {
         "object": {"apiVersion": "example.com/v1", "kind": "Widget"},
     }))
     .unwrap();
-    let decision = super::admit_with_resources(&[&p], &[binding()], &Input::new(&r), &table);
+    let decision = super::admit_with_resources(&[&p], &[binding()], &input(&r), &table);
     assert!(decision.allowed(), "{decision:?}");
     // Without the table the request does not match at all.
-    assert!(admit(&[&p], &[binding()], &Input::new(&r)).allowed());
+    assert!(admit(&[&p], &[binding()], &input(&r)).allowed());
 
     struct NoKinds(ResourceTable);
     impl EquivalentResources for NoKinds {
@@ -193,8 +204,7 @@ fn embedder_equivalent_resources() {
             None
         }
     }
-    let decision =
-        super::admit_with_resources(&[&p], &[binding()], &Input::new(&r), &NoKinds(table));
+    let decision = super::admit_with_resources(&[&p], &[binding()], &input(&r), &NoKinds(table));
     assert_eq!(
         decision.status.unwrap().message,
         "widgets.example.com \"w\" is forbidden: ValidatingAdmissionPolicy 'p' denied request: \
@@ -287,7 +297,7 @@ fn audited_failures_and_repeated_warnings() {
         "spec": {"policyName": "p", "validationActions": ["Warn", "Audit"]}}))
     .unwrap();
     let r = request(json!({}));
-    let decision = admit(&[&p], &[b.clone(), b], &Input::new(&r));
+    let decision = admit(&[&p], &[b.clone(), b], &input(&r));
     assert!(decision.allowed());
     assert_eq!(
         decision.warnings,
@@ -386,5 +396,39 @@ fn updates_check_only_new_expressions_strictly() {
             "spec.matchConditions[0].name",
             "spec.validations[0].expression"
         ]
+    );
+}
+
+/// Without a namespace object, a namespaced request's namespace does not exist: the API
+/// server fails the request with the NotFound error once a binding matches.
+#[test]
+fn missing_namespace_fails_the_request() {
+    let p = policy(json!({"validations": [{"expression": "true"}]}));
+    let r = request(json!({"metadata": {"name": "cm"}}));
+    let status = admit(&[&p], &[binding()], &Input::new(&r)).status.unwrap();
+    assert_eq!(status.code, 404);
+    assert_eq!(status.reason, "NotFound");
+    assert_eq!(status.message, "namespaces \"default\" not found");
+}
+
+/// Annotations of more than 256 KiB in all (keys and values) are `field.TooLong`.
+#[test]
+fn annotations_over_the_size_limit() {
+    let big = "x".repeat(256 * 1024);
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "p", "annotations": {"a": big}},
+        "spec": {"validations": [{"expression": "true"}],
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["*"], "resources": ["configmaps"]}]}},
+    }))
+    .unwrap();
+    let errors: Vec<String> = CompiledPolicy::new(policy)
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        errors,
+        ["metadata.annotations: Too long: may not be more than 262144 bytes"]
     );
 }

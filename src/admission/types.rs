@@ -10,10 +10,16 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase", default)]
 pub struct ObjectMeta {
     pub name: String,
+    /// The prefix of a name the API server generates (validated, not used here).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub generate_name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// Validated as the API server does (keys, total size); not used here.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
 }
 
 /// A ValidatingAdmissionPolicy.
@@ -69,11 +75,14 @@ pub struct NamedRuleWithOperations {
     pub scope: Option<String>,
 }
 
-/// `Exact` or `Equivalent` (the default).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// `Exact` or `Equivalent` (the default). Any other text is kept (`Other`) so that
+/// validation can report it as the API server does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MatchPolicy {
     Exact,
     Equivalent,
+    #[serde(untagged)]
+    Other(String),
 }
 
 /// A label selector (`matchLabels` and `matchExpressions`, all must hold).
@@ -94,12 +103,14 @@ pub struct LabelSelectorRequirement {
     pub values: Vec<String>,
 }
 
-/// `Fail` (the default) or `Ignore`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// `Fail` (the default) or `Ignore`; any other text is kept (`Other`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FailurePolicy {
     #[default]
     Fail,
     Ignore,
+    #[serde(untagged)]
+    Other(String),
 }
 
 /// One validation.
@@ -165,19 +176,45 @@ pub struct ParamRef {
     pub parameter_not_found_action: Option<ParameterNotFoundAction>,
 }
 
-/// What to do when no params object is found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// What to do when no params object is found; any other text is kept (`Other`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ParameterNotFoundAction {
     Allow,
     Deny,
+    #[serde(untagged)]
+    Other(String),
 }
 
-/// What a failed validation does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// What a failed validation does; any other text is kept (`Other`) and does nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ValidationAction {
     Deny,
     Warn,
     Audit,
+    #[serde(untagged)]
+    Other(String),
+}
+
+/// The text of an enumerated field's value, as written.
+macro_rules! enum_text {
+    ($($ty:ident { $($variant:ident),* })*) => {$(
+        impl $ty {
+            /// The value as written in the object.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($ty::$variant => stringify!($variant),)*
+                    $ty::Other(s) => s,
+                }
+            }
+        }
+    )*};
+}
+
+enum_text! {
+    MatchPolicy { Exact, Equivalent }
+    FailurePolicy { Fail, Ignore }
+    ParameterNotFoundAction { Allow, Deny }
+    ValidationAction { Deny, Warn, Audit }
 }
 
 /// Group, version and kind.

@@ -262,7 +262,8 @@ fn audit_annotations(
     Ok(out)
 }
 
-/// Whether an error outcome denies under `policy`.
-pub fn error_denies(policy: Option<FailurePolicy>) -> bool {
-    policy.unwrap_or_default() == FailurePolicy::Fail
+/// Whether an error outcome denies under `policy`: anything but `Ignore` does (the
+/// validator's `policyDecisionActionForError`).
+pub fn error_denies(policy: Option<&FailurePolicy>) -> bool {
+    policy != Some(&FailurePolicy::Ignore)
 }

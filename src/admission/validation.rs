@@ -3,14 +3,20 @@
 //! and with its texts. The objects are taken as stored, defaults applied: an absent
 //! `failurePolicy`, `matchPolicy`, `namespaceSelector` or `objectSelector` is not an error.
 
-use crate::kubernetes::field_error::go_quote;
+use serde_json::Value as Json;
+
+use crate::kubernetes::field_error::{go_json_quote, go_json_value, go_quote};
 use crate::kubernetes::{ErrorType, FieldError, FieldPath};
 use crate::stdlib::kubernetes::format::FORMATS;
 
 use super::types::{
-    LabelSelector, MatchResources, NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef,
-    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidationAction,
+    FailurePolicy, LabelSelector, MatchPolicy, MatchResources, NamedRuleWithOperations, ObjectMeta,
+    ParamKind, ParamRef, ParameterNotFoundAction, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, ValidationAction,
 };
+
+/// At most this many match conditions (`validateMatchConditions`).
+const MAX_MATCH_CONDITIONS: usize = 64;
 
 /// The compile errors of a policy's expressions (the detail of each field error), as the
 /// API server compiles them when the policy is written.
@@ -46,13 +52,14 @@ fn path_segment_errors(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// Go's `%#v` of a string slice, with the slice's type name.
-fn go_slice(type_name: &str, items: &[String]) -> String {
-    let items: Vec<String> = items.iter().map(|s| go_quote(s)).collect();
-    format!("{type_name}{{{}}}", items.join(", "))
+/// A string slice as a field error's bad value: `json.Marshal` (Kubernetes 1.34 and later
+/// render composite bad values as JSON; before, Go's `%#v`).
+fn json_strings<S: AsRef<str>>(items: &[S]) -> String {
+    let items: Vec<Json> = items.iter().map(|s| Json::from(s.as_ref())).collect();
+    go_json_value(&Json::Array(items))
 }
 
-/// `field.NotSupported`'s detail.
+/// `field.NotSupported`'s detail (`strconv.Quote` of each value).
 fn supported(values: &[&str]) -> String {
     let values: Vec<String> = values.iter().map(|v| go_quote(v)).collect();
     format!("supported values: {}", values.join(", "))
@@ -108,12 +115,25 @@ impl Errors {
         ));
     }
 
+    /// `field.NotSupported` of a value of a named string type (`OperationType`,
+    /// `FailurePolicyType`, ...): not a Go `string`, so the bad value is rendered by
+    /// `json.Marshal`.
     fn not_supported(&mut self, path: &FieldPath, value: &str, values: &[&str]) {
-        self.0.push(FieldError::new(
+        self.0.push(FieldError::with_rendered_value(
             path.clone(),
             ErrorType::NotSupported,
-            value,
+            go_json_quote(value),
             supported(values),
+        ));
+    }
+
+    /// `field.Duplicate` of a value of a named string type (rendered by `json.Marshal`).
+    fn duplicate_named(&mut self, path: &FieldPath, value: &str) {
+        self.0.push(FieldError::with_rendered_value(
+            path.clone(),
+            ErrorType::Duplicate,
+            go_json_quote(value),
+            "",
         ));
     }
 
@@ -125,10 +145,34 @@ impl Errors {
     }
 }
 
-/// `ValidateObjectMeta` for a cluster-scoped object named as a DNS subdomain.
+/// The most bytes of annotations, keys and values together (`TotalAnnotationSizeLimitB`).
+const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
+
+/// `ValidateObjectMeta` for a cluster-scoped object named as a DNS subdomain. A
+/// `generateName` is checked as a prefix (`NameIsDNSSubdomain` with `prefix`: a trailing
+/// `-` is allowed); without a name it stands for the name the API server generates.
 fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
     let path = FieldPath::new("metadata");
-    if meta.name.is_empty() {
+    let prefix = &meta.generate_name;
+    if !prefix.is_empty() {
+        // `maskTrailingDash`: the prefix's last two bytes become "a" when it ends in '-'.
+        let masked = match prefix.strip_suffix('-') {
+            Some(_) if prefix.len() > 1 => {
+                let mut cut = prefix.len() - 2;
+                while !prefix.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                format!("{}a", &prefix[..cut])
+            }
+            _ => prefix.clone(),
+        };
+        for message in check("dns1123Subdomain", &masked) {
+            errors.invalid(&path.child("generateName"), prefix, &message);
+        }
+    }
+    if meta.name.is_empty() && !prefix.is_empty() {
+        // The API server generates the name before validating.
+    } else if meta.name.is_empty() {
         errors.required(&path.child("name"), "name or generateName is required");
     } else {
         for message in check("dns1123Subdomain", &meta.name) {
@@ -146,6 +190,20 @@ fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
         for message in check("labelValue", value) {
             errors.invalid(&labels, value, &message);
         }
+    }
+    let annotations = path.child("annotations");
+    let mut size = 0;
+    for (key, value) in &meta.annotations {
+        // Qualified names, whatever the case.
+        for message in check("qualifiedName", &key.to_lowercase()) {
+            errors.invalid(&annotations, key, &message);
+        }
+        size += key.len() + value.len();
+    }
+    if size > MAX_ANNOTATIONS_BYTES {
+        errors
+            .0
+            .push(FieldError::too_long(annotations, MAX_ANNOTATIONS_BYTES));
     }
 }
 
@@ -227,14 +285,14 @@ fn validate_resources(resources: &[String], path: &FieldPath, errors: &mut Error
     if resources.len() > 1 && double_wildcard {
         errors.invalid_rendered(
             path,
-            go_slice("[]string", resources),
+            json_strings(resources),
             "if '*/*' is present, must not specify other resources",
         );
     }
     if single_wildcard && without_subresource {
         errors.invalid_rendered(
             path,
-            go_slice("[]string", resources),
+            json_strings(resources),
             "if '*' is present, must not specify other resources without subresources",
         );
     }
@@ -259,7 +317,7 @@ fn validate_rule(rule: &NamedRuleWithOperations, path: &FieldPath, errors: &mut 
     if rule.operations.len() > 1 && has_wildcard(&rule.operations) {
         errors.invalid_rendered(
             &operations,
-            go_slice("[]admissionregistration.OperationType", &rule.operations),
+            json_strings(&rule.operations),
             "if '*' is present, must not specify other operations",
         );
     }
@@ -276,7 +334,7 @@ fn validate_rule(rule: &NamedRuleWithOperations, path: &FieldPath, errors: &mut 
     if rule.api_groups.len() > 1 && has_wildcard(&rule.api_groups) {
         errors.invalid_rendered(
             &groups,
-            go_slice("[]string", &rule.api_groups),
+            json_strings(&rule.api_groups),
             "if '*' is present, must not specify other API groups",
         );
     }
@@ -287,7 +345,7 @@ fn validate_rule(rule: &NamedRuleWithOperations, path: &FieldPath, errors: &mut 
     if rule.api_versions.len() > 1 && has_wildcard(&rule.api_versions) {
         errors.invalid_rendered(
             &versions,
-            go_slice("[]string", &rule.api_versions),
+            json_strings(&rule.api_versions),
             "if '*' is present, must not specify other API versions",
         );
     }
@@ -307,6 +365,9 @@ fn validate_rule(rule: &NamedRuleWithOperations, path: &FieldPath, errors: &mut 
 
 /// `validateMatchResources` (defaults applied: matchPolicy and the selectors are set).
 fn validate_match_resources(resources: &MatchResources, path: &FieldPath, errors: &mut Errors) {
+    if let Some(MatchPolicy::Other(policy)) = &resources.match_policy {
+        errors.not_supported(&path.child("matchPolicy"), policy, &["Equivalent", "Exact"]);
+    }
     if let Some(selector) = &resources.namespace_selector {
         validate_selector(selector, &path.child("namespaceSelector"), errors);
     }
@@ -413,6 +474,9 @@ pub fn policy_errors(
     validate_meta(&policy.metadata, &mut errors);
     let spec = &policy.spec;
     let path = FieldPath::new("spec");
+    if let Some(FailurePolicy::Other(value)) = &spec.failure_policy {
+        errors.not_supported(&path.child("failurePolicy"), value, &["Fail", "Ignore"]);
+    }
     if let Some(kind) = &spec.param_kind {
         validate_param_kind(kind, &path.child("paramKind"), &mut errors);
     }
@@ -432,6 +496,13 @@ pub fn policy_errors(
     } else {
         &spec.match_conditions[..]
     };
+    if conditions.len() > MAX_MATCH_CONDITIONS {
+        errors.0.push(FieldError::too_many(
+            path.child("matchConditions"),
+            conditions.len(),
+            MAX_MATCH_CONDITIONS,
+        ));
+    }
     for (i, condition) in conditions.iter().enumerate() {
         let path = path.child("matchConditions").index(i);
         let expression = condition.expression.trim();
@@ -511,22 +582,14 @@ pub fn policy_errors(
     }
     let annotations = &spec.audit_annotations;
     if annotations.len() > MAX_AUDIT_ANNOTATIONS {
-        let items: Vec<String> = annotations
+        // The internal type has no JSON tags: Go's field names are the keys.
+        let items: Vec<Json> = annotations
             .iter()
-            .map(|a| {
-                format!(
-                    "admissionregistration.AuditAnnotation{{Key:{}, ValueExpression:{}}}",
-                    go_quote(&a.key),
-                    go_quote(&a.value_expression)
-                )
-            })
+            .map(|a| serde_json::json!({"Key": a.key, "ValueExpression": a.value_expression}))
             .collect();
         errors.invalid_rendered(
             &path.child("auditAnnotations"),
-            format!(
-                "[]admissionregistration.AuditAnnotation{{{}}}",
-                items.join(", ")
-            ),
+            go_json_value(&Json::Array(items)),
             &format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
         );
     }
@@ -580,8 +643,17 @@ fn validate_param_ref(param_ref: &ParamRef, path: &FieldPath, errors: &mut Error
     if param_ref.name.is_empty() && param_ref.selector.is_none() {
         errors.required(path, "one of name or selector must be specified");
     }
-    if param_ref.parameter_not_found_action.is_none() {
-        errors.required(&path.child("parameterNotFoundAction"), "");
+    match &param_ref.parameter_not_found_action {
+        None => errors.required(&path.child("parameterNotFoundAction"), ""),
+        Some(ParameterNotFoundAction::Other(action)) if action.is_empty() => {
+            errors.required(&path.child("parameterNotFoundAction"), "")
+        }
+        Some(ParameterNotFoundAction::Other(action)) => errors.not_supported(
+            &path.child("parameterNotFoundAction"),
+            action,
+            &["Deny", "Allow"],
+        ),
+        Some(_) => {}
     }
 }
 
@@ -609,15 +681,18 @@ pub fn binding_errors(binding: &ValidatingAdmissionPolicyBinding) -> Vec<FieldEr
     let actions = &spec.validation_actions;
     let actions_path = path.child("validationActions");
     for (i, action) in actions.iter().enumerate() {
+        if let ValidationAction::Other(other) = action {
+            errors.not_supported(&actions_path.index(i), other, &["Audit", "Deny", "Warn"]);
+        }
         if actions[..i].contains(action) {
-            errors.duplicate(&actions_path.index(i), &format!("{action:?}"));
+            errors.duplicate_named(&actions_path.index(i), action.as_str());
         }
     }
     if actions.contains(&ValidationAction::Deny) && actions.contains(&ValidationAction::Warn) {
-        let listed: Vec<String> = actions.iter().map(|a| format!("{a:?}")).collect();
+        let listed: Vec<&str> = actions.iter().map(ValidationAction::as_str).collect();
         errors.invalid_rendered(
             &actions_path,
-            go_slice("[]admissionregistration.ValidationAction", &listed),
+            json_strings(&listed),
             "must not contain both Deny and Warn (repeating the same validation failure \
              information in the API response and headers serves no purpose)",
         );

@@ -62,6 +62,8 @@ pub enum ErrorType {
     Required,
     Duplicate,
     NotSupported,
+    TooLong,
+    TooMany,
     Internal,
 }
 
@@ -74,6 +76,8 @@ impl ErrorType {
             ErrorType::Required => "Required value",
             ErrorType::Duplicate => "Duplicate value",
             ErrorType::NotSupported => "Unsupported value",
+            ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
             ErrorType::Internal => "Internal error",
         }
     }
@@ -86,6 +90,8 @@ impl ErrorType {
             ErrorType::Required => "FieldValueRequired",
             ErrorType::Duplicate => "FieldValueDuplicate",
             ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::Internal => "InternalError",
         }
     }
@@ -143,10 +149,37 @@ impl FieldError {
         }
     }
 
+    /// `field.TooMany`: a list of `actual` items where at most `max` are allowed
+    /// (`Too many: 65: must have at most 64 items`).
+    pub fn too_many(path: FieldPath, actual: usize, max: usize) -> FieldError {
+        let items = if max == 1 { "item" } else { "items" };
+        FieldError {
+            path,
+            error_type: ErrorType::TooMany,
+            bad_value: actual.to_string(),
+            detail: format!("must have at most {max} {items}"),
+        }
+    }
+
+    /// `field.TooLong`: a value longer than `max` bytes (the value is not shown:
+    /// `Too long: may not be more than 262144 bytes`).
+    pub fn too_long(path: FieldPath, max: usize) -> FieldError {
+        let bytes = if max == 1 { "byte" } else { "bytes" };
+        FieldError {
+            path,
+            error_type: ErrorType::TooLong,
+            bad_value: String::new(),
+            detail: format!("may not be more than {max} {bytes}"),
+        }
+    }
+
     /// The error without its path, as `field.Error.ErrorBody` renders it.
     pub fn body(&self) -> String {
         let mut s = match self.error_type {
-            ErrorType::Invalid | ErrorType::Duplicate | ErrorType::NotSupported => {
+            ErrorType::Invalid
+            | ErrorType::Duplicate
+            | ErrorType::NotSupported
+            | ErrorType::TooMany => {
                 format!("{}: {}", self.error_type.text(), self.bad_value)
             }
             other => other.text().to_string(),
@@ -261,6 +294,19 @@ mod tests {
         );
         let e = FieldError::new(p.clone(), ErrorType::Forbidden, "object", "no");
         assert_eq!(e.to_string(), "spec.items[2][a.b]: Forbidden: no");
+        let e = FieldError::too_many(FieldPath::new("spec").child("items"), 65, 64);
+        assert_eq!(
+            e.to_string(),
+            "spec.items: Too many: 65: must have at most 64 items"
+        );
+        assert_eq!(e.error_type.reason(), "FieldValueTooMany");
+        let e = FieldError::too_long(FieldPath::new("metadata").child("annotations"), 262144);
+        assert_eq!(
+            e.to_string(),
+            "metadata.annotations: Too long: may not be more than 262144 bytes"
+        );
+        let e = FieldError::too_many(FieldPath::new("x"), 2, 1);
+        assert_eq!(e.to_string(), "x: Too many: 2: must have at most 1 item");
         let e = FieldError::new(p, ErrorType::Duplicate, "string", "ignored");
         assert_eq!(
             e.to_string(),
