@@ -220,3 +220,34 @@ fn the_estimate_prices_a_block_as_a_call() {
     // [x + 1]: 10 + 1 + 1; call: 1; @index0 * 2: 1 + 1.
     assert_eq!((estimate.min, estimate.max), (15, 15));
 }
+
+#[test]
+fn a_long_chain_of_reads_is_an_error_not_a_stack_overflow() {
+    // Each expression reads the one before: the 50th's evaluation nests 49 others (each
+    // of depth 2), and the reading expression nests 240 levels deep.
+    let chain = |n: usize| {
+        let mut items = vec!["1".to_string()];
+        for i in 1..n {
+            items.push(format!("cel.index({}) + 1", i - 1));
+        }
+        let mut body = format!("cel.index({})", n - 1);
+        for _ in 0..120 {
+            body = format!("[{body}][0]");
+        }
+        format!("cel.block([{}], {body})", items.join(", "))
+    };
+    let mut env = bare_env();
+    for i in 0..1000 {
+        env.declare(format!("@index{i}"), Type::Dyn);
+    }
+    assert_eq!(
+        eval_with(&env, &chain(50), ProgramOptions::default()).0,
+        Ok(Value::Int(50))
+    );
+    let (r, _) = eval_with(&env, &chain(1000), ProgramOptions::default());
+    let e = r.expect_err("too deep");
+    assert!(
+        e.starts_with("cel.@block expressions nested too deeply"),
+        "{e}"
+    );
+}

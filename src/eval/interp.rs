@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{
-    BlockNode, BlockSlots, DispatchTable, Field, FoldNode, MapEntryNode, Node, PathNode,
-    Quantifier, QuantifierNode,
+    BlockNode, BlockSlots, DispatchTable, Field, FoldNode, MAX_BLOCK_NESTING, MapEntryNode, Node,
+    PathNode, Quantifier, QuantifierNode,
 };
 use crate::registry::{Implementation, Overload};
 use crate::stdlib::standard::go_display;
@@ -31,6 +31,8 @@ pub(crate) struct Frame<'a> {
     /// Cost of a `has()` test (cel-go: 1; Kubernetes: 0).
     pub presence_cost: u64,
     pub interrupt: Option<&'a Interrupt>,
+    /// The nesting of the block expressions being evaluated (see `MAX_BLOCK_NESTING`).
+    pub block_nesting: u32,
 }
 
 /// The content of a slot before it is written (every slot is written before it is read;
@@ -50,6 +52,7 @@ impl Frame<'_> {
             limit: u64::MAX,
             presence_cost: cost::SELECT_AND_IDENT,
             interrupt: None,
+            block_nesting: 0,
         }
     }
 
@@ -270,8 +273,20 @@ fn block_index(
             )));
         }
         _ => {
-            frame.slots[state] = Ok(Value::Bool(false));
-            let v = eval(&block.exprs[index as usize], frame);
+            let depth = block.depths[index as usize];
+            let nesting = frame.block_nesting.saturating_add(depth);
+            let v = if nesting > MAX_BLOCK_NESTING {
+                Err(EvalError::new(format!(
+                    "cel.@block expressions nested too deeply (more than {MAX_BLOCK_NESTING}) \
+                     reading @index{index}"
+                )))
+            } else {
+                frame.slots[state] = Ok(Value::Bool(false));
+                let outer = std::mem::replace(&mut frame.block_nesting, nesting);
+                let v = eval(&block.exprs[index as usize], frame);
+                frame.block_nesting = outer;
+                v
+            };
             frame.slots[value] = v;
             frame.slots[state] = Ok(Value::Bool(true));
         }

@@ -19,6 +19,14 @@ use crate::value::{Map, TypeValue, Value};
 /// cel-go's `cel.@block` function (bindings version 1).
 pub(crate) const BLOCK: &str = "cel.@block";
 
+/// How deep lazily evaluated block expressions may nest: the sum of the depths of the
+/// expressions being evaluated at once (a read within another's evaluation). A longer chain
+/// of reads (an expression that reads one that reads one ...) fails instead of overflowing
+/// the stack; with the parser's depth limit (250) on the reading expression, 100 leaves a
+/// margin on a 2 MB (test thread) stack in a debug build. cel-go, whose stacks grow, has no
+/// such limit.
+pub(crate) const MAX_BLOCK_NESTING: u32 = 100;
+
 /// A frame slot index.
 pub(crate) type Slot = u32;
 
@@ -274,6 +282,9 @@ pub(crate) struct FoldNode {
 #[derive(Debug)]
 pub(crate) struct BlockSlots {
     pub exprs: Box<[Node]>,
+    /// Per expression: its depth (nesting of its AST), which evaluating it on a read adds
+    /// to the evaluation's nesting (see [`MAX_BLOCK_NESTING`]).
+    pub depths: Box<[u32]>,
     /// Expression `i`'s value is in frame slot `base + 2i`, its state (unread, being
     /// evaluated, read) in `base + 2i + 1`.
     pub base: Slot,
@@ -650,7 +661,12 @@ impl Planner<'_> {
                 depth: self.scopes.len(),
             });
             let exprs = elements.iter().map(|e| self.node(e)).collect();
-            BlockSlots { exprs, base }
+            let depths = elements.iter().map(depth).collect();
+            BlockSlots {
+                exprs,
+                depths,
+                base,
+            }
         });
         let body = self.node(body);
         self.blocks.pop();
@@ -1111,6 +1127,41 @@ fn fold_constant(node: Node) -> Node {
         Ok(v) => Node::Const(v),
         Err(_) => node,
     }
+}
+
+/// The nesting depth of an expression (1 for a leaf; bounded by the parser's limit).
+fn depth(e: &Expr) -> u32 {
+    let children = match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Ident(_) => 0,
+        ExprKind::Select { operand, .. } => depth(operand),
+        ExprKind::Call { target, args, .. } => target
+            .iter()
+            .map(|t| depth(t))
+            .chain(args.iter().map(depth))
+            .max()
+            .unwrap_or(0),
+        ExprKind::List { elements, .. } => elements.iter().map(depth).max().unwrap_or(0),
+        ExprKind::Map { entries } => entries
+            .iter()
+            .map(|e| depth(&e.key).max(depth(&e.value)))
+            .max()
+            .unwrap_or(0),
+        ExprKind::Struct { fields, .. } => {
+            fields.iter().map(|f| depth(&f.value)).max().unwrap_or(0)
+        }
+        ExprKind::Comprehension(c) => [
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_condition,
+            &c.loop_step,
+            &c.result,
+        ]
+        .into_iter()
+        .map(depth)
+        .max()
+        .unwrap_or(0),
+    };
+    children.saturating_add(1)
 }
 
 fn literal(l: &Literal) -> Value {
