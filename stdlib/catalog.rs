@@ -35,8 +35,8 @@ pub fn available() -> Vec<Available> {
         },
         Available {
             name: "cel.lib.ext.cel.bindings",
-            versions: 0..=0,
-            build: |_| comprehensions::bindings(),
+            versions: 0..=comprehensions::BINDINGS_VERSION,
+            build: comprehensions::bindings,
         },
         Available {
             name: "cel.lib.ext.comprev2",

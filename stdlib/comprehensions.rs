@@ -9,10 +9,35 @@ use crate::registry::{Implementation, Library};
 use crate::syntax::macros::{self, MAP_INSERT};
 use crate::value::{Key, Value};
 
-/// `cel.bind(name, init, expr)`.
-pub fn bindings() -> Library {
-    let mut lib = Library::new("cel.lib.ext.cel.bindings", 0);
+/// The newest version of the bindings library.
+pub const BINDINGS_VERSION: u32 = 1;
+
+/// cel-go's `ext.Bindings(ext.BindingsVersion(version))`: `cel.bind(name, init, expr)`;
+/// from version 1 also `cel.@block([e0, e1, ...], expr)`, which no source text can spell
+/// (`@` is not an identifier character): it is the form of cel-go's optimized ASTs, in
+/// which `@index0`, `@index1`, ... name the block's expressions, each evaluated when
+/// first read and at most once per evaluation of the block (an expression never read is
+/// never evaluated, so its error does not surface). The interpreter evaluates the block
+/// itself (see the planner); this declaration is for the checker, as cel-go declares it.
+pub fn bindings(version: u32) -> Library {
+    let mut lib = Library::new("cel.lib.ext.cel.bindings", version);
     lib.macros.push(macros::BIND);
+    if version >= 1 {
+        lib.function(
+            "cel.@block",
+            "Internal to optimized expressions: evaluates the last argument with @index0, \
+             @index1, ... naming the list's expressions, each evaluated lazily at most once.",
+        )
+        .global(
+            "cel_block_list",
+            &["list(dyn)", "T"],
+            "T",
+            Implementation::Declared,
+        );
+        // As cel-go's block validator configures it: the list holds expressions of any
+        // types.
+        lib.homogeneous_exempt.push("cel.@block");
+    }
     lib
 }
 

@@ -17,6 +17,10 @@ use kcel::registry::{Function, Overload};
 use kcel::{Env, Key, Map, Type, Value};
 use serde_json::Value as Json;
 
+#[path = "support/block_macros.rs"]
+mod block_macros;
+use block_macros::{BLOCK_TEST_INDICES, block_test_library};
+
 /// The reasons a skip may give.
 const REASONS: &[&str] = &[
     "needs protobuf message types",
@@ -223,7 +227,14 @@ fn run_test(test: &Json) -> Result<(), String> {
     env.add_library(&kcel::stdlib::optional::optional(
         kcel::stdlib::optional::LATEST,
     ));
-    env.add_library(&kcel::stdlib::comprehensions::bindings());
+    env.add_library(&kcel::stdlib::comprehensions::bindings(
+        kcel::stdlib::comprehensions::BINDINGS_VERSION,
+    ));
+    // cel-go's runner adds its test-only block library to every test.
+    env.add_library(&block_test_library());
+    for i in 0..BLOCK_TEST_INDICES {
+        env.declare(format!("@index{i}"), Type::Dyn);
+    }
     env.add_library(&kcel::stdlib::comprehensions::two_var_comprehensions());
     // cel-go's runner enables its extension libraries for every file; the network library
     // is enabled too, for network_ext (a file cel-go's runner does not run).

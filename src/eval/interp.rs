@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{
-    ConcatNode, DispatchTable, Field, FoldNode, MapEntryNode, Node, PathNode, Quantifier,
-    QuantifierNode,
+    BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode, MAX_BLOCK_NESTING,
+    MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
 };
 use crate::registry::{Implementation, Overload};
 use crate::stdlib::standard::go_display;
@@ -31,6 +31,8 @@ pub(crate) struct Frame<'a> {
     /// Cost of a `has()` test (cel-go: 1; Kubernetes: 0).
     pub presence_cost: u64,
     pub interrupt: Option<&'a Interrupt>,
+    /// The nesting of the block expressions being evaluated (see `MAX_BLOCK_NESTING`).
+    pub block_nesting: u32,
 }
 
 /// The content of a slot before it is written (every slot is written before it is read;
@@ -50,6 +52,7 @@ impl Frame<'_> {
             limit: u64::MAX,
             presence_cost: cost::SELECT_AND_IDENT,
             interrupt: None,
+            block_nesting: 0,
         }
     }
 
@@ -213,7 +216,86 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::Fold(f) => fold(f, frame),
         Node::Quantifier(q) => quantify(q, frame),
         Node::Concat(c) => concat(c, frame),
+        Node::Block(b) => block(b, frame),
+        Node::BlockIndex {
+            block,
+            index,
+            charged,
+        } => block_index(block, *index, *charged, frame),
     }
+}
+
+// A block slot's state (in the frame slot after its value's): not read yet in this
+// evaluation of the block (`null`), being evaluated (`false`), read (`true`: its value or
+// error is in the value slot).
+const SLOT_UNREAD: Value = Value::Null;
+
+/// `cel.@block`: clears the block's slots (each evaluation of the block starts afresh, as
+/// cel-go's slot activation does) and evaluates the body.
+#[inline(never)]
+fn block(b: &BlockNode, frame: &mut Frame) -> EvalResult {
+    let base = b.slots.base as usize;
+    for s in &mut frame.slots[base..base + 2 * b.slots.exprs.len()] {
+        *s = Ok(SLOT_UNREAD);
+    }
+    if !b.hidden {
+        return eval(&b.body, frame);
+    }
+    let (cost, limit) = (frame.cost, frame.limit);
+    frame.limit = u64::MAX;
+    let result = eval(&b.body, frame);
+    frame.cost = cost;
+    frame.limit = limit;
+    result
+}
+
+/// `@indexN`: the block's expression N, evaluated on first read. A read while it is being
+/// evaluated (an expression that refers to itself) finds no such variable, as in cel-go.
+#[inline(never)]
+fn block_index(
+    block: &std::sync::Weak<BlockSlots>,
+    index: u32,
+    charged: bool,
+    frame: &mut Frame,
+) -> EvalResult {
+    let block = block
+        .upgrade()
+        .ok_or_else(|| EvalError::new("cel.@block slot read outside its block"))?;
+    let value = block.base as usize + 2 * index as usize;
+    let state = value + 1;
+    match &frame.slots[state] {
+        Ok(Value::Bool(true)) => {}
+        Ok(Value::Bool(false)) => {
+            if charged {
+                frame.charge(cost::SELECT_AND_IDENT)?;
+            }
+            return Err(EvalError::new(format!(
+                "no such attribute(s): @index{index}"
+            )));
+        }
+        _ => {
+            let depth = block.depths[index as usize];
+            let nesting = frame.block_nesting.saturating_add(depth);
+            let v = if nesting > MAX_BLOCK_NESTING {
+                Err(EvalError::new(format!(
+                    "cel.@block expressions nested too deeply (more than {MAX_BLOCK_NESTING}) \
+                     reading @index{index}"
+                )))
+            } else {
+                frame.slots[state] = Ok(Value::Bool(false));
+                let outer = std::mem::replace(&mut frame.block_nesting, nesting);
+                let v = eval(&block.exprs[index as usize], frame);
+                frame.block_nesting = outer;
+                v
+            };
+            frame.slots[value] = v;
+            frame.slots[state] = Ok(Value::Bool(true));
+        }
+    }
+    if charged {
+        frame.charge(cost::SELECT_AND_IDENT)?;
+    }
+    frame.slots[value].clone()
 }
 
 /// Evaluates arguments for a function: JSON nodes converted (functions see plain values).

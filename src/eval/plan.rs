@@ -3,8 +3,8 @@
 //! overloads, so that evaluation never looks anything up by name.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Weak};
 
 use regex::Regex;
 
@@ -15,6 +15,17 @@ use crate::eval::interp::{Frame, eval};
 use crate::registry::{Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
 use crate::value::{List, Map, TypeValue, Value};
+
+/// cel-go's `cel.@block` function (bindings version 1).
+pub(crate) const BLOCK: &str = "cel.@block";
+
+/// How deep lazily evaluated block expressions may nest: the sum of the depths of the
+/// expressions being evaluated at once (a read within another's evaluation). A longer chain
+/// of reads (an expression that reads one that reads one ...) fails instead of overflowing
+/// the stack; with the parser's depth limit (250) on the reading expression, 100 leaves a
+/// margin on a 2 MB (test thread) stack in a debug build. cel-go, whose stacks grow, has no
+/// such limit.
+pub(crate) const MAX_BLOCK_NESTING: u32 = 100;
 
 /// A frame slot index.
 pub(crate) type Slot = u32;
@@ -111,6 +122,17 @@ pub(crate) enum Node {
     /// `a + b + c ...` (three or more operands): strings are appended to one buffer, other
     /// values added pairwise as the `_+_` overloads do.
     Concat(Box<ConcatNode>),
+    /// `cel.@block([e0, e1, ...], body)` (cel-go's bindings version 1): `body` with the
+    /// block's expressions as lazily evaluated slots.
+    Block(Box<BlockNode>),
+    /// `@indexN` inside a block: the block's expression N, evaluated when first read and
+    /// remembered (error included) for the rest of the block's evaluation.
+    BlockIndex {
+        block: Weak<BlockSlots>,
+        index: u32,
+        /// Whether reading it is charged (see [`Node::LoadUncharged`]).
+        charged: bool,
+    },
     /// The `all`/`exists` macros as a dedicated loop, with cel-go's cost and error
     /// absorption but without evaluating the accumulator bookkeeping.
     Quantifier(Box<QuantifierNode>),
@@ -270,6 +292,29 @@ pub(crate) struct FoldNode {
     pub result: Node,
 }
 
+/// The expressions of a `cel.@block`, shared by the block and its `@indexN` reads.
+#[derive(Debug)]
+pub(crate) struct BlockSlots {
+    pub exprs: Box<[Node]>,
+    /// Per expression: its depth (nesting of its AST), which evaluating it on a read adds
+    /// to the evaluation's nesting (see [`MAX_BLOCK_NESTING`]).
+    pub depths: Box<[u32]>,
+    /// Expression `i`'s value is in frame slot `base + 2i`, its state (unread, being
+    /// evaluated, read) in `base + 2i + 1`.
+    pub base: Slot,
+}
+
+#[derive(Debug)]
+pub(crate) struct BlockNode {
+    pub slots: Arc<BlockSlots>,
+    pub body: Node,
+    /// cel-go meters nothing evaluated inside a block that no comprehension encloses: its
+    /// slot activation hides the cost tracker from everything evaluated under it (the
+    /// tracker is looked up through `Parent()`, which that activation forwards past the
+    /// activation it wraps). Such a block's body and slots are free, and unlimited.
+    pub hidden: bool,
+}
+
 /// The result of planning: the tree, the number of frame slots, and which slots must be
 /// filled from the activation (by name, once per evaluation).
 #[derive(Debug)]
@@ -311,6 +356,8 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
         inputs: Vec::new(),
         input_slots: HashMap::new(),
         errors: Vec::new(),
+        blocks: Vec::new(),
+        layer: Layer::Root,
     };
     let root = p.node(expr);
     if !p.errors.is_empty() {
@@ -331,6 +378,28 @@ struct Planner<'a> {
     inputs: Vec<Input>,
     input_slots: HashMap<Vec<Arc<str>>, Slot>,
     errors: Vec<Diagnostic>,
+    /// `cel.@block`s in scope, innermost last.
+    blocks: Vec<BlockScope>,
+    /// The outermost construct with an activation of its own around the node being planned.
+    layer: Layer,
+}
+
+/// A `cel.@block` being planned.
+struct BlockScope {
+    block: Weak<BlockSlots>,
+    count: usize,
+    /// `scopes.len()` when the block was entered: comprehension variables declared after
+    /// it are nested in the block and shadow its slots.
+    depth: usize,
+}
+
+/// What cel-go evaluates a node under: the program's activation, or (outermost) a
+/// comprehension's or a block's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    Root,
+    Comprehension,
+    Block,
 }
 
 /// Candidate fully qualified names for `name` in `container`, most qualified first
@@ -446,6 +515,12 @@ impl Planner<'_> {
                 function,
                 args,
             } => {
+                if target.is_none()
+                    && &**function == BLOCK
+                    && self.env.registry.get(BLOCK).is_some()
+                {
+                    return self.block(expr, args);
+                }
                 self.check_constant_find_pattern(target.as_deref(), function, args);
                 self.call(expr.id, target.as_deref(), function, args)
             }
@@ -521,6 +596,9 @@ impl Planner<'_> {
     }
 
     fn ident(&mut self, name: &str) -> Node {
+        if let Some(n) = self.block_index(name) {
+            return n;
+        }
         if !name.starts_with('.') {
             if let Some(slot) = self.local(name) {
                 return Node::Load(slot);
@@ -538,11 +616,99 @@ impl Planner<'_> {
         Node::Load(self.input(names, false))
     }
 
+    /// `@indexN` naming an expression of an enclosing `cel.@block` (as cel-go's slot
+    /// activation: the innermost block with an expression N, unless a comprehension
+    /// variable of that name is nested in it). Any other `@index...` resolves as a
+    /// variable (undeclared, or bound by the activation).
+    fn block_index(&self, name: &str) -> Option<Node> {
+        let digits = name.strip_prefix("@index")?;
+        // Go's strconv.Atoi: an optional sign and decimal digits.
+        let index = usize::try_from(digits.parse::<i64>().ok()?).ok()?;
+        let local = self.scopes.iter().rposition(|(n, _)| &**n == name);
+        let scope = self.blocks.iter().rev().find(|b| index < b.count)?;
+        if local.is_some_and(|p| p >= scope.depth) {
+            return None;
+        }
+        Some(Node::BlockIndex {
+            block: scope.block.clone(),
+            index: u32::try_from(index).ok()?,
+            charged: true,
+        })
+    }
+
+    /// `cel.@block([e0, e1, ...], body)`.
+    fn block(&mut self, expr: &Expr, args: &[Expr]) -> Node {
+        let [list, body] = args else {
+            return self.plan_error(
+                expr,
+                format!("cel.@block expects two arguments, but got {}", args.len()),
+            );
+        };
+        let ExprKind::List { elements, .. } = &list.kind else {
+            return self.plan_error(
+                expr,
+                "cel.@block expects a list constructor as the first argument".into(),
+            );
+        };
+        // cel-go's optimizer turns an empty constant list into the body alone.
+        if elements.is_empty() && self.env.optimize {
+            return self.node(body);
+        }
+        let hidden = self.layer == Layer::Root;
+        let outer = self.layer;
+        if hidden {
+            self.layer = Layer::Block;
+        }
+        let count = elements.len();
+        let base = self.slot_count;
+        let Some(end) = Slot::try_from(2 * count)
+            .ok()
+            .and_then(|n| base.checked_add(n))
+        else {
+            return self.plan_error(expr, "cel.@block has too many expressions".into());
+        };
+        self.slot_count = end;
+        let slots = Arc::new_cyclic(|weak| {
+            self.blocks.push(BlockScope {
+                block: weak.clone(),
+                count,
+                depth: self.scopes.len(),
+            });
+            let exprs = elements.iter().map(|e| self.node(e)).collect();
+            let depths = elements.iter().map(depth).collect();
+            BlockSlots {
+                exprs,
+                depths,
+                base,
+            }
+        });
+        let body = self.node(body);
+        self.blocks.pop();
+        self.layer = outer;
+        Node::Block(Box::new(BlockNode {
+            slots,
+            body,
+            hidden,
+        }))
+    }
+
+    /// A program-creation error at `expr`.
+    fn plan_error(&mut self, expr: &Expr, message: String) -> Node {
+        self.errors.push(Diagnostic {
+            message: message.clone(),
+            span: expr.span,
+        });
+        Node::Fail(EvalError::new(message).at(expr.id))
+    }
+
     /// Resolves `a.b.c` as a qualified variable name (longest declared prefix wins), unless
     /// its root is a comprehension variable.
     fn qualified_select(&mut self, expr: &Expr) -> Option<Node> {
         let root = Self::root_ident(expr)?;
         if !root.starts_with('.') && self.local(root).is_some() {
+            return None;
+        }
+        if self.block_index(root).is_some() {
             return None;
         }
         let full = Self::qualified_name(expr)?;
@@ -853,12 +1019,25 @@ impl Planner<'_> {
         }
     }
 
+    /// Enters a comprehension's loop (condition, step, result: cel-go evaluates them
+    /// under the comprehension's activation; the range and the accumulator's initial value
+    /// under the enclosing one). Returns the layer to restore.
+    fn enter_comprehension(&mut self) -> Layer {
+        let outer = self.layer;
+        if outer == Layer::Root {
+            self.layer = Layer::Comprehension;
+        }
+        outer
+    }
+
     fn fold(&mut self, id: ExprId, c: &Comprehension) -> Node {
         if let Some((kind, predicate)) = quantifier_shape(c) {
             let range = self.node(&c.iter_range);
             let iter_slot = self.new_slot();
             self.scopes.push((c.iter_var.clone(), iter_slot));
+            let outer = self.enter_comprehension();
             let predicate = self.node(predicate);
+            self.layer = outer;
             self.scopes.pop();
             return Node::Quantifier(Box::new(QuantifierNode {
                 id,
@@ -879,10 +1058,12 @@ impl Planner<'_> {
         if let (Some(v2), Some(s2)) = (&c.iter_var2, iter_slot2) {
             self.scopes.push((v2.clone(), s2));
         }
+        let outer = self.enter_comprehension();
         let condition = self.node(&c.loop_condition);
         let step = self.node(&c.loop_step);
         self.scopes.truncate(depth + 1); // the result sees the accumulator only
         let result = self.node(&c.result);
+        self.layer = outer;
         self.scopes.truncate(depth);
         Node::Fold(Box::new(FoldNode {
             id,
@@ -978,6 +1159,7 @@ fn select(id: ExprId, operand: Node, field: Field) -> Node {
 fn uncharge_attribute_root(node: &mut Node) {
     match node {
         Node::Load(slot) => *node = Node::LoadUncharged(*slot),
+        Node::BlockIndex { charged, .. } => *charged = false,
         Node::Path(p) => p.charged = false,
         Node::Select { operand, .. } => uncharge_attribute_root(operand),
         _ => {}
@@ -1020,6 +1202,41 @@ fn fold_constant(node: Node) -> Node {
         Ok(v) => Node::Const(v),
         Err(_) => node,
     }
+}
+
+/// The nesting depth of an expression (1 for a leaf; bounded by the parser's limit).
+fn depth(e: &Expr) -> u32 {
+    let children = match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Ident(_) => 0,
+        ExprKind::Select { operand, .. } => depth(operand),
+        ExprKind::Call { target, args, .. } => target
+            .iter()
+            .map(|t| depth(t))
+            .chain(args.iter().map(depth))
+            .max()
+            .unwrap_or(0),
+        ExprKind::List { elements, .. } => elements.iter().map(depth).max().unwrap_or(0),
+        ExprKind::Map { entries } => entries
+            .iter()
+            .map(|e| depth(&e.key).max(depth(&e.value)))
+            .max()
+            .unwrap_or(0),
+        ExprKind::Struct { fields, .. } => {
+            fields.iter().map(|f| depth(&f.value)).max().unwrap_or(0)
+        }
+        ExprKind::Comprehension(c) => [
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_condition,
+            &c.loop_step,
+            &c.result,
+        ]
+        .into_iter()
+        .map(depth)
+        .max()
+        .unwrap_or(0),
+    };
+    children.saturating_add(1)
 }
 
 fn literal(l: &Literal) -> Value {
