@@ -224,10 +224,7 @@ struct Fold {
 
 /// Whether a rule is a member access following a primary.
 fn is_postfix(rule: Rule) -> bool {
-    matches!(
-        rule,
-        Rule::member_call | Rule::opt_select | Rule::select | Rule::index | Rule::opt_index
-    )
+    matches!(rule, Rule::member | Rule::index | Rule::opt_index)
 }
 
 /// Whether a `number` pair is an int or double (a literal a leading minus folds into).
@@ -631,31 +628,24 @@ impl Builder<'_> {
         let anchor = self.take(&mut parts, pspan)?;
         let anchor_span = span_of(&anchor);
         match rule {
-            Rule::select => {
-                let field = self.take(&mut parts, pspan)?;
-                self.node(
-                    anchor_span,
-                    ExprKind::Select {
-                        operand: Box::new(e),
-                        field: field_name(&field),
-                        test_only: false,
-                    },
-                )
-            }
-            Rule::opt_select => {
-                self.optional_allowed(anchor_span, ".?");
-                let field = self.take(&mut parts, pspan)?;
-                let name = self.node(
-                    span_of(&field),
-                    ExprKind::Literal(Literal::String(field_name(&field))),
-                )?;
-                self.call_node(anchor_span, op::OPT_SELECT, vec![e, name])
-            }
-            Rule::member_call => {
+            Rule::member => {
                 let name = self.take(&mut parts, pspan)?;
-                let lparen = self.take(&mut parts, pspan)?;
-                let args = self.args(parts)?;
-                self.call(span_of(&lparen), Some(e), name.as_str(), args)
+                if name.as_rule() == Rule::optional {
+                    self.optional_allowed(anchor_span, ".?");
+                    let field = self.take(&mut parts, pspan)?;
+                    let name = self.node(
+                        span_of(&field),
+                        ExprKind::Literal(Literal::String(field_name(&field))),
+                    )?;
+                    return self.call_node(anchor_span, op::OPT_SELECT, vec![e, name]);
+                }
+                match parts.next() {
+                    Some(lparen) => {
+                        let args = self.args(parts)?;
+                        self.call(span_of(&lparen), Some(e), name.as_str(), args)
+                    }
+                    None => self.select(e, anchor_span, &name),
+                }
             }
             Rule::index | Rule::opt_index => {
                 if rule == Rule::opt_index {
@@ -669,6 +659,18 @@ impl Builder<'_> {
                 Err(Abort)
             }
         }
+    }
+
+    /// `e.field`, anchored at the dot.
+    fn select(&mut self, e: Expr, dot: Span, field: &Pair<'_, Rule>) -> Built {
+        self.node(
+            dot,
+            ExprKind::Select {
+                operand: Box::new(e),
+                field: field_name(field),
+                test_only: false,
+            },
+        )
     }
 
     fn index(&mut self, e: Expr, span: Span, plain: bool, index: Pair<'_, Rule>) -> Built {
@@ -790,16 +792,35 @@ impl Builder<'_> {
         self.node(span_of(&pair), ExprKind::Literal(lit))
     }
 
+    /// `[.]ident(.ident)*`: an identifier and the selections that follow it.
     fn ident_expr(&mut self, pair: Pair<'_, Rule>) -> Built {
-        // cel-go reports a reserved word at the start of the whole term (leading dot included).
-        let whole = span_of(&pair);
-        let (dot, ident) = self.dotted_ident(pair)?;
+        let term = span_of(&pair);
+        let mut it = children(pair);
+        let mut ident = self.take(&mut it, term)?;
+        let dot = if ident.as_rule() == Rule::leading_dot {
+            ident = self.take(&mut it, term)?;
+            "."
+        } else {
+            ""
+        };
         let span = span_of(&ident);
-        if self.reserved(ident.as_str(), whole) {
-            return self.placeholder(span);
+        // cel-go reports a reserved word at the start of the term (leading dot included).
+        let mut e = if self.reserved(
+            ident.as_str(),
+            Span::new(term.start as usize, span.end as usize),
+        ) {
+            self.placeholder(span)?
+        } else if dot.is_empty() {
+            self.node(span, ExprKind::Ident(ident.as_str().into()))?
+        } else {
+            let name = format!("{dot}{}", ident.as_str());
+            self.node(span, ExprKind::Ident(name.into()))?
+        };
+        while let Some(dot) = it.next() {
+            let field = self.take(&mut it, term)?;
+            e = self.select(e, span_of(&dot), &field)?;
         }
-        let name = format!("{dot}{}", ident.as_str());
-        self.node(span, ExprKind::Ident(name.into()))
+        Ok(e)
     }
 
     fn global_call(&mut self, pair: Pair<'_, Rule>) -> Built {
@@ -883,21 +904,6 @@ impl Builder<'_> {
             value,
             optional,
         })
-    }
-
-    /// Splits `[leading_dot] ident` pairs.
-    fn dotted_ident<'i>(
-        &mut self,
-        pair: Pair<'i, Rule>,
-    ) -> Result<(&'static str, Pair<'i, Rule>), Abort> {
-        let span = span_of(&pair);
-        let mut it = children(pair);
-        let first = self.take(&mut it, span)?;
-        if first.as_rule() == Rule::leading_dot {
-            Ok((".", self.take(&mut it, span)?))
-        } else {
-            Ok(("", first))
-        }
     }
 
     /// Reports a use of optional syntax when it is disabled.
