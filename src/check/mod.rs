@@ -527,7 +527,7 @@ impl Checker<'_> {
             self.checked.references.insert(
                 e.id,
                 Reference::Function {
-                    name: name.into(),
+                    name: f.name.clone(),
                     overloads: ids,
                 },
             );
@@ -543,16 +543,17 @@ impl Checker<'_> {
             let generic = o.params.iter().any(unify::has_params) || unify::has_params(&o.result);
             let instantiated;
             let (params, res): (&[Type], &Type) = if generic {
-                let mut renamed: Vec<(Arc<str>, Type)> = Vec::new();
-                let mut fresh = |p: &str| -> Type {
-                    if let Some((_, t)) = renamed.iter().find(|(n, _)| &**n == p) {
+                // Type parameters renamed apart, by their (borrowed) declared names.
+                let mut renamed: smallvec::SmallVec<[(&str, Type); 2]> = smallvec::SmallVec::new();
+                let mut fresh = unify::renamer(|p| {
+                    if let Some((_, t)) = renamed.iter().find(|(n, _)| *n == p) {
                         return t.clone();
                     }
                     let t = unify::fresh_var(self.fresh);
                     self.fresh += 1;
-                    renamed.push((p.into(), t.clone()));
+                    renamed.push((p, t.clone()));
                     t
-                };
+                });
                 let params: Vec<Type> = o
                     .params
                     .iter()
@@ -580,7 +581,7 @@ impl Checker<'_> {
                 self.checked.references.insert(
                     e.id,
                     Reference::Function {
-                        name: name.into(),
+                        name: f.name.clone(),
                         overloads: ids,
                     },
                 );
