@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::error::Diagnostic;
-use crate::eval::plan::candidate_names;
+use crate::eval::plan::{candidate_names, find_candidate};
 use crate::registry::{Function, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
 use crate::types::Type;
@@ -159,9 +159,12 @@ impl Checker<'_> {
                 });
             }
         }
-        candidate_names(name, self.env.container)
-            .into_iter()
-            .find_map(|cand| self.global(&cand).map(|ty| Resolved { name: cand, ty }))
+        find_candidate(name, self.env.container, |cand| {
+            self.global(cand).map(|ty| Resolved {
+                name: cand.to_string(),
+                ty,
+            })
+        })
     }
 
     fn resolve_qualified(&self, qualifiers: &[&str]) -> Option<Resolved> {
@@ -172,15 +175,19 @@ impl Checker<'_> {
             return None;
         }
         let name = qualifiers.join(".");
-        candidate_names(&name, self.env.container)
-            .into_iter()
-            .find_map(|cand| self.global(&cand).map(|ty| Resolved { name: cand, ty }))
+        find_candidate(&name, self.env.container, |cand| {
+            self.global(cand).map(|ty| Resolved {
+                name: cand.to_string(),
+                ty,
+            })
+        })
     }
 
     fn lookup_function(&self, name: &str) -> Option<(String, &Function)> {
-        candidate_names(name, self.env.container)
-            .into_iter()
-            .find_map(|cand| self.env.registry.get(&cand).map(|f| (cand, f)))
+        let registry = self.env.registry;
+        find_candidate(name, self.env.container, |cand| {
+            registry.get(cand).map(|f| (cand.to_string(), f))
+        })
     }
 
     fn check(&mut self, e: &Expr) {
