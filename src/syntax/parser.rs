@@ -14,7 +14,6 @@
 //! builder never recurses through nested expressions either. Deep input yields
 //! "max recursion depth exceeded", never a stack overflow.
 
-use std::collections::HashMap;
 use std::iter::Peekable;
 use std::sync::Arc;
 
@@ -125,7 +124,7 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
         },
         depths: vec![0],
         diagnostics: Vec::new(),
-        built: HashMap::new(),
+        built: Vec::new(),
     };
     let expr = pairs
         .next()
@@ -261,16 +260,12 @@ fn children<'i>(pair: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
     pair.into_inner().filter(|p| !is_punctuation(p.as_rule()))
 }
 
-/// Identifies an `expr` pair by its byte range (nested expressions never share one).
-fn expr_key(pair: &Pair<'_, Rule>) -> (usize, usize) {
-    let span = pair.as_span();
-    (span.start(), span.end())
-}
-
 /// Builds the AST from pest's pairs: ids, spans, depth accounting, macros.
 struct Builder<'a> {
-    /// Built nested expressions, by [`expr_key`], waiting for their parent.
-    built: HashMap<(usize, usize), Expr>,
+    /// Every `expr` pair's start offset (ascending) and, once built, its tree, waiting for
+    /// its parent (nested expressions never share a start: each follows a bracket, comma,
+    /// colon or `?` of its parent).
+    built: Vec<(usize, Option<Expr>)>,
     options: &'a ParseOptions,
     /// The macro tables in effect, searched in order.
     macros: Vec<&'static [macros::Macro]>,
@@ -373,30 +368,40 @@ impl Builder<'_> {
     }
 
     /// Builds the tree for the root `expr` pair without recursing through nested
-    /// expressions: all `expr` pairs are collected in pre-order with an explicit stack and
-    /// built in reverse (innermost first); a nested expression is then looked up by
-    /// [`Builder::expr`] instead of being built recursively. Recursion is thus bounded by the
-    /// structure within one expression, whatever the nesting depth, even in debug builds.
+    /// expressions: all `expr` pairs are listed (in pre-order, by one linear walk of pest's
+    /// token queue) and built innermost first (in post-order, i.e. by their end offsets:
+    /// a nested expression always ends before its parent, followed by a closing token);
+    /// a nested expression is then looked up by [`Builder::expr`] instead of being built
+    /// recursively. Recursion is thus bounded by the structure within one expression,
+    /// whatever the nesting depth, even in debug builds.
     fn build(&mut self, root: Pair<'_, Rule>) -> Built {
-        let mut exprs = Vec::new();
-        let mut stack = vec![root.clone()];
-        while let Some(pair) = stack.pop() {
-            if pair.as_rule() == Rule::expr {
-                exprs.push(pair.clone());
-            }
-            stack.extend(pair.into_inner());
-        }
-        for pair in exprs.into_iter().rev() {
-            let key = expr_key(&pair);
-            let e = self.build_expr(pair)?;
-            self.built.insert(key, e);
+        let exprs: Vec<Pair<'_, Rule>> = std::iter::once(root.clone())
+            .chain(
+                root.clone()
+                    .into_inner()
+                    .flatten()
+                    .filter(|p| p.as_rule() == Rule::expr),
+            )
+            .collect();
+        // Pre-order lists them by start offset, which identifies a nested expression.
+        self.built = exprs.iter().map(|p| (p.as_span().start(), None)).collect();
+        let mut order: Vec<usize> = (0..exprs.len()).collect();
+        order.sort_unstable_by_key(|&i| exprs[i].as_span().end());
+        for i in order {
+            let e = self.build_expr(exprs[i].clone())?;
+            self.built[i].1 = Some(e);
         }
         self.expr(root)
     }
 
     /// The already built tree of a nested `expr` pair (see [`Builder::build`]).
     fn expr(&mut self, pair: Pair<'_, Rule>) -> Built {
-        match self.built.remove(&expr_key(&pair)) {
+        let start = pair.as_span().start();
+        let built = match self.built.binary_search_by_key(&start, |(s, _)| *s) {
+            Ok(i) => self.built[i].1.take(),
+            Err(_) => None,
+        };
+        match built {
             Some(e) => Ok(e),
             None => {
                 self.error(span_of(&pair), "Syntax error: malformed expression");
