@@ -60,9 +60,14 @@ pub(crate) struct CheckEnv<'a> {
 
 /// Type-checks an expression; on success returns the annotations and the output type.
 pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), Vec<Diagnostic>> {
+    // Every node gets a type; sizing the maps up front saves their rehashing as they grow.
+    let nodes = expr.max_id() as usize + 1;
     let mut c = Checker {
         env,
-        checked: Checked::default(),
+        checked: Checked {
+            types: HashMap::with_capacity(nodes),
+            references: HashMap::with_capacity(nodes / 2),
+        },
         mapping: Mapping::default(),
         scopes: Vec::new(),
         fresh: 0,
