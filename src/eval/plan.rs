@@ -474,6 +474,22 @@ impl Planner<'_> {
     /// Resolves `a.b.c` as a qualified variable name (longest declared prefix wins), unless
     /// its root is a comprehension variable.
     fn qualified_select(&mut self, expr: &Expr) -> Option<Node> {
+        if let Some(checked) = self.env.checked {
+            // The checker resolved qualified names already, with the same rules: unless it
+            // resolved a select of this chain to a variable or type, none is one.
+            let mut cur = expr;
+            let mut resolved = false;
+            while let ExprKind::Select { operand, .. } = &cur.kind {
+                if matches!(checked.references.get(&cur.id), Some(Reference::Variable(_))) {
+                    resolved = true;
+                    break;
+                }
+                cur = operand;
+            }
+            if !resolved {
+                return None;
+            }
+        }
         let root = Self::root_ident(expr)?;
         if !root.starts_with('.') && self.local(root).is_some() {
             return None;
