@@ -480,7 +480,10 @@ impl Planner<'_> {
             let mut cur = expr;
             let mut resolved = false;
             while let ExprKind::Select { operand, .. } = &cur.kind {
-                if matches!(checked.references.get(&cur.id), Some(Reference::Variable(_))) {
+                if matches!(
+                    checked.references.get(&cur.id),
+                    Some(Reference::Variable(_))
+                ) {
                     resolved = true;
                     break;
                 }
