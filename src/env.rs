@@ -140,6 +140,16 @@ impl Env {
 
     /// Type-checks a parsed [`Ast`], reporting every problem found.
     pub fn check(&self, ast: &Ast) -> Result<Ast, Issues> {
+        let checked = self.check_expr(&ast.expr, &ast.source)?;
+        Ok(Ast {
+            source: ast.source.clone(),
+            expr: ast.expr.clone(),
+            checked: Some(checked),
+        })
+    }
+
+    /// The checker's results for `expr`, or its diagnostics.
+    fn check_expr(&self, expr: &Expr, source: &Arc<str>) -> Result<Arc<(Checked, Type)>, Issues> {
         let env = CheckEnv {
             registry: &self.registry,
             variables: &self.variables,
@@ -148,35 +158,33 @@ impl Env {
             homogeneous_literals: self.homogeneous_literals,
             literal_validators: self.literal_validators,
         };
-        match check(&ast.expr, &env) {
+        match check(expr, &env) {
             Ok((checked, output)) => {
                 let diagnostics: Vec<_> = self
                     .registry
                     .validators()
-                    .flat_map(|v| v(&ast.expr, &checked.types))
+                    .flat_map(|v| v(expr, &checked.types))
                     .collect();
                 if !diagnostics.is_empty() {
                     return Err(Issues {
-                        source: ast.source.clone(),
+                        source: source.clone(),
                         diagnostics,
                     });
                 }
-                Ok(Ast {
-                    source: ast.source.clone(),
-                    expr: ast.expr.clone(),
-                    checked: Some(Arc::new((checked, output))),
-                })
+                Ok(Arc::new((checked, output)))
             }
             Err(diagnostics) => Err(Issues {
-                source: ast.source.clone(),
+                source: source.clone(),
                 diagnostics,
             }),
         }
     }
 
-    /// Parses and type-checks source text.
+    /// Parses and type-checks source text (the parsed tree is checked in place, not copied).
     pub fn compile(&self, source: &str) -> Result<Ast, Issues> {
-        self.check(&self.parse(source)?)
+        let mut ast = self.parse(source)?;
+        ast.checked = Some(self.check_expr(&ast.expr, &ast.source)?);
+        Ok(ast)
     }
 
     /// Plans an [`Ast`] into an executable [`Program`] with this environment's program

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::error::Diagnostic;
-use crate::eval::plan::candidate_names;
+use crate::eval::plan::{candidate_names, find_candidate};
 use crate::registry::{Function, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
 use crate::types::Type;
@@ -60,9 +60,14 @@ pub(crate) struct CheckEnv<'a> {
 
 /// Type-checks an expression; on success returns the annotations and the output type.
 pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), Vec<Diagnostic>> {
+    // Every node gets a type; sizing the maps up front saves their rehashing as they grow.
+    let nodes = expr.max_id() as usize + 1;
     let mut c = Checker {
         env,
-        checked: Checked::default(),
+        checked: Checked {
+            types: HashMap::with_capacity(nodes),
+            references: HashMap::with_capacity(nodes / 2),
+        },
         mapping: Mapping::default(),
         scopes: Vec::new(),
         fresh: 0,
@@ -159,9 +164,12 @@ impl Checker<'_> {
                 });
             }
         }
-        candidate_names(name, self.env.container)
-            .into_iter()
-            .find_map(|cand| self.global(&cand).map(|ty| Resolved { name: cand, ty }))
+        find_candidate(name, self.env.container, |cand| {
+            self.global(cand).map(|ty| Resolved {
+                name: cand.to_string(),
+                ty,
+            })
+        })
     }
 
     fn resolve_qualified(&self, qualifiers: &[&str]) -> Option<Resolved> {
@@ -172,15 +180,19 @@ impl Checker<'_> {
             return None;
         }
         let name = qualifiers.join(".");
-        candidate_names(&name, self.env.container)
-            .into_iter()
-            .find_map(|cand| self.global(&cand).map(|ty| Resolved { name: cand, ty }))
+        find_candidate(&name, self.env.container, |cand| {
+            self.global(cand).map(|ty| Resolved {
+                name: cand.to_string(),
+                ty,
+            })
+        })
     }
 
     fn lookup_function(&self, name: &str) -> Option<(String, &Function)> {
-        candidate_names(name, self.env.container)
-            .into_iter()
-            .find_map(|cand| self.env.registry.get(&cand).map(|f| (cand, f)))
+        let registry = self.env.registry;
+        find_candidate(name, self.env.container, |cand| {
+            registry.get(cand).map(|f| (cand.to_string(), f))
+        })
     }
 
     fn check(&mut self, e: &Expr) {
@@ -527,7 +539,7 @@ impl Checker<'_> {
             self.checked.references.insert(
                 e.id,
                 Reference::Function {
-                    name: name.into(),
+                    name: f.name.clone(),
                     overloads: ids,
                 },
             );
@@ -543,16 +555,17 @@ impl Checker<'_> {
             let generic = o.params.iter().any(unify::has_params) || unify::has_params(&o.result);
             let instantiated;
             let (params, res): (&[Type], &Type) = if generic {
-                let mut renamed: Vec<(Arc<str>, Type)> = Vec::new();
-                let mut fresh = |p: &str| -> Type {
-                    if let Some((_, t)) = renamed.iter().find(|(n, _)| &**n == p) {
+                // Type parameters renamed apart, by their (borrowed) declared names.
+                let mut renamed: smallvec::SmallVec<[(&str, Type); 2]> = smallvec::SmallVec::new();
+                let mut fresh = unify::renamer(|p| {
+                    if let Some((_, t)) = renamed.iter().find(|(n, _)| *n == p) {
                         return t.clone();
                     }
                     let t = unify::fresh_var(self.fresh);
                     self.fresh += 1;
-                    renamed.push((p.into(), t.clone()));
+                    renamed.push((p, t.clone()));
                     t
-                };
+                });
                 let params: Vec<Type> = o
                     .params
                     .iter()
@@ -580,7 +593,7 @@ impl Checker<'_> {
                 self.checked.references.insert(
                     e.id,
                     Reference::Function {
-                        name: name.into(),
+                        name: f.name.clone(),
                         overloads: ids,
                     },
                 );

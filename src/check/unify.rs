@@ -233,7 +233,13 @@ pub(crate) fn fresh_var(n: usize) -> Type {
 }
 
 /// Renames every type parameter of an overload signature with a fresh variable.
-pub(crate) fn instantiate(t: &Type, fresh: &mut dyn FnMut(&str) -> Type) -> Type {
+/// Pins a renaming closure's argument to the lifetime of the declared types (so that it may
+/// keep the names it was given without copying them).
+pub(crate) fn renamer<'t, F: FnMut(&'t str) -> Type>(f: F) -> F {
+    f
+}
+
+pub(crate) fn instantiate<'t>(t: &'t Type, fresh: &mut dyn FnMut(&'t str) -> Type) -> Type {
     match t {
         Type::Param(p) => fresh(p),
         Type::List(e) => Type::List(Arc::new(instantiate(e, fresh))),

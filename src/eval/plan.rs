@@ -418,6 +418,31 @@ pub(crate) fn candidate_names(name: &str, container: &str) -> Vec<String> {
     out
 }
 
+/// Calls `f` with the candidate names of [`candidate_names`], in its order, until `f` returns
+/// `Some`; allocates nothing when the container is empty (the usual case).
+pub(crate) fn find_candidate<R>(
+    name: &str,
+    container: &str,
+    mut f: impl FnMut(&str) -> Option<R>,
+) -> Option<R> {
+    if let Some(abs) = name.strip_prefix('.') {
+        return f(abs);
+    }
+    let mut prefix = container;
+    let mut buf = String::new();
+    while !prefix.is_empty() {
+        buf.clear();
+        buf.push_str(prefix);
+        buf.push('.');
+        buf.push_str(name);
+        if let Some(r) = f(&buf) {
+            return Some(r);
+        }
+        prefix = prefix.rfind('.').map_or("", |i| &prefix[..i]);
+    }
+    f(name)
+}
+
 impl Planner<'_> {
     fn new_slot(&mut self) -> Slot {
         let s = self.slot_count;
@@ -449,30 +474,56 @@ impl Planner<'_> {
 
     /// Resolves a (possibly qualified) name to a declared variable or a type, if any.
     fn resolve_declared(&mut self, name: &str) -> Option<Node> {
-        for cand in candidate_names(name, self.env.container) {
-            if (self.env.is_declared)(&cand) {
-                return Some(Node::Load(self.input(vec![cand.into()], true)));
-            }
-            if let Some(t) = TypeValue::builtin(&cand) {
-                return Some(Node::Const(Value::Type(t)));
-            }
-            if self.env.registry.get_type(&cand).is_some() {
-                return Some(Node::Const(Value::Type(TypeValue::Named(Arc::new(cand)))));
-            }
+        enum Found {
+            Variable(Arc<str>),
+            Const(Value),
         }
-        None
+        let env = self.env;
+        let found = find_candidate(name, env.container, |cand| {
+            if (env.is_declared)(cand) {
+                return Some(Found::Variable(cand.into()));
+            }
+            if let Some(t) = TypeValue::builtin(cand) {
+                return Some(Found::Const(Value::Type(t)));
+            }
+            if env.registry.get_type(cand).is_some() {
+                let named = TypeValue::Named(Arc::new(cand.to_string()));
+                return Some(Found::Const(Value::Type(named)));
+            }
+            None
+        })?;
+        Some(match found {
+            Found::Variable(name) => Node::Load(self.input(vec![name], true)),
+            Found::Const(v) => Node::Const(v),
+        })
     }
 
     /// The dotted name spelled by an identifier/select chain, if it is one.
     fn qualified_name(expr: &Expr) -> Option<String> {
-        match &expr.kind {
-            ExprKind::Ident(n) => Some(n.to_string()),
-            ExprKind::Select {
-                operand,
-                field,
-                test_only: false,
-            } => Some(format!("{}.{}", Self::qualified_name(operand)?, field)),
-            _ => None,
+        let mut fields = Vec::new();
+        let mut cur = expr;
+        loop {
+            match &cur.kind {
+                ExprKind::Ident(n) => {
+                    let len = fields.iter().map(|f: &&str| f.len() + 1).sum::<usize>();
+                    let mut out = String::with_capacity(n.len() + len);
+                    out.push_str(n);
+                    for f in fields.iter().rev() {
+                        out.push('.');
+                        out.push_str(f);
+                    }
+                    return Some(out);
+                }
+                ExprKind::Select {
+                    operand,
+                    field,
+                    test_only: false,
+                } => {
+                    fields.push(&**field);
+                    cur = operand;
+                }
+                _ => return None,
+            }
         }
     }
 
@@ -704,6 +755,25 @@ impl Planner<'_> {
     /// Resolves `a.b.c` as a qualified variable name (longest declared prefix wins), unless
     /// its root is a comprehension variable.
     fn qualified_select(&mut self, expr: &Expr) -> Option<Node> {
+        if let Some(checked) = self.env.checked {
+            // The checker resolved qualified names already, with the same rules: unless it
+            // resolved a select of this chain to a variable or type, none is one.
+            let mut cur = expr;
+            let mut resolved = false;
+            while let ExprKind::Select { operand, .. } = &cur.kind {
+                if matches!(
+                    checked.references.get(&cur.id),
+                    Some(Reference::Variable(_))
+                ) {
+                    resolved = true;
+                    break;
+                }
+                cur = operand;
+            }
+            if !resolved {
+                return None;
+            }
+        }
         let root = Self::root_ident(expr)?;
         if !root.starts_with('.') && self.local(root).is_some() {
             return None;
@@ -796,19 +866,24 @@ impl Planner<'_> {
             if let Some(q) = Self::qualified_name(t) {
                 let root = Self::root_ident(t).unwrap_or("");
                 if self.local(root).is_none() {
-                    for cand in candidate_names(&format!("{q}.{function}"), self.env.container) {
-                        if self.env.registry.get(&cand).is_some() {
-                            return self.bind_call(id, &cand, false, None, args);
-                        }
+                    let registry = self.env.registry;
+                    let qualified = format!("{q}.{function}");
+                    let found = find_candidate(&qualified, self.env.container, |cand| {
+                        registry.get(cand).map(|f| f.name.clone())
+                    });
+                    if let Some(name) = found {
+                        return self.bind_call(id, &name, false, None, args);
                     }
                 }
             }
         }
         if target.is_none() {
-            for cand in candidate_names(function, self.env.container) {
-                if self.env.registry.get(&cand).is_some() {
-                    return self.bind_call(id, &cand, false, None, args);
-                }
+            let registry = self.env.registry;
+            let found = find_candidate(function, self.env.container, |cand| {
+                registry.get(cand).map(|f| f.name.clone())
+            });
+            if let Some(name) = found {
+                return self.bind_call(id, &name, false, None, args);
             }
         }
         self.bind_call(id, function, target.is_some(), target, args)

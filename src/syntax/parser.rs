@@ -14,7 +14,6 @@
 //! builder never recurses through nested expressions either. Deep input yields
 //! "max recursion depth exceeded", never a stack overflow.
 
-use std::collections::HashMap;
 use std::iter::Peekable;
 use std::sync::Arc;
 
@@ -125,7 +124,7 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
         },
         depths: vec![0],
         diagnostics: Vec::new(),
-        built: HashMap::new(),
+        built: Vec::new(),
     };
     let expr = pairs
         .next()
@@ -224,10 +223,7 @@ struct Fold {
 
 /// Whether a rule is a member access following a primary.
 fn is_postfix(rule: Rule) -> bool {
-    matches!(
-        rule,
-        Rule::member_call | Rule::opt_select | Rule::select | Rule::index | Rule::opt_index
-    )
+    matches!(rule, Rule::member | Rule::index | Rule::opt_index)
 }
 
 /// Whether a `number` pair is an int or double (a literal a leading minus folds into).
@@ -264,16 +260,12 @@ fn children<'i>(pair: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
     pair.into_inner().filter(|p| !is_punctuation(p.as_rule()))
 }
 
-/// Identifies an `expr` pair by its byte range (nested expressions never share one).
-fn expr_key(pair: &Pair<'_, Rule>) -> (usize, usize) {
-    let span = pair.as_span();
-    (span.start(), span.end())
-}
-
 /// Builds the AST from pest's pairs: ids, spans, depth accounting, macros.
 struct Builder<'a> {
-    /// Built nested expressions, by [`expr_key`], waiting for their parent.
-    built: HashMap<(usize, usize), Expr>,
+    /// Every `expr` pair's start offset (ascending) and, once built, its tree, waiting for
+    /// its parent (nested expressions never share a start: each follows a bracket, comma,
+    /// colon or `?` of its parent).
+    built: Vec<(usize, Option<Expr>)>,
     options: &'a ParseOptions,
     /// The macro tables in effect, searched in order.
     macros: Vec<&'static [macros::Macro]>,
@@ -376,30 +368,40 @@ impl Builder<'_> {
     }
 
     /// Builds the tree for the root `expr` pair without recursing through nested
-    /// expressions: all `expr` pairs are collected in pre-order with an explicit stack and
-    /// built in reverse (innermost first); a nested expression is then looked up by
-    /// [`Builder::expr`] instead of being built recursively. Recursion is thus bounded by the
-    /// structure within one expression, whatever the nesting depth, even in debug builds.
+    /// expressions: all `expr` pairs are listed (in pre-order, by one linear walk of pest's
+    /// token queue) and built innermost first (in post-order, i.e. by their end offsets:
+    /// a nested expression always ends before its parent, followed by a closing token);
+    /// a nested expression is then looked up by [`Builder::expr`] instead of being built
+    /// recursively. Recursion is thus bounded by the structure within one expression,
+    /// whatever the nesting depth, even in debug builds.
     fn build(&mut self, root: Pair<'_, Rule>) -> Built {
-        let mut exprs = Vec::new();
-        let mut stack = vec![root.clone()];
-        while let Some(pair) = stack.pop() {
-            if pair.as_rule() == Rule::expr {
-                exprs.push(pair.clone());
-            }
-            stack.extend(pair.into_inner());
-        }
-        for pair in exprs.into_iter().rev() {
-            let key = expr_key(&pair);
-            let e = self.build_expr(pair)?;
-            self.built.insert(key, e);
+        let exprs: Vec<Pair<'_, Rule>> = std::iter::once(root.clone())
+            .chain(
+                root.clone()
+                    .into_inner()
+                    .flatten()
+                    .filter(|p| p.as_rule() == Rule::expr),
+            )
+            .collect();
+        // Pre-order lists them by start offset, which identifies a nested expression.
+        self.built = exprs.iter().map(|p| (p.as_span().start(), None)).collect();
+        let mut order: Vec<usize> = (0..exprs.len()).collect();
+        order.sort_unstable_by_key(|&i| exprs[i].as_span().end());
+        for i in order {
+            let e = self.build_expr(exprs[i].clone())?;
+            self.built[i].1 = Some(e);
         }
         self.expr(root)
     }
 
     /// The already built tree of a nested `expr` pair (see [`Builder::build`]).
     fn expr(&mut self, pair: Pair<'_, Rule>) -> Built {
-        match self.built.remove(&expr_key(&pair)) {
+        let start = pair.as_span().start();
+        let built = match self.built.binary_search_by_key(&start, |(s, _)| *s) {
+            Ok(i) => self.built[i].1.take(),
+            Err(_) => None,
+        };
+        match built {
             Some(e) => Ok(e),
             None => {
                 self.error(span_of(&pair), "Syntax error: malformed expression");
@@ -631,31 +633,24 @@ impl Builder<'_> {
         let anchor = self.take(&mut parts, pspan)?;
         let anchor_span = span_of(&anchor);
         match rule {
-            Rule::select => {
-                let field = self.take(&mut parts, pspan)?;
-                self.node(
-                    anchor_span,
-                    ExprKind::Select {
-                        operand: Box::new(e),
-                        field: field_name(&field),
-                        test_only: false,
-                    },
-                )
-            }
-            Rule::opt_select => {
-                self.optional_allowed(anchor_span, ".?");
-                let field = self.take(&mut parts, pspan)?;
-                let name = self.node(
-                    span_of(&field),
-                    ExprKind::Literal(Literal::String(field_name(&field))),
-                )?;
-                self.call_node(anchor_span, op::OPT_SELECT, vec![e, name])
-            }
-            Rule::member_call => {
+            Rule::member => {
                 let name = self.take(&mut parts, pspan)?;
-                let lparen = self.take(&mut parts, pspan)?;
-                let args = self.args(parts)?;
-                self.call(span_of(&lparen), Some(e), name.as_str(), args)
+                if name.as_rule() == Rule::optional {
+                    self.optional_allowed(anchor_span, ".?");
+                    let field = self.take(&mut parts, pspan)?;
+                    let name = self.node(
+                        span_of(&field),
+                        ExprKind::Literal(Literal::String(field_name(&field))),
+                    )?;
+                    return self.call_node(anchor_span, op::OPT_SELECT, vec![e, name]);
+                }
+                match parts.next() {
+                    Some(lparen) => {
+                        let args = self.args(parts)?;
+                        self.call(span_of(&lparen), Some(e), name.as_str(), args)
+                    }
+                    None => self.select(e, anchor_span, &name),
+                }
             }
             Rule::index | Rule::opt_index => {
                 if rule == Rule::opt_index {
@@ -669,6 +664,18 @@ impl Builder<'_> {
                 Err(Abort)
             }
         }
+    }
+
+    /// `e.field`, anchored at the dot.
+    fn select(&mut self, e: Expr, dot: Span, field: &Pair<'_, Rule>) -> Built {
+        self.node(
+            dot,
+            ExprKind::Select {
+                operand: Box::new(e),
+                field: field_name(field),
+                test_only: false,
+            },
+        )
     }
 
     fn index(&mut self, e: Expr, span: Span, plain: bool, index: Pair<'_, Rule>) -> Built {
@@ -790,16 +797,35 @@ impl Builder<'_> {
         self.node(span_of(&pair), ExprKind::Literal(lit))
     }
 
+    /// `[.]ident(.ident)*`: an identifier and the selections that follow it.
     fn ident_expr(&mut self, pair: Pair<'_, Rule>) -> Built {
-        // cel-go reports a reserved word at the start of the whole term (leading dot included).
-        let whole = span_of(&pair);
-        let (dot, ident) = self.dotted_ident(pair)?;
+        let term = span_of(&pair);
+        let mut it = children(pair);
+        let mut ident = self.take(&mut it, term)?;
+        let dot = if ident.as_rule() == Rule::leading_dot {
+            ident = self.take(&mut it, term)?;
+            "."
+        } else {
+            ""
+        };
         let span = span_of(&ident);
-        if self.reserved(ident.as_str(), whole) {
-            return self.placeholder(span);
+        // cel-go reports a reserved word at the start of the term (leading dot included).
+        let mut e = if self.reserved(
+            ident.as_str(),
+            Span::new(term.start as usize, span.end as usize),
+        ) {
+            self.placeholder(span)?
+        } else if dot.is_empty() {
+            self.node(span, ExprKind::Ident(ident.as_str().into()))?
+        } else {
+            let name = format!("{dot}{}", ident.as_str());
+            self.node(span, ExprKind::Ident(name.into()))?
+        };
+        while let Some(dot) = it.next() {
+            let field = self.take(&mut it, term)?;
+            e = self.select(e, span_of(&dot), &field)?;
         }
-        let name = format!("{dot}{}", ident.as_str());
-        self.node(span, ExprKind::Ident(name.into()))
+        Ok(e)
     }
 
     fn global_call(&mut self, pair: Pair<'_, Rule>) -> Built {
@@ -883,21 +909,6 @@ impl Builder<'_> {
             value,
             optional,
         })
-    }
-
-    /// Splits `[leading_dot] ident` pairs.
-    fn dotted_ident<'i>(
-        &mut self,
-        pair: Pair<'i, Rule>,
-    ) -> Result<(&'static str, Pair<'i, Rule>), Abort> {
-        let span = span_of(&pair);
-        let mut it = children(pair);
-        let first = self.take(&mut it, span)?;
-        if first.as_rule() == Rule::leading_dot {
-            Ok((".", self.take(&mut it, span)?))
-        } else {
-            Ok(("", first))
-        }
     }
 
     /// Reports a use of optional syntax when it is disabled.
