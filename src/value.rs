@@ -16,7 +16,8 @@ mod map;
 
 pub use json::JsonNode;
 pub use list::{List, ListSemantics};
-pub use map::{Key, Map, string_key_hash};
+pub(crate) use map::string_key_hash;
+pub use map::{Key, Map};
 
 /// A CEL value.
 #[derive(Clone)]

@@ -164,12 +164,6 @@ impl Field {
     }
 }
 
-impl std::fmt::Display for Field {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.name)
-    }
-}
-
 /// Overload choice by argument kinds ([`Value::kind`]) for calls with one or two
 /// arguments: one entry per kind (or pair of kinds).
 pub(crate) struct DispatchTable(Box<[u8]>);

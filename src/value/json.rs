@@ -123,7 +123,9 @@ impl std::fmt::Debug for JsonNode {
 
 impl Value {
     /// A value reading a shared JSON document in place: objects and arrays are not
-    /// converted until an operation needs them whole; scalars convert at once.
+    /// converted until an operation needs them whole; scalars convert at once. Bind it as a
+    /// variable (or use [`crate::JsonActivation`]); the interpreter converts it before any
+    /// function sees it, so do not nest it inside lists or maps you build yourself.
     pub fn from_shared_json(json: Arc<Json>) -> Value {
         let node = NonNull::from(&*json);
         JsonNode { root: json, node }.child_of_root()

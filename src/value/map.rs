@@ -75,14 +75,14 @@ enum KeyRef<'a> {
 
 /// The hash of a key, as [`Map`] stores it. The seed is random per process (large maps are
 /// indexed by it) and fixed for the process's lifetime, so a planner can hash a field name
-/// once and look it up in every map ([`Map::get_str_hashed`]).
+/// once and look it up in every map ([`Map::get_str_hinted`]).
 fn hash_key(key: KeyRef<'_>) -> u64 {
     static STATE: OnceLock<RandomState> = OnceLock::new();
     STATE.get_or_init(RandomState::default).hash_one(key)
 }
 
-/// The hash [`Map::get_str_hashed`] expects for a string key.
-pub fn string_key_hash(key: &str) -> u64 {
+/// The hash [`Map::get_str_hinted`] expects for a string key.
+pub(crate) fn string_key_hash(key: &str) -> u64 {
     hash_key(KeyRef::Str(key))
 }
 
@@ -229,18 +229,11 @@ impl Map {
         self.lookup(KeyRef::Str(key))
     }
 
-    /// Looks a string key up by its precomputed [`string_key_hash`].
+    /// Looks a string key up by its precomputed [`string_key_hash`], trying first the
+    /// position `hint` remembers from an earlier lookup of the same key (maps of the same
+    /// shape keep their keys in the same places), and updating it.
     #[inline]
-    pub fn get_str_hashed(&self, key: &str, hash: u64) -> Option<&Value> {
-        self.position(hash, KeyRef::Str(key))
-            .map(|i| &self.entries[i].value)
-    }
-
-    /// Like [`Map::get_str_hashed`], trying first the position `hint` remembers from an
-    /// earlier lookup of the same key (maps of the same shape keep their keys in the same
-    /// places), and updating it.
-    #[inline]
-    pub fn get_str_hinted(&self, key: &str, hash: u64, hint: &AtomicU32) -> Option<&Value> {
+    pub(crate) fn get_str_hinted(&self, key: &str, hash: u64, hint: &AtomicU32) -> Option<&Value> {
         let guess = hint.load(Relaxed) as usize;
         if let Some(e) = self.entries.get(guess) {
             if e.hash == hash && matches!(&e.key, Key::String(s) if str_eq(s, key)) {
@@ -317,7 +310,12 @@ mod tests {
             let key = format!("k{i}");
             let want = if i == 3 { -3 } else { i };
             assert!(matches!(m.get_str(&key), Some(Value::Int(v)) if *v == want));
-            assert!(m.get_str_hashed(&key, string_key_hash(&key)).is_some());
+            let hint = AtomicU32::new(0);
+            assert!(
+                m.get_str_hinted(&key, string_key_hash(&key), &hint)
+                    .is_some()
+            );
+            assert_eq!(hint.load(Relaxed) as usize, i as usize);
         }
         assert!(m.get_str("k100").is_none());
         let first: Vec<Key> = m.keys().take(3).cloned().collect();
