@@ -429,35 +429,12 @@ fn validate_param_kind(kind: &ParamKind, path: &FieldPath, errors: &mut Errors) 
 
 /// Kubernetes' `isCELIdentifier`: an identifier that is not a reserved word.
 fn is_cel_identifier(name: &str) -> bool {
-    const RESERVED: [&str; 21] = [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
     let mut chars = name.chars();
     chars
         .next()
         .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        && !RESERVED.contains(&name)
+        && !crate::kubernetes::escaping::is_reserved(name)
 }
 
 /// At most this many audit annotations.

@@ -10,6 +10,7 @@
 
 use std::fmt::Write as _;
 
+use crate::stdlib::standard::go_quote;
 use crate::stdlib::standard::{conversions::format_double, duration_text, timestamp_text};
 use crate::value::Value;
 
@@ -324,34 +325,6 @@ fn v1_member(v: &Value) -> Result<String, String> {
         }
         other => return Err(format!("no formatting function for {}", other.type_name())),
     })
-}
-
-/// Go's `%q` for a string.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '\u{07}' => out.push_str("\\a"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{0B}' => out.push_str("\\v"),
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// `%d`.

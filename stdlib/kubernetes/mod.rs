@@ -73,6 +73,7 @@ use crate::registry::Library;
 use crate::types::Type;
 use crate::value::{Opaque, Value};
 
+pub(crate) use crate::stdlib::standard::go_quote;
 pub use authz::{
     AllowAll, Authorizer, AuthzRequest, Decision, DenyAll, Rule, RuleAuthorizer, authorizer_value,
 };
@@ -312,29 +313,4 @@ fn equality_estimate(l: &AstNode<'_>, r: &AstNode<'_>) -> Option<CallEstimate> {
         cost,
         result_size: None,
     })
-}
-
-/// Go's `strconv.Quote` for the strings that appear in error messages.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

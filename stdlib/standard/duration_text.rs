@@ -3,6 +3,7 @@
 
 use chrono::TimeDelta;
 
+pub use super::go_quote;
 use crate::error::EvalError;
 
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
@@ -142,31 +143,6 @@ pub fn parse(text: &str) -> Result<i64, String> {
     } else {
         Ok(total as i64)
     }
-}
-
-/// Quotes a string as Go's `strconv.Quote` does for printable text.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                if (c as u32) < 0x10000 {
-                    out.push_str(&format!("\\u{:04x}", c as u32));
-                } else {
-                    out.push_str(&format!("\\U{:08x}", c as u32));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

@@ -65,6 +65,37 @@ pub fn conversion_error(from: &str, to: &str) -> EvalError {
     EvalError::new(format!("type conversion error from '{from}' to '{to}'"))
 }
 
+/// Quotes a string as Go's `strconv.Quote` (and `%q`) does: `\a \b \f \n \r \t \v`, escaped
+/// quote and backslash, other ASCII control characters as `\xXX`, other control characters
+/// as `\uXXXX`.
+pub fn go_quote(s: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\u{07}' => out.push_str("\\a"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0C}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{0B}' => out.push_str("\\v"),
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Formats a value as Go's `%v` does for cel-go values, for error messages
 /// (`no such key: a`, `unsupported index value 1.5 in list`).
 pub fn go_display(v: &Value) -> String {
