@@ -109,6 +109,11 @@ impl CallCost {
             CallCost::TraverseFirst => traverse(size(first)),
             CallCost::SizeOfSecond => size(second),
             CallCost::TraverseMin => match (first, second) {
+                (Some(Value::String(a)), Some(Value::String(b))) if a.len().min(b.len()) <= 10 => {
+                    // At most 10 bytes, so at most 10 code points: ⌈n × 0.1⌉ is 1 unless a
+                    // string is empty (no code points to count).
+                    u64::from(a.len().min(b.len()) > 0)
+                }
                 (Some(a), Some(b)) => traverse(min_size(a, b)),
                 _ => traverse(1),
             },
@@ -182,6 +187,28 @@ pub fn actual_size(v: &Value) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_string_comparisons_cost_as_counted() {
+        let eq = CallCost::for_overload("equals");
+        let long = "x".repeat(30);
+        let samples = [
+            "",
+            "a",
+            "é",
+            "abcdefghij",
+            "ééééé",
+            "abcdefghijk",
+            "€€€€",
+            &long,
+        ];
+        for a in samples {
+            for b in samples {
+                let (a, b) = (Value::from(a), Value::from(b));
+                assert_eq!(eq.of(&[a.clone(), b.clone()]), traverse(min_size(&a, &b)));
+            }
+        }
+    }
 
     #[test]
     fn integer_traversal_agrees_with_cel_go_float_formula() {
