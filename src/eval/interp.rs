@@ -12,6 +12,7 @@ use crate::eval::plan::{
     MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
 };
 use crate::registry::{Implementation, Overload};
+use crate::stdlib::standard::collections::index_out_of_range;
 use crate::stdlib::standard::go_display;
 use crate::syntax::ast::ExprId;
 use crate::value::{Key, Map, Value};
@@ -71,10 +72,7 @@ impl Frame<'_> {
     #[inline]
     fn charge(&mut self, amount: u64) -> Result<(), EvalError> {
         self.cost = self.cost.saturating_add(amount);
-        if self.cost > self.limit {
-            return Err(EvalError::new(LIMIT_EXCEEDED));
-        }
-        Ok(())
+        self.check_limit()
     }
 }
 
@@ -148,7 +146,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             strings,
             values,
         } => {
-            let v = eval(element, frame)?;
+            let v = eval(element, frame)?.materialize();
             Ok(Value::Bool(match &v {
                 Value::String(s) => strings.contains(s),
                 other => values.iter().any(|x| x.cel_eq(other)),
@@ -494,12 +492,7 @@ fn json_operation(
             usize::try_from(*i)
                 .ok()
                 .and_then(|i| json.element(i))
-                .ok_or_else(|| {
-                    EvalError::new(format!(
-                        "index '{i}' out of range in list size '{}'",
-                        json.len()
-                    ))
-                }),
+                .ok_or_else(|| index_out_of_range(*i, json.len())),
         ),
         ("in_map", _, Value::String(k)) if !matches!(a, Value::Json(_)) => {
             Some(Ok(Value::Bool(json.field(k).is_some())))

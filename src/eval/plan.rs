@@ -12,7 +12,7 @@ use crate::check::{Checked, Reference};
 use crate::cost::CallCost;
 use crate::error::{Diagnostic, EvalError};
 use crate::eval::interp::{Frame, eval};
-use crate::registry::{Implementation, Overload, Registry};
+use crate::registry::{Function, Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
 use crate::value::{List, Map, TypeValue, Value};
 
@@ -891,6 +891,25 @@ impl Planner<'_> {
         self.local(name)
     }
 
+    /// The overloads of `f` callable at call `id` in this style and arity, narrowed to those
+    /// the checker left, each with its runtime cost.
+    fn candidates(
+        &self,
+        id: ExprId,
+        f: &Function,
+        member: bool,
+        arity: usize,
+    ) -> Vec<(Overload, CallCost)> {
+        let resolved = match self.env.checked.and_then(|c| c.references.get(&id)) {
+            Some(Reference::Function { overloads, .. }) => Some(overloads),
+            _ => None,
+        };
+        f.candidates(member, arity)
+            .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
+            .map(|o| (o.clone(), o.call_cost()))
+            .collect()
+    }
+
     /// Plans `... + a + b` with three or more operands as one [`ConcatNode`], when every
     /// `+` of the chain was resolved alike and may add strings.
     fn concat_chain(&mut self, id: ExprId, a: &Expr, b: &Expr) -> Option<Node> {
@@ -914,21 +933,10 @@ impl Planner<'_> {
             return None;
         }
         let reference = |id: ExprId| self.env.checked.and_then(|c| c.references.get(&id));
-        let resolved = match reference(id) {
-            Some(Reference::Function { overloads, .. }) => Some(overloads),
-            _ => None,
-        };
         if steps.iter().any(|(i, _)| reference(*i) != reference(id)) {
             return None;
         }
-        let candidates: Vec<(Overload, CallCost)> = self
-            .env
-            .registry
-            .get(op::ADD)?
-            .candidates(false, 2)
-            .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
-            .map(|o| (o.clone(), o.call_cost()))
-            .collect();
+        let candidates = self.candidates(id, self.env.registry.get(op::ADD)?, false, 2);
         let adds_strings = candidates
             .iter()
             .any(|(o, c)| &*o.id == "add_string" && matches!(c, CallCost::TraverseSum));
@@ -970,15 +978,7 @@ impl Planner<'_> {
         let Some(f) = self.env.registry.get(function) else {
             return Node::Fail(EvalError::new(format!("unbound function: {function}")).at(id));
         };
-        let resolved = match self.env.checked.and_then(|c| c.references.get(&id)) {
-            Some(Reference::Function { overloads, .. }) => Some(overloads),
-            _ => None,
-        };
-        let candidates: Vec<(Overload, CallCost)> = f
-            .candidates(member, nodes.len())
-            .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
-            .map(|o| (o.clone(), o.call_cost()))
-            .collect();
+        let candidates = self.candidates(id, f, member, nodes.len());
         let node = match candidates.as_slice() {
             [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
             [(only, cost)] if !matches!(only.implementation, Implementation::Builtin) => {

@@ -100,7 +100,6 @@ fn str_eq(a: &str, b: &str) -> bool {
     match n {
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        0..=3 => a == b,
         _ => a == b,
     }
 }

@@ -135,12 +135,12 @@ pub fn index_list(list: &Value, index: &Value) -> EvalResult {
         .ok()
         .and_then(|i| items.get(i))
         .cloned()
-        .ok_or_else(|| {
-            EvalError::new(format!(
-                "index '{i}' out of range in list size '{}'",
-                items.len()
-            ))
-        })
+        .ok_or_else(|| index_out_of_range(i, items.len()))
+}
+
+/// cel-go's error for a list index outside the list.
+pub(crate) fn index_out_of_range(index: i64, len: usize) -> EvalError {
+    EvalError::new(format!("index '{index}' out of range in list size '{len}'"))
 }
 
 /// Converts a list index as cel-go does: ints as they are, uints and doubles only when the
