@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use kcel::{Env, JsonActivation, Program, Type, Value};
+use kcel::{Bindings, Env, JsonActivation, Program, Type, Value};
 use serde_json::Value as Json;
 
 /// Kubernetes' per-expression runtime cost limit (`PerCallLimit`).
@@ -92,11 +92,12 @@ fn kcel_program(env: &Env, expr: &str) -> Program {
         .unwrap_or_else(|issues| panic!("kcel cannot compile {expr}:\n{issues}"))
 }
 
-fn kcel_bind(bindings: &serde_json::Map<String, Json>) -> HashMap<String, Value> {
-    bindings
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::from(v)))
-        .collect()
+fn kcel_bind(bindings: &serde_json::Map<String, Json>) -> Bindings {
+    let mut vars = Bindings::new();
+    for (k, v) in bindings {
+        vars.bind(k, Value::from(v));
+    }
+    vars
 }
 
 /// A kcel value as JSON, for comparison with `expect` (only the kinds the workload uses).

@@ -4,19 +4,21 @@
 //! A `Program` is immutable, `Send + Sync`, and cheap to evaluate many times, also
 //! concurrently.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::cost::{CostEstimate, SizeEstimator, estimate};
 use crate::error::{EvalError, Issues, render};
-use crate::eval::interp::{Frame, Interrupt, eval};
+use crate::eval::interp::{Frame, Interrupt, eval, store_shared_prefixes};
 use crate::eval::plan::{Plan, PlanEnv, plan};
 use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
 use crate::syntax::{ParseOptions, parse};
 use crate::types::Type;
 use crate::value::Value;
+
+pub use crate::activation::{Activation, JsonActivation};
 
 /// An environment: libraries, declared variables, container and parser options.
 #[derive(Clone, Debug)]
@@ -289,70 +291,6 @@ impl Ast {
     }
 }
 
-/// Supplies variable values by name. Each variable a program reads is resolved once per
-/// evaluation.
-pub trait Activation {
-    /// The value of a variable, or `None` when it is not bound.
-    fn resolve(&self, name: &str) -> Option<Value>;
-
-    /// Like [`Activation::resolve`], but a bound variable may fail to compute (lazily
-    /// evaluated variables); the error surfaces where the program reads the variable.
-    fn try_resolve(&self, name: &str) -> Option<Result<Value, EvalError>> {
-        self.resolve(name).map(Ok)
-    }
-}
-
-impl Activation for HashMap<String, Value> {
-    fn resolve(&self, name: &str) -> Option<Value> {
-        self.get(name).cloned()
-    }
-}
-
-impl Activation for BTreeMap<String, Value> {
-    fn resolve(&self, name: &str) -> Option<Value> {
-        self.get(name).cloned()
-    }
-}
-
-impl Activation for () {
-    fn resolve(&self, _: &str) -> Option<Value> {
-        None
-    }
-}
-
-/// A JSON object whose top-level keys are the variables, read in place: binding it copies
-/// nothing, and evaluation converts only what the program reads (see [`Value::Json`]).
-#[derive(Clone, Debug)]
-pub struct JsonActivation {
-    root: Value,
-}
-
-impl JsonActivation {
-    /// Binds the keys of a JSON object (any other JSON binds nothing).
-    pub fn new(json: Arc<serde_json::Value>) -> JsonActivation {
-        JsonActivation {
-            root: Value::from_shared_json(json),
-        }
-    }
-}
-
-impl Activation for JsonActivation {
-    fn resolve(&self, name: &str) -> Option<Value> {
-        match &self.root {
-            Value::Json(j) => j.field(name),
-            _ => None,
-        }
-    }
-}
-
-/// A JSON object used as an activation: each top-level key is a variable, converted when
-/// the program reads it ([`JsonActivation`] reads in place instead).
-impl Activation for serde_json::Map<String, serde_json::Value> {
-    fn resolve(&self, name: &str) -> Option<Value> {
-        self.get(name).map(Value::from)
-    }
-}
-
 /// Options for planning and running a program.
 #[derive(Clone)]
 pub struct ProgramOptions {
@@ -439,6 +377,7 @@ impl Program {
                 }))
             });
         }
+        store_shared_prefixes(&self.plan.shared_prefixes, &mut frame.slots);
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
         if let Err(limit) = frame.check_limit() {
             result = Err(limit);

@@ -5,6 +5,7 @@
 // quarter of parse time; our own depth limits make it unnecessary), refers to `alloc`.
 extern crate alloc;
 
+pub mod activation;
 pub mod admission;
 pub mod check;
 pub mod cost;
@@ -22,7 +23,8 @@ pub mod value;
 #[path = "../stdlib/mod.rs"]
 pub mod stdlib;
 
-pub use env::{Activation, Ast, Env, EvalDetails, JsonActivation, Program, ProgramOptions};
+pub use activation::{Activation, Bindings, JsonActivation};
+pub use env::{Ast, Env, EvalDetails, Program, ProgramOptions};
 pub use error::{EvalError, EvalResult, Issues};
 pub use types::Type;
 pub use value::{Key, Map, Value};

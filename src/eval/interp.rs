@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{
-    BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode, MAX_BLOCK_NESTING,
-    MapEntryNode, Node, PathNode, Quantifier, QuantifierNode,
+    BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
+    MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode,
 };
 use crate::registry::{Implementation, Overload};
 use crate::stdlib::standard::collections::index_out_of_range;
@@ -34,6 +34,8 @@ pub(crate) struct Frame<'a> {
     pub interrupt: Option<&'a Interrupt>,
     /// The nesting of the block expressions being evaluated (see `MAX_BLOCK_NESTING`).
     pub block_nesting: u32,
+    /// Where chains of string `+` are built (see [`concat`]), kept to be reused.
+    pub text_buffer: String,
 }
 
 /// The content of a slot before it is written (every slot is written before it is read;
@@ -54,6 +56,7 @@ impl Frame<'_> {
             presence_cost: cost::SELECT_AND_IDENT,
             interrupt: None,
             block_nesting: 0,
+            text_buffer: String::new(),
         }
     }
 
@@ -122,6 +125,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             cost,
             args,
         } => call(implementation, *cost, args, frame).map_err(|e| e.at(*id)),
+        Node::Binary(b) => binary(b, frame).map_err(|e| e.at(b.id)),
         Node::Dispatch {
             id,
             overloads,
@@ -177,7 +181,11 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(*id))
         }
         Node::AppendToAccumulator { slot, elements } => {
-            let values = eval_args(elements, frame)?;
+            let values = match &**elements {
+                // One element (`map`, `filter`): no argument list.
+                [e] => smallvec::smallvec![eval(e, frame)?.materialize()],
+                _ => eval_args(elements, frame)?,
+            };
             // As the unoptimized `@result + [elements]`: the accumulator (1), the list
             // literal (10) and the `_+_` call (1).
             frame.charge(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1)?;
@@ -350,6 +358,34 @@ fn call(
     }
 }
 
+/// Evaluates the two operands of a call, by reference when they are simple.
+#[inline]
+fn operands<'f>(
+    a: &'f Node,
+    b: &'f Node,
+    frame: &'f mut Frame,
+) -> Result<(Cow<'f, Value>, Cow<'f, Value>), EvalError> {
+    if is_simple(a) && is_simple(b) {
+        let a = simple(a, &frame.slots, &mut frame.cost)?;
+        Ok((a, simple(b, &frame.slots, &mut frame.cost)?))
+    } else {
+        let a = Cow::Owned(eval(a, frame)?);
+        Ok((a, Cow::Owned(eval(b, frame)?)))
+    }
+}
+
+/// A binary operator: inline for the operand kinds it has an inline form for, through the
+/// overloads otherwise.
+fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
+    let (a, b) = operands(&node.lhs, &node.rhs, frame)?;
+    let (result, cost) = match node.inline.apply(&a, &b, node.key.as_ref()) {
+        Some(done) => done,
+        None => apply_binary(&node.overloads, &node.table, a, b),
+    };
+    frame.charge(cost)?;
+    result
+}
+
 /// A call whose overload depends on the argument values' types.
 fn dispatch(
     overloads: &[(Overload, CallCost)],
@@ -359,13 +395,7 @@ fn dispatch(
 ) -> EvalResult {
     if let ([a, b], Some(table)) = (args, table) {
         // Two arguments (most operators): no allocation, no clones of simple operands.
-        let (a, b) = if is_simple(a) && is_simple(b) {
-            let a = simple(a, &frame.slots, &mut frame.cost)?;
-            (a, simple(b, &frame.slots, &mut frame.cost)?)
-        } else {
-            let a = Cow::Owned(eval(a, frame)?);
-            (a, Cow::Owned(eval(b, frame)?))
-        };
+        let (a, b) = operands(a, b, frame)?;
         let (result, cost) = apply_binary(overloads, table, a, b);
         frame.charge(cost)?;
         return result;
@@ -433,15 +463,20 @@ fn apply_binary(
 /// and errors raised in the order of the pairwise calls.
 fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
     let mut acc = eval(&c.first, frame)?;
-    // The string built so far and its size, once two strings have been joined.
+    // The string built so far and its size, once two strings have been joined: built in
+    // the frame's buffer (taken, so that a nested chain gets a buffer of its own).
     let mut text: Option<(String, u64)> = None;
+    let mut buffer = std::mem::take(&mut frame.text_buffer);
     for (id, part) in c.rest.iter() {
         let v = eval(part, frame)?;
         if let Value::String(s) = &v {
             let joined = match (&mut text, &acc) {
                 (Some(t), _) => Some(t),
                 (None, Value::String(a)) => {
-                    Some(text.insert((a.to_string(), cost::code_points(a))))
+                    let mut buf = std::mem::take(&mut buffer);
+                    buf.clear();
+                    buf.push_str(a);
+                    Some(text.insert((buf, cost::code_points(a))))
                 }
                 _ => None,
             };
@@ -454,7 +489,11 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
             }
         }
         let a = match text.take() {
-            Some((buf, _)) => Value::from(buf),
+            Some((buf, _)) => {
+                let joined = Value::from(buf.as_str());
+                buffer = buf;
+                joined
+            }
             None => std::mem::replace(&mut acc, Value::Null),
         };
         let table = c.table.as_ref().ok_or_else(EvalError::no_such_overload)?;
@@ -463,8 +502,15 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
         acc = result.map_err(|e| e.at(*id))?;
     }
     Ok(match text {
-        Some((buf, _)) => Value::from(buf),
-        None => acc,
+        Some((buf, _)) => {
+            let joined = Value::from(buf.as_str());
+            frame.text_buffer = buf;
+            joined
+        }
+        None => {
+            frame.text_buffer = buffer;
+            acc
+        }
     })
 }
 
@@ -571,9 +617,24 @@ fn simple<'s>(
     }
 }
 
+/// Stores the values at the shared path prefixes (see [`crate::eval::shared_paths`]), each
+/// prefix given as a path whose cache slot receives its value. A prefix that fails is not
+/// stored (its slot stays `null`): its paths are then walked from their variable and fail
+/// where they would have.
+pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [EvalResult]) {
+    for p in prefixes {
+        let Some(cache) = p.cache else { continue };
+        let mut uncharged = 0;
+        if let Ok(v) = walk(slots[p.slot as usize].as_ref(), &p.fields, &mut uncharged) {
+            let v = v.into_owned();
+            slots[cache.slot as usize] = Ok(v);
+        }
+    }
+}
+
 /// Walks a variable-rooted selection chain by reference, cloning nothing but what optional
 /// chaining creates; charges as the node-by-node evaluation would (the variable, then each
-/// selection attempted).
+/// selection attempted), also when it starts from a shared prefix's stored value.
 fn path<'s>(
     p: &PathNode,
     slots: &'s [EvalResult],
@@ -582,13 +643,31 @@ fn path<'s>(
     if p.charged {
         *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
     }
-    let mut current = slots[p.slot as usize].as_ref().map_err(Clone::clone)?;
-    for (i, (id, field)) in p.fields.iter().enumerate() {
+    if let Some(PathCache { slot, len }) = p.cache {
+        if let Ok(base) = &slots[slot as usize] {
+            if !matches!(base, Value::Null) {
+                *cost = cost.saturating_add(u64::from(len));
+                return walk(Ok(base), &p.fields[len as usize..], cost);
+            }
+        }
+    }
+    walk(slots[p.slot as usize].as_ref(), &p.fields, cost)
+}
+
+/// Selects `fields` in turn from `start`, charging each selection attempted.
+#[inline]
+fn walk<'s>(
+    start: Result<&'s Value, &EvalError>,
+    fields: &[(ExprId, Field)],
+    cost: &mut u64,
+) -> Result<Cow<'s, Value>, EvalError> {
+    let mut current = start.map_err(Clone::clone)?;
+    for (i, (id, field)) in fields.iter().enumerate() {
         *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
         let Value::Map(m) = current else {
             // Optional chaining or a selection error: continue by value.
             let mut owned = select(current, field).map_err(|e| e.at(*id))?;
-            for (id, field) in &p.fields[i + 1..] {
+            for (id, field) in &fields[i + 1..] {
                 *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
                 owned = select(&owned, field).map_err(|e| e.at(*id))?;
             }
@@ -752,12 +831,14 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
     let slot = q.iter_slot as usize;
     for_each_entry(&range, false, q.id, |i, item, _| {
         poll_interrupt(i, frame)?;
-        frame.charge(condition_cost)?;
         if matches!(accu, Ok(Value::Bool(b)) if b == decided) {
+            frame.charge(condition_cost)?;
             return Ok(false);
         }
+        // The condition and the accumulator read, charged at once: the limit fails the
+        // same way whether it is passed by the first charge or by the sum.
+        frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
         frame.slots[slot] = Ok(item);
-        frame.charge(cost::SELECT_AND_IDENT)?;
         let p = eval(&q.predicate, frame);
         frame.check_limit()?;
         accu = combine(std::mem::replace(&mut accu, unset()), p, or);

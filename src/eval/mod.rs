@@ -1,4 +1,6 @@
 //! From AST to value: the planner ([`plan`]) and the interpreter ([`interp`]).
 
+pub(crate) mod inline;
 pub(crate) mod interp;
 pub(crate) mod plan;
+pub(crate) mod shared_paths;

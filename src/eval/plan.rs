@@ -11,6 +11,7 @@ use regex::Regex;
 use crate::check::{Checked, Reference};
 use crate::cost::CallCost;
 use crate::error::{Diagnostic, EvalError};
+use crate::eval::inline::{Inline, Operator};
 use crate::eval::interp::{Frame, eval};
 use crate::registry::{Function, Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
@@ -65,6 +66,8 @@ pub(crate) enum Node {
         cost: CallCost,
         args: Box<[Node]>,
     },
+    /// A binary operator, inline for ints and strings.
+    Binary(Box<BinaryNode>),
     /// A call whose overload is chosen at run time from the argument types.
     Dispatch {
         id: ExprId,
@@ -148,7 +151,7 @@ pub(crate) struct Field {
 }
 
 impl Field {
-    fn new(name: Arc<str>) -> Field {
+    pub(crate) fn new(name: Arc<str>) -> Field {
         let hash = crate::value::string_key_hash(&name);
         Field {
             name,
@@ -161,6 +164,74 @@ impl Field {
     #[inline]
     pub fn find<'m>(&self, map: &'m Map) -> Option<&'m Value> {
         map.get_str_hinted(&self.name, self.hash, &self.hint)
+    }
+}
+
+impl Node {
+    /// Calls `f` on each direct child node (the expressions of a block, shared with its
+    /// reads, are not visited).
+    pub(crate) fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut Node)) {
+        match self {
+            Node::Const(_)
+            | Node::Load(_)
+            | Node::LoadUncharged(_)
+            | Node::Fail(_)
+            | Node::Path(_)
+            | Node::BlockIndex { .. } => {}
+            Node::Select { operand, .. }
+            | Node::Has { operand, .. }
+            | Node::NotStrictlyFalse(operand)
+            | Node::InConstantList {
+                element: operand, ..
+            }
+            | Node::MatchesConstant {
+                subject: operand, ..
+            } => f(operand),
+            Node::And(a, b)
+            | Node::Or(a, b)
+            | Node::OptionalOr { lhs: a, rhs: b, .. }
+            | Node::InsertIntoAccumulator {
+                key: a, value: b, ..
+            } => {
+                f(a);
+                f(b);
+            }
+            Node::Binary(b) => {
+                f(&mut b.lhs);
+                f(&mut b.rhs);
+            }
+            Node::Conditional(parts) => parts.iter_mut().for_each(f),
+            Node::Call { args, .. }
+            | Node::Dispatch { args, .. }
+            | Node::AppendToAccumulator { elements: args, .. }
+            | Node::List { elements: args, .. } => args.iter_mut().for_each(f),
+            Node::Map { entries, .. } => {
+                for e in entries.iter_mut() {
+                    f(&mut e.key);
+                    f(&mut e.value);
+                }
+            }
+            Node::Fold(x) => {
+                for n in [
+                    &mut x.range,
+                    &mut x.init,
+                    &mut x.condition,
+                    &mut x.step,
+                    &mut x.result,
+                ] {
+                    f(n);
+                }
+            }
+            Node::Quantifier(q) => {
+                f(&mut q.range);
+                f(&mut q.predicate);
+            }
+            Node::Concat(c) => {
+                f(&mut c.first);
+                c.rest.iter_mut().for_each(|(_, n)| f(n));
+            }
+            Node::Block(b) => f(&mut b.body),
+        }
     }
 }
 
@@ -211,6 +282,12 @@ impl DispatchTable {
         Some(DispatchTable(entries.collect()))
     }
 
+    /// The entry for a pair of argument kinds (of a two-argument table).
+    fn get_kinds(&self, a: u8, b: u8) -> u8 {
+        let i = usize::from(a) * crate::value::kind::COUNT + usize::from(b);
+        self.0.get(i).copied().unwrap_or(Self::NONE)
+    }
+
     /// The entry for the argument kinds.
     #[inline]
     pub fn get(&self, args: &[&Value]) -> u8 {
@@ -240,6 +317,20 @@ pub(crate) struct ConcatNode {
     pub table: Option<DispatchTable>,
 }
 
+/// A call of a binary operator with an inline evaluation for common operand kinds (see
+/// [`Inline`]); other operands go through the overloads as a [`Node::Dispatch`] would.
+#[derive(Debug)]
+pub(crate) struct BinaryNode {
+    pub id: ExprId,
+    pub inline: Inline,
+    pub lhs: Node,
+    pub rhs: Node,
+    /// The key of `in` or an index when it is a constant string, with its hash.
+    pub key: Option<Field>,
+    pub overloads: Box<[(Overload, CallCost)]>,
+    pub table: DispatchTable,
+}
+
 /// A variable followed by one or more field selections.
 #[derive(Debug)]
 pub(crate) struct PathNode {
@@ -248,6 +339,17 @@ pub(crate) struct PathNode {
     pub charged: bool,
     /// The selections in order, each with the id of its select expression.
     pub fields: Box<[(ExprId, Field)]>,
+    /// Where the value at a prefix shared with other paths is kept (see
+    /// [`crate::eval::shared_paths`]).
+    pub cache: Option<PathCache>,
+}
+
+/// A frame slot holding the value at the first `len` selections of the path (`null` when
+/// that prefix failed or is `null` in this evaluation).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathCache {
+    pub slot: Slot,
+    pub len: u32,
 }
 
 /// Which quantifier macro.
@@ -317,6 +419,8 @@ pub(crate) struct Plan {
     pub slot_count: usize,
     /// Variables read from the activation, once per evaluation.
     pub inputs: Vec<Input>,
+    /// Path prefixes walked once per evaluation, after the inputs are bound.
+    pub shared_prefixes: Box<[PathNode]>,
 }
 
 /// A variable the program reads from the activation.
@@ -353,14 +457,18 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
         blocks: Vec::new(),
         layer: Layer::Root,
     };
-    let root = p.node(expr);
+    let mut root = p.node(expr);
     if !p.errors.is_empty() {
         return Err(p.errors);
     }
+    let inputs: Vec<Slot> = p.inputs.iter().map(|i| i.slot).collect();
+    let shared_prefixes =
+        crate::eval::shared_paths::share_prefixes(&mut root, &inputs, &mut p.slot_count);
     Ok(Plan {
         root,
         slot_count: p.slot_count as usize,
         inputs: p.inputs,
+        shared_prefixes,
     })
 }
 
@@ -979,6 +1087,9 @@ impl Planner<'_> {
             return Node::Fail(EvalError::new(format!("unbound function: {function}")).at(id));
         };
         let candidates = self.candidates(id, f, member, nodes.len());
+        if let Some(n) = binary_operator(id, function, &candidates, &mut nodes) {
+            return n;
+        }
         let node = match candidates.as_slice() {
             [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
             [(only, cost)] if !matches!(only.implementation, Implementation::Builtin) => {
@@ -1219,6 +1330,7 @@ fn select(id: ExprId, operand: Node, field: Field) -> Node {
         slot,
         charged,
         fields: fields.into(),
+        cache: None,
     }))
 }
 
@@ -1271,6 +1383,42 @@ fn fold_constant(node: Node) -> Node {
         Ok(v) => Node::Const(v),
         Err(_) => node,
     }
+}
+
+/// A [`BinaryNode`] for a call of an operator with an inline form over these overloads.
+fn binary_operator(
+    id: ExprId,
+    function: &str,
+    candidates: &[(Overload, CallCost)],
+    args: &mut Vec<Node>,
+) -> Option<Node> {
+    if args.len() != 2
+        || candidates
+            .iter()
+            .any(|(o, _)| matches!(o.implementation, Implementation::Builtin))
+    {
+        return None;
+    }
+    let table = DispatchTable::new(candidates, 2)?;
+    let inline = Inline::for_call(function, |a, b| {
+        candidates.get(usize::from(table.get_kinds(a, b)))
+    })?;
+    let rhs = args.pop()?;
+    let lhs = args.pop()?;
+    let key = match (inline.operator(), &lhs, &rhs) {
+        (Operator::In, Node::Const(Value::String(k)), _)
+        | (Operator::Index, _, Node::Const(Value::String(k))) => Some(Field::new(k.clone())),
+        _ => None,
+    };
+    Some(Node::Binary(Box::new(BinaryNode {
+        id,
+        inline,
+        lhs,
+        rhs,
+        key,
+        overloads: candidates.into(),
+        table,
+    })))
 }
 
 /// The nesting depth of an expression (1 for a leaf; bounded by the parser's limit).

@@ -1,0 +1,326 @@
+//! Operators evaluated inline for the most common operand kinds (two ints, two strings, a
+//! string key and a map), skipping overload dispatch. The planner uses one only where the call would resolve to
+//! the standard overload with its standard cost, so the result and the cost are those of
+//! the overload.
+
+use std::cmp::Ordering;
+
+use crate::cost::CallCost;
+use crate::error::{EvalError, EvalResult};
+use crate::eval::plan::Field;
+use crate::registry::Overload;
+use crate::stdlib::standard::go_display;
+use crate::syntax::ast::op;
+use crate::value::Value;
+
+/// A binary operator with an inline evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Operator {
+    Equals,
+    NotEquals,
+    Less,
+    LessEquals,
+    Greater,
+    GreaterEquals,
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Modulo,
+    /// `key in map`.
+    In,
+    /// `map[key]`.
+    Index,
+}
+
+/// An operator and the operand kinds it is evaluated inline for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inline {
+    op: Operator,
+    ints: bool,
+    strings: bool,
+    /// A string key and a map (for `in` and indexing).
+    keyed: bool,
+}
+
+impl Operator {
+    fn of(function: &str) -> Option<Operator> {
+        Some(match function {
+            op::EQUALS => Operator::Equals,
+            op::NOT_EQUALS => Operator::NotEquals,
+            op::LESS => Operator::Less,
+            op::LESS_EQUALS => Operator::LessEquals,
+            op::GREATER => Operator::Greater,
+            op::GREATER_EQUALS => Operator::GreaterEquals,
+            op::ADD => Operator::Add,
+            op::SUBTRACT => Operator::Subtract,
+            op::MULTIPLY => Operator::Multiply,
+            op::DIVIDE => Operator::Divide,
+            op::MODULO => Operator::Modulo,
+            op::IN => Operator::In,
+            op::INDEX => Operator::Index,
+            _ => return None,
+        })
+    }
+
+    /// The standard overload (id and cost) this operator applies to two ints, if any.
+    fn int_overload(self) -> Option<(&'static str, CallCost)> {
+        let fixed = CallCost::Fixed(1);
+        Some(match self {
+            Operator::Equals => ("equals", CallCost::TraverseMin),
+            Operator::NotEquals => ("not_equals", CallCost::TraverseMin),
+            Operator::Less => ("less_int64", fixed),
+            Operator::LessEquals => ("less_equals_int64", fixed),
+            Operator::Greater => ("greater_int64", fixed),
+            Operator::GreaterEquals => ("greater_equals_int64", fixed),
+            Operator::Add => ("add_int64", fixed),
+            Operator::Subtract => ("subtract_int64", fixed),
+            Operator::Multiply => ("multiply_int64", fixed),
+            Operator::Divide => ("divide_int64", fixed),
+            Operator::Modulo => ("modulo_int64", fixed),
+            Operator::In | Operator::Index => return None,
+        })
+    }
+
+    /// The standard overload this operator applies to a string key and a map, if any.
+    fn keyed_overload(self) -> Option<(&'static str, CallCost)> {
+        match self {
+            Operator::In => Some(("in_map", CallCost::Fixed(1))),
+            Operator::Index => Some(("index_map", CallCost::Fixed(1))),
+            _ => None,
+        }
+    }
+
+    /// Whether the key is the second operand (`map[key]`) rather than the first.
+    pub fn key_second(self) -> bool {
+        self == Operator::Index
+    }
+
+    /// The standard overload this operator applies to two strings, if any.
+    fn string_overload(self) -> Option<(&'static str, CallCost)> {
+        let min = CallCost::TraverseMin;
+        Some(match self {
+            Operator::Equals => ("equals", min),
+            Operator::NotEquals => ("not_equals", min),
+            Operator::Less => ("less_string", min),
+            Operator::LessEquals => ("less_equals_string", min),
+            Operator::Greater => ("greater_string", min),
+            Operator::GreaterEquals => ("greater_equals_string", min),
+            _ => return None,
+        })
+    }
+
+    fn holds(self, order: Ordering) -> bool {
+        match self {
+            Operator::Equals => order.is_eq(),
+            Operator::NotEquals => order.is_ne(),
+            Operator::Less => order.is_lt(),
+            Operator::LessEquals => order.is_le(),
+            Operator::Greater => order.is_gt(),
+            Operator::GreaterEquals => order.is_ge(),
+            _ => false,
+        }
+    }
+}
+
+impl Inline {
+    /// The inline form of a call of `function`, given the overload `chosen` picks for a
+    /// pair of operand kinds (`value::kind`): `None` unless ints, strings or a string key
+    /// and a map would reach the standard overload at its standard cost.
+    pub fn for_call<'o>(
+        function: &str,
+        chosen: impl Fn(u8, u8) -> Option<&'o (Overload, CallCost)>,
+    ) -> Option<Inline> {
+        use crate::value::kind::{INT, MAP, STRING};
+        let op = Operator::of(function)?;
+        let is = |kinds: (u8, u8), expected: Option<(&str, CallCost)>| match (
+            chosen(kinds.0, kinds.1),
+            expected,
+        ) {
+            (Some((o, c)), Some((id, cost))) => &*o.id == id && same_cost(*c, cost),
+            _ => false,
+        };
+        let ints = is((INT, INT), op.int_overload());
+        let strings = is((STRING, STRING), op.string_overload());
+        let key_map = if op.key_second() {
+            (MAP, STRING)
+        } else {
+            (STRING, MAP)
+        };
+        let keyed = is(key_map, op.keyed_overload());
+        (ints || strings || keyed).then_some(Inline {
+            op,
+            ints,
+            strings,
+            keyed,
+        })
+    }
+
+    /// The operator.
+    pub fn operator(self) -> Operator {
+        self.op
+    }
+
+    /// The result and cost for `a` and `b`, when they are of kinds evaluated inline. `key`
+    /// is the constant key operand of `in` or an index, if it is one, with its hash.
+    #[inline]
+    pub fn apply(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(EvalResult, u64)> {
+        if self.keyed {
+            let (map, k) = if self.op.key_second() { (a, b) } else { (b, a) };
+            if let (Value::Map(m), Value::String(k)) = (map, k) {
+                let found = match key {
+                    Some(field) => field.find(m),
+                    None => m.get_str(k),
+                };
+                let result = match self.op {
+                    Operator::In => Ok(Value::Bool(found.is_some())),
+                    _ => found.cloned().ok_or_else(|| {
+                        EvalError::no_such_key(go_display(&Value::String(k.clone())))
+                    }),
+                };
+                return Some((result, 1));
+            }
+        }
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) if self.ints => Some((int_op(self.op, *x, *y), 1)),
+            (Value::String(x), Value::String(y)) if self.strings => {
+                let holds = match self.op {
+                    Operator::Equals => x == y,
+                    Operator::NotEquals => x != y,
+                    op => op.holds(x.as_bytes().cmp(y.as_bytes())),
+                };
+                Some((Ok(Value::Bool(holds)), string_cost(x, y)))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn same_cost(a: CallCost, b: CallCost) -> bool {
+    match (a, b) {
+        (CallCost::Fixed(x), CallCost::Fixed(y)) => x == y,
+        (CallCost::TraverseMin, CallCost::TraverseMin) => true,
+        _ => false,
+    }
+}
+
+/// `⌈min(size(x), size(y)) × 0.1⌉`, sizes in code points (cel-go's equality and string
+/// ordering cost).
+#[inline]
+fn string_cost(x: &str, y: &str) -> u64 {
+    let shorter = x.len().min(y.len());
+    if shorter <= 10 {
+        // At most 10 bytes, so at most 10 code points: 1 unless a string is empty.
+        u64::from(shorter > 0)
+    } else {
+        CallCost::TraverseMin.of_binary(&Value::from(x), &Value::from(y), None)
+    }
+}
+
+fn int_op(op: Operator, x: i64, y: i64) -> EvalResult {
+    let checked = match op {
+        Operator::Add => x.checked_add(y),
+        Operator::Subtract => x.checked_sub(y),
+        Operator::Multiply => x.checked_mul(y),
+        Operator::Divide if y == 0 => return Err(EvalError::division_by_zero()),
+        Operator::Divide => x.checked_div(y),
+        Operator::Modulo if y == 0 => return Err(EvalError::modulus_by_zero()),
+        Operator::Modulo => x.checked_rem(y),
+        comparison => return Ok(Value::Bool(comparison.holds(x.cmp(&y)))),
+    };
+    checked.map(Value::Int).ok_or_else(EvalError::overflow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost;
+    use crate::registry::Registry;
+    use crate::value as kcel_map;
+
+    /// The inline result and cost equal the standard overload's, for every operator and a
+    /// spread of operands (overflow, division by zero, empty, short, long and non-ASCII
+    /// strings).
+    #[test]
+    fn inline_operators_agree_with_their_overloads() {
+        let mut registry = Registry::new();
+        registry.add_library(&crate::stdlib::standard());
+        let ints = [0, 1, -1, 7, -7, i64::MAX, i64::MIN];
+        let long = "long string of more than ten bytes";
+        let strings = ["", "a", "b", "é", "abcdefghij", long, "ééééééééééééé"];
+        let mut values: Vec<Value> = ints.iter().map(|i| Value::Int(*i)).collect();
+        values.extend(strings.iter().map(|s| Value::from(*s)));
+        let map: kcel_map::Map = strings[..4]
+            .iter()
+            .map(|s| {
+                (
+                    kcel_map::Key::String((*s).into()),
+                    Value::from(s.len() as i64),
+                )
+            })
+            .collect();
+        values.push(Value::Map(std::sync::Arc::new(map)));
+        let functions = [
+            op::EQUALS,
+            op::NOT_EQUALS,
+            op::LESS,
+            op::LESS_EQUALS,
+            op::GREATER,
+            op::GREATER_EQUALS,
+            op::ADD,
+            op::SUBTRACT,
+            op::MULTIPLY,
+            op::DIVIDE,
+            op::MODULO,
+            op::IN,
+            op::INDEX,
+        ];
+        let mut checked = 0;
+        for function in functions {
+            let f = registry.get(function).expect("standard operator");
+            let overloads: Vec<(Overload, CallCost)> = f
+                .candidates(false, 2)
+                .map(|o| (o.clone(), o.call_cost()))
+                .collect();
+            let find = |a: &Value, b: &Value| {
+                let pair = [a.clone(), b.clone()];
+                overloads.iter().find(|(o, _)| o.accepts(&pair))
+            };
+            let inline = Inline::for_call(function, |_, _| None);
+            assert!(inline.is_none(), "{function}: no overloads, no inline form");
+            let inline = Inline::for_call(function, |ka, kb| {
+                let sample = |k| values.iter().find(|v| v.kind() == k).unwrap();
+                find(sample(ka), sample(kb))
+            })
+            .unwrap_or_else(|| panic!("{function} has an inline form"));
+            for a in &values {
+                for b in &values {
+                    let Some((result, cost)) = inline.apply(a, b, None) else {
+                        continue;
+                    };
+                    let constant = Field::new(match (a, b) {
+                        (Value::String(k), _) | (_, Value::String(k)) => k.clone(),
+                        _ => "".into(),
+                    });
+                    if let (Value::Map(_), Value::String(_)) | (Value::String(_), Value::Map(_)) =
+                        (a, b)
+                    {
+                        assert_eq!(
+                            inline.apply(a, b, Some(&constant)),
+                            Some((result.clone(), cost))
+                        );
+                    }
+                    let (o, c) = find(a, b).expect("an overload");
+                    let expected = o.implementation.call(&[a.clone(), b.clone()]).unwrap();
+                    assert_eq!(result, expected, "{a} {function} {b}");
+                    let expected_cost = c.of_binary(a, b, expected.as_ref().ok());
+                    assert_eq!(cost, expected_cost, "cost of {a} {function} {b}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked} pairs checked");
+        // Keep the cost helper honest for long strings too.
+        assert_eq!(string_cost(long, long), cost::traverse(long.len() as u64));
+    }
+}
