@@ -9,13 +9,13 @@ use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{
     BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
-    MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode,
+    MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
 };
 use crate::registry::{Implementation, Overload};
 use crate::stdlib::standard::collections::index_out_of_range;
 use crate::stdlib::standard::go_display;
 use crate::syntax::ast::ExprId;
-use crate::value::{Key, Map, Value};
+use crate::value::{Key, List, Map, Value};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.
 pub type Interrupt = dyn Fn() -> bool + Send + Sync;
@@ -79,146 +79,59 @@ impl Frame<'_> {
     }
 }
 
-/// Evaluates a node.
+/// Evaluates a node. Every construct but constants and variable reads is evaluated by a
+/// function of its own, so that this dispatcher needs no stack frame of its own (calls in
+/// tail position become jumps).
 pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
     match node {
         Node::Const(v) => Ok(v.clone()),
-        Node::Load(slot) => {
-            frame.charge(cost::SELECT_AND_IDENT)?;
-            frame.slots[*slot as usize].clone()
-        }
+        Node::Load(slot) => load(*slot, frame),
         Node::LoadUncharged(slot) => frame.slots[*slot as usize].clone(),
         Node::Fail(e) => Err(e.clone()),
-        Node::Path(p) => {
-            let v = path(p, &frame.slots, &mut frame.cost).map(Cow::into_owned);
-            frame.check_limit()?;
-            v
-        }
-        Node::Select { id, operand, field } => {
-            let v = eval(operand, frame)?;
-            frame.charge(cost::SELECT_AND_IDENT)?;
-            select(&v, field).map_err(|e| e.at(*id))
-        }
-        Node::Has { id, operand, field } => {
-            let v = eval(operand, frame)?;
-            frame.charge(frame.presence_cost)?;
-            has(&v, field).map_err(|e| e.at(*id))
-        }
+        Node::Path(p) => path_value(p, frame),
+        Node::Select { id, operand, field } => select_node(*id, operand, field, frame),
+        Node::Has { id, operand, field } => has_node(*id, operand, field, frame),
         Node::And(a, b) => logical(a, b, frame, false),
         Node::Or(a, b) => logical(a, b, frame, true),
-        Node::Conditional(parts) => {
-            let [c, t, f] = &**parts;
-            match eval(c, frame)? {
-                Value::Bool(true) => eval(t, frame),
-                Value::Bool(false) => eval(f, frame),
-                _ => Err(EvalError::no_such_overload()),
-            }
-        }
-        Node::NotStrictlyFalse(a) => {
-            let v = eval(a, frame);
-            frame.charge(1)?;
-            Ok(Value::Bool(!matches!(v, Ok(Value::Bool(false)))))
-        }
+        Node::Conditional(parts) => conditional(parts, frame),
+        Node::NotStrictlyFalse(a) => not_strictly_false(a, frame),
         Node::Call {
             id,
             implementation,
             cost,
             args,
-        } => call(implementation, *cost, args, frame).map_err(|e| e.at(*id)),
-        Node::Binary(b) => binary(b, frame).map_err(|e| e.at(b.id)),
+        } => call(*id, implementation, *cost, args, frame),
+        Node::Binary(b) => binary(b, frame),
         Node::Dispatch {
             id,
             overloads,
             args,
             table,
-        } => dispatch(overloads, args, table.as_ref(), frame).map_err(|e| e.at(*id)),
-        Node::OptionalOr { lhs, rhs, or_value } => match eval(lhs, frame)? {
-            Value::Optional(Some(v)) if *or_value => Ok((*v).clone()),
-            present @ Value::Optional(Some(_)) => Ok(present),
-            Value::Optional(None) => {
-                let other = eval(rhs, frame)?;
-                if *or_value || matches!(other, Value::Optional(_)) {
-                    Ok(other)
-                } else {
-                    Err(EvalError::no_such_overload())
-                }
-            }
-            _ => Err(EvalError::no_such_overload()),
-        },
+        } => dispatch(*id, overloads, args, table.as_ref(), frame),
+        Node::OptionalOr { lhs, rhs, or_value } => optional_or(lhs, rhs, *or_value, frame),
         Node::InConstantList {
             element,
             strings,
             values,
-        } => {
-            let v = eval(element, frame)?.materialize();
-            Ok(Value::Bool(match &v {
-                Value::String(s) => strings.contains(s),
-                other => values.iter().any(|x| x.cel_eq(other)),
-            }))
-        }
+        } => in_constant_list(element, strings, values, frame),
         Node::MatchesConstant {
             id,
             subject,
             regex,
             pattern,
             cost,
-        } => {
-            let s = eval(subject, frame)?;
-            frame.charge(cost.of_binary(&s, pattern, None))?;
-            crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(*id))
-        }
+        } => matches_constant(*id, subject, regex, pattern, *cost, frame),
         Node::InsertIntoAccumulator {
             id,
             slot,
             key,
             value,
-        } => {
-            let k = eval(key, frame)?;
-            let v = eval(value, frame)?.materialize();
-            // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
-            frame.charge(cost::SELECT_AND_IDENT + 1)?;
-            let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
-            crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(*id))
-        }
+        } => insert_into_accumulator(*id, *slot, key, value, frame),
         Node::AppendToAccumulator { slot, elements } => {
-            let values = match &**elements {
-                // One element (`map`, `filter`): no argument list.
-                [e] => smallvec::smallvec![eval(e, frame)?.materialize()],
-                _ => eval_args(elements, frame)?,
-            };
-            // As the unoptimized `@result + [elements]`: the accumulator (1), the list
-            // literal (10) and the `_+_` call (1).
-            frame.charge(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1)?;
-            let accu = std::mem::replace(&mut frame.slots[*slot as usize], unset())?;
-            match accu {
-                Value::List(mut list) => {
-                    Arc::make_mut(&mut list).items.extend(values);
-                    Ok(Value::List(list))
-                }
-                _ => Err(EvalError::no_such_overload()),
-            }
+            append_to_accumulator(*slot, elements, frame)
         }
-        Node::List { elements, optional } => {
-            frame.charge(cost::LIST_CREATE)?;
-            let mut out = Vec::with_capacity(elements.len());
-            for (e, opt) in elements.iter().zip(optional.iter()) {
-                let v = eval(e, frame)?;
-                if *opt {
-                    match v {
-                        Value::Optional(Some(inner)) => out.push((*inner).clone()),
-                        Value::Optional(None) => {}
-                        _ => return Err(EvalError::no_matching_overload("optional list element")),
-                    }
-                } else {
-                    out.push(v.materialize());
-                }
-            }
-            Ok(Value::list(out))
-        }
-        Node::Map { id, entries } => {
-            frame.charge(cost::MAP_CREATE)?;
-            map_literal(entries, frame).map_err(|e| e.at(*id))
-        }
+        Node::List { elements, optional } => list_literal(elements, optional, frame),
+        Node::Map { id, entries } => map_literal(*id, entries, frame),
         Node::Fold(f) => fold(f, frame),
         Node::Quantifier(q) => quantify(q, frame),
         Node::Concat(c) => concat(c, frame),
@@ -229,6 +142,150 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             charged,
         } => block_index(block, *index, *charged, frame),
     }
+}
+
+#[inline(never)]
+fn load(slot: Slot, frame: &mut Frame) -> EvalResult {
+    frame.charge(cost::SELECT_AND_IDENT)?;
+    frame.slots[slot as usize].clone()
+}
+
+#[inline(never)]
+fn path_value(p: &PathNode, frame: &mut Frame) -> EvalResult {
+    let v = path(p, &frame.slots, &mut frame.cost).map(Cow::into_owned);
+    frame.check_limit()?;
+    v
+}
+
+#[inline(never)]
+fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
+    let v = eval(operand, frame)?;
+    frame.charge(cost::SELECT_AND_IDENT)?;
+    select(&v, field).map_err(|e| e.at(id))
+}
+
+#[inline(never)]
+fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
+    let v = eval(operand, frame)?;
+    frame.charge(frame.presence_cost)?;
+    has(&v, field).map_err(|e| e.at(id))
+}
+
+#[inline(never)]
+fn conditional(parts: &[Node; 3], frame: &mut Frame) -> EvalResult {
+    let [c, t, f] = parts;
+    match eval(c, frame)? {
+        Value::Bool(true) => eval(t, frame),
+        Value::Bool(false) => eval(f, frame),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+#[inline(never)]
+fn not_strictly_false(a: &Node, frame: &mut Frame) -> EvalResult {
+    let v = eval(a, frame);
+    frame.charge(1)?;
+    Ok(Value::Bool(!matches!(v, Ok(Value::Bool(false)))))
+}
+
+#[inline(never)]
+fn optional_or(lhs: &Node, rhs: &Node, or_value: bool, frame: &mut Frame) -> EvalResult {
+    match eval(lhs, frame)? {
+        Value::Optional(Some(v)) if or_value => Ok((*v).clone()),
+        present @ Value::Optional(Some(_)) => Ok(present),
+        Value::Optional(None) => {
+            let other = eval(rhs, frame)?;
+            if or_value || matches!(other, Value::Optional(_)) {
+                Ok(other)
+            } else {
+                Err(EvalError::no_such_overload())
+            }
+        }
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+#[inline(never)]
+fn in_constant_list(
+    element: &Node,
+    strings: &std::collections::HashSet<Arc<str>>,
+    values: &List,
+    frame: &mut Frame,
+) -> EvalResult {
+    let v = eval(element, frame)?.materialize();
+    Ok(Value::Bool(match &v {
+        Value::String(s) => strings.contains(s),
+        other => values.iter().any(|x| x.cel_eq(other)),
+    }))
+}
+
+#[inline(never)]
+fn matches_constant(
+    id: ExprId,
+    subject: &Node,
+    regex: &regex::Regex,
+    pattern: &Value,
+    cost: CallCost,
+    frame: &mut Frame,
+) -> EvalResult {
+    let s = eval(subject, frame)?;
+    frame.charge(cost.of_binary(&s, pattern, None))?;
+    crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(id))
+}
+
+#[inline(never)]
+fn insert_into_accumulator(
+    id: ExprId,
+    slot: Slot,
+    key: &Node,
+    value: &Node,
+    frame: &mut Frame,
+) -> EvalResult {
+    let k = eval(key, frame)?;
+    let v = eval(value, frame)?.materialize();
+    // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
+    frame.charge(cost::SELECT_AND_IDENT + 1)?;
+    let accu = std::mem::replace(&mut frame.slots[slot as usize], unset())?;
+    crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(id))
+}
+
+#[inline(never)]
+fn append_to_accumulator(slot: Slot, elements: &[Node], frame: &mut Frame) -> EvalResult {
+    let values = match elements {
+        // One element (`map`, `filter`): no argument list.
+        [e] => smallvec::smallvec![eval(e, frame)?.materialize()],
+        _ => eval_args(elements, frame)?,
+    };
+    // As the unoptimized `@result + [elements]`: the accumulator (1), the list literal (10)
+    // and the `_+_` call (1).
+    frame.charge(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1)?;
+    let accu = std::mem::replace(&mut frame.slots[slot as usize], unset())?;
+    match accu {
+        Value::List(mut list) => {
+            Arc::make_mut(&mut list).items.extend(values);
+            Ok(Value::List(list))
+        }
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+#[inline(never)]
+fn list_literal(elements: &[Node], optional: &[bool], frame: &mut Frame) -> EvalResult {
+    frame.charge(cost::LIST_CREATE)?;
+    let mut out = Vec::with_capacity(elements.len());
+    for (e, opt) in elements.iter().zip(optional.iter()) {
+        let v = eval(e, frame)?;
+        if *opt {
+            match v {
+                Value::Optional(Some(inner)) => out.push((*inner).clone()),
+                Value::Optional(None) => {}
+                _ => return Err(EvalError::no_matching_overload("optional list element")),
+            }
+        } else {
+            out.push(v.materialize());
+        }
+    }
+    Ok(Value::list(out))
 }
 
 // A block slot's state (in the frame slot after its value's): not read yet in this
@@ -320,7 +377,18 @@ fn plain(v: Cow<'_, Value>) -> Cow<'_, Value> {
     }
 }
 
+#[inline(never)]
 fn call(
+    id: ExprId,
+    implementation: &Implementation,
+    cost: CallCost,
+    args: &[Node],
+    frame: &mut Frame,
+) -> EvalResult {
+    call_overload(implementation, cost, args, frame).map_err(|e| e.at(id))
+}
+
+fn call_overload(
     implementation: &Implementation,
     cost: CallCost,
     args: &[Node],
@@ -376,7 +444,12 @@ fn operands<'f>(
 
 /// A binary operator: inline for the operand kinds it has an inline form for, through the
 /// overloads otherwise.
+#[inline(never)]
 fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
+    binary_operands(node, frame).map_err(|e| e.at(node.id))
+}
+
+fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
     let (a, b) = operands(&node.lhs, &node.rhs, frame)?;
     let (result, cost) = match node.inline.apply(&a, &b, node.key.as_ref()) {
         Some(done) => done,
@@ -387,7 +460,18 @@ fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 }
 
 /// A call whose overload depends on the argument values' types.
+#[inline(never)]
 fn dispatch(
+    id: ExprId,
+    overloads: &[(Overload, CallCost)],
+    args: &[Node],
+    table: Option<&DispatchTable>,
+    frame: &mut Frame,
+) -> EvalResult {
+    dispatch_overload(overloads, args, table, frame).map_err(|e| e.at(id))
+}
+
+fn dispatch_overload(
     overloads: &[(Overload, CallCost)],
     args: &[Node],
     table: Option<&DispatchTable>,
@@ -461,6 +545,7 @@ fn apply_binary(
 /// appended to one buffer, charged as `add_string` (⌈(size(a) + size(b)) × 0.1⌉ per step,
 /// sizes in code points); any other pair is added by the overloads. Operands are evaluated
 /// and errors raised in the order of the pairwise calls.
+#[inline(never)]
 fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
     let mut acc = eval(&c.first, frame)?;
     // The string built so far and its size, once two strings have been joined: built in
@@ -550,6 +635,7 @@ fn json_operation(
 
 /// `&&` (`or == false`) and `||` (`or == true`): commutative over errors, as in cel-go. The
 /// deciding value (`false` for `&&`, `true` for `||`) wins over an error on either side.
+#[inline(never)]
 fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
     let left = eval(a, frame);
     frame.check_limit()?;
@@ -640,18 +726,46 @@ fn path<'s>(
     slots: &'s [EvalResult],
     cost: &mut u64,
 ) -> Result<Cow<'s, Value>, EvalError> {
-    if p.charged {
-        *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
-    }
+    // The whole path's cost when every selection is attempted (the usual case).
+    let full_cost = u64::from(p.charged) + p.fields.len() as u64;
     if let Some(PathCache { slot, len }) = p.cache {
         if let Ok(base) = &slots[slot as usize] {
             if !matches!(base, Value::Null) {
-                *cost = cost.saturating_add(u64::from(len));
-                return walk(Ok(base), &p.fields[len as usize..], cost);
+                *cost = cost.saturating_add(full_cost);
+                let tail = &p.fields[len as usize..];
+                return match walk_maps(base, tail) {
+                    Some(v) => Ok(Cow::Borrowed(v)),
+                    None => {
+                        // Charged again by the step-by-step walk below.
+                        *cost = cost.saturating_sub(tail.len() as u64);
+                        walk(Ok(base), tail, cost)
+                    }
+                };
             }
         }
     }
-    walk(slots[p.slot as usize].as_ref(), &p.fields, cost)
+    let root = slots[p.slot as usize].as_ref();
+    if let Ok(Some(v)) = root.map(|r| walk_maps(r, &p.fields)) {
+        *cost = cost.saturating_add(full_cost);
+        return Ok(Cow::Borrowed(v));
+    }
+    if p.charged {
+        *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
+    }
+    walk(root, &p.fields, cost)
+}
+
+/// The value at the end of `fields` from `start` when each selection finds a map entry;
+/// `None` for anything else (a missing field, another kind of value), which
+/// [`walk`] handles.
+#[inline]
+fn walk_maps<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<&'s Value> {
+    let mut current = start;
+    for (_, field) in fields {
+        let Value::Map(m) = current else { return None };
+        current = field.find(m)?;
+    }
+    Some(current)
 }
 
 /// Selects `fields` in turn from `start`, charging each selection attempted.
@@ -723,7 +837,13 @@ fn has(v: &Value, field: &Field) -> EvalResult {
     }
 }
 
-fn map_literal(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
+#[inline(never)]
+fn map_literal(id: ExprId, entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
+    frame.charge(cost::MAP_CREATE)?;
+    map_entries(entries, frame).map_err(|e| e.at(id))
+}
+
+fn map_entries(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
     let mut map = Map::with_capacity(entries.len());
     for e in entries {
         let k = eval(&e.key, frame)?;
@@ -743,6 +863,7 @@ fn map_literal(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
     Ok(Value::Map(Arc::new(map)))
 }
 
+#[inline(never)]
 fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let range = eval(&f.range, frame)?;
     let accu = eval(&f.init, frame);
@@ -820,6 +941,7 @@ fn for_each_entry(
 /// `range.all(x, p)` / `range.exists(x, p)`. Costs as cel-go's expansion: per iteration the
 /// loop condition `@not_strictly_false(@result)` (2; 3 with the `!_` of `exists`) and the
 /// step's accumulator read (1) plus the predicate; the final `@result` read (1).
+#[inline(never)]
 fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
     let range = eval(&q.range, frame)?;
     let (condition_cost, decided) = match q.kind {
