@@ -163,7 +163,7 @@ impl Inline {
 
     /// The result and cost for `a` and `b`, when they are of kinds evaluated inline. `key`
     /// is the constant key operand of `in` or an index, if it is one, with its hash.
-    #[inline]
+    #[inline(always)]
     pub fn apply(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(EvalResult, u64)> {
         if self.keyed {
             let (map, k) = if self.op.key_second() { (a, b) } else { (b, a) };

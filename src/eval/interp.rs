@@ -427,7 +427,7 @@ fn call_overload(
 }
 
 /// Evaluates the two operands of a call, by reference when they are simple.
-#[inline]
+#[inline(always)]
 fn operands<'f>(
     a: &'f Node,
     b: &'f Node,
@@ -679,7 +679,7 @@ fn is_simple(node: &Node) -> bool {
 
 /// Evaluates a constant, a variable or a path by reference (see [`is_simple`]), charging
 /// as [`eval`] would (the caller checks the limit).
-#[inline]
+#[inline(always)]
 fn simple<'s>(
     node: &'s Node,
     slots: &'s [EvalResult],
@@ -721,6 +721,7 @@ pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [EvalResu
 /// Walks a variable-rooted selection chain by reference, cloning nothing but what optional
 /// chaining creates; charges as the node-by-node evaluation would (the variable, then each
 /// selection attempted), also when it starts from a shared prefix's stored value.
+#[inline(always)]
 fn path<'s>(
     p: &PathNode,
     slots: &'s [EvalResult],
@@ -758,7 +759,7 @@ fn path<'s>(
 /// The value at the end of `fields` from `start` when each selection finds a map entry;
 /// `None` for anything else (a missing field, another kind of value), which
 /// [`walk`] handles.
-#[inline]
+#[inline(always)]
 fn walk_maps<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<&'s Value> {
     let mut current = start;
     for (_, field) in fields {

@@ -161,7 +161,7 @@ impl Field {
     }
 
     /// This field's entry in `map`.
-    #[inline]
+    #[inline(always)]
     pub fn find<'m>(&self, map: &'m Map) -> Option<&'m Value> {
         map.get_str_hinted(&self.name, self.hash, &self.hint)
     }

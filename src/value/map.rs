@@ -231,7 +231,7 @@ impl Map {
     /// Looks a string key up by its precomputed [`string_key_hash`], trying first the
     /// position `hint` remembers from an earlier lookup of the same key (maps of the same
     /// shape keep their keys in the same places), and updating it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get_str_hinted(&self, key: &str, hash: u64, hint: &AtomicU32) -> Option<&Value> {
         let guess = hint.load(Relaxed) as usize;
         if let Some(e) = self.entries.get(guess) {
