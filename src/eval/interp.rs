@@ -251,10 +251,10 @@ fn insert_into_accumulator(
 
 #[inline(never)]
 fn append_to_accumulator(slot: Slot, elements: &[Node], frame: &mut Frame) -> EvalResult {
-    let values = match elements {
-        // One element (`map`, `filter`): no argument list.
-        [e] => smallvec::smallvec![eval(e, frame)?.materialize()],
-        _ => eval_args(elements, frame)?,
+    // One element (`map`, `filter`) needs no argument list.
+    let (one, values) = match elements {
+        [e] => (Some(eval(e, frame)?.materialize()), SmallVec::new()),
+        _ => (None, eval_args(elements, frame)?),
     };
     // As the unoptimized `@result + [elements]`: the accumulator (1), the list literal (10)
     // and the `_+_` call (1).
@@ -262,7 +262,11 @@ fn append_to_accumulator(slot: Slot, elements: &[Node], frame: &mut Frame) -> Ev
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset())?;
     match accu {
         Value::List(mut list) => {
-            Arc::make_mut(&mut list).items.extend(values);
+            let items = &mut Arc::make_mut(&mut list).items;
+            match one {
+                Some(v) => items.push(v),
+                None => items.extend(values),
+            }
             Ok(Value::List(list))
         }
         _ => Err(EvalError::no_such_overload()),
@@ -553,8 +557,14 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
     let mut text: Option<(String, u64)> = None;
     let mut buffer = std::mem::take(&mut frame.text_buffer);
     for (id, part) in c.rest.iter() {
-        let v = eval(part, frame)?;
-        if let Value::String(s) = &v {
+        // Simple operands (constants, variables, paths) are read in place: the frame's
+        // cost is then updated through its field, as the slots stay borrowed.
+        let v = if is_simple(part) {
+            simple(part, &frame.slots, &mut frame.cost)?
+        } else {
+            Cow::Owned(eval(part, frame)?)
+        };
+        if let Value::String(s) = &*v {
             let joined = match (&mut text, &acc) {
                 (Some(t), _) => Some(t),
                 (None, Value::String(a)) => {
@@ -567,7 +577,10 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
             };
             if let Some((buf, size)) = joined {
                 let n = cost::code_points(s);
-                frame.charge(cost::traverse(size.saturating_add(n)))?;
+                frame.cost = frame
+                    .cost
+                    .saturating_add(cost::traverse(size.saturating_add(n)));
+                frame.check_limit()?;
                 buf.push_str(s);
                 *size = size.saturating_add(n);
                 continue;
@@ -582,8 +595,9 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
             None => std::mem::replace(&mut acc, Value::Null),
         };
         let table = c.table.as_ref().ok_or_else(EvalError::no_such_overload)?;
-        let (result, cost) = apply_binary(&c.overloads, table, Cow::Owned(a), Cow::Owned(v));
-        frame.charge(cost)?;
+        let (result, cost) = apply_binary(&c.overloads, table, Cow::Owned(a), v);
+        frame.cost = frame.cost.saturating_add(cost);
+        frame.check_limit()?;
         acc = result.map_err(|e| e.at(*id))?;
     }
     Ok(match text {
