@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::cost::{CostEstimate, SizeEstimator, estimate};
 use crate::error::{EvalError, Issues, render};
-use crate::eval::interp::{Frame, Interrupt, eval, store_shared_prefixes};
+use crate::eval::interp::{Frame, Interrupt, SlotContent, eval, store_shared_prefixes};
 use crate::eval::plan::{Plan, PlanEnv, plan};
 use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
@@ -364,7 +364,7 @@ impl Program {
         frame.interrupt = self.options.interrupt.as_deref();
         for input in &self.plan.inputs {
             let value = input.names.iter().find_map(|n| activation.try_resolve(n));
-            frame.slots[input.slot as usize] = value.unwrap_or_else(|| {
+            frame.slots[input.slot as usize] = SlotContent::Result(value.unwrap_or_else(|| {
                 let short = input.names.last().map_or("", |n| n);
                 Err(EvalError::new(if input.declared {
                     // cel-go's message for a declared variable the activation lacks.
@@ -375,7 +375,7 @@ impl Program {
                         self.container
                     )
                 }))
-            });
+            }));
         }
         store_shared_prefixes(&self.plan.shared_prefixes, &mut frame.slots);
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);

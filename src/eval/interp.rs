@@ -24,7 +24,7 @@ pub type Interrupt = dyn Fn() -> bool + Send + Sync;
 /// (an unbound variable, or a comprehension accumulator that absorbed one).
 pub(crate) struct Frame<'a> {
     /// Inline for the few slots most programs have: no allocation per evaluation.
-    pub slots: SmallVec<[EvalResult; 8]>,
+    pub slots: SmallVec<[SlotContent; 8]>,
     /// Cost so far.
     pub cost: u64,
     /// Evaluation stops with an error as soon as the cost passes this.
@@ -38,10 +38,55 @@ pub(crate) struct Frame<'a> {
     pub text_buffer: String,
 }
 
+/// What a frame slot holds.
+#[derive(Debug)]
+pub(crate) enum SlotContent {
+    /// A value, or the error reading it raises.
+    Result(EvalResult),
+    /// An element of a list being iterated over, read in place: moving a comprehension
+    /// variable along a list updates the index, without cloning each element (a reference
+    /// count update, an atomic operation, for a map or a string) and dropping it again.
+    Element(Arc<List>, usize),
+}
+
+impl SlotContent {
+    /// The value or error held.
+    #[inline(always)]
+    pub fn get(&self) -> Result<&Value, &EvalError> {
+        match self {
+            SlotContent::Result(r) => r.as_ref(),
+            SlotContent::Element(list, i) => Ok(&list.items[*i]),
+        }
+    }
+
+    /// A copy of the value or error held.
+    #[inline]
+    pub fn to_result(&self) -> EvalResult {
+        self.get().cloned().map_err(Clone::clone)
+    }
+
+    /// The value or error held, taking it out.
+    fn into_result(self) -> EvalResult {
+        match self {
+            SlotContent::Result(r) => r,
+            element => element.to_result(),
+        }
+    }
+
+    /// Makes this slot element `index` of `list`.
+    #[inline]
+    fn set_element(&mut self, list: &Arc<List>, index: usize) {
+        match self {
+            SlotContent::Element(l, i) if Arc::ptr_eq(l, list) => *i = index,
+            other => *other = SlotContent::Element(list.clone(), index),
+        }
+    }
+}
+
 /// The content of a slot before it is written (every slot is written before it is read;
 /// this is cheap to create, unlike an error).
-fn unset() -> EvalResult {
-    Ok(Value::Null)
+fn unset() -> SlotContent {
+    SlotContent::Result(Ok(Value::Null))
 }
 
 /// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
@@ -86,7 +131,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
     match node {
         Node::Const(v) => Ok(v.clone()),
         Node::Load(slot) => load(*slot, frame),
-        Node::LoadUncharged(slot) => frame.slots[*slot as usize].clone(),
+        Node::LoadUncharged(slot) => frame.slots[*slot as usize].to_result(),
         Node::Fail(e) => Err(e.clone()),
         Node::Path(p) => path_value(p, frame),
         Node::Select { id, operand, field } => select_node(*id, operand, field, frame),
@@ -147,7 +192,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
 #[inline(never)]
 fn load(slot: Slot, frame: &mut Frame) -> EvalResult {
     frame.charge(cost::SELECT_AND_IDENT)?;
-    frame.slots[slot as usize].clone()
+    frame.slots[slot as usize].to_result()
 }
 
 #[inline(never)]
@@ -245,7 +290,7 @@ fn insert_into_accumulator(
     let v = eval(value, frame)?.materialize();
     // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
     frame.charge(cost::SELECT_AND_IDENT + 1)?;
-    let accu = std::mem::replace(&mut frame.slots[slot as usize], unset())?;
+    let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
     crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(id))
 }
 
@@ -259,7 +304,7 @@ fn append_to_accumulator(slot: Slot, elements: &[Node], frame: &mut Frame) -> Ev
     // As the unoptimized `@result + [elements]`: the accumulator (1), the list literal (10)
     // and the `_+_` call (1).
     frame.charge(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1)?;
-    let accu = std::mem::replace(&mut frame.slots[slot as usize], unset())?;
+    let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
     match accu {
         Value::List(mut list) => {
             let items = &mut Arc::make_mut(&mut list).items;
@@ -303,7 +348,7 @@ const SLOT_UNREAD: Value = Value::Null;
 fn block(b: &BlockNode, frame: &mut Frame) -> EvalResult {
     let base = b.slots.base as usize;
     for s in &mut frame.slots[base..base + 2 * b.slots.exprs.len()] {
-        *s = Ok(SLOT_UNREAD);
+        *s = SlotContent::Result(Ok(SLOT_UNREAD));
     }
     if !b.hidden {
         return eval(&b.body, frame);
@@ -330,7 +375,7 @@ fn block_index(
         .ok_or_else(|| EvalError::new("cel.@block slot read outside its block"))?;
     let value = block.base as usize + 2 * index as usize;
     let state = value + 1;
-    match &frame.slots[state] {
+    match frame.slots[state].get() {
         Ok(Value::Bool(true)) => {}
         Ok(Value::Bool(false)) => {
             if charged {
@@ -349,20 +394,20 @@ fn block_index(
                      reading @index{index}"
                 )))
             } else {
-                frame.slots[state] = Ok(Value::Bool(false));
+                frame.slots[state] = SlotContent::Result(Ok(Value::Bool(false)));
                 let outer = std::mem::replace(&mut frame.block_nesting, nesting);
                 let v = eval(&block.exprs[index as usize], frame);
                 frame.block_nesting = outer;
                 v
             };
-            frame.slots[value] = v;
-            frame.slots[state] = Ok(Value::Bool(true));
+            frame.slots[value] = SlotContent::Result(v);
+            frame.slots[state] = SlotContent::Result(Ok(Value::Bool(true)));
         }
     }
     if charged {
         frame.charge(cost::SELECT_AND_IDENT)?;
     }
-    frame.slots[value].clone()
+    frame.slots[value].to_result()
 }
 
 /// Evaluates arguments for a function: JSON nodes converted (functions see plain values).
@@ -696,7 +741,7 @@ fn is_simple(node: &Node) -> bool {
 #[inline(always)]
 fn simple<'s>(
     node: &'s Node,
-    slots: &'s [EvalResult],
+    slots: &'s [SlotContent],
     cost: &mut u64,
 ) -> Result<Cow<'s, Value>, EvalError> {
     match node {
@@ -704,12 +749,12 @@ fn simple<'s>(
         Node::Load(slot) => {
             *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
             slots[*slot as usize]
-                .as_ref()
+                .get()
                 .map(Cow::Borrowed)
                 .map_err(Clone::clone)
         }
         Node::LoadUncharged(slot) => slots[*slot as usize]
-            .as_ref()
+            .get()
             .map(Cow::Borrowed)
             .map_err(Clone::clone),
         Node::Path(p) => path(p, slots, cost),
@@ -721,13 +766,13 @@ fn simple<'s>(
 /// prefix given as a path whose cache slot receives its value. A prefix that fails is not
 /// stored (its slot stays `null`): its paths are then walked from their variable and fail
 /// where they would have.
-pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [EvalResult]) {
+pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [SlotContent]) {
     for p in prefixes {
         let Some(cache) = p.cache else { continue };
         let mut uncharged = 0;
-        if let Ok(v) = walk(slots[p.slot as usize].as_ref(), &p.fields, &mut uncharged) {
+        if let Ok(v) = walk(slots[p.slot as usize].get(), &p.fields, &mut uncharged) {
             let v = v.into_owned();
-            slots[cache.slot as usize] = Ok(v);
+            slots[cache.slot as usize] = SlotContent::Result(Ok(v));
         }
     }
 }
@@ -738,13 +783,13 @@ pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [EvalResu
 #[inline(always)]
 fn path<'s>(
     p: &PathNode,
-    slots: &'s [EvalResult],
+    slots: &'s [SlotContent],
     cost: &mut u64,
 ) -> Result<Cow<'s, Value>, EvalError> {
     // The whole path's cost when every selection is attempted (the usual case).
     let full_cost = u64::from(p.charged) + p.fields.len() as u64;
     if let Some(PathCache { slot, len }) = p.cache {
-        if let Ok(base) = &slots[slot as usize] {
+        if let Ok(base) = slots[slot as usize].get() {
             if !matches!(base, Value::Null) {
                 *cost = cost.saturating_add(full_cost);
                 let tail = &p.fields[len as usize..];
@@ -759,7 +804,7 @@ fn path<'s>(
             }
         }
     }
-    let root = slots[p.slot as usize].as_ref();
+    let root = slots[p.slot as usize].get();
     if let Ok(Some(v)) = root.map(|r| walk_maps(r, &p.fields)) {
         *cost = cost.saturating_add(full_cost);
         return Ok(Cow::Borrowed(v));
@@ -882,19 +927,37 @@ fn map_entries(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
 fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let range = eval(&f.range, frame)?;
     let accu = eval(&f.init, frame);
-    frame.slots[f.accu_slot as usize] = accu;
+    frame.slots[f.accu_slot as usize] = SlotContent::Result(accu);
     let iter = f.iter_slot as usize;
     for_each_entry(&range, f.iter_slot2.is_some(), f.id, |i, first, second| {
         poll_interrupt(i, frame)?;
-        frame.slots[iter] = Ok(first);
+        first.bind(&mut frame.slots[iter]);
         if let (Some(s2), Some(second)) = (f.iter_slot2, second) {
-            frame.slots[s2 as usize] = Ok(second);
+            second.bind(&mut frame.slots[s2 as usize]);
         }
         step(f, frame)
     })?;
     let result = eval(&f.result, frame);
     frame.slots[f.accu_slot as usize] = unset();
     result
+}
+
+/// A comprehension variable's value for one iteration.
+enum Entry<'r> {
+    /// Element `i` of a list value, bound in place (see [`SlotContent::Element`]).
+    Element(&'r Arc<List>, usize),
+    Value(Value),
+}
+
+impl Entry<'_> {
+    /// Puts this value in a comprehension variable's slot.
+    #[inline]
+    fn bind(self, slot: &mut SlotContent) {
+        match self {
+            Entry::Element(list, i) => slot.set_element(list, i),
+            Entry::Value(v) => *slot = SlotContent::Result(Ok(v)),
+        }
+    }
 }
 
 /// Calls `visit` for each iteration over `range` until it returns false: a list gives its
@@ -904,40 +967,41 @@ fn for_each_entry(
     range: &Value,
     pairs: bool,
     id: ExprId,
-    mut visit: impl FnMut(usize, Value, Option<Value>) -> Result<bool, EvalError>,
+    mut visit: impl FnMut(usize, Entry, Option<Entry>) -> Result<bool, EvalError>,
 ) -> Result<(), EvalError> {
-    let mut list = |i: usize, item: Value| {
+    let mut list = |i: usize, item: Entry| {
         if pairs {
-            visit(i, Value::Int(i as i64), Some(item))
+            visit(i, Entry::Value(Value::Int(i as i64)), Some(item))
         } else {
             visit(i, item, None)
         }
     };
     match range {
         Value::List(items) => {
-            for (i, item) in items.iter().enumerate() {
-                if !list(i, item.clone())? {
+            for i in 0..items.len() {
+                if !list(i, Entry::Element(items, i))? {
                     break;
                 }
             }
         }
         Value::Json(j) if !j.is_object() => {
             for (i, item) in j.iter().enumerate() {
-                if !list(i, item)? {
+                if !list(i, Entry::Value(item))? {
                     break;
                 }
             }
         }
         Value::Map(m) => {
             for (i, (k, v)) in m.iter().enumerate() {
-                if !visit(i, k.to_value(), pairs.then(|| v.clone()))? {
+                let value = pairs.then(|| Entry::Value(v.clone()));
+                if !visit(i, Entry::Value(k.to_value()), value)? {
                     break;
                 }
             }
         }
         Value::Json(j) => {
             for (i, (k, v)) in j.entries().enumerate() {
-                if !visit(i, k, Some(v))? {
+                if !visit(i, Entry::Value(k), Some(Entry::Value(v)))? {
                     break;
                 }
             }
@@ -975,10 +1039,10 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         // The condition and the accumulator read, charged at once: the limit fails the
         // same way whether it is passed by the first charge or by the sum.
         frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
-        frame.slots[slot] = Ok(item);
+        item.bind(&mut frame.slots[slot]);
         let p = eval(&q.predicate, frame);
         frame.check_limit()?;
-        accu = combine(std::mem::replace(&mut accu, unset()), p, or);
+        accu = combine(std::mem::replace(&mut accu, Ok(Value::Null)), p, or);
         Ok(true)
     })?;
     frame.charge(cost::SELECT_AND_IDENT)?;
@@ -996,7 +1060,7 @@ fn step(f: &FoldNode, frame: &mut Frame) -> Result<bool, EvalError> {
     }
     let next = eval(&f.step, frame);
     frame.check_limit()?;
-    frame.slots[f.accu_slot as usize] = next;
+    frame.slots[f.accu_slot as usize] = SlotContent::Result(next);
     Ok(true)
 }
 
