@@ -1,5 +1,6 @@
 //! Operators evaluated inline for the most common operand kinds (two ints, two strings, a
-//! string key and a map), skipping overload dispatch. The planner uses one only where the call would resolve to
+//! string key and a map, two timestamps or two durations compared), skipping overload
+//! dispatch. The planner uses one only where the call would resolve to
 //! the standard overload with its standard cost, so the result and the cost are those of
 //! the overload.
 
@@ -41,6 +42,10 @@ pub(crate) struct Inline {
     strings: bool,
     /// A string key and a map (for `in` and indexing).
     keyed: bool,
+    /// Two timestamps (compared).
+    timestamps: bool,
+    /// Two durations (compared).
+    durations: bool,
 }
 
 impl Operator {
@@ -80,6 +85,25 @@ impl Operator {
             Operator::Modulo => ("modulo_int64", fixed),
             Operator::In | Operator::Index => return None,
         })
+    }
+
+    /// The standard overloads this operator applies to two timestamps and to two durations,
+    /// if any.
+    fn time_overloads(self) -> Option<[(String, CallCost); 2]> {
+        let (prefix, cost) = match self {
+            Operator::Equals => {
+                return Some([0, 1].map(|_| ("equals".into(), CallCost::TraverseMin)));
+            }
+            Operator::NotEquals => {
+                return Some([0, 1].map(|_| ("not_equals".into(), CallCost::TraverseMin)));
+            }
+            Operator::Less => ("less", CallCost::Fixed(1)),
+            Operator::LessEquals => ("less_equals", CallCost::Fixed(1)),
+            Operator::Greater => ("greater", CallCost::Fixed(1)),
+            Operator::GreaterEquals => ("greater_equals", CallCost::Fixed(1)),
+            _ => return None,
+        };
+        Some(["timestamp", "duration"].map(|t| (format!("{prefix}_{t}"), cost)))
     }
 
     /// The standard overload this operator applies to a string key and a map, if any.
@@ -131,7 +155,7 @@ impl Inline {
         function: &str,
         chosen: impl Fn(u8, u8) -> Option<&'o (Overload, CallCost)>,
     ) -> Option<Inline> {
-        use crate::value::kind::{INT, MAP, STRING};
+        use crate::value::kind::{DURATION, INT, MAP, STRING, TIMESTAMP};
         let op = Operator::of(function)?;
         let is = |kinds: (u8, u8), expected: Option<(&str, CallCost)>| match (
             chosen(kinds.0, kinds.1),
@@ -148,11 +172,20 @@ impl Inline {
             (STRING, MAP)
         };
         let keyed = is(key_map, op.keyed_overload());
-        (ints || strings || keyed).then_some(Inline {
+        let [timestamps, durations] = match op.time_overloads() {
+            Some([t, d]) => [
+                is((TIMESTAMP, TIMESTAMP), Some((&t.0, t.1))),
+                is((DURATION, DURATION), Some((&d.0, d.1))),
+            ],
+            None => [false, false],
+        };
+        (ints || strings || keyed || timestamps || durations).then_some(Inline {
             op,
             ints,
             strings,
             keyed,
+            timestamps,
+            durations,
         })
     }
 
@@ -183,6 +216,12 @@ impl Inline {
         }
         match (a, b) {
             (Value::Int(x), Value::Int(y)) if self.ints => Some((int_op(self.op, *x, *y), 1)),
+            (Value::Timestamp(x), Value::Timestamp(y)) if self.timestamps => {
+                Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
+            }
+            (Value::Duration(x), Value::Duration(y)) if self.durations => {
+                Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
+            }
             (Value::String(x), Value::String(y)) if self.strings => {
                 let holds = match self.op {
                     Operator::Equals => x == y,
@@ -260,6 +299,13 @@ mod tests {
             })
             .collect();
         values.push(Value::Map(std::sync::Arc::new(map)));
+        for secs in [0, 1, -86_400, 1_700_000_000] {
+            let t = chrono::DateTime::from_timestamp(secs, 5).expect("in range");
+            values.push(Value::Timestamp(t));
+            values.push(Value::Duration(
+                chrono::TimeDelta::new(secs, 5).expect("in range"),
+            ));
+        }
         let functions = [
             op::EQUALS,
             op::NOT_EQUALS,
@@ -276,6 +322,7 @@ mod tests {
             op::INDEX,
         ];
         let mut checked = 0;
+        let mut checked_times = 0;
         for function in functions {
             let f = registry.get(function).expect("standard operator");
             let overloads: Vec<(Overload, CallCost)> = f
@@ -316,10 +363,17 @@ mod tests {
                     let expected_cost = c.of_binary(a, b, expected.as_ref().ok());
                     assert_eq!(cost, expected_cost, "cost of {a} {function} {b}");
                     checked += 1;
+                    if matches!(a, Value::Timestamp(_) | Value::Duration(_)) {
+                        checked_times += 1;
+                    }
                 }
             }
         }
         assert!(checked > 500, "{checked} pairs checked");
+        assert!(
+            checked_times >= 6 * 32,
+            "{checked_times} time pairs checked"
+        );
         // Keep the cost helper honest for long strings too.
         assert_eq!(string_cost(long, long), cost::traverse(long.len() as u64));
     }

@@ -211,6 +211,12 @@ fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> 
 
 #[inline(never)]
 fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
+    if is_simple(operand) {
+        let v = simple(operand, &frame.slots, &mut frame.cost)?;
+        frame.cost = frame.cost.saturating_add(frame.presence_cost);
+        frame.check_limit()?;
+        return has(&v, field).map_err(|e| e.at(id));
+    }
     let v = eval(operand, frame)?;
     frame.charge(frame.presence_cost)?;
     has(&v, field).map_err(|e| e.at(id))
@@ -257,8 +263,13 @@ fn in_constant_list(
     values: &List,
     frame: &mut Frame,
 ) -> EvalResult {
-    let v = eval(element, frame)?.materialize();
-    Ok(Value::Bool(match &v {
+    let v = if is_simple(element) {
+        simple(element, &frame.slots, &mut frame.cost)?
+    } else {
+        Cow::Owned(eval(element, frame)?)
+    };
+    frame.check_limit()?;
+    Ok(Value::Bool(match plain(v).as_ref() {
         Value::String(s) => strings.contains(s),
         other => values.iter().any(|x| x.cel_eq(other)),
     }))
@@ -273,8 +284,13 @@ fn matches_constant(
     cost: CallCost,
     frame: &mut Frame,
 ) -> EvalResult {
-    let s = eval(subject, frame)?;
-    frame.charge(cost.of_binary(&s, pattern, None))?;
+    let s = if is_simple(subject) {
+        simple(subject, &frame.slots, &mut frame.cost)?
+    } else {
+        Cow::Owned(eval(subject, frame)?)
+    };
+    frame.cost = frame.cost.saturating_add(cost.of_binary(&s, pattern, None));
+    frame.check_limit()?;
     crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(id))
 }
 
@@ -445,6 +461,12 @@ fn call_overload(
 ) -> EvalResult {
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
+            if is_simple(a) {
+                let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
+                frame.cost = frame.cost.saturating_add(c);
+                frame.check_limit()?;
+                return f(&a);
+            }
             let a = eval(a, frame)?.materialize();
             frame.charge(c)?;
             f(&a)
@@ -532,6 +554,32 @@ fn dispatch_overload(
         let (result, cost) = apply_binary(overloads, table, a, b);
         frame.charge(cost)?;
         return result;
+    }
+    if let ([a], Some(table)) = (args, table) {
+        if is_simple(a) {
+            // One simple argument (conversions): read in place.
+            let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
+            let arg = std::slice::from_ref(a.as_ref());
+            let chosen = match table.get(&[&a]) {
+                DispatchTable::NONE => None,
+                DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(arg)),
+                i => overloads.get(usize::from(i)),
+            };
+            let Some((o, cost)) = chosen else {
+                return Err(EvalError::no_such_overload());
+            };
+            let result = match &o.implementation {
+                Implementation::Unary(f) => f(&a),
+                other => other
+                    .call(arg)
+                    .unwrap_or_else(|| Err(EvalError::no_such_overload())),
+            };
+            frame.cost = frame
+                .cost
+                .saturating_add(cost.of_call(arg, result.as_ref().ok()));
+            frame.check_limit()?;
+            return result;
+        }
     }
     let values = eval_args(args, frame)?;
     let chosen = match (table, values.as_slice()) {
