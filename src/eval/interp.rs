@@ -259,7 +259,7 @@ fn optional_or(lhs: &Node, rhs: &Node, or_value: bool, frame: &mut Frame) -> Eva
 #[inline(never)]
 fn in_constant_list(
     element: &Node,
-    strings: &std::collections::HashSet<Arc<str>>,
+    strings: &[Arc<str>],
     values: &List,
     frame: &mut Frame,
 ) -> EvalResult {
@@ -270,7 +270,9 @@ fn in_constant_list(
     };
     frame.check_limit()?;
     Ok(Value::Bool(match plain(v).as_ref() {
-        Value::String(s) => strings.contains(s),
+        // A few strings (the usual case) are compared in turn; more are searched.
+        Value::String(s) if strings.len() <= 8 => strings.iter().any(|x| **x == **s),
+        Value::String(s) => strings.binary_search_by(|x| (**x).cmp(&**s)).is_ok(),
         other => values.iter().any(|x| x.cel_eq(other)),
     }))
 }

@@ -83,11 +83,12 @@ pub(crate) enum Node {
         rhs: Box<Node>,
         or_value: bool,
     },
-    /// `x in [constant list]`: a set lookup for strings, a scan otherwise (cost 0 itself,
-    /// as cel-go's optimized set membership).
+    /// `x in [constant list]`: a search of the sorted strings for a string, a scan otherwise
+    /// (cost 0 itself, as cel-go's optimized set membership).
     InConstantList {
         element: Box<Node>,
-        strings: std::collections::HashSet<Arc<str>>,
+        /// The list's strings, sorted and without duplicates.
+        strings: Box<[Arc<str>]>,
         values: Arc<List>,
     },
     /// `s.matches('constant pattern')` with the pattern compiled once.
@@ -1181,13 +1182,16 @@ impl Planner<'_> {
                     }) =>
             {
                 let values = items.clone();
-                let strings = values
+                let mut strings: Vec<Arc<str>> = values
                     .iter()
                     .filter_map(|v| match v {
                         Value::String(s) => Some(s.clone()),
                         _ => None,
                     })
                     .collect();
+                strings.sort_unstable();
+                strings.dedup();
+                let strings = strings.into();
                 let element = Box::new(args.swap_remove(0));
                 Some(Node::InConstantList {
                     element,
@@ -1471,6 +1475,32 @@ fn literal(l: &Literal) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Membership in constant lists of strings, short (compared in turn) and long (searched),
+    /// with duplicates and other kinds of elements, agrees with the list scanned in full.
+    #[test]
+    fn constant_list_membership_finds_every_element() {
+        let mut env = crate::Env::new();
+        env.declare("x", crate::Type::Dyn);
+        let short = "['b', 'a', 'b']";
+        let long = "['k','j','i','h','g','f','e','d','c','b','a','a', 1, 2.5]";
+        let probes = [
+            "'a'", "'b'", "'e'", "'k'", "'z'", "''", "1", "1u", "2.5", "3",
+        ];
+        for list in [short, long] {
+            let program = env.program(&env.compile(&format!("x in {list}")).unwrap());
+            let program = program.unwrap();
+            for probe in probes {
+                let x = env.program(&env.compile(probe).unwrap()).unwrap();
+                let x = x.eval(&()).unwrap();
+                let scan = format!("{list}.exists(e, dyn(e) == dyn({probe}))");
+                let scanned = env.program(&env.compile(&scan).unwrap());
+                let expected = scanned.unwrap().eval(&()).unwrap();
+                let got = program.eval(&crate::Bindings::new().with("x", x)).unwrap();
+                assert_eq!(got, expected, "{probe} in {list}");
+            }
+        }
+    }
 
     #[test]
     fn candidates_follow_the_container() {
