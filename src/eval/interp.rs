@@ -1092,7 +1092,12 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         item.bind(&mut frame.slots[slot]);
         let p = eval(&q.predicate, frame);
         frame.check_limit()?;
-        accu = combine(std::mem::replace(&mut accu, Ok(Value::Null)), p, or);
+        accu = match (&accu, p) {
+            // The usual case: the accumulator holds the undecided value (the decided one
+            // stopped the loop), so a bool predicate is the new value.
+            (Ok(Value::Bool(_)), Ok(Value::Bool(v))) => Ok(Value::Bool(v)),
+            (_, p) => combine(std::mem::replace(&mut accu, Ok(Value::Null)), p, or),
+        };
         Ok(true)
     })?;
     frame.charge(cost::SELECT_AND_IDENT)?;
@@ -1103,9 +1108,16 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
 /// Only the cost limit aborts the loop with an error; other errors are absorbed into the
 /// accumulator as CEL requires.
 fn step(f: &FoldNode, frame: &mut Frame) -> Result<bool, EvalError> {
-    let condition = eval(&f.condition, frame);
-    frame.check_limit()?;
-    if !matches!(condition, Ok(Value::Bool(true))) {
+    let go = match &f.condition {
+        // `map` and `filter` loop while `true`.
+        Node::Const(Value::Bool(go)) => *go,
+        condition => {
+            let condition = eval(condition, frame);
+            frame.check_limit()?;
+            matches!(condition, Ok(Value::Bool(true)))
+        }
+    };
+    if !go {
         return Ok(false);
     }
     let next = eval(&f.step, frame);
