@@ -10,6 +10,9 @@ mod validators;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+use smallvec::SmallVec;
+
 use crate::error::Diagnostic;
 use crate::eval::plan::{candidate_names, find_candidate};
 use crate::registry::{Function, Registry};
@@ -39,11 +42,14 @@ pub enum Reference {
     },
 }
 
+/// Annotations of nodes by id (hashed with a fast hasher: ids are not attacker-chosen).
+pub type NodeMap<T> = HashMap<ExprId, T, RandomState>;
+
 /// The checker's results: a type for every node and the references of resolved names.
 #[derive(Clone, Debug, Default)]
 pub struct Checked {
-    pub types: HashMap<ExprId, Type>,
-    pub references: HashMap<ExprId, Reference>,
+    pub types: NodeMap<Type>,
+    pub references: NodeMap<Reference>,
 }
 
 /// The declarations the checker needs.
@@ -65,8 +71,8 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
     let mut c = Checker {
         env,
         checked: Checked {
-            types: HashMap::with_capacity(nodes),
-            references: HashMap::with_capacity(nodes / 2),
+            types: NodeMap::with_capacity_and_hasher(nodes, RandomState::default()),
+            references: NodeMap::with_capacity_and_hasher(nodes / 2, RandomState::default()),
         },
         mapping: Mapping::default(),
         scopes: Vec::new(),
@@ -108,7 +114,7 @@ struct Resolved {
     ty: Type,
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     fn error(&mut self, span: Span, message: String) {
         self.errors.push(Diagnostic { message, span });
     }
@@ -188,11 +194,9 @@ impl Checker<'_> {
         })
     }
 
-    fn lookup_function(&self, name: &str) -> Option<(String, &Function)> {
+    fn lookup_function(&self, name: &str) -> Option<&'a Function> {
         let registry = self.env.registry;
-        find_candidate(name, self.env.container, |cand| {
-            registry.get(cand).map(|f| (cand.to_string(), f))
-        })
+        find_candidate(name, self.env.container, |cand| registry.get(cand))
     }
 
     fn check(&mut self, e: &Expr) {
@@ -481,7 +485,7 @@ impl Checker<'_> {
         }
         match target {
             None => match self.lookup_function(function) {
-                Some((name, _)) => self.resolve_overload(e, &name, None, args),
+                Some(f) => self.resolve_overload(e, f, None, args),
                 None => {
                     let msg = self.undeclared(function);
                     self.error(e.span, msg);
@@ -491,14 +495,14 @@ impl Checker<'_> {
             Some(t) => {
                 if let Some(qs) = Self::qualifiers(t) {
                     let qualified = format!("{}.{function}", qs.join("."));
-                    if let Some((name, _)) = self.lookup_function(&qualified) {
-                        self.resolve_overload(e, &name, None, args);
+                    if let Some(f) = self.lookup_function(&qualified) {
+                        self.resolve_overload(e, f, None, args);
                         return;
                     }
                 }
                 self.check(t);
                 match self.lookup_function(function) {
-                    Some((name, _)) => self.resolve_overload(e, &name, Some(t), args),
+                    Some(f) => self.resolve_overload(e, f, Some(t), args),
                     None => {
                         let msg = self.undeclared(function);
                         self.error(e.span, msg);
@@ -509,12 +513,9 @@ impl Checker<'_> {
         }
     }
 
-    fn resolve_overload(&mut self, e: &Expr, name: &str, target: Option<&Expr>, args: &[Expr]) {
-        let Some(f) = self.env.registry.get(name) else {
-            self.set_type(e, Type::Error);
-            return;
-        };
-        let mut arg_types: Vec<Type> = Vec::with_capacity(args.len() + 1);
+    fn resolve_overload(&mut self, e: &Expr, f: &Function, target: Option<&Expr>, args: &[Expr]) {
+        let name = &*f.name;
+        let mut arg_types: SmallVec<[Type; 4]> = SmallVec::with_capacity(args.len() + 1);
         if let Some(t) = target {
             arg_types.push(self.type_of(t));
         }
@@ -556,7 +557,7 @@ impl Checker<'_> {
             let instantiated;
             let (params, res): (&[Type], &Type) = if generic {
                 // Type parameters renamed apart, by their (borrowed) declared names.
-                let mut renamed: smallvec::SmallVec<[(&str, Type); 2]> = smallvec::SmallVec::new();
+                let mut renamed: SmallVec<[(&str, Type); 2]> = SmallVec::new();
                 let mut fresh = unify::renamer(|p| {
                     if let Some((_, t)) = renamed.iter().find(|(n, _)| *n == p) {
                         return t.clone();
@@ -566,7 +567,7 @@ impl Checker<'_> {
                     renamed.push((p, t.clone()));
                     t
                 });
-                let params: Vec<Type> = o
+                let params: SmallVec<[Type; 4]> = o
                     .params
                     .iter()
                     .map(|p| instantiate(p, &mut fresh))
