@@ -366,8 +366,8 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn qualifiers(e: &Expr) -> Option<Vec<&str>> {
-        let mut out = Vec::new();
+    fn qualifiers(e: &Expr) -> Option<SmallVec<[&str; 8]>> {
+        let mut out = SmallVec::new();
         let mut cur = e;
         loop {
             match &cur.kind {
@@ -380,7 +380,7 @@ impl<'a> Checker<'a> {
                     cur = operand;
                 }
                 ExprKind::Ident(n) => {
-                    out.push(n);
+                    out.push(&**n);
                     out.reverse();
                     return Some(out);
                 }
