@@ -20,6 +20,7 @@ use std::sync::Arc;
 use pest::error::{ErrorVariant, InputLocation};
 use pest::iterators::Pairs;
 use pest::{Parser as _, Token};
+use smallvec::SmallVec;
 
 use crate::error::{Diagnostic, Issues};
 use crate::syntax::ast::{Expr, ExprId, ExprKind, FieldInit, Literal, MapEntry, Span, op};
@@ -212,18 +213,25 @@ fn bracket_depth_exceeded(source: &str, max: usize) -> Option<usize> {
 }
 
 /// Terms of a run of one logical operator, and the spans of the operators between them.
+/// (The folding state is kept inline: most expressions have a few operators.)
 #[derive(Default)]
 struct Chain {
-    terms: Vec<Option<Expr>>,
-    ops: Vec<Span>,
+    terms: SmallVec<[Option<Expr>; 4]>,
+    ops: SmallVec<[Span; 4]>,
 }
+
+/// Pending operands of binary operators.
+type Operands = SmallVec<[Expr; 4]>;
+
+/// Pending binary operators: precedence, function name and span.
+type Operators = SmallVec<[(u8, &'static str, Span); 4]>;
 
 /// The state of folding one `||`-level expression: pending operands and operators of
 /// precedence above `&&`, and the `&&` and `||` chains around them.
 #[derive(Default)]
 struct Fold {
-    operands: Vec<Expr>,
-    ops: Vec<(u8, &'static str, Span)>,
+    operands: Operands,
+    ops: Operators,
     conjunction: Chain,
     disjunction: Chain,
 }
@@ -597,8 +605,8 @@ impl Builder<'_> {
     /// Reduces all pending operators and returns the single remaining operand.
     fn reduce_all(
         &mut self,
-        operands: &mut Vec<Expr>,
-        ops: &mut Vec<(u8, &'static str, Span)>,
+        operands: &mut Operands,
+        ops: &mut Operators,
         at: Span,
     ) -> Built {
         while !ops.is_empty() {
@@ -665,8 +673,8 @@ impl Builder<'_> {
 
     fn reduce(
         &mut self,
-        operands: &mut Vec<Expr>,
-        ops: &mut Vec<(u8, &'static str, Span)>,
+        operands: &mut Operands,
+        ops: &mut Operators,
     ) -> Result<(), Abort> {
         let (Some((_, name, span)), Some(rhs), Some(lhs)) =
             (ops.pop(), operands.pop(), operands.pop())
