@@ -127,9 +127,9 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
                 .chain(options.extra_macros.iter().copied())
                 .collect()
         } else {
-            Vec::new()
+            SmallVec::new()
         },
-        depths: vec![0],
+        depths: unused_id_zero(nodes.len()),
         diagnostics: Vec::new(),
         built: Vec::new(),
     };
@@ -270,8 +270,8 @@ struct Node {
 fn flatten(pairs: Pairs<'_, Rule>) -> (Vec<Node>, Vec<usize>) {
     let tokens = pairs.tokens();
     let mut nodes = Vec::with_capacity(tokens.len() / 2);
-    let mut open = Vec::new();
-    let mut exprs = Vec::new();
+    let mut open: SmallVec<[usize; 32]> = SmallVec::new();
+    let mut exprs = Vec::with_capacity(8);
     for token in tokens {
         match token {
             Token::Start { rule, pos } if !is_punctuation(rule) => {
@@ -384,6 +384,14 @@ impl Iterator for Children<'_> {
     }
 }
 
+/// The depths of no nodes yet: index 0 (no node has id 0) and room for about one AST node
+/// per parse-tree node.
+fn unused_id_zero(nodes: usize) -> Vec<u32> {
+    let mut depths = Vec::with_capacity(nodes + 1);
+    depths.push(0);
+    depths
+}
+
 /// Builds the AST from the parse tree: ids, spans, depth accounting, macros.
 struct Builder<'a> {
     tree: Tree<'a>,
@@ -391,7 +399,7 @@ struct Builder<'a> {
     built: Vec<(usize, Option<Expr>)>,
     options: &'a ParseOptions,
     /// The macro tables in effect, searched in order.
-    macros: Vec<&'static [macros::Macro]>,
+    macros: SmallVec<[&'static [macros::Macro]; 4]>,
     /// Nesting depth of every node so far, indexed by id (index 0 is unused).
     depths: Vec<u32>,
     diagnostics: Vec<Diagnostic>,
@@ -492,9 +500,8 @@ impl Builder<'_> {
     /// being built recursively. Recursion is thus bounded by the structure within one
     /// expression, whatever the nesting depth, even in debug builds.
     fn build(&mut self, root: usize, post_order: &[usize]) -> Built {
-        let mut slots = post_order.to_vec();
-        slots.sort_unstable();
-        self.built = slots.into_iter().map(|n| (n, None)).collect();
+        self.built = post_order.iter().map(|&n| (n, None)).collect();
+        self.built.sort_unstable_by_key(|(n, _)| *n);
         for &n in post_order {
             let e = self.build_expr(n)?;
             if let Ok(i) = self.built.binary_search_by_key(&n, |(m, _)| *m) {
