@@ -67,7 +67,8 @@ pub(crate) struct CheckEnv<'a> {
 /// Type-checks an expression; on success returns the annotations and the output type.
 pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), Vec<Diagnostic>> {
     // Every node gets a type; sizing the maps up front saves their rehashing as they grow.
-    let nodes = expr.max_id() as usize + 1;
+    // The parser numbers the root last, so its id counts the nodes (a hint: no walk needed).
+    let nodes = expr.id as usize + 1;
     let mut c = Checker {
         env,
         checked: Checked {
@@ -548,7 +549,7 @@ impl<'a> Checker<'a> {
         }
 
         let mut result: Option<Type> = None;
-        let mut ids = Vec::new();
+        let mut ids = Vec::with_capacity(f.overloads.len());
         for o in &f.overloads {
             if o.member != member || o.params.len() != arg_types.len() {
                 continue;
@@ -580,10 +581,14 @@ impl<'a> Checker<'a> {
             };
             if self.mapping.is_assignable_list(&arg_types, params) {
                 ids.push(o.id.clone());
-                let r = self.mapping.substitute(res, false);
+                let r = if generic {
+                    self.mapping.substitute(res, false)
+                } else {
+                    res.clone()
+                };
                 result = Some(match result {
                     None => r,
-                    Some(prev) if prev == Type::Dyn || prev == r => prev,
+                    Some(prev) if matches!(prev, Type::Dyn) || prev == r => prev,
                     Some(_) => Type::Dyn,
                 });
             }
