@@ -91,7 +91,9 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
     }
     let mapping = c.mapping;
     for t in c.checked.types.values_mut() {
-        *t = mapping.substitute(t, true);
+        if unify::substitutable(t, 0) {
+            *t = mapping.substitute(t, true);
+        }
     }
     let out = c.checked.types.get(&expr.id).cloned().unwrap_or(Type::Dyn);
     Ok((c.checked, out))
@@ -406,7 +408,7 @@ impl<'a> Checker<'a> {
         if test_only {
             t = Type::Bool;
         }
-        let t = self.mapping.substitute(&t, false);
+        let t = self.mapping.resolve(t, false);
         self.set_type(e, t);
     }
 
@@ -418,7 +420,7 @@ impl<'a> Checker<'a> {
         optional: bool,
     ) -> Type {
         self.check(operand);
-        let operand_type = self.mapping.substitute(&self.type_of(operand), false);
+        let operand_type = self.mapping.resolve(self.type_of(operand), false);
         let (target, was_optional) = match operand_type {
             Type::Optional(inner) => ((*inner).clone(), true),
             other => (other, false),
@@ -465,7 +467,7 @@ impl<'a> Checker<'a> {
             if let [operand, field] = args {
                 if let ExprKind::Literal(Literal::String(name)) = &field.kind {
                     let t = self.check_select_field(e, operand, name, true);
-                    let t = self.mapping.substitute(&t, false);
+                    let t = self.mapping.resolve(t, false);
                     self.set_type(e, t);
                     self.checked.references.insert(
                         e.id,
@@ -626,7 +628,7 @@ impl<'a> Checker<'a> {
     fn check_comprehension(&mut self, e: &Expr, c: &Comprehension) {
         self.check(&c.iter_range);
         self.check(&c.accu_init);
-        let range = self.mapping.substitute(&self.type_of(&c.iter_range), false);
+        let range = self.mapping.resolve(self.type_of(&c.iter_range), false);
         let accu = self.type_of(&c.accu_init);
         let depth = self.scopes.len();
         self.scopes.push((c.accu_var.clone(), accu.clone()));
@@ -661,7 +663,7 @@ impl<'a> Checker<'a> {
         self.scopes.truncate(depth + 1);
         self.check(&c.result);
         self.scopes.truncate(depth);
-        let t = self.mapping.substitute(&self.type_of(&c.result), false);
+        let t = self.mapping.resolve(self.type_of(&c.result), false);
         self.set_type(e, t);
     }
 
