@@ -610,12 +610,7 @@ impl Builder<'_> {
     }
 
     /// Reduces all pending operators and returns the single remaining operand.
-    fn reduce_all(
-        &mut self,
-        operands: &mut Operands,
-        ops: &mut Operators,
-        at: Span,
-    ) -> Built {
+    fn reduce_all(&mut self, operands: &mut Operands, ops: &mut Operators, at: Span) -> Built {
         while !ops.is_empty() {
             self.reduce(operands, ops)?;
         }
@@ -678,11 +673,7 @@ impl Builder<'_> {
         }
     }
 
-    fn reduce(
-        &mut self,
-        operands: &mut Operands,
-        ops: &mut Operators,
-    ) -> Result<(), Abort> {
+    fn reduce(&mut self, operands: &mut Operands, ops: &mut Operators) -> Result<(), Abort> {
         let (Some((_, name, span)), Some(rhs), Some(lhs)) =
             (ops.pop(), operands.pop(), operands.pop())
         else {
