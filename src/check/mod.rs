@@ -80,6 +80,7 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
         fresh: 0,
         errors: Vec::new(),
         exempt_depth: 0,
+        name_buffer: String::new(),
     };
     c.check(expr);
     if env.literal_validators && c.errors.is_empty() {
@@ -109,6 +110,8 @@ struct Checker<'a> {
     errors: Vec<Diagnostic>,
     /// Inside this many calls of homogeneous-literal exempt functions.
     exempt_depth: usize,
+    /// Reused to spell qualified names (`a.b.c`) that are looked up but mostly not found.
+    name_buffer: String,
 }
 
 /// A resolved identifier.
@@ -181,20 +184,38 @@ impl<'a> Checker<'a> {
         })
     }
 
-    fn resolve_qualified(&self, qualifiers: &[&str]) -> Option<Resolved> {
+    fn resolve_qualified(&mut self, qualifiers: &[&str]) -> Option<Resolved> {
         if qualifiers.len() == 1 {
             return self.resolve_simple(qualifiers[0]);
         }
         if !qualifiers[0].starts_with('.') && self.local(qualifiers[0]).is_some() {
             return None;
         }
-        let name = qualifiers.join(".");
-        find_candidate(&name, self.env.container, |cand| {
+        let name = self.spell(qualifiers, None);
+        let found = find_candidate(&name, self.env.container, |cand| {
             self.global(cand).map(|ty| Resolved {
                 name: cand.to_string(),
                 ty,
             })
-        })
+        });
+        self.name_buffer = name;
+        found
+    }
+
+    /// `qualifiers` (and `last`) joined by dots, in the name buffer, which the caller puts
+    /// back.
+    fn spell(&mut self, qualifiers: &[&str], last: Option<&str>) -> String {
+        let mut name = std::mem::take(&mut self.name_buffer);
+        name.clear();
+        let parts = qualifiers.iter().chain(&last);
+        name.reserve(parts.map(|p| p.len() + 1).sum());
+        for (i, part) in qualifiers.iter().copied().chain(last).enumerate() {
+            if i > 0 {
+                name.push('.');
+            }
+            name.push_str(part);
+        }
+        name
     }
 
     fn lookup_function(&self, name: &str) -> Option<&'a Function> {
@@ -497,8 +518,10 @@ impl<'a> Checker<'a> {
             },
             Some(t) => {
                 if let Some(qs) = Self::qualifiers(t) {
-                    let qualified = format!("{}.{function}", qs.join("."));
-                    if let Some(f) = self.lookup_function(&qualified) {
+                    let qualified = self.spell(&qs, Some(function));
+                    let found = self.lookup_function(&qualified);
+                    self.name_buffer = qualified;
+                    if let Some(f) = found {
                         self.resolve_overload(e, f, None, args);
                         return;
                     }
