@@ -7,9 +7,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+
+use crate::check::NodeMap;
 use crate::cost::{CallCost, EstimateFn};
 use crate::error::{Diagnostic, EvalResult};
-use crate::syntax::ast::{Expr, ExprId};
+use crate::syntax::ast::Expr;
 use crate::syntax::macros::Macro;
 use crate::types::Type;
 use crate::value::Value;
@@ -127,7 +130,7 @@ impl Function {
 
 /// A check run on every type-checked expression of an environment with the library (cel-go's
 /// AST validators): gets the expression and the checker's type of every node.
-pub type Validator = fn(&Expr, &HashMap<ExprId, Type>) -> Vec<Diagnostic>;
+pub type Validator = fn(&Expr, &NodeMap<Type>) -> Vec<Diagnostic>;
 
 /// A named, versioned set of functions.
 #[derive(Clone, Debug)]
@@ -264,8 +267,8 @@ impl FunctionBuilder<'_> {
 /// All functions of an environment, by name.
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
-    functions: HashMap<Arc<str>, Function>,
-    types: HashMap<Arc<str>, Type>,
+    functions: HashMap<Arc<str>, Function, RandomState>,
+    types: HashMap<Arc<str>, Type, RandomState>,
     homogeneous_exempt: Vec<&'static str>,
     validators: Vec<(&'static str, Validator)>,
 }

@@ -10,6 +10,9 @@ mod validators;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+use smallvec::SmallVec;
+
 use crate::error::Diagnostic;
 use crate::eval::plan::{candidate_names, find_candidate};
 use crate::registry::{Function, Registry};
@@ -39,11 +42,14 @@ pub enum Reference {
     },
 }
 
+/// Annotations of nodes by id (hashed with a fast hasher: ids are not attacker-chosen).
+pub type NodeMap<T> = HashMap<ExprId, T, RandomState>;
+
 /// The checker's results: a type for every node and the references of resolved names.
 #[derive(Clone, Debug, Default)]
 pub struct Checked {
-    pub types: HashMap<ExprId, Type>,
-    pub references: HashMap<ExprId, Reference>,
+    pub types: NodeMap<Type>,
+    pub references: NodeMap<Reference>,
 }
 
 /// The declarations the checker needs.
@@ -61,18 +67,20 @@ pub(crate) struct CheckEnv<'a> {
 /// Type-checks an expression; on success returns the annotations and the output type.
 pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), Vec<Diagnostic>> {
     // Every node gets a type; sizing the maps up front saves their rehashing as they grow.
-    let nodes = expr.max_id() as usize + 1;
+    // The parser numbers the root last, so its id counts the nodes (a hint: no walk needed).
+    let nodes = expr.id as usize + 1;
     let mut c = Checker {
         env,
         checked: Checked {
-            types: HashMap::with_capacity(nodes),
-            references: HashMap::with_capacity(nodes / 2),
+            types: NodeMap::with_capacity_and_hasher(nodes, RandomState::default()),
+            references: NodeMap::with_capacity_and_hasher(nodes / 2, RandomState::default()),
         },
         mapping: Mapping::default(),
         scopes: Vec::new(),
         fresh: 0,
         errors: Vec::new(),
         exempt_depth: 0,
+        name_buffer: String::new(),
     };
     c.check(expr);
     if env.literal_validators && c.errors.is_empty() {
@@ -84,7 +92,9 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
     }
     let mapping = c.mapping;
     for t in c.checked.types.values_mut() {
-        *t = mapping.substitute(t, true);
+        if unify::substitutable(t, 0) {
+            *t = mapping.substitute(t, true);
+        }
     }
     let out = c.checked.types.get(&expr.id).cloned().unwrap_or(Type::Dyn);
     Ok((c.checked, out))
@@ -100,6 +110,8 @@ struct Checker<'a> {
     errors: Vec<Diagnostic>,
     /// Inside this many calls of homogeneous-literal exempt functions.
     exempt_depth: usize,
+    /// Reused to spell qualified names (`a.b.c`) that are looked up but mostly not found.
+    name_buffer: String,
 }
 
 /// A resolved identifier.
@@ -108,7 +120,7 @@ struct Resolved {
     ty: Type,
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
     fn error(&mut self, span: Span, message: String) {
         self.errors.push(Diagnostic { message, span });
     }
@@ -172,27 +184,43 @@ impl Checker<'_> {
         })
     }
 
-    fn resolve_qualified(&self, qualifiers: &[&str]) -> Option<Resolved> {
+    fn resolve_qualified(&mut self, qualifiers: &[&str]) -> Option<Resolved> {
         if qualifiers.len() == 1 {
             return self.resolve_simple(qualifiers[0]);
         }
         if !qualifiers[0].starts_with('.') && self.local(qualifiers[0]).is_some() {
             return None;
         }
-        let name = qualifiers.join(".");
-        find_candidate(&name, self.env.container, |cand| {
+        let name = self.spell(qualifiers, None);
+        let found = find_candidate(&name, self.env.container, |cand| {
             self.global(cand).map(|ty| Resolved {
                 name: cand.to_string(),
                 ty,
             })
-        })
+        });
+        self.name_buffer = name;
+        found
     }
 
-    fn lookup_function(&self, name: &str) -> Option<(String, &Function)> {
+    /// `qualifiers` (and `last`) joined by dots, in the name buffer, which the caller puts
+    /// back.
+    fn spell(&mut self, qualifiers: &[&str], last: Option<&str>) -> String {
+        let mut name = std::mem::take(&mut self.name_buffer);
+        name.clear();
+        let parts = qualifiers.iter().chain(&last);
+        name.reserve(parts.map(|p| p.len() + 1).sum());
+        for (i, part) in qualifiers.iter().copied().chain(last).enumerate() {
+            if i > 0 {
+                name.push('.');
+            }
+            name.push_str(part);
+        }
+        name
+    }
+
+    fn lookup_function(&self, name: &str) -> Option<&'a Function> {
         let registry = self.env.registry;
-        find_candidate(name, self.env.container, |cand| {
-            registry.get(cand).map(|f| (cand.to_string(), f))
-        })
+        find_candidate(name, self.env.container, |cand| registry.get(cand))
     }
 
     fn check(&mut self, e: &Expr) {
@@ -362,8 +390,8 @@ impl Checker<'_> {
         }
     }
 
-    fn qualifiers(e: &Expr) -> Option<Vec<&str>> {
-        let mut out = Vec::new();
+    fn qualifiers(e: &Expr) -> Option<SmallVec<[&str; 8]>> {
+        let mut out = SmallVec::new();
         let mut cur = e;
         loop {
             match &cur.kind {
@@ -376,7 +404,7 @@ impl Checker<'_> {
                     cur = operand;
                 }
                 ExprKind::Ident(n) => {
-                    out.push(n);
+                    out.push(&**n);
                     out.reverse();
                     return Some(out);
                 }
@@ -401,7 +429,7 @@ impl Checker<'_> {
         if test_only {
             t = Type::Bool;
         }
-        let t = self.mapping.substitute(&t, false);
+        let t = self.mapping.resolve(t, false);
         self.set_type(e, t);
     }
 
@@ -413,7 +441,7 @@ impl Checker<'_> {
         optional: bool,
     ) -> Type {
         self.check(operand);
-        let operand_type = self.mapping.substitute(&self.type_of(operand), false);
+        let operand_type = self.mapping.resolve(self.type_of(operand), false);
         let (target, was_optional) = match operand_type {
             Type::Optional(inner) => ((*inner).clone(), true),
             other => (other, false),
@@ -460,7 +488,7 @@ impl Checker<'_> {
             if let [operand, field] = args {
                 if let ExprKind::Literal(Literal::String(name)) = &field.kind {
                     let t = self.check_select_field(e, operand, name, true);
-                    let t = self.mapping.substitute(&t, false);
+                    let t = self.mapping.resolve(t, false);
                     self.set_type(e, t);
                     self.checked.references.insert(
                         e.id,
@@ -481,7 +509,7 @@ impl Checker<'_> {
         }
         match target {
             None => match self.lookup_function(function) {
-                Some((name, _)) => self.resolve_overload(e, &name, None, args),
+                Some(f) => self.resolve_overload(e, f, None, args),
                 None => {
                     let msg = self.undeclared(function);
                     self.error(e.span, msg);
@@ -490,15 +518,17 @@ impl Checker<'_> {
             },
             Some(t) => {
                 if let Some(qs) = Self::qualifiers(t) {
-                    let qualified = format!("{}.{function}", qs.join("."));
-                    if let Some((name, _)) = self.lookup_function(&qualified) {
-                        self.resolve_overload(e, &name, None, args);
+                    let qualified = self.spell(&qs, Some(function));
+                    let found = self.lookup_function(&qualified);
+                    self.name_buffer = qualified;
+                    if let Some(f) = found {
+                        self.resolve_overload(e, f, None, args);
                         return;
                     }
                 }
                 self.check(t);
                 match self.lookup_function(function) {
-                    Some((name, _)) => self.resolve_overload(e, &name, Some(t), args),
+                    Some(f) => self.resolve_overload(e, f, Some(t), args),
                     None => {
                         let msg = self.undeclared(function);
                         self.error(e.span, msg);
@@ -509,12 +539,9 @@ impl Checker<'_> {
         }
     }
 
-    fn resolve_overload(&mut self, e: &Expr, name: &str, target: Option<&Expr>, args: &[Expr]) {
-        let Some(f) = self.env.registry.get(name) else {
-            self.set_type(e, Type::Error);
-            return;
-        };
-        let mut arg_types: Vec<Type> = Vec::with_capacity(args.len() + 1);
+    fn resolve_overload(&mut self, e: &Expr, f: &Function, target: Option<&Expr>, args: &[Expr]) {
+        let name = &*f.name;
+        let mut arg_types: SmallVec<[Type; 4]> = SmallVec::with_capacity(args.len() + 1);
         if let Some(t) = target {
             arg_types.push(self.type_of(t));
         }
@@ -547,7 +574,7 @@ impl Checker<'_> {
         }
 
         let mut result: Option<Type> = None;
-        let mut ids = Vec::new();
+        let mut ids = Vec::with_capacity(f.overloads.len());
         for o in &f.overloads {
             if o.member != member || o.params.len() != arg_types.len() {
                 continue;
@@ -556,7 +583,7 @@ impl Checker<'_> {
             let instantiated;
             let (params, res): (&[Type], &Type) = if generic {
                 // Type parameters renamed apart, by their (borrowed) declared names.
-                let mut renamed: smallvec::SmallVec<[(&str, Type); 2]> = smallvec::SmallVec::new();
+                let mut renamed: SmallVec<[(&str, Type); 2]> = SmallVec::new();
                 let mut fresh = unify::renamer(|p| {
                     if let Some((_, t)) = renamed.iter().find(|(n, _)| *n == p) {
                         return t.clone();
@@ -566,7 +593,7 @@ impl Checker<'_> {
                     renamed.push((p, t.clone()));
                     t
                 });
-                let params: Vec<Type> = o
+                let params: SmallVec<[Type; 4]> = o
                     .params
                     .iter()
                     .map(|p| instantiate(p, &mut fresh))
@@ -579,10 +606,14 @@ impl Checker<'_> {
             };
             if self.mapping.is_assignable_list(&arg_types, params) {
                 ids.push(o.id.clone());
-                let r = self.mapping.substitute(res, false);
+                let r = if generic {
+                    self.mapping.substitute(res, false)
+                } else {
+                    res.clone()
+                };
                 result = Some(match result {
                     None => r,
-                    Some(prev) if prev == Type::Dyn || prev == r => prev,
+                    Some(prev) if matches!(prev, Type::Dyn) || prev == r => prev,
                     Some(_) => Type::Dyn,
                 });
             }
@@ -620,7 +651,7 @@ impl Checker<'_> {
     fn check_comprehension(&mut self, e: &Expr, c: &Comprehension) {
         self.check(&c.iter_range);
         self.check(&c.accu_init);
-        let range = self.mapping.substitute(&self.type_of(&c.iter_range), false);
+        let range = self.mapping.resolve(self.type_of(&c.iter_range), false);
         let accu = self.type_of(&c.accu_init);
         let depth = self.scopes.len();
         self.scopes.push((c.accu_var.clone(), accu.clone()));
@@ -655,7 +686,7 @@ impl Checker<'_> {
         self.scopes.truncate(depth + 1);
         self.check(&c.result);
         self.scopes.truncate(depth);
-        let t = self.mapping.substitute(&self.type_of(&c.result), false);
+        let t = self.mapping.resolve(self.type_of(&c.result), false);
         self.set_type(e, t);
     }
 

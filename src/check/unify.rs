@@ -68,10 +68,7 @@ fn not_referenced_in(m: &Mapping, t: &Type, within: &Type) -> bool {
     match within {
         Type::Param(p) => match m.find(p) {
             None => true,
-            Some(sub) => {
-                let sub = sub.clone();
-                not_referenced_in(m, t, &sub)
-            }
+            Some(sub) => not_referenced_in(m, t, sub),
         },
         Type::List(e) | Type::Optional(e) | Type::TypeOf(e) => not_referenced_in(m, t, e),
         Type::Map(k, v) => not_referenced_in(m, t, k) && not_referenced_in(m, t, v),
@@ -123,10 +120,10 @@ fn assignable(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
     if is_dyn_or_error(t1) || is_dyn_or_error(t2) {
         return true;
     }
-    if *t1 == Type::Null {
+    if matches!(t1, Type::Null) {
         return nullable(t2);
     }
-    if *t2 == Type::Null {
+    if matches!(t2, Type::Null) {
         return nullable(t1);
     }
     match (t1, t2) {
@@ -189,8 +186,18 @@ impl Mapping {
         self.substitute_depth(t, params_to_dyn, 0)
     }
 
+    /// [`Mapping::substitute`] of an owned type, kept as it is when substitution would not
+    /// change it.
+    pub fn resolve(&self, t: Type, params_to_dyn: bool) -> Type {
+        if substitutable(&t, 0) {
+            self.substitute(&t, params_to_dyn)
+        } else {
+            t
+        }
+    }
+
     fn substitute_depth(&self, t: &Type, to_dyn: bool, depth: usize) -> Type {
-        if depth > 64 {
+        if depth > SUBSTITUTION_DEPTH {
             return Type::Dyn;
         }
         let sub = |x: &Type| self.substitute_depth(x, to_dyn, depth + 1);
@@ -207,6 +214,25 @@ impl Mapping {
             Type::Named(n, ps) => Type::Named(n.clone(), ps.iter().map(sub).collect()),
             other => other.clone(),
         }
+    }
+}
+
+/// How deep [`Mapping::substitute`] goes; it replaces what is nested deeper by `dyn`.
+const SUBSTITUTION_DEPTH: usize = 64;
+
+/// Whether substituting `t` (at `depth`) may change it: it mentions a type parameter or
+/// nests deeper than substitution goes.
+pub(crate) fn substitutable(t: &Type, depth: usize) -> bool {
+    if depth > SUBSTITUTION_DEPTH {
+        return true;
+    }
+    let inner = |t: &Type| substitutable(t, depth + 1);
+    match t {
+        Type::Param(_) => true,
+        Type::List(e) | Type::Optional(e) | Type::TypeOf(e) => inner(e),
+        Type::Map(k, v) => inner(k) || inner(v),
+        Type::Named(_, ps) => ps.iter().any(inner),
+        _ => false,
     }
 }
 
@@ -284,6 +310,18 @@ mod tests {
             &[t("list(A)"), t("list(A)")]
         ));
         assert_eq!(m.substitute(&t("A"), true), t("dyn"));
+    }
+
+    #[test]
+    fn resolve_is_substitute() {
+        let mut m = Mapping::default();
+        assert!(m.is_assignable(&t("A"), &t("int")));
+        let deep = (0..70).fold(Type::Int, |t, _| Type::list(t));
+        for ty in [t("list(A)"), t("map(string, B)"), t("list(int)"), deep] {
+            for to_dyn in [false, true] {
+                assert_eq!(m.resolve(ty.clone(), to_dyn), m.substitute(&ty, to_dyn));
+            }
+        }
     }
 
     #[test]

@@ -17,9 +17,10 @@
 use std::iter::Peekable;
 use std::sync::Arc;
 
-use pest::Parser as _;
 use pest::error::{ErrorVariant, InputLocation};
-use pest::iterators::Pair;
+use pest::iterators::Pairs;
+use pest::{Parser as _, Token};
+use smallvec::SmallVec;
 
 use crate::error::{Diagnostic, Issues};
 use crate::syntax::ast::{Expr, ExprId, ExprKind, FieldInit, Literal, MapEntry, Span, op};
@@ -109,28 +110,35 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
             DEPTH_MESSAGE,
         ));
     }
-    let mut pairs = match CelGrammar::parse(Rule::start, source) {
+    let pairs = match CelGrammar::parse(Rule::start, source) {
         Ok(pairs) => pairs,
         Err(err) => return Err(syntax_error(source, &err)),
     };
+    let (nodes, exprs) = flatten(pairs);
+    let tree = Tree {
+        nodes: &nodes,
+        source,
+    };
     let mut builder = Builder {
+        tree,
         options,
         macros: if options.macros {
             std::iter::once(macros::STANDARD)
                 .chain(options.extra_macros.iter().copied())
                 .collect()
         } else {
-            Vec::new()
+            SmallVec::new()
         },
-        depths: vec![0],
+        depths: unused_id_zero(nodes.len()),
         diagnostics: Vec::new(),
         built: Vec::new(),
     };
-    let expr = pairs
+    // The `start` node comes first; its first child is the root `expr`.
+    let expr = tree
+        .children(0)
         .next()
-        .and_then(|start| start.into_inner().next())
         .ok_or(Abort)
-        .and_then(|expr| builder.build(expr));
+        .and_then(|root| builder.build(root, &exprs));
     match expr {
         Ok(expr) if builder.diagnostics.is_empty() => Ok(expr),
         _ => {
@@ -205,18 +213,25 @@ fn bracket_depth_exceeded(source: &str, max: usize) -> Option<usize> {
 }
 
 /// Terms of a run of one logical operator, and the spans of the operators between them.
+/// (The folding state is kept inline: most expressions have a few operators.)
 #[derive(Default)]
 struct Chain {
-    terms: Vec<Option<Expr>>,
-    ops: Vec<Span>,
+    terms: SmallVec<[Option<Expr>; 4]>,
+    ops: SmallVec<[Span; 4]>,
 }
+
+/// Pending operands of binary operators.
+type Operands = SmallVec<[Expr; 4]>;
+
+/// Pending binary operators: precedence, function name and span.
+type Operators = SmallVec<[(u8, &'static str, Span); 4]>;
 
 /// The state of folding one `||`-level expression: pending operands and operators of
 /// precedence above `&&`, and the `&&` and `||` chains around them.
 #[derive(Default)]
 struct Fold {
-    operands: Vec<Expr>,
-    ops: Vec<(u8, &'static str, Span)>,
+    operands: Operands,
+    ops: Operators,
     conjunction: Chain,
     disjunction: Chain,
 }
@@ -226,26 +241,11 @@ fn is_postfix(rule: Rule) -> bool {
     matches!(rule, Rule::member | Rule::index | Rule::opt_index)
 }
 
-/// Whether a `number` pair is an int or double (a literal a leading minus folds into).
-fn is_signed_number(pair: &Pair<'_, Rule>) -> bool {
-    pair.as_rule() == Rule::number
-        && pair
-            .clone()
-            .into_inner()
-            .next()
-            .is_some_and(|p| matches!(p.as_rule(), Rule::num_int | Rule::num_double))
-}
-
 /// Marks that building stopped after a fatal error (already recorded as a diagnostic).
 #[derive(Debug)]
 struct Abort;
 
 type Built = Result<Expr, Abort>;
-
-fn span_of(pair: &Pair<'_, Rule>) -> Span {
-    let s = pair.as_span();
-    Span::new(s.start(), s.end())
-}
 
 /// Punctuation rules exist only to name them in syntax errors; the builder skips them.
 fn is_punctuation(rule: Rule) -> bool {
@@ -255,20 +255,151 @@ fn is_punctuation(rule: Rule) -> bool {
     )
 }
 
-/// Inner pairs of `pair`, without punctuation.
-fn children<'i>(pair: Pair<'i, Rule>) -> impl Iterator<Item = Pair<'i, Rule>> {
-    pair.into_inner().filter(|p| !is_punctuation(p.as_rule()))
+/// One matched rule of pest's output.
+struct Node {
+    rule: Rule,
+    start: u32,
+    end: u32,
+    /// The index of the node after this one's last descendant (its next sibling, if any).
+    next: u32,
 }
 
-/// Builds the AST from pest's pairs: ids, spans, depth accounting, macros.
+/// Flattens pest's output in one walk of its token queue (no `Pair`s are built): the
+/// nodes in pre-order without punctuation, and the indices of the `expr` nodes in
+/// post-order (innermost first).
+fn flatten(pairs: Pairs<'_, Rule>) -> (Vec<Node>, Vec<usize>) {
+    let tokens = pairs.tokens();
+    let mut nodes = Vec::with_capacity(tokens.len() / 2);
+    let mut open: SmallVec<[usize; 32]> = SmallVec::new();
+    let mut exprs = Vec::with_capacity(8);
+    for token in tokens {
+        match token {
+            Token::Start { rule, pos } if !is_punctuation(rule) => {
+                open.push(nodes.len());
+                nodes.push(Node {
+                    rule,
+                    start: pos.pos() as u32,
+                    end: 0,
+                    next: 0,
+                });
+            }
+            Token::End { rule, pos } if !is_punctuation(rule) => {
+                if let Some(i) = open.pop() {
+                    let next = nodes.len() as u32;
+                    let node: &mut Node = &mut nodes[i];
+                    node.end = pos.pos() as u32;
+                    node.next = next;
+                    if rule == Rule::expr {
+                        exprs.push(i);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (nodes, exprs)
+}
+
+/// The flattened parse tree; a node is named by its index.
+#[derive(Clone, Copy)]
+struct Tree<'a> {
+    nodes: &'a [Node],
+    source: &'a str,
+}
+
+impl<'a> Tree<'a> {
+    fn rule(&self, n: usize) -> Rule {
+        self.nodes.get(n).map_or(Rule::EOI, |node| node.rule)
+    }
+
+    fn span(&self, n: usize) -> Span {
+        self.nodes.get(n).map_or(Span::default(), |node| Span {
+            start: node.start,
+            end: node.end,
+        })
+    }
+
+    fn text(&self, n: usize) -> &'a str {
+        let span = self.span(n);
+        self.source
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+    }
+
+    /// The children of node `n`, in order.
+    fn children(&self, n: usize) -> Children<'a> {
+        Children {
+            nodes: self.nodes,
+            at: n + 1,
+            end: self.nodes.get(n).map_or(0, |node| node.next as usize),
+        }
+    }
+
+    /// Whether `n` is a `number` that is an int or double (a literal a leading minus folds
+    /// into).
+    fn is_signed_number(&self, n: usize) -> bool {
+        self.rule(n) == Rule::number
+            && self
+                .children(n)
+                .next()
+                .is_some_and(|c| matches!(self.rule(c), Rule::num_int | Rule::num_double))
+    }
+
+    /// The name of a field: an identifier, or a backtick-quoted name without its backticks.
+    fn field_name(&self, n: usize) -> Arc<str> {
+        let text = self.text(n);
+        match self.rule(n) {
+            Rule::escaped_ident => text
+                .strip_prefix('`')
+                .and_then(|t| t.strip_suffix('`'))
+                .unwrap_or(text)
+                .into(),
+            _ => text.into(),
+        }
+    }
+}
+
+/// Iterates over the children of a node.
+struct Children<'a> {
+    nodes: &'a [Node],
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Children<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.at >= self.end {
+            return None;
+        }
+        let n = self.at;
+        // `max` keeps the walk moving forward whatever the nodes say.
+        self.at = self
+            .nodes
+            .get(n)
+            .map_or(self.end, |node| node.next as usize)
+            .max(n + 1);
+        Some(n)
+    }
+}
+
+/// The depths of no nodes yet: index 0 (no node has id 0) and room for about one AST node
+/// per parse-tree node.
+fn unused_id_zero(nodes: usize) -> Vec<u32> {
+    let mut depths = Vec::with_capacity(nodes + 1);
+    depths.push(0);
+    depths
+}
+
+/// Builds the AST from the parse tree: ids, spans, depth accounting, macros.
 struct Builder<'a> {
-    /// Every `expr` pair's start offset (ascending) and, once built, its tree, waiting for
-    /// its parent (nested expressions never share a start: each follows a bracket, comma,
-    /// colon or `?` of its parent).
+    tree: Tree<'a>,
+    /// Every `expr` node (ascending) and, once built, its tree, waiting for its parent.
     built: Vec<(usize, Option<Expr>)>,
     options: &'a ParseOptions,
     /// The macro tables in effect, searched in order.
-    macros: Vec<&'static [macros::Macro]>,
+    macros: SmallVec<[&'static [macros::Macro]; 4]>,
     /// Nesting depth of every node so far, indexed by id (index 0 is unused).
     depths: Vec<u32>,
     diagnostics: Vec<Diagnostic>,
@@ -282,12 +413,8 @@ impl Builder<'_> {
         });
     }
 
-    /// Takes the next pair, or records an internal error (the grammar guarantees it exists).
-    fn take<'i>(
-        &mut self,
-        it: &mut impl Iterator<Item = Pair<'i, Rule>>,
-        at: Span,
-    ) -> Result<Pair<'i, Rule>, Abort> {
+    /// Takes the next node, or records an internal error (the grammar guarantees it exists).
+    fn take(&mut self, it: &mut impl Iterator<Item = usize>, at: Span) -> Result<usize, Abort> {
         match it.next() {
             Some(p) => Ok(p),
             None => {
@@ -367,64 +494,53 @@ impl Builder<'_> {
         )
     }
 
-    /// Builds the tree for the root `expr` pair without recursing through nested
-    /// expressions: all `expr` pairs are listed (in pre-order, by one linear walk of pest's
-    /// token queue) and built innermost first (in post-order, i.e. by their end offsets:
-    /// a nested expression always ends before its parent, followed by a closing token);
-    /// a nested expression is then looked up by [`Builder::expr`] instead of being built
-    /// recursively. Recursion is thus bounded by the structure within one expression,
-    /// whatever the nesting depth, even in debug builds.
-    fn build(&mut self, root: Pair<'_, Rule>) -> Built {
-        let exprs: Vec<Pair<'_, Rule>> = std::iter::once(root.clone())
-            .chain(
-                root.clone()
-                    .into_inner()
-                    .flatten()
-                    .filter(|p| p.as_rule() == Rule::expr),
-            )
-            .collect();
-        // Pre-order lists them by start offset, which identifies a nested expression.
-        self.built = exprs.iter().map(|p| (p.as_span().start(), None)).collect();
-        let mut order: Vec<usize> = (0..exprs.len()).collect();
-        order.sort_unstable_by_key(|&i| exprs[i].as_span().end());
-        for i in order {
-            let e = self.build_expr(exprs[i].clone())?;
-            self.built[i].1 = Some(e);
+    /// Builds the tree for the root `expr` node without recursing through nested
+    /// expressions: all `expr` nodes are built innermost first (`post_order`, see
+    /// [`flatten`]); a nested expression is then looked up by [`Builder::expr`] instead of
+    /// being built recursively. Recursion is thus bounded by the structure within one
+    /// expression, whatever the nesting depth, even in debug builds.
+    fn build(&mut self, root: usize, post_order: &[usize]) -> Built {
+        self.built = post_order.iter().map(|&n| (n, None)).collect();
+        self.built.sort_unstable_by_key(|(n, _)| *n);
+        for &n in post_order {
+            let e = self.build_expr(n)?;
+            if let Ok(i) = self.built.binary_search_by_key(&n, |(m, _)| *m) {
+                self.built[i].1 = Some(e);
+            }
         }
         self.expr(root)
     }
 
-    /// The already built tree of a nested `expr` pair (see [`Builder::build`]).
-    fn expr(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let start = pair.as_span().start();
-        let built = match self.built.binary_search_by_key(&start, |(s, _)| *s) {
+    /// The already built tree of a nested `expr` node (see [`Builder::build`]).
+    fn expr(&mut self, n: usize) -> Built {
+        let built = match self.built.binary_search_by_key(&n, |(m, _)| *m) {
             Ok(i) => self.built[i].1.take(),
             Err(_) => None,
         };
         match built {
             Some(e) => Ok(e),
             None => {
-                self.error(span_of(&pair), "Syntax error: malformed expression");
+                self.error(self.tree.span(n), "Syntax error: malformed expression");
                 Err(Abort)
             }
         }
     }
 
-    /// Builds one `expr` pair whose nested expressions are already built.
-    fn build_expr(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let mut it = children(pair.clone());
+    /// Builds one `expr` node whose nested expressions are already built.
+    fn build_expr(&mut self, node: usize) -> Built {
+        let mut it = self.tree.children(node);
         match (it.next(), it.next()) {
             (Some(first), None) => self.primary(first),
-            _ => self.sequence(pair),
+            _ => self.sequence(node),
         }
     }
 
     /// `operand (infix operand)* (? ... : ...)*`: binary operators are folded by precedence
     /// (all left-associative), runs of `&&` and `||` are balanced into trees as cel-go does
     /// (which also keeps long logical chains shallow), and conditionals fold to the right.
-    fn sequence(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let at = span_of(&pair);
-        let mut it = children(pair).peekable();
+    fn sequence(&mut self, node: usize) -> Built {
+        let at = self.tree.span(node);
+        let mut it = self.tree.children(node).peekable();
         let mut fold = Fold::default();
         // Completed operands of conditionals: cond, then, cond, then, ..., else.
         let mut parts: Vec<Expr> = Vec::new();
@@ -435,14 +551,14 @@ impl Builder<'_> {
             let Some(next) = it.next() else {
                 break;
             };
-            match next.as_rule() {
+            match self.tree.rule(next) {
                 Rule::question | Rule::else_colon => {
                     parts.push(self.finish(&mut fold, at)?);
-                    if next.as_rule() == Rule::question {
-                        questions.push(span_of(&next));
+                    if self.tree.rule(next) == Rule::question {
+                        questions.push(self.tree.span(next));
                     }
                 }
-                rule => self.push_operator(&mut fold, rule, span_of(&next), at)?,
+                rule => self.push_operator(&mut fold, rule, self.tree.span(next), at)?,
             }
         }
         let mut result = self.finish(&mut fold, at)?;
@@ -494,12 +610,7 @@ impl Builder<'_> {
     }
 
     /// Reduces all pending operators and returns the single remaining operand.
-    fn reduce_all(
-        &mut self,
-        operands: &mut Vec<Expr>,
-        ops: &mut Vec<(u8, &'static str, Span)>,
-        at: Span,
-    ) -> Built {
+    fn reduce_all(&mut self, operands: &mut Operands, ops: &mut Operators, at: Span) -> Built {
         while !ops.is_empty() {
             self.reduce(operands, ops)?;
         }
@@ -562,11 +673,7 @@ impl Builder<'_> {
         }
     }
 
-    fn reduce(
-        &mut self,
-        operands: &mut Vec<Expr>,
-        ops: &mut Vec<(u8, &'static str, Span)>,
-    ) -> Result<(), Abort> {
+    fn reduce(&mut self, operands: &mut Operands, ops: &mut Operators) -> Result<(), Abort> {
         let (Some((_, name, span)), Some(rhs), Some(lhs)) =
             (ops.pop(), operands.pop(), operands.pop())
         else {
@@ -581,13 +688,9 @@ impl Builder<'_> {
     /// One operand: `[!+ | -+] primary postfix*`. An even run of `!` or `-` cancels out, an
     /// odd one becomes a single `!_`/`-_` call; a single `-` directly before an int or double
     /// literal is folded into the literal (as cel-go does).
-    fn operand<'i, I: Iterator<Item = Pair<'i, Rule>>>(
-        &mut self,
-        it: &mut Peekable<I>,
-        at: Span,
-    ) -> Built {
+    fn operand<I: Iterator<Item = usize>>(&mut self, it: &mut Peekable<I>, at: Span) -> Built {
         let first = self.take(it, at)?;
-        let (prefix, primary) = match first.as_rule() {
+        let (prefix, primary) = match self.tree.rule(first) {
             Rule::not_ops | Rule::neg_ops => {
                 let primary = self.take(it, at)?;
                 (Some(first), primary)
@@ -597,14 +700,14 @@ impl Builder<'_> {
         let mut unary = None;
         let mut e = match prefix {
             Some(prefix) => {
-                let (function, symbol) = if prefix.as_rule() == Rule::not_ops {
+                let (function, symbol) = if self.tree.rule(prefix) == Rule::not_ops {
                     (op::LOGICAL_NOT, '!')
                 } else {
                     (op::NEGATE, '-')
                 };
-                let count = count_operators(prefix.as_str(), symbol);
-                let start = prefix.as_span().start();
-                if symbol == '-' && count == 1 && is_signed_number(&primary) {
+                let count = count_operators(self.tree.text(prefix), symbol);
+                let start = self.tree.span(prefix).start as usize;
+                if symbol == '-' && count == 1 && self.tree.is_signed_number(primary) {
                     self.number(primary, Some(start))?
                 } else {
                     if count % 2 == 1 {
@@ -615,7 +718,7 @@ impl Builder<'_> {
             }
             None => self.primary(primary)?,
         };
-        while it.peek().is_some_and(|p| is_postfix(p.as_rule())) {
+        while it.peek().is_some_and(|p| is_postfix(self.tree.rule(*p))) {
             let postfix = self.take(it, at)?;
             e = self.postfix(e, postfix)?;
         }
@@ -626,30 +729,30 @@ impl Builder<'_> {
     }
 
     /// Applies one member access (`.f`, `.?f`, `.f(..)`, `[i]`, `[?i]`) to `e`.
-    fn postfix(&mut self, e: Expr, postfix: Pair<'_, Rule>) -> Built {
-        let rule = postfix.as_rule();
-        let pspan = span_of(&postfix);
-        let mut parts = children(postfix);
+    fn postfix(&mut self, e: Expr, postfix: usize) -> Built {
+        let rule = self.tree.rule(postfix);
+        let pspan = self.tree.span(postfix);
+        let mut parts = self.tree.children(postfix);
         let anchor = self.take(&mut parts, pspan)?;
-        let anchor_span = span_of(&anchor);
+        let anchor_span = self.tree.span(anchor);
         match rule {
             Rule::member => {
                 let name = self.take(&mut parts, pspan)?;
-                if name.as_rule() == Rule::optional {
+                if self.tree.rule(name) == Rule::optional {
                     self.optional_allowed(anchor_span, ".?");
                     let field = self.take(&mut parts, pspan)?;
                     let name = self.node(
-                        span_of(&field),
-                        ExprKind::Literal(Literal::String(field_name(&field))),
+                        self.tree.span(field),
+                        ExprKind::Literal(Literal::String(self.tree.field_name(field))),
                     )?;
                     return self.call_node(anchor_span, op::OPT_SELECT, vec![e, name]);
                 }
                 match parts.next() {
                     Some(lparen) => {
                         let args = self.args(parts)?;
-                        self.call(span_of(&lparen), Some(e), name.as_str(), args)
+                        self.call(self.tree.span(lparen), Some(e), self.tree.text(name), args)
                     }
-                    None => self.select(e, anchor_span, &name),
+                    None => self.select(e, anchor_span, name),
                 }
             }
             Rule::index | Rule::opt_index => {
@@ -667,30 +770,27 @@ impl Builder<'_> {
     }
 
     /// `e.field`, anchored at the dot.
-    fn select(&mut self, e: Expr, dot: Span, field: &Pair<'_, Rule>) -> Built {
+    fn select(&mut self, e: Expr, dot: Span, field: usize) -> Built {
         self.node(
             dot,
             ExprKind::Select {
                 operand: Box::new(e),
-                field: field_name(field),
+                field: self.tree.field_name(field),
                 test_only: false,
             },
         )
     }
 
-    fn index(&mut self, e: Expr, span: Span, plain: bool, index: Pair<'_, Rule>) -> Built {
+    fn index(&mut self, e: Expr, span: Span, plain: bool, index: usize) -> Built {
         let index = self.expr(index)?;
         let function = if plain { op::INDEX } else { op::OPT_INDEX };
         self.call_node(span, function, vec![e, index])
     }
 
     /// Builds the argument expressions of a call.
-    fn args<'i>(
-        &mut self,
-        pairs: impl Iterator<Item = Pair<'i, Rule>>,
-    ) -> Result<Vec<Expr>, Abort> {
+    fn args(&mut self, nodes: impl Iterator<Item = usize>) -> Result<Vec<Expr>, Abort> {
         let mut args = Vec::new();
-        for arg in pairs {
+        for arg in nodes {
             args.push(self.expr(arg)?);
         }
         Ok(args)
@@ -748,39 +848,39 @@ impl Builder<'_> {
 
     /// Dispatches on the primary's kind. Each case is its own function so that the frames
     /// on the recursive path (expr → ... → primary → expr) stay small in debug builds.
-    fn primary(&mut self, pair: Pair<'_, Rule>) -> Built {
-        match pair.as_rule() {
-            Rule::number => self.number(pair, None),
-            Rule::string_lit | Rule::bytes_lit => self.quoted_literal(pair),
-            Rule::bool_true | Rule::bool_false | Rule::null => self.keyword_literal(pair),
+    fn primary(&mut self, node: usize) -> Built {
+        match self.tree.rule(node) {
+            Rule::number => self.number(node, None),
+            Rule::string_lit | Rule::bytes_lit => self.quoted_literal(node),
+            Rule::bool_true | Rule::bool_false | Rule::null => self.keyword_literal(node),
             Rule::ident_term => {
-                let shape = pair
-                    .clone()
-                    .into_inner()
-                    .map(|p| p.as_rule())
+                let shape = self
+                    .tree
+                    .children(node)
+                    .map(|p| self.tree.rule(p))
                     .find(|r| matches!(r, Rule::lparen | Rule::lbrace));
                 match shape {
-                    Some(Rule::lparen) => self.global_call(pair),
-                    Some(_) => self.message(pair),
-                    None => self.ident_expr(pair),
+                    Some(Rule::lparen) => self.global_call(node),
+                    Some(_) => self.message(node),
+                    None => self.ident_expr(node),
                 }
             }
-            Rule::paren => self.paren(pair),
-            Rule::list => self.list(pair),
-            Rule::map => self.map(pair),
+            Rule::paren => self.paren(node),
+            Rule::list => self.list(node),
+            Rule::map => self.map(node),
             _ => {
-                self.error(span_of(&pair), "Syntax error: unexpected token");
+                self.error(self.tree.span(node), "Syntax error: unexpected token");
                 Err(Abort)
             }
         }
     }
 
-    fn quoted_literal(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
-        let decoded = if pair.as_rule() == Rule::string_lit {
-            literal::decode_string(pair.as_str()).map(|s| Literal::String(s.into()))
+    fn quoted_literal(&mut self, node: usize) -> Built {
+        let span = self.tree.span(node);
+        let decoded = if self.tree.rule(node) == Rule::string_lit {
+            literal::decode_string(self.tree.text(node)).map(|s| Literal::String(s.into()))
         } else {
-            literal::decode_bytes(pair.as_str()).map(|b| Literal::Bytes(b.into()))
+            literal::decode_bytes(self.tree.text(node)).map(|b| Literal::Bytes(b.into()))
         };
         match decoded {
             Ok(lit) => self.node(span, ExprKind::Literal(lit)),
@@ -788,90 +888,90 @@ impl Builder<'_> {
         }
     }
 
-    fn keyword_literal(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let lit = match pair.as_rule() {
+    fn keyword_literal(&mut self, node: usize) -> Built {
+        let lit = match self.tree.rule(node) {
             Rule::bool_true => Literal::Bool(true),
             Rule::bool_false => Literal::Bool(false),
             _ => Literal::Null,
         };
-        self.node(span_of(&pair), ExprKind::Literal(lit))
+        self.node(self.tree.span(node), ExprKind::Literal(lit))
     }
 
     /// `[.]ident(.ident)*`: an identifier and the selections that follow it.
-    fn ident_expr(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let term = span_of(&pair);
-        let mut it = children(pair);
+    fn ident_expr(&mut self, node: usize) -> Built {
+        let term = self.tree.span(node);
+        let mut it = self.tree.children(node);
         let mut ident = self.take(&mut it, term)?;
-        let dot = if ident.as_rule() == Rule::leading_dot {
+        let dot = if self.tree.rule(ident) == Rule::leading_dot {
             ident = self.take(&mut it, term)?;
             "."
         } else {
             ""
         };
-        let span = span_of(&ident);
+        let span = self.tree.span(ident);
         // cel-go reports a reserved word at the start of the term (leading dot included).
         let mut e = if self.reserved(
-            ident.as_str(),
+            self.tree.text(ident),
             Span::new(term.start as usize, span.end as usize),
         ) {
             self.placeholder(span)?
         } else if dot.is_empty() {
-            self.node(span, ExprKind::Ident(ident.as_str().into()))?
+            self.node(span, ExprKind::Ident(self.tree.text(ident).into()))?
         } else {
-            let name = format!("{dot}{}", ident.as_str());
+            let name = format!("{dot}{}", self.tree.text(ident));
             self.node(span, ExprKind::Ident(name.into()))?
         };
         while let Some(dot) = it.next() {
             let field = self.take(&mut it, term)?;
-            e = self.select(e, span_of(&dot), &field)?;
+            e = self.select(e, self.tree.span(dot), field)?;
         }
         Ok(e)
     }
 
-    fn global_call(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
-        let mut it = children(pair);
+    fn global_call(&mut self, node: usize) -> Built {
+        let span = self.tree.span(node);
+        let mut it = self.tree.children(node);
         let mut first = self.take(&mut it, span)?;
-        let dot = if first.as_rule() == Rule::leading_dot {
+        let dot = if self.tree.rule(first) == Rule::leading_dot {
             first = self.take(&mut it, span)?;
             "."
         } else {
             ""
         };
         let lparen = self.take(&mut it, span)?;
-        let lparen = span_of(&lparen);
+        let lparen = self.tree.span(lparen);
         let args = self.args(it)?;
-        if self.reserved(first.as_str(), span) {
+        if self.reserved(self.tree.text(first), span) {
             return self.placeholder(lparen);
         }
-        let name = format!("{dot}{}", first.as_str());
+        let name = format!("{dot}{}", self.tree.text(first));
         self.call(lparen, None, &name, args)
     }
 
-    fn paren(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
-        let mut it = children(pair);
+    fn paren(&mut self, node: usize) -> Built {
+        let span = self.tree.span(node);
+        let mut it = self.tree.children(node);
         let _lparen = self.take(&mut it, span)?;
         let inner = self.take(&mut it, span)?;
         self.expr(inner)
     }
 
-    fn list(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
-        let mut it = children(pair);
+    fn list(&mut self, node: usize) -> Built {
+        let span = self.tree.span(node);
+        let mut it = self.tree.children(node);
         let lbracket = self.take(&mut it, span)?;
         let mut elements = Vec::new();
         let mut optional_indices = Vec::new();
         for elem in it {
-            if elem.as_rule() == Rule::optional {
-                self.optional_allowed(span_of(&elem), "?");
+            if self.tree.rule(elem) == Rule::optional {
+                self.optional_allowed(self.tree.span(elem), "?");
                 optional_indices.push(elements.len());
             } else {
                 elements.push(self.expr(elem)?);
             }
         }
         self.node(
-            span_of(&lbracket),
+            self.tree.span(lbracket),
             ExprKind::List {
                 elements,
                 optional_indices,
@@ -879,24 +979,24 @@ impl Builder<'_> {
         )
     }
 
-    fn map(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
-        let mut it = children(pair);
+    fn map(&mut self, node: usize) -> Built {
+        let span = self.tree.span(node);
+        let mut it = self.tree.children(node);
         let lbrace = self.take(&mut it, span)?;
         let mut entries = Vec::new();
         for entry in it {
             entries.push(self.map_entry(entry)?);
         }
-        self.node(span_of(&lbrace), ExprKind::Map { entries })
+        self.node(self.tree.span(lbrace), ExprKind::Map { entries })
     }
 
-    fn map_entry(&mut self, pair: Pair<'_, Rule>) -> Result<MapEntry, Abort> {
-        let span = span_of(&pair);
-        let mut parts = children(pair);
+    fn map_entry(&mut self, node: usize) -> Result<MapEntry, Abort> {
+        let span = self.tree.span(node);
+        let mut parts = self.tree.children(node);
         let mut first = self.take(&mut parts, span)?;
-        let optional = first.as_rule() == Rule::optional;
+        let optional = self.tree.rule(first) == Rule::optional;
         if optional {
-            self.optional_allowed(span_of(&first), "?");
+            self.optional_allowed(self.tree.span(first), "?");
             first = self.take(&mut parts, span)?;
         }
         let key = self.expr(first)?;
@@ -929,25 +1029,25 @@ impl Builder<'_> {
     }
 
     /// `[.] a.b.C{field: value, ...}`.
-    fn message(&mut self, pair: Pair<'_, Rule>) -> Built {
-        let span = span_of(&pair);
+    fn message(&mut self, node: usize) -> Built {
+        let span = self.tree.span(node);
         let mut name = String::new();
         let mut brace = span;
         let mut fields = Vec::new();
-        for part in children(pair) {
-            match part.as_rule() {
-                Rule::leading_dot | Rule::dot | Rule::ident => name.push_str(part.as_str()),
-                Rule::lbrace => brace = span_of(&part),
+        for part in self.tree.children(node) {
+            match self.tree.rule(part) {
+                Rule::leading_dot | Rule::dot | Rule::ident => name.push_str(self.tree.text(part)),
+                Rule::lbrace => brace = self.tree.span(part),
                 Rule::field_init => {
-                    let fspan = span_of(&part);
-                    let mut it = children(part);
+                    let fspan = self.tree.span(part);
+                    let mut it = self.tree.children(part);
                     let mut first = self.take(&mut it, fspan)?;
-                    let optional = first.as_rule() == Rule::optional;
+                    let optional = self.tree.rule(first) == Rule::optional;
                     if optional {
-                        self.optional_allowed(span_of(&first), "?");
+                        self.optional_allowed(self.tree.span(first), "?");
                         first = self.take(&mut it, fspan)?;
                     }
-                    let field = field_name(&first);
+                    let field = self.tree.field_name(first);
                     let value = self.take(&mut it, fspan)?;
                     let value = self.expr(value)?;
                     let id = self.alloc(0);
@@ -972,25 +1072,25 @@ impl Builder<'_> {
 
     /// `number: num_uint | [-] (num_double | num_int)`.
     /// `number: num_uint | num_double | num_int`; `minus` is the offset of a folded `-`.
-    fn number(&mut self, pair: Pair<'_, Rule>, minus: Option<usize>) -> Built {
-        let mut span = span_of(&pair);
+    fn number(&mut self, node: usize, minus: Option<usize>) -> Built {
+        let mut span = self.tree.span(node);
         let mut negative = minus.is_some();
         if let Some(start) = minus {
             span.start = start as u32;
         }
-        for part in children(pair) {
-            let lit = match part.as_rule() {
+        for part in self.tree.children(node) {
+            let lit = match self.tree.rule(part) {
                 Rule::minus => {
                     negative = true;
                     continue;
                 }
-                Rule::num_int => literal::parse_int(part.as_str(), negative)
+                Rule::num_int => literal::parse_int(self.tree.text(part), negative)
                     .map(Literal::Int)
                     .ok_or("invalid int literal"),
-                Rule::num_uint => literal::parse_uint(part.as_str())
+                Rule::num_uint => literal::parse_uint(self.tree.text(part))
                     .map(Literal::Uint)
                     .ok_or("invalid uint literal"),
-                Rule::num_double => literal::parse_double(part.as_str(), negative)
+                Rule::num_double => literal::parse_double(self.tree.text(part), negative)
                     .map(Literal::Double)
                     .ok_or("invalid double literal"),
                 _ => Err("invalid number literal"),
@@ -1043,19 +1143,6 @@ fn count_operators(run: &str, symbol: char) -> usize {
             code.chars().filter(|&c| c == symbol).count()
         })
         .sum()
-}
-
-/// The name of a field: an identifier, or a backtick-quoted name without its backticks.
-fn field_name(pair: &Pair<'_, Rule>) -> Arc<str> {
-    let text = pair.as_str();
-    match pair.as_rule() {
-        Rule::escaped_ident => text
-            .strip_prefix('`')
-            .and_then(|t| t.strip_suffix('`'))
-            .unwrap_or(text)
-            .into(),
-        _ => text.into(),
-    }
 }
 
 /// Converts a pest error into a cel-go style "Syntax error: ..." diagnostic.

@@ -2,24 +2,23 @@
 //! format string applied to a list literal must have a clause for every argument, and each
 //! argument's checked type must suit its clause.
 
-use std::collections::HashMap;
-
 use super::format::{Formatter, expectation, precision};
+use crate::check::NodeMap;
 use crate::error::Diagnostic;
-use crate::syntax::ast::{Expr, ExprId, ExprKind, Literal, Span};
+use crate::syntax::ast::{Expr, ExprKind, Literal, Span};
 use crate::types::Type;
 
 /// The validator for strings versions 1 to 3 (cel-go's first formatter).
-pub fn validate_v1(expr: &Expr, types: &HashMap<ExprId, Type>) -> Vec<Diagnostic> {
+pub fn validate_v1(expr: &Expr, types: &NodeMap<Type>) -> Vec<Diagnostic> {
     validate(expr, types, Formatter::V1)
 }
 
 /// The validator for strings version 4 and later.
-pub fn validate_v2(expr: &Expr, types: &HashMap<ExprId, Type>) -> Vec<Diagnostic> {
+pub fn validate_v2(expr: &Expr, types: &NodeMap<Type>) -> Vec<Diagnostic> {
     validate(expr, types, Formatter::V2)
 }
 
-fn validate(expr: &Expr, types: &HashMap<ExprId, Type>, f: Formatter) -> Vec<Diagnostic> {
+fn validate(expr: &Expr, types: &NodeMap<Type>, f: Formatter) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     expr.walk(|e| {
         let ExprKind::Call {
@@ -59,7 +58,7 @@ fn validate(expr: &Expr, types: &HashMap<ExprId, Type>, f: Formatter) -> Vec<Dia
 }
 
 struct Check<'a> {
-    types: &'a HashMap<ExprId, Type>,
+    types: &'a NodeMap<Type>,
     f: Formatter,
 }
 

@@ -14,17 +14,17 @@
 //! - no cost functions: every call costs 1, as cel-go's default.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use crate::check::NodeMap;
 use crate::error::{Diagnostic, EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
 use crate::stdlib::kubernetes::cidr::Cidr;
 use crate::stdlib::kubernetes::ip::{accessors, parse_ip};
 use crate::stdlib::kubernetes::netip::{is_4in6, parse_prefix};
 use crate::stdlib::kubernetes::{go_quote, opaque, opaque_arg, string_arg};
-use crate::syntax::ast::{Expr, ExprId, ExprKind, Literal};
+use crate::syntax::ast::{Expr, ExprKind, Literal};
 use crate::types::Type;
 use crate::value::{Opaque, Value};
 
@@ -367,11 +367,11 @@ fn validate_literals(
     out
 }
 
-fn validate_ip_literals(expr: &Expr, _: &HashMap<ExprId, Type>) -> Vec<Diagnostic> {
+fn validate_ip_literals(expr: &Expr, _: &NodeMap<Type>) -> Vec<Diagnostic> {
     validate_literals(expr, "ip", |s| parse_ip(s).map(|_| ()))
 }
 
-fn validate_cidr_literals(expr: &Expr, _: &HashMap<ExprId, Type>) -> Vec<Diagnostic> {
+fn validate_cidr_literals(expr: &Expr, _: &NodeMap<Type>) -> Vec<Diagnostic> {
     validate_literals(expr, "cidr", |s| parse_cidr(s).map(|_| ()))
 }
 
