@@ -562,7 +562,7 @@ fn dispatch_overload(
             // One simple argument (conversions): read in place.
             let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
             let arg = std::slice::from_ref(a.as_ref());
-            let chosen = match table.get(&[&a]) {
+            let chosen = match table.get(overloads, &[&a]) {
                 DispatchTable::NONE => None,
                 DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(arg)),
                 i => overloads.get(usize::from(i)),
@@ -585,7 +585,7 @@ fn dispatch_overload(
     }
     let values = eval_args(args, frame)?;
     let chosen = match (table, values.as_slice()) {
-        (Some(table), [a]) => match table.get(&[a]) {
+        (Some(table), [a]) => match table.get(overloads, &[a]) {
             DispatchTable::NONE => None,
             DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(&values)),
             i => overloads.get(usize::from(i)),
@@ -619,7 +619,7 @@ fn apply_binary(
     } else {
         (a, b)
     };
-    let chosen = match table.get(&[&a, &b]) {
+    let chosen = match table.get(overloads, &[&a, &b]) {
         DispatchTable::NONE => None,
         DispatchTable::SCAN => {
             let pair = [a.as_ref().clone(), b.as_ref().clone()];
@@ -720,7 +720,8 @@ fn json_operation(
         (Value::Json(j), key) | (key, Value::Json(j)) if !matches!(key, Value::Json(_)) => (j, key),
         _ => return None,
     };
-    let (o, CallCost::Fixed(cost)) = overloads.get(usize::from(table.get(&[a, b])))? else {
+    let (o, CallCost::Fixed(cost)) = overloads.get(usize::from(table.get(overloads, &[a, b])))?
+    else {
         return None;
     };
     let result = match (o.id.as_ref(), a, key) {

@@ -3,7 +3,8 @@
 //! overloads, so that evaluation never looks anything up by name.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU8, AtomicU32};
 use std::sync::{Arc, Weak};
 
 use regex::Regex;
@@ -237,67 +238,101 @@ impl Node {
 }
 
 /// Overload choice by argument kinds ([`Value::kind`]) for calls with one or two
-/// arguments: one entry per kind (or pair of kinds).
-pub(crate) struct DispatchTable(Box<[u8]>);
+/// arguments: one entry per kind (or pair of kinds), each worked out from the overloads
+/// the first time a call meets those kinds (most calls only ever see one or two).
+pub(crate) struct DispatchTable {
+    arity: usize,
+    entries: Box<[AtomicU8]>,
+}
 
 impl DispatchTable {
     /// No overload accepts these kinds.
     pub const NONE: u8 = u8::MAX;
     /// The choice depends on more than the kinds: try the overloads in order.
     pub const SCAN: u8 = u8::MAX - 1;
+    /// Not worked out yet.
+    const UNKNOWN: u8 = u8::MAX - 2;
 
     fn new(overloads: &[(Overload, CallCost)], arity: usize) -> Option<DispatchTable> {
-        if !(1..=2).contains(&arity) || overloads.len() >= usize::from(Self::SCAN) {
+        if !(1..=2).contains(&arity) || overloads.len() >= usize::from(Self::UNKNOWN) {
             return None;
         }
-        let kinds = crate::value::kind::COUNT;
-        let entries = (0..kinds.pow(arity as u32)).map(|i| {
-            let args = if arity == 1 {
-                vec![i as u8]
-            } else {
-                vec![(i / kinds) as u8, (i % kinds) as u8]
-            };
-            for (n, (o, _)) in overloads.iter().enumerate() {
-                if o.params.len() != arity {
-                    continue;
-                }
-                let mut accepts = Some(true);
-                for (t, k) in o.params.iter().zip(&args) {
-                    match t.accepts_kind(*k) {
-                        Some(true) => {}
-                        Some(false) => {
-                            accepts = Some(false);
-                            break;
-                        }
-                        None => accepts = None,
-                    }
-                }
-                match accepts {
-                    Some(true) => return n as u8,
-                    Some(false) => {}
-                    None => return Self::SCAN,
-                }
-            }
-            Self::NONE
-        });
-        Some(DispatchTable(entries.collect()))
+        let entries = (0..crate::value::kind::COUNT.pow(arity as u32))
+            .map(|_| AtomicU8::new(Self::UNKNOWN))
+            .collect();
+        Some(DispatchTable { arity, entries })
     }
 
     /// The entry for a pair of argument kinds (of a two-argument table).
-    fn get_kinds(&self, a: u8, b: u8) -> u8 {
-        let i = usize::from(a) * crate::value::kind::COUNT + usize::from(b);
-        self.0.get(i).copied().unwrap_or(Self::NONE)
+    fn get_kinds(&self, overloads: &[(Overload, CallCost)], a: u8, b: u8) -> u8 {
+        self.entry(
+            overloads,
+            usize::from(a) * crate::value::kind::COUNT + usize::from(b),
+        )
     }
 
-    /// The entry for the argument kinds.
+    /// The entry for the argument kinds; `overloads` are those the table was made for.
     #[inline]
-    pub fn get(&self, args: &[&Value]) -> u8 {
+    pub fn get(&self, overloads: &[(Overload, CallCost)], args: &[&Value]) -> u8 {
         let i = match args {
-            [a] => usize::from(a.kind()),
-            [a, b] => usize::from(a.kind()) * crate::value::kind::COUNT + usize::from(b.kind()),
+            [a] if self.arity == 1 => usize::from(a.kind()),
+            [a, b] if self.arity == 2 => {
+                usize::from(a.kind()) * crate::value::kind::COUNT + usize::from(b.kind())
+            }
             _ => return Self::SCAN,
         };
-        self.0[i]
+        self.entry(overloads, i)
+    }
+
+    #[inline]
+    fn entry(&self, overloads: &[(Overload, CallCost)], i: usize) -> u8 {
+        let Some(slot) = self.entries.get(i) else {
+            return Self::NONE;
+        };
+        match slot.load(Relaxed) {
+            Self::UNKNOWN => {
+                // Every thread works out the same entry, so a race only repeats work.
+                let entry = self.choose(overloads, i);
+                slot.store(entry, Relaxed);
+                entry
+            }
+            entry => entry,
+        }
+    }
+
+    /// The first overload that accepts the kinds of entry `i` by kind alone, `SCAN` when
+    /// one before it needs the values themselves, `NONE` when none does.
+    #[cold]
+    fn choose(&self, overloads: &[(Overload, CallCost)], i: usize) -> u8 {
+        let kinds = crate::value::kind::COUNT;
+        let pair = [(i / kinds) as u8, (i % kinds) as u8];
+        let args = if self.arity == 1 {
+            &[i as u8][..]
+        } else {
+            &pair[..]
+        };
+        for (n, (o, _)) in overloads.iter().enumerate() {
+            if o.params.len() != self.arity {
+                continue;
+            }
+            let mut accepts = Some(true);
+            for (t, k) in o.params.iter().zip(args) {
+                match t.accepts_kind(*k) {
+                    Some(true) => {}
+                    Some(false) => {
+                        accepts = Some(false);
+                        break;
+                    }
+                    None => accepts = None,
+                }
+            }
+            match accepts {
+                Some(true) => return n as u8,
+                Some(false) => {}
+                None => return Self::SCAN,
+            }
+        }
+        Self::NONE
     }
 }
 
@@ -1405,7 +1440,7 @@ fn binary_operator(
     }
     let table = DispatchTable::new(candidates, 2)?;
     let inline = Inline::for_call(function, |a, b| {
-        candidates.get(usize::from(table.get_kinds(a, b)))
+        candidates.get(usize::from(table.get_kinds(candidates, a, b)))
     })?;
     let rhs = args.pop()?;
     let lhs = args.pop()?;

@@ -7,7 +7,6 @@
 //! path is charged as if walked from its variable, and a prefix that fails (or is `null`)
 //! is not stored, so its paths are walked from the variable and fail where they would.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::eval::plan::{Field, Node, PathCache, PathNode, Slot};
@@ -25,26 +24,47 @@ pub(crate) fn share_prefixes(
     inputs: &[Slot],
     next_slot: &mut Slot,
 ) -> Box<[PathNode]> {
-    let mut uses: HashMap<(Slot, Vec<Arc<str>>), usize> = HashMap::new();
+    // The paths from inputs, in visiting order: their variable and field names.
+    let mut paths: Vec<(Slot, Vec<Arc<str>>)> = Vec::new();
     visit_paths(root, &mut |p| {
         if inputs.contains(&p.slot) {
-            for len in 1..=p.fields.len() {
-                *uses.entry((p.slot, prefix(p, len))).or_default() += 1;
-            }
+            let names = p.fields.iter().map(|(_, f)| f.name.clone()).collect();
+            paths.push((p.slot, names));
         }
     });
-    let mut slots: HashMap<(Slot, Vec<Arc<str>>), Slot> = HashMap::new();
-    let mut prefixes = Vec::new();
+    // Per path: the length of its longest prefix worth sharing, if any.
+    let shared: Vec<Option<usize>> = paths
+        .iter()
+        .map(|(slot, names)| {
+            (1..=names.len()).rev().find(|&len| {
+                let prefix = &names[..len];
+                let uses = paths
+                    .iter()
+                    .filter(|(s, n)| s == slot && n.starts_with(prefix))
+                    .count();
+                (uses - 1) * len >= MIN_SAVED_SELECTIONS
+            })
+        })
+        .collect();
+    // One slot per distinct shared prefix, with the path that fills it.
+    let mut prefixes: Vec<PathNode> = Vec::new();
+    let mut next = 0;
     visit_paths(root, &mut |p| {
         if !inputs.contains(&p.slot) {
             return;
         }
-        let shared = (1..=p.fields.len()).rev().find(|&len| {
-            uses.get(&(p.slot, prefix(p, len)))
-                .is_some_and(|&n| (n - 1) * len >= MIN_SAVED_SELECTIONS)
+        let index = next;
+        next += 1;
+        let Some(len) = shared[index] else { return };
+        let names = &paths[index].1[..len];
+        let known = prefixes.iter().find(|q| {
+            q.slot == p.slot
+                && q.fields.len() == len
+                && q.fields.iter().zip(names).all(|((_, f), n)| f.name == *n)
         });
-        if let Some(len) = shared {
-            let slot = *slots.entry((p.slot, prefix(p, len))).or_insert_with(|| {
+        let slot = match known {
+            Some(q) => q.cache.map_or(0, |c| c.slot),
+            None => {
                 let s = *next_slot;
                 *next_slot += 1;
                 prefixes.push(PathNode {
@@ -60,22 +80,14 @@ pub(crate) fn share_prefixes(
                     }),
                 });
                 s
-            });
-            p.cache = Some(PathCache {
-                slot,
-                len: len as u32,
-            });
-        }
+            }
+        };
+        p.cache = Some(PathCache {
+            slot,
+            len: len as u32,
+        });
     });
     prefixes.into()
-}
-
-/// The names of the first `len` selections of a path.
-fn prefix(p: &PathNode, len: usize) -> Vec<Arc<str>> {
-    p.fields[..len]
-        .iter()
-        .map(|(_, f)| f.name.clone())
-        .collect()
 }
 
 /// Calls `f` on every path node of the tree (block expressions, shared with their reads,
