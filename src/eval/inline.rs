@@ -49,7 +49,8 @@ pub(crate) struct Inline {
 }
 
 impl Operator {
-    fn of(function: &str) -> Option<Operator> {
+    /// The operator a function name stands for, if it has an inline form.
+    pub fn of(function: &str) -> Option<Operator> {
         Some(match function {
             op::EQUALS => Operator::Equals,
             op::NOT_EQUALS => Operator::NotEquals,
@@ -87,23 +88,26 @@ impl Operator {
         })
     }
 
-    /// The standard overloads this operator applies to two timestamps and to two durations,
-    /// if any.
-    fn time_overloads(self) -> Option<[(String, CallCost); 2]> {
-        let (prefix, cost) = match self {
-            Operator::Equals => {
-                return Some([0, 1].map(|_| ("equals".into(), CallCost::TraverseMin)));
-            }
-            Operator::NotEquals => {
-                return Some([0, 1].map(|_| ("not_equals".into(), CallCost::TraverseMin)));
-            }
-            Operator::Less => ("less", CallCost::Fixed(1)),
-            Operator::LessEquals => ("less_equals", CallCost::Fixed(1)),
-            Operator::Greater => ("greater", CallCost::Fixed(1)),
-            Operator::GreaterEquals => ("greater_equals", CallCost::Fixed(1)),
+    /// The standard overloads (ids and costs) this operator applies to two timestamps and
+    /// to two durations, if any.
+    fn time_overloads(self) -> Option<[(&'static str, CallCost); 2]> {
+        let min = CallCost::TraverseMin;
+        let fixed = CallCost::Fixed(1);
+        Some(match self {
+            Operator::Equals => [("equals", min), ("equals", min)],
+            Operator::NotEquals => [("not_equals", min), ("not_equals", min)],
+            Operator::Less => [("less_timestamp", fixed), ("less_duration", fixed)],
+            Operator::LessEquals => [
+                ("less_equals_timestamp", fixed),
+                ("less_equals_duration", fixed),
+            ],
+            Operator::Greater => [("greater_timestamp", fixed), ("greater_duration", fixed)],
+            Operator::GreaterEquals => [
+                ("greater_equals_timestamp", fixed),
+                ("greater_equals_duration", fixed),
+            ],
             _ => return None,
-        };
-        Some(["timestamp", "duration"].map(|t| (format!("{prefix}_{t}"), cost)))
+        })
     }
 
     /// The standard overload this operator applies to a string key and a map, if any.
@@ -174,8 +178,8 @@ impl Inline {
         let keyed = is(key_map, op.keyed_overload());
         let [timestamps, durations] = match op.time_overloads() {
             Some([t, d]) => [
-                is((TIMESTAMP, TIMESTAMP), Some((&t.0, t.1))),
-                is((DURATION, DURATION), Some((&d.0, d.1))),
+                is((TIMESTAMP, TIMESTAMP), Some(t)),
+                is((DURATION, DURATION), Some(d)),
             ],
             None => [false, false],
         };

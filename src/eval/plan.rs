@@ -1432,6 +1432,7 @@ fn binary_operator(
     args: &mut Vec<Node>,
 ) -> Option<Node> {
     if args.len() != 2
+        || Operator::of(function).is_none()
         || candidates
             .iter()
             .any(|(o, _)| matches!(o.implementation, Implementation::Builtin))
