@@ -1,6 +1,6 @@
 //! Operators evaluated inline for the most common operand kinds (two ints, two strings, a
-//! string key and a map, two timestamps or two durations compared), skipping overload
-//! dispatch. The planner uses one only where the call would resolve to
+//! string key and a map, two timestamps or two durations compared, two bools tested for
+//! equality), skipping overload dispatch. The planner uses one only where the call would resolve to
 //! the standard overload with its standard cost, so the result and the cost are those of
 //! the overload.
 
@@ -46,6 +46,8 @@ pub(crate) struct Inline {
     timestamps: bool,
     /// Two durations (compared).
     durations: bool,
+    /// Two bools (tested for equality).
+    bools: bool,
 }
 
 impl Operator {
@@ -159,7 +161,7 @@ impl Inline {
         function: &str,
         chosen: impl Fn(u8, u8) -> Option<&'o (Overload, CallCost)>,
     ) -> Option<Inline> {
-        use crate::value::kind::{DURATION, INT, MAP, STRING, TIMESTAMP};
+        use crate::value::kind::{BOOL, DURATION, INT, MAP, STRING, TIMESTAMP};
         let op = Operator::of(function)?;
         let is = |kinds: (u8, u8), expected: Option<(&str, CallCost)>| match (
             chosen(kinds.0, kinds.1),
@@ -183,13 +185,20 @@ impl Inline {
             ],
             None => [false, false],
         };
-        (ints || strings || keyed || timestamps || durations).then_some(Inline {
+        let equality = match op {
+            Operator::Equals => Some(("equals", CallCost::TraverseMin)),
+            Operator::NotEquals => Some(("not_equals", CallCost::TraverseMin)),
+            _ => None,
+        };
+        let bools = is((BOOL, BOOL), equality);
+        (ints || strings || keyed || timestamps || durations || bools).then_some(Inline {
             op,
             ints,
             strings,
             keyed,
             timestamps,
             durations,
+            bools,
         })
     }
 
@@ -224,6 +233,9 @@ impl Inline {
                 Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
             }
             (Value::Duration(x), Value::Duration(y)) if self.durations => {
+                Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
+            }
+            (Value::Bool(x), Value::Bool(y)) if self.bools => {
                 Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
             }
             (Value::String(x), Value::String(y)) if self.strings => {
@@ -292,6 +304,7 @@ mod tests {
         let long = "long string of more than ten bytes";
         let strings = ["", "a", "b", "é", "abcdefghij", long, "ééééééééééééé"];
         let mut values: Vec<Value> = ints.iter().map(|i| Value::Int(*i)).collect();
+        values.extend([Value::Bool(false), Value::Bool(true)]);
         values.extend(strings.iter().map(|s| Value::from(*s)));
         let map: kcel_map::Map = strings[..4]
             .iter()
