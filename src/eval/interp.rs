@@ -315,21 +315,24 @@ fn insert_into_accumulator(
 #[inline(never)]
 fn append_to_accumulator(slot: Slot, elements: &[Node], frame: &mut Frame) -> EvalResult {
     // One element (`map`, `filter`) needs no argument list.
-    let (one, values) = match elements {
-        [e] => (Some(eval(e, frame)?.materialize()), SmallVec::new()),
-        _ => (None, eval_args(elements, frame)?),
-    };
-    // As the unoptimized `@result + [elements]`: the accumulator (1), the list literal (10)
-    // and the `_+_` call (1).
+    if let [e] = elements {
+        let v = eval(e, frame)?.materialize();
+        return append(slot, std::iter::once(v), frame);
+    }
+    let values = eval_args(elements, frame)?;
+    append(slot, values, frame)
+}
+
+/// Appends evaluated elements to the accumulator list in `slot`, charged as the
+/// unoptimized `@result + [elements]`: the accumulator (1), the list literal (10) and the
+/// `_+_` call (1).
+#[inline(always)]
+fn append(slot: Slot, values: impl IntoIterator<Item = Value>, frame: &mut Frame) -> EvalResult {
     frame.charge(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1)?;
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
     match accu {
         Value::List(mut list) => {
-            let items = &mut Arc::make_mut(&mut list).items;
-            match one {
-                Some(v) => items.push(v),
-                None => items.extend(values),
-            }
+            Arc::make_mut(&mut list).items.extend(values);
             Ok(Value::List(list))
         }
         _ => Err(EvalError::no_such_overload()),

@@ -186,7 +186,7 @@ pub fn index_map(map: &Value, key: &Value) -> EvalResult {
 /// `size(x)` / `x.size()`: code points of a string, bytes, list elements or map entries.
 pub fn size(v: &Value) -> EvalResult {
     let n = match v {
-        Value::String(s) => s.chars().count(),
+        Value::String(s) => crate::cost::code_points(s) as usize,
         Value::Bytes(b) => b.len(),
         Value::List(l) => l.len(),
         Value::Map(m) => m.len(),
