@@ -1048,10 +1048,13 @@ impl Planner<'_> {
             Some(Reference::Function { overloads, .. }) => Some(overloads),
             _ => None,
         };
-        f.candidates(member, arity)
-            .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
-            .map(|o| (o.clone(), o.call_cost()))
-            .collect()
+        let mut out = Vec::with_capacity(resolved.map_or(f.overloads.len(), |ids| ids.len()));
+        out.extend(
+            f.candidates(member, arity)
+                .filter(|o| resolved.is_none_or(|ids| ids.contains(&o.id)))
+                .map(|o| (o.clone(), o.call_cost())),
+        );
+        out
     }
 
     /// Plans `... + a + b` with three or more operands as one [`ConcatNode`], when every
