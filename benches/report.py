@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Turns criterion's results of `cargo bench --bench workload` into the BENCHMARKS.md table.
 
-Usage: python3 benches/report.py [CRITERION_DIR]   (default: target/criterion)
+Usage: python3 benches/report.py [CRITERION_DIR...]   (default: target/criterion)
 
 Reads every */new/benchmark.json (group and function names) with the estimates.json next
 to it, and prints Markdown: per case the median of kcel, kcel_from_json and the cel crate
 and the ratio cel/kcel; the geometric mean of the ratios (without trivial_true); the
 compile medians and their medians over all cases. Case order follows the workload file.
+Given several directories (copies of target/criterion from separate runs), each figure is
+the median over the runs of criterion's median, and each run's geometric mean is listed.
 """
 
 import json
@@ -48,11 +50,20 @@ def load(criterion_dir):
     return results
 
 
+def geometric_mean(results, cases):
+    """The geometric mean of cel / kcel over the cases (without the excluded ones)."""
+    ratios = [results[(c, "cel")] / results[(c, "kcel")] for c in cases
+              if c not in EXCLUDED_FROM_MEAN and (c, "cel") in results and (c, "kcel") in results]
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+
+
 def main():
-    criterion_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(
-        os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"
-    results = load(criterion_dir)
+    dirs = [Path(d) for d in sys.argv[1:]] or [Path(
+        os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"]
+    runs = [load(d) for d in dirs]
     cases = [c["name"] for c in json.loads(WORKLOAD.read_text())]
+    results = {key: median([r[key] for r in runs if key in r])
+               for key in set().union(*runs)}
 
     print("| case | kcel | kcel_from_json | cel 0.15 | cel / kcel |")
     print("|---|---:|---:|---:|---:|")
@@ -71,6 +82,9 @@ def main():
         print(f"\nGeometric mean of cel / kcel over {len(ratios)} cases "
               f"(without {', '.join(sorted(EXCLUDED_FROM_MEAN))}): **{geomean:.1f}×**; "
               f"lowest {min(ratios):.1f}×, highest {max(ratios):.1f}×.")
+    if len(runs) > 1:
+        each = ", ".join(f"{geometric_mean(r, cases):.1f}×" for r in runs)
+        print(f"Per run ({len(runs)} runs, figures above are medians over the runs): {each}.")
 
     print("\n| compile | kcel (parse + check + plan) | cel 0.15 (parse) |")
     print("|---|---:|---:|")

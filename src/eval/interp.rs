@@ -125,8 +125,8 @@ impl Frame<'_> {
 }
 
 /// Evaluates a node. Every construct but constants and variable reads is evaluated by a
-/// function of its own, so that this dispatcher needs no stack frame of its own (calls in
-/// tail position become jumps).
+/// function of its own, so that this dispatcher, entered for every node, keeps a small
+/// stack frame and saves few registers.
 pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
     match node {
         Node::Const(v) => Ok(v.clone()),
