@@ -1,8 +1,8 @@
 //! Operators evaluated inline for the most common operand kinds (two ints, two strings, a
 //! string key and a map, two timestamps or two durations compared, two bools tested for
-//! equality), skipping overload dispatch. The planner uses one only where the call would resolve to
-//! the standard overload with its standard cost, so the result and the cost are those of
-//! the overload.
+//! equality), skipping overload dispatch. The planner uses one only where the call would
+//! resolve to the standard overload with its standard cost, so the result and the cost are
+//! those of the overload.
 
 use std::cmp::Ordering;
 
@@ -112,6 +112,16 @@ impl Operator {
         })
     }
 
+    /// The standard overload this operator applies to two bools, if handled here (only
+    /// equality).
+    fn bool_overload(self) -> Option<(&'static str, CallCost)> {
+        match self {
+            Operator::Equals => Some(("equals", CallCost::TraverseMin)),
+            Operator::NotEquals => Some(("not_equals", CallCost::TraverseMin)),
+            _ => None,
+        }
+    }
+
     /// The standard overload this operator applies to a string key and a map, if any.
     fn keyed_overload(self) -> Option<(&'static str, CallCost)> {
         match self {
@@ -155,8 +165,8 @@ impl Operator {
 
 impl Inline {
     /// The inline form of a call of `function`, given the overload `chosen` picks for a
-    /// pair of operand kinds (`value::kind`): `None` unless ints, strings or a string key
-    /// and a map would reach the standard overload at its standard cost.
+    /// pair of operand kinds (`value::kind`): `None` unless some pair of kinds handled here
+    /// would reach the standard overload at its standard cost.
     pub fn for_call<'o>(
         function: &str,
         chosen: impl Fn(u8, u8) -> Option<&'o (Overload, CallCost)>,
@@ -185,12 +195,7 @@ impl Inline {
             ],
             None => [false, false],
         };
-        let equality = match op {
-            Operator::Equals => Some(("equals", CallCost::TraverseMin)),
-            Operator::NotEquals => Some(("not_equals", CallCost::TraverseMin)),
-            _ => None,
-        };
-        let bools = is((BOOL, BOOL), equality);
+        let bools = is((BOOL, BOOL), op.bool_overload());
         (ints || strings || keyed || timestamps || durations || bools).then_some(Inline {
             op,
             ints,

@@ -1,11 +1,11 @@
 //! Shared path prefixes: when several paths of a program start with the same selections
 //! from the same input variable (`self.metadata.name` in `self.metadata.name.startsWith(x)
 //! && self.metadata.name.endsWith(y)`), the value at the longest such prefix is looked up
-//! once per evaluation, right after the inputs are
-//! bound, and each path walks only its own tail from it. Input variables do not change
-//! during an evaluation, so neither does the value at a prefix. Nothing else changes: a
-//! path is charged as if walked from its variable, and a prefix that fails (or is `null`)
-//! is not stored, so its paths are walked from the variable and fail where they would.
+//! once per evaluation, right after the inputs are bound, and each path walks only its own
+//! tail from it. Input variables do not change during an evaluation, so neither does the
+//! value at a prefix. Nothing else changes: a path is charged as if walked from its
+//! variable, and a prefix that fails (or is `null`) is not stored, so its paths are walked
+//! from the variable and fail where they would.
 
 use std::sync::Arc;
 
@@ -62,8 +62,8 @@ pub(crate) fn share_prefixes(
                 && q.fields.len() == len
                 && q.fields.iter().zip(names).all(|((_, f), n)| f.name == *n)
         });
-        let slot = match known {
-            Some(q) => q.cache.map_or(0, |c| c.slot),
+        let slot = match known.and_then(|q| q.cache) {
+            Some(cache) => cache.slot,
             None => {
                 let s = *next_slot;
                 *next_slot += 1;
