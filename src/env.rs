@@ -377,7 +377,9 @@ impl Program {
                 }))
             }));
         }
-        store_shared_prefixes(&self.plan.shared_prefixes, &mut frame.slots);
+        if !self.plan.shared_prefixes.is_empty() {
+            store_shared_prefixes(&self.plan.shared_prefixes, &mut frame.slots);
+        }
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
         if let Err(limit) = frame.check_limit() {
             result = Err(limit);
