@@ -143,17 +143,7 @@ pub fn has_unknown_fields(x: &J, s: Option<&Schema>, depth: usize) -> bool {
             let Some(s) = s else {
                 return !o.is_empty();
             };
-            o.iter().any(|(k, v)| {
-                if s.embedded_resource && is_meta_field(k) {
-                    false
-                } else if let Some(p) = s.properties.get(k) {
-                    has_unknown_fields(v, Some(p), depth + 1)
-                } else if s.additional_properties.is_some() {
-                    has_unknown_fields(v, s.additional_schema(), depth + 1)
-                } else {
-                    true
-                }
-            })
+            unknown_in_object(o, s, depth, true)
         }
         J::Array(items) => {
             let items_schema = s.and_then(|s| s.items.as_deref());
@@ -169,17 +159,7 @@ pub fn has_unknown_fields(x: &J, s: Option<&Schema>, depth: usize) -> bool {
 /// declared ones are pruned as usual.
 fn unknown_below_preserved(x: &J, s: &Schema, depth: usize) -> bool {
     match x {
-        J::Object(o) => o.iter().any(|(k, v)| {
-            if s.embedded_resource && is_meta_field(k) {
-                false
-            } else if let Some(p) = s.properties.get(k) {
-                has_unknown_fields(v, Some(p), depth + 1)
-            } else if s.additional_properties.is_some() {
-                has_unknown_fields(v, s.additional_schema(), depth + 1)
-            } else {
-                false
-            }
-        }),
+        J::Object(o) => unknown_in_object(o, s, depth, false),
         J::Array(items) => s.items.as_deref().is_some_and(|i| {
             items
                 .iter()
@@ -187,6 +167,27 @@ fn unknown_below_preserved(x: &J, s: &Schema, depth: usize) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Whether pruning would drop anything from the object `o` under `s`: from a declared or
+/// additional property's value, or (`undeclared_dropped`) an undeclared field itself.
+fn unknown_in_object(
+    o: &serde_json::Map<String, J>,
+    s: &Schema,
+    depth: usize,
+    undeclared_dropped: bool,
+) -> bool {
+    o.iter().any(|(k, v)| {
+        if s.embedded_resource && is_meta_field(k) {
+            false
+        } else if let Some(p) = s.properties.get(k) {
+            has_unknown_fields(v, Some(p), depth + 1)
+        } else if s.additional_properties.is_some() {
+            has_unknown_fields(v, s.additional_schema(), depth + 1)
+        } else {
+            undeclared_dropped
+        }
+    })
 }
 
 fn is_meta_field(k: &str) -> bool {
