@@ -1,6 +1,6 @@
 //! Operators evaluated inline for the most common operand kinds (two ints, two strings, a
-//! string key and a map, two timestamps or two durations compared, two bools tested for
-//! equality), skipping overload dispatch. The planner uses one only where the call would
+//! string key and a map, a list and an int index, two timestamps or two durations compared,
+//! two bools tested for equality), skipping overload dispatch. The planner uses one only where the call would
 //! resolve to the standard overload with its standard cost, so the result and the cost are
 //! those of the overload.
 
@@ -10,6 +10,7 @@ use crate::cost::CallCost;
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::Field;
 use crate::registry::Overload;
+use crate::stdlib::standard::collections::index_out_of_range;
 use crate::stdlib::standard::go_display;
 use crate::syntax::ast::op;
 use crate::value::Value;
@@ -42,6 +43,8 @@ pub(crate) struct Inline {
     strings: bool,
     /// A string key and a map (for `in` and indexing).
     keyed: bool,
+    /// A list and an int index.
+    indexed: bool,
     /// Two timestamps (compared).
     timestamps: bool,
     /// Two durations (compared).
@@ -131,6 +134,11 @@ impl Operator {
         }
     }
 
+    /// The standard overload this operator applies to a list and an int, if any.
+    fn list_overload(self) -> Option<(&'static str, CallCost)> {
+        (self == Operator::Index).then_some(("index_list", CallCost::Fixed(1)))
+    }
+
     /// Whether the key is the second operand (`map[key]`) rather than the first.
     pub fn key_second(self) -> bool {
         self == Operator::Index
@@ -171,7 +179,7 @@ impl Inline {
         function: &str,
         chosen: impl Fn(u8, u8) -> Option<&'o (Overload, CallCost)>,
     ) -> Option<Inline> {
-        use crate::value::kind::{BOOL, DURATION, INT, MAP, STRING, TIMESTAMP};
+        use crate::value::kind::{BOOL, DURATION, INT, LIST, MAP, STRING, TIMESTAMP};
         let op = Operator::of(function)?;
         let is = |kinds: (u8, u8), expected: Option<(&str, CallCost)>| match (
             chosen(kinds.0, kinds.1),
@@ -188,6 +196,7 @@ impl Inline {
             (STRING, MAP)
         };
         let keyed = is(key_map, op.keyed_overload());
+        let indexed = is((LIST, INT), op.list_overload());
         let [timestamps, durations] = match op.time_overloads() {
             Some([t, d]) => [
                 is((TIMESTAMP, TIMESTAMP), Some(t)),
@@ -196,15 +205,18 @@ impl Inline {
             None => [false, false],
         };
         let bools = is((BOOL, BOOL), op.bool_overload());
-        (ints || strings || keyed || timestamps || durations || bools).then_some(Inline {
-            op,
-            ints,
-            strings,
-            keyed,
-            timestamps,
-            durations,
-            bools,
-        })
+        (ints || strings || keyed || indexed || timestamps || durations || bools).then_some(
+            Inline {
+                op,
+                ints,
+                strings,
+                keyed,
+                indexed,
+                timestamps,
+                durations,
+                bools,
+            },
+        )
     }
 
     /// The operator.
@@ -234,6 +246,15 @@ impl Inline {
         }
         match (a, b) {
             (Value::Int(x), Value::Int(y)) if self.ints => Some((int_op(self.op, *x, *y), 1)),
+            (Value::List(items), Value::Int(i)) if self.indexed => {
+                let element = usize::try_from(*i).ok().and_then(|at| items.get(at));
+                Some((
+                    element
+                        .cloned()
+                        .ok_or_else(|| index_out_of_range(*i, items.len())),
+                    1,
+                ))
+            }
             (Value::Timestamp(x), Value::Timestamp(y)) if self.timestamps => {
                 Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
             }
@@ -321,6 +342,7 @@ mod tests {
             })
             .collect();
         values.push(Value::Map(std::sync::Arc::new(map)));
+        values.push(Value::from(vec![Value::from("first"), Value::Int(2)]));
         for secs in [0, 1, -86_400, 1_700_000_000] {
             let t = chrono::DateTime::from_timestamp(secs, 5).expect("in range");
             values.push(Value::Timestamp(t));

@@ -93,9 +93,12 @@ fn unset() -> SlotContent {
 const INTERRUPT_CHECK_FREQUENCY: usize = 100;
 
 impl Frame<'_> {
+    #[inline]
     pub fn new(size: usize) -> Frame<'static> {
+        let mut slots = SmallVec::new();
+        slots.resize_with(size, unset);
         Frame {
-            slots: (0..size).map(|_| unset()).collect(),
+            slots,
             cost: 0,
             limit: u64::MAX,
             presence_cost: cost::SELECT_AND_IDENT,
@@ -477,6 +480,9 @@ fn call_overload(
             f(&a)
         }
         (Implementation::Binary(f), [a, b], _) => {
+            if let Some(done) = call_in_place(*f, cost, a, b, frame) {
+                return done;
+            }
             if is_simple(a) && is_simple(b) {
                 let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
                 let b = plain(simple(b, &frame.slots, &mut frame.cost)?);
@@ -502,6 +508,31 @@ fn call_overload(
     }
 }
 
+/// A call of a two-argument function on simple arguments that read without an error
+/// through maps only (see [`peek`]): no copies. `None` (nothing charged) otherwise.
+#[inline]
+fn call_in_place(
+    f: fn(&Value, &Value) -> EvalResult,
+    cost: CallCost,
+    a: &Node,
+    b: &Node,
+    frame: &mut Frame,
+) -> Option<EvalResult> {
+    let read = read_cost(a)? + read_cost(b)?;
+    let x = peek(a, &frame.slots)?;
+    let y = peek(b, &frame.slots)?;
+    if matches!(x, Value::Json(_)) || matches!(y, Value::Json(_)) {
+        return None;
+    }
+    let result = f(x, y);
+    let charged = read + cost.of_binary(x, y, result.as_ref().ok());
+    frame.cost = frame.cost.saturating_add(charged);
+    if frame.cost > frame.limit {
+        return Some(Err(EvalError::new(LIMIT_EXCEEDED)));
+    }
+    Some(result)
+}
+
 /// Evaluates the two operands of a call, by reference when they are simple.
 #[inline(always)]
 fn operands<'f>(
@@ -522,7 +553,27 @@ fn operands<'f>(
 /// overloads otherwise.
 #[inline(never)]
 fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
+    if let Some(done) = binary_in_place(node, frame) {
+        return done;
+    }
     binary_operands(node, frame).map_err(|e| e.at(node.id))
+}
+
+/// A binary operator whose operands are both simple, read through maps only and of kinds
+/// with an inline form: no copy, no dispatch, and a reading cost known in advance. `None`
+/// (nothing charged) for anything else. A function of its own so that, in builds without
+/// inlining, its locals are off the stack before [`binary_operands`] recurses.
+#[inline]
+fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
+    let read_cost = node.read_cost?;
+    let a = peek(&node.lhs, &frame.slots)?;
+    let b = peek(&node.rhs, &frame.slots)?;
+    let (result, cost) = node.inline.apply(a, b, node.key.as_ref())?;
+    frame.cost = frame.cost.saturating_add(read_cost + cost);
+    if frame.cost > frame.limit {
+        return Some(Err(EvalError::new(LIMIT_EXCEEDED).at(node.id)));
+    }
+    Some(result.map_err(|e| e.at(node.id)))
 }
 
 fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
@@ -623,7 +674,13 @@ fn apply_binary(
         (a, b)
     };
     let chosen = match table.get(overloads, &[&a, &b]) {
-        DispatchTable::NONE => None,
+        // The overload the checker resolved is called as a call node would call it: its
+        // implementation may take more than its declared types (a list index as a uint or
+        // an integral double, as in cel-go).
+        DispatchTable::NONE => match overloads {
+            [only] => Some(only),
+            _ => None,
+        },
         DispatchTable::SCAN => {
             let pair = [a.as_ref().clone(), b.as_ref().clone()];
             overloads.iter().find(|(o, _)| o.accepts(&pair))
@@ -649,11 +706,29 @@ fn apply_binary(
 /// and errors raised in the order of the pairwise calls.
 #[inline(never)]
 fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
-    let mut acc = eval(&c.first, frame)?;
-    // The string built so far and its size, once two strings have been joined: built in
-    // the frame's buffer (taken, so that a nested chain gets a buffer of its own).
+    // The string built so far and its size, once the first operand was a string read in
+    // place or two strings have been joined: built in the frame's buffer (taken, so that a
+    // nested chain gets a buffer of its own). `acc` is unused while there is one.
     let mut text: Option<(String, u64)> = None;
     let mut buffer = std::mem::take(&mut frame.text_buffer);
+    let mut acc = if is_simple(&c.first) {
+        let first = simple(&c.first, &frame.slots, &mut frame.cost)?;
+        if frame.cost > frame.limit {
+            return Err(EvalError::new(LIMIT_EXCEEDED));
+        }
+        match first {
+            Cow::Borrowed(Value::String(s)) => {
+                let mut buf = std::mem::take(&mut buffer);
+                buf.clear();
+                buf.push_str(s);
+                text = Some((buf, cost::code_points(s)));
+                Value::Null
+            }
+            v => v.into_owned(),
+        }
+    } else {
+        eval(&c.first, frame)?
+    };
     for (id, part) in c.rest.iter() {
         // Simple operands (constants, variables, paths) are read in place: the frame's
         // cost is then updated through its field, as the slots stay borrowed.
@@ -813,6 +888,39 @@ fn simple<'s>(
             .map_err(Clone::clone),
         Node::Path(p) => path(p, slots, cost),
         other => Err(EvalError::new(format!("internal: not simple: {other:?}"))),
+    }
+}
+
+/// The value of a simple operand (see [`is_simple`]) when it reads without an error and,
+/// for a path, through maps only: by reference, at the fixed cost [`read_cost`] gives.
+/// `None` for anything else, which [`simple`] handles.
+#[inline(always)]
+fn peek<'s>(node: &'s Node, slots: &'s [SlotContent]) -> Option<&'s Value> {
+    match node {
+        Node::Const(v) => Some(v),
+        Node::Load(slot) | Node::LoadUncharged(slot) => slots[*slot as usize].get().ok(),
+        Node::Path(p) => {
+            if let Some(PathCache { slot, len }) = p.cache {
+                if let Ok(base) = slots[slot as usize].get() {
+                    if !matches!(base, Value::Null) {
+                        return walk_maps(base, &p.fields[len as usize..]);
+                    }
+                }
+            }
+            walk_maps(slots[p.slot as usize].get().ok()?, &p.fields)
+        }
+        _ => None,
+    }
+}
+
+/// What [`simple`] charges for reading a simple operand without an error; `None` for a node
+/// that is not simple.
+pub(crate) fn read_cost(node: &Node) -> Option<u64> {
+    match node {
+        Node::Const(_) | Node::LoadUncharged(_) => Some(0),
+        Node::Load(_) => Some(cost::SELECT_AND_IDENT),
+        Node::Path(p) => Some(u64::from(p.charged) + p.fields.len() as u64),
+        _ => None,
     }
 }
 
@@ -983,17 +1091,34 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let accu = eval(&f.init, frame);
     frame.slots[f.accu_slot as usize] = SlotContent::Result(accu);
     let iter = f.iter_slot as usize;
-    for_each_entry(&range, f.iter_slot2.is_some(), f.id, |i, first, second| {
+    if let (Value::List(items), None) = (&range, f.iter_slot2) {
+        // The usual case (`map`, `filter` over a list), in a loop of its own.
+        for i in 0..items.len() {
+            poll_interrupt(i, frame)?;
+            frame.slots[iter].set_element(items, i);
+            if !step(f, frame)? {
+                break;
+            }
+        }
+    } else {
+        fold_entries(f, &range, frame)?;
+    }
+    let result = eval(&f.result, frame);
+    frame.slots[f.accu_slot as usize] = unset();
+    result
+}
+
+/// The iterations of [`fold`] over a map, a JSON node or a list with two variables.
+fn fold_entries(f: &FoldNode, range: &Value, frame: &mut Frame) -> Result<(), EvalError> {
+    let iter = f.iter_slot as usize;
+    for_each_entry(range, f.iter_slot2.is_some(), f.id, |i, first, second| {
         poll_interrupt(i, frame)?;
         first.bind(&mut frame.slots[iter]);
         if let (Some(s2), Some(second)) = (f.iter_slot2, second) {
             second.bind(&mut frame.slots[s2 as usize]);
         }
         step(f, frame)
-    })?;
-    let result = eval(&f.result, frame);
-    frame.slots[f.accu_slot as usize] = unset();
-    result
+    })
 }
 
 /// A comprehension variable's value for one iteration.
@@ -1081,6 +1206,9 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         Quantifier::All => (2, false),
         Quantifier::Exists => (3, true),
     };
+    if let Value::List(items) = &range {
+        return quantify_list(q, items, frame, condition_cost, decided);
+    }
     let or = q.kind == Quantifier::Exists;
     let mut accu: EvalResult = Ok(Value::Bool(!decided));
     let slot = q.iter_slot as usize;
@@ -1106,6 +1234,43 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
     })?;
     frame.charge(cost::SELECT_AND_IDENT)?;
     accu
+}
+
+/// [`quantify`] over a list, with the same charges, results and errors: the accumulator is
+/// kept as a value only once the predicate gave something other than the undecided bool.
+fn quantify_list(
+    q: &QuantifierNode,
+    items: &Arc<List>,
+    frame: &mut Frame,
+    condition_cost: u64,
+    decided: bool,
+) -> EvalResult {
+    let slot = q.iter_slot as usize;
+    let n = items.len();
+    // `None` while the accumulator is the undecided bool.
+    let mut accu: Option<EvalResult> = None;
+    for i in 0..n {
+        poll_interrupt(i, frame)?;
+        frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
+        frame.slots[slot].set_element(items, i);
+        let p = eval(&q.predicate, frame);
+        frame.check_limit()?;
+        accu = match (accu.take(), p) {
+            (None, Ok(Value::Bool(v))) if v != decided => None,
+            (None, p) => Some(combine(Ok(Value::Bool(!decided)), p, decided)),
+            (Some(a), p) => Some(combine(a, p, decided)),
+        };
+        if matches!(accu, Some(Ok(Value::Bool(b))) if b == decided) {
+            // The next iteration's condition stops the loop.
+            if i + 1 < n {
+                poll_interrupt(i + 1, frame)?;
+                frame.charge(condition_cost)?;
+            }
+            break;
+        }
+    }
+    frame.charge(cost::SELECT_AND_IDENT)?;
+    accu.unwrap_or(Ok(Value::Bool(!decided)))
 }
 
 /// One loop iteration: checks the condition, then runs the step. Returns false to stop.

@@ -13,7 +13,7 @@ use crate::check::{Checked, Reference};
 use crate::cost::CallCost;
 use crate::error::{Diagnostic, EvalError};
 use crate::eval::inline::{Inline, Operator};
-use crate::eval::interp::{Frame, eval};
+use crate::eval::interp::{Frame, eval, read_cost};
 use crate::registry::{Function, Implementation, Overload, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
 use crate::value::{List, Map, TypeValue, Value};
@@ -363,6 +363,8 @@ pub(crate) struct BinaryNode {
     pub rhs: Node,
     /// The key of `in` or an index when it is a constant string, with its hash.
     pub key: Option<Field>,
+    /// What reading both operands costs when both are simple (see `interp::read_cost`).
+    pub read_cost: Option<u64>,
     pub overloads: Box<[(Overload, CallCost)]>,
     pub table: DispatchTable,
 }
@@ -1453,12 +1455,14 @@ fn binary_operator(
         | (Operator::Index, _, Node::Const(Value::String(k))) => Some(Field::new(k.clone())),
         _ => None,
     };
+    let read_cost = read_cost(&lhs).zip(read_cost(&rhs)).map(|(a, b)| a + b);
     Some(Node::Binary(Box::new(BinaryNode {
         id,
         inline,
         lhs,
         rhs,
         key,
+        read_cost,
         overloads: candidates.into(),
         table,
     })))
