@@ -16,6 +16,7 @@ mod map;
 
 pub use json::JsonNode;
 pub use list::{List, ListSemantics};
+pub(crate) use map::str_eq;
 pub(crate) use map::string_key_hash;
 pub use map::{Key, Map};
 

@@ -14,6 +14,7 @@ use crate::stdlib::standard::collections::index_out_of_range;
 use crate::stdlib::standard::go_display;
 use crate::syntax::ast::op;
 use crate::value::Value;
+use crate::value::str_eq;
 
 /// A binary operator with an inline evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +140,18 @@ impl Operator {
         (self == Operator::Index).then_some(("index_list", CallCost::Fixed(1)))
     }
 
+    /// Whether this operator computes a number (rather than comparing or looking up).
+    pub fn is_arithmetic(self) -> bool {
+        matches!(
+            self,
+            Operator::Add
+                | Operator::Subtract
+                | Operator::Multiply
+                | Operator::Divide
+                | Operator::Modulo
+        )
+    }
+
     /// Whether the key is the second operand (`map[key]`) rather than the first.
     pub fn key_second(self) -> bool {
         self == Operator::Index
@@ -219,6 +232,44 @@ impl Inline {
         )
     }
 
+    /// Whether two ints are evaluated inline.
+    pub fn on_ints(self) -> bool {
+        self.ints
+    }
+
+    /// The result of this arithmetic operator on two ints when it succeeds (`None` on
+    /// overflow or division by zero, which the overload reports, and for other operators).
+    #[inline(always)]
+    pub fn int_arithmetic(self, x: i64, y: i64) -> Option<i64> {
+        match self.op {
+            Operator::Add => x.checked_add(y),
+            Operator::Subtract => x.checked_sub(y),
+            Operator::Multiply => x.checked_mul(y),
+            Operator::Divide if y != 0 => x.checked_div(y),
+            Operator::Modulo if y != 0 => x.checked_rem(y),
+            _ => None,
+        }
+    }
+
+    /// The result of this operator on two ints, as [`Inline::apply`] computes it when it
+    /// succeeds (`None` otherwise).
+    #[inline]
+    pub fn ints(self, x: i64, y: i64) -> Option<Value> {
+        if !self.ints {
+            return None;
+        }
+        if self.op.is_arithmetic() {
+            self.int_arithmetic(x, y).map(Value::Int)
+        } else {
+            Some(Value::Bool(self.op.holds(x.cmp(&y))))
+        }
+    }
+
+    /// Whether this indexes a map by a string key inline.
+    pub fn indexes_map(self) -> bool {
+        self.keyed && self.op == Operator::Index
+    }
+
     /// The operator.
     pub fn operator(self) -> Operator {
         self.op
@@ -266,8 +317,8 @@ impl Inline {
             }
             (Value::String(x), Value::String(y)) if self.strings => {
                 let holds = match self.op {
-                    Operator::Equals => x == y,
-                    Operator::NotEquals => x != y,
+                    Operator::Equals => str_eq(x, y),
+                    Operator::NotEquals => !str_eq(x, y),
                     op => op.holds(x.as_bytes().cmp(y.as_bytes())),
                 };
                 Some((Ok(Value::Bool(holds)), string_cost(x, y)))
@@ -287,7 +338,7 @@ fn same_cost(a: CallCost, b: CallCost) -> bool {
 
 /// `⌈min(size(x), size(y)) × 0.1⌉`, sizes in code points (cel-go's equality and string
 /// ordering cost).
-#[inline]
+#[inline(always)]
 fn string_cost(x: &str, y: &str) -> u64 {
     let shorter = x.len().min(y.len());
     if shorter <= 10 {

@@ -214,6 +214,15 @@ fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> 
 
 #[inline(never)]
 fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
+    if let (Some(read), Some(Value::Map(m))) = (
+        simple_read_cost(operand),
+        peek_simple(operand, &frame.slots),
+    ) {
+        let present = field.find(m).is_some();
+        frame.cost = frame.cost.saturating_add(read + frame.presence_cost);
+        frame.check_limit()?;
+        return Ok(Value::Bool(present));
+    }
     if is_simple(operand) {
         let v = simple(operand, &frame.slots, &mut frame.cost)?;
         frame.cost = frame.cost.saturating_add(frame.presence_cost);
@@ -509,7 +518,8 @@ fn call_overload(
 }
 
 /// A call of a two-argument function on simple arguments that read without an error
-/// through maps only (see [`peek`]): no copies. `None` (nothing charged) otherwise.
+/// through maps only (see [`peek`]): no copies. `None` (nothing charged) otherwise, and
+/// where the cost limit would be passed.
 #[inline]
 fn call_in_place(
     f: fn(&Value, &Value) -> EvalResult,
@@ -525,11 +535,14 @@ fn call_in_place(
         return None;
     }
     let result = f(x, y);
-    let charged = read + cost.of_binary(x, y, result.as_ref().ok());
-    frame.cost = frame.cost.saturating_add(charged);
-    if frame.cost > frame.limit {
-        return Some(Err(EvalError::new(LIMIT_EXCEEDED)));
+    let total = frame
+        .cost
+        .saturating_add(read + cost.of_binary(x, y, result.as_ref().ok()));
+    if total > frame.limit {
+        // Left to the node-by-node evaluation, which stops where the limit is passed.
+        return None;
     }
+    frame.cost = total;
     Some(result)
 }
 
@@ -553,15 +566,53 @@ fn operands<'f>(
 /// overloads otherwise.
 #[inline(never)]
 fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
+    if node.fused {
+        let mut cost = 0;
+        if let Some(v) = int_tree(node, &frame.slots, &mut cost) {
+            let total = frame.cost.saturating_add(cost);
+            if total <= frame.limit {
+                frame.cost = total;
+                return Ok(v);
+            }
+        }
+    }
     if let Some(done) = binary_in_place(node, frame) {
         return done;
     }
     binary_operands(node, frame).map_err(|e| e.at(node.id))
 }
 
+/// An int operator tree (see [`BinaryNode::int_tree`]) evaluated without intermediate
+/// values, adding what its node-by-node evaluation would charge to `cost`. `None` when a
+/// leaf is not an int read in place or an operation fails: the node-by-node evaluation
+/// then starts over (nothing was charged) and reports what went wrong where it happened.
+fn int_tree(node: &BinaryNode, slots: &[SlotContent], cost: &mut u64) -> Option<Value> {
+    let x = int_operand(&node.lhs, slots, cost)?;
+    let y = int_operand(&node.rhs, slots, cost)?;
+    *cost = cost.saturating_add(1);
+    node.inline.ints(x, y)
+}
+
+/// An operand of [`int_tree`].
+fn int_operand(node: &Node, slots: &[SlotContent], cost: &mut u64) -> Option<i64> {
+    if let Node::Binary(b) = node {
+        if b.int_tree && b.inline.operator().is_arithmetic() {
+            let x = int_operand(&b.lhs, slots, cost)?;
+            let y = int_operand(&b.rhs, slots, cost)?;
+            *cost = cost.saturating_add(1);
+            return b.inline.int_arithmetic(x, y);
+        }
+    }
+    let Value::Int(i) = peek(node, slots)? else {
+        return None;
+    };
+    *cost = cost.saturating_add(read_cost(node)?);
+    Some(*i)
+}
+
 /// A binary operator whose operands are both simple, read through maps only and of kinds
 /// with an inline form: no copy, no dispatch, and a reading cost known in advance. `None`
-/// (nothing charged) for anything else. A function of its own so that, in builds without
+/// (nothing charged) for anything else, and where the cost limit would be passed. A function of its own so that, in builds without
 /// inlining, its locals are off the stack before [`binary_operands`] recurses.
 #[inline]
 fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
@@ -569,10 +620,12 @@ fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
     let a = peek(&node.lhs, &frame.slots)?;
     let b = peek(&node.rhs, &frame.slots)?;
     let (result, cost) = node.inline.apply(a, b, node.key.as_ref())?;
-    frame.cost = frame.cost.saturating_add(read_cost + cost);
-    if frame.cost > frame.limit {
-        return Some(Err(EvalError::new(LIMIT_EXCEEDED).at(node.id)));
+    let total = frame.cost.saturating_add(read_cost + cost);
+    if total > frame.limit {
+        // Left to the node-by-node evaluation, which stops where the limit is passed.
+        return None;
     }
+    frame.cost = total;
     Some(result.map_err(|e| e.at(node.id)))
 }
 
@@ -891,11 +944,27 @@ fn simple<'s>(
     }
 }
 
-/// The value of a simple operand (see [`is_simple`]) when it reads without an error and,
-/// for a path, through maps only: by reference, at the fixed cost [`read_cost`] gives.
-/// `None` for anything else, which [`simple`] handles.
+/// The value of an operand that is simple (see [`is_simple`]) or a constant string key
+/// indexing a simple operand (`labels['app']`), when it reads without an error through
+/// maps only: by reference, at the fixed cost [`read_cost`] gives. `None` for anything
+/// else, which evaluation handles.
 #[inline(always)]
 fn peek<'s>(node: &'s Node, slots: &'s [SlotContent]) -> Option<&'s Value> {
+    match node {
+        Node::Binary(b) => {
+            let key = b.key.as_ref().filter(|_| b.inline.indexes_map())?;
+            let Value::Map(m) = peek_simple(&b.lhs, slots)? else {
+                return None;
+            };
+            key.find(m)
+        }
+        other => peek_simple(other, slots),
+    }
+}
+
+/// [`peek`] for a simple operand.
+#[inline(always)]
+fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent]) -> Option<&'s Value> {
     match node {
         Node::Const(v) => Some(v),
         Node::Load(slot) | Node::LoadUncharged(slot) => slots[*slot as usize].get().ok(),
@@ -913,9 +982,19 @@ fn peek<'s>(node: &'s Node, slots: &'s [SlotContent]) -> Option<&'s Value> {
     }
 }
 
-/// What [`simple`] charges for reading a simple operand without an error; `None` for a node
-/// that is not simple.
+/// What reading an operand [`peek`] reads charges (the index call's 1 for a key); `None`
+/// for other nodes.
 pub(crate) fn read_cost(node: &Node) -> Option<u64> {
+    match node {
+        Node::Binary(b) if b.key.is_some() && b.inline.indexes_map() => {
+            simple_read_cost(&b.lhs).map(|c| c + 1)
+        }
+        other => simple_read_cost(other),
+    }
+}
+
+/// What [`simple`] charges for reading a simple operand without an error.
+fn simple_read_cost(node: &Node) -> Option<u64> {
     match node {
         Node::Const(_) | Node::LoadUncharged(_) => Some(0),
         Node::Load(_) => Some(cost::SELECT_AND_IDENT),

@@ -365,6 +365,12 @@ pub(crate) struct BinaryNode {
     pub key: Option<Field>,
     /// What reading both operands costs when both are simple (see `interp::read_cost`).
     pub read_cost: Option<u64>,
+    /// Whether this is an int operator over operands that are int operators of the same
+    /// kind or operands with a reading cost, down to the leaves (see `interp::int_tree`).
+    pub int_tree: bool,
+    /// Whether `int_tree` holds and an operand is itself an int operator: the whole tree is
+    /// then first tried without intermediate values.
+    pub fused: bool,
     pub overloads: Box<[(Overload, CallCost)]>,
     pub table: DispatchTable,
 }
@@ -1456,6 +1462,12 @@ fn binary_operator(
         _ => None,
     };
     let read_cost = read_cost(&lhs).zip(read_cost(&rhs)).map(|(a, b)| a + b);
+    let nested = |n: &Node| matches!(n, Node::Binary(b) if b.int_tree && b.inline.operator().is_arithmetic());
+    let int_tree = inline.on_ints()
+        && [&lhs, &rhs]
+            .iter()
+            .all(|n| nested(n) || crate::eval::interp::read_cost(n).is_some());
+    let fused = int_tree && (nested(&lhs) || nested(&rhs));
     Some(Node::Binary(Box::new(BinaryNode {
         id,
         inline,
@@ -1463,6 +1475,8 @@ fn binary_operator(
         rhs,
         key,
         read_cost,
+        int_tree,
+        fused,
         overloads: candidates.into(),
         table,
     })))

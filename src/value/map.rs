@@ -87,9 +87,9 @@ pub(crate) fn string_key_hash(key: &str) -> u64 {
 }
 
 /// String equality for the short strings field names are, without a call to `memcmp`: two
-/// (possibly overlapping) word compares up to 16 bytes.
+/// (possibly overlapping) word compares up to 16 bytes, bytewise below 4.
 #[inline]
-fn str_eq(a: &str, b: &str) -> bool {
+pub(crate) fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();
     if n != b.len() {
@@ -100,6 +100,7 @@ fn str_eq(a: &str, b: &str) -> bool {
     match n {
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
         _ => a == b,
     }
 }
