@@ -34,6 +34,13 @@ const EXPRESSIONS: &[&str] = &[
     "x.l[1] == 2 && x.l[3] == 4",
     "x.b >= x.a && x.a <= x.missing",
     "x.s.startsWith(x.a)",
+    "timestamp(x.ts) - timestamp(x.ts2) < duration('24h') && timestamp(x.ts) > timestamp(0)",
+    "timestamp(x.s)",
+    "size(x.s) + size(x.l) + size(x.m) + size(x.a)",
+    "int(x.d) + int(x.s)",
+    "!x.f",
+    "!x.m.k",
+    "-x.a + -x.d",
     // Presence tests.
     "has(x.m.k) && !has(x.m.q)",
     "has(x.n.k)",
@@ -57,7 +64,7 @@ const EXPRESSIONS: &[&str] = &[
 fn data() -> serde_json::Value {
     json!({"x": {
         "a": 3, "b": 5, "c": 1, "z": 0, "big": i64::MAX, "d": 1.5,
-        "s": "abc", "t": "abd", "m": {"k": 4, "k2": "v"}, "n": 7, "l": [1, 2, 3],
+        "s": "abc", "t": "abd", "ts": "2024-05-01T10:00:00Z", "ts2": "2024-04-30T11:30:00.5+01:00", "m": {"k": 4, "k2": "v"}, "n": 7, "l": [1, 2, 3], "f": false,
     }})
 }
 

@@ -478,6 +478,13 @@ fn call_overload(
 ) -> EvalResult {
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
+            if let (Some(read), Some(x)) = (read_cost(a), peek(a, &frame.slots)) {
+                let total = frame.cost.saturating_add(read + c);
+                if !matches!(x, Value::Json(_)) && total <= frame.limit {
+                    frame.cost = total;
+                    return f(x);
+                }
+            }
             if is_simple(a) {
                 let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
                 frame.cost = frame.cost.saturating_add(c);
@@ -540,6 +547,43 @@ fn call_in_place(
         .saturating_add(read + cost.of_binary(x, y, result.as_ref().ok()));
     if total > frame.limit {
         // Left to the node-by-node evaluation, which stops where the limit is passed.
+        return None;
+    }
+    frame.cost = total;
+    Some(result)
+}
+
+/// A one-argument call dispatched on an argument that [`peek`] reads: no copy. `None`
+/// (nothing charged) otherwise, where no overload accepts the argument, and where the
+/// cost limit would be passed.
+#[inline]
+fn dispatch_in_place(
+    overloads: &[(Overload, CallCost)],
+    table: &DispatchTable,
+    a: &Node,
+    frame: &mut Frame,
+) -> Option<EvalResult> {
+    let read = read_cost(a)?;
+    let x = peek(a, &frame.slots)?;
+    if matches!(x, Value::Json(_)) {
+        return None;
+    }
+    let arg = std::slice::from_ref(x);
+    let (o, cost) = match table.get(overloads, &[x]) {
+        DispatchTable::NONE => None,
+        DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(arg)),
+        i => overloads.get(usize::from(i)),
+    }?;
+    let result = match &o.implementation {
+        Implementation::Unary(f) => f(x),
+        other => other
+            .call(arg)
+            .unwrap_or_else(|| Err(EvalError::no_such_overload())),
+    };
+    let total = frame
+        .cost
+        .saturating_add(read + cost.of_call(arg, result.as_ref().ok()));
+    if total > frame.limit {
         return None;
     }
     frame.cost = total;
@@ -665,6 +709,9 @@ fn dispatch_overload(
         return result;
     }
     if let ([a], Some(table)) = (args, table) {
+        if let Some(done) = dispatch_in_place(overloads, table, a, frame) {
+            return done;
+        }
         if is_simple(a) {
             // One simple argument (conversions): read in place.
             let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
