@@ -334,7 +334,29 @@ mod tests {
             "0123456789abcdef",
             "0123456789abcdeF",
         ];
-        let longer = ["0123456789abcdefg", "0123456789abcdefh"];
+        let longer = [
+            "0123456789abcdefg",
+            "0123456789abcdefh",
+            "x123456789abcdefg",
+            "0123456789xbcdefg",
+            "0123456789abcdefghijklmnopqrstuv",
+            "0123456789abcdefghijklmnopqrstuV",
+            "0123456789abcdefghijkLmnopqrstuv",
+            "0123456789abcdefghijklmnopqrstuvw",
+            "0123456789abcdefghijklmnopqrstuvW",
+        ];
+        // Every one-byte change of a 24-byte string, at every position.
+        let base = "creationTimestampXYZ0123";
+        let changed: Vec<String> = (0..base.len())
+            .map(|i| {
+                let mut b = base.as_bytes().to_vec();
+                b[i] = b'#';
+                String::from_utf8(b).unwrap()
+            })
+            .collect();
+        for c in &changed {
+            assert!(!str_eq(c, base) && !str_eq(base, c), "{c}");
+        }
         for a in words.iter().chain(&long).chain(&longer) {
             for b in words.iter().chain(&long).chain(&longer) {
                 assert_eq!(str_eq(a, b), a == b, "{a:?} {b:?}");

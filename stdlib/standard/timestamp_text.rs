@@ -36,17 +36,13 @@ pub fn check_range(t: DateTime<Utc>) -> Result<DateTime<Utc>, EvalError> {
 /// text Go rejects; the caller checks the range.
 pub fn parse_rfc3339(s: &str) -> Option<DateTime<Utc>> {
     let mut p = Cursor(s.as_bytes());
-    let year = p.digits(4, 4)?;
-    p.expect(b'-')?;
-    let month = p.digits(2, 2)?;
-    p.expect(b'-')?;
-    let day = p.digits(2, 2)?;
-    p.expect(b'T')?;
-    let hour = p.digits(1, 2)?;
-    p.expect(b':')?;
-    let min = p.digits(2, 2)?;
-    p.expect(b':')?;
-    let sec = p.digits(2, 2)?;
+    let [year, month, day, hour, min, sec] = match fixed_date_time(p.0) {
+        Some(fields) => {
+            p.0 = &p.0[19..];
+            fields
+        }
+        None => p.date_time()?,
+    };
     if hour > 23 || min > 59 || sec > 59 {
         return None;
     }
@@ -77,14 +73,56 @@ pub fn parse_rfc3339(s: &str) -> Option<DateTime<Utc>> {
     // Validates month and day-of-month too.
     let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
     let local = date.and_hms_nano_opt(hour, min, sec, nanos)?;
+    if offset_secs == 0 {
+        return Some(local.and_utc());
+    }
     let utc = local.checked_sub_signed(TimeDelta::seconds(offset_secs))?;
     Some(utc.and_utc())
+}
+
+/// Year, month, day, hour, minute and second of text starting with the usual layout
+/// `dddd-dd-ddTdd:dd:dd` (what Kubernetes writes), read at fixed positions; `None` for any
+/// other start, which [`parse_rfc3339`] reads digit run by digit run.
+fn fixed_date_time(text: &[u8]) -> Option<[u32; 6]> {
+    let b: &[u8; 19] = text.get(..19)?.try_into().ok()?;
+    if [b[4], b[7], b[10], b[13], b[16]] != *b"--T::" {
+        return None;
+    }
+    let digit = |i: usize| {
+        let d = b[i].wrapping_sub(b'0');
+        (d < 10).then_some(u32::from(d))
+    };
+    let two = |i: usize| Some(digit(i)? * 10 + digit(i + 1)?);
+    Some([
+        two(0)? * 100 + two(2)?,
+        two(5)?,
+        two(8)?,
+        two(11)?,
+        two(14)?,
+        two(17)?,
+    ])
 }
 
 /// A read position in ASCII text.
 struct Cursor<'a>(&'a [u8]);
 
 impl Cursor<'_> {
+    /// Year, month, day, hour, minute and second: `dddd-dd-ddTh:dd:dd` or
+    /// `dddd-dd-ddThh:dd:dd`.
+    fn date_time(&mut self) -> Option<[u32; 6]> {
+        let year = self.digits(4, 4)?;
+        self.expect(b'-')?;
+        let month = self.digits(2, 2)?;
+        self.expect(b'-')?;
+        let day = self.digits(2, 2)?;
+        self.expect(b'T')?;
+        let hour = self.digits(1, 2)?;
+        self.expect(b':')?;
+        let min = self.digits(2, 2)?;
+        self.expect(b':')?;
+        Some([year, month, day, hour, min, self.digits(2, 2)?])
+    }
+
     /// Consumes `min..=max` decimal digits (as many as present, up to `max`).
     fn digits(&mut self, min: usize, max: usize) -> Option<u32> {
         let n = self
@@ -208,6 +246,27 @@ mod tests {
             ts("2009-02-13T23:31:30+24:00").timestamp(),
             1_234_567_890 - 86_400
         );
+    }
+
+    /// Where the fixed-position reading applies, it reads what the digit-run reading reads,
+    /// and ends where it ends: checked on every one-byte change of a timestamp.
+    #[test]
+    fn fixed_positions_read_as_digit_runs() {
+        let base = b"2009-02-13T23:31:30Z".to_vec();
+        let mut fixed = 0;
+        for i in 0..base.len() {
+            for c in b"09-T:Z+.x".iter().chain(&[b'1', b'5']) {
+                let mut text = base.clone();
+                text[i] = *c;
+                let mut cursor = Cursor(&text);
+                let runs = cursor.date_time().map(|f| (f, cursor.0.len()));
+                if let Some(f) = fixed_date_time(&text) {
+                    assert_eq!(Some((f, text.len() - 19)), runs, "{text:?}");
+                    fixed += 1;
+                }
+            }
+        }
+        assert!(fixed > 50);
     }
 
     #[test]
