@@ -17,17 +17,32 @@ pub trait Activation {
     fn try_resolve(&self, name: &str) -> Option<Result<Value, EvalError>> {
         self.resolve(name).map(Ok)
     }
+
+    /// The value of a variable by reference, for activations that hold their values:
+    /// evaluation then reads it in place instead of copying it (`None`, the default, means
+    /// [`Activation::try_resolve`] is asked).
+    fn resolve_ref(&self, _name: &str) -> Option<&Value> {
+        None
+    }
 }
 
 impl Activation for HashMap<String, Value> {
     fn resolve(&self, name: &str) -> Option<Value> {
         self.get(name).cloned()
     }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
+        self.get(name)
+    }
 }
 
 impl Activation for BTreeMap<String, Value> {
     fn resolve(&self, name: &str) -> Option<Value> {
         self.get(name).cloned()
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
+        self.get(name)
     }
 }
 
@@ -103,10 +118,14 @@ impl Bindings {
 
 impl Activation for Bindings {
     fn resolve(&self, name: &str) -> Option<Value> {
+        self.resolve_ref(name).cloned()
+    }
+
+    fn resolve_ref(&self, name: &str) -> Option<&Value> {
         self.entries
             .iter()
             .find(|(n, _)| **n == *name)
-            .map(|(_, v)| v.clone())
+            .map(|(_, v)| v)
     }
 }
 

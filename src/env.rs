@@ -11,7 +11,7 @@ use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::cost::{CostEstimate, SizeEstimator, estimate};
 use crate::error::{EvalError, Issues, render};
 use crate::eval::interp::{Frame, Interrupt, SlotContent, eval, store_shared_prefixes};
-use crate::eval::plan::{Plan, PlanEnv, plan};
+use crate::eval::plan::{Input, Plan, PlanEnv, plan};
 use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
 use crate::syntax::{ParseOptions, parse};
@@ -363,19 +363,7 @@ impl Program {
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
         for input in &self.plan.inputs {
-            let value = input.names.iter().find_map(|n| activation.try_resolve(n));
-            frame.slots[input.slot as usize] = SlotContent::Result(value.unwrap_or_else(|| {
-                let short = input.names.last().map_or("", |n| n);
-                Err(EvalError::new(if input.declared {
-                    // cel-go's message for a declared variable the activation lacks.
-                    format!("no such attribute(s): {short}")
-                } else {
-                    format!(
-                        "undeclared reference to '{short}' (in container '{}')",
-                        self.container
-                    )
-                }))
-            }));
+            frame.slots[input.slot as usize] = self.bind(input, activation);
         }
         if !self.plan.shared_prefixes.is_empty() {
             store_shared_prefixes(&self.plan.shared_prefixes, &mut frame.slots);
@@ -388,6 +376,29 @@ impl Program {
             actual_cost: frame.cost,
         };
         (result, details)
+    }
+
+    /// An input's slot content: its value by reference when the activation holds it, else
+    /// the value or error the activation gives, else the error of a missing variable.
+    fn bind<'a>(&self, input: &Input, activation: &'a dyn Activation) -> SlotContent<'a> {
+        for name in &input.names {
+            if let Some(v) = activation.resolve_ref(name) {
+                return SlotContent::Borrowed(v);
+            }
+            if let Some(r) = activation.try_resolve(name) {
+                return SlotContent::Result(r);
+            }
+        }
+        let short = input.names.last().map_or("", |n| n);
+        SlotContent::Result(Err(EvalError::new(if input.declared {
+            // cel-go's message for a declared variable the activation lacks.
+            format!("no such attribute(s): {short}")
+        } else {
+            format!(
+                "undeclared reference to '{short}' (in container '{}')",
+                self.container
+            )
+        })))
     }
 
     /// The source text this program was compiled from.

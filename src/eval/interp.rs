@@ -24,7 +24,7 @@ pub type Interrupt = dyn Fn() -> bool + Send + Sync;
 /// (an unbound variable, or a comprehension accumulator that absorbed one).
 pub(crate) struct Frame<'a> {
     /// Inline for the few slots most programs have: no allocation per evaluation.
-    pub slots: SmallVec<[SlotContent; 8]>,
+    pub slots: SmallVec<[SlotContent<'a>; 8]>,
     /// Cost so far.
     pub cost: u64,
     /// Evaluation stops with an error as soon as the cost passes this.
@@ -40,21 +40,25 @@ pub(crate) struct Frame<'a> {
 
 /// What a frame slot holds.
 #[derive(Debug)]
-pub(crate) enum SlotContent {
+pub(crate) enum SlotContent<'a> {
     /// A value, or the error reading it raises.
     Result(EvalResult),
+    /// An input variable's value, read in place from the activation (no reference count
+    /// update per evaluation).
+    Borrowed(&'a Value),
     /// An element of a list being iterated over, read in place: moving a comprehension
     /// variable along a list updates the index, without cloning each element (a reference
     /// count update, an atomic operation, for a map or a string) and dropping it again.
     Element(Arc<List>, usize),
 }
 
-impl SlotContent {
+impl SlotContent<'_> {
     /// The value or error held.
     #[inline(always)]
     pub fn get(&self) -> Result<&Value, &EvalError> {
         match self {
             SlotContent::Result(r) => r.as_ref(),
+            SlotContent::Borrowed(v) => Ok(v),
             SlotContent::Element(list, i) => Ok(&list.items[*i]),
         }
     }
@@ -85,16 +89,16 @@ impl SlotContent {
 
 /// The content of a slot before it is written (every slot is written before it is read;
 /// this is cheap to create, unlike an error).
-fn unset() -> SlotContent {
+fn unset<'a>() -> SlotContent<'a> {
     SlotContent::Result(Ok(Value::Null))
 }
 
 /// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
 const INTERRUPT_CHECK_FREQUENCY: usize = 100;
 
-impl Frame<'_> {
+impl<'a> Frame<'a> {
     #[inline]
-    pub fn new(size: usize) -> Frame<'static> {
+    pub fn new(size: usize) -> Frame<'a> {
         let mut slots = SmallVec::new();
         slots.resize_with(size, unset);
         Frame {
@@ -630,7 +634,7 @@ fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 /// values, adding what its node-by-node evaluation would charge to `cost`. `None` when a
 /// leaf is not an int read in place or an operation fails: the node-by-node evaluation
 /// then starts over (nothing was charged) and reports what went wrong where it happened.
-fn int_tree(node: &BinaryNode, slots: &[SlotContent], cost: &mut u64) -> Option<Value> {
+fn int_tree(node: &BinaryNode, slots: &[SlotContent<'_>], cost: &mut u64) -> Option<Value> {
     let x = int_operand(&node.lhs, slots, cost)?;
     let y = int_operand(&node.rhs, slots, cost)?;
     *cost = cost.saturating_add(1);
@@ -638,7 +642,7 @@ fn int_tree(node: &BinaryNode, slots: &[SlotContent], cost: &mut u64) -> Option<
 }
 
 /// An operand of [`int_tree`].
-fn int_operand(node: &Node, slots: &[SlotContent], cost: &mut u64) -> Option<i64> {
+fn int_operand(node: &Node, slots: &[SlotContent<'_>], cost: &mut u64) -> Option<i64> {
     if let Node::Binary(b) = node {
         if b.int_tree && b.inline.operator().is_arithmetic() {
             let x = int_operand(&b.lhs, slots, cost)?;
@@ -970,7 +974,7 @@ fn is_simple(node: &Node) -> bool {
 #[inline(always)]
 fn simple<'s>(
     node: &'s Node,
-    slots: &'s [SlotContent],
+    slots: &'s [SlotContent<'_>],
     cost: &mut u64,
 ) -> Result<Cow<'s, Value>, EvalError> {
     match node {
@@ -996,7 +1000,7 @@ fn simple<'s>(
 /// maps only: by reference, at the fixed cost [`read_cost`] gives. `None` for anything
 /// else, which evaluation handles.
 #[inline(always)]
-fn peek<'s>(node: &'s Node, slots: &'s [SlotContent]) -> Option<&'s Value> {
+fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
     match node {
         Node::Binary(b) => {
             let key = b.key.as_ref().filter(|_| b.inline.indexes_map())?;
@@ -1011,7 +1015,7 @@ fn peek<'s>(node: &'s Node, slots: &'s [SlotContent]) -> Option<&'s Value> {
 
 /// [`peek`] for a simple operand.
 #[inline(always)]
-fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent]) -> Option<&'s Value> {
+fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
     match node {
         Node::Const(v) => Some(v),
         Node::Load(slot) | Node::LoadUncharged(slot) => slots[*slot as usize].get().ok(),
@@ -1054,9 +1058,16 @@ fn simple_read_cost(node: &Node) -> Option<u64> {
 /// prefix given as a path whose cache slot receives its value. A prefix that fails is not
 /// stored (its slot stays `null`): its paths are then walked from their variable and fail
 /// where they would have.
-pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [SlotContent]) {
+pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [SlotContent<'_>]) {
     for p in prefixes {
         let Some(cache) = p.cache else { continue };
+        if let SlotContent::Borrowed(input) = slots[p.slot as usize] {
+            // A value the activation holds: the prefix's value is borrowed from it too.
+            if let Some(v) = walk_maps(input, &p.fields) {
+                slots[cache.slot as usize] = SlotContent::Borrowed(v);
+                continue;
+            }
+        }
         let mut uncharged = 0;
         if let Ok(v) = walk(slots[p.slot as usize].get(), &p.fields, &mut uncharged) {
             let v = v.into_owned();
@@ -1071,7 +1082,7 @@ pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [SlotCont
 #[inline(always)]
 fn path<'s>(
     p: &PathNode,
-    slots: &'s [SlotContent],
+    slots: &'s [SlotContent<'_>],
     cost: &mut u64,
 ) -> Result<Cow<'s, Value>, EvalError> {
     // The whole path's cost when every selection is attempted (the usual case).
@@ -1257,7 +1268,7 @@ enum Entry<'r> {
 impl Entry<'_> {
     /// Puts this value in a comprehension variable's slot.
     #[inline]
-    fn bind(self, slot: &mut SlotContent) {
+    fn bind(self, slot: &mut SlotContent<'_>) {
         match self {
             Entry::Element(list, i) => slot.set_element(list, i),
             Entry::Value(v) => *slot = SlotContent::Result(Ok(v)),
