@@ -41,6 +41,17 @@ const EXPRESSIONS: &[&str] = &[
     "!x.f",
     "!x.m.k",
     "-x.a + -x.d",
+    // Access chains: selections and constant indexes below an index.
+    "x.l2[0].name == 'a' && x.l2[1].name in ['a', 'b'] && x.l2[1].m['k'] + 1 == 2",
+    "x.l2[5].name == 'a'",
+    "x.l2[0].missing == 1",
+    "x.l2[1].m['q'] == 1",
+    "x.l[0].name == 1",
+    "x.l2[0].name in ['a'] || x.m.k in [4] || x.m.k2 in ['v', 'w']",
+    "x.l2[-1].name in ['a']",
+    "x.l2[0].name.matches('^a') && x.l2[1].name.matches('^a')",
+    "size(x.l2[1].m) + size(x.l2[0].name)",
+    "has(x.l2[1].m.k) && !has(x.l2[0].m)",
     // Presence tests.
     "has(x.m.k) && !has(x.m.q)",
     "has(x.n.k)",
@@ -65,6 +76,7 @@ fn data() -> serde_json::Value {
     json!({"x": {
         "a": 3, "b": 5, "c": 1, "z": 0, "big": i64::MAX, "d": 1.5,
         "s": "abc", "t": "abd", "ts": "2024-05-01T10:00:00Z", "ts2": "2024-04-30T11:30:00.5+01:00", "m": {"k": 4, "k2": "v"}, "n": 7, "l": [1, 2, 3], "f": false,
+        "l2": [{"name": "a"}, {"name": "b", "m": {"k": 1}}],
     }})
 }
 

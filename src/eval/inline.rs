@@ -265,6 +265,11 @@ impl Inline {
         }
     }
 
+    /// Whether this indexes a list by an int inline.
+    pub fn indexes_list(self) -> bool {
+        self.indexed
+    }
+
     /// Whether this indexes a map by a string key inline.
     pub fn indexes_map(self) -> bool {
         self.keyed && self.op == Operator::Index

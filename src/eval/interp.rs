@@ -218,14 +218,12 @@ fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> 
 
 #[inline(never)]
 fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    if let (Some(read), Some(Value::Map(m))) = (
-        simple_read_cost(operand),
-        peek_simple(operand, &frame.slots),
-    ) {
-        let present = field.find(m).is_some();
-        frame.cost = frame.cost.saturating_add(read + frame.presence_cost);
-        frame.check_limit()?;
-        return Ok(Value::Bool(present));
+    if let (Some(read), Some(Value::Map(m))) = (read_cost(operand), peek(operand, &frame.slots)) {
+        let total = frame.cost.saturating_add(read + frame.presence_cost);
+        if total <= frame.limit {
+            frame.cost = total;
+            return Ok(Value::Bool(field.find(m).is_some()));
+        }
     }
     if is_simple(operand) {
         let v = simple(operand, &frame.slots, &mut frame.cost)?;
@@ -279,6 +277,14 @@ fn in_constant_list(
     values: &List,
     frame: &mut Frame,
 ) -> EvalResult {
+    if let (Some(read), Some(Value::String(s))) = (read_cost(element), peek(element, &frame.slots))
+    {
+        let total = frame.cost.saturating_add(read);
+        if total <= frame.limit {
+            frame.cost = total;
+            return Ok(Value::Bool(contains_string(strings, s)));
+        }
+    }
     let v = if is_simple(element) {
         simple(element, &frame.slots, &mut frame.cost)?
     } else {
@@ -286,11 +292,19 @@ fn in_constant_list(
     };
     frame.check_limit()?;
     Ok(Value::Bool(match plain(v).as_ref() {
-        // A few strings (the usual case) are compared in turn; more are searched.
-        Value::String(s) if strings.len() <= 8 => strings.iter().any(|x| **x == **s),
-        Value::String(s) => strings.binary_search_by(|x| (**x).cmp(&**s)).is_ok(),
+        Value::String(s) => contains_string(strings, s),
         other => values.iter().any(|x| x.cel_eq(other)),
     }))
+}
+
+/// Whether the sorted `strings` contain `s`: a few strings (the usual case) are compared in
+/// turn; more are searched.
+fn contains_string(strings: &[Arc<str>], s: &str) -> bool {
+    if strings.len() <= 8 {
+        strings.iter().any(|x| **x == *s)
+    } else {
+        strings.binary_search_by(|x| (**x).cmp(s)).is_ok()
+    }
 }
 
 #[inline(never)]
@@ -302,6 +316,16 @@ fn matches_constant(
     cost: CallCost,
     frame: &mut Frame,
 ) -> EvalResult {
+    if let (Some(read), Some(s)) = (read_cost(subject), peek(subject, &frame.slots)) {
+        let total = frame
+            .cost
+            .saturating_add(read + cost.of_binary(s, pattern, None));
+        if !matches!(s, Value::Json(_)) && total <= frame.limit {
+            frame.cost = total;
+            return crate::stdlib::standard::strings::matches_compiled(s, regex)
+                .map_err(|e| e.at(id));
+        }
+    }
     let s = if is_simple(subject) {
         simple(subject, &frame.slots, &mut frame.cost)?
     } else {
@@ -995,21 +1019,50 @@ fn simple<'s>(
     }
 }
 
-/// The value of an operand that is simple (see [`is_simple`]) or a constant string key
-/// indexing a simple operand (`labels['app']`), when it reads without an error through
-/// maps only: by reference, at the fixed cost [`read_cost`] gives. `None` for anything
-/// else, which evaluation handles.
+/// The value of an operand that is simple (see [`is_simple`]) or an access chain over one
+/// (field selections, map indexes by a constant string, list indexes by a constant int:
+/// `x.items[0].labels['app']`), when it reads without an error through maps and lists
+/// only: by reference, at the fixed cost [`read_cost`] gives. `None` for anything else,
+/// which evaluation handles.
 #[inline(always)]
 fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
     match node {
-        Node::Binary(b) => {
-            let key = b.key.as_ref().filter(|_| b.inline.indexes_map())?;
-            let Value::Map(m) = peek_simple(&b.lhs, slots)? else {
-                return None;
-            };
-            key.find(m)
-        }
+        Node::Binary(_) | Node::Select { .. } => peek_access(node, slots),
         other => peek_simple(other, slots),
+    }
+}
+
+/// [`peek`] for an access (see [`access_operand`]).
+fn peek_access<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
+    let operand = access_operand(node)?;
+    let base = match operand {
+        Node::Binary(_) | Node::Select { .. } => peek_access(operand, slots)?,
+        other => peek_simple(other, slots)?,
+    };
+    match (node, base) {
+        (Node::Select { field, .. }, Value::Map(m)) => field.find(m),
+        (Node::Binary(b), Value::Map(m)) => b.key.as_ref()?.find(m),
+        (Node::Binary(b), Value::List(items)) => match &b.rhs {
+            Node::Const(Value::Int(i)) => items.get(usize::try_from(*i).ok()?),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The operand of an access [`peek`] reads through: a field selection, or a map index by a
+/// constant string or a list index by a constant int evaluated inline (charged 1 each, as
+/// the selection or the index call). `None` for other nodes.
+fn access_operand(node: &Node) -> Option<&Node> {
+    match node {
+        Node::Select { operand, .. } => Some(operand),
+        Node::Binary(b)
+            if (b.key.is_some() && b.inline.indexes_map())
+                || (b.inline.indexes_list() && matches!(b.rhs, Node::Const(Value::Int(_)))) =>
+        {
+            Some(&b.lhs)
+        }
+        _ => None,
     }
 }
 
@@ -1033,14 +1086,11 @@ fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s V
     }
 }
 
-/// What reading an operand [`peek`] reads charges (the index call's 1 for a key); `None`
-/// for other nodes.
+/// What reading an operand [`peek`] reads charges; `None` for other nodes.
 pub(crate) fn read_cost(node: &Node) -> Option<u64> {
-    match node {
-        Node::Binary(b) if b.key.is_some() && b.inline.indexes_map() => {
-            simple_read_cost(&b.lhs).map(|c| c + 1)
-        }
-        other => simple_read_cost(other),
+    match access_operand(node) {
+        Some(operand) => read_cost(operand).map(|c| c + 1),
+        None => simple_read_cost(node),
     }
 }
 

@@ -88,7 +88,7 @@ pub(crate) fn string_key_hash(key: &str) -> u64 {
 
 /// String equality for the short strings field names are, without a call to `memcmp`: two
 /// (possibly overlapping) word compares up to 16 bytes, bytewise below 4.
-#[inline]
+#[inline(always)]
 pub(crate) fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();
