@@ -239,7 +239,7 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 #[inline(never)]
 fn conditional(parts: &[Node; 3], frame: &mut Frame) -> EvalResult {
     let [c, t, f] = parts;
-    match eval(c, frame)? {
+    match eval_condition(c, frame)? {
         Value::Bool(true) => eval(t, frame),
         Value::Bool(false) => eval(f, frame),
         _ => Err(EvalError::no_such_overload()),
@@ -953,15 +953,25 @@ fn json_operation(
 /// deciding value (`false` for `&&`, `true` for `||`) wins over an error on either side.
 #[inline(never)]
 fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
-    let left = eval(a, frame);
+    let left = eval_condition(a, frame);
     frame.check_limit()?;
     if let Ok(Value::Bool(v)) = left {
         if v == or {
             return Ok(Value::Bool(or));
         }
     }
-    let right = eval(b, frame);
+    let right = eval_condition(b, frame);
     combine(left, right, or)
+}
+
+/// [`eval`] for an operand of a logical operator or a predicate, which is most often a
+/// binary operator: called directly, without the dispatch on the node kind.
+#[inline(always)]
+fn eval_condition(node: &Node, frame: &mut Frame) -> EvalResult {
+    match node {
+        Node::Binary(b) => binary(b, frame),
+        other => eval(other, frame),
+    }
 }
 
 /// Combines two evaluated operands of `&&`/`||` (see [`logical`]).
@@ -1409,7 +1419,7 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         // same way whether it is passed by the first charge or by the sum.
         frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
         item.bind(&mut frame.slots[slot]);
-        let p = eval(&q.predicate, frame);
+        let p = eval_condition(&q.predicate, frame);
         frame.check_limit()?;
         accu = match (&accu, p) {
             // The usual case: the accumulator holds the undecided value (the decided one
@@ -1440,7 +1450,7 @@ fn quantify_list(
         poll_interrupt(i, frame)?;
         frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
         frame.slots[slot].set_element(items, i);
-        let p = eval(&q.predicate, frame);
+        let p = eval_condition(&q.predicate, frame);
         frame.check_limit()?;
         accu = match (accu.take(), p) {
             (None, Ok(Value::Bool(v))) if v != decided => None,
