@@ -24,7 +24,7 @@ pub type Interrupt = dyn Fn() -> bool + Send + Sync;
 /// (an unbound variable, or a comprehension accumulator that absorbed one).
 pub(crate) struct Frame<'a> {
     /// Inline for the few slots most programs have: no allocation per evaluation.
-    pub slots: SmallVec<[SlotContent<'a>; 8]>,
+    pub slots: SmallVec<[SlotContent<'a>; INLINE_SLOTS]>,
     /// Cost so far.
     pub cost: u64,
     /// Evaluation stops with an error as soon as the cost passes this.
@@ -37,6 +37,9 @@ pub(crate) struct Frame<'a> {
     /// Where chains of string `+` are built (see [`concat`]), kept to be reused.
     pub text_buffer: String,
 }
+
+/// How many slots a frame holds without allocating.
+const INLINE_SLOTS: usize = 8;
 
 /// What a frame slot holds.
 #[derive(Debug)]
@@ -99,8 +102,15 @@ const INTERRUPT_CHECK_FREQUENCY: usize = 100;
 impl<'a> Frame<'a> {
     #[inline]
     pub fn new(size: usize) -> Frame<'a> {
-        let mut slots = SmallVec::new();
-        slots.resize_with(size, unset);
+        let slots = if size <= INLINE_SLOTS {
+            // The inline slots written at once (unused ones hold `null`, nothing to drop).
+            let unset = [const { SlotContent::Result(Ok(Value::Null)) }; INLINE_SLOTS];
+            SmallVec::from_buf_and_len(unset, size)
+        } else {
+            let mut slots = SmallVec::new();
+            slots.resize_with(size, unset);
+            slots
+        };
         Frame {
             slots,
             cost: 0,
