@@ -1,8 +1,8 @@
 //! Operators evaluated inline for the most common operand kinds (two ints, two strings, a
 //! string key and a map, a list and an int index, two timestamps or two durations compared,
-//! two bools tested for equality), skipping overload dispatch. The planner uses one only where the call would
-//! resolve to the standard overload with its standard cost, so the result and the cost are
-//! those of the overload.
+//! two bools tested for equality), skipping overload dispatch. The planner uses one only
+//! where the call would resolve to the standard overload with its standard cost, so the
+//! result and the cost are those of the overload.
 
 use std::cmp::Ordering;
 
@@ -152,6 +152,20 @@ impl Operator {
         )
     }
 
+    /// This arithmetic operator on two ints, when it succeeds: `None` on overflow, on
+    /// division by zero and for other operators.
+    #[inline(always)]
+    fn int_arithmetic(self, x: i64, y: i64) -> Option<i64> {
+        match self {
+            Operator::Add => x.checked_add(y),
+            Operator::Subtract => x.checked_sub(y),
+            Operator::Multiply => x.checked_mul(y),
+            Operator::Divide if y != 0 => x.checked_div(y),
+            Operator::Modulo if y != 0 => x.checked_rem(y),
+            _ => None,
+        }
+    }
+
     /// Whether the key is the second operand (`map[key]`) rather than the first.
     pub fn key_second(self) -> bool {
         self == Operator::Index
@@ -241,14 +255,7 @@ impl Inline {
     /// overflow or division by zero, which the overload reports, and for other operators).
     #[inline(always)]
     pub fn int_arithmetic(self, x: i64, y: i64) -> Option<i64> {
-        match self.op {
-            Operator::Add => x.checked_add(y),
-            Operator::Subtract => x.checked_sub(y),
-            Operator::Multiply => x.checked_mul(y),
-            Operator::Divide if y != 0 => x.checked_div(y),
-            Operator::Modulo if y != 0 => x.checked_rem(y),
-            _ => None,
-        }
+        self.op.int_arithmetic(x, y)
     }
 
     /// The result of this operator on two ints, as [`Inline::apply`] computes it when it
@@ -355,17 +362,15 @@ fn string_cost(x: &str, y: &str) -> u64 {
 }
 
 fn int_op(op: Operator, x: i64, y: i64) -> EvalResult {
-    let checked = match op {
-        Operator::Add => x.checked_add(y),
-        Operator::Subtract => x.checked_sub(y),
-        Operator::Multiply => x.checked_mul(y),
-        Operator::Divide if y == 0 => return Err(EvalError::division_by_zero()),
-        Operator::Divide => x.checked_div(y),
-        Operator::Modulo if y == 0 => return Err(EvalError::modulus_by_zero()),
-        Operator::Modulo => x.checked_rem(y),
-        comparison => return Ok(Value::Bool(comparison.holds(x.cmp(&y)))),
-    };
-    checked.map(Value::Int).ok_or_else(EvalError::overflow)
+    match op {
+        Operator::Divide if y == 0 => Err(EvalError::division_by_zero()),
+        Operator::Modulo if y == 0 => Err(EvalError::modulus_by_zero()),
+        op if op.is_arithmetic() => op
+            .int_arithmetic(x, y)
+            .map(Value::Int)
+            .ok_or_else(EvalError::overflow),
+        comparison => Ok(Value::Bool(comparison.holds(x.cmp(&y)))),
+    }
 }
 
 #[cfg(test)]

@@ -562,9 +562,8 @@ fn call_overload(
     }
 }
 
-/// A call of a two-argument function on simple arguments that read without an error
-/// through maps only (see [`peek`]): no copies. `None` (nothing charged) otherwise, and
-/// where the cost limit would be passed.
+/// A call of a two-argument function on arguments [`peek`] reads: no copies. `None`
+/// (nothing charged) otherwise, and where the cost limit would be passed.
 #[inline]
 fn call_in_place(
     f: fn(&Value, &Value) -> EvalResult,
@@ -692,10 +691,11 @@ fn int_operand(node: &Node, slots: &[SlotContent<'_>], cost: &mut u64) -> Option
     Some(*i)
 }
 
-/// A binary operator whose operands are both simple, read through maps only and of kinds
-/// with an inline form: no copy, no dispatch, and a reading cost known in advance. `None`
-/// (nothing charged) for anything else, and where the cost limit would be passed. A function of its own so that, in builds without
-/// inlining, its locals are off the stack before [`binary_operands`] recurses.
+/// A binary operator whose operands [`peek`] reads, of kinds with an inline form: no copy,
+/// no dispatch, and a reading cost known in advance. `None` (nothing charged) for anything
+/// else, and where the cost limit would be passed. A function of its own so that, in
+/// builds without inlining, its locals are off the stack before [`binary_operands`]
+/// recurses.
 #[inline]
 fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
     let read_cost = node.read_cost?;
@@ -851,9 +851,7 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
     let mut buffer = std::mem::take(&mut frame.text_buffer);
     let mut acc = if is_simple(&c.first) {
         let first = simple(&c.first, &frame.slots, &mut frame.cost)?;
-        if frame.cost > frame.limit {
-            return Err(EvalError::new(LIMIT_EXCEEDED));
-        }
+        frame.check_limit()?;
         match first {
             Cow::Borrowed(Value::String(s)) => {
                 let mut buf = std::mem::take(&mut buffer);

@@ -363,7 +363,8 @@ pub(crate) struct BinaryNode {
     pub rhs: Node,
     /// The key of `in` or an index when it is a constant string, with its hash.
     pub key: Option<Field>,
-    /// What reading both operands costs when both are simple (see `interp::read_cost`).
+    /// What reading both operands costs when both can be read in place (see
+    /// `interp::read_cost`).
     pub read_cost: Option<u64>,
     /// Whether this is an int operator over operands that are int operators of the same
     /// kind or operands with a reading cost, down to the leaves (see `interp::int_tree`).
@@ -1461,12 +1462,13 @@ fn binary_operator(
         | (Operator::Index, _, Node::Const(Value::String(k))) => Some(Field::new(k.clone())),
         _ => None,
     };
-    let read_cost = read_cost(&lhs).zip(read_cost(&rhs)).map(|(a, b)| a + b);
+    let reads = [read_cost(&lhs), read_cost(&rhs)];
     let nested = |n: &Node| matches!(n, Node::Binary(b) if b.int_tree && b.inline.operator().is_arithmetic());
     let int_tree = inline.on_ints()
         && [&lhs, &rhs]
-            .iter()
-            .all(|n| nested(n) || crate::eval::interp::read_cost(n).is_some());
+            .into_iter()
+            .zip(reads)
+            .all(|(n, read)| nested(n) || read.is_some());
     let fused = int_tree && (nested(&lhs) || nested(&rhs));
     Some(Node::Binary(Box::new(BinaryNode {
         id,
@@ -1474,7 +1476,7 @@ fn binary_operator(
         lhs,
         rhs,
         key,
-        read_cost,
+        read_cost: reads[0].zip(reads[1]).map(|(a, b)| a + b),
         int_tree,
         fused,
         overloads: candidates.into(),
