@@ -1,5 +1,7 @@
 //! Property tests: random well-formed expressions and random text must compile and evaluate
-//! (or fail) without panicking or overflowing the stack.
+//! (or fail) without panicking or overflowing the stack; and random expressions must
+//! evaluate alike over kcel values (read in place where the evaluator can) and over the same
+//! JSON read node by node.
 
 use std::collections::HashMap;
 
@@ -24,6 +26,9 @@ fn leaf() -> impl Strategy<Value = String> {
         Just("x".to_string()),
         Just("x.a".to_string()),
         Just("x.items".to_string()),
+        Just("x.items[4].k".to_string()),
+        Just("x.m['k']".to_string()),
+        Just("x.m.n".to_string()),
         Just("int".to_string()),
         Just("duration('1h')".to_string()),
         Just("timestamp('2024-01-01T00:00:00Z')".to_string()),
@@ -101,11 +106,15 @@ fn expr() -> impl Strategy<Value = String> {
     })
 }
 
+fn document() -> serde_json::Value {
+    serde_json::json!({"x": {
+        "a": 1, "b": "two", "items": [1, 2.5, "three", null, {"k": [true]}],
+        "m": {"k": 7, "n": "seven"}
+    }})
+}
+
 fn bindings() -> HashMap<String, Value> {
-    let x: serde_json::Value = serde_json::json!({
-        "a": 1, "b": "two", "items": [1, 2.5, "three", null, {"k": [true]}]
-    });
-    HashMap::from([("x".to_string(), Value::from(&x))])
+    HashMap::from([("x".to_string(), Value::from(&document()["x"]))])
 }
 
 fn env() -> Env {
@@ -124,8 +133,53 @@ fn run(src: &str) {
     }
 }
 
+/// The outcome of `program` over `activation`: the value or the error with its position,
+/// and the actual cost.
+fn outcome(program: &kcel::Program, activation: &dyn kcel::Activation) -> (String, u64) {
+    let (result, details) = program.eval_with_details(activation);
+    let shown = match result {
+        Ok(v) => format!("{v:?}"),
+        Err(e) => format!(
+            "{} at {:?}",
+            e.message,
+            e.node.and_then(|n| program.span(n))
+        ),
+    };
+    (shown, details.actual_cost)
+}
+
+/// Evaluates `src` over kcel values and over JSON read in place, without a cost limit and
+/// with one that stops it half-way, and asserts the outcomes agree.
+fn values_and_json_agree(src: &str) {
+    let env = env();
+    let Ok(ast) = env.compile(src) else { return };
+    let values = bindings();
+    let json = kcel::JsonActivation::new(std::sync::Arc::new(document()));
+    let Ok(unlimited) = env.program(&ast) else {
+        return;
+    };
+    let (shown, cost) = outcome(&unlimited, &values);
+    assert_eq!(outcome(&unlimited, &json), (shown, cost), "{src}");
+    let options = kcel::ProgramOptions {
+        cost_limit: Some(cost / 2),
+        ..Default::default()
+    };
+    let limited = env.program_with(&ast, options).unwrap();
+    assert_eq!(
+        outcome(&limited, &values),
+        outcome(&limited, &json),
+        "{src} with cost limit {}",
+        cost / 2
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_expressions_evaluate_alike_over_values_and_json(src in expr()) {
+        values_and_json_agree(&src);
+    }
 
     #[test]
     fn random_expressions_never_panic(src in expr()) {
