@@ -3,9 +3,13 @@
 //! evaluate alike over kcel values (read in place where the evaluator can) and over the same
 //! JSON read node by node.
 
+#[path = "support/outcome.rs"]
+mod outcome;
+
 use std::collections::HashMap;
 
 use kcel::{Env, Type, Value};
+use outcome::outcome;
 use proptest::prelude::*;
 
 fn leaf() -> impl Strategy<Value = String> {
@@ -131,21 +135,6 @@ fn run(src: &str) {
             let _ = program.eval(&bindings());
         }
     }
-}
-
-/// The outcome of `program` over `activation`: the value or the error with its position,
-/// and the actual cost.
-fn outcome(program: &kcel::Program, activation: &dyn kcel::Activation) -> (String, u64) {
-    let (result, details) = program.eval_with_details(activation);
-    let shown = match result {
-        Ok(v) => format!("{v:?}"),
-        Err(e) => format!(
-            "{} at {:?}",
-            e.message,
-            e.node.and_then(|n| program.span(n))
-        ),
-    };
-    (shown, details.actual_cost)
 }
 
 /// Evaluates `src` over kcel values and over JSON read in place, without a cost limit and

@@ -4,9 +4,13 @@
 //! Both must give the same value, the same error at the same node and the same actual cost,
 //! also when the cost limit stops evaluation part-way.
 
+#[path = "support/outcome.rs"]
+mod outcome;
+
 use std::sync::Arc;
 
-use kcel::{Bindings, Env, JsonActivation, Program, ProgramOptions, Type, Value};
+use kcel::{Bindings, Env, JsonActivation, ProgramOptions, Type, Value};
+use outcome::outcome;
 use serde_json::json;
 
 const EXPRESSIONS: &[&str] = &[
@@ -75,22 +79,11 @@ const EXPRESSIONS: &[&str] = &[
 fn data() -> serde_json::Value {
     json!({"x": {
         "a": 3, "b": 5, "c": 1, "z": 0, "big": i64::MAX, "d": 1.5,
-        "s": "abc", "t": "abd", "ts": "2024-05-01T10:00:00Z", "ts2": "2024-04-30T11:30:00.5+01:00", "m": {"k": 4, "k2": "v"}, "n": 7, "l": [1, 2, 3], "f": false,
+        "s": "abc", "t": "abd",
+        "ts": "2024-05-01T10:00:00Z", "ts2": "2024-04-30T11:30:00.5+01:00",
+        "m": {"k": 4, "k2": "v"}, "n": 7, "l": [1, 2, 3], "f": false,
         "l2": [{"name": "a"}, {"name": "b", "m": {"k": 1}}],
     }})
-}
-
-fn outcome(program: &Program, activation: &dyn kcel::Activation) -> (String, u64) {
-    let (result, details) = program.eval_with_details(activation);
-    let shown = match result {
-        Ok(v) => format!("{v:?}"),
-        Err(e) => format!(
-            "{} at {:?}",
-            e.message,
-            e.node.and_then(|n| program.span(n))
-        ),
-    };
-    (shown, details.actual_cost)
 }
 
 #[test]
