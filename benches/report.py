@@ -2,6 +2,7 @@
 """Turns criterion's results of `cargo bench --bench workload` into the BENCHMARKS.md table.
 
 Usage: python3 benches/report.py [CRITERION_DIR...]   (default: target/criterion)
+       python3 benches/report.py --interleaved RUN.json...
 
 Reads every */new/benchmark.json (group and function names) with the estimates.json next
 to it, and prints Markdown: per case the median of kcel, kcel_from_json and the cel crate
@@ -9,6 +10,10 @@ and the ratio cel/kcel; the geometric mean of the ratios (without trivial_true);
 compile medians and their medians over all cases. Case order follows the workload file.
 Given several directories (copies of target/criterion from separate runs), each figure is
 the median over the runs of criterion's median, and each run's geometric mean is listed.
+
+With --interleaved, reads the JSON files of `cargo bench --bench interleaved -- --json
+FILE` runs instead: per case the medians over the runs of the per-call times and of the
+median per-round ratio, each run's ratio, and the lowest round's ratio of all runs.
 """
 
 import json
@@ -57,7 +62,37 @@ def geometric_mean(results, cases):
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
 
 
+def interleaved(paths):
+    runs = [json.loads(Path(p).read_text()) for p in paths]
+    cases = [c["name"] for c in json.loads(WORKLOAD.read_text())]
+    by_case = [{c["case"]: c for c in run["cases"]} for run in runs]
+    print("| case | kcel | cel 0.15 | cel / kcel | per run | lowest round |")
+    print("|---|---:|---:|---:|---|---:|")
+    ratios = []
+    for case in cases:
+        rows = [r[case] for r in by_case if case in r]
+        if not rows:
+            print(f"| {case} | n/a | n/a | n/a | | |")
+            continue
+        ratio = median([r["ratio"] for r in rows])
+        if case not in EXCLUDED_FROM_MEAN:
+            ratios.append(ratio)
+        each = ", ".join(f"{r['ratio']:.1f}×" for r in rows)
+        print(f"| {case} | {fmt(median([r['kcel_seconds'] * 1e9 for r in rows]))} "
+              f"| {fmt(median([r['cel_seconds'] * 1e9 for r in rows]))} | {ratio:.1f}× "
+              f"| {each} | {min(r['lowest'] for r in rows):.1f}× |")
+    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    each = ", ".join(f"{run['geomean']:.1f}×" for run in runs)
+    print(f"\nGeometric mean of the median ratios over {len(ratios)} cases "
+          f"(without {', '.join(sorted(EXCLUDED_FROM_MEAN))}): **{geomean:.1f}×**; "
+          f"lowest {min(ratios):.1f}×. Per run ({len(runs)} runs of "
+          f"{runs[0]['rounds']} rounds): {each}.")
+
+
 def main():
+    if sys.argv[1:2] == ["--interleaved"]:
+        interleaved(sys.argv[2:])
+        return
     dirs = [Path(d) for d in sys.argv[1:]] or [Path(
         os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"]
     runs = [load(d) for d in dirs]

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::error::EvalError;
-use crate::value::Value;
+use crate::value::{Value, str_eq};
 
 /// Supplies variable values by name. Each variable a program reads is resolved once per
 /// evaluation.
@@ -124,7 +124,7 @@ impl Activation for Bindings {
     fn resolve_ref(&self, name: &str) -> Option<&Value> {
         self.entries
             .iter()
-            .find(|(n, _)| **n == *name)
+            .find(|(n, _)| str_eq(n, name))
             .map(|(_, v)| v)
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::cost::{CostEstimate, SizeEstimator, estimate};
 use crate::error::{EvalError, Issues, render};
-use crate::eval::interp::{Frame, Interrupt, SlotContent, eval, store_shared_prefixes};
+use crate::eval::interp::{Interrupt, SlotContent, SlotStorage, eval, store_shared_prefixes};
 use crate::eval::plan::{Input, Plan, PlanEnv, plan};
 use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
@@ -247,9 +247,21 @@ impl Env {
 
     /// Plans an [`Ast`] into an executable [`Program`].
     pub fn program_with(&self, ast: &Ast, options: ProgramOptions) -> Result<Program, Issues> {
+        self.plan_program(ast, options, true)
+    }
+
+    /// [`Env::program_with`], with the memoized conversions of optimized programs
+    /// (`Node::Memo`) left out when `memoize` is false (to test them against).
+    pub(crate) fn plan_program(
+        &self,
+        ast: &Ast,
+        options: ProgramOptions,
+        memoize: bool,
+    ) -> Result<Program, Issues> {
         let is_declared = |name: &str| self.variables.contains_key(name);
         let env = PlanEnv {
             optimize: options.optimize,
+            memoize: options.optimize && memoize,
             registry: &self.registry,
             checked: ast.checked.as_deref().map(|(c, _)| c),
             is_declared: &is_declared,
@@ -295,7 +307,9 @@ impl Ast {
 #[derive(Clone)]
 pub struct ProgramOptions {
     /// Fold constant literals and constant conversions, turn `in` over constant lists into
-    /// set lookups (cel-go's `OptOptimize`, on in Kubernetes). Default: on.
+    /// set lookups (cel-go's `OptOptimize`, on in Kubernetes), and convert a variable's
+    /// path once per evaluation where the same conversion repeats or sits in a
+    /// comprehension (each use still charged as cel-go charges it). Default: on.
     pub optimize: bool,
     /// Stop evaluation with "operation cancelled: actual cost limit exceeded" once the
     /// actual cost passes this. Default: none.
@@ -358,7 +372,8 @@ impl Program {
         &self,
         activation: &dyn Activation,
     ) -> (Result<Value, EvalError>, EvalDetails) {
-        let mut frame = Frame::new(self.plan.slot_count);
+        let mut storage = SlotStorage::new();
+        let mut frame = storage.frame(self.plan.slot_count);
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
@@ -366,7 +381,7 @@ impl Program {
             frame.slots[input.slot as usize] = self.bind(input, activation);
         }
         if !self.plan.shared_prefixes.is_empty() {
-            store_shared_prefixes(&self.plan.shared_prefixes, &mut frame.slots);
+            store_shared_prefixes(&self.plan.shared_prefixes, frame.slots);
         }
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
         if let Err(limit) = frame.check_limit() {

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use crate::cost::CallCost;
 use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::Field;
+use crate::eval::time_tree::Time;
 use crate::registry::Overload;
 use crate::stdlib::standard::collections::index_out_of_range;
 use crate::stdlib::standard::go_display;
@@ -277,6 +278,11 @@ impl Inline {
         self.indexed
     }
 
+    /// Whether this compares two timestamps or two durations inline.
+    pub fn compares_times(self) -> bool {
+        self.timestamps || self.durations
+    }
+
     /// Whether this indexes a map by a string key inline.
     pub fn indexes_map(self) -> bool {
         self.keyed && self.op == Operator::Index
@@ -287,23 +293,77 @@ impl Inline {
         self.op
     }
 
-    /// The result and cost for `a` and `b`, when they are of kinds evaluated inline. `key`
-    /// is the constant key operand of `in` or an index, if it is one, with its hash.
+    /// Whether this operator gives a bool (a comparison or `in`) rather than a value.
+    pub fn tests(self) -> bool {
+        !self.op.is_arithmetic() && self.op != Operator::Index
+    }
+
+    /// The result and cost for `a` and `b` of an operator that gives a bool (see
+    /// [`Inline::tests`]), when they are of kinds evaluated inline (it cannot fail then).
+    /// `key` is the constant key operand of `in`, if it is one, with its hash.
     #[inline(always)]
-    pub fn apply(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(EvalResult, u64)> {
-        if self.keyed {
-            let (map, k) = if self.op.key_second() { (a, b) } else { (b, a) };
-            if let (Value::Map(m), Value::String(k)) = (map, k) {
+    pub fn test(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(bool, u64)> {
+        if self.keyed && self.op == Operator::In {
+            if let (Value::String(k), Value::Map(m)) = (a, b) {
                 let found = match key {
                     Some(field) => field.find(m),
                     None => m.get_str(k),
                 };
-                let result = match self.op {
-                    Operator::In => Ok(Value::Bool(found.is_some())),
-                    _ => found.cloned().ok_or_else(|| {
-                        EvalError::no_such_key(go_display(&Value::String(k.clone())))
-                    }),
+                return Some((found.is_some(), 1));
+            }
+        }
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) if self.ints && self.tests() => {
+                Some((self.op.holds(x.cmp(y)), 1))
+            }
+            (Value::Timestamp(x), Value::Timestamp(y)) if self.timestamps => {
+                Some((self.op.holds(x.cmp(y)), 1))
+            }
+            (Value::Duration(x), Value::Duration(y)) if self.durations => {
+                Some((self.op.holds(x.cmp(y)), 1))
+            }
+            (Value::Bool(x), Value::Bool(y)) if self.bools => Some((self.op.holds(x.cmp(y)), 1)),
+            (Value::String(x), Value::String(y)) if self.strings => {
+                let holds = match self.op {
+                    Operator::Equals => str_eq(x, y),
+                    Operator::NotEquals => !str_eq(x, y),
+                    op => op.holds(x.as_bytes().cmp(y.as_bytes())),
                 };
+                Some((holds, string_cost(x, y)))
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Inline::test`] for two timestamps or two durations worked out by a time tree.
+    #[inline(always)]
+    pub fn test_times(self, a: Time, b: Time) -> Option<(bool, u64)> {
+        let order = match (a, b) {
+            (Time::Timestamp(x), Time::Timestamp(y)) if self.timestamps => x.cmp(&y),
+            (Time::Duration(x), Time::Duration(y)) if self.durations => x.cmp(&y),
+            _ => return None,
+        };
+        Some((self.op.holds(order), 1))
+    }
+
+    /// The result and cost for `a` and `b`, when they are of kinds evaluated inline. `key`
+    /// is the constant key operand of `in` or an index, if it is one, with its hash.
+    #[inline(always)]
+    pub fn apply(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(EvalResult, u64)> {
+        if self.tests() {
+            return self
+                .test(a, b, key)
+                .map(|(holds, cost)| (Ok(Value::Bool(holds)), cost));
+        }
+        if self.keyed {
+            if let (Value::Map(m), Value::String(k)) = (a, b) {
+                let found = match key {
+                    Some(field) => field.find(m),
+                    None => m.get_str(k),
+                };
+                let result = found
+                    .cloned()
+                    .ok_or_else(|| EvalError::no_such_key(go_display(&Value::String(k.clone()))));
                 return Some((result, 1));
             }
         }
@@ -317,23 +377,6 @@ impl Inline {
                         .ok_or_else(|| index_out_of_range(*i, items.len())),
                     1,
                 ))
-            }
-            (Value::Timestamp(x), Value::Timestamp(y)) if self.timestamps => {
-                Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
-            }
-            (Value::Duration(x), Value::Duration(y)) if self.durations => {
-                Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
-            }
-            (Value::Bool(x), Value::Bool(y)) if self.bools => {
-                Some((Ok(Value::Bool(self.op.holds(x.cmp(y)))), 1))
-            }
-            (Value::String(x), Value::String(y)) if self.strings => {
-                let holds = match self.op {
-                    Operator::Equals => str_eq(x, y),
-                    Operator::NotEquals => !str_eq(x, y),
-                    op => op.holds(x.as_bytes().cmp(y.as_bytes())),
-                };
-                Some((Ok(Value::Bool(holds)), string_cost(x, y)))
             }
             _ => None,
         }
@@ -361,15 +404,15 @@ fn string_cost(x: &str, y: &str) -> u64 {
     }
 }
 
+/// An arithmetic operator on two ints, with the overload's errors.
 fn int_op(op: Operator, x: i64, y: i64) -> EvalResult {
     match op {
         Operator::Divide if y == 0 => Err(EvalError::division_by_zero()),
         Operator::Modulo if y == 0 => Err(EvalError::modulus_by_zero()),
-        op if op.is_arithmetic() => op
+        op => op
             .int_arithmetic(x, y)
             .map(Value::Int)
             .ok_or_else(EvalError::overflow),
-        comparison => Ok(Value::Bool(comparison.holds(x.cmp(&y)))),
     }
 }
 

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use smallvec::SmallVec;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
@@ -10,21 +11,23 @@ use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::{
     BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
     MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
+    StringTestNode,
 };
+use crate::eval::time_tree::time_tree;
 use crate::registry::{Implementation, Overload};
 use crate::stdlib::standard::collections::index_out_of_range;
 use crate::stdlib::standard::go_display;
 use crate::syntax::ast::ExprId;
-use crate::value::{Key, List, Map, Value};
+use crate::value::{Key, List, Map, Value, str_eq};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.
 pub type Interrupt = dyn Fn() -> bool + Send + Sync;
 
 /// Per-evaluation state: one entry per slot, and the cost meter. A slot may hold an error
 /// (an unbound variable, or a comprehension accumulator that absorbed one).
-pub(crate) struct Frame<'a> {
-    /// Inline for the few slots most programs have: no allocation per evaluation.
-    pub slots: SmallVec<[SlotContent<'a>; INLINE_SLOTS]>,
+pub(crate) struct Frame<'s, 'a> {
+    /// Held by a [`SlotStorage`]: a plain slice, so that reading a slot is one bounds check.
+    pub slots: &'s mut [SlotContent<'a>],
     /// Cost so far.
     pub cost: u64,
     /// Evaluation stops with an error as soon as the cost passes this.
@@ -36,10 +39,73 @@ pub(crate) struct Frame<'a> {
     pub block_nesting: u32,
     /// Where chains of string `+` are built (see [`concat`]), kept to be reused.
     pub text_buffer: String,
+    /// The error of the last condition that gave [`Truth::Error`], until taken.
+    error: Option<EvalError>,
 }
 
 /// How many slots a frame holds without allocating.
 const INLINE_SLOTS: usize = 8;
+
+/// Where a frame's slots live: on the stack for the few slots most programs have (no
+/// allocation per evaluation), in a vector beyond that.
+pub(crate) struct SlotStorage<'a> {
+    /// Dropped by hand (see the `Drop` impl): only the slots given to a frame can hold
+    /// anything to drop, and dropping all of them cost more than the evaluation of a small
+    /// expression.
+    inline: ManuallyDrop<[SlotContent<'a>; INLINE_SLOTS]>,
+    /// How many of the inline slots were given to a frame.
+    used: usize,
+    /// Made only for frames with more slots than the inline ones.
+    spilled: Option<Vec<SlotContent<'a>>>,
+}
+
+impl Drop for SlotStorage<'_> {
+    fn drop(&mut self) {
+        // What the used slots hold is dropped here; every inline slot then holds `null`,
+        // which owns nothing, so the array itself needs no drop.
+        for slot in &mut self.inline[..self.used] {
+            *slot = unset();
+        }
+    }
+}
+
+impl<'a> SlotStorage<'a> {
+    /// Storage with every slot unset.
+    #[inline]
+    pub fn new() -> SlotStorage<'a> {
+        SlotStorage {
+            // Unset slots hold `null`: nothing to drop.
+            inline: ManuallyDrop::new(
+                [const { SlotContent::Result(Ok(Value::Null)) }; INLINE_SLOTS],
+            ),
+            used: 0,
+            spilled: None,
+        }
+    }
+
+    /// A frame of `size` unset slots, with no cost limit.
+    #[inline]
+    pub fn frame(&mut self, size: usize) -> Frame<'_, 'a> {
+        let slots = if size <= INLINE_SLOTS {
+            self.used = size;
+            &mut self.inline[..size]
+        } else {
+            let spilled = self.spilled.insert(Vec::new());
+            spilled.resize_with(size, unset);
+            &mut spilled[..]
+        };
+        Frame {
+            slots,
+            cost: 0,
+            limit: u64::MAX,
+            presence_cost: cost::SELECT_AND_IDENT,
+            interrupt: None,
+            block_nesting: 0,
+            text_buffer: String::new(),
+            error: None,
+        }
+    }
+}
 
 /// What a frame slot holds.
 #[derive(Debug)]
@@ -99,29 +165,7 @@ fn unset<'a>() -> SlotContent<'a> {
 /// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
 const INTERRUPT_CHECK_FREQUENCY: usize = 100;
 
-impl<'a> Frame<'a> {
-    #[inline]
-    pub fn new(size: usize) -> Frame<'a> {
-        let slots = if size <= INLINE_SLOTS {
-            // The inline slots written at once (unused ones hold `null`, nothing to drop).
-            let unset = [const { SlotContent::Result(Ok(Value::Null)) }; INLINE_SLOTS];
-            SmallVec::from_buf_and_len(unset, size)
-        } else {
-            let mut slots = SmallVec::new();
-            slots.resize_with(size, unset);
-            slots
-        };
-        Frame {
-            slots,
-            cost: 0,
-            limit: u64::MAX,
-            presence_cost: cost::SELECT_AND_IDENT,
-            interrupt: None,
-            block_nesting: 0,
-            text_buffer: String::new(),
-        }
-    }
-
+impl Frame<'_, '_> {
     /// Fails if the cost limit has been passed (errors are otherwise absorbable; this one
     /// must not be).
     #[inline]
@@ -141,6 +185,20 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// Adds `amount` to `cost` when the total stays within `limit`; otherwise leaves `cost` as
+/// it is and gives `None`: an in-place evaluation then leaves the work to the node-by-node
+/// evaluation, which stops where the limit is passed. (On the frame's fields rather than
+/// the frame, so that slots may stay borrowed.)
+#[inline(always)]
+pub(crate) fn charge_within(cost: &mut u64, limit: u64, amount: u64) -> Option<()> {
+    let total = cost.saturating_add(amount);
+    if total > limit {
+        return None;
+    }
+    *cost = total;
+    Some(())
+}
+
 /// Evaluates a node. Every construct but constants and variable reads is evaluated by a
 /// function of its own, so that this dispatcher, entered for every node, keeps a small
 /// stack frame and saves few registers.
@@ -153,10 +211,11 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::Path(p) => path_value(p, frame),
         Node::Select { id, operand, field } => select_node(*id, operand, field, frame),
         Node::Has { id, operand, field } => has_node(*id, operand, field, frame),
-        Node::And(a, b) => logical(a, b, frame, false),
-        Node::Or(a, b) => logical(a, b, frame, true),
+        Node::And(a, b) => logical_node(a, b, frame, false),
+        Node::Or(a, b) => logical_node(a, b, frame, true),
         Node::Conditional(parts) => conditional(parts, frame),
         Node::NotStrictlyFalse(a) => not_strictly_false(a, frame),
+        Node::Not { id, operand, cost } => not_node(*id, operand, *cost, frame),
         Node::Call {
             id,
             implementation,
@@ -183,6 +242,10 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             pattern,
             cost,
         } => matches_constant(*id, subject, regex, pattern, *cost, frame),
+        Node::StringTest(t) => match string_test_in_place(t, frame) {
+            Some(holds) => Ok(Value::Bool(holds)),
+            None => eval(&t.call, frame),
+        },
         Node::InsertIntoAccumulator {
             id,
             slot,
@@ -195,6 +258,9 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::List { elements, optional } => list_literal(elements, optional, frame),
         Node::Map { id, entries } => map_literal(*id, entries, frame),
         Node::Fold(f) => fold(f, frame),
+        Node::Memo { slot, node } => memo(*slot, node, frame),
+        Node::Size(call) => eval(call, frame),
+        Node::Time(t) => eval(&t.call, frame),
         Node::Quantifier(q) => quantify(q, frame),
         Node::Concat(c) => concat(c, frame),
         Node::Block(b) => block(b, frame),
@@ -214,7 +280,7 @@ fn load(slot: Slot, frame: &mut Frame) -> EvalResult {
 
 #[inline(never)]
 fn path_value(p: &PathNode, frame: &mut Frame) -> EvalResult {
-    let v = path(p, &frame.slots, &mut frame.cost).map(Cow::into_owned);
+    let v = path(p, frame.slots, &mut frame.cost).map(Cow::into_owned);
     frame.check_limit()?;
     v
 }
@@ -228,15 +294,28 @@ fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> 
 
 #[inline(never)]
 fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    if let (Some(read), Some(Value::Map(m))) = (read_cost(operand), peek(operand, &frame.slots)) {
+    let t = has_truth(id, operand, field, frame);
+    from_truth(t, frame)
+}
+
+/// `has(operand.field)`, as a [`Truth`].
+#[inline(never)]
+fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
+    if let Some((Value::Map(m), read)) = peek_costed(operand, frame.slots) {
         let total = frame.cost.saturating_add(read + frame.presence_cost);
         if total <= frame.limit {
             frame.cost = total;
-            return Ok(Value::Bool(field.find(m).is_some()));
+            return Truth::Bool(field.find(m).is_some());
         }
     }
+    let result = has_evaluated(id, operand, field, frame);
+    to_truth(result, frame)
+}
+
+/// [`has_truth`] for an operand not read in place.
+fn has_evaluated(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
     if is_simple(operand) {
-        let v = simple(operand, &frame.slots, &mut frame.cost)?;
+        let v = simple(operand, frame.slots, &mut frame.cost)?;
         frame.cost = frame.cost.saturating_add(frame.presence_cost);
         frame.check_limit()?;
         return has(&v, field).map_err(|e| e.at(id));
@@ -246,14 +325,67 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
     has(&v, field).map_err(|e| e.at(id))
 }
 
+/// `c ? t : f`; a chosen branch that is itself a conditional is taken in the same loop.
 #[inline(never)]
-fn conditional(parts: &[Node; 3], frame: &mut Frame) -> EvalResult {
-    let [c, t, f] = parts;
-    match eval_condition(c, frame)? {
-        Value::Bool(true) => eval(t, frame),
-        Value::Bool(false) => eval(f, frame),
-        _ => Err(EvalError::no_such_overload()),
+fn conditional(mut parts: &[Node; 3], frame: &mut Frame) -> EvalResult {
+    loop {
+        let [c, t, f] = parts;
+        let branch = match truth(c, frame) {
+            Truth::Bool(true) => t,
+            Truth::Bool(false) => f,
+            other => return from_truth(other, frame),
+        };
+        match branch {
+            Node::Conditional(next) => parts = next,
+            other => return eval(other, frame),
+        }
     }
+}
+
+#[inline(never)]
+fn not_node(id: ExprId, operand: &Node, cost: u64, frame: &mut Frame) -> EvalResult {
+    let t = not(id, operand, cost, frame);
+    from_truth(t, frame)
+}
+
+/// `!operand`: the standard overload, charged `cost`, with its errors at node `id`.
+#[inline(never)]
+fn not(id: ExprId, operand: &Node, cost: u64, frame: &mut Frame) -> Truth {
+    let operand = truth(operand, frame);
+    if operand == Truth::Error {
+        let e = take_error(frame);
+        return fail(e.at(id), frame);
+    }
+    if let Err(e) = frame.charge(cost) {
+        return fail(e.at(id), frame);
+    }
+    match operand {
+        Truth::Bool(b) => Truth::Bool(!b),
+        _ => fail(EvalError::no_such_overload().at(id), frame),
+    }
+}
+
+/// A [`Node::Memo`]: the kept value, charged what its evaluation was charged, when there is
+/// one and that charge stays within the limit; otherwise `node` evaluated (and its value
+/// kept).
+#[inline(never)]
+fn memo(slot: Slot, node: &Node, frame: &mut Frame) -> EvalResult {
+    let (value, cost) = (slot as usize, slot as usize + 1);
+    if let Ok(Value::Uint(charged)) = frame.slots[cost].get() {
+        let total = frame.cost.saturating_add(*charged);
+        if total <= frame.limit {
+            frame.cost = total;
+            return frame.slots[value].to_result();
+        }
+    }
+    let before = frame.cost;
+    let result = eval(node, frame);
+    if let Ok(v) = &result {
+        frame.slots[value] = SlotContent::Result(Ok(v.clone()));
+        let charged = frame.cost.saturating_sub(before);
+        frame.slots[cost] = SlotContent::Result(Ok(Value::Uint(charged)));
+    }
+    result
 }
 
 #[inline(never)]
@@ -287,16 +419,32 @@ fn in_constant_list(
     values: &List,
     frame: &mut Frame,
 ) -> EvalResult {
-    if let (Some(read), Some(Value::String(s))) = (read_cost(element), peek(element, &frame.slots))
-    {
-        let total = frame.cost.saturating_add(read);
-        if total <= frame.limit {
-            frame.cost = total;
-            return Ok(Value::Bool(contains_string(strings, s)));
-        }
+    match in_constant_list_test(element, strings, frame) {
+        Some(found) => Ok(Value::Bool(found)),
+        None => in_constant_list_evaluated(element, strings, values, frame),
     }
+}
+
+/// `element in [constant list]` for a string element read in place: `None` (nothing
+/// charged) otherwise.
+#[inline(never)]
+fn in_constant_list_test(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
+    let (Value::String(s), read) = peek_costed(element, frame.slots)? else {
+        return None;
+    };
+    charge_within(&mut frame.cost, frame.limit, read)?;
+    Some(contains_string(strings, s))
+}
+
+/// [`in_constant_list`] with the element evaluated.
+fn in_constant_list_evaluated(
+    element: &Node,
+    strings: &[Arc<str>],
+    values: &List,
+    frame: &mut Frame,
+) -> EvalResult {
     let v = if is_simple(element) {
-        simple(element, &frame.slots, &mut frame.cost)?
+        simple(element, frame.slots, &mut frame.cost)?
     } else {
         Cow::Owned(eval(element, frame)?)
     };
@@ -311,7 +459,7 @@ fn in_constant_list(
 /// turn; more are searched.
 fn contains_string(strings: &[Arc<str>], s: &str) -> bool {
     if strings.len() <= 8 {
-        strings.iter().any(|x| **x == *s)
+        strings.iter().any(|x| str_eq(x, s))
     } else {
         strings.binary_search_by(|x| (**x).cmp(s)).is_ok()
     }
@@ -326,7 +474,7 @@ fn matches_constant(
     cost: CallCost,
     frame: &mut Frame,
 ) -> EvalResult {
-    if let (Some(read), Some(s)) = (read_cost(subject), peek(subject, &frame.slots)) {
+    if let Some((s, read)) = peek_costed(subject, frame.slots) {
         let total = frame
             .cost
             .saturating_add(read + cost.of_binary(s, pattern, None));
@@ -337,13 +485,28 @@ fn matches_constant(
         }
     }
     let s = if is_simple(subject) {
-        simple(subject, &frame.slots, &mut frame.cost)?
+        simple(subject, frame.slots, &mut frame.cost)?
     } else {
         Cow::Owned(eval(subject, frame)?)
     };
     frame.cost = frame.cost.saturating_add(cost.of_binary(&s, pattern, None));
     frame.check_limit()?;
     crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(id))
+}
+
+/// A [`Node::StringTest`] on a string [`peek`] reads, charged as the call; `None`
+/// (nothing charged) for other subjects and where the cost limit would be passed.
+#[inline(never)]
+fn string_test_in_place(t: &StringTestNode, frame: &mut Frame) -> Option<bool> {
+    let Node::Call { args, .. } = &t.call else {
+        return None;
+    };
+    let (Value::String(s), read) = peek_costed(args.first()?, frame.slots)? else {
+        return None;
+    };
+    let traversal = cost::traverse(cost::code_points(s)).saturating_mul(t.factor);
+    charge_within(&mut frame.cost, frame.limit, read + traversal)?;
+    Some(t.test.holds(s))
 }
 
 #[inline(never)]
@@ -516,7 +679,7 @@ fn call_overload(
 ) -> EvalResult {
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
-            if let (Some(read), Some(x)) = (read_cost(a), peek(a, &frame.slots)) {
+            if let Some((x, read)) = peek_costed(a, frame.slots) {
                 let total = frame.cost.saturating_add(read + c);
                 if !matches!(x, Value::Json(_)) && total <= frame.limit {
                     frame.cost = total;
@@ -524,7 +687,7 @@ fn call_overload(
                 }
             }
             if is_simple(a) {
-                let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
+                let a = plain(simple(a, frame.slots, &mut frame.cost)?);
                 frame.cost = frame.cost.saturating_add(c);
                 frame.check_limit()?;
                 return f(&a);
@@ -538,8 +701,8 @@ fn call_overload(
                 return done;
             }
             if is_simple(a) && is_simple(b) {
-                let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
-                let b = plain(simple(b, &frame.slots, &mut frame.cost)?);
+                let a = plain(simple(a, frame.slots, &mut frame.cost)?);
+                let b = plain(simple(b, frame.slots, &mut frame.cost)?);
                 let result = f(&a, &b);
                 let c = cost.of_binary(&a, &b, result.as_ref().ok());
                 frame.charge(c)?;
@@ -572,21 +735,18 @@ fn call_in_place(
     b: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let read = read_cost(a)? + read_cost(b)?;
-    let x = peek(a, &frame.slots)?;
-    let y = peek(b, &frame.slots)?;
+    let (x, read_x) = peek_costed(a, frame.slots)?;
+    let (y, read_y) = peek_costed(b, frame.slots)?;
+    let read = read_x + read_y;
     if matches!(x, Value::Json(_)) || matches!(y, Value::Json(_)) {
         return None;
     }
     let result = f(x, y);
-    let total = frame
-        .cost
-        .saturating_add(read + cost.of_binary(x, y, result.as_ref().ok()));
-    if total > frame.limit {
-        // Left to the node-by-node evaluation, which stops where the limit is passed.
-        return None;
-    }
-    frame.cost = total;
+    charge_within(
+        &mut frame.cost,
+        frame.limit,
+        read + cost.of_binary(x, y, result.as_ref().ok()),
+    )?;
     Some(result)
 }
 
@@ -600,31 +760,40 @@ fn dispatch_in_place(
     a: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let read = read_cost(a)?;
-    let x = peek(a, &frame.slots)?;
+    let (x, read) = peek_costed(a, frame.slots)?;
     if matches!(x, Value::Json(_)) {
         return None;
     }
     let arg = std::slice::from_ref(x);
-    let (o, cost) = match table.get(overloads, &[x]) {
-        DispatchTable::NONE => None,
-        DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(arg)),
-        i => overloads.get(usize::from(i)),
-    }?;
+    let (o, cost) = unary_overload(overloads, table, x)?;
     let result = match &o.implementation {
         Implementation::Unary(f) => f(x),
         other => other
             .call(arg)
             .unwrap_or_else(|| Err(EvalError::no_such_overload())),
     };
-    let total = frame
-        .cost
-        .saturating_add(read + cost.of_call(arg, result.as_ref().ok()));
-    if total > frame.limit {
-        return None;
-    }
-    frame.cost = total;
+    charge_within(
+        &mut frame.cost,
+        frame.limit,
+        read + cost.of_call(arg, result.as_ref().ok()),
+    )?;
     Some(result)
+}
+
+/// The overload of a one-argument dispatch that accepts `x`.
+#[inline(always)]
+fn unary_overload<'o>(
+    overloads: &'o [(Overload, CallCost)],
+    table: &DispatchTable,
+    x: &Value,
+) -> Option<&'o (Overload, CallCost)> {
+    match table.get(overloads, &[x]) {
+        DispatchTable::NONE => None,
+        DispatchTable::SCAN => overloads
+            .iter()
+            .find(|(o, _)| o.accepts(std::slice::from_ref(x))),
+        i => overloads.get(usize::from(i)),
+    }
 }
 
 /// Evaluates the two operands of a call, by reference when they are simple.
@@ -635,8 +804,8 @@ fn operands<'f>(
     frame: &'f mut Frame,
 ) -> Result<(Cow<'f, Value>, Cow<'f, Value>), EvalError> {
     if is_simple(a) && is_simple(b) {
-        let a = simple(a, &frame.slots, &mut frame.cost)?;
-        Ok((a, simple(b, &frame.slots, &mut frame.cost)?))
+        let a = simple(a, frame.slots, &mut frame.cost)?;
+        Ok((a, simple(b, frame.slots, &mut frame.cost)?))
     } else {
         let a = Cow::Owned(eval(a, frame)?);
         Ok((a, Cow::Owned(eval(b, frame)?)))
@@ -647,14 +816,12 @@ fn operands<'f>(
 /// overloads otherwise.
 #[inline(never)]
 fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
-    if node.fused {
-        let mut cost = 0;
-        if let Some(v) = int_tree(node, &frame.slots, &mut cost) {
-            let total = frame.cost.saturating_add(cost);
-            if total <= frame.limit {
-                frame.cost = total;
-                return Ok(v);
-            }
+    if let Some(v) = fused_int_tree(node, frame) {
+        return Ok(v);
+    }
+    if node.time_tree.is_some() {
+        if let Some(holds) = time_tree(node, frame) {
+            return Ok(Value::Bool(holds));
         }
     }
     if let Some(done) = binary_in_place(node, frame) {
@@ -663,32 +830,133 @@ fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
     binary_operands(node, frame).map_err(|e| e.at(node.id))
 }
 
+/// [`binary`] for an operator that gives a bool (see [`Inline::tests`]), as a [`Truth`].
+#[inline(always)]
+fn binary_truth(node: &BinaryNode, frame: &mut Frame) -> Truth {
+    match binary_test(node, frame) {
+        Some(holds) => Truth::Bool(holds),
+        None => {
+            let result = binary_evaluated(node, frame);
+            to_truth(result, frame)
+        }
+    }
+}
+
+/// The in-place evaluations of [`binary`] for an operator that gives a bool: `None`
+/// (nothing charged) where they do not apply. A bool in a register, for the usual case.
+#[inline(never)]
+fn binary_test(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
+    if let Some(Value::Bool(b)) = fused_int_tree(node, frame) {
+        return Some(b);
+    }
+    if node.time_tree.is_some() {
+        return time_tree(node, frame);
+    }
+    on_operands_in_place(node, frame, |a, b| {
+        node.inline.test(a, b, node.key.as_ref())
+    })
+}
+
+/// `operation` on the operands of a binary operator that [`peek`] reads, charged their
+/// reading cost and the cost it gives with its result; `None` (nothing charged) where an
+/// operand is not read in place, `operation` gives `None`, or the limit would be passed.
+#[inline(always)]
+fn on_operands_in_place<T>(
+    node: &BinaryNode,
+    frame: &mut Frame,
+    operation: impl FnOnce(&Value, &Value) -> Option<(T, u64)>,
+) -> Option<T> {
+    let read_cost = node.read_cost?;
+    let a = peek(&node.lhs, frame.slots)?;
+    let b = peek(&node.rhs, frame.slots)?;
+    let (result, cost) = operation(a, b)?;
+    charge_within(&mut frame.cost, frame.limit, read_cost + cost)?;
+    Some(result)
+}
+
+/// [`binary`] with its operands evaluated node by node.
+#[inline(never)]
+fn binary_evaluated(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
+    binary_operands(node, frame).map_err(|e| e.at(node.id))
+}
+
+/// The value of a fused int operator tree (see [`BinaryNode::fused_cost`]), charged, when
+/// it evaluates without intermediate values within the cost limit; `None` (nothing charged)
+/// otherwise.
+#[inline(always)]
+fn fused_int_tree(node: &BinaryNode, frame: &mut Frame) -> Option<Value> {
+    let cost = node.fused_cost?;
+    let v = int_tree(node, frame.slots)?;
+    charge_within(&mut frame.cost, frame.limit, cost)?;
+    Some(v)
+}
+
 /// An int operator tree (see [`BinaryNode::int_tree`]) evaluated without intermediate
-/// values, adding what its node-by-node evaluation would charge to `cost`. `None` when a
-/// leaf is not an int read in place or an operation fails: the node-by-node evaluation
-/// then starts over (nothing was charged) and reports what went wrong where it happened.
-fn int_tree(node: &BinaryNode, slots: &[SlotContent<'_>], cost: &mut u64) -> Option<Value> {
-    let x = int_operand(&node.lhs, slots, cost)?;
-    let y = int_operand(&node.rhs, slots, cost)?;
-    *cost = cost.saturating_add(1);
+/// values. `None` when a leaf is not an int read in place or an operation fails: the
+/// node-by-node evaluation then starts over (nothing was charged) and reports what went
+/// wrong where it happened.
+#[inline(never)]
+fn int_tree(node: &BinaryNode, slots: &[SlotContent<'_>]) -> Option<Value> {
+    let x = int_operand(&node.lhs, slots)?;
+    let y = int_operand(&node.rhs, slots)?;
     node.inline.ints(x, y)
 }
 
-/// An operand of [`int_tree`].
-fn int_operand(node: &Node, slots: &[SlotContent<'_>], cost: &mut u64) -> Option<i64> {
-    if let Node::Binary(b) = node {
-        if b.int_tree && b.inline.operator().is_arithmetic() {
-            let x = int_operand(&b.lhs, slots, cost)?;
-            let y = int_operand(&b.rhs, slots, cost)?;
-            *cost = cost.saturating_add(1);
-            return b.inline.int_arithmetic(x, y);
+/// An operand of [`int_tree`]: a nested int operator, or a leaf read here (so that only
+/// operators cost a call).
+#[inline(always)]
+fn int_operand(node: &Node, slots: &[SlotContent<'_>]) -> Option<i64> {
+    match node {
+        Node::Binary(b) if b.int_tree && b.inline.operator().is_arithmetic() => {
+            int_arithmetic(b, slots)
         }
+        Node::Size(call) => {
+            let n = match peek(size_operand(call)?, slots)? {
+                Value::String(s) => cost::code_points(s),
+                Value::Bytes(b) => b.len() as u64,
+                Value::List(l) => l.len() as u64,
+                Value::Map(m) => m.len() as u64,
+                _ => return None,
+            };
+            i64::try_from(n).ok()
+        }
+        _ => match peek(node, slots)? {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        },
     }
-    let Value::Int(i) = peek(node, slots)? else {
-        return None;
-    };
-    *cost = cost.saturating_add(read_cost(node)?);
-    Some(*i)
+}
+
+/// A nested int operator of an [`int_tree`].
+#[inline(never)]
+fn int_arithmetic(b: &BinaryNode, slots: &[SlotContent<'_>]) -> Option<i64> {
+    let x = int_operand(&b.lhs, slots)?;
+    let y = int_operand(&b.rhs, slots)?;
+    b.inline.int_arithmetic(x, y)
+}
+
+/// The argument of the call a [`Node::Size`] holds.
+fn size_operand(call: &Node) -> Option<&Node> {
+    match call {
+        Node::Call { args, .. } | Node::Dispatch { args, .. } => match &**args {
+            [operand] => Some(operand),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What evaluating an operand of an int tree node by node charges when it succeeds (see
+/// [`BinaryNode::fused_cost`]); `None` for an operand [`int_tree`] cannot read.
+pub(crate) fn int_tree_cost(node: &Node) -> Option<u64> {
+    match node {
+        Node::Binary(b) if b.int_tree && b.inline.operator().is_arithmetic() => {
+            Some(int_tree_cost(&b.lhs)? + int_tree_cost(&b.rhs)? + 1)
+        }
+        // The operand's reading cost and the call's (1).
+        Node::Size(call) => Some(read_cost(size_operand(call)?)? + 1),
+        other => read_cost(other),
+    }
 }
 
 /// A binary operator whose operands [`peek`] reads, of kinds with an inline form: no copy,
@@ -698,27 +966,27 @@ fn int_operand(node: &Node, slots: &[SlotContent<'_>], cost: &mut u64) -> Option
 /// recurses.
 #[inline]
 fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
-    let read_cost = node.read_cost?;
-    let a = peek(&node.lhs, &frame.slots)?;
-    let b = peek(&node.rhs, &frame.slots)?;
-    let (result, cost) = node.inline.apply(a, b, node.key.as_ref())?;
-    let total = frame.cost.saturating_add(read_cost + cost);
-    if total > frame.limit {
-        // Left to the node-by-node evaluation, which stops where the limit is passed.
-        return None;
-    }
-    frame.cost = total;
+    let result = on_operands_in_place(node, frame, |a, b| {
+        node.inline.apply(a, b, node.key.as_ref())
+    })?;
     Some(result.map_err(|e| e.at(node.id)))
 }
 
 fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
     let (a, b) = operands(&node.lhs, &node.rhs, frame)?;
-    let (result, cost) = match node.inline.apply(&a, &b, node.key.as_ref()) {
-        Some(done) => done,
-        None => apply_binary(&node.overloads, &node.table, a, b),
-    };
+    let (result, cost) = apply_operator(node, a, b);
     frame.charge(cost)?;
     result
+}
+
+/// A binary operator on evaluated operands: the result and its cost. Not inlined, so that
+/// [`binary_operands`], on the recursion path, keeps a small stack frame in debug builds.
+#[inline(never)]
+fn apply_operator(node: &BinaryNode, a: Cow<'_, Value>, b: Cow<'_, Value>) -> (EvalResult, u64) {
+    match node.inline.apply(&a, &b, node.key.as_ref()) {
+        Some(done) => done,
+        None => apply_binary(&node.overloads, &node.table, a, b),
+    }
 }
 
 /// A call whose overload depends on the argument values' types.
@@ -752,14 +1020,9 @@ fn dispatch_overload(
         }
         if is_simple(a) {
             // One simple argument (conversions): read in place.
-            let a = plain(simple(a, &frame.slots, &mut frame.cost)?);
+            let a = plain(simple(a, frame.slots, &mut frame.cost)?);
             let arg = std::slice::from_ref(a.as_ref());
-            let chosen = match table.get(overloads, &[&a]) {
-                DispatchTable::NONE => None,
-                DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(arg)),
-                i => overloads.get(usize::from(i)),
-            };
-            let Some((o, cost)) = chosen else {
+            let Some((o, cost)) = unary_overload(overloads, table, &a) else {
                 return Err(EvalError::no_such_overload());
             };
             let result = match &o.implementation {
@@ -850,7 +1113,7 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
     let mut text: Option<(String, u64)> = None;
     let mut buffer = std::mem::take(&mut frame.text_buffer);
     let mut acc = if is_simple(&c.first) {
-        let first = simple(&c.first, &frame.slots, &mut frame.cost)?;
+        let first = simple(&c.first, frame.slots, &mut frame.cost)?;
         frame.check_limit()?;
         match first {
             Cow::Borrowed(Value::String(s)) => {
@@ -869,7 +1132,7 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
         // Simple operands (constants, variables, paths) are read in place: the frame's
         // cost is then updated through its field, as the slots stay borrowed.
         let v = if is_simple(part) {
-            simple(part, &frame.slots, &mut frame.cost)?
+            simple(part, frame.slots, &mut frame.cost)?
         } else {
             Cow::Owned(eval(part, frame)?)
         };
@@ -957,48 +1220,166 @@ fn json_operation(
     result.map(|r| (r, *cost))
 }
 
+/// What a condition (an operand of `&&`, `||` or `!`, the condition of `?:`, a quantifier's
+/// predicate) gave: a bool, an error (left in the frame, see [`take_error`]), or a value of
+/// another kind. One byte, returned in a register, with no value to drop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Truth {
+    Bool(bool),
+    Error,
+    Other,
+}
+
+/// A condition's outcome with its error held: a bool, an error (`Some`), or a value of
+/// another kind (`None`). What [`combine`] and the quantifiers' accumulators work with.
+type Outcome = Result<bool, Option<EvalError>>;
+
+/// [`Truth::Error`] for `error`, which is left in the frame.
+#[cold]
+fn fail(error: EvalError, frame: &mut Frame) -> Truth {
+    frame.error = Some(error);
+    Truth::Error
+}
+
+/// The error of the condition that just gave [`Truth::Error`].
+fn take_error(frame: &mut Frame) -> EvalError {
+    frame
+        .error
+        .take()
+        .unwrap_or_else(|| EvalError::new("internal: a failed condition left no error"))
+}
+
+/// A result as a [`Truth`].
+#[inline]
+fn to_truth(result: EvalResult, frame: &mut Frame) -> Truth {
+    match result {
+        Ok(Value::Bool(b)) => Truth::Bool(b),
+        Ok(_) => Truth::Other,
+        Err(e) => fail(e, frame),
+    }
+}
+
+/// A [`Truth`] as a result, where a value other than a bool is a missing overload.
+#[inline]
+fn from_truth(truth: Truth, frame: &mut Frame) -> EvalResult {
+    match truth {
+        Truth::Bool(b) => Ok(Value::Bool(b)),
+        Truth::Error => Err(take_error(frame)),
+        Truth::Other => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// An [`Outcome`] as a result, where a value other than a bool is a missing overload.
+fn outcome_result(outcome: Outcome) -> EvalResult {
+    match outcome {
+        Ok(b) => Ok(Value::Bool(b)),
+        Err(e) => Err(e.unwrap_or_else(EvalError::no_such_overload)),
+    }
+}
+
+/// A [`Truth`] as an [`Outcome`], taking its error from the frame.
+#[inline]
+fn settle(truth: Truth, frame: &mut Frame) -> Outcome {
+    match truth {
+        Truth::Bool(b) => Ok(b),
+        Truth::Error => Err(Some(take_error(frame))),
+        Truth::Other => Err(None),
+    }
+}
+
+/// An [`Outcome`] as a [`Truth`], leaving its error in the frame.
+#[inline]
+fn unsettle(outcome: Outcome, frame: &mut Frame) -> Truth {
+    match outcome {
+        Ok(b) => Truth::Bool(b),
+        Err(Some(e)) => fail(e, frame),
+        Err(None) => Truth::Other,
+    }
+}
+
+/// Evaluates a condition. Conditions most often compare, test presence or combine other
+/// conditions: these give their bool directly, without building a [`Value`].
+#[inline(always)]
+fn truth(node: &Node, frame: &mut Frame) -> Truth {
+    match node {
+        Node::Binary(b) if b.inline.tests() => binary_truth(b, frame),
+        Node::And(a, b) => logical(a, b, frame, false),
+        Node::Or(a, b) => logical(a, b, frame, true),
+        Node::Not { id, operand, cost } => not(*id, operand, *cost, frame),
+        Node::Has { id, operand, field } => has_truth(*id, operand, field, frame),
+        Node::InConstantList {
+            element,
+            strings,
+            values,
+        } => match in_constant_list_test(element, strings, frame) {
+            Some(found) => Truth::Bool(found),
+            None => {
+                let result = in_constant_list_evaluated(element, strings, values, frame);
+                to_truth(result, frame)
+            }
+        },
+        Node::Call {
+            id,
+            implementation,
+            cost,
+            args,
+        } => {
+            let result = call(*id, implementation, *cost, args, frame);
+            to_truth(result, frame)
+        }
+        Node::StringTest(t) => match string_test_in_place(t, frame) {
+            Some(holds) => Truth::Bool(holds),
+            None => {
+                let result = eval(&t.call, frame);
+                to_truth(result, frame)
+            }
+        },
+        other => {
+            let result = eval(other, frame);
+            to_truth(result, frame)
+        }
+    }
+}
+
+#[inline(never)]
+fn logical_node(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
+    let t = logical(a, b, frame, or);
+    from_truth(t, frame)
+}
+
 /// `&&` (`or == false`) and `||` (`or == true`): commutative over errors, as in cel-go. The
 /// deciding value (`false` for `&&`, `true` for `||`) wins over an error on either side.
 #[inline(never)]
-fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> EvalResult {
-    let left = eval_condition(a, frame);
-    frame.check_limit()?;
-    if let Ok(Value::Bool(v)) = left {
-        if v == or {
-            return Ok(Value::Bool(or));
+fn logical(a: &Node, b: &Node, frame: &mut Frame, or: bool) -> Truth {
+    let left = truth(a, frame);
+    if let Err(e) = frame.check_limit() {
+        return fail(e, frame);
+    }
+    if let Truth::Bool(l) = left {
+        if l == or {
+            return left;
         }
+        // The left operand does not decide: the right one's bool or error is the result.
+        return match truth(b, frame) {
+            Truth::Other => fail(EvalError::no_such_overload(), frame),
+            right => right,
+        };
     }
-    let right = eval_condition(b, frame);
-    combine(left, right, or)
-}
-
-/// [`eval`] for an operand of a logical operator or a predicate, which is most often a
-/// binary operator: called directly, without the dispatch on the node kind.
-#[inline(always)]
-fn eval_condition(node: &Node, frame: &mut Frame) -> EvalResult {
-    match node {
-        Node::Binary(b) => binary(b, frame),
-        other => eval(other, frame),
-    }
+    let left = settle(left, frame);
+    let right = truth(b, frame);
+    let right = settle(right, frame);
+    unsettle(combine(left, right, or), frame)
 }
 
 /// Combines two evaluated operands of `&&`/`||` (see [`logical`]).
-#[inline]
-fn combine(left: EvalResult, right: EvalResult, or: bool) -> EvalResult {
-    if let (Ok(Value::Bool(l)), Ok(Value::Bool(r))) = (&left, &right) {
-        return Ok(Value::Bool(if or { *l || *r } else { *l && *r }));
-    }
-    for side in [&left, &right] {
-        if let Ok(Value::Bool(v)) = side {
-            if *v == or {
-                return Ok(Value::Bool(or));
-            }
-        }
-    }
+#[cold]
+fn combine(left: Outcome, right: Outcome, or: bool) -> Outcome {
     match (left, right) {
-        (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!or)),
-        (Err(e), _) | (_, Err(e)) => Err(e),
-        _ => Err(EvalError::no_such_overload()),
+        (Ok(l), Ok(r)) => Ok(if or { l || r } else { l && r }),
+        (Ok(v), _) | (_, Ok(v)) if v == or => Ok(or),
+        (Err(Some(e)), _) | (_, Err(Some(e))) => Err(Some(e)),
+        // An error from here on, which wins over errors that come later (in a quantifier).
+        _ => Err(Some(EvalError::no_such_overload())),
     }
 }
 
@@ -1043,21 +1424,34 @@ fn simple<'s>(
 /// only: by reference, at the fixed cost [`read_cost`] gives. `None` for anything else,
 /// which evaluation handles.
 #[inline(always)]
-fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
+pub(crate) fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
     match node {
-        Node::Binary(_) | Node::Select { .. } => peek_access(node, slots),
+        Node::Binary(_) | Node::Select { .. } => peek_access::<false>(node, slots).map(|(v, _)| v),
         other => peek_simple(other, slots),
     }
 }
 
-/// [`peek`] for an access (see [`access_operand`]).
-fn peek_access<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
+/// [`peek`] with the cost of the read ([`read_cost`]), worked out on the way.
+#[inline(always)]
+fn peek_costed<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<(&'s Value, u64)> {
+    match node {
+        Node::Binary(_) | Node::Select { .. } => peek_access::<true>(node, slots),
+        other => Some((peek_simple(other, slots)?, simple_read_cost(other)?)),
+    }
+}
+
+/// [`peek_costed`] for an access (see [`access_operand`]); the cost is 0 unless `COSTED`.
+fn peek_access<'s, const COSTED: bool>(
+    node: &'s Node,
+    slots: &'s [SlotContent<'_>],
+) -> Option<(&'s Value, u64)> {
     let operand = access_operand(node)?;
-    let base = match operand {
-        Node::Binary(_) | Node::Select { .. } => peek_access(operand, slots)?,
-        other => peek_simple(other, slots)?,
+    let (base, cost) = match operand {
+        Node::Binary(_) | Node::Select { .. } => peek_access::<COSTED>(operand, slots)?,
+        other if COSTED => (peek_simple(other, slots)?, simple_read_cost(other)?),
+        other => (peek_simple(other, slots)?, 0),
     };
-    match (node, base) {
+    let v = match (node, base) {
         (Node::Select { field, .. }, Value::Map(m)) => field.find(m),
         (Node::Binary(b), Value::Map(m)) => b.key.as_ref()?.find(m),
         (Node::Binary(b), Value::List(items)) => match &b.rhs {
@@ -1065,7 +1459,8 @@ fn peek_access<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s V
             _ => None,
         },
         _ => None,
-    }
+    }?;
+    Some((v, if COSTED { cost + 1 } else { 0 }))
 }
 
 /// The operand of an access [`peek`] reads through: a field selection, or a map index by a
@@ -1293,7 +1688,20 @@ fn map_entries(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
 #[inline(never)]
 fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let range = eval(&f.range, frame)?;
-    let accu = eval(&f.init, frame);
+    let accu = match (&range, &f.step, eval(&f.init, frame)) {
+        (Value::List(items), Node::AppendToAccumulator { elements, .. }, Ok(Value::List(init)))
+            if f.appends && f.iter_slot2.is_none() =>
+        {
+            if let [element] = &**elements {
+                map_list(f, items, element, Arc::unwrap_or_clone(init), frame)?;
+                let result = eval(&f.result, frame);
+                frame.slots[f.accu_slot as usize] = unset();
+                return result;
+            }
+            Ok(Value::List(init))
+        }
+        (_, _, accu) => accu,
+    };
     frame.slots[f.accu_slot as usize] = SlotContent::Result(accu);
     let iter = f.iter_slot as usize;
     if let (Value::List(items), None) = (&range, f.iter_slot2) {
@@ -1311,6 +1719,50 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let result = eval(&f.result, frame);
     frame.slots[f.accu_slot as usize] = unset();
     result
+}
+
+/// The iterations of [`fold`] over a list when each appends `element` to a list
+/// accumulator (see [`FoldNode::appends`]): the list is built as a vector and stored in
+/// the accumulator's slot at the end, with the charges, errors and result of the steps
+/// ([`append_to_accumulator`]): an element's error replaces the accumulator, which an
+/// accumulator holding an error keeps.
+fn map_list(
+    f: &FoldNode,
+    items: &Arc<List>,
+    element: &Node,
+    init: List,
+    frame: &mut Frame,
+) -> Result<(), EvalError> {
+    // Not reserved to the list's length: glibc's malloc then consolidates its free lists,
+    // which costs more (in the allocations of the elements) than the vector's regrowth.
+    let mut built = Ok(init);
+    let iter = f.iter_slot as usize;
+    let mut outcome = Ok(());
+    for i in 0..items.len() {
+        outcome = poll_interrupt(i, frame);
+        if outcome.is_err() {
+            break;
+        }
+        frame.slots[iter].set_element(items, i);
+        match eval(element, frame) {
+            Err(e) => built = Err(e),
+            Ok(v) => {
+                frame.cost = frame
+                    .cost
+                    .saturating_add(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1);
+                if let Ok(list) = &mut built {
+                    list.items.push(v.materialize());
+                }
+            }
+        }
+        outcome = frame.check_limit();
+        if outcome.is_err() {
+            break;
+        }
+    }
+    frame.slots[f.accu_slot as usize] =
+        SlotContent::Result(built.map(|list| Value::List(Arc::new(list))));
+    outcome
 }
 
 /// The iterations of [`fold`] over a map, a JSON node or a list with two variables.
@@ -1415,11 +1867,11 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         return quantify_list(q, items, frame, condition_cost, decided);
     }
     let or = q.kind == Quantifier::Exists;
-    let mut accu: EvalResult = Ok(Value::Bool(!decided));
+    let mut accu: Outcome = Ok(!decided);
     let slot = q.iter_slot as usize;
     for_each_entry(&range, false, q.id, |i, item, _| {
         poll_interrupt(i, frame)?;
-        if matches!(accu, Ok(Value::Bool(b)) if b == decided) {
+        if matches!(accu, Ok(b) if b == decided) {
             frame.charge(condition_cost)?;
             return Ok(false);
         }
@@ -1427,18 +1879,19 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         // same way whether it is passed by the first charge or by the sum.
         frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
         item.bind(&mut frame.slots[slot]);
-        let p = eval_condition(&q.predicate, frame);
+        let p = truth(&q.predicate, frame);
         frame.check_limit()?;
+        let p = settle(p, frame);
         accu = match (&accu, p) {
             // The usual case: the accumulator holds the undecided value (the decided one
             // stopped the loop), so a bool predicate is the new value.
-            (Ok(Value::Bool(_)), Ok(Value::Bool(v))) => Ok(Value::Bool(v)),
-            (_, p) => combine(std::mem::replace(&mut accu, Ok(Value::Null)), p, or),
+            (Ok(_), Ok(v)) => Ok(v),
+            (_, p) => combine(std::mem::replace(&mut accu, Ok(false)), p, or),
         };
         Ok(true)
     })?;
     frame.charge(cost::SELECT_AND_IDENT)?;
-    accu
+    outcome_result(accu)
 }
 
 /// [`quantify`] over a list, with the same charges, results and errors: the accumulator is
@@ -1453,19 +1906,19 @@ fn quantify_list(
     let slot = q.iter_slot as usize;
     let n = items.len();
     // `None` while the accumulator is the undecided bool.
-    let mut accu: Option<EvalResult> = None;
+    let mut accu: Option<Outcome> = None;
     for i in 0..n {
         poll_interrupt(i, frame)?;
         frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
         frame.slots[slot].set_element(items, i);
-        let p = eval_condition(&q.predicate, frame);
+        let p = truth(&q.predicate, frame);
         frame.check_limit()?;
         accu = match (accu.take(), p) {
-            (None, Ok(Value::Bool(v))) if v != decided => None,
-            (None, p) => Some(combine(Ok(Value::Bool(!decided)), p, decided)),
-            (Some(a), p) => Some(combine(a, p, decided)),
+            (None, Truth::Bool(v)) if v != decided => None,
+            (None, p) => Some(combine(Ok(!decided), settle(p, frame), decided)),
+            (Some(a), p) => Some(combine(a, settle(p, frame), decided)),
         };
-        if matches!(accu, Some(Ok(Value::Bool(b))) if b == decided) {
+        if matches!(accu, Some(Ok(b)) if b == decided) {
             // The next iteration's condition stops the loop.
             if i + 1 < n {
                 poll_interrupt(i + 1, frame)?;
@@ -1475,7 +1928,7 @@ fn quantify_list(
         }
     }
     frame.charge(cost::SELECT_AND_IDENT)?;
-    accu.unwrap_or(Ok(Value::Bool(!decided)))
+    outcome_result(accu.unwrap_or(Ok(!decided)))
 }
 
 /// One loop iteration: checks the condition, then runs the step. Returns false to stop.
@@ -1502,10 +1955,18 @@ fn step(f: &FoldNode, frame: &mut Frame) -> Result<bool, EvalError> {
 
 #[inline]
 fn poll_interrupt(iteration: usize, frame: &Frame) -> Result<(), EvalError> {
-    if let Some(interrupted) = frame.interrupt {
-        if iteration % INTERRUPT_CHECK_FREQUENCY == 0 && interrupted() {
-            return Err(EvalError::new("operation interrupted"));
-        }
+    match frame.interrupt {
+        None => Ok(()),
+        Some(interrupted) => poll(iteration, interrupted),
+    }
+}
+
+/// [`poll_interrupt`] with a callback: out of the loops, which mostly run without one.
+#[cold]
+#[inline(never)]
+fn poll(iteration: usize, interrupted: &Interrupt) -> Result<(), EvalError> {
+    if iteration % INTERRUPT_CHECK_FREQUENCY == 0 && interrupted() {
+        return Err(EvalError::new("operation interrupted"));
     }
     Ok(())
 }

@@ -4,3 +4,4 @@ pub(crate) mod inline;
 pub(crate) mod interp;
 pub(crate) mod plan;
 pub(crate) mod shared_paths;
+pub(crate) mod time_tree;

@@ -10,11 +10,13 @@ use std::sync::{Arc, Weak};
 use regex::Regex;
 
 use crate::check::{Checked, Reference};
-use crate::cost::CallCost;
+use crate::cost::{self, CallCost};
 use crate::error::{Diagnostic, EvalError};
 use crate::eval::inline::{Inline, Operator};
-use crate::eval::interp::{Frame, eval, read_cost};
+use crate::eval::interp::{SlotStorage, eval, int_tree_cost, read_cost};
+use crate::eval::time_tree::{TimeNode, TimeOverloads, operand_cost};
 use crate::registry::{Function, Implementation, Overload, Registry};
+use crate::stdlib::standard::strings::ConstantTest;
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
 use crate::value::{List, Map, TypeValue, Value};
 
@@ -60,6 +62,12 @@ pub(crate) enum Node {
     Or(Box<Node>, Box<Node>),
     Conditional(Box<[Node; 3]>),
     NotStrictlyFalse(Box<Node>),
+    /// `!operand` (the standard `logical_not` overload, at its cost).
+    Not {
+        id: ExprId,
+        operand: Box<Node>,
+        cost: u64,
+    },
     /// A call with its overload decided at plan time.
     Call {
         id: ExprId,
@@ -102,6 +110,9 @@ pub(crate) enum Node {
         /// `matches` (as cel-go prices them).
         cost: CallCost,
     },
+    /// `s.startsWith(x)`, `s.endsWith(x)` or `s.contains(x)` (the standard overloads, at
+    /// their cost) with a constant `x`: tested in place on a string read in place.
+    StringTest(Box<StringTestNode>),
     /// `cel.@mapInsert(accu, key, value)` on a comprehension accumulator: inserts in place.
     InsertIntoAccumulator {
         id: ExprId,
@@ -138,9 +149,38 @@ pub(crate) enum Node {
         /// Whether reading it is charged (see [`Node::LoadUncharged`]).
         charged: bool,
     },
+    /// `size(x)` or `x.size()` (the standard overloads, at their cost of 1): the call,
+    /// which int operator trees read in place (see `interp::int_tree`).
+    Size(Box<Node>),
+    /// A call of standard timestamp and duration conversions or arithmetic (all its
+    /// candidate overloads such, at one fixed cost), possibly a [`Node::Memo`]: the call,
+    /// which comparisons of timestamps or durations work out in place (see
+    /// `time_tree::time_tree`).
+    Time(Box<TimeNode>),
+    /// A type conversion of an input variable's path (`timestamp(self.metadata.x)`) that
+    /// occurs more than once, or inside a comprehension: its value does not change during
+    /// an evaluation, so `node` is evaluated when first read and its value kept in `slot`
+    /// and its cost in `slot + 1` (`null` until then; an error is not kept). Every read is
+    /// charged that cost, as if the conversion were evaluated again.
+    Memo {
+        slot: Slot,
+        node: Box<Node>,
+    },
     /// The `all`/`exists` macros as a dedicated loop, with cel-go's cost and error
     /// absorption but without evaluating the accumulator bookkeeping.
     Quantifier(Box<QuantifierNode>),
+}
+
+/// See [`Node::StringTest`].
+#[derive(Debug)]
+pub(crate) struct StringTestNode {
+    pub test: ConstantTest,
+    /// What the call charges per traversal of its subject (`⌈size × 0.1⌉`): 1, or for
+    /// `contains` the constant's own traversal cost.
+    pub factor: u64,
+    /// The call (a [`Node::Call`]), evaluated node by node where the subject is not a
+    /// string read in place.
+    pub call: Node,
 }
 
 /// A selected field name with its map-key hash, computed once when planning, and the
@@ -181,8 +221,11 @@ impl Node {
             | Node::Path(_)
             | Node::BlockIndex { .. } => {}
             Node::Select { operand, .. }
+            | Node::Memo { node: operand, .. }
+            | Node::Size(operand)
             | Node::Has { operand, .. }
             | Node::NotStrictlyFalse(operand)
+            | Node::Not { operand, .. }
             | Node::InConstantList {
                 element: operand, ..
             }
@@ -198,6 +241,7 @@ impl Node {
                 f(a);
                 f(b);
             }
+            Node::Time(t) => f(&mut t.call),
             Node::Binary(b) => {
                 f(&mut b.lhs);
                 f(&mut b.rhs);
@@ -233,6 +277,7 @@ impl Node {
                 c.rest.iter_mut().for_each(|(_, n)| f(n));
             }
             Node::Block(b) => f(&mut b.body),
+            Node::StringTest(t) => f(&mut t.call),
         }
     }
 }
@@ -369,9 +414,14 @@ pub(crate) struct BinaryNode {
     /// Whether this is an int operator over operands that are int operators of the same
     /// kind or operands with a reading cost, down to the leaves (see `interp::int_tree`).
     pub int_tree: bool,
-    /// Whether `int_tree` holds and an operand is itself an int operator: the whole tree is
-    /// then first tried without intermediate values.
-    pub fused: bool,
+    /// Where `int_tree` holds and an operand is itself an int operator, the whole tree is
+    /// first tried without intermediate values: what that charges when it succeeds (each
+    /// leaf's reading cost and 1 per operator, as node by node).
+    pub fused_cost: Option<u64>,
+    /// Where this compares timestamps or durations and an operand is a [`Node::Time`]
+    /// call, the comparison is first tried with its operands worked out in place (see
+    /// `time_tree::time_tree`): what their evaluation charges when it succeeds.
+    pub time_tree: Option<u64>,
     pub overloads: Box<[(Overload, CallCost)]>,
     pub table: DispatchTable,
 }
@@ -431,6 +481,10 @@ pub(crate) struct FoldNode {
     pub condition: Node,
     pub step: Node,
     pub result: Node,
+    /// Whether the loop runs while `true` and each step appends one element, computed
+    /// without reading the accumulator, to it (`map`): over a list, the accumulator is
+    /// then built as a vector (see `interp::fold`).
+    pub appends: bool,
 }
 
 /// The expressions of a `cel.@block`, shared by the block and its `@indexN` reads.
@@ -483,6 +537,9 @@ pub(crate) struct PlanEnv<'a> {
     /// Fold constant literals and conversions, and turn `in` over constant lists into set
     /// lookups (cel-go's `OptOptimize`).
     pub optimize: bool,
+    /// Keep type conversions of variables' paths that repeat or sit in comprehensions
+    /// (see [`Node::Memo`]).
+    pub memoize: bool,
     pub registry: &'a Registry,
     /// The checker's results, when the expression was type-checked.
     pub checked: Option<&'a Checked>,
@@ -501,7 +558,12 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
         errors: Vec::new(),
         blocks: Vec::new(),
         layer: Layer::Root,
+        conversions: HashMap::new(),
+        memos: HashMap::new(),
     };
+    if env.memoize {
+        count_conversions(expr, &mut p.conversions);
+    }
     let mut root = p.node(expr);
     if !p.errors.is_empty() {
         return Err(p.errors);
@@ -529,6 +591,12 @@ struct Planner<'a> {
     blocks: Vec<BlockScope>,
     /// The outermost construct with an activation of its own around the node being planned.
     layer: Layer,
+    /// How often each type conversion of a variable's path occurs (see [`Node::Memo`]), by
+    /// [`conversion_key`].
+    conversions: HashMap<String, u32>,
+    /// The slots of the memoized conversions, by key, variable slot and whether reading
+    /// the variable is charged.
+    memos: HashMap<(String, Slot, bool), Slot>,
 }
 
 /// A `cel.@block` being planned.
@@ -1138,6 +1206,8 @@ impl Planner<'_> {
         if let Some(n) = binary_operator(id, function, &candidates, &mut nodes) {
             return n;
         }
+        let standard_size = function == "size" && is_standard_size(&candidates);
+        let standard_time = TimeOverloads::of(&candidates);
         let node = match candidates.as_slice() {
             [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
             [(only, cost)] if !matches!(only.implementation, Implementation::Builtin) => {
@@ -1158,10 +1228,63 @@ impl Planner<'_> {
                 args: nodes.into(),
             },
         };
-        if self.env.optimize && TYPE_CONVERSIONS.contains(&function) {
-            return fold_constant(node);
+        if standard_size {
+            return Node::Size(Box::new(node));
+        }
+        let node = if self.env.optimize && TYPE_CONVERSIONS.contains(&function) {
+            let node = fold_constant(node);
+            if self.env.memoize {
+                self.memoize(function, args, node)
+            } else {
+                node
+            }
+        } else {
+            node
+        };
+        if let Some((overloads, cost)) = standard_time {
+            if !matches!(node, Node::Const(_)) {
+                return Node::Time(Box::new(TimeNode::new(node, overloads, cost)));
+            }
         }
         node
+    }
+
+    /// `node`, a call of the type conversion `function` on `args`, as a [`Node::Memo`] where
+    /// its argument is an input variable's path and the conversion occurs more than once or
+    /// inside a comprehension (not in a `cel.@block`, where metering differs).
+    fn memoize(&mut self, function: &str, args: &[Expr], node: Node) -> Node {
+        let (Node::Call { args: planned, .. } | Node::Dispatch { args: planned, .. }) = &node
+        else {
+            return node;
+        };
+        let (variable, charged) = match &**planned {
+            [Node::Path(p)] => (p.slot, p.charged),
+            [Node::Load(slot)] => (*slot, true),
+            _ => return node,
+        };
+        let Some(key) = conversion_key(function, args) else {
+            return node;
+        };
+        let uses = self.conversions.get(&key).copied().unwrap_or(0);
+        if self.layer == Layer::Block
+            || !self.inputs.iter().any(|i| i.slot == variable)
+            || (uses < 2 && self.layer == Layer::Root)
+        {
+            return node;
+        }
+        let slot = match self.memos.get(&(key.clone(), variable, charged)) {
+            Some(slot) => *slot,
+            None => {
+                let slot = self.new_slot();
+                self.new_slot();
+                self.memos.insert((key, variable, charged), slot);
+                slot
+            }
+        };
+        Node::Memo {
+            slot,
+            node: Box::new(node),
+        }
     }
 
     /// Plan-time specializations of single-overload calls with constant arguments.
@@ -1185,6 +1308,16 @@ impl Planner<'_> {
                     args: std::mem::take(args).into(),
                 })
             }
+            ("logical_not", [_]) => {
+                let CallCost::Fixed(cost) = overload.call_cost() else {
+                    return None;
+                };
+                Some(Node::Not {
+                    id,
+                    operand: Box::new(args.pop()?),
+                    cost,
+                })
+            }
             ("optional_or_optional" | "optional_orValue_value", [_, _]) => {
                 let rhs = Box::new(args.pop()?);
                 let lhs = Box::new(args.pop()?);
@@ -1193,6 +1326,28 @@ impl Planner<'_> {
                     rhs,
                     or_value: &*overload.id == "optional_orValue_value",
                 })
+            }
+            (
+                name @ ("starts_with_string" | "ends_with_string" | "contains_string"),
+                [_, Node::Const(Value::String(x))],
+            ) => {
+                let factor = match overload.call_cost() {
+                    CallCost::TraverseFirst if name != "contains_string" => 1,
+                    CallCost::Contains if name == "contains_string" => {
+                        cost::traverse(cost::code_points(x))
+                    }
+                    _ => return None,
+                };
+                Some(Node::StringTest(Box::new(StringTestNode {
+                    test: ConstantTest::for_overload(name, x)?,
+                    factor,
+                    call: Node::Call {
+                        id,
+                        implementation: overload.implementation.clone(),
+                        cost: overload.call_cost(),
+                        args: std::mem::take(args).into(),
+                    },
+                })))
             }
             ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) => {
                 let regex = crate::stdlib::standard::strings::compile_regex(p).ok()?;
@@ -1296,6 +1451,17 @@ impl Planner<'_> {
         let result = self.node(&c.result);
         self.layer = outer;
         self.scopes.truncate(depth);
+        let mut step = step;
+        let appends = matches!(condition, Node::Const(Value::Bool(true)))
+            && match &mut step {
+                Node::AppendToAccumulator { slot, elements } if *slot == accu_slot => {
+                    match &mut **elements {
+                        [e] => !may_read(e, accu_slot),
+                        _ => false,
+                    }
+                }
+                _ => false,
+            };
         Node::Fold(Box::new(FoldNode {
             id,
             iter_slot,
@@ -1306,8 +1472,25 @@ impl Planner<'_> {
             condition,
             step,
             result,
+            appends,
         }))
     }
+}
+
+/// Whether evaluating `node` may read frame slot `slot` (block reads are assumed to).
+fn may_read(node: &mut Node, slot: Slot) -> bool {
+    let reads = match node {
+        Node::Load(s) | Node::LoadUncharged(s) => *s == slot,
+        Node::Path(p) => p.slot == slot,
+        Node::AppendToAccumulator { slot: s, .. } | Node::InsertIntoAccumulator { slot: s, .. } => {
+            *s == slot
+        }
+        Node::BlockIndex { .. } | Node::Block(_) => true,
+        _ => false,
+    };
+    let mut children = false;
+    node.for_each_child_mut(&mut |child| children = children || may_read(child, slot));
+    reads || children
 }
 
 /// Recognizes the comprehensions that the `all` and `exists` macros produce, returning the
@@ -1430,7 +1613,7 @@ fn fold_constant(node: Node) -> Node {
     if !constant_inputs {
         return node;
     }
-    match eval(&node, &mut Frame::new(0)) {
+    match eval(&node, &mut SlotStorage::new().frame(0)) {
         Ok(v) => Node::Const(v),
         Err(_) => node,
     }
@@ -1463,13 +1646,34 @@ fn binary_operator(
         _ => None,
     };
     let reads = [read_cost(&lhs), read_cost(&rhs)];
-    let nested = |n: &Node| matches!(n, Node::Binary(b) if b.int_tree && b.inline.operator().is_arithmetic());
+    // Operands worked out within the tree: int operators, and sizes of operands read in
+    // place.
+    let nested = |n: &Node| match n {
+        Node::Binary(b) => b.int_tree && b.inline.operator().is_arithmetic(),
+        Node::Size(_) => int_tree_cost(n).is_some(),
+        _ => false,
+    };
     let int_tree = inline.on_ints()
         && [&lhs, &rhs]
             .into_iter()
             .zip(reads)
             .all(|(n, read)| nested(n) || read.is_some());
-    let fused = int_tree && (nested(&lhs) || nested(&rhs));
+    let fused_cost = if int_tree && (nested(&lhs) || nested(&rhs)) {
+        int_tree_cost(&lhs)
+            .zip(int_tree_cost(&rhs))
+            .map(|(a, b)| a + b + 1)
+    } else {
+        None
+    };
+    let time_tree = if inline.compares_times()
+        && (matches!(lhs, Node::Time(_)) || matches!(rhs, Node::Time(_)))
+    {
+        operand_cost(&lhs)
+            .zip(operand_cost(&rhs))
+            .map(|(a, b)| a + b)
+    } else {
+        None
+    };
     Some(Node::Binary(Box::new(BinaryNode {
         id,
         inline,
@@ -1478,10 +1682,73 @@ fn binary_operator(
         key,
         read_cost: reads[0].zip(reads[1]).map(|(a, b)| a + b),
         int_tree,
-        fused,
+        fused_cost,
+        time_tree,
         overloads: candidates.into(),
         table,
     })))
+}
+
+/// Whether `size`'s candidate overloads are standard ones at their standard cost.
+fn is_standard_size(candidates: &[(Overload, CallCost)]) -> bool {
+    const IDS: [&str; 8] = [
+        "size_string",
+        "string_size",
+        "size_bytes",
+        "bytes_size",
+        "size_list",
+        "list_size",
+        "size_map",
+        "map_size",
+    ];
+    !candidates.is_empty()
+        && candidates
+            .iter()
+            .all(|(o, c)| IDS.contains(&&*o.id) && matches!(c, CallCost::Fixed(1)))
+}
+
+/// A type conversion's name with its argument when that is a variable or a chain of
+/// selections from one (`timestamp(self.metadata.creationTimestamp)`).
+fn conversion_key(function: &str, args: &[Expr]) -> Option<String> {
+    fn chain(e: &Expr, out: &mut String) -> Option<()> {
+        match &e.kind {
+            ExprKind::Ident(name) => out.push_str(name),
+            ExprKind::Select {
+                operand,
+                field,
+                test_only: false,
+            } => {
+                chain(operand, out)?;
+                out.push('.');
+                out.push_str(field);
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+    let [arg] = args else { return None };
+    let mut key = format!("{function}(");
+    chain(arg, &mut key)?;
+    key.push(')');
+    Some(key)
+}
+
+/// Counts the type conversions of variables' paths in `e` by [`conversion_key`].
+fn count_conversions(e: &Expr, counts: &mut HashMap<String, u32>) {
+    e.walk(|e| {
+        if let ExprKind::Call {
+            target: None,
+            function,
+            args,
+        } = &e.kind
+        {
+            if TYPE_CONVERSIONS.contains(&&**function) {
+                if let Some(key) = conversion_key(function, args) {
+                    *counts.entry(key).or_default() += 1;
+                }
+            }
+        }
+    });
 }
 
 /// The nesting depth of an expression (1 for a leaf; bounded by the parser's limit).
@@ -1534,6 +1801,76 @@ fn literal(l: &Literal) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A type conversion of a variable's path that repeats, or sits in a comprehension, is
+    /// evaluated once per evaluation and its value reused (`Node::Memo`). Each use must
+    /// still give the same value, the same error at the same node and the same actual cost
+    /// as converting again, also when the cost limit stops evaluation part-way, over kcel
+    /// values and over JSON.
+    #[test]
+    fn memoized_conversions_evaluate_as_converting_again() {
+        const MEMOIZED: &[&str] = &[
+            "timestamp(x.ts) - timestamp(x.ts2) < duration(x.day) && timestamp(x.ts2) > timestamp(x.ts)",
+            "timestamp(x.ts) == timestamp(x.ts) && timestamp(x.ts) != timestamp(x.ts2)",
+            // The first conversion fails: the error is not kept, each use reports its own node.
+            "timestamp(x.bad) == timestamp(x.ts) || timestamp(x.bad) == timestamp(x.ts2)",
+            "timestamp(x.missing) == timestamp(x.ts) || timestamp(x.missing) != timestamp(x.ts)",
+            // In comprehensions, also with a single use.
+            "x.l.all(e, timestamp(x.ts) > timestamp(x.ts2) && e > 0)",
+            "x.l.map(e, int(x.n) + e)",
+            "x.l.exists(e, string(x.n) == string(e))",
+            "x.l.filter(e, duration(x.day) > duration(x.hour) && double(x.n) > double(e))",
+            "x.l.all(e, timestamp(x.bad) == timestamp(x.ts))",
+            "x.l.exists(e, e == 3 || timestamp(x.bad) == timestamp(x.ts))",
+            // A comprehension variable with a variable's name is not the variable.
+            "[{'ts': x.ts2}].all(x, timestamp(x.ts) > timestamp(x.ts) || true) && timestamp(x.ts) == timestamp(x.ts)",
+            "x.l.map(l, x.l.map(m, int(x.n) + l + m))",
+        ];
+
+        let mut env = crate::Env::kubernetes((1, 37), crate::presets::Mode::NewExpressions);
+        env.declare("x", crate::Type::Dyn);
+        let doc = Arc::new(serde_json::json!({"x": {
+            "ts": "2024-05-01T10:00:00Z", "ts2": "2024-04-30T11:30:00.5+01:00",
+            "bad": "May 1st", "day": "24h", "hour": "1h", "n": 2, "l": [1, 2, 3],
+        }}));
+        let values = crate::Bindings::new().with("x", Value::from(&doc["x"]));
+        let json = crate::JsonActivation::new(doc.clone());
+        let outcome = |program: &crate::Program, activation: &dyn crate::Activation| {
+            let (result, details) = program.eval_with_details(activation);
+            let shown =
+                result.map_err(|e| (e.message.clone(), e.node.and_then(|n| program.span(n))));
+            (format!("{shown:?}"), details.actual_cost)
+        };
+        let mut compared = 0;
+        for expr in MEMOIZED {
+            let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+            let program = |limit: Option<u64>, memoize: bool| {
+                let options = crate::ProgramOptions {
+                    cost_limit: limit,
+                    ..Default::default()
+                };
+                env.plan_program(&ast, options, memoize).unwrap()
+            };
+            let (_, cost) = outcome(&program(None, false), &values);
+            // Limits that stop evaluation at every point it charges, and none.
+            for limit in (0..=cost).map(Some).chain([None]) {
+                let expected = outcome(&program(limit, false), &values);
+                let memoized = program(limit, true);
+                assert_eq!(
+                    outcome(&memoized, &values),
+                    expected,
+                    "{expr}, limit {limit:?}"
+                );
+                assert_eq!(
+                    outcome(&memoized, &json),
+                    expected,
+                    "{expr}, limit {limit:?}"
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 10 * MEMOIZED.len());
+    }
 
     /// Membership in constant lists of strings, short (compared in turn) and long (searched),
     /// with duplicates and other kinds of elements, agrees with the list scanned in full.

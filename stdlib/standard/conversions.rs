@@ -2,6 +2,7 @@
 //! `timestamp()`, `duration()`, `dyn()` and `type()`, with cel-go's ranges, parsing rules and
 //! error messages.
 
+use chrono::{DateTime, TimeDelta, Utc};
 use std::sync::Arc;
 
 use super::{
@@ -460,11 +461,16 @@ pub fn format_double(d: f64) -> String {
 pub fn to_duration(v: &Value) -> EvalResult {
     match v {
         Value::Duration(_) => Ok(v.clone()),
-        Value::String(s) => duration_text::parse(s)
-            .map(|n| Value::Duration(duration_text::from_nanos(n)))
-            .map_err(|_| conversion_error("string", "google.protobuf.Duration")),
+        Value::String(s) => duration_of_text(s).map(Value::Duration),
         _ => Err(EvalError::no_such_overload()),
     }
+}
+
+/// `duration(s)` for a string.
+pub fn duration_of_text(s: &str) -> Result<TimeDelta, EvalError> {
+    duration_text::parse(s)
+        .map(duration_text::from_nanos)
+        .map_err(|_| conversion_error("string", "google.protobuf.Duration"))
 }
 
 /// `timestamp(x)` for timestamps, RFC 3339 strings and Unix seconds, within years 1..9999.
@@ -472,13 +478,16 @@ pub fn to_timestamp(v: &Value) -> EvalResult {
     match v {
         Value::Timestamp(_) => Ok(v.clone()),
         Value::Int(secs) => timestamp_text::from_unix(*secs, 0).map(Value::Timestamp),
-        Value::String(s) => {
-            let t = timestamp_text::parse_rfc3339(s)
-                .ok_or_else(|| conversion_error("string", "google.protobuf.Timestamp"))?;
-            timestamp_text::check_range(t).map(Value::Timestamp)
-        }
+        Value::String(s) => timestamp_of_text(s).map(Value::Timestamp),
         _ => Err(EvalError::no_such_overload()),
     }
+}
+
+/// `timestamp(s)` for a string.
+pub fn timestamp_of_text(s: &str) -> Result<DateTime<Utc>, EvalError> {
+    let t = timestamp_text::parse_rfc3339(s)
+        .ok_or_else(|| conversion_error("string", "google.protobuf.Timestamp"))?;
+    timestamp_text::check_range(t)
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! String functions: `contains`, `startsWith`, `endsWith` and `matches` (RE2 syntax).
 
+use std::sync::Arc;
+
+use memchr::memmem;
 use regex::Regex;
 
 use crate::error::{EvalError, EvalResult};
@@ -91,6 +94,38 @@ pub fn starts_with_string(s: &Value, prefix: &Value) -> EvalResult {
 pub fn ends_with_string(s: &Value, suffix: &Value) -> EvalResult {
     let (s, suffix) = strs(s, suffix)?;
     Ok(Value::Bool(s.ends_with(suffix)))
+}
+
+/// `s.startsWith(x)`, `s.endsWith(x)` or `s.contains(x)` with a constant `x`, prepared
+/// once for a program (the substring search built for `x`).
+#[derive(Debug)]
+pub enum ConstantTest {
+    StartsWith(Arc<str>),
+    EndsWith(Arc<str>),
+    Contains(Box<memmem::Finder<'static>>),
+}
+
+impl ConstantTest {
+    /// The test for the standard overload `id` with the constant argument `x`.
+    pub fn for_overload(id: &str, x: &Arc<str>) -> Option<ConstantTest> {
+        match id {
+            "starts_with_string" => Some(ConstantTest::StartsWith(x.clone())),
+            "ends_with_string" => Some(ConstantTest::EndsWith(x.clone())),
+            "contains_string" => Some(ConstantTest::Contains(Box::new(
+                memmem::Finder::new(x.as_bytes()).into_owned(),
+            ))),
+            _ => None,
+        }
+    }
+
+    /// Whether `s` passes: what the overload gives for `s`.
+    pub fn holds(&self, s: &str) -> bool {
+        match self {
+            ConstantTest::StartsWith(prefix) => s.starts_with(&**prefix),
+            ConstantTest::EndsWith(suffix) => s.ends_with(&**suffix),
+            ConstantTest::Contains(finder) => finder.find(s.as_bytes()).is_some(),
+        }
+    }
 }
 
 /// `matches(s, re)` / `s.matches(re)`: compiles the pattern and searches for a match.

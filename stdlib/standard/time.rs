@@ -4,7 +4,7 @@
 //! Durations follow cel-go (Go's `time.Duration`, ±2^63 ns); timestamps must stay within
 //! years 1..9999 after arithmetic (`timestamp overflow`).
 
-use chrono::{DateTime, Datelike, NaiveDateTime, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Timelike, Utc};
 
 use super::{duration_text, timestamp_text};
 use crate::error::{EvalError, EvalResult};
@@ -250,20 +250,51 @@ fn unix_nanos(t: &DateTime<Utc>) -> i128 {
 }
 
 /// A timestamp `nanos` after the epoch, within CEL's range.
-fn timestamp_at(nanos: i128) -> EvalResult {
+fn timestamp_at(nanos: i128) -> Result<DateTime<Utc>, EvalError> {
     let secs = nanos.div_euclid(NANOS);
     // rem_euclid is in [0, 1e9), so it fits in u32.
     let sub = nanos.rem_euclid(NANOS) as u32;
     let secs = i64::try_from(secs).map_err(|_| super::timestamp_overflow())?;
-    timestamp_text::from_unix(secs, sub).map(Value::Timestamp)
+    timestamp_text::from_unix(secs, sub)
+}
+
+/// `t + d`, within CEL's range.
+pub fn timestamp_plus(t: &DateTime<Utc>, d: &TimeDelta) -> Result<DateTime<Utc>, EvalError> {
+    timestamp_at(unix_nanos(t) + i128::from(duration_text::to_nanos(d)?))
+}
+
+/// `t - d`, within CEL's range.
+pub fn timestamp_minus(t: &DateTime<Utc>, d: &TimeDelta) -> Result<DateTime<Utc>, EvalError> {
+    timestamp_at(unix_nanos(t) - i128::from(duration_text::to_nanos(d)?))
+}
+
+/// `a - b` for timestamps: a duration, or `integer overflow` beyond ±2^63 ns.
+pub fn timestamp_difference(a: &DateTime<Utc>, b: &DateTime<Utc>) -> Result<TimeDelta, EvalError> {
+    i64::try_from(unix_nanos(a) - unix_nanos(b))
+        .map(duration_text::from_nanos)
+        .map_err(|_| EvalError::overflow())
+}
+
+/// `a + b` for durations, erroring on overflow.
+pub fn duration_sum(a: &TimeDelta, b: &TimeDelta) -> Result<TimeDelta, EvalError> {
+    let (x, y) = (duration_text::to_nanos(a)?, duration_text::to_nanos(b)?);
+    x.checked_add(y)
+        .map(duration_text::from_nanos)
+        .ok_or_else(EvalError::overflow)
+}
+
+/// `a - b` for durations, erroring on overflow.
+pub fn duration_difference(a: &TimeDelta, b: &TimeDelta) -> Result<TimeDelta, EvalError> {
+    let (x, y) = (duration_text::to_nanos(a)?, duration_text::to_nanos(b)?);
+    x.checked_sub(y)
+        .map(duration_text::from_nanos)
+        .ok_or_else(EvalError::overflow)
 }
 
 /// `timestamp + duration`.
 pub fn add_timestamp_duration(t: &Value, d: &Value) -> EvalResult {
     match (t, d) {
-        (Value::Timestamp(t), Value::Duration(d)) => {
-            timestamp_at(unix_nanos(t) + i128::from(duration_text::to_nanos(d)?))
-        }
+        (Value::Timestamp(t), Value::Duration(d)) => timestamp_plus(t, d).map(Value::Timestamp),
         _ => Err(EvalError::no_such_overload()),
     }
 }
@@ -276,46 +307,35 @@ pub fn add_duration_timestamp(d: &Value, t: &Value) -> EvalResult {
 /// `timestamp - duration`.
 pub fn subtract_timestamp_duration(t: &Value, d: &Value) -> EvalResult {
     match (t, d) {
-        (Value::Timestamp(t), Value::Duration(d)) => {
-            timestamp_at(unix_nanos(t) - i128::from(duration_text::to_nanos(d)?))
-        }
+        (Value::Timestamp(t), Value::Duration(d)) => timestamp_minus(t, d).map(Value::Timestamp),
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
-/// `timestamp - timestamp`: a duration, or `integer overflow` beyond ±2^63 ns.
+/// `timestamp - timestamp`.
 pub fn subtract_timestamp_timestamp(a: &Value, b: &Value) -> EvalResult {
     match (a, b) {
-        (Value::Timestamp(a), Value::Timestamp(b)) => i64::try_from(unix_nanos(a) - unix_nanos(b))
-            .map(|n| Value::Duration(duration_text::from_nanos(n)))
-            .map_err(|_| EvalError::overflow()),
-        _ => Err(EvalError::no_such_overload()),
-    }
-}
-
-fn durations(a: &Value, b: &Value) -> Result<(i64, i64), EvalError> {
-    match (a, b) {
-        (Value::Duration(a), Value::Duration(b)) => {
-            Ok((duration_text::to_nanos(a)?, duration_text::to_nanos(b)?))
+        (Value::Timestamp(a), Value::Timestamp(b)) => {
+            timestamp_difference(a, b).map(Value::Duration)
         }
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
-/// `duration + duration`, erroring on overflow.
+/// `duration + duration`.
 pub fn add_duration_duration(a: &Value, b: &Value) -> EvalResult {
-    let (x, y) = durations(a, b)?;
-    x.checked_add(y)
-        .map(|n| Value::Duration(duration_text::from_nanos(n)))
-        .ok_or_else(EvalError::overflow)
+    match (a, b) {
+        (Value::Duration(a), Value::Duration(b)) => duration_sum(a, b).map(Value::Duration),
+        _ => Err(EvalError::no_such_overload()),
+    }
 }
 
-/// `duration - duration`, erroring on overflow.
+/// `duration - duration`.
 pub fn subtract_duration_duration(a: &Value, b: &Value) -> EvalResult {
-    let (x, y) = durations(a, b)?;
-    x.checked_sub(y)
-        .map(|n| Value::Duration(duration_text::from_nanos(n)))
-        .ok_or_else(EvalError::overflow)
+    match (a, b) {
+        (Value::Duration(a), Value::Duration(b)) => duration_difference(a, b).map(Value::Duration),
+        _ => Err(EvalError::no_such_overload()),
+    }
 }
 
 /// Applies `field` to a timestamp's wall-clock time in UTC or the given zone.

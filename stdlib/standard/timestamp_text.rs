@@ -2,7 +2,7 @@
 //! (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z), and time zones for the
 //! accessor functions (IANA names or fixed `±hh:mm` offsets).
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeDelta, Timelike, Utc};
 
 use super::duration_text::go_quote;
 use super::timestamp_overflow;
@@ -23,7 +23,11 @@ pub fn from_unix(secs: i64, nanos: u32) -> Result<DateTime<Utc>, EvalError> {
 
 /// Checks that a timestamp lies in CEL's range.
 pub fn check_range(t: DateTime<Utc>) -> Result<DateTime<Utc>, EvalError> {
-    if (MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&t.timestamp()) {
+    // Years 2 to 9998 lie inside whatever the day and time (the year is stored as such;
+    // the seconds since the epoch are computed).
+    if (2..=9998).contains(&t.naive_utc().year())
+        || (MIN_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&t.timestamp())
+    {
         Ok(t)
     } else {
         Err(timestamp_overflow())
