@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns criterion's results of `cargo bench --bench workload` into the BENCHMARKS.md table.
+"""Turns criterion's results of `cargo bench -p kcel-benches --bench workload` into the BENCHMARKS.md table.
 
 Usage: python3 benches/report.py [CRITERION_DIR...]   (default: target/criterion)
        python3 benches/report.py --interleaved RUN.json...
@@ -11,7 +11,7 @@ compile medians and their medians over all cases. Case order follows the workloa
 Given several directories (copies of target/criterion from separate runs), each figure is
 the median over the runs of criterion's median, and each run's geometric mean is listed.
 
-With --interleaved, reads the JSON files of `cargo bench --bench interleaved -- --json
+With --interleaved, reads the JSON files of `cargo bench -p kcel-benches --bench interleaved -- --json
 FILE` runs instead: per case the medians over the runs of the per-call times and of the
 median per-round ratio, each run's ratio, and the lowest round's ratio of all runs.
 """

@@ -1,5 +1,6 @@
-//! What the workload benches share: the workload file, kcel's and the `cel` crate's
-//! programs and bindings for a case, and the check of their answers against `expect`.
+//! What the workload benches (`benches/benches/`) share: the workload file, kcel's and the
+//! `cel` crate's programs and bindings for a case, and the check of their answers against
+//! `expect`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,7 +21,7 @@ pub struct Case {
 }
 
 pub fn load_workload() -> Vec<Case> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/workload.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/workload.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read the workload {}: {e}", path.display()));
     let cases: Vec<Json> = serde_json::from_str(&text)

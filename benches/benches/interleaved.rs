@@ -10,17 +10,17 @@
 //! The programs and bindings are those of the `workload` bench (pre-bound kcel
 //! activation, cost tracking on at Kubernetes' limit); answers are checked first.
 //!
-//! Run with `cargo bench --bench interleaved` (about a minute). `--rounds N` and
+//! Run with `cargo bench -p kcel-benches --bench interleaved` (about a minute). `--rounds N` and
 //! `--batch-ms M` change the number of rounds (default 41) and the time of a batch
 //! (default 25 ms); `--json FILE` also writes the figures as JSON.
-
-mod common;
 
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{cel_prepare, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload};
+use kcel_benches::{
+    cel_prepare, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload,
+};
 
 /// Settings from the command line.
 struct Settings {

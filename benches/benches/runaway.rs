@@ -6,7 +6,7 @@
 //! expression whose actual cost is just under the limit: if the runaway stops as soon as the
 //! limit is passed, both take about the same time.
 //!
-//! Run with `cargo bench --bench runaway`.
+//! Run with `cargo bench -p kcel-benches --bench runaway`.
 
 use std::collections::HashMap;
 use std::hint::black_box;

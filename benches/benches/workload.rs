@@ -19,18 +19,18 @@
 //! a wrong kcel answer aborts the bench; a case the `cel` crate cannot evaluate (or answers
 //! wrongly) is reported and its `cel` figure skipped.
 //!
-//! Run with `cargo bench --bench workload`; `python3 benches/report.py` turns the results
+//! Run with `cargo bench -p kcel-benches --bench workload`; `python3 benches/report.py` turns the results
 //! into the table of BENCHMARKS.md.
-
-mod common;
 
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{cel_prepare, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use kcel::JsonActivation;
+use kcel_benches::{
+    cel_prepare, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload,
+};
 use serde_json::Value as Json;
 
 // ---------------------------------------------------------------------------------------
