@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
-use crate::cost::{CostEstimate, SizeEstimator, estimate};
+use crate::cost::{
+    AstNode, CallEstimate, CallEstimateFn, CostEstimate, SizeEstimate, SizeEstimator, estimate,
+};
 use crate::error::{EvalError, Issues, render};
 use crate::eval::interp::{Interrupt, SlotContent, SlotStorage, eval, store_shared_prefixes};
 use crate::eval::plan::{Input, Plan, PlanEnv, plan};
@@ -31,7 +33,7 @@ pub struct Env {
     homogeneous_literals: bool,
     literal_validators: bool,
     presence_test_cost: bool,
-    kubernetes_estimates: bool,
+    call_estimates: Option<CallEstimateFn>,
     program_options: ProgramOptions,
 }
 
@@ -60,7 +62,7 @@ impl Env {
             homogeneous_literals: false,
             literal_validators: false,
             presence_test_cost: true,
-            kubernetes_estimates: false,
+            call_estimates: None,
             program_options: ProgramOptions::default(),
         }
     }
@@ -207,27 +209,25 @@ impl Env {
         self
     }
 
-    /// Adds Kubernetes' call estimates (`==` on its library types, the `ext.Strings`
-    /// functions priced by name) to every cost estimate, as kube-apiserver does.
-    pub fn set_kubernetes_estimates(&mut self, on: bool) -> &mut Env {
-        self.kubernetes_estimates = on;
+    /// Call estimates that every cost estimate of this environment consults before the
+    /// size estimator's own, such as Kubernetes' (`==` on its library types, the
+    /// `ext.Strings` functions priced by name); `None` for none.
+    pub fn set_call_estimates(&mut self, estimates: Option<CallEstimateFn>) -> &mut Env {
+        self.call_estimates = estimates;
         self
-    }
-
-    /// Kubernetes' CEL environment at a Kubernetes version (see [`crate::presets`]).
-    pub fn kubernetes(version: (u32, u32), mode: crate::presets::Mode) -> Env {
-        crate::presets::kubernetes(version, mode)
     }
 
     /// The estimated (min, max) cost of evaluating a checked expression, as cel-go's checker
     /// estimates it, with variable sizes from `sizes`; `None` if `ast` was not checked.
     pub fn estimate_cost(&self, ast: &Ast, sizes: &dyn SizeEstimator) -> Option<CostEstimate> {
         let (checked, _) = ast.checked.as_deref()?;
-        let kubernetes = crate::stdlib::kubernetes::CostEstimator { sizes };
-        let sizes: &dyn SizeEstimator = if self.kubernetes_estimates {
-            &kubernetes
-        } else {
-            sizes
+        let layered;
+        let sizes: &dyn SizeEstimator = match self.call_estimates {
+            Some(calls) => {
+                layered = WithCallEstimates { calls, sizes };
+                &layered
+            }
+            None => sizes,
         };
         Some(estimate(
             &ast.expr,
@@ -433,6 +433,31 @@ impl Program {
             Some(span) => render(&self.source, span.start as usize, &error.message),
             None => format!("ERROR: <input>: {}", error.message),
         }
+    }
+}
+
+/// A size estimator with an environment's call estimates consulted first.
+struct WithCallEstimates<'a> {
+    calls: CallEstimateFn,
+    sizes: &'a dyn SizeEstimator,
+}
+
+impl SizeEstimator for WithCallEstimates<'_> {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        self.sizes.estimate_size(node)
+    }
+
+    fn estimate_call_cost(
+        &self,
+        function: &str,
+        overload_id: &str,
+        target: Option<&AstNode<'_>>,
+        args: &[AstNode<'_>],
+    ) -> Option<CallEstimate> {
+        (self.calls)(function, target, args, self.sizes).or_else(|| {
+            self.sizes
+                .estimate_call_cost(function, overload_id, target, args)
+        })
     }
 }
 

@@ -13,6 +13,7 @@ pub mod env;
 pub mod error;
 mod eval;
 pub mod kubernetes;
+mod names;
 pub mod presets;
 pub mod registry;
 pub mod suite;

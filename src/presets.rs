@@ -34,7 +34,7 @@ pub fn kubernetes(version: (u32, u32), mode: Mode) -> Env {
     let mut env = Env::new();
     env.set_homogeneous_literals(true)
         .set_presence_test_cost(false)
-        .set_kubernetes_estimates(true)
+        .set_call_estimates(Some(kubernetes::estimate_call))
         .set_literal_validators(at_least(29))
         .set_program_options(ProgramOptions {
             optimize: true,

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use foldhash::fast::RandomState;
 
-use crate::check::NodeMap;
 use crate::cost::{CallCost, EstimateFn};
 use crate::error::{Diagnostic, EvalResult};
 use crate::syntax::ast::Expr;
+use crate::syntax::ast::NodeMap;
 use crate::syntax::macros::Macro;
 use crate::types::Type;
 use crate::value::Value;

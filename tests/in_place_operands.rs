@@ -9,7 +9,7 @@ mod outcome;
 
 use std::sync::Arc;
 
-use kcel::{Bindings, Env, JsonActivation, ProgramOptions, Type, Value};
+use kcel::{Bindings, JsonActivation, ProgramOptions, Type, Value};
 use outcome::outcome;
 use serde_json::json;
 
@@ -127,7 +127,7 @@ fn data() -> serde_json::Value {
 
 #[test]
 fn operands_read_in_place_evaluate_as_node_by_node() {
-    let mut env = Env::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
+    let mut env = kcel::presets::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
     env.declare("x", Type::Dyn);
     let doc = Arc::new(data());
     let values = Bindings::new().with("x", Value::from(&doc["x"]));

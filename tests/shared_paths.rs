@@ -7,7 +7,7 @@
 #[path = "support/outcome.rs"]
 mod outcome;
 
-use kcel::{Bindings, Env, Type, Value};
+use kcel::{Bindings, Type, Value};
 use outcome::outcome;
 
 /// Each pair: an expression whose paths share a prefix (`x.s.t`, at least three times) and
@@ -57,7 +57,7 @@ fn data() -> Vec<serde_json::Value> {
 
 #[test]
 fn shared_prefixes_evaluate_as_separate_paths() {
-    let mut env = Env::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
+    let mut env = kcel::presets::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
     env.declare("x", Type::Dyn).declare("y", Type::Dyn);
     let options = kcel::ProgramOptions {
         cost_limit: Some(1_000_000),

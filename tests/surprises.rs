@@ -1,5 +1,5 @@
 //! The ten surprises of `../shared/k8s-cel/SPEC.md` §9, one test each, in Kubernetes' CEL
-//! environment (`Env::kubernetes`, 1.37, new expressions, unless a test says otherwise) and
+//! environment (`presets::kubernetes`, 1.37, new expressions, unless a test says otherwise) and
 //! for CRD rules (`kcel::kubernetes::Validator`). Each test quotes its surprise and asserts
 //! the exact values, error texts and costs. The library suites (`tests/kubernetes/*.rs`),
 //! the cost suites and the CRD fixtures (`tests/crd/`) hold more cases of each.
@@ -13,7 +13,7 @@ use kcel::{Env, ProgramOptions, Value};
 use serde_json::json;
 
 fn env() -> Env {
-    Env::kubernetes((1, 37), Mode::NewExpressions)
+    kcel::presets::kubernetes((1, 37), Mode::NewExpressions)
 }
 
 /// The compile error, rendered as cel-go does.

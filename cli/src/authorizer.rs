@@ -9,7 +9,7 @@ use kcel::stdlib::kubernetes::authz::{
 };
 use kcel::{Type, Value};
 
-use crate::variables::read_document;
+use crate::input::read_document;
 
 /// The variable's name.
 pub const NAME: &str = "authorizer";

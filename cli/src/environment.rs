@@ -18,7 +18,7 @@ pub fn base(choice: EnvChoice, libraries: &[LibrarySpec], container: Option<&str
                 ModeArg::New => Mode::NewExpressions,
                 ModeArg::Stored => Mode::StoredExpressions,
             };
-            Env::kubernetes(choice.k8s_version, mode)
+            kcel::presets::kubernetes(choice.k8s_version, mode)
         }
         EnvKind::Cel => Env::new(),
     };

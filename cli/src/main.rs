@@ -8,6 +8,7 @@ mod diagnostic;
 mod environment;
 mod expression;
 mod functions;
+mod input;
 mod libraries;
 mod multiline;
 mod natural_json;

@@ -11,7 +11,7 @@ use kcel::kubernetes::{DeclType, Schema, SchemaTypes, crd_version_schemas};
 use kcel::{Env, Value};
 
 use crate::args::SchemaArgs;
-use crate::variables;
+use crate::input;
 
 /// The variables a schema types.
 pub const SCHEMA_VARIABLES: [&str; 2] = ["self", "oldSelf"];
@@ -27,7 +27,7 @@ impl RootSchema {
         let Some(path) = &args.schema else {
             return Ok(None);
         };
-        let json = variables::read_document(path)?;
+        let json = input::read_document(path)?;
         let schema =
             if json.get("kind").and_then(|k| k.as_str()) == Some("CustomResourceDefinition") {
                 // A whole CRD: its first version's openAPIV3Schema.
@@ -80,7 +80,7 @@ impl RootSchema {
             if values.contains_key(name) {
                 return Err(format!("variable '{name}' is given twice"));
             }
-            let text = variables::read_spec(spec, stdin_used)
+            let text = input::read_spec(spec, stdin_used)
                 .map_err(|e| format!("variable '{name}': {e}"))?;
             let json: serde_json::Value = serde_norway::from_str(&text)
                 .map_err(|e| format!("variable '{name}': invalid YAML or JSON: {e}"))?;

@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use crate::args::Format;
+use crate::input::read_document;
 use crate::output::{Status, machine, usage};
-use crate::variables::read_document;
 
 /// The `-o json` shape: `{"valid": B, "objects": [...]}`.
 #[derive(Serialize)]

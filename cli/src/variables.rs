@@ -2,13 +2,13 @@
 //! `@PATH` or `@-`), parsing it as JSON or YAML, and fitting it to the declared type.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use kcel::{Env, Key, Map, Type, Value};
 
+use crate::input::read_spec;
 use crate::schema::{RootSchema, is_schema_variable};
 
 /// Declares every variable on `env` (given-but-undeclared ones as `dyn`) and loads the values;
@@ -57,34 +57,6 @@ pub fn bind(
         values.insert(name.clone(), value);
     }
     Ok(values)
-}
-
-/// Reads a YAML or JSON document from a file.
-pub fn read_document(path: &std::path::Path) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    serde_norway::from_str::<serde_json::Value>(&text)
-        .map_err(|e| format!("'{}' is not valid YAML or JSON: {e}", path.display()))
-}
-
-/// The text of a value: inline, `@PATH` or `@-` (stdin, once).
-pub fn read_spec(spec: &str, stdin_used: &mut bool) -> Result<String, String> {
-    match spec.strip_prefix('@') {
-        Some("-") => {
-            if std::mem::replace(stdin_used, true) {
-                return Err("stdin (@-) can be read only once".into());
-            }
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
-            Ok(text)
-        }
-        Some(path) => {
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))
-        }
-        None => Ok(spec.to_string()),
-    }
 }
 
 /// Parses JSON, or else YAML (one document). Text that looks like JSON but is neither gets the

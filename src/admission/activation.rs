@@ -9,12 +9,9 @@ use crate::stdlib::kubernetes::authz::{self, Authorizer, AuthzRequest};
 use crate::value::Opaque;
 use crate::{Activation, Value};
 
-use super::compile::Compiled;
+use super::compile::{Compiled, VARIABLES_TYPE};
 use super::matching::Matched;
 use super::types::AdmissionRequest;
-
-/// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
-pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 
 /// The `request` variable: the AdmissionRequest without the objects, with
 /// `requestKind`/`requestResource`/`requestSubResource` and `dryRun` defaulted.

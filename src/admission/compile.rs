@@ -9,9 +9,11 @@ use crate::presets::{KUBERNETES_LATEST, Mode};
 use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::{Env, Program, Type};
 
-use super::activation::VARIABLES_TYPE;
 use super::types::{PolicySpec, ValidatingAdmissionPolicy};
 use super::validation;
+
+/// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
+pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 
 /// One compiled expression: its field path, source and program (or the compile error).
 #[derive(Debug)]
@@ -143,8 +145,8 @@ fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
     static BASES: OnceLock<(Env, Env)> = OnceLock::new();
     let (write, stored) = BASES.get_or_init(|| {
         (
-            Env::kubernetes(WRITE_VERSION, Mode::NewExpressions),
-            Env::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions),
+            crate::presets::kubernetes(WRITE_VERSION, Mode::NewExpressions),
+            crate::presets::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions),
         )
     });
     let mut env = if declares.write {

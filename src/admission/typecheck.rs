@@ -11,7 +11,7 @@ use crate::presets::{KUBERNETES_LATEST, Mode};
 use crate::stdlib::kubernetes::authz::AUTHORIZER;
 use crate::{Env, Type};
 
-use super::activation::VARIABLES_TYPE;
+use super::compile::VARIABLES_TYPE;
 use super::compile::{AdmissionTypes, NAMESPACE_TYPE, REQUEST_TYPE, composition_type};
 use super::types::{GroupVersionKind, GroupVersionResource, ValidatingAdmissionPolicy};
 
@@ -148,7 +148,7 @@ struct Checker {
 
 impl Checker {
     fn env(&self, variables: &[(String, Type)]) -> Env {
-        let mut env = Env::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions);
+        let mut env = crate::presets::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions);
         env.declare("namespaceObject", Type::Object(NAMESPACE_TYPE.into()));
         env.declare("request", Type::Object(REQUEST_TYPE.into()));
         let object = self.object.as_ref().map_or(Type::Dyn, |(_, t)| t.clone());

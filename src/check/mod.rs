@@ -7,16 +7,16 @@
 mod unify;
 mod validators;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
 use smallvec::SmallVec;
 
 use crate::error::Diagnostic;
-use crate::eval::plan::{candidate_names, find_candidate};
+use crate::names::{candidate_names, find_candidate};
 use crate::registry::{Function, Registry};
-use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
+use crate::syntax::ast::{Comprehension, Expr, ExprKind, Literal, NodeMap, Span, op};
 use crate::types::Type;
 use crate::value::TypeValue;
 use unify::{Mapping, instantiate, most_general};
@@ -41,9 +41,6 @@ pub enum Reference {
         overloads: Vec<Arc<str>>,
     },
 }
-
-/// Annotations of nodes by id (hashed with a fast hasher: ids are not attacker-chosen).
-pub type NodeMap<T> = HashMap<ExprId, T, RandomState>;
 
 /// The checker's results: a type for every node and the references of resolved names.
 #[derive(Clone, Debug, Default)]

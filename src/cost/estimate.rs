@@ -169,6 +169,16 @@ pub trait SizeEstimator {
     }
 }
 
+/// Call estimates of a whole environment, by function name, consulted before a size
+/// estimator's own (see `Env::set_call_estimates`): the function, its call's target and
+/// arguments, and the sizes of the estimate in progress; `None` where it has no estimate.
+pub type CallEstimateFn = fn(
+    function: &str,
+    target: Option<&AstNode<'_>>,
+    args: &[AstNode<'_>],
+    sizes: &dyn SizeEstimator,
+) -> Option<CallEstimate>;
+
 /// What a library's estimate function is given about a call.
 pub struct EstimateArgs<'a> {
     pub target: Option<&'a AstNode<'a>>,

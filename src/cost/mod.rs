@@ -6,8 +6,8 @@
 mod estimate;
 
 pub use estimate::{
-    AstNode, CallEstimate, CostEstimate, EstimateArgs, EstimateFn, NoSizes, SizeEstimate,
-    SizeEstimator, estimate,
+    AstNode, CallEstimate, CallEstimateFn, CostEstimate, EstimateArgs, EstimateFn, NoSizes,
+    SizeEstimate, SizeEstimator, estimate,
 };
 
 use crate::value::Value;

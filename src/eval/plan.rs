@@ -15,6 +15,7 @@ use crate::error::{Diagnostic, EvalError};
 use crate::eval::inline::{Inline, Operator};
 use crate::eval::interp::{SlotStorage, eval, int_tree_cost, read_cost};
 use crate::eval::time_tree::{TimeNode, TimeOverloads, operand_cost};
+use crate::names::{candidate_names, find_candidate};
 use crate::registry::{Function, Implementation, Overload, Registry};
 use crate::stdlib::standard::strings::ConstantTest;
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
@@ -615,47 +616,6 @@ enum Layer {
     Root,
     Comprehension,
     Block,
-}
-
-/// Candidate fully qualified names for `name` in `container`, most qualified first
-/// (cel-spec's name resolution). A leading dot means the name is already absolute.
-pub(crate) fn candidate_names(name: &str, container: &str) -> Vec<String> {
-    if let Some(abs) = name.strip_prefix('.') {
-        return vec![abs.to_string()];
-    }
-    let mut out = Vec::new();
-    let mut prefix = container;
-    while !prefix.is_empty() {
-        out.push(format!("{prefix}.{name}"));
-        prefix = prefix.rfind('.').map_or("", |i| &prefix[..i]);
-    }
-    out.push(name.to_string());
-    out
-}
-
-/// Calls `f` with the candidate names of [`candidate_names`], in its order, until `f` returns
-/// `Some`; allocates nothing when the container is empty (the usual case).
-pub(crate) fn find_candidate<R>(
-    name: &str,
-    container: &str,
-    mut f: impl FnMut(&str) -> Option<R>,
-) -> Option<R> {
-    if let Some(abs) = name.strip_prefix('.') {
-        return f(abs);
-    }
-    let mut prefix = container;
-    let mut buf = String::new();
-    while !prefix.is_empty() {
-        buf.clear();
-        buf.push_str(prefix);
-        buf.push('.');
-        buf.push_str(name);
-        if let Some(r) = f(&buf) {
-            return Some(r);
-        }
-        prefix = prefix.rfind('.').map_or("", |i| &prefix[..i]);
-    }
-    f(name)
 }
 
 impl Planner<'_> {
@@ -1827,7 +1787,7 @@ mod tests {
             "x.l.map(l, x.l.map(m, int(x.n) + l + m))",
         ];
 
-        let mut env = crate::Env::kubernetes((1, 37), crate::presets::Mode::NewExpressions);
+        let mut env = crate::presets::kubernetes((1, 37), crate::presets::Mode::NewExpressions);
         env.declare("x", crate::Type::Dyn);
         let doc = Arc::new(serde_json::json!({"x": {
             "ts": "2024-05-01T10:00:00Z", "ts2": "2024-04-30T11:30:00.5+01:00",
@@ -1896,15 +1856,5 @@ mod tests {
                 assert_eq!(got, expected, "{probe} in {list}");
             }
         }
-    }
-
-    #[test]
-    fn candidates_follow_the_container() {
-        assert_eq!(
-            candidate_names("y", "com.example"),
-            ["com.example.y", "com.y", "y"]
-        );
-        assert_eq!(candidate_names(".y", "com.example"), ["y"]);
-        assert_eq!(candidate_names("y", ""), ["y"]);
     }
 }

@@ -31,12 +31,12 @@ pub const OLD_SELF: &str = "oldSelf";
 pub const SELF_TYPE: &str = "selfType";
 
 /// The environment rules compile in, before `self` and `oldSelf` are declared: Kubernetes'
-/// environment for stored expressions ([`Env::kubernetes`]), as kube-apiserver uses to run
+/// environment for stored expressions ([`crate::presets::kubernetes`]), as kube-apiserver uses to run
 /// CRD rules. (Kubernetes checks new or changed rules against the environment of its
 /// compatibility version; use [`crate::kubernetes::Validator::with_env`] with
-/// `Env::kubernetes(version, Mode::NewExpressions)` for that.)
+/// `crate::presets::kubernetes(version, Mode::NewExpressions)` for that.)
 pub fn rule_env() -> Env {
-    Env::kubernetes(
+    crate::presets::kubernetes(
         crate::presets::KUBERNETES_LATEST,
         crate::presets::Mode::StoredExpressions,
     )

@@ -5,10 +5,17 @@
 //! macros have already been expanded into [`Comprehension`] nodes, so later stages (checker,
 //! planner) handle a small, closed set of node kinds.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+
+use foldhash::fast::RandomState;
 
 /// Identifier of one node, unique within one parsed expression. Ids start at 1.
 pub type ExprId = u32;
+
+/// Annotations of nodes by id, such as the checker's types (hashed with a fast hasher: ids
+/// are not attacker-chosen).
+pub type NodeMap<T> = HashMap<ExprId, T, RandomState>;
 
 /// A half-open byte range `[start, end)` into the source text.
 ///

@@ -3,8 +3,8 @@
 //! argument's checked type must suit its clause.
 
 use super::format::{Formatter, expectation, precision};
-use crate::check::NodeMap;
 use crate::error::Diagnostic;
+use crate::syntax::ast::NodeMap;
 use crate::syntax::ast::{Expr, ExprKind, Literal, Span};
 use crate::types::Type;
 

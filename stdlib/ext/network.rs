@@ -17,13 +17,13 @@ use std::any::Any;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::check::NodeMap;
 use crate::error::{Diagnostic, EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
 use crate::stdlib::kubernetes::cidr::Cidr;
 use crate::stdlib::kubernetes::ip::{accessors, parse_ip};
 use crate::stdlib::kubernetes::netip::{is_4in6, parse_prefix};
 use crate::stdlib::kubernetes::{go_quote, opaque, opaque_arg, string_arg};
+use crate::syntax::ast::NodeMap;
 use crate::syntax::ast::{Expr, ExprKind, Literal};
 use crate::types::Type;
 use crate::value::{Opaque, Value};

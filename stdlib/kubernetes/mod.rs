@@ -254,10 +254,28 @@ pub(crate) fn est_one(_: &EstimateArgs<'_>) -> CallEstimate {
     }
 }
 
-/// Kubernetes' `CostEstimator`: delegates sizes to an inner estimator, prices `==` on
-/// Kubernetes types as `library/cost.go` does (1 for IP, CIDR, Quantity, Semver and authz
-/// types; `[1, ⌈64 × 0.1⌉]` for formats; `[1, ⌈max × 0.1⌉]` for URLs) and prices the
-/// `ext.Strings` functions by name ([`costs::estimate_by_name`]).
+/// Kubernetes' call estimates (`library/cost.go`), for `Env::set_call_estimates`: `==` on
+/// Kubernetes types (1 for IP, CIDR, Quantity, Semver and authz types; `[1, ⌈64 × 0.1⌉]` for
+/// formats; `[1, ⌈max × 0.1⌉]` for URLs) and the `ext.Strings` functions by name
+/// ([`costs::estimate_by_name`]).
+pub fn estimate_call(
+    function: &str,
+    target: Option<&AstNode<'_>>,
+    args: &[AstNode<'_>],
+    sizes: &dyn SizeEstimator,
+) -> Option<CallEstimate> {
+    if function == "_==_" {
+        if let [l, r] = args {
+            if let Some(e) = equality_estimate(l, r) {
+                return Some(e);
+            }
+        }
+    }
+    costs::estimate_by_name(function, target, args, sizes)
+}
+
+/// Kubernetes' `CostEstimator`: [`estimate_call`] first, then an inner estimator, which
+/// also gives the sizes.
 pub struct CostEstimator<'a> {
     pub sizes: &'a dyn SizeEstimator,
 }
@@ -274,18 +292,10 @@ impl SizeEstimator for CostEstimator<'_> {
         target: Option<&AstNode<'_>>,
         args: &[AstNode<'_>],
     ) -> Option<CallEstimate> {
-        if function == "_==_" {
-            if let [l, r] = args {
-                if let Some(e) = equality_estimate(l, r) {
-                    return Some(e);
-                }
-            }
-        }
-        if let Some(e) = costs::estimate_by_name(function, target, args, self.sizes) {
-            return Some(e);
-        }
-        self.sizes
-            .estimate_call_cost(function, overload_id, target, args)
+        estimate_call(function, target, args, self.sizes).or_else(|| {
+            self.sizes
+                .estimate_call_cost(function, overload_id, target, args)
+        })
     }
 }
 
