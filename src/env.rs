@@ -47,7 +47,7 @@ impl Env {
     /// An environment with the CEL standard library.
     pub fn new() -> Env {
         let mut env = Env::empty();
-        env.add_library(&crate::stdlib::standard());
+        env.add_library(&crate::standard::library());
         env
     }
 

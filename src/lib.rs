@@ -6,23 +6,17 @@
 extern crate alloc;
 
 pub mod activation;
-pub mod admission;
 pub mod check;
 pub mod cost;
 pub mod env;
 pub mod error;
 mod eval;
-pub mod kubernetes;
 mod names;
-pub mod presets;
 pub mod registry;
-pub mod suite;
+pub mod standard;
 pub mod syntax;
 pub mod types;
 pub mod value;
-
-#[path = "../stdlib/mod.rs"]
-pub mod stdlib;
 
 pub use activation::{Activation, Bindings, JsonActivation};
 pub use env::{Ast, Env, EvalDetails, Program, ProgramOptions};

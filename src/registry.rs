@@ -79,7 +79,14 @@ pub struct Overload {
     pub runtime_cost: Option<CallCost>,
     /// The static cost estimate; `None` means cel-go's default for this overload id.
     pub estimate: Option<EstimateFn>,
+    /// A plan-time specialisation: given the call's constant arguments (`None` where an
+    /// argument is not a constant), an implementation to call instead, such as one with a
+    /// constant pattern compiled once; `None` from it keeps the general implementation.
+    pub specialize: Option<SpecializeFn>,
 }
+
+/// See [`Overload::specialize`].
+pub type SpecializeFn = fn(constants: &[Option<&Value>]) -> Option<Implementation>;
 
 impl Overload {
     /// A declaration-only overload (for type-checking), costed with cel-go's defaults.
@@ -92,6 +99,7 @@ impl Overload {
             implementation: Implementation::Declared,
             runtime_cost: None,
             estimate: None,
+            specialize: None,
         }
     }
 
@@ -225,6 +233,7 @@ impl FunctionBuilder<'_> {
             implementation: imp,
             runtime_cost: None,
             estimate: None,
+            specialize: None,
         });
         self
     }
@@ -241,6 +250,14 @@ impl FunctionBuilder<'_> {
     pub fn estimate(self, estimate: EstimateFn) -> Self {
         if let Some(o) = self.function.overloads.last_mut() {
             o.estimate = Some(estimate);
+        }
+        self
+    }
+
+    /// Sets the plan-time specialisation of the overload declared last.
+    pub fn specialize(self, specialize: SpecializeFn) -> Self {
+        if let Some(o) = self.function.overloads.last_mut() {
+            o.specialize = Some(specialize);
         }
         self
     }

@@ -3,8 +3,8 @@
 
 use std::ops::RangeInclusive;
 
-use crate::registry::Library;
-use crate::stdlib::{comprehensions, ext, kubernetes, optional};
+use crate::{comprehensions, ext, kubernetes, optional};
+use kcel::registry::Library;
 
 /// A library that can be added to an environment.
 pub struct Available {
@@ -26,7 +26,7 @@ pub fn available() -> Vec<Available> {
         Available {
             name: "cel.stdlib",
             versions: 0..=0,
-            build: |_| crate::stdlib::standard(),
+            build: |_| kcel::standard::library(),
         },
         Available {
             name: "optional",

@@ -2,12 +2,11 @@
 //! `ext.TwoVarComprehensions()` (`all(i, v, p)`, `transformList`, `transformMap`, ...,
 //! which build maps through `cel.@mapInsert`).
 
-use std::sync::Arc;
-
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::syntax::macros::{self, MAP_INSERT};
-use crate::value::{Key, Value};
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::standard::collections::map_insert;
+use kcel::syntax::macros::{self, MAP_INSERT};
+use kcel::value::Value;
 
 /// The newest version of the bindings library.
 pub const BINDINGS_VERSION: u32 = 1;
@@ -65,23 +64,9 @@ pub fn two_var_comprehensions() -> Library {
     lib
 }
 
-/// Inserts `k: v` into `map` (copying it unless it is uniquely owned).
-pub fn insert(map: Value, k: &Value, v: Value) -> EvalResult {
-    let Value::Map(mut m) = map else {
-        return Err(EvalError::no_such_overload());
-    };
-    let key = Key::from_value(k).ok_or_else(|| EvalError::new("unsupported key type"))?;
-    if !Arc::make_mut(&mut m).insert_new(key, v) {
-        return Err(EvalError::new(format!(
-            "insert failed: key {k} already exists"
-        )));
-    }
-    Ok(Value::Map(m))
-}
-
 fn map_insert_key_value(args: &[Value]) -> EvalResult {
     match args {
-        [m, k, v] => insert(m.clone(), k, v.clone()),
+        [m, k, v] => map_insert(m.clone(), k, v.clone()),
         _ => Err(EvalError::no_such_overload()),
     }
 }
@@ -92,7 +77,7 @@ fn map_insert_map(target: &Value, update: &Value) -> EvalResult {
     };
     let mut out = target.clone();
     for (k, v) in u.iter() {
-        out = insert(out, &k.to_value(), v.clone())?;
+        out = map_insert(out, &k.to_value(), v.clone())?;
     }
     Ok(out)
 }

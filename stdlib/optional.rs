@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::stdlib::standard::collections::{index_list, index_map};
-use crate::syntax::ast::op;
-use crate::value::Value;
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::standard::collections::{index_list, index_map};
+use kcel::syntax::ast::op;
+use kcel::value::Value;
 
 /// The newest version of the library.
 pub const LATEST: u32 = 2;
@@ -18,7 +18,7 @@ pub const LATEST: u32 = 2;
 /// The optional types library at `version` (0 to 2, as cel-go gates its functions).
 pub fn optional(version: u32) -> Library {
     let mut lib = Library::new("optional", version);
-    lib.macros.push(crate::syntax::macros::OPTIONAL);
+    lib.macros.push(kcel::syntax::macros::OPTIONAL);
     lib.function("optional.of", "Wraps a value in an optional.")
         .global(
             "optional_of",

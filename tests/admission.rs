@@ -1,9 +1,9 @@
 //! ValidatingAdmissionPolicy suites: each `tests/admission/*.yaml` holds a policy, its
 //! bindings, params and namespace, and requests with the exact expected decision. The
-//! suites run through `kcel::suite`, the runner of `kcel test` (the format is documented
+//! suites run through `kcel_stdlib::kubernetes::suite`, the runner of `kcel test` (the format is documented
 //! there and in README).
 
-use kcel::suite::{Outcome, Suite};
+use kcel_stdlib::kubernetes::suite::{Outcome, Suite};
 
 fn run_suite(path: &std::path::Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap_or_default();

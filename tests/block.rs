@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use block_macros::{BLOCK_TEST_INDICES, block_test_library};
 use kcel::env::ProgramOptions;
-use kcel::stdlib::comprehensions::{BINDINGS_VERSION, bindings};
 use kcel::{Env, Type, Value};
+use kcel_stdlib::comprehensions::{BINDINGS_VERSION, bindings};
 
 /// cel-go's runner's environment: bindings at the newest version, the test macros and
 /// `@index0`..`@index29` declared `dyn`.

@@ -224,21 +224,21 @@ fn str_of<'a>(v: &'a Json, key: &str) -> &'a str {
 /// Runs one test; `Err` describes the mismatch.
 fn run_test(test: &Json) -> Result<(), String> {
     let mut env = Env::new();
-    env.add_library(&kcel::stdlib::optional::optional(
-        kcel::stdlib::optional::LATEST,
+    env.add_library(&kcel_stdlib::optional::optional(
+        kcel_stdlib::optional::LATEST,
     ));
-    env.add_library(&kcel::stdlib::comprehensions::bindings(
-        kcel::stdlib::comprehensions::BINDINGS_VERSION,
+    env.add_library(&kcel_stdlib::comprehensions::bindings(
+        kcel_stdlib::comprehensions::BINDINGS_VERSION,
     ));
     // cel-go's runner adds its test-only block library to every test.
     env.add_library(&block_test_library());
     for i in 0..BLOCK_TEST_INDICES {
         env.declare(format!("@index{i}"), Type::Dyn);
     }
-    env.add_library(&kcel::stdlib::comprehensions::two_var_comprehensions());
+    env.add_library(&kcel_stdlib::comprehensions::two_var_comprehensions());
     // cel-go's runner enables its extension libraries for every file; the network library
     // is enabled too, for network_ext (a file cel-go's runner does not run).
-    for lib in kcel::stdlib::ext::all() {
+    for lib in kcel_stdlib::ext::all() {
         env.add_library(&lib);
     }
     env.set_container(str_of(test, "container"));

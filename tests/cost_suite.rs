@@ -132,7 +132,7 @@ fn value_of(src: &str) -> Value {
 
 fn env_for(case: &Case) -> Env {
     let mut env = Env::new();
-    env.add_library(&kcel::stdlib::comprehensions::two_var_comprehensions());
+    env.add_library(&kcel_stdlib::comprehensions::two_var_comprehensions());
     env.set_presence_test_cost(case.presence_test_cost);
     for (name, ty) in &case.decls {
         env.declare(*name, Type::parse(ty).expect("valid type"));

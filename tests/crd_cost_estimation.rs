@@ -4,8 +4,8 @@
 //! (`expectedCalcCost`) and with every max limit set to `setMaxElements`
 //! (`expectedSetCost`), in the rule environment with the Kubernetes libraries.
 
-use kcel::kubernetes::compile::{CompileOptions, compile_schema, rule_env};
-use kcel::kubernetes::{FieldPath, Schema};
+use kcel_stdlib::kubernetes::crd::compile::{CompileOptions, compile_schema, rule_env};
+use kcel_stdlib::kubernetes::crd::{FieldPath, Schema};
 use serde_json::{Value, json};
 
 /// The item schema for a rule type name (`parseRuleType` upstream).

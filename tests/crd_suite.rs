@@ -2,7 +2,7 @@
 //! the schema errors kube-apiserver reports when the CRD is created, the estimated cost of
 //! each rule, and objects (with old objects for updates) together with the exact field
 //! errors, warnings and actual rule costs Kubernetes reports. The fixtures are
-//! `kcel::suite::CrdSuite`s and run through `kcel::suite`, the runner of `kcel test` (the
+//! `kcel_stdlib::kubernetes::suite::CrdSuite`s and run through `kcel_stdlib::kubernetes::suite`, the runner of `kcel test` (the
 //! format is documented there and in README).
 //!
 //! Every expected figure and text is worked out by hand from SPEC.md and upstream sources
@@ -10,8 +10,8 @@
 
 use std::path::Path;
 
-use kcel::kubernetes::{CompileOptions, FieldPath, Schema, Validator};
-use kcel::suite::{CrdSuite, Outcome, Suite};
+use kcel_stdlib::kubernetes::crd::{CompileOptions, FieldPath, Schema, Validator};
+use kcel_stdlib::kubernetes::suite::{CrdSuite, Outcome, Suite};
 use serde_json::Value;
 
 type Fixture = CrdSuite;
@@ -193,10 +193,11 @@ fn bad_yaml_and_schemas_are_errors() {
         type_: "string".into(),
         ..Schema::default()
     };
-    s.validations.push(kcel::kubernetes::ValidationRule {
-        rule: "self != ''".into(),
-        ..Default::default()
-    });
+    s.validations
+        .push(kcel_stdlib::kubernetes::crd::ValidationRule {
+            rule: "self != ''".into(),
+            ..Default::default()
+        });
     for _ in 0..500 {
         s = Schema {
             type_: "array".into(),

@@ -127,7 +127,10 @@ fn data() -> serde_json::Value {
 
 #[test]
 fn operands_read_in_place_evaluate_as_node_by_node() {
-    let mut env = kcel::presets::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
+    let mut env = kcel_stdlib::kubernetes::presets::kubernetes(
+        (1, 37),
+        kcel_stdlib::kubernetes::presets::Mode::NewExpressions,
+    );
     env.declare("x", Type::Dyn);
     let doc = Arc::new(data());
     let values = Bindings::new().with("x", Value::from(&doc["x"]));

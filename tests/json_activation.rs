@@ -29,7 +29,10 @@ fn run(env: &Env, expr: &str, activation: &dyn kcel::Activation) -> Outcome {
 
 /// Evaluates `expr` both ways and asserts the outcomes agree.
 fn agree(bindings: &Json, expr: &str) -> Outcome {
-    let mut env = kcel::presets::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
+    let mut env = kcel_stdlib::kubernetes::presets::kubernetes(
+        (1, 37),
+        kcel_stdlib::kubernetes::presets::Mode::NewExpressions,
+    );
     let mut converted = HashMap::new();
     for (name, value) in bindings.as_object().unwrap() {
         env.declare(name, Type::Dyn);

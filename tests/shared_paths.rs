@@ -57,7 +57,10 @@ fn data() -> Vec<serde_json::Value> {
 
 #[test]
 fn shared_prefixes_evaluate_as_separate_paths() {
-    let mut env = kcel::presets::kubernetes((1, 37), kcel::presets::Mode::NewExpressions);
+    let mut env = kcel_stdlib::kubernetes::presets::kubernetes(
+        (1, 37),
+        kcel_stdlib::kubernetes::presets::Mode::NewExpressions,
+    );
     env.declare("x", Type::Dyn).declare("y", Type::Dyn);
     let options = kcel::ProgramOptions {
         cost_limit: Some(1_000_000),

@@ -1,19 +1,19 @@
 //! The ten surprises of `../shared/k8s-cel/SPEC.md` §9, one test each, in Kubernetes' CEL
 //! environment (`presets::kubernetes`, 1.37, new expressions, unless a test says otherwise) and
-//! for CRD rules (`kcel::kubernetes::Validator`). Each test quotes its surprise and asserts
+//! for CRD rules (`kcel_stdlib::kubernetes::crd::Validator`). Each test quotes its surprise and asserts
 //! the exact values, error texts and costs. The library suites (`tests/kubernetes/*.rs`),
 //! the cost suites and the CRD fixtures (`tests/crd/`) hold more cases of each.
 
 use std::collections::HashMap;
 
 use kcel::cost::NoSizes;
-use kcel::kubernetes::{CompileOptions, Schema, Validator};
-use kcel::presets::Mode;
 use kcel::{Env, ProgramOptions, Value};
+use kcel_stdlib::kubernetes::crd::{CompileOptions, Schema, Validator};
+use kcel_stdlib::kubernetes::presets::Mode;
 use serde_json::json;
 
 fn env() -> Env {
-    kcel::presets::kubernetes((1, 37), Mode::NewExpressions)
+    kcel_stdlib::kubernetes::presets::kubernetes((1, 37), Mode::NewExpressions)
 }
 
 /// The compile error, rendered as cel-go does.

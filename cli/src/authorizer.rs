@@ -1,13 +1,13 @@
 //! `--authorizer allow-all|deny-all|@PATH`: binds `authorizer` (Kubernetes' authz library)
 //! for `eval`. `@PATH` is a YAML or JSON file: who is asking (`user`) and the RBAC-like rules
-//! of `kcel::stdlib::kubernetes::authz::RuleAuthorizer`.
+//! of `kcel_stdlib::kubernetes::authz::RuleAuthorizer`.
 
 use std::sync::Arc;
 
-use kcel::stdlib::kubernetes::authz::{
+use kcel::{Type, Value};
+use kcel_stdlib::kubernetes::authz::{
     AUTHORIZER, AllowAll, Authorizer, DenyAll, RuleAuthorizer, UserInfo, authorizer_value,
 };
-use kcel::{Type, Value};
 
 use crate::input::read_document;
 

@@ -3,7 +3,7 @@
 
 use kcel::{Ast, Env, Program, ProgramOptions};
 
-use kcel::presets::{KUBERNETES_COST_LIMIT, Mode};
+use kcel_stdlib::kubernetes::presets::{KUBERNETES_COST_LIMIT, Mode};
 
 use crate::args::{EnvChoice, EnvKind, ModeArg, ProgramArgs};
 use crate::diagnostic::{Failure, Phase};
@@ -18,7 +18,7 @@ pub fn base(choice: EnvChoice, libraries: &[LibrarySpec], container: Option<&str
                 ModeArg::New => Mode::NewExpressions,
                 ModeArg::Stored => Mode::StoredExpressions,
             };
-            kcel::presets::kubernetes(choice.k8s_version, mode)
+            kcel_stdlib::kubernetes::presets::kubernetes(choice.k8s_version, mode)
         }
         EnvKind::Cel => Env::new(),
     };

@@ -2,7 +2,7 @@
 //! `kcel functions --libraries`).
 
 use kcel::registry::Library;
-pub use kcel::stdlib::catalog::available;
+pub use kcel_stdlib::catalog::available;
 
 /// A validated `--lib` argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,7 +14,7 @@ pub struct LibrarySpec {
 impl LibrarySpec {
     /// Builds the library.
     pub fn build(&self) -> Option<Library> {
-        kcel::stdlib::catalog::find(self.name).map(|a| a.build(self.version))
+        kcel_stdlib::catalog::find(self.name).map(|a| a.build(self.version))
     }
 }
 

@@ -1,14 +1,14 @@
 //! `--schema PATH` and `--resource-root`: `self` and `oldSelf` typed by an OpenAPI v3 schema
-//! as for a CRD rule at the schema's root (through `kcel::kubernetes`), with their values
+//! as for a CRD rule at the schema's root (through `kcel_stdlib::kubernetes::crd`), with their values
 //! read under the schema (escaped field names, formats, set and map lists).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kcel::kubernetes::sizes::SchemaSizes;
-use kcel::kubernetes::values::to_value;
-use kcel::kubernetes::{DeclType, Schema, SchemaTypes, crd_version_schemas};
 use kcel::{Env, Value};
+use kcel_stdlib::kubernetes::crd::sizes::SchemaSizes;
+use kcel_stdlib::kubernetes::crd::values::to_value;
+use kcel_stdlib::kubernetes::crd::{DeclType, Schema, SchemaTypes, crd_version_schemas};
 
 use crate::args::SchemaArgs;
 use crate::input;

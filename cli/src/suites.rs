@@ -1,10 +1,10 @@
 //! `kcel test SUITE.yaml...`: runs suites of cases against ValidatingAdmissionPolicies and
-//! CRD rules (`kcel::suite`), printing a line per case and a summary, optionally JUnit XML.
+//! CRD rules (`kcel_stdlib::kubernetes::suite`), printing a line per case and a summary, optionally JUnit XML.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kcel::suite::{CaseResult, Outcome, Suite};
+use kcel_stdlib::kubernetes::suite::{CaseResult, Outcome, Suite};
 
 use crate::output::{Status, usage};
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use kcel::kubernetes::{CompileOptions, FieldError, Validator, crd_version_schemas};
+use kcel_stdlib::kubernetes::crd::{CompileOptions, FieldError, Validator, crd_version_schemas};
 use serde::Serialize;
 use serde_json::Value as Json;
 

@@ -4,8 +4,8 @@
 //! literal, as in cel-go.
 
 use crate::error::Diagnostic;
-use crate::stdlib::standard::conversions::{to_duration, to_timestamp};
-use crate::stdlib::standard::strings::compile_regex;
+use crate::standard::conversions::{to_duration, to_timestamp};
+use crate::standard::strings::compile_regex;
 use crate::syntax::ast::{Expr, ExprKind, Literal};
 use crate::value::Value;
 

@@ -11,8 +11,8 @@ use crate::error::{EvalError, EvalResult};
 use crate::eval::plan::Field;
 use crate::eval::time_tree::Time;
 use crate::registry::Overload;
-use crate::stdlib::standard::collections::index_out_of_range;
-use crate::stdlib::standard::go_display;
+use crate::standard::collections::index_out_of_range;
+use crate::standard::go_display;
 use crate::syntax::ast::op;
 use crate::value::Value;
 use crate::value::str_eq;
@@ -429,7 +429,7 @@ mod tests {
     #[test]
     fn inline_operators_agree_with_their_overloads() {
         let mut registry = Registry::new();
-        registry.add_library(&crate::stdlib::standard());
+        registry.add_library(&crate::standard::library());
         let ints = [0, 1, -1, 7, -7, i64::MAX, i64::MIN];
         let long = "long string of more than ten bytes";
         let strings = ["", "a", "b", "é", "abcdefghij", long, "ééééééééééééé"];

@@ -15,8 +15,8 @@ use crate::eval::plan::{
 };
 use crate::eval::time_tree::time_tree;
 use crate::registry::{Implementation, Overload};
-use crate::stdlib::standard::collections::index_out_of_range;
-use crate::stdlib::standard::go_display;
+use crate::standard::collections::index_out_of_range;
+use crate::standard::go_display;
 use crate::syntax::ast::ExprId;
 use crate::value::{Key, List, Map, Value, str_eq};
 
@@ -480,8 +480,7 @@ fn matches_constant(
             .saturating_add(read + cost.of_binary(s, pattern, None));
         if !matches!(s, Value::Json(_)) && total <= frame.limit {
             frame.cost = total;
-            return crate::stdlib::standard::strings::matches_compiled(s, regex)
-                .map_err(|e| e.at(id));
+            return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
         }
     }
     let s = if is_simple(subject) {
@@ -491,7 +490,7 @@ fn matches_constant(
     };
     frame.cost = frame.cost.saturating_add(cost.of_binary(&s, pattern, None));
     frame.check_limit()?;
-    crate::stdlib::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(id))
+    crate::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(id))
 }
 
 /// A [`Node::StringTest`] on a string [`peek`] reads, charged as the call; `None`
@@ -522,7 +521,7 @@ fn insert_into_accumulator(
     // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
     frame.charge(cost::SELECT_AND_IDENT + 1)?;
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
-    crate::stdlib::comprehensions::insert(accu, &k, v).map_err(|e| e.at(id))
+    crate::standard::collections::map_insert(accu, &k, v).map_err(|e| e.at(id))
 }
 
 #[inline(never)]

@@ -17,7 +17,7 @@ use crate::eval::interp::{SlotStorage, eval, int_tree_cost, read_cost};
 use crate::eval::time_tree::{TimeNode, TimeOverloads, operand_cost};
 use crate::names::{candidate_names, find_candidate};
 use crate::registry::{Function, Implementation, Overload, Registry};
-use crate::stdlib::standard::strings::ConstantTest;
+use crate::standard::strings::ConstantTest;
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
 use crate::value::{List, Map, TypeValue, Value};
 
@@ -813,7 +813,7 @@ impl Planner<'_> {
         else {
             return;
         };
-        if let Err(e) = crate::stdlib::standard::strings::compile_regex(p) {
+        if let Err(e) = crate::standard::strings::compile_regex(p) {
             self.errors.push(Diagnostic {
                 message: e.into_message(),
                 span: *span,
@@ -1254,20 +1254,27 @@ impl Planner<'_> {
         overload: &Overload,
         args: &mut Vec<Node>,
     ) -> Option<Node> {
-        match (&*overload.id, args.as_slice()) {
-            (
-                "string_find_string" | "string_find_all_string" | "string_find_all_string_int",
-                [_, Node::Const(Value::String(p)), ..],
-            ) => {
-                let implementation =
-                    crate::stdlib::kubernetes::regex::precompiled(&overload.id, p)?;
-                Some(Node::Call {
+        if let Some(specialize) = overload.specialize {
+            let specialized = {
+                let constants: smallvec::SmallVec<[Option<&Value>; 4]> = args
+                    .iter()
+                    .map(|a| match a {
+                        Node::Const(v) => Some(v),
+                        _ => None,
+                    })
+                    .collect();
+                specialize(&constants)
+            };
+            if let Some(implementation) = specialized {
+                return Some(Node::Call {
                     id,
                     implementation,
                     cost: overload.call_cost(),
                     args: std::mem::take(args).into(),
-                })
+                });
             }
+        }
+        match (&*overload.id, args.as_slice()) {
             ("logical_not", [_]) => {
                 let CallCost::Fixed(cost) = overload.call_cost() else {
                     return None;
@@ -1310,7 +1317,7 @@ impl Planner<'_> {
                 })))
             }
             ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) => {
-                let regex = crate::stdlib::standard::strings::compile_regex(p).ok()?;
+                let regex = crate::standard::strings::compile_regex(p).ok()?;
                 let pattern = Value::String(p.clone());
                 let subject = Box::new(args.swap_remove(0));
                 Some(Node::MatchesConstant {
@@ -1787,7 +1794,7 @@ mod tests {
             "x.l.map(l, x.l.map(m, int(x.n) + l + m))",
         ];
 
-        let mut env = crate::presets::kubernetes((1, 37), crate::presets::Mode::NewExpressions);
+        let mut env = crate::Env::new();
         env.declare("x", crate::Type::Dyn);
         let doc = Arc::new(serde_json::json!({"x": {
             "ts": "2024-05-01T10:00:00Z", "ts2": "2024-04-30T11:30:00.5+01:00",

@@ -10,11 +10,11 @@ use crate::cost::CallCost;
 use crate::eval::interp::{Frame, SlotContent, charge_within, peek, read_cost};
 use crate::eval::plan::{BinaryNode, Node};
 use crate::registry::{Implementation, Overload};
-use crate::stdlib::standard::conversions::{duration_of_text, timestamp_of_text};
-use crate::stdlib::standard::time::{
+use crate::standard::conversions::{duration_of_text, timestamp_of_text};
+use crate::standard::time::{
     duration_difference, duration_sum, timestamp_difference, timestamp_minus, timestamp_plus,
 };
-use crate::stdlib::standard::timestamp_text;
+use crate::standard::timestamp_text;
 use crate::value::Value;
 
 /// A timestamp or a duration: what a time tree computes with.

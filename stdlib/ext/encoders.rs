@@ -4,9 +4,9 @@
 //! padded decode fails (as cel-go does); line breaks are ignored and non-zero trailing bits
 //! accepted, and errors carry Go's `illegal base64 data at input byte N`.
 
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::value::Value;
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::value::Value;
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

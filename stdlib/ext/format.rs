@@ -10,9 +10,9 @@
 
 use std::fmt::Write as _;
 
-use crate::stdlib::standard::go_quote;
-use crate::stdlib::standard::{conversions::format_double, duration_text, timestamp_text};
-use crate::value::Value;
+use kcel::standard::go_quote;
+use kcel::standard::{conversions::format_double, duration_text, timestamp_text};
+use kcel::value::Value;
 
 /// Which of cel-go's formatters to follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 //! argument's checked type must suit its clause.
 
 use super::format::{Formatter, expectation, precision};
-use crate::error::Diagnostic;
-use crate::syntax::ast::NodeMap;
-use crate::syntax::ast::{Expr, ExprKind, Literal, Span};
-use crate::types::Type;
+use kcel::error::Diagnostic;
+use kcel::syntax::ast::NodeMap;
+use kcel::syntax::ast::{Expr, ExprKind, Literal, Span};
+use kcel::types::Type;
 
 /// The validator for strings versions 1 to 3 (cel-go's first formatter).
 pub fn validate_v1(expr: &Expr, types: &NodeMap<Type>) -> Vec<Diagnostic> {
@@ -196,7 +196,7 @@ fn type_name(t: &Type) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::env::Env;
+    use kcel::env::Env;
 
     fn compile_error(version: u32, expr: &str) -> String {
         let mut env = Env::new();

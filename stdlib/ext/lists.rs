@@ -6,12 +6,12 @@
 
 use std::cmp::Ordering;
 
-use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate};
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
-use crate::syntax::macros::{Expander, Macro, MacroError, Style};
-use crate::value::Value;
+use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate};
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
+use kcel::syntax::macros::{Expander, Macro, MacroError, Style};
+use kcel::value::Value;
 
 use super::{floor_factor, literal_uint, sat_add, size_mul, size_times, target_size};
 
@@ -469,7 +469,7 @@ fn allocating(size: u64, factor: f64) -> u64 {
 }
 
 fn cost_output_size(_: &[Value], result: Option<&Value>) -> u64 {
-    allocating(result.map_or(0, crate::cost::actual_size), 1.0)
+    allocating(result.map_or(0, kcel::cost::actual_size), 1.0)
 }
 
 fn cost_flatten(args: &[Value], _: Option<&Value>) -> u64 {
@@ -477,7 +477,7 @@ fn cost_flatten(args: &[Value], _: Option<&Value>) -> u64 {
         Some(Value::Int(d)) => *d as f64,
         _ => 1.0,
     };
-    let size = args.first().map_or(0, crate::cost::actual_size);
+    let size = args.first().map_or(0, kcel::cost::actual_size);
     allocating(size, depth)
 }
 
@@ -651,7 +651,7 @@ mod tests {
                 "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got 3 and 1 elements respectively"
             )
         );
-        let mut env = crate::env::Env::new();
+        let mut env = kcel::env::Env::new();
         env.add_library(&library(2));
         let e = env
             .compile("1.sortBy(e, e)")

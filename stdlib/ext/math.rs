@@ -8,11 +8,11 @@
 
 use std::cmp::Ordering;
 
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{FunctionBuilder, Implementation, Library};
-use crate::syntax::ast::{Expr, ExprKind, Literal};
-use crate::syntax::macros::{ExpandFn, Expander, Macro, MacroError, Style};
-use crate::value::Value;
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{FunctionBuilder, Implementation, Library};
+use kcel::syntax::ast::{Expr, ExprKind, Literal};
+use kcel::syntax::macros::{ExpandFn, Expander, Macro, MacroError, Style};
+use kcel::value::Value;
 
 const NUMS: [&str; 3] = ["double", "int", "uint"];
 
@@ -798,7 +798,7 @@ mod tests {
 
 #[cfg(test)]
 mod macro_tests {
-    use crate::env::Env;
+    use kcel::env::Env;
 
     fn compile_error(expr: &str) -> String {
         let mut env = Env::new();

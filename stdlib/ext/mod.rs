@@ -11,7 +11,7 @@
 //! | [`regex`](fn@regex) | `regex.replace`, `regex.extract`, `regex.extractAll` | 0 |
 //! | [`network`](fn@network) | `ip`, `cidr`, `isIP`, `isCIDR`, `ip.isCanonical`, address and prefix methods | 1 |
 //!
-//! Implementations are total over [`Value`](crate::value::Value): arguments of the wrong
+//! Implementations are total over [`Value`](kcel::value::Value): arguments of the wrong
 //! runtime type give `no such overload`, never a panic.
 
 pub mod encoders;
@@ -24,9 +24,9 @@ pub mod regex;
 pub mod sets;
 pub mod strings;
 
-use crate::cost::{CostEstimate, EstimateArgs, SizeEstimate};
-use crate::registry::Library;
-use crate::syntax::ast::{ExprKind, Literal};
+use kcel::cost::{CostEstimate, EstimateArgs, SizeEstimate};
+use kcel::registry::Library;
+use kcel::syntax::ast::{ExprKind, Literal};
 
 /// The newest version of [`strings`](fn@strings) implemented here.
 pub const STRINGS_VERSION: u32 = 4;

@@ -2,8 +2,8 @@
 //! opaque types, upstreamed from Kubernetes' IP and CIDR libraries.
 //!
 //! Parsing, accessors and containment are Kubernetes' (shared with
-//! [`kubernetes::ip`](crate::stdlib::kubernetes::ip) and
-//! [`kubernetes::cidr`](crate::stdlib::kubernetes::cidr)). cel-go's library differs in:
+//! [`kubernetes::ip`](crate::kubernetes::ip) and
+//! [`kubernetes::cidr`](crate::kubernetes::cidr)). cel-go's library differs in:
 //!
 //! - CIDR parse errors read `CIDR "<s>" parse error during conversion from string: ...`;
 //! - `c.isMask()` (`cidr_is_mask`): whether the prefix has no host bits set;
@@ -17,16 +17,16 @@ use std::any::Any;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::error::{Diagnostic, EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::stdlib::kubernetes::cidr::Cidr;
-use crate::stdlib::kubernetes::ip::{accessors, parse_ip};
-use crate::stdlib::kubernetes::netip::{is_4in6, parse_prefix};
-use crate::stdlib::kubernetes::{go_quote, opaque, opaque_arg, string_arg};
-use crate::syntax::ast::NodeMap;
-use crate::syntax::ast::{Expr, ExprKind, Literal};
-use crate::types::Type;
-use crate::value::{Opaque, Value};
+use crate::kubernetes::cidr::Cidr;
+use crate::kubernetes::ip::{accessors, parse_ip};
+use crate::kubernetes::netip::{is_4in6, parse_prefix};
+use crate::kubernetes::{go_quote, opaque, opaque_arg, string_arg};
+use kcel::error::{Diagnostic, EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::syntax::ast::NodeMap;
+use kcel::syntax::ast::{Expr, ExprKind, Literal};
+use kcel::types::Type;
+use kcel::value::{Opaque, Value};
 
 /// The library's version (cel-go's `ext.NetworkVersion`); cel-go has only version 1.
 pub const VERSION: u32 = 1;
@@ -236,7 +236,7 @@ pub fn library() -> Library {
     lib
 }
 
-fn accessor(f: fn(&IpAddr) -> Value) -> crate::registry::SharedFn {
+fn accessor(f: fn(&IpAddr) -> Value) -> kcel::registry::SharedFn {
     Arc::new(move |args: &[Value]| match args {
         [v] => Ok(f(&opaque_arg::<NetIp>(v)?.0)),
         _ => Err(EvalError::no_such_overload()),
@@ -377,8 +377,8 @@ fn validate_cidr_literals(expr: &Expr, _: &NodeMap<Type>) -> Vec<Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use crate::env::Env;
-    use crate::value::Value;
+    use kcel::env::Env;
+    use kcel::value::Value;
 
     fn env() -> Env {
         let mut env = Env::new();

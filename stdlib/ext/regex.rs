@@ -2,18 +2,18 @@
 //! `regex.extractAll`, with RE2 (Go) pattern semantics and cel-go's cost functions.
 //!
 //! cel-go refuses to build an environment with this library unless the optional types
-//! library is present too; add [`crate::stdlib::optional::optional`] alongside it.
+//! library is present too; add [`crate::optional::optional`] alongside it.
 
 use regex::Regex;
 
-use crate::cost::{
+use kcel::cost::{
     CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, REGEX_STRING_LENGTH_FACTOR,
     STRING_TRAVERSAL_FACTOR, SizeEstimate, actual_size,
 };
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::stdlib::standard::re2;
-use crate::value::Value;
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::standard::re2;
+use kcel::value::Value;
 
 use super::arg_size;
 
@@ -91,7 +91,7 @@ fn nso() -> EvalError {
 fn too_many_groups(pattern: &str) -> EvalError {
     EvalError::new(format!(
         "regular expression has more than one capturing group: {}",
-        crate::stdlib::standard::duration_text::go_quote(pattern)
+        kcel::standard::duration_text::go_quote(pattern)
     ))
 }
 

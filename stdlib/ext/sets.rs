@@ -3,10 +3,10 @@
 //! Costs, at run time and in estimates: `1 + |a|×|b|` for `sets.contains` and
 //! `sets.intersects`, `1 + 2×|a|×|b|` for `sets.equivalent`.
 
-use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs};
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::value::Value;
+use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs};
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::value::Value;
 
 use super::{arg_size, floor_factor, sat_add, size_mul, size_times};
 
@@ -100,7 +100,7 @@ pub fn intersects(a: &Value, b: &Value) -> EvalResult {
 }
 
 fn sizes(args: &[Value]) -> u64 {
-    let n = |i: usize| args.get(i).map_or(1, crate::cost::actual_size);
+    let n = |i: usize| args.get(i).map_or(1, kcel::cost::actual_size);
     n(0).saturating_mul(n(1))
 }
 

@@ -9,10 +9,10 @@
 use std::sync::Arc;
 
 use super::format::{self, Formatter};
-use crate::cost::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::value::Value;
+use kcel::cost::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::value::Value;
 
 /// Builds the library at `version`.
 pub fn library(version: u32) -> Library {
@@ -530,7 +530,7 @@ pub fn join(args: &[Value]) -> EvalResult {
             other => {
                 return Err(EvalError::new(format!(
                     "join: invalid input: {}",
-                    crate::stdlib::standard::go_display(other)
+                    kcel::standard::go_display(other)
                 )));
             }
         }
@@ -709,7 +709,7 @@ mod tests {
 
     #[test]
     fn format_arguments_may_mix_types() {
-        let mut env = crate::env::Env::new();
+        let mut env = kcel::env::Env::new();
         env.set_homogeneous_literals(true);
         assert!(env.compile("'%s %d'.format(['a', 1])").is_err());
         env.add_library(&library(2));

@@ -1,17 +1,15 @@
 //! Every example of every extension function evaluates to `true`, and implementations are
 //! total over sample values.
 
-use crate::env::Env;
-use crate::error::EvalError;
-use crate::registry::Implementation;
-use crate::value::{Key, Map, TypeValue, Value};
+use kcel::env::Env;
+use kcel::error::EvalError;
+use kcel::registry::Implementation;
+use kcel::value::{Key, Map, TypeValue, Value};
 
 #[test]
 fn examples_evaluate_to_true() {
     let mut env = Env::new();
-    env.add_library(&crate::stdlib::optional::optional(
-        crate::stdlib::optional::LATEST,
-    ));
+    env.add_library(&crate::optional::optional(crate::optional::LATEST));
     for lib in super::all() {
         env.add_library(&lib);
     }
@@ -120,21 +118,21 @@ fn overload_ids_are_unique_per_library() {
 /// Size hints by variable name, `[0, n]`, as cel-go's test estimator gives them.
 struct Hints(&'static [(&'static str, u64)]);
 
-impl crate::cost::SizeEstimator for Hints {
-    fn estimate_size(&self, node: &crate::cost::AstNode<'_>) -> Option<crate::cost::SizeEstimate> {
+impl kcel::cost::SizeEstimator for Hints {
+    fn estimate_size(&self, node: &kcel::cost::AstNode<'_>) -> Option<kcel::cost::SizeEstimate> {
         let [name] = node.path else { return None };
         self.0
             .iter()
             .find(|(n, _)| n == name)
-            .map(|(_, max)| crate::cost::SizeEstimate { min: 0, max: *max })
+            .map(|(_, max)| kcel::cost::SizeEstimate { min: 0, max: *max })
     }
 }
 
 /// Estimated and actual costs, unoptimized (list literals cost 10), as cel-go counts them.
 #[test]
 fn costs_match_cel_go() {
-    use crate::env::ProgramOptions;
-    use crate::types::Type;
+    use kcel::env::ProgramOptions;
+    use kcel::types::Type;
     const MAX: u64 = u64::MAX;
     type Vars = &'static [(&'static str, &'static str, u64)];
     let cases: &[(&str, Vars, (u64, u64), u64)] = &[
@@ -219,7 +217,7 @@ mod fuzz {
     use proptest::prelude::*;
 
     use super::super::{encoders, format, lists, strings};
-    use crate::value::Value;
+    use kcel::value::Value;
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]

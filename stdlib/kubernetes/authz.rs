@@ -13,10 +13,10 @@ use super::selectors::{
 };
 
 use super::{est_one, opaque, opaque_arg, string_arg};
-use crate::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::value::{Opaque, Value};
+use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::value::{Opaque, Value};
 
 /// `kubernetes.authorization.Authorizer`.
 pub const AUTHORIZER: &str = "kubernetes.authorization.Authorizer";
@@ -555,7 +555,7 @@ pub fn resource(g: &Value, r: &Value) -> EvalResult {
 }
 
 /// A resource-check builder setting one field.
-fn setter(field: &'static str) -> crate::registry::SharedFn {
+fn setter(field: &'static str) -> kcel::registry::SharedFn {
     Arc::new(move |args: &[Value]| {
         let [c, v] = args else {
             return Err(EvalError::no_such_overload());
@@ -638,20 +638,20 @@ fn est_check(_: &EstimateArgs<'_>) -> CallEstimate {
 
 /// `10 + ⌈L × 0.1⌉ + ⌈⌈L × 0.5⌉ × 50⌉` for a selector of length L.
 fn selector_cost_estimate(len: SizeEstimate) -> CostEstimate {
-    let parse = len.times_factor(crate::cost::STRING_TRAVERSAL_FACTOR);
+    let parse = len.times_factor(kcel::cost::STRING_TRAVERSAL_FACTOR);
     let requirements = len.times_factor(0.5);
-    let per_requirement = (crate::cost::LIST_CREATE + crate::cost::STRUCT_CREATE) as f64;
+    let per_requirement = (kcel::cost::LIST_CREATE + kcel::cost::STRUCT_CREATE) as f64;
     let requirement_cost = CostEstimate {
         min: super::ceil_cost(requirements.min, per_requirement),
         max: (requirements.max as f64 * per_requirement)
             .ceil()
             .min(u64::MAX as f64) as u64,
     };
-    CostEstimate::fixed(crate::cost::LIST_CREATE) + parse + requirement_cost
+    CostEstimate::fixed(kcel::cost::LIST_CREATE) + parse + requirement_cost
 }
 
 fn selector_cost(args: &[Value], _: Option<&Value>) -> u64 {
-    let len = args.get(1).map_or(0, crate::cost::actual_size);
+    let len = args.get(1).map_or(0, kcel::cost::actual_size);
     selector_cost_estimate(SizeEstimate::fixed(len)).max
 }
 

@@ -10,12 +10,12 @@ use super::{
     ceil_cost, est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg,
     value_size,
 };
-use crate::cost::{
+use kcel::cost::{
     CallCost, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
 };
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::value::{Opaque, Value};
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::value::{Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "net.CIDR";

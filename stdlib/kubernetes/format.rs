@@ -7,12 +7,12 @@ use std::sync::{Arc, LazyLock};
 use regex::Regex;
 
 use super::{opaque, opaque_arg, string_arg};
-use crate::cost::{
+use kcel::cost::{
     CallCost, CallEstimate, EstimateArgs, REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR,
 };
-use crate::error::EvalResult;
-use crate::registry::{Implementation, Library};
-use crate::value::{Opaque, Value};
+use kcel::error::EvalResult;
+use kcel::registry::{Implementation, Library};
+use kcel::value::{Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "kubernetes.NamedFormat";
@@ -195,7 +195,7 @@ fn validate_cost(args: &[Value], _: Option<&Value>) -> u64 {
     let Ok(f) = opaque_arg::<Format>(f) else {
         return 1;
     };
-    let s = super::ceil_cost(1 + crate::cost::actual_size(s), STRING_TRAVERSAL_FACTOR);
+    let s = super::ceil_cost(1 + kcel::cost::actual_size(s), STRING_TRAVERSAL_FACTOR);
     s.saturating_mul(super::ceil_cost(
         f.max_regex_size,
         REGEX_STRING_LENGTH_FACTOR,
@@ -206,7 +206,7 @@ fn validate_cost(args: &[Value], _: Option<&Value>) -> u64 {
 fn validate_estimate(a: &EstimateArgs<'_>) -> CallEstimate {
     let mut e = super::est_traverse_first(a);
     let f = MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_FACTOR;
-    e.cost = crate::cost::CostEstimate {
+    e.cost = kcel::cost::CostEstimate {
         min: super::ceil_cost(e.cost.min, f),
         max: (e.cost.max as f64 * f).ceil().min(u64::MAX as f64) as u64,
     };

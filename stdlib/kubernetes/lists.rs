@@ -3,14 +3,14 @@
 
 use std::cmp::Ordering;
 
-use crate::cost::{
+use kcel::cost::{
     AstNode, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
 };
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::stdlib::standard::{arithmetic, time};
-use crate::types::Type;
-use crate::value::Value;
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::standard::{arithmetic, time};
+use kcel::types::Type;
+use kcel::value::Value;
 
 /// Element types with an ordering, with the names used in overload ids.
 const COMPARABLE: &[&str] = &[
@@ -42,7 +42,7 @@ pub fn library(version: u32) -> Library {
                     "bool",
                     Implementation::Unary(is_sorted),
                 )
-                .cost(crate::cost::CallCost::Custom(traversal_cost))
+                .cost(kcel::cost::CallCost::Custom(traversal_cost))
                 .estimate(estimate);
         }
         f.examples(&[
@@ -70,7 +70,7 @@ pub fn library(version: u32) -> Library {
                     t,
                     Implementation::Unary(imp),
                 )
-                .cost(crate::cost::CallCost::Custom(traversal_cost))
+                .cost(kcel::cost::CallCost::Custom(traversal_cost))
                 .estimate(estimate);
         }
         f.examples(&[
@@ -102,7 +102,7 @@ pub fn library(version: u32) -> Library {
                     t,
                     Implementation::Unary(imp),
                 )
-                .cost(crate::cost::CallCost::Custom(traversal_cost))
+                .cost(kcel::cost::CallCost::Custom(traversal_cost))
                 .estimate(estimate);
         }
         f.examples(examples);
@@ -117,7 +117,7 @@ pub fn library(version: u32) -> Library {
         "int",
         Implementation::Binary(index_of),
     )
-    .cost(crate::cost::CallCost::Custom(traversal_cost))
+    .cost(kcel::cost::CallCost::Custom(traversal_cost))
     .estimate(estimate)
     .examples(&["[1, 2, 2, 3].indexOf(2) == 1", "['a'].indexOf('b') == -1"]);
     lib.function(
@@ -130,7 +130,7 @@ pub fn library(version: u32) -> Library {
         "int",
         Implementation::Binary(last_index_of),
     )
-    .cost(crate::cost::CallCost::Custom(traversal_cost))
+    .cost(kcel::cost::CallCost::Custom(traversal_cost))
     .estimate(estimate)
     .examples(&[
         "[1, 2, 2, 3].lastIndexOf(2) == 2",
@@ -148,7 +148,7 @@ pub fn library(version: u32) -> Library {
             "bool",
             Implementation::Binary(includes),
         )
-        .cost(crate::cost::CallCost::Custom(traversal_cost))
+        .cost(kcel::cost::CallCost::Custom(traversal_cost))
         .estimate(estimate)
         .examples(&[
             "[1, 2, 3].includes(2)",

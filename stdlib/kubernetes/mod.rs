@@ -26,7 +26,7 @@
 //! use std::sync::Arc;
 //!
 //! use kcel::cost::NoSizes;
-//! use kcel::stdlib::kubernetes::{self, AllowAll, CostEstimator, authz::AUTHORIZER};
+//! use kcel_stdlib::kubernetes::{self, AllowAll, CostEstimator, authz::AUTHORIZER};
 //! use kcel::{Env, ProgramOptions, Type, Value};
 //!
 //! let mut env = Env::new();
@@ -50,33 +50,37 @@
 //! assert_eq!(details.actual_cost, 350006);
 //! ```
 
+pub mod admission;
 pub mod authz;
 pub mod cidr;
 pub mod costs;
+pub mod crd;
 pub mod format;
 pub mod go_url;
 pub mod ip;
 pub mod lists;
 pub mod netip;
+pub mod presets;
 pub mod quantity;
 pub mod regex;
 pub mod selectors;
 pub mod semver;
+pub mod suite;
 pub mod urls;
 
-use crate::cost::{
+use kcel::cost::{
     AstNode, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
     SizeEstimator,
 };
-use crate::error::EvalError;
-use crate::registry::Library;
-use crate::types::Type;
-use crate::value::{Opaque, Value};
+use kcel::error::EvalError;
+use kcel::registry::Library;
+use kcel::types::Type;
+use kcel::value::{Opaque, Value};
 
-pub(crate) use crate::stdlib::standard::go_quote;
 pub use authz::{
     AllowAll, Authorizer, AuthzRequest, Decision, DenyAll, Rule, RuleAuthorizer, authorizer_value,
 };
+pub(crate) use kcel::standard::go_quote;
 
 /// The Kubernetes libraries enabled at a Kubernetes version `(major, minor)` for new
 /// expressions (SPEC §1.2); the cel-go extensions are not included.
@@ -214,7 +218,7 @@ pub(crate) fn value_size(v: &Value) -> u64 {
     if let Ok(c) = opaque_arg::<cidr::Cidr>(v) {
         return c.size();
     }
-    crate::cost::actual_size(v)
+    kcel::cost::actual_size(v)
 }
 
 /// One row of a declaration table: name, overload id, result type, doc, implementation,

@@ -9,10 +9,10 @@ use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 
 use super::{est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg};
-use crate::cost::CallCost;
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::value::{Opaque, Value};
+use kcel::cost::CallCost;
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::value::{Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "kubernetes.Quantity";

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use regex::Regex;
 
 use super::string_arg;
-use crate::cost::{
+use kcel::cost::{
     CallCost, CallEstimate, EstimateArgs, REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR,
     SizeEstimate,
 };
-use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
-use crate::value::Value;
+use kcel::error::{EvalError, EvalResult};
+use kcel::registry::{Implementation, Library};
+use kcel::value::Value;
 
 /// Builds the library.
 pub fn library() -> Library {
@@ -28,6 +28,7 @@ pub fn library() -> Library {
     )
     .cost(CallCost::Custom(runtime_cost))
     .estimate(estimate)
+    .specialize(precompiled_find)
     .examples(&[
         "'abc 123'.find('[0-9]+') == '123'",
         "'abc'.find('[0-9]+') == ''",
@@ -44,6 +45,7 @@ pub fn library() -> Library {
     )
     .cost(CallCost::Custom(runtime_cost))
     .estimate(estimate)
+    .specialize(precompiled_find_all)
     .member(
         "string_find_all_string_int",
         &["string", "string", "int"],
@@ -52,6 +54,7 @@ pub fn library() -> Library {
     )
     .cost(CallCost::Custom(runtime_cost))
     .estimate(estimate)
+    .specialize(precompiled_find_all)
     .examples(&[
         "'123 abc 456'.findAll('[0-9]+') == ['123', '456']",
         "'123 abc 456'.findAll('[0-9]+', 1) == ['123']",
@@ -61,15 +64,26 @@ pub fn library() -> Library {
 }
 
 fn compile(pattern: &str) -> Result<Regex, EvalError> {
-    crate::stdlib::standard::strings::compile_regex(pattern)
+    kcel::standard::strings::compile_regex(pattern)
         .map_err(|e| EvalError::new(format!("Illegal regex: {}", e.message)))
 }
 
-/// An implementation of a `find`/`findAll` overload with its constant pattern compiled
-/// once (the planner's counterpart of cel-go's regex optimization).
-pub fn precompiled(overload_id: &str, pattern: &str) -> Option<Implementation> {
+/// `find` with a constant pattern compiled once (the planner's counterpart of cel-go's regex
+/// optimization).
+fn precompiled_find(constants: &[Option<&Value>]) -> Option<Implementation> {
+    precompiled(constants, false)
+}
+
+/// `findAll` with a constant pattern compiled once.
+fn precompiled_find_all(constants: &[Option<&Value>]) -> Option<Implementation> {
+    precompiled(constants, true)
+}
+
+fn precompiled(constants: &[Option<&Value>], find_all: bool) -> Option<Implementation> {
+    let Some(Some(Value::String(pattern))) = constants.get(1) else {
+        return None;
+    };
     let re = Arc::new(compile(pattern).ok()?);
-    let find_all = overload_id != "string_find_string";
     Some(Implementation::Closure(Arc::new(
         move |args: &[Value]| {
             let s = args
@@ -155,7 +169,7 @@ fn go_find_all<'s>(re: &Regex, s: &'s str, limit: usize) -> Vec<&'s str> {
 
 /// `⌈(1 + S(str)) × 0.1⌉ × ⌈S(pattern) × 0.25⌉`.
 fn runtime_cost(args: &[Value], _: Option<&Value>) -> u64 {
-    let size = |i: usize| args.get(i).map_or(0, crate::cost::actual_size);
+    let size = |i: usize| args.get(i).map_or(0, kcel::cost::actual_size);
     let s = super::ceil_cost(1 + size(0), STRING_TRAVERSAL_FACTOR);
     let p = super::ceil_cost(size(1), REGEX_STRING_LENGTH_FACTOR);
     s.saturating_mul(p)

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use kcel::stdlib::kubernetes::authz::{
+use kcel::{Env, Type, Value};
+use kcel_stdlib::kubernetes::authz::{
     AUTHORIZER, AuthzRequest, Decision, DecisionKind, DenyAll, Rule, RuleAuthorizer, UserInfo,
 };
-use kcel::stdlib::kubernetes::selectors::{FieldRequirement, LabelRequirement};
-use kcel::stdlib::kubernetes::{Authorizer, authorizer_value};
-use kcel::{Env, Type, Value};
+use kcel_stdlib::kubernetes::selectors::{FieldRequirement, LabelRequirement};
+use kcel_stdlib::kubernetes::{Authorizer, authorizer_value};
 
 use super::support::*;
 

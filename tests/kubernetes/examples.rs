@@ -1,7 +1,7 @@
 //! Every documented example of the Kubernetes libraries runs and is true; the libraries a
 //! Kubernetes version enables; the SPEC §9 surprises that concern these libraries.
 
-use kcel::stdlib::kubernetes;
+use kcel_stdlib::kubernetes;
 
 use super::support::*;
 

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use kcel::stdlib::kubernetes::{self, AllowAll};
 use kcel::{Env, Value};
+use kcel_stdlib::kubernetes::{self, AllowAll};
 
 use super::support::*;
 

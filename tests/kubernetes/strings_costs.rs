@@ -1,13 +1,13 @@
 //! Kubernetes' costs for the `ext.Strings` functions (priced by name in `library/cost.go`)
 //! and `kubernetes.jsonpatch`, with cel-go's `ext.Strings` version 2 as Kubernetes enables it.
 
-use kcel::stdlib::kubernetes::{self, costs};
+use kcel_stdlib::kubernetes::{self, costs};
 
 use super::support::*;
 
 /// cel-go's `ext.Strings` at the version Kubernetes enables, with Kubernetes' runtime costs.
 fn strings_v2() -> kcel::registry::Library {
-    let mut lib = kcel::stdlib::ext::strings(2);
+    let mut lib = kcel_stdlib::ext::strings(2);
     costs::apply_runtime_costs(&mut lib);
     lib
 }

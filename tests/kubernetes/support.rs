@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kcel::cost::{AstNode, NoSizes, SizeEstimate, SizeEstimator};
-use kcel::stdlib::kubernetes::{self, AllowAll, CostEstimator, authz};
 use kcel::{Env, ProgramOptions, Type, Value};
+use kcel_stdlib::kubernetes::{self, AllowAll, CostEstimator, authz};
 
 /// What a case expects.
 #[derive(Clone, Copy, Debug)]
@@ -119,7 +119,7 @@ pub fn env() -> Env {
     for lib in kubernetes::libraries_for((1, 37)) {
         env.add_library(&lib);
     }
-    env.add_library(&kcel::stdlib::optional::optional(2));
+    env.add_library(&kcel_stdlib::optional::optional(2));
     env.declare("authorizer", Type::Named(authz::AUTHORIZER.into(), vec![]));
     env.set_presence_test_cost(false);
     env

@@ -3,11 +3,11 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::check::TypeProvider;
-use crate::kubernetes::FieldError;
-use crate::presets::{KUBERNETES_LATEST, Mode};
-use crate::stdlib::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
-use crate::{Env, Program, Type};
+use crate::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
+use crate::kubernetes::crd::FieldError;
+use crate::kubernetes::presets::{KUBERNETES_LATEST, Mode};
+use kcel::check::TypeProvider;
+use kcel::{Env, Program, Type};
 
 use super::types::{PolicySpec, ValidatingAdmissionPolicy};
 use super::validation;
@@ -145,8 +145,8 @@ fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
     static BASES: OnceLock<(Env, Env)> = OnceLock::new();
     let (write, stored) = BASES.get_or_init(|| {
         (
-            crate::presets::kubernetes(WRITE_VERSION, Mode::NewExpressions),
-            crate::presets::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions),
+            crate::kubernetes::presets::kubernetes(WRITE_VERSION, Mode::NewExpressions),
+            crate::kubernetes::presets::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions),
         )
     });
     let mut env = if declares.write {

@@ -1,6 +1,6 @@
 //! Validating a ValidatingAdmissionPolicyBinding as the API server does.
 
-use crate::kubernetes::FieldError;
+use crate::kubernetes::crd::FieldError;
 
 use super::types::ValidatingAdmissionPolicyBinding;
 use super::validation;

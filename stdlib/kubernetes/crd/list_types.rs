@@ -1,11 +1,11 @@
 //! `x-kubernetes-list-type: set` and `map` semantics for `==` and `+` (the left operand
-//! decides), carried by the list values themselves ([`crate::value::List::semantics`]), as
+//! decides), carried by the list values themselves ([`kcel::value::List::semantics`]), as
 //! Kubernetes' `unstructuredSetList` and `unstructuredMapList` (apiserver
 //! `pkg/cel/common/valuesunstructured.go`, `valuesreflect.go`).
 
 use std::collections::{HashMap, HashSet};
 
-use crate::value::{ListSemantics, Value};
+use kcel::value::{ListSemantics, Value};
 
 /// A scalar as a hashable key: values of different types never match (int `1` and double
 /// `1.0` are different set members).
@@ -163,7 +163,7 @@ impl ListSemantics for MapList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::{Key, Map};
+    use kcel::value::{Key, Map};
 
     fn s(x: &str) -> Value {
         Value::string(x)
@@ -237,8 +237,8 @@ mod tests {
 
     #[test]
     fn semantics_travel_with_the_left_operand() {
-        use crate::stdlib::standard::{arithmetic::add_list, logic::equals};
-        use crate::value::List;
+        use kcel::standard::{arithmetic::add_list, logic::equals};
+        use kcel::value::List;
         use std::sync::Arc;
         let set = Value::List(Arc::new(List::with_semantics(
             vec![s("a"), s("b")],
@@ -259,7 +259,7 @@ mod tests {
         )));
         assert_eq!(
             equals(&objs, &objs),
-            Err(crate::EvalError::new(NON_SCALAR_SET))
+            Err(kcel::EvalError::new(NON_SCALAR_SET))
         );
         assert!(!objs.cel_eq(&objs));
     }

@@ -14,10 +14,10 @@ use super::sizes::{
 };
 use super::structural::{node_errors, structural_errors};
 use super::types::{DeclType, SchemaTypes};
-use crate::check::Reference;
-use crate::cost::CostEstimate;
-use crate::types::Type;
-use crate::{Env, Program, ProgramOptions};
+use kcel::check::Reference;
+use kcel::cost::CostEstimate;
+use kcel::types::Type;
+use kcel::{Env, Program, ProgramOptions};
 
 /// The per-call runtime cost limit of one rule evaluation.
 pub const PER_CALL_COST_LIMIT: u64 = 1_000_000;
@@ -31,14 +31,14 @@ pub const OLD_SELF: &str = "oldSelf";
 pub const SELF_TYPE: &str = "selfType";
 
 /// The environment rules compile in, before `self` and `oldSelf` are declared: Kubernetes'
-/// environment for stored expressions ([`crate::presets::kubernetes`]), as kube-apiserver uses to run
+/// environment for stored expressions ([`crate::kubernetes::presets::kubernetes`]), as kube-apiserver uses to run
 /// CRD rules. (Kubernetes checks new or changed rules against the environment of its
-/// compatibility version; use [`crate::kubernetes::Validator::with_env`] with
-/// `crate::presets::kubernetes(version, Mode::NewExpressions)` for that.)
+/// compatibility version; use [`crate::kubernetes::crd::Validator::with_env`] with
+/// `crate::kubernetes::presets::kubernetes(version, Mode::NewExpressions)` for that.)
 pub fn rule_env() -> Env {
-    crate::presets::kubernetes(
-        crate::presets::KUBERNETES_LATEST,
-        crate::presets::Mode::StoredExpressions,
+    crate::kubernetes::presets::kubernetes(
+        crate::kubernetes::presets::KUBERNETES_LATEST,
+        crate::kubernetes::presets::Mode::StoredExpressions,
     )
 }
 
@@ -551,7 +551,7 @@ impl Compiler<'_> {
 
 /// A program-creation error as cel-go returns it: a plain Go error (the first problem, no
 /// source position).
-fn program_error(issues: &crate::Issues) -> String {
+fn program_error(issues: &kcel::Issues) -> String {
     issues
         .diagnostics
         .first()

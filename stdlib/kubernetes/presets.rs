@@ -1,9 +1,9 @@
 //! Ready-made environments: Kubernetes' CEL environment by Kubernetes version, as
 //! kube-apiserver assembles it (SPEC §1).
 
-use crate::env::{Env, ProgramOptions};
-use crate::stdlib::kubernetes::{self, costs};
-use crate::stdlib::{comprehensions, ext, optional};
+use crate::kubernetes::{self, costs};
+use crate::{comprehensions, ext, optional};
+use kcel::env::{Env, ProgramOptions};
 
 /// Kubernetes' per-expression runtime cost limit.
 pub const KUBERNETES_COST_LIMIT: u64 = 1_000_000;
@@ -114,14 +114,14 @@ mod tests {
     #[test]
     fn programs_have_the_kubernetes_cost_limit() {
         let mut env = kubernetes(KUBERNETES_LATEST, Mode::NewExpressions);
-        env.declare("l", crate::Type::list(crate::Type::Int));
+        env.declare("l", kcel::Type::list(kcel::Type::Int));
         let ast = env
             .compile("l.all(a, l.all(b, l.all(c, a + b + c >= 0)))")
             .unwrap();
         let program = env.program(&ast).unwrap();
-        let l = crate::Value::list((0..200).map(crate::Value::Int).collect::<Vec<_>>());
+        let l = kcel::Value::list((0..200).map(kcel::Value::Int).collect::<Vec<_>>());
         let vars = std::collections::HashMap::from([("l".to_string(), l)]);
         let err = program.eval(&vars).unwrap_err();
-        assert_eq!(err.message, crate::cost::LIMIT_EXCEEDED);
+        assert_eq!(err.message, kcel::cost::LIMIT_EXCEEDED);
     }
 }

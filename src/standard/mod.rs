@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn builds_and_overload_ids_are_unique() {
-        let lib = crate::stdlib::standard();
+        let lib = crate::standard::library();
         let mut ids = HashSet::new();
         for f in &lib.functions {
             assert!(!f.doc.is_empty(), "{} has no doc", f.name);
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn implementations_are_total_and_match_their_declarations() {
-        let lib = crate::stdlib::standard();
+        let lib = crate::standard::library();
         let values = samples();
         for f in &lib.functions {
             for o in &f.overloads {

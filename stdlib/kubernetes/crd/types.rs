@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::escaping::{escape, is_reserved};
 use super::schema::Schema;
-use crate::check::TypeProvider;
-use crate::types::Type;
+use kcel::check::TypeProvider;
+use kcel::types::Type;
 
 /// The request size Kubernetes assumes when bounding sizes: 3 MiB.
 pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;

@@ -200,7 +200,7 @@ impl fmt::Display for FieldError {
 }
 
 /// Go's `%q` of a string.
-pub use crate::stdlib::standard::go_quote;
+pub use kcel::standard::go_quote;
 
 /// A string as Go's `encoding/json` writes it (`json.Marshal`): HTML-sensitive `<`, `>`, `&`
 /// and U+2028/U+2029 as `\u` escapes, control characters as `\n`, `\r`, `\t`, `\b`, `\f`

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::stdlib::kubernetes::authz::{self, Authorizer, AuthzRequest};
-use crate::value::Opaque;
-use crate::{Activation, Value};
+use crate::kubernetes::authz::{self, Authorizer, AuthzRequest};
+use kcel::value::Opaque;
+use kcel::{Activation, Value};
 
 use super::compile::{Compiled, VARIABLES_TYPE};
 use super::matching::Matched;

@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use crate::check::TypeProvider;
-use crate::kubernetes::{Schema, SchemaTypes};
-use crate::presets::{KUBERNETES_LATEST, Mode};
-use crate::stdlib::kubernetes::authz::AUTHORIZER;
-use crate::{Env, Type};
+use crate::kubernetes::authz::AUTHORIZER;
+use crate::kubernetes::crd::{Schema, SchemaTypes};
+use crate::kubernetes::presets::{KUBERNETES_LATEST, Mode};
+use kcel::check::TypeProvider;
+use kcel::{Env, Type};
 
 use super::compile::VARIABLES_TYPE;
 use super::compile::{AdmissionTypes, NAMESPACE_TYPE, REQUEST_TYPE, composition_type};
@@ -148,7 +148,8 @@ struct Checker {
 
 impl Checker {
     fn env(&self, variables: &[(String, Type)]) -> Env {
-        let mut env = crate::presets::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions);
+        let mut env =
+            crate::kubernetes::presets::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions);
         env.declare("namespaceObject", Type::Object(NAMESPACE_TYPE.into()));
         env.declare("request", Type::Object(REQUEST_TYPE.into()));
         let object = self.object.as_ref().map_or(Type::Dyn, |(_, t)| t.clone());

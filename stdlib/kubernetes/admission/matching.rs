@@ -287,7 +287,7 @@ fn rules_match(
 pub fn namespace_not_found(name: &str) -> String {
     format!(
         "namespaces {} not found",
-        crate::kubernetes::field_error::go_quote(name)
+        crate::kubernetes::crd::field_error::go_quote(name)
     )
 }
 
@@ -378,7 +378,7 @@ pub fn matches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admission::types::LabelSelectorRequirement;
+    use crate::kubernetes::admission::types::LabelSelectorRequirement;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

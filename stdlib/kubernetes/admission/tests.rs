@@ -218,7 +218,7 @@ fn embedder_equivalent_resources() {
 fn type_checking_warnings() {
     use super::types::{GroupVersionKind, GroupVersionResource};
     use super::{SchemaResolver, type_check};
-    use crate::kubernetes::Schema;
+    use crate::kubernetes::crd::Schema;
 
     struct Resolver;
     impl SchemaResolver for Resolver {

@@ -1,10 +1,12 @@
 //! `in`, indexing and `size()` for lists, maps, strings and bytes.
 
+use std::sync::Arc;
+
 use super::{TWO_POW_63, go_display};
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
 use crate::syntax::ast::op;
-use crate::value::Value;
+use crate::value::{Key, Value};
 
 /// Declares `@in`, `_[_]` and `size`.
 pub fn declare(lib: &mut Library) {
@@ -194,6 +196,20 @@ pub fn size(v: &Value) -> EvalResult {
     };
     // Lengths of in-memory values always fit in i64.
     Ok(Value::Int(n as i64))
+}
+
+/// Inserts `k: v` into `map` (copying it unless it is uniquely owned).
+pub fn map_insert(map: Value, k: &Value, v: Value) -> EvalResult {
+    let Value::Map(mut m) = map else {
+        return Err(EvalError::no_such_overload());
+    };
+    let key = Key::from_value(k).ok_or_else(|| EvalError::new("unsupported key type"))?;
+    if !Arc::make_mut(&mut m).insert_new(key, v) {
+        return Err(EvalError::new(format!(
+            "insert failed: key {k} already exists"
+        )));
+    }
+    Ok(Value::Map(m))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::Value;
+use kcel::Value;
 
 use super::activation::{Bindings, LazyVariables, Phase};
 use super::compile::{Compiled, CompiledPolicy};

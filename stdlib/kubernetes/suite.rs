@@ -64,10 +64,14 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value as Json;
 
-use crate::admission::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-use crate::admission::{AdmissionRequest, CompiledPolicy, Input, admit, validate_binding};
-use crate::kubernetes::{CompileOptions, FieldPath, Schema, Validator, crd_version_schemas};
-use crate::stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
+use crate::kubernetes::admission::types::{
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+};
+use crate::kubernetes::admission::{
+    AdmissionRequest, CompiledPolicy, Input, admit, validate_binding,
+};
+use crate::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
+use crate::kubernetes::crd::{CompileOptions, FieldPath, Schema, Validator, crd_version_schemas};
 
 /// A field that may be absent (`None`), `null` (`Some(None)`) or a value.
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Json>>, D::Error> {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::schema::Schema;
 use super::types::{DeclType, MAX_REQUEST_SIZE_BYTES};
-use crate::cost::{AstNode, SizeEstimate, SizeEstimator};
+use kcel::cost::{AstNode, SizeEstimate, SizeEstimator};
 
 /// The estimated cost limit of one rule (after multiplying by its cardinality).
 pub const PER_RULE_ESTIMATED_COST_LIMIT: u64 = 10_000_000;

@@ -3,7 +3,7 @@
 //! An object is converted once ([`to_value`]); every rule at every node reads the same
 //! shared values (sub-values are `Arc` clones, never deep copies). Objects become maps
 //! keyed by escaped field names; set and map lists carry their semantics
-//! ([`crate::value::List::semantics`]).
+//! ([`kcel::value::List::semantics`]).
 
 use std::sync::Arc;
 
@@ -12,9 +12,9 @@ use base64::Engine;
 use super::escaping::is_reserved;
 use super::list_types::{MapList, SetList};
 use super::types::{DeclKind, DeclType, ListKind};
-use crate::stdlib::standard::{duration_text, timestamp_text};
-use crate::types::Type;
-use crate::value::{Key, List, Map, Value};
+use kcel::standard::{duration_text, timestamp_text};
+use kcel::types::Type;
+use kcel::value::{Key, List, Map, Value};
 
 /// Data nested deeper than this is an error.
 pub const MAX_DATA_DEPTH: usize = 256;
@@ -191,8 +191,8 @@ fn parse_date_or_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kubernetes::schema::Schema;
-    use crate::kubernetes::types::SchemaTypes;
+    use crate::kubernetes::crd::schema::Schema;
+    use crate::kubernetes::crd::types::SchemaTypes;
     use serde_json::json;
 
     fn convert(schema: serde_json::Value, data: serde_json::Value) -> Result<Value, String> {

@@ -5,9 +5,9 @@
 
 use serde_json::Value as Json;
 
-use crate::kubernetes::field_error::{go_json_quote, go_json_value, go_quote};
-use crate::kubernetes::{ErrorType, FieldError, FieldPath};
-use crate::stdlib::kubernetes::format::FORMATS;
+use crate::kubernetes::crd::field_error::{go_json_quote, go_json_value, go_quote};
+use crate::kubernetes::crd::{ErrorType, FieldError, FieldPath};
+use crate::kubernetes::format::FORMATS;
 
 use super::types::{
     FailurePolicy, LabelSelector, MatchPolicy, MatchResources, NamedRuleWithOperations, ObjectMeta,
@@ -434,7 +434,7 @@ fn is_cel_identifier(name: &str) -> bool {
         .next()
         .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        && !crate::kubernetes::escaping::is_reserved(name)
+        && !crate::kubernetes::crd::escaping::is_reserved(name)
 }
 
 /// At most this many audit annotations.

@@ -13,8 +13,8 @@ use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
 use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
-use crate::value::Value;
-use crate::{Activation, Env, EvalError, Program};
+use kcel::value::Value;
+use kcel::{Activation, Env, EvalError, Program};
 
 /// The runtime cost budget for all rules of one object.
 pub const PER_OBJECT_COST_BUDGET: i64 = 10_000_000;
@@ -298,7 +298,7 @@ impl Run {
             };
             let escaped = super::escaping::escape(k);
             let lookup =
-                |m: &crate::value::Map| escaped.as_deref().and_then(|e| m.get_str(e).cloned());
+                |m: &kcel::value::Map| escaped.as_deref().and_then(|e| m.get_str(e).cloned());
             let old = old_obj
                 .filter(|_| rn.map_correlatable)
                 .and_then(|o| o.get(k));
@@ -547,7 +547,7 @@ fn child_value(
     parent: Option<&Result<Value, String>>,
     json: &serde_json::Value,
     ty: Option<&DeclType>,
-    lookup: impl Fn(&crate::value::Map) -> Option<Value>,
+    lookup: impl Fn(&kcel::value::Map) -> Option<Value>,
 ) -> Option<Result<Value, String>> {
     let ty = ty?;
     if let Some(Ok(Value::Map(m))) = parent {

@@ -3,7 +3,7 @@
 //! `x-kubernetes-validations` rules as kube-apiserver performs it.
 //!
 //! ```
-//! use kcel::kubernetes::{CompileOptions, Schema, Validator};
+//! use kcel_stdlib::kubernetes::crd::{CompileOptions, Schema, Validator};
 //! use serde_json::json;
 //!
 //! let schema = Schema::from_json(&json!({

@@ -2,8 +2,8 @@
 //! request, the decision kube-apiserver would make, with its exact texts.
 //!
 //! ```
-//! use kcel::admission::{AdmissionRequest, CompiledPolicy, Input, admit};
-//! use kcel::admission::types::*;
+//! use kcel_stdlib::kubernetes::admission::{AdmissionRequest, CompiledPolicy, Input, admit};
+//! use kcel_stdlib::kubernetes::admission::types::*;
 //!
 //! let policy: ValidatingAdmissionPolicy = serde_json::from_value(serde_json::json!({
 //!     "metadata": {"name": "max-replicas"},
@@ -50,9 +50,9 @@ mod validation;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::stdlib::kubernetes::authz::Authorizer;
+use crate::kubernetes::authz::Authorizer;
 
-pub use crate::kubernetes::FieldError;
+pub use crate::kubernetes::crd::FieldError;
 pub use binding::validate_binding;
 pub use compile::CompiledPolicy;
 pub use types::{AdmissionRequest, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
@@ -60,7 +60,7 @@ pub use validate::{
     BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,
 };
 
-use crate::kubernetes::field_error::go_quote;
+use crate::kubernetes::crd::field_error::go_quote;
 use activation::{Bindings, Subject};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
