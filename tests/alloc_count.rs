@@ -9,10 +9,12 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use kcel::{Env, Program, Type, Value};
 use serde_json::Value as Json;
+
+#[path = "support/shared_data.rs"]
+mod shared_data;
 
 /// Counts allocations (and reallocations) made by the current thread, so that the test
 /// harness and other tests running in parallel do not disturb the count.
@@ -58,21 +60,23 @@ fn allocations() -> u64 {
     ALLOCATIONS.with(Cell::get)
 }
 
-/// The workload's bindings of a case, as kcel values.
-fn workload_bindings(case: &str) -> HashMap<String, Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/workload.json");
+/// The workload's bindings of a case, as kcel values; `None` (the skip said, by `test`)
+/// without the shared workload.
+fn workload_bindings(case: &str, test: &str) -> Option<HashMap<String, Value>> {
+    let path = shared_data::shared_data("bench/workload.json", test)?;
     let text = std::fs::read_to_string(&path).expect("the shared workload is readable");
     let cases: Vec<Json> = serde_json::from_str(&text).expect("the workload is JSON");
     let case = cases
         .iter()
         .find(|c| c["name"] == case)
         .expect("the case is in the workload");
-    case["bindings"]
+    let bindings = case["bindings"]
         .as_object()
         .expect("bindings are an object")
         .iter()
         .map(|(k, v)| (k.clone(), Value::from(v)))
-        .collect()
+        .collect();
+    Some(bindings)
 }
 
 fn program(expr: &str, vars: &HashMap<String, Value>) -> Program {
@@ -100,17 +104,21 @@ fn count(program: &Program, vars: &HashMap<String, Value>) -> (u64, Value) {
 }
 
 /// Allocations of one evaluation of `expr` over the 1,000-item workload list and over its
-/// first 10 items; both visit every element.
-fn per_list_size(expr: &str, expected: (bool, bool)) -> (u64, u64) {
-    let vars_1000 = workload_bindings("exists_1k");
+/// first 10 items (`vars_1000`: the workload's `exists_1k` bindings); both visit every
+/// element.
+fn per_list_size(
+    expr: &str,
+    vars_1000: &HashMap<String, Value>,
+    expected: (bool, bool),
+) -> (u64, u64) {
     let Some(Value::List(items)) = vars_1000.get("items") else {
         panic!("exists_1k binds a list 'items'");
     };
     assert_eq!(items.len(), 1000);
     let vars_10: HashMap<String, Value> =
         [("items".to_string(), Value::list(items[..10].to_vec()))].into();
-    let program = program(expr, &vars_1000);
-    let (n_1000, r_1000) = count(&program, &vars_1000);
+    let program = program(expr, vars_1000);
+    let (n_1000, r_1000) = count(&program, vars_1000);
     let (n_10, r_10) = count(&program, &vars_10);
     assert_eq!(
         (r_1000, r_10),
@@ -122,13 +130,23 @@ fn per_list_size(expr: &str, expected: (bool, bool)) -> (u64, u64) {
 
 #[test]
 fn allocations_per_element_of_exists_and_all() {
+    let Some(vars) = workload_bindings(
+        "exists_1k",
+        "alloc_count::allocations_per_element_of_exists_and_all",
+    ) else {
+        return;
+    };
     // The match is the last item, so every element is visited (no match among the first 10).
-    let (exists_1000, exists_10) =
-        per_list_size("items.exists(i, i.name == 'item-999')", (true, false));
+    let (exists_1000, exists_10) = per_list_size(
+        "items.exists(i, i.name == 'item-999')",
+        &vars,
+        (true, false),
+    );
     // An ordering on a `dyn` operand: dispatched at run time among the int/uint/double
     // overloads.
     let (all_1000, all_10) = per_list_size(
         "items.all(i, i.name != 'none' && i.priority >= 0)",
+        &vars,
         (true, true),
     );
     // The target: zero allocations per element, for exists and all, also with a
@@ -146,7 +164,9 @@ fn allocations_per_element_of_exists_and_all() {
 #[test]
 fn field_cmp_allocations() {
     let expr = "self.spec.replicas <= self.spec.maxReplicas && self.spec.replicas >= self.spec.minReplicas";
-    let vars = workload_bindings("field_cmp");
+    let Some(vars) = workload_bindings("field_cmp", "alloc_count::field_cmp_allocations") else {
+        return;
+    };
     let program = program(expr, &vars);
     let (n, result) = count(&program, &vars);
     assert_eq!(result, Value::Bool(true));
@@ -160,7 +180,12 @@ fn field_cmp_allocations() {
 #[test]
 fn constant_regexes_are_compiled_once() {
     let pattern = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
-    let mut vars = workload_bindings("regex_matches");
+    let Some(mut vars) = workload_bindings(
+        "regex_matches",
+        "alloc_count::constant_regexes_are_compiled_once",
+    ) else {
+        return;
+    };
     let constant = program(
         &format!(
             "self.metadata.name.matches('{pattern}') && self.metadata.namespace.matches('{pattern}')"

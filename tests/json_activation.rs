@@ -5,11 +5,13 @@
 //! accumulators, optionals, results).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use kcel::{Env, JsonActivation, Type, Value};
 use serde_json::{Value as Json, json};
+
+#[path = "support/shared_data.rs"]
+mod shared_data;
 
 type Outcome = (Result<String, String>, u64);
 
@@ -46,8 +48,13 @@ fn agree(bindings: &Json, expr: &str) -> Outcome {
 
 #[test]
 fn workload_expressions_agree() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/workload.json");
-    let text = std::fs::read_to_string(&path).expect("../shared/bench/workload.json");
+    let Some(path) = shared_data::shared_data(
+        "bench/workload.json",
+        "json_activation::workload_expressions_agree",
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("the shared workload is readable");
     let cases: Vec<Json> = serde_json::from_str(&text).unwrap();
     for case in &cases {
         let expr = case["expr"].as_str().unwrap();
