@@ -8,9 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
-use crate::cost::{
-    AstNode, CallEstimate, CallEstimateFn, CostEstimate, SizeEstimate, SizeEstimator, estimate,
-};
+use crate::cost::{CallEstimateFn, CostEstimate, SizeEstimator, WithCallEstimates, estimate};
 use crate::error::{EvalError, Issues, render};
 use crate::eval::interp::{Interrupt, SlotContent, SlotStorage, eval, store_shared_prefixes};
 use crate::eval::plan::{Input, Plan, PlanEnv, plan};
@@ -433,31 +431,6 @@ impl Program {
             Some(span) => render(&self.source, span.start as usize, &error.message),
             None => format!("ERROR: <input>: {}", error.message),
         }
-    }
-}
-
-/// A size estimator with an environment's call estimates consulted first.
-struct WithCallEstimates<'a> {
-    calls: CallEstimateFn,
-    sizes: &'a dyn SizeEstimator,
-}
-
-impl SizeEstimator for WithCallEstimates<'_> {
-    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
-        self.sizes.estimate_size(node)
-    }
-
-    fn estimate_call_cost(
-        &self,
-        function: &str,
-        overload_id: &str,
-        target: Option<&AstNode<'_>>,
-        args: &[AstNode<'_>],
-    ) -> Option<CallEstimate> {
-        (self.calls)(function, target, args, self.sizes).or_else(|| {
-            self.sizes
-                .estimate_call_cost(function, overload_id, target, args)
-        })
     }
 }
 

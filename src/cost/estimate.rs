@@ -179,6 +179,34 @@ pub type CallEstimateFn = fn(
     sizes: &dyn SizeEstimator,
 ) -> Option<CallEstimate>;
 
+/// A size estimator with call estimates consulted before its own: what
+/// `Env::set_call_estimates` makes of the estimator an estimate is given.
+pub struct WithCallEstimates<'a> {
+    /// Consulted first.
+    pub calls: CallEstimateFn,
+    /// Sizes, and the call estimates `calls` has none for.
+    pub sizes: &'a dyn SizeEstimator,
+}
+
+impl SizeEstimator for WithCallEstimates<'_> {
+    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
+        self.sizes.estimate_size(node)
+    }
+
+    fn estimate_call_cost(
+        &self,
+        function: &str,
+        overload_id: &str,
+        target: Option<&AstNode<'_>>,
+        args: &[AstNode<'_>],
+    ) -> Option<CallEstimate> {
+        (self.calls)(function, target, args, self.sizes).or_else(|| {
+            self.sizes
+                .estimate_call_cost(function, overload_id, target, args)
+        })
+    }
+}
+
 /// What a library's estimate function is given about a call.
 pub struct EstimateArgs<'a> {
     pub target: Option<&'a AstNode<'a>>,

@@ -7,7 +7,7 @@ mod estimate;
 
 pub use estimate::{
     AstNode, CallEstimate, CallEstimateFn, CostEstimate, EstimateArgs, EstimateFn, NoSizes,
-    SizeEstimate, SizeEstimator, estimate,
+    SizeEstimate, SizeEstimator, WithCallEstimates, estimate,
 };
 
 use crate::value::Value;

@@ -1,7 +1,7 @@
 //! Kubernetes' cost functions for functions it does not define: the `ext.Strings` functions
 //! (`lowerAscii`, `replace`, `split`, `join`, `indexOf`, ...), priced by function name as
 //! `library/cost.go` does. [`apply_runtime_costs`] sets the runtime side on a library's
-//! overloads; [`estimate_by_name`] is the static side, used by [`super::CostEstimator`].
+//! overloads; [`estimate_by_name`] is the static side, used by [`super::estimate_call`].
 
 use kcel::cost::{
     AstNode, CallCost, CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,

@@ -16,7 +16,7 @@
 //!
 //! [`netip`] and [`go_url`] reproduce Go's `net/netip` and `net/url` parsing and messages.
 //!
-//! [`libraries_for`] gives the libraries a Kubernetes version enables; [`CostEstimator`] adds
+//! [`libraries_for`] gives the libraries a Kubernetes version enables; [`cost_estimator`] adds
 //! Kubernetes' estimates (`==` on its types, the `ext.Strings` functions priced by name) to
 //! any [`SizeEstimator`]; [`costs::apply_runtime_costs`] gives other libraries' functions
 //! Kubernetes' runtime costs.
@@ -26,7 +26,7 @@
 //! use std::sync::Arc;
 //!
 //! use kcel::cost::NoSizes;
-//! use kcel_stdlib::kubernetes::{self, AllowAll, CostEstimator, authz::AUTHORIZER};
+//! use kcel_stdlib::kubernetes::{self, AllowAll, authz::AUTHORIZER};
 //! use kcel::{Env, ProgramOptions, Type, Value};
 //!
 //! let mut env = Env::new();
@@ -39,7 +39,7 @@
 //!     .compile("cidr('10.0.0.0/8').containsIP('10.1.2.3') && authorizer.path('/healthz').check('get').allowed()")
 //!     .unwrap();
 //! // Left: cidr() 1 + containsIP [1, 4] + 1; right: 1 + 1 + 350000 + 1.
-//! let est = env.estimate_cost(&ast, &CostEstimator { sizes: &NoSizes }).unwrap();
+//! let est = env.estimate_cost(&ast, &kubernetes::cost_estimator(&NoSizes)).unwrap();
 //! assert_eq!((est.min, est.max), (3, 350009));
 //!
 //! let program = env.program_with(&ast, ProgramOptions { presence_test_cost: false, ..Default::default() }).unwrap();
@@ -70,7 +70,7 @@ pub mod urls;
 
 use kcel::cost::{
     AstNode, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
-    SizeEstimator,
+    SizeEstimator, WithCallEstimates,
 };
 use kcel::error::EvalError;
 use kcel::registry::Library;
@@ -278,28 +278,12 @@ pub fn estimate_call(
     costs::estimate_by_name(function, target, args, sizes)
 }
 
-/// Kubernetes' `CostEstimator`: [`estimate_call`] first, then an inner estimator, which
-/// also gives the sizes.
-pub struct CostEstimator<'a> {
-    pub sizes: &'a dyn SizeEstimator,
-}
-
-impl SizeEstimator for CostEstimator<'_> {
-    fn estimate_size(&self, node: &AstNode<'_>) -> Option<SizeEstimate> {
-        self.sizes.estimate_size(node)
-    }
-
-    fn estimate_call_cost(
-        &self,
-        function: &str,
-        overload_id: &str,
-        target: Option<&AstNode<'_>>,
-        args: &[AstNode<'_>],
-    ) -> Option<CallEstimate> {
-        estimate_call(function, target, args, self.sizes).or_else(|| {
-            self.sizes
-                .estimate_call_cost(function, overload_id, target, args)
-        })
+/// Kubernetes' `CostEstimator`: [`estimate_call`] first, then `sizes`, which also gives the
+/// sizes (what Kubernetes' environments do through `Env::set_call_estimates`).
+pub fn cost_estimator(sizes: &dyn SizeEstimator) -> WithCallEstimates<'_> {
+    WithCallEstimates {
+        calls: estimate_call,
+        sizes,
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kcel::cost::{AstNode, NoSizes, SizeEstimate, SizeEstimator};
 use kcel::{Env, ProgramOptions, Type, Value};
-use kcel_stdlib::kubernetes::{self, AllowAll, CostEstimator, authz};
+use kcel_stdlib::kubernetes::{self, AllowAll, authz};
 
 /// What a case expects.
 #[derive(Clone, Copy, Debug)]
@@ -151,14 +151,9 @@ fn run_one(env: &Env, c: &Case) -> Result<(), String> {
     }
     if let Some((min, max)) = c.est {
         let est = if c.upstream_sizes {
-            env.estimate_cost(
-                &ast,
-                &CostEstimator {
-                    sizes: &UpstreamSizes,
-                },
-            )
+            env.estimate_cost(&ast, &kubernetes::cost_estimator(&UpstreamSizes))
         } else {
-            env.estimate_cost(&ast, &CostEstimator { sizes: &NoSizes })
+            env.estimate_cost(&ast, &kubernetes::cost_estimator(&NoSizes))
         }
         .ok_or("no estimate")?;
         if (est.min, est.max) != (min, max) {
