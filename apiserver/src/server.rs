@@ -5,8 +5,10 @@ use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -15,6 +17,9 @@ use crate::storage::memory::MemoryStorage;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::{Storage, StorageError};
 use crate::{auth, kubeconfig, pki, routes};
+
+/// How long a stopping server waits for open connections to finish their requests.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Which storage backend holds the objects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,17 +137,19 @@ impl Server {
         })
     }
 
-    /// Serves until `shutdown` completes, then stops accepting connections.
+    /// Serves until `shutdown` completes, then stops accepting connections and lets the open
+    /// ones finish their requests (for at most [`SHUTDOWN_GRACE`]).
     ///
-    /// Every write is committed to storage before its response is sent, so stopping loses no
-    /// acknowledged write.
+    /// Every write is committed to storage before its response is sent, so stopping, even
+    /// abruptly, loses no acknowledged write.
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Result<(), ServerError> {
         let app = routes::router(self.state.clone());
         let verbosity = self.state.verbosity;
+        let graceful = GracefulShutdown::new();
         tokio::pin!(shutdown);
         loop {
             let (tcp, peer) = tokio::select! {
-                () = &mut shutdown => return Ok(()),
+                () = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
                     Ok(accepted) => accepted,
                     Err(e) => {
@@ -154,6 +161,7 @@ impl Server {
             };
             let tls = self.tls.clone();
             let service = TowerToHyperService::new(app.clone());
+            let watcher = graceful.watcher();
             tokio::spawn(async move {
                 let stream = match tls.accept(tcp).await {
                     Ok(stream) => stream,
@@ -164,15 +172,22 @@ impl Server {
                         return;
                     }
                 };
-                let result = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-                if let Err(e) = result
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service);
+                if let Err(e) = watcher.watch(connection).await
                     && verbosity > 0
                 {
                     eprintln!("kcel-apiserver: connection from {peer}: {e}");
                 }
             });
         }
+        drop(self.listener);
+        tokio::select! {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(SHUTDOWN_GRACE) => {
+                eprintln!("kcel-apiserver: connections still open after {SHUTDOWN_GRACE:?}; closing them");
+            }
+        }
+        Ok(())
     }
 }

@@ -441,6 +441,40 @@ async fn a_restart_keeps_objects_resource_versions_certificates_and_token() {
 }
 
 #[tokio::test]
+async fn acknowledged_writes_survive_sigkill_of_the_server() {
+    let server = Server::start(&[]);
+    // Concurrent clients; every 201 is an acknowledged write.
+    let server = std::sync::Arc::new(server);
+    let tasks: Vec<_> = (0..4)
+        .map(|client| {
+            let server = server.clone();
+            tokio::spawn(async move {
+                let mut acknowledged = Vec::new();
+                for i in 0..10 {
+                    let name = format!("c{client}-{i}");
+                    let reply = server.send("POST", CMS, Some(&cm(&name, json!({})))).await;
+                    assert_eq!(reply.code, 201, "{}", reply.text());
+                    acknowledged.push(reply.json());
+                }
+                acknowledged
+            })
+        })
+        .collect();
+    let mut acknowledged = Vec::new();
+    for task in tasks {
+        acknowledged.extend(task.await.unwrap());
+    }
+    let server = std::sync::Arc::into_inner(server).unwrap();
+    let dir = server.kill();
+    let server = Server::start_in(dir, &[]);
+    for object in &acknowledged {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        let got = server.send("GET", &format!("{CMS}/{name}"), None).await;
+        assert_eq!(got.json(), *object);
+    }
+}
+
+#[tokio::test]
 async fn memory_storage_starts_empty_every_time() {
     let server = Server::start(&["--storage", "memory"]);
     server.send("POST", CMS, Some(&cm("x", json!({})))).await;

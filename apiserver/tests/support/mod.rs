@@ -131,6 +131,14 @@ impl Server {
         self.dir.clone()
     }
 
+    /// Kills the server with SIGKILL and waits for it to die.
+    pub fn kill(mut self) -> Arc<tempfile::TempDir> {
+        let mut child = self.child.take().unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        self.dir.clone()
+    }
+
     /// Sends one request with the admin token.
     pub async fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Reply {
         let bytes = body.map(|b| serde_json::to_vec(b).unwrap());
