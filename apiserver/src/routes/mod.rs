@@ -106,3 +106,110 @@ async fn log_request(State(state): State<AppState>, request: Request, next: Next
     );
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use axum::body::Body;
+    use axum::http::Request;
+    use http_body_util::BodyExt;
+    use serde_json::{Value, json};
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::storage::memory::MemoryStorage;
+
+    const TOKEN: &str = "test-token";
+
+    fn app() -> Router {
+        router(AppState {
+            store: Arc::new(MemoryStorage::new()),
+            token: TOKEN.into(),
+            address: "127.0.0.1:6443".into(),
+            verbosity: 0,
+        })
+    }
+
+    async fn call(app: &Router, method: &str, uri: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("authorization", format!("Bearer {TOKEN}"));
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
+        let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+        let response = app
+            .clone()
+            .oneshot(request.body(body).unwrap())
+            .await
+            .unwrap();
+        let code = response.status().as_u16();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        (code, value)
+    }
+
+    #[tokio::test]
+    async fn unsupported_methods_name_the_verb() {
+        let app = app();
+        let cases = [
+            ("PATCH", "/api/v1/namespaces/default/configmaps/x", "patch"),
+            (
+                "DELETE",
+                "/api/v1/namespaces/default/configmaps",
+                "deletecollection",
+            ),
+            ("PUT", "/api/v1/namespaces/default/configmaps", "update"),
+            ("POST", "/api/v1/configmaps", "create"),
+        ];
+        for (method, uri, verb) in cases {
+            let (code, status) = call(&app, method, uri, Some(json!({}))).await;
+            assert_eq!(code, 405, "{method} {uri}");
+            assert_eq!(
+                status["message"],
+                format!("{verb} is not supported on resources of kind \"configmaps\""),
+                "{method} {uri}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn unknown_resources_and_paths_are_not_found() {
+        let app = app();
+        for uri in [
+            "/api/v1/namespaces/default/pods",
+            "/api/v1/namespaces/default/pods/x",
+            "/api/v1/pods",
+            "/api/v2",
+            "/apis/apps/v1",
+        ] {
+            let (code, status) = call(&app, "GET", uri, None).await;
+            assert_eq!(code, 404, "{uri}");
+            assert_eq!(status["reason"], "NotFound", "{uri}");
+            assert_eq!(
+                status["message"], "the server could not find the requested resource",
+                "{uri}"
+            );
+        }
+        let (code, _) = call(&app, "PATCH", "/api/v1/namespaces/default/pods/x", None).await;
+        assert_eq!(code, 404);
+    }
+
+    #[tokio::test]
+    async fn one_object_round_trips_through_the_routes() {
+        let app = app();
+        let path = "/api/v1/namespaces/ns1/configmaps";
+        let body = json!({"metadata": {"name": "a"}, "data": {"k": "v"}});
+        let (code, created) = call(&app, "POST", path, Some(body)).await;
+        assert_eq!(code, 201);
+        assert_eq!(created["metadata"]["resourceVersion"], "1");
+        let (code, got) = call(&app, "GET", &format!("{path}/a"), None).await;
+        assert_eq!((code, &got), (200, &created));
+        let (code, list) = call(&app, "GET", "/api/v1/configmaps", None).await;
+        assert_eq!(code, 200);
+        assert_eq!(list["metadata"]["resourceVersion"], "1");
+        assert_eq!(list["items"][0]["metadata"]["namespace"], "ns1");
+    }
+}
