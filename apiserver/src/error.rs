@@ -131,6 +131,28 @@ impl ApiError {
         }
     }
 
+    /// 504 Timeout for a resourceVersion the store has not reached:
+    /// `Timeout: Too large resource version: <rv>, current: <current>`. Upstream waits a few
+    /// seconds for the revision first; this server answers at once.
+    pub fn too_large_resource_version(requested: i64, current: i64) -> Self {
+        ApiError {
+            code: 504,
+            reason: "Timeout",
+            message: format!(
+                "Timeout: Too large resource version: {requested}, current: {current}"
+            ),
+            details: Some(Box::new(StatusDetails {
+                causes: vec![StatusCause {
+                    reason: "ResourceVersionTooLarge",
+                    message: "Too large resource version".to_owned(),
+                    field: String::new(),
+                }],
+                retry_after_seconds: 1,
+                ..StatusDetails::default()
+            })),
+        }
+    }
+
     /// 413 RequestEntityTooLarge: `Request entity too large: <message>`.
     pub fn too_large(message: &str) -> Self {
         ApiError {
@@ -206,19 +228,14 @@ impl ApiError {
             StorageError::AlreadyExists { .. } => Self::already_exists(resource, name),
             StorageError::NotFound { .. } => Self::not_found(resource, name),
             StorageError::Conflict { .. } => Self::conflict(resource, name),
-            StorageError::Compacted { requested, .. } => {
-                Self::expired(format!("too old resource version: {requested}"))
-            }
+            StorageError::Compacted {
+                requested,
+                compacted,
+            } => Self::expired(format!(
+                "too old resource version: {requested} ({compacted})"
+            )),
             StorageError::FutureRevision { requested, current } => {
-                // Upstream waits for a future revision and then times out; we answer at once.
-                ApiError {
-                    code: 504,
-                    reason: "Timeout",
-                    message: format!(
-                        "Timeout: Too large resource version: {requested}, current resource version: {current}"
-                    ),
-                    details: None,
-                }
+                Self::too_large_resource_version(requested, current)
             }
             other => Self::internal(other),
         }
@@ -386,5 +403,22 @@ mod tests {
         };
         let e = ApiError::from_storage(compacted, &CONFIGMAPS, "x");
         assert_eq!((e.code, e.reason), (410, "Expired"));
+        assert_eq!(e.message, "too old resource version: 3 (9)");
+        let future = StorageError::FutureRevision {
+            requested: 12,
+            current: 10,
+        };
+        let e = ApiError::from_storage(future, &CONFIGMAPS, "x");
+        assert_eq!((e.code, e.reason), (504, "Timeout"));
+        assert_eq!(
+            e.message,
+            "Timeout: Too large resource version: 12, current: 10"
+        );
+        let status = serde_json::to_value(e.to_status()).unwrap();
+        assert_eq!(status["details"]["retryAfterSeconds"], 1);
+        assert_eq!(
+            status["details"]["causes"][0]["reason"],
+            "ResourceVersionTooLarge"
+        );
     }
 }

@@ -47,6 +47,13 @@ pub struct StatusDetails {
     /// The individual causes, e.g. one per invalid field.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub causes: Vec<StatusCause>,
+    /// Seconds a client should wait before retrying (0: not given).
+    #[serde(rename = "retryAfterSeconds", skip_serializing_if = "is_zero")]
+    pub retry_after_seconds: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One cause of a failure, e.g. one invalid field.
