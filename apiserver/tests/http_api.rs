@@ -483,3 +483,19 @@ async fn memory_storage_starts_empty_every_time() {
     let list = server.send("GET", CMS, None).await.json();
     assert_eq!(list["items"], json!([]));
 }
+
+#[tokio::test]
+async fn a_second_server_on_the_same_data_directory_refuses_to_start() {
+    let server = Server::start(&[]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kcel-apiserver"))
+        .arg("--data-dir")
+        .arg(server.data_dir())
+        .args(["--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("is in use by another process"), "{stderr}");
+    // The first server is unaffected.
+    assert_eq!(server.send("GET", CMS, None).await.code, 200);
+}

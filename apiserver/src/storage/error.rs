@@ -51,6 +51,9 @@ pub enum StorageError {
         /// The store's current revision.
         current: Revision,
     },
+    /// The storage file is open elsewhere (another server on the same data directory).
+    #[error("storage file {0} is in use by another process")]
+    InUse(String),
     /// The SQLite backend failed.
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),

@@ -17,7 +17,8 @@
 //!
 //! The file is in WAL mode with `synchronous=FULL`: a write returns only after its transaction
 //! is committed and the WAL synced, so an acknowledged write survives a SIGKILL or power loss.
-//! One connection serves all calls behind a mutex; watch events are sent under the same lock,
+//! The connection holds an exclusive lock on the file for its lifetime (one server per data
+//! directory), and serves all calls behind a mutex; watch events are sent under the same lock,
 //! right after the commit, so they come in revision order and no polling is needed.
 
 use std::path::Path;
@@ -119,11 +120,26 @@ impl std::fmt::Debug for SqliteStorage {
 
 impl SqliteStorage {
     /// Opens the store in the file at `path`, creating the file and its schema if needed.
+    ///
+    /// Fails with [`StorageError::InUse`] while another connection (in this process or
+    /// another) has the file open.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StorageError> {
+        let path = path.as_ref();
         let conn = Connection::open(path)?;
+        // One process owns the file: watches are fed in-process, so a second writer would go
+        // unseen. The exclusive lock is taken by the first write below and held until close.
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+        conn.busy_timeout(std::time::Duration::ZERO)?;
+        match conn.execute_batch("BEGIN IMMEDIATE; COMMIT;") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy =>
+            {
+                return Err(StorageError::InUse(path.display().to_string()));
+            }
+            other => other?,
+        }
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
         let compacted = conn
             .query_row("SELECT value FROM meta WHERE key = 'compacted'", [], |r| {
@@ -489,6 +505,21 @@ mod tests {
         store.compact(5).unwrap();
         // Row 1 is superseded by 2 below 5; 3 and 4 are a deleted key's life.
         assert_eq!(rows(&store), [(2, false), (5, false)]);
+    }
+
+    #[test]
+    fn one_store_at_a_time_owns_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let first = SqliteStorage::open(&path).unwrap();
+        first.create("/k/a", b"1").unwrap();
+        match SqliteStorage::open(&path) {
+            Err(StorageError::InUse(p)) => assert_eq!(p, path.display().to_string()),
+            other => panic!("expected InUse, got {other:?}"),
+        }
+        drop(first);
+        let again = SqliteStorage::open(&path).unwrap();
+        assert_eq!(again.current_revision().unwrap(), 1);
     }
 
     #[test]
