@@ -499,3 +499,35 @@ async fn a_second_server_on_the_same_data_directory_refuses_to_start() {
     // The first server is unaffected.
     assert_eq!(server.send("GET", CMS, None).await.code, 200);
 }
+
+#[tokio::test]
+async fn racing_updates_with_one_resource_version_have_one_winner() {
+    let server = std::sync::Arc::new(Server::start(&[]));
+    let created = server
+        .send("POST", CMS, Some(&cm("race", json!({}))))
+        .await
+        .json();
+    let tasks: Vec<_> = (0..6)
+        .map(|i| {
+            let (server, mut body) = (server.clone(), created.clone());
+            body["data"] = json!({"writer": i.to_string()});
+            tokio::spawn(async move {
+                server
+                    .send("PUT", &format!("{CMS}/race"), Some(&body))
+                    .await
+                    .code
+            })
+        })
+        .collect();
+    let mut codes = Vec::new();
+    for task in tasks {
+        codes.push(task.await.unwrap());
+    }
+    codes.sort();
+    assert_eq!(codes, [200, 409, 409, 409, 409, 409]);
+    let now = server
+        .send("GET", &format!("{CMS}/race"), None)
+        .await
+        .json();
+    assert_eq!(rv(&now), rv(&created) + 1);
+}
