@@ -121,8 +121,9 @@ impl Server {
     /// Sends SIGTERM and waits for a clean exit.
     pub fn stop(mut self) -> Arc<tempfile::TempDir> {
         let mut child = self.child.take().unwrap();
-        let status = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
+        // The shell's builtin `kill`: no dependency on a kill binary being installed.
+        let status = Command::new("sh")
+            .args(["-c", &format!("kill -TERM {}", child.id())])
             .status()
             .unwrap();
         assert!(status.success());
