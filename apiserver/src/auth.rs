@@ -1,0 +1,76 @@
+//! Authentication: the admin bearer token made on first start.
+//!
+//! `DATA_DIR/admin-token` holds the token (owner-readable only). A request with a valid
+//! `Authorization: Bearer <token>` is the admin; a request with any other credentials, or a
+//! request without credentials outside the public paths, gets 401 Unauthorized. The public
+//! paths are those kube-apiserver lets anonymous users read by default: health and version.
+
+use std::path::Path;
+
+use axum::extract::{Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+use crate::server::AppState;
+
+/// Paths served without credentials.
+const PUBLIC_PATHS: &[&str] = &["/livez", "/readyz", "/healthz", "/version"];
+
+/// Loads the admin token from `DATA_DIR/admin-token`, making it first if needed.
+pub fn load_or_create_token(data_dir: &Path) -> std::io::Result<String> {
+    let path = data_dir.join("admin-token");
+    match std::fs::read_to_string(&path) {
+        Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_owned()),
+        Ok(_) => create_token(&path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_token(&path),
+        Err(e) => Err(e),
+    }
+}
+
+fn create_token(path: &Path) -> std::io::Result<String> {
+    let token = crate::random::token()?;
+    crate::files::write_private(path, format!("{token}\n").as_bytes())?;
+    Ok(token)
+}
+
+/// Compares two byte strings in time that depends on their lengths only.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Middleware: lets the admin through, and anonymous requests to the public paths.
+pub async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let presented = request.headers().get(AUTHORIZATION);
+    let authenticated = match presented {
+        None => PUBLIC_PATHS.contains(&request.uri().path()),
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|token| same(token.trim().as_bytes(), state.token.as_bytes())),
+    };
+    if authenticated {
+        next.run(request).await
+    } else {
+        ApiError::unauthorized().into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_is_made_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = load_or_create_token(dir.path()).unwrap();
+        let b = load_or_create_token(dir.path()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 64);
+        assert!(same(b"abc", b"abc"));
+        assert!(!same(b"abc", b"abd"));
+        assert!(!same(b"abc", b"abcd"));
+    }
+}

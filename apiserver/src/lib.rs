@@ -1,0 +1,24 @@
+//! kcel-apiserver: a small Kubernetes API server on embedded storage, built beside kcel.
+//!
+//! The parts, in request order: [`server`] accepts TLS connections and holds the shared
+//! state; [`auth`] checks the bearer token; [`routes`] maps paths to handlers; handlers decode
+//! [`object`]s, check them ([`validation`]) and write them through the [`storage`] trait, whose
+//! revision is the `resourceVersion`; failures are [`error::ApiError`]s, rendered as
+//! [`status::Status`] objects in one place.
+
+#![warn(missing_docs)]
+
+pub mod auth;
+pub mod continue_token;
+pub mod error;
+mod files;
+pub mod kubeconfig;
+pub mod object;
+pub mod pki;
+pub mod random;
+pub mod resource;
+pub mod routes;
+pub mod server;
+pub mod status;
+pub mod storage;
+pub mod validation;

@@ -1,0 +1,86 @@
+//! The `kcel-apiserver` binary: parses flags and runs the server until SIGTERM or Ctrl-C.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use kcel_apiserver::server::{Options, Server, StorageKind};
+
+/// A small Kubernetes API server on embedded storage.
+#[derive(Debug, Parser)]
+#[command(name = "kcel-apiserver", version)]
+struct Args {
+    /// Directory for certificates, the admin token, the kubeconfig and the database.
+    #[arg(long)]
+    data_dir: PathBuf,
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:6443")]
+    listen: SocketAddr,
+    /// Storage backend.
+    #[arg(long, value_enum, default_value_t = Backend::Sqlite)]
+    storage: Backend,
+    /// Log verbosity: 1 and up logs one line per request.
+    #[arg(long = "v", default_value_t = 0)]
+    verbosity: u8,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Backend {
+    /// SQLite file in the data directory (kept across restarts).
+    Sqlite,
+    /// In memory (lost at exit).
+    Memory,
+}
+
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing the SIGTERM handler");
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let options = Options {
+        data_dir: args.data_dir,
+        listen: args.listen,
+        storage: match args.storage {
+            Backend::Sqlite => StorageKind::Sqlite,
+            Backend::Memory => StorageKind::Memory,
+        },
+        verbosity: args.verbosity,
+    };
+    let server = match Server::bind(&options).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("kcel-apiserver: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Announce on stdout (the URL line first: scripts and tests wait for it); a closed
+    // stdout must not stop the server.
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "kcel-apiserver: serving on {}", server.url);
+    let _ = writeln!(
+        out,
+        "kcel-apiserver: kubeconfig at {}",
+        options.data_dir.join("kubeconfig").display()
+    );
+    let _ = out.flush();
+    drop(out);
+    match server.serve(shutdown_signal()).await {
+        Ok(()) => {
+            eprintln!("kcel-apiserver: stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("kcel-apiserver: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Objects as stored and served: unstructured JSON with server-owned metadata.
+//!
+//! Stored objects carry `metadata.uid` and `metadata.creationTimestamp` (set at create) but no
+//! `resourceVersion`: that is the storage revision of the key, put in when an object is read.
+
+use serde_json::{Map, Value};
+
+use crate::error::ApiError;
+use crate::resource::Resource;
+use crate::storage::KeyValue;
+
+/// A JSON object (the body of one Kubernetes object).
+pub type Object = Map<String, Value>;
+
+/// Parses a request body into an object of `resource`: it must be a JSON object, and its
+/// `apiVersion` and `kind`, when given, must be the resource's.
+pub fn decode(body: &[u8], resource: &Resource) -> Result<Object, ApiError> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): {e}",
+            resource.kind
+        ))
+    })?;
+    let Value::Object(object) = value else {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): not a JSON object",
+            resource.kind
+        )));
+    };
+    let api_version = resource.api_version();
+    if let Some(v) = object.get("apiVersion").and_then(Value::as_str)
+        && v != api_version
+    {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({v}) does not match the expected API version ({api_version})"
+        )));
+    }
+    if let Some(k) = object.get("kind").and_then(Value::as_str)
+        && k != resource.kind
+    {
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({k}) does not match the expected kind ({})",
+            resource.kind
+        )));
+    }
+    Ok(object)
+}
+
+/// The object's `metadata`, made an empty object if missing or not an object.
+pub fn metadata_mut(object: &mut Object) -> &mut Object {
+    let slot = object
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    slot.as_object_mut().expect("made an object above")
+}
+
+/// A string field of the object's `metadata` (empty if absent).
+pub fn meta_str<'a>(object: &'a Object, field: &str) -> &'a str {
+    object
+        .get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// Sets `apiVersion` and `kind` to the resource's.
+pub fn set_type(object: &mut Object, resource: &Resource) {
+    object.insert("apiVersion".to_owned(), Value::from(resource.api_version()));
+    object.insert("kind".to_owned(), Value::from(resource.kind));
+}
+
+/// The bytes to store: the object without `resourceVersion` (which storage owns).
+pub fn encode_for_storage(object: &Object) -> Vec<u8> {
+    let mut object = object.clone();
+    metadata_mut(&mut object).remove("resourceVersion");
+    serde_json::to_vec(&object).expect("a JSON map always serializes")
+}
+
+/// The object stored in `kv`, with its `resourceVersion` from the key's revision.
+pub fn from_storage(kv: &KeyValue, resource: &Resource) -> Result<Object, ApiError> {
+    let mut object: Object = serde_json::from_slice(&kv.value)
+        .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))?;
+    set_type(&mut object, resource);
+    metadata_mut(&mut object).insert(
+        "resourceVersion".to_owned(),
+        Value::from(kv.mod_revision.to_string()),
+    );
+    Ok(object)
+}
+
+/// The current time as Kubernetes writes timestamps: RFC 3339 in UTC, whole seconds.
+pub fn now_timestamp() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource::CONFIGMAPS;
+    use serde_json::json;
+
+    #[test]
+    fn decode_checks_type() {
+        assert!(decode(br#"{"metadata":{"name":"a"}}"#, &CONFIGMAPS).is_ok());
+        assert!(decode(br#"{"apiVersion":"v1","kind":"ConfigMap"}"#, &CONFIGMAPS).is_ok());
+        let e = decode(br#"{"apiVersion":"v2"}"#, &CONFIGMAPS).unwrap_err();
+        assert_eq!(
+            e.message,
+            "the API version in the data (v2) does not match the expected API version (v1)"
+        );
+        assert_eq!(
+            decode(br#"{"kind":"Secret"}"#, &CONFIGMAPS)
+                .unwrap_err()
+                .code,
+            400
+        );
+        assert_eq!(decode(b"[1]", &CONFIGMAPS).unwrap_err().code, 400);
+        assert_eq!(decode(b"{", &CONFIGMAPS).unwrap_err().code, 400);
+    }
+
+    #[test]
+    fn resource_version_is_the_storage_revision() {
+        let mut obj = decode(
+            br#"{"metadata":{"name":"a","resourceVersion":"9"}}"#,
+            &CONFIGMAPS,
+        )
+        .unwrap();
+        let stored = encode_for_storage(&obj);
+        assert!(!String::from_utf8_lossy(&stored).contains("resourceVersion"));
+        let kv = KeyValue {
+            key: "/registry/configmaps/default/a".to_owned(),
+            value: stored,
+            create_revision: 4,
+            mod_revision: 7,
+        };
+        let read = from_storage(&kv, &CONFIGMAPS).unwrap();
+        assert_eq!(
+            Value::Object(read),
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                   "metadata": {"name": "a", "resourceVersion": "7"}})
+        );
+        metadata_mut(&mut obj).clear();
+        assert_eq!(meta_str(&obj, "name"), "");
+    }
+
+    #[test]
+    fn timestamps_are_whole_seconds_in_utc() {
+        let t = now_timestamp();
+        assert_eq!(t.len(), 20);
+        assert!(t.ends_with('Z'));
+    }
+}

@@ -1,0 +1,51 @@
+//! Random identifiers: object uids and bearer tokens, from the kernel's random source.
+
+use std::io::Read;
+
+/// `n` random bytes from `/dev/urandom`.
+pub fn bytes<const N: usize>() -> std::io::Result<[u8; N]> {
+    let mut buf = [0u8; N];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// A version-4 UUID in its dashed lowercase form, as `metadata.uid` holds it.
+pub fn uuid_v4() -> std::io::Result<String> {
+    let mut b = bytes::<16>()?;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex = hex(&b);
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    ))
+}
+
+/// A bearer token: 32 random bytes in lowercase hex.
+pub fn token() -> std::io::Result<String> {
+    Ok(hex(&bytes::<32>()?))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_version_4_and_distinct() {
+        let a = uuid_v4().unwrap();
+        let b = uuid_v4().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert_eq!(&a[14..15], "4");
+        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
+        assert_eq!(token().unwrap().len(), 64);
+    }
+}

@@ -1,0 +1,104 @@
+//! The registry of served resources: what discovery lists and what the routes accept.
+
+/// One served resource (e.g. `configmaps` in the core group, version v1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resource {
+    /// The API group; empty for the core (legacy) group.
+    pub group: &'static str,
+    /// The version, e.g. `v1`.
+    pub version: &'static str,
+    /// The plural resource name used in URLs and storage keys, e.g. `configmaps`.
+    pub plural: &'static str,
+    /// The singular name, e.g. `configmap`.
+    pub singular: &'static str,
+    /// The kind of one object, e.g. `ConfigMap`.
+    pub kind: &'static str,
+    /// The kind of a list, e.g. `ConfigMapList`.
+    pub list_kind: &'static str,
+    /// Whether objects live in namespaces.
+    pub namespaced: bool,
+    /// Short names for kubectl, e.g. `cm`.
+    pub short_names: &'static [&'static str],
+    /// The verbs served, as discovery lists them.
+    pub verbs: &'static [&'static str],
+}
+
+impl Resource {
+    /// `apiVersion` of objects: `v1` for the core group, else `group/version`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_owned()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The group-qualified resource as upstream prints it in messages: `configmaps`, or
+    /// `deployments.apps`.
+    pub fn group_resource(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.to_owned()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    /// The group-qualified kind as upstream prints it in `Invalid` messages: `ConfigMap`, or
+    /// `Deployment.apps`.
+    pub fn group_kind(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.to_owned()
+        } else {
+            format!("{}.{}", self.kind, self.group)
+        }
+    }
+}
+
+/// The verbs served for every resource so far.
+const CRUD_VERBS: &[&str] = &["create", "delete", "get", "list", "update"];
+
+/// v1 ConfigMap.
+pub const CONFIGMAPS: Resource = Resource {
+    group: "",
+    version: "v1",
+    plural: "configmaps",
+    singular: "configmap",
+    kind: "ConfigMap",
+    list_kind: "ConfigMapList",
+    namespaced: true,
+    short_names: &["cm"],
+    verbs: CRUD_VERBS,
+};
+
+/// Every served resource.
+pub const SERVED: &[Resource] = &[CONFIGMAPS];
+
+/// The served resource of the core group with this plural name.
+pub fn core(plural: &str) -> Option<&'static Resource> {
+    SERVED
+        .iter()
+        .find(|r| r.group.is_empty() && r.plural == plural)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_for_messages() {
+        assert_eq!(CONFIGMAPS.api_version(), "v1");
+        assert_eq!(CONFIGMAPS.group_resource(), "configmaps");
+        assert_eq!(CONFIGMAPS.group_kind(), "ConfigMap");
+        let apps = Resource {
+            group: "apps",
+            plural: "deployments",
+            kind: "Deployment",
+            ..CONFIGMAPS
+        };
+        assert_eq!(apps.api_version(), "apps/v1");
+        assert_eq!(apps.group_resource(), "deployments.apps");
+        assert_eq!(apps.group_kind(), "Deployment.apps");
+        assert_eq!(core("configmaps"), Some(&CONFIGMAPS));
+        assert_eq!(core("pods"), None);
+    }
+}

@@ -1,0 +1,215 @@
+//! The HTTP routes: one router for every path the server answers.
+
+mod discovery;
+mod health;
+mod objects;
+
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header::CONTENT_TYPE};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::resource;
+use crate::server::AppState;
+
+/// The router of the server, with authentication and request logging around every route.
+pub fn router(state: AppState) -> Router {
+    let objects_collection = get(objects::list)
+        .post(objects::create)
+        .fallback(method_not_supported);
+    let objects_item = get(objects::get)
+        .put(objects::update)
+        .delete(objects::delete)
+        .fallback(method_not_supported);
+    Router::new()
+        .route("/livez", get(health::ok))
+        .route("/readyz", get(health::ready))
+        .route("/healthz", get(health::ok))
+        .route("/version", get(health::version))
+        .route("/api", get(discovery::api_versions))
+        .route("/api/v1", get(discovery::core_v1))
+        .route("/apis", get(discovery::api_groups))
+        .route(
+            "/api/v1/{plural}",
+            get(objects::list_all_namespaces).fallback(method_not_supported),
+        )
+        .route(
+            "/api/v1/namespaces/{namespace}/{plural}",
+            objects_collection,
+        )
+        .route(
+            "/api/v1/namespaces/{namespace}/{plural}/{name}",
+            objects_item,
+        )
+        .fallback(not_found)
+        .layer(from_fn_with_state(state.clone(), crate::auth::authenticate))
+        .layer(from_fn_with_state(state.clone(), log_request))
+        .with_state(state)
+}
+
+/// A JSON response with kube-apiserver's content type.
+pub(crate) fn json_response(code: StatusCode, body: &impl Serialize) -> Response {
+    let bytes = serde_json::to_vec(body).expect("response bodies always serialize");
+    let mut response = (code, bytes).into_response();
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+async fn not_found() -> ApiError {
+    ApiError::no_such_path()
+}
+
+/// The answer to a method a served path does not support.
+async fn method_not_supported(method: Method, request: Request) -> ApiError {
+    // `/api/v1/<plural>` or `/api/v1/namespaces/<ns>/<plural>[/<name>]`.
+    let segments: Vec<&str> = request.uri().path().split('/').collect();
+    let plural = match segments.as_slice() {
+        ["", "api", "v1", "namespaces", _, plural, ..] => plural,
+        ["", "api", "v1", plural] => plural,
+        _ => return ApiError::no_such_path(),
+    };
+    let Some(resource) = resource::core(plural) else {
+        return ApiError::no_such_path();
+    };
+    let verb = match method {
+        Method::PATCH => "patch",
+        Method::PUT => "update",
+        Method::POST => "create",
+        Method::DELETE if segments.len() == 6 => "deletecollection",
+        Method::DELETE => "delete",
+        _ => method.as_str(),
+    };
+    ApiError::method_not_supported(resource, &verb.to_lowercase())
+}
+
+/// Middleware: one log line per request (method, path, status, latency) at `--v` 1 and up.
+async fn log_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if state.verbosity == 0 {
+        return next.run(request).await;
+    }
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let start = Instant::now();
+    let response = next.run(request).await;
+    eprintln!(
+        "{method} {uri} {} {:.3}ms",
+        response.status().as_u16(),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use axum::body::Body;
+    use axum::http::Request;
+    use http_body_util::BodyExt;
+    use serde_json::{Value, json};
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::storage::memory::MemoryStorage;
+
+    const TOKEN: &str = "test-token";
+
+    fn app() -> Router {
+        router(AppState {
+            store: Arc::new(MemoryStorage::new()),
+            token: TOKEN.into(),
+            address: "127.0.0.1:6443".into(),
+            verbosity: 0,
+        })
+    }
+
+    async fn call(app: &Router, method: &str, uri: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("authorization", format!("Bearer {TOKEN}"));
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
+        let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+        let response = app
+            .clone()
+            .oneshot(request.body(body).unwrap())
+            .await
+            .unwrap();
+        let code = response.status().as_u16();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        (code, value)
+    }
+
+    #[tokio::test]
+    async fn unsupported_methods_name_the_verb() {
+        let app = app();
+        let cases = [
+            ("PATCH", "/api/v1/namespaces/default/configmaps/x", "patch"),
+            (
+                "DELETE",
+                "/api/v1/namespaces/default/configmaps",
+                "deletecollection",
+            ),
+            ("PUT", "/api/v1/namespaces/default/configmaps", "update"),
+            ("POST", "/api/v1/configmaps", "create"),
+        ];
+        for (method, uri, verb) in cases {
+            let (code, status) = call(&app, method, uri, Some(json!({}))).await;
+            assert_eq!(code, 405, "{method} {uri}");
+            assert_eq!(
+                status["message"],
+                format!("{verb} is not supported on resources of kind \"configmaps\""),
+                "{method} {uri}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn unknown_resources_and_paths_are_not_found() {
+        let app = app();
+        for uri in [
+            "/api/v1/namespaces/default/pods",
+            "/api/v1/namespaces/default/pods/x",
+            "/api/v1/pods",
+            "/api/v2",
+            "/apis/apps/v1",
+        ] {
+            let (code, status) = call(&app, "GET", uri, None).await;
+            assert_eq!(code, 404, "{uri}");
+            assert_eq!(status["reason"], "NotFound", "{uri}");
+            assert_eq!(
+                status["message"], "the server could not find the requested resource",
+                "{uri}"
+            );
+        }
+        let (code, _) = call(&app, "PATCH", "/api/v1/namespaces/default/pods/x", None).await;
+        assert_eq!(code, 404);
+    }
+
+    #[tokio::test]
+    async fn one_object_round_trips_through_the_routes() {
+        let app = app();
+        let path = "/api/v1/namespaces/ns1/configmaps";
+        let body = json!({"metadata": {"name": "a"}, "data": {"k": "v"}});
+        let (code, created) = call(&app, "POST", path, Some(body)).await;
+        assert_eq!(code, 201);
+        assert_eq!(created["metadata"]["resourceVersion"], "1");
+        let (code, got) = call(&app, "GET", &format!("{path}/a"), None).await;
+        assert_eq!((code, &got), (200, &created));
+        let (code, list) = call(&app, "GET", "/api/v1/configmaps", None).await;
+        assert_eq!(code, 200);
+        assert_eq!(list["metadata"]["resourceVersion"], "1");
+        assert_eq!(list["items"][0]["metadata"]["namespace"], "ns1");
+    }
+}

@@ -1,0 +1,193 @@
+//! Starting the server: data directory, certificates, token, storage, kubeconfig, and the
+//! TLS accept loop.
+
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+use crate::storage::memory::MemoryStorage;
+use crate::storage::sqlite::SqliteStorage;
+use crate::storage::{Storage, StorageError};
+use crate::{auth, kubeconfig, pki, routes};
+
+/// How long a stopping server waits for open connections to finish their requests.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Which storage backend holds the objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageKind {
+    /// `DATA_DIR/state.db`, kept across restarts (the default).
+    Sqlite,
+    /// In memory, gone at exit (for tests and experiments).
+    Memory,
+}
+
+/// How to run the server.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Where certificates, the token, the kubeconfig and the database live.
+    pub data_dir: PathBuf,
+    /// The address to listen on; port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// The storage backend.
+    pub storage: StorageKind,
+    /// Log verbosity: 0 logs start and stop only, 1 and up one line per request.
+    pub verbosity: u8,
+}
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// A file or socket operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// The certificates could not be made or loaded.
+    #[error(transparent)]
+    Pki(#[from] pki::PkiError),
+    /// The TLS configuration was rejected.
+    #[error("tls: {0}")]
+    Tls(#[from] rustls::Error),
+    /// The storage could not be opened.
+    #[error("storage: {0}")]
+    Storage(#[from] StorageError),
+}
+
+fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServerError {
+    let context = context.into();
+    move |source| ServerError::Io { context, source }
+}
+
+/// What every request handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    /// The object store.
+    pub store: Arc<dyn Storage>,
+    /// The admin bearer token.
+    pub token: Arc<str>,
+    /// `host:port` clients reach the server at (for discovery).
+    pub address: Arc<str>,
+    /// Log verbosity (see [`Options::verbosity`]).
+    pub verbosity: u8,
+}
+
+/// A server that is listening: its address and URL, ready to [`Server::serve`].
+pub struct Server {
+    listener: TcpListener,
+    tls: TlsAcceptor,
+    state: AppState,
+    /// The `https://host:port` URL written to the kubeconfig.
+    pub url: String,
+}
+
+impl Server {
+    /// Prepares the data directory (certificates, token, storage), binds the listen address
+    /// and writes `DATA_DIR/kubeconfig` with the bound address.
+    pub async fn bind(options: &Options) -> Result<Server, ServerError> {
+        let dir = &options.data_dir;
+        std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+        let pki = pki::load_or_create(dir, options.listen.ip())?;
+        let token = auth::load_or_create_token(dir).map_err(io("reading the admin token"))?;
+        let store: Arc<dyn Storage> = match options.storage {
+            StorageKind::Sqlite => Arc::new(SqliteStorage::open(dir.join("state.db"))?),
+            StorageKind::Memory => Arc::new(MemoryStorage::new()),
+        };
+        let listener = TcpListener::bind(options.listen)
+            .await
+            .map_err(io(format!("listening on {}", options.listen)))?;
+        let bound = listener
+            .local_addr()
+            .map_err(io("reading the bound address"))?;
+        let host = if bound.ip().is_unspecified() {
+            IpAddr::V4(Ipv4Addr::LOCALHOST)
+        } else {
+            bound.ip()
+        };
+        let address = SocketAddr::new(host, bound.port()).to_string();
+        let url = format!("https://{address}");
+        kubeconfig::write(dir, &url, &pki.ca_pem, &token).map_err(io("writing the kubeconfig"))?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_no_client_auth()
+            .with_single_cert(pki.chain, pki.key)?;
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(Server {
+            listener,
+            tls: TlsAcceptor::from(Arc::new(config)),
+            state: AppState {
+                store,
+                token: token.into(),
+                address: address.into(),
+                verbosity: options.verbosity,
+            },
+            url,
+        })
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting connections and lets the open
+    /// ones finish their requests (for at most [`SHUTDOWN_GRACE`]).
+    ///
+    /// Every write is committed to storage before its response is sent, so stopping, even
+    /// abruptly, loses no acknowledged write.
+    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Result<(), ServerError> {
+        let app = routes::router(self.state.clone());
+        let verbosity = self.state.verbosity;
+        let graceful = GracefulShutdown::new();
+        tokio::pin!(shutdown);
+        loop {
+            let (tcp, peer) = tokio::select! {
+                () = &mut shutdown => break,
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // Running out of descriptors and the like: keep serving the others.
+                        eprintln!("kcel-apiserver: accept: {e}");
+                        continue;
+                    }
+                },
+            };
+            let tls = self.tls.clone();
+            let service = TowerToHyperService::new(app.clone());
+            let watcher = graceful.watcher();
+            tokio::spawn(async move {
+                let stream = match tls.accept(tcp).await {
+                    Ok(stream) => stream,
+                    Err(e) => {
+                        if verbosity > 0 {
+                            eprintln!("kcel-apiserver: TLS handshake from {peer}: {e}");
+                        }
+                        return;
+                    }
+                };
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service);
+                if let Err(e) = watcher.watch(connection).await
+                    && verbosity > 0
+                {
+                    eprintln!("kcel-apiserver: connection from {peer}: {e}");
+                }
+            });
+        }
+        drop(self.listener);
+        tokio::select! {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(SHUTDOWN_GRACE) => {
+                eprintln!("kcel-apiserver: connections still open after {SHUTDOWN_GRACE:?}; closing them");
+            }
+        }
+        Ok(())
+    }
+}

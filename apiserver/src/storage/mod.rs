@@ -1,0 +1,209 @@
+//! Storage: the subset of etcd that kube-apiserver uses, behind one trait.
+//!
+//! Every write gets the next store-wide [`Revision`]; a key's `mod_revision` is the revision of
+//! its last write, and that number is what the API layer shows as `resourceVersion`. Nothing
+//! above this trait invents revisions. The operations mirror the etcd transactions
+//! kube-apiserver issues (`Txn(If mod_revision == N, Put)` and friends), so that an etcd backend
+//! can implement the same trait later:
+//!
+//! | operation | etcd shape |
+//! | --- | --- |
+//! | [`Storage::range`] | `Range(prefix, limit, from key, at revision)` |
+//! | [`Storage::create`] | `Txn(If mod_revision == 0, Put)` |
+//! | [`Storage::update`] | `Txn(If mod_revision == N, Put)` |
+//! | [`Storage::delete`] | `Txn(If mod_revision == N, Delete)` |
+//! | [`Storage::watch`] | `Watch(prefix, start_revision, prev_kv)` |
+//! | [`Storage::compact`] | `Compact(revision)` |
+//!
+//! Backends: [`sqlite::SqliteStorage`] (the embedded default) and [`memory::MemoryStorage`]
+//! (for unit tests). Both pass one conformance suite (`tests/storage_conformance.rs`).
+//!
+//! The trait is synchronous: SQLite is a blocking library, and its calls are short. The HTTP
+//! layer calls it through `tokio::task::spawn_blocking`; a future etcd backend can drive its
+//! asynchronous client on a runtime handle from there as well.
+
+mod error;
+pub mod keys;
+pub mod memory;
+pub mod sqlite;
+mod watch;
+
+pub use error::StorageError;
+pub use watch::{EventKind, Watch, WatchEvent};
+
+/// A store-wide revision: the count of writes the store has committed. The first write gets
+/// revision 1; an empty store is at revision 0.
+pub type Revision = i64;
+
+/// A key with its value and revisions, as etcd returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyValue {
+    /// The key, e.g. `/registry/configmaps/default/demo`.
+    pub key: String,
+    /// The stored bytes (JSON objects for the API layer).
+    pub value: Vec<u8>,
+    /// The revision at which the key was created (since its last deletion).
+    pub create_revision: Revision,
+    /// The revision of the key's last write.
+    pub mod_revision: Revision,
+}
+
+/// What to read with [`Storage::range`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RangeRequest {
+    /// Read the keys that start with this prefix (the empty prefix reads every key).
+    pub prefix: String,
+    /// Start at this key instead of the prefix's first key (a continue token's position).
+    /// Keys before it are skipped; it is included if present.
+    pub from_key: Option<String>,
+    /// Return at most this many keys; `None` or `Some(0)` returns all.
+    pub limit: Option<usize>,
+    /// Read the state as of this revision instead of the current one.
+    pub revision: Option<Revision>,
+}
+
+impl RangeRequest {
+    /// A request for every live key under `prefix` at the current revision.
+    pub fn prefix(prefix: impl Into<String>) -> Self {
+        RangeRequest {
+            prefix: prefix.into(),
+            ..RangeRequest::default()
+        }
+    }
+
+    /// The same request, starting at `key`.
+    pub fn from_key(mut self, key: impl Into<String>) -> Self {
+        self.from_key = Some(key.into());
+        self
+    }
+
+    /// The same request, returning at most `limit` keys.
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// The same request, read at `revision`.
+    pub fn at_revision(mut self, revision: Revision) -> Self {
+        self.revision = Some(revision);
+        self
+    }
+
+    /// The first key to read: the later of the prefix and `from_key`.
+    pub fn start_key(&self) -> &str {
+        match &self.from_key {
+            Some(from) if from.as_str() > self.prefix.as_str() => from,
+            _ => &self.prefix,
+        }
+    }
+}
+
+/// What [`Storage::range`] read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeResponse {
+    /// The live keys in key order, at most `limit` of them.
+    pub kvs: Vec<KeyValue>,
+    /// The revision the read was served at (the requested one, or the current one). A list's
+    /// `resourceVersion` and a continue token's snapshot are this number.
+    pub revision: Revision,
+    /// Whether keys beyond the limit remain.
+    pub more: bool,
+    /// How many live keys the range holds from its start key on, beyond the limit too.
+    pub count: usize,
+}
+
+/// The storage of the API server: etcd's key-value subset used by kube-apiserver.
+///
+/// Implementations are shared between request handlers (`Arc<dyn Storage>`), serialize their
+/// writes, and deliver watch events in revision order.
+pub trait Storage: Send + Sync {
+    /// The revision of the last committed write (0 for an empty store).
+    fn current_revision(&self) -> Result<Revision, StorageError>;
+
+    /// The oldest revision that reads and watches may still ask for (0 before any compaction).
+    fn compacted_revision(&self) -> Result<Revision, StorageError>;
+
+    /// The live value of one key, at `revision` or the current revision, with the revision the
+    /// read was served at.
+    fn get(
+        &self,
+        key: &str,
+        revision: Option<Revision>,
+    ) -> Result<(Option<KeyValue>, Revision), StorageError>;
+
+    /// The live keys under a prefix, in key order (see [`RangeRequest`]).
+    ///
+    /// Fails with [`StorageError::Compacted`] below the compaction revision and
+    /// [`StorageError::FutureRevision`] beyond the current one.
+    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError>;
+
+    /// Stores `value` under `key` if the key has no live value; returns the new key-value.
+    ///
+    /// Fails with [`StorageError::AlreadyExists`] otherwise.
+    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError>;
+
+    /// Replaces the value under `key` if its `mod_revision` is `expected`; returns the new
+    /// key-value.
+    ///
+    /// Fails with [`StorageError::NotFound`] when the key has no live value and with
+    /// [`StorageError::Conflict`] when it was modified at another revision.
+    fn update(&self, key: &str, value: &[u8], expected: Revision)
+    -> Result<KeyValue, StorageError>;
+
+    /// Deletes `key` if its `mod_revision` is `expected`; returns the deleted key-value and the
+    /// revision of the deletion.
+    ///
+    /// Fails like [`Storage::update`].
+    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError>;
+
+    /// Watches the keys under `prefix`: first every change from revision `from` on (if given;
+    /// history is replayed), then every later change, each exactly once and in revision order.
+    /// Without `from`, only changes after the current revision are delivered.
+    ///
+    /// Fails with [`StorageError::Compacted`] when `from` is below the compaction revision.
+    fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError>;
+
+    /// Forgets the history before `revision`: reads and watches at older revisions fail with
+    /// [`StorageError::Compacted`] afterwards, while every state from `revision` on stays
+    /// readable. Values superseded before `revision` are removed.
+    ///
+    /// Fails with [`StorageError::Compacted`] if the store is already compacted at or beyond
+    /// `revision`, and with [`StorageError::FutureRevision`] beyond the current revision.
+    fn compact(&self, revision: Revision) -> Result<(), StorageError>;
+}
+
+/// Checks a read revision against the compaction point and the current revision.
+pub(crate) fn check_read_revision(
+    requested: Revision,
+    compacted: Revision,
+    current: Revision,
+) -> Result<(), StorageError> {
+    if requested < compacted {
+        return Err(StorageError::Compacted {
+            requested,
+            compacted,
+        });
+    }
+    if requested > current {
+        return Err(StorageError::FutureRevision { requested, current });
+    }
+    Ok(())
+}
+
+/// Checks a compaction revision against the compaction point and the current revision.
+pub(crate) fn check_compact_revision(
+    requested: Revision,
+    compacted: Revision,
+    current: Revision,
+) -> Result<(), StorageError> {
+    if requested <= compacted {
+        return Err(StorageError::Compacted {
+            requested,
+            compacted,
+        });
+    }
+    if requested > current {
+        return Err(StorageError::FutureRevision { requested, current });
+    }
+    Ok(())
+}

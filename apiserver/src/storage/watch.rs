@@ -1,0 +1,110 @@
+//! Watch streams: the handle a watcher reads and the registry a backend notifies.
+//!
+//! # Why an unbounded tokio channel
+//!
+//! A backend sends every event while it still holds its write lock, so that the events of one
+//! watch come in revision order and none is missed between the replay of history and the
+//! registration of the watcher. Sending must therefore never block or fail on a slow reader,
+//! which an unbounded channel guarantees. The tokio channel serves both kinds of reader: the
+//! HTTP layer awaits [`Watch::recv`] inside the runtime, while tests and other synchronous code
+//! use [`Watch::try_recv`] or [`Watch::blocking_recv`] outside it. Memory is bounded by the
+//! reader draining promptly: the intended reader is one watch cache per resource, which fans the
+//! events out to clients and drops the slow ones, as kube-apiserver's cacher does.
+
+use tokio::sync::mpsc;
+
+use super::{KeyValue, Revision};
+
+/// What happened to a key at one revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// The key was created or updated; [`WatchEvent::kv`] holds the new value.
+    Put,
+    /// The key was deleted; [`WatchEvent::kv`] holds the key, the deletion revision as its
+    /// `mod_revision` and an empty value.
+    Delete,
+}
+
+/// One change to one key, as delivered by a watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchEvent {
+    /// Put or delete.
+    pub kind: EventKind,
+    /// The key after the change (see [`EventKind`] for deletes).
+    pub kv: KeyValue,
+    /// The key's value just before the change, if it existed (and was not compacted away).
+    pub prev: Option<KeyValue>,
+}
+
+impl WatchEvent {
+    /// The revision at which the change happened.
+    pub fn revision(&self) -> Revision {
+        self.kv.mod_revision
+    }
+}
+
+/// A stream of [`WatchEvent`]s for the keys under one prefix, in revision order.
+///
+/// Dropping the handle ends the watch; the backend forgets it at its next write.
+#[derive(Debug)]
+pub struct Watch {
+    rx: mpsc::UnboundedReceiver<WatchEvent>,
+}
+
+impl Watch {
+    /// The next event, waiting for it; `None` once the backend is gone.
+    pub async fn recv(&mut self) -> Option<WatchEvent> {
+        self.rx.recv().await
+    }
+
+    /// The next event, blocking the thread; `None` once the backend is gone.
+    ///
+    /// Panics if called from inside an asynchronous runtime (use [`Watch::recv`] there).
+    pub fn blocking_recv(&mut self) -> Option<WatchEvent> {
+        self.rx.blocking_recv()
+    }
+
+    /// The next event if one is already queued.
+    pub fn try_recv(&mut self) -> Option<WatchEvent> {
+        self.rx.try_recv().ok()
+    }
+
+    /// Every event queued now, in order.
+    pub fn drain(&mut self) -> Vec<WatchEvent> {
+        std::iter::from_fn(|| self.try_recv()).collect()
+    }
+}
+
+/// The watchers of one backend: a prefix and a sender each.
+///
+/// Backends keep it under the same lock as their data and call [`WatchHub::notify`] for every
+/// committed change, in revision order.
+#[derive(Debug, Default)]
+pub(crate) struct WatchHub {
+    watchers: Vec<(String, mpsc::UnboundedSender<WatchEvent>)>,
+}
+
+impl WatchHub {
+    /// A new watcher on `prefix`: its sender (for replaying history first) and its handle.
+    pub(crate) fn register(&mut self, prefix: &str) -> (mpsc::UnboundedSender<WatchEvent>, Watch) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.watchers.push((prefix.to_owned(), tx.clone()));
+        (tx, Watch { rx })
+    }
+
+    /// Delivers `event` to every watcher whose prefix covers its key, forgetting closed ones.
+    pub(crate) fn notify(&mut self, event: &WatchEvent) {
+        self.watchers.retain(|(prefix, tx)| {
+            if !event.kv.key.starts_with(prefix.as_str()) {
+                return !tx.is_closed();
+            }
+            tx.send(event.clone()).is_ok()
+        });
+    }
+
+    /// How many watchers are registered (closed ones may linger until the next write).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.watchers.len()
+    }
+}

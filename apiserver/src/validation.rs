@@ -1,0 +1,54 @@
+//! Name validation with upstream's messages (kubernetes/apimachinery `util/validation`).
+
+/// Upstream's maximum length of a DNS-1123 subdomain.
+pub const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
+
+/// Upstream's explanation of the DNS-1123 subdomain format.
+pub const DNS1123_SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+fn is_alnum(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+/// One DNS-1123 label of a subdomain: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
+fn is_label(label: &[u8]) -> bool {
+    match (label.first(), label.last()) {
+        (Some(&first), Some(&last)) => {
+            is_alnum(first) && is_alnum(last) && label.iter().all(|&c| is_alnum(c) || c == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// The problems with `name` as a DNS-1123 subdomain (the rule for ConfigMap names), each one
+/// of upstream's messages; empty when the name is valid.
+pub fn dns1123_subdomain(name: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if name.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        errors.push(format!(
+            "must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters"
+        ));
+    }
+    if !name.as_bytes().split(|&c| c == b'.').all(is_label) {
+        errors.push(DNS1123_SUBDOMAIN_MESSAGE.to_owned());
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subdomains() {
+        for ok in ["a", "demo", "a-b.c", "0", "x.y.z", "a1-2b"] {
+            assert!(dns1123_subdomain(ok).is_empty(), "{ok}");
+        }
+        for bad in ["", "A", "-a", "a-", "a..b", ".a", "a.", "a_b", "a b", "é"] {
+            assert_eq!(dns1123_subdomain(bad), [DNS1123_SUBDOMAIN_MESSAGE], "{bad}");
+        }
+        let long = "a".repeat(254);
+        assert_eq!(dns1123_subdomain(&long).len(), 1);
+        assert!(dns1123_subdomain(&long)[0].starts_with("must be no more than 253"));
+    }
+}

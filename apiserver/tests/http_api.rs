@@ -1,0 +1,533 @@
+//! The HTTP server, driven over HTTPS by a Rust client: health, authentication, kubeconfig,
+//! discovery, ConfigMap CRUD with upstream's Status texts, paging, and restarts.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{Auth, Server};
+
+const CMS: &str = "/api/v1/namespaces/default/configmaps";
+
+fn cm(name: &str, data: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
+}
+
+fn rv(object: &Value) -> i64 {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Asserts a `Failure` status with this code, reason and message.
+fn assert_failure(reply: &support::Reply, code: u16, reason: &str, message: &str) {
+    assert_eq!(reply.code, code, "{}", reply.text());
+    assert_eq!(reply.content_type, "application/json");
+    let status = reply.json();
+    assert_eq!(status["kind"], "Status");
+    assert_eq!(status["apiVersion"], "v1");
+    assert_eq!(status["status"], "Failure");
+    assert_eq!(status["reason"], reason);
+    assert_eq!(status["code"], code);
+    assert_eq!(status["message"], message);
+}
+
+#[tokio::test]
+async fn health_and_version_need_no_token() {
+    let server = Server::start(&[]);
+    for path in ["/livez", "/readyz", "/healthz"] {
+        let reply = server.request("GET", path, None, Auth::None).await;
+        assert_eq!((reply.code, reply.text().as_str()), (200, "ok"), "{path}");
+    }
+    let version = server.request("GET", "/version", None, Auth::None).await;
+    assert_eq!(version.code, 200);
+    let version = version.json();
+    assert_eq!(
+        (version["major"].as_str(), version["minor"].as_str()),
+        (Some("1"), Some("37"))
+    );
+    assert!(
+        version["gitVersion"]
+            .as_str()
+            .unwrap()
+            .starts_with("v1.37.")
+    );
+}
+
+#[tokio::test]
+async fn requests_without_a_valid_token_get_401() {
+    let server = Server::start(&[]);
+    let cases = [
+        (CMS, Auth::None),
+        (CMS, Auth::Token("wrong")),
+        ("/api", Auth::None),
+        ("/version", Auth::Token("wrong")),
+        ("/nowhere", Auth::None),
+    ];
+    for (path, auth) in cases {
+        let reply = server.request("GET", path, None, auth).await;
+        assert_failure(&reply, 401, "Unauthorized", "Unauthorized");
+        assert!(reply.json().get("details").is_none());
+    }
+    let with_token = server.send("GET", CMS, None).await;
+    assert_eq!(with_token.code, 200);
+}
+
+#[tokio::test]
+async fn the_kubeconfig_names_the_server_its_ca_and_the_admin_token() {
+    let server = Server::start(&[]);
+    let config = support::read_kubeconfig(&server.data_dir().join("kubeconfig"));
+    assert_eq!(config["kind"], "Config");
+    assert_eq!(config["current-context"], "kcel");
+    assert_eq!(config["contexts"][0]["context"]["cluster"], "kcel");
+    let token = std::fs::read_to_string(server.data_dir().join("admin-token")).unwrap();
+    assert_eq!(token.trim(), server.token);
+    assert!(server.url.starts_with("https://127.0.0.1:"));
+    // The client trusted the server's certificate through the kubeconfig's CA alone.
+    assert_eq!(server.send("GET", "/livez", None).await.code, 200);
+}
+
+#[tokio::test]
+async fn legacy_discovery_lists_configmaps() {
+    let server = Server::start(&[]);
+    let api = server.send("GET", "/api", None).await.json();
+    assert_eq!(api["kind"], "APIVersions");
+    assert_eq!(api["versions"], json!(["v1"]));
+    assert_eq!(
+        api["serverAddressByClientCIDRs"][0]["serverAddress"],
+        server.address.as_str()
+    );
+    let v1 = server.send("GET", "/api/v1", None).await.json();
+    assert_eq!(v1["kind"], "APIResourceList");
+    assert_eq!(v1["groupVersion"], "v1");
+    let configmaps = v1["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "configmaps")
+        .expect("configmaps is listed");
+    assert_eq!(configmaps["kind"], "ConfigMap");
+    assert_eq!(configmaps["singularName"], "configmap");
+    assert_eq!(configmaps["namespaced"], true);
+    assert_eq!(configmaps["shortNames"], json!(["cm"]));
+    for verb in ["create", "delete", "get", "list", "update"] {
+        assert!(
+            configmaps["verbs"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(verb))
+        );
+    }
+    let apis = server.send("GET", "/apis", None).await.json();
+    assert_eq!(apis["kind"], "APIGroupList");
+    assert_eq!(apis["groups"], json!([]));
+}
+
+#[tokio::test]
+async fn configmap_create_get_list_update_delete() {
+    let server = Server::start(&[]);
+    // Create.
+    let reply = server
+        .send("POST", CMS, Some(&cm("demo", json!({"a": "1"}))))
+        .await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let created = reply.json();
+    assert_eq!(created["kind"], "ConfigMap");
+    assert_eq!(created["metadata"]["namespace"], "default");
+    assert_eq!(created["data"], json!({"a": "1"}));
+    let uid = created["metadata"]["uid"].as_str().unwrap().to_owned();
+    assert_eq!(uid.len(), 36);
+    let stamp = created["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(stamp.ends_with('Z') && stamp.len() == 20, "{stamp}");
+    let rv1 = rv(&created);
+    assert!(rv1 > 0);
+    // Create again: AlreadyExists.
+    let again = server.send("POST", CMS, Some(&cm("demo", json!({})))).await;
+    assert_failure(
+        &again,
+        409,
+        "AlreadyExists",
+        r#"configmaps "demo" already exists"#,
+    );
+    assert_eq!(
+        again.json()["details"],
+        json!({"name": "demo", "kind": "configmaps"})
+    );
+    // Get.
+    let got = server.send("GET", &format!("{CMS}/demo"), None).await;
+    assert_eq!(got.code, 200);
+    assert_eq!(got.json(), created);
+    // List.
+    server
+        .send("POST", CMS, Some(&cm("other", json!({}))))
+        .await;
+    let list = server.send("GET", CMS, None).await.json();
+    assert_eq!(list["kind"], "ConfigMapList");
+    assert_eq!(list["apiVersion"], "v1");
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(
+        items
+            .iter()
+            .map(|i| i["metadata"]["name"].clone())
+            .collect::<Vec<_>>(),
+        [json!("demo"), json!("other")]
+    );
+    assert!(items[0].get("kind").is_none(), "list items carry no kind");
+    assert_eq!(
+        rv(&list),
+        rv(&items[1]),
+        "the list is served at the latest revision"
+    );
+    // Update with the current resourceVersion.
+    let mut change = created.clone();
+    change["data"] = json!({"a": "2"});
+    let updated = server
+        .send("PUT", &format!("{CMS}/demo"), Some(&change))
+        .await;
+    assert_eq!(updated.code, 200, "{}", updated.text());
+    let updated = updated.json();
+    assert_eq!(updated["data"], json!({"a": "2"}));
+    assert!(rv(&updated) > rv1);
+    assert_eq!(updated["metadata"]["uid"], uid.as_str());
+    assert_eq!(updated["metadata"]["creationTimestamp"], stamp.as_str());
+    // Update with a stale resourceVersion: Conflict.
+    let stale = server
+        .send("PUT", &format!("{CMS}/demo"), Some(&change))
+        .await;
+    assert_failure(
+        &stale,
+        409,
+        "Conflict",
+        "Operation cannot be fulfilled on configmaps \"demo\": the object has been modified; \
+         please apply your changes to the latest version and try again",
+    );
+    // Update without a resourceVersion: unconditional; server-owned fields cannot be changed.
+    let mut blind = cm("demo", json!({"a": "3"}));
+    blind["metadata"]["uid"] = json!("forged");
+    let blind = server
+        .send("PUT", &format!("{CMS}/demo"), Some(&blind))
+        .await;
+    assert_eq!(blind.code, 200, "{}", blind.text());
+    assert_eq!(blind.json()["metadata"]["uid"], uid.as_str());
+    assert!(rv(&blind.json()) > rv(&updated));
+    // Delete.
+    let deleted = server.send("DELETE", &format!("{CMS}/demo"), None).await;
+    assert_eq!(deleted.code, 200, "{}", deleted.text());
+    assert_eq!(
+        deleted.json(),
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+               "details": {"name": "demo", "kind": "configmaps", "uid": uid}})
+    );
+    let gone = server.send("GET", &format!("{CMS}/demo"), None).await;
+    assert_failure(&gone, 404, "NotFound", r#"configmaps "demo" not found"#);
+    assert_eq!(
+        gone.json()["details"],
+        json!({"name": "demo", "kind": "configmaps"})
+    );
+    let again = server.send("DELETE", &format!("{CMS}/demo"), None).await;
+    assert_failure(&again, 404, "NotFound", r#"configmaps "demo" not found"#);
+    let missing = server
+        .send("PUT", &format!("{CMS}/demo"), Some(&cm("demo", json!({}))))
+        .await;
+    assert_failure(&missing, 404, "NotFound", r#"configmaps "demo" not found"#);
+}
+
+#[tokio::test]
+async fn namespaces_are_separate_and_listed_together() {
+    let server = Server::start(&[]);
+    for ns in ["a", "b"] {
+        let path = format!("/api/v1/namespaces/{ns}/configmaps");
+        let reply = server
+            .send("POST", &path, Some(&cm("same", json!({}))))
+            .await;
+        assert_eq!(reply.code, 201, "{}", reply.text());
+    }
+    let a = server
+        .send("GET", "/api/v1/namespaces/a/configmaps", None)
+        .await
+        .json();
+    assert_eq!(a["items"].as_array().unwrap().len(), 1);
+    let all = server.send("GET", "/api/v1/configmaps", None).await.json();
+    let namespaces: Vec<&str> = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["namespace"].as_str().unwrap())
+        .collect();
+    assert_eq!(namespaces, ["a", "b"]);
+}
+
+#[tokio::test]
+async fn lists_page_with_limit_and_continue() {
+    let server = Server::start(&["--storage", "memory"]);
+    for name in ["c1", "c2", "c3", "c4", "c5"] {
+        assert_eq!(
+            server
+                .send("POST", CMS, Some(&cm(name, json!({}))))
+                .await
+                .code,
+            201
+        );
+    }
+    let first = server
+        .send("GET", &format!("{CMS}?limit=2"), None)
+        .await
+        .json();
+    assert_eq!(first["metadata"]["remainingItemCount"], 3);
+    let snapshot = rv(&first);
+    // A write between pages is not seen by later pages.
+    server.send("POST", CMS, Some(&cm("c0", json!({})))).await;
+    let mut names: Vec<String> = Vec::new();
+    let mut page = first;
+    for _ in 0..5 {
+        names.extend(
+            page["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["metadata"]["name"].as_str().unwrap().to_owned()),
+        );
+        assert_eq!(rv(&page), snapshot);
+        let Some(token) = page["metadata"]["continue"].as_str() else {
+            break;
+        };
+        page = server
+            .send("GET", &format!("{CMS}?limit=2&continue={token}"), None)
+            .await
+            .json();
+    }
+    assert_eq!(names, ["c1", "c2", "c3", "c4", "c5"]);
+    let bad = server
+        .send("GET", &format!("{CMS}?continue=%%%"), None)
+        .await;
+    assert_eq!(bad.code, 400);
+    let bad = server.send("GET", &format!("{CMS}?limit=x"), None).await;
+    assert_eq!(bad.code, 400);
+}
+
+#[tokio::test]
+async fn bad_requests_get_upstreams_statuses() {
+    let server = Server::start(&["--storage", "memory"]);
+    server.send("POST", CMS, Some(&cm("demo", json!({})))).await;
+    let renamed = server
+        .send("PUT", &format!("{CMS}/demo"), Some(&cm("other", json!({}))))
+        .await;
+    assert_failure(
+        &renamed,
+        400,
+        "BadRequest",
+        "the name of the object (other) does not match the name on the URL (demo)",
+    );
+    let mut elsewhere = cm("x", json!({}));
+    elsewhere["metadata"]["namespace"] = json!("kube-system");
+    let reply = server.send("POST", CMS, Some(&elsewhere)).await;
+    assert_failure(
+        &reply,
+        400,
+        "BadRequest",
+        "the namespace of the provided object does not match the namespace sent on the request",
+    );
+    let reply = server
+        .send("POST", CMS, Some(&json!({"metadata": {}})))
+        .await;
+    assert_failure(
+        &reply,
+        422,
+        "Invalid",
+        r#"ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required"#,
+    );
+    let details = &reply.json()["details"];
+    assert_eq!(details["kind"], "ConfigMap");
+    assert_eq!(
+        details["causes"],
+        json!([{"reason": "FieldValueRequired", "message": "Required value: name or generateName is required", "field": "metadata.name"}])
+    );
+    let reply = server
+        .send("POST", CMS, Some(&cm("Bad_Name", json!({}))))
+        .await;
+    assert_eq!(reply.code, 422);
+    assert!(reply.json()["message"].as_str().unwrap().starts_with(
+        "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"
+    ));
+    let reply = server
+        .request("POST", CMS, Some(b"{not json".to_vec()), Auth::Admin)
+        .await;
+    assert_eq!(reply.code, 400);
+    assert_eq!(reply.json()["reason"], "BadRequest");
+    let wrong_kind = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}});
+    assert_eq!(server.send("POST", CMS, Some(&wrong_kind)).await.code, 400);
+    let huge = vec![b' '; 3 * 1024 * 1024 + 1];
+    let reply = server.request("POST", CMS, Some(huge), Auth::Admin).await;
+    assert_failure(
+        &reply,
+        413,
+        "RequestEntityTooLarge",
+        "Request entity too large: limit is 3145728",
+    );
+    let reply = server
+        .send("GET", "/api/v1/namespaces/default/widgets", None)
+        .await;
+    assert_failure(
+        &reply,
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    );
+    let reply = server
+        .send("PATCH", &format!("{CMS}/demo"), Some(&json!({})))
+        .await;
+    assert_failure(
+        &reply,
+        405,
+        "MethodNotAllowed",
+        r#"patch is not supported on resources of kind "configmaps""#,
+    );
+}
+
+#[tokio::test]
+async fn generate_name_makes_a_unique_name() {
+    let server = Server::start(&["--storage", "memory"]);
+    let body = json!({"metadata": {"generateName": "gen-"}});
+    let a = server.send("POST", CMS, Some(&body)).await.json();
+    let b = server.send("POST", CMS, Some(&body)).await.json();
+    let (a, b) = (
+        a["metadata"]["name"].as_str().unwrap().to_owned(),
+        b["metadata"]["name"].as_str().unwrap().to_owned(),
+    );
+    assert!(a.starts_with("gen-") && a.len() == 9, "{a}");
+    assert_ne!(a, b);
+}
+
+#[tokio::test]
+async fn a_restart_keeps_objects_resource_versions_certificates_and_token() {
+    let server = Server::start(&[]);
+    let mut before = Vec::new();
+    for i in 0..5 {
+        let reply = server
+            .send(
+                "POST",
+                CMS,
+                Some(&cm(&format!("keep-{i}"), json!({"i": i.to_string()}))),
+            )
+            .await;
+        assert_eq!(reply.code, 201);
+        before.push(reply.json());
+    }
+    let list_before = server.send("GET", CMS, None).await.json();
+    let token = server.token.clone();
+    let ca = std::fs::read(server.data_dir().join("pki/ca.crt")).unwrap();
+    let dir = server.stop();
+    let server = Server::start_in(dir, &[]);
+    assert_eq!(server.token, token);
+    assert_eq!(
+        std::fs::read(server.data_dir().join("pki/ca.crt")).unwrap(),
+        ca
+    );
+    for object in &before {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        let got = server.send("GET", &format!("{CMS}/{name}"), None).await;
+        assert_eq!(got.json(), *object);
+    }
+    assert_eq!(server.send("GET", CMS, None).await.json(), list_before);
+    let next = server
+        .send("POST", CMS, Some(&cm("after", json!({}))))
+        .await
+        .json();
+    assert_eq!(rv(&next), rv(&list_before) + 1);
+}
+
+#[tokio::test]
+async fn acknowledged_writes_survive_sigkill_of_the_server() {
+    let server = Server::start(&[]);
+    // Concurrent clients; every 201 is an acknowledged write.
+    let server = std::sync::Arc::new(server);
+    let tasks: Vec<_> = (0..4)
+        .map(|client| {
+            let server = server.clone();
+            tokio::spawn(async move {
+                let mut acknowledged = Vec::new();
+                for i in 0..10 {
+                    let name = format!("c{client}-{i}");
+                    let reply = server.send("POST", CMS, Some(&cm(&name, json!({})))).await;
+                    assert_eq!(reply.code, 201, "{}", reply.text());
+                    acknowledged.push(reply.json());
+                }
+                acknowledged
+            })
+        })
+        .collect();
+    let mut acknowledged = Vec::new();
+    for task in tasks {
+        acknowledged.extend(task.await.unwrap());
+    }
+    let server = std::sync::Arc::into_inner(server).unwrap();
+    let dir = server.kill();
+    let server = Server::start_in(dir, &[]);
+    for object in &acknowledged {
+        let name = object["metadata"]["name"].as_str().unwrap();
+        let got = server.send("GET", &format!("{CMS}/{name}"), None).await;
+        assert_eq!(got.json(), *object);
+    }
+}
+
+#[tokio::test]
+async fn memory_storage_starts_empty_every_time() {
+    let server = Server::start(&["--storage", "memory"]);
+    server.send("POST", CMS, Some(&cm("x", json!({})))).await;
+    let dir = server.stop();
+    let server = Server::start_in(dir, &["--storage", "memory"]);
+    let list = server.send("GET", CMS, None).await.json();
+    assert_eq!(list["items"], json!([]));
+}
+
+#[tokio::test]
+async fn a_second_server_on_the_same_data_directory_refuses_to_start() {
+    let server = Server::start(&[]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kcel-apiserver"))
+        .arg("--data-dir")
+        .arg(server.data_dir())
+        .args(["--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("is in use by another process"), "{stderr}");
+    // The first server is unaffected.
+    assert_eq!(server.send("GET", CMS, None).await.code, 200);
+}
+
+#[tokio::test]
+async fn racing_updates_with_one_resource_version_have_one_winner() {
+    let server = std::sync::Arc::new(Server::start(&[]));
+    let created = server
+        .send("POST", CMS, Some(&cm("race", json!({}))))
+        .await
+        .json();
+    let tasks: Vec<_> = (0..6)
+        .map(|i| {
+            let (server, mut body) = (server.clone(), created.clone());
+            body["data"] = json!({"writer": i.to_string()});
+            tokio::spawn(async move {
+                server
+                    .send("PUT", &format!("{CMS}/race"), Some(&body))
+                    .await
+                    .code
+            })
+        })
+        .collect();
+    let mut codes = Vec::new();
+    for task in tasks {
+        codes.push(task.await.unwrap());
+    }
+    codes.sort();
+    assert_eq!(codes, [200, 409, 409, 409, 409, 409]);
+    let now = server
+        .send("GET", &format!("{CMS}/race"), None)
+        .await
+        .json();
+    assert_eq!(rv(&now), rv(&created) + 1);
+}

@@ -1,0 +1,231 @@
+//! Starting `kcel-apiserver` for a test and talking HTTPS to it.
+//!
+//! [`Server::start`] runs the binary on a free 127.0.0.1 port with a fresh data directory and
+//! reads the kubeconfig it writes; [`Server::request`] sends one request over a new TLS
+//! connection that trusts the server's CA, with the admin token unless told otherwise.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use base64::Engine;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+/// A running server and what its kubeconfig says.
+pub struct Server {
+    child: Option<Child>,
+    /// Keeps the data directory alive for restarts.
+    pub dir: Arc<tempfile::TempDir>,
+    /// `https://127.0.0.1:<port>`.
+    pub url: String,
+    /// `127.0.0.1:<port>`.
+    pub address: String,
+    /// The admin bearer token from the kubeconfig.
+    pub token: String,
+    tls: TlsConnector,
+}
+
+/// Which credentials a request presents.
+#[derive(Clone, Copy)]
+pub enum Auth<'a> {
+    /// The admin token from the kubeconfig.
+    Admin,
+    /// No `Authorization` header.
+    None,
+    /// This bearer token.
+    Token(&'a str),
+}
+
+/// A response: status code, headers and body.
+pub struct Reply {
+    pub code: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+impl Server {
+    /// Starts the server with a fresh data directory and extra flags.
+    pub fn start(extra: &[&str]) -> Server {
+        let dir = Arc::new(tempfile::tempdir().unwrap());
+        Self::start_in(dir, extra)
+    }
+
+    /// Starts the server on an existing data directory.
+    pub fn start_in(dir: Arc<tempfile::TempDir>, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kcel-apiserver"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        // The first line names the URL once the socket is bound and the kubeconfig written.
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let Some(url) = line.trim().strip_prefix("kcel-apiserver: serving on ") else {
+            let _ = child.kill();
+            panic!("the server did not start: {line:?}");
+        };
+        let url = url.to_owned();
+        let config = read_kubeconfig(&dir.path().join("kubeconfig"));
+        let cluster = &config["clusters"][0]["cluster"];
+        assert_eq!(cluster["server"].as_str(), Some(url.as_str()));
+        let ca = base64::engine::general_purpose::STANDARD
+            .decode(cluster["certificate-authority-data"].as_str().unwrap())
+            .unwrap();
+        let token = config["users"][0]["user"]["token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        Server {
+            child: Some(child),
+            address: url.trim_start_matches("https://").to_owned(),
+            url,
+            token,
+            tls: connector(&ca),
+            dir,
+        }
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    pub fn stop(mut self) -> Arc<tempfile::TempDir> {
+        let mut child = self.child.take().unwrap();
+        // The shell's builtin `kill`: no dependency on a kill binary being installed.
+        let status = Command::new("sh")
+            .args(["-c", &format!("kill -TERM {}", child.id())])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let exit = child.wait().unwrap();
+        assert!(exit.success(), "the server exited with {exit}");
+        self.dir.clone()
+    }
+
+    /// Kills the server with SIGKILL and waits for it to die.
+    pub fn kill(mut self) -> Arc<tempfile::TempDir> {
+        let mut child = self.child.take().unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        self.dir.clone()
+    }
+
+    /// Sends one request with the admin token.
+    pub async fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Reply {
+        let bytes = body.map(|b| serde_json::to_vec(b).unwrap());
+        self.request(method, path, bytes, Auth::Admin).await
+    }
+
+    /// Sends one request over a new connection.
+    pub async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+        auth: Auth<'_>,
+    ) -> Reply {
+        let tcp = TcpStream::connect(&self.address).await.unwrap();
+        let name = ServerName::try_from("127.0.0.1").unwrap();
+        let tls = self.tls.connect(name, tcp).await.unwrap();
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", &self.address)
+            .header("accept", "application/json");
+        match auth {
+            Auth::Admin => {
+                request = request.header("authorization", format!("Bearer {}", self.token))
+            }
+            Auth::Token(t) => request = request.header("authorization", format!("Bearer {t}")),
+            Auth::None => {}
+        }
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
+            .unwrap();
+        let response = sender.send_request(request).await.unwrap();
+        let code = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec();
+        Reply {
+            code,
+            content_type,
+            body,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The kubeconfig file as JSON.
+pub fn read_kubeconfig(path: &PathBuf) -> Value {
+    serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn connector(ca_pem: &[u8]) -> TlsConnector {
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_slice(ca_pem).unwrap())
+        .unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+}
