@@ -58,6 +58,8 @@ impl fmt::Display for FieldPath {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorType {
     Invalid,
+    /// A value of the wrong type (`field.TypeInvalid`; printed as an invalid value).
+    TypeInvalid,
     Forbidden,
     Required,
     Duplicate,
@@ -71,7 +73,7 @@ impl ErrorType {
     /// The text Kubernetes prints for this type.
     pub fn text(self) -> &'static str {
         match self {
-            ErrorType::Invalid => "Invalid value",
+            ErrorType::Invalid | ErrorType::TypeInvalid => "Invalid value",
             ErrorType::Forbidden => "Forbidden",
             ErrorType::Required => "Required value",
             ErrorType::Duplicate => "Duplicate value",
@@ -86,6 +88,7 @@ impl ErrorType {
     pub fn reason(self) -> &'static str {
         match self {
             ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
             ErrorType::Forbidden => "FieldValueForbidden",
             ErrorType::Required => "FieldValueRequired",
             ErrorType::Duplicate => "FieldValueDuplicate",
@@ -94,6 +97,19 @@ impl ErrorType {
             ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::Internal => "InternalError",
         }
+    }
+
+    /// Whether an error of this type keeps kube-apiserver from running a custom resource's
+    /// CEL rules (`hasBlockingErr`: unsupported, required, too long, too many, wrong type).
+    pub fn blocks_rules(self) -> bool {
+        matches!(
+            self,
+            ErrorType::NotSupported
+                | ErrorType::Required
+                | ErrorType::TooLong
+                | ErrorType::TooMany
+                | ErrorType::TypeInvalid
+        )
     }
 
     /// The type for an `x-kubernetes-validations` `reason` (Invalid when absent or unknown).
@@ -177,6 +193,7 @@ impl FieldError {
     pub fn body(&self) -> String {
         let mut s = match self.error_type {
             ErrorType::Invalid
+            | ErrorType::TypeInvalid
             | ErrorType::Duplicate
             | ErrorType::NotSupported
             | ErrorType::TooMany => {

@@ -1,9 +1,8 @@
 //! The structural-schema subset of OpenAPI v3 that CRD validation rules see, as serde types.
 //!
-//! Fields use their OpenAPI spelling (`maxLength`, `x-kubernetes-list-type`, ...); keywords
-//! that matter to neither CEL nor the structural checks (`pattern`, `minimum`, ...) are
-//! ignored. `allOf`, `anyOf`, `oneOf` and `not` are read for the structural checks only
-//! (value validations, never types: see [`super::structural`]).
+//! Fields use their OpenAPI spelling (`maxLength`, `x-kubernetes-list-type`, ...). The value
+//! validations (`pattern`, `minimum`, ...) are read for [`super::openapi`]; `allOf`, `anyOf`,
+//! `oneOf` and `not` hold value validations only, never types (see [`super::structural`]).
 
 use std::collections::BTreeMap;
 
@@ -35,9 +34,29 @@ pub struct Schema {
     #[serde(default)]
     pub max_length: Option<i64>,
     #[serde(default)]
+    pub min_length: Option<i64>,
+    #[serde(default)]
     pub max_items: Option<i64>,
     #[serde(default)]
+    pub min_items: Option<i64>,
+    #[serde(default)]
+    pub unique_items: bool,
+    #[serde(default)]
     pub max_properties: Option<i64>,
+    #[serde(default)]
+    pub min_properties: Option<i64>,
+    #[serde(default)]
+    pub pattern: String,
+    #[serde(default)]
+    pub minimum: Option<f64>,
+    #[serde(default)]
+    pub exclusive_minimum: bool,
+    #[serde(default)]
+    pub maximum: Option<f64>,
+    #[serde(default)]
+    pub exclusive_maximum: bool,
+    #[serde(default)]
+    pub multiple_of: Option<f64>,
     #[serde(rename = "x-kubernetes-preserve-unknown-fields", default)]
     pub preserve_unknown_fields: bool,
     #[serde(rename = "x-kubernetes-embedded-resource", default)]

@@ -10,6 +10,7 @@ use super::compile::{
 };
 use super::defaulting::{has_unknown_fields, prepare};
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
+use super::openapi;
 use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
@@ -22,6 +23,9 @@ pub const PER_OBJECT_COST_BUDGET: i64 = 10_000_000;
 pub const MAX_MESSAGE_EXPRESSION_SIZE: usize = 5 * 1024;
 
 const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+/// The error that stands for the rules skipped after a blocking schema error
+/// (apiextensions-apiserver's `hasBlockingErr`).
+pub const RULES_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
 const OUT_OF_BUDGET: &str =
     "validation failed due to running out of cost budget, no further validation rules will be run";
 
@@ -91,8 +95,10 @@ impl Validator {
         self.validate_with_budget(obj, old, PER_OBJECT_COST_BUDGET)
     }
 
-    /// Validates with a given per-object budget. As kube-apiserver, non-nullable nulls
-    /// without defaults are dropped and defaults applied first (to the old object too).
+    /// Validates with a given per-object budget, as kube-apiserver validates a custom
+    /// resource: non-nullable nulls without defaults are dropped and defaults applied (to the
+    /// old object too), then the OpenAPI value validation ([`super::openapi`]) and, unless it
+    /// found a blocking error (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
     pub fn validate_with_budget(
         &self,
         obj: &serde_json::Value,
@@ -102,6 +108,56 @@ impl Validator {
         let obj = prepare(obj, &self.schema);
         let old = old.map(|o| prepare(o, &self.schema));
         let (obj, old) = (obj.as_ref(), old.as_deref());
+        // As kube-apiserver's custom resource strategy: the OpenAPI value validation first;
+        // after a type, required, enum or size error the rules are not run.
+        let schema_errors = openapi::validate(obj, &self.schema);
+        if !schema_errors.is_empty() {
+            let blocking = schema_errors.iter().any(|e| e.error_type.blocks_rules());
+            let mut outcome = Outcome {
+                errors: schema_errors,
+                remaining_budget: budget,
+                ..Outcome::default()
+            };
+            if blocking {
+                outcome.errors.push(FieldError::with_rendered_value(
+                    FieldPath::root(),
+                    ErrorType::Invalid,
+                    "null".into(),
+                    RULES_NOT_CHECKED,
+                ));
+                return outcome;
+            }
+            let rules = self.rules(obj, old, budget);
+            outcome.errors.extend(rules.errors);
+            outcome.warnings = rules.warnings;
+            outcome.costs = rules.costs;
+            outcome.remaining_budget = rules.remaining_budget;
+            return outcome;
+        }
+        self.rules(obj, old, budget)
+    }
+
+    /// Validates with the CEL rules alone, as apiextensions-apiserver's CEL validator does
+    /// (and its unit tests): no OpenAPI value validation first, so data of the wrong shape
+    /// reaches the rules and fails them with the CEL validator's `invalid data` errors.
+    pub fn validate_rules(
+        &self,
+        obj: &serde_json::Value,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+    ) -> Outcome {
+        let obj = prepare(obj, &self.schema);
+        let old = old.map(|o| prepare(o, &self.schema));
+        self.rules(obj.as_ref(), old.as_deref(), budget)
+    }
+
+    /// The CEL rules over a prepared object.
+    fn rules(
+        &self,
+        obj: &serde_json::Value,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+    ) -> Outcome {
         let root = &self.compiled.root;
         let convert = |json: &serde_json::Value| {
             root.ty
