@@ -28,6 +28,7 @@ pub mod defaulting;
 pub mod escaping;
 pub mod field_error;
 pub mod formats;
+pub mod list_invariants;
 pub mod list_types;
 pub mod openapi;
 pub mod rule_fields;

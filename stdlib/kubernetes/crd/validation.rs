@@ -10,10 +10,10 @@ use super::compile::{
 };
 use super::defaulting::{has_unknown_fields, prepare};
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
-use super::openapi;
 use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
+use super::{list_invariants, openapi};
 use kcel::value::Value;
 use kcel::{Activation, Env, EvalError, Program};
 
@@ -97,8 +97,8 @@ impl Validator {
 
     /// Validates with a given per-object budget, as kube-apiserver validates a custom
     /// resource: non-nullable nulls without defaults are dropped and defaults applied (to the
-    /// old object too), then the OpenAPI value validation ([`super::openapi`]) and, unless it
-    /// found a blocking error (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
+    /// old object too), then the OpenAPI value validation ([`super::openapi`]) and the list-type
+    /// invariants ([`super::list_invariants`]) and, unless they found a blocking error (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
     pub fn validate_with_budget(
         &self,
         obj: &serde_json::Value,
@@ -108,33 +108,28 @@ impl Validator {
         let obj = prepare(obj, &self.schema);
         let old = old.map(|o| prepare(o, &self.schema));
         let (obj, old) = (obj.as_ref(), old.as_deref());
-        // As kube-apiserver's custom resource strategy: the OpenAPI value validation first;
-        // after a type, required, enum or size error the rules are not run.
-        let schema_errors = openapi::validate(obj, &self.schema);
-        if !schema_errors.is_empty() {
-            let blocking = schema_errors.iter().any(|e| e.error_type.blocks_rules());
-            let mut outcome = Outcome {
-                errors: schema_errors,
+        // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
+        // list-type invariants first; after a type, required, enum or size error the rules
+        // are not run.
+        let mut errors = openapi::validate(obj, &self.schema);
+        errors.extend(list_invariants::validate(obj, &self.schema));
+        if errors.iter().any(|e| e.error_type.blocks_rules()) {
+            errors.push(FieldError::with_rendered_value(
+                FieldPath::root(),
+                ErrorType::Invalid,
+                "null".into(),
+                RULES_NOT_CHECKED,
+            ));
+            return Outcome {
+                errors,
                 remaining_budget: budget,
                 ..Outcome::default()
             };
-            if blocking {
-                outcome.errors.push(FieldError::with_rendered_value(
-                    FieldPath::root(),
-                    ErrorType::Invalid,
-                    "null".into(),
-                    RULES_NOT_CHECKED,
-                ));
-                return outcome;
-            }
-            let rules = self.rules(obj, old, budget);
-            outcome.errors.extend(rules.errors);
-            outcome.warnings = rules.warnings;
-            outcome.costs = rules.costs;
-            outcome.remaining_budget = rules.remaining_budget;
-            return outcome;
         }
-        self.rules(obj, old, budget)
+        let mut outcome = self.rules(obj, old, budget);
+        errors.append(&mut outcome.errors);
+        outcome.errors = errors;
+        outcome
     }
 
     /// Validates with the CEL rules alone, as apiextensions-apiserver's CEL validator does

@@ -1,0 +1,216 @@
+//! The uniqueness invariants of `x-kubernetes-list-type: set` and `map` lists, checked on
+//! every custom resource after the OpenAPI value validation: a set holds no item twice, a
+//! map list no two items with the same key values, and a map list's items are objects.
+//!
+//! Source: apiextensions-apiserver `pkg/apiserver/schema/listtype/validation.go`
+//! (`ValidateListSetsAndMaps`, `validateListSet`, `validateListMap`). Each repeated value is
+//! reported once, at its second appearance. Properties and map keys are visited in name
+//! order (upstream walks Go maps in random order).
+
+use std::collections::HashMap;
+
+use serde_json::Value as J;
+
+use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
+use super::schema::Schema;
+use kcel::standard::conversions::format_double;
+use kcel::standard::go_quote;
+
+/// Data nested deeper than this is not checked further.
+const MAX_DEPTH: usize = 1000;
+
+/// The errors of the set and map lists in `value` under `schema`.
+pub fn validate(value: &J, schema: &Schema) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if let J::Object(map) = value {
+        object(map, schema, &FieldPath::root(), 0, &mut errors);
+    }
+    errors
+}
+
+fn object(
+    map: &serde_json::Map<String, J>,
+    s: &Schema,
+    path: &FieldPath,
+    depth: usize,
+    errors: &mut Vec<FieldError>,
+) {
+    if let Some(values) = s.additional_schema() {
+        let mut keys: Vec<&String> = map.keys().collect();
+        keys.sort();
+        for k in keys {
+            any(&map[k], values, &path.key(k), depth + 1, errors);
+        }
+    }
+    for (name, property) in &s.properties {
+        if let Some(v) = map.get(name) {
+            any(v, property, &path.child(name), depth + 1, errors);
+        }
+    }
+}
+
+fn any(v: &J, s: &Schema, path: &FieldPath, depth: usize, errors: &mut Vec<FieldError>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match v {
+        J::Array(items) => array(items, s, path, depth, errors),
+        J::Object(map) => object(map, s, path, depth, errors),
+        _ => {}
+    }
+}
+
+fn array(items: &[J], s: &Schema, path: &FieldPath, depth: usize, errors: &mut Vec<FieldError>) {
+    match s.list_type.as_deref() {
+        Some("set") => {
+            for i in repeated(items.iter()) {
+                errors.push(duplicate(path.index(i), &items[i]));
+            }
+        }
+        Some("map") => map_list(items, s, path, errors),
+        _ => {}
+    }
+    if let Some(item_schema) = s.items.as_deref() {
+        for (i, item) in items.iter().enumerate() {
+            any(item, item_schema, &path.index(i), depth + 1, errors);
+        }
+    }
+}
+
+/// `validateListMap`: items must be objects (or null); their key values unique.
+fn map_list(items: &[J], s: &Schema, path: &FieldPath, errors: &mut Vec<FieldError>) {
+    if let Some((i, bad)) = items
+        .iter()
+        .enumerate()
+        .find(|(_, x)| !matches!(x, J::Null | J::Object(_)))
+    {
+        errors.push(FieldError::with_rendered_value(
+            path.index(i),
+            ErrorType::Invalid,
+            go_value(bad),
+            "must be an object for an array of list-type map",
+        ));
+        return;
+    }
+    // The key fields an item has (a missing key and a null item have none).
+    let keys: Vec<J> = items
+        .iter()
+        .map(|x| {
+            let mut key = serde_json::Map::new();
+            if let J::Object(o) = x {
+                for k in &s.list_map_keys {
+                    if let Some(v) = o.get(k) {
+                        key.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            J::Object(key)
+        })
+        .collect();
+    for i in repeated(keys.iter()) {
+        errors.push(duplicate(path.index(i), &keys[i]));
+    }
+}
+
+/// The index of the second appearance of each value that appears more than once.
+fn repeated<'a>(items: impl Iterator<Item = &'a J>) -> Vec<usize> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, x) in items.enumerate() {
+        // Go compares scalars by type and value and compounds by their JSON text; the JSON
+        // text with the kind of number tells both apart the same way.
+        let id = match x {
+            J::Number(n) if n.is_f64() => format!("f{}", go_json_value(x)),
+            _ => go_json_value(x),
+        };
+        let times = seen.entry(id).or_insert(0);
+        *times += 1;
+        if *times == 2 {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn duplicate(path: FieldPath, v: &J) -> FieldError {
+    FieldError::with_rendered_value(path, ErrorType::Duplicate, go_value(v), "")
+}
+
+/// A bad value as `field.Error` prints it: strings quoted, numbers and booleans as Go's `%v`,
+/// anything else as JSON.
+fn go_value(v: &J) -> String {
+    match v {
+        J::String(s) => go_quote(s),
+        J::Number(n) => match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => format_double(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::Bool(b) => b.to_string(),
+        other => go_json_value(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn errors(schema: J, value: J) -> Vec<String> {
+        let schema = Schema::from_json(&schema).unwrap();
+        validate(&value, &schema)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    // Cases after listtype/validation_test.go (TestValidateListSetsAndMaps).
+    #[test]
+    fn sets_report_each_repeated_item_once() {
+        let schema = json!({"type": "object", "properties": {
+            "s": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "n": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "number"}}
+        }});
+        assert_eq!(
+            errors(
+                schema.clone(),
+                json!({"s": ["a", "b", "a", "a", "b"], "n": [1, 1.0]})
+            ),
+            [
+                "s[2]: Duplicate value: \"a\"",
+                "s[4]: Duplicate value: \"b\"",
+            ]
+        );
+        assert!(errors(schema, json!({"s": ["a", "b"]})).is_empty());
+    }
+
+    #[test]
+    fn map_lists_compare_key_values() {
+        let schema = json!({"type": "object", "properties": {
+            "one": {"type": "array", "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["name"],
+                    "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+            "two": {"type": "array", "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["port", "protocol"],
+                    "items": {"type": "object"}}
+        }});
+        assert_eq!(
+            errors(
+                schema.clone(),
+                json!({
+                    "one": [{"name": "a", "v": 1}, {"name": "a", "v": 2}, {}, {}],
+                    "two": [{"port": 80, "protocol": "TCP"}, {"port": 80, "protocol": "UDP"},
+                            {"protocol": "TCP", "port": 80}]
+                })
+            ),
+            [
+                "one[1]: Duplicate value: {\"name\":\"a\"}",
+                "one[3]: Duplicate value: {}",
+                "two[2]: Duplicate value: {\"port\":80,\"protocol\":\"TCP\"}",
+            ]
+        );
+        assert_eq!(
+            errors(schema, json!({"one": [{"name": "a"}, "x"]})),
+            ["one[1]: Invalid value: \"x\": must be an object for an array of list-type map"]
+        );
+    }
+}
