@@ -52,10 +52,12 @@ pub enum Command {
         /// The CustomResourceDefinition (YAML or JSON).
         #[arg(long, value_name = "CRD.yaml")]
         crd: std::path::PathBuf,
-        /// The old object, for updates (transition rules and ratcheting).
+        /// Old objects, for updates (transition rules and ratcheting): each object is
+        /// validated as an update of the old object with its namespace and name.
         #[arg(long, value_name = "OLD.yaml")]
         old: Option<std::path::PathBuf>,
-        /// The objects to validate (YAML or JSON).
+        /// The objects to validate (YAML or JSON; several documents and Lists allowed; `-`
+        /// for stdin).
         #[arg(required = true, value_name = "OBJECT.yaml")]
         objects: Vec<std::path::PathBuf>,
         #[command(flatten)]

@@ -1,5 +1,5 @@
-//! Reading input text: YAML or JSON documents from files, and the text of a value given
-//! inline, as `@PATH` or as `@-` (stdin, once).
+//! Reading input text: YAML or JSON documents from files (one, or a stream of them), and the
+//! text of a value given inline, as `@PATH` or as `@-` (stdin, once).
 
 use std::io::Read;
 
@@ -9,6 +9,32 @@ pub fn read_document(path: &std::path::Path) -> Result<serde_json::Value, String
         .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
     serde_norway::from_str::<serde_json::Value>(&text)
         .map_err(|e| format!("'{}' is not valid YAML or JSON: {e}", path.display()))
+}
+
+/// Reads every YAML document of a file (`-`: stdin), or the one JSON document: documents
+/// separated by `---`, empty and comment-only documents skipped, as `kubectl` reads
+/// manifests.
+pub fn read_documents(path: &std::path::Path) -> Result<Vec<serde_json::Value>, String> {
+    use serde::Deserialize as _;
+    let text = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?
+    };
+    let mut documents = Vec::new();
+    for document in serde_norway::Deserializer::from_str(&text) {
+        let value = serde_json::Value::deserialize(document)
+            .map_err(|e| format!("'{}' is not valid YAML or JSON: {e}", path.display()))?;
+        if !value.is_null() {
+            documents.push(value);
+        }
+    }
+    Ok(documents)
 }
 
 /// The text of a value: inline, `@PATH` or `@-` (stdin, once).
