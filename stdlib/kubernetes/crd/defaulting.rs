@@ -127,73 +127,6 @@ pub fn apply_defaults(x: &mut J, s: &Schema, depth: usize) {
     }
 }
 
-/// Whether Kubernetes' pruning would drop anything from `x` under the schema `s` (unknown
-/// fields; `apiVersion`, `kind` and `metadata` are kept in embedded resources), as
-/// `pruning.Prune` does to a default before comparing it with the original
-/// (apiextensions-apiserver `pkg/apiserver/schema/pruning/algorithm.go`).
-pub fn has_unknown_fields(x: &J, s: Option<&Schema>, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
-        return false;
-    }
-    if let Some(s) = s.filter(|s| s.preserve_unknown_fields) {
-        return unknown_below_preserved(x, s, depth);
-    }
-    match x {
-        J::Object(o) => {
-            let Some(s) = s else {
-                return !o.is_empty();
-            };
-            unknown_in_object(o, s, depth, true)
-        }
-        J::Array(items) => {
-            let items_schema = s.and_then(|s| s.items.as_deref());
-            items
-                .iter()
-                .any(|v| has_unknown_fields(v, items_schema, depth + 1))
-        }
-        _ => false,
-    }
-}
-
-/// Pruning below an `x-kubernetes-preserve-unknown-fields` node: unknown fields stay,
-/// declared ones are pruned as usual.
-fn unknown_below_preserved(x: &J, s: &Schema, depth: usize) -> bool {
-    match x {
-        J::Object(o) => unknown_in_object(o, s, depth, false),
-        J::Array(items) => s.items.as_deref().is_some_and(|i| {
-            items
-                .iter()
-                .any(|v| unknown_below_preserved(v, i, depth + 1))
-        }),
-        _ => false,
-    }
-}
-
-/// Whether pruning would drop anything from the object `o` under `s`: from a declared or
-/// additional property's value, or (`undeclared_dropped`) an undeclared field itself.
-fn unknown_in_object(
-    o: &serde_json::Map<String, J>,
-    s: &Schema,
-    depth: usize,
-    undeclared_dropped: bool,
-) -> bool {
-    o.iter().any(|(k, v)| {
-        if s.embedded_resource && is_meta_field(k) {
-            false
-        } else if let Some(p) = s.properties.get(k) {
-            has_unknown_fields(v, Some(p), depth + 1)
-        } else if s.additional_properties.is_some() {
-            has_unknown_fields(v, s.additional_schema(), depth + 1)
-        } else {
-            undeclared_dropped
-        }
-    })
-}
-
-fn is_meta_field(k: &str) -> bool {
-    matches!(k, "apiVersion" | "kind" | "metadata")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,18 +151,6 @@ mod tests {
             json!({"b": null, "c": 3, "m": {"j": 1}, "l": ["s", null], "d": ["x"], "o": {"p": 1}})
         );
         let plain = Schema::from_json(&json!({"type": "object"})).unwrap();
-        assert!(has_unknown_fields(&json!({"a": 1}), Some(&plain), 0));
-        assert!(!has_unknown_fields(
-            &json!({"c": 1, "o": {"p": 2}}),
-            Some(&s),
-            0
-        ));
-        assert!(has_unknown_fields(&json!({"o": {"q": 2}}), Some(&s), 0));
-        assert!(has_unknown_fields(
-            &json!({"m": {"k": {"x": 1}}}),
-            Some(&s),
-            0
-        ));
         assert!(matches!(
             prepare(&json!({"a": 1}), &plain),
             Cow::Borrowed(_)

@@ -31,6 +31,7 @@ pub mod formats;
 pub mod list_invariants;
 pub mod list_types;
 pub mod openapi;
+pub mod pruning;
 pub mod rule_fields;
 pub mod schema;
 pub mod sizes;

@@ -8,12 +8,12 @@ use super::compile::{
     CompileOptions, CompiledRule, CompiledSchema, OLD_SELF, RuleNode, SELF, compile_schema,
     rule_env,
 };
-use super::defaulting::{has_unknown_fields, prepare};
-use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
+use super::defaulting::prepare;
+use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
 use super::schema::Schema;
 use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
-use super::{list_invariants, openapi};
+use super::{list_invariants, openapi, pruning};
 use kcel::value::Value;
 use kcel::{Activation, Env, EvalError, Program};
 
@@ -96,10 +96,44 @@ impl Validator {
     }
 
     /// Validates with a given per-object budget, as kube-apiserver validates a custom
-    /// resource: non-nullable nulls without defaults are dropped and defaults applied (to the
-    /// old object too), then the OpenAPI value validation ([`super::openapi`]) and the list-type
+    /// resource: unknown fields are pruned (each reported as the warning `unknown field
+    /// "spec.x"`), non-nullable nulls without defaults are dropped and defaults applied (to
+    /// the old object too), then the OpenAPI value validation ([`super::openapi`]) and the list-type
     /// invariants ([`super::list_invariants`]) and, unless they found a blocking error (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
     pub fn validate_with_budget(
+        &self,
+        obj: &serde_json::Value,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+    ) -> Outcome {
+        // Unknown fields are pruned (and reported as kube-apiserver's fieldValidation=Warn
+        // does); the old object, as stored, has none.
+        let unknown = pruning::unknown_fields(obj, &self.schema);
+        let (pruned, old_pruned);
+        let obj = if unknown.is_empty() {
+            obj
+        } else {
+            pruned = pruned_copy(obj, &self.schema);
+            &pruned
+        };
+        let old = match old {
+            Some(o) if !pruning::unknown_fields(o, &self.schema).is_empty() => {
+                old_pruned = pruned_copy(o, &self.schema);
+                Some(&old_pruned)
+            }
+            other => other,
+        };
+        let warnings: Vec<String> = unknown
+            .iter()
+            .map(|path| format!("unknown field {}", go_quote(path)))
+            .collect();
+        let mut outcome = self.checked(obj, old, budget);
+        outcome.warnings.splice(0..0, warnings);
+        outcome
+    }
+
+    /// Validation after pruning: defaults, the OpenAPI schema, list types, the rules.
+    fn checked(
         &self,
         obj: &serde_json::Value,
         old: Option<&serde_json::Value>,
@@ -177,6 +211,13 @@ impl Validator {
     }
 }
 
+/// `x` with the fields its schema does not specify pruned.
+fn pruned_copy(x: &serde_json::Value, s: &Schema) -> serde_json::Value {
+    let mut x = x.clone();
+    pruning::prune(&mut x, s);
+    x
+}
+
 /// The actual cost of one rule evaluation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleCost {
@@ -230,7 +271,7 @@ impl Run {
         }
         if let Some(default) = &s.default {
             let at = path.child("default");
-            if has_unknown_fields(default, Some(s), 0) {
+            if pruning::has_unknown_fields(default, s) {
                 self.outcome.errors.push(FieldError::with_rendered_value(
                     at.clone(),
                     ErrorType::Invalid,
