@@ -65,7 +65,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value as Json;
 
-use crate::kubernetes::admission::types::{
+use crate::kubernetes::admission::api::{
     ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
 };
 use crate::kubernetes::admission::{

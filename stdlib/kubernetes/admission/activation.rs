@@ -9,9 +9,9 @@ use crate::kubernetes::authz::{self, Authorizer, AuthzRequest};
 use kcel::value::Opaque;
 use kcel::{Activation, Value};
 
+use super::api::AdmissionRequest;
 use super::compile::{Compiled, VARIABLES_TYPE};
 use super::matching::Matched;
-use super::types::AdmissionRequest;
 
 /// The `request` variable: the AdmissionRequest without the objects, with
 /// `requestKind`/`requestResource`/`requestSubResource` and `dryRun` defaulted.
@@ -89,7 +89,7 @@ pub struct Subject<'a> {
 }
 
 /// The base variables, shared by all expressions of one evaluation.
-pub struct Bindings {
+pub struct PolicyActivation {
     values: HashMap<&'static str, Value>,
     /// `request` for match conditions.
     match_request: Value,
@@ -97,9 +97,9 @@ pub struct Bindings {
     namespace: Value,
 }
 
-impl Bindings {
+impl PolicyActivation {
     /// Builds the variables of one evaluation.
-    pub fn new(subject: &Subject<'_>) -> Bindings {
+    pub fn new(subject: &Subject<'_>) -> PolicyActivation {
         let request = subject.request;
         let json = |v: Option<&serde_json::Value>| v.map_or(Value::Null, Value::from);
         let mut values = HashMap::new();
@@ -140,7 +140,7 @@ impl Bindings {
             let value = authz::request_resource_value(user, a.clone(), check);
             values.insert("authorizer.requestResource", value);
         }
-        Bindings {
+        PolicyActivation {
             values,
             match_request,
             namespace: json(subject.namespace),
@@ -154,7 +154,7 @@ impl Bindings {
 /// every variable evaluated is accumulated for the expression that caused it.
 pub struct LazyVariables {
     me: Weak<LazyVariables>,
-    bindings: Arc<Bindings>,
+    bindings: Arc<PolicyActivation>,
     variables: Arc<[(String, Compiled)]>,
     cache: Mutex<Vec<Option<Result<Value, String>>>>,
     cost: AtomicU64,
@@ -170,7 +170,7 @@ impl std::fmt::Debug for LazyVariables {
 impl LazyVariables {
     /// The variables of a new phase: nothing computed yet.
     pub fn new(
-        bindings: Arc<Bindings>,
+        bindings: Arc<PolicyActivation>,
         variables: Arc<[(String, Compiled)]>,
         phase: Phase,
     ) -> Arc<LazyVariables> {

@@ -2,7 +2,7 @@
 
 use crate::kubernetes::crd::FieldError;
 
-use super::types::ValidatingAdmissionPolicyBinding;
+use super::api::ValidatingAdmissionPolicyBinding;
 use super::validation;
 
 /// The field errors of a binding, in the API server's order: metadata, `policyName`,

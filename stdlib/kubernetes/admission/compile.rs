@@ -9,7 +9,7 @@ use crate::kubernetes::presets::{KUBERNETES_LATEST, Mode};
 use kcel::check::TypeProvider;
 use kcel::{Env, Program, Type};
 
-use super::types::{PolicySpec, ValidatingAdmissionPolicy};
+use super::api::{PolicySpec, ValidatingAdmissionPolicy};
 use super::validation;
 
 /// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::types::{
+use super::api::{
     AdmissionRequest, GroupVersionKind, GroupVersionResource, LabelSelector, MatchPolicy,
     MatchResources, NamedRuleWithOperations,
 };
@@ -378,7 +378,7 @@ pub fn matches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kubernetes::admission::types::LabelSelectorRequirement;
+    use crate::kubernetes::admission::api::LabelSelectorRequirement;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

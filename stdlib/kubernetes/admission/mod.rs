@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use kcel_stdlib::kubernetes::admission::{AdmissionRequest, CompiledPolicy, Input, admit};
-//! use kcel_stdlib::kubernetes::admission::types::*;
+//! use kcel_stdlib::kubernetes::admission::api::*;
 //!
 //! let policy: ValidatingAdmissionPolicy = serde_json::from_value(serde_json::json!({
 //!     "metadata": {"name": "max-replicas"},
@@ -36,15 +36,15 @@
 //! ```
 
 mod activation;
+pub mod api;
 pub mod binding;
 pub mod compile;
+mod evaluate;
 pub mod matching;
 mod params;
 #[cfg(test)]
 mod tests;
 pub mod typecheck;
-pub mod types;
-mod validate;
 mod validation;
 
 use std::collections::BTreeMap;
@@ -53,19 +53,19 @@ use std::sync::Arc;
 use crate::kubernetes::authz::Authorizer;
 
 pub use crate::kubernetes::crd::FieldError;
+pub use api::{AdmissionRequest, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 pub use binding::validate_binding;
 pub use compile::CompiledPolicy;
-pub use types::{AdmissionRequest, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
-pub use validate::{
+pub use evaluate::{
     BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,
 };
 
 use crate::kubernetes::crd::field_error::go_quote;
-use activation::{Bindings, Subject};
+use activation::{PolicyActivation, Subject};
+use api::{FailurePolicy, ValidationAction};
+use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
-use types::{FailurePolicy, ValidationAction};
-use validate::{AnnotationOutcome, Outcome, error_denies, validate};
 
 /// Everything besides the policies that a decision depends on.
 #[derive(Clone, Debug)]
@@ -358,7 +358,7 @@ impl Dispatch<'_, '_> {
                     params: param,
                     authorizer: input.authorizer.as_ref(),
                 };
-                let result = validate(policy, Arc::new(Bindings::new(&subject)));
+                let result = evaluate(policy, Arc::new(PolicyActivation::new(&subject)));
                 for cost in result.costs {
                     let names = (policy.name().to_string(), binding_name.to_string());
                     self.decision.costs.push((names.0, names.1, cost));

@@ -1,10 +1,10 @@
 //! Finding the params objects a binding refers to (Kubernetes' `CollectParams`).
 
 use super::Input;
-use super::matching::{labels_of, selector_matches};
-use super::types::{
+use super::api::{
     ParamKind, ParameterNotFoundAction, PolicySpec, ValidatingAdmissionPolicyBinding,
 };
+use super::matching::{labels_of, selector_matches};
 
 fn meta<'a>(object: &'a serde_json::Value, field: &str) -> &'a str {
     object

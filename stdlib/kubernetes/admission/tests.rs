@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::types::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+use super::api::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use super::{AdmissionRequest, CompiledPolicy, Input, admit};
 
 /// An input whose request's namespace (`default`) exists.
@@ -160,8 +160,8 @@ fn each_phase_computes_variables_afresh() {
 /// equivalent whose kind is unknown: the policy's configuration error.
 #[test]
 fn embedder_equivalent_resources() {
+    use super::api::{GroupVersionKind, GroupVersionResource};
     use super::matching::{EquivalentResources, ResourceTable};
-    use super::types::{GroupVersionKind, GroupVersionResource};
 
     let gvr = |v: &str| GroupVersionResource {
         group: "example.com".into(),
@@ -216,7 +216,7 @@ fn embedder_equivalent_resources() {
 /// Type checking against the matched kinds' schemas: Kubernetes' expression warnings.
 #[test]
 fn type_checking_warnings() {
-    use super::types::{GroupVersionKind, GroupVersionResource};
+    use super::api::{GroupVersionKind, GroupVersionResource};
     use super::{SchemaResolver, type_check};
     use crate::kubernetes::crd::Schema;
 

@@ -11,9 +11,9 @@ use crate::kubernetes::presets::{KUBERNETES_LATEST, Mode};
 use kcel::check::TypeProvider;
 use kcel::{Env, Type};
 
+use super::api::{GroupVersionKind, GroupVersionResource, ValidatingAdmissionPolicy};
 use super::compile::VARIABLES_TYPE;
 use super::compile::{AdmissionTypes, NAMESPACE_TYPE, REQUEST_TYPE, composition_type};
-use super::types::{GroupVersionKind, GroupVersionResource, ValidatingAdmissionPolicy};
 
 /// At most this many kinds are checked per policy.
 const MAX_TYPES_TO_CHECK: usize = 10;

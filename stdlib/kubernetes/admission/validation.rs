@@ -9,7 +9,7 @@ use crate::kubernetes::crd::field_error::{go_json_quote, go_json_value, go_quote
 use crate::kubernetes::crd::{ErrorType, FieldError, FieldPath};
 use crate::kubernetes::format::FORMATS;
 
-use super::types::{
+use super::api::{
     FailurePolicy, LabelSelector, MatchPolicy, MatchResources, NamedRuleWithOperations, ObjectMeta,
     ParamKind, ParamRef, ParameterNotFoundAction, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, ValidationAction,

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::decl_types::{DeclType, SchemaTypes};
 use super::field_error::{ErrorType, FieldError, FieldPath};
 use super::rule_fields::{normalize_field_path, rule_field_errors, rule_json};
 use super::schema::{Schema, ValidationRule};
@@ -13,7 +14,6 @@ use super::sizes::{
     cost_error_message, unbounded_cardinality,
 };
 use super::structural::{node_errors, structural_errors};
-use super::types::{DeclType, SchemaTypes};
 use kcel::check::Reference;
 use kcel::cost::CostEstimate;
 use kcel::types::Type;
@@ -273,7 +273,7 @@ impl Compiler<'_> {
             map_correlatable: s.map_type.as_deref() != Some("atomic"),
             ..RuleNode::default()
         };
-        if at.depth > super::types::MAX_SCHEMA_DEPTH {
+        if at.depth > super::decl_types::MAX_SCHEMA_DEPTH {
             return node;
         }
         let errors_before = self.schema_errors;
@@ -344,7 +344,7 @@ impl Compiler<'_> {
     /// The list-type errors of a subtree without rules (they count as schema errors of the
     /// nodes above).
     fn subtree_node_errors(&mut self, s: &Schema, path: &FieldPath, depth: usize) {
-        if depth > super::types::MAX_SCHEMA_DEPTH {
+        if depth > super::decl_types::MAX_SCHEMA_DEPTH {
             return;
         }
         let errors = node_errors(s, path);

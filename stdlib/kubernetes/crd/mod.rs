@@ -24,6 +24,7 @@
 //! ```
 
 pub mod compile;
+pub mod decl_types;
 pub mod defaulting;
 pub mod escaping;
 pub mod field_error;
@@ -36,12 +37,11 @@ pub mod rule_fields;
 pub mod schema;
 pub mod sizes;
 pub mod structural;
-pub mod types;
 pub mod validation;
 pub mod values;
 
 pub use compile::{CompileOptions, CompiledSchema, RuleReport, rule_env};
+pub use decl_types::{DeclType, SchemaTypes};
 pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{Schema, ValidationRule, crd_version_schemas};
-pub use types::{DeclType, SchemaTypes};
 pub use validation::{Outcome, RuleCost, Validator};

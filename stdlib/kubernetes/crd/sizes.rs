@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use super::decl_types::{DeclType, MAX_REQUEST_SIZE_BYTES};
 use super::schema::Schema;
-use super::types::{DeclType, MAX_REQUEST_SIZE_BYTES};
 use kcel::cost::{AstNode, SizeEstimate, SizeEstimator};
 
 /// The estimated cost limit of one rule (after multiplying by its cardinality).

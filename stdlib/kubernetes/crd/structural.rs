@@ -38,7 +38,7 @@ pub fn structural_errors(
     errors
 }
 
-const MAX_DEPTH: usize = super::types::MAX_SCHEMA_DEPTH;
+const MAX_DEPTH: usize = super::decl_types::MAX_SCHEMA_DEPTH;
 
 fn invariants(s: &Schema, level: Level, path: &FieldPath, out: &mut Vec<FieldError>, depth: usize) {
     if depth > MAX_DEPTH {

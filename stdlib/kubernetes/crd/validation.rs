@@ -8,10 +8,10 @@ use super::compile::{
     CompileOptions, CompiledRule, CompiledSchema, OLD_SELF, RuleNode, SELF, compile_schema,
     rule_env,
 };
+use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::defaulting::prepare;
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
 use super::schema::Schema;
-use super::types::{DeclKind, DeclType, ListKind};
 use super::values::to_value;
 use super::{list_invariants, openapi, pruning};
 use kcel::value::Value;
@@ -266,7 +266,7 @@ impl Run {
 
     /// Validates the defaults at `s` (whose rules are `rn`) and below.
     fn defaults(&mut self, s: &Schema, rn: Option<&RuleNode>, path: &FieldPath, depth: usize) {
-        if depth > super::types::MAX_SCHEMA_DEPTH || self.out_of_budget() {
+        if depth > super::decl_types::MAX_SCHEMA_DEPTH || self.out_of_budget() {
             return;
         }
         if let Some(default) = &s.default {

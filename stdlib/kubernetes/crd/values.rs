@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use base64::Engine;
 
+use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::escaping::is_reserved;
 use super::list_types::{MapList, SetList};
-use super::types::{DeclKind, DeclType, ListKind};
 use kcel::standard::{duration_text, timestamp_text};
 use kcel::types::Type;
 use kcel::value::{Key, List, Map, Value};
@@ -191,8 +191,8 @@ fn parse_date_or_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kubernetes::crd::decl_types::SchemaTypes;
     use crate::kubernetes::crd::schema::Schema;
-    use crate::kubernetes::crd::types::SchemaTypes;
     use serde_json::json;
 
     fn convert(schema: serde_json::Value, data: serde_json::Value) -> Result<Value, String> {

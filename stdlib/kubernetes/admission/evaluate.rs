@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use kcel::Value;
 
-use super::activation::{Bindings, LazyVariables, Phase};
+use super::activation::{LazyVariables, Phase, PolicyActivation};
+use super::api::FailurePolicy;
 use super::compile::{Compiled, CompiledPolicy};
-use super::types::FailurePolicy;
 
 /// The runtime cost budget of one binding's validations (and, separately, its audit
 /// annotations).
@@ -61,7 +61,7 @@ pub struct ValidateResult {
 }
 
 struct Run<'a> {
-    bindings: Arc<Bindings>,
+    bindings: Arc<PolicyActivation>,
     policy: &'a CompiledPolicy,
     /// The current phase's `variables`.
     variables: Arc<LazyVariables>,
@@ -167,7 +167,7 @@ fn deny_message(policy: &CompiledPolicy, index: usize, evaluated: Option<&Value>
 }
 
 /// Evaluates a policy for one binding and params object.
-pub fn validate(policy: &CompiledPolicy, bindings: Arc<Bindings>) -> ValidateResult {
+pub fn evaluate(policy: &CompiledPolicy, bindings: Arc<PolicyActivation>) -> ValidateResult {
     let phase = Phase::MatchConditions;
     let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
     let mut run = Run {
