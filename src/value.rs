@@ -13,12 +13,14 @@ use chrono::{DateTime, TimeDelta, Utc};
 mod json;
 mod list;
 mod map;
+mod natural_json;
 
 pub use json::JsonNode;
 pub use list::{List, ListSemantics};
 pub(crate) use map::str_eq;
 pub(crate) use map::string_key_hash;
 pub use map::{Key, Map};
+pub use natural_json::Natural;
 
 /// A CEL value.
 #[derive(Clone)]

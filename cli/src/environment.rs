@@ -6,8 +6,8 @@ use kcel::{Ast, Env, Program, ProgramOptions};
 use kcel_stdlib::kubernetes::presets::{KUBERNETES_COST_LIMIT, Mode};
 
 use crate::args::{EnvChoice, EnvKind, ModeArg, ProgramArgs};
-use crate::diagnostic::{Failure, Phase};
 use crate::libraries::LibrarySpec;
+use kcel::report::{Failure, Phase};
 
 /// The base environment for `--env`, `--k8s-version`, `--mode`, `--lib` and
 /// `--container`, without variables.

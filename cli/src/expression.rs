@@ -6,12 +6,12 @@ use serde::Serialize;
 
 use crate::args::{EnvArgs, Format, ProgramArgs, SchemaArgs};
 use crate::authorizer;
-use crate::diagnostic::Failure;
 use crate::environment;
-use crate::natural_json::Natural;
 use crate::output::{Status, fail, machine, usage};
 use crate::schema::{RootSchema, is_schema_variable};
 use crate::variables;
+use kcel::report::Failure;
+use kcel::value::Natural;
 
 /// The `-o json` shape of `eval`.
 #[derive(Serialize)]

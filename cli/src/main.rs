@@ -4,14 +4,13 @@
 mod stdout;
 mod args;
 mod authorizer;
-mod diagnostic;
+mod colour;
 mod environment;
 mod expression;
 mod functions;
 mod input;
 mod libraries;
 mod multiline;
-mod natural_json;
 mod output;
 mod repl;
 mod schema;

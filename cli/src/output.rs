@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use crate::args::Format;
-use crate::diagnostic::{Failure, FailureReport, Phase, stderr_colour};
+use crate::colour::stderr_colour;
+use kcel::report::{Failure, FailureReport, Phase};
 
 /// The exit statuses of the machine interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

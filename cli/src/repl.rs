@@ -8,12 +8,13 @@ use std::path::PathBuf;
 use kcel::{Env, ProgramOptions, Type, Value};
 
 use crate::args::{EnvArgs, ProgramArgs};
-use crate::diagnostic::{Failure, stderr_colour};
+use crate::colour::stderr_colour;
 use crate::environment;
 use crate::expression::type_name;
 use crate::multiline::Accumulator;
 use crate::output::{Status, usage};
 use crate::variables;
+use kcel::report::Failure;
 
 const HELP: &str = "\
 Enter a CEL expression to evaluate it (shown as `value : type`). Input continues on the

@@ -5,15 +5,29 @@
 //! name; `optional.none()` is null and `optional.of(v)` is `v`; library values (IP, URL, ...)
 //! by their string form; map keys as strings. The same shape serialises to YAML.
 
+use super::{Key, Value, format_duration};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use chrono::SecondsFormat;
-use kcel::value::format_duration;
-use kcel::{Key, Value};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-/// Serialises a [`Value`] as natural JSON.
+/// Serialises a [`Value`] as natural JSON (with `serde_json`, `serde_norway`, ...).
+///
+/// ```
+/// use kcel::value::Natural;
+/// use kcel::Value;
+///
+/// let v = Value::list(vec![Value::Int(1), Value::Double(f64::NAN)]);
+/// assert_eq!(serde_json::to_string(&Natural(&v)).unwrap(), r#"[1,"NaN"]"#);
+/// ```
 pub struct Natural<'a>(pub &'a Value);
+
+impl Value {
+    /// The value as natural JSON (see [`Natural`]).
+    pub fn to_natural_json(&self) -> serde_json::Value {
+        serde_json::to_value(Natural(self)).unwrap_or(serde_json::Value::Null)
+    }
+}
 
 impl Serialize for Natural<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -85,7 +99,7 @@ mod tests {
 
     #[test]
     fn map_keys_become_strings_in_order() {
-        let m: kcel::Map = [
+        let m: crate::Map = [
             (Key::Int(2), Value::Bool(true)),
             (Key::Uint(1), Value::Null),
             (Key::Bool(false), Value::Int(0)),

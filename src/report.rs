@@ -1,11 +1,12 @@
-//! Compile and evaluation failures with their phase and position, printed as cel-go style
-//! text (source line and caret) or as the `{"error": ...}` object of `-o json`.
+//! The failure of an expression as a report for people and programs: its phase (parse,
+//! check, program, eval), message and position, rendered as cel-go renders it (source line
+//! and caret) or serialised (the `{"error": ...}` object of the CLI's `-o json`, the
+//! playground's and the server's error records).
 
-use std::io::IsTerminal;
-
-use kcel::error::location;
-use kcel::{EvalError, Issues, Program};
 use serde::Serialize;
+
+use crate::error::location;
+use crate::{EvalError, Issues, Program};
 
 /// Where in the pipeline an expression failed.
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,26 +91,13 @@ impl Failure {
     }
 }
 
-/// Whether to colour diagnostics on stderr: never when `NO_COLOR` is set (non-empty), always
-/// when `CLICOLOR_FORCE` is set (non-empty, not `0`), otherwise only on a terminal.
-pub fn stderr_colour() -> bool {
-    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
-    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-        false
-    } else if set("CLICOLOR_FORCE") {
-        true
-    } else {
-        std::io::stderr().is_terminal()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn parse_failures_carry_phase_and_position() {
-        let issues = kcel::Env::new().parse("1 +\n  )").unwrap_err();
+        let issues = crate::Env::new().parse("1 +\n  )").unwrap_err();
         let failure = Failure::from_issues(Phase::Parse, &issues);
         assert_eq!(failure.line, Some(2));
         assert_eq!(failure.column, Some(3));
