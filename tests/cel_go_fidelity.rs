@@ -1,0 +1,165 @@
+//! Behaviours where kcel must do exactly what cel-go does, each case with the upstream
+//! source it follows (cel-go file and function, or test name). Compile errors and runtime
+//! errors are compared as texts.
+
+use kcel::{Env, Value};
+
+/// The CEL standard library with optional types, the two-variable comprehensions and every
+/// extension library, as cel-go's tests build their environments.
+fn env() -> Env {
+    let mut env = Env::new();
+    env.add_library(&kcel_stdlib::optional::optional(
+        kcel_stdlib::optional::LATEST,
+    ));
+    env.add_library(&kcel_stdlib::comprehensions::two_var_comprehensions());
+    for lib in kcel_stdlib::ext::all() {
+        env.add_library(&lib);
+    }
+    env
+}
+
+fn eval_in(env: &Env, expr: &str) -> Result<Value, String> {
+    let ast = env.compile(expr).map_err(|e| e.to_string())?;
+    let program = env.program(&ast).map_err(|e| e.to_string())?;
+    program.eval(&()).map_err(|e| e.to_string())
+}
+
+fn eval(expr: &str) -> Result<Value, String> {
+    eval_in(&env(), expr)
+}
+
+#[track_caller]
+fn assert_true(expr: &str) {
+    assert_eq!(eval(expr), Ok(Value::Bool(true)), "{expr}");
+}
+
+#[track_caller]
+fn assert_eval_error(expr: &str, want: &str) {
+    match eval(expr) {
+        Err(e) => assert!(e.contains(want), "{expr}: {e}"),
+        Ok(v) => panic!("{expr}: {v}, wanted error {want}"),
+    }
+}
+
+#[track_caller]
+fn assert_compile_error(expr: &str, want: &str) {
+    match env().compile(expr) {
+        Err(e) => assert!(e.to_string().contains(want), "{expr}: {e}"),
+        Ok(_) => panic!("{expr}: compiled, wanted error {want}"),
+    }
+}
+
+/// cel-go `ext/comprehensions_test.go`, `TestTwoVarComprehensionsStaticErrors` (the
+/// accumulator-name cases; `extractIterVars` in `ext/comprehensions.go`).
+#[test]
+fn two_variable_comprehensions_static_errors() {
+    for (expr, want) in [
+        ("[].all(i, i, i < i)", "duplicate variable name: i"),
+        (
+            "[].all(__result__, i, __result__ < i)",
+            "iteration variable overwrites accumulator variable",
+        ),
+        (
+            "[].all(j, __result__, __result__ < j)",
+            "iteration variable overwrites accumulator variable",
+        ),
+        ("[].all(i.j, k, i.j < k)", "argument must be a simple name"),
+        ("[].all(j, i.k, j < i.k)", "argument must be a simple name"),
+        (
+            "[].exists(i.j, k, i.j < k)",
+            "argument must be a simple name",
+        ),
+        (
+            "[].exists_one(i.j, k, i.j < k)",
+            "argument must be a simple name",
+        ),
+        (
+            "[].existsOne(j, i.k, j < i.k)",
+            "argument must be a simple name",
+        ),
+        (
+            "[].transformList(i.j, k, i.j + k)",
+            "argument must be a simple name",
+        ),
+        (
+            "{}.transformMap(j, i.k, j + i.k)",
+            "argument must be a simple name",
+        ),
+        (
+            "{}.transformMapEntry(i.j, k, {k: i.j})",
+            "argument must be a simple name",
+        ),
+    ] {
+        assert_compile_error(expr, want);
+    }
+}
+
+/// cel-go `ext/comprehensions_test.go`, `TestTwoVarComprehensionsRuntimeErrors`; the text is
+/// `mutableMap.Insert`'s (`common/types/map.go`), the key formatted with Go's `%v`.
+#[test]
+fn two_variable_comprehensions_runtime_errors() {
+    assert_eval_error(
+        "[1, 1].transformMapEntry(i, v, {v: i})",
+        "insert failed: key 1 already exists",
+    );
+    assert_eval_error(
+        "[0, 0u].transformMapEntry(i, v, {v: i})",
+        "insert failed: key 0 already exists",
+    );
+    assert_eval_error(
+        "['a', 'a'].transformMapEntry(i, v, {v: i})",
+        "insert failed: key a already exists",
+    );
+    assert_eval_error(
+        "[true, true].transformMapEntry(i, v, {v: i})",
+        "insert failed: key true already exists",
+    );
+    assert_true("[1, 2].transformMapEntry(i, v, {v: i}) == {1: 0, 2: 1}");
+}
+
+/// `optional.ofNonZeroValue` (cel-go `cel/library.go`) is `optional.none()` exactly where the
+/// value's type implements `traits.Zeroer` and `IsZeroValue` is true (`common/types/*.go`):
+/// `Timestamp.IsZeroValue` is Go's `time.Time.IsZero` (year 1, not the epoch); `Double`
+/// compares with `== 0.0` (so `-0.0` is zero, NaN is not); optionals and types have no
+/// `IsZeroValue`.
+#[test]
+fn of_non_zero_value_follows_is_zero_value() {
+    for zero in [
+        "null",
+        "false",
+        "0",
+        "0u",
+        "0.0",
+        "-0.0",
+        "''",
+        "b''",
+        "[]",
+        "{}",
+        "duration('0s')",
+        "timestamp('0001-01-01T00:00:00Z')",
+        "timestamp('0001-01-01T01:00:00+01:00')",
+    ] {
+        assert_true(&format!(
+            "optional.ofNonZeroValue({zero}) == optional.none()"
+        ));
+    }
+    for non_zero in [
+        "true",
+        "1",
+        "1u",
+        "0.5",
+        "double('NaN')",
+        "' '",
+        "b'\\x00'",
+        "[0]",
+        "{0: 0}",
+        "duration('1ns')",
+        "timestamp(0)",
+        "timestamp('0001-01-01T00:00:00.000000001Z')",
+        "optional.none()",
+        "int",
+        "null_type",
+    ] {
+        assert_true(&format!("optional.ofNonZeroValue({non_zero}).hasValue()"));
+    }
+}
