@@ -2,7 +2,7 @@
 //! source it follows (cel-go file and function, or test name). Compile errors and runtime
 //! errors are compared as texts.
 
-use kcel::{Env, Value};
+use kcel::{Env, ProgramOptions, Value};
 
 /// The CEL standard library with optional types, the two-variable comprehensions and every
 /// extension library, as cel-go's tests build their environments.
@@ -18,10 +18,24 @@ fn env() -> Env {
     env
 }
 
+/// Evaluates with the optimizer on (the default) and off, which must agree.
 fn eval_in(env: &Env, expr: &str) -> Result<Value, String> {
     let ast = env.compile(expr).map_err(|e| e.to_string())?;
-    let program = env.program(&ast).map_err(|e| e.to_string())?;
-    program.eval(&()).map_err(|e| e.to_string())
+    let run = |optimize: bool| {
+        let options = ProgramOptions {
+            optimize,
+            ..ProgramOptions::default()
+        };
+        let program = env.program_with(&ast, options).map_err(|e| e.to_string())?;
+        program.eval(&()).map_err(|e| e.to_string())
+    };
+    let (folded, plain) = (run(true), run(false));
+    let same = match (&folded, &plain) {
+        (Ok(a), Ok(b)) => a.to_string() == b.to_string(),
+        (a, b) => a.is_err() == b.is_err(),
+    };
+    assert!(same, "{expr}: optimized {folded:?}, plain {plain:?}");
+    folded
 }
 
 fn eval(expr: &str) -> Result<Value, String> {
@@ -161,5 +175,72 @@ fn of_non_zero_value_follows_is_zero_value() {
         "null_type",
     ] {
         assert_true(&format!("optional.ofNonZeroValue({non_zero}).hasValue()"));
+    }
+}
+
+/// A timestamp keeps the offset it was parsed with, as a Go `time.Time` from `time.Parse`
+/// keeps its fixed zone: `string()` formats it there (`Timestamp.ConvertToType(StringType)`,
+/// `t.Format(time.RFC3339Nano)`, `common/types/timestamp.go`), and `+`/`-` with a duration
+/// keep it (`Timestamp.Add`/`Subtract` call Go's `Time.Add`). Equality and ordering compare
+/// instants (`Time.Equal`, `Before`, `After`); the accessors without a time zone read UTC
+/// (`common/stdlib/standard.go` passes `utcTZ`), with one the given zone (`inTimeZone`).
+#[test]
+fn timestamps_keep_their_offset() {
+    for (expr, want) in [
+        (
+            "string(timestamp('1999-12-31T23:00:00-01:00'))",
+            "1999-12-31T23:00:00-01:00",
+        ),
+        (
+            "string(timestamp('2009-02-13T23:31:30.5+05:30'))",
+            "2009-02-13T23:31:30.5+05:30",
+        ),
+        (
+            "string(timestamp('2000-01-01T00:00:00+00:00'))",
+            "2000-01-01T00:00:00Z",
+        ),
+        (
+            "string(timestamp('2000-01-01T00:00:00-00:00'))",
+            "2000-01-01T00:00:00Z",
+        ),
+        (
+            "string(timestamp('1999-12-31T23:00:00-01:00') + duration('1h30m'))",
+            "2000-01-01T00:30:00-01:00",
+        ),
+        (
+            "string(duration('1ns') + timestamp('1999-12-31T23:00:00+14:00'))",
+            "1999-12-31T23:00:00.000000001+14:00",
+        ),
+        (
+            "string(timestamp('2000-01-01T00:00:00-09:30') - duration('24h'))",
+            "1999-12-31T00:00:00-09:30",
+        ),
+        (
+            "string(timestamp(timestamp('2000-01-01T00:00:00-09:30')))",
+            "2000-01-01T00:00:00-09:30",
+        ),
+        ("string(timestamp(946684800))", "2000-01-01T00:00:00Z"),
+        (
+            "string([timestamp('2000-01-01T00:00:00+01:00')][0])",
+            "2000-01-01T00:00:00+01:00",
+        ),
+    ] {
+        assert_eq!(eval(expr), Ok(Value::from(want)), "{expr}");
+    }
+    for expr in [
+        "timestamp('1999-12-31T23:00:00-01:00') == timestamp('2000-01-01T00:00:00Z')",
+        "timestamp('1999-12-31T23:00:00-01:00') <= timestamp('2000-01-01T00:00:00Z')",
+        "timestamp('2000-01-01T00:30:00+01:00') < timestamp('2000-01-01T00:00:00Z')",
+        "timestamp('1999-12-31T23:00:00-01:00') - timestamp('2000-01-01T00:00:00Z') == duration('0s')",
+        "int(timestamp('1999-12-31T23:00:00-01:00')) == 946684800",
+        "timestamp('1999-12-31T23:00:00-01:00').getHours() == 0",
+        "timestamp('1999-12-31T23:00:00-01:00').getFullYear() == 2000",
+        "timestamp('1999-12-31T23:00:00-01:00').getDayOfYear() == 0",
+        "(timestamp('1999-12-31T23:00:00-01:00') + duration('1m')).getMinutes() == 1",
+        "timestamp('1999-12-31T23:00:00-01:00').getHours('-01:00') == 23",
+        "timestamp('1999-12-31T23:00:00-01:00').getHours('UTC') == 0",
+        "{'a': timestamp('1999-12-31T23:00:00-01:00')} == {'a': timestamp('2000-01-01T00:00:00Z')}",
+    ] {
+        assert_true(expr);
     }
 }

@@ -2,7 +2,7 @@
 //! `timestamp()`, `duration()`, `dyn()` and `type()`, with cel-go's ranges, parsing rules and
 //! error messages.
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use std::sync::Arc;
 
 use super::{
@@ -10,7 +10,7 @@ use super::{
 };
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
-use crate::value::Value;
+use crate::value::{Timestamp, Value};
 
 /// Declares the conversion functions.
 pub fn declare(lib: &mut Library) {
@@ -654,14 +654,15 @@ pub fn duration_of_text(s: &str) -> Result<TimeDelta, EvalError> {
 pub fn to_timestamp(v: &Value) -> EvalResult {
     match v {
         Value::Timestamp(_) => Ok(v.clone()),
-        Value::Int(secs) => timestamp_text::from_unix(*secs, 0).map(Value::Timestamp),
+        Value::Int(secs) => timestamp_text::from_unix(*secs, 0).map(|t| Value::Timestamp(t.into())),
         Value::String(s) => timestamp_of_text(s).map(Value::Timestamp),
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
-/// `timestamp(s)` for a string.
-pub fn timestamp_of_text(s: &str) -> Result<DateTime<Utc>, EvalError> {
+/// `timestamp(s)` for a string, keeping the text's offset (cel-go's `String.ConvertToType`
+/// with Go's `time.Parse`).
+pub fn timestamp_of_text(s: &str) -> Result<Timestamp, EvalError> {
     let t = timestamp_text::parse_rfc3339(s)
         .ok_or_else(|| conversion_error("string", "google.protobuf.Timestamp"))?;
     timestamp_text::check_range(t)
