@@ -244,3 +244,65 @@ fn timestamps_keep_their_offset() {
         assert_true(expr);
     }
 }
+
+/// cel-go `cel/validator_test.go`, `TestValidateRegexLiterals`: with the literal validators,
+/// a constant `matches` pattern RE2 rejects is a compile error at the pattern.
+#[test]
+fn regex_literals_are_validated_as_re2() {
+    let mut env = env();
+    env.declare("x", kcel::Type::String);
+    env.set_literal_validators(true);
+    for expr in ["'hello'.matches('el*')", "'hello'.matches(x)"] {
+        assert!(env.compile(expr).is_ok(), "{expr}");
+    }
+    for expr in [
+        "'hello'.matches('x++')",
+        "'hello'.matches('(?<name%>el*)')",
+        "'hello'.matches('??el*')",
+        "'hello'.matches('a{1001}')",
+    ] {
+        let e = env.compile(expr).err().map(|e| e.to_string());
+        assert!(
+            e.as_deref()
+                .is_some_and(|e| e.starts_with("ERROR: <input>:1:17: invalid matches argument")),
+            "{expr}: {e:?}"
+        );
+    }
+}
+
+/// Without the validators, the pattern's RE2 error is the evaluation's (cel-go
+/// `interpreter/interpreter_test.go`, `matches_error`: "unexpected ): `)k.*`"), with RE2's
+/// code and fragment (`regexp/syntax/parse.go`).
+#[test]
+fn regex_errors_are_re2_errors() {
+    for (expr, want) in [
+        (
+            "'kathmandu'.matches(')k.*')",
+            "error parsing regexp: unexpected ): `)k.*`",
+        ),
+        (
+            "'a'.matches('a{1001}')",
+            "error parsing regexp: invalid repeat count: `{1001}`",
+        ),
+        (
+            "'xx'.matches('x++')",
+            "error parsing regexp: invalid nested repetition operator: `++`",
+        ),
+        (
+            "'a'.matches('(?x)a')",
+            "error parsing regexp: invalid or unsupported Perl syntax: `(?x`",
+        ),
+        (
+            "'A'.matches('\\\\u0041')",
+            "error parsing regexp: invalid escape sequence: `\\u`",
+        ),
+        (
+            "'a'.matches(dyn('(a{500}){3}'))",
+            "error parsing regexp: invalid repeat count: `{3}`",
+        ),
+    ] {
+        assert_eval_error(expr, want);
+    }
+    assert_true("'a{,3}'.matches('^a{,3}$')");
+    assert_true("'ab'.matches('^(?P<x>a)(?P<x>b)$')");
+}
