@@ -306,3 +306,22 @@ fn regex_errors_are_re2_errors() {
     assert_true("'a{,3}'.matches('^a{,3}$')");
     assert_true("'ab'.matches('^(?P<x>a)(?P<x>b)$')");
 }
+
+/// `%s` of a timestamp: cel-go's first formatter (strings versions 1 to 3) prints its
+/// `string()`, offset included (`ext/formatting.go`, `FormatString` converts with
+/// `ConvertToType(StringType)`); the second (version 4 on) prints it in UTC
+/// (`ext/formatting_v2.go`, `argTime.UTC().AppendFormat(..., time.RFC3339Nano)`).
+#[test]
+fn format_prints_timestamps_as_each_formatter_does() {
+    let expr = "'%s'.format([timestamp('1999-12-31T23:00:00.5-01:00')])";
+    let with_strings = |version: u32| {
+        let mut env = Env::new();
+        env.add_library(&kcel_stdlib::ext::strings(version));
+        eval_in(&env, expr)
+    };
+    assert_eq!(
+        with_strings(3),
+        Ok(Value::from("1999-12-31T23:00:00.5-01:00"))
+    );
+    assert_eq!(with_strings(4), Ok(Value::from("2000-01-01T00:00:00.5Z")));
+}
