@@ -55,7 +55,11 @@ impl Env {
             registry: Arc::new(Registry::new()),
             variables: BTreeMap::new(),
             container: String::new(),
-            parse_options: ParseOptions::default(),
+            // cel-go's parser rejects the optional syntax unless a library enables it.
+            parse_options: ParseOptions {
+                optional_syntax: false,
+                ..ParseOptions::default()
+            },
             provider: None,
             homogeneous_literals: false,
             literal_validators: false,
@@ -68,6 +72,9 @@ impl Env {
     /// Adds a library's functions.
     pub fn add_library(&mut self, library: &Library) -> &mut Env {
         Arc::make_mut(&mut self.registry).add_library(library);
+        if library.optional_syntax {
+            self.parse_options.optional_syntax = true;
+        }
         for table in &library.macros {
             let known = &mut self.parse_options.extra_macros;
             if !known.iter().any(|t| std::ptr::eq(*t, *table)) {
@@ -444,5 +451,28 @@ mod tests {
     fn programs_are_send_and_sync() {
         assert_send_sync::<Program>();
         assert_send_sync::<Env>();
+    }
+
+    /// cel-go's parser rejects `.?`, `[?`, `[?x]`, `{?k: v}` unless a library enables the
+    /// optional syntax (`parser/parser.go`, the `enableOptionalSyntax` checks in
+    /// `VisitSelect`, `VisitIndex`, `visitEntries`, `visitListInit`; only
+    /// `cel.OptionalTypes()` turns it on, `cel/library.go` `enableOptionalSyntax`).
+    #[test]
+    fn optional_syntax_needs_a_library() {
+        let mut env = Env::new();
+        env.declare("a", Type::Dyn);
+        for (src, text) in [
+            ("a.?b", "ERROR: <input>:1:2: unsupported syntax '.?'"),
+            ("a[?0]", "ERROR: <input>:1:2: unsupported syntax '[?'"),
+            ("[?a]", "ERROR: <input>:1:2: unsupported syntax '?'"),
+            ("{?1: a}", "ERROR: <input>:1:2: unsupported syntax '?'"),
+        ] {
+            let e = env.compile(src).unwrap_err().to_string();
+            assert!(e.starts_with(text), "{src}: {e}");
+        }
+        let mut lib = crate::registry::Library::new("optional-syntax", 0);
+        lib.optional_syntax = true;
+        env.add_library(&lib);
+        assert!(env.parse("a.?b").is_ok());
     }
 }

@@ -158,6 +158,10 @@ pub struct Library {
     /// Validators by name (cel-go's names, e.g. `cel.validator.string_format`); a later
     /// library's validator replaces an earlier one of the same name.
     pub validators: Vec<(&'static str, Validator)>,
+    /// Whether the library enables the optional syntax (`a.?b`, `a[?i]`, `[?x]`, `{?k: v}`,
+    /// `M{?f: v}`) in the parser of an environment that has it, as cel-go's `OptionalTypes`
+    /// does (`cel/library.go`, `enableOptionalSyntax`); without it each use is a parse error.
+    pub optional_syntax: bool,
 }
 
 impl Library {
@@ -171,6 +175,7 @@ impl Library {
             macros: Vec::new(),
             homogeneous_exempt: Vec::new(),
             validators: Vec::new(),
+            optional_syntax: false,
         }
     }
 

@@ -8,12 +8,13 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 
 mod json;
 mod list;
 mod map;
 mod natural_json;
+mod timestamp;
 
 pub use json::JsonNode;
 pub use list::{List, ListSemantics};
@@ -21,6 +22,7 @@ pub(crate) use map::str_eq;
 pub(crate) use map::string_key_hash;
 pub use map::{Key, Map};
 pub use natural_json::Natural;
+pub use timestamp::Timestamp;
 
 /// A CEL value.
 #[derive(Clone)]
@@ -36,8 +38,8 @@ pub enum Value {
     /// Kubernetes set or map list carries its semantics in the payload ([`List`]).
     List(Arc<List>),
     Map(Arc<Map>),
-    /// `google.protobuf.Timestamp`: an instant, always kept in UTC.
-    Timestamp(DateTime<Utc>),
+    /// `google.protobuf.Timestamp`: an instant and the offset it is shown at ([`Timestamp`]).
+    Timestamp(Timestamp),
     /// `google.protobuf.Duration`.
     Duration(TimeDelta),
     /// A type used as a value (`int`, `type(x)`).

@@ -19,6 +19,7 @@ pub const LATEST: u32 = 2;
 pub fn optional(version: u32) -> Library {
     let mut lib = Library::new("optional", version);
     lib.macros.push(kcel::syntax::macros::OPTIONAL);
+    lib.optional_syntax = true;
     lib.function("optional.of", "Wraps a value in an optional.")
         .global(
             "optional_of",
@@ -196,7 +197,11 @@ fn none(_: &[Value]) -> EvalResult {
     Ok(Value::Optional(None))
 }
 
-/// Whether a value is its type's zero value (cel-go's `IsZeroValue`).
+/// `0001-01-01T00:00:00Z` in Unix seconds: Go's zero `time.Time`.
+const GO_ZERO_TIME_UNIX: i64 = -62_135_596_800;
+
+/// cel-go's `traits.Zeroer` (`IsZeroValue` of each type in `common/types/`), which
+/// `optional.ofNonZeroValue` asks (`cel/library.go`); a type without it is never zero.
 fn is_zero(v: &Value) -> bool {
     match v {
         Value::Null => true,
@@ -210,9 +215,13 @@ fn is_zero(v: &Value) -> bool {
         Value::Map(m) => m.is_empty(),
         Value::Json(j) => j.is_empty(),
         Value::Duration(d) => d.is_zero(),
-        Value::Timestamp(t) => t.timestamp() == 0 && t.timestamp_subsec_nanos() == 0,
-        Value::Optional(o) => o.is_none(),
-        Value::Type(_) | Value::Opaque(_) => false,
+        // Go's zero `time.Time` (`Timestamp.IsZeroValue` is `t.IsZero()`): the first instant of
+        // year 1 UTC, not the Unix epoch.
+        Value::Timestamp(t) => {
+            t.timestamp() == GO_ZERO_TIME_UNIX && t.timestamp_subsec_nanos() == 0
+        }
+        // cel-go's optionals, types and the Kubernetes library types implement no `Zeroer`.
+        Value::Optional(_) | Value::Type(_) | Value::Opaque(_) => false,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Golden tests for checker diagnostics: each `tests/golden/check/NAME.cel` holds an
 //! expression, preceded by `//` header lines (`// decl NAME: TYPE`, `// container: NAME`,
-//! `// option: homogeneous`, `// option: literal-validators`, and free-form comments naming the source of the expectation).
+//! `// option: homogeneous`, `// option: literal-validators`, `// option: optional-syntax`
+//! (cel-go's checker tests enable it with `parser.EnableOptionalSyntax`), and free-form comments naming the source of the expectation).
 //! `NAME.out` holds the expected output: the rendered errors, or `type: T` on success.
 //! `KCEL_BLESS=1 cargo test --test check_golden` rewrites the `.out` files from our output;
 //! review the diff against the cited source before committing.
@@ -23,6 +24,8 @@ fn run_case(text: &str) -> Result<String, String> {
                 env.set_homogeneous_literals(true);
             } else if directive.trim() == "option: literal-validators" {
                 env.set_literal_validators(true);
+            } else if directive.trim() == "option: optional-syntax" {
+                env.parse_options_mut().optional_syntax = true;
             }
         } else {
             source.push(line);

@@ -449,7 +449,7 @@ mod tests {
         values.push(Value::from(vec![Value::from("first"), Value::Int(2)]));
         for secs in [0, 1, -86_400, 1_700_000_000] {
             let t = chrono::DateTime::from_timestamp(secs, 5).expect("in range");
-            values.push(Value::Timestamp(t));
+            values.push(Value::Timestamp(t.into()));
             values.push(Value::Duration(
                 chrono::TimeDelta::new(secs, 5).expect("in range"),
             ));

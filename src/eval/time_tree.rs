@@ -4,7 +4,7 @@
 //! else (another operand kind, a failing conversion, the cost limit) leaves the comparison
 //! to the node-by-node evaluation, which starts over and reports what went wrong where.
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 
 use crate::cost::CallCost;
 use crate::eval::interp::{Frame, SlotContent, charge_within, peek, read_cost};
@@ -15,12 +15,12 @@ use crate::standard::time::{
     duration_difference, duration_sum, timestamp_difference, timestamp_minus, timestamp_plus,
 };
 use crate::standard::timestamp_text;
-use crate::value::Value;
+use crate::value::{Timestamp, Value};
 
 /// A timestamp or a duration: what a time tree computes with.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Time {
-    Timestamp(DateTime<Utc>),
+    Timestamp(Timestamp),
     Duration(TimeDelta),
 }
 
@@ -135,7 +135,7 @@ impl TimeOverloads {
             Value::Int(secs) if self.has(Self::INT_TO_TIMESTAMP) => {
                 timestamp_text::from_unix(*secs, 0)
                     .ok()
-                    .map(Time::Timestamp)
+                    .map(|t| Time::Timestamp(t.into()))
             }
             Value::Timestamp(t) if self.has(Self::TIMESTAMP_TO_TIMESTAMP) => {
                 Some(Time::Timestamp(*t))

@@ -205,8 +205,15 @@ pub fn map_insert(map: Value, k: &Value, v: Value) -> EvalResult {
     };
     let key = Key::from_value(k).ok_or_else(|| EvalError::new("unsupported key type"))?;
     if !Arc::make_mut(&mut m).insert_new(key, v) {
+        // cel-go's `mutableMap.Insert` (`common/types/map.go`) formats the key with Go's
+        // `%v`: numbers without a `u` suffix, strings without quotes.
+        let text = match k {
+            Value::Uint(u) => u.to_string(),
+            Value::String(s) => s.to_string(),
+            _ => k.to_string(),
+        };
         return Err(EvalError::new(format!(
-            "insert failed: key {k} already exists"
+            "insert failed: key {text} already exists"
         )));
     }
     Ok(Value::Map(m))

@@ -2,7 +2,7 @@
 //! `timestamp()`, `duration()`, `dyn()` and `type()`, with cel-go's ranges, parsing rules and
 //! error messages.
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use std::sync::Arc;
 
 use super::{
@@ -10,7 +10,7 @@ use super::{
 };
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
-use crate::value::Value;
+use crate::value::{Timestamp, Value};
 
 /// Declares the conversion functions.
 pub fn declare(lib: &mut Library) {
@@ -318,8 +318,9 @@ pub fn to_bytes(v: &Value) -> EvalResult {
     }
 }
 
-/// `double(x)` for numbers and strings (Go's `strconv.ParseFloat`: decimal and exponent
-/// forms, `Inf`, `NaN`; out-of-range text is an error rather than an infinity).
+/// `double(x)` for numbers and strings (Go's `strconv.ParseFloat(s, 64)`, which cel-go's
+/// `String.ConvertToType` calls: decimal and hexadecimal forms, `_` between digits, `Inf`,
+/// `Infinity`, `NaN`; out-of-range text is an error rather than an infinity).
 pub fn to_double(v: &Value) -> EvalResult {
     match v {
         Value::Double(_) => Ok(v.clone()),
@@ -332,17 +333,193 @@ pub fn to_double(v: &Value) -> EvalResult {
     }
 }
 
+/// Go's `strconv.ParseFloat(s, 64)` (`strconv/atof.go`), `None` where it returns an error:
+/// the special names (`special`), then the syntax of `readFloat` — an optional sign, decimal
+/// digits with at most one `.` and an optional `e` exponent, or `0x` hex digits with a
+/// mandatory `p` exponent, `_` only between digits (`underscoreOK`) — rounded to nearest
+/// even; a result beyond the largest double is a range error.
 fn parse_go_float(s: &str) -> Option<f64> {
-    // Rust accepts the same decimal syntax and special names, but also `nan` with a sign,
-    // which Go rejects; Go reports overflow to infinity as an error.
-    let unsigned = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if unsigned.len() != s.len() && unsigned.eq_ignore_ascii_case("nan") {
+    if let Some(d) = go_float_special(s) {
+        return Some(d);
+    }
+    let b = s.as_bytes();
+    let mut i = 0;
+    let negative = b.first() == Some(&b'-');
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i = 1;
+    }
+    let hex = i + 2 < b.len() && b[i] == b'0' && (b[i + 1] | 0x20) == b'x';
+    if hex {
+        i += 2;
+    }
+    let mantissa_start = i;
+    let is_digit = |c: u8| c.is_ascii_digit() || hex && c.is_ascii_hexdigit();
+    let (mut underscores, mut dot, mut digits) = (false, false, false);
+    while i < b.len() {
+        match b[i] {
+            b'_' => underscores = true,
+            b'.' if !dot => dot = true,
+            c if is_digit(c) => digits = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if !digits {
         return None;
     }
-    let explicit_inf =
-        unsigned.eq_ignore_ascii_case("inf") || unsigned.eq_ignore_ascii_case("infinity");
-    let d: f64 = s.parse().ok()?;
-    (!d.is_infinite() || explicit_inf).then_some(d)
+    let mantissa_end = i;
+    let exp_char = if hex { b'p' } else { b'e' };
+    let mut exponent = 0i64;
+    if i < b.len() && (b[i] | 0x20) == exp_char {
+        i += 1;
+        let sign = match b.get(i) {
+            Some(b'+') => {
+                i += 1;
+                1
+            }
+            Some(b'-') => {
+                i += 1;
+                -1
+            }
+            _ => 1,
+        };
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            if b[i] == b'_' {
+                underscores = true;
+            } else if exponent < 10_000 {
+                exponent = exponent * 10 + i64::from(b[i] - b'0');
+            }
+            i += 1;
+        }
+        exponent *= sign;
+    } else if hex {
+        return None;
+    }
+    if i != b.len() || underscores && !go_underscores_ok(s) {
+        return None;
+    }
+    let d = if hex {
+        hex_float(&b[mantissa_start..mantissa_end], exponent)
+    } else if underscores {
+        s.replace('_', "").parse().ok()?
+    } else {
+        s.parse().ok()?
+    };
+    let d = if negative && hex { -d } else { d };
+    (!d.is_infinite()).then_some(d)
+}
+
+/// Go's `special`: `inf` and `infinity` with an optional sign, `nan` without one, in any case.
+fn go_float_special(s: &str) -> Option<f64> {
+    let unsigned = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if unsigned.eq_ignore_ascii_case("inf") || unsigned.eq_ignore_ascii_case("infinity") {
+        return Some(if s.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    s.eq_ignore_ascii_case("nan").then_some(f64::NAN)
+}
+
+/// Go's `underscoreOK` (`strconv/atoi.go`): each `_` follows a digit or the base prefix and
+/// is followed by a digit.
+fn go_underscores_ok(s: &str) -> bool {
+    let b = s.strip_prefix(['+', '-']).unwrap_or(s).as_bytes();
+    // The class of the last character: b'^' start, b'0' digit or prefix, b'_', b'!' other.
+    let mut saw = b'^';
+    let mut i = 0;
+    let mut hex = false;
+    if b.len() >= 2 && b[0] == b'0' && matches!(b[1] | 0x20, b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = b[1] | 0x20 == b'x';
+    }
+    for &c in &b[i..] {
+        if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else if saw == b'_' {
+            return false;
+        } else {
+            saw = b'!';
+        }
+    }
+    saw != b'_'
+}
+
+/// The value of hex digits (with an optional `.` and `_`s) times `2^exponent`, rounded to
+/// the nearest double, ties to even (an infinity when too large), as Go's `atofHex`.
+fn hex_float(digits: &[u8], exponent: i64) -> f64 {
+    // The first 30 significant hex digits exactly (120 bits), the rest as a sticky bit.
+    let (mut m, mut exp2, mut sticky, mut dot) = (0u128, exponent, false, false);
+    for &c in digits {
+        let v = match c {
+            b'.' => {
+                dot = true;
+                continue;
+            }
+            b'_' => continue,
+            _ => (c as char).to_digit(16).unwrap_or(0) as u128,
+        };
+        if m >> 116 == 0 {
+            m = m << 4 | v;
+            if dot {
+                exp2 -= 4;
+            }
+        } else {
+            sticky |= v != 0;
+            if !dot {
+                exp2 += 4;
+            }
+        }
+    }
+    if m == 0 {
+        return 0.0;
+    }
+    // Normalize so that bit 127 is the leading one: the value is m * 2^exp2.
+    let lz = m.leading_zeros();
+    m <<= lz;
+    exp2 -= i64::from(lz);
+    // The value lies in [2^top, 2^(top+1)).
+    let top = exp2 + 127;
+    if top > 1023 {
+        return f64::INFINITY;
+    }
+    // Keep 53 bits, or fewer below the normal range (the last kept bit weighs 2^-1074).
+    let keep_lsb = (top - 52).max(-1074);
+    let shift = keep_lsb - exp2; // bits of m dropped, at least 75
+    if shift > 128 {
+        return 0.0;
+    }
+    let (kept, rest) = if shift == 128 {
+        (0u128, m)
+    } else {
+        (m >> shift, m & ((1u128 << shift) - 1))
+    };
+    let half = 1u128 << (shift - 1);
+    let round_up = rest > half || rest == half && (sticky || kept & 1 == 1);
+    let kept = kept + u128::from(round_up);
+    // kept < 2^54, exact in a double; scaling by a power of two in steps stays exact until
+    // the result, which overflows to an infinity where Go reports a range error.
+    let mut d = kept as f64;
+    let mut e = keep_lsb;
+    while e < -1000 {
+        d *= f64::powi(2.0, -1000);
+        e += 1000;
+    }
+    while e > 1000 {
+        d *= f64::powi(2.0, 1000);
+        e -= 1000;
+    }
+    d * f64::powi(2.0, e as i32)
 }
 
 /// `int(x)`: uints and doubles must fit (doubles truncate toward zero), strings are base-10,
@@ -477,14 +654,15 @@ pub fn duration_of_text(s: &str) -> Result<TimeDelta, EvalError> {
 pub fn to_timestamp(v: &Value) -> EvalResult {
     match v {
         Value::Timestamp(_) => Ok(v.clone()),
-        Value::Int(secs) => timestamp_text::from_unix(*secs, 0).map(Value::Timestamp),
+        Value::Int(secs) => timestamp_text::from_unix(*secs, 0).map(|t| Value::Timestamp(t.into())),
         Value::String(s) => timestamp_of_text(s).map(Value::Timestamp),
         _ => Err(EvalError::no_such_overload()),
     }
 }
 
-/// `timestamp(s)` for a string.
-pub fn timestamp_of_text(s: &str) -> Result<DateTime<Utc>, EvalError> {
+/// `timestamp(s)` for a string, keeping the text's offset (cel-go's `String.ConvertToType`
+/// with Go's `time.Parse`).
+pub fn timestamp_of_text(s: &str) -> Result<Timestamp, EvalError> {
     let t = timestamp_text::parse_rfc3339(s)
         .ok_or_else(|| conversion_error("string", "google.protobuf.Timestamp"))?;
     timestamp_text::check_range(t)
@@ -588,6 +766,117 @@ mod tests {
             assert_eq!(
                 to_double(&s(bad)),
                 err("type conversion error from 'string' to 'double'"),
+                "{bad}"
+            );
+        }
+    }
+
+    /// cel-go's `String.ConvertToType(DoubleType)` (`common/types/string.go`) is Go's
+    /// `strconv.ParseFloat(s, 64)`; the cases follow `strconv/atof_test.go` (`atoftests`: the
+    /// hexadecimal, underscore, special-name and range cases).
+    #[test]
+    fn to_double_follows_go_parse_float() {
+        let ok = [
+            ("0x1p3", 8.0),
+            ("0x1.8p1", 3.0),
+            ("0X1P-2", 0.25),
+            ("-0x2p0", -2.0),
+            ("+0x.8p1", 1.0),
+            ("0x1p-1074", 5e-324),
+            ("0x1p-1075", 0.0),
+            ("0x1.8p-1074", 1e-323),
+            ("0x1.fffffffffffffp1023", f64::MAX),
+            ("0x1.fffffffffffff7ffp1023", f64::MAX),
+            ("0x1.00000000000008p0", 1.0),
+            ("0x1.00000000000018p0", 1.0000000000000004),
+            (
+                "0x1.000000000000080000000000000000001p0",
+                1.0000000000000002,
+            ),
+            ("0x_1_2.3_4_5p+1_2", 74565.0),
+            ("1_000", 1000.0),
+            ("1_23.50_0_0e+1_2", 1.235e14),
+            ("5.", 5.0),
+            ("5.e3", 5000.0),
+            ("+.5", 0.5),
+            ("1e-400", 0.0),
+            ("infinity", f64::INFINITY),
+            ("-Infinity", f64::NEG_INFINITY),
+            ("+INF", f64::INFINITY),
+        ];
+        for (text, want) in ok {
+            assert_eq!(to_double(&s(text)), Ok(Value::Double(want)), "{text}");
+        }
+        for bad in [
+            "0x10",
+            "0x1.8",
+            "0xp1",
+            "0x",
+            "0x1p",
+            "0x1p+",
+            "1e400",
+            "-1e400",
+            "0x1p1024",
+            "0x1.fffffffffffff8p1023",
+            "1__0",
+            "_1",
+            "1_",
+            "-_123.5e+12",
+            "123_.5e+12",
+            "123._5e+12",
+            "123.5e_+12",
+            "123.5e+_12",
+            "123.5e+12_",
+            "0x_p1",
+            "1.5x",
+            "1.2.3",
+            ".",
+            "e5",
+            "infin",
+            "-nan",
+            "0b1",
+            "0o7",
+        ] {
+            assert_eq!(
+                to_double(&s(bad)),
+                err("type conversion error from 'string' to 'double'"),
+                "{bad}"
+            );
+        }
+    }
+
+    /// cel-go converts strings to ints with `strconv.ParseInt(s, 10, 64)` and to uints with
+    /// `strconv.ParseUint(s, 10, 64)` (`common/types/string.go`, `ConvertToType`): base 10
+    /// only, so no prefixes and no underscores (Go allows those only with base 0); a sign
+    /// only for ints.
+    #[test]
+    fn int_and_uint_follow_go_parse_int_base_10() {
+        assert_eq!(to_int(&s("+17")), Ok(Value::Int(17)));
+        assert_eq!(to_int(&s("-0")), Ok(Value::Int(0)));
+        assert_eq!(to_int(&s("007")), Ok(Value::Int(7)));
+        assert_eq!(to_uint(&s("007")), Ok(Value::Uint(7)));
+        for bad in [
+            "0x10",
+            "0b1",
+            "0o7",
+            "1_000",
+            "1e3",
+            " 1",
+            "1 ",
+            "--1",
+            "9223372036854775808",
+        ] {
+            assert_eq!(
+                to_int(&s(bad)),
+                err("type conversion error from 'string' to 'int'"),
+                "{bad}"
+            );
+        }
+        assert_eq!(to_int(&s("-9223372036854775808")), Ok(Value::Int(i64::MIN)));
+        for bad in ["0x10", "1_000", "+1", "-0"] {
+            assert_eq!(
+                to_uint(&s(bad)),
+                err("type conversion error from 'string' to 'uint'"),
                 "{bad}"
             );
         }

@@ -155,7 +155,7 @@ mod tests {
             Value::Bytes(b"ab".as_slice().into()),
             Value::from(vec![Value::Int(1), Value::from("x")]),
             Value::from(map),
-            Value::Timestamp(chrono::DateTime::UNIX_EPOCH),
+            Value::Timestamp(crate::value::Timestamp::UNIX_EPOCH),
             Value::Duration(chrono::TimeDelta::seconds(90)),
             Value::Type(TypeValue::Int),
             Value::Optional(None),

@@ -10,7 +10,7 @@ use super::{duration_text, timestamp_text};
 use crate::error::{EvalError, EvalResult};
 use crate::registry::{Implementation, Library};
 use crate::syntax::ast::op;
-use crate::value::Value;
+use crate::value::{Timestamp, Value};
 
 const TS: &str = "google.protobuf.Timestamp";
 const DUR: &str = "google.protobuf.Duration";
@@ -258,14 +258,16 @@ fn timestamp_at(nanos: i128) -> Result<DateTime<Utc>, EvalError> {
     timestamp_text::from_unix(secs, sub)
 }
 
-/// `t + d`, within CEL's range.
-pub fn timestamp_plus(t: &DateTime<Utc>, d: &TimeDelta) -> Result<DateTime<Utc>, EvalError> {
-    timestamp_at(unix_nanos(t) + i128::from(duration_text::to_nanos(d)?))
+/// `t + d`, within CEL's range, shown at `t`'s offset (Go's `Time.Add` keeps the location).
+pub fn timestamp_plus(t: &Timestamp, d: &TimeDelta) -> Result<Timestamp, EvalError> {
+    let instant = timestamp_at(unix_nanos(t) + i128::from(duration_text::to_nanos(d)?))?;
+    Ok(t.at(instant))
 }
 
-/// `t - d`, within CEL's range.
-pub fn timestamp_minus(t: &DateTime<Utc>, d: &TimeDelta) -> Result<DateTime<Utc>, EvalError> {
-    timestamp_at(unix_nanos(t) - i128::from(duration_text::to_nanos(d)?))
+/// `t - d`, within CEL's range, shown at `t`'s offset.
+pub fn timestamp_minus(t: &Timestamp, d: &TimeDelta) -> Result<Timestamp, EvalError> {
+    let instant = timestamp_at(unix_nanos(t) - i128::from(duration_text::to_nanos(d)?))?;
+    Ok(t.at(instant))
 }
 
 /// `a - b` for timestamps: a duration, or `integer overflow` beyond ±2^63 ns.
@@ -597,7 +599,7 @@ mod tests {
 
     #[test]
     fn accessors_agree_with_cel_go_unit_tests() {
-        let t = Value::Timestamp(timestamp_text::from_unix(7506, 0).unwrap());
+        let t = Value::Timestamp(timestamp_text::from_unix(7506, 0).unwrap().into());
         let z = |s: &str| Value::from(s);
         let int = |i: i64| Ok(Value::Int(i));
         assert_eq!(timestamp_to_day_of_month(&t), int(0));

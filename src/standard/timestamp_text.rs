@@ -7,6 +7,7 @@ use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, TimeDelta, Timelike, 
 use super::duration_text::go_quote;
 use super::timestamp_overflow;
 use crate::error::EvalError;
+use crate::value::Timestamp;
 
 /// Seconds from the Unix epoch to 0001-01-01T00:00:00Z.
 pub const MIN_UNIX_SECONDS: i64 = -62_135_596_800;
@@ -21,8 +22,8 @@ pub fn from_unix(secs: i64, nanos: u32) -> Result<DateTime<Utc>, EvalError> {
     DateTime::from_timestamp(secs, nanos).ok_or_else(timestamp_overflow)
 }
 
-/// Checks that a timestamp lies in CEL's range.
-pub fn check_range(t: DateTime<Utc>) -> Result<DateTime<Utc>, EvalError> {
+/// Checks that a timestamp's instant lies in CEL's range.
+pub fn check_range(t: Timestamp) -> Result<Timestamp, EvalError> {
     // Years 2 to 9998 lie inside whatever the day and time (the year is stored as such;
     // the seconds since the epoch are computed).
     if (2..=9998).contains(&t.naive_utc().year())
@@ -36,9 +37,10 @@ pub fn check_range(t: DateTime<Utc>) -> Result<DateTime<Utc>, EvalError> {
 
 /// Parses RFC 3339 as Go's `time.Parse(time.RFC3339, s)` does, including its lenient
 /// fallback: a four-digit year, `T`, a one- or two-digit hour, optional fractional seconds
-/// after `.` or `,` (digits past nine are dropped), and `Z` or `±hh:mm`. Returns `None` for
-/// text Go rejects; the caller checks the range.
-pub fn parse_rfc3339(s: &str) -> Option<DateTime<Utc>> {
+/// after `.` or `,` (digits past nine are dropped), and `Z` or `±hh:mm`, which the result
+/// keeps as its offset (Go's fixed zone). Returns `None` for text Go rejects; the caller
+/// checks the range.
+pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
     let mut p = Cursor(s.as_bytes());
     let [year, month, day, hour, min, sec] = match fixed_date_time(p.0) {
         Some(fields) => {
@@ -78,10 +80,10 @@ pub fn parse_rfc3339(s: &str) -> Option<DateTime<Utc>> {
     let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
     let local = date.and_hms_nano_opt(hour, min, sec, nanos)?;
     if offset_secs == 0 {
-        return Some(local.and_utc());
+        return Some(Timestamp::utc(local.and_utc()));
     }
     let utc = local.checked_sub_signed(TimeDelta::seconds(offset_secs))?;
-    Some(utc.and_utc())
+    Some(Timestamp::with_offset(utc.and_utc(), offset_secs as i32))
 }
 
 /// Year, month, day, hour, minute and second of text starting with the usual layout
@@ -151,17 +153,39 @@ impl Cursor<'_> {
     }
 }
 
-/// Formats a timestamp as Go's `time.RFC3339Nano` in UTC: fractional seconds without
-/// trailing zeros, omitted when zero (`2009-02-13T23:31:30.5Z`).
-pub fn format_rfc3339(t: &DateTime<Utc>) -> String {
-    let mut out = t.format("%Y-%m-%dT%H:%M:%S").to_string();
-    let nanos = t.nanosecond() % 1_000_000_000;
+/// Formats a timestamp as Go's `t.Format(time.RFC3339Nano)` (cel-go's `string(timestamp)`):
+/// the wall clock at the timestamp's offset, fractional seconds without trailing zeros
+/// (omitted when zero), then `Z` for a zero offset or `±hh:mm`
+/// (`2009-02-13T23:31:30.5Z`, `1999-12-31T23:00:00-01:00`).
+pub fn format_rfc3339(t: &Timestamp) -> String {
+    use std::fmt::Write;
+    let local = t.local();
+    let mut out = String::with_capacity(35);
+    let _ = write!(
+        out,
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        local.year(),
+        local.month(),
+        local.day(),
+        local.hour(),
+        local.minute(),
+        local.second()
+    );
+    let nanos = local.nanosecond() % 1_000_000_000;
     if nanos != 0 {
         let frac = format!("{nanos:09}");
         out.push('.');
         out.push_str(frac.trim_end_matches('0'));
     }
-    out.push('Z');
+    let offset = t.offset_seconds();
+    if offset == 0 {
+        out.push('Z');
+    } else {
+        // Go's `Z07:00`: whole minutes, the sign of the offset.
+        let minutes = offset.unsigned_abs() / 60;
+        let sign = if offset < 0 { '-' } else { '+' };
+        let _ = write!(out, "{sign}{:02}:{:02}", minutes / 60, minutes % 60);
+    }
     out
 }
 
@@ -219,7 +243,7 @@ mod tests {
     use super::*;
     use chrono::Datelike;
 
-    fn ts(s: &str) -> DateTime<Utc> {
+    fn ts(s: &str) -> Timestamp {
         parse_rfc3339(s).unwrap()
     }
 

@@ -149,6 +149,16 @@ pub enum Literal {
 /// The name of the accumulator variable that macros introduce (as in cel-go).
 pub const ACCUMULATOR: &str = "@result";
 
+/// The accumulator name of cel-go's macros before `@result` (`parser.AccumulatorName`); an
+/// iteration variable may not take either name (`parser/macro.go`, `MakeMap`).
+pub const LEGACY_ACCUMULATOR: &str = "__result__";
+
+/// Whether a name is reserved for the accumulator of macros: an iteration variable of that
+/// name is the error "iteration variable overwrites accumulator variable".
+pub fn is_accumulator_name(name: &str) -> bool {
+    name == ACCUMULATOR || name == LEGACY_ACCUMULATOR
+}
+
 /// Operator function names, as cel-go spells them.
 pub mod op {
     pub const CONDITIONAL: &str = "_?_:_";

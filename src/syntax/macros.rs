@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
-use crate::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, Literal, Span, op};
+use crate::syntax::ast::{
+    ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, Literal, Span, is_accumulator_name, op,
+};
 
 /// Whether a macro is called as a global function (`has(x)`) or on a receiver (`x.all(..)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,19 +211,28 @@ impl Expander {
     }
 }
 
-/// The receiver and the iteration variable name of a one-variable comprehension macro.
+/// cel-go's error for a quantifier's iteration variable that is not an identifier.
+pub const NOT_SIMPLE_NAME: &str = "argument must be a simple name";
+/// cel-go's error for a `map` or `filter` iteration variable that is not an identifier.
+pub const NOT_AN_IDENTIFIER: &str = "argument is not an identifier";
+
+/// The receiver and the iteration variable name of a one-variable comprehension macro;
+/// `not_ident` is the error for a variable that is not an identifier, which cel-go words
+/// differently for the quantifiers (`makeQuantifier`: [`NOT_SIMPLE_NAME`]) and for `map`
+/// and `filter` (`MakeMap`, `MakeFilter`: [`NOT_AN_IDENTIFIER`]).
 fn iter_parts(
     target: Option<Expr>,
     var: &Expr,
     ex: &Expander,
+    not_ident: &str,
 ) -> Result<(Expr, Arc<str>), MacroError> {
     let ExprKind::Ident(name) = &var.kind else {
         return Err(MacroError {
-            message: "argument must be a simple name".into(),
+            message: not_ident.into(),
             span: var.span,
         });
     };
-    if &**name == ACCUMULATOR {
+    if is_accumulator_name(name) {
         return Err(MacroError {
             message: "iteration variable overwrites accumulator variable".into(),
             span: var.span,
@@ -319,7 +330,7 @@ fn quantifier1(
     kind: Quantifier,
 ) -> Result<Expr, MacroError> {
     let [var, pred] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex)?;
+    let (range, v) = iter_parts(target, &var, ex, NOT_SIMPLE_NAME)?;
     let [init, cond, step, result] = quantifier_parts(ex, kind, pred);
     Ok(ex.fold(v, range, init, cond, step, result))
 }
@@ -363,7 +374,7 @@ fn expand_map(
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
     let [var, transform] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex)?;
+    let (range, v) = iter_parts(target, &var, ex, NOT_AN_IDENTIFIER)?;
     let step = append_step(ex, transform, None);
     Ok(list_fold(ex, v, range, step))
 }
@@ -374,7 +385,7 @@ fn expand_map_filter(
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
     let [var, pred, transform] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex)?;
+    let (range, v) = iter_parts(target, &var, ex, NOT_AN_IDENTIFIER)?;
     let step = append_step(ex, transform, Some(pred));
     Ok(list_fold(ex, v, range, step))
 }
@@ -385,7 +396,7 @@ fn expand_filter(
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
     let [var, pred] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex)?;
+    let (range, v) = iter_parts(target, &var, ex, NOT_AN_IDENTIFIER)?;
     let elem = ex.ident(&v);
     let step = append_step(ex, elem, Some(pred));
     Ok(list_fold(ex, v, range, step))
@@ -494,7 +505,7 @@ fn iter_parts2(
         });
     }
     for (v, e) in [(&v1, var1), (&v2, var2)] {
-        if &**v == ACCUMULATOR {
+        if is_accumulator_name(v) {
             return Err(MacroError {
                 message: "iteration variable overwrites accumulator variable".into(),
                 span: e.span,

@@ -50,7 +50,9 @@ pub struct ParseOptions {
     pub extra_macros: Vec<&'static [macros::Macro]>,
     /// Accept the optional syntax `a.?b`, `a[?i]`, `[?x]`, `{?k: v}`, `M{?f: v}` (cel-go's
     /// `EnableOptionalSyntax`; Kubernetes enables it with optional types). When off, each
-    /// use is an error ("unsupported syntax '?'", as cel-go reports it).
+    /// use is an error ("unsupported syntax '?'", as cel-go reports it). On by default for
+    /// the parser alone; an [`Env`](crate::Env) turns it off unless a library with
+    /// `optional_syntax` (the optional types) is added.
     pub optional_syntax: bool,
 }
 
@@ -1581,6 +1583,14 @@ mod tests {
         assert_eq!(s("{}"), "{}");
         assert_eq!(s("{1: 2, ?'a': b,}"), "{1: 2, ?\"a\": b}");
         assert_eq!(s("Msg{}"), "Msg{}");
+        // cel-go's grammar (parser/gen/CEL.g4, `CreateList`, `CreateStruct`, `CreateMessage`):
+        // the trailing `','?` stands outside the optional initializer list, so a lone comma
+        // is an empty literal.
+        assert_eq!(s("[,]"), "[]");
+        assert_eq!(s("{,}"), "{}");
+        assert_eq!(s("Msg{,}"), "Msg{}");
+        assert!(err("{,,}").contains("Syntax error"));
+        assert!(err("[1,,]").contains("Syntax error"));
         assert_eq!(s("a.b.Msg{f: 1, ?g: 2,}"), "a.b.Msg{f: 1, ?g: 2}");
         assert_eq!(s(".a.Msg{`f-g`: 1}"), ".a.Msg{f-g: 1}");
         assert_eq!(s("Msg{f: 1}.f"), "(. Msg{f: 1} f)");
@@ -1659,8 +1669,48 @@ mod tests {
             e.contains("ERROR: <input>:1:8: argument must be a simple name"),
             "{e}"
         );
-        assert!(err("r.map(1, p)").contains("argument must be a simple name"));
         assert!(err("r.exists(@result, p)").starts_with("ERROR"));
+        // cel-go's `parser/parser_test.go` (`testCases`): `map` and `filter` word a
+        // non-identifier variable differently from the quantifiers (`MakeMap`, `MakeFilter`
+        // vs `makeQuantifier`), and every macro rejects both accumulator names, `@result`
+        // and `__result__` (`parser.AccumulatorName`).
+        for (src, want) in [
+            (
+                "1.all(2, 3)",
+                "ERROR: <input>:1:7: argument must be a simple name",
+            ),
+            (
+                "r.map(1, p)",
+                "ERROR: <input>:1:7: argument is not an identifier",
+            ),
+            (
+                "r.map(1, q, p)",
+                "ERROR: <input>:1:7: argument is not an identifier",
+            ),
+            (
+                "m.filter(a.b, false)",
+                "ERROR: <input>:1:11: argument is not an identifier",
+            ),
+            (
+                "[].existsOne(__result__, __result__)",
+                "ERROR: <input>:1:14: iteration variable overwrites accumulator variable",
+            ),
+            (
+                "m.map(__result__, __result__)",
+                "ERROR: <input>:1:7: iteration variable overwrites accumulator variable",
+            ),
+            (
+                "m.filter(__result__, false)",
+                "ERROR: <input>:1:10: iteration variable overwrites accumulator variable",
+            ),
+            (
+                "m.all(__result__, true)",
+                "ERROR: <input>:1:7: iteration variable overwrites accumulator variable",
+            ),
+        ] {
+            let e = err(src);
+            assert!(e.starts_with(want), "{src}: {e}");
+        }
     }
 
     #[test]
@@ -1718,6 +1768,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("ERROR"), "{e}");
+        // cel-go's `ext/comprehensions_test.go`, `TestTwoVarComprehensionsStaticErrors`
+        // (`extractIterVars` rejects `__result__` in either position).
+        for (src, col) in [
+            ("[].all(__result__, i, __result__ < i)", 8),
+            ("[].all(j, __result__, __result__ < j)", 11),
+            ("{}.transformMapEntry(__result__, v, {v: 1})", 22),
+        ] {
+            let e = parse(src, &options).unwrap_err().to_string();
+            let want = format!(
+                "ERROR: <input>:1:{col}: iteration variable overwrites accumulator variable"
+            );
+            assert!(e.starts_with(&want), "{src}: {e}");
+        }
     }
 
     #[test]

@@ -8,7 +8,6 @@
 use super::{Key, Value, format_duration};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use chrono::SecondsFormat;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 /// Serialises a [`Value`] as natural JSON (with `serde_json`, `serde_norway`, ...).
@@ -57,7 +56,11 @@ impl Serialize for Natural<'_> {
                 }
                 map.end()
             }
-            Value::Timestamp(t) => s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
+            // cel-go's JSON form of a timestamp is its `string()` (`Timestamp.ConvertToNative`):
+            // RFC 3339 at the timestamp's offset.
+            Value::Timestamp(t) => {
+                s.serialize_str(&crate::standard::timestamp_text::format_rfc3339(t))
+            }
             Value::Duration(d) => s.serialize_str(&format_duration(d)),
             Value::Type(t) => s.serialize_str(t.name()),
             Value::Optional(Some(v)) => Natural(v).serialize(s),

@@ -195,7 +195,9 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
         Value::String(s) => out.extend_from_slice(s.as_bytes()),
         Value::Duration(d) => out.extend_from_slice(duration_text(d).as_bytes()),
         Value::Timestamp(t) => {
-            out.extend_from_slice(timestamp_text::format_rfc3339(t).as_bytes());
+            // cel-go's `formatting_v2.go` formats `argTime.UTC()`, whatever the offset.
+            let utc = kcel::value::Timestamp::utc(t.instant());
+            out.extend_from_slice(timestamp_text::format_rfc3339(&utc).as_bytes());
         }
         Value::Null => out.extend_from_slice(b"null"),
         Value::Type(t) => out.extend_from_slice(t.name().as_bytes()),

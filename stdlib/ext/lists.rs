@@ -383,11 +383,11 @@ fn expand_sort_by(
     };
     let ExprKind::Ident(var_name) = &var.kind else {
         return Err(MacroError {
-            message: "argument must be a simple name".into(),
+            message: kcel::syntax::macros::NOT_AN_IDENTIFIER.into(),
             span: var.span,
         });
     };
-    if &**var_name == ACCUMULATOR {
+    if kcel::syntax::ast::is_accumulator_name(var_name) {
         return Err(MacroError {
             message: "iteration variable overwrites accumulator variable".into(),
             span: var.span,

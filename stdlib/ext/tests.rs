@@ -53,7 +53,7 @@ fn samples() -> Vec<Value> {
         Value::from(vec![Value::Int(1), Value::from("x")]),
         Value::from(vec![Value::from("x")]),
         Value::from(map),
-        Value::Timestamp(chrono::DateTime::UNIX_EPOCH),
+        Value::Timestamp(kcel::value::Timestamp::UNIX_EPOCH),
         Value::Duration(chrono::TimeDelta::seconds(90)),
         Value::Type(TypeValue::Int),
         Value::Optional(None),

@@ -179,13 +179,15 @@ fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, String> {
     }
 }
 
-/// An RFC 3339 date-time, or a full date (`2024-01-31`) at midnight UTC.
-fn parse_date_or_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+/// An RFC 3339 date-time, keeping its offset as Kubernetes' `strfmt.ParseDateTime` does
+/// (`time.ParseInLocation` keeps a fixed zone, so `string(self.ts)` shows the offset written),
+/// or a full date (`2024-01-31`) at midnight UTC.
+fn parse_date_or_time(s: &str) -> Option<kcel::value::Timestamp> {
     if let Some(t) = timestamp_text::parse_rfc3339(s) {
         return Some(t);
     }
     let date = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
-    Some(date.and_hms_opt(0, 0, 0)?.and_utc())
+    Some(date.and_hms_opt(0, 0, 0)?.and_utc().into())
 }
 
 #[cfg(test)]
