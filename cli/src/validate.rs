@@ -7,9 +7,7 @@
 
 use std::path::Path;
 
-use kcel_stdlib::kubernetes::crd::{
-    CompileOptions, FieldError, Outcome, Validator, crd_version_schemas,
-};
+use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, Outcome};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -67,12 +65,10 @@ struct SchemaErrors {
     errors: Vec<Cause>,
 }
 
-/// An object to validate: where it came from and who it is.
+/// An object to validate and where it came from.
 struct Input {
     file: String,
     object: Json,
-    /// The index of its version among the CRD's schemas.
-    version: usize,
 }
 
 /// `metadata.namespace` and `metadata.name` (empty when absent).
@@ -104,49 +100,6 @@ fn objects_of(documents: Vec<Json>) -> Vec<Json> {
     out
 }
 
-/// What an object must be to be validated against the CRD: of its group and kind, at a
-/// served version that has a schema.
-struct Crd<'a> {
-    group: &'a str,
-    kind: &'a str,
-    /// Version names with a schema, in the CRD's order, and whether each is served.
-    versions: Vec<(&'a str, bool)>,
-}
-
-impl Crd<'_> {
-    /// The index of `object`'s version, or why it cannot be validated against the CRD.
-    fn version_of(&self, object: &Json) -> Result<usize, String> {
-        let api_version = object
-            .get("apiVersion")
-            .and_then(Json::as_str)
-            .unwrap_or_default();
-        let kind = object
-            .get("kind")
-            .and_then(Json::as_str)
-            .unwrap_or_default();
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        if kind != self.kind {
-            return Err(format!(
-                "kind {kind:?} is not the CRD's kind {:?}",
-                self.kind
-            ));
-        }
-        if group != self.group {
-            return Err(format!(
-                "apiVersion {api_version:?} is not in the CRD's group {:?}",
-                self.group
-            ));
-        }
-        match self.versions.iter().position(|(v, _)| *v == version) {
-            Some(i) if self.versions[i].1 => Ok(i),
-            Some(_) => Err(format!("version {version:?} of the CRD is not served")),
-            None => Err(format!(
-                "apiVersion {api_version:?} matches no version of the CRD"
-            )),
-        }
-    }
-}
-
 /// Runs the command; see the module docs.
 pub fn run(
     crd: &Path,
@@ -158,33 +111,9 @@ pub fn run(
         Ok(c) => c,
         Err(e) => return usage(&e),
     };
-    let schemas = match crd_version_schemas(&crd) {
-        Ok(s) => s,
+    let crd = match CrdValidator::new(&crd) {
+        Ok(c) => c,
         Err(e) => return usage(&format!("invalid CRD: {e}")),
-    };
-    let text = |pointer: &str| {
-        crd.pointer(pointer)
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-    };
-    let served = |name: &str| {
-        crd.pointer("/spec/versions")
-            .and_then(Json::as_array)
-            .and_then(|vs| {
-                vs.iter()
-                    .find(|v| v.get("name").and_then(Json::as_str) == Some(name))
-            })
-            .and_then(|v| v.get("served"))
-            .and_then(Json::as_bool)
-            .unwrap_or(true)
-    };
-    let expected = Crd {
-        group: text("/spec/group"),
-        kind: text("/spec/names/kind"),
-        versions: schemas
-            .iter()
-            .map(|(name, _, _)| (name.as_str(), served(name)))
-            .collect(),
     };
     // Old objects, paired with objects by namespace and name.
     let old = match old.map(read_documents).transpose() {
@@ -199,17 +128,13 @@ pub fn run(
             Err(e) => return usage(&e),
         };
         for object in objects_of(documents) {
-            let version = match expected.version_of(&object) {
-                Ok(v) => v,
-                Err(e) => {
-                    let (_, name) = identity(&object);
-                    return usage(&format!("'{}': object {name:?}: {e}", path.display()));
-                }
-            };
+            if let Err(e) = crd.version_of(&object) {
+                let (_, name) = identity(&object);
+                return usage(&format!("'{}': object {name:?}: {e}", path.display()));
+            }
             inputs.push(Input {
                 file: path.display().to_string(),
                 object,
-                version,
             });
         }
     }
@@ -219,31 +144,29 @@ pub fn run(
             eprintln!("Warning: --old: {namespace}/{name} matches no object");
         }
     }
-    let mut validators: Vec<Option<Validator>> = schemas.iter().map(|_| None).collect();
     let mut report = Report {
         valid: true,
         objects: Vec::with_capacity(inputs.len()),
     };
     for input in &inputs {
-        let (name, schema, _) = &schemas[input.version];
-        let validator = validators[input.version]
-            .get_or_insert_with(|| Validator::new(schema, CompileOptions::default()));
-        let errors = &validator.compiled.errors;
-        if !errors.is_empty() {
-            return schema_failure(format, name, errors);
-        }
-        let (namespace, object_name) = identity(&input.object);
-        let old = old.iter().find(|o| identity(o) == (namespace, object_name));
-        let outcome = validator.validate(&input.object, old);
+        let (namespace, name) = identity(&input.object);
+        let old = old.iter().find(|o| identity(o) == (namespace, name));
+        let outcome = match crd.validate(&input.object, old) {
+            Ok(outcome) => outcome,
+            Err(CrdError::Schema { version, errors }) => {
+                return schema_failure(format, &version, &errors);
+            }
+            Err(e @ CrdError::NotServed(_)) => return usage(&e.to_string()),
+        };
         if format == Format::Text {
-            print_outcome(&input.file, expected.kind, object_name, &outcome);
+            print_outcome(&input.file, crd.kind(), name, &outcome);
         }
         report.valid &= outcome.errors.is_empty();
         report.objects.push(ObjectReport {
             file: input.file.clone(),
-            kind: expected.kind.to_string(),
+            kind: crd.kind().to_string(),
             namespace: namespace.to_string(),
-            name: object_name.to_string(),
+            name: name.to_string(),
             valid: outcome.errors.is_empty(),
             errors: outcome.errors.iter().map(Cause::from).collect(),
             warnings: outcome.warnings,

@@ -35,11 +35,17 @@ pub const SELF_TYPE: &str = "selfType";
 /// CRD rules. (Kubernetes checks new or changed rules against the environment of its
 /// compatibility version; use [`crate::kubernetes::crd::Validator::with_env`] with
 /// `crate::kubernetes::presets::kubernetes(version, Mode::NewExpressions)` for that.)
+///
+/// Built once per process; each call returns a copy (the function registry is shared).
 pub fn rule_env() -> Env {
-    crate::kubernetes::presets::kubernetes(
-        crate::kubernetes::presets::KUBERNETES_LATEST,
-        crate::kubernetes::presets::Mode::StoredExpressions,
-    )
+    static ENV: std::sync::OnceLock<Env> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        crate::kubernetes::presets::kubernetes(
+            crate::kubernetes::presets::KUBERNETES_LATEST,
+            crate::kubernetes::presets::Mode::StoredExpressions,
+        )
+    })
+    .clone()
 }
 
 /// Options for [`compile_schema`].

@@ -26,6 +26,7 @@
 pub mod compile;
 pub mod decl_types;
 pub mod defaulting;
+pub mod definition;
 pub mod escaping;
 pub mod field_error;
 pub mod formats;
@@ -42,6 +43,7 @@ pub mod values;
 
 pub use compile::{CompileOptions, CompiledSchema, RuleReport, rule_env};
 pub use decl_types::{DeclType, SchemaTypes};
+pub use definition::{CrdError, CrdValidator};
 pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{Schema, ValidationRule, crd_version_schemas};
 pub use validation::{Outcome, RuleCost, Validator};

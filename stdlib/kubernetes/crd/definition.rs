@@ -1,0 +1,257 @@
+//! A CustomResourceDefinition ready to validate its custom resources, as kube-apiserver does
+//! on every write: each object is checked against the CRD's group, kind and served
+//! versions, then validated by its version's compiled schema ([`Validator`]: pruning,
+//! defaults, OpenAPI values, list types, the CEL rules with old/new correlation and the
+//! per-object budget). Each version's rules are compiled once, when first needed; one
+//! `CrdValidator` validates any number of objects, from any number of threads.
+
+use std::sync::OnceLock;
+
+use serde_json::Value as Json;
+
+use super::compile::CompileOptions;
+use super::field_error::{FieldError, FieldPath};
+use super::schema::{Schema, crd_version_schemas};
+use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};
+
+/// Why an object was not validated.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CrdError {
+    /// The object is not a resource of this CRD (its kind, group or version).
+    #[error("{0}")]
+    NotServed(String),
+    /// The schema of the object's version is one Kubernetes rejects (not structural,
+    /// invalid defaults, rules that do not compile or cost too much).
+    #[error("CRD version {version}: {}", .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Schema {
+        version: String,
+        errors: Vec<FieldError>,
+    },
+}
+
+/// One version of the CRD.
+struct Version {
+    name: String,
+    served: bool,
+    schema: Schema,
+    schema_path: FieldPath,
+    validator: OnceLock<Validator>,
+}
+
+/// A CRD's versions, each validating the resources of that version.
+pub struct CrdValidator {
+    group: String,
+    kind: String,
+    versions: Vec<Version>,
+}
+
+impl CrdValidator {
+    /// Reads a CustomResourceDefinition (`apiextensions.k8s.io/v1`, as JSON); an error
+    /// names what is missing or unreadable. Rules are compiled later, per version.
+    pub fn new(crd: &Json) -> Result<CrdValidator, String> {
+        let text = |pointer: &str| {
+            crd.pointer(pointer)
+                .and_then(Json::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .ok_or_else(|| {
+                    format!(
+                        "a CustomResourceDefinition needs {}",
+                        &pointer[1..].replace('/', ".")
+                    )
+                })
+        };
+        let group = text("/spec/group")?;
+        let kind = text("/spec/names/kind")?;
+        let served = |name: &str| {
+            crd.pointer("/spec/versions")
+                .and_then(Json::as_array)
+                .and_then(|vs| {
+                    vs.iter()
+                        .find(|v| v.get("name").and_then(Json::as_str) == Some(name))
+                })
+                .and_then(|v| v.get("served"))
+                .and_then(Json::as_bool)
+                .unwrap_or(true)
+        };
+        let versions = crd_version_schemas(crd)?
+            .into_iter()
+            .map(|(name, schema, schema_path)| Version {
+                served: served(&name),
+                name,
+                schema,
+                schema_path,
+                validator: OnceLock::new(),
+            })
+            .collect();
+        Ok(CrdValidator {
+            group,
+            kind,
+            versions,
+        })
+    }
+
+    /// The CRD's `spec.names.kind`.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The CRD's `spec.group`.
+    pub fn group(&self) -> &str {
+        &self.group
+    }
+
+    /// The names of the versions that have a schema, in the CRD's order.
+    pub fn versions(&self) -> impl Iterator<Item = &str> {
+        self.versions.iter().map(|v| v.name.as_str())
+    }
+
+    /// The compiled schema of a version (compiled on first use), or Kubernetes' errors for
+    /// it. `None` for a version the CRD does not have.
+    pub fn version(&self, name: &str) -> Option<Result<&Validator, CrdError>> {
+        let v = self.versions.iter().find(|v| v.name == name)?;
+        let validator = v.validator.get_or_init(|| {
+            let options = CompileOptions {
+                schema_path: v.schema_path.clone(),
+                ..CompileOptions::default()
+            };
+            Validator::new(&v.schema, options)
+        });
+        Some(if validator.compiled.errors.is_empty() {
+            Ok(validator)
+        } else {
+            Err(CrdError::Schema {
+                version: v.name.clone(),
+                errors: validator.compiled.errors.clone(),
+            })
+        })
+    }
+
+    /// The version an object is validated by: its `apiVersion` must be of the CRD's group
+    /// and a served version with a schema, its `kind` the CRD's kind.
+    pub fn version_of(&self, object: &Json) -> Result<&str, CrdError> {
+        let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
+        let (api_version, kind) = (field("apiVersion"), field("kind"));
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let not_served = |m: String| Err(CrdError::NotServed(m));
+        if kind != self.kind {
+            return not_served(format!(
+                "kind {kind:?} is not the CRD's kind {:?}",
+                self.kind
+            ));
+        }
+        if group != self.group {
+            return not_served(format!(
+                "apiVersion {api_version:?} is not in the CRD's group {:?}",
+                self.group
+            ));
+        }
+        match self.versions.iter().find(|v| v.name == version) {
+            Some(v) if v.served => Ok(&v.name),
+            Some(_) => not_served(format!("version {version:?} of the CRD is not served")),
+            None => not_served(format!(
+                "apiVersion {api_version:?} matches no version of the CRD"
+            )),
+        }
+    }
+
+    /// Validates `object` (an update of `old`, if given) with Kubernetes' per-object budget.
+    pub fn validate(&self, object: &Json, old: Option<&Json>) -> Result<Outcome, CrdError> {
+        self.validate_with_budget(object, old, PER_OBJECT_COST_BUDGET)
+    }
+
+    /// Validates with a given per-object runtime cost budget (the per-request budget an
+    /// API server shares between the objects of one request).
+    pub fn validate_with_budget(
+        &self,
+        object: &Json,
+        old: Option<&Json>,
+        budget: i64,
+    ) -> Result<Outcome, CrdError> {
+        let version = self.version_of(object)?;
+        let validator = self
+            .version(version)
+            .expect("version_of returns a version of the CRD")?;
+        Ok(validator.validate_with_budget(object, old, budget))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crd() -> Json {
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {
+                "group": "example.com",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "scope": "Namespaced",
+                "versions": [
+                    {"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {"spec": {"type": "object",
+                            "x-kubernetes-validations": [{"rule": "self.a <= self.b", "message": "a must not exceed b"}],
+                            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}
+                    }}},
+                    {"name": "v0", "served": false, "storage": false, "schema": {"openAPIV3Schema": {"type": "object"}}},
+                    {"name": "v2", "served": true, "storage": false, "schema": {"openAPIV3Schema": {
+                        "type": "object",
+                        "x-kubernetes-validations": [{"rule": "self.missing > 1"}]
+                    }}}
+                ]
+            }
+        })
+    }
+
+    #[test]
+    fn objects_are_validated_by_their_version() {
+        let v = CrdValidator::new(&crd()).unwrap();
+        let object = |version: &str, a: i64| {
+            json!({"apiVersion": format!("example.com/{version}"), "kind": "Widget",
+                   "metadata": {"name": "w"}, "spec": {"a": a, "b": 2}})
+        };
+        assert!(
+            v.validate(&object("v1", 1), None)
+                .unwrap()
+                .errors
+                .is_empty()
+        );
+        let outcome = v.validate(&object("v1", 3), None).unwrap();
+        assert_eq!(
+            outcome.errors[0].to_string(),
+            "spec: Invalid value: \"object\": a must not exceed b"
+        );
+        assert_eq!(
+            v.validate(&object("v0", 1), None).unwrap_err().to_string(),
+            "version \"v0\" of the CRD is not served"
+        );
+        assert_eq!(
+            v.validate(&object("v3", 1), None).unwrap_err().to_string(),
+            "apiVersion \"example.com/v3\" matches no version of the CRD"
+        );
+        assert!(matches!(
+            v.validate(&object("v2", 1), None),
+            Err(CrdError::Schema { version, .. }) if version == "v2"
+        ));
+        let mut gadget = object("v1", 1);
+        gadget["kind"] = json!("Gadget");
+        assert_eq!(
+            v.validate(&gadget, None).unwrap_err().to_string(),
+            "kind \"Gadget\" is not the CRD's kind \"Widget\""
+        );
+    }
+
+    #[test]
+    fn a_crd_without_group_or_kind_is_an_error() {
+        let mut c = crd();
+        c["spec"]["group"] = json!("");
+        assert_eq!(
+            CrdValidator::new(&c).err().unwrap(),
+            "a CustomResourceDefinition needs spec.group"
+        );
+    }
+}
