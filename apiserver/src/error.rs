@@ -94,6 +94,89 @@ impl ApiError {
         }
     }
 
+    /// 415 UnsupportedMediaType.
+    pub fn unsupported_media_type(message: String) -> Self {
+        ApiError {
+            code: 415,
+            reason: "UnsupportedMediaType",
+            message,
+            details: None,
+        }
+    }
+
+    /// 406 NotAcceptable.
+    pub fn not_acceptable(message: String) -> Self {
+        ApiError {
+            code: 406,
+            reason: "NotAcceptable",
+            message,
+            details: None,
+        }
+    }
+
+    /// 403 Forbidden: `<resource> "<name>" is forbidden: <reason>`.
+    pub fn forbidden(resource: &Resource, name: &str, reason: &str) -> Self {
+        let subject = if name.is_empty() {
+            resource.group_resource()
+        } else {
+            format!("{} \"{name}\"", resource.group_resource())
+        };
+        ApiError {
+            code: 403,
+            reason: "Forbidden",
+            message: format!("{subject} is forbidden: {reason}"),
+            details: resource_details(resource, name),
+        }
+    }
+
+    /// 409 Conflict with a reason of upstream's (e.g. a failed precondition):
+    /// `Operation cannot be fulfilled on configmaps "x": <reason>`.
+    pub fn conflict_because(resource: &Resource, name: &str, reason: &str) -> Self {
+        ApiError {
+            code: 409,
+            reason: "Conflict",
+            message: format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {reason}",
+                resource.group_resource()
+            ),
+            details: resource_details(resource, name),
+        }
+    }
+
+    /// 422 for a JSON patch that does not apply (a failed `test`, a missing path): upstream
+    /// answers its generic text for the code, without the patch library's reason.
+    pub fn patch_not_applied() -> Self {
+        ApiError {
+            code: 422,
+            reason: "Invalid",
+            message: "the server rejected our request due to an error in our request".to_owned(),
+            details: Some(Box::default()),
+        }
+    }
+
+    /// 422 for list or watch options that contradict each other:
+    /// `ListOptions.meta.k8s.io "" is invalid: <field>: Forbidden: <detail>`.
+    pub fn invalid_list_options(field: &str, value: &str, detail: &str) -> Self {
+        let _ = value;
+        ApiError {
+            code: 422,
+            reason: "Invalid",
+            message: format!(
+                "ListOptions.meta.k8s.io \"\" is invalid: {field}: Forbidden: {detail}"
+            ),
+            details: Some(Box::new(StatusDetails {
+                group: "meta.k8s.io".to_owned(),
+                kind: "ListOptions".to_owned(),
+                causes: vec![StatusCause {
+                    reason: "FieldValueForbidden",
+                    message: format!("Forbidden: {detail}"),
+                    field: field.to_owned(),
+                }],
+                ..StatusDetails::default()
+            })),
+        }
+    }
+
     /// 401 Unauthorized, as the authentication filter answers.
     pub fn unauthorized() -> Self {
         ApiError {

@@ -35,6 +35,27 @@ pub fn dns1123_subdomain(name: &str) -> Vec<String> {
     errors
 }
 
+/// Upstream's maximum length of a DNS-1123 label.
+pub const DNS1123_LABEL_MAX_LENGTH: usize = 63;
+
+/// Upstream's explanation of the DNS-1123 label format.
+pub const DNS1123_LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+/// The problems with `name` as a DNS-1123 label (the rule for Namespace and Service names),
+/// each one of upstream's messages; empty when the name is valid.
+pub fn dns1123_label(name: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if name.len() > DNS1123_LABEL_MAX_LENGTH {
+        errors.push(format!(
+            "must be no more than {DNS1123_LABEL_MAX_LENGTH} characters"
+        ));
+    }
+    if !is_label(name.as_bytes()) {
+        errors.push(DNS1123_LABEL_MESSAGE.to_owned());
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,216 @@
+//! OpenAPI v3 at `/openapi/v3`: the documents of the served group-versions, vendored from
+//! Kubernetes 1.37 by `openapi/generate.py` (descriptions stripped), and the schema lookups
+//! that strategic merge patch needs (`x-kubernetes-patch-strategy` / `-merge-key`).
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use sha2::{Digest, Sha512};
+
+use crate::resource::Resource;
+
+/// The vendored documents: the `/openapi/v3/<key>` key and the bytes served.
+const SOURCES: &[(&str, &[u8])] = &[
+    ("api/v1", include_bytes!("../openapi/api__v1_openapi.json")),
+    (
+        "apis/apps/v1",
+        include_bytes!("../openapi/apis__apps__v1_openapi.json"),
+    ),
+    (
+        "apis/coordination.k8s.io/v1",
+        include_bytes!("../openapi/apis__coordination.k8s.io__v1_openapi.json"),
+    ),
+];
+
+/// One served document.
+pub struct Document {
+    /// The key, e.g. `api/v1`.
+    pub key: &'static str,
+    /// The exact bytes served.
+    pub bytes: &'static [u8],
+    /// Upper-case hex SHA-512 of the bytes: the ETag and the `hash` query parameter.
+    pub hash: String,
+    /// The parsed document.
+    pub json: Value,
+}
+
+/// Every served document, parsed and hashed once.
+pub fn documents() -> &'static [Document] {
+    static DOCS: OnceLock<Vec<Document>> = OnceLock::new();
+    DOCS.get_or_init(|| {
+        SOURCES
+            .iter()
+            .map(|(key, bytes)| Document {
+                key,
+                bytes,
+                hash: Sha512::digest(bytes)
+                    .iter()
+                    .map(|b| format!("{b:02X}"))
+                    .collect(),
+                json: serde_json::from_slice(bytes).expect("vendored OpenAPI documents are JSON"),
+            })
+            .collect()
+    })
+}
+
+/// The document served at `/openapi/v3/<key>`.
+pub fn document(key: &str) -> Option<&'static Document> {
+    documents().iter().find(|d| d.key == key)
+}
+
+/// The `/openapi/v3` index.
+pub fn index() -> Value {
+    let paths: serde_json::Map<String, Value> = documents()
+        .iter()
+        .map(|d| {
+            (
+                d.key.to_owned(),
+                serde_json::json!({"serverRelativeURL": format!("/openapi/v3/{}?hash={}", d.key, d.hash)}),
+            )
+        })
+        .collect();
+    serde_json::json!({ "paths": paths })
+}
+
+/// The document key of a resource's group-version.
+pub fn key_of(resource: &Resource) -> String {
+    if resource.group.is_empty() {
+        format!("api/{}", resource.version)
+    } else {
+        format!("apis/{}/{}", resource.group, resource.version)
+    }
+}
+
+/// A schema within one document, for walking: follows `$ref` and single-`allOf` wrappers.
+#[derive(Clone, Copy)]
+pub struct Schema<'a> {
+    doc: &'a Value,
+    node: &'a Value,
+}
+
+impl<'a> Schema<'a> {
+    /// The root schema of a served kind.
+    pub fn of(resource: &Resource) -> Option<Schema<'static>> {
+        let doc = &document(&key_of(resource))?.json;
+        let schemas = doc.get("components")?.get("schemas")?.as_object()?;
+        let node = schemas.values().find(|s| {
+            s.get("x-kubernetes-group-version-kind")
+                .and_then(Value::as_array)
+                .is_some_and(|gvks| {
+                    gvks.iter().any(|g| {
+                        g["group"] == resource.group
+                            && g["version"] == resource.version
+                            && g["kind"] == resource.kind
+                    })
+                })
+        })?;
+        Some(Schema { doc, node })
+    }
+
+    /// This schema with references followed.
+    fn resolved(self) -> Schema<'a> {
+        let mut node = self.node;
+        for _ in 0..16 {
+            if let Some(r) = node.get("$ref").and_then(Value::as_str) {
+                let name = r.trim_start_matches("#/components/schemas/");
+                match self.doc["components"]["schemas"].get(name) {
+                    Some(target) => node = target,
+                    None => break,
+                }
+            } else if let Some([only]) = node
+                .get("allOf")
+                .and_then(Value::as_array)
+                .map(|a| a.as_slice())
+            {
+                node = only;
+            } else {
+                break;
+            }
+        }
+        Schema {
+            doc: self.doc,
+            node,
+        }
+    }
+
+    /// The schema of a field of an object (a property, or the values of a map).
+    pub fn field(self, name: &str) -> Option<Schema<'a>> {
+        let r = self.resolved();
+        let node = r
+            .node
+            .get("properties")
+            .and_then(|p| p.get(name))
+            .or_else(|| r.node.get("additionalProperties").filter(|v| v.is_object()))?;
+        Some(Schema {
+            doc: self.doc,
+            node,
+        })
+    }
+
+    /// The schema of the items of a list.
+    pub fn items(self) -> Option<Schema<'a>> {
+        let node = self.resolved().node.get("items")?;
+        Some(Schema {
+            doc: self.doc,
+            node,
+        })
+    }
+
+    /// Whether the field (the unresolved property schema, where upstream puts the extensions)
+    /// names a patch strategy containing `strategy`.
+    pub fn patch_strategy_has(self, strategy: &str) -> bool {
+        self.extension("x-kubernetes-patch-strategy")
+            .is_some_and(|s| s.split(',').any(|p| p.trim() == strategy))
+    }
+
+    /// The patch merge key of a list field.
+    pub fn merge_key(self) -> Option<&'a str> {
+        self.extension("x-kubernetes-patch-merge-key")
+    }
+
+    fn extension(self, name: &str) -> Option<&'a str> {
+        self.node
+            .get(name)
+            .or_else(|| self.resolved().node.get(name))
+            .and_then(Value::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource::{DEPLOYMENTS, SERVED};
+
+    #[test]
+    fn every_served_kind_has_a_schema_and_a_patch_operation() {
+        for r in SERVED {
+            assert!(Schema::of(r).is_some(), "{}", r.kind);
+            let doc = &document(&key_of(r)).unwrap().json;
+            let patches = doc["paths"]
+                .as_object()
+                .unwrap()
+                .values()
+                .filter_map(|p| p.get("patch"))
+                .filter(|op| op["x-kubernetes-group-version-kind"]["kind"] == r.kind)
+                .count();
+            assert!(patches > 0, "{}", r.kind);
+        }
+        assert_eq!(index()["paths"].as_object().unwrap().len(), SOURCES.len());
+        assert_eq!(documents()[0].hash.len(), 128);
+    }
+
+    #[test]
+    fn containers_merge_by_name() {
+        let containers = Schema::of(&DEPLOYMENTS)
+            .unwrap()
+            .field("spec")
+            .and_then(|s| s.field("template"))
+            .and_then(|s| s.field("spec"))
+            .and_then(|s| s.field("containers"))
+            .unwrap();
+        assert!(containers.patch_strategy_has("merge"));
+        assert_eq!(containers.merge_key(), Some("name"));
+        let env = containers.items().unwrap().field("env").unwrap();
+        assert_eq!(env.merge_key(), Some("name"));
+    }
+}
