@@ -177,6 +177,26 @@ impl ApiError {
         }
     }
 
+    /// 422 for a patched object with unknown fields under `fieldValidation=Strict`:
+    /// ` "" is invalid: patch: Invalid value: "<patched object>": <detail>` (upstream names
+    /// no kind here).
+    pub fn invalid_patch_fields(patched: &str, detail: &str) -> Self {
+        let cause = FieldError::invalid_string("patch", patched, detail);
+        ApiError {
+            code: 422,
+            reason: "Invalid",
+            message: format!(" \"\" is invalid: {cause}"),
+            details: Some(Box::new(StatusDetails {
+                causes: vec![StatusCause {
+                    reason: cause.kind.reason(),
+                    message: cause.body(),
+                    field: cause.field,
+                }],
+                ..StatusDetails::default()
+            })),
+        }
+    }
+
     /// 401 Unauthorized, as the authentication filter answers.
     pub fn unauthorized() -> Self {
         ApiError {

@@ -168,6 +168,72 @@ impl<'a> Schema<'a> {
         self.extension("x-kubernetes-patch-merge-key")
     }
 
+    /// Removes the fields of `value` that this schema does not know, as upstream's typed
+    /// decoding drops them, and answers their paths as its strict decoding names them
+    /// (`spec.template.spec.containers[0].foo`).
+    pub fn prune_unknown(self, value: &mut Value) -> Vec<String> {
+        let mut found = Vec::new();
+        self.prune(value, "", &mut found);
+        found
+    }
+
+    fn prune(self, value: &mut Value, path: &str, found: &mut Vec<String>) {
+        let r = self.resolved();
+        if r.node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                if let Some(properties) = r.node.get("properties").and_then(Value::as_object) {
+                    map.retain(|key, v| {
+                        let child = if path.is_empty() {
+                            key.clone()
+                        } else {
+                            format!("{path}.{key}")
+                        };
+                        match properties.get(key) {
+                            Some(node) => {
+                                Schema {
+                                    doc: self.doc,
+                                    node,
+                                }
+                                .prune(v, &child, found);
+                                true
+                            }
+                            None => {
+                                found.push(child);
+                                false
+                            }
+                        }
+                    });
+                } else if let Some(node) =
+                    r.node.get("additionalProperties").filter(|n| n.is_object())
+                {
+                    for (key, v) in map.iter_mut() {
+                        let child = format!("{path}[{key}]");
+                        Schema {
+                            doc: self.doc,
+                            node,
+                        }
+                        .prune(v, &child, found);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(node) = r.node.get("items") {
+                    for (i, v) in items.iter_mut().enumerate() {
+                        Schema {
+                            doc: self.doc,
+                            node,
+                        }
+                        .prune(v, &format!("{path}[{i}]"), found);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn extension(self, name: &str) -> Option<&'a str> {
         self.node
             .get(name)
@@ -197,6 +263,28 @@ mod tests {
         }
         assert_eq!(index()["paths"].as_object().unwrap().len(), SOURCES.len());
         assert_eq!(documents()[0].hash.len(), 128);
+    }
+
+    #[test]
+    fn unknown_fields_are_named_by_path() {
+        let mut value = serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "bogus": 1,
+            "metadata": {"name": "x", "labels": {"a": "b"}, "nope": true},
+            "spec": {"template": {"spec": {"containers": [{"name": "a", "imag": "x"}]}}}
+        });
+        assert_eq!(
+            Schema::of(&DEPLOYMENTS).unwrap().prune_unknown(&mut value),
+            [
+                "bogus",
+                "metadata.nope",
+                "spec.template.spec.containers[0].imag"
+            ]
+        );
+        assert!(value.get("bogus").is_none());
+        assert_eq!(
+            value["metadata"],
+            serde_json::json!({"name": "x", "labels": {"a": "b"}})
+        );
     }
 
     #[test]

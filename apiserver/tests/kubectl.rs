@@ -747,3 +747,58 @@ fn a_restart_keeps_every_object_and_resource_version() {
         ["keep", "Active"]
     );
 }
+
+#[test]
+fn validate_strict_and_warn_on_an_unknown_field() {
+    let Some(k) = Kubectl::start("validate_strict_and_warn_on_an_unknown_field") else {
+        return;
+    };
+    let bad = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\nbogusField: 1\ndata:\n  x: \"y\"\n";
+    let strict = k.run_stdin(&["create", "-f", "-", "--validate=strict"], bad);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    assert_eq!(
+        strict.stderr,
+        "Error from server (BadRequest): error when creating \"STDIN\": ConfigMap in version \"v1\" \
+         cannot be handled as a ConfigMap: strict decoding error: unknown field \"bogusField\"\n"
+    );
+    let warn = k.run_stdin(&["create", "-f", "-", "--validate=warn"], bad);
+    assert_eq!(
+        (warn.code, warn.stdout.as_str(), warn.stderr.as_str()),
+        (
+            0,
+            "configmap/bad created\n",
+            "Warning: unknown field \"bogusField\"\n"
+        )
+    );
+    // The unknown field was dropped, as upstream's decoding drops it.
+    let cm = k.json(&["get", "cm", "bad"]);
+    assert!(cm.get("bogusField").is_none(), "{cm}");
+    assert_eq!(cm["data"]["x"], "y");
+    let ignored = k.run_stdin(&["replace", "-f", "-", "--validate=false"], bad);
+    assert_eq!(
+        (ignored.code, ignored.stderr.as_str()),
+        (0, ""),
+        "{ignored:?}"
+    );
+    let warned = k.run(&[
+        "patch",
+        "cm",
+        "bad",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"a":1}}"#,
+    ]);
+    assert_eq!(
+        (warned.code, warned.stderr.as_str()),
+        (0, "Warning: unknown field \"spec\"\n")
+    );
+    let failed = k.run(&[
+        "patch",
+        "cm",
+        "bad",
+        "-p",
+        r#"{"spec":{"a":1}}"#,
+        "--warnings-as-errors",
+    ]);
+    assert_eq!(failed.code, 1, "{failed:?}");
+}

@@ -70,6 +70,18 @@ pub(crate) fn json_response(code: StatusCode, body: &impl Serialize) -> Response
     response
 }
 
+/// Adds one `Warning: 299 - "<text>"` header per warning (quotes and backslashes escaped).
+pub(crate) fn add_warnings(response: &mut Response, warnings: &[String]) {
+    for text in warnings {
+        let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(value) = HeaderValue::from_str(&format!("299 - \"{quoted}\"")) {
+            response
+                .headers_mut()
+                .append(axum::http::header::WARNING, value);
+        }
+    }
+}
+
 async fn not_found() -> ApiError {
     ApiError::no_such_path()
 }

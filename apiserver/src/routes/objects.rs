@@ -89,9 +89,101 @@ pub(crate) struct Call {
     pub namespace: Option<String>,
     pub params: HashMap<String, String>,
     pub headers: HeaderMap,
+    /// The warnings for the response (`Warning: 299 - "..."`, one per distinct text).
+    pub warnings: std::sync::Mutex<Vec<String>>,
+}
+
+/// What the `fieldValidation` parameter asks for unknown fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldValidation {
+    Ignore,
+    Warn,
+    Strict,
 }
 
 impl Call {
+    /// Adds a warning for the response (once per distinct text).
+    pub(crate) fn warn(&self, text: String) {
+        let mut warnings = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        if !warnings.contains(&text) {
+            warnings.push(text);
+        }
+    }
+
+    /// `fieldValidation`: absent means Warn, as upstream.
+    fn field_validation(&self) -> Result<FieldValidation, ApiError> {
+        match self.param("fieldValidation") {
+            "" | "Warn" => Ok(FieldValidation::Warn),
+            "Ignore" => Ok(FieldValidation::Ignore),
+            "Strict" => Ok(FieldValidation::Strict),
+            other => Err(ApiError::bad_request(format!(
+                "fieldValidation must be one of Ignore, Warn or Strict, got {other:?}"
+            ))),
+        }
+    }
+
+    /// Drops the unknown fields of a body (or a patched object), as upstream's typed decoding
+    /// does, and reports them as `fieldValidation` asks: warnings (Warn), an error (Strict:
+    /// `strict` makes it), or not at all (Ignore).
+    fn prune_unknown_fields(
+        &self,
+        object: &mut Object,
+        strict: impl FnOnce(&Object, String) -> ApiError,
+    ) -> Result<(), ApiError> {
+        let validation = self.field_validation()?;
+        let Some(schema) = Schema::of(self.resource) else {
+            return Ok(());
+        };
+        let mut value = Value::Object(std::mem::take(object));
+        let original = (validation == FieldValidation::Strict).then(|| value.clone());
+        let unknown = schema.prune_unknown(&mut value);
+        let original = match original {
+            Some(Value::Object(o)) => o,
+            _ => Object::new(),
+        };
+        if let Value::Object(pruned) = value {
+            *object = pruned;
+        }
+        let texts: Vec<String> = unknown
+            .iter()
+            .map(|f| format!("unknown field \"{f}\""))
+            .collect();
+        match validation {
+            _ if texts.is_empty() => Ok(()),
+            FieldValidation::Ignore => Ok(()),
+            FieldValidation::Warn => {
+                for text in texts {
+                    self.warn(text);
+                }
+                Ok(())
+            }
+            FieldValidation::Strict => Err(strict(
+                &original,
+                format!("strict decoding error: {}", texts.join(", ")),
+            )),
+        }
+    }
+
+    /// [`Call::prune_unknown_fields`] for a create or update body (Strict: upstream's decoder
+    /// error, a 400).
+    fn check_unknown_fields(&self, object: &mut Object) -> Result<(), ApiError> {
+        let r = self.resource;
+        self.prune_unknown_fields(object, |_, detail| {
+            ApiError::bad_request(format!(
+                "{} in version \"{}\" cannot be handled as a {}: {detail}",
+                r.kind, r.version, r.kind
+            ))
+        })
+    }
+
+    /// [`Call::prune_unknown_fields`] for a patched object (Strict: upstream's 422 naming the
+    /// patched object).
+    fn check_patched_fields(&self, object: &mut Object) -> Result<(), ApiError> {
+        self.prune_unknown_fields(object, |original, detail| {
+            ApiError::invalid_patch_fields(&Value::Object(original.clone()).to_string(), &detail)
+        })
+    }
+
     fn param(&self, name: &str) -> &str {
         self.params.get(name).map(String::as_str).unwrap_or("")
     }
@@ -150,6 +242,7 @@ pub async fn dispatch(
         namespace: namespace.map(str::to_owned),
         params,
         headers: parts.headers,
+        warnings: std::sync::Mutex::new(Vec::new()),
     };
     let all_namespaces = resource.namespaced && namespace.is_none();
     let method = parts.method;
@@ -226,7 +319,10 @@ fn respond_object(call: &Call, code: StatusCode, object: &Object) -> Result<Resp
         Output::Metadata(version) => table::partial_metadata(object, version),
         Output::Json | Output::Yaml => Value::Object(object.clone()),
     };
-    Ok(respond_value(code, &value, output))
+    let mut response = respond_value(code, &value, output);
+    let warnings = call.warnings.lock().unwrap_or_else(|e| e.into_inner());
+    super::add_warnings(&mut response, &warnings);
+    Ok(response)
 }
 
 /// The selectors of a list or watch.
@@ -515,6 +611,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
+    call.check_unknown_fields(&mut object)?;
     set_namespace(&call, &mut object)?;
     let mut name = object::meta_str(&object, "name").to_owned();
     let generate = object::meta_str(&object, "generateName").to_owned();
@@ -678,6 +775,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
+    call.check_unknown_fields(&mut object)?;
     let given = object::meta_str(&object, "name");
     if given != name {
         return Err(ApiError::bad_request(format!(
@@ -734,7 +832,9 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             _ => patch::strategic_merge(&mut target, &patch_value, Schema::of(resource))
                 .map_err(ApiError::bad_request)?,
         }
-        object::check(target, resource)
+        let mut patched = object::check(target, resource)?;
+        call.check_patched_fields(&mut patched)?;
+        Ok(patched)
     })
     .await?;
     respond_written(&call, written)
