@@ -18,6 +18,7 @@ pub mod object;
 pub mod openapi;
 pub mod patch;
 pub mod pki;
+pub mod protobuf;
 pub mod random;
 pub mod resource;
 pub mod routes;

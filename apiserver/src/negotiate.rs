@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::error::ApiError;
 
 /// The media types this server decodes, as upstream lists them in a 415 answer.
-const DECODABLE: &str = "application/json, application/yaml";
+const DECODABLE: &str = "application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
 /// The media types this server encodes, as upstream lists them in a 406 answer.
 const ENCODABLE: &str = "application/json, application/yaml";

@@ -702,7 +702,28 @@ async fn tables_yaml_bodies_and_metadata_only_lists() {
             &[("content-type", "application/vnd.kubernetes.protobuf")],
         )
         .await;
-    assert_eq!(proto.code, 415);
+    assert_failure(
+        &proto,
+        400,
+        "BadRequest",
+        "the object provided is unrecognized (must be of type ConfigMap): \
+         the protobuf envelope holds no object",
+    );
+    let text = server
+        .send_with(
+            "POST",
+            CMS,
+            Some(b"x".to_vec()),
+            &[("content-type", "text/plain")],
+        )
+        .await;
+    assert_failure(
+        &text,
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: \
+         application/json, application/yaml, application/vnd.kubernetes.protobuf",
+    );
 }
 
 #[tokio::test]

@@ -802,3 +802,82 @@ fn validate_strict_and_warn_on_an_unknown_field() {
     ]);
     assert_eq!(failed.code, 1, "{failed:?}");
 }
+
+#[test]
+fn generators_send_protobuf_bodies() {
+    let Some(k) = Kubectl::start("generators_send_protobuf_bodies") else {
+        return;
+    };
+    let created = [
+        (
+            vec![
+                "create",
+                "configmap",
+                "c1",
+                "--from-literal=a=b",
+                "--from-literal=c=d",
+            ],
+            "configmap/c1 created\n",
+        ),
+        (vec!["create", "namespace", "n1"], "namespace/n1 created\n"),
+        (
+            vec![
+                "create",
+                "secret",
+                "generic",
+                "s1",
+                "--from-literal=password=x",
+            ],
+            "secret/s1 created\n",
+        ),
+        (
+            vec![
+                "create",
+                "deployment",
+                "web",
+                "--image=nginx",
+                "--replicas=2",
+                "--port=80",
+            ],
+            "deployment.apps/web created\n",
+        ),
+        (
+            vec!["create", "serviceaccount", "robot"],
+            "serviceaccount/robot created\n",
+        ),
+        (
+            vec!["create", "service", "clusterip", "svc1", "--tcp=80:8080"],
+            "service/svc1 created\n",
+        ),
+    ];
+    for (args, out) in created {
+        assert_eq!(k.ok(&args), out, "{args:?}");
+    }
+    let cm = k.json(&["get", "cm", "c1"]);
+    assert_eq!(cm["data"], serde_json::json!({"a": "b", "c": "d"}));
+    let ns = k.json(&["get", "ns", "n1"]);
+    assert_eq!(
+        ns["metadata"]["labels"]["kubernetes.io/metadata.name"],
+        "n1"
+    );
+    assert_eq!(ns["status"]["phase"], "Active");
+    let secret = k.json(&["get", "secret", "s1"]);
+    assert_eq!(
+        (secret["type"].as_str(), secret["data"]["password"].as_str()),
+        (Some("Opaque"), Some("eA=="))
+    );
+    let d = k.json(&["get", "deployment", "web"]);
+    assert_eq!(d["spec"]["replicas"], 2);
+    assert_eq!(d["spec"]["selector"]["matchLabels"]["app"], "web");
+    let container = &d["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], "nginx");
+    assert_eq!(container["ports"][0]["containerPort"], 80);
+    let svc = k.json(&["get", "svc", "svc1"]);
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 8080);
+    assert_eq!(svc["spec"]["ports"][0]["name"], "80-8080");
+    // A generator's body for a namespace that does not exist: upstream's 404.
+    assert_eq!(
+        k.fails(&["create", "configmap", "x", "-n", "nowhere"]),
+        "error: failed to create configmap: namespaces \"nowhere\" not found\n"
+    );
+}

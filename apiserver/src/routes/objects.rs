@@ -461,9 +461,8 @@ fn decode_body(call: &Call, body: &[u8]) -> Result<Object, ApiError> {
     match kind {
         BodyType::Json | BodyType::Yaml => {}
         BodyType::Protobuf => {
-            return Err(negotiate::unsupported_media_type(
-                "application/vnd.kubernetes.protobuf",
-            ));
+            let object = crate::protobuf::decode(body, call.resource)?;
+            return object::check(Value::Object(object), call.resource);
         }
         _ => {
             let ct = call
@@ -569,6 +568,15 @@ fn default_on_create(resource: &Resource, object: &mut Object) {
                     .or_insert_with(|| json!(["kubernetes"]));
             }
             object.insert("status".to_owned(), json!({"phase": "Active"}));
+            // Upstream labels every namespace with its name.
+            let name = object::meta_str(object, "name").to_owned();
+            let meta = object::metadata_mut(object);
+            let labels = meta
+                .entry("labels")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(labels) = labels.as_object_mut() {
+                labels.insert("kubernetes.io/metadata.name".to_owned(), Value::from(name));
+            }
         }
         "Secret" => {
             object.entry("type").or_insert_with(|| json!("Opaque"));
@@ -622,6 +630,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     check_namespace(&call, &name).await?;
     let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
     object::set_type(&mut object, resource);
+    object::metadata_mut(&mut object).insert("name".to_owned(), Value::from(name.as_str()));
     default_on_create(resource, &mut object);
     let generation = has_generation(resource);
     let meta = object::metadata_mut(&mut object);
