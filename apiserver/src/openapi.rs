@@ -20,6 +20,10 @@ const SOURCES: &[(&str, &[u8])] = &[
         "apis/coordination.k8s.io/v1",
         include_bytes!("../openapi/apis__coordination.k8s.io__v1_openapi.json"),
     ),
+    (
+        "apis/authorization.k8s.io/v1",
+        include_bytes!("../openapi/apis__authorization.k8s.io__v1_openapi.json"),
+    ),
 ];
 
 /// One served document.

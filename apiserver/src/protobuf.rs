@@ -308,10 +308,14 @@ fn message(bytes: &[u8], name: &str) -> Result<Value, String> {
 
 /// Decodes a protobuf request body into an object of `resource`.
 pub fn decode(body: &[u8], resource: &Resource) -> Result<Object, ApiError> {
+    decode_as(body, &message_name(resource), resource.kind)
+}
+
+/// Decodes a protobuf request body holding the message `name` (an object of `kind`).
+pub fn decode_as(body: &[u8], name: &str, kind_name: &str) -> Result<Object, ApiError> {
     let bad = |e: String| {
         ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {}): {e}",
-            resource.kind
+            "the object provided is unrecognized (must be of type {kind_name}): {e}"
         ))
     };
     let envelope = body.strip_prefix(MAGIC).ok_or_else(|| {
@@ -348,7 +352,7 @@ pub fn decode(body: &[u8], resource: &Resource) -> Result<Object, ApiError> {
         }
     }
     let raw = raw.ok_or_else(|| bad("the protobuf envelope holds no object".to_owned()))?;
-    let Value::Object(mut object) = message(raw, &message_name(resource)).map_err(bad)? else {
+    let Value::Object(mut object) = message(raw, name).map_err(bad)? else {
         return Err(bad("not an object".to_owned()));
     };
     if !api_version.is_empty() {

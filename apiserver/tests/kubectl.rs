@@ -881,3 +881,32 @@ fn generators_send_protobuf_bodies() {
         "error: failed to create configmap: namespaces \"nowhere\" not found\n"
     );
 }
+
+#[test]
+fn credentials_are_checked_and_the_admin_can_do_everything() {
+    let Some(k) = Kubectl::start("credentials_are_checked_and_the_admin_can_do_everything") else {
+        return;
+    };
+    assert_eq!(k.ok(&["auth", "can-i", "create", "configmaps"]), "yes\n");
+    assert_eq!(
+        k.ok(&["auth", "can-i", "delete", "namespaces", "--all-namespaces"]),
+        "yes\n"
+    );
+    // A kubeconfig with a wrong token: 401, which kubectl reports as upstream's.
+    let config = std::fs::read_to_string(k.server.data_dir().join("kubeconfig")).unwrap();
+    let bad = k.home.path().join("bad-kubeconfig");
+    let token_line = config
+        .lines()
+        .find(|l| l.trim_start().starts_with("token:"))
+        .unwrap();
+    std::fs::write(&bad, config.replace(token_line, "    token: wrong")).unwrap();
+    let mut command = k.command(&["get", "namespaces"]);
+    command.env("KUBECONFIG", &bad);
+    let ran = run_bounded(command, None, COMMAND_LIMIT);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr.lines().last(),
+        Some("error: You must be logged in to the server (Unauthorized)"),
+        "{ran:?}"
+    );
+}

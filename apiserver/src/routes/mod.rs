@@ -1,5 +1,6 @@
 //! The HTTP routes: one router for every path the server answers.
 
+mod access;
 mod discovery;
 mod health;
 pub(crate) mod namespaces;
@@ -36,6 +37,10 @@ pub fn router(state: AppState) -> Router {
         .route("/apis/{group}/{version}", get(discovery::group_version))
         .route("/openapi/v3", get(openapi::index))
         .route("/openapi/v3/{*key}", get(openapi::document))
+        .route(
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            axum::routing::post(access::self_subject_access_review),
+        )
         .route("/api/v1/{*rest}", any(core_api))
         .route("/apis/{group}/{version}/{*rest}", any(group_api))
         .fallback(not_found)
