@@ -81,6 +81,8 @@ pub struct AppState {
     pub address: Arc<str>,
     /// Log verbosity (see [`Options::verbosity`]).
     pub verbosity: u8,
+    /// Request and storage metrics (`/metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// A server that is listening: its address and URL, ready to [`Server::serve`].
@@ -133,6 +135,7 @@ impl Server {
                 token: token.into(),
                 address: address.into(),
                 verbosity: options.verbosity,
+                metrics: Arc::default(),
             },
             url,
         })

@@ -776,3 +776,29 @@ async fn a_watch_streams_events_until_its_timeout() {
          sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
     );
 }
+
+#[tokio::test]
+async fn metrics_count_requests_and_objects() {
+    let server = Server::start(&["--storage", "memory"]);
+    server.send("POST", CMS, Some(&cm("m", json!({})))).await;
+    server.send("GET", &format!("{CMS}/m"), None).await;
+    server.send("GET", &format!("{CMS}/nope"), None).await;
+    let reply = server.send("GET", "/metrics", None).await;
+    assert_eq!(reply.code, 200);
+    assert_eq!(
+        reply.content_type,
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let text = reply.text();
+    for line in [
+        r#"apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="POST",version="v1"} 1"#,
+        r#"apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="GET",version="v1"} 1"#,
+        r#"apiserver_storage_objects{resource="configmaps"} 1"#,
+        r#"apiserver_storage_objects{resource="namespaces"} 4"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+    }
+    assert!(text.contains("apiserver_request_duration_seconds_bucket{"));
+    let anonymous = server.request("GET", "/metrics", None, Auth::None).await;
+    assert_eq!(anonymous.code, 401);
+}

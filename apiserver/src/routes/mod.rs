@@ -30,6 +30,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(health::ready))
         .route("/healthz", get(health::ok))
         .route("/version", get(health::version))
+        .route("/metrics", get(metrics))
         .route("/api", get(discovery::api_versions))
         .route("/api/v1", get(discovery::core_v1))
         .route("/apis", get(discovery::api_groups))
@@ -91,20 +92,40 @@ async fn not_found() -> ApiError {
     ApiError::no_such_path()
 }
 
-/// Middleware: one log line per request (method, path, status, latency) at `--v` 1 and up.
+/// `GET /metrics`: the Prometheus text format.
+async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let store = state.store.clone();
+    let metrics = state.metrics.clone();
+    let text = tokio::task::spawn_blocking(move || metrics.render(&*store))
+        .await
+        .map_err(ApiError::internal)?;
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    Ok(response)
+}
+
+/// Middleware: request metrics, and one log line per request (method, path, status, latency)
+/// at `--v` 1 and up.
 async fn log_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if state.verbosity == 0 {
-        return next.run(request).await;
-    }
     let method = request.method().clone();
     let uri = request.uri().clone();
     let start = Instant::now();
     let response = next.run(request).await;
-    eprintln!(
-        "{method} {uri} {} {:.3}ms",
-        response.status().as_u16(),
-        start.elapsed().as_secs_f64() * 1000.0
-    );
+    let seconds = start.elapsed().as_secs_f64();
+    let info = crate::metrics::request_info(method.as_str(), uri.path(), uri.query().unwrap_or(""));
+    state
+        .metrics
+        .observe(&info, response.status().as_u16(), seconds);
+    if state.verbosity > 0 {
+        eprintln!(
+            "{method} {uri} {} {:.3}ms",
+            response.status().as_u16(),
+            seconds * 1000.0
+        );
+    }
     response
 }
 
@@ -131,6 +152,7 @@ mod tests {
             token: TOKEN.into(),
             address: "127.0.0.1:6443".into(),
             verbosity: 0,
+            metrics: Arc::default(),
         })
     }
 
