@@ -238,11 +238,145 @@ impl<'a> Schema<'a> {
         }
     }
 
+    /// What upstream's strict decoding reports for a JSON body, in document order:
+    /// `unknown field "<path>"` for each field the schema does not know (once) and
+    /// `duplicate field "<path>"` for each known field given twice.
+    pub fn strict_errors(self, body: &[u8]) -> Result<Vec<String>, String> {
+        let found = std::cell::RefCell::new(Vec::new());
+        let mut de = serde_json::Deserializer::from_slice(body);
+        serde::de::DeserializeSeed::deserialize(
+            StrictWalk {
+                schema: Some(self),
+                path: String::new(),
+                found: &found,
+            },
+            &mut de,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(found.into_inner())
+    }
+
     fn extension(self, name: &str) -> Option<&'a str> {
         self.node
             .get(name)
             .or_else(|| self.resolved().node.get(name))
             .and_then(Value::as_str)
+    }
+}
+
+/// One step of [`Schema::strict_errors`]: a JSON value at `path` under `schema`.
+struct StrictWalk<'s, 'a> {
+    schema: Option<Schema<'a>>,
+    path: String,
+    found: &'s std::cell::RefCell<Vec<String>>,
+}
+
+impl StrictWalk<'_, '_> {
+    fn child_path(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for StrictWalk<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for StrictWalk<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let items = self.schema.and_then(Schema::items);
+        let mut i = 0;
+        while seq
+            .next_element_seed(StrictWalk {
+                schema: items,
+                path: format!("{}[{i}]", self.path),
+                found: self.found,
+            })?
+            .is_some()
+        {
+            i += 1;
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let resolved = self.schema.map(Schema::resolved);
+        let preserve = resolved.is_some_and(|r| {
+            r.node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
+        });
+        let properties = resolved.and_then(|r| r.node.get("properties").and_then(Value::as_object));
+        let values = resolved.and_then(|r| {
+            r.node
+                .get("additionalProperties")
+                .filter(|n| n.is_object())
+                .map(|node| Schema { doc: r.doc, node })
+        });
+        let mut seen = std::collections::HashSet::new();
+        let mut unknown = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = self.child_path(&key);
+            let schema = match (preserve, properties, values) {
+                (true, _, _) | (false, None, None) => None,
+                (false, Some(properties), _) => match properties.get(&key) {
+                    Some(node) => Some(Schema {
+                        doc: resolved.expect("properties come from a schema").doc,
+                        node,
+                    }),
+                    None => {
+                        if unknown.insert(key.clone()) {
+                            self.found
+                                .borrow_mut()
+                                .push(format!("unknown field \"{path}\""));
+                        }
+                        None
+                    }
+                },
+                (false, None, Some(values)) => Some(values),
+            };
+            if schema.is_some() && !seen.insert(key) {
+                self.found
+                    .borrow_mut()
+                    .push(format!("duplicate field \"{path}\""));
+            }
+            map.next_value_seed(StrictWalk {
+                schema,
+                path,
+                found: self.found,
+            })?;
+        }
+        Ok(())
     }
 }
 
@@ -288,6 +422,28 @@ mod tests {
         assert_eq!(
             value["metadata"],
             serde_json::json!({"name": "x", "labels": {"a": "b"}})
+        );
+    }
+
+    #[test]
+    fn strict_errors_in_document_order() {
+        let body = br#"{"metadata": {"name": "a", "name": "b", "unknownMeta": 1},
+            "spec": {"unknown1": 1, "unknownDupe": 1, "unknownDupe": 2, "paused": true,
+                     "paused": false, "template": {"spec": {"containers": [
+                        {"name": "c", "unknownNested": 1, "imagePullPolicy": "A",
+                         "imagePullPolicy": "B"}]}}},
+            "apiVersion": "apps/v1", "kind": "Deployment"}"#;
+        assert_eq!(
+            Schema::of(&DEPLOYMENTS)
+                .unwrap()
+                .strict_errors(body)
+                .unwrap()
+                .join(", "),
+            "duplicate field \"metadata.name\", unknown field \"metadata.unknownMeta\", \
+             unknown field \"spec.unknown1\", unknown field \"spec.unknownDupe\", \
+             duplicate field \"spec.paused\", \
+             unknown field \"spec.template.spec.containers[0].unknownNested\", \
+             duplicate field \"spec.template.spec.containers[0].imagePullPolicy\""
         );
     }
 

@@ -802,3 +802,51 @@ async fn metrics_count_requests_and_objects() {
     let anonymous = server.request("GET", "/metrics", None, Auth::None).await;
     assert_eq!(anonymous.code, 401);
 }
+
+#[tokio::test]
+async fn field_validation_reports_unknown_and_duplicate_fields() {
+    let server = Server::start(&["--storage", "memory"]);
+    let body = br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","name":"d"},
+        "dta":{"x":"1"},"data":{"a":"1","a":"2"}}"#;
+    let strict = server
+        .send_with(
+            "POST",
+            &format!("{CMS}?fieldValidation=Strict"),
+            Some(body.to_vec()),
+            &[("content-type", "application/json")],
+        )
+        .await;
+    assert_failure(
+        &strict,
+        400,
+        "BadRequest",
+        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: \
+         duplicate field \"metadata.name\", unknown field \"dta\", duplicate field \"data.a\"",
+    );
+    let warned = server
+        .send_with(
+            "POST",
+            CMS,
+            Some(body.to_vec()),
+            &[("content-type", "application/json")],
+        )
+        .await;
+    assert_eq!(warned.code, 201, "{}", warned.text());
+    let warnings: Vec<&str> = warned
+        .headers
+        .get_all("warning")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            r#"299 - "duplicate field \"metadata.name\"""#,
+            r#"299 - "unknown field \"dta\"""#,
+            r#"299 - "duplicate field \"data.a\"""#
+        ]
+    );
+    let created = warned.json();
+    assert!(created.get("dta").is_none());
+    assert_eq!(created["data"], json!({"a": "2"}));
+}

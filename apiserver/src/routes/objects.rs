@@ -128,6 +128,7 @@ impl Call {
     fn prune_unknown_fields(
         &self,
         object: &mut Object,
+        raw_json: Option<&[u8]>,
         strict: impl FnOnce(&Object, String) -> ApiError,
     ) -> Result<(), ApiError> {
         let validation = self.field_validation()?;
@@ -144,31 +145,38 @@ impl Call {
         if let Value::Object(pruned) = value {
             *object = pruned;
         }
-        let texts: Vec<String> = unknown
-            .iter()
-            .map(|f| format!("unknown field \"{f}\""))
-            .collect();
+        if validation == FieldValidation::Ignore {
+            return Ok(());
+        }
+        // A JSON body is walked as sent, for duplicates and the document's order.
+        let texts: Vec<String> = match raw_json.map(|raw| schema.strict_errors(raw)) {
+            Some(Ok(texts)) => texts,
+            _ => unknown
+                .iter()
+                .map(|f| format!("unknown field \"{f}\""))
+                .collect(),
+        };
         match validation {
             _ if texts.is_empty() => Ok(()),
-            FieldValidation::Ignore => Ok(()),
-            FieldValidation::Warn => {
+            FieldValidation::Strict => Err(strict(
+                &original,
+                format!("strict decoding error: {}", texts.join(", ")),
+            )),
+            _ => {
                 for text in texts {
                     self.warn(text);
                 }
                 Ok(())
             }
-            FieldValidation::Strict => Err(strict(
-                &original,
-                format!("strict decoding error: {}", texts.join(", ")),
-            )),
         }
     }
 
     /// [`Call::prune_unknown_fields`] for a create or update body (Strict: upstream's decoder
     /// error, a 400).
-    fn check_unknown_fields(&self, object: &mut Object) -> Result<(), ApiError> {
+    fn check_unknown_fields(&self, object: &mut Object, body: &[u8]) -> Result<(), ApiError> {
         let r = self.resource;
-        self.prune_unknown_fields(object, |_, detail| {
+        let json = negotiate::body_type(&self.headers)? == BodyType::Json;
+        self.prune_unknown_fields(object, json.then_some(body), |_, detail| {
             ApiError::bad_request(format!(
                 "{} in version \"{}\" cannot be handled as a {}: {detail}",
                 r.kind, r.version, r.kind
@@ -179,7 +187,7 @@ impl Call {
     /// [`Call::prune_unknown_fields`] for a patched object (Strict: upstream's 422 naming the
     /// patched object).
     fn check_patched_fields(&self, object: &mut Object) -> Result<(), ApiError> {
-        self.prune_unknown_fields(object, |original, detail| {
+        self.prune_unknown_fields(object, None, |original, detail| {
             ApiError::invalid_patch_fields(&Value::Object(original.clone()).to_string(), &detail)
         })
     }
@@ -619,7 +627,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
-    call.check_unknown_fields(&mut object)?;
+    call.check_unknown_fields(&mut object, &body)?;
     set_namespace(&call, &mut object)?;
     let mut name = object::meta_str(&object, "name").to_owned();
     let generate = object::meta_str(&object, "generateName").to_owned();
@@ -784,7 +792,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
-    call.check_unknown_fields(&mut object)?;
+    call.check_unknown_fields(&mut object, &body)?;
     let given = object::meta_str(&object, "name");
     if given != name {
         return Err(ApiError::bad_request(format!(
