@@ -850,3 +850,28 @@ async fn field_validation_reports_unknown_and_duplicate_fields() {
     assert!(created.get("dta").is_none());
     assert_eq!(created["data"], json!({"a": "2"}));
 }
+
+#[tokio::test]
+async fn large_responses_are_gzipped_when_asked() {
+    use std::io::Read;
+    let server = Server::start(&["--storage", "memory"]);
+    let path = "/openapi/v3/api/v1";
+    let plain = server.send("GET", path, None).await;
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert!(plain.body.len() > 128 * 1024);
+    let zipped = server
+        .send_with("GET", path, None, &[("accept-encoding", "gzip")])
+        .await;
+    assert_eq!(zipped.headers["content-encoding"], "gzip");
+    assert!(zipped.body.len() < plain.body.len() / 4);
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&zipped.body[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, plain.body);
+    // Small answers stay as they are.
+    let small = server
+        .send_with("GET", "/api", None, &[("accept-encoding", "gzip")])
+        .await;
+    assert!(small.headers.get("content-encoding").is_none());
+}

@@ -45,6 +45,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/{*rest}", any(core_api))
         .route("/apis/{group}/{version}/{*rest}", any(group_api))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(gzip))
         .layer(from_fn_with_state(state.clone(), crate::auth::authenticate))
         .layer(from_fn_with_state(state.clone(), log_request))
         .with_state(state)
@@ -90,6 +91,53 @@ pub(crate) fn add_warnings(response: &mut Response, warnings: &[String]) {
 
 async fn not_found() -> ApiError {
     ApiError::no_such_path()
+}
+
+/// Responses larger than this are compressed for clients that accept gzip (kube-apiserver's
+/// `defaultGzipThresholdBytes`).
+const GZIP_THRESHOLD: u64 = 128 * 1024;
+
+/// Middleware: gzip for complete (not streamed) responses over [`GZIP_THRESHOLD`] when the
+/// request's `Accept-Encoding` allows it, as kube-apiserver does.
+async fn gzip(request: Request, next: Next) -> Response {
+    use axum::http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, VARY};
+    use http_body_util::BodyExt;
+    use std::io::Write;
+    let accepts = request
+        .headers()
+        .get(ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|e| e.split(';').next().unwrap_or("").trim() == "gzip")
+        });
+    let response = next.run(request).await;
+    let size = http_body::Body::size_hint(response.body()).exact();
+    if !accepts
+        || size.is_none_or(|n| n <= GZIP_THRESHOLD)
+        || response.headers().contains_key(CONTENT_ENCODING)
+    {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(collected) = body.collect().await else {
+        return ApiError::internal("reading a response body").into_response();
+    };
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let compressed = encoder
+        .write_all(&collected.to_bytes())
+        .and_then(|()| encoder.finish());
+    let Ok(compressed) = compressed else {
+        return ApiError::internal("compressing a response body").into_response();
+    };
+    parts.headers.remove(CONTENT_LENGTH);
+    parts
+        .headers
+        .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    parts
+        .headers
+        .append(VARY, HeaderValue::from_static("Accept-Encoding"));
+    Response::from_parts(parts, axum::body::Body::from(compressed))
 }
 
 /// `GET /metrics`: the Prometheus text format.
