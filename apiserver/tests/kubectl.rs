@@ -875,6 +875,22 @@ fn generators_send_protobuf_bodies() {
     let svc = k.json(&["get", "svc", "svc1"]);
     assert_eq!(svc["spec"]["ports"][0]["targetPort"], 8080);
     assert_eq!(svc["spec"]["ports"][0]["name"], "80-8080");
+    // Names are checked with upstream's rules and texts, per kind.
+    assert_eq!(
+        k.fails(&["create", "namespace", "Bad"]),
+        "The Namespace \"Bad\" is invalid: metadata.name: Invalid value: \"Bad\": a lowercase \
+         RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start \
+         and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for \
+         validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\n"
+    );
+    assert_eq!(
+        k.fails(&["create", "service", "clusterip", "1web", "--tcp=80"]),
+        "error: failed to create ClusterIP service: Service \"1web\" is invalid: metadata.name: \
+         Invalid value: \"1web\": a DNS-1035 label must consist of lower case alphanumeric \
+         characters or '-', start with an alphabetic character, and end with an alphanumeric \
+         character (e.g. 'my-name',  or 'abc-123', regex used for validation is \
+         '[a-z]([-a-z0-9]*[a-z0-9])?')\n"
+    );
     // A generator's body for a namespace that does not exist: upstream's 404.
     assert_eq!(
         k.fails(&["create", "configmap", "x", "-n", "nowhere"]),

@@ -506,8 +506,8 @@ fn set_namespace(call: &Call, object: &mut Object) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Validates an object's name as upstream does: a DNS-1123 label for namespaces and services,
-/// a DNS-1123 subdomain for the other served kinds.
+/// Validates an object's name as upstream does: a DNS-1123 label for namespaces, a DNS-1035
+/// label for services, a DNS-1123 subdomain for the other served kinds.
 fn validate_name(resource: &Resource, name: &str) -> Result<(), ApiError> {
     if name.is_empty() {
         return Err(ApiError::invalid(
@@ -520,7 +520,8 @@ fn validate_name(resource: &Resource, name: &str) -> Result<(), ApiError> {
         ));
     }
     let problems = match resource.kind {
-        "Namespace" | "Service" => validation::dns1123_label(name),
+        "Namespace" => validation::dns1123_label(name),
+        "Service" => validation::dns1035_label(name),
         _ => validation::dns1123_subdomain(name),
     };
     if problems.is_empty() {
