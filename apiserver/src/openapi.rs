@@ -137,6 +137,16 @@ impl<'a> Schema<'a> {
         }
     }
 
+    /// The schema node with references followed.
+    pub fn resolved_node(self) -> &'a Value {
+        self.resolved().node
+    }
+
+    /// The schema node as written (where upstream puts a field's extensions).
+    pub fn node_value(self) -> &'a Value {
+        self.node
+    }
+
     /// The schema of a field of an object (a property, or the values of a map).
     pub fn field(self, name: &str) -> Option<Schema<'a>> {
         let r = self.resolved();

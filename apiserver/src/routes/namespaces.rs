@@ -123,18 +123,20 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
     if remaining > 0 {
         return Ok(true);
     }
-    let written = super::objects::modify(state, &NAMESPACES, &key, name, false, |mut ns| {
-        if let Some(finalizers) = ns
-            .get_mut("spec")
-            .and_then(|s| s.get_mut("finalizers"))
-            .and_then(Value::as_array_mut)
-        {
-            finalizers.retain(|f| f != FINALIZER);
-        }
-        // `modify` deletes it once no finalizer of either kind is left.
-        Ok(ns)
-    })
-    .await;
+    let manager = "kube-controller-manager";
+    let written =
+        super::objects::modify(state, &NAMESPACES, &key, name, false, manager, |mut ns| {
+            if let Some(finalizers) = ns
+                .get_mut("spec")
+                .and_then(|s| s.get_mut("finalizers"))
+                .and_then(Value::as_array_mut)
+            {
+                finalizers.retain(|f| f != FINALIZER);
+            }
+            // `modify` deletes it once no finalizer of either kind is left.
+            Ok(ns)
+        })
+        .await;
     match written {
         Ok(Written::Deleted(_)) => Ok(false),
         Ok(Written::Stored(_)) => Ok(true),

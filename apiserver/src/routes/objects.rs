@@ -110,6 +110,16 @@ impl Call {
         }
     }
 
+    /// The field manager of a write: `fieldManager`, else from the User-Agent.
+    pub(crate) fn manager(&self) -> String {
+        let agent = self
+            .headers
+            .get(axum::http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        crate::managed::manager_name(self.param("fieldManager"), agent)
+    }
+
     /// `fieldValidation`: absent means Warn, as upstream.
     fn field_validation(&self) -> Result<FieldValidation, ApiError> {
         match self.param("fieldValidation") {
@@ -659,6 +669,13 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     if generation {
         meta.insert("generation".to_owned(), Value::from(1));
     }
+    crate::managed::update(
+        resource,
+        None,
+        &mut object,
+        &call.manager(),
+        &object::now_timestamp(),
+    );
     if dry_run {
         return respond_object(&call, StatusCode::CREATED, &object);
     }
@@ -734,6 +751,7 @@ pub(crate) async fn modify(
     key: &str,
     name: &str,
     dry_run: bool,
+    manager: &str,
     change: impl Fn(Object) -> Result<Object, ApiError>,
 ) -> Result<Written, ApiError> {
     for _ in 0..UNCONDITIONAL_RETRIES {
@@ -759,6 +777,13 @@ pub(crate) async fn modify(
             )));
         }
         keep_server_fields(resource, &mut new, &old);
+        crate::managed::update(
+            resource,
+            Some(&old),
+            &mut new,
+            manager,
+            &object::now_timestamp(),
+        );
         let finish_delete =
             !object::meta_str(&new, "deletionTimestamp").is_empty() && !held(resource, &new);
         if dry_run {
@@ -802,9 +827,16 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
     }
     set_namespace(&call, &mut object)?;
     let key = call.key(name);
-    let written = modify(&call.state, call.resource, &key, name, dry_run, |_| {
-        Ok(object.clone())
-    })
+    let manager = call.manager();
+    let written = modify(
+        &call.state,
+        call.resource,
+        &key,
+        name,
+        dry_run,
+        &manager,
+        |_| Ok(object.clone()),
+    )
     .await?;
     respond_written(&call, written)
 }
@@ -830,30 +862,39 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     let patch_value: Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
     let key = call.key(name);
-    let written = modify(&call.state, resource, &key, name, dry_run, |old| {
-        let mut target = Value::Object(old);
-        match kind {
-            BodyType::JsonPatch => {
-                patch::json_patch(&mut target, &patch_value).map_err(|e| match e {
-                    patch::JsonPatchError::Decode(e) => ApiError::bad_request(e),
-                    patch::JsonPatchError::Apply(_) => ApiError::patch_not_applied(),
-                })?
-            }
-            BodyType::MergePatch => {
-                if !patch_value.is_object() {
-                    return Err(ApiError::bad_request(
-                        "error decoding patch: a merge patch must be a JSON object",
-                    ));
+    let manager = call.manager();
+    let written = modify(
+        &call.state,
+        resource,
+        &key,
+        name,
+        dry_run,
+        &manager,
+        |old| {
+            let mut target = Value::Object(old);
+            match kind {
+                BodyType::JsonPatch => {
+                    patch::json_patch(&mut target, &patch_value).map_err(|e| match e {
+                        patch::JsonPatchError::Decode(e) => ApiError::bad_request(e),
+                        patch::JsonPatchError::Apply(_) => ApiError::patch_not_applied(),
+                    })?
                 }
-                patch::merge_patch(&mut target, &patch_value)
+                BodyType::MergePatch => {
+                    if !patch_value.is_object() {
+                        return Err(ApiError::bad_request(
+                            "error decoding patch: a merge patch must be a JSON object",
+                        ));
+                    }
+                    patch::merge_patch(&mut target, &patch_value)
+                }
+                _ => patch::strategic_merge(&mut target, &patch_value, Schema::of(resource))
+                    .map_err(ApiError::bad_request)?,
             }
-            _ => patch::strategic_merge(&mut target, &patch_value, Schema::of(resource))
-                .map_err(ApiError::bad_request)?,
-        }
-        let mut patched = object::check(target, resource)?;
-        call.check_patched_fields(&mut patched)?;
-        Ok(patched)
-    })
+            let mut patched = object::check(target, resource)?;
+            call.check_patched_fields(&mut patched)?;
+            Ok(patched)
+        },
+    )
     .await?;
     respond_written(&call, written)
 }
