@@ -156,25 +156,14 @@ impl ApiError {
 
     /// 422 for list or watch options that contradict each other:
     /// `ListOptions.meta.k8s.io "" is invalid: <field>: Forbidden: <detail>`.
-    pub fn invalid_list_options(field: &str, value: &str, detail: &str) -> Self {
-        let _ = value;
-        ApiError {
-            code: 422,
-            reason: "Invalid",
-            message: format!(
-                "ListOptions.meta.k8s.io \"\" is invalid: {field}: Forbidden: {detail}"
-            ),
-            details: Some(Box::new(StatusDetails {
-                group: "meta.k8s.io".to_owned(),
-                kind: "ListOptions".to_owned(),
-                causes: vec![StatusCause {
-                    reason: "FieldValueForbidden",
-                    message: format!("Forbidden: {detail}"),
-                    field: field.to_owned(),
-                }],
-                ..StatusDetails::default()
-            })),
-        }
+    pub fn invalid_list_options(causes: Vec<FieldError>) -> Self {
+        Self::invalid_of(
+            "ListOptions.meta.k8s.io",
+            "meta.k8s.io",
+            "ListOptions",
+            "",
+            causes,
+        )
     }
 
     /// 422 for a patched object with unknown fields under `fieldValidation=Strict`:
@@ -290,6 +279,24 @@ impl ApiError {
 
     /// 422 Invalid: `ConfigMap "x" is invalid: <cause>` (or `[<cause>, <cause>]`).
     pub fn invalid(resource: &Resource, name: &str, causes: Vec<FieldError>) -> Self {
+        Self::invalid_of(
+            &resource.group_kind(),
+            resource.group,
+            resource.kind,
+            name,
+            causes,
+        )
+    }
+
+    /// 422 Invalid for an object of a group and kind given as text (e.g. `ListOptions` of
+    /// `meta.k8s.io`): `<Kind>.<group> "<name>" is invalid: <causes>`.
+    pub fn invalid_of(
+        group_kind: &str,
+        group: &str,
+        kind: &str,
+        name: &str,
+        causes: Vec<FieldError>,
+    ) -> Self {
         let texts: Vec<String> = causes.iter().map(FieldError::to_string).collect();
         let mut unique: Vec<&String> = Vec::new();
         for t in &texts {
@@ -311,11 +318,11 @@ impl ApiError {
         ApiError {
             code: 422,
             reason: "Invalid",
-            message: format!("{} \"{name}\" is invalid{joined}", resource.group_kind()),
+            message: format!("{group_kind} \"{name}\" is invalid{joined}"),
             details: Some(Box::new(StatusDetails {
                 name: name.to_owned(),
-                group: resource.group.to_owned(),
-                kind: resource.kind.to_owned(),
+                group: group.to_owned(),
+                kind: kind.to_owned(),
                 causes: causes
                     .into_iter()
                     .map(|c| StatusCause {
@@ -391,6 +398,10 @@ pub enum FieldErrorKind {
     Required,
     /// `Invalid value: <value>`.
     Invalid,
+    /// `Forbidden`.
+    Forbidden,
+    /// `Unsupported value: <value>: supported values: ...` (the detail lists them).
+    NotSupported,
 }
 
 impl FieldErrorKind {
@@ -398,6 +409,8 @@ impl FieldErrorKind {
         match self {
             FieldErrorKind::Required => "FieldValueRequired",
             FieldErrorKind::Invalid => "FieldValueInvalid",
+            FieldErrorKind::Forbidden => "FieldValueForbidden",
+            FieldErrorKind::NotSupported => "FieldValueNotSupported",
         }
     }
 }
@@ -416,6 +429,27 @@ pub struct FieldError {
 }
 
 impl FieldError {
+    /// A `Forbidden` error.
+    pub fn forbidden(field: &str, detail: &str) -> Self {
+        FieldError {
+            kind: FieldErrorKind::Forbidden,
+            field: field.to_owned(),
+            value: None,
+            detail: detail.to_owned(),
+        }
+    }
+
+    /// An `Unsupported value` error for a string value, with the supported ones.
+    pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
+        let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+        FieldError {
+            kind: FieldErrorKind::NotSupported,
+            field: field.to_owned(),
+            value: Some(serde_json::Value::from(value).to_string()),
+            detail: format!("supported values: {}", list.join(", ")),
+        }
+    }
+
     /// A `Required value` error.
     pub fn required(field: &str, detail: &str) -> Self {
         FieldError {
@@ -445,6 +479,12 @@ impl FieldError {
                 Some(v) => format!("Invalid value: {v}: {}", self.detail),
                 None => format!("Invalid value: {}", self.detail),
             },
+            FieldErrorKind::Forbidden => format!("Forbidden: {}", self.detail),
+            FieldErrorKind::NotSupported => format!(
+                "Unsupported value: {}: {}",
+                self.value.as_deref().unwrap_or("null"),
+                self.detail
+            ),
         }
     }
 }

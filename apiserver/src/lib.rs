@@ -13,6 +13,7 @@ pub mod continue_token;
 pub mod error;
 mod files;
 pub mod kubeconfig;
+pub mod list_options;
 pub mod managed;
 pub mod metrics;
 pub mod negotiate;

@@ -875,3 +875,52 @@ async fn large_responses_are_gzipped_when_asked() {
         .await;
     assert!(small.headers.get("content-encoding").is_none());
 }
+
+#[tokio::test]
+async fn lists_read_at_the_resource_version_asked_for() {
+    let server = Server::start(&["--storage", "memory"]);
+    let first = server
+        .send("POST", CMS, Some(&cm("r1", json!({}))))
+        .await
+        .json();
+    server.send("POST", CMS, Some(&cm("r2", json!({})))).await;
+    let at = rv(&first);
+    let exact = server
+        .send(
+            "GET",
+            &format!("{CMS}?resourceVersion={at}&resourceVersionMatch=Exact"),
+            None,
+        )
+        .await
+        .json();
+    assert_eq!(exact["items"].as_array().unwrap().len(), 1);
+    assert_eq!(rv(&exact), at);
+    let newer = server
+        .send("GET", &format!("{CMS}?resourceVersion={at}"), None)
+        .await
+        .json();
+    assert_eq!(newer["items"].as_array().unwrap().len(), 2);
+    let future = server
+        .send("GET", &format!("{CMS}?resourceVersion=999"), None)
+        .await;
+    assert_eq!(future.code, 504);
+    assert_eq!(future.json()["reason"], "Timeout");
+    let future_get = server
+        .send("GET", &format!("{CMS}/r1?resourceVersion=999"), None)
+        .await;
+    assert_eq!(future_get.code, 504);
+    let bad = server
+        .send("GET", &format!("{CMS}?resourceVersionMatch=Exact"), None)
+        .await;
+    assert_failure(
+        &bad,
+        422,
+        "Invalid",
+        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: \
+         resourceVersionMatch is forbidden unless resourceVersion is provided",
+    );
+    assert_eq!(
+        bad.json()["details"]["causes"][0]["reason"],
+        "FieldValueForbidden"
+    );
+}

@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use crate::continue_token;
 use crate::error::{ApiError, FieldError};
+use crate::list_options::Read;
 use crate::negotiate::{self, BodyType, Output};
 use crate::object::{self, Object};
 use crate::openapi::Schema;
@@ -372,9 +373,16 @@ async fn list(call: Call) -> Result<Response, ApiError> {
             }
         },
     };
+    crate::list_options::validate(&call.params, false)?;
+    let read = crate::list_options::read(&call.params)?;
     let mut request = RangeRequest::prefix(&prefix);
     // With selectors the page is filled from the whole rest of the range.
     request.limit = if filtered { None } else { limit };
+    match read {
+        Read::Exact(rv) => request.revision = Some(rv),
+        Read::NotOlderThan(rv) => not_older_than(&call.state, rv).await?,
+        Read::Current => {}
+    }
     let continuing = match call.param("continue") {
         "" => false,
         token => {
@@ -466,8 +474,23 @@ pub(crate) async fn current(
     kv.ok_or_else(|| ApiError::not_found(resource, name))
 }
 
+/// Checks that the store has reached `rv` (upstream waits a few seconds for it first; this
+/// server answers at once).
+async fn not_older_than(state: &AppState, rv: i64) -> Result<(), ApiError> {
+    let current = storage(state, |s| s.current_revision())
+        .await?
+        .map_err(ApiError::internal)?;
+    if rv > current {
+        return Err(ApiError::too_large_resource_version(rv, current));
+    }
+    Ok(())
+}
+
 /// `GET` of one object.
 async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
+    if let Some(rv) = crate::list_options::resource_version(&call.params)? {
+        not_older_than(&call.state, rv).await?;
+    }
     let kv = current(&call.state, call.resource, &call.key(name), name).await?;
     let object = object::from_storage(&kv, call.resource)?;
     respond_object(&call, StatusCode::OK, &object)

@@ -101,13 +101,7 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         "false" => Some(false),
         _ => None,
     };
-    if send_initial.is_some() && param("resourceVersionMatch") != "NotOlderThan" {
-        return Err(ApiError::invalid_list_options(
-            "resourceVersionMatch",
-            param("resourceVersionMatch"),
-            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-        ));
-    }
+    crate::list_options::validate(&call.params, true)?;
     let rv = match param("resourceVersion") {
         "" | "0" => None,
         text => Some(text.parse::<i64>().map_err(|_| {
