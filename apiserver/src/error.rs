@@ -94,6 +94,120 @@ impl ApiError {
         }
     }
 
+    /// 415 UnsupportedMediaType.
+    pub fn unsupported_media_type(message: String) -> Self {
+        ApiError {
+            code: 415,
+            reason: "UnsupportedMediaType",
+            message,
+            details: None,
+        }
+    }
+
+    /// 406 NotAcceptable.
+    pub fn not_acceptable(message: String) -> Self {
+        ApiError {
+            code: 406,
+            reason: "NotAcceptable",
+            message,
+            details: None,
+        }
+    }
+
+    /// 403 Forbidden: `<resource> "<name>" is forbidden: <reason>`.
+    pub fn forbidden(resource: &Resource, name: &str, reason: &str) -> Self {
+        let subject = if name.is_empty() {
+            resource.group_resource()
+        } else {
+            format!("{} \"{name}\"", resource.group_resource())
+        };
+        ApiError {
+            code: 403,
+            reason: "Forbidden",
+            message: format!("{subject} is forbidden: {reason}"),
+            details: resource_details(resource, name),
+        }
+    }
+
+    /// 409 Conflict with a reason of upstream's (e.g. a failed precondition):
+    /// `Operation cannot be fulfilled on configmaps "x": <reason>`.
+    pub fn conflict_because(resource: &Resource, name: &str, reason: &str) -> Self {
+        ApiError {
+            code: 409,
+            reason: "Conflict",
+            message: format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {reason}",
+                resource.group_resource()
+            ),
+            details: resource_details(resource, name),
+        }
+    }
+
+    /// 422 for a JSON patch that does not apply (a failed `test`, a missing path): upstream
+    /// answers its generic text for the code, without the patch library's reason.
+    pub fn patch_not_applied() -> Self {
+        ApiError {
+            code: 422,
+            reason: "Invalid",
+            message: "the server rejected our request due to an error in our request".to_owned(),
+            details: Some(Box::default()),
+        }
+    }
+
+    /// 422 for list or watch options that contradict each other:
+    /// `ListOptions.meta.k8s.io "" is invalid: <field>: Forbidden: <detail>`.
+    pub fn invalid_list_options(causes: Vec<FieldError>) -> Self {
+        Self::invalid_of(
+            "ListOptions.meta.k8s.io",
+            "meta.k8s.io",
+            "ListOptions",
+            "",
+            causes,
+        )
+    }
+
+    /// 422 for a patched object with unknown fields under `fieldValidation=Strict`:
+    /// ` "" is invalid: patch: Invalid value: "<patched object>": <detail>` (upstream names
+    /// no kind here).
+    pub fn invalid_patch_fields(patched: &str, detail: &str) -> Self {
+        let cause = FieldError::invalid_string("patch", patched, detail);
+        ApiError {
+            code: 422,
+            reason: "Invalid",
+            message: format!(" \"\" is invalid: {cause}"),
+            details: Some(Box::new(StatusDetails {
+                causes: vec![StatusCause {
+                    reason: cause.kind.reason(),
+                    message: cause.body(),
+                    field: cause.field,
+                }],
+                ..StatusDetails::default()
+            })),
+        }
+    }
+
+    /// 422 for a SelfSubjectAccessReview naming neither resource nor non-resource attributes.
+    pub fn invalid_review() -> Self {
+        let detail = "exactly one of nonResourceAttributes or resourceAttributes must be specified";
+        ApiError {
+            code: 422,
+            reason: "Invalid",
+            message: format!(
+                "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: Invalid value: \"null\": {detail}"
+            ),
+            details: Some(Box::new(StatusDetails {
+                group: "authorization.k8s.io".to_owned(),
+                kind: "SelfSubjectAccessReview".to_owned(),
+                causes: vec![StatusCause {
+                    reason: "FieldValueInvalid",
+                    message: format!("Invalid value: \"null\": {detail}"),
+                    field: "spec.resourceAttributes".to_owned(),
+                }],
+                ..StatusDetails::default()
+            })),
+        }
+    }
+
     /// 401 Unauthorized, as the authentication filter answers.
     pub fn unauthorized() -> Self {
         ApiError {
@@ -165,6 +279,24 @@ impl ApiError {
 
     /// 422 Invalid: `ConfigMap "x" is invalid: <cause>` (or `[<cause>, <cause>]`).
     pub fn invalid(resource: &Resource, name: &str, causes: Vec<FieldError>) -> Self {
+        Self::invalid_of(
+            &resource.group_kind(),
+            resource.group,
+            resource.kind,
+            name,
+            causes,
+        )
+    }
+
+    /// 422 Invalid for an object of a group and kind given as text (e.g. `ListOptions` of
+    /// `meta.k8s.io`): `<Kind>.<group> "<name>" is invalid: <causes>`.
+    pub fn invalid_of(
+        group_kind: &str,
+        group: &str,
+        kind: &str,
+        name: &str,
+        causes: Vec<FieldError>,
+    ) -> Self {
         let texts: Vec<String> = causes.iter().map(FieldError::to_string).collect();
         let mut unique: Vec<&String> = Vec::new();
         for t in &texts {
@@ -186,11 +318,11 @@ impl ApiError {
         ApiError {
             code: 422,
             reason: "Invalid",
-            message: format!("{} \"{name}\" is invalid{joined}", resource.group_kind()),
+            message: format!("{group_kind} \"{name}\" is invalid{joined}"),
             details: Some(Box::new(StatusDetails {
                 name: name.to_owned(),
-                group: resource.group.to_owned(),
-                kind: resource.kind.to_owned(),
+                group: group.to_owned(),
+                kind: kind.to_owned(),
                 causes: causes
                     .into_iter()
                     .map(|c| StatusCause {
@@ -266,6 +398,10 @@ pub enum FieldErrorKind {
     Required,
     /// `Invalid value: <value>`.
     Invalid,
+    /// `Forbidden`.
+    Forbidden,
+    /// `Unsupported value: <value>: supported values: ...` (the detail lists them).
+    NotSupported,
 }
 
 impl FieldErrorKind {
@@ -273,6 +409,8 @@ impl FieldErrorKind {
         match self {
             FieldErrorKind::Required => "FieldValueRequired",
             FieldErrorKind::Invalid => "FieldValueInvalid",
+            FieldErrorKind::Forbidden => "FieldValueForbidden",
+            FieldErrorKind::NotSupported => "FieldValueNotSupported",
         }
     }
 }
@@ -291,6 +429,27 @@ pub struct FieldError {
 }
 
 impl FieldError {
+    /// A `Forbidden` error.
+    pub fn forbidden(field: &str, detail: &str) -> Self {
+        FieldError {
+            kind: FieldErrorKind::Forbidden,
+            field: field.to_owned(),
+            value: None,
+            detail: detail.to_owned(),
+        }
+    }
+
+    /// An `Unsupported value` error for a string value, with the supported ones.
+    pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
+        let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+        FieldError {
+            kind: FieldErrorKind::NotSupported,
+            field: field.to_owned(),
+            value: Some(serde_json::Value::from(value).to_string()),
+            detail: format!("supported values: {}", list.join(", ")),
+        }
+    }
+
     /// A `Required value` error.
     pub fn required(field: &str, detail: &str) -> Self {
         FieldError {
@@ -320,6 +479,12 @@ impl FieldError {
                 Some(v) => format!("Invalid value: {v}: {}", self.detail),
                 None => format!("Invalid value: {}", self.detail),
             },
+            FieldErrorKind::Forbidden => format!("Forbidden: {}", self.detail),
+            FieldErrorKind::NotSupported => format!(
+                "Unsupported value: {}: {}",
+                self.value.as_deref().unwrap_or("null"),
+                self.detail
+            ),
         }
     }
 }

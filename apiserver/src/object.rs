@@ -21,6 +21,12 @@ pub fn decode(body: &[u8], resource: &Resource) -> Result<Object, ApiError> {
             resource.kind
         ))
     })?;
+    check(value, resource)
+}
+
+/// Checks that a decoded body is an object of `resource`: a JSON object whose `apiVersion` and
+/// `kind`, when given, are the resource's.
+pub fn check(value: Value, resource: &Resource) -> Result<Object, ApiError> {
     let Value::Object(object) = value else {
         return Err(ApiError::bad_request(format!(
             "the object provided is unrecognized (must be of type {}): not a JSON object",

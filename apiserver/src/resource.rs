@@ -54,8 +54,32 @@ impl Resource {
     }
 }
 
-/// The verbs served for every resource so far.
-const CRUD_VERBS: &[&str] = &["create", "delete", "get", "list", "update"];
+/// The verbs served for every resource.
+const VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// v1 Namespace (cluster-scoped).
+pub const NAMESPACES: Resource = Resource {
+    group: "",
+    version: "v1",
+    plural: "namespaces",
+    singular: "namespace",
+    kind: "Namespace",
+    list_kind: "NamespaceList",
+    namespaced: false,
+    short_names: &["ns"],
+    verbs: &[
+        "create", "delete", "get", "list", "patch", "update", "watch",
+    ],
+};
 
 /// v1 ConfigMap.
 pub const CONFIGMAPS: Resource = Resource {
@@ -67,17 +91,104 @@ pub const CONFIGMAPS: Resource = Resource {
     list_kind: "ConfigMapList",
     namespaced: true,
     short_names: &["cm"],
-    verbs: CRUD_VERBS,
+    verbs: VERBS,
 };
 
-/// Every served resource.
-pub const SERVED: &[Resource] = &[CONFIGMAPS];
+/// v1 Secret.
+pub const SECRETS: Resource = Resource {
+    plural: "secrets",
+    singular: "secret",
+    kind: "Secret",
+    list_kind: "SecretList",
+    short_names: &[],
+    ..CONFIGMAPS
+};
+
+/// v1 Service (no cluster IP allocation).
+pub const SERVICES: Resource = Resource {
+    plural: "services",
+    singular: "service",
+    kind: "Service",
+    list_kind: "ServiceList",
+    short_names: &["svc"],
+    ..CONFIGMAPS
+};
+
+/// v1 ServiceAccount.
+pub const SERVICEACCOUNTS: Resource = Resource {
+    plural: "serviceaccounts",
+    singular: "serviceaccount",
+    kind: "ServiceAccount",
+    list_kind: "ServiceAccountList",
+    short_names: &["sa"],
+    ..CONFIGMAPS
+};
+
+/// v1 Event.
+pub const EVENTS: Resource = Resource {
+    plural: "events",
+    singular: "event",
+    kind: "Event",
+    list_kind: "EventList",
+    short_names: &["ev"],
+    ..CONFIGMAPS
+};
+
+/// apps/v1 Deployment.
+pub const DEPLOYMENTS: Resource = Resource {
+    group: "apps",
+    plural: "deployments",
+    singular: "deployment",
+    kind: "Deployment",
+    list_kind: "DeploymentList",
+    short_names: &["deploy"],
+    ..CONFIGMAPS
+};
+
+/// coordination.k8s.io/v1 Lease.
+pub const LEASES: Resource = Resource {
+    group: "coordination.k8s.io",
+    plural: "leases",
+    singular: "lease",
+    kind: "Lease",
+    list_kind: "LeaseList",
+    short_names: &[],
+    ..CONFIGMAPS
+};
+
+/// Every served resource, core group first, then the named groups in discovery order.
+pub const SERVED: &[Resource] = &[
+    NAMESPACES,
+    CONFIGMAPS,
+    SECRETS,
+    SERVICES,
+    SERVICEACCOUNTS,
+    EVENTS,
+    DEPLOYMENTS,
+    LEASES,
+];
 
 /// The served resource of the core group with this plural name.
 pub fn core(plural: &str) -> Option<&'static Resource> {
+    find("", "v1", plural)
+}
+
+/// The served resource with this group, version and plural name.
+pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
     SERVED
         .iter()
-        .find(|r| r.group.is_empty() && r.plural == plural)
+        .find(|r| r.group == group && r.version == version && r.plural == plural)
+}
+
+/// The named groups served, each with its one version, in discovery order.
+pub fn groups() -> Vec<(&'static str, &'static str)> {
+    let mut groups: Vec<(&str, &str)> = Vec::new();
+    for r in SERVED.iter().filter(|r| !r.group.is_empty()) {
+        if !groups.contains(&(r.group, r.version)) {
+            groups.push((r.group, r.version));
+        }
+    }
+    groups
 }
 
 #[cfg(test)]

@@ -81,6 +81,8 @@ pub struct AppState {
     pub address: Arc<str>,
     /// Log verbosity (see [`Options::verbosity`]).
     pub verbosity: u8,
+    /// Request and storage metrics (`/metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// A server that is listening: its address and URL, ready to [`Server::serve`].
@@ -104,6 +106,7 @@ impl Server {
             StorageKind::Sqlite => Arc::new(SqliteStorage::open(dir.join("state.db"))?),
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
         };
+        routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await
             .map_err(io(format!("listening on {}", options.listen)))?;
@@ -132,6 +135,7 @@ impl Server {
                 token: token.into(),
                 address: address.into(),
                 verbosity: options.verbosity,
+                metrics: Arc::default(),
             },
             url,
         })
@@ -144,6 +148,16 @@ impl Server {
     /// abruptly, loses no acknowledged write.
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Result<(), ServerError> {
         let app = routes::router(self.state.clone());
+        let store = self.state.store.clone();
+        let resume = tokio::task::spawn_blocking(move || routes::terminating(&*store))
+            .await
+            .map_err(|e| ServerError::Io {
+                context: "reading namespaces".to_owned(),
+                source: std::io::Error::other(e),
+            })??;
+        for name in resume {
+            routes::start_finalizing(self.state.clone(), name);
+        }
         let verbosity = self.state.verbosity;
         let graceful = GracefulShutdown::new();
         tokio::pin!(shutdown);

@@ -35,9 +35,58 @@ pub fn dns1123_subdomain(name: &str) -> Vec<String> {
     errors
 }
 
+/// Upstream's maximum length of a DNS-1123 label.
+pub const DNS1123_LABEL_MAX_LENGTH: usize = 63;
+
+/// Upstream's explanation of the DNS-1123 label format.
+pub const DNS1123_LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+/// The problems with `name` as a DNS-1123 label (the rule for Namespace and Service names),
+/// each one of upstream's messages; empty when the name is valid.
+pub fn dns1123_label(name: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if name.len() > DNS1123_LABEL_MAX_LENGTH {
+        errors.push(format!(
+            "must be no more than {DNS1123_LABEL_MAX_LENGTH} characters"
+        ));
+    }
+    if !is_label(name.as_bytes()) {
+        errors.push(DNS1123_LABEL_MESSAGE.to_owned());
+    }
+    errors
+}
+
+/// Upstream's explanation of the DNS-1035 label format.
+pub const DNS1035_LABEL_MESSAGE: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+/// The problems with `name` as a DNS-1035 label (the rule for Service names), each one of
+/// upstream's messages; empty when the name is valid.
+pub fn dns1035_label(name: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if name.len() > DNS1123_LABEL_MAX_LENGTH {
+        errors.push(format!(
+            "must be no more than {DNS1123_LABEL_MAX_LENGTH} characters"
+        ));
+    }
+    let starts_alpha = name.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
+    if !starts_alpha || !is_label(name.as_bytes()) {
+        errors.push(DNS1035_LABEL_MESSAGE.to_owned());
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels() {
+        assert!(dns1123_label("a-1").is_empty());
+        assert_eq!(dns1123_label("a.b"), [DNS1123_LABEL_MESSAGE]);
+        assert!(dns1035_label("web-1").is_empty());
+        assert_eq!(dns1035_label("1web"), [DNS1035_LABEL_MESSAGE]);
+        assert_eq!(dns1035_label(&"a".repeat(64)).len(), 1);
+    }
 
     #[test]
     fn subdomains() {

@@ -121,7 +121,13 @@ async fn legacy_discovery_lists_configmaps() {
     }
     let apis = server.send("GET", "/apis", None).await.json();
     assert_eq!(apis["kind"], "APIGroupList");
-    assert_eq!(apis["groups"], json!([]));
+    let groups: Vec<&str> = apis["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(groups, ["apps", "coordination.k8s.io"]);
 }
 
 #[tokio::test]
@@ -240,6 +246,11 @@ async fn configmap_create_get_list_update_delete() {
 async fn namespaces_are_separate_and_listed_together() {
     let server = Server::start(&[]);
     for ns in ["a", "b"] {
+        let namespace = json!({"metadata": {"name": ns}});
+        let reply = server
+            .send("POST", "/api/v1/namespaces", Some(&namespace))
+            .await;
+        assert_eq!(reply.code, 201, "{}", reply.text());
         let path = format!("/api/v1/namespaces/{ns}/configmaps");
         let reply = server
             .send("POST", &path, Some(&cm("same", json!({}))))
@@ -377,9 +388,19 @@ async fn bad_requests_get_upstreams_statuses() {
         "NotFound",
         "the server could not find the requested resource",
     );
+    // A patch sent as plain JSON is not a patch type.
     let reply = server
         .send("PATCH", &format!("{CMS}/demo"), Some(&json!({})))
         .await;
+    assert_failure(
+        &reply,
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: \
+         application/json-patch+json, application/merge-patch+json, \
+         application/strategic-merge-patch+json",
+    );
+    let reply = server.send("PATCH", CMS, Some(&json!({}))).await;
     assert_failure(
         &reply,
         405,
@@ -530,4 +551,376 @@ async fn racing_updates_with_one_resource_version_have_one_winner() {
         .await
         .json();
     assert_eq!(rv(&now), rv(&created) + 1);
+}
+
+#[tokio::test]
+async fn discovery_is_aggregated_when_asked_for_first() {
+    let server = Server::start(&["--storage", "memory"]);
+    let v2 =
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let core = server
+        .send_with("GET", "/api", None, &[("accept", v2)])
+        .await;
+    assert_eq!(
+        core.content_type,
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    );
+    let core = core.json();
+    assert_eq!(core["kind"], "APIGroupDiscoveryList");
+    assert_eq!(core["apiVersion"], "apidiscovery.k8s.io/v2");
+    let resources = &core["items"][0]["versions"][0]["resources"];
+    let namespaces = resources
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "namespaces")
+        .unwrap();
+    assert_eq!(namespaces["scope"], "Cluster");
+    assert_eq!(
+        namespaces["responseKind"],
+        json!({"group": "", "version": "v1", "kind": "Namespace"})
+    );
+    let groups = server
+        .send_with("GET", "/apis", None, &[("accept", v2)])
+        .await
+        .json();
+    assert_eq!(groups["items"][0]["metadata"]["name"], "apps");
+    assert_eq!(
+        groups["items"][1]["versions"][0]["resources"][0]["resource"],
+        "leases"
+    );
+    // Legacy documents otherwise.
+    let apps = server.send("GET", "/apis/apps", None).await.json();
+    assert_eq!(apps["preferredVersion"]["groupVersion"], "apps/v1");
+    let v1 = server.send("GET", "/apis/apps/v1", None).await.json();
+    assert_eq!(v1["resources"][0]["name"], "deployments");
+}
+
+#[tokio::test]
+async fn openapi_v3_is_hashed_and_immutable() {
+    let server = Server::start(&["--storage", "memory"]);
+    let index = server.send("GET", "/openapi/v3", None).await.json();
+    let url = index["paths"]["api/v1"]["serverRelativeURL"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let hash = url.split("hash=").nth(1).unwrap().to_owned();
+    assert_eq!(hash.len(), 128);
+    let doc = server.send("GET", &url, None).await;
+    assert_eq!(doc.code, 200);
+    assert_eq!(doc.headers["etag"], format!("\"{hash}\"").as_str());
+    assert_eq!(doc.headers["cache-control"], "public, immutable");
+    let json = doc.json();
+    assert_eq!(json["openapi"], "3.0.0");
+    assert!(json["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"].is_object());
+    assert!(!doc.text().contains("\"description\":"));
+    let stale = server
+        .send("GET", "/openapi/v3/api/v1?hash=ABC", None)
+        .await;
+    assert_eq!(stale.code, 301);
+    assert_eq!(stale.headers["location"], url.as_str());
+    assert_eq!(
+        server
+            .send("GET", "/openapi/v3/apis/batch/v1", None)
+            .await
+            .code,
+        404
+    );
+}
+
+#[tokio::test]
+async fn tables_yaml_bodies_and_metadata_only_lists() {
+    let server = Server::start(&["--storage", "memory"]);
+    let yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  a: b\n".to_vec();
+    let created = server
+        .send_with(
+            "POST",
+            CMS,
+            Some(yaml),
+            &[("content-type", "application/yaml")],
+        )
+        .await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    let table = server
+        .send_with(
+            "GET",
+            CMS,
+            None,
+            &[(
+                "accept",
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+            )],
+        )
+        .await
+        .json();
+    assert_eq!(table["kind"], "Table");
+    assert_eq!(table["apiVersion"], "meta.k8s.io/v1");
+    let columns: Vec<&str> = table["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(columns, ["Name", "Data", "Age"]);
+    assert_eq!(table["rows"][0]["cells"][0], "y");
+    assert_eq!(table["rows"][0]["cells"][1], 1);
+    assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+    let partial = server
+        .send_with(
+            "GET",
+            CMS,
+            None,
+            &[(
+                "accept",
+                "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io",
+            )],
+        )
+        .await
+        .json();
+    assert_eq!(partial["kind"], "PartialObjectMetadataList");
+    assert_eq!(partial["items"][0]["metadata"]["name"], "y");
+    assert!(partial["items"][0].get("data").is_none());
+    let refused = server
+        .send_with(
+            "GET",
+            CMS,
+            None,
+            &[("accept", "application/vnd.kubernetes.protobuf")],
+        )
+        .await;
+    assert_failure(
+        &refused,
+        406,
+        "NotAcceptable",
+        "only the following media types are accepted: application/json, application/yaml",
+    );
+    let proto = server
+        .send_with(
+            "POST",
+            CMS,
+            Some(b"k8s\0".to_vec()),
+            &[("content-type", "application/vnd.kubernetes.protobuf")],
+        )
+        .await;
+    assert_failure(
+        &proto,
+        400,
+        "BadRequest",
+        "the object provided is unrecognized (must be of type ConfigMap): \
+         the protobuf envelope holds no object",
+    );
+    let text = server
+        .send_with(
+            "POST",
+            CMS,
+            Some(b"x".to_vec()),
+            &[("content-type", "text/plain")],
+        )
+        .await;
+    assert_failure(
+        &text,
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: \
+         application/json, application/yaml, application/vnd.kubernetes.protobuf",
+    );
+}
+
+#[tokio::test]
+async fn a_watch_streams_events_until_its_timeout() {
+    let server = Server::start(&["--storage", "memory"]);
+    server.send("POST", CMS, Some(&cm("w", json!({})))).await;
+    let writer = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let patch = br#"{"data":{"x":"y"}}"#.to_vec();
+        let reply = server
+            .send_with(
+                "PATCH",
+                &format!("{CMS}/w"),
+                Some(patch),
+                &[("content-type", "application/merge-patch+json")],
+            )
+            .await;
+        assert_eq!(reply.code, 200, "{}", reply.text());
+        server.send("DELETE", &format!("{CMS}/w"), None).await;
+    };
+    let path = format!(
+        "{CMS}?watch=true&timeoutSeconds=2&allowWatchBookmarks=true&sendInitialEvents=true\
+         &resourceVersionMatch=NotOlderThan&fieldSelector=metadata.name%3Dw"
+    );
+    let (reply, ()) = tokio::join!(server.send("GET", &path, None), writer);
+    assert_eq!(reply.code, 200);
+    let events: Vec<Value> = reply
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["ADDED", "BOOKMARK", "MODIFIED", "DELETED"]);
+    assert_eq!(
+        events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
+    assert_eq!(events[2]["object"]["data"]["x"], "y");
+    let bad = server
+        .send(
+            "GET",
+            &format!("{CMS}?watch=true&sendInitialEvents=true"),
+            None,
+        )
+        .await;
+    assert_eq!(bad.code, 422);
+    assert_eq!(
+        bad.json()["message"],
+        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: \
+         sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
+    );
+}
+
+#[tokio::test]
+async fn metrics_count_requests_and_objects() {
+    let server = Server::start(&["--storage", "memory"]);
+    server.send("POST", CMS, Some(&cm("m", json!({})))).await;
+    server.send("GET", &format!("{CMS}/m"), None).await;
+    server.send("GET", &format!("{CMS}/nope"), None).await;
+    let reply = server.send("GET", "/metrics", None).await;
+    assert_eq!(reply.code, 200);
+    assert_eq!(
+        reply.content_type,
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let text = reply.text();
+    for line in [
+        r#"apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="POST",version="v1"} 1"#,
+        r#"apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="GET",version="v1"} 1"#,
+        r#"apiserver_storage_objects{resource="configmaps"} 1"#,
+        r#"apiserver_storage_objects{resource="namespaces"} 4"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+    }
+    assert!(text.contains("apiserver_request_duration_seconds_bucket{"));
+    let anonymous = server.request("GET", "/metrics", None, Auth::None).await;
+    assert_eq!(anonymous.code, 401);
+}
+
+#[tokio::test]
+async fn field_validation_reports_unknown_and_duplicate_fields() {
+    let server = Server::start(&["--storage", "memory"]);
+    let body = br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","name":"d"},
+        "dta":{"x":"1"},"data":{"a":"1","a":"2"}}"#;
+    let strict = server
+        .send_with(
+            "POST",
+            &format!("{CMS}?fieldValidation=Strict"),
+            Some(body.to_vec()),
+            &[("content-type", "application/json")],
+        )
+        .await;
+    assert_failure(
+        &strict,
+        400,
+        "BadRequest",
+        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: \
+         duplicate field \"metadata.name\", unknown field \"dta\", duplicate field \"data.a\"",
+    );
+    let warned = server
+        .send_with(
+            "POST",
+            CMS,
+            Some(body.to_vec()),
+            &[("content-type", "application/json")],
+        )
+        .await;
+    assert_eq!(warned.code, 201, "{}", warned.text());
+    let warnings: Vec<&str> = warned
+        .headers
+        .get_all("warning")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            r#"299 - "duplicate field \"metadata.name\"""#,
+            r#"299 - "unknown field \"dta\"""#,
+            r#"299 - "duplicate field \"data.a\"""#
+        ]
+    );
+    let created = warned.json();
+    assert!(created.get("dta").is_none());
+    assert_eq!(created["data"], json!({"a": "2"}));
+}
+
+#[tokio::test]
+async fn large_responses_are_gzipped_when_asked() {
+    use std::io::Read;
+    let server = Server::start(&["--storage", "memory"]);
+    let path = "/openapi/v3/api/v1";
+    let plain = server.send("GET", path, None).await;
+    assert!(plain.headers.get("content-encoding").is_none());
+    assert!(plain.body.len() > 128 * 1024);
+    let zipped = server
+        .send_with("GET", path, None, &[("accept-encoding", "gzip")])
+        .await;
+    assert_eq!(zipped.headers["content-encoding"], "gzip");
+    assert!(zipped.body.len() < plain.body.len() / 4);
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&zipped.body[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, plain.body);
+    // Small answers stay as they are.
+    let small = server
+        .send_with("GET", "/api", None, &[("accept-encoding", "gzip")])
+        .await;
+    assert!(small.headers.get("content-encoding").is_none());
+}
+
+#[tokio::test]
+async fn lists_read_at_the_resource_version_asked_for() {
+    let server = Server::start(&["--storage", "memory"]);
+    let first = server
+        .send("POST", CMS, Some(&cm("r1", json!({}))))
+        .await
+        .json();
+    server.send("POST", CMS, Some(&cm("r2", json!({})))).await;
+    let at = rv(&first);
+    let exact = server
+        .send(
+            "GET",
+            &format!("{CMS}?resourceVersion={at}&resourceVersionMatch=Exact"),
+            None,
+        )
+        .await
+        .json();
+    assert_eq!(exact["items"].as_array().unwrap().len(), 1);
+    assert_eq!(rv(&exact), at);
+    let newer = server
+        .send("GET", &format!("{CMS}?resourceVersion={at}"), None)
+        .await
+        .json();
+    assert_eq!(newer["items"].as_array().unwrap().len(), 2);
+    let future = server
+        .send("GET", &format!("{CMS}?resourceVersion=999"), None)
+        .await;
+    assert_eq!(future.code, 504);
+    assert_eq!(future.json()["reason"], "Timeout");
+    let future_get = server
+        .send("GET", &format!("{CMS}/r1?resourceVersion=999"), None)
+        .await;
+    assert_eq!(future_get.code, 504);
+    let bad = server
+        .send("GET", &format!("{CMS}?resourceVersionMatch=Exact"), None)
+        .await;
+    assert_failure(
+        &bad,
+        422,
+        "Invalid",
+        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: \
+         resourceVersionMatch is forbidden unless resourceVersion is provided",
+    );
+    assert_eq!(
+        bad.json()["details"]["causes"][0]["reason"],
+        "FieldValueForbidden"
+    );
 }

@@ -1,18 +1,70 @@
-//! Legacy discovery: `/api`, `/api/v1`, `/apis`.
-//!
-//! Aggregated discovery (v2) is not served yet: clients that ask for it first (kubectl) get
-//! the legacy documents as `application/json` and read them as such.
+//! Discovery: aggregated (`apidiscovery.k8s.io/v2`, when the Accept header asks for it first)
+//! and legacy (`/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`).
 
-use axum::extract::State;
-use axum::http::StatusCode;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header::CONTENT_TYPE};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use crate::resource::SERVED;
+use crate::error::ApiError;
+use crate::negotiate;
+use crate::resource::{self, Resource, SERVED};
 use crate::server::AppState;
 
-/// `APIVersions` of the core group.
-pub async fn api_versions(State(state): State<AppState>) -> Response {
+/// The content type of an aggregated discovery answer.
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+fn aggregated_response(items: Vec<Value>) -> Response {
+    let body = json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items,
+    });
+    let mut response = super::json_response(StatusCode::OK, &body);
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(AGGREGATED));
+    response
+}
+
+/// One group's `APIGroupDiscovery` (the core group has no name).
+fn group_discovery(group: &str, version: &str) -> Value {
+    let resources: Vec<Value> = SERVED
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+        .map(|r| {
+            let mut entry = json!({
+                "resource": r.plural,
+                "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
+                "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+                "singularResource": r.singular,
+                "verbs": r.verbs,
+            });
+            if !r.short_names.is_empty() {
+                entry["shortNames"] = json!(r.short_names);
+            }
+            if r.group.is_empty() || r.group == "apps" {
+                entry["categories"] = json!(["all"]);
+            }
+            entry
+        })
+        .collect();
+    let mut metadata = json!({"creationTimestamp": null});
+    if !group.is_empty() {
+        metadata["name"] = json!(group);
+    }
+    json!({
+        "metadata": metadata,
+        "versions": [{"version": version, "resources": resources, "freshness": "Current"}],
+    })
+}
+
+/// `GET /api`: `APIVersions`, or the core group's aggregated discovery.
+pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if negotiate::wants_aggregated_discovery(&headers) {
+        return aggregated_response(vec![group_discovery("", "v1")]);
+    }
     let body = json!({
         "kind": "APIVersions",
         "versions": ["v1"],
@@ -23,32 +75,96 @@ pub async fn api_versions(State(state): State<AppState>) -> Response {
     super::json_response(StatusCode::OK, &body)
 }
 
-/// `APIResourceList` of core/v1: the served resources.
-pub async fn core_v1() -> Response {
+/// An `APIResourceList` of one group-version.
+fn resource_list(group: &str, version: &str) -> Value {
     let resources: Vec<Value> = SERVED
         .iter()
-        .filter(|r| r.group.is_empty() && r.version == "v1")
-        .map(|r| {
-            json!({
+        .filter(|r| r.group == group && r.version == version)
+        .map(|r: &Resource| {
+            let mut entry = json!({
                 "name": r.plural,
                 "singularName": r.singular,
                 "namespaced": r.namespaced,
                 "kind": r.kind,
                 "verbs": r.verbs,
-                "shortNames": r.short_names,
-            })
+            });
+            if !r.short_names.is_empty() {
+                entry["shortNames"] = json!(r.short_names);
+            }
+            entry
         })
         .collect();
-    let body = json!({
+    let group_version = if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    };
+    json!({
         "kind": "APIResourceList",
-        "groupVersion": "v1",
+        "apiVersion": "v1",
+        "groupVersion": group_version,
         "resources": resources,
-    });
+    })
+}
+
+/// `GET /api/v1`.
+pub async fn core_v1() -> Response {
+    super::json_response(StatusCode::OK, &resource_list("", "v1"))
+}
+
+fn api_group(group: &str, version: &str) -> Value {
+    let gv = json!({"groupVersion": format!("{group}/{version}"), "version": version});
+    json!({
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": group,
+        "versions": [gv.clone()],
+        "preferredVersion": gv,
+    })
+}
+
+/// `GET /apis`: `APIGroupList`, or the named groups' aggregated discovery.
+pub async fn api_groups(headers: HeaderMap) -> Response {
+    if negotiate::wants_aggregated_discovery(&headers) {
+        let items = resource::groups()
+            .into_iter()
+            .map(|(g, v)| group_discovery(g, v))
+            .collect();
+        return aggregated_response(items);
+    }
+    let groups: Vec<Value> = resource::groups()
+        .into_iter()
+        .map(|(g, v)| {
+            let mut group = api_group(g, v);
+            if let Some(m) = group.as_object_mut() {
+                m.remove("kind");
+                m.remove("apiVersion");
+            }
+            group
+        })
+        .collect();
+    let body = json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups});
     super::json_response(StatusCode::OK, &body)
 }
 
-/// `APIGroupList`: no named groups are served yet.
-pub async fn api_groups() -> Response {
-    let body = json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []});
-    super::json_response(StatusCode::OK, &body)
+/// `GET /apis/<group>`.
+pub async fn api_group_handler(Path(group): Path<String>) -> Result<Response, ApiError> {
+    let (g, v) = resource::groups()
+        .into_iter()
+        .find(|(g, _)| *g == group)
+        .ok_or_else(ApiError::no_such_path)?;
+    Ok(super::json_response(StatusCode::OK, &api_group(g, v)))
+}
+
+/// `GET /apis/<group>/<version>`.
+pub async fn group_version(
+    Path((group, version)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    if !resource::groups().contains(&(group.as_str(), version.as_str())) {
+        return Err(ApiError::no_such_path());
+    }
+    Ok(super::json_response(
+        StatusCode::OK,
+        &resource_list(&group, &version),
+    ))
 }

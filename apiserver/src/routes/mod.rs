@@ -1,56 +1,70 @@
 //! The HTTP routes: one router for every path the server answers.
 
+mod access;
 mod discovery;
 mod health;
-mod objects;
+pub(crate) mod namespaces;
+pub(crate) mod objects;
+mod openapi;
+mod watch;
 
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header::CONTENT_TYPE};
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header::CONTENT_TYPE};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::resource;
 use crate::server::AppState;
+
+pub use namespaces::{ensure_system_namespaces, start_finalizing, terminating};
 
 /// The router of the server, with authentication and request logging around every route.
 pub fn router(state: AppState) -> Router {
-    let objects_collection = get(objects::list)
-        .post(objects::create)
-        .fallback(method_not_supported);
-    let objects_item = get(objects::get)
-        .put(objects::update)
-        .delete(objects::delete)
-        .fallback(method_not_supported);
     Router::new()
         .route("/livez", get(health::ok))
         .route("/readyz", get(health::ready))
         .route("/healthz", get(health::ok))
         .route("/version", get(health::version))
+        .route("/metrics", get(metrics))
         .route("/api", get(discovery::api_versions))
         .route("/api/v1", get(discovery::core_v1))
         .route("/apis", get(discovery::api_groups))
+        .route("/apis/{group}", get(discovery::api_group_handler))
+        .route("/apis/{group}/{version}", get(discovery::group_version))
+        .route("/openapi/v3", get(openapi::index))
+        .route("/openapi/v3/{*key}", get(openapi::document))
         .route(
-            "/api/v1/{plural}",
-            get(objects::list_all_namespaces).fallback(method_not_supported),
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            axum::routing::post(access::self_subject_access_review),
         )
-        .route(
-            "/api/v1/namespaces/{namespace}/{plural}",
-            objects_collection,
-        )
-        .route(
-            "/api/v1/namespaces/{namespace}/{plural}/{name}",
-            objects_item,
-        )
+        .route("/api/v1/{*rest}", any(core_api))
+        .route("/apis/{group}/{version}/{*rest}", any(group_api))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(gzip))
         .layer(from_fn_with_state(state.clone(), crate::auth::authenticate))
         .layer(from_fn_with_state(state.clone(), log_request))
         .with_state(state)
+}
+
+async fn core_api(
+    State(state): State<AppState>,
+    Path(rest): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    objects::dispatch(state, "", "v1", &rest, request).await
+}
+
+async fn group_api(
+    State(state): State<AppState>,
+    Path((group, version, rest)): Path<(String, String, String)>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    objects::dispatch(state, &group, &version, &rest, request).await
 }
 
 /// A JSON response with kube-apiserver's content type.
@@ -63,47 +77,103 @@ pub(crate) fn json_response(code: StatusCode, body: &impl Serialize) -> Response
     response
 }
 
+/// Adds one `Warning: 299 - "<text>"` header per warning (quotes and backslashes escaped).
+pub(crate) fn add_warnings(response: &mut Response, warnings: &[String]) {
+    for text in warnings {
+        let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(value) = HeaderValue::from_str(&format!("299 - \"{quoted}\"")) {
+            response
+                .headers_mut()
+                .append(axum::http::header::WARNING, value);
+        }
+    }
+}
+
 async fn not_found() -> ApiError {
     ApiError::no_such_path()
 }
 
-/// The answer to a method a served path does not support.
-async fn method_not_supported(method: Method, request: Request) -> ApiError {
-    // `/api/v1/<plural>` or `/api/v1/namespaces/<ns>/<plural>[/<name>]`.
-    let segments: Vec<&str> = request.uri().path().split('/').collect();
-    let plural = match segments.as_slice() {
-        ["", "api", "v1", "namespaces", _, plural, ..] => plural,
-        ["", "api", "v1", plural] => plural,
-        _ => return ApiError::no_such_path(),
+/// Responses larger than this are compressed for clients that accept gzip (kube-apiserver's
+/// `defaultGzipThresholdBytes`).
+const GZIP_THRESHOLD: u64 = 128 * 1024;
+
+/// Middleware: gzip for complete (not streamed) responses over [`GZIP_THRESHOLD`] when the
+/// request's `Accept-Encoding` allows it, as kube-apiserver does.
+async fn gzip(request: Request, next: Next) -> Response {
+    use axum::http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, VARY};
+    use http_body_util::BodyExt;
+    use std::io::Write;
+    let accepts = request
+        .headers()
+        .get(ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|e| e.split(';').next().unwrap_or("").trim() == "gzip")
+        });
+    let response = next.run(request).await;
+    let size = http_body::Body::size_hint(response.body()).exact();
+    if !accepts
+        || size.is_none_or(|n| n <= GZIP_THRESHOLD)
+        || response.headers().contains_key(CONTENT_ENCODING)
+    {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(collected) = body.collect().await else {
+        return ApiError::internal("reading a response body").into_response();
     };
-    let Some(resource) = resource::core(plural) else {
-        return ApiError::no_such_path();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let compressed = encoder
+        .write_all(&collected.to_bytes())
+        .and_then(|()| encoder.finish());
+    let Ok(compressed) = compressed else {
+        return ApiError::internal("compressing a response body").into_response();
     };
-    let verb = match method {
-        Method::PATCH => "patch",
-        Method::PUT => "update",
-        Method::POST => "create",
-        Method::DELETE if segments.len() == 6 => "deletecollection",
-        Method::DELETE => "delete",
-        _ => method.as_str(),
-    };
-    ApiError::method_not_supported(resource, &verb.to_lowercase())
+    parts.headers.remove(CONTENT_LENGTH);
+    parts
+        .headers
+        .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    parts
+        .headers
+        .append(VARY, HeaderValue::from_static("Accept-Encoding"));
+    Response::from_parts(parts, axum::body::Body::from(compressed))
 }
 
-/// Middleware: one log line per request (method, path, status, latency) at `--v` 1 and up.
+/// `GET /metrics`: the Prometheus text format.
+async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let store = state.store.clone();
+    let metrics = state.metrics.clone();
+    let text = tokio::task::spawn_blocking(move || metrics.render(&*store))
+        .await
+        .map_err(ApiError::internal)?;
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    Ok(response)
+}
+
+/// Middleware: request metrics, and one log line per request (method, path, status, latency)
+/// at `--v` 1 and up.
 async fn log_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if state.verbosity == 0 {
-        return next.run(request).await;
-    }
     let method = request.method().clone();
     let uri = request.uri().clone();
     let start = Instant::now();
     let response = next.run(request).await;
-    eprintln!(
-        "{method} {uri} {} {:.3}ms",
-        response.status().as_u16(),
-        start.elapsed().as_secs_f64() * 1000.0
-    );
+    let seconds = start.elapsed().as_secs_f64();
+    let info = crate::metrics::request_info(method.as_str(), uri.path(), uri.query().unwrap_or(""));
+    state
+        .metrics
+        .observe(&info, response.status().as_u16(), seconds);
+    if state.verbosity > 0 {
+        eprintln!(
+            "{method} {uri} {} {:.3}ms",
+            response.status().as_u16(),
+            seconds * 1000.0
+        );
+    }
     response
 }
 
@@ -123,11 +193,14 @@ mod tests {
     const TOKEN: &str = "test-token";
 
     fn app() -> Router {
+        let store = Arc::new(MemoryStorage::new());
+        ensure_system_namespaces(&*store).unwrap();
         router(AppState {
-            store: Arc::new(MemoryStorage::new()),
+            store,
             token: TOKEN.into(),
             address: "127.0.0.1:6443".into(),
             verbosity: 0,
+            metrics: Arc::default(),
         })
     }
 
@@ -155,15 +228,17 @@ mod tests {
     async fn unsupported_methods_name_the_verb() {
         let app = app();
         let cases = [
-            ("PATCH", "/api/v1/namespaces/default/configmaps/x", "patch"),
-            (
-                "DELETE",
-                "/api/v1/namespaces/default/configmaps",
-                "deletecollection",
-            ),
+            ("PATCH", "/api/v1/namespaces/default/configmaps", "patch"),
+            ("DELETE", "/api/v1/configmaps", "deletecollection"),
             ("PUT", "/api/v1/namespaces/default/configmaps", "update"),
             ("POST", "/api/v1/configmaps", "create"),
         ];
+        let (code, status) = call(&app, "PUT", "/api/v1/namespaces", Some(json!({}))).await;
+        assert_eq!(code, 405);
+        assert_eq!(
+            status["message"],
+            "update is not supported on resources of kind \"namespaces\""
+        );
         for (method, uri, verb) in cases {
             let (code, status) = call(&app, method, uri, Some(json!({}))).await;
             assert_eq!(code, 405, "{method} {uri}");
@@ -183,7 +258,10 @@ mod tests {
             "/api/v1/namespaces/default/pods/x",
             "/api/v1/pods",
             "/api/v2",
-            "/apis/apps/v1",
+            "/apis/batch/v1",
+            "/apis/apps/v1/namespaces/default/pods",
+            "/api/v1/namespaces/default/configmaps/x/status",
+            "/api/v1/namespaces/default/namespaces",
         ] {
             let (code, status) = call(&app, "GET", uri, None).await;
             assert_eq!(code, 404, "{uri}");
@@ -200,16 +278,25 @@ mod tests {
     #[tokio::test]
     async fn one_object_round_trips_through_the_routes() {
         let app = app();
-        let path = "/api/v1/namespaces/ns1/configmaps";
+        let path = "/api/v1/namespaces/default/configmaps";
         let body = json!({"metadata": {"name": "a"}, "data": {"k": "v"}});
         let (code, created) = call(&app, "POST", path, Some(body)).await;
         assert_eq!(code, 201);
-        assert_eq!(created["metadata"]["resourceVersion"], "1");
+        let rv = created["metadata"]["resourceVersion"].clone();
         let (code, got) = call(&app, "GET", &format!("{path}/a"), None).await;
         assert_eq!((code, &got), (200, &created));
         let (code, list) = call(&app, "GET", "/api/v1/configmaps", None).await;
         assert_eq!(code, 200);
-        assert_eq!(list["metadata"]["resourceVersion"], "1");
-        assert_eq!(list["items"][0]["metadata"]["namespace"], "ns1");
+        assert_eq!(list["metadata"]["resourceVersion"], rv);
+        assert_eq!(list["items"][0]["metadata"]["namespace"], "default");
+        let (code, status) = call(
+            &app,
+            "POST",
+            "/api/v1/namespaces/nope/configmaps",
+            Some(json!({"metadata": {"name": "a"}})),
+        )
+        .await;
+        assert_eq!(code, 404);
+        assert_eq!(status["message"], "namespaces \"nope\" not found");
     }
 }

@@ -1,38 +1,45 @@
-//! get, list, create, update and delete of namespaced objects (ConfigMaps so far).
+//! The resource verbs of every served kind: get, list, watch, create, update, patch, delete and
+//! deletecollection, under `/api/v1/...` and `/apis/<group>/<version>/...`.
 //!
 //! The write path follows kube-apiserver's generic registry: decode, check the URL against the
 //! body, set server-owned metadata, validate, then one storage transaction whose revision
-//! becomes the `resourceVersion` the client sees.
+//! becomes the `resourceVersion` the client sees (nothing is written under `dryRun=All`).
 
 use std::collections::HashMap;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header::CONTENT_LENGTH};
-use axum::response::Response;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header::CONTENT_LENGTH};
+use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::continue_token;
 use crate::error::{ApiError, FieldError};
+use crate::list_options::Read;
+use crate::negotiate::{self, BodyType, Output};
 use crate::object::{self, Object};
-use crate::resource::{self, Resource};
+use crate::openapi::Schema;
+use crate::patch;
+use crate::resource::{self, NAMESPACES, Resource};
+use crate::selectors::{FieldSelector, LabelSelector};
 use crate::server::AppState;
 use crate::status::{Status, StatusDetails};
 use crate::storage::{KeyValue, RangeRequest, Storage, StorageError, keys};
+use crate::table;
 use crate::validation;
 
 /// The largest request body accepted, as kube-apiserver's limit: 3 MiB.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
-/// How often an update or delete without a resourceVersion retries after losing a race.
+/// How often a write without a resourceVersion precondition retries after losing a race.
 const UNCONDITIONAL_RETRIES: usize = 5;
 
 /// The characters of a `generateName` suffix, as upstream picks them.
 const NAME_SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// Runs a storage call on the blocking pool.
-async fn storage<T: Send + 'static>(
+pub(crate) async fn storage<T: Send + 'static>(
     state: &AppState,
     call: impl FnOnce(&dyn Storage) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
@@ -40,13 +47,6 @@ async fn storage<T: Send + 'static>(
     tokio::task::spawn_blocking(move || call(&*store))
         .await
         .map_err(ApiError::internal)
-}
-
-/// The served namespaced resource named by a path segment.
-fn namespaced(plural: &str) -> Result<&'static Resource, ApiError> {
-    resource::core(plural)
-        .filter(|r| r.namespaced)
-        .ok_or_else(ApiError::no_such_path)
 }
 
 /// How much of an oversized body is read and dropped before answering 413, so that a client
@@ -82,36 +82,288 @@ async fn read_body(headers: &HeaderMap, mut body: Body) -> Result<Bytes, ApiErro
     Ok(Bytes::from(data))
 }
 
-/// `GET /api/v1/namespaces/{namespace}/{plural}`.
-pub async fn list(
-    State(state): State<AppState>,
-    Path((namespace, plural)): Path<(String, String)>,
-    Query(params): Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    let resource = namespaced(&plural)?;
-    list_objects(&state, resource, Some(namespace), &params).await
+/// One request to a resource: what the URL names, its query and headers.
+pub(crate) struct Call {
+    pub state: AppState,
+    pub resource: &'static Resource,
+    /// The namespace in the URL (None for cluster-scoped resources and all-namespace lists).
+    pub namespace: Option<String>,
+    pub params: HashMap<String, String>,
+    pub headers: HeaderMap,
+    /// The warnings for the response (`Warning: 299 - "..."`, one per distinct text).
+    pub warnings: std::sync::Mutex<Vec<String>>,
 }
 
-/// `GET /api/v1/{plural}`: a list across all namespaces.
-pub async fn list_all_namespaces(
-    State(state): State<AppState>,
-    Path(plural): Path<String>,
-    Query(params): Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    let resource = namespaced(&plural)?;
-    list_objects(&state, resource, None, &params).await
+/// What the `fieldValidation` parameter asks for unknown fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldValidation {
+    Ignore,
+    Warn,
+    Strict,
 }
 
-async fn list_objects(
-    state: &AppState,
-    resource: &'static Resource,
-    namespace: Option<String>,
-    params: &HashMap<String, String>,
+impl Call {
+    /// Adds a warning for the response (once per distinct text).
+    pub(crate) fn warn(&self, text: String) {
+        let mut warnings = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+        if !warnings.contains(&text) {
+            warnings.push(text);
+        }
+    }
+
+    /// The field manager of a write: `fieldManager`, else from the User-Agent.
+    pub(crate) fn manager(&self) -> String {
+        let agent = self
+            .headers
+            .get(axum::http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        crate::managed::manager_name(self.param("fieldManager"), agent)
+    }
+
+    /// `fieldValidation`: absent means Warn, as upstream.
+    fn field_validation(&self) -> Result<FieldValidation, ApiError> {
+        match self.param("fieldValidation") {
+            "" | "Warn" => Ok(FieldValidation::Warn),
+            "Ignore" => Ok(FieldValidation::Ignore),
+            "Strict" => Ok(FieldValidation::Strict),
+            other => Err(ApiError::bad_request(format!(
+                "fieldValidation must be one of Ignore, Warn or Strict, got {other:?}"
+            ))),
+        }
+    }
+
+    /// Drops the unknown fields of a body (or a patched object), as upstream's typed decoding
+    /// does, and reports them as `fieldValidation` asks: warnings (Warn), an error (Strict:
+    /// `strict` makes it), or not at all (Ignore).
+    fn prune_unknown_fields(
+        &self,
+        object: &mut Object,
+        raw_json: Option<&[u8]>,
+        strict: impl FnOnce(&Object, String) -> ApiError,
+    ) -> Result<(), ApiError> {
+        let validation = self.field_validation()?;
+        let Some(schema) = Schema::of(self.resource) else {
+            return Ok(());
+        };
+        let mut value = Value::Object(std::mem::take(object));
+        let original = (validation == FieldValidation::Strict).then(|| value.clone());
+        let unknown = schema.prune_unknown(&mut value);
+        let original = match original {
+            Some(Value::Object(o)) => o,
+            _ => Object::new(),
+        };
+        if let Value::Object(pruned) = value {
+            *object = pruned;
+        }
+        if validation == FieldValidation::Ignore {
+            return Ok(());
+        }
+        // A JSON body is walked as sent, for duplicates and the document's order.
+        let texts: Vec<String> = match raw_json.map(|raw| schema.strict_errors(raw)) {
+            Some(Ok(texts)) => texts,
+            _ => unknown
+                .iter()
+                .map(|f| format!("unknown field \"{f}\""))
+                .collect(),
+        };
+        match validation {
+            _ if texts.is_empty() => Ok(()),
+            FieldValidation::Strict => Err(strict(
+                &original,
+                format!("strict decoding error: {}", texts.join(", ")),
+            )),
+            _ => {
+                for text in texts {
+                    self.warn(text);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// [`Call::prune_unknown_fields`] for a create or update body (Strict: upstream's decoder
+    /// error, a 400).
+    fn check_unknown_fields(&self, object: &mut Object, body: &[u8]) -> Result<(), ApiError> {
+        let r = self.resource;
+        let json = negotiate::body_type(&self.headers)? == BodyType::Json;
+        self.prune_unknown_fields(object, json.then_some(body), |_, detail| {
+            ApiError::bad_request(format!(
+                "{} in version \"{}\" cannot be handled as a {}: {detail}",
+                r.kind, r.version, r.kind
+            ))
+        })
+    }
+
+    /// [`Call::prune_unknown_fields`] for a patched object (Strict: upstream's 422 naming the
+    /// patched object).
+    fn check_patched_fields(&self, object: &mut Object) -> Result<(), ApiError> {
+        self.prune_unknown_fields(object, None, |original, detail| {
+            ApiError::invalid_patch_fields(&Value::Object(original.clone()).to_string(), &detail)
+        })
+    }
+
+    fn param(&self, name: &str) -> &str {
+        self.params.get(name).map(String::as_str).unwrap_or("")
+    }
+
+    fn dry_run(&self) -> Result<bool, ApiError> {
+        match self.param("dryRun") {
+            "" => Ok(false),
+            "All" => Ok(true),
+            other => Err(ApiError::bad_request(format!(
+                "Invalid dry run value: {other:?}; the only valid value is \"All\""
+            ))),
+        }
+    }
+
+    fn key(&self, name: &str) -> String {
+        match &self.namespace {
+            Some(ns) if self.resource.namespaced => {
+                keys::namespaced(self.resource.plural, ns, name)
+            }
+            _ => keys::cluster(self.resource.plural, name),
+        }
+    }
+
+    pub(crate) fn prefix(&self) -> String {
+        keys::prefix(self.resource.plural, self.namespace.as_deref())
+    }
+}
+
+/// Answers a request under `/api/v1/<rest>` or `/apis/<group>/<version>/<rest>`.
+pub async fn dispatch(
+    state: AppState,
+    group: &str,
+    version: &str,
+    rest: &str,
+    request: Request,
 ) -> Result<Response, ApiError> {
-    let prefix = keys::prefix(resource.plural, namespace.as_deref());
-    let limit = match params.get("limit").map(String::as_str) {
-        None | Some("") => None,
-        Some(text) => match text.parse::<i64>() {
+    let segments: Vec<&str> = rest.split('/').collect();
+    let (plural, namespace, name) = match segments.as_slice() {
+        [plural] => (*plural, None, None),
+        ["namespaces", ns, plural] => (*plural, Some(*ns), None),
+        ["namespaces", ns, plural, name] => (*plural, Some(*ns), Some(*name)),
+        [plural, name] => (*plural, None, Some(*name)),
+        _ => return Err(ApiError::no_such_path()),
+    };
+    let resource = resource::find(group, version, plural).ok_or_else(ApiError::no_such_path)?;
+    if resource.namespaced != namespace.is_some() && (name.is_some() || !resource.namespaced) {
+        return Err(ApiError::no_such_path());
+    }
+    let (parts, body) = request.into_parts();
+    let params = axum::extract::Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+        .map(|q| q.0)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let call = Call {
+        state,
+        resource,
+        namespace: namespace.map(str::to_owned),
+        params,
+        headers: parts.headers,
+        warnings: std::sync::Mutex::new(Vec::new()),
+    };
+    let all_namespaces = resource.namespaced && namespace.is_none();
+    let method = parts.method;
+    match (name, &method) {
+        (None, &Method::GET) if call.param("watch") == "true" || call.param("watch") == "1" => {
+            super::watch::watch(call).await
+        }
+        (None, &Method::GET) => list(call).await,
+        (None, &Method::POST) if !all_namespaces => create(call, body).await,
+        (None, &Method::DELETE)
+            if !all_namespaces && resource.verbs.contains(&"deletecollection") =>
+        {
+            delete_collection(call, body).await
+        }
+        (Some(name), &Method::GET) => get(call, name).await,
+        (Some(name), &Method::PUT) => update(call, name, body).await,
+        (Some(name), &Method::PATCH) => patch(call, name, body).await,
+        (Some(name), &Method::DELETE) => delete(call, name, body).await,
+        _ => {
+            let verb = match method {
+                Method::PATCH => "patch",
+                Method::PUT => "update",
+                Method::POST => "create",
+                Method::DELETE if name.is_none() => "deletecollection",
+                Method::DELETE => "delete",
+                _ => method.as_str(),
+            };
+            Err(ApiError::method_not_supported(
+                resource,
+                &verb.to_lowercase(),
+            ))
+        }
+    }
+}
+
+/// A response with a body already encoded and its content type.
+fn encoded(code: StatusCode, bytes: Vec<u8>, content_type: &'static str) -> Response {
+    let mut response = (code, bytes).into_response();
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static(content_type),
+    );
+    response
+}
+
+/// Encodes a JSON value as the output asks (JSON or YAML).
+pub(crate) fn respond_value(code: StatusCode, value: &Value, output: Output) -> Response {
+    match output {
+        Output::Yaml => encoded(
+            code,
+            serde_norway::to_string(value)
+                .unwrap_or_default()
+                .into_bytes(),
+            "application/yaml",
+        ),
+        _ => super::json_response(code, value),
+    }
+}
+
+/// Answers one object in the representation the client accepts.
+fn respond_object(call: &Call, code: StatusCode, object: &Object) -> Result<Response, ApiError> {
+    let output = negotiate::output(&call.headers, false)?;
+    let value = match output {
+        Output::Table(version) => {
+            let rv = object::meta_str(object, "resourceVersion");
+            table::table(
+                call.resource,
+                &[object],
+                json!({"resourceVersion": rv}),
+                version,
+                true,
+            )
+        }
+        Output::Metadata(version) => table::partial_metadata(object, version),
+        Output::Json | Output::Yaml => Value::Object(object.clone()),
+    };
+    let mut response = respond_value(code, &value, output);
+    let warnings = call.warnings.lock().unwrap_or_else(|e| e.into_inner());
+    super::add_warnings(&mut response, &warnings);
+    Ok(response)
+}
+
+/// The selectors of a list or watch.
+pub(crate) fn selectors(call: &Call) -> Result<(LabelSelector, FieldSelector), ApiError> {
+    let labels =
+        LabelSelector::parse(call.param("labelSelector")).map_err(ApiError::bad_request)?;
+    let fields = FieldSelector::parse(call.param("fieldSelector"), call.resource.kind)
+        .map_err(ApiError::bad_request)?;
+    Ok((labels, fields))
+}
+
+/// `GET` of a collection.
+async fn list(call: Call) -> Result<Response, ApiError> {
+    let output = negotiate::output(&call.headers, true)?;
+    let resource = call.resource;
+    let (labels, fields) = selectors(&call)?;
+    let filtered =
+        !call.param("labelSelector").is_empty() || !call.param("fieldSelector").is_empty();
+    let prefix = call.prefix();
+    let limit = match call.param("limit") {
+        "" => None,
+        text => match text.parse::<i64>() {
             Ok(n) if n > 0 => Some(n as usize),
             Ok(_) => None,
             Err(_) => {
@@ -121,18 +373,26 @@ async fn list_objects(
             }
         },
     };
+    crate::list_options::validate(&call.params, false)?;
+    let read = crate::list_options::read(&call.params)?;
     let mut request = RangeRequest::prefix(&prefix);
-    request.limit = limit;
-    let continuing = match params.get("continue").map(String::as_str) {
-        None | Some("") => false,
-        Some(token) => {
+    // With selectors the page is filled from the whole rest of the range.
+    request.limit = if filtered { None } else { limit };
+    match read {
+        Read::Exact(rv) => request.revision = Some(rv),
+        Read::NotOlderThan(rv) => not_older_than(&call.state, rv).await?,
+        Read::Current => {}
+    }
+    let continuing = match call.param("continue") {
+        "" => false,
+        token => {
             let (revision, start) = continue_token::decode(token).map_err(ApiError::bad_request)?;
             request.from_key = Some(format!("{prefix}{start}"));
             request.revision = Some(revision);
             true
         }
     };
-    let response = storage(state, move |s| s.range(&request))
+    let response = storage(&call.state, move |s| s.range(&request))
         .await?
         .map_err(|e| match e {
             StorageError::Compacted { .. } if continuing => ApiError::expired(
@@ -142,58 +402,145 @@ async fn list_objects(
             other => ApiError::from_storage(other, resource, ""),
         })?;
     let mut items = Vec::with_capacity(response.kvs.len());
+    let mut last_key = None;
+    let mut more = response.more;
     for kv in &response.kvs {
-        let mut item = object::from_storage(kv, resource)?;
-        // Items of a typed list carry no type of their own.
-        item.remove("apiVersion");
-        item.remove("kind");
-        items.push(Value::Object(item));
+        let item = object::from_storage(kv, resource)?;
+        if filtered && !(labels.matches(&item) && fields.matches(&item)) {
+            continue;
+        }
+        if filtered && limit.is_some_and(|l| items.len() == l) {
+            more = true;
+            break;
+        }
+        last_key = Some(kv.key.clone());
+        items.push(item);
     }
     let mut metadata = json!({"resourceVersion": response.revision.to_string()});
-    if response.more
-        && let Some(last) = response.kvs.last()
-    {
-        let next = format!("{}\u{0}", &last.key[prefix.len()..]);
+    if more && let Some(last) = last_key {
+        let next = format!("{}\u{0}", &last[prefix.len()..]);
         metadata["continue"] = Value::from(continue_token::encode(response.revision, &next));
-        metadata["remainingItemCount"] = Value::from(response.count - response.kvs.len());
+        if !filtered {
+            metadata["remainingItemCount"] = Value::from(response.count - response.kvs.len());
+        }
     }
-    let body = json!({
-        "kind": resource.list_kind,
-        "apiVersion": resource.api_version(),
-        "metadata": metadata,
-        "items": items,
-    });
-    Ok(super::json_response(StatusCode::OK, &body))
+    let body = match output {
+        Output::Table(version) => {
+            let refs: Vec<&Object> = items.iter().collect();
+            table::table(resource, &refs, metadata, version, true)
+        }
+        Output::Metadata(version) => json!({
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": format!("meta.k8s.io/{version}"),
+            "metadata": metadata,
+            "items": items.iter().map(|o| {
+                let mut p = table::partial_metadata(o, version);
+                if let Some(m) = p.as_object_mut() { m.remove("kind"); m.remove("apiVersion"); }
+                p
+            }).collect::<Vec<_>>(),
+        }),
+        Output::Json | Output::Yaml => {
+            let items: Vec<Value> = items
+                .into_iter()
+                .map(|mut item| {
+                    // Items of a typed list carry no type of their own.
+                    item.remove("apiVersion");
+                    item.remove("kind");
+                    Value::Object(item)
+                })
+                .collect();
+            json!({
+                "kind": resource.list_kind,
+                "apiVersion": resource.api_version(),
+                "metadata": metadata,
+                "items": items,
+            })
+        }
+    };
+    Ok(respond_value(StatusCode::OK, &body, output))
 }
 
-/// `GET /api/v1/namespaces/{namespace}/{plural}/{name}`.
-pub async fn get(
-    State(state): State<AppState>,
-    Path((namespace, plural, name)): Path<(String, String, String)>,
-) -> Result<Response, ApiError> {
-    let resource = namespaced(&plural)?;
-    let key = keys::namespaced(resource.plural, &namespace, &name);
-    let (kv, _) = storage(&state, move |s| s.get(&key, None))
+/// The live object under `key`, or NotFound.
+pub(crate) async fn current(
+    state: &AppState,
+    resource: &'static Resource,
+    key: &str,
+    name: &str,
+) -> Result<KeyValue, ApiError> {
+    let key = key.to_owned();
+    let (kv, _) = storage(state, move |s| s.get(&key, None))
         .await?
-        .map_err(|e| ApiError::from_storage(e, resource, &name))?;
-    let kv = kv.ok_or_else(|| ApiError::not_found(resource, &name))?;
-    let object = object::from_storage(&kv, resource)?;
-    Ok(super::json_response(StatusCode::OK, &object))
+        .map_err(|e| ApiError::from_storage(e, resource, name))?;
+    kv.ok_or_else(|| ApiError::not_found(resource, name))
+}
+
+/// Checks that the store has reached `rv` (upstream waits a few seconds for it first; this
+/// server answers at once).
+async fn not_older_than(state: &AppState, rv: i64) -> Result<(), ApiError> {
+    let current = storage(state, |s| s.current_revision())
+        .await?
+        .map_err(ApiError::internal)?;
+    if rv > current {
+        return Err(ApiError::too_large_resource_version(rv, current));
+    }
+    Ok(())
+}
+
+/// `GET` of one object.
+async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
+    if let Some(rv) = crate::list_options::resource_version(&call.params)? {
+        not_older_than(&call.state, rv).await?;
+    }
+    let kv = current(&call.state, call.resource, &call.key(name), name).await?;
+    let object = object::from_storage(&kv, call.resource)?;
+    respond_object(&call, StatusCode::OK, &object)
+}
+
+/// Decodes a create or update body (JSON or YAML) into an object of the call's resource.
+fn decode_body(call: &Call, body: &[u8]) -> Result<Object, ApiError> {
+    let kind = negotiate::body_type(&call.headers)?;
+    match kind {
+        BodyType::Json | BodyType::Yaml => {}
+        BodyType::Protobuf => {
+            let object = crate::protobuf::decode(body, call.resource)?;
+            return object::check(Value::Object(object), call.resource);
+        }
+        _ => {
+            let ct = call
+                .headers
+                .get(axum::http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            return Err(negotiate::unsupported_media_type(ct));
+        }
+    }
+    let value = negotiate::parse_value(body, kind).map_err(|e| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): {e}",
+            call.resource.kind
+        ))
+    })?;
+    object::check(value, call.resource)
 }
 
 /// Checks the body's namespace against the URL's, and fills it in when absent.
-fn set_namespace(object: &mut Object, namespace: &str) -> Result<(), ApiError> {
+fn set_namespace(call: &Call, object: &mut Object) -> Result<(), ApiError> {
+    let Some(namespace) = &call.namespace else {
+        object::metadata_mut(object).remove("namespace");
+        return Ok(());
+    };
     let given = object::meta_str(object, "namespace");
     if !given.is_empty() && given != namespace {
         return Err(ApiError::bad_request(
             "the namespace of the provided object does not match the namespace sent on the request",
         ));
     }
-    object::metadata_mut(object).insert("namespace".to_owned(), Value::from(namespace));
+    object::metadata_mut(object).insert("namespace".to_owned(), Value::from(namespace.as_str()));
     Ok(())
 }
 
-/// Validates an object's name as upstream does for ConfigMaps (a DNS-1123 subdomain).
+/// Validates an object's name as upstream does: a DNS-1123 label for namespaces, a DNS-1035
+/// label for services, a DNS-1123 subdomain for the other served kinds.
 fn validate_name(resource: &Resource, name: &str) -> Result<(), ApiError> {
     if name.is_empty() {
         return Err(ApiError::invalid(
@@ -205,7 +552,11 @@ fn validate_name(resource: &Resource, name: &str) -> Result<(), ApiError> {
             )],
         ));
     }
-    let problems = validation::dns1123_subdomain(name);
+    let problems = match resource.kind {
+        "Namespace" => validation::dns1123_label(name),
+        "Service" => validation::dns1035_label(name),
+        _ => validation::dns1123_subdomain(name),
+    };
     if problems.is_empty() {
         return Ok(());
     }
@@ -226,145 +577,522 @@ fn generate_name(prefix: &str) -> Result<String, ApiError> {
     Ok(format!("{prefix}{suffix}"))
 }
 
-/// `POST /api/v1/namespaces/{namespace}/{plural}`.
-pub async fn create(
-    State(state): State<AppState>,
-    Path((namespace, plural)): Path<(String, String)>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let resource = namespaced(&plural)?;
-    let body = read_body(&headers, body).await?;
-    let mut object = object::decode(&body, resource)?;
-    set_namespace(&mut object, &namespace)?;
+/// Checks that the namespace of a create exists and is not being deleted.
+async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
+    let Some(namespace) = &call.namespace else {
+        return Ok(());
+    };
+    let key = keys::cluster(NAMESPACES.plural, namespace);
+    let kv = current(&call.state, &NAMESPACES, &key, namespace).await?;
+    let ns = object::from_storage(&kv, &NAMESPACES)?;
+    if !object::meta_str(&ns, "deletionTimestamp").is_empty() {
+        return Err(ApiError::forbidden(
+            call.resource,
+            name,
+            &format!(
+                "unable to create new content in namespace {namespace} because it is being terminated"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Defaults a kind's fields at create, as upstream's defaulting does for the ones clients
+/// print (types, phases, namespace finalizers).
+fn default_on_create(resource: &Resource, object: &mut Object) {
+    match resource.kind {
+        "Namespace" => {
+            let spec = object
+                .entry("spec")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(spec) = spec.as_object_mut() {
+                spec.entry("finalizers")
+                    .or_insert_with(|| json!(["kubernetes"]));
+            }
+            object.insert("status".to_owned(), json!({"phase": "Active"}));
+            // Upstream labels every namespace with its name.
+            let name = object::meta_str(object, "name").to_owned();
+            let meta = object::metadata_mut(object);
+            let labels = meta
+                .entry("labels")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(labels) = labels.as_object_mut() {
+                labels.insert("kubernetes.io/metadata.name".to_owned(), Value::from(name));
+            }
+        }
+        "Secret" => {
+            object.entry("type").or_insert_with(|| json!("Opaque"));
+        }
+        "Service" => {
+            if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.entry("type").or_insert_with(|| json!("ClusterIP"));
+                spec.entry("sessionAffinity")
+                    .or_insert_with(|| json!("None"));
+                if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
+                    for port in ports.iter_mut().filter_map(Value::as_object_mut) {
+                        port.entry("protocol").or_insert_with(|| json!("TCP"));
+                        if let Some(p) = port.get("port").cloned() {
+                            port.entry("targetPort").or_insert(p);
+                        }
+                    }
+                }
+            }
+        }
+        "Deployment" => {
+            object
+                .entry("spec")
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+                .map(|spec| spec.entry("replicas").or_insert_with(|| json!(1)));
+        }
+        _ => {}
+    }
+}
+
+/// Whether the kind counts `metadata.generation` (bumped when anything but metadata and
+/// status changes).
+fn has_generation(resource: &Resource) -> bool {
+    matches!(resource.kind, "Deployment" | "Service")
+}
+
+/// `POST` to a collection.
+async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let dry_run = call.dry_run()?;
+    let body = read_body(&call.headers, body).await?;
+    let mut object = decode_body(&call, &body)?;
+    call.check_unknown_fields(&mut object, &body)?;
+    set_namespace(&call, &mut object)?;
     let mut name = object::meta_str(&object, "name").to_owned();
     let generate = object::meta_str(&object, "generateName").to_owned();
     if name.is_empty() && !generate.is_empty() {
         name = generate_name(&generate)?;
     }
     validate_name(resource, &name)?;
+    check_namespace(&call, &name).await?;
     let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
     object::set_type(&mut object, resource);
+    object::metadata_mut(&mut object).insert("name".to_owned(), Value::from(name.as_str()));
+    default_on_create(resource, &mut object);
+    let generation = has_generation(resource);
     let meta = object::metadata_mut(&mut object);
+    for field in [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "resourceVersion",
+    ] {
+        meta.remove(field);
+    }
     meta.insert("name".to_owned(), Value::from(name.as_str()));
     meta.insert("uid".to_owned(), Value::from(uid));
     meta.insert(
         "creationTimestamp".to_owned(),
         Value::from(object::now_timestamp()),
     );
-    let key = keys::namespaced(resource.plural, &namespace, &name);
+    if generation {
+        meta.insert("generation".to_owned(), Value::from(1));
+    }
+    crate::managed::update(
+        resource,
+        None,
+        &mut object,
+        &call.manager(),
+        &object::now_timestamp(),
+    );
+    if dry_run {
+        return respond_object(&call, StatusCode::CREATED, &object);
+    }
+    let key = call.key(&name);
     let bytes = object::encode_for_storage(&object);
-    let kv = storage(&state, move |s| s.create(&key, &bytes))
+    let kv = storage(&call.state, move |s| s.create(&key, &bytes))
         .await?
         .map_err(|e| ApiError::from_storage(e, resource, &name))?;
     let created = object::from_storage(&kv, resource)?;
-    Ok(super::json_response(StatusCode::CREATED, &created))
+    respond_object(&call, StatusCode::CREATED, &created)
 }
 
-/// The resourceVersion a write was made against, if the client gave one.
-fn precondition(object: &Object) -> Result<Option<i64>, ApiError> {
-    match object::meta_str(object, "resourceVersion") {
-        "" => Ok(None),
-        text => text.parse::<i64>().map(Some).map_err(|_| {
-            ApiError::bad_request(format!(
-                "metadata.resourceVersion: Invalid value: {text:?}: must be a valid resourceVersion"
-            ))
-        }),
+/// What a write did to the object.
+pub(crate) enum Written {
+    /// The object as stored (or as it would be, under dry run).
+    Stored(Object),
+    /// The last finalizer of an object being deleted went away, so it was deleted.
+    Deleted(Object),
+}
+
+/// Carries the server-owned metadata of `old` into `new` and bumps `generation` when more
+/// than metadata and status changed.
+fn keep_server_fields(resource: &Resource, new: &mut Object, old: &Object) {
+    let changed_spec = {
+        let strip = |o: &Object| {
+            let mut o = o.clone();
+            o.remove("metadata");
+            o.remove("status");
+            o
+        };
+        strip(new) != strip(old)
+    };
+    let meta = object::metadata_mut(new);
+    let old_meta = old.get("metadata").and_then(Value::as_object);
+    for field in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+    ] {
+        match old_meta.and_then(|m| m.get(field)) {
+            Some(v) => meta.insert(field.to_owned(), v.clone()),
+            None => meta.remove(field),
+        };
+    }
+    if has_generation(resource) && changed_spec {
+        let g = meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
+        meta.insert("generation".to_owned(), Value::from(g + 1));
     }
 }
 
-/// The live object under `key`, or NotFound.
-async fn current(
+fn non_empty_list(value: Option<&Value>) -> bool {
+    value
+        .and_then(Value::as_array)
+        .is_some_and(|f| !f.is_empty())
+}
+
+/// Whether finalizers hold the object back from deletion: `metadata.finalizers`, and for a
+/// namespace also `spec.finalizers`.
+fn held(resource: &Resource, object: &Object) -> bool {
+    non_empty_list(object.get("metadata").and_then(|m| m.get("finalizers")))
+        || (resource.kind == "Namespace"
+            && non_empty_list(object.get("spec").and_then(|s| s.get("finalizers"))))
+}
+
+/// Reads the object, lets `change` make its new state, and writes it if the object is still
+/// at the revision read (retrying a lost race when the new state names no resourceVersion of
+/// its own). A resourceVersion in the new state that is not the current one is a Conflict.
+pub(crate) async fn modify(
     state: &AppState,
     resource: &'static Resource,
     key: &str,
     name: &str,
-) -> Result<KeyValue, ApiError> {
-    let key = key.to_owned();
-    let (kv, _) = storage(state, move |s| s.get(&key, None))
-        .await?
-        .map_err(|e| ApiError::from_storage(e, resource, name))?;
-    kv.ok_or_else(|| ApiError::not_found(resource, name))
+    dry_run: bool,
+    manager: &str,
+    change: impl Fn(Object) -> Result<Object, ApiError>,
+) -> Result<Written, ApiError> {
+    for _ in 0..UNCONDITIONAL_RETRIES {
+        let old_kv = current(state, resource, key, name).await?;
+        let old = object::from_storage(&old_kv, resource)?;
+        let mut new = change(old.clone())?;
+        let given = object::meta_str(&new, "resourceVersion").to_owned();
+        let conditional = !given.is_empty() && given != object::meta_str(&old, "resourceVersion");
+        if conditional {
+            let valid = given.parse::<i64>().is_ok();
+            if !valid {
+                return Err(ApiError::bad_request(format!(
+                    "metadata.resourceVersion: Invalid value: {given:?}: must be a valid resourceVersion"
+                )));
+            }
+            return Err(ApiError::conflict(resource, name));
+        }
+        object::set_type(&mut new, resource);
+        if object::meta_str(&new, "name") != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({}) does not match the name on the URL ({name})",
+                object::meta_str(&new, "name")
+            )));
+        }
+        keep_server_fields(resource, &mut new, &old);
+        crate::managed::update(
+            resource,
+            Some(&old),
+            &mut new,
+            manager,
+            &object::now_timestamp(),
+        );
+        let finish_delete =
+            !object::meta_str(&new, "deletionTimestamp").is_empty() && !held(resource, &new);
+        if dry_run {
+            return Ok(Written::Stored(new));
+        }
+        let (k, revision) = (key.to_owned(), old_kv.mod_revision);
+        if finish_delete {
+            match storage(state, move |s| s.delete(&k, revision)).await? {
+                Ok(_) => return Ok(Written::Deleted(new)),
+                Err(StorageError::Conflict { .. }) if given.is_empty() => continue,
+                Err(e) => return Err(ApiError::from_storage(e, resource, name)),
+            }
+        }
+        let bytes = object::encode_for_storage(&new);
+        match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
+            Ok(kv) => return Ok(Written::Stored(object::from_storage(&kv, resource)?)),
+            Err(StorageError::Conflict { .. }) if given.is_empty() => continue,
+            Err(e) => return Err(ApiError::from_storage(e, resource, name)),
+        }
+    }
+    Err(ApiError::conflict(resource, name))
 }
 
-/// `PUT /api/v1/namespaces/{namespace}/{plural}/{name}`.
-pub async fn update(
-    State(state): State<AppState>,
-    Path((namespace, plural, name)): Path<(String, String, String)>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let resource = namespaced(&plural)?;
-    let body = read_body(&headers, body).await?;
-    let mut object = object::decode(&body, resource)?;
+fn respond_written(call: &Call, written: Written) -> Result<Response, ApiError> {
+    match written {
+        Written::Stored(o) | Written::Deleted(o) => respond_object(call, StatusCode::OK, &o),
+    }
+}
+
+/// `PUT` of one object.
+async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
+    let dry_run = call.dry_run()?;
+    let body = read_body(&call.headers, body).await?;
+    let mut object = decode_body(&call, &body)?;
+    call.check_unknown_fields(&mut object, &body)?;
     let given = object::meta_str(&object, "name");
     if given != name {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({given}) does not match the name on the URL ({name})"
         )));
     }
-    set_namespace(&mut object, &namespace)?;
-    let expected = precondition(&object)?;
-    object::set_type(&mut object, resource);
-    let key = keys::namespaced(resource.plural, &namespace, &name);
-    for _ in 0..UNCONDITIONAL_RETRIES {
-        let old = current(&state, resource, &key, &name).await?;
-        if expected.is_some_and(|rv| rv != old.mod_revision) {
-            return Err(ApiError::conflict(resource, &name));
-        }
-        // uid and creationTimestamp belong to the server and stay as they were.
-        let old_object = object::from_storage(&old, resource)?;
-        let meta = object::metadata_mut(&mut object);
-        for field in ["uid", "creationTimestamp"] {
-            match object::meta_str(&old_object, field) {
-                "" => meta.remove(field),
-                value => meta.insert(field.to_owned(), Value::from(value)),
-            };
-        }
-        let bytes = object::encode_for_storage(&object);
-        let (k, revision) = (key.clone(), old.mod_revision);
-        match storage(&state, move |s| s.update(&k, &bytes, revision)).await? {
-            Ok(kv) => {
-                let updated = object::from_storage(&kv, resource)?;
-                return Ok(super::json_response(StatusCode::OK, &updated));
-            }
-            // Lost a race without a precondition of our own: read again and retry.
-            Err(StorageError::Conflict { .. }) if expected.is_none() => continue,
-            Err(e) => return Err(ApiError::from_storage(e, resource, &name)),
-        }
-    }
-    Err(ApiError::conflict(resource, &name))
+    set_namespace(&call, &mut object)?;
+    let key = call.key(name);
+    let manager = call.manager();
+    let written = modify(
+        &call.state,
+        call.resource,
+        &key,
+        name,
+        dry_run,
+        &manager,
+        |_| Ok(object.clone()),
+    )
+    .await?;
+    respond_written(&call, written)
 }
 
-/// `DELETE /api/v1/namespaces/{namespace}/{plural}/{name}`: answers a `Success` status.
-pub async fn delete(
-    State(state): State<AppState>,
-    Path((namespace, plural, name)): Path<(String, String, String)>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let resource = namespaced(&plural)?;
-    // DeleteOptions (propagationPolicy, preconditions, ...) are read but not acted on yet.
-    read_body(&headers, body).await?;
-    let key = keys::namespaced(resource.plural, &namespace, &name);
-    for _ in 0..UNCONDITIONAL_RETRIES {
-        let old = current(&state, resource, &key, &name).await?;
-        let (k, revision) = (key.clone(), old.mod_revision);
-        match storage(&state, move |s| s.delete(&k, revision)).await? {
-            Ok((deleted, _)) => {
-                let object = object::from_storage(&deleted, resource)?;
-                let status = Status::success(StatusDetails {
-                    name: name.clone(),
-                    group: resource.group.to_owned(),
-                    kind: resource.plural.to_owned(),
-                    uid: object::meta_str(&object, "uid").to_owned(),
-                    ..StatusDetails::default()
-                });
-                return Ok(super::json_response(StatusCode::OK, &status));
+/// `PATCH` of one object: JSON patch, merge patch or strategic merge patch.
+async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let dry_run = call.dry_run()?;
+    let kind = negotiate::body_type(&call.headers)?;
+    if !matches!(
+        kind,
+        BodyType::JsonPatch | BodyType::MergePatch | BodyType::StrategicMergePatch
+    ) || call.headers.get(axum::http::header::CONTENT_TYPE).is_none()
+    {
+        return Err(ApiError::unsupported_media_type(
+            "the body of the request was in an unknown format - accepted media types include: \
+             application/json-patch+json, application/merge-patch+json, \
+             application/strategic-merge-patch+json"
+                .to_owned(),
+        ));
+    }
+    let body = read_body(&call.headers, body).await?;
+    let patch_value: Value = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+    let key = call.key(name);
+    let manager = call.manager();
+    let written = modify(
+        &call.state,
+        resource,
+        &key,
+        name,
+        dry_run,
+        &manager,
+        |old| {
+            let mut target = Value::Object(old);
+            match kind {
+                BodyType::JsonPatch => {
+                    patch::json_patch(&mut target, &patch_value).map_err(|e| match e {
+                        patch::JsonPatchError::Decode(e) => ApiError::bad_request(e),
+                        patch::JsonPatchError::Apply(_) => ApiError::patch_not_applied(),
+                    })?
+                }
+                BodyType::MergePatch => {
+                    if !patch_value.is_object() {
+                        return Err(ApiError::bad_request(
+                            "error decoding patch: a merge patch must be a JSON object",
+                        ));
+                    }
+                    patch::merge_patch(&mut target, &patch_value)
+                }
+                _ => patch::strategic_merge(&mut target, &patch_value, Schema::of(resource))
+                    .map_err(ApiError::bad_request)?,
             }
+            let mut patched = object::check(target, resource)?;
+            call.check_patched_fields(&mut patched)?;
+            Ok(patched)
+        },
+    )
+    .await?;
+    respond_written(&call, written)
+}
+
+/// `DeleteOptions` as far as this server acts on them.
+#[derive(Default)]
+pub(crate) struct DeleteOptions {
+    uid: Option<String>,
+    resource_version: Option<String>,
+    /// `dryRun: ["All"]` in the body (kubectl sends it there rather than in the query).
+    dry_run: bool,
+}
+
+fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(DeleteOptions::default());
+    }
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+    let pre = &value["preconditions"];
+    let dry_run = match &value["dryRun"] {
+        Value::Null => false,
+        Value::Array(a) if a.is_empty() => false,
+        Value::Array(a) if a.len() == 1 && a[0] == "All" => true,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "Invalid dry run value: {other}; the only valid value is \"All\""
+            )));
+        }
+    };
+    Ok(DeleteOptions {
+        uid: pre["uid"].as_str().map(str::to_owned),
+        resource_version: pre["resourceVersion"].as_str().map(str::to_owned),
+        dry_run,
+    })
+}
+
+/// Deletes one object: at once if it has no finalizers, else by setting `deletionTimestamp`
+/// (namespaces go Terminating and are finalized by [`super::namespaces`]).
+pub(crate) async fn delete_object(
+    state: &AppState,
+    resource: &'static Resource,
+    key: &str,
+    name: &str,
+    options: &DeleteOptions,
+    dry_run: bool,
+) -> Result<Written, ApiError> {
+    for _ in 0..UNCONDITIONAL_RETRIES {
+        let old_kv = current(state, resource, key, name).await?;
+        let old = object::from_storage(&old_kv, resource)?;
+        if let Some(uid) = &options.uid
+            && uid != object::meta_str(&old, "uid")
+        {
+            return Err(ApiError::conflict_because(
+                resource,
+                name,
+                &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    object::meta_str(&old, "uid")
+                ),
+            ));
+        }
+        if let Some(rv) = &options.resource_version
+            && rv != object::meta_str(&old, "resourceVersion")
+        {
+            return Err(ApiError::conflict_because(
+                resource,
+                name,
+                &format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                    object::meta_str(&old, "resourceVersion")
+                ),
+            ));
+        }
+        if held(resource, &old) {
+            if !object::meta_str(&old, "deletionTimestamp").is_empty() {
+                return Ok(Written::Stored(old));
+            }
+            let mut new = old.clone();
+            let meta = object::metadata_mut(&mut new);
+            meta.insert(
+                "deletionTimestamp".to_owned(),
+                Value::from(object::now_timestamp()),
+            );
+            meta.insert("deletionGracePeriodSeconds".to_owned(), Value::from(0));
+            if resource.kind == "Namespace" {
+                new.insert("status".to_owned(), json!({"phase": "Terminating"}));
+            }
+            if dry_run {
+                return Ok(Written::Stored(new));
+            }
+            let bytes = object::encode_for_storage(&new);
+            let (k, revision) = (key.to_owned(), old_kv.mod_revision);
+            match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
+                Ok(kv) => {
+                    if resource.kind == "Namespace" {
+                        super::namespaces::start_finalizing(state.clone(), name.to_owned());
+                    }
+                    return Ok(Written::Stored(object::from_storage(&kv, resource)?));
+                }
+                Err(StorageError::Conflict { .. }) => continue,
+                Err(e) => return Err(ApiError::from_storage(e, resource, name)),
+            }
+        }
+        if dry_run {
+            return Ok(Written::Deleted(old));
+        }
+        let (k, revision) = (key.to_owned(), old_kv.mod_revision);
+        match storage(state, move |s| s.delete(&k, revision)).await? {
+            Ok(_) => return Ok(Written::Deleted(old)),
             Err(StorageError::Conflict { .. }) => continue,
-            Err(e) => return Err(ApiError::from_storage(e, resource, &name)),
+            Err(e) => return Err(ApiError::from_storage(e, resource, name)),
         }
     }
-    Err(ApiError::conflict(resource, &name))
+    Err(ApiError::conflict(resource, name))
+}
+
+/// `DELETE` of one object: the object while finalizers hold it, else a `Success` status.
+async fn delete(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let dry_run = call.dry_run()?;
+    let body = read_body(&call.headers, body).await?;
+    let options = delete_options(&body)?;
+    let dry_run = dry_run || options.dry_run;
+    let key = call.key(name);
+    match delete_object(&call.state, resource, &key, name, &options, dry_run).await? {
+        Written::Stored(object) => respond_object(&call, StatusCode::OK, &object),
+        Written::Deleted(object) => {
+            let status = Status::success(StatusDetails {
+                name: name.to_owned(),
+                group: resource.group.to_owned(),
+                kind: resource.plural.to_owned(),
+                uid: object::meta_str(&object, "uid").to_owned(),
+                ..StatusDetails::default()
+            });
+            Ok(super::json_response(StatusCode::OK, &status))
+        }
+    }
+}
+
+/// `DELETE` of a collection: deletes every object the selectors match, answering the list of
+/// what was deleted (or is now being deleted).
+async fn delete_collection(call: Call, body: Body) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let dry_run = call.dry_run()?;
+    let body = read_body(&call.headers, body).await?;
+    let options = delete_options(&body)?;
+    let dry_run = dry_run || options.dry_run;
+    let (labels, fields) = selectors(&call)?;
+    let request = RangeRequest::prefix(call.prefix());
+    let response = storage(&call.state, move |s| s.range(&request))
+        .await?
+        .map_err(|e| ApiError::from_storage(e, resource, ""))?;
+    let mut items = Vec::new();
+    for kv in &response.kvs {
+        let item = object::from_storage(kv, resource)?;
+        if !(labels.matches(&item) && fields.matches(&item)) {
+            continue;
+        }
+        let name = object::meta_str(&item, "name").to_owned();
+        match delete_object(&call.state, resource, &kv.key, &name, &options, dry_run).await {
+            Ok(Written::Stored(mut o) | Written::Deleted(mut o)) => {
+                o.remove("apiVersion");
+                o.remove("kind");
+                items.push(Value::Object(o));
+            }
+            Err(e) if e.code == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let body = json!({
+        "kind": resource.list_kind,
+        "apiVersion": resource.api_version(),
+        "metadata": {"resourceVersion": response.revision.to_string()},
+        "items": items,
+    });
+    Ok(super::json_response(StatusCode::OK, &body))
 }

@@ -49,6 +49,7 @@ pub enum Auth<'a> {
 pub struct Reply {
     pub code: u16,
     pub content_type: String,
+    pub headers: hyper::HeaderMap,
     pub body: Vec<u8>,
 }
 
@@ -154,6 +155,37 @@ impl Server {
         body: Option<Vec<u8>>,
         auth: Auth<'_>,
     ) -> Reply {
+        let content_type: &[(&str, &str)] = if body.is_some() {
+            &[("content-type", "application/json")]
+        } else {
+            &[]
+        };
+        self.request_with(method, path, body, auth, content_type)
+            .await
+    }
+
+    /// Sends one request with the admin token and these headers (an `accept` given here
+    /// replaces the default `application/json`).
+    pub async fn send_with(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        self.request_with(method, path, body, Auth::Admin, headers)
+            .await
+    }
+
+    /// Sends one request over a new connection with extra headers.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+        auth: Auth<'_>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let tcp = TcpStream::connect(&self.address).await.unwrap();
         let name = ServerName::try_from("127.0.0.1").unwrap();
         let tls = self.tls.connect(name, tcp).await.unwrap();
@@ -166,16 +198,22 @@ impl Server {
             .method(method)
             .uri(path)
             .header("host", &self.address)
-            .header("accept", "application/json");
+            .header(
+                "accept",
+                headers
+                    .iter()
+                    .find(|(k, _)| *k == "accept")
+                    .map_or("application/json", |(_, v)| v),
+            );
+        for (name, value) in headers.iter().filter(|(k, _)| *k != "accept") {
+            request = request.header(*name, *value);
+        }
         match auth {
             Auth::Admin => {
                 request = request.header("authorization", format!("Bearer {}", self.token))
             }
             Auth::Token(t) => request = request.header("authorization", format!("Bearer {t}")),
             Auth::None => {}
-        }
-        if body.is_some() {
-            request = request.header("content-type", "application/json");
         }
         let request = request
             .body(Full::new(Bytes::from(body.unwrap_or_default())))
@@ -187,6 +225,7 @@ impl Server {
             .get("content-type")
             .map(|v| v.to_str().unwrap().to_owned())
             .unwrap_or_default();
+        let headers = response.headers().clone();
         let body = response
             .into_body()
             .collect()
@@ -197,6 +236,7 @@ impl Server {
         Reply {
             code,
             content_type,
+            headers,
             body,
         }
     }
@@ -228,4 +268,97 @@ fn connector(ca_pem: &[u8]) -> TlsConnector {
         .with_root_certificates(roots)
         .with_no_client_auth();
     TlsConnector::from(Arc::new(config))
+}
+
+/// A real client the tests drive: kubectl or the Python interpreter of the venv `.ci/run`
+/// makes (`target/venv-ci`), or the one named by an environment variable.
+///
+/// `None` means the test is to be skipped; it prints why. Under `CI=true` a missing tool
+/// fails the test instead, since CI installs it.
+pub fn real_client(env: &str, venv_name: &str, test: &str) -> Option<PathBuf> {
+    let path = match std::env::var_os(env) {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../target/venv-ci/bin")
+            .join(venv_name),
+    };
+    if path.is_file() {
+        return Some(path);
+    }
+    let why = format!(
+        "{test} ({venv_name} not found at {}; set {env} or run .ci/run, which installs it)",
+        path.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1") {
+        panic!("missing under CI=true: {why}");
+    }
+    // Straight to stderr, not through `eprintln!`, so that the test harness does not capture
+    // it: `cargo test` shows the line for tests that pass.
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {why}");
+    None
+}
+
+/// What a client process did.
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl std::fmt::Debug for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs a command to its end, killing it after `limit`.
+pub fn run_bounded(mut command: Command, stdin: Option<&str>, limit: std::time::Duration) -> Ran {
+    use std::io::{Read, Write};
+    command
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("starting the client");
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(input.as_bytes()).unwrap();
+    }
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = std::time::Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code().unwrap_or(-1);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break -9;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Ran {
+        code,
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Vendors the OpenAPI v3 documents kcel-apiserver serves at /openapi/v3.
+
+Reads the Kubernetes 1.37 documents in ../shared/k8s-openapi/v1.37/openapi-v3/ (see that
+folder's README for their provenance) and writes, for each group-version served, one document
+with only the paths of the served resources and the schemas they reach. Every `description`
+text is stripped (schemas, extensions and operations are kept), so `kubectl explain` shows
+fields and types without upstream's prose.
+
+Usage: python3 apiserver/openapi/generate.py [SHARED_DIR]   (run from the repository root;
+SHARED_DIR defaults to ../shared). The output is committed; tests and the server never read
+../shared.
+"""
+
+import gzip
+import json
+import os
+import re
+import sys
+
+# Group-version key -> served plural resources. Keep in step with src/resource.rs (SERVED);
+# a unit test there checks that every served resource has its paths here.
+SERVED = {
+    "api/v1": ["namespaces", "configmaps", "secrets", "services", "serviceaccounts", "events"],
+    "apis/apps/v1": ["deployments"],
+    "apis/coordination.k8s.io/v1": ["leases"],
+    # Not stored: kubectl auth can-i posts these (as protobuf).
+    "apis/authorization.k8s.io/v1": ["selfsubjectaccessreviews"],
+}
+
+
+def strip_descriptions(node):
+    """Removes every `description` whose value is text (a property named "description" stays)."""
+    if isinstance(node, dict):
+        return {
+            k: strip_descriptions(v)
+            for k, v in node.items()
+            if not (k == "description" and isinstance(v, str))
+        }
+    if isinstance(node, list):
+        return [strip_descriptions(v) for v in node]
+    return node
+
+
+def served_path(path, prefix, plurals):
+    """Whether `path` is a collection, item or watch path of a served resource (no subresources)."""
+    rest = path[len(prefix):]
+    if not path.startswith(prefix):
+        return False
+    rest = rest.removeprefix("/watch")
+    for plural in plurals:
+        patterns = [
+            rf"/{plural}",
+            rf"/{plural}/\{{name\}}",
+            rf"/namespaces/\{{namespace\}}/{plural}",
+            rf"/namespaces/\{{namespace\}}/{plural}/\{{name\}}",
+        ]
+        if any(re.fullmatch(p, rest) for p in patterns):
+            return True
+    return False
+
+
+def refs(node, found):
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            found.add(ref[len("#/components/schemas/"):])
+        for v in node.values():
+            refs(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            refs(v, found)
+
+
+def vendor(doc, key, plurals):
+    prefix = "/" + key
+    paths = {p: v for p, v in doc["paths"].items() if served_path(p, prefix, plurals)}
+    schemas = doc["components"]["schemas"]
+    keep, todo = set(), set()
+    refs(paths, todo)
+    while todo:
+        name = todo.pop()
+        if name in keep:
+            continue
+        keep.add(name)
+        found = set()
+        refs(schemas[name], found)
+        todo |= found - keep
+    out = dict(doc)
+    out["paths"] = paths
+    out["components"] = dict(doc["components"])
+    out["components"]["schemas"] = {n: schemas[n] for n in sorted(keep)}
+    return strip_descriptions(out)
+
+
+def main():
+    shared = sys.argv[1] if len(sys.argv) > 1 else "../shared"
+    source = os.path.join(shared, "k8s-openapi", "v1.37", "openapi-v3")
+    here = os.path.dirname(os.path.abspath(__file__))
+    for key, plurals in SERVED.items():
+        name = key.replace("/", "__") + "_openapi.json"
+        with gzip.open(os.path.join(source, name + ".gz")) as f:
+            doc = json.load(f)
+        vendored = vendor(doc, key, plurals)
+        missing = [p for p in plurals if not any(f"/{p}" in q for q in vendored["paths"])]
+        if missing:
+            sys.exit(f"{key}: no paths for {missing}")
+        with open(os.path.join(here, name), "w") as f:
+            json.dump(vendored, f, indent=2, sort_keys=True)
+            f.write("\n")
+        print(f"{name}: {len(vendored['paths'])} paths, "
+              f"{len(vendored['components']['schemas'])} schemas")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+//! Metrics at `/metrics` in the Prometheus text format, with kube-apiserver's names and labels
+//! for the ones served: `apiserver_request_total`, `apiserver_request_duration_seconds`,
+//! `apiserver_requested_deprecated_apis` and `apiserver_storage_objects`.
+
+use prometheus::{
+    Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry,
+    TextEncoder,
+};
+
+use crate::resource::{self, Resource};
+use crate::storage::{RangeRequest, Storage, keys};
+
+/// The request buckets of kube-apiserver's `apiserver_request_duration_seconds`.
+const DURATION_BUCKETS: &[f64] = &[
+    0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+    10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
+];
+
+const REQUEST_LABELS: &[&str] = &[
+    "verb",
+    "dry_run",
+    "group",
+    "version",
+    "resource",
+    "subresource",
+    "scope",
+    "component",
+];
+
+/// The metrics of one server.
+pub struct Metrics {
+    registry: Registry,
+    requests: IntCounterVec,
+    durations: HistogramVec,
+    objects: IntGaugeVec,
+}
+
+/// What a request was, as kube-apiserver's RequestInfo labels it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RequestInfo {
+    /// `GET`, `LIST`, `WATCH`, `POST`, `PUT`, `PATCH`, `DELETE`, `DELETECOLLECTION` for
+    /// resources; the HTTP method otherwise.
+    pub verb: String,
+    /// The API group.
+    pub group: String,
+    /// The API version.
+    pub version: String,
+    /// The resource (plural).
+    pub resource: String,
+    /// `resource` (one object), `namespace` (a namespace's collection), `cluster`.
+    pub scope: String,
+    /// `All` under dry run.
+    pub dry_run: String,
+}
+
+/// Labels a request from its method, path and query.
+pub fn request_info(method: &str, path: &str, query: &str) -> RequestInfo {
+    let has = |name: &str, value: &str| {
+        query
+            .split('&')
+            .any(|p| p == format!("{name}={value}") || (value.is_empty() && p == name))
+    };
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let (group, version, rest) = match segments.as_slice() {
+        ["api", version, rest @ ..] => ("", *version, rest),
+        ["apis", group, version, rest @ ..] => (*group, *version, rest),
+        _ => ("", "", &[] as &[&str]),
+    };
+    let (plural, namespaced, name) = match rest {
+        [plural] => (*plural, false, false),
+        ["namespaces", _, plural] => (*plural, true, false),
+        ["namespaces", _, plural, _] => (*plural, true, true),
+        [plural, _] => (*plural, false, true),
+        _ => ("", false, false),
+    };
+    let known: Option<&Resource> = resource::find(group, version, plural);
+    let Some(r) = known else {
+        return RequestInfo {
+            verb: method.to_owned(),
+            ..RequestInfo::default()
+        };
+    };
+    // The route verbs kube-apiserver's metrics report (POST for create, PUT for update).
+    let verb = match (method, name) {
+        ("GET", true) => "GET",
+        ("GET", false) if has("watch", "true") || has("watch", "1") => "WATCH",
+        ("GET", false) => "LIST",
+        ("DELETE", false) => "DELETECOLLECTION",
+        (other, _) => other,
+    };
+    let scope = if name {
+        "resource"
+    } else if namespaced {
+        "namespace"
+    } else {
+        "cluster"
+    };
+    RequestInfo {
+        verb: verb.to_owned(),
+        group: r.group.to_owned(),
+        version: r.version.to_owned(),
+        resource: r.plural.to_owned(),
+        scope: scope.to_owned(),
+        dry_run: if has("dryRun", "All") {
+            "All".to_owned()
+        } else {
+            String::new()
+        },
+    }
+}
+
+impl Metrics {
+    /// The metrics, registered.
+    pub fn new() -> Self {
+        let registry = Registry::new();
+        let mut with_code = REQUEST_LABELS.to_vec();
+        with_code.push("code");
+        let requests = IntCounterVec::new(
+            Opts::new(
+                "apiserver_request_total",
+                "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+            ),
+            &with_code,
+        )
+        .expect("valid metric");
+        let durations = HistogramVec::new(
+            HistogramOpts::new(
+                "apiserver_request_duration_seconds",
+                "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+            )
+            .buckets(DURATION_BUCKETS.to_vec()),
+            REQUEST_LABELS,
+        )
+        .expect("valid metric");
+        let deprecated = GaugeVec::new(
+            Opts::new(
+                "apiserver_requested_deprecated_apis",
+                "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
+            ),
+            &["group", "version", "resource", "subresource", "removed_release"],
+        )
+        .expect("valid metric");
+        let objects = IntGaugeVec::new(
+            Opts::new(
+                "apiserver_storage_objects",
+                "Number of stored objects at the time of last check split by kind.",
+            ),
+            &["resource"],
+        )
+        .expect("valid metric");
+        for metric in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(durations.clone()),
+            Box::new(deprecated),
+            Box::new(objects.clone()),
+        ] {
+            registry.register(metric).expect("metric names are unique");
+        }
+        Metrics {
+            registry,
+            requests,
+            durations,
+            objects,
+        }
+    }
+
+    /// Records one finished request (watches count, but their duration is not a latency).
+    pub fn observe(&self, info: &RequestInfo, code: u16, seconds: f64) {
+        let labels = [
+            info.verb.as_str(),
+            info.dry_run.as_str(),
+            info.group.as_str(),
+            info.version.as_str(),
+            info.resource.as_str(),
+            "",
+            info.scope.as_str(),
+            "apiserver",
+        ];
+        let code = code.to_string();
+        let mut with_code = labels.to_vec();
+        with_code.push(&code);
+        self.requests.with_label_values(&with_code).inc();
+        if info.verb != "WATCH" {
+            self.durations.with_label_values(&labels).observe(seconds);
+        }
+    }
+
+    /// The text exposition, with the object counts read from `store` now.
+    pub fn render(&self, store: &dyn Storage) -> String {
+        for r in resource::SERVED {
+            let request = RangeRequest::prefix(keys::prefix(r.plural, None)).limit(1);
+            if let Ok(range) = store.range(&request) {
+                let name = if r.group.is_empty() {
+                    r.plural.to_owned()
+                } else {
+                    format!("{}.{}", r.plural, r.group)
+                };
+                self.objects
+                    .with_label_values(&[name.as_str()])
+                    .set(range.count as i64);
+            }
+        }
+        let mut out = Vec::new();
+        TextEncoder::new()
+            .encode(&self.registry.gather(), &mut out)
+            .expect("text encoding never fails");
+        String::from_utf8(out).expect("the text format is UTF-8")
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::memory::MemoryStorage;
+
+    #[test]
+    fn requests_are_labelled_like_kube_apiserver() {
+        let info = request_info("GET", "/api/v1/namespaces/default/configmaps", "watch=true");
+        assert_eq!(
+            (info.verb.as_str(), info.scope.as_str()),
+            ("WATCH", "namespace")
+        );
+        let info = request_info(
+            "PATCH",
+            "/apis/apps/v1/namespaces/a/deployments/x",
+            "dryRun=All",
+        );
+        assert_eq!(
+            (
+                info.verb.as_str(),
+                info.group.as_str(),
+                info.resource.as_str(),
+                info.dry_run.as_str()
+            ),
+            ("PATCH", "apps", "deployments", "All")
+        );
+        assert_eq!(request_info("GET", "/api/v1/namespaces", "").verb, "LIST");
+        assert_eq!(request_info("GET", "/version", "").verb, "GET");
+        let metrics = Metrics::new();
+        metrics.observe(&request_info("GET", "/api/v1/namespaces/x", ""), 200, 0.01);
+        let text = metrics.render(&MemoryStorage::new());
+        assert!(text.contains(r#"apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="GET",version="v1"} 1"#), "{text}");
+        assert!(text.contains(r#"apiserver_storage_objects{resource="deployments.apps"} 0"#));
+    }
+}

@@ -1,0 +1,65 @@
+//! `/openapi/v3` and `/openapi/v3/<key>`, as kube-openapi serves them: the index names each
+//! document with its hash; a document asked for with its current hash is immutable, one asked
+//! for with a stale hash is redirected to the current URL.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+use crate::openapi;
+
+/// `GET /openapi/v3`.
+pub async fn index() -> Response {
+    super::json_response(StatusCode::OK, &openapi::index())
+}
+
+/// `GET /openapi/v3/<key>`.
+pub async fn document(
+    Path(key): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let doc = openapi::document(&key).ok_or_else(ApiError::no_such_path)?;
+    let url = format!("/openapi/v3/{}?hash={}", doc.key, doc.hash);
+    match params.get("hash") {
+        Some(hash) if *hash != doc.hash => {
+            let mut response = StatusCode::MOVED_PERMANENTLY.into_response();
+            if let Ok(v) = HeaderValue::from_str(&url) {
+                response.headers_mut().insert(header::LOCATION, v);
+            }
+            Ok(response)
+        }
+        hash => {
+            let mut response = (StatusCode::OK, doc.bytes).into_response();
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            if let Ok(v) = HeaderValue::from_str(&format!("\"{}\"", doc.hash)) {
+                headers.insert(header::ETAG, v);
+            }
+            if hash.is_some() {
+                headers.insert(
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("public, immutable"),
+                );
+                headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+                let expires = (chrono::Utc::now() + chrono::Duration::days(365))
+                    .format("%a, %d %b %Y %H:%M:%S GMT")
+                    .to_string();
+                if let Ok(v) = HeaderValue::from_str(&expires) {
+                    headers.insert(header::EXPIRES, v);
+                }
+            } else {
+                headers.insert(
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("no-cache, private"),
+                );
+            }
+            Ok(response)
+        }
+    }
+}

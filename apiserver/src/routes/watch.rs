@@ -1,0 +1,220 @@
+//! `?watch=true`: a chunked stream of JSON watch events (`{"type":..,"object":..}` per line).
+//!
+//! Without a resourceVersion (or with `0`) the stream starts with an `ADDED` event for every
+//! object that exists; with `resourceVersion=N` it starts after N. `sendInitialEvents=true`
+//! sends the current state first and, with `allowWatchBookmarks=true`, ends it with a
+//! `BOOKMARK` annotated `k8s.io/initial-events-end: "true"` (what `kubectl wait` waits for).
+//! Label and field selectors filter events, turning an object that starts or stops matching
+//! into `ADDED` / `DELETED` as kube-apiserver's watch cache does. The stream ends after
+//! `timeoutSeconds` or when the client goes away.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header::CONTENT_TYPE};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::objects::{Call, selectors, storage};
+use crate::error::ApiError;
+use crate::negotiate::{self, Output};
+use crate::object::{self, Object};
+use crate::resource::Resource;
+use crate::storage::{EventKind, RangeRequest, StorageError};
+use crate::table;
+
+/// The longest a watch stays open without `timeoutSeconds` (kube-apiserver's default
+/// `--min-request-timeout`).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// How often a watch that allows bookmarks gets one.
+const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
+/// Encodes events for one watch: JSON objects or one-row Tables.
+struct Encoder {
+    resource: &'static Resource,
+    output: Output,
+    first: bool,
+}
+
+impl Encoder {
+    fn event(&mut self, kind: &str, object: &Object) -> Bytes {
+        let object = match self.output {
+            Output::Table(version) if kind != "BOOKMARK" => {
+                let rv = object::meta_str(object, "resourceVersion");
+                let t = table::table(
+                    self.resource,
+                    &[object],
+                    json!({"resourceVersion": rv}),
+                    version,
+                    self.first,
+                );
+                self.first = false;
+                t
+            }
+            Output::Metadata(version) if kind != "BOOKMARK" => {
+                table::partial_metadata(object, version)
+            }
+            _ => Value::Object(object.clone()),
+        };
+        let mut line = serde_json::to_vec(&json!({"type": kind, "object": object}))
+            .expect("events always serialize");
+        line.push(b'\n');
+        Bytes::from(line)
+    }
+
+    fn bookmark(&mut self, revision: i64, initial_end: bool) -> Bytes {
+        let mut metadata =
+            json!({"resourceVersion": revision.to_string(), "creationTimestamp": null});
+        if initial_end {
+            metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let object: Object = serde_json::from_value(json!({
+            "kind": self.resource.kind,
+            "apiVersion": self.resource.api_version(),
+            "metadata": metadata,
+        }))
+        .expect("a bookmark is an object");
+        self.event("BOOKMARK", &object)
+    }
+}
+
+/// `GET <collection>?watch=true`.
+pub async fn watch(call: Call) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let output = negotiate::output(&call.headers, false)?;
+    let (labels, fields) = selectors(&call)?;
+    let param = |name: &str| call.params.get(name).map(String::as_str).unwrap_or("");
+    let timeout = match param("timeoutSeconds") {
+        "" => DEFAULT_TIMEOUT,
+        text => Duration::from_secs(text.parse::<u64>().map_err(|_| {
+            ApiError::bad_request(format!(
+                "invalid timeoutSeconds {text:?}: must be an integer"
+            ))
+        })?),
+    };
+    let bookmarks = param("allowWatchBookmarks") == "true";
+    let send_initial = match param("sendInitialEvents") {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    };
+    crate::list_options::validate(&call.params, true)?;
+    let rv = match param("resourceVersion") {
+        "" | "0" => None,
+        text => Some(text.parse::<i64>().map_err(|_| {
+            ApiError::bad_request(format!(
+                "invalid resource version {text:?}: must be an integer"
+            ))
+        })?),
+    };
+    let initial = send_initial.unwrap_or(rv.is_none());
+    let prefix = call.prefix();
+    // The current state (for the initial events), then every change after it.
+    let (items, from) = if initial {
+        let request = RangeRequest::prefix(&prefix);
+        let range = storage(&call.state, move |s| s.range(&request))
+            .await?
+            .map_err(|e| ApiError::from_storage(e, resource, ""))?;
+        let mut items = Vec::new();
+        for kv in &range.kvs {
+            let o = object::from_storage(kv, resource)?;
+            if labels.matches(&o) && fields.matches(&o) {
+                items.push(o);
+            }
+        }
+        (items, range.revision.max(rv.unwrap_or(0)))
+    } else {
+        (Vec::new(), rv.unwrap_or(0))
+    };
+    let watch_prefix = prefix.clone();
+    let mut events = storage(&call.state, move |s| s.watch(&watch_prefix, Some(from + 1)))
+        .await?
+        .map_err(|e| match e {
+            StorageError::Compacted {
+                requested,
+                compacted,
+            } => ApiError::expired(format!(
+                "too old resource version: {} ({compacted})",
+                requested - 1
+            )),
+            other => ApiError::from_storage(other, resource, ""),
+        })?;
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let mut encoder = Encoder {
+        resource,
+        output,
+        first: true,
+    };
+    tokio::spawn(async move {
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut last = from;
+        for item in &items {
+            if tx.send(encoder.event("ADDED", item)).await.is_err() {
+                return;
+            }
+        }
+        if send_initial == Some(true) && bookmarks {
+            let _ = tx.send(encoder.bookmark(from, true)).await;
+        }
+        let mut ticker = tokio::time::interval(BOOKMARK_INTERVAL);
+        ticker.tick().await;
+        loop {
+            tokio::select! {
+                () = &mut deadline => break,
+                () = tx.closed() => break,
+                _ = ticker.tick(), if bookmarks => {
+                    if tx.send(encoder.bookmark(last, false)).await.is_err() {
+                        break;
+                    }
+                }
+                event = events.recv() => {
+                    let Some(event) = event else { break };
+                    last = event.revision();
+                    let old = match &event.prev {
+                        Some(prev) => object::from_storage(prev, resource).ok(),
+                        None => None,
+                    };
+                    let old_matches = old.as_ref().is_some_and(|o| labels.matches(o) && fields.matches(o));
+                    let line = match event.kind {
+                        EventKind::Put => {
+                            let Ok(new) = object::from_storage(&event.kv, resource) else { continue };
+                            let new_matches = labels.matches(&new) && fields.matches(&new);
+                            match (old.is_some() && old_matches, new_matches) {
+                                (true, true) => encoder.event("MODIFIED", &new),
+                                (false, true) => encoder.event("ADDED", &new),
+                                (true, false) => encoder.event("DELETED", &new),
+                                (false, false) => continue,
+                            }
+                        }
+                        EventKind::Delete => {
+                            let Some(mut gone) = old else { continue };
+                            if !old_matches {
+                                continue;
+                            }
+                            object::metadata_mut(&mut gone).insert(
+                                "resourceVersion".to_owned(),
+                                Value::from(event.revision().to_string()),
+                            );
+                            encoder.event("DELETED", &gone)
+                        }
+                    };
+                    if tx.send(line).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+    });
+    let mut response = (StatusCode::OK, Body::from_stream(stream)).into_response();
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(response)
+}

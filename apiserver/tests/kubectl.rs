@@ -1,0 +1,928 @@
+//! Real kubectl 1.37 against the server: each test starts `kcel-apiserver` on a free
+//! 127.0.0.1 port with a fresh data directory and runs the kubectl binary of the venv that
+//! `.ci/run` makes (or `KCEL_KUBECTL`) with `KUBECONFIG` set to the kubeconfig the server
+//! wrote, asserting what kubectl prints. Without kubectl the tests skip visibly (and fail
+//! under `CI=true`).
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::{Ran, Server, real_client, run_bounded};
+
+/// The longest one kubectl command may take.
+const COMMAND_LIMIT: Duration = Duration::from_secs(60);
+
+struct Kubectl {
+    bin: PathBuf,
+    server: Server,
+    home: tempfile::TempDir,
+}
+
+impl Kubectl {
+    /// A fresh server and kubectl, or `None` (the test is skipped) without kubectl.
+    fn start(test: &str) -> Option<Kubectl> {
+        let bin = real_client("KCEL_KUBECTL", "kubectl", test)?;
+        Some(Kubectl {
+            bin,
+            server: Server::start(&[]),
+            home: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.bin);
+        command
+            .args(args)
+            .env("KUBECONFIG", self.server.data_dir().join("kubeconfig"))
+            .env("HOME", self.home.path())
+            .env_remove("KUBECTL_EXTERNAL_DIFF")
+            .env_remove("KUBE_EDITOR")
+            .env_remove("EDITOR");
+        command
+    }
+
+    /// Runs kubectl to its end.
+    fn run(&self, args: &[&str]) -> Ran {
+        run_bounded(self.command(args), None, COMMAND_LIMIT)
+    }
+
+    /// Runs kubectl with `input` on stdin.
+    fn run_stdin(&self, args: &[&str], input: &str) -> Ran {
+        run_bounded(self.command(args), Some(input), COMMAND_LIMIT)
+    }
+
+    /// Runs kubectl, asserting success with nothing on stderr; answers stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let ran = self.run(args);
+        assert!(
+            ran.code == 0 && ran.stderr.is_empty(),
+            "kubectl {args:?}: {ran:?}"
+        );
+        ran.stdout
+    }
+
+    /// Like [`Kubectl::ok`] with stdin.
+    fn ok_stdin(&self, args: &[&str], input: &str) -> String {
+        let ran = self.run_stdin(args, input);
+        assert!(
+            ran.code == 0 && ran.stderr.is_empty(),
+            "kubectl {args:?}: {ran:?}"
+        );
+        ran.stdout
+    }
+
+    /// Runs kubectl expecting failure; answers stderr.
+    fn fails(&self, args: &[&str]) -> String {
+        let ran = self.run(args);
+        assert_ne!(ran.code, 0, "kubectl {args:?} should fail: {ran:?}");
+        ran.stderr
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+}
+
+/// The rows of kubectl's table output, each split into its columns (ages dropped).
+fn rows(output: &str) -> Vec<Vec<String>> {
+    output
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_owned).collect())
+        .collect()
+}
+
+fn configmap(name: &str, namespace: &str, data: &[(&str, &str)]) -> String {
+    let mut yaml = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {namespace}\ndata:\n"
+    );
+    for (k, v) in data {
+        yaml.push_str(&format!("  {k}: \"{v}\"\n"));
+    }
+    yaml
+}
+
+fn namespace(name: &str) -> String {
+    format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n")
+}
+
+#[test]
+fn version_and_the_system_namespaces() {
+    let Some(k) = Kubectl::start("version_and_the_system_namespaces") else {
+        return;
+    };
+    let version: Value = serde_json::from_str(&k.ok(&["version", "-o", "json"])).unwrap();
+    assert_eq!(version["clientVersion"]["gitVersion"], "v1.37.1");
+    assert!(
+        version["serverVersion"]["gitVersion"]
+            .as_str()
+            .unwrap()
+            .starts_with("v1.37.")
+    );
+    let table = rows(&k.ok(&["get", "namespaces"]));
+    assert_eq!(table[0], ["NAME", "STATUS", "AGE"]);
+    let names: Vec<(&str, &str)> = table[1..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("default", "Active"),
+            ("kube-node-lease", "Active"),
+            ("kube-public", "Active"),
+            ("kube-system", "Active")
+        ]
+    );
+    // Discovery: kubectl api-resources reads the aggregated documents.
+    let resources = k.ok(&["api-resources", "--no-headers"]);
+    let listed: Vec<String> = rows(&resources).iter().map(|r| r[0].clone()).collect();
+    for name in [
+        "configmaps",
+        "events",
+        "namespaces",
+        "secrets",
+        "serviceaccounts",
+        "services",
+        "deployments",
+        "leases",
+    ] {
+        assert!(listed.iter().any(|l| l == name), "{name} in {resources}");
+    }
+    assert!(resources.contains("cm ") && resources.contains("apps/v1"));
+}
+
+#[test]
+fn namespaces_are_created_finalized_and_required() {
+    let Some(k) = Kubectl::start("namespaces_are_created_finalized_and_required") else {
+        return;
+    };
+    assert_eq!(
+        k.ok_stdin(&["apply", "-f", "-"], &namespace("team")),
+        "namespace/team created\n"
+    );
+    let ns = k.json(&["get", "namespace", "team"]);
+    assert_eq!(ns["status"]["phase"], "Active");
+    assert_eq!(ns["spec"]["finalizers"], serde_json::json!(["kubernetes"]));
+    k.ok_stdin(
+        &["apply", "-f", "-"],
+        &configmap("inside", "team", &[("a", "1")]),
+    );
+    // A create in a namespace that does not exist is upstream's 404.
+    let missing = k.run_stdin(
+        &["create", "-f", "-"],
+        &configmap("x", "nowhere", &[("a", "1")]),
+    );
+    assert_eq!(missing.code, 1);
+    assert_eq!(
+        missing.stderr,
+        "Error from server (NotFound): error when creating \"STDIN\": namespaces \"nowhere\" not found\n"
+    );
+    // Deleting the namespace deletes its content, then the namespace (kubectl waits for it).
+    assert_eq!(
+        k.ok(&["delete", "namespace", "team"]),
+        "namespace \"team\" deleted\n"
+    );
+    assert_eq!(
+        k.fails(&["get", "namespace", "team"]),
+        "Error from server (NotFound): namespaces \"team\" not found\n"
+    );
+    assert_eq!(
+        k.run(&["get", "configmaps", "-A"]).stderr,
+        "No resources found\n"
+    );
+}
+
+#[test]
+fn apply_twice_sends_a_strategic_merge_patch_without_warnings() {
+    let Some(k) = Kubectl::start("apply_twice_sends_a_strategic_merge_patch_without_warnings")
+    else {
+        return;
+    };
+    let v1 = configmap("demo", "default", &[("a", "1")]);
+    assert_eq!(
+        k.ok_stdin(&["apply", "-f", "-"], &v1),
+        "configmap/demo created\n"
+    );
+    let v2 = configmap("demo", "default", &[("a", "2"), ("b", "3")]);
+    assert_eq!(
+        k.ok_stdin(&["apply", "-f", "-"], &v2),
+        "configmap/demo configured\n"
+    );
+    assert_eq!(
+        k.ok_stdin(&["apply", "-f", "-"], &v2),
+        "configmap/demo unchanged\n"
+    );
+    let cm = k.json(&["get", "configmap", "demo"]);
+    assert_eq!(cm["data"], serde_json::json!({"a": "2", "b": "3"}));
+    // A Deployment: containers merge by name, driven by the served OpenAPI's merge keys.
+    let deployment = |image: &str, sidecar: bool| {
+        let mut yaml = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {{app: web}}\n\
+             spec:\n  replicas: 2\n  selector:\n    matchLabels: {{app: web}}\n  template:\n\
+             \x20   metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n\
+             \x20     - name: main\n        image: {image}\n        env:\n        - name: A\n          value: \"1\"\n"
+        );
+        if sidecar {
+            yaml.push_str("      - name: side\n        image: busybox\n");
+        }
+        yaml
+    };
+    assert_eq!(
+        k.ok_stdin(&["apply", "-f", "-"], &deployment("nginx:1", true)),
+        "deployment.apps/web created\n"
+    );
+    assert_eq!(
+        k.ok_stdin(&["apply", "-f", "-"], &deployment("nginx:2", false)),
+        "deployment.apps/web configured\n"
+    );
+    let d = k.json(&["get", "deployment", "web"]);
+    let containers = &d["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers.as_array().unwrap().len(), 1, "{containers}");
+    assert_eq!(containers[0]["image"], "nginx:2");
+    assert_eq!(containers[0]["env"][0]["value"], "1");
+    assert_eq!(d["metadata"]["generation"], 2);
+    let wide = rows(&k.ok(&["get", "deployments", "-o", "wide"]));
+    assert_eq!(
+        wide[0],
+        [
+            "NAME",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    assert_eq!(wide[1][0..4], ["web", "0/2", "0", "0"]);
+    assert_eq!(wide[1][5..], ["main", "nginx:2", "app=web"]);
+}
+
+#[test]
+fn get_prints_tables_yaml_json_and_names() {
+    let Some(k) = Kubectl::start("get_prints_tables_yaml_json_and_names") else {
+        return;
+    };
+    k.ok_stdin(&["apply", "-f", "-"], &namespace("other"));
+    let mut all = String::new();
+    for (name, ns) in [
+        ("c1", "default"),
+        ("c2", "default"),
+        ("c3", "default"),
+        ("c4", "other"),
+        ("c5", "other"),
+    ] {
+        all.push_str("---\n");
+        all.push_str(&configmap(name, ns, &[("k", "v")]));
+    }
+    k.ok_stdin(&["apply", "-f", "-"], &all);
+    let table = rows(&k.ok(&["get", "configmaps"]));
+    assert_eq!(table[0], ["NAME", "DATA", "AGE"]);
+    assert_eq!(
+        table[1..].iter().map(|r| &r[..2]).collect::<Vec<_>>(),
+        [["c1", "1"], ["c2", "1"], ["c3", "1"]]
+    );
+    assert_eq!(
+        rows(&k.ok(&["get", "cm", "-o", "wide"]))[0],
+        ["NAME", "DATA", "AGE"]
+    );
+    assert_eq!(
+        k.ok(&["get", "cm", "-o", "name"]),
+        "configmap/c1\nconfigmap/c2\nconfigmap/c3\n"
+    );
+    let everywhere = rows(&k.ok(&["get", "cm", "-A", "--chunk-size=2"]));
+    assert_eq!(everywhere[0], ["NAMESPACE", "NAME", "DATA", "AGE"]);
+    assert_eq!(
+        everywhere[1..].iter().map(|r| &r[..2]).collect::<Vec<_>>(),
+        [
+            ["default", "c1"],
+            ["default", "c2"],
+            ["default", "c3"],
+            ["other", "c4"],
+            ["other", "c5"]
+        ]
+    );
+    let yaml = k.ok(&["get", "cm", "c1", "-o", "yaml"]);
+    assert!(
+        yaml.starts_with("apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\n"),
+        "{yaml}"
+    );
+    let json = k.json(&["get", "cm", "c4", "-n", "other"]);
+    assert_eq!(json["metadata"]["namespace"], "other");
+    let list = k.json(&["get", "cm", "--chunk-size=1"]);
+    assert_eq!(list["items"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        k.fails(&["get", "cm", "nosuch"]),
+        "Error from server (NotFound): configmaps \"nosuch\" not found\n"
+    );
+    assert_eq!(k.ok(&["get", "cm", "c1", "-o", "jsonpath={.data.k}"]), "v");
+}
+
+#[test]
+fn patch_label_annotate_and_edit() {
+    let Some(k) = Kubectl::start("patch_label_annotate_and_edit") else {
+        return;
+    };
+    k.ok_stdin(
+        &["apply", "-f", "-"],
+        &configmap("demo", "default", &[("a", "1"), ("b", "2")]),
+    );
+    assert_eq!(
+        k.ok(&[
+            "patch",
+            "cm",
+            "demo",
+            "--type=json",
+            "-p",
+            r#"[{"op":"add","path":"/data/c","value":"3"}]"#
+        ]),
+        "configmap/demo patched\n"
+    );
+    k.ok(&[
+        "patch",
+        "cm",
+        "demo",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"a":null}}"#,
+    ]);
+    k.ok(&[
+        "patch",
+        "cm",
+        "demo",
+        "--type=strategic",
+        "-p",
+        r#"{"data":{"d":"4"}}"#,
+    ]);
+    k.ok(&[
+        "patch",
+        "cm",
+        "demo",
+        "-p",
+        r#"{"metadata":{"finalizers":["x/y"]}}"#,
+    ]);
+    k.ok(&[
+        "patch",
+        "cm",
+        "demo",
+        "-p",
+        r#"{"metadata":{"finalizers":["x/z"]}}"#,
+    ]);
+    let cm = k.json(&["get", "cm", "demo"]);
+    assert_eq!(
+        cm["data"],
+        serde_json::json!({"b": "2", "c": "3", "d": "4"})
+    );
+    // Finalizers merge as a set under a strategic merge patch.
+    assert_eq!(
+        cm["metadata"]["finalizers"],
+        serde_json::json!(["x/y", "x/z"])
+    );
+    k.ok(&[
+        "patch",
+        "cm",
+        "demo",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    let failed = k.run(&[
+        "patch",
+        "cm",
+        "demo",
+        "--type=json",
+        "-p",
+        r#"[{"op":"test","path":"/data/b","value":"9"}]"#,
+    ]);
+    assert_eq!(
+        (failed.code, failed.stderr.as_str()),
+        (
+            1,
+            "The request is invalid: the server rejected our request due to an error in our request\n"
+        ),
+        "{failed:?}"
+    );
+    assert_eq!(
+        k.ok(&["label", "cm", "demo", "tier=web"]),
+        "configmap/demo labeled\n"
+    );
+    assert_eq!(
+        k.ok(&["annotate", "cm", "demo", "note=hello"]),
+        "configmap/demo annotated\n"
+    );
+    assert_eq!(
+        k.ok(&["label", "cm", "demo", "tier-"]),
+        "configmap/demo unlabeled\n"
+    );
+    // kubectl edit, with a script as the editor.
+    let editor = k.home.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/^  b: \"2\"$/  b: edited/' \"$1\"\n",
+    )
+    .unwrap();
+    let mut command = k.command(&["edit", "cm", "demo"]);
+    command.env("KUBE_EDITOR", format!("sh {}", editor.display()));
+    let ran = run_bounded(command, None, COMMAND_LIMIT);
+    assert_eq!(
+        (ran.code, ran.stdout.as_str()),
+        (0, "configmap/demo edited\n"),
+        "{ran:?}"
+    );
+    let cm = k.json(&["get", "cm", "demo"]);
+    assert_eq!(cm["data"]["b"], "edited");
+    assert_eq!(cm["metadata"]["annotations"]["note"], "hello");
+    assert!(cm["metadata"]["labels"].get("tier").is_none());
+}
+
+#[test]
+fn dry_run_on_the_server_persists_nothing() {
+    let Some(k) = Kubectl::start("dry_run_on_the_server_persists_nothing") else {
+        return;
+    };
+    let cm = configmap("dry", "default", &[("x", "y")]);
+    assert_eq!(
+        k.ok_stdin(&["create", "--dry-run=server", "-f", "-"], &cm),
+        "configmap/dry created (server dry run)\n"
+    );
+    assert_eq!(
+        k.fails(&["get", "cm", "dry"]),
+        "Error from server (NotFound): configmaps \"dry\" not found\n"
+    );
+    k.ok_stdin(&["create", "-f", "-"], &cm);
+    k.ok(&[
+        "patch",
+        "cm",
+        "dry",
+        "--dry-run=server",
+        "-p",
+        r#"{"data":{"x":"z"}}"#,
+    ]);
+    k.ok(&["delete", "cm", "dry", "--dry-run=server"]);
+    assert_eq!(k.json(&["get", "cm", "dry"])["data"]["x"], "y");
+}
+
+#[test]
+fn selectors_filter_lists() {
+    let Some(k) = Kubectl::start("selectors_filter_lists") else {
+        return;
+    };
+    for (name, tier) in [("a", "web"), ("b", "db"), ("c", "cache")] {
+        let yaml = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels:\n    tier: {tier}\n"
+        );
+        k.ok_stdin(&["apply", "-f", "-"], &yaml);
+    }
+    let names = |args: &[&str]| {
+        let mut all = vec!["get", "cm", "-o", "name"];
+        all.extend(args);
+        k.ok(&all)
+    };
+    assert_eq!(names(&["-l", "tier=web"]), "configmap/a\n");
+    assert_eq!(
+        names(&["-l", "tier in (db,cache)"]),
+        "configmap/b\nconfigmap/c\n"
+    );
+    assert_eq!(
+        names(&["-l", "tier notin (db),tier!=cache"]),
+        "configmap/a\n"
+    );
+    assert_eq!(names(&["-l", "!tier"]), "");
+    assert_eq!(
+        names(&["--field-selector", "metadata.name=b"]),
+        "configmap/b\n"
+    );
+    assert_eq!(
+        names(&["--field-selector", "metadata.name!=b", "--chunk-size=1"]),
+        "configmap/a\nconfigmap/c\n"
+    );
+    let bad = k.fails(&["get", "cm", "--field-selector", "data.x=1"]);
+    assert_eq!(
+        bad,
+        "Error from server (BadRequest): Unable to find \"/v1, Resource=configmaps\" that match \
+         label selector \"\", field selector \"data.x=1\": field label not supported: data.x\n"
+    );
+    assert_eq!(
+        k.ok(&["delete", "cm", "-l", "tier in (db,cache)"]),
+        "configmap \"b\" deleted from default namespace\nconfigmap \"c\" deleted from default namespace\n"
+    );
+    assert_eq!(names(&[]), "configmap/a\n");
+}
+
+/// Reads lines from a child's stdout until `done` says so, for at most `limit`.
+fn read_until(
+    child: &mut std::process::Child,
+    limit: Duration,
+    mut done: impl FnMut(&[String]) -> bool,
+) -> Vec<String> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let start = Instant::now();
+    let mut lines = Vec::new();
+    while start.elapsed() < limit && !done(&lines) {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+#[test]
+fn get_watch_sees_a_concurrent_patch() {
+    let Some(k) = Kubectl::start("get_watch_sees_a_concurrent_patch") else {
+        return;
+    };
+    k.ok_stdin(
+        &["apply", "-f", "-"],
+        &configmap("demo", "default", &[("a", "1")]),
+    );
+    let mut watch = k.command(&["get", "cm", "-w"]);
+    watch.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = watch.spawn().unwrap();
+    let mut patched = false;
+    let lines = read_until(&mut child, Duration::from_secs(30), |lines| {
+        if lines.len() >= 2 && !patched {
+            patched = true;
+            k.ok(&["patch", "cm", "demo", "-p", r#"{"data":{"b":"2"}}"#]);
+        }
+        lines.len() >= 3
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let table = rows(&lines.join("\n"));
+    assert_eq!(table.len(), 3, "{lines:?}");
+    assert_eq!(table[0], ["NAME", "DATA", "AGE"]);
+    assert_eq!(table[1][..2], ["demo", "1"]);
+    assert_eq!(table[2][..2], ["demo", "2"]);
+}
+
+#[test]
+fn delete_with_a_finalizer_then_wait_for_delete() {
+    let Some(k) = Kubectl::start("delete_with_a_finalizer_then_wait_for_delete") else {
+        return;
+    };
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n";
+    k.ok_stdin(&["apply", "-f", "-"], yaml);
+    assert_eq!(
+        k.ok(&["delete", "cm", "held", "--wait=false"]),
+        "configmap \"held\" deleted from default namespace\n"
+    );
+    let cm = k.json(&["get", "cm", "held"]);
+    assert!(cm["metadata"]["deletionTimestamp"].is_string(), "{cm}");
+    let mut wait = k.command(&["wait", "--for=delete", "cm/held", "--timeout=30s"]);
+    wait.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = wait.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // Removing the finalizer lets the deletion finish; kubectl wait sees it.
+    k.ok(&[
+        "patch",
+        "cm",
+        "held",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+    ]);
+    let lines = read_until(&mut child, Duration::from_secs(30), |lines| {
+        !lines.is_empty()
+    });
+    let status = child.wait().unwrap();
+    assert_eq!(lines, ["configmap/held condition met"]);
+    assert!(status.success());
+    assert_eq!(
+        k.fails(&["get", "cm", "held"]),
+        "Error from server (NotFound): configmaps \"held\" not found\n"
+    );
+}
+
+#[test]
+fn the_other_kinds_print_like_upstream() {
+    let Some(k) = Kubectl::start("the_other_kinds_print_like_upstream") else {
+        return;
+    };
+    let manifests = "\
+apiVersion: v1
+kind: Secret
+metadata: {name: s1}
+stringData: {password: x}
+data: {user: YWRtaW4=}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}, {port: 443, protocol: TCP}]
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: robot}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: leader}
+spec: {holderIdentity: node-1}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: e1}
+involvedObject: {kind: ConfigMap, name: demo, namespace: default}
+reason: Tested
+message: it works
+type: Normal
+";
+    let created = k.ok_stdin(&["apply", "-f", "-"], manifests);
+    assert_eq!(
+        created,
+        "secret/s1 created\nservice/web created\nserviceaccount/robot created\nlease.coordination.k8s.io/leader created\nevent/e1 created\n"
+    );
+    let secrets = rows(&k.ok(&["get", "secrets"]));
+    assert_eq!(secrets[0], ["NAME", "TYPE", "DATA", "AGE"]);
+    assert_eq!(secrets[1][..3], ["s1", "Opaque", "1"]);
+    let services = rows(&k.ok(&["get", "svc", "-o", "wide"]));
+    assert_eq!(
+        services[0],
+        [
+            "NAME",
+            "TYPE",
+            "CLUSTER-IP",
+            "EXTERNAL-IP",
+            "PORT(S)",
+            "AGE",
+            "SELECTOR"
+        ]
+    );
+    assert_eq!(
+        services[1][..5],
+        ["web", "ClusterIP", "<none>", "<none>", "80/TCP,443/TCP"]
+    );
+    assert_eq!(services[1][6], "app=web");
+    let accounts = rows(&k.ok(&["get", "sa"]));
+    assert_eq!(accounts[0], ["NAME", "SECRETS", "AGE"]);
+    assert_eq!(accounts[1][..2], ["robot", "0"]);
+    let leases = rows(&k.ok(&["get", "leases"]));
+    assert_eq!(leases[0], ["NAME", "HOLDER", "AGE"]);
+    assert_eq!(leases[1][..2], ["leader", "node-1"]);
+    let events = k.ok(&["get", "events"]);
+    assert!(
+        events.starts_with("LAST SEEN   TYPE     REASON   OBJECT           MESSAGE\n"),
+        "{events}"
+    );
+    assert!(
+        events.contains("Normal   Tested   configmap/demo   it works"),
+        "{events}"
+    );
+}
+
+#[test]
+fn explain_reads_the_served_openapi() {
+    let Some(k) = Kubectl::start("explain_reads_the_served_openapi") else {
+        return;
+    };
+    let out = k.ok(&["explain", "deployment.spec.strategy"]);
+    assert!(
+        out.starts_with("GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("FIELD: strategy <DeploymentStrategy>"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rollingUpdate\t<RollingUpdateDeployment>"),
+        "{out}"
+    );
+    let out = k.ok(&["explain", "configmaps.data"]);
+    assert!(out.contains("FIELD: data <map[string]string>"), "{out}");
+}
+
+#[test]
+fn a_restart_keeps_every_object_and_resource_version() {
+    let Some(mut k) = Kubectl::start("a_restart_keeps_every_object_and_resource_version") else {
+        return;
+    };
+    k.ok_stdin(&["apply", "-f", "-"], &namespace("keep"));
+    k.ok_stdin(
+        &["apply", "-f", "-"],
+        &configmap("demo", "keep", &[("a", "1")]),
+    );
+    let before = k.ok(&[
+        "get",
+        "cm",
+        "demo",
+        "-n",
+        "keep",
+        "-o",
+        "jsonpath={.metadata.resourceVersion}",
+    ]);
+    let dir = std::mem::replace(&mut k.server, Server::start(&["--storage", "memory"])).stop();
+    k.server = Server::start_in(dir, &[]);
+    let after = k.ok(&[
+        "get",
+        "cm",
+        "demo",
+        "-n",
+        "keep",
+        "-o",
+        "jsonpath={.metadata.resourceVersion}",
+    ]);
+    assert_eq!(before, after);
+    assert_eq!(
+        rows(&k.ok(&["get", "ns", "keep"]))[1][..2],
+        ["keep", "Active"]
+    );
+}
+
+#[test]
+fn validate_strict_and_warn_on_an_unknown_field() {
+    let Some(k) = Kubectl::start("validate_strict_and_warn_on_an_unknown_field") else {
+        return;
+    };
+    let bad = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\nbogusField: 1\ndata:\n  x: \"y\"\n";
+    let strict = k.run_stdin(&["create", "-f", "-", "--validate=strict"], bad);
+    assert_eq!(strict.code, 1, "{strict:?}");
+    assert_eq!(
+        strict.stderr,
+        "Error from server (BadRequest): error when creating \"STDIN\": ConfigMap in version \"v1\" \
+         cannot be handled as a ConfigMap: strict decoding error: unknown field \"bogusField\"\n"
+    );
+    let warn = k.run_stdin(&["create", "-f", "-", "--validate=warn"], bad);
+    assert_eq!(
+        (warn.code, warn.stdout.as_str(), warn.stderr.as_str()),
+        (
+            0,
+            "configmap/bad created\n",
+            "Warning: unknown field \"bogusField\"\n"
+        )
+    );
+    // The unknown field was dropped, as upstream's decoding drops it.
+    let cm = k.json(&["get", "cm", "bad"]);
+    assert!(cm.get("bogusField").is_none(), "{cm}");
+    assert_eq!(cm["data"]["x"], "y");
+    let ignored = k.run_stdin(&["replace", "-f", "-", "--validate=false"], bad);
+    assert_eq!(
+        (ignored.code, ignored.stderr.as_str()),
+        (0, ""),
+        "{ignored:?}"
+    );
+    let warned = k.run(&[
+        "patch",
+        "cm",
+        "bad",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"a":1}}"#,
+    ]);
+    assert_eq!(
+        (warned.code, warned.stderr.as_str()),
+        (0, "Warning: unknown field \"spec\"\n")
+    );
+    let failed = k.run(&[
+        "patch",
+        "cm",
+        "bad",
+        "-p",
+        r#"{"spec":{"a":1}}"#,
+        "--warnings-as-errors",
+    ]);
+    assert_eq!(failed.code, 1, "{failed:?}");
+}
+
+#[test]
+fn generators_send_protobuf_bodies() {
+    let Some(k) = Kubectl::start("generators_send_protobuf_bodies") else {
+        return;
+    };
+    let created = [
+        (
+            vec![
+                "create",
+                "configmap",
+                "c1",
+                "--from-literal=a=b",
+                "--from-literal=c=d",
+            ],
+            "configmap/c1 created\n",
+        ),
+        (vec!["create", "namespace", "n1"], "namespace/n1 created\n"),
+        (
+            vec![
+                "create",
+                "secret",
+                "generic",
+                "s1",
+                "--from-literal=password=x",
+            ],
+            "secret/s1 created\n",
+        ),
+        (
+            vec![
+                "create",
+                "deployment",
+                "web",
+                "--image=nginx",
+                "--replicas=2",
+                "--port=80",
+            ],
+            "deployment.apps/web created\n",
+        ),
+        (
+            vec!["create", "serviceaccount", "robot"],
+            "serviceaccount/robot created\n",
+        ),
+        (
+            vec!["create", "service", "clusterip", "svc1", "--tcp=80:8080"],
+            "service/svc1 created\n",
+        ),
+    ];
+    for (args, out) in created {
+        assert_eq!(k.ok(&args), out, "{args:?}");
+    }
+    let cm = k.json(&["get", "cm", "c1"]);
+    assert_eq!(cm["data"], serde_json::json!({"a": "b", "c": "d"}));
+    let ns = k.json(&["get", "ns", "n1"]);
+    assert_eq!(
+        ns["metadata"]["labels"]["kubernetes.io/metadata.name"],
+        "n1"
+    );
+    assert_eq!(ns["status"]["phase"], "Active");
+    let secret = k.json(&["get", "secret", "s1"]);
+    assert_eq!(
+        (secret["type"].as_str(), secret["data"]["password"].as_str()),
+        (Some("Opaque"), Some("eA=="))
+    );
+    let d = k.json(&["get", "deployment", "web"]);
+    assert_eq!(d["spec"]["replicas"], 2);
+    assert_eq!(d["spec"]["selector"]["matchLabels"]["app"], "web");
+    let container = &d["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], "nginx");
+    assert_eq!(container["ports"][0]["containerPort"], 80);
+    let svc = k.json(&["get", "svc", "svc1"]);
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 8080);
+    assert_eq!(svc["spec"]["ports"][0]["name"], "80-8080");
+    // Names are checked with upstream's rules and texts, per kind.
+    assert_eq!(
+        k.fails(&["create", "namespace", "Bad"]),
+        "The Namespace \"Bad\" is invalid: metadata.name: Invalid value: \"Bad\": a lowercase \
+         RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start \
+         and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for \
+         validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\n"
+    );
+    assert_eq!(
+        k.fails(&["create", "service", "clusterip", "1web", "--tcp=80"]),
+        "error: failed to create ClusterIP service: Service \"1web\" is invalid: metadata.name: \
+         Invalid value: \"1web\": a DNS-1035 label must consist of lower case alphanumeric \
+         characters or '-', start with an alphabetic character, and end with an alphanumeric \
+         character (e.g. 'my-name',  or 'abc-123', regex used for validation is \
+         '[a-z]([-a-z0-9]*[a-z0-9])?')\n"
+    );
+    // A generator's body for a namespace that does not exist: upstream's 404.
+    assert_eq!(
+        k.fails(&["create", "configmap", "x", "-n", "nowhere"]),
+        "error: failed to create configmap: namespaces \"nowhere\" not found\n"
+    );
+}
+
+#[test]
+fn credentials_are_checked_and_the_admin_can_do_everything() {
+    let Some(k) = Kubectl::start("credentials_are_checked_and_the_admin_can_do_everything") else {
+        return;
+    };
+    assert_eq!(k.ok(&["auth", "can-i", "create", "configmaps"]), "yes\n");
+    assert_eq!(
+        k.ok(&["auth", "can-i", "delete", "namespaces", "--all-namespaces"]),
+        "yes\n"
+    );
+    // A kubeconfig with a wrong token: 401, which kubectl reports as upstream's.
+    let config = std::fs::read_to_string(k.server.data_dir().join("kubeconfig")).unwrap();
+    let bad = k.home.path().join("bad-kubeconfig");
+    let token_line = config
+        .lines()
+        .find(|l| l.trim_start().starts_with("token:"))
+        .unwrap();
+    std::fs::write(&bad, config.replace(token_line, "    token: wrong")).unwrap();
+    let mut command = k.command(&["get", "namespaces"]);
+    command.env("KUBECONFIG", &bad);
+    let ran = run_bounded(command, None, COMMAND_LIMIT);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr.lines().last(),
+        Some("error: You must be logged in to the server (Unauthorized)"),
+        "{ran:?}"
+    );
+}

@@ -1,0 +1,38 @@
+//! The official Python client (`kubernetes` 37.x, from the venv `.ci/run` makes, or
+//! `KCEL_PYTHON`) against the server: runs `tests/python_client.py`, which prints one
+//! `ok <step>` line per step. Without that Python the test skips visibly (and fails under
+//! `CI=true`).
+
+mod support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use support::{Server, real_client, run_bounded};
+
+#[test]
+fn the_python_client_creates_patches_lists_and_watches() {
+    let Some(python) = real_client(
+        "KCEL_PYTHON",
+        "python",
+        "the_python_client_creates_patches_lists_and_watches",
+    ) else {
+        return;
+    };
+    let server = Server::start(&[]);
+    let mut command = Command::new(python);
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/python_client.py"
+        ))
+        .arg(server.data_dir().join("kubeconfig"));
+    let ran = run_bounded(command, None, Duration::from_secs(120));
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert_eq!(
+        ran.stdout,
+        "ok namespaces\nok create\nok dry run\nok patch\nok list with limit\nok watch\n\
+         ok deployment\nok delete namespace\n",
+        "{ran:?}"
+    );
+}
