@@ -93,7 +93,7 @@ impl fmt::Display for Issues {
 
 /// A runtime error: the message cel-go would give, and the node that failed.
 ///
-/// Boxed so that `Result<Value, EvalError>` is no larger than a [`Value`]: results move
+/// Boxed so that `Result<Value, EvalError>` is no larger than a [`Value`](crate::Value): results move
 /// through every step of evaluation, errors are rare. The fields are read and written
 /// through `Deref` (`error.message`, `error.node`).
 #[derive(Clone, PartialEq, Eq, thiserror::Error)]

@@ -13,14 +13,14 @@ pub fn write(args: std::fmt::Arguments) {
     }
 }
 
-/// `print!` through [`write`].
+/// `print!` through [`write()`].
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::stdout::write(format_args!($($arg)*))
     };
 }
 
-/// `println!` through [`write`].
+/// `println!` through [`write()`].
 macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::stdout::write(format_args!("{}\n", format_args!($($arg)*)))

@@ -2,8 +2,8 @@
 //! opaque types, upstreamed from Kubernetes' IP and CIDR libraries.
 //!
 //! Parsing, accessors and containment are Kubernetes' (shared with
-//! [`kubernetes::ip`](crate::kubernetes::ip) and
-//! [`kubernetes::cidr`](crate::kubernetes::cidr)). cel-go's library differs in:
+//! [`kubernetes::ip`](mod@crate::kubernetes::ip) and
+//! [`kubernetes::cidr`](mod@crate::kubernetes::cidr)). cel-go's library differs in:
 //!
 //! - CIDR parse errors read `CIDR "<s>" parse error during conversion from string: ...`;
 //! - `c.isMask()` (`cidr_is_mask`): whether the prefix has no host bits set;
