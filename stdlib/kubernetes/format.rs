@@ -6,6 +6,9 @@ use std::sync::{Arc, LazyLock};
 
 use regex::Regex;
 
+use super::strfmt::{
+    DNS1123_LABEL_FMT, DNS1123_SUBDOMAIN_FMT, is_base64, is_date, is_date_time, is_uuid,
+};
 use super::{opaque, opaque_arg, string_arg};
 use kcel::cost::{
     CallCost, CallEstimate, EstimateArgs, REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR,
@@ -226,9 +229,6 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("bad built-in pattern: {e}"))
 }
 
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 
@@ -238,14 +238,6 @@ static DNS1123_SUBDOMAIN: LazyLock<Regex> =
 static DNS1035_LABEL: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{DNS1035_LABEL_FMT}$")));
 static LABEL_KEY: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{LABEL_KEY_FMT}$")));
 static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| re(&format!("^({LABEL_KEY_FMT})?$")));
-static UUID: LazyLock<Regex> =
-    LazyLock::new(|| re("(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"));
-static BASE64: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$")
-});
-static TIME: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$")
-});
 
 /// apimachinery's `RegexError`.
 fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
@@ -398,46 +390,9 @@ fn uri(s: &str) -> Vec<String> {
 }
 
 fn uuid(s: &str) -> Vec<String> {
-    check(UUID.is_match(s), "does not match the UUID format")
+    check(is_uuid(s), "does not match the UUID format")
 }
 
 fn base64(s: &str) -> Vec<String> {
-    check(BASE64.is_match(s), "invalid base64")
-}
-
-/// Go's `time.Parse("2006-01-02", s)`.
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<u32> {
-        let t = &s[r];
-        if t.bytes().all(|c| c.is_ascii_digit()) {
-            t.parse().ok()
-        } else {
-            None
-        }
-    };
-    let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
-        return false;
-    };
-    chrono::NaiveDate::from_ymd_opt(y as i32, m, d).is_some()
-}
-
-/// kube-openapi's `IsDateTime`: a date, `t`, then a time checked by pattern and ranges.
-fn is_date_time(s: &str) -> bool {
-    if s.len() < 4 {
-        return false;
-    }
-    let lower = s.to_lowercase();
-    let parts: Vec<&str> = lower.split('t').collect();
-    if parts.len() < 2 || !is_date(parts[0]) {
-        return false;
-    }
-    let Some(c) = TIME.captures(parts[1]) else {
-        return false;
-    };
-    let g = |i: usize| c.get(i).map_or("", |m| m.as_str());
-    g(1) <= "23" && g(2) <= "59" && g(3) <= "59"
+    check(is_base64(s), "invalid base64")
 }

@@ -65,6 +65,7 @@ pub mod quantity;
 pub mod regex;
 pub mod selectors;
 pub mod semver;
+pub mod strfmt;
 pub mod suite;
 pub mod urls;
 

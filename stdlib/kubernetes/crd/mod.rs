@@ -29,7 +29,6 @@ pub mod defaulting;
 pub mod definition;
 pub mod escaping;
 pub mod field_error;
-pub mod formats;
 pub mod list_invariants;
 pub mod list_types;
 pub mod openapi;

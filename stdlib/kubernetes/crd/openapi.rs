@@ -16,8 +16,8 @@
 use serde_json::Value as J;
 
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
-use super::formats;
 use super::schema::Schema;
+use crate::kubernetes::strfmt;
 use kcel::standard::conversions::format_double;
 use kcel::standard::go_quote;
 
@@ -211,7 +211,7 @@ fn node(v: &J, s: &Schema, path: &str, depth: usize, out: &mut Outcome) {
         return;
     }
     let types = types(s);
-    let format = formats::supported(&s.format);
+    let format = strfmt::supported(&s.format);
     let k = kind(v);
     if let Kind::Null = k {
         // Only the type and enum validators look at null.
@@ -234,7 +234,7 @@ fn node(v: &J, s: &Schema, path: &str, depth: usize, out: &mut Outcome) {
         apply(&mut result, string(text, s, path));
         if let Some(format) = format {
             let mut r = Outcome::default();
-            if !formats::validates(format, text) {
+            if !strfmt::validates(format, text) {
                 r.push(invalid_type(path, &s.format, text));
             }
             apply(&mut result, r);

@@ -1,4 +1,6 @@
-//! The string formats Kubernetes validates in custom resources (`format` in a CRD schema).
+//! kube-openapi's string formats (`strfmt`): the `format`s Kubernetes validates in custom
+//! resources (used by [`super::crd::openapi`]), and the date, time, UUID and base64 checks
+//! the `kubernetes.format` CEL library shares with them.
 //!
 //! Sources: apiextensions-apiserver `pkg/apiserver/validation/formats.go`
 //! (`supportedVersionedFormats`: formats outside it are dropped from the schema before
@@ -8,14 +10,20 @@
 //! registry compares them.
 //!
 //! Formats Kubernetes supports whose checks kcel does not reproduce yet accept every value:
-//! `uri`, `email`, `mac`, `isbn`, `isbn10`, `isbn13`, `creditcard`, `ssn`, `hexcolor`,
-//! `rgbcolor`, `duration` (they rest on Go's `net/url`, `net/mail`, `net.ParseMAC`, strfmt's
-//! duration grammar and govalidator's patterns).
+//! `email`, `mac`, `isbn`, `isbn10`, `isbn13`, `creditcard`, `ssn`, `hexcolor`, `rgbcolor`,
+//! `duration` (they rest on Go's `net/mail`, `net.ParseMAC`, strfmt's duration grammar and
+//! govalidator's patterns).
 
 use std::net::Ipv6Addr;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 use regex::Regex;
+
+/// apimachinery's DNS-1123 label (`k8s-short-name` too).
+pub(crate) const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+/// apimachinery's DNS-1123 subdomain (`k8s-long-name` too).
+pub(crate) const DNS1123_SUBDOMAIN_FMT: &str =
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 
 /// Every format Kubernetes 1.37 validates, normalised (dashes removed).
 const SUPPORTED: &[&str] = &[
@@ -61,60 +69,67 @@ pub fn supported(format: &str) -> Option<&'static str> {
 pub fn validates(format: &str, text: &str) -> bool {
     match format {
         "hostname" => is_hostname(text),
-        "uuid" => matches(&UUID, UUID_PATTERN, text),
-        "uuid3" => matches(&UUID3, UUID3_PATTERN, text),
-        "uuid4" => matches(&UUID4, UUID4_PATTERN, text),
-        "uuid5" => matches(&UUID5, UUID5_PATTERN, text),
+        "uuid" => is_uuid(text),
+        "uuid3" => UUID3.is_match(text),
+        "uuid4" => UUID4.is_match(text),
+        "uuid5" => UUID5.is_match(text),
         "ipv4" => parse_ip_sloppy(text) && text.contains('.'),
         "ipv6" => text.parse::<Ipv6Addr>().is_ok() && text.contains(':'),
         "cidr" => is_cidr_sloppy(text),
-        "byte" => matches(&BASE64, BASE64_PATTERN, text),
+        "uri" => super::go_url::parse_request_uri(text).is_ok(),
+        "byte" => is_base64(text),
         "date" => is_date(text),
         "datetime" => is_date_time(text),
         "bsonobjectid" => text.len() == 24 && text.bytes().all(|b| b.is_ascii_hexdigit()),
-        "k8sshortname" => text.len() <= 63 && matches(&SHORT_NAME, SHORT_NAME_PATTERN, text),
-        "k8slongname" => text.len() <= 253 && matches(&LONG_NAME, LONG_NAME_PATTERN, text),
+        "k8sshortname" => text.len() <= 63 && SHORT_NAME.is_match(text),
+        "k8slongname" => text.len() <= 253 && LONG_NAME.is_match(text),
         _ => true,
     }
 }
 
-const HOSTNAME_PATTERN: &str = r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$";
-const UUID_PATTERN: &str =
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$";
-const UUID3_PATTERN: &str =
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$";
-const UUID4_PATTERN: &str =
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$";
-const UUID5_PATTERN: &str =
-    r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$";
-const BASE64_PATTERN: &str =
-    r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$";
-const TIME_PATTERN: &str =
-    r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$";
-const SHORT_NAME_PATTERN: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
-const LONG_NAME_PATTERN: &str =
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+fn re(pattern: &str) -> Regex {
+    // The patterns are constants of this module, covered by its tests.
+    Regex::new(pattern).unwrap_or_else(|e| panic!("bad built-in pattern: {e}"))
+}
 
-static HOSTNAME: OnceLock<Regex> = OnceLock::new();
-static UUID: OnceLock<Regex> = OnceLock::new();
-static UUID3: OnceLock<Regex> = OnceLock::new();
-static UUID4: OnceLock<Regex> = OnceLock::new();
-static UUID5: OnceLock<Regex> = OnceLock::new();
-static BASE64: OnceLock<Regex> = OnceLock::new();
-static TIME: OnceLock<Regex> = OnceLock::new();
-static SHORT_NAME: OnceLock<Regex> = OnceLock::new();
-static LONG_NAME: OnceLock<Regex> = OnceLock::new();
+static HOSTNAME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$",
+    )
+});
+static UUID: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"));
+static UUID3: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$")
+});
+static UUID4: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$")
+});
+static UUID5: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$")
+});
+static BASE64: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$")
+});
+static TIME: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$")
+});
+static SHORT_NAME: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{DNS1123_LABEL_FMT}$")));
+static LONG_NAME: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{DNS1123_SUBDOMAIN_FMT}$")));
 
-fn matches(cell: &OnceLock<Regex>, pattern: &str, text: &str) -> bool {
-    cell.get_or_init(|| Regex::new(pattern).expect("a valid built-in pattern"))
-        .is_match(text)
+/// strfmt's `IsUUID`: 32 hex digits, dashes optional in their four places.
+pub fn is_uuid(text: &str) -> bool {
+    UUID.is_match(text)
+}
+
+/// govalidator's `IsBase64` (strfmt's `byte`): standard base64 with padding, not empty.
+pub fn is_base64(text: &str) -> bool {
+    BASE64.is_match(text)
 }
 
 /// strfmt's `IsHostname`: the pattern, at most 255 bytes, labels of at most 63 bytes.
 fn is_hostname(text: &str) -> bool {
-    matches(&HOSTNAME, HOSTNAME_PATTERN, text)
-        && text.len() <= 255
-        && text.split('.').all(|label| label.len() <= 63)
+    HOSTNAME.is_match(text) && text.len() <= 255 && text.split('.').all(|label| label.len() <= 63)
 }
 
 /// `netutils.ParseIPSloppy`: Go's IP parsing before 1.17, whose IPv4 parts may have leading
@@ -153,9 +168,9 @@ fn is_cidr_sloppy(text: &str) -> bool {
         && bits.parse::<u32>().is_ok_and(|n| n <= max)
 }
 
-/// `time.Parse("2006-01-02", text)`: four-digit year, two-digit month and day, the day within
-/// its month.
-fn is_date(text: &str) -> bool {
+/// strfmt's `IsDate`, `time.Parse("2006-01-02", text)`: four-digit year, two-digit month and
+/// day, the day within its month.
+pub fn is_date(text: &str) -> bool {
     let b = text.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
@@ -184,7 +199,7 @@ fn is_date(text: &str) -> bool {
 /// strfmt's `IsDateTime`: at least 4 bytes; lower-cased and split at every `t`, a date
 /// before the first and a time (hours ≤ 23, minutes and seconds ≤ 59, fraction, `z` or an
 /// offset) after it.
-fn is_date_time(text: &str) -> bool {
+pub fn is_date_time(text: &str) -> bool {
     if text.len() < 4 {
         return false;
     }
@@ -196,8 +211,7 @@ fn is_date_time(text: &str) -> bool {
     if !is_date(date) {
         return false;
     }
-    let re = TIME.get_or_init(|| Regex::new(TIME_PATTERN).expect("a valid built-in pattern"));
-    let Some(c) = re.captures(time) else {
+    let Some(c) = TIME.captures(time) else {
         return false;
     };
     &c[1] <= "23" && &c[2] <= "59" && &c[3] <= "59"
@@ -260,6 +274,8 @@ mod tests {
             ("k8slongname", "my.name", true),
             ("k8slongname", "-my.name", false),
             ("password", "anything at all", true),
+            ("uri", "https://example.com/a?b=c", true),
+            ("uri", "not a uri", false),
         ];
         for (format, text, valid) in cases {
             assert_eq!(validates(format, text), *valid, "{format} {text:?}");
