@@ -126,6 +126,16 @@ pub const FORMATS: &[Format] = &[
     },
 ];
 
+/// The messages of the named format's validator for `s` (none when valid or when no format
+/// has that name).
+pub(crate) fn messages(format: &str, s: &str) -> Vec<String> {
+    FORMATS
+        .iter()
+        .find(|f| f.name == format)
+        .map(|f| (f.validate)(s))
+        .unwrap_or_default()
+}
+
 /// Builds the library.
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.format", 0);
@@ -254,7 +264,9 @@ fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
 
 /// apimachinery's `maskTrailingDash`: a trailing dash (in names of two or more characters)
 /// replaces the last two characters by `a`.
-fn mask_trailing_dash(s: &str) -> String {
+/// apimachinery's `maskTrailingDash`: a name prefix ending in `-` is validated with its last
+/// two bytes replaced by `a`.
+pub(crate) fn mask_trailing_dash(s: &str) -> String {
     if s.len() > 1 && s.ends_with('-') {
         // Go slices bytes; a cut through a multi-byte character is invalid either way.
         let mut cut = s.len() - 2;

@@ -60,6 +60,7 @@ pub mod go_url;
 pub mod ip;
 pub mod lists;
 pub mod netip;
+pub mod object_meta;
 pub mod presets;
 pub mod quantity;
 pub mod regex;

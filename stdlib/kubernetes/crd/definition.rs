@@ -1,8 +1,9 @@
 //! A CustomResourceDefinition ready to validate its custom resources, as kube-apiserver does
 //! on every write: each object is checked against the CRD's group, kind and served
-//! versions, then validated by its version's compiled schema ([`Validator`]: pruning,
-//! defaults, OpenAPI values, list types, the CEL rules with old/new correlation and the
-//! per-object budget). Each version's rules are compiled once, when first needed; one
+//! versions, its `metadata` validated as the API server does (by the CRD's scope), then the
+//! object validated by its version's compiled schema ([`Validator`]: pruning, defaults,
+//! OpenAPI values, list types, the CEL rules with old/new correlation and the per-object
+//! budget). Each version's rules are compiled once, when first needed; one
 //! `CrdValidator` validates any number of objects, from any number of threads.
 
 use std::sync::OnceLock;
@@ -13,6 +14,7 @@ use super::compile::CompileOptions;
 use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};
 use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};
+use crate::kubernetes::object_meta::{self, Scope};
 
 /// Why an object was not validated.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -42,6 +44,7 @@ struct Version {
 pub struct CrdValidator {
     group: String,
     kind: String,
+    scope: Scope,
     versions: Vec<Version>,
 }
 
@@ -84,9 +87,14 @@ impl CrdValidator {
                 validator: OnceLock::new(),
             })
             .collect();
+        let scope = match crd.pointer("/spec/scope").and_then(Json::as_str) {
+            Some("Cluster") => Scope::Cluster,
+            _ => Scope::Namespaced,
+        };
         Ok(CrdValidator {
             group,
             kind,
+            scope,
             versions,
         })
     }
@@ -172,7 +180,8 @@ impl CrdValidator {
         let validator = self
             .version(version)
             .expect("version_of returns a version of the CRD")?;
-        Ok(validator.validate_with_budget(object, old, budget))
+        let metadata = object_meta::validate(object, self.scope);
+        Ok(validator.validate_after(object, old, budget, metadata))
     }
 }
 
@@ -237,6 +246,16 @@ mod tests {
             v.validate(&object("v2", 1), None),
             Err(CrdError::Schema { version, .. }) if version == "v2"
         ));
+        let mut unnamed = object("v1", 1);
+        unnamed["metadata"] = json!({"name": "Bad_Name"});
+        let outcome = v.validate(&unnamed, None).unwrap();
+        assert!(
+            outcome.errors[0].to_string().starts_with(
+                "metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"
+            ),
+            "{:?}",
+            outcome.errors
+        );
         let mut gadget = object("v1", 1);
         gadget["kind"] = json!("Gadget");
         assert_eq!(

@@ -106,6 +106,19 @@ impl Validator {
         old: Option<&serde_json::Value>,
         budget: i64,
     ) -> Outcome {
+        self.validate_after(obj, old, budget, Vec::new())
+    }
+
+    /// Validates as [`Validator::validate_with_budget`] does, after `earlier` errors the
+    /// API server found first (an object's `metadata`): they come first in the outcome and
+    /// block the rules as schema errors do.
+    pub fn validate_after(
+        &self,
+        obj: &serde_json::Value,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+        earlier: Vec<FieldError>,
+    ) -> Outcome {
         // Unknown fields are pruned (and reported as kube-apiserver's fieldValidation=Warn
         // does); the old object, as stored, has none.
         let unknown = pruning::unknown_fields(obj, &self.schema);
@@ -127,7 +140,7 @@ impl Validator {
             .iter()
             .map(|path| format!("unknown field {}", go_quote(path)))
             .collect();
-        let mut outcome = self.checked(obj, old, budget);
+        let mut outcome = self.checked(obj, old, budget, earlier);
         outcome.warnings.splice(0..0, warnings);
         outcome
     }
@@ -138,6 +151,7 @@ impl Validator {
         obj: &serde_json::Value,
         old: Option<&serde_json::Value>,
         budget: i64,
+        mut errors: Vec<FieldError>,
     ) -> Outcome {
         let obj = prepare(obj, &self.schema);
         let old = old.map(|o| prepare(o, &self.schema));
@@ -145,7 +159,7 @@ impl Validator {
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
         // are not run.
-        let mut errors = openapi::validate(obj, &self.schema);
+        errors.extend(openapi::validate(obj, &self.schema));
         errors.extend(list_invariants::validate(obj, &self.schema));
         if errors.iter().any(|e| e.error_type.blocks_rules()) {
             errors.push(FieldError::with_rendered_value(

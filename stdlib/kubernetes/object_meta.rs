@@ -1,0 +1,211 @@
+//! `metadata` as the API server validates it on every write (apimachinery
+//! `pkg/api/validation/objectmeta.go`, `ValidateObjectMetaAccessor` with
+//! `NameIsDNSSubdomain`): the name or generateName, the namespace by the resource's scope,
+//! label keys and values, annotation keys and their total size.
+//!
+//! Offline, a missing namespace of a namespaced object is not an error (the API server
+//! takes it from the request), nor a missing name with a `generateName` (the API server
+//! generates the name before it validates).
+
+use serde_json::Value as Json;
+
+use super::crd::field_error::{ErrorType, FieldError, FieldPath};
+use super::format::{mask_trailing_dash, messages};
+
+/// The most bytes of annotations, keys and values together (`TotalAnnotationSizeLimitB`).
+pub const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
+
+/// Whether a resource lives in namespaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Namespaced,
+    Cluster,
+}
+
+/// The errors of an object's `metadata` (`metadata` absent is treated as empty).
+pub fn validate(object: &Json, scope: Scope) -> Vec<FieldError> {
+    let meta = object.get("metadata");
+    let text = |f: &str| {
+        meta.and_then(|m| m.get(f))
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+    };
+    let strings = |f: &str| -> Vec<(String, String)> {
+        meta.and_then(|m| m.get(f))
+            .and_then(Json::as_object)
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Meta {
+        name: text("name"),
+        generate_name: text("generateName"),
+        namespace: text("namespace"),
+        labels: &strings("labels"),
+        annotations: &strings("annotations"),
+    }
+    .errors(scope)
+}
+
+/// The fields of `metadata` that are validated.
+pub struct Meta<'a> {
+    pub name: &'a str,
+    pub generate_name: &'a str,
+    pub namespace: &'a str,
+    pub labels: &'a [(String, String)],
+    pub annotations: &'a [(String, String)],
+}
+
+impl Meta<'_> {
+    /// The errors, in the API server's order.
+    pub fn errors(&self, scope: Scope) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        let path = FieldPath::new("metadata");
+        let invalid = |errors: &mut Vec<FieldError>, at: &FieldPath, value: &str, msg: &str| {
+            errors.push(FieldError::new(at.clone(), ErrorType::Invalid, value, msg));
+        };
+        if !self.generate_name.is_empty() {
+            let masked = mask_trailing_dash(self.generate_name);
+            for m in messages("dns1123Subdomain", &masked) {
+                invalid(
+                    &mut errors,
+                    &path.child("generateName"),
+                    self.generate_name,
+                    &m,
+                );
+            }
+        }
+        if self.name.is_empty() {
+            if self.generate_name.is_empty() {
+                errors.push(FieldError::new(
+                    path.child("name"),
+                    ErrorType::Required,
+                    "",
+                    "name or generateName is required",
+                ));
+            }
+        } else {
+            for m in messages("dns1123Subdomain", self.name) {
+                invalid(&mut errors, &path.child("name"), self.name, &m);
+            }
+        }
+        match scope {
+            Scope::Namespaced if !self.namespace.is_empty() => {
+                for m in messages("dns1123Label", self.namespace) {
+                    invalid(&mut errors, &path.child("namespace"), self.namespace, &m);
+                }
+            }
+            Scope::Cluster if !self.namespace.is_empty() => {
+                errors.push(FieldError::new(
+                    path.child("namespace"),
+                    ErrorType::Forbidden,
+                    "",
+                    "not allowed on this type",
+                ));
+            }
+            _ => {}
+        }
+        let labels = path.child("labels");
+        for (key, value) in self.labels {
+            for m in messages("qualifiedName", key) {
+                invalid(&mut errors, &labels, key, &m);
+            }
+            for m in messages("labelValue", value) {
+                invalid(&mut errors, &labels, value, &m);
+            }
+        }
+        let annotations = path.child("annotations");
+        let mut size = 0;
+        for (key, value) in self.annotations {
+            // Qualified names, whatever the case.
+            for m in messages("qualifiedName", &key.to_lowercase()) {
+                invalid(&mut errors, &annotations, key, &m);
+            }
+            size += key.len() + value.len();
+        }
+        if size > MAX_ANNOTATIONS_BYTES {
+            errors.push(FieldError::too_long(annotations, MAX_ANNOTATIONS_BYTES));
+        }
+        errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn errors(object: Json, scope: Scope) -> Vec<String> {
+        validate(&object, scope)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    // apimachinery objectmeta_test.go (TestValidateObjectMetaNamespaces,
+    // TestValidateObjectMetaUpdate's name cases, TestValidateAnnotations).
+    #[test]
+    fn names_namespaces_labels_and_annotations() {
+        assert_eq!(
+            errors(json!({"metadata": {}}), Scope::Namespaced),
+            ["metadata.name: Required value: name or generateName is required"]
+        );
+        assert!(
+            errors(
+                json!({"metadata": {"generateName": "web-"}}),
+                Scope::Namespaced
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            errors(
+                json!({"metadata": {"name": "Web_1", "namespace": "a.b"}}),
+                Scope::Namespaced
+            ),
+            [
+                "metadata.name: Invalid value: \"Web_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                "metadata.namespace: Invalid value: \"a.b\": must not contain dots",
+            ]
+        );
+        assert_eq!(
+            errors(
+                json!({"metadata": {"name": "x", "namespace": "default"}}),
+                Scope::Cluster
+            ),
+            ["metadata.namespace: Forbidden: not allowed on this type"]
+        );
+        let bad = errors(
+            json!({"metadata": {"name": "x", "labels": {"a/b/c": "ok", "k": "-bad"}}}),
+            Scope::Namespaced,
+        );
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert!(bad[0].starts_with("metadata.labels: Invalid value: \"a/b/c\": a valid label key"));
+        assert!(
+            bad[1].starts_with("metadata.labels: Invalid value: \"-bad\": a valid label must be")
+        );
+        let big = "x".repeat(MAX_ANNOTATIONS_BYTES);
+        assert_eq!(
+            errors(
+                json!({"metadata": {"name": "x", "annotations": {"a": big}}}),
+                Scope::Namespaced
+            ),
+            ["metadata.annotations: Too long: may not be more than 262144 bytes"]
+        );
+    }
+
+    #[test]
+    fn generate_name_is_a_prefix() {
+        assert_eq!(mask_trailing_dash("web-"), "wea");
+        assert_eq!(mask_trailing_dash("-"), "-");
+        assert!(
+            errors(
+                json!({"metadata": {"generateName": "-"}}),
+                Scope::Namespaced
+            )[0]
+            .starts_with("metadata.generateName: Invalid value: \"-\"")
+        );
+    }
+}
