@@ -59,16 +59,25 @@ pub fn bind(
 }
 
 /// Parses JSON, or else YAML (one document). Text that looks like JSON but is neither gets the
-/// JSON parser's message.
+/// JSON parser's message; JSON nested too deeply is not re-read as YAML (whose parser would
+/// take minutes over it).
 pub fn parse_document(text: &str) -> Result<Value, String> {
     let json_error = match serde_json::from_str::<serde_json::Value>(text) {
         Ok(json) => return Ok(Value::from(json)),
         Err(e) => e,
     };
+    let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
+    if looks_like_json
+        && json_error
+            .to_string()
+            .starts_with("recursion limit exceeded")
+    {
+        return Err(format!("invalid JSON: {json_error}"));
+    }
     match serde_norway::from_str::<serde_norway::Value>(text) {
         Ok(yaml) => from_yaml(&yaml),
         Err(yaml_error) => {
-            if text.trim_start().starts_with(['{', '[', '"']) {
+            if looks_like_json {
                 Err(format!("invalid JSON: {json_error}"))
             } else {
                 Err(format!("invalid YAML: {yaml_error}"))
