@@ -22,7 +22,9 @@
 //!   namespace: {...}                          # optional: overrides the suite's
 //!   policies: [...]                           # optional: replace the suite's for this case
 //!   bindings: [...]                           # (each optional; as upstream tables that
-//!   params: [...]                             #  give every case its own objects)
+//!   params: [...]                             #  give every case its own objects), with
+//!   fieldErrors: []                           # the errors expected of the case's own
+//!   bindingErrors: []                         # policies and bindings
 //!   message: "deployments.apps \"web\" is forbidden: ..."   # absent: allowed
 //!   code: 422                                 # optional
 //!   warnings: []
@@ -126,13 +128,18 @@ pub struct AdmissionCase {
     /// Overrides the suite's namespace object (`null`: the namespace does not exist).
     #[serde(default, deserialize_with = "present")]
     pub namespace: Option<Option<Json>>,
-    /// Replaces the suite's policies for this case (they must compile without field
-    /// errors).
+    /// Replaces the suite's policies for this case.
     #[serde(default)]
     pub policies: Option<Vec<ValidatingAdmissionPolicy>>,
+    /// The field errors expected of the case's own policies, in order.
+    #[serde(default)]
+    pub field_errors: Vec<String>,
     /// Replaces the suite's bindings for this case.
     #[serde(default)]
     pub bindings: Option<Vec<ValidatingAdmissionPolicyBinding>>,
+    /// The field errors expected of the case's own bindings, in order.
+    #[serde(default)]
+    pub binding_errors: Vec<String>,
     /// Replaces the suite's params objects for this case.
     #[serde(default)]
     pub params: Option<Vec<Json>>,
@@ -419,7 +426,7 @@ impl AdmissionSuite {
                         .iter()
                         .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
                         .collect();
-                    compare("fieldErrors", &Vec::<String>::new(), &errors, &mut m);
+                    compare("fieldErrors", &case.field_errors, &errors, &mut m);
                     case_policies = case_compiled.iter().collect();
                     &case_policies
                 }
@@ -430,7 +437,18 @@ impl AdmissionSuite {
                 params: case.params.as_deref().unwrap_or(&self.params),
                 authorizer: authorizer.clone(),
             };
-            let bindings = case.bindings.as_deref().unwrap_or(&self.bindings);
+            let bindings = match &case.bindings {
+                None => &self.bindings,
+                Some(own) => {
+                    let errors: Vec<String> = own
+                        .iter()
+                        .flat_map(validate_binding)
+                        .map(|e| e.to_string())
+                        .collect();
+                    compare("bindingErrors", &case.binding_errors, &errors, &mut m);
+                    own
+                }
+            };
             let decision = admit(policies, bindings, &input);
             let message = decision.status.as_ref().map(|s| s.message.clone());
             compare("message", &case.message, &message, &mut m);
