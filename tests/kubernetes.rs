@@ -14,6 +14,8 @@
 mod authz;
 #[path = "kubernetes/cidr.rs"]
 mod cidr;
+#[path = "kubernetes/cost_test.rs"]
+mod cost_test;
 #[path = "kubernetes/crd_rules.rs"]
 mod crd_rules;
 #[path = "kubernetes/equality.rs"]

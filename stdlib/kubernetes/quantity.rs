@@ -19,7 +19,7 @@ pub const TYPE: &str = "kubernetes.Quantity";
 
 const FORMAT_ERROR: &str = "quantities must match the regular expression \
      '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-const NUMERIC_ERROR: &str = "unable to parse quantity's numeric part";
+const NUMERIC_ERROR: &str = "unable to parse numeric part of quantity";
 const SUFFIX_ERROR: &str = "unable to parse quantity's suffix";
 /// Decimal exponent differences beyond which arithmetic refuses to materialize digits.
 const MAX_SHIFT: u64 = 10_000;
@@ -85,22 +85,52 @@ fn pow10(n: u64) -> BigInt {
     num_traits::pow(BigInt::from(10), n as usize)
 }
 
-/// apimachinery's two representations: a scaled int64 (`value × 10^scale`) or a decimal.
+/// apimachinery's two representations of an amount: a scaled int64 (`value × 10^scale`) or
+/// a decimal.
 #[derive(Clone, Debug)]
-pub enum Quantity {
+pub enum Amount {
     Int { value: i64, scale: i64 },
     Dec(Dec),
 }
 
+/// apimachinery's `Format`: how `Quantity.String()` writes a quantity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `12e6`
+    DecimalExponent,
+    /// `12Mi`
+    BinarySI,
+    /// `12M`
+    DecimalSI,
+}
+
+/// apimachinery's `resource.Quantity`: an amount, its format, and the text it was parsed
+/// from when `ParseQuantity` keeps that text as the canonical form.
+#[derive(Clone, Debug)]
+pub struct Quantity {
+    pub amount: Amount,
+    pub format: Format,
+    text: Option<Box<str>>,
+}
+
 impl Quantity {
+    /// A quantity without a kept text.
+    pub fn new(amount: Amount, format: Format) -> Quantity {
+        Quantity {
+            amount,
+            format,
+            text: None,
+        }
+    }
+
     /// The exact value.
     pub fn to_dec(&self) -> Dec {
-        match self {
-            Quantity::Int { value, scale } => Dec {
+        match &self.amount {
+            Amount::Int { value, scale } => Dec {
                 unscaled: BigInt::from(*value),
                 exp: *scale,
             },
-            Quantity::Dec(d) => d.clone(),
+            Amount::Dec(d) => d.clone(),
         }
     }
 
@@ -111,9 +141,9 @@ impl Quantity {
 
     /// -1, 0 or 1.
     pub fn sign(&self) -> i64 {
-        match self {
-            Quantity::Int { value, .. } => value.signum(),
-            Quantity::Dec(d) => match d.unscaled.sign() {
+        match &self.amount {
+            Amount::Int { value, .. } => value.signum(),
+            Amount::Dec(d) => match d.unscaled.sign() {
                 num_bigint::Sign::Minus => -1,
                 num_bigint::Sign::NoSign => 0,
                 num_bigint::Sign::Plus => 1,
@@ -123,18 +153,18 @@ impl Quantity {
 
     /// apimachinery's `AsInt64`: only a scaled int64 with a non-negative scale converts.
     pub fn as_i64(&self) -> Option<i64> {
-        match self {
-            Quantity::Int { value, scale: 0 } => Some(*value),
-            Quantity::Int { value, scale } if *scale > 0 => scale_i64(*value, *scale),
+        match self.amount {
+            Amount::Int { value, scale: 0 } => Some(value),
+            Amount::Int { value, scale } if scale > 0 => scale_i64(value, scale),
             _ => None,
         }
     }
 
     /// apimachinery's `AsApproximateFloat64`: `base × 10^exponent`.
     pub fn as_f64(&self) -> f64 {
-        let (base, exp) = match self {
-            Quantity::Int { value, scale } => (*value as f64, *scale),
-            Quantity::Dec(d) => (d.unscaled.to_f64().unwrap_or(f64::NAN), d.exp),
+        let (base, exp) = match &self.amount {
+            Amount::Int { value, scale } => (*value as f64, *scale),
+            Amount::Dec(d) => (d.unscaled.to_f64().unwrap_or(f64::NAN), d.exp),
         };
         if exp == 0 {
             base
@@ -143,40 +173,154 @@ impl Quantity {
         }
     }
 
-    /// apimachinery's `Add`: int64 arithmetic when it fits, else exact decimals.
+    /// apimachinery's `Add`: int64 arithmetic when it fits, else exact decimals; a zero
+    /// receiver takes the argument's format.
     pub fn add(&self, o: &Quantity) -> Result<Quantity, EvalError> {
+        let format = self.result_format(o);
         if let (
-            Quantity::Int {
+            Amount::Int {
                 value: a,
                 scale: sa,
             },
-            Quantity::Int {
+            Amount::Int {
                 value: b,
                 scale: sb,
             },
-        ) = (self, o)
+        ) = (&self.amount, &o.amount)
         {
-            if let Some(r) = int_add((*a, *sa), (*b, *sb)) {
-                return Ok(r);
+            if let Some(amount) = int_add((*a, *sa), (*b, *sb)) {
+                return Ok(Quantity::new(amount, format));
             }
         }
-        Ok(Quantity::Dec(self.to_dec().add(&o.to_dec())?))
+        let sum = self.to_dec().add(&o.to_dec())?;
+        Ok(Quantity::new(Amount::Dec(sum), format))
     }
 
-    /// apimachinery's `Sub`.
+    /// apimachinery's `Sub`: int64 arithmetic (`int64Amount.Sub` adds the negated value,
+    /// which wraps for the most negative int64, as in Go) when it fits, else exact decimals.
     pub fn sub(&self, o: &Quantity) -> Result<Quantity, EvalError> {
-        let neg = match o {
-            Quantity::Int { value, scale } => Quantity::Int {
-                value: value.wrapping_neg(),
-                scale: *scale,
+        let format = self.result_format(o);
+        if let (
+            Amount::Int {
+                value: a,
+                scale: sa,
             },
-            Quantity::Dec(d) => Quantity::Dec(Dec {
-                unscaled: -d.unscaled.clone(),
-                exp: d.exp,
-            }),
-        };
-        self.add(&neg)
+            Amount::Int {
+                value: b,
+                scale: sb,
+            },
+        ) = (&self.amount, &o.amount)
+        {
+            if let Some(amount) = int_add((*a, *sa), (b.wrapping_neg(), *sb)) {
+                return Ok(Quantity::new(amount, format));
+            }
+        }
+        let mut neg = o.to_dec();
+        neg.unscaled = -neg.unscaled;
+        let difference = self.to_dec().add(&neg)?;
+        Ok(Quantity::new(Amount::Dec(difference), format))
     }
+
+    /// The format of `self + o` or `self - o`: a zero receiver takes the argument's.
+    fn result_format(&self, o: &Quantity) -> Format {
+        if self.sign() == 0 {
+            o.format
+        } else {
+            self.format
+        }
+    }
+
+    /// apimachinery's `Quantity.String()`: the text `ParseQuantity` kept, else the canonical
+    /// form (`CanonicalizeBytes`): `0` for zero; in BinarySI, a multiple of a power of 1024
+    /// with its suffix (`Ki` ... `Ei`), unless the value is within ±1024 or not an integer
+    /// (then DecimalSI); in DecimalSI and DecimalExponent, the mantissa with the exponent
+    /// brought down to a multiple of 3 (`n` ... `E`, or `e<exp>`). An exponent without a
+    /// suffix of its format gets no suffix at all, as upstream's suffix lookup gives none.
+    pub fn canonical_string(&self) -> String {
+        if let Some(text) = &self.text {
+            return text.to_string();
+        }
+        let d = self.to_dec();
+        if d.unscaled.is_zero() {
+            return "0".to_string();
+        }
+        let mut format = self.format;
+        if format == Format::BinarySI {
+            let within = d.compare(&Dec {
+                unscaled: BigInt::from(1024),
+                exp: 0,
+            }) == Ordering::Less
+                && d.compare(&Dec {
+                    unscaled: BigInt::from(-1024),
+                    exp: 0,
+                }) == Ordering::Greater;
+            if within || integer_value(&d).is_none() {
+                format = Format::DecimalSI;
+            }
+        }
+        if format == Format::BinarySI {
+            let mut amount = integer_value(&d).unwrap_or_default();
+            let mut times = 0;
+            let k = BigInt::from(1024);
+            while !amount.is_zero() && (&amount % &k).is_zero() {
+                amount /= &k;
+                times += 1;
+            }
+            let suffix = match times {
+                1 => "Ki",
+                2 => "Mi",
+                3 => "Gi",
+                4 => "Ti",
+                5 => "Pi",
+                6 => "Ei",
+                _ => "",
+            };
+            return format!("{amount}{suffix}");
+        }
+        let mut amount = d.unscaled;
+        let mut exponent = d.exp;
+        let ten = BigInt::from(10);
+        while (&amount % &ten).is_zero() {
+            amount /= &ten;
+            exponent += 1;
+        }
+        while exponent % 3 != 0 {
+            amount *= &ten;
+            exponent -= 1;
+        }
+        let suffix = if format == Format::DecimalExponent {
+            if exponent == 0 {
+                String::new()
+            } else {
+                format!("e{exponent}")
+            }
+        } else {
+            match exponent {
+                -9 => "n",
+                -6 => "u",
+                -3 => "m",
+                3 => "k",
+                6 => "M",
+                9 => "G",
+                12 => "T",
+                15 => "P",
+                18 => "E",
+                _ => "",
+            }
+            .to_string()
+        };
+        format!("{amount}{suffix}")
+    }
+}
+
+/// The value as an integer, if it is one.
+fn integer_value(d: &Dec) -> Option<BigInt> {
+    if d.exp >= 0 {
+        return Some(&d.unscaled * pow10(d.exp as u64));
+    }
+    let div = pow10(d.exp.unsigned_abs());
+    let (q, r) = num_integer::Integer::div_rem(&d.unscaled, &div);
+    r.is_zero().then_some(q)
 }
 
 fn pow10_f64(exp: i64) -> f64 {
@@ -205,8 +349,8 @@ fn scale_i64(value: i64, scale: i64) -> Option<i64> {
 }
 
 /// apimachinery's `int64Amount.Add`.
-fn int_add((a, sa): (i64, i64), (b, sb): (i64, i64)) -> Option<Quantity> {
-    let q = |value, scale| Some(Quantity::Int { value, scale });
+fn int_add((a, sa): (i64, i64), (b, sb): (i64, i64)) -> Option<Amount> {
+    let q = |value, scale| Some(Amount::Int { value, scale });
     if b == 0 {
         return q(a, sa);
     }
@@ -236,43 +380,11 @@ impl Opaque for Quantity {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    /// `Quantity.String()`, as Kubernetes' CEL quantity converts to a string
+    /// (`ConvertToNative`).
     fn to_display_string(&self) -> String {
-        let d = self.to_dec();
-        format!("quantity('{}')", decimal_text(&d))
+        self.canonical_string()
     }
-}
-
-/// Plain decimal text for moderate exponents (`1.5`, `1536`), `<digits>e<exp>` otherwise.
-fn decimal_text(d: &Dec) -> String {
-    if d.exp.unsigned_abs() > 40 {
-        return format!("{}e{}", d.unscaled, d.exp);
-    }
-    let neg = d.unscaled.sign() == num_bigint::Sign::Minus;
-    let digits = d.unscaled.abs().to_string();
-    let mut text = if d.exp >= 0 {
-        if d.unscaled.is_zero() {
-            "0".to_string()
-        } else {
-            format!("{digits}{}", "0".repeat(d.exp as usize))
-        }
-    } else {
-        let frac = (-d.exp) as usize;
-        let padded = format!(
-            "{}{digits}",
-            "0".repeat((frac + 1).saturating_sub(digits.len()))
-        );
-        let (int, f) = padded.split_at(padded.len() - frac);
-        let f = f.trim_end_matches('0');
-        if f.is_empty() {
-            int.to_string()
-        } else {
-            format!("{int}.{f}")
-        }
-    };
-    if neg {
-        text.insert(0, '-');
-    }
-    text
 }
 
 /// The parts of a quantity string (apimachinery's `parseQuantityString`).
@@ -346,9 +458,9 @@ fn split(s: &str) -> Result<Parts<'_>, EvalError> {
     })
 }
 
-/// The base (10 or 2), exponent and whether the suffix is binary.
-fn interpret(suffix: &str) -> Option<(u32, i64, bool)> {
-    let dec = |e| Some((10, e, false));
+/// The base (10 or 2), exponent and format of a suffix.
+fn interpret(suffix: &str) -> Option<(u32, i64, Format)> {
+    let dec = |e| Some((10, e, Format::DecimalSI));
     match suffix {
         "" => dec(0),
         "n" => dec(-9),
@@ -360,16 +472,16 @@ fn interpret(suffix: &str) -> Option<(u32, i64, bool)> {
         "T" => dec(12),
         "P" => dec(15),
         "E" => dec(18),
-        "Ki" => Some((2, 10, true)),
-        "Mi" => Some((2, 20, true)),
-        "Gi" => Some((2, 30, true)),
-        "Ti" => Some((2, 40, true)),
-        "Pi" => Some((2, 50, true)),
-        "Ei" => Some((2, 60, true)),
+        "Ki" => Some((2, 10, Format::BinarySI)),
+        "Mi" => Some((2, 20, Format::BinarySI)),
+        "Gi" => Some((2, 30, Format::BinarySI)),
+        "Ti" => Some((2, 40, Format::BinarySI)),
+        "Pi" => Some((2, 50, Format::BinarySI)),
+        "Ei" => Some((2, 60, Format::BinarySI)),
         s if s.len() > 1 && (s.starts_with('e') || s.starts_with('E')) => {
             // Go parses a 64-bit integer and keeps its low 32 bits.
             let e: i64 = s[1..].parse().ok()?;
-            Some((10, i64::from(e as i32), false))
+            Some((10, i64::from(e as i32), Format::DecimalExponent))
         }
         _ => None,
     }
@@ -381,8 +493,9 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
         return Err(EvalError::new(FORMAT_ERROR));
     }
     let p = split(s)?;
-    let (base, exponent, binary) =
+    let (base, exponent, mut format) =
         interpret(p.suffix).ok_or_else(|| EvalError::new(SUFFIX_ERROR))?;
+    let binary = format == Format::BinarySI;
     let digits = (p.num.len() + p.denom.len()) as i64;
     let (mut scale, mantissa, precision) = if !binary {
         (exponent, 1i64, 18 - digits)
@@ -398,8 +511,23 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
             let shifted = format!("{}{}", p.num, p.denom);
             let value: i64 = shifted.parse().map_err(|_| EvalError::new(NUMERIC_ERROR))?;
             if let Some(r) = value.checked_mul(mantissa) {
-                let value = if p.positive { r } else { -r };
-                return Ok(Quantity::Int { value, scale });
+                let amount = Amount::Int {
+                    value: if p.positive { r } else { -r },
+                    scale,
+                };
+                // Upstream keeps the text itself as the canonical form when it looks
+                // canonical (a test of the digits, not of the whole text: `+1k`, `01Ki`
+                // and `1.500k` are kept as written).
+                let kept = if binary {
+                    exponent % 10 == 0 && value & 0x07 != 0
+                } else {
+                    scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
+                } || s == "0";
+                return Ok(Quantity {
+                    amount,
+                    format,
+                    text: kept.then(|| s.into()),
+                });
             }
         }
     }
@@ -435,11 +563,20 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
         if d.compare(&max) == Ordering::Greater {
             d = max;
         }
+        // Binary values between 0 and 1 are DecimalSI (upstream: "this avoids rounding").
+        if !d.unscaled.is_zero()
+            && d.compare(&Dec {
+                unscaled: BigInt::from(1),
+                exp: 0,
+            }) == Ordering::Less
+        {
+            format = Format::DecimalSI;
+        }
     }
     if !p.positive {
         d.unscaled = -d.unscaled;
     }
-    Ok(Quantity::Dec(d))
+    Ok(Quantity::new(Amount::Dec(d), format))
 }
 
 /// Builds the library.
@@ -608,10 +745,13 @@ fn q(v: &Value) -> Result<&Quantity, EvalError> {
 /// A quantity or an int operand (as `NewQuantity(i, DecimalExponent)`).
 fn operand(v: &Value) -> Result<Quantity, EvalError> {
     match v {
-        Value::Int(i) => Ok(Quantity::Int {
-            value: *i,
-            scale: 0,
-        }),
+        Value::Int(i) => Ok(Quantity::new(
+            Amount::Int {
+                value: *i,
+                scale: 0,
+            },
+            Format::DecimalExponent,
+        )),
         other => Ok(q(other)?.clone()),
     }
 }
@@ -676,12 +816,153 @@ mod tests {
         parse_quantity(s).unwrap().to_display_string()
     }
 
+    fn dec(unscaled: i64, exp: i64, format: Format) -> Quantity {
+        Quantity::new(
+            Amount::Dec(Dec {
+                unscaled: BigInt::from(unscaled),
+                exp,
+            }),
+            format,
+        )
+    }
+
+    /// apimachinery `pkg/api/resource/quantity_test.go`, `TestQuantityString`, every row:
+    /// the canonical form of a decimal amount in a format, which `ParseQuantity` keeps as
+    /// written; the alternate spelling parses to the same canonical form; the negated amount
+    /// prints with a `-`.
     #[test]
-    fn displays_plain_decimals() {
-        assert_eq!(text("1.5Ki"), "quantity('1536')");
-        assert_eq!(text("100m"), "quantity('0.1')");
-        assert_eq!(text("-2.50"), "quantity('-2.5')");
-        assert_eq!(text("0"), "quantity('0')");
-        assert_eq!(text("1e50"), "quantity('1e50')");
+    fn quantity_string() {
+        use Format::*;
+        let table: &[(i64, i64, Format, &str, &str)] = &[
+            (1024 * 1024 * 1024, 0, BinarySI, "1Gi", "1024Mi"),
+            (300 * 1024 * 1024, 0, BinarySI, "300Mi", "307200Ki"),
+            (6 * 1024, 0, BinarySI, "6Ki", ""),
+            (
+                1001 * 1024 * 1024 * 1024,
+                0,
+                BinarySI,
+                "1001Gi",
+                "1025024Mi",
+            ),
+            (1024 * 1024 * 1024 * 1024, 0, BinarySI, "1Ti", "1024Gi"),
+            (5, 0, BinarySI, "5", "5000m"),
+            (500, -3, BinarySI, "500m", "0.5"),
+            (1, 9, DecimalSI, "1G", "1000M"),
+            (1000, 6, DecimalSI, "1G", "0.001T"),
+            (1000000, 3, DecimalSI, "1G", ""),
+            (1000000000, 0, DecimalSI, "1G", ""),
+            (1, -3, DecimalSI, "1m", "1000u"),
+            (80, -3, DecimalSI, "80m", ""),
+            (1080, -3, DecimalSI, "1080m", "1.08"),
+            (108, -2, DecimalSI, "1080m", "1080000000n"),
+            (10800, -4, DecimalSI, "1080m", ""),
+            (300, 6, DecimalSI, "300M", ""),
+            (1, 12, DecimalSI, "1T", ""),
+            (1234567, 6, DecimalSI, "1234567M", ""),
+            (1234567, -3, BinarySI, "1234567m", ""),
+            (3, 3, DecimalSI, "3k", ""),
+            (1025, 0, BinarySI, "1025", ""),
+            (0, 0, DecimalSI, "0", ""),
+            (0, 0, BinarySI, "0", ""),
+            (1, 9, DecimalExponent, "1e9", ".001e12"),
+            (1, -3, DecimalExponent, "1e-3", "0.001e0"),
+            (1, -9, DecimalExponent, "1e-9", "1000e-12"),
+            (80, -3, DecimalExponent, "80e-3", ""),
+            (300, 6, DecimalExponent, "300e6", ""),
+            (1, 12, DecimalExponent, "1e12", ""),
+            (1, 3, DecimalExponent, "1e3", ""),
+            (3, 3, DecimalExponent, "3e3", ""),
+            (3, 3, DecimalSI, "3k", ""),
+            (0, 0, DecimalExponent, "0", "00"),
+            (1, -9, DecimalSI, "1n", ""),
+            (80, -9, DecimalSI, "80n", ""),
+            (1080, -9, DecimalSI, "1080n", ""),
+            (108, -8, DecimalSI, "1080n", ""),
+            (10800, -10, DecimalSI, "1080n", ""),
+            (1, -6, DecimalSI, "1u", ""),
+            (80, -6, DecimalSI, "80u", ""),
+            (1080, -6, DecimalSI, "1080u", ""),
+        ];
+        for &(unscaled, exp, format, expect, alternate) in table {
+            assert_eq!(dec(unscaled, exp, format).canonical_string(), expect);
+            let parsed = parse_quantity(expect).unwrap();
+            assert_eq!(
+                parsed.text.as_deref(),
+                Some(expect),
+                "kept text of {expect}"
+            );
+            if !alternate.is_empty() {
+                let q = parse_quantity(alternate).unwrap();
+                assert_eq!(q.text, None, "{alternate} is not canonical");
+                assert_eq!(q.canonical_string(), expect, "{alternate}");
+            }
+            if unscaled != 0 {
+                let negated = dec(-unscaled, exp, format);
+                assert_eq!(negated.canonical_string(), format!("-{expect}"));
+            }
+        }
+    }
+
+    /// apimachinery `quantity_test.go`, `TestQuantityParseEmit`, every row, and negated.
+    #[test]
+    fn quantity_parse_emit() {
+        let table = [
+            ("1Ki", "1Ki"),
+            ("1Mi", "1Mi"),
+            ("1Gi", "1Gi"),
+            ("1024Mi", "1Gi"),
+            ("1000M", "1G"),
+            (".001Ki", "1024m"),
+            (".000001Ki", "1024u"),
+            (".000000001Ki", "1024n"),
+            (".000000000001Ki", "2n"),
+        ];
+        for (input, expect) in table {
+            assert_eq!(text(input), expect, "{input}");
+            assert_eq!(text(&format!("-{input}")), format!("-{expect}"), "-{input}");
+        }
+    }
+
+    /// apimachinery `quantity_test.go`, `TestQuantityParseZero`,
+    /// `TestQuantityAddZeroPreservesSuffix` and `TestQuantitySubZeroPreservesSuffix`: a zero
+    /// receiver takes the argument's format.
+    #[test]
+    fn zero_takes_the_other_format() {
+        assert_eq!(text("0"), "0");
+        let zero = parse_quantity("0").unwrap();
+        for input in ["100m", "1Gi"] {
+            let q = parse_quantity(input).unwrap();
+            assert_eq!(q.add(&zero).unwrap().canonical_string(), input);
+            assert_eq!(zero.add(&q).unwrap().canonical_string(), input);
+            assert_eq!(q.sub(&zero).unwrap().canonical_string(), input);
+            assert_eq!(
+                zero.sub(&q).unwrap().canonical_string(),
+                format!("-{input}")
+            );
+        }
+    }
+
+    /// `ParseQuantity` keeps the text when its digits look canonical, whatever else the
+    /// text holds; arithmetic drops it (quantity.go, `ParseQuantity` and `Add`).
+    #[test]
+    fn kept_texts() {
+        assert_eq!(text("+1k"), "+1k");
+        assert_eq!(text("01Ki"), "01Ki");
+        assert_eq!(text("1.500k"), "1.500k");
+        assert_eq!(text("1E3"), "1E3");
+        assert_eq!(text("1000m"), "1");
+        assert_eq!(text("1.5k"), "1500");
+        assert_eq!(text("1.5Gi"), "1536Mi");
+        assert_eq!(text("0.5Ki"), "512");
+        assert_eq!(text("1e50"), "100e48");
+        // 10^21 in DecimalSI has no suffix: upstream's suffix lookup gives none.
+        assert_eq!(text("1000E"), "1");
+        let q = parse_quantity("+1k").unwrap();
+        assert_eq!(
+            q.add(&parse_quantity("0").unwrap())
+                .unwrap()
+                .canonical_string(),
+            "1k"
+        );
     }
 }

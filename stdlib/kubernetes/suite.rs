@@ -20,6 +20,11 @@
 //! - name: four replicas denied
 //!   request: { ...AdmissionRequest: kind, resource, operation, object, oldObject, userInfo... }
 //!   namespace: {...}                          # optional: overrides the suite's
+//!   policies: [...]                           # optional: replace the suite's for this case
+//!   bindings: [...]                           # (each optional; as upstream tables that
+//!   params: [...]                             #  give every case its own objects), with
+//!   fieldErrors: []                           # the errors expected of the case's own
+//!   bindingErrors: []                         # policies and bindings
 //!   message: "deployments.apps \"web\" is forbidden: ..."   # absent: allowed
 //!   code: 422                                 # optional
 //!   warnings: []
@@ -123,6 +128,21 @@ pub struct AdmissionCase {
     /// Overrides the suite's namespace object (`null`: the namespace does not exist).
     #[serde(default, deserialize_with = "present")]
     pub namespace: Option<Option<Json>>,
+    /// Replaces the suite's policies for this case.
+    #[serde(default)]
+    pub policies: Option<Vec<ValidatingAdmissionPolicy>>,
+    /// The field errors expected of the case's own policies, in order.
+    #[serde(default)]
+    pub field_errors: Vec<String>,
+    /// Replaces the suite's bindings for this case.
+    #[serde(default)]
+    pub bindings: Option<Vec<ValidatingAdmissionPolicyBinding>>,
+    /// The field errors expected of the case's own bindings, in order.
+    #[serde(default)]
+    pub binding_errors: Vec<String>,
+    /// Replaces the suite's params objects for this case.
+    #[serde(default)]
+    pub params: Option<Vec<Json>>,
     /// The expected denial message; absent means allowed.
     #[serde(default)]
     pub message: Option<String>,
@@ -395,14 +415,41 @@ impl AdmissionSuite {
                     Some(&default_namespace)
                 }
             };
+            let mut m = Vec::new();
+            let case_compiled: Vec<CompiledPolicy>;
+            let case_policies: Vec<&CompiledPolicy>;
+            let policies = match &case.policies {
+                None => &policies,
+                Some(own) => {
+                    case_compiled = own.iter().cloned().map(CompiledPolicy::new).collect();
+                    let errors: Vec<String> = case_compiled
+                        .iter()
+                        .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
+                        .collect();
+                    compare("fieldErrors", &case.field_errors, &errors, &mut m);
+                    case_policies = case_compiled.iter().collect();
+                    &case_policies
+                }
+            };
             let input = Input {
                 request: &case.request,
                 namespace,
-                params: &self.params,
+                params: case.params.as_deref().unwrap_or(&self.params),
                 authorizer: authorizer.clone(),
             };
-            let decision = admit(&policies, &self.bindings, &input);
-            let mut m = Vec::new();
+            let bindings = match &case.bindings {
+                None => &self.bindings,
+                Some(own) => {
+                    let errors: Vec<String> = own
+                        .iter()
+                        .flat_map(validate_binding)
+                        .map(|e| e.to_string())
+                        .collect();
+                    compare("bindingErrors", &case.binding_errors, &errors, &mut m);
+                    own
+                }
+            };
+            let decision = admit(policies, bindings, &input);
             let message = decision.status.as_ref().map(|s| s.message.clone());
             compare("message", &case.message, &message, &mut m);
             if case.code.is_some() {

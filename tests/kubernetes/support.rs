@@ -135,7 +135,7 @@ pub fn activation() -> HashMap<String, Value> {
     vars
 }
 
-fn run_one(env: &Env, c: &Case) -> Result<(), String> {
+pub fn run_one(env: &Env, c: &Case) -> Result<(), String> {
     let ast = match env.compile(c.expr) {
         Ok(a) => a,
         Err(issues) => {

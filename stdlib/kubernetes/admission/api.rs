@@ -22,12 +22,68 @@ pub struct ObjectMeta {
     pub annotations: BTreeMap<String, String>,
 }
 
-/// A ValidatingAdmissionPolicy.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+/// The API group of the policy resources.
+pub const GROUP: &str = "admissionregistration.k8s.io";
+
+/// A ValidatingAdmissionPolicy, defaulted as it is read ([`ValidatingAdmissionPolicy::set_defaults`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ValidatingAdmissionPolicy {
+    /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
     pub metadata: ObjectMeta,
     pub spec: PolicySpec,
+}
+
+impl<'de> Deserialize<'de> for ValidatingAdmissionPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Default, Deserialize)]
+        #[serde(rename_all = "camelCase", default)]
+        struct Read {
+            api_version: String,
+            metadata: ObjectMeta,
+            spec: PolicySpec,
+        }
+        let read = Read::deserialize(d)?;
+        let mut policy = ValidatingAdmissionPolicy {
+            api_version: read.api_version,
+            metadata: read.metadata,
+            spec: read.spec,
+        };
+        policy.set_defaults();
+        Ok(policy)
+    }
+}
+
+impl ValidatingAdmissionPolicy {
+    /// The defaults the API server applies when it decodes a policy (kubernetes
+    /// `pkg/apis/admissionregistration/v1` (and v1beta1, v1alpha1) `defaults.go`:
+    /// `SetDefaults_ValidatingAdmissionPolicySpec` failurePolicy Fail,
+    /// `SetDefaults_MatchResources`, `SetDefaults_Rule`).
+    pub fn set_defaults(&mut self) {
+        let spec = &mut self.spec;
+        spec.failure_policy.get_or_insert(FailurePolicy::Fail);
+        if let Some(constraints) = &mut spec.match_constraints {
+            constraints.set_defaults();
+        }
+    }
+}
+
+impl MatchResources {
+    /// `SetDefaults_MatchResources` (matchPolicy Equivalent, empty namespace and object
+    /// selectors) and `SetDefaults_Rule` (scope `*`) for every rule.
+    pub fn set_defaults(&mut self) {
+        self.match_policy.get_or_insert(MatchPolicy::Equivalent);
+        self.namespace_selector
+            .get_or_insert_with(LabelSelector::default);
+        self.object_selector
+            .get_or_insert_with(LabelSelector::default);
+        let rules = self.resource_rules.iter_mut();
+        for rule in rules.chain(self.exclude_resource_rules.iter_mut()) {
+            rule.scope.get_or_insert_with(|| "*".to_string());
+        }
+    }
 }
 
 /// `spec` of a ValidatingAdmissionPolicy.
@@ -148,12 +204,55 @@ pub struct Variable {
     pub expression: String,
 }
 
-/// A ValidatingAdmissionPolicyBinding.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+/// A ValidatingAdmissionPolicyBinding, defaulted as it is read
+/// ([`ValidatingAdmissionPolicyBinding::set_defaults`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ValidatingAdmissionPolicyBinding {
+    /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
     pub metadata: ObjectMeta,
     pub spec: BindingSpec,
+}
+
+impl<'de> Deserialize<'de> for ValidatingAdmissionPolicyBinding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Default, Deserialize)]
+        #[serde(rename_all = "camelCase", default)]
+        struct Read {
+            api_version: String,
+            metadata: ObjectMeta,
+            spec: BindingSpec,
+        }
+        let read = Read::deserialize(d)?;
+        let mut binding = ValidatingAdmissionPolicyBinding {
+            api_version: read.api_version,
+            metadata: read.metadata,
+            spec: read.spec,
+        };
+        binding.set_defaults();
+        Ok(binding)
+    }
+}
+
+impl ValidatingAdmissionPolicyBinding {
+    /// The defaults the API server applies when it decodes a binding: its matchResources
+    /// as a policy's ([`MatchResources::set_defaults`]), and, in `v1alpha1` only,
+    /// `SetDefaults_ParamRef` (parameterNotFoundAction Deny). In v1 and v1beta1 the action
+    /// has no default: a paramRef without one is a `Required value` error when written.
+    pub fn set_defaults(&mut self) {
+        if let Some(resources) = &mut self.spec.match_resources {
+            resources.set_defaults();
+        }
+        if self.api_version == format!("{GROUP}/v1alpha1")
+            && let Some(param_ref) = &mut self.spec.param_ref
+        {
+            param_ref
+                .parameter_not_found_action
+                .get_or_insert(ParameterNotFoundAction::Deny);
+        }
+    }
 }
 
 /// `spec` of a binding.

@@ -165,6 +165,9 @@ pub fn admit_with_resources(
     resources: &dyn EquivalentResources,
 ) -> Decision {
     let mut decision = Decision::default();
+    if is_admission_policy_resource(&input.request.resource) {
+        return decision;
+    }
     let mut dispatch = Dispatch {
         input,
         resources,
@@ -207,6 +210,22 @@ pub fn admit_with_resources(
         });
     }
     decision
+}
+
+/// The resources of CEL admission itself, which policies never judge (the policy plugin's
+/// `admissionResources`, skipped by `Plugin.Dispatch` whatever their version or
+/// subresource, so that a policy cannot lock itself or its bindings in place).
+const ADMISSION_POLICY_RESOURCES: [&str; 4] = [
+    "validatingadmissionpolicies",
+    "validatingadmissionpolicybindings",
+    "mutatingadmissionpolicies",
+    "mutatingadmissionpolicybindings",
+];
+
+/// Whether a request is for one of [`ADMISSION_POLICY_RESOURCES`].
+fn is_admission_policy_resource(resource: &api::GroupVersionResource) -> bool {
+    resource.group == "admissionregistration.k8s.io"
+        && ADMISSION_POLICY_RESOURCES.contains(&resource.resource.as_str())
 }
 
 /// Kubernetes' `NewForbidden`: `<resource>.<group> "<name>" is forbidden: <message>`, the

@@ -432,3 +432,96 @@ fn annotations_over_the_size_limit() {
         ["metadata.annotations: Too long: may not be more than 262144 bytes"]
     );
 }
+
+/// kubernetes `pkg/apis/admissionregistration/v1/defaults.go` (the same in v1beta1 and
+/// v1alpha1): `SetDefaults_ValidatingAdmissionPolicySpec` (failurePolicy Fail),
+/// `SetDefaults_MatchResources` (matchPolicy Equivalent, empty namespace and object
+/// selectors), `SetDefaults_Rule` (scope `*`), applied as the objects are read.
+#[test]
+fn policies_and_bindings_are_defaulted_as_read() {
+    use super::api::{FailurePolicy, LabelSelector, MatchPolicy, ParameterNotFoundAction};
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {"matchConstraints": {
+            "resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["*"], "resources": ["configmaps"]}],
+            "excludeResourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["*"], "resources": ["secrets"], "scope": "Namespaced"}]}}
+    }))
+    .unwrap();
+    assert_eq!(policy.spec.failure_policy, Some(FailurePolicy::Fail));
+    let constraints = policy.spec.match_constraints.as_ref().unwrap();
+    assert_eq!(constraints.match_policy, Some(MatchPolicy::Equivalent));
+    assert_eq!(
+        constraints.namespace_selector,
+        Some(LabelSelector::default())
+    );
+    assert_eq!(constraints.object_selector, Some(LabelSelector::default()));
+    assert_eq!(constraints.resource_rules[0].scope.as_deref(), Some("*"));
+    assert_eq!(
+        constraints.exclude_resource_rules[0].scope.as_deref(),
+        Some("Namespaced")
+    );
+    // Set values stay.
+    let ignore: ValidatingAdmissionPolicy =
+        serde_json::from_value(json!({"spec": {"failurePolicy": "Ignore"}})).unwrap();
+    assert_eq!(ignore.spec.failure_policy, Some(FailurePolicy::Ignore));
+    assert_eq!(ignore.spec.match_constraints, None);
+
+    // A binding's matchResources as a policy's; parameterNotFoundAction defaults to Deny
+    // in v1alpha1 only (v1alpha1 `SetDefaults_ParamRef`; v1 and v1beta1 have no such
+    // default and validation requires the field).
+    let binding = |api_version: &str| -> ValidatingAdmissionPolicyBinding {
+        serde_json::from_value(json!({
+            "apiVersion": api_version,
+            "metadata": {"name": "b"},
+            "spec": {"policyName": "p", "validationActions": ["Deny"],
+                "paramRef": {"name": "params"},
+                "matchResources": {"objectSelector": {"matchLabels": {"a": "b"}}}}
+        }))
+        .unwrap()
+    };
+    let alpha = binding("admissionregistration.k8s.io/v1alpha1");
+    let param_ref = alpha.spec.param_ref.as_ref().unwrap();
+    assert_eq!(
+        param_ref.parameter_not_found_action,
+        Some(ParameterNotFoundAction::Deny)
+    );
+    let resources = alpha.spec.match_resources.as_ref().unwrap();
+    assert_eq!(resources.match_policy, Some(MatchPolicy::Equivalent));
+    assert_eq!(resources.namespace_selector, Some(LabelSelector::default()));
+    assert_eq!(
+        resources
+            .object_selector
+            .as_ref()
+            .unwrap()
+            .match_labels
+            .len(),
+        1
+    );
+    for version in [
+        "admissionregistration.k8s.io/v1",
+        "admissionregistration.k8s.io/v1beta1",
+        "",
+    ] {
+        let b = binding(version);
+        assert_eq!(
+            b.spec
+                .param_ref
+                .as_ref()
+                .unwrap()
+                .parameter_not_found_action,
+            None
+        );
+        let errors: Vec<String> = super::validate_binding(&b)
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(
+            errors,
+            ["spec.paramRef.parameterNotFoundAction: Required value"],
+            "{version}"
+        );
+    }
+    assert!(super::validate_binding(&alpha).is_empty());
+}

@@ -1,7 +1,8 @@
 //! Validating policies and bindings as the API server does when they are written
 //! (Kubernetes' `admissionregistration` validation): field errors in the API server's order
-//! and with its texts. The objects are taken as stored, defaults applied: an absent
-//! `failurePolicy`, `matchPolicy`, `namespaceSelector` or `objectSelector` is not an error.
+//! and with its texts. The objects are taken as stored, defaults applied as they were read
+//! (`api.rs`): an absent `failurePolicy`, `matchPolicy`, `namespaceSelector` or
+//! `objectSelector` is not an error.
 
 use serde_json::Value as Json;
 

@@ -394,13 +394,36 @@ fn zero_if_negative(n: i64) -> u64 {
     n.max(0) as u64
 }
 
-/// The schema of a resource root: `apiVersion` and `kind` strings and `metadata` with only
-/// `name` and `generateName` are always present (replacing what the schema declares).
+/// The schema of a resource root (apiextensions' `WithTypeAndObjectMeta`): a schema that
+/// declares `apiVersion` and `kind` strings and a `metadata` object with `name` and
+/// `generateName` strings is kept as it is (every declared metadata property visible, as an
+/// embedded resource may declare); otherwise `apiVersion` and `kind` strings and `metadata`
+/// with only `name` and `generateName` (their maxLength 253 and 252, or the declared one if
+/// shorter) replace what the schema declares.
 pub fn with_type_and_object_meta(s: &Schema) -> Schema {
+    let is_string = |p: Option<&Schema>| p.is_some_and(|p| p.type_ == "string");
+    let declared_meta = s.properties.get("metadata");
+    let complete = is_string(s.properties.get("kind"))
+        && is_string(s.properties.get("apiVersion"))
+        && declared_meta.is_some_and(|m| {
+            m.type_ == "object"
+                && is_string(m.properties.get("name"))
+                && is_string(m.properties.get("generateName"))
+        });
+    if complete {
+        return s.clone();
+    }
     let string = |max: Option<i64>| Schema {
         type_: "string".into(),
         max_length: max,
         ..Schema::default()
+    };
+    // `cappedLengthStringType`: the cap, or the declared maxLength when it is shorter.
+    let capped = |field: &str, cap: i64| {
+        let declared = declared_meta
+            .and_then(|m| m.properties.get(field))
+            .and_then(|p| p.max_length);
+        string(Some(declared.map_or(cap, |d| d.min(cap))))
     };
     let mut out = s.clone();
     out.properties.insert("apiVersion".into(), string(None));
@@ -409,9 +432,9 @@ pub fn with_type_and_object_meta(s: &Schema) -> Schema {
         type_: "object".into(),
         ..Schema::default()
     };
-    meta.properties.insert("name".into(), string(Some(253)));
+    meta.properties.insert("name".into(), capped("name", 253));
     meta.properties
-        .insert("generateName".into(), string(Some(252)));
+        .insert("generateName".into(), capped("generateName", 252));
     out.properties.insert("metadata".into(), meta);
     out
 }
@@ -544,6 +567,34 @@ mod tests {
             Some(Type::String)
         );
         assert_eq!(types.field_type("selfType.metadata", "namespace"), None);
+    }
+
+    /// apiextensions-apiserver `pkg/apiserver/schema/cel/model` `WithTypeAndObjectMeta`: a
+    /// resource schema declaring kind, apiVersion, metadata.name and metadata.generateName
+    /// is kept, with every metadata property it declares; a declared shorter maxLength of
+    /// name or generateName is kept when the schema is completed (`cappedLengthStringType`).
+    #[test]
+    fn complete_resource_schemas_keep_their_metadata() {
+        let string = json!({"type": "string"});
+        let s = Schema::from_json(&json!({"type": "object", "properties": {
+            "apiVersion": string, "kind": string,
+            "metadata": {"type": "object", "properties": {
+                "name": string, "generateName": string, "namespace": string}}
+        }}))
+        .unwrap();
+        let (types, _) = SchemaTypes::build(&s, "selfType", true).unwrap();
+        assert_eq!(
+            types.field_type("selfType.metadata", "namespace"),
+            Some(Type::String)
+        );
+        let short = Schema::from_json(&json!({"type": "object", "properties": {
+            "metadata": {"type": "object", "properties": {
+                "name": {"type": "string", "maxLength": 10}}}
+        }}))
+        .unwrap();
+        let meta = &with_type_and_object_meta(&short).properties["metadata"];
+        assert_eq!(meta.properties["name"].max_length, Some(10));
+        assert_eq!(meta.properties["generateName"].max_length, Some(252));
     }
 
     #[test]
