@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod authz;
 pub mod continue_token;
 pub mod error;
 mod files;

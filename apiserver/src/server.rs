@@ -41,6 +41,10 @@ pub struct Options {
     pub storage: StorageKind,
     /// Log verbosity: 0 logs start and stop only, 1 and up one line per request.
     pub verbosity: u8,
+    /// `--token-auth-file`: more users, by bearer token.
+    pub token_auth_file: Option<PathBuf>,
+    /// `--authorization-rules`: what users outside `system:masters` may do.
+    pub authorization_rules: Option<PathBuf>,
 }
 
 /// Why the server could not start or stopped.
@@ -63,6 +67,9 @@ pub enum ServerError {
     /// The storage could not be opened.
     #[error("storage: {0}")]
     Storage(#[from] StorageError),
+    /// The token file or the authorization rules could not be read.
+    #[error("{0}")]
+    Config(String),
 }
 
 fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServerError {
@@ -83,6 +90,10 @@ pub struct AppState {
     pub verbosity: u8,
     /// Request and storage metrics (`/metrics`).
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The users of the token file, by token.
+    pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
+    /// The authorizer.
+    pub authz: Arc<crate::authz::Authz>,
 }
 
 /// A server that is listening: its address and URL, ready to [`Server::serve`].
@@ -102,6 +113,18 @@ impl Server {
         std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
         let pki = pki::load_or_create(dir, options.listen.ip())?;
         let token = auth::load_or_create_token(dir).map_err(io("reading the admin token"))?;
+        let users = match &options.token_auth_file {
+            Some(path) => crate::authz::read_token_file(path)
+                .map_err(|e| ServerError::Config(format!("--token-auth-file {e}")))?,
+            None => Default::default(),
+        };
+        let rules = match &options.authorization_rules {
+            Some(path) => Some(
+                crate::authz::read_rules(path)
+                    .map_err(|e| ServerError::Config(format!("--authorization-rules {e}")))?,
+            ),
+            None => None,
+        };
         let store: Arc<dyn Storage> = match options.storage {
             StorageKind::Sqlite => Arc::new(SqliteStorage::open(dir.join("state.db"))?),
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
@@ -136,6 +159,8 @@ impl Server {
                 address: address.into(),
                 verbosity: options.verbosity,
                 metrics: Arc::default(),
+                users: Arc::new(users),
+                authz: Arc::new(crate::authz::Authz::new(rules)),
             },
             url,
         })

@@ -25,11 +25,27 @@ struct Kubectl {
 impl Kubectl {
     /// A fresh server and kubectl, or `None` (the test is skipped) without kubectl.
     fn start(test: &str) -> Option<Kubectl> {
+        Self::start_with(test, &[], &[])
+    }
+
+    /// Like [`Kubectl::start`], with `files` (name, content) written to the home directory
+    /// first and the server given `flags`, where `{home}` stands for that directory.
+    fn start_with(test: &str, files: &[(&str, &str)], flags: &[&str]) -> Option<Kubectl> {
         let bin = real_client("KCEL_KUBECTL", "kubectl", test)?;
+        let home = tempfile::tempdir().unwrap();
+        for (name, content) in files {
+            std::fs::write(home.path().join(name), content).unwrap();
+        }
+        let home_text = home.path().display().to_string();
+        let flags: Vec<String> = flags
+            .iter()
+            .map(|f| f.replace("{home}", &home_text))
+            .collect();
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
         Some(Kubectl {
             bin,
-            server: Server::start(&[]),
-            home: tempfile::tempdir().unwrap(),
+            server: Server::start(&flags),
+            home,
         })
     }
 
@@ -924,5 +940,73 @@ fn credentials_are_checked_and_the_admin_can_do_everything() {
         ran.stderr.lines().last(),
         Some("error: You must be logged in to the server (Unauthorized)"),
         "{ran:?}"
+    );
+}
+
+#[test]
+fn a_restricted_user_gets_upstreams_forbidden() {
+    let rules = "rules:\n- groups: [dev]\n  verbs: [get, list, watch]\n  apiGroups: [\"\"]\n  \
+                 resources: [configmaps]\n  namespaces: [default]\n";
+    let Some(k) = Kubectl::start_with(
+        "a_restricted_user_gets_upstreams_forbidden",
+        &[
+            ("tokens.csv", "bob-token,bob,1002,\"dev\"\n"),
+            ("rules.yaml", rules),
+        ],
+        &[
+            "--token-auth-file",
+            "{home}/tokens.csv",
+            "--authorization-rules",
+            "{home}/rules.yaml",
+        ],
+    ) else {
+        return;
+    };
+    let config = std::fs::read_to_string(k.server.data_dir().join("kubeconfig")).unwrap();
+    let token_line = config
+        .lines()
+        .find(|l| l.trim_start().starts_with("token:"))
+        .unwrap();
+    let bob = k.home.path().join("bob-kubeconfig");
+    std::fs::write(&bob, config.replace(token_line, "    token: bob-token")).unwrap();
+    let as_bob = |args: &[&str]| {
+        let mut command = k.command(args);
+        command.env("KUBECONFIG", &bob);
+        run_bounded(command, None, COMMAND_LIMIT)
+    };
+    let listed = as_bob(&["get", "configmaps"]);
+    assert_eq!(
+        (listed.code, listed.stderr.as_str()),
+        (0, "No resources found in default namespace.\n")
+    );
+    let denied = as_bob(&["get", "configmaps", "-n", "kube-system"]);
+    assert_eq!(
+        (denied.code, denied.stderr.as_str()),
+        (
+            1,
+            "Error from server (Forbidden): configmaps is forbidden: User \"bob\" cannot list \
+             resource \"configmaps\" in API group \"\" in the namespace \"kube-system\"\n"
+        )
+    );
+    let can = as_bob(&["auth", "can-i", "list", "configmaps"]);
+    assert_eq!((can.code, can.stdout.as_str()), (0, "yes\n"));
+    let cannot = as_bob(&["auth", "can-i", "create", "configmaps"]);
+    assert_eq!((cannot.code, cannot.stdout.as_str()), (1, "no\n"));
+    let create = as_bob(&["create", "configmap", "x", "--from-literal=a=b"]);
+    assert_eq!(
+        create.stderr,
+        "error: failed to create configmap: configmaps is forbidden: User \"bob\" cannot create \
+         resource \"configmaps\" in API group \"\" in the namespace \"default\"\n"
+    );
+    let namespaces = as_bob(&["get", "namespaces"]);
+    assert_eq!(
+        namespaces.stderr,
+        "Error from server (Forbidden): namespaces is forbidden: User \"bob\" cannot list \
+         resource \"namespaces\" in API group \"\" at the cluster scope\n"
+    );
+    // The admin is in system:masters.
+    assert_eq!(
+        k.ok(&["auth", "can-i", "create", "configmaps", "-n", "kube-system"]),
+        "yes\n"
     );
 }

@@ -201,6 +201,8 @@ mod tests {
             address: "127.0.0.1:6443".into(),
             verbosity: 0,
             metrics: Arc::default(),
+            users: Arc::default(),
+            authz: Arc::default(),
         })
     }
 
