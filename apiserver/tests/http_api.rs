@@ -924,3 +924,70 @@ async fn lists_read_at_the_resource_version_asked_for() {
         "FieldValueForbidden"
     );
 }
+
+/// The number of watches the server has answered, from its metrics.
+async fn watches_answered(server: &Server) -> u64 {
+    let text = server.send("GET", "/metrics", None).await.text();
+    text.lines()
+        .filter(|l| l.starts_with("apiserver_request_total{") && l.contains("verb=\"WATCH\""))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_thousand_watchers_and_one_that_disconnects() {
+    use http_body_util::BodyExt;
+    const WATCHERS: usize = 1000;
+    let server = std::sync::Arc::new(Server::start(&["--storage", "memory"]));
+    server.send("POST", CMS, Some(&cm("w", json!({})))).await;
+    // One client disconnects after the first event.
+    let (code, mut body) = server.stream(&format!("{CMS}?watch=true")).await;
+    assert_eq!(code, 200);
+    let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("\"ADDED\""));
+    drop(body);
+    let path = format!("{CMS}?watch=true&timeoutSeconds=10&fieldSelector=metadata.name%3Dw");
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..WATCHERS {
+        let (server, path) = (server.clone(), path.clone());
+        tasks.spawn(async move { server.send("GET", &path, None).await });
+    }
+    // Every watch is open once the server has answered it (bounded wait).
+    let start = std::time::Instant::now();
+    while watches_answered(&server).await < (WATCHERS + 1) as u64 {
+        assert!(start.elapsed().as_secs() < 60, "watches not all open");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let patch = br#"{"data":{"seen":"yes"}}"#.to_vec();
+    let reply = server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/w"),
+            Some(patch),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await;
+    assert_eq!(reply.code, 200);
+    let mut complete = 0;
+    while let Some(reply) = tasks.join_next().await {
+        let reply = reply.unwrap();
+        assert_eq!(reply.code, 200);
+        let kinds: Vec<String> = reply
+            .text()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(kinds, ["ADDED", "MODIFIED"]);
+        complete += 1;
+    }
+    assert_eq!(complete, WATCHERS);
+    assert_eq!(
+        server.send("GET", &format!("{CMS}/w"), None).await.code,
+        200
+    );
+}
