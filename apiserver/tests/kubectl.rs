@@ -1010,3 +1010,67 @@ fn a_restricted_user_gets_upstreams_forbidden() {
         "yes\n"
     );
 }
+
+#[test]
+fn diff_replace_describe_get_all_and_delete() {
+    let Some(k) = Kubectl::start("diff_replace_describe_get_all_and_delete") else {
+        return;
+    };
+    let v1 = configmap("demo", "default", &[("a", "1")]);
+    let v2 = configmap("demo", "default", &[("a", "2")]);
+    let dir = k.home.path();
+    std::fs::write(dir.join("v1.yaml"), &v1).unwrap();
+    std::fs::write(dir.join("v2.yaml"), &v2).unwrap();
+    let v1_path = dir.join("v1.yaml").display().to_string();
+    let v2_path = dir.join("v2.yaml").display().to_string();
+    k.ok(&["apply", "-f", &v1_path]);
+    // kubectl diff: a server dry-run patch, then diff of live and merged.
+    let mut diff = k.command(&["diff", "-f", &v2_path]);
+    diff.env("KUBECTL_EXTERNAL_DIFF", "diff -u");
+    let ran = run_bounded(diff, None, COMMAND_LIMIT);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(ran.stdout.contains("-  a: \"1\"\n+  a: \"2\"\n"), "{ran:?}");
+    assert_eq!(k.json(&["get", "cm", "demo"])["data"]["a"], "1");
+    assert_eq!(
+        k.ok(&["replace", "-f", &v2_path]),
+        "configmap/demo replaced\n"
+    );
+    let described = k.ok(&["describe", "cm", "demo"]);
+    assert!(
+        described.starts_with("Name:         demo\nNamespace:    default\n"),
+        "{described}"
+    );
+    assert!(
+        described.contains("Data\n====\na:\n----\n2\n"),
+        "{described}"
+    );
+    k.ok(&["create", "deployment", "web", "--image=nginx:1.27"]);
+    k.ok(&["create", "service", "clusterip", "web", "--tcp=80"]);
+    // Upstream's defaults, as describe shows them.
+    let d = k.ok(&["describe", "deployment", "web"]);
+    assert!(d.contains("StrategyType:           RollingUpdate\n"), "{d}");
+    assert!(
+        d.contains("RollingUpdateStrategy:  25% max unavailable, 25% max surge\n"),
+        "{d}"
+    );
+    let d = k.json(&["get", "deployment", "web"]);
+    assert_eq!(
+        d["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"],
+        "IfNotPresent"
+    );
+    // `get all` is upstream's `all` category: services and deployments, not config maps.
+    let all = k.ok(&["get", "all", "-o", "name"]);
+    assert_eq!(all, "service/web\ndeployment.apps/web\n");
+    assert_eq!(
+        k.ok(&["delete", "-f", &v2_path]),
+        "configmap \"demo\" deleted from default namespace\n"
+    );
+    assert_eq!(
+        k.ok(&["delete", "deployments,services", "--all"]),
+        "deployment.apps \"web\" deleted from default namespace\nservice \"web\" deleted from default namespace\n"
+    );
+    assert_eq!(
+        k.run(&["get", "all"]).stderr,
+        "No resources found in default namespace.\n"
+    );
+}

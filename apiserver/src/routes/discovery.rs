@@ -44,7 +44,8 @@ fn group_discovery(group: &str, version: &str) -> Value {
             if !r.short_names.is_empty() {
                 entry["shortNames"] = json!(r.short_names);
             }
-            if r.group.is_empty() || r.group == "apps" {
+            // Upstream's `all` category, as far as the served kinds go.
+            if matches!(r.kind, "Service" | "Deployment") {
                 entry["categories"] = json!(["all"]);
             }
             entry
@@ -90,6 +91,9 @@ fn resource_list(group: &str, version: &str) -> Value {
             });
             if !r.short_names.is_empty() {
                 entry["shortNames"] = json!(r.short_names);
+            }
+            if matches!(r.kind, "Service" | "Deployment") {
+                entry["categories"] = json!(["all"]);
             }
             entry
         })
