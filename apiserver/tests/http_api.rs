@@ -991,3 +991,46 @@ async fn a_thousand_watchers_and_one_that_disconnects() {
         200
     );
 }
+
+#[tokio::test]
+async fn delete_options_are_validated_as_upstream() {
+    let server = Server::start(&["--storage", "memory"]);
+    server.send("POST", CMS, Some(&cm("d", json!({})))).await;
+    let bad = server
+        .send(
+            "DELETE",
+            &format!("{CMS}/d"),
+            Some(&json!({"propagationPolicy": "Sideways"})),
+        )
+        .await;
+    assert_failure(
+        &bad,
+        422,
+        "Invalid",
+        "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \
+         \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+    );
+    let stale = server
+        .send(
+            "DELETE",
+            &format!("{CMS}/d"),
+            Some(&json!({"preconditions": {"resourceVersion": "1"}})),
+        )
+        .await;
+    assert_eq!(stale.code, 409, "{}", stale.text());
+    assert!(stale.json()["message"].as_str().unwrap().starts_with(
+        "Operation cannot be fulfilled on configmaps \"d\": StorageError: invalid object, \
+                 Code: 4, Key: /registry/configmaps/default/d, ResourceVersion: 0, \
+                 AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, \
+                 ResourceVersion in object meta: "
+    ));
+    let gone = server
+        .send(
+            "DELETE",
+            &format!("{CMS}/d"),
+            Some(&json!({"propagationPolicy": "Foreground"})),
+        )
+        .await;
+    assert_eq!(gone.code, 200);
+    assert_eq!(gone.json()["status"], "Success");
+}

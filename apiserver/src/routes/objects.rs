@@ -1013,6 +1013,35 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
     let pre = &value["preconditions"];
+    // Upstream's ValidateDeleteOptions. Without a garbage collector, every policy deletes at
+    // once (as the collector would, for an object without dependents).
+    let mut errors = Vec::new();
+    match &value["propagationPolicy"] {
+        Value::Null => {}
+        Value::String(p) if matches!(p.as_str(), "Foreground" | "Background" | "Orphan") => {
+            if value["orphanDependents"].is_boolean() {
+                errors.push(FieldError::invalid_string(
+                    "propagationPolicy",
+                    p,
+                    "orphanDependents and deletionPropagation cannot be both set",
+                ));
+            }
+        }
+        other => errors.push(FieldError::not_supported(
+            "propagationPolicy",
+            other.as_str().unwrap_or(""),
+            &["Foreground", "Background", "Orphan", "nil"],
+        )),
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid_of(
+            "DeleteOptions.meta.k8s.io",
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            errors,
+        ));
+    }
     let dry_run = match &value["dryRun"] {
         Value::Null => false,
         Value::Array(a) if a.is_empty() => false,
@@ -1028,6 +1057,19 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
         resource_version: pre["resourceVersion"].as_str().map(str::to_owned),
         dry_run,
     })
+}
+
+/// Upstream's Conflict for a failed delete precondition, which carries the storage layer's
+/// error text (`StorageError: invalid object, Code: 4, Key: ...`).
+fn failed_precondition(resource: &Resource, key: &str, name: &str, detail: &str) -> ApiError {
+    ApiError::conflict_because(
+        resource,
+        name,
+        &format!(
+            "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
+             AdditionalErrorMsg: Precondition failed: {detail}"
+        ),
+    )
 }
 
 /// Deletes one object: at once if it has no finalizers, else by setting `deletionTimestamp`
@@ -1046,11 +1088,12 @@ pub(crate) async fn delete_object(
         if let Some(uid) = &options.uid
             && uid != object::meta_str(&old, "uid")
         {
-            return Err(ApiError::conflict_because(
+            return Err(failed_precondition(
                 resource,
+                key,
                 name,
                 &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    "UID in precondition: {uid}, UID in object meta: {}",
                     object::meta_str(&old, "uid")
                 ),
             ));
@@ -1058,11 +1101,12 @@ pub(crate) async fn delete_object(
         if let Some(rv) = &options.resource_version
             && rv != object::meta_str(&old, "resourceVersion")
         {
-            return Err(ApiError::conflict_because(
+            return Err(failed_precondition(
                 resource,
+                key,
                 name,
                 &format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                    "ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
                     object::meta_str(&old, "resourceVersion")
                 ),
             ));
