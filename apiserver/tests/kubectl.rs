@@ -1074,3 +1074,58 @@ fn diff_replace_describe_get_all_and_delete() {
         "No resources found in default namespace.\n"
     );
 }
+
+#[test]
+fn scale_and_status_subresources() {
+    let Some(k) = Kubectl::start("scale_and_status_subresources") else {
+        return;
+    };
+    k.ok(&[
+        "create",
+        "deployment",
+        "web",
+        "--image=nginx",
+        "--replicas=1",
+    ]);
+    assert_eq!(
+        k.ok(&["scale", "deployment", "web", "--replicas=3"]),
+        "deployment.apps/web scaled\n"
+    );
+    let scale = k.json(&["get", "deployment", "web", "--subresource=scale"]);
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"]["replicas"], 3);
+    assert_eq!(scale["status"]["selector"], "app=web");
+    // Status changes only through /status; main-resource writes keep it.
+    let status =
+        r#"{"status":{"replicas":3,"readyReplicas":2,"availableReplicas":2,"updatedReplicas":3}}"#;
+    k.ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        status,
+    ]);
+    assert_eq!(
+        rows(&k.ok(&["get", "deployment", "web"]))[1][..4],
+        ["web", "2/3", "3", "2"]
+    );
+    assert_eq!(
+        k.ok(&[
+            "patch",
+            "deployment",
+            "web",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"replicas":9}}"#
+        ]),
+        "deployment.apps/web patched (no change)\n"
+    );
+    assert_eq!(
+        k.json(&["get", "deployment", "web"])["status"]["replicas"],
+        3
+    );
+    let resources = k.ok(&["api-resources", "--api-group=apps", "--no-headers"]);
+    assert_eq!(rows(&resources)[0][..2], ["deployments", "deploy"]);
+}

@@ -6,6 +6,7 @@ mod health;
 pub(crate) mod namespaces;
 pub(crate) mod objects;
 mod openapi;
+mod scale;
 mod watch;
 
 use std::time::Instant;

@@ -53,6 +53,14 @@ pub(crate) async fn storage<T: Send + 'static>(
 /// still writing it reads the answer instead of a reset connection.
 const MAX_DRAINED_BYTES: usize = 4 * MAX_BODY_BYTES;
 
+/// The request body of a scale write, at most [`MAX_BODY_BYTES`].
+pub(crate) async fn read_body_for_scale(
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, ApiError> {
+    read_body(headers, body).await
+}
+
 /// The request body, at most [`MAX_BODY_BYTES`].
 async fn read_body(headers: &HeaderMap, mut body: Body) -> Result<Bytes, ApiError> {
     let declared = headers
@@ -92,6 +100,10 @@ pub(crate) struct Call {
     pub headers: HeaderMap,
     /// The warnings for the response (`Warning: 299 - "..."`, one per distinct text).
     pub warnings: std::sync::Mutex<Vec<String>>,
+    /// The subresource in the URL (`status`, `scale`), if any.
+    pub subresource: Option<String>,
+    /// Whether the method is PUT.
+    pub put: bool,
 }
 
 /// What the `fieldValidation` parameter asks for unknown fields.
@@ -108,6 +120,24 @@ impl Call {
         let mut warnings = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
         if !warnings.contains(&text) {
             warnings.push(text);
+        }
+    }
+
+    /// Whether the query parameter `name` is `value`.
+    pub(crate) fn param_is(&self, name: &str, value: &str) -> bool {
+        self.param(name) == value
+    }
+
+    /// Whether this subresource write is a PUT (else a PATCH).
+    pub(crate) fn subresource_method_is_put(&self) -> bool {
+        self.put
+    }
+
+    /// The part of the object a write to this URL may change.
+    pub(crate) fn part(&self) -> Part {
+        match self.subresource.as_deref() {
+            Some("status") => Part::Status,
+            _ => Part::Main,
         }
     }
 
@@ -217,7 +247,7 @@ impl Call {
         }
     }
 
-    fn key(&self, name: &str) -> String {
+    pub(crate) fn key(&self, name: &str) -> String {
         match &self.namespace {
             Some(ns) if self.resource.namespaced => {
                 keys::namespaced(self.resource.plural, ns, name)
@@ -240,14 +270,23 @@ pub async fn dispatch(
     request: Request,
 ) -> Result<Response, ApiError> {
     let segments: Vec<&str> = rest.split('/').collect();
-    let (plural, namespace, name) = match segments.as_slice() {
-        [plural] => (*plural, None, None),
-        ["namespaces", ns, plural] => (*plural, Some(*ns), None),
-        ["namespaces", ns, plural, name] => (*plural, Some(*ns), Some(*name)),
-        [plural, name] => (*plural, None, Some(*name)),
+    let served = |plural: &str| resource::find(group, version, plural).is_some();
+    let (plural, namespace, name, subresource) = match segments.as_slice() {
+        [plural] => (*plural, None, None, None),
+        ["namespaces", ns, plural] if served(plural) => (*plural, Some(*ns), None, None),
+        ["namespaces", ns, plural, name] => (*plural, Some(*ns), Some(*name), None),
+        ["namespaces", ns, plural, name, sub] => (*plural, Some(*ns), Some(*name), Some(*sub)),
+        [plural, name] => (*plural, None, Some(*name), None),
+        [plural, name, sub] => (*plural, None, Some(*name), Some(*sub)),
         _ => return Err(ApiError::no_such_path()),
     };
     let resource = resource::find(group, version, plural).ok_or_else(ApiError::no_such_path)?;
+    match subresource {
+        None => {}
+        Some("status") if resource.status => {}
+        Some("scale") if resource.scale => {}
+        Some(_) => return Err(ApiError::no_such_path()),
+    }
     if resource.namespaced != namespace.is_some() && (name.is_some() || !resource.namespaced) {
         return Err(ApiError::no_such_path());
     }
@@ -262,9 +301,27 @@ pub async fn dispatch(
         params,
         headers: parts.headers,
         warnings: std::sync::Mutex::new(Vec::new()),
+        subresource: subresource.map(str::to_owned),
+        put: parts.method == Method::PUT,
     };
     let all_namespaces = resource.namespaced && namespace.is_none();
     let method = parts.method;
+    if let (Some(name), Some("scale")) = (name, subresource) {
+        return match method {
+            Method::GET => super::scale::get(call, name).await,
+            Method::PUT | Method::PATCH => super::scale::write(call, name, body).await,
+            _ => Err(ApiError::method_not_supported(
+                resource,
+                &method.as_str().to_lowercase(),
+            )),
+        };
+    }
+    if subresource.is_some() && !matches!(method, Method::GET | Method::PUT | Method::PATCH) {
+        return Err(ApiError::method_not_supported(
+            resource,
+            &method.as_str().to_lowercase(),
+        ));
+    }
     match (name, &method) {
         (None, &Method::GET) if call.param("watch") == "true" || call.param("watch") == "1" => {
             super::watch::watch(call).await
@@ -638,8 +695,14 @@ fn default_on_create(resource: &Resource, object: &mut Object) {
                 }
             }
         }
-        "Deployment" => default_deployment(object),
+        "Deployment" => {
+            default_deployment(object);
+            object.insert("status".to_owned(), json!({}));
+        }
         _ => {}
+    }
+    if resource.kind == "Service" {
+        object.insert("status".to_owned(), json!({"loadBalancer": {}}));
     }
 }
 
@@ -786,6 +849,56 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     respond_object(&call, StatusCode::CREATED, &created)
 }
 
+/// Which part of an object a write may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// The main resource: for kinds with a status subresource, the status stays as it was.
+    Main,
+    /// The status subresource: only the status changes.
+    Status,
+    /// Everything (the server's own controllers).
+    All,
+}
+
+impl Part {
+    /// The new state with what this part may not change taken from `old`.
+    fn keep(self, resource: &Resource, old: &Object, mut new: Object) -> Object {
+        match self {
+            Part::Main if resource.status => {
+                match old.get("status") {
+                    Some(status) => new.insert("status".to_owned(), status.clone()),
+                    None => new.remove("status"),
+                };
+                new
+            }
+            Part::Status => {
+                let mut kept = old.clone();
+                match new.remove("status") {
+                    Some(status) => kept.insert("status".to_owned(), status),
+                    None => kept.remove("status"),
+                };
+                // The resourceVersion given, if any, still guards the write.
+                let rv = object::meta_str(&new, "resourceVersion").to_owned();
+                object::metadata_mut(&mut kept)
+                    .insert("resourceVersion".to_owned(), Value::from(rv));
+                kept
+            }
+            _ => new,
+        }
+    }
+}
+
+/// How [`modify`] writes: dry run or not, for which manager, which part of the object.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WriteOptions<'a> {
+    /// Under `dryRun=All` nothing is stored.
+    pub dry_run: bool,
+    /// The field manager.
+    pub manager: &'a str,
+    /// The part of the object the write may change.
+    pub part: Part,
+}
+
 /// What a write did to the object.
 pub(crate) enum Written {
     /// The object as stored (or as it would be, under dry run).
@@ -848,14 +961,18 @@ pub(crate) async fn modify(
     resource: &'static Resource,
     key: &str,
     name: &str,
-    dry_run: bool,
-    manager: &str,
+    options: WriteOptions<'_>,
     change: impl Fn(Object) -> Result<Object, ApiError>,
 ) -> Result<Written, ApiError> {
+    let WriteOptions {
+        dry_run,
+        manager,
+        part,
+    } = options;
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
         let old = object::from_storage(&old_kv, resource)?;
-        let mut new = change(old.clone())?;
+        let mut new = part.keep(resource, &old, change(old.clone())?);
         let given = object::meta_str(&new, "resourceVersion").to_owned();
         let conditional = !given.is_empty() && given != object::meta_str(&old, "resourceVersion");
         if conditional {
@@ -896,6 +1013,10 @@ pub(crate) async fn modify(
             }
         }
         let bytes = object::encode_for_storage(&new);
+        // A write that changes nothing is not written (no new resourceVersion), as upstream.
+        if bytes == object::encode_for_storage(&old) {
+            return Ok(Written::Stored(old));
+        }
         match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
             Ok(kv) => return Ok(Written::Stored(object::from_storage(&kv, resource)?)),
             Err(StorageError::Conflict { .. }) if given.is_empty() => continue,
@@ -931,8 +1052,11 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
         call.resource,
         &key,
         name,
-        dry_run,
-        &manager,
+        WriteOptions {
+            dry_run,
+            manager: &manager,
+            part: call.part(),
+        },
         |_| Ok(object.clone()),
     )
     .await?;
@@ -966,8 +1090,11 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         resource,
         &key,
         name,
-        dry_run,
-        &manager,
+        WriteOptions {
+            dry_run,
+            manager: &manager,
+            part: call.part(),
+        },
         |old| {
             let mut target = Value::Object(old);
             match kind {
