@@ -31,6 +31,9 @@ struct Args {
     /// `kcel --authorizer @PATH`.
     #[arg(long)]
     authorization_rules: Option<PathBuf>,
+    /// Seconds between compactions of the storage history (0: never).
+    #[arg(long = "compaction-interval-seconds", default_value_t = 300)]
+    compaction_interval_seconds: u64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -63,6 +66,7 @@ async fn main() -> ExitCode {
         verbosity: args.verbosity,
         token_auth_file: args.token_auth_file,
         authorization_rules: args.authorization_rules,
+        compaction_interval: std::time::Duration::from_secs(args.compaction_interval_seconds),
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

@@ -45,6 +45,9 @@ pub struct Options {
     pub token_auth_file: Option<PathBuf>,
     /// `--authorization-rules`: what users outside `system:masters` may do.
     pub authorization_rules: Option<PathBuf>,
+    /// How often storage history is compacted (kube-apiserver's
+    /// `--etcd-compaction-interval`, 5 minutes by default); zero turns it off.
+    pub compaction_interval: Duration,
 }
 
 /// Why the server could not start or stopped.
@@ -101,8 +104,37 @@ pub struct Server {
     listener: TcpListener,
     tls: TlsAcceptor,
     state: AppState,
+    compaction_interval: Duration,
     /// The `https://host:port` URL written to the kubeconfig.
     pub url: String,
+}
+
+/// Compacts the store as kube-apiserver compacts etcd: at every tick, up to the revision seen
+/// at the tick before, so that one interval of history stays readable (older
+/// resourceVersions and continue tokens then get 410 Expired).
+async fn compact_periodically(store: Arc<dyn Storage>, interval: Duration) {
+    let mut ticker = tokio::time::interval(interval);
+    ticker.tick().await;
+    let mut previous: Option<crate::storage::Revision> = None;
+    loop {
+        ticker.tick().await;
+        let store = store.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            let current = store.current_revision()?;
+            if let Some(target) = previous
+                && target > store.compacted_revision()?
+            {
+                store.compact(target)?;
+            }
+            Ok::<_, StorageError>(current)
+        })
+        .await;
+        match result {
+            Ok(Ok(current)) => previous = Some(current),
+            Ok(Err(e)) => eprintln!("kcel-apiserver: compaction: {e}"),
+            Err(e) => eprintln!("kcel-apiserver: compaction: {e}"),
+        }
+    }
 }
 
 impl Server {
@@ -151,6 +183,7 @@ impl Server {
             .with_single_cert(pki.chain, pki.key)?;
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Server {
+            compaction_interval: options.compaction_interval,
             listener,
             tls: TlsAcceptor::from(Arc::new(config)),
             state: AppState {
@@ -182,6 +215,12 @@ impl Server {
             })??;
         for name in resume {
             routes::start_finalizing(self.state.clone(), name);
+        }
+        if !self.compaction_interval.is_zero() {
+            tokio::spawn(compact_periodically(
+                self.state.store.clone(),
+                self.compaction_interval,
+            ));
         }
         let verbosity = self.state.verbosity;
         let graceful = GracefulShutdown::new();

@@ -1034,3 +1034,38 @@ async fn delete_options_are_validated_as_upstream() {
     assert_eq!(gone.code, 200);
     assert_eq!(gone.json()["status"], "Success");
 }
+
+#[tokio::test]
+async fn history_is_compacted_on_a_timer_and_old_tokens_expire() {
+    let server = Server::start(&["--storage", "memory", "--compaction-interval-seconds", "1"]);
+    for name in ["k1", "k2", "k3"] {
+        server.send("POST", CMS, Some(&cm(name, json!({})))).await;
+    }
+    let first = server
+        .send("GET", &format!("{CMS}?limit=1"), None)
+        .await
+        .json();
+    let token = first["metadata"]["continue"].as_str().unwrap().to_owned();
+    server.send("POST", CMS, Some(&cm("k4", json!({})))).await;
+    // Two ticks: the first notes the revision, the second compacts up to it (bounded wait).
+    let start = std::time::Instant::now();
+    let expired = loop {
+        let reply = server
+            .send("GET", &format!("{CMS}?limit=1&continue={token}"), None)
+            .await;
+        if reply.code != 200 || start.elapsed().as_secs() > 15 {
+            break reply;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert_failure(
+        &expired,
+        410,
+        "Expired",
+        "The provided continue parameter is too old to display a consistent list result. \
+         You can start a new list without the continue parameter.",
+    );
+    // The current state is whole.
+    let all = server.send("GET", CMS, None).await.json();
+    assert_eq!(all["items"].as_array().unwrap().len(), 4);
+}
