@@ -1129,3 +1129,73 @@ fn scale_and_status_subresources() {
     let resources = k.ok(&["api-resources", "--api-group=apps", "--no-headers"]);
     assert_eq!(rows(&resources)[0][..2], ["deployments", "deploy"]);
 }
+
+#[test]
+fn events_field_selectors_raw_paths_and_watch_events() {
+    let Some(k) = Kubectl::start("events_field_selectors_raw_paths_and_watch_events") else {
+        return;
+    };
+    assert_eq!(
+        k.fails(&["get", "pods"]),
+        "error: the server doesn't have a resource type \"pods\"\n"
+    );
+    let events = "\
+apiVersion: v1
+kind: Event
+metadata: {name: e1}
+involvedObject: {kind: ConfigMap, name: demo, namespace: default}
+reason: Tested
+message: hi
+type: Warning
+---
+apiVersion: v1
+kind: Event
+metadata: {name: e2}
+involvedObject: {kind: ConfigMap, name: other, namespace: default}
+reason: Other
+message: ho
+type: Normal
+";
+    k.ok_stdin(&["apply", "-f", "-"], events);
+    let named = |args: &[&str]| {
+        let mut all = vec!["get", "events", "-o", "name"];
+        all.extend(args);
+        k.ok(&all)
+    };
+    assert_eq!(
+        named(&["--field-selector", "involvedObject.name=demo"]),
+        "event/e1\n"
+    );
+    assert_eq!(named(&["--field-selector", "type=Normal"]), "event/e2\n");
+    assert_eq!(
+        named(&[
+            "--field-selector",
+            "reason!=Tested,involvedObject.kind=ConfigMap"
+        ]),
+        "event/e2\n"
+    );
+    let metrics = k.ok(&["get", "--raw", "/metrics"]);
+    assert!(
+        metrics.contains("# TYPE apiserver_request_total counter"),
+        "{metrics}"
+    );
+    let raw: Value =
+        serde_json::from_str(&k.ok(&["get", "--raw", "/api/v1/namespaces/default/events/e1"]))
+            .unwrap();
+    assert_eq!(raw["reason"], "Tested");
+    // `get -w -o json --output-watch-events`: events as JSON, one per object change.
+    let mut watch = k.command(&["get", "cm", "-w", "-o", "json", "--output-watch-events"]);
+    watch.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = watch.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    k.ok(&["create", "configmap", "w", "--from-literal=a=b"]);
+    // One event, pretty-printed or on one line: done once the lines read parse.
+    let lines = read_until(&mut child, Duration::from_secs(30), |lines| {
+        serde_json::from_str::<Value>(&lines.join("\n")).is_ok()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let event: Value = serde_json::from_str(&lines.join("\n")).unwrap();
+    assert_eq!(event["type"], "ADDED");
+    assert_eq!(event["object"]["metadata"]["name"], "w");
+}
