@@ -212,6 +212,35 @@ impl Call {
         }
     }
 
+    /// A create or update body whose values do not fit the schema's types: upstream's decoder
+    /// error, a 400.
+    fn check_types(&self, object: &Object) -> Result<(), ApiError> {
+        let r = self.resource;
+        let Some(schema) = Schema::of(r) else {
+            return Ok(());
+        };
+        match schema.type_error(&Value::Object(object.clone()), r.kind) {
+            None => Ok(()),
+            Some(e) => Err(ApiError::bad_request(format!(
+                "{} in version \"{}\" cannot be handled as a {}: {e}",
+                r.kind, r.version, r.kind
+            ))),
+        }
+    }
+
+    /// A patched object whose values do not fit the schema's types: upstream's 422 naming
+    /// the patched object.
+    fn check_patched_types(&self, object: &Object) -> Result<(), ApiError> {
+        let Some(schema) = Schema::of(self.resource) else {
+            return Ok(());
+        };
+        let value = Value::Object(object.clone());
+        match schema.type_error(&value, self.resource.kind) {
+            None => Ok(()),
+            Some(e) => Err(ApiError::invalid_patch_fields(&value.to_string(), &e)),
+        }
+    }
+
     /// [`Call::prune_unknown_fields`] for a create or update body (Strict: upstream's decoder
     /// error, a 400).
     fn check_unknown_fields(&self, object: &mut Object, body: &[u8]) -> Result<(), ApiError> {
@@ -799,6 +828,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
+    call.check_types(&object)?;
     call.check_unknown_fields(&mut object, &body)?;
     set_namespace(&call, &mut object)?;
     let mut name = object::meta_str(&object, "name").to_owned();
@@ -1037,6 +1067,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
+    call.check_types(&object)?;
     call.check_unknown_fields(&mut object, &body)?;
     let given = object::meta_str(&object, "name");
     if given != name {
@@ -1116,6 +1147,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                     .map_err(ApiError::bad_request)?,
             }
             let mut patched = object::check(target, resource)?;
+            call.check_patched_types(&patched)?;
             call.check_patched_fields(&mut patched)?;
             Ok(patched)
         },
