@@ -211,14 +211,14 @@ impl Authz {
         if !attrs.resource_request && attrs.verb == "get" && public_read(&attrs.path) {
             return (true, String::new());
         }
-        if attrs.resource_request
-            && attrs.verb == "create"
-            && attrs.group == "authorization.k8s.io"
-            && matches!(
-                attrs.resource.as_str(),
+        let review = matches!(
+            (attrs.group.as_str(), attrs.resource.as_str()),
+            (
+                "authorization.k8s.io",
                 "selfsubjectaccessreviews" | "selfsubjectrulesreviews"
-            )
-        {
+            ) | ("authentication.k8s.io", "selfsubjectreviews")
+        );
+        if attrs.resource_request && attrs.verb == "create" && review {
             return (true, String::new());
         }
         let Some(rules) = &self.rules else {

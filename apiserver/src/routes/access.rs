@@ -86,3 +86,19 @@ pub async fn self_subject_access_review(
     map.insert("status".to_owned(), status);
     Ok(super::json_response(StatusCode::CREATED, &review))
 }
+
+/// `POST /apis/authentication.k8s.io/v1/selfsubjectreviews`: who the requester is, what
+/// `kubectl auth whoami` prints. The body (an empty review) is not read.
+pub async fn self_subject_review(Extension(user): Extension<User>) -> Response {
+    let mut user_info = json!({"username": user.name, "groups": user.groups});
+    if !user.uid.is_empty() {
+        user_info["uid"] = json!(user.uid);
+    }
+    let review = json!({
+        "kind": "SelfSubjectReview",
+        "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "status": {"userInfo": user_info},
+    });
+    super::json_response(StatusCode::CREATED, &review)
+}

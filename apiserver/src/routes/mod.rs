@@ -43,6 +43,10 @@ pub fn router(state: AppState) -> Router {
             "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
             axum::routing::post(access::self_subject_access_review),
         )
+        .route(
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            axum::routing::post(access::self_subject_review),
+        )
         .route("/api/v1/{*rest}", any(core_api))
         .route("/apis/{group}/{version}/{*rest}", any(group_api))
         .fallback(not_found)
