@@ -15,6 +15,8 @@ use kcel_stdlib::kubernetes::authz::{
     Authorizer as _, AuthzRequest, DecisionKind, RuleAuthorizer, UserInfo,
 };
 
+use serde_json::{Value, json};
+
 use crate::error::ApiError;
 use crate::status::StatusDetails;
 
@@ -201,6 +203,68 @@ impl Authz {
     /// An authorizer with these rules (none: only masters and the built-in roles).
     pub fn new(rules: Option<RuleAuthorizer>) -> Self {
         Authz { rules }
+    }
+
+    /// The rules that apply to `user` in `namespace` (resource rules, non-resource rules), as
+    /// a SelfSubjectRulesReview lists them.
+    pub fn rules_for(&self, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
+        let mut resource_rules = vec![json!({
+            "verbs": ["create"],
+            "apiGroups": ["authorization.k8s.io"],
+            "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+        })];
+        resource_rules.push(json!({
+            "verbs": ["create"],
+            "apiGroups": ["authentication.k8s.io"],
+            "resources": ["selfsubjectreviews"],
+        }));
+        let mut non_resource_rules = vec![json!({
+            "verbs": ["get"],
+            "nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
+                                "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
+        })];
+        if user.groups.iter().any(|g| g == MASTERS) {
+            resource_rules.insert(
+                0,
+                json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}),
+            );
+            non_resource_rules.insert(0, json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
+            return (resource_rules, non_resource_rules);
+        }
+        let Some(rules) = &self.rules else {
+            return (resource_rules, non_resource_rules);
+        };
+        for rule in &rules.rules {
+            let subject = (rule.users.is_empty() && rule.groups.is_empty())
+                || rule.users.iter().any(|u| u == "*" || *u == user.name)
+                || user
+                    .groups
+                    .iter()
+                    .any(|g| rule.groups.iter().any(|r| r == "*" || r == g));
+            if !subject {
+                continue;
+            }
+            if !rule.non_resource_urls.is_empty() {
+                non_resource_rules.push(json!({
+                    "verbs": rule.verbs,
+                    "nonResourceURLs": rule.non_resource_urls,
+                }));
+            }
+            let in_namespace = rule.namespaces.is_empty()
+                || rule.namespaces.iter().any(|n| n == "*" || n == namespace);
+            if !rule.resources.is_empty() && in_namespace {
+                let mut entry = json!({
+                    "verbs": rule.verbs,
+                    "apiGroups": rule.api_groups,
+                    "resources": rule.resources,
+                });
+                if !rule.resource_names.is_empty() {
+                    entry["resourceNames"] = json!(rule.resource_names);
+                }
+                resource_rules.push(entry);
+            }
+        }
+        (resource_rules, non_resource_rules)
     }
 
     /// Whether `user` may do what `attrs` say, and why.

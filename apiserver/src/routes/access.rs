@@ -102,3 +102,47 @@ pub async fn self_subject_review(Extension(user): Extension<User>) -> Response {
     });
     super::json_response(StatusCode::CREATED, &review)
 }
+
+/// `POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews`: what the requester may do in
+/// a namespace, what `kubectl auth can-i --list` prints.
+pub async fn self_subject_rules_review(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let kind = negotiate::body_type(&headers)?;
+    let review = match kind {
+        BodyType::Json | BodyType::Yaml => negotiate::parse_value(&body, kind).map_err(|e| {
+            ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type SelfSubjectRulesReview): {e}"
+            ))
+        })?,
+        BodyType::Protobuf => Value::Object(crate::protobuf::decode_as(
+            &body,
+            "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
+            "SelfSubjectRulesReview",
+        )?),
+        _ => return Err(negotiate::unsupported_media_type("")),
+    };
+    let namespace = review
+        .get("spec")
+        .and_then(|s| s.get("namespace"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (resource_rules, non_resource_rules) = state.authz.rules_for(&user, namespace);
+    Ok(super::json_response(
+        StatusCode::CREATED,
+        &json!({
+            "kind": "SelfSubjectRulesReview",
+            "apiVersion": "authorization.k8s.io/v1",
+            "metadata": {"creationTimestamp": null},
+            "spec": {"namespace": namespace},
+            "status": {
+                "resourceRules": resource_rules,
+                "nonResourceRules": non_resource_rules,
+                "incomplete": false,
+            },
+        }),
+    ))
+}

@@ -44,6 +44,10 @@ pub fn router(state: AppState) -> Router {
             axum::routing::post(access::self_subject_access_review),
         )
         .route(
+            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+            axum::routing::post(access::self_subject_rules_review),
+        )
+        .route(
             "/apis/authentication.k8s.io/v1/selfsubjectreviews",
             axum::routing::post(access::self_subject_review),
         )
