@@ -212,6 +212,46 @@ fn namespaces_are_created_finalized_and_required() {
         k.run(&["get", "configmaps", "-A"]).stderr,
         "No resources found\n"
     );
+    // Content held by a finalizer keeps its namespace Terminating, and nothing new gets in.
+    k.ok_stdin(&["apply", "-f", "-"], &namespace("held"));
+    k.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  namespace: held\n  \
+         finalizers: [example.com/hold]\n",
+    );
+    assert_eq!(
+        k.ok(&["delete", "namespace", "held", "--wait=false"]),
+        "namespace \"held\" deleted\n"
+    );
+    let start = Instant::now();
+    while k.json(&["get", "cm", "keep", "-n", "held"])["metadata"]["deletionTimestamp"].is_null() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the content was not deleted"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        k.json(&["get", "namespace", "held"])["status"]["phase"],
+        "Terminating"
+    );
+    assert_eq!(
+        k.fails(&["create", "configmap", "late", "-n", "held"]),
+        "error: failed to create configmap: configmaps \"late\" is forbidden: unable to create \
+         new content in namespace held because it is being terminated\n"
+    );
+    k.ok(&[
+        "patch",
+        "cm",
+        "keep",
+        "-n",
+        "held",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    let waited = k.run(&["wait", "--for=delete", "namespace/held", "--timeout=30s"]);
+    assert_eq!(waited.code, 0, "{waited:?}");
 }
 
 #[test]

@@ -672,13 +672,21 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
     let kv = current(&call.state, &NAMESPACES, &key, namespace).await?;
     let ns = object::from_storage(&kv, &NAMESPACES)?;
     if !object::meta_str(&ns, "deletionTimestamp").is_empty() {
-        return Err(ApiError::forbidden(
+        let mut error = ApiError::forbidden(
             call.resource,
             name,
             &format!(
                 "unable to create new content in namespace {namespace} because it is being terminated"
             ),
-        ));
+        );
+        if let Some(details) = error.details.as_mut() {
+            details.causes.push(crate::status::StatusCause {
+                reason: "NamespaceTerminating",
+                message: format!("namespace {namespace} is being terminated"),
+                field: "metadata.namespace".to_owned(),
+            });
+        }
+        return Err(error);
     }
     Ok(())
 }
