@@ -25,7 +25,7 @@ SERVED = {
     "apis/apps/v1": ["deployments"],
     "apis/coordination.k8s.io/v1": ["leases"],
     # Not stored: kubectl auth can-i posts these (as protobuf).
-    "apis/authorization.k8s.io/v1": ["selfsubjectaccessreviews"],
+    "apis/authorization.k8s.io/v1": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
 }
 
 

@@ -33,6 +33,7 @@ SERVED = [
     "io.k8s.api.apps.v1.Deployment",
     "io.k8s.api.coordination.v1.Lease",
     "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
+    "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
 ]
 
 # Messages with a JSON form of their own (not an object of their fields).

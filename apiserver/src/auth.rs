@@ -1,9 +1,11 @@
-//! Authentication: the admin bearer token made on first start.
+//! Authentication: the admin bearer token made on first start, and the users of
+//! `--token-auth-file`.
 //!
 //! `DATA_DIR/admin-token` holds the token (owner-readable only). A request with a valid
-//! `Authorization: Bearer <token>` is the admin; a request with any other credentials, or a
-//! request without credentials outside the public paths, gets 401 Unauthorized. The public
-//! paths are those kube-apiserver lets anonymous users read by default: health and version.
+//! `Authorization: Bearer <token>` is the admin (or the token file's user); a request with any
+//! other credentials, or a request without credentials outside the public paths, gets 401
+//! Unauthorized. The public paths are those kube-apiserver lets anonymous users read by
+//! default: health and version. Authorization follows ([`crate::authz`]).
 
 use std::path::Path;
 
@@ -12,6 +14,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::authz::User;
 use crate::error::ApiError;
 use crate::server::AppState;
 
@@ -40,22 +43,52 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Middleware: lets the admin through, and anonymous requests to the public paths.
-pub async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// The user a bearer token names: the admin, or a user of the token file.
+fn user_of(state: &AppState, token: &str) -> Option<User> {
+    if same(token.as_bytes(), state.token.as_bytes()) {
+        return Some(User::admin());
+    }
+    state
+        .users
+        .iter()
+        .find(|(t, _)| same(token.as_bytes(), t.as_bytes()))
+        .map(|(_, user)| user.clone())
+}
+
+/// Middleware: authenticates the bearer token (anonymous requests only to the public paths),
+/// then authorizes the request for that user (403 with kube-apiserver's text when denied).
+/// Handlers find the [`User`] in the request's extensions.
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let presented = request.headers().get(AUTHORIZATION);
-    let authenticated = match presented {
-        None => PUBLIC_PATHS.contains(&request.uri().path()),
+    let user = match presented {
+        None if PUBLIC_PATHS.contains(&request.uri().path()) => {
+            return next.run(request).await;
+        }
+        None => None,
         Some(value) => value
             .to_str()
             .ok()
             .and_then(|v| v.strip_prefix("Bearer "))
-            .is_some_and(|token| same(token.trim().as_bytes(), state.token.as_bytes())),
+            .and_then(|token| user_of(&state, token.trim())),
     };
-    if authenticated {
-        next.run(request).await
-    } else {
-        ApiError::unauthorized().into_response()
+    let Some(user) = user else {
+        return ApiError::unauthorized().into_response();
+    };
+    let attrs = crate::authz::attributes(
+        request.method().as_str(),
+        request.uri().path(),
+        request.uri().query().unwrap_or(""),
+    );
+    let (allowed, reason) = state.authz.decide(&user, &attrs);
+    if !allowed {
+        return crate::authz::forbidden(&user, &attrs, &reason).into_response();
     }
+    request.extensions_mut().insert(user);
+    next.run(request).await
 }
 
 #[cfg(test)]

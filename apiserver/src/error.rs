@@ -470,6 +470,16 @@ impl FieldError {
         }
     }
 
+    /// An `Invalid value` error for a number.
+    pub fn invalid_number(field: &str, value: i64, detail: &str) -> Self {
+        FieldError {
+            kind: FieldErrorKind::Invalid,
+            field: field.to_owned(),
+            value: Some(value.to_string()),
+            detail: detail.to_owned(),
+        }
+    }
+
     /// The text after the field path: `Required value: <detail>`,
     /// `Invalid value: <value>: <detail>`.
     pub fn body(&self) -> String {

@@ -1,14 +1,18 @@
 //! kcel-apiserver: a small Kubernetes API server on embedded storage, built beside kcel.
 //!
 //! The parts, in request order: [`server`] accepts TLS connections and holds the shared
-//! state; [`auth`] checks the bearer token; [`routes`] maps paths to handlers; handlers decode
-//! [`object`]s, check them ([`validation`]) and write them through the [`storage`] trait, whose
+//! state; [`auth`] checks the bearer token and [`authz`] what its user may do; [`routes`] maps
+//! paths to handlers; [`negotiate`] picks the body's decoder ([`protobuf`] for Kubernetes
+//! protobuf) and the answer's representation ([`table`] for Tables); handlers decode
+//! [`object`]s, check them against the vendored [`openapi`] schemas and [`validation`], apply
+//! [`patch`]es, keep [`managed`] fields, and write through the [`storage`] trait, whose
 //! revision is the `resourceVersion`; failures are [`error::ApiError`]s, rendered as
-//! [`status::Status`] objects in one place.
+//! [`status::Status`] objects in one place; [`metrics`] count every request.
 
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod authz;
 pub mod continue_token;
 pub mod error;
 mod files;

@@ -24,6 +24,16 @@ struct Args {
     /// Log verbosity: 1 and up logs one line per request.
     #[arg(long = "v", default_value_t = 0)]
     verbosity: u8,
+    /// More users: a CSV file of `token,user,uid,"group1,group2"` lines (kube-apiserver's).
+    #[arg(long)]
+    token_auth_file: Option<PathBuf>,
+    /// What users outside system:masters may do: the YAML or JSON rule file of
+    /// `kcel --authorizer @PATH`.
+    #[arg(long)]
+    authorization_rules: Option<PathBuf>,
+    /// Seconds between compactions of the storage history (0: never).
+    #[arg(long = "compaction-interval-seconds", default_value_t = 300)]
+    compaction_interval_seconds: u64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -54,6 +64,9 @@ async fn main() -> ExitCode {
             Backend::Memory => StorageKind::Memory,
         },
         verbosity: args.verbosity,
+        token_auth_file: args.token_auth_file,
+        authorization_rules: args.authorization_rules,
+        compaction_interval: std::time::Duration::from_secs(args.compaction_interval_seconds),
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

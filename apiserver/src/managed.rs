@@ -277,16 +277,16 @@ pub fn update(
             && e.raw.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str())
             && e.raw.get("subresource").is_none()
     });
-    let mut own = match mine {
-        Some(i) => list.remove(i).paths,
-        None => BTreeSet::new(),
-    };
-    if changed.is_empty() && mine.is_none() && old.is_some() {
-        // A no-op write leaves the entries as they were.
+    if changed.is_empty() && old.is_some() {
+        // A write that changes nothing leaves the entries (and their times) as they were.
         let kept: Vec<Value> = list.into_iter().map(|e| Value::Object(e.raw)).collect();
         set_entries(new, kept);
         return;
     }
+    let mut own = match mine {
+        Some(i) => list.remove(i).paths,
+        None => BTreeSet::new(),
+    };
     own.extend(changed.iter().cloned());
     let mut kept = Vec::new();
     for mut entry in list {

@@ -137,6 +137,166 @@ impl<'a> Schema<'a> {
         }
     }
 
+    /// The name of the schema a reference (direct or through a single `allOf`) points at.
+    fn ref_name(self) -> Option<&'a str> {
+        let mut node = self.node;
+        for _ in 0..16 {
+            if let Some(r) = node.get("$ref").and_then(Value::as_str) {
+                return Some(r.trim_start_matches("#/components/schemas/"));
+            }
+            match node
+                .get("allOf")
+                .and_then(Value::as_array)
+                .map(|a| a.as_slice())
+            {
+                Some([only]) => node = only,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The Go type upstream's decoder names for this schema, when it is one a JSON value can
+    /// mismatch plainly (None for types with their own decoding: times, quantities,
+    /// int-or-string, raw JSON).
+    fn go_type(self) -> Option<String> {
+        let go_struct = |name: &str| {
+            let mut parts = name.rsplit('.');
+            let kind = parts.next().unwrap_or(name);
+            let package = parts.next().unwrap_or("");
+            format!("{package}.{kind}")
+        };
+        if let Some(name) = self.ref_name() {
+            let r = self.resolved();
+            if r.node.get("properties").is_some() {
+                return Some(go_struct(name));
+            }
+            return None; // Time, Quantity, IntOrString, RawExtension, ...
+        }
+        let n = self.node;
+        if n.get("x-kubernetes-int-or-string").is_some()
+            || n.get("x-kubernetes-preserve-unknown-fields").is_some()
+        {
+            return None;
+        }
+        Some(
+            match (
+                n.get("type").and_then(Value::as_str)?,
+                n.get("format").and_then(Value::as_str),
+            ) {
+                ("string", Some("byte")) => "[]uint8".to_owned(),
+                ("string", Some("date-time")) => return None,
+                ("string", _) => "string".to_owned(),
+                ("integer", Some("int32")) => "int32".to_owned(),
+                ("integer", _) => "int64".to_owned(),
+                ("number", _) => "float64".to_owned(),
+                ("boolean", _) => "bool".to_owned(),
+                ("array", _) => format!("[]{}", self.items()?.go_type()?),
+                ("object", _) => {
+                    let values = n.get("additionalProperties").filter(|v| v.is_object())?;
+                    let values = Schema {
+                        doc: self.doc,
+                        node: values,
+                    }
+                    .go_type()?;
+                    format!("map[string]{values}")
+                }
+                _ => return None,
+            },
+        )
+    }
+
+    /// The first value of `value` whose JSON type does not fit this schema, as upstream's
+    /// decoder reports it: `json: cannot unmarshal number into Go struct field
+    /// ConfigMap.data of type string`.
+    pub fn type_error(self, value: &Value, kind: &str) -> Option<String> {
+        self.type_walk(value, kind, "")
+    }
+
+    fn type_walk(self, value: &Value, owner: &str, path: &str) -> Option<String> {
+        let r = self.resolved();
+        if let (Value::Object(map), Some(properties)) =
+            (value, r.node.get("properties").and_then(Value::as_object))
+        {
+            let owner = self
+                .ref_name()
+                .and_then(|n| n.rsplit('.').next())
+                .unwrap_or(owner);
+            for (key, child) in map {
+                let Some(node) = properties.get(key) else {
+                    continue;
+                };
+                let field = Schema {
+                    doc: self.doc,
+                    node,
+                };
+                let child_path = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if let Some(e) = field.mismatch(child, owner, &child_path) {
+                    return Some(e);
+                }
+            }
+        }
+        None
+    }
+
+    /// Checks a field's value against the field's schema, then its contents.
+    fn mismatch(self, value: &Value, owner: &str, path: &str) -> Option<String> {
+        let go = self.go_type()?;
+        let json_type = match value {
+            Value::Null => return None,
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        let fits = match go.as_str() {
+            "string" | "[]uint8" => json_type == "string",
+            "bool" => json_type == "bool",
+            "float64" => json_type == "number",
+            "int32" | "int64" => {
+                if json_type != "number" {
+                    false
+                } else if value.as_i64().is_none() {
+                    return Some(format!(
+                        "json: cannot unmarshal number {value} into Go struct field {owner}.{path} of type {go}"
+                    ));
+                } else {
+                    true
+                }
+            }
+            t if t.starts_with("[]") => json_type == "array",
+            _ => json_type == "object",
+        };
+        if !fits {
+            return Some(format!(
+                "json: cannot unmarshal {json_type} into Go struct field {owner}.{path} of type {go}"
+            ));
+        }
+        match value {
+            Value::Array(items) => {
+                let items_schema = self.items()?;
+                items
+                    .iter()
+                    .find_map(|item| items_schema.mismatch(item, owner, path))
+            }
+            Value::Object(map) if go.starts_with("map[") => {
+                let node = self.resolved().node.get("additionalProperties")?;
+                let values = Schema {
+                    doc: self.doc,
+                    node,
+                };
+                map.values().find_map(|v| values.mismatch(v, owner, path))
+            }
+            Value::Object(_) => self.type_walk(value, owner, path),
+            _ => None,
+        }
+    }
+
     /// The schema node with references followed.
     pub fn resolved_node(self) -> &'a Value {
         self.resolved().node
@@ -455,6 +615,36 @@ mod tests {
              unknown field \"spec.template.spec.containers[0].unknownNested\", \
              duplicate field \"spec.template.spec.containers[0].imagePullPolicy\""
         );
+    }
+
+    #[test]
+    fn type_errors_read_like_upstreams_decoder() {
+        use crate::resource::{CONFIGMAPS, SERVICES};
+        let cm = Schema::of(&CONFIGMAPS).unwrap();
+        let bad = serde_json::json!({"data": {"a": 1}});
+        assert_eq!(
+            cm.type_error(&bad, "ConfigMap").unwrap(),
+            "json: cannot unmarshal number into Go struct field ConfigMap.data of type string"
+        );
+        let bad = serde_json::json!({"data": "x"});
+        assert_eq!(
+            cm.type_error(&bad, "ConfigMap").unwrap(),
+            "json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string"
+        );
+        let svc = Schema::of(&SERVICES).unwrap();
+        let bad = serde_json::json!({"spec": {"ports": [{"port": "80"}]}});
+        assert_eq!(
+            svc.type_error(&bad, "Service").unwrap(),
+            "json: cannot unmarshal string into Go struct field ServicePort.spec.ports.port of type int32"
+        );
+        let bad = serde_json::json!({"metadata": {"labels": {"a": true}}});
+        assert_eq!(
+            svc.type_error(&bad, "Service").unwrap(),
+            "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string"
+        );
+        let fine = serde_json::json!({"metadata": {"name": "x", "creationTimestamp": null},
+            "spec": {"ports": [{"port": 80, "targetPort": "http"}]}});
+        assert_eq!(svc.type_error(&fine, "Service"), None);
     }
 
     #[test]

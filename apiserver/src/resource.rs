@@ -21,6 +21,10 @@ pub struct Resource {
     pub short_names: &'static [&'static str],
     /// The verbs served, as discovery lists them.
     pub verbs: &'static [&'static str],
+    /// Whether the kind has a `/status` subresource (main-resource writes keep the status).
+    pub status: bool,
+    /// Whether the kind has a `/scale` subresource (autoscaling/v1 Scale).
+    pub scale: bool,
 }
 
 impl Resource {
@@ -79,6 +83,8 @@ pub const NAMESPACES: Resource = Resource {
     verbs: &[
         "create", "delete", "get", "list", "patch", "update", "watch",
     ],
+    status: true,
+    scale: false,
 };
 
 /// v1 ConfigMap.
@@ -92,6 +98,8 @@ pub const CONFIGMAPS: Resource = Resource {
     namespaced: true,
     short_names: &["cm"],
     verbs: VERBS,
+    status: false,
+    scale: false,
 };
 
 /// v1 Secret.
@@ -111,6 +119,7 @@ pub const SERVICES: Resource = Resource {
     kind: "Service",
     list_kind: "ServiceList",
     short_names: &["svc"],
+    status: true,
     ..CONFIGMAPS
 };
 
@@ -142,6 +151,8 @@ pub const DEPLOYMENTS: Resource = Resource {
     kind: "Deployment",
     list_kind: "DeploymentList",
     short_names: &["deploy"],
+    status: true,
+    scale: true,
     ..CONFIGMAPS
 };
 

@@ -41,6 +41,13 @@ pub struct Options {
     pub storage: StorageKind,
     /// Log verbosity: 0 logs start and stop only, 1 and up one line per request.
     pub verbosity: u8,
+    /// `--token-auth-file`: more users, by bearer token.
+    pub token_auth_file: Option<PathBuf>,
+    /// `--authorization-rules`: what users outside `system:masters` may do.
+    pub authorization_rules: Option<PathBuf>,
+    /// How often storage history is compacted (kube-apiserver's
+    /// `--etcd-compaction-interval`, 5 minutes by default); zero turns it off.
+    pub compaction_interval: Duration,
 }
 
 /// Why the server could not start or stopped.
@@ -63,6 +70,9 @@ pub enum ServerError {
     /// The storage could not be opened.
     #[error("storage: {0}")]
     Storage(#[from] StorageError),
+    /// The token file or the authorization rules could not be read.
+    #[error("{0}")]
+    Config(String),
 }
 
 fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServerError {
@@ -83,6 +93,10 @@ pub struct AppState {
     pub verbosity: u8,
     /// Request and storage metrics (`/metrics`).
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The users of the token file, by token.
+    pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
+    /// The authorizer.
+    pub authz: Arc<crate::authz::Authz>,
 }
 
 /// A server that is listening: its address and URL, ready to [`Server::serve`].
@@ -90,8 +104,37 @@ pub struct Server {
     listener: TcpListener,
     tls: TlsAcceptor,
     state: AppState,
+    compaction_interval: Duration,
     /// The `https://host:port` URL written to the kubeconfig.
     pub url: String,
+}
+
+/// Compacts the store as kube-apiserver compacts etcd: at every tick, up to the revision seen
+/// at the tick before, so that one interval of history stays readable (older
+/// resourceVersions and continue tokens then get 410 Expired).
+async fn compact_periodically(store: Arc<dyn Storage>, interval: Duration) {
+    let mut ticker = tokio::time::interval(interval);
+    ticker.tick().await;
+    let mut previous: Option<crate::storage::Revision> = None;
+    loop {
+        ticker.tick().await;
+        let store = store.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            let current = store.current_revision()?;
+            if let Some(target) = previous
+                && target > store.compacted_revision()?
+            {
+                store.compact(target)?;
+            }
+            Ok::<_, StorageError>(current)
+        })
+        .await;
+        match result {
+            Ok(Ok(current)) => previous = Some(current),
+            Ok(Err(e)) => eprintln!("kcel-apiserver: compaction: {e}"),
+            Err(e) => eprintln!("kcel-apiserver: compaction: {e}"),
+        }
+    }
 }
 
 impl Server {
@@ -102,6 +145,18 @@ impl Server {
         std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
         let pki = pki::load_or_create(dir, options.listen.ip())?;
         let token = auth::load_or_create_token(dir).map_err(io("reading the admin token"))?;
+        let users = match &options.token_auth_file {
+            Some(path) => crate::authz::read_token_file(path)
+                .map_err(|e| ServerError::Config(format!("--token-auth-file {e}")))?,
+            None => Default::default(),
+        };
+        let rules = match &options.authorization_rules {
+            Some(path) => Some(
+                crate::authz::read_rules(path)
+                    .map_err(|e| ServerError::Config(format!("--authorization-rules {e}")))?,
+            ),
+            None => None,
+        };
         let store: Arc<dyn Storage> = match options.storage {
             StorageKind::Sqlite => Arc::new(SqliteStorage::open(dir.join("state.db"))?),
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
@@ -128,6 +183,7 @@ impl Server {
             .with_single_cert(pki.chain, pki.key)?;
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Server {
+            compaction_interval: options.compaction_interval,
             listener,
             tls: TlsAcceptor::from(Arc::new(config)),
             state: AppState {
@@ -136,6 +192,8 @@ impl Server {
                 address: address.into(),
                 verbosity: options.verbosity,
                 metrics: Arc::default(),
+                users: Arc::new(users),
+                authz: Arc::new(crate::authz::Authz::new(rules)),
             },
             url,
         })
@@ -157,6 +215,12 @@ impl Server {
             })??;
         for name in resume {
             routes::start_finalizing(self.state.clone(), name);
+        }
+        if !self.compaction_interval.is_zero() {
+            tokio::spawn(compact_periodically(
+                self.state.store.clone(),
+                self.compaction_interval,
+            ));
         }
         let verbosity = self.state.verbosity;
         let graceful = GracefulShutdown::new();

@@ -257,7 +257,8 @@ fn containers(object: &Object, field: &str) -> String {
         .unwrap_or_default()
 }
 
-fn label_selector_text(value: &Value) -> String {
+/// A label selector as text: `k=v,k2 in (a,b),!k3`.
+pub fn label_selector_text(value: &Value) -> String {
     let mut parts = Vec::new();
     let labels = selector_text(&value["matchLabels"]);
     if !labels.is_empty() {

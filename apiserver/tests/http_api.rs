@@ -924,3 +924,148 @@ async fn lists_read_at_the_resource_version_asked_for() {
         "FieldValueForbidden"
     );
 }
+
+/// The number of watches the server has answered, from its metrics.
+async fn watches_answered(server: &Server) -> u64 {
+    let text = server.send("GET", "/metrics", None).await.text();
+    text.lines()
+        .filter(|l| l.starts_with("apiserver_request_total{") && l.contains("verb=\"WATCH\""))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_thousand_watchers_and_one_that_disconnects() {
+    use http_body_util::BodyExt;
+    const WATCHERS: usize = 1000;
+    let server = std::sync::Arc::new(Server::start(&["--storage", "memory"]));
+    server.send("POST", CMS, Some(&cm("w", json!({})))).await;
+    // One client disconnects after the first event.
+    let (code, mut body) = server.stream(&format!("{CMS}?watch=true")).await;
+    assert_eq!(code, 200);
+    let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("\"ADDED\""));
+    drop(body);
+    let path = format!("{CMS}?watch=true&timeoutSeconds=10&fieldSelector=metadata.name%3Dw");
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..WATCHERS {
+        let (server, path) = (server.clone(), path.clone());
+        tasks.spawn(async move { server.send("GET", &path, None).await });
+    }
+    // Every watch is open once the server has answered it (bounded wait).
+    let start = std::time::Instant::now();
+    while watches_answered(&server).await < (WATCHERS + 1) as u64 {
+        assert!(start.elapsed().as_secs() < 60, "watches not all open");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let patch = br#"{"data":{"seen":"yes"}}"#.to_vec();
+    let reply = server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/w"),
+            Some(patch),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await;
+    assert_eq!(reply.code, 200);
+    let mut complete = 0;
+    while let Some(reply) = tasks.join_next().await {
+        let reply = reply.unwrap();
+        assert_eq!(reply.code, 200);
+        let kinds: Vec<String> = reply
+            .text()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(kinds, ["ADDED", "MODIFIED"]);
+        complete += 1;
+    }
+    assert_eq!(complete, WATCHERS);
+    assert_eq!(
+        server.send("GET", &format!("{CMS}/w"), None).await.code,
+        200
+    );
+}
+
+#[tokio::test]
+async fn delete_options_are_validated_as_upstream() {
+    let server = Server::start(&["--storage", "memory"]);
+    server.send("POST", CMS, Some(&cm("d", json!({})))).await;
+    let bad = server
+        .send(
+            "DELETE",
+            &format!("{CMS}/d"),
+            Some(&json!({"propagationPolicy": "Sideways"})),
+        )
+        .await;
+    assert_failure(
+        &bad,
+        422,
+        "Invalid",
+        "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \
+         \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+    );
+    let stale = server
+        .send(
+            "DELETE",
+            &format!("{CMS}/d"),
+            Some(&json!({"preconditions": {"resourceVersion": "1"}})),
+        )
+        .await;
+    assert_eq!(stale.code, 409, "{}", stale.text());
+    assert!(stale.json()["message"].as_str().unwrap().starts_with(
+        "Operation cannot be fulfilled on configmaps \"d\": StorageError: invalid object, \
+                 Code: 4, Key: /registry/configmaps/default/d, ResourceVersion: 0, \
+                 AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, \
+                 ResourceVersion in object meta: "
+    ));
+    let gone = server
+        .send(
+            "DELETE",
+            &format!("{CMS}/d"),
+            Some(&json!({"propagationPolicy": "Foreground"})),
+        )
+        .await;
+    assert_eq!(gone.code, 200);
+    assert_eq!(gone.json()["status"], "Success");
+}
+
+#[tokio::test]
+async fn history_is_compacted_on_a_timer_and_old_tokens_expire() {
+    let server = Server::start(&["--storage", "memory", "--compaction-interval-seconds", "1"]);
+    for name in ["k1", "k2", "k3"] {
+        server.send("POST", CMS, Some(&cm(name, json!({})))).await;
+    }
+    let first = server
+        .send("GET", &format!("{CMS}?limit=1"), None)
+        .await
+        .json();
+    let token = first["metadata"]["continue"].as_str().unwrap().to_owned();
+    server.send("POST", CMS, Some(&cm("k4", json!({})))).await;
+    // Two ticks: the first notes the revision, the second compacts up to it (bounded wait).
+    let start = std::time::Instant::now();
+    let expired = loop {
+        let reply = server
+            .send("GET", &format!("{CMS}?limit=1&continue={token}"), None)
+            .await;
+        if reply.code != 200 || start.elapsed().as_secs() > 15 {
+            break reply;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert_failure(
+        &expired,
+        410,
+        "Expired",
+        "The provided continue parameter is too old to display a consistent list result. \
+         You can start a new list without the continue parameter.",
+    );
+    // The current state is whole.
+    let all = server.send("GET", CMS, None).await.json();
+    assert_eq!(all["items"].as_array().unwrap().len(), 4);
+}

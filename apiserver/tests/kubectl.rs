@@ -25,11 +25,27 @@ struct Kubectl {
 impl Kubectl {
     /// A fresh server and kubectl, or `None` (the test is skipped) without kubectl.
     fn start(test: &str) -> Option<Kubectl> {
+        Self::start_with(test, &[], &[])
+    }
+
+    /// Like [`Kubectl::start`], with `files` (name, content) written to the home directory
+    /// first and the server given `flags`, where `{home}` stands for that directory.
+    fn start_with(test: &str, files: &[(&str, &str)], flags: &[&str]) -> Option<Kubectl> {
         let bin = real_client("KCEL_KUBECTL", "kubectl", test)?;
+        let home = tempfile::tempdir().unwrap();
+        for (name, content) in files {
+            std::fs::write(home.path().join(name), content).unwrap();
+        }
+        let home_text = home.path().display().to_string();
+        let flags: Vec<String> = flags
+            .iter()
+            .map(|f| f.replace("{home}", &home_text))
+            .collect();
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
         Some(Kubectl {
             bin,
-            server: Server::start(&[]),
-            home: tempfile::tempdir().unwrap(),
+            server: Server::start(&flags),
+            home,
         })
     }
 
@@ -196,6 +212,46 @@ fn namespaces_are_created_finalized_and_required() {
         k.run(&["get", "configmaps", "-A"]).stderr,
         "No resources found\n"
     );
+    // Content held by a finalizer keeps its namespace Terminating, and nothing new gets in.
+    k.ok_stdin(&["apply", "-f", "-"], &namespace("held"));
+    k.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  namespace: held\n  \
+         finalizers: [example.com/hold]\n",
+    );
+    assert_eq!(
+        k.ok(&["delete", "namespace", "held", "--wait=false"]),
+        "namespace \"held\" deleted\n"
+    );
+    let start = Instant::now();
+    while k.json(&["get", "cm", "keep", "-n", "held"])["metadata"]["deletionTimestamp"].is_null() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the content was not deleted"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        k.json(&["get", "namespace", "held"])["status"]["phase"],
+        "Terminating"
+    );
+    assert_eq!(
+        k.fails(&["create", "configmap", "late", "-n", "held"]),
+        "error: failed to create configmap: configmaps \"late\" is forbidden: unable to create \
+         new content in namespace held because it is being terminated\n"
+    );
+    k.ok(&[
+        "patch",
+        "cm",
+        "keep",
+        "-n",
+        "held",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    let waited = k.run(&["wait", "--for=delete", "namespace/held", "--timeout=30s"]);
+    assert_eq!(waited.code, 0, "{waited:?}");
 }
 
 #[test]
@@ -925,4 +981,261 @@ fn credentials_are_checked_and_the_admin_can_do_everything() {
         Some("error: You must be logged in to the server (Unauthorized)"),
         "{ran:?}"
     );
+}
+
+#[test]
+fn a_restricted_user_gets_upstreams_forbidden() {
+    let rules = "rules:\n- groups: [dev]\n  verbs: [get, list, watch]\n  apiGroups: [\"\"]\n  \
+                 resources: [configmaps]\n  namespaces: [default]\n";
+    let Some(k) = Kubectl::start_with(
+        "a_restricted_user_gets_upstreams_forbidden",
+        &[
+            ("tokens.csv", "bob-token,bob,1002,\"dev\"\n"),
+            ("rules.yaml", rules),
+        ],
+        &[
+            "--token-auth-file",
+            "{home}/tokens.csv",
+            "--authorization-rules",
+            "{home}/rules.yaml",
+        ],
+    ) else {
+        return;
+    };
+    let config = std::fs::read_to_string(k.server.data_dir().join("kubeconfig")).unwrap();
+    let token_line = config
+        .lines()
+        .find(|l| l.trim_start().starts_with("token:"))
+        .unwrap();
+    let bob = k.home.path().join("bob-kubeconfig");
+    std::fs::write(&bob, config.replace(token_line, "    token: bob-token")).unwrap();
+    let as_bob = |args: &[&str]| {
+        let mut command = k.command(args);
+        command.env("KUBECONFIG", &bob);
+        run_bounded(command, None, COMMAND_LIMIT)
+    };
+    let listed = as_bob(&["get", "configmaps"]);
+    assert_eq!(
+        (listed.code, listed.stderr.as_str()),
+        (0, "No resources found in default namespace.\n")
+    );
+    let denied = as_bob(&["get", "configmaps", "-n", "kube-system"]);
+    assert_eq!(
+        (denied.code, denied.stderr.as_str()),
+        (
+            1,
+            "Error from server (Forbidden): configmaps is forbidden: User \"bob\" cannot list \
+             resource \"configmaps\" in API group \"\" in the namespace \"kube-system\"\n"
+        )
+    );
+    let can = as_bob(&["auth", "can-i", "list", "configmaps"]);
+    assert_eq!((can.code, can.stdout.as_str()), (0, "yes\n"));
+    let cannot = as_bob(&["auth", "can-i", "create", "configmaps"]);
+    assert_eq!((cannot.code, cannot.stdout.as_str()), (1, "no\n"));
+    let create = as_bob(&["create", "configmap", "x", "--from-literal=a=b"]);
+    assert_eq!(
+        create.stderr,
+        "error: failed to create configmap: configmaps is forbidden: User \"bob\" cannot create \
+         resource \"configmaps\" in API group \"\" in the namespace \"default\"\n"
+    );
+    let namespaces = as_bob(&["get", "namespaces"]);
+    assert_eq!(
+        namespaces.stderr,
+        "Error from server (Forbidden): namespaces is forbidden: User \"bob\" cannot list \
+         resource \"namespaces\" in API group \"\" at the cluster scope\n"
+    );
+    // The admin is in system:masters.
+    assert_eq!(
+        k.ok(&["auth", "can-i", "create", "configmaps", "-n", "kube-system"]),
+        "yes\n"
+    );
+}
+
+#[test]
+fn diff_replace_describe_get_all_and_delete() {
+    let Some(k) = Kubectl::start("diff_replace_describe_get_all_and_delete") else {
+        return;
+    };
+    let v1 = configmap("demo", "default", &[("a", "1")]);
+    let v2 = configmap("demo", "default", &[("a", "2")]);
+    let dir = k.home.path();
+    std::fs::write(dir.join("v1.yaml"), &v1).unwrap();
+    std::fs::write(dir.join("v2.yaml"), &v2).unwrap();
+    let v1_path = dir.join("v1.yaml").display().to_string();
+    let v2_path = dir.join("v2.yaml").display().to_string();
+    k.ok(&["apply", "-f", &v1_path]);
+    // kubectl diff: a server dry-run patch, then diff of live and merged.
+    let mut diff = k.command(&["diff", "-f", &v2_path]);
+    diff.env("KUBECTL_EXTERNAL_DIFF", "diff -u");
+    let ran = run_bounded(diff, None, COMMAND_LIMIT);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(ran.stdout.contains("-  a: \"1\"\n+  a: \"2\"\n"), "{ran:?}");
+    assert_eq!(k.json(&["get", "cm", "demo"])["data"]["a"], "1");
+    assert_eq!(
+        k.ok(&["replace", "-f", &v2_path]),
+        "configmap/demo replaced\n"
+    );
+    let described = k.ok(&["describe", "cm", "demo"]);
+    assert!(
+        described.starts_with("Name:         demo\nNamespace:    default\n"),
+        "{described}"
+    );
+    assert!(
+        described.contains("Data\n====\na:\n----\n2\n"),
+        "{described}"
+    );
+    k.ok(&["create", "deployment", "web", "--image=nginx:1.27"]);
+    k.ok(&["create", "service", "clusterip", "web", "--tcp=80"]);
+    // Upstream's defaults, as describe shows them.
+    let d = k.ok(&["describe", "deployment", "web"]);
+    assert!(d.contains("StrategyType:           RollingUpdate\n"), "{d}");
+    assert!(
+        d.contains("RollingUpdateStrategy:  25% max unavailable, 25% max surge\n"),
+        "{d}"
+    );
+    let d = k.json(&["get", "deployment", "web"]);
+    assert_eq!(
+        d["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"],
+        "IfNotPresent"
+    );
+    // `get all` is upstream's `all` category: services and deployments, not config maps.
+    let all = k.ok(&["get", "all", "-o", "name"]);
+    assert_eq!(all, "service/web\ndeployment.apps/web\n");
+    assert_eq!(
+        k.ok(&["delete", "-f", &v2_path]),
+        "configmap \"demo\" deleted from default namespace\n"
+    );
+    assert_eq!(
+        k.ok(&["delete", "deployments,services", "--all"]),
+        "deployment.apps \"web\" deleted from default namespace\nservice \"web\" deleted from default namespace\n"
+    );
+    assert_eq!(
+        k.run(&["get", "all"]).stderr,
+        "No resources found in default namespace.\n"
+    );
+}
+
+#[test]
+fn scale_and_status_subresources() {
+    let Some(k) = Kubectl::start("scale_and_status_subresources") else {
+        return;
+    };
+    k.ok(&[
+        "create",
+        "deployment",
+        "web",
+        "--image=nginx",
+        "--replicas=1",
+    ]);
+    assert_eq!(
+        k.ok(&["scale", "deployment", "web", "--replicas=3"]),
+        "deployment.apps/web scaled\n"
+    );
+    let scale = k.json(&["get", "deployment", "web", "--subresource=scale"]);
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"]["replicas"], 3);
+    assert_eq!(scale["status"]["selector"], "app=web");
+    // Status changes only through /status; main-resource writes keep it.
+    let status =
+        r#"{"status":{"replicas":3,"readyReplicas":2,"availableReplicas":2,"updatedReplicas":3}}"#;
+    k.ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        status,
+    ]);
+    assert_eq!(
+        rows(&k.ok(&["get", "deployment", "web"]))[1][..4],
+        ["web", "2/3", "3", "2"]
+    );
+    assert_eq!(
+        k.ok(&[
+            "patch",
+            "deployment",
+            "web",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"replicas":9}}"#
+        ]),
+        "deployment.apps/web patched (no change)\n"
+    );
+    assert_eq!(
+        k.json(&["get", "deployment", "web"])["status"]["replicas"],
+        3
+    );
+    let resources = k.ok(&["api-resources", "--api-group=apps", "--no-headers"]);
+    assert_eq!(rows(&resources)[0][..2], ["deployments", "deploy"]);
+}
+
+#[test]
+fn events_field_selectors_raw_paths_and_watch_events() {
+    let Some(k) = Kubectl::start("events_field_selectors_raw_paths_and_watch_events") else {
+        return;
+    };
+    assert_eq!(
+        k.fails(&["get", "pods"]),
+        "error: the server doesn't have a resource type \"pods\"\n"
+    );
+    let events = "\
+apiVersion: v1
+kind: Event
+metadata: {name: e1}
+involvedObject: {kind: ConfigMap, name: demo, namespace: default}
+reason: Tested
+message: hi
+type: Warning
+---
+apiVersion: v1
+kind: Event
+metadata: {name: e2}
+involvedObject: {kind: ConfigMap, name: other, namespace: default}
+reason: Other
+message: ho
+type: Normal
+";
+    k.ok_stdin(&["apply", "-f", "-"], events);
+    let named = |args: &[&str]| {
+        let mut all = vec!["get", "events", "-o", "name"];
+        all.extend(args);
+        k.ok(&all)
+    };
+    assert_eq!(
+        named(&["--field-selector", "involvedObject.name=demo"]),
+        "event/e1\n"
+    );
+    assert_eq!(named(&["--field-selector", "type=Normal"]), "event/e2\n");
+    assert_eq!(
+        named(&[
+            "--field-selector",
+            "reason!=Tested,involvedObject.kind=ConfigMap"
+        ]),
+        "event/e2\n"
+    );
+    let metrics = k.ok(&["get", "--raw", "/metrics"]);
+    assert!(
+        metrics.contains("# TYPE apiserver_request_total counter"),
+        "{metrics}"
+    );
+    let raw: Value =
+        serde_json::from_str(&k.ok(&["get", "--raw", "/api/v1/namespaces/default/events/e1"]))
+            .unwrap();
+    assert_eq!(raw["reason"], "Tested");
+    // `get -w -o json --output-watch-events`: events as JSON, one per object change.
+    let mut watch = k.command(&["get", "cm", "-w", "-o", "json", "--output-watch-events"]);
+    watch.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = watch.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    k.ok(&["create", "configmap", "w", "--from-literal=a=b"]);
+    // One event, pretty-printed or on one line: done once the lines read parse.
+    let lines = read_until(&mut child, Duration::from_secs(30), |lines| {
+        serde_json::from_str::<Value>(&lines.join("\n")).is_ok()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let event: Value = serde_json::from_str(&lines.join("\n")).unwrap();
+    assert_eq!(event["type"], "ADDED");
+    assert_eq!(event["object"]["metadata"]["name"], "w");
 }

@@ -1,19 +1,23 @@
 //! `SelfSubjectAccessReview` (authorization.k8s.io/v1), what `kubectl auth can-i` asks.
 //!
-//! Every authenticated request is the admin for now (the one token, in `system:masters`), and
-//! `system:masters` may do everything, so every review is allowed. Authorization rules and
-//! other users come with step (d) of issue 18.
+//! The review asks the server's authorizer about the requesting user, as kube-apiserver does.
 
+use axum::Extension;
 use axum::body::Bytes;
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Value, json};
 
+use crate::authz::{Attributes, User};
 use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
+use crate::server::AppState;
 
 /// `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`.
 pub async fn self_subject_access_review(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
@@ -46,6 +50,99 @@ pub async fn self_subject_access_review(
         .or_insert_with(|| json!({}))
         .as_object_mut()
         .map(|m| m.insert("creationTimestamp".to_owned(), Value::Null));
-    map.insert("status".to_owned(), json!({"allowed": true}));
+    let attrs = match (
+        spec.get("resourceAttributes"),
+        spec.get("nonResourceAttributes"),
+    ) {
+        (Some(r), _) => {
+            let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            Attributes {
+                verb: text("verb"),
+                resource_request: true,
+                group: text("group"),
+                version: text("version"),
+                resource: text("resource"),
+                subresource: text("subresource"),
+                namespace: text("namespace"),
+                name: text("name"),
+                ..Attributes::default()
+            }
+        }
+        (None, Some(n)) => {
+            let text = |k: &str| n.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            Attributes {
+                verb: text("verb"),
+                path: text("path"),
+                ..Attributes::default()
+            }
+        }
+        (None, None) => unreachable!("checked above"),
+    };
+    let (allowed, reason) = state.authz.decide(&user, &attrs);
+    let mut status = json!({"allowed": allowed});
+    if !reason.is_empty() {
+        status["reason"] = json!(reason);
+    }
+    map.insert("status".to_owned(), status);
     Ok(super::json_response(StatusCode::CREATED, &review))
+}
+
+/// `POST /apis/authentication.k8s.io/v1/selfsubjectreviews`: who the requester is, what
+/// `kubectl auth whoami` prints. The body (an empty review) is not read.
+pub async fn self_subject_review(Extension(user): Extension<User>) -> Response {
+    let mut user_info = json!({"username": user.name, "groups": user.groups});
+    if !user.uid.is_empty() {
+        user_info["uid"] = json!(user.uid);
+    }
+    let review = json!({
+        "kind": "SelfSubjectReview",
+        "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "status": {"userInfo": user_info},
+    });
+    super::json_response(StatusCode::CREATED, &review)
+}
+
+/// `POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews`: what the requester may do in
+/// a namespace, what `kubectl auth can-i --list` prints.
+pub async fn self_subject_rules_review(
+    State(state): State<AppState>,
+    Extension(user): Extension<User>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let kind = negotiate::body_type(&headers)?;
+    let review = match kind {
+        BodyType::Json | BodyType::Yaml => negotiate::parse_value(&body, kind).map_err(|e| {
+            ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type SelfSubjectRulesReview): {e}"
+            ))
+        })?,
+        BodyType::Protobuf => Value::Object(crate::protobuf::decode_as(
+            &body,
+            "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
+            "SelfSubjectRulesReview",
+        )?),
+        _ => return Err(negotiate::unsupported_media_type("")),
+    };
+    let namespace = review
+        .get("spec")
+        .and_then(|s| s.get("namespace"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (resource_rules, non_resource_rules) = state.authz.rules_for(&user, namespace);
+    Ok(super::json_response(
+        StatusCode::CREATED,
+        &json!({
+            "kind": "SelfSubjectRulesReview",
+            "apiVersion": "authorization.k8s.io/v1",
+            "metadata": {"creationTimestamp": null},
+            "spec": {"namespace": namespace},
+            "status": {
+                "resourceRules": resource_rules,
+                "nonResourceRules": non_resource_rules,
+                "incomplete": false,
+            },
+        }),
+    ))
 }

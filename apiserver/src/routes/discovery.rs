@@ -44,7 +44,26 @@ fn group_discovery(group: &str, version: &str) -> Value {
             if !r.short_names.is_empty() {
                 entry["shortNames"] = json!(r.short_names);
             }
-            if r.group.is_empty() || r.group == "apps" {
+            let mut subresources = Vec::new();
+            if r.status {
+                subresources.push(json!({
+                    "subresource": "status",
+                    "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
+                    "verbs": ["get", "patch", "update"],
+                }));
+            }
+            if r.scale {
+                subresources.push(json!({
+                    "subresource": "scale",
+                    "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+                    "verbs": ["get", "patch", "update"],
+                }));
+            }
+            if !subresources.is_empty() {
+                entry["subresources"] = json!(subresources);
+            }
+            // Upstream's `all` category, as far as the served kinds go.
+            if matches!(r.kind, "Service" | "Deployment") {
                 entry["categories"] = json!(["all"]);
             }
             entry
@@ -77,7 +96,8 @@ pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> 
 
 /// An `APIResourceList` of one group-version.
 fn resource_list(group: &str, version: &str) -> Value {
-    let resources: Vec<Value> = SERVED
+    let mut resources: Vec<Value> = Vec::new();
+    let mains: Vec<Value> = SERVED
         .iter()
         .filter(|r| r.group == group && r.version == version)
         .map(|r: &Resource| {
@@ -91,9 +111,40 @@ fn resource_list(group: &str, version: &str) -> Value {
             if !r.short_names.is_empty() {
                 entry["shortNames"] = json!(r.short_names);
             }
+            if matches!(r.kind, "Service" | "Deployment") {
+                entry["categories"] = json!(["all"]);
+            }
             entry
         })
         .collect();
+    for (main, r) in mains.into_iter().zip(
+        SERVED
+            .iter()
+            .filter(|r| r.group == group && r.version == version),
+    ) {
+        resources.push(main);
+        let sub = |name: &str, kind: Value| {
+            let mut entry = json!({
+                "name": format!("{}/{name}", r.plural),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "verbs": ["get", "patch", "update"],
+            });
+            if let Value::Object(k) = kind {
+                entry.as_object_mut().expect("an object").extend(k);
+            }
+            entry
+        };
+        if r.status {
+            resources.push(sub("status", json!({"kind": r.kind})));
+        }
+        if r.scale {
+            resources.push(sub(
+                "scale",
+                json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
+            ));
+        }
+    }
     let group_version = if group.is_empty() {
         version.to_owned()
     } else {

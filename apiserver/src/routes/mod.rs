@@ -6,6 +6,7 @@ mod health;
 pub(crate) mod namespaces;
 pub(crate) mod objects;
 mod openapi;
+mod scale;
 mod watch;
 
 use std::time::Instant;
@@ -41,6 +42,14 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
             axum::routing::post(access::self_subject_access_review),
+        )
+        .route(
+            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+            axum::routing::post(access::self_subject_rules_review),
+        )
+        .route(
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            axum::routing::post(access::self_subject_review),
         )
         .route("/api/v1/{*rest}", any(core_api))
         .route("/apis/{group}/{version}/{*rest}", any(group_api))
@@ -188,6 +197,7 @@ mod tests {
     use tower::ServiceExt;
 
     use super::*;
+    use crate::storage::Storage;
     use crate::storage::memory::MemoryStorage;
 
     const TOKEN: &str = "test-token";
@@ -201,6 +211,8 @@ mod tests {
             address: "127.0.0.1:6443".into(),
             verbosity: 0,
             metrics: Arc::default(),
+            users: Arc::default(),
+            authz: Arc::default(),
         })
     }
 
@@ -222,6 +234,50 @@ mod tests {
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         (code, value)
+    }
+
+    #[tokio::test]
+    async fn a_watch_from_a_compacted_revision_gets_one_error_event() {
+        let store = Arc::new(MemoryStorage::new());
+        ensure_system_namespaces(&*store).unwrap();
+        let app = router(AppState {
+            store: store.clone(),
+            token: TOKEN.into(),
+            address: "127.0.0.1:6443".into(),
+            verbosity: 0,
+            metrics: Arc::default(),
+            users: Arc::default(),
+            authz: Arc::default(),
+        });
+        let path = "/api/v1/namespaces/default/configmaps";
+        for name in ["a", "b"] {
+            let (code, _) = call(
+                &app,
+                "POST",
+                path,
+                Some(json!({"metadata": {"name": name}})),
+            )
+            .await;
+            assert_eq!(code, 201);
+        }
+        let current = store.current_revision().unwrap();
+        store.compact(current).unwrap();
+        let request = Request::builder()
+            .uri(format!("{path}?watch=true&resourceVersion=1"))
+            .header("authorization", format!("Bearer {TOKEN}"))
+            .body(Body::empty())
+            .unwrap();
+        let response = app.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let event: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(event["type"], "ERROR");
+        assert_eq!(event["object"]["code"], 410);
+        assert_eq!(event["object"]["reason"], "Expired");
+        assert_eq!(
+            event["object"]["message"],
+            format!("too old resource version: 1 ({current})")
+        );
     }
 
     #[tokio::test]

@@ -124,8 +124,17 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
         return Ok(true);
     }
     let manager = "kube-controller-manager";
-    let written =
-        super::objects::modify(state, &NAMESPACES, &key, name, false, manager, |mut ns| {
+    let written = super::objects::modify(
+        state,
+        &NAMESPACES,
+        &key,
+        name,
+        super::objects::WriteOptions {
+            dry_run: false,
+            manager,
+            part: super::objects::Part::All,
+        },
+        |mut ns| {
             if let Some(finalizers) = ns
                 .get_mut("spec")
                 .and_then(|s| s.get_mut("finalizers"))
@@ -135,8 +144,9 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
             }
             // `modify` deletes it once no finalizer of either kind is left.
             Ok(ns)
-        })
-        .await;
+        },
+    )
+    .await;
     match written {
         Ok(Written::Deleted(_)) => Ok(false),
         Ok(Written::Stored(_)) => Ok(true),

@@ -53,6 +53,14 @@ pub(crate) async fn storage<T: Send + 'static>(
 /// still writing it reads the answer instead of a reset connection.
 const MAX_DRAINED_BYTES: usize = 4 * MAX_BODY_BYTES;
 
+/// The request body of a scale write, at most [`MAX_BODY_BYTES`].
+pub(crate) async fn read_body_for_scale(
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, ApiError> {
+    read_body(headers, body).await
+}
+
 /// The request body, at most [`MAX_BODY_BYTES`].
 async fn read_body(headers: &HeaderMap, mut body: Body) -> Result<Bytes, ApiError> {
     let declared = headers
@@ -92,6 +100,10 @@ pub(crate) struct Call {
     pub headers: HeaderMap,
     /// The warnings for the response (`Warning: 299 - "..."`, one per distinct text).
     pub warnings: std::sync::Mutex<Vec<String>>,
+    /// The subresource in the URL (`status`, `scale`), if any.
+    pub subresource: Option<String>,
+    /// Whether the method is PUT.
+    pub put: bool,
 }
 
 /// What the `fieldValidation` parameter asks for unknown fields.
@@ -108,6 +120,24 @@ impl Call {
         let mut warnings = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
         if !warnings.contains(&text) {
             warnings.push(text);
+        }
+    }
+
+    /// Whether the query parameter `name` is `value`.
+    pub(crate) fn param_is(&self, name: &str, value: &str) -> bool {
+        self.param(name) == value
+    }
+
+    /// Whether this subresource write is a PUT (else a PATCH).
+    pub(crate) fn subresource_method_is_put(&self) -> bool {
+        self.put
+    }
+
+    /// The part of the object a write to this URL may change.
+    pub(crate) fn part(&self) -> Part {
+        match self.subresource.as_deref() {
+            Some("status") => Part::Status,
+            _ => Part::Main,
         }
     }
 
@@ -182,6 +212,35 @@ impl Call {
         }
     }
 
+    /// A create or update body whose values do not fit the schema's types: upstream's decoder
+    /// error, a 400.
+    fn check_types(&self, object: &Object) -> Result<(), ApiError> {
+        let r = self.resource;
+        let Some(schema) = Schema::of(r) else {
+            return Ok(());
+        };
+        match schema.type_error(&Value::Object(object.clone()), r.kind) {
+            None => Ok(()),
+            Some(e) => Err(ApiError::bad_request(format!(
+                "{} in version \"{}\" cannot be handled as a {}: {e}",
+                r.kind, r.version, r.kind
+            ))),
+        }
+    }
+
+    /// A patched object whose values do not fit the schema's types: upstream's 422 naming
+    /// the patched object.
+    fn check_patched_types(&self, object: &Object) -> Result<(), ApiError> {
+        let Some(schema) = Schema::of(self.resource) else {
+            return Ok(());
+        };
+        let value = Value::Object(object.clone());
+        match schema.type_error(&value, self.resource.kind) {
+            None => Ok(()),
+            Some(e) => Err(ApiError::invalid_patch_fields(&value.to_string(), &e)),
+        }
+    }
+
     /// [`Call::prune_unknown_fields`] for a create or update body (Strict: upstream's decoder
     /// error, a 400).
     fn check_unknown_fields(&self, object: &mut Object, body: &[u8]) -> Result<(), ApiError> {
@@ -217,7 +276,7 @@ impl Call {
         }
     }
 
-    fn key(&self, name: &str) -> String {
+    pub(crate) fn key(&self, name: &str) -> String {
         match &self.namespace {
             Some(ns) if self.resource.namespaced => {
                 keys::namespaced(self.resource.plural, ns, name)
@@ -240,14 +299,23 @@ pub async fn dispatch(
     request: Request,
 ) -> Result<Response, ApiError> {
     let segments: Vec<&str> = rest.split('/').collect();
-    let (plural, namespace, name) = match segments.as_slice() {
-        [plural] => (*plural, None, None),
-        ["namespaces", ns, plural] => (*plural, Some(*ns), None),
-        ["namespaces", ns, plural, name] => (*plural, Some(*ns), Some(*name)),
-        [plural, name] => (*plural, None, Some(*name)),
+    let served = |plural: &str| resource::find(group, version, plural).is_some();
+    let (plural, namespace, name, subresource) = match segments.as_slice() {
+        [plural] => (*plural, None, None, None),
+        ["namespaces", ns, plural] if served(plural) => (*plural, Some(*ns), None, None),
+        ["namespaces", ns, plural, name] => (*plural, Some(*ns), Some(*name), None),
+        ["namespaces", ns, plural, name, sub] => (*plural, Some(*ns), Some(*name), Some(*sub)),
+        [plural, name] => (*plural, None, Some(*name), None),
+        [plural, name, sub] => (*plural, None, Some(*name), Some(*sub)),
         _ => return Err(ApiError::no_such_path()),
     };
     let resource = resource::find(group, version, plural).ok_or_else(ApiError::no_such_path)?;
+    match subresource {
+        None => {}
+        Some("status") if resource.status => {}
+        Some("scale") if resource.scale => {}
+        Some(_) => return Err(ApiError::no_such_path()),
+    }
     if resource.namespaced != namespace.is_some() && (name.is_some() || !resource.namespaced) {
         return Err(ApiError::no_such_path());
     }
@@ -262,9 +330,27 @@ pub async fn dispatch(
         params,
         headers: parts.headers,
         warnings: std::sync::Mutex::new(Vec::new()),
+        subresource: subresource.map(str::to_owned),
+        put: parts.method == Method::PUT,
     };
     let all_namespaces = resource.namespaced && namespace.is_none();
     let method = parts.method;
+    if let (Some(name), Some("scale")) = (name, subresource) {
+        return match method {
+            Method::GET => super::scale::get(call, name).await,
+            Method::PUT | Method::PATCH => super::scale::write(call, name, body).await,
+            _ => Err(ApiError::method_not_supported(
+                resource,
+                &method.as_str().to_lowercase(),
+            )),
+        };
+    }
+    if subresource.is_some() && !matches!(method, Method::GET | Method::PUT | Method::PATCH) {
+        return Err(ApiError::method_not_supported(
+            resource,
+            &method.as_str().to_lowercase(),
+        ));
+    }
     match (name, &method) {
         (None, &Method::GET) if call.param("watch") == "true" || call.param("watch") == "1" => {
             super::watch::watch(call).await
@@ -586,13 +672,21 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
     let kv = current(&call.state, &NAMESPACES, &key, namespace).await?;
     let ns = object::from_storage(&kv, &NAMESPACES)?;
     if !object::meta_str(&ns, "deletionTimestamp").is_empty() {
-        return Err(ApiError::forbidden(
+        let mut error = ApiError::forbidden(
             call.resource,
             name,
             &format!(
                 "unable to create new content in namespace {namespace} because it is being terminated"
             ),
-        ));
+        );
+        if let Some(details) = error.details.as_mut() {
+            details.causes.push(crate::status::StatusCause {
+                reason: "NamespaceTerminating",
+                message: format!("namespace {namespace} is being terminated"),
+                field: "metadata.namespace".to_owned(),
+            });
+        }
+        return Err(error);
     }
     Ok(())
 }
@@ -639,13 +733,94 @@ fn default_on_create(resource: &Resource, object: &mut Object) {
             }
         }
         "Deployment" => {
-            object
-                .entry("spec")
-                .or_insert_with(|| Value::Object(Map::new()))
-                .as_object_mut()
-                .map(|spec| spec.entry("replicas").or_insert_with(|| json!(1)));
+            default_deployment(object);
+            object.insert("status".to_owned(), json!({}));
         }
         _ => {}
+    }
+    if resource.kind == "Service" {
+        object.insert("status".to_owned(), json!({"loadBalancer": {}}));
+    }
+}
+
+/// Sets `field` of `map` to `value` if it is absent (nothing if `map` is not an object).
+fn default_field(map: &mut Value, field: &str, value: Value) {
+    if let Some(m) = map.as_object_mut() {
+        m.entry(field).or_insert(value);
+    }
+}
+
+/// The object under `field` of `map`, made empty if absent; `None` if either is no object.
+fn child_object<'a>(map: &'a mut Value, field: &str) -> Option<&'a mut Value> {
+    let child = map
+        .as_object_mut()?
+        .entry(field)
+        .or_insert_with(|| Value::Object(Map::new()));
+    child.is_object().then_some(child)
+}
+
+/// Upstream's defaults for an apps/v1 Deployment and its pod template (the ones `kubectl
+/// describe` and `rollout` read).
+fn default_deployment(object: &mut Object) {
+    let spec = object
+        .entry("spec")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !spec.is_object() {
+        return; // not a Deployment's shape: validation is not this function's job
+    }
+    default_field(spec, "replicas", json!(1));
+    default_field(spec, "revisionHistoryLimit", json!(10));
+    default_field(spec, "progressDeadlineSeconds", json!(600));
+    if let Some(strategy) = child_object(spec, "strategy") {
+        default_field(strategy, "type", json!("RollingUpdate"));
+        if strategy["type"] == "RollingUpdate"
+            && let Some(rolling) = child_object(strategy, "rollingUpdate")
+        {
+            default_field(rolling, "maxUnavailable", json!("25%"));
+            default_field(rolling, "maxSurge", json!("25%"));
+        }
+    }
+    let Some(pod) = child_object(spec, "template").and_then(|t| {
+        if t.get("spec").is_some_and(Value::is_object) {
+            t.get_mut("spec")
+        } else {
+            None
+        }
+    }) else {
+        return;
+    };
+    default_field(pod, "restartPolicy", json!("Always"));
+    default_field(pod, "terminationGracePeriodSeconds", json!(30));
+    default_field(pod, "dnsPolicy", json!("ClusterFirst"));
+    default_field(pod, "securityContext", json!({}));
+    default_field(pod, "schedulerName", json!("default-scheduler"));
+    if let Some(containers) = pod.get_mut("containers").and_then(Value::as_array_mut) {
+        for container in containers.iter_mut().filter(|c| c.is_object()) {
+            let image = container["image"].as_str().unwrap_or("").to_owned();
+            let tag = image
+                .rsplit('/')
+                .next()
+                .and_then(|last| last.split_once(':'))
+                .map(|(_, t)| t);
+            let digest = image.contains('@');
+            let policy = if !digest && tag.is_none_or(|t| t == "latest") {
+                "Always"
+            } else {
+                "IfNotPresent"
+            };
+            default_field(container, "imagePullPolicy", json!(policy));
+            default_field(
+                container,
+                "terminationMessagePath",
+                json!("/dev/termination-log"),
+            );
+            default_field(container, "terminationMessagePolicy", json!("File"));
+            if let Some(ports) = container.get_mut("ports").and_then(Value::as_array_mut) {
+                for port in ports.iter_mut().filter(|p| p.is_object()) {
+                    default_field(port, "protocol", json!("TCP"));
+                }
+            }
+        }
     }
 }
 
@@ -661,6 +836,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
+    call.check_types(&object)?;
     call.check_unknown_fields(&mut object, &body)?;
     set_namespace(&call, &mut object)?;
     let mut name = object::meta_str(&object, "name").to_owned();
@@ -709,6 +885,56 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
         .map_err(|e| ApiError::from_storage(e, resource, &name))?;
     let created = object::from_storage(&kv, resource)?;
     respond_object(&call, StatusCode::CREATED, &created)
+}
+
+/// Which part of an object a write may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// The main resource: for kinds with a status subresource, the status stays as it was.
+    Main,
+    /// The status subresource: only the status changes.
+    Status,
+    /// Everything (the server's own controllers).
+    All,
+}
+
+impl Part {
+    /// The new state with what this part may not change taken from `old`.
+    fn keep(self, resource: &Resource, old: &Object, mut new: Object) -> Object {
+        match self {
+            Part::Main if resource.status => {
+                match old.get("status") {
+                    Some(status) => new.insert("status".to_owned(), status.clone()),
+                    None => new.remove("status"),
+                };
+                new
+            }
+            Part::Status => {
+                let mut kept = old.clone();
+                match new.remove("status") {
+                    Some(status) => kept.insert("status".to_owned(), status),
+                    None => kept.remove("status"),
+                };
+                // The resourceVersion given, if any, still guards the write.
+                let rv = object::meta_str(&new, "resourceVersion").to_owned();
+                object::metadata_mut(&mut kept)
+                    .insert("resourceVersion".to_owned(), Value::from(rv));
+                kept
+            }
+            _ => new,
+        }
+    }
+}
+
+/// How [`modify`] writes: dry run or not, for which manager, which part of the object.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WriteOptions<'a> {
+    /// Under `dryRun=All` nothing is stored.
+    pub dry_run: bool,
+    /// The field manager.
+    pub manager: &'a str,
+    /// The part of the object the write may change.
+    pub part: Part,
 }
 
 /// What a write did to the object.
@@ -773,14 +999,18 @@ pub(crate) async fn modify(
     resource: &'static Resource,
     key: &str,
     name: &str,
-    dry_run: bool,
-    manager: &str,
+    options: WriteOptions<'_>,
     change: impl Fn(Object) -> Result<Object, ApiError>,
 ) -> Result<Written, ApiError> {
+    let WriteOptions {
+        dry_run,
+        manager,
+        part,
+    } = options;
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
         let old = object::from_storage(&old_kv, resource)?;
-        let mut new = change(old.clone())?;
+        let mut new = part.keep(resource, &old, change(old.clone())?);
         let given = object::meta_str(&new, "resourceVersion").to_owned();
         let conditional = !given.is_empty() && given != object::meta_str(&old, "resourceVersion");
         if conditional {
@@ -821,6 +1051,10 @@ pub(crate) async fn modify(
             }
         }
         let bytes = object::encode_for_storage(&new);
+        // A write that changes nothing is not written (no new resourceVersion), as upstream.
+        if bytes == object::encode_for_storage(&old) {
+            return Ok(Written::Stored(old));
+        }
         match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
             Ok(kv) => return Ok(Written::Stored(object::from_storage(&kv, resource)?)),
             Err(StorageError::Conflict { .. }) if given.is_empty() => continue,
@@ -841,6 +1075,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
     let dry_run = call.dry_run()?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
+    call.check_types(&object)?;
     call.check_unknown_fields(&mut object, &body)?;
     let given = object::meta_str(&object, "name");
     if given != name {
@@ -856,8 +1091,11 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
         call.resource,
         &key,
         name,
-        dry_run,
-        &manager,
+        WriteOptions {
+            dry_run,
+            manager: &manager,
+            part: call.part(),
+        },
         |_| Ok(object.clone()),
     )
     .await?;
@@ -891,8 +1129,11 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         resource,
         &key,
         name,
-        dry_run,
-        &manager,
+        WriteOptions {
+            dry_run,
+            manager: &manager,
+            part: call.part(),
+        },
         |old| {
             let mut target = Value::Object(old);
             match kind {
@@ -914,6 +1155,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                     .map_err(ApiError::bad_request)?,
             }
             let mut patched = object::check(target, resource)?;
+            call.check_patched_types(&patched)?;
             call.check_patched_fields(&mut patched)?;
             Ok(patched)
         },
@@ -938,6 +1180,35 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
     let pre = &value["preconditions"];
+    // Upstream's ValidateDeleteOptions. Without a garbage collector, every policy deletes at
+    // once (as the collector would, for an object without dependents).
+    let mut errors = Vec::new();
+    match &value["propagationPolicy"] {
+        Value::Null => {}
+        Value::String(p) if matches!(p.as_str(), "Foreground" | "Background" | "Orphan") => {
+            if value["orphanDependents"].is_boolean() {
+                errors.push(FieldError::invalid_string(
+                    "propagationPolicy",
+                    p,
+                    "orphanDependents and deletionPropagation cannot be both set",
+                ));
+            }
+        }
+        other => errors.push(FieldError::not_supported(
+            "propagationPolicy",
+            other.as_str().unwrap_or(""),
+            &["Foreground", "Background", "Orphan", "nil"],
+        )),
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid_of(
+            "DeleteOptions.meta.k8s.io",
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            errors,
+        ));
+    }
     let dry_run = match &value["dryRun"] {
         Value::Null => false,
         Value::Array(a) if a.is_empty() => false,
@@ -953,6 +1224,19 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
         resource_version: pre["resourceVersion"].as_str().map(str::to_owned),
         dry_run,
     })
+}
+
+/// Upstream's Conflict for a failed delete precondition, which carries the storage layer's
+/// error text (`StorageError: invalid object, Code: 4, Key: ...`).
+fn failed_precondition(resource: &Resource, key: &str, name: &str, detail: &str) -> ApiError {
+    ApiError::conflict_because(
+        resource,
+        name,
+        &format!(
+            "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
+             AdditionalErrorMsg: Precondition failed: {detail}"
+        ),
+    )
 }
 
 /// Deletes one object: at once if it has no finalizers, else by setting `deletionTimestamp`
@@ -971,11 +1255,12 @@ pub(crate) async fn delete_object(
         if let Some(uid) = &options.uid
             && uid != object::meta_str(&old, "uid")
         {
-            return Err(ApiError::conflict_because(
+            return Err(failed_precondition(
                 resource,
+                key,
                 name,
                 &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    "UID in precondition: {uid}, UID in object meta: {}",
                     object::meta_str(&old, "uid")
                 ),
             ));
@@ -983,11 +1268,12 @@ pub(crate) async fn delete_object(
         if let Some(rv) = &options.resource_version
             && rv != object::meta_str(&old, "resourceVersion")
         {
-            return Err(ApiError::conflict_because(
+            return Err(failed_precondition(
                 resource,
+                key,
                 name,
                 &format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                    "ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
                     object::meta_str(&old, "resourceVersion")
                 ),
             ));

@@ -130,18 +130,26 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         (Vec::new(), rv.unwrap_or(0))
     };
     let watch_prefix = prefix.clone();
-    let mut events = storage(&call.state, move |s| s.watch(&watch_prefix, Some(from + 1)))
-        .await?
-        .map_err(|e| match e {
-            StorageError::Compacted {
+    let mut events =
+        match storage(&call.state, move |s| s.watch(&watch_prefix, Some(from + 1))).await? {
+            Ok(events) => events,
+            // Upstream answers a watch from a compacted revision with one ERROR event.
+            Err(StorageError::Compacted {
                 requested,
                 compacted,
-            } => ApiError::expired(format!(
-                "too old resource version: {} ({compacted})",
-                requested - 1
-            )),
-            other => ApiError::from_storage(other, resource, ""),
-        })?;
+            }) => {
+                let status = ApiError::expired(format!(
+                    "too old resource version: {} ({compacted})",
+                    requested - 1
+                ))
+                .to_status();
+                let mut line = serde_json::to_vec(&json!({"type": "ERROR", "object": status}))
+                    .expect("a status always serializes");
+                line.push(b'\n');
+                return Ok(stream_response(Body::from(line)));
+            }
+            Err(other) => return Err(ApiError::from_storage(other, resource, "")),
+        };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let mut encoder = Encoder {
         resource,
@@ -212,9 +220,13 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
     });
-    let mut response = (StatusCode::OK, Body::from_stream(stream)).into_response();
+    Ok(stream_response(Body::from_stream(stream)))
+}
+
+fn stream_response(body: Body) -> Response {
+    let mut response = (StatusCode::OK, body).into_response();
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    Ok(response)
+    response
 }

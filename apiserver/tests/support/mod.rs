@@ -164,6 +164,28 @@ impl Server {
             .await
     }
 
+    /// Sends a GET with the admin token and answers the status code and the body as it
+    /// streams (for watches).
+    pub async fn stream(&self, path: &str) -> (u16, hyper::body::Incoming) {
+        let tcp = TcpStream::connect(&self.address).await.unwrap();
+        let name = ServerName::try_from("127.0.0.1").unwrap();
+        let tls = self.tls.connect(name, tcp).await.unwrap();
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let request = hyper::Request::builder()
+            .method("GET")
+            .uri(path)
+            .header("host", &self.address)
+            .header("authorization", format!("Bearer {}", self.token))
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let response = sender.send_request(request).await.unwrap();
+        (response.status().as_u16(), response.into_body())
+    }
+
     /// Sends one request with the admin token and these headers (an `accept` given here
     /// replaces the default `application/json`).
     pub async fn send_with(

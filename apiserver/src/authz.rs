@@ -1,0 +1,440 @@
+//! Users and authorization: `--token-auth-file` (kube-apiserver's CSV:
+//! `token,user,uid,"group1,group2"`) and `--authorization-rules` (the YAML or JSON rule file of
+//! `kcel --authorizer @PATH`, read by the same `kcel_stdlib::kubernetes::authz::RuleAuthorizer`).
+//!
+//! `system:masters` may do everything (the admin token's user is in it). Every authenticated
+//! user may read discovery, OpenAPI, version and health, and create SelfSubjectAccessReviews
+//! (upstream's `system:discovery`, `system:public-info-viewer` and `system:basic-user` roles).
+//! Anything else needs a rule; without one the request is 403 Forbidden with kube-apiserver's
+//! text.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use kcel_stdlib::kubernetes::authz::{
+    Authorizer as _, AuthzRequest, DecisionKind, RuleAuthorizer, UserInfo,
+};
+
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::status::StatusDetails;
+
+/// The group whose members may do everything.
+pub const MASTERS: &str = "system:masters";
+
+/// An authenticated user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    /// The user name.
+    pub name: String,
+    /// The user's uid (from the token file).
+    pub uid: String,
+    /// The groups, `system:authenticated` included.
+    pub groups: Vec<String>,
+}
+
+impl User {
+    /// The admin: the user of the generated token.
+    pub fn admin() -> User {
+        User {
+            name: "kcel-admin".to_owned(),
+            uid: String::new(),
+            groups: vec![MASTERS.to_owned(), "system:authenticated".to_owned()],
+        }
+    }
+}
+
+/// Reads a token file: one `token,user,uid[,"group1,group2"]` line per user.
+pub fn read_token_file(path: &Path) -> Result<HashMap<String, User>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse_tokens(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses the token file's CSV.
+pub fn parse_tokens(text: &str) -> Result<HashMap<String, User>, String> {
+    let mut users = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut fields = line.splitn(4, ',');
+        let mut next = || fields.next().map(|f| f.trim().trim_matches('"').to_owned());
+        let (Some(token), Some(name), Some(uid)) = (next(), next(), next()) else {
+            return Err(format!(
+                "line {}: expected at least 3 columns (token,user,uid)",
+                i + 1
+            ));
+        };
+        if token.is_empty() || name.is_empty() {
+            return Err(format!("line {}: empty token or user", i + 1));
+        }
+        let mut groups: Vec<String> = next()
+            .map(|g| {
+                g.split(',')
+                    .map(|g| g.trim().to_owned())
+                    .filter(|g| !g.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        groups.push("system:authenticated".to_owned());
+        users.insert(token, User { name, uid, groups });
+    }
+    Ok(users)
+}
+
+/// Reads a rule file in `kcel --authorizer @PATH`'s format (a `user` key, if any, is ignored:
+/// the server knows who asks).
+pub fn read_rules(path: &Path) -> Result<RuleAuthorizer, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut json: serde_json::Value =
+        serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(object) = json.as_object_mut() {
+        object.remove("user");
+    }
+    RuleAuthorizer::from_json(&json).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// What a request asks to do, as kube-apiserver's RequestInfo names it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attributes {
+    /// `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`; the
+    /// lower-cased HTTP method for non-resource requests.
+    pub verb: String,
+    /// Whether the path names a resource.
+    pub resource_request: bool,
+    /// The URL path.
+    pub path: String,
+    /// The API group.
+    pub group: String,
+    /// The API version.
+    pub version: String,
+    /// The resource (plural).
+    pub resource: String,
+    /// The subresource, if any.
+    pub subresource: String,
+    /// The namespace, if any.
+    pub namespace: String,
+    /// The object's name, if any.
+    pub name: String,
+}
+
+/// The attributes of a request.
+pub fn attributes(method: &str, path: &str, query: &str) -> Attributes {
+    let watch = query
+        .split('&')
+        .any(|p| p == "watch=true" || p == "watch=1");
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let (group, version, rest) = match segments.as_slice() {
+        ["api", version, rest @ ..] if !rest.is_empty() => ("", *version, rest),
+        ["apis", group, version, rest @ ..] if !rest.is_empty() => (*group, *version, rest),
+        _ => {
+            return Attributes {
+                verb: method.to_lowercase(),
+                path: path.to_owned(),
+                ..Attributes::default()
+            };
+        }
+    };
+    let (namespace, resource, name, subresource) = match rest {
+        ["namespaces", ns, resource, name, sub, ..] => (*ns, *resource, *name, *sub),
+        ["namespaces", ns, resource, name] => (*ns, *resource, *name, ""),
+        ["namespaces", ns, resource] => (*ns, *resource, "", ""),
+        // `/namespaces/<name>` names a namespace, not a namespace's content.
+        ["namespaces", name] => ("", "namespaces", *name, ""),
+        [resource, name, sub, ..] => ("", *resource, *name, *sub),
+        [resource, name] => ("", *resource, *name, ""),
+        [resource] => ("", *resource, "", ""),
+        _ => ("", "", "", ""),
+    };
+    let namespace = if resource == "namespaces" && rest.first() == Some(&"namespaces") {
+        name
+    } else {
+        namespace
+    };
+    let collection = name.is_empty();
+    let verb = match method {
+        "GET" | "HEAD" if collection && watch => "watch",
+        "GET" | "HEAD" if collection => "list",
+        "GET" | "HEAD" => "get",
+        "POST" => "create",
+        "PUT" => "update",
+        "PATCH" => "patch",
+        "DELETE" if collection => "deletecollection",
+        "DELETE" => "delete",
+        other => {
+            return Attributes {
+                verb: other.to_lowercase(),
+                path: path.to_owned(),
+                ..Attributes::default()
+            };
+        }
+    };
+    Attributes {
+        verb: verb.to_owned(),
+        resource_request: true,
+        path: path.to_owned(),
+        group: group.to_owned(),
+        version: version.to_owned(),
+        resource: resource.to_owned(),
+        subresource: subresource.to_owned(),
+        namespace: namespace.to_owned(),
+        name: name.to_owned(),
+    }
+}
+
+/// The paths every authenticated user may read (discovery, OpenAPI, version, health).
+fn public_read(path: &str) -> bool {
+    let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
+    under("/api")
+        || under("/apis")
+        || under("/openapi")
+        || ["/version", "/healthz", "/livez", "/readyz"].contains(&path)
+}
+
+/// Decides requests: masters, the built-in roles of every user, then the rules.
+#[derive(Debug, Default)]
+pub struct Authz {
+    rules: Option<RuleAuthorizer>,
+}
+
+impl Authz {
+    /// An authorizer with these rules (none: only masters and the built-in roles).
+    pub fn new(rules: Option<RuleAuthorizer>) -> Self {
+        Authz { rules }
+    }
+
+    /// The rules that apply to `user` in `namespace` (resource rules, non-resource rules), as
+    /// a SelfSubjectRulesReview lists them.
+    pub fn rules_for(&self, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
+        let mut resource_rules = vec![json!({
+            "verbs": ["create"],
+            "apiGroups": ["authorization.k8s.io"],
+            "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+        })];
+        resource_rules.push(json!({
+            "verbs": ["create"],
+            "apiGroups": ["authentication.k8s.io"],
+            "resources": ["selfsubjectreviews"],
+        }));
+        let mut non_resource_rules = vec![json!({
+            "verbs": ["get"],
+            "nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
+                                "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
+        })];
+        if user.groups.iter().any(|g| g == MASTERS) {
+            resource_rules.insert(
+                0,
+                json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}),
+            );
+            non_resource_rules.insert(0, json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
+            return (resource_rules, non_resource_rules);
+        }
+        let Some(rules) = &self.rules else {
+            return (resource_rules, non_resource_rules);
+        };
+        for rule in &rules.rules {
+            let subject = (rule.users.is_empty() && rule.groups.is_empty())
+                || rule.users.iter().any(|u| u == "*" || *u == user.name)
+                || user
+                    .groups
+                    .iter()
+                    .any(|g| rule.groups.iter().any(|r| r == "*" || r == g));
+            if !subject {
+                continue;
+            }
+            if !rule.non_resource_urls.is_empty() {
+                non_resource_rules.push(json!({
+                    "verbs": rule.verbs,
+                    "nonResourceURLs": rule.non_resource_urls,
+                }));
+            }
+            let in_namespace = rule.namespaces.is_empty()
+                || rule.namespaces.iter().any(|n| n == "*" || n == namespace);
+            if !rule.resources.is_empty() && in_namespace {
+                let mut entry = json!({
+                    "verbs": rule.verbs,
+                    "apiGroups": rule.api_groups,
+                    "resources": rule.resources,
+                });
+                if !rule.resource_names.is_empty() {
+                    entry["resourceNames"] = json!(rule.resource_names);
+                }
+                resource_rules.push(entry);
+            }
+        }
+        (resource_rules, non_resource_rules)
+    }
+
+    /// Whether `user` may do what `attrs` say, and why.
+    pub fn decide(&self, user: &User, attrs: &Attributes) -> (bool, String) {
+        if user.groups.iter().any(|g| g == MASTERS) {
+            return (true, String::new());
+        }
+        if !attrs.resource_request && attrs.verb == "get" && public_read(&attrs.path) {
+            return (true, String::new());
+        }
+        let review = matches!(
+            (attrs.group.as_str(), attrs.resource.as_str()),
+            (
+                "authorization.k8s.io",
+                "selfsubjectaccessreviews" | "selfsubjectrulesreviews"
+            ) | ("authentication.k8s.io", "selfsubjectreviews")
+        );
+        if attrs.resource_request && attrs.verb == "create" && review {
+            return (true, String::new());
+        }
+        let Some(rules) = &self.rules else {
+            return (false, String::new());
+        };
+        let request = AuthzRequest {
+            user: UserInfo {
+                name: user.name.clone(),
+                groups: user.groups.clone(),
+            },
+            verb: attrs.verb.clone(),
+            resource_request: attrs.resource_request,
+            path: attrs.path.clone(),
+            api_group: attrs.group.clone(),
+            api_version: attrs.version.clone(),
+            resource: attrs.resource.clone(),
+            subresource: attrs.subresource.clone(),
+            namespace: attrs.namespace.clone(),
+            name: attrs.name.clone(),
+            ..AuthzRequest::default()
+        };
+        let decision = rules.authorize(&request);
+        (decision.kind == DecisionKind::Allow, decision.reason)
+    }
+}
+
+/// kube-apiserver's 403 for a denied request.
+pub fn forbidden(user: &User, attrs: &Attributes, reason: &str) -> ApiError {
+    let mut text = if !attrs.resource_request {
+        format!(
+            "User {:?} cannot {} path {:?}",
+            user.name, attrs.verb, attrs.path
+        )
+    } else {
+        let resource = if attrs.subresource.is_empty() {
+            attrs.resource.clone()
+        } else {
+            format!("{}/{}", attrs.resource, attrs.subresource)
+        };
+        if attrs.namespace.is_empty() {
+            format!(
+                "User {:?} cannot {} resource {resource:?} in API group {:?} at the cluster scope",
+                user.name, attrs.verb, attrs.group
+            )
+        } else {
+            format!(
+                "User {:?} cannot {} resource {resource:?} in API group {:?} in the namespace {:?}",
+                user.name, attrs.verb, attrs.group, attrs.namespace
+            )
+        }
+    };
+    if !reason.is_empty() {
+        text = format!("{text}: {reason}");
+    }
+    let qualified = match (attrs.resource.as_str(), attrs.group.as_str()) {
+        ("", _) => String::new(),
+        (r, "") => r.to_owned(),
+        (r, g) => format!("{r}.{g}"),
+    };
+    let message = match (qualified.is_empty(), attrs.name.is_empty()) {
+        (true, _) => format!("forbidden: {text}"),
+        (false, true) => format!("{qualified} is forbidden: {text}"),
+        (false, false) => format!("{qualified} {:?} is forbidden: {text}", attrs.name),
+    };
+    ApiError {
+        code: 403,
+        reason: "Forbidden",
+        message,
+        details: Some(Box::new(StatusDetails {
+            name: attrs.name.clone(),
+            group: attrs.group.clone(),
+            kind: attrs.resource.clone(),
+            ..StatusDetails::default()
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bob() -> User {
+        User {
+            name: "bob".to_owned(),
+            uid: "2".to_owned(),
+            groups: vec!["dev".to_owned(), "system:authenticated".to_owned()],
+        }
+    }
+
+    #[test]
+    fn token_files_are_kube_apiservers_csv() {
+        let users =
+            parse_tokens("t1,alice,1\nt2,bob,2,\"dev\"\n\n# c\nt3,carol,3,\"a,b\"\n").unwrap();
+        assert_eq!(users["t2"], bob());
+        assert_eq!(users["t3"].groups, ["a", "b", "system:authenticated"]);
+        assert_eq!(users["t1"].groups, ["system:authenticated"]);
+        assert!(parse_tokens("onlytoken\n").is_err());
+    }
+
+    #[test]
+    fn attributes_follow_request_info() {
+        let a = attributes("GET", "/api/v1/namespaces/default/configmaps", "");
+        assert_eq!(
+            (a.verb.as_str(), a.namespace.as_str(), a.resource.as_str()),
+            ("list", "default", "configmaps")
+        );
+        let a = attributes("GET", "/api/v1/namespaces/default", "");
+        assert_eq!(
+            (
+                a.verb.as_str(),
+                a.namespace.as_str(),
+                a.name.as_str(),
+                a.resource.as_str()
+            ),
+            ("get", "default", "default", "namespaces")
+        );
+        let a = attributes("GET", "/apis/apps/v1/deployments", "watch=true");
+        assert_eq!((a.verb.as_str(), a.group.as_str()), ("watch", "apps"));
+        let a = attributes("GET", "/api", "");
+        assert!(!a.resource_request);
+        assert_eq!(a.verb, "get");
+    }
+
+    #[test]
+    fn denials_use_upstreams_text() {
+        let authz = Authz::new(Some(
+            RuleAuthorizer::from_json(&serde_json::json!({"rules": [
+                {"users": ["bob"], "verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"],
+                 "namespaces": ["default"]}
+            ]}))
+            .unwrap(),
+        ));
+        let get = attributes("GET", "/api/v1/namespaces/default/configmaps/x", "");
+        assert!(authz.decide(&bob(), &get).0);
+        let list = attributes("GET", "/api/v1/namespaces/default/configmaps", "");
+        assert!(!authz.decide(&bob(), &list).0);
+        assert_eq!(
+            forbidden(&bob(), &list, "").message,
+            "configmaps is forbidden: User \"bob\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\""
+        );
+        let ns = attributes("DELETE", "/api/v1/namespaces/x", "");
+        assert_eq!(
+            forbidden(&bob(), &ns, "").message,
+            "namespaces \"x\" is forbidden: User \"bob\" cannot delete resource \"namespaces\" in API group \"\" in the namespace \"x\""
+        );
+        let metrics = attributes("GET", "/metrics", "");
+        assert!(!authz.decide(&bob(), &metrics).0);
+        assert_eq!(
+            forbidden(&bob(), &metrics, "").message,
+            "forbidden: User \"bob\" cannot get path \"/metrics\""
+        );
+        assert!(authz.decide(&bob(), &attributes("GET", "/apis", "")).0);
+        assert!(authz.decide(&User::admin(), &metrics).0);
+    }
+}

@@ -1,0 +1,127 @@
+//! The `/scale` subresource of Deployments: an autoscaling/v1 `Scale` read from and written
+//! to the Deployment's `spec.replicas` (what `kubectl scale` patches).
+
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::objects::{Call, Part, WriteOptions, Written, current, modify, read_body_for_scale};
+use crate::error::ApiError;
+use crate::negotiate::{self, BodyType};
+use crate::object::{self, Object};
+use crate::patch;
+
+/// The `Scale` of a Deployment.
+fn scale_of(deployment: &Object) -> Value {
+    let meta = deployment.get("metadata").cloned().unwrap_or(json!({}));
+    let mut metadata = json!({});
+    for field in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
+        if let Some(v) = meta.get(field) {
+            metadata[field] = v.clone();
+        }
+    }
+    let selector = crate::table::label_selector_text(
+        deployment
+            .get("spec")
+            .and_then(|s| s.get("selector"))
+            .unwrap_or(&Value::Null),
+    );
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": metadata,
+        "spec": {"replicas": deployment.get("spec").and_then(|s| s.get("replicas")).cloned().unwrap_or(json!(0))},
+        "status": {
+            "replicas": deployment.get("status").and_then(|s| s.get("replicas")).cloned().unwrap_or(json!(0)),
+            "selector": selector,
+        },
+    })
+}
+
+/// `GET .../deployments/<name>/scale`.
+pub async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
+    let kv = current(&call.state, call.resource, &call.key(name), name).await?;
+    let deployment = object::from_storage(&kv, call.resource)?;
+    Ok(super::json_response(StatusCode::OK, &scale_of(&deployment)))
+}
+
+/// `PUT` or `PATCH .../deployments/<name>/scale`: sets the Deployment's replicas.
+pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let dry_run = call.param_is("dryRun", "All");
+    let kind = negotiate::body_type(&call.headers)?;
+    let body = read_body_for_scale(&call.headers, body).await?;
+    let given: Value = negotiate::parse_value(&body, kind).map_err(|e| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type Scale): {e}"
+        ))
+    })?;
+    let is_put = call.subresource_method_is_put();
+    let manager = call.manager();
+    let key = call.key(name);
+    let written = modify(
+        &call.state,
+        resource,
+        &key,
+        name,
+        WriteOptions {
+            dry_run,
+            manager: &manager,
+            part: Part::All,
+        },
+        |old| {
+            let mut scale = scale_of(&old);
+            if is_put {
+                scale = given.clone();
+            } else {
+                match kind {
+                    BodyType::JsonPatch => patch::json_patch(&mut scale, &given)
+                        .map_err(|_| ApiError::patch_not_applied())?,
+                    BodyType::MergePatch | BodyType::StrategicMergePatch => {
+                        patch::merge_patch(&mut scale, &given)
+                    }
+                    _ => return Err(negotiate::unsupported_media_type("")),
+                }
+            }
+            let replicas = scale
+                .get("spec")
+                .and_then(|s| s.get("replicas"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            if replicas < 0 {
+                return Err(ApiError::invalid_of(
+                    "Scale.autoscaling",
+                    "autoscaling",
+                    "Scale",
+                    name,
+                    vec![crate::error::FieldError::invalid_number(
+                        "spec.replicas",
+                        replicas,
+                        "must be greater than or equal to 0",
+                    )],
+                ));
+            }
+            let mut new = old.clone();
+            if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.insert("replicas".to_owned(), json!(replicas));
+            }
+            let rv = scale
+                .get("metadata")
+                .and_then(|m| m.get("resourceVersion"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            object::metadata_mut(&mut new).insert("resourceVersion".to_owned(), json!(rv));
+            Ok(new)
+        },
+    )
+    .await?;
+    let (Written::Stored(d) | Written::Deleted(d)) = written;
+    Ok(super::json_response(StatusCode::OK, &scale_of(&d)))
+}
