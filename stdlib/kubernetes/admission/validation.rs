@@ -8,7 +8,8 @@ use serde_json::Value as Json;
 
 use crate::kubernetes::crd::field_error::{go_json_quote, go_json_value, go_quote};
 use crate::kubernetes::crd::{ErrorType, FieldError, FieldPath};
-use crate::kubernetes::format::FORMATS;
+use crate::kubernetes::format::messages as check;
+use crate::kubernetes::object_meta::{Meta, Scope};
 
 use super::api::{
     FailurePolicy, LabelSelector, MatchPolicy, MatchResources, NamedRuleWithOperations, ObjectMeta,
@@ -30,15 +31,6 @@ pub struct CompileErrors {
     pub validations: Vec<Option<String>>,
     pub messages: Vec<Option<String>>,
     pub audit_annotations: Vec<Option<String>>,
-}
-
-/// Kubernetes' string validators (`k8s.io/apimachinery` `validation`), by format name.
-fn check(format: &str, s: &str) -> Vec<String> {
-    FORMATS
-        .iter()
-        .find(|f| f.name == format)
-        .map(|f| (f.validate)(s))
-        .unwrap_or_default()
 }
 
 /// `path.ValidatePathSegmentName`.
@@ -146,66 +138,21 @@ impl Errors {
     }
 }
 
-/// The most bytes of annotations, keys and values together (`TotalAnnotationSizeLimitB`).
-const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
-
-/// `ValidateObjectMeta` for a cluster-scoped object named as a DNS subdomain. A
-/// `generateName` is checked as a prefix (`NameIsDNSSubdomain` with `prefix`: a trailing
-/// `-` is allowed); without a name it stands for the name the API server generates.
+/// `ValidateObjectMeta` for a cluster-scoped object named as a DNS subdomain (policies and
+/// bindings).
 fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
-    let path = FieldPath::new("metadata");
-    let prefix = &meta.generate_name;
-    if !prefix.is_empty() {
-        // `maskTrailingDash`: the prefix's last two bytes become "a" when it ends in '-'.
-        let masked = match prefix.strip_suffix('-') {
-            Some(_) if prefix.len() > 1 => {
-                let mut cut = prefix.len() - 2;
-                while !prefix.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                format!("{}a", &prefix[..cut])
-            }
-            _ => prefix.clone(),
-        };
-        for message in check("dns1123Subdomain", &masked) {
-            errors.invalid(&path.child("generateName"), prefix, &message);
-        }
+    let pairs = |m: &std::collections::BTreeMap<String, String>| -> Vec<(String, String)> {
+        m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    };
+    let found = Meta {
+        name: &meta.name,
+        generate_name: &meta.generate_name,
+        namespace: &meta.namespace,
+        labels: &pairs(&meta.labels),
+        annotations: &pairs(&meta.annotations),
     }
-    if meta.name.is_empty() && !prefix.is_empty() {
-        // The API server generates the name before validating.
-    } else if meta.name.is_empty() {
-        errors.required(&path.child("name"), "name or generateName is required");
-    } else {
-        for message in check("dns1123Subdomain", &meta.name) {
-            errors.invalid(&path.child("name"), &meta.name, &message);
-        }
-    }
-    if !meta.namespace.is_empty() {
-        errors.forbidden(&path.child("namespace"), "not allowed on this type");
-    }
-    let labels = path.child("labels");
-    for (key, value) in &meta.labels {
-        for message in check("qualifiedName", key) {
-            errors.invalid(&labels, key, &message);
-        }
-        for message in check("labelValue", value) {
-            errors.invalid(&labels, value, &message);
-        }
-    }
-    let annotations = path.child("annotations");
-    let mut size = 0;
-    for (key, value) in &meta.annotations {
-        // Qualified names, whatever the case.
-        for message in check("qualifiedName", &key.to_lowercase()) {
-            errors.invalid(&annotations, key, &message);
-        }
-        size += key.len() + value.len();
-    }
-    if size > MAX_ANNOTATIONS_BYTES {
-        errors
-            .0
-            .push(FieldError::too_long(annotations, MAX_ANNOTATIONS_BYTES));
-    }
+    .errors(Scope::Cluster);
+    errors.0.extend(found);
 }
 
 /// `ValidateLabelSelector` (strict: label values must be valid).
