@@ -317,6 +317,15 @@ pub struct ProgramOptions {
     /// Polled every 100 comprehension iterations; returning true stops evaluation with
     /// "operation interrupted".
     pub interrupt: Option<Arc<Interrupt>>,
+    /// The memory budget of one evaluation, in bytes (see [`crate::budget`]): operations
+    /// that produce large values (string and list building, `replace`, `join`, `format`,
+    /// `lists.range`, `flatten`, ...) count what they are about to produce against it, and
+    /// walks over values (equality, `format`'s `%s`) may visit one element per 8 bytes of
+    /// it; passing either stops evaluation with "operation cancelled: memory limit
+    /// exceeded" or "operation cancelled: value traversal limit exceeded". Costs are not
+    /// affected. Default: 64 MiB ([`crate::budget::DEFAULT_MEMORY_LIMIT`]); `None`: no
+    /// limit.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for ProgramOptions {
@@ -326,6 +335,7 @@ impl Default for ProgramOptions {
             cost_limit: None,
             presence_test_cost: true,
             interrupt: None,
+            memory_limit: Some(crate::budget::DEFAULT_MEMORY_LIMIT),
         }
     }
 }
@@ -337,6 +347,7 @@ impl std::fmt::Debug for ProgramOptions {
             .field("cost_limit", &self.cost_limit)
             .field("presence_test_cost", &self.presence_test_cost)
             .field("interrupt", &self.interrupt.is_some())
+            .field("memory_limit", &self.memory_limit)
             .finish()
     }
 }
@@ -370,6 +381,7 @@ impl Program {
         &self,
         activation: &dyn Activation,
     ) -> (Result<Value, EvalError>, EvalDetails) {
+        let budget = crate::budget::Scope::enter(self.options.memory_limit);
         let mut storage = SlotStorage::new();
         let mut frame = storage.frame(self.plan.slot_count);
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
@@ -384,6 +396,13 @@ impl Program {
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
         if let Err(limit) = frame.check_limit() {
             result = Err(limit);
+        } else if let Some(exceeded) = budget.exceeded() {
+            // Not absorbable, like the cost limit: whatever the expression made of the
+            // failing operation's result, the evaluation fails (keeping the position when
+            // the error itself reached the top).
+            if !matches!(&result, Err(e) if e.message == exceeded.message) {
+                result = Err(exceeded);
+            }
         }
         let details = EvalDetails {
             actual_cost: frame.cost,

@@ -10,6 +10,7 @@
 
 use std::fmt::Write as _;
 
+use kcel::budget;
 use kcel::standard::go_quote;
 use kcel::standard::{conversions::format_double, duration_text, timestamp_text};
 use kcel::value::Value;
@@ -51,10 +52,22 @@ pub fn format(fmt: &str, args: &[Value], f: Formatter) -> Result<String, String>
         }
         let (read, text) = clause(&b[i + 1..], value, f)?;
         out.extend_from_slice(&text);
+        budget::within(out.len() as u64).map_err(|e| e.into_message())?;
         i += 1 + read;
         arg += 1;
     }
+    budget::reserve(out.len() as u64).map_err(|e| e.into_message())?;
     Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Before writing the `n` elements of a list or map: they count against the evaluation's
+/// visit budget, and what was written so far against its memory budget (a list that holds
+/// one list many times is written in full each time).
+fn entering(out: &[u8], n: usize) -> Result<(), String> {
+    if !budget::visit(n) {
+        return Err(budget::traversal_error().into_message());
+    }
+    budget::within(out.len() as u64).map_err(|e| e.into_message())
 }
 
 /// Parses and applies one clause (after the `%`); returns the bytes read and the output.
@@ -200,6 +213,7 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Type(t) => out.extend_from_slice(t.name().as_bytes()),
         Value::List(items) => {
+            entering(out, items.len())?;
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -210,6 +224,7 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
             out.push(b']');
         }
         Value::Map(m) => {
+            entering(out, m.len())?;
             let mut entries = Vec::with_capacity(m.len());
             for (k, val) in m.iter() {
                 let mut ks = Vec::new();
@@ -239,6 +254,7 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
 fn write_v1(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
     let text = match v {
         Value::List(items) => {
+            entering(out, items.len())?;
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -250,6 +266,7 @@ fn write_v1(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
             return Ok(());
         }
         Value::Map(m) => {
+            entering(out, m.len())?;
             let mut entries = Vec::with_capacity(m.len());
             for (k, val) in m.iter() {
                 let key = match k.to_value() {
