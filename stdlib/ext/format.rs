@@ -60,6 +60,11 @@ pub fn format(fmt: &str, args: &[Value], f: Formatter) -> Result<String, String>
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Counts text built apart and copied into the output.
+fn produced(text: &[u8]) -> Result<(), String> {
+    budget::reserve(text.len() as u64).map_err(|e| e.into_message())
+}
+
 /// Before writing the `n` elements of a list or map: they count against the evaluation's
 /// visit budget, and what was written so far against its memory budget (a list that holds
 /// one list many times is written in full each time).
@@ -231,6 +236,8 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
                 write_v2(&mut ks, &k.to_value())?;
                 let mut vs = Vec::new();
                 write_v2(&mut vs, val)?;
+                // Copied into the enclosing text: counted (see `v1_member`).
+                produced(&vs)?;
                 entries.push((ks, vs));
             }
             entries.sort_by(|a, b| a.0.cmp(&b.0));
@@ -335,6 +342,9 @@ fn v1_member(v: &Value) -> Result<String, String> {
         Value::List(_) | Value::Map(_) => {
             let mut out = Vec::new();
             write_v1(&mut out, v)?;
+            // Copied into the enclosing text: counted, so that the copies of a deep
+            // value's text cannot add up to more than the budget.
+            produced(&out)?;
             String::from_utf8_lossy(&out).into_owned()
         }
         Value::Int(_) | Value::Uint(_) | Value::Bool(_) | Value::Null | Value::Type(_) => {
