@@ -123,6 +123,10 @@ fn cases() -> Vec<(Option<Which>, String)> {
     both("sets.intersects(lists.range(100000), lists.range(100000).map(x, -1 - x))".into());
     both("lists.range(1000000).sort().size()".into());
     both("lists.range(100000).map(x, lists.range(100)).distinct().size()".into());
+    // Work bounded by the cost limit alone (nothing large is built): time per cost unit.
+    both("[lists.range(10000)].all(l, l.all(i, l.all(j, j >= 0)))".into());
+    // Temporaries: the budget counts what is built, cumulatively, not what is alive.
+    both("lists.range(3000).all(i, lists.range(3000).exists(j, j == i))".into());
     // 2. Shared structure walked exponentially.
     both(format!("[{}].flatten(64).size()", e(26)));
     both(format!("'%s'.format([{}]).size()", e(27)));
@@ -224,17 +228,30 @@ fn child(which: Which, expr: &str, unbudgeted: bool) {
     let started = Instant::now();
     let (result, details) = program.eval_with_details(&());
     let took = started.elapsed();
+    let peak = peak_rss_mib();
     match result {
         Ok(v) => println!(
-            "value {} (cost {}, {took:.2?})",
+            "value {} (cost {}, {took:.2?}, peak RSS {peak} MiB)",
             v.type_name(),
             details.actual_cost
         ),
         Err(e) => println!(
-            "error {} (cost {}, {took:.2?})",
+            "error {} (cost {}, {took:.2?}, peak RSS {peak} MiB)",
             e.message, details.actual_cost
         ),
     }
+}
+
+/// The child's peak resident set, in MiB (Linux: `VmHWM`; 0 where unknown).
+fn peak_rss_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb / 1024)
 }
 
 #[cfg(unix)]
