@@ -57,7 +57,9 @@ pub const BYTES_PER_VISIT: u64 = 8;
 /// The bytes counted per list element or map entry produced: the size of a [`Value`].
 pub const VALUE_BYTES: u64 = size_of::<Value>() as u64;
 
+// A word, so that a meter is three words with no padding to copy.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u64)]
 enum Exceeded {
     No,
     Memory,
@@ -127,6 +129,20 @@ pub fn bytes_left() -> u64 {
     })
 }
 
+/// Fails when the evaluation's budget has already run out: for operations that do work in
+/// proportion to their input before they know the size of their output (and then
+/// [`reserve`] it), so that a loop calling them after the budget ran out stops cheaply.
+#[inline]
+pub fn check() -> Result<(), EvalError> {
+    reserve(0)
+}
+
+/// Whether `error` is one of the budget's (which end the evaluation whatever absorbs
+/// them): loops stop at it rather than run on.
+pub fn is_exceeded(error: &EvalError) -> bool {
+    error.message == MEMORY_EXCEEDED || error.message == TRAVERSAL_EXCEEDED
+}
+
 /// Fails as [`reserve`] would when `bytes` would pass what is left, without counting
 /// them: for output built piece by piece, checked as it grows and [`reserve`]d when done.
 #[inline]
@@ -168,6 +184,12 @@ pub fn traversal_error() -> EvalError {
         Exceeded::Memory => error(Exceeded::Memory),
         _ => error(Exceeded::Traversal),
     })
+}
+
+#[cold]
+#[inline(never)]
+fn exceeded_error(exceeded: Exceeded) -> EvalError {
+    error(exceeded)
 }
 
 fn error(exceeded: Exceeded) -> EvalError {
@@ -231,16 +253,23 @@ impl Scope {
         }
     }
 
-    /// The error of a budget passed during the evaluation, if any.
+    /// Ends the evaluation's budgets (the enclosing ones restored): the error of a budget
+    /// passed during it, if any.
     #[inline]
-    pub(crate) fn exceeded(&self) -> Option<EvalError> {
-        let exceeded = METER.with(|m| m.get().exceeded);
-        (exceeded != Exceeded::No).then(|| error(exceeded))
+    pub(crate) fn finish(self) -> Option<EvalError> {
+        let ended = METER.with(|m| m.replace(self.saved));
+        std::mem::forget(self);
+        if ended.exceeded == Exceeded::No {
+            None
+        } else {
+            Some(exceeded_error(ended.exceeded))
+        }
     }
 }
 
 impl Drop for Scope {
-    #[inline]
+    /// Restores the enclosing budgets when an evaluation unwinds without
+    /// [`Scope::finish`].
     fn drop(&mut self) {
         METER.with(|m| m.set(self.saved));
     }
@@ -273,18 +302,19 @@ mod tests {
     fn budgets_stop_and_stay_stopped_and_nest() {
         let outer = Scope::enter(Some(100));
         assert!(reserve(60).is_ok());
+        let inner = Scope::enter(Some(10));
+        assert_eq!(reserve(11).unwrap_err().message, MEMORY_EXCEEDED);
+        assert_eq!(inner.finish().unwrap().message, MEMORY_EXCEEDED);
+        assert_eq!(bytes_left(), 40);
         {
-            let inner = Scope::enter(Some(10));
-            assert_eq!(reserve(11).unwrap_err().message, MEMORY_EXCEEDED);
-            assert!(inner.exceeded().is_some());
+            // Unwinding without `finish` restores the enclosing budgets too.
+            let _dropped = Scope::enter(Some(1));
         }
-        assert!(outer.exceeded().is_none());
         assert_eq!(bytes_left(), 40);
         assert!(visit(12));
         assert!(!visit(1));
         assert_eq!(reserve(1).unwrap_err().message, TRAVERSAL_EXCEEDED);
-        assert_eq!(outer.exceeded().unwrap().message, TRAVERSAL_EXCEEDED);
-        drop(outer);
+        assert_eq!(outer.finish().unwrap().message, TRAVERSAL_EXCEEDED);
         assert!(reserve(u64::MAX).is_ok());
     }
 }

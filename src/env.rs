@@ -281,6 +281,18 @@ impl Env {
     }
 }
 
+/// The result of an evaluation that passed its memory budget: the budget's error, not
+/// absorbable, like the cost limit's (whatever the expression made of the failing
+/// operation's result), keeping its position when the error itself reached the top.
+#[cold]
+#[inline(never)]
+fn over_budget(result: Result<Value, EvalError>, exceeded: EvalError) -> Result<Value, EvalError> {
+    match result {
+        Err(e) if e.message == exceeded.message => Err(e),
+        _ => Err(exceeded),
+    }
+}
+
 /// A parsed (and possibly type-checked) expression with its source text.
 #[derive(Clone, Debug)]
 pub struct Ast {
@@ -394,15 +406,11 @@ impl Program {
             store_shared_prefixes(&self.plan.shared_prefixes, frame.slots);
         }
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
+        let exceeded = budget.finish();
         if let Err(limit) = frame.check_limit() {
             result = Err(limit);
-        } else if let Some(exceeded) = budget.exceeded() {
-            // Not absorbable, like the cost limit: whatever the expression made of the
-            // failing operation's result, the evaluation fails (keeping the position when
-            // the error itself reached the top).
-            if !matches!(&result, Err(e) if e.message == exceeded.message) {
-                result = Err(exceeded);
-            }
+        } else if let Some(exceeded) = exceeded {
+            result = over_budget(result, exceeded);
         }
         let details = EvalDetails {
             actual_cost: frame.cost,

@@ -125,6 +125,18 @@ fn cases() -> Vec<(Option<Which>, String)> {
     both("lists.range(100000).map(x, lists.range(100)).distinct().size()".into());
     // Work bounded by the cost limit alone (nothing large is built): time per cost unit.
     both("[lists.range(10000)].all(l, l.all(i, l.all(j, j >= 0)))".into());
+    // Copies at a fixed or small cost, kept in a list (the text built once).
+    for copy in [
+        "bytes(s)",
+        "string(bytes(s))",
+        "s.lowerAscii()",
+        "s.substring(1)",
+        "(s + ' ').trim()",
+    ] {
+        both(format!(
+            "[{s10k}].map(s, lists.range(80000).map(i, {copy}))[0].size()"
+        ));
+    }
     // Temporaries: the budget counts what is built, cumulatively, not what is alive.
     both("lists.range(3000).all(i, lists.range(3000).exists(j, j == i))".into());
     // 2. Shared structure walked exponentially.

@@ -1758,6 +1758,10 @@ fn map_list(
         }
         frame.slots[iter].set_element(items, i);
         match eval(element, frame) {
+            Err(e) if crate::budget::is_exceeded(&e) => {
+                outcome = Err(e);
+                break;
+            }
             Err(e) => built = Err(e),
             Ok(v) => {
                 frame.cost = frame
@@ -1969,6 +1973,12 @@ fn step(f: &FoldNode, frame: &mut Frame) -> Result<bool, EvalError> {
     }
     let next = eval(&f.step, frame);
     frame.check_limit()?;
+    if let Err(e) = &next
+        && crate::budget::is_exceeded(e)
+    {
+        // Not absorbable: the evaluation fails, so the loop need not run on.
+        return Err(next.unwrap_err());
+    }
     frame.slots[f.accu_slot as usize] = SlotContent::Result(next);
     Ok(true)
 }

@@ -380,12 +380,16 @@ pub fn last_index_of_offset(args: &[Value]) -> EvalResult {
 
 /// `s.lowerAscii()`.
 pub fn lower_ascii(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.to_ascii_lowercase())
+    let s = str_arg(Some(s))?;
+    budget::reserve(s.len() as u64)?;
+    string(s.to_ascii_lowercase())
 }
 
 /// `s.upperAscii()`.
 pub fn upper_ascii(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.to_ascii_uppercase())
+    let s = str_arg(Some(s))?;
+    budget::reserve(s.len() as u64)?;
+    string(s.to_ascii_uppercase())
 }
 
 /// `s.replace(old, new)` / `s.replace(old, new, n)`: Go's `strings.Replace`.
@@ -482,6 +486,8 @@ pub fn go_split<'a>(s: &'a str, sep: &str, n: i64) -> Vec<&'a str> {
 
 /// `s.substring(start)` / `s.substring(start, end)`.
 pub fn substring(args: &[Value]) -> EvalResult {
+    // Counts code points before it knows the output's size.
+    budget::check()?;
     let s = str_arg(args.first())?;
     let start = int_arg(args.get(1))?;
     let len = s.chars().count() as i64;
@@ -510,12 +516,15 @@ pub fn substring(args: &[Value]) -> EvalResult {
         .skip(start as usize)
         .take((end - start) as usize)
         .collect();
+    budget::reserve(out.len() as u64)?;
     string(out)
 }
 
 /// `s.trim()`: Go's `strings.TrimSpace` (Unicode white space).
 pub fn trim(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.trim_matches(is_go_space))
+    let trimmed = str_arg(Some(s))?.trim_matches(is_go_space);
+    budget::reserve(trimmed.len() as u64)?;
+    string(trimmed)
 }
 
 /// Go's `unicode.IsSpace`.
@@ -591,7 +600,9 @@ pub fn quote(s: &Value) -> EvalResult {
 
 /// `s.reverse()`: the code points in reverse order.
 pub fn reverse(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.chars().rev().collect::<String>())
+    let s = str_arg(Some(s))?;
+    budget::reserve(s.len() as u64)?;
+    string(s.chars().rev().collect::<String>())
 }
 
 /// `fmt.format(args)` with cel-go's first formatter (strings versions 1 to 3).
