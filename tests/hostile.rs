@@ -169,6 +169,10 @@ fn cases() -> Vec<(Option<Which>, String)> {
     both(format!("optional.of({}) == optional.of({})", e(27), e(27)));
     both(format!("'%s'.format([[{}, {}]]).size()", e(24), e(24)));
     both(format!("{}.map(x, x == {}[0]).size()", e(25), e(25)));
+    // Error messages that show a value.
+    both(format!("[dyn({})].join()", e(27)));
+    both(format!("dyn({{'a': 1}})[{}]", e(27)));
+    both(format!("[dyn({})].join()", e(3)));
     // Plain environment only: the encoders and regex extensions.
     let mut plain = |s: String| out.push((Some(Which::Plain), s));
     plain(format!(
