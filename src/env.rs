@@ -467,6 +467,44 @@ mod tests {
 
     fn assert_send_sync<T: Send + Sync>() {}
 
+    fn eval_with_memory(expr: &str, memory_limit: Option<u64>) -> Result<Value, EvalError> {
+        let env = Env::new();
+        let ast = env.compile(expr).unwrap();
+        // Unoptimized: constant literals are built at each evaluation, not when planning.
+        let options = ProgramOptions {
+            memory_limit,
+            optimize: false,
+            ..ProgramOptions::default()
+        };
+        env.program_with(&ast, options).unwrap().eval(&())
+    }
+
+    #[test]
+    fn the_memory_budget_stops_before_allocating_and_cannot_be_absorbed() {
+        use crate::budget::MEMORY_EXCEEDED;
+        // Two list literals of three elements: 72 bytes each.
+        assert_eq!(
+            eval_with_memory("[1, 2, 3] + [4, 5, 6] == [1, 2, 3, 4, 5, 6]", None),
+            Ok(Value::Bool(true))
+        );
+        let over = eval_with_memory("[1, 2, 3] + [4, 5, 6] == [1, 2, 3, 4, 5, 6]", Some(100));
+        assert_eq!(over.unwrap_err().message, MEMORY_EXCEEDED);
+        // `||` absorbs errors, but not this one.
+        let absorbed = eval_with_memory("[1, 2, 3] == [4, 5, 6] || true", Some(100));
+        assert_eq!(absorbed.unwrap_err().message, MEMORY_EXCEEDED);
+        assert_eq!(
+            eval_with_memory("[1, 2, 3] == [4, 5, 6] || true", Some(1000)),
+            Ok(Value::Bool(true))
+        );
+        // String concatenation counts the bytes of its result.
+        let text = "'abcdefghij' + 'abcdefghij' + 'abcdefghij'";
+        assert!(eval_with_memory(text, Some(30)).is_ok());
+        assert_eq!(
+            eval_with_memory(text, Some(29)).unwrap_err().message,
+            MEMORY_EXCEEDED
+        );
+    }
+
     #[test]
     fn programs_are_send_and_sync() {
         assert_send_sync::<Program>();
