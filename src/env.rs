@@ -288,6 +288,18 @@ impl Env {
     }
 }
 
+/// The result of an evaluation that passed its memory budget: the budget's error, not
+/// absorbable, like the cost limit's (whatever the expression made of the failing
+/// operation's result), keeping its position when the error itself reached the top.
+#[cold]
+#[inline(never)]
+fn over_budget(result: Result<Value, EvalError>, exceeded: EvalError) -> Result<Value, EvalError> {
+    match result {
+        Err(e) if e.message == exceeded.message => Err(e),
+        _ => Err(exceeded),
+    }
+}
+
 /// A parsed (and possibly type-checked) expression with its source text.
 #[derive(Clone, Debug)]
 pub struct Ast {
@@ -324,6 +336,15 @@ pub struct ProgramOptions {
     /// Polled every 100 comprehension iterations; returning true stops evaluation with
     /// "operation interrupted".
     pub interrupt: Option<Arc<Interrupt>>,
+    /// The memory budget of one evaluation, in bytes (see [`crate::budget`]): operations
+    /// that produce large values (string and list building, `replace`, `join`, `format`,
+    /// `lists.range`, `flatten`, ...) count what they are about to produce against it, and
+    /// walks over values (equality, `format`'s `%s`) may visit one element per 8 bytes of
+    /// it; passing either stops evaluation with "operation cancelled: memory limit
+    /// exceeded" or "operation cancelled: value traversal limit exceeded". Costs are not
+    /// affected. Default: 64 MiB ([`crate::budget::DEFAULT_MEMORY_LIMIT`]); `None`: no
+    /// limit.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for ProgramOptions {
@@ -333,6 +354,7 @@ impl Default for ProgramOptions {
             cost_limit: None,
             presence_test_cost: true,
             interrupt: None,
+            memory_limit: Some(crate::budget::DEFAULT_MEMORY_LIMIT),
         }
     }
 }
@@ -344,6 +366,7 @@ impl std::fmt::Debug for ProgramOptions {
             .field("cost_limit", &self.cost_limit)
             .field("presence_test_cost", &self.presence_test_cost)
             .field("interrupt", &self.interrupt.is_some())
+            .field("memory_limit", &self.memory_limit)
             .finish()
     }
 }
@@ -377,6 +400,7 @@ impl Program {
         &self,
         activation: &dyn Activation,
     ) -> (Result<Value, EvalError>, EvalDetails) {
+        let budget = crate::budget::Scope::enter(self.options.memory_limit);
         let mut storage = SlotStorage::new();
         let mut frame = storage.frame(self.plan.slot_count);
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
@@ -389,8 +413,11 @@ impl Program {
             store_shared_prefixes(&self.plan.shared_prefixes, frame.slots);
         }
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
+        let exceeded = budget.finish();
         if let Err(limit) = frame.check_limit() {
             result = Err(limit);
+        } else if let Some(exceeded) = exceeded {
+            result = over_budget(result, exceeded);
         }
         let details = EvalDetails {
             actual_cost: frame.cost,
@@ -446,6 +473,44 @@ mod tests {
     use super::*;
 
     fn assert_send_sync<T: Send + Sync>() {}
+
+    fn eval_with_memory(expr: &str, memory_limit: Option<u64>) -> Result<Value, EvalError> {
+        let env = Env::new();
+        let ast = env.compile(expr).unwrap();
+        // Unoptimized: constant literals are built at each evaluation, not when planning.
+        let options = ProgramOptions {
+            memory_limit,
+            optimize: false,
+            ..ProgramOptions::default()
+        };
+        env.program_with(&ast, options).unwrap().eval(&())
+    }
+
+    #[test]
+    fn the_memory_budget_stops_before_allocating_and_cannot_be_absorbed() {
+        use crate::budget::MEMORY_EXCEEDED;
+        // Two list literals of three elements: 72 bytes each.
+        assert_eq!(
+            eval_with_memory("[1, 2, 3] + [4, 5, 6] == [1, 2, 3, 4, 5, 6]", None),
+            Ok(Value::Bool(true))
+        );
+        let over = eval_with_memory("[1, 2, 3] + [4, 5, 6] == [1, 2, 3, 4, 5, 6]", Some(100));
+        assert_eq!(over.unwrap_err().message, MEMORY_EXCEEDED);
+        // `||` absorbs errors, but not this one.
+        let absorbed = eval_with_memory("[1, 2, 3] == [4, 5, 6] || true", Some(100));
+        assert_eq!(absorbed.unwrap_err().message, MEMORY_EXCEEDED);
+        assert_eq!(
+            eval_with_memory("[1, 2, 3] == [4, 5, 6] || true", Some(1000)),
+            Ok(Value::Bool(true))
+        );
+        // String concatenation counts the bytes of its result.
+        let text = "'abcdefghij' + 'abcdefghij' + 'abcdefghij'";
+        assert!(eval_with_memory(text, Some(30)).is_ok());
+        assert_eq!(
+            eval_with_memory(text, Some(29)).unwrap_err().message,
+            MEMORY_EXCEEDED
+        );
+    }
 
     #[test]
     fn programs_are_send_and_sync() {

@@ -36,6 +36,7 @@
 extern crate alloc;
 
 pub mod activation;
+pub mod budget;
 pub mod check;
 pub mod cost;
 pub mod env;

@@ -247,7 +247,9 @@ impl Value {
     }
 
     /// CEL equality (`==`): heterogeneous across numeric types, `false` across unrelated
-    /// types, element-wise for lists and maps, and `NaN` unequal to itself.
+    /// types, element-wise for lists and maps, and `NaN` unequal to itself. Within an
+    /// evaluation, the elements of lists and maps compared count against its visit budget
+    /// ([`crate::budget::visit`]); past it the answer is `false` and the evaluation fails.
     pub fn cel_eq(&self, other: &Value) -> bool {
         use Value::*;
         match (self, other) {
@@ -266,6 +268,7 @@ impl Value {
             (List(a), List(b)) => a.equals(b).unwrap_or(false),
             (Map(a), Map(b)) => {
                 a.len() == b.len()
+                    && crate::budget::visit(a.len())
                     && a.iter().all(|(k, v)| match b.get_key(k) {
                         Some(w) => v.cel_eq(w),
                         None => false,

@@ -912,6 +912,7 @@ fn runtime_costs_match_the_references() {
             cost_limit: case.limit,
             presence_test_cost: case.presence_test_cost,
             interrupt: None,
+            ..ProgramOptions::default()
         };
         let program = env.program_with(&ast, options).expect("plans");
         let json: serde_json::Value = serde_json::from_str(case.vars).expect("valid JSON");

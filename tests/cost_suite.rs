@@ -166,6 +166,7 @@ fn check(case: &Case) -> Result<(), String> {
         cost_limit: case.limit,
         presence_test_cost: case.presence_test_cost,
         interrupt: None,
+        ..ProgramOptions::default()
     };
     let program = env
         .program_with(&ast, options)

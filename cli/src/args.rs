@@ -189,6 +189,11 @@ pub struct ProgramArgs {
     /// No constant folding or precomputation (like cel-go without OptOptimize).
     #[arg(long)]
     pub no_optimize: bool,
+    /// The memory budget of an evaluation, in bytes (default 67108864, 64 MiB): building
+    /// larger values, walking values past BYTES / 8 elements, or printing a result longer
+    /// than BYTES is an evaluation error (exit status 4); 0 for no limit.
+    #[arg(long, value_name = "BYTES")]
+    pub memory_limit: Option<u64>,
 }
 
 /// How results and errors are printed.

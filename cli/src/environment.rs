@@ -41,7 +41,23 @@ pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions 
         cost_limit: args.cost_limit.or(default_limit),
         // Kubernetes charges nothing for `has()`; cel-go charges 1.
         presence_test_cost: kind == EnvKind::Cel,
+        memory_limit: match args.memory_limit {
+            Some(0) => None,
+            Some(bytes) => Some(bytes),
+            None => Some(kcel::budget::DEFAULT_MEMORY_LIMIT),
+        },
         ..ProgramOptions::default()
+    }
+}
+
+/// Fails when the text of a result would be longer than the memory limit (a value made of
+/// shared parts can be far larger printed than in memory).
+pub fn printable(value: &kcel::Value, options: &ProgramOptions) -> Result<(), kcel::EvalError> {
+    match options.memory_limit {
+        Some(limit) if kcel::budget::text_exceeds(value, limit) => Err(kcel::EvalError::new(
+            format!("the result is too large to print (over {limit} bytes; see --memory-limit)"),
+        )),
+        _ => Ok(()),
     }
 }
 

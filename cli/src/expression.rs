@@ -85,7 +85,7 @@ pub fn eval(
         Err(failure) => return fail(format, &failure),
     };
     let (result, details) = program.eval_with_details(&values);
-    let value = match result {
+    let value = match result.and_then(|v| environment::printable(&v, &options).map(|()| v)) {
         Ok(value) => value,
         Err(e) => return fail(format, &Failure::from_eval(&program, &e)),
     };

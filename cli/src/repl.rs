@@ -184,6 +184,7 @@ impl Session {
             .map_err(|f| eprintln!("{}", f.to_text(colour)))?;
         let (result, details) = program.eval_with_details(&self.values);
         let value = result
+            .and_then(|v| environment::printable(&v, &self.options).map(|()| v))
             .map_err(|e| eprintln!("{}", Failure::from_eval(&program, &e).to_text(colour)))?;
         let ty = ast.output_type().cloned().unwrap_or(Type::Dyn);
         Ok((value, ty, details.actual_cost))

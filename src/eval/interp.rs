@@ -544,6 +544,15 @@ fn append(slot: Slot, values: impl IntoIterator<Item = Value>, frame: &mut Frame
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
     match accu {
         Value::List(mut list) => {
+            let values = values.into_iter();
+            // Counted when the vector grows (or a shared list is copied), not per element.
+            let (len, capacity) = (list.items.len(), list.items.capacity());
+            let added = values.size_hint().0;
+            if Arc::strong_count(&list) > 1 {
+                crate::budget::reserve_values(len + added)?;
+            } else if len + added > capacity {
+                crate::budget::reserve_values((len + added).max(2 * capacity))?;
+            }
             Arc::make_mut(&mut list).items.extend(values);
             Ok(Value::List(list))
         }
@@ -554,6 +563,7 @@ fn append(slot: Slot, values: impl IntoIterator<Item = Value>, frame: &mut Frame
 #[inline(never)]
 fn list_literal(elements: &[Node], optional: &[bool], frame: &mut Frame) -> EvalResult {
     frame.charge(cost::LIST_CREATE)?;
+    crate::budget::reserve_values(elements.len())?;
     let mut out = Vec::with_capacity(elements.len());
     for (e, opt) in elements.iter().zip(optional.iter()) {
         let v = eval(e, frame)?;
@@ -1116,6 +1126,7 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
         frame.check_limit()?;
         match first {
             Cow::Borrowed(Value::String(s)) => {
+                crate::budget::reserve(s.len() as u64)?;
                 let mut buf = std::mem::take(&mut buffer);
                 buf.clear();
                 buf.push_str(s);
@@ -1139,6 +1150,7 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
             let joined = match (&mut text, &acc) {
                 (Some(t), _) => Some(t),
                 (None, Value::String(a)) => {
+                    crate::budget::reserve(a.len() as u64).map_err(|e| e.at(*id))?;
                     let mut buf = std::mem::take(&mut buffer);
                     buf.clear();
                     buf.push_str(a);
@@ -1152,6 +1164,7 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
                     .cost
                     .saturating_add(cost::traverse(size.saturating_add(n)));
                 frame.check_limit()?;
+                crate::budget::reserve(s.len() as u64).map_err(|e| e.at(*id))?;
                 buf.push_str(s);
                 *size = size.saturating_add(n);
                 continue;
@@ -1665,6 +1678,7 @@ fn map_literal(id: ExprId, entries: &[MapEntryNode], frame: &mut Frame) -> EvalR
 }
 
 fn map_entries(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
+    crate::budget::reserve_values(2 * entries.len())?;
     let mut map = Map::with_capacity(entries.len());
     for e in entries {
         let k = eval(&e.key, frame)?;
@@ -1744,12 +1758,23 @@ fn map_list(
         }
         frame.slots[iter].set_element(items, i);
         match eval(element, frame) {
+            Err(e) if crate::budget::is_exceeded(&e) => {
+                outcome = Err(e);
+                break;
+            }
             Err(e) => built = Err(e),
             Ok(v) => {
                 frame.cost = frame
                     .cost
                     .saturating_add(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1);
                 if let Ok(list) = &mut built {
+                    if list.items.len() == list.items.capacity() {
+                        // Counted as the vector grows, not per element.
+                        if let Err(e) = crate::budget::reserve_values(list.items.len().max(4)) {
+                            outcome = Err(e);
+                            break;
+                        }
+                    }
                     list.items.push(v.materialize());
                 }
             }
@@ -1948,6 +1973,12 @@ fn step(f: &FoldNode, frame: &mut Frame) -> Result<bool, EvalError> {
     }
     let next = eval(&f.step, frame);
     frame.check_limit()?;
+    if let Err(e) = &next
+        && crate::budget::is_exceeded(e)
+    {
+        // Not absorbable: the evaluation fails, so the loop need not run on.
+        return Err(next.unwrap_err());
+    }
     frame.slots[f.accu_slot as usize] = SlotContent::Result(next);
     Ok(true)
 }

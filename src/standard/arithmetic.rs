@@ -222,6 +222,7 @@ pub fn add_string(a: &Value, b: &Value) -> EvalResult {
             if x.is_empty() {
                 return Ok(b.clone());
             }
+            crate::budget::reserve((x.len() + y.len()) as u64)?;
             let mut s = String::with_capacity(x.len() + y.len());
             s.push_str(x);
             s.push_str(y);
@@ -235,6 +236,7 @@ pub fn add_string(a: &Value, b: &Value) -> EvalResult {
 pub fn add_bytes(a: &Value, b: &Value) -> EvalResult {
     match (a, b) {
         (Value::Bytes(x), Value::Bytes(y)) => {
+            crate::budget::reserve((x.len() + y.len()) as u64)?;
             let mut v = Vec::with_capacity(x.len() + y.len());
             v.extend_from_slice(x);
             v.extend_from_slice(y);
@@ -250,6 +252,7 @@ pub fn add_list(a: &Value, b: &Value) -> EvalResult {
         (Value::List(x), Value::List(y)) => {
             // A Kubernetes set or map list merges, and the result keeps its semantics.
             if let Some(semantics) = &x.semantics {
+                crate::budget::reserve_values(x.len() + y.len())?;
                 let merged = semantics.concat(x, y).map_err(EvalError::new)?;
                 return Ok(Value::List(Arc::new(List::with_semantics(
                     merged,
@@ -262,6 +265,7 @@ pub fn add_list(a: &Value, b: &Value) -> EvalResult {
             if x.is_empty() {
                 return Ok(b.clone());
             }
+            crate::budget::reserve_values(x.len() + y.len())?;
             let items: Vec<Value> = x.iter().chain(y.iter()).cloned().collect();
             Ok(Value::list(items))
         }

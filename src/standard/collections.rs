@@ -204,6 +204,13 @@ pub fn map_insert(map: Value, k: &Value, v: Value) -> EvalResult {
         return Err(EvalError::no_such_overload());
     };
     let key = Key::from_value(k).ok_or_else(|| EvalError::new("unsupported key type"))?;
+    // An entry (key and value); a shared map is copied whole first.
+    let copied = if Arc::strong_count(&m) > 1 {
+        m.len()
+    } else {
+        0
+    };
+    crate::budget::reserve_values(2 * (copied + 1))?;
     if !Arc::make_mut(&mut m).insert_new(key, v) {
         // cel-go's `mutableMap.Insert` (`common/types/map.go`) formats the key with Go's
         // `%v`: numbers without a `u` suffix, strings without quotes.

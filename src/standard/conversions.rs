@@ -313,7 +313,11 @@ pub fn to_bool(v: &Value) -> EvalResult {
 pub fn to_bytes(v: &Value) -> EvalResult {
     match v {
         Value::Bytes(_) => Ok(v.clone()),
-        Value::String(s) => Ok(Value::Bytes(Arc::from(s.as_bytes()))),
+        Value::String(s) => {
+            // A copy at a fixed cost: counted, or a loop of them could fill memory.
+            crate::budget::reserve(s.len() as u64)?;
+            Ok(Value::Bytes(Arc::from(s.as_bytes())))
+        }
         _ => Err(EvalError::no_such_overload()),
     }
 }
@@ -595,7 +599,10 @@ pub fn to_string(v: &Value) -> EvalResult {
         Value::Uint(u) => u.to_string(),
         Value::Double(d) => format_double(*d),
         Value::Bytes(b) => match std::str::from_utf8(b) {
-            Ok(s) => s.to_string(),
+            Ok(s) => {
+                crate::budget::reserve(s.len() as u64)?;
+                s.to_string()
+            }
             Err(_) => {
                 return Err(EvalError::new(
                     "invalid UTF-8 in bytes, cannot convert to string",

@@ -108,6 +108,18 @@ pub fn go_display(v: &Value) -> String {
             format!("[{}]", parts.join(" "))
         }
         Value::Null => "NULL_VALUE".to_string(),
+        // In an error message, a list or map's text counts against the evaluation's memory
+        // budget: one of shared parts can be far longer printed than held. Past the budget
+        // the evaluation fails with the budget's error, so the text shown does not matter.
+        list_or_map @ (Value::List(_) | Value::Map(_)) => {
+            if crate::budget::text_exceeds(list_or_map, crate::budget::bytes_left()) {
+                let _ = crate::budget::reserve(u64::MAX);
+                return "[...]".to_string();
+            }
+            let text = list_or_map.to_string();
+            let _ = crate::budget::reserve(text.len() as u64);
+            text
+        }
         other => other.to_string(),
     }
 }

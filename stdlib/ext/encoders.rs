@@ -46,6 +46,7 @@ pub fn encode(v: &Value) -> EvalResult {
     let Value::Bytes(b) = v else {
         return Err(EvalError::no_such_overload());
     };
+    kcel::budget::reserve((b.len().div_ceil(3) * 4) as u64)?;
     let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
     for chunk in b.chunks(3) {
         let n = chunk
@@ -68,6 +69,7 @@ pub fn decode(v: &Value) -> EvalResult {
     let Value::String(s) = v else {
         return Err(EvalError::no_such_overload());
     };
+    kcel::budget::reserve((s.len() / 4 * 3 + 3) as u64)?;
     let bytes = decode_go(s.as_bytes(), true).or_else(|_| decode_go(s.as_bytes(), false));
     bytes
         .map(|b| Value::Bytes(b.into()))

@@ -10,6 +10,7 @@
 
 use std::fmt::Write as _;
 
+use kcel::budget;
 use kcel::standard::go_quote;
 use kcel::standard::{conversions::format_double, duration_text, timestamp_text};
 use kcel::value::Value;
@@ -51,10 +52,27 @@ pub fn format(fmt: &str, args: &[Value], f: Formatter) -> Result<String, String>
         }
         let (read, text) = clause(&b[i + 1..], value, f)?;
         out.extend_from_slice(&text);
+        budget::within(out.len() as u64).map_err(|e| e.into_message())?;
         i += 1 + read;
         arg += 1;
     }
+    budget::reserve(out.len() as u64).map_err(|e| e.into_message())?;
     Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Counts text built apart and copied into the output.
+fn produced(text: &[u8]) -> Result<(), String> {
+    budget::reserve(text.len() as u64).map_err(|e| e.into_message())
+}
+
+/// Before writing the `n` elements of a list or map: they count against the evaluation's
+/// visit budget, and what was written so far against its memory budget (a list that holds
+/// one list many times is written in full each time).
+fn entering(out: &[u8], n: usize) -> Result<(), String> {
+    if !budget::visit(n) {
+        return Err(budget::traversal_error().into_message());
+    }
+    budget::within(out.len() as u64).map_err(|e| e.into_message())
 }
 
 /// Parses and applies one clause (after the `%`); returns the bytes read and the output.
@@ -202,6 +220,7 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Type(t) => out.extend_from_slice(t.name().as_bytes()),
         Value::List(items) => {
+            entering(out, items.len())?;
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -212,12 +231,15 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
             out.push(b']');
         }
         Value::Map(m) => {
+            entering(out, m.len())?;
             let mut entries = Vec::with_capacity(m.len());
             for (k, val) in m.iter() {
                 let mut ks = Vec::new();
                 write_v2(&mut ks, &k.to_value())?;
                 let mut vs = Vec::new();
                 write_v2(&mut vs, val)?;
+                // Copied into the enclosing text: counted (see `v1_member`).
+                produced(&vs)?;
                 entries.push((ks, vs));
             }
             entries.sort_by(|a, b| a.0.cmp(&b.0));
@@ -241,6 +263,7 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
 fn write_v1(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
     let text = match v {
         Value::List(items) => {
+            entering(out, items.len())?;
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -252,6 +275,7 @@ fn write_v1(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
             return Ok(());
         }
         Value::Map(m) => {
+            entering(out, m.len())?;
             let mut entries = Vec::with_capacity(m.len());
             for (k, val) in m.iter() {
                 let key = match k.to_value() {
@@ -320,6 +344,9 @@ fn v1_member(v: &Value) -> Result<String, String> {
         Value::List(_) | Value::Map(_) => {
             let mut out = Vec::new();
             write_v1(&mut out, v)?;
+            // Copied into the enclosing text: counted, so that the copies of a deep
+            // value's text cannot add up to more than the budget.
+            produced(&out)?;
             String::from_utf8_lossy(&out).into_owned()
         }
         Value::Int(_) | Value::Uint(_) | Value::Bool(_) | Value::Null | Value::Type(_) => {

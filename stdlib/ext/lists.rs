@@ -6,6 +6,7 @@
 
 use std::cmp::Ordering;
 
+use kcel::budget;
 use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate};
 use kcel::error::{EvalError, EvalResult};
 use kcel::registry::{Implementation, Library};
@@ -241,7 +242,10 @@ pub fn slice(args: &[Value]) -> EvalResult {
     }
     let len = list.len();
     match (usize::try_from(start), usize::try_from(end)) {
-        (Ok(s), Ok(e)) if e <= len => Ok(Value::list(list[s..e].to_vec())),
+        (Ok(s), Ok(e)) if e <= len => {
+            budget::reserve_values(e - s)?;
+            Ok(Value::list(list[s..e].to_vec()))
+        }
         _ => Err(EvalError::new(format!(
             "cannot slice({start}, {end}), list is length {len}"
         ))),
@@ -259,18 +263,31 @@ pub fn flatten(args: &[Value]) -> EvalResult {
     if depth < 0 {
         return Err(EvalError::new("level must be non-negative"));
     }
+    budget::reserve_values(list.len())?;
     let mut out = Vec::with_capacity(list.len());
-    flatten_into(list, depth, &mut out);
+    flatten_into(list, depth, &mut out)?;
     Ok(Value::list(out))
 }
 
-fn flatten_into(list: &[Value], depth: i64, out: &mut Vec<Value>) {
+/// Appends the elements of `list`, flattened `depth` levels deep. The lists entered count
+/// against the evaluation's visit budget, and the output's growth against its memory
+/// budget (a list that holds one list many times flattens to many copies).
+fn flatten_into(list: &[Value], depth: i64, out: &mut Vec<Value>) -> Result<(), EvalError> {
+    if !budget::visit(list.len()) {
+        return Err(budget::traversal_error());
+    }
     for v in list {
         match v {
-            Value::List(inner) if depth > 0 => flatten_into(inner, depth - 1, out),
-            other => out.push(other.clone()),
+            Value::List(inner) if depth > 0 => flatten_into(inner, depth - 1, out)?,
+            other => {
+                if out.len() == out.capacity() {
+                    budget::reserve_values(out.len().max(4))?;
+                }
+                out.push(other.clone())
+            }
         }
     }
+    Ok(())
 }
 
 fn comparable(v: &Value) -> bool {
@@ -324,6 +341,7 @@ pub fn sort_by_keys(v: &Value, keys: &Value) -> EvalResult {
     if keys.len() > 1 && keys.iter().any(|x| std::mem::discriminant(x) != kind) {
         return Err(EvalError::new("list elements must have the same type"));
     }
+    budget::reserve_values(2 * keys.len())?;
     let mut order_of: Vec<usize> = (0..keys.len()).collect();
     order_of.sort_by(|&a, &b| order(&keys[a], &keys[b]));
     Ok(Value::list(
@@ -435,6 +453,7 @@ pub fn range(v: &Value) -> EvalResult {
             "lists.range({n}) exceeds the maximum list size {MAX_RANGE}"
         )));
     }
+    budget::reserve_values(usize::try_from(*n).unwrap_or(0))?;
     Ok(Value::list(
         (0..(*n).max(0)).map(Value::Int).collect::<Vec<_>>(),
     ))
@@ -445,6 +464,7 @@ pub fn reverse(v: &Value) -> EvalResult {
     let Value::List(list) = v else {
         return Err(nso());
     };
+    budget::reserve_values(list.len())?;
     Ok(Value::list(list.iter().rev().cloned().collect::<Vec<_>>()))
 }
 
@@ -453,8 +473,14 @@ pub fn distinct(v: &Value) -> EvalResult {
     let Value::List(list) = v else {
         return Err(nso());
     };
+    budget::reserve_values(list.len())?;
     let mut out: Vec<Value> = Vec::with_capacity(list.len());
     for x in list.iter() {
+        // Each element is compared with those kept: quadratic work, which cel-go charges
+        // only once the call returns, so it counts against the visit budget as it goes.
+        if !budget::visit(out.len()) {
+            return Err(budget::traversal_error());
+        }
         if !out.iter().any(|y| y.cel_eq(x)) {
             out.push(x.clone());
         }

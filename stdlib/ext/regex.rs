@@ -170,11 +170,15 @@ pub fn replace(args: &[Value]) -> EvalResult {
     for caps in re.captures_iter(t).take(limit) {
         let Some(whole) = caps.get(0) else { continue };
         let replacement = expand(t, &caps, groups, r)?;
+        // The output grows by each replacement: checked against the memory budget as it
+        // grows (a long replacement for every match of a short pattern), counted at the end.
+        kcel::budget::within((out.len() + replacement.len() + whole.start() - last) as u64)?;
         out.push_str(&t[last..whole.start()]);
         out.push_str(&replacement);
         last = whole.end();
     }
     out.push_str(&t[last..]);
+    kcel::budget::reserve(out.len() as u64)?;
     Ok(Value::from(out))
 }
 

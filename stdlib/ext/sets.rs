@@ -77,8 +77,12 @@ fn lists<'a>(a: &'a Value, b: &'a Value) -> Result<(&'a [Value], &'a [Value]), E
     }
 }
 
+/// Whether every element of `sub` is in `set`. The comparisons (as many as the product of
+/// the sizes, which cel-go charges once the call returns) count against the evaluation's
+/// visit budget; past it the answer is `false` and the evaluation fails.
 fn contains_all(set: &[Value], sub: &[Value]) -> bool {
-    sub.iter().all(|x| set.iter().any(|y| y.cel_eq(x)))
+    sub.iter()
+        .all(|x| kcel::budget::visit(set.len()) && set.iter().any(|y| y.cel_eq(x)))
 }
 
 /// `sets.contains(a, b)`.
@@ -96,7 +100,9 @@ pub fn equivalent(a: &Value, b: &Value) -> EvalResult {
 /// `sets.intersects(a, b)`.
 pub fn intersects(a: &Value, b: &Value) -> EvalResult {
     let (a, b) = lists(a, b)?;
-    Ok(Value::Bool(a.iter().any(|x| b.iter().any(|y| y.cel_eq(x)))))
+    Ok(Value::Bool(a.iter().any(|x| {
+        kcel::budget::visit(b.len()) && b.iter().any(|y| y.cel_eq(x))
+    })))
 }
 
 fn sizes(args: &[Value]) -> u64 {

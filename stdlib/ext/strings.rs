@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use super::format::{self, Formatter};
+use kcel::budget;
 use kcel::cost::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
 use kcel::error::{EvalError, EvalResult};
 use kcel::registry::{Implementation, Library};
@@ -379,12 +380,16 @@ pub fn last_index_of_offset(args: &[Value]) -> EvalResult {
 
 /// `s.lowerAscii()`.
 pub fn lower_ascii(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.to_ascii_lowercase())
+    let s = str_arg(Some(s))?;
+    budget::reserve(s.len() as u64)?;
+    string(s.to_ascii_lowercase())
 }
 
 /// `s.upperAscii()`.
 pub fn upper_ascii(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.to_ascii_uppercase())
+    let s = str_arg(Some(s))?;
+    budget::reserve(s.len() as u64)?;
+    string(s.to_ascii_uppercase())
 }
 
 /// `s.replace(old, new)` / `s.replace(old, new, n)`: Go's `strings.Replace`.
@@ -399,7 +404,21 @@ pub fn replace(args: &[Value]) -> EvalResult {
         str_arg(args.get(1))?,
         str_arg(args.get(2))?,
     );
+    budget::reserve(replaced_len(s, old, new, n))?;
     string(go_replace(s, old, new, n))
+}
+
+/// The length of [`go_replace`]'s result, worked out before it is built.
+fn replaced_len(s: &str, old: &str, new: &str, n: i64) -> u64 {
+    let limit = u64::try_from(n).unwrap_or(u64::MAX);
+    let matches = if old.is_empty() {
+        s.chars().count() as u64 + 1
+    } else {
+        s.matches(old).count() as u64
+    }
+    .min(limit);
+    let grown = (s.len() as u64).saturating_add(matches.saturating_mul(new.len() as u64));
+    grown.saturating_sub(matches.saturating_mul(old.len() as u64))
 }
 
 /// Go's `strings.Replace`: an empty `old` matches before every code point and at the end.
@@ -435,6 +454,7 @@ pub fn split(args: &[Value]) -> EvalResult {
     };
     let (s, sep) = (str_arg(args.first())?, str_arg(args.get(1))?);
     let parts = go_split(s, sep, n);
+    budget::reserve_values(parts.len())?;
     Ok(Value::list(
         parts.into_iter().map(Value::from).collect::<Vec<_>>(),
     ))
@@ -466,6 +486,8 @@ pub fn go_split<'a>(s: &'a str, sep: &str, n: i64) -> Vec<&'a str> {
 
 /// `s.substring(start)` / `s.substring(start, end)`.
 pub fn substring(args: &[Value]) -> EvalResult {
+    // Counts code points before it knows the output's size.
+    budget::check()?;
     let s = str_arg(args.first())?;
     let start = int_arg(args.get(1))?;
     let len = s.chars().count() as i64;
@@ -494,12 +516,15 @@ pub fn substring(args: &[Value]) -> EvalResult {
         .skip(start as usize)
         .take((end - start) as usize)
         .collect();
+    budget::reserve(out.len() as u64)?;
     string(out)
 }
 
 /// `s.trim()`: Go's `strings.TrimSpace` (Unicode white space).
 pub fn trim(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.trim_matches(is_go_space))
+    let trimmed = str_arg(Some(s))?.trim_matches(is_go_space);
+    budget::reserve(trimmed.len() as u64)?;
+    string(trimmed)
 }
 
 /// Go's `unicode.IsSpace`.
@@ -520,6 +545,16 @@ pub fn join(args: &[Value]) -> EvalResult {
         2 => str_arg(args.get(1))?,
         _ => return Err(nso()),
     };
+    // The result's length first (elements that are not strings fail below).
+    let texts: u64 = items
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => s.len() as u64,
+            _ => 0,
+        })
+        .sum();
+    let seps = (items.len().saturating_sub(1) as u64).saturating_mul(sep.len() as u64);
+    budget::reserve(texts.saturating_add(seps))?;
     let mut out = String::new();
     for (i, v) in items.iter().enumerate() {
         if i > 0 {
@@ -541,6 +576,8 @@ pub fn join(args: &[Value]) -> EvalResult {
 /// `strings.quote(s)`: a double-quoted CEL literal of the string.
 pub fn quote(s: &Value) -> EvalResult {
     let s = str_arg(Some(s))?;
+    // At most two bytes for each escaped byte.
+    budget::reserve(2 * s.len() as u64 + 2)?;
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -563,7 +600,9 @@ pub fn quote(s: &Value) -> EvalResult {
 
 /// `s.reverse()`: the code points in reverse order.
 pub fn reverse(s: &Value) -> EvalResult {
-    string(str_arg(Some(s))?.chars().rev().collect::<String>())
+    let s = str_arg(Some(s))?;
+    budget::reserve(s.len() as u64)?;
+    string(s.chars().rev().collect::<String>())
 }
 
 /// `fmt.format(args)` with cel-go's first formatter (strings versions 1 to 3).

@@ -41,6 +41,7 @@ pub fn kubernetes(version: (u32, u32), mode: Mode) -> Env {
             cost_limit: Some(KUBERNETES_COST_LIMIT),
             presence_test_cost: false,
             interrupt: None,
+            memory_limit: Some(kcel::budget::DEFAULT_MEMORY_LIMIT),
         });
     for lib in kubernetes::libraries_for(version) {
         env.add_library(&lib);
