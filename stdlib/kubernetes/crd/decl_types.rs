@@ -56,7 +56,13 @@ pub enum DeclKind {
     /// An object with declared properties, by escaped field name.
     Object {
         name: Arc<str>,
+        /// By escaped name; a property whose name cannot be escaped (`k!`) by its own name,
+        /// which no field selection can reach but equality and map-list keys see.
         fields: BTreeMap<String, Field>,
+        /// Declared properties without a CEL type (untyped, or lists and maps of untyped
+        /// values, under `x-kubernetes-preserve-unknown-fields`): not selectable, but their
+        /// data takes part in equality, as Kubernetes' unstructured values compare them.
+        untyped: Vec<String>,
         /// Whether unknown fields are kept (`x-kubernetes-preserve-unknown-fields`).
         preserve_unknown: bool,
     },
@@ -223,6 +229,7 @@ impl SchemaTypes {
                     }
                 } else {
                     let mut fields = BTreeMap::new();
+                    let mut untyped = Vec::new();
                     let mut min_size: u64 = 2;
                     for (prop, ps) in &s.properties {
                         // Kubernetes names nested object types by escaped field name.
@@ -231,6 +238,7 @@ impl SchemaTypes {
                         let Some(ty) =
                             self.decl_type(ps, &field_name, ps.embedded_resource, depth + 1)?
                         else {
+                            untyped.push(prop.clone());
                             continue;
                         };
                         let required = s.required.contains(prop);
@@ -240,16 +248,17 @@ impl SchemaTypes {
                                 .saturating_add(ty.min_serialized_size)
                                 .saturating_add(4);
                         }
-                        if let Some(escaped) = escape(prop) {
-                            fields.insert(
-                                escaped,
-                                Field {
-                                    property: prop.clone(),
-                                    ty,
-                                    required,
-                                },
-                            );
-                        }
+                        // Kubernetes' unstructured objects find a property whose name
+                        // cannot be escaped by that name (`Unescape` leaves it as is).
+                        let key = escape(prop).unwrap_or_else(|| prop.clone());
+                        fields.insert(
+                            key,
+                            Field {
+                                property: prop.clone(),
+                                ty,
+                                required,
+                            },
+                        );
                     }
                     let object_name: Arc<str> = name.into();
                     let t = Arc::new(DeclType {
@@ -257,6 +266,7 @@ impl SchemaTypes {
                         kind: DeclKind::Object {
                             name: object_name,
                             fields,
+                            untyped,
                             preserve_unknown: s.preserve_unknown_fields,
                         },
                         max_elements: 0,
@@ -300,6 +310,7 @@ impl SchemaTypes {
             DeclKind::Scalar => return t.clone(),
             DeclKind::Object {
                 fields,
+                untyped,
                 preserve_unknown,
                 ..
             } => {
@@ -316,6 +327,7 @@ impl SchemaTypes {
                     kind: DeclKind::Object {
                         name: name.clone(),
                         fields,
+                        untyped: untyped.clone(),
                         preserve_unknown: *preserve_unknown,
                     },
                     ..(**t).clone()

@@ -53,6 +53,7 @@ fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Valu
     match &ty.kind {
         DeclKind::Object {
             fields,
+            untyped,
             preserve_unknown,
             ..
         } => {
@@ -76,9 +77,15 @@ fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Valu
                     }
                 }
             }
+            // Untyped properties as plain data: compared, never selected.
+            for property in untyped {
+                if let Some(v) = obj.get(property).filter(|v| !v.is_null()) {
+                    map.insert(Key::from(property.as_str()), Value::from(v));
+                }
+            }
             if *preserve_unknown {
                 for (k, v) in obj {
-                    if !fields.values().any(|f| &f.property == k) {
+                    if !fields.values().any(|f| &f.property == k) && !untyped.contains(k) {
                         map.insert(Key::from(k.as_str()), Value::from(v));
                     }
                 }
