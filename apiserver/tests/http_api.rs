@@ -397,7 +397,7 @@ async fn bad_requests_get_upstreams_statuses() {
         415,
         "UnsupportedMediaType",
         "the body of the request was in an unknown format - accepted media types include: \
-         application/json-patch+json, application/merge-patch+json, \
+         application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, \
          application/strategic-merge-patch+json",
     );
     let reply = server.send("PATCH", CMS, Some(&json!({}))).await;
