@@ -208,6 +208,26 @@ impl ApiError {
         }
     }
 
+    /// 409 Conflict for a server-side apply that would change fields other managers own.
+    pub fn apply_conflict(conflicts: &[crate::managed::Conflict]) -> Self {
+        ApiError {
+            code: 409,
+            reason: "Conflict",
+            message: crate::managed::conflict_message(conflicts),
+            details: Some(Box::new(StatusDetails {
+                causes: conflicts
+                    .iter()
+                    .map(|c| StatusCause {
+                        reason: "FieldManagerConflict",
+                        message: format!("conflict with {}", c.manager_text()),
+                        field: c.field.clone(),
+                    })
+                    .collect(),
+                ..StatusDetails::default()
+            })),
+        }
+    }
+
     /// 401 Unauthorized, as the authentication filter answers.
     pub fn unauthorized() -> Self {
         ApiError {

@@ -324,6 +324,225 @@ fn set_entries(object: &mut Object, entries: Vec<Value>) {
     }
 }
 
+/// A conflict of a server-side apply: another manager owns a field the apply changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    /// The other manager.
+    pub manager: String,
+    /// Its entry's apiVersion.
+    pub api_version: String,
+    /// Whether its entry is an Apply (upstream then names no apiVersion).
+    pub apply: bool,
+    /// The field, as upstream prints paths: `.data.a`, `.spec.containers[name="x"].image`.
+    pub field: String,
+}
+
+/// A `FieldsV1` path as upstream prints it in conflicts.
+fn path_text(path: &Path) -> String {
+    let mut out = String::new();
+    for step in path {
+        if let Some(field) = step.strip_prefix("f:") {
+            out.push('.');
+            out.push_str(field);
+        } else if let Some(key) = step.strip_prefix("k:") {
+            let keys: Map<String, Value> = serde_json::from_str(key).unwrap_or_default();
+            let inner: Vec<String> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            out.push_str(&format!("[{}]", inner.join(",")));
+        } else if let Some(value) = step.strip_prefix("v:") {
+            out.push_str(&format!("[{value}]"));
+        } else {
+            out.push_str(&format!("[{step}]"));
+        }
+    }
+    out
+}
+
+/// Removes the value at `path` from `value` (a field, a keyed list item, a set item).
+fn remove_path(value: &mut Value, path: &[String]) {
+    let Some((step, rest)) = path.split_first() else {
+        return;
+    };
+    if let Some(field) = step.strip_prefix("f:") {
+        let Some(map) = value.as_object_mut() else {
+            return;
+        };
+        if rest.is_empty() {
+            map.remove(field);
+        } else if let Some(child) = map.get_mut(field) {
+            remove_path(child, rest);
+        }
+    } else if let Some(key) = step.strip_prefix("k:") {
+        let keys: Map<String, Value> = serde_json::from_str(key).unwrap_or_default();
+        let Some(items) = value.as_array_mut() else {
+            return;
+        };
+        let matches = |item: &Value| keys.iter().all(|(k, v)| item.get(k) == Some(v));
+        if rest.is_empty() {
+            items.retain(|item| !matches(item));
+        } else if let Some(item) = items.iter_mut().find(|item| matches(item)) {
+            remove_path(item, rest);
+        }
+    } else if let Some(raw) = step.strip_prefix("v:") {
+        let target: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+        if let Some(items) = value.as_array_mut() {
+            items.retain(|item| *item != target);
+        }
+    }
+}
+
+/// The result of a server-side apply by `manager` of `applied` onto `live` (the merged
+/// object with its managedFields), or the conflicts with other managers when not forced.
+pub fn apply(
+    resource: &Resource,
+    live: Option<&Object>,
+    applied: &Object,
+    manager: &str,
+    force: bool,
+    now: &str,
+) -> Result<Object, Vec<Conflict>> {
+    let api_version = resource.api_version();
+    let applied_members = members(resource, applied);
+    let Some(live) = live else {
+        let mut new = applied.clone();
+        set_entries(
+            &mut new,
+            vec![apply_entry(manager, &api_version, now, &applied_members)],
+        );
+        return Ok(new);
+    };
+    let live_members = members(resource, live);
+    let mut list = entries(live);
+    let mine = list.iter().position(|e| {
+        e.raw.get("manager").and_then(Value::as_str) == Some(manager)
+            && e.raw.get("operation").and_then(Value::as_str) == Some("Apply")
+    });
+    let previous = match mine {
+        Some(i) => list.remove(i).paths,
+        None => BTreeSet::new(),
+    };
+    // Fields the apply changes that others own.
+    let mut conflicts = Vec::new();
+    let mut changed = BTreeSet::new();
+    for (path, value) in &applied_members {
+        let differs = match live_members.get(path) {
+            Some(live_value) => live_value != value,
+            None => false,
+        };
+        if !differs {
+            continue;
+        }
+        changed.insert(path.clone());
+        for entry in &list {
+            if entry.paths.contains(path) {
+                conflicts.push(Conflict {
+                    manager: entry
+                        .raw
+                        .get("manager")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    api_version: entry
+                        .raw
+                        .get("apiVersion")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    field: path_text(path),
+                    apply: entry.raw.get("operation").and_then(Value::as_str) == Some("Apply"),
+                });
+            }
+        }
+    }
+    if !conflicts.is_empty() && !force {
+        return Err(conflicts);
+    }
+    // Merge the applied configuration into the live object.
+    let mut merged = Value::Object(live.clone());
+    let patch = Value::Object(applied.clone());
+    let _ = crate::patch::strategic_merge(&mut merged, &patch, Schema::of(resource));
+    // Fields this manager applied before and no longer does, that nobody else owns, go.
+    let owned_by_others: BTreeSet<&Path> = list.iter().flat_map(|e| e.paths.iter()).collect();
+    let mut dropped: Vec<&Path> = previous
+        .iter()
+        .filter(|p| !applied_members.contains_key(*p) && !owned_by_others.contains(p))
+        .collect();
+    // Deepest first, so that a list item goes before its list.
+    dropped.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for path in dropped {
+        remove_path(&mut merged, path);
+    }
+    let Value::Object(mut merged) = merged else {
+        unreachable!("merged into an object")
+    };
+    let after = members(resource, &merged);
+    let mut kept = Vec::new();
+    for mut entry in list {
+        // Changed fields move to the applier (forced); fields gone leave everyone.
+        entry
+            .paths
+            .retain(|p| !changed.contains(p) && after.contains_key(p));
+        if entry.paths.is_empty() {
+            continue;
+        }
+        entry
+            .raw
+            .insert("fieldsV1".to_owned(), write_fields(&entry.paths));
+        kept.push(Value::Object(entry.raw));
+    }
+    kept.insert(0, apply_entry(manager, &api_version, now, &applied_members));
+    set_entries(&mut merged, kept);
+    Ok(merged)
+}
+
+impl Conflict {
+    /// The manager as upstream prints it: `"m" using v1`, or `"m"` for an Apply entry.
+    pub fn manager_text(&self) -> String {
+        if self.apply {
+            format!("{:?}", self.manager)
+        } else {
+            format!("{:?} using {}", self.manager, self.api_version)
+        }
+    }
+}
+
+/// Upstream's message for apply conflicts.
+pub fn conflict_message(conflicts: &[Conflict]) -> String {
+    if let [one] = conflicts {
+        return format!(
+            "Apply failed with 1 conflict: conflict with {}: {}",
+            one.manager_text(),
+            one.field
+        );
+    }
+    let mut managers: Vec<String> = conflicts.iter().map(Conflict::manager_text).collect();
+    managers.sort();
+    managers.dedup();
+    let mut lines = Vec::new();
+    for manager in managers {
+        lines.push(format!("conflicts with {manager}:"));
+        for c in conflicts.iter().filter(|c| c.manager_text() == manager) {
+            lines.push(format!("- {}", c.field));
+        }
+    }
+    format!(
+        "Apply failed with {} conflicts: {}",
+        conflicts.len(),
+        lines.join("\n")
+    )
+}
+
+fn apply_entry(manager: &str, api_version: &str, now: &str, members: &Members) -> Value {
+    let paths: BTreeSet<Path> = members.keys().cloned().collect();
+    json!({
+        "manager": manager,
+        "operation": "Apply",
+        "apiVersion": api_version,
+        "time": now,
+        "fieldsType": "FieldsV1",
+        "fieldsV1": write_fields(&paths),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,6 +582,50 @@ mod tests {
         assert_eq!(entries[0]["fieldsV1"], json!({"f:data": {}}));
         assert_eq!(entries[1]["manager"], "two");
         assert_eq!(entries[1]["fieldsV1"], json!({"f:data": {"f:b": {}}}));
+    }
+
+    #[test]
+    fn apply_merges_removes_and_conflicts() {
+        let first = obj(json!({"metadata": {"name": "a"}, "data": {"x": "1", "y": "2"}}));
+        let live = apply(&CONFIGMAPS, None, &first, "one", false, "T").unwrap();
+        let second = obj(json!({"metadata": {"name": "a"}, "data": {"x": "1"}}));
+        let live = apply(&CONFIGMAPS, Some(&live), &second, "one", false, "T").unwrap();
+        assert_eq!(live["data"], json!({"x": "1"}));
+        let other = obj(json!({"metadata": {"name": "a"}, "data": {"x": "3"}}));
+        let conflicts = apply(&CONFIGMAPS, Some(&live), &other, "two", false, "T").unwrap_err();
+        assert_eq!(
+            conflict_message(&conflicts),
+            "Apply failed with 1 conflict: conflict with \"one\": .data.x"
+        );
+        let forced = apply(&CONFIGMAPS, Some(&live), &other, "two", true, "T").unwrap();
+        assert_eq!(forced["data"]["x"], "3");
+        let two = [
+            Conflict {
+                manager: "m".into(),
+                api_version: "v1".into(),
+                field: ".a".into(),
+                apply: false,
+            },
+            Conflict {
+                manager: "m".into(),
+                api_version: "v1".into(),
+                field: ".b".into(),
+                apply: false,
+            },
+        ];
+        assert_eq!(
+            conflict_message(&two),
+            "Apply failed with 2 conflicts: conflicts with \"m\" using v1:\n- .a\n- .b"
+        );
+        assert_eq!(
+            path_text(&vec![
+                "f:spec".into(),
+                "f:containers".into(),
+                "k:{\"name\":\"c\"}".into(),
+                "f:image".into()
+            ]),
+            ".spec.containers[name=\"c\"].image"
+        );
     }
 
     #[test]

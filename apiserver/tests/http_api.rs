@@ -397,7 +397,7 @@ async fn bad_requests_get_upstreams_statuses() {
         415,
         "UnsupportedMediaType",
         "the body of the request was in an unknown format - accepted media types include: \
-         application/json-patch+json, application/merge-patch+json, \
+         application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, \
          application/strategic-merge-patch+json",
     );
     let reply = server.send("PATCH", CMS, Some(&json!({}))).await;
@@ -1068,4 +1068,95 @@ async fn history_is_compacted_on_a_timer_and_old_tokens_expire() {
     // The current state is whole.
     let all = server.send("GET", CMS, None).await.json();
     assert_eq!(all["items"].as_array().unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn odd_bodies_get_statuses_and_nothing_falls_over() {
+    let server = Server::start(&["--storage", "memory"]);
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let bodies: [(&str, &str, &[u8], &str); 10] = [
+        (
+            "POST",
+            deployments,
+            br#"{"metadata":{"name":"d"},"spec":"x"}"#,
+            "application/json",
+        ),
+        (
+            "POST",
+            deployments,
+            br#"{"metadata":{"name":"d"},"spec":{"template":5}}"#,
+            "application/json",
+        ),
+        (
+            "POST",
+            deployments,
+            br#"{"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":"a"}}}}"#,
+            "application/json",
+        ),
+        ("POST", deployments, br#"[1,2,3]"#, "application/json"),
+        (
+            "POST",
+            deployments,
+            b"metadata: [unclosed",
+            "application/yaml",
+        ),
+        (
+            "POST",
+            deployments,
+            b"k8s\0\x0a\x05\x0a\x03v1",
+            "application/vnd.kubernetes.protobuf",
+        ),
+        ("POST", CMS, br#"{"metadata":"x"}"#, "application/json"),
+        (
+            "POST",
+            CMS,
+            br#"{"metadata":{"name":"q","labels":[1]}}"#,
+            "application/json",
+        ),
+        (
+            "PATCH",
+            &format!("{CMS}/nope"),
+            br#"{"data":1}"#,
+            "application/merge-patch+json",
+        ),
+        (
+            "PATCH",
+            &format!("{CMS}/nope"),
+            br#"{"data":1}"#,
+            "application/unknown-patch",
+        ),
+    ];
+    for (method, path, body, content_type) in bodies {
+        let reply = server
+            .send_with(
+                method,
+                path,
+                Some(body.to_vec()),
+                &[("content-type", content_type)],
+            )
+            .await;
+        assert!(
+            (400..500).contains(&reply.code),
+            "{method} {path} {}: {} {}",
+            String::from_utf8_lossy(body),
+            reply.code,
+            reply.text()
+        );
+        assert_eq!(reply.json()["kind"], "Status");
+    }
+    // A patch that would make a live object odd.
+    server
+        .send("POST", CMS, Some(&cm("live", json!({"a": "1"}))))
+        .await;
+    let reply = server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/live"),
+            Some(br#"{"metadata":{"finalizers":"x"}}"#.to_vec()),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await;
+    assert_eq!(reply.code, 422, "{}", reply.text());
+    let ready = server.request("GET", "/readyz", None, Auth::None).await;
+    assert_eq!(ready.code, 200);
 }

@@ -1239,3 +1239,62 @@ type: Normal
     assert_eq!(event["type"], "ADDED");
     assert_eq!(event["object"]["metadata"]["name"], "w");
 }
+
+#[test]
+fn server_side_apply_owns_fields_and_reports_conflicts() {
+    let Some(k) = Kubectl::start("server_side_apply_owns_fields_and_reports_conflicts") else {
+        return;
+    };
+    let both = configmap("demo", "default", &[("a", "1"), ("b", "2")]);
+    assert_eq!(
+        k.ok_stdin(&["apply", "--server-side", "-f", "-"], &both),
+        "configmap/demo serverside-applied\n"
+    );
+    // Applying without b removes it: the applier owned it alone.
+    let only_a = configmap("demo", "default", &[("a", "1")]);
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], &only_a);
+    assert_eq!(
+        k.json(&["get", "cm", "demo"])["data"],
+        serde_json::json!({"a": "1"})
+    );
+    // Another manager changing a is a conflict, unless forced.
+    let other = configmap("demo", "default", &[("a", "9")]);
+    let refused = k.run_stdin(
+        &["apply", "--server-side", "--field-manager=other", "-f", "-"],
+        &other,
+    );
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused.stderr.starts_with(
+            "error: Apply failed with 1 conflict: conflict with \"kubectl\": .data.a\n"
+        ),
+        "{refused:?}"
+    );
+    k.ok_stdin(
+        &[
+            "apply",
+            "--server-side",
+            "--field-manager=other",
+            "--force-conflicts",
+            "-f",
+            "-",
+        ],
+        &other,
+    );
+    let cm = k.json(&["get", "cm", "demo", "--show-managed-fields"]);
+    assert_eq!(cm["data"]["a"], "9");
+    let entries = cm["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries[0]["manager"], "other");
+    assert_eq!(entries[0]["operation"], "Apply");
+    // A client-side apply's manager is an Update one: the conflict names its apiVersion.
+    let client = configmap("client", "default", &[("x", "1")]);
+    k.ok_stdin(&["apply", "-f", "-"], &client);
+    let changed = configmap("client", "default", &[("x", "2")]);
+    let refused = k.run_stdin(&["apply", "--server-side", "-f", "-"], &changed);
+    assert!(
+        refused.stderr.starts_with(
+            "error: Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using v1: .data.x\n"
+        ),
+        "{refused:?}"
+    );
+}

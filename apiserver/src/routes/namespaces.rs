@@ -133,6 +133,7 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
             dry_run: false,
             manager,
             part: super::objects::Part::All,
+            update_managed_fields: true,
         },
         |mut ns| {
             if let Some(finalizers) = ns

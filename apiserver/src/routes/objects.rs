@@ -935,6 +935,9 @@ pub(crate) struct WriteOptions<'a> {
     pub manager: &'a str,
     /// The part of the object the write may change.
     pub part: Part,
+    /// Whether the write is an Update for managedFields (not for server-side apply, which
+    /// keeps them itself).
+    pub update_managed_fields: bool,
 }
 
 /// What a write did to the object.
@@ -1006,6 +1009,7 @@ pub(crate) async fn modify(
         dry_run,
         manager,
         part,
+        update_managed_fields,
     } = options;
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
@@ -1030,13 +1034,15 @@ pub(crate) async fn modify(
             )));
         }
         keep_server_fields(resource, &mut new, &old);
-        crate::managed::update(
-            resource,
-            Some(&old),
-            &mut new,
-            manager,
-            &object::now_timestamp(),
-        );
+        if update_managed_fields {
+            crate::managed::update(
+                resource,
+                Some(&old),
+                &mut new,
+                manager,
+                &object::now_timestamp(),
+            );
+        }
         let finish_delete =
             !object::meta_str(&new, "deletionTimestamp").is_empty() && !held(resource, &new);
         if dry_run {
@@ -1095,6 +1101,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
             dry_run,
             manager: &manager,
             part: call.part(),
+            update_managed_fields: true,
         },
         |_| Ok(object.clone()),
     )
@@ -1107,6 +1114,10 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     let resource = call.resource;
     let dry_run = call.dry_run()?;
     let kind = negotiate::body_type(&call.headers)?;
+    if kind == BodyType::ApplyPatch && call.headers.get(axum::http::header::CONTENT_TYPE).is_some()
+    {
+        return apply(call, name, body).await;
+    }
     if !matches!(
         kind,
         BodyType::JsonPatch | BodyType::MergePatch | BodyType::StrategicMergePatch
@@ -1114,7 +1125,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     {
         return Err(ApiError::unsupported_media_type(
             "the body of the request was in an unknown format - accepted media types include: \
-             application/json-patch+json, application/merge-patch+json, \
+             application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, \
              application/strategic-merge-patch+json"
                 .to_owned(),
         ));
@@ -1133,6 +1144,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             dry_run,
             manager: &manager,
             part: call.part(),
+            update_managed_fields: true,
         },
         |old| {
             let mut target = Value::Object(old);
@@ -1158,6 +1170,116 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             call.check_patched_types(&patched)?;
             call.check_patched_fields(&mut patched)?;
             Ok(patched)
+        },
+    )
+    .await?;
+    respond_written(&call, written)
+}
+
+/// `PATCH` with `application/apply-patch+yaml`: server-side apply.
+async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let dry_run = call.dry_run()?;
+    let manager = call.param("fieldManager").to_owned();
+    if manager.is_empty() {
+        return Err(ApiError::invalid_of(
+            "PatchOptions.meta.k8s.io",
+            "meta.k8s.io",
+            "PatchOptions",
+            "",
+            vec![FieldError::required(
+                "fieldManager",
+                "is required for apply patch",
+            )],
+        ));
+    }
+    let force = call.param("force") == "true";
+    let body = read_body(&call.headers, body).await?;
+    let value = negotiate::parse_value(&body, BodyType::ApplyPatch)
+        .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
+    let mut applied = object::check(value, resource)?;
+    for field in ["apiVersion", "kind"] {
+        if applied
+            .get(field)
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            return Err(ApiError::bad_request(format!("{field} must be set")));
+        }
+    }
+    if object::meta_str(&applied, "name").is_empty() {
+        object::metadata_mut(&mut applied).insert("name".to_owned(), Value::from(name));
+    }
+    if object::meta_str(&applied, "name") != name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({}) does not match the name on the URL ({name})",
+            object::meta_str(&applied, "name")
+        )));
+    }
+    call.check_types(&applied)?;
+    call.check_patched_fields(&mut applied)?;
+    set_namespace(&call, &mut applied)?;
+    let key = call.key(name);
+    let now = object::now_timestamp();
+    let exists = {
+        let k = key.clone();
+        storage(&call.state, move |s| s.get(&k, None))
+            .await?
+            .map_err(|e| ApiError::from_storage(e, resource, name))?
+            .0
+            .is_some()
+    };
+    if !exists {
+        // Apply creates: the create pipeline with the applier owning every field.
+        validate_name(resource, name)?;
+        check_namespace(&call, name).await?;
+        let mut object = crate::managed::apply(resource, None, &applied, &manager, force, &now)
+            .map_err(|c| ApiError::apply_conflict(&c))?;
+        object::set_type(&mut object, resource);
+        default_on_create(resource, &mut object);
+        let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
+        let generation = has_generation(resource);
+        let meta = object::metadata_mut(&mut object);
+        meta.insert("uid".to_owned(), Value::from(uid));
+        meta.insert("creationTimestamp".to_owned(), Value::from(now.clone()));
+        if generation {
+            meta.insert("generation".to_owned(), Value::from(1));
+        }
+        if dry_run {
+            return respond_object(&call, StatusCode::CREATED, &object);
+        }
+        let bytes = object::encode_for_storage(&object);
+        let name = name.to_owned();
+        let kv = storage(&call.state, move |s| s.create(&key, &bytes))
+            .await?
+            .map_err(|e| ApiError::from_storage(e, resource, &name))?;
+        let created = object::from_storage(&kv, resource)?;
+        return respond_object(&call, StatusCode::CREATED, &created);
+    }
+    let written = modify(
+        &call.state,
+        resource,
+        &key,
+        name,
+        WriteOptions {
+            dry_run,
+            manager: &manager,
+            part: Part::Main,
+            update_managed_fields: false,
+        },
+        |live| {
+            let mut merged =
+                crate::managed::apply(resource, Some(&live), &applied, &manager, force, &now)
+                    .map_err(|c| ApiError::apply_conflict(&c))?;
+            // The applied configuration names no resourceVersion of its own unless given.
+            let rv = object::meta_str(&applied, "resourceVersion").to_owned();
+            let rv = if rv.is_empty() {
+                object::meta_str(&live, "resourceVersion").to_owned()
+            } else {
+                rv
+            };
+            object::metadata_mut(&mut merged).insert("resourceVersion".to_owned(), Value::from(rv));
+            Ok(merged)
         },
     )
     .await?;

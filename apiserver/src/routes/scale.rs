@@ -75,6 +75,7 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
             dry_run,
             manager: &manager,
             part: Part::All,
+            update_managed_fields: true,
         },
         |old| {
             let mut scale = scale_of(&old);

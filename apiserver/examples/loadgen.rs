@@ -1,0 +1,218 @@
+//! A load generator for kcel-apiserver: concurrent clients over loopback HTTPS doing creates,
+//! gets, lists and updates of ConfigMaps, then one list of everything; prints throughput and
+//! p50/p99 latency per operation, and the server's resident memory if its pid is given.
+//!
+//! ```text
+//! cargo run --release -p kcel-apiserver -- --data-dir /tmp/d --listen 127.0.0.1:6443 &
+//! cargo run --release -p kcel-apiserver --example loadgen -- /tmp/d/kubeconfig 8 1250 [PID]
+//! ```
+//! Arguments: the kubeconfig the server wrote, the number of concurrent clients, the
+//! ConfigMaps each client creates (clients × count objects in all), and optionally the
+//! server's pid. Each client keeps one connection. Requests go to 127.0.0.1 only.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+struct Target {
+    address: String,
+    token: String,
+    tls: TlsConnector,
+}
+
+impl Target {
+    fn from_kubeconfig(path: &str) -> Target {
+        let text = std::fs::read_to_string(path).expect("reading the kubeconfig");
+        let config: Value = serde_norway::from_str(&text).expect("a YAML kubeconfig");
+        let cluster = &config["clusters"][0]["cluster"];
+        let server = cluster["server"].as_str().expect("a server URL");
+        let address = server.trim_start_matches("https://").to_owned();
+        assert!(
+            address.starts_with("127.") || address.starts_with("localhost"),
+            "loopback only: {address}"
+        );
+        let ca = base64::engine::general_purpose::STANDARD
+            .decode(
+                cluster["certificate-authority-data"]
+                    .as_str()
+                    .expect("CA data"),
+            )
+            .expect("base64 CA data");
+        let mut roots = rustls::RootCertStore::empty();
+        roots
+            .add(CertificateDer::from_pem_slice(&ca).expect("a PEM CA"))
+            .expect("a CA certificate");
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Target {
+            address,
+            token: config["users"][0]["user"]["token"]
+                .as_str()
+                .expect("a token")
+                .to_owned(),
+            tls: TlsConnector::from(Arc::new(tls)),
+        }
+    }
+
+    async fn connect(&self) -> Sender {
+        let tcp = TcpStream::connect(&self.address).await.expect("connecting");
+        let name = ServerName::try_from("127.0.0.1").expect("a server name");
+        let tls = self.tls.connect(name, tcp).await.expect("TLS");
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+                .await
+                .expect("HTTP handshake");
+        tokio::spawn(connection);
+        sender
+    }
+
+    async fn send(
+        &self,
+        sender: &mut Sender,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Bytes) {
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", &self.address)
+            .header("accept", "application/json")
+            .header("authorization", format!("Bearer {}", self.token));
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
+        let bytes = body.map(|b| b.to_string()).unwrap_or_default();
+        let request = request
+            .body(Full::new(Bytes::from(bytes)))
+            .expect("a request");
+        sender.ready().await.expect("the connection is ready");
+        let response = sender.send_request(request).await.expect("a response");
+        let code = response.status().as_u16();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("a body")
+            .to_bytes();
+        (code, body)
+    }
+}
+
+fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) {
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    println!(
+        "{name:<8} {:>7} requests  {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms",
+        latencies.len(),
+        latencies.len() as f64 / elapsed.as_secs_f64(),
+        at(0.50).as_secs_f64() * 1000.0,
+        at(0.99).as_secs_f64() * 1000.0,
+    );
+}
+
+fn rss_kib(pid: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+const PATH: &str = "/api/v1/namespaces/default/configmaps";
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 4 {
+        eprintln!("usage: loadgen KUBECONFIG CLIENTS COUNT_PER_CLIENT [SERVER_PID]");
+        std::process::exit(2);
+    }
+    let target = Arc::new(Target::from_kubeconfig(&args[1]));
+    let clients: usize = args[2].parse().expect("CLIENTS is a number");
+    let count: usize = args[3].parse().expect("COUNT_PER_CLIENT is a number");
+    let pid = args.get(4).cloned();
+    let before = pid.as_deref().and_then(rss_kib);
+    for phase in ["create", "get", "list", "update"] {
+        let start = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        for client in 0..clients {
+            let target = target.clone();
+            tasks.spawn(async move {
+                let mut sender = target.connect().await;
+                let mut latencies = Vec::with_capacity(count);
+                for i in 0..count {
+                    let name = format!("load-{client}-{i}");
+                    let t = Instant::now();
+                    let (code, _) = match phase {
+                        "create" => {
+                            let body =
+                                json!({"metadata": {"name": name}, "data": {"k": "v".repeat(64)}});
+                            target.send(&mut sender, "POST", PATH, Some(body)).await
+                        }
+                        "get" => {
+                            target
+                                .send(&mut sender, "GET", &format!("{PATH}/{name}"), None)
+                                .await
+                        }
+                        "list" => {
+                            target
+                                .send(&mut sender, "GET", &format!("{PATH}?limit=100"), None)
+                                .await
+                        }
+                        _ => {
+                            let body =
+                                json!({"metadata": {"name": name}, "data": {"k": "w".repeat(64)}});
+                            target
+                                .send(&mut sender, "PUT", &format!("{PATH}/{name}"), Some(body))
+                                .await
+                        }
+                    };
+                    assert!(code < 300, "{phase} {name}: {code}");
+                    latencies.push(t.elapsed());
+                }
+                latencies
+            });
+        }
+        let mut all = Vec::new();
+        while let Some(latencies) = tasks.join_next().await {
+            all.extend(latencies.expect("a client task"));
+        }
+        report(phase, all, start.elapsed());
+    }
+    let mut sender = target.connect().await;
+    let start = Instant::now();
+    let (code, body) = target.send(&mut sender, "GET", PATH, None).await;
+    assert_eq!(code, 200);
+    let items = serde_json::from_slice::<Value>(&body).expect("a list")["items"]
+        .as_array()
+        .map_or(0, Vec::len);
+    println!(
+        "list all {items} objects: {:.1} ms, {} bytes",
+        start.elapsed().as_secs_f64() * 1000.0,
+        body.len()
+    );
+    if let (Some(before), Some(after)) = (before, pid.as_deref().and_then(rss_kib)) {
+        println!(
+            "server RSS {before} KiB before, {after} KiB after ({} objects)",
+            clients * count
+        );
+    }
+}
