@@ -325,3 +325,21 @@ fn format_prints_timestamps_as_each_formatter_does() {
     );
     assert_eq!(with_strings(4), Ok(Value::from("2000-01-01T00:00:00.5Z")));
 }
+
+/// Selecting a field of a value that is no map at run time (behind `dyn`): cel-go's
+/// `interpreter/attributes.go`, `refQualify` — `no such key: <field>` and, in a presence
+/// test, false (cel-go errors there only with `EnableErrorOnBadPresenceTest`, which
+/// Kubernetes does not set); a list is indexed by the name and fails as `IndexOrError`
+/// (`common/types/list.go`) does. Kubernetes' admission `params` are such a null
+/// (`Test_ValidateNamespace_NoParams`).
+#[test]
+fn selecting_a_field_of_no_map() {
+    assert_eval_error("dyn(null).metadata", "no such key: metadata");
+    assert_eval_error("dyn(1).x", "no such key: x");
+    assert_eval_error("dyn('s').x.y", "no such key: x");
+    assert_true("!has(dyn(null).metadata)");
+    assert_true("!has(dyn(1.5).x)");
+    assert_eval_error("dyn([1]).x", "unsupported index type 'string' in list");
+    assert_eval_error("has(dyn([1]).x)", "unsupported index type 'string' in list");
+    assert_true("has({'a': dyn(null)}.a) && !has({'a': dyn(null)}.a.b)");
+}

@@ -1647,10 +1647,19 @@ fn select(v: &Value, field: &Field) -> EvalResult {
             other => select(other, field),
         },
         Value::Opaque(o) if let Some(v) = o.field(&field.name) => v.map_err(EvalError::new),
-        other => Err(EvalError::new(format!(
-            "type '{}' does not support field selection",
-            other.type_name()
-        ))),
+        other => Err(not_selectable(other, field)),
+    }
+}
+
+/// cel-go's `refQualify` selecting a field of a value that is no map: a list cannot be
+/// indexed by a string; anything else (null, a scalar, ...) has no keys.
+fn not_selectable(v: &Value, field: &Field) -> EvalError {
+    match v {
+        Value::List(_) => EvalError::new("unsupported index type 'string' in list"),
+        Value::Json(j) if j.get().is_array() => {
+            EvalError::new("unsupported index type 'string' in list")
+        }
+        _ => EvalError::no_such_key(&*field.name),
     }
 }
 
@@ -1664,10 +1673,12 @@ fn has(v: &Value, field: &Field) -> EvalResult {
         Value::Opaque(o) if let Some(v) = o.field(&field.name) => {
             v.map(|_| Value::Bool(true)).map_err(EvalError::new)
         }
-        other => Err(EvalError::new(format!(
-            "invalid type for field selection: {}",
-            other.type_name()
-        ))),
+        // cel-go's `refQualify` in a presence test: a list fails as a selection does; any
+        // other value that is no map has no field (an error only with cel-go's
+        // `EnableErrorOnBadPresenceTest`, which Kubernetes does not set).
+        Value::List(_) => Err(not_selectable(v, field)),
+        Value::Json(j) if j.get().is_array() => Err(not_selectable(v, field)),
+        _ => Ok(Value::Bool(false)),
     }
 }
 
