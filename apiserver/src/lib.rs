@@ -34,4 +34,3 @@ pub mod server;
 pub mod status;
 pub mod storage;
 pub mod table;
-pub mod validation;

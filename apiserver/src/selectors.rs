@@ -1,114 +1,52 @@
-//! Label selectors (the full set-based syntax) and field selectors (`metadata.name`,
-//! `metadata.namespace` and the per-kind fields upstream supports for the served kinds).
+//! Label selectors (the full set-based syntax, parsed by the library's apimachinery parser)
+//! and field selectors (`metadata.name`, `metadata.namespace` and the per-kind fields
+//! upstream supports for the served kinds).
 
 use serde_json::Value;
 
-use crate::object::Object;
+use kcel_stdlib::kubernetes::selectors::{LabelRequirement, parse_label_selector};
 
-#[derive(Debug, Clone, PartialEq)]
-enum Requirement {
-    Exists(String),
-    NotExists(String),
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
-}
+use crate::object::Object;
 
 /// A parsed label selector: every requirement must hold.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LabelSelector(Vec<Requirement>);
-
-/// Splits on commas outside parentheses.
-fn split_top(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    parts
-}
-
-fn valid_key(key: &str) -> bool {
-    !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-}
-
-fn values_in_parens(text: &str) -> Option<Vec<String>> {
-    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
-    Some(
-        inner
-            .split(',')
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-            .collect(),
-    )
-}
+pub struct LabelSelector(Vec<LabelRequirement>);
 
 impl LabelSelector {
-    /// Parses `a=b,c!=d,e in (f,g),!h,i`.
+    /// Parses a label selector with apimachinery's parser and error texts
+    /// (`labels.Parse`: `a=b,c!=d,e in (f,g),!h,i,j>1`).
     pub fn parse(text: &str) -> Result<Self, String> {
-        let mut requirements = Vec::new();
-        if text.trim().is_empty() {
-            return Ok(LabelSelector(requirements));
-        }
-        for part in split_top(text) {
-            let part = part.trim();
-            let bad =
-                || format!("unable to parse requirement: found '{part}', expected: identifier");
-            let requirement = if let Some(key) = part.strip_prefix('!') {
-                Requirement::NotExists(key.trim().to_owned())
-            } else if let Some((key, value)) = part.split_once("!=") {
-                Requirement::NotIn(key.trim().to_owned(), vec![value.trim().to_owned()])
-            } else if let Some((key, value)) =
-                part.split_once("==").or_else(|| part.split_once('='))
-            {
-                Requirement::In(key.trim().to_owned(), vec![value.trim().to_owned()])
-            } else if let Some((key, rest)) = part.split_once(" notin ") {
-                Requirement::NotIn(
-                    key.trim().to_owned(),
-                    values_in_parens(rest).ok_or_else(bad)?,
-                )
-            } else if let Some((key, rest)) = part.split_once(" in ") {
-                Requirement::In(
-                    key.trim().to_owned(),
-                    values_in_parens(rest).ok_or_else(bad)?,
-                )
-            } else {
-                Requirement::Exists(part.to_owned())
-            };
-            let key = match &requirement {
-                Requirement::Exists(k)
-                | Requirement::NotExists(k)
-                | Requirement::In(k, _)
-                | Requirement::NotIn(k, _) => k,
-            };
-            if !valid_key(key) {
-                return Err(bad());
-            }
-            requirements.push(requirement);
-        }
-        Ok(LabelSelector(requirements))
+        parse_label_selector(text).map(LabelSelector)
     }
 
     /// Whether the object's labels satisfy every requirement.
     pub fn matches(&self, object: &Object) -> bool {
         let labels = object.get("metadata").and_then(|m| m.get("labels"));
         let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
-        self.0.iter().all(|r| match r {
-            Requirement::Exists(k) => label(k).is_some(),
-            Requirement::NotExists(k) => label(k).is_none(),
-            Requirement::In(k, vs) => label(k).is_some_and(|v| vs.iter().any(|x| x == v)),
-            Requirement::NotIn(k, vs) => label(k).is_none_or(|v| !vs.iter().any(|x| x == v)),
+        let number = |v: &str| v.parse::<i64>().ok();
+        self.0.iter().all(|r| {
+            let value = label(&r.key);
+            let one_of = |v: &str| r.values.iter().any(|x| x == v);
+            match r.operator {
+                "exists" => value.is_some(),
+                "!" => value.is_none(),
+                "=" | "==" | "in" => value.is_some_and(one_of),
+                "!=" | "notin" => value.is_none_or(|v| !one_of(v)),
+                "gt" | "lt" => {
+                    let (Some(v), Some(bound)) = (value.and_then(number), r.values.first()) else {
+                        return false;
+                    };
+                    let Some(bound) = number(bound) else {
+                        return false;
+                    };
+                    if r.operator == "gt" {
+                        v > bound
+                    } else {
+                        v < bound
+                    }
+                }
+                _ => false,
+            }
         })
     }
 }
@@ -225,6 +163,9 @@ mod tests {
         }
         assert!(LabelSelector::parse("a in b").is_err());
         assert!(LabelSelector::parse("a b=c").is_err());
+        let numbers = obj(json!({"metadata": {"labels": {"n": "5"}}}));
+        assert!(LabelSelector::parse("n>4").unwrap().matches(&numbers));
+        assert!(!LabelSelector::parse("n<5").unwrap().matches(&numbers));
     }
 
     #[test]

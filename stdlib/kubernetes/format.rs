@@ -126,9 +126,10 @@ pub const FORMATS: &[Format] = &[
     },
 ];
 
-/// The messages of the named format's validator for `s` (none when valid or when no format
-/// has that name).
-pub(crate) fn messages(format: &str, s: &str) -> Vec<String> {
+/// The messages of the named format's validator for `s`, apimachinery's texts (none when
+/// valid or when no format has that name): `dns1123Label`, `dns1123Subdomain`,
+/// `dns1035Label`, `qualifiedName`, `labelValue`, ... — what the API server says of names.
+pub fn messages(format: &str, s: &str) -> Vec<String> {
     FORMATS
         .iter()
         .find(|f| f.name == format)

@@ -27,7 +27,7 @@ use crate::server::AppState;
 use crate::status::{Status, StatusDetails};
 use crate::storage::{KeyValue, RangeRequest, Storage, StorageError, keys};
 use crate::table;
-use crate::validation;
+use kcel_stdlib::kubernetes::format::messages;
 
 /// The largest request body accepted, as kube-apiserver's limit: 3 MiB.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -639,9 +639,9 @@ fn validate_name(resource: &Resource, name: &str) -> Result<(), ApiError> {
         ));
     }
     let problems = match resource.kind {
-        "Namespace" => validation::dns1123_label(name),
-        "Service" => validation::dns1035_label(name),
-        _ => validation::dns1123_subdomain(name),
+        "Namespace" => messages("dns1123Label", name),
+        "Service" => messages("dns1035Label", name),
+        _ => messages("dns1123Subdomain", name),
     };
     if problems.is_empty() {
         return Ok(());
