@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The browser module's tests beyond `cargo test`: the API in Node (wasm-bindgen-test), then
+# the playground end to end in headless Chromium (build.sh, then node --test). A missing
+# tool skips its layer with a line saying so; under CI=true it fails instead.
+set -euo pipefail
+cd "$(dirname "$0")"
+missing() {
+  if [ "${CI:-}" = true ]; then echo "test.sh: missing $1" >&2; exit 1; fi
+  echo "test.sh: SKIPPED $2: missing $1"
+}
+wbv=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3}' ../Cargo.lock)
+if [ "$(wasm-bindgen-test-runner --version 2>/dev/null)" != "wasm-bindgen-test-runner $wbv" ] \
+    || [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $wbv" ]; then
+  missing "wasm-bindgen-cli $wbv (cargo install wasm-bindgen-cli --version $wbv --debug)" \
+    "wasm tests and e2e"
+  exit 0
+fi
+echo "== wasm-bindgen-test in Node"
+cargo test -p kcel-wasm --target wasm32-unknown-unknown
+echo "== release module (build.sh)"
+./build.sh
+echo "== end to end in headless Chromium"
+node --test --test-timeout=120000 e2e/
