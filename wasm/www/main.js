@@ -67,6 +67,8 @@ function run() {
 
 function show(answer) {
   const out = $('output');
+  // Milliseconds from navigation to the first answer shown (read by the e2e test).
+  document.body.dataset.firstAnswerMs ??= Math.round(performance.now());
   if (answer.error) {
     const e = answer.error;
     const where = e.line ? `${e.line}:${e.column}: ` : '';
