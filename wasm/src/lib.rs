@@ -18,13 +18,17 @@ use kcel::cost::NoSizes;
 use kcel::report::{Failure, FailureReport, Phase};
 use kcel::value::Natural;
 use kcel::{Ast, Env, Program, ProgramOptions, Type, Value};
+use kcel_stdlib::kubernetes::admission::{
+    AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, validate_binding,
+};
 use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError};
 use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
 
-use request::{CrdRequest, EnvKind, EnvRequest, ExpressionRequest, parse_request};
+use request::{AdmitRequest, CrdRequest, EnvKind, EnvRequest, ExpressionRequest, parse_request};
 
 /// The engine's version (the crate version of `kcel-wasm`, which moves with the engine).
 #[wasm_bindgen]
@@ -172,6 +176,79 @@ pub fn validate_crd(request: &str) -> String {
             }));
         }
         Ok(json!({"valid": valid, "objects": reports}))
+    })
+}
+
+/// Decides an admission request against ValidatingAdmissionPolicies and their bindings, as
+/// kube-apiserver would and as `kcel test` computes it: `{"allowed": B, "status": {"code",
+/// "reason", "message"} | null, "warnings": [...], "annotations": {...}, "costs":
+/// [{"policy", "binding", "field", "cost"}], "policyErrors": [...], "bindingErrors":
+/// [...]}` — the errors are the field errors the API server would reject the policies and
+/// bindings with (evaluation goes ahead, as in a suite). Request: see [`AdmitRequest`].
+#[wasm_bindgen]
+pub fn admit(request: &str) -> String {
+    respond(|| {
+        let req: AdmitRequest = parse_request(request)?;
+        let policies = request::objects("policies", &req.policies)?
+            .into_iter()
+            .map(|p| {
+                serde_json::from_value::<ValidatingAdmissionPolicy>(p)
+                    .map(CompiledPolicy::new)
+                    .map_err(|e| input(format!("policies: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let bindings = request::objects("bindings", &req.bindings)?
+            .into_iter()
+            .map(|b| {
+                serde_json::from_value::<ValidatingAdmissionPolicyBinding>(b)
+                    .map_err(|e| input(format!("bindings: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut admission = request::one_document("request", &req.request)?;
+        for (field, text) in [("object", &req.object), ("oldObject", &req.old_object)] {
+            if let (Some(text), Some(fields)) = (text, admission.as_object_mut()) {
+                fields.insert(field.into(), request::one_document(field, text)?);
+            }
+        }
+        let admission: AdmissionRequest =
+            serde_json::from_value(admission).map_err(|e| input(format!("request: {e}")))?;
+        let params = match &req.params {
+            Some(text) => request::objects("params", text)?,
+            None => Vec::new(),
+        };
+        let namespace = match &req.namespace {
+            None => Some(json!({"apiVersion": "v1", "kind": "Namespace",
+                                "metadata": {"name": admission.namespace}})),
+            Some(None) => None,
+            Some(Some(text)) => Some(request::one_document("namespace", text)?),
+        };
+        let authorizer = request::authorizer(req.authorizer.as_ref())?;
+        let input = Input {
+            request: &admission,
+            namespace: namespace.as_ref(),
+            params: &params,
+            authorizer,
+        };
+        let decision = kcel_stdlib::kubernetes::admission::admit(
+            &policies.iter().collect::<Vec<_>>(),
+            &bindings,
+            &input,
+        );
+        let texts =
+            |errors: &[FieldError]| errors.iter().map(ToString::to_string).collect::<Vec<_>>();
+        Ok(json!({
+            "allowed": decision.allowed(),
+            "status": decision.status.as_ref().map(|s| json!({
+                "code": s.code, "reason": s.reason, "message": s.message,
+            })),
+            "warnings": decision.warnings,
+            "annotations": decision.audit_annotations,
+            "costs": decision.costs.iter().map(|(policy, binding, c)| json!({
+                "policy": policy, "binding": binding, "field": c.field, "cost": c.cost,
+            })).collect::<Vec<_>>(),
+            "policyErrors": policies.iter().flat_map(|p| texts(&p.errors)).collect::<Vec<_>>(),
+            "bindingErrors": bindings.iter().flat_map(|b| texts(&validate_binding(b))).collect::<Vec<_>>(),
+        }))
     })
 }
 

@@ -1,9 +1,11 @@
 //! The requests of the API (JSON, camelCase) and reading the YAML or JSON text they carry.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use kcel::registry::Library;
 use kcel::{Key, Value};
+use kcel_stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use kcel_stdlib::kubernetes::presets::{KUBERNETES_LATEST, Mode};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -62,6 +64,34 @@ pub struct CrdRequest {
     pub crd: String,
     pub object: String,
     pub old: Option<String>,
+}
+
+/// `admit`.
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmitRequest {
+    /// ValidatingAdmissionPolicies: YAML or JSON text, several documents or a `kind: List`.
+    pub policies: String,
+    /// Their bindings, likewise.
+    pub bindings: String,
+    /// The `admission.k8s.io/v1` AdmissionRequest (YAML or JSON text).
+    pub request: String,
+    /// The request's `object` and `oldObject`, when not in `request`.
+    pub object: Option<String>,
+    pub old_object: Option<String>,
+    /// Candidate params objects (YAML or JSON text, several documents allowed).
+    pub params: Option<String>,
+    /// The request's Namespace object as text; absent: it exists, unlabelled; JSON `null`:
+    /// it does not exist (as a test suite's `namespace`).
+    #[serde(default, deserialize_with = "present")]
+    pub namespace: Option<Option<String>>,
+    /// `"allow"`, `"deny"` or a rule list `{"rules": [...]}` (text or JSON), as a suite's.
+    pub authorizer: Option<Json>,
+}
+
+/// Tells a field given as `null` (`Some(None)`) from an absent one (`None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
 }
 
 /// Reads a request; an unreadable one is an `input` failure.
@@ -216,4 +246,19 @@ pub fn objects(what: &str, text: &str) -> Result<Vec<Json>, Rejection> {
         }
     }
     Ok(out)
+}
+
+/// A suite's authorizer: `"allow"`, `"deny"`, or a rule list `{"rules": [...]}` given as
+/// JSON or as YAML/JSON text; none leaves `authorizer` unbound.
+pub fn authorizer(spec: Option<&Json>) -> Result<Option<Arc<dyn Authorizer>>, Rejection> {
+    let rules = match spec {
+        None | Some(Json::Null) => return Ok(None),
+        Some(Json::String(s)) if s == "allow" => return Ok(Some(Arc::new(AllowAll))),
+        Some(Json::String(s)) if s == "deny" => return Ok(Some(Arc::new(DenyAll))),
+        Some(Json::String(text)) => one_document("authorizer", text)?,
+        Some(json) => json.clone(),
+    };
+    RuleAuthorizer::from_json(&rules)
+        .map(|a| Some(Arc::new(a) as Arc<dyn Authorizer>))
+        .map_err(|e| input(format!("authorizer: {e}")))
 }

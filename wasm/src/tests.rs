@@ -275,3 +275,73 @@ fn crd_failures() {
         "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
     );
 }
+
+const POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit}
+spec:
+  paramKind: {apiVersion: rules.example.com/v1, kind: ReplicaLimit}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: object.spec.replicas <= params.maxReplicas
+    messageExpression: "'replicas must be no greater than ' + string(params.maxReplicas)"
+    reason: Invalid
+"#;
+
+const BINDINGS: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit-test}
+spec:
+  policyName: replica-limit
+  validationActions: [Deny]
+  paramRef: {name: limit, namespace: default, parameterNotFoundAction: Deny}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit-warn}
+spec:
+  policyName: replica-limit
+  validationActions: [Warn]
+  paramRef: {name: limit, namespace: default, parameterNotFoundAction: Deny}
+"#;
+
+#[test]
+fn admits_and_denies_with_upstream_texts() {
+    let request = "kind: {group: apps, version: v1, kind: Deployment}\nresource: {group: apps, version: v1, resource: deployments}\nname: web\nnamespace: default\noperation: CREATE\n";
+    let params = "apiVersion: rules.example.com/v1\nkind: ReplicaLimit\nmetadata: {name: limit, namespace: default}\nmaxReplicas: 3\n";
+    let ask = |replicas: u32| {
+        call(
+            super::admit,
+            json!({
+                "policies": POLICY, "bindings": BINDINGS, "request": request, "params": params,
+                "object": format!("metadata: {{name: web, namespace: default}}\nspec: {{replicas: {replicas}}}"),
+            }),
+        )
+    };
+    let allowed = ask(3);
+    assert_eq!(allowed["allowed"], true, "{allowed}");
+    assert_eq!(allowed["status"], Json::Null);
+    assert_eq!(allowed["policyErrors"], json!([]));
+    let denied = ask(4);
+    assert_eq!(
+        denied["status"],
+        json!({"code": 422, "reason": "Invalid", "message": "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-test' denied request: replicas must be no greater than 3"})
+    );
+    assert_eq!(
+        denied["warnings"],
+        json!([
+            "Validation failed for ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-warn': replicas must be no greater than 3"
+        ])
+    );
+    assert!(!denied["costs"].as_array().unwrap().is_empty());
+    // An unreadable request is an input failure.
+    let answer = call(
+        super::admit,
+        json!({"policies": POLICY, "bindings": BINDINGS, "request": "kind: 1"}),
+    );
+    assert_eq!(answer["error"]["phase"], "input", "{answer}");
+}

@@ -90,3 +90,20 @@ fn check_functions_and_crd() {
         "Invalid value: \"object\": failed rule: self.size <= 3"
     );
 }
+
+#[wasm_bindgen_test]
+fn admission_denies() {
+    let policy = "metadata: {name: no-latest}\nspec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: [CREATE], resources: [pods]}\n  validations:\n  - expression: \"object.spec.containers.all(c, !c.image.endsWith(':latest'))\"\n";
+    let binding =
+        "metadata: {name: no-latest}\nspec: {policyName: no-latest, validationActions: [Deny]}\n";
+    let request = "kind: {group: '', version: v1, kind: Pod}\nresource: {group: '', version: v1, resource: pods}\nname: p\nnamespace: default\noperation: CREATE\nobject:\n  metadata: {name: p, namespace: default}\n  spec:\n    containers: [{name: c, image: 'nginx:latest'}]\n";
+    let answer = call(
+        kcel_wasm::admit,
+        json!({"policies": policy, "bindings": binding, "request": request}),
+    );
+    assert_eq!(answer["allowed"], false, "{answer}");
+    assert_eq!(
+        answer["status"]["message"],
+        "pods \"p\" is forbidden: ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest' denied request: failed expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))"
+    );
+}

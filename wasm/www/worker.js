@@ -1,8 +1,8 @@
 // The engine's thread: loads the wasm module once and answers {id, op, request} messages
 // with {id, answer}, the answer being the API's JSON (see wasm/src/lib.rs).
-import init, { version, evaluate, check, functions, validateCrd } from './pkg/kcel_wasm.js';
+import init, { version, evaluate, check, functions, validateCrd, admit } from './pkg/kcel_wasm.js';
 
-const ops = { evaluate, check, functions, validateCrd };
+const ops = { evaluate, check, functions, validateCrd, admit };
 
 await init();
 self.onmessage = ({ data }) => {
