@@ -53,6 +53,10 @@ pub struct ExpressionRequest {
     /// The variables: a JSON or YAML text whose document maps names to values, or a JSON
     /// object doing the same.
     pub variables: Option<Json>,
+    /// Variables one by one: name → the JSON or YAML text of its value, read as the CLI
+    /// reads `--var NAME=TEXT` (after `variables`; a name may not be in both).
+    #[serde(default)]
+    pub values: BTreeMap<String, String>,
     /// Stop evaluating once the actual cost passes this.
     pub cost_limit: Option<u64>,
 }
@@ -158,8 +162,21 @@ impl EnvRequest {
 }
 
 impl ExpressionRequest {
-    /// The variables' values, by name, in the document's order.
+    /// The variables' values, by name: `variables` in the document's order, then `values`.
     pub fn variable_values(&self) -> Result<Vec<(String, Value)>, Rejection> {
+        let mut out = self.variables_document()?;
+        for (name, text) in &self.values {
+            if out.iter().any(|(n, _)| n == name) {
+                return Err(input(format!("variable '{name}' is given twice")));
+            }
+            let value =
+                parse_document(text).map_err(|e| input(format!("variable '{name}': {e}")))?;
+            out.push((name.clone(), value));
+        }
+        Ok(out)
+    }
+
+    fn variables_document(&self) -> Result<Vec<(String, Value)>, Rejection> {
         let document = match &self.variables {
             None => return Ok(Vec::new()),
             Some(Json::String(text)) => {
@@ -188,13 +205,15 @@ impl ExpressionRequest {
             .collect()
     }
 
-    /// The variables' names (for `check`, which reads no values).
+    /// The variables' names (for `check`, which reads no values of `values`).
     pub fn variable_names(&self) -> Result<Vec<String>, Rejection> {
-        Ok(self
-            .variable_values()?
+        let mut names: Vec<String> = self
+            .variables_document()?
             .into_iter()
             .map(|(name, _)| name)
-            .collect())
+            .collect();
+        names.extend(self.values.keys().cloned());
+        Ok(names)
     }
 }
 
