@@ -7,13 +7,24 @@ set -euo pipefail
 cd "$(dirname "$0")"
 target_dir="${CARGO_TARGET_DIR:-../target}"
 cargo build -p kcel-wasm --target wasm32-unknown-unknown --profile wasm-release
-wasm-bindgen --target web --no-typescript --out-dir www/pkg \
-  "$target_dir/wasm32-unknown-unknown/wasm-release/kcel_wasm.wasm"
+module="$target_dir/wasm32-unknown-unknown/wasm-release/kcel_wasm.wasm"
 wasm_opt="${WASM_OPT:-node_modules/.bin/wasm-opt}"
-if [ "${NO_WASM_OPT:-}" != 1 ] && [ -x "$wasm_opt" ]; then
-  "$wasm_opt" -Oz www/pkg/kcel_wasm_bg.wasm -o www/pkg/kcel_wasm_bg.wasm
+optimise=no
+if [ "${NO_WASM_OPT:-}" != 1 ] && [ -x "$wasm_opt" ]; then optimise=yes; fi
+# www/pkg is rebuilt only when cargo's module or the wasm-opt choice changed (wasm-opt
+# takes ~35 s here).
+stamp="$(sha256sum "$module" | cut -d' ' -f1) wasm-opt=$optimise"
+if [ -f www/pkg/kcel_wasm_bg.wasm ] && [ "$(cat www/pkg/.stamp 2>/dev/null)" = "$stamp" ]; then
+  echo "build.sh: www/pkg is up to date"
 else
-  echo "build.sh: wasm-opt skipped (run npm ci in wasm/ for npm binaryen's)"
+  rm -f www/pkg/.stamp
+  wasm-bindgen --target web --no-typescript --out-dir www/pkg "$module"
+  if [ "$optimise" = yes ]; then
+    "$wasm_opt" -Oz www/pkg/kcel_wasm_bg.wasm -o www/pkg/kcel_wasm_bg.wasm
+  else
+    echo "build.sh: wasm-opt skipped (run npm ci in wasm/ for npm binaryen's)"
+  fi
+  echo "$stamp" > www/pkg/.stamp
 fi
 # raw and gzip -9 bytes of what the page loads
 for f in www/pkg/kcel_wasm_bg.wasm www/pkg/kcel_wasm.js www/index.html www/main.js www/worker.js; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The browser module's tests beyond `cargo test`: the API in Node (wasm-bindgen-test), then
-# the playground end to end in headless Chromium (build.sh, then node --test). A missing
+# The browser module's tests beyond `cargo test`: the API in Node and in headless Chromium
+# (wasm-bindgen-test), then the playground end to end in headless Chromium (build.sh, then
+# node --test). A missing
 # tool skips its layer with a line saying so; under CI=true it fails instead.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -17,6 +18,13 @@ if [ "$(wasm-bindgen-test-runner --version 2>/dev/null)" != "wasm-bindgen-test-r
 fi
 echo "== wasm-bindgen-test in Node"
 cargo test -p kcel-wasm --target wasm32-unknown-unknown
+echo "== wasm-bindgen-test in headless Chromium, inside a Web Worker"
+if [ -x /usr/bin/chromedriver ]; then
+  WASM_BINDGEN_USE_DEDICATED_WORKER=1 CHROMEDRIVER=/usr/bin/chromedriver \
+    cargo test -p kcel-wasm --target wasm32-unknown-unknown --test wasm
+else
+  missing "/usr/bin/chromedriver (apt-get install chromium-driver)" "wasm tests in Chromium"
+fi
 echo "== release module (build.sh)"
 ./build.sh
 echo "== end to end in headless Chromium"
