@@ -85,6 +85,20 @@ pub struct Overload {
     pub specialize: Option<SpecializeFn>,
 }
 
+impl Overload {
+    /// The overload as the CLI and the playground show it: `name(int, int) -> int`, or
+    /// `string.name(string) -> bool` for a member overload (the receiver first).
+    pub fn signature(&self, name: &str) -> String {
+        let types: Vec<String> = self.params.iter().map(ToString::to_string).collect();
+        match (self.member, types.split_first()) {
+            (true, Some((receiver, rest))) => {
+                format!("{receiver}.{name}({}) -> {}", rest.join(", "), self.result)
+            }
+            _ => format!("{name}({}) -> {}", types.join(", "), self.result),
+        }
+    }
+}
+
 /// See [`Overload::specialize`].
 pub type SpecializeFn = fn(constants: &[Option<&Value>]) -> Option<Implementation>;
 

@@ -10,12 +10,14 @@ use std::sync::Arc;
 
 use chrono::TimeDelta;
 
+mod document;
 mod json;
 mod list;
 mod map;
 mod natural_json;
 mod timestamp;
 
+pub use document::from_document;
 pub use json::JsonNode;
 pub use list::{List, ListSemantics};
 pub(crate) use map::str_eq;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the browser module into www/pkg/: cargo (profile wasm-release, from .cargo/config.toml)
+# -> wasm-bindgen --target web (wasm-bindgen-cli at the wasm-bindgen crate's exact version)
+# -> wasm-opt -Oz from npm `binaryen` when `npm ci` has installed it (never Debian's binaryen
+# 108, whose output fails to instantiate). NO_WASM_OPT=1 skips wasm-opt. Prints the sizes.
+set -euo pipefail
+cd "$(dirname "$0")"
+target_dir="${CARGO_TARGET_DIR:-../target}"
+cargo build -p kcel-wasm --target wasm32-unknown-unknown --profile wasm-release
+module="$target_dir/wasm32-unknown-unknown/wasm-release/kcel_wasm.wasm"
+wasm_opt="${WASM_OPT:-node_modules/.bin/wasm-opt}"
+optimise=no
+if [ "${NO_WASM_OPT:-}" != 1 ] && [ -x "$wasm_opt" ]; then optimise=yes; fi
+# www/pkg is rebuilt only when cargo's module or the wasm-opt choice changed (wasm-opt
+# takes ~35 s here).
+stamp="$(sha256sum "$module" | cut -d' ' -f1) wasm-opt=$optimise"
+if [ -f www/pkg/kcel_wasm_bg.wasm ] && [ "$(cat www/pkg/.stamp 2>/dev/null)" = "$stamp" ]; then
+  echo "build.sh: www/pkg is up to date"
+else
+  rm -f www/pkg/.stamp
+  wasm-bindgen --target web --no-typescript --out-dir www/pkg "$module"
+  if [ "$optimise" = yes ]; then
+    "$wasm_opt" -Oz www/pkg/kcel_wasm_bg.wasm -o www/pkg/kcel_wasm_bg.wasm
+  else
+    echo "build.sh: wasm-opt skipped (run npm ci in wasm/ for npm binaryen's)"
+  fi
+  echo "$stamp" > www/pkg/.stamp
+fi
+# raw and gzip -9 bytes of what the page loads
+for f in www/pkg/kcel_wasm_bg.wasm www/pkg/kcel_wasm.js www/index.html www/main.js www/worker.js; do
+  printf '%-28s %9d raw %9d gzip\n' "$f" "$(wc -c < "$f")" "$(gzip -9c "$f" | wc -c)"
+done

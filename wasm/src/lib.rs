@@ -1,0 +1,390 @@
+//! kcel in the browser: a small JSON-in, JSON-out API over the engine and its Kubernetes
+//! library, exported to JavaScript with wasm-bindgen.
+//!
+//! Every export takes one request as JSON text and returns one JSON text: on success the
+//! shapes of the CLI's `-o json` (see the README's "Machine interface"), on failure
+//! `{"error": {"phase": ..., "message": ..., "line": L, "column": C}}` — the CLI's shape,
+//! with the phase `input` for a request that cannot be read (bad JSON, unknown environment,
+//! unreadable variables), which the CLI reports as a usage error.
+//!
+//! The functions are plain Rust functions too (wasm-bindgen leaves them callable on the
+//! host), so the API is unit-tested natively as well as in a wasm engine.
+
+mod request;
+
+use std::collections::HashMap;
+
+use kcel::cost::NoSizes;
+use kcel::report::{Failure, FailureReport, Phase};
+use kcel::value::Natural;
+use kcel::{Ast, Env, Program, ProgramOptions, Type, Value};
+use kcel_stdlib::kubernetes::admission::{
+    AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, validate_binding,
+};
+use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError};
+use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
+use serde::Serialize;
+use serde_json::{Value as Json, json};
+use wasm_bindgen::prelude::*;
+
+use request::{AdmitRequest, CrdRequest, EnvKind, EnvRequest, ExpressionRequest, parse_request};
+
+/// The engine's version (the crate version of `kcel-wasm`, which moves with the engine).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// Parses and type-checks an expression: `{"type": T, "cost": {"min": A, "max": B}}`.
+///
+/// Request: `{"expression", "env", "version", "mode", "libraries", "container",
+/// "declarations", "variables"}` (see [`ExpressionRequest`]); variables are only declared
+/// (`dyn` unless in `declarations`), their values are not read.
+#[wasm_bindgen]
+pub fn check(request: &str) -> String {
+    respond(|| {
+        let req: ExpressionRequest = parse_request(request)?;
+        let mut env = req.env.build()?;
+        let declared = declare(&mut env, &req.declarations)?;
+        for name in req.variable_names()? {
+            if !declared.contains_key(&name) {
+                env.declare(name, Type::Dyn);
+            }
+        }
+        let (ast, _) = compile(&env, &req.expression, &req.env.options(None))?;
+        let (min, max) = estimate(&env, &ast);
+        Ok(json!({
+            "type": ast.output_type().unwrap_or(&Type::Dyn).to_string(),
+            "cost": {"min": min, "max": max},
+        }))
+    })
+}
+
+/// Compiles and evaluates an expression: `{"value": V, "type": T, "cost": {"actual": N,
+/// "min": A, "max": B}}` — the CLI's `eval` shape, its cost joined by `check`'s estimate.
+/// V is natural JSON; T the checked type, or the value's runtime type when the checker
+/// could only say `dyn`.
+///
+/// Request: as [`check`], plus `"variables"` (a JSON or YAML document mapping names to
+/// values, fitted to their declarations as `kcel eval --var` fits them) and `"costLimit"`
+/// (Kubernetes' environment defaults to its 1,000,000 per-call limit).
+///
+/// Named `evaluate`: wasm-bindgen renames an export called `eval`.
+#[wasm_bindgen]
+pub fn evaluate(request: &str) -> String {
+    respond(|| {
+        let req: ExpressionRequest = parse_request(request)?;
+        let mut env = req.env.build()?;
+        let declared = declare(&mut env, &req.declarations)?;
+        let mut values: HashMap<String, Value> = HashMap::new();
+        for (name, value) in req.variable_values()? {
+            let value = match declared.get(&name) {
+                Some(ty) => env
+                    .fit(value, ty)
+                    .map_err(|e| input(format!("variable '{name}': {e}")))?,
+                None => {
+                    env.declare(name.clone(), Type::Dyn);
+                    value
+                }
+            };
+            values.insert(name, value);
+        }
+        let (ast, program) = compile(&env, &req.expression, &req.env.options(req.cost_limit))?;
+        let (min, max) = estimate(&env, &ast);
+        let (result, details) = program.eval_with_details(&values);
+        let value = result.map_err(|e| Failure::from_eval(&program, &e))?;
+        Ok(json!({
+            "value": Natural(&value),
+            "type": type_name(ast.output_type(), &value),
+            "cost": {"actual": details.actual_cost, "min": min, "max": max},
+        }))
+    })
+}
+
+/// The functions of an environment, for completion and documentation: the CLI's
+/// `kcel functions -o json` array, `[{"name", "doc", "overloads": [{"id", "signature"}],
+/// "examples"}]`, in name order. Request: the environment fields of [`check`].
+#[wasm_bindgen]
+pub fn functions(request: &str) -> String {
+    respond(|| {
+        let req: EnvRequest = parse_request(request)?;
+        let env = req.build()?;
+        let docs: Vec<Json> = env
+            .registry()
+            .functions()
+            .into_iter()
+            .map(|f| {
+                json!({
+                    "name": &*f.name,
+                    "doc": &*f.doc,
+                    "overloads": f.overloads.iter().map(|o| json!({
+                        "id": &*o.id,
+                        "signature": o.signature(&f.name),
+                    })).collect::<Vec<_>>(),
+                    "examples": &f.examples,
+                })
+            })
+            .collect();
+        Ok(Json::Array(docs))
+    })
+}
+
+/// Validates custom resources against a CRD as `kcel validate --crd CRD --old OLD OBJECT -o
+/// json` does: `{"valid": B, "objects": [{"kind", "namespace", "name", "valid", "errors":
+/// [{"field", "reason", "message"}], "warnings": [...]}]}` (the CLI's shape without `file`).
+///
+/// Request: `{"crd": TEXT, "object": TEXT, "old": TEXT}` — YAML or JSON text; `object` and
+/// `old` may hold several documents or `kind: List`s; an old object pairs with the object of
+/// the same namespace and name. A CRD whose rules do not compile gives `{"error": {"phase":
+/// "schema", "message", "errors": [...]}}`.
+#[wasm_bindgen(js_name = validateCrd)]
+pub fn validate_crd(request: &str) -> String {
+    respond(|| {
+        let req: CrdRequest = parse_request(request)?;
+        let crd = request::one_document("crd", &req.crd)?;
+        let crd = CrdValidator::new(&crd).map_err(|e| input(format!("invalid CRD: {e}")))?;
+        let objects = request::objects("object", &req.object)?;
+        let old = match &req.old {
+            Some(text) => request::objects("old", text)?,
+            None => Vec::new(),
+        };
+        for object in &objects {
+            crd.version_of(object)
+                .map_err(|e| input(format!("object {:?}: {e}", identity(object).1)))?;
+        }
+        let mut valid = true;
+        let mut reports = Vec::with_capacity(objects.len());
+        for object in &objects {
+            let (namespace, name) = identity(object);
+            let old = old.iter().find(|o| identity(o) == (namespace, name));
+            let outcome = match crd.validate(object, old) {
+                Ok(outcome) => outcome,
+                Err(CrdError::Schema { version, errors }) => {
+                    return Err(schema_failure(&version, &errors));
+                }
+                Err(e @ CrdError::NotServed(_)) => return Err(input(e.to_string())),
+            };
+            valid &= outcome.errors.is_empty();
+            reports.push(json!({
+                "kind": crd.kind(),
+                "namespace": namespace,
+                "name": name,
+                "valid": outcome.errors.is_empty(),
+                "errors": outcome.errors.iter().map(cause).collect::<Vec<_>>(),
+                "warnings": outcome.warnings,
+            }));
+        }
+        Ok(json!({"valid": valid, "objects": reports}))
+    })
+}
+
+/// Decides an admission request against ValidatingAdmissionPolicies and their bindings, as
+/// kube-apiserver would and as `kcel test` computes it: `{"allowed": B, "status": {"code",
+/// "reason", "message"} | null, "warnings": [...], "annotations": {...}, "costs":
+/// [{"policy", "binding", "field", "cost"}], "policyErrors": [...], "bindingErrors":
+/// [...]}` — the errors are the field errors the API server would reject the policies and
+/// bindings with (evaluation goes ahead, as in a suite). Request: see [`AdmitRequest`].
+#[wasm_bindgen]
+pub fn admit(request: &str) -> String {
+    respond(|| {
+        let req: AdmitRequest = parse_request(request)?;
+        let policies = request::objects("policies", &req.policies)?
+            .into_iter()
+            .map(|p| {
+                serde_json::from_value::<ValidatingAdmissionPolicy>(p)
+                    .map(CompiledPolicy::new)
+                    .map_err(|e| input(format!("policies: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let bindings = request::objects("bindings", &req.bindings)?
+            .into_iter()
+            .map(|b| {
+                serde_json::from_value::<ValidatingAdmissionPolicyBinding>(b)
+                    .map_err(|e| input(format!("bindings: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut admission = request::one_document("request", &req.request)?;
+        for (field, text) in [("object", &req.object), ("oldObject", &req.old_object)] {
+            if let (Some(text), Some(fields)) = (text, admission.as_object_mut()) {
+                fields.insert(field.into(), request::one_document(field, text)?);
+            }
+        }
+        let admission: AdmissionRequest =
+            serde_json::from_value(admission).map_err(|e| input(format!("request: {e}")))?;
+        let params = match &req.params {
+            Some(text) => request::objects("params", text)?,
+            None => Vec::new(),
+        };
+        let namespace = match &req.namespace {
+            None => Some(json!({"apiVersion": "v1", "kind": "Namespace",
+                                "metadata": {"name": admission.namespace}})),
+            Some(None) => None,
+            Some(Some(text)) => Some(request::one_document("namespace", text)?),
+        };
+        let authorizer = request::authorizer(req.authorizer.as_ref())?;
+        let input = Input {
+            request: &admission,
+            namespace: namespace.as_ref(),
+            params: &params,
+            authorizer,
+        };
+        let decision = kcel_stdlib::kubernetes::admission::admit(
+            &policies.iter().collect::<Vec<_>>(),
+            &bindings,
+            &input,
+        );
+        let texts =
+            |errors: &[FieldError]| errors.iter().map(ToString::to_string).collect::<Vec<_>>();
+        Ok(json!({
+            "allowed": decision.allowed(),
+            "status": decision.status.as_ref().map(|s| json!({
+                "code": s.code, "reason": s.reason, "message": s.message,
+            })),
+            "warnings": decision.warnings,
+            "annotations": decision.audit_annotations,
+            "costs": decision.costs.iter().map(|(policy, binding, c)| json!({
+                "policy": policy, "binding": binding, "field": c.field, "cost": c.cost,
+            })).collect::<Vec<_>>(),
+            "policyErrors": policies.iter().flat_map(|p| texts(&p.errors)).collect::<Vec<_>>(),
+            "bindingErrors": bindings.iter().flat_map(|b| texts(&validate_binding(b))).collect::<Vec<_>>(),
+        }))
+    })
+}
+
+/// A failed request, already in its `{"error": ...}` shape.
+struct Rejection(Json);
+
+impl From<Failure> for Rejection {
+    fn from(failure: Failure) -> Rejection {
+        Rejection(serde_json::to_value(FailureReport { error: &failure }).unwrap_or(Json::Null))
+    }
+}
+
+/// A request that cannot be read: `{"error": {"phase": "input", "message": ...}}`.
+fn input(message: impl Into<String>) -> Rejection {
+    Rejection(json!({"error": {"phase": "input", "message": message.into()}}))
+}
+
+/// Runs a request and renders its answer or failure as JSON text.
+fn respond(run: impl FnOnce() -> Result<Json, Rejection>) -> String {
+    let answer = match run() {
+        Ok(answer) => answer,
+        Err(Rejection(error)) => error,
+    };
+    serde_json::to_string(&answer).unwrap_or_else(|e| {
+        json!({"error": {"phase": "input", "message": format!("cannot serialise the answer: {e}")}})
+            .to_string()
+    })
+}
+
+/// Declares the `declarations` (name → CEL type text) and returns them parsed.
+fn declare(
+    env: &mut Env,
+    declarations: &std::collections::BTreeMap<String, String>,
+) -> Result<HashMap<String, Type>, Rejection> {
+    let mut types = HashMap::new();
+    for (name, text) in declarations {
+        let ty = Type::parse(text).map_err(|e| input(format!("declaration '{name}': {e}")))?;
+        env.declare(name.clone(), ty.clone());
+        types.insert(name.clone(), ty);
+    }
+    Ok(types)
+}
+
+/// Parses, type-checks and plans, each failure with its phase (as the CLI compiles).
+fn compile(env: &Env, source: &str, options: &ProgramOptions) -> Result<(Ast, Program), Failure> {
+    let parsed = env
+        .parse(source)
+        .map_err(|i| Failure::from_issues(Phase::Parse, &i))?;
+    let checked = env
+        .check(&parsed)
+        .map_err(|i| Failure::from_issues(Phase::Check, &i))?;
+    let program = env
+        .program_with(&checked, options.clone())
+        .map_err(|i| Failure::from_issues(Phase::Program, &i))?;
+    Ok((checked, program))
+}
+
+/// cel-go's estimated cost range with variable sizes unknown.
+fn estimate(env: &Env, ast: &Ast) -> (u64, u64) {
+    env.estimate_cost(ast, &NoSizes)
+        .map_or((0, u64::MAX), |c| (c.min, c.max))
+}
+
+/// The checked type, or the value's runtime type when the checker could only say `dyn`.
+fn type_name(checked: Option<&Type>, value: &Value) -> String {
+    match checked {
+        Some(Type::Dyn) | None => value.type_name().to_string(),
+        Some(ty) => ty.to_string(),
+    }
+}
+
+impl EnvRequest {
+    /// The environment: Kubernetes' at a version and mode, or plain CEL; then the extra
+    /// libraries and the container.
+    fn build(&self) -> Result<Env, Rejection> {
+        let mut env = match self.env {
+            EnvKind::Kubernetes => presets::kubernetes(self.k8s_version()?, self.mode()?),
+            EnvKind::Cel => Env::new(),
+        };
+        for library in self.libraries()? {
+            env.add_library(&library);
+        }
+        if let Some(container) = &self.container {
+            env.set_container(container.clone());
+        }
+        Ok(env)
+    }
+
+    /// Program options: Kubernetes' 1,000,000 limit unless one is given; `has()` costs 0
+    /// in Kubernetes' environment and 1 in cel-go's.
+    fn options(&self, cost_limit: Option<u64>) -> ProgramOptions {
+        let kubernetes = self.env == EnvKind::Kubernetes;
+        ProgramOptions {
+            optimize: true,
+            cost_limit: cost_limit.or(kubernetes.then_some(KUBERNETES_COST_LIMIT)),
+            presence_test_cost: !kubernetes,
+            ..ProgramOptions::default()
+        }
+    }
+}
+
+/// `metadata.namespace` and `metadata.name` (empty when absent).
+fn identity(object: &Json) -> (&str, &str) {
+    let field = |f: &str| {
+        object
+            .pointer(&format!("/metadata/{f}"))
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+    };
+    (field("namespace"), field("name"))
+}
+
+/// A field error as Kubernetes' status cause.
+fn cause(e: &FieldError) -> Json {
+    json!({"field": e.path.to_string(), "reason": e.error_type.reason(), "message": e.body()})
+}
+
+/// The CRD's schema errors, as `kcel validate -o json` reports them.
+fn schema_failure(version: &str, errors: &[FieldError]) -> Rejection {
+    #[derive(Serialize)]
+    struct Schema {
+        phase: &'static str,
+        message: String,
+        errors: Vec<Json>,
+    }
+    let message = errors
+        .iter()
+        .map(|e| format!("CRD version {version}: {e}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Rejection(json!({"error": Schema {
+        phase: "schema",
+        message,
+        errors: errors.iter().map(cause).collect(),
+    }}))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,347 @@
+//! Native tests of the API (the same requests run in a wasm engine in tests/wasm.rs).
+
+use serde_json::{Value as Json, json};
+
+fn call(f: fn(&str) -> String, request: Json) -> Json {
+    serde_json::from_str(&f(&request.to_string())).expect("answers are JSON")
+}
+
+#[test]
+fn evaluates_with_value_type_and_costs() {
+    let answer = call(
+        super::evaluate,
+        json!({"expression": "[1, 2, 3].map(x, x * 2)"}),
+    );
+    // The CLI: {"value":[2,4,6],"type":"list(int)","cost":{"actual":43}}
+    assert_eq!(answer["value"], json!([2, 4, 6]));
+    assert_eq!(answer["type"], "list(int)");
+    assert_eq!(answer["cost"]["actual"], 43);
+    // cel-go's estimate of the unoptimised expression.
+    assert!(answer["cost"]["min"].as_u64().unwrap() <= answer["cost"]["max"].as_u64().unwrap());
+}
+
+#[test]
+fn variables_as_yaml_or_json_fitted_to_declarations() {
+    let answer = call(
+        super::evaluate,
+        json!({
+            "expression": "self.spec.replicas <= 5 && self.metadata.name.startsWith('web') && t < timestamp('2025-01-01T00:00:00Z')",
+            "variables": "self:\n  metadata: {name: web-1}\n  spec: {replicas: 3}\nt: 2024-01-01T00:00:00Z\n",
+            "declarations": {"t": "timestamp"},
+        }),
+    );
+    assert_eq!(
+        answer,
+        json!({"value": true, "type": "bool", "cost": answer["cost"]})
+    );
+    let answer = call(
+        super::evaluate,
+        json!({"expression": "x + 1.5", "variables": "{\"x\": 2}", "declarations": {"x": "double"}}),
+    );
+    assert_eq!(answer["value"], json!(3.5));
+    // YAML keys keep their kind, as the CLI reads them.
+    let answer = call(
+        super::evaluate,
+        json!({"expression": "m[1]", "variables": "m: {1: one}"}),
+    );
+    assert_eq!(answer["value"], "one");
+    assert_eq!(answer["type"], "string");
+}
+
+#[test]
+fn failures_carry_phase_line_and_column() {
+    let answer = call(super::evaluate, json!({"expression": "1 +\n  )"}));
+    assert_eq!(answer["error"]["phase"], "parse");
+    assert_eq!(answer["error"]["line"], 2);
+    assert_eq!(answer["error"]["column"], 3);
+    let answer = call(super::evaluate, json!({"expression": "1 + 'a'"}));
+    assert_eq!(answer["error"]["phase"], "check");
+    assert_eq!(
+        answer["error"]["message"],
+        "found no matching overload for '_+_' applied to '(int, string)'"
+    );
+    assert_eq!(answer["error"]["column"], 3);
+    let answer = call(
+        super::evaluate,
+        json!({"expression": "1 / 0", "env": "cel"}),
+    );
+    assert_eq!(
+        answer,
+        json!({"error": {"phase": "eval", "message": "division by zero", "line": 1, "column": 3}})
+    );
+    let answer = call(
+        super::evaluate,
+        json!({"expression": "x.all(s, s.startsWith('a'))", "variables": {"x": ["a", "ab"]}, "costLimit": 3}),
+    );
+    assert_eq!(answer["error"]["phase"], "eval");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cost limit"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn unreadable_requests_are_input_failures() {
+    for (request, message) in [
+        (json!({}), "invalid request: missing field `expression`"),
+        (
+            json!({"expression": "1", "version": "1.20"}),
+            "Kubernetes version '1.20': expected 1.27 to 1.37",
+        ),
+        (
+            json!({"expression": "1", "mode": "old"}),
+            "mode 'old': expected new or stored",
+        ),
+        (
+            json!({"expression": "1", "libraries": ["nope"]}),
+            "unknown library 'nope'",
+        ),
+        (
+            json!({"expression": "1", "variables": "[1"}),
+            "variables: invalid JSON: EOF while parsing a list at line 1 column 2",
+        ),
+        (
+            json!({"expression": "x", "variables": "x: a", "declarations": {"x": "int"}}),
+            "variable 'x': a value of type string does not fit the declared type int",
+        ),
+    ] {
+        let answer = call(super::evaluate, request);
+        assert_eq!(answer["error"]["phase"], "input", "{answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(message),
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn environments_by_version_mode_and_library() {
+    // ext.Strings version 2 (`format`) is in Kubernetes' environment since 1.29.
+    let expr = "'%d'.format([1])";
+    let at = |version: &str, mode: &str| {
+        call(
+            super::evaluate,
+            json!({"expression": expr, "version": version, "mode": mode}),
+        )
+    };
+    assert_eq!(at("1.29", "new")["value"], "1");
+    assert_eq!(at("1.28", "new")["error"]["phase"], "check");
+    assert_eq!(at("1.28", "stored")["value"], "1");
+    // Plain CEL has no optional values unless the library is added.
+    let optional = |libraries: Json| {
+        call(
+            super::evaluate,
+            json!({"expression": "optional.of(1).orValue(0)", "env": "cel", "libraries": libraries}),
+        )
+    };
+    assert_eq!(optional(json!([]))["error"]["phase"], "check");
+    assert_eq!(optional(json!(["optional"]))["value"], 1);
+}
+
+#[test]
+fn check_gives_type_and_estimate() {
+    let answer = call(
+        super::check,
+        json!({"expression": "xs.map(x, x * 2)", "declarations": {"xs": "list(int)"}, "env": "cel"}),
+    );
+    // The CLI: {"type":"list(int)","cost":{"min":12,"max":18446744073709551615}}
+    assert_eq!(
+        answer,
+        json!({"type": "list(int)", "cost": {"min": 12, "max": 18446744073709551615u64}})
+    );
+    // Variables not declared are `dyn`; their values are not read.
+    let answer = call(
+        super::check,
+        json!({"expression": "y", "variables": "y: 2"}),
+    );
+    assert_eq!(answer["type"], "dyn");
+}
+
+#[test]
+fn functions_for_completion() {
+    let answer = call(super::functions, json!({"version": "1.37"}));
+    let functions = answer.as_array().unwrap();
+    let quantity = functions
+        .iter()
+        .find(|f| f["name"] == "quantity")
+        .expect("Kubernetes' quantity library");
+    assert_eq!(
+        quantity["overloads"][0]["signature"],
+        "quantity(string) -> kubernetes.Quantity"
+    );
+    let starts = functions
+        .iter()
+        .find(|f| f["name"] == "startsWith")
+        .unwrap();
+    assert_eq!(
+        starts["overloads"][0]["signature"],
+        "string.startsWith(string) -> bool"
+    );
+    assert!(!starts["doc"].as_str().unwrap().is_empty());
+    let cel = call(super::functions, json!({"env": "cel"}));
+    assert!(
+        !cel.as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["name"] == "quantity")
+    );
+}
+
+const CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.minReplicas <= self.maxReplicas
+              message: minReplicas must not exceed maxReplicas
+            properties:
+              minReplicas: {type: integer}
+              maxReplicas: {type: integer}
+              owner:
+                type: string
+                x-kubernetes-validations:
+                - {rule: self == oldSelf, message: owner is immutable}
+"#;
+
+#[test]
+fn validates_crd_objects_with_old_objects() {
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {minReplicas: 4, maxReplicas: 3, owner: bob}\n";
+    let answer = call(super::validate_crd, json!({"crd": CRD, "object": object}));
+    assert_eq!(
+        answer,
+        json!({"valid": false, "objects": [{
+            "kind": "Widget", "namespace": "default", "name": "w", "valid": false,
+            "errors": [{"field": "spec", "reason": "FieldValueInvalid",
+                        "message": "Invalid value: \"object\": minReplicas must not exceed maxReplicas"}],
+            "warnings": [],
+        }]})
+    );
+    let old = object.replace("owner: bob", "owner: ada");
+    let fixed = object.replace("minReplicas: 4", "minReplicas: 1");
+    let answer = call(
+        super::validate_crd,
+        json!({"crd": CRD, "object": fixed, "old": old}),
+    );
+    assert_eq!(
+        answer["objects"][0]["errors"],
+        json!([{"field": "spec.owner", "reason": "FieldValueInvalid",
+                "message": "Invalid value: \"string\": owner is immutable"}])
+    );
+    let answer = call(
+        super::validate_crd,
+        json!({"crd": CRD, "object": fixed.replace("owner: bob", "owner: ada"), "old": old}),
+    );
+    assert_eq!(answer["valid"], true);
+}
+
+#[test]
+fn crd_failures() {
+    let answer = call(
+        super::validate_crd,
+        json!({"crd": CRD, "object": "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w}\n"}),
+    );
+    assert_eq!(answer["error"]["phase"], "input");
+    let broken = CRD.replace(
+        "self.minReplicas <= self.maxReplicas",
+        "self.minReplicas <=",
+    );
+    let answer = call(
+        super::validate_crd,
+        json!({"crd": broken, "object": "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"}),
+    );
+    assert_eq!(answer["error"]["phase"], "schema", "{answer}");
+    assert_eq!(
+        answer["error"]["errors"][0]["field"],
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+    );
+}
+
+const POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit}
+spec:
+  paramKind: {apiVersion: rules.example.com/v1, kind: ReplicaLimit}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: object.spec.replicas <= params.maxReplicas
+    messageExpression: "'replicas must be no greater than ' + string(params.maxReplicas)"
+    reason: Invalid
+"#;
+
+const BINDINGS: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit-test}
+spec:
+  policyName: replica-limit
+  validationActions: [Deny]
+  paramRef: {name: limit, namespace: default, parameterNotFoundAction: Deny}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit-warn}
+spec:
+  policyName: replica-limit
+  validationActions: [Warn]
+  paramRef: {name: limit, namespace: default, parameterNotFoundAction: Deny}
+"#;
+
+#[test]
+fn admits_and_denies_with_upstream_texts() {
+    let request = "kind: {group: apps, version: v1, kind: Deployment}\nresource: {group: apps, version: v1, resource: deployments}\nname: web\nnamespace: default\noperation: CREATE\n";
+    let params = "apiVersion: rules.example.com/v1\nkind: ReplicaLimit\nmetadata: {name: limit, namespace: default}\nmaxReplicas: 3\n";
+    let ask = |replicas: u32| {
+        call(
+            super::admit,
+            json!({
+                "policies": POLICY, "bindings": BINDINGS, "request": request, "params": params,
+                "object": format!("metadata: {{name: web, namespace: default}}\nspec: {{replicas: {replicas}}}"),
+            }),
+        )
+    };
+    let allowed = ask(3);
+    assert_eq!(allowed["allowed"], true, "{allowed}");
+    assert_eq!(allowed["status"], Json::Null);
+    assert_eq!(allowed["policyErrors"], json!([]));
+    let denied = ask(4);
+    assert_eq!(
+        denied["status"],
+        json!({"code": 422, "reason": "Invalid", "message": "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-test' denied request: replicas must be no greater than 3"})
+    );
+    assert_eq!(
+        denied["warnings"],
+        json!([
+            "Validation failed for ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-warn': replicas must be no greater than 3"
+        ])
+    );
+    assert!(!denied["costs"].as_array().unwrap().is_empty());
+    // An unreadable request is an input failure.
+    let answer = call(
+        super::admit,
+        json!({"policies": POLICY, "bindings": BINDINGS, "request": "kind: 1"}),
+    );
+    assert_eq!(answer["error"]["phase"], "input", "{answer}");
+}
