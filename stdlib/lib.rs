@@ -8,13 +8,15 @@
 //!   ([`kubernetes::presets`]), structural schemas and CRD rule validation
 //!   ([`kubernetes::crd`]), ValidatingAdmissionPolicy evaluation ([`kubernetes::admission`])
 //!   and the test suites of both ([`kubernetes::suite`]);
-//! - [`catalog`]: every library by name and version.
+//! - [`catalog`]: every library by name and version; [`documents`]: values and manifests
+//!   read from JSON or YAML text as Kubernetes' tools read them.
 //!
 //! This crate builds on the engine's library-authoring API (`kcel::registry`,
 //! `kcel::cost`, `kcel::value`) and its embedding API; the engine knows nothing of it.
 
 pub mod catalog;
 pub mod comprehensions;
+pub mod documents;
 pub mod ext;
 pub mod kubernetes;
 pub mod optional;

@@ -4,7 +4,7 @@
 //! state; [`auth`] checks the bearer token and [`authz`] what its user may do; [`routes`] maps
 //! paths to handlers; [`negotiate`] picks the body's decoder ([`protobuf`] for Kubernetes
 //! protobuf) and the answer's representation ([`table`] for Tables); handlers decode
-//! [`object`]s, check them against the vendored [`openapi`] schemas and [`validation`], apply
+//! [`object`]s, check them against the vendored [`openapi`] schemas and the library's name rules, apply
 //! [`patch`]es, keep [`managed`] fields, and write through the [`storage`] trait, whose
 //! revision is the `resourceVersion`; failures are [`error::ApiError`]s, rendered as
 //! [`status::Status`] objects in one place; [`metrics`] count every request.

@@ -3,40 +3,13 @@
 
 use std::io::Read;
 
-/// Whether a file is JSON rather than YAML, as kubectl decides it
-/// (`NewYAMLOrJSONDecoder`): it starts, after white space, with `{`. Such text is read as a
-/// stream of JSON objects only (JSON's escapes, such as surrogate pairs, are not YAML's),
-/// never re-read as YAML.
-fn looks_like_json(text: &str) -> bool {
-    text.trim_start().starts_with('{')
-}
-
-/// Every document of a text: a stream of JSON values, or YAML documents separated by `---`
-/// (empty and comment-only ones skipped).
-pub fn parse_documents(text: &str) -> Result<Vec<serde_json::Value>, String> {
-    use serde::Deserialize as _;
-    if looks_like_json(text) {
-        return serde_json::Deserializer::from_str(text)
-            .into_iter::<serde_json::Value>()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("invalid JSON: {e}"));
-    }
-    let mut documents = Vec::new();
-    for document in serde_norway::Deserializer::from_str(text) {
-        let value =
-            serde_json::Value::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
-        if !value.is_null() {
-            documents.push(value);
-        }
-    }
-    Ok(documents)
-}
+use kcel_stdlib::documents::parse_manifests;
 
 /// Reads the one YAML or JSON document of a file.
 pub fn read_document(path: &std::path::Path) -> Result<serde_json::Value, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    match parse_documents(&text) {
+    match parse_manifests(&text) {
         Ok(mut documents) if documents.len() == 1 => Ok(documents.remove(0)),
         Ok(documents) => Err(format!(
             "'{}' holds {} documents, not one",
@@ -61,7 +34,7 @@ pub fn read_documents(path: &std::path::Path) -> Result<Vec<serde_json::Value>, 
         std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read '{}': {e}", path.display()))?
     };
-    parse_documents(&text).map_err(|e| format!("'{}': {e}", path.display()))
+    parse_manifests(&text).map_err(|e| format!("'{}': {e}", path.display()))
 }
 
 /// The text of a value: inline, `@PATH` or `@-` (stdin, once).

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use kcel::{Env, Key, Map, Type, Value};
+use kcel::{Env, Type, Value};
+
+use kcel_stdlib::documents::parse_value;
 
 use crate::input::read_spec;
 use crate::schema::{RootSchema, is_schema_variable};
@@ -43,7 +45,7 @@ pub fn bind(
         }
         let text =
             read_spec(spec, &mut stdin_used).map_err(|e| format!("variable '{name}': {e}"))?;
-        let value = parse_document(&text).map_err(|e| format!("variable '{name}': {e}"))?;
+        let value = parse_value(&text).map_err(|e| format!("variable '{name}': {e}"))?;
         let value = match types.get(name.as_str()) {
             Some(ty) => env
                 .fit(value, ty)
@@ -56,101 +58,4 @@ pub fn bind(
         values.insert(name.clone(), value);
     }
     Ok(values)
-}
-
-/// Parses JSON, or else YAML (one document). Text that looks like JSON but is neither gets the
-/// JSON parser's message; JSON nested too deeply is not re-read as YAML (whose parser would
-/// take minutes over it).
-pub fn parse_document(text: &str) -> Result<Value, String> {
-    let json_error = match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(json) => return Ok(Value::from(json)),
-        Err(e) => e,
-    };
-    let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
-    if looks_like_json
-        && json_error
-            .to_string()
-            .starts_with("recursion limit exceeded")
-    {
-        return Err(format!("invalid JSON: {json_error}"));
-    }
-    match serde_norway::from_str::<serde_norway::Value>(text) {
-        Ok(yaml) => from_yaml(&yaml),
-        Err(yaml_error) => {
-            if looks_like_json {
-                Err(format!("invalid JSON: {json_error}"))
-            } else {
-                Err(format!("invalid YAML: {yaml_error}"))
-            }
-        }
-    }
-}
-
-/// Converts a YAML value; maps may have string, integer or boolean keys.
-fn from_yaml(yaml: &serde_norway::Value) -> Result<Value, String> {
-    use serde_norway::Value as Y;
-    Ok(match yaml {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(*b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::Int(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::Uint(u)
-            } else {
-                Value::Double(n.as_f64().unwrap_or(f64::NAN))
-            }
-        }
-        Y::String(s) => Value::from(s.as_str()),
-        Y::Sequence(items) => {
-            Value::from(items.iter().map(from_yaml).collect::<Result<Vec<_>, _>>()?)
-        }
-        Y::Mapping(entries) => {
-            let mut map = Map::with_capacity(entries.len());
-            for (k, v) in entries {
-                let key = match from_yaml(k)? {
-                    Value::String(s) => Key::String(s),
-                    Value::Int(i) => Key::Int(i),
-                    Value::Uint(u) => Key::Uint(u),
-                    Value::Bool(b) => Key::Bool(b),
-                    other => {
-                        return Err(format!(
-                            "unsupported map key {other} (keys must be strings, integers or booleans)"
-                        ));
-                    }
-                };
-                map.insert(key, from_yaml(v)?);
-            }
-            Value::from(map)
-        }
-        Y::Tagged(tagged) => from_yaml(&tagged.value)?,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_and_yaml_documents() {
-        assert_eq!(parse_document("[1, 2.5]").unwrap().to_string(), "[1, 2.5]");
-        assert_eq!(
-            parse_document("a: 1\nb: [x, true]\n").unwrap().to_string(),
-            "{\"a\": 1, \"b\": [\"x\", true]}"
-        );
-        assert_eq!(
-            parse_document("1: one").unwrap().to_string(),
-            "{1: \"one\"}"
-        );
-        assert!(
-            parse_document("{\"a\": 1")
-                .unwrap_err()
-                .starts_with("invalid JSON")
-        );
-        assert!(
-            parse_document("a: [1")
-                .unwrap_err()
-                .starts_with("invalid YAML")
-        );
-    }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use kcel::registry::Library;
 use kcel::{Key, Value};
+use kcel_stdlib::documents::parse_value;
 use kcel_stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use kcel_stdlib::kubernetes::presets::{KUBERNETES_LATEST, Mode};
 use serde::Deserialize;
@@ -169,8 +170,7 @@ impl ExpressionRequest {
             if out.iter().any(|(n, _)| n == name) {
                 return Err(input(format!("variable '{name}' is given twice")));
             }
-            let value =
-                parse_document(text).map_err(|e| input(format!("variable '{name}': {e}")))?;
+            let value = parse_value(text).map_err(|e| input(format!("variable '{name}': {e}")))?;
             out.push((name.clone(), value));
         }
         Ok(out)
@@ -180,7 +180,7 @@ impl ExpressionRequest {
         let document = match &self.variables {
             None => return Ok(Vec::new()),
             Some(Json::String(text)) => {
-                parse_document(text).map_err(|e| input(format!("variables: {e}")))?
+                parse_value(text).map_err(|e| input(format!("variables: {e}")))?
             }
             Some(json) => Value::from(json),
         };
@@ -214,27 +214,6 @@ impl ExpressionRequest {
             .collect();
         names.extend(self.values.keys().cloned());
         Ok(names)
-    }
-}
-
-/// Parses JSON, or else YAML (one document), as `kcel eval --var` reads a value. Text that
-/// looks like JSON but is neither gets the JSON parser's message.
-pub fn parse_document(text: &str) -> Result<Value, String> {
-    let mut json = serde_json::Deserializer::from_str(text);
-    let json_error =
-        match kcel::value::from_document(&mut json).and_then(|v| json.end().map(|()| v)) {
-            Ok(value) => return Ok(value),
-            Err(e) => e,
-        };
-    match kcel::value::from_document(serde_norway::Deserializer::from_str(text)) {
-        Ok(value) => Ok(value),
-        Err(yaml_error) => {
-            if text.trim_start().starts_with(['{', '[', '"']) {
-                Err(format!("invalid JSON: {json_error}"))
-            } else {
-                Err(format!("invalid YAML: {yaml_error}"))
-            }
-        }
     }
 }
 

@@ -1,0 +1,107 @@
+//! Reading values and manifests from text as Kubernetes' tools read them: the CLI's
+//! `--var`, the playground's variables and the CLI's manifest files go through here.
+
+use serde::Deserialize as _;
+
+use kcel::Value;
+
+/// One value from JSON, or else YAML (one document), as `kcel eval --var` reads it: map
+/// keys keep their scalar kind (YAML's `1: one` is `{1: "one"}`). Text that looks like JSON
+/// but is neither gets the JSON parser's message; JSON nested too deeply is not re-read as
+/// YAML (whose parser would take minutes over it).
+pub fn parse_value(text: &str) -> Result<Value, String> {
+    let mut json = serde_json::Deserializer::from_str(text);
+    let json_error =
+        match kcel::value::from_document(&mut json).and_then(|v| json.end().map(|()| v)) {
+            Ok(value) => return Ok(value),
+            Err(e) => e,
+        };
+    let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
+    if looks_like_json
+        && json_error
+            .to_string()
+            .starts_with("recursion limit exceeded")
+    {
+        return Err(format!("invalid JSON: {json_error}"));
+    }
+    match kcel::value::from_document(serde_norway::Deserializer::from_str(text)) {
+        Ok(value) => Ok(value),
+        Err(yaml_error) => {
+            if looks_like_json {
+                Err(format!("invalid JSON: {json_error}"))
+            } else {
+                Err(format!("invalid YAML: {yaml_error}"))
+            }
+        }
+    }
+}
+
+/// Whether a file is JSON rather than YAML, as kubectl decides it
+/// (`NewYAMLOrJSONDecoder`): it starts, after white space, with `{`. Such text is read as a
+/// stream of JSON objects only (JSON's escapes, such as surrogate pairs, are not YAML's),
+/// never re-read as YAML.
+fn looks_like_json(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+}
+
+/// Every document of a text: a stream of JSON values, or YAML documents separated by `---`
+/// (empty and comment-only ones skipped).
+pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
+    if looks_like_json(text) {
+        return serde_json::Deserializer::from_str(text)
+            .into_iter::<serde_json::Value>()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("invalid JSON: {e}"));
+    }
+    let mut documents = Vec::new();
+    for document in serde_norway::Deserializer::from_str(text) {
+        let value =
+            serde_json::Value::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
+        if !value.is_null() {
+            documents.push(value);
+        }
+    }
+    Ok(documents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_and_yaml_documents() {
+        assert_eq!(parse_value("[1, 2.5]").unwrap().to_string(), "[1, 2.5]");
+        assert_eq!(
+            parse_value("a: 1\nb: [x, true]\n").unwrap().to_string(),
+            "{\"a\": 1, \"b\": [\"x\", true]}"
+        );
+        assert_eq!(parse_value("1: one").unwrap().to_string(), "{1: \"one\"}");
+        assert!(
+            parse_value("{\"a\": 1")
+                .unwrap_err()
+                .starts_with("invalid JSON")
+        );
+        assert!(
+            parse_value("a: [1")
+                .unwrap_err()
+                .starts_with("invalid YAML")
+        );
+    }
+
+    #[test]
+    fn manifests_as_kubectl_reads_them() {
+        let docs = parse_manifests("a: 1\n---\n# only a comment\n---\nb: 2\n---\n").unwrap();
+        assert_eq!(
+            docs,
+            [serde_json::json!({"a": 1}), serde_json::json!({"b": 2})]
+        );
+        let json = parse_manifests("{\"s\": \"\\uD83D\\uDC51\"} {\"t\": 1}").unwrap();
+        assert_eq!(json[0]["s"], "\u{1F451}");
+        assert_eq!(json.len(), 2);
+        assert!(
+            parse_manifests("{a: 1}")
+                .unwrap_err()
+                .starts_with("invalid JSON")
+        );
+    }
+}
