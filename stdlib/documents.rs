@@ -64,6 +64,30 @@ pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
     Ok(documents)
 }
 
+/// The objects of a text of manifests ([`parse_manifests`]): a `kind: List` (or a `*List`
+/// with `items`) stands for its items, as kubectl reads it.
+pub fn parse_objects(text: &str) -> Result<Vec<serde_json::Value>, String> {
+    Ok(list_items(parse_manifests(text)?))
+}
+
+/// Documents with every `kind: List` (or `*List` with `items`) replaced by its items.
+pub fn list_items(documents: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+    use serde_json::Value as Json;
+    let mut out = Vec::with_capacity(documents.len());
+    for mut document in documents {
+        let is_list = document
+            .get("kind")
+            .and_then(Json::as_str)
+            .is_some_and(|k| k.ends_with("List"))
+            && document.get("items").is_some_and(Json::is_array);
+        match document.get_mut("items").map(Json::take) {
+            Some(Json::Array(items)) if is_list => out.extend(items),
+            _ => out.push(document),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

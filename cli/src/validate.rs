@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use kcel_stdlib::documents::list_items;
 use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, Outcome};
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -82,24 +83,6 @@ fn identity(object: &Json) -> (&str, &str) {
     (field("namespace"), field("name"))
 }
 
-/// The objects of a file's documents: a `kind: List` (or `*List` with `items`) stands for
-/// its items, as kubectl reads it.
-fn objects_of(documents: Vec<Json>) -> Vec<Json> {
-    let mut out = Vec::with_capacity(documents.len());
-    for mut document in documents {
-        let is_list = document
-            .get("kind")
-            .and_then(Json::as_str)
-            .is_some_and(|k| k.ends_with("List"))
-            && document.get("items").is_some_and(Json::is_array);
-        match document.get_mut("items").map(Json::take) {
-            Some(Json::Array(items)) if is_list => out.extend(items),
-            _ => out.push(document),
-        }
-    }
-    out
-}
-
 /// Runs the command; see the module docs.
 pub fn run(
     crd: &Path,
@@ -117,7 +100,7 @@ pub fn run(
     };
     // Old objects, paired with objects by namespace and name.
     let old = match old.map(read_documents).transpose() {
-        Ok(o) => objects_of(o.unwrap_or_default()),
+        Ok(o) => list_items(o.unwrap_or_default()),
         Err(e) => return usage(&e),
     };
     // Every input is read (and matched with a version) before anything is printed.
@@ -127,7 +110,7 @@ pub fn run(
             Ok(d) => d,
             Err(e) => return usage(&e),
         };
-        for object in objects_of(documents) {
+        for object in list_items(documents) {
             if let Err(e) = crd.version_of(&object) {
                 let (_, name) = identity(&object);
                 return usage(&format!("'{}': object {name:?}: {e}", path.display()));

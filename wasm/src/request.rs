@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kcel::registry::Library;
 use kcel::{Key, Value};
-use kcel_stdlib::documents::parse_value;
+use kcel_stdlib::documents::{parse_objects, parse_value};
 use kcel_stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use kcel_stdlib::kubernetes::presets::{KUBERNETES_LATEST, Mode};
 use serde::Deserialize;
@@ -223,27 +223,9 @@ pub fn one_document(what: &str, text: &str) -> Result<Json, Rejection> {
         .map_err(|e| input(format!("{what}: not valid YAML or JSON: {e}")))
 }
 
-/// The objects of a text: every YAML document (empty ones skipped), a `kind: List` (or
-/// `*List` with `items`) standing for its items, as kubectl reads manifests.
+/// The objects of a text of manifests, as kubectl reads them (documents, Lists).
 pub fn objects(what: &str, text: &str) -> Result<Vec<Json>, Rejection> {
-    let mut out = Vec::new();
-    for document in serde_norway::Deserializer::from_str(text) {
-        let mut document = Json::deserialize(document)
-            .map_err(|e| input(format!("{what}: not valid YAML or JSON: {e}")))?;
-        let is_list = document
-            .get("kind")
-            .and_then(Json::as_str)
-            .is_some_and(|k| k.ends_with("List"))
-            && document.get("items").is_some_and(Json::is_array);
-        if is_list {
-            if let Some(Json::Array(items)) = document.get_mut("items").map(Json::take) {
-                out.extend(items);
-            }
-        } else if !document.is_null() {
-            out.push(document);
-        }
-    }
-    Ok(out)
+    parse_objects(text).map_err(|e| input(format!("{what}: {e}")))
 }
 
 /// A suite's authorizer: `"allow"`, `"deny"`, or a rule list `{"rules": [...]}` given as
