@@ -183,7 +183,9 @@ pub struct SchemaArgs {
 /// Options for planning and running programs.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct ProgramArgs {
-    /// Stop evaluation with an error (exit status 4) once its actual cost passes N.
+    /// Stop evaluation with an error (exit status 4) once its actual cost passes N (default:
+    /// 1000000, Kubernetes' per-call limit, in Kubernetes' environment; 100000000 in the
+    /// plain one); 0 for no limit.
     #[arg(long, value_name = "N")]
     pub cost_limit: Option<u64>,
     /// No constant folding or precomputation (like cel-go without OptOptimize).

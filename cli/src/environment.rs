@@ -31,14 +31,26 @@ pub fn base(choice: EnvChoice, libraries: &[LibrarySpec], container: Option<&str
     env
 }
 
-/// The program options for `--env`, `--cost-limit` and `--no-optimize` (Kubernetes'
-/// environment has its 1,000,000 per-call limit unless `--cost-limit` says otherwise).
+/// The cost limit of the plain CEL environment unless `--cost-limit` says otherwise: about
+/// a third of a second of evaluation, so that no expression runs away.
+pub const DEFAULT_CEL_COST_LIMIT: u64 = 100_000_000;
+
+/// The program options for `--env`, `--cost-limit` and `--no-optimize`: Kubernetes'
+/// environment has its 1,000,000 per-call limit and the plain one
+/// [`DEFAULT_CEL_COST_LIMIT`] unless `--cost-limit` says otherwise (0: none).
 pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions {
     let kind = choice.env;
-    let default_limit = (kind == EnvKind::Kubernetes).then_some(KUBERNETES_COST_LIMIT);
+    let default_limit = match kind {
+        EnvKind::Kubernetes => KUBERNETES_COST_LIMIT,
+        EnvKind::Cel => DEFAULT_CEL_COST_LIMIT,
+    };
     ProgramOptions {
         optimize: !args.no_optimize,
-        cost_limit: args.cost_limit.or(default_limit),
+        cost_limit: match args.cost_limit {
+            Some(0) => None,
+            Some(limit) => Some(limit),
+            None => Some(default_limit),
+        },
         // Kubernetes charges nothing for `has()`; cel-go charges 1.
         presence_test_cost: kind == EnvKind::Cel,
         memory_limit: match args.memory_limit {
