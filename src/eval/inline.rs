@@ -8,52 +8,13 @@ use std::cmp::Ordering;
 
 use crate::cost::CallCost;
 use crate::error::{EvalError, EvalResult};
-use crate::eval::plan::Field;
-use crate::eval::time_tree::Time;
+use crate::eval::node::{Field, Inline, Operator, Time};
 use crate::registry::Overload;
 use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
 use crate::syntax::ast::op;
 use crate::value::Value;
 use crate::value::str_eq;
-
-/// A binary operator with an inline evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Operator {
-    Equals,
-    NotEquals,
-    Less,
-    LessEquals,
-    Greater,
-    GreaterEquals,
-    Add,
-    Subtract,
-    Multiply,
-    Divide,
-    Modulo,
-    /// `key in map`.
-    In,
-    /// `map[key]`.
-    Index,
-}
-
-/// An operator and the operand kinds it is evaluated inline for.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Inline {
-    op: Operator,
-    ints: bool,
-    strings: bool,
-    /// A string key and a map (for `in` and indexing).
-    keyed: bool,
-    /// A list and an int index.
-    indexed: bool,
-    /// Two timestamps (compared).
-    timestamps: bool,
-    /// Two durations (compared).
-    durations: bool,
-    /// Two bools (tested for equality).
-    bools: bool,
-}
 
 impl Operator {
     /// The operator a function name stands for, if it has an inline form.

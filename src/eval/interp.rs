@@ -8,12 +8,11 @@ use std::sync::Arc;
 
 use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
 use crate::error::{EvalError, EvalResult};
-use crate::eval::plan::{
+use crate::eval::node::{
     BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
     MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
-    StringTestNode,
+    StringTestNode, Time, TimeNode, TimeOverloads, call_args,
 };
-use crate::eval::time_tree::time_tree;
 use crate::registry::{Implementation, Overload};
 use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
@@ -2010,4 +2009,65 @@ fn poll(iteration: usize, interrupted: &Interrupt) -> Result<(), EvalError> {
         return Err(EvalError::new("operation interrupted"));
     }
     Ok(())
+}
+
+/// A comparison of timestamps or durations (see [`BinaryNode::time_tree`]) worked out in
+/// place and charged; `None` (nothing charged) where the node-by-node evaluation must do
+/// it. Memos it fills hold what converting again would give, so that evaluation reads
+/// them as it would its own.
+#[inline(never)]
+pub(crate) fn time_tree(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
+    let operands_cost = node.time_tree?;
+    let a = time_operand(&node.lhs, frame.slots)?;
+    let b = time_operand(&node.rhs, frame.slots)?;
+    let (holds, cost) = node.inline.test_times(a, b)?;
+    charge_within(&mut frame.cost, frame.limit, operands_cost + cost)?;
+    Some(holds)
+}
+
+/// An operand of a time tree: a [`Node::Time`] worked out, or a value read in place (here,
+/// so that only calls cost a call).
+#[inline(always)]
+fn time_operand(node: &Node, slots: &mut [SlotContent<'_>]) -> Option<Time> {
+    match node {
+        Node::Time(t) => time_call(t, slots),
+        other => Time::of(peek(other, slots)?),
+    }
+}
+
+/// The value of the call a [`TimeNode`] holds: read from its memo when that is filled,
+/// else worked out (and the memo filled).
+#[inline(never)]
+fn time_call(t: &TimeNode, slots: &mut [SlotContent<'_>]) -> Option<Time> {
+    let Node::Memo { slot, node } = &t.call else {
+        return time_apply(t.overloads, call_args(&t.call)?, slots);
+    };
+    let (value, cost) = (*slot as usize, *slot as usize + 1);
+    if let Ok(Value::Uint(_)) = slots[cost].get() {
+        return Time::of(slots[value].get().ok()?);
+    }
+    let charged = t.cost?;
+    let v = time_apply(t.overloads, call_args(node)?, slots)?;
+    slots[value] = SlotContent::Result(Ok(v.into()));
+    slots[cost] = SlotContent::Result(Ok(Value::Uint(charged)));
+    Some(v)
+}
+
+/// `overloads` applied to `args` worked out in place.
+#[inline(always)]
+fn time_apply(
+    overloads: TimeOverloads,
+    args: &[Node],
+    slots: &mut [SlotContent<'_>],
+) -> Option<Time> {
+    match args {
+        [Node::Time(inner)] => overloads.convert(&time_call(inner, slots)?.into()),
+        [a] => overloads.convert(peek(a, slots)?),
+        [a, b] => {
+            let x = time_operand(a, slots)?;
+            let y = time_operand(b, slots)?;
+            overloads.arithmetic(x, y)
+        }
+        _ => None,
+    }
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod inline;
 pub(crate) mod interp;
+pub(crate) mod node;
 pub(crate) mod plan;
 pub(crate) mod shared_paths;
 pub(crate) mod time_tree;

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crate::eval::plan::{Field, Node, PathCache, PathNode, Slot};
+use crate::eval::node::{Field, Node, PathCache, PathNode, Slot};
 
 /// How many selections sharing a prefix must save per evaluation to pay for walking it
 /// up front and storing its value (measured on the benchmark workload: storing the value

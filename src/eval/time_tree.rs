@@ -4,30 +4,21 @@
 //! else (another operand kind, a failing conversion, the cost limit) leaves the comparison
 //! to the node-by-node evaluation, which starts over and reports what went wrong where.
 
-use chrono::TimeDelta;
-
 use crate::cost::CallCost;
-use crate::eval::interp::{Frame, SlotContent, charge_within, peek, read_cost};
-use crate::eval::plan::{BinaryNode, Node};
+use crate::eval::interp::read_cost;
+use crate::eval::node::{Node, Time, TimeNode, TimeOverloads, call_args};
 use crate::registry::{Implementation, Overload};
 use crate::standard::conversions::{duration_of_text, timestamp_of_text};
 use crate::standard::time::{
     duration_difference, duration_sum, timestamp_difference, timestamp_minus, timestamp_plus,
 };
 use crate::standard::timestamp_text;
-use crate::value::{Timestamp, Value};
-
-/// A timestamp or a duration: what a time tree computes with.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Time {
-    Timestamp(Timestamp),
-    Duration(TimeDelta),
-}
+use crate::value::Value;
 
 impl Time {
     /// The timestamp or duration `v` holds.
     #[inline]
-    fn of(v: &Value) -> Option<Time> {
+    pub(crate) fn of(v: &Value) -> Option<Time> {
         match v {
             Value::Timestamp(t) => Some(Time::Timestamp(*t)),
             Value::Duration(d) => Some(Time::Duration(*d)),
@@ -44,10 +35,6 @@ impl From<Time> for Value {
         }
     }
 }
-
-/// The standard timestamp and duration overloads among a call's candidates, as bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TimeOverloads(u16);
 
 impl TimeOverloads {
     /// The overload ids, bit `i` standing for `IDS[i]`.
@@ -124,7 +111,7 @@ impl TimeOverloads {
 
     /// A conversion of `v` (`timestamp(v)`, `duration(v)`), where one of these overloads
     /// applies and succeeds.
-    fn convert(self, v: &Value) -> Option<Time> {
+    pub(crate) fn convert(self, v: &Value) -> Option<Time> {
         match v {
             Value::String(s) if self.has(Self::STRING_TO_TIMESTAMP) => {
                 timestamp_of_text(s).ok().map(Time::Timestamp)
@@ -146,7 +133,7 @@ impl TimeOverloads {
     }
 
     /// `a + b` or `a - b`, where one of these overloads applies and succeeds.
-    fn arithmetic(self, a: Time, b: Time) -> Option<Time> {
+    pub(crate) fn arithmetic(self, a: Time, b: Time) -> Option<Time> {
         use Time::{Duration as D, Timestamp as T};
         let result = match (a, b) {
             (T(x), T(y)) if self.has(Self::SUBTRACT_TIMESTAMP_TIMESTAMP) => {
@@ -167,19 +154,6 @@ impl TimeOverloads {
     }
 }
 
-/// A call of standard timestamp and duration conversions or arithmetic (see
-/// [`TimeOverloads::of`]): the payload of a [`Node::Time`].
-#[derive(Debug)]
-pub(crate) struct TimeNode {
-    /// The call (a [`Node::Call`] or [`Node::Dispatch`], possibly in a [`Node::Memo`]),
-    /// evaluated node by node where the time tree does not apply.
-    pub call: Node,
-    pub overloads: TimeOverloads,
-    /// What evaluating the call node by node charges when it succeeds, its arguments
-    /// included; `None` when an argument is not one a time tree works out.
-    pub cost: Option<u64>,
-}
-
 impl TimeNode {
     /// `call` (of overloads `overloads`, at `fixed_cost` each) with its cost worked out.
     pub fn new(call: Node, overloads: TimeOverloads, fixed_cost: u64) -> TimeNode {
@@ -195,81 +169,11 @@ impl TimeNode {
     }
 }
 
-/// The arguments of the call a [`TimeNode`] holds (or its memo).
-#[inline(always)]
-fn call_args(call: &Node) -> Option<&[Node]> {
-    let call = match call {
-        Node::Memo { node, .. } => node,
-        other => other,
-    };
-    match call {
-        Node::Call { args, .. } | Node::Dispatch { args, .. } => Some(args),
-        _ => None,
-    }
-}
-
 /// What evaluating an operand of a time tree node by node charges when it succeeds; `None`
 /// for an operand a time tree cannot work out.
 pub(crate) fn operand_cost(node: &Node) -> Option<u64> {
     match node {
         Node::Time(t) => t.cost,
         other => read_cost(other),
-    }
-}
-
-/// A comparison of timestamps or durations (see [`BinaryNode::time_tree`]) worked out in
-/// place and charged; `None` (nothing charged) where the node-by-node evaluation must do
-/// it. Memos it fills hold what converting again would give, so that evaluation reads
-/// them as it would its own.
-#[inline(never)]
-pub(crate) fn time_tree(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
-    let operands_cost = node.time_tree?;
-    let a = operand(&node.lhs, frame.slots)?;
-    let b = operand(&node.rhs, frame.slots)?;
-    let (holds, cost) = node.inline.test_times(a, b)?;
-    charge_within(&mut frame.cost, frame.limit, operands_cost + cost)?;
-    Some(holds)
-}
-
-/// An operand of a time tree: a [`Node::Time`] worked out, or a value read in place (here,
-/// so that only calls cost a call).
-#[inline(always)]
-fn operand(node: &Node, slots: &mut [SlotContent<'_>]) -> Option<Time> {
-    match node {
-        Node::Time(t) => call(t, slots),
-        other => Time::of(peek(other, slots)?),
-    }
-}
-
-/// The value of the call a [`TimeNode`] holds: read from its memo when that is filled,
-/// else worked out (and the memo filled).
-#[inline(never)]
-fn call(t: &TimeNode, slots: &mut [SlotContent<'_>]) -> Option<Time> {
-    let Node::Memo { slot, node } = &t.call else {
-        return apply(t.overloads, call_args(&t.call)?, slots);
-    };
-    let (value, cost) = (*slot as usize, *slot as usize + 1);
-    if let Ok(Value::Uint(_)) = slots[cost].get() {
-        return Time::of(slots[value].get().ok()?);
-    }
-    let charged = t.cost?;
-    let v = apply(t.overloads, call_args(node)?, slots)?;
-    slots[value] = SlotContent::Result(Ok(v.into()));
-    slots[cost] = SlotContent::Result(Ok(Value::Uint(charged)));
-    Some(v)
-}
-
-/// `overloads` applied to `args` worked out in place.
-#[inline(always)]
-fn apply(overloads: TimeOverloads, args: &[Node], slots: &mut [SlotContent<'_>]) -> Option<Time> {
-    match args {
-        [Node::Time(inner)] => overloads.convert(&call(inner, slots)?.into()),
-        [a] => overloads.convert(peek(a, slots)?),
-        [a, b] => {
-            let x = operand(a, slots)?;
-            let y = operand(b, slots)?;
-            overloads.arithmetic(x, y)
-        }
-        _ => None,
     }
 }
