@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::error::location;
-use crate::{EvalError, Issues, Program};
+use crate::{Ast, Env, EvalError, Issues, Program, ProgramOptions};
 
 /// Where in the pipeline an expression failed.
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +89,25 @@ impl Failure {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+/// Parses, type-checks and plans `source` in `env`, a failure reported with the phase it
+/// happened in (what the CLI, the playground and the server all do with an expression).
+pub fn compile(
+    env: &Env,
+    source: &str,
+    options: &ProgramOptions,
+) -> Result<(Ast, Program), Failure> {
+    let parsed = env
+        .parse(source)
+        .map_err(|i| Failure::from_issues(Phase::Parse, &i))?;
+    let checked = env
+        .check(&parsed)
+        .map_err(|i| Failure::from_issues(Phase::Check, &i))?;
+    let program = env
+        .program_with(&checked, options.clone())
+        .map_err(|i| Failure::from_issues(Phase::Program, &i))?;
+    Ok((checked, program))
 }
 
 #[cfg(test)]

@@ -88,6 +88,18 @@ pub fn list_items(documents: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
     out
 }
 
+/// An object's `metadata.namespace` and `metadata.name` (empty when absent): how
+/// manifests are paired (an update's old object) and named in messages.
+pub fn namespace_and_name(object: &serde_json::Value) -> (&str, &str) {
+    let field = |f: &str| {
+        object
+            .pointer(&format!("/metadata/{f}"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+    };
+    (field("namespace"), field("name"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

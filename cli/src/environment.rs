@@ -1,13 +1,12 @@
 //! Builds the compilation environment from the options and compiles expressions phase by
 //! phase, so that each failure knows whether it came from parsing, checking or planning.
 
-use kcel::{Ast, Env, Program, ProgramOptions};
+use kcel::{Env, ProgramOptions};
 
 use kcel_stdlib::kubernetes::presets::{KUBERNETES_COST_LIMIT, Mode};
 
 use crate::args::{EnvChoice, EnvKind, ModeArg, ProgramArgs};
 use crate::libraries::LibrarySpec;
-use kcel::report::{Failure, Phase};
 
 /// The base environment for `--env`, `--k8s-version`, `--mode`, `--lib` and
 /// `--container`, without variables.
@@ -71,22 +70,4 @@ pub fn printable(value: &kcel::Value, options: &ProgramOptions) -> Result<(), kc
         )),
         _ => Ok(()),
     }
-}
-
-/// Parses, type-checks and plans an expression.
-pub fn compile(
-    env: &Env,
-    source: &str,
-    options: &ProgramOptions,
-) -> Result<(Ast, Program), Failure> {
-    let parsed = env
-        .parse(source)
-        .map_err(|i| Failure::from_issues(Phase::Parse, &i))?;
-    let checked = env
-        .check(&parsed)
-        .map_err(|i| Failure::from_issues(Phase::Check, &i))?;
-    let program = env
-        .program_with(&checked, options.clone())
-        .map_err(|i| Failure::from_issues(Phase::Program, &i))?;
-    Ok((checked, program))
 }

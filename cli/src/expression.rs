@@ -80,7 +80,7 @@ pub fn eval(
         }
     }
     let options = environment::program_options(args.env, program_args);
-    let (ast, program) = match environment::compile(&env, expr, &options) {
+    let (ast, program) = match kcel::report::compile(&env, expr, &options) {
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };
@@ -135,7 +135,7 @@ pub fn check(expr: &str, args: &EnvArgs, schema_args: &SchemaArgs, format: Forma
         }
     }
     let options = environment::program_options(args.env, &ProgramArgs::default());
-    let (ast, _) = match environment::compile(&env, expr, &options) {
+    let (ast, _) = match kcel::report::compile(&env, expr, &options) {
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };

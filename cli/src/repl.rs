@@ -180,7 +180,7 @@ impl Session {
     /// checked type and the actual cost.
     fn evaluate(&self, source: &str) -> Result<(Value, Type, u64), ()> {
         let colour = stderr_colour();
-        let (ast, program) = environment::compile(&self.env(), source, &self.options)
+        let (ast, program) = kcel::report::compile(&self.env(), source, &self.options)
             .map_err(|f| eprintln!("{}", f.to_text(colour)))?;
         let (result, details) = program.eval_with_details(&self.values);
         let value = result

@@ -7,7 +7,6 @@
 
 use std::path::Path;
 
-use kcel_stdlib::documents::list_items;
 use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, Outcome};
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -15,6 +14,7 @@ use serde_json::Value as Json;
 use crate::args::Format;
 use crate::input::{read_document, read_documents};
 use crate::output::{Status, machine, usage};
+use kcel_stdlib::documents::{list_items, namespace_and_name};
 
 /// The `-o json` shape: `{"valid": B, "objects": [...]}`.
 #[derive(Serialize)]
@@ -72,17 +72,6 @@ struct Input {
     object: Json,
 }
 
-/// `metadata.namespace` and `metadata.name` (empty when absent).
-fn identity(object: &Json) -> (&str, &str) {
-    let field = |f: &str| {
-        object
-            .pointer(&format!("/metadata/{f}"))
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-    };
-    (field("namespace"), field("name"))
-}
-
 /// Runs the command; see the module docs.
 pub fn run(
     crd: &Path,
@@ -112,7 +101,7 @@ pub fn run(
         };
         for object in list_items(documents) {
             if let Err(e) = crd.version_of(&object) {
-                let (_, name) = identity(&object);
+                let (_, name) = namespace_and_name(&object);
                 return usage(&format!("'{}': object {name:?}: {e}", path.display()));
             }
             inputs.push(Input {
@@ -122,8 +111,11 @@ pub fn run(
         }
     }
     for o in &old {
-        if !inputs.iter().any(|i| identity(&i.object) == identity(o)) {
-            let (namespace, name) = identity(o);
+        if !inputs
+            .iter()
+            .any(|i| namespace_and_name(&i.object) == namespace_and_name(o))
+        {
+            let (namespace, name) = namespace_and_name(o);
             eprintln!("Warning: --old: {namespace}/{name} matches no object");
         }
     }
@@ -132,8 +124,10 @@ pub fn run(
         objects: Vec::with_capacity(inputs.len()),
     };
     for input in &inputs {
-        let (namespace, name) = identity(&input.object);
-        let old = old.iter().find(|o| identity(o) == (namespace, name));
+        let (namespace, name) = namespace_and_name(&input.object);
+        let old = old
+            .iter()
+            .find(|o| namespace_and_name(o) == (namespace, name));
         let outcome = match crd.validate(&input.object, old) {
             Ok(outcome) => outcome,
             Err(CrdError::Schema { version, errors }) => {

@@ -15,9 +15,10 @@ mod request;
 use std::collections::HashMap;
 
 use kcel::cost::NoSizes;
-use kcel::report::{Failure, FailureReport, Phase};
+use kcel::report::{Failure, FailureReport};
 use kcel::value::Natural;
-use kcel::{Ast, Env, Program, ProgramOptions, Type, Value};
+use kcel::{Ast, Env, ProgramOptions, Type, Value};
+use kcel_stdlib::documents::namespace_and_name;
 use kcel_stdlib::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, validate_binding,
@@ -52,7 +53,7 @@ pub fn check(request: &str) -> String {
                 env.declare(name, Type::Dyn);
             }
         }
-        let (ast, _) = compile(&env, &req.expression, &req.env.options(None))?;
+        let (ast, _) = kcel::report::compile(&env, &req.expression, &req.env.options(None))?;
         let (min, max) = estimate(&env, &ast);
         Ok(json!({
             "type": ast.output_type().unwrap_or(&Type::Dyn).to_string(),
@@ -90,7 +91,8 @@ pub fn evaluate(request: &str) -> String {
             };
             values.insert(name, value);
         }
-        let (ast, program) = compile(&env, &req.expression, &req.env.options(req.cost_limit))?;
+        let (ast, program) =
+            kcel::report::compile(&env, &req.expression, &req.env.options(req.cost_limit))?;
         let (min, max) = estimate(&env, &ast);
         let (result, details) = program.eval_with_details(&values);
         let value = result.map_err(|e| Failure::from_eval(&program, &e))?;
@@ -151,13 +153,15 @@ pub fn validate_crd(request: &str) -> String {
         };
         for object in &objects {
             crd.version_of(object)
-                .map_err(|e| input(format!("object {:?}: {e}", identity(object).1)))?;
+                .map_err(|e| input(format!("object {:?}: {e}", namespace_and_name(object).1)))?;
         }
         let mut valid = true;
         let mut reports = Vec::with_capacity(objects.len());
         for object in &objects {
-            let (namespace, name) = identity(object);
-            let old = old.iter().find(|o| identity(o) == (namespace, name));
+            let (namespace, name) = namespace_and_name(object);
+            let old = old
+                .iter()
+                .find(|o| namespace_and_name(o) == (namespace, name));
             let outcome = match crd.validate(object, old) {
                 Ok(outcome) => outcome,
                 Err(CrdError::Schema { version, errors }) => {
@@ -292,20 +296,6 @@ fn declare(
     Ok(types)
 }
 
-/// Parses, type-checks and plans, each failure with its phase (as the CLI compiles).
-fn compile(env: &Env, source: &str, options: &ProgramOptions) -> Result<(Ast, Program), Failure> {
-    let parsed = env
-        .parse(source)
-        .map_err(|i| Failure::from_issues(Phase::Parse, &i))?;
-    let checked = env
-        .check(&parsed)
-        .map_err(|i| Failure::from_issues(Phase::Check, &i))?;
-    let program = env
-        .program_with(&checked, options.clone())
-        .map_err(|i| Failure::from_issues(Phase::Program, &i))?;
-    Ok((checked, program))
-}
-
 /// cel-go's estimated cost range with variable sizes unknown.
 fn estimate(env: &Env, ast: &Ast) -> (u64, u64) {
     env.estimate_cost(ast, &NoSizes)
@@ -348,17 +338,6 @@ impl EnvRequest {
             ..ProgramOptions::default()
         }
     }
-}
-
-/// `metadata.namespace` and `metadata.name` (empty when absent).
-fn identity(object: &Json) -> (&str, &str) {
-    let field = |f: &str| {
-        object
-            .pointer(&format!("/metadata/{f}"))
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-    };
-    (field("namespace"), field("name"))
 }
 
 /// A field error as Kubernetes' status cause.
