@@ -13,6 +13,9 @@
 //! Kubernetes does not validate). Properties are visited in name order, where upstream
 //! visits Go maps in random order.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
 use serde_json::Value as J;
 
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
@@ -441,14 +444,14 @@ fn string(text: &str, s: &Schema, path: &str) -> Outcome {
         }
     }
     if !s.pattern.is_empty() {
-        match kcel::standard::strings::compile_regex(&s.pattern) {
-            Err(e) => {
+        match pattern(&s.pattern) {
+            Err(message) => {
                 return only(other(
                     path,
                     go_quote(text),
                     format!(
-                        "{path} in body should match '{}, but pattern is invalid: {}'",
-                        s.pattern, e.message
+                        "{path} in body should match '{}, but pattern is invalid: {message}'",
+                        s.pattern
                     ),
                 ));
             }
@@ -464,6 +467,29 @@ fn string(text: &str, s: &Schema, path: &str) -> Outcome {
     }
     Outcome::default()
 }
+
+/// A schema's `pattern` compiled with Go's RE2 syntax, once per process (schemas are
+/// validated against on every write): kube-openapi compiles each pattern once too (its
+/// `compileRegexp` cache). At most [`MAX_PATTERNS`] are kept.
+fn pattern(source: &str) -> Result<regex::Regex, String> {
+    static CACHE: LazyLock<Mutex<HashMap<String, Result<regex::Regex, String>>>> =
+        LazyLock::new(Mutex::default);
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(compiled) = cache.get(source) {
+        return compiled.clone();
+    }
+    let compiled = kcel::standard::strings::compile_regex(source).map_err(|e| e.into_message());
+    if cache.len() >= MAX_PATTERNS {
+        cache.clear();
+    }
+    cache.insert(source.to_string(), compiled.clone());
+    compiled
+}
+
+/// How many compiled patterns [`pattern`] keeps.
+const MAX_PATTERNS: usize = 1024;
 
 /// Go's `%v` of a float64 bound.
 fn bound(f: f64) -> String {
