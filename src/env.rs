@@ -200,11 +200,18 @@ impl Env {
     /// options (see [`Env::set_program_options`]; by default: optimizer on, no cost limit,
     /// and the environment's presence-test cost).
     pub fn program(&self, ast: &Ast) -> Result<Program, Issues> {
-        let options = ProgramOptions {
+        self.program_with(ast, self.program_options())
+    }
+
+    /// The options [`Env::program`] plans with: those of [`Env::set_program_options`],
+    /// with this environment's presence-test cost. To plan with one option changed (a cost
+    /// limit, [reference mode](ProgramOptions::reference)):
+    /// `env.program_with(&ast, ProgramOptions { reference: true, ..env.program_options() })`.
+    pub fn program_options(&self) -> ProgramOptions {
+        ProgramOptions {
             presence_test_cost: self.presence_test_cost,
             ..self.program_options.clone()
-        };
-        self.program_with(ast, options)
+        }
     }
 
     /// The options [`Env::program`] plans with (the presence-test cost always follows
@@ -266,7 +273,8 @@ impl Env {
         let is_declared = |name: &str| self.variables.contains_key(name);
         let env = PlanEnv {
             optimize: options.optimize,
-            memoize: options.optimize && memoize,
+            memoize: options.optimize && memoize && !options.reference,
+            reference: options.reference,
             registry: &self.registry,
             checked: ast.checked.as_deref().map(|(c, _)| c),
             is_declared: &is_declared,
@@ -345,6 +353,18 @@ pub struct ProgramOptions {
     /// affected. Default: 64 MiB ([`crate::budget::DEFAULT_MEMORY_LIMIT`]); `None`: no
     /// limit.
     pub memory_limit: Option<u64>,
+    /// Reference mode: plan and evaluate every node through the one generic path — each
+    /// call's arguments evaluated node by node into values and passed to its overload,
+    /// which is charged its declared cost — with every evaluation shortcut off (inline
+    /// operator kernels, int and time trees, in-place operand reads, string tests and
+    /// precompiled constant regexes, paths and shared path prefixes, memoized
+    /// conversions, `+` chains, in-place accumulators, specialised `!` and quantifier
+    /// loops, JSON read in place). What changes results or costs as cel-go does (the
+    /// optimizer's folding and set membership under `optimize`, lazy optional `or`,
+    /// `cel.@block`'s hidden cost) is kept. Results, errors and costs must be the same in
+    /// both modes; the test suites run in both to check that. Slow; for testing.
+    /// Default: off.
+    pub reference: bool,
 }
 
 impl Default for ProgramOptions {
@@ -355,6 +375,7 @@ impl Default for ProgramOptions {
             presence_test_cost: true,
             interrupt: None,
             memory_limit: Some(crate::budget::DEFAULT_MEMORY_LIMIT),
+            reference: false,
         }
     }
 }
@@ -367,6 +388,7 @@ impl std::fmt::Debug for ProgramOptions {
             .field("presence_test_cost", &self.presence_test_cost)
             .field("interrupt", &self.interrupt.is_some())
             .field("memory_limit", &self.memory_limit)
+            .field("reference", &self.reference)
             .finish()
     }
 }
@@ -406,6 +428,7 @@ impl Program {
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
+        frame.reference = self.options.reference;
         for input in &self.plan.inputs {
             frame.slots[input.slot as usize] = self.bind(input, activation);
         }
@@ -430,9 +453,16 @@ impl Program {
     fn bind<'a>(&self, input: &Input, activation: &'a dyn Activation) -> SlotContent<'a> {
         for name in &input.names {
             if let Some(v) = activation.resolve_ref(name) {
+                if self.options.reference {
+                    // Values, not JSON read in place.
+                    return SlotContent::Result(Ok(v.clone().materialize()));
+                }
                 return SlotContent::Borrowed(v);
             }
             if let Some(r) = activation.try_resolve(name) {
+                if self.options.reference {
+                    return SlotContent::Result(r.map(Value::materialize));
+                }
                 return SlotContent::Result(r);
             }
         }

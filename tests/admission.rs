@@ -1,7 +1,8 @@
 //! ValidatingAdmissionPolicy suites: each `tests/admission/*.yaml` holds a policy, its
 //! bindings, params and namespace, and requests with the exact expected decision. The
 //! suites run through `kcel_stdlib::kubernetes::suite`, the runner of `kcel test` (the format is documented
-//! there and in README).
+//! there and in README). Every suite runs twice: as planned, and in reference mode
+//! (`ProgramOptions::reference`, every evaluation shortcut off).
 
 use kcel_stdlib::kubernetes::suite::{Outcome, Suite};
 
@@ -15,13 +16,21 @@ fn run_suite(path: &std::path::Path) -> Vec<String> {
         Ok(Suite::Crd(_)) => return vec![format!("{}: not an admission suite", path.display())],
         Err(e) => return vec![format!("{}: bad suite: {e}", path.display())],
     };
-    suite
-        .run()
+    // Each suite twice: as planned, and in reference mode (no evaluation shortcut), which
+    // must give the same decisions, messages and costs.
+    [false, true]
         .into_iter()
-        .filter_map(|r| match r.outcome {
+        .flat_map(|reference| {
+            suite
+                .run_with(reference)
+                .into_iter()
+                .map(move |r| (reference, r))
+        })
+        .filter_map(|(reference, r)| match r.outcome {
             Outcome::Failed(m) => Some(format!(
-                "{} / {}:\n  {}",
+                "{}{} / {}:\n  {}",
                 path.display(),
+                if reference { " (reference mode)" } else { "" },
                 r.name,
                 m.iter()
                     .map(|m| m.to_string())

@@ -10,6 +10,11 @@
 //! reason must start with one of [`REASONS`]. `KCEL_BLESS=1` rewrites that file: passing
 //! entries are dropped, new failures are added with a reason derived from the test's
 //! content (or "not yet implemented").
+//!
+//! Every test that evaluates is also evaluated in reference mode
+//! (`ProgramOptions::reference`, every evaluation shortcut off), which must agree with the
+//! program under test value for value, error for error (with its position) and cost for
+//! cost; a disagreement fails the run whether or not the test is a listed skip.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -18,12 +23,15 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use kcel::registry::{Function, Overload};
-use kcel::{Env, Key, Map, Type, Value};
+use kcel::{Env, Key, Map, ProgramOptions, Type, Value};
 use serde_json::Value as Json;
 
 #[path = "support/block_macros.rs"]
 mod block_macros;
 use block_macros::{BLOCK_TEST_INDICES, block_test_library};
+#[path = "support/outcome.rs"]
+mod outcome;
+use outcome::outcome;
 #[path = "support/shared_data.rs"]
 mod shared_data;
 
@@ -60,6 +68,7 @@ fn main() {
     files.sort();
 
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    let (mut reference_compared, mut reference_failed) = (0, 0);
     let mut new_skips: BTreeMap<String, String> = BTreeMap::new();
     let mut seen = std::collections::HashSet::new();
     for path in &files {
@@ -91,7 +100,16 @@ fn main() {
                 };
                 *n += 1;
                 seen.insert(id.clone());
-                let outcome = run_test(test);
+                let mut reference = ReferenceRuns::default();
+                let outcome = run_test(test, &mut reference);
+                reference_compared += reference.compared;
+                for d in reference.disagreements {
+                    reference_failed += 1;
+                    println!(
+                        "REFERENCE MODE {id}\n    expr: {}\n    {d}",
+                        str_of(test, "expr")
+                    );
+                }
                 match (outcome, skips.get(&id)) {
                     (Ok(()), None) => p += 1,
                     (Ok(()), Some(reason)) => {
@@ -142,8 +160,14 @@ fn main() {
         println!("blessed: {} skips written to {SKIPS}", new_skips.len());
     }
 
+    println!(
+        "reference mode: {} agreed, {reference_failed} disagreed",
+        reference_compared - reference_failed
+    );
     println!("conformance: {passed} passed, {failed} failed, {skipped} skipped");
-    if !bless && (failed > 0 || !stale.is_empty() || !bad_reasons.is_empty()) {
+    if !bless
+        && (failed > 0 || reference_failed > 0 || !stale.is_empty() || !bad_reasons.is_empty())
+    {
         std::process::exit(1);
     }
 }
@@ -232,7 +256,14 @@ fn str_of<'a>(v: &'a Json, key: &str) -> &'a str {
 }
 
 /// Runs one test; `Err` describes the mismatch.
-fn run_test(test: &Json) -> Result<(), String> {
+/// How the reference-mode runs compared (see [`agrees_in_reference_mode`]).
+#[derive(Default)]
+struct ReferenceRuns {
+    compared: usize,
+    disagreements: Vec<String>,
+}
+
+fn run_test(test: &Json, reference: &mut ReferenceRuns) -> Result<(), String> {
     let mut env = Env::new();
     env.add_library(&kcel_stdlib::optional::optional(
         kcel_stdlib::optional::LATEST,
@@ -309,6 +340,10 @@ fn run_test(test: &Json) -> Result<(), String> {
         .program(&ast)
         .map_err(|e| format!("program error: {e}"))?;
     let result = program.eval(&bindings);
+    reference.compared += 1;
+    if let Err(e) = agrees_in_reference_mode(&env, &ast, &program, &bindings) {
+        reference.disagreements.push(e);
+    }
 
     let expected = if let Some(v) = test.get("value") {
         Some(decode_value(v)?)
@@ -331,6 +366,32 @@ fn run_test(test: &Json) -> Result<(), String> {
         (None, Err(_)) => Ok(()),
         (None, Ok(got)) => Err(format!("want an error, got {got}")),
     }
+}
+
+/// Every test runs a second time in reference mode (`ProgramOptions::reference`: no
+/// evaluation shortcut), which must give the same value or error (at the same position) and
+/// the same actual cost as the program under test.
+fn agrees_in_reference_mode(
+    env: &Env,
+    ast: &kcel::Ast,
+    program: &kcel::Program,
+    bindings: &HashMap<String, Value>,
+) -> Result<(), String> {
+    let options = ProgramOptions {
+        reference: true,
+        ..env.program_options()
+    };
+    let reference = env
+        .program_with(ast, options)
+        .map_err(|e| format!("reference mode: program error: {e}"))?;
+    let fast = outcome(program, bindings);
+    let slow = outcome(&reference, bindings);
+    if fast != slow {
+        return Err(format!(
+            "reference mode disagrees: {slow:?}, the program under test: {fast:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// Strict structural equality for results: types must match exactly (1 is not 1u), maps

@@ -907,14 +907,6 @@ fn runtime_costs_match_the_references() {
                 continue;
             }
         };
-        let options = ProgramOptions {
-            optimize: case.optimize,
-            cost_limit: case.limit,
-            presence_test_cost: case.presence_test_cost,
-            interrupt: None,
-            ..ProgramOptions::default()
-        };
-        let program = env.program_with(&ast, options).expect("plans");
         let json: serde_json::Value = serde_json::from_str(case.vars).expect("valid JSON");
         let mut vars: HashMap<String, Value> = json
             .as_object()
@@ -923,14 +915,31 @@ fn runtime_costs_match_the_references() {
             .map(|(k, v)| (k.clone(), Value::from(v)))
             .collect();
         vars.extend(extra_vars.into_iter().map(|(k, v)| (k.to_string(), v)));
-        let (result, details) = program.eval_with_details(&vars);
-        match (case.want, result) {
-            (Some(want), Ok(_)) if details.actual_cost == want => {}
-            (None, Err(e)) if e.message == kcel::cost::LIMIT_EXCEEDED => {}
-            (want, result) => failures.push(format!(
-                "{} [{}]: want {:?}, got cost {} with {:?}",
-                case.expr, case.source, want, details.actual_cost, result
-            )),
+        // Each case also in reference mode (no evaluation shortcut): the same cost.
+        for reference in [false, true] {
+            let options = ProgramOptions {
+                optimize: case.optimize,
+                cost_limit: case.limit,
+                presence_test_cost: case.presence_test_cost,
+                interrupt: None,
+                reference,
+                ..ProgramOptions::default()
+            };
+            let program = env.program_with(&ast, options).expect("plans");
+            let (result, details) = program.eval_with_details(&vars);
+            match (case.want, result) {
+                (Some(want), Ok(_)) if details.actual_cost == want => {}
+                (None, Err(e)) if e.message == kcel::cost::LIMIT_EXCEEDED => {}
+                (want, result) => failures.push(format!(
+                    "{} [{}]{}: want {:?}, got cost {} with {:?}",
+                    case.expr,
+                    case.source,
+                    if reference { " in reference mode" } else { "" },
+                    want,
+                    details.actual_cost,
+                    result
+                )),
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

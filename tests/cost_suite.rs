@@ -161,29 +161,34 @@ fn check(case: &Case) -> Result<(), String> {
         ));
     }
 
-    let options = ProgramOptions {
-        optimize: case.optimize,
-        cost_limit: case.limit,
-        presence_test_cost: case.presence_test_cost,
-        interrupt: None,
-        ..ProgramOptions::default()
-    };
-    let program = env
-        .program_with(&ast, options)
-        .map_err(|e| format!("plan error {e}"))?;
     let vars: HashMap<String, Value> = case
         .vars
         .iter()
         .map(|(name, src)| (name.to_string(), value_of(src)))
         .collect();
-    let (result, details) = program.eval_with_details(&vars);
-    match (case.cost, result) {
-        (Some(want), Ok(_)) if details.actual_cost == want => {}
-        (None, Err(e)) if e.message == kcel::cost::LIMIT_EXCEEDED => {}
-        (want, result) => problems.push(format!(
-            "runtime: want {want:?}, got cost {} with {result:?}",
-            details.actual_cost
-        )),
+    // Each case also in reference mode (no evaluation shortcut): the same cost.
+    for reference in [false, true] {
+        let options = ProgramOptions {
+            optimize: case.optimize,
+            cost_limit: case.limit,
+            presence_test_cost: case.presence_test_cost,
+            interrupt: None,
+            reference,
+            ..ProgramOptions::default()
+        };
+        let program = env
+            .program_with(&ast, options)
+            .map_err(|e| format!("plan error {e}"))?;
+        let (result, details) = program.eval_with_details(&vars);
+        let mode = if reference { " (reference mode)" } else { "" };
+        match (case.cost, result) {
+            (Some(want), Ok(_)) if details.actual_cost == want => {}
+            (None, Err(e)) if e.message == kcel::cost::LIMIT_EXCEEDED => {}
+            (want, result) => problems.push(format!(
+                "runtime{mode}: want {want:?}, got cost {} with {result:?}",
+                details.actual_cost
+            )),
+        }
     }
     if problems.is_empty() {
         Ok(())

@@ -40,12 +40,18 @@ fn run(path: &Path) -> Vec<String> {
         Ok(f) => f,
         Err(e) => return vec![e],
     };
-    fixture
-        .run()
+    // Each suite twice: as planned, and in reference mode (no evaluation shortcut), which
+    // must give the same field errors and costs.
+    [false, true]
         .into_iter()
-        .filter_map(|r| match r.outcome {
+        .flat_map(|reference| {
+            let results = fixture.run_with(reference);
+            results.into_iter().map(move |r| (reference, r))
+        })
+        .filter_map(|(reference, r)| match r.outcome {
             Outcome::Failed(m) => Some(format!(
-                "{name} / {}:\n  {}",
+                "{name}{} / {}:\n  {}",
+                if reference { " (reference mode)" } else { "" },
                 r.name,
                 m.iter()
                     .map(|m| m.to_string())
@@ -53,7 +59,9 @@ fn run(path: &Path) -> Vec<String> {
                     .join("\n  ")
             )),
             Outcome::Skipped(reason) => {
-                println!("skipped {name} / {}: {reason}", r.name);
+                if !reference {
+                    println!("skipped {name} / {}: {reason}", r.name);
+                }
                 None
             }
             Outcome::Passed => None,

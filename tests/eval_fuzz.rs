@@ -1,7 +1,8 @@
 //! Property tests: random well-formed expressions and random text must compile and evaluate
 //! (or fail) without panicking or overflowing the stack; and random expressions must
 //! evaluate alike over kcel values (read in place where the evaluator can) and over the same
-//! JSON read node by node.
+//! JSON read node by node, and alike in reference mode (`ProgramOptions::reference`: no
+//! evaluation shortcut, every call through its overloads).
 
 #[path = "support/outcome.rs"]
 mod outcome;
@@ -162,8 +163,56 @@ fn values_and_json_agree(src: &str) {
     );
 }
 
+/// Evaluates `src` as planned and in reference mode, parse-only and checked, over kcel values
+/// and over JSON, and asserts the same value, error (with its position) and cost; with a cost
+/// limit that stops it half-way, both stop with the limit's error (where the shortcuts check
+/// the limit differs, see `tests/in_place_operands.rs`).
+fn reference_mode_agrees(src: &str) {
+    let env = env();
+    let values = bindings();
+    let json = kcel::JsonActivation::new(std::sync::Arc::new(document()));
+    for ast in [env.compile(src), env.parse(src)].into_iter().flatten() {
+        let program = |limit: Option<u64>, reference: bool| {
+            let options = kcel::ProgramOptions {
+                cost_limit: limit,
+                reference,
+                ..Default::default()
+            };
+            env.program_with(&ast, options)
+        };
+        let (Ok(fast), Ok(reference)) = (program(None, false), program(None, true)) else {
+            assert!(
+                program(None, false).is_err() && program(None, true).is_err(),
+                "{src}"
+            );
+            continue;
+        };
+        let expected = outcome(&reference, &values);
+        assert_eq!(outcome(&fast, &values), expected, "{src}");
+        assert_eq!(outcome(&fast, &json), expected, "{src} over JSON");
+        assert_eq!(outcome(&reference, &json), expected, "{src} over JSON");
+        let limit = Some(expected.1 / 2);
+        if let (Ok(fast), Ok(reference)) = (program(limit, false), program(limit, true)) {
+            let stopped =
+                |o: &(String, u64)| o.0.starts_with("operation cancelled: actual cost limit");
+            let expected = outcome(&reference, &values);
+            let got = outcome(&fast, &values);
+            if stopped(&expected) {
+                assert!(stopped(&got), "{src} with cost limit {limit:?}: {got:?}");
+            } else {
+                assert_eq!(got, expected, "{src} with cost limit {limit:?}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn random_expressions_evaluate_alike_in_reference_mode(src in expr()) {
+        reference_mode_agrees(&src);
+    }
 
     #[test]
     fn random_expressions_evaluate_alike_over_values_and_json(src in expr()) {

@@ -79,19 +79,27 @@ fn run_one(env: &Env, row: &Row, want_true: bool) -> Result<(), String> {
             est.min, est.max, row.est.0, row.est.1
         ));
     }
-    let options = ProgramOptions {
-        optimize: false,
-        ..ProgramOptions::default()
-    };
-    let program = env.program_with(&ast, options).map_err(|e| e.to_string())?;
-    let (result, details) = program.eval_with_details(&inputs);
-    match result {
-        Ok(Value::Bool(true)) => {}
-        Ok(_) if !want_true => {}
-        other => problems.push(format!("result {other:?}, want true")),
-    }
-    if details.actual_cost != row.rt {
-        problems.push(format!("actual {}, want {}", details.actual_cost, row.rt));
+    // Each row also in reference mode (no evaluation shortcut): the same result and cost.
+    for reference in [false, true] {
+        let mode = if reference { " (reference mode)" } else { "" };
+        let options = ProgramOptions {
+            optimize: false,
+            reference,
+            ..ProgramOptions::default()
+        };
+        let program = env.program_with(&ast, options).map_err(|e| e.to_string())?;
+        let (result, details) = program.eval_with_details(&inputs);
+        match result {
+            Ok(Value::Bool(true)) => {}
+            Ok(_) if !want_true => {}
+            other => problems.push(format!("result{mode} {other:?}, want true")),
+        }
+        if details.actual_cost != row.rt {
+            problems.push(format!(
+                "actual{mode} {}, want {}",
+                details.actual_cost, row.rt
+            ));
+        }
     }
     if problems.is_empty() {
         Ok(())

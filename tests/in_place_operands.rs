@@ -158,3 +158,61 @@ fn operands_read_in_place_evaluate_as_node_by_node() {
     }
     assert!(compared > EXPRESSIONS.len());
 }
+
+/// Every expression above, in the Kubernetes environment and the plain one, against the
+/// same program in reference mode (`ProgramOptions::reference`: no shortcut, every call
+/// through its overloads, JSON converted to values first): the same value, the same error
+/// at the same node and the same actual cost, over kcel values and over JSON, without a
+/// cost limit and at every limit below the cost. Where a limit stops the evaluation, both
+/// must stop with the limit's error; the cost at which they stop may differ, as a shortcut
+/// charges a read in place (`x.a.b`: 3) at once where the node-by-node evaluation checks
+/// the limit after each step.
+#[test]
+fn shortcuts_evaluate_as_reference_mode() {
+    let mut kubernetes = kcel_stdlib::kubernetes::presets::kubernetes(
+        (1, 37),
+        kcel_stdlib::kubernetes::presets::Mode::NewExpressions,
+    );
+    kubernetes.declare("x", Type::Dyn);
+    let mut plain = kcel::Env::new();
+    plain.declare("x", Type::Dyn);
+    let doc = Arc::new(data());
+    let values = Bindings::new().with("x", Value::from(&doc["x"]));
+    let json = JsonActivation::new(doc.clone());
+    let stopped = |o: &(String, u64)| o.0.starts_with("operation cancelled: actual cost limit");
+    let mut compared = 0;
+    for env in [&kubernetes, &plain] {
+        for expr in EXPRESSIONS {
+            let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+            let program = |limit: Option<u64>, reference: bool| {
+                let options = ProgramOptions {
+                    cost_limit: limit,
+                    reference,
+                    ..env.program_options()
+                };
+                env.program_with(&ast, options).unwrap()
+            };
+            let (_, cost) = outcome(&program(None, true), &values);
+            for limit in (0..=cost).map(Some).chain([None]) {
+                let expected = outcome(&program(limit, true), &values);
+                let fast = program(limit, false);
+                for (input, activation) in [
+                    ("values", &values as &dyn kcel::Activation),
+                    ("JSON", &json),
+                ] {
+                    let got = outcome(&fast, activation);
+                    if stopped(&expected) {
+                        assert!(
+                            stopped(&got),
+                            "{expr} over {input}, limit {limit:?}: {got:?}"
+                        );
+                    } else {
+                        assert_eq!(got, expected, "{expr} over {input}, limit {limit:?}");
+                    }
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 2 * EXPRESSIONS.len());
+}

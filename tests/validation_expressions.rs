@@ -40,7 +40,7 @@ struct Case {
     skip: BTreeMap<String, String>,
 }
 
-fn validator(case: &Case, rule: &str) -> Result<Validator, String> {
+fn validator(case: &Case, rule: &str, reference: bool) -> Result<Validator, String> {
     let mut schema = case.schema.clone();
     // A CRD requires a message for a rule with line breaks (the validator ignores it).
     schema["x-kubernetes-validations"] = if rule.contains('\n') {
@@ -53,13 +53,20 @@ fn validator(case: &Case, rule: &str) -> Result<Validator, String> {
         &schema,
         CompileOptions {
             is_resource_root: case.is_root,
+            reference,
             ..CompileOptions::default()
         },
     ))
 }
 
-fn check_valid(case: &Case, rule: &str) -> Result<(), String> {
-    let v = validator(case, rule)?;
+/// Checks a rule as planned, then in reference mode (no evaluation shortcut).
+fn in_both_modes(check: impl Fn(bool) -> Result<(), String>) -> Result<(), String> {
+    check(false)?;
+    check(true).map_err(|e| format!("in reference mode: {e}"))
+}
+
+fn check_valid(case: &Case, rule: &str, reference: bool) -> Result<(), String> {
+    let v = validator(case, rule, reference)?;
     let budget = RUNTIME_CEL_COST_BUDGET;
     let outcome = v.validate_rules(&case.object, case.old_object.as_ref(), budget);
     // A rule that did not run (its schema has structural errors, which a CRD would reject
@@ -84,8 +91,8 @@ fn check_valid(case: &Case, rule: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn check_error(case: &Case, rule: &str, text: &str) -> Result<(), String> {
-    let v = validator(case, rule)?;
+fn check_error(case: &Case, rule: &str, text: &str, reference: bool) -> Result<(), String> {
+    let v = validator(case, rule, reference)?;
     let budget = RUNTIME_CEL_COST_BUDGET;
     let outcome = v.validate_rules(&case.object, case.old_object.as_ref(), budget);
     if outcome.errors.is_empty() {
@@ -122,10 +129,12 @@ fn validation_expressions() {
             }
         };
         for rule in &case.valid {
-            run(rule, &|| check_valid(case, rule));
+            run(rule, &|| in_both_modes(|r| check_valid(case, rule, r)));
         }
         for (rule, text) in &case.errors {
-            run(rule, &|| check_error(case, rule, text));
+            run(rule, &|| {
+                in_both_modes(|r| check_error(case, rule, text, r))
+            });
         }
     }
     println!(

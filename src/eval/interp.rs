@@ -40,6 +40,9 @@ pub(crate) struct Frame<'s, 'a> {
     pub text_buffer: String,
     /// The error of the last condition that gave [`Truth::Error`], until taken.
     error: Option<EvalError>,
+    /// Reference mode ([`crate::ProgramOptions::reference`]): operands are evaluated node
+    /// by node, never read in place.
+    pub reference: bool,
 }
 
 /// How many slots a frame holds without allocating.
@@ -102,6 +105,7 @@ impl<'a> SlotStorage<'a> {
             block_nesting: 0,
             text_buffer: String::new(),
             error: None,
+            reference: false,
         }
     }
 }
@@ -251,9 +255,12 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
             key,
             value,
         } => insert_into_accumulator(*id, *slot, key, value, frame),
-        Node::AppendToAccumulator { slot, elements } => {
-            append_to_accumulator(*slot, elements, frame)
-        }
+        Node::AppendToAccumulator {
+            id,
+            slot,
+            elements,
+            list_cost,
+        } => append_to_accumulator(*id, *slot, elements, *list_cost, frame),
         Node::List { elements, optional } => list_literal(elements, optional, frame),
         Node::Map { id, entries } => map_literal(*id, entries, frame),
         Node::Fold(f) => fold(f, frame),
@@ -300,7 +307,9 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 /// `has(operand.field)`, as a [`Truth`].
 #[inline(never)]
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
-    if let Some((Value::Map(m), read)) = peek_costed(operand, frame.slots) {
+    if !frame.reference
+        && let Some((Value::Map(m), read)) = peek_costed(operand, frame.slots)
+    {
         let total = frame.cost.saturating_add(read + frame.presence_cost);
         if total <= frame.limit {
             frame.cost = total;
@@ -313,7 +322,7 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
 
 /// [`has_truth`] for an operand not read in place.
 fn has_evaluated(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    if is_simple(operand) {
+    if !frame.reference && is_simple(operand) {
         let v = simple(operand, frame.slots, &mut frame.cost)?;
         frame.cost = frame.cost.saturating_add(frame.presence_cost);
         frame.check_limit()?;
@@ -428,6 +437,9 @@ fn in_constant_list(
 /// charged) otherwise.
 #[inline(never)]
 fn in_constant_list_test(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
+    if frame.reference {
+        return None;
+    }
     let (Value::String(s), read) = peek_costed(element, frame.slots)? else {
         return None;
     };
@@ -442,7 +454,7 @@ fn in_constant_list_evaluated(
     values: &List,
     frame: &mut Frame,
 ) -> EvalResult {
-    let v = if is_simple(element) {
+    let v = if !frame.reference && is_simple(element) {
         simple(element, frame.slots, &mut frame.cost)?
     } else {
         Cow::Owned(eval(element, frame)?)
@@ -515,16 +527,45 @@ fn insert_into_accumulator(
     value: &Node,
     frame: &mut Frame,
 ) -> EvalResult {
+    inserted(slot, key, value, frame).map_err(|e| e.at(id))
+}
+
+/// [`insert_into_accumulator`] without the call's position on its errors.
+fn inserted(slot: Slot, key: &Node, value: &Node, frame: &mut Frame) -> EvalResult {
+    // As the call `cel.@mapInsert(accu, k, v)` evaluates: the accumulator read (1; an
+    // error there is the result), the key and the value, then the call (1).
+    frame.charge(cost::SELECT_AND_IDENT)?;
+    if let Err(e) = frame.slots[slot as usize].get() {
+        return Err(e.clone());
+    }
     let k = eval(key, frame)?;
     let v = eval(value, frame)?.materialize();
-    // As the call `cel.@mapInsert(accu, k, v)`: the accumulator (1) and the call (1).
-    frame.charge(cost::SELECT_AND_IDENT + 1)?;
+    frame.charge(1)?;
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
-    crate::standard::collections::map_insert(accu, &k, v).map_err(|e| e.at(id))
+    crate::standard::collections::map_insert(accu, &k, v)
 }
 
 #[inline(never)]
-fn append_to_accumulator(slot: Slot, elements: &[Node], frame: &mut Frame) -> EvalResult {
+fn append_to_accumulator(
+    id: ExprId,
+    slot: Slot,
+    elements: &[Node],
+    list_cost: u64,
+    frame: &mut Frame,
+) -> EvalResult {
+    appended(slot, elements, list_cost, frame).map_err(|e| e.at(id))
+}
+
+/// [`append_to_accumulator`] without the call's position on its errors.
+fn appended(slot: Slot, elements: &[Node], list_cost: u64, frame: &mut Frame) -> EvalResult {
+    // As `@result + [elements]` evaluates: the accumulator read (1; an error there is the
+    // result), the list literal (`list_cost`) and its elements, then the `_+_` call (1, in
+    // `append`).
+    frame.charge(cost::SELECT_AND_IDENT)?;
+    if let Err(e) = frame.slots[slot as usize].get() {
+        return Err(e.clone());
+    }
+    frame.charge(list_cost)?;
     // One element (`map`, `filter`) needs no argument list.
     if let [e] = elements {
         let v = eval(e, frame)?.materialize();
@@ -534,12 +575,12 @@ fn append_to_accumulator(slot: Slot, elements: &[Node], frame: &mut Frame) -> Ev
     append(slot, values, frame)
 }
 
-/// Appends evaluated elements to the accumulator list in `slot`, charged as the
-/// unoptimized `@result + [elements]`: the accumulator (1), the list literal (10) and the
-/// `_+_` call (1).
+/// Appends evaluated elements to the accumulator list in `slot`, charging the `_+_` call
+/// of the unoptimized `@result + [elements]` (1; its accumulator read and list literal
+/// are charged before the elements are evaluated).
 #[inline(always)]
 fn append(slot: Slot, values: impl IntoIterator<Item = Value>, frame: &mut Frame) -> EvalResult {
-    frame.charge(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1)?;
+    frame.charge(1)?;
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
     match accu {
         Value::List(mut list) => {
@@ -686,7 +727,7 @@ fn call_overload(
     frame: &mut Frame,
 ) -> EvalResult {
     match (implementation, args, cost) {
-        (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
+        (Implementation::Unary(f), [a], CallCost::Fixed(c)) if !frame.reference => {
             if let Some((x, read)) = peek_costed(a, frame.slots) {
                 let total = frame.cost.saturating_add(read + c);
                 if !matches!(x, Value::Json(_)) && total <= frame.limit {
@@ -704,7 +745,7 @@ fn call_overload(
             frame.charge(c)?;
             f(&a)
         }
-        (Implementation::Binary(f), [a, b], _) => {
+        (Implementation::Binary(f), [a, b], _) if !frame.reference => {
             if let Some(done) = call_in_place(*f, cost, a, b, frame) {
                 return done;
             }
@@ -811,7 +852,7 @@ fn operands<'f>(
     b: &'f Node,
     frame: &'f mut Frame,
 ) -> Result<(Cow<'f, Value>, Cow<'f, Value>), EvalError> {
-    if is_simple(a) && is_simple(b) {
+    if !frame.reference && is_simple(a) && is_simple(b) {
         let a = simple(a, frame.slots, &mut frame.cost)?;
         Ok((a, simple(b, frame.slots, &mut frame.cost)?))
     } else {
@@ -1022,7 +1063,7 @@ fn dispatch_overload(
         frame.charge(cost)?;
         return result;
     }
-    if let ([a], Some(table)) = (args, table) {
+    if let ([a], Some(table), false) = (args, table, frame.reference) {
         if let Some(done) = dispatch_in_place(overloads, table, a, frame) {
             return done;
         }
@@ -1712,11 +1753,20 @@ fn map_entries(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
 fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let range = eval(&f.range, frame)?;
     let accu = match (&range, &f.step, eval(&f.init, frame)) {
-        (Value::List(items), Node::AppendToAccumulator { elements, .. }, Ok(Value::List(init)))
-            if f.appends && f.iter_slot2.is_none() =>
-        {
+        (
+            Value::List(items),
+            Node::AppendToAccumulator {
+                id,
+                elements,
+                list_cost,
+                ..
+            },
+            Ok(Value::List(init)),
+        ) if f.appends && f.iter_slot2.is_none() => {
             if let [element] = &**elements {
-                map_list(f, items, element, Arc::unwrap_or_clone(init), frame)?;
+                let init = Arc::unwrap_or_clone(init);
+                let step = (*id, element, *list_cost);
+                map_list(f, items, step, init, frame)?;
                 let result = eval(&f.result, frame);
                 frame.slots[f.accu_slot as usize] = unset();
                 return result;
@@ -1752,7 +1802,7 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
 fn map_list(
     f: &FoldNode,
     items: &Arc<List>,
-    element: &Node,
+    (id, element, list_cost): (ExprId, &Node, u64),
     init: List,
     frame: &mut Frame,
 ) -> Result<(), EvalError> {
@@ -1767,16 +1817,27 @@ fn map_list(
             break;
         }
         frame.slots[iter].set_element(items, i);
+        // As the step `@result + [element]` evaluates (see `append_to_accumulator`): an
+        // accumulator holding an error is read (1) and is the step's result.
+        outcome = frame.charge(cost::SELECT_AND_IDENT);
+        if outcome.is_err() {
+            break;
+        }
+        if built.is_err() {
+            continue;
+        }
+        outcome = frame.charge(list_cost);
+        if outcome.is_err() {
+            break;
+        }
         match eval(element, frame) {
             Err(e) if crate::budget::is_exceeded(&e) => {
                 outcome = Err(e);
                 break;
             }
-            Err(e) => built = Err(e),
+            Err(e) => built = Err(e.at(id)),
             Ok(v) => {
-                frame.cost = frame
-                    .cost
-                    .saturating_add(cost::SELECT_AND_IDENT + cost::LIST_CREATE + 1);
+                frame.cost = frame.cost.saturating_add(1);
                 if let Ok(list) = &mut built {
                     if list.items.len() == list.items.capacity() {
                         // Counted as the vector grows, not per element.
@@ -1911,7 +1972,7 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         }
         // The condition and the accumulator read, charged at once: the limit fails the
         // same way whether it is passed by the first charge or by the sum.
-        frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
+        frame.charge(condition(condition_cost, &accu) + cost::SELECT_AND_IDENT)?;
         item.bind(&mut frame.slots[slot]);
         let p = truth(&q.predicate, frame);
         frame.check_limit()?;
@@ -1943,7 +2004,11 @@ fn quantify_list(
     let mut accu: Option<Outcome> = None;
     for i in 0..n {
         poll_interrupt(i, frame)?;
-        frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
+        let charge = match &accu {
+            None => condition_cost,
+            Some(a) => condition(condition_cost, a),
+        };
+        frame.charge(charge + cost::SELECT_AND_IDENT)?;
         frame.slots[slot].set_element(items, i);
         let p = truth(&q.predicate, frame);
         frame.check_limit()?;
@@ -1963,6 +2028,17 @@ fn quantify_list(
     }
     frame.charge(cost::SELECT_AND_IDENT)?;
     outcome_result(accu.unwrap_or(Ok(!decided)))
+}
+
+/// What a quantifier's loop condition costs with the accumulator holding `accu`: `all`'s
+/// `@not_strictly_false(@result)` 2, `exists`'s `@not_strictly_false(!@result)` 3, or 2
+/// while the accumulator holds an error (`!` is not called on an error).
+#[inline]
+fn condition(condition_cost: u64, accu: &Outcome) -> u64 {
+    match accu {
+        Err(Some(_)) if condition_cost == 3 => 2,
+        _ => condition_cost,
+    }
 }
 
 /// One loop iteration: checks the condition, then runs the step. Returns false to stop.

@@ -119,8 +119,13 @@ pub(crate) enum Node {
     },
     /// `accu + [elements]` where `accu` is a comprehension accumulator: appends in place.
     AppendToAccumulator {
+        /// The `_+_` call's node, where errors of its operands are reported.
+        id: ExprId,
         slot: Slot,
         elements: Box<[Node]>,
+        /// What the list literal `[elements]` costs: 10, or 0 where the optimizer folds it
+        /// (every element a constant).
+        list_cost: u64,
     },
     List {
         elements: Box<[Node]>,

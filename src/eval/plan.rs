@@ -51,6 +51,9 @@ pub(crate) struct PlanEnv<'a> {
     /// Keep type conversions of variables' paths that repeat or sit in comprehensions
     /// (see [`Node::Memo`]).
     pub memoize: bool,
+    /// Reference mode ([`crate::ProgramOptions::reference`]): only the generic node kinds,
+    /// every call through its overloads.
+    pub reference: bool,
     pub registry: &'a Registry,
     /// The checker's results, when the expression was type-checked.
     pub checked: Option<&'a Checked>,
@@ -80,8 +83,11 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
         return Err(p.errors);
     }
     let inputs: Vec<Slot> = p.inputs.iter().map(|i| i.slot).collect();
-    let shared_prefixes =
-        crate::eval::shared_paths::share_prefixes(&mut root, &inputs, &mut p.slot_count);
+    let shared_prefixes = if env.reference {
+        Box::default()
+    } else {
+        crate::eval::shared_paths::share_prefixes(&mut root, &inputs, &mut p.slot_count)
+    };
     Ok(Plan {
         root,
         slot_count: p.slot_count as usize,
@@ -243,7 +249,12 @@ impl Planner<'_> {
                         field: Field::new(field.clone()),
                     }
                 } else {
-                    select(expr.id, *operand, Field::new(field.clone()))
+                    select(
+                        expr.id,
+                        *operand,
+                        Field::new(field.clone()),
+                        self.env.reference,
+                    )
                 }
             }
             ExprKind::Call {
@@ -475,7 +486,7 @@ impl Planner<'_> {
                 if let Some(node) = self.resolve_declared(name) {
                     let mut node = node;
                     for (field, id) in rest.into_iter().rev() {
-                        node = select(id, node, Field::new(field.into()));
+                        node = select(id, node, Field::new(field.into()), self.env.reference);
                     }
                     return Some(node);
                 }
@@ -519,8 +530,18 @@ impl Planner<'_> {
                 {
                     if optional_indices.is_empty() {
                         if let Some(slot) = self.accumulator_slot(name) {
-                            let elements = elements.iter().map(|e| self.node(e)).collect();
-                            return Node::AppendToAccumulator { slot, elements };
+                            let elements: Box<[Node]> =
+                                elements.iter().map(|e| self.node(e)).collect();
+                            // cel-go's optimizer makes a list of constants a constant.
+                            let folded = self.env.optimize
+                                && elements.iter().all(|e| matches!(e, Node::Const(_)));
+                            let list_cost = if folded { 0 } else { cost::LIST_CREATE };
+                            return Node::AppendToAccumulator {
+                                id,
+                                slot,
+                                elements,
+                                list_cost,
+                            };
                         }
                     }
                 }
@@ -576,7 +597,7 @@ impl Planner<'_> {
 
     /// The slot of `name` if it is the accumulator of an enclosing comprehension.
     fn accumulator_slot(&self, name: &str) -> Option<Slot> {
-        if name != crate::syntax::ast::ACCUMULATOR {
+        if self.env.reference || name != crate::syntax::ast::ACCUMULATOR {
             return None;
         }
         self.local(name)
@@ -607,6 +628,9 @@ impl Planner<'_> {
     /// Plans `... + a + b` with three or more operands as one [`ConcatNode`], when every
     /// `+` of the chain was resolved alike and may add strings.
     fn concat_chain(&mut self, id: ExprId, a: &Expr, b: &Expr) -> Option<Node> {
+        if self.env.reference {
+            return None;
+        }
         let mut steps = vec![(id, b)];
         let mut first = a;
         while let ExprKind::Call {
@@ -673,11 +697,14 @@ impl Planner<'_> {
             return Node::Fail(EvalError::new(format!("unbound function: {function}")).at(id));
         };
         let candidates = self.candidates(id, f, member, nodes.len());
-        if let Some(n) = binary_operator(id, function, &candidates, &mut nodes) {
-            return n;
+        let shortcuts = !self.env.reference;
+        if shortcuts {
+            if let Some(n) = binary_operator(id, function, &candidates, &mut nodes) {
+                return n;
+            }
         }
-        let standard_size = function == "size" && is_standard_size(&candidates);
-        let standard_time = TimeOverloads::of(&candidates);
+        let standard_size = shortcuts && function == "size" && is_standard_size(&candidates);
+        let standard_time = TimeOverloads::of(&candidates).filter(|_| shortcuts);
         let node = match candidates.as_slice() {
             [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
             [(only, cost)] if !matches!(only.implementation, Implementation::Builtin) => {
@@ -764,7 +791,8 @@ impl Planner<'_> {
         overload: &Overload,
         args: &mut Vec<Node>,
     ) -> Option<Node> {
-        if let Some(specialize) = overload.specialize {
+        let shortcuts = !self.env.reference;
+        if let Some(specialize) = overload.specialize.filter(|_| shortcuts) {
             let specialized = {
                 let constants: smallvec::SmallVec<[Option<&Value>; 4]> = args
                     .iter()
@@ -785,7 +813,7 @@ impl Planner<'_> {
             }
         }
         match (&*overload.id, args.as_slice()) {
-            ("logical_not", [_]) => {
+            ("logical_not", [_]) if shortcuts => {
                 let CallCost::Fixed(cost) = overload.call_cost() else {
                     return None;
                 };
@@ -807,7 +835,7 @@ impl Planner<'_> {
             (
                 name @ ("starts_with_string" | "ends_with_string" | "contains_string"),
                 [_, Node::Const(Value::String(x))],
-            ) => {
+            ) if shortcuts => {
                 let factor = match overload.call_cost() {
                     CallCost::TraverseFirst if name != "contains_string" => 1,
                     CallCost::Contains if name == "contains_string" => {
@@ -826,7 +854,7 @@ impl Planner<'_> {
                     },
                 })))
             }
-            ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) => {
+            ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) if shortcuts => {
                 let regex = crate::standard::strings::compile_regex(p).ok()?;
                 let pattern = Value::String(p.clone());
                 let subject = Box::new(args.swap_remove(0));
@@ -894,7 +922,7 @@ impl Planner<'_> {
     }
 
     fn fold(&mut self, id: ExprId, c: &Comprehension) -> Node {
-        if let Some((kind, predicate)) = quantifier_shape(c) {
+        if let Some((kind, predicate)) = quantifier_shape(c).filter(|_| !self.env.reference) {
             let range = self.node(&c.iter_range);
             let iter_slot = self.new_slot();
             self.scopes.push((c.iter_var.clone(), iter_slot));
@@ -931,7 +959,7 @@ impl Planner<'_> {
         let mut step = step;
         let appends = matches!(condition, Node::Const(Value::Bool(true)))
             && match &mut step {
-                Node::AppendToAccumulator { slot, elements } if *slot == accu_slot => {
+                Node::AppendToAccumulator { slot, elements, .. } if *slot == accu_slot => {
                     match &mut **elements {
                         [e] => !may_read(e, accu_slot),
                         _ => false,
@@ -1023,8 +1051,16 @@ fn quantifier_shape(c: &Comprehension) -> Option<(Quantifier, &Expr)> {
 
 /// `operand.field`: extends a variable or a path into a path, or selects from any other
 /// operand.
-fn select(id: ExprId, operand: Node, field: Field) -> Node {
+/// In reference mode, always a selection from the operand.
+fn select(id: ExprId, operand: Node, field: Field, reference: bool) -> Node {
     let (slot, charged, mut fields) = match operand {
+        operand if reference => {
+            return Node::Select {
+                id,
+                operand: Box::new(operand),
+                field,
+            };
+        }
         Node::Load(slot) => (slot, true, Vec::new()),
         Node::LoadUncharged(slot) => (slot, false, Vec::new()),
         Node::Path(p) => (p.slot, p.charged, p.fields.into_vec()),

@@ -42,6 +42,7 @@ pub fn kubernetes(version: (u32, u32), mode: Mode) -> Env {
             presence_test_cost: false,
             interrupt: None,
             memory_limit: Some(kcel::budget::DEFAULT_MEMORY_LIMIT),
+            reference: false,
         });
     for lib in kubernetes::libraries_for(version) {
         env.add_library(&lib);

@@ -312,9 +312,16 @@ impl Suite {
 
     /// Runs every case; suite-level expectations come first.
     pub fn run(&self) -> Vec<CaseResult> {
+        self.run_with(false)
+    }
+
+    /// [`Suite::run`], with every program planned in reference mode when `reference` is
+    /// set ([`kcel::ProgramOptions::reference`]: no evaluation shortcut), so that a suite
+    /// can check the shortcuts give the same decisions, messages and costs.
+    pub fn run_with(&self, reference: bool) -> Vec<CaseResult> {
         match self {
-            Suite::Admission(s) => s.run(),
-            Suite::Crd(s) => s.run(),
+            Suite::Admission(s) => s.run_with(reference),
+            Suite::Crd(s) => s.run_with(reference),
         }
     }
 
@@ -347,13 +354,18 @@ impl AdmissionSuite {
 
     /// Runs the suite (see [`Suite::run`]).
     pub fn run(&self) -> Vec<CaseResult> {
+        self.run_with(false)
+    }
+
+    /// Runs the suite, in reference mode if asked (see [`Suite::run_with`]).
+    pub fn run_with(&self, reference: bool) -> Vec<CaseResult> {
+        let compile = if reference {
+            CompiledPolicy::reference
+        } else {
+            CompiledPolicy::new
+        };
         let mut results = Vec::new();
-        let compiled: Vec<CompiledPolicy> = self
-            .policies
-            .iter()
-            .cloned()
-            .map(CompiledPolicy::new)
-            .collect();
+        let compiled: Vec<CompiledPolicy> = self.policies.iter().cloned().map(compile).collect();
         let errors: Vec<String> = compiled
             .iter()
             .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
@@ -421,7 +433,7 @@ impl AdmissionSuite {
             let policies = match &case.policies {
                 None => &policies,
                 Some(own) => {
-                    case_compiled = own.iter().cloned().map(CompiledPolicy::new).collect();
+                    case_compiled = own.iter().cloned().map(compile).collect();
                     let errors: Vec<String> = case_compiled
                         .iter()
                         .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
@@ -482,6 +494,11 @@ impl CrdSuite {
 
     /// Runs the suite (see [`Suite::run`]).
     pub fn run(&self) -> Vec<CaseResult> {
+        self.run_with(false)
+    }
+
+    /// Runs the suite, in reference mode if asked (see [`Suite::run_with`]).
+    pub fn run_with(&self, reference: bool) -> Vec<CaseResult> {
         let (schema, schema_path) = match self.schema() {
             Ok(s) => s,
             Err(e) => {
@@ -499,6 +516,7 @@ impl CrdSuite {
             &schema,
             CompileOptions {
                 schema_path,
+                reference,
                 ..CompileOptions::default()
             },
         );

@@ -135,7 +135,14 @@ pub fn activation() -> HashMap<String, Value> {
     vars
 }
 
+/// Runs a case, and runs it again in reference mode (`ProgramOptions::reference`: no
+/// evaluation shortcut), which must give the same outcome and cost.
 pub fn run_one(env: &Env, c: &Case) -> Result<(), String> {
+    run_mode(env, c, false)?;
+    run_mode(env, c, true).map_err(|e| format!("in reference mode: {e}"))
+}
+
+fn run_mode(env: &Env, c: &Case, reference: bool) -> Result<(), String> {
     let ast = match env.compile(c.expr) {
         Ok(a) => a,
         Err(issues) => {
@@ -166,6 +173,7 @@ pub fn run_one(env: &Env, c: &Case) -> Result<(), String> {
     let options = ProgramOptions {
         optimize: c.optimize,
         presence_test_cost: false,
+        reference,
         ..ProgramOptions::default()
     };
     let program = match env.program_with(&ast, options) {

@@ -125,6 +125,8 @@ impl TypeProvider for AdmissionTypes {
 /// Which of the optional admission variables an environment declares.
 #[derive(Clone, Copy)]
 struct Declares {
+    /// Plan in reference mode (see [`CompiledPolicy::reference`]).
+    reference: bool,
     params: bool,
     authorizer: bool,
     /// `variables` (composition); the API server validates match conditions without it.
@@ -175,6 +177,13 @@ fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
     env.set_type_provider(Arc::new(AdmissionTypes {
         variables: vars.to_vec(),
     }));
+    if declares.reference {
+        let options = kcel::ProgramOptions {
+            reference: true,
+            ..env.program_options()
+        };
+        env.set_program_options(options);
+    }
     env
 }
 
@@ -311,7 +320,14 @@ impl CompiledPolicy {
     /// Compiles every expression of `policy` once, and validates the policy as the API
     /// server would ([`CompiledPolicy::errors`]).
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, None)
+        CompiledPolicy::compile(policy, None, false)
+    }
+
+    /// [`CompiledPolicy::new`] with every program in reference mode
+    /// ([`kcel::ProgramOptions::reference`]: no evaluation shortcut), to test that
+    /// decisions, messages and costs are the same as with the shortcuts.
+    pub fn reference(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
+        CompiledPolicy::compile(policy, None, true)
     }
 
     /// Compiles `policy` written as an update of `old`: as the API server validates
@@ -322,17 +338,19 @@ impl CompiledPolicy {
         policy: ValidatingAdmissionPolicy,
         old: &ValidatingAdmissionPolicy,
     ) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, Some(old))
+        CompiledPolicy::compile(policy, Some(old), false)
     }
 
     fn compile(
         policy: ValidatingAdmissionPolicy,
         old: Option<&ValidatingAdmissionPolicy>,
+        reference: bool,
     ) -> CompiledPolicy {
         let spec = &policy.spec;
         let params = spec.param_kind.is_some();
         let env = |vars: &[(String, Type)], authorizer, variables, write| {
             let declares = Declares {
+                reference,
                 params,
                 authorizer,
                 variables,

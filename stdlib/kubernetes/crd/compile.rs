@@ -58,6 +58,10 @@ pub struct CompileOptions {
     pub per_call_limit: u64,
     /// Whether the schema is a resource root (a custom resource's top-level schema).
     pub is_resource_root: bool,
+    /// Plan the rules in reference mode ([`kcel::ProgramOptions::reference`]: no
+    /// evaluation shortcut), to test that results and costs are the same as with the
+    /// shortcuts. Default: off.
+    pub reference: bool,
 }
 
 impl Default for CompileOptions {
@@ -66,6 +70,7 @@ impl Default for CompileOptions {
             schema_path: FieldPath::new("openAPIV3Schema"),
             per_call_limit: PER_CALL_COST_LIMIT,
             is_resource_root: true,
+            reference: false,
         }
     }
 }
@@ -166,6 +171,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
     let mut c = Compiler {
         env,
         per_call_limit: options.per_call_limit,
+        reference: options.reference,
         cel: structural,
         errors: structural_errors,
         cel_errors: errors,
@@ -242,6 +248,8 @@ impl Position {
 struct Compiler<'a> {
     env: &'a Env,
     per_call_limit: u64,
+    /// Plan in reference mode (see [`CompileOptions::reference`]).
+    reference: bool,
     /// Whether rules are compiled (the schema is structural).
     cel: bool,
     /// Schema errors (structural, list types, rule fields).
@@ -550,6 +558,7 @@ impl Compiler<'_> {
         ProgramOptions {
             cost_limit: Some(self.per_call_limit),
             presence_test_cost: false,
+            reference: self.reference,
             ..ProgramOptions::default()
         }
     }
