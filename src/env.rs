@@ -428,7 +428,6 @@ impl Program {
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
-        frame.reference = self.options.reference;
         for input in &self.plan.inputs {
             frame.slots[input.slot as usize] = self.bind(input, activation);
         }
@@ -540,6 +539,65 @@ mod tests {
             eval_with_memory(text, Some(29)).unwrap_err().message,
             MEMORY_EXCEEDED
         );
+    }
+
+    /// A program planned in reference mode holds only the generic node kinds, and every
+    /// constant, variable and selection below its root is wrapped so that nothing reads
+    /// it in place: each call goes through its overloads with evaluated arguments.
+    #[test]
+    fn reference_plans_hold_only_generic_nodes() {
+        use crate::eval::node::Node;
+        fn generic(node: &mut Node, root: bool, expr: &str) {
+            match node {
+                Node::Const(_) | Node::Load(_) | Node::LoadUncharged(_) | Node::Select { .. } => {
+                    assert!(root, "{expr}: a leaf not wrapped: {node:?}")
+                }
+                Node::Evaluated(_)
+                | Node::Fail(_)
+                | Node::Has { .. }
+                | Node::And(..)
+                | Node::Or(..)
+                | Node::Conditional(_)
+                | Node::NotStrictlyFalse(_)
+                | Node::Call { .. }
+                | Node::Dispatch { .. }
+                | Node::OptionalOr { .. }
+                | Node::InConstantList { .. }
+                | Node::List { .. }
+                | Node::Map { .. }
+                | Node::Fold(_)
+                | Node::Block(_)
+                | Node::BlockIndex { .. } => {}
+                other => panic!("{expr}: a shortcut node in reference mode: {other:?}"),
+            }
+            if let Node::Evaluated(inner) = node {
+                // What it wraps is evaluated node by node; its own leaves are wrapped too.
+                inner.for_each_child_mut(&mut |child| generic(child, false, expr));
+                return;
+            }
+            node.for_each_child_mut(&mut |child| generic(child, false, expr));
+        }
+        let mut env = Env::new();
+        env.declare("x", Type::Dyn);
+        let exprs = [
+            "x.a * 2 + x.b / 4 - x.c % 7 < 10",
+            "x.s.startsWith('ab') && x.s.contains('b') && x.s.matches('^a') && !x.f",
+            "size(x.s) + size(x.l) == 3 && has(x.m.k) && x.m['k'] == 1 && 'k' in x.m",
+            "timestamp(x.ts) - timestamp(x.ts2) < duration('24h')",
+            "x.l.exists(e, e == 2) && x.l.all(e, e > 0) && x.l.map(e, e * 2) == x.l.filter(e, e > 1)",
+            "x.s + '/' + x.t + x.u == '' || x.s in ['a', 'b']",
+            "timestamp(x.ts) == timestamp(x.ts) ? x.l[0] : x.l[1]",
+        ];
+        for expr in exprs {
+            let ast = env.compile(expr).unwrap();
+            let options = ProgramOptions {
+                reference: true,
+                ..ProgramOptions::default()
+            };
+            let mut program = env.program_with(&ast, options).unwrap();
+            assert!(program.plan.shared_prefixes.is_empty(), "{expr}");
+            generic(&mut program.plan.root, true, expr);
+        }
     }
 
     #[test]

@@ -40,9 +40,6 @@ pub(crate) struct Frame<'s, 'a> {
     pub text_buffer: String,
     /// The error of the last condition that gave [`Truth::Error`], until taken.
     error: Option<EvalError>,
-    /// Reference mode ([`crate::ProgramOptions::reference`]): operands are evaluated node
-    /// by node, never read in place.
-    pub reference: bool,
 }
 
 /// How many slots a frame holds without allocating.
@@ -105,7 +102,6 @@ impl<'a> SlotStorage<'a> {
             block_nesting: 0,
             text_buffer: String::new(),
             error: None,
-            reference: false,
         }
     }
 }
@@ -268,6 +264,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::Size(call) => eval(call, frame),
         Node::Time(t) => eval(&t.call, frame),
         Node::Quantifier(q) => quantify(q, frame),
+        Node::Evaluated(node) => eval(node, frame),
         Node::Concat(c) => concat(c, frame),
         Node::Block(b) => block(b, frame),
         Node::BlockIndex {
@@ -307,9 +304,7 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 /// `has(operand.field)`, as a [`Truth`].
 #[inline(never)]
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
-    if !frame.reference
-        && let Some((Value::Map(m), read)) = peek_costed(operand, frame.slots)
-    {
+    if let Some((Value::Map(m), read)) = peek_costed(operand, frame.slots) {
         let total = frame.cost.saturating_add(read + frame.presence_cost);
         if total <= frame.limit {
             frame.cost = total;
@@ -322,7 +317,7 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
 
 /// [`has_truth`] for an operand not read in place.
 fn has_evaluated(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    if !frame.reference && is_simple(operand) {
+    if is_simple(operand) {
         let v = simple(operand, frame.slots, &mut frame.cost)?;
         frame.cost = frame.cost.saturating_add(frame.presence_cost);
         frame.check_limit()?;
@@ -437,9 +432,6 @@ fn in_constant_list(
 /// charged) otherwise.
 #[inline(never)]
 fn in_constant_list_test(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
-    if frame.reference {
-        return None;
-    }
     let (Value::String(s), read) = peek_costed(element, frame.slots)? else {
         return None;
     };
@@ -454,7 +446,7 @@ fn in_constant_list_evaluated(
     values: &List,
     frame: &mut Frame,
 ) -> EvalResult {
-    let v = if !frame.reference && is_simple(element) {
+    let v = if is_simple(element) {
         simple(element, frame.slots, &mut frame.cost)?
     } else {
         Cow::Owned(eval(element, frame)?)
@@ -560,12 +552,13 @@ fn append_to_accumulator(
 fn appended(slot: Slot, elements: &[Node], list_cost: u64, frame: &mut Frame) -> EvalResult {
     // As `@result + [elements]` evaluates: the accumulator read (1; an error there is the
     // result), the list literal (`list_cost`) and its elements, then the `_+_` call (1, in
-    // `append`).
-    frame.charge(cost::SELECT_AND_IDENT)?;
-    if let Err(e) = frame.slots[slot as usize].get() {
-        return Err(e.clone());
+    // `append`). The first two are charged at once: the limit stops the evaluation
+    // whether it is passed by the first or by the sum.
+    if frame.slots[slot as usize].get().is_err() {
+        frame.charge(cost::SELECT_AND_IDENT)?;
+        return frame.slots[slot as usize].to_result();
     }
-    frame.charge(list_cost)?;
+    frame.charge(cost::SELECT_AND_IDENT + list_cost)?;
     // One element (`map`, `filter`) needs no argument list.
     if let [e] = elements {
         let v = eval(e, frame)?.materialize();
@@ -727,7 +720,7 @@ fn call_overload(
     frame: &mut Frame,
 ) -> EvalResult {
     match (implementation, args, cost) {
-        (Implementation::Unary(f), [a], CallCost::Fixed(c)) if !frame.reference => {
+        (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
             if let Some((x, read)) = peek_costed(a, frame.slots) {
                 let total = frame.cost.saturating_add(read + c);
                 if !matches!(x, Value::Json(_)) && total <= frame.limit {
@@ -745,7 +738,7 @@ fn call_overload(
             frame.charge(c)?;
             f(&a)
         }
-        (Implementation::Binary(f), [a, b], _) if !frame.reference => {
+        (Implementation::Binary(f), [a, b], _) => {
             if let Some(done) = call_in_place(*f, cost, a, b, frame) {
                 return done;
             }
@@ -852,7 +845,7 @@ fn operands<'f>(
     b: &'f Node,
     frame: &'f mut Frame,
 ) -> Result<(Cow<'f, Value>, Cow<'f, Value>), EvalError> {
-    if !frame.reference && is_simple(a) && is_simple(b) {
+    if is_simple(a) && is_simple(b) {
         let a = simple(a, frame.slots, &mut frame.cost)?;
         Ok((a, simple(b, frame.slots, &mut frame.cost)?))
     } else {
@@ -1063,7 +1056,7 @@ fn dispatch_overload(
         frame.charge(cost)?;
         return result;
     }
-    if let ([a], Some(table), false) = (args, table, frame.reference) {
+    if let ([a], Some(table)) = (args, table) {
         if let Some(done) = dispatch_in_place(overloads, table, a, frame) {
             return done;
         }
@@ -1819,16 +1812,13 @@ fn map_list(
         frame.slots[iter].set_element(items, i);
         // As the step `@result + [element]` evaluates (see `append_to_accumulator`): an
         // accumulator holding an error is read (1) and is the step's result.
-        outcome = frame.charge(cost::SELECT_AND_IDENT);
+        let read = if built.is_err() { 0 } else { list_cost };
+        outcome = frame.charge(cost::SELECT_AND_IDENT + read);
         if outcome.is_err() {
             break;
         }
         if built.is_err() {
             continue;
-        }
-        outcome = frame.charge(list_cost);
-        if outcome.is_err() {
-            break;
         }
         match eval(element, frame) {
             Err(e) if crate::budget::is_exceeded(&e) => {
@@ -2002,21 +1992,23 @@ fn quantify_list(
     let n = items.len();
     // `None` while the accumulator is the undecided bool.
     let mut accu: Option<Outcome> = None;
+    // The condition and the accumulator read: worked out again only when the accumulator
+    // changes from the undecided bool (see `condition`).
+    let mut charge = condition_cost + cost::SELECT_AND_IDENT;
     for i in 0..n {
         poll_interrupt(i, frame)?;
-        let charge = match &accu {
-            None => condition_cost,
-            Some(a) => condition(condition_cost, a),
-        };
-        frame.charge(charge + cost::SELECT_AND_IDENT)?;
+        frame.charge(charge)?;
         frame.slots[slot].set_element(items, i);
         let p = truth(&q.predicate, frame);
         frame.check_limit()?;
-        accu = match (accu.take(), p) {
-            (None, Truth::Bool(v)) if v != decided => None,
-            (None, p) => Some(combine(Ok(!decided), settle(p, frame), decided)),
-            (Some(a), p) => Some(combine(a, settle(p, frame), decided)),
+        let a = match (accu.take(), p) {
+            // The usual case: the accumulator stays the undecided bool.
+            (None, Truth::Bool(v)) if v != decided => continue,
+            (None, p) => combine(Ok(!decided), settle(p, frame), decided),
+            (Some(a), p) => combine(a, settle(p, frame), decided),
         };
+        charge = condition(condition_cost, &a) + cost::SELECT_AND_IDENT;
+        accu = Some(a);
         if matches!(accu, Some(Ok(b)) if b == decided) {
             // The next iteration's condition stops the loop.
             if i + 1 < n {

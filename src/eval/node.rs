@@ -171,6 +171,11 @@ pub(crate) enum Node {
     /// The `all`/`exists` macros as a dedicated loop, with cel-go's cost and error
     /// absorption but without evaluating the accumulator bookkeeping.
     Quantifier(Box<QuantifierNode>),
+    /// In reference mode ([`crate::ProgramOptions::reference`]), every constant, variable
+    /// and selection below the root: evaluated as `node`, but never read in place (what
+    /// reads operands in place does not recognise it), so that operands take the
+    /// node-by-node path without a check in the fast one.
+    Evaluated(Box<Node>),
 }
 
 /// See [`Node::StringTest`].
@@ -233,7 +238,8 @@ impl Node {
             }
             | Node::MatchesConstant {
                 subject: operand, ..
-            } => f(operand),
+            }
+            | Node::Evaluated(operand) => f(operand),
             Node::And(a, b)
             | Node::Or(a, b)
             | Node::OptionalOr { lhs: a, rhs: b, .. }

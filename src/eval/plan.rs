@@ -82,6 +82,9 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
     if !p.errors.is_empty() {
         return Err(p.errors);
     }
+    if env.reference {
+        root.for_each_child_mut(&mut evaluated_leaves);
+    }
     let inputs: Vec<Slot> = p.inputs.iter().map(|i| i.slot).collect();
     let shared_prefixes = if env.reference {
         Box::default()
@@ -421,7 +424,16 @@ impl Planner<'_> {
                 count,
                 depth: self.scopes.len(),
             });
-            let exprs = elements.iter().map(|e| self.node(e)).collect();
+            let exprs = elements
+                .iter()
+                .map(|e| {
+                    let mut node = self.node(e);
+                    if self.env.reference {
+                        evaluated_leaves(&mut node);
+                    }
+                    node
+                })
+                .collect();
             let depths = elements.iter().map(depth).collect();
             BlockSlots {
                 exprs,
@@ -979,6 +991,19 @@ impl Planner<'_> {
             result,
             appends,
         }))
+    }
+}
+
+/// Reference mode: wraps `node`, if it is a constant, a variable or a selection, and every
+/// such node below it in [`Node::Evaluated`], so that nothing reads them in place.
+fn evaluated_leaves(node: &mut Node) {
+    node.for_each_child_mut(&mut evaluated_leaves);
+    if matches!(
+        node,
+        Node::Const(_) | Node::Load(_) | Node::LoadUncharged(_) | Node::Select { .. }
+    ) {
+        let leaf = std::mem::replace(node, Node::Const(Value::Null));
+        *node = Node::Evaluated(Box::new(leaf));
     }
 }
 
