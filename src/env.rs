@@ -600,6 +600,32 @@ mod tests {
         }
     }
 
+    /// With the literal validators on (Kubernetes), a constant `matches` pattern is compiled
+    /// once per program: the validators keep it (once per distinct pattern) for the planner.
+    #[test]
+    fn validated_patterns_are_kept_for_the_planner() {
+        let mut env = Env::new();
+        env.declare("s", Type::String);
+        env.set_literal_validators(true);
+        let expr = "s.matches('^a+$') && s.matches('^a+$') || s.matches('b')";
+        let ast = env.compile(expr).unwrap();
+        let kept = ast.checked().unwrap().regexes.iter();
+        let kept: Vec<&str> = kept.map(|(p, _)| &**p).collect();
+        assert_eq!(kept, ["^a+$", "b"]);
+        let program = env.program(&ast).unwrap();
+        let bindings = crate::Bindings::new().with("s", Value::from("aaa"));
+        assert_eq!(program.eval(&bindings), Ok(Value::Bool(true)));
+        env.set_literal_validators(false);
+        assert!(
+            env.compile(expr)
+                .unwrap()
+                .checked()
+                .unwrap()
+                .regexes
+                .is_empty()
+        );
+    }
+
     #[test]
     fn programs_are_send_and_sync() {
         assert_send_sync::<Program>();

@@ -47,6 +47,9 @@ pub enum Reference {
 pub struct Checked {
     pub types: NodeMap<Type>,
     pub references: NodeMap<Reference>,
+    /// The constant `matches` patterns the literal validators compiled, by pattern: the
+    /// planner uses them rather than compiling each pattern again.
+    pub(crate) regexes: Vec<(Arc<str>, regex::Regex)>,
 }
 
 /// The declarations the checker needs.
@@ -71,6 +74,7 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
         checked: Checked {
             types: NodeMap::with_capacity_and_hasher(nodes, RandomState::default()),
             references: NodeMap::with_capacity_and_hasher(nodes / 2, RandomState::default()),
+            regexes: Vec::new(),
         },
         mapping: Mapping::default(),
         scopes: Vec::new(),
@@ -81,7 +85,7 @@ pub(crate) fn check(expr: &Expr, env: &CheckEnv<'_>) -> Result<(Checked, Type), 
     };
     c.check(expr);
     if env.literal_validators && c.errors.is_empty() {
-        c.errors = validators::validate_literals(expr);
+        c.errors = validators::validate_literals(expr, &mut c.checked.regexes);
     }
     if !c.errors.is_empty() {
         c.errors.sort_by_key(|d| d.span.start);

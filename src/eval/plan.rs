@@ -867,7 +867,15 @@ impl Planner<'_> {
                 })))
             }
             ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) if shortcuts => {
-                let regex = crate::standard::strings::compile_regex(p).ok()?;
+                // Compiled once per program: by the literal validators, if they ran.
+                let validated = self.env.checked.and_then(|c| {
+                    let found = c.regexes.iter().find(|(known, _)| known == p);
+                    found.map(|(_, r)| r.clone())
+                });
+                let regex = match validated {
+                    Some(r) => r,
+                    None => crate::standard::strings::compile_regex(p).ok()?,
+                };
                 let pattern = Value::String(p.clone());
                 let subject = Box::new(args.swap_remove(0));
                 Some(Node::MatchesConstant {
