@@ -73,6 +73,25 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
     }
 }
 
+/// One document as the API server sees it (`kcel eval --schema`'s `self`, a CRD file): JSON
+/// when the text is JSON (surrogate-pair escapes and all), else one YAML document through
+/// sigs.k8s.io/yaml's conversion; an empty text is `null`.
+pub fn parse_document(text: &str) -> Result<serde_json::Value, String> {
+    let json_error = match json::read(text.as_bytes(), Mode::One) {
+        Ok((mut values, _)) => return Ok(tree::to_json(&values.remove(0))),
+        Err(e) => e,
+    };
+    if text.trim_start().starts_with(['{', '[', '"']) {
+        return Err(self::json_error(json_error));
+    }
+    let (nodes, _) = yaml::read_documents(text).map_err(yaml_error)?;
+    match nodes.as_slice() {
+        [] => Ok(serde_json::Value::Null),
+        [node] => tree::to_object(node).map_err(|e| format!("error converting YAML to JSON: {e}")),
+        more => Err(format!("the text holds {} documents, not one", more.len())),
+    }
+}
+
 /// Whether a text is JSON rather than YAML, as kubectl decides it
 /// (`NewYAMLOrJSONDecoder`): it starts, after white space, with `{`. Such text is read as a
 /// stream of JSON objects only (JSON's escapes, such as surrogate pairs, are not YAML's),
