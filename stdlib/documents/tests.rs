@@ -500,3 +500,66 @@ fn go_float_formatting() {
     assert_eq!(go_format_g(0.1, true), "0.1");
     assert_eq!(go_format_g(std::f64::consts::PI, true), "3.1415927");
 }
+
+/// Fuzz-style (issues #27, #28): arbitrary text, and texts cut and spliced from YAML and
+/// JSON seeds, through every reader: a value or an error, never a panic or a hang. Cases:
+/// `PROPTEST_CASES` (default below); longer runs by hand (see BENCHMARKS.md).
+mod fuzz {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    const SEEDS: &[&str] = &[
+        "a: 1\nb: [x, {c: yes}]\n---\nd: &x {e: 017}\nf: *x\n<<: *x\n",
+        "{\"a\": [1, 2.5e3, \"\\ud83d\\udc51\", null, true], \"b\": {\"c\": -0}}",
+        "- !!binary aGk=\n- !!float 1\n- ? [a]\n  : b\n- |\n  text\n- 'q''s'\n",
+        "%YAML 1.1\n---\nk: !!str 12\n...\n---\n[1, 2, &a [3], *a]\n",
+        "apiVersion: v1\nkind: List\nitems:\n- kind: X\n  metadata: {name: n}\n",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[-:\\[\\]{}&*!|>'\"#%@`,?<= \\n\\ta-z0-9.]{0,64}",
+            (
+                prop::sample::select(SEEDS),
+                any::<prop::sample::Index>(),
+                any::<prop::sample::Index>(),
+                prop::sample::select(SEEDS),
+                any::<prop::sample::Index>(),
+            )
+                .prop_map(|(a, cut, len, b, at)| {
+                    let a: Vec<char> = a.chars().collect();
+                    let b: Vec<char> = b.chars().collect();
+                    let start = cut.index(a.len());
+                    let end = (start + len.index(a.len() - start + 1)).min(a.len());
+                    let at = at.index(b.len());
+                    b[..at]
+                        .iter()
+                        .chain(&a[start..end])
+                        .chain(&b[at..])
+                        .collect()
+                }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(512)
+        ))]
+
+        #[test]
+        fn readers_never_panic(text in text()) {
+            let _ = parse_value(&text);
+            let _ = read_manifests(&text);
+            let _ = parse_document(&text);
+            let _ = read_body(text.as_bytes(), false);
+            let _ = read_body(text.as_bytes(), true);
+        }
+
+        #[test]
+        fn bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let _ = read_body(&bytes, false);
+            let _ = read_body(&bytes, true);
+        }
+    }
+}
