@@ -1,42 +1,98 @@
-//! Reading values and manifests from text as Kubernetes' tools read them: the CLI's
-//! `--var`, the playground's variables and the CLI's manifest files go through here.
-
-use serde::Deserialize as _;
+//! Reading values and manifests from text as Kubernetes reads them: the CLI's `--var` and
+//! manifest files, the playground's variables and the server's request bodies go through
+//! here.
+//!
+//! - JSON as encoding/json (sigs.k8s.io/json) reads it (`json.rs`): Go's grammar and error
+//!   texts, integers that fit int64 as integers and other numbers as float64, lone
+//!   surrogates as U+FFFD, the last of duplicate keys winning, 10,000 levels of nesting.
+//! - YAML as sigs.k8s.io/yaml reads it (`yaml.rs`): go-yaml v2's YAML 1.1 scalars (`yes`,
+//!   `on`, `017`, `1_000`, ...), tags, anchors, merge keys `<<`, error texts and limits,
+//!   then the conversion to JSON (non-string keys become strings; `3.0` becomes `3`).
+//! - A text starting with `{` is JSON, as kubectl decides (`NewYAMLOrJSONDecoder`).
+//!
+//! Readers keep their own stacks, so deep nesting is an error, never a stack overflow;
+//! values nested deeper than [`MAX_DEPTH`] are refused with a clear error.
 
 use kcel::Value;
 
-/// One value from JSON, or else YAML (one document), as `kcel eval --var` reads it: map
-/// keys keep their scalar kind (YAML's `1: one` is `{1: "one"}`). Text that looks like JSON
-/// but is neither gets the JSON parser's message; JSON nested too deeply is not re-read as
-/// YAML (whose parser would take minutes over it).
-pub fn parse_value(text: &str) -> Result<Value, String> {
-    let mut json = serde_json::Deserializer::from_str(text);
-    let json_error =
-        match kcel::value::from_document(&mut json).and_then(|v| json.end().map(|()| v)) {
-            Ok(value) => return Ok(value),
-            Err(e) => e,
-        };
-    let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
-    if looks_like_json
-        && json_error
-            .to_string()
-            .starts_with("recursion limit exceeded")
-    {
-        return Err(format!("invalid JSON: {json_error}"));
-    }
-    match kcel::value::from_document(serde_norway::Deserializer::from_str(text)) {
-        Ok(value) => Ok(value),
-        Err(yaml_error) => {
-            if looks_like_json {
-                Err(format!("invalid JSON: {json_error}"))
-            } else {
-                Err(format!("invalid YAML: {yaml_error}"))
-            }
-        }
+mod json;
+mod libyaml;
+mod tree;
+mod yaml;
+
+pub use tree::MAX_DEPTH;
+
+use json::{JsonError, Mode};
+use yaml::YamlError;
+
+/// The error for a value nested deeper than this library holds.
+fn too_deep() -> String {
+    format!(
+        "nesting deeper than {MAX_DEPTH} levels is not supported (Kubernetes reads up to {})",
+        tree::KUBERNETES_MAX_DEPTH
+    )
+}
+
+fn json_error(e: JsonError) -> String {
+    match e {
+        JsonError::Go(message) => format!("invalid JSON: {message}"),
+        JsonError::TooDeep => format!("invalid JSON: {}", too_deep()),
     }
 }
 
-/// Whether a file is JSON rather than YAML, as kubectl decides it
+fn yaml_error(e: YamlError) -> String {
+    match e {
+        YamlError::Go(message) => format!("error converting YAML to JSON: {message}"),
+        YamlError::TooDeep => format!("error converting YAML to JSON: {}", too_deep()),
+    }
+}
+
+/// One value from JSON, or else YAML (one document), as `kcel eval --var` reads it: map
+/// keys keep their scalar kind (YAML's `1: one` is `{1: "one"}`), scalars as go-yaml v2
+/// resolves them (`yes` is `true`). Text that looks like JSON (starts with `{`, `[` or `"`)
+/// but is neither gets the JSON reader's message.
+pub fn parse_value(text: &str) -> Result<Value, String> {
+    let json_error = match json::read(text.as_bytes(), Mode::One) {
+        Ok((mut values, _)) => return tree::to_value(&values.remove(0)),
+        Err(e) => e,
+    };
+    let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
+    if looks_like_json && json_error == JsonError::TooDeep {
+        return Err(self::json_error(json_error));
+    }
+    match yaml::read_documents(text) {
+        Ok((documents, _)) if documents.len() <= 1 => match documents.first() {
+            Some(node) => tree::to_value(node),
+            None => Ok(Value::Null),
+        },
+        Ok(_) if !looks_like_json => {
+            Err("invalid YAML: the text holds several documents, not one value".into())
+        }
+        Err(e) if !looks_like_json => Err(yaml_error(e)),
+        _ => Err(self::json_error(json_error)),
+    }
+}
+
+/// One document as the API server sees it (`kcel eval --schema`'s `self`, a CRD file): JSON
+/// when the text is JSON (surrogate-pair escapes and all), else one YAML document through
+/// sigs.k8s.io/yaml's conversion; an empty text is `null`.
+pub fn parse_document(text: &str) -> Result<serde_json::Value, String> {
+    let json_error = match json::read(text.as_bytes(), Mode::One) {
+        Ok((mut values, _)) => return Ok(tree::to_json(&values.remove(0))),
+        Err(e) => e,
+    };
+    if text.trim_start().starts_with(['{', '[', '"']) {
+        return Err(self::json_error(json_error));
+    }
+    let (nodes, _) = yaml::read_documents(text).map_err(yaml_error)?;
+    match nodes.as_slice() {
+        [] => Ok(serde_json::Value::Null),
+        [node] => tree::to_object(node).map_err(|e| format!("error converting YAML to JSON: {e}")),
+        more => Err(format!("the text holds {} documents, not one", more.len())),
+    }
+}
+
+/// Whether a text is JSON rather than YAML, as kubectl decides it
 /// (`NewYAMLOrJSONDecoder`): it starts, after white space, with `{`. Such text is read as a
 /// stream of JSON objects only (JSON's escapes, such as surrogate pairs, are not YAML's),
 /// never re-read as YAML.
@@ -44,24 +100,68 @@ fn looks_like_json(text: &str) -> bool {
     text.trim_start().starts_with('{')
 }
 
+/// The documents of a text of manifests with what strict decoding would object to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Manifests {
+    /// Each non-empty document, as the API server sees it.
+    pub documents: Vec<serde_json::Value>,
+    /// Duplicate keys, in the words of the strict decoders: `duplicate field "a"` (JSON),
+    /// `line 3: key "a" already set in map` (YAML). The last value of a duplicate key is
+    /// the one kept, as in non-strict decoding.
+    pub duplicates: Vec<String>,
+}
+
 /// Every document of a text: a stream of JSON values, or YAML documents separated by `---`
-/// (empty and comment-only ones skipped).
-pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
+/// (empty and comment-only ones skipped), with the duplicate keys met.
+pub fn read_manifests(text: &str) -> Result<Manifests, String> {
     if looks_like_json(text) {
-        return serde_json::Deserializer::from_str(text)
-            .into_iter::<serde_json::Value>()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("invalid JSON: {e}"));
+        let (values, duplicates) = json::read(text.as_bytes(), Mode::Stream).map_err(json_error)?;
+        return Ok(Manifests {
+            documents: values.iter().map(tree::to_json).collect(),
+            duplicates,
+        });
     }
-    let mut documents = Vec::new();
-    for document in serde_norway::Deserializer::from_str(text) {
+    let (nodes, duplicates) = yaml::read_documents(text).map_err(yaml_error)?;
+    let mut documents = Vec::with_capacity(nodes.len());
+    for node in &nodes {
         let value =
-            serde_json::Value::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
+            tree::to_object(node).map_err(|e| format!("error converting YAML to JSON: {e}"))?;
         if !value.is_null() {
             documents.push(value);
         }
     }
-    Ok(documents)
+    Ok(Manifests {
+        documents,
+        duplicates,
+    })
+}
+
+/// Every document of a text ([`read_manifests`] without the duplicate keys).
+pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
+    read_manifests(text).map(|m| m.documents)
+}
+
+/// One request body as kube-apiserver decodes it: JSON (the whole body one value), or YAML
+/// (its first document, as sigs.k8s.io/yaml's `YAMLToJSON` reads it), with the duplicate
+/// keys met. Errors carry the upstream text without a prefix.
+pub fn read_body(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<String>), String> {
+    if !yaml {
+        let (mut values, duplicates) = json::read(body, Mode::One).map_err(|e| match e {
+            JsonError::Go(message) => message,
+            JsonError::TooDeep => too_deep(),
+        })?;
+        return Ok((tree::to_json(&values.remove(0)), duplicates));
+    }
+    let text = std::str::from_utf8(body).map_err(|e| format!("yaml: invalid UTF-8: {e}"))?;
+    let (nodes, duplicates) = yaml::read_documents(text).map_err(|e| match e {
+        YamlError::Go(message) => message,
+        YamlError::TooDeep => too_deep(),
+    })?;
+    let value = match nodes.first() {
+        Some(node) => tree::to_object(node)?,
+        None => serde_json::Value::Null,
+    };
+    Ok((value, duplicates))
 }
 
 /// The objects of a text of manifests ([`parse_manifests`]): a `kind: List` (or a `*List`
@@ -101,43 +201,4 @@ pub fn namespace_and_name(object: &serde_json::Value) -> (&str, &str) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_and_yaml_documents() {
-        assert_eq!(parse_value("[1, 2.5]").unwrap().to_string(), "[1, 2.5]");
-        assert_eq!(
-            parse_value("a: 1\nb: [x, true]\n").unwrap().to_string(),
-            "{\"a\": 1, \"b\": [\"x\", true]}"
-        );
-        assert_eq!(parse_value("1: one").unwrap().to_string(), "{1: \"one\"}");
-        assert!(
-            parse_value("{\"a\": 1")
-                .unwrap_err()
-                .starts_with("invalid JSON")
-        );
-        assert!(
-            parse_value("a: [1")
-                .unwrap_err()
-                .starts_with("invalid YAML")
-        );
-    }
-
-    #[test]
-    fn manifests_as_kubectl_reads_them() {
-        let docs = parse_manifests("a: 1\n---\n# only a comment\n---\nb: 2\n---\n").unwrap();
-        assert_eq!(
-            docs,
-            [serde_json::json!({"a": 1}), serde_json::json!({"b": 2})]
-        );
-        let json = parse_manifests("{\"s\": \"\\uD83D\\uDC51\"} {\"t\": 1}").unwrap();
-        assert_eq!(json[0]["s"], "\u{1F451}");
-        assert_eq!(json.len(), 2);
-        assert!(
-            parse_manifests("{a: 1}")
-                .unwrap_err()
-                .starts_with("invalid JSON")
-        );
-    }
-}
+mod tests;

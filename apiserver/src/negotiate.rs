@@ -68,15 +68,12 @@ pub fn unsupported_media_type(content_type: &str) -> ApiError {
     ))
 }
 
-/// Parses a body in JSON or YAML into a JSON value.
+/// Parses a body in JSON or YAML into a JSON value, as kube-apiserver decodes it (the
+/// library's `documents::read_body`: encoding/json's and go-yaml v2's rules, texts and
+/// nesting limits).
 pub fn parse_value(body: &[u8], kind: BodyType) -> Result<Value, String> {
-    match kind {
-        BodyType::Yaml | BodyType::ApplyPatch => {
-            let text = std::str::from_utf8(body).map_err(|e| e.to_string())?;
-            serde_norway::from_str::<Value>(text).map_err(|e| e.to_string())
-        }
-        _ => serde_json::from_slice(body).map_err(|e| e.to_string()),
-    }
+    let yaml = matches!(kind, BodyType::Yaml | BodyType::ApplyPatch);
+    kcel_stdlib::documents::read_body(body, yaml).map(|(value, _)| value)
 }
 
 /// A representation the server answers with.
@@ -239,6 +236,17 @@ mod tests {
         assert_eq!(
             parse_value(b"a: 1\nb: [x]\n", BodyType::Yaml).unwrap(),
             serde_json::json!({"a": 1, "b": ["x"]})
+        );
+        // go-yaml v2's YAML 1.1 scalars, as sigs.k8s.io/yaml reads a YAML body.
+        assert_eq!(
+            parse_value(b"a: yes\nb: 017\n", BodyType::Yaml).unwrap(),
+            serde_json::json!({"a": true, "b": 15})
+        );
+        // encoding/json's nesting limit and text.
+        let deep = "[".repeat(10_001);
+        assert_eq!(
+            parse_value(deep.as_bytes(), BodyType::Json).unwrap_err(),
+            "invalid character '[' exceeded max depth"
         );
     }
 }

@@ -82,8 +82,8 @@ impl RootSchema {
             }
             let text = input::read_spec(spec, stdin_used)
                 .map_err(|e| format!("variable '{name}': {e}"))?;
-            let json: serde_json::Value = serde_norway::from_str(&text)
-                .map_err(|e| format!("variable '{name}': invalid YAML or JSON: {e}"))?;
+            let json = kcel_stdlib::documents::parse_document(&text)
+                .map_err(|e| format!("variable '{name}': {e}"))?;
             let value = to_value(&json, &self.root)
                 .map_err(|e| format!("variable '{name}' does not fit the schema: {e}"))?;
             values.insert(name.clone(), value);

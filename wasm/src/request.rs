@@ -219,8 +219,7 @@ impl ExpressionRequest {
 
 /// One YAML or JSON document (a CRD).
 pub fn one_document(what: &str, text: &str) -> Result<Json, Rejection> {
-    serde_norway::from_str::<Json>(text)
-        .map_err(|e| input(format!("{what}: not valid YAML or JSON: {e}")))
+    kcel_stdlib::documents::parse_document(text).map_err(|e| input(format!("{what}: {e}")))
 }
 
 /// The objects of a text of manifests, as kubectl reads them (documents, Lists).

@@ -101,7 +101,7 @@ fn unreadable_requests_are_input_failures() {
         ),
         (
             json!({"expression": "1", "variables": "[1"}),
-            "variables: invalid JSON: EOF while parsing a list at line 1 column 2",
+            "variables: invalid JSON: unexpected end of JSON input",
         ),
         (
             json!({"expression": "x", "variables": "x: a", "declarations": {"x": "int"}}),
