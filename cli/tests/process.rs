@@ -17,7 +17,10 @@ fn kcel() -> Command {
 #[test]
 fn completion_scripts_for_every_shell() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        let output = kcel().args(["completion", shell]).output().expect("kcel runs");
+        let output = kcel()
+            .args(["completion", shell])
+            .output()
+            .expect("kcel runs");
         assert_eq!(output.status.code(), Some(0), "{shell}");
         let script = String::from_utf8(output.stdout).expect("UTF-8");
         for word in ["eval", "check", "validate", "functions", "--declare"] {
@@ -38,7 +41,10 @@ fn completion_scripts_for_every_shell() {
             }
         }
     }
-    let output = kcel().args(["completion", "tcsh"]).output().expect("kcel runs");
+    let output = kcel()
+        .args(["completion", "tcsh"])
+        .output()
+        .expect("kcel runs");
     assert_eq!(output.status.code(), Some(2));
 }
 
@@ -61,7 +67,11 @@ fn a_closed_stdout_keeps_the_exit_status() {
     // write meets a closed pipe, as after `head -1` has its line.
     drop(child.stdout.take());
     let output = child.wait_with_output().expect("kcel ends");
-    assert_eq!(output.status.code(), Some(1), "a failed case is exit status 1");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a failed case is exit status 1"
+    );
     assert!(
         !String::from_utf8_lossy(&output.stderr).contains("panicked"),
         "no panic: {}",
@@ -88,7 +98,10 @@ fn repl_skips_lines_that_are_not_utf8() {
         .expect("input written");
     let output = child.wait_with_output().expect("kcel ends");
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&output.stdout), "2 : int\n4 : int\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "2 : int\n4 : int\n"
+    );
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         "error: line 2 is not valid UTF-8; skipped\n"
