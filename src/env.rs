@@ -20,6 +20,16 @@ use crate::value::Value;
 
 pub use crate::activation::{Activation, JsonActivation};
 
+/// Whether `ty` mentions the named type `name` anywhere.
+fn names_type(ty: &Type, name: &str) -> bool {
+    match ty {
+        Type::Named(n, params) => &**n == name || params.iter().any(|p| names_type(p, name)),
+        Type::List(t) | Type::TypeOf(t) | Type::Optional(t) => names_type(t, name),
+        Type::Map(k, v) => names_type(k, name) || names_type(v, name),
+        _ => false,
+    }
+}
+
 /// An environment: libraries, declared variables, container and parser options.
 #[derive(Clone, Debug)]
 pub struct Env {
@@ -96,6 +106,61 @@ impl Env {
         self
     }
 
+    /// Checks a type before it is declared for a variable: a named type must be one this
+    /// environment knows (a library type such as `net.IP`, or an object type of the type
+    /// provider), and type parameters (`A`) are for function signatures only.
+    ///
+    /// ```
+    /// use kcel::{Env, Type};
+    ///
+    /// let env = Env::new();
+    /// assert!(env.check_declared_type(&Type::parse("map(string, list(int))").unwrap()).is_ok());
+    /// assert!(env.check_declared_type(&Type::parse("Int").unwrap()).is_err());
+    /// ```
+    pub fn check_declared_type(&self, ty: &Type) -> Result<(), String> {
+        match ty {
+            Type::Param(name) => Err(format!(
+                "'{name}' is a type parameter, not a type (types: int, string, list(int), map(string, dyn), ...)"
+            )),
+            Type::List(elem) | Type::TypeOf(elem) | Type::Optional(elem) => {
+                self.check_declared_type(elem)
+            }
+            Type::Map(key, value) => {
+                self.check_declared_type(key)?;
+                self.check_declared_type(value)
+            }
+            Type::Named(name, params) => {
+                let known = self
+                    .provider
+                    .as_ref()
+                    .is_some_and(|p| p.has_struct_type(name))
+                    || self.registry.functions().iter().any(|f| {
+                        f.overloads.iter().any(|o| {
+                            o.params
+                                .iter()
+                                .chain([&o.result])
+                                .any(|t| names_type(t, name))
+                        })
+                    });
+                if !known {
+                    return Err(format!(
+                        "unknown type '{name}' (types: int, uint, double, bool, string, bytes, timestamp, duration, null, dyn, list(T), map(K, V), optional_type(T), and the environment's library types)"
+                    ));
+                }
+                params.iter().try_for_each(|p| self.check_declared_type(p))
+            }
+            Type::Object(name)
+                if !self
+                    .provider
+                    .as_ref()
+                    .is_some_and(|p| p.has_struct_type(name)) =>
+            {
+                Err(format!("unknown type '{name}'"))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Sets the container (namespace) used to resolve names.
     pub fn set_container(&mut self, container: impl Into<String>) -> &mut Env {
         self.container = container.into();
@@ -120,6 +185,11 @@ impl Env {
     pub fn set_literal_validators(&mut self, on: bool) -> &mut Env {
         self.literal_validators = on;
         self
+    }
+
+    /// The parser options (limits, the macros this environment expands).
+    pub fn parse_options(&self) -> &ParseOptions {
+        &self.parse_options
     }
 
     /// The parser options (limits, macros).

@@ -60,19 +60,39 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-/// Renders one message in cel-go's format: `ERROR: <input>:L:C: msg`, then the source line
-/// and a caret under the column (the caret line pads with `.` as cel-go does).
+/// The longest source line (in bytes) shown under a message, as cel-go's
+/// `maxSnippetLength` (common/error.go).
+const MAX_SNIPPET_LENGTH: usize = 16384;
+
+/// At most this many messages are rendered; a last line says how many more there were
+/// (cel-go's `maxErrorsToReport`, common/errors.go).
+pub const MAX_ERRORS_TO_REPORT: usize = 100;
+
+/// Renders one message in cel-go's format (`Error.ToDisplayString`, common/error.go):
+/// `ERROR: <input>:L:C: msg`, then the source line with tabs shown as spaces and a caret
+/// line that pads with `.` per character before the column — a full-width `．` for each
+/// character of more than one UTF-8 byte, and a full-width `＾` caret under such a
+/// character — so that the caret lines up in a terminal. Lines longer than 16,384 bytes
+/// are not shown.
 pub fn render(source: &str, offset: usize, message: &str) -> String {
     let loc = location(source, offset);
     let mut out = format!("ERROR: <input>:{}:{}: {}", loc.line, loc.column, message);
     if let Some(line) = source.split('\n').nth(loc.line - 1) {
-        out.push_str("\n | ");
-        out.push_str(line);
-        out.push_str("\n | ");
-        for _ in 1..loc.column {
-            out.push('.');
+        if line.len() > MAX_SNIPPET_LENGTH {
+            return out;
         }
-        out.push('^');
+        let line = line.replace('\t', " ");
+        out.push_str("\n | ");
+        out.push_str(&line);
+        out.push_str("\n | ");
+        let mut chars = line.chars();
+        for c in chars.by_ref().take(loc.column - 1) {
+            out.push(if c.len_utf8() > 1 { '\u{ff0e}' } else { '.' });
+        }
+        match chars.next() {
+            Some(c) if c.len_utf8() > 1 => out.push('\u{ff3e}'),
+            _ => out.push('^'),
+        }
     }
     out
 }
@@ -80,12 +100,27 @@ pub fn render(source: &str, offset: usize, message: &str) -> String {
 impl std::error::Error for Issues {}
 
 impl fmt::Display for Issues {
+    /// The messages in source order (cel-go's `Errors.ToDisplayString` sorts them by line
+    /// and column, stably), at most [`MAX_ERRORS_TO_REPORT`] of them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.diagnostics.iter().enumerate() {
+        let mut ordered: Vec<(Location, &Diagnostic)> = self
+            .diagnostics
+            .iter()
+            .map(|d| (location(&self.source, d.span.start as usize), d))
+            .collect();
+        ordered.sort_by_key(|(loc, _)| (loc.line, loc.column));
+        for (i, (_, d)) in ordered.iter().take(MAX_ERRORS_TO_REPORT).enumerate() {
             if i > 0 {
                 f.write_str("\n")?;
             }
             f.write_str(&render(&self.source, d.span.start as usize, &d.message))?;
+        }
+        if ordered.len() > MAX_ERRORS_TO_REPORT {
+            write!(
+                f,
+                "\n{} more errors were truncated",
+                ordered.len() - MAX_ERRORS_TO_REPORT
+            )?;
         }
         Ok(())
     }
@@ -192,6 +227,47 @@ mod tests {
             text,
             "ERROR: <input>:1:5: undeclared reference to 'x' (in container '')\n | a + x\n | ....^"
         );
+    }
+
+    /// cel-go's common/error_test.go and errors_test.go: tabs as spaces, full-width dots and
+    /// caret for wide characters, long lines without a snippet.
+    #[test]
+    fn snippets_follow_cel_go() {
+        assert_eq!(render("\ta", 1, "m"), "ERROR: <input>:1:2: m\n |  a\n | .^");
+        assert_eq!(
+            render("'\u{4f60}' + x", 6, "m"),
+            "ERROR: <input>:1:5: m\n | '\u{4f60}' + x\n | .\u{ff0e}..^"
+        );
+        assert_eq!(
+            render("'\u{4f60}'", 1, "m"),
+            "ERROR: <input>:1:2: m\n | '\u{4f60}'\n | .\u{ff3e}"
+        );
+        let long = "a".repeat(MAX_SNIPPET_LENGTH + 1);
+        assert_eq!(render(&long, 0, "m"), "ERROR: <input>:1:1: m");
+    }
+
+    #[test]
+    fn issues_render_in_source_order_and_at_most_100() {
+        let diagnostic = |start: u32, message: &str| Diagnostic {
+            message: message.into(),
+            span: Span {
+                start,
+                end: start + 1,
+            },
+        };
+        let issues = Issues {
+            source: "ab".into(),
+            diagnostics: vec![diagnostic(1, "second"), diagnostic(0, "first")],
+        };
+        let text = issues.to_string();
+        assert!(text.find("first").unwrap() < text.find("second").unwrap());
+        let many = Issues {
+            source: "a".into(),
+            diagnostics: (0..102).map(|_| diagnostic(0, "m")).collect(),
+        };
+        let text = many.to_string();
+        assert_eq!(text.matches("ERROR:").count(), 100);
+        assert!(text.ends_with("\n2 more errors were truncated"));
     }
 
     #[test]

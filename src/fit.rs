@@ -35,9 +35,7 @@ fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, String> {
         (Type::Timestamp, v @ Value::String(_)) => convert(env, "timestamp", v)?,
         (Type::Duration, v @ Value::String(_)) => convert(env, "duration", v)?,
         (Type::Bytes, Value::String(s)) => Value::Bytes(Arc::from(
-            STANDARD
-                .decode(s.as_bytes())
-                .map_err(|e| format!("bytes must be base64: {e}"))?,
+            STANDARD.decode(s.as_bytes()).map_err(base64_error)?,
         )),
         (Type::List(elem), Value::List(items)) => Value::from(
             items
@@ -54,7 +52,7 @@ fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, String> {
         }
         (Type::Optional(_), Value::Null) => Value::Optional(None),
         (Type::Optional(inner), v) => Value::Optional(Some(Arc::new(fit(env, v, inner)?))),
-        (Type::Named(..) | Type::Param(_) | Type::Dyn, v) => v,
+        (Type::Param(_) | Type::Dyn, v) => v,
         (ty, v) if ty.accepts(&v) => v,
         (ty, v) => {
             return Err(format!(
@@ -63,6 +61,38 @@ fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, String> {
             ));
         }
     })
+}
+
+/// A base64 decoding error in words: what is wrong and where.
+fn base64_error(e: base64::DecodeError) -> String {
+    use base64::DecodeError;
+    let printable = |byte: u8| match byte {
+        b' ' => "a space".to_string(),
+        b'\n' => "a line break".to_string(),
+        b if b.is_ascii_graphic() => format!("'{}'", b as char),
+        b => format!("byte 0x{b:02x}"),
+    };
+    let detail = match e {
+        DecodeError::InvalidByte(offset, byte) => {
+            format!(
+                "{} at offset {offset} is not a base64 character",
+                printable(byte)
+            )
+        }
+        DecodeError::InvalidLength(length) => {
+            format!(
+                "{length} base64 characters cannot be decoded (a length of 4n, padded with '=')"
+            )
+        }
+        DecodeError::InvalidLastSymbol(offset, byte) => {
+            format!(
+                "the last character, {} at offset {offset}, has bits set that no byte uses",
+                printable(byte)
+            )
+        }
+        DecodeError::InvalidPadding => "the '=' padding is missing or wrong".to_string(),
+    };
+    format!("bytes must be base64 (standard alphabet, padded): {detail}")
 }
 
 fn fit_key(key: &Key, ty: &Type) -> Result<Key, String> {

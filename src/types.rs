@@ -111,8 +111,12 @@ struct TypeParser<'a> {
 
 impl TypeParser<'_> {
     fn skip_ws(&mut self) {
-        while self.s[self.pos..].starts_with(char::is_whitespace) {
-            self.pos += 1;
+        while let Some(c) = self.s[self.pos..]
+            .chars()
+            .next()
+            .filter(|c| c.is_whitespace())
+        {
+            self.pos += c.len_utf8();
         }
     }
 
@@ -132,9 +136,12 @@ impl TypeParser<'_> {
         }
         self.skip_ws();
         let start = self.pos;
-        while self.s[self.pos..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+        while let Some(c) = self.s[self.pos..]
+            .chars()
+            .next()
+            .filter(|&c| c.is_alphanumeric() || c == '_' || c == '.')
         {
-            self.pos += 1;
+            self.pos += c.len_utf8();
         }
         let name = &self.s[start..self.pos];
         if name.is_empty() {

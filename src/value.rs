@@ -378,14 +378,8 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Uint(u) => write!(f, "{u}u"),
-            Value::Double(d) => {
-                if d.is_finite() && d.fract() == 0.0 && d.abs() < 1e16 {
-                    write!(f, "{d:.1}")
-                } else {
-                    write!(f, "{d}")
-                }
-            }
-            Value::String(s) => write!(f, "{s:?}"),
+            Value::Double(d) => write_double(f, *d),
+            Value::String(s) => write_string_literal(f, s),
             Value::Bytes(b) => {
                 f.write_str("b\"")?;
                 for &c in b.iter() {
@@ -430,6 +424,68 @@ impl fmt::Display for Value {
             Value::Json(j) => fmt::Display::fmt(&j.materialize(), f),
         }
     }
+}
+
+/// Writes a double as a CEL literal that parses back to the same double: `2.0`, `0.5`,
+/// `1e+300`, `double("NaN")`, `double("-Infinity")`.
+fn write_double(f: &mut fmt::Formatter<'_>, d: f64) -> fmt::Result {
+    if d.is_nan() {
+        f.write_str("double(\"NaN\")")
+    } else if d.is_infinite() {
+        f.write_str(if d > 0.0 {
+            "double(\"Infinity\")"
+        } else {
+            "double(\"-Infinity\")"
+        })
+    } else if d != 0.0 && !(1e-5..1e16).contains(&d.abs()) {
+        // Rust's `{:e}` is the shortest round-trip form: `1e300`, `1.5e-7`.
+        write!(f, "{d:e}")
+    } else if d.fract() == 0.0 {
+        write!(f, "{d:.1}")
+    } else {
+        write!(f, "{d}")
+    }
+}
+
+/// Writes a string as a double-quoted CEL string literal: `\\`, `\"` and the control
+/// characters with CEL's escapes, and characters that would be invisible or reorder the
+/// text (other spaces, format characters, unassigned planes' separators) as `\u` escapes.
+pub(crate) fn write_string_literal(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
+    f.write_char('"')?;
+    for c in s.chars() {
+        match c {
+            '\\' => f.write_str("\\\\")?,
+            '"' => f.write_str("\\\"")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            '\u{07}' => f.write_str("\\a")?,
+            '\u{08}' => f.write_str("\\b")?,
+            '\u{0C}' => f.write_str("\\f")?,
+            '\u{0B}' => f.write_str("\\v")?,
+            c if needs_escape(c) => {
+                if (c as u32) <= 0xFFFF {
+                    write!(f, "\\u{:04x}", c as u32)?
+                } else {
+                    write!(f, "\\U{:08x}", c as u32)?
+                }
+            }
+            c => f.write_char(c)?,
+        }
+    }
+    f.write_char('"')
+}
+
+/// Characters a string literal shows escaped: controls, whitespace other than the space,
+/// and the invisible format characters (soft hyphen, zero-width and bidirectional marks,
+/// the byte order mark, interlinear annotations).
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || (c.is_whitespace() && c != ' ')
+        || matches!(c,
+            '\u{AD}' | '\u{34F}' | '\u{61C}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}' | '\u{E0000}'..='\u{E007F}')
 }
 
 /// Formats a duration as CEL's `string(duration)` does: seconds with up to nine fractional

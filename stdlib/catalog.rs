@@ -8,7 +8,11 @@ use kcel::registry::Library;
 
 /// A library that can be added to an environment.
 pub struct Available {
+    /// The name cel-go and Kubernetes give the library (`cel.lib.ext.strings`).
     pub name: &'static str,
+    /// A short name (`strings`, `ip`, `semver`; `regex` is Kubernetes' `find`/`findAll`,
+    /// `ext-regex` cel-go's `regex` extension, `lists` cel-go's, `k8s-lists` Kubernetes').
+    pub alias: &'static str,
     pub versions: RangeInclusive<u32>,
     build: fn(u32) -> Library,
 }
@@ -25,125 +29,194 @@ pub fn available() -> Vec<Available> {
     vec![
         Available {
             name: "cel.stdlib",
+            alias: "stdlib",
             versions: 0..=0,
             build: |_| kcel::standard::library(),
         },
         Available {
             name: "optional",
+            alias: "optional",
             versions: 0..=optional::LATEST,
             build: optional::optional,
         },
         Available {
             name: "cel.lib.ext.cel.bindings",
+            alias: "bindings",
             versions: 0..=comprehensions::BINDINGS_VERSION,
             build: comprehensions::bindings,
         },
         Available {
             name: "cel.lib.ext.comprev2",
+            alias: "comprehensions",
             versions: 0..=0,
             build: |_| comprehensions::two_var_comprehensions(),
         },
         Available {
             name: "cel.lib.ext.strings",
+            alias: "strings",
             versions: 0..=ext::STRINGS_VERSION,
             build: ext::strings,
         },
         Available {
             name: "cel.lib.ext.math",
+            alias: "math",
             versions: 0..=ext::MATH_VERSION,
             build: ext::math,
         },
         Available {
             name: "cel.lib.ext.encoders",
+            alias: "encoders",
             versions: 0..=0,
             build: |_| ext::encoders(),
         },
         Available {
             name: "cel.lib.ext.sets",
+            alias: "sets",
             versions: 0..=0,
             build: |_| ext::sets(),
         },
         Available {
             name: "cel.lib.ext.lists",
+            alias: "lists",
             versions: 0..=ext::LISTS_VERSION,
             build: ext::lists,
         },
         Available {
             name: "cel.lib.ext.regex",
+            alias: "ext-regex",
             versions: 0..=0,
             build: |_| ext::regex(),
         },
         Available {
             name: "cel.lib.ext.network",
+            alias: "network",
             versions: ext::network::VERSION..=ext::network::VERSION,
             build: |_| ext::network(),
         },
         Available {
             name: "kubernetes.lists",
+            alias: "k8s-lists",
             versions: 0..=1,
             build: kubernetes::lists,
         },
         Available {
             name: "kubernetes.regex",
+            alias: "regex",
             versions: 0..=0,
             build: |_| kubernetes::regex(),
         },
         Available {
             name: "kubernetes.urls",
+            alias: "urls",
             versions: 0..=0,
             build: |_| kubernetes::urls(),
         },
         Available {
             name: "kubernetes.quantity",
+            alias: "quantity",
             versions: 0..=0,
             build: |_| kubernetes::quantity(),
         },
         Available {
             name: "kubernetes.net.ip",
+            alias: "ip",
             versions: 0..=0,
             build: |_| kubernetes::ip(),
         },
         Available {
             name: "kubernetes.net.cidr",
+            alias: "cidr",
             versions: 0..=0,
             build: |_| kubernetes::cidr(),
         },
         Available {
             name: "kubernetes.format",
+            alias: "format",
             versions: 0..=0,
             build: |_| kubernetes::format(),
         },
         Available {
             name: "kubernetes.Semver",
+            alias: "semver",
             versions: 0..=1,
             build: kubernetes::semver,
         },
         Available {
             name: "kubernetes.authz",
+            alias: "authz",
             versions: 0..=0,
             build: |_| kubernetes::authz(),
         },
         Available {
             name: "kubernetes.authzSelectors",
+            alias: "authz-selectors",
             versions: 0..=0,
             build: |_| kubernetes::authz_selectors(),
         },
         Available {
             name: "kubernetes.jsonpatch",
+            alias: "jsonpatch",
             versions: 0..=0,
             build: |_| kubernetes::jsonpatch(),
         },
     ]
 }
 
-/// Looks a library up by name.
+/// Looks a library up by name or alias.
 pub fn find(name: &str) -> Option<Available> {
-    available().into_iter().find(|a| a.name == name)
+    available()
+        .into_iter()
+        .find(|a| a.name == name || a.alias == name)
+}
+
+/// Resolves `NAME` (the newest version) or `NAME@VERSION`, NAME a library's name or alias:
+/// the one reading of `--lib` for the CLI, the browser module and embedders.
+///
+/// ```
+/// let (library, version) = kcel_stdlib::catalog::resolve("strings@2").unwrap();
+/// assert_eq!((library.name, version), ("cel.lib.ext.strings", 2));
+/// ```
+pub fn resolve(spec: &str) -> Result<(Available, u32), String> {
+    let (name, version) = match spec.split_once('@') {
+        Some((name, version)) => (name, Some(version)),
+        None => (spec, None),
+    };
+    let library = find(name).ok_or_else(|| format!("unknown library '{name}'"))?;
+    let version = match version {
+        None => *library.versions.end(),
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|v| library.versions.contains(v))
+            .ok_or_else(|| {
+                format!(
+                    "library '{name}' has versions {} to {}, not '{v}'",
+                    library.versions.start(),
+                    library.versions.end()
+                )
+            })?,
+    };
+    Ok((library, version))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_aliases_are_unique() {
+        let all = available();
+        let mut names: Vec<&str> = all.iter().flat_map(|a| [a.name, a.alias]).collect();
+        names.sort();
+        names.dedup();
+        // `optional` is its own alias.
+        assert_eq!(names.len(), 2 * all.len() - 1);
+        assert_eq!(find("semver").map(|a| a.name), Some("kubernetes.Semver"));
+        assert_eq!(
+            find("cel.lib.ext.strings").map(|a| a.alias),
+            Some("strings")
+        );
+    }
 
     #[test]
     fn names_and_versions_match_the_libraries() {

@@ -16,38 +16,21 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Compile and evaluate an expression.
+    #[command(after_help = EVAL_EXAMPLES)]
     Eval {
-        /// The CEL expression.
-        expr: String,
         #[command(flatten)]
-        env: EnvArgs,
-        #[command(flatten)]
-        schema: SchemaArgs,
-        /// Binds `authorizer` (Kubernetes' authz library): `allow-all`, `deny-all`, or
-        /// `@PATH`, a YAML or JSON rule list (`user` and RBAC-like `rules`).
-        #[arg(long, value_name = "allow-all|deny-all|@PATH")]
-        authorizer: Option<String>,
-        #[command(flatten)]
-        program: ProgramArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-        /// Exit with status 1 when the result is false or null.
-        #[arg(short = 'e', long = "exit-status")]
-        exit_status: bool,
+        expression: ExpressionArgs,
     },
-    /// Parse and type-check an expression without evaluating it; prints its type.
+    /// Parse and type-check an expression without evaluating it; prints its type and
+    /// estimated cost. Accepts every option of `eval` (values are read only for their names).
+    #[command(after_help = CHECK_EXAMPLES)]
     Check {
-        /// The CEL expression.
-        expr: String,
         #[command(flatten)]
-        env: EnvArgs,
-        #[command(flatten)]
-        schema: SchemaArgs,
-        #[command(flatten)]
-        output: OutputArgs,
+        expression: ExpressionArgs,
     },
     /// Validate custom resources against a CRD's schema and x-kubernetes-validations rules
     /// (exit 1 when any object is invalid, 3 when the CRD's rules do not compile).
+    #[command(after_help = VALIDATE_EXAMPLES)]
     Validate {
         /// The CustomResourceDefinition (YAML or JSON).
         #[arg(long, value_name = "CRD.yaml")]
@@ -65,6 +48,7 @@ pub enum Command {
     },
     /// Run test suites against ValidatingAdmissionPolicies and CRD rules (exit 1 when a case
     /// fails).
+    #[command(after_help = TEST_EXAMPLES)]
     Test {
         /// Suite files (YAML or JSON), or directories of them.
         #[arg(required = true, value_name = "SUITE.yaml")]
@@ -72,21 +56,28 @@ pub enum Command {
         /// Also write JUnit XML to PATH (`-`: stdout, after the report).
         #[arg(long, value_name = "PATH")]
         junit: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Interactive read-eval-print loop (reads lines from stdin when it is not a terminal).
+    #[command(after_help = REPL_EXAMPLES)]
     Repl {
         #[command(flatten)]
         env: EnvArgs,
         #[command(flatten)]
         program: ProgramArgs,
     },
-    /// List the functions of the environment, or document one function.
+    /// List the functions and macros of the environment, or document one.
+    #[command(after_help = FUNCTIONS_EXAMPLES)]
     Functions {
         /// A function name (e.g. `startsWith`, `_+_`); omit to list all.
         name: Option<String>,
         /// List every library with its versions (as `--lib` accepts them) instead.
         #[arg(long, conflicts_with = "name")]
         libraries: bool,
+        /// Also list internal functions (names with `@`, which macros expand to).
+        #[arg(long)]
+        all: bool,
         /// The environment whose functions to list.
         #[command(flatten)]
         env: EnvChoice,
@@ -96,7 +87,103 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    #[command(after_help = COMPLETION_EXAMPLES)]
+    Completion {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
+
+/// The options `eval` and `check` share, so that scripts can pass one set to both.
+#[derive(Args, Debug)]
+pub struct ExpressionArgs {
+    /// The CEL expression (it may start with `-`: `kcel eval '-1 + 2'`).
+    #[arg(
+        allow_hyphen_values = true,
+        required_unless_present = "file",
+        conflicts_with = "file"
+    )]
+    pub expr: Option<String>,
+    /// Reads the expression from FILE (`-`: stdin) instead of the command line.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub env: EnvArgs,
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+    /// Binds `authorizer` (Kubernetes' authz library): `allow-all`, `deny-all`, or
+    /// `@PATH`, a YAML or JSON rule list (`user` and RBAC-like `rules`). `check` declares it.
+    #[arg(long, value_name = "allow-all|deny-all|@PATH")]
+    pub authorizer: Option<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Prints a string result as its raw text, without quotes or escapes (like `jq -r`);
+    /// other results as usual.
+    #[arg(short = 'r', long = "raw-output")]
+    pub raw: bool,
+    /// Exit with status 1 when the result is false or null (`eval` only).
+    #[arg(short = 'e', long = "exit-status")]
+    pub exit_status: bool,
+}
+
+const EVAL_EXAMPLES: &str = "\
+Examples:
+  kcel eval '1 + 2 * 3'
+  kcel eval 'self.spec.replicas <= 5' --var self=@examples/tour/deployment.yaml
+  kubectl get deploy web -o json | kcel eval 'self.spec.replicas' --var self=@-
+  kcel eval 'd * 2.0' --declare d=double --var d=2
+  kcel eval -f rule.cel --var self=@object.yaml -o json
+  kcel eval 'self.metadata.name' --var self=@object.yaml -r
+  kcel eval 'authorizer.group(\"apps\").resource(\"deployments\").check(\"get\").allowed()' --authorizer allow-all
+
+Exit status: 0 success, 1 false or null with -e, 2 usage or input error, 3 compile error,
+4 evaluation error.";
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  kcel check 'n + 1' --declare n=int
+  kcel check 'self.spec.replicas > 0' --schema examples/tour/widgets-crd.yaml
+  kcel check -f rule.cel --var self=@object.yaml -o json
+
+Exit status: 0 the expression compiles, 2 usage or input error, 3 compile error.";
+
+const VALIDATE_EXAMPLES: &str = "\
+Examples:
+  kcel validate --crd examples/tour/widgets-crd.yaml examples/tour/widget.yaml
+  kubectl get widgets -o yaml | kcel validate --crd widgets-crd.yaml -
+  kcel validate --crd widgets-crd.yaml --old old.yaml new.yaml -o json";
+
+const TEST_EXAMPLES: &str = "\
+Examples:
+  kcel test tests/admission tests/crd
+  kcel test suites/ --junit report.xml
+  kcel test suites/ -o json";
+
+const REPL_EXAMPLES: &str = "\
+Examples:
+  kcel repl
+  kcel repl --env cel --lib strings
+  echo '1 + 2' | kcel repl
+
+Commands inside the REPL: %let NAME = EXPR, %declare NAME : TYPE (or NAME=TYPE),
+%delete NAME, %env, %help, %exit. Tab completes variables, functions and commands.";
+
+const FUNCTIONS_EXAMPLES: &str = "\
+Examples:
+  kcel functions
+  kcel functions startsWith
+  kcel functions all
+  kcel functions --libraries
+  kcel functions --env cel --lib strings -o json";
+
+const COMPLETION_EXAMPLES: &str = "\
+Examples:
+  kcel completion bash > ~/.local/share/bash-completion/completions/kcel
+  kcel completion zsh > \"${fpath[1]}/_kcel\"
+  kcel completion fish > ~/.config/fish/completions/kcel.fish";
 
 /// Which environment to compile against.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,10 +298,21 @@ pub struct OutputArgs {
 pub enum Format {
     /// CEL syntax for values, cel-go style diagnostics on stderr.
     Text,
+    /// The value alone as a CEL literal that parses back to an equal value (diagnostics as
+    /// with `text`).
+    Cel,
     /// Exactly one JSON object on stdout.
     Json,
     /// The JSON shapes as YAML on stdout.
     Yaml,
+}
+
+impl Format {
+    /// Whether the output is for people (`text`, and `cel`, which only `eval` prints
+    /// differently): diagnostics on stderr, reports as lines.
+    pub fn is_text(self) -> bool {
+        matches!(self, Format::Text | Format::Cel)
+    }
 }
 
 /// Splits `NAME=VALUE` at the first `=`.

@@ -4,11 +4,12 @@ use kcel::cost::NoSizes;
 use kcel::{Type, Value};
 use serde::Serialize;
 
-use crate::args::{EnvArgs, Format, ProgramArgs, SchemaArgs};
+use crate::args::{EnvArgs, ExpressionArgs, Format};
 use crate::authorizer;
 use crate::environment;
+use crate::input::read_spec;
 use crate::output::{Status, fail, machine, usage};
-use crate::schema::{RootSchema, is_schema_variable};
+use crate::schema::RootSchema;
 use crate::variables;
 use kcel::report::Failure;
 use kcel::value::Natural;
@@ -43,33 +44,55 @@ struct EstimatedCost {
     max: u64,
 }
 
-/// Compiles and evaluates `expr`, printing the value.
-pub fn eval(
-    expr: &str,
-    args: &EnvArgs,
-    schema_args: &SchemaArgs,
-    authorizer_spec: Option<&str>,
-    program_args: &ProgramArgs,
-    format: Format,
-    exit_status: bool,
-) -> Status {
-    let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
-    let schema = match RootSchema::load(schema_args, &mut env) {
+/// Reads the expression: the argument, or the file of `-f` (`-`: stdin, once).
+fn source(args: &ExpressionArgs, stdin_used: &mut bool) -> Result<String, String> {
+    match (&args.expr, &args.file) {
+        (Some(expr), _) => Ok(expr.clone()),
+        (None, Some(path)) => {
+            let spec = format!("@{}", path.display());
+            let text = read_spec(&spec, stdin_used).map_err(|e| format!("-f: {e}"))?;
+            if text.trim().is_empty() {
+                return Err(format!("-f: '{}' holds no expression", path.display()));
+            }
+            // The file's final line break is not part of the expression (positions in
+            // errors stay on its last line).
+            Ok(text.trim_end_matches(['\n', '\r']).to_string())
+        }
+        (None, None) => Err("no expression given (an argument or -f FILE)".into()),
+    }
+}
+
+/// Compiles and evaluates the expression, printing the value.
+pub fn eval(args: &ExpressionArgs) -> Status {
+    let env_args = &args.env;
+    let format = args.output.format;
+    let mut stdin_used = false;
+    let expr = match source(args, &mut stdin_used) {
+        Ok(expr) => expr,
+        Err(e) => return usage(&e),
+    };
+    let mut env = environment::base(
+        env_args.env,
+        &env_args.libraries,
+        env_args.container.as_deref(),
+    );
+    let schema = match RootSchema::load(&args.schema, &mut env) {
         Ok(schema) => schema,
         Err(e) => return usage(&e),
     };
-    let mut values =
-        match variables::bind(&mut env, &args.vars, &args.declarations, schema.as_ref()) {
-            Ok(values) => values,
-            Err(e) => return usage(&e),
-        };
-    if let Some(spec) = authorizer_spec {
-        if values.contains_key(authorizer::NAME)
-            || args.declarations.iter().any(|(n, _)| n == authorizer::NAME)
-        {
-            return usage(
-                "--authorizer binds 'authorizer'; do not give it with --var or --declare",
-            );
+    let mut values = match variables::bind(
+        &mut env,
+        &env_args.vars,
+        &env_args.declarations,
+        schema.as_ref(),
+        &mut stdin_used,
+    ) {
+        Ok(values) => values,
+        Err(e) => return usage(&e),
+    };
+    if let Some(spec) = &args.authorizer {
+        if let Err(e) = authorizer_not_given(env_args) {
+            return usage(&e);
         }
         match authorizer::value(spec) {
             Ok(value) => {
@@ -79,18 +102,28 @@ pub fn eval(
             Err(e) => return usage(&e),
         }
     }
-    let options = environment::program_options(args.env, program_args);
-    let (ast, program) = match kcel::report::compile(&env, expr, &options) {
+    let options = environment::program_options(env_args.env, &args.program);
+    let (ast, program) = match kcel::report::compile(&env, &expr, &options) {
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };
     let (result, details) = program.eval_with_details(&values);
     let value = match result.and_then(|v| environment::printable(&v, &options).map(|()| v)) {
         Ok(value) => value,
-        Err(e) => return fail(format, &Failure::from_eval(&program, &e)),
+        Err(e) => {
+            let status = fail(format, &Failure::from_eval(&program, &e));
+            if let Some(hint) = variables::unbound_hint(&e.message, &env, &values) {
+                if format.is_text() {
+                    eprintln!("{hint}");
+                }
+            }
+            return status;
+        }
     };
-    match format {
-        Format::Text => outln!("{value}"),
+    match (format, &value) {
+        (Format::Text | Format::Cel, Value::String(text)) if args.raw => outln!("{text}"),
+        // Values display as CEL literals (kcel::Value's Display).
+        (Format::Text | Format::Cel, _) => outln!("{value}"),
         _ => out!(
             "{}",
             machine(
@@ -105,37 +138,60 @@ pub fn eval(
             )
         ),
     }
-    if exit_status && matches!(value, Value::Bool(false) | Value::Null) {
+    if args.exit_status && matches!(value, Value::Bool(false) | Value::Null) {
         Status::False
     } else {
         Status::Ok
     }
 }
 
-/// Parses, type-checks and plans `expr`, printing its type.
-pub fn check(expr: &str, args: &EnvArgs, schema_args: &SchemaArgs, format: Format) -> Status {
-    let mut env = environment::base(args.env, &args.libraries, args.container.as_deref());
-    let schema = match RootSchema::load(schema_args, &mut env) {
+/// `--authorizer` binds `authorizer`: it may not also be given with `--var` or `--declare`.
+fn authorizer_not_given(args: &EnvArgs) -> Result<(), String> {
+    if args.vars.iter().any(|(n, _)| n == authorizer::NAME)
+        || args.declarations.iter().any(|(n, _)| n == authorizer::NAME)
+    {
+        return Err(
+            "--authorizer binds 'authorizer'; do not give it with --var or --declare".into(),
+        );
+    }
+    Ok(())
+}
+
+/// Parses, type-checks and plans the expression, printing its type and estimated cost.
+/// Variables' values are not read: `--var` names are declared `dyn` unless declared.
+pub fn check(args: &ExpressionArgs) -> Status {
+    let env_args = &args.env;
+    let format = args.output.format;
+    let mut stdin_used = false;
+    let expr = match source(args, &mut stdin_used) {
+        Ok(expr) => expr,
+        Err(e) => return usage(&e),
+    };
+    let mut env = environment::base(
+        env_args.env,
+        &env_args.libraries,
+        env_args.container.as_deref(),
+    );
+    let schema = match RootSchema::load(&args.schema, &mut env) {
         Ok(schema) => schema,
         Err(e) => return usage(&e),
     };
-    let schema_typed = |name: &str| schema.is_some() && is_schema_variable(name);
-    for (name, ty) in &args.declarations {
-        if schema_typed(name) {
-            return usage(&format!(
-                "variable '{name}' is typed by --schema; do not --declare it"
-            ));
-        }
-        env.declare(name.clone(), ty.clone());
+    if let Err(e) = variables::declare(
+        &mut env,
+        &env_args.vars,
+        &env_args.declarations,
+        schema.as_ref(),
+    ) {
+        return usage(&e);
     }
-    // Values are not needed to check, only types: given-but-undeclared variables are `dyn`.
-    for (name, _) in &args.vars {
-        if !schema_typed(name) && !args.declarations.iter().any(|(n, _)| n == name) {
-            env.declare(name.clone(), Type::Dyn);
+    if args.authorizer.is_some() {
+        if let Err(e) = authorizer_not_given(env_args) {
+            return usage(&e);
         }
+        env.declare(authorizer::NAME, authorizer::declared_type());
     }
-    let options = environment::program_options(args.env, &ProgramArgs::default());
-    let (ast, _) = match kcel::report::compile(&env, expr, &options) {
+    let options = environment::program_options(env_args.env, &args.program);
+    let (ast, _) = match kcel::report::compile(&env, &expr, &options) {
         Ok(compiled) => compiled,
         Err(failure) => return fail(format, &failure),
     };
@@ -157,7 +213,9 @@ pub fn check(expr: &str, args: &EnvArgs, schema_args: &SchemaArgs, format: Forma
         },
     );
     match format {
-        Format::Text => outln!("{ty}\nestimated cost: min {}, max {}", cost.min, cost.max),
+        Format::Text | Format::Cel => {
+            outln!("{ty}\nestimated cost: min {}, max {}", cost.min, cost.max)
+        }
         _ => out!("{}", machine(format, &CheckReport { ty, cost })),
     }
     Status::Ok

@@ -18,30 +18,16 @@ impl LibrarySpec {
     }
 }
 
-/// Parses `NAME` (newest version) or `NAME@VERSION`.
+/// Parses `NAME` (newest version) or `NAME@VERSION`; NAME is the library's name or its
+/// short alias (`strings`, `ip`, ...).
 pub fn parse_spec(text: &str) -> Result<LibrarySpec, String> {
-    let (name, version) = match text.split_once('@') {
-        Some((name, version)) => (name, Some(version)),
-        None => (text, None),
-    };
-    let library = available()
-        .into_iter()
-        .find(|a| a.name == name)
-        .ok_or_else(|| format!("unknown library '{name}' (see `kcel functions --libraries`)"))?;
-    let version = match version {
-        None => *library.versions.end(),
-        Some(v) => v
-            .parse::<u32>()
-            .ok()
-            .filter(|v| library.versions.contains(v))
-            .ok_or_else(|| {
-                format!(
-                    "library '{name}' has versions {} to {}, not '{v}'",
-                    library.versions.start(),
-                    library.versions.end()
-                )
-            })?,
-    };
+    let (library, version) = kcel_stdlib::catalog::resolve(text).map_err(|e| {
+        if e.starts_with("unknown library") {
+            format!("{e} (see `kcel functions --libraries`)")
+        } else {
+            e
+        }
+    })?;
     Ok(LibrarySpec {
         name: library.name,
         version,
@@ -60,5 +46,7 @@ mod tests {
         assert!(parse_spec("optional@99").is_err());
         assert!(parse_spec("nope").is_err());
         assert!(parse_spec("optional").unwrap().build().is_some());
+        assert_eq!(parse_spec("strings@2").unwrap().name, "cel.lib.ext.strings");
+        assert_eq!(parse_spec("strings@2").unwrap().version, 2);
     }
 }

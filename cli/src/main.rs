@@ -5,6 +5,7 @@ mod stdout;
 mod args;
 mod authorizer;
 mod colour;
+mod completion;
 mod environment;
 mod expression;
 mod functions;
@@ -28,29 +29,8 @@ fn main() -> ExitCode {
     // clap prints usage errors and exits with status 2, help and version with 0.
     let cli = Cli::parse();
     let status = match &cli.command {
-        Command::Eval {
-            expr,
-            env,
-            schema,
-            authorizer,
-            program,
-            output,
-            exit_status,
-        } => expression::eval(
-            expr,
-            env,
-            schema,
-            authorizer.as_deref(),
-            program,
-            output.format,
-            *exit_status,
-        ),
-        Command::Check {
-            expr,
-            env,
-            schema,
-            output,
-        } => expression::check(expr, env, schema, output.format),
+        Command::Eval { expression } => expression::eval(expression),
+        Command::Check { expression } => expression::check(expression),
         Command::Repl { env, program } => repl::run(env, program),
         Command::Validate {
             crd,
@@ -58,14 +38,20 @@ fn main() -> ExitCode {
             objects,
             output,
         } => validate::run(crd, old.as_deref(), objects, output.format),
-        Command::Test { suites, junit } => suites::run(suites, junit.as_deref()),
+        Command::Test {
+            suites,
+            junit,
+            output,
+        } => suites::run(suites, junit.as_deref(), output.format),
         Command::Functions {
             name,
             libraries,
+            all,
             env,
             lib,
             output,
-        } => functions::run(name.as_deref(), *libraries, *env, lib, output.format),
+        } => functions::run(name.as_deref(), *libraries, *all, *env, lib, output.format),
+        Command::Completion { shell } => completion::print(*shell),
     };
     status.into()
 }

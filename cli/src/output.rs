@@ -43,7 +43,7 @@ pub fn machine<T: Serialize>(format: Format, report: &T) -> String {
 /// Prints a failure (text on stderr, JSON or YAML on stdout) and returns its exit status.
 pub fn fail(format: Format, failure: &Failure) -> Status {
     match format {
-        Format::Text => eprintln!("{}", failure.to_text(stderr_colour())),
+        _ if format.is_text() => eprintln!("{}", failure.to_text(stderr_colour())),
         _ => out!("{}", machine(format, &FailureReport { error: failure })),
     }
     match failure.phase {

@@ -18,11 +18,13 @@ use kcel::report::Failure;
 
 const HELP: &str = "\
 Enter a CEL expression to evaluate it (shown as `value : type`). Input continues on the
-next line while brackets are open or when a line ends with `\\`.
+next line while brackets are open or when a line ends with `\\`. Tab completes variables,
+functions, macros and commands.
 
 Commands:
   %let NAME = EXPR     evaluate EXPR and bind the result to NAME
-  %declare NAME TYPE   declare NAME with a CEL type, e.g. list(int) (unbinds its value)
+  %declare NAME : TYPE declare NAME with a CEL type, e.g. list(int) (unbinds its value);
+                       also %declare NAME TYPE and %declare NAME=TYPE
   %delete NAME         remove NAME's declaration and value
   %env                 show the declared variables and their values
   %cost                show (or stop showing) the actual cost of each evaluation
@@ -48,7 +50,15 @@ enum Next {
 pub fn run(args: &EnvArgs, program_args: &ProgramArgs) -> Status {
     let base = environment::base(args.env, &args.libraries, args.container.as_deref());
     let mut env = base.clone();
-    let values = match variables::bind(&mut env, &args.vars, &args.declarations, None) {
+    // Stdin holds the session's input: `--var NAME=@-` cannot read it too.
+    let mut stdin_used = true;
+    let values = match variables::bind(
+        &mut env,
+        &args.vars,
+        &args.declarations,
+        None,
+        &mut stdin_used,
+    ) {
         Ok(values) => values,
         Err(e) => return usage(&e),
     };
@@ -66,15 +76,32 @@ pub fn run(args: &EnvArgs, program_args: &ProgramArgs) -> Status {
     }
 }
 
-/// Reads lines from a non-terminal stdin.
+/// Reads lines from a non-terminal stdin. A line that is not UTF-8 is reported and skipped;
+/// the session goes on.
 fn scripted(session: &mut Session) -> Status {
     let mut acc = Accumulator::default();
-    for line in std::io::stdin().lock().lines() {
-        let line = match line {
-            Ok(line) => line,
+    let mut stdin = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut number = 0usize;
+    loop {
+        bytes.clear();
+        match stdin.read_until(b'\n', &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => {}
             Err(e) => return usage(&format!("cannot read stdin: {e}")),
+        }
+        number += 1;
+        if bytes.ends_with(b"\n") {
+            bytes.pop();
+            if bytes.ends_with(b"\r") {
+                bytes.pop();
+            }
+        }
+        let Ok(line) = std::str::from_utf8(&bytes) else {
+            complain(&format!("line {number} is not valid UTF-8; skipped"));
+            continue;
         };
-        if let Some(input) = acc.feed(&line) {
+        if let Some(input) = acc.feed(line) {
             if let Next::Quit = session.handle(&input) {
                 return Status::Ok;
             }
@@ -89,10 +116,12 @@ fn scripted(session: &mut Session) -> Status {
 /// The line-editing loop with history in `~/.kcel_history`.
 fn interactive(session: &mut Session) -> Status {
     use rustyline::error::ReadlineError;
-    let mut editor = match rustyline::DefaultEditor::new() {
-        Ok(editor) => editor,
-        Err(e) => return usage(&format!("cannot start the line editor: {e}")),
-    };
+    let mut editor =
+        match rustyline::Editor::<Completions, rustyline::history::DefaultHistory>::new() {
+            Ok(editor) => editor,
+            Err(e) => return usage(&format!("cannot start the line editor: {e}")),
+        };
+    editor.set_helper(Some(Completions::of(session)));
     let history = history_path();
     if let Some(path) = &history {
         // A missing or unreadable history file just means an empty history.
@@ -111,6 +140,7 @@ fn interactive(session: &mut Session) -> Status {
                     if let Next::Quit = session.handle(&input) {
                         break;
                     }
+                    editor.set_helper(Some(Completions::of(session)));
                 }
             }
             Err(ReadlineError::Interrupted) => {
@@ -215,21 +245,27 @@ impl Session {
         self.values.insert(name, value);
     }
 
+    /// `%declare NAME : TYPE` (cel-go's REPL syntax), `NAME TYPE` or `NAME=TYPE`.
     fn declare(&mut self, rest: &str) {
-        let Some((name, ty)) = rest.split_once(char::is_whitespace) else {
-            return complain("usage: %declare NAME TYPE");
+        let Some((name, ty)) = rest
+            .split_once([':', '='])
+            .or_else(|| rest.split_once(char::is_whitespace))
+        else {
+            return complain("usage: %declare NAME : TYPE");
         };
         let name = match crate::args::checked_name(name) {
             Ok(name) => name,
             Err(e) => return complain(&e),
         };
-        match Type::parse(ty.trim()) {
-            Ok(ty) => {
-                self.values.remove(&name);
-                self.declarations.insert(name, ty);
-            }
-            Err(e) => complain(&e),
+        let ty = match Type::parse(ty.trim()) {
+            Ok(ty) => ty,
+            Err(e) => return complain(&e),
+        };
+        if let Err(e) = self.base.check_declared_type(&ty) {
+            return complain(&e);
         }
+        self.values.remove(&name);
+        self.declarations.insert(name, ty);
     }
 
     fn delete(&mut self, name: &str) {
@@ -255,4 +291,124 @@ impl Session {
 /// Prints a REPL usage problem on stderr.
 fn complain(message: &str) {
     eprintln!("error: {message}");
+}
+
+/// The REPL's commands, as Tab completes them.
+const COMMANDS: [&str; 8] = [
+    "%let", "%declare", "%delete", "%env", "%cost", "%help", "%quit", "%exit",
+];
+
+/// Tab completion of the session's variables, the environment's functions and macros
+/// (internal ones left out) and the `%` commands.
+struct Completions {
+    names: Vec<String>,
+}
+
+impl Completions {
+    fn of(session: &Session) -> Completions {
+        let env = session.env();
+        let mut names: Vec<String> = session.declarations.keys().cloned().collect();
+        names.extend(
+            env.registry()
+                .functions()
+                .into_iter()
+                .map(|f| f.name.to_string())
+                .filter(|name| crate::functions::is_public_name(name)),
+        );
+        names.extend(crate::functions::MACROS.iter().map(|m| m.name.to_string()));
+        names.sort();
+        names.dedup();
+        Completions { names }
+    }
+
+    /// Where the word before `pos` starts and the names it may complete to.
+    fn candidates(&self, line: &str, pos: usize) -> (usize, Vec<String>) {
+        let before = &line[..pos];
+        let start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '%'))
+            .map_or(0, |i| {
+                i + before[i..].chars().next().map_or(1, char::len_utf8)
+            });
+        let word = &before[start..];
+        if word.starts_with('%') {
+            let matches = if before[..start].trim().is_empty() {
+                COMMANDS
+                    .iter()
+                    .filter(|c| c.starts_with(word))
+                    .map(|c| c.to_string())
+                    .collect()
+            } else {
+                vec![]
+            };
+            return (start, matches);
+        }
+        // After a `.`, complete the member name only (`self.spec.`, `"a".startsW`).
+        let (start, word) = match word.rfind('.') {
+            Some(dot) if !self.names.iter().any(|n| n.starts_with(word)) => {
+                (start + dot + 1, &word[dot + 1..])
+            }
+            _ => (start, word),
+        };
+        let matches = self
+            .names
+            .iter()
+            .filter(|n| n.starts_with(word))
+            .cloned()
+            .collect();
+        (start, matches)
+    }
+}
+
+impl rustyline::completion::Completer for Completions {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        Ok(self.candidates(line, pos))
+    }
+}
+
+impl rustyline::hint::Hinter for Completions {
+    type Hint = String;
+}
+
+impl rustyline::highlight::Highlighter for Completions {}
+
+impl rustyline::validate::Validator for Completions {}
+
+impl rustyline::Helper for Completions {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn completions(names: &[&str], line: &str) -> (usize, Vec<String>) {
+        let c = Completions {
+            names: names.iter().map(|n| n.to_string()).collect(),
+        };
+        c.candidates(line, line.len())
+    }
+
+    #[test]
+    fn words_complete_to_names_and_commands() {
+        let names = ["startsWith", "size", "self", "exists", "exists_one"];
+        assert_eq!(
+            completions(&names, "%de"),
+            (0, vec!["%declare".into(), "%delete".into()])
+        );
+        assert_eq!(completions(&names, "1 + %de").1, Vec::<String>::new());
+        assert_eq!(completions(&names, "si"), (0, vec!["size".into()]));
+        assert_eq!(
+            completions(&names, "self.spec.x.exi"),
+            (12, vec!["exists".into(), "exists_one".into()])
+        );
+        assert_eq!(
+            completions(&names, "\"é\".startsW"),
+            (5, vec!["startsWith".into()])
+        );
+    }
 }

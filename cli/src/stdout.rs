@@ -1,12 +1,23 @@
 //! Printing to stdout without panicking when the reader goes away.
 
-/// Writes to stdout. When stdout is closed early (piped into `head`), exits quietly instead of
-/// panicking as `print!` does; other write failures exit with status 2.
+/// Set once stdout's reader has gone away.
+static CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to stdout. When stdout is closed early (piped into `head`), later output is dropped
+/// quietly instead of panicking as `print!` does, and the command still ends with the exit
+/// status of its result (`kcel test ... | head -1` still fails when a case failed, under
+/// `set -o pipefail`); other write failures exit with status 2.
 pub fn write(args: std::fmt::Arguments) {
     use std::io::Write;
-    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+    use std::sync::atomic::Ordering;
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+            CLOSED.store(true, Ordering::Relaxed);
+            return;
         }
         eprintln!("error: cannot write to stdout: {e}");
         std::process::exit(2);

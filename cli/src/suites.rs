@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 use kcel_stdlib::kubernetes::suite::{CaseResult, Outcome, Suite};
 
-use crate::output::{Status, usage};
+use serde::Serialize;
+
+use crate::args::Format;
+use crate::output::{Status, machine, usage};
 
 /// A suite file and its results.
 struct FileResults {
@@ -56,7 +59,12 @@ fn read_suite(path: &Path) -> Result<Suite, String> {
 
 /// Runs the command: every file is read and checked before any case runs (exit 2 on a bad
 /// file); exit 1 when a case fails.
-pub fn run(paths: &[PathBuf], junit: Option<&Path>) -> Status {
+pub fn run(paths: &[PathBuf], junit: Option<&Path>, format: Format) -> Status {
+    if junit == Some(Path::new("-")) && matches!(format, Format::Json | Format::Yaml) {
+        return usage(
+            "--junit - writes to stdout, which -o json/yaml already uses; give --junit a file",
+        );
+    }
     let files = match suite_files(paths) {
         Ok(f) => f,
         Err(e) => return usage(&e),
@@ -74,26 +82,12 @@ pub fn run(paths: &[PathBuf], junit: Option<&Path>) -> Status {
         let results = suite.run();
         for r in &results {
             match &r.outcome {
-                Outcome::Passed => {
-                    passed += 1;
-                    outln!("PASS {name}: {}", r.name);
-                }
-                Outcome::Failed(mismatches) => {
-                    failed += 1;
-                    outln!("FAIL {name}: {}", r.name);
-                    for m in mismatches {
-                        outln!(
-                            "  {}\n    expected: {}\n    actual:   {}",
-                            m.what,
-                            m.expected,
-                            m.actual
-                        );
-                    }
-                }
-                Outcome::Skipped(reason) => {
-                    skipped += 1;
-                    outln!("SKIP {name}: {} ({reason})", r.name);
-                }
+                Outcome::Passed => passed += 1,
+                Outcome::Failed(_) => failed += 1,
+                Outcome::Skipped(_) => skipped += 1,
+            }
+            if format.is_text() {
+                print_case(name, r);
             }
         }
         reports.push(FileResults {
@@ -101,10 +95,26 @@ pub fn run(paths: &[PathBuf], junit: Option<&Path>) -> Status {
             results,
         });
     }
-    if skipped > 0 {
-        outln!("{passed} passed, {failed} failed, {skipped} skipped");
-    } else {
-        outln!("{passed} passed, {failed} failed");
+    match format {
+        _ if format.is_text() => {
+            if skipped > 0 {
+                outln!("{passed} passed, {failed} failed, {skipped} skipped");
+            } else {
+                outln!("{passed} passed, {failed} failed");
+            }
+        }
+        _ => out!(
+            "{}",
+            machine(
+                format,
+                &TestReport {
+                    passed,
+                    failed,
+                    skipped,
+                    files: reports.iter().map(FileReport::from).collect(),
+                }
+            )
+        ),
     }
     if let Some(path) = junit {
         let xml = junit_xml(&reports);
@@ -118,6 +128,94 @@ pub fn run(paths: &[PathBuf], junit: Option<&Path>) -> Status {
         Status::False
     } else {
         Status::Ok
+    }
+}
+
+/// One case's lines of the text report.
+fn print_case(file: &str, r: &CaseResult) {
+    match &r.outcome {
+        Outcome::Passed => outln!("PASS {file}: {}", r.name),
+        Outcome::Failed(mismatches) => {
+            outln!("FAIL {file}: {}", r.name);
+            for m in mismatches {
+                outln!(
+                    "  {}\n    expected: {}\n    actual:   {}",
+                    m.what,
+                    m.expected,
+                    m.actual
+                );
+            }
+        }
+        Outcome::Skipped(reason) => outln!("SKIP {file}: {} ({reason})", r.name),
+    }
+}
+
+/// The `-o json` / `-o yaml` shape of `kcel test`.
+#[derive(Serialize)]
+struct TestReport<'a> {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    files: Vec<FileReport<'a>>,
+}
+
+#[derive(Serialize)]
+struct FileReport<'a> {
+    file: &'a str,
+    cases: Vec<CaseReport<'a>>,
+}
+
+#[derive(Serialize)]
+struct CaseReport<'a> {
+    name: &'a str,
+    /// `passed`, `failed` or `skipped`.
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    mismatches: Vec<MismatchReport<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
+/// One unmet expectation; `expected` and `actual` are JSON texts.
+#[derive(Serialize)]
+struct MismatchReport<'a> {
+    what: &'a str,
+    expected: &'a str,
+    actual: &'a str,
+}
+
+impl<'a> From<&'a FileResults> for FileReport<'a> {
+    fn from(f: &'a FileResults) -> FileReport<'a> {
+        FileReport {
+            file: &f.name,
+            cases: f
+                .results
+                .iter()
+                .map(|r| {
+                    let (outcome, mismatches, reason) = match &r.outcome {
+                        Outcome::Passed => ("passed", vec![], None),
+                        Outcome::Failed(ms) => (
+                            "failed",
+                            ms.iter()
+                                .map(|m| MismatchReport {
+                                    what: &m.what,
+                                    expected: &m.expected,
+                                    actual: &m.actual,
+                                })
+                                .collect(),
+                            None,
+                        ),
+                        Outcome::Skipped(reason) => ("skipped", vec![], Some(reason.as_str())),
+                    };
+                    CaseReport {
+                        name: &r.name,
+                        outcome,
+                        mismatches,
+                        reason,
+                    }
+                })
+                .collect(),
+        }
     }
 }
 

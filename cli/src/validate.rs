@@ -135,7 +135,7 @@ pub fn run(
             }
             Err(e @ CrdError::NotServed(_)) => return usage(&e.to_string()),
         };
-        if format == Format::Text {
+        if format.is_text() {
             print_outcome(&input.file, crd.kind(), name, &outcome);
         }
         report.valid &= outcome.errors.is_empty();
@@ -149,7 +149,7 @@ pub fn run(
             warnings: outcome.warnings,
         });
     }
-    if format != Format::Text {
+    if !format.is_text() {
         out!("{}", machine(format, &report));
     }
     if report.valid {
@@ -180,7 +180,7 @@ fn print_outcome(file: &str, kind: &str, name: &str, outcome: &Outcome) {
 /// Reports the CRD's schema errors (exit 3).
 fn schema_failure(format: Format, version: &str, errors: &[FieldError]) -> Status {
     match format {
-        Format::Text => {
+        _ if format.is_text() => {
             for e in errors {
                 eprintln!("error: CRD version {version}: {e}");
             }

@@ -10,15 +10,15 @@ use kcel_stdlib::documents::parse_value;
 use crate::input::read_spec;
 use crate::schema::{RootSchema, is_schema_variable};
 
-/// Declares every variable on `env` (given-but-undeclared ones as `dyn`) and loads the values;
-/// with `--schema`, `self` and `oldSelf` are read under the schema (which declared them).
-/// Returns the values by name; errors are usage errors (exit status 2).
-pub fn bind(
+/// Declares the `--declare`d variables on `env` after checking their types, and the
+/// `--var` ones without a declaration as `dyn` (values are not read). Returns the declared
+/// types by name.
+pub fn declare<'a>(
     env: &mut Env,
     vars: &[(String, String)],
-    declarations: &[(String, Type)],
+    declarations: &'a [(String, Type)],
     schema: Option<&RootSchema>,
-) -> Result<HashMap<String, Value>, String> {
+) -> Result<HashMap<&'a str, &'a Type>, String> {
     let mut types: HashMap<&str, &Type> = HashMap::new();
     for (name, ty) in declarations {
         if schema.is_some() && is_schema_variable(name) {
@@ -29,12 +29,34 @@ pub fn bind(
         if types.insert(name, ty).is_some() {
             return Err(format!("variable '{name}' is declared twice"));
         }
+        env.check_declared_type(ty)
+            .map_err(|e| format!("--declare {name}: {e}"))?;
         env.declare(name.clone(), ty.clone());
     }
+    for (name, _) in vars {
+        let schema_typed = schema.is_some() && is_schema_variable(name);
+        if !schema_typed && !types.contains_key(name.as_str()) {
+            env.declare(name.clone(), Type::Dyn);
+        }
+    }
+    Ok(types)
+}
+
+/// Declares every variable on `env` (given-but-undeclared ones as `dyn`) and loads the values;
+/// with `--schema`, `self` and `oldSelf` are read under the schema (which declared them).
+/// `stdin_used` says whether stdin was read already. Returns the values by name; errors are
+/// usage errors (exit status 2).
+pub fn bind(
+    env: &mut Env,
+    vars: &[(String, String)],
+    declarations: &[(String, Type)],
+    schema: Option<&RootSchema>,
+    stdin_used: &mut bool,
+) -> Result<HashMap<String, Value>, String> {
+    let types = declare(env, vars, declarations, schema)?;
     let mut values = HashMap::new();
-    let mut stdin_used = false;
     if let Some(schema) = schema {
-        schema.bind(vars, &mut stdin_used, &mut values)?;
+        schema.bind(vars, stdin_used, &mut values)?;
     }
     for (name, spec) in vars {
         if schema.is_some() && is_schema_variable(name) {
@@ -43,19 +65,55 @@ pub fn bind(
         if values.contains_key(name) {
             return Err(format!("variable '{name}' is given twice"));
         }
-        let text =
-            read_spec(spec, &mut stdin_used).map_err(|e| format!("variable '{name}': {e}"))?;
+        let text = read_spec(spec, stdin_used).map_err(|e| format!("variable '{name}': {e}"))?;
+        if text.trim().is_empty() {
+            let source = match spec.strip_prefix('@') {
+                Some("-") => "stdin is empty".to_string(),
+                Some(path) => format!("'{path}' is empty"),
+                None => "the value is empty".to_string(),
+            };
+            return Err(format!(
+                "variable '{name}': {source} (write null for a null value)"
+            ));
+        }
         let value = parse_value(&text).map_err(|e| format!("variable '{name}': {e}"))?;
         let value = match types.get(name.as_str()) {
             Some(ty) => env
                 .fit(value, ty)
                 .map_err(|e| format!("variable '{name}': {e}"))?,
-            None => {
-                env.declare(name.clone(), Type::Dyn);
-                value
-            }
+            None => value,
         };
         values.insert(name.clone(), value);
     }
     Ok(values)
+}
+
+/// A hint for an evaluation error about variables that are declared but not bound
+/// (`no such attribute(s): t`): how to bind them.
+pub fn unbound_hint(message: &str, env: &Env, values: &HashMap<String, Value>) -> Option<String> {
+    if !message.starts_with("no such attribute") {
+        return None;
+    }
+    let unbound: Vec<&str> = env
+        .variables()
+        .keys()
+        .filter(|name| !values.contains_key(*name))
+        .map(String::as_str)
+        .collect();
+    let named: Vec<&str> = unbound
+        .iter()
+        .copied()
+        .filter(|name| message.contains(name))
+        .collect();
+    let names = if named.is_empty() { unbound } else { named };
+    let first = names.first()?;
+    Some(format!(
+        "hint: {} declared but not bound; give a value with --var {first}=VALUE (JSON or YAML, @FILE or @-)",
+        names
+            .iter()
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+            + if names.len() == 1 { " is" } else { " are" }
+    ))
 }

@@ -3,7 +3,14 @@
 //! int and uint are exact integers; doubles are numbers, or `"NaN"`, `"Infinity"`,
 //! `"-Infinity"`; bytes are base64; timestamps RFC 3339; durations like `"1.5s"`; types by
 //! name; `optional.none()` is null and `optional.of(v)` is `v`; library values (IP, URL, ...)
-//! by their string form; map keys as strings. The same shape serialises to YAML.
+//! by their string form. The same shape serialises to YAML.
+//!
+//! Map keys: a map whose keys are all strings is an object with those keys. A map with a
+//! key of another type is an object whose every key is written as a CEL literal: `1`
+//! (ints and uints alike: CEL takes `1` and `1u` for the same key), `true`, and strings
+//! quoted (`"\"a\""`), so that `{true: 1, "true": 2}` is
+//! `{"true":1,"\"true\"":2}` — no two keys collide and each can be read back (with the
+//! map's type, which says which of the two forms a map has).
 
 use super::{Key, Value, format_duration};
 use base64::Engine as _;
@@ -50,9 +57,10 @@ impl Serialize for Natural<'_> {
                 seq.end()
             }
             Value::Map(m) => {
+                let literal_keys = m.iter().any(|(k, _)| !matches!(k, Key::String(_)));
                 let mut map = s.serialize_map(Some(m.len()))?;
                 for (k, v) in m.iter() {
-                    map.serialize_entry(&key_string(k), &Natural(v))?;
+                    map.serialize_entry(&key_string(k, literal_keys), &Natural(v))?;
                 }
                 map.end()
             }
@@ -70,11 +78,19 @@ impl Serialize for Natural<'_> {
     }
 }
 
-/// A map key as a JSON object key.
-fn key_string(key: &Key) -> String {
+/// A map key as a JSON object key: a string key as itself, unless the map's keys are
+/// written as CEL literals (`literal`) because some key is not a string.
+fn key_string(key: &Key, literal: bool) -> String {
     match key {
-        Key::String(s) => s.to_string(),
+        Key::String(s) if !literal => s.to_string(),
+        Key::String(s) => {
+            let mut out = String::with_capacity(s.len() + 2);
+            // Writing to a String cannot fail.
+            let _ = super::write_string_literal(&mut out, s);
+            out
+        }
         Key::Int(i) => i.to_string(),
+        // 1 and 1u are the same key in CEL: a map holds at most one of them.
         Key::Uint(u) => u.to_string(),
         Key::Bool(b) => b.to_string(),
     }
@@ -101,7 +117,7 @@ mod tests {
     }
 
     #[test]
-    fn map_keys_become_strings_in_order() {
+    fn map_keys_become_literals_in_order() {
         let m: crate::Map = [
             (Key::Int(2), Value::Bool(true)),
             (Key::Uint(1), Value::Null),
@@ -110,5 +126,20 @@ mod tests {
         .into_iter()
         .collect();
         assert_eq!(json(&Value::from(m)), r#"{"2":true,"1":null,"false":0}"#);
+    }
+
+    #[test]
+    fn mixed_keys_do_not_collide() {
+        let m: crate::Map = [
+            (Key::Bool(true), Value::Int(1)),
+            (Key::String("true".into()), Value::Int(2)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(json(&Value::from(m)), r#"{"true":1,"\"true\"":2}"#);
+        let strings: crate::Map = [(Key::String("1".into()), Value::Int(1))]
+            .into_iter()
+            .collect();
+        assert_eq!(json(&Value::from(strings)), r#"{"1":1}"#);
     }
 }

@@ -130,32 +130,10 @@ impl EnvRequest {
 
     /// The extra libraries from the catalog, as the CLI's `--lib` resolves them.
     pub fn libraries(&self) -> Result<Vec<Library>, Rejection> {
-        let catalog = kcel_stdlib::catalog::available();
         self.libraries
             .iter()
             .map(|spec| {
-                let (name, version) = match spec.split_once('@') {
-                    Some((name, version)) => (name, Some(version)),
-                    None => (spec.as_str(), None),
-                };
-                let library = catalog
-                    .iter()
-                    .find(|a| a.name == name)
-                    .ok_or_else(|| input(format!("unknown library '{name}'")))?;
-                let version = match version {
-                    None => *library.versions.end(),
-                    Some(v) => v
-                        .parse::<u32>()
-                        .ok()
-                        .filter(|v| library.versions.contains(v))
-                        .ok_or_else(|| {
-                            input(format!(
-                                "library '{name}' has versions {} to {}, not '{v}'",
-                                library.versions.start(),
-                                library.versions.end()
-                            ))
-                        })?,
-                };
+                let (library, version) = kcel_stdlib::catalog::resolve(spec).map_err(input)?;
                 Ok(library.build(version))
             })
             .collect()
