@@ -133,6 +133,11 @@ pub fn available() -> Vec<Available> {
             versions: 0..=0,
             build: |_| kubernetes::jsonpatch(),
         },
+        Available {
+            name: "kubernetes.sharding",
+            versions: 0..=0,
+            build: |_| kubernetes::sharding(),
+        },
     ]
 }
 

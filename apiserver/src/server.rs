@@ -48,6 +48,8 @@ pub struct Options {
     /// How often storage history is compacted (kube-apiserver's
     /// `--etcd-compaction-interval`, 5 minutes by default); zero turns it off.
     pub compaction_interval: Duration,
+    /// `--feature-gates`.
+    pub feature_gates: crate::features::FeatureGates,
 }
 
 /// Why the server could not start or stopped.
@@ -97,6 +99,8 @@ pub struct AppState {
     pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
     /// The authorizer.
     pub authz: Arc<crate::authz::Authz>,
+    /// The feature gates in effect.
+    pub features: crate::features::FeatureGates,
 }
 
 /// A server that is listening: its address and URL, ready to [`Server::serve`].
@@ -194,6 +198,7 @@ impl Server {
                 metrics: Arc::default(),
                 users: Arc::new(users),
                 authz: Arc::new(crate::authz::Authz::new(rules)),
+                features: options.feature_gates,
             },
             url,
         })

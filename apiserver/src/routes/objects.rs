@@ -444,8 +444,12 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     let output = negotiate::output(&call.headers, true)?;
     let resource = call.resource;
     let (labels, fields) = selectors(&call)?;
-    let filtered =
-        !call.param("labelSelector").is_empty() || !call.param("fieldSelector").is_empty();
+    let shard = crate::shard::selector(&call.params, call.state.features)?;
+    // Any filter makes upstream's predicate non-empty: pages are filled from the rest of the
+    // range, and remainingItemCount is not known.
+    let filtered = !call.param("labelSelector").is_empty()
+        || !call.param("fieldSelector").is_empty()
+        || shard.is_some();
     let prefix = call.prefix();
     let limit = match call.param("limit") {
         "" => None,
@@ -492,7 +496,12 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     let mut more = response.more;
     for kv in &response.kvs {
         let item = object::from_storage(kv, resource)?;
-        if filtered && !(labels.matches(&item) && fields.matches(&item)) {
+        // The shard first, then labels and fields, as upstream's SelectionPredicate.
+        if filtered
+            && !(shard.as_ref().is_none_or(|s| s.matches(&item))
+                && labels.matches(&item)
+                && fields.matches(&item))
+        {
             continue;
         }
         if filtered && limit.is_some_and(|l| items.len() == l) {
@@ -526,6 +535,12 @@ async fn list(call: Call) -> Result<Response, ApiError> {
             }).collect::<Vec<_>>(),
         }),
         Output::Json | Output::Yaml => {
+            // Only typed lists carry shardInfo (upstream's Table and PartialObjectMetadataList
+            // conversions copy resourceVersion, continue and remainingItemCount only).
+            let mut metadata = metadata;
+            if let Some(shard) = &shard {
+                metadata["shardInfo"] = crate::shard::shard_info(shard);
+            }
             let items: Vec<Value> = items
                 .into_iter()
                 .map(|mut item| {
