@@ -613,6 +613,102 @@ fn reopening_keeps_data_revisions_and_compaction<B: Backend>() {
     assert_eq!(s.create(&cm("new"), b"").unwrap().mod_revision, 31);
 }
 
+/// A deterministic mix of creates, updates and deletes over a few keys (and keys of another
+/// prefix), then every revision read back, whole and in pages of every size, against a model
+/// of the history: current and past reads, counts and `more` agree.
+fn ranges_at_every_revision_match_a_model<B: Backend>() {
+    use std::collections::BTreeMap;
+    let b = B::new();
+    let s = b.store();
+    let prefix = keys::prefix("configmaps", Some("default"));
+    // states[r] = the live keys under `prefix` at revision r, with their mod revisions.
+    let mut states: Vec<BTreeMap<String, Revision>> = vec![BTreeMap::new()];
+    let mut live: BTreeMap<String, Revision> = BTreeMap::new();
+    let mut seed: u64 = 7;
+    for step in 0..120 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let pick = (seed >> 33) as usize;
+        let name = format!("k{}", pick % 9);
+        let (key, ours) = if pick % 11 == 0 {
+            (keys::namespaced("configmaps", "other", &name), false)
+        } else {
+            (cm(&name), true)
+        };
+        let current = s.get(&key, None).unwrap().0;
+        let rev = match (current, pick % 3) {
+            (None, _) => {
+                s.create(&key, format!("v{step}").as_bytes())
+                    .unwrap()
+                    .mod_revision
+            }
+            (Some(kv), 0) => s.delete(&key, kv.mod_revision).unwrap().1,
+            (Some(kv), _) => {
+                s.update(&key, format!("v{step}").as_bytes(), kv.mod_revision)
+                    .unwrap()
+                    .mod_revision
+            }
+        };
+        if ours {
+            if s.get(&key, None).unwrap().0.is_some() {
+                live.insert(key.clone(), rev);
+            } else {
+                live.remove(&key);
+            }
+        }
+        assert_eq!(rev as usize, states.len());
+        states.push(live.clone());
+    }
+    let current = s.current_revision().unwrap();
+    for (rev, state) in states.iter().enumerate() {
+        let rev = rev as Revision;
+        let want: Vec<(String, Revision)> = state.iter().map(|(k, r)| (k.clone(), *r)).collect();
+        for at in [Some(rev), (rev == current).then_some(current)]
+            .into_iter()
+            .flatten()
+        {
+            let whole = s
+                .range(&RangeRequest::prefix(&prefix).at_revision(at))
+                .unwrap();
+            let got: Vec<(String, Revision)> = whole
+                .kvs
+                .iter()
+                .map(|kv| (kv.key.clone(), kv.mod_revision))
+                .collect();
+            assert_eq!(got, want, "revision {at}");
+            assert_eq!(
+                (whole.count, whole.more, whole.revision),
+                (want.len(), false, at)
+            );
+            for limit in 1..=4 {
+                let mut paged = Vec::new();
+                let mut from: Option<String> = None;
+                loop {
+                    let mut request = RangeRequest::prefix(&prefix).limit(limit).at_revision(at);
+                    request.from_key = from.clone();
+                    let page = s.range(&request).unwrap();
+                    let remaining = want.len() - paged.len();
+                    assert_eq!(page.count, remaining, "count at {at}, limit {limit}");
+                    assert_eq!(page.more, remaining > limit, "more at {at}, limit {limit}");
+                    paged.extend(page.kvs.iter().map(|kv| (kv.key.clone(), kv.mod_revision)));
+                    if !page.more {
+                        break;
+                    }
+                    from = Some(format!("{}\u{0}", page.kvs.last().unwrap().key));
+                }
+                assert_eq!(paged, want, "paged at {at}, limit {limit}");
+            }
+        }
+        // Unpinned reads are the current state.
+        if rev == current {
+            let now = s.range(&RangeRequest::prefix(&prefix)).unwrap();
+            assert_eq!(now.revision, current);
+            assert_eq!(now.kvs.len(), want.len());
+        }
+    }
+}
+
 /// Instantiates every check above as a test for one backend.
 macro_rules! conformance {
     ($module:ident, $backend:ty) => {
@@ -631,6 +727,7 @@ macro_rules! conformance {
                 watch_survives_dropped_watchers,
                 compaction_forgets_history_below_its_revision,
                 reopening_keeps_data_revisions_and_compaction,
+                ranges_at_every_revision_match_a_model,
             );
         }
     };
