@@ -28,6 +28,8 @@ pub enum StorageKind {
     Sqlite,
     /// In memory, gone at exit (for tests and experiments).
     Memory,
+    /// etcd v3 at [`Options::etcd_servers`] (builds with the cargo feature `etcd`).
+    Etcd,
 }
 
 /// How to run the server.
@@ -50,6 +52,8 @@ pub struct Options {
     pub compaction_interval: Duration,
     /// `--feature-gates`.
     pub feature_gates: crate::features::FeatureGates,
+    /// `--etcd-servers`: the etcd client URLs for [`StorageKind::Etcd`].
+    pub etcd_servers: Vec<String>,
 }
 
 /// Why the server could not start or stopped.
@@ -141,6 +145,25 @@ async fn compact_periodically(store: Arc<dyn Storage>, interval: Duration) {
     }
 }
 
+#[cfg(feature = "etcd")]
+fn etcd_store(servers: &[String]) -> Result<Arc<dyn Storage>, ServerError> {
+    if servers.is_empty() {
+        return Err(ServerError::Config(
+            "--storage etcd needs --etcd-servers".to_owned(),
+        ));
+    }
+    Ok(Arc::new(crate::storage::etcd::EtcdStorage::connect(
+        servers,
+    )?))
+}
+
+#[cfg(not(feature = "etcd"))]
+fn etcd_store(_: &[String]) -> Result<Arc<dyn Storage>, ServerError> {
+    Err(ServerError::Config(
+        "this kcel-apiserver was built without the etcd backend (cargo feature `etcd`)".to_owned(),
+    ))
+}
+
 impl Server {
     /// Prepares the data directory (certificates, token, storage), binds the listen address
     /// and writes `DATA_DIR/kubeconfig` with the bound address.
@@ -164,6 +187,7 @@ impl Server {
         let store: Arc<dyn Storage> = match options.storage {
             StorageKind::Sqlite => Arc::new(SqliteStorage::open(dir.join("state.db"))?),
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
+            StorageKind::Etcd => etcd_store(&options.etcd_servers)?,
         };
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
