@@ -12,6 +12,36 @@ use support::Server;
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
+#[cfg(feature = "etcd")]
+#[path = "support/etcd.rs"]
+mod etcd_process;
+
+/// What keeps a backend alive beside the server (the etcd process for `etcd`).
+#[cfg(feature = "etcd")]
+type Keep = Option<etcd_process::Etcd>;
+#[cfg(not(feature = "etcd"))]
+type Keep = ();
+
+/// A server on `backend` (`sqlite`, `memory`, or with the feature `etcd` a fresh etcd);
+/// `None` when etcd is not installed (skipped visibly).
+fn start(backend: &str, extra: &[&str]) -> Option<(Keep, Server)> {
+    #[cfg(feature = "etcd")]
+    if backend == "etcd" {
+        let binary = etcd_process::binary("list semantics on etcd")?;
+        let etcd = etcd_process::Etcd::start(&binary);
+        let mut flags = vec!["--storage", "etcd", "--etcd-servers", etcd.url.as_str()];
+        flags.extend_from_slice(extra);
+        let server = Server::start(&flags);
+        return Some((Some(etcd), server));
+    }
+    let mut flags = vec!["--storage", backend];
+    flags.extend_from_slice(extra);
+    #[cfg(feature = "etcd")]
+    return Some((None, Server::start(&flags)));
+    #[cfg(not(feature = "etcd"))]
+    Some(((), Server::start(&flags)))
+}
+
 fn names(list: &Value) -> Vec<String> {
     list["items"]
         .as_array()
@@ -44,7 +74,9 @@ fn assert_status(reply: &support::Reply, code: u16, reason: &str, message: &str)
 }
 
 async fn pages_see_one_snapshot(backend: &str) {
-    let server = Server::start(&["--storage", backend]);
+    let Some((_etcd, server)) = start(backend, &[]) else {
+        return;
+    };
     for i in 0..10 {
         create(&server, &format!("c{i}")).await;
     }
@@ -99,8 +131,16 @@ async fn memory_pages_see_one_snapshot() {
     pages_see_one_snapshot("memory").await;
 }
 
+#[cfg(feature = "etcd")]
+#[tokio::test]
+async fn etcd_pages_see_one_snapshot() {
+    pages_see_one_snapshot("etcd").await;
+}
+
 async fn resource_versions_and_their_errors(backend: &str) {
-    let server = Server::start(&["--storage", backend, "--compaction-interval-seconds", "0"]);
+    let Some((_etcd, server)) = start(backend, &["--compaction-interval-seconds", "0"]) else {
+        return;
+    };
     let a = create(&server, "a").await;
     let rv_a = a["metadata"]["resourceVersion"]
         .as_str()
@@ -205,8 +245,16 @@ async fn memory_resource_versions_and_their_errors() {
     resource_versions_and_their_errors("memory").await;
 }
 
+#[cfg(feature = "etcd")]
+#[tokio::test]
+async fn etcd_resource_versions_and_their_errors() {
+    resource_versions_and_their_errors("etcd").await;
+}
+
 async fn compacted_snapshots_are_gone(backend: &str) {
-    let server = Server::start(&["--storage", backend, "--compaction-interval-seconds", "1"]);
+    let Some((_etcd, server)) = start(backend, &["--compaction-interval-seconds", "1"]) else {
+        return;
+    };
     let a = create(&server, "a").await;
     let rv_a = a["metadata"]["resourceVersion"]
         .as_str()
@@ -255,6 +303,12 @@ async fn sqlite_compacted_snapshots_are_gone() {
 #[tokio::test]
 async fn memory_compacted_snapshots_are_gone() {
     compacted_snapshots_are_gone("memory").await;
+}
+
+#[cfg(feature = "etcd")]
+#[tokio::test]
+async fn etcd_compacted_snapshots_are_gone() {
+    compacted_snapshots_are_gone("etcd").await;
 }
 
 /// A filtered list reads storage in chunks and continues after the last key it examined,

@@ -15,6 +15,8 @@ pub struct Etcd {
     _dir: tempfile::TempDir,
     /// `http://127.0.0.1:<port>`.
     pub url: String,
+    command: Command,
+    client_port: u16,
 }
 
 fn free_port() -> u16 {
@@ -59,41 +61,52 @@ impl Etcd {
         let (client, peer) = (free_port(), free_port());
         let url = format!("http://127.0.0.1:{client}");
         let peer_url = format!("http://127.0.0.1:{peer}");
-        let child = Command::new(binary)
+        let mut command = Command::new(binary);
+        command
             .arg("--name")
             .arg("test")
             .arg("--data-dir")
             .arg(dir.path().join("data"))
-            .args([
-                "--listen-client-urls",
-                &url,
-                "--advertise-client-urls",
-                &url,
-            ])
+            .args(["--listen-client-urls", &url])
+            .args(["--advertise-client-urls", &url])
             .args(["--listen-peer-urls", &peer_url])
             .args(["--initial-advertise-peer-urls", &peer_url])
             .args(["--initial-cluster", &format!("test={peer_url}")])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting etcd");
+            .stderr(Stdio::null());
+        let child = command.spawn().expect("starting etcd");
         let etcd = Etcd {
             child,
             _dir: dir,
             url,
+            command,
+            client_port: client,
         };
+        etcd.wait_until_listening();
+        etcd
+    }
+
+    fn wait_until_listening(&self) {
         let start = Instant::now();
-        loop {
-            if std::net::TcpStream::connect(("127.0.0.1", client)).is_ok() {
-                break;
-            }
+        while std::net::TcpStream::connect(("127.0.0.1", self.client_port)).is_err() {
             assert!(
                 start.elapsed() < Duration::from_secs(20),
                 "etcd did not start"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        etcd
+    }
+
+    /// Kills etcd (SIGKILL); its data stays for [`Etcd::restart`].
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts etcd again on the same ports and data.
+    pub fn restart(&mut self) {
+        self.child = self.command.spawn().expect("restarting etcd");
+        self.wait_until_listening();
     }
 }
 
