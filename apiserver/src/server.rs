@@ -189,6 +189,8 @@ impl Server {
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
             StorageKind::Etcd => etcd_store(&options.etcd_servers)?,
         };
+        // Watches go through one storage watch per resource (storage/cache.rs).
+        let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await

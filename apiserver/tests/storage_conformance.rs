@@ -36,6 +36,21 @@ impl Backend for Memory {
     fn reopen(&mut self) {}
 }
 
+/// The watch cache in front of the in-memory store.
+struct Cached(Arc<kcel_apiserver::storage::cache::WatchCache>);
+
+impl Backend for Cached {
+    fn new() -> Self {
+        Cached(Arc::new(kcel_apiserver::storage::cache::WatchCache::new(
+            Arc::new(MemoryStorage::new()),
+        )))
+    }
+    fn store(&self) -> Arc<dyn Storage> {
+        self.0.clone()
+    }
+    fn reopen(&mut self) {}
+}
+
 struct Sqlite {
     dir: tempfile::TempDir,
     store: Option<Arc<SqliteStorage>>,
@@ -956,5 +971,6 @@ macro_rules! conformance {
 
 conformance!(memory, super::Memory);
 conformance!(sqlite, super::Sqlite);
+conformance!(cached_memory, super::Cached);
 #[cfg(feature = "etcd")]
 conformance!(etcd, super::Etcd);

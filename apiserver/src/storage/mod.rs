@@ -24,6 +24,7 @@
 //! layer calls it through `tokio::task::spawn_blocking`; a future etcd backend can drive its
 //! asynchronous client on a runtime handle from there as well.
 
+pub mod cache;
 mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
