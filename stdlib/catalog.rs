@@ -159,6 +159,12 @@ pub fn available() -> Vec<Available> {
             versions: 0..=0,
             build: |_| kubernetes::jsonpatch(),
         },
+        Available {
+            name: "kubernetes.sharding",
+            alias: "sharding",
+            versions: 0..=0,
+            build: |_| kubernetes::sharding(),
+        },
     ]
 }
 

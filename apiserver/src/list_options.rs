@@ -6,17 +6,6 @@ use std::collections::HashMap;
 
 use crate::error::{ApiError, FieldError};
 
-/// Which state a list or get reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Read {
-    /// No resourceVersion (or `0`): the current state.
-    Current,
-    /// `resourceVersion=N` (NotOlderThan): the current state, which must have reached N.
-    NotOlderThan(i64),
-    /// `resourceVersionMatch=Exact`: the state at exactly N.
-    Exact(i64),
-}
-
 fn param<'a>(params: &'a HashMap<String, String>, name: &str) -> &'a str {
     params.get(name).map(String::as_str).unwrap_or("")
 }
@@ -97,28 +86,92 @@ pub fn validate(params: &HashMap<String, String>, watch: bool) -> Result<(), Api
 
 /// The resourceVersion asked for, as a number (`None` when absent or `0`).
 pub fn resource_version(params: &HashMap<String, String>) -> Result<Option<i64>, ApiError> {
-    match param(params, "resourceVersion") {
-        "" | "0" => Ok(None),
-        text => text.parse::<i64>().map(Some).map_err(|_| {
-            ApiError::bad_request(format!(
-                "invalid resource version {text:?}: must be an integer"
-            ))
-        }),
-    }
+    let rv = parse_resource_version(param(params, "resourceVersion"))?;
+    Ok((rv > 0).then_some(rv))
 }
 
-/// What a (validated) list or get reads.
-pub fn read(params: &HashMap<String, String>) -> Result<Read, ApiError> {
-    Ok(
-        match (
-            resource_version(params)?,
-            param(params, "resourceVersionMatch"),
-        ) {
-            (None, _) => Read::Current,
-            (Some(rv), "Exact") => Read::Exact(rv),
-            (Some(rv), _) => Read::NotOlderThan(rv),
-        },
-    )
+/// Where a list reads from storage, after upstream's storage-level check of the options
+/// (k8s.io/apiserver `pkg/storage/interfaces.go` `ValidateListOptions`, which runs before any
+/// read, cached or not).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRead {
+    /// Read at exactly this revision (a continue token's snapshot, `Exact`, or the legacy
+    /// `resourceVersion=N` with a `limit`); `None` reads the current revision.
+    pub revision: Option<i64>,
+    /// The store must have reached this revision (`NotOlderThan`, or `resourceVersion=N`
+    /// without a limit).
+    pub not_older_than: Option<i64>,
+    /// The continue token's start key, relative to the list prefix.
+    pub continue_from: Option<String>,
+}
+
+/// Go's `strconv.ParseUint(text, 10, 64)` error text.
+fn parse_uint_error(text: &str) -> String {
+    let quoted = kcel::standard::go_quote(text);
+    let syntax = text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit());
+    let reason = if syntax {
+        "invalid syntax"
+    } else {
+        "value out of range"
+    };
+    format!("strconv.ParseUint: parsing {quoted}: {reason}")
+}
+
+/// A resourceVersion as upstream's `APIObjectVersioner.ParseResourceVersion` reads it (`""`
+/// and `"0"` are 0), or the `BadRequest` it gives.
+pub fn parse_resource_version(text: &str) -> Result<i64, ApiError> {
+    if text.is_empty() || text == "0" {
+        return Ok(0);
+    }
+    text.parse::<u64>()
+        .ok()
+        .and_then(|n| i64::try_from(n).ok())
+        .ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "invalid resource version: resourceVersion: Invalid value: {}: {}",
+                kcel::standard::go_quote(text),
+                parse_uint_error(text)
+            ))
+        })
+}
+
+/// Upstream's storage-level `ValidateListOptions` for a (recursive) list with `limit` (0 for
+/// none): the continue token (400 `invalid continue token: ...`), a resourceVersion beside it
+/// (400), the resourceVersion's syntax (400), and where the list reads.
+pub fn list_read(params: &HashMap<String, String>, limit: usize) -> Result<ListRead, ApiError> {
+    let rv = param(params, "resourceVersion");
+    let token = param(params, "continue");
+    if !token.is_empty() {
+        let (revision, start) = crate::continue_token::decode(token)
+            .map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?;
+        if !rv.is_empty() && rv != "0" {
+            return Err(ApiError::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
+        }
+        return Ok(ListRead {
+            // A negative revision continues at the latest one.
+            revision: (revision > 0).then_some(revision),
+            not_older_than: None,
+            continue_from: Some(start),
+        });
+    }
+    let parsed = parse_resource_version(rv)?;
+    let mut read = ListRead {
+        revision: None,
+        not_older_than: None,
+        continue_from: None,
+    };
+    if parsed == 0 {
+        return Ok(read);
+    }
+    match param(params, "resourceVersionMatch") {
+        "Exact" => read.revision = Some(parsed),
+        // The legacy case: with a limit, a resourceVersion is the snapshot to page.
+        "" if limit > 0 => read.revision = Some(parsed),
+        _ => read.not_older_than = Some(parsed),
+    }
+    Ok(read)
 }
 
 #[cfg(test)]
@@ -172,16 +225,84 @@ mod tests {
             .is_ok()
         );
         assert_eq!(
-            read(&params(&[
-                ("resourceVersion", "5"),
-                ("resourceVersionMatch", "Exact")
-            ]))
-            .unwrap(),
-            Read::Exact(5)
+            resource_version(&params(&[("resourceVersion", "0")])).unwrap(),
+            None
         );
         assert_eq!(
-            read(&params(&[("resourceVersion", "0")])).unwrap(),
-            Read::Current
+            resource_version(&params(&[("resourceVersion", "12")])).unwrap(),
+            Some(12)
         );
+    }
+
+    /// k8s.io/apiserver `pkg/storage/interfaces.go` `ValidateListOptions`.
+    #[test]
+    fn upstreams_storage_list_rules() {
+        let token = crate::continue_token::encode(7, "b\u{0}");
+        let read = list_read(&params(&[("continue", &token)]), 2).unwrap();
+        assert_eq!(
+            read,
+            ListRead {
+                revision: Some(7),
+                not_older_than: None,
+                continue_from: Some("b\u{0}".to_owned())
+            }
+        );
+        let e = list_read(
+            &params(&[("continue", &token), ("resourceVersion", "5")]),
+            2,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                400,
+                "specifying resource version is not allowed when using continue"
+            )
+        );
+        assert!(
+            list_read(
+                &params(&[("continue", &token), ("resourceVersion", "0")]),
+                2
+            )
+            .is_ok()
+        );
+        let e = list_read(&params(&[("continue", "x!")]), 2).unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid continue token: continue key is not valid: illegal base64 data at input byte 1"
+        );
+        let e = list_read(&params(&[("resourceVersion", "abc")]), 0).unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid resource version: resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax"
+        );
+        let e = list_read(&params(&[("resourceVersion", "99999999999999999999")]), 0).unwrap_err();
+        assert!(e.message.ends_with("value out of range"), "{}", e.message);
+        let at = |pairs: &[(&str, &str)], limit| {
+            let r = list_read(&params(pairs), limit).unwrap();
+            (r.revision, r.not_older_than)
+        };
+        assert_eq!(at(&[("resourceVersion", "5")], 0), (None, Some(5)));
+        assert_eq!(at(&[("resourceVersion", "5")], 10), (Some(5), None));
+        assert_eq!(
+            at(
+                &[
+                    ("resourceVersion", "5"),
+                    ("resourceVersionMatch", "NotOlderThan")
+                ],
+                10
+            ),
+            (None, Some(5))
+        );
+        assert_eq!(
+            at(
+                &[("resourceVersion", "5"), ("resourceVersionMatch", "Exact")],
+                0
+            ),
+            (Some(5), None)
+        );
+        assert_eq!(at(&[("resourceVersion", "0")], 10), (None, None));
+        let minus = crate::continue_token::encode(-1, "b");
+        assert_eq!(at(&[("continue", &minus)], 1), (None, None));
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use kcel_apiserver::features::FeatureGates;
 use kcel_apiserver::server::{Options, Server, StorageKind};
 
 /// A small Kubernetes API server on embedded storage.
@@ -34,6 +35,17 @@ struct Args {
     /// Seconds between compactions of the storage history (0: never).
     #[arg(long = "compaction-interval-seconds", default_value_t = 300)]
     compaction_interval_seconds: u64,
+    /// Feature gates as `Key=bool,...` (kube-apiserver's flag); known:
+    /// ShardedListAndWatch (default false).
+    #[arg(long = "feature-gates", default_value = "", value_parser = parse_feature_gates)]
+    feature_gates: FeatureGates,
+    /// etcd client URLs for --storage etcd, comma-separated (e.g. http://127.0.0.1:2379).
+    #[arg(long = "etcd-servers", value_delimiter = ',')]
+    etcd_servers: Vec<String>,
+}
+
+fn parse_feature_gates(text: &str) -> Result<FeatureGates, String> {
+    FeatureGates::parse(text)
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -42,6 +54,8 @@ enum Backend {
     Sqlite,
     /// In memory (lost at exit).
     Memory,
+    /// etcd v3 at --etcd-servers (needs a build with the cargo feature `etcd`).
+    Etcd,
 }
 
 async fn shutdown_signal() {
@@ -62,11 +76,14 @@ async fn main() -> ExitCode {
         storage: match args.storage {
             Backend::Sqlite => StorageKind::Sqlite,
             Backend::Memory => StorageKind::Memory,
+            Backend::Etcd => StorageKind::Etcd,
         },
         verbosity: args.verbosity,
         token_auth_file: args.token_auth_file,
         authorization_rules: args.authorization_rules,
         compaction_interval: std::time::Duration::from_secs(args.compaction_interval_seconds),
+        feature_gates: args.feature_gates,
+        etcd_servers: args.etcd_servers,
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

@@ -1,6 +1,7 @@
 //! Metrics at `/metrics` in the Prometheus text format, with kube-apiserver's names and labels
 //! for the ones served: `apiserver_request_total`, `apiserver_request_duration_seconds`,
-//! `apiserver_requested_deprecated_apis` and `apiserver_storage_objects`.
+//! `apiserver_requested_deprecated_apis`, `apiserver_storage_objects`, and for sharded watches
+//! (KEP-5866) `apiserver_watch_shards_total` and `apiserver_watch_filtered_events_total`.
 
 use prometheus::{
     Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry,
@@ -33,6 +34,8 @@ pub struct Metrics {
     requests: IntCounterVec,
     durations: HistogramVec,
     objects: IntGaugeVec,
+    watch_shards: IntGaugeVec,
+    watch_filtered: IntCounterVec,
 }
 
 /// What a request was, as kube-apiserver's RequestInfo labels it.
@@ -148,11 +151,30 @@ impl Metrics {
             &["resource"],
         )
         .expect("valid metric");
+        // k8s.io/apiserver pkg/storage/cacher/metrics: WatchShardsTotal, WatchFilteredEventsTotal.
+        let watch_shards = IntGaugeVec::new(
+            Opts::new(
+                "apiserver_watch_shards_total",
+                "Number of active sharded watch connections broken by resource type.",
+            ),
+            &["group", "resource"],
+        )
+        .expect("valid metric");
+        let watch_filtered = IntCounterVec::new(
+            Opts::new(
+                "apiserver_watch_filtered_events_total",
+                "Counter of events filtered out by shard selector during watch dispatch, broken by resource type.",
+            ),
+            &["group", "resource"],
+        )
+        .expect("valid metric");
         for metric in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(durations.clone()),
             Box::new(deprecated),
             Box::new(objects.clone()),
+            Box::new(watch_shards.clone()),
+            Box::new(watch_filtered.clone()),
         ] {
             registry.register(metric).expect("metric names are unique");
         }
@@ -161,7 +183,23 @@ impl Metrics {
             requests,
             durations,
             objects,
+            watch_shards,
+            watch_filtered,
         }
+    }
+
+    /// A sharded watch of `resource` started (`delta` 1) or ended (`delta` -1).
+    pub fn sharded_watch(&self, resource: &Resource, delta: i64) {
+        self.watch_shards
+            .with_label_values(&[resource.group, resource.plural])
+            .add(delta);
+    }
+
+    /// An object of `resource` left out of a sharded watch by its shard selector.
+    pub fn shard_filtered_event(&self, resource: &Resource) {
+        self.watch_filtered
+            .with_label_values(&[resource.group, resource.plural])
+            .inc();
     }
 
     /// Records one finished request (watches count, but their duration is not a latency).

@@ -28,6 +28,8 @@ pub enum StorageKind {
     Sqlite,
     /// In memory, gone at exit (for tests and experiments).
     Memory,
+    /// etcd v3 at [`Options::etcd_servers`] (builds with the cargo feature `etcd`).
+    Etcd,
 }
 
 /// How to run the server.
@@ -48,6 +50,10 @@ pub struct Options {
     /// How often storage history is compacted (kube-apiserver's
     /// `--etcd-compaction-interval`, 5 minutes by default); zero turns it off.
     pub compaction_interval: Duration,
+    /// `--feature-gates`.
+    pub feature_gates: crate::features::FeatureGates,
+    /// `--etcd-servers`: the etcd client URLs for [`StorageKind::Etcd`].
+    pub etcd_servers: Vec<String>,
 }
 
 /// Why the server could not start or stopped.
@@ -97,6 +103,8 @@ pub struct AppState {
     pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
     /// The authorizer.
     pub authz: Arc<crate::authz::Authz>,
+    /// The feature gates in effect.
+    pub features: crate::features::FeatureGates,
 }
 
 /// A server that is listening: its address and URL, ready to [`Server::serve`].
@@ -137,6 +145,25 @@ async fn compact_periodically(store: Arc<dyn Storage>, interval: Duration) {
     }
 }
 
+#[cfg(feature = "etcd")]
+fn etcd_store(servers: &[String]) -> Result<Arc<dyn Storage>, ServerError> {
+    if servers.is_empty() {
+        return Err(ServerError::Config(
+            "--storage etcd needs --etcd-servers".to_owned(),
+        ));
+    }
+    Ok(Arc::new(crate::storage::etcd::EtcdStorage::connect(
+        servers,
+    )?))
+}
+
+#[cfg(not(feature = "etcd"))]
+fn etcd_store(_: &[String]) -> Result<Arc<dyn Storage>, ServerError> {
+    Err(ServerError::Config(
+        "this kcel-apiserver was built without the etcd backend (cargo feature `etcd`)".to_owned(),
+    ))
+}
+
 impl Server {
     /// Prepares the data directory (certificates, token, storage), binds the listen address
     /// and writes `DATA_DIR/kubeconfig` with the bound address.
@@ -160,7 +187,10 @@ impl Server {
         let store: Arc<dyn Storage> = match options.storage {
             StorageKind::Sqlite => Arc::new(SqliteStorage::open(dir.join("state.db"))?),
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
+            StorageKind::Etcd => etcd_store(&options.etcd_servers)?,
         };
+        // Watches go through one storage watch per resource (storage/cache.rs).
+        let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await
@@ -194,6 +224,7 @@ impl Server {
                 metrics: Arc::default(),
                 users: Arc::new(users),
                 authz: Arc::new(crate::authz::Authz::new(rules)),
+                features: options.feature_gates,
             },
             url,
         })

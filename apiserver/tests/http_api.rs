@@ -1058,13 +1058,34 @@ async fn history_is_compacted_on_a_timer_and_old_tokens_expire() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     };
+    // Upstream's text (k8s.io/apiserver pkg/storage/etcd3/errors.go inconsistentContinue),
+    // with a token that continues at the latest revision.
     assert_failure(
         &expired,
         410,
         "Expired",
         "The provided continue parameter is too old to display a consistent list result. \
-         You can start a new list without the continue parameter.",
+         You can start a new list without the continue parameter, or use the continue token \
+         in this response to retrieve the remainder of the results. Continuing with the \
+         provided token results in an inconsistent list - objects that were created, \
+         modified, or deleted between the time the first chunk was returned and now may show \
+         up in the list.",
     );
+    let latest = expired.json()["metadata"]["continue"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let rest = server
+        .send("GET", &format!("{CMS}?continue={latest}"), None)
+        .await
+        .json();
+    let names: Vec<&str> = rest["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["k2", "k3", "k4"]);
     // The current state is whole.
     let all = server.send("GET", CMS, None).await.json();
     assert_eq!(all["items"].as_array().unwrap().len(), 4);

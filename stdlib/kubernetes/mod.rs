@@ -12,6 +12,7 @@
 //! | [`format`](mod@format) | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
 //! | [`semver`](mod@semver) | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
 //! | [`authz`](mod@authz) | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
+//! | [`sharding`](mod@sharding) | `kubernetes.sharding` | `shardRange` (shard selectors of sharded list and watch) |
 //! | [`costs`](mod@costs) | `kubernetes.jsonpatch` | `jsonpatch.escapeKey`; Kubernetes' costs for `ext.Strings` |
 //!
 //! [`netip`] and [`go_url`] reproduce Go's `net/netip` and `net/url` parsing and messages.
@@ -66,6 +67,7 @@ pub mod quantity;
 pub mod regex;
 pub mod selectors;
 pub mod semver;
+pub mod sharding;
 pub mod strfmt;
 pub mod suite;
 pub mod urls;
@@ -169,6 +171,12 @@ pub fn jsonpatch() -> Library {
 /// `kubernetes.authzSelectors`: `fieldSelector`, `labelSelector`.
 pub fn authz_selectors() -> Library {
     authz::selectors_library()
+}
+
+/// `kubernetes.sharding`: `shardRange` (not in any Kubernetes environment: upstream only
+/// parses shard selectors; this makes them evaluable for debugging).
+pub fn sharding() -> Library {
+    sharding::library()
 }
 
 // ----- helpers shared by the libraries -----

@@ -213,6 +213,7 @@ mod tests {
             metrics: Arc::default(),
             users: Arc::default(),
             authz: Arc::default(),
+            features: Default::default(),
         })
     }
 
@@ -248,6 +249,7 @@ mod tests {
             metrics: Arc::default(),
             users: Arc::default(),
             authz: Arc::default(),
+            features: Default::default(),
         });
         let path = "/api/v1/namespaces/default/configmaps";
         for name in ["a", "b"] {

@@ -16,7 +16,6 @@ use serde_json::{Map, Value, json};
 
 use crate::continue_token;
 use crate::error::{ApiError, FieldError};
-use crate::list_options::Read;
 use crate::negotiate::{self, BodyType, Output};
 use crate::object::{self, Object};
 use crate::openapi::Schema;
@@ -444,8 +443,12 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     let output = negotiate::output(&call.headers, true)?;
     let resource = call.resource;
     let (labels, fields) = selectors(&call)?;
-    let filtered =
-        !call.param("labelSelector").is_empty() || !call.param("fieldSelector").is_empty();
+    let shard = crate::shard::selector(&call.params, call.state.features)?;
+    // Any filter makes upstream's predicate non-empty: pages are filled from the rest of the
+    // range, and remainingItemCount is not known.
+    let filtered = !call.param("labelSelector").is_empty()
+        || !call.param("fieldSelector").is_empty()
+        || shard.is_some();
     let prefix = call.prefix();
     let limit = match call.param("limit") {
         "" => None,
@@ -460,54 +463,28 @@ async fn list(call: Call) -> Result<Response, ApiError> {
         },
     };
     crate::list_options::validate(&call.params, false)?;
-    let read = crate::list_options::read(&call.params)?;
-    let mut request = RangeRequest::prefix(&prefix);
-    // With selectors the page is filled from the whole rest of the range.
-    request.limit = if filtered { None } else { limit };
-    match read {
-        Read::Exact(rv) => request.revision = Some(rv),
-        Read::NotOlderThan(rv) => not_older_than(&call.state, rv).await?,
-        Read::Current => {}
+    let read = crate::list_options::list_read(&call.params, limit.unwrap_or(0))?;
+    if let Some(rv) = read.not_older_than {
+        not_older_than(&call.state, rv).await?;
     }
-    let continuing = match call.param("continue") {
-        "" => false,
-        token => {
-            let (revision, start) = continue_token::decode(token).map_err(ApiError::bad_request)?;
-            request.from_key = Some(format!("{prefix}{start}"));
-            request.revision = Some(revision);
-            true
-        }
+    let page = read_page(&call.state, resource, &prefix, &read, limit, |item| {
+        // The shard first, then labels and fields, as upstream's SelectionPredicate.
+        !filtered
+            || (shard.as_ref().is_none_or(|s| s.matches(item))
+                && labels.matches(item)
+                && fields.matches(item))
+    })
+    .await?;
+    let (items, revision, next, count) = match page {
+        Ok(page) => page,
+        Err(expired) => return Ok(expired),
     };
-    let response = storage(&call.state, move |s| s.range(&request))
-        .await?
-        .map_err(|e| match e {
-            StorageError::Compacted { .. } if continuing => ApiError::expired(
-                "The provided continue parameter is too old to display a consistent list result. \
-                 You can start a new list without the continue parameter.",
-            ),
-            other => ApiError::from_storage(other, resource, ""),
-        })?;
-    let mut items = Vec::with_capacity(response.kvs.len());
-    let mut last_key = None;
-    let mut more = response.more;
-    for kv in &response.kvs {
-        let item = object::from_storage(kv, resource)?;
-        if filtered && !(labels.matches(&item) && fields.matches(&item)) {
-            continue;
-        }
-        if filtered && limit.is_some_and(|l| items.len() == l) {
-            more = true;
-            break;
-        }
-        last_key = Some(kv.key.clone());
-        items.push(item);
-    }
-    let mut metadata = json!({"resourceVersion": response.revision.to_string()});
-    if more && let Some(last) = last_key {
-        let next = format!("{}\u{0}", &last[prefix.len()..]);
-        metadata["continue"] = Value::from(continue_token::encode(response.revision, &next));
-        if !filtered {
-            metadata["remainingItemCount"] = Value::from(response.count - response.kvs.len());
+    let mut metadata = json!({"resourceVersion": revision.to_string()});
+    if let Some(next) = next {
+        metadata["continue"] = Value::from(continue_token::encode(revision, &next));
+        // Storage counts objects a filter would drop: upstream then gives no count.
+        if !filtered && let Some(limit) = limit {
+            metadata["remainingItemCount"] = Value::from(count.saturating_sub(limit));
         }
     }
     let body = match output {
@@ -526,6 +503,12 @@ async fn list(call: Call) -> Result<Response, ApiError> {
             }).collect::<Vec<_>>(),
         }),
         Output::Json | Output::Yaml => {
+            // Only typed lists carry shardInfo (upstream's Table and PartialObjectMetadataList
+            // conversions copy resourceVersion, continue and remainingItemCount only).
+            let mut metadata = metadata;
+            if let Some(shard) = &shard {
+                metadata["shardInfo"] = crate::shard::shard_info(shard);
+            }
             let items: Vec<Value> = items
                 .into_iter()
                 .map(|mut item| {
@@ -544,6 +527,100 @@ async fn list(call: Call) -> Result<Response, ApiError> {
         }
     };
     Ok(respond_value(StatusCode::OK, &body, output))
+}
+
+/// One page of a list: the items, the revision it was read at, the next start key (relative
+/// to the prefix) when more remain, and the storage count of the last read's range.
+type Page = (Vec<Object>, crate::storage::Revision, Option<String>, usize);
+
+/// The most keys one storage read of a filtered list asks for (upstream's `maxLimit`).
+const MAX_CHUNK: usize = 10_000;
+
+/// Reads one page as kube-apiserver's etcd3 `GetList` does: storage reads of `limit` keys
+/// (doubling up to [`MAX_CHUNK`] while a filter leaves the page short), all at the revision
+/// of the first read, until the page is full or the range ends. The continue key follows the
+/// last key *examined*, matching or not.
+///
+/// `Ok(Err(response))` is upstream's 410 for a compacted snapshot: a list from a continue
+/// token gets `inconsistentContinue` with a token to go on at the latest revision.
+async fn read_page(
+    state: &AppState,
+    resource: &'static Resource,
+    prefix: &str,
+    read: &crate::list_options::ListRead,
+    limit: Option<usize>,
+    keep: impl Fn(&Object) -> bool,
+) -> Result<Result<Page, Response>, ApiError> {
+    let mut revision = read.revision;
+    let mut from = read
+        .continue_from
+        .as_ref()
+        .map(|start| format!("{prefix}{start}"));
+    let mut chunk = limit;
+    let mut items = Vec::new();
+    loop {
+        let mut request = RangeRequest::prefix(prefix);
+        request.from_key = from.clone();
+        request.limit = chunk;
+        request.revision = revision;
+        let response = match storage(state, move |s| s.range(&request)).await? {
+            Ok(response) => response,
+            Err(StorageError::Compacted { .. }) => {
+                return Ok(Err(expired_list(read.continue_from.as_deref())));
+            }
+            Err(other) => return Err(ApiError::from_storage(other, resource, "")),
+        };
+        let mut more = response.more;
+        let mut last_key = None;
+        for kv in &response.kvs {
+            if limit.is_some_and(|l| items.len() >= l) {
+                more = true;
+                break;
+            }
+            last_key = Some(kv.key.as_str());
+            let item = object::from_storage(kv, resource)?;
+            if keep(&item) {
+                items.push(item);
+            }
+        }
+        let at = *revision.get_or_insert(response.revision);
+        let next = last_key.map(|k| format!("{}\u{0}", &k[prefix.len()..]));
+        let full = limit.is_some_and(|l| items.len() >= l);
+        if !more || limit.is_none() || full {
+            return Ok(Ok((items, at, next.filter(|_| more), response.count)));
+        }
+        chunk = chunk.map(|c| (c * 2).min(MAX_CHUNK));
+        from = next.map(|n| format!("{prefix}{n}"));
+    }
+}
+
+/// Upstream's 410 for a list whose snapshot was compacted (k8s.io/apiserver
+/// `pkg/storage/etcd3/errors.go`).
+fn expired_list(continue_from: Option<&str>) -> Response {
+    let mut status;
+    match continue_from {
+        Some(start) => {
+            status = ApiError::expired(
+                "The provided continue parameter is too old to display a consistent list result. \
+                 You can start a new list without the continue parameter, or use the continue \
+                 token in this response to retrieve the remainder of the results. Continuing \
+                 with the provided token results in an inconsistent list - objects that were \
+                 created, modified, or deleted between the time the first chunk was returned \
+                 and now may show up in the list.",
+            )
+            .to_status();
+            // rv -1: continue at the latest revision.
+            status.metadata.insert(
+                "continue".to_owned(),
+                Value::from(continue_token::encode(-1, start)),
+            );
+        }
+        None => {
+            status = ApiError::expired("The resourceVersion for the provided list is too old.")
+                .to_status();
+        }
+    }
+    super::json_response(StatusCode::GONE, &status)
 }
 
 /// The live object under `key`, or NotFound.

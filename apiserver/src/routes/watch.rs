@@ -5,7 +5,10 @@
 //! sends the current state first and, with `allowWatchBookmarks=true`, ends it with a
 //! `BOOKMARK` annotated `k8s.io/initial-events-end: "true"` (what `kubectl wait` waits for).
 //! Label and field selectors filter events, turning an object that starts or stops matching
-//! into `ADDED` / `DELETED` as kube-apiserver's watch cache does. The stream ends after
+//! into `ADDED` / `DELETED` as kube-apiserver's watch cache does (an object leaving the
+//! selection is `DELETED` with its previous content at the event's resourceVersion). With
+//! `ShardedListAndWatch` on, a `shardSelector` drops objects outside the shard (counted in
+//! `apiserver_watch_filtered_events_total`); bookmarks are never filtered. The stream ends after
 //! `timeoutSeconds` or when the client goes away.
 
 use std::convert::Infallible;
@@ -86,6 +89,7 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
     let resource = call.resource;
     let output = negotiate::output(&call.headers, false)?;
     let (labels, fields) = selectors(&call)?;
+    let shard = crate::shard::selector(&call.params, call.state.features)?;
     let param = |name: &str| call.params.get(name).map(String::as_str).unwrap_or("");
     let timeout = match param("timeoutSeconds") {
         "" => DEFAULT_TIMEOUT,
@@ -112,6 +116,18 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
     };
     let initial = send_initial.unwrap_or(rv.is_none());
     let prefix = call.prefix();
+    let metrics = call.state.metrics.clone();
+    // Upstream's cacher filter: the shard first (an object outside it counts as a filtered
+    // event), then labels and fields. Bookmarks are never filtered.
+    let passes = move |o: &Object| {
+        if let Some(shard) = &shard
+            && !shard.matches(o)
+        {
+            metrics.shard_filtered_event(resource);
+            return false;
+        }
+        labels.matches(o) && fields.matches(o)
+    };
     // The current state (for the initial events), then every change after it.
     let (items, from) = if initial {
         let request = RangeRequest::prefix(&prefix);
@@ -121,7 +137,7 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         let mut items = Vec::new();
         for kv in &range.kvs {
             let o = object::from_storage(kv, resource)?;
-            if labels.matches(&o) && fields.matches(&o) {
+            if passes(&o) {
                 items.push(o);
             }
         }
@@ -156,7 +172,9 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         output,
         first: true,
     };
+    let sharded = ShardedWatch::start(&call, resource);
     tokio::spawn(async move {
+        let _sharded = sharded;
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
         let mut last = from;
@@ -186,15 +204,23 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
                         Some(prev) => object::from_storage(prev, resource).ok(),
                         None => None,
                     };
-                    let old_matches = old.as_ref().is_some_and(|o| labels.matches(o) && fields.matches(o));
+                    let old_matches = old.as_ref().is_some_and(&passes);
                     let line = match event.kind {
                         EventKind::Put => {
                             let Ok(new) = object::from_storage(&event.kv, resource) else { continue };
-                            let new_matches = labels.matches(&new) && fields.matches(&new);
-                            match (old.is_some() && old_matches, new_matches) {
+                            let new_matches = passes(&new);
+                            match (old_matches, new_matches) {
                                 (true, true) => encoder.event("MODIFIED", &new),
                                 (false, true) => encoder.event("ADDED", &new),
-                                (true, false) => encoder.event("DELETED", &new),
+                                (true, false) => {
+                                    // Upstream: the previous object, at the event's revision.
+                                    let Some(mut gone) = old else { continue };
+                                    object::metadata_mut(&mut gone).insert(
+                                        "resourceVersion".to_owned(),
+                                        Value::from(event.revision().to_string()),
+                                    );
+                                    encoder.event("DELETED", &gone)
+                                }
                                 (false, false) => continue,
                             }
                         }
@@ -221,6 +247,35 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
     });
     Ok(stream_response(Body::from_stream(stream)))
+}
+
+/// Counts an open sharded watch in `apiserver_watch_shards_total` while it lives.
+struct ShardedWatch {
+    metrics: std::sync::Arc<crate::metrics::Metrics>,
+    resource: &'static Resource,
+}
+
+impl ShardedWatch {
+    fn start(call: &Call, resource: &'static Resource) -> Option<ShardedWatch> {
+        let sharded = call.state.features.sharded_list_and_watch
+            && call
+                .params
+                .get(crate::shard::PARAM)
+                .is_some_and(|s| !s.is_empty());
+        sharded.then(|| {
+            call.state.metrics.sharded_watch(resource, 1);
+            ShardedWatch {
+                metrics: call.state.metrics.clone(),
+                resource,
+            }
+        })
+    }
+}
+
+impl Drop for ShardedWatch {
+    fn drop(&mut self) {
+        self.metrics.sharded_watch(self.resource, -1);
+    }
 }
 
 fn stream_response(body: Body) -> Response {

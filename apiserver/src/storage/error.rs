@@ -57,6 +57,9 @@ pub enum StorageError {
     /// The SQLite backend failed.
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The etcd backend failed (unreachable, timed out, or refused the request).
+    #[error("etcd: {0}")]
+    Etcd(String),
     /// A file operation of a backend failed.
     #[error("storage i/o: {0}")]
     Io(#[from] std::io::Error),

@@ -15,14 +15,19 @@
 //! | [`Storage::watch`] | `Watch(prefix, start_revision, prev_kv)` |
 //! | [`Storage::compact`] | `Compact(revision)` |
 //!
-//! Backends: [`sqlite::SqliteStorage`] (the embedded default) and [`memory::MemoryStorage`]
-//! (for unit tests). Both pass one conformance suite (`tests/storage_conformance.rs`).
+//! Backends: [`sqlite::SqliteStorage`] (the embedded default), [`memory::MemoryStorage`]
+//! (for unit tests) and, with the cargo feature `etcd`, `etcd::EtcdStorage` (etcd v3 through
+//! the `etcd-client` crate, for several servers on one store). All pass one conformance suite
+//! (`tests/storage_conformance.rs`).
 //!
 //! The trait is synchronous: SQLite is a blocking library, and its calls are short. The HTTP
 //! layer calls it through `tokio::task::spawn_blocking`; a future etcd backend can drive its
 //! asynchronous client on a runtime handle from there as well.
 
+pub mod cache;
 mod error;
+#[cfg(feature = "etcd")]
+pub mod etcd;
 pub mod keys;
 pub mod memory;
 pub mod sqlite;

@@ -52,6 +52,12 @@ pub struct Watch {
 }
 
 impl Watch {
+    /// A watch fed by `rx` (for backends and adapters that forward another stream; events
+    /// must come in revision order).
+    pub fn from_receiver(rx: mpsc::UnboundedReceiver<WatchEvent>) -> Watch {
+        Watch { rx }
+    }
+
     /// The next event, waiting for it; `None` once the backend is gone.
     pub async fn recv(&mut self) -> Option<WatchEvent> {
         self.rx.recv().await

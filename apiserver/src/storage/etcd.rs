@@ -1,0 +1,488 @@
+//! The etcd v3 backend (`--storage etcd --etcd-servers URL[,URL]`, cargo feature `etcd`):
+//! the [`Storage`] trait over a real etcd, as kube-apiserver uses it (k8s.io/apiserver
+//! `pkg/storage/etcd3/store.go`), through the `etcd-client` crate.
+//!
+//! - Keys are kube-apiserver's (`/registry/<resource>/...`); a key's `mod_revision` is the
+//!   resourceVersion, the store revision is etcd's header revision. (An empty etcd is at
+//!   revision 1, not 0.)
+//! - create is `Txn(If create_revision(key) == 0, Put, else Get)`; update and delete are
+//!   `Txn(If mod_revision(key) == N, Put|Delete(prev_kv), else Get)`, so optimistic
+//!   concurrency holds across several API servers on one etcd.
+//! - watch is etcd's watch with `prev_kv` and progress notifications, from a revision; a
+//!   start below the compaction revision is refused by etcd (`compact_revision` in its
+//!   response) and reported as [`StorageError::Compacted`].
+//! - compaction is etcd's `Compact` (physical); the compaction revision is read back from etcd
+//!   (the oldest revision it still serves), so it is right whichever server compacted.
+//!
+//! The trait is synchronous; the client is asynchronous. Every call runs on this backend's
+//! own small runtime and the caller waits for it on a channel, which works from blocking
+//! threads and from inside another runtime alike.
+
+use std::future::Future;
+use std::time::Duration;
+
+use etcd_client::{
+    Client, CompactionOptions, Compare, CompareOp, ConnectOptions, DeleteOptions, EventType,
+    GetOptions, PutOptions, Txn, TxnOp, TxnOpResponse, WatchOptions,
+};
+use tokio::sync::mpsc;
+
+use super::keys::prefix_end;
+use super::{
+    EventKind, KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch,
+    WatchEvent,
+};
+
+/// How long one etcd request may take before it fails (the API server then answers 500).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A [`Storage`] on an etcd cluster.
+pub struct EtcdStorage {
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+}
+
+impl std::fmt::Debug for EtcdStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EtcdStorage").finish_non_exhaustive()
+    }
+}
+
+fn etcd_error(e: etcd_client::Error) -> StorageError {
+    StorageError::Etcd(e.to_string())
+}
+
+fn is_compacted(e: &etcd_client::Error) -> bool {
+    matches!(e, etcd_client::Error::GRpcStatus(s) if s.message().contains("required revision has been compacted"))
+}
+
+fn is_future(e: &etcd_client::Error) -> bool {
+    matches!(e, etcd_client::Error::GRpcStatus(s) if s.message().contains("required revision is a future revision"))
+}
+
+fn key_value(kv: &etcd_client::KeyValue) -> Result<KeyValue, StorageError> {
+    Ok(KeyValue {
+        key: String::from_utf8(kv.key().to_vec())
+            .map_err(|_| StorageError::Corrupt("a key is not UTF-8".to_owned()))?,
+        value: kv.value().to_vec(),
+        create_revision: kv.create_revision(),
+        mod_revision: kv.mod_revision(),
+    })
+}
+
+fn header_revision(header: Option<&etcd_client::ResponseHeader>) -> Result<Revision, StorageError> {
+    header
+        .map(|h| h.revision())
+        .ok_or_else(|| StorageError::Etcd("etcd answered without a header".to_owned()))
+}
+
+impl EtcdStorage {
+    /// Connects to the etcd servers (`http://127.0.0.1:2379` and the like).
+    pub fn connect(endpoints: &[String]) -> Result<EtcdStorage, StorageError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("etcd-client")
+            .enable_all()
+            .build()?;
+        let endpoints = endpoints.to_vec();
+        let options = ConnectOptions::new()
+            .with_connect_timeout(Duration::from_secs(5))
+            .with_timeout(REQUEST_TIMEOUT);
+        let client = run_on(&runtime, async move {
+            Client::connect(endpoints, Some(options)).await
+        })
+        .map_err(etcd_error)?;
+        let store = EtcdStorage { runtime, client };
+        // Fail at start, not at the first request, when etcd is not there.
+        store.current_revision()?;
+        Ok(store)
+    }
+
+    fn run<T: Send + 'static>(&self, future: impl Future<Output = T> + Send + 'static) -> T {
+        run_on(&self.runtime, future)
+    }
+
+    /// The oldest revision etcd still serves: found by bisection over reads at a revision
+    /// (etcd does not report its compaction revision otherwise).
+    fn oldest_readable(&self, current: Revision) -> Result<Revision, StorageError> {
+        let readable = |rev: Revision| -> Result<bool, StorageError> {
+            let mut kv = self.client.kv_client();
+            match self.run(async move {
+                kv.get(
+                    "\0",
+                    Some(GetOptions::new().with_revision(rev).with_count_only()),
+                )
+                .await
+            }) {
+                Ok(_) => Ok(true),
+                Err(e) if is_compacted(&e) => Ok(false),
+                Err(e) => Err(etcd_error(e)),
+            }
+        };
+        if readable(1)? {
+            return Ok(0);
+        }
+        let (mut lo, mut hi) = (1, current.max(1));
+        // Invariant: lo is not readable, hi is.
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if readable(mid)? {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Ok(hi)
+    }
+
+    fn compacted_error(&self, requested: Revision) -> StorageError {
+        let compacted = self
+            .current_revision()
+            .and_then(|current| self.oldest_readable(current))
+            .unwrap_or(requested + 1);
+        StorageError::Compacted {
+            requested,
+            compacted,
+        }
+    }
+
+    fn read_error(&self, e: etcd_client::Error, requested: Revision) -> StorageError {
+        if is_compacted(&e) {
+            self.compacted_error(requested)
+        } else if is_future(&e) {
+            StorageError::FutureRevision {
+                requested,
+                current: self.current_revision().unwrap_or(0),
+            }
+        } else {
+            etcd_error(e)
+        }
+    }
+
+    /// What a failed compare found: the key's live value now.
+    fn failed_precondition(
+        key: &str,
+        expected: Revision,
+        responses: Vec<TxnOpResponse>,
+    ) -> StorageError {
+        let found = responses.into_iter().find_map(|r| match r {
+            TxnOpResponse::Get(g) => g.kvs().first().map(|kv| kv.mod_revision()),
+            _ => None,
+        });
+        match found {
+            None => StorageError::NotFound {
+                key: key.to_owned(),
+            },
+            Some(actual) => StorageError::Conflict {
+                key: key.to_owned(),
+                expected,
+                actual,
+            },
+        }
+    }
+}
+
+/// Sends a watch response's events on; false when the watch is over (canceled, compacted,
+/// undecodable, or no reader left).
+fn forward(response: &etcd_client::WatchResponse, tx: &mpsc::UnboundedSender<WatchEvent>) -> bool {
+    if response.canceled() || response.compact_revision() > 0 {
+        return false;
+    }
+    for event in response.events() {
+        let Some(kv) = event.kv() else { continue };
+        let Ok(mut kv) = key_value(kv) else {
+            return false;
+        };
+        let prev = event.prev_kv().and_then(|p| key_value(p).ok());
+        let kind = match event.event_type() {
+            EventType::Put => EventKind::Put,
+            EventType::Delete => {
+                if let Some(p) = &prev {
+                    kv.create_revision = p.create_revision;
+                }
+                EventKind::Delete
+            }
+        };
+        if tx.send(WatchEvent { kind, kv, prev }).is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+fn run_on<T: Send + 'static>(
+    runtime: &tokio::runtime::Runtime,
+    future: impl Future<Output = T> + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    runtime.spawn(async move {
+        let _ = tx.send(future.await);
+    });
+    rx.recv().expect("the etcd runtime outlives its calls")
+}
+
+impl Storage for EtcdStorage {
+    fn current_revision(&self) -> Result<Revision, StorageError> {
+        let mut kv = self.client.kv_client();
+        let response = self
+            .run(async move {
+                kv.get("\0", Some(GetOptions::new().with_count_only()))
+                    .await
+            })
+            .map_err(etcd_error)?;
+        header_revision(response.header())
+    }
+
+    fn compacted_revision(&self) -> Result<Revision, StorageError> {
+        let current = self.current_revision()?;
+        self.oldest_readable(current)
+    }
+
+    fn get(
+        &self,
+        key: &str,
+        revision: Option<Revision>,
+    ) -> Result<(Option<KeyValue>, Revision), StorageError> {
+        let mut kv = self.client.kv_client();
+        let owned = key.to_owned();
+        let options = revision.map(|r| GetOptions::new().with_revision(r));
+        let response = self
+            .run(async move { kv.get(owned, options).await })
+            .map_err(|e| self.read_error(e, revision.unwrap_or(0)))?;
+        let at = revision.map_or_else(|| header_revision(response.header()), Ok)?;
+        let value = response.kvs().first().map(key_value).transpose()?;
+        Ok((value, at))
+    }
+
+    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        let mut options = GetOptions::new();
+        // The empty prefix reads every key: etcd's "\0" range end means "to the end".
+        let end = prefix_end(request.prefix.as_bytes()).unwrap_or_else(|| vec![0]);
+        options = options.with_range(end);
+        if let Some(limit) = request.limit.filter(|l| *l > 0) {
+            options = options.with_limit(i64::try_from(limit).unwrap_or(i64::MAX));
+        }
+        if let Some(rev) = request.revision {
+            options = options.with_revision(rev);
+        }
+        // etcd has no empty key: the smallest one is "\0".
+        let start = match request.start_key() {
+            "" => vec![0],
+            key => key.as_bytes().to_vec(),
+        };
+        let mut kv = self.client.kv_client();
+        let response = self
+            .run(async move { kv.get(start, Some(options)).await })
+            .map_err(|e| self.read_error(e, request.revision.unwrap_or(0)))?;
+        let revision = request
+            .revision
+            .map_or_else(|| header_revision(response.header()), Ok)?;
+        let kvs = response
+            .kvs()
+            .iter()
+            .map(key_value)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RangeResponse {
+            more: response.more(),
+            count: usize::try_from(response.count()).unwrap_or(0),
+            kvs,
+            revision,
+        })
+    }
+
+    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
+        let txn = Txn::new()
+            .when([Compare::create_revision(key, CompareOp::Equal, 0)])
+            .and_then([TxnOp::put(key, value, None)]);
+        let mut kv = self.client.kv_client();
+        let response = self
+            .run(async move { kv.txn(txn).await })
+            .map_err(etcd_error)?;
+        if !response.succeeded() {
+            return Err(StorageError::AlreadyExists {
+                key: key.to_owned(),
+            });
+        }
+        let rev = header_revision(response.header())?;
+        Ok(KeyValue {
+            key: key.to_owned(),
+            value: value.to_vec(),
+            create_revision: rev,
+            mod_revision: rev,
+        })
+    }
+
+    fn update(
+        &self,
+        key: &str,
+        value: &[u8],
+        expected: Revision,
+    ) -> Result<KeyValue, StorageError> {
+        let txn = Txn::new()
+            .when([Compare::mod_revision(key, CompareOp::Equal, expected)])
+            .and_then([TxnOp::put(
+                key,
+                value,
+                Some(PutOptions::new().with_prev_key()),
+            )])
+            .or_else([TxnOp::get(key, None)]);
+        let mut kv = self.client.kv_client();
+        let response = self
+            .run(async move { kv.txn(txn).await })
+            .map_err(etcd_error)?;
+        if !response.succeeded() {
+            return Err(Self::failed_precondition(
+                key,
+                expected,
+                response.op_responses(),
+            ));
+        }
+        let rev = header_revision(response.header())?;
+        let create_revision = response
+            .op_responses()
+            .into_iter()
+            .find_map(|r| match r {
+                TxnOpResponse::Put(p) => p.prev_key().map(|kv| kv.create_revision()),
+                _ => None,
+            })
+            .unwrap_or(rev);
+        Ok(KeyValue {
+            key: key.to_owned(),
+            value: value.to_vec(),
+            create_revision,
+            mod_revision: rev,
+        })
+    }
+
+    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
+        let txn = Txn::new()
+            .when([Compare::mod_revision(key, CompareOp::Equal, expected)])
+            .and_then([TxnOp::delete(
+                key,
+                Some(DeleteOptions::new().with_prev_key()),
+            )])
+            .or_else([TxnOp::get(key, None)]);
+        let mut kv = self.client.kv_client();
+        let response = self
+            .run(async move { kv.txn(txn).await })
+            .map_err(etcd_error)?;
+        if !response.succeeded() {
+            return Err(Self::failed_precondition(
+                key,
+                expected,
+                response.op_responses(),
+            ));
+        }
+        let rev = header_revision(response.header())?;
+        let prev = response
+            .op_responses()
+            .into_iter()
+            .find_map(|r| match r {
+                TxnOpResponse::Delete(d) => d.prev_kvs().first().map(key_value),
+                _ => None,
+            })
+            .transpose()?
+            .ok_or_else(|| StorageError::NotFound {
+                key: key.to_owned(),
+            })?;
+        Ok((prev, rev))
+    }
+
+    fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
+        let mut options = WatchOptions::new()
+            .with_prev_key()
+            .with_progress_notify()
+            .with_range(prefix_end(prefix.as_bytes()).unwrap_or_else(|| vec![0]));
+        if let Some(from) = from {
+            options = options.with_start_revision(from.max(1));
+        }
+        // etcd refuses a compacted start only after creating the watch, asynchronously; ask
+        // first, so that the caller gets the error (a compaction racing this check ends the
+        // stream instead, which the watcher sees as its end).
+        if let Some(from) = from {
+            let current = self.current_revision()?;
+            if from <= current {
+                let compacted = self.oldest_readable(current)?;
+                if from < compacted {
+                    return Err(StorageError::Compacted {
+                        requested: from,
+                        compacted,
+                    });
+                }
+            }
+        }
+        let mut client = self.client.watch_client();
+        let key = match prefix {
+            "" => vec![0],
+            p => p.as_bytes().to_vec(),
+        };
+        let (first, stream) = self
+            .run(async move {
+                let mut stream = client.watch(key, Some(options)).await?;
+                let first = stream.message().await?;
+                Ok::<_, etcd_client::Error>((first, stream))
+            })
+            .map_err(etcd_error)?;
+        let mut stream = stream;
+        let mut pending = Vec::new();
+        match first {
+            Some(response) if response.compact_revision() > 0 => {
+                return Err(StorageError::Compacted {
+                    requested: from.unwrap_or(0),
+                    compacted: response.compact_revision(),
+                });
+            }
+            Some(response) if response.canceled() => {
+                return Err(StorageError::Etcd(format!(
+                    "etcd canceled the watch: {}",
+                    response.cancel_reason()
+                )));
+            }
+            Some(response) => pending.push(response),
+            None => return Err(StorageError::Etcd("etcd closed the watch".to_owned())),
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        // The history from `from` on and every later change follow from a task, in order
+        // (etcd replays history asynchronously, unlike the embedded backends).
+        for response in &pending {
+            if !forward(response, &tx) {
+                return Ok(Watch::from_receiver(rx));
+            }
+        }
+        self.runtime.spawn(async move {
+            loop {
+                let response = match stream.message().await {
+                    Ok(Some(r)) => r,
+                    // The stream ended or failed: the watcher sees its end, never a gap.
+                    _ => return,
+                };
+                if !forward(&response, &tx) || tx.is_closed() {
+                    return;
+                }
+            }
+        });
+        Ok(Watch::from_receiver(rx))
+    }
+
+    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
+        let current = self.current_revision()?;
+        let compacted = self.oldest_readable(current)?;
+        super::check_compact_revision(revision, compacted, current)?;
+        let mut kv = self.client.kv_client();
+        self.run(async move {
+            kv.compact(revision, Some(CompactionOptions::new().with_physical()))
+                .await
+        })
+        .map_err(|e| {
+            if is_compacted(&e) {
+                StorageError::Compacted {
+                    requested: revision,
+                    compacted: revision,
+                }
+            } else {
+                etcd_error(e)
+            }
+        })?;
+        Ok(())
+    }
+}
