@@ -149,7 +149,8 @@ test('typing an expression shows its value, type and cost', opts, async (t) => {
   assert.equal(await settled(page, 'output'), 'ok');
   assert.deepEqual(JSON.parse(await page.locator('#value').textContent()), [2, 4, 6]);
   assert.equal(await page.locator('#type').textContent(), 'list(int)');
-  assert.match(await page.locator('#cost').textContent(), /^43 \(estimate \d+ to \d+\)$/);
+  // Actual cost as cel-go counts it, the estimate's range, the limit (Kubernetes' per call).
+  assert.match(await page.locator('#cost').textContent(), /^43 \(estimate \d+ to \d+; limit 1,000,000\)$/);
   assert.equal(await page.locator('#cost').getAttribute('data-limit'), '1,000,000');
 
   assert.equal(await evaluate(page, "quantity(self.memory).isLessThan(quantity('2Gi'))", 'self: {memory: 1Gi}'), 'ok');
@@ -410,6 +411,42 @@ test('a runaway is stopped by its cost limit, or by Stop, and the page stays res
   assert.equal(await evaluate(page, '1 + 1'), 'ok');
   assert.equal(await page.locator('#value').textContent(), '2');
   await shot(page, 'runaway-stopped');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the playground works from the keyboard alone', opts, async () => {
+  const { page, problems } = await openPlayground();
+  await settled(page, 'output');
+  const focused = () => page.evaluate(() => {
+    const a = document.activeElement;
+    return a.closest('[id]')?.id ?? a.tagName;
+  });
+  const tabTo = async (id) => {
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      if ((await focused()) === id) return;
+    }
+    assert.fail(`Tab never reached #${id}`);
+  };
+  // The mode tabs: arrow keys move between them.
+  await tabTo('tab-expression');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await focused(), 'tab-crd');
+  assert.equal(await page.locator('#mode-crd').isVisible(), true);
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.locator('#mode-expression').isVisible(), true);
+  // Into the expression editor, type, evaluate with Ctrl+Enter; Tab leaves the editor.
+  await tabTo('expr');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('2 * 21');
+  await page.keyboard.press('Control+Enter');
+  assert.equal(await settled(page, 'output'), 'ok');
+  assert.equal(await page.locator('#value').textContent(), '42');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'vars');
+  assert.equal(await editorText(page, 'expr'), '2 * 21');
+  await shot(page, 'keyboard-only');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -180,8 +180,9 @@ function showExpression(answer, req) {
   const c = answer.cost;
   const limit = req.costLimit === 0 ? 'none'
     : fmt(req.costLimit ?? (req.env === 'cel' ? 100_000_000 : 1_000_000));
-  $('cost').textContent = `${c.actual} (estimate ${c.min} to ${c.max})`;
-  $('cost').title = `actual ${fmt(c.actual)}; estimated ${fmt(c.min)} to ${fmt(c.max)}; limit ${limit}`;
+  // The estimate's maximum is 2^64-1 when a size is unknown (cel-go's saturation).
+  const max = c.max >= 2 ** 64 - 2 ** 11 ? 'unbounded' : c.max;
+  $('cost').textContent = `${c.actual} (estimate ${c.min} to ${max}; limit ${limit})`;
   $('cost').dataset.limit = limit;
   $('error').hidden = true;
   $('result').hidden = false;
