@@ -26,7 +26,18 @@ else
   fi
   echo "$stamp" > www/pkg/.stamp
 fi
+# The page's script: www/src/ with CodeMirror bundled and minified by esbuild (npm ci).
+esbuild=node_modules/.bin/esbuild
+if [ ! -x "$esbuild" ]; then
+  echo "build.sh: missing $esbuild: run npm ci in wasm/" >&2
+  exit 1
+fi
+"$esbuild" www/src/main.js --bundle --minify --format=esm --target=es2022 \
+  --legal-comments=none --log-level=warning --outfile=www/pkg/app.js
+# The time-zone table the worker loads on first use (from chrono-tz's data, as the native
+# engine has it compiled in).
+python3 tzdata.py www/pkg/tzdata.bin
 # raw and gzip -9 bytes of what the page loads
-for f in www/pkg/kcel_wasm_bg.wasm www/pkg/kcel_wasm.js www/index.html www/main.js www/worker.js; do
+for f in www/pkg/kcel_wasm_bg.wasm www/pkg/kcel_wasm.js www/index.html www/pkg/app.js www/worker.js www/pkg/tzdata.bin; do
   printf '%-28s %9d raw %9d gzip\n' "$f" "$(wc -c < "$f")" "$(gzip -9c "$f" | wc -c)"
 done

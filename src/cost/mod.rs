@@ -25,6 +25,11 @@ pub const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
 /// Cost per character of a regular expression pattern.
 pub const REGEX_STRING_LENGTH_FACTOR: f64 = 0.25;
 
+/// The cost limit of the plain CEL environment when none is given (the CLI's and the
+/// browser module's default; Kubernetes' environments have their own 1,000,000 per call):
+/// about a third of a second of evaluation, so that no expression runs away.
+pub const DEFAULT_CEL_COST_LIMIT: u64 = 100_000_000;
+
 /// The message of the error raised when the cost limit is passed.
 pub const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
 

@@ -13,7 +13,8 @@
 //! | [`conversions`] | `int`, `uint`, `double`, `string`, `bytes`, `bool`, `timestamp`, `duration`, `dyn`, `type` |
 //! | [`time`] | timestamp/duration `+`/`-`, `getFullYear` ... `getMilliseconds` |
 //!
-//! [`duration_text`] and [`timestamp_text`] hold Go's duration and RFC 3339 syntax.
+//! [`duration_text`] and [`timestamp_text`] hold Go's duration and RFC 3339 syntax;
+//! [`time_zones`] the IANA zones' offsets.
 //! Implementations are total over [`Value`]: arguments of the wrong runtime
 //! type give `no such overload`, never a panic.
 
@@ -26,6 +27,7 @@ pub mod logic;
 pub mod re2;
 pub mod strings;
 pub mod time;
+pub mod time_zones;
 pub mod timestamp_text;
 
 use crate::error::EvalError;

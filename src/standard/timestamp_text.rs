@@ -198,10 +198,11 @@ pub fn local_time(t: &DateTime<Utc>, tz: &str) -> Result<NaiveDateTime, EvalErro
             // The engine never reads the machine's zone: "Local" is UTC.
             return Ok(t.naive_utc());
         }
-        let zone: chrono_tz::Tz = tz
-            .parse()
-            .map_err(|_| EvalError::new(format!("unknown time zone {tz}")))?;
-        return Ok(t.with_timezone(&zone).naive_local());
+        let offset = super::time_zones::offset_at(tz, t.timestamp())?;
+        return t
+            .naive_utc()
+            .checked_add_signed(TimeDelta::seconds(offset.into()))
+            .ok_or_else(timestamp_overflow);
     };
     let hours = go_atoi(&tz[..colon])?;
     let minutes = go_atoi(&tz[colon + 1..])?;

@@ -14,8 +14,9 @@ mod request;
 
 use std::collections::HashMap;
 
-use kcel::cost::NoSizes;
+use kcel::cost::{DEFAULT_CEL_COST_LIMIT, NoSizes};
 use kcel::report::{Failure, FailureReport};
+use kcel::standard::time_zones::{self, ZoneTable};
 use kcel::value::Natural;
 use kcel::{Ast, Env, ProgramOptions, Type, Value};
 use kcel_stdlib::documents::namespace_and_name;
@@ -23,7 +24,9 @@ use kcel_stdlib::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, validate_binding,
 };
-use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError};
+use kcel_stdlib::kubernetes::crd::compile::PER_CALL_COST_LIMIT;
+use kcel_stdlib::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
+use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, RuleReport};
 use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
@@ -35,6 +38,29 @@ use request::{AdmitRequest, CrdRequest, EnvKind, EnvRequest, ExpressionRequest, 
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// Installs the IANA time-zone table (`tzdata.bin`, written by `tzdata.py` from the data
+/// the native engine compiles in), which the module does not carry: until it is loaded a
+/// zone argument (`t.getHours('Europe/Paris')`) fails with "time zone data not loaded".
+/// Answers `{"version": IANA release, "zones": N}`; a second table is ignored (the first
+/// stays).
+#[wasm_bindgen(js_name = loadTimeZones)]
+pub fn load_time_zones(table: &[u8]) -> String {
+    respond(|| {
+        let table = ZoneTable::decode(table).map_err(input)?;
+        let answer = json!({"version": table.version(), "zones": table.names().count()});
+        time_zones::install(table);
+        Ok(answer)
+    })
+}
+
+/// Whether an evaluation has needed the time-zone table since the module started and it
+/// was not loaded (also when the expression absorbed the error): load it with
+/// [`load_time_zones`] and evaluate again.
+#[wasm_bindgen(js_name = timeZonesWanted)]
+pub fn time_zones_wanted() -> bool {
+    time_zones::wanted() && !time_zones::available()
 }
 
 /// Parses and type-checks an expression: `{"type": T, "cost": {"min": A, "max": B}}`.
@@ -134,7 +160,12 @@ pub fn functions(request: &str) -> String {
 
 /// Validates custom resources against a CRD as `kcel validate --crd CRD --old OLD OBJECT -o
 /// json` does: `{"valid": B, "objects": [{"kind", "namespace", "name", "valid", "errors":
-/// [{"field", "reason", "message"}], "warnings": [...]}]}` (the CLI's shape without `file`).
+/// [{"field", "reason", "message"}], "warnings": [...]}]}` (the CLI's shape without `file`),
+/// with the costs the CLI does not print: per object its `version`, the actual cost of each
+/// rule evaluation `costs: [{"path", "rule", "cost"}]` and the per-object `budget: {"limit",
+/// "remaining"}`; and `rules: [{"version", "path", "rule", "estimate": {"min", "max"},
+/// "cardinality", "charged", "limit"}]`, each compiled rule's static estimate (`charged` =
+/// max × cardinality, compared with the per-rule `limit`).
 ///
 /// Request: `{"crd": TEXT, "object": TEXT, "old": TEXT}` — YAML or JSON text; `object` and
 /// `old` may hold several documents or `kind: List`s; an old object pairs with the object of
@@ -157,6 +188,8 @@ pub fn validate_crd(request: &str) -> String {
         }
         let mut valid = true;
         let mut reports = Vec::with_capacity(objects.len());
+        // The compiled rules of each version validated: (version, cost facts per rule).
+        let mut rules: Vec<(&str, &Vec<RuleReport>)> = Vec::new();
         for object in &objects {
             let (namespace, name) = namespace_and_name(object);
             let old = old
@@ -170,6 +203,12 @@ pub fn validate_crd(request: &str) -> String {
                 Err(e @ CrdError::NotServed(_)) => return Err(input(e.to_string())),
             };
             valid &= outcome.errors.is_empty();
+            let version = crd.version_of(object).unwrap_or_default();
+            if !rules.iter().any(|(v, _)| *v == version) {
+                if let Some(Ok(validator)) = crd.version(version) {
+                    rules.push((version, &validator.compiled.reports));
+                }
+            }
             reports.push(json!({
                 "kind": crd.kind(),
                 "namespace": namespace,
@@ -177,9 +216,27 @@ pub fn validate_crd(request: &str) -> String {
                 "valid": outcome.errors.is_empty(),
                 "errors": outcome.errors.iter().map(cause).collect::<Vec<_>>(),
                 "warnings": outcome.warnings,
+                "version": version,
+                "costs": outcome.costs.iter().map(|c| json!({
+                    "path": c.path, "rule": c.rule, "cost": c.cost,
+                })).collect::<Vec<_>>(),
+                "budget": {"limit": PER_OBJECT_COST_BUDGET, "remaining": outcome.remaining_budget},
             }));
         }
-        Ok(json!({"valid": valid, "objects": reports}))
+        let rules: Vec<Json> = rules
+            .iter()
+            .flat_map(|(version, reports)| {
+                reports.iter().map(move |r| {
+                    json!({
+                        "version": version, "path": r.path, "rule": r.rule,
+                        "estimate": {"min": r.estimated.min, "max": r.estimated.max},
+                        "cardinality": r.cardinality, "charged": r.charged,
+                        "limit": PER_CALL_COST_LIMIT,
+                    })
+                })
+            })
+            .collect();
+        Ok(json!({"valid": valid, "objects": reports, "rules": rules}))
     })
 }
 
@@ -312,8 +369,38 @@ fn type_name(checked: Option<&Type>, value: &Value) -> String {
 
 impl EnvRequest {
     /// The environment: Kubernetes' at a version and mode, or plain CEL; then the extra
-    /// libraries and the container.
+    /// libraries and the container. Built once per distinct request and cloned after (a
+    /// playground asks for the same environment on every keystroke; building Kubernetes'
+    /// takes milliseconds).
     fn build(&self) -> Result<Env, Rejection> {
+        thread_local! {
+            static BUILT: std::cell::RefCell<Vec<(String, Env)>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let key = format!(
+            "{:?} {:?} {:?} {:?} {:?}",
+            self.env, self.version, self.mode, self.libraries, self.container
+        );
+        if let Some(env) = BUILT.with_borrow(|built| {
+            built
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, env)| env.clone())
+        }) {
+            return Ok(env);
+        }
+        let env = self.build_new()?;
+        BUILT.with_borrow_mut(|built| {
+            // A few environments are kept: the versions and modes a user flips between.
+            if built.len() >= 8 {
+                built.remove(0);
+            }
+            built.push((key, env.clone()));
+        });
+        Ok(env)
+    }
+
+    /// Builds the environment [`EnvRequest::build`] describes.
+    fn build_new(&self) -> Result<Env, Rejection> {
         let mut env = match self.env {
             EnvKind::Kubernetes => presets::kubernetes(self.k8s_version()?, self.mode()?),
             EnvKind::Cel => Env::new(),
@@ -327,13 +414,23 @@ impl EnvRequest {
         Ok(env)
     }
 
-    /// Program options: Kubernetes' 1,000,000 limit unless one is given; `has()` costs 0
-    /// in Kubernetes' environment and 1 in cel-go's.
+    /// Program options as the CLI's: Kubernetes' 1,000,000 limit or plain CEL's
+    /// [`DEFAULT_CEL_COST_LIMIT`] unless one is given (0: none); `has()` costs 0 in
+    /// Kubernetes' environment and 1 in cel-go's.
     fn options(&self, cost_limit: Option<u64>) -> ProgramOptions {
         let kubernetes = self.env == EnvKind::Kubernetes;
+        let default = if kubernetes {
+            KUBERNETES_COST_LIMIT
+        } else {
+            DEFAULT_CEL_COST_LIMIT
+        };
         ProgramOptions {
             optimize: true,
-            cost_limit: cost_limit.or(kubernetes.then_some(KUBERNETES_COST_LIMIT)),
+            cost_limit: match cost_limit {
+                Some(0) => None,
+                Some(limit) => Some(limit),
+                None => Some(default),
+            },
             presence_test_cost: !kubernetes,
             ..ProgramOptions::default()
         }

@@ -226,7 +226,27 @@ spec:
 #[test]
 fn validates_crd_objects_with_old_objects() {
     let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {minReplicas: 4, maxReplicas: 3, owner: bob}\n";
-    let answer = call(super::validate_crd, json!({"crd": CRD, "object": object}));
+    let mut answer = call(super::validate_crd, json!({"crd": CRD, "object": object}));
+    // Beyond the CLI's shape: the costs of each rule, estimated and actual (the estimates
+    // as tests/crd/18_cost_total.yaml hand-counts `self.min <= self.max`: 5).
+    let rules = answer.as_object_mut().unwrap().remove("rules").unwrap();
+    assert_eq!(
+        rules[1],
+        json!({"version": "v1", "rule": "self.minReplicas <= self.maxReplicas",
+               "path": "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule",
+               "estimate": {"min": 5, "max": 5}, "cardinality": 1, "charged": 5, "limit": 1_000_000})
+    );
+    assert_eq!(rules[0]["rule"], "self == oldSelf");
+    let first = answer["objects"][0].as_object_mut().unwrap();
+    assert_eq!(first.remove("version").unwrap(), "v1");
+    assert_eq!(
+        first.remove("costs").unwrap(),
+        json!([{"path": "spec", "rule": "self.minReplicas <= self.maxReplicas", "cost": 5}])
+    );
+    assert_eq!(
+        first.remove("budget").unwrap(),
+        json!({"limit": 10_000_000, "remaining": 9_999_995})
+    );
     assert_eq!(
         answer,
         json!({"valid": false, "objects": [{

@@ -27,18 +27,24 @@ fn evaluates_in_kubernetes_environment() {
 }
 
 #[wasm_bindgen_test]
-fn timestamps_and_time_zones() {
-    // chrono-tz's database and the clock-free engine work in wasm.
-    let answer = call(
-        kcel_wasm::evaluate,
+fn time_zones_wait_for_their_table() {
+    // The module carries no time-zone data (the playground loads tzdata.bin on first use;
+    // tests/time_zones.rs loads it natively): a zone is an error that asks for it, a fixed
+    // offset and UTC need nothing.
+    let request = |zone: &str| {
         json!({
-            "expression": "t.getHours('Europe/Paris')",
+            "expression": format!("t.getHours('{zone}')"),
             "variables": {"t": "2024-01-01T10:00:00Z"},
             "declarations": {"t": "timestamp"},
             "env": "cel",
-        }),
-    );
-    assert_eq!(answer["value"], 11);
+        })
+    };
+    assert_eq!(call(kcel_wasm::evaluate, request("+05:30"))["value"], 15);
+    assert_eq!(call(kcel_wasm::evaluate, request("UTC"))["value"], 10);
+    assert!(!kcel_wasm::time_zones_wanted());
+    let answer = call(kcel_wasm::evaluate, request("Europe/Paris"));
+    assert_eq!(answer["error"]["message"], "time zone data not loaded");
+    assert!(kcel_wasm::time_zones_wanted());
 }
 
 #[wasm_bindgen_test]

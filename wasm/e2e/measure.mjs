@@ -1,0 +1,60 @@
+// Measures the playground as a browser loads it (BENCHMARKS.md, "Browser module"): every
+// file of the initial load with its raw and gzip -9 size, and the time from navigation to
+// the first answer shown, over RUNS cold loads (a new browser context each, so nothing is
+// cached) in headless Chromium. Run from wasm/ after ./build.sh: `node e2e/measure.mjs`.
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const runs = Number(process.env.RUNS ?? 7);
+const www = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'www');
+const port = await new Promise((resolve) => {
+  const s = createServer();
+  s.listen(0, '127.0.0.1', () => { const { port: p } = s.address(); s.close(() => resolve(p)); });
+});
+const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', www], { stdio: 'ignore' });
+const base = `http://127.0.0.1:${port}/`;
+for (let i = 0; i < 100; i++) {
+  try { if ((await fetch(base)).ok) break; } catch { /* not yet */ }
+  await new Promise((r) => setTimeout(r, 100));
+}
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
+  args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+});
+const times = [];
+let files;
+try {
+  for (let run = 0; run < runs; run++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const loaded = [];
+    page.on('response', async (r) => {
+      try { loaded.push({ url: r.url().slice(base.length) || 'index.html', body: await r.body() }); } catch { /* none */ }
+    });
+    await page.goto(base);
+    await page.waitForFunction(() => document.body.dataset.firstAnswerMs, null, { timeout: 30_000 });
+    times.push(Number(await page.evaluate(() => document.body.dataset.firstAnswerMs)));
+    await page.waitForTimeout(300);
+    files ??= loaded;
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  server.kill();
+}
+let raw = 0;
+let gz = 0;
+console.log('| file | raw bytes | gzip -9 |\n| --- | ---: | ---: |');
+for (const f of files) {
+  const z = spawnSync('gzip', ['-9c'], { input: f.body, maxBuffer: 1 << 26 }).stdout.length;
+  raw += f.body.length;
+  gz += z;
+  console.log(`| ${f.url} | ${f.body.length.toLocaleString('en-US')} | ${z.toLocaleString('en-US')} |`);
+}
+console.log(`| **initial load** | **${raw.toLocaleString('en-US')}** | **${gz.toLocaleString('en-US')}** |`);
+times.sort((a, b) => a - b);
+console.log(`\nfirst answer after navigation, ${runs} cold loads: ${times.join(', ')} ms; median ${times[Math.floor(times.length / 2)]} ms`);
