@@ -209,22 +209,36 @@ impl ApiError {
     }
 
     /// 409 Conflict for a server-side apply that would change fields other managers own.
-    pub fn apply_conflict(conflicts: &[crate::managed::Conflict]) -> Self {
+    pub fn apply_conflict(conflicts: &[crate::apply::ConflictText]) -> Self {
         ApiError {
             code: 409,
             reason: "Conflict",
-            message: crate::managed::conflict_message(conflicts),
+            message: crate::apply::conflict_message(conflicts),
             details: Some(Box::new(StatusDetails {
                 causes: conflicts
                     .iter()
                     .map(|c| StatusCause {
                         reason: "FieldManagerConflict",
-                        message: format!("conflict with {}", c.manager_text()),
+                        message: format!("conflict with {}", c.manager),
                         field: c.field.clone(),
                     })
                     .collect(),
                 ..StatusDetails::default()
             })),
+        }
+    }
+
+    /// The error of a failed server-side apply.
+    pub fn from_apply(error: crate::apply::ApplyError) -> Self {
+        match error {
+            crate::apply::ApplyError::Conflicts(c) => ApiError::apply_conflict(&c),
+            crate::apply::ApplyError::BadRequest(m) => ApiError::bad_request(m),
+            crate::apply::ApplyError::Unknown(m) => ApiError {
+                code: 500,
+                reason: "",
+                message: m,
+                details: None,
+            },
         }
     }
 

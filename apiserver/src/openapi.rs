@@ -321,6 +321,28 @@ impl<'a> Schema<'a> {
         })
     }
 
+    /// The schema of a declared property only (not the values of a map).
+    pub fn property(self, name: &str) -> Option<Schema<'a>> {
+        let node = self.resolved().node.get("properties")?.get(name)?;
+        Some(Schema {
+            doc: self.doc,
+            node,
+        })
+    }
+
+    /// The schema of the values of a map (`additionalProperties`), if it gives one.
+    pub fn additional_properties(self) -> Option<Schema<'a>> {
+        let node = self
+            .resolved()
+            .node
+            .get("additionalProperties")
+            .filter(|v| v.is_object())?;
+        Some(Schema {
+            doc: self.doc,
+            node,
+        })
+    }
+
     /// The schema of the items of a list.
     pub fn items(self) -> Option<Schema<'a>> {
         let node = self.resolved().node.get("items")?;

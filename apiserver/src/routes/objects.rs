@@ -148,7 +148,7 @@ impl Call {
             .get(axum::http::header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        crate::managed::manager_name(self.param("fieldManager"), agent)
+        crate::apply::manager_name(self.param("fieldManager"), agent)
     }
 
     /// `fieldValidation`: absent means Warn, as upstream.
@@ -868,12 +868,16 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     if generation {
         meta.insert("generation".to_owned(), Value::from(1));
     }
-    crate::managed::update(
+    let (manager, now) = (call.manager(), object::now_timestamp());
+    crate::apply::update(
         resource,
         None,
         &mut object,
-        &call.manager(),
-        &object::now_timestamp(),
+        crate::apply::Writer {
+            manager: &manager,
+            subresource: None,
+            now: &now,
+        },
     );
     if dry_run {
         return respond_object(&call, StatusCode::CREATED, &object);
@@ -915,6 +919,14 @@ impl Part {
                     Some(status) => kept.insert("status".to_owned(), status),
                     None => kept.remove("status"),
                 };
+                // The managedFields of the write (apply computes them itself) go along.
+                match new.get("metadata").and_then(|m| m.get("managedFields")) {
+                    Some(fields) => {
+                        let fields = fields.clone();
+                        object::metadata_mut(&mut kept).insert("managedFields".to_owned(), fields)
+                    }
+                    None => object::metadata_mut(&mut kept).remove("managedFields"),
+                };
                 // The resourceVersion given, if any, still guards the write.
                 let rv = object::meta_str(&new, "resourceVersion").to_owned();
                 object::metadata_mut(&mut kept)
@@ -938,6 +950,8 @@ pub(crate) struct WriteOptions<'a> {
     /// Whether the write is an Update for managedFields (not for server-side apply, which
     /// keeps them itself).
     pub update_managed_fields: bool,
+    /// The subresource written, recorded in the writer's managedFields entry.
+    pub subresource: Option<&'a str>,
 }
 
 /// What a write did to the object.
@@ -1010,6 +1024,7 @@ pub(crate) async fn modify(
         manager,
         part,
         update_managed_fields,
+        subresource,
     } = options;
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
@@ -1035,12 +1050,16 @@ pub(crate) async fn modify(
         }
         keep_server_fields(resource, &mut new, &old);
         if update_managed_fields {
-            crate::managed::update(
+            let now = object::now_timestamp();
+            crate::apply::update(
                 resource,
                 Some(&old),
                 &mut new,
-                manager,
-                &object::now_timestamp(),
+                crate::apply::Writer {
+                    manager,
+                    subresource,
+                    now: &now,
+                },
             );
         }
         let finish_delete =
@@ -1102,6 +1121,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
             manager: &manager,
             part: call.part(),
             update_managed_fields: true,
+            subresource: call.subresource.as_deref(),
         },
         |_| Ok(object.clone()),
     )
@@ -1145,6 +1165,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             manager: &manager,
             part: call.part(),
             update_managed_fields: true,
+            subresource: call.subresource.as_deref(),
         },
         |old| {
             let mut target = Value::Object(old);
@@ -1197,7 +1218,13 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     let body = read_body(&call.headers, body).await?;
     let value = negotiate::parse_value(&body, BodyType::ApplyPatch)
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
-    let mut applied = object::check(value, resource)?;
+    // apiVersion and kind are checked by the field manager, with its texts.
+    let Value::Object(mut applied) = value else {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): not a JSON object",
+            resource.kind
+        )));
+    };
     for field in ["apiVersion", "kind"] {
         if applied
             .get(field)
@@ -1217,10 +1244,15 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         )));
     }
     call.check_types(&applied)?;
-    call.check_patched_fields(&mut applied)?;
     set_namespace(&call, &mut applied)?;
     let key = call.key(name);
     let now = object::now_timestamp();
+    let subresource = call.subresource.clone();
+    let writer = crate::apply::Writer {
+        manager: &manager,
+        subresource: subresource.as_deref(),
+        now: &now,
+    };
     let exists = {
         let k = key.clone();
         storage(&call.state, move |s| s.get(&k, None))
@@ -1230,11 +1262,14 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             .is_some()
     };
     if !exists {
+        if subresource.is_some() {
+            return Err(ApiError::not_found(resource, name));
+        }
         // Apply creates: the create pipeline with the applier owning every field.
         validate_name(resource, name)?;
         check_namespace(&call, name).await?;
-        let mut object = crate::managed::apply(resource, None, &applied, &manager, force, &now)
-            .map_err(|c| ApiError::apply_conflict(&c))?;
+        let mut object = crate::apply::apply(resource, None, &applied, writer, force)
+            .map_err(ApiError::from_apply)?;
         object::set_type(&mut object, resource);
         default_on_create(resource, &mut object);
         let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
@@ -1264,13 +1299,13 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         WriteOptions {
             dry_run,
             manager: &manager,
-            part: Part::Main,
+            part: call.part(),
             update_managed_fields: false,
+            subresource: subresource.as_deref(),
         },
         |live| {
-            let mut merged =
-                crate::managed::apply(resource, Some(&live), &applied, &manager, force, &now)
-                    .map_err(|c| ApiError::apply_conflict(&c))?;
+            let mut merged = crate::apply::apply(resource, Some(&live), &applied, writer, force)
+                .map_err(ApiError::from_apply)?;
             // The applied configuration names no resourceVersion of its own unless given.
             let rv = object::meta_str(&applied, "resourceVersion").to_owned();
             let rv = if rv.is_empty() {
