@@ -125,3 +125,126 @@ async fn managed_fields_of_every_write_path() {
     }
     assert_eq!(got, golden("managed_fields_deployment.json"));
 }
+
+const CMS: &str = "/api/v1/namespaces/default/configmaps";
+
+async fn apply(server: &Server, name: &str, query: &str, yaml: &str) -> support::Reply {
+    server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/{name}?{query}"),
+            Some(yaml.as_bytes().to_vec()),
+            &[("content-type", "application/apply-patch+yaml")],
+        )
+        .await
+}
+
+fn status(reply: &support::Reply) -> (u16, Value) {
+    (reply.code, reply.json())
+}
+
+// Upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go (applyPatcher),
+// apimachinery's ValidatePatchOptions, managedfields/internal versioncheck.go,
+// structuredmerge.go and conflict.go.
+#[tokio::test]
+async fn apply_requests_fail_as_upstreams() {
+    let server = Server::start(&[]);
+    let cm =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"1\"\n  y: \"2\"\n";
+    // fieldManager is required.
+    let (code, s) = status(&apply(&server, "a", "", cm).await);
+    assert_eq!(code, 422);
+    assert_eq!(
+        s["message"],
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
+    );
+    // Dry run creates nothing.
+    let reply = apply(&server, "a", "fieldManager=one&dryRun=All", cm).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    assert_eq!(
+        server.send("GET", &format!("{CMS}/a"), None).await.code,
+        404
+    );
+    let reply = apply(&server, "a", "fieldManager=one", cm).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let rv = reply.json()["metadata"]["resourceVersion"].clone();
+    // The same configuration again changes nothing.
+    let again = apply(&server, "a", "fieldManager=one", cm).await;
+    assert_eq!(again.code, 200);
+    assert_eq!(again.json()["metadata"]["resourceVersion"], rv);
+    // Conflicts: 409 with causes, one per field.
+    let other =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"3\"\n  y: \"4\"\n";
+    let (code, s) = status(&apply(&server, "a", "fieldManager=two", other).await);
+    assert_eq!(code, 409);
+    assert_eq!(s["reason"], "Conflict");
+    assert_eq!(
+        s["message"],
+        "Apply failed with 2 conflicts: conflicts with \"one\":\n- .data.x\n- .data.y"
+    );
+    assert_eq!(
+        s["details"]["causes"],
+        json!([
+            {"reason": "FieldManagerConflict", "message": "conflict with \"one\"", "field": ".data.x"},
+            {"reason": "FieldManagerConflict", "message": "conflict with \"one\"", "field": ".data.y"}
+        ])
+    );
+    // A forced dry run persists nothing.
+    let forced = apply(
+        &server,
+        "a",
+        "fieldManager=two&force=true&dryRun=All",
+        other,
+    )
+    .await;
+    assert_eq!(forced.code, 200, "{}", forced.text());
+    assert_eq!(forced.json()["data"]["x"], "3");
+    let live = server.send("GET", &format!("{CMS}/a"), None).await.json();
+    assert_eq!(live["data"]["x"], "1");
+    // The configuration's type must be the URL's.
+    let v2 = cm.replace("apiVersion: v1", "apiVersion: v2");
+    let (code, s) = status(&apply(&server, "a", "fieldManager=one", &v2).await);
+    assert_eq!((code, s["reason"].as_str()), (400, Some("BadRequest")));
+    assert_eq!(s["message"], "invalid object type: /v2, Kind=ConfigMap");
+    // No managedFields in a configuration.
+    let with_fields =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  managedFields: []\n";
+    let (code, s) = status(&apply(&server, "a", "fieldManager=one", with_fields).await);
+    assert_eq!(
+        (code, s["message"].as_str()),
+        (400, Some("metadata.managedFields must be nil"))
+    );
+    // Fields the schema does not declare fail whatever fieldValidation says.
+    let unknown = format!("{cm}spec:\n  z: 1\n");
+    for validation in ["Ignore", "Warn", "Strict"] {
+        let reply = apply(
+            &server,
+            "a",
+            &format!("fieldManager=one&fieldValidation={validation}"),
+            &unknown,
+        )
+        .await;
+        let (code, s) = status(&reply);
+        assert_eq!(code, 500, "{}", reply.text());
+        assert!(s.get("reason").is_none(), "{s}");
+        assert_eq!(
+            s["message"],
+            "failed to create typed patch object (/a; /v1, Kind=ConfigMap): .spec: field not declared in schema"
+        );
+    }
+    // force belongs to apply patches only.
+    let reply = server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/a?force=true"),
+            Some(br#"{"data":{"x":"5"}}"#.to_vec()),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await;
+    let (code, s) = status(&reply);
+    assert_eq!(code, 422);
+    assert_eq!(
+        s["message"],
+        "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch"
+    );
+}

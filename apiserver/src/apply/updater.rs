@@ -315,4 +315,134 @@ mod tests {
         let (live, _) = apply(&u, &live, c(&[]), m, "one").unwrap();
         assert_eq!(names(&live), ["b"]);
     }
+
+    /// The value with every list sorted (for comparisons that ignore order).
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Array(items) => {
+                let mut items: Vec<Value> = items.iter().map(sorted).collect();
+                items.sort_by_key(|i| i.to_string());
+                Value::Array(items)
+            }
+            Value::Object(m) => {
+                Value::Object(m.iter().map(|(k, v)| (k.clone(), sorted(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// A small deterministic generator for the property tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+
+        /// A Deployment configuration: some containers (by name, with images and maybe
+        /// atomic args), some finalizers (a set), some labels (a map).
+        fn config(&mut self) -> Value {
+            let mut containers = Vec::new();
+            for name in ["a", "b", "c", "d"] {
+                if self.next(2) == 0 {
+                    let mut c = json!({"name": name, "image": format!("{name}:{}", self.next(3))});
+                    if self.next(3) == 0 {
+                        c["args"] = json!([format!("{}", self.next(3))]);
+                    }
+                    containers.push(c);
+                }
+            }
+            let finalizers: Vec<Value> = ["x", "y", "z"]
+                .iter()
+                .filter(|_| self.next(2) == 0)
+                .map(|f| json!(format!("example.com/{f}")))
+                .collect();
+            let mut labels = serde_json::Map::new();
+            for k in ["p", "q", "r"] {
+                if self.next(2) == 0 {
+                    labels.insert(k.to_owned(), json!(format!("{}", self.next(2))));
+                }
+            }
+            let mut config = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d"}});
+            if !labels.is_empty() {
+                config["metadata"]["labels"] = Value::Object(labels);
+            }
+            if !finalizers.is_empty() {
+                config["metadata"]["finalizers"] = Value::Array(finalizers);
+            }
+            if !containers.is_empty() {
+                config["spec"] = json!({"template": {"spec": {"containers": containers}}});
+            }
+            config
+        }
+    }
+
+    // Property (issue 22): applying the same configuration twice changes nothing, whatever
+    // other appliers did before.
+    #[test]
+    fn applying_twice_is_a_no_op() {
+        let u = updater(&DEPLOYMENTS);
+        let mut rng = Rng(0x9e3779b97f4a7c15);
+        for case in 0..300 {
+            let (first, second) = (rng.config(), rng.config());
+            let (live, m) = u
+                .apply(&json!({}), &first, "apps/v1", Managers::new(), "one", true)
+                .unwrap();
+            let (live, m) = u.apply(&live, &second, "apps/v1", m, "two", true).unwrap();
+            let (again, m2) = u
+                .apply(&live, &second, "apps/v1", m.clone(), "two", false)
+                .unwrap_or_else(|c| panic!("case {case}: conflicts {c:?}"));
+            assert_eq!(again, live, "case {case}");
+            assert_eq!(m2, m, "case {case}");
+        }
+    }
+
+    // Property (issue 22): after an apply, applying nothing removes everything the applier
+    // alone owned and leaves exactly what the other manager owns (upstream's
+    // merge/multiple_appliers_test.go and update_test.go cases, generalised).
+    #[test]
+    fn removing_every_field_restores_what_others_own() {
+        let u = updater(&DEPLOYMENTS);
+        let mut rng = Rng(0x2545f4914f6cdd1d);
+        let mut checked = 0;
+        let empty =
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}});
+        for case in 0..300 {
+            let (theirs, mine) = (rng.config(), rng.config());
+            let (base, m) = u
+                .apply(
+                    &json!({}),
+                    &theirs,
+                    "apps/v1",
+                    Managers::new(),
+                    "other",
+                    true,
+                )
+                .unwrap();
+            let (live, m) = match u.apply(&base, &mine, "apps/v1", m.clone(), "me", false) {
+                Ok(done) => done,
+                // Conflicts: the property is about a non-forced apply.
+                Err(_) => continue,
+            };
+            let (after, m) = u.apply(&live, &empty, "apps/v1", m, "me", false).unwrap();
+            // Without conflicts, shared fields had equal values: what "other" owns is
+            // exactly its configuration, and nothing else is left (list order aside: the
+            // second applier's order holds for the items both applied).
+            assert_eq!(sorted(&after), sorted(&base), "case {case}");
+            let identity: Set = [
+                path(&["f:apiVersion"]),
+                path(&["f:kind"]),
+                path(&["f:metadata", "f:name"]),
+            ]
+            .into_iter()
+            .collect();
+            assert_eq!(m["me"].set, identity, "case {case}");
+            checked += 1;
+        }
+        assert!(checked > 100, "only {checked} cases without conflicts");
+    }
 }

@@ -1138,6 +1138,19 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     {
         return apply(call, name, body).await;
     }
+    if call.params.contains_key("force") {
+        // Upstream's ValidatePatchOptions.
+        return Err(ApiError::invalid_of(
+            "PatchOptions.meta.k8s.io",
+            "meta.k8s.io",
+            "PatchOptions",
+            "",
+            vec![FieldError::forbidden(
+                "force",
+                "may not be specified for non-apply patch",
+            )],
+        ));
+    }
     if !matches!(
         kind,
         BodyType::JsonPatch | BodyType::MergePatch | BodyType::StrategicMergePatch
@@ -1244,7 +1257,9 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         )));
     }
     call.check_types(&applied)?;
-    set_namespace(&call, &mut applied)?;
+    // The namespace is checked here but the configuration goes on as sent (upstream's
+    // typed-conversion errors name the object as sent).
+    set_namespace(&call, &mut applied.clone())?;
     let key = call.key(name);
     let now = object::now_timestamp();
     let subresource = call.subresource.clone();
@@ -1270,6 +1285,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         check_namespace(&call, name).await?;
         let mut object = crate::apply::apply(resource, None, &applied, writer, force)
             .map_err(ApiError::from_apply)?;
+        set_namespace(&call, &mut object)?;
         object::set_type(&mut object, resource);
         default_on_create(resource, &mut object);
         let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
