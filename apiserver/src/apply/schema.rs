@@ -51,6 +51,11 @@ pub trait ApplySchema: Clone {
     fn default_of(&self, _field: &str) -> Option<Value> {
         None
     }
+    /// Whether a map takes fields it does not declare as untyped values
+    /// (`x-kubernetes-preserve-unknown-fields`, `additionalProperties: true`).
+    fn open(&self) -> bool {
+        false
+    }
 }
 
 /// A schema node or none: `None` is untyped.
@@ -169,6 +174,62 @@ impl ApplySchema for OpenApi<'_> {
             .get("default")
             .cloned()
     }
+
+    fn open(&self) -> bool {
+        self.0.resolved_node().get("additionalProperties") == Some(&Value::Bool(true))
+            || self.extension("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
+    }
+}
+
+/// A CRD's structural schema (`kcel_stdlib::kubernetes::crd::schema::Schema`), for custom
+/// resources: the same list, map and preserve-unknown-fields semantics.
+impl ApplySchema for &kcel_stdlib::kubernetes::crd::schema::Schema {
+    fn shape(&self) -> Shape {
+        if self.int_or_string {
+            return Shape::Untyped;
+        }
+        match self.type_.as_str() {
+            "array" => Shape::List(match self.list_type() {
+                "set" => ListType::Set,
+                "map" => ListType::Map(self.list_map_keys.clone()),
+                _ => ListType::Atomic,
+            }),
+            "object" => {
+                if self.preserve_unknown_fields
+                    && self.properties.is_empty()
+                    && self.additional_schema().is_none()
+                {
+                    return Shape::Untyped;
+                }
+                Shape::Map {
+                    atomic: self.map_type.as_deref() == Some("atomic"),
+                }
+            }
+            "" if self.preserve_unknown_fields => Shape::Untyped,
+            "" => Shape::Untyped,
+            _ => Shape::Scalar,
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<Self> {
+        self.properties.get(name)
+    }
+
+    fn elements(&self) -> Option<Self> {
+        self.items.as_deref().or_else(|| self.additional_schema())
+    }
+
+    fn default_of(&self, field: &str) -> Option<Value> {
+        self.properties.get(field)?.default.clone()
+    }
+
+    fn open(&self) -> bool {
+        self.preserve_unknown_fields
+            || matches!(
+                self.additional_properties,
+                Some(kcel_stdlib::kubernetes::crd::schema::AdditionalProperties::Bool(true))
+            )
+    }
 }
 
 #[cfg(test)]
@@ -186,6 +247,48 @@ mod tests {
             };
         }
         s
+    }
+
+    // A custom resource's structural schema plugs into the same merge.
+    #[test]
+    fn crd_structural_schemas_merge_by_their_list_types() {
+        use crate::apply::typed::{merge, to_field_set, undeclared};
+        use kcel_stdlib::kubernetes::crd::schema::Schema as Crd;
+        use serde_json::json;
+        let crd = Crd::from_json(&json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {
+                "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["port", "protocol"],
+                    "items": {"type": "object", "properties": {
+                        "port": {"type": "integer"}, "protocol": {"type": "string", "default": "TCP"},
+                        "name": {"type": "string"}}}},
+                "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+                "sel": {"type": "object", "x-kubernetes-map-type": "atomic",
+                    "additionalProperties": {"type": "string"}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}))
+        .unwrap();
+        let node = Some(&crd);
+        let live = json!({"spec": {"ports": [{"port": 80, "name": "a"}], "tags": ["x"],
+            "sel": {"a": "1", "b": "2"}}});
+        let config = json!({"spec": {"ports": [{"port": 80, "protocol": "TCP", "name": "b"},
+            {"port": 81}], "tags": ["y"], "sel": {"c": "3"}, "free": {"any": {"thing": 1}}}});
+        let merged = merge(&live, &config, &node);
+        assert_eq!(
+            merged["spec"],
+            json!({"ports": [{"port": 80, "protocol": "TCP", "name": "b"}, {"port": 81}],
+                "tags": ["x", "y"], "sel": {"c": "3"}, "free": {"any": {"thing": 1}}})
+        );
+        let set = to_field_set(&config, &node);
+        assert_eq!(
+            crate::apply::fieldpath::to_fields_v1(&set)["f:spec"]["f:ports"],
+            json!({"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:name": {}, "f:port": {},
+                "f:protocol": {}}, "k:{\"port\":81,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}}})
+        );
+        assert!(undeclared(&config, &node).is_empty());
+        assert_eq!(
+            undeclared(&json!({"spec": {"nope": 1}}), &node),
+            vec![".spec.nope: field not declared in schema"]
+        );
     }
 
     #[test]

@@ -246,7 +246,9 @@ pub fn undeclared<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> 
                 for (key, child) in value.as_object().into_iter().flatten() {
                     let (child_node, declared) = map_child(node, key);
                     path.push(PathElement::Field(key.clone()));
-                    let typed = node.as_ref().is_some_and(|s| s.shape() != Shape::Untyped);
+                    let typed = node
+                        .as_ref()
+                        .is_some_and(|s| s.shape() != Shape::Untyped && !s.open());
                     if typed && !declared && child_node.is_none() {
                         out.push(format!("{}: field not declared in schema", PathText(path)));
                     } else {
