@@ -356,14 +356,25 @@ pub struct Writer<'a> {
 /// are not empty (clients may edit them), else those of `old`, as upstream.
 pub fn update(resource: &Resource, old: Option<&Object>, new: &mut Object, writer: Writer) {
     let subresource = writer.subresource.unwrap_or("");
-    let from_new = if subresource.is_empty() {
-        decode(new).ok().filter(|m| !m.fields.is_empty())
+    let live_managed = || old.and_then(|o| decode(o).ok()).unwrap_or_default();
+    // Upstream's decodeLiveOrNew: a subresource write keeps the live entries; `[]` or `[{}]`
+    // resets them; entries that do not decode, or none, mean the live ones.
+    let mut managed = if !subresource.is_empty() {
+        live_managed()
+    } else if is_reset(new) {
+        Managed::default()
     } else {
-        None
+        decode(new)
+            .ok()
+            .filter(|m| !m.fields.is_empty())
+            .unwrap_or_else(live_managed)
     };
-    let mut managed = from_new
-        .or_else(|| old.and_then(|o| decode(o).ok()))
-        .unwrap_or_default();
+    // Upstream's skipNonAppliedManager: an update of an object without entries is not
+    // tracked (they come back with its next apply, by `before-first-apply`).
+    if managed.fields.is_empty() && old.is_some() {
+        crate::object::metadata_mut(new).remove("managedFields");
+        return;
+    }
     let zero = zero_object(resource);
     let live = with_zero(&zero, &old.map(typed).unwrap_or_else(|| json!({})));
     let after = with_zero(&zero, &typed(new));
@@ -371,6 +382,18 @@ pub fn update(resource: &Resource, old: Option<&Object>, new: &mut Object, write
     strip_meta(&mut managed);
     cap_update_managers(&mut managed);
     set_entries(new, &managed);
+}
+
+/// Whether the write asks to reset managedFields: an empty list, or one empty entry.
+fn is_reset(object: &Object) -> bool {
+    match object.get("metadata").and_then(|m| m.get("managedFields")) {
+        Some(Value::Array(list)) => match list.as_slice() {
+            [] => true,
+            [only] => only.as_object().is_some_and(Map::is_empty),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// The managedFields part of an Update: the current operation's changes go to the writer's
@@ -884,16 +907,44 @@ mod tests {
         assert_eq!(manager_name("", "kubectl/v1.37.1 (linux/amd64)"), "kubectl");
     }
 
+    // Upstream: fieldmanager.go isResetManagedFields and skipnonapplied.go — `[{}]` (or
+    // `[]`) clears the entries, later updates are not tracked, the next apply adopts the
+    // object for before-first-apply.
+    #[test]
+    fn resetting_managed_fields() {
+        let mut live = obj(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": "1"}}),
+        );
+        update(&CONFIGMAPS, None, &mut live, w("creator", "T1"));
+        assert!(live["metadata"]["managedFields"].is_array());
+        for reset in [json!([{}]), json!([])] {
+            let mut new = live.clone();
+            new["metadata"]["managedFields"] = reset;
+            update(&CONFIGMAPS, Some(&live), &mut new, w("resetter", "T2"));
+            assert!(new["metadata"].get("managedFields").is_none(), "{new:?}");
+            let mut later = new.clone();
+            later["data"]["y"] = json!("2");
+            update(&CONFIGMAPS, Some(&new), &mut later, w("later", "T3"));
+            assert!(later["metadata"].get("managedFields").is_none());
+        }
+    }
+
     // Upstream: capmanagers_test.go — the oldest update entries merge into ancient-changes.
     #[test]
     fn at_most_ten_update_entries() {
-        let mut live =
-            obj(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}));
+        let mut live = obj(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "a"}, "data": {"first": "v"}}));
+        update(
+            &CONFIGMAPS,
+            None,
+            &mut live,
+            w("creator", "2020-01-01T00:00:00Z"),
+        );
         for i in 0..12 {
             let mut new = live.clone();
             crate::object::metadata_mut(&mut new);
             new.entry("data").or_insert(json!({}))[format!("k{i}")] = json!("v");
-            let now = format!("2020-01-01T00:00:{i:02}Z");
+            let now = format!("2020-01-01T00:00:{:02}Z", i + 1);
             update(
                 &CONFIGMAPS,
                 Some(&live),
@@ -904,6 +955,16 @@ mod tests {
         }
         let entries = live["metadata"]["managedFields"].as_array().unwrap();
         assert_eq!(entries.len(), 10);
-        assert!(entries.iter().any(|e| e["manager"] == "ancient-changes"));
+        // creator and m0..m2 (the four oldest) went into one bucket.
+        let bucket: Vec<&Value> = entries
+            .iter()
+            .filter(|e| e["manager"] == "ancient-changes")
+            .collect();
+        assert_eq!(bucket.len(), 1);
+        assert_eq!(
+            bucket[0]["fieldsV1"],
+            json!({"f:data": {".": {}, "f:first": {}, "f:k0": {}, "f:k1": {}, "f:k2": {}}})
+        );
+        assert_eq!(bucket[0]["time"], "2020-01-01T00:00:03Z");
     }
 }
