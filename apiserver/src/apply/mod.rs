@@ -15,6 +15,9 @@ pub mod schema;
 pub mod typed;
 pub mod updater;
 
+#[cfg(test)]
+mod upstream_cases;
+
 pub use managed_fields::{
     ApplyError, ConflictText, LAST_APPLIED, Writer, apply, conflict_message, manager_name, update,
 };
