@@ -248,3 +248,151 @@ async fn apply_requests_fail_as_upstreams() {
         "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch"
     );
 }
+
+async fn merge_patch(server: &Server, name: &str, query: &str, body: &str) -> support::Reply {
+    server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/{name}?{query}"),
+            Some(body.as_bytes().to_vec()),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await
+}
+
+// Upstream: test/integration/apiserver/apply/apply_test.go TestApplyManagedFields — the
+// exact object after an apply and two merge patches by one updater (grouped into one
+// entry with the later time; `data` existed already, so no "." for it).
+#[tokio::test]
+async fn upstream_apply_managed_fields() {
+    let server = Server::start(&[]);
+    let cm = r#"{"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "test-cm", "namespace": "default", "labels": {"test-label": "test"}},
+        "data": {"key": "value"}}"#;
+    let reply = apply(&server, "test-cm", "fieldManager=apply_test", cm).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let reply = merge_patch(
+        &server,
+        "test-cm",
+        "fieldManager=updater",
+        r#"{"data":{"new-key": "value"}}"#,
+    )
+    .await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let reply = merge_patch(
+        &server,
+        "test-cm",
+        "fieldManager=updater",
+        r#"{"data":{"key": "new value"}}"#,
+    )
+    .await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    let object = server
+        .send("GET", &format!("{CMS}/test-cm"), None)
+        .await
+        .json();
+    let meta = &object["metadata"];
+    let entries = &meta["managedFields"];
+    let expected = json!({
+        "kind": "ConfigMap", "apiVersion": "v1",
+        "metadata": {
+            "name": "test-cm", "namespace": "default", "uid": meta["uid"],
+            "resourceVersion": meta["resourceVersion"],
+            "creationTimestamp": meta["creationTimestamp"],
+            "labels": {"test-label": "test"},
+            "managedFields": [
+                {"manager": "apply_test", "operation": "Apply", "apiVersion": "v1",
+                 "time": entries[0]["time"], "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:metadata": {"f:labels": {"f:test-label": {}}}}},
+                {"manager": "updater", "operation": "Update", "apiVersion": "v1",
+                 "time": entries[1]["time"], "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:data": {"f:key": {}, "f:new-key": {}}}}
+            ]
+        },
+        "data": {"key": "new value", "new-key": "value"}
+    });
+    assert_eq!(object, expected);
+    assert_ne!(entries[0]["time"], entries[1]["time"]);
+}
+
+// Upstream: apply_test.go TestApplyRemovesEmptyManagedFields, TestApplyRemoveContainerPort,
+// TestClearManagedFieldsWithMergePatch / WithStrategicMergePatch.
+#[tokio::test]
+async fn upstream_apply_empty_fields_ports_and_clearing() {
+    let server = Server::start(&[]);
+    let bare = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bare", "namespace": "default"}}"#;
+    for code in [201, 200] {
+        let reply = apply(&server, "bare", "fieldManager=apply_test", bare).await;
+        assert_eq!(reply.code, code, "{}", reply.text());
+    }
+    let object = server
+        .send("GET", &format!("{CMS}/bare"), None)
+        .await
+        .json();
+    assert!(
+        object["metadata"].get("managedFields").is_none(),
+        "{object}"
+    );
+
+    let deployment = |ports: bool| {
+        let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "deployment", "labels": {"app": "nginx"}},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "nginx"}},
+                "template": {"metadata": {"labels": {"app": "nginx"}},
+                    "spec": {"containers": [{"name": "nginx", "image": "nginx:latest"}]}}}});
+        if ports {
+            d["spec"]["template"]["spec"]["containers"][0]["ports"] =
+                json!([{"containerPort": 80, "protocol": "TCP"}]);
+        }
+        d.to_string()
+    };
+    for (ports, code) in [(true, 201), (false, 200)] {
+        let reply = server
+            .send_with(
+                "PATCH",
+                &format!("{DEPLOYMENTS}/deployment?fieldManager=apply_test"),
+                Some(deployment(ports).into_bytes()),
+                &[("content-type", "application/apply-patch+yaml")],
+            )
+            .await;
+        assert_eq!(reply.code, code, "{}", reply.text());
+    }
+    let d = server
+        .send("GET", &format!("{DEPLOYMENTS}/deployment"), None)
+        .await
+        .json();
+    assert!(
+        d["spec"]["template"]["spec"]["containers"][0]
+            .get("ports")
+            .is_none(),
+        "{d}"
+    );
+
+    for kind in [
+        "application/merge-patch+json",
+        "application/strategic-merge-patch+json",
+    ] {
+        let cm = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "clear",
+            "namespace": "default", "labels": {"test-label": "test"}}, "data": {"key": "value"}}"#;
+        let reply = apply(&server, "clear", "fieldManager=apply_test", cm).await;
+        assert_eq!(reply.code / 100, 2, "{}", reply.text());
+        let reply = server
+            .send_with(
+                "PATCH",
+                &format!("{CMS}/clear"),
+                Some(br#"{"metadata":{"managedFields": [{}]}}"#.to_vec()),
+                &[("content-type", kind)],
+            )
+            .await;
+        assert_eq!(reply.code, 200, "{}", reply.text());
+        let object = server
+            .send("GET", &format!("{CMS}/clear"), None)
+            .await
+            .json();
+        assert!(
+            object["metadata"].get("managedFields").is_none(),
+            "{kind}: {object}"
+        );
+    }
+}
