@@ -138,7 +138,7 @@ impl<'a> Schema<'a> {
     }
 
     /// The name of the schema a reference (direct or through a single `allOf`) points at.
-    fn ref_name(self) -> Option<&'a str> {
+    pub fn ref_name(self) -> Option<&'a str> {
         let mut node = self.node;
         for _ in 0..16 {
             if let Some(r) = node.get("$ref").and_then(Value::as_str) {

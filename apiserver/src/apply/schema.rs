@@ -168,11 +168,21 @@ impl ApplySchema for OpenApi<'_> {
     }
 
     fn default_of(&self, field: &str) -> Option<Value> {
-        self.0
+        let given = self
+            .0
             .property(field)?
             .resolved_node()
             .get("default")
-            .cloned()
+            .cloned();
+        given.or_else(|| {
+            // The `+default="TCP"` markers of k8s.io/api's ContainerPort and ServicePort are
+            // in the schemas kube-apiserver's field manager uses, not in the published
+            // OpenAPI documents: a port applied without a protocol is the TCP one.
+            let name = self.0.ref_name()?;
+            let ports =
+                name.ends_with(".core.v1.ContainerPort") || name.ends_with(".core.v1.ServicePort");
+            (ports && field == "protocol").then(|| Value::from("TCP"))
+        })
     }
 
     fn open(&self) -> bool {

@@ -710,6 +710,16 @@ mod tests {
                    {"name": "b", "image": "b1"}])
         );
         assert_eq!(merged["metadata"]["finalizers"], json!(["z", "x", "y"]));
+        // A port applied without its protocol is the defaulted TCP one (a list-map key
+        // with a default), not a second port.
+        let live = json!({"spec": {"template": {"spec": {"containers": [{"name": "a",
+            "ports": [{"containerPort": 80, "protocol": "TCP", "name": "http"}]}]}}}});
+        let config = json!({"spec": {"template": {"spec": {"containers": [{"name": "a",
+            "ports": [{"containerPort": 80, "name": "web"}]}]}}}});
+        assert_eq!(
+            merge(&live, &config, &deployment())["spec"]["template"]["spec"]["containers"][0]["ports"],
+            json!([{"containerPort": 80, "protocol": "TCP", "name": "web"}])
+        );
         // An atomic map (the selector) is replaced whole.
         let live = json!({"spec": {"selector": {"matchLabels": {"a": "1", "b": "2"}}}});
         let config = json!({"spec": {"selector": {"matchLabels": {"a": "1"}}}});
