@@ -1335,6 +1335,22 @@ fn server_side_apply_owns_fields_and_reports_conflicts() {
         rv,
         "applying the same configuration twice writes nothing"
     );
+    // A Service port applied without its protocol is the defaulted TCP one: applying twice
+    // neither duplicates it nor writes.
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  selector:\n    app: web\n  ports:\n  - port: 80\n    targetPort: 8080\n";
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], service);
+    let first = k.json(&["get", "svc", "web", "--show-managed-fields"]);
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], service);
+    let second = k.json(&["get", "svc", "web", "--show-managed-fields"]);
+    assert_eq!(first, second);
+    assert_eq!(
+        second["spec"]["ports"],
+        serde_json::json!([{"port": 80, "protocol": "TCP", "targetPort": 8080}])
+    );
+    assert_eq!(
+        second["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:ports"],
+        serde_json::json!({"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}, "f:targetPort": {}}})
+    );
 }
 
 fn deployment(name: &str, containers: &[(&str, &str, &[&str])], finalizers: &[&str]) -> String {
