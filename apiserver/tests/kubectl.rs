@@ -1353,6 +1353,48 @@ fn server_side_apply_owns_fields_and_reports_conflicts() {
     );
 }
 
+/// The managedFields entry of `kubectl create deployment` (a protobuf create) is the one a
+/// kube-apiserver writes (golden file: the entry as `kubectl get -o yaml
+/// --show-managed-fields` prints it from a real cluster); an apply over it conflicts on the
+/// fields the creator set.
+#[test]
+fn managed_fields_of_kubectl_create_deployment() {
+    let Some(k) = Kubectl::start("managed_fields_of_kubectl_create_deployment") else {
+        return;
+    };
+    k.ok(&[
+        "create",
+        "deployment",
+        "dep",
+        "--image=nginx",
+        "--replicas=2",
+    ]);
+    let d = k.json(&["get", "deployment", "dep", "--show-managed-fields"]);
+    let entries = d["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["manager"], "kubectl-create");
+    assert_eq!(entries[0]["operation"], "Update");
+    assert_eq!(entries[0]["apiVersion"], "apps/v1");
+    let golden: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/golden/kubectl_create_deployment.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(entries[0]["fieldsV1"], golden);
+    let applied =
+        deployment("dep", &[("nginx", "nginx:2", &[])], &[]).replace("app: d\n", "app: dep\n");
+    let refused = k.run_stdin(&["apply", "--server-side", "-f", "-"], &applied);
+    assert!(
+        refused.stderr.starts_with(
+            "error: Apply failed with 1 conflict: conflict with \"kubectl-create\" using apps/v1: .spec.template.spec.containers[name=\"nginx\"].image\n"
+        ),
+        "{refused:?}"
+    );
+}
+
 fn deployment(name: &str, containers: &[(&str, &str, &[&str])], finalizers: &[&str]) -> String {
     let mut yaml = format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: default\n"

@@ -275,7 +275,8 @@ fn cap_update_managers(managed: &mut Managed) {
 /// pointers (upstream compares typed objects, so these are never "added" by a write).
 fn zero_object(resource: &Resource) -> Value {
     let body = match resource.kind {
-        "Deployment" => json!({"spec": {"selector": null, "template": {"metadata": {},
+        "Deployment" => json!({"spec": {"selector": null, "template": {
+            "metadata": {"creationTimestamp": null},
             "spec": {"containers": null}}, "strategy": {}}, "status": {}}),
         "Service" => json!({"spec": {}, "status": {"loadBalancer": {}}}),
         "Namespace" => json!({"spec": {}, "status": {}}),
@@ -284,7 +285,7 @@ fn zero_object(resource: &Resource) -> Value {
         _ => json!({}),
     };
     let mut body = body;
-    body["metadata"] = json!({});
+    body["metadata"] = json!({"creationTimestamp": null});
     body
 }
 
