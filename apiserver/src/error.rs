@@ -436,6 +436,8 @@ pub enum FieldErrorKind {
     Forbidden,
     /// `Unsupported value: <value>: supported values: ...` (the detail lists them).
     NotSupported,
+    /// `Too long: <detail>`.
+    TooLong,
 }
 
 impl FieldErrorKind {
@@ -445,6 +447,7 @@ impl FieldErrorKind {
             FieldErrorKind::Invalid => "FieldValueInvalid",
             FieldErrorKind::Forbidden => "FieldValueForbidden",
             FieldErrorKind::NotSupported => "FieldValueNotSupported",
+            FieldErrorKind::TooLong => "FieldValueTooLong",
         }
     }
 }
@@ -504,6 +507,16 @@ impl FieldError {
         }
     }
 
+    /// A `Too long` error: `may not be more than <max> bytes`, as upstream's `field.TooLong`.
+    pub fn too_long(field: &str, max: usize) -> Self {
+        FieldError {
+            kind: FieldErrorKind::TooLong,
+            field: field.to_owned(),
+            value: None,
+            detail: format!("may not be more than {max} bytes"),
+        }
+    }
+
     /// An `Invalid value` error for a number.
     pub fn invalid_number(field: &str, value: i64, detail: &str) -> Self {
         FieldError {
@@ -529,6 +542,7 @@ impl FieldError {
                 self.value.as_deref().unwrap_or("null"),
                 self.detail
             ),
+            FieldErrorKind::TooLong => format!("Too long: {}", self.detail),
         }
     }
 }

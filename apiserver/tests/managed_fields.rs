@@ -232,6 +232,28 @@ async fn apply_requests_fail_as_upstreams() {
             "failed to create typed patch object (/a; /v1, Kind=ConfigMap): .spec: field not declared in schema"
         );
     }
+    // fieldManager: at most 128 bytes, printable (upstream's ValidateFieldManager), for
+    // every write's options.
+    let long = "m".repeat(129);
+    let (code, s) = status(&apply(&server, "a", &format!("fieldManager={long}"), cm).await);
+    assert_eq!(code, 422);
+    assert_eq!(
+        s["message"],
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Too long: may not be more than 128 bytes"
+    );
+    let reply = server
+        .send(
+            "POST",
+            &format!("{CMS}?fieldManager=a%09b"),
+            Some(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t"}})),
+        )
+        .await;
+    let (code, s) = status(&reply);
+    assert_eq!(code, 422, "{s}");
+    assert_eq!(
+        s["message"],
+        "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid value: \"a\\tb\": invalid character U+0009 (at position 1)"
+    );
     // force belongs to apply patches only.
     let reply = server
         .send_with(

@@ -151,6 +151,39 @@ impl Call {
         crate::apply::manager_name(self.param("fieldManager"), agent)
     }
 
+    /// Upstream's ValidateFieldManager for the write's options (`CreateOptions`,
+    /// `UpdateOptions`, `PatchOptions`), with the options' other errors: at most 128 bytes,
+    /// printable characters only.
+    pub(crate) fn check_field_manager(
+        &self,
+        options: &str,
+        mut errors: Vec<FieldError>,
+    ) -> Result<(), ApiError> {
+        let manager = self.param("fieldManager");
+        if manager.len() > 128 {
+            errors.push(FieldError::too_long("fieldManager", 128));
+        }
+        for (i, c) in manager.char_indices() {
+            if c.is_control() || (c.is_whitespace() && c != ' ') {
+                errors.push(FieldError::invalid_string(
+                    "fieldManager",
+                    manager,
+                    &format!("invalid character U+{:04X} (at position {i})", c as u32),
+                ));
+            }
+        }
+        if errors.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::invalid_of(
+            &format!("{options}.meta.k8s.io"),
+            "meta.k8s.io",
+            options,
+            "",
+            errors,
+        ))
+    }
+
     /// `fieldValidation`: absent means Warn, as upstream.
     fn field_validation(&self) -> Result<FieldValidation, ApiError> {
         match self.param("fieldValidation") {
@@ -834,6 +867,7 @@ fn has_generation(resource: &Resource) -> bool {
 async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     let resource = call.resource;
     let dry_run = call.dry_run()?;
+    call.check_field_manager("CreateOptions", Vec::new())?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
     call.check_types(&object)?;
@@ -1098,6 +1132,7 @@ fn respond_written(call: &Call, written: Written) -> Result<Response, ApiError> 
 /// `PUT` of one object.
 async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
     let dry_run = call.dry_run()?;
+    call.check_field_manager("UpdateOptions", Vec::new())?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
     call.check_types(&object)?;
@@ -1138,19 +1173,15 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     {
         return apply(call, name, body).await;
     }
+    // Upstream's ValidatePatchOptions.
+    let mut errors = Vec::new();
     if call.params.contains_key("force") {
-        // Upstream's ValidatePatchOptions.
-        return Err(ApiError::invalid_of(
-            "PatchOptions.meta.k8s.io",
-            "meta.k8s.io",
-            "PatchOptions",
-            "",
-            vec![FieldError::forbidden(
-                "force",
-                "may not be specified for non-apply patch",
-            )],
+        errors.push(FieldError::forbidden(
+            "force",
+            "may not be specified for non-apply patch",
         ));
     }
+    call.check_field_manager("PatchOptions", errors)?;
     if !matches!(
         kind,
         BodyType::JsonPatch | BodyType::MergePatch | BodyType::StrategicMergePatch
@@ -1215,18 +1246,15 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     let resource = call.resource;
     let dry_run = call.dry_run()?;
     let manager = call.param("fieldManager").to_owned();
+    // Upstream's ValidatePatchOptions.
+    let mut errors = Vec::new();
     if manager.is_empty() {
-        return Err(ApiError::invalid_of(
-            "PatchOptions.meta.k8s.io",
-            "meta.k8s.io",
-            "PatchOptions",
-            "",
-            vec![FieldError::required(
-                "fieldManager",
-                "is required for apply patch",
-            )],
+        errors.push(FieldError::required(
+            "fieldManager",
+            "is required for apply patch",
         ));
     }
+    call.check_field_manager("PatchOptions", errors)?;
     let force = call.param("force") == "true";
     let body = read_body(&call.headers, body).await?;
     let value = negotiate::parse_value(&body, BodyType::ApplyPatch)
