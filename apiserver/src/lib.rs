@@ -19,6 +19,7 @@ pub mod error;
 mod files;
 pub mod kubeconfig;
 pub mod list_options;
+pub mod metadata;
 pub mod metrics;
 pub mod negotiate;
 pub mod object;

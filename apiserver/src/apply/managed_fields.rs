@@ -15,7 +15,7 @@ use super::fieldpath::{PathText, Set, from_fields_v1, path, to_fields_v1};
 use super::schema::{Node, OpenApi};
 use super::typed::{compare, duplicates, to_field_set, undeclared};
 use super::updater::{Conflict, Managers, Updater, VersionedSet, sort_conflicts};
-use crate::object::Object;
+use crate::metadata::{Object, meta_str, metadata_mut};
 use crate::openapi::Schema;
 use crate::resource::Resource;
 
@@ -188,7 +188,7 @@ fn encode(managed: &Managed) -> Vec<Value> {
 
 fn set_entries(object: &mut Object, managed: &Managed) {
     let entries = encode(managed);
-    let meta = crate::object::metadata_mut(object);
+    let meta = metadata_mut(object);
     if entries.is_empty() {
         meta.remove("managedFields");
     } else {
@@ -373,7 +373,7 @@ pub fn update(resource: &Resource, old: Option<&Object>, new: &mut Object, write
     // Upstream's skipNonAppliedManager: an update of an object without entries is not
     // tracked (they come back with its next apply, by `before-first-apply`).
     if managed.fields.is_empty() && old.is_some() {
-        crate::object::metadata_mut(new).remove("managedFields");
+        metadata_mut(new).remove("managedFields");
         return;
     }
     let zero = zero_object(resource);
@@ -552,7 +552,7 @@ pub fn apply(
     let mut problems = undeclared(&config, &node);
     problems.extend(duplicates(&config, &node));
     if !problems.is_empty() {
-        let meta = |k: &str| crate::object::meta_str(applied, k).to_owned();
+        let meta = |k: &str| meta_str(applied, k).to_owned();
         return Err(ApplyError::Unknown(format!(
             "failed to create typed patch object ({}/{}; {expected}): {}",
             meta("namespace"),
@@ -647,7 +647,7 @@ pub fn apply(
             }
         }
         let text = serde_json::to_string(&Value::Object(last)).unwrap_or_default();
-        let meta = crate::object::metadata_mut(&mut object);
+        let meta = metadata_mut(&mut object);
         if let Some(annotations) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
             annotations.insert(LAST_APPLIED.to_owned(), Value::String(text));
         }
@@ -943,7 +943,7 @@ mod tests {
         );
         for i in 0..12 {
             let mut new = live.clone();
-            crate::object::metadata_mut(&mut new);
+            metadata_mut(&mut new);
             new.entry("data").or_insert(json!({}))[format!("k{i}")] = json!("v");
             let now = format!("2020-01-01T00:00:{:02}Z", i + 1);
             update(
