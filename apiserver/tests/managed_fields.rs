@@ -418,3 +418,53 @@ async fn upstream_apply_empty_fields_ports_and_clearing() {
         );
     }
 }
+
+// Upstream: test/integration/apiserver/fieldvalidation_test.go
+// testFieldValidationApplyCreate — repeated keys in an apply body: Strict fails with the
+// YAML decoder's text, Warn answers one warning per key, Ignore says nothing.
+#[tokio::test]
+async fn apply_bodies_with_repeated_keys() {
+    let server = Server::start(&[]);
+    let body = "{\n \"apiVersion\": \"v1\",\n \"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"dup\"},\n \"data\": {\"a\": \"1\",\n  \"a\": \"2\"}\n}";
+    let reply = apply(
+        &server,
+        "dup",
+        "fieldManager=m&fieldValidation=Strict",
+        body,
+    )
+    .await;
+    let (code, s) = status(&reply);
+    assert_eq!((code, s["reason"].as_str()), (400, Some("BadRequest")));
+    assert_eq!(
+        s["message"],
+        "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 6: key \"a\" already set in map"
+    );
+    assert_eq!(
+        server.send("GET", &format!("{CMS}/dup"), None).await.code,
+        404
+    );
+    let warnings = |reply: &support::Reply| -> Vec<String> {
+        reply
+            .headers
+            .get_all("warning")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect()
+    };
+    let reply = apply(&server, "dup", "fieldManager=m&fieldValidation=Warn", body).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    assert_eq!(reply.json()["data"]["a"], "2");
+    assert_eq!(
+        warnings(&reply),
+        ["299 - \"line 6: key \\\"a\\\" already set in map\""]
+    );
+    let reply = apply(
+        &server,
+        "dup",
+        "fieldManager=m&fieldValidation=Ignore",
+        body,
+    )
+    .await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    assert!(warnings(&reply).is_empty());
+}

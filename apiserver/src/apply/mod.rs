@@ -12,6 +12,7 @@
 pub mod fieldpath;
 pub mod managed_fields;
 pub mod schema;
+pub mod strict;
 pub mod typed;
 pub mod updater;
 

@@ -184,6 +184,28 @@ impl Call {
         ))
     }
 
+    /// Upstream's strict decoding of an apply body, after the apply itself: keys repeated in
+    /// one map are a 400 under Strict, a warning each under Warn.
+    fn check_apply_body(&self, body: &[u8]) -> Result<(), ApiError> {
+        let validation = self.field_validation()?;
+        if validation == FieldValidation::Ignore {
+            return Ok(());
+        }
+        let found = crate::apply::strict::repeated_keys(body);
+        if found.is_empty() {
+            return Ok(());
+        }
+        if validation == FieldValidation::Strict {
+            return Err(ApiError::bad_request(crate::apply::strict::strict_error(
+                &found,
+            )));
+        }
+        for text in found {
+            self.warn(text);
+        }
+        Ok(())
+    }
+
     /// `fieldValidation`: absent means Warn, as upstream.
     fn field_validation(&self) -> Result<FieldValidation, ApiError> {
         match self.param("fieldValidation") {
@@ -1313,6 +1335,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         check_namespace(&call, name).await?;
         let mut object = crate::apply::apply(resource, None, &applied, writer, force)
             .map_err(ApiError::from_apply)?;
+        call.check_apply_body(&body)?;
         set_namespace(&call, &mut object)?;
         object::set_type(&mut object, resource);
         default_on_create(resource, &mut object);
@@ -1350,6 +1373,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         |live| {
             let mut merged = crate::apply::apply(resource, Some(&live), &applied, writer, force)
                 .map_err(ApiError::from_apply)?;
+            call.check_apply_body(&body)?;
             // The applied configuration names no resourceVersion of its own unless given.
             let rv = object::meta_str(&applied, "resourceVersion").to_owned();
             let rv = if rv.is_empty() {
