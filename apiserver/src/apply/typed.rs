@@ -181,8 +181,47 @@ fn field_set<S: ApplySchema>(
 /// Values nest at most this deep (deeper values are treated as leaves).
 const MAX_DEPTH: usize = 128;
 
-/// Finds items of granular lists that occur twice in an applied configuration, which
-/// upstream refuses (`.spec.containers: duplicate entries for key [name="a"]`).
+/// Why an item cannot be named in its list, in structured-merge-diff's words.
+fn item_problem<S: ApplySchema>(list: &ListType, items: &Node<S>, item: &Value) -> Option<String> {
+    match list {
+        ListType::Map(keys) => {
+            let map = match item {
+                Value::Null => {
+                    return Some("associative list with keys may not have a null element".into());
+                }
+                Value::Object(map) => map,
+                _ => {
+                    return Some("associative list with keys may not have non-map elements".into());
+                }
+            };
+            keys.iter()
+                .find(|k| {
+                    !map.contains_key(*k) && items.as_ref().and_then(|s| s.default_of(k)).is_none()
+                })
+                .map(|k| {
+                    format!(
+                        "associative list with keys has an element that omits key field {k:?} \
+                         (and doesn't have default value)"
+                    )
+                })
+        }
+        ListType::Set => match item {
+            Value::Null => {
+                Some("associative list without keys has an element that's an explicit null".into())
+            }
+            Value::Object(_) => {
+                Some("associative list without keys has an element that's a map type".into())
+            }
+            _ => None,
+        },
+        ListType::Atomic => None,
+    }
+}
+
+/// Finds what upstream refuses in an applied configuration's granular lists: items that
+/// occur twice (`.spec.containers: duplicate entries for key [name="a"]`) and items that
+/// cannot be named (`.spec.containers: element 0: associative list with keys has an element
+/// that omits key field "name" (and doesn't have default value)`).
 pub fn duplicates<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
     fn walk<S: ApplySchema>(
         value: &Value,
@@ -206,7 +245,12 @@ pub fn duplicates<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> 
             Shape::List(list) if list != ListType::Atomic => {
                 let items = list_items(node);
                 let mut seen = BTreeSet::new();
-                for (pe, child) in elements(&list, &items, value.as_array().map_or(&[], |v| v)) {
+                let values = value.as_array().map_or(&[][..], |v| v);
+                for (i, (pe, child)) in elements(&list, &items, values).into_iter().enumerate() {
+                    if let Some(problem) = item_problem(&list, &items, child) {
+                        out.push(format!("{}: element {i}: {problem}", PathText(path)));
+                        continue;
+                    }
                     if !seen.insert(pe.clone()) {
                         out.push(format!(
                             "{}: duplicate entries for key {}",
@@ -762,6 +806,21 @@ mod tests {
         let ensured = ensure_named_fields(&labels, &configmap());
         assert!(ensured.contains(&path(&["f:metadata", "f:labels"])));
         assert!(ensured.contains(&path(&["f:metadata"])));
+    }
+
+    // Upstream: typed/helpers.go keyedAssociativeListItemToPathElement's errors.
+    #[test]
+    fn unnamed_items_are_reported() {
+        let d = json!({"spec": {"template": {"spec": {"containers": [{"image": "x"}, 3]}}},
+            "metadata": {"finalizers": [{"a": 1}]}});
+        assert_eq!(
+            duplicates(&d, &deployment()),
+            vec![
+                ".metadata.finalizers: element 0: associative list without keys has an element that's a map type",
+                ".spec.template.spec.containers: element 0: associative list with keys has an element that omits key field \"name\" (and doesn't have default value)",
+                ".spec.template.spec.containers: element 1: associative list with keys may not have non-map elements",
+            ]
+        );
     }
 
     #[test]
