@@ -623,16 +623,15 @@ pub fn apply(
         managed.times.insert(id, Some(writer.now.to_owned()));
     }
     strip_meta(&mut managed);
-    // The merge ran on the zero-filled live object; keep what the live object had.
+    // The merge ran on the zero-filled live object: without a change the live object stays
+    // as it was, else the zero fill that neither side had goes again.
     live_value = if changed { merged } else { typed(live_object) };
     let Value::Object(mut object) = live_value else {
         return Err(ApplyError::Unknown(
             "applied object is not a map".to_owned(),
         ));
     };
-    if !changed {
-        // Nothing changed: the live object as it was (zero-filled parts not added).
-    } else {
+    if changed {
         drop_zero_fill(&zero, &mut object, live_object);
     }
     // Upstream's lastAppliedUpdater: kubectl's apply keeps the annotation current.
@@ -665,8 +664,8 @@ fn has_last_applied(object: &Object) -> bool {
         .is_some_and(|s| !s.is_empty())
 }
 
-/// Removes the empty structs and nulls the zero fill added where neither the live object
-/// nor the configuration had them.
+/// Removes the parts of the zero fill (empty structs, nulls) that the live object did not
+/// have and the merge left as they were.
 fn drop_zero_fill(zero: &Value, object: &mut Object, live: &Object) {
     fn walk(
         zero: &Map<String, Value>,
