@@ -209,22 +209,36 @@ impl ApiError {
     }
 
     /// 409 Conflict for a server-side apply that would change fields other managers own.
-    pub fn apply_conflict(conflicts: &[crate::managed::Conflict]) -> Self {
+    pub fn apply_conflict(conflicts: &[crate::apply::ConflictText]) -> Self {
         ApiError {
             code: 409,
             reason: "Conflict",
-            message: crate::managed::conflict_message(conflicts),
+            message: crate::apply::conflict_message(conflicts),
             details: Some(Box::new(StatusDetails {
                 causes: conflicts
                     .iter()
                     .map(|c| StatusCause {
                         reason: "FieldManagerConflict",
-                        message: format!("conflict with {}", c.manager_text()),
+                        message: format!("conflict with {}", c.manager),
                         field: c.field.clone(),
                     })
                     .collect(),
                 ..StatusDetails::default()
             })),
+        }
+    }
+
+    /// The error of a failed server-side apply.
+    pub fn from_apply(error: crate::apply::ApplyError) -> Self {
+        match error {
+            crate::apply::ApplyError::Conflicts(c) => ApiError::apply_conflict(&c),
+            crate::apply::ApplyError::BadRequest(m) => ApiError::bad_request(m),
+            crate::apply::ApplyError::Unknown(m) => ApiError {
+                code: 500,
+                reason: "",
+                message: m,
+                details: None,
+            },
         }
     }
 
@@ -422,6 +436,8 @@ pub enum FieldErrorKind {
     Forbidden,
     /// `Unsupported value: <value>: supported values: ...` (the detail lists them).
     NotSupported,
+    /// `Too long: <detail>`.
+    TooLong,
 }
 
 impl FieldErrorKind {
@@ -431,6 +447,7 @@ impl FieldErrorKind {
             FieldErrorKind::Invalid => "FieldValueInvalid",
             FieldErrorKind::Forbidden => "FieldValueForbidden",
             FieldErrorKind::NotSupported => "FieldValueNotSupported",
+            FieldErrorKind::TooLong => "FieldValueTooLong",
         }
     }
 }
@@ -490,6 +507,16 @@ impl FieldError {
         }
     }
 
+    /// A `Too long` error: `may not be more than <max> bytes`, as upstream's `field.TooLong`.
+    pub fn too_long(field: &str, max: usize) -> Self {
+        FieldError {
+            kind: FieldErrorKind::TooLong,
+            field: field.to_owned(),
+            value: None,
+            detail: format!("may not be more than {max} bytes"),
+        }
+    }
+
     /// An `Invalid value` error for a number.
     pub fn invalid_number(field: &str, value: i64, detail: &str) -> Self {
         FieldError {
@@ -515,6 +542,7 @@ impl FieldError {
                 self.value.as_deref().unwrap_or("null"),
                 self.detail
             ),
+            FieldErrorKind::TooLong => format!("Too long: {}", self.detail),
         }
     }
 }

@@ -5,12 +5,13 @@
 //! paths to handlers; [`negotiate`] picks the body's decoder ([`protobuf`] for Kubernetes
 //! protobuf) and the answer's representation ([`table`] for Tables); handlers decode
 //! [`object`]s, check them against the vendored [`openapi`] schemas and the library's name rules, apply
-//! [`patch`]es, keep [`managed`] fields, and write through the [`storage`] trait, whose
+//! [`patch`]es, server-side [`apply`] and keep managed fields, and write through the [`storage`] trait, whose
 //! revision is the `resourceVersion`; failures are [`error::ApiError`]s, rendered as
 //! [`status::Status`] objects in one place; [`metrics`] count every request.
 
 #![warn(missing_docs)]
 
+pub mod apply;
 pub mod auth;
 pub mod authz;
 pub mod continue_token;
@@ -19,7 +20,7 @@ pub mod features;
 mod files;
 pub mod kubeconfig;
 pub mod list_options;
-pub mod managed;
+pub mod metadata;
 pub mod metrics;
 pub mod negotiate;
 pub mod object;

@@ -3,14 +3,13 @@
 //! Stored objects carry `metadata.uid` and `metadata.creationTimestamp` (set at create) but no
 //! `resourceVersion`: that is the storage revision of the key, put in when an object is read.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::resource::Resource;
 use crate::storage::KeyValue;
 
-/// A JSON object (the body of one Kubernetes object).
-pub type Object = Map<String, Value>;
+pub use crate::metadata::{Object, meta_str, metadata_mut};
 
 /// Parses a request body into an object of `resource`: it must be a JSON object, and its
 /// `apiVersion` and `kind`, when given, must be the resource's.
@@ -50,26 +49,6 @@ pub fn check(value: Value, resource: &Resource) -> Result<Object, ApiError> {
         )));
     }
     Ok(object)
-}
-
-/// The object's `metadata`, made an empty object if missing or not an object.
-pub fn metadata_mut(object: &mut Object) -> &mut Object {
-    let slot = object
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !slot.is_object() {
-        *slot = Value::Object(Map::new());
-    }
-    slot.as_object_mut().expect("made an object above")
-}
-
-/// A string field of the object's `metadata` (empty if absent).
-pub fn meta_str<'a>(object: &'a Object, field: &str) -> &'a str {
-    object
-        .get("metadata")
-        .and_then(|m| m.get(field))
-        .and_then(Value::as_str)
-        .unwrap_or("")
 }
 
 /// Sets `apiVersion` and `kind` to the resource's.

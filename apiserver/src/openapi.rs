@@ -138,7 +138,7 @@ impl<'a> Schema<'a> {
     }
 
     /// The name of the schema a reference (direct or through a single `allOf`) points at.
-    fn ref_name(self) -> Option<&'a str> {
+    pub fn ref_name(self) -> Option<&'a str> {
         let mut node = self.node;
         for _ in 0..16 {
             if let Some(r) = node.get("$ref").and_then(Value::as_str) {
@@ -315,6 +315,28 @@ impl<'a> Schema<'a> {
             .get("properties")
             .and_then(|p| p.get(name))
             .or_else(|| r.node.get("additionalProperties").filter(|v| v.is_object()))?;
+        Some(Schema {
+            doc: self.doc,
+            node,
+        })
+    }
+
+    /// The schema of a declared property only (not the values of a map).
+    pub fn property(self, name: &str) -> Option<Schema<'a>> {
+        let node = self.resolved().node.get("properties")?.get(name)?;
+        Some(Schema {
+            doc: self.doc,
+            node,
+        })
+    }
+
+    /// The schema of the values of a map (`additionalProperties`), if it gives one.
+    pub fn additional_properties(self) -> Option<Schema<'a>> {
+        let node = self
+            .resolved()
+            .node
+            .get("additionalProperties")
+            .filter(|v| v.is_object())?;
         Some(Schema {
             doc: self.doc,
             node,

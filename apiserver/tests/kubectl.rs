@@ -1290,11 +1290,249 @@ fn server_side_apply_owns_fields_and_reports_conflicts() {
     let client = configmap("client", "default", &[("x", "1")]);
     k.ok_stdin(&["apply", "-f", "-"], &client);
     let changed = configmap("client", "default", &[("x", "2")]);
-    let refused = k.run_stdin(&["apply", "--server-side", "-f", "-"], &changed);
+    let refused = k.run_stdin(
+        &["apply", "--server-side", "--field-manager=other", "-f", "-"],
+        &changed,
+    );
     assert!(
         refused.stderr.starts_with(
             "error: Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using v1: .data.x\n"
         ),
         "{refused:?}"
+    );
+    // kubectl's own server-side apply takes over what the last-applied annotation says it
+    // applied (upstream's lastAppliedManager) and keeps the annotation current
+    // (lastAppliedUpdater).
+    assert_eq!(
+        k.ok_stdin(&["apply", "--server-side", "-f", "-"], &changed),
+        "configmap/client serverside-applied\n"
+    );
+    let cm = k.json(&["get", "cm", "client", "--show-managed-fields"]);
+    assert_eq!(cm["data"]["x"], "2");
+    let last: Value = serde_json::from_str(
+        cm["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(last["data"]["x"], "2");
+    let kubectl_entry = cm["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "kubectl" && e["operation"] == "Apply")
+        .cloned()
+        .unwrap_or_else(|| panic!("no kubectl Apply entry: {cm}"));
+    assert_eq!(
+        kubectl_entry["fieldsV1"]["f:data"],
+        serde_json::json!({"f:x": {}})
+    );
+    // Back to client-side apply, then a server-side one without changes: nothing to do.
+    let rv = cm["metadata"]["resourceVersion"].clone();
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], &changed);
+    assert_eq!(
+        k.json(&["get", "cm", "client"])["metadata"]["resourceVersion"],
+        rv,
+        "applying the same configuration twice writes nothing"
+    );
+    // A Service port applied without its protocol is the defaulted TCP one: applying twice
+    // neither duplicates it nor writes.
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: default\nspec:\n  selector:\n    app: web\n  ports:\n  - port: 80\n    targetPort: 8080\n";
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], service);
+    let first = k.json(&["get", "svc", "web", "--show-managed-fields"]);
+    k.ok_stdin(&["apply", "--server-side", "-f", "-"], service);
+    let second = k.json(&["get", "svc", "web", "--show-managed-fields"]);
+    assert_eq!(first, second);
+    assert_eq!(
+        second["spec"]["ports"],
+        serde_json::json!([{"port": 80, "protocol": "TCP", "targetPort": 8080}])
+    );
+    assert_eq!(
+        second["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:ports"],
+        serde_json::json!({"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}, "f:targetPort": {}}})
+    );
+}
+
+/// The managedFields entry of `kubectl create deployment` (a protobuf create) is the one a
+/// kube-apiserver writes (golden file: the entry as `kubectl get -o yaml
+/// --show-managed-fields` prints it from a real cluster); an apply over it conflicts on the
+/// fields the creator set.
+#[test]
+fn managed_fields_of_kubectl_create_deployment() {
+    let Some(k) = Kubectl::start("managed_fields_of_kubectl_create_deployment") else {
+        return;
+    };
+    k.ok(&[
+        "create",
+        "deployment",
+        "dep",
+        "--image=nginx",
+        "--replicas=2",
+    ]);
+    let d = k.json(&["get", "deployment", "dep", "--show-managed-fields"]);
+    let entries = d["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["manager"], "kubectl-create");
+    assert_eq!(entries[0]["operation"], "Update");
+    assert_eq!(entries[0]["apiVersion"], "apps/v1");
+    let golden: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/golden/kubectl_create_deployment.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(entries[0]["fieldsV1"], golden);
+    let applied =
+        deployment("dep", &[("nginx", "nginx:2", &[])], &[]).replace("app: d\n", "app: dep\n");
+    let refused = k.run_stdin(&["apply", "--server-side", "-f", "-"], &applied);
+    assert!(
+        refused.stderr.starts_with(
+            "error: Apply failed with 1 conflict: conflict with \"kubectl-create\" using apps/v1: .spec.template.spec.containers[name=\"nginx\"].image\n"
+        ),
+        "{refused:?}"
+    );
+}
+
+fn deployment(name: &str, containers: &[(&str, &str, &[&str])], finalizers: &[&str]) -> String {
+    let mut yaml = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: default\n"
+    );
+    if !finalizers.is_empty() {
+        yaml.push_str("  finalizers:\n");
+        for f in finalizers {
+            yaml.push_str(&format!("  - {f}\n"));
+        }
+    }
+    yaml.push_str("spec:\n  selector:\n    matchLabels:\n      app: d\n  template:\n    metadata:\n      labels:\n        app: d\n    spec:\n      containers:\n");
+    for (cname, image, args) in containers {
+        yaml.push_str(&format!("      - name: {cname}\n        image: {image}\n"));
+        if !args.is_empty() {
+            yaml.push_str("        args:\n");
+            for a in *args {
+                yaml.push_str(&format!("        - \"{a}\"\n"));
+            }
+        }
+    }
+    yaml
+}
+
+#[test]
+fn server_side_apply_merges_lists_by_their_schema_types() {
+    let Some(k) = Kubectl::start("server_side_apply_merges_lists_by_their_schema_types") else {
+        return;
+    };
+    let apply = |manager: &str, yaml: &str, force: bool| {
+        let flag = format!("--field-manager={manager}");
+        let mut args = vec!["apply", "--server-side", flag.as_str(), "-f", "-"];
+        if force {
+            args.push("--force-conflicts");
+        }
+        k.run_stdin(&args, yaml)
+    };
+    // A list-map (containers by name) and a set (finalizers) merged per item.
+    let a = deployment("d", &[("a", "a:1", &["x", "y"])], &["example.com/a"]);
+    assert_eq!(apply("one", &a, false).code, 0);
+    let b = deployment("d", &[("b", "b:1", &[])], &["example.com/b"]);
+    let ran = apply("two", &b, false);
+    assert_eq!(ran.code, 0, "{ran:?}");
+    let d = k.json(&["get", "deployment", "d", "--show-managed-fields"]);
+    let names: Vec<&str> = d["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(
+        d["metadata"]["finalizers"],
+        serde_json::json!(["example.com/a", "example.com/b"])
+    );
+    let two = d["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "two")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        two["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:containers"],
+        serde_json::json!({"k:{\"name\":\"b\"}": {".": {}, "f:image": {}, "f:name": {}}})
+    );
+    assert_eq!(
+        two["fieldsV1"]["f:metadata"]["f:finalizers"],
+        serde_json::json!({"v:\"example.com/b\"": {}})
+    );
+    // An atomic list (args) belongs to its applier whole: another's change is a conflict.
+    let args = deployment("d", &[("a", "a:1", &["z"])], &[]);
+    let refused = apply("two", &args, false);
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused.stderr.starts_with(
+            "error: Apply failed with 1 conflict: conflict with \"one\": .spec.template.spec.containers[name=\"a\"].args\n"
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(apply("two", &args, true).code, 0);
+    let d = k.json(&["get", "deployment", "d"]);
+    assert_eq!(
+        d["spec"]["template"]["spec"]["containers"][0]["args"],
+        serde_json::json!(["z"])
+    );
+    // "two" no longer applies its finalizer: nobody else owns it, so it went.
+    assert_eq!(
+        d["metadata"]["finalizers"],
+        serde_json::json!(["example.com/a"])
+    );
+    // "one" drops container a and its finalizer: gone, except what "two" owns now.
+    let none = deployment("d", &[("b", "b:1", &[])], &[]);
+    assert_eq!(apply("one", &none, true).code, 0);
+    let d = k.json(&["get", "deployment", "d"]);
+    let containers = d["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap();
+    assert_eq!(containers.len(), 2, "two still owns a's args and name: {d}");
+    assert_eq!(d["metadata"]["finalizers"], Value::Null);
+    // kubectl diff --server-side shows the change and persists nothing.
+    let rv = d["metadata"]["resourceVersion"].clone();
+    let changed = deployment("d", &[("b", "b:2", &[])], &[]);
+    let diff = k.run_stdin(
+        &[
+            "diff",
+            "--server-side",
+            "--field-manager=one",
+            "--force-conflicts",
+            "-f",
+            "-",
+        ],
+        &changed,
+    );
+    assert_eq!(diff.code, 1, "{diff:?}");
+    assert!(
+        diff.stdout
+            .lines()
+            .any(|l| l.starts_with('+') && l.trim_end().ends_with("image: b:2")),
+        "{diff:?}"
+    );
+    let after = k.json(&["get", "deployment", "d"]);
+    assert_eq!(after["metadata"]["resourceVersion"], rv);
+    // --dry-run=server likewise.
+    let ran = k.run_stdin(
+        &[
+            "apply",
+            "--server-side",
+            "--field-manager=one",
+            "--force-conflicts",
+            "--dry-run=server",
+            "-f",
+            "-",
+        ],
+        &changed,
+    );
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert_eq!(
+        k.json(&["get", "deployment", "d"])["metadata"]["resourceVersion"],
+        rv
     );
 }

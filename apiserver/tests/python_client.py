@@ -94,6 +94,31 @@ def main(kubeconfig):
     assert scaled.spec.replicas == 3 and scaled.metadata.generation == 2
     print("ok deployment")
 
+    # Server-side apply: the client sends the configuration as JSON (valid YAML).
+    applied = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"},
+               "data": {"a": "1", "b": "2"}}
+    apply = "application/apply-patch+yaml"
+    out = core.patch_namespaced_config_map("ssa", "py", applied, field_manager="py-one",
+                                           _content_type=apply)
+    assert out.data == {"a": "1", "b": "2"}, out.data
+    entry = out.metadata.managed_fields[0]
+    assert (entry.manager, entry.operation, entry.fields_v1) == (
+        "py-one", "Apply", {"f:data": {"f:a": {}, "f:b": {}}}), entry
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"},
+             "data": {"a": "9"}}
+    e = expect_status(409, core.patch_namespaced_config_map, "ssa", "py", other,
+                      field_manager="py-two", _content_type=apply)
+    assert "Apply failed with 1 conflict: conflict with \\\"py-one\\\": .data.a" in e.body, e.body
+    out = core.patch_namespaced_config_map("ssa", "py", other, field_manager="py-two",
+                                           force=True, _content_type=apply)
+    assert out.data == {"a": "9", "b": "2"}, out.data
+    # py-one stops applying b: nobody else owns it, so it goes.
+    mine = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"}, "data": {}}
+    out = core.patch_namespaced_config_map("ssa", "py", mine, field_manager="py-one",
+                                           _content_type=apply)
+    assert out.data == {"a": "9"}, out.data
+    print("ok server-side apply")
+
     core.delete_namespace("py")
     print("ok delete namespace")
 

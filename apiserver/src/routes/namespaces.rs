@@ -134,6 +134,7 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
             manager,
             part: super::objects::Part::All,
             update_managed_fields: true,
+            subresource: None,
         },
         |mut ns| {
             if let Some(finalizers) = ns

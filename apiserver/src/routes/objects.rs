@@ -147,7 +147,62 @@ impl Call {
             .get(axum::http::header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        crate::managed::manager_name(self.param("fieldManager"), agent)
+        crate::apply::manager_name(self.param("fieldManager"), agent)
+    }
+
+    /// Upstream's ValidateFieldManager for the write's options (`CreateOptions`,
+    /// `UpdateOptions`, `PatchOptions`), with the options' other errors: at most 128 bytes,
+    /// printable characters only.
+    pub(crate) fn check_field_manager(
+        &self,
+        options: &str,
+        mut errors: Vec<FieldError>,
+    ) -> Result<(), ApiError> {
+        let manager = self.param("fieldManager");
+        if manager.len() > 128 {
+            errors.push(FieldError::too_long("fieldManager", 128));
+        }
+        for (i, c) in manager.char_indices() {
+            if c.is_control() || (c.is_whitespace() && c != ' ') {
+                errors.push(FieldError::invalid_string(
+                    "fieldManager",
+                    manager,
+                    &format!("invalid character U+{:04X} (at position {i})", c as u32),
+                ));
+            }
+        }
+        if errors.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::invalid_of(
+            &format!("{options}.meta.k8s.io"),
+            "meta.k8s.io",
+            options,
+            "",
+            errors,
+        ))
+    }
+
+    /// Upstream's strict decoding of an apply body, after the apply itself: keys repeated in
+    /// one map are a 400 under Strict, a warning each under Warn.
+    fn check_apply_body(&self, body: &[u8]) -> Result<(), ApiError> {
+        let validation = self.field_validation()?;
+        if validation == FieldValidation::Ignore {
+            return Ok(());
+        }
+        let found = crate::apply::strict::repeated_keys(body);
+        if found.is_empty() {
+            return Ok(());
+        }
+        if validation == FieldValidation::Strict {
+            return Err(ApiError::bad_request(crate::apply::strict::strict_error(
+                &found,
+            )));
+        }
+        for text in found {
+            self.warn(text);
+        }
+        Ok(())
     }
 
     /// `fieldValidation`: absent means Warn, as upstream.
@@ -911,6 +966,7 @@ fn has_generation(resource: &Resource) -> bool {
 async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     let resource = call.resource;
     let dry_run = call.dry_run()?;
+    call.check_field_manager("CreateOptions", Vec::new())?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
     call.check_types(&object)?;
@@ -945,12 +1001,16 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     if generation {
         meta.insert("generation".to_owned(), Value::from(1));
     }
-    crate::managed::update(
+    let (manager, now) = (call.manager(), object::now_timestamp());
+    crate::apply::update(
         resource,
         None,
         &mut object,
-        &call.manager(),
-        &object::now_timestamp(),
+        crate::apply::Writer {
+            manager: &manager,
+            subresource: None,
+            now: &now,
+        },
     );
     if dry_run {
         return respond_object(&call, StatusCode::CREATED, &object);
@@ -992,6 +1052,14 @@ impl Part {
                     Some(status) => kept.insert("status".to_owned(), status),
                     None => kept.remove("status"),
                 };
+                // The managedFields of the write (apply computes them itself) go along.
+                match new.get("metadata").and_then(|m| m.get("managedFields")) {
+                    Some(fields) => {
+                        let fields = fields.clone();
+                        object::metadata_mut(&mut kept).insert("managedFields".to_owned(), fields)
+                    }
+                    None => object::metadata_mut(&mut kept).remove("managedFields"),
+                };
                 // The resourceVersion given, if any, still guards the write.
                 let rv = object::meta_str(&new, "resourceVersion").to_owned();
                 object::metadata_mut(&mut kept)
@@ -1015,6 +1083,8 @@ pub(crate) struct WriteOptions<'a> {
     /// Whether the write is an Update for managedFields (not for server-side apply, which
     /// keeps them itself).
     pub update_managed_fields: bool,
+    /// The subresource written, recorded in the writer's managedFields entry.
+    pub subresource: Option<&'a str>,
 }
 
 /// What a write did to the object.
@@ -1087,6 +1157,7 @@ pub(crate) async fn modify(
         manager,
         part,
         update_managed_fields,
+        subresource,
     } = options;
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
@@ -1112,12 +1183,16 @@ pub(crate) async fn modify(
         }
         keep_server_fields(resource, &mut new, &old);
         if update_managed_fields {
-            crate::managed::update(
+            let now = object::now_timestamp();
+            crate::apply::update(
                 resource,
                 Some(&old),
                 &mut new,
-                manager,
-                &object::now_timestamp(),
+                crate::apply::Writer {
+                    manager,
+                    subresource,
+                    now: &now,
+                },
             );
         }
         let finish_delete =
@@ -1156,6 +1231,7 @@ fn respond_written(call: &Call, written: Written) -> Result<Response, ApiError> 
 /// `PUT` of one object.
 async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
     let dry_run = call.dry_run()?;
+    call.check_field_manager("UpdateOptions", Vec::new())?;
     let body = read_body(&call.headers, body).await?;
     let mut object = decode_body(&call, &body)?;
     call.check_types(&object)?;
@@ -1179,6 +1255,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
             manager: &manager,
             part: call.part(),
             update_managed_fields: true,
+            subresource: call.subresource.as_deref(),
         },
         |_| Ok(object.clone()),
     )
@@ -1195,6 +1272,15 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     {
         return apply(call, name, body).await;
     }
+    // Upstream's ValidatePatchOptions.
+    let mut errors = Vec::new();
+    if call.params.contains_key("force") {
+        errors.push(FieldError::forbidden(
+            "force",
+            "may not be specified for non-apply patch",
+        ));
+    }
+    call.check_field_manager("PatchOptions", errors)?;
     if !matches!(
         kind,
         BodyType::JsonPatch | BodyType::MergePatch | BodyType::StrategicMergePatch
@@ -1222,6 +1308,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             manager: &manager,
             part: call.part(),
             update_managed_fields: true,
+            subresource: call.subresource.as_deref(),
         },
         |old| {
             let mut target = Value::Object(old);
@@ -1258,23 +1345,26 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     let resource = call.resource;
     let dry_run = call.dry_run()?;
     let manager = call.param("fieldManager").to_owned();
+    // Upstream's ValidatePatchOptions.
+    let mut errors = Vec::new();
     if manager.is_empty() {
-        return Err(ApiError::invalid_of(
-            "PatchOptions.meta.k8s.io",
-            "meta.k8s.io",
-            "PatchOptions",
-            "",
-            vec![FieldError::required(
-                "fieldManager",
-                "is required for apply patch",
-            )],
+        errors.push(FieldError::required(
+            "fieldManager",
+            "is required for apply patch",
         ));
     }
+    call.check_field_manager("PatchOptions", errors)?;
     let force = call.param("force") == "true";
     let body = read_body(&call.headers, body).await?;
     let value = negotiate::parse_value(&body, BodyType::ApplyPatch)
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
-    let mut applied = object::check(value, resource)?;
+    // apiVersion and kind are checked by the field manager, with its texts.
+    let Value::Object(mut applied) = value else {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): not a JSON object",
+            resource.kind
+        )));
+    };
     for field in ["apiVersion", "kind"] {
         if applied
             .get(field)
@@ -1294,10 +1384,17 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         )));
     }
     call.check_types(&applied)?;
-    call.check_patched_fields(&mut applied)?;
-    set_namespace(&call, &mut applied)?;
+    // The namespace is checked here but the configuration goes on as sent (upstream's
+    // typed-conversion errors name the object as sent).
+    set_namespace(&call, &mut applied.clone())?;
     let key = call.key(name);
     let now = object::now_timestamp();
+    let subresource = call.subresource.clone();
+    let writer = crate::apply::Writer {
+        manager: &manager,
+        subresource: subresource.as_deref(),
+        now: &now,
+    };
     let exists = {
         let k = key.clone();
         storage(&call.state, move |s| s.get(&k, None))
@@ -1307,11 +1404,16 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             .is_some()
     };
     if !exists {
+        if subresource.is_some() {
+            return Err(ApiError::not_found(resource, name));
+        }
         // Apply creates: the create pipeline with the applier owning every field.
         validate_name(resource, name)?;
         check_namespace(&call, name).await?;
-        let mut object = crate::managed::apply(resource, None, &applied, &manager, force, &now)
-            .map_err(|c| ApiError::apply_conflict(&c))?;
+        let mut object = crate::apply::apply(resource, None, &applied, writer, force)
+            .map_err(ApiError::from_apply)?;
+        call.check_apply_body(&body)?;
+        set_namespace(&call, &mut object)?;
         object::set_type(&mut object, resource);
         default_on_create(resource, &mut object);
         let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
@@ -1341,13 +1443,14 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         WriteOptions {
             dry_run,
             manager: &manager,
-            part: Part::Main,
+            part: call.part(),
             update_managed_fields: false,
+            subresource: subresource.as_deref(),
         },
         |live| {
-            let mut merged =
-                crate::managed::apply(resource, Some(&live), &applied, &manager, force, &now)
-                    .map_err(|c| ApiError::apply_conflict(&c))?;
+            let mut merged = crate::apply::apply(resource, Some(&live), &applied, writer, force)
+                .map_err(ApiError::from_apply)?;
+            call.check_apply_body(&body)?;
             // The applied configuration names no resourceVersion of its own unless given.
             let rv = object::meta_str(&applied, "resourceVersion").to_owned();
             let rv = if rv.is_empty() {

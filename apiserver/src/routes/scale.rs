@@ -76,6 +76,7 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
             manager: &manager,
             part: Part::All,
             update_managed_fields: true,
+            subresource: Some("scale"),
         },
         |old| {
             let mut scale = scale_of(&old);

@@ -1,0 +1,335 @@
+//! Field paths and field sets, as structured-merge-diff's `fieldpath` package models them,
+//! and their wire form `FieldsV1` (`metadata.managedFields[*].fieldsV1`).
+//!
+//! A path is a list of elements: a field of a map (`f:<name>`), an item of a list of type
+//! map named by its key fields (`k:{"name":"x"}`), an item of a set named by its value
+//! (`v:"a"`), or an item named by its position (`i:0`). A set is the set of paths that are
+//! its members; in `FieldsV1` a member that also has members below it carries `".": {}`.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// One step of a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathElement {
+    /// A field of a map or struct.
+    Field(String),
+    /// An item of an associative list, named by its key fields (sorted by name).
+    Key(Vec<(String, Value)>),
+    /// An item of a set, named by its value.
+    Value(Value),
+    /// An item named by its position.
+    Index(usize),
+}
+
+/// A path from the root of an object.
+pub type Path = Vec<PathElement>;
+
+/// A set of paths: its members.
+pub type Set = BTreeSet<Path>;
+
+fn rank(v: &Value) -> u8 {
+    match v {
+        Value::Number(_) => 0,
+        Value::String(_) => 1,
+        Value::Bool(_) => 2,
+        Value::Array(_) => 3,
+        Value::Object(_) => 4,
+        Value::Null => 5,
+    }
+}
+
+/// A total order of values, as structured-merge-diff's `value.Compare` (numbers, strings,
+/// booleans, lists, maps, null).
+pub fn compare_values(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ => {
+                let (x, y) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
+                x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+            }
+        },
+        (Value::String(x), Value::String(y)) => x.cmp(y),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::Array(x), Value::Array(y)) => {
+            for (l, r) in x.iter().zip(y) {
+                let c = compare_values(l, r);
+                if c != Ordering::Equal {
+                    return c;
+                }
+            }
+            x.len().cmp(&y.len())
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let mut xs: Vec<_> = x.iter().collect();
+            let mut ys: Vec<_> = y.iter().collect();
+            xs.sort_by(|l, r| l.0.cmp(r.0));
+            ys.sort_by(|l, r| l.0.cmp(r.0));
+            for ((lk, lv), (rk, rv)) in xs.iter().zip(&ys) {
+                let c = lk.cmp(rk).then_with(|| compare_values(lv, rv));
+                if c != Ordering::Equal {
+                    return c;
+                }
+            }
+            xs.len().cmp(&ys.len())
+        }
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+impl Ord for PathElement {
+    fn cmp(&self, other: &Self) -> Ordering {
+        use PathElement::*;
+        let kind = |e: &PathElement| match e {
+            Field(_) => 0,
+            Key(_) => 1,
+            Value(_) => 2,
+            Index(_) => 3,
+        };
+        match (self, other) {
+            (Field(a), Field(b)) => a.cmp(b),
+            (Key(a), Key(b)) => {
+                let c = a.len().cmp(&b.len());
+                if c != Ordering::Equal {
+                    return c;
+                }
+                for ((an, av), (bn, bv)) in a.iter().zip(b) {
+                    let c = an.cmp(bn).then_with(|| compare_values(av, bv));
+                    if c != Ordering::Equal {
+                        return c;
+                    }
+                }
+                Ordering::Equal
+            }
+            (Value(a), Value(b)) => compare_values(a, b),
+            (Index(a), Index(b)) => a.cmp(b),
+            _ => kind(self).cmp(&kind(other)),
+        }
+    }
+}
+
+impl PartialOrd for PathElement {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Writes a path as upstream prints it in conflicts: `.spec.containers[name="c"].image`,
+/// `.metadata.finalizers[="f"]`, `.items[0]`.
+pub struct PathText<'a>(pub &'a [PathElement]);
+
+impl fmt::Display for PathText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for element in self.0 {
+            match element {
+                PathElement::Field(name) => write!(f, ".{name}")?,
+                PathElement::Key(fields) => {
+                    let inner: Vec<String> =
+                        fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    write!(f, "[{}]", inner.join(","))?
+                }
+                PathElement::Value(v) => write!(f, "[={v}]")?,
+                PathElement::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PathElement {
+    /// The element's `FieldsV1` key.
+    pub fn to_key(&self) -> String {
+        match self {
+            PathElement::Field(name) => format!("f:{name}"),
+            PathElement::Key(fields) => {
+                let map: Map<String, Value> = fields.iter().cloned().collect();
+                format!("k:{}", Value::Object(map))
+            }
+            PathElement::Value(v) => format!("v:{v}"),
+            PathElement::Index(i) => format!("i:{i}"),
+        }
+    }
+
+    /// Reads a `FieldsV1` key.
+    pub fn from_key(key: &str) -> Result<PathElement, String> {
+        let (kind, rest) = key
+            .split_once(':')
+            .ok_or_else(|| format!("unexpected path element {key:?}"))?;
+        match kind {
+            "f" => Ok(PathElement::Field(rest.to_owned())),
+            "k" => {
+                let map: Map<String, Value> = serde_json::from_str(rest)
+                    .map_err(|e| format!("parsing JSON {rest:?}: {e}"))?;
+                let mut fields: Vec<(String, Value)> = map.into_iter().collect();
+                fields.sort_by(|a, b| a.0.cmp(&b.0));
+                Ok(PathElement::Key(fields))
+            }
+            "v" => Ok(PathElement::Value(
+                serde_json::from_str(rest).map_err(|e| format!("parsing JSON {rest:?}: {e}"))?,
+            )),
+            "i" => rest
+                .parse()
+                .map(PathElement::Index)
+                .map_err(|e| format!("parsing index {rest:?}: {e}")),
+            _ => Err(format!("unknown path element type {kind:?}")),
+        }
+    }
+}
+
+/// The paths of `set` that start with `element`, without it (upstream's `WithPrefix`).
+pub fn with_prefix(set: &Set, element: &PathElement) -> Set {
+    let start = vec![element.clone()];
+    set.range(start..)
+        .take_while(|p| p.first() == Some(element))
+        .filter(|p| p.len() > 1)
+        .map(|p| p[1..].to_vec())
+        .collect()
+}
+
+/// Whether any member of `set` starts with `element` and goes below it.
+pub fn has_below(set: &Set, element: &PathElement) -> bool {
+    let start = vec![element.clone()];
+    set.range(start..)
+        .take_while(|p| p.first() == Some(element))
+        .any(|p| p.len() > 1)
+}
+
+/// `set` without the members that are in `remove` or below one of its members (upstream's
+/// `RecursiveDifference`).
+pub fn recursive_difference(set: &Set, remove: &Set) -> Set {
+    set.iter()
+        .filter(|p| !(1..=p.len()).any(|n| remove.contains(&p[..n])))
+        .cloned()
+        .collect()
+}
+
+#[derive(Default)]
+struct Node {
+    member: bool,
+    children: BTreeMap<PathElement, Node>,
+}
+
+fn tree(set: &Set) -> Node {
+    let mut root = Node::default();
+    for path in set {
+        let mut node = &mut root;
+        for element in path {
+            node = node.children.entry(element.clone()).or_default();
+        }
+        node.member = true;
+    }
+    root
+}
+
+/// Writes a set as `FieldsV1`.
+pub fn to_fields_v1(set: &Set) -> Value {
+    fn write(node: &Node, include_self: bool) -> Map<String, Value> {
+        let mut out = Map::new();
+        if include_self && node.member && !node.children.is_empty() {
+            out.insert(".".to_owned(), Value::Object(Map::new()));
+        }
+        for (element, child) in &node.children {
+            out.insert(element.to_key(), Value::Object(write(child, true)));
+        }
+        out
+    }
+    Value::Object(write(&tree(set), false))
+}
+
+/// Reads `FieldsV1` into a set.
+pub fn from_fields_v1(fields: &Value) -> Result<Set, String> {
+    fn read(node: &Value, path: &mut Path, out: &mut Set, depth: usize) -> Result<(), String> {
+        if depth > 256 {
+            return Err("fieldsV1 nested too deeply".to_owned());
+        }
+        let map = node
+            .as_object()
+            .ok_or_else(|| "expected an object in fieldsV1".to_owned())?;
+        for (key, child) in map {
+            if key == "." {
+                if !path.is_empty() {
+                    out.insert(path.clone());
+                }
+                continue;
+            }
+            path.push(PathElement::from_key(key)?);
+            if child.as_object().is_some_and(Map::is_empty) {
+                out.insert(path.clone());
+            } else {
+                read(child, path, out, depth + 1)?;
+            }
+            path.pop();
+        }
+        Ok(())
+    }
+    let mut out = Set::new();
+    read(fields, &mut Vec::new(), &mut out, 0)?;
+    Ok(out)
+}
+
+/// Makes a path from `FieldsV1` keys (for tests and fixed paths).
+pub fn path(keys: &[&str]) -> Path {
+    keys.iter()
+        .map(|k| PathElement::from_key(k).expect("valid path element"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    // Upstream: fieldpath/serialize_test.go (round trips of FieldsV1) and
+    // fieldpath/path_test.go (String of paths).
+    #[test]
+    fn fields_v1_round_trip_with_dot_for_members_that_have_children() {
+        let fields = json!({
+            "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {".": {}, "f:image": {}, "f:name": {}}},
+                       "f:finalizers": {"v:\"a\"": {}}, "f:items": {"i:0": {}}}
+        });
+        let set = from_fields_v1(&fields).unwrap();
+        assert!(set.contains(&path(&["f:metadata", "f:labels"])));
+        assert!(!set.contains(&path(&["f:metadata"])));
+        assert!(set.contains(&path(&["f:spec", "f:containers", "k:{\"name\":\"c\"}"])));
+        assert_eq!(set.len(), 7);
+        assert_eq!(to_fields_v1(&set), fields);
+    }
+
+    #[test]
+    fn paths_print_as_upstream() {
+        let p = path(&[
+            "f:spec",
+            "f:ports",
+            "k:{\"protocol\":\"TCP\",\"port\":80}",
+            "f:name",
+        ]);
+        assert_eq!(
+            PathText(&p).to_string(),
+            ".spec.ports[port=80,protocol=\"TCP\"].name"
+        );
+        let p = path(&["f:metadata", "f:finalizers", "v:\"x\"", "i:3"]);
+        assert_eq!(PathText(&p).to_string(), ".metadata.finalizers[=\"x\"][3]");
+    }
+
+    #[test]
+    fn set_algebra() {
+        let set: Set = [path(&["f:a", "f:b"]), path(&["f:a", "f:c"]), path(&["f:d"])]
+            .into_iter()
+            .collect();
+        let a = PathElement::Field("a".into());
+        assert_eq!(with_prefix(&set, &a).len(), 2);
+        assert!(has_below(&set, &a));
+        let remove: Set = [path(&["f:a"])].into_iter().collect();
+        assert_eq!(
+            recursive_difference(&set, &remove),
+            [path(&["f:d"])].into_iter().collect()
+        );
+        assert!(PathElement::from_key("x:1").is_err());
+        assert!(from_fields_v1(&json!({"f:a": 1})).is_err());
+    }
+}

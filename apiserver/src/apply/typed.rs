@@ -1,0 +1,835 @@
+//! Operations on values with a schema, as structured-merge-diff's `typed` package defines
+//! them: the field set of a value, the comparison of two values (added, modified, removed
+//! paths), the merge of an applied configuration into a live object, and the removal of
+//! paths from a value.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+
+use super::fieldpath::{Path, PathElement, PathText, Set, has_below, with_prefix};
+use super::schema::{ApplySchema, ListType, Node, Shape, list_items, map_child, shape_of};
+
+/// The paths added, modified and removed between two values.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Comparison {
+    /// Paths present only in the new value.
+    pub added: Set,
+    /// Leaves whose value changed.
+    pub modified: Set,
+    /// Paths present only in the old value.
+    pub removed: Set,
+}
+
+impl Comparison {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.modified.is_empty() && self.removed.is_empty()
+    }
+
+    /// The comparison without the paths in or below `ignored` (upstream's `ExcludeFields`).
+    pub fn exclude(self, ignored: &Set) -> Comparison {
+        use super::fieldpath::recursive_difference;
+        Comparison {
+            added: recursive_difference(&self.added, ignored),
+            modified: recursive_difference(&self.modified, ignored),
+            removed: recursive_difference(&self.removed, ignored),
+        }
+    }
+}
+
+/// The path element naming a list item, or `None` where the item cannot be named (an item
+/// of a keyed list that is no map, or that lacks every key field).
+fn item_element<S: ApplySchema>(
+    list: &ListType,
+    items: &Node<S>,
+    item: &Value,
+) -> Option<PathElement> {
+    match list {
+        ListType::Map(keys) => {
+            let map = item.as_object()?;
+            let mut fields: Vec<(String, Value)> = keys
+                .iter()
+                .filter_map(|k| {
+                    map.get(k)
+                        .cloned()
+                        .or_else(|| items.as_ref().and_then(|s| s.default_of(k)))
+                        .map(|v| (k.clone(), v))
+                })
+                .collect();
+            if fields.is_empty() {
+                return None;
+            }
+            fields.sort_by(|a, b| a.0.cmp(&b.0));
+            Some(PathElement::Key(fields))
+        }
+        ListType::Set => Some(PathElement::Value(item.clone())),
+        ListType::Atomic => None,
+    }
+}
+
+/// The items of a list with their path elements (by position where they cannot be named).
+fn elements<'v, S: ApplySchema>(
+    list: &ListType,
+    items: &Node<S>,
+    values: &'v [Value],
+) -> Vec<(PathElement, &'v Value)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            (
+                item_element(list, items, v).unwrap_or(PathElement::Index(i)),
+                v,
+            )
+        })
+        .collect()
+}
+
+/// The first item of each path element, in order.
+fn first_occurrences(
+    all: Vec<(PathElement, &Value)>,
+) -> (Vec<PathElement>, BTreeMap<PathElement, &Value>) {
+    let mut order = Vec::new();
+    let mut seen = BTreeMap::new();
+    for (pe, v) in all {
+        if !seen.contains_key(&pe) {
+            seen.insert(pe.clone(), v);
+            order.push(pe);
+        }
+    }
+    (order, seen)
+}
+
+fn is_empty_map(v: &Value) -> bool {
+    v.as_object().is_some_and(Map::is_empty)
+}
+
+/// The field set of a value (upstream's `ToFieldSet`): leaves, atomic lists and maps, items
+/// of granular lists, map keys that are not declared fields, and fields that are null or
+/// empty maps.
+pub fn to_field_set<S: ApplySchema>(value: &Value, node: &Node<S>) -> Set {
+    let mut out = Set::new();
+    field_set(value, node, &mut Vec::new(), &mut out, 0);
+    out.remove(&Vec::new());
+    out
+}
+
+fn field_set<S: ApplySchema>(
+    value: &Value,
+    node: &Node<S>,
+    path: &mut Path,
+    out: &mut Set,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        out.insert(path.clone());
+        return;
+    }
+    match shape_of(node, Some(value)) {
+        Shape::Map { atomic: false } => {
+            let Some(map) = value.as_object() else {
+                if !value.is_null() {
+                    out.insert(path.clone());
+                }
+                return;
+            };
+            for (key, child) in map {
+                let (child_node, declared) = map_child(node, key);
+                path.push(PathElement::Field(key.clone()));
+                field_set(child, &child_node, path, out, depth + 1);
+                if child.is_null() || is_empty_map(child) || !declared {
+                    out.insert(path.clone());
+                }
+                path.pop();
+            }
+        }
+        Shape::List(list) if list != ListType::Atomic => {
+            let Some(values) = value.as_array() else {
+                if !value.is_null() {
+                    out.insert(path.clone());
+                }
+                return;
+            };
+            let items = list_items(node);
+            let all = elements(&list, &items, values);
+            let mut seen = BTreeSet::new();
+            let mut duplicates = BTreeSet::new();
+            for (pe, _) in &all {
+                if !seen.insert(pe.clone()) && duplicates.insert(pe.clone()) {
+                    path.push(pe.clone());
+                    out.insert(path.clone());
+                    path.pop();
+                }
+            }
+            for (pe, child) in all {
+                if duplicates.contains(&pe) {
+                    continue;
+                }
+                path.push(pe);
+                field_set(child, &items, path, out, depth + 1);
+                out.insert(path.clone());
+                path.pop();
+            }
+        }
+        _ => {
+            out.insert(path.clone());
+        }
+    }
+}
+
+/// Values nest at most this deep (deeper values are treated as leaves).
+const MAX_DEPTH: usize = 128;
+
+/// Why an item cannot be named in its list, in structured-merge-diff's words.
+fn item_problem<S: ApplySchema>(list: &ListType, items: &Node<S>, item: &Value) -> Option<String> {
+    match list {
+        ListType::Map(keys) => {
+            let map = match item {
+                Value::Null => {
+                    return Some("associative list with keys may not have a null element".into());
+                }
+                Value::Object(map) => map,
+                _ => {
+                    return Some("associative list with keys may not have non-map elements".into());
+                }
+            };
+            keys.iter()
+                .find(|k| {
+                    !map.contains_key(*k) && items.as_ref().and_then(|s| s.default_of(k)).is_none()
+                })
+                .map(|k| {
+                    format!(
+                        "associative list with keys has an element that omits key field {k:?} \
+                         (and doesn't have default value)"
+                    )
+                })
+        }
+        ListType::Set => match item {
+            Value::Null => {
+                Some("associative list without keys has an element that's an explicit null".into())
+            }
+            Value::Object(_) => {
+                Some("associative list without keys has an element that's a map type".into())
+            }
+            _ => None,
+        },
+        ListType::Atomic => None,
+    }
+}
+
+/// Finds what upstream refuses in an applied configuration's granular lists: items that
+/// occur twice (`.spec.containers: duplicate entries for key [name="a"]`) and items that
+/// cannot be named (`.spec.containers: element 0: associative list with keys has an element
+/// that omits key field "name" (and doesn't have default value)`).
+pub fn duplicates<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
+    fn walk<S: ApplySchema>(
+        value: &Value,
+        node: &Node<S>,
+        path: &mut Path,
+        out: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match shape_of(node, Some(value)) {
+            Shape::Map { atomic: false } => {
+                for (key, child) in value.as_object().into_iter().flatten() {
+                    let (child_node, _) = map_child(node, key);
+                    path.push(PathElement::Field(key.clone()));
+                    walk(child, &child_node, path, out, depth + 1);
+                    path.pop();
+                }
+            }
+            Shape::List(list) if list != ListType::Atomic => {
+                let items = list_items(node);
+                let mut seen = BTreeSet::new();
+                let values = value.as_array().map_or(&[][..], |v| v);
+                for (i, (pe, child)) in elements(&list, &items, values).into_iter().enumerate() {
+                    if let Some(problem) = item_problem(&list, &items, child) {
+                        out.push(format!("{}: element {i}: {problem}", PathText(path)));
+                        continue;
+                    }
+                    if !seen.insert(pe.clone()) {
+                        out.push(format!(
+                            "{}: duplicate entries for key {}",
+                            PathText(path),
+                            PathText(std::slice::from_ref(&pe))
+                        ));
+                        continue;
+                    }
+                    path.push(pe);
+                    walk(child, &items, path, out, depth + 1);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, node, &mut Vec::new(), &mut out, 0);
+    out
+}
+
+/// Fields of a value that its schema does not declare, as upstream's typed conversion
+/// reports them (`.spec.foo: field not declared in schema`).
+pub fn undeclared<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
+    fn walk<S: ApplySchema>(
+        value: &Value,
+        node: &Node<S>,
+        path: &mut Path,
+        out: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match shape_of(node, Some(value)) {
+            Shape::Map { .. } => {
+                for (key, child) in value.as_object().into_iter().flatten() {
+                    let (child_node, declared) = map_child(node, key);
+                    path.push(PathElement::Field(key.clone()));
+                    let typed = node
+                        .as_ref()
+                        .is_some_and(|s| s.shape() != Shape::Untyped && !s.open());
+                    if typed && !declared && child_node.is_none() {
+                        out.push(format!("{}: field not declared in schema", PathText(path)));
+                    } else {
+                        walk(child, &child_node, path, out, depth + 1);
+                    }
+                    path.pop();
+                }
+            }
+            Shape::List(list) => {
+                let items = list_items(node);
+                let values = value.as_array().map_or(&[][..], |v| v);
+                for (i, (pe, child)) in elements(&list, &items, values).into_iter().enumerate() {
+                    let pe = if list == ListType::Atomic {
+                        PathElement::Index(i)
+                    } else {
+                        pe
+                    };
+                    path.push(pe);
+                    walk(child, &items, path, out, depth + 1);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, node, &mut Vec::new(), &mut out, 0);
+    out
+}
+
+fn same_kind(a: &Value, b: &Value) -> bool {
+    matches!(
+        (a, b),
+        (Value::Object(_), Value::Object(_)) | (Value::Array(_), Value::Array(_))
+    ) || !(a.is_object() || a.is_array() || b.is_object() || b.is_array())
+}
+
+/// Compares two values (upstream's `Compare`).
+pub fn compare<S: ApplySchema>(old: &Value, new: &Value, node: &Node<S>) -> Comparison {
+    let mut c = Comparison::default();
+    compare_at(Some(old), Some(new), node, &mut Vec::new(), &mut c, 0);
+    c.added.remove(&Vec::new());
+    c.modified.remove(&Vec::new());
+    c.removed.remove(&Vec::new());
+    c
+}
+
+fn leaf(l: Option<&Value>, r: Option<&Value>, path: &Path, c: &mut Comparison) {
+    match (l, r) {
+        (None, _) => {
+            c.added.insert(path.clone());
+        }
+        (_, None) => {
+            c.removed.insert(path.clone());
+        }
+        (Some(l), Some(r)) if l != r => {
+            c.modified.insert(path.clone());
+        }
+        _ => {}
+    }
+}
+
+fn compare_at<S: ApplySchema>(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    path: &mut Path,
+    c: &mut Comparison,
+    depth: usize,
+) {
+    let mixed =
+        matches!((l, r), (Some(a), Some(b)) if !a.is_null() && !b.is_null() && !same_kind(a, b));
+    let shape = shape_of(node, r.filter(|v| !v.is_null()).or(l));
+    if mixed || depth > MAX_DEPTH {
+        leaf(l, r, path, c);
+        return;
+    }
+    match shape {
+        Shape::Map { atomic: false } => {
+            let lm = l.and_then(Value::as_object);
+            let rm = r.and_then(Value::as_object);
+            if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
+                leaf(l, r, path, c);
+            } else {
+                let mut keys: Vec<&String> = lm.into_iter().flat_map(Map::keys).collect();
+                keys.extend(rm.into_iter().flat_map(Map::keys));
+                let keys: BTreeSet<&String> = keys.into_iter().collect();
+                for key in keys {
+                    let (child, _) = map_child(node, key);
+                    path.push(PathElement::Field(key.clone()));
+                    compare_at(
+                        lm.and_then(|m| m.get(key)),
+                        rm.and_then(|m| m.get(key)),
+                        &child,
+                        path,
+                        c,
+                        depth + 1,
+                    );
+                    path.pop();
+                }
+            }
+        }
+        Shape::List(list) if list != ListType::Atomic => {
+            let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
+            let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
+            if la.is_empty() && ra.is_empty() {
+                leaf(l, r, path, c);
+            } else {
+                let items = list_items(node);
+                let group = |values| {
+                    let mut map: BTreeMap<PathElement, Vec<&Value>> = BTreeMap::new();
+                    for (pe, v) in elements(&list, &items, values) {
+                        map.entry(pe).or_default().push(v);
+                    }
+                    map
+                };
+                let (lg, rg) = (group(la), group(ra));
+                let pes: BTreeSet<&PathElement> = lg.keys().chain(rg.keys()).collect();
+                for pe in pes {
+                    let ls = lg.get(pe).map_or(&[][..], |v| v);
+                    let rs = rg.get(pe).map_or(&[][..], |v| v);
+                    path.push(pe.clone());
+                    match (ls.len(), rs.len()) {
+                        (0..=1, 0..=1) => compare_at(
+                            ls.first().copied(),
+                            rs.first().copied(),
+                            &items,
+                            path,
+                            c,
+                            depth + 1,
+                        ),
+                        (2.., 2..) => {
+                            if ls != rs {
+                                c.modified.insert(path.clone());
+                            }
+                        }
+                        (2.., _) => {
+                            if let Some(r) = rs.first() {
+                                compare_at(None, Some(r), &items, path, c, depth + 1);
+                            }
+                            c.removed.insert(path.clone());
+                        }
+                        (_, _) => {
+                            if let Some(l) = ls.first() {
+                                compare_at(Some(l), None, &items, path, c, depth + 1);
+                            }
+                            c.added.insert(path.clone());
+                        }
+                    }
+                    path.pop();
+                }
+            }
+        }
+        _ => leaf(l, r, path, c),
+    }
+    match (l, r) {
+        (None, Some(_)) => {
+            c.added.insert(path.clone());
+        }
+        (Some(_), None) => {
+            c.removed.insert(path.clone());
+        }
+        _ => {}
+    }
+}
+
+/// Merges an applied configuration into a live value (upstream's `Merge` with the rule that
+/// the configuration's leaves win): maps merge by key, granular lists by item (keeping the
+/// configuration's order for the items both have, the live order otherwise), atomic lists,
+/// atomic maps and scalars are replaced.
+pub fn merge<S: ApplySchema>(live: &Value, config: &Value, node: &Node<S>) -> Value {
+    merge_at(Some(live), Some(config), node, 0).unwrap_or(Value::Null)
+}
+
+fn merge_at<S: ApplySchema>(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Option<Value> {
+    let mixed =
+        matches!((l, r), (Some(a), Some(b)) if !a.is_null() && !b.is_null() && !same_kind(a, b));
+    if mixed || depth > MAX_DEPTH {
+        return r.or(l).cloned();
+    }
+    match shape_of(node, r.filter(|v| !v.is_null()).or(l)) {
+        Shape::Map { atomic: false } => {
+            let lm = l.and_then(Value::as_object);
+            let rm = r.and_then(Value::as_object);
+            if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
+                return r.or(l).cloned();
+            }
+            let mut out = Map::new();
+            for (key, lv) in lm.into_iter().flatten() {
+                let (child, _) = map_child(node, key);
+                if let Some(v) = merge_at(Some(lv), rm.and_then(|m| m.get(key)), &child, depth + 1)
+                {
+                    out.insert(key.clone(), v);
+                }
+            }
+            for (key, rv) in rm.into_iter().flatten() {
+                if lm.is_some_and(|m| m.contains_key(key)) {
+                    continue;
+                }
+                let (child, _) = map_child(node, key);
+                if let Some(v) = merge_at(None, Some(rv), &child, depth + 1) {
+                    out.insert(key.clone(), v);
+                }
+            }
+            Some(Value::Object(out))
+        }
+        Shape::List(list) if list != ListType::Atomic => {
+            let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
+            let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
+            if la.is_empty() && ra.is_empty() {
+                return r.or(l).cloned();
+            }
+            let items = list_items(node);
+            let (lhs, observed_l) = first_occurrences(elements(&list, &items, la));
+            let (rhs, observed_r) = first_occurrences(elements(&list, &items, ra));
+            let shared: Vec<&PathElement> = rhs
+                .iter()
+                .filter(|pe| observed_l.contains_key(pe))
+                .collect();
+            let mut next_shared = 0;
+            let mut merged = BTreeSet::new();
+            let mut out = Vec::new();
+            let (mut li, mut ri) = (0, 0);
+            let mut push = |v: Option<Value>| {
+                if let Some(v) = v {
+                    out.push(v);
+                }
+            };
+            while li < lhs.len() || ri < rhs.len() {
+                if li < lhs.len() && ri < rhs.len() {
+                    let pe = &lhs[li];
+                    if *pe == rhs[ri] {
+                        merged.insert(pe.clone());
+                        push(merge_at(
+                            observed_l.get(pe).copied(),
+                            observed_r.get(pe).copied(),
+                            &items,
+                            depth + 1,
+                        ));
+                        li += 1;
+                        ri += 1;
+                        next_shared += 1;
+                        continue;
+                    }
+                    if observed_r.contains_key(pe)
+                        && shared.get(next_shared).is_some_and(|s| *s != pe)
+                    {
+                        li += 1;
+                        continue;
+                    }
+                }
+                if li < lhs.len() {
+                    let pe = &lhs[li];
+                    if !observed_r.contains_key(pe) {
+                        push(merge_at(
+                            observed_l.get(pe).copied(),
+                            None,
+                            &items,
+                            depth + 1,
+                        ));
+                        li += 1;
+                        continue;
+                    }
+                    if merged.contains(pe) {
+                        li += 1;
+                        continue;
+                    }
+                }
+                if ri < rhs.len() {
+                    let pe = &rhs[ri];
+                    merged.insert(pe.clone());
+                    push(merge_at(
+                        observed_l.get(pe).copied(),
+                        observed_r.get(pe).copied(),
+                        &items,
+                        depth + 1,
+                    ));
+                    ri += 1;
+                    if shared.get(next_shared) == Some(&pe) {
+                        next_shared += 1;
+                    }
+                }
+            }
+            Some(Value::Array(out))
+        }
+        _ => r.or(l).cloned(),
+    }
+}
+
+/// Removes the members of `set` from a value (upstream's `RemoveItems`): fields, list
+/// items; a map or list left empty goes too. `None` when nothing is left.
+pub fn remove_items<S: ApplySchema>(value: &Value, set: &Set, node: &Node<S>) -> Option<Value> {
+    remove_at(value, set, node, 0)
+}
+
+fn remove_at<S: ApplySchema>(
+    value: &Value,
+    set: &Set,
+    node: &Node<S>,
+    depth: usize,
+) -> Option<Value> {
+    if set.is_empty() || depth > MAX_DEPTH {
+        return Some(value.clone());
+    }
+    match shape_of(node, Some(value)) {
+        Shape::Map { atomic: false } => {
+            let map = value.as_object()?;
+            if map.is_empty() {
+                return Some(value.clone());
+            }
+            let mut out = Map::new();
+            for (key, child) in map {
+                let pe = PathElement::Field(key.clone());
+                if set.contains(&vec![pe.clone()]) {
+                    continue;
+                }
+                let kept = if has_below(set, &pe) {
+                    let (child_node, _) = map_child(node, key);
+                    remove_at(child, &with_prefix(set, &pe), &child_node, depth + 1)
+                } else {
+                    Some(child.clone())
+                };
+                if let Some(kept) = kept {
+                    out.insert(key.clone(), kept);
+                }
+            }
+            (!out.is_empty()).then_some(Value::Object(out))
+        }
+        Shape::List(list) if list != ListType::Atomic => {
+            let values = value.as_array()?;
+            if values.is_empty() {
+                return Some(value.clone());
+            }
+            let items = list_items(node);
+            let mut out = Vec::new();
+            for (pe, child) in elements(&list, &items, values) {
+                if set.contains(&vec![pe.clone()]) {
+                    continue;
+                }
+                if has_below(set, &pe) {
+                    if let Some(kept) = remove_at(child, &with_prefix(set, &pe), &items, depth + 1)
+                    {
+                        out.push(kept);
+                    }
+                } else {
+                    out.push(child.clone());
+                }
+            }
+            (!out.is_empty()).then_some(Value::Array(out))
+        }
+        _ => Some(value.clone()),
+    }
+}
+
+/// `set` with every declared struct field that has members below it made a member itself
+/// (upstream's `EnsureNamedFieldsAreMembers`; map keys stay as they are).
+pub fn ensure_named_fields<S: ApplySchema>(set: &Set, node: &Node<S>) -> Set {
+    let mut out = set.clone();
+    for path in set {
+        let mut current = node.clone();
+        for (i, element) in path.iter().enumerate() {
+            current = match element {
+                PathElement::Field(name) => {
+                    let (child, declared) = map_child(&current, name);
+                    let typed_map = matches!(
+                        current.as_ref().map(ApplySchema::shape),
+                        Some(Shape::Map { .. })
+                    );
+                    if declared && typed_map && i + 1 < path.len() {
+                        out.insert(path[..=i].to_vec());
+                    }
+                    child
+                }
+                _ => list_items(&current),
+            };
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fieldpath::{path, to_fields_v1};
+    use super::super::schema::OpenApi;
+    use super::*;
+    use crate::openapi::Schema;
+    use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
+    use serde_json::json;
+
+    fn deployment() -> Node<OpenApi<'static>> {
+        Schema::of(&DEPLOYMENTS).map(OpenApi)
+    }
+
+    fn configmap() -> Node<OpenApi<'static>> {
+        Schema::of(&CONFIGMAPS).map(OpenApi)
+    }
+
+    // Upstream: typed/toset_test.go — leaves, keyed items, set items and undeclared map
+    // keys are members; declared struct fields with children are not.
+    #[test]
+    fn field_set_of_a_deployment() {
+        let d = json!({"spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [{"name": "c", "image": "i", "args": ["x"]}]}}},
+            "metadata": {"finalizers": ["f"], "annotations": {}}});
+        let set = to_field_set(&d, &deployment());
+        assert_eq!(
+            to_fields_v1(&set),
+            json!({"f:metadata": {"f:annotations": {}, "f:finalizers": {"v:\"f\"": {}}},
+                "f:spec": {"f:replicas": {}, "f:selector": {},
+                "f:template": {"f:metadata": {"f:labels": {"f:a": {}}},
+                "f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {".": {}, "f:args": {},
+                    "f:image": {}, "f:name": {}}}}}}})
+        );
+    }
+
+    // Upstream: typed/compare_test.go / merge/update_test.go — every added node is in
+    // Added, including maps, and changed leaves are in Modified.
+    #[test]
+    fn compare_added_modified_removed() {
+        let old = json!({"data": {"a": "1", "b": "2"}});
+        let new = json!({"data": {"a": "3", "c": "4"}, "metadata": {"labels": {"x": "y"}}});
+        let c = compare(&old, &new, &configmap());
+        assert_eq!(c.modified, [path(&["f:data", "f:a"])].into_iter().collect());
+        assert_eq!(c.removed, [path(&["f:data", "f:b"])].into_iter().collect());
+        assert_eq!(
+            c.added,
+            [
+                path(&["f:data", "f:c"]),
+                path(&["f:metadata"]),
+                path(&["f:metadata", "f:labels"]),
+                path(&["f:metadata", "f:labels", "f:x"]),
+            ]
+            .into_iter()
+            .collect()
+        );
+    }
+
+    // Upstream: typed/merge_test.go "associative list" and "set" cases and
+    // merge/multiple_appliers_test.go ordering — shared items follow the configuration's
+    // order, live-only items keep their place.
+    #[test]
+    fn merge_lists_by_type() {
+        let live = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "a", "image": "a1", "args": ["1", "2"]}, {"name": "b", "image": "b1"}]}}},
+            "metadata": {"finalizers": ["x", "y"]}});
+        let config = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "image": "c1"}, {"name": "a", "image": "a2", "args": ["3"]}]}}},
+            "metadata": {"finalizers": ["z", "x"]}});
+        let merged = merge(&live, &config, &deployment());
+        assert_eq!(
+            merged["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "c", "image": "c1"}, {"name": "a", "image": "a2", "args": ["3"]},
+                   {"name": "b", "image": "b1"}])
+        );
+        assert_eq!(merged["metadata"]["finalizers"], json!(["z", "x", "y"]));
+        // A port applied without its protocol is the defaulted TCP one (a list-map key
+        // with a default), not a second port.
+        let live = json!({"spec": {"template": {"spec": {"containers": [{"name": "a",
+            "ports": [{"containerPort": 80, "protocol": "TCP", "name": "http"}]}]}}}});
+        let config = json!({"spec": {"template": {"spec": {"containers": [{"name": "a",
+            "ports": [{"containerPort": 80, "name": "web"}]}]}}}});
+        assert_eq!(
+            merge(&live, &config, &deployment())["spec"]["template"]["spec"]["containers"][0]["ports"],
+            json!([{"containerPort": 80, "protocol": "TCP", "name": "web"}])
+        );
+        // An atomic map (the selector) is replaced whole.
+        let live = json!({"spec": {"selector": {"matchLabels": {"a": "1", "b": "2"}}}});
+        let config = json!({"spec": {"selector": {"matchLabels": {"a": "1"}}}});
+        assert_eq!(
+            merge(&live, &config, &deployment())["spec"]["selector"],
+            json!({"matchLabels": {"a": "1"}})
+        );
+    }
+
+    // Upstream: typed/remove_test.go — removing items and fields; emptied containers go.
+    #[test]
+    fn remove_items_and_ensure_named_fields() {
+        let d = json!({"spec": {"replicas": 1, "template": {"spec": {"containers": [
+            {"name": "a", "image": "a"}, {"name": "b", "image": "b"}]}}}});
+        let set: Set = [
+            path(&[
+                "f:spec",
+                "f:template",
+                "f:spec",
+                "f:containers",
+                "k:{\"name\":\"a\"}",
+            ]),
+            path(&["f:spec", "f:replicas"]),
+        ]
+        .into_iter()
+        .collect();
+        let out = remove_items(&d, &set, &deployment()).unwrap();
+        assert_eq!(
+            out,
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "b", "image": "b"}]}}}})
+        );
+        let cm = json!({"data": {"a": "1"}});
+        let set: Set = [path(&["f:data", "f:a"])].into_iter().collect();
+        assert_eq!(remove_items(&cm, &set, &configmap()), None);
+        let ensured = ensure_named_fields(&set, &configmap());
+        assert!(ensured.contains(&path(&["f:data"])));
+        let labels: Set = [path(&["f:metadata", "f:labels", "f:x"])]
+            .into_iter()
+            .collect();
+        let ensured = ensure_named_fields(&labels, &configmap());
+        assert!(ensured.contains(&path(&["f:metadata", "f:labels"])));
+        assert!(ensured.contains(&path(&["f:metadata"])));
+    }
+
+    // Upstream: typed/helpers.go keyedAssociativeListItemToPathElement's errors.
+    #[test]
+    fn unnamed_items_are_reported() {
+        let d = json!({"spec": {"template": {"spec": {"containers": [{"image": "x"}, 3]}}},
+            "metadata": {"finalizers": [{"a": 1}]}});
+        assert_eq!(
+            duplicates(&d, &deployment()),
+            vec![
+                ".metadata.finalizers: element 0: associative list without keys has an element that's a map type",
+                ".spec.template.spec.containers: element 0: associative list with keys has an element that omits key field \"name\" (and doesn't have default value)",
+                ".spec.template.spec.containers: element 1: associative list with keys may not have non-map elements",
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported() {
+        let d = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "a"}, {"name": "a"}]}}}});
+        assert_eq!(
+            duplicates(&d, &deployment()),
+            vec![".spec.template.spec.containers: duplicate entries for key [name=\"a\"]"]
+        );
+    }
+}
