@@ -14,6 +14,7 @@
 pub mod auth;
 pub mod authz;
 pub mod continue_token;
+pub mod crd;
 pub mod error;
 mod files;
 pub mod kubeconfig;

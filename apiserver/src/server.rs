@@ -161,6 +161,7 @@ impl Server {
             StorageKind::Sqlite => Arc::new(SqliteStorage::open(dir.join("state.db"))?),
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
         };
+        let store = crate::crd::track(store)?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await

@@ -123,6 +123,17 @@ impl Call {
         }
     }
 
+    /// The write hook of custom resources and CRDs ([`crate::crd::admit`]), its warnings
+    /// added to the response's.
+    pub(crate) fn admit(&self, object: &mut Object, old: Option<&Object>) -> Result<(), ApiError> {
+        let mut warnings = Vec::new();
+        crate::crd::admit(self.resource, object, old, &mut warnings)?;
+        for w in warnings {
+            self.warn(w);
+        }
+        Ok(())
+    }
+
     /// Whether the query parameter `name` is `value`.
     pub(crate) fn param_is(&self, name: &str, value: &str) -> bool {
         self.param(name) == value
@@ -173,6 +184,15 @@ impl Call {
         strict: impl FnOnce(&Object, String) -> ApiError,
     ) -> Result<(), ApiError> {
         let validation = self.field_validation()?;
+        if let Some(crd) = crate::crd::custom(self.resource) {
+            let original = (validation == FieldValidation::Strict).then(|| object.clone());
+            let unknown = crate::crd::custom::prune_unknown(&crd, self.resource, object)?;
+            let texts = unknown
+                .iter()
+                .map(|f| format!("unknown field \"{f}\""))
+                .collect();
+            return self.report_unknown(validation, texts, &original.unwrap_or_default(), strict);
+        }
         let Some(schema) = Schema::of(self.resource) else {
             return Ok(());
         };
@@ -197,13 +217,26 @@ impl Call {
                 .map(|f| format!("unknown field \"{f}\""))
                 .collect(),
         };
+        self.report_unknown(validation, texts, &original, strict)
+    }
+
+    /// Reports unknown (or duplicate) fields as `fieldValidation` asks: warnings (Warn), an
+    /// error made by `strict` (Strict), or not at all (Ignore).
+    fn report_unknown(
+        &self,
+        validation: FieldValidation,
+        texts: Vec<String>,
+        original: &Object,
+        strict: impl FnOnce(&Object, String) -> ApiError,
+    ) -> Result<(), ApiError> {
         match validation {
             _ if texts.is_empty() => Ok(()),
+            FieldValidation::Ignore => Ok(()),
             FieldValidation::Strict => Err(strict(
-                &original,
+                original,
                 format!("strict decoding error: {}", texts.join(", ")),
             )),
-            _ => {
+            FieldValidation::Warn => {
                 for text in texts {
                     self.warn(text);
                 }
@@ -279,14 +312,17 @@ impl Call {
     pub(crate) fn key(&self, name: &str) -> String {
         match &self.namespace {
             Some(ns) if self.resource.namespaced => {
-                keys::namespaced(self.resource.plural, ns, name)
+                keys::namespaced(&resource::storage_resource(self.resource), ns, name)
             }
-            _ => keys::cluster(self.resource.plural, name),
+            _ => keys::cluster(&resource::storage_resource(self.resource), name),
         }
     }
 
     pub(crate) fn prefix(&self) -> String {
-        keys::prefix(self.resource.plural, self.namespace.as_deref())
+        keys::prefix(
+            &resource::storage_resource(self.resource),
+            self.namespace.as_deref(),
+        )
     }
 }
 
@@ -333,6 +369,9 @@ pub async fn dispatch(
         subresource: subresource.map(str::to_owned),
         put: parts.method == Method::PUT,
     };
+    if let Some(warning) = crate::crd::deprecation(resource) {
+        call.warn(warning);
+    }
     let all_namespaces = resource.namespaced && namespace.is_none();
     let method = parts.method;
     if let (Some(name), Some("scale")) = (name, subresource) {
@@ -828,6 +867,7 @@ fn default_deployment(object: &mut Object) {
 /// status changes).
 fn has_generation(resource: &Resource) -> bool {
     matches!(resource.kind, "Deployment" | "Service")
+        || crate::crd::storage_resource(resource).is_some()
 }
 
 /// `POST` to a collection.
@@ -868,6 +908,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     if generation {
         meta.insert("generation".to_owned(), Value::from(1));
     }
+    call.admit(&mut object, None)?;
     crate::managed::update(
         resource,
         None,
@@ -938,6 +979,8 @@ pub(crate) struct WriteOptions<'a> {
     /// Whether the write is an Update for managedFields (not for server-side apply, which
     /// keeps them itself).
     pub update_managed_fields: bool,
+    /// Where the write hook's warnings go ([`crate::crd::admit`]); `None` drops them.
+    pub warnings: Option<&'a std::sync::Mutex<Vec<String>>>,
 }
 
 /// What a write did to the object.
@@ -1010,6 +1053,7 @@ pub(crate) async fn modify(
         manager,
         part,
         update_managed_fields,
+        warnings,
     } = options;
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
@@ -1032,6 +1076,16 @@ pub(crate) async fn modify(
                 "the name of the object ({}) does not match the name on the URL ({name})",
                 object::meta_str(&new, "name")
             )));
+        }
+        let mut hook_warnings = Vec::new();
+        crate::crd::admit(resource, &mut new, Some(&old), &mut hook_warnings)?;
+        if let Some(sink) = warnings {
+            let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+            for w in hook_warnings {
+                if !sink.contains(&w) {
+                    sink.push(w);
+                }
+            }
         }
         keep_server_fields(resource, &mut new, &old);
         if update_managed_fields {
@@ -1102,6 +1156,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
             manager: &manager,
             part: call.part(),
             update_managed_fields: true,
+            warnings: Some(&call.warnings),
         },
         |_| Ok(object.clone()),
     )
@@ -1145,6 +1200,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             manager: &manager,
             part: call.part(),
             update_managed_fields: true,
+            warnings: Some(&call.warnings),
         },
         |old| {
             let mut target = Value::Object(old);
@@ -1245,6 +1301,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         if generation {
             meta.insert("generation".to_owned(), Value::from(1));
         }
+        call.admit(&mut object, None)?;
         if dry_run {
             return respond_object(&call, StatusCode::CREATED, &object);
         }
@@ -1266,6 +1323,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             manager: &manager,
             part: Part::Main,
             update_managed_fields: false,
+            warnings: Some(&call.warnings),
         },
         |live| {
             let mut merged =
