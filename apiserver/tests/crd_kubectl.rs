@@ -330,6 +330,16 @@ fn status_scale_deprecation_explain_and_deletion() {
         ran.stderr,
         "Warning: stable.example.com/v1beta1 CronTab is deprecated; use stable.example.com/v1 CronTab\n"
     );
+    let metrics = k.ok(&["get", "--raw", "/metrics"]);
+    assert!(
+        metrics.contains(
+            "apiserver_requested_deprecated_apis{group=\"stable.example.com\",removed_release=\"\",resource=\"crontabs\",subresource=\"\",version=\"v1beta1\"} 1"
+        ),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("apiserver_storage_objects{resource=\"crontabs.stable.example.com\"} 2")
+    );
     // kubectl explain reads the CRD's OpenAPI v3 document.
     let explain = k.ok(&["explain", "crontabs.spec.ports"]);
     assert!(explain.contains("KIND:       CronTab"), "{explain}");

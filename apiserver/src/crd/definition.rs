@@ -347,8 +347,14 @@ pub fn admit(resource: &Resource, crd: &mut Object, old: Option<&Object>) -> Res
         errors.extend(update_errors(&value, &Value::Object(old.clone())));
     }
     if errors.is_empty() {
+        VALIDATORS_BUILT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match CrdValidator::new(&value) {
-            Ok(v) => errors.extend(v.schema_errors()),
+            Ok(v) => {
+                errors.extend(v.schema_errors());
+                if errors.is_empty() {
+                    remember(&value["spec"], Arc::new(v));
+                }
+            }
             Err(e) => errors.push(invalid(path("spec.versions"), "", &e)),
         }
     }
@@ -573,6 +579,39 @@ fn strings(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// How many validators compiled at CRD writes are kept for the registry to take.
+const RECENT: usize = 8;
+
+/// Validators compiled when CRDs were written, by spec, so that the registry serves the
+/// very validator the write checked instead of compiling the CRD's rules again.
+type Recent = std::sync::Mutex<Vec<(Value, Arc<CrdValidator>)>>;
+
+fn recent() -> &'static Recent {
+    static RECENT_VALIDATORS: std::sync::OnceLock<Recent> = std::sync::OnceLock::new();
+    RECENT_VALIDATORS.get_or_init(Default::default)
+}
+
+fn remember(spec: &Value, validator: Arc<CrdValidator>) {
+    let mut recent = recent().lock().unwrap_or_else(|e| e.into_inner());
+    recent.retain(|(s, _)| s != spec);
+    if recent.len() == RECENT {
+        recent.remove(0);
+    }
+    recent.push((spec.clone(), validator));
+}
+
+fn recalled(spec: &Value) -> Option<Arc<CrdValidator>> {
+    let recent = recent().lock().unwrap_or_else(|e| e.into_inner());
+    recent
+        .iter()
+        .find(|(s, _)| s == spec)
+        .map(|(_, v)| v.clone())
+}
+
+/// How many CRD validators have been built (each compiles a version's rules once, on first
+/// use): the compile-once cache's misses.
+pub static VALIDATORS_BUILT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// What a stored CRD serves: `None` unless it is established. `previous` (the entry served
 /// before this write) lends its compiled validator when the spec did not change.
 pub fn served(crd: &Value, previous: Option<&CustomResource>) -> Option<CustomResource> {
@@ -583,7 +622,13 @@ pub fn served(crd: &Value, previous: Option<&CustomResource>) -> Option<CustomRe
     let name = crd["metadata"]["name"].as_str()?.to_owned();
     let validator = match previous {
         Some(p) if p.spec == spec => p.validator.clone(),
-        _ => Arc::new(CrdValidator::new(crd).ok()?),
+        _ => match recalled(&spec) {
+            Some(v) => v,
+            None => {
+                VALIDATORS_BUILT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Arc::new(CrdValidator::new(crd).ok()?)
+            }
+        },
     };
     let names = &spec["names"];
     let group = intern_str(text(&spec, "/group"));
