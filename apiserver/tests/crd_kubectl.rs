@@ -312,6 +312,37 @@ fn status_scale_deprecation_explain_and_deletion() {
         r#"{"status":{"replicas":9}}"#,
     ]);
     assert_eq!(k.json(&["get", "ct", "c1"])["status"]["replicas"], 3);
+    // No strategic merge patch for custom resources: upstream's 415.
+    let ran = k.run(&["patch", "ct", "c1", "-p", r#"{"spec":{"replicas":2}}"#]);
+    assert_eq!(ran.code, 1);
+    assert_eq!(
+        ran.stderr,
+        "error: application/strategic-merge-patch+json is not supported by stable.example.com/v1, \
+         Kind=CronTab: the body of the request was in an unknown format - \
+         accepted media types include: application/json-patch+json, application/merge-patch+json, \
+         application/apply-patch+yaml\n"
+    );
+    // Server-side apply of a custom resource.
+    let ran = k.run_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        Some(&crontab("ssa", &[("replicas", "4")])),
+    );
+    assert_eq!(
+        (ran.code, ran.stdout.as_str()),
+        (0, "crontab.stable.example.com/ssa serverside-applied\n"),
+        "{ran:?}"
+    );
+    assert_eq!(k.json(&["get", "ct", "ssa"])["spec"]["maxReplicas"], 5);
+    let ran = k.run_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        Some(&crontab("ssa", &[("replicas", "40")])),
+    );
+    assert_eq!(ran.code, 1);
+    assert!(
+        ran.stderr
+            .contains("spec.replicas: Invalid value: \"object\": replicas must be <= maxReplicas"),
+        "{ran:?}"
+    );
     let scale = k.ok(&[
         "get",
         "--raw",
@@ -338,7 +369,7 @@ fn status_scale_deprecation_explain_and_deletion() {
         "{metrics}"
     );
     assert!(
-        metrics.contains("apiserver_storage_objects{resource=\"crontabs.stable.example.com\"} 2")
+        metrics.contains("apiserver_storage_objects{resource=\"crontabs.stable.example.com\"} 3")
     );
     // kubectl explain reads the CRD's OpenAPI v3 document.
     let explain = k.ok(&["explain", "crontabs.spec.ports"]);

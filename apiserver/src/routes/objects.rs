@@ -1185,6 +1185,14 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                 .to_owned(),
         ));
     }
+    if kind == BodyType::StrategicMergePatch && crate::crd::custom(resource).is_some() {
+        // Custom resources have no strategic merge patch, as upstream.
+        return Err(ApiError::unsupported_media_type(
+            "the body of the request was in an unknown format - accepted media types include: \
+             application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+                .to_owned(),
+        ));
+    }
     let body = read_body(&call.headers, body).await?;
     let patch_value: Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
