@@ -338,7 +338,12 @@ pub fn invalid_error(
 
 /// Checks and completes a CRD being written (created when `old` is `None`): defaults,
 /// validation (422 with upstream's texts), the cleanup finalizer at create, and the status.
-pub fn admit(resource: &Resource, crd: &mut Object, old: Option<&Object>) -> Result<(), ApiError> {
+pub fn admit(
+    resource: &Resource,
+    crd: &mut Object,
+    old: Option<&Object>,
+    warnings: &mut Vec<String>,
+) -> Result<(), ApiError> {
     default_spec(crd);
     let value = Value::Object(crd.clone());
     let name = object::meta_str(crd, "name").to_owned();
@@ -376,8 +381,74 @@ pub fn admit(resource: &Resource, crd: &mut Object, old: Option<&Object>) -> Res
             list.push(Value::from(CLEANUP_FINALIZER));
         }
     }
+    let known: Vec<String> = old
+        .map(|o| unrecognized_formats(&Value::Object(o.clone())))
+        .unwrap_or_default();
+    for format in unrecognized_formats(&value) {
+        let text = format!("unrecognized format {format:?}");
+        if !known.contains(&format) && !warnings.contains(&text) {
+            warnings.push(text);
+        }
+    }
     set_status(crd, old);
     Ok(())
+}
+
+/// The `format`s of string schemas in the CRD's versions that Kubernetes does not validate,
+/// which upstream warns about when a CRD is written (`WarningsOnCreate`: `unrecognized format
+/// "<format>"`), in schema order.
+fn unrecognized_formats(crd: &Value) -> Vec<String> {
+    fn walk(s: &Value, depth: usize, out: &mut Vec<String>) {
+        let Some(m) = s.as_object() else {
+            return;
+        };
+        if depth > 1000 {
+            return;
+        }
+        if let (Some("string"), Some(f)) = (
+            m.get("type").and_then(Value::as_str),
+            m.get("format").and_then(Value::as_str),
+        ) && !f.is_empty()
+            && kcel_stdlib::kubernetes::strfmt::supported(f).is_none()
+            && !out.iter().any(|o| o == f)
+        {
+            out.push(f.to_owned());
+        }
+        for key in [
+            "properties",
+            "patternProperties",
+            "definitions",
+            "dependencies",
+        ] {
+            if let Some(children) = m.get(key).and_then(Value::as_object) {
+                children.values().for_each(|c| walk(c, depth + 1, out));
+            }
+        }
+        for key in ["items", "additionalProperties", "additionalItems", "not"] {
+            match m.get(key) {
+                Some(Value::Array(a)) => a.iter().for_each(|c| walk(c, depth + 1, out)),
+                Some(c) => walk(c, depth + 1, out),
+                None => {}
+            }
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            for c in m.get(key).and_then(Value::as_array).into_iter().flatten() {
+                walk(c, depth + 1, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for v in crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(schema) = v.pointer("/schema/openAPIV3Schema") {
+            walk(schema, 0, &mut out);
+        }
+    }
+    out
 }
 
 /// A condition, keeping the old transition time when its status did not change.
@@ -722,7 +793,18 @@ mod tests {
     #[test]
     fn a_valid_crd_is_defaulted_and_established() {
         let mut c = crd();
-        admit(&crate::resource::CUSTOMRESOURCEDEFINITIONS, &mut c, None).unwrap();
+        let mut warnings = Vec::new();
+        c["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"] = json!({"a": {"type": "string", "format": "date-time"},
+                   "b": {"type": "string", "format": "colour"},
+                   "c": {"type": "integer", "format": "int32"}});
+        admit(
+            &crate::resource::CUSTOMRESOURCEDEFINITIONS,
+            &mut c,
+            None,
+            &mut warnings,
+        )
+        .unwrap();
+        assert_eq!(warnings, ["unrecognized format \"colour\""]);
         let v = Value::Object(c);
         assert_eq!(v["spec"]["names"]["singular"], "crontab");
         assert_eq!(v["spec"]["names"]["listKind"], "CronTabList");
@@ -751,7 +833,13 @@ mod tests {
         c["metadata"]["name"] = json!("wrong.stable.example.com");
         c["spec"]["group"] = json!("nodot");
         c["spec"]["versions"][0]["storage"] = json!(true);
-        let e = admit(&crate::resource::CUSTOMRESOURCEDEFINITIONS, &mut c, None).unwrap_err();
+        let e = admit(
+            &crate::resource::CUSTOMRESOURCEDEFINITIONS,
+            &mut c,
+            None,
+            &mut Vec::new(),
+        )
+        .unwrap_err();
         assert_eq!(e.code, 422);
         assert!(
             e.message.starts_with(

@@ -47,7 +47,7 @@ pub fn admit(
     warnings: &mut Vec<String>,
 ) -> Result<(), ApiError> {
     if *resource == CUSTOMRESOURCEDEFINITIONS {
-        return definition::admit(resource, object, old);
+        return definition::admit(resource, object, old, warnings);
     }
     match custom(resource) {
         Some(crd) => custom::admit(&crd, resource, object, old, warnings),
