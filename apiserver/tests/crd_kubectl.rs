@@ -168,6 +168,10 @@ fn crontabs_are_served_validated_and_printed() {
     );
     let c1 = k.json(&["get", "ct", "c1"]);
     assert_eq!(c1["spec"]["maxReplicas"], 5);
+    // With a status subresource, a create cannot set the status.
+    let with_status = crontab("s1", &[]) + "status:\n  replicas: 7\n";
+    assert_eq!(k.apply(&with_status).code, 0);
+    assert!(k.json(&["get", "ct", "s1"]).get("status").is_none());
     assert_eq!(c1["metadata"]["generation"], 1);
     // Printer columns; -o wide adds the priority-1 column; categories reach `get all`.
     let table = rows(&k.ok(&["get", "crontabs"]));

@@ -69,6 +69,11 @@ pub fn admit(
         });
     }
     object::set_type(object, resource);
+    if old.is_none() && resource.status {
+        // With a status subresource, a create cannot set the status (upstream's
+        // PrepareForCreate).
+        object.remove("status");
+    }
     let value = Value::Object(std::mem::take(object));
     let (decoded, _unknown) = crd
         .validator
