@@ -10,131 +10,13 @@
 //! ConfigMaps each client creates (clients × count objects in all), and optionally the
 //! server's pid. Each client keeps one connection. Requests go to 127.0.0.1 only.
 
+mod support;
+
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use base64::Engine;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
-
-type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
-
-struct Target {
-    address: String,
-    token: String,
-    tls: TlsConnector,
-}
-
-impl Target {
-    fn from_kubeconfig(path: &str) -> Target {
-        let text = std::fs::read_to_string(path).expect("reading the kubeconfig");
-        let config: Value = serde_norway::from_str(&text).expect("a YAML kubeconfig");
-        let cluster = &config["clusters"][0]["cluster"];
-        let server = cluster["server"].as_str().expect("a server URL");
-        let address = server.trim_start_matches("https://").to_owned();
-        assert!(
-            address.starts_with("127.") || address.starts_with("localhost"),
-            "loopback only: {address}"
-        );
-        let ca = base64::engine::general_purpose::STANDARD
-            .decode(
-                cluster["certificate-authority-data"]
-                    .as_str()
-                    .expect("CA data"),
-            )
-            .expect("base64 CA data");
-        let mut roots = rustls::RootCertStore::empty();
-        roots
-            .add(CertificateDer::from_pem_slice(&ca).expect("a PEM CA"))
-            .expect("a CA certificate");
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let tls = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .expect("TLS versions")
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        Target {
-            address,
-            token: config["users"][0]["user"]["token"]
-                .as_str()
-                .expect("a token")
-                .to_owned(),
-            tls: TlsConnector::from(Arc::new(tls)),
-        }
-    }
-
-    async fn connect(&self) -> Sender {
-        let tcp = TcpStream::connect(&self.address).await.expect("connecting");
-        let name = ServerName::try_from("127.0.0.1").expect("a server name");
-        let tls = self.tls.connect(name, tcp).await.expect("TLS");
-        let (sender, connection) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
-                .await
-                .expect("HTTP handshake");
-        tokio::spawn(connection);
-        sender
-    }
-
-    async fn send(
-        &self,
-        sender: &mut Sender,
-        method: &str,
-        path: &str,
-        body: Option<Value>,
-    ) -> (u16, Bytes) {
-        let mut request = hyper::Request::builder()
-            .method(method)
-            .uri(path)
-            .header("host", &self.address)
-            .header("accept", "application/json")
-            .header("authorization", format!("Bearer {}", self.token));
-        if body.is_some() {
-            request = request.header("content-type", "application/json");
-        }
-        let bytes = body.map(|b| b.to_string()).unwrap_or_default();
-        let request = request
-            .body(Full::new(Bytes::from(bytes)))
-            .expect("a request");
-        sender.ready().await.expect("the connection is ready");
-        let response = sender.send_request(request).await.expect("a response");
-        let code = response.status().as_u16();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes();
-        (code, body)
-    }
-}
-
-fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) {
-    latencies.sort();
-    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
-    println!(
-        "{name:<8} {:>7} requests  {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms",
-        latencies.len(),
-        latencies.len() as f64 / elapsed.as_secs_f64(),
-        at(0.50).as_secs_f64() * 1000.0,
-        at(0.99).as_secs_f64() * 1000.0,
-    );
-}
-
-fn rss_kib(pid: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
+use support::{Target, report, rss_kib};
 
 const PATH: &str = "/api/v1/namespaces/default/configmaps";
 

@@ -24,6 +24,7 @@ SERVED = {
     "api/v1": ["namespaces", "configmaps", "secrets", "services", "serviceaccounts", "events"],
     "apis/apps/v1": ["deployments"],
     "apis/coordination.k8s.io/v1": ["leases"],
+    "apis/apiextensions.k8s.io/v1": ["customresourcedefinitions"],
     # Not stored: kubectl auth can-i posts these (as protobuf).
     "apis/authorization.k8s.io/v1": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
 }

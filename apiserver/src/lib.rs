@@ -15,6 +15,7 @@ pub mod apply;
 pub mod auth;
 pub mod authz;
 pub mod continue_token;
+pub mod crd;
 pub mod error;
 pub mod features;
 mod files;

@@ -36,6 +36,7 @@ pub struct Metrics {
     objects: IntGaugeVec,
     watch_shards: IntGaugeVec,
     watch_filtered: IntCounterVec,
+    deprecated: GaugeVec,
 }
 
 /// What a request was, as kube-apiserver's RequestInfo labels it.
@@ -171,7 +172,7 @@ impl Metrics {
         for metric in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(durations.clone()),
-            Box::new(deprecated),
+            Box::new(deprecated.clone()),
             Box::new(objects.clone()),
             Box::new(watch_shards.clone()),
             Box::new(watch_filtered.clone()),
@@ -179,6 +180,7 @@ impl Metrics {
             registry.register(metric).expect("metric names are unique");
         }
         Metrics {
+            deprecated,
             registry,
             requests,
             durations,
@@ -221,12 +223,29 @@ impl Metrics {
         if info.verb != "WATCH" {
             self.durations.with_label_values(&labels).observe(seconds);
         }
+        // A request to a deprecated (custom resource) version sets its gauge, as upstream.
+        if let Some(r) = resource::find(&info.group, &info.version, &info.resource)
+            && crate::crd::deprecation(r).is_some()
+        {
+            self.deprecated
+                .with_label_values(&[r.group, r.version, r.plural, "", ""])
+                .set(1.0);
+        }
     }
 
     /// The text exposition, with the object counts read from `store` now.
     pub fn render(&self, store: &dyn Storage) -> String {
-        for r in resource::SERVED {
-            let request = RangeRequest::prefix(keys::prefix(r.plural, None)).limit(1);
+        let custom = crate::crd::registry::all().into_iter().filter_map(|c| {
+            let v = c
+                .versions
+                .iter()
+                .find(|v| v.storage)
+                .or(c.versions.first())?;
+            Some(v.resource)
+        });
+        for r in resource::SERVED.iter().chain(custom) {
+            let prefix = keys::prefix(&resource::storage_resource(r), None);
+            let request = RangeRequest::prefix(prefix).limit(1);
             if let Ok(range) = store.range(&request) {
                 let name = if r.group.is_empty() {
                     r.plural.to_owned()

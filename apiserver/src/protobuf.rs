@@ -390,7 +390,8 @@ mod tests {
 
     #[test]
     fn every_served_kind_has_a_message() {
-        for r in SERVED {
+        // kubectl sends CustomResourceDefinitions as JSON (no generator makes them).
+        for r in SERVED.iter().filter(|r| r.group != "apiextensions.k8s.io") {
             assert!(
                 table()["messages"].get(message_name(r)).is_some(),
                 "{}",

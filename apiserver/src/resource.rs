@@ -167,7 +167,20 @@ pub const LEASES: Resource = Resource {
     ..CONFIGMAPS
 };
 
-/// Every served resource, core group first, then the named groups in discovery order.
+/// apiextensions.k8s.io/v1 CustomResourceDefinition (cluster-scoped; see [`crate::crd`]).
+pub const CUSTOMRESOURCEDEFINITIONS: Resource = Resource {
+    group: "apiextensions.k8s.io",
+    plural: "customresourcedefinitions",
+    singular: "customresourcedefinition",
+    kind: "CustomResourceDefinition",
+    list_kind: "CustomResourceDefinitionList",
+    namespaced: false,
+    short_names: &["crd", "crds"],
+    status: true,
+    ..CONFIGMAPS
+};
+
+/// Every built-in resource, core group first, then the named groups in discovery order.
 pub const SERVED: &[Resource] = &[
     NAMESPACES,
     CONFIGMAPS,
@@ -176,6 +189,7 @@ pub const SERVED: &[Resource] = &[
     SERVICEACCOUNTS,
     EVENTS,
     DEPLOYMENTS,
+    CUSTOMRESOURCEDEFINITIONS,
     LEASES,
 ];
 
@@ -184,11 +198,22 @@ pub fn core(plural: &str) -> Option<&'static Resource> {
     find("", "v1", plural)
 }
 
-/// The served resource with this group, version and plural name.
+/// The served resource with this group, version and plural name: a built-in one, else a
+/// custom resource of an established CRD.
 pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
     SERVED
         .iter()
         .find(|r| r.group == group && r.version == version && r.plural == plural)
+        .or_else(|| crate::crd::find(group, version, plural))
+}
+
+/// The resource part of the storage keys of `resource`'s objects: the plural for the
+/// built-in kinds, `<group>/<plural>` for CRDs and custom resources (as kube-apiserver).
+pub fn storage_resource(resource: &Resource) -> std::borrow::Cow<'static, str> {
+    match crate::crd::storage_resource(resource) {
+        Some(s) => std::borrow::Cow::Owned(s),
+        None => std::borrow::Cow::Borrowed(resource.plural),
+    }
 }
 
 /// The named groups served, each with its one version, in discovery order.

@@ -191,6 +191,7 @@ impl Server {
         };
         // Watches go through one storage watch per resource (storage/cache.rs).
         let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
+        let store = crate::crd::track(store)?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await

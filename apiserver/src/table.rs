@@ -52,6 +52,7 @@ fn columns(kind: &str) -> Vec<Column> {
             s("Selector", 1),
         ],
         "Lease" => vec![NAME, s("Holder", 0), AGE],
+        "CustomResourceDefinition" => vec![NAME, Column("Created At", "date", "", 0)],
         _ => vec![NAME, AGE],
     }
 }
@@ -354,6 +355,10 @@ fn cells(kind: &str, o: &Object) -> Vec<Value> {
             Value::from(text(o, &["spec", "holderIdentity"])),
             age(o),
         ],
+        "CustomResourceDefinition" => vec![
+            name(o),
+            Value::from(text(o, &["metadata", "creationTimestamp"])),
+        ],
         _ => vec![name(o), age(o)],
     }
 }
@@ -377,6 +382,9 @@ pub fn table(
     version: &str,
     headers: bool,
 ) -> Value {
+    if let Some(table) = crate::crd::table(resource, objects, &list_metadata, version, headers) {
+        return table;
+    }
     let definitions: Vec<Value> = if headers {
         columns(resource.kind)
             .iter()

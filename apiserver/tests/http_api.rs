@@ -127,7 +127,10 @@ async fn legacy_discovery_lists_configmaps() {
         .iter()
         .map(|g| g["name"].as_str().unwrap())
         .collect();
-    assert_eq!(groups, ["apps", "coordination.k8s.io"]);
+    assert_eq!(
+        groups,
+        ["apps", "apiextensions.k8s.io", "coordination.k8s.io"]
+    );
 }
 
 #[tokio::test]
@@ -587,6 +590,10 @@ async fn discovery_is_aggregated_when_asked_for_first() {
     assert_eq!(groups["items"][0]["metadata"]["name"], "apps");
     assert_eq!(
         groups["items"][1]["versions"][0]["resources"][0]["resource"],
+        "customresourcedefinitions"
+    );
+    assert_eq!(
+        groups["items"][2]["versions"][0]["resources"][0]["resource"],
         "leases"
     );
     // Legacy documents otherwise.

@@ -30,6 +30,20 @@ fn aggregated_response(items: Vec<Value>) -> Response {
 
 /// One group's `APIGroupDiscovery` (the core group has no name).
 fn group_discovery(group: &str, version: &str) -> Value {
+    if resource::groups().iter().all(|(g, _)| *g != group)
+        && let Some((_, versions)) = crate::crd::discovery::groups()
+            .into_iter()
+            .find(|(g, _)| g == group)
+    {
+        let versions: Vec<Value> = versions
+            .iter()
+            .map(|v| json!({"version": v, "resources": crate::crd::discovery::aggregated(group, v), "freshness": "Current"}))
+            .collect();
+        return json!({
+            "metadata": {"creationTimestamp": null, "name": group},
+            "versions": versions,
+        });
+    }
     let resources: Vec<Value> = SERVED
         .iter()
         .filter(|r| r.group == group && r.version == version)
@@ -145,6 +159,7 @@ fn resource_list(group: &str, version: &str) -> Value {
             ));
         }
     }
+    resources.extend(crate::crd::discovery::legacy(group, version));
     let group_version = if group.is_empty() {
         version.to_owned()
     } else {
@@ -164,29 +179,42 @@ pub async fn core_v1() -> Response {
 }
 
 fn api_group(group: &str, version: &str) -> Value {
-    let gv = json!({"groupVersion": format!("{group}/{version}"), "version": version});
+    api_group_of(group, &[version.to_owned()])
+}
+
+/// An `APIGroup` with its versions, the first preferred.
+fn api_group_of(group: &str, versions: &[String]) -> Value {
+    let gvs: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
+        .collect();
     json!({
         "kind": "APIGroup",
         "apiVersion": "v1",
         "name": group,
-        "versions": [gv.clone()],
-        "preferredVersion": gv,
+        "preferredVersion": gvs.first().cloned().unwrap_or(Value::Null),
+        "versions": gvs,
     })
 }
 
 /// `GET /apis`: `APIGroupList`, or the named groups' aggregated discovery.
 pub async fn api_groups(headers: HeaderMap) -> Response {
     if negotiate::wants_aggregated_discovery(&headers) {
-        let items = resource::groups()
+        let mut items: Vec<Value> = resource::groups()
             .into_iter()
             .map(|(g, v)| group_discovery(g, v))
             .collect();
+        for (g, _) in crate::crd::discovery::groups() {
+            items.push(group_discovery(&g, ""));
+        }
         return aggregated_response(items);
     }
+    let custom = crate::crd::discovery::groups();
     let groups: Vec<Value> = resource::groups()
         .into_iter()
-        .map(|(g, v)| {
-            let mut group = api_group(g, v);
+        .map(|(g, v)| api_group(g, v))
+        .chain(custom.iter().map(|(g, vs)| api_group_of(g, vs)))
+        .map(|mut group| {
             if let Some(m) = group.as_object_mut() {
                 m.remove("kind");
                 m.remove("apiVersion");
@@ -200,6 +228,12 @@ pub async fn api_groups(headers: HeaderMap) -> Response {
 
 /// `GET /apis/<group>`.
 pub async fn api_group_handler(Path(group): Path<String>) -> Result<Response, ApiError> {
+    if let Some((g, vs)) = crate::crd::discovery::groups()
+        .into_iter()
+        .find(|(g, _)| *g == group)
+    {
+        return Ok(super::json_response(StatusCode::OK, &api_group_of(&g, &vs)));
+    }
     let (g, v) = resource::groups()
         .into_iter()
         .find(|(g, _)| *g == group)
@@ -211,7 +245,10 @@ pub async fn api_group_handler(Path(group): Path<String>) -> Result<Response, Ap
 pub async fn group_version(
     Path((group, version)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    if !resource::groups().contains(&(group.as_str(), version.as_str())) {
+    let custom = crate::crd::discovery::groups()
+        .into_iter()
+        .any(|(g, vs)| g == group && vs.contains(&version));
+    if !custom && !resource::groups().contains(&(group.as_str(), version.as_str())) {
         return Err(ApiError::no_such_path());
     }
     Ok(super::json_response(

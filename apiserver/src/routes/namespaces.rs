@@ -92,8 +92,23 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
         return Ok(false);
     }
     let mut remaining = 0;
-    for resource in SERVED.iter().filter(|r| r.namespaced) {
-        let request = RangeRequest::prefix(keys::prefix(resource.plural, Some(name)));
+    let custom = crate::crd::registry::all().into_iter().filter_map(|c| {
+        c.versions
+            .iter()
+            .find(|v| v.storage)
+            .or(c.versions.first())
+            .map(|v| v.resource)
+    });
+    let resources: Vec<&'static crate::resource::Resource> = SERVED
+        .iter()
+        .chain(custom)
+        .filter(|r| r.namespaced)
+        .collect();
+    for resource in resources {
+        let request = RangeRequest::prefix(keys::prefix(
+            &crate::resource::storage_resource(resource),
+            Some(name),
+        ));
         let range = storage(state, move |s| s.range(&request))
             .await?
             .map_err(|e| ApiError::from_storage(e, resource, ""))?;
@@ -135,6 +150,7 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
             part: super::objects::Part::All,
             update_managed_fields: true,
             subresource: None,
+            warnings: None,
         },
         |mut ns| {
             if let Some(finalizers) = ns

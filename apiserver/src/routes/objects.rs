@@ -122,6 +122,17 @@ impl Call {
         }
     }
 
+    /// The write hook of custom resources and CRDs ([`crate::crd::admit`]), its warnings
+    /// added to the response's.
+    pub(crate) fn admit(&self, object: &mut Object, old: Option<&Object>) -> Result<(), ApiError> {
+        let mut warnings = Vec::new();
+        crate::crd::admit(self.resource, object, old, &mut warnings)?;
+        for w in warnings {
+            self.warn(w);
+        }
+        Ok(())
+    }
+
     /// Whether the query parameter `name` is `value`.
     pub(crate) fn param_is(&self, name: &str, value: &str) -> bool {
         self.param(name) == value
@@ -227,6 +238,15 @@ impl Call {
         strict: impl FnOnce(&Object, String) -> ApiError,
     ) -> Result<(), ApiError> {
         let validation = self.field_validation()?;
+        if let Some(crd) = crate::crd::custom(self.resource) {
+            let original = (validation == FieldValidation::Strict).then(|| object.clone());
+            let unknown = crate::crd::custom::prune_unknown(&crd, self.resource, object)?;
+            let texts = unknown
+                .iter()
+                .map(|f| format!("unknown field \"{f}\""))
+                .collect();
+            return self.report_unknown(validation, texts, &original.unwrap_or_default(), strict);
+        }
         let Some(schema) = Schema::of(self.resource) else {
             return Ok(());
         };
@@ -251,13 +271,26 @@ impl Call {
                 .map(|f| format!("unknown field \"{f}\""))
                 .collect(),
         };
+        self.report_unknown(validation, texts, &original, strict)
+    }
+
+    /// Reports unknown (or duplicate) fields as `fieldValidation` asks: warnings (Warn), an
+    /// error made by `strict` (Strict), or not at all (Ignore).
+    fn report_unknown(
+        &self,
+        validation: FieldValidation,
+        texts: Vec<String>,
+        original: &Object,
+        strict: impl FnOnce(&Object, String) -> ApiError,
+    ) -> Result<(), ApiError> {
         match validation {
             _ if texts.is_empty() => Ok(()),
+            FieldValidation::Ignore => Ok(()),
             FieldValidation::Strict => Err(strict(
-                &original,
+                original,
                 format!("strict decoding error: {}", texts.join(", ")),
             )),
-            _ => {
+            FieldValidation::Warn => {
                 for text in texts {
                     self.warn(text);
                 }
@@ -333,14 +366,17 @@ impl Call {
     pub(crate) fn key(&self, name: &str) -> String {
         match &self.namespace {
             Some(ns) if self.resource.namespaced => {
-                keys::namespaced(self.resource.plural, ns, name)
+                keys::namespaced(&resource::storage_resource(self.resource), ns, name)
             }
-            _ => keys::cluster(self.resource.plural, name),
+            _ => keys::cluster(&resource::storage_resource(self.resource), name),
         }
     }
 
     pub(crate) fn prefix(&self) -> String {
-        keys::prefix(self.resource.plural, self.namespace.as_deref())
+        keys::prefix(
+            &resource::storage_resource(self.resource),
+            self.namespace.as_deref(),
+        )
     }
 }
 
@@ -387,6 +423,9 @@ pub async fn dispatch(
         subresource: subresource.map(str::to_owned),
         put: parts.method == Method::PUT,
     };
+    if let Some(warning) = crate::crd::deprecation(resource) {
+        call.warn(warning);
+    }
     let all_namespaces = resource.namespaced && namespace.is_none();
     let method = parts.method;
     if let (Some(name), Some("scale")) = (name, subresource) {
@@ -960,6 +999,7 @@ fn default_deployment(object: &mut Object) {
 /// status changes).
 fn has_generation(resource: &Resource) -> bool {
     matches!(resource.kind, "Deployment" | "Service")
+        || crate::crd::storage_resource(resource).is_some()
 }
 
 /// `POST` to a collection.
@@ -1001,6 +1041,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     if generation {
         meta.insert("generation".to_owned(), Value::from(1));
     }
+    call.admit(&mut object, None)?;
     let (manager, now) = (call.manager(), object::now_timestamp());
     crate::apply::update(
         resource,
@@ -1085,6 +1126,8 @@ pub(crate) struct WriteOptions<'a> {
     pub update_managed_fields: bool,
     /// The subresource written, recorded in the writer's managedFields entry.
     pub subresource: Option<&'a str>,
+    /// Where the write hook's warnings go ([`crate::crd::admit`]); `None` drops them.
+    pub warnings: Option<&'a std::sync::Mutex<Vec<String>>>,
 }
 
 /// What a write did to the object.
@@ -1158,6 +1201,7 @@ pub(crate) async fn modify(
         part,
         update_managed_fields,
         subresource,
+        warnings,
     } = options;
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
@@ -1180,6 +1224,16 @@ pub(crate) async fn modify(
                 "the name of the object ({}) does not match the name on the URL ({name})",
                 object::meta_str(&new, "name")
             )));
+        }
+        let mut hook_warnings = Vec::new();
+        crate::crd::admit(resource, &mut new, Some(&old), &mut hook_warnings)?;
+        if let Some(sink) = warnings {
+            let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+            for w in hook_warnings {
+                if !sink.contains(&w) {
+                    sink.push(w);
+                }
+            }
         }
         keep_server_fields(resource, &mut new, &old);
         if update_managed_fields {
@@ -1256,6 +1310,7 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
             part: call.part(),
             update_managed_fields: true,
             subresource: call.subresource.as_deref(),
+            warnings: Some(&call.warnings),
         },
         |_| Ok(object.clone()),
     )
@@ -1293,6 +1348,14 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                 .to_owned(),
         ));
     }
+    if kind == BodyType::StrategicMergePatch && crate::crd::custom(resource).is_some() {
+        // Custom resources have no strategic merge patch, as upstream.
+        return Err(ApiError::unsupported_media_type(
+            "the body of the request was in an unknown format - accepted media types include: \
+             application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+                .to_owned(),
+        ));
+    }
     let body = read_body(&call.headers, body).await?;
     let patch_value: Value = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
@@ -1309,6 +1372,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             part: call.part(),
             update_managed_fields: true,
             subresource: call.subresource.as_deref(),
+            warnings: Some(&call.warnings),
         },
         |old| {
             let mut target = Value::Object(old);
@@ -1424,6 +1488,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         if generation {
             meta.insert("generation".to_owned(), Value::from(1));
         }
+        call.admit(&mut object, None)?;
         if dry_run {
             return respond_object(&call, StatusCode::CREATED, &object);
         }
@@ -1446,6 +1511,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             part: call.part(),
             update_managed_fields: false,
             subresource: subresource.as_deref(),
+            warnings: Some(&call.warnings),
         },
         |live| {
             let mut merged = crate::apply::apply(resource, Some(&live), &applied, writer, force)

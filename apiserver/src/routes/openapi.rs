@@ -13,7 +13,14 @@ use crate::openapi;
 
 /// `GET /openapi/v3`.
 pub async fn index() -> Response {
-    super::json_response(StatusCode::OK, &openapi::index())
+    let mut index = openapi::index();
+    if let Some(paths) = index["paths"].as_object_mut() {
+        for doc in crate::crd::openapi::documents() {
+            let url = format!("/openapi/v3/{}?hash={}", doc.key, doc.hash);
+            paths.insert(doc.key, serde_json::json!({"serverRelativeURL": url}));
+        }
+    }
+    super::json_response(StatusCode::OK, &index)
 }
 
 /// `GET /openapi/v3/<key>`.
@@ -21,7 +28,14 @@ pub async fn document(
     Path(key): Path<String>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    let doc = openapi::document(&key).ok_or_else(ApiError::no_such_path)?;
+    let doc = match openapi::document(&key) {
+        Some(d) => crate::crd::openapi::Document {
+            key: d.key.to_owned(),
+            bytes: d.bytes.to_vec(),
+            hash: d.hash.clone(),
+        },
+        None => crate::crd::openapi::document(&key).ok_or_else(ApiError::no_such_path)?,
+    };
     let url = format!("/openapi/v3/{}?hash={}", doc.key, doc.hash);
     match params.get("hash") {
         Some(hash) if *hash != doc.hash => {

@@ -12,8 +12,34 @@ use crate::negotiate::{self, BodyType};
 use crate::object::{self, Object};
 use crate::patch;
 
+/// The scale paths of a custom resource with a `/scale` subresource.
+fn custom_paths(resource: &crate::resource::Resource) -> Option<crate::crd::registry::ScalePaths> {
+    crate::crd::custom(resource)?
+        .version_of(resource)?
+        .scale
+        .clone()
+}
+
+/// The `Scale` of an object: a custom resource's by its CRD's paths, else a Deployment's.
+fn scale_of(resource: &crate::resource::Resource, object: &Object) -> Value {
+    let Some(paths) = custom_paths(resource) else {
+        return deployment_scale(object);
+    };
+    use crate::crd::json_path;
+    let root = Value::Object(object.clone());
+    let at = |p: &str| json_path::parse(p).and_then(|s| json_path::get(&root, &s).cloned());
+    let mut scale = deployment_scale(object);
+    scale["apiVersion"] = json!("autoscaling/v1");
+    scale["spec"] = json!({"replicas": at(&paths.spec_replicas).unwrap_or(json!(0))});
+    scale["status"] = json!({"replicas": at(&paths.status_replicas).unwrap_or(json!(0))});
+    if let Some(selector) = paths.label_selector.as_deref().and_then(at) {
+        scale["status"]["selector"] = selector;
+    }
+    scale
+}
+
 /// The `Scale` of a Deployment.
-fn scale_of(deployment: &Object) -> Value {
+fn deployment_scale(deployment: &Object) -> Value {
     let meta = deployment.get("metadata").cloned().unwrap_or(json!({}));
     let mut metadata = json!({});
     for field in [
@@ -49,7 +75,10 @@ fn scale_of(deployment: &Object) -> Value {
 pub async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
     let kv = current(&call.state, call.resource, &call.key(name), name).await?;
     let deployment = object::from_storage(&kv, call.resource)?;
-    Ok(super::json_response(StatusCode::OK, &scale_of(&deployment)))
+    Ok(super::json_response(
+        StatusCode::OK,
+        &scale_of(call.resource, &deployment),
+    ))
 }
 
 /// `PUT` or `PATCH .../deployments/<name>/scale`: sets the Deployment's replicas.
@@ -77,9 +106,10 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
             part: Part::All,
             update_managed_fields: true,
             subresource: Some("scale"),
+            warnings: Some(&call.warnings),
         },
         |old| {
-            let mut scale = scale_of(&old);
+            let mut scale = scale_of(resource, &old);
             if is_put {
                 scale = given.clone();
             } else {
@@ -111,7 +141,17 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
                 ));
             }
             let mut new = old.clone();
-            if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+            if let Some(paths) = custom_paths(resource) {
+                use crate::crd::json_path;
+                let mut root = Value::Object(new);
+                if let Some(steps) = json_path::parse(&paths.spec_replicas) {
+                    json_path::set(&mut root, &steps, json!(replicas));
+                }
+                new = match root {
+                    Value::Object(o) => o,
+                    _ => Object::new(),
+                };
+            } else if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
                 spec.insert("replicas".to_owned(), json!(replicas));
             }
             let rv = scale
@@ -125,5 +165,8 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
     )
     .await?;
     let (Written::Stored(d) | Written::Deleted(d)) = written;
-    Ok(super::json_response(StatusCode::OK, &scale_of(&d)))
+    Ok(super::json_response(
+        StatusCode::OK,
+        &scale_of(resource, &d),
+    ))
 }

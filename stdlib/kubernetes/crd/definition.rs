@@ -163,6 +163,30 @@ impl CrdValidator {
         }
     }
 
+    /// Every version's schema errors, in the CRD's order: what kube-apiserver rejects a
+    /// CRD write for in its schemas (not structural, invalid defaults, rules that do not
+    /// compile or cost too much), with field paths into the CRD
+    /// (`spec.versions[0].schema.openAPIV3Schema...`). Compiles each version once.
+    pub fn schema_errors(&self) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        for v in &self.versions {
+            if let Some(Err(CrdError::Schema { errors: e, .. })) = self.version(&v.name) {
+                errors.extend(e);
+            }
+        }
+        errors
+    }
+
+    /// The object as kube-apiserver stores a write of it ([`Validator::decode`]: pruned,
+    /// defaulted by its version's schema), with the paths of the pruned fields.
+    pub fn decode(&self, object: &Json) -> Result<(Json, Vec<String>), CrdError> {
+        let version = self.version_of(object)?;
+        let validator = self
+            .version(version)
+            .expect("version_of returns a version of the CRD")?;
+        Ok(validator.decode(object))
+    }
+
     /// Validates `object` (an update of `old`, if given) with Kubernetes' per-object budget.
     pub fn validate(&self, object: &Json, old: Option<&Json>) -> Result<Outcome, CrdError> {
         self.validate_with_budget(object, old, PER_OBJECT_COST_BUDGET)
@@ -261,6 +285,29 @@ mod tests {
         assert_eq!(
             v.validate(&gadget, None).unwrap_err().to_string(),
             "kind \"Gadget\" is not the CRD's kind \"Widget\""
+        );
+    }
+
+    #[test]
+    fn decode_prunes_and_defaults_and_schema_errors_cover_every_version() {
+        let mut c = crd();
+        c["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            ["b"]["default"] = json!(7);
+        let v = CrdValidator::new(&c).unwrap();
+        let object = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w"}, "spec": {"a": 1, "extra": true}});
+        let (decoded, unknown) = v.decode(&object).unwrap();
+        assert_eq!(unknown, ["spec.extra"]);
+        assert_eq!(decoded["spec"], json!({"a": 1, "b": 7}));
+        assert_eq!(decoded["metadata"], json!({"name": "w"}));
+        let errors = v.schema_errors();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0]
+                .to_string()
+                .starts_with("spec.versions[2].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value:"),
+            "{}",
+            errors[0]
         );
     }
 

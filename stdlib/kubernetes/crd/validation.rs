@@ -90,6 +90,29 @@ impl Validator {
         run.outcome.errors
     }
 
+    /// A written object as kube-apiserver decodes it before storing it: the fields the
+    /// schema does not specify pruned (their paths returned, sorted, as the warnings
+    /// `unknown field "<path>"` name them), non-nullable nulls without defaults dropped, and
+    /// `default`s applied (apiextensions-apiserver's pruning, `PruneNonNullableNullsWithoutDefaults`
+    /// and `Default`, in that order).
+    pub fn decode(&self, obj: &serde_json::Value) -> (serde_json::Value, Vec<String>) {
+        let mut x = obj.clone();
+        let unknown = pruning::prune(&mut x, &self.schema);
+        let prepared = match prepare(&x, &self.schema) {
+            std::borrow::Cow::Owned(o) => Some(o),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        if let Some(o) = prepared {
+            x = o;
+        }
+        (x, unknown)
+    }
+
+    /// The schema this validator was compiled from.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
     /// Validates `obj` (and `old` on update) with the default per-object budget.
     pub fn validate(&self, obj: &serde_json::Value, old: Option<&serde_json::Value>) -> Outcome {
         self.validate_with_budget(obj, old, PER_OBJECT_COST_BUDGET)

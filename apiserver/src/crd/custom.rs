@@ -1,0 +1,106 @@
+//! Writes of custom resources, as apiextensions-apiserver's custom resource strategy makes
+//! them: the object pruned and defaulted by its version's schema, then validated by the
+//! library's [`CrdValidator`](kcel_stdlib::kubernetes::crd::CrdValidator) (metadata, OpenAPI
+//! values, list types, the `x-kubernetes-validations` rules with `oldSelf` correlated to the
+//! stored object, ratcheting, the per-request cost budget); failures are 422 Invalid
+//! naming `<Kind>.<group>`, ratcheted failures `Warning:` headers.
+
+use serde_json::Value;
+
+use kcel_stdlib::kubernetes::crd::CrdError;
+
+use super::definition::invalid_error;
+use super::registry::CustomResource;
+use crate::error::ApiError;
+use crate::object::{self, Object};
+use crate::resource::Resource;
+
+fn not_served(resource: &Resource, e: CrdError) -> ApiError {
+    match e {
+        CrdError::NotServed(m) => ApiError::bad_request(m),
+        CrdError::Schema { errors, .. } => ApiError::internal(format!(
+            "the schema of {} is invalid: {}",
+            resource.group_resource(),
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Prunes (and defaults) the object by the schema of its version; answers the paths of the
+/// pruned fields (sorted), for `fieldValidation`.
+pub fn prune_unknown(
+    crd: &CustomResource,
+    resource: &Resource,
+    object: &mut Object,
+) -> Result<Vec<String>, ApiError> {
+    object::set_type(object, resource);
+    let value = Value::Object(object.clone());
+    let (decoded, unknown) = crd
+        .validator
+        .decode(&value)
+        .map_err(|e| not_served(resource, e))?;
+    if let Value::Object(o) = decoded {
+        *object = o;
+    }
+    Ok(unknown)
+}
+
+/// Checks and completes a custom resource being written (`old` on update): refused while
+/// its CRD is being deleted (creates only), pruned, defaulted and validated; ratcheted
+/// failures and pruned fields become warnings.
+pub fn admit(
+    crd: &CustomResource,
+    resource: &Resource,
+    object: &mut Object,
+    old: Option<&Object>,
+    warnings: &mut Vec<String>,
+) -> Result<(), ApiError> {
+    if old.is_none() && crd.terminating {
+        return Err(ApiError {
+            code: 405,
+            reason: "MethodNotAllowed",
+            message: "create not allowed while custom resource definition is terminating"
+                .to_owned(),
+            details: None,
+        });
+    }
+    object::set_type(object, resource);
+    if old.is_none() && resource.status {
+        // With a status subresource, a create cannot set the status (upstream's
+        // PrepareForCreate).
+        object.remove("status");
+    }
+    let value = Value::Object(std::mem::take(object));
+    let (decoded, _unknown) = crd
+        .validator
+        .decode(&value)
+        .map_err(|e| not_served(resource, e))?;
+    let old_value = old.map(|o| Value::Object(o.clone()));
+    let outcome = crd
+        .validator
+        .validate(&decoded, old_value.as_ref())
+        .map_err(|e| not_served(resource, e))?;
+    if let Value::Object(o) = decoded {
+        *object = o;
+    }
+    if !outcome.errors.is_empty() {
+        let name = object::meta_str(object, "name").to_owned();
+        return Err(invalid_error(
+            &resource.group_kind(),
+            resource.group,
+            resource.kind,
+            &name,
+            &outcome.errors,
+        ));
+    }
+    for w in outcome.warnings {
+        if !w.starts_with("unknown field ") && !warnings.contains(&w) {
+            warnings.push(w);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! Discovery of the custom resources: their groups (versions in kube-aware priority order,
+//! the first preferred), and their entries in aggregated and legacy discovery, with
+//! subresources, short names and categories.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::definition::compare_versions;
+use super::registry::{self, ServedVersion};
+
+/// The groups of the served custom resources, each with its versions, highest priority
+/// first.
+pub fn groups() -> Vec<(String, Vec<String>)> {
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for crd in registry::all() {
+        let versions = groups.entry(crd.group().to_owned()).or_default();
+        for v in &crd.versions {
+            if !versions.iter().any(|x| x == v.resource.version) {
+                versions.push(v.resource.version.to_owned());
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(g, mut vs)| {
+            vs.sort_by(|a, b| compare_versions(b, a));
+            (g, vs)
+        })
+        .collect()
+}
+
+/// Each served custom resource version of `group`/`version` with its CRD's categories.
+type Served = (Vec<String>, &'static crate::resource::Resource);
+
+fn versions(group: &str, version: &str) -> Vec<Served> {
+    let mut out = Vec::new();
+    for crd in registry::all() {
+        if crd.group() != group {
+            continue;
+        }
+        for v in &crd.versions {
+            let v: &ServedVersion = v;
+            if v.resource.version == version {
+                out.push((crd.categories.clone(), v.resource));
+            }
+        }
+    }
+    out
+}
+
+/// The aggregated (`apidiscovery.k8s.io/v2`) resources of a group-version.
+pub fn aggregated(group: &str, version: &str) -> Vec<Value> {
+    versions(group, version)
+        .into_iter()
+        .map(|(categories, r)| {
+            let kind = json!({"group": r.group, "version": r.version, "kind": r.kind});
+            let mut entry = json!({
+                "resource": r.plural,
+                "responseKind": kind,
+                "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+                "singularResource": r.singular,
+                "verbs": r.verbs,
+            });
+            if !r.short_names.is_empty() {
+                entry["shortNames"] = json!(r.short_names);
+            }
+            if !categories.is_empty() {
+                entry["categories"] = json!(categories);
+            }
+            let mut subresources = Vec::new();
+            if r.status {
+                subresources.push(json!({"subresource": "status", "responseKind": kind,
+                    "verbs": ["get", "patch", "update"]}));
+            }
+            if r.scale {
+                subresources.push(json!({"subresource": "scale",
+                    "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+                    "verbs": ["get", "patch", "update"]}));
+            }
+            if !subresources.is_empty() {
+                entry["subresources"] = json!(subresources);
+            }
+            entry
+        })
+        .collect()
+}
+
+/// The legacy (`APIResourceList`) resources of a group-version.
+pub fn legacy(group: &str, version: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (categories, r) in versions(group, version) {
+        let mut entry = json!({
+            "name": r.plural,
+            "singularName": r.singular,
+            "namespaced": r.namespaced,
+            "kind": r.kind,
+            "verbs": r.verbs,
+        });
+        if !r.short_names.is_empty() {
+            entry["shortNames"] = json!(r.short_names);
+        }
+        if !categories.is_empty() {
+            entry["categories"] = json!(categories);
+        }
+        out.push(entry);
+        if r.status {
+            out.push(
+                json!({"name": format!("{}/status", r.plural), "singularName": "",
+                "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}),
+            );
+        }
+        if r.scale {
+            out.push(
+                json!({"name": format!("{}/scale", r.plural), "singularName": "",
+                "namespaced": r.namespaced, "group": "autoscaling", "version": "v1",
+                "kind": "Scale", "verbs": ["get", "patch", "update"]}),
+            );
+        }
+    }
+    out
+}

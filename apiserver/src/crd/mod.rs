@@ -1,0 +1,80 @@
+//! CustomResourceDefinitions (issue 20): CRDs stored as objects, checked and completed when
+//! written ([`definition`]), served as soon as they are established ([`registry`], kept in step
+//! with storage by [`tracking`]), and their custom resources written through the library's
+//! CRD validation ([`custom`]), listed in discovery ([`discovery`]), printed as Tables
+//! ([`columns`]) and scaled through the paths their CRD names ([`json_path`]).
+//!
+//! The built-in handlers stay as they are: they find custom resources through
+//! [`crate::resource::find`], and call [`admit`] on every write.
+
+pub mod columns;
+pub mod custom;
+pub mod definition;
+pub mod discovery;
+pub mod json_path;
+pub mod openapi;
+pub mod registry;
+pub mod tracking;
+
+use std::sync::Arc;
+
+use crate::error::ApiError;
+use crate::object::Object;
+use crate::resource::{CUSTOMRESOURCEDEFINITIONS, Resource};
+
+pub use registry::{CustomResource, ServedVersion, find};
+pub use tracking::track;
+
+/// The CRD serving `resource`, if it is a custom resource.
+pub fn custom(resource: &Resource) -> Option<Arc<CustomResource>> {
+    registry::custom(resource)
+}
+
+/// The resource part of storage keys: `<group>/<plural>` for CRDs and custom resources,
+/// as kube-apiserver keys them; `None` for the built-in kinds (keyed by plural).
+pub fn storage_resource(resource: &Resource) -> Option<String> {
+    (*resource == CUSTOMRESOURCEDEFINITIONS || custom(resource).is_some())
+        .then(|| format!("{}/{}", resource.group, resource.plural))
+}
+
+/// The write hook of every create and update (`old` given): CRDs are defaulted, validated
+/// and given their status; custom resources pruned, defaulted and validated by their CRD.
+/// Warnings (ratcheted rule failures) are added to `warnings`.
+pub fn admit(
+    resource: &Resource,
+    object: &mut Object,
+    old: Option<&Object>,
+    warnings: &mut Vec<String>,
+) -> Result<(), ApiError> {
+    if *resource == CUSTOMRESOURCEDEFINITIONS {
+        return definition::admit(resource, object, old, warnings);
+    }
+    match custom(resource) {
+        Some(crd) => custom::admit(&crd, resource, object, old, warnings),
+        None => Ok(()),
+    }
+}
+
+/// The `Warning:` text of a request to a deprecated custom resource version.
+pub fn deprecation(resource: &Resource) -> Option<String> {
+    custom(resource)?.version_of(resource)?.deprecation.clone()
+}
+
+/// The Table of custom resource objects, by their version's printer columns.
+pub fn table(
+    resource: &Resource,
+    objects: &[&Object],
+    list_metadata: &serde_json::Value,
+    version: &str,
+    headers: bool,
+) -> Option<serde_json::Value> {
+    let crd = custom(resource)?;
+    let v = crd.version_of(resource)?;
+    Some(columns::table(
+        v,
+        objects,
+        list_metadata.clone(),
+        version,
+        headers,
+    ))
+}

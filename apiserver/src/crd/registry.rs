@@ -1,0 +1,254 @@
+//! The custom resources served: one entry per established CustomResourceDefinition, kept in
+//! step with the stored CRDs by [`super::tracking`], and looked up by every request whose
+//! group, version and resource are not built in.
+//!
+//! Routes and handlers take `&'static Resource`; a served custom resource version gets one
+//! too, interned: each distinct description (names, scope, subresources) is allocated once
+//! and kept for the life of the process, so memory grows with the distinct CRD shapes ever
+//! served, not with requests or with CRD updates that change nothing of it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use serde_json::Value;
+
+use kcel_stdlib::kubernetes::crd::CrdValidator;
+
+use crate::resource::Resource;
+
+/// The verbs of a custom resource, in the order kube-apiserver lists them in discovery.
+pub const VERBS: &[&str] = &[
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
+/// One printer column of a version (`additionalPrinterColumns`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrinterColumn {
+    /// The column's header.
+    pub name: String,
+    /// `integer`, `number`, `string`, `boolean` or `date`.
+    pub type_: String,
+    /// The OpenAPI format, if any.
+    pub format: String,
+    /// The column's description.
+    pub description: String,
+    /// 0: always shown; more: only with `-o wide`.
+    pub priority: i64,
+    /// The simple JSONPath of the value (`.spec.replicas`).
+    pub json_path: String,
+}
+
+/// The paths of the `/scale` subresource of a version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalePaths {
+    /// `specReplicasPath`, e.g. `.spec.replicas`.
+    pub spec_replicas: String,
+    /// `statusReplicasPath`, e.g. `.status.replicas`.
+    pub status_replicas: String,
+    /// `labelSelectorPath`, if given.
+    pub label_selector: Option<String>,
+}
+
+/// One served version of a custom resource.
+#[derive(Debug)]
+pub struct ServedVersion {
+    /// The resource the routes see.
+    pub resource: &'static Resource,
+    /// Whether objects are stored in this version.
+    pub storage: bool,
+    /// The `Warning:` text for requests to this version, if it is deprecated.
+    pub deprecation: Option<String>,
+    /// The printer columns (after Name).
+    pub columns: Vec<PrinterColumn>,
+    /// The `/scale` subresource's paths, if enabled.
+    pub scale: Option<ScalePaths>,
+    /// The version's `openAPIV3Schema`, if given.
+    pub schema: Option<Value>,
+}
+
+/// An established CRD and what it serves.
+pub struct CustomResource {
+    /// The CRD's name (`<plural>.<group>`).
+    pub name: String,
+    /// The CRD's `spec`, as stored.
+    pub spec: Value,
+    /// The CRD's validator: each version's schema compiled once, on first use, for every
+    /// object written while the spec stays the same.
+    pub validator: Arc<CrdValidator>,
+    /// The served versions, in the CRD's order.
+    pub versions: Vec<ServedVersion>,
+    /// `spec.names.categories`.
+    pub categories: Vec<String>,
+    /// Whether the CRD is being deleted (new objects are refused).
+    pub terminating: bool,
+}
+
+impl CustomResource {
+    /// The served version behind `resource`.
+    pub fn version_of(&self, resource: &Resource) -> Option<&ServedVersion> {
+        self.versions
+            .iter()
+            .find(|v| std::ptr::eq(v.resource, resource) || *v.resource == *resource)
+    }
+
+    /// The storage prefix of the objects (every version shares it).
+    pub fn group(&self) -> &str {
+        self.spec["group"].as_str().unwrap_or("")
+    }
+}
+
+#[derive(Default)]
+struct Registry {
+    by_name: HashMap<String, Arc<CustomResource>>,
+    /// (group, version, plural) → the CRD serving it.
+    index: HashMap<(String, String, String), Arc<CustomResource>>,
+}
+
+impl Registry {
+    fn reindex(&mut self) {
+        self.index.clear();
+        for crd in self.by_name.values() {
+            for v in &crd.versions {
+                let r = v.resource;
+                self.index.insert(
+                    (
+                        r.group.to_owned(),
+                        r.version.to_owned(),
+                        r.plural.to_owned(),
+                    ),
+                    crd.clone(),
+                );
+            }
+        }
+    }
+}
+
+fn registry() -> &'static RwLock<Registry> {
+    static REGISTRY: OnceLock<RwLock<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// The custom resource served under this group, version and plural.
+pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
+    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
+    let crd = registry
+        .index
+        .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))?;
+    crd.versions
+        .iter()
+        .find(|v| v.resource.version == version)
+        .map(|v| v.resource)
+}
+
+/// The CRD serving `resource`, if it is a custom resource.
+pub fn custom(resource: &Resource) -> Option<Arc<CustomResource>> {
+    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
+    registry
+        .index
+        .get(&(
+            resource.group.to_owned(),
+            resource.version.to_owned(),
+            resource.plural.to_owned(),
+        ))
+        .cloned()
+}
+
+/// Every served CRD, by name.
+pub fn all() -> Vec<Arc<CustomResource>> {
+    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
+    let mut all: Vec<_> = registry.by_name.values().cloned().collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all
+}
+
+/// The CRD of this name, if served.
+pub fn by_name(name: &str) -> Option<Arc<CustomResource>> {
+    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
+    registry.by_name.get(name).cloned()
+}
+
+/// Serves (or stops serving, with `None`) the CRD `name`.
+pub fn set(name: &str, entry: Option<CustomResource>) {
+    let mut registry = registry().write().unwrap_or_else(|e| e.into_inner());
+    match entry {
+        Some(e) => registry.by_name.insert(name.to_owned(), Arc::new(e)),
+        None => registry.by_name.remove(name),
+    };
+    registry.reindex();
+}
+
+/// A string kept for the life of the process, allocated once per distinct text.
+pub fn intern_str(text: &str) -> &'static str {
+    static STRINGS: OnceLock<Mutex<std::collections::HashSet<&'static str>>> = OnceLock::new();
+    let mut strings = STRINGS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = strings.get(text) {
+        return s;
+    }
+    let leaked: &'static str = Box::leak(text.to_owned().into_boxed_str());
+    strings.insert(leaked);
+    leaked
+}
+
+/// A list of strings kept for the life of the process, allocated once per distinct list.
+pub fn intern_strs(texts: &[String]) -> &'static [&'static str] {
+    static LISTS: OnceLock<Mutex<Vec<&'static [&'static str]>>> = OnceLock::new();
+    let mut lists = LISTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(l) = lists
+        .iter()
+        .find(|l| l.len() == texts.len() && l.iter().zip(texts).all(|(a, b)| a == b))
+    {
+        return l;
+    }
+    let list: Vec<&'static str> = texts.iter().map(|t| intern_str(t)).collect();
+    let leaked: &'static [&'static str] = Box::leak(list.into_boxed_slice());
+    lists.push(leaked);
+    leaked
+}
+
+/// A resource kept for the life of the process, allocated once per distinct description.
+pub fn intern_resource(resource: Resource) -> &'static Resource {
+    static RESOURCES: OnceLock<Mutex<Vec<&'static Resource>>> = OnceLock::new();
+    let mut resources = RESOURCES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = resources.iter().find(|r| ***r == resource) {
+        return r;
+    }
+    let leaked: &'static Resource = Box::leak(Box::new(resource));
+    resources.push(leaked);
+    leaked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_allocates_once_per_distinct_value() {
+        let a = intern_str("crontabs-interned");
+        let b = intern_str(&String::from("crontabs-interned"));
+        assert!(std::ptr::eq(a, b));
+        let l1 = intern_strs(&["ct".to_owned(), "cts".to_owned()]);
+        let l2 = intern_strs(&["ct".to_owned(), "cts".to_owned()]);
+        assert!(std::ptr::eq(l1, l2));
+        let r = Resource {
+            group: intern_str("interned.example.com"),
+            ..crate::resource::CONFIGMAPS
+        };
+        assert!(std::ptr::eq(intern_resource(r), intern_resource(r)));
+    }
+}

@@ -1,0 +1,195 @@
+//! Hostile CustomResourceDefinitions and custom resources over HTTPS: schemas 40 and 64
+//! levels deep, a rule of 100 KB, 10,000 rules, non-structural schemas, custom resources near and
+//! over the 3 MiB body limit. Each gets a clear answer (a Status with upstream's reason, or
+//! the object) within a bound, and the server keeps serving.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::Server;
+
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+/// A CRD `things.example.com` with this `openAPIV3Schema`.
+fn crd(schema: Value) -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "things.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "things", "kind": "Thing"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                          "schema": {"openAPIV3Schema": schema}}]
+        }
+    })
+}
+
+/// Sends, asserting the answer comes within `limit`.
+async fn timed(
+    server: &Server,
+    method: &str,
+    path: &str,
+    body: &Value,
+    limit: Duration,
+) -> support::Reply {
+    let start = Instant::now();
+    let reply = server.send(method, path, Some(body)).await;
+    let took = start.elapsed();
+    println!("{method} {path}: {} in {took:?}", reply.code);
+    assert!(took < limit, "{method} {path} took {took:?}");
+    reply
+}
+
+async fn delete_crd(server: &Server) {
+    let path = format!("{CRDS}/things.example.com");
+    server.send("DELETE", &path, None).await;
+    for _ in 0..200 {
+        if server.send("GET", &path, None).await.code == 404 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the CRD was not deleted");
+}
+
+fn nested_schema(depth: usize) -> Value {
+    let mut schema = json!({"type": "string", "maxLength": 8,
+        "x-kubernetes-validations": [{"rule": "self != 'bad'"}]});
+    for _ in 0..depth {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+    }
+    schema
+}
+
+fn nested_value(depth: usize, leaf: &str) -> Value {
+    let mut v = json!(leaf);
+    for _ in 0..depth {
+        v = json!({"a": v});
+    }
+    v
+}
+
+#[tokio::test]
+async fn hostile_crds_and_objects_get_clear_answers() {
+    let server = Server::start(&[]);
+    let limit = Duration::from_secs(60);
+    let things = "/apis/example.com/v1/namespaces/default/things";
+
+    // 64 schema levels are 128 JSON levels: past the JSON reader's nesting limit (128), a
+    // clear 400 (kube-apiserver's reader allows 10,000 levels: a known difference).
+    let deepest = crd(json!({"type": "object", "properties": {"spec": nested_schema(63)}}));
+    let reply = timed(&server, "POST", CRDS, &deepest, limit).await;
+    assert_eq!(reply.code, 400, "{}", reply.text());
+    assert!(
+        reply.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("recursion limit exceeded"),
+        "{}",
+        reply.text()
+    );
+    // 40 levels: accepted, and objects validated down to the leaf's rule.
+    let deep = crd(json!({"type": "object", "properties": {"spec": nested_schema(39)}}));
+    let reply = timed(&server, "POST", CRDS, &deep, limit).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let object = |leaf: &str| {
+        json!({"apiVersion": "example.com/v1", "kind": "Thing",
+        "metadata": {"name": "deep"}, "spec": nested_value(39, leaf)})
+    };
+    let reply = timed(&server, "POST", things, &object("bad"), limit).await;
+    assert_eq!(reply.code, 422, "{}", reply.text());
+    let message = reply.json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.starts_with("Thing.example.com \"deep\" is invalid: spec.a.a.a."),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(": Invalid value: \"string\": failed rule: self != 'bad'"),
+        "{message}"
+    );
+    assert_eq!(
+        timed(&server, "POST", things, &object("good"), limit)
+            .await
+            .code,
+        201
+    );
+    delete_crd(&server).await;
+
+    // A rule of 100 KB: refused with a clear 422 (or compiled), never a hang.
+    let long_rule = format!("self.x == '{}'", "a".repeat(100 * 1024));
+    let big = crd(
+        json!({"type": "object", "properties": {"spec": {"type": "object",
+        "properties": {"x": {"type": "string", "maxLength": 10}},
+        "x-kubernetes-validations": [{"rule": long_rule}]}}}),
+    );
+    let reply = timed(&server, "POST", CRDS, &big, limit).await;
+    assert!(matches!(reply.code, 201 | 422), "{}", reply.text());
+    if reply.code == 201 {
+        delete_crd(&server).await;
+    } else {
+        assert_eq!(reply.json()["reason"], "Invalid");
+    }
+
+    // 10,000 rules.
+    let rules: Vec<Value> = (0..10_000)
+        .map(|i| json!({"rule": format!("self.x != {i}")}))
+        .collect();
+    let many = crd(
+        json!({"type": "object", "properties": {"spec": {"type": "object",
+        "properties": {"x": {"type": "integer"}}, "x-kubernetes-validations": rules}}}),
+    );
+    let reply = timed(&server, "POST", CRDS, &many, limit).await;
+    assert!(matches!(reply.code, 201 | 422), "{}", reply.text());
+    if reply.code == 201 {
+        let object = json!({"apiVersion": "example.com/v1", "kind": "Thing",
+            "metadata": {"name": "many"}, "spec": {"x": 5}});
+        let reply = timed(&server, "POST", things, &object, limit).await;
+        assert_eq!(reply.code, 422, "{}", reply.text());
+        assert_eq!(
+            reply.json()["message"],
+            "Thing.example.com \"many\" is invalid: spec: Invalid value: \"object\": failed rule: self.x != 5"
+        );
+        delete_crd(&server).await;
+    }
+
+    // Non-structural schemas: upstream's structural errors.
+    let loose = crd(json!({"type": "object", "properties": {"spec": {
+        "properties": {"x": {"type": "string"}}}}}));
+    let reply = timed(&server, "POST", CRDS, &loose, limit).await;
+    assert_eq!(reply.code, 422, "{}", reply.text());
+    assert_eq!(
+        reply.json()["message"],
+        "CustomResourceDefinition.apiextensions.k8s.io \"things.example.com\" is invalid: \
+         spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"
+    );
+
+    // A custom resource near 3 MiB is validated in bounded time; one over it is 413.
+    let open = crd(
+        json!({"type": "object", "properties": {"spec": {"type": "object",
+        "properties": {"items": {"type": "array", "maxItems": 100000,
+            "items": {"type": "string", "maxLength": 64},
+            "x-kubernetes-validations": [{"rule": "self.all(i, i.size() < 64)"}]}}}}}),
+    );
+    assert_eq!(timed(&server, "POST", CRDS, &open, limit).await.code, 201);
+    let items: Vec<String> = (0..60_000).map(|i| format!("item-{i:040}")).collect();
+    let object = json!({"apiVersion": "example.com/v1", "kind": "Thing",
+        "metadata": {"name": "large"}, "spec": {"items": items}});
+    assert!(object.to_string().len() > 2 * 1024 * 1024);
+    assert_eq!(
+        timed(&server, "POST", things, &object, limit).await.code,
+        201
+    );
+    let items: Vec<String> = (0..80_000).map(|i| format!("item-{i:040}")).collect();
+    let object = json!({"apiVersion": "example.com/v1", "kind": "Thing",
+        "metadata": {"name": "huge"}, "spec": {"items": items}});
+    let reply = timed(&server, "POST", things, &object, limit).await;
+    assert_eq!(reply.code, 413, "{}", reply.text());
+    assert_eq!(reply.json()["reason"], "RequestEntityTooLarge");
+
+    // Still serving.
+    assert_eq!(server.send("GET", "/readyz", None).await.code, 200);
+}
