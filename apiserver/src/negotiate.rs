@@ -71,9 +71,42 @@ pub fn unsupported_media_type(content_type: &str) -> ApiError {
 /// Parses a body in JSON or YAML into a JSON value, as kube-apiserver decodes it (the
 /// library's `documents::read_body`: encoding/json's and go-yaml v2's rules, texts and
 /// nesting limits).
+///
+/// A body the reader accepts but that nests deeper than [`MAX_BODY_DEPTH`] is refused: the
+/// server keeps objects as JSON and reads them back with `serde_json`, whose recursion
+/// limit is 128 levels (kube-apiserver, in Go, takes up to 10,000: a known difference).
 pub fn parse_value(body: &[u8], kind: BodyType) -> Result<Value, String> {
     let yaml = matches!(kind, BodyType::Yaml | BodyType::ApplyPatch);
-    kcel_stdlib::documents::read_body(body, yaml).map(|(value, _)| value)
+    let value = kcel_stdlib::documents::read_body(body, yaml).map(|(value, _)| value)?;
+    if depth_exceeds(&value, MAX_BODY_DEPTH) {
+        return Err(format!(
+            "nesting deeper than {MAX_BODY_DEPTH} levels is not supported by this server \
+             (Kubernetes reads up to 10000)"
+        ));
+    }
+    Ok(value)
+}
+
+/// How deep a request body's arrays and objects may nest: what the server can store and
+/// read back (serde_json's recursion limit of 128, less the levels a list response adds).
+pub const MAX_BODY_DEPTH: usize = 120;
+
+/// Whether `value` has arrays or objects nested more than `limit` levels deep (iterative:
+/// safe on any depth the reader lets through).
+fn depth_exceeds(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        if depth + 1 > limit {
+            return true;
+        }
+        stack.extend(children.map(|c| (c, depth + 1)));
+    }
+    false
 }
 
 /// A representation the server answers with.
@@ -242,6 +275,15 @@ mod tests {
             parse_value(b"a: yes\nb: 017\n", BodyType::Yaml).unwrap(),
             serde_json::json!({"a": true, "b": 15})
         );
+        // Past the server's own bound: a clear error (upstream reads up to 10,000 levels).
+        let deep = "[".repeat(MAX_BODY_DEPTH + 1) + &"]".repeat(MAX_BODY_DEPTH + 1);
+        assert!(
+            parse_value(deep.as_bytes(), BodyType::Json)
+                .unwrap_err()
+                .starts_with("nesting deeper than 120 levels")
+        );
+        let fits = "[".repeat(MAX_BODY_DEPTH) + &"]".repeat(MAX_BODY_DEPTH);
+        assert!(parse_value(fits.as_bytes(), BodyType::Json).is_ok());
         // encoding/json's nesting limit and text.
         let deep = "[".repeat(10_001);
         assert_eq!(
