@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::uint_overflow;
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::{List, Value};
 
@@ -42,6 +42,7 @@ pub fn declare(lib: &mut Library) {
         "string",
         Implementation::Binary(add_string),
     )
+    .specialization(Specialization::AppendStrings)
     .global(
         "add_bytes",
         &["bytes", "bytes"],

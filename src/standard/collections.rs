@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::{TWO_POW_63, go_display};
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::{Key, Value};
 
@@ -20,6 +20,7 @@ pub fn declare(lib: &mut Library) {
         "bool",
         Implementation::Binary(in_list),
     )
+    .specialization(Specialization::ConstantListMembership)
     .global(
         "in_map",
         &["A", "map(A, B)"],
@@ -67,38 +68,46 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .member(
         "string_size",
         &["string"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .global("size_bytes", &["bytes"], "int", Implementation::Unary(size))
+    .specialization(Specialization::Size)
     .member("bytes_size", &["bytes"], "int", Implementation::Unary(size))
+    .specialization(Specialization::Size)
     .global(
         "size_list",
         &["list(A)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .member(
         "list_size",
         &["list(A)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .global(
         "size_map",
         &["map(A, B)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .member(
         "map_size",
         &["map(A, B)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .examples(&[
         "size('hello') == 5",
         "'héllo'.size() == 5",

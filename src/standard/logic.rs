@@ -4,7 +4,7 @@
 //! declared with [`Implementation::Builtin`] and evaluated by the interpreter.
 
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::Value;
 
@@ -67,6 +67,7 @@ pub fn declare(lib: &mut Library) {
             "bool",
             Implementation::Unary(logical_not),
         )
+        .specialization(Specialization::LogicalNot)
         .examples(&["!false", "!true == false"]);
 
     lib.function(
