@@ -99,6 +99,12 @@ pub struct Overload {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Specialization {
+    /// A standard overload of an operator (`==`, `!=`, `<`, `<=`, `>`, `>=`, `+`, `-`, `*`,
+    /// `/`, `%`, `in`, `[]`): where a call reaches it for operand kinds the engine has an
+    /// inline kernel for (two ints; two strings; two bools, for equality; a string key and a
+    /// map; a list and an int; two timestamps or two durations compared) at the standard
+    /// cost, the operator is evaluated by that kernel, with operands read in place.
+    Operator,
     /// `!b` (fixed cost): a node of its own, evaluated as a condition.
     LogicalNot,
     /// `size(x)` of a string, bytes, list or map (cost 1): read in place by int operator

@@ -24,6 +24,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(add_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "add_uint64",
         &["uint", "uint"],
@@ -74,6 +75,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(subtract_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "subtract_uint64",
         &["uint", "uint"],
@@ -95,6 +97,7 @@ pub fn declare(lib: &mut Library) {
             "int",
             Implementation::Binary(multiply_int64),
         )
+        .specialization(Specialization::Operator)
         .global(
             "multiply_uint64",
             &["uint", "uint"],
@@ -119,6 +122,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(divide_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "divide_uint64",
         &["uint", "uint"],
@@ -148,6 +152,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(modulo_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "modulo_uint64",
         &["uint", "uint"],

@@ -27,6 +27,7 @@ pub fn declare(lib: &mut Library) {
         "bool",
         Implementation::Binary(in_map),
     )
+    .specialization(Specialization::Operator)
     .examples(&[
         "2 in [1, 2, 3]",
         "!('a' in ['b', 'c'])",
@@ -46,12 +47,14 @@ pub fn declare(lib: &mut Library) {
         "A",
         Implementation::Binary(index_list),
     )
+    .specialization(Specialization::Operator)
     .global(
         "index_map",
         &["map(A, B)", "A"],
         "B",
         Implementation::Binary(index_map),
     )
+    .specialization(Specialization::Operator)
     .examples(&[
         "[1, 2, 3][1] == 2",
         "{'key': 'value'}['key'] == 'value'",

@@ -80,6 +80,7 @@ pub fn declare(lib: &mut Library) {
         "bool",
         Implementation::Binary(equals),
     )
+    .specialization(Specialization::Operator)
     .examples(&[
         "1 == 1",
         "!('hello' == 'world')",
@@ -95,6 +96,7 @@ pub fn declare(lib: &mut Library) {
             "bool",
             Implementation::Binary(not_equals),
         )
+        .specialization(Specialization::Operator)
         .examples(&["1 != 2", "!('a' != 'a')", "3.0 != 3.1"]);
 }
 
