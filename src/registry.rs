@@ -105,6 +105,10 @@ pub enum Specialization {
     /// map; a list and an int; two timestamps or two durations compared) at the standard
     /// cost, the operator is evaluated by that kernel, with operands read in place.
     Operator,
+    /// A standard timestamp or duration conversion or arithmetic (one fixed cost): under a
+    /// comparison of timestamps or durations, worked out in place on plain time values (a
+    /// "time tree").
+    Time(TimeKernel),
     /// `!b` (fixed cost): a node of its own, evaluated as a condition.
     LogicalNot,
     /// `size(x)` of a string, bytes, list or map (cost 1): read in place by int operator
@@ -126,6 +130,23 @@ pub enum Specialization {
         /// `orValue` rather than `or`.
         or_value: bool,
     },
+}
+
+/// The conversions and arithmetic of [`Specialization::Time`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum TimeKernel {
+    TimestampToTimestamp,
+    IntToTimestamp,
+    StringToTimestamp,
+    DurationToDuration,
+    StringToDuration,
+    AddTimestampDuration,
+    AddDurationTimestamp,
+    AddDurationDuration,
+    SubtractTimestampDuration,
+    SubtractTimestampTimestamp,
+    SubtractDurationDuration,
 }
 
 /// The string tests of [`Specialization::StringTest`].
