@@ -81,8 +81,83 @@ pub struct Overload {
     pub estimate: Option<EstimateFn>,
     /// A plan-time specialisation: given the call's constant arguments (`None` where an
     /// argument is not a constant), an implementation to call instead, such as one with a
-    /// constant pattern compiled once; `None` from it keeps the general implementation.
+    /// constant pattern compiled once, or a constant argument rejected (a program-creation
+    /// error, as cel-go's regex optimization reports a bad constant pattern); `None` from
+    /// it keeps the general implementation.
     pub specialize: Option<SpecializeFn>,
+    /// A form the engine's planner has for calls of this overload (see
+    /// [`Specialization`]); `None` for none.
+    pub specialization: Option<Specialization>,
+}
+
+/// A plan-time form the engine has for calls of an overload, declared with the overload
+/// ([`FunctionBuilder::specialization`]) rather than recognised by its id. The planner uses
+/// it only where the call resolves to overloads that declare it, at the cost the form
+/// charges (the standard one); otherwise the call is evaluated as any other, so a changed
+/// cost or implementation is never bypassed. Reference mode
+/// ([`crate::ProgramOptions::reference`]) uses none but those marked as cel-go's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Specialization {
+    /// A standard overload of an operator (`==`, `!=`, `<`, `<=`, `>`, `>=`, `+`, `-`, `*`,
+    /// `/`, `%`, `in`, `[]`): where a call reaches it for operand kinds the engine has an
+    /// inline kernel for (two ints; two strings; two bools, for equality; a string key and a
+    /// map; a list and an int; two timestamps or two durations compared) at the standard
+    /// cost, the operator is evaluated by that kernel, with operands read in place.
+    Operator,
+    /// A standard timestamp or duration conversion or arithmetic (one fixed cost): under a
+    /// comparison of timestamps or durations, worked out in place on plain time values (a
+    /// "time tree").
+    Time(TimeKernel),
+    /// `!b` (fixed cost): a node of its own, evaluated as a condition.
+    LogicalNot,
+    /// `size(x)` of a string, bytes, list or map (cost 1): read in place by int operator
+    /// trees.
+    Size,
+    /// String `+` (cost `TraverseSum`): a chain of three or more appended to one buffer.
+    AppendStrings,
+    /// `s.startsWith(c)`, `s.endsWith(c)`, `s.contains(c)` with a constant `c`: the test
+    /// prepared once, run on a string read in place.
+    StringTest(StringTest),
+    /// `matches` with a constant pattern: compiled once per program.
+    ConstantPattern,
+    /// `x in [constants]` under the optimizer: a set lookup that costs nothing (cel-go's
+    /// set membership; kept in reference mode).
+    ConstantListMembership,
+    /// `a.or(b)` (`or_value: false`) and `a.orValue(b)` on optionals: `b` evaluated only
+    /// when `a` is none (cel-go's lazy evaluation; kept in reference mode).
+    OptionalOr {
+        /// `orValue` rather than `or`.
+        or_value: bool,
+    },
+}
+
+/// The conversions and arithmetic of [`Specialization::Time`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum TimeKernel {
+    TimestampToTimestamp,
+    IntToTimestamp,
+    StringToTimestamp,
+    DurationToDuration,
+    StringToDuration,
+    AddTimestampDuration,
+    AddDurationTimestamp,
+    AddDurationDuration,
+    SubtractTimestampDuration,
+    SubtractTimestampTimestamp,
+    SubtractDurationDuration,
+}
+
+/// The string tests of [`Specialization::StringTest`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StringTest {
+    /// `startsWith` (cost `TraverseFirst`).
+    StartsWith,
+    /// `endsWith` (cost `TraverseFirst`).
+    EndsWith,
+    /// `contains` (cost `Contains`).
+    Contains,
 }
 
 impl Overload {
@@ -100,7 +175,18 @@ impl Overload {
 }
 
 /// See [`Overload::specialize`].
-pub type SpecializeFn = fn(constants: &[Option<&Value>]) -> Option<Implementation>;
+pub type SpecializeFn =
+    fn(constants: &[Option<&Value>]) -> Option<Result<Implementation, ConstantRejected>>;
+
+/// A constant argument an overload's [`SpecializeFn`] rejects: planning the program fails
+/// with `message`, at the argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstantRejected {
+    /// The argument's index among the call's arguments (a receiver first).
+    pub argument: usize,
+    /// The program-creation error's text.
+    pub message: String,
+}
 
 impl Overload {
     /// A declaration-only overload (for type-checking), costed with cel-go's defaults.
@@ -114,6 +200,7 @@ impl Overload {
             runtime_cost: None,
             estimate: None,
             specialize: None,
+            specialization: None,
         }
     }
 
@@ -253,6 +340,7 @@ impl FunctionBuilder<'_> {
             runtime_cost: None,
             estimate: None,
             specialize: None,
+            specialization: None,
         });
         self
     }
@@ -277,6 +365,14 @@ impl FunctionBuilder<'_> {
     pub fn specialize(self, specialize: SpecializeFn) -> Self {
         if let Some(o) = self.function.overloads.last_mut() {
             o.specialize = Some(specialize);
+        }
+        self
+    }
+
+    /// Declares the planner's [`Specialization`] of the overload declared last.
+    pub fn specialization(self, specialization: Specialization) -> Self {
+        if let Some(o) = self.function.overloads.last_mut() {
+            o.specialization = Some(specialization);
         }
         self
     }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
+use kcel::registry::{Implementation, Library, Specialization};
 use kcel::standard::collections::{index_list, index_map};
 use kcel::syntax::ast::op;
 use kcel::value::Value;
@@ -76,6 +76,7 @@ pub fn optional(version: u32) -> Library {
         "optional_type(A)",
         Implementation::Binary(or),
     )
+    .specialization(Specialization::OptionalOr { or_value: false })
     .examples(&["optional.none().or(optional.of(2)).value() == 2"]);
     lib.function(
         "orValue",
@@ -87,6 +88,7 @@ pub fn optional(version: u32) -> Library {
         "A",
         Implementation::Binary(or_value),
     )
+    .specialization(Specialization::OptionalOr { or_value: true })
     .examples(&["optional.none().orValue(3) == 3"]);
     lib.function(
         op::OPT_SELECT,

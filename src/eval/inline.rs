@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use crate::cost::CallCost;
 use crate::error::{EvalError, EvalResult};
 use crate::eval::node::{Field, Inline, Operator, Time};
-use crate::registry::Overload;
+use crate::registry::{Overload, Specialization};
 use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
 use crate::syntax::ast::op;
@@ -37,69 +37,46 @@ impl Operator {
         })
     }
 
-    /// The standard overload (id and cost) this operator applies to two ints, if any.
-    fn int_overload(self) -> Option<(&'static str, CallCost)> {
-        let fixed = CallCost::Fixed(1);
+    /// The cost of the standard overload this operator applies to two ints, if it has an
+    /// inline kernel for them (equality is priced as cel-go's `equals`, on sizes).
+    fn int_overload(self) -> Option<CallCost> {
         Some(match self {
-            Operator::Equals => ("equals", CallCost::TraverseMin),
-            Operator::NotEquals => ("not_equals", CallCost::TraverseMin),
-            Operator::Less => ("less_int64", fixed),
-            Operator::LessEquals => ("less_equals_int64", fixed),
-            Operator::Greater => ("greater_int64", fixed),
-            Operator::GreaterEquals => ("greater_equals_int64", fixed),
-            Operator::Add => ("add_int64", fixed),
-            Operator::Subtract => ("subtract_int64", fixed),
-            Operator::Multiply => ("multiply_int64", fixed),
-            Operator::Divide => ("divide_int64", fixed),
-            Operator::Modulo => ("modulo_int64", fixed),
+            Operator::Equals | Operator::NotEquals => CallCost::TraverseMin,
             Operator::In | Operator::Index => return None,
+            _ => CallCost::Fixed(1),
         })
     }
 
-    /// The standard overloads (ids and costs) this operator applies to two timestamps and
-    /// to two durations, if any.
-    fn time_overloads(self) -> Option<[(&'static str, CallCost); 2]> {
-        let min = CallCost::TraverseMin;
-        let fixed = CallCost::Fixed(1);
-        Some(match self {
-            Operator::Equals => [("equals", min), ("equals", min)],
-            Operator::NotEquals => [("not_equals", min), ("not_equals", min)],
-            Operator::Less => [("less_timestamp", fixed), ("less_duration", fixed)],
-            Operator::LessEquals => [
-                ("less_equals_timestamp", fixed),
-                ("less_equals_duration", fixed),
-            ],
-            Operator::Greater => [("greater_timestamp", fixed), ("greater_duration", fixed)],
-            Operator::GreaterEquals => [
-                ("greater_equals_timestamp", fixed),
-                ("greater_equals_duration", fixed),
-            ],
-            _ => return None,
-        })
-    }
-
-    /// The standard overload this operator applies to two bools, if handled here (only
-    /// equality).
-    fn bool_overload(self) -> Option<(&'static str, CallCost)> {
+    /// The cost of the standard overload this operator applies to two timestamps and to two
+    /// durations, if it compares them inline.
+    fn time_overload(self) -> Option<CallCost> {
         match self {
-            Operator::Equals => Some(("equals", CallCost::TraverseMin)),
-            Operator::NotEquals => Some(("not_equals", CallCost::TraverseMin)),
+            Operator::Equals | Operator::NotEquals => Some(CallCost::TraverseMin),
+            Operator::Less | Operator::LessEquals | Operator::Greater | Operator::GreaterEquals => {
+                Some(CallCost::Fixed(1))
+            }
             _ => None,
         }
     }
 
-    /// The standard overload this operator applies to a string key and a map, if any.
-    fn keyed_overload(self) -> Option<(&'static str, CallCost)> {
+    /// The cost of the standard overload this operator applies to two bools, if handled
+    /// here (only equality).
+    fn bool_overload(self) -> Option<CallCost> {
         match self {
-            Operator::In => Some(("in_map", CallCost::Fixed(1))),
-            Operator::Index => Some(("index_map", CallCost::Fixed(1))),
+            Operator::Equals | Operator::NotEquals => Some(CallCost::TraverseMin),
             _ => None,
         }
     }
 
-    /// The standard overload this operator applies to a list and an int, if any.
-    fn list_overload(self) -> Option<(&'static str, CallCost)> {
-        (self == Operator::Index).then_some(("index_list", CallCost::Fixed(1)))
+    /// The cost of the standard overload this operator applies to a string key and a map,
+    /// if any.
+    fn keyed_overload(self) -> Option<CallCost> {
+        matches!(self, Operator::In | Operator::Index).then_some(CallCost::Fixed(1))
+    }
+
+    /// The cost of the standard overload this operator applies to a list and an int, if any.
+    fn list_overload(self) -> Option<CallCost> {
+        (self == Operator::Index).then_some(CallCost::Fixed(1))
     }
 
     /// Whether this operator computes a number (rather than comparing or looking up).
@@ -133,18 +110,18 @@ impl Operator {
         self == Operator::Index
     }
 
-    /// The standard overload this operator applies to two strings, if any.
-    fn string_overload(self) -> Option<(&'static str, CallCost)> {
-        let min = CallCost::TraverseMin;
-        Some(match self {
-            Operator::Equals => ("equals", min),
-            Operator::NotEquals => ("not_equals", min),
-            Operator::Less => ("less_string", min),
-            Operator::LessEquals => ("less_equals_string", min),
-            Operator::Greater => ("greater_string", min),
-            Operator::GreaterEquals => ("greater_equals_string", min),
-            _ => return None,
-        })
+    /// The cost of the standard overload this operator applies to two strings, if it
+    /// compares them inline.
+    fn string_overload(self) -> Option<CallCost> {
+        match self {
+            Operator::Equals
+            | Operator::NotEquals
+            | Operator::Less
+            | Operator::LessEquals
+            | Operator::Greater
+            | Operator::GreaterEquals => Some(CallCost::TraverseMin),
+            _ => None,
+        }
     }
 
     fn holds(self, order: Ordering) -> bool {
@@ -170,11 +147,15 @@ impl Inline {
     ) -> Option<Inline> {
         use crate::value::kind::{BOOL, DURATION, INT, LIST, MAP, STRING, TIMESTAMP};
         let op = Operator::of(function)?;
-        let is = |kinds: (u8, u8), expected: Option<(&str, CallCost)>| match (
+        // The overload the call reaches for these kinds declares the operator's kernel
+        // and keeps the kernel's cost.
+        let is = |kinds: (u8, u8), expected: Option<CallCost>| match (
             chosen(kinds.0, kinds.1),
             expected,
         ) {
-            (Some((o, c)), Some((id, cost))) => &*o.id == id && same_cost(*c, cost),
+            (Some((o, c)), Some(cost)) => {
+                o.specialization == Some(Specialization::Operator) && same_cost(*c, cost)
+            }
             _ => false,
         };
         let ints = is((INT, INT), op.int_overload());
@@ -186,13 +167,8 @@ impl Inline {
         };
         let keyed = is(key_map, op.keyed_overload());
         let indexed = is((LIST, INT), op.list_overload());
-        let [timestamps, durations] = match op.time_overloads() {
-            Some([t, d]) => [
-                is((TIMESTAMP, TIMESTAMP), Some(t)),
-                is((DURATION, DURATION), Some(d)),
-            ],
-            None => [false, false],
-        };
+        let timestamps = is((TIMESTAMP, TIMESTAMP), op.time_overload());
+        let durations = is((DURATION, DURATION), op.time_overload());
         let bools = is((BOOL, BOOL), op.bool_overload());
         (ints || strings || keyed || indexed || timestamps || durations || bools).then_some(
             Inline {

@@ -305,9 +305,7 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 #[inline(never)]
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
     if let Some((Value::Map(m), read)) = peek_costed(operand, frame.slots) {
-        let total = frame.cost.saturating_add(read + frame.presence_cost);
-        if total <= frame.limit {
-            frame.cost = total;
+        if charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost).is_some() {
             return Truth::Bool(field.find(m).is_some());
         }
     }
@@ -375,9 +373,7 @@ fn not(id: ExprId, operand: &Node, cost: u64, frame: &mut Frame) -> Truth {
 fn memo(slot: Slot, node: &Node, frame: &mut Frame) -> EvalResult {
     let (value, cost) = (slot as usize, slot as usize + 1);
     if let Ok(Value::Uint(charged)) = frame.slots[cost].get() {
-        let total = frame.cost.saturating_add(*charged);
-        if total <= frame.limit {
-            frame.cost = total;
+        if charge_within(&mut frame.cost, frame.limit, *charged).is_some() {
             return frame.slots[value].to_result();
         }
     }
@@ -478,11 +474,10 @@ fn matches_constant(
     frame: &mut Frame,
 ) -> EvalResult {
     if let Some((s, read)) = peek_costed(subject, frame.slots) {
-        let total = frame
-            .cost
-            .saturating_add(read + cost.of_binary(s, pattern, None));
-        if !matches!(s, Value::Json(_)) && total <= frame.limit {
-            frame.cost = total;
+        let charge = read + cost.of_binary(s, pattern, None);
+        if !matches!(s, Value::Json(_))
+            && charge_within(&mut frame.cost, frame.limit, charge).is_some()
+        {
             return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
         }
     }
@@ -722,9 +717,9 @@ fn call_overload(
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
             if let Some((x, read)) = peek_costed(a, frame.slots) {
-                let total = frame.cost.saturating_add(read + c);
-                if !matches!(x, Value::Json(_)) && total <= frame.limit {
-                    frame.cost = total;
+                if !matches!(x, Value::Json(_))
+                    && charge_within(&mut frame.cost, frame.limit, read + c).is_some()
+                {
                     return f(x);
                 }
             }

@@ -16,7 +16,7 @@ use crate::eval::node::{
 };
 use crate::eval::time_tree::operand_cost;
 use crate::names::{candidate_names, find_candidate};
-use crate::registry::{Function, Implementation, Overload, Registry};
+use crate::registry::{Function, Implementation, Overload, Registry, Specialization, StringTest};
 use crate::standard::strings::ConstantTest;
 use crate::syntax::ast::{Comprehension, Expr, ExprId, ExprKind, Literal, op};
 use crate::value::{TypeValue, Value};
@@ -271,7 +271,6 @@ impl Planner<'_> {
                 {
                     return self.block(expr, args);
                 }
-                self.check_constant_find_pattern(target.as_deref(), function, args);
                 self.call(expr.id, target.as_deref(), function, args)
             }
             ExprKind::List {
@@ -315,33 +314,6 @@ impl Planner<'_> {
                 Node::Fail(EvalError::new("unsupported message type"))
             }
             ExprKind::Comprehension(c) => self.fold(expr.id, c),
-        }
-    }
-
-    /// Kubernetes' regex library compiles constant `find`/`findAll` patterns when the
-    /// program is built, so a bad constant pattern is a program-creation error.
-    fn check_constant_find_pattern(
-        &mut self,
-        target: Option<&Expr>,
-        function: &str,
-        args: &[Expr],
-    ) {
-        if target.is_none() || !matches!(function, "find" | "findAll") {
-            return;
-        }
-        let Some(Expr {
-            kind: ExprKind::Literal(Literal::String(p)),
-            span,
-            ..
-        }) = args.first()
-        else {
-            return;
-        };
-        if let Err(e) = crate::standard::strings::compile_regex(p) {
-            self.errors.push(Diagnostic {
-                message: e.into_message(),
-                span: *span,
-            });
         }
     }
 
@@ -667,9 +639,10 @@ impl Planner<'_> {
             return None;
         }
         let candidates = self.candidates(id, self.env.registry.get(op::ADD)?, false, 2);
-        let adds_strings = candidates
-            .iter()
-            .any(|(o, c)| &*o.id == "add_string" && matches!(c, CallCost::TraverseSum));
+        let adds_strings = candidates.iter().any(|(o, c)| {
+            o.specialization == Some(Specialization::AppendStrings)
+                && matches!(c, CallCost::TraverseSum)
+        });
         if !adds_strings {
             return None;
         }
@@ -715,12 +688,13 @@ impl Planner<'_> {
                 return n;
             }
         }
-        let standard_size = shortcuts && function == "size" && is_standard_size(&candidates);
+        let standard_size = shortcuts && is_standard_size(&candidates);
         let standard_time = TimeOverloads::of(&candidates).filter(|_| shortcuts);
         let node = match candidates.as_slice() {
             [] => return Node::Fail(EvalError::no_matching_overload(function).at(id)),
             [(only, cost)] if !matches!(only.implementation, Implementation::Builtin) => {
-                if let Some(n) = self.specialize(id, only, &mut nodes) {
+                let spans = || target.into_iter().chain(args).map(|e| e.span).collect();
+                if let Some(n) = self.specialize(id, only, &mut nodes, spans) {
                     return n;
                 }
                 Node::Call {
@@ -796,15 +770,18 @@ impl Planner<'_> {
         }
     }
 
-    /// Plan-time specializations of single-overload calls with constant arguments.
+    /// Plan-time specializations of single-overload calls with constant arguments, as the
+    /// overload declares them; `spans` gives the arguments' spans (for an argument its
+    /// hook rejects).
     fn specialize(
         &mut self,
         id: ExprId,
         overload: &Overload,
         args: &mut Vec<Node>,
+        spans: impl FnOnce() -> Vec<crate::syntax::ast::Span>,
     ) -> Option<Node> {
         let shortcuts = !self.env.reference;
-        if let Some(specialize) = overload.specialize.filter(|_| shortcuts) {
+        if let Some(specialize) = overload.specialize {
             let specialized = {
                 let constants: smallvec::SmallVec<[Option<&Value>; 4]> = args
                     .iter()
@@ -815,17 +792,31 @@ impl Planner<'_> {
                     .collect();
                 specialize(&constants)
             };
-            if let Some(implementation) = specialized {
-                return Some(Node::Call {
-                    id,
-                    implementation,
-                    cost: overload.call_cost(),
-                    args: std::mem::take(args).into(),
-                });
+            match specialized {
+                Some(Err(rejected)) => {
+                    let span = spans().get(rejected.argument).copied().unwrap_or_default();
+                    let message = rejected.message;
+                    self.errors.push(Diagnostic {
+                        message: message.clone(),
+                        span,
+                    });
+                    return Some(Node::Fail(EvalError::new(message).at(id)));
+                }
+                // Reference mode keeps the general implementation (a rejection aside).
+                Some(Ok(implementation)) if shortcuts => {
+                    return Some(Node::Call {
+                        id,
+                        implementation,
+                        cost: overload.call_cost(),
+                        args: std::mem::take(args).into(),
+                    });
+                }
+                _ => {}
             }
         }
-        match (&*overload.id, args.as_slice()) {
-            ("logical_not", [_]) if shortcuts => {
+        let specialization = overload.specialization?;
+        match (specialization, args.as_slice()) {
+            (Specialization::LogicalNot, [_]) if shortcuts => {
                 let CallCost::Fixed(cost) = overload.call_cost() else {
                     return None;
                 };
@@ -835,28 +826,20 @@ impl Planner<'_> {
                     cost,
                 })
             }
-            ("optional_or_optional" | "optional_orValue_value", [_, _]) => {
+            (Specialization::OptionalOr { or_value }, [_, _]) => {
                 let rhs = Box::new(args.pop()?);
                 let lhs = Box::new(args.pop()?);
-                Some(Node::OptionalOr {
-                    lhs,
-                    rhs,
-                    or_value: &*overload.id == "optional_orValue_value",
-                })
+                Some(Node::OptionalOr { lhs, rhs, or_value })
             }
-            (
-                name @ ("starts_with_string" | "ends_with_string" | "contains_string"),
-                [_, Node::Const(Value::String(x))],
-            ) if shortcuts => {
+            (Specialization::StringTest(test), [_, Node::Const(Value::String(x))]) if shortcuts => {
+                let contains = test == StringTest::Contains;
                 let factor = match overload.call_cost() {
-                    CallCost::TraverseFirst if name != "contains_string" => 1,
-                    CallCost::Contains if name == "contains_string" => {
-                        cost::traverse(cost::code_points(x))
-                    }
+                    CallCost::TraverseFirst if !contains => 1,
+                    CallCost::Contains if contains => cost::traverse(cost::code_points(x)),
                     _ => return None,
                 };
                 Some(Node::StringTest(Box::new(StringTestNode {
-                    test: ConstantTest::for_overload(name, x)?,
+                    test: ConstantTest::new(test, x),
                     factor,
                     call: Node::Call {
                         id,
@@ -866,7 +849,7 @@ impl Planner<'_> {
                     },
                 })))
             }
-            ("matches" | "matches_string", [_, Node::Const(Value::String(p))]) if shortcuts => {
+            (Specialization::ConstantPattern, [_, Node::Const(Value::String(p))]) if shortcuts => {
                 // Compiled once per program: by the literal validators, if they ran.
                 let validated = self.env.checked.and_then(|c| {
                     let found = c.regexes.iter().find(|(known, _)| known == p);
@@ -888,14 +871,14 @@ impl Planner<'_> {
             }
             // cel-go's optimizer: `in` an empty constant list is the constant false (the
             // element is not evaluated).
-            ("in_list", [_, Node::Const(Value::List(items))])
+            (Specialization::ConstantListMembership, [_, Node::Const(Value::List(items))])
                 if self.env.optimize && items.is_empty() =>
             {
                 Some(Node::Const(Value::Bool(false)))
             }
             // cel-go turns `in` a constant list into a set lookup (which costs nothing) only
             // when every element is a bool, int, uint, double or string.
-            ("in_list", [_, Node::Const(Value::List(items))])
+            (Specialization::ConstantListMembership, [_, Node::Const(Value::List(items))])
                 if self.env.optimize
                     && items.iter().all(|v| {
                         matches!(
@@ -1235,22 +1218,12 @@ fn binary_operator(
     })))
 }
 
-/// Whether `size`'s candidate overloads are standard ones at their standard cost.
+/// Whether a call's candidate overloads all declare [`Specialization::Size`] at its cost.
 fn is_standard_size(candidates: &[(Overload, CallCost)]) -> bool {
-    const IDS: [&str; 8] = [
-        "size_string",
-        "string_size",
-        "size_bytes",
-        "bytes_size",
-        "size_list",
-        "list_size",
-        "size_map",
-        "map_size",
-    ];
     !candidates.is_empty()
-        && candidates
-            .iter()
-            .all(|(o, c)| IDS.contains(&&*o.id) && matches!(c, CallCost::Fixed(1)))
+        && candidates.iter().all(|(o, c)| {
+            o.specialization == Some(Specialization::Size) && matches!(c, CallCost::Fixed(1))
+        })
 }
 
 /// A type conversion's name with its argument when that is a variable or a chain of

@@ -7,7 +7,7 @@
 use crate::cost::CallCost;
 use crate::eval::interp::read_cost;
 use crate::eval::node::{Node, Time, TimeNode, TimeOverloads, call_args};
-use crate::registry::{Implementation, Overload};
+use crate::registry::{Implementation, Overload, Specialization, TimeKernel};
 use crate::standard::conversions::{duration_of_text, timestamp_of_text};
 use crate::standard::time::{
     duration_difference, duration_sum, timestamp_difference, timestamp_minus, timestamp_plus,
@@ -37,50 +37,21 @@ impl From<Time> for Value {
 }
 
 impl TimeOverloads {
-    /// The overload ids, bit `i` standing for `IDS[i]`.
-    const IDS: [&'static str; 11] = [
-        "timestamp_to_timestamp",
-        "int64_to_timestamp",
-        "string_to_timestamp",
-        "duration_to_duration",
-        "string_to_duration",
-        "add_timestamp_duration",
-        "add_duration_timestamp",
-        "add_duration_duration",
-        "subtract_timestamp_duration",
-        "subtract_timestamp_timestamp",
-        "subtract_duration_duration",
-    ];
-    const TIMESTAMP_TO_TIMESTAMP: u16 = Self::bit("timestamp_to_timestamp");
-    const INT_TO_TIMESTAMP: u16 = Self::bit("int64_to_timestamp");
-    const STRING_TO_TIMESTAMP: u16 = Self::bit("string_to_timestamp");
-    const DURATION_TO_DURATION: u16 = Self::bit("duration_to_duration");
-    const STRING_TO_DURATION: u16 = Self::bit("string_to_duration");
-    const ADD_TIMESTAMP_DURATION: u16 = Self::bit("add_timestamp_duration");
-    const ADD_DURATION_TIMESTAMP: u16 = Self::bit("add_duration_timestamp");
-    const ADD_DURATION_DURATION: u16 = Self::bit("add_duration_duration");
-    const SUBTRACT_TIMESTAMP_DURATION: u16 = Self::bit("subtract_timestamp_duration");
-    const SUBTRACT_TIMESTAMP_TIMESTAMP: u16 = Self::bit("subtract_timestamp_timestamp");
-    const SUBTRACT_DURATION_DURATION: u16 = Self::bit("subtract_duration_duration");
+    const TIMESTAMP_TO_TIMESTAMP: u16 = Self::bit(TimeKernel::TimestampToTimestamp);
+    const INT_TO_TIMESTAMP: u16 = Self::bit(TimeKernel::IntToTimestamp);
+    const STRING_TO_TIMESTAMP: u16 = Self::bit(TimeKernel::StringToTimestamp);
+    const DURATION_TO_DURATION: u16 = Self::bit(TimeKernel::DurationToDuration);
+    const STRING_TO_DURATION: u16 = Self::bit(TimeKernel::StringToDuration);
+    const ADD_TIMESTAMP_DURATION: u16 = Self::bit(TimeKernel::AddTimestampDuration);
+    const ADD_DURATION_TIMESTAMP: u16 = Self::bit(TimeKernel::AddDurationTimestamp);
+    const ADD_DURATION_DURATION: u16 = Self::bit(TimeKernel::AddDurationDuration);
+    const SUBTRACT_TIMESTAMP_DURATION: u16 = Self::bit(TimeKernel::SubtractTimestampDuration);
+    const SUBTRACT_TIMESTAMP_TIMESTAMP: u16 = Self::bit(TimeKernel::SubtractTimestampTimestamp);
+    const SUBTRACT_DURATION_DURATION: u16 = Self::bit(TimeKernel::SubtractDurationDuration);
 
-    /// The bit of overload `id` (worked out at compile time; an id not in [`Self::IDS`]
-    /// does not compile).
-    const fn bit(id: &str) -> u16 {
-        let mut i = 0;
-        while i < Self::IDS.len() {
-            if Self::IDS[i].len() == id.len() {
-                let (a, b) = (Self::IDS[i].as_bytes(), id.as_bytes());
-                let mut j = 0;
-                while j < a.len() && a[j] == b[j] {
-                    j += 1;
-                }
-                if j == a.len() {
-                    return 1 << i;
-                }
-            }
-            i += 1;
-        }
-        panic!("not a standard time overload")
+    /// The bit of a conversion or an arithmetic operation.
+    const fn bit(kernel: TimeKernel) -> u16 {
+        1 << kernel as u16
     }
 
     /// The overloads of a call whose candidates are all standard timestamp and duration
@@ -92,7 +63,9 @@ impl TimeOverloads {
         };
         let mut bits = 0;
         for (o, c) in candidates {
-            let i = Self::IDS.iter().position(|id| **id == *o.id)?;
+            let Some(Specialization::Time(kernel)) = o.specialization else {
+                return None;
+            };
             let plain = matches!(
                 o.implementation,
                 Implementation::Unary(_) | Implementation::Binary(_)
@@ -100,7 +73,7 @@ impl TimeOverloads {
             if !plain || !matches!(c, CallCost::Fixed(x) if x == cost) {
                 return None;
             }
-            bits |= 1 << i;
+            bits |= Self::bit(kernel);
         }
         Some((TimeOverloads(bits), *cost))
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::uint_overflow;
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::{List, Value};
 
@@ -24,6 +24,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(add_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "add_uint64",
         &["uint", "uint"],
@@ -42,6 +43,7 @@ pub fn declare(lib: &mut Library) {
         "string",
         Implementation::Binary(add_string),
     )
+    .specialization(Specialization::AppendStrings)
     .global(
         "add_bytes",
         &["bytes", "bytes"],
@@ -73,6 +75,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(subtract_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "subtract_uint64",
         &["uint", "uint"],
@@ -94,6 +97,7 @@ pub fn declare(lib: &mut Library) {
             "int",
             Implementation::Binary(multiply_int64),
         )
+        .specialization(Specialization::Operator)
         .global(
             "multiply_uint64",
             &["uint", "uint"],
@@ -118,6 +122,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(divide_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "divide_uint64",
         &["uint", "uint"],
@@ -147,6 +152,7 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Binary(modulo_int64),
     )
+    .specialization(Specialization::Operator)
     .global(
         "modulo_uint64",
         &["uint", "uint"],

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::{TWO_POW_63, go_display};
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::{Key, Value};
 
@@ -20,12 +20,14 @@ pub fn declare(lib: &mut Library) {
         "bool",
         Implementation::Binary(in_list),
     )
+    .specialization(Specialization::ConstantListMembership)
     .global(
         "in_map",
         &["A", "map(A, B)"],
         "bool",
         Implementation::Binary(in_map),
     )
+    .specialization(Specialization::Operator)
     .examples(&[
         "2 in [1, 2, 3]",
         "!('a' in ['b', 'c'])",
@@ -45,12 +47,14 @@ pub fn declare(lib: &mut Library) {
         "A",
         Implementation::Binary(index_list),
     )
+    .specialization(Specialization::Operator)
     .global(
         "index_map",
         &["map(A, B)", "A"],
         "B",
         Implementation::Binary(index_map),
     )
+    .specialization(Specialization::Operator)
     .examples(&[
         "[1, 2, 3][1] == 2",
         "{'key': 'value'}['key'] == 'value'",
@@ -67,38 +71,46 @@ pub fn declare(lib: &mut Library) {
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .member(
         "string_size",
         &["string"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .global("size_bytes", &["bytes"], "int", Implementation::Unary(size))
+    .specialization(Specialization::Size)
     .member("bytes_size", &["bytes"], "int", Implementation::Unary(size))
+    .specialization(Specialization::Size)
     .global(
         "size_list",
         &["list(A)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .member(
         "list_size",
         &["list(A)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .global(
         "size_map",
         &["map(A, B)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .member(
         "map_size",
         &["map(A, B)"],
         "int",
         Implementation::Unary(size),
     )
+    .specialization(Specialization::Size)
     .examples(&[
         "size('hello') == 5",
         "'héllo'.size() == 5",

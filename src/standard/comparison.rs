@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::Value;
 
@@ -109,12 +109,14 @@ pub fn declare(lib: &mut Library) {
     for (name, prefix, doc, imp, examples) in ops {
         let mut f = lib.function(name, doc);
         for (suffix, lhs, rhs) in PAIRS {
-            f = f.global(
-                &format!("{prefix}_{suffix}"),
-                &[lhs, rhs],
-                "bool",
-                Implementation::Binary(imp),
-            );
+            f = f
+                .global(
+                    &format!("{prefix}_{suffix}"),
+                    &[lhs, rhs],
+                    "bool",
+                    Implementation::Binary(imp),
+                )
+                .specialization(Specialization::Operator);
         }
         f.examples(examples);
     }

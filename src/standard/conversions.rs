@@ -9,7 +9,7 @@ use super::{
     TWO_POW_63, TWO_POW_64, conversion_error, duration_text, timestamp_text, uint_overflow,
 };
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization, TimeKernel};
 use crate::value::{Timestamp, Value};
 
 /// Declares the conversion functions.
@@ -96,12 +96,14 @@ pub fn declare(lib: &mut Library) {
         "google.protobuf.Duration",
         Implementation::Unary(to_duration),
     )
+    .specialization(Specialization::Time(TimeKernel::DurationToDuration))
     .global(
         "string_to_duration",
         &["string"],
         "google.protobuf.Duration",
         Implementation::Unary(to_duration),
     )
+    .specialization(Specialization::Time(TimeKernel::StringToDuration))
     .examples(&[
         "duration(duration('1s')) == duration('1s')",
         "duration('1h2m3s') == duration('3723s')",
@@ -234,18 +236,21 @@ pub fn declare(lib: &mut Library) {
         "google.protobuf.Timestamp",
         Implementation::Unary(to_timestamp),
     )
+    .specialization(Specialization::Time(TimeKernel::TimestampToTimestamp))
     .global(
         "int64_to_timestamp",
         &["int"],
         "google.protobuf.Timestamp",
         Implementation::Unary(to_timestamp),
     )
+    .specialization(Specialization::Time(TimeKernel::IntToTimestamp))
     .global(
         "string_to_timestamp",
         &["string"],
         "google.protobuf.Timestamp",
         Implementation::Unary(to_timestamp),
     )
+    .specialization(Specialization::Time(TimeKernel::StringToTimestamp))
     .examples(&[
         "timestamp(1) == timestamp('1970-01-01T00:00:01Z')",
         "timestamp('2025-01-01T12:34:56+01:00') == timestamp('2025-01-01T11:34:56Z')",

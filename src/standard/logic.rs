@@ -4,7 +4,7 @@
 //! declared with [`Implementation::Builtin`] and evaluated by the interpreter.
 
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::Value;
 
@@ -67,6 +67,7 @@ pub fn declare(lib: &mut Library) {
             "bool",
             Implementation::Unary(logical_not),
         )
+        .specialization(Specialization::LogicalNot)
         .examples(&["!false", "!true == false"]);
 
     lib.function(
@@ -79,6 +80,7 @@ pub fn declare(lib: &mut Library) {
         "bool",
         Implementation::Binary(equals),
     )
+    .specialization(Specialization::Operator)
     .examples(&[
         "1 == 1",
         "!('hello' == 'world')",
@@ -94,6 +96,7 @@ pub fn declare(lib: &mut Library) {
             "bool",
             Implementation::Binary(not_equals),
         )
+        .specialization(Specialization::Operator)
         .examples(&["1 != 2", "!('a' != 'a')", "3.0 != 3.1"]);
 }
 

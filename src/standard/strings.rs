@@ -6,7 +6,7 @@ use memchr::memmem;
 use regex::Regex;
 
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization, StringTest};
 use crate::value::Value;
 
 /// Declares the string functions.
@@ -18,6 +18,7 @@ pub fn declare(lib: &mut Library) {
             "bool",
             Implementation::Binary(contains_string),
         )
+        .specialization(Specialization::StringTest(StringTest::Contains))
         .examples(&[
             "'hello world'.contains('o w')",
             "!'hello world'.contains('goodbye')",
@@ -30,6 +31,7 @@ pub fn declare(lib: &mut Library) {
             "bool",
             Implementation::Binary(starts_with_string),
         )
+        .specialization(Specialization::StringTest(StringTest::StartsWith))
         .examples(&[
             "'hello world'.startsWith('hello')",
             "!'hello world'.startsWith('world')",
@@ -42,6 +44,7 @@ pub fn declare(lib: &mut Library) {
             "bool",
             Implementation::Binary(ends_with_string),
         )
+        .specialization(Specialization::StringTest(StringTest::EndsWith))
         .examples(&[
             "'hello world'.endsWith('world')",
             "!'hello world'.endsWith('hello')",
@@ -57,12 +60,14 @@ pub fn declare(lib: &mut Library) {
         "bool",
         Implementation::Binary(matches),
     )
+    .specialization(Specialization::ConstantPattern)
     .member(
         "matches_string",
         &["string", "string"],
         "bool",
         Implementation::Binary(matches),
     )
+    .specialization(Specialization::ConstantPattern)
     .examples(&[
         "matches('123-456', '^[0-9]+(-[0-9]+)?$')",
         "'hello'.matches('^h.*o$')",
@@ -106,15 +111,14 @@ pub enum ConstantTest {
 }
 
 impl ConstantTest {
-    /// The test for the standard overload `id` with the constant argument `x`.
-    pub fn for_overload(id: &str, x: &Arc<str>) -> Option<ConstantTest> {
-        match id {
-            "starts_with_string" => Some(ConstantTest::StartsWith(x.clone())),
-            "ends_with_string" => Some(ConstantTest::EndsWith(x.clone())),
-            "contains_string" => Some(ConstantTest::Contains(Box::new(
-                memmem::Finder::new(x.as_bytes()).into_owned(),
-            ))),
-            _ => None,
+    /// The test `test` with the constant argument `x`.
+    pub fn new(test: StringTest, x: &Arc<str>) -> ConstantTest {
+        match test {
+            StringTest::StartsWith => ConstantTest::StartsWith(x.clone()),
+            StringTest::EndsWith => ConstantTest::EndsWith(x.clone()),
+            StringTest::Contains => {
+                ConstantTest::Contains(Box::new(memmem::Finder::new(x.as_bytes()).into_owned()))
+            }
         }
     }
 

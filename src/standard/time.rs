@@ -8,7 +8,7 @@ use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Timelike, Utc};
 
 use super::{duration_text, timestamp_text};
 use crate::error::{EvalError, EvalResult};
-use crate::registry::{Implementation, Library};
+use crate::registry::{Implementation, Library, Specialization, TimeKernel};
 use crate::syntax::ast::op;
 use crate::value::{Timestamp, Value};
 
@@ -37,18 +37,21 @@ pub fn declare(lib: &mut Library) {
             TS,
             Implementation::Binary(add_timestamp_duration),
         )
+        .specialization(Specialization::Time(TimeKernel::AddTimestampDuration))
         .global(
             "add_duration_timestamp",
             &[DUR, TS],
             TS,
             Implementation::Binary(add_duration_timestamp),
         )
+        .specialization(Specialization::Time(TimeKernel::AddDurationTimestamp))
         .global(
             "add_duration_duration",
             &[DUR, DUR],
             DUR,
             Implementation::Binary(add_duration_duration),
         )
+        .specialization(Specialization::Time(TimeKernel::AddDurationDuration))
         .examples(&[
             "timestamp('2023-01-01T00:00:00Z') + duration('24h1m2s') == timestamp('2023-01-02T00:01:02Z')",
             "duration('24h') + timestamp('2023-01-01T00:00:00Z') == timestamp('2023-01-02T00:00:00Z')",
@@ -62,18 +65,21 @@ pub fn declare(lib: &mut Library) {
             DUR,
             Implementation::Binary(subtract_timestamp_timestamp),
         )
+        .specialization(Specialization::Time(TimeKernel::SubtractTimestampTimestamp))
         .global(
             "subtract_timestamp_duration",
             &[TS, DUR],
             TS,
             Implementation::Binary(subtract_timestamp_duration),
         )
+        .specialization(Specialization::Time(TimeKernel::SubtractTimestampDuration))
         .global(
             "subtract_duration_duration",
             &[DUR, DUR],
             DUR,
             Implementation::Binary(subtract_duration_duration),
         )
+        .specialization(Specialization::Time(TimeKernel::SubtractDurationDuration))
         .examples(&[
             "timestamp('2023-01-10T12:00:00Z') - timestamp('2023-01-10T00:00:00Z') == duration('12h')",
             "timestamp('2023-01-10T12:00:00Z') - duration('12h') == timestamp('2023-01-10T00:00:00Z')",

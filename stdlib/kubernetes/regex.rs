@@ -10,7 +10,7 @@ use kcel::cost::{
     SizeEstimate,
 };
 use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
+use kcel::registry::{ConstantRejected, Implementation, Library};
 use kcel::value::Value;
 
 /// Builds the library.
@@ -70,21 +70,37 @@ fn compile(pattern: &str) -> Result<Regex, EvalError> {
 
 /// `find` with a constant pattern compiled once (the planner's counterpart of cel-go's regex
 /// optimization).
-fn precompiled_find(constants: &[Option<&Value>]) -> Option<Implementation> {
+/// A bad constant pattern fails when the program is built, with Go's `regexp` error.
+fn precompiled_find(
+    constants: &[Option<&Value>],
+) -> Option<Result<Implementation, ConstantRejected>> {
     precompiled(constants, false)
 }
 
 /// `findAll` with a constant pattern compiled once.
-fn precompiled_find_all(constants: &[Option<&Value>]) -> Option<Implementation> {
+fn precompiled_find_all(
+    constants: &[Option<&Value>],
+) -> Option<Result<Implementation, ConstantRejected>> {
     precompiled(constants, true)
 }
 
-fn precompiled(constants: &[Option<&Value>], find_all: bool) -> Option<Implementation> {
+fn precompiled(
+    constants: &[Option<&Value>],
+    find_all: bool,
+) -> Option<Result<Implementation, ConstantRejected>> {
     let Some(Some(Value::String(pattern))) = constants.get(1) else {
         return None;
     };
-    let re = Arc::new(compile(pattern).ok()?);
-    Some(Implementation::Closure(Arc::new(
+    let re = match kcel::standard::strings::compile_regex(pattern) {
+        Ok(re) => Arc::new(re),
+        Err(e) => {
+            return Some(Err(ConstantRejected {
+                argument: 1,
+                message: e.into_message(),
+            }));
+        }
+    };
+    Some(Ok(Implementation::Closure(Arc::new(
         move |args: &[Value]| {
             let s = args
                 .first()
@@ -102,7 +118,7 @@ fn precompiled(constants: &[Option<&Value>], find_all: bool) -> Option<Implement
             };
             Ok(matches(&re, s, limit))
         },
-    )))
+    ))))
 }
 
 fn matches(re: &Regex, s: &str, limit: usize) -> Value {
