@@ -12,7 +12,7 @@ use kcel::value::{Key, Map};
 pub(super) const KUBERNETES_MAX_DEPTH: usize = 10_000;
 
 /// Nesting this library holds in memory: values deeper than this are refused with a clear
-/// error. Kubernetes (Go, whose stacks grow) accepts up to [`KUBERNETES_MAX_DEPTH`]; here
+/// error. Kubernetes (Go, whose stacks grow) accepts up to 10,000 levels; here
 /// every consumer of a value — dropping it included — recurses on a thread stack of 2 MiB
 /// or less (test threads, server workers, the browser), which a 10,000-level tree would
 /// overflow. Texts Kubernetes rejects are still rejected with Kubernetes' error: the reader
