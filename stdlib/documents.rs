@@ -52,7 +52,7 @@ fn yaml_error(e: YamlError) -> String {
 /// resolves them (`yes` is `true`). Text that looks like JSON (starts with `{`, `[` or `"`)
 /// but is neither gets the JSON reader's message.
 pub fn parse_value(text: &str) -> Result<Value, String> {
-    let json_error = match json::read(text.as_bytes(), Mode::One) {
+    let json_error = match json::read::<tree::Node>(text.as_bytes(), Mode::One) {
         Ok((mut values, _)) => return tree::to_value(&values.remove(0)),
         Err(e) => e,
     };
@@ -77,18 +77,19 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
 /// when the text is JSON (surrogate-pair escapes and all), else one YAML document through
 /// sigs.k8s.io/yaml's conversion; an empty text is `null`.
 pub fn parse_document(text: &str) -> Result<serde_json::Value, String> {
-    let json_error = match json::read(text.as_bytes(), Mode::One) {
-        Ok((mut values, _)) => return Ok(tree::to_json(&values.remove(0))),
+    let json_error = match json::read::<serde_json::Value>(text.as_bytes(), Mode::One) {
+        Ok((mut values, _)) => return Ok(values.swap_remove(0)),
         Err(e) => e,
     };
     if text.trim_start().starts_with(['{', '[', '"']) {
         return Err(self::json_error(json_error));
     }
-    let (nodes, _) = yaml::read_documents(text).map_err(yaml_error)?;
-    match nodes.as_slice() {
-        [] => Ok(serde_json::Value::Null),
-        [node] => tree::to_object(node).map_err(|e| format!("error converting YAML to JSON: {e}")),
-        more => Err(format!("the text holds {} documents, not one", more.len())),
+    let (mut nodes, _) = yaml::read_documents(text).map_err(yaml_error)?;
+    match nodes.len() {
+        0 => Ok(serde_json::Value::Null),
+        1 => tree::to_object(nodes.swap_remove(0))
+            .map_err(|e| format!("error converting YAML to JSON: {e}")),
+        n => Err(format!("the text holds {n} documents, not one")),
     }
 }
 
@@ -115,15 +116,16 @@ pub struct Manifests {
 /// (empty and comment-only ones skipped), with the duplicate keys met.
 pub fn read_manifests(text: &str) -> Result<Manifests, String> {
     if looks_like_json(text) {
-        let (values, duplicates) = json::read(text.as_bytes(), Mode::Stream).map_err(json_error)?;
+        let (documents, duplicates) =
+            json::read::<serde_json::Value>(text.as_bytes(), Mode::Stream).map_err(json_error)?;
         return Ok(Manifests {
-            documents: values.iter().map(tree::to_json).collect(),
+            documents,
             duplicates,
         });
     }
     let (nodes, duplicates) = yaml::read_documents(text).map_err(yaml_error)?;
     let mut documents = Vec::with_capacity(nodes.len());
-    for node in &nodes {
+    for node in nodes {
         let value =
             tree::to_object(node).map_err(|e| format!("error converting YAML to JSON: {e}"))?;
         if !value.is_null() {
@@ -146,18 +148,19 @@ pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
 /// keys met. Errors carry the upstream text without a prefix.
 pub fn read_body(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<String>), String> {
     if !yaml {
-        let (mut values, duplicates) = json::read(body, Mode::One).map_err(|e| match e {
-            JsonError::Go(message) => message,
-            JsonError::TooDeep => too_deep(),
-        })?;
-        return Ok((tree::to_json(&values.remove(0)), duplicates));
+        let (mut values, duplicates) =
+            json::read::<serde_json::Value>(body, Mode::One).map_err(|e| match e {
+                JsonError::Go(message) => message,
+                JsonError::TooDeep => too_deep(),
+            })?;
+        return Ok((values.swap_remove(0), duplicates));
     }
     let text = std::str::from_utf8(body).map_err(|e| format!("yaml: invalid UTF-8: {e}"))?;
     let (nodes, duplicates) = yaml::read_documents(text).map_err(|e| match e {
         YamlError::Go(message) => message,
         YamlError::TooDeep => too_deep(),
     })?;
-    let value = match nodes.first() {
+    let value = match nodes.into_iter().next() {
         Some(node) => tree::to_object(node)?,
         None => serde_json::Value::Null,
     };

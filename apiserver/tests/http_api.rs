@@ -635,10 +635,40 @@ async fn openapi_v3_is_hashed_and_immutable() {
     );
 }
 
+/// A YAML body is read as sigs.k8s.io/yaml reads it (go-yaml v2's YAML 1.1 scalars): a plain
+/// `y` is the boolean true, so the name is refused as kube-apiserver refuses it; quoted, it
+/// is the name "y".
+#[tokio::test]
+async fn yaml_1_1_names_are_booleans() {
+    let server = Server::start(&["--storage", "memory"]);
+    let send = |name: &'static str| {
+        let body = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+        server.send_with(
+            "POST",
+            CMS,
+            Some(body.into_bytes()),
+            &[("content-type", "application/yaml")],
+        )
+    };
+    let refused = send("y").await;
+    assert_eq!(refused.code, 400, "{}", refused.text());
+    assert!(
+        refused.text().contains(
+            "cannot unmarshal bool into Go struct field ObjectMeta.metadata.name of type string"
+        ),
+        "{}",
+        refused.text()
+    );
+    let created = send("'y'").await;
+    assert_eq!(created.code, 201, "{}", created.text());
+}
+
 #[tokio::test]
 async fn tables_yaml_bodies_and_metadata_only_lists() {
     let server = Server::start(&["--storage", "memory"]);
-    let yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  a: b\n".to_vec();
+    // (`yml`, not `y`: go-yaml v2 reads a plain `y` as the boolean true, and kube-apiserver
+    // then refuses `metadata.name: true`; see `yaml_1_1_names_are_booleans` below.)
+    let yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yml\ndata:\n  a: b\n".to_vec();
     let created = server
         .send_with(
             "POST",
@@ -669,7 +699,7 @@ async fn tables_yaml_bodies_and_metadata_only_lists() {
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     assert_eq!(columns, ["Name", "Data", "Age"]);
-    assert_eq!(table["rows"][0]["cells"][0], "y");
+    assert_eq!(table["rows"][0]["cells"][0], "yml");
     assert_eq!(table["rows"][0]["cells"][1], 1);
     assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
     let partial = server
@@ -685,7 +715,7 @@ async fn tables_yaml_bodies_and_metadata_only_lists() {
         .await
         .json();
     assert_eq!(partial["kind"], "PartialObjectMetadataList");
-    assert_eq!(partial["items"][0]["metadata"]["name"], "y");
+    assert_eq!(partial["items"][0]["metadata"]["name"], "yml");
     assert!(partial["items"][0].get("data").is_none());
     let refused = server
         .send_with(

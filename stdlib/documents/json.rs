@@ -29,8 +29,69 @@ pub(super) enum Mode {
     Stream,
 }
 
+/// What the reader builds values as: the document tree, or JSON values directly (a
+/// manifest of many megabytes is then held once, not twice).
+pub(super) trait Build: Sized {
+    fn null() -> Self;
+    fn bool(b: bool) -> Self;
+    fn int(i: i64) -> Self;
+    fn float(f: f64) -> Self;
+    fn string(s: String) -> Self;
+    fn array(items: Vec<Self>) -> Self;
+    /// An object from pairs with unique keys, in document order.
+    fn object(pairs: Vec<(String, Self)>) -> Self;
+}
+
+impl Build for Node {
+    fn null() -> Self {
+        Node::Null
+    }
+    fn bool(b: bool) -> Self {
+        Node::Bool(b)
+    }
+    fn int(i: i64) -> Self {
+        Node::Int(i)
+    }
+    fn float(f: f64) -> Self {
+        Node::Float(f)
+    }
+    fn string(s: String) -> Self {
+        Node::Str(s)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        Node::Seq(items)
+    }
+    fn object(pairs: Vec<(String, Self)>) -> Self {
+        Node::Map(pairs.into_iter().map(|(k, v)| (Node::Str(k), v)).collect())
+    }
+}
+
+impl Build for serde_json::Value {
+    fn null() -> Self {
+        serde_json::Value::Null
+    }
+    fn bool(b: bool) -> Self {
+        serde_json::Value::Bool(b)
+    }
+    fn int(i: i64) -> Self {
+        serde_json::Value::from(i)
+    }
+    fn float(f: f64) -> Self {
+        serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)
+    }
+    fn string(s: String) -> Self {
+        serde_json::Value::String(s)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        serde_json::Value::Array(items)
+    }
+    fn object(pairs: Vec<(String, Self)>) -> Self {
+        serde_json::Value::Object(pairs.into_iter().collect())
+    }
+}
+
 /// The values of a JSON text and the duplicate keys met (`duplicate field "a"`).
-pub(super) fn read(bytes: &[u8], mode: Mode) -> Result<(Vec<Node>, Vec<String>), JsonError> {
+pub(super) fn read<V: Build>(bytes: &[u8], mode: Mode) -> Result<(Vec<V>, Vec<String>), JsonError> {
     let mut reader = Reader {
         bytes,
         pos: 0,
@@ -60,10 +121,10 @@ pub(super) fn read(bytes: &[u8], mode: Mode) -> Result<(Vec<Node>, Vec<String>),
 }
 
 /// A container being read.
-enum Frame {
-    Array(Vec<Node>),
+enum Frame<V> {
+    Array(Vec<V>),
     Object {
-        pairs: Vec<(Node, Node)>,
+        pairs: Vec<(String, V)>,
         index: HashMap<String, usize>,
         key: String,
     },
@@ -124,8 +185,8 @@ impl Reader<'_> {
     }
 
     /// Reads one whole value at the current position.
-    fn value(&mut self) -> Result<Node, JsonError> {
-        let mut stack: Vec<Frame> = Vec::new();
+    fn value<V: Build>(&mut self) -> Result<V, JsonError> {
+        let mut stack: Vec<Frame<V>> = Vec::new();
         loop {
             // A value starts here.
             self.skip_space();
@@ -168,11 +229,11 @@ impl Reader<'_> {
                         continue;
                     }
                 }
-                b'"' => Node::Str(self.string()?),
+                b'"' => V::string(self.string()?),
                 b'-' | b'0'..=b'9' => self.number()?,
-                b't' => self.literal(b"true", Node::Bool(true))?,
-                b'f' => self.literal(b"false", Node::Bool(false))?,
-                b'n' => self.literal(b"null", Node::Null)?,
+                b't' => self.literal(b"true", V::bool(true))?,
+                b'f' => self.literal(b"false", V::bool(false))?,
+                b'n' => self.literal(b"null", V::null())?,
                 _ => return Err(self.error_here("looking for beginning of value")),
             };
             // A value is complete: put it in its container, closing containers that end.
@@ -193,7 +254,7 @@ impl Reader<'_> {
                             }
                             None => {
                                 index.insert(key.clone(), pairs.len());
-                                pairs.push((Node::Str(key), done));
+                                pairs.push((key, done));
                             }
                         }
                     }
@@ -241,7 +302,7 @@ impl Reader<'_> {
         Ok(key)
     }
 
-    fn literal(&mut self, word: &[u8], value: Node) -> Result<Node, JsonError> {
+    fn literal<V>(&mut self, word: &[u8], value: V) -> Result<V, JsonError> {
         let name = std::str::from_utf8(word).unwrap_or_default();
         for (i, &expected) in word.iter().enumerate().skip(1) {
             match self.bytes.get(self.pos + i) {
@@ -271,7 +332,7 @@ impl Reader<'_> {
         self.pos - start
     }
 
-    fn number(&mut self) -> Result<Node, JsonError> {
+    fn number<V: Build>(&mut self) -> Result<V, JsonError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -304,16 +365,16 @@ impl Reader<'_> {
         let text = std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or("0");
         if integer {
             if let Ok(i) = text.parse::<i64>() {
-                return Ok(Node::Int(i));
+                return Ok(V::int(i));
             }
         }
         match text.parse::<f64>() {
-            Ok(f) if f.is_finite() => Ok(Node::Float(f)),
+            Ok(f) if f.is_finite() => Ok(V::float(f)),
             _ => {
                 self.number_error.get_or_insert_with(|| {
                     format!("json: cannot unmarshal number {text} into Go value of type float64")
                 });
-                Ok(Node::Null)
+                Ok(V::null())
             }
         }
     }
@@ -400,11 +461,11 @@ impl Reader<'_> {
 }
 
 /// The container a closed frame makes (a skipped one: nothing worth keeping).
-fn close_frame(frame: Option<Frame>) -> Node {
+fn close_frame<V: Build>(frame: Option<Frame<V>>) -> V {
     match frame {
-        Some(Frame::Array(items)) => Node::Seq(items),
-        Some(Frame::Object { pairs, .. }) => Node::Map(pairs),
-        _ => Node::Null,
+        Some(Frame::Array(items)) => V::array(items),
+        Some(Frame::Object { pairs, .. }) => V::object(pairs),
+        _ => V::null(),
     }
 }
 

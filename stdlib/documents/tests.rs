@@ -20,7 +20,7 @@ fn yaml_err(text: &str) -> String {
 /// go-yaml's error for a text read as YAML whatever its first character.
 fn go_yaml_err(text: &str) -> String {
     match yaml::read_documents(text) {
-        Ok((docs, _)) => match docs.iter().map(tree::to_object).find_map(Result::err) {
+        Ok((docs, _)) => match docs.into_iter().map(tree::to_object).find_map(Result::err) {
             Some(e) => e,
             None => panic!("{text:?} was read"),
         },

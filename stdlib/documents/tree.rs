@@ -12,7 +12,7 @@ use kcel::value::{Key, Map};
 pub(super) const KUBERNETES_MAX_DEPTH: usize = 10_000;
 
 /// Nesting this library holds in memory: values deeper than this are refused with a clear
-/// error. Kubernetes (Go, whose stacks grow) accepts up to [`KUBERNETES_MAX_DEPTH`]; here
+/// error. Kubernetes (Go, whose stacks grow) accepts up to 10,000 levels; here
 /// every consumer of a value — dropping it included — recurses on a thread stack of 2 MiB
 /// or less (test threads, server workers, the browser), which a 10,000-level tree would
 /// overflow. Texts Kubernetes rejects are still rejected with Kubernetes' error: the reader
@@ -237,49 +237,29 @@ fn float(f: f64) -> serde_json::Value {
 
 /// The tree as Kubernetes sees the object: sigs.k8s.io/yaml's conversion to JSON, then
 /// apimachinery's decoding of that JSON (see [`object_key`], [`object_number`]).
-pub(super) fn to_object(node: &Node) -> Result<serde_json::Value, String> {
+pub(super) fn to_object(node: Node) -> Result<serde_json::Value, String> {
     use serde_json::Value as Json;
     with_stack(|| {
         Ok(match node {
             Node::Null => Json::Null,
-            Node::Bool(b) => Json::Bool(*b),
-            Node::Str(s) => Json::String(s.clone()),
-            Node::Int(_) | Node::Uint(_) | Node::Float(_) => object_number(node)?,
-            Node::Seq(items) => Json::Array(items.iter().map(to_object).collect::<Result<_, _>>()?),
+            Node::Bool(b) => Json::Bool(b),
+            Node::Str(s) => Json::String(s),
+            Node::Int(_) | Node::Uint(_) | Node::Float(_) => object_number(&node)?,
+            Node::Seq(items) => {
+                Json::Array(items.into_iter().map(to_object).collect::<Result<_, _>>()?)
+            }
             Node::Map(pairs) => {
                 let mut map = serde_json::Map::new();
                 for (k, v) in pairs {
-                    map.insert(object_key(k, v)?, to_object(v)?);
+                    let key = match k {
+                        Node::Str(s) => s,
+                        other => object_key(&other, &v)?,
+                    };
+                    map.insert(key, to_object(v)?);
                 }
                 Json::Object(map)
             }
         })
-    })
-}
-
-/// The tree as JSON read by encoding/json (numbers kept as read: a JSON `1.0` is a float).
-pub(super) fn to_json(node: &Node) -> serde_json::Value {
-    use serde_json::Value as Json;
-    with_stack(|| match node {
-        Node::Null => Json::Null,
-        Node::Bool(b) => Json::Bool(*b),
-        Node::Str(s) => Json::String(s.clone()),
-        Node::Int(i) => Json::from(*i),
-        Node::Uint(u) => Json::from(*u),
-        Node::Float(f) => float(*f),
-        Node::Seq(items) => Json::Array(items.iter().map(to_json).collect()),
-        Node::Map(pairs) => Json::Object(
-            pairs
-                .iter()
-                .map(|(k, v)| {
-                    let key = match k {
-                        Node::Str(s) => s.clone(),
-                        other => other.go_syntax(),
-                    };
-                    (key, to_json(v))
-                })
-                .collect(),
-        ),
     })
 }
 
