@@ -6,7 +6,8 @@
 //!
 //! An admission suite has `policies` (and `bindings`, `params`, `namespace`, `authorizer`,
 //! the expected `fieldErrors` and `bindingErrors`); each case sends a `request` and expects a
-//! denial `message` (absent: allowed), an HTTP `code`, `warnings` and audit `annotations`:
+//! denial `message` (absent: allowed), an HTTP `code`, `warnings` and audit `annotations`
+//! (each of these three checked only when given: `warnings: []` requires none):
 //!
 //! ```yaml
 //! policies: [ ...ValidatingAdmissionPolicy... ]
@@ -244,10 +245,12 @@ pub struct AdmissionCase {
     /// The expected HTTP code of the denial (not checked when absent).
     #[serde(default)]
     pub code: Option<u16>,
+    /// The expected warnings, in order; not checked when absent (`[]` requires none).
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Option<Vec<String>>,
+    /// The expected audit annotations; not checked when absent (`{}` requires none).
     #[serde(default)]
-    pub annotations: BTreeMap<String, String>,
+    pub annotations: Option<BTreeMap<String, String>>,
     /// Why the case is skipped, if it is.
     #[serde(default)]
     pub skip: Option<String>,
@@ -590,13 +593,17 @@ impl AdmissionSuite {
                 let code = decision.status.as_ref().map(|s| s.code);
                 compare("code", &case.code, &code, &mut m);
             }
-            compare("warnings", &case.warnings, &decision.warnings, &mut m);
-            compare(
-                "annotations",
-                &case.annotations,
-                &decision.audit_annotations,
-                &mut m,
-            );
+            if let Some(warnings) = &case.warnings {
+                compare("warnings", warnings, &decision.warnings, &mut m);
+            }
+            if let Some(annotations) = &case.annotations {
+                compare(
+                    "annotations",
+                    annotations,
+                    &decision.audit_annotations,
+                    &mut m,
+                );
+            }
             results.push(result(case.name.clone(), m));
         }
         results
