@@ -318,9 +318,13 @@ impl Completions {
                 .functions()
                 .into_iter()
                 .map(|f| f.name.to_string())
-                .filter(|name| crate::functions::is_public_name(name)),
+                .filter(|name| !kcel::registry::is_internal_name(name)),
         );
-        names.extend(crate::functions::MACROS.iter().map(|m| m.name.to_string()));
+        names.extend(
+            kcel::syntax::macro_docs::enabled(env.parse_options())
+                .iter()
+                .map(|m| m.name.to_string()),
+        );
         names.sort();
         names.dedup();
         Completions { names }
