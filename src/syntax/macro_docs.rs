@@ -228,3 +228,27 @@ pub fn display_name(m: &Macro) -> String {
         _ => m.name.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::macros::{BIND, OPTIONAL, STANDARD, TWO_VARIABLE};
+
+    #[test]
+    fn the_engines_macros_are_documented() {
+        for m in [STANDARD, TWO_VARIABLE, OPTIONAL, BIND]
+            .into_iter()
+            .flatten()
+        {
+            assert!(
+                documentation(m).is_some(),
+                "{} has no page",
+                display_name(m)
+            );
+        }
+        assert_eq!(display_name(&BIND[0]), "cel.bind");
+        let options = ParseOptions::default();
+        let names: Vec<&str> = enabled(&options).iter().map(|d| d.name).collect();
+        assert!(names.contains(&"has") && !names.contains(&"cel.bind"));
+    }
+}
