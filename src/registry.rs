@@ -405,6 +405,13 @@ pub struct Registry {
     validators: Vec<(&'static str, Validator)>,
 }
 
+/// Whether a function is internal: one that macros expand to (`@not_strictly_false`,
+/// `cel.@mapInsert`, `@sortByAssociatedKeys`), which users cannot call by name; front ends
+/// leave such functions out of their lists.
+pub fn is_internal_name(name: &str) -> bool {
+    name.contains('@')
+}
+
 impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {

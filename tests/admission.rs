@@ -8,9 +8,8 @@ use kcel_stdlib::kubernetes::suite::{Outcome, Suite};
 
 fn run_suite(path: &std::path::Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let suite = serde_norway::from_str::<serde_json::Value>(&text)
-        .map_err(|e| e.to_string())
-        .and_then(|json| Suite::from_json(&json));
+    // Strictly, as `kcel test` reads suites: a misspelt field is an error, not ignored.
+    let suite = Suite::from_yaml(&text);
     let suite = match suite {
         Ok(Suite::Admission(s)) => Suite::Admission(s),
         Ok(Suite::Crd(_)) => return vec![format!("{}: not an admission suite", path.display())],

@@ -18,9 +18,8 @@ type Fixture = CrdSuite;
 
 fn load(path: &Path) -> Result<Fixture, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let json: Value =
-        serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    match Suite::from_json(&json).map_err(|e| format!("{}: {e}", path.display()))? {
+    // Strictly, as `kcel test` reads suites: a misspelt field is an error, not ignored.
+    match Suite::from_yaml(&text).map_err(|e| format!("{}: {e}", path.display()))? {
         Suite::Crd(suite) => Ok(suite),
         Suite::Admission(_) => Err(format!("{}: not a CRD suite", path.display())),
     }

@@ -51,6 +51,11 @@ pub fn run(args: &EnvArgs, program_args: &ProgramArgs) -> Status {
     let base = environment::base(args.env, &args.libraries, args.container.as_deref());
     let mut env = base.clone();
     // Stdin holds the session's input: `--var NAME=@-` cannot read it too.
+    if let Some((name, _)) = args.vars.iter().find(|(_, spec)| spec == "@-") {
+        return usage(&format!(
+            "variable '{name}': stdin holds the REPL's input; give the value inline or as @FILE"
+        ));
+    }
     let mut stdin_used = true;
     let values = match variables::bind(
         &mut env,
@@ -313,9 +318,13 @@ impl Completions {
                 .functions()
                 .into_iter()
                 .map(|f| f.name.to_string())
-                .filter(|name| crate::functions::is_public_name(name)),
+                .filter(|name| !kcel::registry::is_internal_name(name)),
         );
-        names.extend(crate::functions::MACROS.iter().map(|m| m.name.to_string()));
+        names.extend(
+            kcel::syntax::macro_docs::enabled(env.parse_options())
+                .iter()
+                .map(|m| m.name.to_string()),
+        );
         names.sort();
         names.dedup();
         Completions { names }

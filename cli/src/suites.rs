@@ -48,13 +48,11 @@ fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// Reads and checks one suite file.
+/// Reads and checks one suite file (strictly: unknown fields are errors).
 fn read_suite(path: &Path) -> Result<Suite, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    let json: serde_json::Value = serde_norway::from_str(&text)
-        .map_err(|e| format!("'{}' is not valid YAML or JSON: {e}", path.display()))?;
-    Suite::from_json(&json).map_err(|e| format!("'{}' is not a valid suite: {e}", path.display()))
+    Suite::from_yaml(&text).map_err(|e| format!("'{}' is not a valid suite: {e}", path.display()))
 }
 
 /// Runs the command: every file is read and checked before any case runs (exit 2 on a bad

@@ -96,6 +96,15 @@ pub fn run(
     let mut inputs = Vec::with_capacity(objects.len());
     for path in objects {
         let documents = match read_documents(path) {
+            Ok(d) if d.is_empty() => {
+                let what = if path.as_os_str() == "-" {
+                    "stdin".to_string()
+                } else {
+                    format!("'{}'", path.display())
+                };
+                // (An empty List is objects enough: there is nothing in it to fail.)
+                return usage(&format!("{what} holds no objects"));
+            }
             Ok(d) => d,
             Err(e) => return usage(&e),
         };

@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod literal;
+pub mod macro_docs;
 pub mod macros;
 pub mod parser;
 

@@ -6,7 +6,8 @@
 //!
 //! An admission suite has `policies` (and `bindings`, `params`, `namespace`, `authorizer`,
 //! the expected `fieldErrors` and `bindingErrors`); each case sends a `request` and expects a
-//! denial `message` (absent: allowed), an HTTP `code`, `warnings` and audit `annotations`:
+//! denial `message` (absent: allowed), an HTTP `code`, `warnings` and audit `annotations`
+//! (each of these three checked only when given: `warnings: []` requires none):
 //!
 //! ```yaml
 //! policies: [ ...ValidatingAdmissionPolicy... ]
@@ -85,6 +86,101 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Json>
     Option::<Json>::deserialize(d).map(Some)
 }
 
+/// The operations of an admission request (`admission.Operation`).
+const OPERATIONS: [&str; 4] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
+
+/// Deserializes `text` as `T`, failing on any field that `T` and its parts ignore; errors
+/// carry the path of the offending value and, when known, its line.
+fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut unknown: Vec<String> = Vec::new();
+    let yaml = serde_norway::Deserializer::from_str(text);
+    let mut record = |path: serde_ignored::Path<'_>| unknown.push(path.to_string());
+    let ignoring = serde_ignored::Deserializer::new(yaml, &mut record);
+    let value: T = serde_path_to_error::deserialize(ignoring).map_err(|e| {
+        // serde_norway's own messages name the path and the line already.
+        let inner = e.inner().to_string();
+        let path = e.path().to_string();
+        if path == "." || inner.contains(" at line ") {
+            inner
+        } else {
+            format!("{path}: {inner}")
+        }
+    })?;
+    // Fields of objects copied from a cluster that the suite's types leave out.
+    let from_cluster = |path: &String| {
+        path.ends_with(".kind") || path.ends_with(".status") || path.contains(".metadata.")
+    };
+    let unknown: Vec<String> = unknown
+        .iter()
+        .filter(|path| !from_cluster(path))
+        .map(|path| readable_path(path))
+        .collect();
+    if let Some(path) = unknown.first() {
+        let (parent, field) = path.rsplit_once('.').unwrap_or(("", path));
+        let at = if parent.is_empty() {
+            String::new()
+        } else {
+            format!(" in {parent}")
+        };
+        let more = match unknown.len() {
+            1 => String::new(),
+            n => format!(" (and {} more: {})", n - 1, unknown[1..].join(", ")),
+        };
+        return Err(format!(
+            "{}unknown field `{field}`{at}{more}",
+            line_of(text, field, "")
+        ));
+    }
+    Ok(value)
+}
+
+/// serde_ignored's path (`cases.2.policies.?.0.spec.validationz`) as the other errors
+/// write paths (`cases[2].policies[0].spec.validationz`).
+fn readable_path(path: &str) -> String {
+    let mut out = String::new();
+    for segment in path.split('.').filter(|s| *s != "?") {
+        if segment.parse::<usize>().is_ok() {
+            out.push_str(&format!("[{segment}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(segment);
+        }
+    }
+    out
+}
+
+/// `line N: ` when the key `key` (with `value`, when not empty) appears on exactly one line
+/// of the text, as a block or flow mapping key or a JSON member; empty otherwise.
+fn line_of(text: &str, key: &str, value: &str) -> String {
+    let keys = [
+        format!("{key}:"),
+        format!("\"{key}\":"),
+        format!("'{key}':"),
+    ];
+    let lines: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let mut rest = line.trim_start();
+            while let Some(r) = rest.strip_prefix("- ") {
+                rest = r.trim_start();
+            }
+            let at_key = keys.iter().any(|k| rest.starts_with(k.as_str()))
+                || keys
+                    .iter()
+                    .any(|k| line.contains(&format!("{{{k}")) || line.contains(&format!(", {k}")));
+            at_key && line.contains(value)
+        })
+        .map(|(i, _)| i + 1)
+        .collect();
+    match lines.as_slice() {
+        [line] => format!("line {line}: "),
+        _ => String::new(),
+    }
+}
+
 /// A suite of either kind.
 #[derive(Debug)]
 pub enum Suite {
@@ -149,10 +245,12 @@ pub struct AdmissionCase {
     /// The expected HTTP code of the denial (not checked when absent).
     #[serde(default)]
     pub code: Option<u16>,
+    /// The expected warnings, in order; not checked when absent (`[]` requires none).
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Option<Vec<String>>,
+    /// The expected audit annotations; not checked when absent (`{}` requires none).
     #[serde(default)]
-    pub annotations: BTreeMap<String, String>,
+    pub annotations: Option<BTreeMap<String, String>>,
     /// Why the case is skipped, if it is.
     #[serde(default)]
     pub skip: Option<String>,
@@ -308,6 +406,45 @@ impl Suite {
         } else {
             Err("a suite needs `policies` (admission) or `crd` (CRD rules)".into())
         }
+    }
+
+    /// Reads a suite from its YAML (or JSON) text strictly: besides what
+    /// [`Suite::from_json`] checks, a field that no part of the suite knows (`validationz:`
+    /// in a policy, `messageExpresion:` in a validation) and an admission request's
+    /// `operation` other than CREATE, UPDATE, DELETE or CONNECT are errors. Errors name the
+    /// path (`cases[2].request.operation`) and, where the text shows it, the line.
+    pub fn from_yaml(text: &str) -> Result<Suite, String> {
+        let json: Json = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+        let Some(object) = json.as_object() else {
+            return Err(
+                "a suite is a mapping with `policies` (admission) or `crd` (CRD rules)".into(),
+            );
+        };
+        let suite = if object.contains_key("policies") {
+            Suite::Admission(strictly(text)?)
+        } else if object.contains_key("crd") {
+            Suite::Crd(strictly(text)?)
+        } else {
+            return Err("a suite needs `policies` (admission) or `crd` (CRD rules)".into());
+        };
+        match &suite {
+            Suite::Admission(admission) => {
+                admission.authorizer()?;
+                for (i, case) in admission.cases.iter().enumerate() {
+                    let operation = case.request.operation.as_str();
+                    if !OPERATIONS.contains(&operation) {
+                        return Err(format!(
+                            "{}cases[{i}].request.operation: Unsupported value: \"{operation}\": supported values: \"CREATE\", \"UPDATE\", \"DELETE\", \"CONNECT\"",
+                            line_of(text, "operation", operation)
+                        ));
+                    }
+                }
+            }
+            Suite::Crd(crd) => {
+                crd.schema()?;
+            }
+        }
+        Ok(suite)
     }
 
     /// Runs every case; suite-level expectations come first.
@@ -468,13 +605,17 @@ impl AdmissionSuite {
                 let code = decision.status.as_ref().map(|s| s.code);
                 compare("code", &case.code, &code, &mut m);
             }
-            compare("warnings", &case.warnings, &decision.warnings, &mut m);
-            compare(
-                "annotations",
-                &case.annotations,
-                &decision.audit_annotations,
-                &mut m,
-            );
+            if let Some(warnings) = &case.warnings {
+                compare("warnings", warnings, &decision.warnings, &mut m);
+            }
+            if let Some(annotations) = &case.annotations {
+                compare(
+                    "annotations",
+                    annotations,
+                    &decision.audit_annotations,
+                    &mut m,
+                );
+            }
             results.push(result(case.name.clone(), m));
         }
         results
@@ -718,5 +859,35 @@ mod tests {
             results.iter().all(|r| r.outcome == Outcome::Passed),
             "{results:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod strict_tests {
+    use super::*;
+
+    #[test]
+    fn ignored_paths_read_like_the_other_errors() {
+        assert_eq!(
+            readable_path("cases.2.policies.?.0.spec.validationz"),
+            "cases[2].policies[0].spec.validationz"
+        );
+        assert_eq!(readable_path("crdz"), "crdz");
+    }
+
+    #[test]
+    fn lines_are_given_only_when_unambiguous() {
+        let text = "a:\n  b: 1\n  - c: 2\nd: {b: 3}\n";
+        assert_eq!(line_of(text, "c", ""), "line 3: ");
+        assert_eq!(line_of(text, "b", ""), "");
+        assert_eq!(line_of(text, "b", "3"), "line 4: ");
+        assert_eq!(line_of(text, "zz", ""), "");
+    }
+
+    #[test]
+    fn unknown_fields_anywhere_are_errors() {
+        let suite = "crd: {spec: {versions: []}}\ncasez: []\n";
+        let error = Suite::from_yaml(suite).unwrap_err();
+        assert!(error.contains("unknown field `casez`"), "{error}");
     }
 }
