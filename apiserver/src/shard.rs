@@ -1,6 +1,7 @@
 //! Sharded list and watch (KEP-5866, behind `--feature-gates=ShardedListAndWatch=true`): the
 //! `shardSelector` parameter of lists and watches, parsed and matched by the library
-//! ([`kcel_stdlib::kubernetes::sharding`]), as kube-apiserver's generic registry reads it.
+//! ([`kcel_stdlib::kubernetes::sharding`](mod@kcel_stdlib::kubernetes::sharding)), as
+//! kube-apiserver's generic registry reads it.
 //!
 //! With the gate off the parameter is ignored (no filtering, no `shardInfo`), as upstream.
 //! A selector that does not parse is a **400 BadRequest** with upstream's message
