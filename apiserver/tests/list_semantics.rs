@@ -252,7 +252,7 @@ async fn etcd_resource_versions_and_their_errors() {
 }
 
 async fn compacted_snapshots_are_gone(backend: &str) {
-    let Some((_etcd, server)) = start(backend, &["--compaction-interval-seconds", "1"]) else {
+    let Some((_etcd, server)) = start(backend, &["--etcd-compaction-interval=1s"]) else {
         return;
     };
     let a = create(&server, "a").await;
