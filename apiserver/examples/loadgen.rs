@@ -91,6 +91,80 @@ async fn main() {
         start.elapsed().as_secs_f64() * 1000.0,
         body.len()
     );
+    // Reads of the whole collection: full, paged by 500, and (when the server runs with
+    // --feature-gates=ShardedListAndWatch=true) one uid shard of four beside an unfiltered
+    // list of the same output size. Medians of 5.
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let timed = |path: String| {
+        let target = target.clone();
+        async move {
+            let mut sender = target.connect().await;
+            let mut times = Vec::new();
+            let mut items = 0;
+            for _ in 0..5 {
+                let start = Instant::now();
+                let (code, body) = target.send(&mut sender, "GET", &path, None).await;
+                assert_eq!(code, 200, "{path}");
+                times.push(start.elapsed().as_secs_f64() * 1000.0);
+                items = serde_json::from_slice::<Value>(&body).expect("a list")["items"]
+                    .as_array()
+                    .map_or(0, Vec::len);
+            }
+            (times, items)
+        }
+    };
+    let (full, n) = timed(PATH.to_owned()).await;
+    println!("list full ({n} items): median {:.1} ms", median(full));
+    let mut pages = Vec::new();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let mut cont = String::new();
+        let mut count = 0;
+        loop {
+            let (code, body) = target
+                .send(
+                    &mut sender,
+                    "GET",
+                    &format!("{PATH}?limit=500&continue={cont}"),
+                    None,
+                )
+                .await;
+            assert_eq!(code, 200);
+            let page: Value = serde_json::from_slice(&body).expect("a page");
+            count += page["items"].as_array().map_or(0, Vec::len);
+            match page["metadata"]["continue"].as_str() {
+                Some(c) => cont = c.to_owned(),
+                None => break,
+            }
+        }
+        pages.push((start.elapsed().as_secs_f64() * 1000.0, count));
+    }
+    let walked = pages[0].1;
+    println!(
+        "list paged by 500 ({walked} items): median {:.1} ms for all pages",
+        median(pages.iter().map(|p| p.0).collect())
+    );
+    let shard =
+        "shardRange(object.metadata.uid,%20%270x0000000000000000%27,%20%270x4000000000000000%27)";
+    let (sharded, in_shard) = timed(format!("{PATH}?shardSelector={shard}")).await;
+    if in_shard < n {
+        let (same, _) = timed(format!("{PATH}?limit={in_shard}")).await;
+        let (labels, _) = timed(format!("{PATH}?labelSelector=absent%3Dx")).await;
+        println!(
+            "list 1-of-4 uid shard ({in_shard} items): median {:.1} ms; unfiltered list of the \
+             same size (limit={in_shard}): {:.1} ms; a label selector matching nothing: {:.1} ms",
+            median(sharded),
+            median(same),
+            median(labels)
+        );
+    } else {
+        println!(
+            "(sharded lists not measured: start the server with --feature-gates=ShardedListAndWatch=true)"
+        );
+    }
     if let (Some(before), Some(after)) = (before, pid.as_deref().and_then(rss_kib)) {
         println!(
             "server RSS {before} KiB before, {after} KiB after ({} objects)",

@@ -35,6 +35,10 @@ struct Args {
     /// Seconds between compactions of the storage history (0: never).
     #[arg(long = "compaction-interval-seconds", default_value_t = 300)]
     compaction_interval_seconds: u64,
+    /// The same as a Go duration, kube-apiserver's flag (e.g. 5m0s; 0 turns compaction off);
+    /// overrides --compaction-interval-seconds.
+    #[arg(long = "etcd-compaction-interval", value_parser = parse_go_duration)]
+    etcd_compaction_interval: Option<std::time::Duration>,
     /// Feature gates as `Key=bool,...` (kube-apiserver's flag); known:
     /// ShardedListAndWatch (default false).
     #[arg(long = "feature-gates", default_value = "", value_parser = parse_feature_gates)]
@@ -42,6 +46,14 @@ struct Args {
     /// etcd client URLs for --storage etcd, comma-separated (e.g. http://127.0.0.1:2379).
     #[arg(long = "etcd-servers", value_delimiter = ',')]
     etcd_servers: Vec<String>,
+}
+
+/// A Go duration (`5m0s`, `90s`, `0`), not negative.
+fn parse_go_duration(text: &str) -> Result<std::time::Duration, String> {
+    let nanos = kcel::standard::duration_text::parse(text)?;
+    u64::try_from(nanos)
+        .map(std::time::Duration::from_nanos)
+        .map_err(|_| format!("negative duration {text}"))
 }
 
 fn parse_feature_gates(text: &str) -> Result<FeatureGates, String> {
@@ -81,7 +93,9 @@ async fn main() -> ExitCode {
         verbosity: args.verbosity,
         token_auth_file: args.token_auth_file,
         authorization_rules: args.authorization_rules,
-        compaction_interval: std::time::Duration::from_secs(args.compaction_interval_seconds),
+        compaction_interval: args.etcd_compaction_interval.unwrap_or(
+            std::time::Duration::from_secs(args.compaction_interval_seconds),
+        ),
         feature_gates: args.feature_gates,
         etcd_servers: args.etcd_servers,
     };

@@ -252,7 +252,7 @@ async fn etcd_resource_versions_and_their_errors() {
 }
 
 async fn compacted_snapshots_are_gone(backend: &str) {
-    let Some((_etcd, server)) = start(backend, &["--compaction-interval-seconds", "1"]) else {
+    let Some((_etcd, server)) = start(backend, &["--etcd-compaction-interval=1s"]) else {
         return;
     };
     let a = create(&server, "a").await;
@@ -347,4 +347,24 @@ async fn filtered_pages_continue_after_the_last_examined_key() {
         }
     }
     assert_eq!(seen, ["f00", "f04", "f08"]);
+}
+
+/// Streaming lists with the official Python client (`tests/watch_list.py`).
+#[test]
+fn the_python_client_streams_a_list_with_its_end_bookmark() {
+    let Some(python) = support::real_client(
+        "KCEL_PYTHON",
+        "python",
+        "the_python_client_streams_a_list_with_its_end_bookmark",
+    ) else {
+        return;
+    };
+    let server = Server::start(&[]);
+    let mut command = std::process::Command::new(python);
+    command
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/watch_list.py"))
+        .arg(server.data_dir().join("kubeconfig"));
+    let ran = support::run_bounded(command, None, std::time::Duration::from_secs(60));
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert_eq!(ran.stdout, "ok watch list\n", "{ran:?}");
 }

@@ -23,6 +23,22 @@ fn every_example_is_true() {
     assert!(count >= 80, "only {count} examples");
 }
 
+/// `kubernetes.sharding` is in no Kubernetes environment (upstream only parses shard
+/// selectors); its examples run in one that adds it.
+#[test]
+fn the_sharding_examples_are_true() {
+    let lib = kubernetes::sharding();
+    let mut e = env();
+    e.add_library(&lib);
+    let cases: Vec<_> = lib
+        .functions
+        .iter()
+        .flat_map(|f| f.examples.iter())
+        .map(|ex| t(Box::leak(ex.clone().into_boxed_str()), "example"))
+        .collect();
+    run_in(&e, "kubernetes.sharding example", &cases, 2);
+}
+
 #[test]
 fn every_function_is_documented_with_costs() {
     for lib in kubernetes::libraries_for((1, 37)) {

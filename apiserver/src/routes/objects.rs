@@ -561,13 +561,27 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     if let Some(rv) = read.not_older_than {
         not_older_than(&call.state, rv).await?;
     }
-    let page = read_page(&call.state, resource, &prefix, &read, limit, |item| {
-        // The shard first, then labels and fields, as upstream's SelectionPredicate.
-        !filtered
-            || (shard.as_ref().is_none_or(|s| s.matches(item))
-                && labels.matches(item)
-                && fields.matches(item))
-    })
+    // Objects outside the shard are left out from their stored bytes, before a full decode.
+    let in_shard = |bytes: &[u8]| {
+        shard
+            .as_ref()
+            .is_none_or(|s| crate::shard::matches_stored(s, bytes))
+    };
+    let page = read_page(
+        &call.state,
+        resource,
+        &prefix,
+        &read,
+        limit,
+        in_shard,
+        |item| {
+            // The shard first, then labels and fields, as upstream's SelectionPredicate.
+            !filtered
+                || (shard.as_ref().is_none_or(|s| s.matches(item))
+                    && labels.matches(item)
+                    && fields.matches(item))
+        },
+    )
     .await?;
     let (items, revision, next, count) = match page {
         Ok(page) => page,
@@ -643,6 +657,7 @@ async fn read_page(
     prefix: &str,
     read: &crate::list_options::ListRead,
     limit: Option<usize>,
+    keep_stored: impl Fn(&[u8]) -> bool,
     keep: impl Fn(&Object) -> bool,
 ) -> Result<Result<Page, Response>, ApiError> {
     let mut revision = read.revision;
@@ -672,6 +687,9 @@ async fn read_page(
                 break;
             }
             last_key = Some(kv.key.as_str());
+            if !keep_stored(&kv.value) {
+                continue;
+            }
             let item = object::from_storage(kv, resource)?;
             if keep(&item) {
                 items.push(item);

@@ -25,20 +25,26 @@ use super::{
 /// How many recent events each resource keeps for watchers that start in the past.
 pub const RING_CAPACITY: usize = 1024;
 
+/// How many events may wait for one watcher; a watcher that lets more pile up is closed (its
+/// stream ends, and the client watches again from its last resourceVersion), as upstream's
+/// cacher closes unresponsive watchers, so that one slow client cannot grow the server.
+pub const WATCHER_QUEUE: usize = 4096;
+
 /// One watcher of a resource: the keys it wants, the first revision it wants, its channel.
 struct Subscriber {
     prefix: String,
     from: Revision,
-    tx: mpsc::UnboundedSender<WatchEvent>,
+    tx: mpsc::Sender<WatchEvent>,
 }
 
 impl Subscriber {
-    /// Sends `event` if wanted; false once the watcher is gone.
+    /// Sends `event` if wanted; false once the watcher is gone or too far behind (then it is
+    /// dropped, which ends its stream).
     fn offer(&self, event: &WatchEvent) -> bool {
         if event.revision() < self.from || !event.kv.key.starts_with(self.prefix.as_str()) {
             return !self.tx.is_closed();
         }
-        self.tx.send(event.clone()).is_ok()
+        self.tx.try_send(event.clone()).is_ok()
     }
 }
 
@@ -204,17 +210,18 @@ impl Storage for WatchCache {
             drop(inner);
             return self.store.watch(prefix, Some(from));
         }
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(WATCHER_QUEUE);
         let subscriber = Subscriber {
             prefix: prefix.to_owned(),
             from,
             tx,
         };
+        // The ring holds at most RING_CAPACITY < WATCHER_QUEUE events: the replay fits.
         for event in &cache.ring {
             subscriber.offer(event);
         }
         cache.subscribers.push(subscriber);
-        Ok(Watch::from_receiver(rx))
+        Ok(Watch::from_bounded(rx))
     }
 
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {
@@ -302,6 +309,32 @@ mod tests {
         assert_eq!(revs, [2, 3, 4]);
         assert_eq!(events[2].kind, EventKind::Delete);
         assert_eq!(cache.storage_watches(), 1);
+    }
+
+    #[test]
+    fn a_watcher_that_falls_too_far_behind_is_closed() {
+        let cache = WatchCache::new(Arc::new(MemoryStorage::new()));
+        let prefix = keys::prefix("configmaps", None);
+        let mut slow = cache.watch(&prefix, Some(1)).unwrap();
+        let mut fast = cache.watch(&prefix, Some(1)).unwrap();
+        let key = keys::namespaced("configmaps", "d", "k");
+        let mut rev = cache.create(&key, b"0").unwrap().mod_revision;
+        let mut fast_seen = wait(&mut fast, 1).len();
+        for i in 0..WATCHER_QUEUE + 10 {
+            rev = cache
+                .update(&key, i.to_string().as_bytes(), rev)
+                .unwrap()
+                .mod_revision;
+            if i % 512 == 0 {
+                fast_seen += fast.drain().len();
+            }
+        }
+        fast_seen += wait(&mut fast, WATCHER_QUEUE + 11 - fast_seen).len();
+        assert_eq!(fast_seen, WATCHER_QUEUE + 11);
+        // The slow one got a full queue, then its stream ended: no silent gap.
+        let slow_events = slow.drain();
+        assert_eq!(slow_events.len(), WATCHER_QUEUE);
+        assert!(slow.blocking_recv().is_none());
     }
 
     #[test]

@@ -48,31 +48,57 @@ impl WatchEvent {
 /// Dropping the handle ends the watch; the backend forgets it at its next write.
 #[derive(Debug)]
 pub struct Watch {
-    rx: mpsc::UnboundedReceiver<WatchEvent>,
+    rx: Receiver,
+}
+
+/// The channel a watch reads: unbounded from a backend (which must never block), bounded
+/// from the watch cache (which closes a watcher whose queue is full).
+#[derive(Debug)]
+enum Receiver {
+    Unbounded(mpsc::UnboundedReceiver<WatchEvent>),
+    Bounded(mpsc::Receiver<WatchEvent>),
 }
 
 impl Watch {
     /// A watch fed by `rx` (for backends and adapters that forward another stream; events
     /// must come in revision order).
     pub fn from_receiver(rx: mpsc::UnboundedReceiver<WatchEvent>) -> Watch {
-        Watch { rx }
+        Watch {
+            rx: Receiver::Unbounded(rx),
+        }
+    }
+
+    /// A watch fed by a bounded channel (the watch cache's fan-out).
+    pub fn from_bounded(rx: mpsc::Receiver<WatchEvent>) -> Watch {
+        Watch {
+            rx: Receiver::Bounded(rx),
+        }
     }
 
     /// The next event, waiting for it; `None` once the backend is gone.
     pub async fn recv(&mut self) -> Option<WatchEvent> {
-        self.rx.recv().await
+        match &mut self.rx {
+            Receiver::Unbounded(rx) => rx.recv().await,
+            Receiver::Bounded(rx) => rx.recv().await,
+        }
     }
 
     /// The next event, blocking the thread; `None` once the backend is gone.
     ///
     /// Panics if called from inside an asynchronous runtime (use [`Watch::recv`] there).
     pub fn blocking_recv(&mut self) -> Option<WatchEvent> {
-        self.rx.blocking_recv()
+        match &mut self.rx {
+            Receiver::Unbounded(rx) => rx.blocking_recv(),
+            Receiver::Bounded(rx) => rx.blocking_recv(),
+        }
     }
 
     /// The next event if one is already queued.
     pub fn try_recv(&mut self) -> Option<WatchEvent> {
-        self.rx.try_recv().ok()
+        match &mut self.rx {
+            Receiver::Unbounded(rx) => rx.try_recv().ok(),
+            Receiver::Bounded(rx) => rx.try_recv().ok(),
+        }
     }
 
     /// Every event queued now, in order.
@@ -95,7 +121,7 @@ impl WatchHub {
     pub(crate) fn register(&mut self, prefix: &str) -> (mpsc::UnboundedSender<WatchEvent>, Watch) {
         let (tx, rx) = mpsc::unbounded_channel();
         self.watchers.push((prefix.to_owned(), tx.clone()));
-        (tx, Watch { rx })
+        (tx, Watch::from_receiver(rx))
     }
 
     /// Delivers `event` to every watcher whose prefix covers its key, forgetting closed ones.
