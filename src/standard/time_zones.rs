@@ -318,6 +318,21 @@ mod tests {
         assert_eq!(table.offset_at("X/Z", 0), None);
     }
 
+    #[cfg(feature = "bundled-time-zones")]
+    #[test]
+    fn bundled_data_answers_without_a_table() {
+        // 2024-07-01T18:30:00Z: daylight saving time in Los Angeles (UTC-7), none in Kolkata.
+        let t = 1_719_858_600;
+        assert_eq!(offset_at("America/Los_Angeles", t).unwrap(), -7 * 3600);
+        assert_eq!(offset_at("Asia/Kolkata", t).unwrap(), 19_800);
+        let e = offset_at("Mars/Olympus", t).unwrap_err();
+        assert!(
+            format!("{e:?}").contains("unknown time zone Mars/Olympus"),
+            "{e:?}"
+        );
+        assert!(available() && !wanted());
+    }
+
     #[test]
     fn malformed_tables_are_errors_not_panics() {
         let good = sample();

@@ -216,6 +216,11 @@ test('completion offers functions, macros and variables from the environment', o
   await setEditor(page, 'expr', 'se', { typed: true });
   await popup.waitFor();
   assert.match(await popup.textContent(), /self/);
+  await page.keyboard.press('Escape');
+  // Namespaced functions by their qualified name.
+  await setEditor(page, 'expr', 'format.dns', { typed: true });
+  await popup.waitFor();
+  assert.match(await popup.textContent(), /format\.dns1123Label/);
   await shot(page, 'expression-completion');
   await page.keyboard.press('Escape');
   assert.deepEqual(problems, []);

@@ -159,30 +159,41 @@ export function createEditor(parent, { doc = '', language, onChange, onRun, comp
  */
 export function celCompletions(getFunctions, variables) {
   return (context) => {
-    const word = context.matchBefore(/[A-Za-z_][A-Za-z0-9_]*/);
-    if (!word && !context.explicit) return null;
-    const from = word ? word.from : context.pos;
-    const afterDot = context.state.doc.sliceString(from - 1, from) === '.';
-    const options = [];
-    for (const f of getFunctions()) {
-      if (f.name.includes('_') && /^_|_$|@/.test(f.name)) continue; // operators
-      if (/^[A-Za-z]/.test(f.name) === false) continue;
-      // A global overload's signature starts with the name; a member's with its receiver.
-      const global = f.overloads.some((o) => o.signature.startsWith(`${f.name}(`));
-      const receiver = f.overloads.some((o) => !o.signature.startsWith(`${f.name}(`));
-      if (afterDot ? !receiver : !global) continue;
-      options.push({
-        label: f.name,
-        type: 'function',
-        detail: f.overloads.map((o) => o.signature).slice(0, 3).join('  |  '),
-        info: [f.doc, ...(f.examples ?? [])].filter(Boolean).join('\n') || undefined,
-        apply: `${f.name}(`,
-      });
+    // The dotted word before the cursor: `self.metadata.na`, `format.dns`, `size`.
+    const dotted = context.matchBefore(/[A-Za-z_][A-Za-z0-9_.]*/);
+    if (!dotted && !context.explicit) return null;
+    const text = dotted ? dotted.text : '';
+    const functions = getFunctions().filter((f) => /^[A-Za-z]/.test(f.name));
+    const info = (f) => [f.doc, ...(f.examples ?? [])].filter(Boolean).join('\n') || undefined;
+    const detail = (f) => f.overloads.map((o) => o.signature).slice(0, 3).join('  |  ');
+    // A global overload's signature starts with the name; a member's with its receiver.
+    const isGlobal = (f) => f.overloads.some((o) => o.signature.startsWith(`${f.name}(`));
+    const isMember = (f) => f.overloads.some((o) => !o.signature.startsWith(`${f.name}(`));
+    // Namespaced functions (`format.dns1123Label`, `optional.of`, `lists.range`) complete
+    // from the start of the dotted word.
+    if (text.includes('.')) {
+      const qualified = functions.filter((f) => f.name.includes('.') && f.name.startsWith(text) && isGlobal(f));
+      if (qualified.length) {
+        return {
+          from: dotted.from,
+          options: qualified.map((f) => ({ label: f.name, type: 'function', detail: detail(f), info: info(f), apply: `${f.name}(` })),
+          validFor: /^[A-Za-z0-9_.]*$/,
+        };
+      }
     }
-    for (const [name, info] of MACROS) {
-      const member = name !== 'has';
-      if (afterDot !== member) continue;
-      options.push({ label: name, type: 'keyword', detail: 'macro', info, apply: `${name}(` });
+    const lastDot = text.lastIndexOf('.');
+    // After a dot within the word, or right after one (`[1].exi`, `f(x).si`).
+    const start = dotted ? dotted.from : context.pos;
+    const afterDot = lastDot >= 0 || context.state.doc.sliceString(start - 1, start) === '.';
+    const from = dotted ? dotted.from + lastDot + 1 : context.pos;
+    const options = [];
+    for (const f of functions) {
+      if (f.name.includes('.') ? afterDot : afterDot ? !isMember(f) : !isGlobal(f)) continue;
+      options.push({ label: f.name, type: 'function', detail: detail(f), info: info(f), apply: `${f.name}(` });
+    }
+    for (const [name, doc] of MACROS) {
+      if (afterDot !== (name !== 'has')) continue;
+      options.push({ label: name, type: 'keyword', detail: 'macro', info: doc, apply: `${name}(` });
     }
     if (!afterDot) {
       for (const name of variables()) options.push({ label: name, type: 'variable' });

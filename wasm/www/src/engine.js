@@ -13,7 +13,10 @@ export class Engine {
 
   start() {
     this.ready = false;
-    this.worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
+    // The first worker is started by index.html before this script loads (see there).
+    const early = globalThis.kcelWorker;
+    globalThis.kcelWorker = undefined;
+    this.worker = early ?? new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
     this.worker.onmessage = ({ data }) => {
       if (data.type === 'ready') {
         this.ready = true;
@@ -28,6 +31,9 @@ export class Engine {
       }
     };
     this.worker.onerror = (e) => this.onStatus?.(`the engine failed: ${e.message}`, 'error');
+    // Replayed after the caller has its Engine (its callbacks may use it).
+    const replay = early?.early ?? [];
+    if (replay.length) setTimeout(() => { for (const m of replay) this.worker.onmessage(m); });
   }
 
   /** Sends `request` to the API function `op`; resolves with its JSON answer. */
