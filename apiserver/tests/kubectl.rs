@@ -1551,6 +1551,37 @@ fn server_side_apply_merges_lists_by_their_schema_types() {
     );
     let after = k.json(&["get", "deployment", "d"]);
     assert_eq!(after["metadata"]["resourceVersion"], rv);
+    // Apply to the status subresource: only the status changes, the entry says so.
+    let status = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: default\nstatus:\n  replicas: 7\n";
+    k.ok_stdin(
+        &[
+            "apply",
+            "--server-side",
+            "--subresource=status",
+            "--field-manager=st",
+            "-f",
+            "-",
+        ],
+        status,
+    );
+    let d = k.json(&["get", "deployment", "d", "--show-managed-fields"]);
+    assert_eq!(d["status"]["replicas"], 7);
+    let st = d["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "st")
+        .cloned()
+        .unwrap_or_else(|| panic!("no st entry: {d}"));
+    assert_eq!(
+        (st["operation"].as_str(), st["subresource"].as_str()),
+        (Some("Apply"), Some("status"))
+    );
+    assert_eq!(
+        st["fieldsV1"],
+        serde_json::json!({"f:status": {"f:replicas": {}}})
+    );
+    let rv = d["metadata"]["resourceVersion"].clone();
     // --dry-run=server likewise.
     let ran = k.run_stdin(
         &[

@@ -133,6 +133,11 @@ impl Call {
         self.put
     }
 
+    /// The `fieldManager` query parameter as given.
+    pub(crate) fn field_manager_param(&self) -> &str {
+        self.param("fieldManager")
+    }
+
     /// The part of the object a write to this URL may change.
     pub(crate) fn part(&self) -> Part {
         match self.subresource.as_deref() {
