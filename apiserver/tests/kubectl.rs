@@ -1358,8 +1358,8 @@ fn server_side_apply_owns_fields_and_reports_conflicts() {
 /// --show-managed-fields` prints it from a real cluster); an apply over it conflicts on the
 /// fields the creator set.
 #[test]
-fn managed_fields_of_kubectl_create_deployment() {
-    let Some(k) = Kubectl::start("managed_fields_of_kubectl_create_deployment") else {
+fn managed_fields_of_kubectl_generators() {
+    let Some(k) = Kubectl::start("managed_fields_of_kubectl_generators") else {
         return;
     };
     k.ok(&[
@@ -1384,6 +1384,40 @@ fn managed_fields_of_kubectl_create_deployment() {
     )
     .unwrap();
     assert_eq!(entries[0]["fieldsV1"], golden);
+    // The other generators' entries, as a kube-apiserver writes them.
+    k.ok(&["create", "namespace", "gen"]);
+    k.ok(&["create", "configmap", "gen", "--from-literal=a=b"]);
+    k.ok(&["create", "secret", "generic", "gen", "--from-literal=a=b"]);
+    for (kind, fields) in [
+        (
+            "namespace",
+            serde_json::json!({"f:metadata": {"f:labels": {".": {}, "f:kubernetes.io/metadata.name": {}}}}),
+        ),
+        (
+            "configmap",
+            serde_json::json!({"f:data": {".": {}, "f:a": {}}}),
+        ),
+        (
+            "secret",
+            serde_json::json!({"f:data": {".": {}, "f:a": {}}, "f:type": {}}),
+        ),
+    ] {
+        let object = k.json(&["get", kind, "gen", "--show-managed-fields"]);
+        let entries = object["metadata"]["managedFields"].as_array().unwrap();
+        assert_eq!(entries.len(), 1, "{kind}: {object}");
+        assert_eq!(entries[0]["manager"], "kubectl-create");
+        assert_eq!(entries[0]["fieldsV1"], fields, "{kind}");
+    }
+    // The system namespaces carry kube-apiserver's entry, so later writes are tracked.
+    k.ok(&["label", "namespace", "default", "team=a"]);
+    let default = k.json(&["get", "namespace", "default", "--show-managed-fields"]);
+    let managers: Vec<&str> = default["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["manager"].as_str().unwrap())
+        .collect();
+    assert_eq!(managers, ["kube-apiserver", "kubectl-label"]);
     let applied =
         deployment("dep", &[("nginx", "nginx:2", &[])], &[]).replace("app: d\n", "app: dep\n");
     let refused = k.run_stdin(&["apply", "--server-side", "-f", "-"], &applied);
@@ -1517,6 +1551,37 @@ fn server_side_apply_merges_lists_by_their_schema_types() {
     );
     let after = k.json(&["get", "deployment", "d"]);
     assert_eq!(after["metadata"]["resourceVersion"], rv);
+    // Apply to the status subresource: only the status changes, the entry says so.
+    let status = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: default\nstatus:\n  replicas: 7\n";
+    k.ok_stdin(
+        &[
+            "apply",
+            "--server-side",
+            "--subresource=status",
+            "--field-manager=st",
+            "-f",
+            "-",
+        ],
+        status,
+    );
+    let d = k.json(&["get", "deployment", "d", "--show-managed-fields"]);
+    assert_eq!(d["status"]["replicas"], 7);
+    let st = d["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "st")
+        .cloned()
+        .unwrap_or_else(|| panic!("no st entry: {d}"));
+    assert_eq!(
+        (st["operation"].as_str(), st["subresource"].as_str()),
+        (Some("Apply"), Some("status"))
+    );
+    assert_eq!(
+        st["fieldsV1"],
+        serde_json::json!({"f:status": {"f:replicas": {}}})
+    );
+    let rv = d["metadata"]["resourceVersion"].clone();
     // --dry-run=server likewise.
     let ran = k.run_stdin(
         &[

@@ -468,3 +468,85 @@ async fn apply_bodies_with_repeated_keys() {
     assert_eq!(reply.code, 200, "{}", reply.text());
     assert!(warnings(&reply).is_empty());
 }
+
+// Upstream: apply to the scale subresource (kubectl apply --server-side
+// --subresource=scale); the entry carries `subresource: scale` and owns the Deployment's
+// spec.replicas.
+#[tokio::test]
+async fn apply_to_the_scale_subresource() {
+    let server = Server::start(&[]);
+    let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+            "template": {"metadata": {"labels": {"app": "d"}},
+                "spec": {"containers": [{"name": "main", "image": "nginx"}]}}}});
+    let reply = server
+        .send(
+            "POST",
+            &format!("{DEPLOYMENTS}?fieldManager=creator"),
+            Some(&d),
+        )
+        .await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let scale =
+        "apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: d\nspec:\n  replicas: 4\n";
+    let scale_path = |query: &str| format!("{DEPLOYMENTS}/d/scale?{query}");
+    let scale_type = [("content-type", "application/apply-patch+yaml")];
+    let body = || Some(scale.as_bytes().to_vec());
+    let reply = server
+        .send_with(
+            "PATCH",
+            &scale_path("fieldManager=scaler"),
+            body(),
+            &scale_type,
+        )
+        .await;
+    let (code, s) = status(&reply);
+    assert_eq!(code, 409);
+    assert_eq!(
+        s["message"],
+        "Apply failed with 1 conflict: conflict with \"creator\" using apps/v1: .spec.replicas"
+    );
+    let reply = server
+        .send_with(
+            "PATCH",
+            &scale_path("fieldManager=scaler&force=true"),
+            body(),
+            &scale_type,
+        )
+        .await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    let answer = reply.json();
+    assert_eq!(
+        (answer["kind"].as_str(), answer["spec"]["replicas"].as_i64()),
+        (Some("Scale"), Some(4))
+    );
+    let d = server
+        .send("GET", &format!("{DEPLOYMENTS}/d"), None)
+        .await
+        .json();
+    assert_eq!(d["spec"]["replicas"], 4);
+    let entry = d["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "scaler")
+        .cloned()
+        .unwrap();
+    assert_eq!(entry["operation"], "Apply");
+    assert_eq!(entry["subresource"], "scale");
+    assert_eq!(entry["fieldsV1"], json!({"f:spec": {"f:replicas": {}}}));
+    let (code, s) = status(
+        &server
+            .send_with(
+                "PATCH",
+                &format!("{DEPLOYMENTS}/d/scale?fieldManager=scaler"),
+                Some(b"apiVersion: v1\nkind: Scale\n".to_vec()),
+                &[("content-type", "application/apply-patch+yaml")],
+            )
+            .await,
+    );
+    assert_eq!(
+        (code, s["message"].as_str()),
+        (400, Some("invalid object type: /v1, Kind=Scale"))
+    );
+}

@@ -48,17 +48,16 @@ impl<S: ApplySchema> Updater<'_, S> {
     }
 
     /// Takes the fields that `old` → `new` changed from every manager but `workflow`
-    /// (conflicts unless forced) and the removed fields from all.
+    /// (conflicts unless forced) and the removed fields from all. Objects have one version
+    /// here, so no manager's fields need converting first.
     fn update_others(
         &self,
         old: &Value,
         new: &Value,
-        version: &str,
         managers: &mut Managers,
         workflow: &str,
         force: bool,
     ) -> Result<Comparison, Vec<Conflict>> {
-        let _ = version;
         let compare = self.compare(old, new);
         let changed: Set = compare.modified.union(&compare.added).cloned().collect();
         let mut conflicts = Vec::new();
@@ -103,7 +102,7 @@ impl<S: ApplySchema> Updater<'_, S> {
         manager: &str,
     ) -> Managers {
         let compare = self
-            .update_others(live, new, version, &mut managers, manager, true)
+            .update_others(live, new, &mut managers, manager, true)
             .unwrap_or_default();
         let mut set = managers.remove(manager).map(|v| v.set).unwrap_or_default();
         set.retain(|p| !compare.removed.contains(p));
@@ -150,7 +149,7 @@ impl<S: ApplySchema> Updater<'_, S> {
             Some(last) if !last.set.is_empty() => self.prune(&merged, &managers, &last.set),
             _ => merged,
         };
-        self.update_others(live, &new, version, &mut managers, manager, force)?;
+        self.update_others(live, &new, &mut managers, manager, force)?;
         Ok((new, managers))
     }
 

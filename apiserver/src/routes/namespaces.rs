@@ -31,18 +31,32 @@ pub fn ensure_system_namespaces(store: &dyn Storage) -> Result<(), StorageError>
             continue;
         }
         let uid = crate::random::uuid_v4()?;
-        let object = json!({
+        let now = object::now_timestamp();
+        let mut object = json!({
             "apiVersion": "v1",
             "kind": "Namespace",
             "metadata": {
                 "name": name,
                 "uid": uid,
-                "creationTimestamp": object::now_timestamp(),
+                "creationTimestamp": now,
                 "labels": {"kubernetes.io/metadata.name": name},
             },
-            "spec": {"finalizers": [FINALIZER]},
-            "status": {"phase": "Active"},
         });
+        // kube-apiserver creates them: its entry owns the name label, as upstream's.
+        if let Some(created) = object.as_object_mut() {
+            crate::apply::update(
+                &NAMESPACES,
+                None,
+                created,
+                crate::apply::Writer {
+                    manager: "kube-apiserver",
+                    subresource: None,
+                    now: &now,
+                },
+            );
+        }
+        object["spec"] = json!({"finalizers": [FINALIZER]});
+        object["status"] = json!({"phase": "Active"});
         match store.create(&key, &serde_json::to_vec(&object).expect("JSON")) {
             Ok(_) | Err(StorageError::AlreadyExists { .. }) => {}
             Err(e) => return Err(e),

@@ -143,6 +143,11 @@ impl Call {
         self.put
     }
 
+    /// The `fieldManager` query parameter as given.
+    pub(crate) fn field_manager_param(&self) -> &str {
+        self.param("fieldManager")
+    }
+
     /// The part of the object a write to this URL may change.
     pub(crate) fn part(&self) -> Part {
         match self.subresource.as_deref() {
@@ -882,17 +887,24 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
 
 /// Defaults a kind's fields at create, as upstream's defaulting does for the ones clients
 /// print (types, phases, namespace finalizers).
+/// What upstream's create strategies set after the field manager has run (so no manager
+/// owns it): a namespace's `kubernetes` finalizer and phase.
+fn prepare_for_create(resource: &Resource, object: &mut Object) {
+    if resource.kind == "Namespace" {
+        let spec = object
+            .entry("spec")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(spec) = spec.as_object_mut() {
+            spec.entry("finalizers")
+                .or_insert_with(|| json!(["kubernetes"]));
+        }
+        object.insert("status".to_owned(), json!({"phase": "Active"}));
+    }
+}
+
 fn default_on_create(resource: &Resource, object: &mut Object) {
     match resource.kind {
         "Namespace" => {
-            let spec = object
-                .entry("spec")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(spec) = spec.as_object_mut() {
-                spec.entry("finalizers")
-                    .or_insert_with(|| json!(["kubernetes"]));
-            }
-            object.insert("status".to_owned(), json!({"phase": "Active"}));
             // Upstream labels every namespace with its name.
             let name = object::meta_str(object, "name").to_owned();
             let meta = object::metadata_mut(object);
@@ -1071,6 +1083,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
             now: &now,
         },
     );
+    prepare_for_create(resource, &mut object);
     if dry_run {
         return respond_object(&call, StatusCode::CREATED, &object);
     }
@@ -1498,6 +1511,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         set_namespace(&call, &mut object)?;
         object::set_type(&mut object, resource);
         default_on_create(resource, &mut object);
+        prepare_for_create(resource, &mut object);
         let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
         let generation = has_generation(resource);
         let meta = object::metadata_mut(&mut object);

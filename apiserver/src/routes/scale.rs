@@ -92,6 +92,9 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
             "the object provided is unrecognized (must be of type Scale): {e}"
         ))
     })?;
+    if kind == BodyType::ApplyPatch && !call.subresource_method_is_put() {
+        return apply(call, name, given).await;
+    }
     let is_put = call.subresource_method_is_put();
     let manager = call.manager();
     let key = call.key(name);
@@ -169,4 +172,82 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
         StatusCode::OK,
         &scale_of(resource, &d),
     ))
+}
+
+/// `PATCH .../deployments/<name>/scale` with `application/apply-patch+yaml`: a server-side
+/// apply of a `Scale`, owned as the Deployment's `spec.replicas` by an entry with
+/// `subresource: scale` (upstream's scale handler maps the Scale's fields to the parent's).
+async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiError> {
+    let resource = call.resource;
+    let dry_run = call.param_is("dryRun", "All");
+    let manager = call.field_manager_param().to_owned();
+    let mut errors = Vec::new();
+    if manager.is_empty() {
+        errors.push(crate::error::FieldError::required(
+            "fieldManager",
+            "is required for apply patch",
+        ));
+    }
+    call.check_field_manager("PatchOptions", errors)?;
+    let force = call.param_is("force", "true");
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let (api_version, kind) = (text(&given, "apiVersion"), text(&given, "kind"));
+    if (api_version.as_str(), kind.as_str()) != ("autoscaling/v1", "Scale") {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", &api_version));
+        return Err(ApiError::bad_request(format!(
+            "invalid object type: {group}/{version}, Kind={kind}"
+        )));
+    }
+    // The Scale's configuration as the Deployment's.
+    let mut config = json!({"apiVersion": resource.api_version(), "kind": resource.kind,
+        "metadata": {"name": name}});
+    if let Some(replicas) = given.get("spec").and_then(|s| s.get("replicas")) {
+        if replicas.as_i64().is_some_and(|r| r < 0) {
+            return Err(ApiError::invalid_of(
+                "Scale.autoscaling",
+                "autoscaling",
+                "Scale",
+                name,
+                vec![crate::error::FieldError::invalid_number(
+                    "spec.replicas",
+                    replicas.as_i64().unwrap_or(0),
+                    "must be greater than or equal to 0",
+                )],
+            ));
+        }
+        config["spec"] = json!({"replicas": replicas});
+    }
+    let Value::Object(config) = config else {
+        unreachable!("built as an object")
+    };
+    let now = object::now_timestamp();
+    let writer = crate::apply::Writer {
+        manager: &manager,
+        subresource: Some("scale"),
+        now: &now,
+    };
+    let key = call.key(name);
+    let written = modify(
+        &call.state,
+        resource,
+        &key,
+        name,
+        WriteOptions {
+            dry_run,
+            manager: &manager,
+            part: Part::All,
+            update_managed_fields: false,
+            subresource: Some("scale"),
+        },
+        |live| {
+            let mut merged = crate::apply::apply(resource, Some(&live), &config, writer, force)
+                .map_err(ApiError::from_apply)?;
+            let rv = object::meta_str(&live, "resourceVersion").to_owned();
+            object::metadata_mut(&mut merged).insert("resourceVersion".to_owned(), json!(rv));
+            Ok(merged)
+        },
+    )
+    .await?;
+    let (Written::Stored(d) | Written::Deleted(d)) = written;
+    Ok(super::json_response(StatusCode::OK, &scale_of(&d)))
 }
