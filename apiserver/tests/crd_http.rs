@@ -76,7 +76,7 @@ async fn custom_resources_persist_and_follow_their_crd() {
             .send("POST", notes, Some(&note("c", "forbidden")))
             .await
             .json()["message"],
-        "Note.example.com \"c\" is invalid: spec: Invalid value: \"object\": failed rule: self.text != 'forbidden'"
+        "Note.example.com \"c\" is invalid: spec: Invalid value: failed rule: self.text != 'forbidden'"
     );
 
     // A watch sees a custom resource's changes.

@@ -189,7 +189,7 @@ fn crontabs_are_served_validated_and_printed() {
     assert_eq!(ran.code, 1);
     assert_eq!(
         ran.stderr,
-        "The CronTab \"c1\" is invalid: spec.replicas: Invalid value: \"object\": replicas must be <= maxReplicas\n"
+        "The CronTab \"c1\" is invalid: spec.replicas: Invalid value: replicas must be <= maxReplicas\n"
     );
     // Several errors: a reason, a messageExpression, a transition rule (immutable team).
     let ran = k.apply(&crontab(
@@ -204,9 +204,9 @@ fn crontabs_are_served_validated_and_printed() {
     assert_eq!(
         ran.stderr,
         "The CronTab \"c1\" is invalid: \n\
-         * spec: Invalid value: \"object\": cronSpec @hourly uses a macro, which is not supported\n\
+         * spec: Invalid value: cronSpec @hourly uses a macro, which is not supported\n\
          * spec.image: Forbidden: images from forbidden/ may not be used\n\
-         * spec.team: Invalid value: \"string\": team is immutable\n"
+         * spec.team: Invalid value: \"red\": team is immutable\n"
     );
     // The same image on create passes the transition rule (no oldSelf: not run).
     let ran = k.apply(&crontab("c2", &[("image", "forbidden/x")]));
@@ -247,12 +247,12 @@ fn crontabs_are_served_validated_and_printed() {
     assert_eq!(
         ran.stderr,
         "The CronTab \"c3\" is invalid: \n\
-         * spec.address: Invalid value: \"string\": address must be an IPv4 address\n\
-         * spec.homepage: Invalid value: \"string\": homepage must be an https URL\n\
-         * spec.maxSurge: Invalid value: \"\": maxSurge must be a non-negative number or a percentage\n\
-         * spec.memory: Invalid value: \"string\": memory must be a quantity of at most 1Gi\n\
-         * spec.ports: Invalid value: \"array\": only the http port may be below 1024\n\
-         * spec.template: Invalid value: \"object\": the template must be a ConfigMap\n"
+         * spec.address: Invalid value: \"::1\": address must be an IPv4 address\n\
+         * spec.homepage: Invalid value: \"http://example.com\": homepage must be an https URL\n\
+         * spec.maxSurge: Invalid value: \"25\": maxSurge must be a non-negative number or a percentage\n\
+         * spec.memory: Invalid value: \"2Gi\": memory must be a quantity of at most 1Gi\n\
+         * spec.ports: Invalid value: only the http port may be below 1024\n\
+         * spec.template: Invalid value: the template must be a ConfigMap\n"
     );
     // optionalOldSelf: runs on create too, and on update compares with the old value.
     k.apply(&crontab("c4", &[("mode", "Paused")]));
@@ -344,7 +344,7 @@ fn status_scale_deprecation_explain_and_deletion() {
     assert_eq!(ran.code, 1);
     assert!(
         ran.stderr
-            .contains("spec.replicas: Invalid value: \"object\": replicas must be <= maxReplicas"),
+            .contains("spec.replicas: Invalid value: replicas must be <= maxReplicas"),
         "{ran:?}"
     );
     let scale = k.ok(&[
@@ -457,13 +457,13 @@ fn crd_write_checks_and_ratcheting() {
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(
         ran.stderr,
-        "Warning: spec.name: Invalid value: \"string\": name too long\n"
+        "Warning: spec.name: Invalid value: \"short\": name too long\n"
     );
     let ran = k.apply(&widget("longer", "[a, b]"));
     assert_eq!(ran.code, 1);
     assert_eq!(
         ran.stderr,
-        "The Widget \"w\" is invalid: spec.name: Invalid value: \"string\": name too long\n"
+        "The Widget \"w\" is invalid: spec.name: Invalid value: \"longer\": name too long\n"
     );
     // A CRD that breaks upstream's spec rules.
     let bad = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\

@@ -55,11 +55,11 @@ def main(kubeconfig, crd_path):
                      crontab("c2", replicas=10))
     assert status["reason"] == "Invalid", status
     assert status["message"] == ('CronTab.stable.example.com "c2" is invalid: spec.replicas: '
-                                 'Invalid value: "object": replicas must be <= maxReplicas'), status
+                                 'Invalid value: replicas must be <= maxReplicas'), status
     assert status["details"] == {
         "name": "c2", "group": GROUP, "kind": "CronTab",
         "causes": [{"reason": "FieldValueInvalid",
-                    "message": 'Invalid value: "object": replicas must be <= maxReplicas',
+                    "message": 'Invalid value: replicas must be <= maxReplicas',
                     "field": "spec.replicas"}],
     }, status
     print("ok invalid")

@@ -253,7 +253,7 @@ fn validates_crd_objects_with_old_objects() {
         json!({"valid": false, "objects": [{
             "kind": "Widget", "namespace": "default", "name": "w", "valid": false,
             "errors": [{"field": "spec", "reason": "FieldValueInvalid",
-                        "message": "Invalid value: \"object\": minReplicas must not exceed maxReplicas"}],
+                        "message": "Invalid value: minReplicas must not exceed maxReplicas"}],
             "warnings": [],
         }]})
     );
@@ -266,7 +266,7 @@ fn validates_crd_objects_with_old_objects() {
     assert_eq!(
         answer["objects"][0]["errors"],
         json!([{"field": "spec.owner", "reason": "FieldValueInvalid",
-                "message": "Invalid value: \"string\": owner is immutable"}])
+                "message": "Invalid value: \"bob\": owner is immutable"}])
     );
     let answer = call(
         super::validate_crd,

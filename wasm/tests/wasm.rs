@@ -93,7 +93,7 @@ fn check_functions_and_crd() {
     assert_eq!(answer["valid"], false);
     assert_eq!(
         answer["objects"][0]["errors"][0]["message"],
-        "Invalid value: \"object\": failed rule: self.size <= 3"
+        "Invalid value: failed rule: self.size <= 3"
     );
 }
 

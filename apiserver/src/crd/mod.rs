@@ -1,7 +1,7 @@
 //! CustomResourceDefinitions (issue 20): CRDs stored as objects, checked and completed when
 //! written ([`definition`]), served as soon as they are established ([`registry`], kept in step
 //! with storage by [`tracking`]), and their custom resources written through the library's
-//! CRD validation ([`custom`]), listed in discovery ([`discovery`]), printed as Tables
+//! CRD validation ([`mod@custom`]), listed in discovery ([`discovery`]), printed as Tables
 //! ([`columns`]) and scaled through the paths their CRD names ([`json_path`]).
 //!
 //! The built-in handlers stay as they are: they find custom resources through

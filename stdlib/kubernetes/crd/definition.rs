@@ -256,7 +256,7 @@ mod tests {
         let outcome = v.validate(&object("v1", 3), None).unwrap();
         assert_eq!(
             outcome.errors[0].to_string(),
-            "spec: Invalid value: \"object\": a must not exceed b"
+            "spec: Invalid value: a must not exceed b"
         );
         assert_eq!(
             v.validate(&object("v0", 1), None).unwrap_err().to_string(),

@@ -1,5 +1,5 @@
 //! Field errors and paths, formatted as Kubernetes' `field.Error` prints them
-//! (`spec.replicas: Invalid value: "integer": must be positive`).
+//! (`spec.replicas: Invalid value: -1: must be positive`).
 
 use std::fmt;
 
@@ -197,7 +197,12 @@ impl FieldError {
             | ErrorType::Duplicate
             | ErrorType::NotSupported
             | ErrorType::TooMany => {
-                format!("{}: {}", self.error_type.text(), self.bad_value)
+                if self.bad_value.is_empty() {
+                    // The value is omitted (`field.OmitValueType`).
+                    self.error_type.text().to_string()
+                } else {
+                    format!("{}: {}", self.error_type.text(), self.bad_value)
+                }
             }
             other => other.text().to_string(),
         };

@@ -19,7 +19,7 @@
 //! let outcome = validator.validate(&json!({"spec": {"min": 3, "max": 1}}), None);
 //! assert_eq!(
 //!     outcome.errors[0].to_string(),
-//!     "spec: Invalid value: \"object\": min must not exceed max"
+//!     "spec: Invalid value: min must not exceed max"
 //! );
 //! ```
 

@@ -248,6 +248,23 @@ impl Validator {
     }
 }
 
+/// A value as a Go field error shows it (`field.Error.ErrorBody`): numbers and booleans as
+/// `%v`, strings as `%q`, null as `null`; anything else as its JSON.
+fn go_simple_value(v: &serde_json::Value) -> String {
+    use serde_json::Value as J;
+    match v {
+        J::Null => "null".to_owned(),
+        J::Bool(b) => b.to_string(),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) => kcel::standard::conversions::format_double(f),
+            _ => n.to_string(),
+        },
+        J::String(s) => go_quote(s),
+        other => go_json_value(other),
+    }
+}
+
 /// `x` with the fields its schema does not specify pruned.
 fn pruned_copy(x: &serde_json::Value, s: &Schema) -> serde_json::Value {
     let mut x = x.clone();
@@ -611,7 +628,14 @@ impl Run {
             }
             let detail = detail.unwrap_or_else(|| rule_message_or_default(r));
             let error_type = ErrorType::from_reason(r.rule.reason.as_deref());
-            let e = FieldError::new(error_path, error_type, &rn.schema_type, detail);
+            // Since Kubernetes 1.35 (kubernetes/kubernetes#132798, #133832) a failed rule
+            // shows the value it ran on when that is a simple value, and no value for objects
+            // and arrays (`field.OmitValueType`), where it used to show the schema type.
+            let shown = match rn.schema_type.as_str() {
+                "object" | "array" => String::new(),
+                _ => go_simple_value(at.json),
+            };
+            let e = FieldError::with_rendered_value(error_path, error_type, shown, detail);
             self.report(e, ratchet);
         }
     }
