@@ -58,7 +58,8 @@ fn warnings_of(reply: &support::Reply) -> Vec<String> {
         .filter_map(|v| v.to_str().ok())
         .filter_map(|v| v.strip_prefix("299 - \""))
         .map(|v| {
-            v.trim_end_matches('"')
+            v.strip_suffix('"')
+                .unwrap_or(v)
                 .replace("\\\"", "\"")
                 .replace("\\\\", "\\")
         })

@@ -150,7 +150,7 @@ fn status(reply: &support::Reply) -> (u16, Value) {
 async fn apply_requests_fail_as_upstreams() {
     let server = Server::start(&[]);
     let cm =
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"1\"\n  y: \"2\"\n";
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"1\"\n  z: \"2\"\n";
     // fieldManager is required.
     let (code, s) = status(&apply(&server, "a", "", cm).await);
     assert_eq!(code, 422);
@@ -174,19 +174,19 @@ async fn apply_requests_fail_as_upstreams() {
     assert_eq!(again.json()["metadata"]["resourceVersion"], rv);
     // Conflicts: 409 with causes, one per field.
     let other =
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"3\"\n  y: \"4\"\n";
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"3\"\n  z: \"4\"\n";
     let (code, s) = status(&apply(&server, "a", "fieldManager=two", other).await);
     assert_eq!(code, 409);
     assert_eq!(s["reason"], "Conflict");
     assert_eq!(
         s["message"],
-        "Apply failed with 2 conflicts: conflicts with \"one\":\n- .data.x\n- .data.y"
+        "Apply failed with 2 conflicts: conflicts with \"one\":\n- .data.x\n- .data.z"
     );
     assert_eq!(
         s["details"]["causes"],
         json!([
             {"reason": "FieldManagerConflict", "message": "conflict with \"one\"", "field": ".data.x"},
-            {"reason": "FieldManagerConflict", "message": "conflict with \"one\"", "field": ".data.y"}
+            {"reason": "FieldManagerConflict", "message": "conflict with \"one\"", "field": ".data.z"}
         ])
     );
     // A forced dry run persists nothing.

@@ -238,6 +238,7 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
             part: Part::All,
             update_managed_fields: false,
             subresource: Some("scale"),
+            warnings: Some(&call.warnings),
         },
         |live| {
             let mut merged = crate::apply::apply(resource, Some(&live), &config, writer, force)
@@ -249,5 +250,5 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
     )
     .await?;
     let (Written::Stored(d) | Written::Deleted(d)) = written;
-    Ok(super::json_response(StatusCode::OK, &scale_of(&d)))
+    Ok(super::json_response(StatusCode::OK, &scale_of(resource, &d)))
 }
