@@ -90,9 +90,21 @@ fn table_matches_chrono_tz_and_loads_through_the_api() {
         "env": "cel",
     })
     .to_string();
-    let before: Json = serde_json::from_str(&kcel_wasm::evaluate(&request)).unwrap();
-    assert_eq!(before["error"]["message"], "time zone data not loaded");
-    assert!(kcel_wasm::time_zones_wanted());
+    // Cargo unifies features across the packages of one build: under `cargo test
+    // --workspace` the engine has its bundled zones (other members ask for them), so the
+    // not-loaded answer can only be seen in `cargo test -p kcel-wasm` and in the browser
+    // tests (wasm/test.sh); the installed table is read first either way.
+    let bundled = kcel::standard::time_zones::available();
+    if bundled {
+        println!(
+            "note: zones are bundled in this build (workspace feature unification); \
+             the answer before loading is checked by `cargo test -p kcel-wasm`"
+        );
+    } else {
+        let before: Json = serde_json::from_str(&kcel_wasm::evaluate(&request)).unwrap();
+        assert_eq!(before["error"]["message"], "time zone data not loaded");
+        assert!(kcel_wasm::time_zones_wanted());
+    }
     let loaded: Json = serde_json::from_str(&kcel_wasm::load_time_zones(&bytes)).unwrap();
     assert_eq!(loaded["zones"], TZ_VARIANTS.len());
     assert!(!kcel_wasm::time_zones_wanted());
