@@ -250,5 +250,8 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
     )
     .await?;
     let (Written::Stored(d) | Written::Deleted(d)) = written;
-    Ok(super::json_response(StatusCode::OK, &scale_of(resource, &d)))
+    Ok(super::json_response(
+        StatusCode::OK,
+        &scale_of(resource, &d),
+    ))
 }
