@@ -29,16 +29,7 @@ struct Case {
 
 /// Cases known not to end cleanly on this tree, with the reason: they run, and are counted
 /// as skipped while they fail (and reported when they pass, to be taken off this list).
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "--var of deep YAML flow mappings",
-        "serde_norway's scanner is quadratic in flow nesting (50,000 levels take minutes); kcel_stdlib::documents' own readers (branch docfidelity) refuse it at once",
-    ),
-    (
-        "--var @- of deep YAML flow mappings",
-        "as above: serde_norway's scanner is quadratic in flow nesting",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 /// The generated input files.
 struct Files {
