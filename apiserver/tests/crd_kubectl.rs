@@ -347,6 +347,60 @@ fn status_scale_deprecation_explain_and_deletion() {
             .contains("spec.replicas: Invalid value: replicas must be <= maxReplicas"),
         "{ran:?}"
     );
+    // Two managers on a list-map (`x-kubernetes-list-map-keys: [name]`): merged per key
+    // over the CRD's structural schema, each manager owning its own item (as upstream's
+    // structured-merge-diff; a plain JSON list would be atomic and conflict).
+    let ops = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ssa\n\
+               spec:\n  ports:\n  - name: admin\n    port: 8443\n";
+    let ran = k.run_stdin(
+        &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
+        Some(ops),
+    );
+    assert_eq!(ran.code, 0, "{ran:?}");
+    let got = k.json(&["get", "ct", "ssa", "--show-managed-fields"]);
+    let names: Vec<&str> = got["spec"]["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["http", "metrics", "admin"]);
+    let entry = got["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "ops")
+        .expect("an entry for ops")
+        .clone();
+    assert_eq!(
+        entry["fieldsV1"],
+        serde_json::json!({"f:spec": {"f:ports": {"k:{\"name\":\"admin\"}": {
+            ".": {}, "f:name": {}, "f:port": {}}}}})
+    );
+    // The other manager's item is not ops' to change: a conflict naming the keyed field.
+    let clash = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ssa\n\
+                 spec:\n  ports:\n  - name: admin\n    port: 8443\n  - name: http\n    port: 81\n";
+    let ran = k.run_stdin(
+        &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
+        Some(clash),
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr.contains(
+            "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.ports[name=\"http\"].port"
+        ),
+        "{ran:?}"
+    );
+    // Dropping its item from ops' configuration removes it (nobody else owns it).
+    let drop =
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ssa\nspec: {}\n";
+    let ran = k.run_stdin(
+        &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
+        Some(drop),
+    );
+    assert_eq!(ran.code, 0, "{ran:?}");
+    let ports = k.json(&["get", "ct", "ssa"])["spec"]["ports"].clone();
+    assert_eq!(ports.as_array().map(Vec::len), Some(2), "{ports}");
     let scale = k.ok(&[
         "get",
         "--raw",

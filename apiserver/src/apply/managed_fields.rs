@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::fieldpath::{PathText, Set, from_fields_v1, path, to_fields_v1};
-use super::schema::{Node, OpenApi};
+use super::schema::{KindSchema, Node, OpenApi};
 use super::typed::{compare, duplicates, to_field_set, undeclared};
 use super::updater::{Conflict, Managers, Updater, VersionedSet, sort_conflicts};
 use crate::metadata::{Object, meta_str, metadata_mut};
@@ -337,8 +337,13 @@ fn typed(object: &Object) -> Value {
     v
 }
 
-fn schema(resource: &Resource) -> Node<OpenApi<'static>> {
-    Schema::of(resource).map(OpenApi)
+/// The schema the merge follows: the custom resource's structural schema when the writer
+/// carries one, else the built-in kind's OpenAPI (none: untyped).
+fn schema<'a>(resource: &Resource, writer: &Writer<'a>) -> Node<KindSchema<'a>> {
+    match writer.schema {
+        Some(custom) => Some(KindSchema::CustomRoot(custom)),
+        None => Schema::of(resource).map(|s| KindSchema::BuiltIn(OpenApi(s))),
+    }
 }
 
 /// The identity of a write for managedFields.
@@ -350,6 +355,8 @@ pub struct Writer<'a> {
     pub subresource: Option<&'a str>,
     /// The write's time (RFC 3339, seconds).
     pub now: &'a str,
+    /// A custom resource's structural schema (its CRD version's); `None` for built-in kinds.
+    pub schema: Option<&'a kcel_stdlib::kubernetes::crd::schema::Schema>,
 }
 
 /// Sets `new`'s managedFields for an Update (create, update, patch) by `writer` that turned
@@ -410,7 +417,7 @@ fn update_managed(
     let version = resource.api_version();
     let ignored = ignored(resource, subresource);
     let updater = Updater {
-        schema: schema(resource),
+        schema: schema(resource, &writer),
         ignored: &ignored,
     };
     let current = "current-operation";
@@ -547,7 +554,7 @@ pub fn apply(
             "metadata.managedFields must be nil".to_owned(),
         ));
     }
-    let node = schema(resource);
+    let node = schema(resource, &writer);
     let config = Value::Object(applied.clone());
     let mut problems = undeclared(&config, &node);
     problems.extend(duplicates(&config, &node));
@@ -573,6 +580,7 @@ pub fn apply(
             manager: BEFORE_FIRST_APPLY,
             subresource: None,
             now: writer.now,
+            schema: writer.schema,
         };
         update_managed(resource, &zero, &live_value, &mut managed, before, "");
         strip_meta(&mut managed);
@@ -695,7 +703,7 @@ fn allowed_by_last_applied(
     resource: &Resource,
     live: &Object,
     live_value: &Value,
-    node: &Node<OpenApi<'static>>,
+    node: &Node<KindSchema<'_>>,
 ) -> Option<Set> {
     let text = live
         .get("metadata")?
@@ -729,6 +737,7 @@ mod tests {
             manager,
             subresource: None,
             now,
+            schema: None,
         }
     }
 

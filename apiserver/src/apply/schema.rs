@@ -242,6 +242,78 @@ impl ApplySchema for &kcel_stdlib::kubernetes::crd::schema::Schema {
     }
 }
 
+/// The schema of a served kind: a built-in kind's vendored OpenAPI, or a custom resource's
+/// structural schema (from its CRD version), so both merge by the same rules.
+#[derive(Clone, Copy)]
+pub enum KindSchema<'a> {
+    /// A built-in kind's node.
+    BuiltIn(OpenApi<'a>),
+    /// The root of a custom resource: its schema's properties plus `apiVersion` and `kind`
+    /// (strings) and `metadata` (ObjectMeta, as built-in kinds declare it), which
+    /// kube-apiserver adds to a CRD's schema for field management.
+    CustomRoot(&'a kcel_stdlib::kubernetes::crd::schema::Schema),
+    /// A node below a custom resource's root.
+    Custom(&'a kcel_stdlib::kubernetes::crd::schema::Schema),
+    /// A string (a custom resource's `apiVersion` and `kind`).
+    Scalar,
+}
+
+/// ObjectMeta's schema, as the built-in kinds declare `metadata`.
+fn object_meta() -> Option<OpenApi<'static>> {
+    let config_map = crate::openapi::Schema::of(&crate::resource::CONFIGMAPS)?;
+    OpenApi(config_map).field("metadata")
+}
+
+impl ApplySchema for KindSchema<'_> {
+    fn shape(&self) -> Shape {
+        match self {
+            KindSchema::BuiltIn(s) => s.shape(),
+            KindSchema::CustomRoot(_) => Shape::Map { atomic: false },
+            KindSchema::Custom(s) => s.shape(),
+            KindSchema::Scalar => Shape::Scalar,
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<Self> {
+        match self {
+            KindSchema::BuiltIn(s) => s.field(name).map(KindSchema::BuiltIn),
+            KindSchema::CustomRoot(s) => match name {
+                "apiVersion" | "kind" => Some(KindSchema::Scalar),
+                "metadata" => object_meta().map(KindSchema::BuiltIn),
+                _ => s.field(name).map(KindSchema::Custom),
+            },
+            KindSchema::Custom(s) => s.field(name).map(KindSchema::Custom),
+            KindSchema::Scalar => None,
+        }
+    }
+
+    fn elements(&self) -> Option<Self> {
+        match self {
+            KindSchema::BuiltIn(s) => s.elements().map(KindSchema::BuiltIn),
+            KindSchema::CustomRoot(s) | KindSchema::Custom(s) => {
+                s.elements().map(KindSchema::Custom)
+            }
+            KindSchema::Scalar => None,
+        }
+    }
+
+    fn default_of(&self, field: &str) -> Option<Value> {
+        match self {
+            KindSchema::BuiltIn(s) => s.default_of(field),
+            KindSchema::CustomRoot(s) | KindSchema::Custom(s) => s.default_of(field),
+            KindSchema::Scalar => None,
+        }
+    }
+
+    fn open(&self) -> bool {
+        match self {
+            KindSchema::BuiltIn(s) => s.open(),
+            KindSchema::CustomRoot(s) | KindSchema::Custom(s) => s.open(),
+            KindSchema::Scalar => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,16 @@ pub fn custom(resource: &Resource) -> Option<Arc<CustomResource>> {
     registry::custom(resource)
 }
 
+/// The structural schema of the custom resource version `resource`, for server-side apply
+/// and managedFields (`None` for built-in kinds, or a version without a usable schema).
+pub fn apply_schema<'a>(
+    crd: Option<&'a CustomResource>,
+    resource: &Resource,
+) -> Option<&'a kcel_stdlib::kubernetes::crd::schema::Schema> {
+    let validator = crd?.validator.version(resource.version)?.ok()?;
+    Some(validator.schema())
+}
+
 /// The resource part of storage keys: `<group>/<plural>` for CRDs and custom resources,
 /// as kube-apiserver keys them; `None` for the built-in kinds (keyed by plural).
 pub fn storage_resource(resource: &Resource) -> Option<String> {

@@ -52,6 +52,7 @@ pub fn ensure_system_namespaces(store: &dyn Storage) -> Result<(), StorageError>
                     manager: "kube-apiserver",
                     subresource: None,
                     now: &now,
+                    schema: None,
                 },
             );
         }

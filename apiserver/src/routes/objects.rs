@@ -1073,6 +1073,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     }
     call.admit(&mut object, None)?;
     let (manager, now) = (call.manager(), object::now_timestamp());
+    let custom = crate::crd::custom(resource);
     crate::apply::update(
         resource,
         None,
@@ -1081,6 +1082,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
             manager: &manager,
             subresource: None,
             now: &now,
+            schema: crate::crd::apply_schema(custom.as_deref(), resource),
         },
     );
     prepare_for_create(resource, &mut object);
@@ -1269,6 +1271,7 @@ pub(crate) async fn modify(
         keep_server_fields(resource, &mut new, &old);
         if update_managed_fields {
             let now = object::now_timestamp();
+            let custom = crate::crd::custom(resource);
             crate::apply::update(
                 resource,
                 Some(&old),
@@ -1277,6 +1280,7 @@ pub(crate) async fn modify(
                     manager,
                     subresource,
                     now: &now,
+                    schema: crate::crd::apply_schema(custom.as_deref(), resource),
                 },
             );
         }
@@ -1485,10 +1489,12 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     let key = call.key(name);
     let now = object::now_timestamp();
     let subresource = call.subresource.clone();
+    let custom = crate::crd::custom(resource);
     let writer = crate::apply::Writer {
         manager: &manager,
         subresource: subresource.as_deref(),
         now: &now,
+        schema: crate::crd::apply_schema(custom.as_deref(), resource),
     };
     let exists = {
         let k = key.clone();

@@ -221,10 +221,12 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
         unreachable!("built as an object")
     };
     let now = object::now_timestamp();
+    let custom = crate::crd::custom(resource);
     let writer = crate::apply::Writer {
         manager: &manager,
         subresource: Some("scale"),
         now: &now,
+        schema: crate::crd::apply_schema(custom.as_deref(), resource),
     };
     let key = call.key(name);
     let written = modify(
