@@ -17,11 +17,7 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
             Err(e) => e,
         };
     let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
-    if looks_like_json
-        && json_error
-            .to_string()
-            .starts_with("recursion limit exceeded")
-    {
+    if looks_like_json && nesting_reaches(text, JSON_NESTING_LIMIT) {
         return Err(format!("invalid JSON: {json_error}"));
     }
     match kcel::value::from_document(serde_norway::Deserializer::from_str(text)) {
@@ -34,6 +30,37 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
             }
         }
     }
+}
+
+/// serde_json's nesting limit: text nested this deep fails to parse as JSON.
+const JSON_NESTING_LIMIT: usize = 128;
+
+/// Whether brackets and braces outside strings nest `limit` deep somewhere in `text`.
+fn nesting_reaches(text: &str, limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth >= limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether a file is JSON rather than YAML, as kubectl decides it
@@ -122,6 +149,19 @@ mod tests {
                 .unwrap_err()
                 .starts_with("invalid YAML")
         );
+    }
+
+    #[test]
+    fn json_nested_past_the_limit_is_not_reread_as_yaml() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let error = parse_value(&deep).unwrap_err();
+        assert!(
+            error.starts_with("invalid JSON: recursion limit exceeded"),
+            "{error}"
+        );
+        // Brackets inside strings do not count.
+        assert!(!nesting_reaches(&format!("[\"{}\"]", "[".repeat(200)), 128));
+        assert!(nesting_reaches(&"{\"a\":".repeat(128), 128));
     }
 
     #[test]

@@ -179,7 +179,7 @@ fn check(case: &Case) -> Result<(), String> {
     let (result, details) = program.eval_with_details(&vars);
     match (case.cost, result) {
         (Some(want), Ok(_)) if details.actual_cost == want => {}
-        (None, Err(e)) if e.message == kcel::cost::LIMIT_EXCEEDED => {}
+        (None, Err(e)) if *e.kind() == kcel::EvalErrorKind::CostLimitExceeded => {}
         (want, result) => problems.push(format!(
             "runtime: want {want:?}, got cost {} with {result:?}",
             details.actual_cost

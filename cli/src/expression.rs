@@ -122,7 +122,7 @@ pub fn check(expr: &str, args: &EnvArgs, schema_args: &SchemaArgs, format: Forma
     let schema_typed = |name: &str| schema.is_some() && is_schema_variable(name);
     for (name, ty) in &args.declarations {
         if schema_typed(name) {
-            return usage(&format!(
+            return usage(format!(
                 "variable '{name}' is typed by --schema; do not --declare it"
             ));
         }

@@ -52,7 +52,7 @@ pub fn run(
                 }
                 Status::Ok
             }
-            None => usage(&format!(
+            None => usage(format!(
                 "no function named '{name}' (see `kcel functions` for the list)"
             )),
         },

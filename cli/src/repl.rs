@@ -72,7 +72,7 @@ fn scripted(session: &mut Session) -> Status {
     for line in std::io::stdin().lock().lines() {
         let line = match line {
             Ok(line) => line,
-            Err(e) => return usage(&format!("cannot read stdin: {e}")),
+            Err(e) => return usage(format!("cannot read stdin: {e}")),
         };
         if let Some(input) = acc.feed(&line) {
             if let Next::Quit = session.handle(&input) {
@@ -91,7 +91,7 @@ fn interactive(session: &mut Session) -> Status {
     use rustyline::error::ReadlineError;
     let mut editor = match rustyline::DefaultEditor::new() {
         Ok(editor) => editor,
-        Err(e) => return usage(&format!("cannot start the line editor: {e}")),
+        Err(e) => return usage(format!("cannot start the line editor: {e}")),
     };
     let history = history_path();
     if let Some(path) = &history {
@@ -228,7 +228,7 @@ impl Session {
                 self.values.remove(&name);
                 self.declarations.insert(name, ty);
             }
-            Err(e) => complain(&e),
+            Err(e) => complain(&e.to_string()),
         }
     }
 

@@ -111,7 +111,7 @@ pub fn run(paths: &[PathBuf], junit: Option<&Path>) -> Status {
         if path == Path::new("-") {
             out!("{xml}");
         } else if let Err(e) = std::fs::write(path, xml) {
-            return usage(&format!("cannot write '{}': {e}", path.display()));
+            return usage(format!("cannot write '{}': {e}", path.display()));
         }
     }
     if failed > 0 {

@@ -3,7 +3,7 @@
 //! and `matches` patterns must compile. Errors read `invalid <function> argument`, at the
 //! literal, as in cel-go.
 
-use crate::error::Diagnostic;
+use crate::error::{CheckError, Diagnostic};
 use crate::standard::conversions::{to_duration, to_timestamp};
 use crate::standard::strings::compile_regex;
 use crate::syntax::ast::{Expr, ExprKind, Literal};
@@ -36,10 +36,10 @@ pub(crate) fn validate_literals(expr: &Expr) -> Vec<Diagnostic> {
             _ => true,
         };
         if !ok {
-            out.push(Diagnostic {
-                message: format!("invalid {function} argument"),
-                span: arg.span,
-            });
+            out.push(Diagnostic::new(
+                arg.span,
+                CheckError::InvalidArgument(function.to_string()),
+            ));
         }
     });
     out

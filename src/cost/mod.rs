@@ -26,7 +26,7 @@ pub const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
 pub const REGEX_STRING_LENGTH_FACTOR: f64 = 0.25;
 
 /// The message of the error raised when the cost limit is passed.
-pub const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+pub const LIMIT_EXCEEDED: &str = crate::error::COST_LIMIT_EXCEEDED;
 
 /// How the runtime cost of a call is computed from its arguments.
 #[derive(Clone, Copy, Debug)]

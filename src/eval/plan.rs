@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use crate::check::{Checked, Reference};
 use crate::cost::{self, CallCost};
-use crate::error::{Diagnostic, EvalError};
+use crate::error::{Diagnostic, EvalError, PlanError};
 use crate::eval::interp::{SlotStorage, eval, int_tree_cost, read_cost};
 use crate::eval::node::{
     BLOCK, BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode, Inline,
@@ -294,10 +294,10 @@ impl Planner<'_> {
                 }
             }
             ExprKind::Struct { type_name, .. } => {
-                self.errors.push(Diagnostic {
-                    message: format!("unknown type '{type_name}': message types are not supported"),
-                    span: expr.span,
-                });
+                self.errors.push(Diagnostic::new(
+                    expr.span,
+                    PlanError::MessageType(type_name.to_string()),
+                ));
                 Node::Fail(EvalError::new("unsupported message type"))
             }
             ExprKind::Comprehension(c) => self.fold(expr.id, c),
@@ -324,10 +324,8 @@ impl Planner<'_> {
             return;
         };
         if let Err(e) = crate::standard::strings::compile_regex(p) {
-            self.errors.push(Diagnostic {
-                message: e.into_message(),
-                span: *span,
-            });
+            self.errors
+                .push(Diagnostic::new(*span, PlanError::Constant(e)));
         }
     }
 
@@ -375,16 +373,10 @@ impl Planner<'_> {
     /// `cel.@block([e0, e1, ...], body)`.
     fn block(&mut self, expr: &Expr, args: &[Expr]) -> Node {
         let [list, body] = args else {
-            return self.plan_error(
-                expr,
-                format!("cel.@block expects two arguments, but got {}", args.len()),
-            );
+            return self.plan_error(expr, PlanError::BlockArity(args.len()));
         };
         let ExprKind::List { elements, .. } = &list.kind else {
-            return self.plan_error(
-                expr,
-                "cel.@block expects a list constructor as the first argument".into(),
-            );
+            return self.plan_error(expr, PlanError::BlockNotAList);
         };
         // cel-go's optimizer turns an empty constant list into the body alone.
         if elements.is_empty() && self.env.optimize {
@@ -401,7 +393,7 @@ impl Planner<'_> {
             .ok()
             .and_then(|n| base.checked_add(n))
         else {
-            return self.plan_error(expr, "cel.@block has too many expressions".into());
+            return self.plan_error(expr, PlanError::BlockTooLarge);
         };
         self.slot_count = end;
         let slots = Arc::new_cyclic(|weak| {
@@ -429,12 +421,10 @@ impl Planner<'_> {
     }
 
     /// A program-creation error at `expr`.
-    fn plan_error(&mut self, expr: &Expr, message: String) -> Node {
-        self.errors.push(Diagnostic {
-            message: message.clone(),
-            span: expr.span,
-        });
-        Node::Fail(EvalError::new(message).at(expr.id))
+    fn plan_error(&mut self, expr: &Expr, error: PlanError) -> Node {
+        let failure = EvalError::new(error.to_string()).at(expr.id);
+        self.errors.push(Diagnostic::new(expr.span, error));
+        Node::Fail(failure)
     }
 
     /// Resolves `a.b.c` as a qualified variable name (longest declared prefix wins), unless
@@ -1314,8 +1304,7 @@ mod tests {
         let json = crate::JsonActivation::new(doc.clone());
         let outcome = |program: &crate::Program, activation: &dyn crate::Activation| {
             let (result, details) = program.eval_with_details(activation);
-            let shown =
-                result.map_err(|e| (e.message.clone(), e.node.and_then(|n| program.span(n))));
+            let shown = result.map_err(|e| (e.message(), e.node().and_then(|n| program.span(n))));
             (format!("{shown:?}"), details.actual_cost)
         };
         let mut compared = 0;

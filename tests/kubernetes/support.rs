@@ -197,12 +197,12 @@ pub fn run_one(env: &Env, c: &Case) -> Result<(), String> {
             }
         }
         (Want::Error(m), Err(err)) => {
-            if err.message != m {
-                return Err(format!("error {:?}, want {m:?}", err.message));
+            if err.message() != m {
+                return Err(format!("error {:?}, want {m:?}", err.message()));
             }
         }
         (_, Ok(got)) => return Err(format!("got {got}, want {:?}", c.want)),
-        (_, Err(err)) => return Err(format!("error {:?}, want {:?}", err.message, c.want)),
+        (_, Err(err)) => return Err(format!("error {:?}, want {:?}", err.message(), c.want)),
     }
     if let Some(rt) = c.rt {
         if details.actual_cost != rt {

@@ -15,14 +15,13 @@ use super::schema::Schema;
 use super::values::to_value;
 use super::{list_invariants, openapi, pruning};
 use kcel::value::Value;
-use kcel::{Activation, Env, EvalError, Program};
+use kcel::{Activation, Env, EvalError, EvalErrorKind, Program};
 
 /// The runtime cost budget for all rules of one object.
 pub const PER_OBJECT_COST_BUDGET: i64 = 10_000_000;
 /// The longest message a `messageExpression` may produce.
 pub const MAX_MESSAGE_EXPRESSION_SIZE: usize = 5 * 1024;
 
-const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
 /// The error that stands for the rules skipped after a blocking schema error
 /// (apiextensions-apiserver's `hasBlockingErr`).
 pub const RULES_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
@@ -540,22 +539,26 @@ impl Run {
                 Ok(_) => false,
                 Err(e) => {
                     let rule = rule_error_string(r);
-                    if e.message.starts_with("no such overload") {
-                        self.outcome.errors.push(invalid(format!(
-                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {rule}",
-                            e.message
-                        )));
-                    } else if e.message.starts_with(LIMIT_EXCEEDED) {
-                        self.outcome.errors.push(invalid(format!(
-                            "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {rule}",
-                            e.message
-                        )));
-                        self.outcome.remaining_budget = -1;
-                        return;
-                    } else {
-                        self.outcome
-                            .errors
-                            .push(invalid(format!("{} evaluating rule: {rule}", e.message)));
+                    // apiextensions-apiserver's validation.go tells these two apart by
+                    // their texts' prefixes; they are kinds here.
+                    match e.kind() {
+                        EvalErrorKind::NoSuchOverload => {
+                            self.outcome.errors.push(invalid(format!(
+                                "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {rule}"
+                            )));
+                        }
+                        EvalErrorKind::CostLimitExceeded => {
+                            self.outcome.errors.push(invalid(format!(
+                                "'{e}': no further validation rules will be run due to call cost exceeds limit for rule: {rule}"
+                            )));
+                            self.outcome.remaining_budget = -1;
+                            return;
+                        }
+                        _ => {
+                            self.outcome
+                                .errors
+                                .push(invalid(format!("{e} evaluating rule: {rule}")));
+                        }
                     }
                     continue;
                 }
@@ -625,7 +628,7 @@ impl Run {
             ));
         }
         if let Err(e) = &result {
-            if e.message.starts_with(LIMIT_EXCEEDED) {
+            if *e.kind() == EvalErrorKind::CostLimitExceeded {
                 return Err(Some(format!(
                     "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
                     super::field_error::go_quote(source)
