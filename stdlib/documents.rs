@@ -5,11 +5,22 @@ use serde::Deserialize as _;
 
 use kcel::Value;
 
+/// Text that is not a JSON or YAML document, with the parser's message.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    /// Text read as JSON (it starts like JSON) that is not.
+    #[error("invalid JSON: {0}")]
+    Json(serde_json::Error),
+    /// Text read as YAML that is not.
+    #[error("invalid YAML: {0}")]
+    Yaml(serde_norway::Error),
+}
+
 /// One value from JSON, or else YAML (one document), as `kcel eval --var` reads it: map
 /// keys keep their scalar kind (YAML's `1: one` is `{1: "one"}`). Text that looks like JSON
 /// but is neither gets the JSON parser's message; JSON nested too deeply is not re-read as
 /// YAML (whose parser would take minutes over it).
-pub fn parse_value(text: &str) -> Result<Value, String> {
+pub fn parse_value(text: &str) -> Result<Value, DocumentError> {
     let mut json = serde_json::Deserializer::from_str(text);
     let json_error =
         match kcel::value::from_document(&mut json).and_then(|v| json.end().map(|()| v)) {
@@ -18,15 +29,15 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
         };
     let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
     if looks_like_json && nesting_reaches(text, JSON_NESTING_LIMIT) {
-        return Err(format!("invalid JSON: {json_error}"));
+        return Err(DocumentError::Json(json_error));
     }
     match kcel::value::from_document(serde_norway::Deserializer::from_str(text)) {
         Ok(value) => Ok(value),
         Err(yaml_error) => {
             if looks_like_json {
-                Err(format!("invalid JSON: {json_error}"))
+                Err(DocumentError::Json(json_error))
             } else {
-                Err(format!("invalid YAML: {yaml_error}"))
+                Err(DocumentError::Yaml(yaml_error))
             }
         }
     }
@@ -73,17 +84,16 @@ fn looks_like_json(text: &str) -> bool {
 
 /// Every document of a text: a stream of JSON values, or YAML documents separated by `---`
 /// (empty and comment-only ones skipped).
-pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
+pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, DocumentError> {
     if looks_like_json(text) {
         return serde_json::Deserializer::from_str(text)
             .into_iter::<serde_json::Value>()
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("invalid JSON: {e}"));
+            .map_err(DocumentError::Json);
     }
     let mut documents = Vec::new();
     for document in serde_norway::Deserializer::from_str(text) {
-        let value =
-            serde_json::Value::deserialize(document).map_err(|e| format!("invalid YAML: {e}"))?;
+        let value = serde_json::Value::deserialize(document).map_err(DocumentError::Yaml)?;
         if !value.is_null() {
             documents.push(value);
         }
@@ -93,7 +103,7 @@ pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
 
 /// The objects of a text of manifests ([`parse_manifests`]): a `kind: List` (or a `*List`
 /// with `items`) stands for its items, as kubectl reads it.
-pub fn parse_objects(text: &str) -> Result<Vec<serde_json::Value>, String> {
+pub fn parse_objects(text: &str) -> Result<Vec<serde_json::Value>, DocumentError> {
     Ok(list_items(parse_manifests(text)?))
 }
 
@@ -142,11 +152,13 @@ mod tests {
         assert!(
             parse_value("{\"a\": 1")
                 .unwrap_err()
+                .to_string()
                 .starts_with("invalid JSON")
         );
         assert!(
             parse_value("a: [1")
                 .unwrap_err()
+                .to_string()
                 .starts_with("invalid YAML")
         );
     }
@@ -154,7 +166,7 @@ mod tests {
     #[test]
     fn json_nested_past_the_limit_is_not_reread_as_yaml() {
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        let error = parse_value(&deep).unwrap_err();
+        let error = parse_value(&deep).unwrap_err().to_string();
         assert!(
             error.starts_with("invalid JSON: recursion limit exceeded"),
             "{error}"
@@ -177,6 +189,7 @@ mod tests {
         assert!(
             parse_manifests("{a: 1}")
                 .unwrap_err()
+                .to_string()
                 .starts_with("invalid JSON")
         );
     }

@@ -9,7 +9,7 @@ fn run_suite(path: &std::path::Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let suite = serde_norway::from_str::<serde_json::Value>(&text)
         .map_err(|e| e.to_string())
-        .and_then(|json| Suite::from_json(&json));
+        .and_then(|json| Suite::from_json(&json).map_err(|e| e.to_string()));
     let suite = match suite {
         Ok(Suite::Admission(s)) => Suite::Admission(s),
         Ok(Suite::Crd(_)) => return vec![format!("{}: not an admission suite", path.display())],

@@ -24,7 +24,10 @@ pub enum InputError {
     NotOneDocument { path: String, count: usize },
     /// A file that is not YAML or JSON (the reader's message).
     #[error("'{path}': {error}")]
-    Unreadable { path: String, error: String },
+    Unreadable {
+        path: String,
+        error: kcel_stdlib::documents::DocumentError,
+    },
 }
 
 /// The commands' errors are messages for `error: ...`.

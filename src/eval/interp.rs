@@ -623,9 +623,7 @@ fn block_index(
             if charged {
                 frame.charge(cost::SELECT_AND_IDENT)?;
             }
-            return Err(EvalError::new(format!(
-                "no such attribute(s): @index{index}"
-            )));
+            return Err(EvalError::no_such_attribute(format_args!("@index{index}")));
         }
         _ => {
             let depth = block.depths[index as usize];

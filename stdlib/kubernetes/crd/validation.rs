@@ -12,7 +12,7 @@ use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::defaulting::prepare;
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
 use super::schema::Schema;
-use super::values::to_value;
+use super::values::{DataError, to_value};
 use super::{list_invariants, openapi, pruning};
 use kcel::value::Value;
 use kcel::{Activation, Env, EvalError, EvalErrorKind, Program};
@@ -201,11 +201,7 @@ impl Validator {
         budget: i64,
     ) -> Outcome {
         let root = &self.compiled.root;
-        let convert = |json: &serde_json::Value| {
-            root.ty
-                .as_ref()
-                .map(|t| to_value(json, t).map_err(|e| e.to_string()))
-        };
+        let convert = |json: &serde_json::Value| root.ty.as_ref().map(|t| to_value(json, t));
         let mut run = Run {
             outcome: Outcome {
                 remaining_budget: budget,
@@ -244,8 +240,8 @@ pub struct RuleCost {
 /// the correlated old value, and whether errors here are ratcheted.
 struct Node<'a> {
     json: &'a serde_json::Value,
-    value: Option<Result<Value, String>>,
-    old: Option<(&'a serde_json::Value, Option<Result<Value, String>>)>,
+    value: Option<Result<Value, DataError>>,
+    old: Option<(&'a serde_json::Value, Option<Result<Value, DataError>>)>,
     /// The old value as ratcheting correlates it (also through atomic maps and by index in
     /// lists without a list type).
     ratchet_old: Option<&'a serde_json::Value>,
@@ -314,11 +310,7 @@ impl Run {
 
     /// Runs the rules at and below `rn` on a default value `at` path `at`.
     fn default_rules(&mut self, rn: &RuleNode, default: &serde_json::Value, at: &FieldPath) {
-        let value = |json| {
-            rn.ty
-                .as_ref()
-                .map(|t| to_value(json, t).map_err(|e| e.to_string()))
-        };
+        let value = |json| rn.ty.as_ref().map(|t| to_value(json, t));
         let errors_before = self.outcome.errors.len();
         let budget = self.outcome.remaining_budget;
         let node = Node {
@@ -653,11 +645,11 @@ impl Run {
 /// The value of a child node: looked up in the parent's converted value when the parent
 /// converted, else converted from its own JSON.
 fn child_value(
-    parent: Option<&Result<Value, String>>,
+    parent: Option<&Result<Value, DataError>>,
     json: &serde_json::Value,
     ty: Option<&DeclType>,
     lookup: impl Fn(&kcel::value::Map) -> Option<Value>,
-) -> Option<Result<Value, String>> {
+) -> Option<Result<Value, DataError>> {
     let ty = ty?;
     if let Some(Ok(Value::Map(m))) = parent {
         if let Some(v) = lookup(m) {
@@ -670,7 +662,10 @@ fn child_value(
     Some(to_value(json, ty))
 }
 
-fn list_item(parent: Option<&Result<Value, String>>, i: usize) -> Option<Result<Value, String>> {
+fn list_item(
+    parent: Option<&Result<Value, DataError>>,
+    i: usize,
+) -> Option<Result<Value, DataError>> {
     match parent {
         Some(Ok(Value::List(items))) => items.get(i).cloned().map(Ok),
         _ => None,
