@@ -4,7 +4,7 @@
 
 use super::field_error::{FieldError, FieldPath};
 
-/// Why a CustomResourceDefinition could not be read ([`CrdValidator::new`]).
+/// Why a CustomResourceDefinition could not be read ([`CrdValidator::new`](super::CrdValidator::new)).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DefinitionError {
