@@ -598,6 +598,79 @@ mod tests {
         );
     }
 
+    /// Each kind's text is cel-go's (interpreter/errors, common/types/err.go) or, for the
+    /// memory budget, kcel's own in cel-go's style.
+    #[test]
+    fn kinds_display_upstream_texts() {
+        let texts = [
+            (EvalError::no_such_overload(), "no such overload"),
+            (
+                EvalError::no_matching_overload("_+_"),
+                "no matching overload for '_+_'",
+            ),
+            (EvalError::no_such_key("'a'"), "no such key: 'a'"),
+            (EvalError::no_such_attribute("x"), "no such attribute(s): x"),
+            (
+                EvalError::undeclared_reference("x", "ns"),
+                "undeclared reference to 'x' (in container 'ns')",
+            ),
+            (EvalError::overflow(), "integer overflow"),
+            (EvalError::division_by_zero(), "division by zero"),
+            (EvalError::modulus_by_zero(), "modulus by zero"),
+            (EvalError::cost_limit_exceeded(), COST_LIMIT_EXCEEDED),
+            (EvalError::interrupted(), "operation interrupted"),
+            (EvalError::new("invalid argument"), "invalid argument"),
+        ];
+        for (error, text) in texts {
+            assert_eq!(error.to_string(), text);
+            assert_eq!(error.message(), text);
+            assert_eq!(error.clone().into_message(), text);
+        }
+        assert!(EvalError::cost_limit_exceeded().is_cancellation());
+        assert!(EvalError::from(EvalErrorKind::MemoryLimitExceeded).is_cancellation());
+        assert!(!EvalError::overflow().is_cancellation());
+        // The node is kept once set.
+        let e = EvalError::overflow().at(3).at(4);
+        assert_eq!(e.node(), Some(3));
+    }
+
+    #[test]
+    fn compile_errors_display_upstream_texts() {
+        let d = Diagnostic::new(
+            Span::new(0, 1),
+            CheckError::NoMatchingOverload {
+                function: "_+_".into(),
+                signature: "(int, string)".into(),
+            },
+        );
+        assert_eq!(
+            d.message(),
+            "found no matching overload for '_+_' applied to '(int, string)'"
+        );
+        let t = CheckError::TypeMismatch {
+            expected: Type::Bool,
+            found: Type::List(Arc::new(Type::Int)),
+        };
+        assert_eq!(t.to_string(), "expected type 'bool' but found 'list(int)'");
+        assert_eq!(
+            ParseError::Syntax("mismatched input ')'".into()).to_string(),
+            "Syntax error: mismatched input ')'"
+        );
+        assert_eq!(
+            ParseError::InvalidNumber(NumberKind::Uint).to_string(),
+            "invalid uint literal"
+        );
+        assert_eq!(
+            PlanError::BlockArity(3).to_string(),
+            "cel.@block expects two arguments, but got 3"
+        );
+        let issues = Issues::single("a +", Span::new(2, 3), ParseError::TooDeep);
+        assert_eq!(
+            issues.to_string(),
+            "ERROR: <input>:1:3: max recursion depth exceeded\n | a +\n | ..^"
+        );
+    }
+
     #[test]
     fn columns_count_code_points_on_later_lines() {
         let src = "'é'\n  + y";
