@@ -38,18 +38,18 @@
 
 use std::cell::Cell;
 
-use crate::error::EvalError;
+use crate::error::{EvalError, EvalErrorKind};
 use crate::value::Value;
 
 /// The default memory limit of a program: 64 MiB.
 pub const DEFAULT_MEMORY_LIMIT: u64 = 64 << 20;
 
 /// The error of an evaluation that would produce more than its memory limit.
-pub const MEMORY_EXCEEDED: &str = "operation cancelled: memory limit exceeded";
+pub const MEMORY_EXCEEDED: &str = crate::error::MEMORY_LIMIT_EXCEEDED;
 
 /// The error of an evaluation whose walks over values visit more elements than its memory
 /// limit allows (the limit divided by [`BYTES_PER_VISIT`]).
-pub const TRAVERSAL_EXCEEDED: &str = "operation cancelled: value traversal limit exceeded";
+pub const TRAVERSAL_EXCEEDED: &str = crate::error::TRAVERSAL_LIMIT_EXCEEDED;
 
 /// The bytes one visited element stands for in the visit budget.
 pub const BYTES_PER_VISIT: u64 = 8;
@@ -140,7 +140,10 @@ pub fn check() -> Result<(), EvalError> {
 /// Whether `error` is one of the budget's (which end the evaluation whatever absorbs
 /// them): loops stop at it rather than run on.
 pub fn is_exceeded(error: &EvalError) -> bool {
-    error.message == MEMORY_EXCEEDED || error.message == TRAVERSAL_EXCEEDED
+    matches!(
+        error.kind(),
+        EvalErrorKind::MemoryLimitExceeded | EvalErrorKind::TraversalLimitExceeded
+    )
 }
 
 /// Fails as [`reserve`] would when `bytes` would pass what is left, without counting
@@ -193,9 +196,9 @@ fn exceeded_error(exceeded: Exceeded) -> EvalError {
 }
 
 fn error(exceeded: Exceeded) -> EvalError {
-    EvalError::new(match exceeded {
-        Exceeded::Memory => MEMORY_EXCEEDED,
-        _ => TRAVERSAL_EXCEEDED,
+    EvalError::from(match exceeded {
+        Exceeded::Memory => EvalErrorKind::MemoryLimitExceeded,
+        _ => EvalErrorKind::TraversalLimitExceeded,
     })
 }
 
@@ -303,8 +306,14 @@ mod tests {
         let outer = Scope::enter(Some(100));
         assert!(reserve(60).is_ok());
         let inner = Scope::enter(Some(10));
-        assert_eq!(reserve(11).unwrap_err().message, MEMORY_EXCEEDED);
-        assert_eq!(inner.finish().unwrap().message, MEMORY_EXCEEDED);
+        assert_eq!(
+            reserve(11).unwrap_err().kind(),
+            &EvalErrorKind::MemoryLimitExceeded
+        );
+        assert_eq!(
+            inner.finish().unwrap().kind(),
+            &EvalErrorKind::MemoryLimitExceeded
+        );
         assert_eq!(bytes_left(), 40);
         {
             // Unwinding without `finish` restores the enclosing budgets too.
@@ -313,8 +322,14 @@ mod tests {
         assert_eq!(bytes_left(), 40);
         assert!(visit(12));
         assert!(!visit(1));
-        assert_eq!(reserve(1).unwrap_err().message, TRAVERSAL_EXCEEDED);
-        assert_eq!(outer.finish().unwrap().message, TRAVERSAL_EXCEEDED);
+        assert_eq!(
+            reserve(1).unwrap_err().kind(),
+            &EvalErrorKind::TraversalLimitExceeded
+        );
+        assert_eq!(
+            outer.finish().unwrap().kind(),
+            &EvalErrorKind::TraversalLimitExceeded
+        );
         assert!(reserve(u64::MAX).is_ok());
     }
 }

@@ -373,7 +373,7 @@ impl Env {
 #[inline(never)]
 fn over_budget(result: Result<Value, EvalError>, exceeded: EvalError) -> Result<Value, EvalError> {
     match result {
-        Err(e) if e.message == exceeded.message => Err(e),
+        Err(e) if e.kind() == exceeded.kind() => Err(e),
         _ => Err(exceeded),
     }
 }
@@ -536,15 +536,11 @@ impl Program {
             }
         }
         let short = input.names.last().map_or("", |n| n);
-        SlotContent::Result(Err(EvalError::new(if input.declared {
-            // cel-go's message for a declared variable the activation lacks.
-            format!("no such attribute(s): {short}")
+        SlotContent::Result(Err(if input.declared {
+            EvalError::no_such_attribute(short)
         } else {
-            format!(
-                "undeclared reference to '{short}' (in container '{}')",
-                self.container
-            )
-        })))
+            EvalError::undeclared_reference(short, &self.container)
+        }))
     }
 
     /// The source text this program was compiled from.
@@ -560,9 +556,9 @@ impl Program {
     /// Renders a runtime error in cel-go's format, with the failing node's position when
     /// known.
     pub fn render_error(&self, error: &EvalError) -> String {
-        match error.node.and_then(|id| self.span(id)) {
-            Some(span) => render(&self.source, span.start as usize, &error.message),
-            None => format!("ERROR: <input>: {}", error.message),
+        match error.node().and_then(|id| self.span(id)) {
+            Some(span) => render(&self.source, span.start as usize, &error.message()),
+            None => format!("ERROR: <input>: {error}"),
         }
     }
 }
@@ -594,10 +590,10 @@ mod tests {
             Ok(Value::Bool(true))
         );
         let over = eval_with_memory("[1, 2, 3] + [4, 5, 6] == [1, 2, 3, 4, 5, 6]", Some(100));
-        assert_eq!(over.unwrap_err().message, MEMORY_EXCEEDED);
+        assert_eq!(over.unwrap_err().to_string(), MEMORY_EXCEEDED);
         // `||` absorbs errors, but not this one.
         let absorbed = eval_with_memory("[1, 2, 3] == [4, 5, 6] || true", Some(100));
-        assert_eq!(absorbed.unwrap_err().message, MEMORY_EXCEEDED);
+        assert_eq!(absorbed.unwrap_err().to_string(), MEMORY_EXCEEDED);
         assert_eq!(
             eval_with_memory("[1, 2, 3] == [4, 5, 6] || true", Some(1000)),
             Ok(Value::Bool(true))
@@ -606,7 +602,7 @@ mod tests {
         let text = "'abcdefghij' + 'abcdefghij' + 'abcdefghij'";
         assert!(eval_with_memory(text, Some(30)).is_ok());
         assert_eq!(
-            eval_with_memory(text, Some(29)).unwrap_err().message,
+            eval_with_memory(text, Some(29)).unwrap_err().to_string(),
             MEMORY_EXCEEDED
         );
     }

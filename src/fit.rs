@@ -6,6 +6,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
+use crate::error::FitError;
 use crate::{Env, Key, Map, Type, Value};
 
 impl Env {
@@ -22,12 +23,12 @@ impl Env {
     /// let json = serde_json::json!({"1": 2});
     /// assert_eq!(env.fit(Value::from(&json), &ty).unwrap().to_string(), "{1: 2.0}");
     /// ```
-    pub fn fit(&self, value: Value, ty: &Type) -> Result<Value, String> {
+    pub fn fit(&self, value: Value, ty: &Type) -> Result<Value, FitError> {
         fit(self, value, ty)
     }
 }
 
-fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, String> {
+fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, FitError> {
     Ok(match (ty, value) {
         (Type::Double, Value::Int(i)) => Value::Double(i as f64),
         (Type::Double, Value::Uint(u)) => Value::Double(u as f64),
@@ -35,7 +36,9 @@ fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, String> {
         (Type::Timestamp, v @ Value::String(_)) => convert(env, "timestamp", v)?,
         (Type::Duration, v @ Value::String(_)) => convert(env, "duration", v)?,
         (Type::Bytes, Value::String(s)) => Value::Bytes(Arc::from(
-            STANDARD.decode(s.as_bytes()).map_err(base64_error)?,
+            STANDARD
+                .decode(s.as_bytes())
+                .map_err(|e| FitError::NotBase64(base64_error(e)))?,
         )),
         (Type::List(elem), Value::List(items)) => Value::from(
             items
@@ -55,10 +58,10 @@ fn fit(env: &Env, value: Value, ty: &Type) -> Result<Value, String> {
         (Type::Param(_) | Type::Dyn, v) => v,
         (ty, v) if ty.accepts(&v) => v,
         (ty, v) => {
-            return Err(format!(
-                "a value of type {} does not fit the declared type {ty}",
-                v.type_name()
-            ));
+            return Err(FitError::Mismatch {
+                found: v.type_name().to_string(),
+                declared: ty.clone(),
+            });
         }
     })
 }
@@ -92,15 +95,13 @@ fn base64_error(e: base64::DecodeError) -> String {
         }
         DecodeError::InvalidPadding => "the '=' padding is missing or wrong".to_string(),
     };
-    format!("bytes must be base64 (standard alphabet, padded): {detail}")
+    detail
 }
 
-fn fit_key(key: &Key, ty: &Type) -> Result<Key, String> {
-    let bad = || {
-        format!(
-            "map key '{}' does not fit the declared key type {ty}",
-            key.to_value()
-        )
+fn fit_key(key: &Key, ty: &Type) -> Result<Key, FitError> {
+    let bad = || FitError::Key {
+        key: key.to_value().to_string(),
+        declared: ty.clone(),
     };
     Ok(match (ty, key) {
         (Type::Int, Key::String(s)) => Key::Int(s.parse().map_err(|_| bad())?),
@@ -113,17 +114,20 @@ fn fit_key(key: &Key, ty: &Type) -> Result<Key, String> {
 }
 
 /// Calls the environment's global conversion function `name(string)`.
-fn convert(env: &Env, name: &str, arg: Value) -> Result<Value, String> {
+fn convert(env: &Env, name: &str, arg: Value) -> Result<Value, FitError> {
     let args = [arg];
     let overload = env
         .registry()
         .get(name)
         .and_then(|f| f.overloads.iter().find(|o| !o.member && o.accepts(&args)))
-        .ok_or_else(|| format!("no conversion to {name} in this environment"))?;
+        .ok_or_else(|| FitError::NoConversion(name.to_string()))?;
     match overload.implementation.call(&args) {
         Some(Ok(v)) => Ok(v),
-        Some(Err(e)) => Err(format!("not a valid {name}: {}", e.message)),
-        None => Err(format!("no conversion to {name} in this environment")),
+        Some(Err(error)) => Err(FitError::Invalid {
+            conversion: name.to_string(),
+            error,
+        }),
+        None => Err(FitError::NoConversion(name.to_string())),
     }
 }
 

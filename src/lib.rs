@@ -53,7 +53,7 @@ pub mod value;
 
 pub use activation::{Activation, Bindings, JsonActivation};
 pub use env::{Ast, Env, EvalDetails, Program, ProgramOptions};
-pub use error::{EvalError, EvalResult, Issues};
+pub use error::{EvalError, EvalErrorKind, EvalResult, Issues};
 pub use types::Type;
 pub use value::{Key, Map, Value};
 

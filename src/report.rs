@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::error::location;
+use crate::error::{Diagnostic, location};
 use crate::{Ast, Env, EvalError, Issues, Program, ProgramOptions};
 
 /// Where in the pipeline an expression failed.
@@ -46,11 +46,7 @@ impl Failure {
             .diagnostics
             .first()
             .map(|d| location(&issues.source, d.span.start as usize));
-        let messages: Vec<&str> = issues
-            .diagnostics
-            .iter()
-            .map(|d| d.message.as_str())
-            .collect();
+        let messages: Vec<String> = issues.diagnostics.iter().map(Diagnostic::message).collect();
         Failure {
             phase,
             message: messages.join("\n"),
@@ -63,12 +59,12 @@ impl Failure {
     /// A failure from evaluation, positioned at the failing node when known.
     pub fn from_eval(program: &Program, error: &EvalError) -> Failure {
         let loc = error
-            .node
+            .node()
             .and_then(|id| program.span(id))
             .map(|span| location(program.source(), span.start as usize));
         Failure {
             phase: Phase::Eval,
-            message: error.message.clone(),
+            message: error.message(),
             line: loc.map(|l| l.line),
             column: loc.map(|l| l.column),
             rendered: program.render_error(error),

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::error::TypeSyntaxError;
 use crate::value::Value;
 
 /// A CEL type.
@@ -93,12 +94,15 @@ impl Type {
 
     /// Parses CEL type syntax. Single upper-case letters (optionally followed by digits) are
     /// type parameters.
-    pub fn parse(text: &str) -> Result<Type, String> {
+    pub fn parse(text: &str) -> Result<Type, TypeSyntaxError> {
         let mut p = TypeParser { s: text, pos: 0 };
         let t = p.parse_type(0)?;
         p.skip_ws();
         if p.pos != p.s.len() {
-            return Err(format!("unexpected '{}' in type '{text}'", &p.s[p.pos..]));
+            return Err(TypeSyntaxError::Trailing {
+                rest: p.s[p.pos..].to_string(),
+                text: text.to_string(),
+            });
         }
         Ok(t)
     }
@@ -130,9 +134,9 @@ impl TypeParser<'_> {
         }
     }
 
-    fn parse_type(&mut self, depth: usize) -> Result<Type, String> {
+    fn parse_type(&mut self, depth: usize) -> Result<Type, TypeSyntaxError> {
         if depth > 32 {
-            return Err("type nested too deeply".into());
+            return Err(TypeSyntaxError::TooDeep);
         }
         self.skip_ws();
         let start = self.pos;
@@ -145,7 +149,7 @@ impl TypeParser<'_> {
         }
         let name = &self.s[start..self.pos];
         if name.is_empty() {
-            return Err(format!("expected a type name in '{}'", self.s));
+            return Err(TypeSyntaxError::ExpectedName(self.s.to_string()));
         }
         let mut params = Vec::new();
         if self.eat('(') {
@@ -155,15 +159,18 @@ impl TypeParser<'_> {
                     break;
                 }
                 if !self.eat(',') {
-                    return Err(format!("expected ',' or ')' in type '{}'", self.s));
+                    return Err(TypeSyntaxError::ExpectedSeparator(self.s.to_string()));
                 }
             }
         }
-        let arity = |n: usize| -> Result<(), String> {
+        let arity = |n: usize| -> Result<(), TypeSyntaxError> {
             if params.len() == n {
                 Ok(())
             } else {
-                Err(format!("type '{name}' takes {n} parameter(s)"))
+                Err(TypeSyntaxError::Arity {
+                    name: name.to_string(),
+                    count: n,
+                })
             }
         };
         let mut ps = params.clone().into_iter();
@@ -194,7 +201,7 @@ impl TypeParser<'_> {
             }
             "type" => {
                 if params.len() > 1 {
-                    return Err("type 'type' takes at most 1 parameter".into());
+                    return Err(TypeSyntaxError::TypeArity);
                 }
                 Type::TypeOf(next())
             }

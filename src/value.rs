@@ -74,8 +74,8 @@ pub trait Opaque: fmt::Debug + Send + Sync {
     }
     /// Field selection (`v.name`, `has(v.name)`) on a value with fields computed on demand
     /// (Kubernetes' lazily evaluated `variables`): `None` when the value has no such field,
-    /// `Some(Err(message))` when computing the field failed. Default: no fields.
-    fn field(&self, _name: &str) -> Option<Result<Value, String>> {
+    /// `Some(Err(error))` when computing the field failed. Default: no fields.
+    fn field(&self, _name: &str) -> Option<Result<Value, crate::EvalError>> {
         None
     }
 }

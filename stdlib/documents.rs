@@ -25,6 +25,51 @@ pub use tree::MAX_DEPTH;
 use json::{JsonError, Mode};
 use yaml::YamlError;
 
+/// Text that is not a JSON or YAML document as Kubernetes reads it, with the reader's
+/// message (encoding/json's and go-yaml v2's texts, as kube-apiserver and kubectl print
+/// them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DocumentError(String);
+
+impl From<String> for DocumentError {
+    fn from(message: String) -> DocumentError {
+        DocumentError(message)
+    }
+}
+
+/// The message, for callers that print or compare it.
+impl std::ops::Deref for DocumentError {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<&str> for DocumentError {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for DocumentError {
+    fn eq(&self, other: &String) -> bool {
+        self.0 == *other
+    }
+}
+
+impl From<DocumentError> for String {
+    fn from(error: DocumentError) -> String {
+        error.0
+    }
+}
+
+impl From<&str> for DocumentError {
+    fn from(message: &str) -> DocumentError {
+        DocumentError(message.to_owned())
+    }
+}
+
 /// The error for a value nested deeper than this library holds.
 fn too_deep() -> String {
     format!(
@@ -51,7 +96,11 @@ fn yaml_error(e: YamlError) -> String {
 /// keys keep their scalar kind (YAML's `1: one` is `{1: "one"}`), scalars as go-yaml v2
 /// resolves them (`yes` is `true`). Text that looks like JSON (starts with `{`, `[` or `"`)
 /// but is neither gets the JSON reader's message.
-pub fn parse_value(text: &str) -> Result<Value, String> {
+pub fn parse_value(text: &str) -> Result<Value, DocumentError> {
+    parse_value_text(text).map_err(DocumentError)
+}
+
+fn parse_value_text(text: &str) -> Result<Value, String> {
     let json_error = match json::read::<tree::Node>(text.as_bytes(), Mode::One) {
         Ok((mut values, _)) => return tree::to_value(&values.remove(0)),
         Err(e) => e,
@@ -76,7 +125,11 @@ pub fn parse_value(text: &str) -> Result<Value, String> {
 /// One document as the API server sees it (`kcel eval --schema`'s `self`, a CRD file): JSON
 /// when the text is JSON (surrogate-pair escapes and all), else one YAML document through
 /// sigs.k8s.io/yaml's conversion; an empty text is `null`.
-pub fn parse_document(text: &str) -> Result<serde_json::Value, String> {
+pub fn parse_document(text: &str) -> Result<serde_json::Value, DocumentError> {
+    parse_document_text(text).map_err(DocumentError)
+}
+
+fn parse_document_text(text: &str) -> Result<serde_json::Value, String> {
     let json_error = match json::read::<serde_json::Value>(text.as_bytes(), Mode::One) {
         Ok((mut values, _)) => return Ok(values.swap_remove(0)),
         Err(e) => e,
@@ -114,7 +167,11 @@ pub struct Manifests {
 
 /// Every document of a text: a stream of JSON values, or YAML documents separated by `---`
 /// (empty and comment-only ones skipped), with the duplicate keys met.
-pub fn read_manifests(text: &str) -> Result<Manifests, String> {
+pub fn read_manifests(text: &str) -> Result<Manifests, DocumentError> {
+    read_manifests_text(text).map_err(DocumentError)
+}
+
+fn read_manifests_text(text: &str) -> Result<Manifests, String> {
     if looks_like_json(text) {
         let (documents, duplicates) =
             json::read::<serde_json::Value>(text.as_bytes(), Mode::Stream).map_err(json_error)?;
@@ -139,14 +196,22 @@ pub fn read_manifests(text: &str) -> Result<Manifests, String> {
 }
 
 /// Every document of a text ([`read_manifests`] without the duplicate keys).
-pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, String> {
-    read_manifests(text).map(|m| m.documents)
+pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, DocumentError> {
+    parse_manifests_text(text).map_err(DocumentError)
+}
+
+fn parse_manifests_text(text: &str) -> Result<Vec<serde_json::Value>, String> {
+    read_manifests_text(text).map(|m| m.documents)
 }
 
 /// One request body as kube-apiserver decodes it: JSON (the whole body one value), or YAML
 /// (its first document, as sigs.k8s.io/yaml's `YAMLToJSON` reads it), with the duplicate
 /// keys met. Errors carry the upstream text without a prefix.
-pub fn read_body(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<String>), String> {
+pub fn read_body(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<String>), DocumentError> {
+    read_body_text(body, yaml).map_err(DocumentError)
+}
+
+fn read_body_text(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<String>), String> {
     if !yaml {
         let (mut values, duplicates) =
             json::read::<serde_json::Value>(body, Mode::One).map_err(|e| match e {
@@ -169,7 +234,11 @@ pub fn read_body(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<Stri
 
 /// The objects of a text of manifests ([`parse_manifests`]): a `kind: List` (or a `*List`
 /// with `items`) stands for its items, as kubectl reads it.
-pub fn parse_objects(text: &str) -> Result<Vec<serde_json::Value>, String> {
+pub fn parse_objects(text: &str) -> Result<Vec<serde_json::Value>, DocumentError> {
+    parse_objects_text(text).map_err(DocumentError)
+}
+
+fn parse_objects_text(text: &str) -> Result<Vec<serde_json::Value>, String> {
     Ok(list_items(parse_manifests(text)?))
 }
 

@@ -99,7 +99,7 @@ fn an_index_past_the_block_is_an_error_not_a_panic() {
     let program = unchecked.program(&ast).expect("program");
     let r = program.eval(&HashMap::<String, Value>::new());
     assert!(
-        r.expect_err("unbound").message.contains("@index5"),
+        r.expect_err("unbound").to_string().contains("@index5"),
         "unchecked read of @index5"
     );
     // The test macros' own argument checks.

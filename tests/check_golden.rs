@@ -17,7 +17,10 @@ fn run_case(text: &str) -> Result<String, String> {
         if let Some(directive) = line.strip_prefix("// ") {
             if let Some(decl) = directive.strip_prefix("decl ") {
                 let (name, ty) = decl.split_once(':').ok_or("bad decl")?;
-                env.declare(name.trim(), Type::parse(ty.trim())?);
+                env.declare(
+                    name.trim(),
+                    Type::parse(ty.trim()).map_err(|e| e.to_string())?,
+                );
             } else if let Some(c) = directive.strip_prefix("container: ") {
                 env.set_container(c.trim());
             } else if directive.trim() == "option: homogeneous" {

@@ -929,7 +929,7 @@ fn runtime_costs_match_the_references() {
             let (result, details) = program.eval_with_details(&vars);
             match (case.want, result) {
                 (Some(want), Ok(_)) if details.actual_cost == want => {}
-                (None, Err(e)) if e.message == kcel::cost::LIMIT_EXCEEDED => {}
+                (None, Err(e)) if *e.kind() == kcel::EvalErrorKind::CostLimitExceeded => {}
                 (want, result) => failures.push(format!(
                     "{} [{}]{}: want {:?}, got cost {} with {:?}",
                     case.expr,

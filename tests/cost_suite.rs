@@ -183,7 +183,7 @@ fn check(case: &Case) -> Result<(), String> {
         let mode = if reference { " (reference mode)" } else { "" };
         match (case.cost, result) {
             (Some(want), Ok(_)) if details.actual_cost == want => {}
-            (None, Err(e)) if e.message == kcel::cost::LIMIT_EXCEEDED => {}
+            (None, Err(e)) if *e.kind() == kcel::EvalErrorKind::CostLimitExceeded => {}
             (want, result) => problems.push(format!(
                 "runtime{mode}: want {want:?}, got cost {} with {result:?}",
                 details.actual_cost

@@ -27,7 +27,7 @@ fn load(path: &Path) -> Result<Fixture, String> {
 
 /// The first version's schema of a CRD, with its path.
 fn crd_schema(fixture: &Fixture) -> Result<(Schema, FieldPath), String> {
-    fixture.schema()
+    fixture.schema().map_err(|e| e.to_string())
 }
 
 fn run(path: &Path) -> Vec<String> {

@@ -232,7 +232,7 @@ fn child(which: Which, expr: &str, unbudgeted: bool) {
     let ast = match env.compile(expr) {
         Ok(ast) => ast,
         Err(issues) => {
-            println!("compile-error {}", issues.diagnostics[0].message);
+            println!("compile-error {}", issues.diagnostics[0].message());
             return;
         }
     };
@@ -253,7 +253,7 @@ fn child(which: Which, expr: &str, unbudgeted: bool) {
         ),
         Err(e) => println!(
             "error {} (cost {}, {took:.2?}, peak RSS {peak} MiB)",
-            e.message, details.actual_cost
+            e, details.actual_cost
         ),
     }
 }

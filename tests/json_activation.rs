@@ -168,5 +168,5 @@ fn a_json_activation_of_a_non_object_binds_nothing() {
     let err = program
         .eval(&JsonActivation::new(Arc::new(json!([1, 2]))))
         .unwrap_err();
-    assert_eq!(err.message, "no such attribute(s): x");
+    assert_eq!(err.to_string(), "no such attribute(s): x");
 }

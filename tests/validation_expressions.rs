@@ -48,7 +48,7 @@ fn validator(case: &Case, rule: &str, reference: bool) -> Result<Validator, Stri
     } else {
         serde_json::json!([{ "rule": rule }])
     };
-    let schema = Schema::from_json(&schema)?;
+    let schema = Schema::from_json(&schema).map_err(|e| e.to_string())?;
     Ok(Validator::new(
         &schema,
         CompileOptions {

@@ -328,7 +328,10 @@ fn declaration(text: &str) -> Result<(String, Type), String> {
     let (name, ty) = text
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=TYPE, got '{text}'"))?;
-    Ok((checked_name(name)?, Type::parse(ty.trim())?))
+    Ok((
+        checked_name(name)?,
+        Type::parse(ty.trim()).map_err(|e| e.to_string())?,
+    ))
 }
 
 /// Accepts a CEL identifier, possibly qualified (`a.b.c`).

@@ -31,15 +31,17 @@ pub fn value(spec: &str) -> Result<Value, String> {
                 ));
             };
             let mut json = read_document(std::path::Path::new(path))?;
-            let bad = |e: String| format!("authorizer file '{path}': {e}");
+            let bad = |e: &dyn std::fmt::Display| format!("authorizer file '{path}': {e}");
             let Some(object) = json.as_object_mut() else {
-                return Err(bad("expected a mapping with `user` and `rules`".into()));
+                return Err(bad(&"expected a mapping with `user` and `rules`"));
             };
             let user = match object.remove("user") {
-                Some(user) => UserInfo::from_json(&user).map_err(|e| bad(format!("user: {e}")))?,
+                Some(user) => {
+                    UserInfo::from_json(&user).map_err(|e| bad(&format_args!("user: {e}")))?
+                }
                 None => UserInfo::default(),
             };
-            let rules = RuleAuthorizer::from_json(&json).map_err(bad)?;
+            let rules = RuleAuthorizer::from_json(&json).map_err(|e| bad(&e))?;
             (user, Arc::new(rules))
         }
     };

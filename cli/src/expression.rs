@@ -112,7 +112,7 @@ pub fn eval(args: &ExpressionArgs) -> Status {
         Ok(value) => value,
         Err(e) => {
             let status = fail(format, &Failure::from_eval(&program, &e));
-            if let Some(hint) = variables::unbound_hint(&e.message, &env, &values) {
+            if let Some(hint) = variables::unbound_hint(&e, &env, &values) {
                 if format.is_text() {
                     eprintln!("{hint}");
                 }

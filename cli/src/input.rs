@@ -3,56 +3,97 @@
 
 use std::io::Read;
 
+use std::path::Path;
+
 use kcel_stdlib::documents::parse_manifests;
 
+/// Input that could not be read: the CLI's words for it, written here once.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// A file that cannot be read.
+    #[error("cannot read '{path}': {error}")]
+    Read { path: String, error: std::io::Error },
+    /// Standard input that cannot be read.
+    #[error("cannot read stdin: {0}")]
+    Stdin(std::io::Error),
+    /// `@-` given twice.
+    #[error("stdin (@-) can be read only once")]
+    StdinTwice,
+    /// A file that should hold one document holds another number.
+    #[error("'{path}' holds {count} documents, not one")]
+    NotOneDocument { path: String, count: usize },
+    /// A file that is not YAML or JSON (the reader's message).
+    #[error("'{path}': {error}")]
+    Unreadable {
+        path: String,
+        error: kcel_stdlib::documents::DocumentError,
+    },
+}
+
+/// The commands' errors are messages for `error: ...`.
+impl From<InputError> for String {
+    fn from(error: InputError) -> String {
+        error.to_string()
+    }
+}
+
+fn read_file(path: &Path) -> Result<String, InputError> {
+    std::fs::read_to_string(path).map_err(|error| InputError::Read {
+        path: path.display().to_string(),
+        error,
+    })
+}
+
+fn read_stdin() -> Result<String, InputError> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(InputError::Stdin)?;
+    Ok(text)
+}
+
+fn manifests(path: &Path, text: &str) -> Result<Vec<serde_json::Value>, InputError> {
+    parse_manifests(text).map_err(|error| InputError::Unreadable {
+        path: path.display().to_string(),
+        error,
+    })
+}
+
 /// Reads the one YAML or JSON document of a file.
-pub fn read_document(path: &std::path::Path) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    match parse_manifests(&text) {
-        Ok(mut documents) if documents.len() == 1 => Ok(documents.remove(0)),
-        Ok(documents) => Err(format!(
-            "'{}' holds {} documents, not one",
-            path.display(),
-            documents.len()
-        )),
-        Err(e) => Err(format!("'{}': {e}", path.display())),
+pub fn read_document(path: &Path) -> Result<serde_json::Value, InputError> {
+    let mut documents = manifests(path, &read_file(path)?)?;
+    if documents.len() == 1 {
+        Ok(documents.remove(0))
+    } else {
+        Err(InputError::NotOneDocument {
+            path: path.display().to_string(),
+            count: documents.len(),
+        })
     }
 }
 
 /// Reads every YAML document of a file (`-`: stdin), or the one JSON document: documents
 /// separated by `---`, empty and comment-only documents skipped, as `kubectl` reads
 /// manifests.
-pub fn read_documents(path: &std::path::Path) -> Result<Vec<serde_json::Value>, String> {
+pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, InputError> {
     let text = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
-        text
+        read_stdin()?
     } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?
+        read_file(path)?
     };
-    parse_manifests(&text).map_err(|e| format!("'{}': {e}", path.display()))
+    manifests(path, &text)
 }
 
 /// The text of a value: inline, `@PATH` or `@-` (stdin, once).
-pub fn read_spec(spec: &str, stdin_used: &mut bool) -> Result<String, String> {
+pub fn read_spec(spec: &str, stdin_used: &mut bool) -> Result<String, InputError> {
     match spec.strip_prefix('@') {
         Some("-") => {
             if std::mem::replace(stdin_used, true) {
-                return Err("stdin (@-) can be read only once".into());
+                return Err(InputError::StdinTwice);
             }
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
-            Ok(text)
+            read_stdin()
         }
-        Some(path) => {
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))
-        }
+        Some(path) => read_file(Path::new(path)),
         None => Ok(spec.to_string()),
     }
 }

@@ -53,7 +53,7 @@ pub fn fail(format: Format, failure: &Failure) -> Status {
 }
 
 /// Reports a usage error (always text on stderr) and returns status 2.
-pub fn usage(message: &str) -> Status {
+pub fn usage(message: impl std::fmt::Display) -> Status {
     eprintln!("error: {message}");
     Status::Usage
 }

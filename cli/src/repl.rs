@@ -264,7 +264,7 @@ impl Session {
         };
         let ty = match Type::parse(ty.trim()) {
             Ok(ty) => ty,
-            Err(e) => return complain(&e),
+            Err(e) => return complain(&e.to_string()),
         };
         if let Err(e) = self.base.check_declared_type(&ty) {
             return complain(&e);

@@ -119,7 +119,7 @@ pub fn run(paths: &[PathBuf], junit: Option<&Path>, format: Format) -> Status {
         if path == Path::new("-") {
             out!("{xml}");
         } else if let Err(e) = std::fs::write(path, xml) {
-            return usage(&format!("cannot write '{}': {e}", path.display()));
+            return usage(format!("cannot write '{}': {e}", path.display()));
         }
     }
     if failed > 0 {

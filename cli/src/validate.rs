@@ -85,7 +85,7 @@ pub fn run(
     };
     let crd = match CrdValidator::new(&crd) {
         Ok(c) => c,
-        Err(e) => return usage(&format!("invalid CRD: {e}")),
+        Err(e) => return usage(format!("invalid CRD: {e}")),
     };
     // Old objects, paired with objects by namespace and name.
     let old = match old.map(read_documents).transpose() {
@@ -111,7 +111,7 @@ pub fn run(
         for object in list_items(documents) {
             if let Err(e) = crd.version_of(&object) {
                 let (_, name) = namespace_and_name(&object);
-                return usage(&format!("'{}': object {name:?}: {e}", path.display()));
+                return usage(format!("'{}': object {name:?}: {e}", path.display()));
             }
             inputs.push(Input {
                 file: path.display().to_string(),
@@ -142,7 +142,7 @@ pub fn run(
             Err(CrdError::Schema { version, errors }) => {
                 return schema_failure(format, &version, &errors);
             }
-            Err(e @ CrdError::NotServed(_)) => return usage(&e.to_string()),
+            Err(e @ CrdError::NotServed(_)) => return usage(e),
         };
         if format.is_text() {
             print_outcome(&input.file, crd.kind(), name, &outcome);

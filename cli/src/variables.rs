@@ -90,10 +90,14 @@ pub fn bind(
 
 /// A hint for an evaluation error about variables that are declared but not bound
 /// (`no such attribute(s): t`): how to bind them.
-pub fn unbound_hint(message: &str, env: &Env, values: &HashMap<String, Value>) -> Option<String> {
-    if !message.starts_with("no such attribute") {
+pub fn unbound_hint(
+    error: &kcel::EvalError,
+    env: &Env,
+    values: &HashMap<String, Value>,
+) -> Option<String> {
+    let kcel::EvalErrorKind::NoSuchAttribute(message) = error.kind() else {
         return None;
-    }
+    };
     let unbound: Vec<&str> = env
         .variables()
         .keys()

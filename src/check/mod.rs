@@ -13,7 +13,7 @@ use std::sync::Arc;
 use foldhash::fast::RandomState;
 use smallvec::SmallVec;
 
-use crate::error::Diagnostic;
+use crate::error::{CheckError, Diagnostic};
 use crate::names::{candidate_names, find_candidate};
 use crate::registry::{Function, Registry};
 use crate::syntax::ast::{Comprehension, Expr, ExprKind, Literal, NodeMap, Span, op};
@@ -122,8 +122,8 @@ struct Resolved {
 }
 
 impl<'a> Checker<'a> {
-    fn error(&mut self, span: Span, message: String) {
-        self.errors.push(Diagnostic { message, span });
+    fn error(&mut self, span: Span, error: CheckError) {
+        self.errors.push(Diagnostic::new(span, error));
     }
 
     fn set_type(&mut self, e: &Expr, t: Type) {
@@ -297,9 +297,8 @@ impl<'a> Checker<'a> {
                                 .provider
                                 .and_then(|p| p.field_type(&name, &f.field));
                             match ft {
-                                None => {
-                                    self.error(e.span, format!("undefined field '{}'", f.field))
-                                }
+                                None => self
+                                    .error(e.span, CheckError::UndefinedField(f.field.to_string())),
                                 Some(ft) => {
                                     let mut vt = self.type_of(&f.value);
                                     if f.optional {
@@ -308,10 +307,11 @@ impl<'a> Checker<'a> {
                                     if !self.mapping.is_assignable(&ft, &vt) {
                                         self.error(
                                             f.value.span,
-                                            format!(
-                                                "expected type of field '{}' is '{}' but provided type is '{}'",
-                                                f.field, ft, vt
-                                            ),
+                                            CheckError::FieldType {
+                                                field: f.field.to_string(),
+                                                expected: ft,
+                                                provided: vt,
+                                            },
                                         );
                                     }
                                 }
@@ -320,8 +320,8 @@ impl<'a> Checker<'a> {
                         self.set_type(e, Type::Object(name.into()));
                     }
                     None => {
-                        let msg = self.undeclared(type_name);
-                        self.error(e.span, msg);
+                        let error = self.undeclared(type_name);
+                        self.error(e.span, error);
                         self.set_type(e, Type::Error);
                     }
                 }
@@ -330,11 +330,11 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn undeclared(&self, name: &str) -> String {
-        format!(
-            "undeclared reference to '{name}' (in container '{}')",
-            self.env.container
-        )
+    fn undeclared(&self, name: &str) -> CheckError {
+        CheckError::UndeclaredReference {
+            name: name.to_string(),
+            container: self.env.container.to_string(),
+        }
     }
 
     fn unwrap_optional_element(&mut self, e: &Expr, t: Type) -> Type {
@@ -344,11 +344,10 @@ impl<'a> Checker<'a> {
             other => {
                 self.error(
                     e.span,
-                    format!(
-                        "expected type '{}' but found '{}'",
-                        Type::Optional(Arc::new(other.clone())),
-                        other
-                    ),
+                    CheckError::TypeMismatch {
+                        expected: Type::Optional(Arc::new(other.clone())),
+                        found: other.clone(),
+                    },
                 );
                 other
             }
@@ -368,7 +367,10 @@ impl<'a> Checker<'a> {
         }
         self.error(
             e.span,
-            format!("expected type '{prev}' but found '{current}'"),
+            CheckError::TypeMismatch {
+                expected: prev,
+                found: current,
+            },
         );
         Type::Error
     }
@@ -384,8 +386,8 @@ impl<'a> Checker<'a> {
                 self.set_type(e, r.ty);
             }
             None => {
-                let msg = self.undeclared(name);
-                self.error(e.span, msg);
+                let error = self.undeclared(name);
+                self.error(e.span, error);
                 self.set_type(e, Type::Error);
             }
         }
@@ -452,7 +454,7 @@ impl<'a> Checker<'a> {
             Type::Object(name) => match self.env.provider.and_then(|p| p.field_type(name, field)) {
                 Some(t) => t,
                 None => {
-                    self.error(e.span, format!("undefined field '{field}'"));
+                    self.error(e.span, CheckError::UndefinedField(field.to_string()));
                     Type::Error
                 }
             },
@@ -462,10 +464,7 @@ impl<'a> Checker<'a> {
             }
             Type::Dyn | Type::Error => Type::Dyn,
             other => {
-                self.error(
-                    e.span,
-                    format!("type '{other}' does not support field selection"),
-                );
+                self.error(e.span, CheckError::NoFieldSelection(other.clone()));
                 Type::Dyn
             }
         };
@@ -501,7 +500,7 @@ impl<'a> Checker<'a> {
                     return;
                 }
             }
-            self.error(e.span, "unsupported optional field selection".into());
+            self.error(e.span, CheckError::UnsupportedOptionalSelection);
             self.set_type(e, Type::Error);
             return;
         }
@@ -512,8 +511,8 @@ impl<'a> Checker<'a> {
             None => match self.lookup_function(function) {
                 Some(f) => self.resolve_overload(e, f, None, args),
                 None => {
-                    let msg = self.undeclared(function);
-                    self.error(e.span, msg);
+                    let error = self.undeclared(function);
+                    self.error(e.span, error);
                     self.set_type(e, Type::Error);
                 }
             },
@@ -531,8 +530,8 @@ impl<'a> Checker<'a> {
                 match self.lookup_function(function) {
                     Some(f) => self.resolve_overload(e, f, Some(t), args),
                     None => {
-                        let msg = self.undeclared(function);
-                        self.error(e.span, msg);
+                        let error = self.undeclared(function);
+                        self.error(e.span, error);
                         self.set_type(e, Type::Error);
                     }
                 }
@@ -553,7 +552,13 @@ impl<'a> Checker<'a> {
             let mut ok = true;
             for (a, t) in args.iter().zip(&arg_types) {
                 if !self.mapping.is_assignable(t, &Type::Bool) {
-                    self.error(a.span, format!("expected type 'bool' but found '{t}'"));
+                    self.error(
+                        a.span,
+                        CheckError::TypeMismatch {
+                            expected: Type::Bool,
+                            found: t.clone(),
+                        },
+                    );
                     ok = false;
                 }
             }
@@ -642,7 +647,10 @@ impl<'a> Checker<'a> {
                 };
                 self.error(
                     e.span,
-                    format!("found no matching overload for '{name}' applied to '{signature}'"),
+                    CheckError::NoMatchingOverload {
+                        function: name.to_string(),
+                        signature,
+                    },
                 );
                 self.set_type(e, Type::Error);
             }
@@ -667,12 +675,7 @@ impl<'a> Checker<'a> {
                 (Type::Dyn, Some(Type::Dyn))
             }
             other => {
-                self.error(
-                    c.iter_range.span,
-                    format!(
-                        "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
-                    ),
-                );
+                self.error(c.iter_range.span, CheckError::NotARange(other.clone()));
                 (Type::Error, Some(Type::Error))
             }
         };
@@ -696,7 +699,10 @@ impl<'a> Checker<'a> {
         if !self.mapping.is_assignable(expected, &actual) {
             self.error(
                 e.span,
-                format!("expected type '{expected}' but found '{actual}'"),
+                CheckError::TypeMismatch {
+                    expected: expected.clone(),
+                    found: actual,
+                },
             );
         }
     }

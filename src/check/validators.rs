@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use regex::Regex;
 
-use crate::error::Diagnostic;
+use crate::error::{CheckError, Diagnostic};
 use crate::standard::conversions::{to_duration, to_timestamp};
 use crate::standard::strings::compile_regex;
 use crate::syntax::ast::{Expr, ExprKind, Literal};
@@ -49,10 +49,10 @@ pub(crate) fn validate_literals(
             _ => true,
         };
         if !ok {
-            out.push(Diagnostic {
-                message: format!("invalid {function} argument"),
-                span: arg.span,
-            });
+            out.push(Diagnostic::new(
+                arg.span,
+                CheckError::InvalidArgument(function.to_string()),
+            ));
         }
     });
     out

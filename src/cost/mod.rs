@@ -31,7 +31,7 @@ pub const REGEX_STRING_LENGTH_FACTOR: f64 = 0.25;
 pub const DEFAULT_CEL_COST_LIMIT: u64 = 100_000_000;
 
 /// The message of the error raised when the cost limit is passed.
-pub const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+pub const LIMIT_EXCEEDED: &str = crate::error::COST_LIMIT_EXCEEDED;
 
 /// How the runtime cost of a call is computed from its arguments.
 #[derive(Clone, Copy, Debug)]

@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use crate::cost::{self, CallCost, LIMIT_EXCEEDED};
+use crate::cost::{self, CallCost};
 use crate::error::{EvalError, EvalResult};
 use crate::eval::node::{
     BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
@@ -170,7 +170,7 @@ impl Frame<'_, '_> {
     #[inline]
     pub fn check_limit(&self) -> Result<(), EvalError> {
         if self.cost > self.limit {
-            Err(EvalError::new(LIMIT_EXCEEDED))
+            Err(EvalError::cost_limit_exceeded())
         } else {
             Ok(())
         }
@@ -652,9 +652,7 @@ fn block_index(
             if charged {
                 frame.charge(cost::SELECT_AND_IDENT)?;
             }
-            return Err(EvalError::new(format!(
-                "no such attribute(s): @index{index}"
-            )));
+            return Err(EvalError::no_such_attribute(format_args!("@index{index}")));
         }
         _ => {
             let depth = block.depths[index as usize];
@@ -1674,7 +1672,7 @@ fn select(v: &Value, field: &Field) -> EvalResult {
             )),
             other => select(other, field),
         },
-        Value::Opaque(o) if let Some(v) = o.field(&field.name) => v.map_err(EvalError::new),
+        Value::Opaque(o) if let Some(v) = o.field(&field.name) => v,
         other => Err(not_selectable(other, field)),
     }
 }
@@ -1698,9 +1696,7 @@ fn has(v: &Value, field: &Field) -> EvalResult {
         Value::Optional(None) => Ok(Value::Bool(false)),
         Value::Optional(Some(inner)) => has(inner, field),
         // A computed field is present when it computes (Kubernetes' lazy map `Contains`).
-        Value::Opaque(o) if let Some(v) = o.field(&field.name) => {
-            v.map(|_| Value::Bool(true)).map_err(EvalError::new)
-        }
+        Value::Opaque(o) if let Some(v) = o.field(&field.name) => v.map(|_| Value::Bool(true)),
         // cel-go's `refQualify` in a presence test: a list fails as a selection does; any
         // other value that is no map has no field (an error only with cel-go's
         // `EnableErrorOnBadPresenceTest`, which Kubernetes does not set).
@@ -2069,7 +2065,7 @@ fn poll_interrupt(iteration: usize, frame: &Frame) -> Result<(), EvalError> {
 #[inline(never)]
 fn poll(iteration: usize, interrupted: &Interrupt) -> Result<(), EvalError> {
     if iteration % INTERRUPT_CHECK_FREQUENCY == 0 && interrupted() {
-        return Err(EvalError::new("operation interrupted"));
+        return Err(EvalError::interrupted());
     }
     Ok(())
 }

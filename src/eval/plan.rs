@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use crate::check::{Checked, Reference};
 use crate::cost::{self, CallCost};
-use crate::error::{Diagnostic, EvalError};
+use crate::error::{Diagnostic, EvalError, PlanError};
 use crate::eval::interp::{SlotStorage, eval, int_tree_cost, read_cost};
 use crate::eval::node::{
     BLOCK, BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode, Inline,
@@ -307,10 +307,10 @@ impl Planner<'_> {
                 }
             }
             ExprKind::Struct { type_name, .. } => {
-                self.errors.push(Diagnostic {
-                    message: format!("unknown type '{type_name}': message types are not supported"),
-                    span: expr.span,
-                });
+                self.errors.push(Diagnostic::new(
+                    expr.span,
+                    PlanError::MessageType(type_name.to_string()),
+                ));
                 Node::Fail(EvalError::new("unsupported message type"))
             }
             ExprKind::Comprehension(c) => self.fold(expr.id, c),
@@ -361,16 +361,10 @@ impl Planner<'_> {
     /// `cel.@block([e0, e1, ...], body)`.
     fn block(&mut self, expr: &Expr, args: &[Expr]) -> Node {
         let [list, body] = args else {
-            return self.plan_error(
-                expr,
-                format!("cel.@block expects two arguments, but got {}", args.len()),
-            );
+            return self.plan_error(expr, PlanError::BlockArity(args.len()));
         };
         let ExprKind::List { elements, .. } = &list.kind else {
-            return self.plan_error(
-                expr,
-                "cel.@block expects a list constructor as the first argument".into(),
-            );
+            return self.plan_error(expr, PlanError::BlockNotAList);
         };
         // cel-go's optimizer turns an empty constant list into the body alone.
         if elements.is_empty() && self.env.optimize {
@@ -387,7 +381,7 @@ impl Planner<'_> {
             .ok()
             .and_then(|n| base.checked_add(n))
         else {
-            return self.plan_error(expr, "cel.@block has too many expressions".into());
+            return self.plan_error(expr, PlanError::BlockTooLarge);
         };
         self.slot_count = end;
         let slots = Arc::new_cyclic(|weak| {
@@ -424,12 +418,10 @@ impl Planner<'_> {
     }
 
     /// A program-creation error at `expr`.
-    fn plan_error(&mut self, expr: &Expr, message: String) -> Node {
-        self.errors.push(Diagnostic {
-            message: message.clone(),
-            span: expr.span,
-        });
-        Node::Fail(EvalError::new(message).at(expr.id))
+    fn plan_error(&mut self, expr: &Expr, error: PlanError) -> Node {
+        let failure = EvalError::new(error.to_string()).at(expr.id);
+        self.errors.push(Diagnostic::new(expr.span, error));
+        Node::Fail(failure)
     }
 
     /// Resolves `a.b.c` as a qualified variable name (longest declared prefix wins), unless
@@ -795,12 +787,10 @@ impl Planner<'_> {
             match specialized {
                 Some(Err(rejected)) => {
                     let span = spans().get(rejected.argument).copied().unwrap_or_default();
-                    let message = rejected.message;
-                    self.errors.push(Diagnostic {
-                        message: message.clone(),
-                        span,
-                    });
-                    return Some(Node::Fail(EvalError::new(message).at(id)));
+                    let error = EvalError::new(rejected.message);
+                    self.errors
+                        .push(Diagnostic::new(span, PlanError::Constant(error.clone())));
+                    return Some(Node::Fail(error.at(id)));
                 }
                 // Reference mode keeps the general implementation (a rejection aside).
                 Some(Ok(implementation)) if shortcuts => {
@@ -1356,8 +1346,7 @@ mod tests {
         let json = crate::JsonActivation::new(doc.clone());
         let outcome = |program: &crate::Program, activation: &dyn crate::Activation| {
             let (result, details) = program.eval_with_details(activation);
-            let shown =
-                result.map_err(|e| (e.message.clone(), e.node.and_then(|n| program.span(n))));
+            let shown = result.map_err(|e| (e.message(), e.node().and_then(|n| program.span(n))));
             (format!("{shown:?}"), details.actual_cost)
         };
         let mut compared = 0;

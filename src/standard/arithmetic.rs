@@ -259,7 +259,7 @@ pub fn add_list(a: &Value, b: &Value) -> EvalResult {
             // A Kubernetes set or map list merges, and the result keeps its semantics.
             if let Some(semantics) = &x.semantics {
                 crate::budget::reserve_values(x.len() + y.len())?;
-                let merged = semantics.concat(x, y).map_err(EvalError::new)?;
+                let merged = semantics.concat(x, y)?;
                 return Ok(Value::List(Arc::new(List::with_semantics(
                     merged,
                     semantics.clone(),
@@ -394,30 +394,45 @@ mod tests {
     fn int_arithmetic_is_checked() {
         let i = Value::Int;
         assert_eq!(add_int64(&i(1), &i(2)), Ok(i(3)));
-        assert_eq!(add_int64(&i(i64::MAX), &i(1)), err("integer overflow"));
-        assert_eq!(add_int64(&i(i64::MIN), &i(-1)), err("integer overflow"));
-        assert_eq!(subtract_int64(&i(i64::MIN), &i(1)), err("integer overflow"));
+        assert_eq!(add_int64(&i(i64::MAX), &i(1)), Err(EvalError::overflow()));
+        assert_eq!(add_int64(&i(i64::MIN), &i(-1)), Err(EvalError::overflow()));
+        assert_eq!(
+            subtract_int64(&i(i64::MIN), &i(1)),
+            Err(EvalError::overflow())
+        );
         assert_eq!(
             subtract_int64(&i(1), &i(-i64::MAX)),
-            err("integer overflow")
+            Err(EvalError::overflow())
         );
         assert_eq!(multiply_int64(&i(-2), &i(6)), Ok(i(-12)));
         assert_eq!(
             multiply_int64(&i(5_000_000_000), &i(5_000_000_000)),
-            err("integer overflow")
+            Err(EvalError::overflow())
         );
         assert_eq!(
             multiply_int64(&i(i64::MIN), &i(-1)),
-            err("integer overflow")
+            Err(EvalError::overflow())
         );
         assert_eq!(divide_int64(&i(-7), &i(2)), Ok(i(-3)));
-        assert_eq!(divide_int64(&i(15), &i(0)), err("division by zero"));
-        assert_eq!(divide_int64(&i(i64::MIN), &i(-1)), err("integer overflow"));
+        assert_eq!(
+            divide_int64(&i(15), &i(0)),
+            Err(EvalError::division_by_zero())
+        );
+        assert_eq!(
+            divide_int64(&i(i64::MIN), &i(-1)),
+            Err(EvalError::overflow())
+        );
         assert_eq!(modulo_int64(&i(-7), &i(3)), Ok(i(-1)));
-        assert_eq!(modulo_int64(&i(34), &i(0)), err("modulus by zero"));
-        assert_eq!(modulo_int64(&i(i64::MIN), &i(-1)), err("integer overflow"));
+        assert_eq!(
+            modulo_int64(&i(34), &i(0)),
+            Err(EvalError::modulus_by_zero())
+        );
+        assert_eq!(
+            modulo_int64(&i(i64::MIN), &i(-1)),
+            Err(EvalError::overflow())
+        );
         assert_eq!(negate_int64(&i(5)), Ok(i(-5)));
-        assert_eq!(negate_int64(&i(i64::MIN)), err("integer overflow"));
+        assert_eq!(negate_int64(&i(i64::MIN)), Err(EvalError::overflow()));
     }
 
     #[test]
@@ -436,8 +451,14 @@ mod tests {
             multiply_uint64(&u(5_000_000_000), &u(5_000_000_000)),
             err("unsigned integer overflow")
         );
-        assert_eq!(divide_uint64(&u(1), &u(0)), err("division by zero"));
-        assert_eq!(modulo_uint64(&u(1), &u(0)), err("modulus by zero"));
+        assert_eq!(
+            divide_uint64(&u(1), &u(0)),
+            Err(EvalError::division_by_zero())
+        );
+        assert_eq!(
+            modulo_uint64(&u(1), &u(0)),
+            Err(EvalError::modulus_by_zero())
+        );
         assert_eq!(modulo_uint64(&u(7), &u(4)), Ok(u(3)));
     }
 

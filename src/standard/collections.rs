@@ -313,19 +313,19 @@ mod tests {
         assert_eq!(index_map(&map(), &Value::from("k")), Ok(Value::from("v")));
         assert_eq!(
             index_map(&map(), &Value::Int(1)),
-            Err(EvalError::new("no such key: 1"))
+            Err(EvalError::no_such_key("1"))
         );
         assert_eq!(
             index_map(&map(), &Value::from("name")),
-            Err(EvalError::new("no such key: name"))
+            Err(EvalError::no_such_key("name"))
         );
         assert_eq!(
             index_map(&map(), &Value::Double(3.1)),
-            Err(EvalError::new("no such key: 3.1"))
+            Err(EvalError::no_such_key("3.1"))
         );
         assert_eq!(
             index_map(&map(), &Value::Bytes(b"".as_slice().into())),
-            Err(EvalError::new("no such key: []"))
+            Err(EvalError::no_such_key("[]"))
         );
     }
 

@@ -696,19 +696,25 @@ mod tests {
     #[test]
     fn to_int_conversions() {
         assert_eq!(to_int(&Value::Uint(42)), Ok(Value::Int(42)));
-        assert_eq!(to_int(&Value::Uint(u64::MAX)), err("integer overflow"));
+        assert_eq!(to_int(&Value::Uint(u64::MAX)), Err(EvalError::overflow()));
         assert_eq!(to_int(&Value::Double(-123.456)), Ok(Value::Int(-123)));
         assert_eq!(to_int(&Value::Double(11.5)), Ok(Value::Int(11)));
         assert_eq!(
             to_int(&Value::Double(36028797018963969.0)),
             Ok(Value::Int(36028797018963968))
         );
-        assert_eq!(to_int(&Value::Double(TWO_POW_63)), err("integer overflow"));
-        assert_eq!(to_int(&Value::Double(-TWO_POW_63)), err("integer overflow"));
-        assert_eq!(to_int(&Value::Double(f64::NAN)), err("integer overflow"));
+        assert_eq!(
+            to_int(&Value::Double(TWO_POW_63)),
+            Err(EvalError::overflow())
+        );
+        assert_eq!(
+            to_int(&Value::Double(-TWO_POW_63)),
+            Err(EvalError::overflow())
+        );
+        assert_eq!(to_int(&Value::Double(f64::NAN)), Err(EvalError::overflow()));
         assert_eq!(
             to_int(&Value::Double(f64::INFINITY)),
-            err("integer overflow")
+            Err(EvalError::overflow())
         );
         assert_eq!(to_int(&s("987")), Ok(Value::Int(987)));
         assert_eq!(to_int(&s("+5")), Ok(Value::Int(5)));

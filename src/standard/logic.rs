@@ -120,9 +120,7 @@ pub fn equals(a: &Value, b: &Value) -> EvalResult {
             .map(Value::Bool)
             .ok_or_else(EvalError::no_such_overload),
         // A Kubernetes set or map list decides, and may fail (set items that are not scalars).
-        (Value::List(x), Value::List(y)) if x.semantics.is_some() => {
-            x.equals(y).map(Value::Bool).map_err(EvalError::new)
-        }
+        (Value::List(x), Value::List(y)) if x.semantics.is_some() => x.equals(y).map(Value::Bool),
         _ => Ok(Value::Bool(a.cel_eq(b))),
     }
 }

@@ -39,7 +39,7 @@ pub fn compile(pattern: &str) -> Result<Regex, EvalError> {
         // Go allows a parse tree 1000 deep; the crate's default nesting limit is 250.
         .nest_limit(1000)
         .build()
-        .map_err(|e| error(pattern, &e))
+        .map_err(|e| error(pattern, &translated, &e))
 }
 
 /// The ASCII class for a Perl escape letter, as a bracketed class.
@@ -555,55 +555,44 @@ fn class_char<'a>(s: &'a str, whole: &str) -> Result<(char, &'a str), GoError> {
     Ok((c, &s[c.len_utf8()..]))
 }
 
-/// Translates a `regex` crate error into Go's wording where the kinds correspond.
-fn error(pattern: &str, e: &regex::Error) -> EvalError {
-    let text = e.to_string();
-    // The crate's message ends with a line `error: <description>`.
-    let detail = text
-        .lines()
-        .rev()
-        .find_map(|l| l.trim().strip_prefix("error: "))
-        .unwrap_or(text.as_str());
-    const GO_CODES: &[(&str, &str)] = &[
-        ("unclosed group", "missing closing )"),
-        ("unopened group", "unexpected )"),
-        ("unclosed character class", "missing closing ]"),
-        (
-            "repetition operator missing expression",
-            "missing argument to repetition operator",
-        ),
-        ("unrecognized escape sequence", "invalid escape sequence"),
-        (
-            "backreferences are not supported",
-            "invalid escape sequence",
-        ),
-        (
-            "incomplete escape sequence",
-            "trailing backslash at end of expression",
-        ),
-        (
-            "invalid character class range",
-            "invalid character class range",
-        ),
-        ("invalid repetition count range", "invalid repeat count"),
-        (
-            "exceed the maximum number of nested",
-            "expression nests too deeply",
-        ),
-        ("exceeds size limit", "expression too large"),
-        (
-            "Unicode property not found",
-            "invalid character class range",
-        ),
-        (
-            "Unicode property value not found",
-            "invalid character class range",
-        ),
-    ];
-    let code = GO_CODES
-        .iter()
-        .find(|(rust, _)| detail.starts_with(rust))
-        .map_or(detail, |(_, go)| go);
+/// Translates a `regex` crate error into Go's wording where the kinds correspond. The crate
+/// reports syntax errors as text only, so the translated pattern is parsed again with
+/// `regex-syntax` (the crate's own parser, same settings) to learn the error's kind.
+fn error(pattern: &str, translated: &str, e: &regex::Error) -> EvalError {
+    use regex_syntax::ast::ErrorKind as Ast;
+    use regex_syntax::hir::ErrorKind as Hir;
+    let kind = match e {
+        regex::Error::CompiledTooBig(_) => None,
+        _ => regex_syntax::ParserBuilder::new()
+            .nest_limit(1000)
+            .build()
+            .parse(translated)
+            .err(),
+    };
+    let code = match &kind {
+        None => "expression too large".to_string(),
+        Some(regex_syntax::Error::Parse(p)) => match p.kind() {
+            Ast::GroupUnclosed => "missing closing )".into(),
+            Ast::GroupUnopened => "unexpected )".into(),
+            Ast::ClassUnclosed => "missing closing ]".into(),
+            Ast::RepetitionMissing => "missing argument to repetition operator".into(),
+            Ast::EscapeUnrecognized | Ast::UnsupportedBackreference => {
+                "invalid escape sequence".into()
+            }
+            Ast::EscapeUnexpectedEof => "trailing backslash at end of expression".into(),
+            Ast::ClassRangeInvalid => "invalid character class range".into(),
+            Ast::RepetitionCountInvalid => "invalid repeat count".into(),
+            Ast::NestLimitExceeded(_) => "expression nests too deeply".into(),
+            other => other.to_string(),
+        },
+        Some(regex_syntax::Error::Translate(t)) => match t.kind() {
+            Hir::UnicodePropertyNotFound | Hir::UnicodePropertyValueNotFound => {
+                "invalid character class range".into()
+            }
+            other => other.to_string(),
+        },
+        Some(other) => other.to_string(),
+    };
     EvalError::new(format!("error parsing regexp: {code}: `{pattern}`"))
 }
 

@@ -6,30 +6,26 @@
 
 use std::borrow::Cow;
 
-/// cel-go's message for a malformed escape sequence.
-const UNESCAPE: &str = "unable to unescape string";
-/// cel-go's message for a backslash at the very end of a literal.
-const TRAILING: &str = "unable to unescape string, found '\\' as last character";
-/// cel-go's message for an escape that denotes a surrogate or a value above U+10FFFF.
-const CODE_POINT: &str = "invalid unicode code point";
-/// cel-go's message for a malformed octal escape.
-const OCTAL: &str = "unable to unescape octal sequence in string";
+use crate::error::TextProblem;
 
-/// A literal decoding error: a message and the byte offset inside the token where it applies.
+const UNESCAPE: TextProblem = TextProblem::Unescape;
+const TRAILING: TextProblem = TextProblem::TrailingBackslash;
+const CODE_POINT: TextProblem = TextProblem::CodePoint;
+const OCTAL: TextProblem = TextProblem::Octal;
+
+/// A literal decoding error: the problem and the byte offset inside the token where it
+/// applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiteralError {
     /// Byte offset of the problem, relative to the start of the token.
     pub offset: usize,
-    /// cel-go style message.
-    pub message: String,
+    /// What is wrong (displayed as cel-go words it).
+    pub problem: TextProblem,
 }
 
 impl LiteralError {
-    fn new(offset: usize, message: impl Into<String>) -> LiteralError {
-        LiteralError {
-            offset,
-            message: message.into(),
-        }
+    fn new(offset: usize, problem: TextProblem) -> LiteralError {
+        LiteralError { offset, problem }
     }
 }
 

@@ -22,7 +22,7 @@ use pest::iterators::Pairs;
 use pest::{Parser as _, Token};
 use smallvec::SmallVec;
 
-use crate::error::{Diagnostic, Issues};
+use crate::error::{Diagnostic, Issues, NumberKind, ParseError};
 use crate::syntax::ast::{Expr, ExprId, ExprKind, FieldInit, Literal, MapEntry, Span, op};
 use crate::syntax::literal::{self, LiteralError};
 use crate::syntax::macros::{self, Expander, Style};
@@ -90,8 +90,6 @@ pub const RESERVED: &[&str] = &[
     "while",
 ];
 
-const DEPTH_MESSAGE: &str = "max recursion depth exceeded";
-
 /// Parses `source` into an expression tree with node ids and spans, macros expanded.
 pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
     let size = source.chars().count();
@@ -99,17 +97,17 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
         return Err(Issues::single(
             source,
             Span::new(0, 0),
-            format!(
-                "expression code point size exceeds limit: size: {size}, limit {}",
-                options.max_code_points
-            ),
+            ParseError::SourceTooLong {
+                size,
+                limit: options.max_code_points,
+            },
         ));
     }
     if let Some(pos) = bracket_depth_exceeded(source, options.max_recursion_depth) {
         return Err(Issues::single(
             source,
             Span::new(pos, pos + 1),
-            DEPTH_MESSAGE,
+            ParseError::TooDeep,
         ));
     }
     let pairs = match CelGrammar::parse(Rule::start, source) {
@@ -145,7 +143,10 @@ pub fn parse(source: &str, options: &ParseOptions) -> Result<Expr, Issues> {
         Ok(expr) if builder.diagnostics.is_empty() => Ok(expr),
         _ => {
             if builder.diagnostics.is_empty() {
-                builder.error(Span::new(0, 0), "Syntax error: malformed expression");
+                builder.error(
+                    Span::new(0, 0),
+                    ParseError::Syntax("malformed expression".into()),
+                );
             }
             Err(Issues {
                 source: source.into(),
@@ -408,11 +409,8 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic {
-            message: message.into(),
-            span,
-        });
+    fn error(&mut self, span: Span, error: ParseError) {
+        self.diagnostics.push(Diagnostic::new(span, error));
     }
 
     /// Takes the next node, or records an internal error (the grammar guarantees it exists).
@@ -420,7 +418,7 @@ impl Builder<'_> {
         match it.next() {
             Some(p) => Ok(p),
             None => {
-                self.error(at, "Syntax error: incomplete expression");
+                self.error(at, ParseError::Syntax("incomplete expression".into()));
                 Err(Abort)
             }
         }
@@ -460,7 +458,7 @@ impl Builder<'_> {
     /// Checks a depth against the limit.
     fn check_depth(&mut self, depth: u32, span: Span) -> Result<(), Abort> {
         if depth as usize > self.options.max_recursion_depth {
-            self.error(span, DEPTH_MESSAGE);
+            self.error(span, ParseError::TooDeep);
             return Err(Abort);
         }
         Ok(())
@@ -522,7 +520,10 @@ impl Builder<'_> {
         match built {
             Some(e) => Ok(e),
             None => {
-                self.error(self.tree.span(n), "Syntax error: malformed expression");
+                self.error(
+                    self.tree.span(n),
+                    ParseError::Syntax("malformed expression".into()),
+                );
                 Err(Abort)
             }
         }
@@ -566,7 +567,7 @@ impl Builder<'_> {
         let mut result = self.finish(&mut fold, at)?;
         while let Some(span) = questions.pop() {
             let (Some(then), Some(cond)) = (parts.pop(), parts.pop()) else {
-                self.error(span, "Syntax error: malformed conditional");
+                self.error(span, ParseError::Syntax("malformed conditional".into()));
                 return Err(Abort);
             };
             result = self.call_node(span, op::CONDITIONAL, vec![cond, then, result])?;
@@ -619,7 +620,7 @@ impl Builder<'_> {
         match operands.pop() {
             Some(e) if operands.is_empty() => Ok(e),
             _ => {
-                self.error(at, "Syntax error: malformed operator sequence");
+                self.error(at, ParseError::Syntax("malformed operator sequence".into()));
                 Err(Abort)
             }
         }
@@ -634,7 +635,10 @@ impl Builder<'_> {
             return match terms.pop().flatten() {
                 Some(e) if terms.is_empty() => Ok(e),
                 _ => {
-                    self.error(Span::new(0, 0), "Syntax error: malformed operator sequence");
+                    self.error(
+                        Span::new(0, 0),
+                        ParseError::Syntax("malformed operator sequence".into()),
+                    );
                     Err(Abort)
                 }
             };
@@ -669,7 +673,10 @@ impl Builder<'_> {
         match terms.get_mut(i).and_then(Option::take) {
             Some(e) => Ok(e),
             None => {
-                self.error(Span::new(0, 0), "Syntax error: malformed operator sequence");
+                self.error(
+                    Span::new(0, 0),
+                    ParseError::Syntax("malformed operator sequence".into()),
+                );
                 Err(Abort)
             }
         }
@@ -679,7 +686,10 @@ impl Builder<'_> {
         let (Some((_, name, span)), Some(rhs), Some(lhs)) =
             (ops.pop(), operands.pop(), operands.pop())
         else {
-            self.error(Span::new(0, 0), "Syntax error: malformed operator sequence");
+            self.error(
+                Span::new(0, 0),
+                ParseError::Syntax("malformed operator sequence".into()),
+            );
             return Err(Abort);
         };
         let e = self.call_node(span, name, vec![lhs, rhs])?;
@@ -765,7 +775,7 @@ impl Builder<'_> {
                 self.index(e, anchor_span, rule == Rule::index, index)
             }
             _ => {
-                self.error(pspan, "Syntax error: unexpected member access");
+                self.error(pspan, ParseError::Syntax("unexpected member access".into()));
                 Err(Abort)
             }
         }
@@ -833,7 +843,7 @@ impl Builder<'_> {
                     Ok(e)
                 }
                 Err(err) => {
-                    self.error(err.span, err.message);
+                    self.error(err.span, ParseError::Macro(err.message));
                     self.placeholder(span)
                 }
             };
@@ -871,7 +881,10 @@ impl Builder<'_> {
             Rule::list => self.list(node),
             Rule::map => self.map(node),
             _ => {
-                self.error(self.tree.span(node), "Syntax error: unexpected token");
+                self.error(
+                    self.tree.span(node),
+                    ParseError::Syntax("unexpected token".into()),
+                );
                 Err(Abort)
             }
         }
@@ -1014,16 +1027,16 @@ impl Builder<'_> {
     }
 
     /// Reports a use of optional syntax when it is disabled.
-    fn optional_allowed(&mut self, span: Span, syntax: &str) {
+    fn optional_allowed(&mut self, span: Span, syntax: &'static str) {
         if !self.options.optional_syntax {
-            self.error(span, format!("unsupported syntax '{syntax}'"));
+            self.error(span, ParseError::UnsupportedSyntax(syntax));
         }
     }
 
     /// Reports a reserved identifier; returns whether it was one.
     fn reserved(&mut self, name: &str, span: Span) -> bool {
         if RESERVED.contains(&name) {
-            self.error(span, format!("reserved identifier: {name}"));
+            self.error(span, ParseError::ReservedIdentifier(name.to_string()));
             true
         } else {
             false
@@ -1088,30 +1101,30 @@ impl Builder<'_> {
                 }
                 Rule::num_int => literal::parse_int(self.tree.text(part), negative)
                     .map(Literal::Int)
-                    .ok_or("invalid int literal"),
+                    .ok_or(NumberKind::Int),
                 Rule::num_uint => literal::parse_uint(self.tree.text(part))
                     .map(Literal::Uint)
-                    .ok_or("invalid uint literal"),
+                    .ok_or(NumberKind::Uint),
                 Rule::num_double => literal::parse_double(self.tree.text(part), negative)
                     .map(Literal::Double)
-                    .ok_or("invalid double literal"),
-                _ => Err("invalid number literal"),
+                    .ok_or(NumberKind::Double),
+                _ => Err(NumberKind::Unknown),
             };
             return match lit {
                 Ok(lit) => self.node(span, ExprKind::Literal(lit)),
-                Err(message) => {
-                    self.error(span, message);
+                Err(kind) => {
+                    self.error(span, ParseError::InvalidNumber(kind));
                     self.placeholder(span)
                 }
             };
         }
-        self.error(span, "invalid number literal");
+        self.error(span, ParseError::InvalidNumber(NumberKind::Unknown));
         self.placeholder(span)
     }
 
     fn literal_error(&mut self, span: Span, e: LiteralError) -> Built {
         // cel-go reports malformed literals at their start.
-        self.error(span, e.message);
+        self.error(span, ParseError::InvalidText(e.problem));
         self.placeholder(span)
     }
 }
@@ -1168,31 +1181,31 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
             } else {
                 rest.chars().take(1).collect()
             };
-            format!("Syntax error: token recognition error at: '{shown}'")
+            format!("token recognition error at: '{shown}'")
         }
         ErrorVariant::ParsingError { positives, .. } => {
             let mut expected = expected_tokens(positives);
             expected.sort_unstable();
             expected.dedup();
             if expected.is_empty() {
-                format!("Syntax error: unexpected input {found}")
+                format!("unexpected input {found}")
             } else if let [one] = expected[..]
                 && one != "expression"
             {
                 // ANTLR braces a set of several tokens only (cel-go: `self.true` gives
                 // "mismatched input 'true' expecting IDENTIFIER").
-                format!("Syntax error: mismatched input {found} expecting {one}")
+                format!("mismatched input {found} expecting {one}")
             } else {
                 format!(
-                    "Syntax error: mismatched input {found} expecting {{{}}}",
+                    "mismatched input {found} expecting {{{}}}",
                     expected.join(", ")
                 )
             }
         }
-        ErrorVariant::CustomError { message } => format!("Syntax error: {message}"),
+        ErrorVariant::CustomError { message } => message.clone(),
     };
     let end = pos + rest.chars().next().map_or(0, char::len_utf8);
-    Issues::single(source, Span::new(pos, end), message)
+    Issues::single(source, Span::new(pos, end), ParseError::Syntax(message))
 }
 
 /// What pest expected, in cel-go's terms. The grammar's first-character lookaheads keep
@@ -1942,7 +1955,7 @@ mod tests {
             assert!(
                 result.is_ok(),
                 "{open}: {}",
-                result.unwrap_err().diagnostics[0].message
+                result.unwrap_err().diagnostics[0].message()
             );
         }
         let chain = format!("a{}", ".b".repeat(250));

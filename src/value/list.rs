@@ -11,6 +11,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use super::Value;
+use crate::error::EvalError;
 
 /// The payload of a [`Value::List`]. Plain lists have no `semantics`; reading the items
 /// costs what reading a `Vec` behind an `Arc` costs.
@@ -23,13 +24,13 @@ pub struct List {
 }
 
 /// The semantics of a typed list, applied when it is the left operand of `==` or `+`.
-/// Errors are messages (Kubernetes': `listSet operations are only supported on lists of
-/// scalar values`).
+/// Errors are evaluation errors (Kubernetes': `listSet operations are only supported on
+/// lists of scalar values`).
 pub trait ListSemantics: Send + Sync + fmt::Debug {
     /// `left == right`.
-    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, String>;
+    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, EvalError>;
     /// `left + right`; the result keeps these semantics.
-    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, String>;
+    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, EvalError>;
 }
 
 impl List {
@@ -43,7 +44,7 @@ impl List {
 
     /// `self == other` as the left operand: element-wise, or under the list's semantics.
     #[inline]
-    pub fn equals(&self, other: &[Value]) -> Result<bool, String> {
+    pub fn equals(&self, other: &[Value]) -> Result<bool, EvalError> {
         match &self.semantics {
             Some(semantics) => semantics.equals(&self.items, other),
             None => Ok(self.items.len() == other.len()

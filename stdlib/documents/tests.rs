@@ -14,7 +14,7 @@ fn object(text: &str) -> serde_json::Value {
 }
 
 fn yaml_err(text: &str) -> String {
-    parse_manifests(text).unwrap_err()
+    parse_manifests(text).unwrap_err().to_string()
 }
 
 /// go-yaml's error for a text read as YAML whatever its first character.

@@ -3,7 +3,7 @@
 //! argument's checked type must suit its clause.
 
 use super::format::{Formatter, expectation, precision};
-use kcel::error::Diagnostic;
+use kcel::error::{CheckError, Diagnostic};
 use kcel::syntax::ast::NodeMap;
 use kcel::syntax::ast::{Expr, ExprKind, Literal, Span};
 use kcel::types::Type;
@@ -39,17 +39,17 @@ fn validate(expr: &Expr, types: &NodeMap<Type>, f: Formatter) -> Vec<Diagnostic>
         };
         let check = Check { types, f };
         match check.format(fmt, elements) {
-            Err((message, span)) => out.push(Diagnostic {
-                message,
-                span: span.unwrap_or(e.span),
-            }),
-            Ok(requested) if elements.len() > requested => out.push(Diagnostic {
-                message: format!(
+            Err((message, span)) => out.push(Diagnostic::new(
+                span.unwrap_or(e.span),
+                CheckError::Library(message),
+            )),
+            Ok(requested) if elements.len() > requested => out.push(Diagnostic::new(
+                e.span,
+                CheckError::Library(format!(
                     "too many arguments supplied to string.format (expected {requested}, got {})",
                     elements.len()
-                ),
-                span: e.span,
-            }),
+                )),
+            )),
             Ok(_) => {}
         }
     });

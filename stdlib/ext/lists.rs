@@ -683,7 +683,7 @@ mod tests {
             .compile("1.sortBy(e, e)")
             .expect_err("not a list expression");
         assert_eq!(
-            e.diagnostics[0].message,
+            e.diagnostics[0].message(),
             "sortBy can only be applied to a list, identifier, comprehension, call or select expression"
         );
         assert!(library(1).macros.is_empty());

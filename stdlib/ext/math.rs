@@ -805,7 +805,7 @@ mod macro_tests {
         env.add_library(&super::library(2));
         match env.compile(expr) {
             Ok(_) => String::new(),
-            Err(e) => e.diagnostics[0].message.clone(),
+            Err(e) => e.diagnostics[0].message(),
         }
     }
 

@@ -21,7 +21,7 @@ use crate::kubernetes::cidr::Cidr;
 use crate::kubernetes::ip::{accessors, parse_ip};
 use crate::kubernetes::netip::{is_4in6, parse_prefix};
 use crate::kubernetes::{go_quote, opaque, opaque_arg, string_arg};
-use kcel::error::{Diagnostic, EvalError, EvalResult};
+use kcel::error::{CheckError, Diagnostic, EvalError, EvalResult};
 use kcel::registry::{Implementation, Library};
 use kcel::syntax::ast::NodeMap;
 use kcel::syntax::ast::{Expr, ExprKind, Literal};
@@ -357,10 +357,10 @@ fn validate_literals(
         ) = args.first()
         {
             if let Err(err) = check(s) {
-                out.push(Diagnostic {
-                    message: format!("invalid {function} argument: {}", err.message),
-                    span: arg.span,
-                });
+                out.push(Diagnostic::new(
+                    arg.span,
+                    CheckError::Library(format!("invalid {function} argument: {err}")),
+                ));
             }
         }
     });

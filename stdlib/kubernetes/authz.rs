@@ -190,15 +190,15 @@ pub struct RuleAuthorizer {
 impl RuleAuthorizer {
     /// Reads a rule list from JSON (`{"rules": [{"verbs": ["get"], "resources": ["pods"]}]}`,
     /// fields as [`Rule`] spells them); errors name the offending field.
-    pub fn from_json(json: &serde_json::Value) -> Result<RuleAuthorizer, String> {
-        RuleAuthorizer::deserialize(json).map_err(|e| e.to_string())
+    pub fn from_json(json: &serde_json::Value) -> Result<RuleAuthorizer, serde_json::Error> {
+        RuleAuthorizer::deserialize(json)
     }
 }
 
 impl UserInfo {
     /// Reads `{"name": "ada", "groups": ["dev"]}` (both optional).
-    pub fn from_json(json: &serde_json::Value) -> Result<UserInfo, String> {
-        UserInfo::deserialize(json).map_err(|e| e.to_string())
+    pub fn from_json(json: &serde_json::Value) -> Result<UserInfo, serde_json::Error> {
+        UserInfo::deserialize(json)
     }
 }
 
@@ -692,7 +692,8 @@ mod tests {
         };
         assert_eq!(authorizer.authorize(&request).kind, DecisionKind::Allow);
         let err = RuleAuthorizer::from_json(&serde_json::json!({"rules": [{"verb": ["get"]}]}))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown field `verb`"), "{err}");
         assert!(RuleAuthorizer::from_json(&serde_json::json!({"rules": 3})).is_err());
         assert!(UserInfo::from_json(&serde_json::json!({"name": 1})).is_err());

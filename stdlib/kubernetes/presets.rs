@@ -124,6 +124,6 @@ mod tests {
         let l = kcel::Value::list((0..200).map(kcel::Value::Int).collect::<Vec<_>>());
         let vars = std::collections::HashMap::from([("l".to_string(), l)]);
         let err = program.eval(&vars).unwrap_err();
-        assert_eq!(err.message, kcel::cost::LIMIT_EXCEEDED);
+        assert_eq!(*err.kind(), kcel::EvalErrorKind::CostLimitExceeded);
     }
 }

@@ -65,7 +65,7 @@ pub fn library() -> Library {
 
 fn compile(pattern: &str) -> Result<Regex, EvalError> {
     kcel::standard::strings::compile_regex(pattern)
-        .map_err(|e| EvalError::new(format!("Illegal regex: {}", e.message)))
+        .map_err(|e| EvalError::new(format!("Illegal regex: {e}")))
 }
 
 /// `find` with a constant pattern compiled once (the planner's counterpart of cel-go's regex

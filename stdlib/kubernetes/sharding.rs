@@ -326,7 +326,7 @@ impl ShardSelector {
             let first = issues
                 .diagnostics
                 .first()
-                .map_or("", |d| d.message.as_str());
+                .map_or_else(String::new, |d| d.message());
             format!("CEL parse error: {first}")
         })?;
         let mut found = Vec::new();
@@ -728,7 +728,7 @@ mod tests {
             .eval_with_details(&std::collections::HashMap::<String, Value>::new())
             .0;
         assert_eq!(
-            err.unwrap_err().message,
+            err.unwrap_err().message(),
             "hexStart must be a 0x-prefixed 16-digit hex value, got \"0x0\" (did you mean \"0x0000000000000000\"?)"
         );
     }

@@ -79,7 +79,9 @@ use crate::kubernetes::admission::{
 };
 use crate::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use crate::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
-use crate::kubernetes::crd::{CompileOptions, FieldPath, Schema, Validator, crd_version_schemas};
+use crate::kubernetes::crd::{
+    CompileOptions, DefinitionError, FieldPath, Schema, Validator, crd_version_schemas,
+};
 
 /// A field that may be absent (`None`), `null` (`Some(None)`) or a value.
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Json>>, D::Error> {
@@ -386,25 +388,50 @@ fn result(name: impl Into<String>, mismatches: Vec<Mismatch>) -> CaseResult {
     }
 }
 
+/// A suite that cannot be read, with the offending part named.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SuiteError {
+    /// Not a mapping.
+    #[error("a suite is a mapping with `policies` (admission) or `crd` (CRD rules)")]
+    NotAMapping,
+    /// A mapping with neither `policies` nor `crd`.
+    #[error("a suite needs `policies` (admission) or `crd` (CRD rules)")]
+    UnknownKind,
+    /// A field of the wrong shape (serde's message names it).
+    #[error("{0}")]
+    Decode(serde_json::Error),
+    /// An `authorizer` string other than `allow` or `deny`.
+    #[error("authorizer: expected allow, deny or {{rules: [...]}}, got '{0}'")]
+    AuthorizerName(String),
+    /// An `authorizer` rule list that does not decode.
+    #[error("authorizer: {0}")]
+    AuthorizerRules(serde_json::Error),
+    /// A `crd` that cannot be read.
+    #[error("crd: {0}")]
+    Crd(DefinitionError),
+    /// A `crd` with no schema.
+    #[error("crd: no spec.versions[].schema.openAPIV3Schema")]
+    NoSchema,
+}
+
 impl Suite {
     /// Reads a suite: an object with `policies` is an admission suite, one with `crd` a CRD
     /// suite. Errors name the offending field.
-    pub fn from_json(json: &Json) -> Result<Suite, String> {
+    pub fn from_json(json: &Json) -> Result<Suite, SuiteError> {
         let Some(object) = json.as_object() else {
-            return Err(
-                "a suite is a mapping with `policies` (admission) or `crd` (CRD rules)".into(),
-            );
+            return Err(SuiteError::NotAMapping);
         };
         if object.contains_key("policies") {
-            let suite = AdmissionSuite::deserialize(json).map_err(|e| e.to_string())?;
+            let suite = AdmissionSuite::deserialize(json).map_err(SuiteError::Decode)?;
             suite.authorizer()?;
             Ok(Suite::Admission(suite))
         } else if object.contains_key("crd") {
-            let suite = CrdSuite::deserialize(json).map_err(|e| e.to_string())?;
+            let suite = CrdSuite::deserialize(json).map_err(SuiteError::Decode)?;
             suite.schema()?;
             Ok(Suite::Crd(suite))
         } else {
-            Err("a suite needs `policies` (admission) or `crd` (CRD rules)".into())
+            Err(SuiteError::UnknownKind)
         }
     }
 
@@ -429,7 +456,7 @@ impl Suite {
         };
         match &suite {
             Suite::Admission(admission) => {
-                admission.authorizer()?;
+                admission.authorizer().map_err(|e| e.to_string())?;
                 for (i, case) in admission.cases.iter().enumerate() {
                     let operation = case.request.operation.as_str();
                     if !OPERATIONS.contains(&operation) {
@@ -441,7 +468,7 @@ impl Suite {
                 }
             }
             Suite::Crd(crd) => {
-                crd.schema()?;
+                crd.schema().map_err(|e| e.to_string())?;
             }
         }
         Ok(suite)
@@ -473,18 +500,14 @@ impl Suite {
 
 impl AdmissionSuite {
     /// The suite's authorizer, if any.
-    pub fn authorizer(&self) -> Result<Option<Arc<dyn Authorizer>>, String> {
+    pub fn authorizer(&self) -> Result<Option<Arc<dyn Authorizer>>, SuiteError> {
         Ok(match &self.authorizer {
             None => None,
             Some(Json::String(s)) if s == "allow" => Some(Arc::new(AllowAll)),
             Some(Json::String(s)) if s == "deny" => Some(Arc::new(DenyAll)),
-            Some(Json::String(s)) => {
-                return Err(format!(
-                    "authorizer: expected allow, deny or {{rules: [...]}}, got '{s}'"
-                ));
-            }
+            Some(Json::String(s)) => return Err(SuiteError::AuthorizerName(s.clone())),
             Some(rules) => Some(Arc::new(
-                RuleAuthorizer::from_json(rules).map_err(|e| format!("authorizer: {e}"))?,
+                RuleAuthorizer::from_json(rules).map_err(SuiteError::AuthorizerRules)?,
             )),
         })
     }
@@ -538,7 +561,7 @@ impl AdmissionSuite {
                     vec![Mismatch {
                         what: "authorizer".into(),
                         expected: "allow, deny or {\"rules\": [...]}".into(),
-                        actual: json_text(&e),
+                        actual: json_text(&e.to_string()),
                     }],
                 ));
                 return results;
@@ -624,13 +647,13 @@ impl AdmissionSuite {
 
 impl CrdSuite {
     /// The first version's schema, with its path in the CRD.
-    pub fn schema(&self) -> Result<(Schema, FieldPath), String> {
+    pub fn schema(&self) -> Result<(Schema, FieldPath), SuiteError> {
         crd_version_schemas(&self.crd)
-            .map_err(|e| format!("crd: {e}"))?
+            .map_err(SuiteError::Crd)?
             .into_iter()
             .next()
             .map(|(_, schema, path)| (schema, path))
-            .ok_or_else(|| "crd: no spec.versions[].schema.openAPIV3Schema".to_string())
+            .ok_or(SuiteError::NoSchema)
     }
 
     /// Runs the suite (see [`Suite::run`]).
@@ -648,7 +671,7 @@ impl CrdSuite {
                     vec![Mismatch {
                         what: "schema".into(),
                         expected: "a structural schema".into(),
-                        actual: json_text(&e),
+                        actual: json_text(&e.to_string()),
                     }],
                 )];
             }
@@ -831,7 +854,7 @@ mod tests {
                 "missing field `request`",
             ),
         ] {
-            let got = Suite::from_json(&json).unwrap_err();
+            let got = Suite::from_json(&json).unwrap_err().to_string();
             assert!(got.contains(error), "{got}");
         }
     }

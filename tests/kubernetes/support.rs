@@ -205,12 +205,12 @@ fn run_mode(env: &Env, c: &Case, reference: bool) -> Result<(), String> {
             }
         }
         (Want::Error(m), Err(err)) => {
-            if err.message != m {
-                return Err(format!("error {:?}, want {m:?}", err.message));
+            if err.message() != m {
+                return Err(format!("error {:?}, want {m:?}", err.message()));
             }
         }
         (_, Ok(got)) => return Err(format!("got {got}, want {:?}", c.want)),
-        (_, Err(err)) => return Err(format!("error {:?}, want {:?}", err.message, c.want)),
+        (_, Err(err)) => return Err(format!("error {:?}, want {:?}", err.message(), c.want)),
     }
     if let Some(rt) = c.rt {
         if details.actual_cost != rt {

@@ -7,11 +7,7 @@ pub fn outcome(program: &kcel::Program, activation: &dyn kcel::Activation) -> (S
     let (result, details) = program.eval_with_details(activation);
     let shown = match result {
         Ok(v) => format!("{v:?}"),
-        Err(e) => format!(
-            "{} at {:?}",
-            e.message,
-            e.node.and_then(|n| program.span(n))
-        ),
+        Err(e) => format!("{} at {:?}", e, e.node().and_then(|n| program.span(n))),
     };
     (shown, details.actual_cost)
 }

@@ -17,7 +17,7 @@ use crate::resource::Resource;
 
 fn not_served(resource: &Resource, e: CrdError) -> ApiError {
     match e {
-        CrdError::NotServed(m) => ApiError::bad_request(m),
+        CrdError::NotServed(m) => ApiError::bad_request(m.to_string()),
         CrdError::Schema { errors, .. } => ApiError::internal(format!(
             "the schema of {} is invalid: {}",
             resource.group_resource(),

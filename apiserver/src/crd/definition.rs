@@ -396,7 +396,7 @@ pub fn admit(
                     remember(&value["spec"], Arc::new(v));
                 }
             }
-            Err(e) => errors.push(invalid(path("spec.versions"), "", &e)),
+            Err(e) => errors.push(invalid(path("spec.versions"), "", &e.to_string())),
         }
     }
     if !errors.is_empty() {

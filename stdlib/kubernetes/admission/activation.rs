@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 use crate::kubernetes::authz::{self, Authorizer, AuthzRequest};
 use kcel::value::Opaque;
-use kcel::{Activation, Value};
+use kcel::{Activation, EvalError, Value};
 
 use super::api::AdmissionRequest;
 use super::compile::{Compiled, VARIABLES_TYPE};
@@ -156,7 +156,7 @@ pub struct LazyVariables {
     me: Weak<LazyVariables>,
     bindings: Arc<PolicyActivation>,
     variables: Arc<[(String, Compiled)]>,
-    cache: Mutex<Vec<Option<Result<Value, String>>>>,
+    cache: Mutex<Vec<Option<Result<Value, EvalError>>>>,
     cost: AtomicU64,
     phase: Phase,
 }
@@ -194,19 +194,19 @@ impl LazyVariables {
         PhaseActivation { vars: self }
     }
 
-    fn evaluate(&self, index: usize) -> Result<Value, String> {
+    fn evaluate(&self, index: usize) -> Result<Value, EvalError> {
         let (name, compiled) = &self.variables[index];
-        let program = compiled
-            .program
-            .as_ref()
-            .map_err(|e| format!("composited variable \"{name}\" fails to compile: {e}"))?;
+        let program = compiled.program.as_ref().map_err(|e| {
+            EvalError::new(format!(
+                "composited variable \"{name}\" fails to compile: {e}"
+            ))
+        })?;
         let (result, details) = program.eval_with_details(&self.activation());
         self.cost.fetch_add(details.actual_cost, Ordering::Relaxed);
         result.map_err(|e| {
-            format!(
-                "composited variable \"{name}\" fails to evaluate: {}",
-                e.message
-            )
+            EvalError::new(format!(
+                "composited variable \"{name}\" fails to evaluate: {e}"
+            ))
         })
     }
 }
@@ -236,7 +236,7 @@ impl Opaque for VariablesValue {
         VARIABLES_TYPE.to_string()
     }
 
-    fn field(&self, name: &str) -> Option<Result<Value, String>> {
+    fn field(&self, name: &str) -> Option<Result<Value, EvalError>> {
         self.0.upgrade()?.field(name)
     }
 }
@@ -244,9 +244,9 @@ impl Opaque for VariablesValue {
 impl LazyVariables {
     /// The value of a variable: computed on first read, then remembered; `None` when there
     /// is no such variable.
-    fn field(&self, name: &str) -> Option<Result<Value, String>> {
+    fn field(&self, name: &str) -> Option<Result<Value, EvalError>> {
         let index = self.variables.iter().position(|(n, _)| n == name)?;
-        let cached = |cache: &Mutex<Vec<Option<Result<Value, String>>>>| {
+        let cached = |cache: &Mutex<Vec<Option<Result<Value, EvalError>>>>| {
             cache
                 .lock()
                 .ok()

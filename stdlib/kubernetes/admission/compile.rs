@@ -10,6 +10,7 @@ use kcel::check::TypeProvider;
 use kcel::{Env, Program, Type};
 
 use super::api::{PolicySpec, ValidatingAdmissionPolicy};
+use super::errors::ExpressionError;
 use super::validation;
 
 /// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
@@ -20,7 +21,7 @@ pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 pub struct Compiled {
     pub field: String,
     pub source: String,
-    pub program: Result<Program, String>,
+    pub program: Result<Program, ExpressionError>,
     /// The checked output type, when it compiled.
     pub output: Option<Type>,
 }
@@ -247,7 +248,7 @@ impl WriteEnvs {
         source: &str,
         output: Output,
         stored: bool,
-    ) -> Result<(Program, Type), String> {
+    ) -> Result<(Program, Type), ExpressionError> {
         let env = match &self.stored {
             Some(env) if stored => env,
             _ => &self.new,
@@ -257,10 +258,12 @@ impl WriteEnvs {
 }
 
 /// The program and its output type (`dyn` when unknown).
-fn compile_source(env: &Env, source: &str, output: Output) -> Result<(Program, Type), String> {
-    let ast = env
-        .compile(source)
-        .map_err(|issues| format!("compilation failed: {issues}"))?;
+fn compile_source(
+    env: &Env,
+    source: &str,
+    output: Output,
+) -> Result<(Program, Type), ExpressionError> {
+    let ast = env.compile(source).map_err(ExpressionError::Compile)?;
     if let Some(t) = ast.output_type() {
         // Kubernetes wants the exact type (`dyn` is not `bool`), as cel-go's IsExactType.
         let ok = match output {
@@ -270,20 +273,20 @@ fn compile_source(env: &Env, source: &str, output: Output) -> Result<(Program, T
             Output::Any => true,
         };
         if !ok {
-            let got = cel_go_name(t);
-            return Err(match output {
-                Output::Bool => format!("must evaluate to bool but got {got}"),
-                Output::StringOrNull => {
-                    format!("must evaluate to one of [string null_type] but got {got}")
-                }
-                _ => format!("must evaluate to string but got {got}"),
+            return Err(ExpressionError::OutputType {
+                expected: match output {
+                    Output::Bool => "bool",
+                    Output::StringOrNull => "one of [string null_type]",
+                    _ => "string",
+                },
+                found: cel_go_name(t),
             });
         }
     }
     let ty = ast.output_type().cloned().unwrap_or(Type::Dyn);
     env.program(&ast)
         .map(|p| (p, ty))
-        .map_err(|issues| format!("compilation failed: {issues}"))
+        .map_err(ExpressionError::Compile)
 }
 
 /// The type a variable has in `variables` (Kubernetes' `convertCelTypeToDeclType`): the

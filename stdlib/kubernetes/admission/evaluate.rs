@@ -92,12 +92,8 @@ impl Run<'_> {
             field: compiled.field.clone(),
             cost,
         });
-        let result = result.map_err(|e| {
-            format!(
-                "expression '{}' resulted in error: {}",
-                compiled.source, e.message
-            )
-        });
+        let result = result
+            .map_err(|e| format!("expression '{}' resulted in error: {}", compiled.source, e));
         (result, cost)
     }
 

@@ -39,6 +39,7 @@ mod activation;
 pub mod api;
 pub mod binding;
 pub mod compile;
+pub mod errors;
 mod evaluate;
 pub mod matching;
 mod params;
@@ -56,6 +57,7 @@ pub use crate::kubernetes::crd::FieldError;
 pub use api::{AdmissionRequest, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 pub use binding::validate_binding;
 pub use compile::CompiledPolicy;
+pub use errors::ExpressionError;
 pub use evaluate::{
     BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,
 };

@@ -16,6 +16,7 @@ use super::api::{
     ParamKind, ParamRef, ParameterNotFoundAction, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, ValidationAction,
 };
+use super::errors::ExpressionError;
 
 /// At most this many match conditions (`validateMatchConditions`).
 const MAX_MATCH_CONDITIONS: usize = 64;
@@ -26,11 +27,11 @@ pub struct CompileErrors {
     /// An update leaving paramKind and the match conditions unchanged: they are not
     /// validated.
     pub ignore_match_conditions: bool,
-    pub conditions: Vec<Option<String>>,
-    pub variables: Vec<Option<String>>,
-    pub validations: Vec<Option<String>>,
-    pub messages: Vec<Option<String>>,
-    pub audit_annotations: Vec<Option<String>>,
+    pub conditions: Vec<Option<ExpressionError>>,
+    pub variables: Vec<Option<ExpressionError>>,
+    pub validations: Vec<Option<ExpressionError>>,
+    pub messages: Vec<Option<ExpressionError>>,
+    pub audit_annotations: Vec<Option<ExpressionError>>,
 }
 
 /// `path.ValidatePathSegmentName`.
@@ -131,9 +132,9 @@ impl Errors {
     }
 
     /// An expression's compile error (`Invalid`, the expression as the bad value).
-    fn expression(&mut self, path: &FieldPath, source: &str, error: Option<&String>) {
-        if let Some(detail) = error {
-            self.invalid(path, source, detail);
+    fn expression(&mut self, path: &FieldPath, source: &str, error: Option<&ExpressionError>) {
+        if let Some(error) = error {
+            self.invalid(path, source, &error.to_string());
         }
     }
 }

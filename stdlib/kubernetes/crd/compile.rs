@@ -570,7 +570,7 @@ fn program_error(issues: &kcel::Issues) -> String {
     issues
         .diagnostics
         .first()
-        .map_or_else(|| issues.to_string(), |d| d.message.clone())
+        .map_or_else(|| issues.to_string(), kcel::error::Diagnostic::message)
 }
 
 fn escaped(name: &str) -> Option<String> {

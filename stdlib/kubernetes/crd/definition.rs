@@ -11,25 +11,11 @@ use std::sync::OnceLock;
 use serde_json::Value as Json;
 
 use super::compile::CompileOptions;
+use super::errors::{CrdError, DefinitionError, NotServed};
 use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};
 use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};
 use crate::kubernetes::object_meta::{self, Scope};
-
-/// Why an object was not validated.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CrdError {
-    /// The object is not a resource of this CRD (its kind, group or version).
-    #[error("{0}")]
-    NotServed(String),
-    /// The schema of the object's version is one Kubernetes rejects (not structural,
-    /// invalid defaults, rules that do not compile or cost too much).
-    #[error("CRD version {version}: {}", .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
-    Schema {
-        version: String,
-        errors: Vec<FieldError>,
-    },
-}
 
 /// One version of the CRD.
 struct Version {
@@ -51,21 +37,16 @@ pub struct CrdValidator {
 impl CrdValidator {
     /// Reads a CustomResourceDefinition (`apiextensions.k8s.io/v1`, as JSON); an error
     /// names what is missing or unreadable. Rules are compiled later, per version.
-    pub fn new(crd: &Json) -> Result<CrdValidator, String> {
-        let text = |pointer: &str| {
+    pub fn new(crd: &Json) -> Result<CrdValidator, DefinitionError> {
+        let text = |pointer: &str, field: &'static str| {
             crd.pointer(pointer)
                 .and_then(Json::as_str)
                 .filter(|s| !s.is_empty())
                 .map(str::to_string)
-                .ok_or_else(|| {
-                    format!(
-                        "a CustomResourceDefinition needs {}",
-                        &pointer[1..].replace('/', ".")
-                    )
-                })
+                .ok_or(DefinitionError::Missing(field))
         };
-        let group = text("/spec/group")?;
-        let kind = text("/spec/names/kind")?;
+        let group = text("/spec/group", "spec.group")?;
+        let kind = text("/spec/names/kind", "spec.names.kind")?;
         let served = |name: &str| {
             crd.pointer("/spec/versions")
                 .and_then(Json::as_array)
@@ -141,25 +122,23 @@ impl CrdValidator {
         let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
         let (api_version, kind) = (field("apiVersion"), field("kind"));
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        let not_served = |m: String| Err(CrdError::NotServed(m));
+        let not_served = |reason: NotServed| Err(CrdError::NotServed(reason));
         if kind != self.kind {
-            return not_served(format!(
-                "kind {kind:?} is not the CRD's kind {:?}",
-                self.kind
-            ));
+            return not_served(NotServed::Kind {
+                kind: kind.to_string(),
+                expected: self.kind.clone(),
+            });
         }
         if group != self.group {
-            return not_served(format!(
-                "apiVersion {api_version:?} is not in the CRD's group {:?}",
-                self.group
-            ));
+            return not_served(NotServed::Group {
+                api_version: api_version.to_string(),
+                group: self.group.clone(),
+            });
         }
         match self.versions.iter().find(|v| v.name == version) {
             Some(v) if v.served => Ok(&v.name),
-            Some(_) => not_served(format!("version {version:?} of the CRD is not served")),
-            None => not_served(format!(
-                "apiVersion {api_version:?} matches no version of the CRD"
-            )),
+            Some(_) => not_served(NotServed::Version(version.to_string())),
+            None => not_served(NotServed::UnknownVersion(api_version.to_string())),
         }
     }
 
@@ -316,7 +295,7 @@ mod tests {
         let mut c = crd();
         c["spec"]["group"] = json!("");
         assert_eq!(
-            CrdValidator::new(&c).err().unwrap(),
+            CrdValidator::new(&c).err().unwrap().to_string(),
             "a CustomResourceDefinition needs spec.group"
         );
     }

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use kcel::EvalError;
 use kcel::value::{ListSemantics, Value};
 
 /// A scalar as a hashable key: values of different types never match (int `1` and double
@@ -42,9 +43,9 @@ pub const NON_SCALAR_SET: &str = "listSet operations are only supported on lists
 
 /// A set member's key (Kubernetes' `setElementKey`): lists and maps are an error; other
 /// values that are not scalars (optionals, library types) have no key and match nothing.
-fn set_key(v: &Value) -> Result<Option<RawKey>, String> {
+fn set_key(v: &Value) -> Result<Option<RawKey>, EvalError> {
     match v {
-        Value::List(_) | Value::Map(_) | Value::Json(_) => Err(NON_SCALAR_SET.into()),
+        Value::List(_) | Value::Map(_) | Value::Json(_) => Err(EvalError::new(NON_SCALAR_SET)),
         other => Ok(raw_key(other)),
     }
 }
@@ -57,7 +58,7 @@ impl ListSemantics for SetList {
     /// The sizes first, then the left operand's members (an error when one is not a
     /// scalar), then each right item in order (an error when it is not a scalar, `false` at
     /// the first that is not a member); equal when every member was seen.
-    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, String> {
+    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, EvalError> {
         if left.len() != right.len() {
             return Ok(false);
         }
@@ -80,7 +81,7 @@ impl ListSemantics for SetList {
     }
 
     /// A union: the left items in place, then the right items not yet present, in order.
-    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, String> {
+    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, EvalError> {
         let mut members = HashSet::with_capacity(left.len() + right.len());
         for v in left {
             if let Some(k) = set_key(v)? {
@@ -123,7 +124,7 @@ impl MapList {
 impl ListSemantics for MapList {
     /// The sizes first, then each right item in order: `false` at the first whose key the
     /// left operand lacks or whose item differs; equal when every left key was seen.
-    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, String> {
+    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, EvalError> {
         if left.len() != right.len() {
             return Ok(false);
         }
@@ -143,7 +144,7 @@ impl ListSemantics for MapList {
 
     /// A merge: right items replace the left items with their key in place; the others
     /// are appended in order (Kubernetes' `addToMapList` indexes the left items only).
-    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, String> {
+    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, EvalError> {
         let mut out = left.to_vec();
         let index: HashMap<_, usize> = left
             .iter()
@@ -202,11 +203,11 @@ mod tests {
     #[test]
     fn sets_of_lists_or_maps_are_errors() {
         let objs = [item("a", 1)];
-        let err = Err(NON_SCALAR_SET.to_string());
+        let err = Err(EvalError::new(NON_SCALAR_SET));
         assert_eq!(SetList.equals(&objs, &objs), err);
         assert_eq!(
             SetList.concat(&[s("a")], &objs),
-            Err(NON_SCALAR_SET.to_string())
+            Err(EvalError::new(NON_SCALAR_SET))
         );
         // The sizes are compared first; a right item that is no member stops the scan.
         assert_eq!(SetList.equals(&objs, &[]), Ok(false));

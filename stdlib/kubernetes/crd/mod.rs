@@ -27,6 +27,7 @@ pub mod compile;
 pub mod decl_types;
 pub mod defaulting;
 pub mod definition;
+pub mod errors;
 pub mod escaping;
 pub mod field_error;
 pub mod list_invariants;
@@ -42,7 +43,8 @@ pub mod values;
 
 pub use compile::{CompileOptions, CompiledSchema, RuleReport, rule_env};
 pub use decl_types::{DeclType, SchemaTypes};
-pub use definition::{CrdError, CrdValidator};
+pub use definition::CrdValidator;
+pub use errors::{CrdError, DefinitionError, NotServed};
 pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{Schema, ValidationRule, crd_version_schemas};
 pub use validation::{Outcome, RuleCost, Validator};

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::errors::DefinitionError;
+
 /// A structural schema node.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -117,8 +119,8 @@ pub struct ValidationRule {
 
 impl Schema {
     /// Parses a schema from JSON.
-    pub fn from_json(value: &serde_json::Value) -> Result<Schema, String> {
-        Schema::deserialize(value).map_err(|e| e.to_string())
+    pub fn from_json(value: &serde_json::Value) -> Result<Schema, serde_json::Error> {
+        Schema::deserialize(value)
     }
 
     /// The schema of map values (`additionalProperties` given as a schema).
@@ -203,11 +205,11 @@ mod tests {
 /// `openAPIV3Schema` and that schema's path in the CRD (`spec.versions[0].schema.openAPIV3Schema`).
 pub fn crd_version_schemas(
     crd: &serde_json::Value,
-) -> Result<Vec<(String, Schema, super::FieldPath)>, String> {
+) -> Result<Vec<(String, Schema, super::FieldPath)>, DefinitionError> {
     let versions = crd
         .pointer("/spec/versions")
         .and_then(|v| v.as_array())
-        .ok_or("a CustomResourceDefinition needs spec.versions")?;
+        .ok_or(DefinitionError::Missing("spec.versions"))?;
     let mut out = Vec::with_capacity(versions.len());
     for (i, v) in versions.iter().enumerate() {
         let name = v.get("name").and_then(|n| n.as_str()).unwrap_or_default();
@@ -219,7 +221,10 @@ pub fn crd_version_schemas(
         let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
             continue;
         };
-        let schema = Schema::from_json(schema).map_err(|e| format!("{path}: {e}"))?;
+        let schema = Schema::from_json(schema).map_err(|error| DefinitionError::Schema {
+            path: path.clone(),
+            error,
+        })?;
         out.push((name.to_string(), schema, path));
     }
     Ok(out)

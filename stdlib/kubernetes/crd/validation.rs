@@ -12,17 +12,16 @@ use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::defaulting::prepare;
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
 use super::schema::Schema;
-use super::values::to_value;
+use super::values::{DataError, to_value};
 use super::{list_invariants, openapi, pruning};
 use kcel::value::Value;
-use kcel::{Activation, Env, EvalError, Program};
+use kcel::{Activation, Env, EvalError, EvalErrorKind, Program};
 
 /// The runtime cost budget for all rules of one object.
 pub const PER_OBJECT_COST_BUDGET: i64 = 10_000_000;
 /// The longest message a `messageExpression` may produce.
 pub const MAX_MESSAGE_EXPRESSION_SIZE: usize = 5 * 1024;
 
-const LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
 /// The error that stands for the rules skipped after a blocking schema error
 /// (apiextensions-apiserver's `hasBlockingErr`).
 pub const RULES_NOT_CHECKED: &str = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
@@ -225,11 +224,7 @@ impl Validator {
         budget: i64,
     ) -> Outcome {
         let root = &self.compiled.root;
-        let convert = |json: &serde_json::Value| {
-            root.ty
-                .as_ref()
-                .map(|t| to_value(json, t).map_err(|e| e.to_string()))
-        };
+        let convert = |json: &serde_json::Value| root.ty.as_ref().map(|t| to_value(json, t));
         let mut run = Run {
             outcome: Outcome {
                 remaining_budget: budget,
@@ -285,8 +280,8 @@ pub struct RuleCost {
 /// the correlated old value, and whether errors here are ratcheted.
 struct Node<'a> {
     json: &'a serde_json::Value,
-    value: Option<Result<Value, String>>,
-    old: Option<(&'a serde_json::Value, Option<Result<Value, String>>)>,
+    value: Option<Result<Value, DataError>>,
+    old: Option<(&'a serde_json::Value, Option<Result<Value, DataError>>)>,
     /// The old value as ratcheting correlates it (also through atomic maps and by index in
     /// lists without a list type).
     ratchet_old: Option<&'a serde_json::Value>,
@@ -355,11 +350,7 @@ impl Run {
 
     /// Runs the rules at and below `rn` on a default value `at` path `at`.
     fn default_rules(&mut self, rn: &RuleNode, default: &serde_json::Value, at: &FieldPath) {
-        let value = |json| {
-            rn.ty
-                .as_ref()
-                .map(|t| to_value(json, t).map_err(|e| e.to_string()))
-        };
+        let value = |json| rn.ty.as_ref().map(|t| to_value(json, t));
         let errors_before = self.outcome.errors.len();
         let budget = self.outcome.remaining_budget;
         let node = Node {
@@ -580,22 +571,26 @@ impl Run {
                 Ok(_) => false,
                 Err(e) => {
                     let rule = rule_error_string(r);
-                    if e.message.starts_with("no such overload") {
-                        self.outcome.errors.push(invalid(format!(
-                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {rule}",
-                            e.message
-                        )));
-                    } else if e.message.starts_with(LIMIT_EXCEEDED) {
-                        self.outcome.errors.push(invalid(format!(
-                            "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {rule}",
-                            e.message
-                        )));
-                        self.outcome.remaining_budget = -1;
-                        return;
-                    } else {
-                        self.outcome
-                            .errors
-                            .push(invalid(format!("{} evaluating rule: {rule}", e.message)));
+                    // apiextensions-apiserver's validation.go tells these two apart by
+                    // their texts' prefixes; they are kinds here.
+                    match e.kind() {
+                        EvalErrorKind::NoSuchOverload => {
+                            self.outcome.errors.push(invalid(format!(
+                                "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {rule}"
+                            )));
+                        }
+                        EvalErrorKind::CostLimitExceeded => {
+                            self.outcome.errors.push(invalid(format!(
+                                "'{e}': no further validation rules will be run due to call cost exceeds limit for rule: {rule}"
+                            )));
+                            self.outcome.remaining_budget = -1;
+                            return;
+                        }
+                        _ => {
+                            self.outcome
+                                .errors
+                                .push(invalid(format!("{e} evaluating rule: {rule}")));
+                        }
                     }
                     continue;
                 }
@@ -672,7 +667,7 @@ impl Run {
             ));
         }
         if let Err(e) = &result {
-            if e.message.starts_with(LIMIT_EXCEEDED) {
+            if *e.kind() == EvalErrorKind::CostLimitExceeded {
                 return Err(Some(format!(
                     "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
                     super::field_error::go_quote(source)
@@ -697,11 +692,11 @@ impl Run {
 /// The value of a child node: looked up in the parent's converted value when the parent
 /// converted, else converted from its own JSON.
 fn child_value(
-    parent: Option<&Result<Value, String>>,
+    parent: Option<&Result<Value, DataError>>,
     json: &serde_json::Value,
     ty: Option<&DeclType>,
     lookup: impl Fn(&kcel::value::Map) -> Option<Value>,
-) -> Option<Result<Value, String>> {
+) -> Option<Result<Value, DataError>> {
     let ty = ty?;
     if let Some(Ok(Value::Map(m))) = parent {
         if let Some(v) = lookup(m) {
@@ -714,7 +709,10 @@ fn child_value(
     Some(to_value(json, ty))
 }
 
-fn list_item(parent: Option<&Result<Value, String>>, i: usize) -> Option<Result<Value, String>> {
+fn list_item(
+    parent: Option<&Result<Value, DataError>>,
+    i: usize,
+) -> Option<Result<Value, DataError>> {
     match parent {
         Some(Ok(Value::List(items))) => items.get(i).cloned().map(Ok),
         _ => None,

@@ -19,9 +19,57 @@ use kcel::value::{Key, List, Map, Value};
 /// Data nested deeper than this is an error.
 pub const MAX_DATA_DEPTH: usize = 256;
 
+/// Data that does not fit its schema, in Kubernetes' words (apiserver's
+/// `UnstructuredToVal`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// Data nested deeper than [`MAX_DATA_DEPTH`].
+    #[error("data nested deeper than {MAX_DATA_DEPTH} levels")]
+    TooDeep,
+    /// `null` where the schema is not nullable.
+    #[error("invalid data, got null for schema with nullable=false")]
+    Null,
+    /// Not a map under `type: object`.
+    #[error("invalid data, expected a map for the provided schema with type=object")]
+    ExpectedMap,
+    /// Not an array under `type: array`.
+    #[error("invalid data, expected an array for the provided schema with type=array")]
+    ExpectedArray,
+    /// Neither a string nor an integer under `x-kubernetes-int-or-string`.
+    #[error("invalid data, expected XIntOrString value to be either a string or integer")]
+    ExpectedIntOrString,
+    /// A scalar of another type (Go's names: `bool`, `int`, `float`, `string`; the value's
+    /// `%T`).
+    #[error("invalid data, expected {expected}, got {found}")]
+    Expected {
+        /// The schema's type.
+        expected: &'static str,
+        /// The data's Go type.
+        found: &'static str,
+    },
+    /// A `format: byte` string that is not base64.
+    #[error("base64 decoding failed: {0}")]
+    Base64(String),
+    /// A `format: duration` string that is not a Go duration.
+    #[error("Invalid duration {text}: {reason}")]
+    Duration {
+        /// The string.
+        text: String,
+        /// Go's parse error.
+        reason: String,
+    },
+    /// A `format: date`/`date-time` string that is neither.
+    #[error("Invalid date formatted string {0}")]
+    Date(String),
+    /// A schema type values cannot have.
+    #[error("unsupported type: {0}")]
+    UnsupportedType(Type),
+}
+
 /// Converts `json` under `ty`; errors use Kubernetes' texts
 /// (`invalid data, got null for schema with nullable=false`, ...).
-pub fn to_value(json: &serde_json::Value, ty: &DeclType) -> Result<Value, String> {
+pub fn to_value(json: &serde_json::Value, ty: &DeclType) -> Result<Value, DataError> {
     convert(json, ty, 0)
 }
 
@@ -38,16 +86,16 @@ fn go_type(v: &serde_json::Value) -> &'static str {
     }
 }
 
-fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Value, String> {
+fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Value, DataError> {
     use serde_json::Value as J;
     if depth > MAX_DATA_DEPTH {
-        return Err(format!("data nested deeper than {MAX_DATA_DEPTH} levels"));
+        return Err(DataError::TooDeep);
     }
     if json.is_null() {
         return if ty.nullable {
             Ok(Value::Null)
         } else {
-            Err("invalid data, got null for schema with nullable=false".into())
+            Err(DataError::Null)
         };
     }
     match &ty.kind {
@@ -58,9 +106,7 @@ fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Valu
             ..
         } => {
             let J::Object(obj) = json else {
-                return Err(
-                    "invalid data, expected a map for the provided schema with type=object".into(),
-                );
+                return Err(DataError::ExpectedMap);
             };
             let mut map = Map::with_capacity(obj.len());
             for (escaped, field) in fields {
@@ -94,9 +140,7 @@ fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Valu
         }
         DeclKind::Map { value } => {
             let J::Object(obj) = json else {
-                return Err(
-                    "invalid data, expected a map for the provided schema with type=object".into(),
-                );
+                return Err(DataError::ExpectedMap);
             };
             let mut map = Map::with_capacity(obj.len());
             for (k, v) in obj {
@@ -106,10 +150,7 @@ fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Valu
         }
         DeclKind::List { elem, list } => {
             let J::Array(items) = json else {
-                return Err(
-                    "invalid data, expected an array for the provided schema with type=array"
-                        .into(),
-                );
+                return Err(DataError::ExpectedArray);
             };
             let items = items
                 .iter()
@@ -127,16 +168,17 @@ fn convert(json: &serde_json::Value, ty: &DeclType, depth: usize) -> Result<Valu
     }
 }
 
-fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, String> {
+fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, DataError> {
     use serde_json::Value as J;
-    let expected = |what: &str| format!("invalid data, expected {what}, got {}", go_type(json));
+    let expected = |expected: &'static str| DataError::Expected {
+        expected,
+        found: go_type(json),
+    };
     match ty {
         Type::Dyn => match json {
             J::String(s) => Ok(Value::string(s.as_str())),
             J::Number(n) if n.is_i64() => Ok(Value::Int(n.as_i64().unwrap_or_default())),
-            _ => Err(
-                "invalid data, expected XIntOrString value to be either a string or integer".into(),
-            ),
+            _ => Err(DataError::ExpectedIntOrString),
         },
         Type::Bool => json
             .as_bool()
@@ -164,7 +206,7 @@ fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, String> {
             base64::engine::general_purpose::STANDARD
                 .decode(s)
                 .map(|b| Value::Bytes(b.into()))
-                .map_err(|e| format!("base64 decoding failed: {e}"))
+                .map_err(|e| DataError::Base64(e.to_string()))
         }
         Type::Duration => {
             let J::String(s) = json else {
@@ -172,7 +214,10 @@ fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, String> {
             };
             duration_text::parse(s)
                 .map(|n| Value::Duration(duration_text::from_nanos(n)))
-                .map_err(|e| format!("Invalid duration {s}: {e}"))
+                .map_err(|reason| DataError::Duration {
+                    text: s.to_string(),
+                    reason,
+                })
         }
         Type::Timestamp => {
             let J::String(s) = json else {
@@ -180,9 +225,9 @@ fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, String> {
             };
             parse_date_or_time(s)
                 .map(Value::Timestamp)
-                .ok_or_else(|| format!("Invalid date formatted string {s}"))
+                .ok_or_else(|| DataError::Date(s.to_string()))
         }
-        other => Err(format!("unsupported type: {other}")),
+        other => Err(DataError::UnsupportedType(other.clone())),
     }
 }
 
@@ -207,7 +252,7 @@ mod tests {
     fn convert(schema: serde_json::Value, data: serde_json::Value) -> Result<Value, String> {
         let s = Schema::from_json(&schema).unwrap();
         let (_, root) = SchemaTypes::build(&s, "selfType", false).unwrap();
-        to_value(&data, &root.unwrap())
+        to_value(&data, &root.unwrap()).map_err(|e| e.to_string())
     }
 
     #[test]
