@@ -75,7 +75,7 @@ fn base64_error(e: base64::DecodeError) -> String {
         b if b.is_ascii_graphic() => format!("'{}'", b as char),
         b => format!("byte 0x{b:02x}"),
     };
-    let detail = match e {
+    match e {
         DecodeError::InvalidByte(offset, byte) => {
             format!(
                 "{} at offset {offset} is not a base64 character",
@@ -94,8 +94,7 @@ fn base64_error(e: base64::DecodeError) -> String {
             )
         }
         DecodeError::InvalidPadding => "the '=' padding is missing or wrong".to_string(),
-    };
-    detail
+    }
 }
 
 fn fit_key(key: &Key, ty: &Type) -> Result<Key, FitError> {

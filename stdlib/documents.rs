@@ -207,7 +207,10 @@ fn parse_manifests_text(text: &str) -> Result<Vec<serde_json::Value>, String> {
 /// One request body as kube-apiserver decodes it: JSON (the whole body one value), or YAML
 /// (its first document, as sigs.k8s.io/yaml's `YAMLToJSON` reads it), with the duplicate
 /// keys met. Errors carry the upstream text without a prefix.
-pub fn read_body(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<String>), DocumentError> {
+pub fn read_body(
+    body: &[u8],
+    yaml: bool,
+) -> Result<(serde_json::Value, Vec<String>), DocumentError> {
     read_body_text(body, yaml).map_err(DocumentError)
 }
 

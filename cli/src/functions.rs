@@ -61,7 +61,7 @@ pub fn run(
             let macro_doc = macro_doc(name, &macros);
             let found: Vec<FunctionDoc<'_>> = function.into_iter().chain(macro_doc).collect();
             if found.is_empty() {
-                return usage(&format!(
+                return usage(format!(
                     "no function or macro named '{name}' (see `kcel functions` for the list)"
                 ));
             }

@@ -52,7 +52,7 @@ pub fn run(args: &EnvArgs, program_args: &ProgramArgs) -> Status {
     let mut env = base.clone();
     // Stdin holds the session's input: `--var NAME=@-` cannot read it too.
     if let Some((name, _)) = args.vars.iter().find(|(_, spec)| spec == "@-") {
-        return usage(&format!(
+        return usage(format!(
             "variable '{name}': stdin holds the REPL's input; give the value inline or as @FILE"
         ));
     }
@@ -93,7 +93,7 @@ fn scripted(session: &mut Session) -> Status {
         match stdin.read_until(b'\n', &mut bytes) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(e) => return usage(&format!("cannot read stdin: {e}")),
+            Err(e) => return usage(format!("cannot read stdin: {e}")),
         }
         number += 1;
         if bytes.ends_with(b"\n") {
@@ -124,7 +124,7 @@ fn interactive(session: &mut Session) -> Status {
     let mut editor =
         match rustyline::Editor::<Completions, rustyline::history::DefaultHistory>::new() {
             Ok(editor) => editor,
-            Err(e) => return usage(&format!("cannot start the line editor: {e}")),
+            Err(e) => return usage(format!("cannot start the line editor: {e}")),
         };
     editor.set_helper(Some(Completions::of(session)));
     let history = history_path();

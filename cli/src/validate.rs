@@ -103,7 +103,7 @@ pub fn run(
                     format!("'{}'", path.display())
                 };
                 // (An empty List is objects enough: there is nothing in it to fail.)
-                return usage(&format!("{what} holds no objects"));
+                return usage(format!("{what} holds no objects"));
             }
             Ok(d) => d,
             Err(e) => return usage(&e),
