@@ -62,22 +62,29 @@ fn source(args: &ExpressionArgs, stdin_used: &mut bool) -> Result<String, String
     }
 }
 
+/// What `eval` and `check` start with: the expression's text, the environment the flags
+/// build, and the `--schema` that types `self`/`oldSelf` (declared in the environment).
+fn start(
+    args: &ExpressionArgs,
+    stdin_used: &mut bool,
+) -> Result<(String, kcel::Env, Option<RootSchema>), String> {
+    let expr = source(args, stdin_used)?;
+    let mut env = environment::base(
+        args.env.env,
+        &args.env.libraries,
+        args.env.container.as_deref(),
+    );
+    let schema = RootSchema::load(&args.schema, &mut env)?;
+    Ok((expr, env, schema))
+}
+
 /// Compiles and evaluates the expression, printing the value.
 pub fn eval(args: &ExpressionArgs) -> Status {
     let env_args = &args.env;
     let format = args.output.format;
     let mut stdin_used = false;
-    let expr = match source(args, &mut stdin_used) {
-        Ok(expr) => expr,
-        Err(e) => return usage(&e),
-    };
-    let mut env = environment::base(
-        env_args.env,
-        &env_args.libraries,
-        env_args.container.as_deref(),
-    );
-    let schema = match RootSchema::load(&args.schema, &mut env) {
-        Ok(schema) => schema,
+    let (expr, mut env, schema) = match start(args, &mut stdin_used) {
+        Ok(started) => started,
         Err(e) => return usage(&e),
     };
     let mut values = match variables::bind(
@@ -163,17 +170,8 @@ pub fn check(args: &ExpressionArgs) -> Status {
     let env_args = &args.env;
     let format = args.output.format;
     let mut stdin_used = false;
-    let expr = match source(args, &mut stdin_used) {
-        Ok(expr) => expr,
-        Err(e) => return usage(&e),
-    };
-    let mut env = environment::base(
-        env_args.env,
-        &env_args.libraries,
-        env_args.container.as_deref(),
-    );
-    let schema = match RootSchema::load(&args.schema, &mut env) {
-        Ok(schema) => schema,
+    let (expr, mut env, schema) = match start(args, &mut stdin_used) {
+        Ok(started) => started,
         Err(e) => return usage(&e),
     };
     if let Err(e) = variables::declare(
