@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::authz::User;
 use crate::error::ApiError;
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// Paths served without credentials.
 const PUBLIC_PATHS: &[&str] = &["/livez", "/readyz", "/healthz", "/version"];

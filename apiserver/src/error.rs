@@ -421,7 +421,7 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        crate::routes::json_response(code, &self.to_status())
+        crate::respond::json_response(code, &self.to_status())
     }
 }
 

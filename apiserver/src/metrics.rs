@@ -77,7 +77,7 @@ pub fn request_info(method: &str, path: &str, query: &str) -> RequestInfo {
         [plural, _] => (*plural, false, true),
         _ => ("", false, false),
     };
-    let known: Option<&Resource> = resource::find(group, version, plural);
+    let known: Option<&Resource> = crate::served::find(group, version, plural);
     let Some(r) = known else {
         return RequestInfo {
             verb: method.to_owned(),
@@ -224,7 +224,7 @@ impl Metrics {
             self.durations.with_label_values(&labels).observe(seconds);
         }
         // A request to a deprecated (custom resource) version sets its gauge, as upstream.
-        if let Some(r) = resource::find(&info.group, &info.version, &info.resource)
+        if let Some(r) = crate::served::find(&info.group, &info.version, &info.resource)
             && crate::crd::deprecation(r).is_some()
         {
             self.deprecated
@@ -244,7 +244,7 @@ impl Metrics {
             Some(v.resource)
         });
         for r in resource::SERVED.iter().chain(custom) {
-            let prefix = keys::prefix(&resource::storage_resource(r), None);
+            let prefix = keys::prefix(&crate::served::storage_resource(r), None);
             let request = RangeRequest::prefix(prefix).limit(1);
             if let Ok(range) = store.range(&request) {
                 let name = if r.group.is_empty() {

@@ -167,7 +167,7 @@ pub const LEASES: Resource = Resource {
     ..CONFIGMAPS
 };
 
-/// apiextensions.k8s.io/v1 CustomResourceDefinition (cluster-scoped; see [`crate::crd`]).
+/// apiextensions.k8s.io/v1 CustomResourceDefinition (cluster-scoped; see the crd module).
 pub const CUSTOMRESOURCEDEFINITIONS: Resource = Resource {
     group: "apiextensions.k8s.io",
     plural: "customresourcedefinitions",
@@ -193,27 +193,12 @@ pub const SERVED: &[Resource] = &[
     LEASES,
 ];
 
-/// The served resource of the core group with this plural name.
-pub fn core(plural: &str) -> Option<&'static Resource> {
-    find("", "v1", plural)
-}
-
-/// The served resource with this group, version and plural name: a built-in one, else a
-/// custom resource of an established CRD.
-pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
+/// The built-in resource with this group, version and plural name (the served module
+/// finds custom resources too).
+pub fn built_in(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
     SERVED
         .iter()
         .find(|r| r.group == group && r.version == version && r.plural == plural)
-        .or_else(|| crate::crd::find(group, version, plural))
-}
-
-/// The resource part of the storage keys of `resource`'s objects: the plural for the
-/// built-in kinds, `<group>/<plural>` for CRDs and custom resources (as kube-apiserver).
-pub fn storage_resource(resource: &Resource) -> std::borrow::Cow<'static, str> {
-    match crate::crd::storage_resource(resource) {
-        Some(s) => std::borrow::Cow::Owned(s),
-        None => std::borrow::Cow::Borrowed(resource.plural),
-    }
 }
 
 /// The named groups served, each with its one version, in discovery order.
@@ -245,7 +230,7 @@ mod tests {
         assert_eq!(apps.api_version(), "apps/v1");
         assert_eq!(apps.group_resource(), "deployments.apps");
         assert_eq!(apps.group_kind(), "Deployment.apps");
-        assert_eq!(core("configmaps"), Some(&CONFIGMAPS));
-        assert_eq!(core("pods"), None);
+        assert_eq!(built_in("", "v1", "configmaps"), Some(&CONFIGMAPS));
+        assert_eq!(built_in("", "v1", "pods"), None);
     }
 }

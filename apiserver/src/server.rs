@@ -13,6 +13,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
+pub use crate::state::AppState;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::{Storage, StorageError};
@@ -84,27 +85,6 @@ pub enum ServerError {
 fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> ServerError {
     let context = context.into();
     move |source| ServerError::Io { context, source }
-}
-
-/// What every request handler shares.
-#[derive(Clone)]
-pub struct AppState {
-    /// The object store.
-    pub store: Arc<dyn Storage>,
-    /// The admin bearer token.
-    pub token: Arc<str>,
-    /// `host:port` clients reach the server at (for discovery).
-    pub address: Arc<str>,
-    /// Log verbosity (see [`Options::verbosity`]).
-    pub verbosity: u8,
-    /// Request and storage metrics (`/metrics`).
-    pub metrics: Arc<crate::metrics::Metrics>,
-    /// The users of the token file, by token.
-    pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
-    /// The authorizer.
-    pub authz: Arc<crate::authz::Authz>,
-    /// The feature gates in effect.
-    pub features: crate::features::FeatureGates,
 }
 
 /// A server that is listening: its address and URL, ready to [`Server::serve`].

@@ -373,8 +373,9 @@ pub fn partial_metadata(object: &Object, version: &str) -> Value {
     })
 }
 
-/// A Table of `objects` of `resource`; `headers` false leaves the column definitions out (watch
-/// events after the first).
+/// A Table of `objects` of a built-in `resource`; `headers` false leaves the column
+/// definitions out (watch events after the first). Custom resources: the
+/// served module.
 pub fn table(
     resource: &Resource,
     objects: &[&Object],
@@ -382,9 +383,6 @@ pub fn table(
     version: &str,
     headers: bool,
 ) -> Value {
-    if let Some(table) = crate::crd::table(resource, objects, &list_metadata, version, headers) {
-        return table;
-    }
     let definitions: Vec<Value> = if headers {
         columns(resource.kind)
             .iter()

@@ -5,7 +5,7 @@
 //! ([`columns`]) and scaled through the paths their CRD names ([`json_path`]).
 //!
 //! The built-in handlers stay as they are: they find custom resources through
-//! [`crate::resource::find`], and call [`admit`] on every write.
+//! the served module's `find`, and call [`admit`] on every write.
 
 pub mod columns;
 pub mod custom;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::authz::{Attributes, User};
 use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`.
 pub async fn self_subject_access_review(

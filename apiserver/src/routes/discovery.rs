@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::error::ApiError;
 use crate::negotiate;
 use crate::resource::{self, Resource, SERVED};
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// The content type of an aggregated discovery answer.
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::error::ApiError;
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// `ok`, as kube-apiserver answers a passing health check.
 pub async fn ok() -> &'static str {

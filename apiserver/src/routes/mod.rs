@@ -13,15 +13,15 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{Path, Request, State};
-use axum::http::{HeaderValue, StatusCode, header::CONTENT_TYPE};
+use axum::http::{HeaderValue, header::CONTENT_TYPE};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::server::AppState;
+use crate::state::AppState;
 
+pub(crate) use crate::respond::{add_warnings, json_response};
 pub use namespaces::{ensure_system_namespaces, start_finalizing, terminating};
 
 /// The router of the server, with authentication and request logging around every route.
@@ -74,28 +74,6 @@ async fn group_api(
     request: Request,
 ) -> Result<Response, ApiError> {
     objects::dispatch(state, &group, &version, &rest, request).await
-}
-
-/// A JSON response with kube-apiserver's content type.
-pub(crate) fn json_response(code: StatusCode, body: &impl Serialize) -> Response {
-    let bytes = serde_json::to_vec(body).expect("response bodies always serialize");
-    let mut response = (code, bytes).into_response();
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
-/// Adds one `Warning: 299 - "<text>"` header per warning (quotes and backslashes escaped).
-pub(crate) fn add_warnings(response: &mut Response, warnings: &[String]) {
-    for text in warnings {
-        let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
-        if let Ok(value) = HeaderValue::from_str(&format!("299 - \"{quoted}\"")) {
-            response
-                .headers_mut()
-                .append(axum::http::header::WARNING, value);
-        }
-    }
 }
 
 async fn not_found() -> ApiError {

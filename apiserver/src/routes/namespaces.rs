@@ -10,7 +10,7 @@ use super::objects::{DeleteOptions, Written, current, delete_object, storage};
 use crate::error::ApiError;
 use crate::object;
 use crate::resource::{NAMESPACES, SERVED};
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::storage::{RangeRequest, Storage, StorageError, keys};
 
 /// The namespaces kube-apiserver makes at start.
@@ -121,7 +121,7 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
         .collect();
     for resource in resources {
         let request = RangeRequest::prefix(keys::prefix(
-            &crate::resource::storage_resource(resource),
+            &crate::served::storage_resource(resource),
             Some(name),
         ));
         let range = storage(state, move |s| s.range(&request))

@@ -20,9 +20,9 @@ use crate::negotiate::{self, BodyType, Output};
 use crate::object::{self, Object};
 use crate::openapi::Schema;
 use crate::patch;
-use crate::resource::{self, NAMESPACES, Resource};
+use crate::resource::{NAMESPACES, Resource};
 use crate::selectors::{FieldSelector, LabelSelector};
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
 use crate::storage::{KeyValue, RangeRequest, Storage, StorageError, keys};
 use crate::table;
@@ -371,15 +371,15 @@ impl Call {
     pub(crate) fn key(&self, name: &str) -> String {
         match &self.namespace {
             Some(ns) if self.resource.namespaced => {
-                keys::namespaced(&resource::storage_resource(self.resource), ns, name)
+                keys::namespaced(&crate::served::storage_resource(self.resource), ns, name)
             }
-            _ => keys::cluster(&resource::storage_resource(self.resource), name),
+            _ => keys::cluster(&crate::served::storage_resource(self.resource), name),
         }
     }
 
     pub(crate) fn prefix(&self) -> String {
         keys::prefix(
-            &resource::storage_resource(self.resource),
+            &crate::served::storage_resource(self.resource),
             self.namespace.as_deref(),
         )
     }
@@ -394,7 +394,7 @@ pub async fn dispatch(
     request: Request,
 ) -> Result<Response, ApiError> {
     let segments: Vec<&str> = rest.split('/').collect();
-    let served = |plural: &str| resource::find(group, version, plural).is_some();
+    let served = |plural: &str| crate::served::find(group, version, plural).is_some();
     let (plural, namespace, name, subresource) = match segments.as_slice() {
         [plural] => (*plural, None, None, None),
         ["namespaces", ns, plural] if served(plural) => (*plural, Some(*ns), None, None),
@@ -404,7 +404,8 @@ pub async fn dispatch(
         [plural, name, sub] => (*plural, None, Some(*name), Some(*sub)),
         _ => return Err(ApiError::no_such_path()),
     };
-    let resource = resource::find(group, version, plural).ok_or_else(ApiError::no_such_path)?;
+    let resource =
+        crate::served::find(group, version, plural).ok_or_else(ApiError::no_such_path)?;
     match subresource {
         None => {}
         Some("status") if resource.status => {}
@@ -511,7 +512,7 @@ fn respond_object(call: &Call, code: StatusCode, object: &Object) -> Result<Resp
     let value = match output {
         Output::Table(version) => {
             let rv = object::meta_str(object, "resourceVersion");
-            table::table(
+            crate::served::table(
                 call.resource,
                 &[object],
                 json!({"resourceVersion": rv}),
@@ -603,7 +604,7 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     let body = match output {
         Output::Table(version) => {
             let refs: Vec<&Object> = items.iter().collect();
-            table::table(resource, &refs, metadata, version, true)
+            crate::served::table(resource, &refs, metadata, version, true)
         }
         Output::Metadata(version) => json!({
             "kind": "PartialObjectMetadataList",

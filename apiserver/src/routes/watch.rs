@@ -47,7 +47,7 @@ impl Encoder {
         let object = match self.output {
             Output::Table(version) if kind != "BOOKMARK" => {
                 let rv = object::meta_str(object, "resourceVersion");
-                let t = table::table(
+                let t = crate::served::table(
                     self.resource,
                     &[object],
                     json!({"resourceVersion": rv}),

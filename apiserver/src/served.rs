@@ -1,0 +1,39 @@
+//! What this server serves: the built-in kinds ([`crate::resource`]) and the custom
+//! resources of established CRDs ([`crate::crd`]), looked up as one.
+
+use std::borrow::Cow;
+
+use crate::resource::{self, Resource};
+
+/// The served resource of the core group with this plural name.
+pub fn core(plural: &str) -> Option<&'static Resource> {
+    find("", "v1", plural)
+}
+
+/// The served resource with this group, version and plural name: a built-in one, else a
+/// custom resource of an established CRD.
+pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
+    resource::built_in(group, version, plural).or_else(|| crate::crd::find(group, version, plural))
+}
+
+/// The resource part of the storage keys of `resource`'s objects: the plural for the
+/// built-in kinds, `<group>/<plural>` for CRDs and custom resources (as kube-apiserver).
+pub fn storage_resource(resource: &Resource) -> Cow<'static, str> {
+    match crate::crd::storage_resource(resource) {
+        Some(s) => Cow::Owned(s),
+        None => Cow::Borrowed(resource.plural),
+    }
+}
+
+/// A Table of `objects` of `resource`: the CRD's printer columns for a custom resource, the
+/// built-in columns otherwise; `headers` false leaves the column definitions out.
+pub fn table(
+    resource: &Resource,
+    objects: &[&crate::object::Object],
+    list_metadata: serde_json::Value,
+    version: &str,
+    headers: bool,
+) -> serde_json::Value {
+    crate::crd::table(resource, objects, &list_metadata, version, headers)
+        .unwrap_or_else(|| crate::table::table(resource, objects, list_metadata, version, headers))
+}

@@ -1,0 +1,28 @@
+//! What every request handler shares: the store, credentials, metrics, the authorizer and
+//! the feature gates. Below the routes, the authentication middleware and the server that
+//! builds it.
+
+use std::sync::Arc;
+
+use crate::storage::Storage;
+
+/// What every request handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    /// The object store.
+    pub store: Arc<dyn Storage>,
+    /// The admin bearer token.
+    pub token: Arc<str>,
+    /// `host:port` clients reach the server at (for discovery).
+    pub address: Arc<str>,
+    /// Log verbosity (the server's `--v` option).
+    pub verbosity: u8,
+    /// Request and storage metrics (`/metrics`).
+    pub metrics: Arc<crate::metrics::Metrics>,
+    /// The users of the token file, by token.
+    pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
+    /// The authorizer.
+    pub authz: Arc<crate::authz::Authz>,
+    /// The feature gates in effect.
+    pub features: crate::features::FeatureGates,
+}
