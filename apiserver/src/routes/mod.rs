@@ -1,6 +1,7 @@
 //! The HTTP routes: one router for every path the server answers.
 
 mod access;
+pub(crate) mod call;
 mod discovery;
 mod health;
 pub(crate) mod namespaces;
@@ -8,6 +9,7 @@ pub(crate) mod objects;
 mod openapi;
 mod scale;
 mod watch;
+pub(crate) mod write;
 
 use std::time::Instant;
 

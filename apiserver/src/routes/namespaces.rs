@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::objects::{DeleteOptions, Written, current, delete_object, storage};
+use super::call::{Part, current, storage};
+use super::write::{DeleteOptions, WriteOptions, Written, delete_object, modify};
 use crate::error::ApiError;
 use crate::object;
 use crate::resource::{NAMESPACES, SERVED};
@@ -154,15 +155,15 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
         return Ok(true);
     }
     let manager = "kube-controller-manager";
-    let written = super::objects::modify(
+    let written = modify(
         state,
         &NAMESPACES,
         &key,
         name,
-        super::objects::WriteOptions {
+        WriteOptions {
             dry_run: false,
             manager,
-            part: super::objects::Part::All,
+            part: Part::All,
             update_managed_fields: true,
             subresource: None,
             warnings: None,

@@ -7,11 +7,10 @@
 
 use std::collections::HashMap;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header::CONTENT_LENGTH};
+use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use http_body_util::BodyExt;
 use serde_json::{Map, Value, json};
 
 use crate::continue_token;
@@ -21,369 +20,17 @@ use crate::object::{self, Object};
 use crate::openapi::Schema;
 use crate::patch;
 use crate::resource::{NAMESPACES, Resource};
-use crate::selectors::{FieldSelector, LabelSelector};
 use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
-use crate::storage::{KeyValue, RangeRequest, Storage, StorageError, keys};
+use crate::storage::{RangeRequest, StorageError, keys};
 use crate::table;
 use kcel_stdlib::kubernetes::format::messages;
 
-/// The largest request body accepted, as kube-apiserver's limit: 3 MiB.
-pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
-
-/// How often a write without a resourceVersion precondition retries after losing a race.
-const UNCONDITIONAL_RETRIES: usize = 5;
+use super::call::{Call, current, read_body, selectors, storage};
+use super::write::{DeleteOptions, WriteOptions, Written, delete_object, has_generation, modify};
 
 /// The characters of a `generateName` suffix, as upstream picks them.
 const NAME_SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-
-/// Runs a storage call on the blocking pool.
-pub(crate) async fn storage<T: Send + 'static>(
-    state: &AppState,
-    call: impl FnOnce(&dyn Storage) -> T + Send + 'static,
-) -> Result<T, ApiError> {
-    let store = state.store.clone();
-    tokio::task::spawn_blocking(move || call(&*store))
-        .await
-        .map_err(ApiError::internal)
-}
-
-/// How much of an oversized body is read and dropped before answering 413, so that a client
-/// still writing it reads the answer instead of a reset connection.
-const MAX_DRAINED_BYTES: usize = 4 * MAX_BODY_BYTES;
-
-/// The request body of a scale write, at most [`MAX_BODY_BYTES`].
-pub(crate) async fn read_body_for_scale(
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Bytes, ApiError> {
-    read_body(headers, body).await
-}
-
-/// The request body, at most [`MAX_BODY_BYTES`].
-async fn read_body(headers: &HeaderMap, mut body: Body) -> Result<Bytes, ApiError> {
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    let mut too_large = declared.is_some_and(|n| n > MAX_BODY_BYTES as u64);
-    let mut data = Vec::new();
-    let mut total = 0usize;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| ApiError::bad_request(format!("reading the body: {e}")))?;
-        let Ok(chunk) = frame.into_data() else {
-            continue; // trailers
-        };
-        total += chunk.len();
-        too_large |= total > MAX_BODY_BYTES;
-        if !too_large {
-            data.extend_from_slice(&chunk);
-        }
-        if total > MAX_DRAINED_BYTES {
-            break;
-        }
-    }
-    if too_large {
-        return Err(ApiError::too_large(&format!("limit is {MAX_BODY_BYTES}")));
-    }
-    Ok(Bytes::from(data))
-}
-
-/// One request to a resource: what the URL names, its query and headers.
-pub(crate) struct Call {
-    pub state: AppState,
-    pub resource: &'static Resource,
-    /// The namespace in the URL (None for cluster-scoped resources and all-namespace lists).
-    pub namespace: Option<String>,
-    pub params: HashMap<String, String>,
-    pub headers: HeaderMap,
-    /// The warnings for the response (`Warning: 299 - "..."`, one per distinct text).
-    pub warnings: std::sync::Mutex<Vec<String>>,
-    /// The subresource in the URL (`status`, `scale`), if any.
-    pub subresource: Option<String>,
-    /// Whether the method is PUT.
-    pub put: bool,
-}
-
-/// What the `fieldValidation` parameter asks for unknown fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FieldValidation {
-    Ignore,
-    Warn,
-    Strict,
-}
-
-impl Call {
-    /// Adds a warning for the response (once per distinct text).
-    pub(crate) fn warn(&self, text: String) {
-        let mut warnings = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
-        if !warnings.contains(&text) {
-            warnings.push(text);
-        }
-    }
-
-    /// The write hook of custom resources and CRDs ([`crate::crd::admit`]), its warnings
-    /// added to the response's.
-    pub(crate) fn admit(&self, object: &mut Object, old: Option<&Object>) -> Result<(), ApiError> {
-        let mut warnings = Vec::new();
-        crate::crd::admit(self.resource, object, old, &mut warnings)?;
-        for w in warnings {
-            self.warn(w);
-        }
-        Ok(())
-    }
-
-    /// Whether the query parameter `name` is `value`.
-    pub(crate) fn param_is(&self, name: &str, value: &str) -> bool {
-        self.param(name) == value
-    }
-
-    /// Whether this subresource write is a PUT (else a PATCH).
-    pub(crate) fn subresource_method_is_put(&self) -> bool {
-        self.put
-    }
-
-    /// The `fieldManager` query parameter as given.
-    pub(crate) fn field_manager_param(&self) -> &str {
-        self.param("fieldManager")
-    }
-
-    /// The part of the object a write to this URL may change.
-    pub(crate) fn part(&self) -> Part {
-        match self.subresource.as_deref() {
-            Some("status") => Part::Status,
-            _ => Part::Main,
-        }
-    }
-
-    /// The field manager of a write: `fieldManager`, else from the User-Agent.
-    pub(crate) fn manager(&self) -> String {
-        let agent = self
-            .headers
-            .get(axum::http::header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        crate::apply::manager_name(self.param("fieldManager"), agent)
-    }
-
-    /// Upstream's ValidateFieldManager for the write's options (`CreateOptions`,
-    /// `UpdateOptions`, `PatchOptions`), with the options' other errors: at most 128 bytes,
-    /// printable characters only.
-    pub(crate) fn check_field_manager(
-        &self,
-        options: &str,
-        mut errors: Vec<FieldError>,
-    ) -> Result<(), ApiError> {
-        let manager = self.param("fieldManager");
-        if manager.len() > 128 {
-            errors.push(FieldError::too_long("fieldManager", 128));
-        }
-        for (i, c) in manager.char_indices() {
-            if c.is_control() || (c.is_whitespace() && c != ' ') {
-                errors.push(FieldError::invalid_string(
-                    "fieldManager",
-                    manager,
-                    &format!("invalid character U+{:04X} (at position {i})", c as u32),
-                ));
-            }
-        }
-        if errors.is_empty() {
-            return Ok(());
-        }
-        Err(ApiError::invalid_of(
-            &format!("{options}.meta.k8s.io"),
-            "meta.k8s.io",
-            options,
-            "",
-            errors,
-        ))
-    }
-
-    /// Upstream's strict decoding of an apply body, after the apply itself: keys repeated in
-    /// one map are a 400 under Strict, a warning each under Warn.
-    fn check_apply_body(&self, body: &[u8]) -> Result<(), ApiError> {
-        let validation = self.field_validation()?;
-        if validation == FieldValidation::Ignore {
-            return Ok(());
-        }
-        let found = crate::apply::strict::repeated_keys(body);
-        if found.is_empty() {
-            return Ok(());
-        }
-        if validation == FieldValidation::Strict {
-            return Err(ApiError::bad_request(crate::apply::strict::strict_error(
-                &found,
-            )));
-        }
-        for text in found {
-            self.warn(text);
-        }
-        Ok(())
-    }
-
-    /// `fieldValidation`: absent means Warn, as upstream.
-    fn field_validation(&self) -> Result<FieldValidation, ApiError> {
-        match self.param("fieldValidation") {
-            "" | "Warn" => Ok(FieldValidation::Warn),
-            "Ignore" => Ok(FieldValidation::Ignore),
-            "Strict" => Ok(FieldValidation::Strict),
-            other => Err(ApiError::bad_request(format!(
-                "fieldValidation must be one of Ignore, Warn or Strict, got {other:?}"
-            ))),
-        }
-    }
-
-    /// Drops the unknown fields of a body (or a patched object), as upstream's typed decoding
-    /// does, and reports them as `fieldValidation` asks: warnings (Warn), an error (Strict:
-    /// `strict` makes it), or not at all (Ignore).
-    fn prune_unknown_fields(
-        &self,
-        object: &mut Object,
-        raw_json: Option<&[u8]>,
-        strict: impl FnOnce(&Object, String) -> ApiError,
-    ) -> Result<(), ApiError> {
-        let validation = self.field_validation()?;
-        if let Some(crd) = crate::crd::custom(self.resource) {
-            let original = (validation == FieldValidation::Strict).then(|| object.clone());
-            let unknown = crate::crd::custom::prune_unknown(&crd, self.resource, object)?;
-            let texts = unknown
-                .iter()
-                .map(|f| format!("unknown field \"{f}\""))
-                .collect();
-            return self.report_unknown(validation, texts, &original.unwrap_or_default(), strict);
-        }
-        let Some(schema) = Schema::of(self.resource) else {
-            return Ok(());
-        };
-        let mut value = Value::Object(std::mem::take(object));
-        let original = (validation == FieldValidation::Strict).then(|| value.clone());
-        let unknown = schema.prune_unknown(&mut value);
-        let original = match original {
-            Some(Value::Object(o)) => o,
-            _ => Object::new(),
-        };
-        if let Value::Object(pruned) = value {
-            *object = pruned;
-        }
-        if validation == FieldValidation::Ignore {
-            return Ok(());
-        }
-        // A JSON body is walked as sent, for duplicates and the document's order.
-        let texts: Vec<String> = match raw_json.map(|raw| schema.strict_errors(raw)) {
-            Some(Ok(texts)) => texts,
-            _ => unknown
-                .iter()
-                .map(|f| format!("unknown field \"{f}\""))
-                .collect(),
-        };
-        self.report_unknown(validation, texts, &original, strict)
-    }
-
-    /// Reports unknown (or duplicate) fields as `fieldValidation` asks: warnings (Warn), an
-    /// error made by `strict` (Strict), or not at all (Ignore).
-    fn report_unknown(
-        &self,
-        validation: FieldValidation,
-        texts: Vec<String>,
-        original: &Object,
-        strict: impl FnOnce(&Object, String) -> ApiError,
-    ) -> Result<(), ApiError> {
-        match validation {
-            _ if texts.is_empty() => Ok(()),
-            FieldValidation::Ignore => Ok(()),
-            FieldValidation::Strict => Err(strict(
-                original,
-                format!("strict decoding error: {}", texts.join(", ")),
-            )),
-            FieldValidation::Warn => {
-                for text in texts {
-                    self.warn(text);
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// A create or update body whose values do not fit the schema's types: upstream's decoder
-    /// error, a 400.
-    fn check_types(&self, object: &Object) -> Result<(), ApiError> {
-        let r = self.resource;
-        let Some(schema) = Schema::of(r) else {
-            return Ok(());
-        };
-        match schema.type_error(&Value::Object(object.clone()), r.kind) {
-            None => Ok(()),
-            Some(e) => Err(ApiError::bad_request(format!(
-                "{} in version \"{}\" cannot be handled as a {}: {e}",
-                r.kind, r.version, r.kind
-            ))),
-        }
-    }
-
-    /// A patched object whose values do not fit the schema's types: upstream's 422 naming
-    /// the patched object.
-    fn check_patched_types(&self, object: &Object) -> Result<(), ApiError> {
-        let Some(schema) = Schema::of(self.resource) else {
-            return Ok(());
-        };
-        let value = Value::Object(object.clone());
-        match schema.type_error(&value, self.resource.kind) {
-            None => Ok(()),
-            Some(e) => Err(ApiError::invalid_patch_fields(&value.to_string(), &e)),
-        }
-    }
-
-    /// [`Call::prune_unknown_fields`] for a create or update body (Strict: upstream's decoder
-    /// error, a 400).
-    fn check_unknown_fields(&self, object: &mut Object, body: &[u8]) -> Result<(), ApiError> {
-        let r = self.resource;
-        let json = negotiate::body_type(&self.headers)? == BodyType::Json;
-        self.prune_unknown_fields(object, json.then_some(body), |_, detail| {
-            ApiError::bad_request(format!(
-                "{} in version \"{}\" cannot be handled as a {}: {detail}",
-                r.kind, r.version, r.kind
-            ))
-        })
-    }
-
-    /// [`Call::prune_unknown_fields`] for a patched object (Strict: upstream's 422 naming the
-    /// patched object).
-    fn check_patched_fields(&self, object: &mut Object) -> Result<(), ApiError> {
-        self.prune_unknown_fields(object, None, |original, detail| {
-            ApiError::invalid_patch_fields(&Value::Object(original.clone()).to_string(), &detail)
-        })
-    }
-
-    fn param(&self, name: &str) -> &str {
-        self.params.get(name).map(String::as_str).unwrap_or("")
-    }
-
-    fn dry_run(&self) -> Result<bool, ApiError> {
-        match self.param("dryRun") {
-            "" => Ok(false),
-            "All" => Ok(true),
-            other => Err(ApiError::bad_request(format!(
-                "Invalid dry run value: {other:?}; the only valid value is \"All\""
-            ))),
-        }
-    }
-
-    pub(crate) fn key(&self, name: &str) -> String {
-        match &self.namespace {
-            Some(ns) if self.resource.namespaced => {
-                keys::namespaced(&crate::served::storage_resource(self.resource), ns, name)
-            }
-            _ => keys::cluster(&crate::served::storage_resource(self.resource), name),
-        }
-    }
-
-    pub(crate) fn prefix(&self) -> String {
-        keys::prefix(
-            &crate::served::storage_resource(self.resource),
-            self.namespace.as_deref(),
-        )
-    }
-}
 
 /// Answers a request under `/api/v1/<rest>` or `/apis/<group>/<version>/<rest>`.
 pub async fn dispatch(
@@ -527,15 +174,6 @@ fn respond_object(call: &Call, code: StatusCode, object: &Object) -> Result<Resp
     let warnings = call.warnings.lock().unwrap_or_else(|e| e.into_inner());
     super::add_warnings(&mut response, &warnings);
     Ok(response)
-}
-
-/// The selectors of a list or watch.
-pub(crate) fn selectors(call: &Call) -> Result<(LabelSelector, FieldSelector), ApiError> {
-    let labels =
-        LabelSelector::parse(call.param("labelSelector")).map_err(ApiError::bad_request)?;
-    let fields = FieldSelector::parse(call.param("fieldSelector"), call.resource.kind)
-        .map_err(ApiError::bad_request)?;
-    Ok((labels, fields))
 }
 
 /// `GET` of a collection.
@@ -739,20 +377,6 @@ fn expired_list(continue_from: Option<&str>) -> Response {
         }
     }
     super::json_response(StatusCode::GONE, &status)
-}
-
-/// The live object under `key`, or NotFound.
-pub(crate) async fn current(
-    state: &AppState,
-    resource: &'static Resource,
-    key: &str,
-    name: &str,
-) -> Result<KeyValue, ApiError> {
-    let key = key.to_owned();
-    let (kv, _) = storage(state, move |s| s.get(&key, None))
-        .await?
-        .map_err(|e| ApiError::from_storage(e, resource, name))?;
-    kv.ok_or_else(|| ApiError::not_found(resource, name))
 }
 
 /// Checks that the store has reached `rv` (upstream waits a few seconds for it first; this
@@ -1026,13 +650,6 @@ fn default_deployment(object: &mut Object) {
     }
 }
 
-/// Whether the kind counts `metadata.generation` (bumped when anything but metadata and
-/// status changes).
-fn has_generation(resource: &Resource) -> bool {
-    matches!(resource.kind, "Deployment" | "Service")
-        || crate::crd::storage_resource(resource).is_some()
-}
-
 /// `POST` to a collection.
 async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     let resource = call.resource;
@@ -1097,219 +714,6 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
         .map_err(|e| ApiError::from_storage(e, resource, &name))?;
     let created = object::from_storage(&kv, resource)?;
     respond_object(&call, StatusCode::CREATED, &created)
-}
-
-/// Which part of an object a write may change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Part {
-    /// The main resource: for kinds with a status subresource, the status stays as it was.
-    Main,
-    /// The status subresource: only the status changes.
-    Status,
-    /// Everything (the server's own controllers).
-    All,
-}
-
-impl Part {
-    /// The new state with what this part may not change taken from `old`.
-    fn keep(self, resource: &Resource, old: &Object, mut new: Object) -> Object {
-        match self {
-            Part::Main if resource.status => {
-                match old.get("status") {
-                    Some(status) => new.insert("status".to_owned(), status.clone()),
-                    None => new.remove("status"),
-                };
-                new
-            }
-            Part::Status => {
-                let mut kept = old.clone();
-                match new.remove("status") {
-                    Some(status) => kept.insert("status".to_owned(), status),
-                    None => kept.remove("status"),
-                };
-                // The managedFields of the write (apply computes them itself) go along.
-                match new.get("metadata").and_then(|m| m.get("managedFields")) {
-                    Some(fields) => {
-                        let fields = fields.clone();
-                        object::metadata_mut(&mut kept).insert("managedFields".to_owned(), fields)
-                    }
-                    None => object::metadata_mut(&mut kept).remove("managedFields"),
-                };
-                // The resourceVersion given, if any, still guards the write.
-                let rv = object::meta_str(&new, "resourceVersion").to_owned();
-                object::metadata_mut(&mut kept)
-                    .insert("resourceVersion".to_owned(), Value::from(rv));
-                kept
-            }
-            _ => new,
-        }
-    }
-}
-
-/// How [`modify`] writes: dry run or not, for which manager, which part of the object.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct WriteOptions<'a> {
-    /// Under `dryRun=All` nothing is stored.
-    pub dry_run: bool,
-    /// The field manager.
-    pub manager: &'a str,
-    /// The part of the object the write may change.
-    pub part: Part,
-    /// Whether the write is an Update for managedFields (not for server-side apply, which
-    /// keeps them itself).
-    pub update_managed_fields: bool,
-    /// The subresource written, recorded in the writer's managedFields entry.
-    pub subresource: Option<&'a str>,
-    /// Where the write hook's warnings go ([`crate::crd::admit`]); `None` drops them.
-    pub warnings: Option<&'a std::sync::Mutex<Vec<String>>>,
-}
-
-/// What a write did to the object.
-pub(crate) enum Written {
-    /// The object as stored (or as it would be, under dry run).
-    Stored(Object),
-    /// The last finalizer of an object being deleted went away, so it was deleted.
-    Deleted(Object),
-}
-
-/// Carries the server-owned metadata of `old` into `new` and bumps `generation` when more
-/// than metadata and status changed.
-fn keep_server_fields(resource: &Resource, new: &mut Object, old: &Object) {
-    let changed_spec = {
-        let strip = |o: &Object| {
-            let mut o = o.clone();
-            o.remove("metadata");
-            o.remove("status");
-            o
-        };
-        strip(new) != strip(old)
-    };
-    let meta = object::metadata_mut(new);
-    let old_meta = old.get("metadata").and_then(Value::as_object);
-    for field in [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-    ] {
-        match old_meta.and_then(|m| m.get(field)) {
-            Some(v) => meta.insert(field.to_owned(), v.clone()),
-            None => meta.remove(field),
-        };
-    }
-    if has_generation(resource) && changed_spec {
-        let g = meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
-        meta.insert("generation".to_owned(), Value::from(g + 1));
-    }
-}
-
-fn non_empty_list(value: Option<&Value>) -> bool {
-    value
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty())
-}
-
-/// Whether finalizers hold the object back from deletion: `metadata.finalizers`, and for a
-/// namespace also `spec.finalizers`.
-fn held(resource: &Resource, object: &Object) -> bool {
-    non_empty_list(object.get("metadata").and_then(|m| m.get("finalizers")))
-        || (resource.kind == "Namespace"
-            && non_empty_list(object.get("spec").and_then(|s| s.get("finalizers"))))
-}
-
-/// Reads the object, lets `change` make its new state, and writes it if the object is still
-/// at the revision read (retrying a lost race when the new state names no resourceVersion of
-/// its own). A resourceVersion in the new state that is not the current one is a Conflict.
-pub(crate) async fn modify(
-    state: &AppState,
-    resource: &'static Resource,
-    key: &str,
-    name: &str,
-    options: WriteOptions<'_>,
-    change: impl Fn(Object) -> Result<Object, ApiError>,
-) -> Result<Written, ApiError> {
-    let WriteOptions {
-        dry_run,
-        manager,
-        part,
-        update_managed_fields,
-        subresource,
-        warnings,
-    } = options;
-    for _ in 0..UNCONDITIONAL_RETRIES {
-        let old_kv = current(state, resource, key, name).await?;
-        let old = object::from_storage(&old_kv, resource)?;
-        let mut new = part.keep(resource, &old, change(old.clone())?);
-        let given = object::meta_str(&new, "resourceVersion").to_owned();
-        let conditional = !given.is_empty() && given != object::meta_str(&old, "resourceVersion");
-        if conditional {
-            let valid = given.parse::<i64>().is_ok();
-            if !valid {
-                return Err(ApiError::bad_request(format!(
-                    "metadata.resourceVersion: Invalid value: {given:?}: must be a valid resourceVersion"
-                )));
-            }
-            return Err(ApiError::conflict(resource, name));
-        }
-        object::set_type(&mut new, resource);
-        if object::meta_str(&new, "name") != name {
-            return Err(ApiError::bad_request(format!(
-                "the name of the object ({}) does not match the name on the URL ({name})",
-                object::meta_str(&new, "name")
-            )));
-        }
-        let mut hook_warnings = Vec::new();
-        crate::crd::admit(resource, &mut new, Some(&old), &mut hook_warnings)?;
-        if let Some(sink) = warnings {
-            let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
-            for w in hook_warnings {
-                if !sink.contains(&w) {
-                    sink.push(w);
-                }
-            }
-        }
-        keep_server_fields(resource, &mut new, &old);
-        if update_managed_fields {
-            let now = object::now_timestamp();
-            let custom = crate::crd::custom(resource);
-            crate::apply::update(
-                resource,
-                Some(&old),
-                &mut new,
-                crate::apply::Writer {
-                    manager,
-                    subresource,
-                    now: &now,
-                    schema: crate::crd::apply_schema(custom.as_deref(), resource),
-                },
-            );
-        }
-        let finish_delete =
-            !object::meta_str(&new, "deletionTimestamp").is_empty() && !held(resource, &new);
-        if dry_run {
-            return Ok(Written::Stored(new));
-        }
-        let (k, revision) = (key.to_owned(), old_kv.mod_revision);
-        if finish_delete {
-            match storage(state, move |s| s.delete(&k, revision)).await? {
-                Ok(_) => return Ok(Written::Deleted(new)),
-                Err(StorageError::Conflict { .. }) if given.is_empty() => continue,
-                Err(e) => return Err(ApiError::from_storage(e, resource, name)),
-            }
-        }
-        let bytes = object::encode_for_storage(&new);
-        // A write that changes nothing is not written (no new resourceVersion), as upstream.
-        if bytes == object::encode_for_storage(&old) {
-            return Ok(Written::Stored(old));
-        }
-        match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
-            Ok(kv) => return Ok(Written::Stored(object::from_storage(&kv, resource)?)),
-            Err(StorageError::Conflict { .. }) if given.is_empty() => continue,
-            Err(e) => return Err(ApiError::from_storage(e, resource, name)),
-        }
-    }
-    Err(ApiError::conflict(resource, name))
 }
 
 fn respond_written(call: &Call, written: Written) -> Result<Response, ApiError> {
@@ -1571,15 +975,6 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     respond_written(&call, written)
 }
 
-/// `DeleteOptions` as far as this server acts on them.
-#[derive(Default)]
-pub(crate) struct DeleteOptions {
-    uid: Option<String>,
-    resource_version: Option<String>,
-    /// `dryRun: ["All"]` in the body (kubectl sends it there rather than in the query).
-    dry_run: bool,
-}
-
 fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(DeleteOptions::default());
@@ -1633,101 +1028,6 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
     })
 }
 
-/// Upstream's Conflict for a failed delete precondition, which carries the storage layer's
-/// error text (`StorageError: invalid object, Code: 4, Key: ...`).
-fn failed_precondition(resource: &Resource, key: &str, name: &str, detail: &str) -> ApiError {
-    ApiError::conflict_because(
-        resource,
-        name,
-        &format!(
-            "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
-             AdditionalErrorMsg: Precondition failed: {detail}"
-        ),
-    )
-}
-
-/// Deletes one object: at once if it has no finalizers, else by setting `deletionTimestamp`
-/// (namespaces go Terminating and are finalized by [`super::namespaces`]).
-pub(crate) async fn delete_object(
-    state: &AppState,
-    resource: &'static Resource,
-    key: &str,
-    name: &str,
-    options: &DeleteOptions,
-    dry_run: bool,
-) -> Result<Written, ApiError> {
-    for _ in 0..UNCONDITIONAL_RETRIES {
-        let old_kv = current(state, resource, key, name).await?;
-        let old = object::from_storage(&old_kv, resource)?;
-        if let Some(uid) = &options.uid
-            && uid != object::meta_str(&old, "uid")
-        {
-            return Err(failed_precondition(
-                resource,
-                key,
-                name,
-                &format!(
-                    "UID in precondition: {uid}, UID in object meta: {}",
-                    object::meta_str(&old, "uid")
-                ),
-            ));
-        }
-        if let Some(rv) = &options.resource_version
-            && rv != object::meta_str(&old, "resourceVersion")
-        {
-            return Err(failed_precondition(
-                resource,
-                key,
-                name,
-                &format!(
-                    "ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
-                    object::meta_str(&old, "resourceVersion")
-                ),
-            ));
-        }
-        if held(resource, &old) {
-            if !object::meta_str(&old, "deletionTimestamp").is_empty() {
-                return Ok(Written::Stored(old));
-            }
-            let mut new = old.clone();
-            let meta = object::metadata_mut(&mut new);
-            meta.insert(
-                "deletionTimestamp".to_owned(),
-                Value::from(object::now_timestamp()),
-            );
-            meta.insert("deletionGracePeriodSeconds".to_owned(), Value::from(0));
-            if resource.kind == "Namespace" {
-                new.insert("status".to_owned(), json!({"phase": "Terminating"}));
-            }
-            if dry_run {
-                return Ok(Written::Stored(new));
-            }
-            let bytes = object::encode_for_storage(&new);
-            let (k, revision) = (key.to_owned(), old_kv.mod_revision);
-            match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
-                Ok(kv) => {
-                    if resource.kind == "Namespace" {
-                        super::namespaces::start_finalizing(state.clone(), name.to_owned());
-                    }
-                    return Ok(Written::Stored(object::from_storage(&kv, resource)?));
-                }
-                Err(StorageError::Conflict { .. }) => continue,
-                Err(e) => return Err(ApiError::from_storage(e, resource, name)),
-            }
-        }
-        if dry_run {
-            return Ok(Written::Deleted(old));
-        }
-        let (k, revision) = (key.to_owned(), old_kv.mod_revision);
-        match storage(state, move |s| s.delete(&k, revision)).await? {
-            Ok(_) => return Ok(Written::Deleted(old)),
-            Err(StorageError::Conflict { .. }) => continue,
-            Err(e) => return Err(ApiError::from_storage(e, resource, name)),
-        }
-    }
-    Err(ApiError::conflict(resource, name))
-}
-
 /// `DELETE` of one object: the object while finalizers hold it, else a `Success` status.
 async fn delete(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
     let resource = call.resource;
@@ -1736,7 +1036,12 @@ async fn delete(call: Call, name: &str, body: Body) -> Result<Response, ApiError
     let options = delete_options(&body)?;
     let dry_run = dry_run || options.dry_run;
     let key = call.key(name);
-    match delete_object(&call.state, resource, &key, name, &options, dry_run).await? {
+    let (written, terminating) =
+        delete_object(&call.state, resource, &key, name, &options, dry_run).await?;
+    if terminating {
+        super::namespaces::start_finalizing(call.state.clone(), name.to_owned());
+    }
+    match written {
         Written::Stored(object) => respond_object(&call, StatusCode::OK, &object),
         Written::Deleted(object) => {
             let status = Status::success(StatusDetails {
@@ -1772,7 +1077,10 @@ async fn delete_collection(call: Call, body: Body) -> Result<Response, ApiError>
         }
         let name = object::meta_str(&item, "name").to_owned();
         match delete_object(&call.state, resource, &kv.key, &name, &options, dry_run).await {
-            Ok(Written::Stored(mut o) | Written::Deleted(mut o)) => {
+            Ok((Written::Stored(mut o) | Written::Deleted(mut o), terminating)) => {
+                if terminating {
+                    super::namespaces::start_finalizing(call.state.clone(), name.clone());
+                }
                 o.remove("apiVersion");
                 o.remove("kind");
                 items.push(Value::Object(o));

@@ -6,7 +6,8 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::objects::{Call, Part, WriteOptions, Written, current, modify, read_body_for_scale};
+use super::call::{Call, Part, current, read_body_for_scale};
+use super::write::{WriteOptions, Written, modify};
 use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
 use crate::object::{self, Object};

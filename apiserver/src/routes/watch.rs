@@ -20,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::objects::{Call, selectors, storage};
+use super::call::{Call, selectors, storage};
 use crate::error::ApiError;
 use crate::negotiate::{self, Output};
 use crate::object::{self, Object};
