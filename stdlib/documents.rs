@@ -32,13 +32,8 @@ use yaml::YamlError;
 #[error("{0}")]
 pub struct DocumentError(String);
 
-impl From<String> for DocumentError {
-    fn from(message: String) -> DocumentError {
-        DocumentError(message)
-    }
-}
-
-/// The message, for callers that print or compare it.
+/// The message, for the tests that compare it with Go's texts.
+#[cfg(test)]
 impl std::ops::Deref for DocumentError {
     type Target = str;
     fn deref(&self) -> &str {
@@ -46,12 +41,14 @@ impl std::ops::Deref for DocumentError {
     }
 }
 
+#[cfg(test)]
 impl PartialEq<&str> for DocumentError {
     fn eq(&self, other: &&str) -> bool {
         self.0 == *other
     }
 }
 
+#[cfg(test)]
 impl PartialEq<String> for DocumentError {
     fn eq(&self, other: &String) -> bool {
         self.0 == *other
@@ -61,12 +58,6 @@ impl PartialEq<String> for DocumentError {
 impl From<DocumentError> for String {
     fn from(error: DocumentError) -> String {
         error.0
-    }
-}
-
-impl From<&str> for DocumentError {
-    fn from(message: &str) -> DocumentError {
-        DocumentError(message.to_owned())
     }
 }
 

@@ -96,15 +96,17 @@ pub const MAX_BODY_DEPTH: usize = 120;
 fn depth_exceeds(value: &Value, limit: usize) -> bool {
     let mut stack = vec![(value, 0usize)];
     while let Some((v, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match v {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => continue,
-        };
+        if !(v.is_array() || v.is_object()) {
+            continue;
+        }
         if depth + 1 > limit {
             return true;
         }
-        stack.extend(children.map(|c| (c, depth + 1)));
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|c| (c, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|c| (c, depth + 1))),
+            _ => {}
+        }
     }
     false
 }

@@ -29,7 +29,7 @@ use std::time::Duration;
 #[cfg(feature = "etcd")]
 use http_body_util::BodyExt;
 #[cfg(feature = "etcd")]
-use serde_json::{Value, json};
+use serde_json::json;
 #[cfg(feature = "etcd")]
 use support::Server;
 
@@ -45,26 +45,6 @@ fn start_pair(test: &str, extra: &[&str]) -> Option<(etcd_process::Etcd, Server,
     let a = Server::start(&flags);
     let b = Server::start(&flags);
     Some((etcd, a, b))
-}
-
-#[cfg(feature = "etcd")]
-async fn read_events(body: &mut hyper::body::Incoming, count: usize) -> Vec<Value> {
-    let mut buffer = Vec::new();
-    let mut events = Vec::new();
-    while events.len() < count {
-        let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
-            .await
-            .expect("an event within 10 s");
-        let Some(Ok(frame)) = frame else { break };
-        if let Ok(data) = frame.into_data() {
-            buffer.extend_from_slice(&data);
-        }
-        while let Some(end) = buffer.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = buffer.drain(..=end).collect();
-            events.push(serde_json::from_slice(&line).unwrap());
-        }
-    }
-    events
 }
 
 #[cfg(feature = "etcd")]
@@ -114,7 +94,7 @@ async fn a_write_through_one_server_is_seen_and_watched_through_the_other() {
         )
         .await;
     assert_eq!(patched.code, 200);
-    let events = read_events(&mut watch, 2).await;
+    let events = support::read_events(&mut watch, 2).await;
     let kinds: Vec<(&str, &str)> = events
         .iter()
         .map(|e| {
@@ -282,7 +262,7 @@ async fn compaction_through_etcd_expires_old_versions_on_both_servers() {
         .stream(&format!("{CMS}?watch=true&resourceVersion={before}"))
         .await;
     assert_eq!(code, 200);
-    let events = read_events(&mut body, 1).await;
+    let events = support::read_events(&mut body, 1).await;
     assert_eq!(events[0]["type"], "ERROR");
     assert_eq!(events[0]["object"]["code"], 410);
 }
@@ -314,7 +294,7 @@ async fn the_server_survives_an_etcd_restart() {
         .stream(&format!("{CMS}?watch=true&timeoutSeconds=60"))
         .await;
     assert_eq!(code, 200);
-    let initial = read_events(&mut watch, 5).await;
+    let initial = support::read_events(&mut watch, 5).await;
     assert_eq!(initial.len(), 5);
     etcd.kill();
     let r = tokio::time::timeout(

@@ -7,7 +7,6 @@ mod support;
 use std::process::Command;
 use std::time::Duration;
 
-use http_body_util::BodyExt;
 use kcel_stdlib::kubernetes::sharding::ShardSelector;
 use serde_json::{Value, json};
 use support::{Server, real_client, run_bounded};
@@ -182,26 +181,6 @@ async fn a_bad_selector_is_a_bad_request_with_upstreams_message() {
     }
 }
 
-/// Reads watch events until `count` arrived (or the stream ends).
-async fn read_events(body: &mut hyper::body::Incoming, count: usize) -> Vec<Value> {
-    let mut buffer = Vec::new();
-    let mut events = Vec::new();
-    while events.len() < count {
-        let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
-            .await
-            .expect("an event within 10 s");
-        let Some(Ok(frame)) = frame else { break };
-        if let Ok(data) = frame.into_data() {
-            buffer.extend_from_slice(&data);
-        }
-        while let Some(end) = buffer.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = buffer.drain(..=end).collect();
-            events.push(serde_json::from_slice(&line).unwrap());
-        }
-    }
-    events
-}
-
 fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines()
         .find(|l| l.starts_with(name))
@@ -228,7 +207,7 @@ async fn watches_drop_out_of_shard_events_and_count_them() {
         ))
         .await;
     assert_eq!(code, 200);
-    let initial = read_events(&mut body, inside.len() + 1).await;
+    let initial = support::read_events(&mut body, inside.len() + 1).await;
     let added: Vec<&str> = initial[..inside.len()]
         .iter()
         .map(|e| {
@@ -275,7 +254,7 @@ async fn watches_drop_out_of_shard_events_and_count_them() {
             .await;
         assert_eq!(r.code, 200, "{}", r.text());
     }
-    let modified = read_events(&mut body, inside.len()).await;
+    let modified = support::read_events(&mut body, inside.len()).await;
     let got: Vec<(&str, &str)> = modified
         .iter()
         .map(|e| {

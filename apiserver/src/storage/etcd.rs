@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use etcd_client::{
     Client, CompactionOptions, Compare, CompareOp, ConnectOptions, DeleteOptions, EventType,
-    GetOptions, PutOptions, Txn, TxnOp, TxnOpResponse, WatchOptions,
+    GetOptions, PutOptions, Txn, TxnOp, TxnOpResponse, TxnResponse, WatchOptions,
 };
 use tokio::sync::mpsc;
 
@@ -157,6 +157,34 @@ impl EtcdStorage {
         } else {
             etcd_error(e)
         }
+    }
+
+    /// Runs `op` on `key` in one transaction if the key's mod revision is still `expected`;
+    /// otherwise the failed precondition (with what the key holds now). The response and
+    /// the revision it was written at.
+    fn guarded(
+        &self,
+        key: &str,
+        expected: Revision,
+        op: TxnOp,
+    ) -> Result<(TxnResponse, Revision), StorageError> {
+        let txn = Txn::new()
+            .when([Compare::mod_revision(key, CompareOp::Equal, expected)])
+            .and_then([op])
+            .or_else([TxnOp::get(key, None)]);
+        let mut kv = self.client.kv_client();
+        let response = self
+            .run(async move { kv.txn(txn).await })
+            .map_err(etcd_error)?;
+        if !response.succeeded() {
+            return Err(Self::failed_precondition(
+                key,
+                expected,
+                response.op_responses(),
+            ));
+        }
+        let rev = header_revision(response.header())?;
+        Ok((response, rev))
     }
 
     /// What a failed compare found: the key's live value now.
@@ -318,26 +346,8 @@ impl Storage for EtcdStorage {
         value: &[u8],
         expected: Revision,
     ) -> Result<KeyValue, StorageError> {
-        let txn = Txn::new()
-            .when([Compare::mod_revision(key, CompareOp::Equal, expected)])
-            .and_then([TxnOp::put(
-                key,
-                value,
-                Some(PutOptions::new().with_prev_key()),
-            )])
-            .or_else([TxnOp::get(key, None)]);
-        let mut kv = self.client.kv_client();
-        let response = self
-            .run(async move { kv.txn(txn).await })
-            .map_err(etcd_error)?;
-        if !response.succeeded() {
-            return Err(Self::failed_precondition(
-                key,
-                expected,
-                response.op_responses(),
-            ));
-        }
-        let rev = header_revision(response.header())?;
+        let put = TxnOp::put(key, value, Some(PutOptions::new().with_prev_key()));
+        let (response, rev) = self.guarded(key, expected, put)?;
         let create_revision = response
             .op_responses()
             .into_iter()
@@ -355,25 +365,8 @@ impl Storage for EtcdStorage {
     }
 
     fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
-        let txn = Txn::new()
-            .when([Compare::mod_revision(key, CompareOp::Equal, expected)])
-            .and_then([TxnOp::delete(
-                key,
-                Some(DeleteOptions::new().with_prev_key()),
-            )])
-            .or_else([TxnOp::get(key, None)]);
-        let mut kv = self.client.kv_client();
-        let response = self
-            .run(async move { kv.txn(txn).await })
-            .map_err(etcd_error)?;
-        if !response.succeeded() {
-            return Err(Self::failed_precondition(
-                key,
-                expected,
-                response.op_responses(),
-            ));
-        }
-        let rev = header_revision(response.header())?;
+        let delete = TxnOp::delete(key, Some(DeleteOptions::new().with_prev_key()));
+        let (response, rev) = self.guarded(key, expected, delete)?;
         let prev = response
             .op_responses()
             .into_iter()

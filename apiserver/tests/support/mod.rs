@@ -384,3 +384,23 @@ pub fn run_bounded(mut command: Command, stdin: Option<&str>, limit: std::time::
         stderr: err_reader.join().unwrap(),
     }
 }
+
+/// Reads watch events until `count` arrived (or the stream ends).
+pub async fn read_events(body: &mut hyper::body::Incoming, count: usize) -> Vec<Value> {
+    let mut buffer = Vec::new();
+    let mut events = Vec::new();
+    while events.len() < count {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(10), body.frame())
+            .await
+            .expect("an event within 10 s");
+        let Some(Ok(frame)) = frame else { break };
+        if let Ok(data) = frame.into_data() {
+            buffer.extend_from_slice(&data);
+        }
+        while let Some(end) = buffer.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buffer.drain(..=end).collect();
+            events.push(serde_json::from_slice(&line).unwrap());
+        }
+    }
+    events
+}
