@@ -97,6 +97,26 @@ impl CallCost {
         }
     }
 
+    /// The cost of a call that an argument's error decided: `None` for each argument that
+    /// failed. cel-go's tracker prices such a call with the error values in the arguments'
+    /// places (`interpreter/runtimecost.go`, `costCall`: `actualSize` of an error is 1) and
+    /// the error as the result; custom costs see `null` there and no result.
+    pub fn of_failed(&self, args: &[Option<&Value>]) -> u64 {
+        match self {
+            CallCost::Custom(f) => {
+                let values: Vec<Value> = args
+                    .iter()
+                    .map(|a| a.cloned().unwrap_or(Value::Null))
+                    .collect();
+                f(&values, None)
+            }
+            other => other.of_sizes(
+                args.first().copied().flatten(),
+                args.get(1).copied().flatten(),
+            ),
+        }
+    }
+
     /// The cost of one call with these (evaluated) arguments; custom costs see no result.
     pub fn of(&self, args: &[Value]) -> u64 {
         match (self, args) {

@@ -290,8 +290,11 @@ fn path_value(p: &PathNode, frame: &mut Frame) -> EvalResult {
 
 #[inline(never)]
 fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    let v = eval(operand, frame)?;
+    // cel-go charges the selection (an attribute) when its operand failed too
+    // (`interpreter/runtimecost.go`, `Observe`: `InterpretableAttribute`).
+    let v = cancelled(eval(operand, frame))?;
     frame.charge(cost::SELECT_AND_IDENT)?;
+    let v = v?;
     select(&v, field).map_err(|e| e.at(id))
 }
 
@@ -315,15 +318,16 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
 
 /// [`has_truth`] for an operand not read in place.
 fn has_evaluated(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
+    // The presence test is charged when its operand failed too (as a selection).
     if is_simple(operand) {
-        let v = simple(operand, frame.slots, &mut frame.cost)?;
+        let v = simple(operand, frame.slots, &mut frame.cost);
         frame.cost = frame.cost.saturating_add(frame.presence_cost);
         frame.check_limit()?;
-        return has(&v, field).map_err(|e| e.at(id));
+        return has(v?.as_ref(), field).map_err(|e| e.at(id));
     }
-    let v = eval(operand, frame)?;
+    let v = cancelled(eval(operand, frame))?;
     frame.charge(frame.presence_cost)?;
-    has(&v, field).map_err(|e| e.at(id))
+    has(&v?, field).map_err(|e| e.at(id))
 }
 
 /// `c ? t : f`; a chosen branch that is itself a conditional is taken in the same loop.
@@ -355,6 +359,12 @@ fn not(id: ExprId, operand: &Node, cost: u64, frame: &mut Frame) -> Truth {
     let operand = truth(operand, frame);
     if operand == Truth::Error {
         let e = take_error(frame);
+        // cel-go charges the call whose argument failed (see `failed_call_cost`).
+        if !e.is_cancellation() {
+            if let Err(e) = frame.charge(cost) {
+                return fail(e, frame);
+            }
+        }
         return fail(e.at(id), frame);
     }
     if let Err(e) = frame.charge(cost) {
@@ -482,11 +492,17 @@ fn matches_constant(
         }
     }
     let s = if is_simple(subject) {
-        simple(subject, frame.slots, &mut frame.cost)?
+        simple(subject, frame.slots, &mut frame.cost)
     } else {
-        Cow::Owned(eval(subject, frame)?)
+        cancelled(eval(subject, frame))?.map(Cow::Owned)
     };
-    frame.cost = frame.cost.saturating_add(cost.of_binary(&s, pattern, None));
+    let charge = match &s {
+        Ok(s) => cost.of_binary(s, pattern, None),
+        // cel-go charges the call whose argument failed (see `failed_call_cost`).
+        Err(_) => cost.of_failed(&[None, Some(pattern)]),
+    };
+    frame.cost = frame.cost.saturating_add(charge);
+    let s = s?;
     frame.check_limit()?;
     crate::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(id))
 }
@@ -526,7 +542,16 @@ fn inserted(slot: Slot, key: &Node, value: &Node, frame: &mut Frame) -> EvalResu
         return Err(e.clone());
     }
     let k = eval(key, frame)?;
-    let v = eval(value, frame)?.materialize();
+    // `cel.@mapInsert` has three arguments (cel-go's `evalVarArgs`): a failed key leaves the
+    // value unevaluated and the call uncharged; a failed value (the last argument) is
+    // charged as its call (see `failed_call_cost`).
+    let v = match cancelled(eval(value, frame))? {
+        Ok(v) => v.materialize(),
+        Err(e) => {
+            frame.charge(1)?;
+            return Err(e);
+        }
+    };
     frame.charge(1)?;
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
     crate::standard::collections::map_insert(accu, &k, v)
@@ -545,22 +570,34 @@ fn append_to_accumulator(
 
 /// [`append_to_accumulator`] without the call's position on its errors.
 fn appended(slot: Slot, elements: &[Node], list_cost: u64, frame: &mut Frame) -> EvalResult {
-    // As `@result + [elements]` evaluates: the accumulator read (1; an error there is the
-    // result), the list literal (`list_cost`) and its elements, then the `_+_` call (1, in
-    // `append`). The first two are charged at once: the limit stops the evaluation
-    // whether it is passed by the first or by the sum.
-    if frame.slots[slot as usize].get().is_err() {
-        frame.charge(cost::SELECT_AND_IDENT)?;
-        return frame.slots[slot as usize].to_result();
-    }
+    // As `@result + [elements]` evaluates: the accumulator read (1), the list literal
+    // (`list_cost`) and its elements, then the `_+_` call (1, in `append`). The first two
+    // are charged at once: the limit stops the evaluation whether it is passed by the
+    // first or by the sum. `_+_` evaluates both operands whatever the first gives, and is charged when either
+    // failed (cel-go's `evalBinary`; see `failed_call_cost`): an accumulator that holds an
+    // error, or a list literal whose element failed, costs the list literal and the call.
     frame.charge(cost::SELECT_AND_IDENT + list_cost)?;
     // One element (`map`, `filter`) needs no argument list.
-    if let [e] = elements {
-        let v = eval(e, frame)?.materialize();
-        return append(slot, std::iter::once(v), frame);
+    let values = if let [e] = elements {
+        cancelled(eval(e, frame))?.map(|v| smallvec::smallvec![v.materialize()])
+    } else {
+        match eval_args(elements, frame) {
+            Err(e) if e.is_cancellation() => return Err(e),
+            other => other,
+        }
+    };
+    if let Err(e) = frame.slots[slot as usize].get() {
+        let e = e.clone();
+        frame.charge(1)?;
+        return Err(e);
     }
-    let values = eval_args(elements, frame)?;
-    append(slot, values, frame)
+    match values {
+        Ok(values) => append(slot, values, frame),
+        Err(e) => {
+            frame.charge(1)?;
+            Err(e)
+        }
+    }
 }
 
 /// Appends evaluated elements to the accumulator list in `slot`, charging the `_+_` call
@@ -721,36 +758,54 @@ fn call_overload(
                     return f(x);
                 }
             }
+            // cel-go charges a call whose argument failed too (see `failed_call_cost`).
             if is_simple(a) {
-                let a = plain(simple(a, frame.slots, &mut frame.cost)?);
-                frame.cost = frame.cost.saturating_add(c);
-                frame.check_limit()?;
-                return f(&a);
+                return match simple(a, frame.slots, &mut frame.cost) {
+                    Ok(a) => {
+                        let a = plain(a);
+                        frame.cost = frame.cost.saturating_add(c);
+                        frame.check_limit()?;
+                        f(&a)
+                    }
+                    Err(e) => {
+                        frame.charge(c)?;
+                        Err(e)
+                    }
+                };
             }
-            let a = eval(a, frame)?.materialize();
-            frame.charge(c)?;
-            f(&a)
+            match cancelled(eval(a, frame))? {
+                Ok(a) => {
+                    let a = a.materialize();
+                    frame.charge(c)?;
+                    f(&a)
+                }
+                Err(e) => {
+                    frame.charge(c)?;
+                    Err(e)
+                }
+            }
         }
         (Implementation::Binary(f), [a, b], _) => {
             if let Some(done) = call_in_place(*f, cost, a, b, frame) {
                 return done;
             }
-            if is_simple(a) && is_simple(b) {
-                let a = plain(simple(a, frame.slots, &mut frame.cost)?);
-                let b = plain(simple(b, frame.slots, &mut frame.cost)?);
-                let result = f(&a, &b);
-                let c = cost.of_binary(&a, &b, result.as_ref().ok());
-                frame.charge(c)?;
-                return result;
-            }
-            let a = eval(a, frame)?.materialize();
-            let b = eval(b, frame)?.materialize();
-            let result = f(&a, &b);
-            frame.charge(cost.of_binary(&a, &b, result.as_ref().ok()))?;
+            let (result, c) = match operands(a, b, frame)? {
+                (Ok(a), Ok(b)) => {
+                    let (a, b) = (plain(a), plain(b));
+                    let result = f(&a, &b);
+                    let c = cost.of_binary(&a, &b, result.as_ref().ok());
+                    (result, c)
+                }
+                (a, b) => {
+                    let (e, c) = failed_operands(a, b, |v| cost.of_failed(v));
+                    (Err(e), c)
+                }
+            };
+            frame.charge(c)?;
             result
         }
         _ => {
-            let values = eval_args(args, frame)?;
+            let values = call_arguments(args, frame, |v| cost.of_failed(v))?;
             let result = implementation
                 .call(&values)
                 .unwrap_or_else(|| Err(EvalError::no_such_overload()));
@@ -831,20 +886,116 @@ fn unary_overload<'o>(
     }
 }
 
-/// Evaluates the two operands of a call, by reference when they are simple.
+/// Evaluates the two operands of a call, by reference when they are simple, as cel-go's
+/// `evalBinary`, `evalEq` and `evalNe` do (`interpreter/interpretable.go`): both, whatever
+/// the first gives. Only an error that cancels the evaluation returns at once.
 #[inline(always)]
-fn operands<'f>(
-    a: &'f Node,
-    b: &'f Node,
-    frame: &'f mut Frame,
-) -> Result<(Cow<'f, Value>, Cow<'f, Value>), EvalError> {
+fn operands<'f>(a: &'f Node, b: &'f Node, frame: &'f mut Frame) -> Operands<'f> {
     if is_simple(a) && is_simple(b) {
-        let a = simple(a, frame.slots, &mut frame.cost)?;
-        Ok((a, simple(b, frame.slots, &mut frame.cost)?))
+        let a = simple(a, frame.slots, &mut frame.cost);
+        Ok((a, simple(b, frame.slots, &mut frame.cost)))
     } else {
-        let a = Cow::Owned(eval(a, frame)?);
-        Ok((a, Cow::Owned(eval(b, frame)?)))
+        let a = cancelled(eval(a, frame))?;
+        let b = cancelled(eval(b, frame))?;
+        Ok((a.map(Cow::Owned), b.map(Cow::Owned)))
     }
+}
+
+/// Two evaluated operands, each a value or its error; `Err` for an error that cancels the
+/// evaluation.
+type Operands<'f> = Result<(OperandResult<'f>, OperandResult<'f>), EvalError>;
+type OperandResult<'f> = Result<Cow<'f, Value>, EvalError>;
+
+/// `result`, or `Err` with its error when that error cancels the evaluation (the cost or
+/// memory limit): cel-go stops there (its tracker panics), where other errors are values
+/// that the evaluation goes on with.
+#[inline(always)]
+fn cancelled(result: EvalResult) -> Result<EvalResult, EvalError> {
+    match result {
+        Err(e) if e.is_cancellation() => Err(e),
+        other => Ok(other),
+    }
+}
+
+/// What a call of `overloads` charges when one of its arguments failed (`None` in `args`):
+/// cel-go's tracker charges every call whose arguments were all evaluated, failed ones
+/// included (`interpreter/runtimecost.go`, `Observe` and `refValStack.dropArgs`), at the
+/// overload's cost with the errors in the arguments' places ([`CallCost::of_failed`]). A
+/// call with several candidate overloads has no overload id there: cel-go's default, 1.
+fn failed_call_cost(overloads: &[(Overload, CallCost)], args: &[Option<&Value>]) -> u64 {
+    match overloads {
+        [(_, cost)] => cost.of_failed(args),
+        _ => 1,
+    }
+}
+
+/// The error of a call whose two operands were evaluated and one failed, and what the call
+/// charges (`cost` of the operands, `None` for a failed one): the first operand's error
+/// wins, as in cel-go.
+#[cold]
+fn failed_operands(
+    a: OperandResult<'_>,
+    b: OperandResult<'_>,
+    cost: impl FnOnce(&[Option<&Value>]) -> u64,
+) -> (EvalError, u64) {
+    let cost = cost(&[a.as_deref().ok(), b.as_deref().ok()]);
+    let error = match (a, b) {
+        (Err(e), _) | (_, Err(e)) => e,
+        (Ok(_), Ok(_)) => EvalError::new("internal: no operand failed"),
+    };
+    (error, cost)
+}
+
+/// Evaluates a call's arguments as cel-go does (`interpreter/interpretable.go`): one or two
+/// all (`evalUnary`, `evalBinary`), more up to the first that fails (`evalVarArgs`). When
+/// one fails, the call is charged `cost` of the arguments (`None` for failed ones) where
+/// cel-go's tracker charges it, when every argument was evaluated (see
+/// [`failed_call_cost`]), and the first error is returned.
+fn call_arguments(
+    args: &[Node],
+    frame: &mut Frame,
+    cost: impl FnOnce(&[Option<&Value>]) -> u64,
+) -> EvalResult<SmallVec<[Value; 3]>> {
+    let mut values = SmallVec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        match eval(a, frame) {
+            Ok(v) => values.push(v.materialize()),
+            Err(e) => return Err(failed_arguments(args, i, values, e, frame, cost)),
+        }
+    }
+    Ok(values)
+}
+
+/// [`call_arguments`] from the argument `failed`, which failed with `error`.
+#[cold]
+fn failed_arguments(
+    args: &[Node],
+    failed: usize,
+    values: SmallVec<[Value; 3]>,
+    error: EvalError,
+    frame: &mut Frame,
+    cost: impl FnOnce(&[Option<&Value>]) -> u64,
+) -> EvalError {
+    if error.is_cancellation() {
+        return error;
+    }
+    let mut got: SmallVec<[Option<Value>; 3]> = values.into_iter().map(Some).collect();
+    got.push(None);
+    if args.len() <= 2 {
+        for a in &args[failed + 1..] {
+            match cancelled(eval(a, frame)) {
+                Ok(v) => got.push(v.ok().map(Value::materialize)),
+                Err(e) => return e,
+            }
+        }
+    }
+    if got.len() == args.len() {
+        let refs: SmallVec<[Option<&Value>; 3]> = got.iter().map(Option::as_ref).collect();
+        if let Err(e) = frame.charge(cost(&refs)) {
+            return e;
+        }
+    }
+    error
 }
 
 /// A binary operator: inline for the operand kinds it has an inline form for, through the
@@ -1008,8 +1159,13 @@ fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
 }
 
 fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
-    let (a, b) = operands(&node.lhs, &node.rhs, frame)?;
-    let (result, cost) = apply_operator(node, a, b);
+    let (result, cost) = match operands(&node.lhs, &node.rhs, frame)? {
+        (Ok(a), Ok(b)) => apply_operator(node, a, b),
+        (a, b) => {
+            let (e, cost) = failed_operands(a, b, |v| failed_call_cost(&node.overloads, v));
+            (Err(e), cost)
+        }
+    };
     frame.charge(cost)?;
     result
 }
@@ -1044,8 +1200,13 @@ fn dispatch_overload(
 ) -> EvalResult {
     if let ([a, b], Some(table)) = (args, table) {
         // Two arguments (most operators): no allocation, no clones of simple operands.
-        let (a, b) = operands(a, b, frame)?;
-        let (result, cost) = apply_binary(overloads, table, a, b);
+        let (result, cost) = match operands(a, b, frame)? {
+            (Ok(a), Ok(b)) => apply_binary(overloads, table, a, b),
+            (a, b) => {
+                let (e, cost) = failed_operands(a, b, |v| failed_call_cost(overloads, v));
+                (Err(e), cost)
+            }
+        };
         frame.charge(cost)?;
         return result;
     }
@@ -1055,7 +1216,14 @@ fn dispatch_overload(
         }
         if is_simple(a) {
             // One simple argument (conversions): read in place.
-            let a = plain(simple(a, frame.slots, &mut frame.cost)?);
+            let a = match simple(a, frame.slots, &mut frame.cost) {
+                Ok(a) => plain(a),
+                Err(e) => {
+                    // cel-go charges a call whose argument failed (see `failed_call_cost`).
+                    frame.charge(failed_call_cost(overloads, &[None]))?;
+                    return Err(e);
+                }
+            };
             let arg = std::slice::from_ref(a.as_ref());
             let Some((o, cost)) = unary_overload(overloads, table, &a) else {
                 return Err(EvalError::no_such_overload());
@@ -1073,7 +1241,7 @@ fn dispatch_overload(
             return result;
         }
     }
-    let values = eval_args(args, frame)?;
+    let values = call_arguments(args, frame, |v| failed_call_cost(overloads, v))?;
     let chosen = match (table, values.as_slice()) {
         (Some(table), [a]) => match table.get(overloads, &[a]) {
             DispatchTable::NONE => None,
@@ -1142,6 +1310,29 @@ fn apply_binary(
 /// and errors raised in the order of the pairwise calls.
 #[inline(never)]
 fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
+    let mut next = 0;
+    match concat_parts(c, frame, &mut next) {
+        Err(e) if !e.is_cancellation() => concat_failed(c, next, e, frame),
+        done => done,
+    }
+}
+
+/// The additions of a chain after an error, as cel-go's nested `_+_` calls go on: each
+/// evaluates its right operand and is charged with the error as its left (see
+/// [`failed_call_cost`]); the first error is the result. `next` is the first operand of
+/// `c.rest` not evaluated yet.
+#[cold]
+fn concat_failed(c: &ConcatNode, next: usize, error: EvalError, frame: &mut Frame) -> EvalResult {
+    for (_, part) in &c.rest[next..] {
+        let v = cancelled(eval(part, frame))?.map(Value::materialize);
+        frame.charge(failed_call_cost(&c.overloads, &[None, v.as_ref().ok()]))?;
+    }
+    Err(error)
+}
+
+/// [`concat`] up to the first error, with `next` set to the operand of `c.rest` that the
+/// additions after that error start from.
+fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResult {
     // The string built so far and its size, once the first operand was a string read in
     // place or two strings have been joined: built in the frame's buffer (taken, so that a
     // nested chain gets a buffer of its own). `acc` is unused while there is one.
@@ -1164,13 +1355,28 @@ fn concat(c: &ConcatNode, frame: &mut Frame) -> EvalResult {
     } else {
         eval(&c.first, frame)?
     };
-    for (id, part) in c.rest.iter() {
+    for (i, (id, part)) in c.rest.iter().enumerate() {
+        *next = i + 1;
         // Simple operands (constants, variables, paths) are read in place: the frame's
         // cost is then updated through its field, as the slots stay borrowed.
         let v = if is_simple(part) {
-            simple(part, frame.slots, &mut frame.cost)?
+            simple(part, frame.slots, &mut frame.cost)
         } else {
-            Cow::Owned(eval(part, frame)?)
+            eval(part, frame).map(Cow::Owned)
+        };
+        let v = match v {
+            Ok(v) => v,
+            Err(e) => {
+                // The addition is charged with its failed operand (see `failed_call_cost`).
+                if !e.is_cancellation() {
+                    let acc = match &text {
+                        Some((buf, _)) => Value::from(buf.as_str()),
+                        None => acc.clone(),
+                    };
+                    frame.charge(failed_call_cost(&c.overloads, &[Some(&acc), None]))?;
+                }
+                return Err(e);
+            }
         };
         if let Value::String(s) = &*v {
             let joined = match (&mut text, &acc) {
@@ -1801,24 +2007,26 @@ fn map_list(
             break;
         }
         frame.slots[iter].set_element(items, i);
-        // As the step `@result + [element]` evaluates (see `append_to_accumulator`): an
-        // accumulator holding an error is read (1) and is the step's result.
-        let read = if built.is_err() { 0 } else { list_cost };
-        outcome = frame.charge(cost::SELECT_AND_IDENT + read);
+        // As the step `@result + [element]` evaluates (see `append_to_accumulator`): the
+        // accumulator read (1) and the list literal, the element (evaluated also when the
+        // accumulator holds an error, as cel-go's `evalBinary` evaluates both operands),
+        // then the `_+_` call (1, charged whether or not an operand failed). An
+        // accumulator holding an error stays the result.
+        outcome = frame.charge(cost::SELECT_AND_IDENT + list_cost);
         if outcome.is_err() {
             break;
         }
-        if built.is_err() {
-            continue;
-        }
         match eval(element, frame) {
-            Err(e) if crate::budget::is_exceeded(&e) => {
+            Err(e) if e.is_cancellation() => {
                 outcome = Err(e);
                 break;
             }
-            Err(e) => built = Err(e.at(id)),
+            Err(e) => {
+                if built.is_ok() {
+                    built = Err(e.at(id));
+                }
+            }
             Ok(v) => {
-                frame.cost = frame.cost.saturating_add(1);
                 if let Ok(list) = &mut built {
                     if list.items.len() == list.items.capacity() {
                         // Counted as the vector grows, not per element.
@@ -1831,6 +2039,7 @@ fn map_list(
                 }
             }
         }
+        frame.cost = frame.cost.saturating_add(1);
         outcome = frame.check_limit();
         if outcome.is_err() {
             break;
@@ -1952,8 +2161,9 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
             return Ok(false);
         }
         // The condition and the accumulator read, charged at once: the limit fails the
-        // same way whether it is passed by the first charge or by the sum.
-        frame.charge(condition(condition_cost, &accu) + cost::SELECT_AND_IDENT)?;
+        // same way whether it is passed by the first charge or by the sum. `!` on an error
+        // is charged too (see `failed_call_cost`).
+        frame.charge(condition_cost + cost::SELECT_AND_IDENT)?;
         item.bind(&mut frame.slots[slot]);
         let p = truth(&q.predicate, frame);
         frame.check_limit()?;
@@ -1983,9 +2193,9 @@ fn quantify_list(
     let n = items.len();
     // `None` while the accumulator is the undecided bool.
     let mut accu: Option<Outcome> = None;
-    // The condition and the accumulator read: worked out again only when the accumulator
-    // changes from the undecided bool (see `condition`).
-    let mut charge = condition_cost + cost::SELECT_AND_IDENT;
+    // The condition (charged whatever the accumulator holds: cel-go charges `!` on an
+    // error too, see `failed_call_cost`) and the accumulator read.
+    let charge = condition_cost + cost::SELECT_AND_IDENT;
     for i in 0..n {
         poll_interrupt(i, frame)?;
         frame.charge(charge)?;
@@ -1998,7 +2208,6 @@ fn quantify_list(
             (None, p) => combine(Ok(!decided), settle(p, frame), decided),
             (Some(a), p) => combine(a, settle(p, frame), decided),
         };
-        charge = condition(condition_cost, &a) + cost::SELECT_AND_IDENT;
         accu = Some(a);
         if matches!(accu, Some(Ok(b)) if b == decided) {
             // The next iteration's condition stops the loop.
@@ -2011,17 +2220,6 @@ fn quantify_list(
     }
     frame.charge(cost::SELECT_AND_IDENT)?;
     outcome_result(accu.unwrap_or(Ok(!decided)))
-}
-
-/// What a quantifier's loop condition costs with the accumulator holding `accu`: `all`'s
-/// `@not_strictly_false(@result)` 2, `exists`'s `@not_strictly_false(!@result)` 3, or 2
-/// while the accumulator holds an error (`!` is not called on an error).
-#[inline]
-fn condition(condition_cost: u64, accu: &Outcome) -> u64 {
-    match accu {
-        Err(Some(_)) if condition_cost == 3 => 2,
-        _ => condition_cost,
-    }
 }
 
 /// One loop iteration: checks the condition, then runs the step. Returns false to stop.
