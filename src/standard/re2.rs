@@ -23,8 +23,10 @@
 //! names (Go accepts them; groups are written unnamed since CEL reads groups by index);
 //! `(?)`. The semantics differences are rewritten too: Go's `\d \w \s \b` (and negations)
 //! are ASCII-only where the crate's are Unicode, and Go supports `\Q...\E` and octal
-//! escapes. Unicode class names (`\p{Greek}`) are left to the crate (Go's accepted names
-//! changed across Go versions).
+//! escapes. Unicode class names (`\p{Greek}`) are read as Go 1.25's `unicodeTable` reads
+//! them (see [`unicode_class`]) and written in the crate's explicit `gc=`/`sc=` forms, so
+//! that the crate's wider set of names (script codes, binary properties, `sc=` forms) is
+//! not accepted.
 
 use regex::{Regex, RegexBuilder};
 
@@ -382,17 +384,46 @@ fn class_escape<'a>(t: &'a str, out: &mut String) -> Result<&'a str, GoError> {
     };
     if c == 'p' || c == 'P' {
         let rest = &t[2..];
-        let seq_len = match rest.chars().next() {
+        let (seq, mut name) = match rest.chars().next() {
             // Go reads an empty name, which names no class.
             None => return Err((INVALID_CHAR_RANGE, t.into())),
             Some('{') => match t.find('}') {
-                Some(end) => end + 1,
+                Some(end) => (&t[..end + 1], &t[3..end]),
                 None => return Err((INVALID_CHAR_RANGE, t.into())),
             },
-            Some(n) => 2 + n.len_utf8(),
+            Some(n) => (&t[..2 + n.len_utf8()], &t[2..2 + n.len_utf8()]),
         };
-        out.push_str(&t[..seq_len]);
-        return Ok(&t[seq_len..]);
+        // `\p{^Greek}` is `\P{Greek}`, `\P{^Greek}` is `\p{Greek}`.
+        let mut positive = c == 'p';
+        if let Some(negated) = name.strip_prefix('^') {
+            positive = !positive;
+            name = negated;
+        }
+        let Some((class, sign)) = unicode_class(name) else {
+            return Err((INVALID_CHAR_RANGE, seq.into()));
+        };
+        let positive = positive == sign;
+        match class.as_str() {
+            // Go's `C` is `Cc`, `Cf`, `Co` and `Cs`, without the unassigned code points the
+            // crate's `C` has; `Cs` (surrogates) matches nothing in valid UTF-8, and the
+            // crate rejects it.
+            "gc=C" => out.push_str(if positive {
+                "[\\p{Cc}\\p{Cf}\\p{Co}]"
+            } else {
+                "[^\\p{Cc}\\p{Cf}\\p{Co}]"
+            }),
+            "gc=Cs" => out.push_str(if positive {
+                "[^\\x{0}-\\x{10FFFF}]"
+            } else {
+                "[\\x{0}-\\x{10FFFF}]"
+            }),
+            _ => {
+                out.push_str(if positive { "\\p{" } else { "\\P{" });
+                out.push_str(&class);
+                out.push('}');
+            }
+        }
+        return Ok(&t[seq.len()..]);
     }
     if let Some(class) = perl_class(c) {
         out.push_str(class);
@@ -402,6 +433,276 @@ fn class_escape<'a>(t: &'a str, out: &mut String) -> Result<&'a str, GoError> {
     push_char(out, r);
     Ok(rest)
 }
+
+/// The class a Unicode class name names as Go's `regexp/syntax` `unicodeTable` looks it up
+/// (Go 1.25 and later): the name made canonical (`canonicalName`: a leading capital, the
+/// rest in lower case, without `_`, `-` and spaces), then `Any`, `Assigned` (everything
+/// but `Cn`), `ASCII` and `LC`, the general categories of `unicode.Categories`, the
+/// scripts of `unicode.Scripts` (keyed by their Unicode names, so that only the one-word
+/// ones match a canonical name), and the category aliases of `unicode.CategoryAliases`
+/// (`Letter`, `Decimal_Number`, ...). The class in the crate's syntax and whether it is
+/// positive; `None` for a name Go rejects (Script codes like `Latn`, properties like
+/// `Alphabetic`, `sc=` forms). Go's tables are Unicode 15.0.0, the crate's a later
+/// version: the names are Go's, the code points in a class the crate's.
+fn unicode_class(name: &str) -> Option<(String, bool)> {
+    let name = go_canonical_name(name);
+    match name.as_str() {
+        "Any" => return Some(("Any".into(), true)),
+        "Assigned" => return Some(("gc=Cn".into(), false)),
+        "Ascii" => return Some(("ASCII".into(), true)),
+        "Lc" => return Some(("gc=LC".into(), true)),
+        _ => {}
+    }
+    if GO_CATEGORIES.contains(&name.as_str()) {
+        return Some((format!("gc={name}"), true));
+    }
+    if GO_SCRIPTS.contains(&name.as_str()) {
+        return Some((format!("sc={name}"), true));
+    }
+    GO_CATEGORY_ALIASES
+        .iter()
+        .find(|(alias, _)| go_canonical_name(alias) == name)
+        .map(|(_, category)| (format!("gc={category}"), true))
+}
+
+/// Go's `regexp/syntax` `canonicalName`: the first letter upper case, the others lower case
+/// (ASCII only), `_`, `-` and spaces dropped.
+fn go_canonical_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut first = true;
+    for c in name.chars() {
+        match c {
+            '_' | '-' | ' ' => {}
+            c if first => {
+                out.push(c.to_ascii_uppercase());
+                first = false;
+            }
+            c => out.push(c.to_ascii_lowercase()),
+        }
+    }
+    out
+}
+
+/// The keys of Go's `unicode.Categories` (Go 1.25: with `Cn` and `LC`).
+const GO_CATEGORIES: &[&str] = &[
+    "C", "Cc", "Cf", "Cn", "Co", "Cs", "L", "LC", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me",
+    "Mn", "N", "Nd", "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk",
+    "Sm", "So", "Z", "Zl", "Zp", "Zs",
+];
+
+/// Go's `unicode.CategoryAliases` (Go 1.25): Unicode's long names of the general categories
+/// and their other aliases (`PropertyValueAliases.txt`, `gc`).
+const GO_CATEGORY_ALIASES: &[(&str, &str)] = &[
+    ("Cased_Letter", "LC"),
+    ("Close_Punctuation", "Pe"),
+    ("Combining_Mark", "M"),
+    ("Connector_Punctuation", "Pc"),
+    ("Control", "Cc"),
+    ("Currency_Symbol", "Sc"),
+    ("Dash_Punctuation", "Pd"),
+    ("Decimal_Number", "Nd"),
+    ("Enclosing_Mark", "Me"),
+    ("Final_Punctuation", "Pf"),
+    ("Format", "Cf"),
+    ("Initial_Punctuation", "Pi"),
+    ("Letter", "L"),
+    ("Letter_Number", "Nl"),
+    ("Line_Separator", "Zl"),
+    ("Lowercase_Letter", "Ll"),
+    ("Mark", "M"),
+    ("Math_Symbol", "Sm"),
+    ("Modifier_Letter", "Lm"),
+    ("Modifier_Symbol", "Sk"),
+    ("Nonspacing_Mark", "Mn"),
+    ("Number", "N"),
+    ("Open_Punctuation", "Ps"),
+    ("Other", "C"),
+    ("Other_Letter", "Lo"),
+    ("Other_Number", "No"),
+    ("Other_Punctuation", "Po"),
+    ("Other_Symbol", "So"),
+    ("Paragraph_Separator", "Zp"),
+    ("Private_Use", "Co"),
+    ("Punctuation", "P"),
+    ("Separator", "Z"),
+    ("Space_Separator", "Zs"),
+    ("Spacing_Mark", "Mc"),
+    ("Surrogate", "Cs"),
+    ("Symbol", "S"),
+    ("Titlecase_Letter", "Lt"),
+    ("Unassigned", "Cn"),
+    ("Uppercase_Letter", "Lu"),
+    ("cntrl", "Cc"),
+    ("digit", "Nd"),
+    ("punct", "P"),
+];
+
+/// The keys of Go's `unicode.Scripts` (Unicode 15.0.0).
+const GO_SCRIPTS: &[&str] = &[
+    "Adlam",
+    "Ahom",
+    "Anatolian_Hieroglyphs",
+    "Arabic",
+    "Armenian",
+    "Avestan",
+    "Balinese",
+    "Bamum",
+    "Bassa_Vah",
+    "Batak",
+    "Bengali",
+    "Bhaiksuki",
+    "Bopomofo",
+    "Brahmi",
+    "Braille",
+    "Buginese",
+    "Buhid",
+    "Canadian_Aboriginal",
+    "Carian",
+    "Caucasian_Albanian",
+    "Chakma",
+    "Cham",
+    "Cherokee",
+    "Chorasmian",
+    "Common",
+    "Coptic",
+    "Cuneiform",
+    "Cypriot",
+    "Cypro_Minoan",
+    "Cyrillic",
+    "Deseret",
+    "Devanagari",
+    "Dives_Akuru",
+    "Dogra",
+    "Duployan",
+    "Egyptian_Hieroglyphs",
+    "Elbasan",
+    "Elymaic",
+    "Ethiopic",
+    "Georgian",
+    "Glagolitic",
+    "Gothic",
+    "Grantha",
+    "Greek",
+    "Gujarati",
+    "Gunjala_Gondi",
+    "Gurmukhi",
+    "Han",
+    "Hangul",
+    "Hanifi_Rohingya",
+    "Hanunoo",
+    "Hatran",
+    "Hebrew",
+    "Hiragana",
+    "Imperial_Aramaic",
+    "Inherited",
+    "Inscriptional_Pahlavi",
+    "Inscriptional_Parthian",
+    "Javanese",
+    "Kaithi",
+    "Kannada",
+    "Katakana",
+    "Kawi",
+    "Kayah_Li",
+    "Kharoshthi",
+    "Khitan_Small_Script",
+    "Khmer",
+    "Khojki",
+    "Khudawadi",
+    "Lao",
+    "Latin",
+    "Lepcha",
+    "Limbu",
+    "Linear_A",
+    "Linear_B",
+    "Lisu",
+    "Lycian",
+    "Lydian",
+    "Mahajani",
+    "Makasar",
+    "Malayalam",
+    "Mandaic",
+    "Manichaean",
+    "Marchen",
+    "Masaram_Gondi",
+    "Medefaidrin",
+    "Meetei_Mayek",
+    "Mende_Kikakui",
+    "Meroitic_Cursive",
+    "Meroitic_Hieroglyphs",
+    "Miao",
+    "Modi",
+    "Mongolian",
+    "Mro",
+    "Multani",
+    "Myanmar",
+    "Nabataean",
+    "Nag_Mundari",
+    "Nandinagari",
+    "New_Tai_Lue",
+    "Newa",
+    "Nko",
+    "Nushu",
+    "Nyiakeng_Puachue_Hmong",
+    "Ogham",
+    "Ol_Chiki",
+    "Old_Hungarian",
+    "Old_Italic",
+    "Old_North_Arabian",
+    "Old_Permic",
+    "Old_Persian",
+    "Old_Sogdian",
+    "Old_South_Arabian",
+    "Old_Turkic",
+    "Old_Uyghur",
+    "Oriya",
+    "Osage",
+    "Osmanya",
+    "Pahawh_Hmong",
+    "Palmyrene",
+    "Pau_Cin_Hau",
+    "Phags_Pa",
+    "Phoenician",
+    "Psalter_Pahlavi",
+    "Rejang",
+    "Runic",
+    "Samaritan",
+    "Saurashtra",
+    "Sharada",
+    "Shavian",
+    "Siddham",
+    "SignWriting",
+    "Sinhala",
+    "Sogdian",
+    "Sora_Sompeng",
+    "Soyombo",
+    "Sundanese",
+    "Syloti_Nagri",
+    "Syriac",
+    "Tagalog",
+    "Tagbanwa",
+    "Tai_Le",
+    "Tai_Tham",
+    "Tai_Viet",
+    "Takri",
+    "Tamil",
+    "Tangsa",
+    "Tangut",
+    "Telugu",
+    "Thaana",
+    "Thai",
+    "Tibetan",
+    "Tifinagh",
+    "Tirhuta",
+    "Toto",
+    "Ugaritic",
+    "Vai",
+    "Vithkuqi",
+    "Wancho",
+    "Warang_Citi",
+    "Yezidi",
+    "Yi",
+    "Zanabazar_Square",
+];
 
 /// Go's `parseEscape` for the escape at the start of `s`: the character and the rest.
 fn go_escape(s: &str) -> Result<(char, &str), GoError> {
@@ -798,5 +1099,111 @@ mod tests {
         // Deep nesting (Go allows a parse tree 1000 high).
         let deep = format!("{}a{}", "(".repeat(300), ")".repeat(300));
         assert!(is_match(&deep, "a"));
+    }
+
+    /// Unicode class names as Go's `regexp/syntax` reads them (`parse.go`: `parseUnicodeClass`,
+    /// `unicodeTable`, `canonicalName`): the cases of Go's `parse_test.go` `parseTests` under
+    /// "Unicode, negatives, and a double negative" as matches, then the names Go 1.25 added
+    /// (issue golang/go#70781: `Any`, `Assigned`, `ASCII`, `Cn`, `LC`, category aliases,
+    /// case-insensitive lookup) and names the crate knows but Go does not.
+    #[test]
+    fn unicode_class_names_as_go_reads_them() {
+        let braille = "\u{2800}";
+        for p in [
+            r"^\p{Braille}$",
+            r"^\P{^Braille}$",
+            r"^[\p{Braille}]$",
+            r"^[\P{^Braille}]$",
+        ] {
+            assert!(is_match(p, braille), "{p}");
+            assert!(!is_match(p, "a"), "{p}");
+        }
+        for p in [
+            r"^\P{Braille}$",
+            r"^\p{^Braille}$",
+            r"^[\P{Braille}]$",
+            r"^[\p{^Braille}]$",
+        ] {
+            assert!(!is_match(p, braille), "{p}");
+            assert!(is_match(p, "a"), "{p}");
+        }
+        for p in [r"^\pZ$", r"^[\pZ]$"] {
+            assert!(
+                is_match(p, " ") && is_match(p, "\u{3000}") && !is_match(p, "a"),
+                "{p}"
+            );
+        }
+        for p in [r"^\p{Lu}$", r"^[\p{Lu}]$"] {
+            assert!(
+                is_match(p, "A") && is_match(p, "Ω") && !is_match(p, "a"),
+                "{p}"
+            );
+        }
+        assert!(is_match(r"^(?i)[\p{Lu}]$", "a"));
+        assert!(is_match(r"^\p{Any}$", "\n"));
+        assert!(!is_match(r"\p{^Any}", "a\n"));
+        // Go 1.25: special names, aliases, loose matching.
+        let accepted: &[(&str, &str, &str)] = &[
+            (r"\p{Letter}", "é", "1"),
+            (r"\p{letter}", "é", "1"),
+            (r"\p{Cased_Letter}", "a", "ª"),
+            (r"\p{cased-letter}", "a", "ª"),
+            (r"\p{LC}", "a", "ª"),
+            (r"\p{lc}", "a", "ª"),
+            (r"\p{Decimal Number}", "٣", "a"),
+            (r"\p{digit}", "٣", "a"),
+            (r"\p{punct}", "!", "a"),
+            (r"\p{ASCII}", "a", "é"),
+            (r"\p{ascii}", "a", "é"),
+            (r"\p{Assigned}", "a", "\u{378}"),
+            (r"\p{Cn}", "\u{378}", "a"),
+            (r"\p{greek}", "α", "a"),
+            (r"\p{GREEK}", "α", "a"),
+            (r"\p{Nko}", "\u{7c0}", "a"),
+            (r"\p{Kawi}", "\u{11f04}", "a"),
+            (r"\p{lu}", "A", "a"),
+            // Go's C is Cc, Cf, Co, Cs: not the unassigned code points.
+            (r"\pC", "\u{1}", "\u{378}"),
+            (r"\p{Other}", "\u{1}", "\u{378}"),
+            // Surrogates: never in valid UTF-8.
+            (r"\P{Cs}", "a", ""),
+        ];
+        for (p, yes, no) in accepted {
+            let anchored = format!("^{p}$");
+            assert!(is_match(&anchored, yes), "{p} on {yes:?}");
+            assert!(!is_match(&anchored, no), "{p} on {no:?}");
+        }
+        assert!(!is_match(r"\p{Cs}", "a\u{fffd}"));
+        // Names the crate resolves that Go's tables do not have: script codes, `Is`
+        // prefixes, `sc=`/`gc=` forms, binary properties, Unicode 16 scripts, and (after
+        // `canonicalName`) script names of more than one word.
+        let rejected = [
+            r"\p{Latn}",
+            r"\p{IsGreek}",
+            r"\p{sc=Greek}",
+            r"\p{Script=Latin}",
+            r"\p{gc=L}",
+            r"\p{Alphabetic}",
+            r"\p{Lowercase}",
+            r"\p{White_Space}",
+            r"\p{L&}",
+            r"\p{Garay}",
+            r"\p{Old_Italic}",
+            r"\p{SignWriting}",
+            r"[\p{Zyyy}]",
+            r"\pX",
+            r"\p{}",
+            r"\p{^}",
+        ];
+        for p in rejected {
+            let seq = &p[p.find('\\').unwrap()..p.find('}').map_or(p.len(), |i| i + 1)];
+            assert_eq!(
+                compile(p).err().map(|e| e.into_message()),
+                Some(format!(
+                    "error parsing regexp: invalid character class range: `{seq}`"
+                )),
+                "{p}"
+            );
+        }
     }
 }
