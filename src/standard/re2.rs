@@ -33,15 +33,49 @@ use regex::{Regex, RegexBuilder};
 use crate::error::EvalError;
 
 /// Compiles a RE2 pattern with Go's syntax, semantics and error texts.
+///
+/// Go's limits on the parse tree are checked here, with Go's texts (`expression nests too
+/// deeply`, `expression too large`). The crate's own compiled-size limit (10 MiB) stays: a
+/// pattern Go accepts that compiles larger in the crate (`\pL{1000}`: a large Unicode class
+/// repeated) fails with Go's `expression too large`, a bound on memory Go does not have.
 pub fn compile(pattern: &str) -> Result<Regex, EvalError> {
-    let translated = translate(pattern).map_err(|(code, expr)| {
+    let (translated, height) = translate(pattern).map_err(|(code, expr)| {
         EvalError::new(format!("error parsing regexp: {code}: `{expr}`"))
     })?;
-    RegexBuilder::new(&translated)
-        // Go allows a parse tree 1000 deep; the crate's default nesting limit is 250.
-        .nest_limit(1000)
-        .build()
-        .map_err(|e| error(pattern, &translated, &e))
+    build(translated, height).map_err(|(translated, e)| error(pattern, &translated, &e))
+}
+
+/// How deep a pattern may nest before the crate compiles it on a thread of its own: its
+/// compiler recurses along the tree, and 1,000 levels need more than a 2 MiB stack.
+const DEEP: u32 = 100;
+
+/// The crate's nesting limit: a group and a repetition are a level each there, where Go's
+/// tree has one node for `(?:x)*`, so up to twice Go's height.
+const CRATE_NEST_LIMIT: u32 = 2 * MAX_HEIGHT + 10;
+
+/// Builds the translated pattern, on a thread with a large stack when it nests deeper
+/// than [`DEEP`] (where threads exist).
+fn build(translated: String, height: u32) -> Result<Regex, (String, regex::Error)> {
+    let build = |translated: String| {
+        RegexBuilder::new(&translated)
+            .nest_limit(CRATE_NEST_LIMIT)
+            .build()
+            .map_err(|e| (translated, e))
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    if height > DEEP {
+        let deep = translated.clone();
+        let spawned = std::thread::Builder::new()
+            .name("kcel-regex".into())
+            .stack_size(256 << 20)
+            .spawn(move || build(deep));
+        if let Ok(Ok(built)) = spawned.map(std::thread::JoinHandle::join) {
+            return built;
+        }
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = height;
+    build(translated)
 }
 
 /// The ASCII class for a Perl escape letter, as a bracketed class.
@@ -77,36 +111,172 @@ const INVALID_NAMED_CAPTURE: &str = "invalid named capture";
 const INVALID_ESCAPE: &str = "invalid escape sequence";
 const INVALID_CHAR_RANGE: &str = "invalid character class range";
 const TRAILING_BACKSLASH: &str = "trailing backslash at end of expression";
+const NESTING_DEPTH: &str = "expression nests too deeply";
+const LARGE: &str = "expression too large";
 
 /// Go's largest repeat count, alone or as the product of nested counts (`maxRepeat`).
 const MAX_REPEAT: u64 = 1000;
 
 /// What Go's parse stack needs to be known for errors: per open group, whether an operand
-/// is on top (something a repetition may apply to) and the largest product of nested
-/// repeat counts in it (`repeatIsValid`).
+/// is on top (something a repetition may apply to), the largest product of nested repeat
+/// counts in it (`repeatIsValid`), and the shape of Go's parse tree for its size and height
+/// limits (see [`Tree`]).
 #[derive(Clone, Copy)]
 struct Group {
     /// The repeat weight of the operand on top, if an operand is on top.
     top: Option<u64>,
     /// The largest repeat weight of any operand in the group so far.
     weight: u64,
+    /// The operand on top (meaningful while `top` is set).
+    top_tree: Tree,
+    /// The operands of the current alternative before the one on top.
+    items: Trees,
+    /// The alternatives before the current one, each as its concatenation.
+    alternatives: Trees,
+    /// Whether the group captures (Go makes a capture node of it).
+    capture: bool,
+}
+
+/// Go's `calcSize` and `calcHeight` of a parse tree node (`regexp/syntax/parse.go`), as
+/// this translation sees the tree: without Go's merging of literals into strings and of
+/// alternatives into classes, and without its factoring of alternations, so within a few
+/// units of Go's figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Tree {
+    size: u64,
+    height: u32,
+}
+
+impl Tree {
+    /// A literal, a class, `.`, an assertion or an empty match.
+    const LEAF: Tree = Tree { size: 1, height: 1 };
+
+    /// The node of a repetition of this one: `*` (and a capture) 2 + sub, `+` and `?`
+    /// 1 + sub, `{min,max}` max × sub + (max - min), `{min,}` 1 + min × sub (2 + sub for
+    /// `{0,}`); at least 1.
+    fn repeated(self, op: char, counts: Option<(i64, i64)>) -> Tree {
+        let sub = self.size;
+        let size = match (op, counts) {
+            ('*', _) => sub.saturating_add(2),
+            ('+' | '?', _) => sub.saturating_add(1),
+            (_, Some((0, -1))) => sub.saturating_add(2),
+            (_, Some((min, -1))) => (min as u64).saturating_mul(sub).saturating_add(1),
+            (_, Some((min, max))) => (max as u64)
+                .saturating_mul(sub)
+                .saturating_add((max - min) as u64),
+            _ => sub,
+        };
+        Tree {
+            size: size.max(1),
+            height: self.height.saturating_add(1),
+        }
+    }
+}
+
+/// Several nodes under one: their sizes summed, their largest height, their number.
+#[derive(Clone, Copy)]
+struct Trees {
+    size: u64,
+    height: u32,
+    count: u32,
+}
+
+impl Trees {
+    const NONE: Trees = Trees {
+        size: 0,
+        height: 0,
+        count: 0,
+    };
+
+    fn add(&mut self, tree: Tree) {
+        self.size = self.size.saturating_add(tree.size);
+        self.height = self.height.max(tree.height);
+        self.count = self.count.saturating_add(1);
+    }
+
+    /// The concatenation of the nodes: an empty match for none, the node for one.
+    fn concatenation(self) -> Tree {
+        match self.count {
+            0 => Tree::LEAF,
+            1 => Tree {
+                size: self.size,
+                height: self.height,
+            },
+            _ => Tree {
+                size: self.size,
+                height: self.height.saturating_add(1),
+            },
+        }
+    }
 }
 
 impl Group {
     const EMPTY: Group = Group {
         top: None,
         weight: 1,
+        top_tree: Tree::LEAF,
+        items: Trees::NONE,
+        alternatives: Trees::NONE,
+        capture: false,
+    };
+    const CAPTURE: Group = Group {
+        capture: true,
+        ..Group::EMPTY
     };
 
     fn push(&mut self, weight: u64) {
+        self.push_tree(weight, Tree::LEAF);
+    }
+
+    fn push_tree(&mut self, weight: u64, tree: Tree) {
+        if self.top.is_some() {
+            self.items.add(self.top_tree);
+        }
         self.top = Some(weight);
+        self.top_tree = tree;
         self.weight = self.weight.max(weight);
+    }
+
+    /// Ends the current alternative at a `|`.
+    fn alternate(&mut self) {
+        let mut items = self.items;
+        if self.top.take().is_some() {
+            items.add(self.top_tree);
+        }
+        self.alternatives.add(items.concatenation());
+        self.items = Trees::NONE;
+    }
+
+    /// The group's node once closed: the alternation of its alternatives (Go's `calcSize`
+    /// adds one per `|`), in a capture node if it captures.
+    fn tree(mut self) -> Tree {
+        self.alternate();
+        let a = self.alternatives;
+        let mut tree = match a.count {
+            1 => a.concatenation(),
+            n => Tree {
+                size: a.size.saturating_add(u64::from(n) - 1),
+                height: a.height.saturating_add(1),
+            },
+        };
+        if self.capture {
+            tree = Tree {
+                size: tree.size.saturating_add(2),
+                height: tree.height.saturating_add(1),
+            };
+        }
+        tree
     }
 }
 
+/// Go's largest parse tree height (`maxHeight`).
+const MAX_HEIGHT: u32 = 1000;
+/// Go's largest compiled size, in instructions (`maxSize`: 128 MiB of 40-byte `Inst`s).
+const MAX_SIZE: u64 = (128 << 20) / 40;
+
 /// Reads a Go pattern as `regexp/syntax.Parse(s, Perl)` does and writes the equivalent
 /// pattern in the crate's syntax, or returns Go's first error.
-fn translate(pattern: &str) -> Result<String, GoError> {
+fn translate(pattern: &str) -> Result<(String, u32), GoError> {
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut groups = vec![Group::EMPTY];
     // The text from the previous token, if that token was a repetition operator.
@@ -121,12 +291,12 @@ fn translate(pattern: &str) -> Result<String, GoError> {
             }
             '(' => {
                 out.push('(');
-                groups.push(Group::EMPTY);
+                groups.push(Group::CAPTURE);
                 t = &t[1..];
             }
             '|' => {
                 out.push('|');
-                group.top = None;
+                group.alternate();
                 t = &t[1..];
             }
             ')' => {
@@ -138,7 +308,7 @@ fn translate(pattern: &str) -> Result<String, GoError> {
                 groups
                     .last_mut()
                     .expect("the outermost group stays")
-                    .push(inner.weight);
+                    .push_tree(inner.weight, inner.tree());
                 t = &t[1..];
             }
             '^' | '$' | '.' => {
@@ -205,7 +375,16 @@ fn translate(pattern: &str) -> Result<String, GoError> {
     if groups.len() > 1 {
         return Err((MISSING_PAREN, pattern.into()));
     }
-    Ok(out)
+    // Go's limits on the parse tree (`checkHeight`, `checkSize`), which it reports with the
+    // whole pattern.
+    let tree = groups[0].tree();
+    if tree.height > MAX_HEIGHT {
+        return Err((NESTING_DEPTH, pattern.into()));
+    }
+    if tree.size > MAX_SIZE {
+        return Err((LARGE, pattern.into()));
+    }
+    Ok((out, tree.height))
 }
 
 /// Go's `parser.repeat`: a repetition needs an operand and may not follow another one; a
@@ -246,6 +425,8 @@ fn apply_repeat(
     };
     group.weight = group.weight.max(weight);
     group.top = Some(weight);
+    let op = before.chars().next().unwrap_or('{');
+    group.top_tree = group.top_tree.repeated(op, counts);
     Ok(())
 }
 
@@ -308,7 +489,7 @@ fn perl_flags<'a>(
             return Err((INVALID_NAMED_CAPTURE, t[..=end].into()));
         }
         out.push('(');
-        groups.push(Group::EMPTY);
+        groups.push(Group::CAPTURE);
         return Ok(&t[end + 1..]);
     }
     let mut rest = &t[2..];
@@ -865,7 +1046,7 @@ fn error(pattern: &str, translated: &str, e: &regex::Error) -> EvalError {
     let kind = match e {
         regex::Error::CompiledTooBig(_) => None,
         _ => regex_syntax::ParserBuilder::new()
-            .nest_limit(1000)
+            .nest_limit(CRATE_NEST_LIMIT)
             .build()
             .parse(translated)
             .err(),
@@ -1205,5 +1386,116 @@ mod tests {
                 "{p}"
             );
         }
+    }
+
+    /// Go's `parse_test.go` `TestParseInvalidRegexps` (Perl flags, as `regexp.Compile`),
+    /// every pattern of `invalidRegexps` but the four of invalid UTF-8, which a CEL string
+    /// cannot hold.
+    #[test]
+    fn go_invalid_regexps() {
+        let mut patterns: Vec<String> = [
+            "(",
+            ")",
+            "(a",
+            "a)",
+            "(a))",
+            "(a|b|",
+            "a|b|)",
+            "(a|b|))",
+            "(a|b",
+            "a|b)",
+            "(a|b))",
+            "[a-z",
+            "([a-z)",
+            "[a-z)",
+            "([a-z]))",
+            "x{1001}",
+            "x{9876543210}",
+            "x{2,1}",
+            "x{1,9876543210}",
+            "(?P<name>a",
+            "(?P<name>",
+            "(?P<name",
+            "(?P<x y>a)",
+            "(?P<>a)",
+            "(?<name>a",
+            "(?<name>",
+            "(?<name",
+            "(?<x y>a)",
+            "(?<>a)",
+            "[a-Z]",
+            "(?i)[a-Z]",
+            r"\Q\E*",
+            "a{100000}",
+            "a{100000,}",
+            "((((((((((x{2}){2}){2}){2}){2}){2}){2}){2}){2}){2})",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        patterns.push("(".repeat(1000) + &")".repeat(1000));
+        patterns.push("(?:".repeat(1000) + &")*".repeat(1000));
+        patterns.push(format!("({}){{1000}}", "(xx?)".repeat(1000)));
+        patterns.push("(xx?){1000}".repeat(1000));
+        patterns.push(r"\pL".repeat(27000));
+        let accepted: Vec<_> = patterns
+            .iter()
+            .filter(|p| compile(p).is_ok())
+            .map(|p| p.chars().take(40).collect::<String>())
+            .collect();
+        println!(
+            "{} invalid patterns, {} accepted",
+            patterns.len(),
+            accepted.len()
+        );
+        assert!(accepted.is_empty(), "accepted: {accepted:?}");
+    }
+
+    /// Go's limits on the parse tree (`parse.go`: `maxHeight` 1000 in `checkHeight`, `maxSize`
+    /// in `checkSize`/`calcSize`), reported with the whole pattern as Go's `Parse` does; the
+    /// deepest trees Go accepts compile (on a thread of their own, see [`build`]).
+    #[test]
+    fn go_parse_tree_limits() {
+        let message = |p: &str| compile(p).err().map(|e| e.into_message());
+        // Height 1000: 999 captures around an empty match.
+        let deepest = "(".repeat(999) + &")".repeat(999);
+        assert!(is_match(&deepest, ""));
+        // 700 nested stars are 701 high in Go's tree (the crate counts two levels each).
+        assert!(is_match(
+            &("(?:".repeat(700) + "a" + &")*".repeat(700)),
+            "aa"
+        ));
+        for too_deep in [
+            "(".repeat(1000) + &")".repeat(1000),
+            "(?:".repeat(1000) + &")*".repeat(1000),
+            // cat{star{a}, cat{star{a}, ...}}: 1001 high.
+            "(?:a*".repeat(1000) + &")".repeat(1000),
+        ] {
+            assert_eq!(
+                message(&too_deep),
+                Some(format!(
+                    "error parsing regexp: expression nests too deeply: `{too_deep}`"
+                ))
+            );
+        }
+        for too_large in [
+            format!("({}){{1000}}", "(xx?)".repeat(1000)),
+            "(xx?){1000}".repeat(1000),
+            "a{1000}".repeat(3400),
+        ] {
+            assert_eq!(
+                message(&too_large),
+                Some(format!(
+                    "error parsing regexp: expression too large: `{too_large}`"
+                ))
+            );
+        }
+        // Within Go's size, and within the crate's bound.
+        assert!(compile(&"a{1000}".repeat(50)).is_ok());
+        // Go accepts it; its compiled form passes the crate's 10 MiB bound.
+        assert_eq!(
+            message(r"\pL{1000}"),
+            Some("error parsing regexp: expression too large: `\\pL{1000}`".into())
+        );
     }
 }
