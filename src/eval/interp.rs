@@ -291,11 +291,25 @@ fn path_value(p: &PathNode, frame: &mut Frame) -> EvalResult {
 #[inline(never)]
 fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
     // cel-go charges the selection (an attribute) when its operand failed too
-    // (`interpreter/runtimecost.go`, `Observe`: `InterpretableAttribute`).
+    // (`interpreter/runtimecost.go`, `Observe`: `InterpretableAttribute`), once for a
+    // chain: the selections after a failed one are qualifiers of the same attribute, which
+    // it does not evaluate.
     let v = cancelled(eval(operand, frame))?;
-    frame.charge(cost::SELECT_AND_IDENT)?;
+    if v.is_ok() || !is_selection(operand) {
+        frame.charge(cost::SELECT_AND_IDENT)?;
+    }
     let v = v?;
     select(&v, field).map_err(|e| e.at(id))
+}
+
+/// Whether `node` selects a field (in reference mode, wrapped in [`Node::Evaluated`]): a
+/// qualifier of the attribute a selection on it continues.
+fn is_selection(node: &Node) -> bool {
+    match node {
+        Node::Select { .. } => true,
+        Node::Evaluated(inner) => matches!(**inner, Node::Select { .. }),
+        _ => false,
+    }
 }
 
 #[inline(never)]
@@ -318,15 +332,21 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
 
 /// [`has_truth`] for an operand not read in place.
 fn has_evaluated(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    // The presence test is charged when its operand failed too (as a selection).
+    // The presence test is charged when its operand failed too (an attribute of its own),
+    // except where the operand is a variable or a selection: then it is a qualifier of
+    // the failed attribute, not evaluated.
     if is_simple(operand) {
         let v = simple(operand, frame.slots, &mut frame.cost);
-        frame.cost = frame.cost.saturating_add(frame.presence_cost);
+        if v.is_ok() {
+            frame.cost = frame.cost.saturating_add(frame.presence_cost);
+        }
         frame.check_limit()?;
         return has(v?.as_ref(), field).map_err(|e| e.at(id));
     }
     let v = cancelled(eval(operand, frame))?;
-    frame.charge(frame.presence_cost)?;
+    if v.is_ok() || !is_selection(operand) {
+        frame.charge(frame.presence_cost)?;
+    }
     has(&v?, field).map_err(|e| e.at(id))
 }
 
