@@ -24,7 +24,7 @@
 //! `(?)`. The semantics differences are rewritten too: Go's `\d \w \s \b` (and negations)
 //! are ASCII-only where the crate's are Unicode, and Go supports `\Q...\E` and octal
 //! escapes. Unicode class names (`\p{Greek}`) are read as Go 1.25's `unicodeTable` reads
-//! them (see [`unicode_class`]) and written in the crate's explicit `gc=`/`sc=` forms, so
+//! them (see `unicode_class`) and written in the crate's explicit `gc=`/`sc=` forms, so
 //! that the crate's wider set of names (script codes, binary properties, `sc=` forms) is
 //! not accepted.
 
@@ -47,6 +47,7 @@ pub fn compile(pattern: &str) -> Result<Regex, EvalError> {
 
 /// How deep a pattern may nest before the crate compiles it on a thread of its own: its
 /// compiler recurses along the tree, and 1,000 levels need more than a 2 MiB stack.
+#[cfg(not(target_arch = "wasm32"))]
 const DEEP: u32 = 100;
 
 /// The crate's nesting limit: a group and a repetition are a level each there, where Go's
