@@ -20,16 +20,19 @@
 //! let deployment = json!({
 //!     "apiVersion": "apps/v1", "kind": "Deployment",
 //!     "metadata": {"name": "web"},
-//!     "spec": {"replicas": "3", "paused": false, "bogus": 1}
+//!     "spec": {"replicas": "3", "paused": false}
 //! });
 //! let kind = builtin::kind_of(&deployment).unwrap();
-//! let outcome = kind.validate(&deployment);
 //! assert_eq!(
-//!     outcome.decode_error.unwrap(),
+//!     kind.validate(&deployment).decode_error.unwrap(),
 //!     "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot \
 //!      unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
 //! );
-//! assert_eq!(outcome.unknown_fields, ["unknown field \"spec.bogus\""]);
+//! let typo = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+//!     "metadata": {"name": "web"}, "spec": {"replica": 3}});
+//! let outcome = kind.validate(&typo);
+//! assert_eq!(outcome.unknown_fields, ["unknown field \"spec.replica\""]);
+//! assert!(outcome.decode_error.is_none() && outcome.errors.is_empty());
 //! ```
 
 pub mod schema;
