@@ -342,7 +342,7 @@ fn typed(object: &Object) -> Value {
 fn schema<'a>(resource: &Resource, writer: &Writer<'a>) -> Node<KindSchema<'a>> {
     match writer.schema {
         Some(custom) => Some(KindSchema::CustomRoot(custom)),
-        None => Schema::of(resource).map(|s| KindSchema::BuiltIn(OpenApi(s))),
+        None => crate::openapi::schema_of(resource).map(|s| KindSchema::BuiltIn(OpenApi(s))),
     }
 }
 

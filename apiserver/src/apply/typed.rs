@@ -688,11 +688,11 @@ mod tests {
     use serde_json::json;
 
     fn deployment() -> Node<OpenApi<'static>> {
-        Schema::of(&DEPLOYMENTS).map(OpenApi)
+        crate::openapi::schema_of(&DEPLOYMENTS).map(OpenApi)
     }
 
     fn configmap() -> Node<OpenApi<'static>> {
-        Schema::of(&CONFIGMAPS).map(OpenApi)
+        crate::openapi::schema_of(&CONFIGMAPS).map(OpenApi)
     }
 
     // Upstream: typed/toset_test.go — leaves, keyed items, set items and undeclared map

@@ -202,7 +202,7 @@ mod tests {
     fn updater(kind: &crate::resource::Resource) -> Updater<'static, OpenApi<'static>> {
         static NONE: Set = Set::new();
         Updater {
-            schema: Schema::of(kind).map(OpenApi),
+            schema: crate::openapi::schema_of(kind).map(OpenApi),
             ignored: &NONE,
         }
     }

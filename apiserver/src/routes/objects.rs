@@ -831,8 +831,12 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                     }
                     patch::merge_patch(&mut target, &patch_value)
                 }
-                _ => patch::strategic_merge(&mut target, &patch_value, Schema::of(resource))
-                    .map_err(ApiError::bad_request)?,
+                _ => patch::strategic_merge(
+                    &mut target,
+                    &patch_value,
+                    crate::openapi::schema_of(resource),
+                )
+                .map_err(ApiError::bad_request)?,
             }
             let mut patched = object::check(target, resource)?;
             call.check_patched_types(&patched)?;

@@ -121,7 +121,9 @@ impl Validator {
     /// resource: unknown fields are pruned (each reported as the warning `unknown field
     /// "spec.x"`), non-nullable nulls without defaults are dropped and defaults applied (to
     /// the old object too), then the OpenAPI value validation ([`super::openapi`]) and the list-type
-    /// invariants ([`super::list_invariants`]) and, unless they found a blocking error (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
+    /// invariants ([`super::list_invariants`]) — on update both ratcheted as upstream: errors
+    /// of values unchanged from `old` dropped — and, unless they found a blocking error
+    /// (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
     pub fn validate_with_budget(
         &self,
         obj: &serde_json::Value,
@@ -181,8 +183,16 @@ impl Validator {
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
         // are not run.
-        errors.extend(openapi::validate(obj, &self.schema));
-        errors.extend(list_invariants::validate(obj, &self.schema));
+        // On update, both ratcheted as upstream: OpenAPI errors of values unchanged from the
+        // old object dropped; list-type errors reported only when the old object had none
+        // (apiextensions-apiserver's customresource strategy, ValidateUpdate).
+        errors.extend(openapi::validate_update(obj, old, &self.schema));
+        let list_errors = list_invariants::validate(obj, &self.schema);
+        if !list_errors.is_empty()
+            && old.is_none_or(|o| list_invariants::validate(o, &self.schema).is_empty())
+        {
+            errors.extend(list_errors);
+        }
         if errors.iter().any(|e| e.error_type.blocks_rules()) {
             errors.push(FieldError::with_rendered_value(
                 FieldPath::root(),
