@@ -103,7 +103,7 @@ pub fn schema_of(resource: &Resource) -> Option<Schema<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource::{DEPLOYMENTS, SERVED};
+    use crate::resource::SERVED;
 
     #[test]
     fn every_served_kind_has_a_schema_and_a_patch_operation() {

@@ -962,13 +962,21 @@ mod tests {
             "small": {"type": "number", "maximum": 50},
             "medium": medium,
             "large": {"type": "number", "minimum": 10000}}});
-        assert!(update_valid(&object, json!({"small": 500}), json!({"small": 500})));
+        assert!(update_valid(
+            &object,
+            json!({"small": 500}),
+            json!({"small": 500})
+        ));
         assert!(update_valid(
             &object,
             json!({"small": 501, "medium": 500}),
             json!({"small": 501})
         ));
-        assert!(!update_valid(&object, json!({"small": 501}), json!({"small": 500})));
+        assert!(!update_valid(
+            &object,
+            json!({"small": 501}),
+            json!({"small": 500})
+        ));
         let nested = json!({"type": "object", "properties": {"nested": object}});
         assert!(update_valid(
             &nested,
@@ -1004,7 +1012,11 @@ mod tests {
         };
         let old = json!({"l": [{"k": "a", "v": "long"}, {"k": "b"}], "n": 1});
         let reordered = json!({"l": [{"k": "b"}, {"k": "a", "v": "long"}], "n": 2});
-        assert!(update_valid(&list(Some("map")), reordered.clone(), old.clone()));
+        assert!(update_valid(
+            &list(Some("map")),
+            reordered.clone(),
+            old.clone()
+        ));
         let schema = Schema::from_json(&list(None)).unwrap();
         let texts = |new: &J| -> Vec<String> {
             validate_update(new, Some(&old), &schema)
@@ -1023,7 +1035,10 @@ mod tests {
         assert!(texts(&json!({"l": [{"k": "a", "v": "long"}, {"k": "b"}], "n": 2})).is_empty());
         for t in ["set", "atomic"] {
             let unchanged_list = json!({"l": [{"k": "a", "v": "long"}, {"k": "b"}], "n": 2});
-            assert!(!update_valid(&list(Some(t)), unchanged_list, old.clone()), "{t}");
+            assert!(
+                !update_valid(&list(Some(t)), unchanged_list, old.clone()),
+                "{t}"
+            );
         }
         // A whole object unchanged, set list included: the root is compared with its
         // children, and the set never counts as unchanged.
