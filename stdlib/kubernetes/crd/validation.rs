@@ -482,16 +482,28 @@ impl Run {
             return;
         };
         let old_items = at.old.as_ref().and_then(|(o, _)| o.as_array());
+        // The old items by key, built once per list (not a scan per item).
+        let keyed = |olds: Option<&[serde_json::Value]>| {
+            olds.filter(|_| !rn.list_map_keys.is_empty())
+                .map(|olds| MapIndex::new(olds, &rn.list_map_keys))
+        };
+        let old_index_by_key = keyed(old_items.map(Vec::as_slice));
+        let ratchet_items = at.ratchet_old.and_then(|o| o.as_array());
+        let ratchet_by_key = match rn.list_type.as_deref() {
+            Some("map") => keyed(ratchet_items.map(Vec::as_slice)),
+            _ => None,
+        };
         for (i, v) in items.iter().enumerate() {
             // Only map lists correlate items with old items (by their keys).
-            let old_index = match old_items {
-                Some(olds) if !rn.list_map_keys.is_empty() => olds
-                    .iter()
-                    .position(|o| same_map_keys(o, v, &rn.list_map_keys)),
-                _ => None,
-            };
+            let old_index = old_index_by_key.as_ref().and_then(|index| index.get(v));
             let old = old_index.and_then(|j| old_items.map(|o| (j, &o[j])));
-            let ratchet_old = ratchet_index(rn, at, v, i);
+            let ratchet_old = match (rn.list_type.as_deref(), ratchet_items) {
+                (Some("map"), Some(olds)) => ratchet_by_key
+                    .as_ref()
+                    .and_then(|index| index.get(v))
+                    .map(|j| &olds[j]),
+                _ => ratchet_index(rn, at, v, i),
+            };
             let child = Node {
                 json: v,
                 value: child_value(at.value.as_ref(), v, item_node.ty.as_deref(), |_| None)
@@ -747,6 +759,36 @@ fn ratchet_index<'a>(
         Some("map") => olds.iter().find(|o| same_map_keys(o, v, &rn.list_map_keys)),
         Some(_) => None,
         None => olds.get(i),
+    }
+}
+
+/// The items of a map list by their keys (a missing key field counting as its default):
+/// the index of the first item with each key.
+struct MapIndex<'k> {
+    keys: &'k [(String, Option<serde_json::Value>)],
+    first: std::collections::HashMap<String, usize>,
+}
+
+impl<'k> MapIndex<'k> {
+    fn new(items: &[serde_json::Value], keys: &'k [(String, Option<serde_json::Value>)]) -> Self {
+        let mut first = std::collections::HashMap::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            first.entry(Self::key(item, keys)).or_insert(i);
+        }
+        MapIndex { keys, first }
+    }
+
+    fn key(item: &serde_json::Value, keys: &[(String, Option<serde_json::Value>)]) -> String {
+        let values: Vec<Option<&serde_json::Value>> = keys
+            .iter()
+            .map(|(k, default)| item.get(k).or(default.as_ref()))
+            .collect();
+        serde_json::to_string(&values).unwrap_or_default()
+    }
+
+    /// The index of the first item with `item`'s key.
+    fn get(&self, item: &serde_json::Value) -> Option<usize> {
+        self.first.get(&Self::key(item, self.keys)).copied()
     }
 }
 
