@@ -19,7 +19,8 @@ const MAX_DEPTH: usize = 1000;
 /// applied. Borrowed when that changes nothing (no nulls, and every defaulted field already
 /// set), so an object as stored (already defaulted) is not copied.
 pub fn prepare<'a>(x: &'a J, s: &Schema) -> Cow<'a, J> {
-    if !has_null(x, 0) && !(has_defaults(s, 0) && defaults_apply(x, s, 0)) {
+    let changes = has_null(x, 0) || (has_defaults(s, 0) && defaults_apply(x, s, 0));
+    if !changes {
         return Cow::Borrowed(x);
     }
     let mut x = x.clone();
