@@ -214,7 +214,7 @@ mod tests {
     #[test]
     fn maps_merge_and_null_deletes() {
         let mut cm = json!({"data": {"a": "1", "b": "2"}, "metadata": {"name": "x"}});
-        let schema = Schema::of(&CONFIGMAPS);
+        let schema = crate::openapi::schema_of(&CONFIGMAPS);
         strategic_merge(&mut cm, &json!({"data": {"a": null, "c": "3"}}), schema).unwrap();
         assert_eq!(cm["data"], json!({"b": "2", "c": "3"}));
     }
@@ -229,7 +229,7 @@ mod tests {
             "containers": [{"name": "a", "image": "a:2"}, {"name": "b", "$patch": "delete"},
                            {"name": "c", "image": "c:1"}]
         }}}});
-        strategic_merge(&mut d, &patch, Schema::of(&DEPLOYMENTS)).unwrap();
+        strategic_merge(&mut d, &patch, crate::openapi::schema_of(&DEPLOYMENTS)).unwrap();
         assert_eq!(
             d["spec"]["template"]["spec"]["containers"],
             json!([{"name": "c", "image": "c:1"}, {"name": "a", "image": "a:2"}])
@@ -239,7 +239,7 @@ mod tests {
             {"name": "a", "args": ["x", "y"]}]}}}});
         let patch =
             json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["z"]}]}}}});
-        strategic_merge(&mut d2, &patch, Schema::of(&DEPLOYMENTS)).unwrap();
+        strategic_merge(&mut d2, &patch, crate::openapi::schema_of(&DEPLOYMENTS)).unwrap();
         assert_eq!(
             d2["spec"]["template"]["spec"]["containers"][0]["args"],
             json!(["z"])
@@ -252,14 +252,14 @@ mod tests {
         strategic_merge(
             &mut cm,
             &json!({"metadata": {"finalizers": ["b", "a"]}}),
-            Schema::of(&CONFIGMAPS),
+            crate::openapi::schema_of(&CONFIGMAPS),
         )
         .unwrap();
         assert_eq!(cm["metadata"]["finalizers"], json!(["a", "b"]));
         strategic_merge(
             &mut cm,
             &json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}}),
-            Schema::of(&CONFIGMAPS),
+            crate::openapi::schema_of(&CONFIGMAPS),
         )
         .unwrap();
         assert_eq!(cm["metadata"]["finalizers"], json!(["b"]));

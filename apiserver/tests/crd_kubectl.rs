@@ -519,6 +519,25 @@ fn crd_write_checks_and_ratcheting() {
         ran.stderr,
         "The Widget \"w\" is invalid: spec.name: Invalid value: \"longer\": name too long\n"
     );
+    // OpenAPI errors ratchet too (apiextensions-apiserver ratcheting.go): under maxLength 4
+    // the stored name "short" is too long, yet an update leaving it unchanged passes (its
+    // rule still warns); a changed name fails with the schema's error, which blocks the rules.
+    let tightest = tighter.replace("maxLength: 20", "maxLength: 4");
+    assert_eq!(k.apply(&tightest).code, 0);
+    let ran = k.apply(&widget("short", "[a, b, c]"));
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "Warning: spec.name: Invalid value: \"short\": name too long\n"
+    );
+    let ran = k.apply(&widget("shorts", "[a, b, c]"));
+    assert_eq!(ran.code, 1);
+    assert_eq!(
+        ran.stderr,
+        "The Widget \"w\" is invalid: \n\
+         * spec.name: Too long: may not be more than 4 bytes\n\
+         * <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation\n"
+    );
     // A CRD that breaks upstream's spec rules.
     let bad = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
                metadata: {name: gadgets.example.com}\n\

@@ -28,13 +28,16 @@ pub enum Command {
         #[command(flatten)]
         expression: ExpressionArgs,
     },
-    /// Validate custom resources against a CRD's schema and x-kubernetes-validations rules
-    /// (exit 1 when any object is invalid, 3 when the CRD's rules do not compile).
+    /// Validate objects as kube-apiserver would: custom resources against a CRD's schema and
+    /// x-kubernetes-validations rules, built-in kinds (Deployment, ConfigMap, ...) against
+    /// Kubernetes 1.37's OpenAPI schemas (exit 1 when any object is invalid, 3 when the CRD's
+    /// rules do not compile).
     #[command(after_help = VALIDATE_EXAMPLES)]
     Validate {
-        /// The CustomResourceDefinition (YAML or JSON).
+        /// The CustomResourceDefinition of the custom resources (YAML or JSON); without it,
+        /// every object must be of a built-in kind.
         #[arg(long, value_name = "CRD.yaml")]
-        crd: std::path::PathBuf,
+        crd: Option<std::path::PathBuf>,
         /// Old objects, for updates (transition rules and ratcheting): each object is
         /// validated as an update of the old object with its namespace and name.
         #[arg(long, value_name = "OLD.yaml")]
@@ -154,7 +157,8 @@ const VALIDATE_EXAMPLES: &str = "\
 Examples:
   kcel validate --crd examples/tour/widgets-crd.yaml examples/tour/widget.yaml
   kubectl get widgets -o yaml | kcel validate --crd widgets-crd.yaml -
-  kcel validate --crd widgets-crd.yaml --old old.yaml new.yaml -o json";
+  kcel validate --crd widgets-crd.yaml --old old.yaml new.yaml -o json
+  kcel validate deployment.yaml configmaps.yaml";
 
 const TEST_EXAMPLES: &str = "\
 Examples:

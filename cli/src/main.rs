@@ -37,7 +37,7 @@ fn main() -> ExitCode {
             old,
             objects,
             output,
-        } => validate::run(crd, old.as_deref(), objects, output.format),
+        } => validate::run(crd.as_deref(), old.as_deref(), objects, output.format),
         Command::Test {
             suites,
             junit,

@@ -1,12 +1,15 @@
-//! `kcel validate --crd CRD.yaml [--old OLD.yaml] OBJECT.yaml...`: validates custom
-//! resources against a CRD's schema and `x-kubernetes-validations` rules, offline, as
-//! kube-apiserver would, printing Kubernetes' field errors in kubectl's words (text, or one
-//! JSON/YAML report). Files may hold several YAML documents and `kind: List`s; `-` is stdin;
-//! each object must be of the CRD's group, kind and a served version; an update's old object
-//! is the `--old` object with the same namespace and name.
+//! `kcel validate [--crd CRD.yaml] [--old OLD.yaml] OBJECT.yaml...`: validates objects
+//! offline, as kube-apiserver would, printing Kubernetes' errors in kubectl's words (text,
+//! or one JSON/YAML report): custom resources against a CRD's schema and
+//! `x-kubernetes-validations` rules, objects of built-in kinds against Kubernetes' OpenAPI
+//! schemas ([`kcel_stdlib::kubernetes::builtin`]: decoding errors, unknown fields,
+//! `metadata`). Files may hold several YAML documents and `kind: List`s; `-` is stdin; each
+//! object must be of the CRD's group, kind and a served version, or of a built-in kind; an
+//! update's old object is the `--old` object with the same namespace and name.
 
 use std::path::Path;
 
+use kcel_stdlib::kubernetes::builtin::{self, BuiltinKind};
 use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, Outcome};
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -31,6 +34,9 @@ struct ObjectReport {
     namespace: String,
     name: String,
     valid: bool,
+    /// A built-in object that cannot be decoded: kube-apiserver's 400 message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decode_error: Option<String>,
     errors: Vec<Cause>,
     warnings: Vec<String>,
 }
@@ -70,20 +76,30 @@ struct SchemaErrors {
 struct Input {
     file: String,
     object: Json,
+    /// The object's built-in kind; `None` for a resource of the CRD.
+    builtin: Option<BuiltinKind>,
+}
+
+/// Whether an object is of the CRD's kind and group (then the CRD decides its version).
+fn of_crd(crd: Option<&CrdValidator>, object: &Json) -> bool {
+    let Some(crd) = crd else { return false };
+    let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
+    let group = field("apiVersion").rsplit_once('/').map_or("", |(g, _)| g);
+    field("kind") == crd.kind() && group == crd.group()
 }
 
 /// Runs the command; see the module docs.
 pub fn run(
-    crd: &Path,
+    crd: Option<&Path>,
     old: Option<&Path>,
     objects: &[std::path::PathBuf],
     format: Format,
 ) -> Status {
-    let crd = match read_document(crd) {
+    let crd = match crd.map(read_document).transpose() {
         Ok(c) => c,
         Err(e) => return usage(&e),
     };
-    let crd = match CrdValidator::new(&crd) {
+    let crd = match crd.as_ref().map(CrdValidator::new).transpose() {
         Ok(c) => c,
         Err(e) => return usage(format!("invalid CRD: {e}")),
     };
@@ -109,13 +125,40 @@ pub fn run(
             Err(e) => return usage(&e),
         };
         for object in list_items(documents) {
-            if let Err(e) = crd.version_of(&object) {
+            let builtin = match (&crd, builtin::kind_of(&object)) {
+                (Some(_), _) if of_crd(crd.as_ref(), &object) => None,
+                (_, Some(kind)) => Some(kind),
+                (Some(crd), None) => match crd.version_of(&object) {
+                    Ok(_) => None,
+                    Err(e) => {
+                        let (_, name) = namespace_and_name(&object);
+                        return usage(format!("'{}': object {name:?}: {e}", path.display()));
+                    }
+                },
+                (None, None) => {
+                    let (_, name) = namespace_and_name(&object);
+                    let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or("");
+                    // kubectl's words for a kind the server does not have.
+                    return usage(format!(
+                        "'{}': object {name:?}: no matches for kind {:?} in version {:?} \
+                         (not a built-in kind of Kubernetes {}; give its CRD with --crd)",
+                        path.display(),
+                        field("kind"),
+                        field("apiVersion"),
+                        builtin::KUBERNETES_VERSION,
+                    ));
+                }
+            };
+            if let (Some(crd), None) = (&crd, builtin)
+                && let Err(e) = crd.version_of(&object)
+            {
                 let (_, name) = namespace_and_name(&object);
                 return usage(format!("'{}': object {name:?}: {e}", path.display()));
             }
             inputs.push(Input {
                 file: path.display().to_string(),
                 object,
+                builtin,
             });
         }
     }
@@ -134,6 +177,15 @@ pub fn run(
     };
     for input in &inputs {
         let (namespace, name) = namespace_and_name(&input.object);
+        if let Some(kind) = input.builtin {
+            let object = validate_builtin(input, kind, format);
+            report.valid &= object.valid;
+            report.objects.push(object);
+            continue;
+        }
+        let crd = crd
+            .as_ref()
+            .expect("objects without a built-in kind are the CRD's");
         let old = old
             .iter()
             .find(|o| namespace_and_name(o) == (namespace, name));
@@ -154,6 +206,7 @@ pub fn run(
             namespace: namespace.to_string(),
             name: name.to_string(),
             valid: outcome.errors.is_empty(),
+            decode_error: None,
             errors: outcome.errors.iter().map(Cause::from).collect(),
             warnings: outcome.warnings,
         });
@@ -165,6 +218,41 @@ pub fn run(
         Status::Ok
     } else {
         Status::False
+    }
+}
+
+/// Validates an object of a built-in kind (printing its outcome as text, unless the report
+/// is a machine one): a decoding error (kube-apiserver's 400) or the `metadata` errors;
+/// unknown fields are warnings (as under `fieldValidation=Warn`).
+fn validate_builtin(input: &Input, kind: BuiltinKind, format: Format) -> ObjectReport {
+    let (namespace, name) = namespace_and_name(&input.object);
+    let outcome = kind.validate(&input.object);
+    if format.is_text() {
+        match &outcome.decode_error {
+            Some(e) => {
+                outln!("{}: {} {name:?}: {e}", input.file, kind.kind());
+            }
+            None => print_outcome(
+                &input.file,
+                kind.kind(),
+                name,
+                &Outcome {
+                    errors: outcome.errors.clone(),
+                    warnings: outcome.unknown_fields.clone(),
+                    ..Outcome::default()
+                },
+            ),
+        }
+    }
+    ObjectReport {
+        file: input.file.clone(),
+        kind: kind.kind().to_string(),
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        valid: outcome.decode_error.is_none() && outcome.errors.is_empty(),
+        errors: outcome.errors.iter().map(Cause::from).collect(),
+        decode_error: outcome.decode_error,
+        warnings: outcome.unknown_fields,
     }
 }
 

@@ -53,6 +53,7 @@
 
 pub mod admission;
 pub mod authz;
+pub mod builtin;
 pub mod cidr;
 pub mod costs;
 pub mod crd;

@@ -24,6 +24,12 @@ pub enum Scope {
 
 /// The errors of an object's `metadata` (`metadata` absent is treated as empty).
 pub fn validate(object: &Json, scope: Scope) -> Vec<FieldError> {
+    validate_named(object, scope, &|name| messages("dns1123Subdomain", name))
+}
+
+/// [`validate`] with the kind's own rule for names (and generated-name prefixes): upstream's
+/// `ValidateNameFunc` of the kind, answering what is wrong with a name (nothing when valid).
+pub fn validate_named(object: &Json, scope: Scope, name_rule: NameRule) -> Vec<FieldError> {
     let meta = object.get("metadata");
     let text = |f: &str| {
         meta.and_then(|m| m.get(f))
@@ -47,8 +53,11 @@ pub fn validate(object: &Json, scope: Scope) -> Vec<FieldError> {
         labels: &strings("labels"),
         annotations: &strings("annotations"),
     }
-    .errors(scope)
+    .errors_named(scope, name_rule)
 }
+
+/// A kind's rule for names: the messages for a name (none when it is valid).
+pub type NameRule<'a> = &'a dyn Fn(&str) -> Vec<String>;
 
 /// The fields of `metadata` that are validated.
 pub struct Meta<'a> {
@@ -62,6 +71,11 @@ pub struct Meta<'a> {
 impl Meta<'_> {
     /// The errors, in the API server's order.
     pub fn errors(&self, scope: Scope) -> Vec<FieldError> {
+        self.errors_named(scope, &|name| messages("dns1123Subdomain", name))
+    }
+
+    /// The errors, with the kind's own rule for names.
+    pub fn errors_named(&self, scope: Scope, name_rule: NameRule) -> Vec<FieldError> {
         let mut errors = Vec::new();
         let path = FieldPath::new("metadata");
         let invalid = |errors: &mut Vec<FieldError>, at: &FieldPath, value: &str, msg: &str| {
@@ -69,7 +83,7 @@ impl Meta<'_> {
         };
         if !self.generate_name.is_empty() {
             let masked = mask_trailing_dash(self.generate_name);
-            for m in messages("dns1123Subdomain", &masked) {
+            for m in name_rule(&masked) {
                 invalid(
                     &mut errors,
                     &path.child("generateName"),
@@ -88,7 +102,7 @@ impl Meta<'_> {
                 ));
             }
         } else {
-            for m in messages("dns1123Subdomain", self.name) {
+            for m in name_rule(self.name) {
                 invalid(&mut errors, &path.child("name"), self.name, &m);
             }
         }

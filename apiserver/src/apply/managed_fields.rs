@@ -16,7 +16,7 @@ use super::schema::{KindSchema, Node, OpenApi};
 use super::typed::{compare, duplicates, to_field_set, undeclared};
 use super::updater::{Conflict, Managers, Updater, VersionedSet, sort_conflicts};
 use crate::metadata::{Object, meta_str, metadata_mut};
-use crate::openapi::Schema;
+use crate::openapi::schema_of;
 use crate::resource::Resource;
 
 /// kubectl's client-side apply annotation.
@@ -342,7 +342,7 @@ fn typed(object: &Object) -> Value {
 fn schema<'a>(resource: &Resource, writer: &Writer<'a>) -> Node<KindSchema<'a>> {
     match writer.schema {
         Some(custom) => Some(KindSchema::CustomRoot(custom)),
-        None => Schema::of(resource).map(|s| KindSchema::BuiltIn(OpenApi(s))),
+        None => schema_of(resource).map(|s| KindSchema::BuiltIn(OpenApi(s))),
     }
 }
 

@@ -260,7 +260,7 @@ pub enum KindSchema<'a> {
 
 /// ObjectMeta's schema, as the built-in kinds declare `metadata`.
 fn object_meta() -> Option<OpenApi<'static>> {
-    let config_map = crate::openapi::Schema::of(&crate::resource::CONFIGMAPS)?;
+    let config_map = crate::openapi::schema_of(&crate::resource::CONFIGMAPS)?;
     OpenApi(config_map).field("metadata")
 }
 
@@ -317,7 +317,7 @@ impl ApplySchema for KindSchema<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openapi::Schema;
+    use crate::openapi::schema_of;
     use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
 
     fn walk<'a>(mut s: OpenApi<'a>, steps: &[&str]) -> OpenApi<'a> {
@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn shapes_of_built_in_fields() {
-        let d = OpenApi(Schema::of(&DEPLOYMENTS).unwrap());
+        let d = OpenApi(schema_of(&DEPLOYMENTS).unwrap());
         assert_eq!(d.shape(), Shape::Map { atomic: false });
         let pod = walk(d, &["spec", "template", "spec"]);
         assert_eq!(
@@ -405,7 +405,7 @@ mod tests {
             walk(d, &["spec", "strategy", "rollingUpdate", "maxSurge"]).shape(),
             Shape::Untyped
         );
-        let cm = OpenApi(Schema::of(&CONFIGMAPS).unwrap());
+        let cm = OpenApi(schema_of(&CONFIGMAPS).unwrap());
         let data = walk(cm, &["data"]);
         assert_eq!(data.shape(), Shape::Map { atomic: false });
         assert!(data.field("x").is_none());

@@ -683,16 +683,16 @@ mod tests {
     use super::super::fieldpath::{path, to_fields_v1};
     use super::super::schema::OpenApi;
     use super::*;
-    use crate::openapi::Schema;
+    use crate::openapi::schema_of;
     use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
     use serde_json::json;
 
     fn deployment() -> Node<OpenApi<'static>> {
-        Schema::of(&DEPLOYMENTS).map(OpenApi)
+        schema_of(&DEPLOYMENTS).map(OpenApi)
     }
 
     fn configmap() -> Node<OpenApi<'static>> {
-        Schema::of(&CONFIGMAPS).map(OpenApi)
+        schema_of(&CONFIGMAPS).map(OpenApi)
     }
 
     // Upstream: typed/toset_test.go — leaves, keyed items, set items and undeclared map

@@ -195,14 +195,14 @@ mod tests {
     use super::super::fieldpath::{path, to_fields_v1};
     use super::super::schema::OpenApi;
     use super::*;
-    use crate::openapi::Schema;
+    use crate::openapi::schema_of;
     use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
     use serde_json::json;
 
     fn updater(kind: &crate::resource::Resource) -> Updater<'static, OpenApi<'static>> {
         static NONE: Set = Set::new();
         Updater {
-            schema: Schema::of(kind).map(OpenApi),
+            schema: schema_of(kind).map(OpenApi),
             ignored: &NONE,
         }
     }

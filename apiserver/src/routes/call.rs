@@ -5,7 +5,7 @@
 use crate::error::{ApiError, FieldError};
 use crate::negotiate::{self, BodyType};
 use crate::object::{self, Object};
-use crate::openapi::Schema;
+use crate::openapi::schema_of;
 use crate::resource::Resource;
 use crate::selectors::{FieldSelector, LabelSelector};
 use crate::state::AppState;
@@ -234,7 +234,7 @@ impl Call {
                 .collect();
             return self.report_unknown(validation, texts, &original.unwrap_or_default(), strict);
         }
-        let Some(schema) = Schema::of(self.resource) else {
+        let Some(schema) = schema_of(self.resource) else {
             return Ok(());
         };
         let mut value = Value::Object(std::mem::take(object));
@@ -290,7 +290,7 @@ impl Call {
     /// error, a 400.
     pub(crate) fn check_types(&self, object: &Object) -> Result<(), ApiError> {
         let r = self.resource;
-        let Some(schema) = Schema::of(r) else {
+        let Some(schema) = schema_of(r) else {
             return Ok(());
         };
         match schema.type_error(&Value::Object(object.clone()), r.kind) {
@@ -305,7 +305,7 @@ impl Call {
     /// A patched object whose values do not fit the schema's types: upstream's 422 naming
     /// the patched object.
     pub(crate) fn check_patched_types(&self, object: &Object) -> Result<(), ApiError> {
-        let Some(schema) = Schema::of(self.resource) else {
+        let Some(schema) = schema_of(self.resource) else {
             return Ok(());
         };
         let value = Value::Object(object.clone());

@@ -17,7 +17,7 @@ use crate::continue_token;
 use crate::error::{ApiError, FieldError};
 use crate::negotiate::{self, BodyType, Output};
 use crate::object::{self, Object};
-use crate::openapi::Schema;
+use crate::openapi::schema_of;
 use crate::patch;
 use crate::resource::{NAMESPACES, Resource};
 use crate::state::AppState;
@@ -831,7 +831,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                     }
                     patch::merge_patch(&mut target, &patch_value)
                 }
-                _ => patch::strategic_merge(&mut target, &patch_value, Schema::of(resource))
+                _ => patch::strategic_merge(&mut target, &patch_value, schema_of(resource))
                     .map_err(ApiError::bad_request)?,
             }
             let mut patched = object::check(target, resource)?;

@@ -16,9 +16,11 @@ use super::schema::Schema;
 const MAX_DEPTH: usize = 1000;
 
 /// `x` as Kubernetes validates it: non-nullable nulls without defaults pruned, defaults
-/// applied. Borrowed when that changes nothing.
+/// applied. Borrowed when that changes nothing (no nulls, and every defaulted field already
+/// set), so an object as stored (already defaulted) is not copied.
 pub fn prepare<'a>(x: &'a J, s: &Schema) -> Cow<'a, J> {
-    if !has_defaults(s, 0) && !has_null(x, 0) {
+    let changes = has_null(x, 0) || (has_defaults(s, 0) && defaults_apply(x, s, 0));
+    if !changes {
         return Cow::Borrowed(x);
     }
     let mut x = x.clone();
@@ -36,6 +38,32 @@ fn has_defaults(s: &Schema, depth: usize) -> bool {
                 .is_some_and(|i| has_defaults(i, depth + 1))
             || s.additional_schema()
                 .is_some_and(|v| has_defaults(v, depth + 1)))
+}
+
+/// Whether [`apply_defaults`] would fill in a missing field of `x` (nulls aside, which
+/// [`has_null`] finds).
+fn defaults_apply(x: &J, s: &Schema, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match x {
+        J::Object(o) => {
+            s.properties
+                .iter()
+                .any(|(k, p)| p.default.is_some() && !o.contains_key(k))
+                || o.iter().any(|(k, v)| match s.properties.get(k) {
+                    Some(p) => defaults_apply(v, p, depth + 1),
+                    None => s
+                        .additional_schema()
+                        .is_some_and(|values| defaults_apply(v, values, depth + 1)),
+                })
+        }
+        J::Array(items) => s
+            .items
+            .as_deref()
+            .is_some_and(|i| items.iter().any(|v| defaults_apply(v, i, depth + 1))),
+        _ => false,
+    }
 }
 
 fn has_null(x: &J, depth: usize) -> bool {
@@ -149,6 +177,14 @@ mod tests {
         assert_eq!(
             prepare(&x, &s).into_owned(),
             json!({"b": null, "c": 3, "m": {"j": 1}, "l": ["s", null], "d": ["x"], "o": {"p": 1}})
+        );
+        // Already defaulted: nothing to copy.
+        let defaulted = json!({"b": "x", "c": 1, "m": {"j": 1}, "d": ["y"], "o": {"p": 2}});
+        assert!(matches!(prepare(&defaulted, &s), Cow::Borrowed(_)));
+        let nested = json!({"c": 1, "o": {}});
+        assert_eq!(
+            prepare(&nested, &s).into_owned(),
+            json!({"c": 1, "o": {"p": 1}})
         );
         let plain = Schema::from_json(&json!({"type": "object"})).unwrap();
         assert!(matches!(

@@ -29,8 +29,19 @@ const MAX_DEPTH: usize = 1000;
 
 /// The field errors of `value` under `schema`, in upstream's order.
 pub fn validate(value: &J, schema: &Schema) -> Vec<FieldError> {
+    validate_update(value, None, schema)
+}
+
+/// The field errors of an update of `old` to `value`, ratcheted as apiextensions-apiserver
+/// does since `CRDValidationRatcheting` (GA in 1.33; `pkg/apiserver/validation/ratcheting.go`):
+/// each value is correlated with its old value (object properties and map values by key;
+/// items of `x-kubernetes-list-type: map` lists by their keys, of lists without a list type
+/// by index, of `set` and `atomic` lists not at all), and the errors found at and below a
+/// correlated value equal to its old value are dropped (upstream keeps them as warnings of
+/// the schema validator, which the API server does not report). `None`: a create.
+pub fn validate_update(value: &J, old: Option<&J>, schema: &Schema) -> Vec<FieldError> {
     let mut result = Outcome::default();
-    node(value, schema, "", 0, &mut result);
+    node(value, old, schema, "", 0, &mut result);
     result
         .issues
         .into_iter()
@@ -44,12 +55,23 @@ pub fn validate(value: &J, schema: &Schema) -> Vec<FieldError> {
 struct Outcome {
     issues: Vec<Issue>,
     matches: u64,
+    /// On update, the children of the value validated with a correlated old value, and
+    /// whether each was equal to it (upstream's ratcheting tree, for `CachedDeepEqual`).
+    visited: Vec<(Child, bool)>,
+}
+
+/// A child of an object or list value.
+#[derive(PartialEq, Eq, Hash)]
+enum Child {
+    Field(String),
+    Index(usize),
 }
 
 impl Outcome {
     fn merge(&mut self, other: Outcome) {
         self.issues.extend(other.issues);
         self.matches += other.matches;
+        self.visited.extend(other.visited);
     }
 
     fn push(&mut self, issue: Issue) {
@@ -209,10 +231,58 @@ fn types(s: &Schema) -> Vec<&str> {
     }
 }
 
-fn node(v: &J, s: &Schema, path: &str, depth: usize, out: &mut Outcome) {
+/// Validates `v` (whose correlated old value is `old`) under `s`; errors of a value equal
+/// to its old value are dropped (ratcheting), its match count kept. Answers whether the
+/// value counts as equal to its old value.
+fn node(v: &J, old: Option<&J>, s: &Schema, path: &str, depth: usize, out: &mut Outcome) -> bool {
     if depth > MAX_DEPTH {
-        return;
+        return old.is_some_and(|o| o == v);
     }
+    let mut result = Outcome::default();
+    checked_node(v, old, s, path, depth, &mut result);
+    let visited = std::mem::take(&mut result.visited);
+    let equal = old.is_some_and(|o| cached_deep_equal(o, v, visited));
+    if !result.is_valid() && equal {
+        result.issues.clear();
+    }
+    out.merge(result);
+    equal
+}
+
+/// Upstream's `CachedDeepEqual` over the children validation visited: a list or object
+/// equals its old value only if every child was correlated and equal (so a non-empty `set`
+/// or `atomic` list, whose items are not correlated, never does, nor an object with fields
+/// no schema visits); other values by `reflect.DeepEqual` (integers and floats differ).
+fn cached_deep_equal(old: &J, v: &J, visited: Vec<(Child, bool)>) -> bool {
+    match (old, v) {
+        (J::Null, J::Null) => true,
+        (J::Null, _) | (_, J::Null) => false,
+        (J::Array(a), J::Array(b)) => {
+            if a.len() != b.len() {
+                return false;
+            }
+            let children: HashMap<Child, bool> = visited.into_iter().collect();
+            children.len() == a.len()
+                && (0..b.len()).all(|i| children.get(&Child::Index(i)) == Some(&true))
+        }
+        (J::Object(a), J::Object(b)) => {
+            if a.len() != b.len() {
+                return false;
+            }
+            if a.is_empty() {
+                return true;
+            }
+            let children: HashMap<Child, bool> = visited.into_iter().collect();
+            children.len() == a.len()
+                && a.keys()
+                    .all(|k| children.get(&Child::Field(k.clone())) == Some(&true))
+        }
+        (J::Array(_) | J::Object(_), _) | (_, J::Array(_) | J::Object(_)) => false,
+        _ => old == v,
+    }
+}
+
+fn checked_node(v: &J, old: Option<&J>, s: &Schema, path: &str, depth: usize, out: &mut Outcome) {
     let types = types(s);
     let format = strfmt::supported(&s.format);
     let k = kind(v);
@@ -232,7 +302,7 @@ fn node(v: &J, s: &Schema, path: &str, depth: usize, out: &mut Outcome) {
     if !types.is_empty() || format.is_some() {
         apply(&mut result, type_check(k, &types, format, path));
     }
-    apply(&mut result, junctors(v, s, path, depth));
+    apply(&mut result, junctors(v, old, s, path, depth));
     if let J::String(text) = v {
         apply(&mut result, string(text, s, path));
         if let Some(format) = format {
@@ -247,11 +317,11 @@ fn node(v: &J, s: &Schema, path: &str, depth: usize, out: &mut Outcome) {
         apply(&mut result, number(v, k, s, &types, path));
     }
     if let J::Array(items) = v {
-        apply(&mut result, slice(items, s, path, depth));
+        apply(&mut result, slice(items, old, s, path, depth));
     }
     apply(&mut result, enumeration(v, s, path));
     if let J::Object(map) = v {
-        apply(&mut result, object(map, s, path, depth));
+        apply(&mut result, object(map, old, s, path, depth));
     }
     result.matches += 1;
     out.merge(result);
@@ -299,7 +369,7 @@ fn type_check(k: Kind, types: &[&str], format: Option<&str>, path: &str) -> Outc
 fn only(issue: Issue) -> Outcome {
     Outcome {
         issues: vec![issue],
-        matches: 0,
+        ..Outcome::default()
     }
 }
 
@@ -322,11 +392,13 @@ fn plain(message: String) -> Issue {
 }
 
 /// `allOf`, `anyOf`, `oneOf` and `not` (kube-openapi `schemaPropsValidator.Validate`).
-fn junctors(v: &J, s: &Schema, path: &str, depth: usize) -> Outcome {
+fn junctors(v: &J, old: Option<&J>, s: &Schema, path: &str, depth: usize) -> Outcome {
     let mut main = Outcome::default();
+    // The alternatives see the value's children correlated as the value's own (upstream
+    // passes the ratcheting options to their validators).
     let run = |alt: &Schema| {
         let mut r = Outcome::default();
-        node(v, alt, path, depth + 1, &mut r);
+        let _ = node(v, old, alt, path, depth + 1, &mut r);
         r
     };
     if !s.any_of.is_empty() {
@@ -644,17 +716,23 @@ fn plain_positive(path: &str, factor: &str) -> Issue {
 
 /// `items`, `minItems`, `maxItems` and `uniqueItems` (kube-openapi
 /// `schemaSliceValidator.Validate`).
-fn slice(items: &[J], s: &Schema, path: &str, depth: usize) -> Outcome {
+fn slice(items: &[J], old: Option<&J>, s: &Schema, path: &str, depth: usize) -> Outcome {
     let mut r = Outcome::default();
     if let Some(item_schema) = s.items.as_deref() {
+        let correlate = old_item(old, s);
         for (i, item) in items.iter().enumerate() {
-            node(
+            let old_item = correlate(i, item);
+            let equal = node(
                 item,
+                old_item,
                 item_schema,
                 &format!("{path}[{i}]"),
                 depth + 1,
                 &mut r,
             );
+            if old_item.is_some() {
+                r.visited.push((Child::Index(i), equal));
+            }
         }
     }
     let size = items.len() as i64;
@@ -691,6 +769,46 @@ fn slice(items: &[J], s: &Schema, path: &str, depth: usize) -> Outcome {
     }
     r.matches += 1;
     r
+}
+
+/// How the items of a list correlate with the old list's (upstream's
+/// `correlateOldValueForChildAtNewIndex`): by the map keys for `x-kubernetes-list-type: map`
+/// (missing keys taking their defaults), not at all for `set` and `atomic`, by index
+/// otherwise.
+fn old_item<'o>(old: Option<&'o J>, s: &Schema) -> impl Fn(usize, &J) -> Option<&'o J> {
+    let old = old.and_then(J::as_array);
+    let list_type = s.list_type.clone().unwrap_or_default();
+    let keys = if list_type == "map" {
+        s.list_map_keys_with_defaults()
+    } else {
+        Vec::new()
+    };
+    let key_of = move |item: &J| -> String {
+        let key: Vec<Option<&J>> = keys
+            .iter()
+            .map(|(k, default)| item.get(k).or(default.as_ref()))
+            .collect();
+        serde_json::to_string(&key).unwrap_or_default()
+    };
+    // The old items of a map list by key (the first of duplicates), built once.
+    let by_key: HashMap<String, &'o J> = match (list_type.as_str(), old) {
+        ("map", Some(items)) => {
+            let mut by_key = HashMap::with_capacity(items.len());
+            for item in items {
+                by_key.entry(key_of(item)).or_insert(item);
+            }
+            by_key
+        }
+        _ => HashMap::new(),
+    };
+    move |i, item| {
+        let old = old?;
+        match list_type.as_str() {
+            "map" => by_key.get(&key_of(item)).copied(),
+            "set" | "atomic" => None,
+            _ => old.get(i),
+        }
+    }
 }
 
 /// `enum` (kube-openapi `basicCommonValidator.Validate`): the value must equal one of the
@@ -739,7 +857,14 @@ fn enum_matches(v: &J, allowed: &J) -> bool {
 
 /// `minProperties`, `maxProperties`, `additionalProperties`, `properties` and `required`
 /// (kube-openapi `objectValidator.Validate`).
-fn object(map: &serde_json::Map<String, J>, s: &Schema, path: &str, depth: usize) -> Outcome {
+fn object(
+    map: &serde_json::Map<String, J>,
+    old: Option<&J>,
+    s: &Schema,
+    path: &str,
+    depth: usize,
+) -> Outcome {
+    let old_field = |key: &str| old.and_then(|o| o.get(key));
     let mut r = Outcome::default();
     let count = map.len() as i64;
     if let Some(min) = s.min_properties {
@@ -766,13 +891,17 @@ fn object(map: &serde_json::Map<String, J>, s: &Schema, path: &str, depth: usize
         keys.sort();
         for key in keys {
             if !s.properties.contains_key(key) {
-                node(
+                let equal = node(
                     &map[key],
+                    old_field(key),
                     additional,
                     &format!("{path}.{key}"),
                     depth + 1,
                     &mut r,
                 );
+                if old_field(key).is_some() {
+                    r.visited.push((Child::Field(key.clone()), equal));
+                }
             }
         }
     }
@@ -783,7 +912,10 @@ fn object(map: &serde_json::Map<String, J>, s: &Schema, path: &str, depth: usize
             } else {
                 format!("{path}.{name}")
             };
-            node(value, property, &child, depth + 1, &mut r);
+            let equal = node(value, old_field(name), property, &child, depth + 1, &mut r);
+            if old_field(name).is_some() {
+                r.visited.push((Child::Field(name.clone()), equal));
+            }
         }
     }
     for name in &s.required {
@@ -811,6 +943,107 @@ mod tests {
             .into_iter()
             .map(|e| e.to_string())
             .collect()
+    }
+
+    fn update_valid(schema: &J, new: J, old: J) -> bool {
+        let schema = Schema::from_json(schema).unwrap();
+        validate_update(&new, Some(&old), &schema).is_empty()
+    }
+
+    // apiextensions-apiserver pkg/apiserver/validation/ratcheting_test.go: TestScalarRatcheting,
+    // TestObjectScalarFieldsRatcheting, TestObjectObjectFieldsRatcheting.
+    #[test]
+    fn unchanged_values_ratchet() {
+        let medium = json!({"type": "number", "minimum": 50, "maximum": 10000});
+        assert!(update_valid(&medium, json!(1), json!(1)));
+        assert!(!update_valid(&medium, json!(1), json!(2)));
+        let object = json!({"type": "object", "properties": {
+            "zero": {"type": "number", "minimum": 0, "maximum": 0},
+            "small": {"type": "number", "maximum": 50},
+            "medium": medium,
+            "large": {"type": "number", "minimum": 10000}}});
+        assert!(update_valid(
+            &object,
+            json!({"small": 500}),
+            json!({"small": 500})
+        ));
+        assert!(update_valid(
+            &object,
+            json!({"small": 501, "medium": 500}),
+            json!({"small": 501})
+        ));
+        assert!(!update_valid(
+            &object,
+            json!({"small": 501}),
+            json!({"small": 500})
+        ));
+        let nested = json!({"type": "object", "properties": {"nested": object}});
+        assert!(update_valid(
+            &nested,
+            json!({"nested": {"small": 501, "medium": 500}}),
+            json!({"nested": {"small": 501}})
+        ));
+        assert!(!update_valid(
+            &nested,
+            json!({"nested": {"small": 501}}),
+            json!({"nested": {"small": 500}})
+        ));
+        // An integer and a float of the same value differ (reflect.DeepEqual on int64 and
+        // float64).
+        assert!(!update_valid(&medium, json!(1.0), json!(1)));
+    }
+
+    // ratcheting.go correlateOldValueForChildAtNewIndex and CachedDeepEqual: map lists by
+    // key, plain lists by index, sets and atomic lists not at all (and a non-empty one never
+    // counts as unchanged, so neither does its parent).
+    #[test]
+    fn list_items_correlate_by_list_type() {
+        let list = |list_type: Option<&str>| {
+            let mut l = json!({"type": "array", "maxItems": 1,
+                "items": {"type": "object", "required": ["k"], "properties": {
+                    "k": {"type": "string"}, "v": {"type": "string", "maxLength": 1}}}});
+            if let Some(t) = list_type {
+                l["x-kubernetes-list-type"] = json!(t);
+                if t == "map" {
+                    l["x-kubernetes-list-map-keys"] = json!(["k"]);
+                }
+            }
+            json!({"type": "object", "properties": {"l": l, "n": {"type": "integer"}}})
+        };
+        let old = json!({"l": [{"k": "a", "v": "long"}, {"k": "b"}], "n": 1});
+        let reordered = json!({"l": [{"k": "b"}, {"k": "a", "v": "long"}], "n": 2});
+        assert!(update_valid(
+            &list(Some("map")),
+            reordered.clone(),
+            old.clone()
+        ));
+        let schema = Schema::from_json(&list(None)).unwrap();
+        let texts = |new: &J| -> Vec<String> {
+            validate_update(new, Some(&old), &schema)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        // By index: the reordered items changed.
+        assert_eq!(
+            texts(&reordered),
+            [
+                "l[1].v: Too long: may not be more than 1 byte",
+                "l: Too many: 2: must have at most 1 item"
+            ]
+        );
+        assert!(texts(&json!({"l": [{"k": "a", "v": "long"}, {"k": "b"}], "n": 2})).is_empty());
+        for t in ["set", "atomic"] {
+            let unchanged_list = json!({"l": [{"k": "a", "v": "long"}, {"k": "b"}], "n": 2});
+            assert!(
+                !update_valid(&list(Some(t)), unchanged_list, old.clone()),
+                "{t}"
+            );
+        }
+        // A whole object unchanged, set list included: the root is compared with its
+        // children, and the set never counts as unchanged.
+        assert!(!update_valid(&list(Some("set")), old.clone(), old.clone()));
+        assert!(update_valid(&list(None), old.clone(), old.clone()));
     }
 
     // Texts as kube-apiserver prints them for custom resources: kube-openapi's messages

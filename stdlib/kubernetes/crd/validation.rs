@@ -121,7 +121,9 @@ impl Validator {
     /// resource: unknown fields are pruned (each reported as the warning `unknown field
     /// "spec.x"`), non-nullable nulls without defaults are dropped and defaults applied (to
     /// the old object too), then the OpenAPI value validation ([`super::openapi`]) and the list-type
-    /// invariants ([`super::list_invariants`]) and, unless they found a blocking error (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
+    /// invariants ([`super::list_invariants`]) — on update both ratcheted as upstream: errors
+    /// of values unchanged from `old` dropped — and, unless they found a blocking error
+    /// (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
     pub fn validate_with_budget(
         &self,
         obj: &serde_json::Value,
@@ -181,8 +183,16 @@ impl Validator {
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
         // are not run.
-        errors.extend(openapi::validate(obj, &self.schema));
-        errors.extend(list_invariants::validate(obj, &self.schema));
+        // On update, both ratcheted as upstream: OpenAPI errors of values unchanged from the
+        // old object dropped; list-type errors reported only when the old object had none
+        // (apiextensions-apiserver's customresource strategy, ValidateUpdate).
+        errors.extend(openapi::validate_update(obj, old, &self.schema));
+        let list_errors = list_invariants::validate(obj, &self.schema);
+        if !list_errors.is_empty()
+            && old.is_none_or(|o| list_invariants::validate(o, &self.schema).is_empty())
+        {
+            errors.extend(list_errors);
+        }
         if errors.iter().any(|e| e.error_type.blocks_rules()) {
             errors.push(FieldError::with_rendered_value(
                 FieldPath::root(),
@@ -472,16 +482,28 @@ impl Run {
             return;
         };
         let old_items = at.old.as_ref().and_then(|(o, _)| o.as_array());
+        // The old items by key, built once per list (not a scan per item).
+        let keyed = |olds: Option<&[serde_json::Value]>| {
+            olds.filter(|_| !rn.list_map_keys.is_empty())
+                .map(|olds| MapIndex::new(olds, &rn.list_map_keys))
+        };
+        let old_index_by_key = keyed(old_items.map(Vec::as_slice));
+        let ratchet_items = at.ratchet_old.and_then(|o| o.as_array());
+        let ratchet_by_key = match rn.list_type.as_deref() {
+            Some("map") => keyed(ratchet_items.map(Vec::as_slice)),
+            _ => None,
+        };
         for (i, v) in items.iter().enumerate() {
             // Only map lists correlate items with old items (by their keys).
-            let old_index = match old_items {
-                Some(olds) if !rn.list_map_keys.is_empty() => olds
-                    .iter()
-                    .position(|o| same_map_keys(o, v, &rn.list_map_keys)),
-                _ => None,
-            };
+            let old_index = old_index_by_key.as_ref().and_then(|index| index.get(v));
             let old = old_index.and_then(|j| old_items.map(|o| (j, &o[j])));
-            let ratchet_old = ratchet_index(rn, at, v, i);
+            let ratchet_old = match (rn.list_type.as_deref(), ratchet_items) {
+                (Some("map"), Some(olds)) => ratchet_by_key
+                    .as_ref()
+                    .and_then(|index| index.get(v))
+                    .map(|j| &olds[j]),
+                _ => ratchet_index(rn, at, v, i),
+            };
             let child = Node {
                 json: v,
                 value: child_value(at.value.as_ref(), v, item_node.ty.as_deref(), |_| None)
@@ -737,6 +759,36 @@ fn ratchet_index<'a>(
         Some("map") => olds.iter().find(|o| same_map_keys(o, v, &rn.list_map_keys)),
         Some(_) => None,
         None => olds.get(i),
+    }
+}
+
+/// The items of a map list by their keys (a missing key field counting as its default):
+/// the index of the first item with each key.
+struct MapIndex<'k> {
+    keys: &'k [(String, Option<serde_json::Value>)],
+    first: std::collections::HashMap<String, usize>,
+}
+
+impl<'k> MapIndex<'k> {
+    fn new(items: &[serde_json::Value], keys: &'k [(String, Option<serde_json::Value>)]) -> Self {
+        let mut first = std::collections::HashMap::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            first.entry(Self::key(item, keys)).or_insert(i);
+        }
+        MapIndex { keys, first }
+    }
+
+    fn key(item: &serde_json::Value, keys: &[(String, Option<serde_json::Value>)]) -> String {
+        let values: Vec<Option<&serde_json::Value>> = keys
+            .iter()
+            .map(|(k, default)| item.get(k).or(default.as_ref()))
+            .collect();
+        serde_json::to_string(&values).unwrap_or_default()
+    }
+
+    /// The index of the first item with `item`'s key.
+    fn get(&self, item: &serde_json::Value) -> Option<usize> {
+        self.first.get(&Self::key(item, self.keys)).copied()
     }
 }
 

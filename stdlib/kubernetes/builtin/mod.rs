@@ -1,0 +1,221 @@
+//! Objects of Kubernetes' built-in kinds (Deployment, ConfigMap, Service, ...) checked as
+//! kube-apiserver checks a write of them where its OpenAPI schema decides: the body decoded
+//! into the kind's Go types (a value of the wrong JSON type is upstream's decoder error, a
+//! 400 `Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal
+//! string into Go struct field DeploymentSpec.spec.replicas of type int32`), fields the types
+//! do not have (`unknown field "spec.foo"`, a warning or, under strict field validation,
+//! part of the 400), and `metadata` as the API server validates it for the kind's scope
+//! (names by the kind's rule where it is not a DNS subdomain: Namespace, Service, RBAC).
+//!
+//! The schemas are Kubernetes 1.37's, vendored by `generate.py` (beside this file) from the
+//! OpenAPI documents kube-apiserver serves, with upstream's descriptions stripped: every
+//! kind that can be created (99 in 1.37). The validation kube-apiserver writes by hand per
+//! kind (`ValidateDeployment`: a selector matching the template's labels, container names,
+//! ...) is not done here.
+//!
+//! ```
+//! use kcel_stdlib::kubernetes::builtin;
+//! use serde_json::json;
+//!
+//! let deployment = json!({
+//!     "apiVersion": "apps/v1", "kind": "Deployment",
+//!     "metadata": {"name": "web"},
+//!     "spec": {"replicas": "3", "paused": false}
+//! });
+//! let kind = builtin::kind_of(&deployment).unwrap();
+//! assert_eq!(
+//!     kind.validate(&deployment).decode_error.unwrap(),
+//!     "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot \
+//!      unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+//! );
+//! let typo = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+//!     "metadata": {"name": "web"}, "spec": {"replica": 3}});
+//! let outcome = kind.validate(&typo);
+//! assert_eq!(outcome.unknown_fields, ["unknown field \"spec.replica\""]);
+//! assert!(outcome.decode_error.is_none() && outcome.errors.is_empty());
+//! ```
+
+pub mod schema;
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde_json::{Map, Value as Json};
+
+pub use schema::OpenApiSchema;
+
+use super::crd::FieldError;
+use super::format::messages;
+use super::object_meta::{self, Scope};
+
+/// The vendored catalogue (see `generate.py`).
+const SCHEMAS: &str = include_str!("schemas.json");
+
+/// The Kubernetes version whose schemas are vendored.
+pub const KUBERNETES_VERSION: &str = "1.37";
+
+#[derive(Deserialize)]
+struct Catalogue {
+    kinds: Vec<Entry>,
+    schemas: Map<String, Json>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    group: String,
+    version: String,
+    kind: String,
+    schema: String,
+    namespaced: bool,
+}
+
+fn catalogue() -> &'static Catalogue {
+    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
+    CATALOGUE.get_or_init(|| serde_json::from_str(SCHEMAS).expect("the vendored schemas are JSON"))
+}
+
+/// Every vendored schema, by name (`io.k8s.api.apps.v1.Deployment`), in the OpenAPI v3
+/// documents' form.
+pub fn schemas() -> &'static Map<String, Json> {
+    &catalogue().schemas
+}
+
+/// A built-in kind of one group-version.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinKind {
+    entry: &'static Entry,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{} {}", self.group, self.version, self.kind)
+    }
+}
+
+/// Every built-in kind that can be created, by group, version and kind.
+pub fn kinds() -> impl Iterator<Item = BuiltinKind> {
+    catalogue().kinds.iter().map(|entry| BuiltinKind { entry })
+}
+
+/// The built-in kind of `apiVersion` (`v1`, `apps/v1`) and `kind`.
+pub fn kind(api_version: &str, kind: &str) -> Option<BuiltinKind> {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    kinds().find(|k| k.group() == group && k.version() == version && k.kind() == kind)
+}
+
+/// The built-in kind of an object, by its `apiVersion` and `kind`.
+pub fn kind_of(object: &Json) -> Option<BuiltinKind> {
+    let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
+    kind(field("apiVersion"), field("kind"))
+}
+
+/// What checking one object found.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Outcome {
+    /// The decoder's error, as kube-apiserver answers it (400 BadRequest): `<Kind> in
+    /// version "<v>" cannot be handled as a <Kind>: json: cannot unmarshal ...`. Nothing
+    /// else is checked after it.
+    pub decode_error: Option<String>,
+    /// The fields the kind does not have, as strict decoding names them (`unknown field
+    /// "spec.foo"`): warnings under `fieldValidation=Warn`, the error `strict decoding error:
+    /// <these, joined by ", ">` under `Strict`.
+    pub unknown_fields: Vec<String>,
+    /// Field errors (422 Invalid): the object's `metadata`.
+    pub errors: Vec<FieldError>,
+}
+
+impl BuiltinKind {
+    /// The API group (empty for the core group).
+    pub fn group(&self) -> &'static str {
+        &self.entry.group
+    }
+
+    /// The version (`v1`).
+    pub fn version(&self) -> &'static str {
+        &self.entry.version
+    }
+
+    /// The kind (`Deployment`).
+    pub fn kind(&self) -> &'static str {
+        &self.entry.kind
+    }
+
+    /// Whether objects of the kind live in namespaces.
+    pub fn namespaced(&self) -> bool {
+        self.entry.namespaced
+    }
+
+    /// The kind's schema.
+    pub fn schema(&self) -> OpenApiSchema<'static> {
+        OpenApiSchema::named(schemas(), &self.entry.schema)
+            .expect("generate.py vendors the schema of every kind")
+    }
+
+    /// The text of a decoding error as kube-apiserver answers it: `Deployment in version
+    /// "v1" cannot be handled as a Deployment: <detail>`.
+    pub fn cannot_be_handled(&self, detail: &str) -> String {
+        let kind = self.kind();
+        format!(
+            "{kind} in version \"{}\" cannot be handled as a {kind}: {detail}",
+            self.version()
+        )
+    }
+
+    /// Checks `object` as kube-apiserver checks a create of it: decoding (types, then the
+    /// unknown fields), then `metadata`.
+    pub fn validate(&self, object: &Json) -> Outcome {
+        let schema = self.schema();
+        if let Some(e) = schema.type_error(object, self.kind()) {
+            return Outcome {
+                decode_error: Some(self.cannot_be_handled(&e)),
+                ..Outcome::default()
+            };
+        }
+        let unknown_fields = schema
+            .unknown_fields(object)
+            .into_iter()
+            .map(|f| format!("unknown field \"{f}\""))
+            .collect();
+        let scope = if self.namespaced() {
+            Scope::Namespaced
+        } else {
+            Scope::Cluster
+        };
+        let group = self.group();
+        let errors = match (group, self.kind()) {
+            // apimachinery ValidateNamespaceName (NameIsDNSLabel).
+            ("", "Namespace") => {
+                object_meta::validate_named(object, scope, &|name| messages("dns1123Label", name))
+            }
+            // core ValidateServiceName (NameIsDNS1035Label).
+            ("", "Service") => {
+                object_meta::validate_named(object, scope, &|name| messages("dns1035Label", name))
+            }
+            // rbac ValidateRBACName (path.IsValidPathSegmentName).
+            ("rbac.authorization.k8s.io", _) => {
+                object_meta::validate_named(object, scope, &path_segment_name)
+            }
+            _ => object_meta::validate(object, scope),
+        };
+        Outcome {
+            decode_error: None,
+            unknown_fields,
+            errors,
+        }
+    }
+}
+
+/// apimachinery's `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.
+fn path_segment_name(name: &str) -> Vec<String> {
+    if name == "." || name == ".." {
+        return vec![format!("may not be '{name}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|bad| name.contains(*bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
