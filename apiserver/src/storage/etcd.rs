@@ -212,9 +212,23 @@ impl EtcdStorage {
 
 /// Sends a watch response's events on; false when the watch is over (canceled, compacted,
 /// undecodable, or no reader left).
-fn forward(response: &etcd_client::WatchResponse, tx: &mpsc::UnboundedSender<WatchEvent>) -> bool {
+/// Forwards one watch response's events; with `progress`, a response without events (etcd's
+/// progress notification, which etcd sends only to a watcher that has caught up:
+/// `mvcc/watchable_store.go`) becomes an [`EventKind::Progress`] at its header revision.
+fn forward(
+    response: &etcd_client::WatchResponse,
+    tx: &mpsc::UnboundedSender<WatchEvent>,
+    progress: bool,
+) -> bool {
     if response.canceled() || response.compact_revision() > 0 {
         return false;
+    }
+    if progress
+        && response.events().is_empty()
+        && !response.created()
+        && let Some(header) = response.header()
+    {
+        return tx.send(WatchEvent::progress(header.revision())).is_ok();
     }
     for event in response.events() {
         let Some(kv) = event.kv() else { continue };
@@ -247,6 +261,90 @@ fn run_on<T: Send + 'static>(
         let _ = tx.send(future.await);
     });
     rx.recv().expect("the etcd runtime outlives its calls")
+}
+
+impl EtcdStorage {
+    /// [`Storage::watch`], with progress notifications passed on when `progress` is set.
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+        progress: bool,
+    ) -> Result<Watch, StorageError> {
+        let mut options = WatchOptions::new()
+            .with_prev_key()
+            .with_progress_notify()
+            .with_range(prefix_end(prefix.as_bytes()).unwrap_or_else(|| vec![0]));
+        if let Some(from) = from {
+            options = options.with_start_revision(from.max(1));
+        }
+        // etcd refuses a compacted start only after creating the watch, asynchronously; ask
+        // first, so that the caller gets the error (a compaction racing this check ends the
+        // stream instead, which the watcher sees as its end).
+        if let Some(from) = from {
+            let current = self.current_revision()?;
+            if from <= current {
+                let compacted = self.oldest_readable(current)?;
+                if from < compacted {
+                    return Err(StorageError::Compacted {
+                        requested: from,
+                        compacted,
+                    });
+                }
+            }
+        }
+        let mut client = self.client.watch_client();
+        let key = match prefix {
+            "" => vec![0],
+            p => p.as_bytes().to_vec(),
+        };
+        let (first, stream) = self
+            .run(async move {
+                let mut stream = client.watch(key, Some(options)).await?;
+                let first = stream.message().await?;
+                Ok::<_, etcd_client::Error>((first, stream))
+            })
+            .map_err(etcd_error)?;
+        let mut stream = stream;
+        let mut pending = Vec::new();
+        match first {
+            Some(response) if response.compact_revision() > 0 => {
+                return Err(StorageError::Compacted {
+                    requested: from.unwrap_or(0),
+                    compacted: response.compact_revision(),
+                });
+            }
+            Some(response) if response.canceled() => {
+                return Err(StorageError::Etcd(format!(
+                    "etcd canceled the watch: {}",
+                    response.cancel_reason()
+                )));
+            }
+            Some(response) => pending.push(response),
+            None => return Err(StorageError::Etcd("etcd closed the watch".to_owned())),
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        // The history from `from` on and every later change follow from a task, in order
+        // (etcd replays history asynchronously, unlike the embedded backends).
+        for response in &pending {
+            if !forward(response, &tx, progress) {
+                return Ok(Watch::from_receiver(rx));
+            }
+        }
+        self.runtime.spawn(async move {
+            loop {
+                let response = match stream.message().await {
+                    Ok(Some(r)) => r,
+                    // The stream ended or failed: the watcher sees its end, never a gap.
+                    _ => return,
+                };
+                if !forward(&response, &tx, progress) || tx.is_closed() {
+                    return;
+                }
+            }
+        });
+        Ok(Watch::from_receiver(rx))
+    }
 }
 
 impl Storage for EtcdStorage {
@@ -382,79 +480,15 @@ impl Storage for EtcdStorage {
     }
 
     fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
-        let mut options = WatchOptions::new()
-            .with_prev_key()
-            .with_progress_notify()
-            .with_range(prefix_end(prefix.as_bytes()).unwrap_or_else(|| vec![0]));
-        if let Some(from) = from {
-            options = options.with_start_revision(from.max(1));
-        }
-        // etcd refuses a compacted start only after creating the watch, asynchronously; ask
-        // first, so that the caller gets the error (a compaction racing this check ends the
-        // stream instead, which the watcher sees as its end).
-        if let Some(from) = from {
-            let current = self.current_revision()?;
-            if from <= current {
-                let compacted = self.oldest_readable(current)?;
-                if from < compacted {
-                    return Err(StorageError::Compacted {
-                        requested: from,
-                        compacted,
-                    });
-                }
-            }
-        }
-        let mut client = self.client.watch_client();
-        let key = match prefix {
-            "" => vec![0],
-            p => p.as_bytes().to_vec(),
-        };
-        let (first, stream) = self
-            .run(async move {
-                let mut stream = client.watch(key, Some(options)).await?;
-                let first = stream.message().await?;
-                Ok::<_, etcd_client::Error>((first, stream))
-            })
-            .map_err(etcd_error)?;
-        let mut stream = stream;
-        let mut pending = Vec::new();
-        match first {
-            Some(response) if response.compact_revision() > 0 => {
-                return Err(StorageError::Compacted {
-                    requested: from.unwrap_or(0),
-                    compacted: response.compact_revision(),
-                });
-            }
-            Some(response) if response.canceled() => {
-                return Err(StorageError::Etcd(format!(
-                    "etcd canceled the watch: {}",
-                    response.cancel_reason()
-                )));
-            }
-            Some(response) => pending.push(response),
-            None => return Err(StorageError::Etcd("etcd closed the watch".to_owned())),
-        }
-        let (tx, rx) = mpsc::unbounded_channel();
-        // The history from `from` on and every later change follow from a task, in order
-        // (etcd replays history asynchronously, unlike the embedded backends).
-        for response in &pending {
-            if !forward(response, &tx) {
-                return Ok(Watch::from_receiver(rx));
-            }
-        }
-        self.runtime.spawn(async move {
-            loop {
-                let response = match stream.message().await {
-                    Ok(Some(r)) => r,
-                    // The stream ended or failed: the watcher sees its end, never a gap.
-                    _ => return,
-                };
-                if !forward(&response, &tx) || tx.is_closed() {
-                    return;
-                }
-            }
-        });
-        Ok(Watch::from_receiver(rx))
+        self.watch_prefix(prefix, from, false)
+    }
+
+    fn watch_with_progress(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+    ) -> Result<Watch, StorageError> {
+        self.watch_prefix(prefix, from, true)
     }
 
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {
