@@ -36,6 +36,11 @@ use super::{
 /// How long one etcd request may take before it fails (the API server then answers 500).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The largest etcd response read: no limit to speak of, as etcd's Go client
+/// (`defaultMaxCallRecvMsgSize`, `math.MaxInt32`), where the gRPC default of 4 MiB would
+/// fail a list of 10,000 ConfigMaps.
+const MAX_RESPONSE_BYTES: usize = i32::MAX as usize;
+
 /// A [`Storage`] on an etcd cluster.
 pub struct EtcdStorage {
     runtime: tokio::runtime::Runtime,
@@ -77,6 +82,13 @@ fn header_revision(header: Option<&etcd_client::ResponseHeader>) -> Result<Revis
 }
 
 impl EtcdStorage {
+    /// A KV client that reads responses of any size.
+    fn kv(&self) -> etcd_client::KvClient {
+        self.client
+            .kv_client()
+            .max_decoding_message_size(MAX_RESPONSE_BYTES)
+    }
+
     /// Connects to the etcd servers (`http://127.0.0.1:2379` and the like).
     pub fn connect(endpoints: &[String]) -> Result<EtcdStorage, StorageError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -106,7 +118,7 @@ impl EtcdStorage {
     /// (etcd does not report its compaction revision otherwise).
     fn oldest_readable(&self, current: Revision) -> Result<Revision, StorageError> {
         let readable = |rev: Revision| -> Result<bool, StorageError> {
-            let mut kv = self.client.kv_client();
+            let mut kv = self.kv();
             match self.run(async move {
                 kv.get(
                     "\0",
@@ -172,7 +184,7 @@ impl EtcdStorage {
             .when([Compare::mod_revision(key, CompareOp::Equal, expected)])
             .and_then([op])
             .or_else([TxnOp::get(key, None)]);
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move { kv.txn(txn).await })
             .map_err(etcd_error)?;
@@ -293,7 +305,10 @@ impl EtcdStorage {
                 }
             }
         }
-        let mut client = self.client.watch_client();
+        let mut client = self
+            .client
+            .watch_client()
+            .max_decoding_message_size(MAX_RESPONSE_BYTES);
         let key = match prefix {
             "" => vec![0],
             p => p.as_bytes().to_vec(),
@@ -349,7 +364,7 @@ impl EtcdStorage {
 
 impl Storage for EtcdStorage {
     fn current_revision(&self) -> Result<Revision, StorageError> {
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move {
                 kv.get("\0", Some(GetOptions::new().with_count_only()))
@@ -369,7 +384,7 @@ impl Storage for EtcdStorage {
         key: &str,
         revision: Option<Revision>,
     ) -> Result<(Option<KeyValue>, Revision), StorageError> {
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let owned = key.to_owned();
         let options = revision.map(|r| GetOptions::new().with_revision(r));
         let response = self
@@ -396,7 +411,7 @@ impl Storage for EtcdStorage {
             "" => vec![0],
             key => key.as_bytes().to_vec(),
         };
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move { kv.get(start, Some(options)).await })
             .map_err(|e| self.read_error(e, request.revision.unwrap_or(0)))?;
@@ -420,7 +435,7 @@ impl Storage for EtcdStorage {
         let txn = Txn::new()
             .when([Compare::create_revision(key, CompareOp::Equal, 0)])
             .and_then([TxnOp::put(key, value, None)]);
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move { kv.txn(txn).await })
             .map_err(etcd_error)?;
@@ -495,7 +510,7 @@ impl Storage for EtcdStorage {
         let current = self.current_revision()?;
         let compacted = self.oldest_readable(current)?;
         super::check_compact_revision(revision, compacted, current)?;
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         self.run(async move {
             kv.compact(revision, Some(CompactionOptions::new().with_physical()))
                 .await
