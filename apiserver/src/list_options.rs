@@ -103,6 +103,10 @@ pub struct ListRead {
     pub not_older_than: Option<i64>,
     /// The continue token's start key, relative to the list prefix.
     pub continue_from: Option<String>,
+    /// `resourceVersion=0` without a continue token: any recent state will do, served from
+    /// the watch cache without a limit (k8s.io/apiserver `pkg/storage/cacher/cacher.go`,
+    /// `shouldDelegateList`: "Serve paginated requests about revision "0" from watch cache").
+    pub any_recent: bool,
 }
 
 /// Go's `strconv.ParseUint(text, 10, 64)` error text.
@@ -154,6 +158,7 @@ pub fn list_read(params: &HashMap<String, String>, limit: usize) -> Result<ListR
             revision: (revision > 0).then_some(revision),
             not_older_than: None,
             continue_from: Some(start),
+            any_recent: false,
         });
     }
     let parsed = parse_resource_version(rv)?;
@@ -161,6 +166,7 @@ pub fn list_read(params: &HashMap<String, String>, limit: usize) -> Result<ListR
         revision: None,
         not_older_than: None,
         continue_from: None,
+        any_recent: rv == "0",
     };
     if parsed == 0 {
         return Ok(read);
@@ -244,7 +250,8 @@ mod tests {
             ListRead {
                 revision: Some(7),
                 not_older_than: None,
-                continue_from: Some("b\u{0}".to_owned())
+                continue_from: Some("b\u{0}".to_owned()),
+                any_recent: false,
             }
         );
         let e = list_read(

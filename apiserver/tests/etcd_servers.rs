@@ -345,3 +345,73 @@ async fn the_server_survives_an_etcd_restart() {
         .await;
     assert_eq!(r.code, 201, "{}", r.text());
 }
+
+/// Bookmarks carry etcd's progress: a watch of ConfigMaps learns from etcd's progress
+/// notifications (passed on by the watch cache) that the store moved on through writes to
+/// other resources, as kube-apiserver's cacher does (k8s.io/apiserver
+/// `pkg/storage/cacher/cacher.go`, `dispatchEvents`: bookmarks at
+/// `lastProcessedResourceVersion`, which storage bookmarks advance; `etcd3/watcher.go` turns a
+/// progress notification into a bookmark). etcd here notifies every second
+/// (`--experimental-watch-progress-notify-interval`), the server bookmarks every second.
+#[cfg(feature = "etcd")]
+#[tokio::test]
+async fn bookmarks_carry_etcds_progress_notifications() {
+    let Some(binary) = etcd_process::binary("bookmarks_carry_etcds_progress_notifications") else {
+        return;
+    };
+    let etcd = etcd_process::Etcd::start(&binary);
+    let server = Server::start_with_env(
+        std::sync::Arc::new(tempfile::tempdir().unwrap()),
+        &["--storage", "etcd", "--etcd-servers", etcd.url.as_str()],
+        &[("KCEL_APISERVER_BOOKMARK_INTERVAL", "1")],
+    );
+    let made = server
+        .send("POST", CMS, Some(&json!({"metadata": {"name": "x"}})))
+        .await;
+    assert_eq!(made.code, 201);
+    let rv: i64 = made.json()["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let (code, mut watch) = server
+        .stream(&format!(
+            "{CMS}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=30"
+        ))
+        .await;
+    assert_eq!(code, 200);
+    // A write elsewhere: no ConfigMap event, but a later store revision.
+    let secret = server
+        .send(
+            "POST",
+            "/api/v1/namespaces/default/secrets",
+            Some(&json!({"metadata": {"name": "s"}})),
+        )
+        .await;
+    assert_eq!(secret.code, 201, "{}", secret.text());
+    let secret_rv: i64 = secret.json()["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(secret_rv > rv);
+    let start = std::time::Instant::now();
+    loop {
+        let events = support::read_events(&mut watch, 1).await;
+        let event = events.first().expect("the watch stays open");
+        assert_eq!(event["type"], "BOOKMARK", "{event}");
+        let at: i64 = event["object"]["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(at >= rv, "{event}");
+        if at >= secret_rv {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "no bookmark reached {secret_rv}: {event}"
+        );
+    }
+}

@@ -106,6 +106,23 @@ impl Target {
     }
 }
 
+impl Target {
+    /// Sends a GET on `sender` and answers the status and the body as it streams (a watch).
+    pub async fn stream(&self, sender: &mut Sender, path: &str) -> (u16, hyper::body::Incoming) {
+        let request = hyper::Request::builder()
+            .method("GET")
+            .uri(path)
+            .header("host", &self.address)
+            .header("accept", "application/json")
+            .header("authorization", format!("Bearer {}", self.token))
+            .body(Full::new(Bytes::new()))
+            .expect("a request");
+        sender.ready().await.expect("the connection is ready");
+        let response = sender.send_request(request).await.expect("a response");
+        (response.status().as_u16(), response.into_body())
+    }
+}
+
 pub fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) {
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];

@@ -10,9 +10,7 @@ use serde_json::Value;
 
 use super::definition::{self, CLEANUP_FINALIZER};
 use super::registry;
-use crate::storage::{
-    KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch, keys,
-};
+use crate::storage::{Delegating, KeyValue, RangeRequest, Revision, Storage, StorageError, keys};
 
 /// The storage prefix of CustomResourceDefinitions.
 pub fn crd_prefix() -> String {
@@ -144,25 +142,9 @@ impl Tracked {
     }
 }
 
-impl Storage for Tracked {
-    fn current_revision(&self) -> Result<Revision, StorageError> {
-        self.inner.current_revision()
-    }
-
-    fn compacted_revision(&self) -> Result<Revision, StorageError> {
-        self.inner.compacted_revision()
-    }
-
-    fn get(
-        &self,
-        key: &str,
-        revision: Option<Revision>,
-    ) -> Result<(Option<KeyValue>, Revision), StorageError> {
-        self.inner.get(key, revision)
-    }
-
-    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
-        self.inner.range(request)
+impl Delegating for Tracked {
+    fn inner(&self) -> &dyn Storage {
+        &*self.inner
     }
 
     fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
@@ -186,13 +168,5 @@ impl Storage for Tracked {
         let deleted = self.inner.delete(key, expected)?;
         self.after_write(key, None);
         Ok(deleted)
-    }
-
-    fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
-        self.inner.watch(prefix, from)
-    }
-
-    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
-        self.inner.compact(revision)
     }
 }

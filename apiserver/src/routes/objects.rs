@@ -202,15 +202,17 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     };
     crate::list_options::validate(&call.params, false)?;
     let read = crate::list_options::list_read(&call.params, limit.unwrap_or(0))?;
+    // A list of any recent state comes whole from the watch cache (upstream ignores limit).
+    let limit = limit.filter(|_| !read.any_recent);
     if let Some(rv) = read.not_older_than {
         not_older_than(&call.state, rv).await?;
     }
-    // Objects outside the shard are left out from their stored bytes, before a full decode.
-    let in_shard = |bytes: &[u8]| {
-        shard
-            .as_ref()
-            .is_none_or(|s| crate::shard::matches_stored(s, bytes))
-    };
+    // Objects outside the shard are left out from their stored bytes, before a full decode
+    // (and, from the watch cache, before a copy).
+    let in_shard: Option<StoredFilter> = shard.clone().map(|s| {
+        std::sync::Arc::new(move |bytes: &[u8]| crate::shard::matches_stored(&s, bytes))
+            as StoredFilter
+    });
     let page = read_page(
         &call.state,
         resource,
@@ -281,6 +283,9 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     Ok(respond_value(StatusCode::OK, &body, output))
 }
 
+/// A test of stored bytes that leaves an object out of a list before it is decoded.
+type StoredFilter = std::sync::Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
+
 /// One page of a list: the items, the revision it was read at, the next start key (relative
 /// to the prefix) when more remain, and the storage count of the last read's range.
 type Page = (Vec<Object>, crate::storage::Revision, Option<String>, usize);
@@ -301,7 +306,7 @@ async fn read_page(
     prefix: &str,
     read: &crate::list_options::ListRead,
     limit: Option<usize>,
-    keep_stored: impl Fn(&[u8]) -> bool,
+    keep_stored: Option<StoredFilter>,
     keep: impl Fn(&Object) -> bool,
 ) -> Result<Result<Page, Response>, ApiError> {
     let mut revision = read.revision;
@@ -316,7 +321,15 @@ async fn read_page(
         request.from_key = from.clone();
         request.limit = chunk;
         request.revision = revision;
-        let response = match storage(state, move |s| s.range(&request)).await? {
+        request.any_recent = read.any_recent;
+        // A whole read filters in storage; a limited one examines every key it reads.
+        let filter_in_storage = keep_stored.clone().filter(|_| limit.is_none());
+        let response = match storage(state, move |s| match &filter_in_storage {
+            Some(keep) => s.range_filtered(&request, &**keep),
+            None => s.range(&request),
+        })
+        .await?
+        {
             Ok(response) => response,
             Err(StorageError::Compacted { .. }) => {
                 return Ok(Err(expired_list(read.continue_from.as_deref())));
@@ -331,7 +344,7 @@ async fn read_page(
                 break;
             }
             last_key = Some(kv.key.as_str());
-            if !keep_stored(&kv.value) {
+            if limit.is_some() && keep_stored.as_ref().is_some_and(|k| !k(&kv.value)) {
                 continue;
             }
             let item = object::from_storage(kv, resource)?;

@@ -9,7 +9,9 @@
 //! selection is `DELETED` with its previous content at the event's resourceVersion). With
 //! `ShardedListAndWatch` on, a `shardSelector` drops objects outside the shard (counted in
 //! `apiserver_watch_filtered_events_total`); bookmarks are never filtered. The stream ends after
-//! `timeoutSeconds` or when the client goes away.
+//! `timeoutSeconds` or when the client goes away. A bookmark carries the latest revision the
+//! watch knows the store reached: its last event, or a later progress notification of etcd
+//! passed on by the watch cache.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -32,8 +34,18 @@ use crate::table;
 /// `--min-request-timeout`).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 
-/// How often a watch that allows bookmarks gets one.
+/// How often a watch that allows bookmarks gets one (upstream's cacher: about a minute).
 const BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
+/// The bookmark interval: [`BOOKMARK_INTERVAL`], or whole seconds from the environment
+/// variable `KCEL_APISERVER_BOOKMARK_INTERVAL` (for tests; not a kube-apiserver setting).
+fn bookmark_interval() -> Duration {
+    std::env::var("KCEL_APISERVER_BOOKMARK_INTERVAL")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .map_or(BOOKMARK_INTERVAL, Duration::from_secs)
+}
 
 /// Encodes events for one watch: JSON objects or one-row Tables.
 struct Encoder {
@@ -130,7 +142,9 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
     };
     // The current state (for the initial events), then every change after it.
     let (items, from) = if initial {
-        let request = RangeRequest::prefix(&prefix);
+        let mut request = RangeRequest::prefix(&prefix);
+        // resourceVersion=0: any recent state, from the watch cache (upstream's cacher).
+        request.any_recent = param("resourceVersion") == "0";
         let range = storage(&call.state, move |s| s.range(&request))
             .await?
             .map_err(|e| ApiError::from_storage(e, resource, ""))?;
@@ -186,7 +200,7 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         if send_initial == Some(true) && bookmarks {
             let _ = tx.send(encoder.bookmark(from, true)).await;
         }
-        let mut ticker = tokio::time::interval(BOOKMARK_INTERVAL);
+        let mut ticker = tokio::time::interval(bookmark_interval());
         ticker.tick().await;
         loop {
             tokio::select! {
@@ -199,7 +213,11 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
                 }
                 event = events.recv() => {
                     let Some(event) = event else { break };
-                    last = event.revision();
+                    last = last.max(event.revision());
+                    if event.kind == EventKind::Progress {
+                        // The store reached `last` with nothing here: the next bookmark says so.
+                        continue;
+                    }
                     let old = match &event.prev {
                         Some(prev) => object::from_storage(prev, resource).ok(),
                         None => None,
@@ -224,6 +242,7 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
                                 (false, false) => continue,
                             }
                         }
+                        EventKind::Progress => continue,
                         EventKind::Delete => {
                             let Some(mut gone) = old else { continue };
                             if !old_matches {

@@ -36,6 +36,11 @@ use super::{
 /// How long one etcd request may take before it fails (the API server then answers 500).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The largest etcd response read: no limit to speak of, as etcd's Go client
+/// (`defaultMaxCallRecvMsgSize`, `math.MaxInt32`), where the gRPC default of 4 MiB would
+/// fail a list of 10,000 ConfigMaps.
+const MAX_RESPONSE_BYTES: usize = i32::MAX as usize;
+
 /// A [`Storage`] on an etcd cluster.
 pub struct EtcdStorage {
     runtime: tokio::runtime::Runtime,
@@ -77,6 +82,13 @@ fn header_revision(header: Option<&etcd_client::ResponseHeader>) -> Result<Revis
 }
 
 impl EtcdStorage {
+    /// A KV client that reads responses of any size.
+    fn kv(&self) -> etcd_client::KvClient {
+        self.client
+            .kv_client()
+            .max_decoding_message_size(MAX_RESPONSE_BYTES)
+    }
+
     /// Connects to the etcd servers (`http://127.0.0.1:2379` and the like).
     pub fn connect(endpoints: &[String]) -> Result<EtcdStorage, StorageError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -106,7 +118,7 @@ impl EtcdStorage {
     /// (etcd does not report its compaction revision otherwise).
     fn oldest_readable(&self, current: Revision) -> Result<Revision, StorageError> {
         let readable = |rev: Revision| -> Result<bool, StorageError> {
-            let mut kv = self.client.kv_client();
+            let mut kv = self.kv();
             match self.run(async move {
                 kv.get(
                     "\0",
@@ -172,7 +184,7 @@ impl EtcdStorage {
             .when([Compare::mod_revision(key, CompareOp::Equal, expected)])
             .and_then([op])
             .or_else([TxnOp::get(key, None)]);
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move { kv.txn(txn).await })
             .map_err(etcd_error)?;
@@ -212,9 +224,23 @@ impl EtcdStorage {
 
 /// Sends a watch response's events on; false when the watch is over (canceled, compacted,
 /// undecodable, or no reader left).
-fn forward(response: &etcd_client::WatchResponse, tx: &mpsc::UnboundedSender<WatchEvent>) -> bool {
+/// Forwards one watch response's events; with `progress`, a response without events (etcd's
+/// progress notification, which etcd sends only to a watcher that has caught up:
+/// `mvcc/watchable_store.go`) becomes an [`EventKind::Progress`] at its header revision.
+fn forward(
+    response: &etcd_client::WatchResponse,
+    tx: &mpsc::UnboundedSender<WatchEvent>,
+    progress: bool,
+) -> bool {
     if response.canceled() || response.compact_revision() > 0 {
         return false;
+    }
+    if progress
+        && response.events().is_empty()
+        && !response.created()
+        && let Some(header) = response.header()
+    {
+        return tx.send(WatchEvent::progress(header.revision())).is_ok();
     }
     for event in response.events() {
         let Some(kv) = event.kv() else { continue };
@@ -249,9 +275,96 @@ fn run_on<T: Send + 'static>(
     rx.recv().expect("the etcd runtime outlives its calls")
 }
 
+impl EtcdStorage {
+    /// [`Storage::watch`], with progress notifications passed on when `progress` is set.
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+        progress: bool,
+    ) -> Result<Watch, StorageError> {
+        let mut options = WatchOptions::new()
+            .with_prev_key()
+            .with_progress_notify()
+            .with_range(prefix_end(prefix.as_bytes()).unwrap_or_else(|| vec![0]));
+        if let Some(from) = from {
+            options = options.with_start_revision(from.max(1));
+        }
+        // etcd refuses a compacted start only after creating the watch, asynchronously; ask
+        // first, so that the caller gets the error (a compaction racing this check ends the
+        // stream instead, which the watcher sees as its end).
+        if let Some(from) = from {
+            let current = self.current_revision()?;
+            if from <= current {
+                let compacted = self.oldest_readable(current)?;
+                if from < compacted {
+                    return Err(StorageError::Compacted {
+                        requested: from,
+                        compacted,
+                    });
+                }
+            }
+        }
+        let mut client = self
+            .client
+            .watch_client()
+            .max_decoding_message_size(MAX_RESPONSE_BYTES);
+        let key = match prefix {
+            "" => vec![0],
+            p => p.as_bytes().to_vec(),
+        };
+        let (first, stream) = self
+            .run(async move {
+                let mut stream = client.watch(key, Some(options)).await?;
+                let first = stream.message().await?;
+                Ok::<_, etcd_client::Error>((first, stream))
+            })
+            .map_err(etcd_error)?;
+        let mut stream = stream;
+        let mut pending = Vec::new();
+        match first {
+            Some(response) if response.compact_revision() > 0 => {
+                return Err(StorageError::Compacted {
+                    requested: from.unwrap_or(0),
+                    compacted: response.compact_revision(),
+                });
+            }
+            Some(response) if response.canceled() => {
+                return Err(StorageError::Etcd(format!(
+                    "etcd canceled the watch: {}",
+                    response.cancel_reason()
+                )));
+            }
+            Some(response) => pending.push(response),
+            None => return Err(StorageError::Etcd("etcd closed the watch".to_owned())),
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        // The history from `from` on and every later change follow from a task, in order
+        // (etcd replays history asynchronously, unlike the embedded backends).
+        for response in &pending {
+            if !forward(response, &tx, progress) {
+                return Ok(Watch::from_receiver(rx));
+            }
+        }
+        self.runtime.spawn(async move {
+            loop {
+                let response = match stream.message().await {
+                    Ok(Some(r)) => r,
+                    // The stream ended or failed: the watcher sees its end, never a gap.
+                    _ => return,
+                };
+                if !forward(&response, &tx, progress) || tx.is_closed() {
+                    return;
+                }
+            }
+        });
+        Ok(Watch::from_receiver(rx))
+    }
+}
+
 impl Storage for EtcdStorage {
     fn current_revision(&self) -> Result<Revision, StorageError> {
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move {
                 kv.get("\0", Some(GetOptions::new().with_count_only()))
@@ -271,7 +384,7 @@ impl Storage for EtcdStorage {
         key: &str,
         revision: Option<Revision>,
     ) -> Result<(Option<KeyValue>, Revision), StorageError> {
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let owned = key.to_owned();
         let options = revision.map(|r| GetOptions::new().with_revision(r));
         let response = self
@@ -298,7 +411,7 @@ impl Storage for EtcdStorage {
             "" => vec![0],
             key => key.as_bytes().to_vec(),
         };
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move { kv.get(start, Some(options)).await })
             .map_err(|e| self.read_error(e, request.revision.unwrap_or(0)))?;
@@ -322,7 +435,7 @@ impl Storage for EtcdStorage {
         let txn = Txn::new()
             .when([Compare::create_revision(key, CompareOp::Equal, 0)])
             .and_then([TxnOp::put(key, value, None)]);
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         let response = self
             .run(async move { kv.txn(txn).await })
             .map_err(etcd_error)?;
@@ -382,86 +495,22 @@ impl Storage for EtcdStorage {
     }
 
     fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
-        let mut options = WatchOptions::new()
-            .with_prev_key()
-            .with_progress_notify()
-            .with_range(prefix_end(prefix.as_bytes()).unwrap_or_else(|| vec![0]));
-        if let Some(from) = from {
-            options = options.with_start_revision(from.max(1));
-        }
-        // etcd refuses a compacted start only after creating the watch, asynchronously; ask
-        // first, so that the caller gets the error (a compaction racing this check ends the
-        // stream instead, which the watcher sees as its end).
-        if let Some(from) = from {
-            let current = self.current_revision()?;
-            if from <= current {
-                let compacted = self.oldest_readable(current)?;
-                if from < compacted {
-                    return Err(StorageError::Compacted {
-                        requested: from,
-                        compacted,
-                    });
-                }
-            }
-        }
-        let mut client = self.client.watch_client();
-        let key = match prefix {
-            "" => vec![0],
-            p => p.as_bytes().to_vec(),
-        };
-        let (first, stream) = self
-            .run(async move {
-                let mut stream = client.watch(key, Some(options)).await?;
-                let first = stream.message().await?;
-                Ok::<_, etcd_client::Error>((first, stream))
-            })
-            .map_err(etcd_error)?;
-        let mut stream = stream;
-        let mut pending = Vec::new();
-        match first {
-            Some(response) if response.compact_revision() > 0 => {
-                return Err(StorageError::Compacted {
-                    requested: from.unwrap_or(0),
-                    compacted: response.compact_revision(),
-                });
-            }
-            Some(response) if response.canceled() => {
-                return Err(StorageError::Etcd(format!(
-                    "etcd canceled the watch: {}",
-                    response.cancel_reason()
-                )));
-            }
-            Some(response) => pending.push(response),
-            None => return Err(StorageError::Etcd("etcd closed the watch".to_owned())),
-        }
-        let (tx, rx) = mpsc::unbounded_channel();
-        // The history from `from` on and every later change follow from a task, in order
-        // (etcd replays history asynchronously, unlike the embedded backends).
-        for response in &pending {
-            if !forward(response, &tx) {
-                return Ok(Watch::from_receiver(rx));
-            }
-        }
-        self.runtime.spawn(async move {
-            loop {
-                let response = match stream.message().await {
-                    Ok(Some(r)) => r,
-                    // The stream ended or failed: the watcher sees its end, never a gap.
-                    _ => return,
-                };
-                if !forward(&response, &tx) || tx.is_closed() {
-                    return;
-                }
-            }
-        });
-        Ok(Watch::from_receiver(rx))
+        self.watch_prefix(prefix, from, false)
+    }
+
+    fn watch_with_progress(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+    ) -> Result<Watch, StorageError> {
+        self.watch_prefix(prefix, from, true)
     }
 
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {
         let current = self.current_revision()?;
         let compacted = self.oldest_readable(current)?;
         super::check_compact_revision(revision, compacted, current)?;
-        let mut kv = self.client.kv_client();
+        let mut kv = self.kv();
         self.run(async move {
             kv.compact(revision, Some(CompactionOptions::new().with_physical()))
                 .await

@@ -115,6 +115,44 @@ impl MemoryStorage {
     }
 }
 
+impl MemoryStorage {
+    /// [`Storage::watch`]; with `progress`, writes elsewhere arrive as progress events.
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+        progress: bool,
+    ) -> Result<Watch, StorageError> {
+        let mut inner = self.lock();
+        if let Some(from) = from
+            && from < inner.compacted
+        {
+            return Err(StorageError::Compacted {
+                requested: from,
+                compacted: inner.compacted,
+            });
+        }
+        let replay: Vec<WatchEvent> = match from {
+            Some(from) => inner
+                .rows
+                .range(from.max(1)..)
+                .filter(|(_, row)| row.key.starts_with(prefix))
+                .map(|(rev, row)| {
+                    let prev = inner.live_at(&row.key, rev - 1);
+                    inner.event(row, *rev, prev)
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let (tx, watch) = inner.hub.register(prefix, progress);
+        for event in replay {
+            // The receiver is in our hands, so the send cannot fail.
+            let _ = tx.send(event);
+        }
+        Ok(watch)
+    }
+}
+
 impl Storage for MemoryStorage {
     fn current_revision(&self) -> Result<Revision, StorageError> {
         Ok(self.lock().revision)
@@ -221,33 +259,21 @@ impl Storage for MemoryStorage {
     }
 
     fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
-        let mut inner = self.lock();
-        if let Some(from) = from
-            && from < inner.compacted
-        {
-            return Err(StorageError::Compacted {
-                requested: from,
-                compacted: inner.compacted,
-            });
-        }
-        let replay: Vec<WatchEvent> = match from {
-            Some(from) => inner
-                .rows
-                .range(from.max(1)..)
-                .filter(|(_, row)| row.key.starts_with(prefix))
-                .map(|(rev, row)| {
-                    let prev = inner.live_at(&row.key, rev - 1);
-                    inner.event(row, *rev, prev)
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        let (tx, watch) = inner.hub.register(prefix);
-        for event in replay {
-            // The receiver is in our hands, so the send cannot fail.
-            let _ = tx.send(event);
-        }
-        Ok(watch)
+        self.watch_prefix(prefix, from, false)
+    }
+
+    /// Every write is reported to every progress watcher under the write lock, in revision
+    /// order: exact progress.
+    fn watch_with_progress(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+    ) -> Result<Watch, StorageError> {
+        self.watch_prefix(prefix, from, true)
+    }
+
+    fn exact_progress(&self) -> bool {
+        true
     }
 
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {

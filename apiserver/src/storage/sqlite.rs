@@ -290,6 +290,57 @@ impl Inner {
     }
 }
 
+impl SqliteStorage {
+    /// [`Storage::watch`]; with `progress`, writes elsewhere arrive as progress events.
+    fn watch_prefix(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+        progress: bool,
+    ) -> Result<Watch, StorageError> {
+        let mut inner = self.lock();
+        let mut replay = Vec::new();
+        if let Some(from) = from {
+            if from < inner.compacted {
+                return Err(StorageError::Compacted {
+                    requested: from,
+                    compacted: inner.compacted,
+                });
+            }
+            let sql = format!(
+                "SELECT {} FROM kv WHERE id >= ?1 AND name >= ?2 AND (?3 IS NULL OR name < ?3)
+                 ORDER BY id",
+                Row::COLUMNS
+            );
+            let end = prefix_end(prefix.as_bytes());
+            let mut stmt = inner.conn.prepare_cached(&sql)?;
+            let rows = stmt
+                .query_map(params![from, prefix.as_bytes(), end], Row::read)?
+                .collect::<Result<Vec<_>, _>>()?;
+            drop(stmt);
+            for row in rows {
+                let prev = prev_value(&inner.conn, row.prev_revision)?;
+                let kind = if row.deleted {
+                    EventKind::Delete
+                } else {
+                    EventKind::Put
+                };
+                replay.push(WatchEvent {
+                    kind,
+                    kv: row.key_value()?,
+                    prev,
+                });
+            }
+        }
+        let (tx, watch) = inner.hub.register(prefix, progress);
+        for event in replay {
+            // The receiver is in our hands, so the send cannot fail.
+            let _ = tx.send(event);
+        }
+        Ok(watch)
+    }
+}
+
 impl Storage for SqliteStorage {
     fn current_revision(&self) -> Result<Revision, StorageError> {
         current_revision(&self.lock().conn)
@@ -477,46 +528,21 @@ impl Storage for SqliteStorage {
     }
 
     fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
-        let mut inner = self.lock();
-        let mut replay = Vec::new();
-        if let Some(from) = from {
-            if from < inner.compacted {
-                return Err(StorageError::Compacted {
-                    requested: from,
-                    compacted: inner.compacted,
-                });
-            }
-            let sql = format!(
-                "SELECT {} FROM kv WHERE id >= ?1 AND name >= ?2 AND (?3 IS NULL OR name < ?3)
-                 ORDER BY id",
-                Row::COLUMNS
-            );
-            let end = prefix_end(prefix.as_bytes());
-            let mut stmt = inner.conn.prepare_cached(&sql)?;
-            let rows = stmt
-                .query_map(params![from, prefix.as_bytes(), end], Row::read)?
-                .collect::<Result<Vec<_>, _>>()?;
-            drop(stmt);
-            for row in rows {
-                let prev = prev_value(&inner.conn, row.prev_revision)?;
-                let kind = if row.deleted {
-                    EventKind::Delete
-                } else {
-                    EventKind::Put
-                };
-                replay.push(WatchEvent {
-                    kind,
-                    kv: row.key_value()?,
-                    prev,
-                });
-            }
-        }
-        let (tx, watch) = inner.hub.register(prefix);
-        for event in replay {
-            // The receiver is in our hands, so the send cannot fail.
-            let _ = tx.send(event);
-        }
-        Ok(watch)
+        self.watch_prefix(prefix, from, false)
+    }
+
+    /// Every write is reported to every progress watcher under the write lock, in revision
+    /// order: exact progress.
+    fn watch_with_progress(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+    ) -> Result<Watch, StorageError> {
+        self.watch_prefix(prefix, from, true)
+    }
+
+    fn exact_progress(&self) -> bool {
+        true
     }
 
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {

@@ -23,6 +23,10 @@ pub enum EventKind {
     /// The key was deleted; [`WatchEvent::kv`] holds the key, the deletion revision as its
     /// `mod_revision` and an empty value.
     Delete,
+    /// No key changed: the store has reached the revision in [`WatchEvent::kv`]'s
+    /// `mod_revision` (its key and value are empty), and every change under the watched
+    /// prefix up to it has been delivered. Only from [`super::Storage::watch_with_progress`].
+    Progress,
 }
 
 /// One change to one key, as delivered by a watch.
@@ -37,9 +41,23 @@ pub struct WatchEvent {
 }
 
 impl WatchEvent {
-    /// The revision at which the change happened.
+    /// The revision at which the change happened (for a progress event, the one reached).
     pub fn revision(&self) -> Revision {
         self.kv.mod_revision
+    }
+
+    /// A progress event: the store has reached `revision`.
+    pub fn progress(revision: Revision) -> WatchEvent {
+        WatchEvent {
+            kind: EventKind::Progress,
+            kv: KeyValue {
+                key: String::new(),
+                value: Vec::new(),
+                create_revision: 0,
+                mod_revision: revision,
+            },
+            prev: None,
+        }
     }
 }
 
@@ -113,24 +131,45 @@ impl Watch {
 /// committed change, in revision order.
 #[derive(Debug, Default)]
 pub(crate) struct WatchHub {
-    watchers: Vec<(String, mpsc::UnboundedSender<WatchEvent>)>,
+    watchers: Vec<HubWatcher>,
+}
+
+#[derive(Debug)]
+struct HubWatcher {
+    prefix: String,
+    tx: mpsc::UnboundedSender<WatchEvent>,
+    /// Whether a write outside the prefix is reported as [`EventKind::Progress`].
+    progress: bool,
 }
 
 impl WatchHub {
     /// A new watcher on `prefix`: its sender (for replaying history first) and its handle.
-    pub(crate) fn register(&mut self, prefix: &str) -> (mpsc::UnboundedSender<WatchEvent>, Watch) {
+    /// With `progress`, every write outside the prefix reaches it as a progress event.
+    pub(crate) fn register(
+        &mut self,
+        prefix: &str,
+        progress: bool,
+    ) -> (mpsc::UnboundedSender<WatchEvent>, Watch) {
         let (tx, rx) = mpsc::unbounded_channel();
-        self.watchers.push((prefix.to_owned(), tx.clone()));
+        self.watchers.push(HubWatcher {
+            prefix: prefix.to_owned(),
+            tx: tx.clone(),
+            progress,
+        });
         (tx, Watch::from_receiver(rx))
     }
 
-    /// Delivers `event` to every watcher whose prefix covers its key, forgetting closed ones.
+    /// Delivers `event` to every watcher whose prefix covers its key (and its revision as
+    /// progress to the others that asked), forgetting closed ones.
     pub(crate) fn notify(&mut self, event: &WatchEvent) {
-        self.watchers.retain(|(prefix, tx)| {
-            if !event.kv.key.starts_with(prefix.as_str()) {
-                return !tx.is_closed();
+        self.watchers.retain(|w| {
+            if event.kv.key.starts_with(w.prefix.as_str()) {
+                w.tx.send(event.clone()).is_ok()
+            } else if w.progress {
+                w.tx.send(WatchEvent::progress(event.revision())).is_ok()
+            } else {
+                !w.tx.is_closed()
             }
-            tx.send(event.clone()).is_ok()
         });
     }
 

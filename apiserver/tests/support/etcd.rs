@@ -72,6 +72,9 @@ impl Etcd {
             .args(["--listen-peer-urls", &peer_url])
             .args(["--initial-advertise-peer-urls", &peer_url])
             .args(["--initial-cluster", &format!("test={peer_url}")])
+            // Progress notifications every second (default 10 minutes), so that watch caches
+            // learn of revisions their resource did not see (bookmarks).
+            .args(["--experimental-watch-progress-notify-interval", "1s"])
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let child = command.spawn().expect("starting etcd");

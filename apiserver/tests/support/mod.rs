@@ -75,7 +75,17 @@ impl Server {
 
     /// Starts the server on an existing data directory.
     pub fn start_in(dir: Arc<tempfile::TempDir>, extra: &[&str]) -> Server {
+        Self::start_with_env(dir, extra, &[])
+    }
+
+    /// Starts the server on an existing data directory with extra environment variables.
+    pub fn start_with_env(
+        dir: Arc<tempfile::TempDir>,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_kcel-apiserver"))
+            .envs(env.iter().copied())
             .arg("--data-dir")
             .arg(dir.path())
             .args(["--listen", "127.0.0.1:0"])
@@ -131,6 +141,11 @@ impl Server {
         let exit = child.wait().unwrap();
         assert!(exit.success(), "the server exited with {exit}");
         self.dir.clone()
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
     }
 
     /// Kills the server with SIGKILL and waits for it to die.
@@ -208,13 +223,29 @@ impl Server {
         auth: Auth<'_>,
         headers: &[(&str, &str)],
     ) -> Reply {
-        let tcp = TcpStream::connect(&self.address).await.unwrap();
+        self.try_request(method, path, body, auth, headers)
+            .await
+            .unwrap()
+    }
+
+    /// Sends one request over a new connection with extra headers; a connection that fails
+    /// (the server killed, say) is an error, not a panic.
+    pub async fn try_request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+        auth: Auth<'_>,
+        headers: &[(&str, &str)],
+    ) -> Result<Reply, String> {
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        let tcp = TcpStream::connect(&self.address).await.map_err(|x| e(&x))?;
         let name = ServerName::try_from("127.0.0.1").unwrap();
-        let tls = self.tls.connect(name, tcp).await.unwrap();
+        let tls = self.tls.connect(name, tcp).await.map_err(|x| e(&x))?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
                 .await
-                .unwrap();
+                .map_err(|x| e(&x))?;
         tokio::spawn(connection);
         let mut request = hyper::Request::builder()
             .method(method)
@@ -240,7 +271,7 @@ impl Server {
         let request = request
             .body(Full::new(Bytes::from(body.unwrap_or_default())))
             .unwrap();
-        let response = sender.send_request(request).await.unwrap();
+        let response = sender.send_request(request).await.map_err(|x| e(&x))?;
         let code = response.status().as_u16();
         let content_type = response
             .headers()
@@ -252,15 +283,15 @@ impl Server {
             .into_body()
             .collect()
             .await
-            .unwrap()
+            .map_err(|x| e(&x))?
             .to_bytes()
             .to_vec();
-        Reply {
+        Ok(Reply {
             code,
             content_type,
             headers,
             body,
-        }
+        })
     }
 }
 

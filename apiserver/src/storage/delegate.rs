@@ -1,0 +1,156 @@
+//! A base for storage wrappers: a [`Delegating`] type names the store it wraps and is a
+//! [`Storage`] that passes every call through, except the ones it overrides. The watch cache
+//! and the CRD tracker are built on it, each overriding only what it adds.
+
+use super::{KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch};
+
+/// A store that wraps another: every [`Storage`] method defaults to the inner store's, and a
+/// wrapper overrides the ones it changes. Every `Delegating` type is a [`Storage`].
+pub trait Delegating: Send + Sync {
+    /// The wrapped store.
+    fn inner(&self) -> &dyn Storage;
+
+    /// See [`Storage::current_revision`].
+    fn current_revision(&self) -> Result<Revision, StorageError> {
+        self.inner().current_revision()
+    }
+
+    /// See [`Storage::compacted_revision`].
+    fn compacted_revision(&self) -> Result<Revision, StorageError> {
+        self.inner().compacted_revision()
+    }
+
+    /// See [`Storage::get`].
+    fn get(
+        &self,
+        key: &str,
+        revision: Option<Revision>,
+    ) -> Result<(Option<KeyValue>, Revision), StorageError> {
+        self.inner().get(key, revision)
+    }
+
+    /// See [`Storage::range`].
+    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        self.inner().range(request)
+    }
+
+    /// See [`Storage::range_filtered`].
+    fn range_filtered(
+        &self,
+        request: &RangeRequest,
+        keep: &(dyn Fn(&[u8]) -> bool + Sync),
+    ) -> Result<RangeResponse, StorageError> {
+        self.inner().range_filtered(request, keep)
+    }
+
+    /// See [`Storage::create`].
+    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
+        self.inner().create(key, value)
+    }
+
+    /// See [`Storage::update`].
+    fn update(
+        &self,
+        key: &str,
+        value: &[u8],
+        expected: Revision,
+    ) -> Result<KeyValue, StorageError> {
+        self.inner().update(key, value, expected)
+    }
+
+    /// See [`Storage::delete`].
+    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
+        self.inner().delete(key, expected)
+    }
+
+    /// See [`Storage::watch`].
+    fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
+        self.inner().watch(prefix, from)
+    }
+
+    /// See [`Storage::watch_with_progress`].
+    fn watch_with_progress(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+    ) -> Result<Watch, StorageError> {
+        self.inner().watch_with_progress(prefix, from)
+    }
+
+    /// See [`Storage::exact_progress`].
+    fn exact_progress(&self) -> bool {
+        self.inner().exact_progress()
+    }
+
+    /// See [`Storage::compact`].
+    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
+        self.inner().compact(revision)
+    }
+}
+
+impl<T: Delegating> Storage for T {
+    fn current_revision(&self) -> Result<Revision, StorageError> {
+        Delegating::current_revision(self)
+    }
+
+    fn compacted_revision(&self) -> Result<Revision, StorageError> {
+        Delegating::compacted_revision(self)
+    }
+
+    fn get(
+        &self,
+        key: &str,
+        revision: Option<Revision>,
+    ) -> Result<(Option<KeyValue>, Revision), StorageError> {
+        Delegating::get(self, key, revision)
+    }
+
+    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        Delegating::range(self, request)
+    }
+
+    fn range_filtered(
+        &self,
+        request: &RangeRequest,
+        keep: &(dyn Fn(&[u8]) -> bool + Sync),
+    ) -> Result<RangeResponse, StorageError> {
+        Delegating::range_filtered(self, request, keep)
+    }
+
+    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
+        Delegating::create(self, key, value)
+    }
+
+    fn update(
+        &self,
+        key: &str,
+        value: &[u8],
+        expected: Revision,
+    ) -> Result<KeyValue, StorageError> {
+        Delegating::update(self, key, value, expected)
+    }
+
+    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
+        Delegating::delete(self, key, expected)
+    }
+
+    fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
+        Delegating::watch(self, prefix, from)
+    }
+
+    fn watch_with_progress(
+        &self,
+        prefix: &str,
+        from: Option<Revision>,
+    ) -> Result<Watch, StorageError> {
+        Delegating::watch_with_progress(self, prefix, from)
+    }
+
+    fn exact_progress(&self) -> bool {
+        Delegating::exact_progress(self)
+    }
+
+    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
+        Delegating::compact(self, revision)
+    }
+}
