@@ -18,7 +18,7 @@ use crate::syntax::{ParseOptions, parse};
 use crate::types::Type;
 use crate::value::Value;
 
-pub use crate::activation::{Activation, JsonActivation};
+use crate::activation::Activation;
 
 /// Whether `ty` mentions the named type `name` anywhere.
 fn names_type(ty: &Type, name: &str) -> bool {
@@ -381,7 +381,9 @@ fn over_budget(result: Result<Value, EvalError>, exceeded: EvalError) -> Result<
 /// A parsed (and possibly type-checked) expression with its source text.
 #[derive(Clone, Debug)]
 pub struct Ast {
+    /// The source text.
     pub source: Arc<str>,
+    /// The syntax tree, macros expanded.
     pub expr: Expr,
     checked: Option<Arc<(Checked, Type)>>,
 }
@@ -414,7 +416,7 @@ pub struct ProgramOptions {
     /// Polled every 100 comprehension iterations; returning true stops evaluation with
     /// "operation interrupted".
     pub interrupt: Option<Arc<Interrupt>>,
-    /// The memory budget of one evaluation, in bytes (see [`crate::budget`]): operations
+    /// The memory budget of one evaluation, in bytes (see [`crate::library::budget`]): operations
     /// that produce large values (string and list building, `replace`, `join`, `format`,
     /// `lists.range`, `flatten`, ...) count what they are about to produce against it, and
     /// walks over values (equality, `format`'s `%s`) may visit one element per 8 bytes of

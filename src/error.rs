@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use kcel::{Env, EvalErrorKind, Value, Bindings};
-//! use kcel::error::{CheckError, CompileError};
+//! use kcel::{CheckError, CompileError};
 //!
 //! let env = Env::new();
 //! let issues = env.compile("1 + 'a'").unwrap_err();
@@ -323,7 +323,9 @@ pub enum FitError {
 /// A position as line and column, both starting at 1; the column counts code points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
+    /// The line, from 1.
     pub line: usize,
+    /// The column, from 1, in code points.
     pub column: usize,
 }
 
@@ -386,7 +388,7 @@ impl std::error::Error for Issues {}
 
 impl fmt::Display for Issues {
     /// The messages in source order (cel-go's `Errors.ToDisplayString` sorts them by line
-    /// and column, stably), at most [`MAX_ERRORS_TO_REPORT`] of them.
+    /// and column, stably), at most 100 of them (cel-go's limit).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut ordered: Vec<(Location, &Diagnostic)> = self
             .diagnostics
@@ -452,7 +454,7 @@ pub enum EvalErrorKind {
     /// `operation cancelled: actual cost limit exceeded`. Never absorbed by `&&`, `||`, `?:`.
     #[error("{}", COST_LIMIT_EXCEEDED)]
     CostLimitExceeded,
-    /// The values produced passed the memory budget ([`crate::budget`]):
+    /// The values produced passed the memory budget ([`crate::library::budget`]):
     /// `operation cancelled: memory limit exceeded`. Never absorbed.
     #[error("{}", MEMORY_LIMIT_EXCEEDED)]
     MemoryLimitExceeded,

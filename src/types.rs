@@ -10,21 +10,35 @@ use crate::value::Value;
 /// A CEL type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
+    /// `dyn`: any value, checked at run time.
     Dyn,
+    /// `null_type`.
     Null,
+    /// `bool`.
     Bool,
+    /// `int` (64-bit signed).
     Int,
+    /// `uint` (64-bit unsigned).
     Uint,
+    /// `double` (64-bit floating point).
     Double,
+    /// `string` (Unicode text).
     String,
+    /// `bytes`.
     Bytes,
+    /// `google.protobuf.Timestamp`.
     Timestamp,
+    /// `google.protobuf.Duration`.
     Duration,
+    /// The type of an expression that cannot be typed (the checker reports why).
     Error,
+    /// `list(T)`.
     List(Arc<Type>),
+    /// `map(K, V)`.
     Map(Arc<Type>, Arc<Type>),
     /// `type(T)`; plain `type` is `type(dyn)`.
     TypeOf(Arc<Type>),
+    /// `optional_type(T)`.
     Optional(Arc<Type>),
     /// A type parameter of a generic overload (`A`, `K`, `V`).
     Param(Arc<str>),

@@ -29,16 +29,24 @@ pub use timestamp::Timestamp;
 /// A CEL value.
 #[derive(Clone)]
 pub enum Value {
+    /// `null`.
     Null,
+    /// A `bool`.
     Bool(bool),
+    /// An `int`.
     Int(i64),
+    /// A `uint`.
     Uint(u64),
+    /// A `double`.
     Double(f64),
+    /// A `string`.
     String(Arc<str>),
+    /// A `bytes` value.
     Bytes(Arc<[u8]>),
     /// A list. Behind an `Arc` so that a uniquely owned accumulator can grow in place; a
     /// Kubernetes set or map list carries its semantics in the payload ([`List`]).
     List(Arc<List>),
+    /// A map ([`Map`]: keys of the kinds CEL allows, [`Key`]).
     Map(Arc<Map>),
     /// `google.protobuf.Timestamp`: an instant and the offset it is shown at ([`Timestamp`]).
     Timestamp(Timestamp),
@@ -83,18 +91,31 @@ pub trait Opaque: fmt::Debug + Send + Sync {
 /// A type value. Built-in types need no allocation; other types carry their name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeValue {
+    /// `null_type`.
     Null,
+    /// `bool`.
     Bool,
+    /// `int`.
     Int,
+    /// `uint`.
     Uint,
+    /// `double`.
     Double,
+    /// `string`.
     String,
+    /// `bytes`.
     Bytes,
+    /// `list`.
     List,
+    /// `map`.
     Map,
+    /// `type`.
     Type,
+    /// `google.protobuf.Timestamp`.
     Timestamp,
+    /// `google.protobuf.Duration`.
     Duration,
+    /// `optional_type`.
     Optional,
     /// Any other type, by its fully qualified name.
     Named(Arc<String>),

@@ -55,7 +55,7 @@ pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions 
         memory_limit: match args.memory_limit {
             Some(0) => None,
             Some(bytes) => Some(bytes),
-            None => Some(kcel::budget::DEFAULT_MEMORY_LIMIT),
+            None => Some(kcel::DEFAULT_MEMORY_LIMIT),
         },
         ..ProgramOptions::default()
     }
@@ -65,9 +65,11 @@ pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions 
 /// shared parts can be far larger printed than in memory).
 pub fn printable(value: &kcel::Value, options: &ProgramOptions) -> Result<(), kcel::EvalError> {
     match options.memory_limit {
-        Some(limit) if kcel::budget::text_exceeds(value, limit) => Err(kcel::EvalError::new(
-            format!("the result is too large to print (over {limit} bytes; see --memory-limit)"),
-        )),
+        Some(limit) if kcel::library::budget::text_exceeds(value, limit) => {
+            Err(kcel::EvalError::new(format!(
+                "the result is too large to print (over {limit} bytes; see --memory-limit)"
+            )))
+        }
         _ => Ok(()),
     }
 }

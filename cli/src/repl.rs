@@ -318,10 +318,10 @@ impl Completions {
                 .functions()
                 .into_iter()
                 .map(|f| f.name.to_string())
-                .filter(|name| !kcel::registry::is_internal_name(name)),
+                .filter(|name| !kcel::library::is_internal_name(name)),
         );
         names.extend(
-            kcel::syntax::macro_docs::enabled(env.parse_options())
+            kcel::library::syntax::macro_docs::enabled(env.parse_options())
                 .iter()
                 .map(|m| m.name.to_string()),
         );

@@ -186,7 +186,9 @@ fn line_of(text: &str, key: &str, value: &str) -> String {
 /// A suite of either kind.
 #[derive(Debug)]
 pub enum Suite {
+    /// Admission policies and requests.
     Admission(AdmissionSuite),
+    /// A CRD's rules and objects.
     Crd(CrdSuite),
 }
 
@@ -194,9 +196,12 @@ pub enum Suite {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdmissionSuite {
+    /// The policies.
     pub policies: Vec<ValidatingAdmissionPolicy>,
+    /// Their bindings.
     #[serde(default)]
     pub bindings: Vec<ValidatingAdmissionPolicyBinding>,
+    /// The parameter objects bindings may refer to.
     #[serde(default)]
     pub params: Vec<Json>,
     /// The Namespace object of namespaced requests: absent, an unlabelled Namespace named as
@@ -213,6 +218,7 @@ pub struct AdmissionSuite {
     /// Expected binding field errors, in order.
     #[serde(default)]
     pub binding_errors: Vec<String>,
+    /// The requests.
     #[serde(default)]
     pub cases: Vec<AdmissionCase>,
 }
@@ -221,7 +227,9 @@ pub struct AdmissionSuite {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdmissionCase {
+    /// The case's name, as results report it.
     pub name: String,
+    /// The request.
     pub request: AdmissionRequest,
     /// Overrides the suite's namespace object (`null`: the namespace does not exist).
     #[serde(default, deserialize_with = "present")]
@@ -262,12 +270,15 @@ pub struct AdmissionCase {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CrdSuite {
+    /// The CustomResourceDefinition.
     pub crd: Json,
     /// Expected schema errors, any order.
     #[serde(default)]
     pub schema_errors: Vec<String>,
+    /// Expected estimated costs of rules.
     #[serde(default)]
     pub costs: Vec<CostExpectation>,
+    /// The objects.
     #[serde(default)]
     pub cases: Vec<CrdCase>,
 }
@@ -291,7 +302,9 @@ pub struct CostExpectation {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CrdCase {
+    /// The case's name, as results report it.
     pub name: String,
+    /// The object (the new object of an update).
     pub object: Json,
     /// The old object: the case is an update.
     #[serde(default)]
@@ -318,13 +331,16 @@ pub struct CrdCase {
 /// The result of one case (or suite-level expectation).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseResult {
+    /// The case's name.
     pub name: String,
+    /// How it went.
     pub outcome: Outcome,
 }
 
 /// Whether a case passed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// Every expectation held.
     Passed,
     /// What differed (never empty).
     Failed(Vec<Mismatch>),
@@ -337,7 +353,9 @@ pub enum Outcome {
 pub struct Mismatch {
     /// What was compared (`message`, `errors`, `actual cost of "rule"`, ...).
     pub what: String,
+    /// The expected value.
     pub expected: String,
+    /// The actual value.
     pub actual: String,
 }
 
