@@ -6,7 +6,7 @@
 //!   renders itself in cel-go's format (`ERROR: <input>:1:5: message`, the source line, a
 //!   caret); colour and other presentation belong to the front ends;
 //! - evaluation: [`EvalError`], an [`EvalErrorKind`] and the failing node;
-//! - input: [`TypeSyntaxError`] for type syntax, [`FitError`] for values that do not fit a
+//! - input: [`TypeSyntaxError`](crate::TypeSyntaxError) for type syntax, [`FitError`] for values that do not fit a
 //!   declared type.
 //!
 //! Code that must tell errors apart matches on these types, never on their texts:
@@ -245,40 +245,6 @@ impl Issues {
             diagnostics: vec![Diagnostic::new(span, error)],
         }
     }
-}
-
-/// An error in CEL type syntax ([`Type::parse`]).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum TypeSyntaxError {
-    /// Type parameters nested more than 32 deep.
-    #[error("type nested too deeply")]
-    TooDeep,
-    /// Text left after a complete type.
-    #[error("unexpected '{rest}' in type '{text}'")]
-    Trailing {
-        /// The text left over.
-        rest: String,
-        /// The whole text.
-        text: String,
-    },
-    /// No type name where one must be.
-    #[error("expected a type name in '{0}'")]
-    ExpectedName(String),
-    /// Type parameters not separated by `,` or closed by `)`.
-    #[error("expected ',' or ')' in type '{0}'")]
-    ExpectedSeparator(String),
-    /// A built-in type with the wrong number of parameters.
-    #[error("type '{name}' takes {count} parameter(s)")]
-    Arity {
-        /// The type's name.
-        name: String,
-        /// The parameters it takes.
-        count: usize,
-    },
-    /// `type(...)` with more than one parameter.
-    #[error("type 'type' takes at most 1 parameter")]
-    TypeArity,
 }
 
 /// A value read from JSON or YAML that does not fit a declared type ([`Env::fit`]).
@@ -618,9 +584,6 @@ impl EvalError {
         EvalErrorKind::Interrupted.into()
     }
 }
-
-/// Shorthand for results of evaluation.
-pub type EvalResult<T = crate::value::Value> = Result<T, EvalError>;
 
 #[cfg(test)]
 mod tests {

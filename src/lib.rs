@@ -122,15 +122,15 @@ pub use check::TypeProvider;
 pub use cost::{CostEstimate, DEFAULT_CEL_COST_LIMIT, NoSizes, SizeEstimate, SizeEstimator};
 pub use env::{Ast, Env, EvalDetails, Program, ProgramOptions};
 pub use error::{
-    CheckError, CompileError, Diagnostic, EvalError, EvalErrorKind, EvalResult, FitError, Issues,
-    Location, NumberKind, ParseError, PlanError, TextProblem, TypeSyntaxError,
+    CheckError, CompileError, Diagnostic, EvalError, EvalErrorKind, FitError, Issues, Location,
+    NumberKind, ParseError, PlanError, TextProblem,
 };
 pub use eval::interp::Interrupt;
 pub use standard::time_zones;
-pub use types::Type;
+pub use types::{Type, TypeSyntaxError};
 pub use value::{
-    JsonNode, Key, List, ListSemantics, Map, Natural, Opaque, Timestamp, TypeValue, Value,
-    from_document,
+    EvalResult, JsonNode, Key, List, ListSemantics, Map, Natural, Opaque, Timestamp, TypeValue,
+    Value, from_document,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

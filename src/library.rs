@@ -51,9 +51,9 @@ pub use crate::registry::{
 pub mod budget {
     pub use crate::budget::{
         BYTES_PER_VISIT, DEFAULT_MEMORY_LIMIT, MEMORY_EXCEEDED, TRAVERSAL_EXCEEDED, VALUE_BYTES,
-        bytes_left, check, is_exceeded, reserve, reserve_values, text_exceeds, traversal_error,
-        visit, within,
+        bytes_left, check, is_exceeded, reserve, reserve_values, traversal_error, visit, within,
     };
+    pub use crate::value::text_exceeds;
 }
 
 /// The syntax tree that macros build and validators read, the macro tables, and the

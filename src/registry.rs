@@ -10,11 +10,12 @@ use std::sync::Arc;
 use foldhash::fast::RandomState;
 
 use crate::cost::{CallCost, EstimateFn};
-use crate::error::{Diagnostic, EvalResult};
+use crate::error::Diagnostic;
 use crate::syntax::ast::Expr;
 use crate::syntax::ast::NodeMap;
 use crate::syntax::macros::Macro;
 use crate::types::Type;
+use crate::value::EvalResult;
 use crate::value::Value;
 
 /// A function implementation supplied as a closure.
