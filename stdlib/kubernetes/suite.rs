@@ -93,7 +93,7 @@ const OPERATIONS: [&str; 4] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
 
 /// Deserializes `text` as `T`, failing on any field that `T` and its parts ignore; errors
 /// carry the path of the offending value and, when known, its line.
-fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, SuiteError> {
     let mut unknown: Vec<String> = Vec::new();
     let yaml = serde_norway::Deserializer::from_str(text);
     let mut record = |path: serde_ignored::Path<'_>| unknown.push(path.to_string());
@@ -102,11 +102,11 @@ fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
         // serde_norway's own messages name the path and the line already.
         let inner = e.inner().to_string();
         let path = e.path().to_string();
-        if path == "." || inner.contains(" at line ") {
+        SuiteError::Invalid(if path == "." || inner.contains(" at line ") {
             inner
         } else {
             format!("{path}: {inner}")
-        }
+        })
     })?;
     // Fields of objects copied from a cluster that the suite's types leave out.
     let from_cluster = |path: &String| {
@@ -119,19 +119,12 @@ fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
         .collect();
     if let Some(path) = unknown.first() {
         let (parent, field) = path.rsplit_once('.').unwrap_or(("", path));
-        let at = if parent.is_empty() {
-            String::new()
-        } else {
-            format!(" in {parent}")
-        };
-        let more = match unknown.len() {
-            1 => String::new(),
-            n => format!(" (and {} more: {})", n - 1, unknown[1..].join(", ")),
-        };
-        return Err(format!(
-            "{}unknown field `{field}`{at}{more}",
-            line_of(text, field, "")
-        ));
+        return Err(SuiteError::UnknownField {
+            line: line_of(text, field, ""),
+            field: field.to_string(),
+            parent: parent.to_string(),
+            others: unknown[1..].to_vec(),
+        });
     }
     Ok(value)
 }
@@ -431,6 +424,57 @@ pub enum SuiteError {
     /// A `crd` with no schema.
     #[error("crd: no spec.versions[].schema.openAPIV3Schema")]
     NoSchema,
+    /// Text that is not YAML (or JSON).
+    #[error("{0}")]
+    Syntax(serde_norway::Error),
+    /// A value of the wrong shape, read strictly: its path and, where the text shows it,
+    /// its line, with the decoder's message.
+    #[error("{0}")]
+    Invalid(String),
+    /// A field that no part of the suite knows (read strictly).
+    #[error(
+        "{line}unknown field `{field}`{}{}",
+        in_parent(parent),
+        more_fields(others)
+    )]
+    UnknownField {
+        /// `line N: ` where the text shows it, else empty.
+        line: String,
+        /// The field's name.
+        field: String,
+        /// The path of the object it is in (empty at the top).
+        parent: String,
+        /// The paths of the other unknown fields.
+        others: Vec<String>,
+    },
+    /// An admission request's operation other than CREATE, UPDATE, DELETE or CONNECT.
+    #[error(
+        "{line}cases[{case}].request.operation: Unsupported value: \"{operation}\": supported values: \"CREATE\", \"UPDATE\", \"DELETE\", \"CONNECT\""
+    )]
+    Operation {
+        /// `line N: ` where the text shows it, else empty.
+        line: String,
+        /// The case's index.
+        case: usize,
+        /// The operation as written.
+        operation: String,
+    },
+}
+
+fn in_parent(parent: &str) -> String {
+    if parent.is_empty() {
+        String::new()
+    } else {
+        format!(" in {parent}")
+    }
+}
+
+fn more_fields(others: &[String]) -> String {
+    if others.is_empty() {
+        String::new()
+    } else {
+        format!(" (and {} more: {})", others.len(), others.join(", "))
+    }
 }
 
 impl Suite {
@@ -458,35 +502,34 @@ impl Suite {
     /// in a policy, `messageExpresion:` in a validation) and an admission request's
     /// `operation` other than CREATE, UPDATE, DELETE or CONNECT are errors. Errors name the
     /// path (`cases[2].request.operation`) and, where the text shows it, the line.
-    pub fn from_yaml(text: &str) -> Result<Suite, String> {
-        let json: Json = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+    pub fn from_yaml(text: &str) -> Result<Suite, SuiteError> {
+        let json: Json = serde_norway::from_str(text).map_err(SuiteError::Syntax)?;
         let Some(object) = json.as_object() else {
-            return Err(
-                "a suite is a mapping with `policies` (admission) or `crd` (CRD rules)".into(),
-            );
+            return Err(SuiteError::NotAMapping);
         };
         let suite = if object.contains_key("policies") {
             Suite::Admission(strictly(text)?)
         } else if object.contains_key("crd") {
             Suite::Crd(strictly(text)?)
         } else {
-            return Err("a suite needs `policies` (admission) or `crd` (CRD rules)".into());
+            return Err(SuiteError::UnknownKind);
         };
         match &suite {
             Suite::Admission(admission) => {
-                admission.authorizer().map_err(|e| e.to_string())?;
+                admission.authorizer()?;
                 for (i, case) in admission.cases.iter().enumerate() {
                     let operation = case.request.operation.as_str();
                     if !OPERATIONS.contains(&operation) {
-                        return Err(format!(
-                            "{}cases[{i}].request.operation: Unsupported value: \"{operation}\": supported values: \"CREATE\", \"UPDATE\", \"DELETE\", \"CONNECT\"",
-                            line_of(text, "operation", operation)
-                        ));
+                        return Err(SuiteError::Operation {
+                            line: line_of(text, "operation", operation),
+                            case: i,
+                            operation: operation.to_string(),
+                        });
                     }
                 }
             }
             Suite::Crd(crd) => {
-                crd.schema().map_err(|e| e.to_string())?;
+                crd.schema()?;
             }
         }
         Ok(suite)
@@ -927,7 +970,7 @@ mod strict_tests {
     #[test]
     fn unknown_fields_anywhere_are_errors() {
         let suite = "crd: {spec: {versions: []}}\ncasez: []\n";
-        let error = Suite::from_yaml(suite).unwrap_err();
+        let error = Suite::from_yaml(suite).unwrap_err().to_string();
         assert!(error.contains("unknown field `casez`"), "{error}");
     }
 }
