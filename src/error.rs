@@ -247,6 +247,27 @@ impl Issues {
     }
 }
 
+/// A type that cannot declare a variable in an environment ([`Env::check_declared_type`]).
+///
+/// [`Env::check_declared_type`]: crate::Env::check_declared_type
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeclaredTypeError {
+    /// A type parameter (`A`, `T`) where a type must be.
+    #[error(
+        "'{0}' is a type parameter, not a type (types: int, string, list(int), map(string, dyn), ...)"
+    )]
+    TypeParameter(String),
+    /// A named type that neither the environment's libraries nor its type provider know.
+    #[error(
+        "unknown type '{0}' (types: int, uint, double, bool, string, bytes, timestamp, duration, null, dyn, list(T), map(K, V), optional_type(T), and the environment's library types)"
+    )]
+    UnknownType(String),
+    /// An object type the environment's type provider does not know.
+    #[error("unknown type '{0}'")]
+    UnknownObject(String),
+}
+
 /// A value read from JSON or YAML that does not fit a declared type ([`Env::fit`]).
 ///
 /// [`Env::fit`]: crate::Env::fit

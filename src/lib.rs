@@ -122,8 +122,8 @@ pub use check::TypeProvider;
 pub use cost::{CostEstimate, DEFAULT_CEL_COST_LIMIT, NoSizes, SizeEstimate, SizeEstimator};
 pub use env::{Ast, Env, EvalDetails, Program, ProgramOptions};
 pub use error::{
-    CheckError, CompileError, Diagnostic, EvalError, EvalErrorKind, FitError, Issues, Location,
-    NumberKind, ParseError, PlanError, TextProblem,
+    CheckError, CompileError, DeclaredTypeError, Diagnostic, EvalError, EvalErrorKind, FitError,
+    Issues, Location, NumberKind, ParseError, PlanError, TextProblem,
 };
 pub use eval::interp::Interrupt;
 pub use standard::time_zones;

@@ -267,7 +267,7 @@ impl Session {
             Err(e) => return complain(&e.to_string()),
         };
         if let Err(e) = self.base.check_declared_type(&ty) {
-            return complain(&e);
+            return complain(&e.to_string());
         }
         self.values.remove(&name);
         self.declarations.insert(name, ty);
