@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::check::{CheckEnv, Checked, TypeProvider, check};
 use crate::cost::{CallEstimateFn, CostEstimate, SizeEstimator, WithCallEstimates, estimate};
-use crate::error::{EvalError, Issues, render};
+use crate::error::{DeclaredTypeError, EvalError, Issues, render};
 use crate::eval::interp::{Interrupt, SlotContent, SlotStorage, eval, store_shared_prefixes};
 use crate::eval::plan::{Input, Plan, PlanEnv, plan};
 use crate::registry::{Function, Library, Registry};
@@ -18,7 +18,7 @@ use crate::syntax::{ParseOptions, parse};
 use crate::types::Type;
 use crate::value::Value;
 
-pub use crate::activation::{Activation, JsonActivation};
+use crate::activation::Activation;
 
 /// Whether `ty` mentions the named type `name` anywhere.
 fn names_type(ty: &Type, name: &str) -> bool {
@@ -117,11 +117,9 @@ impl Env {
     /// assert!(env.check_declared_type(&Type::parse("map(string, list(int))").unwrap()).is_ok());
     /// assert!(env.check_declared_type(&Type::parse("Int").unwrap()).is_err());
     /// ```
-    pub fn check_declared_type(&self, ty: &Type) -> Result<(), String> {
+    pub fn check_declared_type(&self, ty: &Type) -> Result<(), DeclaredTypeError> {
         match ty {
-            Type::Param(name) => Err(format!(
-                "'{name}' is a type parameter, not a type (types: int, string, list(int), map(string, dyn), ...)"
-            )),
+            Type::Param(name) => Err(DeclaredTypeError::TypeParameter(name.to_string())),
             Type::List(elem) | Type::TypeOf(elem) | Type::Optional(elem) => {
                 self.check_declared_type(elem)
             }
@@ -143,9 +141,7 @@ impl Env {
                         })
                     });
                 if !known {
-                    return Err(format!(
-                        "unknown type '{name}' (types: int, uint, double, bool, string, bytes, timestamp, duration, null, dyn, list(T), map(K, V), optional_type(T), and the environment's library types)"
-                    ));
+                    return Err(DeclaredTypeError::UnknownType(name.to_string()));
                 }
                 params.iter().try_for_each(|p| self.check_declared_type(p))
             }
@@ -155,7 +151,7 @@ impl Env {
                     .as_ref()
                     .is_some_and(|p| p.has_struct_type(name)) =>
             {
-                Err(format!("unknown type '{name}'"))
+                Err(DeclaredTypeError::UnknownObject(name.to_string()))
             }
             _ => Ok(()),
         }
@@ -381,7 +377,9 @@ fn over_budget(result: Result<Value, EvalError>, exceeded: EvalError) -> Result<
 /// A parsed (and possibly type-checked) expression with its source text.
 #[derive(Clone, Debug)]
 pub struct Ast {
+    /// The source text.
     pub source: Arc<str>,
+    /// The syntax tree, macros expanded.
     pub expr: Expr,
     checked: Option<Arc<(Checked, Type)>>,
 }
@@ -414,7 +412,7 @@ pub struct ProgramOptions {
     /// Polled every 100 comprehension iterations; returning true stops evaluation with
     /// "operation interrupted".
     pub interrupt: Option<Arc<Interrupt>>,
-    /// The memory budget of one evaluation, in bytes (see [`crate::budget`]): operations
+    /// The memory budget of one evaluation, in bytes (see [`crate::library::budget`]): operations
     /// that produce large values (string and list building, `replace`, `join`, `format`,
     /// `lists.range`, `flatten`, ...) count what they are about to produce against it, and
     /// walks over values (equality, `format`'s `%s`) may visit one element per 8 bytes of

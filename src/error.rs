@@ -6,14 +6,14 @@
 //!   renders itself in cel-go's format (`ERROR: <input>:1:5: message`, the source line, a
 //!   caret); colour and other presentation belong to the front ends;
 //! - evaluation: [`EvalError`], an [`EvalErrorKind`] and the failing node;
-//! - input: [`TypeSyntaxError`] for type syntax, [`FitError`] for values that do not fit a
+//! - input: [`TypeSyntaxError`](crate::TypeSyntaxError) for type syntax, [`FitError`] for values that do not fit a
 //!   declared type.
 //!
 //! Code that must tell errors apart matches on these types, never on their texts:
 //!
 //! ```
 //! use kcel::{Env, EvalErrorKind, Value, Bindings};
-//! use kcel::error::{CheckError, CompileError};
+//! use kcel::{CheckError, CompileError};
 //!
 //! let env = Env::new();
 //! let issues = env.compile("1 + 'a'").unwrap_err();
@@ -247,38 +247,25 @@ impl Issues {
     }
 }
 
-/// An error in CEL type syntax ([`Type::parse`]).
+/// A type that cannot declare a variable in an environment ([`Env::check_declared_type`]).
+///
+/// [`Env::check_declared_type`]: crate::Env::check_declared_type
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum TypeSyntaxError {
-    /// Type parameters nested more than 32 deep.
-    #[error("type nested too deeply")]
-    TooDeep,
-    /// Text left after a complete type.
-    #[error("unexpected '{rest}' in type '{text}'")]
-    Trailing {
-        /// The text left over.
-        rest: String,
-        /// The whole text.
-        text: String,
-    },
-    /// No type name where one must be.
-    #[error("expected a type name in '{0}'")]
-    ExpectedName(String),
-    /// Type parameters not separated by `,` or closed by `)`.
-    #[error("expected ',' or ')' in type '{0}'")]
-    ExpectedSeparator(String),
-    /// A built-in type with the wrong number of parameters.
-    #[error("type '{name}' takes {count} parameter(s)")]
-    Arity {
-        /// The type's name.
-        name: String,
-        /// The parameters it takes.
-        count: usize,
-    },
-    /// `type(...)` with more than one parameter.
-    #[error("type 'type' takes at most 1 parameter")]
-    TypeArity,
+pub enum DeclaredTypeError {
+    /// A type parameter (`A`, `T`) where a type must be.
+    #[error(
+        "'{0}' is a type parameter, not a type (types: int, string, list(int), map(string, dyn), ...)"
+    )]
+    TypeParameter(String),
+    /// A named type that neither the environment's libraries nor its type provider know.
+    #[error(
+        "unknown type '{0}' (types: int, uint, double, bool, string, bytes, timestamp, duration, null, dyn, list(T), map(K, V), optional_type(T), and the environment's library types)"
+    )]
+    UnknownType(String),
+    /// An object type the environment's type provider does not know.
+    #[error("unknown type '{0}'")]
+    UnknownObject(String),
 }
 
 /// A value read from JSON or YAML that does not fit a declared type ([`Env::fit`]).
@@ -323,7 +310,9 @@ pub enum FitError {
 /// A position as line and column, both starting at 1; the column counts code points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
+    /// The line, from 1.
     pub line: usize,
+    /// The column, from 1, in code points.
     pub column: usize,
 }
 
@@ -386,7 +375,7 @@ impl std::error::Error for Issues {}
 
 impl fmt::Display for Issues {
     /// The messages in source order (cel-go's `Errors.ToDisplayString` sorts them by line
-    /// and column, stably), at most [`MAX_ERRORS_TO_REPORT`] of them.
+    /// and column, stably), at most 100 of them (cel-go's limit).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut ordered: Vec<(Location, &Diagnostic)> = self
             .diagnostics
@@ -452,7 +441,7 @@ pub enum EvalErrorKind {
     /// `operation cancelled: actual cost limit exceeded`. Never absorbed by `&&`, `||`, `?:`.
     #[error("{}", COST_LIMIT_EXCEEDED)]
     CostLimitExceeded,
-    /// The values produced passed the memory budget ([`crate::budget`]):
+    /// The values produced passed the memory budget ([`crate::library::budget`]):
     /// `operation cancelled: memory limit exceeded`. Never absorbed.
     #[error("{}", MEMORY_LIMIT_EXCEEDED)]
     MemoryLimitExceeded,
@@ -616,9 +605,6 @@ impl EvalError {
         EvalErrorKind::Interrupted.into()
     }
 }
-
-/// Shorthand for results of evaluation.
-pub type EvalResult<T = crate::value::Value> = Result<T, EvalError>;
 
 #[cfg(test)]
 mod tests {

@@ -10,11 +10,12 @@ use std::sync::Arc;
 use foldhash::fast::RandomState;
 
 use crate::cost::{CallCost, EstimateFn};
-use crate::error::{Diagnostic, EvalResult};
+use crate::error::Diagnostic;
 use crate::syntax::ast::Expr;
 use crate::syntax::ast::NodeMap;
 use crate::syntax::macros::Macro;
 use crate::types::Type;
+use crate::value::EvalResult;
 use crate::value::Value;
 
 /// A function implementation supplied as a closure.
@@ -73,7 +74,9 @@ pub struct Overload {
     pub member: bool,
     /// Parameter types; for member overloads the receiver comes first.
     pub params: Arc<[Type]>,
+    /// The result type.
     pub result: Type,
+    /// What a call runs.
     pub implementation: Implementation,
     /// The runtime cost; `None` means cel-go's default for this overload id.
     pub runtime_cost: Option<CallCost>,
@@ -221,10 +224,13 @@ impl Overload {
 /// A function: a name with its overloads and documentation.
 #[derive(Clone, Debug)]
 pub struct Function {
+    /// The name calls use (`size`, `math.greatest`, `_+_`).
     pub name: Arc<str>,
+    /// One paragraph for people (`kcel functions`, completions).
     pub doc: String,
     /// CEL expressions that must evaluate to `true`; they run as tests.
     pub examples: Vec<String>,
+    /// The overloads, in declaration order.
     pub overloads: Vec<Overload>,
 }
 
@@ -244,8 +250,11 @@ pub type Validator = fn(&Expr, &NodeMap<Type>) -> Vec<Diagnostic>;
 /// A named, versioned set of functions.
 #[derive(Clone, Debug)]
 pub struct Library {
+    /// The library's name (`strings`, `kubernetes.lists`), as catalogs list it.
     pub name: &'static str,
+    /// Its version: which functions a given version of cel-go or Kubernetes has.
     pub version: u32,
+    /// The functions it declares.
     pub functions: Vec<Function>,
     /// Opaque types the library introduces (e.g. `net.IP`), usable as type identifiers.
     pub types: Vec<Type>,

@@ -12,20 +12,27 @@ use crate::{Ast, Env, EvalError, Issues, Program, ProgramOptions};
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
+    /// Parsing (syntax errors, limits on size and depth).
     Parse,
+    /// Type checking.
     Check,
+    /// Planning the program (errors found in constant arguments).
     Program,
+    /// Evaluation.
     Eval,
 }
 
 /// A failure of one expression.
 #[derive(Serialize, Debug)]
 pub struct Failure {
+    /// Where it failed.
     pub phase: Phase,
     /// The message(s), one per line, without position.
     pub message: String,
+    /// The line of the (first) failure, from 1, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// The column of the (first) failure, from 1 (in characters), where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
     /// The cel-go rendering: `ERROR: <input>:L:C: message`, source line, caret.
@@ -36,6 +43,7 @@ pub struct Failure {
 /// The `-o json` / `-o yaml` shape of a failure.
 #[derive(Serialize)]
 pub struct FailureReport<'a> {
+    /// The failure, serialised under `error`.
     pub error: &'a Failure,
 }
 

@@ -4,27 +4,38 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error::TypeSyntaxError;
-use crate::value::Value;
-
 /// A CEL type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
+    /// `dyn`: any value, checked at run time.
     Dyn,
+    /// `null_type`.
     Null,
+    /// `bool`.
     Bool,
+    /// `int` (64-bit signed).
     Int,
+    /// `uint` (64-bit unsigned).
     Uint,
+    /// `double` (64-bit floating point).
     Double,
+    /// `string` (Unicode text).
     String,
+    /// `bytes`.
     Bytes,
+    /// `google.protobuf.Timestamp`.
     Timestamp,
+    /// `google.protobuf.Duration`.
     Duration,
+    /// The type of an expression that cannot be typed (the checker reports why).
     Error,
+    /// `list(T)`.
     List(Arc<Type>),
+    /// `map(K, V)`.
     Map(Arc<Type>, Arc<Type>),
     /// `type(T)`; plain `type` is `type(dyn)`.
     TypeOf(Arc<Type>),
+    /// `optional_type(T)`.
     Optional(Arc<Type>),
     /// A type parameter of a generic overload (`A`, `K`, `V`).
     Param(Arc<str>),
@@ -43,53 +54,6 @@ impl Type {
     /// `map(key, value)`.
     pub fn map(key: Type, value: Type) -> Type {
         Type::Map(Arc::new(key), Arc::new(value))
-    }
-
-    /// Whether a runtime value may belong to this type (type parameters and `dyn` accept
-    /// everything). Used to pick an overload at run time.
-    pub fn accepts(&self, v: &Value) -> bool {
-        match (self, v) {
-            (Type::Dyn | Type::Param(_), _) => true,
-            (Type::Null, Value::Null)
-            | (Type::Bool, Value::Bool(_))
-            | (Type::Int, Value::Int(_))
-            | (Type::Uint, Value::Uint(_))
-            | (Type::Double, Value::Double(_))
-            | (Type::String, Value::String(_))
-            | (Type::Bytes, Value::Bytes(_))
-            | (Type::Timestamp, Value::Timestamp(_))
-            | (Type::Duration, Value::Duration(_))
-            | (Type::List(_), Value::List(_))
-            | (Type::Map(..), Value::Map(_))
-            | (Type::TypeOf(_), Value::Type(_))
-            | (Type::Optional(_), Value::Optional(_)) => true,
-            (Type::Named(name, _), Value::Opaque(o)) => o.type_name() == &**name,
-            _ => false,
-        }
-    }
-
-    /// [`Type::accepts`] for every value of a kind ([`Value::kind`]): `None` when the answer
-    /// depends on the value (a library type against an opaque value).
-    pub(crate) fn accepts_kind(&self, kind: u8) -> Option<bool> {
-        use crate::value::kind;
-        Some(match self {
-            Type::Dyn | Type::Param(_) => true,
-            Type::Null => kind == kind::NULL,
-            Type::Bool => kind == kind::BOOL,
-            Type::Int => kind == kind::INT,
-            Type::Uint => kind == kind::UINT,
-            Type::Double => kind == kind::DOUBLE,
-            Type::String => kind == kind::STRING,
-            Type::Bytes => kind == kind::BYTES,
-            Type::Timestamp => kind == kind::TIMESTAMP,
-            Type::Duration => kind == kind::DURATION,
-            Type::List(_) => kind == kind::LIST,
-            Type::Map(..) => kind == kind::MAP,
-            Type::TypeOf(_) => kind == kind::TYPE,
-            Type::Optional(_) => kind == kind::OPTIONAL,
-            Type::Named(..) if kind == kind::OPAQUE => return None,
-            _ => false,
-        })
     }
 
     /// Parses CEL type syntax. Single upper-case letters (optionally followed by digits) are
@@ -283,4 +247,38 @@ mod tests {
         assert!(Type::parse("").is_err());
         assert!(Type::parse("int int").is_err());
     }
+}
+
+/// An error in CEL type syntax ([`Type::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TypeSyntaxError {
+    /// Type parameters nested more than 32 deep.
+    #[error("type nested too deeply")]
+    TooDeep,
+    /// Text left after a complete type.
+    #[error("unexpected '{rest}' in type '{text}'")]
+    Trailing {
+        /// The text left over.
+        rest: String,
+        /// The whole text.
+        text: String,
+    },
+    /// No type name where one must be.
+    #[error("expected a type name in '{0}'")]
+    ExpectedName(String),
+    /// Type parameters not separated by `,` or closed by `)`.
+    #[error("expected ',' or ')' in type '{0}'")]
+    ExpectedSeparator(String),
+    /// A built-in type with the wrong number of parameters.
+    #[error("type '{name}' takes {count} parameter(s)")]
+    Arity {
+        /// The type's name.
+        name: String,
+        /// The parameters it takes.
+        count: usize,
+    },
+    /// `type(...)` with more than one parameter.
+    #[error("type 'type' takes at most 1 parameter")]
+    TypeArity,
 }

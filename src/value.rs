@@ -10,6 +10,9 @@ use std::sync::Arc;
 
 use chrono::TimeDelta;
 
+use crate::error::EvalError;
+use crate::types::Type;
+
 mod document;
 mod json;
 mod list;
@@ -26,19 +29,117 @@ pub use map::{Key, Map};
 pub use natural_json::Natural;
 pub use timestamp::Timestamp;
 
+/// Shorthand for results of evaluation.
+pub type EvalResult<T = Value> = Result<T, EvalError>;
+
+/// Which values a type admits (here rather than in `types.rs`, so that types know nothing
+/// of values).
+impl Type {
+    /// Whether a runtime value may belong to this type (type parameters and `dyn` accept
+    /// everything). Used to pick an overload at run time.
+    pub fn accepts(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Type::Dyn | Type::Param(_), _) => true,
+            (Type::Null, Value::Null)
+            | (Type::Bool, Value::Bool(_))
+            | (Type::Int, Value::Int(_))
+            | (Type::Uint, Value::Uint(_))
+            | (Type::Double, Value::Double(_))
+            | (Type::String, Value::String(_))
+            | (Type::Bytes, Value::Bytes(_))
+            | (Type::Timestamp, Value::Timestamp(_))
+            | (Type::Duration, Value::Duration(_))
+            | (Type::List(_), Value::List(_))
+            | (Type::Map(..), Value::Map(_))
+            | (Type::TypeOf(_), Value::Type(_))
+            | (Type::Optional(_), Value::Optional(_)) => true,
+            (Type::Named(name, _), Value::Opaque(o)) => o.type_name() == &**name,
+            _ => false,
+        }
+    }
+
+    /// [`Type::accepts`] for every value of a kind ([`Value::kind`]): `None` when the answer
+    /// depends on the value (a library type against an opaque value).
+    pub(crate) fn accepts_kind(&self, kind: u8) -> Option<bool> {
+        use crate::value::kind;
+        Some(match self {
+            Type::Dyn | Type::Param(_) => true,
+            Type::Null => kind == kind::NULL,
+            Type::Bool => kind == kind::BOOL,
+            Type::Int => kind == kind::INT,
+            Type::Uint => kind == kind::UINT,
+            Type::Double => kind == kind::DOUBLE,
+            Type::String => kind == kind::STRING,
+            Type::Bytes => kind == kind::BYTES,
+            Type::Timestamp => kind == kind::TIMESTAMP,
+            Type::Duration => kind == kind::DURATION,
+            Type::List(_) => kind == kind::LIST,
+            Type::Map(..) => kind == kind::MAP,
+            Type::TypeOf(_) => kind == kind::TYPE,
+            Type::Optional(_) => kind == kind::OPTIONAL,
+            Type::Named(..) if kind == kind::OPAQUE => return None,
+            _ => false,
+        })
+    }
+}
+
+/// Whether the text of `value` (CEL syntax or JSON) would be longer than `max_bytes`: a walk
+/// that counts at least one byte for every element and scalar, each string's and bytes'
+/// length, and stops as soon as the count passes `max_bytes` (so it takes at most
+/// `max_bytes` steps, however much of the value is shared). For front ends, before they
+/// print a result.
+pub fn text_exceeds(value: &Value, max_bytes: u64) -> bool {
+    fn walk(v: &Value, left: &mut u64) -> bool {
+        let own = match v {
+            Value::String(s) => s.len() as u64 + 2,
+            Value::Bytes(b) => b.len() as u64 + 3,
+            Value::List(items) => 2 + 2 * items.len() as u64,
+            Value::Map(m) => 2 + 4 * m.len() as u64,
+            _ => 1,
+        };
+        if own > *left {
+            return true;
+        }
+        *left -= own;
+        match v {
+            Value::List(items) => items.iter().any(|x| walk(x, left)),
+            Value::Map(m) => m
+                .iter()
+                .any(|(k, x)| walk(&k.to_value(), left) || walk(x, left)),
+            Value::Optional(Some(x)) => walk(x, left),
+            Value::Json(j) => walk(&j.materialize(), left),
+            _ => false,
+        }
+    }
+    let mut left = max_bytes;
+    walk(value, &mut left)
+}
+
+// The memory budget counts a `Value` per list element or map entry as `VALUE_BYTES`.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(size_of::<Value>() as u64 == crate::budget::VALUE_BYTES);
+
 /// A CEL value.
 #[derive(Clone)]
 pub enum Value {
+    /// `null`.
     Null,
+    /// A `bool`.
     Bool(bool),
+    /// An `int`.
     Int(i64),
+    /// A `uint`.
     Uint(u64),
+    /// A `double`.
     Double(f64),
+    /// A `string`.
     String(Arc<str>),
+    /// A `bytes` value.
     Bytes(Arc<[u8]>),
     /// A list. Behind an `Arc` so that a uniquely owned accumulator can grow in place; a
     /// Kubernetes set or map list carries its semantics in the payload ([`List`]).
     List(Arc<List>),
+    /// A map ([`Map`]: keys of the kinds CEL allows, [`Key`]).
     Map(Arc<Map>),
     /// `google.protobuf.Timestamp`: an instant and the offset it is shown at ([`Timestamp`]).
     Timestamp(Timestamp),
@@ -83,18 +184,31 @@ pub trait Opaque: fmt::Debug + Send + Sync {
 /// A type value. Built-in types need no allocation; other types carry their name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeValue {
+    /// `null_type`.
     Null,
+    /// `bool`.
     Bool,
+    /// `int`.
     Int,
+    /// `uint`.
     Uint,
+    /// `double`.
     Double,
+    /// `string`.
     String,
+    /// `bytes`.
     Bytes,
+    /// `list`.
     List,
+    /// `map`.
     Map,
+    /// `type`.
     Type,
+    /// `google.protobuf.Timestamp`.
     Timestamp,
+    /// `google.protobuf.Duration`.
     Duration,
+    /// `optional_type`.
     Optional,
     /// Any other type, by its fully qualified name.
     Named(Arc<String>),
@@ -585,6 +699,18 @@ impl From<serde_json::Value> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_sizes_stop_early() {
+        let mut v = Value::list(vec![Value::Int(1), Value::from("ab")]);
+        assert!(!text_exceeds(&v, 100));
+        assert!(text_exceeds(&v, 5));
+        // 2^60 leaves, shared: refused after a few steps.
+        for _ in 0..60 {
+            v = Value::list(vec![v.clone(), v]);
+        }
+        assert!(text_exceeds(&v, 1 << 20));
+    }
 
     #[test]
     fn value_is_three_words() {

@@ -4,7 +4,7 @@
 use std::ops::RangeInclusive;
 
 use crate::{comprehensions, ext, kubernetes, optional};
-use kcel::registry::Library;
+use kcel::library::Library;
 
 /// A library that can be added to an environment.
 pub struct Available {
@@ -13,6 +13,7 @@ pub struct Available {
     /// A short name (`strings`, `ip`, `semver`; `regex` is Kubernetes' `find`/`findAll`,
     /// `ext-regex` cel-go's `regex` extension, `lists` cel-go's, `k8s-lists` Kubernetes').
     pub alias: &'static str,
+    /// The versions there are.
     pub versions: RangeInclusive<u32>,
     build: fn(u32) -> Library,
 }
@@ -31,7 +32,7 @@ pub fn available() -> Vec<Available> {
             name: "cel.stdlib",
             alias: "stdlib",
             versions: 0..=0,
-            build: |_| kcel::standard::library(),
+            build: |_| kcel::library::standard::library(),
         },
         Available {
             name: "optional",

@@ -2,11 +2,11 @@
 //! `ext.TwoVarComprehensions()` (`all(i, v, p)`, `transformList`, `transformMap`, ...,
 //! which build maps through `cel.@mapInsert`).
 
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::standard::collections::map_insert;
-use kcel::syntax::macros::{self, MAP_INSERT};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::standard::map_insert;
+use kcel::library::syntax::{BIND, MAP_INSERT, TWO_VARIABLE};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 /// The newest version of the bindings library.
 pub const BINDINGS_VERSION: u32 = 1;
@@ -20,7 +20,7 @@ pub const BINDINGS_VERSION: u32 = 1;
 /// itself (see the planner); this declaration is for the checker, as cel-go declares it.
 pub fn bindings(version: u32) -> Library {
     let mut lib = Library::new("cel.lib.ext.cel.bindings", version);
-    lib.macros.push(macros::BIND);
+    lib.macros.push(BIND);
     if version >= 1 {
         lib.function(
             "cel.@block",
@@ -43,7 +43,7 @@ pub fn bindings(version: u32) -> Library {
 /// The two-variable comprehension macros and their map-building helper.
 pub fn two_var_comprehensions() -> Library {
     let mut lib = Library::new("cel.lib.ext.comprev2", 0);
-    lib.macros.push(macros::TWO_VARIABLE);
+    lib.macros.push(TWO_VARIABLE);
     lib.function(
         MAP_INSERT,
         "Internal to the transformMap macros: inserts an entry, failing on a duplicate key.",

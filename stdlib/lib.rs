@@ -11,8 +11,10 @@
 //! - [`catalog`]: every library by name and version; [`documents`]: values and manifests
 //!   read from JSON or YAML text as Kubernetes' tools read them.
 //!
-//! This crate builds on the engine's library-authoring API (`kcel::registry`,
-//! `kcel::cost`, `kcel::value`) and its embedding API; the engine knows nothing of it.
+//! This crate builds on the engine's library-authoring API (`kcel::library`,
+//! `kcel::library`, `kcel`) and its embedding API; the engine knows nothing of it.
+
+#![deny(missing_docs)]
 
 pub mod catalog;
 pub mod comprehensions;

@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library, Specialization};
-use kcel::standard::collections::{index_list, index_map};
-use kcel::syntax::ast::op;
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::standard::{index_list, index_map};
+use kcel::library::syntax::op;
+use kcel::library::{Implementation, Library, Specialization};
+use kcel::{EvalError, EvalResult};
 
 /// The newest version of the library.
 pub const LATEST: u32 = 2;
@@ -18,7 +18,7 @@ pub const LATEST: u32 = 2;
 /// The optional types library at `version` (0 to 2, as cel-go gates its functions).
 pub fn optional(version: u32) -> Library {
     let mut lib = Library::new("optional", version);
-    lib.macros.push(kcel::syntax::macros::OPTIONAL);
+    lib.macros.push(kcel::library::syntax::OPTIONAL);
     lib.optional_syntax = true;
     lib.function("optional.of", "Wraps a value in an optional.")
         .global(

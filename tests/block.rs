@@ -7,7 +7,7 @@ mod block_macros;
 use std::collections::HashMap;
 
 use block_macros::{BLOCK_TEST_INDICES, block_test_library};
-use kcel::env::ProgramOptions;
+use kcel::ProgramOptions;
 use kcel::{Env, Type, Value};
 use kcel_stdlib::comprehensions::{BINDINGS_VERSION, bindings};
 
@@ -217,7 +217,7 @@ fn the_estimate_prices_a_block_as_a_call() {
         .compile("cel.block([x + 1], cel.index(0) * 2)")
         .expect("compile");
     let estimate = env
-        .estimate_cost(&ast, &kcel::cost::NoSizes)
+        .estimate_cost(&ast, &kcel::library::NoSizes)
         .expect("estimate");
     // [x + 1]: 10 + 1 + 1; call: 1; @index0 * 2: 1 + 1.
     assert_eq!((estimate.min, estimate.max), (15, 15));

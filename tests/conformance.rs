@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine as _;
-use kcel::registry::{Function, Overload};
+use kcel::library::{Function, Overload};
 use kcel::{Env, Key, Map, ProgramOptions, Type, Value};
 use serde_json::Value as Json;
 
@@ -464,8 +464,8 @@ fn decode_value(v: &Json) -> Result<Value, String> {
         "type_value" => {
             let name = x.as_str().unwrap_or("");
             Value::Type(
-                kcel::value::TypeValue::builtin(name)
-                    .unwrap_or_else(|| kcel::value::TypeValue::Named(Arc::new(name.to_string()))),
+                kcel::TypeValue::builtin(name)
+                    .unwrap_or_else(|| kcel::TypeValue::Named(Arc::new(name.to_string()))),
             )
         }
         other => return Err(format!("unsupported value kind {other}")),

@@ -3,7 +3,7 @@
 //! the same selection cost), or from SPEC.md §4.3 worked by hand. Hints give the maximum
 //! size of a path, as cel-go's test estimator does.
 
-use kcel::cost::{AstNode, CostEstimate, SizeEstimate, SizeEstimator};
+use kcel::library::{AstNode, CostEstimate, SizeEstimate, SizeEstimator};
 use kcel::{Env, Type};
 
 struct Hints(&'static [(&'static str, u64)]);

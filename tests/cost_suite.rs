@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use kcel::cost::{AstNode, CostEstimate, SizeEstimate, SizeEstimator};
+use kcel::library::{AstNode, CostEstimate, SizeEstimate, SizeEstimator};
 use kcel::{Env, ProgramOptions, Type, Value};
 
 struct Hints<'a>(&'a [(&'static str, u64)]);

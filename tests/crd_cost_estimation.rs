@@ -4,7 +4,7 @@
 //! (`expectedCalcCost`) and with every max limit set to `setMaxElements`
 //! (`expectedSetCost`), in the rule environment with the Kubernetes libraries.
 
-use kcel_stdlib::kubernetes::crd::compile::{CompileOptions, compile_schema, rule_env};
+use kcel_stdlib::kubernetes::crd::{CompileOptions, compile_schema, rule_env};
 use kcel_stdlib::kubernetes::crd::{FieldPath, Schema};
 use serde_json::{Value, json};
 

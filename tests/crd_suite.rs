@@ -174,7 +174,7 @@ fn data_of_the_wrong_shape_is_reported_not_panicked_on() {
     let outcome = validator.validate_rules(
         &serde_json::json!({"spec": {"windows": [{"start": "x", "end": 2}]}}),
         None,
-        kcel_stdlib::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET,
+        kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET,
     );
     let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
     assert_eq!(

@@ -7,10 +7,10 @@
 
 use std::collections::HashMap;
 
-use kcel::cost::{AstNode, SizeEstimate, SizeEstimator};
-use kcel::env::{Env, ProgramOptions};
-use kcel::types::Type;
-use kcel::value::Value;
+use kcel::Type;
+use kcel::Value;
+use kcel::library::{AstNode, SizeEstimate, SizeEstimator};
+use kcel::{Env, ProgramOptions};
 
 /// cel-go's `testCostHintEstimator`: `[0, hint]` for a node whose path joined by `.` has one.
 struct Hints(Vec<(&'static str, u64)>);

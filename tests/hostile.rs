@@ -27,7 +27,7 @@ const WALL_LIMIT: Duration = Duration::from_secs(2);
 /// What the address-space limit allows beyond the child's address space at its start: the
 /// default memory budget (64 MiB) four times over, for what the budget does not count
 /// (allocator slack, vectors' spare capacity, intermediate copies).
-const HEADROOM: u64 = 4 * kcel::budget::DEFAULT_MEMORY_LIMIT;
+const HEADROOM: u64 = 4 * kcel::DEFAULT_MEMORY_LIMIT;
 
 /// The cost limit of the plain environment.
 const PLAIN_COST_LIMIT: u64 = 100_000_000;

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use kcel::syntax::{ParseOptions, parse};
+use kcel::library::syntax::{ParseOptions, parse};
 use proptest::prelude::*;
 
 /// Tokens of CEL (and near misses), glued together by the token-soup strategy.

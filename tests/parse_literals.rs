@@ -3,8 +3,8 @@
 //! without it (a fresh clone) the test says so and skips (see `support/shared_data.rs`).
 
 use base64::Engine as _;
-use kcel::syntax::ast::{ExprKind, Literal};
-use kcel::syntax::{ParseOptions, parse};
+use kcel::library::syntax::{ExprKind, Literal};
+use kcel::library::syntax::{ParseOptions, parse};
 use serde_json::Value as Json;
 
 #[path = "support/shared_data.rs"]

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use kcel::cost::NoSizes;
+use kcel::library::NoSizes;
 use kcel::{Env, ProgramOptions, Value};
 use kcel_stdlib::kubernetes::crd::{CompileOptions, Schema, Validator};
 use kcel_stdlib::kubernetes::presets::Mode;

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use kcel_stdlib::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET as RUNTIME_CEL_COST_BUDGET;
+use kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET as RUNTIME_CEL_COST_BUDGET;
 use kcel_stdlib::kubernetes::crd::{CompileOptions, Schema, Validator};
 use serde::Deserialize;
 use serde_json::Value as Json;

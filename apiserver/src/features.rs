@@ -26,7 +26,7 @@ impl FeatureGates {
             let enabled = parse_go_bool(value).ok_or_else(|| {
                 format!(
                     "invalid value of {key}={value}, err: strconv.ParseBool: parsing {}: invalid syntax",
-                    kcel::standard::go_quote(value)
+                    kcel::library::standard::go_quote(value)
                 )
             })?;
             match key {

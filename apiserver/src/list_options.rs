@@ -111,7 +111,7 @@ pub struct ListRead {
 
 /// Go's `strconv.ParseUint(text, 10, 64)` error text.
 fn parse_uint_error(text: &str) -> String {
-    let quoted = kcel::standard::go_quote(text);
+    let quoted = kcel::library::standard::go_quote(text);
     let syntax = text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit());
     let reason = if syntax {
         "invalid syntax"
@@ -133,7 +133,7 @@ pub fn parse_resource_version(text: &str) -> Result<i64, ApiError> {
         .ok_or_else(|| {
             ApiError::bad_request(format!(
                 "invalid resource version: resourceVersion: Invalid value: {}: {}",
-                kcel::standard::go_quote(text),
+                kcel::library::standard::go_quote(text),
                 parse_uint_error(text)
             ))
         })

@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kcel::cost::LIMIT_EXCEEDED;
+use kcel::library::LIMIT_EXCEEDED;
 use kcel::{Env, Program, ProgramOptions, Type, Value};
 
 const LIMIT: u64 = 1_000_000;

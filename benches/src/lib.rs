@@ -61,7 +61,7 @@ pub fn kcel_env(case: &Case) -> Env {
 }
 
 pub fn kcel_program(env: &Env, expr: &str) -> Program {
-    let options = kcel::env::ProgramOptions {
+    let options = kcel::ProgramOptions {
         cost_limit: Some(COST_LIMIT),
         ..Default::default()
     };

@@ -1,7 +1,7 @@
 //! Builds the compilation environment from the options and compiles expressions phase by
 //! phase, so that each failure knows whether it came from parsing, checking or planning.
 
-use kcel::{Env, ProgramOptions};
+use kcel::{DEFAULT_CEL_COST_LIMIT, Env, ProgramOptions};
 
 use kcel_stdlib::kubernetes::presets::{KUBERNETES_COST_LIMIT, Mode};
 
@@ -30,13 +30,9 @@ pub fn base(choice: EnvChoice, libraries: &[LibrarySpec], container: Option<&str
     env
 }
 
-/// The cost limit of the plain CEL environment unless `--cost-limit` says otherwise: about
-/// a third of a second of evaluation, so that no expression runs away.
-pub const DEFAULT_CEL_COST_LIMIT: u64 = 100_000_000;
-
 /// The program options for `--env`, `--cost-limit` and `--no-optimize`: Kubernetes'
 /// environment has its 1,000,000 per-call limit and the plain one
-/// [`DEFAULT_CEL_COST_LIMIT`] unless `--cost-limit` says otherwise (0: none).
+/// [`DEFAULT_CEL_COST_LIMIT`] (about a third of a second of evaluation) unless `--cost-limit` says otherwise (0: none).
 pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions {
     let kind = choice.env;
     let default_limit = match kind {
@@ -55,7 +51,7 @@ pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions 
         memory_limit: match args.memory_limit {
             Some(0) => None,
             Some(bytes) => Some(bytes),
-            None => Some(kcel::budget::DEFAULT_MEMORY_LIMIT),
+            None => Some(kcel::DEFAULT_MEMORY_LIMIT),
         },
         ..ProgramOptions::default()
     }
@@ -65,9 +61,11 @@ pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions 
 /// shared parts can be far larger printed than in memory).
 pub fn printable(value: &kcel::Value, options: &ProgramOptions) -> Result<(), kcel::EvalError> {
     match options.memory_limit {
-        Some(limit) if kcel::budget::text_exceeds(value, limit) => Err(kcel::EvalError::new(
-            format!("the result is too large to print (over {limit} bytes; see --memory-limit)"),
-        )),
+        Some(limit) if kcel::library::budget::text_exceeds(value, limit) => {
+            Err(kcel::EvalError::new(format!(
+                "the result is too large to print (over {limit} bytes; see --memory-limit)"
+            )))
+        }
         _ => Ok(()),
     }
 }

@@ -1,6 +1,6 @@
 //! `kcel eval` and `kcel check`.
 
-use kcel::cost::NoSizes;
+use kcel::library::NoSizes;
 use kcel::{Type, Value};
 use serde::Serialize;
 
@@ -11,8 +11,8 @@ use crate::input::read_spec;
 use crate::output::{Status, fail, machine, usage};
 use crate::schema::RootSchema;
 use crate::variables;
+use kcel::Natural;
 use kcel::report::Failure;
-use kcel::value::Natural;
 
 /// The `-o json` shape of `eval`.
 #[derive(Serialize)]

@@ -3,8 +3,8 @@
 //! macros expand to) are listed only with `--all`.
 
 use kcel::Env;
-use kcel::registry::{Function, Overload, is_internal_name};
-use kcel::syntax::macro_docs::{self, MacroDoc};
+use kcel::library::syntax::macro_docs::{self, MacroDoc};
+use kcel::library::{Function, Overload, is_internal_name};
 use serde::Serialize;
 
 use crate::args::{EnvChoice, Format};
@@ -231,8 +231,8 @@ mod tests {
     /// Every macro of every library the CLI offers has a page.
     #[test]
     fn every_macro_is_documented() {
-        use kcel::syntax::macro_docs::{display_name, documentation};
-        let mut tables = vec![kcel::syntax::macros::STANDARD];
+        use kcel::library::syntax::macro_docs::{display_name, documentation};
+        let mut tables = vec![kcel::library::syntax::STANDARD];
         for available in kcel_stdlib::catalog::available() {
             for version in available.versions.clone() {
                 tables.extend(available.build(version).macros.iter().copied());

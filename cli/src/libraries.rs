@@ -1,7 +1,7 @@
 //! `--lib NAME[@VERSION]`: a library from the engine's catalog (also listed by
 //! `kcel functions --libraries`).
 
-use kcel::registry::Library;
+use kcel::library::Library;
 pub use kcel_stdlib::catalog::available;
 
 /// A validated `--lib` argument.

@@ -267,7 +267,7 @@ impl Session {
             Err(e) => return complain(&e.to_string()),
         };
         if let Err(e) = self.base.check_declared_type(&ty) {
-            return complain(&e);
+            return complain(&e.to_string());
         }
         self.values.remove(&name);
         self.declarations.insert(name, ty);
@@ -318,10 +318,10 @@ impl Completions {
                 .functions()
                 .into_iter()
                 .map(|f| f.name.to_string())
-                .filter(|name| !kcel::registry::is_internal_name(name)),
+                .filter(|name| !kcel::library::is_internal_name(name)),
         );
         names.extend(
-            kcel::syntax::macro_docs::enabled(env.parse_options())
+            kcel::library::syntax::macro_docs::enabled(env.parse_options())
                 .iter()
                 .map(|m| m.name.to_string()),
         );

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kcel::{Env, Value};
-use kcel_stdlib::kubernetes::crd::sizes::SchemaSizes;
-use kcel_stdlib::kubernetes::crd::values::to_value;
+use kcel_stdlib::kubernetes::crd::SchemaSizes;
+use kcel_stdlib::kubernetes::crd::to_value;
 use kcel_stdlib::kubernetes::crd::{DeclType, Schema, SchemaTypes, crd_version_schemas};
 
 use crate::args::SchemaArgs;

@@ -37,7 +37,9 @@ pub enum Reference {
     /// A function with the overloads that may apply (more than one when the argument types
     /// are not known precisely).
     Function {
+        /// The function's name (qualified, as resolved against the container).
         name: Arc<str>,
+        /// The ids of the overloads that may apply.
         overloads: Vec<Arc<str>>,
     },
 }
@@ -45,7 +47,9 @@ pub enum Reference {
 /// The checker's results: a type for every node and the references of resolved names.
 #[derive(Clone, Debug, Default)]
 pub struct Checked {
+    /// The type of every node, by id.
     pub types: NodeMap<Type>,
+    /// What each resolved identifier, selection or call refers to, by id.
     pub references: NodeMap<Reference>,
     /// The constant `matches` patterns the literal validators compiled, by pattern: the
     /// planner uses them rather than compiling each pattern again.

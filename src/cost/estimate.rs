@@ -20,14 +20,18 @@ use crate::types::Type;
 /// A range of sizes (code points, bytes, elements or entries).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SizeEstimate {
+    /// The smallest size.
     pub min: u64,
+    /// The largest size.
     pub max: u64,
 }
 
 /// A range of costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct CostEstimate {
+    /// The least cost.
     pub min: u64,
+    /// The greatest cost.
     pub max: u64,
 }
 
@@ -135,7 +139,9 @@ pub struct AstNode<'a> {
     /// The path from a variable: `["self", "spec", "items", "@items"]`; empty when the node
     /// is not a path from a variable.
     pub path: &'a [String],
+    /// The node's type, as checked.
     pub ty: &'a Type,
+    /// The node.
     pub expr: &'a Expr,
     /// The size computed from the expression itself, if known.
     pub computed_size: Option<SizeEstimate>,
@@ -144,7 +150,9 @@ pub struct AstNode<'a> {
 /// The cost and result size of one call, as a library estimates it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallEstimate {
+    /// The call's own cost.
     pub cost: CostEstimate,
+    /// The size of its result, where the estimate knows it.
     pub result_size: Option<SizeEstimate>,
 }
 
@@ -209,8 +217,11 @@ impl SizeEstimator for WithCallEstimates<'_> {
 
 /// What a library's estimate function is given about a call.
 pub struct EstimateArgs<'a> {
+    /// The receiver of a receiver-style call.
     pub target: Option<&'a AstNode<'a>>,
+    /// The arguments, without the receiver.
     pub args: &'a [AstNode<'a>],
+    /// The environment's sizes (see [`EstimateArgs::size`]).
     pub sizes: &'a dyn SizeEstimator,
 }
 

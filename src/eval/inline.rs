@@ -7,12 +7,13 @@
 use std::cmp::Ordering;
 
 use crate::cost::CallCost;
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::eval::node::{Field, Inline, Operator, Time};
 use crate::registry::{Overload, Specialization};
 use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
 use crate::syntax::ast::op;
+use crate::value::EvalResult;
 use crate::value::Value;
 use crate::value::str_eq;
 

@@ -7,7 +7,7 @@ use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use crate::cost::{self, CallCost};
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::eval::node::{
     BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
     MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
@@ -17,6 +17,7 @@ use crate::registry::{Implementation, Overload};
 use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
 use crate::syntax::ast::ExprId;
+use crate::value::EvalResult;
 use crate::value::{Key, List, Map, Value, str_eq};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.

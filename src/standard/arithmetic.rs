@@ -7,9 +7,10 @@
 use std::sync::Arc;
 
 use super::uint_overflow;
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
+use crate::value::EvalResult;
 use crate::value::{List, Value};
 
 /// Declares `+`, `-`, `*`, `/`, `%` and unary `-`.

@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use super::{TWO_POW_63, go_display};
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
+use crate::value::EvalResult;
 use crate::value::{Key, Value};
 
 /// Declares `@in`, `_[_]` and `size`.

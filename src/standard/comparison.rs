@@ -6,9 +6,10 @@
 
 use std::cmp::Ordering;
 
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
+use crate::value::EvalResult;
 use crate::value::Value;
 
 /// The operand type pairs with an ordering overload: (overload id suffix, lhs, rhs).

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use super::{
     TWO_POW_63, TWO_POW_64, conversion_error, duration_text, timestamp_text, uint_overflow,
 };
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization, TimeKernel};
+use crate::value::EvalResult;
 use crate::value::{Timestamp, Value};
 
 /// Declares the conversion functions.

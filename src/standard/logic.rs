@@ -3,9 +3,10 @@
 //! `&&`, `||`, `?:` and `@not_strictly_false` are not strict in their arguments, so they are
 //! declared with [`Implementation::Builtin`] and evaluated by the interpreter.
 
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
+use crate::value::EvalResult;
 use crate::value::Value;
 
 /// Declares the logical operators and equality.

@@ -114,7 +114,7 @@ pub fn go_display(v: &Value) -> String {
         // budget: one of shared parts can be far longer printed than held. Past the budget
         // the evaluation fails with the budget's error, so the text shown does not matter.
         list_or_map @ (Value::List(_) | Value::Map(_)) => {
-            if crate::budget::text_exceeds(list_or_map, crate::budget::bytes_left()) {
+            if crate::value::text_exceeds(list_or_map, crate::budget::bytes_left()) {
                 let _ = crate::budget::reserve(u64::MAX);
                 return "[...]".to_string();
             }

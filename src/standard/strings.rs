@@ -5,8 +5,9 @@ use std::sync::Arc;
 use memchr::memmem;
 use regex::Regex;
 
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization, StringTest};
+use crate::value::EvalResult;
 use crate::value::Value;
 
 /// Declares the string functions.

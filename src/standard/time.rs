@@ -7,9 +7,10 @@
 use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Timelike, Utc};
 
 use super::{duration_text, timestamp_text};
-use crate::error::{EvalError, EvalResult};
+use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization, TimeKernel};
 use crate::syntax::ast::op;
+use crate::value::EvalResult;
 use crate::value::{Timestamp, Value};
 
 const TS: &str = "google.protobuf.Timestamp";

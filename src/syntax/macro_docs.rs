@@ -13,7 +13,9 @@ pub struct MacroDoc {
     pub args: usize,
     /// `name(args)` for global macros, `receiver.name(args)` for receiver ones.
     pub signature: &'static str,
+    /// What it does, in one paragraph.
     pub doc: &'static str,
+    /// An expression using it that evaluates to `true`.
     pub example: &'static str,
 }
 

@@ -24,7 +24,9 @@ pub enum Style {
 /// An expansion failure: the message and the span it points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MacroError {
+    /// cel-go's message.
     pub message: String,
+    /// The node it points at.
     pub span: Span,
 }
 

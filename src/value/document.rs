@@ -14,7 +14,7 @@ use super::{Key, Map, Value};
 ///
 /// ```
 /// let mut json = serde_json::Deserializer::from_str(r#"{"a": [1, 2.5, null]}"#);
-/// let value = kcel::value::from_document(&mut json).unwrap();
+/// let value = kcel::from_document(&mut json).unwrap();
 /// assert_eq!(value.to_string(), r#"{"a": [1, 2.5, null]}"#);
 /// ```
 pub fn from_document<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {

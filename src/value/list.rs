@@ -17,6 +17,7 @@ use crate::error::EvalError;
 /// costs what reading a `Vec` behind an `Arc` costs.
 #[derive(Clone, Default)]
 pub struct List {
+    /// The elements.
     pub items: Vec<Value>,
     /// How `==` and `+` behave when this list is the left operand (`None`: ordered
     /// element-wise equality and concatenation).

@@ -14,9 +14,13 @@ use super::Value;
 /// A map key: CEL allows bool, int, uint and string keys.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Key {
+    /// A `bool` key.
     Bool(bool),
+    /// An `int` key.
     Int(i64),
+    /// A `uint` key.
     Uint(u64),
+    /// A `string` key.
     String(Arc<str>),
 }
 

@@ -20,7 +20,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 /// Serialises a [`Value`] as natural JSON (with `serde_json`, `serde_norway`, ...).
 ///
 /// ```
-/// use kcel::value::Natural;
+/// use kcel::Natural;
 /// use kcel::Value;
 ///
 /// let v = Value::list(vec![Value::Int(1), Value::Double(f64::NAN)]);

@@ -5,7 +5,7 @@
 //! YAML value with its keys' kinds kept (`kcel eval --var`).
 
 use kcel::Value;
-use kcel::value::{Key, Map};
+use kcel::{Key, Map};
 
 /// Nesting that Kubernetes' readers accept: encoding/json's `maxNestingDepth` and go-yaml
 /// v2's `max_flow_level`/`max_indents` are all 10,000.

@@ -4,9 +4,9 @@
 //! padded decode fails (as cel-go does); line breaks are ignored and non-zero trailing bits
 //! accepted, and errors carry Go's `illegal base64 data at input byte N`.
 
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -46,7 +46,7 @@ pub fn encode(v: &Value) -> EvalResult {
     let Value::Bytes(b) = v else {
         return Err(EvalError::no_such_overload());
     };
-    kcel::budget::reserve((b.len().div_ceil(3) * 4) as u64)?;
+    kcel::library::budget::reserve((b.len().div_ceil(3) * 4) as u64)?;
     let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
     for chunk in b.chunks(3) {
         let n = chunk
@@ -69,7 +69,7 @@ pub fn decode(v: &Value) -> EvalResult {
     let Value::String(s) = v else {
         return Err(EvalError::no_such_overload());
     };
-    kcel::budget::reserve((s.len() / 4 * 3 + 3) as u64)?;
+    kcel::library::budget::reserve((s.len() / 4 * 3 + 3) as u64)?;
     let bytes = decode_go(s.as_bytes(), true).or_else(|_| decode_go(s.as_bytes(), false));
     bytes
         .map(|b| Value::Bytes(b.into()))

@@ -10,15 +10,17 @@
 
 use std::fmt::Write as _;
 
-use kcel::budget;
-use kcel::standard::go_quote;
-use kcel::standard::{conversions::format_double, duration_text, timestamp_text};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::budget;
+use kcel::library::standard::go_quote;
+use kcel::library::standard::{duration_text, format_double, timestamp_text};
 
 /// Which of cel-go's formatters to follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Formatter {
+    /// cel-go's first formatter (strings versions before 4).
     V1,
+    /// cel-go's second formatter (`ext/formatting_v2.go`, strings version 4 on).
     V2,
 }
 
@@ -214,7 +216,7 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
         Value::Duration(d) => out.extend_from_slice(duration_text(d).as_bytes()),
         Value::Timestamp(t) => {
             // cel-go's `formatting_v2.go` formats `argTime.UTC()`, whatever the offset.
-            let utc = kcel::value::Timestamp::utc(t.instant());
+            let utc = kcel::Timestamp::utc(t.instant());
             out.extend_from_slice(timestamp_text::format_rfc3339(&utc).as_bytes());
         }
         Value::Null => out.extend_from_slice(b"null"),

@@ -3,10 +3,10 @@
 //! argument's checked type must suit its clause.
 
 use super::format::{Formatter, expectation, precision};
-use kcel::error::{CheckError, Diagnostic};
-use kcel::syntax::ast::NodeMap;
-use kcel::syntax::ast::{Expr, ExprKind, Literal, Span};
-use kcel::types::Type;
+use kcel::Type;
+use kcel::library::syntax::NodeMap;
+use kcel::library::syntax::{Expr, ExprKind, Literal, Span};
+use kcel::{CheckError, Diagnostic};
 
 /// The validator for strings versions 1 to 3 (cel-go's first formatter).
 pub fn validate_v1(expr: &Expr, types: &NodeMap<Type>) -> Vec<Diagnostic> {
@@ -196,7 +196,7 @@ fn type_name(t: &Type) -> String {
 
 #[cfg(test)]
 mod tests {
-    use kcel::env::Env;
+    use kcel::Env;
 
     fn compile_error(version: u32, expr: &str) -> String {
         let mut env = Env::new();

@@ -6,13 +6,15 @@
 
 use std::cmp::Ordering;
 
-use kcel::budget;
-use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate};
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
-use kcel::syntax::macros::{Expander, Macro, MacroError, Style};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::budget;
+use kcel::library::syntax::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
+use kcel::library::syntax::{Expander, Macro, MacroError, Style};
+use kcel::library::{
+    CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate,
+};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 use super::{floor_factor, literal_uint, sat_add, size_mul, size_times, target_size};
 
@@ -401,11 +403,11 @@ fn expand_sort_by(
     };
     let ExprKind::Ident(var_name) = &var.kind else {
         return Err(MacroError {
-            message: kcel::syntax::macros::NOT_AN_IDENTIFIER.into(),
+            message: kcel::library::syntax::NOT_AN_IDENTIFIER.into(),
             span: var.span,
         });
     };
-    if kcel::syntax::ast::is_accumulator_name(var_name) {
+    if kcel::library::syntax::is_accumulator_name(var_name) {
         return Err(MacroError {
             message: "iteration variable overwrites accumulator variable".into(),
             span: var.span,
@@ -495,7 +497,7 @@ fn allocating(size: u64, factor: f64) -> u64 {
 }
 
 fn cost_output_size(_: &[Value], result: Option<&Value>) -> u64 {
-    allocating(result.map_or(0, kcel::cost::actual_size), 1.0)
+    allocating(result.map_or(0, kcel::library::actual_size), 1.0)
 }
 
 fn cost_flatten(args: &[Value], _: Option<&Value>) -> u64 {
@@ -503,7 +505,7 @@ fn cost_flatten(args: &[Value], _: Option<&Value>) -> u64 {
         Some(Value::Int(d)) => *d as f64,
         _ => 1.0,
     };
-    let size = args.first().map_or(0, kcel::cost::actual_size);
+    let size = args.first().map_or(0, kcel::library::actual_size);
     allocating(size, depth)
 }
 
@@ -677,7 +679,7 @@ mod tests {
                 "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got 3 and 1 elements respectively"
             )
         );
-        let mut env = kcel::env::Env::new();
+        let mut env = kcel::Env::new();
         env.add_library(&library(2));
         let e = env
             .compile("1.sortBy(e, e)")

@@ -8,11 +8,11 @@
 
 use std::cmp::Ordering;
 
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{FunctionBuilder, Implementation, Library};
-use kcel::syntax::ast::{Expr, ExprKind, Literal};
-use kcel::syntax::macros::{ExpandFn, Expander, Macro, MacroError, Style};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::syntax::{ExpandFn, Expander, Macro, MacroError, Style};
+use kcel::library::syntax::{Expr, ExprKind, Literal};
+use kcel::library::{FunctionBuilder, Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 const NUMS: [&str; 3] = ["double", "int", "uint"];
 
@@ -798,7 +798,7 @@ mod tests {
 
 #[cfg(test)]
 mod macro_tests {
-    use kcel::env::Env;
+    use kcel::Env;
 
     fn compile_error(expr: &str) -> String {
         let mut env = Env::new();

@@ -11,12 +11,12 @@
 //! | [`regex`](fn@regex) | `regex.replace`, `regex.extract`, `regex.extractAll` | 0 |
 //! | [`network`](fn@network) | `ip`, `cidr`, `isIP`, `isCIDR`, `ip.isCanonical`, address and prefix methods | 1 |
 //!
-//! Implementations are total over [`Value`](kcel::value::Value): arguments of the wrong
+//! Implementations are total over [`Value`](kcel::Value): arguments of the wrong
 //! runtime type give `no such overload`, never a panic.
 
 pub mod encoders;
 pub mod format;
-pub mod format_check;
+pub(crate) mod format_check;
 pub mod lists;
 pub mod math;
 pub mod network;
@@ -24,9 +24,9 @@ pub mod regex;
 pub mod sets;
 pub mod strings;
 
-use kcel::cost::{CostEstimate, EstimateArgs, SizeEstimate};
-use kcel::registry::Library;
-use kcel::syntax::ast::{ExprKind, Literal};
+use kcel::library::Library;
+use kcel::library::syntax::{ExprKind, Literal};
+use kcel::library::{CostEstimate, EstimateArgs, SizeEstimate};
 
 /// The newest version of [`strings`](fn@strings) implemented here.
 pub const STRINGS_VERSION: u32 = 4;

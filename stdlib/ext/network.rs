@@ -2,8 +2,8 @@
 //! opaque types, upstreamed from Kubernetes' IP and CIDR libraries.
 //!
 //! Parsing, accessors and containment are Kubernetes' (shared with
-//! [`kubernetes::ip`](mod@crate::kubernetes::ip) and
-//! [`kubernetes::cidr`](mod@crate::kubernetes::cidr)). cel-go's library differs in:
+//! [`kubernetes::ip`](fn@crate::kubernetes::ip) and
+//! [`kubernetes::cidr`](fn@crate::kubernetes::cidr)). cel-go's library differs in:
 //!
 //! - CIDR parse errors read `CIDR "<s>" parse error during conversion from string: ...`;
 //! - `c.isMask()` (`cidr_is_mask`): whether the prefix has no host bits set;
@@ -21,12 +21,12 @@ use crate::kubernetes::cidr::Cidr;
 use crate::kubernetes::ip::{accessors, parse_ip};
 use crate::kubernetes::netip::{is_4in6, parse_prefix};
 use crate::kubernetes::{go_quote, opaque, opaque_arg, string_arg};
-use kcel::error::{CheckError, Diagnostic, EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::syntax::ast::NodeMap;
-use kcel::syntax::ast::{Expr, ExprKind, Literal};
-use kcel::types::Type;
-use kcel::value::{Opaque, Value};
+use kcel::Type;
+use kcel::library::syntax::NodeMap;
+use kcel::library::syntax::{Expr, ExprKind, Literal};
+use kcel::library::{Implementation, Library};
+use kcel::{CheckError, Diagnostic, EvalError, EvalResult};
+use kcel::{Opaque, Value};
 
 /// The library's version (cel-go's `ext.NetworkVersion`); cel-go has only version 1.
 pub const VERSION: u32 = 1;
@@ -236,7 +236,7 @@ pub fn library() -> Library {
     lib
 }
 
-fn accessor(f: fn(&IpAddr) -> Value) -> kcel::registry::SharedFn {
+fn accessor(f: fn(&IpAddr) -> Value) -> kcel::library::SharedFn {
     Arc::new(move |args: &[Value]| match args {
         [v] => Ok(f(&opaque_arg::<NetIp>(v)?.0)),
         _ => Err(EvalError::no_such_overload()),
@@ -377,8 +377,8 @@ fn validate_cidr_literals(expr: &Expr, _: &NodeMap<Type>) -> Vec<Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use kcel::env::Env;
-    use kcel::value::Value;
+    use kcel::Env;
+    use kcel::Value;
 
     fn env() -> Env {
         let mut env = Env::new();

@@ -6,14 +6,14 @@
 
 use regex::Regex;
 
-use kcel::cost::{
+use kcel::Value;
+use kcel::library::standard::re2;
+use kcel::library::{
     CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, REGEX_STRING_LENGTH_FACTOR,
     STRING_TRAVERSAL_FACTOR, SizeEstimate, actual_size,
 };
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::standard::re2;
-use kcel::value::Value;
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 use super::arg_size;
 
@@ -91,7 +91,7 @@ fn nso() -> EvalError {
 fn too_many_groups(pattern: &str) -> EvalError {
     EvalError::new(format!(
         "regular expression has more than one capturing group: {}",
-        kcel::standard::duration_text::go_quote(pattern)
+        kcel::library::standard::go_quote(pattern)
     ))
 }
 
@@ -172,13 +172,15 @@ pub fn replace(args: &[Value]) -> EvalResult {
         let replacement = expand(t, &caps, groups, r)?;
         // The output grows by each replacement: checked against the memory budget as it
         // grows (a long replacement for every match of a short pattern), counted at the end.
-        kcel::budget::within((out.len() + replacement.len() + whole.start() - last) as u64)?;
+        kcel::library::budget::within(
+            (out.len() + replacement.len() + whole.start() - last) as u64,
+        )?;
         out.push_str(&t[last..whole.start()]);
         out.push_str(&replacement);
         last = whole.end();
     }
     out.push_str(&t[last..]);
-    kcel::budget::reserve(out.len() as u64)?;
+    kcel::library::budget::reserve(out.len() as u64)?;
     Ok(Value::from(out))
 }
 

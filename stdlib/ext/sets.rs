@@ -3,10 +3,10 @@
 //! Costs, at run time and in estimates: `1 + |a|×|b|` for `sets.contains` and
 //! `sets.intersects`, `1 + 2×|a|×|b|` for `sets.equivalent`.
 
-use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs};
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::{CallCost, CallEstimate, CostEstimate, EstimateArgs};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 use super::{arg_size, floor_factor, sat_add, size_mul, size_times};
 
@@ -82,7 +82,7 @@ fn lists<'a>(a: &'a Value, b: &'a Value) -> Result<(&'a [Value], &'a [Value]), E
 /// visit budget; past it the answer is `false` and the evaluation fails.
 fn contains_all(set: &[Value], sub: &[Value]) -> bool {
     sub.iter()
-        .all(|x| kcel::budget::visit(set.len()) && set.iter().any(|y| y.cel_eq(x)))
+        .all(|x| kcel::library::budget::visit(set.len()) && set.iter().any(|y| y.cel_eq(x)))
 }
 
 /// `sets.contains(a, b)`.
@@ -101,12 +101,12 @@ pub fn equivalent(a: &Value, b: &Value) -> EvalResult {
 pub fn intersects(a: &Value, b: &Value) -> EvalResult {
     let (a, b) = lists(a, b)?;
     Ok(Value::Bool(a.iter().any(|x| {
-        kcel::budget::visit(b.len()) && b.iter().any(|y| y.cel_eq(x))
+        kcel::library::budget::visit(b.len()) && b.iter().any(|y| y.cel_eq(x))
     })))
 }
 
 fn sizes(args: &[Value]) -> u64 {
-    let n = |i: usize| args.get(i).map_or(1, kcel::cost::actual_size);
+    let n = |i: usize| args.get(i).map_or(1, kcel::library::actual_size);
     n(0).saturating_mul(n(1))
 }
 

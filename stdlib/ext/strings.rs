@@ -9,11 +9,11 @@
 use std::sync::Arc;
 
 use super::format::{self, Formatter};
-use kcel::budget;
-use kcel::cost::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::budget;
+use kcel::library::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 /// Builds the library at `version`.
 pub fn library(version: u32) -> Library {
@@ -565,7 +565,7 @@ pub fn join(args: &[Value]) -> EvalResult {
             other => {
                 return Err(EvalError::new(format!(
                     "join: invalid input: {}",
-                    kcel::standard::go_display(other)
+                    kcel::library::standard::go_display(other)
                 )));
             }
         }
@@ -748,7 +748,7 @@ mod tests {
 
     #[test]
     fn format_arguments_may_mix_types() {
-        let mut env = kcel::env::Env::new();
+        let mut env = kcel::Env::new();
         env.set_homogeneous_literals(true);
         assert!(env.compile("'%s %d'.format(['a', 1])").is_err());
         env.add_library(&library(2));

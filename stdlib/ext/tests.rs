@@ -1,10 +1,10 @@
 //! Every example of every extension function evaluates to `true`, and implementations are
 //! total over sample values.
 
-use kcel::env::Env;
-use kcel::error::EvalError;
-use kcel::registry::Implementation;
-use kcel::value::{Key, Map, TypeValue, Value};
+use kcel::Env;
+use kcel::EvalError;
+use kcel::library::Implementation;
+use kcel::{Key, Map, TypeValue, Value};
 
 #[test]
 fn examples_evaluate_to_true() {
@@ -53,7 +53,7 @@ fn samples() -> Vec<Value> {
         Value::from(vec![Value::Int(1), Value::from("x")]),
         Value::from(vec![Value::from("x")]),
         Value::from(map),
-        Value::Timestamp(kcel::value::Timestamp::UNIX_EPOCH),
+        Value::Timestamp(kcel::Timestamp::UNIX_EPOCH),
         Value::Duration(chrono::TimeDelta::seconds(90)),
         Value::Type(TypeValue::Int),
         Value::Optional(None),
@@ -118,21 +118,24 @@ fn overload_ids_are_unique_per_library() {
 /// Size hints by variable name, `[0, n]`, as cel-go's test estimator gives them.
 struct Hints(&'static [(&'static str, u64)]);
 
-impl kcel::cost::SizeEstimator for Hints {
-    fn estimate_size(&self, node: &kcel::cost::AstNode<'_>) -> Option<kcel::cost::SizeEstimate> {
+impl kcel::library::SizeEstimator for Hints {
+    fn estimate_size(
+        &self,
+        node: &kcel::library::AstNode<'_>,
+    ) -> Option<kcel::library::SizeEstimate> {
         let [name] = node.path else { return None };
         self.0
             .iter()
             .find(|(n, _)| n == name)
-            .map(|(_, max)| kcel::cost::SizeEstimate { min: 0, max: *max })
+            .map(|(_, max)| kcel::library::SizeEstimate { min: 0, max: *max })
     }
 }
 
 /// Estimated and actual costs, unoptimized (list literals cost 10), as cel-go counts them.
 #[test]
 fn costs_match_cel_go() {
-    use kcel::env::ProgramOptions;
-    use kcel::types::Type;
+    use kcel::ProgramOptions;
+    use kcel::Type;
     const MAX: u64 = u64::MAX;
     type Vars = &'static [(&'static str, &'static str, u64)];
     let cases: &[(&str, Vars, (u64, u64), u64)] = &[
@@ -217,7 +220,7 @@ mod fuzz {
     use proptest::prelude::*;
 
     use super::super::{encoders, format, lists, strings};
-    use kcel::value::Value;
+    use kcel::Value;
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]

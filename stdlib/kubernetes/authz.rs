@@ -13,10 +13,10 @@ use super::selectors::{
 };
 
 use super::{est_one, opaque, opaque_arg, string_arg};
-use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::{Opaque, Value};
+use kcel::library::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
+use kcel::{Opaque, Value};
 
 /// `kubernetes.authorization.Authorizer`.
 pub const AUTHORIZER: &str = "kubernetes.authorization.Authorizer";
@@ -36,24 +36,34 @@ pub const CHECK_COST: u64 = 350_000;
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct UserInfo {
+    /// The user's name.
     pub name: String,
+    /// The groups the user is in.
     pub groups: Vec<String>,
 }
 
 /// The attributes of one authorization check (Kubernetes' `AttributesRecord`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AuthzRequest {
+    /// Who asks.
     pub user: UserInfo,
+    /// The verb (`get`, `list`, `create`, ...).
     pub verb: String,
     /// True for resource checks, false for path (non-resource) checks.
     pub resource_request: bool,
+    /// The path of a non-resource check (`/healthz`).
     pub path: String,
+    /// The resource's API group (empty for the core group).
     pub api_group: String,
     /// Always `*` for checks made from CEL.
     pub api_version: String,
+    /// The resource (`deployments`).
     pub resource: String,
+    /// The subresource (`status`, `scale`), or empty.
     pub subresource: String,
+    /// The namespace, or empty for cluster-wide checks.
     pub namespace: String,
+    /// The object's name, or empty for checks of the whole collection.
     pub name: String,
     /// The field selector as written, if a non-empty one was given.
     pub field_selector: Option<String>,
@@ -75,16 +85,22 @@ pub struct AuthzRequest {
 /// An authorizer's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecisionKind {
+    /// The request is allowed.
     Allow,
+    /// The request is denied.
     Deny,
+    /// The authorizer neither allows nor denies.
     NoOpinion,
 }
 
 /// A decision with its reason and error, as `check()` returns it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
+    /// Allowed, denied, or no opinion.
     pub kind: DecisionKind,
+    /// Why, as the authorizer words it.
     pub reason: String,
+    /// The authorizer's error, if it failed.
     pub error: Option<String>,
 }
 
@@ -101,6 +117,7 @@ impl Decision {
 
 /// The authorization backend that `check()` calls.
 pub trait Authorizer: Send + Sync + fmt::Debug {
+    /// The decision on one request.
     fn authorize(&self, request: &AuthzRequest) -> Decision;
 }
 
@@ -131,10 +148,15 @@ impl Authorizer for DenyAll {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct Rule {
+    /// The users it applies to (empty: any).
     pub users: Vec<String>,
+    /// The groups it applies to (empty: any).
     pub groups: Vec<String>,
+    /// The verbs it allows.
     pub verbs: Vec<String>,
+    /// The API groups of the resources it allows.
     pub api_groups: Vec<String>,
+    /// The resources it allows (`pods`, `deployments/scale`).
     pub resources: Vec<String>,
     /// Empty: any name.
     pub resource_names: Vec<String>,
@@ -184,6 +206,7 @@ impl Rule {
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleAuthorizer {
+    /// The rules, tried in order: the first that matches allows.
     pub rules: Vec<Rule>,
 }
 
@@ -555,7 +578,7 @@ pub fn resource(g: &Value, r: &Value) -> EvalResult {
 }
 
 /// A resource-check builder setting one field.
-fn setter(field: &'static str) -> kcel::registry::SharedFn {
+fn setter(field: &'static str) -> kcel::library::SharedFn {
     Arc::new(move |args: &[Value]| {
         let [c, v] = args else {
             return Err(EvalError::no_such_overload());
@@ -638,20 +661,20 @@ fn est_check(_: &EstimateArgs<'_>) -> CallEstimate {
 
 /// `10 + ⌈L × 0.1⌉ + ⌈⌈L × 0.5⌉ × 50⌉` for a selector of length L.
 fn selector_cost_estimate(len: SizeEstimate) -> CostEstimate {
-    let parse = len.times_factor(kcel::cost::STRING_TRAVERSAL_FACTOR);
+    let parse = len.times_factor(kcel::library::STRING_TRAVERSAL_FACTOR);
     let requirements = len.times_factor(0.5);
-    let per_requirement = (kcel::cost::LIST_CREATE + kcel::cost::STRUCT_CREATE) as f64;
+    let per_requirement = (kcel::library::LIST_CREATE + kcel::library::STRUCT_CREATE) as f64;
     let requirement_cost = CostEstimate {
         min: super::ceil_cost(requirements.min, per_requirement),
         max: (requirements.max as f64 * per_requirement)
             .ceil()
             .min(u64::MAX as f64) as u64,
     };
-    CostEstimate::fixed(kcel::cost::LIST_CREATE) + parse + requirement_cost
+    CostEstimate::fixed(kcel::library::LIST_CREATE) + parse + requirement_cost
 }
 
 fn selector_cost(args: &[Value], _: Option<&Value>) -> u64 {
-    let len = args.get(1).map_or(0, kcel::cost::actual_size);
+    let len = args.get(1).map_or(0, kcel::library::actual_size);
     selector_cost_estimate(SizeEstimate::fixed(len)).max
 }
 

@@ -10,12 +10,12 @@ use super::{
     ceil_cost, est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg,
     value_size,
 };
-use kcel::cost::{
+use kcel::library::{
     CallCost, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
 };
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::{Opaque, Value};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
+use kcel::{Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "net.CIDR";

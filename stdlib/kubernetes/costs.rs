@@ -3,14 +3,14 @@
 //! `library/cost.go` does. [`apply_runtime_costs`] sets the runtime side on a library's
 //! overloads; [`estimate_by_name`] is the static side, used by [`super::estimate_call`].
 
-use kcel::cost::{
+use kcel::Type;
+use kcel::Value;
+use kcel::library::Library;
+use kcel::library::syntax::{ExprKind, Literal};
+use kcel::library::{
     AstNode, CallCost, CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
     SizeEstimator,
 };
-use kcel::registry::Library;
-use kcel::syntax::ast::{ExprKind, Literal};
-use kcel::types::Type;
-use kcel::value::Value;
 
 /// Kubernetes' runtime cost for a function it prices by name, if it does.
 pub fn runtime_cost(function: &str) -> Option<CallCost> {
@@ -36,7 +36,7 @@ pub fn apply_runtime_costs(lib: &mut Library) {
 }
 
 fn size(v: Option<&Value>) -> f64 {
-    v.map_or(0.0, |v| kcel::cost::actual_size(v) as f64)
+    v.map_or(0.0, |v| kcel::library::actual_size(v) as f64)
 }
 
 fn traverse_receiver(args: &[Value], _: Option<&Value>) -> u64 {
@@ -169,7 +169,7 @@ pub fn jsonpatch_library() -> Library {
         "string_jsonpatch_escapeKey_string",
         &["string"],
         "string",
-        kcel::registry::Implementation::Unary(escape_key),
+        kcel::library::Implementation::Unary(escape_key),
     )
     .cost(CallCost::Custom(traverse_receiver))
     .estimate(|a| {
@@ -183,7 +183,7 @@ pub fn jsonpatch_library() -> Library {
     lib
 }
 
-fn escape_key(v: &Value) -> kcel::error::EvalResult {
+fn escape_key(v: &Value) -> kcel::EvalResult {
     let s = super::string_arg(v)?;
     Ok(Value::from(s.replace('~', "~0").replace('/', "~1")))
 }

@@ -10,12 +10,12 @@ use super::strfmt::{
     DNS1123_LABEL_FMT, DNS1123_SUBDOMAIN_FMT, is_base64, is_date, is_date_time, is_uuid,
 };
 use super::{opaque, opaque_arg, string_arg};
-use kcel::cost::{
+use kcel::EvalResult;
+use kcel::library::{
     CallCost, CallEstimate, EstimateArgs, REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR,
 };
-use kcel::error::EvalResult;
-use kcel::registry::{Implementation, Library};
-use kcel::value::{Opaque, Value};
+use kcel::library::{Implementation, Library};
+use kcel::{Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "kubernetes.NamedFormat";
@@ -26,8 +26,11 @@ pub const MAX_NAME_FORMAT_REGEX_SIZE: f64 = 128.0;
 /// A named format: its library name, validator and the regex size its runtime cost assumes.
 #[derive(Clone, Copy, Debug)]
 pub struct Format {
+    /// The name `format.named` takes (`dns1123Label`).
     pub name: &'static str,
+    /// The validator: the error messages for a value, none when it is valid.
     pub validate: fn(&str) -> Vec<String>,
+    /// The size of the regex Kubernetes' runtime cost assumes for it.
     pub max_regex_size: u64,
 }
 
@@ -209,7 +212,7 @@ fn validate_cost(args: &[Value], _: Option<&Value>) -> u64 {
     let Ok(f) = opaque_arg::<Format>(f) else {
         return 1;
     };
-    let s = super::ceil_cost(1 + kcel::cost::actual_size(s), STRING_TRAVERSAL_FACTOR);
+    let s = super::ceil_cost(1 + kcel::library::actual_size(s), STRING_TRAVERSAL_FACTOR);
     s.saturating_mul(super::ceil_cost(
         f.max_regex_size,
         REGEX_STRING_LENGTH_FACTOR,
@@ -220,7 +223,7 @@ fn validate_cost(args: &[Value], _: Option<&Value>) -> u64 {
 fn validate_estimate(a: &EstimateArgs<'_>) -> CallEstimate {
     let mut e = super::est_traverse_first(a);
     let f = MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_FACTOR;
-    e.cost = kcel::cost::CostEstimate {
+    e.cost = kcel::library::CostEstimate {
         min: super::ceil_cost(e.cost.min, f),
         max: (e.cost.max as f64 * f).ceil().min(u64::MAX as f64) as u64,
     };

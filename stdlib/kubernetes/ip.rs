@@ -6,10 +6,10 @@ use std::net::IpAddr;
 
 use super::netip::{is_4in6, parse_addr};
 use super::{est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg};
-use kcel::cost::{CallCost, CallEstimate, EstimateArgs};
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::{Opaque, Value};
+use kcel::library::{CallCost, CallEstimate, EstimateArgs};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
+use kcel::{Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "net.IP";
@@ -192,7 +192,7 @@ pub(crate) fn accessors() -> [super::Row<Accessor>; 6] {
     ]
 }
 
-fn accessor(f: fn(&IpAddr) -> Value) -> kcel::registry::SharedFn {
+fn accessor(f: fn(&IpAddr) -> Value) -> kcel::library::SharedFn {
     std::sync::Arc::new(move |args: &[Value]| match args {
         [v] => Ok(f(&opaque_arg::<Ip>(v)?.0)),
         _ => Err(EvalError::no_such_overload()),
@@ -256,7 +256,7 @@ fn global_unicast(ip: &IpAddr) -> bool {
 fn canonical_cost(args: &[Value], _: Option<&Value>) -> u64 {
     // Upstream's order of operations: × 2, then × 0.1.
     args.first().map_or(0, |a| {
-        (kcel::cost::actual_size(a) as f64 * 2.0 * 0.1).ceil() as u64
+        (kcel::library::actual_size(a) as f64 * 2.0 * 0.1).ceil() as u64
     })
 }
 

@@ -3,14 +3,14 @@
 
 use std::cmp::Ordering;
 
-use kcel::cost::{
+use kcel::Type;
+use kcel::Value;
+use kcel::library::standard::{add_double, add_duration_duration, add_int64, add_uint64};
+use kcel::library::{
     AstNode, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
 };
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::standard::{arithmetic, time};
-use kcel::types::Type;
-use kcel::value::Value;
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 /// Element types with an ordering, with the names used in overload ids.
 const COMPARABLE: &[&str] = &[
@@ -42,7 +42,7 @@ pub fn library(version: u32) -> Library {
                     "bool",
                     Implementation::Unary(is_sorted),
                 )
-                .cost(kcel::cost::CallCost::Custom(traversal_cost))
+                .cost(kcel::library::CallCost::Custom(traversal_cost))
                 .estimate(estimate);
         }
         f.examples(&[
@@ -70,7 +70,7 @@ pub fn library(version: u32) -> Library {
                     t,
                     Implementation::Unary(imp),
                 )
-                .cost(kcel::cost::CallCost::Custom(traversal_cost))
+                .cost(kcel::library::CallCost::Custom(traversal_cost))
                 .estimate(estimate);
         }
         f.examples(&[
@@ -102,7 +102,7 @@ pub fn library(version: u32) -> Library {
                     t,
                     Implementation::Unary(imp),
                 )
-                .cost(kcel::cost::CallCost::Custom(traversal_cost))
+                .cost(kcel::library::CallCost::Custom(traversal_cost))
                 .estimate(estimate);
         }
         f.examples(examples);
@@ -117,7 +117,7 @@ pub fn library(version: u32) -> Library {
         "int",
         Implementation::Binary(index_of),
     )
-    .cost(kcel::cost::CallCost::Custom(traversal_cost))
+    .cost(kcel::library::CallCost::Custom(traversal_cost))
     .estimate(estimate)
     .examples(&["[1, 2, 2, 3].indexOf(2) == 1", "['a'].indexOf('b') == -1"]);
     lib.function(
@@ -130,7 +130,7 @@ pub fn library(version: u32) -> Library {
         "int",
         Implementation::Binary(last_index_of),
     )
-    .cost(kcel::cost::CallCost::Custom(traversal_cost))
+    .cost(kcel::library::CallCost::Custom(traversal_cost))
     .estimate(estimate)
     .examples(&[
         "[1, 2, 2, 3].lastIndexOf(2) == 2",
@@ -148,7 +148,7 @@ pub fn library(version: u32) -> Library {
             "bool",
             Implementation::Binary(includes),
         )
-        .cost(kcel::cost::CallCost::Custom(traversal_cost))
+        .cost(kcel::library::CallCost::Custom(traversal_cost))
         .estimate(estimate)
         .examples(&[
             "[1, 2, 3].includes(2)",
@@ -194,12 +194,12 @@ fn sum(list: &Value, empty: Value) -> EvalResult {
         return Ok(empty);
     };
     let (zero, add): (Value, fn(&Value, &Value) -> EvalResult) = match first {
-        Value::Int(_) => (Value::Int(0), arithmetic::add_int64),
-        Value::Uint(_) => (Value::Uint(0), arithmetic::add_uint64),
-        Value::Double(_) => (Value::Double(0.0), arithmetic::add_double),
+        Value::Int(_) => (Value::Int(0), add_int64),
+        Value::Uint(_) => (Value::Uint(0), add_uint64),
+        Value::Double(_) => (Value::Double(0.0), add_double),
         Value::Duration(_) => (
             Value::Duration(chrono::TimeDelta::zero()),
-            time::add_duration_duration,
+            add_duration_duration,
         ),
         _ => return Err(EvalError::no_such_overload()),
     };

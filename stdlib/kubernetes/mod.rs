@@ -1,21 +1,21 @@
 //! The Kubernetes CEL libraries (k8s.io/apiserver `pkg/cel/library`), with Kubernetes'
 //! overload ids, semantics, error messages and cost functions.
 //!
-//! | module | library | functions |
+//! | declared by | library | functions |
 //! | --- | --- | --- |
-//! | [`lists`](mod@lists) | `kubernetes.lists` | `isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`, (v1) `includes` |
-//! | [`regex`](mod@regex) | `kubernetes.regex` | `find`, `findAll` |
-//! | [`urls`](mod@urls) | `kubernetes.urls` | `url`, `isURL`, `getScheme` ... `getQuery` |
-//! | [`quantity`](mod@quantity) | `kubernetes.quantity` | `quantity`, `isQuantity`, `sign`, `add`, `sub`, ... |
-//! | [`ip`](mod@ip) | `kubernetes.net.ip` | `ip`, `isIP`, `ip.isCanonical`, `family`, ... |
-//! | [`cidr`](mod@cidr) | `kubernetes.net.cidr` | `cidr`, `isCIDR`, `containsIP`, `containsCIDR`, ... |
-//! | [`format`](mod@format) | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
-//! | [`semver`](mod@semver) | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
+//! | [`lists`](fn@lists) | `kubernetes.lists` | `isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`, (v1) `includes` |
+//! | [`regex`](fn@regex) | `kubernetes.regex` | `find`, `findAll` |
+//! | [`urls`](fn@urls) | `kubernetes.urls` | `url`, `isURL`, `getScheme` ... `getQuery` |
+//! | [`quantity`](fn@quantity) | `kubernetes.quantity` | `quantity`, `isQuantity`, `sign`, `add`, `sub`, ... |
+//! | [`ip`](fn@ip) | `kubernetes.net.ip` | `ip`, `isIP`, `ip.isCanonical`, `family`, ... |
+//! | [`cidr`](fn@cidr) | `kubernetes.net.cidr` | `cidr`, `isCIDR`, `containsIP`, `containsCIDR`, ... |
+//! | [`format`](mod@format) ([`format()`](fn@format)) | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
+//! | [`semver`](fn@semver) | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
 //! | [`authz`](mod@authz) | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
 //! | [`sharding`](mod@sharding) | `kubernetes.sharding` | `shardRange` (shard selectors of sharded list and watch) |
 //! | [`costs`](mod@costs) | `kubernetes.jsonpatch` | `jsonpatch.escapeKey`; Kubernetes' costs for `ext.Strings` |
 //!
-//! [`netip`] and [`go_url`] reproduce Go's `net/netip` and `net/url` parsing and messages.
+//! The private modules `netip` and `go_url` reproduce Go's `net/netip` and `net/url` parsing and messages.
 //!
 //! [`libraries_for`] gives the libraries a Kubernetes version enables; [`cost_estimator`] adds
 //! Kubernetes' estimates (`==` on its types, the `ext.Strings` functions priced by name) to
@@ -26,7 +26,7 @@
 //! use std::collections::HashMap;
 //! use std::sync::Arc;
 //!
-//! use kcel::cost::NoSizes;
+//! use kcel::library::NoSizes;
 //! use kcel_stdlib::kubernetes::{self, AllowAll, authz::AUTHORIZER};
 //! use kcel::{Env, ProgramOptions, Type, Value};
 //!
@@ -54,38 +54,38 @@
 pub mod admission;
 pub mod authz;
 pub mod builtin;
-pub mod cidr;
+pub(crate) mod cidr;
 pub mod costs;
 pub mod crd;
 pub mod format;
-pub mod go_url;
-pub mod ip;
-pub mod lists;
-pub mod netip;
-pub mod object_meta;
+pub(crate) mod go_url;
+pub(crate) mod ip;
+pub(crate) mod lists;
+pub(crate) mod netip;
+pub(crate) mod object_meta;
 pub mod presets;
-pub mod quantity;
-pub mod regex;
+pub(crate) mod quantity;
+pub(crate) mod regex;
 pub mod selectors;
-pub mod semver;
+pub(crate) mod semver;
 pub mod sharding;
 pub mod strfmt;
 pub mod suite;
-pub mod urls;
+pub(crate) mod urls;
 
-use kcel::cost::{
+use kcel::EvalError;
+use kcel::Type;
+use kcel::library::Library;
+use kcel::library::{
     AstNode, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
     SizeEstimator, WithCallEstimates,
 };
-use kcel::error::EvalError;
-use kcel::registry::Library;
-use kcel::types::Type;
-use kcel::value::{Opaque, Value};
+use kcel::{Opaque, Value};
 
 pub use authz::{
     AllowAll, Authorizer, AuthzRequest, Decision, DenyAll, Rule, RuleAuthorizer, authorizer_value,
 };
-pub(crate) use kcel::standard::go_quote;
+pub(crate) use kcel::library::standard::go_quote;
 
 /// The Kubernetes libraries enabled at a Kubernetes version `(major, minor)` for new
 /// expressions (SPEC §1.2); the cel-go extensions are not included.
@@ -229,7 +229,7 @@ pub(crate) fn value_size(v: &Value) -> u64 {
     if let Ok(c) = opaque_arg::<cidr::Cidr>(v) {
         return c.size();
     }
-    kcel::cost::actual_size(v)
+    kcel::library::actual_size(v)
 }
 
 /// One row of a declaration table: name, overload id, result type, doc, implementation,

@@ -3,7 +3,7 @@
 
 use crate::kubernetes::{self, costs};
 use crate::{comprehensions, ext, optional};
-use kcel::env::{Env, ProgramOptions};
+use kcel::{Env, ProgramOptions};
 
 /// Kubernetes' per-expression runtime cost limit.
 pub const KUBERNETES_COST_LIMIT: u64 = 1_000_000;
@@ -41,7 +41,7 @@ pub fn kubernetes(version: (u32, u32), mode: Mode) -> Env {
             cost_limit: Some(KUBERNETES_COST_LIMIT),
             presence_test_cost: false,
             interrupt: None,
-            memory_limit: Some(kcel::budget::DEFAULT_MEMORY_LIMIT),
+            memory_limit: Some(kcel::DEFAULT_MEMORY_LIMIT),
             reference: false,
         });
     for lib in kubernetes::libraries_for(version) {

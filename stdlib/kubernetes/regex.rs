@@ -5,13 +5,13 @@ use std::sync::Arc;
 use regex::Regex;
 
 use super::string_arg;
-use kcel::cost::{
+use kcel::Value;
+use kcel::library::{
     CallCost, CallEstimate, EstimateArgs, REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR,
     SizeEstimate,
 };
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{ConstantRejected, Implementation, Library};
-use kcel::value::Value;
+use kcel::library::{ConstantRejected, Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 /// Builds the library.
 pub fn library() -> Library {
@@ -64,7 +64,7 @@ pub fn library() -> Library {
 }
 
 fn compile(pattern: &str) -> Result<Regex, EvalError> {
-    kcel::standard::strings::compile_regex(pattern)
+    kcel::library::standard::compile_regex(pattern)
         .map_err(|e| EvalError::new(format!("Illegal regex: {e}")))
 }
 
@@ -91,7 +91,7 @@ fn precompiled(
     let Some(Some(Value::String(pattern))) = constants.get(1) else {
         return None;
     };
-    let re = match kcel::standard::strings::compile_regex(pattern) {
+    let re = match kcel::library::standard::compile_regex(pattern) {
         Ok(re) => Arc::new(re),
         Err(e) => {
             return Some(Err(ConstantRejected {
@@ -185,7 +185,7 @@ fn go_find_all<'s>(re: &Regex, s: &'s str, limit: usize) -> Vec<&'s str> {
 
 /// `⌈(1 + S(str)) × 0.1⌉ × ⌈S(pattern) × 0.25⌉`.
 fn runtime_cost(args: &[Value], _: Option<&Value>) -> u64 {
-    let size = |i: usize| args.get(i).map_or(0, kcel::cost::actual_size);
+    let size = |i: usize| args.get(i).map_or(0, kcel::library::actual_size);
     let s = super::ceil_cost(1 + size(0), STRING_TRAVERSAL_FACTOR);
     let p = super::ceil_cost(size(1), REGEX_STRING_LENGTH_FACTOR);
     s.saturating_mul(p)

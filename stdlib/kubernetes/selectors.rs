@@ -12,13 +12,16 @@ use super::go_quote;
 pub struct FieldRequirement {
     /// `=` (written `=` or `==`) or `!=`.
     pub operator: &'static str,
+    /// The field (`metadata.name`).
     pub field: String,
+    /// The value compared with.
     pub value: String,
 }
 
 /// One requirement of a label selector (apimachinery's `labels.Requirement`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LabelRequirement {
+    /// The label's key.
     pub key: String,
     /// `=`, `==`, `!=`, `in`, `notin`, `exists`, `!` (does not exist), `gt` or `lt`.
     pub operator: &'static str,

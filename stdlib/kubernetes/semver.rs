@@ -5,10 +5,10 @@ use std::any::Any;
 use std::cmp::Ordering;
 
 use super::{est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg};
-use kcel::cost::CallCost;
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::{Opaque, Value};
+use kcel::library::CallCost;
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
+use kcel::{Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "kubernetes.Semver";

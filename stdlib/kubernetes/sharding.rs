@@ -31,12 +31,12 @@
 
 use std::fmt;
 
-use kcel::cost::{CallCost, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR};
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::syntax::ast::{Expr, ExprKind, Literal, op};
-use kcel::syntax::{ParseOptions, parse};
-use kcel::value::Value;
+use kcel::Value;
+use kcel::library::syntax::{Expr, ExprKind, Literal, op};
+use kcel::library::syntax::{ParseOptions, parse};
+use kcel::library::{CallCost, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
 
 use super::{ceil_cost, go_quote, string_arg, value_size};
 

@@ -1,5 +1,5 @@
 //! kube-openapi's string formats (`strfmt`): the `format`s Kubernetes validates in custom
-//! resources (used by [`super::crd::openapi`]), and the date, time, UUID and base64 checks
+//! resources (used by the OpenAPI value validation of `crd`), and the date, time, UUID and base64 checks
 //! the `kubernetes.format` CEL library shares with them.
 //!
 //! Sources: apiextensions-apiserver `pkg/apiserver/validation/formats.go`
@@ -242,7 +242,7 @@ fn is_credit_card(text: &str) -> bool {
 /// found in the text with a unit strfmt knows (`ns`/`nano…`, `us`/`µs`/`micro…`,
 /// `ms`/`milli…`, `s`/`sec…`, `m`/`min…`, `h`/`hr`/`hour…`, `d`/`day…`, `w`/`wk`/`week…`).
 fn is_duration(text: &str) -> bool {
-    if kcel::standard::duration_text::parse(text).is_ok() {
+    if kcel::library::standard::duration_text::parse(text).is_ok() {
         return true;
     }
     const UNITS: [&[&str]; 8] = [

@@ -93,7 +93,7 @@ const OPERATIONS: [&str; 4] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
 
 /// Deserializes `text` as `T`, failing on any field that `T` and its parts ignore; errors
 /// carry the path of the offending value and, when known, its line.
-fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, SuiteError> {
     let mut unknown: Vec<String> = Vec::new();
     let yaml = serde_norway::Deserializer::from_str(text);
     let mut record = |path: serde_ignored::Path<'_>| unknown.push(path.to_string());
@@ -102,11 +102,11 @@ fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
         // serde_norway's own messages name the path and the line already.
         let inner = e.inner().to_string();
         let path = e.path().to_string();
-        if path == "." || inner.contains(" at line ") {
+        SuiteError::Invalid(if path == "." || inner.contains(" at line ") {
             inner
         } else {
             format!("{path}: {inner}")
-        }
+        })
     })?;
     // Fields of objects copied from a cluster that the suite's types leave out.
     let from_cluster = |path: &String| {
@@ -119,19 +119,12 @@ fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
         .collect();
     if let Some(path) = unknown.first() {
         let (parent, field) = path.rsplit_once('.').unwrap_or(("", path));
-        let at = if parent.is_empty() {
-            String::new()
-        } else {
-            format!(" in {parent}")
-        };
-        let more = match unknown.len() {
-            1 => String::new(),
-            n => format!(" (and {} more: {})", n - 1, unknown[1..].join(", ")),
-        };
-        return Err(format!(
-            "{}unknown field `{field}`{at}{more}",
-            line_of(text, field, "")
-        ));
+        return Err(SuiteError::UnknownField {
+            line: line_of(text, field, ""),
+            field: field.to_string(),
+            parent: parent.to_string(),
+            others: unknown[1..].to_vec(),
+        });
     }
     Ok(value)
 }
@@ -186,7 +179,9 @@ fn line_of(text: &str, key: &str, value: &str) -> String {
 /// A suite of either kind.
 #[derive(Debug)]
 pub enum Suite {
+    /// Admission policies and requests.
     Admission(AdmissionSuite),
+    /// A CRD's rules and objects.
     Crd(CrdSuite),
 }
 
@@ -194,9 +189,12 @@ pub enum Suite {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdmissionSuite {
+    /// The policies.
     pub policies: Vec<ValidatingAdmissionPolicy>,
+    /// Their bindings.
     #[serde(default)]
     pub bindings: Vec<ValidatingAdmissionPolicyBinding>,
+    /// The parameter objects bindings may refer to.
     #[serde(default)]
     pub params: Vec<Json>,
     /// The Namespace object of namespaced requests: absent, an unlabelled Namespace named as
@@ -213,6 +211,7 @@ pub struct AdmissionSuite {
     /// Expected binding field errors, in order.
     #[serde(default)]
     pub binding_errors: Vec<String>,
+    /// The requests.
     #[serde(default)]
     pub cases: Vec<AdmissionCase>,
 }
@@ -221,7 +220,9 @@ pub struct AdmissionSuite {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdmissionCase {
+    /// The case's name, as results report it.
     pub name: String,
+    /// The request.
     pub request: AdmissionRequest,
     /// Overrides the suite's namespace object (`null`: the namespace does not exist).
     #[serde(default, deserialize_with = "present")]
@@ -262,12 +263,15 @@ pub struct AdmissionCase {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CrdSuite {
+    /// The CustomResourceDefinition.
     pub crd: Json,
     /// Expected schema errors, any order.
     #[serde(default)]
     pub schema_errors: Vec<String>,
+    /// Expected estimated costs of rules.
     #[serde(default)]
     pub costs: Vec<CostExpectation>,
+    /// The objects.
     #[serde(default)]
     pub cases: Vec<CrdCase>,
 }
@@ -291,7 +295,9 @@ pub struct CostExpectation {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CrdCase {
+    /// The case's name, as results report it.
     pub name: String,
+    /// The object (the new object of an update).
     pub object: Json,
     /// The old object: the case is an update.
     #[serde(default)]
@@ -318,13 +324,16 @@ pub struct CrdCase {
 /// The result of one case (or suite-level expectation).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseResult {
+    /// The case's name.
     pub name: String,
+    /// How it went.
     pub outcome: Outcome,
 }
 
 /// Whether a case passed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// Every expectation held.
     Passed,
     /// What differed (never empty).
     Failed(Vec<Mismatch>),
@@ -337,7 +346,9 @@ pub enum Outcome {
 pub struct Mismatch {
     /// What was compared (`message`, `errors`, `actual cost of "rule"`, ...).
     pub what: String,
+    /// The expected value.
     pub expected: String,
+    /// The actual value.
     pub actual: String,
 }
 
@@ -413,6 +424,57 @@ pub enum SuiteError {
     /// A `crd` with no schema.
     #[error("crd: no spec.versions[].schema.openAPIV3Schema")]
     NoSchema,
+    /// Text that is not YAML (or JSON).
+    #[error("{0}")]
+    Syntax(serde_norway::Error),
+    /// A value of the wrong shape, read strictly: its path and, where the text shows it,
+    /// its line, with the decoder's message.
+    #[error("{0}")]
+    Invalid(String),
+    /// A field that no part of the suite knows (read strictly).
+    #[error(
+        "{line}unknown field `{field}`{}{}",
+        in_parent(parent),
+        more_fields(others)
+    )]
+    UnknownField {
+        /// `line N: ` where the text shows it, else empty.
+        line: String,
+        /// The field's name.
+        field: String,
+        /// The path of the object it is in (empty at the top).
+        parent: String,
+        /// The paths of the other unknown fields.
+        others: Vec<String>,
+    },
+    /// An admission request's operation other than CREATE, UPDATE, DELETE or CONNECT.
+    #[error(
+        "{line}cases[{case}].request.operation: Unsupported value: \"{operation}\": supported values: \"CREATE\", \"UPDATE\", \"DELETE\", \"CONNECT\""
+    )]
+    Operation {
+        /// `line N: ` where the text shows it, else empty.
+        line: String,
+        /// The case's index.
+        case: usize,
+        /// The operation as written.
+        operation: String,
+    },
+}
+
+fn in_parent(parent: &str) -> String {
+    if parent.is_empty() {
+        String::new()
+    } else {
+        format!(" in {parent}")
+    }
+}
+
+fn more_fields(others: &[String]) -> String {
+    if others.is_empty() {
+        String::new()
+    } else {
+        format!(" (and {} more: {})", others.len(), others.join(", "))
+    }
 }
 
 impl Suite {
@@ -440,35 +502,34 @@ impl Suite {
     /// in a policy, `messageExpresion:` in a validation) and an admission request's
     /// `operation` other than CREATE, UPDATE, DELETE or CONNECT are errors. Errors name the
     /// path (`cases[2].request.operation`) and, where the text shows it, the line.
-    pub fn from_yaml(text: &str) -> Result<Suite, String> {
-        let json: Json = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+    pub fn from_yaml(text: &str) -> Result<Suite, SuiteError> {
+        let json: Json = serde_norway::from_str(text).map_err(SuiteError::Syntax)?;
         let Some(object) = json.as_object() else {
-            return Err(
-                "a suite is a mapping with `policies` (admission) or `crd` (CRD rules)".into(),
-            );
+            return Err(SuiteError::NotAMapping);
         };
         let suite = if object.contains_key("policies") {
             Suite::Admission(strictly(text)?)
         } else if object.contains_key("crd") {
             Suite::Crd(strictly(text)?)
         } else {
-            return Err("a suite needs `policies` (admission) or `crd` (CRD rules)".into());
+            return Err(SuiteError::UnknownKind);
         };
         match &suite {
             Suite::Admission(admission) => {
-                admission.authorizer().map_err(|e| e.to_string())?;
+                admission.authorizer()?;
                 for (i, case) in admission.cases.iter().enumerate() {
                     let operation = case.request.operation.as_str();
                     if !OPERATIONS.contains(&operation) {
-                        return Err(format!(
-                            "{}cases[{i}].request.operation: Unsupported value: \"{operation}\": supported values: \"CREATE\", \"UPDATE\", \"DELETE\", \"CONNECT\"",
-                            line_of(text, "operation", operation)
-                        ));
+                        return Err(SuiteError::Operation {
+                            line: line_of(text, "operation", operation),
+                            case: i,
+                            operation: operation.to_string(),
+                        });
                     }
                 }
             }
             Suite::Crd(crd) => {
-                crd.schema().map_err(|e| e.to_string())?;
+                crd.schema()?;
             }
         }
         Ok(suite)
@@ -909,7 +970,7 @@ mod strict_tests {
     #[test]
     fn unknown_fields_anywhere_are_errors() {
         let suite = "crd: {spec: {versions: []}}\ncasez: []\n";
-        let error = Suite::from_yaml(suite).unwrap_err();
+        let error = Suite::from_yaml(suite).unwrap_err().to_string();
         assert!(error.contains("unknown field `casez`"), "{error}");
     }
 }

@@ -4,10 +4,10 @@ use std::any::Any;
 
 use super::go_url::{Url, parse_request_uri, parse_url};
 use super::{est_one, opaque, opaque_arg, rt_traverse_first, string_arg};
-use kcel::cost::{CallCost, CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR};
-use kcel::error::{EvalError, EvalResult};
-use kcel::registry::{Implementation, Library};
-use kcel::value::{Key, Map, Opaque, Value};
+use kcel::library::{CallCost, CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR};
+use kcel::library::{Implementation, Library};
+use kcel::{EvalError, EvalResult};
+use kcel::{Key, Map, Opaque, Value};
 
 /// The CEL type name.
 pub const TYPE: &str = "kubernetes.URL";
@@ -145,7 +145,7 @@ pub fn library() -> Library {
     lib
 }
 
-fn accessor(f: fn(&Url) -> Value) -> kcel::registry::SharedFn {
+fn accessor(f: fn(&Url) -> Value) -> kcel::library::SharedFn {
     std::sync::Arc::new(move |args: &[Value]| match args {
         [v] => Ok(f(&opaque_arg::<UrlValue>(v)?.0)),
         _ => Err(EvalError::no_such_overload()),
@@ -178,7 +178,7 @@ pub fn is_url(s: &Value) -> EvalResult {
 fn url_estimate(a: &EstimateArgs<'_>) -> CallEstimate {
     let size = a.args.first().map(|n| a.size(n));
     CallEstimate {
-        cost: size.map_or(kcel::cost::CostEstimate::fixed(1), |s| {
+        cost: size.map_or(kcel::library::CostEstimate::fixed(1), |s| {
             s.times_factor(STRING_TRAVERSAL_FACTOR)
         }),
         result_size: size,

@@ -6,7 +6,7 @@ use kcel_stdlib::kubernetes::{self, costs};
 use super::support::*;
 
 /// cel-go's `ext.Strings` at the version Kubernetes enables, with Kubernetes' runtime costs.
-fn strings_v2() -> kcel::registry::Library {
+fn strings_v2() -> kcel::library::Library {
     let mut lib = kcel_stdlib::ext::strings(2);
     costs::apply_runtime_costs(&mut lib);
     lib

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kcel::cost::{AstNode, NoSizes, SizeEstimate, SizeEstimator};
+use kcel::library::{AstNode, NoSizes, SizeEstimate, SizeEstimator};
 use kcel::{Env, ProgramOptions, Type, Value};
 use kcel_stdlib::kubernetes::{self, AllowAll, authz};
 

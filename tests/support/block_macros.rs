@@ -2,8 +2,8 @@
 //! by the conformance runner and `tests/block.rs`. Test code only: no environment of
 //! kcel's has these macros.
 
-use kcel::syntax::ast::{Expr, ExprKind, Literal};
-use kcel::syntax::macros::{Expander, Macro, MacroError, Style};
+use kcel::library::syntax::{Expander, Macro, MacroError, Style};
+use kcel::library::syntax::{Expr, ExprKind, Literal};
 
 /// How many `@indexN` variables cel-go's runner declares (`dyn`, as an optimizer would
 /// declare them with their types).
@@ -13,8 +13,8 @@ pub const BLOCK_TEST_INDICES: usize = 30;
 /// `cel.block(list, expr)` → `cel.@block(list, expr)`, `cel.index(N)` → `@indexN`,
 /// `cel.iterVar(N, M)` → `@it:N:M` and `cel.accuVar(N, M)` → `@ac:N:M`, which let block_ext
 /// spell what cel-go's optimizer produces. No environment of kcel's has them.
-pub fn block_test_library() -> kcel::registry::Library {
-    let mut lib = kcel::registry::Library::new("cel.lib.ext.cel.block.conformance", 0);
+pub fn block_test_library() -> kcel::library::Library {
+    let mut lib = kcel::library::Library::new("cel.lib.ext.cel.block.conformance", 0);
     lib.macros.push(BLOCK_TEST_MACROS);
     lib
 }

@@ -14,18 +14,18 @@ mod request;
 
 use std::collections::HashMap;
 
-use kcel::cost::{DEFAULT_CEL_COST_LIMIT, NoSizes};
+use kcel::Natural;
 use kcel::report::{Failure, FailureReport};
-use kcel::standard::time_zones::{self, ZoneTable};
-use kcel::value::Natural;
+use kcel::time_zones::{self, ZoneTable};
 use kcel::{Ast, Env, ProgramOptions, Type, Value};
+use kcel::{DEFAULT_CEL_COST_LIMIT, NoSizes};
 use kcel_stdlib::documents::namespace_and_name;
 use kcel_stdlib::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, validate_binding,
 };
-use kcel_stdlib::kubernetes::crd::compile::PER_CALL_COST_LIMIT;
-use kcel_stdlib::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
+use kcel_stdlib::kubernetes::crd::PER_CALL_COST_LIMIT;
+use kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET;
 use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, RuleReport};
 use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
 use serde::Serialize;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use kcel::registry::Library;
+use kcel::library::Library;
 use kcel::{Key, Value};
 use kcel_stdlib::documents::{parse_objects, parse_value};
 use kcel_stdlib::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};

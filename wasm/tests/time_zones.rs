@@ -11,7 +11,7 @@ use std::process::Command;
 
 use chrono::{DateTime, Offset, TimeZone};
 use chrono_tz::{TZ_VARIANTS, Tz};
-use kcel::standard::time_zones::ZoneTable;
+use kcel::time_zones::ZoneTable;
 use serde_json::{Value as Json, json};
 
 fn table_bytes() -> Option<Vec<u8>> {
@@ -94,7 +94,7 @@ fn table_matches_chrono_tz_and_loads_through_the_api() {
     // --workspace` the engine has its bundled zones (other members ask for them), so the
     // not-loaded answer can only be seen in `cargo test -p kcel-wasm` and in the browser
     // tests (wasm/test.sh); the installed table is read first either way.
-    let bundled = kcel::standard::time_zones::available();
+    let bundled = kcel::time_zones::available();
     if bundled {
         println!(
             "note: zones are bundled in this build (workspace feature unification); \

@@ -356,7 +356,7 @@ pub struct Writer<'a> {
     /// The write's time (RFC 3339, seconds).
     pub now: &'a str,
     /// A custom resource's structural schema (its CRD version's); `None` for built-in kinds.
-    pub schema: Option<&'a kcel_stdlib::kubernetes::crd::schema::Schema>,
+    pub schema: Option<&'a kcel_stdlib::kubernetes::crd::Schema>,
 }
 
 /// Sets `new`'s managedFields for an Update (create, update, patch) by `writer` that turned

@@ -191,9 +191,9 @@ impl ApplySchema for OpenApi<'_> {
     }
 }
 
-/// A CRD's structural schema (`kcel_stdlib::kubernetes::crd::schema::Schema`), for custom
+/// A CRD's structural schema (`kcel_stdlib::kubernetes::crd::Schema`), for custom
 /// resources: the same list, map and preserve-unknown-fields semantics.
-impl ApplySchema for &kcel_stdlib::kubernetes::crd::schema::Schema {
+impl ApplySchema for &kcel_stdlib::kubernetes::crd::Schema {
     fn shape(&self) -> Shape {
         if self.int_or_string {
             return Shape::Untyped;
@@ -237,7 +237,9 @@ impl ApplySchema for &kcel_stdlib::kubernetes::crd::schema::Schema {
         self.preserve_unknown_fields
             || matches!(
                 self.additional_properties,
-                Some(kcel_stdlib::kubernetes::crd::schema::AdditionalProperties::Bool(true))
+                Some(kcel_stdlib::kubernetes::crd::AdditionalProperties::Bool(
+                    true
+                ))
             )
     }
 }
@@ -251,9 +253,9 @@ pub enum KindSchema<'a> {
     /// The root of a custom resource: its schema's properties plus `apiVersion` and `kind`
     /// (strings) and `metadata` (ObjectMeta, as built-in kinds declare it), which
     /// kube-apiserver adds to a CRD's schema for field management.
-    CustomRoot(&'a kcel_stdlib::kubernetes::crd::schema::Schema),
+    CustomRoot(&'a kcel_stdlib::kubernetes::crd::Schema),
     /// A node below a custom resource's root.
-    Custom(&'a kcel_stdlib::kubernetes::crd::schema::Schema),
+    Custom(&'a kcel_stdlib::kubernetes::crd::Schema),
     /// A string (a custom resource's `apiVersion` and `kind`).
     Scalar,
 }
@@ -335,7 +337,7 @@ mod tests {
     #[test]
     fn crd_structural_schemas_merge_by_their_list_types() {
         use crate::apply::typed::{merge, to_field_set, undeclared};
-        use kcel_stdlib::kubernetes::crd::schema::Schema as Crd;
+        use kcel_stdlib::kubernetes::crd::Schema as Crd;
         use serde_json::json;
         let crd = Crd::from_json(&json!({"type": "object", "properties": {
             "spec": {"type": "object", "properties": {

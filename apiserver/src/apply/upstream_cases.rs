@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::fieldpath::{Path, PathElement, Set};
 use super::updater::{Conflict, Managers, Updater};
-use kcel_stdlib::kubernetes::crd::schema::Schema as Crd;
+use kcel_stdlib::kubernetes::crd::Schema as Crd;
 
 enum Op {
     Apply(&'static str, Value),

@@ -35,7 +35,7 @@ pub fn custom(resource: &Resource) -> Option<Arc<CustomResource>> {
 pub fn apply_schema<'a>(
     crd: Option<&'a CustomResource>,
     resource: &Resource,
-) -> Option<&'a kcel_stdlib::kubernetes::crd::schema::Schema> {
+) -> Option<&'a kcel_stdlib::kubernetes::crd::Schema> {
     let validator = crd?.validator.version(resource.version)?.ok()?;
     Some(validator.schema())
 }

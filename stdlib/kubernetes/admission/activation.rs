@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::kubernetes::authz::{self, Authorizer, AuthzRequest};
-use kcel::value::Opaque;
+use kcel::Opaque;
 use kcel::{Activation, EvalError, Value};
 
 use super::api::AdmissionRequest;

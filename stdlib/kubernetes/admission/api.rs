@@ -9,12 +9,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ObjectMeta {
+    /// `name`.
     pub name: String,
     /// The prefix of a name the API server generates (validated, not used here).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub generate_name: String,
+    /// `namespace`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    /// `labels`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
     /// Validated as the API server does (keys, total size); not used here.
@@ -32,7 +35,9 @@ pub struct ValidatingAdmissionPolicy {
     /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
+    /// `metadata`.
     pub metadata: ObjectMeta,
+    /// `spec`.
     pub spec: PolicySpec,
 }
 
@@ -90,12 +95,19 @@ impl MatchResources {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PolicySpec {
+    /// `paramKind`.
     pub param_kind: Option<ParamKind>,
+    /// `matchConstraints`.
     pub match_constraints: Option<MatchResources>,
+    /// `validations`.
     pub validations: Vec<Validation>,
+    /// `failurePolicy`.
     pub failure_policy: Option<FailurePolicy>,
+    /// `auditAnnotations`.
     pub audit_annotations: Vec<AuditAnnotation>,
+    /// `matchConditions`.
     pub match_conditions: Vec<MatchCondition>,
+    /// `variables`.
     pub variables: Vec<Variable>,
 }
 
@@ -103,7 +115,9 @@ pub struct PolicySpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ParamKind {
+    /// `apiVersion`.
     pub api_version: String,
+    /// `kind`.
     pub kind: String,
 }
 
@@ -111,10 +125,15 @@ pub struct ParamKind {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct MatchResources {
+    /// `namespaceSelector`.
     pub namespace_selector: Option<LabelSelector>,
+    /// `objectSelector`.
     pub object_selector: Option<LabelSelector>,
+    /// `resourceRules`.
     pub resource_rules: Vec<NamedRuleWithOperations>,
+    /// `excludeResourceRules`.
     pub exclude_resource_rules: Vec<NamedRuleWithOperations>,
+    /// `matchPolicy`.
     pub match_policy: Option<MatchPolicy>,
 }
 
@@ -122,10 +141,15 @@ pub struct MatchResources {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NamedRuleWithOperations {
+    /// `resourceNames`.
     pub resource_names: Vec<String>,
+    /// `operations`.
     pub operations: Vec<String>,
+    /// `apiGroups`.
     pub api_groups: Vec<String>,
+    /// `apiVersions`.
     pub api_versions: Vec<String>,
+    /// `resources`.
     pub resources: Vec<String>,
     /// `Cluster`, `Namespaced` or `*` (the default).
     pub scope: Option<String>,
@@ -135,8 +159,11 @@ pub struct NamedRuleWithOperations {
 /// validation can report it as the API server does.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MatchPolicy {
+    /// Match the rules' resources only.
     Exact,
+    /// Also match equivalent resources (the same kind in another group or version).
     Equivalent,
+    /// Anything else, as written.
     #[serde(untagged)]
     Other(String),
 }
@@ -145,7 +172,9 @@ pub enum MatchPolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LabelSelector {
+    /// `matchLabels`.
     pub match_labels: BTreeMap<String, String>,
+    /// `matchExpressions`.
     pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
@@ -153,18 +182,23 @@ pub struct LabelSelector {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LabelSelectorRequirement {
+    /// `key`.
     pub key: String,
     /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
     pub operator: String,
+    /// `values`.
     pub values: Vec<String>,
 }
 
 /// `Fail` (the default) or `Ignore`; any other text is kept (`Other`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FailurePolicy {
+    /// An error denies the request.
     #[default]
     Fail,
+    /// An error is ignored.
     Ignore,
+    /// Anything else, as written.
     #[serde(untagged)]
     Other(String),
 }
@@ -173,8 +207,11 @@ pub enum FailurePolicy {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Validation {
+    /// `expression`.
     pub expression: String,
+    /// `message`.
     pub message: String,
+    /// `messageExpression`.
     pub message_expression: String,
     /// `Unauthorized`, `Forbidden`, `Invalid` or `RequestEntityTooLarge`.
     pub reason: Option<String>,
@@ -184,7 +221,9 @@ pub struct Validation {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AuditAnnotation {
+    /// `key`.
     pub key: String,
+    /// `valueExpression`.
     pub value_expression: String,
 }
 
@@ -192,7 +231,9 @@ pub struct AuditAnnotation {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct MatchCondition {
+    /// `name`.
     pub name: String,
+    /// `expression`.
     pub expression: String,
 }
 
@@ -200,7 +241,9 @@ pub struct MatchCondition {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Variable {
+    /// `name`.
     pub name: String,
+    /// `expression`.
     pub expression: String,
 }
 
@@ -212,7 +255,9 @@ pub struct ValidatingAdmissionPolicyBinding {
     /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
+    /// `metadata`.
     pub metadata: ObjectMeta,
+    /// `spec`.
     pub spec: BindingSpec,
 }
 
@@ -259,9 +304,13 @@ impl ValidatingAdmissionPolicyBinding {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct BindingSpec {
+    /// `policyName`.
     pub policy_name: String,
+    /// `paramRef`.
     pub param_ref: Option<ParamRef>,
+    /// `matchResources`.
     pub match_resources: Option<MatchResources>,
+    /// `validationActions`.
     pub validation_actions: Vec<ValidationAction>,
 }
 
@@ -269,17 +318,24 @@ pub struct BindingSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ParamRef {
+    /// `name`.
     pub name: String,
+    /// `namespace`.
     pub namespace: String,
+    /// `selector`.
     pub selector: Option<LabelSelector>,
+    /// `parameterNotFoundAction`.
     pub parameter_not_found_action: Option<ParameterNotFoundAction>,
 }
 
 /// What to do when no params object is found; any other text is kept (`Other`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ParameterNotFoundAction {
+    /// The binding is skipped.
     Allow,
+    /// The request is denied.
     Deny,
+    /// Anything else, as written.
     #[serde(untagged)]
     Other(String),
 }
@@ -287,9 +343,13 @@ pub enum ParameterNotFoundAction {
 /// What a failed validation does; any other text is kept (`Other`) and does nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ValidationAction {
+    /// Deny the request.
     Deny,
+    /// Send a warning to the client.
     Warn,
+    /// Record an audit annotation.
     Audit,
+    /// Anything else, as written.
     #[serde(untagged)]
     Other(String),
 }
@@ -320,8 +380,11 @@ enum_text! {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GroupVersionKind {
+    /// `group`.
     pub group: String,
+    /// `version`.
     pub version: String,
+    /// `kind`.
     pub kind: String,
 }
 
@@ -329,8 +392,11 @@ pub struct GroupVersionKind {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GroupVersionResource {
+    /// `group`.
     pub group: String,
+    /// `version`.
     pub version: String,
+    /// `resource`.
     pub resource: String,
 }
 
@@ -338,12 +404,16 @@ pub struct GroupVersionResource {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct UserInfo {
+    /// `username`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub username: String,
+    /// `uid`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub uid: String,
+    /// `groups`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<String>,
+    /// `extra`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, Vec<String>>,
 }
@@ -352,10 +422,14 @@ pub struct UserInfo {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AdmissionRequest {
+    /// `uid`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub uid: String,
+    /// `kind`.
     pub kind: GroupVersionKind,
+    /// `resource`.
     pub resource: GroupVersionResource,
+    /// `subResource`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub sub_resource: String,
     /// Defaults to `kind`.
@@ -364,20 +438,28 @@ pub struct AdmissionRequest {
     /// Defaults to `resource`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_resource: Option<GroupVersionResource>,
+    /// `requestSubResource`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_sub_resource: Option<String>,
+    /// `name`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// `namespace`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
     pub operation: String,
+    /// `userInfo`.
     pub user_info: UserInfo,
+    /// `dryRun`.
     pub dry_run: Option<bool>,
+    /// `options`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<serde_json::Value>,
+    /// `object`.
     #[serde(skip_serializing)]
     pub object: Option<serde_json::Value>,
+    /// `oldObject`.
     #[serde(skip_serializing)]
     pub old_object: Option<serde_json::Value>,
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use crate::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::kubernetes::crd::FieldError;
 use crate::kubernetes::presets::{KUBERNETES_LATEST, Mode};
-use kcel::check::TypeProvider;
+use kcel::TypeProvider;
 use kcel::{Env, Program, Type};
 
 use super::api::{PolicySpec, ValidatingAdmissionPolicy};
@@ -19,8 +19,11 @@ pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 /// One compiled expression: its field path, source and program (or the compile error).
 #[derive(Debug)]
 pub struct Compiled {
+    /// The expression's field path in the policy (`spec.validations[0].expression`).
     pub field: String,
+    /// The expression's text.
     pub source: String,
+    /// The program, or why the expression does not compile.
     pub program: Result<Program, ExpressionError>,
     /// The checked output type, when it compiled.
     pub output: Option<Type>,
@@ -29,13 +32,17 @@ pub struct Compiled {
 /// A policy with every expression compiled.
 #[derive(Debug)]
 pub struct CompiledPolicy {
+    /// The policy as given.
     pub policy: ValidatingAdmissionPolicy,
     /// `(name, expression)` in declaration order.
     pub variables: Arc<[(String, Compiled)]>,
+    /// `spec.validations[].expression`, in order.
     pub validations: Vec<Compiled>,
     /// The `messageExpression` of each validation, if set.
     pub messages: Vec<Option<Compiled>>,
+    /// `spec.auditAnnotations[].valueExpression`, in order.
     pub audit_annotations: Vec<Compiled>,
+    /// `spec.matchConditions[].expression`, in order.
     pub match_conditions: Vec<Compiled>,
     /// The field errors (the API server would reject the policy).
     pub errors: Vec<FieldError>,

@@ -23,10 +23,13 @@ const OUT_OF_BUDGET: &str =
 /// What one validation decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// The validation held.
     Admit,
     /// The validation evaluated to false: message and reason.
     Deny {
+        /// The message (`message`, `messageExpression` or the default).
         message: String,
+        /// The Status reason.
         reason: String,
     },
     /// Evaluation failed: the error message (its effect follows the failure policy).
@@ -38,12 +41,14 @@ pub enum Outcome {
 pub struct ExpressionCost {
     /// The field path, like `spec.validations[0].expression`.
     pub field: String,
+    /// The actual cost of its evaluation.
     pub cost: u64,
 }
 
 /// An audit annotation's result: published value, or an error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnnotationOutcome {
+    /// A value to publish under a key.
     Publish(String, String),
     /// An evaluation error (denies under failurePolicy Fail).
     Error(String),
@@ -56,7 +61,9 @@ pub enum AnnotationOutcome {
 pub struct ValidateResult {
     /// One per validation (or a single error for the match conditions or the budget).
     pub outcomes: Vec<(usize, Outcome)>,
+    /// One per audit annotation.
     pub annotations: Vec<AnnotationOutcome>,
+    /// The cost of each expression evaluated.
     pub costs: Vec<ExpressionCost>,
 }
 

@@ -238,7 +238,9 @@ pub fn rule_matches(rule: &NamedRuleWithOperations, request: &AdmissionRequest) 
 /// The resource and kind a request matched as.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matched {
+    /// The resource the rule matched (an equivalent of the request's, or its own).
     pub resource: GroupVersionResource,
+    /// The kind of that resource.
     pub kind: GroupVersionKind,
 }
 

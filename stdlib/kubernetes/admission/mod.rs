@@ -37,15 +37,15 @@
 
 mod activation;
 pub mod api;
-pub mod binding;
-pub mod compile;
-pub mod errors;
+pub(crate) mod binding;
+pub(crate) mod compile;
+pub(crate) mod errors;
 mod evaluate;
-pub mod matching;
+pub(crate) mod matching;
 mod params;
 #[cfg(test)]
 mod tests;
-pub mod typecheck;
+pub(crate) mod typecheck;
 mod validation;
 
 use std::collections::BTreeMap;
@@ -54,9 +54,15 @@ use std::sync::Arc;
 use crate::kubernetes::authz::Authorizer;
 
 pub use crate::kubernetes::crd::FieldError;
-pub use api::{AdmissionRequest, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
+pub use api::{
+    AdmissionRequest, AuditAnnotation, BindingSpec, FailurePolicy, GroupVersionKind,
+    GroupVersionResource, LabelSelector, LabelSelectorRequirement, MatchCondition, MatchPolicy,
+    MatchResources, NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef,
+    ParameterNotFoundAction, PolicySpec, UserInfo, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, Validation, ValidationAction, Variable,
+};
 pub use binding::validate_binding;
-pub use compile::CompiledPolicy;
+pub use compile::{Compiled, CompiledPolicy};
 pub use errors::ExpressionError;
 pub use evaluate::{
     BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,
@@ -64,7 +70,6 @@ pub use evaluate::{
 
 use crate::kubernetes::crd::field_error::go_quote;
 use activation::{PolicyActivation, Subject};
-use api::{FailurePolicy, ValidationAction};
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
@@ -72,6 +77,7 @@ pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
 /// Everything besides the policies that a decision depends on.
 #[derive(Clone, Debug)]
 pub struct Input<'a> {
+    /// The request.
     pub request: &'a AdmissionRequest,
     /// The request's Namespace object (`namespaceObject`, `namespaceSelector`). `None` for
     /// a namespaced request means the namespace does not exist: as in the API server, a
@@ -101,7 +107,9 @@ impl<'a> Input<'a> {
 pub struct Status {
     /// HTTP code: 422 Invalid, 403 Forbidden, 401 Unauthorized, 413 RequestEntityTooLarge.
     pub code: u16,
+    /// The Status reason (`Invalid`, `Forbidden`, ...).
     pub reason: String,
+    /// The Status message users see.
     pub message: String,
 }
 

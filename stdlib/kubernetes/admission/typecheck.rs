@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::kubernetes::authz::AUTHORIZER;
 use crate::kubernetes::crd::{Schema, SchemaTypes};
 use crate::kubernetes::presets::{KUBERNETES_LATEST, Mode};
-use kcel::check::TypeProvider;
+use kcel::TypeProvider;
 use kcel::{Env, Type};
 
 use super::api::{GroupVersionKind, GroupVersionResource, ValidatingAdmissionPolicy};

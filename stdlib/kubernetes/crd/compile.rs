@@ -14,9 +14,9 @@ use super::sizes::{
     cost_error_message, unbounded_cardinality,
 };
 use super::structural::{node_errors, structural_errors};
-use kcel::check::Reference;
-use kcel::cost::CostEstimate;
-use kcel::types::Type;
+use kcel::Type;
+use kcel::library::CostEstimate;
+use kcel::library::Reference;
 use kcel::{Env, Program, ProgramOptions};
 
 /// The per-call runtime cost limit of one rule evaluation.
@@ -78,8 +78,11 @@ impl Default for CompileOptions {
 /// A compiled rule.
 #[derive(Debug)]
 pub struct CompiledRule {
+    /// The rule as written.
     pub rule: ValidationRule,
+    /// The rule's program.
     pub program: Program,
+    /// The program of its `messageExpression`, if any.
     pub message_program: Option<Program>,
     /// Whether the rule reads `oldSelf` (a transition rule).
     pub uses_old_self: bool,
@@ -92,6 +95,7 @@ pub struct CompiledRule {
 pub struct RuleReport {
     /// The rule's position in the schema (`...properties[spec].x-kubernetes-validations[0].rule`).
     pub path: String,
+    /// The rule's text.
     pub rule: String,
     /// The static cost estimate of one evaluation.
     pub estimated: CostEstimate,
@@ -106,10 +110,15 @@ pub struct RuleReport {
 pub struct RuleNode {
     /// The schema `type` (`object`, `string`, ...), shown as the bad value of errors.
     pub schema_type: String,
+    /// The node's declared type (`None` where it has none, e.g. preserved unknown fields).
     pub ty: Option<Arc<DeclType>>,
+    /// The rules on this node.
     pub rules: Vec<CompiledRule>,
+    /// The nodes of its properties that hold rules below them.
     pub properties: BTreeMap<String, RuleNode>,
+    /// The node of a list's items, if it holds rules below it.
     pub items: Option<Box<RuleNode>>,
+    /// The node of a map's values (`additionalProperties`), if it holds rules below it.
     pub additional: Option<Box<RuleNode>>,
     /// Map-list keys (`x-kubernetes-list-map-keys`) with their defaults, for a map list.
     pub list_map_keys: Vec<(String, Option<serde_json::Value>)>,
@@ -126,6 +135,7 @@ pub struct RuleNode {
 /// The result of compiling a schema's rules.
 #[derive(Debug)]
 pub struct CompiledSchema {
+    /// The root's node.
     pub root: RuleNode,
     /// Schema errors with Kubernetes' texts: first the structural and rule-field errors
     /// (`schema_errors` of them), then the errors of compiling the rules (compilation
@@ -138,6 +148,7 @@ pub struct CompiledSchema {
     pub structural: bool,
     /// Cost facts for every rule, in schema order.
     pub reports: Vec<RuleReport>,
+    /// The options it was compiled with.
     pub options: CompileOptions,
 }
 
@@ -570,7 +581,7 @@ fn program_error(issues: &kcel::Issues) -> String {
     issues
         .diagnostics
         .first()
-        .map_or_else(|| issues.to_string(), kcel::error::Diagnostic::message)
+        .map_or_else(|| issues.to_string(), kcel::Diagnostic::message)
 }
 
 fn escaped(name: &str) -> Option<String> {

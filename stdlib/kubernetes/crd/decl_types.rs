@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::escaping::{escape, is_reserved};
 use super::schema::Schema;
-use kcel::check::TypeProvider;
-use kcel::types::Type;
+use kcel::Type;
+use kcel::TypeProvider;
 
 /// The request size Kubernetes assumes when bounding sizes: 3 MiB.
 pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;
@@ -27,7 +27,9 @@ pub const MAX_SCHEMA_DEPTH: usize = 200;
 /// What a list's `==` and `+` mean (`x-kubernetes-list-type`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ListKind {
+    /// `x-kubernetes-list-type: atomic` (or unset): compared and replaced as a whole.
     Atomic,
+    /// `x-kubernetes-list-type: set`: unique scalar items, order ignored by `==`.
     Set,
     /// A map list, keyed by these (escaped) field names.
     Map(Vec<String>),
@@ -38,6 +40,7 @@ pub enum ListKind {
 pub struct DeclType {
     /// The CEL type of values at this node.
     pub cel: Type,
+    /// What the node is: scalar, object, list or map.
     pub kind: DeclKind,
     /// The largest size (code points, bytes, elements or entries) a value may have here, for
     /// cost estimation; 0 for numbers and booleans.
@@ -55,6 +58,7 @@ pub enum DeclKind {
     Scalar,
     /// An object with declared properties, by escaped field name.
     Object {
+        /// The object type's name (as `type()` shows it).
         name: Arc<str>,
         /// By escaped name; a property whose name cannot be escaped (`k!`) by its own name,
         /// which no field selection can reach but equality and map-list keys see.
@@ -66,12 +70,16 @@ pub enum DeclKind {
         /// Whether unknown fields are kept (`x-kubernetes-preserve-unknown-fields`).
         preserve_unknown: bool,
     },
+    /// A list (`array`).
     List {
+        /// The items' type.
         elem: Arc<DeclType>,
+        /// How the list's items are identified.
         list: ListKind,
     },
     /// `additionalProperties`: string keys.
     Map {
+        /// The values' type.
         value: Arc<DeclType>,
     },
 }
@@ -81,7 +89,9 @@ pub enum DeclKind {
 pub struct Field {
     /// The property name as written in the schema.
     pub property: String,
+    /// Its declared type.
     pub ty: Arc<DeclType>,
+    /// Whether the schema lists it as required.
     pub required: bool,
 }
 

@@ -60,7 +60,9 @@ pub enum CrdError {
     /// invalid defaults, rules that do not compile or cost too much).
     #[error("CRD version {version}: {}", .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Schema {
+        /// The version whose schema it is.
         version: String,
+        /// Kubernetes' errors for the schema.
         errors: Vec<FieldError>,
     },
 }

@@ -5,7 +5,7 @@
 //! `__slash__`. Names that are empty, start with a digit, or contain any other character
 //! are not accessible from CEL.
 
-use kcel::syntax::parser::RESERVED;
+use kcel::library::syntax::RESERVED;
 
 /// CEL's literal and operator keywords; with [`RESERVED`], the words a property named
 /// exactly so is escaped for (`__word__`).

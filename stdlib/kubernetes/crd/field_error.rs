@@ -57,15 +57,23 @@ impl fmt::Display for FieldPath {
 /// The type of a field error (its reason).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorType {
+    /// `field.Invalid`: `Invalid value`.
     Invalid,
     /// A value of the wrong type (`field.TypeInvalid`; printed as an invalid value).
     TypeInvalid,
+    /// `field.Forbidden`: `Forbidden`.
     Forbidden,
+    /// `field.Required`: `Required value`.
     Required,
+    /// `field.Duplicate`: `Duplicate value`.
     Duplicate,
+    /// `field.NotSupported`: `Unsupported value`.
     NotSupported,
+    /// `field.TooLong`: `Too long`.
     TooLong,
+    /// `field.TooMany`: `Too many`.
     TooMany,
+    /// `field.InternalError`: `Internal error`.
     Internal,
 }
 
@@ -126,11 +134,14 @@ impl ErrorType {
 /// One field error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
+    /// Where: the field's path (`spec.replicas`).
     pub path: FieldPath,
+    /// What kind of error.
     pub error_type: ErrorType,
     /// The bad value as Go's `%#v`/`%q` renders it (`"object"`); printed for Invalid and
     /// Duplicate errors.
     pub bad_value: String,
+    /// The message after the type (and value).
     pub detail: String,
 }
 
@@ -222,7 +233,7 @@ impl fmt::Display for FieldError {
 }
 
 /// Go's `%q` of a string.
-pub use kcel::standard::go_quote;
+pub use kcel::library::standard::go_quote;
 
 /// A string as Go's `encoding/json` writes it (`json.Marshal`): HTML-sensitive `<`, `>`, `&`
 /// and U+2028/U+2029 as `\u` escapes, control characters as `\n`, `\r`, `\t`, `\b`, `\f`

@@ -13,8 +13,8 @@ use serde_json::Value as J;
 
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
 use super::schema::Schema;
-use kcel::standard::conversions::format_double;
-use kcel::standard::go_quote;
+use kcel::library::standard::format_double;
+use kcel::library::standard::go_quote;
 
 /// Data nested deeper than this is not checked further.
 const MAX_DEPTH: usize = 1000;

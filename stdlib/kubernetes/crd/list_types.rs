@@ -1,12 +1,12 @@
 //! `x-kubernetes-list-type: set` and `map` semantics for `==` and `+` (the left operand
-//! decides), carried by the list values themselves ([`kcel::value::List::semantics`]), as
+//! decides), carried by the list values themselves ([`kcel::List::semantics`]), as
 //! Kubernetes' `unstructuredSetList` and `unstructuredMapList` (apiserver
 //! `pkg/cel/common/valuesunstructured.go`, `valuesreflect.go`).
 
 use std::collections::{HashMap, HashSet};
 
 use kcel::EvalError;
-use kcel::value::{ListSemantics, Value};
+use kcel::{ListSemantics, Value};
 
 /// A scalar as a hashable key: values of different types never match (int `1` and double
 /// `1.0` are different set members).
@@ -164,7 +164,7 @@ impl ListSemantics for MapList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kcel::value::{Key, Map};
+    use kcel::{Key, Map};
 
     fn s(x: &str) -> Value {
         Value::string(x)
@@ -238,8 +238,8 @@ mod tests {
 
     #[test]
     fn semantics_travel_with_the_left_operand() {
-        use kcel::standard::{arithmetic::add_list, logic::equals};
-        use kcel::value::List;
+        use kcel::List;
+        use kcel::library::standard::{add_list, equals};
         use std::sync::Arc;
         let set = Value::List(Arc::new(List::with_semantics(
             vec![s("a"), s("b")],

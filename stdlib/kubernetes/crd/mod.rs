@@ -23,28 +23,33 @@
 //! );
 //! ```
 
-pub mod compile;
-pub mod decl_types;
-pub mod defaulting;
-pub mod definition;
-pub mod errors;
-pub mod escaping;
-pub mod field_error;
-pub mod list_invariants;
-pub mod list_types;
-pub mod openapi;
-pub mod pruning;
-pub mod rule_fields;
-pub mod schema;
-pub mod sizes;
-pub mod structural;
-pub mod validation;
-pub mod values;
+pub(crate) mod compile;
+pub(crate) mod decl_types;
+pub(crate) mod defaulting;
+pub(crate) mod definition;
+pub(crate) mod errors;
+pub(crate) mod escaping;
+pub(crate) mod field_error;
+pub(crate) mod list_invariants;
+pub(crate) mod list_types;
+pub(crate) mod openapi;
+pub(crate) mod pruning;
+pub(crate) mod rule_fields;
+pub(crate) mod schema;
+pub(crate) mod sizes;
+pub(crate) mod structural;
+pub(crate) mod validation;
+pub(crate) mod values;
 
-pub use compile::{CompileOptions, CompiledSchema, RuleReport, rule_env};
-pub use decl_types::{DeclType, SchemaTypes};
+pub use compile::{
+    CompileOptions, CompiledRule, CompiledSchema, PER_CALL_COST_LIMIT, RuleNode, RuleReport,
+    compile_schema, rule_env,
+};
+pub use decl_types::{DeclKind, DeclType, Field, ListKind, SchemaTypes};
 pub use definition::CrdValidator;
 pub use errors::{CrdError, DefinitionError, NotServed};
 pub use field_error::{ErrorType, FieldError, FieldPath};
-pub use schema::{Schema, ValidationRule, crd_version_schemas};
-pub use validation::{Outcome, RuleCost, Validator};
+pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
+pub use sizes::SchemaSizes;
+pub use validation::{Outcome, PER_OBJECT_COST_BUDGET, RuleCost, Validator};
+pub use values::{DataError, to_value};

@@ -21,8 +21,8 @@ use serde_json::Value as J;
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
 use super::schema::Schema;
 use crate::kubernetes::strfmt;
-use kcel::standard::conversions::format_double;
-use kcel::standard::go_quote;
+use kcel::library::standard::format_double;
+use kcel::library::standard::go_quote;
 
 /// Data nested deeper than this is not validated further.
 const MAX_DEPTH: usize = 1000;
@@ -552,7 +552,7 @@ fn pattern(source: &str) -> Result<regex::Regex, String> {
     if let Some(compiled) = cache.get(source) {
         return compiled.clone();
     }
-    let compiled = kcel::standard::strings::compile_regex(source).map_err(|e| e.into_message());
+    let compiled = kcel::library::standard::compile_regex(source).map_err(|e| e.into_message());
     if cache.len() >= MAX_PATTERNS {
         cache.clear();
     }

@@ -17,75 +17,106 @@ pub struct Schema {
     /// `object`, `array`, `string`, `integer`, `number`, `boolean`, or empty.
     #[serde(rename = "type", default)]
     pub type_: String,
+    /// `format`.
     #[serde(default)]
     pub format: String,
+    /// `properties`.
     #[serde(default)]
     pub properties: BTreeMap<String, Schema>,
+    /// `additionalProperties`.
     #[serde(default)]
     pub additional_properties: Option<AdditionalProperties>,
+    /// `items`.
     #[serde(default)]
     pub items: Option<Box<Schema>>,
+    /// `required`.
     #[serde(default)]
     pub required: Vec<String>,
+    /// `nullable`.
     #[serde(default)]
     pub nullable: bool,
+    /// `enum`.
     #[serde(rename = "enum", default)]
     pub enum_: Vec<serde_json::Value>,
+    /// `default`.
     #[serde(default)]
     pub default: Option<serde_json::Value>,
+    /// `maxLength`.
     #[serde(default)]
     pub max_length: Option<i64>,
+    /// `minLength`.
     #[serde(default)]
     pub min_length: Option<i64>,
+    /// `maxItems`.
     #[serde(default)]
     pub max_items: Option<i64>,
+    /// `minItems`.
     #[serde(default)]
     pub min_items: Option<i64>,
+    /// `uniqueItems`.
     #[serde(default)]
     pub unique_items: bool,
+    /// `maxProperties`.
     #[serde(default)]
     pub max_properties: Option<i64>,
+    /// `minProperties`.
     #[serde(default)]
     pub min_properties: Option<i64>,
+    /// `pattern`.
     #[serde(default)]
     pub pattern: String,
+    /// `minimum`.
     #[serde(default)]
     pub minimum: Option<f64>,
+    /// `exclusiveMinimum`.
     #[serde(default)]
     pub exclusive_minimum: bool,
+    /// `maximum`.
     #[serde(default)]
     pub maximum: Option<f64>,
+    /// `exclusiveMaximum`.
     #[serde(default)]
     pub exclusive_maximum: bool,
+    /// `multipleOf`.
     #[serde(default)]
     pub multiple_of: Option<f64>,
+    /// `x-kubernetes-preserve-unknown-fields`.
     #[serde(rename = "x-kubernetes-preserve-unknown-fields", default)]
     pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-embedded-resource`.
     #[serde(rename = "x-kubernetes-embedded-resource", default)]
     pub embedded_resource: bool,
+    /// `x-kubernetes-int-or-string`.
     #[serde(rename = "x-kubernetes-int-or-string", default)]
     pub int_or_string: bool,
     /// `atomic` (the default), `set` or `map`.
     #[serde(rename = "x-kubernetes-list-type", default)]
     pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`.
     #[serde(rename = "x-kubernetes-list-map-keys", default)]
     pub list_map_keys: Vec<String>,
     /// `granular` (the default) or `atomic`.
     #[serde(rename = "x-kubernetes-map-type", default)]
     pub map_type: Option<String>,
+    /// `x-kubernetes-validations`.
     #[serde(rename = "x-kubernetes-validations", default)]
     pub validations: Vec<ValidationRule>,
+    /// `title`.
     #[serde(default)]
     pub title: String,
+    /// `description`.
     #[serde(default)]
     pub description: String,
     /// Value validations under logical junctors: no types, defaults or rules allowed there.
     #[serde(default)]
     pub all_of: Vec<Schema>,
+    /// `anyOf`.
     #[serde(default)]
     pub any_of: Vec<Schema>,
+    /// `oneOf`.
     #[serde(default)]
     pub one_of: Vec<Schema>,
+    /// `not`.
     #[serde(default)]
     pub not: Option<Box<Schema>>,
 }
@@ -94,7 +125,9 @@ pub struct Schema {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum AdditionalProperties {
+    /// `true` (any value) or `false` (none).
     Bool(bool),
+    /// The schema of every value.
     Schema(Box<Schema>),
 }
 
@@ -102,17 +135,22 @@ pub enum AdditionalProperties {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationRule {
+    /// `rule`.
     pub rule: String,
+    /// `message`.
     #[serde(default)]
     pub message: String,
+    /// `messageExpression`.
     #[serde(default)]
     pub message_expression: String,
     /// `FieldValueInvalid` (default), `FieldValueForbidden`, `FieldValueRequired`,
     /// `FieldValueDuplicate`.
     #[serde(default)]
     pub reason: Option<String>,
+    /// `fieldPath`.
     #[serde(default)]
     pub field_path: String,
+    /// `optionalOldSelf`.
     #[serde(default)]
     pub optional_old_self: Option<bool>,
 }

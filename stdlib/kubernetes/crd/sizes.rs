@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::decl_types::{DeclType, MAX_REQUEST_SIZE_BYTES};
 use super::schema::Schema;
-use kcel::cost::{AstNode, SizeEstimate, SizeEstimator};
+use kcel::library::{AstNode, SizeEstimate, SizeEstimator};
 
 /// The estimated cost limit of one rule (after multiplying by its cardinality).
 pub const PER_RULE_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
@@ -16,6 +16,7 @@ pub const PER_CRD_ESTIMATED_COST_LIMIT: u64 = 100_000_000;
 /// node estimates to `[0, max_elements]`, scalars included (where that is `[0, 0]`).
 #[derive(Clone, Debug)]
 pub struct SchemaSizes {
+    /// The declared type of the schema's root (`self`).
     pub root: Arc<DeclType>,
 }
 

@@ -14,7 +14,7 @@ use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quo
 use super::schema::Schema;
 use super::values::{DataError, to_value};
 use super::{list_invariants, openapi, pruning};
-use kcel::value::Value;
+use kcel::Value;
 use kcel::{Activation, Env, EvalError, EvalErrorKind, Program};
 
 /// The runtime cost budget for all rules of one object.
@@ -31,6 +31,7 @@ const OUT_OF_BUDGET: &str =
 /// A schema's rules, ready to validate objects.
 #[derive(Debug)]
 pub struct Validator {
+    /// The compiled rules, by schema node.
     pub compiled: CompiledSchema,
     /// The schema, for pruning nulls and applying defaults before validation.
     schema: Schema,
@@ -39,6 +40,7 @@ pub struct Validator {
 /// The outcome of validating one object.
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// The field errors, in Kubernetes' order.
     pub errors: Vec<FieldError>,
     /// Errors of unchanged values under ratcheting, reported as warnings.
     pub warnings: Vec<String>,
@@ -120,10 +122,10 @@ impl Validator {
     /// Validates with a given per-object budget, as kube-apiserver validates a custom
     /// resource: unknown fields are pruned (each reported as the warning `unknown field
     /// "spec.x"`), non-nullable nulls without defaults are dropped and defaults applied (to
-    /// the old object too), then the OpenAPI value validation ([`super::openapi`]) and the list-type
-    /// invariants ([`super::list_invariants`]) — on update both ratcheted as upstream: errors
-    /// of values unchanged from `old` dropped — and, unless they found a blocking error
-    /// (which adds [`RULES_NOT_CHECKED`]), the CEL rules.
+    /// the old object too), then the OpenAPI value validation (`crd/openapi.rs`) and the
+    /// list-type invariants (`crd/list_invariants.rs`) — on update both ratcheted as
+    /// upstream: errors of values unchanged from `old` dropped — and, unless they found a
+    /// blocking error (which adds the error that the rules were not checked), the CEL rules.
     pub fn validate_with_budget(
         &self,
         obj: &serde_json::Value,
@@ -262,7 +264,7 @@ fn go_simple_value(v: &serde_json::Value) -> String {
         J::Bool(b) => b.to_string(),
         J::Number(n) => match (n.as_i64(), n.as_f64()) {
             (Some(i), _) => i.to_string(),
-            (None, Some(f)) => kcel::standard::conversions::format_double(f),
+            (None, Some(f)) => kcel::library::standard::format_double(f),
             _ => n.to_string(),
         },
         J::String(s) => go_quote(s),
@@ -282,7 +284,9 @@ fn pruned_copy(x: &serde_json::Value, s: &Schema) -> serde_json::Value {
 pub struct RuleCost {
     /// The field path of the value the rule ran on.
     pub path: String,
+    /// The rule's text.
     pub rule: String,
+    /// The evaluation's actual cost.
     pub cost: u64,
 }
 
@@ -444,8 +448,7 @@ impl Run {
                 continue;
             };
             let escaped = super::escaping::escape(k);
-            let lookup =
-                |m: &kcel::value::Map| escaped.as_deref().and_then(|e| m.get_str(e).cloned());
+            let lookup = |m: &kcel::Map| escaped.as_deref().and_then(|e| m.get_str(e).cloned());
             let old = old_obj
                 .filter(|_| rn.map_correlatable)
                 .and_then(|o| o.get(k));
@@ -717,7 +720,7 @@ fn child_value(
     parent: Option<&Result<Value, DataError>>,
     json: &serde_json::Value,
     ty: Option<&DeclType>,
-    lookup: impl Fn(&kcel::value::Map) -> Option<Value>,
+    lookup: impl Fn(&kcel::Map) -> Option<Value>,
 ) -> Option<Result<Value, DataError>> {
     let ty = ty?;
     if let Some(Ok(Value::Map(m))) = parent {

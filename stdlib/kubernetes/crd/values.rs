@@ -3,7 +3,7 @@
 //! An object is converted once ([`to_value`]); every rule at every node reads the same
 //! shared values (sub-values are `Arc` clones, never deep copies). Objects become maps
 //! keyed by escaped field names; set and map lists carry their semantics
-//! ([`kcel::value::List::semantics`]).
+//! ([`kcel::List::semantics`]).
 
 use std::sync::Arc;
 
@@ -12,9 +12,9 @@ use base64::Engine;
 use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::escaping::is_reserved;
 use super::list_types::{MapList, SetList};
-use kcel::standard::{duration_text, timestamp_text};
-use kcel::types::Type;
-use kcel::value::{Key, List, Map, Value};
+use kcel::Type;
+use kcel::library::standard::{duration_text, timestamp_text};
+use kcel::{Key, List, Map, Value};
 
 /// Data nested deeper than this is an error.
 pub const MAX_DATA_DEPTH: usize = 256;
@@ -24,7 +24,7 @@ pub const MAX_DATA_DEPTH: usize = 256;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DataError {
-    /// Data nested deeper than [`MAX_DATA_DEPTH`].
+    /// Data nested deeper than 256 levels.
     #[error("data nested deeper than {MAX_DATA_DEPTH} levels")]
     TooDeep,
     /// `null` where the schema is not nullable.
@@ -234,7 +234,7 @@ fn scalar(json: &serde_json::Value, ty: &Type) -> Result<Value, DataError> {
 /// An RFC 3339 date-time, keeping its offset as Kubernetes' `strfmt.ParseDateTime` does
 /// (`time.ParseInLocation` keeps a fixed zone, so `string(self.ts)` shows the offset written),
 /// or a full date (`2024-01-31`) at midnight UTC.
-fn parse_date_or_time(s: &str) -> Option<kcel::value::Timestamp> {
+fn parse_date_or_time(s: &str) -> Option<kcel::Timestamp> {
     if let Some(t) = timestamp_text::parse_rfc3339(s) {
         return Some(t);
     }
