@@ -28,6 +28,7 @@ use kcel::library::standard::go_quote;
 const MAX_DEPTH: usize = 1000;
 
 /// The field errors of `value` under `schema`, in upstream's order.
+#[cfg(test)]
 pub fn validate(value: &J, schema: &Schema) -> Vec<FieldError> {
     validate_update(value, None, schema)
 }
