@@ -43,6 +43,7 @@ pub mod errors;
 mod evaluate;
 pub mod matching;
 mod params;
+pub mod policy_set;
 #[cfg(test)]
 mod tests;
 pub mod typecheck;
@@ -67,6 +68,7 @@ use activation::{PolicyActivation, Subject};
 use api::{FailurePolicy, ValidationAction};
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
+pub use policy_set::{Lookups, NamespaceLookup, ParamLookup, PolicySet, StaticObjects};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
 
 /// Everything besides the policies that a decision depends on.
@@ -166,10 +168,29 @@ pub fn admit_with_resources(
     input: &Input<'_>,
     resources: &dyn EquivalentResources,
 ) -> Decision {
-    let mut decision = Decision::default();
     if is_admission_policy_resource(&input.request.resource) {
-        return decision;
+        return Decision::default();
     }
+    let policies = policies.iter().map(|p| {
+        let own = bindings.iter().filter(|b| b.spec.policy_name == p.name());
+        (*p, own.collect())
+    });
+    dispatch(policies, input, resources)
+}
+
+/// Decides a request against policies, each with its bindings, in order: the one code path
+/// of [`admit`] and [`PolicySet::admit`].
+fn dispatch<'p>(
+    policies: impl Iterator<
+        Item = (
+            &'p CompiledPolicy,
+            Vec<&'p ValidatingAdmissionPolicyBinding>,
+        ),
+    >,
+    input: &Input<'_>,
+    resources: &dyn EquivalentResources,
+) -> Decision {
+    let mut decision = Decision::default();
     let mut dispatch = Dispatch {
         input,
         resources,
@@ -178,8 +199,8 @@ pub fn admit_with_resources(
         failures: Vec::new(),
         aborted: None,
     };
-    for policy in policies {
-        dispatch.policy(policy, bindings);
+    for (policy, bindings) in policies {
+        dispatch.policy(policy, &bindings);
         if let Some(status) = dispatch.aborted.take() {
             // The request fails with this error: no denial, no validation-failure
             // annotation (warnings and earlier policies' annotations stay).
@@ -291,7 +312,7 @@ impl Dispatch<'_, '_> {
         });
     }
 
-    fn policy(&mut self, policy: &CompiledPolicy, bindings: &[ValidatingAdmissionPolicyBinding]) {
+    fn policy(&mut self, policy: &CompiledPolicy, bindings: &[&ValidatingAdmissionPolicyBinding]) {
         let spec = &policy.policy.spec;
         let fails = error_denies(spec.failure_policy.as_ref());
         let input = self.input;
@@ -317,10 +338,7 @@ impl Dispatch<'_, '_> {
             None
         };
         let mut annotations: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for binding in bindings
-            .iter()
-            .filter(|b| b.spec.policy_name == policy.name())
-        {
+        for &binding in bindings {
             let binding_name = binding.metadata.name.as_str();
             if let Some(resources) = &binding.spec.match_resources {
                 match matching::matches(resources, request, input.namespace, self.resources) {
