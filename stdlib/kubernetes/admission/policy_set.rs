@@ -284,6 +284,13 @@ impl PolicySet {
         found
     }
 
+    /// Whether some policy of the set may match `request` (its resource is indexed, or a
+    /// wildcard policy exists): when not, [`PolicySet::admit`] allows without work and the
+    /// caller need not build the request's objects.
+    pub fn may_match(&self, request: &AdmissionRequest) -> bool {
+        !self.candidates(request).is_empty()
+    }
+
     /// Decides `request`: the candidate policies' matching, params, evaluation and
     /// validation actions, as kube-apiserver's ValidatingAdmissionPolicy plugin (see
     /// [`super::admit`] for the texts). The namespace is looked up once, only when a
