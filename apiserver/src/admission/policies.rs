@@ -219,3 +219,54 @@ pub async fn watch(store: Arc<dyn Storage>, admission: Arc<Admission>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::memory::MemoryStorage;
+    use serde_json::json;
+
+    fn policy(generation: i64, expression: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "metadata": {"name": "p", "uid": "u1", "generation": generation},
+            "spec": {
+                "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                    "operations": ["CREATE"], "resources": ["configmaps"]}]},
+                "validations": [{"expression": expression}]
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn policies_compile_once_per_generation_and_swap_on_write() {
+        let admission = Arc::new(Admission::default());
+        let store = track(Arc::new(MemoryStorage::new()), admission.clone()).unwrap();
+        assert!(admission.current().is_empty());
+        let key = keys::cluster(VALIDATINGADMISSIONPOLICIES.plural, "p");
+        let kv = store.create(&key, &policy(1, "true")).unwrap();
+        assert_eq!(admission.compilations(), 1);
+        // Without a binding the policy does nothing.
+        assert!(admission.current().is_empty());
+        let binding = json!({"metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}});
+        let bkey = keys::cluster(VALIDATINGADMISSIONPOLICYBINDINGS.plural, "b");
+        store
+            .create(&bkey, &serde_json::to_vec(&binding).unwrap())
+            .unwrap();
+        assert!(!admission.current().is_empty());
+        // The binding's write rebuilt the set without compiling the policy again; a status
+        // write (same generation) does not either; a new generation does.
+        assert_eq!(admission.compilations(), 1);
+        let kv = store
+            .update(&key, &policy(1, "true"), kv.mod_revision)
+            .unwrap();
+        assert_eq!(admission.compilations(), 1);
+        store
+            .update(&key, &policy(2, "false"), kv.mod_revision)
+            .unwrap();
+        assert_eq!(admission.compilations(), 2);
+        let deleted = store.get(&bkey, None).unwrap().0.unwrap();
+        store.delete(&bkey, deleted.mod_revision).unwrap();
+        assert!(admission.current().is_empty());
+    }
+}
