@@ -16,7 +16,7 @@ use super::matching::Matched;
 /// The `request` variable: the AdmissionRequest without the objects, with
 /// `requestKind`/`requestResource`/`requestSubResource` and `dryRun` defaulted.
 pub fn request_value(request: &AdmissionRequest) -> Value {
-    let mut r = request.clone();
+    let mut r = without_objects(request);
     r.request_kind.get_or_insert_with(|| request.kind.clone());
     r.request_resource
         .get_or_insert_with(|| request.resource.clone());
@@ -25,6 +25,28 @@ pub fn request_value(request: &AdmissionRequest) -> Value {
     }
     r.dry_run.get_or_insert(false);
     serde_json::to_value(&r).map_or(Value::Null, Value::from)
+}
+
+/// A copy of the request without its objects (which `request` does not show), so that
+/// building `request` for each policy does not copy the objects.
+fn without_objects(request: &AdmissionRequest) -> AdmissionRequest {
+    AdmissionRequest {
+        uid: request.uid.clone(),
+        kind: request.kind.clone(),
+        resource: request.resource.clone(),
+        sub_resource: request.sub_resource.clone(),
+        request_kind: request.request_kind.clone(),
+        request_resource: request.request_resource.clone(),
+        request_sub_resource: request.request_sub_resource.clone(),
+        name: request.name.clone(),
+        namespace: request.namespace.clone(),
+        operation: request.operation.clone(),
+        user_info: request.user_info.clone(),
+        dry_run: request.dry_run,
+        options: request.options.clone(),
+        object: None,
+        old_object: None,
+    }
 }
 
 /// The phases of one evaluation (Kubernetes evaluates each as a separate filter, with its
@@ -109,7 +131,7 @@ impl PolicyActivation {
         let trimmed = subject.namespace.map(trimmed_namespace);
         values.insert("namespaceObject", json(trimmed.as_ref()));
         // `request`: kind as matched; resource as matched, except for match conditions.
-        let mut as_matched = request.clone();
+        let mut as_matched = without_objects(request);
         as_matched
             .request_kind
             .get_or_insert_with(|| request.kind.clone());
