@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::kubernetes::authz::{self, Authorizer, AuthzRequest};
 use kcel::value::Opaque;
@@ -108,6 +108,32 @@ pub struct Subject<'a> {
     pub namespace: Option<&'a serde_json::Value>,
     pub params: Option<&'a serde_json::Value>,
     pub authorizer: Option<&'a Arc<dyn Authorizer>>,
+    /// The request's objects and namespace converted once for every evaluation of the
+    /// request.
+    pub converted: &'a Converted,
+}
+
+/// The CEL values of a request's objects and namespace, converted on first use and shared
+/// by every policy, binding and params object the request is evaluated with (an object
+/// converted to another kind for one policy is converted for that evaluation only).
+#[derive(Default)]
+pub struct Converted {
+    object: OnceLock<Value>,
+    old_object: OnceLock<Value>,
+    namespace: OnceLock<Value>,
+    trimmed_namespace: OnceLock<Value>,
+}
+
+/// `value` as CEL, from `cell` when it is the request's own `original`.
+fn converted(
+    cell: &OnceLock<Value>,
+    value: Option<&serde_json::Value>,
+    original: Option<&serde_json::Value>,
+) -> Value {
+    match (value, original) {
+        (Some(v), Some(o)) if std::ptr::eq(v, o) => cell.get_or_init(|| Value::from(v)).clone(),
+        (v, _) => v.map_or(Value::Null, Value::from),
+    }
 }
 
 /// The base variables, shared by all expressions of one evaluation.
@@ -124,12 +150,22 @@ impl PolicyActivation {
     pub fn new(subject: &Subject<'_>) -> PolicyActivation {
         let request = subject.request;
         let json = |v: Option<&serde_json::Value>| v.map_or(Value::Null, Value::from);
+        let cache = subject.converted;
         let mut values = HashMap::new();
-        values.insert("object", json(subject.object));
-        values.insert("oldObject", json(subject.old_object));
+        let object = converted(&cache.object, subject.object, request.object.as_ref());
+        values.insert("object", object);
+        let old = request.old_object.as_ref();
+        let old_object = converted(&cache.old_object, subject.old_object, old);
+        values.insert("oldObject", old_object);
         values.insert("params", json(subject.params));
-        let trimmed = subject.namespace.map(trimmed_namespace);
-        values.insert("namespaceObject", json(trimmed.as_ref()));
+        let trimmed = match subject.namespace {
+            Some(namespace) => cache
+                .trimmed_namespace
+                .get_or_init(|| Value::from(&trimmed_namespace(namespace)))
+                .clone(),
+            None => Value::Null,
+        };
+        values.insert("namespaceObject", trimmed);
         // `request`: kind as matched; resource as matched, except for match conditions.
         let mut as_matched = without_objects(request);
         as_matched
@@ -165,7 +201,7 @@ impl PolicyActivation {
         PolicyActivation {
             values,
             match_request,
-            namespace: json(subject.namespace),
+            namespace: converted(&cache.namespace, subject.namespace, subject.namespace),
         }
     }
 }

@@ -64,7 +64,7 @@ pub use evaluate::{
 };
 
 use crate::kubernetes::crd::field_error::go_quote;
-use activation::{PolicyActivation, Subject};
+use activation::{Converted, PolicyActivation, Subject};
 use api::{FailurePolicy, ValidationAction};
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
@@ -198,6 +198,7 @@ fn dispatch<'p>(
         denials: Vec::new(),
         failures: Vec::new(),
         aborted: None,
+        converted: Converted::default(),
     };
     for (policy, bindings) in policies {
         dispatch.policy(policy, &bindings);
@@ -288,6 +289,8 @@ struct Dispatch<'a, 'i> {
     decision: &'a mut Decision,
     denials: Vec<Denial>,
     failures: Vec<ValidationFailure>,
+    /// The request's objects as CEL values, converted once.
+    converted: Converted,
     /// An error that fails the whole request (the namespace of a namespaced request was
     /// not found): the dispatcher returns it as is.
     aborted: Option<Status>,
@@ -396,6 +399,7 @@ impl Dispatch<'_, '_> {
                     namespace,
                     params: param,
                     authorizer: input.authorizer.as_ref(),
+                    converted: &self.converted,
                 };
                 let result = evaluate(policy, Arc::new(PolicyActivation::new(&subject)));
                 for cost in result.costs {
