@@ -25,6 +25,10 @@ SERVED = {
     "apis/apps/v1": ["deployments"],
     "apis/coordination.k8s.io/v1": ["leases"],
     "apis/apiextensions.k8s.io/v1": ["customresourcedefinitions"],
+    "apis/admissionregistration.k8s.io/v1": [
+        "validatingadmissionpolicies",
+        "validatingadmissionpolicybindings",
+    ],
     # Not stored: kubectl auth can-i posts these (as protobuf).
     "apis/authorization.k8s.io/v1": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
 }

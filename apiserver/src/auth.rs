@@ -87,8 +87,8 @@ pub async fn authenticate(
     if !allowed {
         return crate::authz::forbidden(&user, &attrs, &reason).into_response();
     }
-    request.extensions_mut().insert(user);
-    next.run(request).await
+    request.extensions_mut().insert(user.clone());
+    crate::admission::serve(&state, user, attrs, request, next).await
 }
 
 #[cfg(test)]

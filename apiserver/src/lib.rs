@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod admission;
 pub mod apply;
 pub mod auth;
 pub mod authz;

@@ -46,6 +46,10 @@ struct Args {
     /// etcd client URLs for --storage etcd, comma-separated (e.g. http://127.0.0.1:2379).
     #[arg(long = "etcd-servers", value_delimiter = ',')]
     etcd_servers: Vec<String>,
+    /// Where to append audit events (audit.k8s.io/v1 Event, Metadata level, one JSON
+    /// object per line), as kube-apiserver's flag.
+    #[arg(long = "audit-log-path")]
+    audit_log_path: Option<PathBuf>,
 }
 
 /// A Go duration (`5m0s`, `90s`, `0`), not negative.
@@ -98,6 +102,7 @@ async fn main() -> ExitCode {
         ),
         feature_gates: args.feature_gates,
         etcd_servers: args.etcd_servers,
+        audit_log_path: args.audit_log_path,
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

@@ -21,6 +21,10 @@ const SOURCES: &[(&str, &[u8])] = &[
         include_bytes!("../openapi/apis__coordination.k8s.io__v1_openapi.json"),
     ),
     (
+        "apis/admissionregistration.k8s.io/v1",
+        include_bytes!("../openapi/apis__admissionregistration.k8s.io__v1_openapi.json"),
+    ),
+    (
         "apis/apiextensions.k8s.io/v1",
         include_bytes!("../openapi/apis__apiextensions.k8s.io__v1_openapi.json"),
     ),

@@ -180,6 +180,30 @@ pub const CUSTOMRESOURCEDEFINITIONS: Resource = Resource {
     ..CONFIGMAPS
 };
 
+/// admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (cluster-scoped; see the
+/// admission module).
+pub const VALIDATINGADMISSIONPOLICIES: Resource = Resource {
+    group: "admissionregistration.k8s.io",
+    plural: "validatingadmissionpolicies",
+    singular: "validatingadmissionpolicy",
+    kind: "ValidatingAdmissionPolicy",
+    list_kind: "ValidatingAdmissionPolicyList",
+    namespaced: false,
+    short_names: &[],
+    status: true,
+    ..CONFIGMAPS
+};
+
+/// admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding (cluster-scoped).
+pub const VALIDATINGADMISSIONPOLICYBINDINGS: Resource = Resource {
+    plural: "validatingadmissionpolicybindings",
+    singular: "validatingadmissionpolicybinding",
+    kind: "ValidatingAdmissionPolicyBinding",
+    list_kind: "ValidatingAdmissionPolicyBindingList",
+    status: false,
+    ..VALIDATINGADMISSIONPOLICIES
+};
+
 /// Every built-in resource, core group first, then the named groups in discovery order.
 pub const SERVED: &[Resource] = &[
     NAMESPACES,
@@ -189,6 +213,8 @@ pub const SERVED: &[Resource] = &[
     SERVICEACCOUNTS,
     EVENTS,
     DEPLOYMENTS,
+    VALIDATINGADMISSIONPOLICIES,
+    VALIDATINGADMISSIONPOLICYBINDINGS,
     CUSTOMRESOURCEDEFINITIONS,
     LEASES,
 ];

@@ -55,6 +55,8 @@ pub struct Options {
     pub feature_gates: crate::features::FeatureGates,
     /// `--etcd-servers`: the etcd client URLs for [`StorageKind::Etcd`].
     pub etcd_servers: Vec<String>,
+    /// `--audit-log-path`: where audit events go (JSON lines), if anywhere.
+    pub audit_log_path: Option<PathBuf>,
 }
 
 /// Why the server could not start or stopped.
@@ -172,6 +174,15 @@ impl Server {
         // Watches go through one storage watch per resource (storage/cache.rs).
         let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
         let store = crate::crd::track(store)?;
+        let audit = match &options.audit_log_path {
+            Some(path) => Some(
+                crate::admission::audit::AuditLog::open(path)
+                    .map_err(io(format!("opening {}", path.display())))?,
+            ),
+            None => None,
+        };
+        let admission = Arc::new(crate::admission::Admission::new(audit));
+        let store = crate::admission::policies::track(store, admission.clone())?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await
@@ -206,6 +217,7 @@ impl Server {
                 users: Arc::new(users),
                 authz: Arc::new(crate::authz::Authz::new(rules)),
                 features: options.feature_gates,
+                admission,
             },
             url,
         })
@@ -228,6 +240,10 @@ impl Server {
         for name in resume {
             routes::start_finalizing(self.state.clone(), name);
         }
+        tokio::spawn(crate::admission::policies::watch(
+            self.state.store.clone(),
+            self.state.admission.clone(),
+        ));
         if !self.compaction_interval.is_zero() {
             tokio::spawn(compact_periodically(
                 self.state.store.clone(),

@@ -25,4 +25,6 @@ pub struct AppState {
     pub authz: Arc<crate::authz::Authz>,
     /// The feature gates in effect.
     pub features: crate::features::FeatureGates,
+    /// The admission policies in effect, and the audit log.
+    pub admission: Arc<crate::admission::Admission>,
 }

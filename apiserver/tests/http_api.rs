@@ -129,7 +129,12 @@ async fn legacy_discovery_lists_configmaps() {
         .collect();
     assert_eq!(
         groups,
-        ["apps", "apiextensions.k8s.io", "coordination.k8s.io"]
+        [
+            "apps",
+            "admissionregistration.k8s.io",
+            "apiextensions.k8s.io",
+            "coordination.k8s.io"
+        ]
     );
 }
 
@@ -590,10 +595,14 @@ async fn discovery_is_aggregated_when_asked_for_first() {
     assert_eq!(groups["items"][0]["metadata"]["name"], "apps");
     assert_eq!(
         groups["items"][1]["versions"][0]["resources"][0]["resource"],
-        "customresourcedefinitions"
+        "validatingadmissionpolicies"
     );
     assert_eq!(
         groups["items"][2]["versions"][0]["resources"][0]["resource"],
+        "customresourcedefinitions"
+    );
+    assert_eq!(
+        groups["items"][3]["versions"][0]["resources"][0]["resource"],
         "leases"
     );
     // Legacy documents otherwise.

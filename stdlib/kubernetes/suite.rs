@@ -75,7 +75,8 @@ use crate::kubernetes::admission::api::{
     ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
 };
 use crate::kubernetes::admission::{
-    AdmissionRequest, CompiledPolicy, Input, admit, validate_binding,
+    AdmissionRequest, CompiledPolicy, Lookups, NamespaceLookup, PolicySet, StaticObjects,
+    validate_binding,
 };
 use crate::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use crate::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
@@ -586,7 +587,9 @@ impl AdmissionSuite {
             CompiledPolicy::new
         };
         let mut results = Vec::new();
-        let compiled: Vec<CompiledPolicy> = self.policies.iter().cloned().map(compile).collect();
+        let compiled: Vec<Arc<CompiledPolicy>> = (self.policies.iter().cloned())
+            .map(|p| Arc::new(compile(p)))
+            .collect();
         let errors: Vec<String> = compiled
             .iter()
             .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
@@ -612,7 +615,6 @@ impl AdmissionSuite {
             );
             results.push(result("binding field errors", m));
         }
-        let policies: Vec<&CompiledPolicy> = compiled.iter().collect();
         // `Suite::from_json` checks the authorizer; a suite built otherwise may not have.
         let authorizer = match self.authorizer() {
             Ok(a) => a,
@@ -649,26 +651,28 @@ impl AdmissionSuite {
                 }
             };
             let mut m = Vec::new();
-            let case_compiled: Vec<CompiledPolicy>;
-            let case_policies: Vec<&CompiledPolicy>;
             let policies = match &case.policies {
-                None => &policies,
+                None => compiled.clone(),
                 Some(own) => {
-                    case_compiled = own.iter().cloned().map(compile).collect();
+                    let case_compiled: Vec<Arc<CompiledPolicy>> =
+                        own.iter().cloned().map(|p| Arc::new(compile(p))).collect();
                     let errors: Vec<String> = case_compiled
                         .iter()
                         .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
                         .collect();
                     compare("fieldErrors", &case.field_errors, &errors, &mut m);
-                    case_policies = case_compiled.iter().collect();
-                    &case_policies
+                    case_compiled
                 }
             };
-            let input = Input {
-                request: &case.request,
-                namespace,
-                params: case.params.as_deref().unwrap_or(&self.params),
-                authorizer: authorizer.clone(),
+            let objects = StaticObjects {
+                namespaces: Vec::new(),
+                params: case.params.as_deref().unwrap_or(&self.params).to_vec(),
+            };
+            let given_namespace = SuiteNamespace(namespace.cloned());
+            let lookups = Lookups {
+                namespaces: &given_namespace,
+                params: &objects,
+                authorizer: authorizer.as_ref(),
             };
             let bindings = match &case.bindings {
                 None => &self.bindings,
@@ -682,7 +686,8 @@ impl AdmissionSuite {
                     own
                 }
             };
-            let decision = admit(policies, bindings, &input);
+            let set = PolicySet::new(policies, bindings.iter().cloned());
+            let decision = set.admit(&case.request, &lookups);
             let message = decision.status.as_ref().map(|s| s.message.clone());
             compare("message", &case.message, &message, &mut m);
             if case.code.is_some() {
@@ -703,6 +708,16 @@ impl AdmissionSuite {
             results.push(result(case.name.clone(), m));
         }
         results
+    }
+}
+
+/// A suite's namespace: the request's Namespace object, whatever its name (`None`: the
+/// namespace does not exist).
+struct SuiteNamespace(Option<Json>);
+
+impl NamespaceLookup for SuiteNamespace {
+    fn namespace(&self, _: &str) -> Option<Json> {
+        self.0.clone()
     }
 }
 

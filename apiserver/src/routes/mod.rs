@@ -194,6 +194,7 @@ mod tests {
             users: Arc::default(),
             authz: Arc::default(),
             features: Default::default(),
+            admission: Default::default(),
         })
     }
 
@@ -230,6 +231,7 @@ mod tests {
             users: Arc::default(),
             authz: Arc::default(),
             features: Default::default(),
+            admission: Default::default(),
         });
         let path = "/api/v1/namespaces/default/configmaps";
         for name in ["a", "b"] {

@@ -717,6 +717,19 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
         },
     );
     prepare_for_create(resource, &mut object);
+    crate::admission::admit(
+        &call.state,
+        crate::admission::Write {
+            resource,
+            subresource: None,
+            operation: crate::admission::Operation::Create,
+            name: &name,
+            object: Some(&mut object),
+            old: None,
+            dry_run,
+        },
+    )
+    .await?;
     if dry_run {
         return respond_object(&call, StatusCode::CREATED, &object);
     }
@@ -945,6 +958,19 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             meta.insert("generation".to_owned(), Value::from(1));
         }
         call.admit(&mut object, None)?;
+        crate::admission::admit(
+            &call.state,
+            crate::admission::Write {
+                resource,
+                subresource: None,
+                operation: crate::admission::Operation::Create,
+                name,
+                object: Some(&mut object),
+                old: None,
+                dry_run,
+            },
+        )
+        .await?;
         if dry_run {
             return respond_object(&call, StatusCode::CREATED, &object);
         }

@@ -153,6 +153,19 @@ pub(crate) async fn modify(
                 },
             );
         }
+        crate::admission::admit(
+            state,
+            crate::admission::Write {
+                resource,
+                subresource,
+                operation: crate::admission::Operation::Update,
+                name,
+                object: Some(&mut new),
+                old: Some(&old),
+                dry_run,
+            },
+        )
+        .await?;
         let finish_delete =
             !object::meta_str(&new, "deletionTimestamp").is_empty() && !held(resource, &new);
         if dry_run {
@@ -247,6 +260,19 @@ pub(crate) async fn delete_object(
                 ),
             ));
         }
+        crate::admission::admit(
+            state,
+            crate::admission::Write {
+                resource,
+                subresource: None,
+                operation: crate::admission::Operation::Delete,
+                name,
+                object: None,
+                old: Some(&old),
+                dry_run,
+            },
+        )
+        .await?;
         if held(resource, &old) {
             if !object::meta_str(&old, "deletionTimestamp").is_empty() {
                 return Ok((Written::Stored(old), false));
@@ -294,6 +320,8 @@ pub(crate) async fn delete_object(
 /// Whether the kind counts `metadata.generation` (bumped when anything but metadata and
 /// status changes).
 pub(crate) fn has_generation(resource: &Resource) -> bool {
-    matches!(resource.kind, "Deployment" | "Service")
-        || crate::crd::storage_resource(resource).is_some()
+    matches!(
+        resource.kind,
+        "Deployment" | "Service" | "ValidatingAdmissionPolicy" | "ValidatingAdmissionPolicyBinding"
+    ) || crate::crd::storage_resource(resource).is_some()
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::kubernetes::authz::{self, Authorizer, AuthzRequest};
 use kcel::Opaque;
@@ -16,7 +16,7 @@ use super::matching::Matched;
 /// The `request` variable: the AdmissionRequest without the objects, with
 /// `requestKind`/`requestResource`/`requestSubResource` and `dryRun` defaulted.
 pub fn request_value(request: &AdmissionRequest) -> Value {
-    let mut r = request.clone();
+    let mut r = without_objects(request);
     r.request_kind.get_or_insert_with(|| request.kind.clone());
     r.request_resource
         .get_or_insert_with(|| request.resource.clone());
@@ -25,6 +25,28 @@ pub fn request_value(request: &AdmissionRequest) -> Value {
     }
     r.dry_run.get_or_insert(false);
     serde_json::to_value(&r).map_or(Value::Null, Value::from)
+}
+
+/// A copy of the request without its objects (which `request` does not show), so that
+/// building `request` for each policy does not copy the objects.
+fn without_objects(request: &AdmissionRequest) -> AdmissionRequest {
+    AdmissionRequest {
+        uid: request.uid.clone(),
+        kind: request.kind.clone(),
+        resource: request.resource.clone(),
+        sub_resource: request.sub_resource.clone(),
+        request_kind: request.request_kind.clone(),
+        request_resource: request.request_resource.clone(),
+        request_sub_resource: request.request_sub_resource.clone(),
+        name: request.name.clone(),
+        namespace: request.namespace.clone(),
+        operation: request.operation.clone(),
+        user_info: request.user_info.clone(),
+        dry_run: request.dry_run,
+        options: request.options.clone(),
+        object: None,
+        old_object: None,
+    }
 }
 
 /// The phases of one evaluation (Kubernetes evaluates each as a separate filter, with its
@@ -86,6 +108,32 @@ pub struct Subject<'a> {
     pub namespace: Option<&'a serde_json::Value>,
     pub params: Option<&'a serde_json::Value>,
     pub authorizer: Option<&'a Arc<dyn Authorizer>>,
+    /// The request's objects and namespace converted once for every evaluation of the
+    /// request.
+    pub converted: &'a Converted,
+}
+
+/// The CEL values of a request's objects and namespace, converted on first use and shared
+/// by every policy, binding and params object the request is evaluated with (an object
+/// converted to another kind for one policy is converted for that evaluation only).
+#[derive(Default)]
+pub struct Converted {
+    object: OnceLock<Value>,
+    old_object: OnceLock<Value>,
+    namespace: OnceLock<Value>,
+    trimmed_namespace: OnceLock<Value>,
+}
+
+/// `value` as CEL, from `cell` when it is the request's own `original`.
+fn converted(
+    cell: &OnceLock<Value>,
+    value: Option<&serde_json::Value>,
+    original: Option<&serde_json::Value>,
+) -> Value {
+    match (value, original) {
+        (Some(v), Some(o)) if std::ptr::eq(v, o) => cell.get_or_init(|| Value::from(v)).clone(),
+        (v, _) => v.map_or(Value::Null, Value::from),
+    }
 }
 
 /// The base variables, shared by all expressions of one evaluation.
@@ -102,14 +150,24 @@ impl PolicyActivation {
     pub fn new(subject: &Subject<'_>) -> PolicyActivation {
         let request = subject.request;
         let json = |v: Option<&serde_json::Value>| v.map_or(Value::Null, Value::from);
+        let cache = subject.converted;
         let mut values = HashMap::new();
-        values.insert("object", json(subject.object));
-        values.insert("oldObject", json(subject.old_object));
+        let object = converted(&cache.object, subject.object, request.object.as_ref());
+        values.insert("object", object);
+        let old = request.old_object.as_ref();
+        let old_object = converted(&cache.old_object, subject.old_object, old);
+        values.insert("oldObject", old_object);
         values.insert("params", json(subject.params));
-        let trimmed = subject.namespace.map(trimmed_namespace);
-        values.insert("namespaceObject", json(trimmed.as_ref()));
+        let trimmed = match subject.namespace {
+            Some(namespace) => cache
+                .trimmed_namespace
+                .get_or_init(|| Value::from(&trimmed_namespace(namespace)))
+                .clone(),
+            None => Value::Null,
+        };
+        values.insert("namespaceObject", trimmed);
         // `request`: kind as matched; resource as matched, except for match conditions.
-        let mut as_matched = request.clone();
+        let mut as_matched = without_objects(request);
         as_matched
             .request_kind
             .get_or_insert_with(|| request.kind.clone());
@@ -143,7 +201,7 @@ impl PolicyActivation {
         PolicyActivation {
             values,
             match_request,
-            namespace: json(subject.namespace),
+            namespace: converted(&cache.namespace, subject.namespace, subject.namespace),
         }
     }
 }

@@ -43,6 +43,7 @@ pub(crate) mod errors;
 mod evaluate;
 pub(crate) mod matching;
 mod params;
+pub mod policy_set;
 #[cfg(test)]
 mod tests;
 pub(crate) mod typecheck;
@@ -69,9 +70,11 @@ pub use evaluate::{
 };
 
 use crate::kubernetes::crd::field_error::go_quote;
-use activation::{PolicyActivation, Subject};
+use activation::{Converted, PolicyActivation, Subject};
+use api::{FailurePolicy, ValidationAction};
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
+pub use policy_set::{Lookups, NamespaceLookup, ParamLookup, PolicySet, StaticObjects};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
 
 /// Everything besides the policies that a decision depends on.
@@ -174,10 +177,29 @@ pub fn admit_with_resources(
     input: &Input<'_>,
     resources: &dyn EquivalentResources,
 ) -> Decision {
-    let mut decision = Decision::default();
     if is_admission_policy_resource(&input.request.resource) {
-        return decision;
+        return Decision::default();
     }
+    let policies = policies.iter().map(|p| {
+        let own = bindings.iter().filter(|b| b.spec.policy_name == p.name());
+        (*p, own.collect())
+    });
+    dispatch(policies, input, resources)
+}
+
+/// Decides a request against policies, each with its bindings, in order: the one code path
+/// of [`admit`] and [`PolicySet::admit`].
+fn dispatch<'p>(
+    policies: impl Iterator<
+        Item = (
+            &'p CompiledPolicy,
+            Vec<&'p ValidatingAdmissionPolicyBinding>,
+        ),
+    >,
+    input: &Input<'_>,
+    resources: &dyn EquivalentResources,
+) -> Decision {
+    let mut decision = Decision::default();
     let mut dispatch = Dispatch {
         input,
         resources,
@@ -185,9 +207,10 @@ pub fn admit_with_resources(
         denials: Vec::new(),
         failures: Vec::new(),
         aborted: None,
+        converted: Converted::default(),
     };
-    for policy in policies {
-        dispatch.policy(policy, bindings);
+    for (policy, bindings) in policies {
+        dispatch.policy(policy, &bindings);
         if let Some(status) = dispatch.aborted.take() {
             // The request fails with this error: no denial, no validation-failure
             // annotation (warnings and earlier policies' annotations stay).
@@ -275,6 +298,8 @@ struct Dispatch<'a, 'i> {
     decision: &'a mut Decision,
     denials: Vec<Denial>,
     failures: Vec<ValidationFailure>,
+    /// The request's objects as CEL values, converted once.
+    converted: Converted,
     /// An error that fails the whole request (the namespace of a namespaced request was
     /// not found): the dispatcher returns it as is.
     aborted: Option<Status>,
@@ -299,7 +324,7 @@ impl Dispatch<'_, '_> {
         });
     }
 
-    fn policy(&mut self, policy: &CompiledPolicy, bindings: &[ValidatingAdmissionPolicyBinding]) {
+    fn policy(&mut self, policy: &CompiledPolicy, bindings: &[&ValidatingAdmissionPolicyBinding]) {
         let spec = &policy.policy.spec;
         let fails = error_denies(spec.failure_policy.as_ref());
         let input = self.input;
@@ -325,10 +350,7 @@ impl Dispatch<'_, '_> {
             None
         };
         let mut annotations: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for binding in bindings
-            .iter()
-            .filter(|b| b.spec.policy_name == policy.name())
-        {
+        for &binding in bindings {
             let binding_name = binding.metadata.name.as_str();
             if let Some(resources) = &binding.spec.match_resources {
                 match matching::matches(resources, request, input.namespace, self.resources) {
@@ -386,6 +408,7 @@ impl Dispatch<'_, '_> {
                     namespace,
                     params: param,
                     authorizer: input.authorizer.as_ref(),
+                    converted: &self.converted,
                 };
                 let result = evaluate(policy, Arc::new(PolicyActivation::new(&subject)));
                 for cost in result.costs {

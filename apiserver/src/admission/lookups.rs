@@ -1,0 +1,114 @@
+//! What a decision looks up in the server: the request's Namespace and params objects from
+//! storage, and authorization checks (`authorizer` in expressions) answered by the server's
+//! own authorizer ([`crate::authz::Authz`]).
+
+use std::sync::Arc;
+
+use kcel_stdlib::kubernetes::admission::api::ParamKind;
+use kcel_stdlib::kubernetes::admission::{NamespaceLookup, ParamLookup};
+use kcel_stdlib::kubernetes::authz::{Authorizer, AuthzRequest, Decision, DecisionKind};
+use serde_json::Value;
+
+use crate::authz::{Attributes, Authz, User};
+use crate::resource::{NAMESPACES, Resource, SERVED};
+use crate::storage::{RangeRequest, Storage, keys};
+
+/// Reads namespaces and params from the store (on a blocking thread).
+pub struct ServerLookups {
+    /// The store read.
+    pub store: Arc<dyn Storage>,
+}
+
+impl NamespaceLookup for ServerLookups {
+    fn namespace(&self, name: &str) -> Option<Value> {
+        let key = keys::cluster(NAMESPACES.plural, name);
+        let (kv, _) = self.store.get(&key, None).ok()?;
+        serde_json::from_slice(&kv?.value).ok()
+    }
+}
+
+/// The served resource of a params kind (`apiVersion` and `kind`): a built-in one or a
+/// custom resource.
+fn param_resource(kind: &ParamKind) -> Option<&'static Resource> {
+    let (group, version) = match kind.api_version.split_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", kind.api_version.as_str()),
+    };
+    let matches = |r: &Resource| r.group == group && r.version == version && r.kind == kind.kind;
+    if let Some(r) = SERVED.iter().find(|r| matches(r)) {
+        return Some(r);
+    }
+    crate::crd::registry::all()
+        .iter()
+        .flat_map(|crd| crd.versions.iter().map(|v| v.resource))
+        .find(|r| matches(r))
+}
+
+impl ParamLookup for ServerLookups {
+    fn params(&self, kind: &ParamKind, namespace: Option<&str>) -> Vec<Value> {
+        let Some(resource) = param_resource(kind) else {
+            return Vec::new();
+        };
+        let storage = crate::served::storage_resource(resource);
+        let namespace = namespace.filter(|_| resource.namespaced);
+        let prefix = keys::prefix(&storage, namespace);
+        let Ok(range) = self.store.range(&RangeRequest::prefix(prefix)) else {
+            return Vec::new();
+        };
+        range
+            .kvs
+            .iter()
+            .filter_map(|kv| serde_json::from_slice::<Value>(&kv.value).ok())
+            .map(|mut o| {
+                // Stored objects may omit their type; params are matched by it.
+                if let Some(map) = o.as_object_mut() {
+                    map.insert("apiVersion".into(), kind.api_version.clone().into());
+                    map.insert("kind".into(), kind.kind.clone().into());
+                }
+                o
+            })
+            .collect()
+    }
+}
+
+/// The server's authorizer as expressions' `authorizer` sees it.
+#[derive(Debug)]
+pub struct ServerAuthorizer {
+    authz: Arc<Authz>,
+}
+
+impl ServerAuthorizer {
+    /// Answers checks with `authz`.
+    pub fn new(authz: Arc<Authz>) -> ServerAuthorizer {
+        ServerAuthorizer { authz }
+    }
+}
+
+impl Authorizer for ServerAuthorizer {
+    fn authorize(&self, request: &AuthzRequest) -> Decision {
+        let user = User {
+            name: request.user.name.clone(),
+            uid: String::new(),
+            groups: request.user.groups.clone(),
+        };
+        let attrs = Attributes {
+            verb: request.verb.clone(),
+            resource_request: request.resource_request,
+            path: request.path.clone(),
+            group: request.api_group.clone(),
+            version: request.api_version.clone(),
+            resource: request.resource.clone(),
+            subresource: request.subresource.clone(),
+            namespace: request.namespace.clone(),
+            name: request.name.clone(),
+        };
+        let (allowed, reason) = self.authz.decide(&user, &attrs);
+        // RBAC has no opinion on what it does not allow.
+        let kind = if allowed {
+            DecisionKind::Allow
+        } else {
+            DecisionKind::NoOpinion
+        };
+        Decision::new(kind, reason)
+    }
+}

@@ -1,0 +1,284 @@
+//! ValidatingAdmissionPolicy enforced by the server: the policies and bindings stored as
+//! `admissionregistration.k8s.io/v1` objects are validated when written ([`objects`]),
+//! compiled once per generation into a [`PolicySet`] that is swapped whole when they change
+//! ([`policies`]), and every write (create, update, patch, apply, delete, subresources) is
+//! decided by it ([`admit`]) with the authenticated user, the server's namespaces and params
+//! ([`lookups`]) and its authorizer. The audit log ([`audit`]) records each request with the
+//! admission's audit annotations.
+//!
+//! The request's user and its audit annotations travel in a task-local [`context`] set by
+//! the authentication middleware, so the write path needs one call per write and no new
+//! parameters; writes made by the server itself (namespace finalization, CRD cleanup) run
+//! outside any request and are not judged, as upstream's loopback writes of controllers
+//! are not judged by policies bound to users.
+
+pub mod audit;
+pub mod context;
+pub mod lookups;
+pub mod objects;
+pub mod policies;
+
+use std::sync::Arc;
+
+use kcel_stdlib::kubernetes::admission::Decision;
+use kcel_stdlib::kubernetes::admission::api::{
+    AdmissionRequest, GroupVersionKind, GroupVersionResource, UserInfo,
+};
+use kcel_stdlib::kubernetes::authz::Authorizer;
+
+use crate::error::ApiError;
+use crate::object::Object;
+use crate::resource::Resource;
+use crate::state::AppState;
+use crate::status::{StatusCause, StatusDetails};
+
+pub use policies::Admission;
+
+/// Serves an authenticated request (`next`) with its [`context`]: adds admission's
+/// warnings to the response and writes the audit event, if there is an audit log.
+pub async fn serve(
+    state: &AppState,
+    user: crate::authz::User,
+    attrs: crate::authz::Attributes,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let record = state.admission.audit.as_ref().map(|_| {
+        let header = |name: axum::http::HeaderName| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned()
+        };
+        audit::RequestRecord {
+            audit_id: crate::random::uuid_v4().unwrap_or_default(),
+            uri: request.uri().to_string(),
+            user_agent: header(axum::http::header::USER_AGENT),
+            source_ip: None,
+            received: chrono::Utc::now(),
+        }
+    });
+    let context = Arc::new(context::RequestContext::new(user));
+    let mut response = context::scope(context.clone(), next.run(request)).await;
+    crate::respond::add_warnings(&mut response, &context.warnings());
+    if let (Some(log), Some(record)) = (&state.admission.audit, record) {
+        let mut annotations = context.annotations();
+        let deprecated = attrs.resource_request
+            && crate::served::find(&attrs.group, &attrs.version, &attrs.resource)
+                .and_then(crate::crd::deprecation)
+                .is_some();
+        if deprecated {
+            annotations.insert("k8s.io/deprecated".to_owned(), "true".to_owned());
+        }
+        let code = response.status().as_u16();
+        let mut attrs = attrs;
+        if attrs.name.is_empty() {
+            attrs.name = context.object_name();
+        }
+        log.write(&audit::event(
+            &record,
+            &context.user,
+            &attrs,
+            code,
+            &annotations,
+        ));
+    }
+    response
+}
+
+/// The admission operation of a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// A create (apply creating included).
+    Create,
+    /// An update, patch or apply, of the object or a subresource.
+    Update,
+    /// A delete (also when finalizers only mark the object).
+    Delete,
+}
+
+impl Operation {
+    fn as_str(self) -> &'static str {
+        match self {
+            Operation::Create => "CREATE",
+            Operation::Update => "UPDATE",
+            Operation::Delete => "DELETE",
+        }
+    }
+}
+
+/// One write to decide.
+pub struct Write<'a> {
+    /// The resource written.
+    pub resource: &'static Resource,
+    /// `status`, `scale`, or none.
+    pub subresource: Option<&'a str>,
+    /// What the write does.
+    pub operation: Operation,
+    /// The object name.
+    pub name: &'a str,
+    /// The new object (none for a delete).
+    pub object: Option<&'a mut Object>,
+    /// The stored object (none for a create).
+    pub old: Option<&'a Object>,
+    /// Whether nothing is stored (`dryRun=All`).
+    pub dry_run: bool,
+}
+
+/// Decides a write: for the policy objects themselves, their validation (422) and status;
+/// for everything else, the bound policies. Denials are errors with upstream's status;
+/// warnings and audit annotations go to the request's [`context`].
+pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
+    let context = context::current();
+    if let Some(context) = &context {
+        context.set_object_name(write.name);
+    }
+    if objects::is_policy_resource(write.resource) {
+        if let Some(object) = write.object {
+            objects::validate(write.resource, write.subresource, object, write.old)?;
+        }
+        return Ok(());
+    }
+    let Some(context) = context else {
+        return Ok(()); // the server's own writes
+    };
+    let set = state.admission.current();
+    if set.is_empty() {
+        return Ok(());
+    }
+    let request = admission_request(&write, &context.user);
+    let namespace = request.namespace.clone();
+    if !set.may_match(&request) {
+        return Ok(());
+    }
+    let store = state.store.clone();
+    let authorizer: Arc<dyn Authorizer> =
+        Arc::new(lookups::ServerAuthorizer::new(state.authz.clone()));
+    let decision = tokio::task::spawn_blocking(move || {
+        let lookups = lookups::ServerLookups { store };
+        set.admit(
+            &request,
+            &kcel_stdlib::kubernetes::admission::Lookups {
+                namespaces: &lookups,
+                params: &lookups,
+                authorizer: Some(&authorizer),
+            },
+        )
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    apply(&context, &write, &namespace, decision)
+}
+
+/// Records warnings and annotations; turns a denial into the API error.
+fn apply(
+    context: &context::RequestContext,
+    write: &Write<'_>,
+    namespace: &str,
+    decision: Decision,
+) -> Result<(), ApiError> {
+    context.add_warnings(decision.warnings);
+    context.add_annotations(decision.audit_annotations);
+    let Some(status) = decision.status else {
+        return Ok(());
+    };
+    let reason = match status.reason.as_str() {
+        "Forbidden" => "Forbidden",
+        "Unauthorized" => "Unauthorized",
+        "RequestEntityTooLarge" => "RequestEntityTooLarge",
+        "NotFound" => "NotFound",
+        _ => "Invalid",
+    };
+    // admission.NewForbidden's details: the resource as kind, and (policy denials) the
+    // denial without its prefix as the one cause, so kubectl prints `The deployments "x" is
+    // invalid: : ValidatingAdmissionPolicy ...`.
+    let prefix_end = status
+        .message
+        .find(" is forbidden: ")
+        .map(|i| i + " is forbidden: ".len());
+    let causes = match prefix_end {
+        Some(i) if status.code != 404 => vec![StatusCause {
+            reason: "",
+            message: status.message[i..].to_owned(),
+            field: String::new(),
+        }],
+        _ => Vec::new(),
+    };
+    let details = if status.code == 404 {
+        StatusDetails {
+            name: namespace.to_owned(),
+            kind: "namespaces".to_owned(),
+            ..StatusDetails::default()
+        }
+    } else {
+        StatusDetails {
+            name: write.name.to_owned(),
+            group: write.resource.group.to_owned(),
+            kind: write.resource.plural.to_owned(),
+            causes,
+            ..StatusDetails::default()
+        }
+    };
+    Err(ApiError {
+        code: status.code,
+        reason,
+        message: status.message,
+        details: Some(Box::new(details)),
+    })
+}
+
+fn gvr(resource: &Resource) -> GroupVersionResource {
+    GroupVersionResource {
+        group: resource.group.to_owned(),
+        version: resource.version.to_owned(),
+        resource: resource.plural.to_owned(),
+    }
+}
+
+/// The admission request of a write (kind and resource as served; the scale subresource's
+/// kind is autoscaling/v1 Scale).
+fn admission_request(write: &Write<'_>, user: &crate::authz::User) -> AdmissionRequest {
+    let resource = write.resource;
+    let kind = match write.subresource {
+        Some("scale") => GroupVersionKind {
+            group: "autoscaling".into(),
+            version: "v1".into(),
+            kind: "Scale".into(),
+        },
+        _ => GroupVersionKind {
+            group: resource.group.into(),
+            version: resource.version.into(),
+            kind: resource.kind.into(),
+        },
+    };
+    let namespace = write
+        .object
+        .as_deref()
+        .or(write.old)
+        .map(|o| crate::object::meta_str(o, "namespace").to_owned())
+        .unwrap_or_default();
+    AdmissionRequest {
+        uid: crate::random::uuid_v4().unwrap_or_default(),
+        kind,
+        resource: gvr(resource),
+        sub_resource: write.subresource.unwrap_or("").to_owned(),
+        name: write.name.to_owned(),
+        namespace,
+        operation: write.operation.as_str().to_owned(),
+        user_info: UserInfo {
+            username: user.name.clone(),
+            uid: user.uid.clone(),
+            groups: user.groups.clone(),
+            extra: Default::default(),
+        },
+        dry_run: Some(write.dry_run),
+        object: write
+            .object
+            .as_deref()
+            .map(|o| serde_json::Value::Object(o.clone())),
+        old_object: write.old.map(|o| serde_json::Value::Object(o.clone())),
+        ..AdmissionRequest::default()
+    }
+}

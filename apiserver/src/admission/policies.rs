@@ -1,0 +1,272 @@
+//! The policies in effect: every stored ValidatingAdmissionPolicy compiled once per
+//! generation, with the stored bindings, as one [`PolicySet`] swapped whole (readers take an
+//! `Arc` and never wait for a rebuild). The set is rebuilt after every write of a policy or
+//! binding through this server, before the write is acknowledged ([`track`]), and on every
+//! change another server makes to the same store ([`watch`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+use kcel_stdlib::kubernetes::admission::{
+    CompiledPolicy, PolicySet, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+};
+
+use crate::resource::{VALIDATINGADMISSIONPOLICIES, VALIDATINGADMISSIONPOLICYBINDINGS};
+use crate::storage::{
+    KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch, keys,
+};
+
+/// The storage prefix of policies.
+pub fn policies_prefix() -> String {
+    keys::prefix(VALIDATINGADMISSIONPOLICIES.plural, None)
+}
+
+/// The storage prefix of bindings.
+pub fn bindings_prefix() -> String {
+    keys::prefix(VALIDATINGADMISSIONPOLICYBINDINGS.plural, None)
+}
+
+/// A compiled policy with the uid and generation it was compiled at.
+type CompiledAt = (String, i64, Arc<CompiledPolicy>);
+
+/// The policy set in effect and the compiled policies it was built from.
+#[derive(Default)]
+pub struct Admission {
+    set: RwLock<Arc<PolicySet>>,
+    /// Compiled policies by name, with the uid and generation they were compiled at.
+    compiled: Mutex<HashMap<String, CompiledAt>>,
+    /// Serializes rebuilds (a rebuild reads both prefixes, then swaps).
+    rebuild: Mutex<()>,
+    /// How many policies were compiled since start (for tests and metrics).
+    compilations: std::sync::atomic::AtomicU64,
+    /// The audit log, if `--audit-log-path` was given.
+    pub audit: Option<super::audit::AuditLog>,
+}
+
+impl std::fmt::Debug for Admission {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Admission").finish_non_exhaustive()
+    }
+}
+
+fn meta<'v>(object: &'v serde_json::Value, field: &str) -> Option<&'v serde_json::Value> {
+    object.get("metadata").and_then(|m| m.get(field))
+}
+
+impl Admission {
+    /// No policies; audit events to `audit`, if given.
+    pub fn new(audit: Option<super::audit::AuditLog>) -> Admission {
+        Admission {
+            audit,
+            ..Admission::default()
+        }
+    }
+
+    /// The set in effect.
+    pub fn current(&self) -> Arc<PolicySet> {
+        self.set.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// How many policies have been compiled since start.
+    pub fn compilations(&self) -> u64 {
+        self.compilations.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Rebuilds the set from the stored policies and bindings, compiling only the policies
+    /// whose uid or generation changed.
+    pub fn reload(&self, store: &dyn Storage) -> Result<(), StorageError> {
+        let _one = self.rebuild.lock().unwrap_or_else(|e| e.into_inner());
+        let policies = store.range(&RangeRequest::prefix(policies_prefix()))?;
+        let bindings = store.range(&RangeRequest::prefix(bindings_prefix()))?;
+        let mut compiled = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
+        let mut next = HashMap::new();
+        let mut set_policies = Vec::new();
+        for kv in &policies.kvs {
+            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&kv.value) else {
+                continue;
+            };
+            let uid = meta(&value, "uid").and_then(|v| v.as_str()).unwrap_or("");
+            let generation = meta(&value, "generation")
+                .and_then(|v| v.as_i64())
+                .unwrap_or(0);
+            let Ok(policy) = serde_json::from_value::<ValidatingAdmissionPolicy>(value.clone())
+            else {
+                continue;
+            };
+            let name = policy.metadata.name.clone();
+            let program = match compiled.get(&name) {
+                Some((u, g, p)) if u == uid && *g == generation => p.clone(),
+                _ => {
+                    self.compilations
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Arc::new(CompiledPolicy::new(policy))
+                }
+            };
+            set_policies.push(program.clone());
+            next.insert(name, (uid.to_owned(), generation, program));
+        }
+        *compiled = next;
+        let set_bindings: Vec<ValidatingAdmissionPolicyBinding> = bindings
+            .kvs
+            .iter()
+            .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
+            .collect();
+        let set = Arc::new(PolicySet::new(set_policies, set_bindings));
+        *self.set.write().unwrap_or_else(|e| e.into_inner()) = set;
+        Ok(())
+    }
+}
+
+/// Whether a storage key holds a policy or a binding.
+fn is_policy_key(key: &str) -> bool {
+    key.starts_with(&policies_prefix()) || key.starts_with(&bindings_prefix())
+}
+
+/// A store whose writes of policies and bindings rebuild the policy set before they are
+/// acknowledged (so a client that saw its binding created is judged by it at once).
+pub struct Tracked {
+    inner: Arc<dyn Storage>,
+    admission: Arc<Admission>,
+}
+
+/// Wraps `inner`, loading the stored policies first.
+pub fn track(
+    inner: Arc<dyn Storage>,
+    admission: Arc<Admission>,
+) -> Result<Arc<dyn Storage>, StorageError> {
+    admission.reload(&*inner)?;
+    Ok(Arc::new(Tracked { inner, admission }))
+}
+
+impl Tracked {
+    fn after_write(&self, key: &str) {
+        if is_policy_key(key)
+            && let Err(e) = self.admission.reload(&*self.inner)
+        {
+            eprintln!("kcel-apiserver: reloading admission policies: {e}");
+        }
+    }
+}
+
+impl Storage for Tracked {
+    fn current_revision(&self) -> Result<Revision, StorageError> {
+        self.inner.current_revision()
+    }
+    fn compacted_revision(&self) -> Result<Revision, StorageError> {
+        self.inner.compacted_revision()
+    }
+    fn get(
+        &self,
+        key: &str,
+        revision: Option<Revision>,
+    ) -> Result<(Option<KeyValue>, Revision), StorageError> {
+        self.inner.get(key, revision)
+    }
+    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        self.inner.range(request)
+    }
+    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
+        let kv = self.inner.create(key, value)?;
+        self.after_write(key);
+        Ok(kv)
+    }
+    fn update(
+        &self,
+        key: &str,
+        value: &[u8],
+        expected: Revision,
+    ) -> Result<KeyValue, StorageError> {
+        let kv = self.inner.update(key, value, expected)?;
+        self.after_write(key);
+        Ok(kv)
+    }
+    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
+        let deleted = self.inner.delete(key, expected)?;
+        self.after_write(key);
+        Ok(deleted)
+    }
+    fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
+        self.inner.watch(prefix, from)
+    }
+    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
+        self.inner.compact(revision)
+    }
+}
+
+/// Rebuilds the set whenever a policy or binding changes in the store (writes of other
+/// servers sharing it), until the store's watch ends.
+pub async fn watch(store: Arc<dyn Storage>, admission: Arc<Admission>) {
+    let (Ok(mut policies), Ok(mut bindings)) = (
+        store.watch(&policies_prefix(), None),
+        store.watch(&bindings_prefix(), None),
+    ) else {
+        return;
+    };
+    loop {
+        let event = tokio::select! {
+            e = policies.recv() => e,
+            e = bindings.recv() => e,
+        };
+        if event.is_none() {
+            return;
+        }
+        policies.drain();
+        bindings.drain();
+        let (store, admission) = (store.clone(), admission.clone());
+        let reloaded = tokio::task::spawn_blocking(move || admission.reload(&*store)).await;
+        if let Ok(Err(e)) = reloaded {
+            eprintln!("kcel-apiserver: reloading admission policies: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::memory::MemoryStorage;
+    use serde_json::json;
+
+    fn policy(generation: i64, expression: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "metadata": {"name": "p", "uid": "u1", "generation": generation},
+            "spec": {
+                "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                    "operations": ["CREATE"], "resources": ["configmaps"]}]},
+                "validations": [{"expression": expression}]
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn policies_compile_once_per_generation_and_swap_on_write() {
+        let admission = Arc::new(Admission::default());
+        let store = track(Arc::new(MemoryStorage::new()), admission.clone()).unwrap();
+        assert!(admission.current().is_empty());
+        let key = keys::cluster(VALIDATINGADMISSIONPOLICIES.plural, "p");
+        let kv = store.create(&key, &policy(1, "true")).unwrap();
+        assert_eq!(admission.compilations(), 1);
+        // Without a binding the policy does nothing.
+        assert!(admission.current().is_empty());
+        let binding = json!({"metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}});
+        let bkey = keys::cluster(VALIDATINGADMISSIONPOLICYBINDINGS.plural, "b");
+        store
+            .create(&bkey, &serde_json::to_vec(&binding).unwrap())
+            .unwrap();
+        assert!(!admission.current().is_empty());
+        // The binding's write rebuilt the set without compiling the policy again; a status
+        // write (same generation) does not either; a new generation does.
+        assert_eq!(admission.compilations(), 1);
+        let kv = store
+            .update(&key, &policy(1, "true"), kv.mod_revision)
+            .unwrap();
+        assert_eq!(admission.compilations(), 1);
+        store
+            .update(&key, &policy(2, "false"), kv.mod_revision)
+            .unwrap();
+        assert_eq!(admission.compilations(), 2);
+        let deleted = store.get(&bkey, None).unwrap().0.unwrap();
+        store.delete(&bkey, deleted.mod_revision).unwrap();
+        assert!(admission.current().is_empty());
+    }
+}
