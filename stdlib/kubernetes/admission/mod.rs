@@ -71,7 +71,6 @@ pub use evaluate::{
 
 use crate::kubernetes::crd::field_error::go_quote;
 use activation::{Converted, PolicyActivation, Subject};
-use api::{FailurePolicy, ValidationAction};
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use policy_set::{Lookups, NamespaceLookup, ParamLookup, PolicySet, StaticObjects};

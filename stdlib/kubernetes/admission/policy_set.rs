@@ -62,7 +62,9 @@ pub trait ParamLookup: Send + Sync {
 /// The embedder's answers a decision may need.
 #[derive(Clone, Copy)]
 pub struct Lookups<'a> {
+    /// Finds the namespace object of a namespaced request (`namespaceObject`, namespaceSelector).
     pub namespaces: &'a dyn NamespaceLookup,
+    /// Finds the param objects a binding's `paramRef` may select.
     pub params: &'a dyn ParamLookup,
     /// Answers `authorizer` checks; without one, `authorizer` is unbound.
     pub authorizer: Option<&'a Arc<dyn Authorizer>>,
