@@ -28,6 +28,7 @@ pub mod object;
 pub mod openapi;
 pub mod patch;
 pub mod pki;
+pub mod propagation;
 pub mod protobuf;
 pub mod random;
 pub mod resource;

@@ -228,6 +228,7 @@ impl Server {
         for name in resume {
             routes::start_finalizing(self.state.clone(), name);
         }
+        routes::start_garbage_collector(self.state.clone());
         if !self.compaction_interval.is_zero() {
             tokio::spawn(compact_periodically(
                 self.state.store.clone(),

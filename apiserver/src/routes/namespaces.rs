@@ -10,7 +10,7 @@ use super::call::{Part, current, storage};
 use super::write::{DeleteOptions, WriteOptions, Written, delete_object, modify};
 use crate::error::ApiError;
 use crate::object;
-use crate::resource::{NAMESPACES, SERVED};
+use crate::resource::NAMESPACES;
 use crate::state::AppState;
 use crate::storage::{RangeRequest, Storage, StorageError, keys};
 
@@ -108,16 +108,8 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
         return Ok(false);
     }
     let mut remaining = 0;
-    let custom = crate::crd::registry::all().into_iter().filter_map(|c| {
-        c.versions
-            .iter()
-            .find(|v| v.storage)
-            .or(c.versions.first())
-            .map(|v| v.resource)
-    });
-    let resources: Vec<&'static crate::resource::Resource> = SERVED
-        .iter()
-        .chain(custom)
+    let resources: Vec<&'static crate::resource::Resource> = crate::served::all()
+        .into_iter()
         .filter(|r| r.namespaced)
         .collect();
     for resource in resources {

@@ -982,8 +982,8 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
     let pre = &value["preconditions"];
-    // Upstream's ValidateDeleteOptions. Without a garbage collector, every policy deletes at
-    // once (as the collector would, for an object without dependents).
+    // Upstream's ValidateDeleteOptions; the policy then picks the garbage collector's
+    // finalizers (crate::propagation).
     let mut errors = Vec::new();
     match &value["propagationPolicy"] {
         Value::Null => {}
@@ -1025,6 +1025,12 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
         uid: pre["uid"].as_str().map(str::to_owned),
         resource_version: pre["resourceVersion"].as_str().map(str::to_owned),
         dry_run,
+        policy: crate::propagation::DeletePolicy {
+            orphan_dependents: value["orphanDependents"].as_bool(),
+            propagation: value["propagationPolicy"]
+                .as_str()
+                .and_then(crate::propagation::Propagation::parse),
+        },
     })
 }
 
