@@ -15,6 +15,11 @@ fn scale_kind() -> Value {
     json!({"group": "autoscaling", "version": "v1", "kind": "Scale"})
 }
 
+/// Whether the resource is the core group's namespaces, with its `finalize` subresource.
+fn has_finalize(resource: &Resource) -> bool {
+    resource.kind == "Namespace" && resource.group.is_empty()
+}
+
 /// The aggregated discovery entry of `resource`, in `categories`.
 pub fn aggregated<S: AsRef<str>>(resource: &Resource, categories: &[S]) -> Value {
     let r = resource;
@@ -33,6 +38,10 @@ pub fn aggregated<S: AsRef<str>>(resource: &Resource, categories: &[S]) -> Value
         entry["categories"] = json!(categories.iter().map(AsRef::as_ref).collect::<Vec<_>>());
     }
     let mut subresources = Vec::new();
+    if has_finalize(r) {
+        subresources.push(json!({"subresource": "finalize", "responseKind": kind,
+            "verbs": ["update"]}));
+    }
     if r.status {
         subresources.push(
             json!({"subresource": "status", "responseKind": kind, "verbs": SUBRESOURCE_VERBS}),
@@ -78,6 +87,11 @@ pub fn legacy<S: AsRef<str>>(resource: &Resource, categories: &[S]) -> Vec<Value
         }
         entry
     };
+    if has_finalize(r) {
+        let mut finalize = sub("finalize", json!({"kind": r.kind}));
+        finalize["verbs"] = json!(["update"]);
+        out.push(finalize);
+    }
     if r.status {
         out.push(sub("status", json!({"kind": r.kind})));
     }
@@ -90,7 +104,7 @@ pub fn legacy<S: AsRef<str>>(resource: &Resource, categories: &[S]) -> Vec<Value
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
+    use crate::resource::{CONFIGMAPS, DEPLOYMENTS, NAMESPACES};
 
     #[test]
     fn entries_carry_subresources_and_categories() {
@@ -112,5 +126,16 @@ mod tests {
         assert_eq!(legacy[1]["kind"], "Deployment");
         assert_eq!(legacy[2]["group"], "autoscaling");
         assert_eq!(legacy[2]["singularName"], "");
+        // As kube-apiserver lists them: namespaces/finalize (update only), then status.
+        let ns = crate::discovery_entries::legacy(&NAMESPACES, &none);
+        let names: Vec<&str> = ns.iter().map(|e| e["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["namespaces", "namespaces/finalize", "namespaces/status"]
+        );
+        assert_eq!(ns[1]["verbs"], json!(["update"]));
+        let ns = aggregated(&NAMESPACES, &none);
+        assert_eq!(ns["subresources"][0]["subresource"], "finalize");
+        assert_eq!(ns["subresources"][1]["subresource"], "status");
     }
 }

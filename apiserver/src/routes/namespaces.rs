@@ -67,6 +67,42 @@ pub fn ensure_system_namespaces(store: &dyn Storage) -> Result<(), StorageError>
     Ok(())
 }
 
+/// The finalizer names that need no domain prefix (`IsStandardFinalizerName`).
+const STANDARD_FINALIZERS: &[&str] = &[FINALIZER, "orphan", "foregroundDeletion"];
+
+/// Checks the `spec.finalizers` of a write to `finalize` as upstream's
+/// `ValidateNamespaceFinalizeUpdate`: each a qualified name, and one without a `/` prefix
+/// must be a standard finalizer.
+pub(crate) fn check_finalize(namespace: &object::Object, name: &str) -> Result<(), ApiError> {
+    let finalizers = namespace
+        .get("spec")
+        .and_then(|s| s.get("finalizers"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut causes = Vec::new();
+    for (i, finalizer) in finalizers.iter().enumerate() {
+        let text = finalizer.as_str().unwrap_or("");
+        let field = format!("spec.finalizers[{i}]");
+        for message in kcel_stdlib::kubernetes::format::messages("qualifiedName", text) {
+            causes.push(crate::error::FieldError::invalid_string(
+                &field, text, &message,
+            ));
+        }
+        if !text.contains('/') && !STANDARD_FINALIZERS.contains(&text) {
+            causes.push(crate::error::FieldError::invalid_string(
+                &field,
+                text,
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
+    }
+    match causes.is_empty() {
+        true => Ok(()),
+        false => Err(ApiError::invalid(&NAMESPACES, name, causes)),
+    }
+}
+
 /// The names of the namespaces that are Terminating (to resume finalizing them at start).
 pub fn terminating(store: &dyn Storage) -> Result<Vec<String>, StorageError> {
     let range = store.range(&RangeRequest::prefix(keys::prefix(NAMESPACES.plural, None)))?;

@@ -57,6 +57,7 @@ pub async fn dispatch(
         None => {}
         Some("status") if resource.status => {}
         Some("scale") if resource.scale => {}
+        Some("finalize") if resource.kind == "Namespace" && resource.group.is_empty() => {}
         Some(_) => return Err(ApiError::no_such_path()),
     }
     if resource.namespaced != namespace.is_some() && (name.is_some() || !resource.namespaced) {
@@ -90,6 +91,15 @@ pub async fn dispatch(
                 &method.as_str().to_lowercase(),
             )),
         };
+    }
+    // `finalize` is written with PUT only (upstream's FinalizeREST is an Updater).
+    if subresource == Some("finalize") && method != Method::PUT {
+        let verb = if method == Method::PATCH {
+            "patch"
+        } else {
+            "get"
+        };
+        return Err(ApiError::method_not_supported(resource, verb));
     }
     if subresource.is_some() && !matches!(method, Method::GET | Method::PUT | Method::PATCH) {
         return Err(ApiError::method_not_supported(
@@ -737,6 +747,9 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
         )));
     }
     set_namespace(&call, &mut object)?;
+    if call.subresource.as_deref() == Some("finalize") {
+        super::namespaces::check_finalize(&object, name)?;
+    }
     let key = call.key(name);
     let manager = call.manager();
     let written = modify(
