@@ -27,6 +27,7 @@ pub mod metrics;
 pub mod negotiate;
 pub mod object;
 pub mod openapi;
+pub mod ownership;
 pub mod patch;
 pub mod pki;
 pub mod propagation;

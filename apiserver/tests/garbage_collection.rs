@@ -505,3 +505,37 @@ fn kubectl_delete_cascade_foreground_background_orphan() {
     }
     assert!(k.configmaps().contains("orph-0"));
 }
+
+#[tokio::test]
+async fn owner_references_and_collection_finalizers_are_validated() {
+    let server = Server::start(&["--storage", "memory"]);
+    let two_controllers = json!({"metadata": {"name": "two", "ownerReferences": [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "name": "a", "uid": "1", "controller": true},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "name": "b", "uid": "2", "controller": true},
+    ]}});
+    let reply = server
+        .send("POST", CONFIGMAPS, Some(&two_controllers))
+        .await;
+    assert_eq!(reply.code, 422, "{}", reply.text());
+    assert_eq!(
+        reply.json()["message"],
+        "ConfigMap \"two\" is invalid: metadata.ownerReferences: Invalid value: \
+         [{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"a\",\"uid\":\"1\",\
+         \"controller\":true},{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"b\",\
+         \"uid\":\"2\",\"controller\":true}]: Only one reference can have Controller set to true. \
+         Found \"true\" in references for Deployment/a and Deployment/b"
+    );
+    let created = create(&server, CONFIGMAPS, json!({"metadata": {"name": "f"}})).await;
+    let mut both = created.clone();
+    both["metadata"]["finalizers"] = json!(["orphan", "foregroundDeletion"]);
+    let reply = server
+        .send("PUT", &format!("{CONFIGMAPS}/f"), Some(&both))
+        .await;
+    assert_eq!(reply.code, 422, "{}", reply.text());
+    assert_eq!(
+        reply.json()["message"],
+        "ConfigMap \"f\" is invalid: metadata.finalizers: Invalid value: \
+         [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be \
+         both set"
+    );
+}

@@ -676,6 +676,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
         name = generate_name(&generate)?;
     }
     validate_name(resource, &name)?;
+    crate::ownership::check(resource, &object, &name)?;
     check_namespace(&call, &name).await?;
     let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
     object::set_type(&mut object, resource);

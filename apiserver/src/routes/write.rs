@@ -127,6 +127,7 @@ pub(crate) async fn modify(
                 object::meta_str(&new, "name")
             )));
         }
+        crate::ownership::check(resource, &new, name)?;
         let mut hook_warnings = Vec::new();
         crate::crd::admit(resource, &mut new, Some(&old), &mut hook_warnings)?;
         if let Some(sink) = warnings {
