@@ -16,6 +16,27 @@ pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resourc
     resource::built_in(group, version, plural).or_else(|| crate::crd::find(group, version, plural))
 }
 
+/// Every served resource once: the built-in ones, then the storage version of each custom
+/// resource (every version of a custom resource shares its storage keys).
+pub fn all() -> Vec<&'static Resource> {
+    let custom = crate::crd::registry::all().into_iter().filter_map(|c| {
+        c.versions
+            .iter()
+            .find(|v| v.storage)
+            .or(c.versions.first())
+            .map(|v| v.resource)
+    });
+    resource::SERVED.iter().chain(custom).collect()
+}
+
+/// The served resource of this group and kind (any version: they share storage), as an
+/// owner reference names it.
+pub fn by_kind(group: &str, kind: &str) -> Option<&'static Resource> {
+    all()
+        .into_iter()
+        .find(|r| r.group == group && r.kind == kind)
+}
+
 /// The resource part of the storage keys of `resource`'s objects: the plural for the
 /// built-in kinds, `<group>/<plural>` for CRDs and custom resources (as kube-apiserver).
 pub fn storage_resource(resource: &Resource) -> Cow<'static, str> {

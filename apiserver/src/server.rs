@@ -244,6 +244,7 @@ impl Server {
             self.state.store.clone(),
             self.state.admission.clone(),
         ));
+        routes::start_garbage_collector(self.state.clone());
         if !self.compaction_interval.is_zero() {
             tokio::spawn(compact_periodically(
                 self.state.store.clone(),

@@ -1077,8 +1077,18 @@ async fn delete_options_are_validated_as_upstream() {
             Some(&json!({"propagationPolicy": "Foreground"})),
         )
         .await;
+    // Foreground leaves the object with `foregroundDeletion` (store.go's
+    // deletionFinalizersForGarbageCollection); the collector then removes it.
     assert_eq!(gone.code, 200);
-    assert_eq!(gone.json()["status"], "Success");
+    assert_eq!(
+        gone.json()["metadata"]["finalizers"],
+        json!(["foregroundDeletion"])
+    );
+    let start = std::time::Instant::now();
+    while server.send("GET", &format!("{CMS}/d"), None).await.code != 404 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test]

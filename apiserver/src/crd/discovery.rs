@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::definition::compare_versions;
 use super::registry::{self, ServedVersion};
@@ -53,70 +53,14 @@ fn versions(group: &str, version: &str) -> Vec<Served> {
 pub fn aggregated(group: &str, version: &str) -> Vec<Value> {
     versions(group, version)
         .into_iter()
-        .map(|(categories, r)| {
-            let kind = json!({"group": r.group, "version": r.version, "kind": r.kind});
-            let mut entry = json!({
-                "resource": r.plural,
-                "responseKind": kind,
-                "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
-                "singularResource": r.singular,
-                "verbs": r.verbs,
-            });
-            if !r.short_names.is_empty() {
-                entry["shortNames"] = json!(r.short_names);
-            }
-            if !categories.is_empty() {
-                entry["categories"] = json!(categories);
-            }
-            let mut subresources = Vec::new();
-            if r.status {
-                subresources.push(json!({"subresource": "status", "responseKind": kind,
-                    "verbs": ["get", "patch", "update"]}));
-            }
-            if r.scale {
-                subresources.push(json!({"subresource": "scale",
-                    "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
-                    "verbs": ["get", "patch", "update"]}));
-            }
-            if !subresources.is_empty() {
-                entry["subresources"] = json!(subresources);
-            }
-            entry
-        })
+        .map(|(categories, r)| crate::discovery_entries::aggregated(r, &categories))
         .collect()
 }
 
 /// The legacy (`APIResourceList`) resources of a group-version.
 pub fn legacy(group: &str, version: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    for (categories, r) in versions(group, version) {
-        let mut entry = json!({
-            "name": r.plural,
-            "singularName": r.singular,
-            "namespaced": r.namespaced,
-            "kind": r.kind,
-            "verbs": r.verbs,
-        });
-        if !r.short_names.is_empty() {
-            entry["shortNames"] = json!(r.short_names);
-        }
-        if !categories.is_empty() {
-            entry["categories"] = json!(categories);
-        }
-        out.push(entry);
-        if r.status {
-            out.push(
-                json!({"name": format!("{}/status", r.plural), "singularName": "",
-                "namespaced": r.namespaced, "kind": r.kind, "verbs": ["get", "patch", "update"]}),
-            );
-        }
-        if r.scale {
-            out.push(
-                json!({"name": format!("{}/scale", r.plural), "singularName": "",
-                "namespaced": r.namespaced, "group": "autoscaling", "version": "v1",
-                "kind": "Scale", "verbs": ["get", "patch", "update"]}),
-            );
-        }
-    }
-    out
+    versions(group, version)
+        .into_iter()
+        .flat_map(|(categories, r)| crate::discovery_entries::legacy(r, &categories))
+        .collect()
 }

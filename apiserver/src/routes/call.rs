@@ -134,6 +134,7 @@ impl Call {
     pub(crate) fn part(&self) -> Part {
         match self.subresource.as_deref() {
             Some("status") => Part::Status,
+            Some("finalize") => Part::Finalize,
             _ => Part::Main,
         }
     }
@@ -401,6 +402,9 @@ pub(crate) enum Part {
     Main,
     /// The status subresource: only the status changes.
     Status,
+    /// A namespace's `finalize` subresource: everything but the status
+    /// (`namespaceFinalizeStrategy.PrepareForUpdate`).
+    Finalize,
     /// Everything (the server's own controllers).
     All,
 }
@@ -409,11 +413,28 @@ impl Part {
     /// The new state with what this part may not change taken from `old`.
     pub(crate) fn keep(self, resource: &Resource, old: &Object, mut new: Object) -> Object {
         match self {
-            Part::Main if resource.status => {
+            Part::Main | Part::Finalize if resource.status => {
                 match old.get("status") {
                     Some(status) => new.insert("status".to_owned(), status.clone()),
                     None => new.remove("status"),
                 };
+                // A namespace's spec.finalizers change through `finalize` only
+                // (`namespaceStrategy.PrepareForUpdate`).
+                if self == Part::Main && resource.kind == "Namespace" && resource.group.is_empty() {
+                    let kept = old.get("spec").and_then(|s| s.get("finalizers")).cloned();
+                    match (kept, new.get_mut("spec").and_then(Value::as_object_mut)) {
+                        (Some(f), Some(spec)) => {
+                            spec.insert("finalizers".to_owned(), f);
+                        }
+                        (Some(f), None) => {
+                            new.insert("spec".to_owned(), serde_json::json!({"finalizers": f}));
+                        }
+                        (None, Some(spec)) => {
+                            spec.remove("finalizers");
+                        }
+                        (None, None) => {}
+                    }
+                }
                 new
             }
             Part::Status => {

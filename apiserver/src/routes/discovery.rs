@@ -28,6 +28,14 @@ fn aggregated_response(items: Vec<Value>) -> Response {
     response
 }
 
+/// The categories of a built-in resource: upstream's `all`, as far as the served kinds go.
+fn categories(resource: &Resource) -> &'static [&'static str] {
+    match resource.kind {
+        "Service" | "Deployment" => &["all"],
+        _ => &[],
+    }
+}
+
 /// One group's `APIGroupDiscovery` (the core group has no name).
 fn group_discovery(group: &str, version: &str) -> Value {
     if resource::groups().iter().all(|(g, _)| *g != group)
@@ -47,41 +55,7 @@ fn group_discovery(group: &str, version: &str) -> Value {
     let resources: Vec<Value> = SERVED
         .iter()
         .filter(|r| r.group == group && r.version == version)
-        .map(|r| {
-            let mut entry = json!({
-                "resource": r.plural,
-                "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
-                "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
-                "singularResource": r.singular,
-                "verbs": r.verbs,
-            });
-            if !r.short_names.is_empty() {
-                entry["shortNames"] = json!(r.short_names);
-            }
-            let mut subresources = Vec::new();
-            if r.status {
-                subresources.push(json!({
-                    "subresource": "status",
-                    "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
-                    "verbs": ["get", "patch", "update"],
-                }));
-            }
-            if r.scale {
-                subresources.push(json!({
-                    "subresource": "scale",
-                    "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
-                    "verbs": ["get", "patch", "update"],
-                }));
-            }
-            if !subresources.is_empty() {
-                entry["subresources"] = json!(subresources);
-            }
-            // Upstream's `all` category, as far as the served kinds go.
-            if matches!(r.kind, "Service" | "Deployment") {
-                entry["categories"] = json!(["all"]);
-            }
-            entry
-        })
+        .map(|r| crate::discovery_entries::aggregated(r, categories(r)))
         .collect();
     let mut metadata = json!({"creationTimestamp": null});
     if !group.is_empty() {
@@ -110,55 +84,11 @@ pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> 
 
 /// An `APIResourceList` of one group-version.
 fn resource_list(group: &str, version: &str) -> Value {
-    let mut resources: Vec<Value> = Vec::new();
-    let mains: Vec<Value> = SERVED
+    let mut resources: Vec<Value> = SERVED
         .iter()
         .filter(|r| r.group == group && r.version == version)
-        .map(|r: &Resource| {
-            let mut entry = json!({
-                "name": r.plural,
-                "singularName": r.singular,
-                "namespaced": r.namespaced,
-                "kind": r.kind,
-                "verbs": r.verbs,
-            });
-            if !r.short_names.is_empty() {
-                entry["shortNames"] = json!(r.short_names);
-            }
-            if matches!(r.kind, "Service" | "Deployment") {
-                entry["categories"] = json!(["all"]);
-            }
-            entry
-        })
+        .flat_map(|r| crate::discovery_entries::legacy(r, categories(r)))
         .collect();
-    for (main, r) in mains.into_iter().zip(
-        SERVED
-            .iter()
-            .filter(|r| r.group == group && r.version == version),
-    ) {
-        resources.push(main);
-        let sub = |name: &str, kind: Value| {
-            let mut entry = json!({
-                "name": format!("{}/{name}", r.plural),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "verbs": ["get", "patch", "update"],
-            });
-            if let Value::Object(k) = kind {
-                entry.as_object_mut().expect("an object").extend(k);
-            }
-            entry
-        };
-        if r.status {
-            resources.push(sub("status", json!({"kind": r.kind})));
-        }
-        if r.scale {
-            resources.push(sub(
-                "scale",
-                json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
-            ));
-        }
-    }
     resources.extend(crate::crd::discovery::legacy(group, version));
     let group_version = if group.is_empty() {
         version.to_owned()

@@ -3,6 +3,7 @@
 mod access;
 pub(crate) mod call;
 mod discovery;
+pub(crate) mod garbage_collector;
 mod health;
 pub(crate) mod namespaces;
 pub(crate) mod objects;
@@ -24,6 +25,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 pub(crate) use crate::respond::{add_warnings, json_response};
+pub use garbage_collector::start as start_garbage_collector;
 pub use namespaces::{ensure_system_namespaces, start_finalizing, terminating};
 
 /// The router of the server, with authentication and request logging around every route.

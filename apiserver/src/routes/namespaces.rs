@@ -10,7 +10,7 @@ use super::call::{Part, current, storage};
 use super::write::{DeleteOptions, WriteOptions, Written, delete_object, modify};
 use crate::error::ApiError;
 use crate::object;
-use crate::resource::{NAMESPACES, SERVED};
+use crate::resource::NAMESPACES;
 use crate::state::AppState;
 use crate::storage::{RangeRequest, Storage, StorageError, keys};
 
@@ -67,6 +67,42 @@ pub fn ensure_system_namespaces(store: &dyn Storage) -> Result<(), StorageError>
     Ok(())
 }
 
+/// The finalizer names that need no domain prefix (`IsStandardFinalizerName`).
+const STANDARD_FINALIZERS: &[&str] = &[FINALIZER, "orphan", "foregroundDeletion"];
+
+/// Checks the `spec.finalizers` of a write to `finalize` as upstream's
+/// `ValidateNamespaceFinalizeUpdate`: each a qualified name, and one without a `/` prefix
+/// must be a standard finalizer.
+pub(crate) fn check_finalize(namespace: &object::Object, name: &str) -> Result<(), ApiError> {
+    let finalizers = namespace
+        .get("spec")
+        .and_then(|s| s.get("finalizers"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut causes = Vec::new();
+    for (i, finalizer) in finalizers.iter().enumerate() {
+        let text = finalizer.as_str().unwrap_or("");
+        let field = format!("spec.finalizers[{i}]");
+        for message in kcel_stdlib::kubernetes::format::messages("qualifiedName", text) {
+            causes.push(crate::error::FieldError::invalid_string(
+                &field, text, &message,
+            ));
+        }
+        if !text.contains('/') && !STANDARD_FINALIZERS.contains(&text) {
+            causes.push(crate::error::FieldError::invalid_string(
+                &field,
+                text,
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
+    }
+    match causes.is_empty() {
+        true => Ok(()),
+        false => Err(ApiError::invalid(&NAMESPACES, name, causes)),
+    }
+}
+
 /// The names of the namespaces that are Terminating (to resume finalizing them at start).
 pub fn terminating(store: &dyn Storage) -> Result<Vec<String>, StorageError> {
     let range = store.range(&RangeRequest::prefix(keys::prefix(NAMESPACES.plural, None)))?;
@@ -108,16 +144,8 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
         return Ok(false);
     }
     let mut remaining = 0;
-    let custom = crate::crd::registry::all().into_iter().filter_map(|c| {
-        c.versions
-            .iter()
-            .find(|v| v.storage)
-            .or(c.versions.first())
-            .map(|v| v.resource)
-    });
-    let resources: Vec<&'static crate::resource::Resource> = SERVED
-        .iter()
-        .chain(custom)
+    let resources: Vec<&'static crate::resource::Resource> = crate::served::all()
+        .into_iter()
         .filter(|r| r.namespaced)
         .collect();
     for resource in resources {

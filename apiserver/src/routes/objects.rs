@@ -57,6 +57,7 @@ pub async fn dispatch(
         None => {}
         Some("status") if resource.status => {}
         Some("scale") if resource.scale => {}
+        Some("finalize") if resource.kind == "Namespace" && resource.group.is_empty() => {}
         Some(_) => return Err(ApiError::no_such_path()),
     }
     if resource.namespaced != namespace.is_some() && (name.is_some() || !resource.namespaced) {
@@ -90,6 +91,15 @@ pub async fn dispatch(
                 &method.as_str().to_lowercase(),
             )),
         };
+    }
+    // `finalize` is written with PUT only (upstream's FinalizeREST is an Updater).
+    if subresource == Some("finalize") && method != Method::PUT {
+        let verb = if method == Method::PATCH {
+            "patch"
+        } else {
+            "get"
+        };
+        return Err(ApiError::method_not_supported(resource, verb));
     }
     if subresource.is_some() && !matches!(method, Method::GET | Method::PUT | Method::PATCH) {
         return Err(ApiError::method_not_supported(
@@ -679,6 +689,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
         name = generate_name(&generate)?;
     }
     validate_name(resource, &name)?;
+    crate::ownership::check(resource, &object, &name)?;
     check_namespace(&call, &name).await?;
     let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
     object::set_type(&mut object, resource);
@@ -763,6 +774,9 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
         )));
     }
     set_namespace(&call, &mut object)?;
+    if call.subresource.as_deref() == Some("finalize") {
+        super::namespaces::check_finalize(&object, name)?;
+    }
     let key = call.key(name);
     let manager = call.manager();
     let written = modify(
@@ -1021,8 +1035,8 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
     let pre = &value["preconditions"];
-    // Upstream's ValidateDeleteOptions. Without a garbage collector, every policy deletes at
-    // once (as the collector would, for an object without dependents).
+    // Upstream's ValidateDeleteOptions; the policy then picks the garbage collector's
+    // finalizers (crate::propagation).
     let mut errors = Vec::new();
     match &value["propagationPolicy"] {
         Value::Null => {}
@@ -1064,6 +1078,12 @@ fn delete_options(body: &[u8]) -> Result<DeleteOptions, ApiError> {
         uid: pre["uid"].as_str().map(str::to_owned),
         resource_version: pre["resourceVersion"].as_str().map(str::to_owned),
         dry_run,
+        policy: crate::propagation::DeletePolicy {
+            orphan_dependents: value["orphanDependents"].as_bool(),
+            propagation: value["propagationPolicy"]
+                .as_str()
+                .and_then(crate::propagation::Propagation::parse),
+        },
     })
 }
 

@@ -127,6 +127,7 @@ pub(crate) async fn modify(
                 object::meta_str(&new, "name")
             )));
         }
+        crate::ownership::check(resource, &new, name)?;
         let mut hook_warnings = Vec::new();
         crate::crd::admit(resource, &mut new, Some(&old), &mut hook_warnings)?;
         if let Some(sink) = warnings {
@@ -200,6 +201,8 @@ pub(crate) struct DeleteOptions {
     pub(crate) resource_version: Option<String>,
     /// `dryRun: ["All"]` in the body (kubectl sends it there rather than in the query).
     pub(crate) dry_run: bool,
+    /// `propagationPolicy` and `orphanDependents`.
+    pub(crate) policy: crate::propagation::DeletePolicy,
 }
 
 /// Upstream's Conflict for a failed delete precondition, which carries the storage layer's
@@ -273,16 +276,35 @@ pub(crate) async fn delete_object(
             },
         )
         .await?;
-        if held(resource, &old) {
-            if !object::meta_str(&old, "deletionTimestamp").is_empty() {
+        // The garbage collector's finalizers as the policy asks (upstream's
+        // deletionFinalizersForGarbageCollection), then markAsDeleting if any finalizer holds.
+        let finalizers = crate::propagation::finalizers(&old);
+        let changed = crate::propagation::deletion_finalizers(&finalizers, options.policy);
+        let mut new = old.clone();
+        if let Some(changed) = &changed {
+            let meta = object::metadata_mut(&mut new);
+            match changed.is_empty() {
+                true => meta.remove("finalizers"),
+                false => meta.insert("finalizers".to_owned(), json!(changed)),
+            };
+        }
+        let deleting = !object::meta_str(&old, "deletionTimestamp").is_empty();
+        if held(resource, &new) {
+            if deleting && changed.is_none() {
                 return Ok((Written::Stored(old), false));
             }
-            let mut new = old.clone();
             let meta = object::metadata_mut(&mut new);
-            meta.insert(
-                "deletionTimestamp".to_owned(),
-                Value::from(object::now_timestamp()),
-            );
+            if !deleting {
+                meta.insert(
+                    "deletionTimestamp".to_owned(),
+                    Value::from(object::now_timestamp()),
+                );
+                if let Some(g) = meta.get("generation").and_then(Value::as_i64)
+                    && g > 0
+                {
+                    meta.insert("generation".to_owned(), Value::from(g + 1));
+                }
+            }
             meta.insert("deletionGracePeriodSeconds".to_owned(), Value::from(0));
             if resource.kind == "Namespace" {
                 new.insert("status".to_owned(), json!({"phase": "Terminating"}));
@@ -294,7 +316,7 @@ pub(crate) async fn delete_object(
             let (k, revision) = (key.to_owned(), old_kv.mod_revision);
             match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
                 Ok(kv) => {
-                    let terminating = resource.kind == "Namespace";
+                    let terminating = resource.kind == "Namespace" && !deleting;
                     return Ok((
                         Written::Stored(object::from_storage(&kv, resource)?),
                         terminating,

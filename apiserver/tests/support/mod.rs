@@ -84,7 +84,31 @@ impl Server {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kcel-apiserver"))
+        Self::launch(dir, &[], extra, env)
+    }
+
+    /// Starts the server on an existing data directory through a wrapper command (e.g.
+    /// `prlimit ...`), which gets the server's path and arguments after its own.
+    pub fn start_via(dir: Arc<tempfile::TempDir>, wrapper: &[&str], extra: &[&str]) -> Server {
+        Self::launch(dir, wrapper, extra, &[])
+    }
+
+    fn launch(
+        dir: Arc<tempfile::TempDir>,
+        wrapper: &[&str],
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        let binary = env!("CARGO_BIN_EXE_kcel-apiserver");
+        let mut command = match wrapper {
+            [program, args @ ..] => {
+                let mut command = Command::new(program);
+                command.args(args).arg(binary);
+                command
+            }
+            [] => Command::new(binary),
+        };
+        let mut child = command
             .envs(env.iter().copied())
             .arg("--data-dir")
             .arg(dir.path())
@@ -154,6 +178,13 @@ impl Server {
         child.kill().unwrap();
         child.wait().unwrap();
         self.dir.clone()
+    }
+
+    /// A new TLS connection to the server, for tests that write raw bytes.
+    pub async fn connect(&self) -> tokio_rustls::client::TlsStream<TcpStream> {
+        let tcp = TcpStream::connect(&self.address).await.unwrap();
+        let name = ServerName::try_from("127.0.0.1").unwrap();
+        self.tls.connect(name, tcp).await.unwrap()
     }
 
     /// Sends one request with the admin token.
