@@ -114,6 +114,7 @@ fn concerns(event: &WatchEvent, owners: &HashSet<String>) -> bool {
                 .and_then(|v| v["metadata"]["uid"].as_str().map(str::to_owned))
                 .is_none_or(|uid| owners.contains(&uid))
         }),
+        EventKind::Progress => false,
     }
 }
 
