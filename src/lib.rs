@@ -48,6 +48,7 @@ pub mod registry;
 pub mod report;
 pub mod standard;
 pub mod syntax;
+pub mod trace;
 pub mod types;
 pub mod value;
 
