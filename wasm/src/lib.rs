@@ -10,13 +10,15 @@
 //! The functions are plain Rust functions too (wasm-bindgen leaves them callable on the
 //! host), so the API is unit-tested natively as well as in a wasm engine.
 
-// Without `policies` (the playground's first module) the CRD and admission requests and
-// their readers are unused.
-#![cfg_attr(not(feature = "policies"), allow(dead_code, unused_imports))]
+// Without `full` (the playground's first module) the CRD and admission requests and their
+// readers are unused.
+#![cfg_attr(not(feature = "full"), allow(dead_code, unused_imports))]
 
+#[cfg(feature = "full")]
 mod explain;
 mod request;
 
+#[cfg(feature = "full")]
 pub use explain::explain;
 
 use std::collections::HashMap;
@@ -26,21 +28,21 @@ use kcel::report::{Failure, FailureReport};
 use kcel::standard::time_zones::{self, ZoneTable};
 use kcel::value::Natural;
 use kcel::{Ast, Env, ProgramOptions, Type, Value};
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 use kcel_stdlib::documents::namespace_and_name;
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, validate_binding,
 };
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::compile::PER_CALL_COST_LIMIT;
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, RuleReport};
 use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
@@ -157,7 +159,7 @@ pub fn functions(request: &str) -> String {
     })
 }
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 /// Validates custom resources against a CRD as `kcel validate --crd CRD --old OLD OBJECT -o
 /// json` does: `{"valid": B, "objects": [{"kind", "namespace", "name", "valid", "errors":
 /// [{"field", "reason", "message"}], "warnings": [...]}]}` (the CLI's shape without `file`),
@@ -247,7 +249,7 @@ pub fn validate_crd(request: &str) -> String {
     })
 }
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 /// Decides an admission request against ValidatingAdmissionPolicies and their bindings, as
 /// kube-apiserver would and as `kcel test` computes it: `{"allowed": B, "status": {"code",
 /// "reason", "message"} | null, "warnings": [...], "annotations": {...}, "costs":
@@ -470,13 +472,13 @@ impl EnvRequest {
     }
 }
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 /// A field error as Kubernetes' status cause.
 fn cause(e: &FieldError) -> Json {
     json!({"field": e.path.to_string(), "reason": e.error_type.reason(), "message": e.body()})
 }
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 /// The CRD's schema errors, as `kcel validate -o json` reports them.
 fn schema_failure(version: &str, errors: &[FieldError]) -> Rejection {
     #[derive(Serialize)]

@@ -194,15 +194,21 @@ fn functions_for_completion() {
     );
 }
 
-/// The playground gallery's CRD (one copy, read by the page's examples too).
-#[cfg(feature = "policies")]
-const CRD: &str = include_str!("../www/src/widget-crd.yaml");
+/// The playground gallery's CRD (one copy: the page's examples import the module whose
+/// template literal holds it).
+#[cfg(feature = "full")]
+static CRD: std::sync::LazyLock<&str> = std::sync::LazyLock::new(|| {
+    include_str!("../www/src/widget-crd.js")
+        .split('`')
+        .nth(1)
+        .expect("widget-crd.js holds the CRD between backquotes")
+});
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 #[test]
 fn validates_crd_objects_with_old_objects() {
     let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {replicas: 7, minReplicas: 1, maxReplicas: 5, owner: bob}\n";
-    let mut answer = call(super::validate_crd, json!({"crd": CRD, "object": object}));
+    let mut answer = call(super::validate_crd, json!({"crd": *CRD, "object": object}));
     // Beyond the CLI's shape: the costs of each rule, estimated and actual (counted as
     // tests/crd/18_cost_total.yaml hand-counts `self.min <= self.max`: 5 a comparison; the
     // `&&` may stop after the first).
@@ -239,7 +245,7 @@ fn validates_crd_objects_with_old_objects() {
     let fixed = object.replace("replicas: 7", "replicas: 3");
     let answer = call(
         super::validate_crd,
-        json!({"crd": CRD, "object": fixed, "old": old}),
+        json!({"crd": *CRD, "object": fixed, "old": old}),
     );
     assert_eq!(
         answer["objects"][0]["errors"],
@@ -248,17 +254,17 @@ fn validates_crd_objects_with_old_objects() {
     );
     let answer = call(
         super::validate_crd,
-        json!({"crd": CRD, "object": fixed.replace("owner: bob", "owner: ada"), "old": old}),
+        json!({"crd": *CRD, "object": fixed.replace("owner: bob", "owner: ada"), "old": old}),
     );
     assert_eq!(answer["valid"], true);
 }
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 #[test]
 fn crd_failures() {
     let answer = call(
         super::validate_crd,
-        json!({"crd": CRD, "object": "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w}\n"}),
+        json!({"crd": *CRD, "object": "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w}\n"}),
     );
     assert_eq!(answer["error"]["phase"], "input");
     let broken = CRD.replace("self.replicas <= self.maxReplicas", "self.replicas <=");
@@ -273,7 +279,7 @@ fn crd_failures() {
     );
 }
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 const POLICY: &str = r#"
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -289,7 +295,7 @@ spec:
     reason: Invalid
 "#;
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 const BINDINGS: &str = r#"
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
@@ -308,7 +314,7 @@ spec:
   paramRef: {name: limit, namespace: default, parameterNotFoundAction: Deny}
 "#;
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 #[test]
 fn admits_and_denies_with_upstream_texts() {
     let request = "kind: {group: apps, version: v1, kind: Deployment}\nresource: {group: apps, version: v1, resource: deployments}\nname: web\nnamespace: default\noperation: CREATE\n";
@@ -346,7 +352,7 @@ fn admits_and_denies_with_upstream_texts() {
     assert_eq!(answer["error"]["phase"], "input", "{answer}");
 }
 
-#[cfg(feature = "policies")]
+#[cfg(feature = "full")]
 #[test]
 fn crd_rules_and_policies_compile_in_the_chosen_version() {
     // ext.Strings version 2 (`format`) is in Kubernetes' environment since 1.29.

@@ -79,8 +79,8 @@ fn check_functions_and_crd() {
     };
     assert!(has_semver("1.33"));
     assert!(!has_semver("1.32"));
-    // The module built with `policies` (the default).
-    #[cfg(feature = "policies")]
+    // The module built with `full` (the default).
+    #[cfg(feature = "full")]
     {
         let crd = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
           "metadata": {"name": "things.example.com"},
@@ -118,6 +118,7 @@ fn admission_denies() {
     );
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn explains_which_element_failed() {
     let answer = call(

@@ -1,4 +1,6 @@
-apiVersion: apiextensions.k8s.io/v1
+// The gallery's CRD. One copy: the module's Rust tests (wasm/src/tests.rs) read the text
+// between the backquotes.
+export default `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: widgets.example.com}
 spec:
@@ -29,3 +31,4 @@ spec:
                 x-kubernetes-validations:
                 - rule: self == oldSelf
                   message: owner is immutable
+`;
