@@ -469,6 +469,7 @@ test('time zones load on first use', opts, async () => {
   assert.equal(await page.locator('#value').textContent(), 'true');
   assert.equal(await evaluate(page, "t.getHours('Mars/Olympus')"), 'error');
   assert.match(await page.locator('#error').textContent(), /unknown time zone Mars\/Olympus/);
+  await shot(page, 'time-zones');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -113,29 +113,49 @@ fn shown_steps<'t>(
 fn macro_bookkeeping(root: &Expr) -> HashSet<ExprId> {
     let mut hidden = HashSet::new();
     root.walk(|e| {
-        let ExprKind::Comprehension(c) = &e.kind else {
-            return;
-        };
-        for part in [&c.accu_init, &c.loop_condition, &c.loop_step, &c.result] {
-            part.walk(|n| {
-                if n.span == e.span || reads(n, &c.accu_var) {
-                    hidden.insert(n.id);
-                }
-            });
+        if let ExprKind::Comprehension(c) = &e.kind {
+            for part in [&c.accu_init, &c.loop_condition, &c.loop_step, &c.result] {
+                mark(part, &c.accu_var, e.span, &mut hidden);
+            }
         }
     });
     hidden
 }
 
-/// Whether `expr` reads variable `name` (the accumulator) anywhere.
-fn reads(expr: &Expr, name: &str) -> bool {
-    let mut found = false;
-    expr.walk(|n| {
-        if let ExprKind::Ident(id) = &n.kind {
-            found |= &**id == name || is_accumulator_name(id);
+/// Marks the nodes of `expr` that read the accumulator `accu` or sit at the macro call's
+/// position `anchor`; returns whether `expr` reads `accu`. A comprehension nested in the
+/// body has an accumulator of its own: it is marked by its own visit, not here.
+fn mark(expr: &Expr, accu: &str, anchor: Span, hidden: &mut HashSet<ExprId>) -> bool {
+    let mut reads =
+        matches!(&expr.kind, ExprKind::Ident(name) if &**name == accu || is_accumulator_name(name));
+    if !matches!(expr.kind, ExprKind::Comprehension(_)) {
+        for child in children(expr) {
+            reads |= mark(child, accu, anchor, hidden);
         }
-    });
-    found
+    }
+    if reads || expr.span == anchor {
+        hidden.insert(expr.id);
+    }
+    reads
+}
+
+/// The direct children of a node.
+fn children(expr: &Expr) -> Vec<&Expr> {
+    match &expr.kind {
+        ExprKind::Literal(_) | ExprKind::Ident(_) => Vec::new(),
+        ExprKind::Select { operand, .. } => vec![operand],
+        ExprKind::Call { target, args, .. } => target.as_deref().into_iter().chain(args).collect(),
+        ExprKind::List { elements, .. } => elements.iter().collect(),
+        ExprKind::Map { entries } => entries.iter().flat_map(|e| [&e.key, &e.value]).collect(),
+        ExprKind::Struct { fields, .. } => fields.iter().map(|f| &f.value).collect(),
+        ExprKind::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_condition,
+            &c.loop_step,
+            &c.result,
+        ],
+    }
 }
 
 /// The source range of every node: its anchor (an operator, a function's name, an
@@ -156,31 +176,8 @@ fn range_of(expr: &Expr, source: &[u8], ranges: &mut HashMap<ExprId, Span>) -> S
             span.end = span.end.max(s.end);
         }
     };
-    match &expr.kind {
-        ExprKind::Literal(_) | ExprKind::Ident(_) => {}
-        ExprKind::Select { operand, .. } => join(operand, ranges),
-        ExprKind::Call { target, args, .. } => {
-            if let Some(t) = target {
-                join(t, ranges);
-            }
-            for a in args {
-                join(a, ranges);
-            }
-        }
-        ExprKind::List { elements, .. } => elements.iter().for_each(|e| join(e, ranges)),
-        ExprKind::Map { entries } => {
-            for e in entries {
-                join(&e.key, ranges);
-                join(&e.value, ranges);
-            }
-        }
-        ExprKind::Struct { fields, .. } => fields.iter().for_each(|f| join(&f.value, ranges)),
-        ExprKind::Comprehension(c) => {
-            join(&c.iter_range, ranges);
-            for part in [&c.accu_init, &c.loop_condition, &c.loop_step, &c.result] {
-                join(part, ranges);
-            }
-        }
+    for child in children(expr) {
+        join(child, ranges);
     }
     let (mut start, mut end) = (span.start as usize, (span.end as usize).min(source.len()));
     match &expr.kind {
@@ -369,6 +366,29 @@ mod tests {
         );
         // UTF-16 offsets: `é` is one code unit (two bytes): 39 characters, 40 bytes.
         assert_eq!(answer["steps"][0]["to"], 39);
+    }
+
+    #[test]
+    fn nested_macros_keep_their_own_steps() {
+        let answer = explain(json!({"expression": "[[1], [3, -4]].all(l, l.all(x, x > 0))"}));
+        assert_eq!(answer["value"], false);
+        let o = |d: u64, t: &str, v: &str| (d, t.to_string(), v.to_string());
+        assert_eq!(
+            outline(&answer),
+            [
+                o(0, "[[1], [3, -4]].all(l, l.all(x, x > 0))", "false"),
+                o(1, "l.all(x, x > 0)", "true"),
+                o(2, "l", "[1]"),
+                o(2, "x > 0", "true"),
+                o(3, "x", "1"),
+                o(1, "l.all(x, x > 0)", "false"),
+                o(2, "l", "[3, -4]"),
+                o(2, "x > 0", "true"),
+                o(3, "x", "3"),
+                o(2, "x > 0", "false"),
+                o(3, "x", "-4"),
+            ]
+        );
     }
 
     #[test]
