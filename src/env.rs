@@ -336,11 +336,24 @@ impl Env {
         options: ProgramOptions,
         memoize: bool,
     ) -> Result<Program, Issues> {
+        self.plan_traced(ast, options, memoize, false)
+    }
+
+    /// [`Env::plan_program`], with every node wrapped for tracing when `trace` is set
+    /// ([`crate::trace`]).
+    pub(crate) fn plan_traced(
+        &self,
+        ast: &Ast,
+        options: ProgramOptions,
+        memoize: bool,
+        trace: bool,
+    ) -> Result<Program, Issues> {
         let is_declared = |name: &str| self.variables.contains_key(name);
         let env = PlanEnv {
             optimize: options.optimize,
             memoize: options.optimize && memoize && !options.reference,
             reference: options.reference,
+            trace,
             registry: &self.registry,
             checked: ast.checked.as_deref().map(|(c, _)| c),
             is_declared: &is_declared,
@@ -490,12 +503,27 @@ impl Program {
         &self,
         activation: &dyn Activation,
     ) -> (Result<Value, EvalError>, EvalDetails) {
+        let (result, details, _) = self.run(activation, None);
+        (result, details)
+    }
+
+    /// Evaluates the program, recording the steps of a traced program in `trace`.
+    pub(crate) fn run(
+        &self,
+        activation: &dyn Activation,
+        trace: Option<Box<crate::eval::trace::TraceLog>>,
+    ) -> (
+        Result<Value, EvalError>,
+        EvalDetails,
+        Option<Box<crate::eval::trace::TraceLog>>,
+    ) {
         let budget = crate::budget::Scope::enter(self.options.memory_limit);
         let mut storage = SlotStorage::new();
         let mut frame = storage.frame(self.plan.slot_count);
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
+        frame.trace = trace;
         for input in &self.plan.inputs {
             frame.slots[input.slot as usize] = self.bind(input, activation);
         }
@@ -512,7 +540,7 @@ impl Program {
         let details = EvalDetails {
             actual_cost: frame.cost,
         };
-        (result, details)
+        (result, details, frame.trace.take())
     }
 
     /// An input's slot content: its value by reference when the activation holds it, else

@@ -113,6 +113,7 @@ mod registry;
 pub mod report;
 mod standard;
 mod syntax;
+pub mod trace;
 mod types;
 mod value;
 

@@ -12,7 +12,8 @@
 //! content (or "not yet implemented").
 //!
 //! Every test that evaluates is also evaluated in reference mode
-//! (`ProgramOptions::reference`, every evaluation shortcut off), which must agree with the
+//! (`ProgramOptions::reference`, every evaluation shortcut off) and by a traced program
+//! (`kcel::trace`, reference mode recording every step), which must agree with the
 //! program under test value for value, error for error (with its position) and cost for
 //! cost; a disagreement fails the run whether or not the test is a listed skip.
 
@@ -389,6 +390,31 @@ fn agrees_in_reference_mode(
     if fast != slow {
         return Err(format!(
             "reference mode disagrees: {slow:?}, the program under test: {fast:?}"
+        ));
+    }
+    // A traced program (kcel::trace, reference mode recording every step) too.
+    let traced = env
+        .traced_program(ast, env.program_options())
+        .map_err(|e| format!("traced: program error: {e}"))?;
+    let (result, details, trace) = traced.eval_traced(bindings, 100_000);
+    let shown = match result {
+        Ok(v) => format!("{v:?}"),
+        Err(e) => format!("{} at {:?}", e, e.node().and_then(|n| traced.span(n))),
+    };
+    if (shown.clone(), details.actual_cost) != fast {
+        return Err(format!(
+            "the traced program disagrees: {:?}, the program under test: {fast:?}",
+            (shown, details.actual_cost)
+        ));
+    }
+    if trace
+        .steps
+        .first()
+        .is_some_and(|s| s.cost != details.actual_cost)
+    {
+        return Err(format!(
+            "the traced root step costs {}, the evaluation {}",
+            trace.steps[0].cost, details.actual_cost
         ));
     }
     Ok(())

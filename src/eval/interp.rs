@@ -39,6 +39,8 @@ pub(crate) struct Frame<'s, 'a> {
     pub block_nesting: u32,
     /// Where chains of string `+` are built (see [`concat`]), kept to be reused.
     pub text_buffer: String,
+    /// The steps of a traced evaluation ([`crate::trace`]); `None` otherwise.
+    pub trace: Option<Box<crate::eval::trace::TraceLog>>,
     /// The error of the last condition that gave [`Truth::Error`], until taken.
     error: Option<EvalError>,
 }
@@ -102,6 +104,7 @@ impl<'a> SlotStorage<'a> {
             interrupt: None,
             block_nesting: 0,
             text_buffer: String::new(),
+            trace: None,
             error: None,
         }
     }
@@ -266,6 +269,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::Time(t) => eval(&t.call, frame),
         Node::Quantifier(q) => quantify(q, frame),
         Node::Evaluated(node) => eval(node, frame),
+        Node::Traced(t) => crate::eval::trace::traced(t, frame),
         Node::Concat(c) => concat(c, frame),
         Node::Block(b) => block(b, frame),
         Node::BlockIndex {

@@ -176,6 +176,9 @@ pub(crate) enum Node {
     /// reads operands in place does not recognise it), so that operands take the
     /// node-by-node path without a check in the fast one.
     Evaluated(Box<Node>),
+    /// In a traced program ([`crate::trace`]): `node`, with its evaluation recorded as a
+    /// step of expression node `id`.
+    Traced(Box<crate::eval::trace::TracedNode>),
 }
 
 /// See [`Node::StringTest`].
@@ -286,6 +289,7 @@ impl Node {
             }
             Node::Block(b) => f(&mut b.body),
             Node::StringTest(t) => f(&mut t.call),
+            Node::Traced(t) => f(&mut t.node),
         }
     }
 }

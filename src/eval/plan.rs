@@ -54,6 +54,9 @@ pub(crate) struct PlanEnv<'a> {
     /// Reference mode ([`crate::ProgramOptions::reference`]): only the generic node kinds,
     /// every call through its overloads.
     pub reference: bool,
+    /// Wrap every node planned from an expression node for tracing ([`crate::trace`];
+    /// with `reference`).
+    pub trace: bool,
     pub registry: &'a Registry,
     /// The checker's results, when the expression was type-checked.
     pub checked: Option<&'a Checked>,
@@ -231,6 +234,15 @@ impl Planner<'_> {
     }
 
     fn node(&mut self, expr: &Expr) -> Node {
+        let node = self.untraced_node(expr);
+        if self.env.trace {
+            crate::eval::trace::wrap(expr.id, node)
+        } else {
+            node
+        }
+    }
+
+    fn untraced_node(&mut self, expr: &Expr) -> Node {
         match &expr.kind {
             ExprKind::Literal(l) => Node::Const(literal(l)),
             ExprKind::Ident(name) => self.ident(name),
@@ -1096,6 +1108,7 @@ fn uncharge_attribute_root(node: &mut Node) {
         Node::BlockIndex { charged, .. } => *charged = false,
         Node::Path(p) => p.charged = false,
         Node::Select { operand, .. } => uncharge_attribute_root(operand),
+        Node::Traced(t) => uncharge_attribute_root(&mut t.node),
         _ => {}
     }
 }

@@ -95,6 +95,8 @@ async function openPlayground(url = base) {
 /** Replaces an editor's text (CodeMirror, by its container id) as typed or pasted input. */
 async function setEditor(page, id, text, { typed = false } = {}) {
   await page.locator(`#${id} .cm-content`).click();
+  // Keys, history and completion load with the first focus on an editor (editing.js).
+  await page.locator(`#${id}[data-editing="ready"]`).waitFor({ timeout: 20_000 });
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   if (typed) await page.keyboard.type(text);
@@ -142,9 +144,14 @@ test('typing an expression shows its value, type and cost', opts, async (t) => {
   assert.ok(first > 0 && first < 10_000, `first answer after ${first} ms`);
   // Nothing but the page's own files, and no time-zone table until a zone is named.
   assert.ok(!requests.some((u) => u.endsWith('tzdata.bin')), 'tzdata.bin is not loaded up front');
+  // Nor the module with CRD validation and admission, nor the editing extras (completion,
+  // error underlining), before they are needed.
+  assert.ok(!requests.some((u) => u.includes('kcel_full')), 'kcel_full is not loaded up front');
+  const chunks = requests.filter((u) => /\/pkg\/chunk-/.test(u)).length;
 
   await setEditor(page, 'vars', '');
   await setEditor(page, 'expr', '[1, 2, 3].map(x, x * 2)', { typed: true });
+  assert.equal(requests.filter((u) => /\/pkg\/chunk-/.test(u)).length, chunks + 1, 'editing extras load on focus');
   assert.equal(await editorText(page, 'expr'), '[1, 2, 3].map(x, x * 2)');
   assert.equal(await settled(page, 'output'), 'ok');
   assert.deepEqual(JSON.parse(await page.locator('#value').textContent()), [2, 4, 6]);
@@ -317,6 +324,79 @@ test('a ValidatingAdmissionPolicy denies with upstream text and warns with Warn'
   await page.close();
 });
 
+test('the trace view shows the element an all() failed on', opts, async () => {
+  const { page, problems } = await openPlayground();
+  assert.equal(await evaluate(page, 'self.spec.ports.all(p, p.port > 1024)',
+    'self:\n  spec:\n    ports: [{port: 8080}, {port: 80}, {port: 9090}]\n'), 'ok');
+  assert.equal(await page.locator('#value').textContent(), 'false');
+  await page.locator('#why').click();
+  await page.locator('#trace li').first().waitFor({ timeout: 20_000 });
+  // The root, false, and below it the predicate once per element until the failing one.
+  const root = page.locator('#trace > li').first();
+  assert.equal(await root.locator(':scope > .step code').textContent(), 'self.spec.ports.all(p, p.port > 1024)');
+  assert.equal(await root.locator(':scope > .step .value').textContent(), 'false');
+  const predicates = root.locator(':scope > ul > li', { has: page.locator(':scope > .step code', { hasText: /^p\.port > 1024$/ }) });
+  assert.equal(await predicates.count(), 2);
+  assert.equal(await predicates.nth(0).locator(':scope > .step .value').textContent(), 'true');
+  const failing = predicates.nth(1);
+  assert.equal(await failing.getAttribute('class'), 'falsy');
+  assert.equal(await failing.locator(':scope > .step .value').textContent(), 'false');
+  // ... and the element it saw.
+  assert.deepEqual(await failing.locator('li .step').allTextContents(), [
+    'p.port → 80 cost 2', 'p → {"port": 80} cost 1']);
+  assert.match(await page.locator('#trace-note').textContent(), /^\d+ steps; 2 false or failed$/);
+  // Choosing a step selects its text in the editor.
+  await failing.locator(':scope > .step').click();
+  const selected = await page.evaluate(() => getSelection().toString());
+  assert.equal(selected, 'p.port > 1024');
+  await shot(page, 'trace-all-failed');
+  // An edit clears the (now stale) trace.
+  await setEditor(page, 'expr', 'self.spec.ports.all(p, p.port > 10)');
+  assert.equal(await settled(page, 'output'), 'ok');
+  assert.equal(await page.locator('#trace').isHidden(), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the version selector applies to CRD rules and admission policies', opts, async () => {
+  const { page, problems, requests } = await openPlayground();
+  await example(page, 'CRD: replicas between min and max');
+  assert.equal(await settled(page, 'crd-output'), 'invalid');
+  // ext.Strings' format() is in Kubernetes' environment for new expressions since 1.29.
+  const crd = (await editorText(page, 'crd')).replace('rule: self == oldSelf',
+    "rule: \"self == '%s'.format([oldSelf])\"");
+  await setEditor(page, 'crd', crd);
+  assert.equal(await settled(page, 'crd-output'), 'invalid');
+  await page.locator('#version').selectOption('1.28');
+  assert.equal(await settled(page, 'crd-output'), 'error');
+  assert.match((await page.locator('#crd-errors li').allTextContents()).join('\n'),
+    /compilation failed: ERROR: <input>:1:20: undeclared reference to 'format'/);
+  await shot(page, 'crd-version-1.28');
+  // Rules already stored get every library.
+  await page.locator('#k8s-mode').selectOption('stored');
+  assert.equal(await settled(page, 'crd-output'), 'invalid');
+  await page.locator('#k8s-mode').selectOption('new');
+  await page.locator('#version').selectOption('1.29');
+  assert.equal(await settled(page, 'crd-output'), 'invalid');
+
+  await page.locator('#tab-admission').click();
+  assert.equal(await settled(page, 'adm-output'), 'invalid');
+  const policy = (await editorText(page, 'policies')).replace(
+    /messageExpression: .*/, "messageExpression: \"'at most %d replicas'.format([params.maxReplicas])\"");
+  await setEditor(page, 'policies', policy);
+  assert.equal(await settled(page, 'adm-output'), 'invalid');
+  assert.match(await page.locator('#adm-decision').textContent(), /denied request: at most \d+ replicas$/);
+  await page.locator('#version').selectOption('1.28');
+  assert.equal(await settled(page, 'adm-output'), 'invalid');
+  assert.match((await page.locator('#adm-errors li').allTextContents()).join('\n'),
+    /^policy: spec\.validations\[0\]\.messageExpression: .*undeclared reference to 'format'/);
+  await shot(page, 'admission-version-1.28');
+  // The CRD and admission modes loaded the second module once.
+  assert.equal(requests.filter((u) => u.endsWith('/pkg/kcel_full_bg.wasm')).length, 1);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a share link restores the whole state', opts, async () => {
   const { page, problems } = await openPlayground();
   await page.locator('#version').selectOption('1.33');
@@ -389,6 +469,7 @@ test('time zones load on first use', opts, async () => {
   assert.equal(await page.locator('#value').textContent(), 'true');
   assert.equal(await evaluate(page, "t.getHours('Mars/Olympus')"), 'error');
   assert.match(await page.locator('#error').textContent(), /unknown time zone Mars\/Olympus/);
+  await shot(page, 'time-zones');
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -443,6 +524,7 @@ test('the playground works from the keyboard alone', opts, async () => {
   assert.equal(await page.locator('#mode-expression').isVisible(), true);
   // Into the expression editor, type, evaluate with Ctrl+Enter; Tab leaves the editor.
   await tabTo('expr');
+  await page.locator('#expr[data-editing="ready"]').waitFor({ timeout: 20_000 });
   await page.keyboard.press('Control+A');
   await page.keyboard.type('2 * 21');
   await page.keyboard.press('Control+Enter');

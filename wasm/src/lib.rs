@@ -10,7 +10,16 @@
 //! The functions are plain Rust functions too (wasm-bindgen leaves them callable on the
 //! host), so the API is unit-tested natively as well as in a wasm engine.
 
+// Without `full` (the playground's first module) the CRD and admission requests and their
+// readers are unused.
+#![cfg_attr(not(feature = "full"), allow(dead_code, unused_imports))]
+
+#[cfg(feature = "full")]
+mod explain;
 mod request;
+
+#[cfg(feature = "full")]
+pub use explain::explain;
 
 use std::collections::HashMap;
 
@@ -19,15 +28,21 @@ use kcel::report::{Failure, FailureReport};
 use kcel::time_zones::{self, ZoneTable};
 use kcel::{Ast, Env, ProgramOptions, Type, Value};
 use kcel::{DEFAULT_CEL_COST_LIMIT, NoSizes};
+#[cfg(feature = "full")]
 use kcel_stdlib::documents::namespace_and_name;
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, validate_binding,
 };
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::PER_CALL_COST_LIMIT;
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET;
+#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, RuleReport};
 use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
+#[cfg(feature = "full")]
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
@@ -102,21 +117,7 @@ pub fn check(request: &str) -> String {
 pub fn evaluate(request: &str) -> String {
     respond(|| {
         let req: ExpressionRequest = parse_request(request)?;
-        let mut env = req.env.build()?;
-        let declared = declare(&mut env, &req.declarations)?;
-        let mut values: HashMap<String, Value> = HashMap::new();
-        for (name, value) in req.variable_values()? {
-            let value = match declared.get(&name) {
-                Some(ty) => env
-                    .fit(value, ty)
-                    .map_err(|e| input(format!("variable '{name}': {e}")))?,
-                None => {
-                    env.declare(name.clone(), Type::Dyn);
-                    value
-                }
-            };
-            values.insert(name, value);
-        }
+        let (env, values) = prepare(&req)?;
         let (ast, program) =
             kcel::report::compile(&env, &req.expression, &req.env.options(req.cost_limit))?;
         let (min, max) = estimate(&env, &ast);
@@ -158,6 +159,7 @@ pub fn functions(request: &str) -> String {
     })
 }
 
+#[cfg(feature = "full")]
 /// Validates custom resources against a CRD as `kcel validate --crd CRD --old OLD OBJECT -o
 /// json` does: `{"valid": B, "objects": [{"kind", "namespace", "name", "valid", "errors":
 /// [{"field", "reason", "message"}], "warnings": [...]}]}` (the CLI's shape without `file`),
@@ -176,7 +178,14 @@ pub fn validate_crd(request: &str) -> String {
     respond(|| {
         let req: CrdRequest = parse_request(request)?;
         let crd = request::one_document("crd", &req.crd)?;
-        let crd = CrdValidator::new(&crd).map_err(|e| input(format!("invalid CRD: {e}")))?;
+        let mut crd = CrdValidator::new(&crd).map_err(|e| input(format!("invalid CRD: {e}")))?;
+        let version = request::kubernetes_version(req.version.as_deref())?;
+        let mode = request::mode(req.mode.as_deref())?;
+        if version.is_some() || mode.is_some() {
+            let version = version.unwrap_or(presets::KUBERNETES_LATEST);
+            let mode = mode.unwrap_or(presets::Mode::StoredExpressions);
+            crd = crd.with_rule_env(presets::kubernetes(version, mode));
+        }
         let objects = request::objects("object", &req.object)?;
         let old = match &req.old {
             Some(text) => request::objects("old", text)?,
@@ -240,6 +249,7 @@ pub fn validate_crd(request: &str) -> String {
     })
 }
 
+#[cfg(feature = "full")]
 /// Decides an admission request against ValidatingAdmissionPolicies and their bindings, as
 /// kube-apiserver would and as `kcel test` computes it: `{"allowed": B, "status": {"code",
 /// "reason", "message"} | null, "warnings": [...], "annotations": {...}, "costs":
@@ -250,11 +260,15 @@ pub fn validate_crd(request: &str) -> String {
 pub fn admit(request: &str) -> String {
     respond(|| {
         let req: AdmitRequest = parse_request(request)?;
+        let version = request::kubernetes_version(req.version.as_deref())?;
         let policies = request::objects("policies", &req.policies)?
             .into_iter()
             .map(|p| {
                 serde_json::from_value::<ValidatingAdmissionPolicy>(p)
-                    .map(CompiledPolicy::new)
+                    .map(|p| match version {
+                        Some(version) => CompiledPolicy::for_version(p, version),
+                        None => CompiledPolicy::new(p),
+                    })
                     .map_err(|e| input(format!("policies: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -311,6 +325,27 @@ pub fn admit(request: &str) -> String {
             "bindingErrors": bindings.iter().flat_map(|b| texts(&validate_binding(b))).collect::<Vec<_>>(),
         }))
     })
+}
+
+/// The environment of an expression request with its variables declared, and their
+/// values (fitted to their declarations as `kcel eval --var` fits them).
+fn prepare(req: &ExpressionRequest) -> Result<(Env, HashMap<String, Value>), Rejection> {
+    let mut env = req.env.build()?;
+    let declared = declare(&mut env, &req.declarations)?;
+    let mut values: HashMap<String, Value> = HashMap::new();
+    for (name, value) in req.variable_values()? {
+        let value = match declared.get(&name) {
+            Some(ty) => env
+                .fit(value, ty)
+                .map_err(|e| input(format!("variable '{name}': {e}")))?,
+            None => {
+                env.declare(name.clone(), Type::Dyn);
+                value
+            }
+        };
+        values.insert(name, value);
+    }
+    Ok((env, values))
 }
 
 /// A failed request, already in its `{"error": ...}` shape.
@@ -437,11 +472,13 @@ impl EnvRequest {
     }
 }
 
+#[cfg(feature = "full")]
 /// A field error as Kubernetes' status cause.
 fn cause(e: &FieldError) -> Json {
     json!({"field": e.path.to_string(), "reason": e.error_type.reason(), "message": e.body()})
 }
 
+#[cfg(feature = "full")]
 /// The CRD's schema errors, as `kcel validate -o json` reports them.
 fn schema_failure(version: &str, errors: &[FieldError]) -> Rejection {
     #[derive(Serialize)]

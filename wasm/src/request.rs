@@ -69,6 +69,13 @@ pub struct CrdRequest {
     pub crd: String,
     pub object: String,
     pub old: Option<String>,
+    /// The Kubernetes version whose environment the rules compile in, `"1.27"` to
+    /// `"1.37"` (default: the newest)...
+    pub version: Option<String>,
+    /// ... for `"stored"` expressions (default: rules already stored, as the API server
+    /// runs them) or `"new"` ones (a CRD being written: a function newer than the version
+    /// does not compile).
+    pub mode: Option<String>,
 }
 
 /// `admit`.
@@ -92,6 +99,10 @@ pub struct AdmitRequest {
     pub namespace: Option<Option<String>>,
     /// `"allow"`, `"deny"` or a rule list `{"rules": [...]}` (text or JSON), as a suite's.
     pub authorizer: Option<Json>,
+    /// The API server's CEL compatibility version, `"1.27"` to `"1.37"`: the policies'
+    /// expressions are checked in its environment for new expressions and run in its
+    /// environment for stored ones. Default: a 1.37 API server's (1.36 for new ones).
+    pub version: Option<String>,
 }
 
 /// Tells a field given as `null` (`Some(None)`) from an absent one (`None`).
@@ -106,26 +117,11 @@ pub fn parse_request<T: DeserializeOwned>(text: &str) -> Result<T, Rejection> {
 
 impl EnvRequest {
     pub fn k8s_version(&self) -> Result<(u32, u32), Rejection> {
-        let Some(text) = &self.version else {
-            return Ok(KUBERNETES_LATEST);
-        };
-        text.split_once('.')
-            .and_then(|(major, minor)| Some((major.parse().ok()?, minor.parse().ok()?)))
-            .filter(|&v| v >= (1, 27) && v <= KUBERNETES_LATEST)
-            .ok_or_else(|| {
-                input(format!(
-                    "Kubernetes version '{text}': expected 1.27 to {}.{}",
-                    KUBERNETES_LATEST.0, KUBERNETES_LATEST.1
-                ))
-            })
+        Ok(kubernetes_version(self.version.as_deref())?.unwrap_or(KUBERNETES_LATEST))
     }
 
     pub fn mode(&self) -> Result<Mode, Rejection> {
-        match self.mode.as_deref() {
-            None | Some("new") => Ok(Mode::NewExpressions),
-            Some("stored") => Ok(Mode::StoredExpressions),
-            Some(other) => Err(input(format!("mode '{other}': expected new or stored"))),
-        }
+        Ok(mode(self.mode.as_deref())?.unwrap_or(Mode::NewExpressions))
     }
 
     /// The extra libraries from the catalog, as the CLI's `--lib` resolves them.
@@ -192,6 +188,33 @@ impl ExpressionRequest {
             .collect();
         names.extend(self.values.keys().cloned());
         Ok(names)
+    }
+}
+
+/// A Kubernetes version, `"1.27"` to the newest; `None` when none is given.
+pub fn kubernetes_version(text: Option<&str>) -> Result<Option<(u32, u32)>, Rejection> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    text.split_once('.')
+        .and_then(|(major, minor)| Some((major.parse().ok()?, minor.parse().ok()?)))
+        .filter(|&v| v >= (1, 27) && v <= KUBERNETES_LATEST)
+        .map(Some)
+        .ok_or_else(|| {
+            input(format!(
+                "Kubernetes version '{text}': expected 1.27 to {}.{}",
+                KUBERNETES_LATEST.0, KUBERNETES_LATEST.1
+            ))
+        })
+}
+
+/// `"new"` or `"stored"` expressions; `None` when none is given.
+pub fn mode(text: Option<&str>) -> Result<Option<Mode>, Rejection> {
+    match text {
+        None => Ok(None),
+        Some("new") => Ok(Some(Mode::NewExpressions)),
+        Some("stored") => Ok(Some(Mode::StoredExpressions)),
+        Some(other) => Err(input(format!("mode '{other}': expected new or stored"))),
     }
 }
 

@@ -194,74 +194,58 @@ fn functions_for_completion() {
     );
 }
 
-const CRD: &str = r#"
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: self.minReplicas <= self.maxReplicas
-              message: minReplicas must not exceed maxReplicas
-            properties:
-              minReplicas: {type: integer}
-              maxReplicas: {type: integer}
-              owner:
-                type: string
-                x-kubernetes-validations:
-                - {rule: self == oldSelf, message: owner is immutable}
-"#;
+/// The playground gallery's CRD (one copy: the page's examples import the module whose
+/// template literal holds it).
+#[cfg(feature = "full")]
+static CRD: std::sync::LazyLock<&str> = std::sync::LazyLock::new(|| {
+    include_str!("../www/src/widget-crd.js")
+        .split('`')
+        .nth(1)
+        .expect("widget-crd.js holds the CRD between backquotes")
+});
 
+#[cfg(feature = "full")]
 #[test]
 fn validates_crd_objects_with_old_objects() {
-    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {minReplicas: 4, maxReplicas: 3, owner: bob}\n";
-    let mut answer = call(super::validate_crd, json!({"crd": CRD, "object": object}));
-    // Beyond the CLI's shape: the costs of each rule, estimated and actual (the estimates
-    // as tests/crd/18_cost_total.yaml hand-counts `self.min <= self.max`: 5).
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {replicas: 7, minReplicas: 1, maxReplicas: 5, owner: bob}\n";
+    let mut answer = call(super::validate_crd, json!({"crd": *CRD, "object": object}));
+    // Beyond the CLI's shape: the costs of each rule, estimated and actual (counted as
+    // tests/crd/18_cost_total.yaml hand-counts `self.min <= self.max`: 5 a comparison; the
+    // `&&` may stop after the first).
     let rules = answer.as_object_mut().unwrap().remove("rules").unwrap();
     assert_eq!(
         rules[1],
-        json!({"version": "v1", "rule": "self.minReplicas <= self.maxReplicas",
+        json!({"version": "v1", "rule": "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas",
                "path": "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule",
-               "estimate": {"min": 5, "max": 5}, "cardinality": 1, "charged": 5, "limit": 1_000_000})
+               "estimate": {"min": 5, "max": 10}, "cardinality": 1, "charged": 10, "limit": 1_000_000})
     );
     assert_eq!(rules[0]["rule"], "self == oldSelf");
     let first = answer["objects"][0].as_object_mut().unwrap();
     assert_eq!(first.remove("version").unwrap(), "v1");
     assert_eq!(
         first.remove("costs").unwrap(),
-        json!([{"path": "spec", "rule": "self.minReplicas <= self.maxReplicas", "cost": 5}])
+        json!([{"path": "spec", "rule": "self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas", "cost": 10}])
     );
     assert_eq!(
         first.remove("budget").unwrap(),
-        json!({"limit": 10_000_000, "remaining": 9_999_995})
+        // The rule's 10 and its messageExpression's, as kube-apiserver charges both.
+        json!({"limit": 10_000_000, "remaining": 9_999_980})
     );
+    // The messageExpression's text at the rule's fieldPath, as kube-apiserver words it.
     assert_eq!(
         answer,
         json!({"valid": false, "objects": [{
             "kind": "Widget", "namespace": "default", "name": "w", "valid": false,
-            "errors": [{"field": "spec", "reason": "FieldValueInvalid",
-                        "message": "Invalid value: minReplicas must not exceed maxReplicas"}],
+            "errors": [{"field": "spec.replicas", "reason": "FieldValueInvalid",
+                        "message": "Invalid value: replicas of bob must be between minReplicas and maxReplicas"}],
             "warnings": [],
         }]})
     );
     let old = object.replace("owner: bob", "owner: ada");
-    let fixed = object.replace("minReplicas: 4", "minReplicas: 1");
+    let fixed = object.replace("replicas: 7", "replicas: 3");
     let answer = call(
         super::validate_crd,
-        json!({"crd": CRD, "object": fixed, "old": old}),
+        json!({"crd": *CRD, "object": fixed, "old": old}),
     );
     assert_eq!(
         answer["objects"][0]["errors"],
@@ -270,22 +254,20 @@ fn validates_crd_objects_with_old_objects() {
     );
     let answer = call(
         super::validate_crd,
-        json!({"crd": CRD, "object": fixed.replace("owner: bob", "owner: ada"), "old": old}),
+        json!({"crd": *CRD, "object": fixed.replace("owner: bob", "owner: ada"), "old": old}),
     );
     assert_eq!(answer["valid"], true);
 }
 
+#[cfg(feature = "full")]
 #[test]
 fn crd_failures() {
     let answer = call(
         super::validate_crd,
-        json!({"crd": CRD, "object": "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w}\n"}),
+        json!({"crd": *CRD, "object": "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w}\n"}),
     );
     assert_eq!(answer["error"]["phase"], "input");
-    let broken = CRD.replace(
-        "self.minReplicas <= self.maxReplicas",
-        "self.minReplicas <=",
-    );
+    let broken = CRD.replace("self.replicas <= self.maxReplicas", "self.replicas <=");
     let answer = call(
         super::validate_crd,
         json!({"crd": broken, "object": "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"}),
@@ -297,6 +279,7 @@ fn crd_failures() {
     );
 }
 
+#[cfg(feature = "full")]
 const POLICY: &str = r#"
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -312,6 +295,7 @@ spec:
     reason: Invalid
 "#;
 
+#[cfg(feature = "full")]
 const BINDINGS: &str = r#"
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
@@ -330,6 +314,7 @@ spec:
   paramRef: {name: limit, namespace: default, parameterNotFoundAction: Deny}
 "#;
 
+#[cfg(feature = "full")]
 #[test]
 fn admits_and_denies_with_upstream_texts() {
     let request = "kind: {group: apps, version: v1, kind: Deployment}\nresource: {group: apps, version: v1, resource: deployments}\nname: web\nnamespace: default\noperation: CREATE\n";
@@ -365,4 +350,69 @@ fn admits_and_denies_with_upstream_texts() {
         json!({"policies": POLICY, "bindings": BINDINGS, "request": "kind: 1"}),
     );
     assert_eq!(answer["error"]["phase"], "input", "{answer}");
+}
+
+#[cfg(feature = "full")]
+#[test]
+fn crd_rules_and_policies_compile_in_the_chosen_version() {
+    // ext.Strings version 2 (`format`) is in Kubernetes' environment since 1.29.
+    let crd = CRD.replace(
+        "rule: self == oldSelf",
+        "rule: \"self == '%s'.format([oldSelf])\"",
+    );
+    let object = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\nspec: {replicas: 3, minReplicas: 1, maxReplicas: 5, owner: ada}\n";
+    let at = |version: &str, mode: &str| {
+        call(
+            super::validate_crd,
+            json!({"crd": crd, "object": object, "old": object, "version": version, "mode": mode}),
+        )
+    };
+    assert_eq!(at("1.29", "new")["valid"], true, "{}", at("1.29", "new"));
+    let old = at("1.28", "new");
+    assert_eq!(old["error"]["phase"], "schema", "{old}");
+    assert!(
+        old["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("undeclared reference to 'format'"),
+        "{old}"
+    );
+    // Stored rules get every library, whatever the version.
+    assert_eq!(at("1.28", "stored")["valid"], true);
+    assert_eq!(at("1.26", "stored")["error"]["phase"], "input");
+
+    let policy = POLICY.replace(
+        "messageExpression: \"'replicas must be no greater than ' + string(params.maxReplicas)\"",
+        "messageExpression: \"'replicas must be no greater than %d'.format([params.maxReplicas])\"",
+    );
+    let request = "kind: {group: apps, version: v1, kind: Deployment}\nresource: {group: apps, version: v1, resource: deployments}\nname: web\nnamespace: default\noperation: CREATE\n";
+    let params = "apiVersion: rules.example.com/v1\nkind: ReplicaLimit\nmetadata: {name: limit, namespace: default}\nmaxReplicas: 3\n";
+    let admit = |version: &str| {
+        call(
+            super::admit,
+            json!({
+                "policies": policy, "bindings": BINDINGS, "request": request, "params": params,
+                "object": "metadata: {name: web, namespace: default}\nspec: {replicas: 4}",
+                "version": version,
+            }),
+        )
+    };
+    let new = admit("1.29");
+    assert_eq!(new["policyErrors"], json!([]), "{new}");
+    assert!(
+        new["status"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("replicas must be no greater than 3"),
+        "{new}"
+    );
+    // A 1.28 API server rejects the policy (the expression runs in its stored environment).
+    let old = admit("1.28");
+    assert!(
+        old["policyErrors"][0]
+            .as_str()
+            .unwrap()
+            .contains("undeclared reference to 'format'"),
+        "{old}"
+    );
 }

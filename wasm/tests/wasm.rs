@@ -79,22 +79,26 @@ fn check_functions_and_crd() {
     };
     assert!(has_semver("1.33"));
     assert!(!has_semver("1.32"));
-    let crd = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-      "metadata": {"name": "things.example.com"},
-      "spec": {"group": "example.com", "names": {"kind": "Thing", "plural": "things"},
-        "scope": "Namespaced", "versions": [{"name": "v1", "served": true, "storage": true,
-        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object",
-          "x-kubernetes-validations": [{"rule": "self.size <= 3"}],
-          "properties": {"size": {"type": "integer"}}}}}}}]}}"#;
-    let answer = call(
-        kcel_wasm::validate_crd,
-        json!({"crd": crd, "object": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: 4}\n"}),
-    );
-    assert_eq!(answer["valid"], false);
-    assert_eq!(
-        answer["objects"][0]["errors"][0]["message"],
-        "Invalid value: failed rule: self.size <= 3"
-    );
+    // The module built with `full` (the default).
+    #[cfg(feature = "full")]
+    {
+        let crd = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+          "metadata": {"name": "things.example.com"},
+          "spec": {"group": "example.com", "names": {"kind": "Thing", "plural": "things"},
+            "scope": "Namespaced", "versions": [{"name": "v1", "served": true, "storage": true,
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object",
+              "x-kubernetes-validations": [{"rule": "self.size <= 3"}],
+              "properties": {"size": {"type": "integer"}}}}}}}]}}"#;
+        let answer = call(
+            kcel_wasm::validate_crd,
+            json!({"crd": crd, "object": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: 4}\n"}),
+        );
+        assert_eq!(answer["valid"], false);
+        assert_eq!(
+            answer["objects"][0]["errors"][0]["message"],
+            "Invalid value: failed rule: self.size <= 3"
+        );
+    }
 }
 
 #[wasm_bindgen_test]
@@ -112,4 +116,21 @@ fn admission_denies() {
         answer["status"]["message"],
         "pods \"p\" is forbidden: ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest' denied request: failed expression: object.spec.containers.all(c, !c.image.endsWith(':latest'))"
     );
+}
+
+#[cfg(feature = "full")]
+#[wasm_bindgen_test]
+fn explains_which_element_failed() {
+    let answer = call(
+        kcel_wasm::explain,
+        json!({"expression": "self.all(x, x > 0)", "variables": "self: [3, -1]"}),
+    );
+    assert_eq!(answer["value"], false);
+    let failed = answer["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["text"] == "x > 0" && s["value"] == "false")
+        .count();
+    assert_eq!(failed, 1, "{answer}");
 }

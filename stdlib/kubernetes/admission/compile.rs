@@ -1,7 +1,7 @@
 //! Compiling a policy once: every expression against Kubernetes' environment with the
 //! admission variables, and the field errors the API server would report for it.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::kubernetes::authz::{AUTHORIZER, RESOURCE_CHECK};
 use crate::kubernetes::crd::FieldError;
@@ -142,27 +142,55 @@ struct Declares {
     /// The environment for expressions being written (new expressions at the API server's
     /// compatibility version) rather than for running stored ones.
     write: bool,
+    /// The compatibility version (see [`CompiledPolicy::for_version`]); `None`: a 1.37 API
+    /// server's ([`WRITE_VERSION`] for new expressions, the newest for stored ones).
+    version: Option<(u32, u32)>,
 }
 
 /// The compatibility version of a 1.37 API server (binary minor - 1): new expressions may
 /// use what it introduced (SPEC §1.1).
 pub const WRITE_VERSION: (u32, u32) = (1, 36);
 
+/// A compatibility version with its environments for new and for stored expressions.
+type VersionedBases = ((u32, u32), Env, Env);
+
 /// The environment with the admission variables and, if declared, `variables` (with a
 /// field per entry of `vars`).
 fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
-    // The two base environments, built once.
+    // The two base environments, built once (per compatibility version asked for).
     static BASES: OnceLock<(Env, Env)> = OnceLock::new();
-    let (write, stored) = BASES.get_or_init(|| {
+    static VERSIONED: Mutex<Vec<VersionedBases>> = Mutex::new(Vec::new());
+    let bases = |write_version, stored_version| {
         (
-            crate::kubernetes::presets::kubernetes(WRITE_VERSION, Mode::NewExpressions),
-            crate::kubernetes::presets::kubernetes(KUBERNETES_LATEST, Mode::StoredExpressions),
+            crate::kubernetes::presets::kubernetes(write_version, Mode::NewExpressions),
+            crate::kubernetes::presets::kubernetes(stored_version, Mode::StoredExpressions),
         )
-    });
-    let mut env = if declares.write {
-        write.clone()
-    } else {
-        stored.clone()
+    };
+    let pick = |write: &Env, stored: &Env| {
+        if declares.write {
+            write.clone()
+        } else {
+            stored.clone()
+        }
+    };
+    let mut env = match declares.version {
+        None => {
+            let (write, stored) = BASES.get_or_init(|| bases(WRITE_VERSION, KUBERNETES_LATEST));
+            pick(write, stored)
+        }
+        Some(version) => {
+            let mut built = VERSIONED.lock().unwrap_or_else(|e| e.into_inner());
+            let at = match built.iter().position(|(v, ..)| *v == version) {
+                Some(at) => at,
+                None => {
+                    let (write, stored) = bases(version, version);
+                    built.push((version, write, stored));
+                    built.len() - 1
+                }
+            };
+            let (_, write, stored) = &built[at];
+            pick(write, stored)
+        }
     };
     for name in ["object", "oldObject"] {
         env.declare(name, Type::Dyn);
@@ -330,14 +358,22 @@ impl CompiledPolicy {
     /// Compiles every expression of `policy` once, and validates the policy as the API
     /// server would ([`CompiledPolicy::errors`]).
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, None, false)
+        CompiledPolicy::compile(policy, None, false, None)
+    }
+
+    /// [`CompiledPolicy::new`] as an API server whose CEL compatibility version is
+    /// `version` (1.27 to 1.37) compiles it: written expressions are checked in that
+    /// version's environment for new expressions, programs run in its environment for
+    /// stored expressions.
+    pub fn for_version(policy: ValidatingAdmissionPolicy, version: (u32, u32)) -> CompiledPolicy {
+        CompiledPolicy::compile(policy, None, false, Some(version))
     }
 
     /// [`CompiledPolicy::new`] with every program in reference mode
     /// ([`kcel::ProgramOptions::reference`]: no evaluation shortcut), to test that
     /// decisions, messages and costs are the same as with the shortcuts.
     pub fn reference(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, None, true)
+        CompiledPolicy::compile(policy, None, true, None)
     }
 
     /// Compiles `policy` written as an update of `old`: as the API server validates
@@ -348,13 +384,14 @@ impl CompiledPolicy {
         policy: ValidatingAdmissionPolicy,
         old: &ValidatingAdmissionPolicy,
     ) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, Some(old), false)
+        CompiledPolicy::compile(policy, Some(old), false, None)
     }
 
     fn compile(
         policy: ValidatingAdmissionPolicy,
         old: Option<&ValidatingAdmissionPolicy>,
         reference: bool,
+        version: Option<(u32, u32)>,
     ) -> CompiledPolicy {
         let spec = &policy.spec;
         let params = spec.param_kind.is_some();
@@ -365,6 +402,7 @@ impl CompiledPolicy {
                 authorizer,
                 variables,
                 write,
+                version,
             };
             admission_env(vars, declares)
         };

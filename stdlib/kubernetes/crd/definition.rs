@@ -32,6 +32,8 @@ pub struct CrdValidator {
     kind: String,
     scope: Scope,
     versions: Vec<Version>,
+    /// The environment rules compile in; `None`: [`rule_env`](super::rule_env).
+    rule_env: Option<kcel::Env>,
 }
 
 impl CrdValidator {
@@ -77,7 +79,17 @@ impl CrdValidator {
             kind,
             scope,
             versions,
+            rule_env: None,
         })
+    }
+
+    /// Compiles the rules in `env` instead of [`rule_env`](super::rule_env) (the newest
+    /// Kubernetes' environment for stored expressions): another version's, or the
+    /// environment for new expressions in which an API server checks the rules of a CRD
+    /// being written (`presets::kubernetes(version, Mode::NewExpressions)`).
+    pub fn with_rule_env(mut self, env: kcel::Env) -> CrdValidator {
+        self.rule_env = Some(env);
+        self
     }
 
     /// The CRD's `spec.names.kind`.
@@ -104,7 +116,10 @@ impl CrdValidator {
                 schema_path: v.schema_path.clone(),
                 ..CompileOptions::default()
             };
-            Validator::new(&v.schema, options)
+            match &self.rule_env {
+                Some(env) => Validator::with_env(&v.schema, env, options),
+                None => Validator::new(&v.schema, options),
+            }
         });
         Some(if validator.compiled.errors.is_empty() {
             Ok(validator)

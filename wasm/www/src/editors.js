@@ -3,15 +3,8 @@
 // CRDs and policies. Keyboard only: Tab moves focus out of an editor (Ctrl+Space completes,
 // Ctrl+Enter evaluates).
 import { EditorState, Compartment } from '@codemirror/state';
-import {
-  EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection, placeholder,
-} from '@codemirror/view';
-import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
-import {
-  StreamLanguage, syntaxHighlighting, HighlightStyle, bracketMatching,
-} from '@codemirror/language';
-import { autocompletion, completionKeymap, closeBrackets } from '@codemirror/autocomplete';
-import { setDiagnostics, lintGutter, diagnosticCount } from '@codemirror/lint';
+import { EditorView, keymap, lineNumbers, placeholder } from '@codemirror/view';
+import { StreamLanguage, syntaxHighlighting, HighlightStyle } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import { yaml } from '@codemirror/legacy-modes/mode/yaml';
 
@@ -95,35 +88,48 @@ const theme = EditorView.theme({
   '.cm-scroller': { overflow: 'auto' },
 });
 
+// What only matters once an editor has the focus (keys, history, cursor and selection
+// drawing, bracket matching and closing, completion) or shows an error (underlining) is not
+// needed to show the page: ./editing.js loads with the first focus on an editor (or the
+// first error to underline), then every editor gets it.
+let extras; // the promise of ./editing.js
+const waiting = []; // (module) => void, for each editor created
+function loadEditing() {
+  extras ??= import('./editing.js').then((m) => { for (const f of waiting) f(m); return m; });
+  return extras;
+}
+
 /**
  * Creates an editor in `parent`. `language`: 'cel' or 'yaml' (or none); `onChange` is called
  * after edits; `complete` (CEL only) returns the completion options for the current word.
  */
 export function createEditor(parent, { doc = '', language, onChange, onRun, complete, label, hint }) {
   const languageConf = new Compartment();
+  const editing = new Compartment();
   const extensions = [
     lineNumbers(),
-    history(),
-    drawSelection(),
-    highlightActiveLine(),
-    bracketMatching(),
-    closeBrackets(),
+    // Before the editing keymaps (whose Mod-Enter inserts a line).
+    keymap.of([{ key: 'Mod-Enter', run: () => { onRun?.(); return true; } }]),
+    editing.of([]),
     syntaxHighlighting(style),
     theme,
     EditorView.contentAttributes.of({ 'aria-label': label ?? 'editor' }),
-    keymap.of([
-      { key: 'Mod-Enter', run: () => { onRun?.(); return true; } },
-      ...completionKeymap, ...defaultKeymap, ...historyKeymap,
-    ]),
     EditorView.updateListener.of((u) => { if (u.docChanged) onChange?.(); }),
+    EditorView.domEventHandlers({ focus: () => { loadEditing(); }, pointerdown: () => { loadEditing(); } }),
     languageConf.of(language === 'cel' ? cel : language === 'yaml' ? StreamLanguage.define(yaml) : []),
   ];
   if (hint) extensions.push(placeholder(hint));
-  if (language === 'cel') {
-    extensions.push(lintGutter());
-    if (complete) extensions.push(autocompletion({ override: [complete], activateOnTyping: true }));
-  }
   const view = new EditorView({ state: EditorState.create({ doc, extensions }), parent });
+  let lint; // the lint functions, once loaded
+  const attach = (m) => {
+    if (lint) return;
+    lint = m;
+    view.dispatch({ effects: editing.reconfigure(m.editingExtensions({ cel: language === 'cel', complete })) });
+    parent.dataset.editing = 'ready';
+  };
+  waiting.push(attach);
+  // An editor made after the extras started loading gets them too.
+  extras?.then(attach);
   return {
     view,
     get value() { return view.state.doc.toString(); },
@@ -132,9 +138,13 @@ export function createEditor(parent, { doc = '', language, onChange, onRun, comp
     },
     /** Underlines the error at 1-based `line`:`column` (to the end of the word there). */
     showError(line, column, message) {
+      if (!lint) {
+        loadEditing().then(() => this.showError(line, column, message));
+        return;
+      }
       const doc = view.state.doc;
       if (!line || line > doc.lines) {
-        view.dispatch(setDiagnostics(view.state, message
+        view.dispatch(lint.setDiagnostics(view.state, message
           ? [{ from: 0, to: doc.length, severity: 'error', message }] : []));
         return;
       }
@@ -143,12 +153,18 @@ export function createEditor(parent, { doc = '', language, onChange, onRun, comp
       const rest = doc.sliceString(from, l.to);
       const word = /^[A-Za-z0-9_.]+/.exec(rest);
       const to = Math.min(l.to, from + (word ? word[0].length : 1));
-      view.dispatch(setDiagnostics(view.state, [{
+      view.dispatch(lint.setDiagnostics(view.state, [{
         from, to: Math.max(to, from === l.to ? from : from + 1), severity: 'error', message,
       }]));
     },
     clearError() {
-      if (diagnosticCount(view.state) > 0) view.dispatch(setDiagnostics(view.state, []));
+      if (lint && lint.diagnosticCount(view.state) > 0) view.dispatch(lint.setDiagnostics(view.state, []));
+    },
+    /** Selects `from`..`to` (UTF-16 offsets), scrolls it into view and focuses the editor. */
+    select(from, to) {
+      const len = view.state.doc.length;
+      view.dispatch({ selection: { anchor: Math.min(from, len), head: Math.min(to, len) }, scrollIntoView: true });
+      view.focus();
     },
   };
 }

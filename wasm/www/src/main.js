@@ -5,6 +5,7 @@ import { createEditor, celCompletions } from './editors.js';
 import { Engine } from './engine.js';
 import { EXAMPLES } from './examples.js';
 import { encodeState, decodeState } from './share.js';
+import { renderTrace } from './trace.js';
 
 const $ = (id) => document.getElementById(id);
 const NEWEST = 37;
@@ -109,7 +110,10 @@ function request() {
     return ['evaluate', req];
   }
   if (mode === 'crd') {
-    return ['validateCrd', { crd: editors.crd.value, object: editors.object.value, old: optional(editors.old.value) }];
+    return ['validateCrd', {
+      crd: editors.crd.value, object: editors.object.value, old: optional(editors.old.value),
+      version: $('version').value, mode: $('k8s-mode').value,
+    }];
   }
   const req = {
     policies: editors.policies.value,
@@ -118,6 +122,7 @@ function request() {
     object: optional(editors['adm-object'].value),
     oldObject: optional(editors['adm-old'].value),
     params: optional(editors.params.value),
+    version: $('version').value,
   };
   const ns = editors.namespace.value.trim();
   if (ns !== '') req.namespace = ns;
@@ -157,6 +162,7 @@ function errorText(e) {
 
 function showExpression(answer, req) {
   const out = $('output');
+  hideTrace();
   if (answer.error) {
     const e = answer.error;
     let text = errorText(e);
@@ -187,6 +193,32 @@ function showExpression(answer, req) {
   $('error').hidden = true;
   $('result').hidden = false;
   out.dataset.state = 'ok';
+}
+
+function hideTrace() {
+  $('trace').hidden = true;
+  $('trace').replaceChildren();
+  $('trace-note').textContent = '';
+}
+
+// "Why?": the expression evaluated again by `explain`, its trace shown as a tree.
+async function explainExpression() {
+  if (!engine.ready || mode !== 'expression') return;
+  clearTimeout(timer);
+  const mine = ++generation;
+  const [, req] = request();
+  $('trace-note').textContent = 'tracing…';
+  $('stop').disabled = false;
+  const answer = await engine.call('explain', req);
+  if (mine !== generation) return;
+  $('stop').disabled = true;
+  if (answer.stopped) return;
+  showExpression(answer, req);
+  const falsy = renderTrace($('trace'), answer, (from, to) => editors.expr.select(from, to));
+  const steps = answer.steps?.length ?? 0;
+  $('trace').hidden = steps === 0;
+  $('trace-note').textContent = `${steps} steps${answer.dropped ? ` (${fmt(answer.dropped)} more not recorded)` : ''}`
+    + `; ${falsy} false or failed`;
 }
 
 function list(ul, items) {
@@ -272,6 +304,7 @@ function setMode(next) {
   for (const el of document.querySelectorAll('[data-only]')) {
     el.hidden = !el.dataset.only.split(' ').includes(mode);
   }
+  envChanged();
 }
 
 for (const tab of document.querySelectorAll('[role=tab]')) {
@@ -340,7 +373,8 @@ $('share').addEventListener('click', async () => {
 });
 
 function envChanged() {
-  const cel = $('env').value === 'cel';
+  // Plain CEL has no Kubernetes version; the CRD and admission modes always do.
+  const cel = mode === 'expression' && $('env').value === 'cel';
   $('version').disabled = cel;
   $('k8s-mode').disabled = cel;
 }
@@ -350,6 +384,7 @@ for (const id of ['env', 'version', 'k8s-mode']) {
 }
 $('cost-limit').addEventListener('input', changed);
 $('run').addEventListener('click', run);
+$('why').addEventListener('click', explainExpression);
 $('stop').addEventListener('click', () => {
   clearTimeout(timer);
   generation++;
