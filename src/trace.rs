@@ -50,6 +50,7 @@ pub struct TraceStep {
 /// The steps of one traced evaluation, in the order evaluation began them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
+    /// The recorded steps.
     pub steps: Vec<TraceStep>,
     /// Steps not recorded because the trace reached its step limit.
     pub dropped: u64,

@@ -3,7 +3,7 @@
 //! records the node's id, nesting depth, result and the cost it charged in the frame's
 //! [`TraceLog`].
 
-use crate::error::EvalResult;
+use crate::value::EvalResult;
 use crate::eval::interp::{Frame, eval};
 use crate::eval::node::Node;
 use crate::syntax::ast::ExprId;

@@ -6,9 +6,9 @@
 use std::collections::{HashMap, HashSet};
 
 use kcel::report::Failure;
-use kcel::syntax::ast::{Expr, ExprId, ExprKind, Span, is_accumulator_name};
+use kcel::library::syntax::{Expr, ExprId, ExprKind, Span, is_accumulator_name};
 use kcel::trace::TraceStep;
-use kcel::value::Natural;
+use kcel::Natural;
 use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
 
