@@ -3,11 +3,11 @@
 //! records the node's id, nesting depth, result and the cost it charged in the frame's
 //! [`TraceLog`].
 
-use crate::value::EvalResult;
 use crate::eval::interp::{Frame, eval};
 use crate::eval::node::Node;
 use crate::syntax::ast::ExprId;
 use crate::trace::TraceStep;
+use crate::value::EvalResult;
 
 /// See [`Node::Traced`].
 #[derive(Debug)]

@@ -5,10 +5,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use kcel::report::Failure;
-use kcel::library::syntax::{Expr, ExprId, ExprKind, Span, is_accumulator_name};
-use kcel::trace::TraceStep;
 use kcel::Natural;
+use kcel::library::syntax::{Expr, ExprId, ExprKind, Span, is_accumulator_name};
+use kcel::report::Failure;
+use kcel::trace::TraceStep;
 use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
 
