@@ -254,3 +254,18 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let negs = format!("{}1", "-".repeat(100_001));
     run(&negs);
 }
+
+/// Found by the fuzzer: a call whose other argument failed is charged by the sizes of its
+/// arguments (cel-go's runtimecost.go), and an argument read in place from JSON has the
+/// size of the value it reads as.
+#[test]
+fn failed_calls_size_json_arguments_as_values() {
+    for src in [
+        "size(1).matches(x.items)",
+        "int('a').matches(x.items) * !0",
+        "size(1).matches(x.m) * 1",
+        "size(1).matches(x.b)",
+    ] {
+        reference_mode_agrees(src);
+    }
+}

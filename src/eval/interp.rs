@@ -307,12 +307,14 @@ fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> 
     select(&v, field).map_err(|e| e.at(id))
 }
 
-/// Whether `node` selects a field (in reference mode, wrapped in [`Node::Evaluated`]): a
-/// qualifier of the attribute a selection on it continues.
+/// Whether `node` selects a field (in reference mode wrapped in [`Node::Evaluated`], in a
+/// traced program in [`Node::Traced`]): a qualifier of the attribute a selection on it
+/// continues.
 fn is_selection(node: &Node) -> bool {
     match node {
         Node::Select { .. } => true,
-        Node::Evaluated(inner) => matches!(**inner, Node::Select { .. }),
+        Node::Evaluated(inner) => is_selection(inner),
+        Node::Traced(t) => is_selection(&t.node),
         _ => false,
     }
 }
