@@ -11,6 +11,7 @@ use std::sync::Arc;
 use chrono::TimeDelta;
 
 mod document;
+mod equality_set;
 mod json;
 mod list;
 mod map;
@@ -18,6 +19,7 @@ mod natural_json;
 mod timestamp;
 
 pub use document::from_document;
+pub use equality_set::{EqualitySet, equality_hash};
 pub use json::JsonNode;
 pub use list::{List, ListSemantics};
 pub(crate) use map::str_eq;
