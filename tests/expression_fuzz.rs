@@ -1,4 +1,4 @@
-//! Generated expressions under an address-space limit and a wall bound (issue 27): no
+//! Generated expressions under an address-space limit and a time bound (issue 27): no
 //! expression may abort the process, panic, overflow the stack or run past the bound,
 //! whatever it builds — each ends with a value, a compile error or an evaluation error
 //! (the cost limit, the memory budget or any other).
@@ -18,9 +18,12 @@
 //! `KCEL_FUZZ_CHILD` set), each child evaluating a run of them under `RLIMIT_AS` (its
 //! address space at start plus 256 MiB, `support/bounded_child.rs`), in Kubernetes'
 //! environment (cost limit 1,000,000, memory budget 64 MiB) and in the plain one (cost
-//! limit 10^8). The child announces each expression before evaluating it; the parent
-//! gives each one a wall bound ([`WALL_LIMIT`], ten times that in unoptimized builds).
-//! An abort, a signal, a panic or a hang is a failure: the expression, its seed and index
+//! limit 10^8). The child announces each expression before evaluating it and reports the
+//! CPU time it took; the parent fails an expression that takes more than [`CPU_LIMIT`]
+//! of CPU time (ten times that in unoptimized builds) and takes a child that says nothing
+//! for [`WALL_FACTOR`] times as long (wall-clock) to hang.
+//! Results are rendered as the front ends render them (CEL syntax and JSON) when not too
+//! large. An abort, a signal, a panic or a hang is a failure: the expression, its seed and index
 //! and the command that repeats it are printed, and the run goes on with a new child
 //! from the next expression. The run prints the outcomes by kind and the pass/fail counts.
 //!
@@ -56,8 +59,15 @@ const DEFAULT_SEED: u64 = 27;
 /// fails is replaced at once).
 const PER_CHILD: u64 = 250;
 
-/// The wall-clock bound of one expression (optimized builds).
-const WALL_LIMIT: Duration = Duration::from_secs(2);
+/// Results up to this size as text are rendered (CEL syntax and JSON) after evaluation.
+const MAX_SHOWN: u64 = 1 << 20;
+
+/// The CPU-time bound of one expression (optimized builds).
+const CPU_LIMIT: Duration = Duration::from_secs(2);
+
+/// A child that says nothing for this many times the CPU bound (wall-clock time) is taken
+/// to hang: a loaded machine stretches wall-clock time, not CPU time.
+const WALL_FACTOR: u32 = 5;
 
 // ---------------------------------------------------------------------------------------
 // The generator
@@ -874,13 +884,20 @@ fn child(which: Which, seed: u64, start: u64, end: u64) {
         let src = expression(seed, i, which);
         let _ = writeln!(out, "begin {i}");
         let _ = out.flush();
-        let started = Instant::now();
+        let started = cpu_time();
         let outcome = match env.compile(&src) {
             Err(_) => "compile-error".to_string(),
             Ok(ast) => match env.program_with(&ast, options.clone()) {
                 Err(_) => "compile-error".to_string(),
                 Ok(program) => match program.eval(&bindings) {
-                    Ok(_) => "value".to_string(),
+                    Ok(v) => {
+                        // Rendered as the front ends render results, when not too large.
+                        if !kcel::budget::text_exceeds(&v, MAX_SHOWN) {
+                            let _ = v.to_string();
+                            let _ = serde_json::to_string(&kcel::value::Natural(&v));
+                        }
+                        "value".to_string()
+                    }
                     Err(e) if show => format!("error {}: {e}", kind(&e.to_string())),
                     Err(e) => format!("error {}", kind(&e.to_string())),
                 },
@@ -889,11 +906,31 @@ fn child(which: Which, seed: u64, start: u64, end: u64) {
         let _ = writeln!(
             out,
             "end {i} {} {} {outcome}",
-            started.elapsed().as_micros(),
+            cpu_time().saturating_sub(started).as_micros(),
             peak_rss_mib()
         );
         let _ = out.flush();
     }
+}
+
+/// The CPU time the process has used (Linux: `CLOCK_PROCESS_CPUTIME_ID`): the bound is
+/// on CPU time, so that a loaded machine does not turn a slow expression into a failure.
+#[cfg(unix)]
+fn cpu_time() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec passed by reference and nothing else.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Elsewhere, wall-clock time since the first call.
+#[cfg(not(unix))]
+fn cpu_time() -> Duration {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
 }
 
 /// The class of an evaluation error, for the summary.
@@ -992,7 +1029,7 @@ fn run(
     which: Which,
     s: &Settings,
     indexes: std::ops::Range<u64>,
-    wall: Duration,
+    (limit, wall): (Duration, Duration),
     tally: &mut Tally,
 ) {
     let mut next = indexes.start;
@@ -1017,6 +1054,14 @@ fn run(
                         (Some("end"), Some(i)) => {
                             let micros: u128 =
                                 words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
+                            if micros > limit.as_micros() {
+                                tally.failures.push(failure(
+                                    which,
+                                    s.seed,
+                                    i,
+                                    &format!("took {micros} µs of CPU time, over {limit:?}"),
+                                ));
+                            }
                             let peak: u64 = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);
                             let outcome = words.next().unwrap_or("").to_string();
                             if s.show {
@@ -1054,28 +1099,32 @@ fn run(
         };
         if let Some(why) = failure {
             let i = current.unwrap_or(next);
-            tally.failures.push(format!(
-                "FAIL [{}] expression #{i} of seed {}: {why}\n  expression: {}\n  repeat with: \
-                 KCEL_FUZZ_SEED={} KCEL_FUZZ_ONLY={i} KCEL_FUZZ_ENV={} cargo test --test expression_fuzz",
-                which.tag(),
-                s.seed,
-                expression(s.seed, i, which),
-                s.seed,
-                which.tag()
-            ));
+            tally.failures.push(self::failure(which, s.seed, i, &why));
             next = i + 1;
         }
     }
 }
 
-/// The controls: without a memory budget, the issue's first reproducer must abort under
-/// the address-space limit (within the wall bound) and a doubled list compared with itself
-/// must pass a wall bound of one second — each reported as a failure, or the harness
-/// could not see one.
-fn controls(s: &Settings, wall: Duration) {
-    for (index, what, wall) in [
-        (ABORT_CONTROL, "abort", wall),
-        (HANG_CONTROL, "hang", Duration::from_secs(1)),
+/// The report of a failed expression: what happened, the expression, how to repeat it.
+fn failure(which: Which, seed: u64, i: u64, why: &str) -> String {
+    format!(
+        "FAIL [{}] expression #{i} of seed {seed}: {why}\n  expression: {}\n  repeat with: \
+         KCEL_FUZZ_SEED={seed} KCEL_FUZZ_ONLY={i} KCEL_FUZZ_ENV={} cargo test --test expression_fuzz",
+        which.tag(),
+        expression(seed, i, which),
+        which.tag()
+    )
+}
+
+/// The controls: without a memory budget, the issue's first reproducer must fail (abort
+/// under the address-space limit, or pass the wall bound on a slow machine) and a doubled
+/// list compared with itself must pass a wall bound of one second — each reported as a
+/// failure, or the harness could not see one.
+fn controls(s: &Settings, limit: Duration) {
+    let one = Duration::from_secs(1);
+    for (index, what, bounds) in [
+        (ABORT_CONTROL, "abort", (limit, limit * WALL_FACTOR)),
+        (HANG_CONTROL, "hang", (one, one)),
     ] {
         let mut tally = Tally {
             outcomes: BTreeMap::new(),
@@ -1083,7 +1132,7 @@ fn controls(s: &Settings, wall: Duration) {
             slowest: (0, 0),
             peak_mib: 0,
         };
-        run(Which::Kubernetes, s, index..index + 1, wall, &mut tally);
+        run(Which::Kubernetes, s, index..index + 1, bounds, &mut tally);
         assert_eq!(
             tally.failures.len(),
             1,
@@ -1109,12 +1158,12 @@ fn main() {
         return;
     }
     let s = settings();
-    let wall = if cfg!(debug_assertions) {
-        WALL_LIMIT * 10
+    let limit = if cfg!(debug_assertions) {
+        CPU_LIMIT * 10
     } else {
-        WALL_LIMIT
+        CPU_LIMIT
     };
-    controls(&s, wall);
+    controls(&s, limit);
     let indexes = match s.only {
         Some(i) => i..i + 1,
         None => 0..s.cases,
@@ -1129,7 +1178,13 @@ fn main() {
             slowest: (0, 0),
             peak_mib: 0,
         };
-        run(which, &s, indexes.clone(), wall, &mut tally);
+        run(
+            which,
+            &s,
+            indexes.clone(),
+            (limit, limit * WALL_FACTOR),
+            &mut tally,
+        );
         for failure in &tally.failures {
             println!("{failure}");
         }

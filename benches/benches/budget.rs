@@ -12,7 +12,8 @@
 //! below 1.00: noise); then the geometric means of the ratios.
 //!
 //! Run with `cargo bench -p kcel-benches --bench budget` (about a minute). `--rounds N`
-//! and `--batch-ms M` as in `interleaved.rs` (defaults 31 and 20 ms).
+//! and `--batch-ms M` as in `interleaved.rs` (defaults 31 and 20 ms); `--evaluate CASE
+//! CONFIG N` is a driver for instruction counts (see `evaluate_only`).
 
 use std::hint::black_box;
 
@@ -38,11 +39,48 @@ fn settings() -> (usize, std::time::Duration) {
         match arg.as_str() {
             "--rounds" => rounds = value() as usize,
             "--batch-ms" => batch_ms = value(),
+            "--evaluate" => break,
             // `cargo bench` passes `--bench`; other flags are not ours.
             _ => {}
         }
     }
     (rounds, std::time::Duration::from_millis(batch_ms))
+}
+
+/// `--evaluate CASE CONFIG N`: evaluates one case `N` times with one configuration (0: both
+/// on, 1: memory budget off, 2: both off) and exits — a driver for instruction counts
+/// (`valgrind --tool=callgrind`, run with N and N + 1,000; the difference over 1,000).
+fn evaluate_only(configurations: &[(&str, Option<u64>, Option<u64>)]) -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(at) = args.iter().position(|a| a == "--evaluate") else {
+        return false;
+    };
+    let (name, config, n) = match &args[at + 1..] {
+        [name, config, n, ..] => (name, config.parse::<usize>(), n.parse::<u64>()),
+        _ => (&args[0], Ok(usize::MAX), Ok(0)),
+    };
+    let (Ok(config), Ok(n)) = (config, n) else {
+        eprintln!("budget: --evaluate CASE CONFIG N");
+        std::process::exit(2)
+    };
+    let case = load_workload()
+        .into_iter()
+        .find(|c| &c.name == name)
+        .unwrap_or_else(|| panic!("no case {name}"));
+    let (how, cost_limit, memory_limit) = configurations[config];
+    let env = kcel_env(&case);
+    let vars = kcel_bind(&case.bindings);
+    let options = ProgramOptions {
+        cost_limit,
+        memory_limit,
+        ..ProgramOptions::default()
+    };
+    let program = kcel_program_with(&env, &case.expr, options);
+    check_kcel_answer(&case, &program, how, program.eval(&vars));
+    for _ in 0..n {
+        black_box(program.eval(black_box(&vars))).ok();
+    }
+    true
 }
 
 fn main() {
@@ -56,6 +94,9 @@ fn main() {
         ("memory budget off", Some(COST_LIMIT), None),
         ("both off", None, None),
     ];
+    if evaluate_only(&configurations) {
+        return;
+    }
     println!(
         "| case | both on | on / memory budget off | on / both off | (medians of {rounds} rounds) |"
     );
@@ -86,7 +127,19 @@ fn main() {
                 }) as Box<dyn FnMut()>
             })
             .collect();
-        let sizes: Vec<u64> = calls.iter_mut().map(|f| calibrate(batch, f)).collect();
+        // One batch size for all (the programs take about the same time), the largest of
+        // several calibrations: one made in a slow spell would give batches too small to
+        // time (a few calls, cold caches).
+        let n = (0..3)
+            .flat_map(|_| {
+                calls
+                    .iter_mut()
+                    .map(|f| calibrate(batch, f))
+                    .collect::<Vec<_>>()
+            })
+            .max()
+            .unwrap_or(1);
+        let sizes = [n; 3];
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); calls.len()];
         let (mut memory_off, mut both_off) = (Vec::new(), Vec::new());
         for round in 0..rounds {

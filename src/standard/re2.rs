@@ -30,8 +30,15 @@ use regex::{Regex, RegexBuilder};
 
 use crate::error::EvalError;
 
+/// What compiling a pattern is counted as against an evaluation's memory budget, per byte
+/// of the pattern (the parser's syntax tree, the compiled program): a pattern built at run
+/// time (`s.matches(p)`, `regex.replace`, `find`) of megabytes would take hundreds of
+/// megabytes to compile.
+const COMPILE_BYTES_PER_PATTERN_BYTE: u64 = 64;
+
 /// Compiles a RE2 pattern with Go's syntax, semantics and error texts.
 pub fn compile(pattern: &str) -> Result<Regex, EvalError> {
+    crate::budget::reserve((pattern.len() as u64).saturating_mul(COMPILE_BYTES_PER_PATTERN_BYTE))?;
     let translated = translate(pattern).map_err(|(code, expr)| {
         EvalError::new(format!("error parsing regexp: {code}: `{expr}`"))
     })?;
