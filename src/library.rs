@@ -33,6 +33,7 @@
 //! ```
 
 pub use crate::check::{Checked, Reference};
+pub use crate::value::{EqualitySet, equality_hash};
 pub use crate::cost::{
     AstNode, CallCost, CallEstimate, CallEstimateFn, CostEstimate, EstimateArgs, EstimateFn,
     LIMIT_EXCEEDED, LIST_CREATE, MAP_CREATE, NoSizes, REGEX_STRING_LENGTH_FACTOR, SELECT_AND_IDENT,

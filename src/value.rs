@@ -14,6 +14,7 @@ use crate::error::EvalError;
 use crate::types::Type;
 
 mod document;
+mod equality_set;
 mod json;
 mod list;
 mod map;
@@ -21,6 +22,7 @@ mod natural_json;
 mod timestamp;
 
 pub use document::from_document;
+pub use equality_set::{EqualitySet, equality_hash};
 pub use json::JsonNode;
 pub use list::{List, ListSemantics};
 pub(crate) use map::str_eq;

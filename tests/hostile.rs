@@ -7,7 +7,7 @@
 //!
 //! Every case runs in a child process (this test binary, re-executed with
 //! `KCEL_HOSTILE_CASE` set) under an address-space limit (`setrlimit(RLIMIT_AS)`: the
-//! child's address space when it starts plus [`HEADROOM`]) and a wall-clock bound
+//! child's address space when it starts plus [`bounded_child::HEADROOM`]) and a wall-clock bound
 //! ([`WALL_LIMIT`]; ten times that in unoptimized builds, whose interpreter is about ten
 //! times slower), in two environments: Kubernetes' (1.37, new expressions, its cost limit
 //! of 1,000,000 and the default memory limit) and the plain CEL environment with the
@@ -18,25 +18,14 @@ use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kcel::{Env, ProgramOptions, Type};
-use kcel_stdlib::kubernetes::presets::{self, Mode};
+#[path = "support/bounded_child.rs"]
+mod bounded_child;
+
+use bounded_child::{Which, env, limit_address_space, peak_rss_mib};
+use kcel::Type;
 
 /// The wall-clock bound of one case (optimized builds).
 const WALL_LIMIT: Duration = Duration::from_secs(2);
-
-/// What the address-space limit allows beyond the child's address space at its start: the
-/// default memory budget (64 MiB) four times over, for what the budget does not count
-/// (allocator slack, vectors' spare capacity, intermediate copies).
-const HEADROOM: u64 = 4 * kcel::DEFAULT_MEMORY_LIMIT;
-
-/// The cost limit of the plain environment.
-const PLAIN_COST_LIMIT: u64 = 100_000_000;
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Which {
-    Kubernetes,
-    Plain,
-}
 
 /// A 100-character string literal.
 fn x100() -> String {
@@ -192,33 +181,6 @@ fn cases() -> Vec<(Option<Which>, String)> {
     out
 }
 
-fn env(which: Which) -> (Env, ProgramOptions) {
-    match which {
-        Which::Kubernetes => {
-            let env = presets::kubernetes((1, 37), Mode::NewExpressions);
-            (env, ProgramOptions::default())
-        }
-        Which::Plain => {
-            let mut env = Env::new();
-            for lib in [
-                kcel_stdlib::ext::strings(4),
-                kcel_stdlib::ext::lists(3),
-                kcel_stdlib::ext::sets(),
-                kcel_stdlib::ext::encoders(),
-                kcel_stdlib::ext::regex(),
-                kcel_stdlib::optional::optional(kcel_stdlib::optional::LATEST),
-            ] {
-                env.add_library(&lib);
-            }
-            let options = ProgramOptions {
-                cost_limit: Some(PLAIN_COST_LIMIT),
-                ..ProgramOptions::default()
-            };
-            (env, options)
-        }
-    }
-}
-
 /// In the child: evaluates one case and prints `value <type>` or `error <message>`
 /// (`unbudgeted`: with no memory limit).
 fn child(which: Which, expr: &str, unbudgeted: bool) {
@@ -258,40 +220,6 @@ fn child(which: Which, expr: &str, unbudgeted: bool) {
     }
 }
 
-/// The child's peak resident set, in MiB (Linux: `VmHWM`; 0 where unknown).
-fn peak_rss_mib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb / 1024)
-}
-
-#[cfg(unix)]
-fn limit_address_space() {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    let now = pages * 4096;
-    let limit = now + HEADROOM;
-    let rlimit = libc::rlimit {
-        rlim_cur: limit,
-        rlim_max: limit,
-    };
-    // SAFETY: setrlimit reads the struct passed by reference and nothing else.
-    let rc = unsafe { libc::setrlimit(libc::RLIMIT_AS, &rlimit) };
-    assert_eq!(rc, 0, "setrlimit");
-}
-
-#[cfg(not(unix))]
-fn limit_address_space() {}
-
 /// The control: the first reproducer without a memory budget must not end well
 /// under the address-space limit, or the limit proves nothing.
 fn control() {
@@ -321,11 +249,7 @@ fn main() {
     let all = cases();
     if let Ok(spec) = std::env::var("KCEL_HOSTILE_CASE") {
         let (which, index) = spec.split_once(':').expect("WHICH:INDEX");
-        let which = if which == "k" {
-            Which::Kubernetes
-        } else {
-            Which::Plain
-        };
+        let which = Which::from_tag(which);
         let expr = &all[index.parse::<usize>().expect("index")].1;
         child(
             which,
@@ -346,7 +270,7 @@ fn main() {
     let (mut passed, mut failed) = (0, 0);
     let mut out = std::io::stdout().lock();
     for (i, (only, expr)) in all.iter().enumerate() {
-        for which in [Which::Kubernetes, Which::Plain] {
+        for which in Which::ALL {
             if only.is_some_and(|o| o != which)
                 || only_text
                     .as_ref()
@@ -354,7 +278,7 @@ fn main() {
             {
                 continue;
             }
-            let tag = if which == Which::Kubernetes { "k" } else { "p" };
+            let tag = which.tag();
             let started = Instant::now();
             let mut process = Command::new(&exe)
                 .env("KCEL_HOSTILE_CASE", format!("{tag}:{i}"))

@@ -16,10 +16,11 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kcel_benches::{
-    cel_prepare, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload,
+    calibrate, cel_prepare, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload,
+    median, show, time_batch,
 };
 
 /// Settings from the command line.
@@ -61,53 +62,6 @@ fn settings() -> Settings {
 fn usage(problem: &str) -> ! {
     eprintln!("interleaved: {problem} (usage: --rounds N --batch-ms M --json FILE)");
     std::process::exit(2)
-}
-
-/// The number of calls of `f` that take about `target`.
-fn calibrate(target: Duration, f: &mut dyn FnMut()) -> u64 {
-    let mut n = 1u64;
-    loop {
-        let start = Instant::now();
-        for _ in 0..n {
-            f();
-        }
-        let took = start.elapsed();
-        if took >= target / 4 || n >= 1 << 30 {
-            let per_call = took.as_secs_f64() / n as f64;
-            return ((target.as_secs_f64() / per_call) as u64).max(1);
-        }
-        n *= 2;
-    }
-}
-
-/// Seconds per call over a batch of `n` calls.
-fn time_batch(n: u64, f: &mut dyn FnMut()) -> f64 {
-    let start = Instant::now();
-    for _ in 0..n {
-        f();
-    }
-    start.elapsed().as_secs_f64() / n as f64
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
-fn show(secs: f64) -> String {
-    let ns = secs * 1e9;
-    if ns >= 1e6 {
-        format!("{:.3} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.3} µs", ns / 1e3)
-    } else {
-        format!("{ns:.1} ns")
-    }
 }
 
 fn main() {

@@ -1,10 +1,11 @@
 //! What the workload benches (`benches/benches/`) share: the workload file, kcel's and the
-//! `cel` crate's programs and bindings for a case, and the check of their answers against
-//! `expect`.
+//! `cel` crate's programs and bindings for a case, the check of their answers against
+//! `expect`, and the timing of batches for the interleaved benches.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use kcel::{Bindings, Env, EvalError, Program, Type, Value};
 use serde_json::Value as Json;
@@ -65,6 +66,11 @@ pub fn kcel_program(env: &Env, expr: &str) -> Program {
         cost_limit: Some(COST_LIMIT),
         ..Default::default()
     };
+    kcel_program_with(env, expr, options)
+}
+
+/// [`kcel_program`] with other program options.
+pub fn kcel_program_with(env: &Env, expr: &str, options: kcel::env::ProgramOptions) -> Program {
     env.compile(expr)
         .and_then(|ast| env.program_with(&ast, options))
         .unwrap_or_else(|issues| panic!("kcel cannot compile {expr}:\n{issues}"))
@@ -187,5 +193,54 @@ pub fn cel_prepare(
     match cel_to_json(&result) {
         Some(j) if j == case.expect => Ok((program, context)),
         _ => Err(format!("wrong result {result:?}, expected {}", case.expect)),
+    }
+}
+
+/// The number of calls of `f` that take about `target`.
+pub fn calibrate(target: Duration, f: &mut dyn FnMut()) -> u64 {
+    let mut n = 1u64;
+    loop {
+        let start = Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        let took = start.elapsed();
+        if took >= target / 4 || n >= 1 << 30 {
+            let per_call = took.as_secs_f64() / n as f64;
+            return ((target.as_secs_f64() / per_call) as u64).max(1);
+        }
+        n *= 2;
+    }
+}
+
+/// Seconds per call over a batch of `n` calls.
+pub fn time_batch(n: u64, f: &mut dyn FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..n {
+        f();
+    }
+    start.elapsed().as_secs_f64() / n as f64
+}
+
+/// The median (sorts `values`).
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// Seconds shown in ns, µs or ms.
+pub fn show(secs: f64) -> String {
+    let ns = secs * 1e9;
+    if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.3} µs", ns / 1e3)
+    } else {
+        format!("{ns:.1} ns")
     }
 }

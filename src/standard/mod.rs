@@ -70,8 +70,15 @@ pub fn conversion_error(from: &str, to: &str) -> EvalError {
 /// Quotes a string as Go's `strconv.Quote` (and `%q`) does: `\a \b \f \n \r \t \v`, escaped
 /// quote and backslash, other ASCII control characters as `\xXX`, other control characters
 /// as `\uXXXX`.
+///
+/// Error messages quote their input with it, so within an evaluation the quoted text counts
+/// against the memory budget ([`crate::budget`]): quoting an input too large for what is
+/// left gives `"..."` instead, and the evaluation ends with the memory limit's error.
 pub fn go_quote(s: &str) -> String {
     use std::fmt::Write as _;
+    if crate::budget::reserve(s.len() as u64 + 2).is_err() {
+        return "\"...\"".to_string();
+    }
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -32,6 +32,12 @@ use regex::{Regex, RegexBuilder};
 
 use crate::error::EvalError;
 
+/// What compiling a pattern is counted as against an evaluation's memory budget, per byte
+/// of the pattern (the parser's syntax tree, the compiled program): a pattern built at run
+/// time (`s.matches(p)`, `regex.replace`, `find`) of megabytes would take hundreds of
+/// megabytes to compile.
+const COMPILE_BYTES_PER_PATTERN_BYTE: u64 = 64;
+
 /// Compiles a RE2 pattern with Go's syntax, semantics and error texts.
 ///
 /// Go's limits on the parse tree are checked here, with Go's texts (`expression nests too
@@ -39,6 +45,7 @@ use crate::error::EvalError;
 /// pattern Go accepts that compiles larger in the crate (`\pL{1000}`: a large Unicode class
 /// repeated) fails with Go's `expression too large`, a bound on memory Go does not have.
 pub fn compile(pattern: &str) -> Result<Regex, EvalError> {
+    crate::budget::reserve((pattern.len() as u64).saturating_mul(COMPILE_BYTES_PER_PATTERN_BYTE))?;
     let (translated, height) = translate(pattern).map_err(|(code, expr)| {
         EvalError::new(format!("error parsing regexp: {code}: `{expr}`"))
     })?;

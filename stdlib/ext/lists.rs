@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 
 use kcel::Value;
 use kcel::library::budget;
+use kcel::library::EqualitySet;
 use kcel::library::syntax::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
 use kcel::library::syntax::{Expander, Macro, MacroError, Style};
 use kcel::library::{
@@ -476,17 +477,19 @@ pub fn distinct(v: &Value) -> EvalResult {
         return Err(nso());
     };
     budget::reserve_values(list.len())?;
+    // cel-go compares each element with those kept (and charges that quadratic work once
+    // the call returns); the kept ones are grouped by hash instead, so that only equal
+    // candidates are compared (counted against the visit budget).
+    let mut kept = EqualitySet::with_capacity(list.len());
     let mut out: Vec<Value> = Vec::with_capacity(list.len());
     for x in list.iter() {
-        // Each element is compared with those kept: quadratic work, which cel-go charges
-        // only once the call returns, so it counts against the visit budget as it goes.
-        if !budget::visit(out.len()) {
-            return Err(budget::traversal_error());
-        }
-        if !out.iter().any(|y| y.cel_eq(x)) {
+        if !kept.contains(x) {
+            budget::check().map_err(|_| budget::traversal_error())?;
+            kept.insert(x);
             out.push(x.clone());
         }
     }
+    budget::check().map_err(|_| budget::traversal_error())?;
     Ok(Value::list(out))
 }
 

@@ -5,7 +5,7 @@
 
 use kcel::Value;
 use kcel::library::{CallCost, CallEstimate, CostEstimate, EstimateArgs};
-use kcel::library::{Implementation, Library};
+use kcel::library::{EqualitySet, Implementation, Library};
 use kcel::{EvalError, EvalResult};
 
 use super::{arg_size, floor_factor, sat_add, size_mul, size_times};
@@ -77,12 +77,14 @@ fn lists<'a>(a: &'a Value, b: &'a Value) -> Result<(&'a [Value], &'a [Value]), E
     }
 }
 
-/// Whether every element of `sub` is in `set`. The comparisons (as many as the product of
-/// the sizes, which cel-go charges once the call returns) count against the evaluation's
-/// visit budget; past it the answer is `false` and the evaluation fails.
+/// Whether every element of `sub` is in `set` (an element of `set` on the left of each
+/// comparison, as cel-go compares). cel-go compares every pair, and charges the product of
+/// the sizes once the call returns; the elements of `set` are grouped by hash instead, so
+/// only equal candidates are compared (counted against the evaluation's visit budget; past
+/// it the answer is `false` and the evaluation fails).
 fn contains_all(set: &[Value], sub: &[Value]) -> bool {
-    sub.iter()
-        .all(|x| kcel::library::budget::visit(set.len()) && set.iter().any(|y| y.cel_eq(x)))
+    let set = EqualitySet::of(set);
+    sub.iter().all(|x| set.contains(x))
 }
 
 /// `sets.contains(a, b)`.
@@ -97,12 +99,11 @@ pub fn equivalent(a: &Value, b: &Value) -> EvalResult {
     Ok(Value::Bool(contains_all(a, b) && contains_all(b, a)))
 }
 
-/// `sets.intersects(a, b)`.
+/// `sets.intersects(a, b)`: some element of `a` equal to one of `b` (on the left).
 pub fn intersects(a: &Value, b: &Value) -> EvalResult {
     let (a, b) = lists(a, b)?;
-    Ok(Value::Bool(a.iter().any(|x| {
-        kcel::library::budget::visit(b.len()) && b.iter().any(|y| y.cel_eq(x))
-    })))
+    let b = EqualitySet::of(b);
+    Ok(Value::Bool(a.iter().any(|x| b.contains(x))))
 }
 
 fn sizes(args: &[Value]) -> u64 {

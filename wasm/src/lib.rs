@@ -49,6 +49,11 @@ use wasm_bindgen::prelude::*;
 
 use request::{AdmitRequest, CrdRequest, EnvKind, EnvRequest, ExpressionRequest, parse_request};
 
+/// The longest result [`evaluate`] renders, in bytes of text (about: each string's length,
+/// at least one byte per other scalar and per element): 1 MiB, more than an editor pane
+/// shows usefully. A longer result is an evaluation error.
+pub const MAX_RESULT_TEXT: u64 = 1 << 20;
+
 /// The engine's version (the crate version of `kcel-wasm`, which moves with the engine).
 #[wasm_bindgen]
 pub fn version() -> String {
@@ -123,6 +128,14 @@ pub fn evaluate(request: &str) -> String {
         let (min, max) = estimate(&env, &ast);
         let (result, details) = program.eval_with_details(&values);
         let value = result.map_err(|e| Failure::from_eval(&program, &e))?;
+        if kcel::library::budget::text_exceeds(&value, MAX_RESULT_TEXT) {
+            // A value built within the memory budget can still be far larger as text (a
+            // list holding one list twice, doubled 30 times): refused before rendering.
+            let too_large = kcel::EvalError::new(format!(
+                "the result is too large to show (over {MAX_RESULT_TEXT} bytes as text)"
+            ));
+            return Err(Failure::from_eval(&program, &too_large).into());
+        }
         Ok(json!({
             "value": Natural(&value),
             "type": type_name(ast.output_type(), &value),

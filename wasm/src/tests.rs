@@ -416,3 +416,30 @@ fn crd_rules_and_policies_compile_in_the_chosen_version() {
         "{old}"
     );
 }
+
+/// Issue 27: a result far larger as text than in memory (shared parts) is refused with a
+/// clear error before it is rendered; a long string too.
+#[test]
+fn results_too_large_to_show_are_errors() {
+    let mut doubled = "[1, 1]".to_string();
+    for _ in 0..40 {
+        doubled = format!("[{doubled}].map(a, [a, a])[0]");
+    }
+    let too_large = json!({"error": {
+        "phase": "eval",
+        "message": format!("the result is too large to show (over {} bytes as text)", super::MAX_RESULT_TEXT),
+    }});
+    for expression in [
+        doubled.as_str(),
+        "lists.range(20).map(i, 'x').join().replace('x', lists.range(60000).map(i, 'x').join())",
+    ] {
+        let answer = call(super::evaluate, json!({"expression": expression}));
+        assert_eq!(answer, too_large, "{expression}");
+    }
+    // Just under the limit: shown.
+    let answer = call(
+        super::evaluate,
+        json!({"expression": "lists.range(1000).map(i, 'x').join().replace('x', lists.range(1000).map(i, 'x').join())"}),
+    );
+    assert_eq!(answer["value"].as_str().map(str::len), Some(1_000_000));
+}
