@@ -33,7 +33,6 @@
 //! ```
 
 pub use crate::check::{Checked, Reference};
-pub use crate::value::{EqualitySet, equality_hash};
 pub use crate::cost::{
     AstNode, CallCost, CallEstimate, CallEstimateFn, CostEstimate, EstimateArgs, EstimateFn,
     LIMIT_EXCEEDED, LIST_CREATE, MAP_CREATE, NoSizes, REGEX_STRING_LENGTH_FACTOR, SELECT_AND_IDENT,
@@ -44,6 +43,7 @@ pub use crate::registry::{
     ConstantRejected, Function, FunctionBuilder, Implementation, Library, Overload, Registry,
     SharedFn, Specialization, SpecializeFn, StringTest, TimeKernel, Validator, is_internal_name,
 };
+pub use crate::value::{EqualitySet, equality_hash};
 
 /// The memory budget of an evaluation (beside its cost limit), which implementations
 /// consult before producing a value larger than their inputs: [`budget::reserve`] the

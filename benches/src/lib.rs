@@ -70,7 +70,7 @@ pub fn kcel_program(env: &Env, expr: &str) -> Program {
 }
 
 /// [`kcel_program`] with other program options.
-pub fn kcel_program_with(env: &Env, expr: &str, options: kcel::env::ProgramOptions) -> Program {
+pub fn kcel_program_with(env: &Env, expr: &str, options: kcel::ProgramOptions) -> Program {
     env.compile(expr)
         .and_then(|ast| env.program_with(&ast, options))
         .unwrap_or_else(|issues| panic!("kcel cannot compile {expr}:\n{issues}"))

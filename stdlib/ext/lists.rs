@@ -7,8 +7,8 @@
 use std::cmp::Ordering;
 
 use kcel::Value;
-use kcel::library::budget;
 use kcel::library::EqualitySet;
+use kcel::library::budget;
 use kcel::library::syntax::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
 use kcel::library::syntax::{Expander, Macro, MacroError, Style};
 use kcel::library::{
