@@ -6,33 +6,25 @@
 
 mod support;
 
-use std::process::Command;
-use std::time::Duration;
-
-use support::{Server, real_client, run_bounded};
+use support::Server;
 
 #[test]
 fn the_python_client_sees_custom_resources_and_their_422s() {
-    let Some(python) = real_client(
-        "KCEL_PYTHON",
-        "python",
-        "the_python_client_sees_custom_resources_and_their_422s",
-    ) else {
+    let Some(python) =
+        support::Python::find("the_python_client_sees_custom_resources_and_their_422s")
+    else {
         return;
     };
     let server = Server::start(&[]);
-    let mut command = Command::new(python);
-    command
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/crd_python_client.py"
-        ))
-        .arg(server.data_dir().join("kubeconfig"))
-        .arg(concat!(
+    let ran = python.run(
+        &server,
+        "crd_python_client.py",
+        &[concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/crd/crontab-crd.yaml"
-        ));
-    let ran = run_bounded(command, None, Duration::from_secs(120));
+        )],
+        std::time::Duration::from_secs(120),
+    );
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(
         ran.stdout, "ok established\nok create\nok invalid\nok forbidden\nok dynamic\nok deleted\n",

@@ -542,22 +542,16 @@ async fn owner_references_and_collection_finalizers_are_validated() {
 
 #[test]
 fn the_python_client_deletes_with_each_policy() {
-    let Some(python) = real_client(
-        "KCEL_PYTHON",
-        "python",
-        "the_python_client_deletes_with_each_policy",
-    ) else {
+    let Some(python) = support::Python::find("the_python_client_deletes_with_each_policy") else {
         return;
     };
     let server = Server::start(&[]);
-    let mut command = Command::new(python);
-    command
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/garbage_collection.py"
-        ))
-        .arg(server.data_dir().join("kubeconfig"));
-    let ran = run_bounded(command, None, Duration::from_secs(120));
+    let ran = python.run(
+        &server,
+        "garbage_collection.py",
+        &[],
+        std::time::Duration::from_secs(120),
+    );
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(
         ran.stdout, "ok foreground\nok background\nok orphan\n",

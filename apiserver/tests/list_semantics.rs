@@ -352,19 +352,18 @@ async fn filtered_pages_continue_after_the_last_examined_key() {
 /// Streaming lists with the official Python client (`tests/watch_list.py`).
 #[test]
 fn the_python_client_streams_a_list_with_its_end_bookmark() {
-    let Some(python) = support::real_client(
-        "KCEL_PYTHON",
-        "python",
-        "the_python_client_streams_a_list_with_its_end_bookmark",
-    ) else {
+    let Some(python) =
+        support::Python::find("the_python_client_streams_a_list_with_its_end_bookmark")
+    else {
         return;
     };
     let server = Server::start(&[]);
-    let mut command = std::process::Command::new(python);
-    command
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/watch_list.py"))
-        .arg(server.data_dir().join("kubeconfig"));
-    let ran = support::run_bounded(command, None, std::time::Duration::from_secs(60));
+    let ran = python.run(
+        &server,
+        "watch_list.py",
+        &[],
+        std::time::Duration::from_secs(60),
+    );
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(ran.stdout, "ok watch list\n", "{ran:?}");
 }

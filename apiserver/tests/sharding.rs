@@ -340,19 +340,18 @@ fn kubectl_get_raw_with_a_shard_selector() {
 
 #[test]
 fn the_python_client_partitions_lists_and_watches_by_shard() {
-    let Some(python) = real_client(
-        "KCEL_PYTHON",
-        "python",
-        "the_python_client_partitions_lists_and_watches_by_shard",
-    ) else {
+    let Some(python) =
+        support::Python::find("the_python_client_partitions_lists_and_watches_by_shard")
+    else {
         return;
     };
     let server = Server::start(&[GATE]);
-    let mut command = Command::new(python);
-    command
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sharding.py"))
-        .arg(server.data_dir().join("kubeconfig"));
-    let ran = run_bounded(command, None, Duration::from_secs(180));
+    let ran = python.run(
+        &server,
+        "sharding.py",
+        &[],
+        std::time::Duration::from_secs(180),
+    );
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(
         ran.stdout,

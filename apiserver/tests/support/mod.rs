@@ -383,6 +383,37 @@ pub fn real_client(env: &str, venv_name: &str, test: &str) -> Option<PathBuf> {
     None
 }
 
+/// The Python client's interpreter ([`real_client`] `KCEL_PYTHON`), to run the scripts
+/// under `tests/` against a server.
+pub struct Python(PathBuf);
+
+impl Python {
+    /// The interpreter, or `None` (a printed skip) for `test` without it.
+    pub fn find(test: &str) -> Option<Python> {
+        real_client("KCEL_PYTHON", "python", test).map(Python)
+    }
+
+    /// Runs `tests/<script>` with the server's kubeconfig and then `args`, within `limit`.
+    pub fn run(
+        &self,
+        server: &Server,
+        script: &str,
+        args: &[&str],
+        limit: std::time::Duration,
+    ) -> Ran {
+        let mut command = Command::new(&self.0);
+        command
+            .arg(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests")
+                    .join(script),
+            )
+            .arg(server.data_dir().join("kubeconfig"))
+            .args(args);
+        run_bounded(command, None, limit)
+    }
+}
+
 /// What a client process did.
 pub struct Ran {
     pub code: i32,
