@@ -30,22 +30,8 @@
 //! ```
 
 use crate::eval::trace::TraceLog;
-use crate::syntax::ast::ExprId;
+pub use crate::eval::trace::TraceStep;
 use crate::{Activation, Ast, Env, EvalDetails, EvalError, Issues, Program, ProgramOptions, Value};
-
-/// One evaluation of one expression node.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TraceStep {
-    /// The expression node (its source span: [`Program::span`]).
-    pub id: ExprId,
-    /// How many traced steps enclose this one: a step's sub-steps follow it with a greater
-    /// depth, in evaluation order.
-    pub depth: u32,
-    /// What the node evaluated to.
-    pub result: Result<Value, EvalError>,
-    /// The cost charged while evaluating it, its sub-steps included.
-    pub cost: u64,
-}
 
 /// The steps of one traced evaluation, in the order evaluation began them.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -26,5 +26,5 @@ pub struct AppState {
     /// The feature gates in effect.
     pub features: crate::features::FeatureGates,
     /// The admission policies in effect, and the audit log.
-    pub admission: Arc<crate::admission::Admission>,
+    pub admission: Arc<crate::admission::policies::Admission>,
 }

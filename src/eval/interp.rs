@@ -269,7 +269,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::Time(t) => eval(&t.call, frame),
         Node::Quantifier(q) => quantify(q, frame),
         Node::Evaluated(node) => eval(node, frame),
-        Node::Traced(t) => crate::eval::trace::traced(t, frame),
+        Node::Traced(t) => traced(t, frame),
         Node::Concat(c) => concat(c, frame),
         Node::Block(b) => block(b, frame),
         Node::BlockIndex {
@@ -2354,4 +2354,35 @@ fn time_apply(
         }
         _ => None,
     }
+}
+
+/// Evaluates a traced node, recording its step (in evaluation order: a node before the
+/// nodes evaluated within it).
+fn traced(t: &crate::eval::node::TracedNode, frame: &mut Frame) -> EvalResult {
+    let Some(log) = frame.trace.as_mut() else {
+        return eval(&t.node, frame);
+    };
+    let index = (log.steps.len() < log.max_steps).then(|| {
+        log.steps.push(crate::eval::trace::TraceStep {
+            id: t.id,
+            depth: log.depth,
+            result: Ok(crate::Value::Null),
+            cost: 0,
+        });
+        log.steps.len() - 1
+    });
+    if index.is_none() {
+        log.dropped += 1;
+    }
+    log.depth += 1;
+    let before = frame.cost;
+    let result = eval(&t.node, frame);
+    if let Some(log) = frame.trace.as_mut() {
+        log.depth -= 1;
+        if let Some(step) = index.and_then(|i| log.steps.get_mut(i)) {
+            step.result = result.clone();
+            step.cost = frame.cost.saturating_sub(before);
+        }
+    }
+    result
 }

@@ -178,7 +178,26 @@ pub(crate) enum Node {
     Evaluated(Box<Node>),
     /// In a traced program ([`crate::trace`]): `node`, with its evaluation recorded as a
     /// step of expression node `id`.
-    Traced(Box<crate::eval::trace::TracedNode>),
+    Traced(Box<TracedNode>),
+}
+
+/// See [`Node::Traced`].
+#[derive(Debug)]
+pub(crate) struct TracedNode {
+    pub id: ExprId,
+    pub node: Node,
+}
+
+impl Node {
+    /// Wraps a planned node for tracing. Constants are left as they are: they have nothing
+    /// to explain, and the planner folds and recognises them by kind (cel-go's constant
+    /// folding changes costs, so it must see through nothing).
+    pub(crate) fn traced(id: ExprId, node: Node) -> Node {
+        match node {
+            Node::Const(_) => node,
+            node => Node::Traced(Box::new(TracedNode { id, node })),
+        }
+    }
 }
 
 /// See [`Node::StringTest`].

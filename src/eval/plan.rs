@@ -236,7 +236,7 @@ impl Planner<'_> {
     fn node(&mut self, expr: &Expr) -> Node {
         let node = self.untraced_node(expr);
         if self.env.trace {
-            crate::eval::trace::wrap(expr.id, node)
+            Node::traced(expr.id, node)
         } else {
             node
         }
