@@ -72,7 +72,7 @@ pub fn conversion_error(from: &str, to: &str) -> EvalError {
 /// as `\uXXXX`.
 ///
 /// Error messages quote their input with it, so within an evaluation the quoted text counts
-/// against the memory budget ([`crate::budget`]): quoting an input too large for what is
+/// against the memory budget (`kcel::library::budget`): quoting an input too large for what is
 /// left gives `"..."` instead, and the evaluation ends with the memory limit's error.
 pub fn go_quote(s: &str) -> String {
     use std::fmt::Write as _;

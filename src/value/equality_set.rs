@@ -111,7 +111,7 @@ impl<'a> EqualitySet<'a> {
 }
 
 /// A hash of `v` that equal values share (`a.cel_eq(b)` implies the same hash), reading at
-/// most [`FUEL`] values; `None` for a value whose equality is not element-wise (it holds
+/// most `FUEL` (32) values; `None` for a value whose equality is not element-wise (it holds
 /// a list with list-type semantics among the values read).
 pub fn equality_hash(v: &Value) -> Option<u64> {
     let mut hasher = FixedState::default().build_hasher();

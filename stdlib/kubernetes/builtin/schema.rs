@@ -3,7 +3,7 @@
 //! `json: cannot unmarshal ...` text), the fields the Go types do not have (dropped, and named
 //! as strict decoding names them) and fields given twice in a JSON body.
 //!
-//! The schemas are OpenAPI v3 `components.schemas` maps (the vendored [`super::catalogue`],
+//! The schemas are OpenAPI v3 `components.schemas` maps (the vendored catalogue,
 //! or a served document's); references are `#/components/schemas/<name>`, directly or as
 //! the single entry of an `allOf`.
 
