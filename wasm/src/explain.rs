@@ -3,7 +3,7 @@
 //! with its source range, value (or error) and cost, once per evaluation (a macro's body
 //! once per element).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use kcel::Natural;
 use kcel::library::syntax::{Expr, ExprId, ExprKind, Span, is_accumulator_name};
@@ -13,6 +13,7 @@ use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
 
 use crate::request::{ExpressionRequest, parse_request};
+use crate::source_ranges::{children, source_ranges};
 use crate::{Rejection, estimate, prepare, respond, type_name};
 
 /// At most this many steps are recorded (a long loop's later iterations are counted in
@@ -137,128 +138,6 @@ fn mark(expr: &Expr, accu: &str, anchor: Span, hidden: &mut HashSet<ExprId>) -> 
         hidden.insert(expr.id);
     }
     reads
-}
-
-/// The direct children of a node.
-fn children(expr: &Expr) -> Vec<&Expr> {
-    match &expr.kind {
-        ExprKind::Literal(_) | ExprKind::Ident(_) => Vec::new(),
-        ExprKind::Select { operand, .. } => vec![operand],
-        ExprKind::Call { target, args, .. } => target.as_deref().into_iter().chain(args).collect(),
-        ExprKind::List { elements, .. } => elements.iter().collect(),
-        ExprKind::Map { entries } => entries.iter().flat_map(|e| [&e.key, &e.value]).collect(),
-        ExprKind::Struct { fields, .. } => fields.iter().map(|f| &f.value).collect(),
-        ExprKind::Comprehension(c) => vec![
-            &c.iter_range,
-            &c.accu_init,
-            &c.loop_condition,
-            &c.loop_step,
-            &c.result,
-        ],
-    }
-}
-
-/// The source range of every node: its anchor (an operator, a function's name, an
-/// identifier) joined with its children's ranges, with the brackets a call, list or map
-/// closes with and the parentheses written around it.
-fn source_ranges(root: &Expr, source: &str) -> HashMap<ExprId, Span> {
-    let mut ranges = HashMap::new();
-    range_of(root, source.as_bytes(), &mut ranges);
-    ranges
-}
-
-fn range_of(expr: &Expr, source: &[u8], ranges: &mut HashMap<ExprId, Span>) -> Span {
-    let mut span = expr.span;
-    let mut join = |child: &Expr, ranges: &mut HashMap<ExprId, Span>| {
-        let s = range_of(child, source, ranges);
-        if s.end > s.start {
-            span.start = span.start.min(s.start);
-            span.end = span.end.max(s.end);
-        }
-    };
-    for child in children(expr) {
-        join(child, ranges);
-    }
-    let (mut start, mut end) = (span.start as usize, (span.end as usize).min(source.len()));
-    match &expr.kind {
-        // A selection's anchor is its dot: the field name follows.
-        ExprKind::Select { field, .. } => {
-            if let Some(at) = next_non_space(source, end) {
-                if source[at..].starts_with(field.as_bytes()) {
-                    end = at + field.len();
-                }
-            }
-        }
-        // A global call's anchor is its `(`: the name precedes.
-        ExprKind::Call {
-            target: None,
-            function,
-            ..
-        } => {
-            let before = source[..start].trim_ascii_end();
-            if before.ends_with(function.as_bytes()) {
-                start = before.len() - function.len();
-            }
-        }
-        _ => {}
-    }
-    // The brackets the parts leave open or closed: a call's `)`, an index's `]`, the
-    // parentheses around an operand (`(a + b).size()`).
-    let (lowest, last) = depths(&source[start..end]);
-    for _ in 0..-lowest {
-        match source[..start]
-            .iter()
-            .rposition(|b| !b.is_ascii_whitespace())
-        {
-            Some(i) if source[i] == b'(' => start = i,
-            _ => break,
-        }
-    }
-    for _ in 0..last - lowest {
-        match next_non_space(source, end) {
-            Some(i) if matches!(source[i], b')' | b']' | b'}') => end = i + 1,
-            _ => break,
-        }
-    }
-    let span = Span::new(start, end);
-    ranges.insert(expr.id, span);
-    span
-}
-
-/// The lowest and the final bracket depth over `text` (open brackets count up, closing ones
-/// down), outside string literals.
-fn depths(text: &[u8]) -> (i32, i32) {
-    let mut depth = 0;
-    let mut lowest = 0;
-    let mut quote = None;
-    let mut escaped = false;
-    for &b in text {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if b == b'\\' {
-                    escaped = true;
-                } else if b == q {
-                    quote = None;
-                }
-            }
-            None => match b {
-                b'\'' | b'"' => quote = Some(b),
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => {
-                    depth -= 1;
-                    lowest = lowest.min(depth);
-                }
-                _ => {}
-            },
-        }
-    }
-    (lowest, depth)
-}
-
-fn next_non_space(source: &[u8], from: usize) -> Option<usize> {
-    (from..source.len()).find(|&i| !source[i].is_ascii_whitespace())
 }
 
 /// A byte offset into `source` as UTF-16 code units (what a browser editor counts).

@@ -17,6 +17,8 @@
 #[cfg(feature = "full")]
 mod explain;
 mod request;
+#[cfg(feature = "full")]
+mod source_ranges;
 
 #[cfg(feature = "full")]
 pub use explain::explain;
