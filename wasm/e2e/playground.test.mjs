@@ -142,6 +142,12 @@ test('typing an expression shows its value, type and cost', opts, async (t) => {
   const first = Number(await page.locator('body').getAttribute('data-first-answer-ms'));
   t.diagnostic(`first evaluation shown ${first} ms after navigation`);
   assert.ok(first > 0 && first < 10_000, `first answer after ${first} ms`);
+  t.diagnostic(`steps (ms after navigation): ${await page.locator('body').getAttribute('data-phases')}`);
+  // CEL and YAML highlighted (www/src/highlight.js): a method's name, a string, a YAML key.
+  assert.equal(await page.locator('#expr .tok-function').first().textContent(), 'startsWith');
+  assert.equal(await page.locator('#expr .tok-string').first().textContent(), "'web'");
+  assert.equal(await page.locator('#expr .tok-number').first().textContent(), '5');
+  assert.equal(await page.locator('#vars .tok-propertyName').first().textContent(), 'self');
   // Nothing but the page's own files, and no time-zone table until a zone is named.
   assert.ok(!requests.some((u) => u.endsWith('tzdata.bin')), 'tzdata.bin is not loaded up front');
   // Nor the module with CRD validation and admission, nor the editing extras (completion,

@@ -124,8 +124,21 @@ impl EnvRequest {
         Ok(mode(self.mode.as_deref())?.unwrap_or(Mode::NewExpressions))
     }
 
-    /// The extra libraries from the catalog, as the CLI's `--lib` resolves them.
+    /// The extra libraries from the catalog, as the CLI's `--lib` resolves them. Only the
+    /// module built with `full` has the catalog (the libraries outside Kubernetes' and CEL's
+    /// environments are code the playground's first module leaves out): without it a request
+    /// naming libraries is refused, and the playground's worker sends such requests to
+    /// `kcel_full`.
     pub fn libraries(&self) -> Result<Vec<Library>, Rejection> {
+        if !cfg!(feature = "full") {
+            // A constant branch: the catalog below is not linked into this module.
+            return match self.libraries.is_empty() {
+                true => Ok(Vec::new()),
+                false => Err(input(
+                    "extra libraries are in the full module (kcel_full), not in this one",
+                )),
+            };
+        }
         self.libraries
             .iter()
             .map(|spec| {

@@ -379,14 +379,20 @@ fn number_end(s: &[u8], mut i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use kcel::library::syntax::{Expr, ExprKind, Literal, ParseOptions, parse};
+    use kcel::library::syntax::{
+        BIND, Expr, ExprKind, Literal, OPTIONAL, ParseOptions, TWO_VARIABLE, parse,
+    };
 
     use super::source_ranges;
 
     /// The source text of every node `pick` names (a short description of the node), in
     /// the tree's walk order.
     fn ranges(source: &str, pick: impl Fn(&Expr) -> Option<String>) -> Vec<(String, String)> {
-        let root = parse(source, &ParseOptions::default()).expect("parses");
+        let options = ParseOptions {
+            extra_macros: vec![BIND, TWO_VARIABLE, OPTIONAL],
+            ..ParseOptions::default()
+        };
+        let root = parse(source, &options).expect("parses");
         let ranges = source_ranges(&root, source);
         let mut out = Vec::new();
         root.walk(|e| {
@@ -557,5 +563,30 @@ mod tests {
                 ("t", "t"),
             ])
         );
+    }
+
+    #[test]
+    fn namespaced_and_two_variable_macros() {
+        let source = "cel.bind(n, m.size(), m.all(k, v, v > n)) && \
+                      optional.of(1).optMap(x, x + 1).hasValue()";
+        let got = ranges(source, named);
+        for expected in [
+            // cel.bind is a comprehension over nothing, its variable the accumulator.
+            (
+                "comprehension #unused",
+                "cel.bind(n, m.size(), m.all(k, v, v > n))",
+            ),
+            ("_?_:_", "optional.of(1).optMap(x, x + 1)"),
+            ("comprehension k", "m.all(k, v, v > n)"),
+            ("_>_", "v > n"),
+            ("size", "m.size()"),
+            ("of", "optional.of(1)"),
+            ("hasValue", "optional.of(1).optMap(x, x + 1).hasValue()"),
+        ] {
+            assert!(
+                got.contains(&(expected.0.to_string(), expected.1.to_string())),
+                "{expected:?} not in {got:#?}"
+            );
+        }
     }
 }

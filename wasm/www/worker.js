@@ -6,6 +6,8 @@
 // then evaluated again with it.
 import init, * as core from './pkg/kcel_wasm.js';
 
+const started = performance.timeOrigin + performance.now(); // this script's start, for the page's timings
+
 const FULL_OPS = new Set(['validateCrd', 'admit', 'explain']);
 let full; // the second module, once loaded
 let zones; // the zone table's bytes, once fetched
@@ -29,15 +31,30 @@ function run(module, op, request) {
   return JSON.parse(module[op](JSON.stringify(request)));
 }
 
-await init();
-// Messages are handled one at a time, in order, even while a module or the zones load.
-let queue = Promise.resolve();
+// The page hands over the compiled module (index.html compiles it while this worker starts);
+// `{type: 'module'}` without one: fetch it here.
+let moduleArrived;
+const compiled = new Promise((resolve) => { moduleArrived = resolve; });
+// Messages are handled one at a time, in order, even while a module or the zones load; the
+// first ones wait for the module (the page asks for its first answer at once). A module that
+// fails to load is reported; requests then answer with the error.
+let queue = compiled.then((module) => init(module ? { module_or_path: module } : undefined)).then(
+  () => self.postMessage({
+    type: 'ready', version: core.version(), started, at: performance.timeOrigin + performance.now(),
+  }),
+  (err) => self.postMessage({ type: 'failed', message: String(err) }),
+);
 self.onmessage = ({ data }) => {
+  if (data.type === 'module') {
+    moduleArrived(data.module);
+    return;
+  }
   queue = queue.then(async () => {
     let answer;
     try {
       let module = core;
-      if (FULL_OPS.has(data.op)) {
+      // The first module has no catalog of extra libraries: requests naming some go to the full one.
+      if (FULL_OPS.has(data.op) || data.request?.libraries?.length) {
         full ??= await loadFull();
         module = full;
       }
@@ -54,4 +71,3 @@ self.onmessage = ({ data }) => {
     self.postMessage({ type: 'answer', id: data.id, answer });
   });
 };
-self.postMessage({ type: 'ready', version: core.version() });

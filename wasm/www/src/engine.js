@@ -7,6 +7,7 @@ export class Engine {
     this.onReady = onReady;
     this.onStatus = onStatus;
     this.pending = new Map();
+    this.answered = new Map(); // answers that came before their request was claimed
     this.nextId = 0;
     this.start();
   }
@@ -16,18 +17,30 @@ export class Engine {
     // The first worker is started by index.html before this script loads (see there).
     const early = globalThis.kcelWorker;
     globalThis.kcelWorker = undefined;
+    // The request index.html sent at once (id 0), as JSON text [op, request], until claimed.
+    this.first = early?.first;
     this.worker = early ?? new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
+    // A new worker (after Stop) gets the module index.html compiled (the first one has it).
+    if (!early) {
+      const worker = this.worker;
+      (globalThis.kcelModule ?? Promise.resolve()).then((module) => worker.postMessage({ type: 'module', module }));
+    }
     this.worker.onmessage = ({ data }) => {
       if (data.type === 'ready') {
         this.ready = true;
         this.version = data.version;
-        this.onReady?.(data.version);
+        // When the module was ready, in this page's milliseconds since navigation.
+        const since = (at) => Math.round(at - performance.timeOrigin);
+        this.onReady?.(data.version, { worker: since(data.started), engine: since(data.at) });
+      } else if (data.type === 'failed') {
+        this.onStatus?.(`the engine failed to load: ${data.message}`, 'error');
       } else if (data.type === 'zones') {
         this.onStatus?.(`time zones loaded (IANA ${data.version})`);
       } else if (data.type === 'answer') {
         const resolve = this.pending.get(data.id);
         this.pending.delete(data.id);
-        resolve?.(data.answer);
+        if (resolve) resolve(data.answer);
+        else this.answered.set(data.id, data.answer);
       }
     };
     this.worker.onerror = (e) => this.onStatus?.(`the engine failed: ${e.message}`, 'error');
@@ -38,6 +51,18 @@ export class Engine {
 
   /** Sends `request` to the API function `op`; resolves with its JSON answer. */
   call(op, request) {
+    // The first request, when it is the one index.html already sent: its answer.
+    if (this.first !== undefined && this.first === JSON.stringify([op, request])) {
+      this.first = undefined;
+      if (this.answered.has(0)) {
+        const answer = this.answered.get(0);
+        this.answered.delete(0);
+        return Promise.resolve(answer);
+      }
+      return new Promise((resolve) => this.pending.set(0, resolve));
+    }
+    this.first = undefined;
+    this.answered.delete(0);
     const id = ++this.nextId;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
@@ -51,6 +76,7 @@ export class Engine {
     this.worker.terminate();
     for (const resolve of this.pending.values()) resolve({ stopped: true });
     this.pending.clear();
+    this.answered.clear();
     this.start();
   }
 }

@@ -1,12 +1,15 @@
 // The playground page: three modes (an expression, a CRD's rules, admission policies) over
 // the engine's worker, editors, a gallery of examples and share links. All state that a
 // share link carries is in `state()`; `restore()` puts it back.
-import { createEditor, celCompletions } from './editors.js';
+import { createEditor } from './editors.js';
 import { Engine } from './engine.js';
 import { EXAMPLES } from './examples.js';
-import { encodeState, decodeState } from './share.js';
-import { renderTrace } from './trace.js';
+// Loaded when first used (not needed for the first view): share links and the trace view.
+const share = () => import('./share.js');
+const traceView = () => import('./trace.js');
 
+// Milliseconds from navigation to each step of the first answer (read by e2e/measure.mjs).
+const phases = { script: Math.round(performance.now()) };
 const $ = (id) => document.getElementById(id);
 const NEWEST = 37;
 for (let minor = NEWEST; minor >= 27; minor--) $('version').add(new Option(`1.${minor}`, `1.${minor}`));
@@ -17,24 +20,39 @@ let timer;
 let generation = 0; // answers to older requests are dropped
 let restarted = false;
 
-const DEFAULT = {
-  expr: "self.spec.replicas <= 5 && self.metadata.name.startsWith('web')",
-  vars: 'self:\n  metadata: {name: web-1}\n  spec: {replicas: 3}\n',
-};
+// The expression and variables the page opens with (index.html asks for their answer at once).
+const DEFAULT = { expr: window.kcelDefault.expression, vars: window.kcelDefault.variables };
 
 function changed() {
   clearTimeout(timer);
   timer = setTimeout(run, 300);
 }
 
+// The editors by id. Those of the modes not shown are made when their mode is first shown
+// (fewer to make before the first answer); until then their text is kept here.
 const editors = {};
 function editor(id, options = {}) {
-  editors[id] = createEditor($(id), {
-    onChange: changed,
-    onRun: run,
-    label: $(`${id}-label`)?.textContent ?? id,
-    ...options,
-  });
+  let real;
+  let text = options.doc ?? '';
+  const make = () => {
+    real ??= createEditor($(id), {
+      onChange: changed,
+      onRun: run,
+      label: $(`${id}-label`)?.textContent ?? id,
+      ...options,
+      doc: text,
+    });
+    return real;
+  };
+  editors[id] = {
+    make,
+    get value() { return real ? real.value : text; },
+    set value(t) { if (real) real.value = t; else text = t ?? ''; },
+    showError: (...a) => make().showError(...a),
+    clearError: () => real?.clearError(),
+    select: (...a) => make().select(...a),
+  };
+  if (!$(id).closest('[hidden]')) make();
   return editors[id];
 }
 
@@ -48,7 +66,7 @@ const variableNames = () => {
 editor('expr', {
   language: 'cel',
   doc: DEFAULT.expr,
-  complete: celCompletions(() => functions, variableNames),
+  complete: { functions: () => functions, variables: variableNames },
   hint: 'a CEL expression',
 });
 editor('vars', { language: 'yaml', doc: DEFAULT.vars });
@@ -60,13 +78,16 @@ for (const id of ['policies', 'bindings', 'adm-object', 'adm-old', 'params', 're
   editor(id, { language: 'yaml' });
 }
 
+phases.editors = Math.round(performance.now());
 const engine = new Engine({
-  onReady(version) {
+  onReady(version, times) {
+    Object.assign(phases, times);
     setStatus('ready', `ready (kcel ${version})`);
     $('run').disabled = false;
-    loadFunctions();
     // The first start evaluates what is on the page; a restart after Stop waits for the user.
-    if (!restarted) run();
+    // The functions (for completion) are asked for after the first answer.
+    if (restarted) loadFunctions();
+    else run().then(loadFunctions);
   },
   onStatus(text, state = 'ready') { setStatus(state, text); },
 });
@@ -145,11 +166,15 @@ async function run() {
   if (mine !== generation) return;
   $('stop').disabled = true;
   if (answer.stopped) return;
-  // Milliseconds from navigation to the first answer shown (read by the e2e test).
-  document.body.dataset.firstAnswerMs ??= Math.round(performance.now());
   if (shownMode === 'expression') showExpression(answer, req);
   else if (shownMode === 'crd') showCrd(answer);
   else showAdmission(answer);
+  // Milliseconds from navigation to the first answer shown (read by the e2e tests).
+  if (!document.body.dataset.firstAnswerMs) {
+    phases.answer = Math.round(performance.now());
+    document.body.dataset.phases = JSON.stringify(phases);
+    document.body.dataset.firstAnswerMs = phases.answer;
+  }
 }
 
 const outputOf = (m) => $({ expression: 'output', crd: 'crd-output', admission: 'adm-output' }[m]);
@@ -209,7 +234,9 @@ async function explainExpression() {
   const [, req] = request();
   $('trace-note').textContent = 'tracing…';
   $('stop').disabled = false;
+  const view = traceView(); // loads while the engine traces
   const answer = await engine.call('explain', req);
+  const { renderTrace } = await view;
   if (mine !== generation) return;
   $('stop').disabled = true;
   if (answer.stopped) return;
@@ -304,6 +331,7 @@ function setMode(next) {
   for (const el of document.querySelectorAll('[data-only]')) {
     el.hidden = !el.dataset.only.split(' ').includes(mode);
   }
+  for (const [id, ed] of Object.entries(editors)) if (!$(id).closest('[hidden]')) ed.make();
   envChanged();
 }
 
@@ -360,7 +388,7 @@ $('gallery').addEventListener('change', () => {
 });
 
 $('share').addEventListener('click', async () => {
-  const fragment = await encodeState(state());
+  const fragment = await (await share()).encodeState(state());
   history.replaceState(null, '', `#${fragment}`);
   const url = location.href;
   $('share').dataset.url = url;
@@ -401,7 +429,7 @@ document.addEventListener('keydown', (e) => {
 
 // A shared link's state, if the page was opened with one.
 if (location.hash.length > 1) {
-  decodeState(location.hash).then((s) => { if (s) restore(s); if (engine.ready) run(); })
+  share().then((m) => m.decodeState(location.hash)).then((s) => { if (s) restore(s); if (engine.ready) run(); })
     .catch((e) => setStatus('error', `this link's state cannot be read: ${e.message}`));
 } else {
   const ex = EXAMPLES.find((x) => x.mode === 'crd');
