@@ -9,7 +9,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 const runs = Number(process.env.RUNS ?? 7);
-const www = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'www');
+const www = process.env.WWW ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'www');
 const port = await new Promise((resolve) => {
   const s = createServer();
   s.listen(0, '127.0.0.1', () => { const { port: p } = s.address(); s.close(() => resolve(p)); });
@@ -39,7 +39,8 @@ try {
     await page.goto(base);
     await page.waitForFunction(() => document.body.dataset.firstAnswerMs, null, { timeout: 30_000 });
     times.push(Number(await page.evaluate(() => document.body.dataset.firstAnswerMs)));
-    phaseRuns.push(JSON.parse(await page.evaluate(() => document.body.dataset.phases)));
+    const phases = await page.evaluate(() => document.body.dataset.phases);
+    if (phases) phaseRuns.push(JSON.parse(phases)); // (a page before they were recorded has none)
     await page.waitForTimeout(300);
     files ??= loaded;
     await context.close();
@@ -63,5 +64,5 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`\nfirst answer after navigation, ${runs} cold loads: ${[...times].sort((a, b) => a - b).join(', ')} ms; median ${median(times)} ms`);
 // Where the time goes (medians): the page's script starts, its editors are made, the worker's
 // module is ready, the answer is shown.
-const steps = Object.keys(phaseRuns[0]).map((k) => `${k} ${median(phaseRuns.map((p) => p[k]))}`);
+const steps = Object.keys(phaseRuns[0] ?? {}).map((k) => `${k} ${median(phaseRuns.map((p) => p[k]))}`);
 console.log(`medians (ms after navigation): ${steps.join(', ')}`);
