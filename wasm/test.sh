@@ -16,6 +16,8 @@ if [ "$(wasm-bindgen-test-runner --version 2>/dev/null)" != "wasm-bindgen-test-r
     "wasm tests and e2e"
   exit 0
 fi
+echo "== the first module's API (without feature full), natively"
+cargo test -p kcel-wasm --no-default-features --lib
 echo "== wasm-bindgen-test in Node"
 cargo test -p kcel-wasm --target wasm32-unknown-unknown
 echo "== wasm-bindgen-test in headless Chromium, inside a Web Worker"
