@@ -511,11 +511,11 @@ impl Program {
     pub(crate) fn run(
         &self,
         activation: &dyn Activation,
-        trace: Option<Box<crate::eval::trace::TraceLog>>,
+        trace: Option<Box<crate::eval::trace_log::TraceLog>>,
     ) -> (
         Result<Value, EvalError>,
         EvalDetails,
-        Option<Box<crate::eval::trace::TraceLog>>,
+        Option<Box<crate::eval::trace_log::TraceLog>>,
     ) {
         let budget = crate::budget::Scope::enter(self.options.memory_limit);
         let mut storage = SlotStorage::new();

@@ -103,10 +103,77 @@ pub enum ParseError {
     /// A string or bytes literal with a bad escape sequence.
     #[error("{0}")]
     InvalidText(TextProblem),
-    /// A macro could not expand its arguments (the macro's own text, e.g. `invalid
-    /// argument to has() macro`).
+    /// A macro could not expand its arguments (e.g. `invalid argument to has() macro`).
+    #[error(transparent)]
+    Macro(MacroErrorKind),
+}
+
+/// An expansion failure of a macro: what is wrong and the node it points at.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}")]
+pub struct MacroError {
+    /// What is wrong.
+    pub kind: MacroErrorKind,
+    /// The node it points at.
+    pub span: Span,
+}
+
+impl MacroError {
+    /// A failure of `kind` at `span`.
+    pub fn new(kind: MacroErrorKind, span: Span) -> MacroError {
+        MacroError { kind, span }
+    }
+}
+
+/// Why a macro could not expand, worded as cel-go's parser words it
+/// ([`ParseError::Macro`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MacroErrorKind {
+    /// A receiver-style macro called without a receiver.
+    #[error("macro requires a receiver")]
+    MissingReceiver,
+    /// A macro called with an argument count it does not accept.
+    #[error("wrong number of macro arguments")]
+    ArgumentCount,
+    /// An iteration variable named like the accumulator (`@result`, `__result__`).
+    #[error("iteration variable overwrites accumulator variable")]
+    OverwritesAccumulator,
+    /// A quantifier's (or a two-variable comprehension's) variable that is not an
+    /// identifier (cel-go's `makeQuantifier`).
+    #[error("argument must be a simple name")]
+    NotSimpleName,
+    /// A `map` or `filter` variable that is not an identifier (cel-go's `MakeMap`,
+    /// `MakeFilter`).
+    #[error("argument is not an identifier")]
+    NotAnIdentifier,
+    /// `has()` of something other than a field selection.
+    #[error("invalid argument to has() macro")]
+    InvalidHasArgument,
+    /// A two-variable comprehension with both variables named alike.
+    #[error("duplicate variable name: {0}")]
+    DuplicateVariable(Arc<str>),
+    /// `optMap`/`optFlatMap` (the name) with a variable that is not a simple identifier.
+    #[error("{0}() variable name must be a simple identifier")]
+    OptionalVariable(&'static str),
+    /// `optMap`/`optFlatMap` (the name) without a receiver.
+    #[error("{0}() requires a receiver")]
+    OptionalReceiver(&'static str),
+    /// `cel.bind` with a variable that is not a simple identifier.
+    #[error("cel.bind() variable names must be simple identifiers")]
+    BindVariable,
+    /// A library macro's own error, rendered by the library's error type (see
+    /// [`MacroErrorKind::library`]).
     #[error("{0}")]
-    Macro(String),
+    Library(Arc<str>),
+}
+
+impl MacroErrorKind {
+    /// A library macro's error: `error`'s text is the message (libraries keep their own
+    /// typed errors and render them in their `Display`).
+    pub fn library(error: impl std::error::Error) -> MacroErrorKind {
+        MacroErrorKind::Library(error.to_string().into())
+    }
 }
 
 /// The kind of number literal in [`ParseError::InvalidNumber`].

@@ -124,7 +124,7 @@ pub use cost::{CostEstimate, DEFAULT_CEL_COST_LIMIT, NoSizes, SizeEstimate, Size
 pub use env::{Ast, Env, EvalDetails, Program, ProgramOptions};
 pub use error::{
     CheckError, CompileError, DeclaredTypeError, Diagnostic, EvalError, EvalErrorKind, FitError,
-    Issues, Location, NumberKind, ParseError, PlanError, TextProblem,
+    Issues, Location, MacroErrorKind, NumberKind, ParseError, PlanError, TextProblem,
 };
 pub use eval::interp::Interrupt;
 pub use standard::time_zones;

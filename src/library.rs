@@ -60,14 +60,15 @@ pub mod budget {
 /// The syntax tree that macros build and validators read, the macro tables, and the
 /// parser on its own (for tools that read CEL without an environment).
 pub mod syntax {
+    pub use crate::error::MacroErrorKind;
     pub use crate::syntax::ast::{
         ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, FieldInit, LEGACY_ACCUMULATOR, Literal,
         MapEntry, NodeMap, Span, is_accumulator_name, op,
     };
     pub use crate::syntax::macro_docs::{self, MacroDoc};
     pub use crate::syntax::macros::{
-        BIND, ExpandFn, Expander, MAP_INSERT, Macro, MacroError, NOT_AN_IDENTIFIER,
-        NOT_SIMPLE_NAME, OPTIONAL, STANDARD, Style, TWO_VARIABLE,
+        BIND, ExpandFn, Expander, MAP_INSERT, Macro, MacroError, OPTIONAL, STANDARD, Style,
+        TWO_VARIABLE,
     };
     pub use crate::syntax::parser::{ParseOptions, RESERVED, parse};
 }

@@ -29,8 +29,8 @@
 //! assert_eq!(trace.steps[failed.unwrap() + 1].result, Ok(Value::Int(-1)));
 //! ```
 
-use crate::eval::trace::TraceLog;
-pub use crate::eval::trace::TraceStep;
+use crate::eval::trace_log::TraceLog;
+pub use crate::eval::trace_log::TraceStep;
 use crate::{Activation, Ast, Env, EvalDetails, EvalError, Issues, Program, ProgramOptions, Value};
 
 /// The steps of one traced evaluation, in the order evaluation began them.

@@ -183,27 +183,43 @@ pub fn find(name: &str) -> Option<Available> {
 /// let (library, version) = kcel_stdlib::catalog::resolve("strings@2").unwrap();
 /// assert_eq!((library.name, version), ("cel.lib.ext.strings", 2));
 /// ```
-pub fn resolve(spec: &str) -> Result<(Available, u32), String> {
+pub fn resolve(spec: &str) -> Result<(Available, u32), LibraryError> {
     let (name, version) = match spec.split_once('@') {
         Some((name, version)) => (name, Some(version)),
         None => (spec, None),
     };
-    let library = find(name).ok_or_else(|| format!("unknown library '{name}'"))?;
+    let library = find(name).ok_or_else(|| LibraryError::Unknown(name.to_string()))?;
     let version = match version {
         None => *library.versions.end(),
         Some(v) => v
             .parse::<u32>()
             .ok()
             .filter(|v| library.versions.contains(v))
-            .ok_or_else(|| {
-                format!(
-                    "library '{name}' has versions {} to {}, not '{v}'",
-                    library.versions.start(),
-                    library.versions.end()
-                )
+            .ok_or_else(|| LibraryError::Version {
+                name: name.to_string(),
+                versions: library.versions.clone(),
+                asked: v.to_string(),
             })?,
     };
     Ok((library, version))
+}
+
+/// Why a `--lib` text names no library ([`resolve`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LibraryError {
+    /// No library has the name or alias.
+    #[error("unknown library '{0}'")]
+    Unknown(String),
+    /// The library has no such version.
+    #[error("library '{name}' has versions {} to {}, not '{asked}'", .versions.start(), .versions.end())]
+    Version {
+        /// The name as written.
+        name: String,
+        /// The versions it has.
+        versions: std::ops::RangeInclusive<u32>,
+        /// The version as written.
+        asked: String,
+    },
 }
 
 #[cfg(test)]

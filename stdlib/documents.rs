@@ -20,67 +20,86 @@ mod libyaml;
 mod tree;
 mod yaml;
 
-pub use tree::MAX_DEPTH;
+pub use tree::{MAX_DEPTH, ReadError};
 
 use json::{JsonError, Mode};
 use yaml::YamlError;
 
-/// Text that is not a JSON or YAML document as Kubernetes reads it, with the reader's
-/// message (encoding/json's and go-yaml v2's texts, as kube-apiserver and kubectl print
-/// them).
+/// Text that is not a JSON or YAML document as Kubernetes reads it; `Display` is the
+/// reader's message (encoding/json's and go-yaml v2's texts, as kube-apiserver and kubectl
+/// print them) with the prefix of the step that failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct DocumentError(String);
+pub enum DocumentError {
+    /// JSON that encoding/json refuses.
+    #[error("invalid JSON: {0}")]
+    Json(ReadError),
+    /// YAML that go-yaml v2 refuses, or that sigs.k8s.io/yaml cannot convert to JSON.
+    #[error("error converting YAML to JSON: {0}")]
+    Yaml(ReadError),
+    /// A value read as YAML from a text of several documents.
+    #[error("invalid YAML: the text holds several documents, not one value")]
+    SeveralValues,
+    /// One document read from a text of several (their number).
+    #[error("the text holds {0} documents, not one")]
+    SeveralDocuments(usize),
+    /// A request body the server's decoder refuses (upstream's text, without a prefix).
+    #[error("{0}")]
+    Body(ReadError),
+    /// A YAML request body that is not UTF-8.
+    #[error("yaml: invalid UTF-8: {0}")]
+    Utf8(std::str::Utf8Error),
+    /// A YAML value with a key CEL cannot hold.
+    #[error("{0}")]
+    Value(ReadError),
+}
+
+impl From<JsonError> for ReadError {
+    fn from(e: JsonError) -> ReadError {
+        match e {
+            JsonError::Go(message) => ReadError::Go(message),
+            JsonError::TooDeep => ReadError::TooDeep,
+        }
+    }
+}
+
+impl From<YamlError> for ReadError {
+    fn from(e: YamlError) -> ReadError {
+        match e {
+            YamlError::Go(message) => ReadError::Go(message),
+            YamlError::TooDeep => ReadError::TooDeep,
+        }
+    }
+}
 
 /// The message, for the tests that compare it with Go's texts.
 #[cfg(test)]
-impl std::ops::Deref for DocumentError {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-#[cfg(test)]
+#[allow(clippy::cmp_owned)]
 impl PartialEq<&str> for DocumentError {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
+        self.to_string() == *other
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::cmp_owned)]
 impl PartialEq<String> for DocumentError {
     fn eq(&self, other: &String) -> bool {
-        self.0 == *other
+        self.to_string() == *other
     }
 }
 
 impl From<DocumentError> for String {
     fn from(error: DocumentError) -> String {
-        error.0
+        error.to_string()
     }
 }
 
-/// The error for a value nested deeper than this library holds.
-fn too_deep() -> String {
-    format!(
-        "nesting deeper than {MAX_DEPTH} levels is not supported (Kubernetes reads up to {})",
-        tree::KUBERNETES_MAX_DEPTH
-    )
+fn json_error(e: JsonError) -> DocumentError {
+    DocumentError::Json(e.into())
 }
 
-fn json_error(e: JsonError) -> String {
-    match e {
-        JsonError::Go(message) => format!("invalid JSON: {message}"),
-        JsonError::TooDeep => format!("invalid JSON: {}", too_deep()),
-    }
-}
-
-fn yaml_error(e: YamlError) -> String {
-    match e {
-        YamlError::Go(message) => format!("error converting YAML to JSON: {message}"),
-        YamlError::TooDeep => format!("error converting YAML to JSON: {}", too_deep()),
-    }
+fn yaml_error(e: YamlError) -> DocumentError {
+    DocumentError::Yaml(e.into())
 }
 
 /// One value from JSON, or else YAML (one document), as `kcel eval --var` reads it: map
@@ -88,12 +107,10 @@ fn yaml_error(e: YamlError) -> String {
 /// resolves them (`yes` is `true`). Text that looks like JSON (starts with `{`, `[` or `"`)
 /// but is neither gets the JSON reader's message.
 pub fn parse_value(text: &str) -> Result<Value, DocumentError> {
-    parse_value_text(text).map_err(DocumentError)
-}
-
-fn parse_value_text(text: &str) -> Result<Value, String> {
     let json_error = match json::read::<tree::Node>(text.as_bytes(), Mode::One) {
-        Ok((mut values, _)) => return tree::to_value(&values.remove(0)),
+        Ok((mut values, _)) => {
+            return tree::to_value(&values.remove(0)).map_err(DocumentError::Value);
+        }
         Err(e) => e,
     };
     let looks_like_json = text.trim_start().starts_with(['{', '[', '"']);
@@ -102,12 +119,10 @@ fn parse_value_text(text: &str) -> Result<Value, String> {
     }
     match yaml::read_documents(text) {
         Ok((documents, _)) if documents.len() <= 1 => match documents.first() {
-            Some(node) => tree::to_value(node),
+            Some(node) => tree::to_value(node).map_err(DocumentError::Value),
             None => Ok(Value::Null),
         },
-        Ok(_) if !looks_like_json => {
-            Err("invalid YAML: the text holds several documents, not one value".into())
-        }
+        Ok(_) if !looks_like_json => Err(DocumentError::SeveralValues),
         Err(e) if !looks_like_json => Err(yaml_error(e)),
         _ => Err(self::json_error(json_error)),
     }
@@ -117,10 +132,6 @@ fn parse_value_text(text: &str) -> Result<Value, String> {
 /// when the text is JSON (surrogate-pair escapes and all), else one YAML document through
 /// sigs.k8s.io/yaml's conversion; an empty text is `null`.
 pub fn parse_document(text: &str) -> Result<serde_json::Value, DocumentError> {
-    parse_document_text(text).map_err(DocumentError)
-}
-
-fn parse_document_text(text: &str) -> Result<serde_json::Value, String> {
     let json_error = match json::read::<serde_json::Value>(text.as_bytes(), Mode::One) {
         Ok((mut values, _)) => return Ok(values.swap_remove(0)),
         Err(e) => e,
@@ -131,9 +142,8 @@ fn parse_document_text(text: &str) -> Result<serde_json::Value, String> {
     let (mut nodes, _) = yaml::read_documents(text).map_err(yaml_error)?;
     match nodes.len() {
         0 => Ok(serde_json::Value::Null),
-        1 => tree::to_object(nodes.swap_remove(0))
-            .map_err(|e| format!("error converting YAML to JSON: {e}")),
-        n => Err(format!("the text holds {n} documents, not one")),
+        1 => tree::to_object(nodes.swap_remove(0)).map_err(DocumentError::Yaml),
+        n => Err(DocumentError::SeveralDocuments(n)),
     }
 }
 
@@ -159,10 +169,6 @@ pub struct Manifests {
 /// Every document of a text: a stream of JSON values, or YAML documents separated by `---`
 /// (empty and comment-only ones skipped), with the duplicate keys met.
 pub fn read_manifests(text: &str) -> Result<Manifests, DocumentError> {
-    read_manifests_text(text).map_err(DocumentError)
-}
-
-fn read_manifests_text(text: &str) -> Result<Manifests, String> {
     if looks_like_json(text) {
         let (documents, duplicates) =
             json::read::<serde_json::Value>(text.as_bytes(), Mode::Stream).map_err(json_error)?;
@@ -174,8 +180,7 @@ fn read_manifests_text(text: &str) -> Result<Manifests, String> {
     let (nodes, duplicates) = yaml::read_documents(text).map_err(yaml_error)?;
     let mut documents = Vec::with_capacity(nodes.len());
     for node in nodes {
-        let value =
-            tree::to_object(node).map_err(|e| format!("error converting YAML to JSON: {e}"))?;
+        let value = tree::to_object(node).map_err(DocumentError::Yaml)?;
         if !value.is_null() {
             documents.push(value);
         }
@@ -188,11 +193,7 @@ fn read_manifests_text(text: &str) -> Result<Manifests, String> {
 
 /// Every document of a text ([`read_manifests`] without the duplicate keys).
 pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, DocumentError> {
-    parse_manifests_text(text).map_err(DocumentError)
-}
-
-fn parse_manifests_text(text: &str) -> Result<Vec<serde_json::Value>, String> {
-    read_manifests_text(text).map(|m| m.documents)
+    read_manifests(text).map(|m| m.documents)
 }
 
 /// One request body as kube-apiserver decodes it: JSON (the whole body one value), or YAML
@@ -202,25 +203,16 @@ pub fn read_body(
     body: &[u8],
     yaml: bool,
 ) -> Result<(serde_json::Value, Vec<String>), DocumentError> {
-    read_body_text(body, yaml).map_err(DocumentError)
-}
-
-fn read_body_text(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<String>), String> {
+    let body_error = |e: ReadError| DocumentError::Body(e);
     if !yaml {
         let (mut values, duplicates) =
-            json::read::<serde_json::Value>(body, Mode::One).map_err(|e| match e {
-                JsonError::Go(message) => message,
-                JsonError::TooDeep => too_deep(),
-            })?;
+            json::read::<serde_json::Value>(body, Mode::One).map_err(|e| body_error(e.into()))?;
         return Ok((values.swap_remove(0), duplicates));
     }
-    let text = std::str::from_utf8(body).map_err(|e| format!("yaml: invalid UTF-8: {e}"))?;
-    let (nodes, duplicates) = yaml::read_documents(text).map_err(|e| match e {
-        YamlError::Go(message) => message,
-        YamlError::TooDeep => too_deep(),
-    })?;
+    let text = std::str::from_utf8(body).map_err(DocumentError::Utf8)?;
+    let (nodes, duplicates) = yaml::read_documents(text).map_err(|e| body_error(e.into()))?;
     let value = match nodes.into_iter().next() {
-        Some(node) => tree::to_object(node)?,
+        Some(node) => tree::to_object(node).map_err(body_error)?,
         None => serde_json::Value::Null,
     };
     Ok((value, duplicates))
@@ -229,10 +221,6 @@ fn read_body_text(body: &[u8], yaml: bool) -> Result<(serde_json::Value, Vec<Str
 /// The objects of a text of manifests ([`parse_manifests`]): a `kind: List` (or a `*List`
 /// with `items`) stands for its items, as kubectl reads it.
 pub fn parse_objects(text: &str) -> Result<Vec<serde_json::Value>, DocumentError> {
-    parse_objects_text(text).map_err(DocumentError)
-}
-
-fn parse_objects_text(text: &str) -> Result<Vec<serde_json::Value>, String> {
     Ok(list_items(parse_manifests(text)?))
 }
 

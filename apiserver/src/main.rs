@@ -54,7 +54,7 @@ struct Args {
 
 /// A Go duration (`5m0s`, `90s`, `0`), not negative.
 fn parse_go_duration(text: &str) -> Result<std::time::Duration, String> {
-    let nanos = kcel::library::standard::duration_text::parse(text)?;
+    let nanos = kcel::library::standard::duration_text::parse(text).map_err(|e| e.to_string())?;
     u64::try_from(nanos)
         .map(std::time::Duration::from_nanos)
         .map_err(|_| format!("negative duration {text}"))

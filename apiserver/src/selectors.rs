@@ -16,7 +16,9 @@ impl LabelSelector {
     /// Parses a label selector with apimachinery's parser and error texts
     /// (`labels.Parse`: `a=b,c!=d,e in (f,g),!h,i,j>1`).
     pub fn parse(text: &str) -> Result<Self, String> {
-        parse_label_selector(text).map(LabelSelector)
+        parse_label_selector(text)
+            .map(LabelSelector)
+            .map_err(|e| e.to_string())
     }
 
     /// Whether the object's labels satisfy every requirement.

@@ -2,6 +2,7 @@
 //! `kcel functions --libraries`).
 
 use kcel::library::Library;
+use kcel_stdlib::catalog::LibraryError;
 pub use kcel_stdlib::catalog::available;
 
 /// A validated `--lib` argument.
@@ -21,12 +22,9 @@ impl LibrarySpec {
 /// Parses `NAME` (newest version) or `NAME@VERSION`; NAME is the library's name or its
 /// short alias (`strings`, `ip`, ...).
 pub fn parse_spec(text: &str) -> Result<LibrarySpec, String> {
-    let (library, version) = kcel_stdlib::catalog::resolve(text).map_err(|e| {
-        if e.starts_with("unknown library") {
-            format!("{e} (see `kcel functions --libraries`)")
-        } else {
-            e
-        }
+    let (library, version) = kcel_stdlib::catalog::resolve(text).map_err(|e| match e {
+        LibraryError::Unknown(_) => format!("{e} (see `kcel functions --libraries`)"),
+        _ => e.to_string(),
     })?;
     Ok(LibrarySpec {
         name: library.name,

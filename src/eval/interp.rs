@@ -40,7 +40,7 @@ pub(crate) struct Frame<'s, 'a> {
     /// Where chains of string `+` are built (see [`concat`]), kept to be reused.
     pub text_buffer: String,
     /// The steps of a traced evaluation ([`crate::trace`]); `None` otherwise.
-    pub trace: Option<Box<crate::eval::trace::TraceLog>>,
+    pub trace: Option<Box<crate::eval::trace_log::TraceLog>>,
     /// The error of the last condition that gave [`Truth::Error`], until taken.
     error: Option<EvalError>,
 }
@@ -2363,7 +2363,7 @@ fn traced(t: &crate::eval::node::TracedNode, frame: &mut Frame) -> EvalResult {
         return eval(&t.node, frame);
     };
     let index = (log.steps.len() < log.max_steps).then(|| {
-        log.steps.push(crate::eval::trace::TraceStep {
+        log.steps.push(crate::eval::trace_log::TraceStep {
             id: t.id,
             depth: log.depth,
             result: Ok(crate::Value::Null),

@@ -6,4 +6,4 @@ pub(crate) mod node;
 pub(crate) mod plan;
 pub(crate) mod shared_paths;
 pub(crate) mod time_tree;
-pub(crate) mod trace;
+pub(crate) mod trace_log;

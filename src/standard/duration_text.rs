@@ -27,11 +27,30 @@ pub fn format(nanos: i64) -> String {
     format!("{secs}s")
 }
 
+/// Why a text is not a Go duration; `Display` is Go's `time.ParseDuration` message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationSyntaxError {
+    /// Malformed or out of range (the text).
+    #[error("time: invalid duration {}", go_quote(.0))]
+    Invalid(String),
+    /// A number without a unit (the text).
+    #[error("time: missing unit in duration {}", go_quote(.0))]
+    MissingUnit(String),
+    /// A unit Go does not know.
+    #[error("time: unknown unit {} in duration {}", go_quote(.unit), go_quote(.text))]
+    UnknownUnit {
+        /// The unit as written.
+        unit: String,
+        /// The whole text.
+        text: String,
+    },
+}
+
 /// Parses Go's duration syntax: an optional sign, then one or more decimal numbers with
 /// optional fractions, each followed by a unit (`ns`, `us`, `µs`, `μs`, `ms`, `s`, `m`, `h`),
-/// e.g. `"1h2m3.5s"`, `"-1.5h"`, `"300ms"`. The error is Go's message.
-pub fn parse(text: &str) -> Result<i64, String> {
-    let invalid = || format!("time: invalid duration {}", go_quote(text));
+/// e.g. `"1h2m3.5s"`, `"-1.5h"`, `"300ms"`. The error renders Go's message.
+pub fn parse(text: &str) -> Result<i64, DurationSyntaxError> {
+    let invalid = || DurationSyntaxError::Invalid(text.to_string());
     let mut s = text;
     let mut neg = false;
     if let Some(rest) = s.strip_prefix('-') {
@@ -100,7 +119,7 @@ pub fn parse(text: &str) -> Result<i64, String> {
             .find(|c: char| c == '.' || c.is_ascii_digit())
             .unwrap_or(s.len());
         if unit_len == 0 {
-            return Err(format!("time: missing unit in duration {}", go_quote(text)));
+            return Err(DurationSyntaxError::MissingUnit(text.to_string()));
         }
         let unit_text = &s[..unit_len];
         s = &s[unit_len..];
@@ -112,11 +131,10 @@ pub fn parse(text: &str) -> Result<i64, String> {
             "m" => 60_000_000_000,
             "h" => 3_600_000_000_000,
             _ => {
-                return Err(format!(
-                    "time: unknown unit {} in duration {}",
-                    go_quote(unit_text),
-                    go_quote(text)
-                ));
+                return Err(DurationSyntaxError::UnknownUnit {
+                    unit: unit_text.to_string(),
+                    text: text.to_string(),
+                });
             }
         };
         if v > LIMIT / unit {
@@ -169,18 +187,30 @@ mod tests {
 
     #[test]
     fn rejects_what_go_rejects() {
-        assert_eq!(parse(""), Err("time: invalid duration \"\"".into()));
-        assert_eq!(parse("-"), Err("time: invalid duration \"-\"".into()));
         assert_eq!(
-            parse("1"),
-            Err("time: missing unit in duration \"1\"".into())
+            parse("").unwrap_err().to_string(),
+            "time: invalid duration \"\""
         );
         assert_eq!(
-            parse("1d"),
-            Err("time: unknown unit \"d\" in duration \"1d\"".into())
+            parse("-").unwrap_err().to_string(),
+            "time: invalid duration \"-\""
         );
-        assert_eq!(parse(".s"), Err("time: invalid duration \".s\"".into()));
-        assert_eq!(parse("s"), Err("time: invalid duration \"s\"".into()));
+        assert_eq!(
+            parse("1").unwrap_err().to_string(),
+            "time: missing unit in duration \"1\""
+        );
+        assert_eq!(
+            parse("1d").unwrap_err().to_string(),
+            "time: unknown unit \"d\" in duration \"1d\""
+        );
+        assert_eq!(
+            parse(".s").unwrap_err().to_string(),
+            "time: invalid duration \".s\""
+        );
+        assert_eq!(
+            parse("s").unwrap_err().to_string(),
+            "time: invalid duration \"s\""
+        );
         assert!(parse("320000000000s").is_err());
         assert!(parse("2562047h47m16.854775808s").is_err());
         assert!(parse("99999999999999999999ns").is_err());

@@ -62,10 +62,10 @@ pub struct ZoneTable {
 
 impl ZoneTable {
     /// Reads a table in its binary form; a clear error for anything malformed.
-    pub fn decode(bytes: &[u8]) -> Result<ZoneTable, String> {
+    pub fn decode(bytes: &[u8]) -> Result<ZoneTable, ZoneTableError> {
         let mut r = Reader { bytes, pos: 0 };
         if r.take(8)? != b"KCELTZ1\n" {
-            return Err("not a kcel time-zone table (bad magic)".into());
+            return Err(ZoneTableError::BadMagic);
         }
         let version = r.text()?;
         let count = r.count()?;
@@ -205,6 +205,22 @@ fn bundled_offset_at(_: &str, _: i64) -> Option<Result<i32, EvalError>> {
     None
 }
 
+/// Why bytes are not a time-zone table ([`ZoneTable::decode`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ZoneTableError {
+    /// The bytes do not start as a table does.
+    #[error("not a kcel time-zone table (bad magic)")]
+    BadMagic,
+    /// A part of the table is malformed or truncated.
+    #[error("time-zone table: bad {part} at byte {at}")]
+    Malformed {
+        /// What was being read (`count`, `offset`, `length (truncated)`, ...).
+        part: &'static str,
+        /// The byte position reached.
+        at: usize,
+    },
+}
+
 /// A cursor over the binary form.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -212,11 +228,11 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn error(&self, what: &str) -> String {
-        format!("time-zone table: bad {what} at byte {}", self.pos)
+    fn error(&self, part: &'static str) -> ZoneTableError {
+        ZoneTableError::Malformed { part, at: self.pos }
     }
 
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    fn take(&mut self, n: usize) -> Result<&[u8], ZoneTableError> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
         let end = end.ok_or_else(|| self.error("length (truncated)"))?;
         let out = &self.bytes[self.pos..end];
@@ -224,7 +240,7 @@ impl Reader<'_> {
         Ok(out)
     }
 
-    fn unsigned(&mut self) -> Result<u64, String> {
+    fn unsigned(&mut self) -> Result<u64, ZoneTableError> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = *self.take(1)?.first().unwrap_or(&0);
@@ -236,12 +252,12 @@ impl Reader<'_> {
         Err(self.error("varint"))
     }
 
-    fn signed(&mut self) -> Result<i64, String> {
+    fn signed(&mut self) -> Result<i64, ZoneTableError> {
         let u = self.unsigned()?;
         Ok((u >> 1) as i64 ^ -((u & 1) as i64))
     }
 
-    fn offset(&mut self) -> Result<i32, String> {
+    fn offset(&mut self) -> Result<i32, ZoneTableError> {
         let s = self.signed()?;
         // No zone is ever a day or more away from UTC.
         i32::try_from(s)
@@ -250,7 +266,7 @@ impl Reader<'_> {
             .ok_or_else(|| self.error("offset"))
     }
 
-    fn count(&mut self) -> Result<usize, String> {
+    fn count(&mut self) -> Result<usize, ZoneTableError> {
         let n = self.unsigned()?;
         // Each counted item takes at least one byte.
         usize::try_from(n)
@@ -259,7 +275,7 @@ impl Reader<'_> {
             .ok_or_else(|| self.error("count"))
     }
 
-    fn text(&mut self) -> Result<String, String> {
+    fn text(&mut self) -> Result<String, ZoneTableError> {
         let n = self.count()?;
         let bytes = self.take(n)?.to_vec();
         String::from_utf8(bytes).map_err(|_| self.error("text (not UTF-8)"))

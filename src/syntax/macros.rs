@@ -8,6 +8,8 @@
 
 use std::sync::Arc;
 
+pub use crate::error::MacroError;
+use crate::error::MacroErrorKind;
 use crate::syntax::ast::{
     ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, Literal, Span, is_accumulator_name, op,
 };
@@ -19,15 +21,6 @@ pub enum Style {
     Global,
     /// `target.name(args)`.
     Receiver,
-}
-
-/// An expansion failure: the message and the span it points at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MacroError {
-    /// cel-go's message.
-    pub message: String,
-    /// The node it points at.
-    pub span: Span,
 }
 
 /// The expander function of a macro: gets the receiver (for receiver-style macros) and the
@@ -213,36 +206,32 @@ impl Expander {
     }
 }
 
-/// cel-go's error for a quantifier's iteration variable that is not an identifier.
-pub const NOT_SIMPLE_NAME: &str = "argument must be a simple name";
-/// cel-go's error for a `map` or `filter` iteration variable that is not an identifier.
-pub const NOT_AN_IDENTIFIER: &str = "argument is not an identifier";
-
 /// The receiver and the iteration variable name of a one-variable comprehension macro;
 /// `not_ident` is the error for a variable that is not an identifier, which cel-go words
-/// differently for the quantifiers (`makeQuantifier`: [`NOT_SIMPLE_NAME`]) and for `map`
-/// and `filter` (`MakeMap`, `MakeFilter`: [`NOT_AN_IDENTIFIER`]).
+/// differently for the quantifiers (`makeQuantifier`: [`MacroErrorKind::NotSimpleName`])
+/// and for `map` and `filter` (`MakeMap`, `MakeFilter`:
+/// [`MacroErrorKind::NotAnIdentifier`]).
 fn iter_parts(
     target: Option<Expr>,
     var: &Expr,
     ex: &Expander,
-    not_ident: &str,
+    not_ident: MacroErrorKind,
 ) -> Result<(Expr, Arc<str>), MacroError> {
     let ExprKind::Ident(name) = &var.kind else {
         return Err(MacroError {
-            message: not_ident.into(),
+            kind: not_ident,
             span: var.span,
         });
     };
     if is_accumulator_name(name) {
         return Err(MacroError {
-            message: "iteration variable overwrites accumulator variable".into(),
+            kind: MacroErrorKind::OverwritesAccumulator,
             span: var.span,
         });
     }
     let Some(target) = target else {
         return Err(MacroError {
-            message: "macro requires a receiver".into(),
+            kind: MacroErrorKind::MissingReceiver,
             span: ex.span,
         });
     };
@@ -252,7 +241,7 @@ fn iter_parts(
 /// Splits `args` into exactly `N` expressions (the table guarantees the count).
 fn take<const N: usize>(args: Vec<Expr>, span: Span) -> Result<[Expr; N], MacroError> {
     args.try_into().map_err(|_| MacroError {
-        message: "wrong number of macro arguments".into(),
+        kind: MacroErrorKind::ArgumentCount,
         span,
     })
 }
@@ -274,7 +263,7 @@ fn expand_has(
             test_only: true,
         })),
         _ => Err(MacroError {
-            message: "invalid argument to has() macro".into(),
+            kind: MacroErrorKind::InvalidHasArgument,
             span: arg.span,
         }),
     }
@@ -332,7 +321,7 @@ fn quantifier1(
     kind: Quantifier,
 ) -> Result<Expr, MacroError> {
     let [var, pred] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex, NOT_SIMPLE_NAME)?;
+    let (range, v) = iter_parts(target, &var, ex, MacroErrorKind::NotSimpleName)?;
     let [init, cond, step, result] = quantifier_parts(ex, kind, pred);
     Ok(ex.fold(v, range, init, cond, step, result))
 }
@@ -376,7 +365,7 @@ fn expand_map(
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
     let [var, transform] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex, NOT_AN_IDENTIFIER)?;
+    let (range, v) = iter_parts(target, &var, ex, MacroErrorKind::NotAnIdentifier)?;
     let step = append_step(ex, transform, None);
     Ok(list_fold(ex, v, range, step))
 }
@@ -387,7 +376,7 @@ fn expand_map_filter(
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
     let [var, pred, transform] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex, NOT_AN_IDENTIFIER)?;
+    let (range, v) = iter_parts(target, &var, ex, MacroErrorKind::NotAnIdentifier)?;
     let step = append_step(ex, transform, Some(pred));
     Ok(list_fold(ex, v, range, step))
 }
@@ -398,7 +387,7 @@ fn expand_filter(
     args: Vec<Expr>,
 ) -> Result<Expr, MacroError> {
     let [var, pred] = take(args, ex.span)?;
-    let (range, v) = iter_parts(target, &var, ex, NOT_AN_IDENTIFIER)?;
+    let (range, v) = iter_parts(target, &var, ex, MacroErrorKind::NotAnIdentifier)?;
     let elem = ex.ident(&v);
     let step = append_step(ex, elem, Some(pred));
     Ok(list_fold(ex, v, range, step))
@@ -495,28 +484,28 @@ fn iter_parts2(
     let simple = |e: &Expr| match &e.kind {
         ExprKind::Ident(name) => Ok(name.clone()),
         _ => Err(MacroError {
-            message: "argument must be a simple name".into(),
+            kind: MacroErrorKind::NotSimpleName,
             span: e.span,
         }),
     };
     let (v1, v2) = (simple(var1)?, simple(var2)?);
     if v1 == v2 {
         return Err(MacroError {
-            message: format!("duplicate variable name: {v1}"),
+            kind: MacroErrorKind::DuplicateVariable(v1),
             span: var2.span,
         });
     }
     for (v, e) in [(&v1, var1), (&v2, var2)] {
         if is_accumulator_name(v) {
             return Err(MacroError {
-                message: "iteration variable overwrites accumulator variable".into(),
+                kind: MacroErrorKind::OverwritesAccumulator,
                 span: e.span,
             });
         }
     }
     let Some(target) = target else {
         return Err(MacroError {
-            message: "macro requires a receiver".into(),
+            kind: MacroErrorKind::MissingReceiver,
             span: ex.span,
         });
     };
@@ -559,7 +548,7 @@ fn transform_args(
         (Some(v1), Some(v2), Some(t), None, None) => Ok((v1, v2, None, t)),
         (Some(v1), Some(v2), Some(f), Some(t), None) => Ok((v1, v2, Some(f), t)),
         _ => Err(MacroError {
-            message: "wrong number of macro arguments".into(),
+            kind: MacroErrorKind::ArgumentCount,
             span,
         }),
     }
@@ -735,13 +724,10 @@ impl Expander {
     }
 }
 
-fn simple_name(e: &Expr, message: &str) -> Result<Arc<str>, MacroError> {
+fn simple_name(e: &Expr, kind: MacroErrorKind) -> Result<Arc<str>, MacroError> {
     match &e.kind {
         ExprKind::Ident(n) if !n.starts_with('.') => Ok(n.clone()),
-        _ => Err(MacroError {
-            message: message.into(),
-            span: e.span,
-        }),
+        _ => Err(MacroError { kind, span: e.span }),
     }
 }
 
@@ -751,17 +737,14 @@ fn expand_opt(
     ex: &mut Expander,
     target: Option<Expr>,
     args: Vec<Expr>,
-    name: &str,
+    name: &'static str,
     wrap: bool,
 ) -> Result<Expr, MacroError> {
     let [var, body] = take(args, ex.span)?;
-    let var = simple_name(
-        &var,
-        &format!("{name}() variable name must be a simple identifier"),
-    )?;
+    let var = simple_name(&var, MacroErrorKind::OptionalVariable(name))?;
     let Some(target) = target else {
         return Err(MacroError {
-            message: format!("{name}() requires a receiver"),
+            kind: MacroErrorKind::OptionalReceiver(name),
             span: ex.span,
         });
     };
@@ -784,6 +767,6 @@ fn expand_bind(
 ) -> Result<Expr, MacroError> {
     let _ = target;
     let [var, init, body] = take(args, ex.span)?;
-    let var = simple_name(&var, "cel.bind() variable names must be simple identifiers")?;
+    let var = simple_name(&var, MacroErrorKind::BindVariable)?;
     Ok(ex.binding(var, init, body))
 }

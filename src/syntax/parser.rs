@@ -843,7 +843,7 @@ impl Builder<'_> {
                     Ok(e)
                 }
                 Err(err) => {
-                    self.error(err.span, ParseError::Macro(err.message));
+                    self.error(err.span, ParseError::Macro(err.kind));
                     self.placeholder(span)
                 }
             };

@@ -21,10 +21,10 @@ fn yaml_err(text: &str) -> String {
 fn go_yaml_err(text: &str) -> String {
     match yaml::read_documents(text) {
         Ok((docs, _)) => match docs.into_iter().map(tree::to_object).find_map(Result::err) {
-            Some(e) => e,
+            Some(e) => e.to_string(),
             None => panic!("{text:?} was read"),
         },
-        Err(e) => yaml_error(e),
+        Err(e) => yaml_error(e).to_string(),
     }
 }
 
@@ -52,6 +52,7 @@ fn json_and_yaml_values() {
     assert!(
         parse_value("1.5: x")
             .unwrap_err()
+            .to_string()
             .contains("unsupported map key 1.5")
     );
 }
@@ -428,6 +429,7 @@ fn deep_nesting_is_a_clear_error() {
     assert!(
         parse_manifests(&deep_block)
             .unwrap_err()
+            .to_string()
             .ends_with("exceeded max depth of 10000"),
     );
     // Accepted by Kubernetes, deeper than this library holds.
@@ -442,6 +444,7 @@ fn deep_nesting_is_a_clear_error() {
     assert!(
         parse_manifests(&yaml_5000)
             .unwrap_err()
+            .to_string()
             .contains("nesting deeper than")
     );
     // At the limit: read, converted and dropped on this (test) thread's stack.

@@ -7,6 +7,20 @@
 use kcel::Value;
 use kcel::{Key, Map};
 
+/// What a reader refused (see `DocumentError`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The Go library's message (encoding/json's, go-yaml v2's, sigs.k8s.io/yaml's).
+    #[error("{0}")]
+    Go(String),
+    /// A value nested deeper than this library holds ([`MAX_DEPTH`]).
+    #[error(
+        "nesting deeper than {MAX_DEPTH} levels is not supported (Kubernetes reads up to {})",
+        KUBERNETES_MAX_DEPTH
+    )]
+    TooDeep,
+}
+
 /// Nesting that Kubernetes' readers accept: encoding/json's `maxNestingDepth` and go-yaml
 /// v2's `max_flow_level`/`max_indents` are all 10,000.
 pub(super) const KUBERNETES_MAX_DEPTH: usize = 10_000;
@@ -171,7 +185,7 @@ pub(super) fn go_format_g(f: f64, single: bool) -> String {
 /// as they are, integers in decimal, floats as `FormatFloat(k, 'g', -1, 32)` (`.inf`,
 /// `-.inf`, `.nan` for the special values), booleans as `true`/`false`; other keys are
 /// refused.
-fn object_key(key: &Node, value: &Node) -> Result<String, String> {
+fn object_key(key: &Node, value: &Node) -> Result<String, ReadError> {
     Ok(match key {
         Node::Str(s) => s.clone(),
         Node::Int(i) => i.to_string(),
@@ -183,20 +197,23 @@ fn object_key(key: &Node, value: &Node) -> Result<String, String> {
             s => s.into(),
         },
         Node::Uint(_) => {
-            return Err(format!(
+            return Err(ReadError::Go(format!(
                 "Unsupported map key of type: uint64, key: {}, value: {}",
                 key.go_syntax(),
                 value.go_syntax()
-            ));
+            )));
         }
         Node::Null => {
-            return Err(format!(
+            return Err(ReadError::Go(format!(
                 "Unsupported map key of type: %!s(<nil>), key: <nil>, value: {}",
                 value.go_syntax()
-            ));
+            )));
         }
         Node::Seq(_) | Node::Map(_) => {
-            return Err(format!("yaml: invalid map key: {}", key.go_syntax()));
+            return Err(ReadError::Go(format!(
+                "yaml: invalid map key: {}",
+                key.go_syntax()
+            )));
         }
     })
 }
@@ -205,17 +222,17 @@ fn object_key(key: &Node, value: &Node) -> Result<String, String> {
 /// that fit int64 stay integers; a float64 is written without exponent when it is
 /// integral and below 1e21 in magnitude, and so reads back as an integer when it fits
 /// int64 (`replicas: 3.0` is the integer 3); NaN and infinities cannot be written.
-fn object_number(node: &Node) -> Result<serde_json::Value, String> {
+fn object_number(node: &Node) -> Result<serde_json::Value, ReadError> {
     use serde_json::Value as Json;
     Ok(match node {
         Node::Int(i) => Json::from(*i),
         Node::Uint(u) => float(*u as f64),
         Node::Float(f) => {
             if !f.is_finite() {
-                return Err(format!(
+                return Err(ReadError::Go(format!(
                     "json: unsupported value: {}",
                     go_format_g(*f, false)
-                ));
+                )));
             }
             if f.fract() == 0.0
                 && f.abs() < 1e21
@@ -237,7 +254,7 @@ fn float(f: f64) -> serde_json::Value {
 
 /// The tree as Kubernetes sees the object: sigs.k8s.io/yaml's conversion to JSON, then
 /// apimachinery's decoding of that JSON (see [`object_key`], [`object_number`]).
-pub(super) fn to_object(node: Node) -> Result<serde_json::Value, String> {
+pub(super) fn to_object(node: Node) -> Result<serde_json::Value, ReadError> {
     use serde_json::Value as Json;
     with_stack(|| {
         Ok(match node {
@@ -265,7 +282,7 @@ pub(super) fn to_object(node: Node) -> Result<serde_json::Value, String> {
 
 /// The tree as a CEL value: map keys keep their kind (YAML's `1: one` is `{1: "one"}`),
 /// numbers as go-yaml decodes them (`3.0` a double; above int64, an unsigned integer).
-pub(super) fn to_value(node: &Node) -> Result<Value, String> {
+pub(super) fn to_value(node: &Node) -> Result<Value, ReadError> {
     with_stack(|| {
         Ok(match node {
             Node::Null => Value::Null,
@@ -286,13 +303,16 @@ pub(super) fn to_value(node: &Node) -> Result<Value, String> {
                         Node::Uint(u) => Key::Uint(*u),
                         Node::Bool(b) => Key::Bool(*b),
                         Node::Seq(_) | Node::Map(_) => {
-                            return Err(format!("yaml: invalid map key: {}", k.go_syntax()));
+                            return Err(ReadError::Go(format!(
+                                "yaml: invalid map key: {}",
+                                k.go_syntax()
+                            )));
                         }
                         Node::Null | Node::Float(_) => {
-                            return Err(format!(
+                            return Err(ReadError::Go(format!(
                                 "unsupported map key {} (keys must be strings, integers or booleans)",
                                 k.go_syntax()
-                            ));
+                            )));
                         }
                     };
                     map.insert(key, to_value(v)?);

@@ -481,12 +481,12 @@ fn decode_scalar(tag: Option<&str>, value: &str, implicit: bool) -> Result<Node,
                 YamlError::Go("yaml: !!binary value contains invalid base64 data".into())
             });
     }
-    resolve(&tag, value).map_err(YamlError::Go)
+    resolve(&tag, value)
 }
 
 /// go-yaml v2's `resolve` for a scalar with the (short) tag given, or none (""): the value
 /// and, if the tag asks for another kind than the text resolves to, go-yaml's error.
-pub(super) fn resolve(tag: &str, text: &str) -> Result<Node, String> {
+pub(super) fn resolve(tag: &str, text: &str) -> Result<Node, YamlError> {
     const RESOLVABLE: [&str; 7] = [
         "",
         "!!str",
@@ -508,7 +508,9 @@ pub(super) fn resolve(tag: &str, text: &str) -> Result<Node, String> {
             return Ok(Node::Float(i as f64));
         }
     }
-    Err(format!("yaml: cannot decode {rtag} `{text}` as a {tag}"))
+    Err(YamlError::Go(format!(
+        "yaml: cannot decode {rtag} `{text}` as a {tag}"
+    )))
 }
 
 /// The kind go-yaml's table gives a scalar by its first byte.

@@ -29,8 +29,91 @@ pub const MAX_PRECISION: usize = 100;
 
 const DEFAULT_PRECISION: usize = 6;
 
-/// Formats `args` into `fmt`; the error is cel-go's message.
-pub fn format(fmt: &str, args: &[Value], f: Formatter) -> Result<String, String> {
+/// Why `format` failed; `Display` is cel-go's message.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// A clause without an argument (the argument's index).
+    #[error("index {0} out of range")]
+    MissingArgument(usize),
+    /// A `%` at the end of the format string.
+    #[error("unexpected end of string")]
+    UnexpectedEnd,
+    /// A clause that does not parse.
+    #[error("could not parse formatting clause: {0}")]
+    Clause(#[from] ClauseError),
+    /// A clause that cannot format its argument.
+    #[error("error during formatting: {0}")]
+    Formatting(#[from] ValueError),
+    /// The evaluation's memory budget ran out.
+    #[error(transparent)]
+    Budget(kcel::EvalError),
+    /// More arguments than clauses (found at check time).
+    #[error("too many arguments supplied to string.format (expected {expected}, got {given})")]
+    TooManyArguments {
+        /// The clauses.
+        expected: usize,
+        /// The arguments.
+        given: usize,
+    },
+}
+
+/// Why a clause does not parse ([`FormatError::Clause`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClauseError {
+    /// A bad precision.
+    #[error("error while parsing precision: {0}")]
+    Precision(#[from] PrecisionError),
+    /// No verb after the precision.
+    #[error("unexpected end of string")]
+    UnexpectedEnd,
+    /// A verb cel-go does not have.
+    #[error("unrecognized formatting clause \"{0}\"")]
+    UnknownVerb(char),
+}
+
+/// Why a clause's precision (`.N`) is refused ([`ClauseError::Precision`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrecisionError {
+    /// The text ends inside the precision.
+    #[error("could not find end of precision specifier")]
+    NoEnd,
+    /// A `.` without digits.
+    #[error(
+        "error while converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax"
+    )]
+    NoDigits,
+    /// More digits than an int holds (the digits).
+    #[error(
+        "error while converting precision to integer: strconv.Atoi: parsing \"{0}\": value out of range"
+    )]
+    OutOfRange(String),
+    /// Above [`MAX_PRECISION`].
+    #[error("precision {0} exceeds maximum allowed precision {MAX_PRECISION}")]
+    TooLarge(usize),
+}
+
+/// Why a clause cannot format its argument ([`FormatError::Formatting`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    /// An argument of a type the clause does not take: what the clause takes, in cel-go's
+    /// words, and the argument's type name.
+    #[error("{expected}, was given {given}")]
+    WrongType {
+        /// What the clause accepts, in cel-go's words.
+        expected: &'static str,
+        /// The argument's type name.
+        given: String,
+    },
+    /// A list or map member of a type `%s` cannot print.
+    #[error("no formatting function for {0}")]
+    NoFormatter(String),
+    /// The evaluation's memory or traversal budget ran out while writing.
+    #[error(transparent)]
+    Budget(kcel::EvalError),
+}
+
+/// Formats `args` into `fmt`; the error renders cel-go's message.
+pub fn format(fmt: &str, args: &[Value], f: Formatter) -> Result<String, FormatError> {
     let b = fmt.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -47,43 +130,41 @@ pub fn format(fmt: &str, args: &[Value], f: Formatter) -> Result<String, String>
             continue;
         }
         let Some(value) = args.get(arg) else {
-            return Err(format!("index {arg} out of range"));
+            return Err(FormatError::MissingArgument(arg));
         };
         if i + 1 >= b.len() {
-            return Err("unexpected end of string".into());
+            return Err(FormatError::UnexpectedEnd);
         }
         let (read, text) = clause(&b[i + 1..], value, f)?;
         out.extend_from_slice(&text);
-        budget::within(out.len() as u64).map_err(|e| e.into_message())?;
+        budget::within(out.len() as u64).map_err(FormatError::Budget)?;
         i += 1 + read;
         arg += 1;
     }
-    budget::reserve(out.len() as u64).map_err(|e| e.into_message())?;
+    budget::reserve(out.len() as u64).map_err(FormatError::Budget)?;
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Counts text built apart and copied into the output.
-fn produced(text: &[u8]) -> Result<(), String> {
-    budget::reserve(text.len() as u64).map_err(|e| e.into_message())
+fn produced(text: &[u8]) -> Result<(), ValueError> {
+    budget::reserve(text.len() as u64).map_err(ValueError::Budget)
 }
 
 /// Before writing the `n` elements of a list or map: they count against the evaluation's
 /// visit budget, and what was written so far against its memory budget (a list that holds
 /// one list many times is written in full each time).
-fn entering(out: &[u8], n: usize) -> Result<(), String> {
+fn entering(out: &[u8], n: usize) -> Result<(), ValueError> {
     if !budget::visit(n) {
-        return Err(budget::traversal_error().into_message());
+        return Err(ValueError::Budget(budget::traversal_error()));
     }
-    budget::within(out.len() as u64).map_err(|e| e.into_message())
+    budget::within(out.len() as u64).map_err(ValueError::Budget)
 }
 
 /// Parses and applies one clause (after the `%`); returns the bytes read and the output.
-fn clause(b: &[u8], v: &Value, f: Formatter) -> Result<(usize, Vec<u8>), String> {
-    let parse_err = |m: String| format!("could not parse formatting clause: {m}");
-    let (mut i, precision) =
-        precision(b).map_err(|m| parse_err(format!("error while parsing precision: {m}")))?;
+fn clause(b: &[u8], v: &Value, f: Formatter) -> Result<(usize, Vec<u8>), FormatError> {
+    let (mut i, precision) = precision(b).map_err(ClauseError::Precision)?;
     let Some(&verb) = b.get(i) else {
-        return Err(parse_err("unexpected end of string".into()));
+        return Err(ClauseError::UnexpectedEnd.into());
     };
     i += 1;
     let result = match verb {
@@ -95,27 +176,20 @@ fn clause(b: &[u8], v: &Value, f: Formatter) -> Result<(usize, Vec<u8>), String>
         b'x' => hex(v, false, f),
         b'X' => hex(v, true, f),
         b'o' => octal(v, f),
-        other => {
-            return Err(parse_err(format!(
-                "unrecognized formatting clause \"{}\"",
-                char::from(other)
-            )));
-        }
+        other => return Err(ClauseError::UnknownVerb(char::from(other)).into()),
     };
-    result
-        .map(|out| (i, out))
-        .map_err(|m| format!("error during formatting: {m}"))
+    Ok((i, result?))
 }
 
 /// Parses `.N`; returns the bytes read and the precision if given.
-pub(super) fn precision(b: &[u8]) -> Result<(usize, Option<usize>), String> {
+pub(super) fn precision(b: &[u8]) -> Result<(usize, Option<usize>), PrecisionError> {
     if b.first() != Some(&b'.') {
         return Ok((0, None));
     }
     let mut i = 1;
     loop {
         match b.get(i) {
-            None => return Err("could not find end of precision specifier".into()),
+            None => return Err(PrecisionError::NoEnd),
             Some(c) if c.is_ascii_digit() => i += 1,
             Some(_) => break,
         }
@@ -123,27 +197,20 @@ pub(super) fn precision(b: &[u8]) -> Result<(usize, Option<usize>), String> {
     let digits = std::str::from_utf8(&b[1..i]).unwrap_or("");
     let p: usize = match digits.parse() {
         Ok(p) => p,
-        Err(_) if digits.is_empty() => {
-            return Err(format!(
-                "error while converting precision to integer: strconv.Atoi: parsing \"{digits}\": invalid syntax"
-            ));
-        }
-        Err(_) => {
-            return Err(format!(
-                "error while converting precision to integer: strconv.Atoi: parsing \"{digits}\": value out of range"
-            ));
-        }
+        Err(_) if digits.is_empty() => return Err(PrecisionError::NoDigits),
+        Err(_) => return Err(PrecisionError::OutOfRange(digits.to_string())),
     };
     if p > MAX_PRECISION {
-        return Err(format!(
-            "precision {p} exceeds maximum allowed precision {MAX_PRECISION}"
-        ));
+        return Err(PrecisionError::TooLarge(p));
     }
     Ok((i, Some(p)))
 }
 
-fn type_err(what: &str, v: &Value) -> String {
-    format!("{what}, was given {}", v.type_name())
+fn type_err(expected: &'static str, v: &Value) -> ValueError {
+    ValueError::WrongType {
+        expected,
+        given: v.type_name().to_string(),
+    }
 }
 
 const STRING_ERR: &str = "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps";
@@ -192,7 +259,7 @@ fn duration_text(v: &chrono::TimeDelta) -> String {
 }
 
 /// `%s`.
-fn string_clause(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
+fn string_clause(v: &Value, f: Formatter) -> Result<Vec<u8>, ValueError> {
     let mut out = Vec::new();
     match f {
         Formatter::V2 => write_v2(&mut out, v)?,
@@ -202,7 +269,7 @@ fn string_clause(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
 }
 
 /// cel-go's second formatter's `%s`.
-fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
+fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), ValueError> {
     match v {
         Value::Bool(b) => out.extend_from_slice(b.to_string().as_bytes()),
         Value::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
@@ -262,7 +329,7 @@ fn write_v2(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
 }
 
 /// cel-go's first formatter's `%s` (its `FormatString`).
-fn write_v1(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
+fn write_v1(out: &mut Vec<u8>, v: &Value) -> Result<(), ValueError> {
     let text = match v {
         Value::List(items) => {
             entering(out, items.len())?;
@@ -308,7 +375,7 @@ fn write_v1(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
 }
 
 /// A scalar as cel-go's `string()` conversion prints it.
-fn v1_scalar(v: &Value) -> Result<String, String> {
+fn v1_scalar(v: &Value) -> Result<String, ValueError> {
     Ok(match v {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
@@ -325,7 +392,7 @@ fn v1_scalar(v: &Value) -> Result<String, String> {
 }
 
 /// A list element or map value inside `%s` (cel-go's `clauseForType` + `quoteForCEL`).
-fn v1_member(v: &Value) -> Result<String, String> {
+fn v1_member(v: &Value) -> Result<String, ValueError> {
     Ok(match v {
         Value::String(s) => go_quote(s),
         Value::Bytes(b) => format!("b{}", go_quote(&String::from_utf8_lossy(b))),
@@ -354,12 +421,12 @@ fn v1_member(v: &Value) -> Result<String, String> {
         Value::Int(_) | Value::Uint(_) | Value::Bool(_) | Value::Null | Value::Type(_) => {
             v1_scalar(v)?
         }
-        other => return Err(format!("no formatting function for {}", other.type_name())),
+        other => return Err(ValueError::NoFormatter(other.type_name().to_string())),
     })
 }
 
 /// `%d`.
-fn decimal(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
+fn decimal(v: &Value, f: Formatter) -> Result<Vec<u8>, ValueError> {
     let s = match (v, f) {
         (Value::Int(i), _) => i.to_string(),
         (Value::Uint(u), _) => u.to_string(),
@@ -389,7 +456,7 @@ fn float_arg(v: &Value, f: Formatter) -> Option<f64> {
 }
 
 /// `%f`.
-fn fixed(v: &Value, precision: Option<usize>, f: Formatter) -> Result<Vec<u8>, String> {
+fn fixed(v: &Value, precision: Option<usize>, f: Formatter) -> Result<Vec<u8>, ValueError> {
     let Some(d) = float_arg(v, f) else {
         return Err(type_err(expectation(b'f', f), v));
     };
@@ -427,7 +494,7 @@ fn group_thousands(text: &str) -> String {
 }
 
 /// `%e`.
-fn scientific(v: &Value, precision: Option<usize>, f: Formatter) -> Result<Vec<u8>, String> {
+fn scientific(v: &Value, precision: Option<usize>, f: Formatter) -> Result<Vec<u8>, ValueError> {
     let Some(d) = float_arg(v, f) else {
         return Err(type_err(expectation(b'e', f), v));
     };
@@ -494,7 +561,7 @@ fn int_in_base(v: &Value, base: u32, upper: bool) -> Option<String> {
 }
 
 /// `%b`.
-fn binary(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
+fn binary(v: &Value, f: Formatter) -> Result<Vec<u8>, ValueError> {
     if let Value::Bool(b) = v {
         return Ok(if *b { b"1".to_vec() } else { b"0".to_vec() });
     }
@@ -504,7 +571,7 @@ fn binary(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
 }
 
 /// `%x` / `%X`.
-fn hex(v: &Value, upper: bool, f: Formatter) -> Result<Vec<u8>, String> {
+fn hex(v: &Value, upper: bool, f: Formatter) -> Result<Vec<u8>, ValueError> {
     let bytes: Option<&[u8]> = match v {
         Value::String(s) => Some(s.as_bytes()),
         Value::Bytes(b) => Some(b),
@@ -527,7 +594,7 @@ fn hex(v: &Value, upper: bool, f: Formatter) -> Result<Vec<u8>, String> {
 }
 
 /// `%o`.
-fn octal(v: &Value, f: Formatter) -> Result<Vec<u8>, String> {
+fn octal(v: &Value, f: Formatter) -> Result<Vec<u8>, ValueError> {
     int_in_base(v, 8, false)
         .map(String::into_bytes)
         .ok_or_else(|| type_err(expectation(b'o', f), v))
@@ -540,11 +607,11 @@ mod tests {
     use chrono::TimeDelta;
 
     fn fmt2(f: &str, args: Vec<Value>) -> Result<String, String> {
-        format(f, &args, Formatter::V2)
+        format(f, &args, Formatter::V2).map_err(|e| e.to_string())
     }
 
     fn fmt1(f: &str, args: Vec<Value>) -> Result<String, String> {
-        format(f, &args, Formatter::V1)
+        format(f, &args, Formatter::V1).map_err(|e| e.to_string())
     }
 
     #[test]

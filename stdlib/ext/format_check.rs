@@ -2,7 +2,7 @@
 //! format string applied to a list literal must have a clause for every argument, and each
 //! argument's checked type must suit its clause.
 
-use super::format::{Formatter, expectation, precision};
+use super::format::{ClauseError, FormatError, Formatter, ValueError, expectation, precision};
 use kcel::Type;
 use kcel::library::syntax::NodeMap;
 use kcel::library::syntax::{Expr, ExprKind, Literal, Span};
@@ -39,16 +39,19 @@ fn validate(expr: &Expr, types: &NodeMap<Type>, f: Formatter) -> Vec<Diagnostic>
         };
         let check = Check { types, f };
         match check.format(fmt, elements) {
-            Err((message, span)) => out.push(Diagnostic::new(
+            Err((error, span)) => out.push(Diagnostic::new(
                 span.unwrap_or(e.span),
-                CheckError::Library(message),
+                CheckError::Library(error.to_string()),
             )),
             Ok(requested) if elements.len() > requested => out.push(Diagnostic::new(
                 e.span,
-                CheckError::Library(format!(
-                    "too many arguments supplied to string.format (expected {requested}, got {})",
-                    elements.len()
-                )),
+                CheckError::Library(
+                    FormatError::TooManyArguments {
+                        expected: requested,
+                        given: elements.len(),
+                    }
+                    .to_string(),
+                ),
             )),
             Ok(_) => {}
         }
@@ -62,7 +65,7 @@ struct Check<'a> {
     f: Formatter,
 }
 
-type Failure = (String, Option<Span>);
+type Failure = (FormatError, Option<Span>);
 
 impl Check<'_> {
     /// Walks the format string as the runtime does; returns the number of clauses.
@@ -81,25 +84,20 @@ impl Check<'_> {
             let index = requested;
             requested += 1;
             if i + 1 >= b.len() {
-                return Err(("unexpected end of string".into(), None));
+                return Err((FormatError::UnexpectedEnd, None));
             }
             let Some(arg) = args.get(index) else {
-                return Err((format!("index {index} out of range"), None));
+                return Err((FormatError::MissingArgument(index), None));
             };
-            let parse_err = |m: String| (format!("could not parse formatting clause: {m}"), None);
-            let (read, _) = precision(&b[i + 1..])
-                .map_err(|m| parse_err(format!("error while parsing precision: {m}")))?;
+            let parse_err = |e: ClauseError| (FormatError::Clause(e), None);
+            let (read, _) = precision(&b[i + 1..]).map_err(|e| parse_err(e.into()))?;
             let Some(&verb) = b.get(i + 1 + read) else {
-                return Err(parse_err("unexpected end of string".into()));
+                return Err(parse_err(ClauseError::UnexpectedEnd));
             };
             if !matches!(verb, b's' | b'd' | b'f' | b'e' | b'b' | b'x' | b'X' | b'o') {
-                return Err(parse_err(format!(
-                    "unrecognized formatting clause \"{}\"",
-                    char::from(verb)
-                )));
+                return Err(parse_err(ClauseError::UnknownVerb(char::from(verb))));
             }
-            self.argument(verb, arg)
-                .map_err(|(m, span)| (format!("error during formatting: {m}"), span))?;
+            self.argument(verb, arg)?;
             i += 2 + read;
         }
         Ok(requested)
@@ -160,14 +158,11 @@ impl Check<'_> {
     }
 
     fn mismatch(&self, verb: u8, e: &Expr) -> Failure {
-        (
-            format!(
-                "{}, was given {}",
-                expectation(verb, self.f),
-                type_name(self.type_of(e))
-            ),
-            Some(e.span),
-        )
+        let error = ValueError::WrongType {
+            expected: expectation(verb, self.f),
+            given: type_name(self.type_of(e)),
+        };
+        (FormatError::Formatting(error), Some(e.span))
     }
 }
 

@@ -10,7 +10,7 @@ use kcel::Value;
 use kcel::library::EqualitySet;
 use kcel::library::budget;
 use kcel::library::syntax::{ACCUMULATOR, Comprehension, Expr, ExprKind, Literal, op};
-use kcel::library::syntax::{Expander, Macro, MacroError, Style};
+use kcel::library::syntax::{Expander, Macro, MacroError, MacroErrorKind, Style};
 use kcel::library::{
     CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, SizeEstimate,
 };
@@ -370,6 +370,13 @@ pub const SORT_BY: &[Macro] = &[Macro {
     expand: expand_sort_by,
 }];
 
+/// cel-go's error for `sortBy` on a receiver that cannot be a list.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "sortBy can only be applied to a list, identifier, comprehension, call or select expression"
+)]
+struct SortByTargetError;
+
 /// `target.sortBy(v, key)` becomes (with `@in` the input list, bound once):
 /// `@in.@sortByAssociatedKeys(@in.map(v, key))`.
 fn expand_sort_by(
@@ -379,7 +386,7 @@ fn expand_sort_by(
 ) -> Result<Expr, MacroError> {
     let Some(target) = target else {
         return Err(MacroError {
-            message: "macro requires a receiver".into(),
+            kind: MacroErrorKind::MissingReceiver,
             span: ex.span(),
         });
     };
@@ -392,25 +399,25 @@ fn expand_sort_by(
             | ExprKind::Call { .. }
     ) {
         return Err(MacroError {
-            message: "sortBy can only be applied to a list, identifier, comprehension, call or select expression".into(),
+            kind: MacroErrorKind::library(SortByTargetError),
             span: target.span,
         });
     }
     let Ok([var, key]) = <[Expr; 2]>::try_from(args) else {
         return Err(MacroError {
-            message: "wrong number of macro arguments".into(),
+            kind: MacroErrorKind::ArgumentCount,
             span: ex.span(),
         });
     };
     let ExprKind::Ident(var_name) = &var.kind else {
         return Err(MacroError {
-            message: kcel::library::syntax::NOT_AN_IDENTIFIER.into(),
+            kind: MacroErrorKind::NotAnIdentifier,
             span: var.span,
         });
     };
     if kcel::library::syntax::is_accumulator_name(var_name) {
         return Err(MacroError {
-            message: "iteration variable overwrites accumulator variable".into(),
+            kind: MacroErrorKind::OverwritesAccumulator,
             span: var.span,
         });
     }

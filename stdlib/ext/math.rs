@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 
 use kcel::Value;
-use kcel::library::syntax::{ExpandFn, Expander, Macro, MacroError, Style};
+use kcel::library::syntax::{ExpandFn, Expander, Macro, MacroError, MacroErrorKind, Style};
 use kcel::library::syntax::{Expr, ExprKind, Literal};
 use kcel::library::{FunctionBuilder, Implementation, Library};
 use kcel::{EvalError, EvalResult};
@@ -91,37 +91,43 @@ fn expand_least(
     expand_extremum(ex, target, args, "math.least()", MIN_FN)
 }
 
+/// cel-go's errors of `math.greatest()`/`math.least()` (the name) at expansion.
+#[derive(Debug, thiserror::Error)]
+enum ExtremumError {
+    #[error("{0} requires at least one argument")]
+    NoArguments(&'static str),
+    #[error("{0} invalid single argument value")]
+    InvalidSingle(&'static str),
+    #[error("{0} simple literal arguments must be numeric")]
+    NotNumeric(&'static str),
+}
+
 /// cel-go's expansion: one argument stays (a number or a list literal of numbers), two are
 /// passed as they are, more are passed as one list; literal arguments must be numbers.
 fn expand_extremum(
     ex: &mut Expander,
     target: Option<Expr>,
     args: Vec<Expr>,
-    name: &str,
+    name: &'static str,
     func: &str,
 ) -> Result<Expr, MacroError> {
-    let error = |message: String, span| Err(MacroError { message, span });
+    let error =
+        |kind: ExtremumError, span| Err(MacroError::new(MacroErrorKind::library(kind), span));
     match args.len() {
         0 => error(
-            format!("{name} requires at least one argument"),
+            ExtremumError::NoArguments(name),
             target.map_or(ex.span(), |t| t.span),
         ),
         1 => {
             if is_numeric_list_literal(&args[0]) || is_numeric_arg(&args[0]) {
                 Ok(ex.call(func, args))
             } else {
-                error(
-                    format!("{name} invalid single argument value"),
-                    args[0].span,
-                )
+                error(ExtremumError::InvalidSingle(name), args[0].span)
             }
         }
         n => {
             if let Some(bad) = args.iter().find(|a| !is_numeric_arg(a)) {
-                return error(
-                    format!("{name} simple literal arguments must be numeric"),
-                    bad.span,
-                );
+                return error(ExtremumError::NotNumeric(name), bad.span);
             }
             if n == 2 {
                 Ok(ex.call(func, args))

@@ -617,9 +617,10 @@ pub fn format_v2(fmt: &Value, args: &Value) -> EvalResult {
 
 fn format_with(fmt: &Value, args: &Value, f: Formatter) -> EvalResult {
     match (fmt, args) {
+        // Budget errors included, the failure is an ordinary error with the message.
         (Value::String(s), Value::List(items)) => format::format(s, items, f)
             .map(Value::from)
-            .map_err(EvalError::new),
+            .map_err(|e| EvalError::new(e.to_string())),
         _ => Err(nso()),
     }
 }

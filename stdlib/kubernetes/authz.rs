@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::selectors::{
-    FieldRequirement, LabelRequirement, parse_field_selector, parse_label_selector,
+    FieldRequirement, LabelRequirement, SelectorError, parse_field_selector, parse_label_selector,
 };
 
 use super::{est_one, opaque, opaque_arg, string_arg};
@@ -75,11 +75,11 @@ pub struct AuthzRequest {
     pub field_selector_requirements: Vec<FieldRequirement>,
     /// Why the field selector does not parse (`FieldSelectorParsingErr`): the check still
     /// runs, without field requirements.
-    pub field_selector_error: Option<String>,
+    pub field_selector_error: Option<SelectorError>,
     /// The label selector parsed as Kubernetes does (`labels.ParseToRequirements`).
     pub label_selector_requirements: Vec<LabelRequirement>,
     /// Why the label selector does not parse (`LabelSelectorParsingErr`).
-    pub label_selector_error: Option<String>,
+    pub label_selector_error: Option<SelectorError>,
 }
 
 /// An authorizer's answer.
@@ -532,10 +532,10 @@ pub fn service_account(args: &[Value]) -> EvalResult {
     };
     let (_, authorizer) = principal(a)?;
     let (ns, name) = (string_arg(ns)?, string_arg(name)?);
-    if !(super::format::FORMATS[1].validate)(name).is_empty() {
+    if !(super::named_formats::FORMATS[1].validate)(name).is_empty() {
         return Err(EvalError::new("Invalid service account name"));
     }
-    if !(super::format::FORMATS[0].validate)(ns).is_empty() {
+    if !(super::named_formats::FORMATS[0].validate)(ns).is_empty() {
         return Err(EvalError::new("Invalid service account namespace"));
     }
     Ok(opaque(AuthzValue::Authorizer {

@@ -18,7 +18,9 @@ pub fn runtime_cost(function: &str) -> Option<CallCost> {
         "lowerAscii" | "upperAscii" | "substring" | "trim" => traverse_receiver,
         "replace" | "split" => traverse_receiver_twice,
         "join" => traverse_result_twice,
-        "indexOf" | "lastIndexOf" => |args, _| args.first().map_or(0, super::lists::traversal),
+        "indexOf" | "lastIndexOf" => {
+            |args, _| args.first().map_or(0, super::list_queries::traversal)
+        }
         _ => return None,
     }))
 }

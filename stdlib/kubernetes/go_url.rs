@@ -28,31 +28,80 @@ enum Mode {
     Fragment,
 }
 
-fn error(raw: &str, msg: &str) -> String {
-    format!("parse {}: {msg}", go_quote(raw))
+/// Why a text is not a URL (Go's `*url.Error` of the `parse` operation); `Display` is Go's
+/// message (`parse "foo": invalid URI for request`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("parse {}: {problem}", go_quote(.url))]
+pub struct UrlError {
+    /// The text parsed (without a fragment when the rest failed).
+    pub url: String,
+    /// What is wrong.
+    pub problem: UrlProblem,
+}
+
+/// What is wrong with a URL ([`UrlError`]), in Go's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UrlProblem {
+    /// A byte below 0x20 or 0x7f.
+    #[error("net/url: invalid control character in URL")]
+    ControlCharacter,
+    /// An empty request URI.
+    #[error("empty url")]
+    Empty,
+    /// A request URI that is neither absolute nor an absolute path.
+    #[error("invalid URI for request")]
+    NotForRequest,
+    /// A relative path whose first segment has a colon.
+    #[error("first path segment in URL cannot contain colon")]
+    ColonInFirstSegment,
+    /// A userinfo with characters Go refuses.
+    #[error("net/url: invalid userinfo")]
+    InvalidUserinfo,
+    /// A `:` first.
+    #[error("missing protocol scheme")]
+    MissingScheme,
+    /// An IPv6 host without its `]`.
+    #[error("missing ']' in host")]
+    MissingBracket,
+    /// A port that is not digits (the port with its colon).
+    #[error("invalid port {} after host", go_quote(.0))]
+    InvalidPort(String),
+    /// A `%` not followed by two hex digits, or a host escape Go refuses (the escape).
+    #[error("invalid URL escape {}", go_quote(.0))]
+    InvalidEscape(String),
+    /// A host character that must be escaped.
+    #[error("invalid character {} in host name", go_quote(&.0.to_string()))]
+    InvalidHostCharacter(char),
+}
+
+fn error(raw: &str, problem: UrlProblem) -> UrlError {
+    UrlError {
+        url: raw.to_string(),
+        problem,
+    }
 }
 
 /// `url.ParseRequestURI`: absolute URIs and absolute paths only; `#` is not special.
-pub fn parse_request_uri(raw: &str) -> Result<Url, String> {
-    parse(raw, true).map_err(|e| error(raw, &e))
+pub fn parse_request_uri(raw: &str) -> Result<Url, UrlError> {
+    parse(raw, true).map_err(|e| error(raw, e))
 }
 
 /// `url.Parse`: splits off the `#fragment` first.
-pub fn parse_url(raw: &str) -> Result<Url, String> {
+pub fn parse_url(raw: &str) -> Result<Url, UrlError> {
     let (u, frag) = raw.split_once('#').unwrap_or((raw, ""));
-    let mut url = parse(u, false).map_err(|e| error(u, &e))?;
+    let mut url = parse(u, false).map_err(|e| error(u, e))?;
     if !frag.is_empty() {
-        url.fragment = unescape(frag, Mode::Fragment).map_err(|e| error(raw, &e))?;
+        url.fragment = unescape(frag, Mode::Fragment).map_err(|e| error(raw, e))?;
     }
     Ok(url)
 }
 
-fn parse(raw: &str, via_request: bool) -> Result<Url, String> {
+fn parse(raw: &str, via_request: bool) -> Result<Url, UrlProblem> {
     if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return Err("net/url: invalid control character in URL".into());
+        return Err(UrlProblem::ControlCharacter);
     }
     if raw.is_empty() && via_request {
-        return Err("empty url".into());
+        return Err(UrlProblem::Empty);
     }
     let mut url = Url::default();
     if raw == "*" {
@@ -74,11 +123,11 @@ fn parse(raw: &str, via_request: bool) -> Result<Url, String> {
             return Ok(url);
         }
         if via_request {
-            return Err("invalid URI for request".into());
+            return Err(UrlProblem::NotForRequest);
         }
         let segment = rest.split('/').next().unwrap_or("");
         if segment.contains(':') {
-            return Err("first path segment in URL cannot contain colon".into());
+            return Err(UrlProblem::ColonInFirstSegment);
         }
     }
     if (!url.scheme.is_empty() || !via_request && !rest.starts_with("///"))
@@ -97,7 +146,7 @@ fn parse(raw: &str, via_request: bool) -> Result<Url, String> {
         url.host = parse_host(host)?;
         if let Some(u) = user {
             if !valid_userinfo(u) {
-                return Err("net/url: invalid userinfo".into());
+                return Err(UrlProblem::InvalidUserinfo);
             }
             url.user = Some(u.to_string());
         }
@@ -111,7 +160,7 @@ fn parse(raw: &str, via_request: bool) -> Result<Url, String> {
     Ok(url)
 }
 
-fn get_scheme(raw: &str) -> Result<(&str, &str), String> {
+fn get_scheme(raw: &str) -> Result<(&str, &str), UrlProblem> {
     for (i, c) in raw.bytes().enumerate() {
         match c {
             b'a'..=b'z' | b'A'..=b'Z' => {}
@@ -122,7 +171,7 @@ fn get_scheme(raw: &str) -> Result<(&str, &str), String> {
             }
             b':' => {
                 if i == 0 {
-                    return Err("missing protocol scheme".into());
+                    return Err(UrlProblem::MissingScheme);
                 }
                 return Ok((&raw[..i], &raw[i + 1..]));
             }
@@ -136,19 +185,19 @@ fn valid_optional_port(port: &str) -> bool {
     port.is_empty() || port.starts_with(':') && port[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
-fn parse_host(host: &str) -> Result<String, String> {
+fn parse_host(host: &str) -> Result<String, UrlProblem> {
     if host.starts_with('[') {
         let Some(i) = host.rfind(']') else {
-            return Err("missing ']' in host".into());
+            return Err(UrlProblem::MissingBracket);
         };
         let port = &host[i + 1..];
         if !valid_optional_port(port) {
-            return Err(format!("invalid port {} after host", go_quote(port)));
+            return Err(UrlProblem::InvalidPort(port.to_string()));
         }
     } else if let Some(i) = host.rfind(':') {
         let port = &host[i..];
         if !valid_optional_port(port) {
-            return Err(format!("invalid port {} after host", go_quote(port)));
+            return Err(UrlProblem::InvalidPort(port.to_string()));
         }
     }
     unescape(host, Mode::Host)
@@ -188,7 +237,7 @@ fn unhex(c: u8) -> Option<u8> {
     (c as char).to_digit(16).map(|d| d as u8)
 }
 
-fn unescape(s: &str, mode: Mode) -> Result<String, String> {
+fn unescape(s: &str, mode: Mode) -> Result<String, UrlProblem> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -201,13 +250,12 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
                 );
                 let (Some(h), Some(l)) = hex else {
                     let end = (i + 3).min(b.len());
-                    return Err(format!(
-                        "invalid URL escape {}",
-                        go_quote(&String::from_utf8_lossy(&b[i..end]))
+                    return Err(UrlProblem::InvalidEscape(
+                        String::from_utf8_lossy(&b[i..end]).into_owned(),
                     ));
                 };
                 if mode == Mode::Host && h < 8 && &s[i..i + 3] != "%25" {
-                    return Err(format!("invalid URL escape {}", go_quote(&s[i..i + 3])));
+                    return Err(UrlProblem::InvalidEscape(s[i..i + 3].to_string()));
                 }
                 out.push(h << 4 | l);
                 i += 3;
@@ -218,10 +266,7 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
             }
             c => {
                 if mode == Mode::Host && c < 0x80 && should_escape(c, mode) {
-                    return Err(format!(
-                        "invalid character {} in host name",
-                        go_quote(&(c as char).to_string())
-                    ));
+                    return Err(UrlProblem::InvalidHostCharacter(c as char));
                 }
                 out.push(c);
                 i += 1;
@@ -360,11 +405,11 @@ mod tests {
     #[test]
     fn go_parse_edge_cases() {
         assert_eq!(
-            parse_request_uri("foo").unwrap_err(),
+            parse_request_uri("foo").unwrap_err().to_string(),
             r#"parse "foo": invalid URI for request"#
         );
         assert_eq!(
-            parse_request_uri(":foo").unwrap_err(),
+            parse_request_uri(":foo").unwrap_err().to_string(),
             r#"parse ":foo": missing protocol scheme"#
         );
         let u = parse_url("https://[::1]:80/a b?x=1&x=2#f").unwrap();
@@ -373,11 +418,15 @@ mod tests {
         assert_eq!(u.query(), vec![("x".into(), vec!["1".into(), "2".into()])]);
         assert_eq!(u.fragment, "f");
         assert_eq!(
-            parse_request_uri("http://a b.com/").unwrap_err(),
+            parse_request_uri("http://a b.com/")
+                .unwrap_err()
+                .to_string(),
             r#"parse "http://a b.com/": invalid character " " in host name"#
         );
         assert_eq!(
-            parse_request_uri("http://host:8x/").unwrap_err(),
+            parse_request_uri("http://host:8x/")
+                .unwrap_err()
+                .to_string(),
             r#"parse "http://host:8x/": invalid port ":8x" after host"#
         );
     }

@@ -57,15 +57,15 @@ pub mod builtin;
 pub(crate) mod cidr;
 pub mod costs;
 pub mod crd;
-pub mod format;
 pub(crate) mod go_url;
 pub(crate) mod ip;
-pub(crate) mod lists;
+pub(crate) mod list_queries;
+pub mod named_formats;
 pub(crate) mod netip;
 pub(crate) mod object_meta;
 pub mod presets;
 pub(crate) mod quantity;
-pub(crate) mod regex;
+pub(crate) mod regex_find;
 pub mod selectors;
 pub(crate) mod semver;
 pub mod sharding;
@@ -121,12 +121,12 @@ pub fn stored_libraries() -> Vec<Library> {
 
 /// `kubernetes.lists` at a version (0, or 1 with `includes`).
 pub fn lists(version: u32) -> Library {
-    lists::library(version)
+    list_queries::library(version)
 }
 
 /// `kubernetes.regex`: `find`, `findAll`.
 pub fn regex() -> Library {
-    regex::library()
+    regex_find::library()
 }
 
 /// `kubernetes.urls`.
@@ -151,7 +151,7 @@ pub fn cidr() -> Library {
 
 /// `kubernetes.format`.
 pub fn format() -> Library {
-    format::library()
+    named_formats::library()
 }
 
 /// `kubernetes.Semver` at a version (0, or 1 with the normalizing overloads).

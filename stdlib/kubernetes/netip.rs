@@ -12,19 +12,123 @@ pub struct Addr {
     pub zone: Option<String>,
 }
 
-fn addr_error(input: &str, msg: &str, at: Option<&str>) -> String {
-    match at {
-        Some(at) if !at.is_empty() => format!(
-            "ParseAddr({}): {msg} (at {})",
-            go_quote(input),
-            go_quote(at)
-        ),
-        _ => format!("ParseAddr({}): {msg}", go_quote(input)),
+/// Why a text is not an address (`netip.ParseAddr`); `Display` is Go's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("ParseAddr({}): {problem}{}", go_quote(.input), .at.as_deref().map(|at| format!(" (at {})", go_quote(at))).unwrap_or_default())]
+pub struct AddrError {
+    /// The text.
+    pub input: String,
+    /// What is wrong.
+    pub problem: AddrProblem,
+    /// The rest of the text from where it went wrong, when Go shows it.
+    pub at: Option<String>,
+}
+
+/// What is wrong with an address ([`AddrError`]), in Go's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AddrProblem {
+    /// An address of only a zone.
+    #[error("missing IPv6 address")]
+    MissingIpv6,
+    /// Neither `.` nor `:` in the text.
+    #[error("unable to parse IP")]
+    Unparsable,
+    /// An IPv4 field with a leading zero.
+    #[error("IPv4 field has octet with leading zero")]
+    LeadingZero,
+    /// An IPv4 field above 255.
+    #[error("IPv4 field has value >255")]
+    Ipv4FieldTooLarge,
+    /// An empty IPv4 field.
+    #[error("IPv4 field must have at least one digit")]
+    Ipv4EmptyField,
+    /// More than four IPv4 fields.
+    #[error("IPv4 address too long")]
+    Ipv4TooLong,
+    /// A character that belongs to no IPv4 address.
+    #[error("unexpected character")]
+    UnexpectedCharacter,
+    /// Fewer than four IPv4 fields.
+    #[error("IPv4 address too short")]
+    Ipv4TooShort,
+    /// A `%` without a zone.
+    #[error("zone must be a non-empty string")]
+    EmptyZone,
+    /// An IPv6 group of more than four digits.
+    #[error("each group must have 4 or less digits")]
+    GroupTooLong,
+    /// An IPv6 group above 0xffff.
+    #[error("IPv6 field has value >=2^16")]
+    Ipv6FieldTooLarge,
+    /// An empty IPv6 group.
+    #[error("each colon-separated field must have at least one digit")]
+    Ipv6EmptyField,
+    /// An embedded IPv4 address elsewhere than at the end.
+    #[error("embedded IPv4 address must replace the final 2 fields of the address")]
+    EmbeddedIpv4Position,
+    /// No room left for an embedded IPv4 address.
+    #[error("too many hex fields to fit an embedded IPv4 at the end of the address")]
+    EmbeddedIpv4NoRoom,
+    /// Something other than a colon after a group.
+    #[error("unexpected character, want colon")]
+    WantColon,
+    /// A colon at the end.
+    #[error("colon must be followed by more characters")]
+    TrailingColon,
+    /// Two `::`.
+    #[error("multiple :: in address")]
+    MultipleEllipsis,
+    /// Text after a complete address.
+    #[error("trailing garbage after address")]
+    TrailingGarbage,
+    /// Fewer than eight groups without `::`.
+    #[error("address string too short")]
+    TooShort,
+    /// A `::` standing for no group.
+    #[error("the :: must expand to at least one field of zeros")]
+    EmptyEllipsis,
+}
+
+fn addr_error(input: &str, problem: AddrProblem, at: Option<&str>) -> AddrError {
+    AddrError {
+        input: input.to_string(),
+        problem,
+        at: at.filter(|at| !at.is_empty()).map(str::to_string),
     }
 }
 
+/// Why a text is not a prefix (`netip.ParsePrefix`); `Display` is Go's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("netip.ParsePrefix({}): {problem}", go_quote(.input))]
+pub struct PrefixError {
+    /// The text.
+    pub input: String,
+    /// What is wrong.
+    pub problem: PrefixProblem,
+}
+
+/// What is wrong with a prefix ([`PrefixError`]), in Go's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrefixProblem {
+    /// No `/`.
+    #[error("no '/'")]
+    NoSlash,
+    /// The address before the `/` does not parse.
+    #[error(transparent)]
+    Addr(AddrError),
+    /// An IPv6 zone before the `/`.
+    #[error("IPv6 zones cannot be present in a prefix")]
+    Zone,
+    /// The length after the `/` is not a decimal number (the text).
+    #[error("bad bits after slash: {}", go_quote(.0))]
+    BadBits(String),
+    /// A length above the address's bits.
+    #[error("prefix length out of range")]
+    OutOfRange,
+}
+
 /// `netip.ParseAddr`.
-pub fn parse_addr(s: &str) -> Result<Addr, String> {
+pub fn parse_addr(s: &str) -> Result<Addr, AddrError> {
     for b in s.bytes() {
         match b {
             b'.' => {
@@ -36,63 +140,63 @@ pub fn parse_addr(s: &str) -> Result<Addr, String> {
                 });
             }
             b':' => return parse_ipv6(s),
-            b'%' => return Err(addr_error(s, "missing IPv6 address", None)),
+            b'%' => return Err(addr_error(s, AddrProblem::MissingIpv6, None)),
             _ => {}
         }
     }
-    Err(addr_error(s, "unable to parse IP", None))
+    Err(addr_error(s, AddrProblem::Unparsable, None))
 }
 
-fn parse_ipv4_fields(input: &str, s: &str, fields: &mut [u8]) -> Result<(), String> {
+fn parse_ipv4_fields(input: &str, s: &str, fields: &mut [u8]) -> Result<(), AddrError> {
     let b = s.as_bytes();
     let (mut val, mut pos, mut digits) = (0u32, 0usize, 0);
     for i in 0..b.len() {
         let c = b[i];
         if c.is_ascii_digit() {
             if digits == 1 && val == 0 {
-                return Err(addr_error(
-                    input,
-                    "IPv4 field has octet with leading zero",
-                    None,
-                ));
+                return Err(addr_error(input, AddrProblem::LeadingZero, None));
             }
             val = val * 10 + u32::from(c - b'0');
             digits += 1;
             if val > 255 {
-                return Err(addr_error(input, "IPv4 field has value >255", None));
+                return Err(addr_error(input, AddrProblem::Ipv4FieldTooLarge, None));
             }
         } else if c == b'.' {
             if i == 0 || i == b.len() - 1 || b[i - 1] == b'.' {
                 return Err(addr_error(
                     input,
-                    "IPv4 field must have at least one digit",
+                    AddrProblem::Ipv4EmptyField,
                     Some(&s[i..]),
                 ));
             }
             if pos == 3 {
-                return Err(addr_error(input, "IPv4 address too long", None));
+                return Err(addr_error(input, AddrProblem::Ipv4TooLong, None));
             }
             fields[pos] = val as u8;
             pos += 1;
             val = 0;
             digits = 0;
         } else {
-            return Err(addr_error(input, "unexpected character", Some(&s[i..])));
+            return Err(addr_error(
+                input,
+                AddrProblem::UnexpectedCharacter,
+                Some(&s[i..]),
+            ));
         }
     }
     if pos < 3 {
-        return Err(addr_error(input, "IPv4 address too short", None));
+        return Err(addr_error(input, AddrProblem::Ipv4TooShort, None));
     }
     fields[3] = val as u8;
     Ok(())
 }
 
-fn parse_ipv6(input: &str) -> Result<Addr, String> {
+fn parse_ipv6(input: &str) -> Result<Addr, AddrError> {
     let (mut s, zone) = match input.find('%') {
         Some(i) => {
             let zone = &input[i + 1..];
             if zone.is_empty() {
-                return Err(addr_error(input, "zone must be a non-empty string", None));
+                return Err(addr_error(input, AddrProblem::EmptyZone, None));
             }
             (&input[..i], Some(zone.to_string()))
         }
@@ -121,38 +225,26 @@ fn parse_ipv6(input: &str) -> Result<Addr, String> {
             };
             acc = (acc << 4) + d;
             if off > 3 {
-                return Err(addr_error(
-                    input,
-                    "each group must have 4 or less digits",
-                    Some(s),
-                ));
+                return Err(addr_error(input, AddrProblem::GroupTooLong, Some(s)));
             }
             if acc > 0xffff {
-                return Err(addr_error(input, "IPv6 field has value >=2^16", Some(s)));
+                return Err(addr_error(input, AddrProblem::Ipv6FieldTooLarge, Some(s)));
             }
             off += 1;
         }
         if off == 0 {
-            return Err(addr_error(
-                input,
-                "each colon-separated field must have at least one digit",
-                Some(s),
-            ));
+            return Err(addr_error(input, AddrProblem::Ipv6EmptyField, Some(s)));
         }
         if off < b.len() && b[off] == b'.' {
             if ellipsis.is_none() && i != 12 {
                 return Err(addr_error(
                     input,
-                    "embedded IPv4 address must replace the final 2 fields of the address",
+                    AddrProblem::EmbeddedIpv4Position,
                     Some(s),
                 ));
             }
             if i + 4 > 16 {
-                return Err(addr_error(
-                    input,
-                    "too many hex fields to fit an embedded IPv4 at the end of the address",
-                    Some(s),
-                ));
+                return Err(addr_error(input, AddrProblem::EmbeddedIpv4NoRoom, Some(s)));
             }
             parse_ipv4_fields(input, s, &mut ip[i..i + 4])?;
             s = "";
@@ -167,22 +259,14 @@ fn parse_ipv6(input: &str) -> Result<Addr, String> {
             break;
         }
         if !s.starts_with(':') {
-            return Err(addr_error(
-                input,
-                "unexpected character, want colon",
-                Some(s),
-            ));
+            return Err(addr_error(input, AddrProblem::WantColon, Some(s)));
         } else if s.len() == 1 {
-            return Err(addr_error(
-                input,
-                "colon must be followed by more characters",
-                Some(s),
-            ));
+            return Err(addr_error(input, AddrProblem::TrailingColon, Some(s)));
         }
         s = &s[1..];
         if s.starts_with(':') {
             if ellipsis.is_some() {
-                return Err(addr_error(input, "multiple :: in address", Some(s)));
+                return Err(addr_error(input, AddrProblem::MultipleEllipsis, Some(s)));
             }
             ellipsis = Some(i);
             s = &s[1..];
@@ -192,11 +276,11 @@ fn parse_ipv6(input: &str) -> Result<Addr, String> {
         }
     }
     if !s.is_empty() {
-        return Err(addr_error(input, "trailing garbage after address", Some(s)));
+        return Err(addr_error(input, AddrProblem::TrailingGarbage, Some(s)));
     }
     if i < 16 {
         let Some(e) = ellipsis else {
-            return Err(addr_error(input, "address string too short", None));
+            return Err(addr_error(input, AddrProblem::TooShort, None));
         };
         let n = 16 - i;
         for j in (e..i).rev() {
@@ -204,11 +288,7 @@ fn parse_ipv6(input: &str) -> Result<Addr, String> {
         }
         ip[e..e + n].fill(0);
     } else if ellipsis.is_some() {
-        return Err(addr_error(
-            input,
-            "the :: must expand to at least one field of zeros",
-            None,
-        ));
+        return Err(addr_error(input, AddrProblem::EmptyEllipsis, None));
     }
     Ok(Addr {
         ip: IpAddr::V6(Ipv6Addr::from(ip)),
@@ -222,17 +302,20 @@ pub fn is_4in6(ip: &IpAddr) -> bool {
 }
 
 /// `netip.ParsePrefix`: the address (host bits kept) and the prefix length.
-pub fn parse_prefix(s: &str) -> Result<(Addr, u8), String> {
-    let err = |msg: &str| format!("netip.ParsePrefix({}): {msg}", go_quote(s));
-    let Some(i) = s.rfind('/') else {
-        return Err(err("no '/'"));
+pub fn parse_prefix(s: &str) -> Result<(Addr, u8), PrefixError> {
+    let err = |problem| PrefixError {
+        input: s.to_string(),
+        problem,
     };
-    let addr = parse_addr(&s[..i]).map_err(|e| err(&e))?;
+    let Some(i) = s.rfind('/') else {
+        return Err(err(PrefixProblem::NoSlash));
+    };
+    let addr = parse_addr(&s[..i]).map_err(|e| err(PrefixProblem::Addr(e)))?;
     if addr.zone.is_some() {
-        return Err(err("IPv6 zones cannot be present in a prefix"));
+        return Err(err(PrefixProblem::Zone));
     }
     let bits = &s[i + 1..];
-    let bad = || err(&format!("bad bits after slash: {}", go_quote(bits)));
+    let bad = || err(PrefixProblem::BadBits(bits.to_string()));
     let b = bits.as_bytes();
     if b.len() > 1 && !(b'1'..=b'9').contains(&b[0]) {
         return Err(bad());
@@ -243,7 +326,7 @@ pub fn parse_prefix(s: &str) -> Result<(Addr, u8), String> {
     let n: i64 = bits.parse().map_err(|_| bad())?;
     let max = if addr.ip.is_ipv4() { 32 } else { 128 };
     if n > max {
-        return Err(err("prefix length out of range"));
+        return Err(err(PrefixProblem::OutOfRange));
     }
     Ok((addr, n as u8))
 }

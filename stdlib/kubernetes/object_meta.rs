@@ -10,7 +10,7 @@
 use serde_json::Value as Json;
 
 use super::crd::field_error::{ErrorType, FieldError, FieldPath};
-use super::format::{mask_trailing_dash, messages};
+use super::named_formats::{mask_trailing_dash, messages};
 
 /// The most bytes of annotations, keys and values together (`TotalAnnotationSizeLimitB`).
 pub const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;

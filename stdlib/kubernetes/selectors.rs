@@ -4,8 +4,8 @@
 //! does not raise these errors: it hands the authorizer either the requirements or the
 //! parse error (`AttributesRecord.FieldSelectorParsingErr`, `LabelSelectorParsingErr`).
 
-use super::format::{label_value, qualified_name};
 use super::go_quote;
+use super::named_formats::{label_value, qualified_name};
 
 /// One requirement of a field selector (apimachinery's `fields.Requirement`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,11 +29,111 @@ pub struct LabelRequirement {
     pub values: Vec<String>,
 }
 
+/// Why a selector does not parse; `Display` is apimachinery's text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    /// A field-selector term without an operator.
+    #[error("invalid selector: '{selector}'; can't understand '{term}'")]
+    FieldTerm {
+        /// The whole selector.
+        selector: String,
+        /// The term.
+        term: String,
+    },
+    /// A backslash in a field selector's value before a character that needs no escape,
+    /// or (`None`) at its end.
+    #[error("invalid field selector: invalid escape sequence: \\{}", .0.map(String::from).unwrap_or_default())]
+    FieldEscape(Option<char>),
+    /// A `,` or `=` in a field selector's value that is not escaped (Go prints its number).
+    #[error("invalid field selector: unescaped character in value: {}", u32::from(*.0))]
+    FieldUnescaped(char),
+    /// A label selector's token where another was expected.
+    #[error("found '{found}'{expected}")]
+    Unexpected {
+        /// The token's text.
+        found: String,
+        /// What the parser expected.
+        expected: Expected,
+    },
+    /// A label requirement that does not parse (wrapping why).
+    #[error("unable to parse requirement: {0}")]
+    Requirement(Box<SelectorError>),
+    /// Invalid keys or values of a requirement (`field.Invalid` errors; several are shown as
+    /// `[a, b]`).
+    #[error("{}", render_invalid(.0))]
+    Invalid(Vec<InvalidValue>),
+}
+
+/// What the label-selector parser expected ([`SelectorError::Unexpected`]), rendered with
+/// its punctuation as apimachinery words it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Expected {
+    /// Another requirement after a comma.
+    #[error(", expected: identifier after ','")]
+    IdentifierAfterComma,
+    /// The end of a requirement.
+    #[error(", expected: ',' or 'end of string'")]
+    CommaOrEnd,
+    /// The start of a requirement.
+    #[error(", expected: !, identifier, or 'end of string'")]
+    RequirementStart,
+    /// A key or value.
+    #[error(", expected: identifier")]
+    Identifier,
+    /// An operator.
+    #[error(", expected: in, notin, =, ==, !=, gt, lt")]
+    Operator,
+    /// The `(` of a value set (apimachinery writes no comma here).
+    #[error(" expected: '('")]
+    OpenParen,
+    /// The `)` closing a value set.
+    #[error(", expected: ')'")]
+    CloseParen,
+    /// The first item of a value set.
+    #[error(", expected: ',', ')' or identifier")]
+    SetStart,
+    /// What follows a value in a set.
+    #[error(", expected: ',' or ')'")]
+    CommaOrCloseParen,
+    /// A value or comma in a set.
+    #[error(", expected: ',', or identifier")]
+    CommaOrIdentifier,
+}
+
+/// A `field.Invalid` error: `<path>: Invalid value: "<value>": <details joined by "; ">`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: Invalid value: {}: {}", go_quote(.value), .details.join("; "))]
+pub struct InvalidValue {
+    /// The field path (`values[0]`, `<nil>` for a key).
+    pub path: String,
+    /// The value.
+    pub value: String,
+    /// apimachinery's validation messages.
+    pub details: Vec<String>,
+}
+
+fn render_invalid(errors: &[InvalidValue]) -> String {
+    match errors {
+        [one] => one.to_string(),
+        _ => {
+            let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            format!("[{}]", all.join(", "))
+        }
+    }
+}
+
+fn unexpected<T>(found: impl Into<String>, expected: Expected) -> Result<T, SelectorError> {
+    Err(SelectorError::Unexpected {
+        found: found.into(),
+        expected,
+    })
+}
+
 // ----- field selectors (apimachinery pkg/fields/selector.go) -----
 
 /// `fields.ParseSelector(s)` followed by `Requirements()`: terms sorted, `==` read as `=`,
 /// terms with neither field nor value dropped.
-pub fn parse_field_selector(selector: &str) -> Result<Vec<FieldRequirement>, String> {
+pub fn parse_field_selector(selector: &str) -> Result<Vec<FieldRequirement>, SelectorError> {
     let mut parts = split_terms(selector);
     parts.sort_unstable();
     let mut out = Vec::new();
@@ -42,9 +142,10 @@ pub fn parse_field_selector(selector: &str) -> Result<Vec<FieldRequirement>, Str
             continue;
         }
         let Some((field, operator, rhs)) = split_term(part) else {
-            return Err(format!(
-                "invalid selector: '{selector}'; can't understand '{part}'"
-            ));
+            return Err(SelectorError::FieldTerm {
+                selector: selector.to_string(),
+                term: part.to_string(),
+            });
         };
         let value = unescape_value(rhs)?;
         if field.is_empty() && value.is_empty() {
@@ -95,7 +196,7 @@ fn split_term(term: &str) -> Option<(&str, &'static str, &str)> {
 }
 
 /// `fields.UnescapeValue`.
-fn unescape_value(s: &str) -> Result<String, String> {
+fn unescape_value(s: &str) -> Result<String, SelectorError> {
     if !s.contains(['\\', ',', '=']) {
         return Ok(s.to_string());
     }
@@ -106,9 +207,7 @@ fn unescape_value(s: &str) -> Result<String, String> {
             match c {
                 '\\' | ',' | '=' => out.push(c),
                 _ => {
-                    return Err(format!(
-                        "invalid field selector: invalid escape sequence: \\{c}"
-                    ));
+                    return Err(SelectorError::FieldEscape(Some(c)));
                 }
             }
             in_slash = false;
@@ -118,16 +217,13 @@ fn unescape_value(s: &str) -> Result<String, String> {
             '\\' => in_slash = true,
             // Go prints the rune with %v: its number.
             ',' | '=' => {
-                return Err(format!(
-                    "invalid field selector: unescaped character in value: {}",
-                    u32::from(c)
-                ));
+                return Err(SelectorError::FieldUnescaped(c));
             }
             _ => out.push(c),
         }
     }
     if in_slash {
-        return Err("invalid field selector: invalid escape sequence: \\".into());
+        return Err(SelectorError::FieldEscape(None));
     }
     Ok(out)
 }
@@ -298,7 +394,7 @@ impl Parser {
         (t, lit.to_string())
     }
 
-    fn parse(&mut self) -> Result<Vec<LabelRequirement>, String> {
+    fn parse(&mut self) -> Result<Vec<LabelRequirement>, SelectorError> {
         let mut out = Vec::new();
         loop {
             let (t, lit) = self.lookahead(Context::Values);
@@ -306,7 +402,7 @@ impl Parser {
                 Token::Identifier | Token::DoesNotExist => {
                     let r = self
                         .requirement()
-                        .map_err(|e| format!("unable to parse requirement: {e}"))?;
+                        .map_err(|e| SelectorError::Requirement(Box::new(e)))?;
                     out.push(r);
                     let (t, l) = self.consume(Context::Values);
                     match t {
@@ -314,27 +410,23 @@ impl Parser {
                         Token::Comma => {
                             let (t2, l2) = self.lookahead(Context::Values);
                             if t2 != Token::Identifier && t2 != Token::DoesNotExist {
-                                return Err(format!(
-                                    "found '{l2}', expected: identifier after ','"
-                                ));
+                                return unexpected(l2, Expected::IdentifierAfterComma);
                             }
                         }
                         _ => {
-                            return Err(format!("found '{l}', expected: ',' or 'end of string'"));
+                            return unexpected(l, Expected::CommaOrEnd);
                         }
                     }
                 }
                 Token::EndOfString => return Ok(out),
                 _ => {
-                    return Err(format!(
-                        "found '{lit}', expected: !, identifier, or 'end of string'"
-                    ));
+                    return unexpected(lit, Expected::RequirementStart);
                 }
             }
         }
     }
 
-    fn requirement(&mut self) -> Result<LabelRequirement, String> {
+    fn requirement(&mut self) -> Result<LabelRequirement, SelectorError> {
         let (key, operator) = self.key_and_inferred_operator()?;
         if let Some(op) = operator {
             return new_requirement(key, op, Vec::new());
@@ -347,7 +439,9 @@ impl Parser {
         new_requirement(key, op, values)
     }
 
-    fn key_and_inferred_operator(&mut self) -> Result<(String, Option<&'static str>), String> {
+    fn key_and_inferred_operator(
+        &mut self,
+    ) -> Result<(String, Option<&'static str>), SelectorError> {
         let mut operator = None;
         let (mut t, mut lit) = self.consume(Context::Values);
         if t == Token::DoesNotExist {
@@ -355,12 +449,16 @@ impl Parser {
             (t, lit) = self.consume(Context::Values);
         }
         if t != Token::Identifier {
-            return Err(format!("found '{lit}', expected: identifier"));
+            return unexpected(lit, Expected::Identifier);
         }
         let errs = qualified_name(&lit);
         if !errs.is_empty() {
             // validateLabelKey with the parser's (nil) path.
-            return Err(invalid("<nil>", &lit, &errs));
+            return Err(SelectorError::Invalid(vec![InvalidValue {
+                path: "<nil>".into(),
+                value: lit,
+                details: errs,
+            }]));
         }
         let (next, _) = self.lookahead(Context::Values);
         if matches!(next, Token::EndOfString | Token::Comma) && operator.is_none() {
@@ -369,7 +467,7 @@ impl Parser {
         Ok((lit, operator))
     }
 
-    fn operator(&mut self) -> Result<&'static str, String> {
+    fn operator(&mut self) -> Result<&'static str, SelectorError> {
         let (t, lit) = self.consume(Context::KeyAndOperator);
         Ok(match t {
             Token::In => "in",
@@ -380,17 +478,15 @@ impl Parser {
             Token::NotIn => "notin",
             Token::NotEquals => "!=",
             _ => {
-                return Err(format!(
-                    "found '{lit}', expected: in, notin, =, ==, !=, gt, lt"
-                ));
+                return unexpected(lit, Expected::Operator);
             }
         })
     }
 
-    fn values(&mut self) -> Result<Vec<String>, String> {
+    fn values(&mut self) -> Result<Vec<String>, SelectorError> {
         let (t, lit) = self.consume(Context::Values);
         if t != Token::OpenPar {
-            return Err(format!("found '{lit}' expected: '('"));
+            return unexpected(lit, Expected::OpenParen);
         }
         let (t, lit) = self.lookahead(Context::Values);
         match t {
@@ -399,7 +495,7 @@ impl Parser {
                 let (t, _) = self.consume(Context::Values);
                 if t != Token::ClosedPar {
                     // Upstream reports the token before the list.
-                    return Err(format!("found '{lit}', expected: ')'"));
+                    return unexpected(lit, Expected::CloseParen);
                 }
                 Ok(s)
             }
@@ -407,11 +503,11 @@ impl Parser {
                 self.consume(Context::Values);
                 Ok(vec![String::new()])
             }
-            _ => Err(format!("found '{lit}', expected: ',', ')' or identifier")),
+            _ => unexpected(lit, Expected::SetStart),
         }
     }
 
-    fn identifiers(&mut self) -> Result<Vec<String>, String> {
+    fn identifiers(&mut self) -> Result<Vec<String>, SelectorError> {
         let mut s = std::collections::BTreeSet::new();
         loop {
             let (t, lit) = self.consume(Context::Values);
@@ -422,7 +518,7 @@ impl Parser {
                     match t2 {
                         Token::Comma => continue,
                         Token::ClosedPar => return Ok(s.into_iter().collect()),
-                        _ => return Err(format!("found '{l2}', expected: ',' or ')'")),
+                        _ => return unexpected(l2, Expected::CommaOrCloseParen),
                     }
                 }
                 Token::Comma => {
@@ -438,12 +534,12 @@ impl Parser {
                         s.insert(String::new());
                     }
                 }
-                _ => return Err(format!("found '{lit}', expected: ',', or identifier")),
+                _ => return unexpected(lit, Expected::CommaOrIdentifier),
             }
         }
     }
 
-    fn exact_value(&mut self) -> Result<Vec<String>, String> {
+    fn exact_value(&mut self) -> Result<Vec<String>, SelectorError> {
         let (t, _) = self.lookahead(Context::Values);
         if matches!(t, Token::EndOfString | Token::Comma) {
             return Ok(vec![String::new()]);
@@ -452,17 +548,8 @@ impl Parser {
         if t == Token::Identifier {
             return Ok(vec![lit]);
         }
-        Err(format!("found '{lit}', expected: identifier"))
+        unexpected(lit, Expected::Identifier)
     }
-}
-
-/// A `field.Invalid` error: `<path>: Invalid value: "<value>": <details joined by "; ">`.
-fn invalid(path: &str, value: &str, details: &[String]) -> String {
-    format!(
-        "{path}: Invalid value: {}: {}",
-        go_quote(value),
-        details.join("; ")
-    )
 }
 
 /// `labels.NewRequirement`: the value checks (the key was checked by the parser), errors
@@ -471,23 +558,27 @@ fn new_requirement(
     key: String,
     operator: &'static str,
     values: Vec<String>,
-) -> Result<LabelRequirement, String> {
-    let mut errs: Vec<String> = Vec::new();
+) -> Result<LabelRequirement, SelectorError> {
+    let mut errs: Vec<InvalidValue> = Vec::new();
     if matches!(operator, "gt" | "lt") {
         for (i, v) in values.iter().enumerate() {
             if !is_go_int64(v) {
-                errs.push(invalid(
-                    &format!("values[{i}]"),
-                    v,
-                    &["for 'Gt', 'Lt' operators, the value must be an integer".into()],
-                ));
+                errs.push(InvalidValue {
+                    path: format!("values[{i}]"),
+                    value: v.clone(),
+                    details: vec!["for 'Gt', 'Lt' operators, the value must be an integer".into()],
+                });
             }
         }
     }
     for (i, v) in values.iter().enumerate() {
         let e = label_value(v);
         if !e.is_empty() {
-            errs.push(invalid(&format!("values[{i}][{key}]"), v, &e));
+            errs.push(InvalidValue {
+                path: format!("values[{i}][{key}]"),
+                value: v.clone(),
+                details: e,
+            });
         }
     }
     let mut seen = Vec::new();
@@ -502,8 +593,7 @@ fn new_requirement(
             operator,
             values,
         }),
-        1 => Err(seen.remove(0)),
-        _ => Err(format!("[{}]", seen.join(", "))),
+        _ => Err(SelectorError::Invalid(seen)),
     }
 }
 
@@ -514,7 +604,7 @@ fn is_go_int64(s: &str) -> bool {
 }
 
 /// `labels.ParseToRequirements(s)`: requirements sorted by key.
-pub fn parse_label_selector(selector: &str) -> Result<Vec<LabelRequirement>, String> {
+pub fn parse_label_selector(selector: &str) -> Result<Vec<LabelRequirement>, SelectorError> {
     let mut lexer = Lexer {
         s: selector.as_bytes(),
         pos: 0,
@@ -539,21 +629,25 @@ mod tests {
     use super::*;
 
     fn field(s: &str) -> Result<Vec<(String, &'static str, String)>, String> {
-        parse_field_selector(s).map(|rs| {
-            rs.into_iter()
-                .map(|r| (r.field, r.operator, r.value))
-                .collect()
-        })
+        parse_field_selector(s)
+            .map(|rs| {
+                rs.into_iter()
+                    .map(|r| (r.field, r.operator, r.value))
+                    .collect()
+            })
+            .map_err(|e| e.to_string())
     }
 
     type Req = (String, &'static str, Vec<String>);
 
     fn label(s: &str) -> Result<Vec<Req>, String> {
-        parse_label_selector(s).map(|rs| {
-            rs.into_iter()
-                .map(|r| (r.key, r.operator, r.values))
-                .collect()
-        })
+        parse_label_selector(s)
+            .map(|rs| {
+                rs.into_iter()
+                    .map(|r| (r.key, r.operator, r.values))
+                    .collect()
+            })
+            .map_err(|e| e.to_string())
     }
 
     fn t(f: &str, op: &'static str, v: &str) -> (String, &'static str, String) {

@@ -24,7 +24,7 @@
 //! assert!(s.matches_value("default"));
 //! let e = ShardSelector::parse("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')");
 //! assert_eq!(
-//!     e.unwrap_err(),
+//!     e.unwrap_err().to_string(),
 //!     "hexStart must be a 0x-prefixed 16-digit hex value, got \"0x0\" (did you mean \"0x0000000000000000\"?)"
 //! );
 //! ```
@@ -121,55 +121,190 @@ pub fn hex_less(a: &str, b: &str) -> bool {
     a < b
 }
 
-/// Checks one bound (`hexStart` or `hexEnd`) as upstream's `extractHexLiteral` does, with its
-/// messages.
-fn check_bound(name: &str, s: &str) -> Result<(), String> {
+/// Why a shard selector is refused; `Display` is upstream's message (k8s.io/apiserver
+/// `pkg/sharding/parser.go`; the API server prefixes it with `invalid shard selector: `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardSelectorError {
+    /// Only blanks.
+    #[error("empty shard selector is not allowed; omit the parameter for unfiltered lists")]
+    Empty,
+    /// Not CEL syntax (the parser's first error).
+    #[error("CEL parse error: {}", .0.as_ref().map(ToString::to_string).unwrap_or_default())]
+    Syntax(Option<kcel::CompileError>),
+    /// Ranges over different fields.
+    #[error("all shard ranges must use the same field, got {} and {}", go_quote(.first.path()), go_quote(.other.path()))]
+    MixedFields {
+        /// The first range's field.
+        first: ShardField,
+        /// The first other field.
+        other: ShardField,
+    },
+    /// An expression that is not a call (cel-go's number of its kind).
+    #[error("unexpected expression kind {0}; expected shardRange() call or || operator")]
+    UnexpectedKind(u8),
+    /// `||` with other than two operands.
+    #[error("|| operator requires exactly 2 arguments")]
+    OrArity,
+    /// A call of another function.
+    #[error("unsupported function {}; only shardRange() and || are allowed", go_quote(.0))]
+    UnsupportedFunction(String),
+    /// `shardRange` with other than three arguments.
+    #[error("shardRange() requires exactly 3 arguments, got {0}")]
+    RangeArity(usize),
+    /// A first argument that is not a field path (cel-go's number of its kind).
+    #[error(
+        "shardRange() first argument: expected field path (e.g. object.metadata.uid), got expression kind {0}"
+    )]
+    NotAFieldPath(u8),
+    /// A field path other than the uid or the namespace.
+    #[error(
+        "unsupported field path {}; supported: object.metadata.uid, object.metadata.namespace",
+        go_quote(.0)
+    )]
+    UnsupportedField(String),
+    /// A bound that is not a literal (cel-go's number of its kind).
+    #[error("{bound} must be a string literal (e.g. '0xff'), got expression kind {kind}")]
+    BoundNotLiteral {
+        /// `hexStart` or `hexEnd`.
+        bound: &'static str,
+        /// cel-go's number of the expression's kind.
+        kind: u8,
+    },
+    /// A bound that is a literal of another type (Go's name of it).
+    #[error("{bound} must be a string literal, got {go_type}")]
+    BoundNotString {
+        /// `hexStart` or `hexEnd`.
+        bound: &'static str,
+        /// Go's type name of the literal's value.
+        go_type: &'static str,
+    },
+    /// A malformed bound.
+    #[error(transparent)]
+    Bound(#[from] BoundError),
+    /// A start not below the end.
+    #[error("shard range start {start} must be less than end {end}")]
+    Order {
+        /// The start.
+        start: String,
+        /// The end.
+        end: String,
+    },
+}
+
+/// Why a bound (`hexStart` or `hexEnd`, the `bound` of each variant) is malformed, with
+/// upstream's `extractHexLiteral` messages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BoundError {
+    /// No `0x`.
+    #[error("{bound} must have '0x' prefix, got {}", go_quote(.text))]
+    NoPrefix {
+        /// Which bound.
+        bound: &'static str,
+        /// The bound as written.
+        text: String,
+    },
+    /// Nothing after `0x`.
+    #[error("{bound}: hex value is required after '0x'")]
+    NoDigits {
+        /// Which bound.
+        bound: &'static str,
+    },
+    /// More than 17 digits.
+    #[error("{bound}: hex value too long ({} chars, max 17): {}", .hex.len(), go_quote(.hex))]
+    TooLong {
+        /// Which bound.
+        bound: &'static str,
+        /// The digits.
+        hex: String,
+    },
+    /// A character that is not a lowercase hex digit.
+    #[error("{bound}: invalid hex character {} in {}", go_quote(&.character.to_string()), go_quote(.text))]
+    InvalidCharacter {
+        /// Which bound.
+        bound: &'static str,
+        /// The character.
+        character: char,
+        /// The bound as written.
+        text: String,
+    },
+    /// 17 digits other than 2^64.
+    #[error("{bound}: 17-digit hex value must be '{FULL_END}' (2^64), got {}", go_quote(.text))]
+    NotFullEnd {
+        /// Which bound.
+        bound: &'static str,
+        /// The bound as written.
+        text: String,
+    },
+    /// Fewer than 16 digits.
+    #[error(
+        "{bound} must be a 0x-prefixed 16-digit hex value, got {} (did you mean {}?)",
+        go_quote(.text),
+        go_quote(&padded(.text))
+    )]
+    Short {
+        /// Which bound.
+        bound: &'static str,
+        /// The bound as written.
+        text: String,
+    },
+}
+
+/// A short bound padded to 16 digits.
+fn padded(text: &str) -> String {
+    let hex = text.strip_prefix("0x").unwrap_or(text);
+    format!("0x{}{hex}", "0".repeat(16usize.saturating_sub(hex.len())))
+}
+
+/// Checks one bound (`hexStart` or `hexEnd`) as upstream's `extractHexLiteral` does.
+fn check_bound(bound: &'static str, s: &str) -> Result<(), BoundError> {
+    let text = || s.to_string();
     let Some(hex) = s.strip_prefix("0x") else {
-        return Err(format!("{name} must have '0x' prefix, got {}", go_quote(s)));
+        return Err(BoundError::NoPrefix {
+            bound,
+            text: text(),
+        });
     };
     if hex.is_empty() {
-        return Err(format!("{name}: hex value is required after '0x'"));
+        return Err(BoundError::NoDigits { bound });
     }
     if hex.len() > 17 {
-        return Err(format!(
-            "{name}: hex value too long ({} chars, max 17): {}",
-            hex.len(),
-            go_quote(hex)
-        ));
+        return Err(BoundError::TooLong {
+            bound,
+            hex: hex.to_string(),
+        });
     }
-    if let Some(c) = hex.chars().find(|c| !matches!(c, '0'..='9' | 'a'..='f')) {
-        return Err(format!(
-            "{name}: invalid hex character {} in {}",
-            go_quote(&c.to_string()),
-            go_quote(s)
-        ));
+    if let Some(character) = hex.chars().find(|c| !matches!(c, '0'..='9' | 'a'..='f')) {
+        return Err(BoundError::InvalidCharacter {
+            bound,
+            character,
+            text: text(),
+        });
     }
     if hex.len() == 17 {
         if s != FULL_END {
-            return Err(format!(
-                "{name}: 17-digit hex value must be '{FULL_END}' (2^64), got {}",
-                go_quote(s)
-            ));
+            return Err(BoundError::NotFullEnd {
+                bound,
+                text: text(),
+            });
         }
     } else if hex.len() != 16 {
-        let padded = format!("0x{}{hex}", "0".repeat(16 - hex.len()));
-        return Err(format!(
-            "{name} must be a 0x-prefixed 16-digit hex value, got {} (did you mean {}?)",
-            go_quote(s),
-            go_quote(&padded)
-        ));
+        return Err(BoundError::Short {
+            bound,
+            text: text(),
+        });
     }
     Ok(())
 }
 
 /// Checks both bounds and their order; the range they make.
-fn checked_range(start: &str, end: &str) -> Result<ShardRange, String> {
+fn checked_range(start: &str, end: &str) -> Result<ShardRange, ShardSelectorError> {
     check_bound("hexStart", start)?;
     check_bound("hexEnd", end)?;
     if !hex_less(start, end) {
-        return Err(format!(
-            "shard range start {start} must be less than end {end}"
-        ));
+        return Err(ShardSelectorError::Order {
+            start: start.to_owned(),
+            end: end.to_owned(),
+        });
     }
     Ok(ShardRange {
         start: start.to_owned(),
@@ -205,63 +340,56 @@ fn go_type_name(literal: &Literal) -> &'static str {
     }
 }
 
-/// `object.metadata.uid` and the like: an identifier with selections.
-fn field_path(e: &Expr) -> Result<String, String> {
+/// `object.metadata.uid` and the like: an identifier with selections; else the kind number
+/// of the first node that is neither.
+fn field_path(e: &Expr) -> Result<String, u8> {
     match &e.kind {
         ExprKind::Ident(name) => Ok(name.to_string()),
         ExprKind::Select { operand, field, .. } => Ok(format!("{}.{field}", field_path(operand)?)),
-        _ => Err(format!(
-            "expected field path (e.g. object.metadata.uid), got expression kind {}",
-            kind_number(e)
-        )),
+        _ => Err(kind_number(e)),
     }
 }
 
 /// A bound's text: a string literal, else upstream's error.
-fn hex_literal<'a>(e: &'a Expr, name: &str) -> Result<&'a str, String> {
+fn hex_literal<'a>(e: &'a Expr, bound: &'static str) -> Result<&'a str, ShardSelectorError> {
     let ExprKind::Literal(literal) = &e.kind else {
-        return Err(format!(
-            "{name} must be a string literal (e.g. '0xff'), got expression kind {}",
-            kind_number(e)
-        ));
+        return Err(ShardSelectorError::BoundNotLiteral {
+            bound,
+            kind: kind_number(e),
+        });
     };
     match literal {
         Literal::String(s) => {
-            check_bound(name, s)?;
+            check_bound(bound, s)?;
             Ok(s)
         }
-        other => Err(format!(
-            "{name} must be a string literal, got {}",
-            go_type_name(other)
-        )),
+        other => Err(ShardSelectorError::BoundNotString {
+            bound,
+            go_type: go_type_name(other),
+        }),
     }
 }
 
 /// One `shardRange(...)` call.
-fn shard_range_call(args: &[Expr]) -> Result<(ShardField, ShardRange), String> {
+fn shard_range_call(args: &[Expr]) -> Result<(ShardField, ShardRange), ShardSelectorError> {
     let [field, start, end] = args else {
-        return Err(format!(
-            "shardRange() requires exactly 3 arguments, got {}",
-            args.len()
-        ));
+        return Err(ShardSelectorError::RangeArity(args.len()));
     };
-    let path = field_path(field).map_err(|e| format!("shardRange() first argument: {e}"))?;
+    let path = field_path(field).map_err(ShardSelectorError::NotAFieldPath)?;
     let field = match path.as_str() {
         "object.metadata.uid" => ShardField::Uid,
         "object.metadata.namespace" => ShardField::Namespace,
         _ => {
-            return Err(format!(
-                "unsupported field path {}; supported: object.metadata.uid, object.metadata.namespace",
-                go_quote(&path)
-            ));
+            return Err(ShardSelectorError::UnsupportedField(path));
         }
     };
     let start = hex_literal(start, "hexStart")?;
     let end = hex_literal(end, "hexEnd")?;
     if !hex_less(start, end) {
-        return Err(format!(
-            "shard range start {start} must be less than end {end}"
-        ));
+        return Err(ShardSelectorError::Order {
+            start: start.to_owned(),
+            end: end.to_owned(),
+        });
     }
     Ok((
         field,
@@ -273,31 +401,25 @@ fn shard_range_call(args: &[Expr]) -> Result<(ShardField, ShardRange), String> {
 }
 
 /// The ranges of a `shardRange()` call or an `||` chain of them, left to right.
-fn walk(e: &Expr, out: &mut Vec<(ShardField, ShardRange)>) -> Result<(), String> {
+fn walk(e: &Expr, out: &mut Vec<(ShardField, ShardRange)>) -> Result<(), ShardSelectorError> {
     // An `||` chain is walked with an explicit stack: the parser bounds the depth, but the
     // walk need not rely on it.
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
         let ExprKind::Call { function, args, .. } = &e.kind else {
-            return Err(format!(
-                "unexpected expression kind {}; expected shardRange() call or || operator",
-                kind_number(e)
-            ));
+            return Err(ShardSelectorError::UnexpectedKind(kind_number(e)));
         };
         match &**function {
             op::LOGICAL_OR => {
                 let [left, right] = args.as_slice() else {
-                    return Err("|| operator requires exactly 2 arguments".to_owned());
+                    return Err(ShardSelectorError::OrArity);
                 };
                 stack.push(right);
                 stack.push(left);
             }
             "shardRange" => out.push(shard_range_call(args)?),
             other => {
-                return Err(format!(
-                    "unsupported function {}; only shardRange() and || are allowed",
-                    go_quote(other)
-                ));
+                return Err(ShardSelectorError::UnsupportedFunction(other.to_string()));
             }
         }
     }
@@ -309,13 +431,10 @@ impl ShardSelector {
     /// `pkg/sharding/parser.go` `Parse`): CEL syntax without macros, then the restricted
     /// grammar. The error is upstream's message (the API server prefixes it with `invalid
     /// shard selector: `).
-    pub fn parse(text: &str) -> Result<ShardSelector, String> {
+    pub fn parse(text: &str) -> Result<ShardSelector, ShardSelectorError> {
         let text = text.trim();
         if text.is_empty() {
-            return Err(
-                "empty shard selector is not allowed; omit the parameter for unfiltered lists"
-                    .to_owned(),
-            );
+            return Err(ShardSelectorError::Empty);
         }
         let options = ParseOptions {
             macros: false,
@@ -323,21 +442,16 @@ impl ShardSelector {
             ..ParseOptions::default()
         };
         let expr = parse(text, &options).map_err(|issues| {
-            let first = issues
-                .diagnostics
-                .first()
-                .map_or_else(String::new, |d| d.message());
-            format!("CEL parse error: {first}")
+            ShardSelectorError::Syntax(issues.diagnostics.first().map(|d| d.error.clone()))
         })?;
         let mut found = Vec::new();
         walk(&expr, &mut found)?;
         let field = found[0].0;
         if let Some((other, _)) = found.iter().find(|(f, _)| *f != field) {
-            return Err(format!(
-                "all shard ranges must use the same field, got {} and {}",
-                go_quote(field.path()),
-                go_quote(other.path())
-            ));
+            return Err(ShardSelectorError::MixedFields {
+                first: field,
+                other: *other,
+            });
         }
         Ok(ShardSelector {
             field,
@@ -394,7 +508,7 @@ fn shard_range(args: &[Value]) -> EvalResult {
         return Err(EvalError::no_such_overload());
     };
     let (value, start, end) = (string_arg(value)?, string_arg(start)?, string_arg(end)?);
-    let range = checked_range(start, end).map_err(EvalError::new)?;
+    let range = checked_range(start, end).map_err(|e| EvalError::new(e.to_string()))?;
     Ok(Value::Bool(
         range.contains(&format!("0x{}", hash_field(value))),
     ))
@@ -510,7 +624,7 @@ mod tests {
     }
 
     fn error(text: &str) -> String {
-        ShardSelector::parse(text).unwrap_err()
+        ShardSelector::parse(text).unwrap_err().to_string()
     }
 
     /// `TestParse`'s rejected inputs, each with the message upstream's parser gives.

@@ -39,7 +39,7 @@ impl Opaque for UrlValue {
 
 /// Parses as Kubernetes' `url()`: must pass `ParseRequestURI`, the value is `Parse`'s.
 pub fn parse(s: &str) -> Result<Url, EvalError> {
-    let wrap = |e: String| {
+    let wrap = |e: super::go_url::UrlError| {
         EvalError::new(format!(
             "URL parse error during conversion from string: {e}"
         ))

@@ -293,11 +293,17 @@ fn selector_parse_errors_go_to_the_authorizer() {
     assert_eq!(v, Value::from("nope"));
     let r = rec.0.lock().unwrap()[0].clone();
     assert_eq!(
-        r.field_selector_error.as_deref(),
+        r.field_selector_error
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some("invalid selector: 'foo badoperator bar'; can't understand 'foo badoperator bar'")
     );
     assert_eq!(
-        r.label_selector_error.as_deref(),
+        r.label_selector_error
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some(
             "unable to parse requirement: found 'badoperator', expected: in, notin, =, ==, !=, gt, lt"
         )
@@ -313,11 +319,17 @@ fn selector_parse_errors_go_to_the_authorizer() {
     );
     let r = rec.0.lock().unwrap()[0].clone();
     assert_eq!(
-        r.field_selector_error.as_deref(),
+        r.field_selector_error
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some("invalid selector: '*bar'; can't understand '*bar'")
     );
     assert_eq!(
-        r.label_selector_error.as_deref(),
+        r.label_selector_error
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some(
             "unable to parse requirement: <nil>: Invalid value: \"*bar\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
         )

@@ -2,7 +2,7 @@
 //! by the conformance runner and `tests/block.rs`. Test code only: no environment of
 //! kcel's has these macros.
 
-use kcel::library::syntax::{Expander, Macro, MacroError, Style};
+use kcel::library::syntax::{Expander, Macro, MacroError, MacroErrorKind, Style};
 use kcel::library::syntax::{Expr, ExprKind, Literal};
 
 /// How many `@indexN` variables cel-go's runner declares (`dyn`, as an optimizer would
@@ -50,6 +50,17 @@ const BLOCK_TEST_MACROS: &[Macro] = &[
     },
 ];
 
+/// cel-go's errors of the block macros.
+#[derive(Debug, thiserror::Error)]
+enum BlockError {
+    #[error("cel.block requires the first arg to be a list literal")]
+    Block,
+    #[error("cel.index requires a single non-negative int constant arg")]
+    Index,
+    #[error("{0} requires two non-negative int constant args")]
+    Variable(String),
+}
+
 fn expand_block(ex: &mut Expander, _: Option<Expr>, args: Vec<Expr>) -> Result<Expr, MacroError> {
     match args.first() {
         Some(Expr {
@@ -57,7 +68,7 @@ fn expand_block(ex: &mut Expander, _: Option<Expr>, args: Vec<Expr>) -> Result<E
             ..
         }) => Ok(ex.call("cel.@block", args)),
         other => Err(MacroError {
-            message: "cel.block requires the first arg to be a list literal".into(),
+            kind: MacroErrorKind::library(BlockError::Block),
             span: other.map_or(ex.span(), |e| e.span),
         }),
     }
@@ -75,7 +86,7 @@ fn expand_index(ex: &mut Expander, _: Option<Expr>, args: Vec<Expr>) -> Result<E
     match args.first().map(|a| (a, non_negative_int(a))) {
         Some((_, Some(i))) => Ok(ex.ident(&format!("@index{i}"))),
         other => Err(MacroError {
-            message: "cel.index requires a single non-negative int constant arg".into(),
+            kind: MacroErrorKind::library(BlockError::Index),
             span: other.map_or(ex.span(), |(e, _)| e.span),
         }),
     }
@@ -93,7 +104,7 @@ fn expand_comprehension_var(
             Some(v) => values.push(v),
             None => {
                 return Err(MacroError {
-                    message: format!("{function} requires two non-negative int constant args"),
+                    kind: MacroErrorKind::library(BlockError::Variable(function.into())),
                     span: a.span,
                 });
             }
@@ -102,7 +113,7 @@ fn expand_comprehension_var(
     match values.as_slice() {
         [depth, unique] => Ok(ex.ident(&format!("{prefix}:{depth}:{unique}"))),
         _ => Err(MacroError {
-            message: format!("{function} requires two non-negative int constant args"),
+            kind: MacroErrorKind::library(BlockError::Variable(function.into())),
             span: ex.span(),
         }),
     }

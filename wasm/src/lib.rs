@@ -70,7 +70,7 @@ pub fn version() -> String {
 #[wasm_bindgen(js_name = loadTimeZones)]
 pub fn load_time_zones(table: &[u8]) -> String {
     respond(|| {
-        let table = ZoneTable::decode(table).map_err(input)?;
+        let table = ZoneTable::decode(table).map_err(|e| input(e.to_string()))?;
         let answer = json!({"version": table.version(), "zones": table.names().count()});
         time_zones::install(table);
         Ok(answer)

@@ -142,7 +142,8 @@ impl EnvRequest {
         self.libraries
             .iter()
             .map(|spec| {
-                let (library, version) = kcel_stdlib::catalog::resolve(spec).map_err(input)?;
+                let (library, version) =
+                    kcel_stdlib::catalog::resolve(spec).map_err(|e| input(e.to_string()))?;
                 Ok(library.build(version))
             })
             .collect()

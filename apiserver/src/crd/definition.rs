@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use kcel_stdlib::kubernetes::crd::{CrdValidator, ErrorType, FieldError, FieldPath};
-use kcel_stdlib::kubernetes::format::messages;
+use kcel_stdlib::kubernetes::named_formats::messages;
 
 use super::registry::{
     self, CustomResource, PrinterColumn, ScalePaths, ServedVersion, VERBS, intern_resource,

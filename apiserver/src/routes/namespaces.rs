@@ -84,7 +84,7 @@ pub(crate) fn check_finalize(namespace: &object::Object, name: &str) -> Result<(
     for (i, finalizer) in finalizers.iter().enumerate() {
         let text = finalizer.as_str().unwrap_or("");
         let field = format!("spec.finalizers[{i}]");
-        for message in kcel_stdlib::kubernetes::format::messages("qualifiedName", text) {
+        for message in kcel_stdlib::kubernetes::named_formats::messages("qualifiedName", text) {
             causes.push(crate::error::FieldError::invalid_string(
                 &field, text, &message,
             ));

@@ -24,7 +24,7 @@ use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
 use crate::storage::{RangeRequest, StorageError, keys};
 use crate::table;
-use kcel_stdlib::kubernetes::format::messages;
+use kcel_stdlib::kubernetes::named_formats::messages;
 
 use super::call::{Call, current, read_body, selectors, storage};
 use super::write::{DeleteOptions, WriteOptions, Written, delete_object, has_generation, modify};

@@ -3,10 +3,10 @@
 use crate::kubernetes::crd::FieldError;
 
 use super::api::ValidatingAdmissionPolicyBinding;
-use super::validation;
+use super::write_validation;
 
 /// The field errors of a binding, in the API server's order: metadata, `policyName`,
 /// `paramRef`, `matchResources` and `validationActions`.
 pub fn validate_binding(binding: &ValidatingAdmissionPolicyBinding) -> Vec<FieldError> {
-    validation::binding_errors(binding)
+    write_validation::binding_errors(binding)
 }

@@ -10,8 +10,8 @@ use kcel::TypeProvider;
 use kcel::{Env, Program, Type};
 
 use super::api::{PolicySpec, ValidatingAdmissionPolicy};
-use super::errors::ExpressionError;
-use super::validation;
+use super::expression_errors::ExpressionError;
+use super::write_validation;
 
 /// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
 pub const VARIABLES_TYPE: &str = "kubernetes.variables";
@@ -507,9 +507,9 @@ impl CompiledPolicy {
                     .err()
             })
             .collect();
-        let errors = validation::policy_errors(
+        let errors = write_validation::policy_errors(
             &policy,
-            &validation::CompileErrors {
+            &write_validation::CompileErrors {
                 ignore_match_conditions,
                 conditions: condition_errors,
                 variables: variable_errors,

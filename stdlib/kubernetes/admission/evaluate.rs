@@ -8,6 +8,7 @@ use kcel::Value;
 use super::activation::{LazyVariables, Phase, PolicyActivation};
 use super::api::FailurePolicy;
 use super::compile::{Compiled, CompiledPolicy};
+use super::expression_errors::ExpressionError;
 
 /// The runtime cost budget of one binding's validations (and, separately, its audit
 /// annotations).
@@ -17,8 +18,33 @@ pub const MATCH_CONDITION_COST_BUDGET: u64 = 2_500_000;
 /// The longest message a messageExpression may produce.
 pub const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 
-const OUT_OF_BUDGET: &str =
-    "validation failed due to running out of cost budget, no further validation rules will be run";
+/// Why an expression of a policy gave no value; `Display` is the API server's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EvaluationError {
+    /// The expression has no program.
+    #[error("compilation error: {0}")]
+    Compile(ExpressionError),
+    /// The evaluation failed.
+    #[error("expression '{expression}' resulted in error: {error}")]
+    Eval {
+        /// The expression.
+        expression: String,
+        /// The error.
+        error: kcel::EvalError,
+    },
+    /// The phase's cost budget ran out.
+    #[error(
+        "validation failed due to running out of cost budget, no further validation rules will be run"
+    )]
+    OutOfBudget,
+    /// The messageExpressions failed.
+    #[error("failed messageExpression: {0}")]
+    Message(Box<EvaluationError>),
+    /// Several match conditions failed (Kubernetes' `utilerrors.NewAggregate`: once each,
+    /// in brackets).
+    #[error("[{}]", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
+    Several(Vec<EvaluationError>),
+}
 
 /// What one validation decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,8 +58,8 @@ pub enum Outcome {
         /// The Status reason.
         reason: String,
     },
-    /// Evaluation failed: the error message (its effect follows the failure policy).
-    Error(String),
+    /// Evaluation failed (its effect follows the failure policy).
+    Error(EvaluationError),
 }
 
 /// The cost of one evaluated expression.
@@ -51,7 +77,7 @@ pub enum AnnotationOutcome {
     /// A value to publish under a key.
     Publish(String, String),
     /// An evaluation error (denies under failurePolicy Fail).
-    Error(String),
+    Error(EvaluationError),
     /// A value neither string nor null (denies whatever the failure policy).
     BadType(String),
 }
@@ -85,10 +111,10 @@ impl Run<'_> {
     }
 
     /// Evaluates one expression, recording its cost (with the variables it computed).
-    fn eval(&mut self, compiled: &Compiled) -> (Result<Value, String>, u64) {
+    fn eval(&mut self, compiled: &Compiled) -> (Result<Value, EvaluationError>, u64) {
         let program = match &compiled.program {
             Ok(p) => p,
-            Err(e) => return (Err(format!("compilation error: {e}")), 0),
+            Err(e) => return (Err(EvaluationError::Compile(e.clone())), 0),
         };
         let (result, details) = program.eval_with_details(&self.variables.activation());
         // The variables this expression caused to be computed count towards its budget.
@@ -99,8 +125,10 @@ impl Run<'_> {
             field: compiled.field.clone(),
             cost,
         });
-        let result = result
-            .map_err(|e| format!("expression '{}' resulted in error: {}", compiled.source, e));
+        let result = result.map_err(|error| EvaluationError::Eval {
+            expression: compiled.source.to_string(),
+            error,
+        });
         (result, cost)
     }
 
@@ -109,7 +137,7 @@ impl Run<'_> {
         &mut self,
         list: &[Option<&Compiled>],
         budget: u64,
-    ) -> Result<Vec<Option<Result<Value, String>>>, String> {
+    ) -> Result<Vec<Option<Result<Value, EvaluationError>>>, EvaluationError> {
         let mut remaining = budget;
         let mut out = Vec::with_capacity(list.len());
         for compiled in list {
@@ -119,7 +147,7 @@ impl Run<'_> {
             };
             let (result, cost) = self.eval(compiled);
             if cost > remaining {
-                return Err(OUT_OF_BUDGET.to_string());
+                return Err(EvaluationError::OutOfBudget);
             }
             remaining -= cost;
             out.push(Some(result));
@@ -130,10 +158,10 @@ impl Run<'_> {
 
 /// Whether the match conditions hold: `Ok(false)` as soon as one is false, `Err` with
 /// the errors when none is false but some failed.
-fn match_conditions(run: &mut Run<'_>, policy: &CompiledPolicy) -> Result<bool, String> {
+fn match_conditions(run: &mut Run<'_>, policy: &CompiledPolicy) -> Result<bool, EvaluationError> {
     let list: Vec<_> = policy.match_conditions.iter().map(Some).collect();
     let results = run.eval_all(&list, MATCH_CONDITION_COST_BUDGET)?;
-    let mut errors: Vec<String> = Vec::new();
+    let mut errors: Vec<EvaluationError> = Vec::new();
     for result in results.into_iter().flatten() {
         match result {
             Ok(Value::Bool(false)) => return Ok(false),
@@ -148,7 +176,7 @@ fn match_conditions(run: &mut Run<'_>, policy: &CompiledPolicy) -> Result<bool, 
     match errors.len() {
         0 => Ok(true),
         1 => Err(errors.swap_remove(0)),
-        _ => Err(format!("[{}]", errors.join(", "))),
+        _ => Err(EvaluationError::Several(errors)),
     }
 }
 
@@ -209,10 +237,13 @@ pub fn evaluate(policy: &CompiledPolicy, bindings: Arc<PolicyActivation>) -> Val
     for (i, evaluated) in evaluated.into_iter().enumerate() {
         let outcome = match evaluated {
             Some(Err(e)) => Outcome::Error(e),
-            _ if messages.is_err() => Outcome::Error(format!(
-                "failed messageExpression: {}",
-                messages.as_ref().err().map_or("", String::as_str)
-            )),
+            _ if messages.is_err() => Outcome::Error(EvaluationError::Message(Box::new(
+                messages
+                    .as_ref()
+                    .err()
+                    .cloned()
+                    .unwrap_or(EvaluationError::OutOfBudget),
+            ))),
             Some(Ok(Value::Bool(true))) => Outcome::Admit,
             _ => {
                 let message = messages
@@ -242,7 +273,7 @@ pub fn evaluate(policy: &CompiledPolicy, bindings: Arc<PolicyActivation>) -> Val
 fn audit_annotations(
     run: &mut Run<'_>,
     policy: &CompiledPolicy,
-) -> Result<Vec<AnnotationOutcome>, String> {
+) -> Result<Vec<AnnotationOutcome>, EvaluationError> {
     run.new_phase(Phase::AuditAnnotations);
     let list: Vec<_> = policy.audit_annotations.iter().map(Some).collect();
     let results = run.eval_all(&list, BINDING_COST_BUDGET)?;

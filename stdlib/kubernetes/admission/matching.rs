@@ -8,6 +8,7 @@ use super::api::{
     AdmissionRequest, GroupVersionKind, GroupVersionResource, LabelSelector, MatchPolicy,
     MatchResources, NamedRuleWithOperations,
 };
+use super::configuration_errors::ConfigurationError;
 
 /// What kube-apiserver's equivalent-resource registry knows: which resources are the same
 /// objects served under other API groups or versions (`matchPolicy: Equivalent`), the kind
@@ -252,7 +253,7 @@ fn rules_match(
     policy: Option<&MatchPolicy>,
     request: &AdmissionRequest,
     resources: &dyn EquivalentResources,
-) -> Result<Option<Matched>, String> {
+) -> Result<Option<Matched>, ConfigurationError> {
     if rules.iter().any(|r| rule_matches(r, request)) {
         return Ok(Some(Matched {
             resource: request.resource.clone(),
@@ -269,10 +270,7 @@ fn rules_match(
                 continue;
             }
             let Some(kind) = resources.kind_for(equivalent, &request.sub_resource) else {
-                return Err(format!(
-                    "unable to convert to {}/{}, Resource={}: unknown kind",
-                    equivalent.group, equivalent.version, equivalent.resource
-                ));
+                return Err(ConfigurationError::UnknownKind(equivalent.clone()));
             };
             if name_matches(rule, request) {
                 return Ok(Some(Matched {
@@ -285,14 +283,6 @@ fn rules_match(
     Ok(None)
 }
 
-/// Kubernetes' NotFound error for a namespace (`namespaces "name" not found`).
-pub fn namespace_not_found(name: &str) -> String {
-    format!(
-        "namespaces {} not found",
-        crate::kubernetes::crd::field_error::go_quote(name)
-    )
-}
-
 /// The labels of the request's namespace for `namespaceSelector` (Kubernetes' namespace
 /// matcher): `Ok(None)` for cluster-scoped resources other than namespaces, which every
 /// namespace selector matches; the object's own labels when a Namespace is created or
@@ -301,7 +291,7 @@ pub fn namespace_not_found(name: &str) -> String {
 fn namespace_labels(
     request: &AdmissionRequest,
     namespace: Option<&serde_json::Value>,
-) -> Result<Option<BTreeMap<String, String>>, String> {
+) -> Result<Option<BTreeMap<String, String>>, ConfigurationError> {
     let namespaces = request.resource.resource == "namespaces";
     if request.namespace.is_empty() && !namespaces {
         return Ok(None);
@@ -314,7 +304,9 @@ fn namespace_labels(
     }
     match namespace {
         Some(namespace) => Ok(Some(labels_of(Some(namespace)))),
-        None => Err(namespace_not_found(&request.namespace)),
+        None => Err(ConfigurationError::NamespaceNotFound(
+            request.namespace.clone(),
+        )),
     }
 }
 
@@ -332,7 +324,7 @@ pub fn matches(
     request: &AdmissionRequest,
     namespace: Option<&serde_json::Value>,
     equivalents: &dyn EquivalentResources,
-) -> Result<Option<Matched>, String> {
+) -> Result<Option<Matched>, ConfigurationError> {
     let mut namespace_error = None;
     if let Some(selector) = &resources.namespace_selector
         && !selector_is_empty(selector)

@@ -39,15 +39,16 @@ mod activation;
 pub mod api;
 pub(crate) mod binding;
 pub(crate) mod compile;
-pub(crate) mod errors;
+mod configuration_errors;
 mod evaluate;
+pub(crate) mod expression_errors;
 pub(crate) mod matching;
 mod params;
 pub mod policy_set;
 #[cfg(test)]
 mod tests;
 pub(crate) mod typecheck;
-mod validation;
+mod write_validation;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -64,13 +65,14 @@ pub use api::{
 };
 pub use binding::validate_binding;
 pub use compile::{Compiled, CompiledPolicy};
-pub use errors::ExpressionError;
 pub use evaluate::{
     BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,
 };
+pub use expression_errors::ExpressionError;
 
 use crate::kubernetes::crd::field_error::go_quote;
 use activation::{Converted, PolicyActivation, Subject};
+use configuration_errors::ConfigurationError;
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use policy_set::{Lookups, NamespaceLookup, ParamLookup, PolicySet, StaticObjects};
@@ -306,7 +308,12 @@ struct Dispatch<'a, 'i> {
 
 impl Dispatch<'_, '_> {
     /// A configuration error: denies under failurePolicy Fail, else nothing.
-    fn config_error(&mut self, policy: &CompiledPolicy, binding: Option<&str>, error: &str) {
+    fn config_error(
+        &mut self,
+        policy: &CompiledPolicy,
+        binding: Option<&str>,
+        error: &ConfigurationError,
+    ) {
         let message = match (&policy.policy.spec.failure_policy, binding) {
             (Some(FailurePolicy::Ignore), _) => return,
             (Some(FailurePolicy::Other(other)), _) => {
@@ -372,7 +379,7 @@ impl Dispatch<'_, '_> {
                 None => (request.object.as_ref(), request.old_object.as_ref()),
                 Some(Ok((o, old))) => (o.as_ref(), old.as_ref()),
                 Some(Err(e)) if !params.is_empty() => {
-                    let e = format!("failed to convert object version: {e}");
+                    let e = ConfigurationError::Conversion(e.clone());
                     self.config_error(policy, Some(binding_name), &e);
                     continue;
                 }
@@ -394,7 +401,8 @@ impl Dispatch<'_, '_> {
                 self.aborted = Some(Status {
                     code: 404,
                     reason: "NotFound".into(),
-                    message: matching::namespace_not_found(&request.namespace),
+                    message: ConfigurationError::NamespaceNotFound(request.namespace.clone())
+                        .to_string(),
                 });
                 return;
             };
@@ -418,13 +426,13 @@ impl Dispatch<'_, '_> {
                     let (message, reason) = match outcome {
                         Outcome::Admit => continue,
                         Outcome::Error(_) if !fails => continue,
-                        Outcome::Error(e) => (e, "Invalid".to_string()),
+                        Outcome::Error(e) => (e.to_string(), "Invalid".to_string()),
                         Outcome::Deny { message, reason } => (message, reason),
                     };
                     self.apply_actions(policy, binding, index, message, reason);
                 }
                 for annotation in result.annotations {
-                    match annotation {
+                    let message = match annotation {
                         AnnotationOutcome::Publish(key, mut value) => {
                             if value.len() > MAX_ANNOTATION_VALUE {
                                 let mut cut = MAX_ANNOTATION_VALUE;
@@ -437,17 +445,18 @@ impl Dispatch<'_, '_> {
                             if !values.contains(&value) {
                                 values.push(value);
                             }
+                            continue;
                         }
-                        AnnotationOutcome::Error(_) if !fails => {}
-                        AnnotationOutcome::Error(e) | AnnotationOutcome::BadType(e) => {
-                            self.denials.push(Denial {
-                                policy: policy.name().to_string(),
-                                binding: Some(binding_name.to_string()),
-                                message: e,
-                                reason: "Invalid".into(),
-                            })
-                        }
-                    }
+                        AnnotationOutcome::Error(_) if !fails => continue,
+                        AnnotationOutcome::Error(e) => e.to_string(),
+                        AnnotationOutcome::BadType(message) => message,
+                    };
+                    self.denials.push(Denial {
+                        policy: policy.name().to_string(),
+                        binding: Some(binding_name.to_string()),
+                        message,
+                        reason: "Invalid".into(),
+                    })
                 }
             }
         }

@@ -4,6 +4,7 @@ use super::Input;
 use super::api::{
     ParamKind, ParameterNotFoundAction, PolicySpec, ValidatingAdmissionPolicyBinding,
 };
+use super::configuration_errors::ConfigurationError;
 use super::matching::{labels_of, selector_matches};
 
 fn meta<'a>(object: &'a serde_json::Value, field: &str) -> &'a str {
@@ -48,7 +49,7 @@ pub fn collect<'a>(
     spec: &PolicySpec,
     binding: &ValidatingAdmissionPolicyBinding,
     input: &Input<'a>,
-) -> Result<Vec<Option<&'a serde_json::Value>>, String> {
+) -> Result<Vec<Option<&'a serde_json::Value>>, ConfigurationError> {
     let (Some(kind), Some(param_ref)) = (&spec.param_kind, &binding.spec.param_ref) else {
         return Ok(vec![None]);
     };
@@ -62,16 +63,10 @@ pub fn collect<'a>(
     };
     match scope {
         Some(true) if namespace.is_empty() => {
-            return Err(
-                "cannot use namespaced paramRef in policy binding that matches \
-                 cluster-scoped resources"
-                    .into(),
-            );
+            return Err(ConfigurationError::NamespacedParamsForClusterScope);
         }
         Some(false) if !param_ref.namespace.is_empty() => {
-            return Err(
-                "paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into(),
-            );
+            return Err(ConfigurationError::NamespaceForClusterScopedParams);
         }
         _ => {}
     }
@@ -82,7 +77,7 @@ pub fn collect<'a>(
     };
     let found: Vec<_> = if !param_ref.name.is_empty() {
         if param_ref.selector.is_some() {
-            return Err("paramRef.name and paramRef.selector are mutually exclusive".into());
+            return Err(ConfigurationError::NameAndSelector);
         }
         candidates
             .iter()
@@ -99,14 +94,12 @@ pub fn collect<'a>(
             .map(|p| Some(*p))
             .collect()
     } else {
-        return Err("one of name or selector must be provided".into());
+        return Err(ConfigurationError::NoNameOrSelector);
     };
     if found.is_empty()
         && param_ref.parameter_not_found_action == Some(ParameterNotFoundAction::Deny)
     {
-        return Err(
-            "no params found for policy binding with `Deny` parameterNotFoundAction".into(),
-        );
+        return Err(ConfigurationError::NoParams);
     }
     Ok(found)
 }

@@ -35,17 +35,17 @@
 //! assert!(outcome.decode_error.is_none() && outcome.errors.is_empty());
 //! ```
 
-pub mod schema;
+pub mod typed_decoding;
 
 use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
-pub use schema::OpenApiSchema;
+pub use typed_decoding::OpenApiSchema;
 
 use super::crd::FieldError;
-use super::format::messages;
+use super::named_formats::messages;
 use super::object_meta::{self, Scope};
 
 /// The vendored catalogue (see `generate.py`).

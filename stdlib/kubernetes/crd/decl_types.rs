@@ -24,6 +24,11 @@ pub const MAX_DURATION_SIZE: u64 = 32;
 /// Schemas nested deeper than this are rejected.
 pub const MAX_SCHEMA_DEPTH: usize = 200;
 
+/// A schema nested deeper than [`MAX_SCHEMA_DEPTH`] ([`SchemaTypes::build`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("schema nested deeper than {MAX_SCHEMA_DEPTH} levels")]
+pub struct SchemaTooDeep;
+
 /// What a list's `==` and `+` mean (`x-kubernetes-list-type`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ListKind {
@@ -145,7 +150,7 @@ impl SchemaTypes {
         schema: &Schema,
         root_name: &str,
         is_resource_root: bool,
-    ) -> Result<(SchemaTypes, Option<Arc<DeclType>>), String> {
+    ) -> Result<(SchemaTypes, Option<Arc<DeclType>>), SchemaTooDeep> {
         let mut types = SchemaTypes::default();
         let root = types.decl_type(schema, root_name, is_resource_root, 0)?;
         Ok((types, root))
@@ -157,11 +162,9 @@ impl SchemaTypes {
         name: &str,
         is_resource_root: bool,
         depth: usize,
-    ) -> Result<Option<Arc<DeclType>>, String> {
+    ) -> Result<Option<Arc<DeclType>>, SchemaTooDeep> {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(format!(
-                "schema nested deeper than {MAX_SCHEMA_DEPTH} levels"
-            ));
+            return Err(SchemaTooDeep);
         }
         if s.int_or_string {
             let max = match s.max_length {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value as Json;
 
-use super::compile::CompileOptions;
+use super::compile_rules::CompileOptions;
 use super::errors::{CrdError, DefinitionError, NotServed};
 use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};

@@ -23,7 +23,7 @@
 //! );
 //! ```
 
-pub(crate) mod compile;
+pub(crate) mod compile_rules;
 pub(crate) mod decl_types;
 pub(crate) mod defaulting;
 pub(crate) mod definition;
@@ -41,11 +41,11 @@ pub(crate) mod structural;
 pub(crate) mod validation;
 pub(crate) mod values;
 
-pub use compile::{
+pub use compile_rules::{
     CompileOptions, CompiledRule, CompiledSchema, PER_CALL_COST_LIMIT, RuleNode, RuleReport,
     compile_schema, rule_env,
 };
-pub use decl_types::{DeclKind, DeclType, Field, ListKind, SchemaTypes};
+pub use decl_types::{DeclKind, DeclType, Field, ListKind, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use errors::{CrdError, DefinitionError, NotServed};
 pub use field_error::{ErrorType, FieldError, FieldPath};

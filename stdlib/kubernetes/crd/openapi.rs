@@ -544,8 +544,8 @@ fn string(text: &str, s: &Schema, path: &str) -> Outcome {
 /// A schema's `pattern` compiled with Go's RE2 syntax, once per process (schemas are
 /// validated against on every write): kube-openapi compiles each pattern once too (its
 /// `compileRegexp` cache). At most [`MAX_PATTERNS`] are kept.
-fn pattern(source: &str) -> Result<regex::Regex, String> {
-    static CACHE: LazyLock<Mutex<HashMap<String, Result<regex::Regex, String>>>> =
+fn pattern(source: &str) -> Result<regex::Regex, kcel::EvalError> {
+    static CACHE: LazyLock<Mutex<HashMap<String, Result<regex::Regex, kcel::EvalError>>>> =
         LazyLock::new(Mutex::default);
     let mut cache = CACHE
         .lock()
@@ -553,7 +553,7 @@ fn pattern(source: &str) -> Result<regex::Regex, String> {
     if let Some(compiled) = cache.get(source) {
         return compiled.clone();
     }
-    let compiled = kcel::library::standard::compile_regex(source).map_err(|e| e.into_message());
+    let compiled = kcel::library::standard::compile_regex(source);
     if cache.len() >= MAX_PATTERNS {
         cache.clear();
     }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::compile::{
+use super::compile_rules::{
     CompileOptions, CompiledRule, CompiledSchema, OLD_SELF, RuleNode, SELF, compile_schema,
     rule_env,
 };

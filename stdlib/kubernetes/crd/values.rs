@@ -57,7 +57,7 @@ pub enum DataError {
         /// The string.
         text: String,
         /// Go's parse error.
-        reason: String,
+        reason: duration_text::DurationSyntaxError,
     },
     /// A `format: date`/`date-time` string that is neither.
     #[error("Invalid date formatted string {0}")]

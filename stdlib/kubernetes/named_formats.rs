@@ -401,7 +401,7 @@ pub(crate) fn label_value(s: &str) -> Vec<String> {
 fn uri(s: &str) -> Vec<String> {
     match super::go_url::parse_request_uri(s) {
         Ok(_) => Vec::new(),
-        Err(e) => vec![e],
+        Err(e) => vec![e.to_string()],
     }
 }
 

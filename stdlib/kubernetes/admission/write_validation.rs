@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 
 use crate::kubernetes::crd::field_error::{go_json_quote, go_json_value, go_quote};
 use crate::kubernetes::crd::{ErrorType, FieldError, FieldPath};
-use crate::kubernetes::format::messages as check;
+use crate::kubernetes::named_formats::messages as check;
 use crate::kubernetes::object_meta::{Meta, Scope};
 
 use super::api::{
@@ -16,7 +16,7 @@ use super::api::{
     ParamKind, ParamRef, ParameterNotFoundAction, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, ValidationAction,
 };
-use super::errors::ExpressionError;
+use super::expression_errors::ExpressionError;
 
 /// At most this many match conditions (`validateMatchConditions`).
 const MAX_MATCH_CONDITIONS: usize = 64;

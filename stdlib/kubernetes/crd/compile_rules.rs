@@ -174,7 +174,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
                 options.schema_path.clone(),
                 ErrorType::Invalid,
                 &schema.type_,
-                e,
+                e.to_string(),
             ));
             None
         }
