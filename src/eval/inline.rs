@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use crate::cost::CallCost;
 use crate::error::EvalError;
 use crate::eval::node::{Field, Inline, Operator, Time};
+use crate::eval::operand::Read;
 use crate::registry::{Overload, Specialization};
 use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
@@ -240,7 +241,59 @@ impl Inline {
     /// [`Inline::tests`]), when they are of kinds evaluated inline (it cannot fail then).
     /// `key` is the constant key operand of `in`, if it is one, with its hash.
     #[inline(always)]
-    pub fn test(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(bool, u64)> {
+    pub fn test(self, a: Read<'_>, b: Read<'_>, key: Option<&Field>) -> Option<(bool, u64)> {
+        match (a, b) {
+            (Read::Value(a), Read::Value(b)) => self.test_values(a, b, key),
+            _ => self.test_json(a, b, key),
+        }
+    }
+
+    /// [`Inline::test`] where an operand is JSON read in place: as on the values it
+    /// converts to.
+    #[inline(never)]
+    fn test_json(self, a: Read<'_>, b: Read<'_>, key: Option<&Field>) -> Option<(bool, u64)> {
+        if self.keyed && self.op == Operator::In {
+            if let Some(k) = a.as_str() {
+                let found = match key {
+                    Some(field) => b.has_field(field),
+                    None => b.has_key(k),
+                };
+                if let Some(found) = found {
+                    return Some((found, 1));
+                }
+            }
+        }
+        if self.ints && self.tests() {
+            if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+                return Some((self.op.holds(x.cmp(&y)), 1));
+            }
+        }
+        if self.bools {
+            if let (Some(x), Some(y)) = (a.as_bool(), b.as_bool()) {
+                return Some((self.op.holds(x.cmp(&y)), 1));
+            }
+        }
+        if self.strings {
+            if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
+                return Some((self.strings_hold(x, y), string_cost(x, y)));
+            }
+        }
+        None
+    }
+
+    /// This comparison on two strings.
+    #[inline(always)]
+    fn strings_hold(self, x: &str, y: &str) -> bool {
+        match self.op {
+            Operator::Equals => str_eq(x, y),
+            Operator::NotEquals => !str_eq(x, y),
+            op => op.holds(x.as_bytes().cmp(y.as_bytes())),
+        }
+    }
+
+    /// [`Inline::test`] on two values.
+    #[inline(always)]
+    fn test_values(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(bool, u64)> {
         if self.keyed && self.op == Operator::In {
             if let (Value::String(k), Value::Map(m)) = (a, b) {
                 let found = match key {
@@ -262,12 +315,7 @@ impl Inline {
             }
             (Value::Bool(x), Value::Bool(y)) if self.bools => Some((self.op.holds(x.cmp(y)), 1)),
             (Value::String(x), Value::String(y)) if self.strings => {
-                let holds = match self.op {
-                    Operator::Equals => str_eq(x, y),
-                    Operator::NotEquals => !str_eq(x, y),
-                    op => op.holds(x.as_bytes().cmp(y.as_bytes())),
-                };
-                Some((holds, string_cost(x, y)))
+                Some((self.strings_hold(x, y), string_cost(x, y)))
             }
             _ => None,
         }
@@ -287,12 +335,59 @@ impl Inline {
     /// The result and cost for `a` and `b`, when they are of kinds evaluated inline. `key`
     /// is the constant key operand of `in` or an index, if it is one, with its hash.
     #[inline(always)]
-    pub fn apply(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(EvalResult, u64)> {
+    pub fn apply(self, a: Read<'_>, b: Read<'_>, key: Option<&Field>) -> Option<(EvalResult, u64)> {
         if self.tests() {
             return self
                 .test(a, b, key)
                 .map(|(holds, cost)| (Ok(Value::Bool(holds)), cost));
         }
+        match (a, b) {
+            (Read::Value(a), Read::Value(b)) => self.apply_values(a, b, key),
+            _ => self.apply_json(a, b, key),
+        }
+    }
+
+    /// [`Inline::apply`] (not a test) where an operand is JSON read in place: as on the
+    /// values it converts to.
+    #[inline(never)]
+    fn apply_json(
+        self,
+        a: Read<'_>,
+        b: Read<'_>,
+        key: Option<&Field>,
+    ) -> Option<(EvalResult, u64)> {
+        if self.keyed && a.is_map() {
+            if let Some(k) = b.as_str() {
+                let found = match key {
+                    Some(field) => a.field(field),
+                    None => a.key(k),
+                };
+                let result = found
+                    .map(Read::to_value)
+                    .ok_or_else(|| EvalError::no_such_key(go_display(&Value::from(k))));
+                return Some((result, 1));
+            }
+        }
+        if self.ints {
+            if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+                return Some((int_op(self.op, x, y), 1));
+            }
+        }
+        if self.indexed && a.is_list() {
+            if let Some(i) = b.as_int() {
+                let element = a
+                    .element(i)
+                    .map(Read::to_value)
+                    .ok_or_else(|| index_out_of_range(i, a.len().unwrap_or(0)));
+                return Some((element, 1));
+            }
+        }
+        None
+    }
+
+    /// [`Inline::apply`] (not a test) on two values.
+    #[inline(always)]
+    fn apply_values(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(EvalResult, u64)> {
         if self.keyed {
             if let (Value::Map(m), Value::String(k)) = (a, b) {
                 let found = match key {
@@ -428,7 +523,7 @@ mod tests {
             .unwrap_or_else(|| panic!("{function} has an inline form"));
             for a in &values {
                 for b in &values {
-                    let Some((result, cost)) = inline.apply(a, b, None) else {
+                    let Some((result, cost)) = inline.apply(Read::of(a), Read::of(b), None) else {
                         continue;
                     };
                     let constant = Field::new(match (a, b) {
@@ -439,7 +534,7 @@ mod tests {
                         (a, b)
                     {
                         assert_eq!(
-                            inline.apply(a, b, Some(&constant)),
+                            inline.apply(Read::of(a), Read::of(b), Some(&constant)),
                             Some((result.clone(), cost))
                         );
                     }

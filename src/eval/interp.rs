@@ -13,12 +13,11 @@ use crate::eval::node::{
     MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
     StringTestNode, Time, TimeNode, TimeOverloads, call_args,
 };
+use crate::eval::operand::Read;
 use crate::registry::{Implementation, Overload};
-use crate::standard::collections::index_out_of_range;
-use crate::standard::go_display;
 use crate::syntax::ast::ExprId;
 use crate::value::EvalResult;
-use crate::value::{Key, List, Map, Value, str_eq};
+use crate::value::{JsonNode, Key, List, Map, Value, str_eq};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.
 pub type Interrupt = dyn Fn() -> bool + Send + Sync;
@@ -147,6 +146,22 @@ impl SlotContent<'_> {
             SlotContent::Result(r) => r,
             element => element.to_result(),
         }
+    }
+
+    /// Makes this slot the value of `json`, a node of `document`'s document: an object or
+    /// array a slot already pointing into that document is moved to (no reference count
+    /// update per iteration over an array).
+    #[inline]
+    fn set_json(&mut self, document: &JsonNode, json: &serde_json::Value) {
+        if json.is_object() || json.is_array() {
+            if let SlotContent::Result(Ok(Value::Json(node))) = self {
+                if node.same_document(document) {
+                    node.point_at(json);
+                    return;
+                }
+            }
+        }
+        *self = SlotContent::Result(Ok(document.child(json)));
     }
 
     /// Makes this slot element `index` of `list`.
@@ -328,9 +343,11 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 /// `has(operand.field)`, as a [`Truth`].
 #[inline(never)]
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
-    if let Some((Value::Map(m), read)) = peek_costed(operand, frame.slots) {
-        if charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost).is_some() {
-            return Truth::Bool(field.find(m).is_some());
+    if let Some((v, read)) = peek_costed(operand, frame.slots) {
+        if let Some(found) = v.has_field(field) {
+            if charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost).is_some() {
+                return Truth::Bool(found);
+            }
         }
     }
     let result = has_evaluated(id, operand, field, frame);
@@ -465,9 +482,8 @@ fn in_constant_list(
 /// charged) otherwise.
 #[inline(never)]
 fn in_constant_list_test(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
-    let (Value::String(s), read) = peek_costed(element, frame.slots)? else {
-        return None;
-    };
+    let (v, read) = peek_costed(element, frame.slots)?;
+    let s = v.as_str()?;
     charge_within(&mut frame.cost, frame.limit, read)?;
     Some(contains_string(strings, s))
 }
@@ -510,11 +526,9 @@ fn matches_constant(
     cost: CallCost,
     frame: &mut Frame,
 ) -> EvalResult {
-    if let Some((s, read)) = peek_costed(subject, frame.slots) {
+    if let Some((Read::Value(s), read)) = peek_costed(subject, frame.slots) {
         let charge = read + cost.of_binary(s, pattern, None);
-        if !matches!(s, Value::Json(_))
-            && charge_within(&mut frame.cost, frame.limit, charge).is_some()
-        {
+        if charge_within(&mut frame.cost, frame.limit, charge).is_some() {
             return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
         }
     }
@@ -541,9 +555,8 @@ fn string_test_in_place(t: &StringTestNode, frame: &mut Frame) -> Option<bool> {
     let Node::Call { args, .. } = &t.call else {
         return None;
     };
-    let (Value::String(s), read) = peek_costed(args.first()?, frame.slots)? else {
-        return None;
-    };
+    let (v, read) = peek_costed(args.first()?, frame.slots)?;
+    let s = v.as_str()?;
     let traversal = cost::traverse(cost::code_points(s)).saturating_mul(t.factor);
     charge_within(&mut frame.cost, frame.limit, read + traversal)?;
     Some(t.test.holds(s))
@@ -778,10 +791,8 @@ fn call_overload(
 ) -> EvalResult {
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
-            if let Some((x, read)) = peek_costed(a, frame.slots) {
-                if !matches!(x, Value::Json(_))
-                    && charge_within(&mut frame.cost, frame.limit, read + c).is_some()
-                {
+            if let Some((Read::Value(x), read)) = peek_costed(a, frame.slots) {
+                if charge_within(&mut frame.cost, frame.limit, read + c).is_some() {
                     return f(x);
                 }
             }
@@ -852,12 +863,13 @@ fn call_in_place(
     b: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let (x, read_x) = peek_costed(a, frame.slots)?;
-    let (y, read_y) = peek_costed(b, frame.slots)?;
-    let read = read_x + read_y;
-    if matches!(x, Value::Json(_)) || matches!(y, Value::Json(_)) {
+    let (Read::Value(x), read_x) = peek_costed(a, frame.slots)? else {
         return None;
-    }
+    };
+    let (Read::Value(y), read_y) = peek_costed(b, frame.slots)? else {
+        return None;
+    };
+    let read = read_x + read_y;
     let result = f(x, y);
     charge_within(
         &mut frame.cost,
@@ -877,10 +889,9 @@ fn dispatch_in_place(
     a: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let (x, read) = peek_costed(a, frame.slots)?;
-    if matches!(x, Value::Json(_)) {
+    let (Read::Value(x), read) = peek_costed(a, frame.slots)? else {
         return None;
-    }
+    };
     let arg = std::slice::from_ref(x);
     let (o, cost) = unary_overload(overloads, table, x)?;
     let result = match &o.implementation {
@@ -1077,7 +1088,7 @@ fn binary_test(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
 fn on_operands_in_place<T>(
     node: &BinaryNode,
     frame: &mut Frame,
-    operation: impl FnOnce(&Value, &Value) -> Option<(T, u64)>,
+    operation: impl FnOnce(Read<'_>, Read<'_>) -> Option<(T, u64)>,
 ) -> Option<T> {
     let read_cost = node.read_cost?;
     let a = peek(&node.lhs, frame.slots)?;
@@ -1123,20 +1134,8 @@ fn int_operand(node: &Node, slots: &[SlotContent<'_>]) -> Option<i64> {
         Node::Binary(b) if b.int_tree && b.inline.operator().is_arithmetic() => {
             int_arithmetic(b, slots)
         }
-        Node::Size(call) => {
-            let n = match peek(size_operand(call)?, slots)? {
-                Value::String(s) => cost::code_points(s),
-                Value::Bytes(b) => b.len() as u64,
-                Value::List(l) => l.len() as u64,
-                Value::Map(m) => m.len() as u64,
-                _ => return None,
-            };
-            i64::try_from(n).ok()
-        }
-        _ => match peek(node, slots)? {
-            Value::Int(i) => Some(*i),
-            _ => None,
-        },
+        Node::Size(call) => i64::try_from(peek(size_operand(call)?, slots)?.size()?).ok(),
+        _ => peek(node, slots)?.as_int(),
     }
 }
 
@@ -1201,7 +1200,10 @@ fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 /// [`binary_operands`], on the recursion path, keeps a small stack frame in debug builds.
 #[inline(never)]
 fn apply_operator(node: &BinaryNode, a: Cow<'_, Value>, b: Cow<'_, Value>) -> (EvalResult, u64) {
-    match node.inline.apply(&a, &b, node.key.as_ref()) {
+    match node
+        .inline
+        .apply(Read::of(&a), Read::of(&b), node.key.as_ref())
+    {
         Some(done) => done,
         None => apply_binary(&node.overloads, &node.table, a, b),
     }
@@ -1296,14 +1298,8 @@ fn apply_binary(
     a: Cow<'_, Value>,
     b: Cow<'_, Value>,
 ) -> (EvalResult, u64) {
-    let (a, b) = if matches!(*a, Value::Json(_)) || matches!(*b, Value::Json(_)) {
-        if let Some(done) = json_operation(overloads, table, &a, &b) {
-            return done;
-        }
-        (plain(a), plain(b))
-    } else {
-        (a, b)
-    };
+    // Functions see plain values (a binary operator's inline kernel reads JSON in place).
+    let (a, b) = (plain(a), plain(b));
     let chosen = match table.get(overloads, &[&a, &b]) {
         // The overload the checker resolved is called as a call node would call it: its
         // implementation may take more than its declared types (a list index as a uint or
@@ -1365,7 +1361,22 @@ fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResu
     // nested chain gets a buffer of its own). `acc` is unused while there is one.
     let mut text: Option<(String, u64)> = None;
     let mut buffer = std::mem::take(&mut frame.text_buffer);
-    let mut acc = if is_simple(&c.first) {
+    let first_text = if is_simple(&c.first) {
+        peek_costed(&c.first, frame.slots).and_then(|(v, read)| Some((v.as_str()?, read)))
+    } else {
+        None
+    };
+    let mut acc = if let Some((s, read)) = first_text {
+        // A string read in place (from a JSON document too): no copy.
+        frame.cost = frame.cost.saturating_add(read);
+        frame.check_limit()?;
+        crate::budget::reserve(s.len() as u64)?;
+        let mut buf = std::mem::take(&mut buffer);
+        buf.clear();
+        buf.push_str(s);
+        text = Some((buf, cost::code_points(s)));
+        Value::Null
+    } else if is_simple(&c.first) {
         let first = simple(&c.first, frame.slots, &mut frame.cost)?;
         frame.check_limit()?;
         match first {
@@ -1384,6 +1395,32 @@ fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResu
     };
     for (i, (id, part)) in c.rest.iter().enumerate() {
         *next = i + 1;
+        // A string read in place (from a JSON document too) joined to the text: no copy.
+        if is_simple(part) && (text.is_some() || matches!(acc, Value::String(_))) {
+            if let Some((s, read)) =
+                peek_costed(part, frame.slots).and_then(|(v, read)| Some((v.as_str()?, read)))
+            {
+                frame.cost = frame.cost.saturating_add(read);
+                if let (None, Value::String(a)) = (&text, &acc) {
+                    crate::budget::reserve(a.len() as u64).map_err(|e| e.at(*id))?;
+                    let mut buf = std::mem::take(&mut buffer);
+                    buf.clear();
+                    buf.push_str(a);
+                    text = Some((buf, cost::code_points(a)));
+                }
+                if let Some((buf, size)) = &mut text {
+                    let n = cost::code_points(s);
+                    frame.cost = frame
+                        .cost
+                        .saturating_add(cost::traverse(size.saturating_add(n)));
+                    frame.check_limit()?;
+                    crate::budget::reserve(s.len() as u64).map_err(|e| e.at(*id))?;
+                    buf.push_str(s);
+                    *size = size.saturating_add(n);
+                    continue;
+                }
+            }
+        }
         // Simple operands (constants, variables, paths) are read in place: the frame's
         // cost is then updated through its field, as the slots stay borrowed.
         let v = if is_simple(part) {
@@ -1454,41 +1491,6 @@ fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResu
             acc
         }
     })
-}
-
-/// `json[key]`, `json[index]` and `key in json` on a JSON node, read in place, with the
-/// overload's (fixed) cost; `None` for anything else.
-fn json_operation(
-    overloads: &[(Overload, CallCost)],
-    table: &DispatchTable,
-    a: &Value,
-    b: &Value,
-) -> Option<(EvalResult, u64)> {
-    let (json, key) = match (a, b) {
-        (Value::Json(j), key) | (key, Value::Json(j)) if !matches!(key, Value::Json(_)) => (j, key),
-        _ => return None,
-    };
-    let (o, CallCost::Fixed(cost)) = overloads.get(usize::from(table.get(overloads, &[a, b])))?
-    else {
-        return None;
-    };
-    let result = match (o.id.as_ref(), a, key) {
-        ("index_map", Value::Json(_), Value::String(k)) => Some(
-            json.field(k)
-                .ok_or_else(|| EvalError::no_such_key(go_display(key))),
-        ),
-        ("index_list", Value::Json(_), Value::Int(i)) => Some(
-            usize::try_from(*i)
-                .ok()
-                .and_then(|i| json.element(i))
-                .ok_or_else(|| index_out_of_range(*i, json.len())),
-        ),
-        ("in_map", _, Value::String(k)) if !matches!(a, Value::Json(_)) => {
-            Some(Ok(Value::Bool(json.field(k).is_some())))
-        }
-        _ => None,
-    };
-    result.map(|r| (r, *cost))
 }
 
 /// What a condition (an operand of `&&`, `||` or `!`, the condition of `?:`, a quantifier's
@@ -1695,7 +1697,7 @@ fn simple<'s>(
 /// only: by reference, at the fixed cost [`read_cost`] gives. `None` for anything else,
 /// which evaluation handles.
 #[inline(always)]
-pub(crate) fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
+pub(crate) fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<Read<'s>> {
     match node {
         Node::Binary(_) | Node::Select { .. } => peek_access::<false>(node, slots).map(|(v, _)| v),
         other => peek_simple(other, slots),
@@ -1704,7 +1706,7 @@ pub(crate) fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&
 
 /// [`peek`] with the cost of the read ([`read_cost`]), worked out on the way.
 #[inline(always)]
-fn peek_costed<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<(&'s Value, u64)> {
+fn peek_costed<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<(Read<'s>, u64)> {
     match node {
         Node::Binary(_) | Node::Select { .. } => peek_access::<true>(node, slots),
         other => Some((peek_simple(other, slots)?, simple_read_cost(other)?)),
@@ -1715,18 +1717,18 @@ fn peek_costed<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<(&'s 
 fn peek_access<'s, const COSTED: bool>(
     node: &'s Node,
     slots: &'s [SlotContent<'_>],
-) -> Option<(&'s Value, u64)> {
+) -> Option<(Read<'s>, u64)> {
     let operand = access_operand(node)?;
     let (base, cost) = match operand {
         Node::Binary(_) | Node::Select { .. } => peek_access::<COSTED>(operand, slots)?,
         other if COSTED => (peek_simple(other, slots)?, simple_read_cost(other)?),
         other => (peek_simple(other, slots)?, 0),
     };
-    let v = match (node, base) {
-        (Node::Select { field, .. }, Value::Map(m)) => field.find(m),
-        (Node::Binary(b), Value::Map(m)) => b.key.as_ref()?.find(m),
-        (Node::Binary(b), Value::List(items)) => match &b.rhs {
-            Node::Const(Value::Int(i)) => items.get(usize::try_from(*i).ok()?),
+    let v = match node {
+        Node::Select { field, .. } => base.field(field),
+        Node::Binary(b) => match (&b.key, &b.rhs) {
+            (Some(key), _) => base.field(key),
+            (None, Node::Const(Value::Int(i))) => base.element(*i),
             _ => None,
         },
         _ => None,
@@ -1752,22 +1754,34 @@ fn access_operand(node: &Node) -> Option<&Node> {
 
 /// [`peek`] for a simple operand.
 #[inline(always)]
-fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<&'s Value> {
+fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<Read<'s>> {
     match node {
-        Node::Const(v) => Some(v),
-        Node::Load(slot) | Node::LoadUncharged(slot) => slots[*slot as usize].get().ok(),
+        Node::Const(v) => Some(Read::of(v)),
+        Node::Load(slot) | Node::LoadUncharged(slot) => {
+            slots[*slot as usize].get().ok().map(Read::of)
+        }
         Node::Path(p) => {
             if let Some(PathCache { slot, len }) = p.cache {
                 if let Ok(base) = slots[slot as usize].get() {
                     if !matches!(base, Value::Null) {
-                        return walk_maps(base, &p.fields[len as usize..]);
+                        return walk_reads(base, &p.fields[len as usize..]);
                     }
                 }
             }
-            walk_maps(slots[p.slot as usize].get().ok()?, &p.fields)
+            walk_reads(slots[p.slot as usize].get().ok()?, &p.fields)
         }
         _ => None,
     }
+}
+
+/// [`walk_maps`] through maps and JSON objects read in place.
+#[inline(always)]
+fn walk_reads<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Read<'s>> {
+    let mut current = Read::of(start);
+    for (_, field) in fields {
+        current = current.field(field)?;
+    }
+    Some(current)
 }
 
 /// What reading an operand [`peek`] reads charges; `None` for other nodes.
@@ -1870,6 +1884,9 @@ fn walk<'s>(
 ) -> Result<Cow<'s, Value>, EvalError> {
     let mut current = start.map_err(Clone::clone)?;
     for (i, (id, field)) in fields.iter().enumerate() {
+        if let Value::Json(j) = current {
+            return walk_json(j, &fields[i..], cost).map(Cow::Owned);
+        }
         *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
         let Value::Map(m) = current else {
             // Optional chaining or a selection error: continue by value.
@@ -1885,6 +1902,22 @@ fn walk<'s>(
             .ok_or_else(|| EvalError::no_such_key(&*field.name).at(*id))?;
     }
     Ok(Cow::Borrowed(current))
+}
+
+/// [`walk`] from a JSON node: the selections read the document in place, and only the value
+/// at the end is made (as selecting them in turn would give it).
+#[inline(never)]
+fn walk_json(start: &JsonNode, fields: &[(ExprId, Field)], cost: &mut u64) -> EvalResult {
+    let mut current = start.get();
+    for (id, field) in fields {
+        *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
+        current = match current {
+            serde_json::Value::Object(o) => crate::value::object_get(o, &field.name)
+                .ok_or_else(|| EvalError::no_such_key(&*field.name).at(*id))?,
+            other => return Err(not_selectable(&start.child(other), field).at(*id)),
+        };
+    }
+    Ok(start.child(current))
 }
 
 fn select(v: &Value, field: &Field) -> EvalResult {
@@ -2094,6 +2127,8 @@ fn fold_entries(f: &FoldNode, range: &Value, frame: &mut Frame) -> Result<(), Ev
 enum Entry<'r> {
     /// Element `i` of a list value, bound in place (see [`SlotContent::Element`]).
     Element(&'r Arc<List>, usize),
+    /// An element of the JSON array `array`, bound as a node of its document.
+    Json(&'r JsonNode, &'r serde_json::Value),
     Value(Value),
 }
 
@@ -2103,6 +2138,7 @@ impl Entry<'_> {
     fn bind(self, slot: &mut SlotContent<'_>) {
         match self {
             Entry::Element(list, i) => slot.set_element(list, i),
+            Entry::Json(array, item) => slot.set_json(array, item),
             Entry::Value(v) => *slot = SlotContent::Result(Ok(v)),
         }
     }
@@ -2133,9 +2169,11 @@ fn for_each_entry(
             }
         }
         Value::Json(j) if !j.is_object() => {
-            for (i, item) in j.iter().enumerate() {
-                if !list(i, Entry::Value(item))? {
-                    break;
+            if let serde_json::Value::Array(items) = j.get() {
+                for (i, item) in items.iter().enumerate() {
+                    if !list(i, Entry::Json(j, item))? {
+                        break;
+                    }
                 }
             }
         }
@@ -2315,7 +2353,7 @@ pub(crate) fn time_tree(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
 fn time_operand(node: &Node, slots: &mut [SlotContent<'_>]) -> Option<Time> {
     match node {
         Node::Time(t) => time_call(t, slots),
-        other => Time::of(peek(other, slots)?),
+        other => Time::of(peek(other, slots)?.value()?),
     }
 }
 
@@ -2345,7 +2383,7 @@ fn time_apply(
     slots: &mut [SlotContent<'_>],
 ) -> Option<Time> {
     match args {
-        [Node::Time(inner)] => overloads.convert(&time_call(inner, slots)?.into()),
+        [Node::Time(inner)] => overloads.convert(Read::Value(&time_call(inner, slots)?.into())),
         [a] => overloads.convert(peek(a, slots)?),
         [a, b] => {
             let x = time_operand(a, slots)?;

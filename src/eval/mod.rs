@@ -3,6 +3,7 @@
 pub(crate) mod inline;
 pub(crate) mod interp;
 pub(crate) mod node;
+pub(crate) mod operand;
 pub(crate) mod plan;
 pub(crate) mod shared_paths;
 pub(crate) mod time_tree;

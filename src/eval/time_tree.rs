@@ -7,6 +7,7 @@
 use crate::cost::CallCost;
 use crate::eval::interp::read_cost;
 use crate::eval::node::{Node, Time, TimeNode, TimeOverloads, call_args};
+use crate::eval::operand::Read;
 use crate::registry::{Implementation, Overload, Specialization, TimeKernel};
 use crate::standard::conversions::{duration_of_text, timestamp_of_text};
 use crate::standard::time::{
@@ -84,19 +85,27 @@ impl TimeOverloads {
 
     /// A conversion of `v` (`timestamp(v)`, `duration(v)`), where one of these overloads
     /// applies and succeeds.
-    pub(crate) fn convert(self, v: &Value) -> Option<Time> {
-        match v {
-            Value::String(s) if self.has(Self::STRING_TO_TIMESTAMP) => {
+    /// The operand may be JSON read in place (a string or a number).
+    pub(crate) fn convert(self, v: Read<'_>) -> Option<Time> {
+        if let Some(s) = v.as_str() {
+            return if self.has(Self::STRING_TO_TIMESTAMP) {
                 timestamp_of_text(s).ok().map(Time::Timestamp)
-            }
-            Value::String(s) if self.has(Self::STRING_TO_DURATION) => {
+            } else if self.has(Self::STRING_TO_DURATION) {
                 duration_of_text(s).ok().map(Time::Duration)
-            }
-            Value::Int(secs) if self.has(Self::INT_TO_TIMESTAMP) => {
-                timestamp_text::from_unix(*secs, 0)
+            } else {
+                None
+            };
+        }
+        if let Some(secs) = v.as_int() {
+            return if self.has(Self::INT_TO_TIMESTAMP) {
+                timestamp_text::from_unix(secs, 0)
                     .ok()
                     .map(|t| Time::Timestamp(t.into()))
-            }
+            } else {
+                None
+            };
+        }
+        match v.value()? {
             Value::Timestamp(t) if self.has(Self::TIMESTAMP_TO_TIMESTAMP) => {
                 Some(Time::Timestamp(*t))
             }

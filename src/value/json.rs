@@ -38,9 +38,9 @@ impl JsonNode {
         unsafe { self.node.as_ref() }
     }
 
-    /// A value for `json`, which must lie inside `self.root`: scalars converted, objects
-    /// and arrays as JSON nodes sharing the document.
-    fn child(&self, json: &Json) -> Value {
+    /// A value for `json`, which must lie inside this node's document: scalars converted,
+    /// objects and arrays as JSON nodes sharing the document.
+    pub(crate) fn child(&self, json: &Json) -> Value {
         match json {
             Json::Object(_) | Json::Array(_) => Value::Json(JsonNode {
                 root: self.root.clone(),
@@ -53,9 +53,22 @@ impl JsonNode {
     /// The value of an object's field.
     pub fn field(&self, name: &str) -> Option<Value> {
         match self.get() {
-            Json::Object(o) => o.get(name).map(|v| self.child(v)),
+            Json::Object(o) => object_get(o, name).map(|v| self.child(v)),
             _ => None,
         }
+    }
+
+    /// Whether `other` points into the same document.
+    #[inline]
+    pub(crate) fn same_document(&self, other: &JsonNode) -> bool {
+        Arc::ptr_eq(&self.root, &other.root)
+    }
+
+    /// Points this node at `json`, which must lie inside its document (moving a
+    /// comprehension variable along an array without a reference count update).
+    #[inline]
+    pub(crate) fn point_at(&mut self, json: &Json) {
+        self.node = NonNull::from(json);
     }
 
     /// Whether this is an object.
@@ -112,6 +125,27 @@ impl JsonNode {
     /// The node converted to an ordinary value (a deep copy).
     pub fn materialize(&self) -> Value {
         Value::from(self.get())
+    }
+}
+
+/// How many entries an object may have for [`object_get`] to scan it rather than search it.
+const SCANNED_OBJECT: usize = 16;
+
+/// An object's entry for `key`. `serde_json`'s objects are B-trees, whose search compares
+/// the key with a call of `memcmp` per entry it passes; the few fields of most objects are
+/// found sooner by a scan in order that compares lengths first.
+#[inline]
+pub(crate) fn object_get<'j>(
+    object: &'j serde_json::Map<String, Json>,
+    key: &str,
+) -> Option<&'j Json> {
+    if object.len() <= SCANNED_OBJECT {
+        object
+            .iter()
+            .find(|(k, _)| k.len() == key.len() && k.as_bytes() == key.as_bytes())
+            .map(|(_, v)| v)
+    } else {
+        object.get(key)
     }
 }
 

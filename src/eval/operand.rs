@@ -1,0 +1,221 @@
+//! Operands read in place: what the interpreter's in-place evaluations see of a constant, a
+//! variable or an access chain over one (`self.spec.replicas`, `labels['app']`,
+//! `items[0]`) — a value held by the frame or the program, or a node of a JSON document a
+//! variable reads in place ([`crate::JsonActivation`]), scalars included, so that comparing
+//! a field of a decoded request copies nothing.
+
+use serde_json::Value as Json;
+
+use crate::eval::node::Field;
+use crate::value::{JsonNode, Value, object_get};
+
+/// An operand read in place (see the module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Read<'s> {
+    /// A value; never a [`Value::Json`] (see [`Read::of`]).
+    Value(&'s Value),
+    /// A node of the JSON document `document` points into (any node of it: scalars are
+    /// read as they are, objects and arrays in place).
+    Json(&'s JsonNode, &'s Json),
+}
+
+impl<'s> Read<'s> {
+    /// `v` read in place: a JSON node as the JSON it points at.
+    #[inline(always)]
+    pub fn of(v: &'s Value) -> Read<'s> {
+        match v {
+            Value::Json(j) => Read::Json(j, j.get()),
+            v => Read::Value(v),
+        }
+    }
+
+    /// The value, when this is not JSON.
+    #[inline(always)]
+    pub fn value(self) -> Option<&'s Value> {
+        match self {
+            Read::Value(v) => Some(v),
+            Read::Json(..) => None,
+        }
+    }
+
+    /// The value as the interpreter would have evaluated it: JSON scalars converted,
+    /// objects and arrays as JSON nodes of the same document.
+    pub fn to_value(self) -> Value {
+        match self {
+            Read::Value(v) => v.clone(),
+            Read::Json(document, json) => document.child(json),
+        }
+    }
+
+    /// The text of a string.
+    #[inline(always)]
+    pub fn as_str(self) -> Option<&'s str> {
+        match self {
+            Read::Value(Value::String(s)) => Some(s),
+            Read::Json(_, Json::String(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// An int (a JSON number that converts to an `int`: integral and within `i64`).
+    #[inline(always)]
+    pub fn as_int(self) -> Option<i64> {
+        match self {
+            Read::Value(Value::Int(i)) => Some(*i),
+            Read::Json(_, Json::Number(n)) => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    /// A bool.
+    #[inline(always)]
+    pub fn as_bool(self) -> Option<bool> {
+        match self {
+            Read::Value(Value::Bool(b)) => Some(*b),
+            Read::Json(_, Json::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// A map's (object's) entry for `field`; `None` for a missing one and for other values.
+    #[inline(always)]
+    pub fn field(self, field: &Field) -> Option<Read<'s>> {
+        match self {
+            Read::Value(Value::Map(m)) => field.find(m).map(Read::of),
+            Read::Json(document, Json::Object(o)) => {
+                object_get(o, &field.name).map(|j| Read::Json(document, j))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a map (object) has `field`; `None` for other values.
+    #[inline(always)]
+    pub fn has_field(self, field: &Field) -> Option<bool> {
+        match self {
+            Read::Value(Value::Map(m)) => Some(field.find(m).is_some()),
+            Read::Json(_, Json::Object(o)) => Some(object_get(o, &field.name).is_some()),
+            _ => None,
+        }
+    }
+
+    /// Whether a map (object) has the string `key`; `None` for other values.
+    #[inline(always)]
+    pub fn has_key(self, key: &str) -> Option<bool> {
+        match self {
+            Read::Value(Value::Map(m)) => Some(m.get_str(key).is_some()),
+            Read::Json(_, Json::Object(o)) => Some(object_get(o, key).is_some()),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a map (an object).
+    #[inline(always)]
+    pub fn is_map(self) -> bool {
+        matches!(
+            self,
+            Read::Value(Value::Map(_)) | Read::Json(_, Json::Object(_))
+        )
+    }
+
+    /// Whether this is a list (an array).
+    #[inline(always)]
+    pub fn is_list(self) -> bool {
+        matches!(
+            self,
+            Read::Value(Value::List(_)) | Read::Json(_, Json::Array(_))
+        )
+    }
+
+    /// A map's (object's) entry for the string `key`; `None` for a missing one and for
+    /// other values.
+    #[inline(always)]
+    pub fn key(self, key: &str) -> Option<Read<'s>> {
+        match self {
+            Read::Value(Value::Map(m)) => m.get_str(key).map(Read::of),
+            Read::Json(document, Json::Object(o)) => {
+                object_get(o, key).map(|j| Read::Json(document, j))
+            }
+            _ => None,
+        }
+    }
+
+    /// A list's (array's) element `i`; `None` out of range and for other values.
+    #[inline(always)]
+    pub fn element(self, i: i64) -> Option<Read<'s>> {
+        let i = usize::try_from(i).ok()?;
+        match self {
+            Read::Value(Value::List(items)) => items.get(i).map(Read::of),
+            Read::Json(document, Json::Array(a)) => a.get(i).map(|j| Read::Json(document, j)),
+            _ => None,
+        }
+    }
+
+    /// The length of a list (array) or map (object); `None` for other values.
+    #[inline(always)]
+    pub fn len(self) -> Option<usize> {
+        match self {
+            Read::Value(Value::List(items)) => Some(items.len()),
+            Read::Value(Value::Map(m)) => Some(m.len()),
+            Read::Json(_, Json::Array(a)) => Some(a.len()),
+            Read::Json(_, Json::Object(o)) => Some(o.len()),
+            _ => None,
+        }
+    }
+
+    /// What `size()` gives: a string's code points, the bytes of bytes, the length of a list
+    /// or map; `None` for other values.
+    #[inline(always)]
+    pub fn size(self) -> Option<u64> {
+        match self {
+            Read::Value(Value::Bytes(b)) => Some(b.len() as u64),
+            _ => match self.as_str() {
+                Some(s) => Some(crate::cost::code_points(s)),
+                None => self.len().map(|n| n as u64),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// Reading JSON in place gives what converting it first gives.
+    #[test]
+    fn json_reads_as_its_converted_value() {
+        let doc = Arc::new(serde_json::json!({
+            "n": 3, "big": u64::MAX, "d": 2.5, "s": "héllo", "b": true, "z": null,
+            "o": {"k": "v"}, "a": [1, "x", {"c": 2}]
+        }));
+        let root = Value::from_shared_json(doc.clone());
+        let converted = Value::from(&*doc);
+        let (json, plain) = (Read::of(&root), Read::of(&converted));
+        for name in ["n", "big", "d", "s", "b", "z", "o", "a", "missing"] {
+            let field = Field::new(name.into());
+            let (j, p) = (json.field(&field), plain.field(&field));
+            assert_eq!(j.is_some(), p.is_some(), "{name}");
+            assert_eq!(json.has_field(&field), plain.has_field(&field));
+            let (Some(j), Some(p)) = (j, p) else { continue };
+            assert!(
+                j.to_value().materialize().cel_eq(p.value().unwrap()),
+                "{name}"
+            );
+            assert_eq!(j.as_str(), p.as_str(), "{name}");
+            assert_eq!(j.as_int(), p.as_int(), "{name}");
+            assert_eq!(j.as_bool(), p.as_bool(), "{name}");
+            assert_eq!(j.size(), p.size(), "{name}");
+            assert_eq!(j.len(), p.len(), "{name}");
+            for i in [-1, 0, 1, 2, 3] {
+                let (je, pe) = (j.element(i), p.element(i));
+                assert_eq!(je.is_some(), pe.is_some(), "{name}[{i}]");
+                if let (Some(je), Some(pe)) = (je, pe) {
+                    assert!(je.to_value().materialize().cel_eq(pe.value().unwrap()));
+                }
+            }
+            assert_eq!(j.key("k").is_some(), p.key("k").is_some(), "{name}");
+        }
+    }
+}
