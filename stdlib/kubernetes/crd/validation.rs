@@ -145,15 +145,36 @@ impl Validator {
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
+        self.validate_source(Source::Borrowed(obj), old, budget, earlier)
+    }
+
+    /// Validates as [`Validator::validate_after`] does an object shared with the caller:
+    /// the rules read it in place (a borrowed object is copied once for them to share).
+    pub fn validate_shared(
+        &self,
+        obj: &Arc<serde_json::Value>,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+        earlier: Vec<FieldError>,
+    ) -> Outcome {
+        self.validate_source(Source::Shared(obj), old, budget, earlier)
+    }
+
+    fn validate_source(
+        &self,
+        obj: Source<'_>,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+        earlier: Vec<FieldError>,
+    ) -> Outcome {
         // Unknown fields are pruned (and reported as kube-apiserver's fieldValidation=Warn
         // does); the old object, as stored, has none.
-        let unknown = pruning::unknown_fields(obj, &self.schema);
-        let (pruned, old_pruned);
+        let unknown = pruning::unknown_fields(obj.get(), &self.schema);
+        let old_pruned;
         let obj = if unknown.is_empty() {
             obj
         } else {
-            pruned = pruned_copy(obj, &self.schema);
-            &pruned
+            Source::Owned(pruned_copy(obj.get(), &self.schema))
         };
         let old = match old {
             Some(o) if !pruning::unknown_fields(o, &self.schema).is_empty() => {
@@ -174,14 +195,19 @@ impl Validator {
     /// Validation after pruning: defaults, the OpenAPI schema, list types, the rules.
     fn checked(
         &self,
-        obj: &serde_json::Value,
+        obj: Source<'_>,
         old: Option<&serde_json::Value>,
         budget: i64,
         mut errors: Vec<FieldError>,
     ) -> Outcome {
-        let obj = prepare(obj, &self.schema);
+        let obj = match prepare(obj.get(), &self.schema) {
+            std::borrow::Cow::Owned(o) => Source::Owned(o),
+            std::borrow::Cow::Borrowed(_) => obj,
+        };
         let old = old.map(|o| prepare(o, &self.schema));
-        let (obj, old) = (obj.as_ref(), old.as_deref());
+        let old = old.as_deref();
+        let source = obj;
+        let obj = source.get();
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
         // are not run.
@@ -208,7 +234,7 @@ impl Validator {
                 ..Outcome::default()
             };
         }
-        let mut outcome = self.rules(obj, old, budget);
+        let mut outcome = self.rules(source, old, budget);
         errors.append(&mut outcome.errors);
         outcome.errors = errors;
         outcome
@@ -223,28 +249,20 @@ impl Validator {
         old: Option<&serde_json::Value>,
         budget: i64,
     ) -> Outcome {
-        let obj = prepare(obj, &self.schema);
+        let obj = match prepare(obj, &self.schema) {
+            std::borrow::Cow::Owned(o) => Source::Owned(o),
+            std::borrow::Cow::Borrowed(o) => Source::Borrowed(o),
+        };
         let old = old.map(|o| prepare(o, &self.schema));
-        self.rules(obj.as_ref(), old.as_deref(), budget)
-    }
-
-    /// Shares `json` for rules to read lazily (one copy of a borrowed document; an owned
-    /// one is moved).
-    fn share(json: std::borrow::Cow<'_, serde_json::Value>) -> Arc<serde_json::Value> {
-        Arc::new(json.into_owned())
+        self.rules(obj, old.as_deref(), budget)
     }
 
     /// The CEL rules over a prepared object.
-    fn rules(
-        &self,
-        obj: &serde_json::Value,
-        old: Option<&serde_json::Value>,
-        budget: i64,
-    ) -> Outcome {
+    fn rules(&self, obj: Source<'_>, old: Option<&serde_json::Value>, budget: i64) -> Outcome {
         let root = &self.compiled.root;
         // Rules read the documents in place, lazily ([`view`]): shared, not converted.
-        let obj = Self::share(std::borrow::Cow::Borrowed(obj));
-        let old = old.map(|o| Self::share(std::borrow::Cow::Borrowed(o)));
+        let obj = obj.shared();
+        let old = old.map(|o| Arc::new(o.clone()));
         let (obj_doc, old_doc) = (Doc::new(obj.clone()), old.clone().map(Doc::new));
         let (obj, old) = (obj.as_ref(), old.as_deref());
         let mut run = Run {
@@ -262,6 +280,34 @@ impl Validator {
         };
         run.node(root, &FieldPath::root(), at);
         run.outcome
+    }
+}
+
+/// An object under validation, as the rules will share it ([`Doc`]).
+enum Source<'a> {
+    /// The caller's, borrowed: copied once for the rules to share.
+    Borrowed(&'a serde_json::Value),
+    /// The caller's, already shared: read in place.
+    Shared(&'a Arc<serde_json::Value>),
+    /// A copy made on the way (pruned, defaulted): moved.
+    Owned(serde_json::Value),
+}
+
+impl Source<'_> {
+    fn get(&self) -> &serde_json::Value {
+        match self {
+            Source::Borrowed(j) => j,
+            Source::Shared(j) => j,
+            Source::Owned(j) => j,
+        }
+    }
+
+    fn shared(self) -> Arc<serde_json::Value> {
+        match self {
+            Source::Borrowed(j) => Arc::new(j.clone()),
+            Source::Shared(j) => j.clone(),
+            Source::Owned(j) => Arc::new(j),
+        }
     }
 }
 

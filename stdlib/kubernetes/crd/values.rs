@@ -561,6 +561,73 @@ mod tests {
         assert!(m.get_str("day").is_some());
     }
 
+    /// apiserver `pkg/cel/common/values.go`: an unstructured map converts a field when it is
+    /// read (`unstructuredMap.Get`), so ill-typed data is an error only when read.
+    #[test]
+    fn objects_are_read_lazily() {
+        let schema = json!({"type": "object", "properties": {
+            "ok": {"type": "string"},
+            "bad": {"type": "object", "properties": {"x": {"type": "string"}}},
+            "in": {"type": "integer"},
+            "list": {"type": "array", "items": {"type": "string"}},
+            "gone": {"type": "string"}
+        }});
+        let s = Schema::from_json(&schema).unwrap();
+        let (_, root) = SchemaTypes::build(&s, "selfType", false).unwrap();
+        let root = root.unwrap();
+        let data = json!({"ok": "yes", "bad": [1], "in": 1, "list": ["a"], "gone": null});
+        let doc = Doc::new(Arc::new(data.clone()));
+        let Ok(Value::Opaque(o)) = view(&doc, &root) else {
+            panic!("an object reads as a lazy map")
+        };
+        assert_eq!(o.type_name(), "map");
+        assert_eq!(o.field("ok"), Some(Ok(Value::string("yes"))));
+        assert_eq!(
+            o.field("bad").unwrap().unwrap_err().to_string(),
+            "invalid data, expected a map for the provided schema with type=object"
+        );
+        assert_eq!(o.field("gone"), None);
+        assert_eq!(o.field("nope"), None);
+        // The reserved word `in` is selectable escaped and unescaped, and counts twice, as
+        // the converted map has it under both names.
+        assert_eq!(o.field("__in__"), Some(Ok(Value::Int(1))));
+        assert_eq!(o.field("in"), Some(Ok(Value::Int(1))));
+        assert_eq!(o.size(), Some(5));
+        // Converted whole, it fails as the whole conversion does.
+        assert_eq!(
+            o.to_value().unwrap().unwrap_err().to_string(),
+            "invalid data, expected a map for the provided schema with type=object"
+        );
+        // Unstructured lists: Kubernetes' index error.
+        let Some(Ok(Value::List(l))) = o.field("list") else {
+            panic!("a list")
+        };
+        assert_eq!(l.index_error(3).to_string(), "index out of bounds: 3");
+    }
+
+    #[test]
+    fn lazy_objects_compare_as_their_maps() {
+        let schema = json!({"type": "array", "items": {"type": "object", "properties": {
+            "k": {"type": "string"}, "v": {"type": "integer"}}}});
+        let s = Schema::from_json(&schema).unwrap();
+        let (_, root) = SchemaTypes::build(&s, "selfType", false).unwrap();
+        let root = root.unwrap();
+        let doc = Doc::new(Arc::new(
+            json!([{"k": "a", "v": 1}, {"k": "b"}, {"k": "a", "v": 1}]),
+        ));
+        let Ok(Value::List(items)) = view(&doc, &root) else {
+            panic!("a list")
+        };
+        let (a, b, c) = (&items[0], &items[1], &items[2]);
+        assert!(a.cel_eq(c) && !a.cel_eq(b));
+        let whole = to_value(doc.get(), &root).unwrap();
+        let Value::List(whole) = whole else { panic!() };
+        assert_eq!(
+            kcel::library::actual_size(a),
+            kcel::library::actual_size(&whole[0])
+        );
+    }
+
     #[test]
     fn wrong_shapes_have_kubernetes_texts() {
         let obj = json!({"type": "object", "properties": {"x": {"type": "string"}}});
