@@ -182,6 +182,18 @@ pub trait Opaque: fmt::Debug + Send + Sync {
     fn field(&self, _name: &str) -> Option<Result<Value, crate::EvalError>> {
         None
     }
+    /// The size cel-go's cost model gives the value (`traits.Sizer`: entries of a map read
+    /// lazily, ...), for [`crate::library::actual_size`]. Default: none (size 1).
+    fn size(&self) -> Option<u64> {
+        None
+    }
+    /// The ordinary value this value stands for, converted whole, when it is one read on
+    /// demand (Kubernetes' unstructured objects, whose fields convert as rules read them),
+    /// for functions that need the value whole; `Some(Err(error))` when the data does not
+    /// convert. Default: none (a value type of its own).
+    fn to_value(&self) -> Option<Result<Value, crate::EvalError>> {
+        None
+    }
 }
 
 /// A type value. Built-in types need no allocation; other types carry their name.

@@ -216,6 +216,8 @@ fn is_zero(v: &Value) -> bool {
         Value::List(l) => l.is_empty(),
         Value::Map(m) => m.is_empty(),
         Value::Json(j) => j.is_empty(),
+        // A map read lazily (a Kubernetes object) is zero when it has no entries.
+        Value::Opaque(o) if o.to_value().is_some() => o.size() == Some(0),
         Value::Duration(d) => d.is_zero(),
         // Go's zero `time.Time` (`Timestamp.IsZeroValue` is `t.IsZero()`): the first instant of
         // year 1 UTC, not the Unix epoch.
@@ -280,6 +282,11 @@ pub fn select_optional_field(target: &Value, field: &Value) -> EvalResult {
             Some(v) => some(v.clone()),
             None => Value::Optional(None),
         }),
+        // A map read lazily (a Kubernetes object): its field, converted as it is read.
+        Value::Opaque(o) if o.type_name() == "map" => match o.field(f) {
+            Some(v) => v.map(some),
+            None => Ok(Value::Optional(None)),
+        },
         other => Err(EvalError::new(format!(
             "type '{}' does not support field selection",
             other.type_name()

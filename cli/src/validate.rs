@@ -75,7 +75,8 @@ struct SchemaErrors {
 /// An object to validate and where it came from.
 struct Input {
     file: String,
-    object: Json,
+    /// Shared, so that the CRD's rules read it in place (no copy of a large object).
+    object: std::sync::Arc<Json>,
     /// The object's built-in kind; `None` for a resource of the CRD.
     builtin: Option<BuiltinKind>,
 }
@@ -157,7 +158,7 @@ pub fn run(
             }
             inputs.push(Input {
                 file: path.display().to_string(),
-                object,
+                object: std::sync::Arc::new(object),
                 builtin,
             });
         }
@@ -189,7 +190,7 @@ pub fn run(
         let old = old
             .iter()
             .find(|o| namespace_and_name(o) == (namespace, name));
-        let outcome = match crd.validate(&input.object, old) {
+        let outcome = match crd.validate_shared(&input.object, old) {
             Ok(outcome) => outcome,
             Err(CrdError::Schema { version, errors }) => {
                 return schema_failure(format, &version, &errors);

@@ -212,6 +212,7 @@ pub fn actual_size(v: &Value) -> u64 {
             serde_json::Value::Object(o) => o.len() as u64,
             _ => 1,
         },
+        Value::Opaque(o) => o.size().unwrap_or(1),
         _ => 1,
     }
 }

@@ -11,7 +11,6 @@ use crate::error::EvalError;
 use crate::eval::node::{Field, Inline, Operator, Time};
 use crate::eval::operand::Read;
 use crate::registry::{Overload, Specialization};
-use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
 use crate::syntax::ast::op;
 use crate::value::EvalResult;
@@ -404,12 +403,7 @@ impl Inline {
             (Value::Int(x), Value::Int(y)) if self.ints => Some((int_op(self.op, *x, *y), 1)),
             (Value::List(items), Value::Int(i)) if self.indexed => {
                 let element = usize::try_from(*i).ok().and_then(|at| items.get(at));
-                Some((
-                    element
-                        .cloned()
-                        .ok_or_else(|| index_out_of_range(*i, items.len())),
-                    1,
-                ))
+                Some((element.cloned().ok_or_else(|| items.index_error(*i)), 1))
             }
             _ => None,
         }

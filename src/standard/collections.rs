@@ -150,7 +150,7 @@ pub fn index_list(list: &Value, index: &Value) -> EvalResult {
         .ok()
         .and_then(|i| items.get(i))
         .cloned()
-        .ok_or_else(|| index_out_of_range(i, items.len()))
+        .ok_or_else(|| items.index_error(i))
 }
 
 /// cel-go's error for a list index outside the list.

@@ -32,6 +32,12 @@ pub trait ListSemantics: Send + Sync + fmt::Debug {
     fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, EvalError>;
     /// `left + right`; the result keeps these semantics.
     fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, EvalError>;
+    /// The error of `list[index]` outside a list of `len` items. Default: cel-go's
+    /// `index 'i' out of range in list size 'n'` (Kubernetes' unstructured lists say
+    /// `index out of bounds: i`).
+    fn index_out_of_range(&self, index: i64, len: usize) -> EvalError {
+        crate::standard::collections::index_out_of_range(index, len)
+    }
 }
 
 impl List {
@@ -40,6 +46,15 @@ impl List {
         List {
             items,
             semantics: Some(semantics),
+        }
+    }
+
+    /// The error of `self[index]` when `index` lies outside the list (see
+    /// [`ListSemantics::index_out_of_range`]).
+    pub fn index_error(&self, index: i64) -> EvalError {
+        match &self.semantics {
+            Some(semantics) => semantics.index_out_of_range(index, self.items.len()),
+            None => crate::standard::collections::index_out_of_range(index, self.items.len()),
         }
     }
 

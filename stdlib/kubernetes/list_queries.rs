@@ -285,6 +285,11 @@ pub fn traversal(v: &Value) -> u64 {
             .iter()
             .map(|(k, v)| traversal(&k.to_value()).saturating_add(traversal(v)))
             .fold(0, u64::saturating_add),
+        // A map read lazily (a Kubernetes object): as the map it stands for.
+        Value::Opaque(o) => match o.to_value() {
+            Some(Ok(whole)) => traversal(&whole),
+            _ => 1,
+        },
         _ => 1,
     }
 }

@@ -201,6 +201,21 @@ impl CrdValidator {
         let metadata = object_meta::validate(object, self.scope);
         Ok(validator.validate_after(object, old, budget, metadata))
     }
+
+    /// Validates as [`CrdValidator::validate`] does an object the caller shares: the rules
+    /// read it in place, with no copy (the way to validate large objects).
+    pub fn validate_shared(
+        &self,
+        object: &std::sync::Arc<Json>,
+        old: Option<&Json>,
+    ) -> Result<Outcome, CrdError> {
+        let version = self.version_of(object)?;
+        let validator = self
+            .version(version)
+            .expect("version_of returns a version of the CRD")?;
+        let metadata = object_meta::validate(object, self.scope);
+        Ok(validator.validate_shared(object, old, PER_OBJECT_COST_BUDGET, metadata))
+    }
 }
 
 #[cfg(test)]

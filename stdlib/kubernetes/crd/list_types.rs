@@ -46,7 +46,36 @@ pub const NON_SCALAR_SET: &str = "listSet operations are only supported on lists
 fn set_key(v: &Value) -> Result<Option<RawKey>, EvalError> {
     match v {
         Value::List(_) | Value::Map(_) | Value::Json(_) => Err(EvalError::new(NON_SCALAR_SET)),
+        // A map read lazily (a Kubernetes object).
+        Value::Opaque(o) if o.to_value().is_some() => Err(EvalError::new(NON_SCALAR_SET)),
         other => Ok(raw_key(other)),
+    }
+}
+
+/// Kubernetes' error for an index outside an unstructured list (apiserver
+/// `pkg/cel/common/values.go`, `unstructuredList.Get`).
+fn out_of_bounds(index: i64) -> EvalError {
+    EvalError::new(format!("index out of bounds: {index}"))
+}
+
+/// `x-kubernetes-list-type: atomic` (or unset): element-wise equality and plain
+/// concatenation as any CEL list, only an index outside the list is Kubernetes' error.
+#[derive(Debug)]
+pub struct AtomicList;
+
+impl ListSemantics for AtomicList {
+    fn equals(&self, left: &[Value], right: &[Value]) -> Result<bool, EvalError> {
+        Ok(left.len() == right.len()
+            && kcel::library::budget::visit(right.len())
+            && left.iter().zip(right).all(|(x, y)| x.cel_eq(y)))
+    }
+
+    fn concat(&self, left: &[Value], right: &[Value]) -> Result<Vec<Value>, EvalError> {
+        Ok(left.iter().chain(right).cloned().collect())
+    }
+
+    fn index_out_of_range(&self, index: i64, _: usize) -> EvalError {
+        out_of_bounds(index)
     }
 }
 
@@ -100,6 +129,10 @@ impl ListSemantics for SetList {
         }
         Ok(out)
     }
+
+    fn index_out_of_range(&self, index: i64, _: usize) -> EvalError {
+        out_of_bounds(index)
+    }
 }
 
 /// `x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys` (escaped field names; a
@@ -115,6 +148,8 @@ impl MapList {
             .iter()
             .map(|k| match v {
                 Value::Map(m) => m.get_str(k).and_then(raw_key),
+                // A lazily read object: its key field, converted.
+                Value::Opaque(o) => o.field(k).and_then(Result::ok).as_ref().and_then(raw_key),
                 _ => None,
             })
             .collect()
@@ -158,6 +193,10 @@ impl ListSemantics for MapList {
             }
         }
         Ok(out)
+    }
+
+    fn index_out_of_range(&self, index: i64, _: usize) -> EvalError {
+        out_of_bounds(index)
     }
 }
 

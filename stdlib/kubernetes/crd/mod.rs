@@ -52,4 +52,4 @@ pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
 pub use sizes::SchemaSizes;
 pub use validation::{Outcome, PER_OBJECT_COST_BUDGET, RuleCost, Validator};
-pub use values::{DataError, to_value};
+pub use values::{DataError, Doc, LazyObject, to_value, view};

@@ -12,7 +12,7 @@ use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::defaulting::prepare;
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
 use super::schema::Schema;
-use super::values::{DataError, to_value};
+use super::values::{Doc, view};
 use super::{list_invariants, openapi, pruning};
 use kcel::Value;
 use kcel::{Activation, Env, EvalError, EvalErrorKind, Program};
@@ -145,15 +145,36 @@ impl Validator {
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
+        self.validate_source(Source::Borrowed(obj), old, budget, earlier)
+    }
+
+    /// Validates as [`Validator::validate_after`] does an object shared with the caller:
+    /// the rules read it in place (a borrowed object is copied once for them to share).
+    pub fn validate_shared(
+        &self,
+        obj: &Arc<serde_json::Value>,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+        earlier: Vec<FieldError>,
+    ) -> Outcome {
+        self.validate_source(Source::Shared(obj), old, budget, earlier)
+    }
+
+    fn validate_source(
+        &self,
+        obj: Source<'_>,
+        old: Option<&serde_json::Value>,
+        budget: i64,
+        earlier: Vec<FieldError>,
+    ) -> Outcome {
         // Unknown fields are pruned (and reported as kube-apiserver's fieldValidation=Warn
         // does); the old object, as stored, has none.
-        let unknown = pruning::unknown_fields(obj, &self.schema);
-        let (pruned, old_pruned);
+        let unknown = pruning::unknown_fields(obj.get(), &self.schema);
+        let old_pruned;
         let obj = if unknown.is_empty() {
             obj
         } else {
-            pruned = pruned_copy(obj, &self.schema);
-            &pruned
+            Source::Owned(pruned_copy(obj.get(), &self.schema))
         };
         let old = match old {
             Some(o) if !pruning::unknown_fields(o, &self.schema).is_empty() => {
@@ -174,14 +195,19 @@ impl Validator {
     /// Validation after pruning: defaults, the OpenAPI schema, list types, the rules.
     fn checked(
         &self,
-        obj: &serde_json::Value,
+        obj: Source<'_>,
         old: Option<&serde_json::Value>,
         budget: i64,
         mut errors: Vec<FieldError>,
     ) -> Outcome {
-        let obj = prepare(obj, &self.schema);
+        let obj = match prepare(obj.get(), &self.schema) {
+            std::borrow::Cow::Owned(o) => Source::Owned(o),
+            std::borrow::Cow::Borrowed(_) => obj,
+        };
         let old = old.map(|o| prepare(o, &self.schema));
-        let (obj, old) = (obj.as_ref(), old.as_deref());
+        let old = old.as_deref();
+        let source = obj;
+        let obj = source.get();
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
         // are not run.
@@ -208,7 +234,7 @@ impl Validator {
                 ..Outcome::default()
             };
         }
-        let mut outcome = self.rules(obj, old, budget);
+        let mut outcome = self.rules(source, old, budget);
         errors.append(&mut outcome.errors);
         outcome.errors = errors;
         outcome
@@ -223,20 +249,22 @@ impl Validator {
         old: Option<&serde_json::Value>,
         budget: i64,
     ) -> Outcome {
-        let obj = prepare(obj, &self.schema);
+        let obj = match prepare(obj, &self.schema) {
+            std::borrow::Cow::Owned(o) => Source::Owned(o),
+            std::borrow::Cow::Borrowed(o) => Source::Borrowed(o),
+        };
         let old = old.map(|o| prepare(o, &self.schema));
-        self.rules(obj.as_ref(), old.as_deref(), budget)
+        self.rules(obj, old.as_deref(), budget)
     }
 
     /// The CEL rules over a prepared object.
-    fn rules(
-        &self,
-        obj: &serde_json::Value,
-        old: Option<&serde_json::Value>,
-        budget: i64,
-    ) -> Outcome {
+    fn rules(&self, obj: Source<'_>, old: Option<&serde_json::Value>, budget: i64) -> Outcome {
         let root = &self.compiled.root;
-        let convert = |json: &serde_json::Value| root.ty.as_ref().map(|t| to_value(json, t));
+        // Rules read the documents in place, lazily ([`view`]): shared, not converted.
+        let obj = obj.shared();
+        let old = old.map(|o| Arc::new(o.clone()));
+        let (obj_doc, old_doc) = (Doc::new(obj.clone()), old.clone().map(Doc::new));
+        let (obj, old) = (obj.as_ref(), old.as_deref());
         let mut run = Run {
             outcome: Outcome {
                 remaining_budget: budget,
@@ -245,13 +273,41 @@ impl Validator {
         };
         let at = Node {
             json: obj,
-            value: convert(obj),
-            old: old.map(|o| (o, convert(o))),
+            doc: obj_doc,
+            old: old.zip(old_doc),
             ratchet_old: old,
             ratchet: old.map(|o| deep_equal(o, obj, root.ty.as_deref())),
         };
         run.node(root, &FieldPath::root(), at);
         run.outcome
+    }
+}
+
+/// An object under validation, as the rules will share it ([`Doc`]).
+enum Source<'a> {
+    /// The caller's, borrowed: copied once for the rules to share.
+    Borrowed(&'a serde_json::Value),
+    /// The caller's, already shared: read in place.
+    Shared(&'a Arc<serde_json::Value>),
+    /// A copy made on the way (pruned, defaulted): moved.
+    Owned(serde_json::Value),
+}
+
+impl Source<'_> {
+    fn get(&self) -> &serde_json::Value {
+        match self {
+            Source::Borrowed(j) => j,
+            Source::Shared(j) => j,
+            Source::Owned(j) => j,
+        }
+    }
+
+    fn shared(self) -> Arc<serde_json::Value> {
+        match self {
+            Source::Borrowed(j) => Arc::new(j.clone()),
+            Source::Shared(j) => j.clone(),
+            Source::Owned(j) => Arc::new(j),
+        }
     }
 }
 
@@ -290,12 +346,12 @@ pub struct RuleCost {
     pub cost: u64,
 }
 
-/// A data node under validation: its JSON, its converted value (when its type is known),
-/// the correlated old value, and whether errors here are ratcheted.
+/// A data node under validation: its JSON and its place in the shared document (which rules
+/// read lazily), the correlated old value, and whether errors here are ratcheted.
 struct Node<'a> {
     json: &'a serde_json::Value,
-    value: Option<Result<Value, DataError>>,
-    old: Option<(&'a serde_json::Value, Option<Result<Value, DataError>>)>,
+    doc: Doc,
+    old: Option<(&'a serde_json::Value, Doc)>,
     /// The old value as ratcheting correlates it (also through atomic maps and by index in
     /// lists without a list type).
     ratchet_old: Option<&'a serde_json::Value>,
@@ -364,13 +420,13 @@ impl Run {
 
     /// Runs the rules at and below `rn` on a default value `at` path `at`.
     fn default_rules(&mut self, rn: &RuleNode, default: &serde_json::Value, at: &FieldPath) {
-        let value = |json| rn.ty.as_ref().map(|t| to_value(json, t));
+        let doc = Doc::new(Arc::new(default.clone()));
         let errors_before = self.outcome.errors.len();
         let budget = self.outcome.remaining_budget;
         let node = Node {
             json: default,
-            value: value(default),
-            old: Some((default, value(default))),
+            doc: doc.clone(),
+            old: Some((default, doc.clone())),
             ratchet_old: None,
             ratchet: None,
         };
@@ -382,7 +438,7 @@ impl Run {
             self.outcome.remaining_budget = budget;
             let node = Node {
                 json: default,
-                value: value(default),
+                doc,
                 old: None,
                 ratchet_old: None,
                 ratchet: None,
@@ -422,18 +478,8 @@ impl Run {
                     .and_then(|o| o.get(k));
                 let child = Node {
                     json: v,
-                    value: child_value(at.value.as_ref(), v, values.ty.as_deref(), |m| {
-                        m.get_str(k).cloned()
-                    }),
-                    old: old.map(|o| {
-                        let ov = child_value(
-                            at.old.as_ref().and_then(|(_, v)| v.as_ref()),
-                            o,
-                            values.ty.as_deref(),
-                            |m| m.get_str(k).cloned(),
-                        );
-                        (o, ov)
-                    }),
+                    doc: at.doc.property(k),
+                    old: old.zip(at.old.as_ref().map(|(_, d)| d.property(k))),
                     ratchet_old: ratchet_key(at, k),
                     ratchet: ratchet_for(ratchet_key(at, k), v, values, at.ratchet),
                 };
@@ -447,23 +493,13 @@ impl Run {
             let Some(prop) = rn.properties.get(k) else {
                 continue;
             };
-            let escaped = super::escaping::escape(k);
-            let lookup = |m: &kcel::Map| escaped.as_deref().and_then(|e| m.get_str(e).cloned());
             let old = old_obj
                 .filter(|_| rn.map_correlatable)
                 .and_then(|o| o.get(k));
             let child = Node {
                 json: v,
-                value: child_value(at.value.as_ref(), v, prop.ty.as_deref(), lookup),
-                old: old.map(|o| {
-                    let ov = child_value(
-                        at.old.as_ref().and_then(|(_, v)| v.as_ref()),
-                        o,
-                        prop.ty.as_deref(),
-                        lookup,
-                    );
-                    (o, ov)
-                }),
+                doc: at.doc.property(k),
+                old: old.zip(at.old.as_ref().map(|(_, d)| d.property(k))),
                 ratchet_old: ratchet_key(at, k),
                 ratchet: ratchet_for(ratchet_key(at, k), v, prop, at.ratchet),
             };
@@ -509,13 +545,10 @@ impl Run {
             };
             let child = Node {
                 json: v,
-                value: child_value(at.value.as_ref(), v, item_node.ty.as_deref(), |_| None)
-                    .or_else(|| list_item(at.value.as_ref(), i)),
-                old: old.map(|(j, o)| {
-                    let ov = list_item(at.old.as_ref().and_then(|(_, v)| v.as_ref()), j)
-                        .or_else(|| item_node.ty.as_deref().map(|t| to_value(o, t)));
-                    (o, ov)
-                }),
+                doc: at.doc.index(i),
+                old: old
+                    .zip(at.old.as_ref())
+                    .map(|((j, o), (_, d))| (o, d.index(j))),
                 ratchet_old,
                 ratchet: ratchet_for(ratchet_old, v, item_node, at.ratchet),
             };
@@ -548,8 +581,11 @@ impl Run {
                 .errors
                 .push(invalid(format!("rule compile error: {detail}")));
         }
-        let this = match &at.value {
-            Some(Ok(v)) => v.clone(),
+        // Kubernetes' unstructured values: only the node's own shape is checked here; the
+        // data below it is converted (and fails) as a rule reads it.
+        let value = rn.ty.as_ref().map(|t| view(&at.doc, t));
+        let this = match value {
+            Some(Ok(v)) => v,
             Some(Err(e)) => {
                 // The data does not fit the schema: every rule reading it fails alike.
                 for r in &rn.rules {
@@ -562,8 +598,8 @@ impl Run {
             }
             None => return,
         };
-        let old = match &at.old {
-            Some((_, Some(Ok(v)))) => Some(v.clone()),
+        let old = match (&at.old, &rn.ty) {
+            (Some((_, doc)), Some(t)) => view(doc, t).ok(),
             _ => None,
         };
         for r in &rn.rules {
@@ -711,36 +747,6 @@ impl Run {
             }
             _ => Err(None),
         }
-    }
-}
-
-/// The value of a child node: looked up in the parent's converted value when the parent
-/// converted, else converted from its own JSON.
-fn child_value(
-    parent: Option<&Result<Value, DataError>>,
-    json: &serde_json::Value,
-    ty: Option<&DeclType>,
-    lookup: impl Fn(&kcel::Map) -> Option<Value>,
-) -> Option<Result<Value, DataError>> {
-    let ty = ty?;
-    if let Some(Ok(Value::Map(m))) = parent {
-        if let Some(v) = lookup(m) {
-            return Some(Ok(v));
-        }
-    }
-    if let Some(Ok(Value::List(_))) = parent {
-        return None;
-    }
-    Some(to_value(json, ty))
-}
-
-fn list_item(
-    parent: Option<&Result<Value, DataError>>,
-    i: usize,
-) -> Option<Result<Value, DataError>> {
-    match parent {
-        Some(Ok(Value::List(items))) => items.get(i).cloned().map(Ok),
-        _ => None,
     }
 }
 
