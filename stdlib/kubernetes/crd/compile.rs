@@ -62,6 +62,9 @@ pub struct CompileOptions {
     /// evaluation shortcut), to test that results and costs are the same as with the
     /// shortcuts. Default: off.
     pub reference: bool,
+    /// The memory budget of one rule evaluation ([`kcel::ProgramOptions::memory_limit`]);
+    /// default [`kcel::DEFAULT_MEMORY_LIMIT`] (64 MiB), `None`: no budget.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for CompileOptions {
@@ -71,6 +74,7 @@ impl Default for CompileOptions {
             per_call_limit: PER_CALL_COST_LIMIT,
             is_resource_root: true,
             reference: false,
+            memory_limit: Some(kcel::DEFAULT_MEMORY_LIMIT),
         }
     }
 }
@@ -183,6 +187,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         env,
         per_call_limit: options.per_call_limit,
         reference: options.reference,
+        memory_limit: options.memory_limit,
         cel: structural,
         errors: structural_errors,
         cel_errors: errors,
@@ -261,6 +266,8 @@ struct Compiler<'a> {
     per_call_limit: u64,
     /// Plan in reference mode (see [`CompileOptions::reference`]).
     reference: bool,
+    /// The memory budget of one evaluation (see [`CompileOptions::memory_limit`]).
+    memory_limit: Option<u64>,
     /// Whether rules are compiled (the schema is structural).
     cel: bool,
     /// Schema errors (structural, list types, rule fields).
@@ -570,6 +577,7 @@ impl Compiler<'_> {
             cost_limit: Some(self.per_call_limit),
             presence_test_cost: false,
             reference: self.reference,
+            memory_limit: self.memory_limit,
             ..ProgramOptions::default()
         }
     }
