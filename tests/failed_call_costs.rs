@@ -200,6 +200,40 @@ const CASES: &[Case] = &[
         want: 5,
         sum: "x 1, `/` 1, dyn 1, the index 1, `==` 1",
     },
+    // #26: an index's key is not evaluated when its operand failed (cel-go plans `a[i]` as
+    // an attribute with `i` as a qualifier; `interpreter/attributes.go`
+    // `relativeAttribute.Resolve` returns the operand's error before `applyQualifiers`, which
+    // stops at the first failed qualifier), so the costly key below is never charged.
+    Case {
+        expr: "{'a': [1]}['b'][[1, 2, 3].map(v, v * x).size()] == 1",
+        kubernetes: false,
+        optimize: false,
+        want: 43,
+        sum: "map 30 + list 10; the qualifier 'b' 1 (failed), the attribute 1 (observed with \
+              its error); the key not evaluated; `==` 1",
+    },
+    Case {
+        expr: "{'a': [1]}['b'][[1, 2, 3].map(v, v * x).size()] == 1",
+        kubernetes: false,
+        optimize: true,
+        want: 3,
+        sum: "as above, the constant map folded (0)",
+    },
+    Case {
+        expr: "{'a': [1]}['b'][?[1, 2, 3].map(v, v * x).size()] == optional.none()",
+        kubernetes: true,
+        optimize: false,
+        want: 44,
+        sum: "as above with an optional index: the key not evaluated; optional.none() 1, \
+              `==` 1",
+    },
+    Case {
+        expr: "dyn(x/0)[[1, 2, 3].map(v, v * x).size()] == 1",
+        kubernetes: false,
+        optimize: false,
+        want: 5,
+        sum: "x 1, `/` 1, dyn 1, the attribute 1; the key not evaluated; `==` 1",
+    },
     Case {
         expr: "[1,2,3].map(v, v/0)",
         kubernetes: false,

@@ -50,6 +50,11 @@ struct Args {
     /// object per line), as kube-apiserver's flag.
     #[arg(long = "audit-log-path")]
     audit_log_path: Option<PathBuf>,
+    /// kcel's own (kube-apiserver has none): the memory budget of every CEL evaluation, in
+    /// bytes — CRD validation rules and admission policies' expressions; one that would
+    /// build or walk more fails as over its cost limit does. 0: no budget.
+    #[arg(long = "cel-memory-limit-bytes", value_name = "BYTES", default_value_t = kcel::DEFAULT_MEMORY_LIMIT)]
+    cel_memory_limit_bytes: u64,
 }
 
 /// A Go duration (`5m0s`, `90s`, `0`), not negative.
@@ -103,6 +108,10 @@ async fn main() -> ExitCode {
         feature_gates: args.feature_gates,
         etcd_servers: args.etcd_servers,
         audit_log_path: args.audit_log_path,
+        cel_memory_limit: match args.cel_memory_limit_bytes {
+            0 => None,
+            bytes => Some(bytes),
+        },
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

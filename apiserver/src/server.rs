@@ -57,6 +57,17 @@ pub struct Options {
     pub etcd_servers: Vec<String>,
     /// `--audit-log-path`: where audit events go (JSON lines), if anywhere.
     pub audit_log_path: Option<PathBuf>,
+    /// `--cel-memory-limit-bytes` (kcel's own flag): the memory budget of every CEL
+    /// evaluation the server does (CRD validation rules and their messageExpressions,
+    /// admission policies' expressions); `None`: no budget. [`Options::DEFAULT_CEL_MEMORY_LIMIT`]
+    /// unless told otherwise.
+    pub cel_memory_limit: Option<u64>,
+}
+
+impl Options {
+    /// The CEL memory budget a server has by default: the library's
+    /// [`kcel::DEFAULT_MEMORY_LIMIT`] (64 MiB).
+    pub const DEFAULT_CEL_MEMORY_LIMIT: Option<u64> = Some(kcel::DEFAULT_MEMORY_LIMIT);
 }
 
 /// Why the server could not start or stopped.
@@ -173,6 +184,8 @@ impl Server {
         };
         // Watches go through one storage watch per resource (storage/cache.rs).
         let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
+        // The CRD registry is process-wide, and so is the budget of its rules.
+        crate::crd::registry::set_memory_limit(options.cel_memory_limit);
         let store = crate::crd::track(store)?;
         let audit = match &options.audit_log_path {
             Some(path) => Some(
@@ -181,7 +194,10 @@ impl Server {
             ),
             None => None,
         };
-        let admission = Arc::new(crate::admission::Admission::new(audit));
+        let admission = Arc::new(crate::admission::Admission::new(
+            audit,
+            options.cel_memory_limit,
+        ));
         let store = crate::admission::policies::track(store, admission.clone())?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)

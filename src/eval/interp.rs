@@ -827,7 +827,7 @@ fn call_overload(
             if let Some(done) = call_in_place(*f, cost, a, b, frame) {
                 return done;
             }
-            let (result, c) = match operands(a, b, frame)? {
+            let (result, c) = match operands(a, b, frame, || false)? {
                 (Ok(a), Ok(b)) => {
                     let (a, b) = (plain(a), plain(b));
                     let result = f(&a, &b);
@@ -843,7 +843,7 @@ fn call_overload(
             result
         }
         _ => {
-            let values = call_arguments(args, frame, |v| cost.of_failed(v))?;
+            let values = call_arguments(args, frame, |v| cost.of_failed(v), || false)?;
             let result = implementation
                 .call(&values)
                 .unwrap_or_else(|| Err(EvalError::no_such_overload()));
@@ -928,15 +928,57 @@ fn unary_overload<'o>(
 /// `evalBinary`, `evalEq` and `evalNe` do (`interpreter/interpretable.go`): both, whatever
 /// the first gives. Only an error that cancels the evaluation returns at once.
 #[inline(always)]
-fn operands<'f>(a: &'f Node, b: &'f Node, frame: &'f mut Frame) -> Operands<'f> {
+///
+/// `qualifies` (asked only when `a` failed) says whether `b` qualifies `a` (an index key):
+/// then `b` is not evaluated, as cel-go does not evaluate a qualifier of an attribute whose
+/// operand failed (`interpreter/attributes.go`, `relativeAttribute.Resolve` returns the
+/// operand's error before `applyQualifiers`).
+fn operands<'f>(
+    a: &'f Node,
+    b: &'f Node,
+    frame: &'f mut Frame,
+    qualifies: impl FnOnce() -> bool,
+) -> Operands<'f> {
     if is_simple(a) && is_simple(b) {
         let a = simple(a, frame.slots, &mut frame.cost);
+        if a.is_err() && qualifies() {
+            return Ok((a, Err(not_evaluated())));
+        }
         Ok((a, simple(b, frame.slots, &mut frame.cost)))
     } else {
         let a = cancelled(eval(a, frame))?;
+        if a.is_err() && qualifies() {
+            return Ok((a.map(Cow::Owned), Err(not_evaluated())));
+        }
         let b = cancelled(eval(b, frame))?;
         Ok((a.map(Cow::Owned), b.map(Cow::Owned)))
     }
+}
+
+/// The place of an operand that was not evaluated (see [`operands`]); never reported, as
+/// the operand before it failed first.
+#[cold]
+fn not_evaluated() -> EvalError {
+    EvalError::new("internal: operand not evaluated")
+}
+
+/// Whether `overloads` are an index's (`_[_]`, `_[?_]`: the standard library's and the
+/// optional library's overload ids), whose key qualifies the operand.
+#[cold]
+fn is_index(overloads: &[(Overload, CallCost)]) -> bool {
+    overloads.iter().any(|(o, _)| {
+        matches!(
+            &*o.id,
+            "index_list"
+                | "index_map"
+                | "optional_list_index_int"
+                | "optional_map_index_value"
+                | "list_optindex_optional_int"
+                | "optional_list_optindex_optional_int"
+                | "map_optindex_optional_value"
+                | "optional_map_optindex_optional_value"
+        )
+    })
 }
 
 /// Two evaluated operands, each a value or its error; `Err` for an error that cancels the
@@ -989,26 +1031,33 @@ fn failed_operands(
 /// one fails, the call is charged `cost` of the arguments (`None` for failed ones) where
 /// cel-go's tracker charges it, when every argument was evaluated (see
 /// [`failed_call_cost`]), and the first error is returned.
+/// `qualifies` as for [`operands`].
 fn call_arguments(
     args: &[Node],
     frame: &mut Frame,
     cost: impl FnOnce(&[Option<&Value>]) -> u64,
+    qualifies: impl FnOnce() -> bool,
 ) -> EvalResult<SmallVec<[Value; 3]>> {
     let mut values = SmallVec::with_capacity(args.len());
     for (i, a) in args.iter().enumerate() {
         match eval(a, frame) {
             Ok(v) => values.push(v.materialize()),
-            Err(e) => return Err(failed_arguments(args, i, values, e, frame, cost)),
+            Err(e) => {
+                let qualified = i == 0 && args.len() == 2 && qualifies();
+                return Err(failed_arguments(args, i, qualified, values, e, frame, cost));
+            }
         }
     }
     Ok(values)
 }
 
-/// [`call_arguments`] from the argument `failed`, which failed with `error`.
+/// [`call_arguments`] from the argument `failed`, which failed with `error`; with
+/// `qualified`, the argument after it qualifies it and is not evaluated (see [`operands`]).
 #[cold]
 fn failed_arguments(
     args: &[Node],
     failed: usize,
+    qualified: bool,
     values: SmallVec<[Value; 3]>,
     error: EvalError,
     frame: &mut Frame,
@@ -1019,7 +1068,9 @@ fn failed_arguments(
     }
     let mut got: SmallVec<[Option<Value>; 3]> = values.into_iter().map(Some).collect();
     got.push(None);
-    if args.len() <= 2 {
+    if qualified {
+        got.resize(args.len(), None);
+    } else if args.len() <= 2 {
         for a in &args[failed + 1..] {
             match cancelled(eval(a, frame)) {
                 Ok(v) => got.push(v.ok().map(Value::materialize)),
@@ -1185,7 +1236,8 @@ fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
 }
 
 fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
-    let (result, cost) = match operands(&node.lhs, &node.rhs, frame)? {
+    let (result, cost) = match operands(&node.lhs, &node.rhs, frame, || is_index(&node.overloads))?
+    {
         (Ok(a), Ok(b)) => apply_operator(node, a, b),
         (a, b) => {
             let (e, cost) = failed_operands(a, b, |v| failed_call_cost(&node.overloads, v));
@@ -1229,7 +1281,7 @@ fn dispatch_overload(
 ) -> EvalResult {
     if let ([a, b], Some(table)) = (args, table) {
         // Two arguments (most operators): no allocation, no clones of simple operands.
-        let (result, cost) = match operands(a, b, frame)? {
+        let (result, cost) = match operands(a, b, frame, || is_index(overloads))? {
             (Ok(a), Ok(b)) => apply_binary(overloads, table, a, b),
             (a, b) => {
                 let (e, cost) = failed_operands(a, b, |v| failed_call_cost(overloads, v));
@@ -1270,7 +1322,12 @@ fn dispatch_overload(
             return result;
         }
     }
-    let values = call_arguments(args, frame, |v| failed_call_cost(overloads, v))?;
+    let values = call_arguments(
+        args,
+        frame,
+        |v| failed_call_cost(overloads, v),
+        || is_index(overloads),
+    )?;
     let chosen = match (table, values.as_slice()) {
         (Some(table), [a]) => match table.get(overloads, &[a]) {
             DispatchTable::NONE => None,

@@ -701,6 +701,16 @@ impl Planner<'_> {
                 if let Some(n) = self.specialize(id, only, &mut nodes, spans) {
                     return n;
                 }
+                if function == op::INDEX || function == op::OPT_INDEX {
+                    // Dispatched, so that evaluation knows an index from its overload (its
+                    // key is not evaluated when the operand failed, as in cel-go).
+                    return Node::Dispatch {
+                        id,
+                        table: DispatchTable::new(&candidates, nodes.len()),
+                        overloads: candidates.into(),
+                        args: nodes.into(),
+                    };
+                }
                 Node::Call {
                     id,
                     implementation: only.implementation.clone(),

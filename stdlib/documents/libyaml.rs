@@ -19,6 +19,8 @@ use unsafe_libyaml_norway as unsafe_libyaml;
 pub(super) struct Mark {
     pub line: u64,
     pub column: u64,
+    /// The byte offset in the text (after a byte order mark, which libyaml skips).
+    pub index: u64,
 }
 
 /// One parsing event with its data copied out.
@@ -133,6 +135,7 @@ fn mark_of(mark: unsafe_libyaml::yaml_mark_t) -> Mark {
     Mark {
         line: mark.line,
         column: mark.column,
+        index: mark.index,
     }
 }
 

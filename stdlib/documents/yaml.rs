@@ -32,7 +32,7 @@ pub(super) fn read_documents(text: &str) -> Result<(Vec<Node>, Vec<String>), Yam
             Event::StreamStart | Event::DocumentEnd => {}
             Event::StreamEnd => break,
             Event::DocumentStart => {
-                let arena = Arena::read(&mut parser)?;
+                let arena = Arena::read(&mut parser, text)?;
                 let mut decoder = Decoder {
                     arena: &arena,
                     decode_count: 0,
@@ -99,8 +99,9 @@ struct Arena {
 }
 
 impl Arena {
-    /// Reads one document's node events (after its DocumentStart), without recursion.
-    fn read(parser: &mut Parser) -> Result<Arena, YamlError> {
+    /// Reads one document's node events (after its DocumentStart) from `text`, without
+    /// recursion.
+    fn read(parser: &mut Parser, text: &str) -> Result<Arena, YamlError> {
         let mut nodes: Vec<RawNode> = Vec::new();
         let mut anchors: HashMap<String, usize> = HashMap::new();
         let mut open: Vec<(usize, bool)> = Vec::new();
@@ -180,6 +181,11 @@ impl Arena {
                 if *depth > KUBERNETES_MAX_DEPTH {
                     return Err(depth_error(flow, mark));
                 }
+                if flow && *depth > MAX_DEPTH {
+                    // Refused in any case; libyaml's scanner takes time quadratic in the
+                    // flow depth (its simple-key list), so the rest is not parsed.
+                    return Err(deeper_flow(text, mark, *depth));
+                }
                 open.push((index, flow));
             }
         }
@@ -196,6 +202,112 @@ impl Arena {
         });
         Ok(Arena { nodes, root })
     }
+}
+
+/// The error for a flow collection opened at `mark` at flow depth `depth` (past
+/// [`MAX_DEPTH`]), without parsing further: go-yaml's depth error where the flow nesting goes
+/// past [`KUBERNETES_MAX_DEPTH`] before the flow collections close, [`YamlError::TooDeep`]
+/// otherwise. The rest of the text is read by [`flow_depth_past`], a linear bracket count.
+fn deeper_flow(text: &str, mark: Mark, depth: usize) -> YamlError {
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    // The event starts at its collection's bracket, or at an anchor or tag before it.
+    let from = usize::try_from(mark.index).map_or(text.len(), |i| i.saturating_add(bom));
+    let Some(start) = text
+        .as_bytes()
+        .get(from..)
+        .and_then(|rest| rest.iter().position(|c| matches!(c, b'[' | b'{')))
+        .map(|at| from + at + 1)
+    else {
+        return YamlError::TooDeep;
+    };
+    match flow_depth_past(text.as_bytes(), start, depth, KUBERNETES_MAX_DEPTH) {
+        Some(at) => depth_error(
+            true,
+            Mark {
+                line: libyaml_line(&text[..at]),
+                column: 0,
+                index: at as u64,
+            },
+        ),
+        None => YamlError::TooDeep,
+    }
+}
+
+/// Scans flow content from `start` at flow depth `depth`: the offset of the opening bracket
+/// that takes the depth past `limit`, or `None` when the flow collections close first or the
+/// text ends. Quoted scalars and comments are skipped; elsewhere in flow context every `[`
+/// and `{` opens a collection and every `]` and `}` closes one (plain scalars cannot hold
+/// them there).
+fn flow_depth_past(text: &[u8], start: usize, mut depth: usize, limit: usize) -> Option<usize> {
+    let mut i = start;
+    // Whether a quote here starts a quoted scalar (at the start of a token).
+    let mut token_start = true;
+    while i < text.len() {
+        let c = text[i];
+        match c {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return None;
+                }
+            }
+            b'"' if token_start => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' if token_start => {
+                i += 1;
+                while i < text.len() {
+                    if text[i] == b'\'' {
+                        if text.get(i + 1) == Some(&b'\'') {
+                            i += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            b'#' if token_start => {
+                while i < text.len() && !matches!(text[i], b'\n' | b'\r') {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        token_start = matches!(
+            c,
+            b'[' | b'{' | b',' | b':' | b'?' | b' ' | b'\t' | b'\n' | b'\r'
+        );
+        i += 1;
+    }
+    None
+}
+
+/// The 0-based line libyaml counts at the end of `text` (breaks: CR LF, CR, LF, NEL, LS, PS).
+fn libyaml_line(text: &str) -> u64 {
+    let mut line = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                line += 1;
+            }
+            '\n' | '\u{85}' | '\u{2028}' | '\u{2029}' => line += 1,
+            _ => {}
+        }
+    }
+    line
 }
 
 /// go-yaml's scanner error for nesting beyond `max_flow_level` / `max_indents` (10,000).

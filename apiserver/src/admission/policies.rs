@@ -41,6 +41,9 @@ pub struct Admission {
     compilations: std::sync::atomic::AtomicU64,
     /// The audit log, if `--audit-log-path` was given.
     pub audit: Option<super::audit::AuditLog>,
+    /// The memory budget of each evaluation of a policy's expressions
+    /// (`--cel-memory-limit-bytes`; `None`: no budget).
+    memory_limit: Option<u64>,
 }
 
 impl std::fmt::Debug for Admission {
@@ -54,10 +57,12 @@ fn meta<'v>(object: &'v serde_json::Value, field: &str) -> Option<&'v serde_json
 }
 
 impl Admission {
-    /// No policies; audit events to `audit`, if given.
-    pub fn new(audit: Option<super::audit::AuditLog>) -> Admission {
+    /// No policies; audit events to `audit`, if given; policies' expressions evaluated
+    /// with the memory budget `memory_limit` (`None`: no budget).
+    pub fn new(audit: Option<super::audit::AuditLog>, memory_limit: Option<u64>) -> Admission {
         Admission {
             audit,
+            memory_limit,
             ..Admission::default()
         }
     }
@@ -99,7 +104,7 @@ impl Admission {
                 _ => {
                     self.compilations
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    Arc::new(CompiledPolicy::new(policy))
+                    Arc::new(CompiledPolicy::with_memory_limit(policy, self.memory_limit))
                 }
             };
             set_policies.push(program.clone());

@@ -381,7 +381,7 @@ pub fn admit(
     }
     if errors.is_empty() {
         VALIDATORS_BUILT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        match CrdValidator::new(&value) {
+        match super::registry::validator(&value) {
             Ok(v) => {
                 let unchanged = unchanged_schemas(&value, old);
                 errors.extend(v.schema_errors().into_iter().filter(|e| {
@@ -733,7 +733,7 @@ pub fn served(crd: &Value, previous: Option<&CustomResource>) -> Option<CustomRe
             Some(v) => v,
             None => {
                 VALIDATORS_BUILT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                Arc::new(CrdValidator::new(crd).ok()?)
+                Arc::new(super::registry::validator(crd).ok()?)
             }
         },
     };

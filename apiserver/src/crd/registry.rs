@@ -8,13 +8,33 @@
 //! served, not with requests or with CRD updates that change nothing of it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde_json::Value;
 
-use kcel_stdlib::kubernetes::crd::CrdValidator;
+use kcel_stdlib::kubernetes::crd::{CrdValidator, DefinitionError};
 
 use crate::resource::Resource;
+
+/// The memory budget of every CRD rule evaluation, in bytes (0: none): set by the server
+/// at start (`--cel-memory-limit-bytes`), process-wide like the registry.
+static MEMORY_LIMIT: AtomicU64 = AtomicU64::new(kcel::DEFAULT_MEMORY_LIMIT);
+
+/// Sets the memory budget of the CRD rules evaluated from now on (`None`: no budget); the
+/// validators built after this call use it.
+pub fn set_memory_limit(limit: Option<u64>) {
+    MEMORY_LIMIT.store(limit.unwrap_or(0), Ordering::Relaxed);
+}
+
+/// A validator of `crd` whose rules run with the server's memory budget.
+pub fn validator(crd: &Value) -> Result<CrdValidator, DefinitionError> {
+    let limit = match MEMORY_LIMIT.load(Ordering::Relaxed) {
+        0 => None,
+        bytes => Some(bytes),
+    };
+    Ok(CrdValidator::new(crd)?.with_memory_limit(limit))
+}
 
 /// The verbs of a custom resource, in the order kube-apiserver lists them in discovery.
 pub const VERBS: &[&str] = &[

@@ -145,11 +145,16 @@ struct Declares {
     /// The compatibility version (see [`CompiledPolicy::for_version`]); `None`: a 1.37 API
     /// server's ([`WRITE_VERSION`] for new expressions, the newest for stored ones).
     version: Option<(u32, u32)>,
+    /// The memory budget of one evaluation (see [`CompiledPolicy::with_memory_limit`]).
+    memory_limit: Option<u64>,
 }
 
 /// The compatibility version of a 1.37 API server (binary minor - 1): new expressions may
 /// use what it introduced (SPEC §1.1).
 pub const WRITE_VERSION: (u32, u32) = (1, 36);
+
+/// The memory budget policies are compiled with unless told otherwise.
+const DEFAULT_MEMORY_LIMIT: Option<u64> = Some(kcel::DEFAULT_MEMORY_LIMIT);
 
 /// A compatibility version with its environments for new and for stored expressions.
 type VersionedBases = ((u32, u32), Env, Env);
@@ -213,13 +218,12 @@ fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
     env.set_type_provider(Arc::new(AdmissionTypes {
         variables: vars.to_vec(),
     }));
-    if declares.reference {
-        let options = kcel::ProgramOptions {
-            reference: true,
-            ..env.program_options()
-        };
-        env.set_program_options(options);
-    }
+    let options = kcel::ProgramOptions {
+        reference: declares.reference,
+        memory_limit: declares.memory_limit,
+        ..env.program_options()
+    };
+    env.set_program_options(options);
     env
 }
 
@@ -358,7 +362,19 @@ impl CompiledPolicy {
     /// Compiles every expression of `policy` once, and validates the policy as the API
     /// server would ([`CompiledPolicy::errors`]).
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, None, false, None)
+        CompiledPolicy::compile(policy, None, false, None, DEFAULT_MEMORY_LIMIT)
+    }
+
+    /// [`CompiledPolicy::new`] with the memory budget `limit` for every evaluation of the
+    /// policy's expressions instead of [`kcel::DEFAULT_MEMORY_LIMIT`] (`None`: no budget):
+    /// an expression that builds or walks more fails with
+    /// [`kcel::library::budget::MEMORY_EXCEEDED`] (or the traversal error), as one over
+    /// its cost limit does.
+    pub fn with_memory_limit(
+        policy: ValidatingAdmissionPolicy,
+        limit: Option<u64>,
+    ) -> CompiledPolicy {
+        CompiledPolicy::compile(policy, None, false, None, limit)
     }
 
     /// [`CompiledPolicy::new`] as an API server whose CEL compatibility version is
@@ -366,14 +382,14 @@ impl CompiledPolicy {
     /// version's environment for new expressions, programs run in its environment for
     /// stored expressions.
     pub fn for_version(policy: ValidatingAdmissionPolicy, version: (u32, u32)) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, None, false, Some(version))
+        CompiledPolicy::compile(policy, None, false, Some(version), DEFAULT_MEMORY_LIMIT)
     }
 
     /// [`CompiledPolicy::new`] with every program in reference mode
     /// ([`kcel::ProgramOptions::reference`]: no evaluation shortcut), to test that
     /// decisions, messages and costs are the same as with the shortcuts.
     pub fn reference(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, None, true, None)
+        CompiledPolicy::compile(policy, None, true, None, DEFAULT_MEMORY_LIMIT)
     }
 
     /// Compiles `policy` written as an update of `old`: as the API server validates
@@ -384,7 +400,7 @@ impl CompiledPolicy {
         policy: ValidatingAdmissionPolicy,
         old: &ValidatingAdmissionPolicy,
     ) -> CompiledPolicy {
-        CompiledPolicy::compile(policy, Some(old), false, None)
+        CompiledPolicy::compile(policy, Some(old), false, None, DEFAULT_MEMORY_LIMIT)
     }
 
     fn compile(
@@ -392,6 +408,7 @@ impl CompiledPolicy {
         old: Option<&ValidatingAdmissionPolicy>,
         reference: bool,
         version: Option<(u32, u32)>,
+        memory_limit: Option<u64>,
     ) -> CompiledPolicy {
         let spec = &policy.spec;
         let params = spec.param_kind.is_some();
@@ -403,6 +420,7 @@ impl CompiledPolicy {
                 variables,
                 write,
                 version,
+                memory_limit,
             };
             admission_env(vars, declares)
         };

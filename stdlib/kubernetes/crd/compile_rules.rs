@@ -62,6 +62,14 @@ pub struct CompileOptions {
     /// evaluation shortcut), to test that results and costs are the same as with the
     /// shortcuts. Default: off.
     pub reference: bool,
+    /// The memory budget of one rule evaluation ([`kcel::ProgramOptions::memory_limit`]);
+    /// default [`kcel::DEFAULT_MEMORY_LIMIT`] (64 MiB), `None`: no budget.
+    pub memory_limit: Option<u64>,
+    /// Check that the schema is structural and its keywords combine as a CRD's must (list
+    /// types, nullable items of sets and maps, ...; default), and compile no rule where it
+    /// is not. Off: the schema is taken as it is and its rules compiled as given, as upstream's `cel.NewValidator` takes a structural schema built by its
+    /// caller (apiextensions-apiserver's tests build schemas that a CRD would reject).
+    pub structural_check: bool,
 }
 
 impl Default for CompileOptions {
@@ -71,6 +79,8 @@ impl Default for CompileOptions {
             per_call_limit: PER_CALL_COST_LIMIT,
             is_resource_root: true,
             reference: false,
+            memory_limit: Some(kcel::DEFAULT_MEMORY_LIMIT),
+            structural_check: true,
         }
     }
 }
@@ -154,8 +164,11 @@ pub struct CompiledSchema {
 
 /// Compiles all rules of `schema` with the environment `env` (see [`rule_env`]).
 pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> CompiledSchema {
-    let structural_errors =
-        structural_errors(schema, &options.schema_path, options.is_resource_root);
+    let structural_errors = if options.structural_check {
+        structural_errors(schema, &options.schema_path, options.is_resource_root)
+    } else {
+        Vec::new()
+    };
     let structural = structural_errors.is_empty();
     let mut structural_errors = structural_errors;
     if options.is_resource_root && schema.nullable {
@@ -183,6 +196,8 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         env,
         per_call_limit: options.per_call_limit,
         reference: options.reference,
+        memory_limit: options.memory_limit,
+        structural_check: options.structural_check,
         cel: structural,
         errors: structural_errors,
         cel_errors: errors,
@@ -261,6 +276,10 @@ struct Compiler<'a> {
     per_call_limit: u64,
     /// Plan in reference mode (see [`CompileOptions::reference`]).
     reference: bool,
+    /// The memory budget of one evaluation (see [`CompileOptions::memory_limit`]).
+    memory_limit: Option<u64>,
+    /// Check each node's keywords as a CRD's (see [`CompileOptions::structural_check`]).
+    structural_check: bool,
     /// Whether rules are compiled (the schema is structural).
     cel: bool,
     /// Schema errors (structural, list types, rule fields).
@@ -344,7 +363,11 @@ impl Compiler<'_> {
             let child = self.node(values, elem, &child_at);
             node.additional = Some(Box::new(child));
         }
-        let mut errors = node_errors(s, path);
+        let mut errors = if self.structural_check {
+            node_errors(s, path)
+        } else {
+            Vec::new()
+        };
         errors.extend(rule_field_errors(s, path));
         self.schema_errors += errors.len();
         self.errors.extend(errors);
@@ -372,7 +395,11 @@ impl Compiler<'_> {
         if depth > super::decl_types::MAX_SCHEMA_DEPTH {
             return;
         }
-        let errors = node_errors(s, path);
+        let errors = if self.structural_check {
+            node_errors(s, path)
+        } else {
+            Vec::new()
+        };
         self.schema_errors += errors.len();
         self.errors.extend(errors);
         for (name, ps) in &s.properties {
@@ -570,6 +597,7 @@ impl Compiler<'_> {
             cost_limit: Some(self.per_call_limit),
             presence_test_cost: false,
             reference: self.reference,
+            memory_limit: self.memory_limit,
             ..ProgramOptions::default()
         }
     }

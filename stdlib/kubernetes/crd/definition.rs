@@ -34,6 +34,8 @@ pub struct CrdValidator {
     versions: Vec<Version>,
     /// The environment rules compile in; `None`: [`rule_env`](super::rule_env).
     rule_env: Option<kcel::Env>,
+    /// The memory budget of each rule evaluation ([`CompileOptions::memory_limit`]).
+    memory_limit: Option<u64>,
 }
 
 impl CrdValidator {
@@ -80,6 +82,7 @@ impl CrdValidator {
             scope,
             versions,
             rule_env: None,
+            memory_limit: CompileOptions::default().memory_limit,
         })
     }
 
@@ -89,6 +92,15 @@ impl CrdValidator {
     /// being written (`presets::kubernetes(version, Mode::NewExpressions)`).
     pub fn with_rule_env(mut self, env: kcel::Env) -> CrdValidator {
         self.rule_env = Some(env);
+        self
+    }
+
+    /// Gives every rule evaluation the memory budget `limit` instead of
+    /// [`kcel::DEFAULT_MEMORY_LIMIT`] (`None`: no budget): a rule that builds or walks more
+    /// fails with [`kcel::library::budget::MEMORY_EXCEEDED`] (or the traversal error), as a
+    /// rule over its cost limit does. Call before the first validation.
+    pub fn with_memory_limit(mut self, limit: Option<u64>) -> CrdValidator {
+        self.memory_limit = limit;
         self
     }
 
@@ -114,6 +126,7 @@ impl CrdValidator {
         let validator = v.validator.get_or_init(|| {
             let options = CompileOptions {
                 schema_path: v.schema_path.clone(),
+                memory_limit: self.memory_limit,
                 ..CompileOptions::default()
             };
             match &self.rule_env {
