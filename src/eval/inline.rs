@@ -11,6 +11,7 @@ use crate::error::EvalError;
 use crate::eval::node::{Field, Inline, Operator, Time};
 use crate::eval::operand::Read;
 use crate::registry::{Overload, Specialization};
+use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
 use crate::syntax::ast::op;
 use crate::value::EvalResult;
