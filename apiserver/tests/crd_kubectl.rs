@@ -8,66 +8,14 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{Ran, Server, real_client, run_bounded};
-
-const COMMAND_LIMIT: Duration = Duration::from_secs(60);
+use support::Kubectl;
 
 const CRD: &str = include_str!("crd/crontab-crd.yaml");
 
-struct Kubectl {
-    bin: PathBuf,
-    server: Server,
-    home: tempfile::TempDir,
-}
-
 impl Kubectl {
-    fn start(test: &str) -> Option<Kubectl> {
-        let bin = real_client("KCEL_KUBECTL", "kubectl", test)?;
-        Some(Kubectl {
-            bin,
-            server: Server::start(&[]),
-            home: tempfile::tempdir().unwrap(),
-        })
-    }
-
-    fn run_stdin(&self, args: &[&str], input: Option<&str>) -> Ran {
-        let mut command = Command::new(&self.bin);
-        command
-            .args(args)
-            .env("KUBECONFIG", self.server.data_dir().join("kubeconfig"))
-            .env("HOME", self.home.path());
-        run_bounded(command, input, COMMAND_LIMIT)
-    }
-
-    fn run(&self, args: &[&str]) -> Ran {
-        self.run_stdin(args, None)
-    }
-
-    /// Success with nothing on stderr; answers stdout.
-    fn ok(&self, args: &[&str]) -> String {
-        let ran = self.run(args);
-        assert!(
-            ran.code == 0 && ran.stderr.is_empty(),
-            "kubectl {args:?}: {ran:?}"
-        );
-        ran.stdout
-    }
-
-    fn apply(&self, yaml: &str) -> Ran {
-        self.run_stdin(&["apply", "-f", "-"], Some(yaml))
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let mut all = args.to_vec();
-        all.extend(["-o", "json"]);
-        serde_json::from_str(&self.ok(&all)).unwrap()
-    }
-
     /// Applies the CronTab CRD and waits for it to be established.
     fn crontab_crd(&self) {
         let ran = self.apply(CRD);
@@ -261,14 +209,14 @@ fn crontabs_are_served_validated_and_printed() {
     // Unknown fields are pruned with a warning (fieldValidation=Strict from kubectl fails).
     let ran = k.run_stdin(
         &["create", "--validate=warn", "-f", "-"],
-        Some(&crontab("c5", &[("bogus", "1")])),
+        &crontab("c5", &[("bogus", "1")]),
     );
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(ran.stderr, "Warning: unknown field \"spec.bogus\"\n");
     assert!(k.json(&["get", "ct", "c5"])["spec"].get("bogus").is_none());
     let ran = k.run_stdin(
         &["create", "--validate=strict", "-f", "-"],
-        Some(&crontab("c6", &[("bogus", "1")])),
+        &crontab("c6", &[("bogus", "1")]),
     );
     assert_eq!(ran.code, 1);
     assert!(
@@ -329,7 +277,7 @@ fn status_scale_deprecation_explain_and_deletion() {
     // Server-side apply of a custom resource.
     let ran = k.run_stdin(
         &["apply", "--server-side", "-f", "-"],
-        Some(&crontab("ssa", &[("replicas", "4")])),
+        &crontab("ssa", &[("replicas", "4")]),
     );
     assert_eq!(
         (ran.code, ran.stdout.as_str()),
@@ -339,7 +287,7 @@ fn status_scale_deprecation_explain_and_deletion() {
     assert_eq!(k.json(&["get", "ct", "ssa"])["spec"]["maxReplicas"], 5);
     let ran = k.run_stdin(
         &["apply", "--server-side", "-f", "-"],
-        Some(&crontab("ssa", &[("replicas", "40")])),
+        &crontab("ssa", &[("replicas", "40")]),
     );
     assert_eq!(ran.code, 1);
     assert!(
@@ -354,7 +302,7 @@ fn status_scale_deprecation_explain_and_deletion() {
                spec:\n  ports:\n  - name: admin\n    port: 8443\n";
     let ran = k.run_stdin(
         &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
-        Some(ops),
+        ops,
     );
     assert_eq!(ran.code, 0, "{ran:?}");
     let got = k.json(&["get", "ct", "ssa", "--show-managed-fields"]);
@@ -382,7 +330,7 @@ fn status_scale_deprecation_explain_and_deletion() {
                  spec:\n  ports:\n  - name: admin\n    port: 8443\n  - name: http\n    port: 81\n";
     let ran = k.run_stdin(
         &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
-        Some(clash),
+        clash,
     );
     assert_eq!(ran.code, 1, "{ran:?}");
     assert!(
@@ -396,7 +344,7 @@ fn status_scale_deprecation_explain_and_deletion() {
         "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ssa\nspec: {}\n";
     let ran = k.run_stdin(
         &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
-        Some(drop),
+        drop,
     );
     assert_eq!(ran.code, 0, "{ran:?}");
     let ports = k.json(&["get", "ct", "ssa"])["spec"]["ports"].clone();

@@ -3,8 +3,13 @@
 //! [`Server::start`] runs the binary on a free 127.0.0.1 port with a fresh data directory and
 //! reads the kubeconfig it writes; [`Server::request`] sends one request over a new TLS
 //! connection that trusts the server's CA, with the admin token unless told otherwise.
+//! [`Kubectl`] and [`Python`] drive the real clients against it.
 
 #![allow(dead_code)]
+
+mod kubectl;
+#[allow(unused_imports)]
+pub use kubectl::{COMMAND_LIMIT, Kubectl};
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
