@@ -502,3 +502,157 @@ fn crd_write_checks_and_ratcheting() {
          * spec.versions: Invalid value: \"\": must have exactly one version marked as storage version\n"
     );
 }
+
+const SHIRTS: &str = include_str!("crd/shirt-crd.yaml");
+
+// Upstream: the documentation's selectable fields task (kubectl get shirts
+// --field-selector spec.color=blue), apiextensions-apiserver's
+// ValidateCustomResourceSelectableFields texts and the custom resource strategy's values
+// (registry/customresource/strategy.go selectableFields: fmt.Sprint of the value).
+#[test]
+fn selectable_fields_filter_lists_and_watches() {
+    let Some(k) = Kubectl::start("selectable_fields_filter_lists_and_watches") else {
+        return;
+    };
+    k.applied(SHIRTS);
+    k.ok(&[
+        "wait",
+        "--for",
+        "condition=established",
+        "crd/shirts.stable.example.com",
+    ]);
+    let shirt = |name: &str, color: &str, size: &str, sleeves: i64, ironed: bool| {
+        format!(
+            "apiVersion: stable.example.com/v1\nkind: Shirt\nmetadata: {{name: {name}}}\n\
+             spec: {{color: {color}, size: {size}, sleeves: {sleeves}, ironed: {ironed}}}\n"
+        )
+    };
+    k.applied(&shirt("example1", "blue", "S", 2, true));
+    k.applied(&shirt("example2", "blue", "M", 0, false));
+    k.applied(&shirt("example3", "green", "M", 2, false));
+    let names =
+        |selector: &str| k.ok(&["get", "shirts", "--field-selector", selector, "-o", "name"]);
+    assert_eq!(
+        names("spec.color=blue"),
+        "shirt.stable.example.com/example1\nshirt.stable.example.com/example2\n"
+    );
+    assert_eq!(
+        names("spec.color=blue,spec.size=M"),
+        "shirt.stable.example.com/example2\n"
+    );
+    assert_eq!(
+        names("spec.sleeves=2,spec.ironed=false"),
+        "shirt.stable.example.com/example3\n"
+    );
+    assert_eq!(names("spec.size!=M"), "shirt.stable.example.com/example1\n");
+    assert_eq!(
+        names("metadata.name=example3,spec.color==green"),
+        "shirt.stable.example.com/example3\n"
+    );
+    // The table (printer columns) of a filtered list.
+    let table = rows(&k.ok(&["get", "shirts", "--field-selector", "spec.color=green"]));
+    assert_eq!(table.len(), 2, "{table:?}");
+    assert_eq!(table[0], ["NAME", "COLOR", "SIZE"]);
+    assert_eq!(table[1][..3], ["example3", "green", "M"]);
+    // A field that is not selectable: upstream's field label conversion error.
+    let ran = k.run(&["get", "shirts", "--field-selector", "spec.fabric=silk"]);
+    assert_eq!(ran.code, 1);
+    assert_eq!(
+        ran.stderr,
+        "Error from server (BadRequest): Unable to find \"stable.example.com/v1, \
+         Resource=shirts\" that match label selector \"\", field selector \
+         \"spec.fabric=silk\": field label not supported: spec.fabric\n"
+    );
+    // A watch with a selectable field sees only the matching changes.
+    let mut watch = k.command(&[
+        "get",
+        "shirts",
+        "--watch-only",
+        "--field-selector",
+        "spec.color=red",
+        "-o",
+        "name",
+        "--request-timeout=20s",
+    ]);
+    watch
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut watch = watch.spawn().unwrap();
+    // Give the watch time to open, then change one shirt to red and another to blue.
+    std::thread::sleep(Duration::from_secs(2));
+    k.ok(&[
+        "patch",
+        "shirt",
+        "example3",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"color\":\"red\"}}",
+    ]);
+    k.ok(&[
+        "patch",
+        "shirt",
+        "example1",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"size\":\"L\"}}",
+    ]);
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(watch.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert_eq!(line, "shirt.stable.example.com/example3\n");
+
+    // CRD write checks with upstream's texts.
+    let bad = SHIRTS
+        .replace("name: shirts.stable.example.com", "name: coats.stable.example.com")
+        .replace("plural: shirts", "plural: coats")
+        .replace("singular: shirt", "singular: coat")
+        .replace("kind: Shirt", "kind: Coat")
+        .replace(
+            "    - jsonPath: .spec.ironed\n",
+            "    - jsonPath: .spec.ironed\n    - jsonPath: .spec.color\n    - jsonPath: spec.size\n    \
+             - jsonPath: .metadata.name\n    - jsonPath: .spec\n    - jsonPath: .spec.color[0]\n",
+        );
+    let ran = k.apply(&bad);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The CustomResourceDefinition \"coats.stable.example.com\" is invalid: \n\
+         * spec.versions[0].selectableFields[4].jsonPath: Duplicate value: \".spec.color\"\n\
+         * spec.versions[0].selectableFields[5].jsonPath: Invalid value: \"spec.size\": is an invalid path: expected [ or . but got: spec\n\
+         * spec.versions[0].selectableFields[6].jsonPath: Invalid value: \".metadata.name\": is an invalid path: does not refer to a valid field\n\
+         * spec.versions[0].selectableFields[7].jsonPath: Invalid value: \".spec\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.\n\
+         * spec.versions[0].selectableFields[8].jsonPath: Invalid value: \".spec.color[0]\": is an invalid path: array notation is not allowed\n"
+    );
+    let nine: String = (0..9)
+        .map(|i| format!("    - jsonPath: .spec.labels.k{i}\n"))
+        .collect();
+    let many = SHIRTS
+        .replace("name: shirts.stable.example.com", "name: coats.stable.example.com")
+        .replace("plural: shirts", "plural: coats")
+        .replace("singular: shirt", "singular: coat")
+        .replace("kind: Shirt", "kind: Coat")
+        .replace(
+            "              ironed:\n",
+            "              labels:\n                type: object\n                \
+             additionalProperties: {type: string}\n              ironed:\n",
+        )
+        .replace(
+            "    - jsonPath: .spec.color\n    - jsonPath: .spec.size\n    - jsonPath: .spec.sleeves\n    - jsonPath: .spec.ironed\n",
+            &nine,
+        );
+    let ran = k.apply(&many);
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            "The CustomResourceDefinition \"coats.stable.example.com\" is invalid: \
+             spec.versions[0].selectableFields: Too many: 9: must have at most 8 items\n"
+        ),
+        "{ran:?}"
+    );
+}

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use kcel_stdlib::kubernetes::crd::{CrdValidator, ErrorType, FieldError, FieldPath};
+use kcel_stdlib::kubernetes::crd::{
+    CrdValidator, ErrorType, FieldError, FieldPath, Schema, selectable_field_errors,
+};
 use kcel_stdlib::kubernetes::format::messages;
 
 use super::registry::{
@@ -181,6 +183,7 @@ fn spec_errors(crd: &Value) -> Vec<FieldError> {
                 }
             }
         }
+        errors.extend(selectable_errors(v, &at));
         if let Some(scale) = v.pointer("/subresources/scale") {
             let sat = at.child("subresources").child("scale");
             for field in ["specReplicasPath", "statusReplicasPath"] {
@@ -262,6 +265,31 @@ fn spec_errors(crd: &Value) -> Vec<FieldError> {
         )),
     }
     errors
+}
+
+/// The errors of a version's `selectableFields` (upstream's
+/// `validateCustomResourceDefinitionVersion`); a schema the library cannot read is reported
+/// by the schema checks instead.
+fn selectable_errors(version: &Value, at: &FieldPath) -> Vec<FieldError> {
+    let Some(fields) = version["selectableFields"]
+        .as_array()
+        .filter(|f| !f.is_empty())
+    else {
+        return Vec::new();
+    };
+    let at = at.child("selectableFields");
+    let Some(schema) = version.pointer("/schema/openAPIV3Schema") else {
+        return vec![invalid(
+            at,
+            "",
+            "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+        )];
+    };
+    let Ok(schema) = Schema::from_json(schema) else {
+        return Vec::new();
+    };
+    let paths: Vec<&str> = fields.iter().map(|f| text(f, "/jsonPath")).collect();
+    selectable_field_errors(&paths, &schema, &at)
 }
 
 /// The errors of changing immutable fields of an established CRD.
@@ -788,6 +816,12 @@ pub fn served(crd: &Value, previous: Option<&CustomResource>) -> Option<CustomRe
             columns,
             scale,
             schema: v.pointer("/schema/openAPIV3Schema").cloned(),
+            selectable_fields: v["selectableFields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| text(f, "/jsonPath").to_owned())
+                .collect(),
         });
     }
     Some(CustomResource {

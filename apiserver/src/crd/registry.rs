@@ -71,6 +71,8 @@ pub struct ServedVersion {
     pub scale: Option<ScalePaths>,
     /// The version's `openAPIV3Schema`, if given.
     pub schema: Option<Value>,
+    /// The `jsonPath`s of the version's `selectableFields` (`.spec.color`).
+    pub selectable_fields: Vec<String>,
 }
 
 /// An established CRD and what it serves.

@@ -13,6 +13,7 @@ use crate::storage::{KeyValue, Storage, keys};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, header::CONTENT_LENGTH};
 use http_body_util::BodyExt;
+use kcel_stdlib::kubernetes::crd::selectable_field_label;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -376,8 +377,27 @@ impl Call {
 pub(crate) fn selectors(call: &Call) -> Result<(LabelSelector, FieldSelector), ApiError> {
     let labels =
         LabelSelector::parse(call.param("labelSelector")).map_err(ApiError::bad_request)?;
-    let fields = FieldSelector::parse(call.param("fieldSelector"), call.resource.kind)
-        .map_err(ApiError::bad_request)?;
+    let text = call.param("fieldSelector");
+    let fields = match crate::crd::custom(call.resource) {
+        // A custom resource: its name, its namespace when namespaced, and the version's
+        // selectable fields (upstream's field label conversion for custom resources).
+        Some(crd) => {
+            let selectable = crd
+                .version_of(call.resource)
+                .map(|v| v.selectable_fields.as_slice())
+                .unwrap_or_default();
+            let namespaced = call.resource.namespaced;
+            FieldSelector::parse_with(text, &|field| {
+                field == "metadata.name"
+                    || (namespaced && field == "metadata.namespace")
+                    || selectable
+                        .iter()
+                        .any(|p| selectable_field_label(p) == field)
+            })
+        }
+        None => FieldSelector::parse(text, call.resource.kind),
+    }
+    .map_err(ApiError::bad_request)?;
     Ok((labels, fields))
 }
 

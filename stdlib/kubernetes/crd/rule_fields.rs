@@ -116,47 +116,7 @@ pub fn rule_json(rule: &ValidationRule) -> String {
 /// Normalizes a rule's `fieldPath` (`.spec.x`, `.m['a.b']`) to a field path string
 /// (`spec.x`, `m[a.b]`), checking each step against the schema.
 pub fn normalize_field_path(path: &str, schema: &Schema) -> Result<String, String> {
-    let mut out = FieldPath::root();
-    let mut s = schema;
-    let mut rest = path;
-    let step = |out: &mut FieldPath, s: &mut &Schema, name: &str| -> Result<(), String> {
-        if !s.properties.is_empty() {
-            *out = out.child(name);
-            *s = s
-                .properties
-                .get(name)
-                .ok_or_else(|| "does not refer to a valid field".to_string())?;
-        } else if let Some(values) = s.additional_schema() {
-            *out = out.key(name);
-            *s = values;
-        } else {
-            return Err("does not refer to a valid field".into());
-        }
-        Ok(())
-    };
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('.') {
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            if end == 0 {
-                return Err("unexpected end of JSON path".into());
-            }
-            step(&mut out, &mut s, &after[..end])?;
-            rest = &after[end..];
-        } else if let Some(after) = rest.strip_prefix("['") {
-            let end = after
-                .find("']")
-                .ok_or_else(|| "unexpected end of JSON path".to_string())?;
-            step(&mut out, &mut s, &after[..end])?;
-            rest = &after[end + 2..];
-        } else {
-            let tok: String = rest
-                .chars()
-                .take_while(|c| !matches!(c, '.' | '['))
-                .collect();
-            return Err(format!("expected [ or . but got: {tok}"));
-        }
-    }
-    Ok(out.to_string())
+    super::selectable::resolve_field_path(path, schema, true).map(|(path, _)| path.to_string())
 }
 
 #[cfg(test)]
