@@ -173,7 +173,8 @@ impl Server {
         };
         // Watches go through one storage watch per resource (storage/cache.rs).
         let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
-        let store = crate::crd::track(store)?;
+        let crds = Arc::new(crate::crd::Crds::default());
+        let store = crate::crd::track(store, crds.clone())?;
         let audit = match &options.audit_log_path {
             Some(path) => Some(
                 crate::admission::audit::AuditLog::open(path)
@@ -218,6 +219,7 @@ impl Server {
                 authz: Arc::new(crate::authz::Authz::new(rules)),
                 features: options.feature_gates,
                 admission,
+                crds,
             },
             url,
         })

@@ -109,7 +109,7 @@ impl Call {
     /// added to the response's.
     pub(crate) fn admit(&self, object: &mut Object, old: Option<&Object>) -> Result<(), ApiError> {
         let mut warnings = Vec::new();
-        crate::crd::admit(self.resource, object, old, &mut warnings)?;
+        crate::crd::admit(&self.state.crds, self.resource, object, old, &mut warnings)?;
         for w in warnings {
             self.warn(w);
         }
@@ -227,7 +227,7 @@ impl Call {
         strict: impl FnOnce(&Object, String) -> ApiError,
     ) -> Result<(), ApiError> {
         let validation = self.field_validation()?;
-        if let Some(crd) = crate::crd::custom(self.resource) {
+        if let Some(crd) = self.state.crds.custom(self.resource) {
             let original = (validation == FieldValidation::Strict).then(|| object.clone());
             let unknown = crate::crd::custom::prune_unknown(&crd, self.resource, object)?;
             let texts = unknown
@@ -378,7 +378,7 @@ pub(crate) fn selectors(call: &Call) -> Result<(LabelSelector, FieldSelector), A
     let labels =
         LabelSelector::parse(call.param("labelSelector")).map_err(ApiError::bad_request)?;
     let text = call.param("fieldSelector");
-    let fields = match crate::crd::custom(call.resource) {
+    let fields = match call.state.crds.custom(call.resource) {
         // A custom resource: its name, its namespace when namespaced, and the version's
         // selectable fields (upstream's field label conversion for custom resources).
         Some(crd) => {

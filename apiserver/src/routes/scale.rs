@@ -14,16 +14,20 @@ use crate::object::{self, Object};
 use crate::patch;
 
 /// The scale paths of a custom resource with a `/scale` subresource.
-fn custom_paths(resource: &crate::resource::Resource) -> Option<crate::crd::registry::ScalePaths> {
-    crate::crd::custom(resource)?
-        .version_of(resource)?
-        .scale
-        .clone()
+fn custom_paths(
+    crds: &crate::crd::Crds,
+    resource: &crate::resource::Resource,
+) -> Option<crate::crd::registry::ScalePaths> {
+    crds.custom(resource)?.version_of(resource)?.scale.clone()
 }
 
 /// The `Scale` of an object: a custom resource's by its CRD's paths, else a Deployment's.
-fn scale_of(resource: &crate::resource::Resource, object: &Object) -> Value {
-    let Some(paths) = custom_paths(resource) else {
+fn scale_of(
+    crds: &crate::crd::Crds,
+    resource: &crate::resource::Resource,
+    object: &Object,
+) -> Value {
+    let Some(paths) = custom_paths(crds, resource) else {
         return deployment_scale(object);
     };
     use crate::crd::json_path;
@@ -78,7 +82,7 @@ pub async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
     let deployment = object::from_storage(&kv, call.resource)?;
     Ok(super::json_response(
         StatusCode::OK,
-        &scale_of(call.resource, &deployment),
+        &scale_of(&call.state.crds, call.resource, &deployment),
     ))
 }
 
@@ -98,7 +102,7 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
     let is_put = call.subresource_method_is_put();
     let manager = call.manager();
     modify_parent(&call, name, &manager, true, |old| {
-        let mut scale = scale_of(resource, &old);
+        let mut scale = scale_of(&call.state.crds, resource, &old);
         if is_put {
             scale = given.clone();
         } else {
@@ -130,7 +134,7 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
             ));
         }
         let mut new = old.clone();
-        if let Some(paths) = custom_paths(resource) {
+        if let Some(paths) = custom_paths(&call.state.crds, resource) {
             use crate::crd::json_path;
             let mut root = Value::Object(new);
             if let Some(steps) = json_path::parse(&paths.spec_replicas) {
@@ -183,7 +187,7 @@ async fn modify_parent(
     let (Written::Stored(d) | Written::Deleted(d)) = written;
     Ok(super::json_response(
         StatusCode::OK,
-        &scale_of(call.resource, &d),
+        &scale_of(&call.state.crds, call.resource, &d),
     ))
 }
 
@@ -233,7 +237,7 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
         unreachable!("built as an object")
     };
     let now = object::now_timestamp();
-    let custom = crate::crd::custom(resource);
+    let custom = call.state.crds.custom(resource);
     let writer = crate::apply::Writer {
         manager: &manager,
         subresource: Some("scale"),
