@@ -563,11 +563,13 @@ fn selectable_fields_filter_lists_and_watches() {
          Resource=shirts\" that match label selector \"\", field selector \
          \"spec.fabric=silk\": field label not supported: spec.fabric\n"
     );
-    // A watch with a selectable field sees only the matching changes.
+    // A watch with a selectable field sees only the matching objects: none is red at first,
+    // so its first line is the shirt patched to red (in the initial list or as an event,
+    // whichever comes first), never the blue one patched meanwhile.
     let mut watch = k.command(&[
         "get",
         "shirts",
-        "--watch-only",
+        "--watch",
         "--field-selector",
         "spec.color=red",
         "-o",
@@ -578,7 +580,6 @@ fn selectable_fields_filter_lists_and_watches() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let mut watch = watch.spawn().unwrap();
-    // Give the watch time to open, then change one shirt to red and another to blue.
     std::thread::sleep(Duration::from_secs(2));
     k.ok(&[
         "patch",
