@@ -8,6 +8,7 @@ use prometheus::{
     TextEncoder,
 };
 
+use crate::crd::Crds;
 use crate::resource::{self, Resource};
 use crate::storage::{RangeRequest, Storage, keys};
 
@@ -58,7 +59,7 @@ pub struct RequestInfo {
 }
 
 /// Labels a request from its method, path and query.
-pub fn request_info(method: &str, path: &str, query: &str) -> RequestInfo {
+pub fn request_info(crds: &Crds, method: &str, path: &str, query: &str) -> RequestInfo {
     let has = |name: &str, value: &str| {
         query
             .split('&')
@@ -77,7 +78,7 @@ pub fn request_info(method: &str, path: &str, query: &str) -> RequestInfo {
         [plural, _] => (*plural, false, true),
         _ => ("", false, false),
     };
-    let known: Option<&Resource> = crate::served::find(group, version, plural);
+    let known: Option<&Resource> = crate::served::find(crds, group, version, plural);
     let Some(r) = known else {
         return RequestInfo {
             verb: method.to_owned(),
@@ -205,7 +206,7 @@ impl Metrics {
     }
 
     /// Records one finished request (watches count, but their duration is not a latency).
-    pub fn observe(&self, info: &RequestInfo, code: u16, seconds: f64) {
+    pub fn observe(&self, crds: &Crds, info: &RequestInfo, code: u16, seconds: f64) {
         let labels = [
             info.verb.as_str(),
             info.dry_run.as_str(),
@@ -224,8 +225,8 @@ impl Metrics {
             self.durations.with_label_values(&labels).observe(seconds);
         }
         // A request to a deprecated (custom resource) version sets its gauge, as upstream.
-        if let Some(r) = crate::served::find(&info.group, &info.version, &info.resource)
-            && crate::crd::deprecation(r).is_some()
+        if let Some(r) = crate::served::find(crds, &info.group, &info.version, &info.resource)
+            && crate::crd::deprecation(crds, r).is_some()
         {
             self.deprecated
                 .with_label_values(&[r.group, r.version, r.plural, "", ""])
@@ -234,8 +235,8 @@ impl Metrics {
     }
 
     /// The text exposition, with the object counts read from `store` now.
-    pub fn render(&self, store: &dyn Storage) -> String {
-        let custom = crate::crd::registry::all().into_iter().filter_map(|c| {
+    pub fn render(&self, crds: &Crds, store: &dyn Storage) -> String {
+        let custom = crds.all().into_iter().filter_map(|c| {
             let v = c
                 .versions
                 .iter()
@@ -278,12 +279,18 @@ mod tests {
 
     #[test]
     fn requests_are_labelled_like_kube_apiserver() {
-        let info = request_info("GET", "/api/v1/namespaces/default/configmaps", "watch=true");
+        let info = request_info(
+            &Crds::default(),
+            "GET",
+            "/api/v1/namespaces/default/configmaps",
+            "watch=true",
+        );
         assert_eq!(
             (info.verb.as_str(), info.scope.as_str()),
             ("WATCH", "namespace")
         );
         let info = request_info(
+            &Crds::default(),
             "PATCH",
             "/apis/apps/v1/namespaces/a/deployments/x",
             "dryRun=All",
@@ -297,11 +304,22 @@ mod tests {
             ),
             ("PATCH", "apps", "deployments", "All")
         );
-        assert_eq!(request_info("GET", "/api/v1/namespaces", "").verb, "LIST");
-        assert_eq!(request_info("GET", "/version", "").verb, "GET");
+        assert_eq!(
+            request_info(&Crds::default(), "GET", "/api/v1/namespaces", "").verb,
+            "LIST"
+        );
+        assert_eq!(
+            request_info(&Crds::default(), "GET", "/version", "").verb,
+            "GET"
+        );
         let metrics = Metrics::new();
-        metrics.observe(&request_info("GET", "/api/v1/namespaces/x", ""), 200, 0.01);
-        let text = metrics.render(&MemoryStorage::new());
+        metrics.observe(
+            &Crds::default(),
+            &request_info(&Crds::default(), "GET", "/api/v1/namespaces/x", ""),
+            200,
+            0.01,
+        );
+        let text = metrics.render(&Crds::default(), &MemoryStorage::new());
         assert!(text.contains(r#"apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="namespaces",scope="resource",subresource="",verb="GET",version="v1"} 1"#), "{text}");
         assert!(text.contains(r#"apiserver_storage_objects{resource="deployments.apps"} 0"#));
     }

@@ -80,8 +80,17 @@ fn kind_fields(kind: &str) -> &'static [&'static str] {
 }
 
 impl FieldSelector {
-    /// Parses a field selector for objects of `kind`.
+    /// Parses a field selector for objects of the built-in `kind`.
     pub fn parse(text: &str, kind: &str) -> Result<Self, String> {
+        Self::parse_with(text, &|field| {
+            matches!(field, "metadata.name" | "metadata.namespace")
+                || kind_fields(kind).contains(&field)
+        })
+    }
+
+    /// Parses a field selector whose fields `supported` accepts (upstream's field label
+    /// conversion: any other is `field label not supported: <field>`).
+    pub fn parse_with(text: &str, supported: &dyn Fn(&str) -> bool) -> Result<Self, String> {
         let mut terms = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (field, equal, value) = if let Some((f, v)) = part.split_once("!=") {
@@ -94,9 +103,7 @@ impl FieldSelector {
                 ));
             };
             let field = field.trim();
-            if !matches!(field, "metadata.name" | "metadata.namespace")
-                && !kind_fields(kind).contains(&field)
-            {
+            if !supported(field) {
                 return Err(format!("field label not supported: {field}"));
             }
             terms.push((field.to_owned(), equal, value.trim().to_owned()));
@@ -118,7 +125,16 @@ impl FieldSelector {
                 for part in field.split('.').skip(1) {
                     node = node.and_then(|n| n.get(part));
                 }
-                node.and_then(Value::as_str).unwrap_or("")
+                // Integers and booleans (selectable fields of custom resources) as Go's
+                // fmt.Sprint prints them.
+                return match node {
+                    Some(Value::String(s)) => s == value,
+                    Some(Value::Bool(b)) => value == if *b { "true" } else { "false" },
+                    Some(Value::Number(n)) => value
+                        .parse::<serde_json::Number>()
+                        .is_ok_and(|v| v == *n && v.to_string() == *value),
+                    _ => value.is_empty(),
+                } == *equal;
             };
             (actual == value) == *equal
         })

@@ -3,23 +3,19 @@
 
 use std::borrow::Cow;
 
+use crate::crd::Crds;
 use crate::resource::{self, Resource};
-
-/// The served resource of the core group with this plural name.
-pub fn core(plural: &str) -> Option<&'static Resource> {
-    find("", "v1", plural)
-}
 
 /// The served resource with this group, version and plural name: a built-in one, else a
 /// custom resource of an established CRD.
-pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
-    resource::built_in(group, version, plural).or_else(|| crate::crd::find(group, version, plural))
+pub fn find(crds: &Crds, group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
+    resource::built_in(group, version, plural).or_else(|| crds.find(group, version, plural))
 }
 
 /// Every served resource once: the built-in ones, then the storage version of each custom
 /// resource (every version of a custom resource shares its storage keys).
-pub fn all() -> Vec<&'static Resource> {
-    let custom = crate::crd::registry::all().into_iter().filter_map(|c| {
+pub fn all(crds: &Crds) -> Vec<&'static Resource> {
+    let custom = crds.all().into_iter().filter_map(|c| {
         c.versions
             .iter()
             .find(|v| v.storage)
@@ -31,8 +27,8 @@ pub fn all() -> Vec<&'static Resource> {
 
 /// The served resource of this group and kind (any version: they share storage), as an
 /// owner reference names it.
-pub fn by_kind(group: &str, kind: &str) -> Option<&'static Resource> {
-    all()
+pub fn by_kind(crds: &Crds, group: &str, kind: &str) -> Option<&'static Resource> {
+    all(crds)
         .into_iter()
         .find(|r| r.group == group && r.kind == kind)
 }
@@ -49,12 +45,13 @@ pub fn storage_resource(resource: &Resource) -> Cow<'static, str> {
 /// A Table of `objects` of `resource`: the CRD's printer columns for a custom resource, the
 /// built-in columns otherwise; `headers` false leaves the column definitions out.
 pub fn table(
+    crds: &Crds,
     resource: &Resource,
     objects: &[&crate::object::Object],
     list_metadata: serde_json::Value,
     version: &str,
     headers: bool,
 ) -> serde_json::Value {
-    crate::crd::table(resource, objects, &list_metadata, version, headers)
+    crate::crd::table(crds, resource, objects, &list_metadata, version, headers)
         .unwrap_or_else(|| crate::table::table(resource, objects, list_metadata, version, headers))
 }

@@ -184,9 +184,10 @@ impl Server {
         };
         // Watches go through one storage watch per resource (storage/cache.rs).
         let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
-        // The CRD registry is process-wide, and so is the budget of its rules.
+        let crds = Arc::new(crate::crd::Crds::default());
+        // The budget of CRD rules is process-wide, like the cache of compiled validators.
         crate::crd::registry::set_memory_limit(options.cel_memory_limit);
-        let store = crate::crd::track(store)?;
+        let store = crate::crd::track(store, crds.clone())?;
         let audit = match &options.audit_log_path {
             Some(path) => Some(
                 crate::admission::audit::AuditLog::open(path)
@@ -234,6 +235,7 @@ impl Server {
                 authz: Arc::new(crate::authz::Authz::new(rules)),
                 features: options.feature_gates,
                 admission,
+                crds,
             },
             url,
         })

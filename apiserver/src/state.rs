@@ -27,4 +27,6 @@ pub struct AppState {
     pub features: crate::features::FeatureGates,
     /// The admission policies in effect, and the audit log.
     pub admission: Arc<crate::admission::policies::Admission>,
+    /// The custom resources this server serves (its established CRDs).
+    pub crds: Arc<crate::crd::Crds>,
 }

@@ -9,74 +9,8 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::Duration;
-
 use serde_json::Value;
-use support::{Ran, Server, real_client, run_bounded};
-
-const COMMAND_LIMIT: Duration = Duration::from_secs(60);
-
-struct Kubectl {
-    bin: PathBuf,
-    server: Server,
-    home: tempfile::TempDir,
-}
-
-impl Kubectl {
-    fn start(test: &str, files: &[(&str, &str)], flags: &[&str]) -> Option<Kubectl> {
-        let bin = real_client("KCEL_KUBECTL", "kubectl", test)?;
-        let home = tempfile::tempdir().unwrap();
-        for (name, content) in files {
-            std::fs::write(home.path().join(name), content).unwrap();
-        }
-        let home_text = home.path().display().to_string();
-        let flags: Vec<String> = flags
-            .iter()
-            .map(|f| f.replace("{home}", &home_text))
-            .collect();
-        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-        Some(Kubectl {
-            bin,
-            server: Server::start(&flags),
-            home,
-        })
-    }
-
-    fn run_as(&self, kubeconfig: Option<&PathBuf>, args: &[&str], input: Option<&str>) -> Ran {
-        let mut command = Command::new(&self.bin);
-        let admin = self.server.data_dir().join("kubeconfig");
-        command
-            .args(args)
-            .env("KUBECONFIG", kubeconfig.unwrap_or(&admin))
-            .env("HOME", self.home.path());
-        run_bounded(command, input, COMMAND_LIMIT)
-    }
-
-    fn apply(&self, yaml: &str) -> Ran {
-        self.run_as(None, &["apply", "-f", "-"], Some(yaml))
-    }
-
-    /// Applies, expecting success with nothing on stderr; answers stdout.
-    fn applied(&self, yaml: &str) -> String {
-        let ran = self.apply(yaml);
-        assert!(ran.code == 0 && ran.stderr.is_empty(), "{yaml}: {ran:?}");
-        ran.stdout
-    }
-
-    /// A kubeconfig with another bearer token.
-    fn kubeconfig_for(&self, token: &str) -> PathBuf {
-        let config = std::fs::read_to_string(self.server.data_dir().join("kubeconfig")).unwrap();
-        let line = config
-            .lines()
-            .find(|l| l.trim_start().starts_with("token:"))
-            .unwrap();
-        let path = self.home.path().join(format!("{token}-kubeconfig"));
-        std::fs::write(&path, config.replace(line, &format!("    token: {token}"))).unwrap();
-        path
-    }
-}
+use support::Kubectl;
 
 /// The documentation's policy, and its binding with `actions`, for namespaces labelled
 /// `environment: test`.
@@ -143,7 +77,7 @@ const DENIED: &str = "The deployments \"nginx\" is invalid: : ValidatingAdmissio
 
 #[test]
 fn the_documentation_example_denies_warns_and_scopes_by_namespace() {
-    let Some(k) = Kubectl::start(
+    let Some(k) = Kubectl::start_with(
         "the_documentation_example_denies_warns_and_scopes_by_namespace",
         &[],
         &[],
@@ -215,7 +149,7 @@ fn the_documentation_example_denies_warns_and_scopes_by_namespace() {
 
 #[test]
 fn a_policy_that_does_not_compile_is_invalid() {
-    let Some(k) = Kubectl::start("a_policy_that_does_not_compile_is_invalid", &[], &[]) else {
+    let Some(k) = Kubectl::start_with("a_policy_that_does_not_compile_is_invalid", &[], &[]) else {
         return;
     };
     let bad =
@@ -301,7 +235,7 @@ fn denied_by(name: &str, policy: &str, binding: &str, message: &str) -> String {
 
 #[test]
 fn params_by_selector_object_selector_match_conditions_and_the_authorizer() {
-    let Some(k) = Kubectl::start(
+    let Some(k) = Kubectl::start_with(
         "params_by_selector_object_selector_match_conditions_and_the_authorizer",
         &[("tokens.csv", TOKENS), ("rules.yaml", RULES)],
         &[
@@ -384,7 +318,7 @@ fn params_by_selector_object_selector_match_conditions_and_the_authorizer() {
 
 #[test]
 fn audit_actions_and_annotations_reach_the_audit_log() {
-    let Some(k) = Kubectl::start(
+    let Some(k) = Kubectl::start_with(
         "audit_actions_and_annotations_reach_the_audit_log",
         &[],
         &["--audit-log-path", "{home}/audit.log"],

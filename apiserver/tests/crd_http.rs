@@ -160,3 +160,110 @@ async fn custom_resources_persist_and_follow_their_crd() {
         404
     );
 }
+
+/// Runs a server in this process (its own thread and runtime) on a fresh data directory
+/// with memory storage; the sender stops it.
+fn in_process() -> (
+    Server,
+    tokio::sync::oneshot::Sender<()>,
+    std::thread::JoinHandle<()>,
+) {
+    use kcel_apiserver::server::{Options, Server as ApiServer, StorageKind};
+    let dir = std::sync::Arc::new(tempfile::tempdir().unwrap());
+    let options = Options {
+        data_dir: dir.path().to_owned(),
+        listen: "127.0.0.1:0".parse().unwrap(),
+        storage: StorageKind::Memory,
+        verbosity: 0,
+        token_auth_file: None,
+        authorization_rules: None,
+        compaction_interval: Duration::ZERO,
+        feature_gates: Default::default(),
+        etcd_servers: Vec::new(),
+        audit_log_path: None,
+        cel_memory_limit: Some(64 << 20),
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (bound, ready) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let server = ApiServer::bind(&options).await.unwrap();
+            bound.send(()).unwrap();
+            server
+                .serve(async move {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+    });
+    ready.recv().unwrap();
+    (Server::attach(dir), stop, thread)
+}
+
+// Each server owns its CRD registry: a CRD created in one server of a process is not
+// served by another, and the same CRD name can mean different things in each.
+#[tokio::test]
+async fn two_servers_in_one_process_serve_their_own_crds() {
+    let (a, stop_a, thread_a) = in_process();
+    let (b, stop_b, thread_b) = in_process();
+    let notes = "/apis/example.com/v1/namespaces/default/notes";
+    let created = a.send("POST", CRDS, Some(&crd())).await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    assert_eq!(a.send("GET", notes, None).await.code, 200);
+    assert_eq!(b.send("GET", notes, None).await.code, 404);
+    let groups = |reply: support::Reply| -> Vec<String> {
+        reply.json()["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(groups(a.send("GET", "/apis", None).await).contains(&"example.com".to_owned()));
+    assert!(!groups(b.send("GET", "/apis", None).await).contains(&"example.com".to_owned()));
+    // The same CRD name, cluster-scoped in the second server.
+    let mut cluster = crd();
+    cluster["spec"]["scope"] = json!("Cluster");
+    let created = b.send("POST", CRDS, Some(&cluster)).await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    assert_eq!(
+        b.send("GET", "/apis/example.com/v1/notes", None).await.code,
+        200
+    );
+    assert_eq!(b.send("GET", notes, None).await.code, 404);
+    let posted = a.send("POST", notes, Some(&note("n1", "hello"))).await;
+    assert_eq!(posted.code, 201, "{}", posted.text());
+    assert_eq!(
+        a.send("GET", "/apis/example.com/v1/notes", None)
+            .await
+            .json()["items"][0]["metadata"]["name"],
+        "n1"
+    );
+    // Deleting the CRD in the first server leaves the second one's.
+    let deleted = a
+        .send("DELETE", &format!("{CRDS}/notes.example.com"), None)
+        .await;
+    assert_eq!(deleted.code, 200, "{}", deleted.text());
+    let start = std::time::Instant::now();
+    while a.send("GET", notes, None).await.code != 404 {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the CRD was not deleted"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        b.send("GET", "/apis/example.com/v1/notes", None).await.code,
+        200
+    );
+    stop_a.send(()).unwrap();
+    stop_b.send(()).unwrap();
+    thread_a.join().unwrap();
+    thread_b.join().unwrap();
+}

@@ -8,66 +8,14 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{Ran, Server, real_client, run_bounded};
-
-const COMMAND_LIMIT: Duration = Duration::from_secs(60);
+use support::Kubectl;
 
 const CRD: &str = include_str!("crd/crontab-crd.yaml");
 
-struct Kubectl {
-    bin: PathBuf,
-    server: Server,
-    home: tempfile::TempDir,
-}
-
 impl Kubectl {
-    fn start(test: &str) -> Option<Kubectl> {
-        let bin = real_client("KCEL_KUBECTL", "kubectl", test)?;
-        Some(Kubectl {
-            bin,
-            server: Server::start(&[]),
-            home: tempfile::tempdir().unwrap(),
-        })
-    }
-
-    fn run_stdin(&self, args: &[&str], input: Option<&str>) -> Ran {
-        let mut command = Command::new(&self.bin);
-        command
-            .args(args)
-            .env("KUBECONFIG", self.server.data_dir().join("kubeconfig"))
-            .env("HOME", self.home.path());
-        run_bounded(command, input, COMMAND_LIMIT)
-    }
-
-    fn run(&self, args: &[&str]) -> Ran {
-        self.run_stdin(args, None)
-    }
-
-    /// Success with nothing on stderr; answers stdout.
-    fn ok(&self, args: &[&str]) -> String {
-        let ran = self.run(args);
-        assert!(
-            ran.code == 0 && ran.stderr.is_empty(),
-            "kubectl {args:?}: {ran:?}"
-        );
-        ran.stdout
-    }
-
-    fn apply(&self, yaml: &str) -> Ran {
-        self.run_stdin(&["apply", "-f", "-"], Some(yaml))
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let mut all = args.to_vec();
-        all.extend(["-o", "json"]);
-        serde_json::from_str(&self.ok(&all)).unwrap()
-    }
-
     /// Applies the CronTab CRD and waits for it to be established.
     fn crontab_crd(&self) {
         let ran = self.apply(CRD);
@@ -261,14 +209,14 @@ fn crontabs_are_served_validated_and_printed() {
     // Unknown fields are pruned with a warning (fieldValidation=Strict from kubectl fails).
     let ran = k.run_stdin(
         &["create", "--validate=warn", "-f", "-"],
-        Some(&crontab("c5", &[("bogus", "1")])),
+        &crontab("c5", &[("bogus", "1")]),
     );
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(ran.stderr, "Warning: unknown field \"spec.bogus\"\n");
     assert!(k.json(&["get", "ct", "c5"])["spec"].get("bogus").is_none());
     let ran = k.run_stdin(
         &["create", "--validate=strict", "-f", "-"],
-        Some(&crontab("c6", &[("bogus", "1")])),
+        &crontab("c6", &[("bogus", "1")]),
     );
     assert_eq!(ran.code, 1);
     assert!(
@@ -329,7 +277,7 @@ fn status_scale_deprecation_explain_and_deletion() {
     // Server-side apply of a custom resource.
     let ran = k.run_stdin(
         &["apply", "--server-side", "-f", "-"],
-        Some(&crontab("ssa", &[("replicas", "4")])),
+        &crontab("ssa", &[("replicas", "4")]),
     );
     assert_eq!(
         (ran.code, ran.stdout.as_str()),
@@ -339,7 +287,7 @@ fn status_scale_deprecation_explain_and_deletion() {
     assert_eq!(k.json(&["get", "ct", "ssa"])["spec"]["maxReplicas"], 5);
     let ran = k.run_stdin(
         &["apply", "--server-side", "-f", "-"],
-        Some(&crontab("ssa", &[("replicas", "40")])),
+        &crontab("ssa", &[("replicas", "40")]),
     );
     assert_eq!(ran.code, 1);
     assert!(
@@ -354,7 +302,7 @@ fn status_scale_deprecation_explain_and_deletion() {
                spec:\n  ports:\n  - name: admin\n    port: 8443\n";
     let ran = k.run_stdin(
         &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
-        Some(ops),
+        ops,
     );
     assert_eq!(ran.code, 0, "{ran:?}");
     let got = k.json(&["get", "ct", "ssa", "--show-managed-fields"]);
@@ -382,7 +330,7 @@ fn status_scale_deprecation_explain_and_deletion() {
                  spec:\n  ports:\n  - name: admin\n    port: 8443\n  - name: http\n    port: 81\n";
     let ran = k.run_stdin(
         &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
-        Some(clash),
+        clash,
     );
     assert_eq!(ran.code, 1, "{ran:?}");
     assert!(
@@ -396,7 +344,7 @@ fn status_scale_deprecation_explain_and_deletion() {
         "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ssa\nspec: {}\n";
     let ran = k.run_stdin(
         &["apply", "--server-side", "--field-manager=ops", "-f", "-"],
-        Some(drop),
+        drop,
     );
     assert_eq!(ran.code, 0, "{ran:?}");
     let ports = k.json(&["get", "ct", "ssa"])["spec"]["ports"].clone();
@@ -552,5 +500,160 @@ fn crd_write_checks_and_ratcheting() {
          * spec.group: Invalid value: \"nodot\": should be a domain with at least one dot\n\
          * spec.scope: Unsupported value: \"Everywhere\": supported values: \"Cluster\", \"Namespaced\"\n\
          * spec.versions: Invalid value: \"\": must have exactly one version marked as storage version\n"
+    );
+}
+
+const SHIRTS: &str = include_str!("crd/shirt-crd.yaml");
+
+// Upstream: the documentation's selectable fields task (kubectl get shirts
+// --field-selector spec.color=blue), apiextensions-apiserver's
+// ValidateCustomResourceSelectableFields texts and the custom resource strategy's values
+// (registry/customresource/strategy.go selectableFields: fmt.Sprint of the value).
+#[test]
+fn selectable_fields_filter_lists_and_watches() {
+    let Some(k) = Kubectl::start("selectable_fields_filter_lists_and_watches") else {
+        return;
+    };
+    k.applied(SHIRTS);
+    k.ok(&[
+        "wait",
+        "--for",
+        "condition=established",
+        "crd/shirts.stable.example.com",
+    ]);
+    let shirt = |name: &str, color: &str, size: &str, sleeves: i64, ironed: bool| {
+        format!(
+            "apiVersion: stable.example.com/v1\nkind: Shirt\nmetadata: {{name: {name}}}\n\
+             spec: {{color: {color}, size: {size}, sleeves: {sleeves}, ironed: {ironed}}}\n"
+        )
+    };
+    k.applied(&shirt("example1", "blue", "S", 2, true));
+    k.applied(&shirt("example2", "blue", "M", 0, false));
+    k.applied(&shirt("example3", "green", "M", 2, false));
+    let names =
+        |selector: &str| k.ok(&["get", "shirts", "--field-selector", selector, "-o", "name"]);
+    assert_eq!(
+        names("spec.color=blue"),
+        "shirt.stable.example.com/example1\nshirt.stable.example.com/example2\n"
+    );
+    assert_eq!(
+        names("spec.color=blue,spec.size=M"),
+        "shirt.stable.example.com/example2\n"
+    );
+    assert_eq!(
+        names("spec.sleeves=2,spec.ironed=false"),
+        "shirt.stable.example.com/example3\n"
+    );
+    assert_eq!(names("spec.size!=M"), "shirt.stable.example.com/example1\n");
+    assert_eq!(
+        names("metadata.name=example3,spec.color==green"),
+        "shirt.stable.example.com/example3\n"
+    );
+    // The table (printer columns) of a filtered list.
+    let table = rows(&k.ok(&["get", "shirts", "--field-selector", "spec.color=green"]));
+    assert_eq!(table.len(), 2, "{table:?}");
+    assert_eq!(table[0], ["NAME", "COLOR", "SIZE"]);
+    assert_eq!(table[1][..3], ["example3", "green", "M"]);
+    // A field that is not selectable: upstream's field label conversion error.
+    let ran = k.run(&["get", "shirts", "--field-selector", "spec.fabric=silk"]);
+    assert_eq!(ran.code, 1);
+    assert_eq!(
+        ran.stderr,
+        "Error from server (BadRequest): Unable to find \"stable.example.com/v1, \
+         Resource=shirts\" that match label selector \"\", field selector \
+         \"spec.fabric=silk\": field label not supported: spec.fabric\n"
+    );
+    // A watch with a selectable field sees only the matching objects: none is red at first,
+    // so its first line is the shirt patched to red (in the initial list or as an event,
+    // whichever comes first), never the blue one patched meanwhile.
+    let mut watch = k.command(&[
+        "get",
+        "shirts",
+        "--watch",
+        "--field-selector",
+        "spec.color=red",
+        "-o",
+        "name",
+        "--request-timeout=20s",
+    ]);
+    watch
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut watch = watch.spawn().unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    k.ok(&[
+        "patch",
+        "shirt",
+        "example3",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"color\":\"red\"}}",
+    ]);
+    k.ok(&[
+        "patch",
+        "shirt",
+        "example1",
+        "--type=merge",
+        "-p",
+        "{\"spec\":{\"size\":\"L\"}}",
+    ]);
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(watch.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert_eq!(line, "shirt.stable.example.com/example3\n");
+
+    // CRD write checks with upstream's texts.
+    let bad = SHIRTS
+        .replace("name: shirts.stable.example.com", "name: coats.stable.example.com")
+        .replace("plural: shirts", "plural: coats")
+        .replace("singular: shirt", "singular: coat")
+        .replace("kind: Shirt", "kind: Coat")
+        .replace(
+            "    - jsonPath: .spec.ironed\n",
+            "    - jsonPath: .spec.ironed\n    - jsonPath: .spec.color\n    - jsonPath: spec.size\n    \
+             - jsonPath: .metadata.name\n    - jsonPath: .spec\n    - jsonPath: .spec.color[0]\n",
+        );
+    let ran = k.apply(&bad);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The CustomResourceDefinition \"coats.stable.example.com\" is invalid: \n\
+         * spec.versions[0].selectableFields[4].jsonPath: Duplicate value: \".spec.color\"\n\
+         * spec.versions[0].selectableFields[5].jsonPath: Invalid value: \"spec.size\": is an invalid path: expected [ or . but got: spec\n\
+         * spec.versions[0].selectableFields[6].jsonPath: Invalid value: \".metadata.name\": is an invalid path: does not refer to a valid field\n\
+         * spec.versions[0].selectableFields[7].jsonPath: Invalid value: \".spec\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.\n\
+         * spec.versions[0].selectableFields[8].jsonPath: Invalid value: \".spec.color[0]\": is an invalid path: array notation is not allowed\n"
+    );
+    let nine: String = (0..9)
+        .map(|i| format!("    - jsonPath: .spec.labels.k{i}\n"))
+        .collect();
+    let many = SHIRTS
+        .replace("name: shirts.stable.example.com", "name: coats.stable.example.com")
+        .replace("plural: shirts", "plural: coats")
+        .replace("singular: shirt", "singular: coat")
+        .replace("kind: Shirt", "kind: Coat")
+        .replace(
+            "              ironed:\n",
+            "              labels:\n                type: object\n                \
+             additionalProperties: {type: string}\n              ironed:\n",
+        )
+        .replace(
+            "    - jsonPath: .spec.color\n    - jsonPath: .spec.size\n    - jsonPath: .spec.sleeves\n    - jsonPath: .spec.ironed\n",
+            &nine,
+        );
+    let ran = k.apply(&many);
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            "The CustomResourceDefinition \"coats.stable.example.com\" is invalid: \
+             spec.versions[0].selectableFields: Too many: 9: must have at most 8 items\n"
+        ),
+        "{ran:?}"
     );
 }

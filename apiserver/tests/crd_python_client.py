@@ -92,5 +92,48 @@ def main(kubeconfig, crd_path):
     print("ok deleted")
 
 
+def selectable(shirts_path):
+    """The documentation's Shirt CRD with selectableFields: lists filtered by them."""
+    ext = client.ApiextensionsV1Api()
+    custom = client.CustomObjectsApi()
+    with open(shirts_path) as f:
+        crd = ext.create_custom_resource_definition(yaml.safe_load(f))
+    paths = [f.json_path for f in crd.spec.versions[0].selectable_fields]
+    assert paths == [".spec.color", ".spec.size", ".spec.sleeves", ".spec.ironed"], paths
+    for _ in range(100):
+        crd = ext.read_custom_resource_definition("shirts.stable.example.com")
+        if any(c.type == "Established" and c.status == "True" for c in crd.status.conditions or []):
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("not established")
+    for name, color, sleeves in [("s1", "blue", 2), ("s2", "red", 0), ("s3", "blue", 0)]:
+        custom.create_namespaced_custom_object(
+            "stable.example.com", "v1", "default", "shirts",
+            {"apiVersion": "stable.example.com/v1", "kind": "Shirt", "metadata": {"name": name},
+             "spec": {"color": color, "size": "M", "sleeves": sleeves}})
+
+    def names(selector):
+        listed = custom.list_namespaced_custom_object(
+            "stable.example.com", "v1", "default", "shirts", field_selector=selector)
+        return [item["metadata"]["name"] for item in listed["items"]]
+
+    assert names("spec.color=blue") == ["s1", "s3"], names("spec.color=blue")
+    assert names("spec.color=blue,spec.sleeves=0") == ["s3"]
+    # An absent field selects as the empty string (upstream's strategy).
+    assert names("spec.ironed=") == ["s1", "s2", "s3"]
+    try:
+        names("spec.fabric=silk")
+    except ApiException as e:
+        assert e.status == 400, (e.status, e.body)
+        body = json.loads(e.body)
+        assert (body["reason"], body["message"]) == (
+            "BadRequest", "field label not supported: spec.fabric"), body
+    else:
+        raise AssertionError("expected 400")
+    print("ok selectable")
+
+
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])
+    selectable(sys.argv[3])

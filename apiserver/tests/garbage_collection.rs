@@ -13,15 +13,10 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{Ran, Server, real_client, run_bounded};
-
-/// The longest one kubectl command may take.
-const COMMAND_LIMIT: Duration = Duration::from_secs(60);
+use support::{Kubectl, Server};
 
 /// How long the collector may take to act on a change.
 const SETTLE: Duration = Duration::from_secs(20);
@@ -336,46 +331,11 @@ async fn a_restarted_server_finishes_a_foreground_deletion() {
     .await;
 }
 
-struct Kubectl {
-    bin: PathBuf,
-    server: Server,
-    home: tempfile::TempDir,
-}
-
 impl Kubectl {
-    fn start(test: &str) -> Option<Kubectl> {
-        Some(Kubectl {
-            bin: real_client("KCEL_KUBECTL", "kubectl", test)?,
-            server: Server::start(&[]),
-            home: tempfile::tempdir().unwrap(),
-        })
-    }
-
-    fn run(&self, args: &[&str], stdin: Option<&str>) -> Ran {
-        let mut command = Command::new(&self.bin);
-        command
-            .args(args)
-            .env("KUBECONFIG", self.server.data_dir().join("kubeconfig"))
-            .env("HOME", self.home.path());
-        run_bounded(command, stdin, COMMAND_LIMIT)
-    }
-
-    fn ok(&self, args: &[&str], stdin: Option<&str>) -> String {
-        let ran = self.run(args, stdin);
-        assert!(
-            ran.code == 0 && ran.stderr.is_empty(),
-            "kubectl {args:?}: {ran:?}"
-        );
-        ran.stdout
-    }
-
     /// A Deployment `name` and ConfigMaps `<name>-0..count` it owns (blocking).
     fn owner_with_dependents(&self, name: &str, count: usize, finalizer: Option<&str>) {
-        self.ok(&["create", "deployment", name, "--image=nginx"], None);
-        let uid = self.ok(
-            &["get", "deployment", name, "-o", "jsonpath={.metadata.uid}"],
-            None,
-        );
+        self.ok(&["create", "deployment", name, "--image=nginx"]);
+        let uid = self.ok(&["get", "deployment", name, "-o", "jsonpath={.metadata.uid}"]);
         for i in 0..count {
             let finalizers = finalizer.map_or(String::new(), |f| format!("\n  finalizers: [{f}]"));
             let manifest = format!(
@@ -383,12 +343,12 @@ impl Kubectl {
                  ownerReferences:\n  - apiVersion: apps/v1\n    kind: Deployment\n    \
                  name: {name}\n    uid: {uid}\n    blockOwnerDeletion: true\n    controller: true\n"
             );
-            self.ok(&["create", "-f", "-"], Some(&manifest));
+            self.ok_stdin(&["create", "-f", "-"], &manifest);
         }
     }
 
     fn configmaps(&self) -> String {
-        self.ok(&["get", "configmaps", "-o", "name"], None)
+        self.ok(&["get", "configmaps", "-o", "name"])
     }
 }
 
@@ -399,10 +359,7 @@ fn kubectl_delete_cascade_foreground_background_orphan() {
     };
     // Foreground: kubectl waits for the owner, which waits for its dependents.
     k.owner_with_dependents("fore", 2, None);
-    let out = k.ok(
-        &["delete", "deployment", "fore", "--cascade=foreground"],
-        None,
-    );
+    let out = k.ok(&["delete", "deployment", "fore", "--cascade=foreground"]);
     assert_eq!(
         out,
         "deployment.apps \"fore\" deleted from default namespace\n"
@@ -412,60 +369,45 @@ fn kubectl_delete_cascade_foreground_background_orphan() {
     // Foreground with a held dependent: the owner stays with foregroundDeletion until the
     // dependent's own finalizer goes; `kubectl wait --for=delete` then returns.
     k.owner_with_dependents("held", 1, Some("example.com/hold"));
-    let out = k.ok(
-        &[
-            "delete",
-            "deployment",
-            "held",
-            "--cascade=foreground",
-            "--wait=false",
-        ],
-        None,
-    );
+    let out = k.ok(&[
+        "delete",
+        "deployment",
+        "held",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
     assert_eq!(
         out,
         "deployment.apps \"held\" deleted from default namespace\n"
     );
-    let finalizers = k.ok(
-        &[
-            "get",
-            "deployment",
-            "held",
-            "-o",
-            "jsonpath={.metadata.finalizers}",
-        ],
-        None,
-    );
+    let finalizers = k.ok(&[
+        "get",
+        "deployment",
+        "held",
+        "-o",
+        "jsonpath={.metadata.finalizers}",
+    ]);
     assert_eq!(finalizers, r#"["foregroundDeletion"]"#);
-    let ran = k.run(
-        &["wait", "--for=delete", "deployment/held", "--timeout=2s"],
-        None,
-    );
+    let ran = k.run(&["wait", "--for=delete", "deployment/held", "--timeout=2s"]);
     assert_ne!(
         ran.code, 0,
         "the owner waits for its blocking dependent: {ran:?}"
     );
-    k.ok(
-        &[
-            "patch",
-            "configmap",
-            "held-0",
-            "--type=json",
-            "-p",
-            r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
-        ],
-        None,
-    );
+    k.ok(&[
+        "patch",
+        "configmap",
+        "held-0",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+    ]);
     // kubectl prints "condition met" if it saw the object go, nothing if it was gone already.
-    let out = k.ok(
-        &["wait", "--for=delete", "deployment/held", "--timeout=20s"],
-        None,
-    );
+    let out = k.ok(&["wait", "--for=delete", "deployment/held", "--timeout=20s"]);
     assert!(
         out.is_empty() || out == "deployment.apps/held condition met\n",
         "{out}"
     );
-    let ran = k.run(&["get", "deployment", "held"], None);
+    let ran = k.run(&["get", "deployment", "held"]);
     assert_eq!(
         ran.stderr,
         "Error from server (NotFound): deployments.apps \"held\" not found\n"
@@ -473,27 +415,24 @@ fn kubectl_delete_cascade_foreground_background_orphan() {
 
     // Orphan: the owner goes, the dependents stay without the reference.
     k.owner_with_dependents("orph", 2, None);
-    let out = k.ok(&["delete", "deployment", "orph", "--cascade=orphan"], None);
+    let out = k.ok(&["delete", "deployment", "orph", "--cascade=orphan"]);
     assert_eq!(
         out,
         "deployment.apps \"orph\" deleted from default namespace\n"
     );
-    let refs = k.ok(
-        &[
-            "get",
-            "configmap",
-            "orph-0",
-            "orph-1",
-            "-o",
-            "jsonpath={.items[*].metadata.ownerReferences}",
-        ],
-        None,
-    );
+    let refs = k.ok(&[
+        "get",
+        "configmap",
+        "orph-0",
+        "orph-1",
+        "-o",
+        "jsonpath={.items[*].metadata.ownerReferences}",
+    ]);
     assert_eq!(refs, "");
 
     // Background (kubectl's default): the owner at once, the dependents soon after.
     k.owner_with_dependents("back", 2, None);
-    let out = k.ok(&["delete", "deployment", "back"], None);
+    let out = k.ok(&["delete", "deployment", "back"]);
     assert_eq!(
         out,
         "deployment.apps \"back\" deleted from default namespace\n"

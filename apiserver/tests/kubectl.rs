@@ -6,104 +6,11 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{Ran, Server, real_client, run_bounded};
-
-/// The longest one kubectl command may take.
-const COMMAND_LIMIT: Duration = Duration::from_secs(60);
-
-struct Kubectl {
-    bin: PathBuf,
-    server: Server,
-    home: tempfile::TempDir,
-}
-
-impl Kubectl {
-    /// A fresh server and kubectl, or `None` (the test is skipped) without kubectl.
-    fn start(test: &str) -> Option<Kubectl> {
-        Self::start_with(test, &[], &[])
-    }
-
-    /// Like [`Kubectl::start`], with `files` (name, content) written to the home directory
-    /// first and the server given `flags`, where `{home}` stands for that directory.
-    fn start_with(test: &str, files: &[(&str, &str)], flags: &[&str]) -> Option<Kubectl> {
-        let bin = real_client("KCEL_KUBECTL", "kubectl", test)?;
-        let home = tempfile::tempdir().unwrap();
-        for (name, content) in files {
-            std::fs::write(home.path().join(name), content).unwrap();
-        }
-        let home_text = home.path().display().to_string();
-        let flags: Vec<String> = flags
-            .iter()
-            .map(|f| f.replace("{home}", &home_text))
-            .collect();
-        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-        Some(Kubectl {
-            bin,
-            server: Server::start(&flags),
-            home,
-        })
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(&self.bin);
-        command
-            .args(args)
-            .env("KUBECONFIG", self.server.data_dir().join("kubeconfig"))
-            .env("HOME", self.home.path())
-            .env_remove("KUBECTL_EXTERNAL_DIFF")
-            .env_remove("KUBE_EDITOR")
-            .env_remove("EDITOR");
-        command
-    }
-
-    /// Runs kubectl to its end.
-    fn run(&self, args: &[&str]) -> Ran {
-        run_bounded(self.command(args), None, COMMAND_LIMIT)
-    }
-
-    /// Runs kubectl with `input` on stdin.
-    fn run_stdin(&self, args: &[&str], input: &str) -> Ran {
-        run_bounded(self.command(args), Some(input), COMMAND_LIMIT)
-    }
-
-    /// Runs kubectl, asserting success with nothing on stderr; answers stdout.
-    fn ok(&self, args: &[&str]) -> String {
-        let ran = self.run(args);
-        assert!(
-            ran.code == 0 && ran.stderr.is_empty(),
-            "kubectl {args:?}: {ran:?}"
-        );
-        ran.stdout
-    }
-
-    /// Like [`Kubectl::ok`] with stdin.
-    fn ok_stdin(&self, args: &[&str], input: &str) -> String {
-        let ran = self.run_stdin(args, input);
-        assert!(
-            ran.code == 0 && ran.stderr.is_empty(),
-            "kubectl {args:?}: {ran:?}"
-        );
-        ran.stdout
-    }
-
-    /// Runs kubectl expecting failure; answers stderr.
-    fn fails(&self, args: &[&str]) -> String {
-        let ran = self.run(args);
-        assert_ne!(ran.code, 0, "kubectl {args:?} should fail: {ran:?}");
-        ran.stderr
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let mut all = args.to_vec();
-        all.extend(["-o", "json"]);
-        serde_json::from_str(&self.ok(&all)).unwrap()
-    }
-}
+use support::{COMMAND_LIMIT, Kubectl, Server, run_bounded};
 
 /// The rows of kubectl's table output, each split into its columns (ages dropped).
 fn rows(output: &str) -> Vec<Vec<String>> {
@@ -965,16 +872,8 @@ fn credentials_are_checked_and_the_admin_can_do_everything() {
         "yes\n"
     );
     // A kubeconfig with a wrong token: 401, which kubectl reports as upstream's.
-    let config = std::fs::read_to_string(k.server.data_dir().join("kubeconfig")).unwrap();
-    let bad = k.home.path().join("bad-kubeconfig");
-    let token_line = config
-        .lines()
-        .find(|l| l.trim_start().starts_with("token:"))
-        .unwrap();
-    std::fs::write(&bad, config.replace(token_line, "    token: wrong")).unwrap();
-    let mut command = k.command(&["get", "namespaces"]);
-    command.env("KUBECONFIG", &bad);
-    let ran = run_bounded(command, None, COMMAND_LIMIT);
+    let bad = k.kubeconfig_for("wrong");
+    let ran = k.run_as(Some(&bad), &["get", "namespaces"], None);
     assert_eq!(ran.code, 1, "{ran:?}");
     assert_eq!(
         ran.stderr.lines().last(),
@@ -1002,18 +901,8 @@ fn a_restricted_user_gets_upstreams_forbidden() {
     ) else {
         return;
     };
-    let config = std::fs::read_to_string(k.server.data_dir().join("kubeconfig")).unwrap();
-    let token_line = config
-        .lines()
-        .find(|l| l.trim_start().starts_with("token:"))
-        .unwrap();
-    let bob = k.home.path().join("bob-kubeconfig");
-    std::fs::write(&bob, config.replace(token_line, "    token: bob-token")).unwrap();
-    let as_bob = |args: &[&str]| {
-        let mut command = k.command(args);
-        command.env("KUBECONFIG", &bob);
-        run_bounded(command, None, COMMAND_LIMIT)
-    };
+    let bob = k.kubeconfig_for("bob-token");
+    let as_bob = |args: &[&str]| k.run_as(Some(&bob), args, None);
     let listed = as_bob(&["get", "configmaps"]);
     assert_eq!(
         (listed.code, listed.stderr.as_str()),

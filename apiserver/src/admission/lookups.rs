@@ -17,6 +17,8 @@ use crate::storage::{RangeRequest, Storage, keys};
 pub struct ServerLookups {
     /// The store read.
     pub store: Arc<dyn Storage>,
+    /// The server's custom resources (params may be custom objects).
+    pub crds: Arc<crate::crd::Crds>,
 }
 
 impl NamespaceLookup for ServerLookups {
@@ -29,7 +31,7 @@ impl NamespaceLookup for ServerLookups {
 
 /// The served resource of a params kind (`apiVersion` and `kind`): a built-in one or a
 /// custom resource.
-fn param_resource(kind: &ParamKind) -> Option<&'static Resource> {
+fn param_resource(crds: &crate::crd::Crds, kind: &ParamKind) -> Option<&'static Resource> {
     let (group, version) = match kind.api_version.split_once('/') {
         Some((g, v)) => (g, v),
         None => ("", kind.api_version.as_str()),
@@ -38,7 +40,7 @@ fn param_resource(kind: &ParamKind) -> Option<&'static Resource> {
     if let Some(r) = SERVED.iter().find(|r| matches(r)) {
         return Some(r);
     }
-    crate::crd::registry::all()
+    crds.all()
         .iter()
         .flat_map(|crd| crd.versions.iter().map(|v| v.resource))
         .find(|r| matches(r))
@@ -46,7 +48,7 @@ fn param_resource(kind: &ParamKind) -> Option<&'static Resource> {
 
 impl ParamLookup for ServerLookups {
     fn params(&self, kind: &ParamKind, namespace: Option<&str>) -> Vec<Value> {
-        let Some(resource) = param_resource(kind) else {
+        let Some(resource) = param_resource(&self.crds, kind) else {
             return Vec::new();
         };
         let storage = crate::served::storage_resource(resource);

@@ -66,8 +66,8 @@ pub async fn serve(
     if let (Some(log), Some(record)) = (&state.admission.audit, record) {
         let mut annotations = context.annotations();
         let deprecated = attrs.resource_request
-            && crate::served::find(&attrs.group, &attrs.version, &attrs.resource)
-                .and_then(crate::crd::deprecation)
+            && crate::served::find(&state.crds, &attrs.group, &attrs.version, &attrs.resource)
+                .and_then(|r| crate::crd::deprecation(&state.crds, r))
                 .is_some();
         if deprecated {
             annotations.insert("k8s.io/deprecated".to_owned(), "true".to_owned());
@@ -137,7 +137,13 @@ pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
     }
     if objects::is_policy_resource(write.resource) {
         if let Some(object) = write.object {
-            objects::validate(write.resource, write.subresource, object, write.old)?;
+            objects::validate(
+                &state.crds,
+                write.resource,
+                write.subresource,
+                object,
+                write.old,
+            )?;
         }
         return Ok(());
     }
@@ -154,10 +160,11 @@ pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
         return Ok(());
     }
     let store = state.store.clone();
+    let crds = state.crds.clone();
     let authorizer: Arc<dyn Authorizer> =
         Arc::new(lookups::ServerAuthorizer::new(state.authz.clone()));
     let decision = tokio::task::spawn_blocking(move || {
-        let lookups = lookups::ServerLookups { store };
+        let lookups = lookups::ServerLookups { store, crds };
         set.admit(
             &request,
             &kcel_stdlib::kubernetes::admission::Lookups {

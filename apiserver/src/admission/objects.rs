@@ -72,6 +72,7 @@ fn decode<T: serde::de::DeserializeOwned>(
 /// Validates a policy or binding being written (`old` on update) and sets a policy's
 /// status; `Err` is the 422 with upstream's field errors.
 pub fn validate(
+    crds: &crate::crd::Crds,
     resource: &Resource,
     subresource: Option<&str>,
     object: &mut Object,
@@ -120,7 +121,7 @@ pub fn validate(
         .get("generation")
         .and_then(Value::as_i64)
         .unwrap_or(1);
-    let warnings: Vec<Value> = type_check(&policy, &ServedSchemas)
+    let warnings: Vec<Value> = type_check(&policy, &ServedSchemas(crds))
         .into_iter()
         .map(|w| json!({"fieldRef": w.field_ref, "warning": w.warning}))
         .collect();
@@ -139,22 +140,27 @@ pub fn validate(
 /// The schemas the server knows for type checking: the structural schemas of custom
 /// resources (built-in kinds are not type-checked: their schemas are OpenAPI documents with
 /// references, which the library's schema type does not resolve).
-struct ServedSchemas;
+struct ServedSchemas<'a>(&'a crate::crd::Crds);
 
-impl SchemaResolver for ServedSchemas {
+impl SchemaResolver for ServedSchemas<'_> {
     fn kinds_for(&self, resource: &GroupVersionResource) -> Vec<GroupVersionKind> {
-        crate::served::find(&resource.group, &resource.version, &resource.resource)
-            .map(|r| GroupVersionKind {
-                group: r.group.into(),
-                version: r.version.into(),
-                kind: r.kind.into(),
-            })
-            .into_iter()
-            .collect()
+        crate::served::find(
+            self.0,
+            &resource.group,
+            &resource.version,
+            &resource.resource,
+        )
+        .map(|r| GroupVersionKind {
+            group: r.group.into(),
+            version: r.version.into(),
+            kind: r.kind.into(),
+        })
+        .into_iter()
+        .collect()
     }
 
     fn schema(&self, kind: &GroupVersionKind) -> Option<Schema> {
-        for crd in crate::crd::registry::all() {
+        for crd in self.0.all() {
             for version in &crd.versions {
                 let r = version.resource;
                 if r.group == kind.group && r.version == kind.version && r.kind == kind.kind {

@@ -218,109 +218,159 @@ fn item_problem<S: ApplySchema>(list: &ListType, items: &Node<S>, item: &Value) 
     }
 }
 
+/// A member of a map or list met by [`problems`], with what the check needs to judge it.
+enum Member<'a, S: ApplySchema> {
+    /// A map's field.
+    Field {
+        /// The map's schema.
+        parent: &'a Node<S>,
+        /// The field's schema.
+        node: &'a Node<S>,
+        /// Whether the map's schema declares the field.
+        declared: bool,
+    },
+    /// A list's item.
+    Item {
+        /// The list's type.
+        list: &'a ListType,
+        /// The items' schema.
+        items: &'a Node<S>,
+        /// The item's position.
+        index: usize,
+        /// The item's value.
+        value: &'a Value,
+        /// Whether an earlier item of the list has the same path element.
+        repeated: bool,
+    },
+}
+
+/// Walks a value with its schema and reports what `check` finds at each member of a map or
+/// list; the walk does not go below a member with a problem. `check` gets the member's path
+/// (its own element last). Atomic maps and lists are walked into only with `into_atomic`
+/// (their items by position).
+fn problems<S: ApplySchema>(
+    value: &Value,
+    node: &Node<S>,
+    into_atomic: bool,
+    check: &dyn Fn(&Path, Member<'_, S>) -> Option<String>,
+) -> Vec<String> {
+    struct Walk<'c, S: ApplySchema> {
+        into_atomic: bool,
+        check: &'c dyn Fn(&Path, Member<'_, S>) -> Option<String>,
+        path: Path,
+        out: Vec<String>,
+    }
+    impl<S: ApplySchema> Walk<'_, S> {
+        /// Checks the member whose path is `self.path`, then walks below it.
+        fn member(&mut self, member: Member<'_, S>, value: &Value, node: &Node<S>, depth: usize) {
+            match (self.check)(&self.path, member) {
+                Some(problem) => self.out.push(problem),
+                None => self.value(value, node, depth + 1),
+            }
+            self.path.pop();
+        }
+
+        fn value(&mut self, value: &Value, node: &Node<S>, depth: usize) {
+            if depth > MAX_DEPTH {
+                return;
+            }
+            match shape_of(node, Some(value)) {
+                Shape::Map { atomic } if self.into_atomic || !atomic => {
+                    for (key, child) in value.as_object().into_iter().flatten() {
+                        let (child_node, declared) = map_child(node, key);
+                        self.path.push(PathElement::Field(key.clone()));
+                        let field = Member::Field {
+                            parent: node,
+                            node: &child_node,
+                            declared,
+                        };
+                        self.member(field, child, &child_node, depth);
+                    }
+                }
+                Shape::List(list) if self.into_atomic || list != ListType::Atomic => {
+                    let items = list_items(node);
+                    let values = value.as_array().map_or(&[][..], |v| v);
+                    let mut seen = BTreeSet::new();
+                    for (index, (pe, child)) in
+                        elements(&list, &items, values).into_iter().enumerate()
+                    {
+                        let repeated = !seen.insert(pe.clone());
+                        self.path.push(pe);
+                        let item = Member::Item {
+                            list: &list,
+                            items: &items,
+                            index,
+                            value: child,
+                            repeated,
+                        };
+                        self.member(item, child, &items, depth);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut walk = Walk {
+        into_atomic,
+        check,
+        path: Vec::new(),
+        out: Vec::new(),
+    };
+    walk.value(value, node, 0);
+    walk.out
+}
+
 /// Finds what upstream refuses in an applied configuration's granular lists: items that
 /// occur twice (`.spec.containers: duplicate entries for key [name="a"]`) and items that
 /// cannot be named (`.spec.containers: element 0: associative list with keys has an element
 /// that omits key field "name" (and doesn't have default value)`).
 pub fn duplicates<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
-    fn walk<S: ApplySchema>(
-        value: &Value,
-        node: &Node<S>,
-        path: &mut Path,
-        out: &mut Vec<String>,
-        depth: usize,
-    ) {
-        if depth > MAX_DEPTH {
-            return;
+    problems(value, node, false, &|path, member| {
+        let Member::Item {
+            list,
+            items,
+            index,
+            value,
+            repeated,
+        } = member
+        else {
+            return None;
+        };
+        let (list_path, element) = path.split_at(path.len() - 1);
+        if let Some(problem) = item_problem(list, items, value) {
+            return Some(format!(
+                "{}: element {index}: {problem}",
+                PathText(list_path)
+            ));
         }
-        match shape_of(node, Some(value)) {
-            Shape::Map { atomic: false } => {
-                for (key, child) in value.as_object().into_iter().flatten() {
-                    let (child_node, _) = map_child(node, key);
-                    path.push(PathElement::Field(key.clone()));
-                    walk(child, &child_node, path, out, depth + 1);
-                    path.pop();
-                }
-            }
-            Shape::List(list) if list != ListType::Atomic => {
-                let items = list_items(node);
-                let mut seen = BTreeSet::new();
-                let values = value.as_array().map_or(&[][..], |v| v);
-                for (i, (pe, child)) in elements(&list, &items, values).into_iter().enumerate() {
-                    if let Some(problem) = item_problem(&list, &items, child) {
-                        out.push(format!("{}: element {i}: {problem}", PathText(path)));
-                        continue;
-                    }
-                    if !seen.insert(pe.clone()) {
-                        out.push(format!(
-                            "{}: duplicate entries for key {}",
-                            PathText(path),
-                            PathText(std::slice::from_ref(&pe))
-                        ));
-                        continue;
-                    }
-                    path.push(pe);
-                    walk(child, &items, path, out, depth + 1);
-                    path.pop();
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(value, node, &mut Vec::new(), &mut out, 0);
-    out
+        repeated.then(|| {
+            format!(
+                "{}: duplicate entries for key {}",
+                PathText(list_path),
+                PathText(element)
+            )
+        })
+    })
 }
 
 /// Fields of a value that its schema does not declare, as upstream's typed conversion
 /// reports them (`.spec.foo: field not declared in schema`).
 pub fn undeclared<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
-    fn walk<S: ApplySchema>(
-        value: &Value,
-        node: &Node<S>,
-        path: &mut Path,
-        out: &mut Vec<String>,
-        depth: usize,
-    ) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        match shape_of(node, Some(value)) {
-            Shape::Map { .. } => {
-                for (key, child) in value.as_object().into_iter().flatten() {
-                    let (child_node, declared) = map_child(node, key);
-                    path.push(PathElement::Field(key.clone()));
-                    let typed = node
-                        .as_ref()
-                        .is_some_and(|s| s.shape() != Shape::Untyped && !s.open());
-                    if typed && !declared && child_node.is_none() {
-                        out.push(format!("{}: field not declared in schema", PathText(path)));
-                    } else {
-                        walk(child, &child_node, path, out, depth + 1);
-                    }
-                    path.pop();
-                }
-            }
-            Shape::List(list) => {
-                let items = list_items(node);
-                let values = value.as_array().map_or(&[][..], |v| v);
-                for (i, (pe, child)) in elements(&list, &items, values).into_iter().enumerate() {
-                    let pe = if list == ListType::Atomic {
-                        PathElement::Index(i)
-                    } else {
-                        pe
-                    };
-                    path.push(pe);
-                    walk(child, &items, path, out, depth + 1);
-                    path.pop();
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(value, node, &mut Vec::new(), &mut out, 0);
-    out
+    problems(value, node, true, &|path, member| {
+        let Member::Field {
+            parent,
+            node,
+            declared,
+        } = member
+        else {
+            return None;
+        };
+        let typed = parent
+            .as_ref()
+            .is_some_and(|s| s.shape() != Shape::Untyped && !s.open());
+        (typed && !declared && node.is_none())
+            .then(|| format!("{}: field not declared in schema", PathText(path)))
+    })
 }
 
 fn same_kind(a: &Value, b: &Value) -> bool {

@@ -11,11 +11,13 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use kcel_stdlib::kubernetes::crd::{CrdValidator, ErrorType, FieldError, FieldPath};
+use kcel_stdlib::kubernetes::crd::{
+    CrdValidator, ErrorType, FieldError, FieldPath, Schema, selectable_field_errors,
+};
 use kcel_stdlib::kubernetes::named_formats::messages;
 
 use super::registry::{
-    self, CustomResource, PrinterColumn, ScalePaths, ServedVersion, VERBS, intern_resource,
+    Crds, CustomResource, PrinterColumn, ScalePaths, ServedVersion, VERBS, intern_resource,
     intern_str, intern_strs,
 };
 use crate::error::ApiError;
@@ -181,6 +183,7 @@ fn spec_errors(crd: &Value) -> Vec<FieldError> {
                 }
             }
         }
+        errors.extend(selectable_errors(v, &at));
         if let Some(scale) = v.pointer("/subresources/scale") {
             let sat = at.child("subresources").child("scale");
             for field in ["specReplicasPath", "statusReplicasPath"] {
@@ -262,6 +265,31 @@ fn spec_errors(crd: &Value) -> Vec<FieldError> {
         )),
     }
     errors
+}
+
+/// The errors of a version's `selectableFields` (upstream's
+/// `validateCustomResourceDefinitionVersion`); a schema the library cannot read is reported
+/// by the schema checks instead.
+fn selectable_errors(version: &Value, at: &FieldPath) -> Vec<FieldError> {
+    let Some(fields) = version["selectableFields"]
+        .as_array()
+        .filter(|f| !f.is_empty())
+    else {
+        return Vec::new();
+    };
+    let at = at.child("selectableFields");
+    let Some(schema) = version.pointer("/schema/openAPIV3Schema") else {
+        return vec![invalid(
+            at,
+            "",
+            "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+        )];
+    };
+    let Ok(schema) = Schema::from_json(schema) else {
+        return Vec::new();
+    };
+    let paths: Vec<&str> = fields.iter().map(|f| text(f, "/jsonPath")).collect();
+    selectable_field_errors(&paths, &schema, &at)
 }
 
 /// The errors of changing immutable fields of an established CRD.
@@ -367,6 +395,7 @@ pub fn invalid_error(
 /// Checks and completes a CRD being written (created when `old` is `None`): defaults,
 /// validation (422 with upstream's texts), the cleanup finalizer at create, and the status.
 pub fn admit(
+    crds: &Crds,
     resource: &Resource,
     crd: &mut Object,
     old: Option<&Object>,
@@ -426,7 +455,7 @@ pub fn admit(
             warnings.push(text);
         }
     }
-    set_status(crd, old);
+    set_status(crds, crd, old);
     Ok(())
 }
 
@@ -503,12 +532,12 @@ fn condition(old: Option<&Value>, kind: &str, status: bool, reason: &str, messag
 }
 
 /// Why the CRD's names cannot be accepted: another CRD of the group already serves one.
-fn name_conflict(crd: &Object) -> Option<(&'static str, String)> {
+fn name_conflict(crds: &Crds, crd: &Object) -> Option<(&'static str, String)> {
     let spec = crd.get("spec")?;
     let group = text(spec, "/group");
     let me = object::meta_str(crd, "name");
     let names = &spec["names"];
-    for other in registry::all() {
+    for other in crds.all() {
         if other.name == me || other.group() != group {
             continue;
         }
@@ -553,9 +582,9 @@ fn name_conflict(crd: &Object) -> Option<(&'static str, String)> {
 }
 
 /// The status the naming and establishing controllers would write.
-fn set_status(crd: &mut Object, old: Option<&Object>) {
+fn set_status(crds: &Crds, crd: &mut Object, old: Option<&Object>) {
     let old_value = old.map(|o| Value::Object(o.clone()));
-    let conflict = name_conflict(crd);
+    let conflict = name_conflict(crds, crd);
     let spec = crd.get("spec").cloned().unwrap_or(Value::Null);
     let mut stored: Vec<Value> = old_value
         .as_ref()
@@ -788,6 +817,12 @@ pub fn served(crd: &Value, previous: Option<&CustomResource>) -> Option<CustomRe
             columns,
             scale,
             schema: v.pointer("/schema/openAPIV3Schema").cloned(),
+            selectable_fields: v["selectableFields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| text(f, "/jsonPath").to_owned())
+                .collect(),
         });
     }
     Some(CustomResource {
@@ -834,6 +869,7 @@ mod tests {
                    "b": {"type": "string", "format": "colour"},
                    "c": {"type": "integer", "format": "int32"}});
         admit(
+            &Crds::default(),
             &crate::resource::CUSTOMRESOURCEDEFINITIONS,
             &mut c,
             None,
@@ -870,6 +906,7 @@ mod tests {
         c["spec"]["group"] = json!("nodot");
         c["spec"]["versions"][0]["storage"] = json!(true);
         let e = admit(
+            &Crds::default(),
             &crate::resource::CUSTOMRESOURCEDEFINITIONS,
             &mut c,
             None,
@@ -895,12 +932,28 @@ mod tests {
         let mut new = stored.clone();
         new["metadata"]["labels"] = json!({"a": "b"});
         let r = &crate::resource::CUSTOMRESOURCEDEFINITIONS;
-        assert!(admit(r, &mut new.clone(), None, &mut Vec::new()).is_err());
-        admit(r, &mut new, Some(&stored), &mut Vec::new()).unwrap();
+        assert!(admit(&Crds::default(), r, &mut new.clone(), None, &mut Vec::new()).is_err());
+        admit(
+            &Crds::default(),
+            r,
+            &mut new,
+            Some(&stored),
+            &mut Vec::new(),
+        )
+        .unwrap();
         let mut changed = stored.clone();
         changed["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"]
             [0]["rule"] = json!("self.nope > 2");
-        assert!(admit(r, &mut changed, Some(&stored), &mut Vec::new()).is_err());
+        assert!(
+            admit(
+                &Crds::default(),
+                r,
+                &mut changed,
+                Some(&stored),
+                &mut Vec::new()
+            )
+            .is_err()
+        );
     }
 
     #[test]

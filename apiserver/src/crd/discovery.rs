@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::definition::compare_versions;
-use super::registry::{self, ServedVersion};
+use super::registry::{Crds, ServedVersion};
 
 /// The groups of the served custom resources, each with its versions, highest priority
 /// first.
-pub fn groups() -> Vec<(String, Vec<String>)> {
+pub fn groups(crds: &Crds) -> Vec<(String, Vec<String>)> {
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for crd in registry::all() {
+    for crd in crds.all() {
         let versions = groups.entry(crd.group().to_owned()).or_default();
         for v in &crd.versions {
             if !versions.iter().any(|x| x == v.resource.version) {
@@ -33,9 +33,9 @@ pub fn groups() -> Vec<(String, Vec<String>)> {
 /// Each served custom resource version of `group`/`version` with its CRD's categories.
 type Served = (Vec<String>, &'static crate::resource::Resource);
 
-fn versions(group: &str, version: &str) -> Vec<Served> {
+fn versions(crds: &Crds, group: &str, version: &str) -> Vec<Served> {
     let mut out = Vec::new();
-    for crd in registry::all() {
+    for crd in crds.all() {
         if crd.group() != group {
             continue;
         }
@@ -50,16 +50,16 @@ fn versions(group: &str, version: &str) -> Vec<Served> {
 }
 
 /// The aggregated (`apidiscovery.k8s.io/v2`) resources of a group-version.
-pub fn aggregated(group: &str, version: &str) -> Vec<Value> {
-    versions(group, version)
+pub fn aggregated(crds: &Crds, group: &str, version: &str) -> Vec<Value> {
+    versions(crds, group, version)
         .into_iter()
         .map(|(categories, r)| crate::discovery_entries::aggregated(r, &categories))
         .collect()
 }
 
 /// The legacy (`APIResourceList`) resources of a group-version.
-pub fn legacy(group: &str, version: &str) -> Vec<Value> {
-    versions(group, version)
+pub fn legacy(crds: &Crds, group: &str, version: &str) -> Vec<Value> {
+    versions(crds, group, version)
         .into_iter()
         .flat_map(|(categories, r)| crate::discovery_entries::legacy(r, &categories))
         .collect()

@@ -16,19 +16,12 @@ pub mod openapi;
 pub mod registry;
 pub mod tracking;
 
-use std::sync::Arc;
-
 use crate::error::ApiError;
 use crate::object::Object;
 use crate::resource::{CUSTOMRESOURCEDEFINITIONS, Resource};
 
-pub use registry::{CustomResource, ServedVersion, find};
+pub use registry::{Crds, CustomResource, ServedVersion};
 pub use tracking::track;
-
-/// The CRD serving `resource`, if it is a custom resource.
-pub fn custom(resource: &Resource) -> Option<Arc<CustomResource>> {
-    registry::custom(resource)
-}
 
 /// The structural schema of the custom resource version `resource`, for server-side apply
 /// and managedFields (`None` for built-in kinds, or a version without a usable schema).
@@ -43,7 +36,9 @@ pub fn apply_schema<'a>(
 /// The resource part of storage keys: `<group>/<plural>` for CRDs and custom resources,
 /// as kube-apiserver keys them; `None` for the built-in kinds (keyed by plural).
 pub fn storage_resource(resource: &Resource) -> Option<String> {
-    (*resource == CUSTOMRESOURCEDEFINITIONS || custom(resource).is_some())
+    let built_in =
+        crate::resource::built_in(resource.group, resource.version, resource.plural).is_some();
+    (*resource == CUSTOMRESOURCEDEFINITIONS || !built_in)
         .then(|| format!("{}/{}", resource.group, resource.plural))
 }
 
@@ -51,34 +46,39 @@ pub fn storage_resource(resource: &Resource) -> Option<String> {
 /// and given their status; custom resources pruned, defaulted and validated by their CRD.
 /// Warnings (ratcheted rule failures) are added to `warnings`.
 pub fn admit(
+    crds: &Crds,
     resource: &Resource,
     object: &mut Object,
     old: Option<&Object>,
     warnings: &mut Vec<String>,
 ) -> Result<(), ApiError> {
     if *resource == CUSTOMRESOURCEDEFINITIONS {
-        return definition::admit(resource, object, old, warnings);
+        return definition::admit(crds, resource, object, old, warnings);
     }
-    match custom(resource) {
+    match crds.custom(resource) {
         Some(crd) => custom::admit(&crd, resource, object, old, warnings),
         None => Ok(()),
     }
 }
 
 /// The `Warning:` text of a request to a deprecated custom resource version.
-pub fn deprecation(resource: &Resource) -> Option<String> {
-    custom(resource)?.version_of(resource)?.deprecation.clone()
+pub fn deprecation(crds: &Crds, resource: &Resource) -> Option<String> {
+    crds.custom(resource)?
+        .version_of(resource)?
+        .deprecation
+        .clone()
 }
 
 /// The Table of custom resource objects, by their version's printer columns.
 pub fn table(
+    crds: &Crds,
     resource: &Resource,
     objects: &[&Object],
     list_metadata: &serde_json::Value,
     version: &str,
     headers: bool,
 ) -> Option<serde_json::Value> {
-    let crd = custom(resource)?;
+    let crd = crds.custom(resource)?;
     let v = crd.version_of(resource)?;
     Some(columns::table(
         v,

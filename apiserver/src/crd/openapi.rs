@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha512};
 
 use super::discovery;
-use super::registry;
+use super::registry::Crds;
 use crate::resource::Resource;
 
 const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.";
@@ -97,10 +97,10 @@ fn collect_refs(v: &Value, found: &mut Vec<String>) {
 }
 
 /// The document of one custom resource group-version, or `None` when nothing is served there.
-fn build(group: &str, version: &str) -> Option<Value> {
+fn build(crds: &Crds, group: &str, version: &str) -> Option<Value> {
     let mut paths = Map::new();
     let mut schemas = Map::new();
-    for crd in registry::all() {
+    for crd in crds.all() {
         if crd.group() != group {
             continue;
         }
@@ -229,10 +229,10 @@ pub struct Document {
 }
 
 /// The document at `/openapi/v3/<key>` of a custom resource group-version.
-pub fn document(key: &str) -> Option<Document> {
+pub fn document(crds: &Crds, key: &str) -> Option<Document> {
     let rest = key.strip_prefix("apis/")?;
     let (group, version) = rest.split_once('/')?;
-    let doc = build(group, version)?;
+    let doc = build(crds, group, version)?;
     let bytes = serde_json::to_vec(&doc).ok()?;
     let hash = Sha512::digest(&bytes)
         .iter()
@@ -246,12 +246,12 @@ pub fn document(key: &str) -> Option<Document> {
 }
 
 /// The documents of every custom resource group-version (for the `/openapi/v3` index).
-pub fn documents() -> Vec<Document> {
-    discovery::groups()
+pub fn documents(crds: &Crds) -> Vec<Document> {
+    discovery::groups(crds)
         .into_iter()
         .flat_map(|(g, vs)| {
             vs.into_iter()
-                .filter_map(move |v| document(&format!("apis/{g}/{v}")))
+                .filter_map(move |v| document(crds, &format!("apis/{g}/{v}")))
                 .collect::<Vec<_>>()
         })
         .collect()

@@ -1,6 +1,6 @@
-//! The custom resources served: one entry per established CustomResourceDefinition, kept in
-//! step with the stored CRDs by [`super::tracking`], and looked up by every request whose
-//! group, version and resource are not built in.
+//! The custom resources a server serves ([`Crds`]): one entry per established
+//! CustomResourceDefinition, kept in step with the stored CRDs by [`super::tracking`], and
+//! looked up by every request whose group, version and resource are not built in.
 //!
 //! Routes and handlers take `&'static Resource`; a served custom resource version gets one
 //! too, interned: each distinct description (names, scope, subresources) is allocated once
@@ -18,7 +18,7 @@ use kcel_stdlib::kubernetes::crd::{CrdValidator, DefinitionError};
 use crate::resource::Resource;
 
 /// The memory budget of every CRD rule evaluation, in bytes (0: none): set by the server
-/// at start (`--cel-memory-limit-bytes`), process-wide like the registry.
+/// at start (`--cel-memory-limit-bytes`), process-wide like the cache of compiled validators.
 static MEMORY_LIMIT: AtomicU64 = AtomicU64::new(kcel::DEFAULT_MEMORY_LIMIT);
 
 /// Sets the memory budget of the CRD rules evaluated from now on (`None`: no budget); the
@@ -91,6 +91,8 @@ pub struct ServedVersion {
     pub scale: Option<ScalePaths>,
     /// The version's `openAPIV3Schema`, if given.
     pub schema: Option<Value>,
+    /// The `jsonPath`s of the version's `selectableFields` (`.spec.color`).
+    pub selectable_fields: Vec<String>,
 }
 
 /// An established CRD and what it serves.
@@ -124,6 +126,12 @@ impl CustomResource {
     }
 }
 
+/// The custom resources one server serves: its established CRDs by name, and an index by
+/// group, version and plural. Each server owns one (two servers in one process serve their
+/// own CRDs); the storage wrapper of [`super::tracking`] keeps it in step with the store.
+#[derive(Default)]
+pub struct Crds(RwLock<Registry>);
+
 #[derive(Default)]
 struct Registry {
     by_name: HashMap<String, Arc<CustomResource>>,
@@ -150,58 +158,56 @@ impl Registry {
     }
 }
 
-fn registry() -> &'static RwLock<Registry> {
-    static REGISTRY: OnceLock<RwLock<Registry>> = OnceLock::new();
-    REGISTRY.get_or_init(Default::default)
-}
+impl Crds {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Registry> {
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
 
-/// The custom resource served under this group, version and plural.
-pub fn find(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
-    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
-    let crd = registry
-        .index
-        .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))?;
-    crd.versions
-        .iter()
-        .find(|v| v.resource.version == version)
-        .map(|v| v.resource)
-}
+    /// The custom resource served under this group, version and plural.
+    pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
+        let registry = self.read();
+        let crd = registry
+            .index
+            .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))?;
+        crd.versions
+            .iter()
+            .find(|v| v.resource.version == version)
+            .map(|v| v.resource)
+    }
 
-/// The CRD serving `resource`, if it is a custom resource.
-pub fn custom(resource: &Resource) -> Option<Arc<CustomResource>> {
-    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
-    registry
-        .index
-        .get(&(
-            resource.group.to_owned(),
-            resource.version.to_owned(),
-            resource.plural.to_owned(),
-        ))
-        .cloned()
-}
+    /// The CRD serving `resource`, if it is a custom resource.
+    pub fn custom(&self, resource: &Resource) -> Option<Arc<CustomResource>> {
+        self.read()
+            .index
+            .get(&(
+                resource.group.to_owned(),
+                resource.version.to_owned(),
+                resource.plural.to_owned(),
+            ))
+            .cloned()
+    }
 
-/// Every served CRD, by name.
-pub fn all() -> Vec<Arc<CustomResource>> {
-    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
-    let mut all: Vec<_> = registry.by_name.values().cloned().collect();
-    all.sort_by(|a, b| a.name.cmp(&b.name));
-    all
-}
+    /// Every served CRD, by name.
+    pub fn all(&self) -> Vec<Arc<CustomResource>> {
+        let mut all: Vec<_> = self.read().by_name.values().cloned().collect();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        all
+    }
 
-/// The CRD of this name, if served.
-pub fn by_name(name: &str) -> Option<Arc<CustomResource>> {
-    let registry = registry().read().unwrap_or_else(|e| e.into_inner());
-    registry.by_name.get(name).cloned()
-}
+    /// The CRD of this name, if served.
+    pub fn by_name(&self, name: &str) -> Option<Arc<CustomResource>> {
+        self.read().by_name.get(name).cloned()
+    }
 
-/// Serves (or stops serving, with `None`) the CRD `name`.
-pub fn set(name: &str, entry: Option<CustomResource>) {
-    let mut registry = registry().write().unwrap_or_else(|e| e.into_inner());
-    match entry {
-        Some(e) => registry.by_name.insert(name.to_owned(), Arc::new(e)),
-        None => registry.by_name.remove(name),
-    };
-    registry.reindex();
+    /// Serves (or stops serving, with `None`) the CRD `name`.
+    pub fn set(&self, name: &str, entry: Option<CustomResource>) {
+        let mut registry = self.0.write().unwrap_or_else(|e| e.into_inner());
+        match entry {
+            Some(e) => registry.by_name.insert(name.to_owned(), Arc::new(e)),
+            None => registry.by_name.remove(name),
+        };
+        registry.reindex();
+    }
 }
 
 /// A string kept for the life of the process, allocated once per distinct text.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::definition::{self, CLEANUP_FINALIZER};
-use super::registry;
+use super::registry::Crds;
 use crate::storage::{Delegating, KeyValue, RangeRequest, Revision, Storage, StorageError, keys};
 
 /// The storage prefix of CustomResourceDefinitions.
@@ -23,19 +23,20 @@ pub fn objects_prefix(group: &str, plural: &str) -> String {
     keys::prefix(&format!("{group}/{plural}"), None)
 }
 
-/// A store whose CRD writes update the registry of served custom resources.
+/// A store whose CRD writes update the server's registry of served custom resources.
 pub struct Tracked {
     inner: Arc<dyn Storage>,
+    crds: Arc<Crds>,
 }
 
-/// Wraps `inner`, serving the CRDs already stored and resuming the cleanup of the ones
-/// being deleted.
-pub fn track(inner: Arc<dyn Storage>) -> Result<Arc<dyn Storage>, StorageError> {
+/// Wraps `inner`, serving the CRDs already stored (in `crds`) and resuming the cleanup of
+/// the ones being deleted.
+pub fn track(inner: Arc<dyn Storage>, crds: Arc<Crds>) -> Result<Arc<dyn Storage>, StorageError> {
     let range = inner.range(&RangeRequest::prefix(crd_prefix()))?;
     for kv in &range.kvs {
-        refresh(&inner, &kv.key, Some(&kv.value));
+        refresh(&inner, &crds, &kv.key, Some(&kv.value));
     }
-    Ok(Arc::new(Tracked { inner }))
+    Ok(Arc::new(Tracked { inner, crds }))
 }
 
 fn name_of(key: &str) -> &str {
@@ -44,23 +45,23 @@ fn name_of(key: &str) -> &str {
 
 /// Updates the registry for the CRD under `key` (deleted when `value` is `None`), and starts
 /// its cleanup when it is being deleted.
-fn refresh(store: &Arc<dyn Storage>, key: &str, value: Option<&[u8]>) {
+fn refresh(store: &Arc<dyn Storage>, crds: &Arc<Crds>, key: &str, value: Option<&[u8]>) {
     let name = name_of(key);
     let crd: Option<Value> = value.and_then(|v| serde_json::from_slice(v).ok());
-    let previous = registry::by_name(name);
+    let previous = crds.by_name(name);
     let entry = crd
         .as_ref()
         .and_then(|c| definition::served(c, previous.as_deref()));
-    registry::set(name, entry);
+    crds.set(name, entry);
     if let Some(crd) = crd
         && crd
             .pointer("/metadata/deletionTimestamp")
             .is_some_and(|t| !t.is_null())
     {
-        let store = store.clone();
+        let (store, crds) = (store.clone(), crds.clone());
         let key = key.to_owned();
         std::thread::spawn(move || {
-            if let Err(e) = clean_up(&store, &key, &crd) {
+            if let Err(e) = clean_up(&store, &crds, &key, &crd) {
                 eprintln!("kcel-apiserver: cleaning up {key}: {e}");
             }
         });
@@ -69,7 +70,12 @@ fn refresh(store: &Arc<dyn Storage>, key: &str, value: Option<&[u8]>) {
 
 /// Deletes every object of a deleted CRD, then its cleanup finalizer (and with it the CRD
 /// when no other finalizer holds it).
-fn clean_up(store: &Arc<dyn Storage>, key: &str, crd: &Value) -> Result<(), StorageError> {
+fn clean_up(
+    store: &Arc<dyn Storage>,
+    crds: &Crds,
+    key: &str,
+    crd: &Value,
+) -> Result<(), StorageError> {
     let group = crd
         .pointer("/spec/group")
         .and_then(Value::as_str)
@@ -90,7 +96,7 @@ fn clean_up(store: &Arc<dyn Storage>, key: &str, crd: &Value) -> Result<(), Stor
     }
     for _ in 0..10 {
         let (Some(kv), _) = store.get(key, None)? else {
-            registry::set(name_of(key), None);
+            crds.set(name_of(key), None);
             return Ok(());
         };
         let mut crd: Value = serde_json::from_slice(&kv.value).unwrap_or(Value::Null);
@@ -109,11 +115,11 @@ fn clean_up(store: &Arc<dyn Storage>, key: &str, crd: &Value) -> Result<(), Stor
         };
         match result {
             Ok(None) => {
-                registry::set(name_of(key), None);
+                crds.set(name_of(key), None);
                 return Ok(());
             }
             Ok(Some(kv)) => {
-                refresh_quietly(&kv);
+                refresh_quietly(crds, &kv);
                 return Ok(());
             }
             Err(StorageError::Conflict { .. }) => continue,
@@ -124,20 +130,20 @@ fn clean_up(store: &Arc<dyn Storage>, key: &str, crd: &Value) -> Result<(), Stor
 }
 
 /// Updates the registry for a CRD write of the cleanup itself (no new cleanup).
-fn refresh_quietly(kv: &KeyValue) {
+fn refresh_quietly(crds: &Crds, kv: &KeyValue) {
     let name = name_of(&kv.key);
     let crd: Option<Value> = serde_json::from_slice(&kv.value).ok();
-    let previous = registry::by_name(name);
+    let previous = crds.by_name(name);
     let entry = crd
         .as_ref()
         .and_then(|c| definition::served(c, previous.as_deref()));
-    registry::set(name, entry);
+    crds.set(name, entry);
 }
 
 impl Tracked {
     fn after_write(&self, key: &str, value: Option<&[u8]>) {
         if key.starts_with(&crd_prefix()) {
-            refresh(&self.inner, key, value);
+            refresh(&self.inner, &self.crds, key, value);
         }
     }
 }

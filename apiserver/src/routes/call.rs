@@ -13,6 +13,7 @@ use crate::storage::{KeyValue, Storage, keys};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, header::CONTENT_LENGTH};
 use http_body_util::BodyExt;
+use kcel_stdlib::kubernetes::crd::selectable_field_label;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -108,7 +109,7 @@ impl Call {
     /// added to the response's.
     pub(crate) fn admit(&self, object: &mut Object, old: Option<&Object>) -> Result<(), ApiError> {
         let mut warnings = Vec::new();
-        crate::crd::admit(self.resource, object, old, &mut warnings)?;
+        crate::crd::admit(&self.state.crds, self.resource, object, old, &mut warnings)?;
         for w in warnings {
             self.warn(w);
         }
@@ -226,7 +227,7 @@ impl Call {
         strict: impl FnOnce(&Object, String) -> ApiError,
     ) -> Result<(), ApiError> {
         let validation = self.field_validation()?;
-        if let Some(crd) = crate::crd::custom(self.resource) {
+        if let Some(crd) = self.state.crds.custom(self.resource) {
             let original = (validation == FieldValidation::Strict).then(|| object.clone());
             let unknown = crate::crd::custom::prune_unknown(&crd, self.resource, object)?;
             let texts = unknown
@@ -376,8 +377,27 @@ impl Call {
 pub(crate) fn selectors(call: &Call) -> Result<(LabelSelector, FieldSelector), ApiError> {
     let labels =
         LabelSelector::parse(call.param("labelSelector")).map_err(ApiError::bad_request)?;
-    let fields = FieldSelector::parse(call.param("fieldSelector"), call.resource.kind)
-        .map_err(ApiError::bad_request)?;
+    let text = call.param("fieldSelector");
+    let fields = match call.state.crds.custom(call.resource) {
+        // A custom resource: its name, its namespace when namespaced, and the version's
+        // selectable fields (upstream's field label conversion for custom resources).
+        Some(crd) => {
+            let selectable = crd
+                .version_of(call.resource)
+                .map(|v| v.selectable_fields.as_slice())
+                .unwrap_or_default();
+            let namespaced = call.resource.namespaced;
+            FieldSelector::parse_with(text, &|field| {
+                field == "metadata.name"
+                    || (namespaced && field == "metadata.namespace")
+                    || selectable
+                        .iter()
+                        .any(|p| selectable_field_label(p) == field)
+            })
+        }
+        None => FieldSelector::parse(text, call.resource.kind),
+    }
+    .map_err(ApiError::bad_request)?;
     Ok((labels, fields))
 }
 

@@ -6,6 +6,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header::CONTENT_TYPE};
 use axum::response::Response;
 use serde_json::{Value, json};
 
+use crate::crd::Crds;
 use crate::error::ApiError;
 use crate::negotiate;
 use crate::resource::{self, Resource, SERVED};
@@ -37,15 +38,15 @@ fn categories(resource: &Resource) -> &'static [&'static str] {
 }
 
 /// One group's `APIGroupDiscovery` (the core group has no name).
-fn group_discovery(group: &str, version: &str) -> Value {
+fn group_discovery(crds: &Crds, group: &str, version: &str) -> Value {
     if resource::groups().iter().all(|(g, _)| *g != group)
-        && let Some((_, versions)) = crate::crd::discovery::groups()
+        && let Some((_, versions)) = crate::crd::discovery::groups(crds)
             .into_iter()
             .find(|(g, _)| g == group)
     {
         let versions: Vec<Value> = versions
             .iter()
-            .map(|v| json!({"version": v, "resources": crate::crd::discovery::aggregated(group, v), "freshness": "Current"}))
+            .map(|v| json!({"version": v, "resources": crate::crd::discovery::aggregated(crds, group, v), "freshness": "Current"}))
             .collect();
         return json!({
             "metadata": {"creationTimestamp": null, "name": group},
@@ -70,7 +71,7 @@ fn group_discovery(group: &str, version: &str) -> Value {
 /// `GET /api`: `APIVersions`, or the core group's aggregated discovery.
 pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if negotiate::wants_aggregated_discovery(&headers) {
-        return aggregated_response(vec![group_discovery("", "v1")]);
+        return aggregated_response(vec![group_discovery(&state.crds, "", "v1")]);
     }
     let body = json!({
         "kind": "APIVersions",
@@ -83,13 +84,13 @@ pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> 
 }
 
 /// An `APIResourceList` of one group-version.
-fn resource_list(group: &str, version: &str) -> Value {
+fn resource_list(crds: &Crds, group: &str, version: &str) -> Value {
     let mut resources: Vec<Value> = SERVED
         .iter()
         .filter(|r| r.group == group && r.version == version)
         .flat_map(|r| crate::discovery_entries::legacy(r, categories(r)))
         .collect();
-    resources.extend(crate::crd::discovery::legacy(group, version));
+    resources.extend(crate::crd::discovery::legacy(crds, group, version));
     let group_version = if group.is_empty() {
         version.to_owned()
     } else {
@@ -104,8 +105,8 @@ fn resource_list(group: &str, version: &str) -> Value {
 }
 
 /// `GET /api/v1`.
-pub async fn core_v1() -> Response {
-    super::json_response(StatusCode::OK, &resource_list("", "v1"))
+pub async fn core_v1(State(state): State<AppState>) -> Response {
+    super::json_response(StatusCode::OK, &resource_list(&state.crds, "", "v1"))
 }
 
 fn api_group(group: &str, version: &str) -> Value {
@@ -128,18 +129,19 @@ fn api_group_of(group: &str, versions: &[String]) -> Value {
 }
 
 /// `GET /apis`: `APIGroupList`, or the named groups' aggregated discovery.
-pub async fn api_groups(headers: HeaderMap) -> Response {
+pub async fn api_groups(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let crds = &*state.crds;
     if negotiate::wants_aggregated_discovery(&headers) {
         let mut items: Vec<Value> = resource::groups()
             .into_iter()
-            .map(|(g, v)| group_discovery(g, v))
+            .map(|(g, v)| group_discovery(crds, g, v))
             .collect();
-        for (g, _) in crate::crd::discovery::groups() {
-            items.push(group_discovery(&g, ""));
+        for (g, _) in crate::crd::discovery::groups(crds) {
+            items.push(group_discovery(crds, &g, ""));
         }
         return aggregated_response(items);
     }
-    let custom = crate::crd::discovery::groups();
+    let custom = crate::crd::discovery::groups(crds);
     let groups: Vec<Value> = resource::groups()
         .into_iter()
         .map(|(g, v)| api_group(g, v))
@@ -157,8 +159,11 @@ pub async fn api_groups(headers: HeaderMap) -> Response {
 }
 
 /// `GET /apis/<group>`.
-pub async fn api_group_handler(Path(group): Path<String>) -> Result<Response, ApiError> {
-    if let Some((g, vs)) = crate::crd::discovery::groups()
+pub async fn api_group_handler(
+    State(state): State<AppState>,
+    Path(group): Path<String>,
+) -> Result<Response, ApiError> {
+    if let Some((g, vs)) = crate::crd::discovery::groups(&state.crds)
         .into_iter()
         .find(|(g, _)| *g == group)
     {
@@ -173,9 +178,10 @@ pub async fn api_group_handler(Path(group): Path<String>) -> Result<Response, Ap
 
 /// `GET /apis/<group>/<version>`.
 pub async fn group_version(
+    State(state): State<AppState>,
     Path((group, version)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let custom = crate::crd::discovery::groups()
+    let custom = crate::crd::discovery::groups(&state.crds)
         .into_iter()
         .any(|(g, vs)| g == group && vs.contains(&version));
     if !custom && !resource::groups().contains(&(group.as_str(), version.as_str())) {
@@ -183,6 +189,6 @@ pub async fn group_version(
     }
     Ok(super::json_response(
         StatusCode::OK,
-        &resource_list(&group, &version),
+        &resource_list(&state.crds, &group, &version),
     ))
 }

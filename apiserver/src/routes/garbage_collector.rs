@@ -173,7 +173,7 @@ enum OwnerState {
 
 async fn read_nodes(state: &AppState) -> Result<Vec<Node>, ApiError> {
     let mut nodes = Vec::new();
-    for resource in crate::served::all() {
+    for resource in crate::served::all(&state.crds) {
         let prefix = keys::prefix(&crate::served::storage_resource(resource), None);
         let request = RangeRequest::prefix(prefix);
         let range = storage(state, move |s| s.range(&request))
@@ -208,7 +208,7 @@ async fn resolve(
     let group = text("apiVersion")
         .rsplit_once('/')
         .map_or("", |(group, _)| group);
-    let Some(owner) = crate::served::by_kind(group, text("kind")) else {
+    let Some(owner) = crate::served::by_kind(&state.crds, group, text("kind")) else {
         return Ok(OwnerState::Unresolvable);
     };
     let resource_key = crate::served::storage_resource(owner);

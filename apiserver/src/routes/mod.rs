@@ -135,7 +135,8 @@ async fn gzip(request: Request, next: Next) -> Response {
 async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     let store = state.store.clone();
     let metrics = state.metrics.clone();
-    let text = tokio::task::spawn_blocking(move || metrics.render(&*store))
+    let crds = state.crds.clone();
+    let text = tokio::task::spawn_blocking(move || metrics.render(&crds, &*store))
         .await
         .map_err(ApiError::internal)?;
     let mut response = text.into_response();
@@ -154,10 +155,15 @@ async fn log_request(State(state): State<AppState>, request: Request, next: Next
     let start = Instant::now();
     let response = next.run(request).await;
     let seconds = start.elapsed().as_secs_f64();
-    let info = crate::metrics::request_info(method.as_str(), uri.path(), uri.query().unwrap_or(""));
+    let info = crate::metrics::request_info(
+        &state.crds,
+        method.as_str(),
+        uri.path(),
+        uri.query().unwrap_or(""),
+    );
     state
         .metrics
-        .observe(&info, response.status().as_u16(), seconds);
+        .observe(&state.crds, &info, response.status().as_u16(), seconds);
     if state.verbosity > 0 {
         eprintln!(
             "{method} {uri} {} {:.3}ms",
@@ -197,6 +203,7 @@ mod tests {
             authz: Arc::default(),
             features: Default::default(),
             admission: Default::default(),
+            crds: Default::default(),
         })
     }
 
@@ -234,6 +241,7 @@ mod tests {
             authz: Arc::default(),
             features: Default::default(),
             admission: Default::default(),
+            crds: Default::default(),
         });
         let path = "/api/v1/namespaces/default/configmaps";
         for name in ["a", "b"] {

@@ -144,7 +144,7 @@ async fn finalize_step(state: &AppState, name: &str) -> Result<bool, ApiError> {
         return Ok(false);
     }
     let mut remaining = 0;
-    let resources: Vec<&'static crate::resource::Resource> = crate::served::all()
+    let resources: Vec<&'static crate::resource::Resource> = crate::served::all(&state.crds)
         .into_iter()
         .filter(|r| r.namespaced)
         .collect();

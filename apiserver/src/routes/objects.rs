@@ -41,7 +41,7 @@ pub async fn dispatch(
     request: Request,
 ) -> Result<Response, ApiError> {
     let segments: Vec<&str> = rest.split('/').collect();
-    let served = |plural: &str| crate::served::find(group, version, plural).is_some();
+    let served = |plural: &str| crate::served::find(&state.crds, group, version, plural).is_some();
     let (plural, namespace, name, subresource) = match segments.as_slice() {
         [plural] => (*plural, None, None, None),
         ["namespaces", ns, plural] if served(plural) => (*plural, Some(*ns), None, None),
@@ -51,8 +51,8 @@ pub async fn dispatch(
         [plural, name, sub] => (*plural, None, Some(*name), Some(*sub)),
         _ => return Err(ApiError::no_such_path()),
     };
-    let resource =
-        crate::served::find(group, version, plural).ok_or_else(ApiError::no_such_path)?;
+    let resource = crate::served::find(&state.crds, group, version, plural)
+        .ok_or_else(ApiError::no_such_path)?;
     match subresource {
         None => {}
         Some("status") if resource.status => {}
@@ -77,7 +77,7 @@ pub async fn dispatch(
         subresource: subresource.map(str::to_owned),
         put: parts.method == Method::PUT,
     };
-    if let Some(warning) = crate::crd::deprecation(resource) {
+    if let Some(warning) = crate::crd::deprecation(&call.state.crds, resource) {
         call.warn(warning);
     }
     let all_namespaces = resource.namespaced && namespace.is_none();
@@ -170,6 +170,7 @@ fn respond_object(call: &Call, code: StatusCode, object: &Object) -> Result<Resp
         Output::Table(version) => {
             let rv = object::meta_str(object, "resourceVersion");
             crate::served::table(
+                &call.state.crds,
                 call.resource,
                 &[object],
                 json!({"resourceVersion": rv}),
@@ -254,7 +255,7 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     let body = match output {
         Output::Table(version) => {
             let refs: Vec<&Object> = items.iter().collect();
-            crate::served::table(resource, &refs, metadata, version, true)
+            crate::served::table(&call.state.crds, resource, &refs, metadata, version, true)
         }
         Output::Metadata(version) => json!({
             "kind": "PartialObjectMetadataList",
@@ -715,7 +716,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     }
     call.admit(&mut object, None)?;
     let (manager, now) = (call.manager(), object::now_timestamp());
-    let custom = crate::crd::custom(resource);
+    let custom = call.state.crds.custom(resource);
     crate::apply::update(
         resource,
         None,
@@ -828,7 +829,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                 .to_owned(),
         ));
     }
-    if kind == BodyType::StrategicMergePatch && crate::crd::custom(resource).is_some() {
+    if kind == BodyType::StrategicMergePatch && call.state.crds.custom(resource).is_some() {
         // Custom resources have no strategic merge patch, as upstream.
         return Err(ApiError::unsupported_media_type(
             "the body of the request was in an unknown format - accepted media types include: \
@@ -934,7 +935,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     let key = call.key(name);
     let now = object::now_timestamp();
     let subresource = call.subresource.clone();
-    let custom = crate::crd::custom(resource);
+    let custom = call.state.crds.custom(resource);
     let writer = crate::apply::Writer {
         manager: &manager,
         subresource: subresource.as_deref(),

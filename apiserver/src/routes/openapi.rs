@@ -4,18 +4,19 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, Query};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
 use crate::openapi;
+use crate::state::AppState;
 
 /// `GET /openapi/v3`.
-pub async fn index() -> Response {
+pub async fn index(State(state): State<AppState>) -> Response {
     let mut index = openapi::index();
     if let Some(paths) = index["paths"].as_object_mut() {
-        for doc in crate::crd::openapi::documents() {
+        for doc in crate::crd::openapi::documents(&state.crds) {
             let url = format!("/openapi/v3/{}?hash={}", doc.key, doc.hash);
             paths.insert(doc.key, serde_json::json!({"serverRelativeURL": url}));
         }
@@ -25,6 +26,7 @@ pub async fn index() -> Response {
 
 /// `GET /openapi/v3/<key>`.
 pub async fn document(
+    State(state): State<AppState>,
     Path(key): Path<String>,
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
@@ -34,7 +36,9 @@ pub async fn document(
             bytes: d.bytes.to_vec(),
             hash: d.hash.clone(),
         },
-        None => crate::crd::openapi::document(&key).ok_or_else(ApiError::no_such_path)?,
+        None => {
+            crate::crd::openapi::document(&state.crds, &key).ok_or_else(ApiError::no_such_path)?
+        }
     };
     let url = format!("/openapi/v3/{}?hash={}", doc.key, doc.hash);
     match params.get("hash") {

@@ -14,16 +14,20 @@ use crate::object::{self, Object};
 use crate::patch;
 
 /// The scale paths of a custom resource with a `/scale` subresource.
-fn custom_paths(resource: &crate::resource::Resource) -> Option<crate::crd::registry::ScalePaths> {
-    crate::crd::custom(resource)?
-        .version_of(resource)?
-        .scale
-        .clone()
+fn custom_paths(
+    crds: &crate::crd::Crds,
+    resource: &crate::resource::Resource,
+) -> Option<crate::crd::registry::ScalePaths> {
+    crds.custom(resource)?.version_of(resource)?.scale.clone()
 }
 
 /// The `Scale` of an object: a custom resource's by its CRD's paths, else a Deployment's.
-fn scale_of(resource: &crate::resource::Resource, object: &Object) -> Value {
-    let Some(paths) = custom_paths(resource) else {
+fn scale_of(
+    crds: &crate::crd::Crds,
+    resource: &crate::resource::Resource,
+    object: &Object,
+) -> Value {
+    let Some(paths) = custom_paths(crds, resource) else {
         return deployment_scale(object);
     };
     use crate::crd::json_path;
@@ -78,14 +82,13 @@ pub async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
     let deployment = object::from_storage(&kv, call.resource)?;
     Ok(super::json_response(
         StatusCode::OK,
-        &scale_of(call.resource, &deployment),
+        &scale_of(&call.state.crds, call.resource, &deployment),
     ))
 }
 
 /// `PUT` or `PATCH .../deployments/<name>/scale`: sets the Deployment's replicas.
 pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiError> {
     let resource = call.resource;
-    let dry_run = call.param_is("dryRun", "All");
     let kind = negotiate::body_type(&call.headers)?;
     let body = read_body_for_scale(&call.headers, body).await?;
     let given: Value = negotiate::parse_value(&body, kind).map_err(|e| {
@@ -98,80 +101,93 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
     }
     let is_put = call.subresource_method_is_put();
     let manager = call.manager();
-    let key = call.key(name);
+    modify_parent(&call, name, &manager, true, |old| {
+        let mut scale = scale_of(&call.state.crds, resource, &old);
+        if is_put {
+            scale = given.clone();
+        } else {
+            match kind {
+                BodyType::JsonPatch => patch::json_patch(&mut scale, &given)
+                    .map_err(|_| ApiError::patch_not_applied())?,
+                BodyType::MergePatch | BodyType::StrategicMergePatch => {
+                    patch::merge_patch(&mut scale, &given)
+                }
+                _ => return Err(negotiate::unsupported_media_type("")),
+            }
+        }
+        let replicas = scale
+            .get("spec")
+            .and_then(|s| s.get("replicas"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if replicas < 0 {
+            return Err(ApiError::invalid_of(
+                "Scale.autoscaling",
+                "autoscaling",
+                "Scale",
+                name,
+                vec![crate::error::FieldError::invalid_number(
+                    "spec.replicas",
+                    replicas,
+                    "must be greater than or equal to 0",
+                )],
+            ));
+        }
+        let mut new = old.clone();
+        if let Some(paths) = custom_paths(&call.state.crds, resource) {
+            use crate::crd::json_path;
+            let mut root = Value::Object(new);
+            if let Some(steps) = json_path::parse(&paths.spec_replicas) {
+                json_path::set(&mut root, &steps, json!(replicas));
+            }
+            new = match root {
+                Value::Object(o) => o,
+                _ => Object::new(),
+            };
+        } else if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.insert("replicas".to_owned(), json!(replicas));
+        }
+        let rv = scale
+            .get("metadata")
+            .and_then(|m| m.get("resourceVersion"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        object::metadata_mut(&mut new).insert("resourceVersion".to_owned(), json!(rv));
+        Ok(new)
+    })
+    .await
+}
+
+/// Writes the object whose scale is written by `change` (the write is recorded as the scale
+/// subresource's, an Update in managedFields when `update_managed_fields`); answers the
+/// written object's `Scale`.
+async fn modify_parent(
+    call: &Call,
+    name: &str,
+    manager: &str,
+    update_managed_fields: bool,
+    change: impl Fn(Object) -> Result<Object, ApiError>,
+) -> Result<Response, ApiError> {
     let written = modify(
         &call.state,
-        resource,
-        &key,
+        call.resource,
+        &call.key(name),
         name,
         WriteOptions {
-            dry_run,
-            manager: &manager,
+            dry_run: call.param_is("dryRun", "All"),
+            manager,
             part: Part::All,
-            update_managed_fields: true,
+            update_managed_fields,
             subresource: Some("scale"),
             warnings: Some(&call.warnings),
         },
-        |old| {
-            let mut scale = scale_of(resource, &old);
-            if is_put {
-                scale = given.clone();
-            } else {
-                match kind {
-                    BodyType::JsonPatch => patch::json_patch(&mut scale, &given)
-                        .map_err(|_| ApiError::patch_not_applied())?,
-                    BodyType::MergePatch | BodyType::StrategicMergePatch => {
-                        patch::merge_patch(&mut scale, &given)
-                    }
-                    _ => return Err(negotiate::unsupported_media_type("")),
-                }
-            }
-            let replicas = scale
-                .get("spec")
-                .and_then(|s| s.get("replicas"))
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            if replicas < 0 {
-                return Err(ApiError::invalid_of(
-                    "Scale.autoscaling",
-                    "autoscaling",
-                    "Scale",
-                    name,
-                    vec![crate::error::FieldError::invalid_number(
-                        "spec.replicas",
-                        replicas,
-                        "must be greater than or equal to 0",
-                    )],
-                ));
-            }
-            let mut new = old.clone();
-            if let Some(paths) = custom_paths(resource) {
-                use crate::crd::json_path;
-                let mut root = Value::Object(new);
-                if let Some(steps) = json_path::parse(&paths.spec_replicas) {
-                    json_path::set(&mut root, &steps, json!(replicas));
-                }
-                new = match root {
-                    Value::Object(o) => o,
-                    _ => Object::new(),
-                };
-            } else if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
-                spec.insert("replicas".to_owned(), json!(replicas));
-            }
-            let rv = scale
-                .get("metadata")
-                .and_then(|m| m.get("resourceVersion"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            object::metadata_mut(&mut new).insert("resourceVersion".to_owned(), json!(rv));
-            Ok(new)
-        },
+        change,
     )
     .await?;
     let (Written::Stored(d) | Written::Deleted(d)) = written;
     Ok(super::json_response(
         StatusCode::OK,
-        &scale_of(resource, &d),
+        &scale_of(&call.state.crds, call.resource, &d),
     ))
 }
 
@@ -180,7 +196,6 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
 /// `subresource: scale` (upstream's scale handler maps the Scale's fields to the parent's).
 async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiError> {
     let resource = call.resource;
-    let dry_run = call.param_is("dryRun", "All");
     let manager = call.field_manager_param().to_owned();
     let mut errors = Vec::new();
     if manager.is_empty() {
@@ -222,39 +237,19 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
         unreachable!("built as an object")
     };
     let now = object::now_timestamp();
-    let custom = crate::crd::custom(resource);
+    let custom = call.state.crds.custom(resource);
     let writer = crate::apply::Writer {
         manager: &manager,
         subresource: Some("scale"),
         now: &now,
         schema: crate::crd::apply_schema(custom.as_deref(), resource),
     };
-    let key = call.key(name);
-    let written = modify(
-        &call.state,
-        resource,
-        &key,
-        name,
-        WriteOptions {
-            dry_run,
-            manager: &manager,
-            part: Part::All,
-            update_managed_fields: false,
-            subresource: Some("scale"),
-            warnings: Some(&call.warnings),
-        },
-        |live| {
-            let mut merged = crate::apply::apply(resource, Some(&live), &config, writer, force)
-                .map_err(ApiError::from_apply)?;
-            let rv = object::meta_str(&live, "resourceVersion").to_owned();
-            object::metadata_mut(&mut merged).insert("resourceVersion".to_owned(), json!(rv));
-            Ok(merged)
-        },
-    )
-    .await?;
-    let (Written::Stored(d) | Written::Deleted(d)) = written;
-    Ok(super::json_response(
-        StatusCode::OK,
-        &scale_of(resource, &d),
-    ))
+    modify_parent(&call, name, &manager, false, |live| {
+        let mut merged = crate::apply::apply(resource, Some(&live), &config, writer, force)
+            .map_err(ApiError::from_apply)?;
+        let rv = object::meta_str(&live, "resourceVersion").to_owned();
+        object::metadata_mut(&mut merged).insert("resourceVersion".to_owned(), json!(rv));
+        Ok(merged)
+    })
+    .await
 }

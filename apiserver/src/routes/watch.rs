@@ -49,6 +49,7 @@ fn bookmark_interval() -> Duration {
 
 /// Encodes events for one watch: JSON objects or one-row Tables.
 struct Encoder {
+    crds: std::sync::Arc<crate::crd::Crds>,
     resource: &'static Resource,
     output: Output,
     first: bool,
@@ -60,6 +61,7 @@ impl Encoder {
             Output::Table(version) if kind != "BOOKMARK" => {
                 let rv = object::meta_str(object, "resourceVersion");
                 let t = crate::served::table(
+                    &self.crds,
                     self.resource,
                     &[object],
                     json!({"resourceVersion": rv}),
@@ -182,6 +184,7 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let mut encoder = Encoder {
+        crds: call.state.crds.clone(),
         resource,
         output,
         first: true,

@@ -129,7 +129,13 @@ pub(crate) async fn modify(
         }
         crate::ownership::check(resource, &new, name)?;
         let mut hook_warnings = Vec::new();
-        crate::crd::admit(resource, &mut new, Some(&old), &mut hook_warnings)?;
+        crate::crd::admit(
+            &state.crds,
+            resource,
+            &mut new,
+            Some(&old),
+            &mut hook_warnings,
+        )?;
         if let Some(sink) = warnings {
             let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
             for w in hook_warnings {
@@ -141,7 +147,7 @@ pub(crate) async fn modify(
         keep_server_fields(resource, &mut new, &old);
         if update_managed_fields {
             let now = object::now_timestamp();
-            let custom = crate::crd::custom(resource);
+            let custom = state.crds.custom(resource);
             crate::apply::update(
                 resource,
                 Some(&old),

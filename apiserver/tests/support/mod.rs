@@ -3,8 +3,13 @@
 //! [`Server::start`] runs the binary on a free 127.0.0.1 port with a fresh data directory and
 //! reads the kubeconfig it writes; [`Server::request`] sends one request over a new TLS
 //! connection that trusts the server's CA, with the admin token unless told otherwise.
+//! [`Kubectl`] and [`Python`] drive the real clients against it.
 
 #![allow(dead_code)]
+
+mod kubectl;
+#[allow(unused_imports)]
+pub use kubectl::{COMMAND_LIMIT, Kubectl};
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -127,8 +132,20 @@ impl Server {
             let _ = child.kill();
             panic!("the server did not start: {line:?}");
         };
-        let url = url.to_owned();
+        let mut server = Self::attach(dir);
+        assert_eq!(server.url, url);
+        server.child = Some(child);
+        server
+    }
+
+    /// A server run by the test itself (in this process) on `dir`: reached at the URL its
+    /// kubeconfig names with its CA and admin token; nothing to stop when dropped.
+    pub fn attach(dir: Arc<tempfile::TempDir>) -> Server {
         let config = read_kubeconfig(&dir.path().join("kubeconfig"));
+        let url = config["clusters"][0]["cluster"]["server"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         let cluster = &config["clusters"][0]["cluster"];
         assert_eq!(cluster["server"].as_str(), Some(url.as_str()));
         let ca = base64::engine::general_purpose::STANDARD
@@ -139,7 +156,7 @@ impl Server {
             .unwrap()
             .to_owned();
         Server {
-            child: Some(child),
+            child: None,
             address: url.trim_start_matches("https://").to_owned(),
             url,
             token,

@@ -36,6 +36,7 @@ pub(crate) mod openapi;
 pub(crate) mod pruning;
 pub(crate) mod rule_fields;
 pub(crate) mod schema;
+pub(crate) mod selectable;
 pub(crate) mod sizes;
 pub(crate) mod structural;
 pub(crate) mod validation;
@@ -50,6 +51,10 @@ pub use definition::CrdValidator;
 pub use errors::{CrdError, DefinitionError, NotServed};
 pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
+pub use selectable::{
+    MAX_SELECTABLE_FIELDS, resolve_field_path, selectable_field_errors, selectable_field_label,
+    selectable_field_value,
+};
 pub use sizes::SchemaSizes;
 pub use validation::{Outcome, PER_OBJECT_COST_BUDGET, RuleCost, Validator};
 pub use values::{DataError, Doc, LazyObject, to_value, view};

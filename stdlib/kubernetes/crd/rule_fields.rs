@@ -113,59 +113,10 @@ pub fn rule_json(rule: &ValidationRule) -> String {
     )
 }
 
-/// Why a rule's `fieldPath` is refused (upstream's texts).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FieldPathError {
-    /// A step the schema has no field for.
-    #[error("does not refer to a valid field")]
-    NoSuchField,
-    /// A step without a name.
-    #[error("unexpected end of JSON path")]
-    UnexpectedEnd,
-    /// Something other than `.` or `[` (the text up to the next one).
-    #[error("expected [ or . but got: {0}")]
-    Unexpected(String),
-}
-
 /// Normalizes a rule's `fieldPath` (`.spec.x`, `.m['a.b']`) to a field path string
 /// (`spec.x`, `m[a.b]`), checking each step against the schema.
-pub fn normalize_field_path(path: &str, schema: &Schema) -> Result<String, FieldPathError> {
-    let mut out = FieldPath::root();
-    let mut s = schema;
-    let mut rest = path;
-    let step = |out: &mut FieldPath, s: &mut &Schema, name: &str| -> Result<(), FieldPathError> {
-        if !s.properties.is_empty() {
-            *out = out.child(name);
-            *s = s.properties.get(name).ok_or(FieldPathError::NoSuchField)?;
-        } else if let Some(values) = s.additional_schema() {
-            *out = out.key(name);
-            *s = values;
-        } else {
-            return Err(FieldPathError::NoSuchField);
-        }
-        Ok(())
-    };
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('.') {
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            if end == 0 {
-                return Err(FieldPathError::UnexpectedEnd);
-            }
-            step(&mut out, &mut s, &after[..end])?;
-            rest = &after[end..];
-        } else if let Some(after) = rest.strip_prefix("['") {
-            let end = after.find("']").ok_or(FieldPathError::UnexpectedEnd)?;
-            step(&mut out, &mut s, &after[..end])?;
-            rest = &after[end + 2..];
-        } else {
-            let tok: String = rest
-                .chars()
-                .take_while(|c| !matches!(c, '.' | '['))
-                .collect();
-            return Err(FieldPathError::Unexpected(tok));
-        }
-    }
-    Ok(out.to_string())
+pub fn normalize_field_path(path: &str, schema: &Schema) -> Result<String, String> {
+    super::selectable::resolve_field_path(path, schema, true).map(|(path, _)| path.to_string())
 }
 
 #[cfg(test)]
