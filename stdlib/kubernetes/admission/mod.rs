@@ -41,8 +41,11 @@ pub(crate) mod binding;
 pub(crate) mod compile;
 pub(crate) mod errors;
 mod evaluate;
+pub(crate) mod json_patch;
 pub(crate) mod matching;
+pub mod mutating;
 mod params;
+pub(crate) mod patch_types;
 pub mod policy_set;
 #[cfg(test)]
 mod tests;
@@ -58,9 +61,10 @@ pub use crate::kubernetes::crd::FieldError;
 pub use api::{
     AdmissionRequest, AuditAnnotation, BindingSpec, FailurePolicy, GroupVersionKind,
     GroupVersionResource, LabelSelector, LabelSelectorRequirement, MatchCondition, MatchPolicy,
-    MatchResources, NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef,
-    ParameterNotFoundAction, PolicySpec, UserInfo, ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding, Validation, ValidationAction, Variable,
+    MatchResources, MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding,
+    NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef, ParameterNotFoundAction, PolicySpec,
+    UserInfo, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, Validation,
+    ValidationAction, Variable,
 };
 pub use binding::validate_binding;
 pub use compile::{Compiled, CompiledPolicy};
