@@ -15,6 +15,7 @@
 pub mod audit;
 pub mod context;
 pub mod lookups;
+pub mod mutation;
 pub mod objects;
 pub mod policies;
 
@@ -144,6 +145,8 @@ pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
     let Some(context) = context else {
         return Ok(()); // the server's own writes
     };
+    let mut write = write;
+    mutate(state, &mut write, &context).await?;
     let set = state.admission.current();
     if set.is_empty() {
         return Ok(());
@@ -170,6 +173,56 @@ pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
     .await
     .map_err(ApiError::internal)?;
     apply(&context, &write, &namespace, decision)
+}
+
+/// Runs the mutating policies on a create or update (upstream's MutatingAdmissionPolicy
+/// plugin runs before the validating one): the write's object becomes the mutated one.
+async fn mutate(
+    state: &AppState,
+    write: &mut Write<'_>,
+    context: &context::RequestContext,
+) -> Result<(), ApiError> {
+    let set = state.admission.mutating();
+    if set.is_empty() || write.object.is_none() || write.operation == Operation::Delete {
+        return Ok(());
+    }
+    let request = admission_request(write, &context.user);
+    if !set.may_match(&request) {
+        return Ok(());
+    }
+    let namespace = request.namespace.clone();
+    let store = state.store.clone();
+    let resource = write.resource;
+    let authorizer: Arc<dyn Authorizer> =
+        Arc::new(lookups::ServerAuthorizer::new(state.authz.clone()));
+    let mutated = tokio::task::spawn_blocking(move || {
+        let lookups = lookups::ServerLookups { store };
+        set.mutate(
+            &request,
+            &kcel_stdlib::kubernetes::admission::Lookups {
+                namespaces: &lookups,
+                params: &lookups,
+                authorizer: Some(&authorizer),
+            },
+            &mutation::ServerMerge { resource },
+        )
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    if let Some(status) = mutated.status {
+        return Err(mutation::denied(
+            write.resource,
+            write.name,
+            &namespace,
+            status,
+        ));
+    }
+    if let (Some(serde_json::Value::Object(mutated)), Some(object)) =
+        (mutated.object, write.object.as_deref_mut())
+    {
+        *object = mutated;
+    }
+    Ok(())
 }
 
 /// Records warnings and annotations; turns a denial into the API error.
