@@ -673,3 +673,48 @@ spec:
         "{ran:?}"
     );
 }
+
+/// A scale write is judged with the autoscaling/v1 `Scale` as `object` and `oldObject`, as
+/// kube-apiserver does (kubernetes `pkg/registry/apps/deployment/storage/storage.go`:
+/// `ScaleREST.Update` validates through `toScaleUpdateValidation`, which converts both
+/// objects with `scaleFromDeployment`).
+#[test]
+fn scale_writes_are_judged_as_scale_objects() {
+    let Some(k) = Kubectl::start("scale_writes_are_judged_as_scale_objects", &[], &[]) else {
+        return;
+    };
+    k.applied(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: scale-limit
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments/scale]}
+  validations:
+  - expression: "object.kind == 'Scale' && oldObject.kind == 'Scale' && object.spec.replicas <= 3"
+    messageExpression: "'scale ' + object.kind + ' from ' + string(oldObject.spec.replicas) + ' to ' + string(object.spec.replicas)"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: scale-limit-binding
+spec:
+  policyName: scale-limit
+  validationActions: [Deny]
+"#,
+    );
+    k.applied(&deployment("web", "default", 1, ""));
+    let ok = k.run_as(None, &["scale", "deployment", "web", "--replicas=3"], None);
+    assert_eq!(ok.code, 0, "{ok:?}");
+    let denied = k.run_as(None, &["scale", "deployment", "web", "--replicas=5"], None);
+    assert_eq!(denied.code, 1, "{denied:?}");
+    assert!(
+        denied.stderr.contains(
+            "ValidatingAdmissionPolicy 'scale-limit' with binding 'scale-limit-binding' denied \
+             request: scale Scale from 3 to 5"
+        ),
+        "{denied:?}"
+    );
+}

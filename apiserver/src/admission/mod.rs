@@ -217,10 +217,13 @@ async fn mutate(
             status,
         ));
     }
-    if let (Some(serde_json::Value::Object(mutated)), Some(object)) =
-        (mutated.object, write.object.as_deref_mut())
-    {
-        *object = mutated;
+    match (mutated.object, write.object.as_deref_mut()) {
+        // The Scale was mutated: its replicas are what the write changes.
+        (Some(scale), Some(object)) if write.subresource == Some("scale") => {
+            crate::scale::set_replicas(write.resource, object, &scale);
+        }
+        (Some(serde_json::Value::Object(mutated)), Some(object)) => *object = mutated,
+        _ => {}
     }
     Ok(())
 }
@@ -290,6 +293,18 @@ fn gvr(resource: &Resource) -> GroupVersionResource {
     }
 }
 
+/// An object of a write as admission sees it: for the scale subresource the
+/// autoscaling/v1 `Scale` (kube-apiserver admits scale writes with the `Scale` as `object`
+/// and `oldObject`: kubernetes `pkg/registry/apps/deployment/storage/storage.go`,
+/// `ScaleREST.Update` wraps the validation in `toScaleUpdateValidation`, which converts
+/// both objects with `scaleFromDeployment`), else the object itself.
+fn judged(write: &Write<'_>, object: &Object) -> serde_json::Value {
+    match write.subresource {
+        Some("scale") => crate::scale::scale_of(write.resource, object),
+        _ => serde_json::Value::Object(object.clone()),
+    }
+}
+
 /// The admission request of a write (kind and resource as served; the scale subresource's
 /// kind is autoscaling/v1 Scale).
 fn admission_request(write: &Write<'_>, user: &crate::authz::User) -> AdmissionRequest {
@@ -327,11 +342,8 @@ fn admission_request(write: &Write<'_>, user: &crate::authz::User) -> AdmissionR
             extra: Default::default(),
         },
         dry_run: Some(write.dry_run),
-        object: write
-            .object
-            .as_deref()
-            .map(|o| serde_json::Value::Object(o.clone())),
-        old_object: write.old.map(|o| serde_json::Value::Object(o.clone())),
+        object: write.object.as_deref().map(|o| judged(write, o)),
+        old_object: write.old.map(|o| judged(write, o)),
         ..AdmissionRequest::default()
     }
 }
