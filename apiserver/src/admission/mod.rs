@@ -1,8 +1,9 @@
-//! ValidatingAdmissionPolicy enforced by the server: the policies and bindings stored as
-//! `admissionregistration.k8s.io/v1` objects are validated when written ([`objects`]),
-//! compiled once per generation into a [`PolicySet`](kcel_stdlib::kubernetes::admission::PolicySet) that is swapped whole when they change
-//! ([`policies`]), and every write (create, update, patch, apply, delete, subresources) is
-//! decided by it ([`admit`]) with the authenticated user, the server's namespaces and params
+//! ValidatingAdmissionPolicy and MutatingAdmissionPolicy enforced by the server: the
+//! policies and bindings stored as `admissionregistration.k8s.io/v1` objects are validated
+//! when written ([`objects`]), compiled once per generation into a [`PolicySet`](kcel_stdlib::kubernetes::admission::PolicySet) (and a
+//! mutating set) swapped whole when they change ([`policies`]), every create and update is
+//! first mutated by the mutating policies ([`mutation`]), and every write (create, update,
+//! patch, apply, delete, subresources) is decided by the validating ones ([`admit`]) with the authenticated user, the server's namespaces and params
 //! ([`lookups`]) and its authorizer. The audit log ([`audit`]) records each request with the
 //! admission's audit annotations.
 //!
