@@ -358,6 +358,7 @@ impl Env {
             checked: ast.checked.as_deref().map(|(c, _)| c),
             is_declared: &is_declared,
             container: &self.container,
+            provider: self.provider.as_deref(),
         };
         let plan = plan(&ast.expr, &env).map_err(|diagnostics| Issues {
             source: ast.source.clone(),

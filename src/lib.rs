@@ -119,7 +119,7 @@ mod value;
 
 pub use activation::{Activation, Bindings, JsonActivation};
 pub use budget::DEFAULT_MEMORY_LIMIT;
-pub use check::TypeProvider;
+pub use check::{StructConstructor, TypeProvider};
 pub use cost::{CostEstimate, DEFAULT_CEL_COST_LIMIT, NoSizes, SizeEstimate, SizeEstimator};
 pub use env::{Ast, Env, EvalDetails, Program, ProgramOptions};
 pub use error::{

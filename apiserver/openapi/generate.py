@@ -28,6 +28,8 @@ SERVED = {
     "apis/admissionregistration.k8s.io/v1": [
         "validatingadmissionpolicies",
         "validatingadmissionpolicybindings",
+        "mutatingadmissionpolicies",
+        "mutatingadmissionpolicybindings",
     ],
     # Not stored: kubectl auth can-i posts these (as protobuf).
     "apis/authorization.k8s.io/v1": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],

@@ -37,6 +37,7 @@ pub mod random;
 pub mod resource;
 pub mod respond;
 pub mod routes;
+pub mod scale;
 pub mod selectors;
 pub mod served;
 pub mod server;

@@ -204,6 +204,26 @@ pub const VALIDATINGADMISSIONPOLICYBINDINGS: Resource = Resource {
     ..VALIDATINGADMISSIONPOLICIES
 };
 
+/// admissionregistration.k8s.io/v1 MutatingAdmissionPolicy (cluster-scoped, no status).
+pub const MUTATINGADMISSIONPOLICIES: Resource = Resource {
+    plural: "mutatingadmissionpolicies",
+    singular: "mutatingadmissionpolicy",
+    kind: "MutatingAdmissionPolicy",
+    list_kind: "MutatingAdmissionPolicyList",
+    status: false,
+    ..VALIDATINGADMISSIONPOLICIES
+};
+
+/// admissionregistration.k8s.io/v1 MutatingAdmissionPolicyBinding (cluster-scoped).
+pub const MUTATINGADMISSIONPOLICYBINDINGS: Resource = Resource {
+    plural: "mutatingadmissionpolicybindings",
+    singular: "mutatingadmissionpolicybinding",
+    kind: "MutatingAdmissionPolicyBinding",
+    list_kind: "MutatingAdmissionPolicyBindingList",
+    status: false,
+    ..VALIDATINGADMISSIONPOLICIES
+};
+
 /// Every built-in resource, core group first, then the named groups in discovery order.
 pub const SERVED: &[Resource] = &[
     NAMESPACES,
@@ -215,6 +235,8 @@ pub const SERVED: &[Resource] = &[
     DEPLOYMENTS,
     VALIDATINGADMISSIONPOLICIES,
     VALIDATINGADMISSIONPOLICYBINDINGS,
+    MUTATINGADMISSIONPOLICIES,
+    MUTATINGADMISSIONPOLICYBINDINGS,
     CUSTOMRESOURCEDEFINITIONS,
     LEASES,
 ];

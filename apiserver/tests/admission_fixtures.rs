@@ -3,8 +3,8 @@
 //! set, two drivers. For each case, the policies and bindings in effect (the suite's or the
 //! case's own) are created over HTTPS, the request's Namespace labelled as the fixture's,
 //! its ConfigMap params created, and the request's object written with `dryRun=All`; the
-//! server's answer (its status message and code, its `Warning` headers) is compared with the
-//! case's expectations.
+//! server's answer (its status message and code, its `Warning` headers, the object it would
+//! store, after the suite's mutating policies) is compared with the case's expectations.
 //!
 //! Cases are skipped, with the reason printed, when the server cannot reproduce them through
 //! its API: requests for resources it does not serve, operations other than CREATE (the
@@ -150,11 +150,24 @@ fn skip_reason(suite: &Value, case: &Value) -> Option<String> {
     None
 }
 
+/// Whether `actual` has what `expected` gives (maps by the keys given, recursively; lists
+/// and scalars whole), as `kcel test` compares `mutated` (`kubernetes::suite::json_contains`).
+fn contains(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => e
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|w| contains(v, w))),
+        _ => expected == actual,
+    }
+}
+
 /// Deletes every policy and binding.
 async fn reset(server: &Server) {
     for plural in [
         "validatingadmissionpolicybindings",
         "validatingadmissionpolicies",
+        "mutatingadmissionpolicybindings",
+        "mutatingadmissionpolicies",
     ] {
         let reply = server
             .send("DELETE", &format!("{ADMISSION}/{plural}"), None)
@@ -263,6 +276,34 @@ async fn run_case(server: &Server, suite: &Value, case: &Value) -> Result<Vec<St
             ));
         }
     }
+    // The suite's mutating policies and bindings (each suite's own).
+    for (field, plural, kind) in [
+        (
+            "mutatingPolicies",
+            "mutatingadmissionpolicies",
+            "MutatingAdmissionPolicy",
+        ),
+        (
+            "mutatingBindings",
+            "mutatingadmissionpolicybindings",
+            "MutatingAdmissionPolicyBinding",
+        ),
+    ] {
+        for object in suite[field].as_array().into_iter().flatten() {
+            let mut object = object.clone();
+            object["apiVersion"] = json!("admissionregistration.k8s.io/v1");
+            object["kind"] = json!(kind);
+            let reply = server
+                .send("POST", &format!("{ADMISSION}/{plural}"), Some(&object))
+                .await;
+            if reply.code != 201 {
+                return Err(format!(
+                    "the server refuses the {kind}: {}",
+                    reply.json()["message"]
+                ));
+            }
+        }
+    }
     let group = request["resource"]["group"].as_str().unwrap_or("");
     let resource = request["resource"]["resource"].as_str().unwrap_or("");
     let version = request["kind"]["version"].as_str().unwrap_or("v1");
@@ -300,6 +341,16 @@ async fn run_case(server: &Server, suite: &Value, case: &Value) -> Result<Vec<St
         && *expected != code
     {
         mismatches.push(format!("code: expected {expected}, got {code}"));
+    }
+    if let Some(expected) = case.get("mutated") {
+        let got = if matches!(reply.code, 200 | 201) {
+            reply.json()
+        } else {
+            Value::Null
+        };
+        if !contains(expected, &got) {
+            mismatches.push(format!("mutated: expected {expected}, got {got}"));
+        }
     }
     if let Some(expected) = case.get("warnings") {
         let got = json!(warnings_of(&reply));

@@ -358,3 +358,294 @@ fn audit_actions_and_annotations_reach_the_audit_log() {
          \"expressionIndex\":0,\"validationActions\":[\"Audit\"]}]"
     );
 }
+
+const MUTATING_POLICIES: &str = r#"apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: add-team-label
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+  matchConditions:
+  - name: not-excluded
+    expression: "!object.metadata.name.startsWith('skip-')"
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'team': 'platform'}}}"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: add-team-label-binding
+spec:
+  policyName: add-team-label
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: copy-team
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >-
+        [JSONPatch{op: 'add', path: '/data/' + jsonpatch.escapeKey('seen/team'),
+          value: has(object.metadata.labels) && 'team' in object.metadata.labels
+            ? object.metadata.labels['team'] : 'none'}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: copy-team-binding
+spec:
+  policyName: copy-team
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: sidecar
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >-
+        [JSONPatch{op: 'add', path: '/spec/template/spec/containers/-',
+          value: Object.spec.template.spec.containers{name: 'sidecar', image: params.data.image,
+            env: [Object.spec.template.spec.containers.env{name: 'MODE', value: 'sidecar'}]}}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: sidecar-binding
+spec:
+  policyName: sidecar
+  paramRef: {name: sidecar-image, namespace: default, parameterNotFoundAction: Deny}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: needs-sidecar-and-team
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  validations:
+  - expression: "object.kind != 'Deployment' || object.spec.template.spec.containers.exists(c, c.name == 'sidecar')"
+    message: no sidecar
+  - expression: "object.kind != 'ConfigMap' || object.metadata.name.startsWith('skip-') || object.metadata.labels['team'] == 'platform'"
+    message: no team
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: needs-sidecar-and-team-binding
+spec:
+  policyName: needs-sidecar-and-team
+  validationActions: [Deny]
+"#;
+
+fn get_json(k: &Kubectl, args: &[&str]) -> Value {
+    let mut all = vec!["get"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", "json"]);
+    let got = k.run_as(None, &all, None);
+    assert_eq!(got.code, 0, "{got:?}");
+    serde_json::from_str(&got.stdout).unwrap()
+}
+
+/// MutatingAdmissionPolicy (kubernetes `staging/src/k8s.io/apiserver/pkg/admission/plugin/
+/// policy/mutating/`): an apply configuration adding a label to ConfigMaps (unless a
+/// matchCondition excludes them), a JSON patch adding a sidecar container with env whose
+/// image comes from a ConfigMap param, reinvocation of an `IfNeeded` policy that saw the
+/// object before a later policy changed it, and a validating policy judging the mutated
+/// object.
+#[test]
+fn mutating_policies_mutate_before_validating_policies_judge() {
+    let Some(k) = Kubectl::start("mutating_policies_mutate_before_validating_policies_judge")
+    else {
+        return;
+    };
+    k.applied(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sidecar-image\n  namespace: default\ndata:\n  image: busybox:1.36\n",
+    );
+    k.applied(MUTATING_POLICIES);
+    let listed = get_json(&k, &["mutatingadmissionpolicies"]);
+    let names: Vec<&str> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add-team-label", "copy-team", "sidecar"]);
+    assert_eq!(listed["items"][0]["spec"]["failurePolicy"], "Fail");
+    // The label is added, and the validating policy requiring it sees it; copy-team ran
+    // first (seeing no label), then again after add-team-label changed the object.
+    k.applied("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  a: b\n");
+    let cm = get_json(&k, &["configmap", "settings", "-n", "default"]);
+    assert_eq!(cm["metadata"]["labels"]["team"], "platform", "{cm}");
+    assert_eq!(
+        cm["data"],
+        serde_json::json!({"a": "b", "seen/team": "platform"}),
+        "{cm}"
+    );
+    // The match condition excludes skip-*: no label (copy-team still runs).
+    k.applied("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: skip-me\n  namespace: default\ndata:\n  z: zed\n");
+    let cm = get_json(&k, &["configmap", "skip-me", "-n", "default"]);
+    assert_eq!(cm["metadata"].get("labels"), None, "{cm}");
+    assert_eq!(
+        cm["data"],
+        serde_json::json!({"z": "zed", "seen/team": "none"}),
+        "{cm}"
+    );
+    // The sidecar is appended with its env and the param's image; the validating policy
+    // requiring it admits the Deployment.
+    k.applied(&deployment("web", "default", 1, ""));
+    let d = get_json(&k, &["deployment", "web", "-n", "default"]);
+    let containers = &d["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers[0]["name"], "nginx", "{d}");
+    assert_eq!(containers[1]["name"], "sidecar", "{d}");
+    assert_eq!(containers[1]["image"], "busybox:1.36", "{d}");
+    assert_eq!(
+        containers[1]["env"],
+        serde_json::json!([{"name": "MODE", "value": "sidecar"}])
+    );
+    // Without the param, the binding's Deny fails the write.
+    let deleted = k.run_as(
+        None,
+        &["delete", "configmap", "sidecar-image", "-n", "default"],
+        None,
+    );
+    assert_eq!(deleted.code, 0, "{deleted:?}");
+    let denied = k.apply(&deployment("web2", "default", 1, ""));
+    assert_eq!(
+        (denied.code, denied.stderr.as_str()),
+        (
+            1,
+            "Error from server (Forbidden): error when creating \"STDIN\": policy 'sidecar' with \
+             binding 'sidecar-binding' denied request: failed to configure binding: no params \
+             found for policy binding with `Deny` parameterNotFoundAction\n"
+        ),
+        "{denied:?}"
+    );
+}
+
+/// A mutation whose expression fails: under failurePolicy Fail the write is refused with
+/// upstream's message (403, reason Invalid); under Ignore it passes unchanged.
+#[test]
+fn a_failing_mutation_follows_the_failure_policy() {
+    let Some(k) = Kubectl::start("a_failing_mutation_follows_the_failure_policy") else {
+        return;
+    };
+    let policy = |failure: &str| {
+        format!(
+            r#"apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: broken
+spec:
+  failurePolicy: {failure}
+  matchConstraints:
+    resourceRules:
+    - {{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}}
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{{data: {{'x': object.data.missing}}}}"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: broken-binding
+spec:
+  policyName: broken
+"#
+        )
+    };
+    k.applied(&policy("Fail"));
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  a: b\n";
+    let failed = k.apply(cm);
+    assert_eq!(
+        (failed.code, failed.stderr.as_str()),
+        (
+            1,
+            "The configmaps \"c\" is invalid: : policy 'broken' with binding 'broken-binding' \
+             denied request: expression 'Object{data: {'x': object.data.missing}}' resulted in \
+             error: no such key: missing\n"
+        ),
+        "{failed:?}"
+    );
+    k.applied(&policy("Ignore"));
+    k.applied(cm);
+    let got = get_json(&k, &["configmap", "c", "-n", "default"]);
+    assert_eq!(got["data"], serde_json::json!({"a": "b"}));
+    // A mutation that does not compile is refused when the policy is written.
+    let bad = policy("Fail").replace("object.data.missing", "object.data.missing +");
+    let ran = k.apply(&bad);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr.starts_with(
+            "The MutatingAdmissionPolicy \"broken\" is invalid: \
+             spec.mutations[0].applyConfiguration.expression: Invalid value: "
+        ),
+        "{ran:?}"
+    );
+}
+
+/// A scale write is judged with the autoscaling/v1 `Scale` as `object` and `oldObject`, as
+/// kube-apiserver does (kubernetes `pkg/registry/apps/deployment/storage/storage.go`:
+/// `ScaleREST.Update` validates through `toScaleUpdateValidation`, which converts both
+/// objects with `scaleFromDeployment`).
+#[test]
+fn scale_writes_are_judged_as_scale_objects() {
+    let Some(k) = Kubectl::start("scale_writes_are_judged_as_scale_objects") else {
+        return;
+    };
+    k.applied(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: scale-limit
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments/scale]}
+  validations:
+  - expression: "object.kind == 'Scale' && oldObject.kind == 'Scale' && object.spec.replicas <= 3"
+    messageExpression: "'scale ' + object.kind + ' from ' + string(oldObject.spec.replicas) + ' to ' + string(object.spec.replicas)"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: scale-limit-binding
+spec:
+  policyName: scale-limit
+  validationActions: [Deny]
+"#,
+    );
+    k.applied(&deployment("web", "default", 1, ""));
+    let ok = k.run_as(None, &["scale", "deployment", "web", "--replicas=3"], None);
+    assert_eq!(ok.code, 0, "{ok:?}");
+    let denied = k.run_as(None, &["scale", "deployment", "web", "--replicas=5"], None);
+    assert_eq!(denied.code, 1, "{denied:?}");
+    assert!(
+        denied.stderr.contains(
+            "ValidatingAdmissionPolicy 'scale-limit' with binding 'scale-limit-binding' denied \
+             request: scale Scale from 3 to 5"
+        ),
+        "{denied:?}"
+    );
+}

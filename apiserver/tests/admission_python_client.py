@@ -3,7 +3,8 @@
 Run by tests/admission_python_client.rs with the kubeconfig the server wrote. Creates the
 documentation's policy (object.spec.replicas <= 5 on apps/v1 Deployments) with typed models,
 sees a 422 Invalid for six replicas, a Warning with a Warn binding, a ConfigMap param chosen by
-selector raising the limit, and a missing param denied. Prints one `ok <step>` line per step;
+selector raising the limit, and a missing param denied; then a MutatingAdmissionPolicy adding a
+label to ConfigMaps (seen in the created object) and one whose expression fails (403 Invalid). Prints one `ok <step>` line per step;
 any failure raises (exit status 1).
 """
 
@@ -118,6 +119,55 @@ def main(kubeconfig):
         "denied request: failed to configure binding: no params found for policy binding "
         "with `Deny` parameterNotFoundAction"), body
     print("ok missing param")
+
+    # MutatingAdmissionPolicy: an apply configuration adding a label to ConfigMaps.
+    cm_rule = M.V1NamedRuleWithOperations(
+        api_groups=[""], api_versions=["v1"], operations=["CREATE"], resources=["configmaps"])
+    adm.create_mutating_admission_policy(M.V1MutatingAdmissionPolicy(
+        metadata=M.V1ObjectMeta(name="add-team"),
+        spec=M.V1MutatingAdmissionPolicySpec(
+            match_constraints=M.V1MatchResources(resource_rules=[cm_rule]),
+            reinvocation_policy="Never",
+            mutations=[M.V1Mutation(
+                patch_type="ApplyConfiguration",
+                apply_configuration=M.V1ApplyConfiguration(
+                    expression="Object{metadata: Object.metadata{labels: {'team': 'a'}}}"))])))
+    adm.create_mutating_admission_policy_binding(M.V1MutatingAdmissionPolicyBinding(
+        metadata=M.V1ObjectMeta(name="add-team-binding"),
+        spec=M.V1MutatingAdmissionPolicyBindingSpec(policy_name="add-team")))
+    created = core.create_namespaced_config_map("default", M.V1ConfigMap(
+        metadata=M.V1ObjectMeta(name="labelled"), data={"a": "b"}))
+    assert created.metadata.labels == {"team": "a"}, created.metadata
+    assert core.read_namespaced_config_map("labelled", "default").metadata.labels == {"team": "a"}
+    print("ok mutated")
+
+    # A mutation whose expression fails under failurePolicy Fail: 403, reason Invalid.
+    adm.create_mutating_admission_policy(M.V1MutatingAdmissionPolicy(
+        metadata=M.V1ObjectMeta(name="broken"),
+        spec=M.V1MutatingAdmissionPolicySpec(
+            failure_policy="Fail",
+            match_constraints=M.V1MatchResources(resource_rules=[cm_rule]),
+            reinvocation_policy="Never",
+            mutations=[M.V1Mutation(
+                patch_type="JSONPatch",
+                json_patch=M.V1JSONPatch(expression="[JSONPatch{op: 'add', path: '/data/x', "
+                                                    "value: object.data.missing}]"))])))
+    adm.create_mutating_admission_policy_binding(M.V1MutatingAdmissionPolicyBinding(
+        metadata=M.V1ObjectMeta(name="broken-binding"),
+        spec=M.V1MutatingAdmissionPolicyBindingSpec(policy_name="broken")))
+    try:
+        core.create_namespaced_config_map("default", M.V1ConfigMap(
+            metadata=M.V1ObjectMeta(name="refused"), data={"a": "b"}))
+        raise AssertionError("expected 403")
+    except ApiException as e:
+        assert e.status == 403, (e.status, e.body)
+        body = json.loads(e.body)
+        assert body["reason"] == "Invalid", body
+        assert body["message"] == (
+            "policy 'broken' with binding 'broken-binding' denied request: expression "
+            "'[JSONPatch{op: 'add', path: '/data/x', value: object.data.missing}]' resulted in "
+            "error: no such key: missing"), body
+    print("ok mutation failed")
 
 
 if __name__ == "__main__":

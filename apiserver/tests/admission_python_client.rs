@@ -23,7 +23,8 @@ fn the_python_client_sees_policy_denials_and_warnings() {
     );
     assert_eq!(ran.code, 0, "{ran:?}");
     assert_eq!(
-        ran.stdout, "ok created\nok denied\nok warned\nok param\nok missing param\n",
+        ran.stdout,
+        "ok created\nok denied\nok warned\nok param\nok missing param\nok mutated\nok mutation failed\n",
         "{ran:?}"
     );
 }

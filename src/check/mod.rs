@@ -27,7 +27,22 @@ pub trait TypeProvider: Send + Sync + std::fmt::Debug {
     fn has_struct_type(&self, name: &str) -> bool;
     /// The type of `field` of object type `struct_name`, if declared.
     fn field_type(&self, struct_name: &str, field: &str) -> Option<Type>;
+    /// How values of object type `name` (a name [`TypeProvider::has_struct_type`]
+    /// accepts) are built from struct literals `name{field: value, ...}` at evaluation, if
+    /// they can be. `None` (the default): a program with such a literal fails to plan
+    /// (`unsupported type`), as in cel-go without a type adapter for the name.
+    fn constructor(&self, _name: &str) -> Option<StructConstructor> {
+        None
+    }
 }
+
+/// Builds the value of a struct literal from its fields in written order (an optional field
+/// `?f: v` whose value is `optional.none()` left out, one with a value unwrapped). Its
+/// error is the literal's evaluation error. The literal costs what cel-go charges for
+/// creating a struct (40), whatever the constructor does.
+pub type StructConstructor = Arc<
+    dyn Fn(&[(Arc<str>, crate::Value)]) -> Result<crate::Value, crate::EvalError> + Send + Sync,
+>;
 
 /// What an identifier, select or call was resolved to.
 #[derive(Clone, Debug, PartialEq)]

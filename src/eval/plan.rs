@@ -62,6 +62,9 @@ pub(crate) struct PlanEnv<'a> {
     pub checked: Option<&'a Checked>,
     pub is_declared: &'a dyn Fn(&str) -> bool,
     pub container: &'a str,
+    /// The environment's object types: builds struct literals
+    /// ([`crate::TypeProvider::constructor`]).
+    pub provider: Option<&'a dyn crate::TypeProvider>,
 }
 
 /// Plans an expression.
@@ -318,7 +321,10 @@ impl Planner<'_> {
                     node
                 }
             }
-            ExprKind::Struct { type_name, .. } => {
+            ExprKind::Struct { type_name, fields } => {
+                if let Some(node) = self.struct_literal(expr.id, fields) {
+                    return node;
+                }
                 self.errors.push(Diagnostic::new(
                     expr.span,
                     PlanError::MessageType(type_name.to_string()),
@@ -327,6 +333,46 @@ impl Planner<'_> {
             }
             ExprKind::Comprehension(c) => self.fold(expr.id, c),
         }
+    }
+
+    /// A struct literal of a checked object type whose provider builds values
+    /// ([`crate::TypeProvider::constructor`]): a call of the constructor with the fields'
+    /// values, at cel-go's cost of creating a struct.
+    fn struct_literal(
+        &mut self,
+        id: ExprId,
+        fields: &[crate::syntax::ast::FieldInit],
+    ) -> Option<Node> {
+        let name = match self.env.checked?.types.get(&id)? {
+            crate::types::Type::Object(name) => name.clone(),
+            _ => return None,
+        };
+        let constructor = self.env.provider?.constructor(&name)?;
+        let names: Arc<[(Arc<str>, bool)]> = fields
+            .iter()
+            .map(|f| (f.field.clone(), f.optional))
+            .collect();
+        let args: Vec<Node> = fields.iter().map(|f| self.node(&f.value)).collect();
+        let build = move |values: &[Value]| {
+            let mut set = Vec::with_capacity(values.len());
+            for ((name, optional), value) in names.iter().zip(values) {
+                match (optional, value) {
+                    (false, v) => set.push((name.clone(), v.clone())),
+                    (true, Value::Optional(Some(v))) => set.push((name.clone(), (**v).clone())),
+                    (true, Value::Optional(None)) => {}
+                    (true, _) => {
+                        return Err(EvalError::no_matching_overload("optional struct field"));
+                    }
+                }
+            }
+            constructor(&set)
+        };
+        Some(Node::Call {
+            id,
+            implementation: Implementation::Closure(Arc::new(build)),
+            cost: CallCost::Fixed(cost::STRUCT_CREATE),
+            args: args.into(),
+        })
     }
 
     fn ident(&mut self, name: &str) -> Node {

@@ -17,6 +17,8 @@
 //! authorizer: allow                           # or deny, or {rules: [...]} (optional)
 //! fieldErrors: []                             # expected policy errors, in order
 //! bindingErrors: []                           # expected binding errors, in order
+//! mutatingPolicies: [ ...MutatingAdmissionPolicy... ]   # optional: run first, as the API
+//! mutatingBindings: [ ...MutatingAdmissionPolicyBinding... ]  # server runs them
 //! cases:
 //! - name: four replicas denied
 //!   request: { ...AdmissionRequest: kind, resource, operation, object, oldObject, userInfo... }
@@ -30,6 +32,8 @@
 //!   code: 422                                 # optional
 //!   warnings: []
 //!   annotations: {}
+//!   mutated: {metadata: {labels: {team: a}}}  # optional: the object after the mutating
+//!                                             # policies, compared on the fields given
 //!   skip: "reason"                            # optional
 //! ```
 //!
@@ -72,7 +76,11 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 
 use crate::kubernetes::admission::api::{
-    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
+};
+use crate::kubernetes::admission::mutating::{
+    self, CompiledMutatingPolicy, DeducedMerge, MutatingPolicySet,
 };
 use crate::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Lookups, NamespaceLookup, PolicySet, StaticObjects,
@@ -206,6 +214,13 @@ pub struct AdmissionSuite {
     /// `authorizer` is unbound.
     #[serde(default)]
     pub authorizer: Option<Json>,
+    /// MutatingAdmissionPolicies, run before the validating policies (their field errors
+    /// follow the validating policies' in `fieldErrors`).
+    #[serde(default)]
+    pub mutating_policies: Vec<MutatingAdmissionPolicy>,
+    /// Their bindings (their field errors follow the others' in `bindingErrors`).
+    #[serde(default)]
+    pub mutating_bindings: Vec<MutatingAdmissionPolicyBinding>,
     /// Expected policy field errors, in order.
     #[serde(default)]
     pub field_errors: Vec<String>,
@@ -255,6 +270,10 @@ pub struct AdmissionCase {
     /// The expected audit annotations; not checked when absent (`{}` requires none).
     #[serde(default)]
     pub annotations: Option<BTreeMap<String, String>>,
+    /// The object after the mutating policies, compared on what it gives (maps by the keys
+    /// given, recursively; lists and scalars whole); not checked when absent.
+    #[serde(default)]
+    pub mutated: Option<Json>,
     /// Why the case is skipped, if it is.
     #[serde(default)]
     pub skip: Option<String>,
@@ -590,9 +609,17 @@ impl AdmissionSuite {
         let compiled: Vec<Arc<CompiledPolicy>> = (self.policies.iter().cloned())
             .map(|p| Arc::new(compile(p)))
             .collect();
+        let mutating: Vec<Arc<CompiledMutatingPolicy>> = (self.mutating_policies.iter().cloned())
+            .map(|p| Arc::new(CompiledMutatingPolicy::new(p)))
+            .collect();
         let errors: Vec<String> = compiled
             .iter()
             .flat_map(|p| p.errors.iter().map(|e| e.to_string()))
+            .chain(
+                mutating
+                    .iter()
+                    .flat_map(|p| p.errors.iter().map(|e| e.to_string())),
+            )
             .collect();
         if !errors.is_empty() || !self.field_errors.is_empty() {
             let mut m = Vec::new();
@@ -603,6 +630,11 @@ impl AdmissionSuite {
             .bindings
             .iter()
             .flat_map(validate_binding)
+            .chain(
+                self.mutating_bindings
+                    .iter()
+                    .flat_map(mutating::validate_binding),
+            )
             .map(|e| e.to_string())
             .collect();
         if !binding_errors.is_empty() || !self.binding_errors.is_empty() {
@@ -686,8 +718,31 @@ impl AdmissionSuite {
                     own
                 }
             };
+            let mutating_set =
+                MutatingPolicySet::new(mutating.clone(), self.mutating_bindings.iter().cloned());
+            let mutated = mutating_set.mutate(&case.request, &lookups, &DeducedMerge);
+            let mut request = case.request.clone();
+            if let Some(object) = &mutated.object {
+                request.object = Some(object.clone());
+            }
             let set = PolicySet::new(policies, bindings.iter().cloned());
-            let decision = set.admit(&case.request, &lookups);
+            let decision = match mutated.status {
+                Some(status) => crate::kubernetes::admission::Decision {
+                    status: Some(status),
+                    ..Default::default()
+                },
+                None => set.admit(&request, &lookups),
+            };
+            if let Some(expected) = &case.mutated {
+                let actual = request.object.clone().unwrap_or(Json::Null);
+                if !json_contains(expected, &actual) {
+                    m.push(Mismatch {
+                        what: "mutated".into(),
+                        expected: json_text(expected),
+                        actual: json_text(&actual),
+                    });
+                }
+            }
             let message = decision.status.as_ref().map(|s| s.message.clone());
             compare("message", &case.message, &message, &mut m);
             if case.code.is_some() {
@@ -708,6 +763,17 @@ impl AdmissionSuite {
             results.push(result(case.name.clone(), m));
         }
         results
+    }
+}
+
+/// Whether `actual` has what `expected` gives: maps by the keys given (recursively), lists
+/// and scalars whole.
+pub fn json_contains(expected: &Json, actual: &Json) -> bool {
+    match (expected, actual) {
+        (Json::Object(e), Json::Object(a)) => e
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|w| json_contains(v, w))),
+        _ => expected == actual,
     }
 }
 

@@ -1,8 +1,9 @@
-//! ValidatingAdmissionPolicy enforced by the server: the policies and bindings stored as
-//! `admissionregistration.k8s.io/v1` objects are validated when written ([`objects`]),
-//! compiled once per generation into a [`PolicySet`](kcel_stdlib::kubernetes::admission::PolicySet) that is swapped whole when they change
-//! ([`policies`]), and every write (create, update, patch, apply, delete, subresources) is
-//! decided by it ([`admit`]) with the authenticated user, the server's namespaces and params
+//! ValidatingAdmissionPolicy and MutatingAdmissionPolicy enforced by the server: the
+//! policies and bindings stored as `admissionregistration.k8s.io/v1` objects are validated
+//! when written ([`objects`]), compiled once per generation into a [`PolicySet`](kcel_stdlib::kubernetes::admission::PolicySet) (and a
+//! mutating set) swapped whole when they change ([`policies`]), every create and update is
+//! first mutated by the mutating policies ([`mutation`]), and every write (create, update,
+//! patch, apply, delete, subresources) is decided by the validating ones ([`admit`]) with the authenticated user, the server's namespaces and params
 //! ([`lookups`]) and its authorizer. The audit log ([`audit`]) records each request with the
 //! admission's audit annotations.
 //!
@@ -15,6 +16,7 @@
 pub mod audit;
 pub mod context;
 pub mod lookups;
+pub mod mutation;
 pub mod objects;
 pub mod policies;
 
@@ -150,11 +152,13 @@ pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
     let Some(context) = context else {
         return Ok(()); // the server's own writes
     };
+    let mut write = write;
+    mutate(state, &mut write, &context).await?;
     let set = state.admission.current();
     if set.is_empty() {
         return Ok(());
     }
-    let request = admission_request(&write, &context.user);
+    let request = admission_request(&state.crds, &write, &context.user);
     let namespace = request.namespace.clone();
     if !set.may_match(&request) {
         return Ok(());
@@ -177,6 +181,60 @@ pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
     .await
     .map_err(ApiError::internal)?;
     apply(&context, &write, &namespace, decision)
+}
+
+/// Runs the mutating policies on a create or update (upstream's MutatingAdmissionPolicy
+/// plugin runs before the validating one): the write's object becomes the mutated one.
+async fn mutate(
+    state: &AppState,
+    write: &mut Write<'_>,
+    context: &context::RequestContext,
+) -> Result<(), ApiError> {
+    let set = state.admission.mutating();
+    if set.is_empty() || write.object.is_none() || write.operation == Operation::Delete {
+        return Ok(());
+    }
+    let request = admission_request(&state.crds, write, &context.user);
+    if !set.may_match(&request) {
+        return Ok(());
+    }
+    let namespace = request.namespace.clone();
+    let store = state.store.clone();
+    let crds = state.crds.clone();
+    let resource = write.resource;
+    let authorizer: Arc<dyn Authorizer> =
+        Arc::new(lookups::ServerAuthorizer::new(state.authz.clone()));
+    let mutated = tokio::task::spawn_blocking(move || {
+        let lookups = lookups::ServerLookups { store, crds };
+        set.mutate(
+            &request,
+            &kcel_stdlib::kubernetes::admission::Lookups {
+                namespaces: &lookups,
+                params: &lookups,
+                authorizer: Some(&authorizer),
+            },
+            &mutation::ServerMerge { resource },
+        )
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    if let Some(status) = mutated.status {
+        return Err(mutation::denied(
+            write.resource,
+            write.name,
+            &namespace,
+            status,
+        ));
+    }
+    match (mutated.object, write.object.as_deref_mut()) {
+        // The Scale was mutated: its replicas are what the write changes.
+        (Some(scale), Some(object)) if write.subresource == Some("scale") => {
+            crate::scale::set_replicas(&state.crds, write.resource, object, &scale);
+        }
+        (Some(serde_json::Value::Object(mutated)), Some(object)) => *object = mutated,
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Records warnings and annotations; turns a denial into the API error.
@@ -244,9 +302,25 @@ fn gvr(resource: &Resource) -> GroupVersionResource {
     }
 }
 
+/// An object of a write as admission sees it: for the scale subresource the
+/// autoscaling/v1 `Scale` (kube-apiserver admits scale writes with the `Scale` as `object`
+/// and `oldObject`: kubernetes `pkg/registry/apps/deployment/storage/storage.go`,
+/// `ScaleREST.Update` wraps the validation in `toScaleUpdateValidation`, which converts
+/// both objects with `scaleFromDeployment`), else the object itself.
+fn judged(crds: &crate::crd::Crds, write: &Write<'_>, object: &Object) -> serde_json::Value {
+    match write.subresource {
+        Some("scale") => crate::scale::scale_of(crds, write.resource, object),
+        _ => serde_json::Value::Object(object.clone()),
+    }
+}
+
 /// The admission request of a write (kind and resource as served; the scale subresource's
 /// kind is autoscaling/v1 Scale).
-fn admission_request(write: &Write<'_>, user: &crate::authz::User) -> AdmissionRequest {
+fn admission_request(
+    crds: &crate::crd::Crds,
+    write: &Write<'_>,
+    user: &crate::authz::User,
+) -> AdmissionRequest {
     let resource = write.resource;
     let kind = match write.subresource {
         Some("scale") => GroupVersionKind {
@@ -281,11 +355,8 @@ fn admission_request(write: &Write<'_>, user: &crate::authz::User) -> AdmissionR
             extra: Default::default(),
         },
         dry_run: Some(write.dry_run),
-        object: write
-            .object
-            .as_deref()
-            .map(|o| serde_json::Value::Object(o.clone())),
-        old_object: write.old.map(|o| serde_json::Value::Object(o.clone())),
+        object: write.object.as_deref().map(|o| judged(crds, write, o)),
+        old_object: write.old.map(|o| judged(crds, write, o)),
         ..AdmissionRequest::default()
     }
 }

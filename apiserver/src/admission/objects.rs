@@ -4,9 +4,10 @@
 //! written (upstream's type-checking controller does this just after the write).
 
 use kcel_stdlib::kubernetes::admission::api::{GroupVersionKind, GroupVersionResource};
+use kcel_stdlib::kubernetes::admission::mutating;
 use kcel_stdlib::kubernetes::admission::{
-    CompiledPolicy, SchemaResolver, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
-    type_check, validate_binding,
+    CompiledPolicy, MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, SchemaResolver,
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, type_check, validate_binding,
 };
 use kcel_stdlib::kubernetes::crd::Schema;
 use serde_json::{Map, Value, json};
@@ -14,11 +15,20 @@ use serde_json::{Map, Value, json};
 use crate::crd::definition::invalid_error;
 use crate::error::ApiError;
 use crate::object::Object;
-use crate::resource::{Resource, VALIDATINGADMISSIONPOLICIES, VALIDATINGADMISSIONPOLICYBINDINGS};
+use crate::resource::{
+    MUTATINGADMISSIONPOLICIES, MUTATINGADMISSIONPOLICYBINDINGS, Resource,
+    VALIDATINGADMISSIONPOLICIES, VALIDATINGADMISSIONPOLICYBINDINGS,
+};
 
 /// Whether `resource` is a policy or binding (which policies never judge).
 pub fn is_policy_resource(resource: &Resource) -> bool {
-    *resource == VALIDATINGADMISSIONPOLICIES || *resource == VALIDATINGADMISSIONPOLICYBINDINGS
+    [
+        VALIDATINGADMISSIONPOLICIES,
+        VALIDATINGADMISSIONPOLICYBINDINGS,
+        MUTATINGADMISSIONPOLICIES,
+        MUTATINGADMISSIONPOLICYBINDINGS,
+    ]
+    .contains(resource)
 }
 
 fn child<'a>(map: &'a mut Map<String, Value>, field: &str) -> Option<&'a mut Map<String, Value>> {
@@ -47,7 +57,7 @@ fn set_defaults(resource: &Resource, object: &mut Object) {
     let Some(spec) = child(object, "spec") else {
         return;
     };
-    if *resource == VALIDATINGADMISSIONPOLICIES {
+    if *resource == VALIDATINGADMISSIONPOLICIES || *resource == MUTATINGADMISSIONPOLICIES {
         spec.entry("failurePolicy").or_insert_with(|| json!("Fail"));
         if let Some(constraints) = child(spec, "matchConstraints") {
             default_match_resources(constraints);
@@ -97,6 +107,24 @@ pub fn validate(
     let invalid = |errors: &[kcel_stdlib::kubernetes::admission::FieldError]| {
         invalid_error(&group_kind, resource.group, resource.kind, &name, errors)
     };
+    if *resource == MUTATINGADMISSIONPOLICYBINDINGS {
+        let binding: MutatingAdmissionPolicyBinding = decode(resource, object)?;
+        let errors = mutating::validate_binding(&binding);
+        return if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(invalid(&errors))
+        };
+    }
+    if *resource == MUTATINGADMISSIONPOLICIES {
+        let policy: MutatingAdmissionPolicy = decode(resource, object)?;
+        let compiled = mutating::CompiledMutatingPolicy::new(policy);
+        return if compiled.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(invalid(&compiled.errors))
+        };
+    }
     if *resource == VALIDATINGADMISSIONPOLICYBINDINGS {
         let binding: ValidatingAdmissionPolicyBinding = decode(resource, object)?;
         let errors = validate_binding(&binding);

@@ -7,11 +7,16 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
+use kcel_stdlib::kubernetes::admission::mutating::{CompiledMutatingPolicy, MutatingPolicySet};
 use kcel_stdlib::kubernetes::admission::{
-    CompiledPolicy, PolicySet, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    CompiledPolicy, MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, PolicySet,
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
 };
 
-use crate::resource::{VALIDATINGADMISSIONPOLICIES, VALIDATINGADMISSIONPOLICYBINDINGS};
+use crate::resource::{
+    MUTATINGADMISSIONPOLICIES, MUTATINGADMISSIONPOLICYBINDINGS, VALIDATINGADMISSIONPOLICIES,
+    VALIDATINGADMISSIONPOLICYBINDINGS,
+};
 use crate::storage::{
     KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch, keys,
 };
@@ -26,15 +31,29 @@ pub fn bindings_prefix() -> String {
     keys::prefix(VALIDATINGADMISSIONPOLICYBINDINGS.plural, None)
 }
 
+/// The storage prefix of mutating policies.
+pub fn mutating_policies_prefix() -> String {
+    keys::prefix(MUTATINGADMISSIONPOLICIES.plural, None)
+}
+
+/// The storage prefix of mutating policy bindings.
+pub fn mutating_bindings_prefix() -> String {
+    keys::prefix(MUTATINGADMISSIONPOLICYBINDINGS.plural, None)
+}
+
 /// A compiled policy with the uid and generation it was compiled at.
-type CompiledAt = (String, i64, Arc<CompiledPolicy>);
+type CompiledAt<P = CompiledPolicy> = (String, i64, Arc<P>);
 
 /// The policy set in effect and the compiled policies it was built from.
 #[derive(Default)]
 pub struct Admission {
     set: RwLock<Arc<PolicySet>>,
+    /// The mutating policies in effect.
+    mutating: RwLock<Arc<MutatingPolicySet>>,
     /// Compiled policies by name, with the uid and generation they were compiled at.
     compiled: Mutex<HashMap<String, CompiledAt>>,
+    /// Compiled mutating policies likewise.
+    compiled_mutating: Mutex<HashMap<String, CompiledAt<CompiledMutatingPolicy>>>,
     /// Serializes rebuilds (a rebuild reads both prefixes, then swaps).
     rebuild: Mutex<()>,
     /// How many policies were compiled since start (for tests and metrics).
@@ -70,6 +89,14 @@ impl Admission {
     /// The set in effect.
     pub fn current(&self) -> Arc<PolicySet> {
         self.set.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The mutating policies in effect.
+    pub fn mutating(&self) -> Arc<MutatingPolicySet> {
+        self.mutating
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// How many policies have been compiled since start.
@@ -118,13 +145,65 @@ impl Admission {
             .collect();
         let set = Arc::new(PolicySet::new(set_policies, set_bindings));
         *self.set.write().unwrap_or_else(|e| e.into_inner()) = set;
+        self.reload_mutating(store)
+    }
+
+    /// Rebuilds the mutating set likewise.
+    fn reload_mutating(&self, store: &dyn Storage) -> Result<(), StorageError> {
+        let policies = store.range(&RangeRequest::prefix(mutating_policies_prefix()))?;
+        let bindings = store.range(&RangeRequest::prefix(mutating_bindings_prefix()))?;
+        let mut compiled = self
+            .compiled_mutating
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut next = HashMap::new();
+        let mut set_policies = Vec::new();
+        for kv in &policies.kvs {
+            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&kv.value) else {
+                continue;
+            };
+            let uid = meta(&value, "uid").and_then(|v| v.as_str()).unwrap_or("");
+            let generation = meta(&value, "generation")
+                .and_then(|v| v.as_i64())
+                .unwrap_or(0);
+            let Ok(policy) = serde_json::from_value::<MutatingAdmissionPolicy>(value.clone())
+            else {
+                continue;
+            };
+            let name = policy.metadata.name.clone();
+            let program = match compiled.get(&name) {
+                Some((u, g, p)) if u == uid && *g == generation => p.clone(),
+                _ => {
+                    self.compilations
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Arc::new(CompiledMutatingPolicy::new(policy))
+                }
+            };
+            set_policies.push(program.clone());
+            next.insert(name, (uid.to_owned(), generation, program));
+        }
+        *compiled = next;
+        let set_bindings: Vec<MutatingAdmissionPolicyBinding> = bindings
+            .kvs
+            .iter()
+            .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
+            .collect();
+        let set = Arc::new(MutatingPolicySet::new(set_policies, set_bindings));
+        *self.mutating.write().unwrap_or_else(|e| e.into_inner()) = set;
         Ok(())
     }
 }
 
 /// Whether a storage key holds a policy or a binding.
 fn is_policy_key(key: &str) -> bool {
-    key.starts_with(&policies_prefix()) || key.starts_with(&bindings_prefix())
+    [
+        policies_prefix(),
+        bindings_prefix(),
+        mutating_policies_prefix(),
+        mutating_bindings_prefix(),
+    ]
+    .iter()
+    .any(|prefix| key.starts_with(prefix))
 }
 
 /// A store whose writes of policies and bindings rebuild the policy set before they are
@@ -201,9 +280,11 @@ impl Storage for Tracked {
 /// Rebuilds the set whenever a policy or binding changes in the store (writes of other
 /// servers sharing it), until the store's watch ends.
 pub async fn watch(store: Arc<dyn Storage>, admission: Arc<Admission>) {
-    let (Ok(mut policies), Ok(mut bindings)) = (
+    let (Ok(mut policies), Ok(mut bindings), Ok(mut mutating), Ok(mut mutating_bindings)) = (
         store.watch(&policies_prefix(), None),
         store.watch(&bindings_prefix(), None),
+        store.watch(&mutating_policies_prefix(), None),
+        store.watch(&mutating_bindings_prefix(), None),
     ) else {
         return;
     };
@@ -211,12 +292,16 @@ pub async fn watch(store: Arc<dyn Storage>, admission: Arc<Admission>) {
         let event = tokio::select! {
             e = policies.recv() => e,
             e = bindings.recv() => e,
+            e = mutating.recv() => e,
+            e = mutating_bindings.recv() => e,
         };
         if event.is_none() {
             return;
         }
         policies.drain();
         bindings.drain();
+        mutating.drain();
+        mutating_bindings.drain();
         let (store, admission) = (store.clone(), admission.clone());
         let reloaded = tokio::task::spawn_blocking(move || admission.reload(&*store)).await;
         if let Ok(Err(e)) = reloaded {

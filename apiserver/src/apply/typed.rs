@@ -509,6 +509,59 @@ fn compare_at<S: ApplySchema>(
     }
 }
 
+/// The paths of the atomic lists, maps and structs in an apply configuration (upstream's
+/// `findAtomics` in `policy/mutating/patch/smd.go`, which mutating admission policies
+/// refuse to set since applying one replaces it whole): `.spec.x`, `[0]` for list items;
+/// only declared fields of structs are walked.
+pub fn atomics<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
+    let mut out = Vec::new();
+    atomics_at(value, node, &mut String::new(), &mut out, 0);
+    out
+}
+
+fn atomics_at<S: ApplySchema>(
+    value: &Value,
+    node: &Node<S>,
+    path: &mut String,
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match (value, shape_of(node, Some(value))) {
+        (Value::Object(map), Shape::Map { atomic }) => {
+            if atomic {
+                out.push(path.clone());
+            }
+            for (key, v) in map {
+                let (child, declared) = map_child(node, key);
+                if !declared && node.as_ref().is_some_and(|s| s.shape() != Shape::Untyped) {
+                    continue;
+                }
+                let len = path.len();
+                path.push('.');
+                path.push_str(key);
+                atomics_at(v, &child, path, out, depth + 1);
+                path.truncate(len);
+            }
+        }
+        (Value::Array(items), Shape::List(list)) => {
+            if list == ListType::Atomic {
+                out.push(path.clone());
+            }
+            let child = list_items(node);
+            for (i, v) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                atomics_at(v, &child, path, out, depth + 1);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Merges an applied configuration into a live value (upstream's `Merge` with the rule that
 /// the configuration's leaves win): maps merge by key, granular lists by item (keeping the
 /// configuration's order for the items both have, the live order otherwise), atomic lists,

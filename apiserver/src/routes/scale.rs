@@ -12,69 +12,7 @@ use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
 use crate::object::{self, Object};
 use crate::patch;
-
-/// The scale paths of a custom resource with a `/scale` subresource.
-fn custom_paths(
-    crds: &crate::crd::Crds,
-    resource: &crate::resource::Resource,
-) -> Option<crate::crd::registry::ScalePaths> {
-    crds.custom(resource)?.version_of(resource)?.scale.clone()
-}
-
-/// The `Scale` of an object: a custom resource's by its CRD's paths, else a Deployment's.
-fn scale_of(
-    crds: &crate::crd::Crds,
-    resource: &crate::resource::Resource,
-    object: &Object,
-) -> Value {
-    let Some(paths) = custom_paths(crds, resource) else {
-        return deployment_scale(object);
-    };
-    use crate::crd::json_path;
-    let root = Value::Object(object.clone());
-    let at = |p: &str| json_path::parse(p).and_then(|s| json_path::get(&root, &s).cloned());
-    let mut scale = deployment_scale(object);
-    scale["apiVersion"] = json!("autoscaling/v1");
-    scale["spec"] = json!({"replicas": at(&paths.spec_replicas).unwrap_or(json!(0))});
-    scale["status"] = json!({"replicas": at(&paths.status_replicas).unwrap_or(json!(0))});
-    if let Some(selector) = paths.label_selector.as_deref().and_then(at) {
-        scale["status"]["selector"] = selector;
-    }
-    scale
-}
-
-/// The `Scale` of a Deployment.
-fn deployment_scale(deployment: &Object) -> Value {
-    let meta = deployment.get("metadata").cloned().unwrap_or(json!({}));
-    let mut metadata = json!({});
-    for field in [
-        "name",
-        "namespace",
-        "uid",
-        "resourceVersion",
-        "creationTimestamp",
-    ] {
-        if let Some(v) = meta.get(field) {
-            metadata[field] = v.clone();
-        }
-    }
-    let selector = crate::table::label_selector_text(
-        deployment
-            .get("spec")
-            .and_then(|s| s.get("selector"))
-            .unwrap_or(&Value::Null),
-    );
-    json!({
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": metadata,
-        "spec": {"replicas": deployment.get("spec").and_then(|s| s.get("replicas")).cloned().unwrap_or(json!(0))},
-        "status": {
-            "replicas": deployment.get("status").and_then(|s| s.get("replicas")).cloned().unwrap_or(json!(0)),
-            "selector": selector,
-        },
-    })
-}
+use crate::scale::{custom_paths, scale_of};
 
 /// `GET .../deployments/<name>/scale`.
 pub async fn get(call: Call, name: &str) -> Result<Response, ApiError> {

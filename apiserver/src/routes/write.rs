@@ -350,6 +350,11 @@ pub(crate) async fn delete_object(
 pub(crate) fn has_generation(resource: &Resource) -> bool {
     matches!(
         resource.kind,
-        "Deployment" | "Service" | "ValidatingAdmissionPolicy" | "ValidatingAdmissionPolicyBinding"
+        "Deployment"
+            | "Service"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "MutatingAdmissionPolicy"
+            | "MutatingAdmissionPolicyBinding"
     ) || crate::crd::storage_resource(resource).is_some()
 }

@@ -463,3 +463,179 @@ pub struct AdmissionRequest {
     #[serde(skip_serializing)]
     pub old_object: Option<serde_json::Value>,
 }
+
+/// A MutatingAdmissionPolicy (`admissionregistration.k8s.io/v1`), defaulted as it is read
+/// ([`MutatingAdmissionPolicy::set_defaults`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MutatingAdmissionPolicy {
+    /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    /// `metadata`.
+    pub metadata: ObjectMeta,
+    /// `spec`.
+    pub spec: MutatingPolicySpec,
+}
+
+impl<'de> Deserialize<'de> for MutatingAdmissionPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Default, Deserialize)]
+        #[serde(rename_all = "camelCase", default)]
+        struct Read {
+            api_version: String,
+            metadata: ObjectMeta,
+            spec: MutatingPolicySpec,
+        }
+        let read = Read::deserialize(d)?;
+        let mut policy = MutatingAdmissionPolicy {
+            api_version: read.api_version,
+            metadata: read.metadata,
+            spec: read.spec,
+        };
+        policy.set_defaults();
+        Ok(policy)
+    }
+}
+
+impl MutatingAdmissionPolicy {
+    /// The defaults the API server applies when it decodes a policy (kubernetes
+    /// `pkg/apis/admissionregistration/v1` `defaults.go`:
+    /// `SetDefaults_MutatingAdmissionPolicySpec` failurePolicy Fail, and the match
+    /// constraints' defaults). `reinvocationPolicy` has none: it is required.
+    pub fn set_defaults(&mut self) {
+        let spec = &mut self.spec;
+        spec.failure_policy.get_or_insert(FailurePolicy::Fail);
+        if let Some(constraints) = &mut spec.match_constraints {
+            constraints.set_defaults();
+        }
+    }
+}
+
+/// `spec` of a MutatingAdmissionPolicy.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MutatingPolicySpec {
+    /// `paramKind`.
+    pub param_kind: Option<ParamKind>,
+    /// `matchConstraints`.
+    pub match_constraints: Option<MatchResources>,
+    /// `variables`.
+    pub variables: Vec<Variable>,
+    /// `mutations`, applied in order.
+    pub mutations: Vec<Mutation>,
+    /// `failurePolicy`.
+    pub failure_policy: Option<FailurePolicy>,
+    /// `matchConditions`.
+    pub match_conditions: Vec<MatchCondition>,
+    /// `reinvocationPolicy`: `Never` or `IfNeeded` (required; kept as written).
+    pub reinvocation_policy: String,
+}
+
+/// One mutation: a patch type and the expression of that type.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Mutation {
+    /// `ApplyConfiguration` or `JSONPatch` (kept as written).
+    pub patch_type: String,
+    /// `applyConfiguration`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apply_configuration: Option<PatchExpression>,
+    /// `jsonPatch`.
+    #[serde(rename = "jsonPatch", skip_serializing_if = "Option::is_none")]
+    pub json_patch: Option<PatchExpression>,
+}
+
+/// `applyConfiguration` or `jsonPatch`: the CEL expression building the patch.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PatchExpression {
+    /// `expression`.
+    pub expression: String,
+}
+
+/// A MutatingAdmissionPolicyBinding, defaulted as it is read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MutatingAdmissionPolicyBinding {
+    /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    /// `metadata`.
+    pub metadata: ObjectMeta,
+    /// `spec`.
+    pub spec: MutatingBindingSpec,
+}
+
+impl<'de> Deserialize<'de> for MutatingAdmissionPolicyBinding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Default, Deserialize)]
+        #[serde(rename_all = "camelCase", default)]
+        struct Read {
+            api_version: String,
+            metadata: ObjectMeta,
+            spec: MutatingBindingSpec,
+        }
+        let read = Read::deserialize(d)?;
+        let mut binding = MutatingAdmissionPolicyBinding {
+            api_version: read.api_version,
+            metadata: read.metadata,
+            spec: read.spec,
+        };
+        if let Some(resources) = &mut binding.spec.match_resources {
+            resources.set_defaults();
+        }
+        Ok(binding)
+    }
+}
+
+/// `spec` of a MutatingAdmissionPolicyBinding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MutatingBindingSpec {
+    /// `policyName`.
+    pub policy_name: String,
+    /// `paramRef`.
+    pub param_ref: Option<ParamRef>,
+    /// `matchResources`.
+    pub match_resources: Option<MatchResources>,
+}
+
+impl MutatingAdmissionPolicyBinding {
+    /// The binding as a ValidatingAdmissionPolicyBinding without validation actions: the
+    /// shape the matching and params code shared with validating policies reads.
+    pub fn as_validating(&self) -> ValidatingAdmissionPolicyBinding {
+        ValidatingAdmissionPolicyBinding {
+            api_version: self.api_version.clone(),
+            metadata: self.metadata.clone(),
+            spec: BindingSpec {
+                policy_name: self.spec.policy_name.clone(),
+                param_ref: self.spec.param_ref.clone(),
+                match_resources: self.spec.match_resources.clone(),
+                validation_actions: Vec::new(),
+            },
+        }
+    }
+}
+
+impl MutatingAdmissionPolicy {
+    /// The parts a MutatingAdmissionPolicy shares with a ValidatingAdmissionPolicy
+    /// (paramKind, matchConstraints, matchConditions, variables, failurePolicy) as one
+    /// without validations: what the matching, params and variables code reads.
+    pub fn as_validating(&self) -> ValidatingAdmissionPolicy {
+        let spec = &self.spec;
+        ValidatingAdmissionPolicy {
+            api_version: self.api_version.clone(),
+            metadata: self.metadata.clone(),
+            spec: PolicySpec {
+                param_kind: spec.param_kind.clone(),
+                match_constraints: spec.match_constraints.clone(),
+                validations: Vec::new(),
+                failure_policy: spec.failure_policy.clone(),
+                audit_annotations: Vec::new(),
+                match_conditions: spec.match_conditions.clone(),
+                variables: spec.variables.clone(),
+            },
+        }
+    }
+}

@@ -11,6 +11,7 @@ use kcel::{Env, Program, Type};
 
 use super::api::{PolicySpec, ValidatingAdmissionPolicy};
 use super::expression_errors::ExpressionError;
+use super::patch_types;
 use super::write_validation;
 
 /// The CEL type name of `variables` (Kubernetes' `kubernetes.variables`).
@@ -54,6 +55,8 @@ pub struct CompiledPolicy {
 #[derive(Debug)]
 pub(crate) struct AdmissionTypes {
     pub(crate) variables: Vec<(String, Type)>,
+    /// The mutation types (`Object...`, `JSONPatch`) are declared.
+    pub(crate) patch_types: bool,
 }
 
 pub(crate) const REQUEST_TYPE: &str = "kubernetes.AdmissionRequest";
@@ -106,7 +109,8 @@ fn builtin_field(struct_name: &str, field: &str) -> Option<Type> {
 
 impl TypeProvider for AdmissionTypes {
     fn has_struct_type(&self, name: &str) -> bool {
-        name == VARIABLES_TYPE
+        (self.patch_types && patch_types::is_patch_type(name))
+            || name == VARIABLES_TYPE
             || name == REQUEST_TYPE
             || name == NAMESPACE_TYPE
             || matches!(
@@ -122,11 +126,22 @@ impl TypeProvider for AdmissionTypes {
     }
 
     fn field_type(&self, struct_name: &str, field: &str) -> Option<Type> {
+        if self.patch_types && patch_types::is_patch_type(struct_name) {
+            return patch_types::field_type(struct_name, field);
+        }
         if struct_name != VARIABLES_TYPE {
             return builtin_field(struct_name, field);
         }
         let (_, ty) = self.variables.iter().rev().find(|(n, _)| n == field)?;
         Some(ty.clone())
+    }
+
+    fn constructor(&self, name: &str) -> Option<kcel::StructConstructor> {
+        if self.patch_types {
+            patch_types::constructor(name)
+        } else {
+            None
+        }
     }
 }
 
@@ -147,6 +162,8 @@ struct Declares {
     version: Option<(u32, u32)>,
     /// The memory budget of one evaluation (see [`CompiledPolicy::with_memory_limit`]).
     memory_limit: Option<u64>,
+    /// The mutation types and `jsonpatch` library (mutations' expressions).
+    patch_types: bool,
 }
 
 /// The compatibility version of a 1.37 API server (binary minor - 1): new expressions may
@@ -215,8 +232,12 @@ fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
     if declares.variables {
         env.declare("variables", Type::Object(VARIABLES_TYPE.into()));
     }
+    if declares.patch_types {
+        env.add_library(&patch_types::library());
+    }
     env.set_type_provider(Arc::new(AdmissionTypes {
         variables: vars.to_vec(),
+        patch_types: declares.patch_types,
     }));
     let options = kcel::ProgramOptions {
         reference: declares.reference,
@@ -234,6 +255,10 @@ enum Output {
     String,
     /// `string` or `null` (audit annotation values): anything but those is rejected.
     StringOrNull,
+    /// An apply configuration: exactly `Object`.
+    Object,
+    /// A JSON patch: exactly `list(JSONPatch)`.
+    JsonPatches,
     Any,
 }
 
@@ -309,6 +334,9 @@ fn compile_source(
             Output::Bool => *t == Type::Bool,
             Output::String => *t == Type::String,
             Output::StringOrNull => matches!(t, Type::String | Type::Null),
+            Output::Object => matches!(t, Type::Object(n) if &**n == patch_types::OBJECT_TYPE),
+            Output::JsonPatches => matches!(t, Type::List(e)
+                if matches!(&**e, Type::Object(n) if &**n == patch_types::JSON_PATCH_TYPE)),
             Output::Any => true,
         };
         if !ok {
@@ -316,6 +344,8 @@ fn compile_source(
                 expected: match output {
                     Output::Bool => "bool",
                     Output::StringOrNull => "one of [string null_type]",
+                    Output::Object => "Object",
+                    Output::JsonPatches => "list(JSONPatch)",
                     _ => "string",
                 },
                 found: cel_go_name(t),
@@ -410,6 +440,21 @@ impl CompiledPolicy {
         version: Option<(u32, u32)>,
         memory_limit: Option<u64>,
     ) -> CompiledPolicy {
+        let (mut compiled, errors) =
+            CompiledPolicy::compile_parts(policy, old, reference, version, memory_limit);
+        compiled.errors = write_validation::policy_errors(&compiled.policy, &errors);
+        compiled
+    }
+
+    /// Compiles every expression of `policy`: the compiled policy (without field errors)
+    /// and the compile errors of its expressions as written.
+    pub(crate) fn compile_parts(
+        policy: ValidatingAdmissionPolicy,
+        old: Option<&ValidatingAdmissionPolicy>,
+        reference: bool,
+        version: Option<(u32, u32)>,
+        memory_limit: Option<u64>,
+    ) -> (CompiledPolicy, write_validation::CompileErrors) {
         let spec = &policy.spec;
         let params = spec.param_kind.is_some();
         let env = |vars: &[(String, Type)], authorizer, variables, write| {
@@ -421,6 +466,7 @@ impl CompiledPolicy {
                 write,
                 version,
                 memory_limit,
+                patch_types: false,
             };
             admission_env(vars, declares)
         };
@@ -525,30 +571,76 @@ impl CompiledPolicy {
                     .err()
             })
             .collect();
-        let errors = write_validation::policy_errors(
-            &policy,
-            &write_validation::CompileErrors {
-                ignore_match_conditions,
-                conditions: condition_errors,
-                variables: variable_errors,
-                validations: validation_errors,
-                messages: message_errors,
-                audit_annotations: audit_errors,
-            },
-        );
-        CompiledPolicy {
+        let errors = write_validation::CompileErrors {
+            ignore_match_conditions,
+            conditions: condition_errors,
+            variables: variable_errors,
+            validations: validation_errors,
+            messages: message_errors,
+            audit_annotations: audit_errors,
+        };
+        let compiled = CompiledPolicy {
             policy,
             variables: variables.into(),
             validations,
             messages,
             audit_annotations,
             match_conditions,
-            errors,
-        }
+            errors: Vec::new(),
+        };
+        (compiled, errors)
     }
 
     /// The policy's name.
     pub fn name(&self) -> &str {
         &self.policy.metadata.name
     }
+}
+
+/// The kind of patch a mutation's expression builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchKind {
+    /// An `Object{...}` apply configuration, merged into the object.
+    ApplyConfiguration,
+    /// A `list(JSONPatch)`, applied to the object as RFC 6902 operations.
+    JsonPatch,
+}
+
+/// Compiles a mutation's expression as the API server runs it (stored expressions, with
+/// `authorizer`, the mutation types and `variables` of `policy`), and checks it as written
+/// (trimmed, in the environment for new expressions): the compiled expression and the
+/// written expression's error.
+pub(crate) fn compile_mutation(
+    policy: &CompiledPolicy,
+    field: String,
+    source: &str,
+    kind: PatchKind,
+) -> (Compiled, Option<ExpressionError>) {
+    let vars: Vec<(String, Type)> = policy
+        .variables
+        .iter()
+        .map(|(name, c)| (name.clone(), composition_type(c.output.as_ref())))
+        .collect();
+    let declares = |write| Declares {
+        reference: false,
+        params: policy.policy.spec.param_kind.is_some(),
+        authorizer: true,
+        variables: true,
+        write,
+        version: None,
+        memory_limit: DEFAULT_MEMORY_LIMIT,
+        patch_types: true,
+    };
+    let output = match kind {
+        PatchKind::ApplyConfiguration => Output::Object,
+        PatchKind::JsonPatch => Output::JsonPatches,
+    };
+    let compiled = compile_one(
+        &admission_env(&vars, declares(false)),
+        field,
+        source,
+        output,
+    );
+    let written = compile_source(&admission_env(&vars, declares(true)), source.trim(), output);
+    (compiled, written.err())
 }

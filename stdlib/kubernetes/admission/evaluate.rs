@@ -301,3 +301,51 @@ fn audit_annotations(
 pub fn error_denies(policy: Option<&FailurePolicy>) -> bool {
     policy != Some(&FailurePolicy::Ignore)
 }
+
+/// The match conditions of `policy` alone (a mutating policy's, before its mutations):
+/// whether they hold (`Err` with the errors when none is false but some failed), and
+/// their costs.
+pub(crate) fn match_conditions_only(
+    policy: &CompiledPolicy,
+    bindings: Arc<PolicyActivation>,
+) -> (Result<bool, String>, Vec<ExpressionCost>) {
+    let phase = Phase::MatchConditions;
+    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
+    let mut run = Run {
+        bindings,
+        policy,
+        variables,
+        costs: Vec::new(),
+    };
+    let result = match_conditions(&mut run, policy).map_err(|e| e.to_string());
+    (result, run.costs)
+}
+
+/// Evaluates one expression of `policy` (a mutation's) as the validations are evaluated
+/// (`authorizer`, the trimmed namespace, `variables` computed afresh) within `budget`:
+/// its value, or the error in the API server's words, and its cost.
+pub(crate) fn evaluate_one(
+    policy: &CompiledPolicy,
+    bindings: Arc<PolicyActivation>,
+    compiled: &Compiled,
+    budget: u64,
+) -> (Result<Value, String>, Vec<ExpressionCost>) {
+    let phase = Phase::Validations;
+    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
+    let mut run = Run {
+        bindings,
+        policy,
+        variables,
+        costs: Vec::new(),
+    };
+    if let Err(e) = &compiled.program {
+        return (Err(e.to_string()), Vec::new());
+    }
+    let (result, cost) = run.eval(compiled);
+    let result = if cost > budget {
+        Err(EvaluationError::OutOfBudget.to_string())
+    } else {
+        result.map_err(|e| e.to_string())
+    };
+    (result, run.costs)
+}

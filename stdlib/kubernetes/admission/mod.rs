@@ -42,8 +42,11 @@ pub(crate) mod compile;
 mod configuration_errors;
 mod evaluate;
 pub(crate) mod expression_errors;
+pub(crate) mod json_patch;
 pub(crate) mod matching;
+pub mod mutating;
 mod params;
+pub(crate) mod patch_types;
 pub mod policy_set;
 #[cfg(test)]
 mod tests;
@@ -59,9 +62,10 @@ pub use crate::kubernetes::crd::FieldError;
 pub use api::{
     AdmissionRequest, AuditAnnotation, BindingSpec, FailurePolicy, GroupVersionKind,
     GroupVersionResource, LabelSelector, LabelSelectorRequirement, MatchCondition, MatchPolicy,
-    MatchResources, NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef,
-    ParameterNotFoundAction, PolicySpec, UserInfo, ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding, Validation, ValidationAction, Variable,
+    MatchResources, MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding,
+    NamedRuleWithOperations, ObjectMeta, ParamKind, ParamRef, ParameterNotFoundAction, PolicySpec,
+    UserInfo, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, Validation,
+    ValidationAction, Variable,
 };
 pub use binding::validate_binding;
 pub use compile::{Compiled, CompiledPolicy};

@@ -298,9 +298,43 @@ impl PolicySet {
     /// [`super::admit`] for the texts). The namespace is looked up once, only when a
     /// candidate policy exists; params only for bindings with a `paramRef`.
     pub fn admit(&self, request: &AdmissionRequest, lookups: &Lookups<'_>) -> Decision {
+        let Some(prepared) = self.prepare(request, lookups) else {
+            return Decision::default();
+        };
+        let input = Input {
+            request,
+            namespace: prepared.namespace.as_ref(),
+            params: &prepared.params,
+            authorizer: lookups.authorizer.cloned(),
+        };
+        let policies = prepared
+            .candidates
+            .iter()
+            .map(|&i| (&*self.policies[i], self.bindings[i].iter().collect()));
+        dispatch(policies, &input, &*self.resources)
+    }
+
+    /// The policy at a position, with its bindings.
+    pub(crate) fn at(&self, i: usize) -> (&CompiledPolicy, &[ValidatingAdmissionPolicyBinding]) {
+        (&self.policies[i], &self.bindings[i])
+    }
+
+    /// The table of equivalent resources.
+    pub(crate) fn resources(&self) -> &dyn EquivalentResources {
+        &*self.resources
+    }
+
+    /// What deciding `request` needs: the candidate policies (positions, ascending), the
+    /// request's namespace and the params candidates of their bindings; `None` when no
+    /// policy may match (or the request is for the policy resources themselves).
+    pub(crate) fn prepare(
+        &self,
+        request: &AdmissionRequest,
+        lookups: &Lookups<'_>,
+    ) -> Option<Prepared> {
         let candidates = self.candidates(request);
         if candidates.is_empty() || super::is_admission_policy_resource(&request.resource) {
-            return Decision::default();
+            return None;
         }
         let namespace = if request.namespace.is_empty() {
             None
@@ -345,17 +379,19 @@ impl PolicySet {
                 }
             }
         }
-        let input = Input {
-            request,
-            namespace: namespace.as_ref(),
-            params: &params,
-            authorizer: lookups.authorizer.cloned(),
-        };
-        let policies = candidates
-            .iter()
-            .map(|&i| (&*self.policies[i], self.bindings[i].iter().collect()));
-        dispatch(policies, &input, &*self.resources)
+        Some(Prepared {
+            candidates,
+            namespace,
+            params,
+        })
     }
+}
+
+/// The candidates of a request and what their evaluation needs ([`PolicySet::prepare`]).
+pub(crate) struct Prepared {
+    pub(crate) candidates: Vec<usize>,
+    pub(crate) namespace: Option<serde_json::Value>,
+    pub(crate) params: Vec<serde_json::Value>,
 }
 
 #[cfg(test)]

@@ -172,6 +172,7 @@ impl Checker {
         env.set_type_provider(Arc::new(CheckTypes {
             admission: AdmissionTypes {
                 variables: variables.to_vec(),
+                patch_types: false,
             },
             schemas,
         }));

@@ -397,6 +397,155 @@ pub fn policy_errors(
     compiled: &CompileErrors,
 ) -> Vec<FieldError> {
     let mut errors = Errors::default();
+    shared_errors(policy, compiled, None, &mut errors);
+    let spec = &policy.spec;
+    let path = FieldPath::new("spec");
+    validating_errors(policy, spec, &path, compiled, &mut errors);
+    errors.0
+}
+
+/// The operations a MutatingAdmissionPolicy (and its binding) may match: no DELETE.
+const MUTATING_OPERATIONS: [&str; 4] = ["*", "CONNECT", "CREATE", "UPDATE"];
+
+/// `validateOperations` of a mutating policy's or binding's rules.
+fn validate_mutating_operations(
+    rules: &[NamedRuleWithOperations],
+    path: &FieldPath,
+    errors: &mut Errors,
+) {
+    for rule in rules {
+        for operation in &rule.operations {
+            if !MUTATING_OPERATIONS.contains(&operation.as_str()) {
+                errors.not_supported(path, operation, &MUTATING_OPERATIONS);
+            }
+        }
+    }
+}
+
+/// The field errors of a MutatingAdmissionPolicy, in the API server's order
+/// (`validateMutatingAdmissionPolicySpec`): the parts shared with validating policies
+/// (checked on `shared`, the policy's [`super::api::MutatingAdmissionPolicy::as_validating`]),
+/// then `mutations` (`mutation_errors`: each mutation's expression's compile error, by
+/// index) and `reinvocationPolicy`.
+pub fn mutating_policy_errors(
+    policy: &super::api::MutatingAdmissionPolicy,
+    shared: &ValidatingAdmissionPolicy,
+    compiled: &CompileErrors,
+    mutation_errors: &[Option<ExpressionError>],
+) -> Vec<FieldError> {
+    let mut errors = Errors::default();
+    shared_errors(
+        shared,
+        compiled,
+        Some(&MUTATING_OPERATIONS[..]),
+        &mut errors,
+    );
+    let spec = &policy.spec;
+    let path = FieldPath::new("spec");
+    if spec.mutations.is_empty() {
+        let detail = "mutations must contain at least one item";
+        errors.required(&path.child("mutations"), detail);
+    }
+    for (i, mutation) in spec.mutations.iter().enumerate() {
+        let path = path.child("mutations").index(i);
+        let error = mutation_errors.get(i).and_then(Option::as_ref);
+        let mut expression = |patch: &Option<super::api::PatchExpression>, name: &str| {
+            let Some(patch) = patch else {
+                let detail = format!(
+                    "must be specified when patchType is {}",
+                    mutation.patch_type
+                );
+                errors.required(&path.child(name), &detail);
+                return;
+            };
+            let expression_path = path.child(name).child("expression");
+            let source = patch.expression.trim();
+            if source.is_empty() {
+                errors.required(&expression_path, "");
+            } else {
+                errors.expression(&expression_path, source, error);
+            }
+        };
+        match mutation.patch_type.as_str() {
+            "" => {
+                errors.required(&path.child("patchType"), "");
+                continue;
+            }
+            "JSONPatch" => {
+                expression(&mutation.json_patch, "jsonPatch");
+                if mutation.apply_configuration.is_some() {
+                    let detail = "must not be specified when patchType is JSONPatch";
+                    errors.invalid_rendered(
+                        &path.child("applyConfiguration"),
+                        "{applyConfiguration}".into(),
+                        detail,
+                    );
+                }
+            }
+            "ApplyConfiguration" => {
+                expression(&mutation.apply_configuration, "applyConfiguration");
+                if mutation.json_patch.is_some() {
+                    let detail = "must not be specified when patchType is ApplyConfiguration";
+                    errors.invalid_rendered(&path.child("jsonPatch"), "{jsonPatch}".into(), detail);
+                }
+            }
+            other => errors.not_supported(
+                &path.child("patchType"),
+                other,
+                &["ApplyConfiguration", "JSONPatch"],
+            ),
+        }
+    }
+    match spec.reinvocation_policy.as_str() {
+        "" => errors.required(&path.child("reinvocationPolicy"), ""),
+        "Never" | "IfNeeded" => {}
+        other => errors.not_supported(
+            &path.child("reinvocationPolicy"),
+            other,
+            &["IfNeeded", "Never"],
+        ),
+    }
+    errors.0
+}
+
+/// The field errors of a MutatingAdmissionPolicyBinding, in the API server's order.
+pub fn mutating_binding_errors(
+    binding: &super::api::MutatingAdmissionPolicyBinding,
+) -> Vec<FieldError> {
+    let mut errors = Errors::default();
+    validate_meta(&binding.metadata, &mut errors);
+    let spec = &binding.spec;
+    let path = FieldPath::new("spec");
+    if spec.policy_name.is_empty() {
+        errors.required(&path.child("policyName"), "");
+    } else {
+        for message in check("dns1123Subdomain", &spec.policy_name) {
+            errors.invalid(&path.child("policyName"), &spec.policy_name, &message);
+        }
+    }
+    if let Some(param_ref) = &spec.param_ref {
+        validate_param_ref(param_ref, &path.child("paramRef"), &mut errors);
+    }
+    if let Some(resources) = &spec.match_resources {
+        let resources_path = path.child("matchResources");
+        validate_match_resources(resources, &resources_path, &mut errors);
+        let operations = resources_path.child("resourceRules").child("operations");
+        validate_mutating_operations(&resources.resource_rules, &operations, &mut errors);
+    }
+    errors.0
+}
+
+/// The checks of the parts validating and mutating policies share: metadata,
+/// failurePolicy, paramKind, matchConstraints (with `operations`, the operations the
+/// policy may match when not all may be), matchConditions and variables.
+fn shared_errors(
+    policy: &ValidatingAdmissionPolicy,
+    compiled: &CompileErrors,
+    operations: Option<&[&str]>,
+    errors: &mut Errors,
+) {
+    let errors_out = errors;
+    let mut errors = std::mem::take(errors_out);
     validate_meta(&policy.metadata, &mut errors);
     let spec = &policy.spec;
     let path = FieldPath::new("spec");
@@ -414,6 +563,10 @@ pub fn policy_errors(
             // At least one rule, for type information.
             if constraints.resource_rules.is_empty() {
                 errors.required(&constraints_path.child("resourceRules"), "");
+            }
+            if operations.is_some() {
+                let path = constraints_path.child("resourceRules").child("operations");
+                validate_mutating_operations(&constraints.resource_rules, &path, &mut errors);
             }
         }
     }
@@ -465,11 +618,22 @@ pub fn policy_errors(
             errors.expression(&path.child("expression"), &variable.expression, error);
         }
     }
+    *errors_out = errors;
+}
+
+/// The checks of a validating policy's own parts: validations and audit annotations.
+fn validating_errors(
+    policy: &ValidatingAdmissionPolicy,
+    spec: &super::api::PolicySpec,
+    path: &FieldPath,
+    compiled: &CompileErrors,
+    errors: &mut Errors,
+) {
     if spec.validations.is_empty() && spec.audit_annotations.is_empty() {
         let detail = "validations or auditAnnotations must contain at least one item";
         errors.required(&path.child("validations"), detail);
         errors.required(&path.child("auditAnnotations"), detail);
-        return errors.0;
+        return;
     }
     for (i, validation) in spec.validations.iter().enumerate() {
         let path = path.child("validations").index(i);
@@ -546,7 +710,6 @@ pub fn policy_errors(
             errors.duplicate(&path.child("key"), &annotation.key);
         }
     }
-    errors.0
 }
 
 /// `validateParamRef`.

@@ -1,0 +1,389 @@
+//! Applying a JSON patch (RFC 6902) to an object as the API server's mutating admission
+//! policies do (evanphx/json-patch v4, `gopkg.in/evanphx/json-patch.v4`): its error texts,
+//! a missing map key readable as absent (so `replace` of an unset field sets it), negative
+//! list indices counted from the end, and a failed `test` leaving the object unchanged.
+
+use serde_json::Value as Json;
+
+/// One operation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operation {
+    /// `add`, `remove`, `replace`, `move`, `copy` or `test`.
+    pub op: String,
+    /// A JSON pointer.
+    pub path: String,
+    /// The source pointer of `move` and `copy` (empty when not given).
+    pub from: String,
+    /// The value (`None`: not given, taken as `null`).
+    pub value: Option<Json>,
+}
+
+/// Why a patch does not apply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PatchError {
+    /// A `test` operation failed: the patch is not applied, and that is no error.
+    TestFailed(String),
+    /// Any other failure, in the library's words.
+    Failed(String),
+}
+
+const MISSING: &str = "missing value";
+const INVALID_INDEX: &str = "invalid index referenced";
+
+/// `decodePatchKey`: `~1` is `/`, `~0` is `~`.
+fn decode_key(part: &str) -> String {
+    part.replace("~1", "/").replace("~0", "~")
+}
+
+/// The container of the pointer's last segment and that segment (`findObject`), or `None`
+/// when the path is not a pointer into the document or its parent does not exist.
+fn find<'d>(doc: &'d mut Json, path: &str) -> Option<(&'d mut Json, String)> {
+    let split: Vec<&str> = path.split('/').collect();
+    if split.len() < 2 {
+        return None;
+    }
+    let mut at = doc;
+    for part in &split[1..split.len() - 1] {
+        let key = decode_key(part);
+        let next = match at {
+            Json::Object(m) => m.get_mut(&key)?,
+            Json::Array(items) => {
+                let i = list_index(&key, items.len()).ok()??;
+                items.get_mut(i)?
+            }
+            _ => return None,
+        };
+        if !matches!(next, Json::Object(_) | Json::Array(_)) {
+            return None;
+        }
+        at = next;
+    }
+    Some((at, decode_key(split[split.len() - 1])))
+}
+
+/// A list index (negative counts from the end): `Err` with the parse error's text when
+/// the key is not an integer, `Ok(None)` when out of range for `len` items.
+fn list_index(key: &str, len: usize) -> Result<Option<usize>, String> {
+    let i: i64 = key
+        .parse()
+        .map_err(|_| format!("strconv.Atoi: parsing {key:?}: invalid syntax"))?;
+    let i = if i < 0 { i + len as i64 } else { i };
+    Ok((i >= 0 && (i as usize) < len).then_some(i as usize))
+}
+
+fn invalid_index(key: &str) -> String {
+    format!("Unable to access invalid index: {key}: {INVALID_INDEX}")
+}
+
+/// `container.get`: a map's missing key is absent (no error); a list's index must exist.
+fn get(container: &Json, key: &str) -> Result<Option<Json>, String> {
+    match container {
+        Json::Object(m) => Ok(m.get(key).cloned()),
+        Json::Array(items) => match list_index(key, items.len())? {
+            Some(i) => Ok(Some(items[i].clone())),
+            None => Err(invalid_index(key)),
+        },
+        _ => Err(MISSING.into()),
+    }
+}
+
+/// `container.add`: a map's key set; in a list, inserted before the index (`-`: appended).
+fn add(container: &mut Json, key: &str, value: Json) -> Result<(), String> {
+    match container {
+        Json::Object(m) => {
+            m.insert(key.to_string(), value);
+            Ok(())
+        }
+        Json::Array(items) => {
+            if key == "-" {
+                items.push(value);
+                return Ok(());
+            }
+            let i: i64 = key.parse().map_err(|_| {
+                format!("value was not a proper array index: '{key}': strconv.Atoi: parsing {key:?}: invalid syntax")
+            })?;
+            let len = items.len() as i64 + 1;
+            let i = if i < 0 { i + len } else { i };
+            if i < 0 || i >= len {
+                return Err(invalid_index(key));
+            }
+            items.insert(i as usize, value);
+            Ok(())
+        }
+        _ => Err(MISSING.into()),
+    }
+}
+
+/// `container.set`: a map's key set; a list's existing item replaced.
+fn set(container: &mut Json, key: &str, value: Json) -> Result<(), String> {
+    match container {
+        Json::Object(m) => {
+            m.insert(key.to_string(), value);
+            Ok(())
+        }
+        Json::Array(items) => match list_index(key, items.len())? {
+            Some(i) => {
+                items[i] = value;
+                Ok(())
+            }
+            None => Err(invalid_index(key)),
+        },
+        _ => Err(MISSING.into()),
+    }
+}
+
+/// `container.remove`.
+fn remove(container: &mut Json, key: &str) -> Result<Json, String> {
+    match container {
+        Json::Object(m) => m
+            .remove(key)
+            .ok_or_else(|| format!("Unable to remove nonexistent key: {key}: {MISSING}")),
+        Json::Array(items) => match list_index(key, items.len())? {
+            Some(i) => Ok(items.remove(i)),
+            None => Err(invalid_index(key)),
+        },
+        _ => Err(MISSING.into()),
+    }
+}
+
+/// JSON equality as the library compares decoded values (numbers as float64).
+fn equal(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Applies `operations` to `doc` in order.
+pub fn apply(doc: &Json, operations: &[Operation]) -> Result<Json, PatchError> {
+    let mut doc = doc.clone();
+    for op in operations {
+        apply_one(&mut doc, op)?;
+    }
+    Ok(doc)
+}
+
+fn failed(message: String) -> PatchError {
+    PatchError::Failed(message)
+}
+
+fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
+    let path = op.path.as_str();
+    let value = || op.value.clone().unwrap_or(Json::Null);
+    match op.op.as_str() {
+        "add" => {
+            let Some((con, key)) = find(doc, path) else {
+                return Err(failed(format!(
+                    "add operation does not apply: doc is missing path: \"{path}\": {MISSING}"
+                )));
+            };
+            add(con, &key, value())
+                .map_err(|e| failed(format!("error in add for path: '{path}': {e}")))
+        }
+        "remove" => {
+            let Some((con, key)) = find(doc, path) else {
+                return Err(failed(format!(
+                    "remove operation does not apply: doc is missing path: \"{path}\": {MISSING}"
+                )));
+            };
+            remove(con, &key)
+                .map(drop)
+                .map_err(|e| failed(format!("error in remove for path: '{path}': {e}")))
+        }
+        "replace" => {
+            let Some((con, key)) = find(doc, path) else {
+                return Err(failed(format!(
+                    "replace operation does not apply: doc is missing path: {path}: {MISSING}"
+                )));
+            };
+            if get(con, &key).is_err() {
+                return Err(failed(format!(
+                    "replace operation does not apply: doc is missing key: {path}: {MISSING}"
+                )));
+            }
+            set(con, &key, value())
+                .map_err(|e| failed(format!("error in remove for path: '{path}': {e}")))
+        }
+        "move" | "copy" => {
+            let verb = op.op.as_str();
+            let from = op.from.as_str();
+            let Some((con, key)) = find(doc, from) else {
+                return Err(failed(format!(
+                    "{verb} operation does not apply: doc is missing from path: {from}: {MISSING}"
+                )));
+            };
+            let moved = if verb == "move" {
+                let found = get(con, &key)
+                    .map_err(|e| failed(format!("error in move for path: '{key}': {e}")))?;
+                if found.is_none() {
+                    return Err(failed(format!(
+                        "error in move for path: '{key}': Unable to remove nonexistent key: {key}: {MISSING}"
+                    )));
+                }
+                remove(con, &key)
+                    .map_err(|e| failed(format!("error in move for path: '{key}': {e}")))?
+            } else {
+                get(con, &key)
+                    .map_err(|e| failed(format!("error in copy for from: '{from}': {e}")))?
+                    .unwrap_or(Json::Null)
+            };
+            let Some((con, key)) = find(doc, path) else {
+                return Err(failed(format!(
+                    "{verb} operation does not apply: doc is missing destination path: {path}: {MISSING}"
+                )));
+            };
+            add(con, &key, moved).map_err(|e| {
+                if verb == "move" {
+                    failed(format!("error in move for path: '{key}': {e}"))
+                } else {
+                    failed(format!("error while adding value during copy: {e}"))
+                }
+            })
+        }
+        "test" => {
+            let Some((con, key)) = find(doc, path) else {
+                return Err(failed(format!(
+                    "test operation does not apply: is missing path: {path}: {MISSING}"
+                )));
+            };
+            let found = get(con, &key)
+                .map_err(|e| failed(format!("error in test for path: '{path}': {e}")))?;
+            let holds = match (&found, &op.value) {
+                (None | Some(Json::Null), None | Some(Json::Null)) => true,
+                (Some(v), Some(w)) => equal(v, w),
+                _ => false,
+            };
+            if holds {
+                Ok(())
+            } else {
+                Err(PatchError::TestFailed(format!(
+                    "testing value {path} failed: test failed"
+                )))
+            }
+        }
+        other => Err(failed(format!("Unexpected kind: {other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn op(op: &str, path: &str, value: Option<Json>) -> Operation {
+        Operation {
+            op: op.into(),
+            path: path.into(),
+            from: String::new(),
+            value,
+        }
+    }
+
+    // Cases of kubernetes `staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/
+    // mutating/patch/json_patch_test.go` (`TestJSONPatch`), on JSON documents.
+    #[test]
+    fn upstream_json_patch_cases() {
+        let deployment = json!({"metadata": {"labels": {"y": "1"}},
+            "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "a"}]}}}});
+        // replace of an unset map key sets it
+        let out = apply(
+            &deployment,
+            &[op("replace", "/metadata/labels/x", Some(json!("2")))],
+        );
+        assert_eq!(
+            out.unwrap()["metadata"]["labels"],
+            json!({"x": "2", "y": "1"})
+        );
+        // add to the end and to the start of a list
+        let out = apply(
+            &deployment,
+            &[
+                op(
+                    "add",
+                    "/spec/template/spec/containers/-",
+                    Some(json!({"name": "x"})),
+                ),
+                op(
+                    "add",
+                    "/spec/template/spec/containers/0",
+                    Some(json!({"name": "w"})),
+                ),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            out["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "w"}, {"name": "a"}, {"name": "x"}])
+        );
+        // `-` names no item to replace
+        let out = apply(
+            &deployment,
+            &[op(
+                "replace",
+                "/spec/template/spec/containers/-",
+                Some(json!({"name": "x"})),
+            )],
+        );
+        assert_eq!(
+            out,
+            Err(PatchError::Failed(
+                "replace operation does not apply: doc is missing key: \
+                 /spec/template/spec/containers/-: missing value"
+                    .into()
+            ))
+        );
+        // a failed test
+        let out = apply(
+            &deployment,
+            &[op("test", "/spec/replicas", Some(json!(100)))],
+        );
+        assert!(matches!(out, Err(PatchError::TestFailed(_))));
+        let out = apply(
+            &deployment,
+            &[op("test", "/spec/replicas", Some(json!(1.0)))],
+        );
+        assert!(out.is_ok());
+        // move and copy
+        let mut moved = op("move", "/metadata/labels/z", None);
+        moved.from = "/metadata/labels/y".into();
+        let out = apply(&deployment, &[moved]).unwrap();
+        assert_eq!(out["metadata"]["labels"], json!({"z": "1"}));
+        let mut copied = op("copy", "/spec/template/spec/containers/-", None);
+        copied.from = "/spec/template/spec/containers/0".into();
+        let out = apply(&deployment, &[copied]).unwrap();
+        assert_eq!(
+            out["spec"]["template"]["spec"]["containers"],
+            json!([{"name": "a"}, {"name": "a"}])
+        );
+        // a missing parent
+        let out = apply(&deployment, &[op("add", "/status/x", Some(json!(1)))]);
+        assert_eq!(
+            out,
+            Err(PatchError::Failed(
+                "add operation does not apply: doc is missing path: \"/status/x\": missing value"
+                    .into()
+            ))
+        );
+        // escaped keys
+        let out = apply(
+            &deployment,
+            &[op("add", "/metadata/labels/k8s.io~1x~0y", Some(json!("t")))],
+        );
+        assert_eq!(out.unwrap()["metadata"]["labels"]["k8s.io/x~y"], json!("t"));
+        let out = apply(&deployment, &[op("remove", "/metadata/labels/nope", None)]);
+        assert_eq!(
+            out,
+            Err(PatchError::Failed(
+                "error in remove for path: '/metadata/labels/nope': Unable to remove \
+                 nonexistent key: nope: missing value"
+                    .into()
+            ))
+        );
+    }
+}

@@ -1,0 +1,686 @@
+//! MutatingAdmissionPolicy: policies whose expressions build patches (apply configurations
+//! or JSON patches) that change the object being written, applied in order before the
+//! validating policies judge it (kube-apiserver's `policy/mutating` plugin: its dispatcher,
+//! patchers, error texts and reinvocation).
+//!
+//! A mutating policy shares paramKind, matchConstraints, matchConditions, variables and
+//! failurePolicy with validating policies: those parts are compiled, matched and evaluated
+//! by the same code ([`CompiledPolicy`], [`PolicySet`]); only the mutations are its own.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use kcel_stdlib::kubernetes::admission::{AdmissionRequest, Lookups};
+//! use kcel_stdlib::kubernetes::admission::mutating::{
+//!     CompiledMutatingPolicy, DeducedMerge, MutatingPolicySet,
+//! };
+//!
+//! let policy = serde_json::from_value(serde_json::json!({
+//!     "metadata": {"name": "add-team"},
+//!     "spec": {
+//!         "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+//!             "operations": ["CREATE"], "resources": ["configmaps"]}]},
+//!         "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+//!             "expression": "Object{metadata: Object.metadata{labels: {'team': 'a'}}}"}}],
+//!         "reinvocationPolicy": "Never"
+//!     }
+//! })).unwrap();
+//! let binding = serde_json::from_value(serde_json::json!({
+//!     "metadata": {"name": "add-team-binding"}, "spec": {"policyName": "add-team"}
+//! })).unwrap();
+//! let set = MutatingPolicySet::new([Arc::new(CompiledMutatingPolicy::new(policy))], [binding]);
+//! let request: AdmissionRequest = serde_json::from_value(serde_json::json!({
+//!     "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+//!     "resource": {"group": "", "version": "v1", "resource": "configmaps"},
+//!     "name": "c", "operation": "CREATE",
+//!     "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+//! })).unwrap();
+//! let mutated = set.mutate(&request, &Lookups::none(), &DeducedMerge);
+//! assert_eq!(mutated.object.unwrap()["metadata"]["labels"]["team"], "a");
+//! ```
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::activation::{Converted, PolicyActivation, Subject};
+use super::api::{
+    AdmissionRequest, FailurePolicy, GroupVersionKind, MutatingAdmissionPolicy,
+    MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBinding,
+};
+use super::compile::{Compiled, CompiledPolicy, PatchKind, compile_mutation};
+use super::configuration_errors::ConfigurationError;
+use super::evaluate::{BINDING_COST_BUDGET, ExpressionCost, evaluate_one, match_conditions_only};
+use super::json_patch::{self, PatchError};
+use super::matching::{self, EquivalentResources, ResourceTable};
+use super::patch_types::{JsonPatchValue, check_type_names, to_json};
+use super::policy_set::{Lookups, PolicySet};
+use super::{Input, Status, params, write_validation};
+use crate::kubernetes::crd::FieldError;
+
+/// A mutating policy with every expression compiled once.
+#[derive(Debug)]
+pub struct CompiledMutatingPolicy {
+    /// The policy as given.
+    pub policy: MutatingAdmissionPolicy,
+    /// The parts shared with validating policies, compiled as theirs (no validations).
+    pub shared: Arc<CompiledPolicy>,
+    /// Each mutation's kind and expression, in order (`None`: no expression of a known
+    /// patch type, which the API server rejects when the policy is written).
+    pub mutations: Vec<Option<(PatchKind, Compiled)>>,
+    /// The field errors (the API server would reject the policy).
+    pub errors: Vec<FieldError>,
+}
+
+impl CompiledMutatingPolicy {
+    /// Compiles every expression of `policy` once, and validates the policy as the API
+    /// server does when it is written (`ValidateMutatingAdmissionPolicy`).
+    pub fn new(policy: MutatingAdmissionPolicy) -> CompiledMutatingPolicy {
+        let shared_policy = policy.as_validating();
+        let (shared, compile_errors) = CompiledPolicy::compile_parts(
+            shared_policy.clone(),
+            None,
+            false,
+            None,
+            Some(kcel::DEFAULT_MEMORY_LIMIT),
+        );
+        let mut mutations = Vec::new();
+        let mut mutation_errors = Vec::new();
+        for (i, m) in policy.spec.mutations.iter().enumerate() {
+            let (kind, patch, name) = match m.patch_type.as_str() {
+                "ApplyConfiguration" => (
+                    PatchKind::ApplyConfiguration,
+                    &m.apply_configuration,
+                    "applyConfiguration",
+                ),
+                "JSONPatch" => (PatchKind::JsonPatch, &m.json_patch, "jsonPatch"),
+                _ => {
+                    mutations.push(None);
+                    mutation_errors.push(None);
+                    continue;
+                }
+            };
+            let Some(patch) = patch else {
+                mutations.push(None);
+                mutation_errors.push(None);
+                continue;
+            };
+            let field = format!("spec.mutations[{i}].{name}.expression");
+            let (compiled, error) = compile_mutation(&shared, field, &patch.expression, kind);
+            mutations.push(Some((kind, compiled)));
+            mutation_errors.push(error);
+        }
+        let errors = write_validation::mutating_policy_errors(
+            &policy,
+            &shared_policy,
+            &compile_errors,
+            &mutation_errors,
+        );
+        CompiledMutatingPolicy {
+            policy,
+            shared: Arc::new(shared),
+            mutations,
+            errors,
+        }
+    }
+
+    /// The policy's name.
+    pub fn name(&self) -> &str {
+        &self.policy.metadata.name
+    }
+
+    /// Whether the policy is invoked again after later mutations changed the object.
+    fn if_needed(&self) -> bool {
+        self.policy.spec.reinvocation_policy == "IfNeeded"
+    }
+}
+
+/// The field errors of a binding, as the API server validates it when written.
+pub fn validate_binding(binding: &MutatingAdmissionPolicyBinding) -> Vec<FieldError> {
+    write_validation::mutating_binding_errors(binding)
+}
+
+/// Merges an apply configuration into an object as structured-merge-diff's apply does with
+/// the object's schema (kube-apiserver's `ApplyStructuredMergeDiff`): the embedder's
+/// knowledge of schemas (list types and keys, atomic maps).
+pub trait ApplyMerge: Send + Sync {
+    /// `patch` (an apply configuration of `kind`, with its `apiVersion` and `kind`) merged
+    /// into `object`; `Err` with upstream's text (`invalid ApplyConfiguration: may not
+    /// mutate atomic arrays, maps or structs: .spec.x`, ...), which the caller prefixes
+    /// with `error applying patch: `.
+    fn merge(&self, kind: &GroupVersionKind, object: &Json, patch: &Json) -> Result<Json, String>;
+}
+
+/// The merge of structured-merge-diff's deduced schema (no schema known): maps merge by
+/// key, lists and scalars are atomic (a list in an apply configuration is an error, as
+/// upstream refuses to mutate atomic lists).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeducedMerge;
+
+impl ApplyMerge for DeducedMerge {
+    fn merge(&self, _: &GroupVersionKind, object: &Json, patch: &Json) -> Result<Json, String> {
+        let mut atomics = Vec::new();
+        deduced_atomics(patch, &mut String::new(), &mut atomics);
+        if !atomics.is_empty() {
+            return Err(format!(
+                "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
+                atomics.join(", ")
+            ));
+        }
+        Ok(deduced_merge(object, patch))
+    }
+}
+
+fn deduced_atomics(value: &Json, path: &mut String, out: &mut Vec<String>) {
+    match value {
+        Json::Object(m) => {
+            for (k, v) in m {
+                let len = path.len();
+                path.push('.');
+                path.push_str(k);
+                deduced_atomics(v, path, out);
+                path.truncate(len);
+            }
+        }
+        Json::Array(_) => out.push(path.clone()),
+        _ => {}
+    }
+}
+
+fn deduced_merge(live: &Json, patch: &Json) -> Json {
+    match (live, patch) {
+        (Json::Object(l), Json::Object(p)) => {
+            let mut out = l.clone();
+            for (k, v) in p {
+                let merged = match l.get(k) {
+                    Some(lv) => deduced_merge(lv, v),
+                    None => v.clone(),
+                };
+                out.insert(k.clone(), merged);
+            }
+            Json::Object(out)
+        }
+        (_, p) => p.clone(),
+    }
+}
+
+/// The outcome of the mutating policies on a request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mutated {
+    /// The object after the mutations, if a mutation was applied (it may equal the
+    /// request's object).
+    pub object: Option<Json>,
+    /// The request's failure, if a mutation failed under failurePolicy Fail (or the
+    /// request's namespace was not found).
+    pub status: Option<Status>,
+    /// The cost of each evaluated expression, as `(policy, binding, cost)`.
+    pub costs: Vec<(String, String, ExpressionCost)>,
+    /// Which policy invocations ran, in order, as `policy/binding` (the second pass's after
+    /// the first's).
+    pub invocations: Vec<String>,
+}
+
+/// Mutating policies compiled once with their bindings, indexed by resource as a
+/// [`PolicySet`] is (that index is built over the policies' shared parts). Build a new set
+/// when policies or bindings change; a set is immutable and can be shared between threads.
+pub struct MutatingPolicySet {
+    shared: PolicySet,
+    policies: Vec<Arc<CompiledMutatingPolicy>>,
+}
+
+impl std::fmt::Debug for MutatingPolicySet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MutatingPolicySet")
+            .field("policies", &self.policies.len())
+            .finish()
+    }
+}
+
+impl Default for MutatingPolicySet {
+    fn default() -> MutatingPolicySet {
+        MutatingPolicySet::new(Vec::new(), Vec::new())
+    }
+}
+
+/// One invocation: a policy, a binding and a params object.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    policy: String,
+    binding: String,
+    param: Option<(String, String)>,
+}
+
+/// A failed invocation (upstream's `PolicyError`).
+struct PolicyError {
+    policy: String,
+    binding: Option<String>,
+    message: String,
+    /// The Status reason: `Invalid` for mutation errors, empty (Forbidden) for matching
+    /// and params errors.
+    reason: &'static str,
+    ignored: bool,
+}
+
+fn meta_str<'v>(object: &'v Json, field: &str) -> &'v str {
+    object
+        .get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Json::as_str)
+        .unwrap_or("")
+}
+
+impl MutatingPolicySet {
+    /// A set of `policies` (invoked in this order) and `bindings` (each applies to the
+    /// policy it names), with the built-in table of equivalent resources.
+    pub fn new(
+        policies: impl IntoIterator<Item = Arc<CompiledMutatingPolicy>>,
+        bindings: impl IntoIterator<Item = MutatingAdmissionPolicyBinding>,
+    ) -> MutatingPolicySet {
+        MutatingPolicySet::with_resources(policies, bindings, Arc::new(ResourceTable::builtin()))
+    }
+
+    /// [`MutatingPolicySet::new`] with the embedder's table of equivalent resources.
+    pub fn with_resources(
+        policies: impl IntoIterator<Item = Arc<CompiledMutatingPolicy>>,
+        bindings: impl IntoIterator<Item = MutatingAdmissionPolicyBinding>,
+        resources: Arc<dyn EquivalentResources>,
+    ) -> MutatingPolicySet {
+        let policies: Vec<Arc<CompiledMutatingPolicy>> = policies.into_iter().collect();
+        let bindings: Vec<ValidatingAdmissionPolicyBinding> =
+            bindings.into_iter().map(|b| b.as_validating()).collect();
+        let shared = PolicySet::with_resources(
+            policies.iter().map(|p| p.shared.clone()),
+            bindings,
+            resources,
+        );
+        MutatingPolicySet { shared, policies }
+    }
+
+    /// The policies of the set, in invocation order.
+    pub fn policies(&self) -> impl Iterator<Item = &Arc<CompiledMutatingPolicy>> {
+        self.policies.iter()
+    }
+
+    /// Whether no policy has a binding.
+    pub fn is_empty(&self) -> bool {
+        self.shared.is_empty()
+    }
+
+    /// Whether some policy of the set may match `request`.
+    pub fn may_match(&self, request: &AdmissionRequest) -> bool {
+        self.shared.may_match(request)
+    }
+
+    /// Mutates the request's object as kube-apiserver's MutatingAdmissionPolicy plugin:
+    /// each matching policy, binding and params object in order, each mutation applied to
+    /// the object the previous left, then (when a mutation applied) the invocations of
+    /// policies with `reinvocationPolicy: IfNeeded` once more. Errors follow each policy's
+    /// failurePolicy; the first that counts fails the request (403, `policy '<p>' with
+    /// binding '<b>' denied request: <error>`).
+    pub fn mutate(
+        &self,
+        request: &AdmissionRequest,
+        lookups: &Lookups<'_>,
+        merge: &dyn ApplyMerge,
+    ) -> Mutated {
+        let Some(object) = request.object.as_ref() else {
+            return Mutated::default();
+        };
+        let Some(prepared) = self.shared.prepare(request, lookups) else {
+            return Mutated::default();
+        };
+        let input = Input {
+            request,
+            namespace: prepared.namespace.as_ref(),
+            params: &prepared.params,
+            authorizer: lookups.authorizer.cloned(),
+        };
+        let mut run = Pass {
+            set: self,
+            input: &input,
+            merge,
+            object: object.clone(),
+            applied: false,
+            previously_invoked: BTreeSet::new(),
+            reinvoke: BTreeSet::new(),
+            errors: Vec::new(),
+            aborted: None,
+            costs: Vec::new(),
+            invocations: Vec::new(),
+        };
+        run.pass(&prepared.candidates, false);
+        let settled = run.aborted.is_some() || run.failure().is_some();
+        if !settled && run.applied && run.finish_pass() {
+            run.applied = false;
+            run.pass(&prepared.candidates, true);
+        }
+        let status = run.aborted.take().or_else(|| run.failure());
+        let applied = status.is_none() && !run.invocations.is_empty();
+        Mutated {
+            object: applied.then_some(run.object),
+            status,
+            costs: run.costs,
+            invocations: run.invocations,
+        }
+    }
+}
+
+/// The state of one request's mutation.
+struct Pass<'a, 'i> {
+    set: &'a MutatingPolicySet,
+    input: &'a Input<'i>,
+    merge: &'a dyn ApplyMerge,
+    /// The object as mutated so far.
+    object: Json,
+    /// Whether a patch was applied in this pass (upstream's `Dirty`).
+    applied: bool,
+    /// `IfNeeded` invocations made since the last change.
+    previously_invoked: BTreeSet<Key>,
+    /// The invocations to make in the second pass.
+    reinvoke: BTreeSet<Key>,
+    errors: Vec<PolicyError>,
+    /// An error that fails the request as is (the request's namespace was not found).
+    aborted: Option<Status>,
+    costs: Vec<(String, String, ExpressionCost)>,
+    invocations: Vec<String>,
+}
+
+impl Pass<'_, '_> {
+    /// `RequireReinvokingPreviouslyInvokedPlugins`.
+    fn require_reinvoking(&mut self) {
+        if !self.previously_invoked.is_empty() {
+            self.reinvoke.append(&mut self.previously_invoked);
+        }
+    }
+
+    /// The end of a pass in which a patch applied: every `IfNeeded` invocation made is to
+    /// be made again; whether there is one.
+    fn finish_pass(&mut self) -> bool {
+        self.require_reinvoking();
+        !self.reinvoke.is_empty()
+    }
+
+    /// The first error that counts under its policy's failurePolicy, as the request's
+    /// status (`admission.NewForbidden` with the error's message and reason).
+    fn failure(&self) -> Option<Status> {
+        let e = self.errors.iter().find(|e| !e.ignored)?;
+        let message = match &e.binding {
+            Some(b) => format!(
+                "policy '{}' with binding '{b}' denied request: {}",
+                e.policy, e.message
+            ),
+            None => format!(
+                "policy {} denied request: {}",
+                crate::kubernetes::crd::field_error::go_quote(&e.policy),
+                e.message
+            ),
+        };
+        Some(Status {
+            code: 403,
+            reason: if e.reason.is_empty() {
+                "Forbidden".into()
+            } else {
+                e.reason.into()
+            },
+            message,
+        })
+    }
+
+    fn error(
+        &mut self,
+        policy: &CompiledMutatingPolicy,
+        binding: Option<&str>,
+        message: String,
+        reason: &'static str,
+    ) {
+        let ignored = policy.policy.spec.failure_policy == Some(FailurePolicy::Ignore);
+        let message = match (binding, reason) {
+            (Some(_), "") => format!("failed to configure binding: {message}"),
+            (None, "") => format!("failed to configure policy: {message}"),
+            _ => message,
+        };
+        self.errors.push(PolicyError {
+            policy: policy.name().to_string(),
+            binding: binding.map(str::to_string),
+            message,
+            reason,
+            ignored,
+        });
+    }
+
+    /// One pass over the candidate policies; `second`: only the invocations to reinvoke.
+    fn pass(&mut self, candidates: &[usize], second: bool) {
+        let request = self.input.request;
+        let resources = self.set.shared.resources();
+        let converted = Converted::default();
+        for &i in candidates {
+            let (shared, bindings) = self.set.shared.at(i);
+            let policy = self.set.policies[i].clone();
+            let Some(constraints) = &shared.policy.spec.match_constraints else {
+                continue;
+            };
+            let matched =
+                match matching::matches(constraints, request, self.input.namespace, resources) {
+                    Ok(Some(m)) => m,
+                    Ok(None) => continue,
+                    Err(e) => {
+                        if !second {
+                            self.error(&policy, None, e.to_string(), "");
+                        }
+                        continue;
+                    }
+                };
+            for binding in bindings {
+                let binding_name = binding.metadata.name.as_str();
+                if let Some(resources_rule) = &binding.spec.match_resources {
+                    match matching::matches(
+                        resources_rule,
+                        request,
+                        self.input.namespace,
+                        resources,
+                    ) {
+                        Ok(Some(_)) => {}
+                        Ok(None) => continue,
+                        Err(e) => {
+                            if !second {
+                                self.error(&policy, Some(binding_name), e.to_string(), "");
+                            }
+                            continue;
+                        }
+                    }
+                }
+                let params = match params::collect(&shared.policy.spec, binding, self.input) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        if !second {
+                            self.error(&policy, Some(binding_name), e.to_string(), "");
+                        }
+                        continue;
+                    }
+                };
+                let namespace = if request.namespace.is_empty()
+                    || (request.kind.kind == "Namespace"
+                        && request.kind.group.is_empty()
+                        && request.kind.version == "v1")
+                {
+                    None
+                } else if let Some(namespace) = self.input.namespace {
+                    Some(namespace)
+                } else {
+                    self.aborted = Some(Status {
+                        code: 404,
+                        reason: "NotFound".into(),
+                        message: ConfigurationError::NamespaceNotFound(request.namespace.clone())
+                            .to_string(),
+                    });
+                    return;
+                };
+                for param in params {
+                    let key = Key {
+                        policy: policy.name().to_string(),
+                        binding: binding_name.to_string(),
+                        param: param.map(|p| {
+                            (
+                                meta_str(p, "namespace").to_string(),
+                                meta_str(p, "name").to_string(),
+                            )
+                        }),
+                    };
+                    if second && !self.reinvoke.contains(&key) {
+                        continue;
+                    }
+                    self.invoke(
+                        &policy, binding, &matched, namespace, param, &converted, key,
+                    );
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn invoke(
+        &mut self,
+        policy: &CompiledMutatingPolicy,
+        binding: &ValidatingAdmissionPolicyBinding,
+        matched: &matching::Matched,
+        namespace: Option<&Json>,
+        param: Option<&Json>,
+        converted: &Converted,
+        key: Key,
+    ) {
+        let request = self.input.request;
+        let binding_name = binding.metadata.name.as_str();
+        let names = || (policy.name().to_string(), binding_name.to_string());
+        let activation = |object: &Json| {
+            let subject = Subject {
+                request,
+                matched,
+                object: Some(object),
+                old_object: request.old_object.as_ref(),
+                namespace,
+                params: param,
+                authorizer: self.input.authorizer.as_ref(),
+                converted,
+            };
+            Arc::new(PolicyActivation::new(&subject))
+        };
+        if !policy.shared.match_conditions.is_empty() {
+            let (result, costs) = match_conditions_only(&policy.shared, activation(&self.object));
+            for cost in costs {
+                let (p, b) = names();
+                self.costs.push((p, b, cost));
+            }
+            match result {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(e) => {
+                    self.error(policy, Some(binding_name), e, "Invalid");
+                    return;
+                }
+            }
+        }
+        self.invocations
+            .push(format!("{}/{binding_name}", policy.name()));
+        let before = self.object.clone();
+        for mutation in &policy.mutations {
+            let Some((kind, compiled)) = mutation else {
+                let message = format!(
+                    "expected {} compiled evaluators for policy {}, got fewer",
+                    policy.mutations.len(),
+                    policy.name()
+                );
+                self.error(policy, Some(binding_name), message, "Invalid");
+                continue;
+            };
+            let (result, costs) = evaluate_one(
+                &policy.shared,
+                activation(&self.object),
+                compiled,
+                BINDING_COST_BUDGET,
+            );
+            for cost in costs {
+                let (p, b) = names();
+                self.costs.push((p, b, cost));
+            }
+            let patched = result.and_then(|value| match kind {
+                PatchKind::ApplyConfiguration => self.apply_configuration(&value),
+                PatchKind::JsonPatch => json_patch_of(&value, &self.object),
+            });
+            match patched {
+                Ok(object) => {
+                    self.object = object;
+                    self.applied = true;
+                }
+                Err(e) => self.error(policy, Some(binding_name), e, "Invalid"),
+            }
+        }
+        if self.object != before {
+            self.require_reinvoking();
+        }
+        if policy.if_needed() {
+            self.previously_invoked.insert(key);
+        }
+    }
+
+    /// An apply configuration's value merged into the object.
+    fn apply_configuration(&self, value: &kcel::Value) -> Result<Json, String> {
+        check_type_names(value).map_err(|e| format!("type mismatch: {e}"))?;
+        let mut patch = to_json(value)?;
+        let kind = &self.input.request.kind;
+        if let Some(map) = patch.as_object_mut() {
+            for field in ["apiVersion", "kind"] {
+                if let Some(v) = self.object.get(field) {
+                    map.insert(field.into(), v.clone());
+                }
+            }
+        }
+        self.merge
+            .merge(kind, &self.object, &patch)
+            .map_err(|e| format!("error applying patch: {e}"))
+    }
+}
+
+/// A JSON patch expression's value applied to `object` (a failed `test` leaves it as is).
+fn json_patch_of(value: &kcel::Value, object: &Json) -> Result<Json, String> {
+    let kcel::Value::List(items) = value else {
+        return Err("type mismatch: JSONPatchType.expression should evaluate to array".into());
+    };
+    let mut operations = Vec::new();
+    for item in items.iter() {
+        let patch = match item {
+            kcel::Value::Opaque(o) => o.as_any().downcast_ref::<JsonPatchValue>(),
+            _ => None,
+        };
+        let Some(patch) = patch else {
+            return Err(
+                "type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch"
+                    .into(),
+            );
+        };
+        let value = match &patch.value {
+            None => None,
+            Some(v) => {
+                check_type_names(v).map_err(|e| format!("type mismatch: {e}"))?;
+                Some(to_json(v).map_err(|e| {
+                    format!(
+                        "JSONPath valueExpression evaluated to a type that could not marshal to JSON: {e}"
+                    )
+                })?)
+            }
+        };
+        operations.push(json_patch::Operation {
+            op: patch.op.clone(),
+            path: patch.path.clone(),
+            from: patch.from.clone(),
+            value,
+        });
+    }
+    match json_patch::apply(object, &operations) {
+        Ok(patched) => Ok(patched),
+        Err(PatchError::TestFailed(_)) => Ok(object.clone()),
+        Err(PatchError::Failed(e)) => Err(format!("JSON Patch: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+use super::*;
+use crate::kubernetes::admission::policy_set::StaticObjects;
+use serde_json::json;
+
+fn policy(name: &str, spec: Json) -> Arc<CompiledMutatingPolicy> {
+    let p = json!({"metadata": {"name": name}, "spec": spec});
+    let compiled = CompiledMutatingPolicy::new(serde_json::from_value(p).unwrap());
+    assert!(compiled.errors.is_empty(), "{:?}", compiled.errors);
+    Arc::new(compiled)
+}
+
+fn binding(name: &str, policy: &str) -> MutatingAdmissionPolicyBinding {
+    serde_json::from_value(json!({"metadata": {"name": name}, "spec": {"policyName": policy}}))
+        .unwrap()
+}
+
+fn rules(resource: &str, group: &str) -> Json {
+    json!({"resourceRules": [{"apiGroups": [group], "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"], "resources": [resource]}]})
+}
+
+fn config_map_request(object: Json) -> AdmissionRequest {
+    serde_json::from_value(json!({
+        "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+        "resource": {"group": "", "version": "v1", "resource": "configmaps"},
+        "name": "c", "namespace": "default", "operation": "CREATE", "object": object}))
+    .unwrap()
+}
+
+fn lookups(objects: &StaticObjects) -> Lookups<'_> {
+    Lookups {
+        namespaces: objects,
+        params: objects,
+        authorizer: None,
+    }
+}
+
+fn default_namespace() -> StaticObjects {
+    StaticObjects {
+        namespaces: vec![json!({"metadata": {"name": "default"}})],
+        params: Vec::new(),
+    }
+}
+
+#[test]
+fn apply_configuration_adds_a_label() {
+    let p = policy(
+        "label",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+                "expression": "Object{metadata: Object.metadata{labels: {'team': object.metadata.name + '-x'}}}"}}]}),
+    );
+    let set = MutatingPolicySet::new([p], [binding("label-b", "label")]);
+    let objects = default_namespace();
+    let request = config_map_request(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c", "labels": {"keep": "y"}}, "data": {"a": "b"}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    assert_eq!(mutated.status, None);
+    let object = mutated.object.unwrap();
+    assert_eq!(
+        object["metadata"]["labels"],
+        json!({"keep": "y", "team": "c-x"})
+    );
+    assert_eq!(object["data"], json!({"a": "b"}));
+}
+
+#[test]
+fn json_patch_with_params_and_escape_key() {
+    let p = policy(
+        "patch",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression":
+                "[JSONPatch{op: 'add', path: '/data/' + jsonpatch.escapeKey('k8s.io/x'), value: params.data.v}]"}}]}),
+    );
+    let b: MutatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": "patch-b"}, "spec": {"policyName": "patch",
+            "paramRef": {"name": "p", "parameterNotFoundAction": "Deny"}}}))
+    .unwrap();
+    let set = MutatingPolicySet::new([p], [b]);
+    let mut objects = default_namespace();
+    objects
+        .params
+        .push(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "p", "namespace": "default"}, "data": {"v": "from-param"}}));
+    let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    assert_eq!(
+        mutated.object.unwrap()["data"],
+        json!({"k8s.io/x": "from-param"})
+    );
+    // Without the param: the binding's Deny fails the request (generic dispatcher's
+    // configuration error, reason Forbidden).
+    let mutated = set.mutate(&request, &lookups(&default_namespace()), &DeducedMerge);
+    let status = mutated.status.unwrap();
+    assert_eq!(status.code, 403);
+    assert_eq!(status.reason, "Forbidden");
+    assert_eq!(
+        status.message,
+        "policy 'patch' with binding 'patch-b' denied request: failed to configure binding: \
+         no params found for policy binding with `Deny` parameterNotFoundAction"
+    );
+}
+
+#[test]
+fn evaluation_errors_follow_the_failure_policy() {
+    let spec = |failure: &str| {
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "failurePolicy": failure,
+            "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+                "expression": "Object{data: {'x': object.data.missing}}"}}]})
+    };
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
+    let set = MutatingPolicySet::new([policy("p", spec("Fail"))], [binding("b", "p")]);
+    let status = set
+        .mutate(&request, &lookups(&objects), &DeducedMerge)
+        .status
+        .unwrap();
+    assert_eq!((status.code, status.reason.as_str()), (403, "Invalid"));
+    assert_eq!(
+        status.message,
+        "policy 'p' with binding 'b' denied request: expression 'Object{data: {'x': \
+         object.data.missing}}' resulted in error: no such key: missing"
+    );
+    let set = MutatingPolicySet::new([policy("p", spec("Ignore"))], [binding("b", "p")]);
+    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    assert_eq!(mutated.status, None);
+}
+
+#[test]
+fn match_conditions_and_reinvocation() {
+    // `first` copies the label `second` sets: only its reinvocation sees it.
+    let first = policy(
+        "first",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "IfNeeded",
+            "matchConditions": [{"name": "not-skipped", "expression": "!has(object.metadata.annotations)"}],
+            "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+                "expression": "has(object.metadata.labels) && 'b' in object.metadata.labels ? Object{data: {'seen': object.metadata.labels['b']}} : Object{data: {'seen': 'none'}}"}}]}),
+    );
+    let second = policy(
+        "second",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+                "expression": "Object{metadata: Object.metadata{labels: {'b': 'set'}}}"}}]}),
+    );
+    let set = MutatingPolicySet::new(
+        [first, second],
+        [binding("first-b", "first"), binding("second-b", "second")],
+    );
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    assert_eq!(
+        mutated.invocations,
+        ["first/first-b", "second/second-b", "first/first-b"]
+    );
+    assert_eq!(mutated.object.unwrap()["data"], json!({"seen": "set"}));
+    // The match condition excludes the request.
+    let request = config_map_request(json!({"metadata": {"name": "c", "annotations": {}}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    assert_eq!(mutated.invocations, ["second/second-b"]);
+}
+
+#[test]
+fn type_names_must_follow_the_field_path() {
+    let p = policy(
+        "p",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+                "expression": "Object{metadata: Object.spec{labels: {'a': 'b'}}}"}}]}),
+    );
+    let set = MutatingPolicySet::new([p], [binding("b", "p")]);
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"}}));
+    let status = set
+        .mutate(&request, &lookups(&objects), &DeducedMerge)
+        .status
+        .unwrap();
+    assert_eq!(
+        status.message,
+        "policy 'p' with binding 'b' denied request: type mismatch: unexpected type name \
+         \"Object.spec\", expected \"Object.metadata\", which matches field name path from \
+         root Object type"
+    );
+}
+
+#[test]
+fn policy_validation() {
+    let p = json!({"metadata": {"name": "p"}, "spec": {
+    "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+        "operations": ["DELETE"], "resources": ["configmaps"]}]},
+    "mutations": [
+        {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": "1"}},
+        {"patchType": "JSONPatch", "jsonPatch": {"expression": "[JSONPatch{op: 'add', bad: 1}]"}},
+        {"patchType": "Merge"},
+        {"patchType": "JSONPatch"}
+    ]}});
+    let compiled = CompiledMutatingPolicy::new(serde_json::from_value(p).unwrap());
+    let texts: Vec<String> = compiled.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        texts[0],
+        "spec.matchConstraints.resourceRules.operations: Unsupported value: \"DELETE\": supported values: \"*\", \"CONNECT\", \"CREATE\", \"UPDATE\""
+    );
+    assert_eq!(
+        texts[1],
+        "spec.mutations[0].applyConfiguration.expression: Invalid value: \"1\": must evaluate to Object but got int"
+    );
+    assert!(texts[2].starts_with("spec.mutations[1].jsonPatch.expression: Invalid value: \"[JSONPatch{op: 'add', bad: 1}]\": compilation failed: ERROR: <input>:1:"), "{}", texts[2]);
+    assert_eq!(
+        texts[3],
+        "spec.mutations[2].patchType: Unsupported value: \"Merge\": supported values: \"ApplyConfiguration\", \"JSONPatch\""
+    );
+    assert_eq!(
+        texts[4],
+        "spec.mutations[3].jsonPatch: Required value: must be specified when patchType is JSONPatch"
+    );
+    assert_eq!(texts[5], "spec.reinvocationPolicy: Required value");
+    assert_eq!(texts.len(), 6, "{texts:?}");
+}
