@@ -57,6 +57,34 @@ pub struct Options {
     pub etcd_servers: Vec<String>,
     /// `--audit-log-path`: where audit events go (JSON lines), if anywhere.
     pub audit_log_path: Option<PathBuf>,
+    /// `--default-watch-cache-size`: the watch cache's window of recent events per resource
+    /// (0 turns the cache off).
+    pub default_watch_cache_size: usize,
+    /// `--watch-cache-sizes`: windows of single resources, as `(resource[.group], size)`.
+    pub watch_cache_sizes: Vec<(String, usize)>,
+}
+
+/// The watch cache's windows from the flags: each `resource[.group]` of `--watch-cache-sizes`
+/// names a built-in resource (upstream: the setting "is only meaningful for resources built
+/// into the apiserver"); an unknown one is an error at start rather than ignored.
+fn cache_sizes(options: &Options) -> Result<crate::storage::cache::CacheSizes, ServerError> {
+    let mut sizes = crate::storage::cache::CacheSizes {
+        default: options.default_watch_cache_size,
+        ..Default::default()
+    };
+    for (name, size) in &options.watch_cache_sizes {
+        let (plural, group) = name.split_once('.').unwrap_or((name.as_str(), ""));
+        let resource = crate::resource::SERVED
+            .iter()
+            .find(|r| r.plural == plural && r.group == group)
+            .ok_or_else(|| {
+                ServerError::Config(format!(
+                    "--watch-cache-sizes: {name:?} is not a built-in resource (resource[.group], the group omitted for the core group)"
+                ))
+            })?;
+        sizes.per_resource.insert(resource.plural.to_owned(), *size);
+    }
+    Ok(sizes)
 }
 
 /// Why the server could not start or stopped.
@@ -172,7 +200,10 @@ impl Server {
             StorageKind::Etcd => etcd_store(&options.etcd_servers)?,
         };
         // Watches go through one storage watch per resource (storage/cache.rs).
-        let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
+        let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::with_sizes(
+            store,
+            cache_sizes(options)?,
+        ));
         let store = crate::crd::track(store)?;
         let audit = match &options.audit_log_path {
             Some(path) => Some(
