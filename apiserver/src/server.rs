@@ -329,3 +329,41 @@ impl Server {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Options, StorageKind, cache_sizes};
+
+    fn options(sizes: &[(&str, usize)]) -> Options {
+        Options {
+            data_dir: "/nonexistent".into(),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            storage: StorageKind::Memory,
+            verbosity: 0,
+            token_auth_file: None,
+            authorization_rules: None,
+            compaction_interval: std::time::Duration::ZERO,
+            feature_gates: Default::default(),
+            etcd_servers: Vec::new(),
+            audit_log_path: None,
+            default_watch_cache_size: 7,
+            watch_cache_sizes: sizes.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
+        }
+    }
+
+    #[test]
+    fn watch_cache_sizes_name_built_in_resources() {
+        let sizes = cache_sizes(&options(&[("configmaps", 0), ("deployments.apps", 50)])).unwrap();
+        assert_eq!(sizes.default, 7);
+        assert_eq!(
+            sizes.per_resource,
+            [("configmaps".to_owned(), 0), ("deployments".to_owned(), 50)].into()
+        );
+        for unknown in ["deployments", "configmaps.apps", "widgets.example.com"] {
+            let e = cache_sizes(&options(&[(unknown, 1)]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("is not a built-in resource"), "{unknown}: {e}");
+        }
+    }
+}

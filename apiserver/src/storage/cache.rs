@@ -395,10 +395,7 @@ impl WatchCache {
         let mut inner = lock(&self.shared);
         self.resource(&mut inner, &root)?;
         let deadline = Instant::now() + FRESHNESS_WAIT;
-        loop {
-            let Some(cache) = inner.resources.get(&root) else {
-                break;
-            };
+        while let Some(cache) = inner.resources.get(&root) {
             if cache.revision >= target {
                 let response = cache.read(request, request.limit.filter(|&l| l > 0), shard);
                 inner.consistent_from_cache += 1;
