@@ -55,6 +55,29 @@ struct Args {
     /// build or walk more fails as over its cost limit does. 0: no budget.
     #[arg(long = "cel-memory-limit-bytes", value_name = "BYTES", default_value_t = kcel::DEFAULT_MEMORY_LIMIT)]
     cel_memory_limit_bytes: u64,
+    /// The watch cache's window per resource: how many recent events it keeps for watches
+    /// that start in the past (kube-apiserver's flag; 0 turns the watch cache off).
+    #[arg(long = "default-watch-cache-size", default_value_t = kcel_apiserver::storage::cache::RING_CAPACITY)]
+    default_watch_cache_size: usize,
+    /// Windows of single resources, comma-separated `resource[.group]#size` (kube-apiserver's
+    /// flag; the group is omitted for the core group; 0 turns the cache off for it).
+    #[arg(long = "watch-cache-sizes", value_delimiter = ',', value_parser = parse_cache_size)]
+    watch_cache_sizes: Vec<(String, usize)>,
+}
+
+/// One `resource[.group]#size` of `--watch-cache-sizes`, with upstream's messages
+/// (k8s.io/apiserver `pkg/server/options`, `ParseWatchCacheSizes`).
+fn parse_cache_size(text: &str) -> Result<(String, usize), String> {
+    let tokens: Vec<&str> = text.split('#').collect();
+    let [resource, size] = tokens[..] else {
+        return Err(format!("invalid value of watch cache size: {text}"));
+    };
+    let size: i64 = size
+        .parse()
+        .map_err(|_| format!("invalid size of watch cache size: {text}"))?;
+    let size = usize::try_from(size)
+        .map_err(|_| format!("watch cache size cannot be negative: {text}"))?;
+    Ok((resource.to_owned(), size))
 }
 
 /// A Go duration (`5m0s`, `90s`, `0`), not negative.
@@ -112,6 +135,8 @@ async fn main() -> ExitCode {
             0 => None,
             bytes => Some(bytes),
         },
+        default_watch_cache_size: args.default_watch_cache_size,
+        watch_cache_sizes: args.watch_cache_sizes,
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

@@ -62,12 +62,40 @@ pub struct Options {
     /// admission policies' expressions); `None`: no budget. [`Options::DEFAULT_CEL_MEMORY_LIMIT`]
     /// unless told otherwise.
     pub cel_memory_limit: Option<u64>,
+    /// `--default-watch-cache-size`: the watch cache's window of recent events per resource
+    /// (0 turns the cache off).
+    pub default_watch_cache_size: usize,
+    /// `--watch-cache-sizes`: windows of single resources, as `(resource[.group], size)`.
+    pub watch_cache_sizes: Vec<(String, usize)>,
 }
 
 impl Options {
     /// The CEL memory budget a server has by default: the library's
     /// [`kcel::DEFAULT_MEMORY_LIMIT`] (64 MiB).
     pub const DEFAULT_CEL_MEMORY_LIMIT: Option<u64> = Some(kcel::DEFAULT_MEMORY_LIMIT);
+}
+
+/// The watch cache's windows from the flags: each `resource[.group]` of `--watch-cache-sizes`
+/// names a built-in resource (upstream: the setting "is only meaningful for resources built
+/// into the apiserver"); an unknown one is an error at start rather than ignored.
+fn cache_sizes(options: &Options) -> Result<crate::storage::cache::CacheSizes, ServerError> {
+    let mut sizes = crate::storage::cache::CacheSizes {
+        default: options.default_watch_cache_size,
+        ..Default::default()
+    };
+    for (name, size) in &options.watch_cache_sizes {
+        let (plural, group) = name.split_once('.').unwrap_or((name.as_str(), ""));
+        let resource = crate::resource::SERVED
+            .iter()
+            .find(|r| r.plural == plural && r.group == group)
+            .ok_or_else(|| {
+                ServerError::Config(format!(
+                    "--watch-cache-sizes: {name:?} is not a built-in resource (resource[.group], the group omitted for the core group)"
+                ))
+            })?;
+        sizes.per_resource.insert(resource.plural.to_owned(), *size);
+    }
+    Ok(sizes)
 }
 
 /// Why the server could not start or stopped.
@@ -183,7 +211,10 @@ impl Server {
             StorageKind::Etcd => etcd_store(&options.etcd_servers)?,
         };
         // Watches go through one storage watch per resource (storage/cache.rs).
-        let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::new(store));
+        let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::with_sizes(
+            store,
+            cache_sizes(options)?,
+        ));
         let crds = Arc::new(crate::crd::Crds::default());
         // The budget of CRD rules is process-wide, like the cache of compiled validators.
         crate::crd::registry::set_memory_limit(options.cel_memory_limit);
@@ -314,5 +345,44 @@ impl Server {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Options, StorageKind, cache_sizes};
+
+    fn options(sizes: &[(&str, usize)]) -> Options {
+        Options {
+            data_dir: "/nonexistent".into(),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            storage: StorageKind::Memory,
+            verbosity: 0,
+            token_auth_file: None,
+            authorization_rules: None,
+            compaction_interval: std::time::Duration::ZERO,
+            feature_gates: Default::default(),
+            etcd_servers: Vec::new(),
+            audit_log_path: None,
+            cel_memory_limit: Options::DEFAULT_CEL_MEMORY_LIMIT,
+            default_watch_cache_size: 7,
+            watch_cache_sizes: sizes.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
+        }
+    }
+
+    #[test]
+    fn watch_cache_sizes_name_built_in_resources() {
+        let sizes = cache_sizes(&options(&[("configmaps", 0), ("deployments.apps", 50)])).unwrap();
+        assert_eq!(sizes.default, 7);
+        assert_eq!(
+            sizes.per_resource,
+            [("configmaps".to_owned(), 0), ("deployments".to_owned(), 50)].into()
+        );
+        for unknown in ["deployments", "configmaps.apps", "widgets.example.com"] {
+            let e = cache_sizes(&options(&[(unknown, 1)]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("is not a built-in resource"), "{unknown}: {e}");
+        }
     }
 }

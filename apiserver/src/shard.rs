@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use kcel_stdlib::kubernetes::sharding::{ShardField, ShardSelector};
+use kcel_stdlib::kubernetes::sharding::ShardSelector;
 
 use crate::error::ApiError;
 use crate::features::FeatureGates;
@@ -36,35 +36,7 @@ pub fn selector(
     }
 }
 
-/// The metadata fields a shard selector reads, borrowed from stored JSON.
-#[derive(serde::Deserialize)]
-struct StoredMeta<'a> {
-    #[serde(borrow, default)]
-    uid: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
-    namespace: Option<std::borrow::Cow<'a, str>>,
-}
-
-#[derive(serde::Deserialize)]
-struct StoredHead<'a> {
-    #[serde(borrow, default)]
-    metadata: Option<StoredMeta<'a>>,
-}
-
-/// Whether a stored object (its JSON bytes) is in the shard, read without building the object
-/// (the other fields are skipped, not kept). Bytes that do not parse count as in the shard, so
-/// that the full decode reports them.
-pub fn matches_stored(selector: &ShardSelector, bytes: &[u8]) -> bool {
-    let Ok(head) = serde_json::from_slice::<StoredHead<'_>>(bytes) else {
-        return true;
-    };
-    let meta = head.metadata;
-    let value = match selector.field() {
-        ShardField::Uid => meta.and_then(|m| m.uid),
-        ShardField::Namespace => meta.and_then(|m| m.namespace),
-    };
-    selector.matches_value(value.as_deref().unwrap_or(""))
-}
+pub use crate::storage::shard::{ShardKeys, matches_stored};
 
 /// `ListMeta.shardInfo` for a list served with `selector`.
 pub fn shard_info(selector: &ShardSelector) -> serde_json::Value {
@@ -111,6 +83,37 @@ mod tests {
             );
         }
         assert!(matches_stored(&s, b"not json"));
+        assert!(ShardKeys::of_stored(b"not json").matches(&s));
+        // The kept hashes agree with the stored bytes and the decoded object, for both fields
+        // and for objects without them.
+        let by_ns = selector(
+            &params(
+                "shardRange(object.metadata.namespace,'0x8000000000000000','0x10000000000000000')",
+            ),
+            on,
+        )
+        .unwrap()
+        .unwrap();
+        for (i, meta) in [
+            serde_json::json!({"name": "n", "uid": "u-1", "namespace": "default"}),
+            serde_json::json!({"name": "n", "uid": "u-2", "namespace": "kube-system"}),
+            serde_json::json!({"name": "n"}),
+        ]
+        .into_iter()
+        .chain(
+            (0..32)
+                .map(|i| serde_json::json!({"uid": format!("u{i}"), "namespace": format!("n{i}")})),
+        )
+        .enumerate()
+        {
+            let object = serde_json::json!({"kind": "ConfigMap", "metadata": meta});
+            let bytes = serde_json::to_vec(&object).unwrap();
+            for sel in [&s, &by_ns] {
+                let decoded = sel.matches(object.as_object().unwrap());
+                assert_eq!(ShardKeys::of_stored(&bytes).matches(sel), decoded, "{i}");
+                assert_eq!(matches_stored(sel, &bytes), decoded, "{i}");
+            }
+        }
         assert_eq!(
             shard_info(&s),
             serde_json::json!({"selector": "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"})

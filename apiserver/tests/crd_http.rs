@@ -181,7 +181,9 @@ fn in_process() -> (
         feature_gates: Default::default(),
         etcd_servers: Vec::new(),
         audit_log_path: None,
-        cel_memory_limit: Some(64 << 20),
+        cel_memory_limit: Options::DEFAULT_CEL_MEMORY_LIMIT,
+        default_watch_cache_size: kcel_apiserver::storage::cache::RING_CAPACITY,
+        watch_cache_sizes: Vec::new(),
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (bound, ready) = std::sync::mpsc::channel();

@@ -99,17 +99,35 @@ impl ShardRange {
 pub struct ShardSelector {
     field: ShardField,
     ranges: Vec<ShardRange>,
+    /// The ranges' bounds as numbers, `[start, end)`, for [`ShardSelector::matches_hash`].
+    bounds: Vec<(u128, u128)>,
+}
+
+/// FNV-1a (64 bits) of `value`'s UTF-8 bytes, as upstream's `sharding.HashField` computes it
+/// (`fnv.New64a()`) before formatting it.
+pub fn fnv1a64(value: &str) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    value
+        .bytes()
+        .fold(OFFSET, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME))
 }
 
 /// FNV-1a (64 bits) of `value`'s UTF-8 bytes as 16 lowercase hex digits, as upstream's
 /// `sharding.HashField` (`fnv.New64a()`, `%016x`).
 pub fn hash_field(value: &str) -> String {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let hash = value
-        .bytes()
-        .fold(OFFSET, |h, b| (h ^ u64::from(b)).wrapping_mul(PRIME));
-    format!("{hash:016x}")
+    format!("{:016x}", fnv1a64(value))
+}
+
+/// A checked bound (`0x` + 16 lowercase hex digits, or [`FULL_END`]) as a number.
+fn bound_value(bound: &str) -> u128 {
+    if bound == FULL_END {
+        return 1 << 64;
+    }
+    bound
+        .strip_prefix("0x")
+        .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+        .map_or(0, u128::from)
 }
 
 /// Compares two `0x`-prefixed lowercase hex values of 16 digits (or [`FULL_END`]) as numbers,
@@ -453,9 +471,15 @@ impl ShardSelector {
                 other: *other,
             });
         }
+        let ranges: Vec<ShardRange> = found.into_iter().map(|(_, r)| r).collect();
+        let bounds = ranges
+            .iter()
+            .map(|r| (bound_value(&r.start), bound_value(&r.end)))
+            .collect();
         Ok(ShardSelector {
             field,
-            ranges: found.into_iter().map(|(_, r)| r).collect(),
+            ranges,
+            bounds,
         })
     }
 
@@ -471,8 +495,18 @@ impl ShardSelector {
 
     /// Whether a field value's hash lies in one of the ranges.
     pub fn matches_value(&self, value: &str) -> bool {
-        let hash = format!("0x{}", hash_field(value));
-        self.ranges.iter().any(|r| r.contains(&hash))
+        self.matches_hash(fnv1a64(value))
+    }
+
+    /// Whether a hash ([`fnv1a64`] of the field's value) lies in one of the ranges: numbers
+    /// compared, no text formatted, so that a server can hash each object's field once and
+    /// test it against every selector. The same answer as [`ShardSelector::matches_value`]
+    /// and as the `shardRange` function of [`library`].
+    pub fn matches_hash(&self, hash: u64) -> bool {
+        let hash = u128::from(hash);
+        self.bounds
+            .iter()
+            .any(|&(start, end)| start <= hash && hash < end)
     }
 
     /// Whether an object (a JSON map with `metadata`) is in the shard.
@@ -845,5 +879,80 @@ mod tests {
             err.unwrap_err().message(),
             "hexStart must be a 0x-prefixed 16-digit hex value, got \"0x0\" (did you mean \"0x0000000000000000\"?)"
         );
+    }
+
+    /// The numeric fast path ([`ShardSelector::matches_hash`] of [`fnv1a64`], what the API
+    /// server tests per object) agrees with the library function `shardRange`, which formats
+    /// the hash and compares text as upstream's `HexLess`: random values, random bounds, and
+    /// bounds at the value's own hash and its neighbours (the edges of a range).
+    mod fast_path {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn bound(n: u128) -> String {
+            if n >= 1 << 64 {
+                FULL_END.to_owned()
+            } else {
+                format!("0x{n:016x}")
+            }
+        }
+
+        /// The evaluated `shardRange(v, s, e)`.
+        fn evaluated(value: &str, start: &str, end: &str) -> bool {
+            let mut env = kcel::Env::new();
+            env.add_library(&library());
+            for name in ["v", "s", "e"] {
+                env.declare(name, kcel::Type::String);
+            }
+            let ast = env.compile("shardRange(v, s, e)").unwrap();
+            let vars: std::collections::HashMap<String, Value> = [
+                ("v".to_owned(), Value::from(value)),
+                ("s".to_owned(), Value::from(start)),
+                ("e".to_owned(), Value::from(end)),
+            ]
+            .into();
+            match env.program(&ast).unwrap().eval_with_details(&vars).0 {
+                Ok(Value::Bool(b)) => b,
+                other => panic!("shardRange({value:?}, {start}, {end}): {other:?}"),
+            }
+        }
+
+        fn check(value: &str, a: u128, b: u128) -> Result<(), TestCaseError> {
+            let (start, end) = (a.min(b), a.max(b));
+            if start == end {
+                return Ok(());
+            }
+            let (start, end) = (bound(start), bound(end));
+            let text = format!("shardRange(object.metadata.uid, '{start}', '{end}')");
+            let selector = ShardSelector::parse(&text).unwrap();
+            let fast = selector.matches_hash(fnv1a64(value));
+            prop_assert_eq!(
+                fast,
+                evaluated(value, &start, &end),
+                "{} in {}",
+                value,
+                text
+            );
+            prop_assert_eq!(fast, selector.matches_value(value));
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+            #[test]
+            fn random_bounds(value in "\\PC{0,40}", a in 0u128..=(1 << 64), b in 0u128..=(1 << 64)) {
+                check(&value, a, b)?;
+            }
+
+            #[test]
+            fn bounds_at_the_hash(value in "\\PC{0,40}", d in -2i128..=2, e in -2i128..=2) {
+                let h = i128::from(fnv1a64(&value));
+                let clamp = |x: i128| x.clamp(0, 1 << 64) as u128;
+                check(&value, clamp(h + d), clamp(h + e))?;
+                check(&value, clamp(h + d), 1 << 64)?;
+                check(&value, 0, clamp(h + e))?;
+            }
+        }
     }
 }

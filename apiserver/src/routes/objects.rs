@@ -22,7 +22,7 @@ use crate::patch;
 use crate::resource::{NAMESPACES, Resource};
 use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
-use crate::storage::{RangeRequest, StorageError, keys};
+use crate::storage::{RangeRequest, ShardSelector, StorageError, keys};
 use crate::table;
 use kcel_stdlib::kubernetes::named_formats::messages;
 
@@ -218,19 +218,15 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     if let Some(rv) = read.not_older_than {
         not_older_than(&call.state, rv).await?;
     }
-    // Objects outside the shard are left out from their stored bytes, before a full decode
-    // (and, from the watch cache, before a copy).
-    let in_shard: Option<StoredFilter> = shard.clone().map(|s| {
-        std::sync::Arc::new(move |bytes: &[u8]| crate::shard::matches_stored(&s, bytes))
-            as StoredFilter
-    });
+    // Objects outside the shard are left out before a full decode: by the hashes the watch
+    // cache keeps (not copied), else from their stored bytes.
     let page = read_page(
         &call.state,
         resource,
         &prefix,
         &read,
         limit,
-        in_shard,
+        shard.clone(),
         |item| {
             // The shard first, then labels and fields, as upstream's SelectionPredicate.
             !filtered
@@ -294,9 +290,6 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     Ok(respond_value(StatusCode::OK, &body, output))
 }
 
-/// A test of stored bytes that leaves an object out of a list before it is decoded.
-type StoredFilter = std::sync::Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
-
 /// One page of a list: the items, the revision it was read at, the next start key (relative
 /// to the prefix) when more remain, and the storage count of the last read's range.
 type Page = (Vec<Object>, crate::storage::Revision, Option<String>, usize);
@@ -317,7 +310,7 @@ async fn read_page(
     prefix: &str,
     read: &crate::list_options::ListRead,
     limit: Option<usize>,
-    keep_stored: Option<StoredFilter>,
+    shard: Option<ShardSelector>,
     keep: impl Fn(&Object) -> bool,
 ) -> Result<Result<Page, Response>, ApiError> {
     let mut revision = read.revision;
@@ -334,9 +327,9 @@ async fn read_page(
         request.revision = revision;
         request.any_recent = read.any_recent;
         // A whole read filters in storage; a limited one examines every key it reads.
-        let filter_in_storage = keep_stored.clone().filter(|_| limit.is_none());
+        let filter_in_storage = shard.clone().filter(|_| limit.is_none());
         let response = match storage(state, move |s| match &filter_in_storage {
-            Some(keep) => s.range_filtered(&request, &**keep),
+            Some(selector) => s.range_in_shard(&request, selector),
             None => s.range(&request),
         })
         .await?
@@ -355,7 +348,11 @@ async fn read_page(
                 break;
             }
             last_key = Some(kv.key.as_str());
-            if limit.is_some() && keep_stored.as_ref().is_some_and(|k| !k(&kv.value)) {
+            if limit.is_some()
+                && shard
+                    .as_ref()
+                    .is_some_and(|s| !crate::shard::matches_stored(s, &kv.value))
+            {
                 continue;
             }
             let item = object::from_storage(kv, resource)?;
@@ -511,8 +508,13 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
     let Some(namespace) = &call.namespace else {
         return Ok(());
     };
+    // From the watch cache when it holds the namespace, as upstream's NamespaceLifecycle
+    // admission reads its informer (a live lookup only for one it has not seen).
     let key = keys::cluster(NAMESPACES.plural, namespace);
-    let kv = current(&call.state, &NAMESPACES, &key, namespace).await?;
+    let kv = storage(&call.state, move |s| s.get_recent(&key))
+        .await?
+        .map_err(|e| ApiError::from_storage(e, &NAMESPACES, namespace))?
+        .ok_or_else(|| ApiError::not_found(&NAMESPACES, namespace))?;
     let ns = object::from_storage(&kv, &NAMESPACES)?;
     if !object::meta_str(&ns, "deletionTimestamp").is_empty() {
         let mut error = ApiError::forbidden(

@@ -34,23 +34,64 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::keys::ROOT;
+use super::shard::ShardKeys;
 use super::{
-    Delegating, EventKind, KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError,
-    Watch, WatchEvent,
+    Delegating, EventKind, KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector, Storage,
+    StorageError, Watch, WatchEvent,
 };
 
-/// How many recent events each resource keeps for watchers that start in the past.
+/// How many recent events each resource keeps for watchers that start in the past, unless
+/// [`CacheSizes`] says otherwise (`--default-watch-cache-size`).
 pub const RING_CAPACITY: usize = 1024;
 
-/// How many events may wait for one watcher; a watcher that lets more pile up is closed (its
-/// stream ends, and the client watches again from its last resourceVersion), as upstream's
-/// cacher closes unresponsive watchers, so that one slow client cannot grow the server.
+/// The window of each resource's cache: how many recent events it keeps for watchers that
+/// start in the past (kube-apiserver's `--default-watch-cache-size` and
+/// `--watch-cache-sizes`). A size of 0 turns the cache off for a resource: its watches and
+/// lists go to the storage, one storage watch per watcher, as upstream's "zero disables watch
+/// caching for the resource".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheSizes {
+    /// The window of every resource not in `per_resource`.
+    pub default: usize,
+    /// Windows by storage resource: the `<resource>` of `/registry/<resource>/` (the plural
+    /// of a built-in kind).
+    pub per_resource: HashMap<String, usize>,
+}
+
+impl Default for CacheSizes {
+    fn default() -> Self {
+        CacheSizes {
+            default: RING_CAPACITY,
+            per_resource: HashMap::new(),
+        }
+    }
+}
+
+impl CacheSizes {
+    /// The window of the resource whose keys start with `root` (`/registry/<resource>/`).
+    fn of_root(&self, root: &str) -> usize {
+        root.strip_prefix(ROOT)
+            .and_then(|r| r.strip_suffix('/'))
+            .and_then(|r| self.per_resource.get(r))
+            .copied()
+            .unwrap_or(self.default)
+    }
+}
+
+/// How many events may wait for one watcher (or the window, when larger); a watcher that lets
+/// more pile up is closed (its stream ends, and the client watches again from its last
+/// resourceVersion), as upstream's cacher closes unresponsive watchers, so that one slow
+/// client cannot grow the server.
 pub const WATCHER_QUEUE: usize = 4096;
 
 /// How long a consistent read waits for the cache to reach the store's current revision
 /// before it reads the storage instead (upstream's cacher waits up to 3 seconds, then falls
 /// back to etcd: `delegator.go`, `GetList`).
 const FRESHNESS_WAIT: Duration = Duration::from_secs(3);
+
+/// How often a consistent read that waits for the cache asks the storage watch for progress
+/// again (upstream's `progressRequester` ticks every 100 ms).
+const PROGRESS_REQUEST_EVERY: Duration = Duration::from_millis(100);
 
 /// Progress is passed to a resource's watchers at most this often (they only need it for
 /// bookmarks, which come once a minute), however often the store reports it.
@@ -76,6 +117,21 @@ impl Subscriber {
     }
 }
 
+/// One live object in a resource's cache, with the hashes of its shard fields, computed once
+/// when it entered the cache (upstream's `storeElement` keeps an object's label and field sets
+/// the same way), so that a sharded list compares numbers instead of reading JSON.
+struct Entry {
+    kv: KeyValue,
+    shard: ShardKeys,
+}
+
+impl Entry {
+    fn new(kv: KeyValue) -> Entry {
+        let shard = ShardKeys::of_stored(&kv.value);
+        Entry { kv, shard }
+    }
+}
+
 /// The cache of one resource.
 struct ResourceCache {
     /// The first revision the cache has covered since it started (its list's revision + 1).
@@ -85,13 +141,17 @@ struct ResourceCache {
     /// The revision the cache has reached: its list, its last event or progress notification.
     revision: Revision,
     /// The resource's live keys as of `revision`.
-    objects: BTreeMap<String, KeyValue>,
+    objects: BTreeMap<String, Entry>,
     ring: VecDeque<WatchEvent>,
+    /// How many events `ring` keeps (more than zero: a zero size has no cache).
+    window: usize,
     subscribers: Vec<Subscriber>,
     /// When progress was last passed to the watchers.
     progress_sent: Option<Instant>,
     /// Bumped for each new storage watch, so that an ended feeder only removes its own cache.
     generation: u64,
+    /// How to ask the storage watch for progress, when the store answers such requests.
+    progress: Option<super::ProgressRequester>,
 }
 
 impl ResourceCache {
@@ -110,7 +170,8 @@ impl ResourceCache {
                 return;
             }
             EventKind::Put => {
-                self.objects.insert(event.kv.key.clone(), event.kv.clone());
+                self.objects
+                    .insert(event.kv.key.clone(), Entry::new(event.kv.clone()));
             }
             EventKind::Delete => {
                 self.objects.remove(&event.kv.key);
@@ -118,7 +179,7 @@ impl ResourceCache {
         }
         self.subscribers.retain(|s| s.offer(&event));
         self.ring.push_back(event);
-        if self.ring.len() > RING_CAPACITY {
+        if self.ring.len() > self.window {
             self.ring.pop_front();
             // Upstream's window starts at the oldest event it still holds.
             self.covered_from = self
@@ -128,25 +189,25 @@ impl ResourceCache {
         }
     }
 
-    /// The live keys under `request`'s prefix from its start key whose values `keep` accepts
-    /// (the others are not copied), of the first `limit` keys (`None`: all), with the count
-    /// of all of them, at the cache's revision.
+    /// The live keys under `request`'s prefix from its start key in `shard` (all without
+    /// one; the others are not copied), of the first `limit` keys (`None`: all), with the
+    /// count of all of them, at the cache's revision.
     fn read(
         &self,
         request: &RangeRequest,
         limit: Option<usize>,
-        keep: &(dyn Fn(&[u8]) -> bool + Sync),
+        shard: Option<&ShardSelector>,
     ) -> RangeResponse {
         let mut kvs = Vec::new();
         let mut count = 0;
-        for (key, kv) in self.objects.range(request.start_key().to_owned()..) {
+        for (key, entry) in self.objects.range(request.start_key().to_owned()..) {
             if !key.starts_with(request.prefix.as_str()) {
                 break;
             }
             count += 1;
             // The limit counts the keys examined, kept or not (as the storage's range does).
-            if limit.is_none_or(|l| count <= l) && keep(&kv.value) {
-                kvs.push(kv.clone());
+            if limit.is_none_or(|l| count <= l) && shard.is_none_or(|s| entry.shard.matches(s)) {
+                kvs.push(entry.kv.clone());
             }
         }
         RangeResponse {
@@ -163,6 +224,9 @@ struct Inner {
     resources: HashMap<String, ResourceCache>,
     next_generation: u64,
     storage_watches: u64,
+    /// Consistent reads answered from a cache, and sent to the store.
+    consistent_from_cache: u64,
+    consistent_from_store: u64,
 }
 
 /// The caches under one lock, and the signal that one of them moved.
@@ -177,6 +241,7 @@ struct Shared {
 pub struct WatchCache {
     store: Arc<dyn Storage>,
     shared: Arc<Shared>,
+    sizes: CacheSizes,
 }
 
 impl std::fmt::Debug for WatchCache {
@@ -198,17 +263,35 @@ fn lock(shared: &Shared) -> MutexGuard<'_, Inner> {
 }
 
 impl WatchCache {
-    /// Wraps `store`.
+    /// Wraps `store`, with the default window ([`RING_CAPACITY`] events per resource).
     pub fn new(store: Arc<dyn Storage>) -> Self {
+        Self::with_sizes(store, CacheSizes::default())
+    }
+
+    /// Wraps `store`, with the windows `sizes` gives.
+    pub fn with_sizes(store: Arc<dyn Storage>, sizes: CacheSizes) -> Self {
         WatchCache {
             store,
             shared: Arc::default(),
+            sizes,
         }
+    }
+
+    /// The root of `prefix`'s resource if that resource is cached (its window is not 0).
+    fn cached_root(&self, prefix: &str) -> Option<String> {
+        resource_root(prefix).filter(|root| self.sizes.of_root(root) > 0)
     }
 
     /// How many storage watches the cache has started (for tests and metrics).
     pub fn storage_watches(&self) -> u64 {
         lock(&self.shared).storage_watches
+    }
+
+    /// How many consistent reads (lists without a resourceVersion, of a cached resource) were
+    /// answered from the cache and how many from the store (for tests and metrics).
+    pub fn consistent_reads(&self) -> (u64, u64) {
+        let inner = lock(&self.shared);
+        (inner.consistent_from_cache, inner.consistent_from_store)
     }
 
     /// The cache of `root`, started (a list, then a storage watch and its feeder thread) if
@@ -231,6 +314,7 @@ impl WatchCache {
         let listed = self.store.range(&RangeRequest::prefix(root))?;
         let at = listed.revision;
         let mut watch = self.store.watch_with_progress(root, Some(at + 1))?;
+        let progress = watch.progress_requester();
         inner.next_generation += 1;
         inner.storage_watches += 1;
         let generation = inner.next_generation;
@@ -243,12 +327,14 @@ impl WatchCache {
                 objects: listed
                     .kvs
                     .into_iter()
-                    .map(|kv| (kv.key.clone(), kv))
+                    .map(|kv| (kv.key.clone(), Entry::new(kv)))
                     .collect(),
                 ring: VecDeque::with_capacity(64),
+                window: self.sizes.of_root(root).max(1),
                 subscribers: Vec::new(),
                 progress_sent: None,
                 generation,
+                progress,
             },
         );
         let shared = self.shared.clone();
@@ -278,6 +364,82 @@ impl WatchCache {
             })?;
         Ok(())
     }
+
+    /// A range, from the cache when it can answer (see the module documentation), else from
+    /// the store; only the objects in `shard` when given.
+    fn cached_range(
+        &self,
+        request: &RangeRequest,
+        shard: Option<&ShardSelector>,
+    ) -> Result<RangeResponse, StorageError> {
+        let root = self.cached_root(&request.prefix);
+        let (Some(root), None) = (root, request.revision) else {
+            return self.store_range(request, shard);
+        };
+        if request.any_recent {
+            // Any recent state: what the cache holds, whole.
+            let mut inner = lock(&self.shared);
+            return Ok(self.resource(&mut inner, &root)?.read(request, None, shard));
+        }
+        let exact = self.store.exact_progress();
+        if !exact && !self.store.progress_requests() {
+            lock(&self.shared).consistent_from_store += 1;
+            return self.store_range(request, shard);
+        }
+        // A consistent read: the cache once it has reached the store's current revision
+        // (upstream's cacher: `waitUntilFreshAndBlock` after reading etcd's revision). With an
+        // exact store the cache gets there by itself; with etcd it asks the storage watch for
+        // progress, and again every PROGRESS_REQUEST_EVERY while it waits (upstream's
+        // `progressRequester`).
+        let target = self.store.current_revision()?;
+        let mut inner = lock(&self.shared);
+        self.resource(&mut inner, &root)?;
+        let deadline = Instant::now() + FRESHNESS_WAIT;
+        while let Some(cache) = inner.resources.get(&root) {
+            if cache.revision >= target {
+                let response = cache.read(request, request.limit.filter(|&l| l > 0), shard);
+                inner.consistent_from_cache += 1;
+                return Ok(response);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            if !exact && let Some(request_progress) = cache.progress.clone() {
+                // Not under the lock: the request goes to another runtime.
+                drop(inner);
+                request_progress();
+                inner = lock(&self.shared);
+            }
+            let slice = (deadline - now).min(PROGRESS_REQUEST_EVERY);
+            inner = self
+                .shared
+                .changed
+                .wait_timeout_while(inner, slice, |inner| {
+                    inner
+                        .resources
+                        .get(&root)
+                        .is_some_and(|c| c.revision < target)
+                })
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        inner.consistent_from_store += 1;
+        drop(inner);
+        self.store_range(request, shard)
+    }
+
+    /// A range read from the store.
+    fn store_range(
+        &self,
+        request: &RangeRequest,
+        shard: Option<&ShardSelector>,
+    ) -> Result<RangeResponse, StorageError> {
+        match shard {
+            Some(selector) => self.store.range_in_shard(request, selector),
+            None => self.store.range(request),
+        }
+    }
 }
 
 impl Delegating for WatchCache {
@@ -285,55 +447,35 @@ impl Delegating for WatchCache {
         &*self.store
     }
 
-    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
-        Delegating::range_filtered(self, request, &|_| true)
+    fn get_recent(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        // An embedded store answers at once and exactly; a remote one (etcd) costs a round
+        // trip that the cache saves.
+        if !self.store.exact_progress()
+            && let Some(root) = self.cached_root(key)
+        {
+            let mut inner = lock(&self.shared);
+            if let Some(entry) = self.resource(&mut inner, &root)?.objects.get(key) {
+                return Ok(Some(entry.kv.clone()));
+            }
+        }
+        // Not cached, or not there yet (just created elsewhere): the store's answer, as
+        // upstream's admission looks up what its informer has not seen.
+        self.store.get(key, None).map(|(kv, _)| kv)
     }
 
-    fn range_filtered(
+    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        self.cached_range(request, None)
+    }
+
+    fn range_in_shard(
         &self,
         request: &RangeRequest,
-        keep: &(dyn Fn(&[u8]) -> bool + Sync),
+        selector: &ShardSelector,
     ) -> Result<RangeResponse, StorageError> {
-        let root = resource_root(&request.prefix);
-        let (Some(root), None) = (root, request.revision) else {
-            return self.store.range_filtered(request, keep);
-        };
-        if request.any_recent {
-            // Any recent state: what the cache holds, whole.
-            let mut inner = lock(&self.shared);
-            return Ok(self.resource(&mut inner, &root)?.read(request, None, keep));
-        }
-        if !self.store.exact_progress() {
-            return self.store.range_filtered(request, keep);
-        }
-        // A consistent read: the cache once it has reached the store's current revision.
-        let target = self.store.current_revision()?;
-        let mut inner = lock(&self.shared);
-        self.resource(&mut inner, &root)?;
-        let behind = |inner: &mut Inner| {
-            inner
-                .resources
-                .get(&root)
-                .is_none_or(|c| c.revision < target)
-        };
-        let (inner, _) = self
-            .shared
-            .changed
-            .wait_timeout_while(inner, FRESHNESS_WAIT, behind)
-            .unwrap_or_else(|e| e.into_inner());
-        match inner.resources.get(&root) {
-            Some(cache) if cache.revision >= target => {
-                Ok(cache.read(request, request.limit.filter(|&l| l > 0), keep))
-            }
-            _ => {
-                drop(inner);
-                self.store.range_filtered(request, keep)
-            }
-        }
+        self.cached_range(request, Some(selector))
     }
-
     fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
-        let (Some(root), Some(from)) = (resource_root(prefix), from) else {
+        let (Some(root), Some(from)) = (self.cached_root(prefix), from) else {
             return self.store.watch(prefix, from);
         };
         let mut inner = lock(&self.shared);
@@ -350,13 +492,13 @@ impl Delegating for WatchCache {
                 compacted: cache.covered_from - 1,
             });
         }
-        let (tx, rx) = mpsc::channel(WATCHER_QUEUE);
+        let (tx, rx) = mpsc::channel(WATCHER_QUEUE.max(cache.window));
         let subscriber = Subscriber {
             prefix: prefix.to_owned(),
             from,
             tx,
         };
-        // The ring holds at most RING_CAPACITY < WATCHER_QUEUE events: the replay fits.
+        // The queue holds the whole ring: the replay fits.
         for event in &cache.ring {
             subscriber.offer(event);
         }
@@ -369,8 +511,8 @@ impl Delegating for WatchCache {
 mod tests {
     // Not `super::*`: with `Delegating` in scope, a wrapper's methods would be ambiguous.
     use super::{
-        RING_CAPACITY, RangeRequest, RangeResponse, Revision, Storage, StorageError, WATCHER_QUEUE,
-        Watch, WatchCache, WatchEvent, resource_root,
+        CacheSizes, RING_CAPACITY, RangeRequest, RangeResponse, Revision, Storage, StorageError,
+        WATCHER_QUEUE, Watch, WatchCache, WatchEvent, resource_root,
     };
     use crate::storage::memory::MemoryStorage;
     use crate::storage::{EventKind, keys};
@@ -501,15 +643,18 @@ mod tests {
     /// A memory store that counts ranges and lets the test feed the storage watch's
     /// progress.
     struct Probe {
-        store: MemoryStorage,
+        store: Arc<MemoryStorage>,
         ranges: Mutex<usize>,
         progress: Mutex<Option<mpsc::UnboundedSender<WatchEvent>>>,
         exact: bool,
+        /// Like etcd 3.4.31+: no progress for other prefixes' writes, but answers requests;
+        /// how many requests came.
+        requests: Option<Arc<Mutex<usize>>>,
     }
 
     impl super::Delegating for Probe {
         fn inner(&self) -> &dyn Storage {
-            &self.store
+            &*self.store
         }
 
         fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
@@ -517,13 +662,13 @@ mod tests {
             self.store.range(request)
         }
 
-        fn range_filtered(
+        fn range_in_shard(
             &self,
             request: &RangeRequest,
-            keep: &(dyn Fn(&[u8]) -> bool + Sync),
+            selector: &super::ShardSelector,
         ) -> Result<RangeResponse, StorageError> {
             *self.ranges.lock().unwrap() += 1;
-            self.store.range_filtered(request, keep)
+            self.store.range_in_shard(request, selector)
         }
 
         fn watch_with_progress(
@@ -535,28 +680,245 @@ mod tests {
             let mut events = self.store.watch_with_progress(prefix, from)?;
             let (tx, rx) = mpsc::unbounded_channel();
             *self.progress.lock().unwrap() = Some(tx.clone());
+            let Some(count) = self.requests.clone() else {
+                std::thread::spawn(move || {
+                    while let Some(event) = events.blocking_recv() {
+                        if tx.send(event).is_err() {
+                            return;
+                        }
+                    }
+                });
+                return Ok(Watch::from_receiver(rx));
+            };
+            // etcd-like: the store's own progress is dropped; a request is answered by the
+            // feeder, after every event up to the store's revision (all queued by then: the
+            // memory store sends them under its write lock), as etcd 3.4.31+ answers.
+            let (ask, asked) = std::sync::mpsc::channel::<()>();
+            let store = self.store.clone();
             std::thread::spawn(move || {
-                while let Some(event) = events.blocking_recv() {
-                    if tx.send(event).is_err() {
+                loop {
+                    let mut idle = true;
+                    let answer = asked.try_recv().is_ok();
+                    let now = answer.then(|| store.current_revision().unwrap());
+                    for event in events.drain() {
+                        idle = false;
+                        if event.kind != EventKind::Progress && tx.send(event).is_err() {
+                            return;
+                        }
+                    }
+                    if let Some(now) = now {
+                        idle = false;
+                        if tx.send(WatchEvent::progress(now)).is_err() {
+                            return;
+                        }
+                    }
+                    if tx.is_closed() {
                         return;
+                    }
+                    if idle {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
                     }
                 }
             });
-            Ok(Watch::from_receiver(rx))
+            Ok(
+                Watch::from_receiver(rx).with_progress_requests(Arc::new(move || {
+                    *count.lock().unwrap() += 1;
+                    ask.send(()).is_ok()
+                })),
+            )
         }
 
         fn exact_progress(&self) -> bool {
             self.exact
         }
+
+        fn progress_requests(&self) -> bool {
+            self.requests.is_some()
+        }
     }
 
     fn probe(exact: bool) -> Arc<Probe> {
         Arc::new(Probe {
-            store: MemoryStorage::new(),
+            store: Arc::new(MemoryStorage::new()),
             ranges: Mutex::new(0),
             progress: Mutex::new(None),
             exact,
+            requests: None,
         })
+    }
+
+    /// A store like etcd 3.4.31+: the storage watch reports no progress by itself, but
+    /// answers progress requests.
+    fn etcd_like() -> Arc<Probe> {
+        Arc::new(Probe {
+            store: Arc::new(MemoryStorage::new()),
+            ranges: Mutex::new(0),
+            progress: Mutex::new(None),
+            exact: false,
+            requests: Some(Arc::new(Mutex::new(0))),
+        })
+    }
+
+    #[test]
+    fn consistent_reads_ask_an_etcd_like_store_for_progress() {
+        let etcd = etcd_like();
+        let cache = WatchCache::new(etcd.clone());
+        let key = |n: &str| keys::namespaced("configmaps", "d", n);
+        for name in ["a", "b"] {
+            cache.create(&key(name), b"1").unwrap(); // 1, 2
+        }
+        let prefix = keys::prefix("configmaps", None);
+        let first = cache.range(&RangeRequest::prefix(prefix.clone())).unwrap();
+        assert_eq!((first.revision, first.kvs.len()), (2, 2));
+        // Writes to another resource: the cache's watch hears nothing of them, so a
+        // consistent read must ask for progress, and then answers from memory.
+        for i in 0..5 {
+            cache
+                .create(&keys::namespaced("secrets", "d", &i.to_string()), b"s")
+                .unwrap(); // 3..=7
+        }
+        let second = cache.range(&RangeRequest::prefix(prefix.clone())).unwrap();
+        assert_eq!((second.revision, second.kvs.len()), (7, 2));
+        assert!(*etcd.requests.as_ref().unwrap().lock().unwrap() >= 1);
+        // A write here is seen as an event (the request may or may not be needed).
+        let c = cache.create(&key("c"), b"1").unwrap();
+        let third = cache.range(&RangeRequest::prefix(prefix)).unwrap();
+        assert_eq!((third.revision, third.kvs.len()), (c.mod_revision, 3));
+        assert_eq!(*etcd.ranges.lock().unwrap(), 1, "only the cache's own list");
+        assert_eq!(cache.consistent_reads(), (3, 0));
+        // A store that neither reports every write nor answers requests: the store reads.
+        let plain = probe(false);
+        let cache = WatchCache::new(plain.clone());
+        cache.create(&key("a"), b"1").unwrap();
+        let prefix = keys::prefix("configmaps", None);
+        cache.range(&RangeRequest::prefix(prefix.clone())).unwrap();
+        cache.range(&RangeRequest::prefix(prefix)).unwrap();
+        assert_eq!(cache.consistent_reads(), (0, 2));
+        assert_eq!(*plain.ranges.lock().unwrap(), 2);
+    }
+
+    #[test]
+    fn windows_per_resource_and_zero_turns_the_cache_off() {
+        let store: Arc<dyn Storage> = Arc::new(MemoryStorage::new());
+        let sizes = CacheSizes {
+            default: 3,
+            per_resource: [("secrets".to_owned(), 0), ("pods".to_owned(), 5)].into(),
+        };
+        let cache = WatchCache::with_sizes(store.clone(), sizes);
+        let cm = keys::prefix("configmaps", None);
+        let pods = keys::prefix("pods", None);
+        let mut cm_watch = cache.watch(&cm, Some(1)).unwrap();
+        let mut pod_watch = cache.watch(&pods, Some(1)).unwrap();
+        let cm_key = keys::namespaced("configmaps", "d", "k");
+        let pod_key = keys::namespaced("pods", "d", "p");
+        let mut cm_rev = cache.create(&cm_key, b"0").unwrap().mod_revision;
+        let mut pod_rev = cache.create(&pod_key, b"0").unwrap().mod_revision;
+        for i in 0..6 {
+            let v = i.to_string();
+            cm_rev = cache
+                .update(&cm_key, v.as_bytes(), cm_rev)
+                .unwrap()
+                .mod_revision;
+            pod_rev = cache
+                .update(&pod_key, v.as_bytes(), pod_rev)
+                .unwrap()
+                .mod_revision;
+        }
+        // Each watcher also hears of the other resource's writes as progress.
+        let changes = |w: &mut Watch| {
+            let mut n = 0;
+            let start = std::time::Instant::now();
+            while n < 7 && start.elapsed() < std::time::Duration::from_secs(5) {
+                n += wait(w, 1)
+                    .iter()
+                    .filter(|e| e.kind != EventKind::Progress)
+                    .count();
+            }
+            n
+        };
+        assert_eq!(changes(&mut cm_watch), 7);
+        assert_eq!(changes(&mut pod_watch), 7);
+        // ConfigMaps keep the default 3 events, pods 5: a start just before is refused.
+        let too_old = |prefix: &str, from: Revision| {
+            matches!(
+                cache.watch(prefix, Some(from)),
+                Err(StorageError::Compacted { .. })
+            )
+        };
+        assert!(!too_old(&cm, cm_rev - 4));
+        assert!(too_old(&cm, cm_rev - 6));
+        assert!(!too_old(&pods, pod_rev - 8));
+        assert!(too_old(&pods, pod_rev - 10));
+        let mut last_three = cache.watch(&cm, Some(cm_rev - 4)).unwrap();
+        let revs: Vec<Revision> = wait(&mut last_three, 3)
+            .iter()
+            .map(WatchEvent::revision)
+            .collect();
+        assert_eq!(revs, [cm_rev - 4, cm_rev - 2, cm_rev]);
+        assert_eq!(cache.storage_watches(), 2);
+        // Secrets are not cached: each watch is the store's own, from any revision.
+        let secrets = keys::prefix("secrets", None);
+        let s = cache
+            .create(&keys::namespaced("secrets", "d", "s"), b"0")
+            .unwrap();
+        let mut from_start = cache.watch(&secrets, Some(1)).unwrap();
+        assert_eq!(wait(&mut from_start, 1)[0].revision(), s.mod_revision);
+        let mut any = RangeRequest::prefix(secrets);
+        any.any_recent = true;
+        assert_eq!(cache.range(&any).unwrap().kvs.len(), 1);
+        assert_eq!(cache.storage_watches(), 2);
+    }
+
+    #[test]
+    fn sharded_ranges_from_the_cache_match_the_stores() {
+        let store: Arc<dyn Storage> = Arc::new(MemoryStorage::new());
+        let cache = WatchCache::new(store.clone());
+        // Spread-out uids (an LCG's outputs: FNV-1a of near-identical texts clusters) and
+        // namespaces on both sides of the namespace ranges.
+        let namespaces = ["default", "kube-system", "alpha", "beta", "gamma"];
+        let mut x: u64 = 12345;
+        for i in 0..64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let ns = namespaces[i % namespaces.len()];
+            let object = serde_json::json!({
+                "metadata": {"name": format!("n{i}"), "namespace": ns, "uid": format!("{x:016x}")}
+            });
+            cache
+                .create(
+                    &keys::namespaced("configmaps", ns, &format!("n{i}")),
+                    &serde_json::to_vec(&object).unwrap(),
+                )
+                .unwrap();
+        }
+        cache
+            .create(&keys::namespaced("configmaps", "x", "bad"), b"not json")
+            .unwrap();
+        let prefix = keys::prefix("configmaps", None);
+        for text in [
+            "shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000')",
+            "shardRange(object.metadata.uid, '0x4000000000000000', '0x10000000000000000')",
+            "shardRange(object.metadata.namespace, '0x0000000000000000', '0x8000000000000000') || \
+             shardRange(object.metadata.namespace, '0xc000000000000000', '0xd000000000000000')",
+        ] {
+            let selector = super::ShardSelector::parse(text).unwrap();
+            let mut any = RangeRequest::prefix(prefix.clone());
+            any.any_recent = true;
+            let cached = cache.range_in_shard(&any, &selector).unwrap();
+            let stored = store
+                .range_in_shard(&RangeRequest::prefix(prefix.clone()), &selector)
+                .unwrap();
+            assert_eq!(cached.kvs, stored.kvs, "{text}");
+            assert_eq!((cached.count, cached.more), (stored.count, stored.more));
+            assert!(cached.kvs.iter().any(|kv| kv.value == b"not json"));
+            // Some in, some out (15 / 49 / 26 of 64 with these uids and namespaces).
+            assert!(
+                (2..64).contains(&cached.kvs.len()),
+                "{text}: {}",
+                cached.kvs.len()
+            );
+        }
     }
 
     #[test]

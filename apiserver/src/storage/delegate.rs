@@ -2,7 +2,9 @@
 //! [`Storage`] that passes every call through, except the ones it overrides. The watch cache
 //! and the CRD tracker are built on it, each overriding only what it adds.
 
-use super::{KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch};
+use super::{
+    KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector, Storage, StorageError, Watch,
+};
 
 /// A store that wraps another: every [`Storage`] method defaults to the inner store's, and a
 /// wrapper overrides the ones it changes. Every `Delegating` type is a [`Storage`].
@@ -29,18 +31,23 @@ pub trait Delegating: Send + Sync {
         self.inner().get(key, revision)
     }
 
+    /// See [`Storage::get_recent`].
+    fn get_recent(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        self.inner().get_recent(key)
+    }
+
     /// See [`Storage::range`].
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         self.inner().range(request)
     }
 
-    /// See [`Storage::range_filtered`].
-    fn range_filtered(
+    /// See [`Storage::range_in_shard`].
+    fn range_in_shard(
         &self,
         request: &RangeRequest,
-        keep: &(dyn Fn(&[u8]) -> bool + Sync),
+        shard: &ShardSelector,
     ) -> Result<RangeResponse, StorageError> {
-        self.inner().range_filtered(request, keep)
+        self.inner().range_in_shard(request, shard)
     }
 
     /// See [`Storage::create`].
@@ -82,6 +89,11 @@ pub trait Delegating: Send + Sync {
         self.inner().exact_progress()
     }
 
+    /// See [`Storage::progress_requests`].
+    fn progress_requests(&self) -> bool {
+        self.inner().progress_requests()
+    }
+
     /// See [`Storage::compact`].
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {
         self.inner().compact(revision)
@@ -105,16 +117,20 @@ impl<T: Delegating> Storage for T {
         Delegating::get(self, key, revision)
     }
 
+    fn get_recent(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        Delegating::get_recent(self, key)
+    }
+
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         Delegating::range(self, request)
     }
 
-    fn range_filtered(
+    fn range_in_shard(
         &self,
         request: &RangeRequest,
-        keep: &(dyn Fn(&[u8]) -> bool + Sync),
+        shard: &ShardSelector,
     ) -> Result<RangeResponse, StorageError> {
-        Delegating::range_filtered(self, request, keep)
+        Delegating::range_in_shard(self, request, shard)
     }
 
     fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
@@ -148,6 +164,10 @@ impl<T: Delegating> Storage for T {
 
     fn exact_progress(&self) -> bool {
         Delegating::exact_progress(self)
+    }
+
+    fn progress_requests(&self) -> bool {
+        Delegating::progress_requests(self)
     }
 
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {

@@ -45,6 +45,30 @@ const MAX_RESPONSE_BYTES: usize = i32::MAX as usize;
 pub struct EtcdStorage {
     runtime: tokio::runtime::Runtime,
     client: Client,
+    /// etcd's version as its status reports it (of the first endpoint that answers).
+    version: String,
+}
+
+/// Whether an etcd of this version answers progress requests reliably: 3.4.31 and later
+/// 3.4s, 3.5.13 and later 3.5s, and every later minor (k8s.io/apiserver
+/// `pkg/storage/feature/feature_support_checker.go`: earlier ones could report a revision
+/// before delivering the events up to it, etcd issue 15220).
+pub fn answers_progress_requests(version: &str) -> bool {
+    let mut parts = version
+        .trim_start_matches('v')
+        .split(['.', '-', '+'])
+        .map(|p| p.parse::<u64>().unwrap_or(0));
+    let (major, minor, patch) = (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    );
+    match (major, minor) {
+        (3, 4) => patch >= 31,
+        (3, 5) => patch >= 13,
+        (3, m) => m > 5,
+        (m, _) => m > 3,
+    }
 }
 
 impl std::fmt::Debug for EtcdStorage {
@@ -100,14 +124,23 @@ impl EtcdStorage {
         let options = ConnectOptions::new()
             .with_connect_timeout(Duration::from_secs(5))
             .with_timeout(REQUEST_TIMEOUT);
-        let client = run_on(&runtime, async move {
-            Client::connect(endpoints, Some(options)).await
+        // Fail at start, not at the first request, when etcd is not there.
+        let (client, version) = run_on(&runtime, async move {
+            let mut client = Client::connect(endpoints, Some(options)).await?;
+            let status = client.status().await?;
+            Ok::<_, etcd_client::Error>((client, status.version().to_owned()))
         })
         .map_err(etcd_error)?;
-        let store = EtcdStorage { runtime, client };
-        // Fail at start, not at the first request, when etcd is not there.
-        store.current_revision()?;
-        Ok(store)
+        Ok(EtcdStorage {
+            runtime,
+            client,
+            version,
+        })
+    }
+
+    /// etcd's version, as its status reports it (e.g. `3.4.23`).
+    pub fn version(&self) -> &str {
+        &self.version
     }
 
     fn run<T: Send + 'static>(&self, future: impl Future<Output = T> + Send + 'static) -> T {
@@ -320,7 +353,6 @@ impl EtcdStorage {
                 Ok::<_, etcd_client::Error>((first, stream))
             })
             .map_err(etcd_error)?;
-        let mut stream = stream;
         let mut pending = Vec::new();
         match first {
             Some(response) if response.compact_revision() > 0 => {
@@ -346,9 +378,22 @@ impl EtcdStorage {
                 return Ok(Watch::from_receiver(rx));
             }
         }
+        // Progress requests (etcd's RequestProgress) go on the same watch stream, from the
+        // same task.
+        let (ask, mut asked) = mpsc::unbounded_channel::<()>();
         self.runtime.spawn(async move {
+            let (mut requests, mut responses) = stream.split();
             loop {
-                let response = match stream.message().await {
+                let response = tokio::select! {
+                    response = responses.message() => response,
+                    Some(()) = asked.recv() => {
+                        if requests.request_progress().await.is_err() {
+                            return;
+                        }
+                        continue;
+                    }
+                };
+                let response = match response {
                     Ok(Some(r)) => r,
                     // The stream ended or failed: the watcher sees its end, never a gap.
                     _ => return,
@@ -358,7 +403,12 @@ impl EtcdStorage {
                 }
             }
         });
-        Ok(Watch::from_receiver(rx))
+        let watch = Watch::from_receiver(rx);
+        Ok(if progress && self.progress_requests() {
+            watch.with_progress_requests(std::sync::Arc::new(move || ask.send(()).is_ok()))
+        } else {
+            watch
+        })
     }
 }
 
@@ -506,6 +556,10 @@ impl Storage for EtcdStorage {
         self.watch_prefix(prefix, from, true)
     }
 
+    fn progress_requests(&self) -> bool {
+        answers_progress_requests(&self.version)
+    }
+
     fn compact(&self, revision: Revision) -> Result<(), StorageError> {
         let current = self.current_revision()?;
         let compacted = self.oldest_readable(current)?;
@@ -526,5 +580,29 @@ impl Storage for EtcdStorage {
             }
         })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answers_progress_requests;
+
+    #[test]
+    fn versions_that_answer_progress_requests() {
+        for (version, yes) in [
+            ("3.4.23", false),
+            ("3.4.30", false),
+            ("3.4.31", true),
+            ("3.5.12", false),
+            ("3.5.13", true),
+            ("3.5.21", true),
+            ("3.6.0", true),
+            ("3.6.0-rc.1", true),
+            ("3.3.27", false),
+            ("4.0.0", true),
+            ("", false),
+        ] {
+            assert_eq!(answers_progress_requests(version), yes, "{version}");
+        }
     }
 }

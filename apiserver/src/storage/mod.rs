@@ -33,12 +33,14 @@ mod error;
 pub mod etcd;
 pub mod keys;
 pub mod memory;
+pub mod shard;
 pub mod sqlite;
 mod watch;
 
 pub use delegate::Delegating;
 pub use error::StorageError;
-pub use watch::{EventKind, Watch, WatchEvent};
+pub use kcel_stdlib::kubernetes::sharding::ShardSelector;
+pub use watch::{EventKind, ProgressRequester, Watch, WatchEvent};
 
 /// A store-wide revision: the count of writes the store has committed. The first write gets
 /// revision 1; an empty store is at revision 0.
@@ -144,22 +146,33 @@ pub trait Storage: Send + Sync {
         revision: Option<Revision>,
     ) -> Result<(Option<KeyValue>, Revision), StorageError>;
 
+    /// The live value of one key in any recent state (a read with `resourceVersion=0`, or
+    /// an admission check that upstream answers from an informer): the watch cache answers
+    /// from memory when it holds the key's resource and the key, the store otherwise.
+    fn get_recent(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        self.get(key, None).map(|(kv, _)| kv)
+    }
+
     /// The live keys under a prefix, in key order (see [`RangeRequest`]).
     ///
     /// Fails with [`StorageError::Compacted`] below the compaction revision and
     /// [`StorageError::FutureRevision`] beyond the current one.
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError>;
 
-    /// [`Storage::range`] keeping only the values `keep` accepts (`count` and `more` still
-    /// describe the whole range). A watch cache answering from memory skips the others
-    /// without copying them (a sharded list reads four times what it answers).
-    fn range_filtered(
+    /// [`Storage::range`] keeping only the objects in `selector`'s shard (`count` and `more` still
+    /// describe the whole range). A store reads each value's shard field out of its JSON
+    /// ([`shard::matches_stored`]); the watch cache tests the hashes it computed when
+    /// the object entered it ([`shard::ShardKeys`]) and skips the others without
+    /// copying them (a sharded list reads four times what it answers).
+    fn range_in_shard(
         &self,
         request: &RangeRequest,
-        keep: &(dyn Fn(&[u8]) -> bool + Sync),
+        selector: &ShardSelector,
     ) -> Result<RangeResponse, StorageError> {
         let mut response = self.range(request)?;
-        response.kvs.retain(|kv| keep(&kv.value));
+        response
+            .kvs
+            .retain(|kv| shard::matches_stored(selector, &kv.value));
         Ok(response)
     }
 
@@ -208,6 +221,18 @@ pub trait Storage: Send + Sync {
     /// notifications are not enough for that (and kube-apiserver asks etcd for progress only
     /// from 3.4.31 / 3.5.13 on: k8s.io/apiserver `pkg/storage/feature`).
     fn exact_progress(&self) -> bool {
+        false
+    }
+
+    /// Whether the watches of [`Storage::watch_with_progress`] answer progress requests
+    /// ([`Watch::progress_requester`]) with a progress event at the store's revision once
+    /// every earlier change under the prefix has been delivered: a watch cache that asks, and
+    /// waits until it has reached the store's current revision, then knows the store's state
+    /// under its prefix and can serve consistent reads (kube-apiserver's
+    /// consistent-reads-from-cache). etcd does so from 3.4.31 / 3.5.13 on; kube-apiserver
+    /// relies on it only there (k8s.io/apiserver `pkg/storage/feature`), and so does the etcd
+    /// backend.
+    fn progress_requests(&self) -> bool {
         false
     }
 

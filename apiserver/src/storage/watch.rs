@@ -61,12 +61,26 @@ impl WatchEvent {
     }
 }
 
+/// Asks the backend of a watch for a progress event ([`EventKind::Progress`]) at the store's
+/// current revision, sent once every change before it has been delivered (etcd's
+/// `RequestProgress` on the watch stream). Returns false once the watch is over.
+pub type ProgressRequester = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// A stream of [`WatchEvent`]s for the keys under one prefix, in revision order.
 ///
 /// Dropping the handle ends the watch; the backend forgets it at its next write.
-#[derive(Debug)]
 pub struct Watch {
     rx: Receiver,
+    progress: Option<ProgressRequester>,
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watch")
+            .field("rx", &self.rx)
+            .field("progress_requests", &self.progress.is_some())
+            .finish()
+    }
 }
 
 /// The channel a watch reads: unbounded from a backend (which must never block), bounded
@@ -83,6 +97,7 @@ impl Watch {
     pub fn from_receiver(rx: mpsc::UnboundedReceiver<WatchEvent>) -> Watch {
         Watch {
             rx: Receiver::Unbounded(rx),
+            progress: None,
         }
     }
 
@@ -90,7 +105,20 @@ impl Watch {
     pub fn from_bounded(rx: mpsc::Receiver<WatchEvent>) -> Watch {
         Watch {
             rx: Receiver::Bounded(rx),
+            progress: None,
         }
+    }
+
+    /// The same watch, whose backend answers progress requests through `requester` (see
+    /// [`super::Storage::progress_requests`]).
+    pub fn with_progress_requests(mut self, requester: ProgressRequester) -> Watch {
+        self.progress = Some(requester);
+        self
+    }
+
+    /// How to ask this watch's backend for progress, if it can be asked.
+    pub fn progress_requester(&self) -> Option<ProgressRequester> {
+        self.progress.clone()
     }
 
     /// The next event, waiting for it; `None` once the backend is gone.
