@@ -228,6 +228,14 @@ const CASES: &[Case] = &[
               `==` 1",
     },
     Case {
+        expr: "m['b'][[1, 2, 3].map(v, v * x).size()] == 1",
+        kubernetes: false,
+        optimize: false,
+        want: 3,
+        sum: "m's attribute 1 (observed with its error), its qualifier 'b' 1 (failed); the \
+              key not evaluated; `==` 1",
+    },
+    Case {
         expr: "dyn(x/0)[[1, 2, 3].map(v, v * x).size()] == 1",
         kubernetes: false,
         optimize: false,
@@ -293,12 +301,15 @@ fn env(kubernetes: bool) -> Env {
         Env::new()
     };
     env.declare("x", Type::Int);
+    env.declare("m", Type::map(Type::String, Type::list(Type::Int)));
     env
 }
 
 #[test]
 fn calls_with_failed_arguments_cost_as_in_cel_go() {
-    let vars: HashMap<String, Value> = [("x".to_string(), Value::Int(1))].into();
+    let m = Value::from(serde_json::json!({"a": [1]}));
+    let vars: HashMap<String, Value> =
+        [("x".to_string(), Value::Int(1)), ("m".to_string(), m)].into();
     let mut failures = Vec::new();
     for case in CASES {
         let env = env(case.kubernetes);

@@ -827,6 +827,7 @@ fn call_overload(
             if let Some(done) = call_in_place(*f, cost, a, b, frame) {
                 return done;
             }
+            let lhs_node: &Node = a;
             let (result, c) = match operands(a, b, frame, || false)? {
                 (Ok(a), Ok(b)) => {
                     let (a, b) = (plain(a), plain(b));
@@ -835,7 +836,7 @@ fn call_overload(
                     (result, c)
                 }
                 (a, b) => {
-                    let (e, c) = failed_operands(a, b, |v| cost.of_failed(v));
+                    let (e, c) = failed_operands(a, b, lhs_node, |v| cost.of_failed(v));
                     (Err(e), c)
                 }
             };
@@ -955,11 +956,46 @@ fn operands<'f>(
     }
 }
 
-/// The place of an operand that was not evaluated (see [`operands`]); never reported, as
+/// What marks an operand that was not evaluated (see [`operands`]); never reported, as
 /// the operand before it failed first.
+const NOT_EVALUATED: &str = "internal: operand not evaluated";
+
 #[cold]
 fn not_evaluated() -> EvalError {
-    EvalError::new("internal: operand not evaluated")
+    EvalError::new(NOT_EVALUATED)
+}
+
+/// What an index whose operand `operand` failed, its key not evaluated, is charged, as
+/// cel-go charges the attribute: nothing more where the operand is an attribute rooted at a
+/// variable or a conditional (cel-go charged the attribute and its failed qualifier
+/// already, as kcel charged the variable and the selection), 1 where it is rooted at
+/// another expression (cel-go's `evalWatchAttr` around the relative attribute observes the
+/// error: `interpreter/interpretable.go`, `runtimecost.go` `Observe`).
+#[cold]
+fn unqualified_cost(operand: &Node) -> u64 {
+    u64::from(!rooted_at_attribute(operand))
+}
+
+/// Whether `node` is, in cel-go's planning, an attribute whose chain of selections and
+/// indexes starts at a variable or a conditional (not at a relative attribute over another
+/// expression).
+#[cold]
+fn rooted_at_attribute(node: &Node) -> bool {
+    match node {
+        Node::Load(_)
+        | Node::LoadUncharged(_)
+        | Node::Path(_)
+        | Node::BlockIndex { .. }
+        | Node::Conditional(_) => true,
+        Node::Select { operand, .. } => rooted_at_attribute(operand),
+        Node::Binary(b) => is_index(&b.overloads) && rooted_at_attribute(&b.lhs),
+        Node::Dispatch {
+            overloads, args, ..
+        } => is_index(overloads) && args.first().is_some_and(rooted_at_attribute),
+        Node::Evaluated(inner) => rooted_at_attribute(inner),
+        Node::Traced(t) => rooted_at_attribute(&t.node),
+        _ => false,
+    }
 }
 
 /// Whether `overloads` are an index's (`_[_]`, `_[?_]`: the standard library's and the
@@ -1016,8 +1052,14 @@ fn failed_call_cost(overloads: &[(Overload, CallCost)], args: &[Option<&Value>])
 fn failed_operands(
     a: OperandResult<'_>,
     b: OperandResult<'_>,
+    lhs: &Node,
     cost: impl FnOnce(&[Option<&Value>]) -> u64,
 ) -> (EvalError, u64) {
+    if let (Err(e), Err(not)) = (&a, &b) {
+        if not.message() == NOT_EVALUATED {
+            return (e.clone(), unqualified_cost(lhs));
+        }
+    }
     let cost = cost(&[a.as_deref().ok(), b.as_deref().ok()]);
     let error = match (a, b) {
         (Err(e), _) | (_, Err(e)) => e,
@@ -1066,11 +1108,15 @@ fn failed_arguments(
     if error.is_cancellation() {
         return error;
     }
+    if qualified {
+        return match frame.charge(unqualified_cost(&args[failed])) {
+            Ok(()) => error,
+            Err(cancelled) => cancelled,
+        };
+    }
     let mut got: SmallVec<[Option<Value>; 3]> = values.into_iter().map(Some).collect();
     got.push(None);
-    if qualified {
-        got.resize(args.len(), None);
-    } else if args.len() <= 2 {
+    if args.len() <= 2 {
         for a in &args[failed + 1..] {
             match cancelled(eval(a, frame)) {
                 Ok(v) => got.push(v.ok().map(Value::materialize)),
@@ -1240,7 +1286,8 @@ fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
     {
         (Ok(a), Ok(b)) => apply_operator(node, a, b),
         (a, b) => {
-            let (e, cost) = failed_operands(a, b, |v| failed_call_cost(&node.overloads, v));
+            let (e, cost) =
+                failed_operands(a, b, &node.lhs, |v| failed_call_cost(&node.overloads, v));
             (Err(e), cost)
         }
     };
@@ -1281,10 +1328,11 @@ fn dispatch_overload(
 ) -> EvalResult {
     if let ([a, b], Some(table)) = (args, table) {
         // Two arguments (most operators): no allocation, no clones of simple operands.
+        let lhs_node: &Node = a;
         let (result, cost) = match operands(a, b, frame, || is_index(overloads))? {
             (Ok(a), Ok(b)) => apply_binary(overloads, table, a, b),
             (a, b) => {
-                let (e, cost) = failed_operands(a, b, |v| failed_call_cost(overloads, v));
+                let (e, cost) = failed_operands(a, b, lhs_node, |v| failed_call_cost(overloads, v));
                 (Err(e), cost)
             }
         };
