@@ -268,7 +268,7 @@ impl<'a> OpenApiSchema<'a> {
             Value::Object(_) => "object",
         };
         let go = match self.go_type() {
-            GoType::Own => return None,
+            GoType::Own => return self.own_mismatch(value, owner, path, depth),
             // intstr.IntOrString's UnmarshalJSON: a string, or an int32 read by a fresh
             // json.Unmarshal (so its error names a Go value, not a struct field).
             GoType::IntOrString => {
@@ -327,6 +327,42 @@ impl<'a> OpenApiSchema<'a> {
                     .find_map(|v| values.mismatch(v, owner, path, depth + 1))
             }
             Value::Object(_) => self.type_walk(value, owner, path, depth),
+            _ => None,
+        }
+    }
+
+    /// A value of a type with its own decoder, or a map or list of such values: only
+    /// `resource.Quantity` is checked (its `UnmarshalJSON`, apimachinery
+    /// `pkg/api/resource/quantity.go`: `null` is zero, a quoted string loses its quotes, the
+    /// text is trimmed and read by `ParseQuantity`, whose error is the decoder's, unwrapped).
+    fn own_mismatch(self, value: &Value, owner: &str, path: &str, depth: usize) -> Option<String> {
+        if depth > crate::documents::MAX_DEPTH {
+            return None;
+        }
+        if let Some(name) = self.ref_name() {
+            if !name.ends_with(".api.resource.Quantity") || value.is_null() {
+                return None;
+            }
+            let text = match value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            return crate::kubernetes::quantity::parse_quantity(text.trim())
+                .err()
+                .map(|e| e.to_string());
+        }
+        match value {
+            Value::Object(map) => {
+                let values = self.additional_properties()?;
+                map.values()
+                    .find_map(|v| values.mismatch(v, owner, path, depth + 1))
+            }
+            Value::Array(items) => {
+                let items_schema = self.items()?;
+                items
+                    .iter()
+                    .find_map(|item| items_schema.mismatch(item, owner, path, depth + 1))
+            }
             _ => None,
         }
     }
