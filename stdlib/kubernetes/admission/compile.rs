@@ -214,10 +214,7 @@ fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
         variables: vars.to_vec(),
     }));
     if declares.reference {
-        let options = kcel::ProgramOptions {
-            reference: true,
-            ..env.program_options()
-        };
+        let options = env.program_options().with_reference(true);
         env.set_program_options(options);
     }
     env

@@ -566,12 +566,10 @@ impl Compiler<'_> {
     }
 
     fn program_options(&self) -> ProgramOptions {
-        ProgramOptions {
-            cost_limit: Some(self.per_call_limit),
-            presence_test_cost: false,
-            reference: self.reference,
-            ..ProgramOptions::default()
-        }
+        ProgramOptions::default()
+            .with_cost_limit(Some(self.per_call_limit))
+            .with_presence_test_cost(false)
+            .with_reference(self.reference)
     }
 }
 
