@@ -272,12 +272,11 @@ impl Env {
     /// The options [`Env::program`] plans with: those of [`Env::set_program_options`],
     /// with this environment's presence-test cost. To plan with one option changed (a cost
     /// limit, [reference mode](ProgramOptions::reference)):
-    /// `env.program_with(&ast, ProgramOptions { reference: true, ..env.program_options() })`.
+    /// `env.program_with(&ast, env.program_options().with_reference(true))`.
     pub fn program_options(&self) -> ProgramOptions {
-        ProgramOptions {
-            presence_test_cost: self.presence_test_cost,
-            ..self.program_options.clone()
-        }
+        self.program_options
+            .clone()
+            .with_presence_test_cost(self.presence_test_cost)
     }
 
     /// The options [`Env::program`] plans with (the presence-test cost always follows
@@ -391,14 +390,22 @@ fn over_budget(result: Result<Value, EvalError>, exceeded: EvalError) -> Result<
 /// A parsed (and possibly type-checked) expression with its source text.
 #[derive(Clone, Debug)]
 pub struct Ast {
-    /// The source text.
-    pub source: Arc<str>,
-    /// The syntax tree, macros expanded.
-    pub expr: Expr,
+    source: Arc<str>,
+    expr: Expr,
     checked: Option<Arc<(Checked, Type)>>,
 }
 
 impl Ast {
+    /// The source text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The syntax tree, macros expanded.
+    pub fn expr(&self) -> &Expr {
+        &self.expr
+    }
+
     /// The output type, if the expression was type-checked.
     pub fn output_type(&self) -> Option<&Type> {
         self.checked.as_deref().map(|(_, t)| t)
@@ -417,15 +424,15 @@ pub struct ProgramOptions {
     /// set lookups (cel-go's `OptOptimize`, on in Kubernetes), and convert a variable's
     /// path once per evaluation where the same conversion repeats or sits in a
     /// comprehension (each use still charged as cel-go charges it). Default: on.
-    pub optimize: bool,
+    pub(crate) optimize: bool,
     /// Stop evaluation with "operation cancelled: actual cost limit exceeded" once the
     /// actual cost passes this. Default: none.
-    pub cost_limit: Option<u64>,
+    pub(crate) cost_limit: Option<u64>,
     /// Whether `has()` costs 1 (cel-go's default) or 0 (Kubernetes). Default: 1.
-    pub presence_test_cost: bool,
+    pub(crate) presence_test_cost: bool,
     /// Polled every 100 comprehension iterations; returning true stops evaluation with
     /// "operation interrupted".
-    pub interrupt: Option<Arc<Interrupt>>,
+    pub(crate) interrupt: Option<Arc<Interrupt>>,
     /// The memory budget of one evaluation, in bytes (see [`crate::library::budget`]): operations
     /// that produce large values (string and list building, `replace`, `join`, `format`,
     /// `lists.range`, `flatten`, ...) count what they are about to produce against it, and
@@ -434,7 +441,7 @@ pub struct ProgramOptions {
     /// exceeded" or "operation cancelled: value traversal limit exceeded". Costs are not
     /// affected. Default: 64 MiB ([`crate::budget::DEFAULT_MEMORY_LIMIT`]); `None`: no
     /// limit.
-    pub memory_limit: Option<u64>,
+    pub(crate) memory_limit: Option<u64>,
     /// Reference mode: plan and evaluate every node through the one generic path — each
     /// call's arguments evaluated node by node into values and passed to its overload,
     /// which is charged its declared cost — with every evaluation shortcut off (inline
@@ -446,7 +453,7 @@ pub struct ProgramOptions {
     /// `cel.@block`'s hidden cost) is kept. Results, errors and costs must be the same in
     /// both modes; the test suites run in both to check that. Slow; for testing.
     /// Default: off.
-    pub reference: bool,
+    pub(crate) reference: bool,
 }
 
 impl Default for ProgramOptions {
@@ -459,6 +466,86 @@ impl Default for ProgramOptions {
             memory_limit: Some(crate::budget::DEFAULT_MEMORY_LIMIT),
             reference: false,
         }
+    }
+}
+
+impl ProgramOptions {
+    /// With constant folding, set lookups for `in` over constant lists and per-evaluation
+    /// conversion of repeated paths on or off ([`ProgramOptions::optimize`]).
+    pub fn with_optimize(mut self, on: bool) -> ProgramOptions {
+        self.optimize = on;
+        self
+    }
+
+    /// With an actual-cost limit ([`ProgramOptions::cost_limit`]).
+    pub fn with_cost_limit(mut self, limit: Option<u64>) -> ProgramOptions {
+        self.cost_limit = limit;
+        self
+    }
+
+    /// With `has()` costing 1 (`true`, cel-go) or 0 (`false`, Kubernetes).
+    pub fn with_presence_test_cost(mut self, charged: bool) -> ProgramOptions {
+        self.presence_test_cost = charged;
+        self
+    }
+
+    /// With an interrupt flag polled during evaluation ([`ProgramOptions::interrupt`]).
+    pub fn with_interrupt(mut self, interrupt: Option<Arc<Interrupt>>) -> ProgramOptions {
+        self.interrupt = interrupt;
+        self
+    }
+
+    /// With a memory budget per evaluation, in bytes ([`ProgramOptions::memory_limit`]).
+    pub fn with_memory_limit(mut self, limit: Option<u64>) -> ProgramOptions {
+        self.memory_limit = limit;
+        self
+    }
+
+    /// In reference mode or not ([`ProgramOptions::reference`]).
+    pub fn with_reference(mut self, on: bool) -> ProgramOptions {
+        self.reference = on;
+        self
+    }
+
+    /// Whether constants are folded, `in` over constant lists becomes a set lookup and a
+    /// variable's repeated path is converted once per evaluation (cel-go's `OptOptimize`,
+    /// on in Kubernetes). Default: on.
+    pub fn optimize(&self) -> bool {
+        self.optimize
+    }
+
+    /// The actual-cost limit: evaluation stops with "operation cancelled: actual cost limit
+    /// exceeded" once the cost passes it. Default: none.
+    pub fn cost_limit(&self) -> Option<u64> {
+        self.cost_limit
+    }
+
+    /// Whether `has()` costs 1 (cel-go's default) or 0 (Kubernetes). Default: 1.
+    pub fn presence_test_cost(&self) -> bool {
+        self.presence_test_cost
+    }
+
+    /// The interrupt flag, polled every 100 comprehension iterations; when it is raised
+    /// evaluation stops with "operation interrupted".
+    pub fn interrupt(&self) -> Option<&Arc<Interrupt>> {
+        self.interrupt.as_ref()
+    }
+
+    /// The memory budget of one evaluation, in bytes (see [`crate::library::budget`]):
+    /// operations that produce large values count what they are about to produce against
+    /// it, and walks over values may visit one element per 8 bytes of it; passing either
+    /// stops evaluation with "operation cancelled: memory limit exceeded" or "operation
+    /// cancelled: value traversal limit exceeded". Costs are not affected. Default: 64 MiB
+    /// ([`crate::DEFAULT_MEMORY_LIMIT`]); `None`: no limit.
+    pub fn memory_limit(&self) -> Option<u64> {
+        self.memory_limit
+    }
+
+    /// Whether the program is planned in reference mode: every node through the one
+    /// generic path, every evaluation shortcut off (results, errors and costs are the same
+    /// as in the fast mode; slow, for testing). Default: off.
+    pub fn reference(&self) -> bool {
+        self.reference
     }
 }
 
@@ -600,11 +687,9 @@ mod tests {
         let env = Env::new();
         let ast = env.compile(expr).unwrap();
         // Unoptimized: constant literals are built at each evaluation, not when planning.
-        let options = ProgramOptions {
-            memory_limit,
-            optimize: false,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default()
+            .with_memory_limit(memory_limit)
+            .with_optimize(false);
         env.program_with(&ast, options).unwrap().eval(&())
     }
 
@@ -683,10 +768,7 @@ mod tests {
         ];
         for expr in exprs {
             let ast = env.compile(expr).unwrap();
-            let options = ProgramOptions {
-                reference: true,
-                ..ProgramOptions::default()
-            };
+            let options = ProgramOptions::default().with_reference(true);
             let mut program = env.program_with(&ast, options).unwrap();
             assert!(program.plan.shared_prefixes.is_empty(), "{expr}");
             generic(&mut program.plan.root, true, expr);

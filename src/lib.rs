@@ -17,7 +17,7 @@
 //! let ast = env.compile("replicas > 3 ? 'many' : 'few'").unwrap();
 //! assert_eq!(ast.output_type(), Some(&Type::String));
 //!
-//! let options = ProgramOptions { cost_limit: Some(1_000_000), ..Default::default() };
+//! let options = ProgramOptions::default().with_cost_limit(Some(1_000_000));
 //! let program = env.program_with(&ast, options).unwrap();
 //! let vars = Bindings::new().with("replicas", Value::Int(5));
 //! assert_eq!(program.eval(&vars).unwrap(), Value::from("many"));

@@ -251,27 +251,27 @@ pub type Validator = fn(&Expr, &NodeMap<Type>) -> Vec<Diagnostic>;
 #[derive(Clone, Debug)]
 pub struct Library {
     /// The library's name (`strings`, `kubernetes.lists`), as catalogs list it.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Its version: which functions a given version of cel-go or Kubernetes has.
-    pub version: u32,
+    pub(crate) version: u32,
     /// The functions it declares.
-    pub functions: Vec<Function>,
+    pub(crate) functions: Vec<Function>,
     /// Opaque types the library introduces (e.g. `net.IP`), usable as type identifiers.
-    pub types: Vec<Type>,
+    pub(crate) types: Vec<Type>,
     /// Macro tables the library brings (expanded by the parser of an environment that
     /// has the library).
-    pub macros: Vec<&'static [Macro]>,
+    pub(crate) macros: Vec<&'static [Macro]>,
     /// Functions whose arguments may hold mixed-type list and map literals even when
     /// homogeneous literals are required (cel-go's `HomogeneousAggregateLiteralExemptFunctions`,
     /// e.g. `format` from the strings extension).
-    pub homogeneous_exempt: Vec<&'static str>,
+    pub(crate) homogeneous_exempt: Vec<&'static str>,
     /// Validators by name (cel-go's names, e.g. `cel.validator.string_format`); a later
     /// library's validator replaces an earlier one of the same name.
-    pub validators: Vec<(&'static str, Validator)>,
+    pub(crate) validators: Vec<(&'static str, Validator)>,
     /// Whether the library enables the optional syntax (`a.?b`, `a[?i]`, `[?x]`, `{?k: v}`,
     /// `M{?f: v}`) in the parser of an environment that has it, as cel-go's `OptionalTypes`
     /// does (`cel/library.go`, `enableOptionalSyntax`); without it each use is a parse error.
-    pub optional_syntax: bool,
+    pub(crate) optional_syntax: bool,
 }
 
 impl Library {
@@ -287,6 +287,82 @@ impl Library {
             validators: Vec::new(),
             optional_syntax: false,
         }
+    }
+
+    /// The library's name (`strings`, `kubernetes.lists`), as catalogs list it.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its version: which functions a given version of cel-go or Kubernetes has.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The functions it declares.
+    pub fn functions(&self) -> &[Function] {
+        &self.functions
+    }
+
+    /// The functions it declares, to adjust (e.g. a preset's costs).
+    pub fn functions_mut(&mut self) -> &mut [Function] {
+        &mut self.functions
+    }
+
+    /// The opaque types the library introduces (e.g. `net.IP`).
+    pub fn types(&self) -> &[Type] {
+        &self.types
+    }
+
+    /// The macro tables the library brings.
+    pub fn macros(&self) -> &[&'static [Macro]] {
+        &self.macros
+    }
+
+    /// Adds a macro table, expanded by the parser of an environment that has the library.
+    pub fn add_macros(&mut self, table: &'static [Macro]) -> &mut Library {
+        self.macros.push(table);
+        self
+    }
+
+    /// The functions whose arguments may hold mixed-type list and map literals even when
+    /// homogeneous literals are required.
+    pub fn homogeneous_exempt(&self) -> &[&'static str] {
+        &self.homogeneous_exempt
+    }
+
+    /// Lets `function`'s arguments hold mixed-type list and map literals even when
+    /// homogeneous literals are required (cel-go's
+    /// `HomogeneousAggregateLiteralExemptFunctions`, e.g. `format` from the strings
+    /// extension).
+    pub fn exempt_from_homogeneous(&mut self, function: &'static str) -> &mut Library {
+        self.homogeneous_exempt.push(function);
+        self
+    }
+
+    /// The validators by name.
+    pub fn validators(&self) -> &[(&'static str, Validator)] {
+        &self.validators
+    }
+
+    /// Adds a validator under cel-go's name (e.g. `cel.validator.string_format`); a later
+    /// library's validator replaces an earlier one of the same name.
+    pub fn add_validator(&mut self, name: &'static str, validator: Validator) -> &mut Library {
+        self.validators.push((name, validator));
+        self
+    }
+
+    /// Whether the library enables the optional syntax in the parser.
+    pub fn optional_syntax(&self) -> bool {
+        self.optional_syntax
+    }
+
+    /// Enables the optional syntax (`a.?b`, `a[?i]`, `[?x]`, `{?k: v}`, `M{?f: v}`) in the
+    /// parser of an environment that has the library, as cel-go's `OptionalTypes` does
+    /// (`cel/library.go`, `enableOptionalSyntax`); without it each use is a parse error.
+    pub fn enable_optional_syntax(&mut self) -> &mut Library {
+        self.optional_syntax = true;
+        self
     }
 
     /// Declares an opaque type by name (e.g. `net.IP`, `kubernetes.Quantity`).

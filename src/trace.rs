@@ -46,10 +46,7 @@ impl Env {
     /// Plans a program that records an evaluation trace ([`Program::eval_traced`]): in
     /// reference mode, whatever `options.reference` says.
     pub fn traced_program(&self, ast: &Ast, options: ProgramOptions) -> Result<Program, Issues> {
-        let options = ProgramOptions {
-            reference: true,
-            ..options
-        };
+        let options = options.with_reference(true);
         self.plan_traced(ast, options, true, true)
     }
 }

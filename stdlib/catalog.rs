@@ -246,8 +246,8 @@ mod tests {
         for a in available() {
             for version in a.versions.clone() {
                 let lib = a.build(version);
-                assert_eq!(lib.name, a.name);
-                assert_eq!(lib.version, version);
+                assert_eq!(lib.name(), a.name);
+                assert_eq!(lib.version(), version);
             }
         }
     }

@@ -20,7 +20,7 @@ pub const BINDINGS_VERSION: u32 = 1;
 /// itself (see the planner); this declaration is for the checker, as cel-go declares it.
 pub fn bindings(version: u32) -> Library {
     let mut lib = Library::new("cel.lib.ext.cel.bindings", version);
-    lib.macros.push(BIND);
+    lib.add_macros(BIND);
     if version >= 1 {
         lib.function(
             "cel.@block",
@@ -35,7 +35,7 @@ pub fn bindings(version: u32) -> Library {
         );
         // As cel-go's block validator configures it: the list holds expressions of any
         // types.
-        lib.homogeneous_exempt.push("cel.@block");
+        lib.exempt_from_homogeneous("cel.@block");
     }
     lib
 }
@@ -43,7 +43,7 @@ pub fn bindings(version: u32) -> Library {
 /// The two-variable comprehension macros and their map-building helper.
 pub fn two_var_comprehensions() -> Library {
     let mut lib = Library::new("cel.lib.ext.comprev2", 0);
-    lib.macros.push(TWO_VARIABLE);
+    lib.add_macros(TWO_VARIABLE);
     lib.function(
         MAP_INSERT,
         "Internal to the transformMap macros: inserts an entry, failing on a duplicate key.",

@@ -18,8 +18,8 @@ pub const LATEST: u32 = 2;
 /// The optional types library at `version` (0 to 2, as cel-go gates its functions).
 pub fn optional(version: u32) -> Library {
     let mut lib = Library::new("optional", version);
-    lib.macros.push(kcel::library::syntax::OPTIONAL);
-    lib.optional_syntax = true;
+    lib.add_macros(kcel::library::syntax::OPTIONAL);
+    lib.enable_optional_syntax();
     lib.function("optional.of", "Wraps a value in an optional.")
         .global(
             "optional_of",

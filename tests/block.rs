@@ -165,10 +165,7 @@ fn costs_follow_cel_go() {
         eval("cel.block([x + 1], cel.index(0) * 2)"),
         (Ok(Value::Int(8)), 0)
     );
-    let limited = ProgramOptions {
-        cost_limit: Some(1),
-        ..ProgramOptions::default()
-    };
+    let limited = ProgramOptions::default().with_cost_limit(Some(1));
     let (r, cost) = eval_with(
         &env(),
         "cel.block([[1, 2, 3].map(i, i * x)], cel.index(0).size())",
@@ -191,10 +188,7 @@ fn an_empty_block_is_its_body() {
     // cel-go's optimizer replaces an empty constant block by its body, which is then
     // metered; unoptimized, the body runs under the (empty) block's activation.
     let (_, optimized) = eval("cel.block([], x + 1)");
-    let plain = ProgramOptions {
-        optimize: false,
-        ..ProgramOptions::default()
-    };
+    let plain = ProgramOptions::default().with_optimize(false);
     let (_, unoptimized) = eval_with(&env(), "cel.block([], x + 1)", plain);
     assert_eq!((optimized, unoptimized), (2, 0));
 }

@@ -22,10 +22,7 @@ fn env() -> Env {
 fn eval_in(env: &Env, expr: &str) -> Result<Value, String> {
     let ast = env.compile(expr).map_err(|e| e.to_string())?;
     let run = |optimize: bool| {
-        let options = ProgramOptions {
-            optimize,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default().with_optimize(optimize);
         let program = env.program_with(&ast, options).map_err(|e| e.to_string())?;
         program.eval(&()).map_err(|e| e.to_string())
     };

@@ -16,11 +16,9 @@ fn run(expr: &str, vars: &[(&str, Value)], limit: Option<u64>) -> (Result<Value,
         activation.insert(name.to_string(), value.clone());
     }
     let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
-    let options = ProgramOptions {
-        optimize: false,
-        cost_limit: limit,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default()
+        .with_optimize(false)
+        .with_cost_limit(limit);
     let program = env.program_with(&ast, options).unwrap();
     let (result, details) = program.eval_with_details(&activation);
     (result.map_err(|e| e.into_message()), details.actual_cost)

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use kcel::library::{Function, Overload};
-use kcel::{Env, Key, Map, ProgramOptions, Type, Value};
+use kcel::{Env, Key, Map, Type, Value};
 use serde_json::Value as Json;
 
 #[path = "support/block_macros.rs"]
@@ -378,10 +378,7 @@ fn agrees_in_reference_mode(
     program: &kcel::Program,
     bindings: &HashMap<String, Value>,
 ) -> Result<(), String> {
-    let options = ProgramOptions {
-        reference: true,
-        ..env.program_options()
-    };
+    let options = env.program_options().with_reference(true);
     let reference = env
         .program_with(ast, options)
         .map_err(|e| format!("reference mode: program error: {e}"))?;

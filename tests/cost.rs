@@ -917,14 +917,12 @@ fn runtime_costs_match_the_references() {
         vars.extend(extra_vars.into_iter().map(|(k, v)| (k.to_string(), v)));
         // Each case also in reference mode (no evaluation shortcut): the same cost.
         for reference in [false, true] {
-            let options = ProgramOptions {
-                optimize: case.optimize,
-                cost_limit: case.limit,
-                presence_test_cost: case.presence_test_cost,
-                interrupt: None,
-                reference,
-                ..ProgramOptions::default()
-            };
+            let options = ProgramOptions::default()
+                .with_optimize(case.optimize)
+                .with_cost_limit(case.limit)
+                .with_presence_test_cost(case.presence_test_cost)
+                .with_interrupt(None)
+                .with_reference(reference);
             let program = env.program_with(&ast, options).expect("plans");
             let (result, details) = program.eval_with_details(&vars);
             match (case.want, result) {

@@ -168,14 +168,12 @@ fn check(case: &Case) -> Result<(), String> {
         .collect();
     // Each case also in reference mode (no evaluation shortcut): the same cost.
     for reference in [false, true] {
-        let options = ProgramOptions {
-            optimize: case.optimize,
-            cost_limit: case.limit,
-            presence_test_cost: case.presence_test_cost,
-            interrupt: None,
-            reference,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default()
+            .with_optimize(case.optimize)
+            .with_cost_limit(case.limit)
+            .with_presence_test_cost(case.presence_test_cost)
+            .with_interrupt(None)
+            .with_reference(reference);
         let program = env
             .program_with(&ast, options)
             .map_err(|e| format!("plan error {e}"))?;

@@ -150,10 +150,7 @@ fn values_and_json_agree(src: &str) {
     };
     let (shown, cost) = outcome(&unlimited, &values);
     assert_eq!(outcome(&unlimited, &json), (shown, cost), "{src}");
-    let options = kcel::ProgramOptions {
-        cost_limit: Some(cost / 2),
-        ..Default::default()
-    };
+    let options = kcel::ProgramOptions::default().with_cost_limit(Some(cost / 2));
     let limited = env.program_with(&ast, options).unwrap();
     assert_eq!(
         outcome(&limited, &values),
@@ -173,11 +170,9 @@ fn reference_mode_agrees(src: &str) {
     let json = kcel::JsonActivation::new(std::sync::Arc::new(document()));
     for ast in [env.compile(src), env.parse(src)].into_iter().flatten() {
         let program = |limit: Option<u64>, reference: bool| {
-            let options = kcel::ProgramOptions {
-                cost_limit: limit,
-                reference,
-                ..Default::default()
-            };
+            let options = kcel::ProgramOptions::default()
+                .with_cost_limit(limit)
+                .with_reference(reference);
             env.program_with(&ast, options)
         };
         let (Ok(fast), Ok(reference)) = (program(None, false), program(None, true)) else {

@@ -874,7 +874,7 @@ fn child(which: Which, seed: u64, start: u64, end: u64) {
     limit_address_space();
     let (mut env, mut options) = env(which);
     if start >= HANG_CONTROL {
-        options.memory_limit = None;
+        options = options.with_memory_limit(None);
     }
     env.declare("x", Type::Dyn);
     let bindings = std::collections::HashMap::from([("x".to_string(), document())]);

@@ -82,11 +82,9 @@ fn run_one(env: &Env, row: &Row, want_true: bool) -> Result<(), String> {
     // Each row also in reference mode (no evaluation shortcut): the same result and cost.
     for reference in [false, true] {
         let mode = if reference { " (reference mode)" } else { "" };
-        let options = ProgramOptions {
-            optimize: false,
-            reference,
-            ..ProgramOptions::default()
-        };
+        let options = ProgramOptions::default()
+            .with_optimize(false)
+            .with_reference(reference);
         let program = env.program_with(&ast, options).map_err(|e| e.to_string())?;
         let (result, details) = program.eval_with_details(&inputs);
         match result {

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use kcel::{Env, ProgramOptions, Type, Value};
+use kcel::{Env, Type, Value};
 
 struct Case {
     expr: &'static str,
@@ -317,12 +317,11 @@ fn calls_with_failed_arguments_cost_as_in_cel_go() {
             .compile(case.expr)
             .unwrap_or_else(|e| panic!("{}: {e}", case.expr));
         for reference in [false, true] {
-            let options = ProgramOptions {
-                optimize: case.optimize,
-                reference,
-                cost_limit: None,
-                ..env.program_options()
-            };
+            let options = env
+                .program_options()
+                .with_optimize(case.optimize)
+                .with_reference(reference)
+                .with_cost_limit(None);
             let program = env.program_with(&ast, options).expect("plans");
             let (result, details) = program.eval_with_details(&vars);
             // Division by zero, or a missing key where the case reads one.

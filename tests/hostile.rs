@@ -187,7 +187,7 @@ fn child(which: Which, expr: &str, unbudgeted: bool) {
     limit_address_space();
     let (mut env, mut options) = env(which);
     if unbudgeted {
-        options.memory_limit = None;
+        options = options.with_memory_limit(None);
         env.set_program_options(options.clone());
     }
     env.declare("unused", Type::Dyn);

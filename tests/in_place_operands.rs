@@ -143,10 +143,7 @@ fn operands_read_in_place_evaluate_as_node_by_node() {
         assert_eq!(outcome(&unlimited, &json), (shown, cost), "{expr}");
         // Limits that stop evaluation at every point it charges.
         for limit in 0..=cost {
-            let options = ProgramOptions {
-                cost_limit: Some(limit),
-                ..Default::default()
-            };
+            let options = ProgramOptions::default().with_cost_limit(Some(limit));
             let limited = env.program_with(&ast, options).unwrap();
             assert_eq!(
                 outcome(&limited, &values),
@@ -185,11 +182,10 @@ fn shortcuts_evaluate_as_reference_mode() {
         for expr in EXPRESSIONS {
             let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
             let program = |limit: Option<u64>, reference: bool| {
-                let options = ProgramOptions {
-                    cost_limit: limit,
-                    reference,
-                    ..env.program_options()
-                };
+                let options = env
+                    .program_options()
+                    .with_cost_limit(limit)
+                    .with_reference(reference);
                 env.program_with(&ast, options).unwrap()
             };
             let (_, cost) = outcome(&program(None, true), &values);

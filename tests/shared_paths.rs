@@ -62,10 +62,7 @@ fn shared_prefixes_evaluate_as_separate_paths() {
         kcel_stdlib::kubernetes::presets::Mode::NewExpressions,
     );
     env.declare("x", Type::Dyn).declare("y", Type::Dyn);
-    let options = kcel::ProgramOptions {
-        cost_limit: Some(1_000_000),
-        ..Default::default()
-    };
+    let options = kcel::ProgramOptions::default().with_cost_limit(Some(1_000_000));
     let mut compared = 0;
     for (shared, separate) in SHARED_AND_SEPARATE {
         assert_eq!(shared.len(), separate.len());

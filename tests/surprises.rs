@@ -28,10 +28,7 @@ fn compile_error(expr: &str) -> String {
 fn run_with(expr: &str, optimize: bool) -> (Result<Value, String>, u64) {
     let env = env();
     let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
-    let options = ProgramOptions {
-        optimize,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default().with_optimize(optimize);
     let program = env
         .program_with(&ast, options)
         .unwrap_or_else(|e| panic!("{expr}: {e}"));

@@ -70,11 +70,9 @@ fn evaluate_only(configurations: &[(&str, Option<u64>, Option<u64>)]) -> bool {
     let (how, cost_limit, memory_limit) = configurations[config];
     let env = kcel_env(&case);
     let vars = kcel_bind(&case.bindings);
-    let options = ProgramOptions {
-        cost_limit,
-        memory_limit,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default()
+        .with_cost_limit(cost_limit)
+        .with_memory_limit(memory_limit);
     let program = kcel_program_with(&env, &case.expr, options);
     check_kcel_answer(&case, &program, how, program.eval(&vars));
     for _ in 0..n {
@@ -108,11 +106,9 @@ fn main() {
         let programs: Vec<_> = configurations
             .iter()
             .map(|&(how, cost_limit, memory_limit)| {
-                let options = ProgramOptions {
-                    cost_limit,
-                    memory_limit,
-                    ..ProgramOptions::default()
-                };
+                let options = ProgramOptions::default()
+                    .with_cost_limit(cost_limit)
+                    .with_memory_limit(memory_limit);
                 let program = kcel_program_with(&env, &case.expr, options);
                 check_kcel_answer(&case, &program, how, program.eval(&vars));
                 program

@@ -20,11 +20,9 @@ const LIMIT: u64 = 1_000_000;
 
 fn program(env: &Env, expr: &str) -> Program {
     let ast = env.compile(expr).expect("compiles");
-    let options = ProgramOptions {
-        cost_limit: Some(LIMIT),
-        presence_test_cost: false,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default()
+        .with_cost_limit(Some(LIMIT))
+        .with_presence_test_cost(false);
     env.program_with(&ast, options).expect("plans")
 }
 

@@ -62,10 +62,7 @@ pub fn kcel_env(case: &Case) -> Env {
 }
 
 pub fn kcel_program(env: &Env, expr: &str) -> Program {
-    let options = kcel::ProgramOptions {
-        cost_limit: Some(COST_LIMIT),
-        ..Default::default()
-    };
+    let options = kcel::ProgramOptions::default().with_cost_limit(Some(COST_LIMIT));
     kcel_program_with(env, expr, options)
 }
 

@@ -39,28 +39,25 @@ pub fn program_options(choice: EnvChoice, args: &ProgramArgs) -> ProgramOptions 
         EnvKind::Kubernetes => KUBERNETES_COST_LIMIT,
         EnvKind::Cel => DEFAULT_CEL_COST_LIMIT,
     };
-    ProgramOptions {
-        optimize: !args.no_optimize,
-        cost_limit: match args.cost_limit {
+    ProgramOptions::default()
+        .with_optimize(!args.no_optimize)
+        .with_cost_limit(match args.cost_limit {
             Some(0) => None,
             Some(limit) => Some(limit),
             None => Some(default_limit),
-        },
-        // Kubernetes charges nothing for `has()`; cel-go charges 1.
-        presence_test_cost: kind == EnvKind::Cel,
-        memory_limit: match args.memory_limit {
+        })
+        .with_presence_test_cost(kind == EnvKind::Cel)
+        .with_memory_limit(match args.memory_limit {
             Some(0) => None,
             Some(bytes) => Some(bytes),
             None => Some(kcel::DEFAULT_MEMORY_LIMIT),
-        },
-        ..ProgramOptions::default()
-    }
+        })
 }
 
 /// Fails when the text of a result would be longer than the memory limit (a value made of
 /// shared parts can be far larger printed than in memory).
 pub fn printable(value: &kcel::Value, options: &ProgramOptions) -> Result<(), kcel::EvalError> {
-    match options.memory_limit {
+    match options.memory_limit() {
         Some(limit) if kcel::library::budget::text_exceeds(value, limit) => {
             Err(kcel::EvalError::new(format!(
                 "the result is too large to print (over {limit} bytes; see --memory-limit)"

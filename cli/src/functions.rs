@@ -235,7 +235,7 @@ mod tests {
         let mut tables = vec![kcel::library::syntax::STANDARD];
         for available in kcel_stdlib::catalog::available() {
             for version in available.versions.clone() {
-                tables.extend(available.build(version).macros.iter().copied());
+                tables.extend(available.build(version).macros().iter().copied());
             }
         }
         for m in tables.into_iter().flatten() {

@@ -124,7 +124,7 @@ pub fn library(version: u32) -> Library {
             "['b', 'c', 'a'].sort() == ['a', 'b', 'c']",
         ]);
 
-        lib.macros.push(SORT_BY);
+        lib.add_macros(SORT_BY);
         let mut f = lib.function(
             SORT_BY_KEYS,
             "Internal to the sortBy macro: sorts a list by a list of keys of the same length.",
@@ -698,7 +698,7 @@ mod tests {
             e.diagnostics[0].message(),
             "sortBy can only be applied to a list, identifier, comprehension, call or select expression"
         );
-        assert!(library(1).macros.is_empty());
+        assert!(library(1).macros().is_empty());
     }
 
     #[test]

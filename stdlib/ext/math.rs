@@ -19,8 +19,8 @@ const NUMS: [&str; 3] = ["double", "int", "uint"];
 /// Builds the library at `version`.
 pub fn library(version: u32) -> Library {
     let mut lib = Library::new("cel.lib.ext.math", version);
-    lib.macros.push(&GREATEST);
-    lib.macros.push(&LEAST);
+    lib.add_macros(&GREATEST);
+    lib.add_macros(&LEAST);
     declare_extremum(&mut lib, true);
     declare_extremum(&mut lib, false);
     if version >= 1 {
@@ -796,9 +796,19 @@ mod tests {
 
     #[test]
     fn versions_gate_functions() {
-        assert_eq!(library(0).functions.len(), 2);
-        assert!(library(1).functions.iter().all(|f| &*f.name != "math.sqrt"));
-        assert!(library(2).functions.iter().any(|f| &*f.name == "math.sqrt"));
+        assert_eq!(library(0).functions().len(), 2);
+        assert!(
+            library(1)
+                .functions()
+                .iter()
+                .all(|f| &*f.name != "math.sqrt")
+        );
+        assert!(
+            library(2)
+                .functions()
+                .iter()
+                .any(|f| &*f.name == "math.sqrt")
+        );
     }
 }
 

@@ -229,10 +229,8 @@ pub fn library() -> Library {
             .member(id, &[IP_TYPE], result, Implementation::Closure(accessor(f)))
             .examples(examples);
     }
-    lib.validators
-        .push(("cel.validator.network.ip", validate_ip_literals));
-    lib.validators
-        .push(("cel.validator.network.cidr", validate_cidr_literals));
+    lib.add_validator("cel.validator.network.ip", validate_ip_literals);
+    lib.add_validator("cel.validator.network.cidr", validate_cidr_literals);
     lib
 }
 

@@ -202,15 +202,15 @@ pub fn library(version: u32) -> Library {
 
     if version >= 1 {
         // As cel-go's format validator configures it.
-        lib.homogeneous_exempt.push("format");
-        lib.validators.push((
+        lib.exempt_from_homogeneous("format");
+        lib.add_validator(
             "cel.validator.string_format",
             if version >= 4 {
                 super::format_check::validate_v2
             } else {
                 super::format_check::validate_v1
             },
-        ));
+        );
         let (imp, doc) = if version >= 4 {
             (
                 Implementation::Binary(format_v2),
@@ -761,7 +761,7 @@ mod tests {
     fn versions_gate_functions() {
         let names = |v: u32| -> Vec<String> {
             library(v)
-                .functions
+                .functions()
                 .iter()
                 .map(|f| f.name.to_string())
                 .collect()

@@ -15,7 +15,7 @@ fn examples_evaluate_to_true() {
     }
     let mut count = 0;
     for lib in super::all() {
-        for f in &lib.functions {
+        for f in lib.functions() {
             assert!(!f.doc.is_empty(), "{} has no doc", f.name);
             assert!(!f.examples.is_empty(), "{} has no examples", f.name);
             for ex in &f.examples {
@@ -64,7 +64,7 @@ fn samples() -> Vec<Value> {
 fn implementations_are_total() {
     let values = samples();
     for lib in super::all() {
-        for f in &lib.functions {
+        for f in lib.functions() {
             for o in &f.overloads {
                 if o.params.len() > 4 || matches!(o.implementation, Implementation::Builtin) {
                     continue;
@@ -107,7 +107,7 @@ fn implementations_are_total() {
 fn overload_ids_are_unique_per_library() {
     for lib in super::all() {
         let mut ids = std::collections::HashSet::new();
-        for f in &lib.functions {
+        for f in lib.functions() {
             for o in &f.overloads {
                 assert!(ids.insert(o.id.to_string()), "duplicate {}", o.id);
             }
@@ -201,10 +201,7 @@ fn costs_match_cel_go() {
         let est = env.estimate_cost(&ast, &Hints(hints)).expect("checked");
         assert_eq!((est.min, est.max), (*min, *max), "estimate of {expr}");
         if vars.is_empty() {
-            let options = ProgramOptions {
-                optimize: false,
-                ..ProgramOptions::default()
-            };
+            let options = ProgramOptions::default().with_optimize(false);
             let program = env.program_with(&ast, options).expect("plans");
             let (result, details) = program.eval_with_details(&());
             assert!(

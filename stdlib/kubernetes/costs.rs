@@ -28,7 +28,7 @@ pub fn runtime_cost(function: &str) -> Option<CallCost> {
 /// Gives the overloads of a library's functions that Kubernetes prices by name (e.g.
 /// cel-go's `ext.Strings`) Kubernetes' runtime costs.
 pub fn apply_runtime_costs(lib: &mut Library) {
-    for f in &mut lib.functions {
+    for f in lib.functions_mut() {
         if let Some(cost) = runtime_cost(&f.name) {
             for o in &mut f.overloads {
                 o.runtime_cost = Some(cost);

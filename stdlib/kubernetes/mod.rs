@@ -9,7 +9,7 @@
 //! | [`quantity`](fn@quantity) | `kubernetes.quantity` | `quantity`, `isQuantity`, `sign`, `add`, `sub`, ... |
 //! | [`ip`](fn@ip) | `kubernetes.net.ip` | `ip`, `isIP`, `ip.isCanonical`, `family`, ... |
 //! | [`cidr`](fn@cidr) | `kubernetes.net.cidr` | `cidr`, `isCIDR`, `containsIP`, `containsCIDR`, ... |
-//! | [`format`](mod@format) ([`format()`](fn@format)) | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
+//! | [`named_formats`] ([`format()`](fn@format)) | `kubernetes.format` | `format.named`, `format.<name>()`, `validate` |
 //! | [`semver`](fn@semver) | `kubernetes.Semver` | `semver`, `isSemver`, `major`, `compareTo`, ... |
 //! | [`authz`](mod@authz) | `kubernetes.authz`, `kubernetes.authzSelectors` | `authorizer.path`, `check`, `allowed`, ... |
 //! | [`sharding`](mod@sharding) | `kubernetes.sharding` | `shardRange` (shard selectors of sharded list and watch) |
@@ -43,7 +43,7 @@
 //! let est = env.estimate_cost(&ast, &kubernetes::cost_estimator(&NoSizes)).unwrap();
 //! assert_eq!((est.min, est.max), (3, 350009));
 //!
-//! let program = env.program_with(&ast, ProgramOptions { presence_test_cost: false, ..Default::default() }).unwrap();
+//! let program = env.program_with(&ast, ProgramOptions::default().with_presence_test_cost(false)).unwrap();
 //! let mut vars = HashMap::new();
 //! vars.insert("authorizer".to_string(), kubernetes::authorizer_value(Default::default(), Arc::new(AllowAll)));
 //! let (value, details) = program.eval_with_details(&vars);

@@ -36,14 +36,15 @@ pub fn kubernetes(version: (u32, u32), mode: Mode) -> Env {
         .set_presence_test_cost(false)
         .set_call_estimates(Some(kubernetes::estimate_call))
         .set_literal_validators(at_least(29))
-        .set_program_options(ProgramOptions {
-            optimize: true,
-            cost_limit: Some(KUBERNETES_COST_LIMIT),
-            presence_test_cost: false,
-            interrupt: None,
-            memory_limit: Some(kcel::DEFAULT_MEMORY_LIMIT),
-            reference: false,
-        });
+        .set_program_options(
+            ProgramOptions::default()
+                .with_optimize(true)
+                .with_cost_limit(Some(KUBERNETES_COST_LIMIT))
+                .with_presence_test_cost(false)
+                .with_interrupt(None)
+                .with_memory_limit(Some(kcel::DEFAULT_MEMORY_LIMIT))
+                .with_reference(false),
+        );
     for lib in kubernetes::libraries_for(version) {
         env.add_library(&lib);
     }

@@ -12,10 +12,10 @@ fn every_example_is_true() {
         .into_iter()
         .chain([kubernetes::lists(0), kubernetes::semver(0)])
     {
-        for f in &lib.functions {
+        for f in lib.functions() {
             for ex in &f.examples {
                 let c = t(Box::leak(ex.clone().into_boxed_str()), "example");
-                run(&format!("{} example", lib.name), &[c], 1);
+                run(&format!("{} example", lib.name()), &[c], 1);
                 count += 1;
             }
         }
@@ -31,7 +31,7 @@ fn the_sharding_examples_are_true() {
     let mut e = env();
     e.add_library(&lib);
     let cases: Vec<_> = lib
-        .functions
+        .functions()
         .iter()
         .flat_map(|f| f.examples.iter())
         .map(|ex| t(Box::leak(ex.clone().into_boxed_str()), "example"))
@@ -42,8 +42,8 @@ fn the_sharding_examples_are_true() {
 #[test]
 fn every_function_is_documented_with_costs() {
     for lib in kubernetes::libraries_for((1, 37)) {
-        for f in &lib.functions {
-            assert!(!f.doc.is_empty(), "{}: {} has no doc", lib.name, f.name);
+        for f in lib.functions() {
+            assert!(!f.doc.is_empty(), "{}: {} has no doc", lib.name(), f.name);
         }
     }
 }
@@ -51,7 +51,7 @@ fn every_function_is_documented_with_costs() {
 fn names(version: (u32, u32)) -> Vec<(&'static str, u32)> {
     kubernetes::libraries_for(version)
         .iter()
-        .map(|l| (l.name, l.version))
+        .map(|l| (l.name(), l.version()))
         .collect()
 }
 
@@ -81,18 +81,18 @@ fn libraries_by_kubernetes_version() {
     // `includes` only from lists v1; normalizing semver overloads only from v1.
     assert!(
         kubernetes::lists(0)
-            .functions
+            .functions()
             .iter()
             .all(|f| &*f.name != "includes")
     );
     assert!(
         kubernetes::lists(1)
-            .functions
+            .functions()
             .iter()
             .any(|f| &*f.name == "includes")
     );
     let v0 = kubernetes::semver(0);
-    assert!(v0.functions.iter().all(|f| {
+    assert!(v0.functions().iter().all(|f| {
         f.overloads
             .iter()
             .all(|o| &*o.id != "string_bool_to_semver")

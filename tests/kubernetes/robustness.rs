@@ -67,7 +67,7 @@ fn overloads_are_total() {
         .into_iter()
         .chain([kubernetes::jsonpatch()])
     {
-        for f in &lib.functions {
+        for f in lib.functions() {
             for o in &f.overloads {
                 let n = o.params.len();
                 let combos: Vec<Vec<Value>> = match n {

@@ -170,12 +170,10 @@ fn run_mode(env: &Env, c: &Case, reference: bool) -> Result<(), String> {
             ));
         }
     }
-    let options = ProgramOptions {
-        optimize: c.optimize,
-        presence_test_cost: false,
-        reference,
-        ..ProgramOptions::default()
-    };
+    let options = ProgramOptions::default()
+        .with_optimize(c.optimize)
+        .with_presence_test_cost(false)
+        .with_reference(reference);
     let program = match env.program_with(&ast, options) {
         Ok(p) => p,
         Err(issues) => {

@@ -15,7 +15,7 @@ pub const BLOCK_TEST_INDICES: usize = 30;
 /// spell what cel-go's optimizer produces. No environment of kcel's has them.
 pub fn block_test_library() -> kcel::library::Library {
     let mut lib = kcel::library::Library::new("cel.lib.ext.cel.block.conformance", 0);
-    lib.macros.push(BLOCK_TEST_MACROS);
+    lib.add_macros(BLOCK_TEST_MACROS);
     lib
 }
 

@@ -67,10 +67,7 @@ pub fn env(which: Which) -> (Env, ProgramOptions) {
             ] {
                 env.add_library(&lib);
             }
-            let options = ProgramOptions {
-                cost_limit: Some(PLAIN_COST_LIMIT),
-                ..ProgramOptions::default()
-            };
+            let options = ProgramOptions::default().with_cost_limit(Some(PLAIN_COST_LIMIT));
             (env, options)
         }
     }

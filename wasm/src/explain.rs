@@ -46,8 +46,8 @@ pub fn explain(request: &str) -> String {
         let (min, max) = estimate(&env, &ast);
         let (result, details, trace) = program.eval_traced(&values, MAX_STEPS);
         let source = &req.expression;
-        let ranges = source_ranges(&ast.expr, source);
-        let hidden = macro_bookkeeping(&ast.expr);
+        let ranges = source_ranges(ast.expr(), source);
+        let hidden = macro_bookkeeping(ast.expr());
         let steps = shown_steps(&trace.steps, &hidden)
             .map(|(depth, step)| {
                 let span = ranges.get(&step.id).copied().unwrap_or_default();

@@ -474,16 +474,14 @@ impl EnvRequest {
         } else {
             DEFAULT_CEL_COST_LIMIT
         };
-        ProgramOptions {
-            optimize: true,
-            cost_limit: match cost_limit {
+        ProgramOptions::default()
+            .with_optimize(true)
+            .with_cost_limit(match cost_limit {
                 Some(0) => None,
                 Some(limit) => Some(limit),
                 None => Some(default),
-            },
-            presence_test_cost: !kubernetes,
-            ..ProgramOptions::default()
-        }
+            })
+            .with_presence_test_cost(!kubernetes)
     }
 }
 

@@ -239,11 +239,10 @@ fn admission_env(vars: &[(String, Type)], declares: Declares) -> Env {
         variables: vars.to_vec(),
         patch_types: declares.patch_types,
     }));
-    let options = kcel::ProgramOptions {
-        reference: declares.reference,
-        memory_limit: declares.memory_limit,
-        ..env.program_options()
-    };
+    let options = env
+        .program_options()
+        .with_reference(declares.reference)
+        .with_memory_limit(declares.memory_limit);
     env.set_program_options(options);
     env
 }

@@ -593,13 +593,11 @@ impl Compiler<'_> {
     }
 
     fn program_options(&self) -> ProgramOptions {
-        ProgramOptions {
-            cost_limit: Some(self.per_call_limit),
-            presence_test_cost: false,
-            reference: self.reference,
-            memory_limit: self.memory_limit,
-            ..ProgramOptions::default()
-        }
+        ProgramOptions::default()
+            .with_cost_limit(Some(self.per_call_limit))
+            .with_presence_test_cost(false)
+            .with_reference(self.reference)
+            .with_memory_limit(self.memory_limit)
     }
 }
 

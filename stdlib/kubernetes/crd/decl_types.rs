@@ -24,7 +24,7 @@ pub const MAX_DURATION_SIZE: u64 = 32;
 /// Schemas nested deeper than this are rejected.
 pub const MAX_SCHEMA_DEPTH: usize = 200;
 
-/// A schema nested deeper than [`MAX_SCHEMA_DEPTH`] ([`SchemaTypes::build`]).
+/// A schema nested deeper than 200 levels ([`SchemaTypes::build`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("schema nested deeper than {MAX_SCHEMA_DEPTH} levels")]
 pub struct SchemaTooDeep;
