@@ -126,6 +126,28 @@ impl CallCost {
         }
     }
 
+    /// [`CallCost::of_binary`] for a first argument that is a string given as text (a JSON
+    /// string read in place): the same figure without making a value; `None` for a custom
+    /// cost, which sees values.
+    pub(crate) fn of_text_and(&self, text: &str, second: &Value) -> Option<u64> {
+        let first = code_points(text);
+        let second = actual_size(second);
+        Some(match self {
+            CallCost::Fixed(c) => *c,
+            CallCost::TraverseFirst => traverse(first),
+            CallCost::SizeOfSecond => second,
+            CallCost::TraverseMin => traverse(first.min(second)),
+            CallCost::TraverseSum => traverse(first.saturating_add(second)),
+            CallCost::Matches => {
+                let s = ceil_factor(1.0 + first as f64, STRING_TRAVERSAL_FACTOR);
+                let p = ceil_factor(second as f64, REGEX_STRING_LENGTH_FACTOR);
+                s.saturating_mul(p)
+            }
+            CallCost::Contains => traverse(first).saturating_mul(traverse(second)),
+            CallCost::Custom(_) => return None,
+        })
+    }
+
     /// The non-custom costs from the first two arguments (a missing one has size 1).
     fn of_sizes(&self, first: Option<&Value>, second: Option<&Value>) -> u64 {
         let size = |v: Option<&Value>| v.map_or(1, actual_size);
@@ -220,6 +242,50 @@ pub fn actual_size(v: &Value) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Costs from a string's text are those from the string value.
+    #[test]
+    fn costs_of_text_are_those_of_the_string() {
+        let texts = [
+            "",
+            "a",
+            "é",
+            "abcdefghij",
+            "ééééééééééé",
+            "a longer string of text",
+        ];
+        let seconds = [
+            Value::from(""),
+            Value::from("^a.*$"),
+            Value::from("ééééééééééééé"),
+            Value::Int(3),
+            Value::from(vec![Value::Int(1), Value::Int(2)]),
+        ];
+        let costs = [
+            CallCost::Fixed(7),
+            CallCost::TraverseFirst,
+            CallCost::SizeOfSecond,
+            CallCost::TraverseMin,
+            CallCost::TraverseSum,
+            CallCost::Matches,
+            CallCost::Contains,
+        ];
+        for cost in costs {
+            for text in texts {
+                for second in &seconds {
+                    assert_eq!(
+                        cost.of_text_and(text, second),
+                        Some(cost.of_binary(&Value::from(text), second, None)),
+                        "{cost:?} {text:?} {second}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            CallCost::Custom(|_, _| 1).of_text_and("x", &Value::Null),
+            None
+        );
+    }
 
     #[test]
     fn short_string_comparisons_cost_as_counted() {

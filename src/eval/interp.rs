@@ -526,11 +526,22 @@ fn matches_constant(
     cost: CallCost,
     frame: &mut Frame,
 ) -> EvalResult {
-    if let Some((Read::Value(s), read)) = peek_costed(subject, frame.slots) {
-        let charge = read + cost.of_binary(s, pattern, None);
-        if charge_within(&mut frame.cost, frame.limit, charge).is_some() {
-            return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
+    match peek_costed(subject, frame.slots) {
+        Some((Read::Value(s), read)) => {
+            let charge = read + cost.of_binary(s, pattern, None);
+            if charge_within(&mut frame.cost, frame.limit, charge).is_some() {
+                return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
+            }
         }
+        Some((Read::Json(_, serde_json::Value::String(s)), read)) => {
+            // A JSON string: matched in place, charged as the string it converts to.
+            if let Some(charge) = cost.of_text_and(s, pattern) {
+                if charge_within(&mut frame.cost, frame.limit, read + charge).is_some() {
+                    return Ok(Value::Bool(regex.is_match(s)));
+                }
+            }
+        }
+        _ => {}
     }
     let s = if is_simple(subject) {
         simple(subject, frame.slots, &mut frame.cost)
@@ -1882,6 +1893,17 @@ fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<Read<
 /// [`walk_maps`] through maps and JSON objects read in place.
 #[inline(always)]
 fn walk_reads<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Read<'s>> {
+    // Values first, as they were before JSON was read in place: the walk through maps
+    // stays as short as it was.
+    match walk_maps(start, fields) {
+        Some(v) => Some(Read::of(v)),
+        None => walk_json_reads(start, fields),
+    }
+}
+
+/// [`walk_reads`] where the walk through maps stopped: through JSON objects too.
+#[inline(never)]
+fn walk_json_reads<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Read<'s>> {
     let mut current = Read::of(start);
     for (_, field) in fields {
         current = current.field(field)?;
