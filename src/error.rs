@@ -633,6 +633,11 @@ impl EvalError {
         EvalErrorKind::NoSuchKey(key.to_string()).into()
     }
 
+    /// cel-go's error for a list index outside a list of `len` items.
+    pub(crate) fn index_out_of_range(index: i64, len: usize) -> EvalError {
+        EvalError::new(format!("index '{index}' out of range in list size '{len}'"))
+    }
+
     /// cel-go's error for a declared variable the activation does not bind.
     pub fn no_such_attribute(name: impl fmt::Display) -> EvalError {
         EvalErrorKind::NoSuchAttribute(name.to_string()).into()

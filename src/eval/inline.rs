@@ -11,7 +11,6 @@ use crate::error::EvalError;
 use crate::eval::node::{Field, Inline, Operator, Time};
 use crate::eval::operand::Read;
 use crate::registry::{Overload, Specialization};
-use crate::standard::collections::index_out_of_range;
 use crate::standard::go_display;
 use crate::syntax::ast::op;
 use crate::value::EvalResult;
@@ -378,7 +377,7 @@ impl Inline {
                 let element = a
                     .element(i)
                     .map(Read::to_value)
-                    .ok_or_else(|| index_out_of_range(i, a.len().unwrap_or(0)));
+                    .ok_or_else(|| EvalError::index_out_of_range(i, a.len().unwrap_or(0)));
                 return Some((element, 1));
             }
         }

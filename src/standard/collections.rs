@@ -153,11 +153,6 @@ pub fn index_list(list: &Value, index: &Value) -> EvalResult {
         .ok_or_else(|| items.index_error(i))
 }
 
-/// cel-go's error for a list index outside the list.
-pub(crate) fn index_out_of_range(index: i64, len: usize) -> EvalError {
-    EvalError::new(format!("index '{index}' out of range in list size '{len}'"))
-}
-
 /// Converts a list index as cel-go does: ints as they are, uints and doubles only when the
 /// value is an int without loss.
 fn list_index(index: &Value) -> Result<i64, EvalError> {

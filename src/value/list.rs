@@ -36,7 +36,7 @@ pub trait ListSemantics: Send + Sync + fmt::Debug {
     /// `index 'i' out of range in list size 'n'` (Kubernetes' unstructured lists say
     /// `index out of bounds: i`).
     fn index_out_of_range(&self, index: i64, len: usize) -> EvalError {
-        crate::standard::collections::index_out_of_range(index, len)
+        EvalError::index_out_of_range(index, len)
     }
 }
 
@@ -54,7 +54,7 @@ impl List {
     pub fn index_error(&self, index: i64) -> EvalError {
         match &self.semantics {
             Some(semantics) => semantics.index_out_of_range(index, self.items.len()),
-            None => crate::standard::collections::index_out_of_range(index, self.items.len()),
+            None => EvalError::index_out_of_range(index, self.items.len()),
         }
     }
 
