@@ -8,10 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use kcel_stdlib::kubernetes::admission::mutating::{CompiledMutatingPolicy, MutatingPolicySet};
-use kcel_stdlib::kubernetes::admission::{
-    CompiledPolicy, MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding, PolicySet,
-    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
-};
+use kcel_stdlib::kubernetes::admission::{CompiledPolicy, PolicySet};
 
 use crate::resource::{
     MUTATINGADMISSIONPOLICIES, MUTATINGADMISSIONPOLICYBINDINGS, VALIDATINGADMISSIONPOLICIES,
@@ -110,88 +107,71 @@ impl Admission {
         let _one = self.rebuild.lock().unwrap_or_else(|e| e.into_inner());
         let policies = store.range(&RangeRequest::prefix(policies_prefix()))?;
         let bindings = store.range(&RangeRequest::prefix(bindings_prefix()))?;
-        let mut compiled = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
-        let mut next = HashMap::new();
-        let mut set_policies = Vec::new();
-        for kv in &policies.kvs {
-            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&kv.value) else {
-                continue;
-            };
-            let uid = meta(&value, "uid").and_then(|v| v.as_str()).unwrap_or("");
-            let generation = meta(&value, "generation")
-                .and_then(|v| v.as_i64())
-                .unwrap_or(0);
-            let Ok(policy) = serde_json::from_value::<ValidatingAdmissionPolicy>(value.clone())
-            else {
-                continue;
-            };
-            let name = policy.metadata.name.clone();
-            let program = match compiled.get(&name) {
-                Some((u, g, p)) if u == uid && *g == generation => p.clone(),
-                _ => {
-                    self.compilations
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    Arc::new(CompiledPolicy::with_memory_limit(policy, self.memory_limit))
-                }
-            };
-            set_policies.push(program.clone());
-            next.insert(name, (uid.to_owned(), generation, program));
-        }
-        *compiled = next;
-        let set_bindings: Vec<ValidatingAdmissionPolicyBinding> = bindings
-            .kvs
-            .iter()
-            .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
-            .collect();
-        let set = Arc::new(PolicySet::new(set_policies, set_bindings));
+        let limit = self.memory_limit;
+        let set_policies = self.recompile(&policies, &self.compiled, |policy| {
+            CompiledPolicy::with_memory_limit(policy, limit)
+        });
+        let set = Arc::new(PolicySet::new(set_policies, decoded(&bindings)));
         *self.set.write().unwrap_or_else(|e| e.into_inner()) = set;
-        self.reload_mutating(store)
-    }
-
-    /// Rebuilds the mutating set likewise.
-    fn reload_mutating(&self, store: &dyn Storage) -> Result<(), StorageError> {
         let policies = store.range(&RangeRequest::prefix(mutating_policies_prefix()))?;
         let bindings = store.range(&RangeRequest::prefix(mutating_bindings_prefix()))?;
-        let mut compiled = self
-            .compiled_mutating
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let mut next = HashMap::new();
-        let mut set_policies = Vec::new();
-        for kv in &policies.kvs {
-            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&kv.value) else {
-                continue;
-            };
-            let uid = meta(&value, "uid").and_then(|v| v.as_str()).unwrap_or("");
-            let generation = meta(&value, "generation")
-                .and_then(|v| v.as_i64())
-                .unwrap_or(0);
-            let Ok(policy) = serde_json::from_value::<MutatingAdmissionPolicy>(value.clone())
-            else {
-                continue;
-            };
-            let name = policy.metadata.name.clone();
-            let program = match compiled.get(&name) {
-                Some((u, g, p)) if u == uid && *g == generation => p.clone(),
-                _ => {
-                    self.compilations
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    Arc::new(CompiledMutatingPolicy::new(policy))
-                }
-            };
-            set_policies.push(program.clone());
-            next.insert(name, (uid.to_owned(), generation, program));
-        }
-        *compiled = next;
-        let set_bindings: Vec<MutatingAdmissionPolicyBinding> = bindings
-            .kvs
-            .iter()
-            .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
-            .collect();
-        let set = Arc::new(MutatingPolicySet::new(set_policies, set_bindings));
+        let set_policies = self.recompile(
+            &policies,
+            &self.compiled_mutating,
+            CompiledMutatingPolicy::new,
+        );
+        let set = Arc::new(MutatingPolicySet::new(set_policies, decoded(&bindings)));
         *self.mutating.write().unwrap_or_else(|e| e.into_inner()) = set;
         Ok(())
     }
+
+    /// The compiled form of each stored policy of `stored`: the one in `compiled` when its
+    /// uid and generation are unchanged, else `compile`'s (counted); `compiled` is left
+    /// holding exactly these.
+    fn recompile<P: serde::de::DeserializeOwned, C>(
+        &self,
+        stored: &RangeResponse,
+        compiled: &Mutex<HashMap<String, CompiledAt<C>>>,
+        compile: impl Fn(P) -> C,
+    ) -> Vec<Arc<C>> {
+        let mut compiled = compiled.lock().unwrap_or_else(|e| e.into_inner());
+        let mut next = HashMap::new();
+        let mut programs = Vec::new();
+        for kv in &stored.kvs {
+            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&kv.value) else {
+                continue;
+            };
+            let text = |field| meta(&value, field).and_then(|v| v.as_str()).unwrap_or("");
+            let (name, uid) = (text("name").to_owned(), text("uid").to_owned());
+            let generation = meta(&value, "generation")
+                .and_then(|v| v.as_i64())
+                .unwrap_or(0);
+            let program = match compiled.get(&name) {
+                Some((u, g, p)) if *u == uid && *g == generation => p.clone(),
+                _ => {
+                    let Ok(policy) = serde_json::from_value::<P>(value) else {
+                        continue;
+                    };
+                    self.compilations
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Arc::new(compile(policy))
+                }
+            };
+            programs.push(program.clone());
+            next.insert(name, (uid, generation, program));
+        }
+        *compiled = next;
+        programs
+    }
+}
+
+/// The objects of `stored` that decode as `T` (bindings; others are skipped).
+fn decoded<T: serde::de::DeserializeOwned>(stored: &RangeResponse) -> Vec<T> {
+    stored
+        .kvs
+        .iter()
+        .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
+        .collect()
 }
 
 /// Whether a storage key holds a policy or a binding.
