@@ -1897,18 +1897,29 @@ fn walk_reads<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Read<'
     // stays as short as it was.
     match walk_maps(start, fields) {
         Some(v) => Some(Read::of(v)),
-        None => walk_json_reads(start, fields),
+        None => walk_json_reads(start, fields).map(|(document, json)| Read::Json(document, json)),
     }
 }
 
-/// [`walk_reads`] where the walk through maps stopped: through JSON objects too.
+/// [`walk_reads`] where the walk through maps stopped: through JSON objects too. What it
+/// gives is a JSON node (a walk that ends on a value is one [`walk_maps`] takes), as a
+/// pair that is returned in registers: an `Option<Read>` is returned through memory, and
+/// the in-place evaluations that inline [`walk_reads`] would then keep their operands on
+/// the stack on the pre-bound path as well.
 #[inline(never)]
-fn walk_json_reads<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Read<'s>> {
+fn walk_json_reads<'s>(
+    start: &'s Value,
+    fields: &[(ExprId, Field)],
+) -> Option<(&'s JsonNode, &'s serde_json::Value)> {
     let mut current = Read::of(start);
     for (_, field) in fields {
         current = current.field(field)?;
     }
-    Some(current)
+    match current {
+        Read::Json(document, json) => Some((document, json)),
+        // Not reached (see above); evaluation reads it otherwise.
+        Read::Value(_) => None,
+    }
 }
 
 /// What reading an operand [`peek`] reads charges; `None` for other nodes.
