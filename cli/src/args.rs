@@ -46,6 +46,11 @@ pub enum Command {
         /// for stdin).
         #[arg(required = true, value_name = "OBJECT.yaml")]
         objects: Vec<std::path::PathBuf>,
+        /// The memory budget of each rule's evaluation, in bytes (default 67108864, 64 MiB,
+        /// as `kcel-apiserver`'s `--cel-memory-limit-bytes`): a rule building or walking
+        /// more fails with `operation cancelled: memory limit exceeded`; 0 for no limit.
+        #[arg(long, value_name = "BYTES")]
+        memory_limit: Option<u64>,
         #[command(flatten)]
         output: OutputArgs,
     },

@@ -36,8 +36,15 @@ fn main() -> ExitCode {
             crd,
             old,
             objects,
+            memory_limit,
             output,
-        } => validate::run(crd.as_deref(), old.as_deref(), objects, output.format),
+        } => validate::run(
+            crd.as_deref(),
+            old.as_deref(),
+            objects,
+            *memory_limit,
+            output.format,
+        ),
         Command::Test {
             suites,
             junit,

@@ -94,14 +94,20 @@ pub fn run(
     crd: Option<&Path>,
     old: Option<&Path>,
     objects: &[std::path::PathBuf],
+    memory_limit: Option<u64>,
     format: Format,
 ) -> Status {
     let crd = match crd.map(read_document).transpose() {
         Ok(c) => c,
         Err(e) => return usage(&e),
     };
+    let memory_limit = match memory_limit {
+        Some(0) => None,
+        Some(bytes) => Some(bytes),
+        None => Some(kcel::DEFAULT_MEMORY_LIMIT),
+    };
     let crd = match crd.as_ref().map(CrdValidator::new).transpose() {
-        Ok(c) => c,
+        Ok(c) => c.map(|c| c.with_memory_limit(memory_limit)),
         Err(e) => return usage(format!("invalid CRD: {e}")),
     };
     // Old objects, paired with objects by namespace and name.
