@@ -101,7 +101,18 @@ struct Run<'a> {
     costs: Vec<ExpressionCost>,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// A run of `policy` over `bindings`, in `phase` with nothing computed yet.
+    fn new(policy: &'a CompiledPolicy, bindings: Arc<PolicyActivation>, phase: Phase) -> Run<'a> {
+        let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
+        Run {
+            bindings,
+            policy,
+            variables,
+            costs: Vec::new(),
+        }
+    }
+
     /// Starts a phase (Kubernetes evaluates match conditions, validations,
     /// messageExpressions and audit annotations as separate filters, each with its own
     /// `variables`): nothing computed yet; `authorizer` visible or not.
@@ -199,14 +210,7 @@ fn deny_message(policy: &CompiledPolicy, index: usize, evaluated: Option<&Value>
 
 /// Evaluates a policy for one binding and params object.
 pub fn evaluate(policy: &CompiledPolicy, bindings: Arc<PolicyActivation>) -> ValidateResult {
-    let phase = Phase::MatchConditions;
-    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
-    let mut run = Run {
-        bindings,
-        policy,
-        variables,
-        costs: Vec::new(),
-    };
+    let mut run = Run::new(policy, bindings, Phase::MatchConditions);
     let mut result = ValidateResult::default();
     match match_conditions(&mut run, policy) {
         Ok(true) => {}
@@ -309,14 +313,7 @@ pub(crate) fn match_conditions_only(
     policy: &CompiledPolicy,
     bindings: Arc<PolicyActivation>,
 ) -> (Result<bool, String>, Vec<ExpressionCost>) {
-    let phase = Phase::MatchConditions;
-    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
-    let mut run = Run {
-        bindings,
-        policy,
-        variables,
-        costs: Vec::new(),
-    };
+    let mut run = Run::new(policy, bindings, Phase::MatchConditions);
     let result = match_conditions(&mut run, policy).map_err(|e| e.to_string());
     (result, run.costs)
 }
@@ -330,14 +327,7 @@ pub(crate) fn evaluate_one(
     compiled: &Compiled,
     budget: u64,
 ) -> (Result<Value, String>, Vec<ExpressionCost>) {
-    let phase = Phase::Validations;
-    let variables = LazyVariables::new(bindings.clone(), policy.variables.clone(), phase);
-    let mut run = Run {
-        bindings,
-        policy,
-        variables,
-        costs: Vec::new(),
-    };
+    let mut run = Run::new(policy, bindings, Phase::Validations);
     if let Err(e) = &compiled.program {
         return (Err(e.to_string()), Vec::new());
     }

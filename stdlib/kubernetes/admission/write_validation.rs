@@ -508,24 +508,42 @@ pub fn mutating_policy_errors(
     errors.0
 }
 
+/// What every binding is checked for first, in the API server's order: its metadata, the
+/// `policyName` (required, a DNS-1123 subdomain) and the `paramRef`.
+fn validate_binding_head(
+    metadata: &ObjectMeta,
+    policy_name: &str,
+    param_ref: Option<&ParamRef>,
+    path: &FieldPath,
+    errors: &mut Errors,
+) {
+    validate_meta(metadata, errors);
+    if policy_name.is_empty() {
+        errors.required(&path.child("policyName"), "");
+    } else {
+        for message in check("dns1123Subdomain", policy_name) {
+            errors.invalid(&path.child("policyName"), policy_name, &message);
+        }
+    }
+    if let Some(param_ref) = param_ref {
+        validate_param_ref(param_ref, &path.child("paramRef"), errors);
+    }
+}
+
 /// The field errors of a MutatingAdmissionPolicyBinding, in the API server's order.
 pub fn mutating_binding_errors(
     binding: &super::api::MutatingAdmissionPolicyBinding,
 ) -> Vec<FieldError> {
     let mut errors = Errors::default();
-    validate_meta(&binding.metadata, &mut errors);
     let spec = &binding.spec;
     let path = FieldPath::new("spec");
-    if spec.policy_name.is_empty() {
-        errors.required(&path.child("policyName"), "");
-    } else {
-        for message in check("dns1123Subdomain", &spec.policy_name) {
-            errors.invalid(&path.child("policyName"), &spec.policy_name, &message);
-        }
-    }
-    if let Some(param_ref) = &spec.param_ref {
-        validate_param_ref(param_ref, &path.child("paramRef"), &mut errors);
-    }
+    validate_binding_head(
+        &binding.metadata,
+        &spec.policy_name,
+        spec.param_ref.as_ref(),
+        &path,
+        &mut errors,
+    );
     if let Some(resources) = &spec.match_resources {
         let resources_path = path.child("matchResources");
         validate_match_resources(resources, &resources_path, &mut errors);
@@ -750,19 +768,15 @@ fn validate_param_ref(param_ref: &ParamRef, path: &FieldPath, errors: &mut Error
 /// (`validateValidatingAdmissionPolicyBinding`).
 pub fn binding_errors(binding: &ValidatingAdmissionPolicyBinding) -> Vec<FieldError> {
     let mut errors = Errors::default();
-    validate_meta(&binding.metadata, &mut errors);
     let spec = &binding.spec;
     let path = FieldPath::new("spec");
-    if spec.policy_name.is_empty() {
-        errors.required(&path.child("policyName"), "");
-    } else {
-        for message in check("dns1123Subdomain", &spec.policy_name) {
-            errors.invalid(&path.child("policyName"), &spec.policy_name, &message);
-        }
-    }
-    if let Some(param_ref) = &spec.param_ref {
-        validate_param_ref(param_ref, &path.child("paramRef"), &mut errors);
-    }
+    validate_binding_head(
+        &binding.metadata,
+        &spec.policy_name,
+        spec.param_ref.as_ref(),
+        &path,
+        &mut errors,
+    );
     if let Some(resources) = &spec.match_resources {
         // Kubernetes spells this path `matchResouces`.
         validate_match_resources(resources, &path.child("matchResouces"), &mut errors);
