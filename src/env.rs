@@ -613,7 +613,13 @@ impl Program {
         frame.interrupt = self.options.interrupt.as_deref();
         frame.trace = trace;
         for input in &self.plan.inputs {
-            frame.slots[input.slot as usize] = self.bind(input, activation);
+            let content = self.bind(input, activation);
+            // JSON read in place: the in-place evaluations then read JSON nodes as well.
+            frame.json |= matches!(
+                content,
+                SlotContent::Result(Ok(Value::Json(_))) | SlotContent::Borrowed(Value::Json(_))
+            );
+            frame.slots[input.slot as usize] = content;
         }
         if !self.plan.shared_prefixes.is_empty() {
             store_shared_prefixes(&self.plan.shared_prefixes, frame.slots);
@@ -783,11 +789,15 @@ mod tests {
         env.declare("s", Type::String);
         env.set_literal_validators(true);
         let expr = "s.matches('^a+$') && s.matches('^a+$') || s.matches('b')";
+        let compiled = || crate::standard::strings::COMPILED_REGEXES.with(|n| n.get());
+        let before = compiled();
         let ast = env.compile(expr).unwrap();
         let kept = ast.checked().unwrap().regexes.iter();
         let kept: Vec<&str> = kept.map(|(p, _)| &**p).collect();
         assert_eq!(kept, ["^a+$", "b"]);
         let program = env.program(&ast).unwrap();
+        // Each distinct pattern compiled once, by the validators; the planner compiles none.
+        assert_eq!(compiled() - before, 2);
         let bindings = crate::Bindings::new().with("s", Value::from("aaa"));
         assert_eq!(program.eval(&bindings), Ok(Value::Bool(true)));
         env.set_literal_validators(false);

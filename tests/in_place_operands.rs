@@ -9,7 +9,7 @@ mod outcome;
 
 use std::sync::Arc;
 
-use kcel::{Bindings, JsonActivation, ProgramOptions, Type, Value};
+use kcel::{Activation, Bindings, JsonActivation, Key, Map, ProgramOptions, Type, Value};
 use outcome::outcome;
 use serde_json::json;
 
@@ -125,6 +125,17 @@ fn data() -> serde_json::Value {
     }})
 }
 
+/// `x` as a map of kcel values whose entries are JSON read in place: no variable is bound to
+/// JSON itself, so the in-place evaluations read values only, and the JSON entries they
+/// meet are left to evaluation.
+fn json_entries(x: &serde_json::Value) -> Value {
+    let entries = x.as_object().unwrap().iter().map(|(k, v)| {
+        let entry = JsonActivation::new(Arc::new(json!({ "v": v })));
+        (Key::String(k.as_str().into()), entry.resolve("v").unwrap())
+    });
+    Value::from(entries.collect::<Map>())
+}
+
 #[test]
 fn operands_read_in_place_evaluate_as_node_by_node() {
     let mut env = kcel_stdlib::kubernetes::presets::kubernetes(
@@ -176,6 +187,7 @@ fn shortcuts_evaluate_as_reference_mode() {
     let doc = Arc::new(data());
     let values = Bindings::new().with("x", Value::from(&doc["x"]));
     let json = JsonActivation::new(doc.clone());
+    let entries = Bindings::new().with("x", json_entries(&doc["x"]));
     let stopped = |o: &(String, u64)| o.0.starts_with("operation cancelled: actual cost limit");
     let mut compared = 0;
     for env in [&kubernetes, &plain] {
@@ -195,6 +207,7 @@ fn shortcuts_evaluate_as_reference_mode() {
                 for (input, activation) in [
                     ("values", &values as &dyn kcel::Activation),
                     ("JSON", &json),
+                    ("JSON entries", &entries),
                 ] {
                     let got = outcome(&fast, activation);
                     if stopped(&expected) {

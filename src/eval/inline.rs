@@ -290,9 +290,9 @@ impl Inline {
         }
     }
 
-    /// [`Inline::test`] on two values.
+    /// [`Inline::test`] on two values (which a JSON node is not: none of its kinds).
     #[inline(always)]
-    fn test_values(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(bool, u64)> {
+    pub fn test_values(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(bool, u64)> {
         if self.keyed && self.op == Operator::In {
             if let (Value::String(k), Value::Map(m)) = (a, b) {
                 let found = match key {
@@ -341,7 +341,7 @@ impl Inline {
                 .map(|(holds, cost)| (Ok(Value::Bool(holds)), cost));
         }
         match (a, b) {
-            (Read::Value(a), Read::Value(b)) => self.apply_values(a, b, key),
+            (Read::Value(a), Read::Value(b)) => self.compute_values(a, b, key),
             _ => self.apply_json(a, b, key),
         }
     }
@@ -384,9 +384,30 @@ impl Inline {
         None
     }
 
+    /// [`Inline::apply`] on two values (which a JSON node is not: none of its kinds).
+    #[inline(always)]
+    pub fn apply_values(
+        self,
+        a: &Value,
+        b: &Value,
+        key: Option<&Field>,
+    ) -> Option<(EvalResult, u64)> {
+        if self.tests() {
+            return self
+                .test_values(a, b, key)
+                .map(|(holds, cost)| (Ok(Value::Bool(holds)), cost));
+        }
+        self.compute_values(a, b, key)
+    }
+
     /// [`Inline::apply`] (not a test) on two values.
     #[inline(always)]
-    fn apply_values(self, a: &Value, b: &Value, key: Option<&Field>) -> Option<(EvalResult, u64)> {
+    fn compute_values(
+        self,
+        a: &Value,
+        b: &Value,
+        key: Option<&Field>,
+    ) -> Option<(EvalResult, u64)> {
         if self.keyed {
             if let (Value::Map(m), Value::String(k)) = (a, b) {
                 let found = match key {

@@ -13,7 +13,7 @@ use crate::eval::node::{
     MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
     StringTestNode, Time, TimeNode, TimeOverloads, call_args,
 };
-use crate::eval::operand::Read;
+use crate::eval::operand::{Read, Reader, Reads, Values, walk_maps};
 use crate::registry::{Implementation, Overload};
 use crate::syntax::ast::ExprId;
 use crate::value::EvalResult;
@@ -42,6 +42,9 @@ pub(crate) struct Frame<'s, 'a> {
     pub trace: Option<Box<crate::eval::trace_log::TraceLog>>,
     /// The error of the last condition that gave [`Truth::Error`], until taken.
     error: Option<EvalError>,
+    /// Whether a variable is bound to JSON read in place: the in-place evaluations then try
+    /// [`Reads`] where [`Values`] did not apply (see [`crate::eval::operand::Reader`]).
+    pub json: bool,
 }
 
 /// How many slots a frame holds without allocating.
@@ -105,6 +108,7 @@ impl<'a> SlotStorage<'a> {
             text_buffer: String::new(),
             trace: None,
             error: None,
+            json: false,
         }
     }
 }
@@ -343,15 +347,27 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 /// `has(operand.field)`, as a [`Truth`].
 #[inline(never)]
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
-    if let Some((v, read)) = peek_costed(operand, frame.slots) {
-        if let Some(found) = v.has_field(field) {
-            if charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost).is_some() {
-                return Truth::Bool(found);
-            }
+    if frame.json {
+        if let Some(found) = has_json(operand, field, frame) {
+            return Truth::Bool(found);
+        }
+    } else if let Some((Value::Map(m), read)) = peek_costed::<Values>(operand, frame.slots) {
+        if charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost).is_some() {
+            return Truth::Bool(field.find(m).is_some());
         }
     }
     let result = has_evaluated(id, operand, field, frame);
     to_truth(result, frame)
+}
+
+/// [`has_truth`] in place on an operand that may be JSON: `None` (nothing charged) where it
+/// does not apply.
+#[inline(never)]
+fn has_json(operand: &Node, field: &Field, frame: &mut Frame) -> Option<bool> {
+    let (v, read) = peek_costed::<Reads>(operand, frame.slots)?;
+    let found = v.has_field(field)?;
+    charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost)?;
+    Some(found)
 }
 
 /// [`has_truth`] for an operand not read in place.
@@ -482,7 +498,20 @@ fn in_constant_list(
 /// charged) otherwise.
 #[inline(never)]
 fn in_constant_list_test(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
-    let (v, read) = peek_costed(element, frame.slots)?;
+    if frame.json {
+        return in_constant_list_json(element, strings, frame);
+    }
+    let (Value::String(s), read) = peek_costed::<Values>(element, frame.slots)? else {
+        return None;
+    };
+    charge_within(&mut frame.cost, frame.limit, read)?;
+    Some(contains_string(strings, s))
+}
+
+/// [`in_constant_list_test`] on an element that may be JSON.
+#[inline(never)]
+fn in_constant_list_json(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
+    let (v, read) = peek_costed::<Reads>(element, frame.slots)?;
     let s = v.as_str()?;
     charge_within(&mut frame.cost, frame.limit, read)?;
     Some(contains_string(strings, s))
@@ -526,22 +555,17 @@ fn matches_constant(
     cost: CallCost,
     frame: &mut Frame,
 ) -> EvalResult {
-    match peek_costed(subject, frame.slots) {
-        Some((Read::Value(s), read)) => {
-            let charge = read + cost.of_binary(s, pattern, None);
-            if charge_within(&mut frame.cost, frame.limit, charge).is_some() {
-                return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
-            }
+    if frame.json {
+        if let Some(holds) = matches_json(subject, regex, pattern, cost, frame) {
+            return Ok(Value::Bool(holds));
         }
-        Some((Read::Json(_, serde_json::Value::String(s)), read)) => {
-            // A JSON string: matched in place, charged as the string it converts to.
-            if let Some(charge) = cost.of_text_and(s, pattern) {
-                if charge_within(&mut frame.cost, frame.limit, read + charge).is_some() {
-                    return Ok(Value::Bool(regex.is_match(s)));
-                }
-            }
+    } else if let Some((s, read)) = peek_costed::<Values>(subject, frame.slots) {
+        let charge = read + cost.of_binary(s, pattern, None);
+        if !matches!(s, Value::Json(_))
+            && charge_within(&mut frame.cost, frame.limit, charge).is_some()
+        {
+            return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
         }
-        _ => {}
     }
     let s = if is_simple(subject) {
         simple(subject, frame.slots, &mut frame.cost)
@@ -559,6 +583,27 @@ fn matches_constant(
     crate::standard::strings::matches_compiled(&s, regex).map_err(|e| e.at(id))
 }
 
+/// [`matches_constant`] on a string read in place that may be JSON (charged as the string
+/// it converts to); `None` (nothing charged) for anything else.
+#[inline(never)]
+fn matches_json(
+    subject: &Node,
+    regex: &regex::Regex,
+    pattern: &Value,
+    cost: CallCost,
+    frame: &mut Frame,
+) -> Option<bool> {
+    let (s, read) = peek_costed::<Reads>(subject, frame.slots)?;
+    let charge = match s {
+        Read::Value(v @ Value::String(_)) => cost.of_binary(v, pattern, None),
+        Read::Json(_, serde_json::Value::String(s)) => cost.of_text_and(s, pattern)?,
+        _ => return None,
+    };
+    let s = s.as_str()?;
+    charge_within(&mut frame.cost, frame.limit, read + charge)?;
+    Some(regex.is_match(s))
+}
+
 /// A [`Node::StringTest`] on a string [`peek`] reads, charged as the call; `None`
 /// (nothing charged) for other subjects and where the cost limit would be passed.
 #[inline(never)]
@@ -566,11 +611,34 @@ fn string_test_in_place(t: &StringTestNode, frame: &mut Frame) -> Option<bool> {
     let Node::Call { args, .. } = &t.call else {
         return None;
     };
-    let (v, read) = peek_costed(args.first()?, frame.slots)?;
-    let s = v.as_str()?;
+    let subject = args.first()?;
+    let (s, read) = peek_text(subject, frame.slots, frame.json)?;
     let traversal = cost::traverse(cost::code_points(s)).saturating_mul(t.factor);
     charge_within(&mut frame.cost, frame.limit, read + traversal)?;
     Some(t.test.holds(s))
+}
+
+/// A string [`peek_costed`] reads, with its reading cost; with `json`, JSON strings too.
+#[inline(always)]
+fn peek_text<'s>(
+    node: &'s Node,
+    slots: &'s [SlotContent<'_>],
+    json: bool,
+) -> Option<(&'s str, u64)> {
+    if json {
+        return peek_text_json(node, slots);
+    }
+    match peek_costed::<Values>(node, slots)? {
+        (Value::String(s), read) => Some((s, read)),
+        _ => None,
+    }
+}
+
+/// A string [`peek_costed`] reads, JSON included, with its reading cost.
+#[inline(never)]
+fn peek_text_json<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<(&'s str, u64)> {
+    let (v, read) = peek_costed::<Reads>(node, slots)?;
+    Some((v.as_str()?, read))
 }
 
 #[inline(never)]
@@ -802,8 +870,10 @@ fn call_overload(
 ) -> EvalResult {
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
-            if let Some((Read::Value(x), read)) = peek_costed(a, frame.slots) {
-                if charge_within(&mut frame.cost, frame.limit, read + c).is_some() {
+            if let Some((x, read)) = peek_costed::<Values>(a, frame.slots) {
+                if !matches!(x, Value::Json(_))
+                    && charge_within(&mut frame.cost, frame.limit, read + c).is_some()
+                {
                     return f(x);
                 }
             }
@@ -875,13 +945,12 @@ fn call_in_place(
     b: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let (Read::Value(x), read_x) = peek_costed(a, frame.slots)? else {
-        return None;
-    };
-    let (Read::Value(y), read_y) = peek_costed(b, frame.slots)? else {
-        return None;
-    };
+    let (x, read_x) = peek_costed::<Values>(a, frame.slots)?;
+    let (y, read_y) = peek_costed::<Values>(b, frame.slots)?;
     let read = read_x + read_y;
+    if matches!(x, Value::Json(_)) || matches!(y, Value::Json(_)) {
+        return None;
+    }
     let result = f(x, y);
     charge_within(
         &mut frame.cost,
@@ -901,9 +970,10 @@ fn dispatch_in_place(
     a: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let (Read::Value(x), read) = peek_costed(a, frame.slots)? else {
+    let (x, read) = peek_costed::<Values>(a, frame.slots)?;
+    if matches!(x, Value::Json(_)) {
         return None;
-    };
+    }
     let arg = std::slice::from_ref(x);
     let (o, cost) = unary_overload(overloads, table, x)?;
     let result = match &o.implementation {
@@ -1165,7 +1235,12 @@ fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 /// [`binary`] for an operator that gives a bool (see [`Inline::tests`]), as a [`Truth`].
 #[inline(always)]
 fn binary_truth(node: &BinaryNode, frame: &mut Frame) -> Truth {
-    match binary_test(node, frame) {
+    let test = if frame.json {
+        binary_test_json(node, frame)
+    } else {
+        binary_test(node, frame)
+    };
+    match test {
         Some(holds) => Truth::Bool(holds),
         None => {
             let result = binary_evaluated(node, frame);
@@ -1178,29 +1253,47 @@ fn binary_truth(node: &BinaryNode, frame: &mut Frame) -> Truth {
 /// (nothing charged) where they do not apply. A bool in a register, for the usual case.
 #[inline(never)]
 fn binary_test(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
+    binary_test_read::<Values>(node, frame, |a, b| {
+        node.inline.test_values(a, b, node.key.as_ref())
+    })
+}
+
+/// [`binary_test`] on operands that may be JSON.
+#[inline(never)]
+fn binary_test_json(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
+    binary_test_read::<Reads>(node, frame, |a, b| {
+        node.inline.test(a, b, node.key.as_ref())
+    })
+}
+
+/// [`binary_test`] with operands read by `R` and tested by `test`.
+#[inline(always)]
+fn binary_test_read<R: Reader>(
+    node: &BinaryNode,
+    frame: &mut Frame,
+    test: impl FnOnce(R::Out<'_>, R::Out<'_>) -> Option<(bool, u64)>,
+) -> Option<bool> {
     if let Some(Value::Bool(b)) = fused_int_tree(node, frame) {
         return Some(b);
     }
     if node.time_tree.is_some() {
         return time_tree(node, frame);
     }
-    on_operands_in_place(node, frame, |a, b| {
-        node.inline.test(a, b, node.key.as_ref())
-    })
+    on_operands_in_place::<R, _>(node, frame, test)
 }
 
 /// `operation` on the operands of a binary operator that [`peek`] reads, charged their
 /// reading cost and the cost it gives with its result; `None` (nothing charged) where an
 /// operand is not read in place, `operation` gives `None`, or the limit would be passed.
 #[inline(always)]
-fn on_operands_in_place<T>(
+fn on_operands_in_place<R: Reader, T>(
     node: &BinaryNode,
     frame: &mut Frame,
-    operation: impl FnOnce(Read<'_>, Read<'_>) -> Option<(T, u64)>,
+    operation: impl FnOnce(R::Out<'_>, R::Out<'_>) -> Option<(T, u64)>,
 ) -> Option<T> {
     let read_cost = node.read_cost?;
-    let a = peek(&node.lhs, frame.slots)?;
-    let b = peek(&node.rhs, frame.slots)?;
+    let a = peek::<R>(&node.lhs, frame.slots)?;
+    let b = peek::<R>(&node.rhs, frame.slots)?;
     let (result, cost) = operation(a, b)?;
     charge_within(&mut frame.cost, frame.limit, read_cost + cost)?;
     Some(result)
@@ -1218,7 +1311,11 @@ fn binary_evaluated(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 #[inline(always)]
 fn fused_int_tree(node: &BinaryNode, frame: &mut Frame) -> Option<Value> {
     let cost = node.fused_cost?;
-    let v = int_tree(node, frame.slots)?;
+    let v = if frame.json {
+        int_tree::<Reads>(node, frame.slots)?
+    } else {
+        int_tree::<Values>(node, frame.slots)?
+    };
     charge_within(&mut frame.cost, frame.limit, cost)?;
     Some(v)
 }
@@ -1228,30 +1325,32 @@ fn fused_int_tree(node: &BinaryNode, frame: &mut Frame) -> Option<Value> {
 /// node-by-node evaluation then starts over (nothing was charged) and reports what went
 /// wrong where it happened.
 #[inline(never)]
-fn int_tree(node: &BinaryNode, slots: &[SlotContent<'_>]) -> Option<Value> {
-    let x = int_operand(&node.lhs, slots)?;
-    let y = int_operand(&node.rhs, slots)?;
+fn int_tree<R: Reader>(node: &BinaryNode, slots: &[SlotContent<'_>]) -> Option<Value> {
+    let x = int_operand::<R>(&node.lhs, slots)?;
+    let y = int_operand::<R>(&node.rhs, slots)?;
     node.inline.ints(x, y)
 }
 
 /// An operand of [`int_tree`]: a nested int operator, or a leaf read here (so that only
 /// operators cost a call).
 #[inline(always)]
-fn int_operand(node: &Node, slots: &[SlotContent<'_>]) -> Option<i64> {
+fn int_operand<R: Reader>(node: &Node, slots: &[SlotContent<'_>]) -> Option<i64> {
     match node {
         Node::Binary(b) if b.int_tree && b.inline.operator().is_arithmetic() => {
-            int_arithmetic(b, slots)
+            int_arithmetic::<R>(b, slots)
         }
-        Node::Size(call) => i64::try_from(peek(size_operand(call)?, slots)?.size()?).ok(),
-        _ => peek(node, slots)?.as_int(),
+        Node::Size(call) => {
+            i64::try_from(R::read(peek::<R>(size_operand(call)?, slots)?).size()?).ok()
+        }
+        _ => R::read(peek::<R>(node, slots)?).as_int(),
     }
 }
 
 /// A nested int operator of an [`int_tree`].
 #[inline(never)]
-fn int_arithmetic(b: &BinaryNode, slots: &[SlotContent<'_>]) -> Option<i64> {
-    let x = int_operand(&b.lhs, slots)?;
-    let y = int_operand(&b.rhs, slots)?;
+fn int_arithmetic<R: Reader>(b: &BinaryNode, slots: &[SlotContent<'_>]) -> Option<i64> {
+    let x = int_operand::<R>(&b.lhs, slots)?;
+    let y = int_operand::<R>(&b.rhs, slots)?;
     b.inline.int_arithmetic(x, y)
 }
 
@@ -1286,10 +1385,22 @@ pub(crate) fn int_tree_cost(node: &Node) -> Option<u64> {
 /// recurses.
 #[inline]
 fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
-    let result = on_operands_in_place(node, frame, |a, b| {
-        node.inline.apply(a, b, node.key.as_ref())
-    })?;
+    let result = if frame.json {
+        binary_apply_json(node, frame)?
+    } else {
+        on_operands_in_place::<Values, _>(node, frame, |a, b| {
+            node.inline.apply_values(a, b, node.key.as_ref())
+        })?
+    };
     Some(result.map_err(|e| e.at(node.id)))
+}
+
+/// [`binary_in_place`]'s operation on operands that may be JSON.
+#[inline(never)]
+fn binary_apply_json(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
+    on_operands_in_place::<Reads, _>(node, frame, |a, b| {
+        node.inline.apply(a, b, node.key.as_ref())
+    })
 }
 
 fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
@@ -1310,10 +1421,14 @@ fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 /// [`binary_operands`], on the recursion path, keeps a small stack frame in debug builds.
 #[inline(never)]
 fn apply_operator(node: &BinaryNode, a: Cow<'_, Value>, b: Cow<'_, Value>) -> (EvalResult, u64) {
-    match node
-        .inline
-        .apply(Read::of(&a), Read::of(&b), node.key.as_ref())
-    {
+    let key = node.key.as_ref();
+    let inline = match node.inline.apply_values(&a, &b, key) {
+        None if matches!(*a, Value::Json(_)) || matches!(*b, Value::Json(_)) => {
+            node.inline.apply(Read::of(&a), Read::of(&b), key)
+        }
+        inline => inline,
+    };
+    match inline {
         Some(done) => done,
         None => apply_binary(&node.overloads, &node.table, a, b),
     }
@@ -1478,7 +1593,7 @@ fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResu
     let mut text: Option<(String, u64)> = None;
     let mut buffer = std::mem::take(&mut frame.text_buffer);
     let first_text = if is_simple(&c.first) {
-        peek_costed(&c.first, frame.slots).and_then(|(v, read)| Some((v.as_str()?, read)))
+        peek_text(&c.first, frame.slots, frame.json)
     } else {
         None
     };
@@ -1513,9 +1628,7 @@ fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResu
         *next = i + 1;
         // A string read in place (from a JSON document too) joined to the text: no copy.
         if is_simple(part) && (text.is_some() || matches!(acc, Value::String(_))) {
-            if let Some((s, read)) =
-                peek_costed(part, frame.slots).and_then(|(v, read)| Some((v.as_str()?, read)))
-            {
+            if let Some((s, read)) = peek_text(part, frame.slots, frame.json) {
                 frame.cost = frame.cost.saturating_add(read);
                 if let (None, Value::String(a)) = (&text, &acc) {
                     crate::budget::reserve(a.len() as u64).map_err(|e| e.at(*id))?;
@@ -1810,41 +1923,49 @@ fn simple<'s>(
 /// The value of an operand that is simple (see [`is_simple`]) or an access chain over one
 /// (field selections, map indexes by a constant string, list indexes by a constant int:
 /// `x.items[0].labels['app']`), when it reads without an error through maps and lists
-/// only: by reference, at the fixed cost [`read_cost`] gives. `None` for anything else,
-/// which evaluation handles.
+/// (with [`Reads`], JSON objects and arrays too) only: by reference, at the fixed cost
+/// [`read_cost`] gives. `None` for anything else, which evaluation handles.
 #[inline(always)]
-pub(crate) fn peek<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<Read<'s>> {
+pub(crate) fn peek<'s, R: Reader>(
+    node: &'s Node,
+    slots: &'s [SlotContent<'_>],
+) -> Option<R::Out<'s>> {
     match node {
-        Node::Binary(_) | Node::Select { .. } => peek_access::<false>(node, slots).map(|(v, _)| v),
-        other => peek_simple(other, slots),
+        Node::Binary(_) | Node::Select { .. } => {
+            peek_access::<R, false>(node, slots).map(|(v, _)| v)
+        }
+        other => peek_simple::<R>(other, slots),
     }
 }
 
 /// [`peek`] with the cost of the read ([`read_cost`]), worked out on the way.
 #[inline(always)]
-fn peek_costed<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<(Read<'s>, u64)> {
+fn peek_costed<'s, R: Reader>(
+    node: &'s Node,
+    slots: &'s [SlotContent<'_>],
+) -> Option<(R::Out<'s>, u64)> {
     match node {
-        Node::Binary(_) | Node::Select { .. } => peek_access::<true>(node, slots),
-        other => Some((peek_simple(other, slots)?, simple_read_cost(other)?)),
+        Node::Binary(_) | Node::Select { .. } => peek_access::<R, true>(node, slots),
+        other => Some((peek_simple::<R>(other, slots)?, simple_read_cost(other)?)),
     }
 }
 
 /// [`peek_costed`] for an access (see [`access_operand`]); the cost is 0 unless `COSTED`.
-fn peek_access<'s, const COSTED: bool>(
+fn peek_access<'s, R: Reader, const COSTED: bool>(
     node: &'s Node,
     slots: &'s [SlotContent<'_>],
-) -> Option<(Read<'s>, u64)> {
+) -> Option<(R::Out<'s>, u64)> {
     let operand = access_operand(node)?;
     let (base, cost) = match operand {
-        Node::Binary(_) | Node::Select { .. } => peek_access::<COSTED>(operand, slots)?,
-        other if COSTED => (peek_simple(other, slots)?, simple_read_cost(other)?),
-        other => (peek_simple(other, slots)?, 0),
+        Node::Binary(_) | Node::Select { .. } => peek_access::<R, COSTED>(operand, slots)?,
+        other if COSTED => (peek_simple::<R>(other, slots)?, simple_read_cost(other)?),
+        other => (peek_simple::<R>(other, slots)?, 0),
     };
     let v = match node {
-        Node::Select { field, .. } => base.field(field),
+        Node::Select { field, .. } => R::field(base, field),
         Node::Binary(b) => match (&b.key, &b.rhs) {
-            (Some(key), _) => base.field(key),
-            (None, Node::Const(Value::Int(i))) => base.element(*i),
+            (Some(key), _) => R::field(base, key),
+            (None, Node::Const(Value::Int(i))) => R::element(base, *i),
             _ => None,
         },
         _ => None,
@@ -1870,55 +1991,21 @@ fn access_operand(node: &Node) -> Option<&Node> {
 
 /// [`peek`] for a simple operand.
 #[inline(always)]
-fn peek_simple<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<Read<'s>> {
+fn peek_simple<'s, R: Reader>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<R::Out<'s>> {
     match node {
-        Node::Const(v) => Some(Read::of(v)),
-        Node::Load(slot) | Node::LoadUncharged(slot) => {
-            slots[*slot as usize].get().ok().map(Read::of)
-        }
+        Node::Const(v) => Some(R::of(v)),
+        Node::Load(slot) | Node::LoadUncharged(slot) => slots[*slot as usize].get().ok().map(R::of),
         Node::Path(p) => {
             if let Some(PathCache { slot, len }) = p.cache {
                 if let Ok(base) = slots[slot as usize].get() {
                     if !matches!(base, Value::Null) {
-                        return walk_reads(base, &p.fields[len as usize..]);
+                        return R::walk(base, &p.fields[len as usize..]);
                     }
                 }
             }
-            walk_reads(slots[p.slot as usize].get().ok()?, &p.fields)
+            R::walk(slots[p.slot as usize].get().ok()?, &p.fields)
         }
         _ => None,
-    }
-}
-
-/// [`walk_maps`] through maps and JSON objects read in place.
-#[inline(always)]
-fn walk_reads<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Read<'s>> {
-    // Values first, as they were before JSON was read in place: the walk through maps
-    // stays as short as it was.
-    match walk_maps(start, fields) {
-        Some(v) => Some(Read::of(v)),
-        None => walk_json_reads(start, fields).map(|(document, json)| Read::Json(document, json)),
-    }
-}
-
-/// [`walk_reads`] where the walk through maps stopped: through JSON objects too. What it
-/// gives is a JSON node (a walk that ends on a value is one [`walk_maps`] takes), as a
-/// pair that is returned in registers: an `Option<Read>` is returned through memory, and
-/// the in-place evaluations that inline [`walk_reads`] would then keep their operands on
-/// the stack on the pre-bound path as well.
-#[inline(never)]
-fn walk_json_reads<'s>(
-    start: &'s Value,
-    fields: &[(ExprId, Field)],
-) -> Option<(&'s JsonNode, &'s serde_json::Value)> {
-    let mut current = Read::of(start);
-    for (_, field) in fields {
-        current = current.field(field)?;
-    }
-    match current {
-        Read::Json(document, json) => Some((document, json)),
-        // Not reached (see above); evaluation reads it otherwise.
-        Read::Value(_) => None,
     }
 }
 
@@ -1998,19 +2085,6 @@ fn path<'s>(
         *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
     }
     walk(root, &p.fields, cost)
-}
-
-/// The value at the end of `fields` from `start` when each selection finds a map entry;
-/// `None` for anything else (a missing field, another kind of value), which
-/// [`walk`] handles.
-#[inline(always)]
-fn walk_maps<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<&'s Value> {
-    let mut current = start;
-    for (_, field) in fields {
-        let Value::Map(m) = current else { return None };
-        current = field.find(m)?;
-    }
-    Some(current)
 }
 
 /// Selects `fields` in turn from `start`, charging each selection attempted.
@@ -2477,9 +2551,19 @@ fn poll(iteration: usize, interrupted: &Interrupt) -> Result<(), EvalError> {
 /// them as it would its own.
 #[inline(never)]
 pub(crate) fn time_tree(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
+    if frame.json {
+        time_tree_read::<Reads>(node, frame)
+    } else {
+        time_tree_read::<Values>(node, frame)
+    }
+}
+
+/// [`time_tree`] with its leaves read by `R`.
+#[inline(always)]
+fn time_tree_read<R: Reader>(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
     let operands_cost = node.time_tree?;
-    let a = time_operand(&node.lhs, frame.slots)?;
-    let b = time_operand(&node.rhs, frame.slots)?;
+    let a = time_operand::<R>(&node.lhs, frame.slots)?;
+    let b = time_operand::<R>(&node.rhs, frame.slots)?;
     let (holds, cost) = node.inline.test_times(a, b)?;
     charge_within(&mut frame.cost, frame.limit, operands_cost + cost)?;
     Some(holds)
@@ -2488,26 +2572,26 @@ pub(crate) fn time_tree(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
 /// An operand of a time tree: a [`Node::Time`] worked out, or a value read in place (here,
 /// so that only calls cost a call).
 #[inline(always)]
-fn time_operand(node: &Node, slots: &mut [SlotContent<'_>]) -> Option<Time> {
+fn time_operand<R: Reader>(node: &Node, slots: &mut [SlotContent<'_>]) -> Option<Time> {
     match node {
-        Node::Time(t) => time_call(t, slots),
-        other => Time::of(peek(other, slots)?.value()?),
+        Node::Time(t) => time_call::<R>(t, slots),
+        other => Time::of(R::read(peek::<R>(other, slots)?).value()?),
     }
 }
 
 /// The value of the call a [`TimeNode`] holds: read from its memo when that is filled,
 /// else worked out (and the memo filled).
 #[inline(never)]
-fn time_call(t: &TimeNode, slots: &mut [SlotContent<'_>]) -> Option<Time> {
+fn time_call<R: Reader>(t: &TimeNode, slots: &mut [SlotContent<'_>]) -> Option<Time> {
     let Node::Memo { slot, node } = &t.call else {
-        return time_apply(t.overloads, call_args(&t.call)?, slots);
+        return time_apply::<R>(t.overloads, call_args(&t.call)?, slots);
     };
     let (value, cost) = (*slot as usize, *slot as usize + 1);
     if let Ok(Value::Uint(_)) = slots[cost].get() {
         return Time::of(slots[value].get().ok()?);
     }
     let charged = t.cost?;
-    let v = time_apply(t.overloads, call_args(node)?, slots)?;
+    let v = time_apply::<R>(t.overloads, call_args(node)?, slots)?;
     slots[value] = SlotContent::Result(Ok(v.into()));
     slots[cost] = SlotContent::Result(Ok(Value::Uint(charged)));
     Some(v)
@@ -2515,17 +2599,19 @@ fn time_call(t: &TimeNode, slots: &mut [SlotContent<'_>]) -> Option<Time> {
 
 /// `overloads` applied to `args` worked out in place.
 #[inline(always)]
-fn time_apply(
+fn time_apply<R: Reader>(
     overloads: TimeOverloads,
     args: &[Node],
     slots: &mut [SlotContent<'_>],
 ) -> Option<Time> {
     match args {
-        [Node::Time(inner)] => overloads.convert(Read::Value(&time_call(inner, slots)?.into())),
-        [a] => overloads.convert(peek(a, slots)?),
+        [Node::Time(inner)] => {
+            overloads.convert(Read::Value(&time_call::<R>(inner, slots)?.into()))
+        }
+        [a] => overloads.convert(R::read(peek::<R>(a, slots)?)),
         [a, b] => {
-            let x = time_operand(a, slots)?;
-            let y = time_operand(b, slots)?;
+            let x = time_operand::<R>(a, slots)?;
+            let y = time_operand::<R>(b, slots)?;
             overloads.arithmetic(x, y)
         }
         _ => None,

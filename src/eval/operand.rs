@@ -7,7 +7,137 @@
 use serde_json::Value as Json;
 
 use crate::eval::node::Field;
+use crate::syntax::ast::ExprId;
 use crate::value::{JsonNode, Value, object_get};
+
+/// How the in-place evaluations read their operands, chosen once per evaluation: [`Values`]
+/// where no variable is bound to JSON read in place (the usual pre-bound activations), so
+/// that those kernels never test for JSON, and [`Reads`] where one is, tried when the
+/// values-only reading did not apply. Under [`Values`] a JSON node is a value of its own
+/// kind, which no in-place kernel takes: evaluation then handles it, as it handles any
+/// operand not read in place.
+pub(crate) trait Reader {
+    /// What an operand reads as.
+    type Out<'s>: Copy;
+    /// A value read in place.
+    fn of<'s>(v: &'s Value) -> Self::Out<'s>;
+    /// The operand as a [`Read`], for kernels written once over both.
+    fn read<'s>(out: Self::Out<'s>) -> Read<'s>;
+    /// A map's (object's) entry for `field`.
+    fn field<'s>(base: Self::Out<'s>, field: &Field) -> Option<Self::Out<'s>>;
+    /// A list's (array's) element `i`.
+    fn element<'s>(base: Self::Out<'s>, i: i64) -> Option<Self::Out<'s>>;
+    /// The value at the end of `fields` from `start` when each selection finds an entry.
+    fn walk<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Self::Out<'s>>;
+}
+
+/// Operands read as values only (see [`Reader`]).
+pub(crate) struct Values;
+
+/// Operands read as values or as nodes of a JSON document (see [`Reader`]).
+pub(crate) struct Reads;
+
+impl Reader for Values {
+    type Out<'s> = &'s Value;
+
+    #[inline(always)]
+    fn of(v: &Value) -> &Value {
+        v
+    }
+
+    #[inline(always)]
+    fn read<'s>(out: Self::Out<'s>) -> Read<'s> {
+        Read::Value(out)
+    }
+
+    #[inline(always)]
+    fn field<'s>(base: Self::Out<'s>, field: &Field) -> Option<Self::Out<'s>> {
+        match base {
+            Value::Map(m) => field.find(m),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn element<'s>(base: Self::Out<'s>, i: i64) -> Option<Self::Out<'s>> {
+        match base {
+            Value::List(items) => items.get(usize::try_from(i).ok()?),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn walk<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<&'s Value> {
+        walk_maps(start, fields)
+    }
+}
+
+impl Reader for Reads {
+    type Out<'s> = Read<'s>;
+
+    #[inline(always)]
+    fn of<'s>(v: &'s Value) -> Read<'s> {
+        Read::of(v)
+    }
+
+    #[inline(always)]
+    fn read<'s>(out: Self::Out<'s>) -> Read<'s> {
+        out
+    }
+
+    #[inline(always)]
+    fn field<'s>(base: Self::Out<'s>, field: &Field) -> Option<Self::Out<'s>> {
+        base.field(field)
+    }
+
+    #[inline(always)]
+    fn element<'s>(base: Self::Out<'s>, i: i64) -> Option<Self::Out<'s>> {
+        base.element(i)
+    }
+
+    #[inline(always)]
+    fn walk<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Read<'s>> {
+        // Values first: the walk through maps stays as short as it is under [`Values`].
+        match walk_maps(start, fields) {
+            Some(v) => Some(Read::of(v)),
+            None => {
+                walk_json_reads(start, fields).map(|(document, json)| Read::Json(document, json))
+            }
+        }
+    }
+}
+
+/// The value at the end of `fields` from `start` when each selection finds a map entry;
+/// `None` for anything else (a missing field, another kind of value), which evaluation
+/// handles.
+#[inline(always)]
+pub(crate) fn walk_maps<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<&'s Value> {
+    let mut current = start;
+    for (_, field) in fields {
+        let Value::Map(m) = current else { return None };
+        current = field.find(m)?;
+    }
+    Some(current)
+}
+
+/// [`Reads::walk`] where the walk through maps stopped: through JSON objects too. What it
+/// gives is a JSON node (a walk that ends on a value is one [`walk_maps`] takes), as a pair
+/// that is returned in registers rather than an `Option<Read>` returned through memory.
+#[inline(never)]
+fn walk_json_reads<'s>(
+    start: &'s Value,
+    fields: &[(ExprId, Field)],
+) -> Option<(&'s JsonNode, &'s Json)> {
+    let mut current = Read::of(start);
+    for (_, field) in fields {
+        current = current.field(field)?;
+    }
+    match current {
+        Read::Json(document, json) => Some((document, json)),
+        // Not reached (see above); evaluation reads it otherwise.
+        Read::Value(_) => None,
+    }
+}
 
 /// An operand read in place (see the module docs).
 #[derive(Clone, Copy, Debug)]

@@ -151,7 +151,16 @@ pub fn matches_compiled(s: &Value, re: &Regex) -> EvalResult {
 
 /// Compiles a RE2 pattern with Go's semantics and error messages (see [`super::re2`]).
 pub fn compile_regex(pattern: &str) -> Result<Regex, EvalError> {
+    #[cfg(test)]
+    COMPILED_REGEXES.with(|n| n.set(n.get() + 1));
     super::re2::compile(pattern)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many patterns [`compile_regex`] compiled on this thread (for tests that check
+    /// that a program compiles each constant pattern once).
+    pub(crate) static COMPILED_REGEXES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
