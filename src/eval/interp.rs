@@ -42,8 +42,8 @@ pub(crate) struct Frame<'s, 'a> {
     pub trace: Option<Box<crate::eval::trace_log::TraceLog>>,
     /// The error of the last condition that gave [`Truth::Error`], until taken.
     error: Option<EvalError>,
-    /// Whether a variable is bound to JSON read in place: the in-place evaluations then try
-    /// [`Reads`] where [`Values`] did not apply (see [`crate::eval::operand::Reader`]).
+    /// Whether a variable is bound to JSON read in place: the in-place evaluations then read
+    /// with [`Reads`], otherwise with [`Values`] (see [`crate::eval::operand::Reader`]).
     pub json: bool,
 }
 
@@ -362,7 +362,7 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
 
 /// [`has_truth`] in place on an operand that may be JSON: `None` (nothing charged) where it
 /// does not apply.
-#[inline(never)]
+#[inline(always)]
 fn has_json(operand: &Node, field: &Field, frame: &mut Frame) -> Option<bool> {
     let (v, read) = peek_costed::<Reads>(operand, frame.slots)?;
     let found = v.has_field(field)?;
@@ -585,7 +585,7 @@ fn matches_constant(
 
 /// [`matches_constant`] on a string read in place that may be JSON (charged as the string
 /// it converts to); `None` (nothing charged) for anything else.
-#[inline(never)]
+#[inline(always)]
 fn matches_json(
     subject: &Node,
     regex: &regex::Regex,
@@ -635,7 +635,7 @@ fn peek_text<'s>(
 }
 
 /// A string [`peek_costed`] reads, JSON included, with its reading cost.
-#[inline(never)]
+#[inline(always)]
 fn peek_text_json<'s>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<(&'s str, u64)> {
     let (v, read) = peek_costed::<Reads>(node, slots)?;
     Some((v.as_str()?, read))

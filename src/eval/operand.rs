@@ -12,8 +12,8 @@ use crate::value::{JsonNode, Value, object_get};
 
 /// How the in-place evaluations read their operands, chosen once per evaluation: [`Values`]
 /// where no variable is bound to JSON read in place (the usual pre-bound activations), so
-/// that those kernels never test for JSON, and [`Reads`] where one is, tried when the
-/// values-only reading did not apply. Under [`Values`] a JSON node is a value of its own
+/// that those kernels never test for JSON, and [`Reads`] where one is (the frame's `json`
+/// flag, set when the variables are bound). Under [`Values`] a JSON node is a value of its own
 /// kind, which no in-place kernel takes: evaluation then handles it, as it handles any
 /// operand not read in place.
 pub(crate) trait Reader {
