@@ -786,16 +786,14 @@ mod tests {
     use super::super::fieldpath::{path, to_fields_v1};
     use super::super::schema::OpenApi;
     use super::*;
-    use crate::openapi::schema_of;
-    use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
     use serde_json::json;
 
     fn deployment() -> Node<OpenApi<'static>> {
-        schema_of(&DEPLOYMENTS).map(OpenApi)
+        OpenApi::of_kind("apps/v1", "Deployment")
     }
 
     fn configmap() -> Node<OpenApi<'static>> {
-        schema_of(&CONFIGMAPS).map(OpenApi)
+        OpenApi::of_kind("v1", "ConfigMap")
     }
 
     // Upstream: typed/toset_test.go — leaves, keyed items, set items and undeclared map
