@@ -648,7 +648,8 @@ impl Pass<'_, '_> {
                 self.error(policy, Some(binding_name), message, "Invalid");
                 continue;
             };
-            let started = std::time::Instant::now();
+            // No clock in the browser (wasm32 has no `Instant`): durations are zero there.
+            let started = (!cfg!(target_arch = "wasm32")).then(std::time::Instant::now);
             let (result, costs) = evaluate_one(
                 &policy.shared,
                 activation(&self.object),
@@ -681,7 +682,7 @@ impl Pass<'_, '_> {
                 policy: p,
                 binding: b,
                 error_type,
-                elapsed: started.elapsed(),
+                elapsed: started.map(|s| s.elapsed()).unwrap_or_default(),
             });
             if let Some(detail) = internal {
                 self.aborted = Some(Status {
