@@ -45,9 +45,11 @@ use schema::{ApplySchema, Node};
 /// (which kube-apiserver prefixes with `error applying patch: `).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ApplyError {
-    /// The configuration is not a value of the schema: fields the schema does not declare
-    /// (`.spec.foo: field not declared in schema`), repeated or unnamed items of keyed
-    /// lists (structured-merge-diff's validation when the patch is made typed).
+    /// The configuration is not a value of the schema: values of the wrong type
+    /// (`.spec.replicas: expected numeric (int or float), got string`), fields the schema
+    /// does not declare (`.spec.foo: field not declared in schema`), repeated or unnamed
+    /// items of keyed lists (structured-merge-diff's validation when the patch is made
+    /// typed).
     #[error("failed to convert patch object to typed object: {}", validation_errors(.0))]
     NotTyped(Vec<String>),
     /// The configuration sets atomic lists, maps or structs, which applying would replace
@@ -82,7 +84,8 @@ pub fn apply_configuration<S: ApplySchema>(
     patch: &Value,
     node: &Node<S>,
 ) -> Result<Value, ApplyError> {
-    let mut problems = typed::undeclared(patch, node);
+    let mut problems = typed::type_mismatches(patch, node);
+    problems.extend(typed::undeclared(patch, node));
     problems.extend(typed::duplicates(patch, node));
     if !problems.is_empty() {
         return Err(ApplyError::NotTyped(problems));

@@ -59,6 +59,33 @@ pub trait ApplySchema: Clone {
     fn open(&self) -> bool {
         false
     }
+    /// The type of a scalar node (`None`: any scalar, or not a scalar).
+    fn scalar(&self) -> Option<ScalarType> {
+        None
+    }
+}
+
+/// The type of a scalar, as structured-merge-diff's schema distinguishes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    /// `integer` or `number`.
+    Numeric,
+    /// `string`.
+    String,
+    /// `boolean`.
+    Boolean,
+}
+
+impl ScalarType {
+    /// The scalar type of an OpenAPI `type`.
+    fn of(openapi_type: &str) -> Option<ScalarType> {
+        match openapi_type {
+            "integer" | "number" => Some(ScalarType::Numeric),
+            "string" => Some(ScalarType::String),
+            "boolean" => Some(ScalarType::Boolean),
+            _ => None,
+        }
+    }
 }
 
 /// A schema node or none: `None` is untyped.
@@ -200,6 +227,14 @@ impl ApplySchema for OpenApi<'_> {
         self.0.resolved_node().get("additionalProperties") == Some(&Value::Bool(true))
             || self.extension("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
     }
+
+    fn scalar(&self) -> Option<ScalarType> {
+        if self.shape() != Shape::Scalar {
+            return None;
+        }
+        let node = self.0.resolved_node();
+        ScalarType::of(node.get("type").and_then(Value::as_str)?)
+    }
 }
 
 /// A CRD's structural schema (`CrdSchema`), for custom
@@ -250,6 +285,13 @@ impl ApplySchema for &CrdSchema {
                 self.additional_properties,
                 Some(AdditionalProperties::Bool(true))
             )
+    }
+
+    fn scalar(&self) -> Option<ScalarType> {
+        match self.shape() {
+            Shape::Scalar => ScalarType::of(&self.type_),
+            _ => None,
+        }
     }
 }
 
@@ -320,6 +362,15 @@ impl ApplySchema for KindSchema<'_> {
             KindSchema::BuiltIn(s) => s.open(),
             KindSchema::CustomRoot(s) | KindSchema::Custom(s) => s.open(),
             KindSchema::Scalar => false,
+        }
+    }
+
+    fn scalar(&self) -> Option<ScalarType> {
+        match self {
+            KindSchema::BuiltIn(s) => s.scalar(),
+            KindSchema::CustomRoot(_) => None,
+            KindSchema::Custom(s) => s.scalar(),
+            KindSchema::Scalar => Some(ScalarType::String),
         }
     }
 }
