@@ -17,6 +17,7 @@ pub mod auth;
 pub mod authz;
 pub mod continue_token;
 pub mod crd;
+pub mod defaults;
 pub mod discovery_entries;
 pub mod error;
 pub mod features;

@@ -1,7 +1,9 @@
 //! Metrics at `/metrics` in the Prometheus text format, with kube-apiserver's names and labels
 //! for the ones served: `apiserver_request_total`, `apiserver_request_duration_seconds`,
 //! `apiserver_requested_deprecated_apis`, `apiserver_storage_objects`, and for sharded watches
-//! (KEP-5866) `apiserver_watch_shards_total` and `apiserver_watch_filtered_events_total`.
+//! (KEP-5866) `apiserver_watch_shards_total` and `apiserver_watch_filtered_events_total`,
+//! and for MutatingAdmissionPolicy `apiserver_mutating_admission_policy_check_total` and
+//! `apiserver_mutating_admission_policy_check_duration_seconds`.
 
 use prometheus::{
     Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry,
@@ -38,7 +40,16 @@ pub struct Metrics {
     watch_shards: IntGaugeVec,
     watch_filtered: IntCounterVec,
     deprecated: GaugeVec,
+    mutation_checks: IntCounterVec,
+    mutation_durations: HistogramVec,
 }
+
+/// The buckets of `apiserver_mutating_admission_policy_check_duration_seconds`
+/// (k8s.io/apiserver `policy/mutating/metrics/metrics.go`).
+const MUTATION_BUCKETS: &[f64] = &[0.0000005, 0.001, 0.01, 0.1, 1.0];
+
+/// The labels of the mutating admission policy metrics.
+const MUTATION_LABELS: &[&str] = &["policy", "policy_binding", "error_type"];
 
 /// What a request was, as kube-apiserver's RequestInfo labels it.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -170,8 +181,28 @@ impl Metrics {
             &["group", "resource"],
         )
         .expect("valid metric");
+        // k8s.io/apiserver policy/mutating/metrics: one observation per mutation evaluated.
+        let mutation_checks = IntCounterVec::new(
+            Opts::new(
+                "apiserver_mutating_admission_policy_check_total",
+                "[ALPHA] Mutation admission policy check total, labeled by policy and further identified by binding.",
+            ),
+            MUTATION_LABELS,
+        )
+        .expect("valid metric");
+        let mutation_durations = HistogramVec::new(
+            HistogramOpts::new(
+                "apiserver_mutating_admission_policy_check_duration_seconds",
+                "[ALPHA] Mutation admission latency for individual mutation expressions in seconds, labeled by policy and binding.",
+            )
+            .buckets(MUTATION_BUCKETS.to_vec()),
+            MUTATION_LABELS,
+        )
+        .expect("valid metric");
         for metric in [
-            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(mutation_checks.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(mutation_durations.clone()),
+            Box::new(requests.clone()),
             Box::new(durations.clone()),
             Box::new(deprecated.clone()),
             Box::new(objects.clone()),
@@ -188,7 +219,20 @@ impl Metrics {
             objects,
             watch_shards,
             watch_filtered,
+            mutation_checks,
+            mutation_durations,
         }
+    }
+
+    /// One mutation of a MutatingAdmissionPolicy evaluated: `error_type` is `no_error`,
+    /// `compile_error`, `invalid_error` or `out_of_budget`, `seconds` the time its
+    /// evaluation and patch took.
+    pub fn observe_mutation(&self, policy: &str, binding: &str, error_type: &str, seconds: f64) {
+        let labels = [policy, binding, error_type];
+        self.mutation_checks.with_label_values(&labels).inc();
+        self.mutation_durations
+            .with_label_values(&labels)
+            .observe(seconds);
     }
 
     /// A sharded watch of `resource` started (`delta` 1) or ended (`delta` -1).

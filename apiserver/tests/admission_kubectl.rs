@@ -362,7 +362,7 @@ fn audit_actions_and_annotations_reach_the_audit_log() {
 const MUTATING_POLICIES: &str = r#"apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicy
 metadata:
-  name: add-team-label
+  name: set-team-label
 spec:
   matchConstraints:
     resourceRules:
@@ -379,9 +379,9 @@ spec:
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding
 metadata:
-  name: add-team-label-binding
+  name: set-team-label-binding
 spec:
-  policyName: add-team-label
+  policyName: set-team-label
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicy
@@ -489,10 +489,11 @@ fn mutating_policies_mutate_before_validating_policies_judge() {
         .iter()
         .map(|p| p["metadata"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["add-team-label", "copy-team", "sidecar"]);
+    assert_eq!(names, ["copy-team", "set-team-label", "sidecar"]);
     assert_eq!(listed["items"][0]["spec"]["failurePolicy"], "Fail");
-    // The label is added, and the validating policy requiring it sees it; copy-team ran
-    // first (seeing no label), then again after add-team-label changed the object.
+    // The label is added, and the validating policy requiring it sees it; policies run by
+    // name: copy-team first (seeing no label), then set-team-label, then copy-team again
+    // (IfNeeded) since set-team-label changed the object.
     k.applied("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  a: b\n");
     let cm = get_json(&k, &["configmap", "settings", "-n", "default"]);
     assert_eq!(cm["metadata"]["labels"]["team"], "platform", "{cm}");

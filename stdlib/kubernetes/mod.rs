@@ -60,6 +60,7 @@ pub mod crd;
 pub(crate) mod go_url;
 pub(crate) mod ip;
 pub(crate) mod list_queries;
+pub mod merge;
 pub mod named_formats;
 pub(crate) mod netip;
 pub(crate) mod object_meta;

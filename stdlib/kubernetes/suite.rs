@@ -80,7 +80,7 @@ use crate::kubernetes::admission::api::{
     ValidatingAdmissionPolicyBinding,
 };
 use crate::kubernetes::admission::mutating::{
-    self, CompiledMutatingPolicy, DeducedMerge, MutatingPolicySet,
+    self, BuiltinMerge, CompiledMutatingPolicy, MutatingPolicySet,
 };
 use crate::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Lookups, NamespaceLookup, PolicySet, StaticObjects,
@@ -720,7 +720,7 @@ impl AdmissionSuite {
             };
             let mutating_set =
                 MutatingPolicySet::new(mutating.clone(), self.mutating_bindings.iter().cloned());
-            let mutated = mutating_set.mutate(&case.request, &lookups, &DeducedMerge);
+            let mutated = mutating_set.mutate(&case.request, &lookups, &BuiltinMerge);
             let mut request = case.request.clone();
             if let Some(object) = &mutated.object {
                 request.object = Some(object.clone());

@@ -202,6 +202,7 @@ async fn mutate(
     let store = state.store.clone();
     let crds = state.crds.clone();
     let resource = write.resource;
+    let custom = state.crds.custom(resource);
     let authorizer: Arc<dyn Authorizer> =
         Arc::new(lookups::ServerAuthorizer::new(state.authz.clone()));
     let mutated = tokio::task::spawn_blocking(move || {
@@ -213,11 +214,19 @@ async fn mutate(
                 params: &lookups,
                 authorizer: Some(&authorizer),
             },
-            &mutation::ServerMerge { resource },
+            &mutation::ServerMerge { resource, custom },
         )
     })
     .await
     .map_err(ApiError::internal)?;
+    for check in &mutated.checks {
+        state.metrics.observe_mutation(
+            &check.policy,
+            &check.binding,
+            check.error_type.as_str(),
+            check.elapsed.as_secs_f64(),
+        );
+    }
     if let Some(status) = mutated.status {
         return Err(mutation::denied(
             write.resource,
@@ -231,9 +240,35 @@ async fn mutate(
         (Some(scale), Some(object)) if write.subresource == Some("scale") => {
             crate::scale::set_replicas(&state.crds, write.resource, object, &scale);
         }
-        (Some(serde_json::Value::Object(mutated)), Some(object)) => *object = mutated,
+        (Some(serde_json::Value::Object(mutated)), Some(object)) if mutated != *object => {
+            *object = mutated;
+            settle(state, write.resource, object, write.old, context)?;
+        }
         _ => {}
     }
+    Ok(())
+}
+
+/// An object the mutating policies changed made a valid object of its kind again, as
+/// kube-apiserver's dispatcher defaults each mutated object and its custom-resource
+/// handler prunes and defaults a mutated custom resource before the strategy validates
+/// it: a built-in kind's field defaults ([`crate::defaults::fields`]); a custom
+/// resource pruned, defaulted and validated by its CRD (a 422 when the mutation made it
+/// invalid), with the CRD's warnings added to the response.
+fn settle(
+    state: &AppState,
+    resource: &Resource,
+    object: &mut Object,
+    old: Option<&Object>,
+    context: &context::RequestContext,
+) -> Result<(), ApiError> {
+    if state.crds.custom(resource).is_none() {
+        crate::defaults::fields(resource, object);
+        return Ok(());
+    }
+    let mut warnings = Vec::new();
+    crate::crd::admit(&state.crds, resource, object, old, &mut warnings)?;
+    context.add_warnings(warnings);
     Ok(())
 }
 

@@ -1,37 +1,49 @@
-//! MutatingAdmissionPolicy in the server: the apply configurations of mutations merged with
-//! the server's structured-merge-diff code and the served kinds' schemas
-//! ([`ServerMerge`]), and a failed mutation as the API error upstream returns.
+//! MutatingAdmissionPolicy in the server: the apply configurations of mutations merged by
+//! the library's structured merge with the served kinds' schemas ([`ServerMerge`]), and a
+//! failed mutation as the API error upstream returns.
+
+use std::sync::Arc;
 
 use kcel_stdlib::kubernetes::admission::Status;
 use kcel_stdlib::kubernetes::admission::api::GroupVersionKind;
 use kcel_stdlib::kubernetes::admission::mutating::ApplyMerge;
+use kcel_stdlib::kubernetes::merge::{self, ApplyError};
 use serde_json::Value;
 
 use crate::apply::schema::{KindSchema, OpenApi};
+use crate::crd::CustomResource;
 use crate::error::ApiError;
 use crate::resource::Resource;
 use crate::status::{StatusCause, StatusDetails};
 
-/// Merges apply configurations as server-side apply merges (`apply::typed::merge`) with
-/// the written resource's schema: the built-in kind's OpenAPI schema, untyped for custom
-/// resources (maps merge by key, lists are atomic).
+/// Merges apply configurations with the written resource's schema, as server-side apply
+/// merges: a custom resource's structural schema (from its CRD version: list types, map
+/// keys, atomic maps), a built-in kind's OpenAPI schema; the autoscaling/v1 `Scale` of a
+/// `/scale` write untyped (it has no lists).
 pub struct ServerMerge {
     /// The resource written.
     pub resource: &'static Resource,
+    /// The resource's CRD, for a custom resource.
+    pub custom: Option<Arc<CustomResource>>,
 }
 
 impl ApplyMerge for ServerMerge {
-    fn merge(&self, _: &GroupVersionKind, object: &Value, patch: &Value) -> Result<Value, String> {
-        let node =
-            crate::openapi::schema_of(self.resource).map(|s| KindSchema::BuiltIn(OpenApi(s)));
-        let atomics = crate::apply::typed::atomics(patch, &node);
-        if !atomics.is_empty() {
-            return Err(format!(
-                "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
-                atomics.join(", ")
-            ));
-        }
-        Ok(crate::apply::typed::merge(object, patch, &node))
+    fn merge(
+        &self,
+        kind: &GroupVersionKind,
+        object: &Value,
+        patch: &Value,
+    ) -> Result<Value, ApplyError> {
+        let scale = kind.group == "autoscaling" && kind.kind == "Scale";
+        let custom = crate::crd::apply_schema(self.custom.as_deref(), self.resource);
+        let node = match custom {
+            _ if scale => None,
+            Some(schema) => Some(KindSchema::CustomRoot(schema)),
+            None => {
+                crate::openapi::schema_of(self.resource).map(|s| KindSchema::BuiltIn(OpenApi(s)))
+            }
+        };
+        merge::apply_configuration(object, patch, &node)
     }
 }
 
@@ -47,6 +59,27 @@ pub fn denied(resource: &Resource, name: &str, namespace: &str, status: Status) 
             details: Some(Box::new(StatusDetails {
                 name: namespace.to_owned(),
                 kind: "namespaces".to_owned(),
+                ..StatusDetails::default()
+            })),
+        };
+    }
+    if status.code == 500 {
+        // apierrors.NewInternalError: the error as the one cause, no name or kind.
+        let cause = status
+            .message
+            .strip_prefix("Internal error occurred: ")
+            .unwrap_or(&status.message)
+            .to_owned();
+        return ApiError {
+            code: 500,
+            reason: "InternalError",
+            message: status.message,
+            details: Some(Box::new(StatusDetails {
+                causes: vec![StatusCause {
+                    reason: "",
+                    message: cause,
+                    field: String::new(),
+                }],
                 ..StatusDetails::default()
             })),
         };

@@ -115,11 +115,9 @@ impl Admission {
         *self.set.write().unwrap_or_else(|e| e.into_inner()) = set;
         let policies = store.range(&RangeRequest::prefix(mutating_policies_prefix()))?;
         let bindings = store.range(&RangeRequest::prefix(mutating_bindings_prefix()))?;
-        let set_policies = self.recompile(
-            &policies,
-            &self.compiled_mutating,
-            CompiledMutatingPolicy::new,
-        );
+        let set_policies = self.recompile(&policies, &self.compiled_mutating, |policy| {
+            CompiledMutatingPolicy::with_memory_limit(policy, limit)
+        });
         let set = Arc::new(MutatingPolicySet::new(set_policies, decoded(&bindings)));
         *self.mutating.write().unwrap_or_else(|e| e.into_inner()) = set;
         Ok(())

@@ -1,20 +1,19 @@
 //! Server-side apply and field management, following structured-merge-diff and
 //! kube-apiserver's field manager:
 //!
-//! - [`fieldpath`]: paths, sets of paths and their `FieldsV1` form;
-//! - [`schema`]: what merging needs of a schema ([`schema::ApplySchema`]), implemented over
-//!   the vendored OpenAPI documents (CRD structural schemas can implement it too);
-//! - [`typed`]: field sets, comparison, merge and removal of values with a schema;
+//! - [`fieldpath`], [`schema`], [`typed`]: the library's structured merge
+//!   (`kcel_stdlib::kubernetes::merge`: paths and field sets, what merging needs of a
+//!   schema over the vendored OpenAPI schemas and CRD structural schemas, merge and
+//!   comparison of values), which MutatingAdmissionPolicy's apply configurations use too;
 //! - [`updater`]: the three-way ownership computation of updates and applies, with
 //!   conflicts, independent of HTTP;
 //! - [`managed_fields`]: `metadata.managedFields` entries as kube-apiserver writes them.
 
-pub mod fieldpath;
 pub mod managed_fields;
-pub mod schema;
 pub mod strict;
-pub mod typed;
 pub mod updater;
+
+pub use kcel_stdlib::kubernetes::merge::{fieldpath, schema, typed};
 
 #[cfg(test)]
 mod upstream_cases;

@@ -1,5 +1,6 @@
-//! Serde models of `admissionregistration.k8s.io/v1` ValidatingAdmissionPolicy and
-//! ValidatingAdmissionPolicyBinding, and of the admission request they judge.
+//! Serde models of `admissionregistration.k8s.io/v1` ValidatingAdmissionPolicy,
+//! MutatingAdmissionPolicy and their bindings (one [`PolicyObject`] shape with each kind's
+//! spec), and of the admission request they judge.
 
 use std::collections::BTreeMap;
 
@@ -28,48 +29,66 @@ pub struct ObjectMeta {
 /// The API group of the policy resources.
 pub const GROUP: &str = "admissionregistration.k8s.io";
 
-/// A ValidatingAdmissionPolicy, defaulted as it is read ([`ValidatingAdmissionPolicy::set_defaults`]).
+/// A policy or binding of `admissionregistration.k8s.io`: `apiVersion`, `metadata` and a
+/// `spec` of type `S`, defaulted as it is read ([`PolicyObject::set_defaults`]). The four
+/// kinds are [`ValidatingAdmissionPolicy`], [`ValidatingAdmissionPolicyBinding`],
+/// [`MutatingAdmissionPolicy`] and [`MutatingAdmissionPolicyBinding`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ValidatingAdmissionPolicy {
+pub struct PolicyObject<S> {
     /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
     /// `metadata`.
     pub metadata: ObjectMeta,
     /// `spec`.
-    pub spec: PolicySpec,
+    pub spec: S,
 }
 
-impl<'de> Deserialize<'de> for ValidatingAdmissionPolicy {
+/// The defaults the API server applies to a spec when it decodes its object (kubernetes
+/// `pkg/apis/admissionregistration/v1` (and v1beta1, v1alpha1) `defaults.go`).
+pub trait SpecDefaults {
+    /// Sets the defaults of a spec read in `api_version`.
+    fn set_defaults(&mut self, api_version: &str);
+}
+
+impl<S: SpecDefaults> PolicyObject<S> {
+    /// The defaults the API server applies when it decodes the object (see each spec's
+    /// [`SpecDefaults`]).
+    pub fn set_defaults(&mut self) {
+        self.spec.set_defaults(&self.api_version);
+    }
+}
+
+impl<'de, S: Deserialize<'de> + Default + SpecDefaults> Deserialize<'de> for PolicyObject<S> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Default, Deserialize)]
         #[serde(rename_all = "camelCase", default)]
-        struct Read {
+        struct Read<S> {
             api_version: String,
             metadata: ObjectMeta,
-            spec: PolicySpec,
+            spec: S,
         }
-        let read = Read::deserialize(d)?;
-        let mut policy = ValidatingAdmissionPolicy {
+        let read = Read::<S>::deserialize(d)?;
+        let mut object = PolicyObject {
             api_version: read.api_version,
             metadata: read.metadata,
             spec: read.spec,
         };
-        policy.set_defaults();
-        Ok(policy)
+        object.set_defaults();
+        Ok(object)
     }
 }
 
-impl ValidatingAdmissionPolicy {
-    /// The defaults the API server applies when it decodes a policy (kubernetes
-    /// `pkg/apis/admissionregistration/v1` (and v1beta1, v1alpha1) `defaults.go`:
-    /// `SetDefaults_ValidatingAdmissionPolicySpec` failurePolicy Fail,
-    /// `SetDefaults_MatchResources`, `SetDefaults_Rule`).
-    pub fn set_defaults(&mut self) {
-        let spec = &mut self.spec;
-        spec.failure_policy.get_or_insert(FailurePolicy::Fail);
-        if let Some(constraints) = &mut spec.match_constraints {
+/// A ValidatingAdmissionPolicy, defaulted as it is read.
+pub type ValidatingAdmissionPolicy = PolicyObject<PolicySpec>;
+
+/// `SetDefaults_ValidatingAdmissionPolicySpec` (failurePolicy Fail) and the match
+/// constraints' defaults ([`MatchResources::set_defaults`]).
+impl SpecDefaults for PolicySpec {
+    fn set_defaults(&mut self, _: &str) {
+        self.failure_policy.get_or_insert(FailurePolicy::Fail);
+        if let Some(constraints) = &mut self.match_constraints {
             constraints.set_defaults();
         }
     }
@@ -247,51 +266,20 @@ pub struct Variable {
     pub expression: String,
 }
 
-/// A ValidatingAdmissionPolicyBinding, defaulted as it is read
-/// ([`ValidatingAdmissionPolicyBinding::set_defaults`]).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ValidatingAdmissionPolicyBinding {
-    /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
-    /// `metadata`.
-    pub metadata: ObjectMeta,
-    /// `spec`.
-    pub spec: BindingSpec,
-}
+/// A ValidatingAdmissionPolicyBinding, defaulted as it is read.
+pub type ValidatingAdmissionPolicyBinding = PolicyObject<BindingSpec>;
 
-impl<'de> Deserialize<'de> for ValidatingAdmissionPolicyBinding {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Default, Deserialize)]
-        #[serde(rename_all = "camelCase", default)]
-        struct Read {
-            api_version: String,
-            metadata: ObjectMeta,
-            spec: BindingSpec,
-        }
-        let read = Read::deserialize(d)?;
-        let mut binding = ValidatingAdmissionPolicyBinding {
-            api_version: read.api_version,
-            metadata: read.metadata,
-            spec: read.spec,
-        };
-        binding.set_defaults();
-        Ok(binding)
-    }
-}
-
-impl ValidatingAdmissionPolicyBinding {
-    /// The defaults the API server applies when it decodes a binding: its matchResources
-    /// as a policy's ([`MatchResources::set_defaults`]), and, in `v1alpha1` only,
-    /// `SetDefaults_ParamRef` (parameterNotFoundAction Deny). In v1 and v1beta1 the action
-    /// has no default: a paramRef without one is a `Required value` error when written.
-    pub fn set_defaults(&mut self) {
-        if let Some(resources) = &mut self.spec.match_resources {
+/// The binding's matchResources defaulted as a policy's ([`MatchResources::set_defaults`]),
+/// and, in `v1alpha1` only, `SetDefaults_ParamRef` (parameterNotFoundAction Deny). In v1
+/// and v1beta1 the action has no default: a paramRef without one is a `Required value`
+/// error when written.
+impl SpecDefaults for BindingSpec {
+    fn set_defaults(&mut self, api_version: &str) {
+        if let Some(resources) = &mut self.match_resources {
             resources.set_defaults();
         }
-        if self.api_version == format!("{GROUP}/v1alpha1")
-            && let Some(param_ref) = &mut self.spec.param_ref
+        if api_version == format!("{GROUP}/v1alpha1")
+            && let Some(param_ref) = &mut self.param_ref
         {
             param_ref
                 .parameter_not_found_action
@@ -464,49 +452,15 @@ pub struct AdmissionRequest {
     pub old_object: Option<serde_json::Value>,
 }
 
-/// A MutatingAdmissionPolicy (`admissionregistration.k8s.io/v1`), defaulted as it is read
-/// ([`MutatingAdmissionPolicy::set_defaults`]).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MutatingAdmissionPolicy {
-    /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
-    /// `metadata`.
-    pub metadata: ObjectMeta,
-    /// `spec`.
-    pub spec: MutatingPolicySpec,
-}
+/// A MutatingAdmissionPolicy (`admissionregistration.k8s.io/v1`), defaulted as it is read.
+pub type MutatingAdmissionPolicy = PolicyObject<MutatingPolicySpec>;
 
-impl<'de> Deserialize<'de> for MutatingAdmissionPolicy {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Default, Deserialize)]
-        #[serde(rename_all = "camelCase", default)]
-        struct Read {
-            api_version: String,
-            metadata: ObjectMeta,
-            spec: MutatingPolicySpec,
-        }
-        let read = Read::deserialize(d)?;
-        let mut policy = MutatingAdmissionPolicy {
-            api_version: read.api_version,
-            metadata: read.metadata,
-            spec: read.spec,
-        };
-        policy.set_defaults();
-        Ok(policy)
-    }
-}
-
-impl MutatingAdmissionPolicy {
-    /// The defaults the API server applies when it decodes a policy (kubernetes
-    /// `pkg/apis/admissionregistration/v1` `defaults.go`:
-    /// `SetDefaults_MutatingAdmissionPolicySpec` failurePolicy Fail, and the match
-    /// constraints' defaults). `reinvocationPolicy` has none: it is required.
-    pub fn set_defaults(&mut self) {
-        let spec = &mut self.spec;
-        spec.failure_policy.get_or_insert(FailurePolicy::Fail);
-        if let Some(constraints) = &mut spec.match_constraints {
+/// `SetDefaults_MutatingAdmissionPolicySpec` (failurePolicy Fail) and the match
+/// constraints' defaults. `reinvocationPolicy` has none: it is required.
+impl SpecDefaults for MutatingPolicySpec {
+    fn set_defaults(&mut self, _: &str) {
+        self.failure_policy.get_or_insert(FailurePolicy::Fail);
+        if let Some(constraints) = &mut self.match_constraints {
             constraints.set_defaults();
         }
     }
@@ -555,37 +509,14 @@ pub struct PatchExpression {
 }
 
 /// A MutatingAdmissionPolicyBinding, defaulted as it is read.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MutatingAdmissionPolicyBinding {
-    /// `admissionregistration.k8s.io/v1` (or `v1beta1`, `v1alpha1`); empty means v1.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
-    /// `metadata`.
-    pub metadata: ObjectMeta,
-    /// `spec`.
-    pub spec: MutatingBindingSpec,
-}
+pub type MutatingAdmissionPolicyBinding = PolicyObject<MutatingBindingSpec>;
 
-impl<'de> Deserialize<'de> for MutatingAdmissionPolicyBinding {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Default, Deserialize)]
-        #[serde(rename_all = "camelCase", default)]
-        struct Read {
-            api_version: String,
-            metadata: ObjectMeta,
-            spec: MutatingBindingSpec,
-        }
-        let read = Read::deserialize(d)?;
-        let mut binding = MutatingAdmissionPolicyBinding {
-            api_version: read.api_version,
-            metadata: read.metadata,
-            spec: read.spec,
-        };
-        if let Some(resources) = &mut binding.spec.match_resources {
+/// The binding's matchResources defaulted as a policy's ([`MatchResources::set_defaults`]).
+impl SpecDefaults for MutatingBindingSpec {
+    fn set_defaults(&mut self, _: &str) {
+        if let Some(resources) = &mut self.match_resources {
             resources.set_defaults();
         }
-        Ok(binding)
     }
 }
 

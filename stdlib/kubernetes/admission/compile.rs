@@ -608,12 +608,14 @@ pub enum PatchKind {
 /// Compiles a mutation's expression as the API server runs it (stored expressions, with
 /// `authorizer`, the mutation types and `variables` of `policy`), and checks it as written
 /// (trimmed, in the environment for new expressions): the compiled expression and the
-/// written expression's error.
+/// written expression's error. Evaluations of the expression have the memory budget
+/// `memory_limit` (`None`: none).
 pub(crate) fn compile_mutation(
     policy: &CompiledPolicy,
     field: String,
     source: &str,
     kind: PatchKind,
+    memory_limit: Option<u64>,
 ) -> (Compiled, Option<ExpressionError>) {
     let vars: Vec<(String, Type)> = policy
         .variables
@@ -627,7 +629,7 @@ pub(crate) fn compile_mutation(
         variables: true,
         write,
         version: None,
-        memory_limit: DEFAULT_MEMORY_LIMIT,
+        memory_limit,
         patch_types: true,
     };
     let output = match kind {

@@ -108,6 +108,30 @@ impl<'a> Input<'a> {
             authorizer: None,
         }
     }
+
+    /// The Namespace object the policies' expressions see as `namespaceObject`, as the
+    /// dispatchers fetch it (`policy/validating` and `policy/mutating` `dispatcher.go`):
+    /// none for a cluster-scoped request and for a Namespace itself; for a namespaced
+    /// request whose namespace does not exist, the API server's own NotFound error
+    /// (`namespaces "<name>" not found`, 404), whatever the failure policy.
+    pub(crate) fn namespace_object(&self) -> Result<Option<&'a serde_json::Value>, Status> {
+        let request = self.request;
+        let kind = &request.kind;
+        let namespace_itself =
+            kind.kind == "Namespace" && kind.group.is_empty() && kind.version == "v1";
+        if request.namespace.is_empty() || namespace_itself {
+            return Ok(None);
+        }
+        match self.namespace {
+            Some(namespace) => Ok(Some(namespace)),
+            None => Err(Status {
+                code: 404,
+                reason: "NotFound".into(),
+                message: ConfigurationError::NamespaceNotFound(request.namespace.clone())
+                    .to_string(),
+            }),
+        }
+    }
 }
 
 /// The API status of a denial.
@@ -390,25 +414,12 @@ impl Dispatch<'_, '_> {
                 // Nothing is evaluated without params; the namespace is still fetched.
                 Some(Err(_)) => (None, None),
             };
-            // No namespace object for cluster-scoped requests, nor for a Namespace itself.
-            let namespace = if request.namespace.is_empty()
-                || (request.kind.kind == "Namespace"
-                    && request.kind.group.is_empty()
-                    && request.kind.version == "v1")
-            {
-                None
-            } else if let Some(namespace) = input.namespace {
-                Some(namespace)
-            } else {
-                // The dispatcher's GetNamespace fails: the API server answers with the
-                // NotFound error itself, whatever the failure policy.
-                self.aborted = Some(Status {
-                    code: 404,
-                    reason: "NotFound".into(),
-                    message: ConfigurationError::NamespaceNotFound(request.namespace.clone())
-                        .to_string(),
-                });
-                return;
+            let namespace = match input.namespace_object() {
+                Ok(namespace) => namespace,
+                Err(status) => {
+                    self.aborted = Some(status);
+                    return;
+                }
             };
             for param in params {
                 let subject = Subject {

@@ -11,7 +11,7 @@
 //! use std::sync::Arc;
 //! use kcel_stdlib::kubernetes::admission::{AdmissionRequest, Lookups};
 //! use kcel_stdlib::kubernetes::admission::mutating::{
-//!     CompiledMutatingPolicy, DeducedMerge, MutatingPolicySet,
+//!     CompiledMutatingPolicy, BuiltinMerge, MutatingPolicySet,
 //! };
 //!
 //! let policy = serde_json::from_value(serde_json::json!({
@@ -34,7 +34,7 @@
 //!     "name": "c", "operation": "CREATE",
 //!     "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
 //! })).unwrap();
-//! let mutated = set.mutate(&request, &Lookups::none(), &DeducedMerge);
+//! let mutated = set.mutate(&request, &Lookups::none(), &BuiltinMerge);
 //! assert_eq!(mutated.object.unwrap()["metadata"]["labels"]["team"], "a");
 //! ```
 
@@ -49,7 +49,6 @@ use super::api::{
     MutatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBinding,
 };
 use super::compile::{Compiled, CompiledPolicy, PatchKind, compile_mutation};
-use super::configuration_errors::ConfigurationError;
 use super::evaluate::{BINDING_COST_BUDGET, ExpressionCost, evaluate_one, match_conditions_only};
 use super::json_patch::{self, PatchError};
 use super::matching::{self, EquivalentResources, ResourceTable};
@@ -57,6 +56,7 @@ use super::patch_types::{JsonPatchValue, check_type_names, to_json};
 use super::policy_set::{Lookups, PolicySet};
 use super::{Input, Status, params, write_validation};
 use crate::kubernetes::crd::FieldError;
+use crate::kubernetes::merge;
 
 /// A mutating policy with every expression compiled once.
 #[derive(Debug)]
@@ -76,14 +76,20 @@ impl CompiledMutatingPolicy {
     /// Compiles every expression of `policy` once, and validates the policy as the API
     /// server does when it is written (`ValidateMutatingAdmissionPolicy`).
     pub fn new(policy: MutatingAdmissionPolicy) -> CompiledMutatingPolicy {
+        CompiledMutatingPolicy::with_memory_limit(policy, Some(kcel::DEFAULT_MEMORY_LIMIT))
+    }
+
+    /// [`CompiledMutatingPolicy::new`] with the memory budget `limit` for every evaluation
+    /// of the policy's expressions (variables, match conditions, mutations) instead of
+    /// [`kcel::DEFAULT_MEMORY_LIMIT`] (`None`: no budget), as
+    /// [`CompiledPolicy::with_memory_limit`] for validating policies.
+    pub fn with_memory_limit(
+        policy: MutatingAdmissionPolicy,
+        limit: Option<u64>,
+    ) -> CompiledMutatingPolicy {
         let shared_policy = policy.as_validating();
-        let (shared, compile_errors) = CompiledPolicy::compile_parts(
-            shared_policy.clone(),
-            None,
-            false,
-            None,
-            Some(kcel::DEFAULT_MEMORY_LIMIT),
-        );
+        let (shared, compile_errors) =
+            CompiledPolicy::compile_parts(shared_policy.clone(), None, false, None, limit);
         let mut mutations = Vec::new();
         let mut mutation_errors = Vec::new();
         for (i, m) in policy.spec.mutations.iter().enumerate() {
@@ -106,7 +112,8 @@ impl CompiledMutatingPolicy {
                 continue;
             };
             let field = format!("spec.mutations[{i}].{name}.expression");
-            let (compiled, error) = compile_mutation(&shared, field, &patch.expression, kind);
+            let (compiled, error) =
+                compile_mutation(&shared, field, &patch.expression, kind, limit);
             mutations.push(Some((kind, compiled)));
             mutation_errors.push(error);
         }
@@ -142,65 +149,46 @@ pub fn validate_binding(binding: &MutatingAdmissionPolicyBinding) -> Vec<FieldEr
 
 /// Merges an apply configuration into an object as structured-merge-diff's apply does with
 /// the object's schema (kube-apiserver's `ApplyStructuredMergeDiff`): the embedder's
-/// knowledge of schemas (list types and keys, atomic maps).
+/// knowledge of schemas (list types and keys, atomic maps). Implementations call
+/// [`merge::apply_configuration`] with the kind's schema node.
 pub trait ApplyMerge: Send + Sync {
     /// `patch` (an apply configuration of `kind`, with its `apiVersion` and `kind`) merged
-    /// into `object`; `Err` with upstream's text (`invalid ApplyConfiguration: may not
+    /// into `object`; the error's text is upstream's (`invalid ApplyConfiguration: may not
     /// mutate atomic arrays, maps or structs: .spec.x`, ...), which the caller prefixes
     /// with `error applying patch: `.
-    fn merge(&self, kind: &GroupVersionKind, object: &Json, patch: &Json) -> Result<Json, String>;
+    fn merge(
+        &self,
+        kind: &GroupVersionKind,
+        object: &Json,
+        patch: &Json,
+    ) -> Result<Json, merge::ApplyError>;
 }
 
-/// The merge of structured-merge-diff's deduced schema (no schema known): maps merge by
-/// key, lists and scalars are atomic (a list in an apply configuration is an error, as
-/// upstream refuses to mutate atomic lists).
+/// The merge with the schemas the library vendors: a built-in kind's OpenAPI schema
+/// ([`merge::schema::OpenApi::of_kind`]: keyed lists merge by key, sets by value, atomic
+/// lists and maps may not be set), other kinds (custom resources, whose CRD the library
+/// does not know here) untyped: maps merge by key, lists are atomic.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct DeducedMerge;
+pub struct BuiltinMerge;
 
-impl ApplyMerge for DeducedMerge {
-    fn merge(&self, _: &GroupVersionKind, object: &Json, patch: &Json) -> Result<Json, String> {
-        let mut atomics = Vec::new();
-        deduced_atomics(patch, &mut String::new(), &mut atomics);
-        if !atomics.is_empty() {
-            return Err(format!(
-                "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
-                atomics.join(", ")
-            ));
-        }
-        Ok(deduced_merge(object, patch))
+impl ApplyMerge for BuiltinMerge {
+    fn merge(
+        &self,
+        kind: &GroupVersionKind,
+        object: &Json,
+        patch: &Json,
+    ) -> Result<Json, merge::ApplyError> {
+        let node = merge::schema::OpenApi::of_kind(&api_version(kind), &kind.kind);
+        merge::apply_configuration(object, patch, &node)
     }
 }
 
-fn deduced_atomics(value: &Json, path: &mut String, out: &mut Vec<String>) {
-    match value {
-        Json::Object(m) => {
-            for (k, v) in m {
-                let len = path.len();
-                path.push('.');
-                path.push_str(k);
-                deduced_atomics(v, path, out);
-                path.truncate(len);
-            }
-        }
-        Json::Array(_) => out.push(path.clone()),
-        _ => {}
-    }
-}
-
-fn deduced_merge(live: &Json, patch: &Json) -> Json {
-    match (live, patch) {
-        (Json::Object(l), Json::Object(p)) => {
-            let mut out = l.clone();
-            for (k, v) in p {
-                let merged = match l.get(k) {
-                    Some(lv) => deduced_merge(lv, v),
-                    None => v.clone(),
-                };
-                out.insert(k.clone(), merged);
-            }
-            Json::Object(out)
-        }
-        (_, p) => p.clone(),
+/// The `apiVersion` of a kind: `v1`, `apps/v1`.
+fn api_version(kind: &GroupVersionKind) -> String {
+    if kind.group.is_empty() {
+        kind.version.clone()
+    } else {
+        format!("{}/{}", kind.group, kind.version)
     }
 }
 
@@ -218,6 +206,61 @@ pub struct Mutated {
     /// Which policy invocations ran, in order, as `policy/binding` (the second pass's after
     /// the first's).
     pub invocations: Vec<String>,
+    /// Each mutation evaluated, in order, as kube-apiserver's metrics count them.
+    pub checks: Vec<MutationCheck>,
+}
+
+/// One mutation evaluated (its expression and patch), as kube-apiserver observes it in
+/// `apiserver_mutating_admission_policy_check_total` and
+/// `apiserver_mutating_admission_policy_check_duration_seconds`
+/// (`policy/mutating/dispatcher.go`, `dispatchInvocations`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MutationCheck {
+    /// The policy's name.
+    pub policy: String,
+    /// The binding's name.
+    pub binding: String,
+    /// How the mutation ended.
+    pub error_type: MutationErrorType,
+    /// How long the evaluation and the patch took.
+    pub elapsed: std::time::Duration,
+}
+
+/// How a mutation ended, as the metrics label it (`error_type`); upstream's `ErrorType`
+/// classifies the error by its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MutationErrorType {
+    /// The patch applied (`no_error`).
+    NoError,
+    /// The expression did not compile (`compile_error`).
+    CompileError,
+    /// The evaluation or the patch failed (`invalid_error`).
+    InvalidError,
+    /// The cost budget ran out (`out_of_budget`).
+    OutOfBudget,
+}
+
+impl MutationErrorType {
+    /// The type of a mutation's error (`policy/mutating/errors.go`, `ErrorType`).
+    fn of(error: &str) -> MutationErrorType {
+        if error.starts_with("compilation") {
+            MutationErrorType::CompileError
+        } else if error.starts_with("validation failed due to running out of cost budget") {
+            MutationErrorType::OutOfBudget
+        } else {
+            MutationErrorType::InvalidError
+        }
+    }
+
+    /// The metrics label: `no_error`, `compile_error`, `invalid_error`, `out_of_budget`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MutationErrorType::NoError => "no_error",
+            MutationErrorType::CompileError => "compile_error",
+            MutationErrorType::InvalidError => "invalid_error",
+            MutationErrorType::OutOfBudget => "out_of_budget",
+        }
+    }
 }
 
 /// Mutating policies compiled once with their bindings, indexed by resource as a
@@ -270,8 +313,10 @@ fn meta_str<'v>(object: &'v Json, field: &str) -> &'v str {
 }
 
 impl MutatingPolicySet {
-    /// A set of `policies` (invoked in this order) and `bindings` (each applies to the
-    /// policy it names), with the built-in table of equivalent resources.
+    /// A set of `policies` and `bindings` (each applies to the policy it names), with the
+    /// built-in table of equivalent resources. Invocations are made in order of policy
+    /// name, then binding name, whatever the order given (see
+    /// [`MutatingPolicySet::with_resources`]).
     pub fn new(
         policies: impl IntoIterator<Item = Arc<CompiledMutatingPolicy>>,
         bindings: impl IntoIterator<Item = MutatingAdmissionPolicyBinding>,
@@ -280,14 +325,23 @@ impl MutatingPolicySet {
     }
 
     /// [`MutatingPolicySet::new`] with the embedder's table of equivalent resources.
+    ///
+    /// The order of invocation: kube-apiserver builds its policy hooks by ranging over a
+    /// Go map from policy name to bindings (`policy/generic/policy_source.go`,
+    /// `calculatePolicyData`), so its order is unspecified and changes between rebuilds.
+    /// Here it is fixed: policies by name, each policy's bindings by name (then params in
+    /// the order the lookups give them), so that a suite run by `kcel test` and the same
+    /// policies stored in the server mutate alike, reinvocations included.
     pub fn with_resources(
         policies: impl IntoIterator<Item = Arc<CompiledMutatingPolicy>>,
         bindings: impl IntoIterator<Item = MutatingAdmissionPolicyBinding>,
         resources: Arc<dyn EquivalentResources>,
     ) -> MutatingPolicySet {
-        let policies: Vec<Arc<CompiledMutatingPolicy>> = policies.into_iter().collect();
-        let bindings: Vec<ValidatingAdmissionPolicyBinding> =
+        let mut policies: Vec<Arc<CompiledMutatingPolicy>> = policies.into_iter().collect();
+        policies.sort_by(|a, b| a.name().cmp(b.name()));
+        let mut bindings: Vec<ValidatingAdmissionPolicyBinding> =
             bindings.into_iter().map(|b| b.as_validating()).collect();
+        bindings.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         let shared = PolicySet::with_resources(
             policies.iter().map(|p| p.shared.clone()),
             bindings,
@@ -296,7 +350,7 @@ impl MutatingPolicySet {
         MutatingPolicySet { shared, policies }
     }
 
-    /// The policies of the set, in invocation order.
+    /// The policies of the set, in invocation order (by name).
     pub fn policies(&self) -> impl Iterator<Item = &Arc<CompiledMutatingPolicy>> {
         self.policies.iter()
     }
@@ -323,7 +377,13 @@ impl MutatingPolicySet {
         lookups: &Lookups<'_>,
         merge: &dyn ApplyMerge,
     ) -> Mutated {
-        let Some(object) = request.object.as_ref() else {
+        // The plugin handles creates, updates and connects only: a delete has no object
+        // to mutate (`policy/mutating/plugin.go`, `NewPlugin`).
+        let Some(object) = request
+            .object
+            .as_ref()
+            .filter(|_| request.operation != "DELETE")
+        else {
             return Mutated::default();
         };
         let Some(prepared) = self.shared.prepare(request, lookups) else {
@@ -347,6 +407,7 @@ impl MutatingPolicySet {
             aborted: None,
             costs: Vec::new(),
             invocations: Vec::new(),
+            checks: Vec::new(),
         };
         run.pass(&prepared.candidates, false);
         let settled = run.aborted.is_some() || run.failure().is_some();
@@ -361,6 +422,7 @@ impl MutatingPolicySet {
             status,
             costs: run.costs,
             invocations: run.invocations,
+            checks: run.checks,
         }
     }
 }
@@ -383,6 +445,7 @@ struct Pass<'a, 'i> {
     aborted: Option<Status>,
     costs: Vec<(String, String, ExpressionCost)>,
     invocations: Vec<String>,
+    checks: Vec<MutationCheck>,
 }
 
 impl Pass<'_, '_> {
@@ -498,22 +561,12 @@ impl Pass<'_, '_> {
                         continue;
                     }
                 };
-                let namespace = if request.namespace.is_empty()
-                    || (request.kind.kind == "Namespace"
-                        && request.kind.group.is_empty()
-                        && request.kind.version == "v1")
-                {
-                    None
-                } else if let Some(namespace) = self.input.namespace {
-                    Some(namespace)
-                } else {
-                    self.aborted = Some(Status {
-                        code: 404,
-                        reason: "NotFound".into(),
-                        message: ConfigurationError::NamespaceNotFound(request.namespace.clone())
-                            .to_string(),
-                    });
-                    return;
+                let namespace = match self.input.namespace_object() {
+                    Ok(namespace) => namespace,
+                    Err(status) => {
+                        self.aborted = Some(status);
+                        return;
+                    }
                 };
                 for param in params {
                     let key = Key {
@@ -532,6 +585,9 @@ impl Pass<'_, '_> {
                     self.invoke(
                         &policy, binding, &matched, namespace, param, &converted, key,
                     );
+                    if self.aborted.is_some() {
+                        return;
+                    }
                 }
             }
         }
@@ -592,6 +648,8 @@ impl Pass<'_, '_> {
                 self.error(policy, Some(binding_name), message, "Invalid");
                 continue;
             };
+            // No clock in the browser (wasm32 has no `Instant`): durations are zero there.
+            let started = (!cfg!(target_arch = "wasm32")).then(std::time::Instant::now);
             let (result, costs) = evaluate_one(
                 &policy.shared,
                 activation(&self.object),
@@ -606,6 +664,34 @@ impl Pass<'_, '_> {
                 PatchKind::ApplyConfiguration => self.apply_configuration(&value),
                 PatchKind::JsonPatch => json_patch_of(&value, &self.object),
             });
+            // The JSON patcher decodes its result strictly; a failure is an internal error,
+            // which the dispatcher returns as is, whatever the failure policy.
+            let internal = match (kind, &patched) {
+                (PatchKind::JsonPatch, Ok(object)) => {
+                    strict_decode(&request.kind, &self.object, object).err()
+                }
+                _ => None,
+            };
+            let error_type = match (&patched, &internal) {
+                (Ok(_), None) => MutationErrorType::NoError,
+                (Err(e), _) => MutationErrorType::of(e),
+                (_, Some(e)) => MutationErrorType::of(e),
+            };
+            let (p, b) = names();
+            self.checks.push(MutationCheck {
+                policy: p,
+                binding: b,
+                error_type,
+                elapsed: started.map(|s| s.elapsed()).unwrap_or_default(),
+            });
+            if let Some(detail) = internal {
+                self.aborted = Some(Status {
+                    code: 500,
+                    reason: "InternalError".into(),
+                    message: format!("Internal error occurred: {detail}"),
+                });
+                return;
+            }
             match patched {
                 Ok(object) => {
                     self.object = object;
@@ -637,6 +723,35 @@ impl Pass<'_, '_> {
         self.merge
             .merge(kind, &self.object, &patch)
             .map_err(|e| format!("error applying patch: {e}"))
+    }
+}
+
+/// The JSON patcher's decoding of the patched object (kube-apiserver's
+/// `policy/mutating/patch/json_patch.go`: the typed object encoded, patched, and decoded
+/// strictly into the kind's Go type): for a built-in kind, the decoder's type error (`json:
+/// cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type
+/// int32`) or the fields the kind does not have (`strict decoding error: unknown field
+/// "spec.foo"`). Only what the patch brought counts: upstream patches the typed object,
+/// which has neither. Custom resources decode as unstructured objects: nothing to refuse.
+fn strict_decode(kind: &GroupVersionKind, before: &Json, after: &Json) -> Result<(), String> {
+    let Some(kind) = crate::kubernetes::builtin::kind(&api_version(kind), &kind.kind) else {
+        return Ok(());
+    };
+    let schema = kind.schema();
+    if let Some(error) = schema.type_error(after, kind.kind())
+        && schema.type_error(before, kind.kind()).is_none()
+    {
+        return Err(error);
+    }
+    let known: BTreeSet<String> = schema.unknown_fields(before).into_iter().collect();
+    let unknown: Vec<String> = (schema.unknown_fields(after).into_iter())
+        .filter(|f| !known.contains(f))
+        .map(|f| format!("unknown field \"{f}\""))
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("strict decoding error: {}", unknown.join(", ")))
     }
 }
 

@@ -54,7 +54,7 @@ fn apply_configuration_adds_a_label() {
     let objects = default_namespace();
     let request = config_map_request(json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "c", "labels": {"keep": "y"}}, "data": {"a": "b"}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
     assert_eq!(mutated.status, None);
     let object = mutated.object.unwrap();
     assert_eq!(
@@ -84,14 +84,14 @@ fn json_patch_with_params_and_escape_key() {
         .push(json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "p", "namespace": "default"}, "data": {"v": "from-param"}}));
     let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
     assert_eq!(
         mutated.object.unwrap()["data"],
         json!({"k8s.io/x": "from-param"})
     );
     // Without the param: the binding's Deny fails the request (generic dispatcher's
     // configuration error, reason Forbidden).
-    let mutated = set.mutate(&request, &lookups(&default_namespace()), &DeducedMerge);
+    let mutated = set.mutate(&request, &lookups(&default_namespace()), &BuiltinMerge);
     let status = mutated.status.unwrap();
     assert_eq!(status.code, 403);
     assert_eq!(status.reason, "Forbidden");
@@ -114,7 +114,7 @@ fn evaluation_errors_follow_the_failure_policy() {
     let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
     let set = MutatingPolicySet::new([policy("p", spec("Fail"))], [binding("b", "p")]);
     let status = set
-        .mutate(&request, &lookups(&objects), &DeducedMerge)
+        .mutate(&request, &lookups(&objects), &BuiltinMerge)
         .status
         .unwrap();
     assert_eq!((status.code, status.reason.as_str()), (403, "Invalid"));
@@ -124,7 +124,7 @@ fn evaluation_errors_follow_the_failure_policy() {
          object.data.missing}}' resulted in error: no such key: missing"
     );
     let set = MutatingPolicySet::new([policy("p", spec("Ignore"))], [binding("b", "p")]);
-    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
     assert_eq!(mutated.status, None);
 }
 
@@ -150,7 +150,7 @@ fn match_conditions_and_reinvocation() {
     );
     let objects = default_namespace();
     let request = config_map_request(json!({"metadata": {"name": "c"}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
     assert_eq!(
         mutated.invocations,
         ["first/first-b", "second/second-b", "first/first-b"]
@@ -158,7 +158,7 @@ fn match_conditions_and_reinvocation() {
     assert_eq!(mutated.object.unwrap()["data"], json!({"seen": "set"}));
     // The match condition excludes the request.
     let request = config_map_request(json!({"metadata": {"name": "c", "annotations": {}}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &DeducedMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
     assert_eq!(mutated.invocations, ["second/second-b"]);
 }
 
@@ -174,7 +174,7 @@ fn type_names_must_follow_the_field_path() {
     let objects = default_namespace();
     let request = config_map_request(json!({"metadata": {"name": "c"}}));
     let status = set
-        .mutate(&request, &lookups(&objects), &DeducedMerge)
+        .mutate(&request, &lookups(&objects), &BuiltinMerge)
         .status
         .unwrap();
     assert_eq!(
@@ -217,4 +217,129 @@ fn policy_validation() {
     );
     assert_eq!(texts[5], "spec.reinvocationPolicy: Required value");
     assert_eq!(texts.len(), 6, "{texts:?}");
+}
+
+// `--cel-memory-limit-bytes` reaches the mutations too: the expression that builds 10,000
+// bytes fits the default budget and fails under 4,096 bytes with the library's error.
+#[test]
+fn mutations_evaluate_under_the_memory_limit_given() {
+    let spec = json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+        "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {"expression":
+            "Object{metadata: Object.metadata{labels: {'size': string(object.data.v\
+             .replace('a', 'aaaaaaaaaa').replace('a', 'aaaaaaaaaa').size())}}}"}}]});
+    let policy_json = json!({"metadata": {"name": "grow"}, "spec": spec});
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"},
+        "data": {"v": "a".repeat(100)}}));
+    let run = |limit: Option<u64>| {
+        let compiled = CompiledMutatingPolicy::with_memory_limit(
+            serde_json::from_value(policy_json.clone()).unwrap(),
+            limit,
+        );
+        let set = MutatingPolicySet::new([Arc::new(compiled)], [binding("grow-b", "grow")]);
+        set.mutate(&request, &lookups(&objects), &BuiltinMerge)
+    };
+    let fits = run(Some(kcel::DEFAULT_MEMORY_LIMIT));
+    assert_eq!(fits.object.unwrap()["metadata"]["labels"]["size"], "10000");
+    let refused = run(Some(4096)).status.unwrap();
+    assert!(
+        refused
+            .message
+            .starts_with("policy 'grow' with binding 'grow-b' denied request: ")
+            && refused.message.contains("memory limit exceeded"),
+        "{}",
+        refused.message
+    );
+    assert_eq!(
+        run(None).object.unwrap()["metadata"]["labels"]["size"],
+        "10000"
+    );
+}
+
+// Policies run by name and each policy's bindings by name, whatever order they are given
+// in; the IfNeeded ones run again after a later change (upstream's order is a Go map's).
+#[test]
+fn invocations_follow_policy_then_binding_names() {
+    let append = |letter: &str, reinvocation: &str| {
+        policy(
+            &format!("{letter}-append"),
+            json!({"matchConstraints": rules("configmaps", ""),
+                "reinvocationPolicy": reinvocation,
+                "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+                    "expression": format!("Object{{metadata: Object.metadata{{annotations: \
+                        {{'trail': object.metadata.?annotations['trail'].orValue('') + '{letter}'}}}}}}")}}]}),
+        )
+    };
+    let set = MutatingPolicySet::new(
+        [append("b", "Never"), append("a", "IfNeeded")],
+        [
+            binding("b-1", "b-append"),
+            binding("a-2", "a-append"),
+            binding("a-1", "a-append"),
+        ],
+    );
+    let names: Vec<&str> = set.policies().map(|p| p.name()).collect();
+    assert_eq!(names, ["a-append", "b-append"]);
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    assert_eq!(
+        mutated.invocations,
+        [
+            "a-append/a-1",
+            "a-append/a-2",
+            "b-append/b-1",
+            "a-append/a-1",
+            "a-append/a-2"
+        ]
+    );
+    assert_eq!(
+        mutated.object.unwrap()["metadata"]["annotations"]["trail"],
+        "aabaa"
+    );
+    // One check per mutation evaluated, labelled as upstream's metrics.
+    let labels: Vec<(&str, &str, &str)> = mutated
+        .checks
+        .iter()
+        .map(|c| (c.policy.as_str(), c.binding.as_str(), c.error_type.as_str()))
+        .collect();
+    assert_eq!(labels.len(), 5);
+    assert!(labels.iter().all(|l| l.2 == "no_error"), "{labels:?}");
+    assert_eq!(labels[2], ("b-append", "b-1", "no_error"));
+}
+
+// The metrics' error types (upstream `policy/mutating/errors.go`, `ErrorType`).
+#[test]
+fn failed_mutations_are_checked_with_their_error_type() {
+    let p = policy(
+        "broken",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "failurePolicy": "Ignore",
+            "mutations": [
+                {"patchType": "ApplyConfiguration", "applyConfiguration": {
+                    "expression": "Object{metadata: Object.metadata{labels: {'x': string(1 / 0)}}}"}},
+                {"patchType": "ApplyConfiguration", "applyConfiguration": {
+                    "expression": "Object{metadata: Object.metadata{labels: {'y': 'z'}}}"}}]}),
+    );
+    let set = MutatingPolicySet::new([p], [binding("broken-b", "broken")]);
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    assert_eq!(mutated.status, None);
+    let types: Vec<&str> = mutated
+        .checks
+        .iter()
+        .map(|c| c.error_type.as_str())
+        .collect();
+    assert_eq!(types, ["invalid_error", "no_error"]);
+    assert_eq!(
+        MutationErrorType::of("compilation failed: x"),
+        MutationErrorType::CompileError
+    );
+    assert_eq!(
+        MutationErrorType::of(
+            "validation failed due to running out of cost budget, no further validation rules will be run"
+        ),
+        MutationErrorType::OutOfBudget
+    );
 }

@@ -11,6 +11,9 @@
 
 use serde_json::Value;
 
+use crate::kubernetes::builtin::{self, OpenApiSchema};
+use crate::kubernetes::crd::{AdditionalProperties, Schema as CrdSchema};
+
 /// How the items of a list relate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListType {
@@ -56,6 +59,33 @@ pub trait ApplySchema: Clone {
     fn open(&self) -> bool {
         false
     }
+    /// The type of a scalar node (`None`: any scalar, or not a scalar).
+    fn scalar(&self) -> Option<ScalarType> {
+        None
+    }
+}
+
+/// The type of a scalar, as structured-merge-diff's schema distinguishes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    /// `integer` or `number`.
+    Numeric,
+    /// `string`.
+    String,
+    /// `boolean`.
+    Boolean,
+}
+
+impl ScalarType {
+    /// The scalar type of an OpenAPI `type`.
+    fn of(openapi_type: &str) -> Option<ScalarType> {
+        match openapi_type {
+            "integer" | "number" => Some(ScalarType::Numeric),
+            "string" => Some(ScalarType::String),
+            "boolean" => Some(ScalarType::Boolean),
+            _ => None,
+        }
+    }
 }
 
 /// A schema node or none: `None` is untyped.
@@ -91,7 +121,15 @@ pub fn list_items<S: ApplySchema>(node: &Node<S>) -> Node<S> {
 
 /// The vendored OpenAPI v3 schemas of the built-in kinds.
 #[derive(Clone, Copy)]
-pub struct OpenApi<'a>(pub crate::openapi::Schema<'a>);
+pub struct OpenApi<'a>(pub OpenApiSchema<'a>);
+
+impl OpenApi<'static> {
+    /// The root schema of a built-in kind (`apiVersion` `v1`, `apps/v1`, ...), from the
+    /// library's vendored schemas ([`crate::kubernetes::builtin`]).
+    pub fn of_kind(api_version: &str, kind: &str) -> Option<OpenApi<'static>> {
+        builtin::kind(api_version, kind).map(|k| OpenApi(k.schema()))
+    }
+}
 
 impl OpenApi<'_> {
     fn extension(&self, name: &str) -> Option<&Value> {
@@ -189,11 +227,19 @@ impl ApplySchema for OpenApi<'_> {
         self.0.resolved_node().get("additionalProperties") == Some(&Value::Bool(true))
             || self.extension("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
     }
+
+    fn scalar(&self) -> Option<ScalarType> {
+        if self.shape() != Shape::Scalar {
+            return None;
+        }
+        let node = self.0.resolved_node();
+        ScalarType::of(node.get("type").and_then(Value::as_str)?)
+    }
 }
 
-/// A CRD's structural schema (`kcel_stdlib::kubernetes::crd::Schema`), for custom
+/// A CRD's structural schema (`CrdSchema`), for custom
 /// resources: the same list, map and preserve-unknown-fields semantics.
-impl ApplySchema for &kcel_stdlib::kubernetes::crd::Schema {
+impl ApplySchema for &CrdSchema {
     fn shape(&self) -> Shape {
         if self.int_or_string {
             return Shape::Untyped;
@@ -237,10 +283,15 @@ impl ApplySchema for &kcel_stdlib::kubernetes::crd::Schema {
         self.preserve_unknown_fields
             || matches!(
                 self.additional_properties,
-                Some(kcel_stdlib::kubernetes::crd::AdditionalProperties::Bool(
-                    true
-                ))
+                Some(AdditionalProperties::Bool(true))
             )
+    }
+
+    fn scalar(&self) -> Option<ScalarType> {
+        match self.shape() {
+            Shape::Scalar => ScalarType::of(&self.type_),
+            _ => None,
+        }
     }
 }
 
@@ -253,17 +304,16 @@ pub enum KindSchema<'a> {
     /// The root of a custom resource: its schema's properties plus `apiVersion` and `kind`
     /// (strings) and `metadata` (ObjectMeta, as built-in kinds declare it), which
     /// kube-apiserver adds to a CRD's schema for field management.
-    CustomRoot(&'a kcel_stdlib::kubernetes::crd::Schema),
+    CustomRoot(&'a CrdSchema),
     /// A node below a custom resource's root.
-    Custom(&'a kcel_stdlib::kubernetes::crd::Schema),
+    Custom(&'a CrdSchema),
     /// A string (a custom resource's `apiVersion` and `kind`).
     Scalar,
 }
 
 /// ObjectMeta's schema, as the built-in kinds declare `metadata`.
 fn object_meta() -> Option<OpenApi<'static>> {
-    let config_map = crate::openapi::schema_of(&crate::resource::CONFIGMAPS)?;
-    OpenApi(config_map).field("metadata")
+    OpenApi::of_kind("v1", "ConfigMap")?.field("metadata")
 }
 
 impl ApplySchema for KindSchema<'_> {
@@ -314,13 +364,20 @@ impl ApplySchema for KindSchema<'_> {
             KindSchema::Scalar => false,
         }
     }
+
+    fn scalar(&self) -> Option<ScalarType> {
+        match self {
+            KindSchema::BuiltIn(s) => s.scalar(),
+            KindSchema::CustomRoot(_) => None,
+            KindSchema::Custom(s) => s.scalar(),
+            KindSchema::Scalar => Some(ScalarType::String),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openapi::schema_of;
-    use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
 
     fn walk<'a>(mut s: OpenApi<'a>, steps: &[&str]) -> OpenApi<'a> {
         for step in steps {
@@ -336,8 +393,8 @@ mod tests {
     // A custom resource's structural schema plugs into the same merge.
     #[test]
     fn crd_structural_schemas_merge_by_their_list_types() {
-        use crate::apply::typed::{merge, to_field_set, undeclared};
-        use kcel_stdlib::kubernetes::crd::Schema as Crd;
+        use crate::kubernetes::merge::typed::{merge, to_field_set, undeclared};
+        use CrdSchema as Crd;
         use serde_json::json;
         let crd = Crd::from_json(&json!({"type": "object", "properties": {
             "spec": {"type": "object", "properties": {
@@ -364,7 +421,7 @@ mod tests {
         );
         let set = to_field_set(&config, &node);
         assert_eq!(
-            crate::apply::fieldpath::to_fields_v1(&set)["f:spec"]["f:ports"],
+            crate::kubernetes::merge::fieldpath::to_fields_v1(&set)["f:spec"]["f:ports"],
             json!({"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:name": {}, "f:port": {},
                 "f:protocol": {}}, "k:{\"port\":81,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}}})
         );
@@ -377,7 +434,7 @@ mod tests {
 
     #[test]
     fn shapes_of_built_in_fields() {
-        let d = OpenApi(schema_of(&DEPLOYMENTS).unwrap());
+        let d = OpenApi::of_kind("apps/v1", "Deployment").unwrap();
         assert_eq!(d.shape(), Shape::Map { atomic: false });
         let pod = walk(d, &["spec", "template", "spec"]);
         assert_eq!(
@@ -407,7 +464,7 @@ mod tests {
             walk(d, &["spec", "strategy", "rollingUpdate", "maxSurge"]).shape(),
             Shape::Untyped
         );
-        let cm = OpenApi(schema_of(&CONFIGMAPS).unwrap());
+        let cm = OpenApi::of_kind("v1", "ConfigMap").unwrap();
         let data = walk(cm, &["data"]);
         assert_eq!(data.shape(), Shape::Map { atomic: false });
         assert!(data.field("x").is_none());

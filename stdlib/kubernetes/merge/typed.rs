@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::fieldpath::{Path, PathElement, PathText, Set, has_below, with_prefix};
-use super::schema::{ApplySchema, ListType, Node, Shape, list_items, map_child, shape_of};
+use super::schema::{
+    ApplySchema, ListType, Node, ScalarType, Shape, list_items, map_child, shape_of,
+};
 
 /// The paths added, modified and removed between two values.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -371,6 +373,160 @@ pub fn undeclared<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> 
         (typed && !declared && node.is_none())
             .then(|| format!("{}: field not declared in schema", PathText(path)))
     })
+}
+
+/// Values whose JSON type does not fit their schema, as structured-merge-diff's validation
+/// reports them when a value is made typed (`.spec.replicas: expected numeric (int or
+/// float), got string`; `typed/validate.go`, `validateScalar`, and `typed/helpers.go`,
+/// `listValue`/`mapValue`), with Go's formatting of the value as the walk holds it (a
+/// `*valueUnstructured`: `&{1}`, `&value.valueUnstructured{Value:1}`). Nulls fit any type;
+/// below a mismatch nothing more is checked.
+pub fn type_mismatches<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
+    let mut out = Vec::new();
+    mismatches_at(value, node, &mut Vec::new(), &mut out, 0);
+    out
+}
+
+fn mismatches_at<S: ApplySchema>(
+    value: &Value,
+    node: &Node<S>,
+    path: &mut Path,
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    let Some(schema) = node.as_ref() else {
+        return;
+    };
+    if value.is_null() || depth > MAX_DEPTH {
+        return;
+    }
+    let problem = match schema.shape() {
+        Shape::Untyped => return,
+        Shape::Scalar => match (schema.scalar(), value) {
+            (Some(ScalarType::Numeric), Value::Number(_)) => None,
+            (Some(ScalarType::Numeric), v) => Some(format!(
+                "expected numeric (int or float), got {}",
+                go_type(v)
+            )),
+            (Some(ScalarType::String), Value::String(_)) => None,
+            (Some(ScalarType::String), v) => Some(format!(
+                "expected string, got &value.valueUnstructured{{Value:{}}}",
+                go_syntax(v)
+            )),
+            (Some(ScalarType::Boolean), Value::Bool(_)) => None,
+            (Some(ScalarType::Boolean), v) => {
+                Some(format!("expected boolean, got &{{{}}}", go_value(v)))
+            }
+            _ => None,
+        },
+        Shape::Map { .. } => match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    let (child_node, _) = map_child(node, key);
+                    path.push(PathElement::Field(key.clone()));
+                    mismatches_at(child, &child_node, path, out, depth + 1);
+                    path.pop();
+                }
+                None
+            }
+            v => Some(format!("expected map, got &{{{}}}", go_value(v))),
+        },
+        Shape::List(list) => match value {
+            Value::Array(items) => {
+                let child = list_items(node);
+                for (pe, item) in elements(&list, &child, items) {
+                    path.push(pe);
+                    mismatches_at(item, &child, path, out, depth + 1);
+                    path.pop();
+                }
+                None
+            }
+            v => Some(format!("expected list, got &{{{}}}", go_value(v))),
+        },
+    };
+    if let Some(problem) = problem {
+        out.push(if path.is_empty() {
+            problem
+        } else {
+            format!("{}: {problem}", PathText(path))
+        });
+    }
+}
+
+/// Go's `%T` of an unstructured JSON value.
+fn go_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float64",
+        Value::Number(_) => "int64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+/// Go's `%#v` of an unstructured JSON value held in an `interface{}`.
+fn go_syntax(value: &Value) -> String {
+    match value {
+        Value::Null => "interface {}(nil)".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => go_number(n),
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(items) => format!(
+            "[]interface {{}}{{{}}}",
+            items.iter().map(go_syntax).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{k:?}:{}", go_syntax(&map[k])))
+                .collect();
+            format!("map[string]interface {{}}{{{}}}", fields.join(", "))
+        }
+    }
+}
+
+/// Go's `%v` of an unstructured JSON value.
+fn go_value(value: &Value) -> String {
+    match value {
+        Value::Null => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => go_number(n),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(go_value).collect::<Vec<_>>().join(" ")
+        ),
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{k}:{}", go_value(&map[k])))
+                .collect();
+            format!("map[{}]", fields.join(" "))
+        }
+    }
+}
+
+/// A JSON number as Go prints an int64 or a float64 (`%v`: shortest form, `1e+21` for
+/// large floats).
+fn go_number(n: &serde_json::Number) -> String {
+    match (n.as_i64(), n.as_f64()) {
+        (Some(i), _) => i.to_string(),
+        (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
+        (None, Some(f)) if f.abs() >= 1e21 => {
+            let text = format!("{f:e}");
+            match text.split_once('e') {
+                Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e:0>2}"),
+                _ => text,
+            }
+        }
+        _ => n.to_string(),
+    }
 }
 
 fn same_kind(a: &Value, b: &Value) -> bool {
@@ -786,16 +942,39 @@ mod tests {
     use super::super::fieldpath::{path, to_fields_v1};
     use super::super::schema::OpenApi;
     use super::*;
-    use crate::openapi::schema_of;
-    use crate::resource::{CONFIGMAPS, DEPLOYMENTS};
     use serde_json::json;
 
     fn deployment() -> Node<OpenApi<'static>> {
-        schema_of(&DEPLOYMENTS).map(OpenApi)
+        OpenApi::of_kind("apps/v1", "Deployment")
     }
 
     fn configmap() -> Node<OpenApi<'static>> {
-        schema_of(&CONFIGMAPS).map(OpenApi)
+        OpenApi::of_kind("v1", "ConfigMap")
+    }
+
+    // Upstream: typed/validate.go `validateScalar` and typed/helpers.go `mapValue`: the
+    // texts of values of the wrong type, with Go's formatting of a `*valueUnstructured`.
+    #[test]
+    fn type_mismatches_in_upstream_words() {
+        let d = json!({"spec": {"paused": 1, "replicas": "3", "selector": 3,
+            "template": {"metadata": {"name": 5}}, "minReadySeconds": null}});
+        assert_eq!(
+            type_mismatches(&d, &deployment()),
+            [
+                ".spec.paused: expected boolean, got &{1}",
+                ".spec.replicas: expected numeric (int or float), got string",
+                ".spec.selector: expected map, got &{3}",
+                ".spec.template.metadata.name: expected string, got \
+                 &value.valueUnstructured{Value:5}",
+            ]
+        );
+        assert!(type_mismatches(&json!({"data": {"a": "b"}}), &configmap()).is_empty());
+        assert_eq!(
+            type_mismatches(&json!({"data": {"a": ["x", 1.5]}}), &configmap()),
+            [
+                ".data.a: expected string, got &value.valueUnstructured{Value:[]interface {}{\"x\", 1.5}}"
+            ]
+        );
     }
 
     // Upstream: typed/toset_test.go — leaves, keyed items, set items and undeclared map
