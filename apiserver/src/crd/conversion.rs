@@ -166,17 +166,55 @@ fn status_cause(answer: &Answer) -> String {
     }
 }
 
-/// The converted objects of a webhook's answer, checked as `getConvertedObjectsFromResponse`;
-/// the error is the cause after `... failed: `.
-pub fn converted_objects(version: &str, uid: &str, answer: &Answer) -> Result<Vec<Value>, String> {
+/// Why a webhook's answer gives no converted objects: the cause after
+/// `conversion webhook for ... failed: `, in upstream's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReviewError {
+    /// An HTTP status outside 2xx (client-go's text for it, or the `Status` body's message).
+    #[error("{0}")]
+    HttpStatus(String),
+    /// A body that is not a JSON object.
+    #[error("couldn't get version/kind; json parse error: {0}")]
+    NotJson(String),
+    /// A body without `kind`.
+    #[error("Object 'Kind' is missing in '{0}'")]
+    MissingKind(String),
+    /// Another kind than the v1 `ConversionReview` asked for (its group/version and kind).
+    #[error("expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got {0}")]
+    WrongKind(String),
+    /// No `response`.
+    #[error("no response provided")]
+    NoResponse,
+    /// A v1 response for another request.
+    #[error("expected response.uid={}, got {}", go_quote(.expected), go_quote(.got))]
+    Uid {
+        /// The request's uid.
+        expected: String,
+        /// The response's.
+        got: String,
+    },
+    /// `result.status` not `Success`, with the webhook's `result.message`.
+    #[error("{0}")]
+    Refused(String),
+    /// `result.status` not `Success`, without a message.
+    #[error("response.result.status was '{0}', not 'Success'")]
+    NotSuccess(String),
+}
+
+/// The converted objects of a webhook's answer, checked as `getConvertedObjectsFromResponse`.
+pub fn converted_objects(
+    version: &str,
+    uid: &str,
+    answer: &Answer,
+) -> Result<Vec<Value>, ReviewError> {
     if !(200..=206).contains(&answer.status) {
-        return Err(status_cause(answer));
+        return Err(ReviewError::HttpStatus(status_cause(answer)));
     }
-    let review: Value = serde_json::from_slice(&answer.body)
-        .map_err(|e| format!("couldn't get version/kind; json parse error: {e}"))?;
+    let review: Value =
+        serde_json::from_slice(&answer.body).map_err(|e| ReviewError::NotJson(e.to_string()))?;
     let Value::Object(review) = review else {
-        return Err(format!(
-            "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
+        return Err(ReviewError::NotJson(format!(
+            "json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
             match review {
                 Value::Array(_) => "array",
                 Value::String(_) => "string",
@@ -184,33 +222,29 @@ pub fn converted_objects(version: &str, uid: &str, answer: &Answer) -> Result<Ve
                 Value::Bool(_) => "bool",
                 _ => "null",
             }
-        ));
+        )));
     };
     let kind = text(&review, "kind");
     let api_version = text(&review, "apiVersion");
     if kind.is_empty() {
-        return Err(format!(
-            "Object 'Kind' is missing in '{}'",
-            String::from_utf8_lossy(&answer.body)
+        return Err(ReviewError::MissingKind(
+            String::from_utf8_lossy(&answer.body).into_owned(),
         ));
     }
     if version == "v1" && (api_version != "apiextensions.k8s.io/v1" || kind != "ConversionReview") {
         let (group, v) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        return Err(format!(
-            "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got {group}/{v}, Kind={kind}"
-        ));
+        return Err(ReviewError::WrongKind(format!("{group}/{v}, Kind={kind}")));
     }
     let Some(Value::Object(response)) = review.get("response") else {
-        return Err("no response provided".to_owned());
+        return Err(ReviewError::NoResponse);
     };
     if version == "v1" {
         let got = text(response, "uid");
         if got != uid {
-            return Err(format!(
-                "expected response.uid={}, got {}",
-                go_quote(uid),
-                go_quote(got)
-            ));
+            return Err(ReviewError::Uid {
+                expected: uid.to_owned(),
+                got: got.to_owned(),
+            });
         }
     }
     let result = response.get("result").unwrap_or(&Value::Null);
@@ -218,11 +252,9 @@ pub fn converted_objects(version: &str, uid: &str, answer: &Answer) -> Result<Ve
     if status != "Success" {
         let message = result.get("message").and_then(Value::as_str).unwrap_or("");
         if !message.is_empty() {
-            return Err(message.to_owned());
+            return Err(ReviewError::Refused(message.to_owned()));
         }
-        return Err(format!(
-            "response.result.status was '{status}', not 'Success'"
-        ));
+        return Err(ReviewError::NotSuccess(status.to_owned()));
     }
     Ok(response
         .get("convertedObjects")
@@ -372,7 +404,8 @@ pub async fn convert(
     let answer = webhook_client::post(&webhook.target, &webhook.ca_bundle, services, body)
         .await
         .map_err(|e| failed(e.to_string()))?;
-    let mut converted = converted_objects(version, &uid, &answer).map_err(failed)?;
+    let mut converted =
+        converted_objects(version, &uid, &answer).map_err(|e| failed(e.to_string()))?;
     if converted.len() != 1 {
         return Err(ConversionError::Count {
             gvk,
@@ -480,7 +513,9 @@ mod tests {
         ];
         for (body, want) in cases {
             assert_eq!(
-                converted_objects("v1", "u1", &answer(200, body)).unwrap_err(),
+                converted_objects("v1", "u1", &answer(200, body))
+                    .unwrap_err()
+                    .to_string(),
                 want
             );
         }
@@ -489,7 +524,9 @@ mod tests {
             "response": {"uid": "other", "result": {"status": "Success"}, "convertedObjects": []}});
         assert!(converted_objects("v1beta1", "u1", &answer(200, old)).is_ok());
         assert_eq!(
-            converted_objects("v1", "u1", &answer(404, json!({}))).unwrap_err(),
+            converted_objects("v1", "u1", &answer(404, json!({})))
+                .unwrap_err()
+                .to_string(),
             "the server could not find the requested resource"
         );
         let text = Answer {
@@ -498,7 +535,9 @@ mod tests {
             body: b"boom\n".to_vec(),
         };
         assert_eq!(
-            converted_objects("v1", "u1", &text).unwrap_err(),
+            converted_objects("v1", "u1", &text)
+                .unwrap_err()
+                .to_string(),
             "an error on the server (\"boom\") has prevented the request from succeeding"
         );
     }
