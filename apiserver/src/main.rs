@@ -63,6 +63,28 @@ struct Args {
     /// flag; the group is omitted for the core group; 0 turns the cache off for it).
     #[arg(long = "watch-cache-sizes", value_delimiter = ',', value_parser = parse_cache_size)]
     watch_cache_sizes: Vec<(String, usize)>,
+    /// Where a conversion webhook named by `service` in a CRD is reached, comma-separated
+    /// `<namespace>/<name>=<host>:<port>` (kcel's own flag: this server has no cluster network;
+    /// the webhook's certificate must still be valid for `<name>.<namespace>.svc`). A Service
+    /// not listed fails conversion with `service "<name>" not found`.
+    #[arg(long = "webhook-service-address", value_delimiter = ',', value_parser = parse_service_address)]
+    webhook_service_address: Vec<((String, String), String)>,
+}
+
+/// One `<namespace>/<name>=<host>:<port>` of `--webhook-service-address`.
+fn parse_service_address(text: &str) -> Result<((String, String), String), String> {
+    let invalid =
+        || format!("invalid service address {text:?}: want <namespace>/<name>=<host>:<port>");
+    let (service, address) = text.split_once('=').ok_or_else(invalid)?;
+    let (namespace, name) = service.split_once('/').ok_or_else(invalid)?;
+    let port = address
+        .rsplit_once(':')
+        .map(|(_, p)| p)
+        .ok_or_else(invalid)?;
+    if namespace.is_empty() || name.is_empty() || port.parse::<u16>().is_err() {
+        return Err(invalid());
+    }
+    Ok(((namespace.to_owned(), name.to_owned()), address.to_owned()))
 }
 
 /// One `resource[.group]#size` of `--watch-cache-sizes`, with upstream's messages
@@ -137,6 +159,7 @@ async fn main() -> ExitCode {
         },
         default_watch_cache_size: args.default_watch_cache_size,
         watch_cache_sizes: args.watch_cache_sizes,
+        webhook_service_addresses: args.webhook_service_address.into_iter().collect(),
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

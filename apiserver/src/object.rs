@@ -64,10 +64,16 @@ pub fn encode_for_storage(object: &Object) -> Vec<u8> {
     serde_json::to_vec(&object).expect("a JSON map always serializes")
 }
 
+/// The object stored in `kv` as it was stored (its `apiVersion` the one it was written in),
+/// without a `resourceVersion`.
+pub fn stored(kv: &KeyValue) -> Result<Object, ApiError> {
+    serde_json::from_slice(&kv.value)
+        .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))
+}
+
 /// The object stored in `kv`, with its `resourceVersion` from the key's revision.
 pub fn from_storage(kv: &KeyValue, resource: &Resource) -> Result<Object, ApiError> {
-    let mut object: Object = serde_json::from_slice(&kv.value)
-        .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))?;
+    let mut object = stored(kv)?;
     set_type(&mut object, resource);
     metadata_mut(&mut object).insert(
         "resourceVersion".to_owned(),

@@ -67,6 +67,10 @@ pub struct Options {
     pub default_watch_cache_size: usize,
     /// `--watch-cache-sizes`: windows of single resources, as `(resource[.group], size)`.
     pub watch_cache_sizes: Vec<(String, usize)>,
+    /// `--webhook-service-address` (kcel's own flag; no cluster network to resolve Services):
+    /// where the conversion webhooks that CRDs name by `service` are reached, as
+    /// `(namespace, name)` → `host:port`.
+    pub webhook_service_addresses: crate::crd::webhook_client::ServiceAddresses,
 }
 
 impl Options {
@@ -216,6 +220,7 @@ impl Server {
             cache_sizes(options)?,
         ));
         let crds = Arc::new(crate::crd::Crds::default());
+        crds.set_services(options.webhook_service_addresses.clone());
         // The budget of CRD rules is process-wide, like the cache of compiled validators.
         crate::crd::registry::set_memory_limit(options.cel_memory_limit);
         let store = crate::crd::track(store, crds.clone())?;
@@ -367,6 +372,7 @@ mod tests {
             cel_memory_limit: Options::DEFAULT_CEL_MEMORY_LIMIT,
             default_watch_cache_size: 7,
             watch_cache_sizes: sizes.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
+            webhook_service_addresses: Default::default(),
         }
     }
 

@@ -184,6 +184,7 @@ fn in_process() -> (
         cel_memory_limit: Options::DEFAULT_CEL_MEMORY_LIMIT,
         default_watch_cache_size: kcel_apiserver::storage::cache::RING_CAPACITY,
         watch_cache_sizes: Vec::new(),
+        webhook_service_addresses: Default::default(),
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (bound, ready) = std::sync::mpsc::channel();

@@ -415,3 +415,92 @@ async fn bookmarks_carry_etcds_progress_notifications() {
         );
     }
 }
+
+/// Polls `path` on `server` until it answers `code` (within 15 s); answers the last reply.
+#[cfg(feature = "etcd")]
+async fn until_code(server: &Server, path: &str, code: u16) -> support::Reply {
+    let start = std::time::Instant::now();
+    loop {
+        let reply = server.send("GET", path, None).await;
+        if reply.code == code || start.elapsed() > Duration::from_secs(15) {
+            return reply;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A CRD created through one server is served by the other without a restart (its registry
+/// follows the store's CRDs through a watch), changed and deleted likewise.
+#[cfg(feature = "etcd")]
+#[tokio::test]
+async fn a_crd_written_through_one_server_is_served_by_the_other() {
+    let Some((_etcd, a, b)) = start_pair(
+        "a_crd_written_through_one_server_is_served_by_the_other",
+        &[],
+    ) else {
+        return;
+    };
+    const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    const WIDGETS: &str = "/apis/follow.example.com/v1/namespaces/default/widgets";
+    // B serves nothing of it yet.
+    assert_eq!(b.send("GET", WIDGETS, None).await.code, 404);
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.follow.example.com"},
+        "spec": {"group": "follow.example.com", "scope": "Namespaced",
+                 "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": true, "storage": true,
+                     "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                         "spec": {"type": "object", "properties": {
+                             "size": {"type": "integer", "maximum": 10}}}}}}}]}
+    });
+    let made = a.send("POST", CRDS, Some(&crd)).await;
+    assert_eq!(made.code, 201, "{}", made.text());
+    // B serves it: a create through B is validated by the CRD's schema.
+    let list = until_code(&b, WIDGETS, 200).await;
+    assert_eq!(list.code, 200, "{}", list.text());
+    let widget = |size: i64| {
+        json!({"apiVersion": "follow.example.com/v1", "kind": "Widget",
+                                    "metadata": {"name": "w"}, "spec": {"size": size}})
+    };
+    let bad = b.send("POST", WIDGETS, Some(&widget(11))).await;
+    assert_eq!(bad.code, 422, "{}", bad.text());
+    let good = b.send("POST", WIDGETS, Some(&widget(3))).await;
+    assert_eq!(good.code, 201, "{}", good.text());
+    // A change through A (a second version) reaches B.
+    let mut changed = a
+        .send("GET", &format!("{CRDS}/widgets.follow.example.com"), None)
+        .await
+        .json();
+    let mut v2 = changed["spec"]["versions"][0].clone();
+    v2["name"] = json!("v2");
+    v2["storage"] = json!(false);
+    changed["spec"]["versions"].as_array_mut().unwrap().push(v2);
+    let put = a
+        .send(
+            "PUT",
+            &format!("{CRDS}/widgets.follow.example.com"),
+            Some(&changed),
+        )
+        .await;
+    assert_eq!(put.code, 200, "{}", put.text());
+    let got = until_code(
+        &b,
+        "/apis/follow.example.com/v2/namespaces/default/widgets/w",
+        200,
+    )
+    .await;
+    assert_eq!(got.code, 200, "{}", got.text());
+    assert_eq!(got.json()["apiVersion"], "follow.example.com/v2");
+    // Deleted through A (its cleanup deletes the objects): B stops serving it.
+    let deleted = a
+        .send(
+            "DELETE",
+            &format!("{CRDS}/widgets.follow.example.com"),
+            None,
+        )
+        .await;
+    assert_eq!(deleted.code, 200, "{}", deleted.text());
+    let gone = until_code(&b, WIDGETS, 404).await;
+    assert_eq!(gone.code, 404, "{}", gone.text());
+}

@@ -16,6 +16,7 @@ use kcel_stdlib::kubernetes::crd::{
 };
 use kcel_stdlib::kubernetes::named_formats::messages;
 
+use super::conversion_spec::{self, Strategy, allow_invalid_ca_bundle, default_conversion};
 use super::registry::{
     Crds, CustomResource, PrinterColumn, ScalePaths, ServedVersion, VERBS, intern_resource,
     intern_str, intern_strs,
@@ -65,6 +66,7 @@ pub fn default_spec(crd: &mut Object) {
     if !spec.get("conversion").is_some_and(Value::is_object) {
         spec.insert("conversion".into(), json!({"strategy": "None"}));
     }
+    default_conversion(spec);
 }
 
 fn path(text: &str) -> FieldPath {
@@ -249,21 +251,6 @@ fn spec_errors(crd: &Value) -> Vec<FieldError> {
             "kind and listKind may not be the same",
         ));
     }
-    match text(spec, "/conversion/strategy") {
-        "None" | "" => {}
-        "Webhook" => errors.push(FieldError::new(
-            path("spec.conversion.strategy"),
-            ErrorType::Forbidden,
-            "",
-            "webhook conversion is not supported by this server",
-        )),
-        other => errors.push(FieldError::new(
-            path("spec.conversion.strategy"),
-            ErrorType::NotSupported,
-            other,
-            "supported values: \"None\", \"Webhook\"",
-        )),
-    }
     errors
 }
 
@@ -405,6 +392,14 @@ pub fn admit(
     let value = Value::Object(crd.clone());
     let name = object::meta_str(crd, "name").to_owned();
     let mut errors = spec_errors(&value);
+    let check_ca_bundle = match old {
+        None => true,
+        Some(old) => {
+            let old = Value::Object(old.clone());
+            !allow_invalid_ca_bundle(&old, condition_true(&old, "Established"))
+        }
+    };
+    errors.extend(conversion_spec::errors(&value["spec"], check_ca_bundle));
     if let Some(old) = old {
         errors.extend(update_errors(&value, &Value::Object(old.clone())));
     }
@@ -831,6 +826,14 @@ pub fn served(crd: &Value, previous: Option<&CustomResource>) -> Option<CustomRe
         terminating: crd
             .pointer("/metadata/deletionTimestamp")
             .is_some_and(|t| !t.is_null()),
+        storage_version: spec["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|v| v["storage"] == true)
+            .map(|v| text(v, "/name").to_owned())
+            .unwrap_or_default(),
+        conversion: Strategy::of(&spec),
         spec,
         validator,
         versions,

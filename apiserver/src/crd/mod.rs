@@ -8,6 +8,8 @@
 //! the served module's `find`, and call [`admit`] on every write.
 
 pub mod columns;
+pub mod conversion;
+pub mod conversion_spec;
 pub mod custom;
 pub mod definition;
 pub mod discovery;
@@ -15,11 +17,13 @@ pub mod json_path;
 pub mod openapi;
 pub mod registry;
 pub mod tracking;
+pub mod webhook_client;
 
 use crate::error::ApiError;
 use crate::object::Object;
 use crate::resource::{CUSTOMRESOURCEDEFINITIONS, Resource};
 
+pub use conversion::Versions;
 pub use registry::{Crds, CustomResource, ServedVersion};
 pub use tracking::track;
 

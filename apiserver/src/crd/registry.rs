@@ -15,7 +15,9 @@ use serde_json::Value;
 
 use kcel_stdlib::kubernetes::crd::{CrdValidator, DefinitionError};
 
+use super::webhook_client::ServiceAddresses;
 use crate::resource::Resource;
+use crate::storage::Revision;
 
 /// The memory budget of every CRD rule evaluation, in bytes (0: none): set by the server
 /// at start (`--cel-memory-limit-bytes`), process-wide like the cache of compiled validators.
@@ -106,6 +108,10 @@ pub struct CustomResource {
     pub validator: Arc<CrdValidator>,
     /// The served versions, in the CRD's order.
     pub versions: Vec<ServedVersion>,
+    /// The version objects are stored in (served or not).
+    pub storage_version: String,
+    /// How objects move between versions (`spec.conversion`).
+    pub conversion: super::conversion_spec::Strategy,
     /// `spec.names.categories`.
     pub categories: Vec<String>,
     /// Whether the CRD is being deleted (new objects are refused).
@@ -137,6 +143,11 @@ struct Registry {
     by_name: HashMap<String, Arc<CustomResource>>,
     /// (group, version, plural) → the CRD serving it.
     index: HashMap<(String, String, String), Arc<CustomResource>>,
+    /// Where conversion webhooks' `service` references go (`--webhook-service-address`).
+    services: Arc<ServiceAddresses>,
+    /// The storage revision of the state last served per CRD name (kept after a delete, so
+    /// that an older state learnt late does not bring the CRD back).
+    revisions: HashMap<String, Revision>,
 }
 
 impl Registry {
@@ -199,6 +210,17 @@ impl Crds {
         self.read().by_name.get(name).cloned()
     }
 
+    /// Sets where conversion webhooks named by `service` are reached.
+    pub fn set_services(&self, services: ServiceAddresses) {
+        let mut registry = self.0.write().unwrap_or_else(|e| e.into_inner());
+        registry.services = Arc::new(services);
+    }
+
+    /// Where conversion webhooks named by `service` are reached.
+    pub fn services(&self) -> Arc<ServiceAddresses> {
+        self.read().services.clone()
+    }
+
     /// Serves (or stops serving, with `None`) the CRD `name`.
     pub fn set(&self, name: &str, entry: Option<CustomResource>) {
         let mut registry = self.0.write().unwrap_or_else(|e| e.into_inner());
@@ -207,6 +229,29 @@ impl Crds {
             None => registry.by_name.remove(name),
         };
         registry.reindex();
+    }
+
+    /// Like [`Crds::set`] for the state the CRD `name` has at storage revision `revision`,
+    /// unless a later state of it was set already (a change learnt late from a watch must not
+    /// undo a newer one). Answers whether it was set.
+    pub fn set_at(&self, name: &str, revision: Revision, entry: Option<CustomResource>) -> bool {
+        let mut registry = self.0.write().unwrap_or_else(|e| e.into_inner());
+        let last = registry.revisions.entry(name.to_owned()).or_insert(0);
+        if *last > revision {
+            return false;
+        }
+        *last = revision;
+        match entry {
+            Some(e) => registry.by_name.insert(name.to_owned(), Arc::new(e)),
+            None => registry.by_name.remove(name),
+        };
+        registry.reindex();
+        true
+    }
+
+    /// The storage revision of the CRD `name` last set with [`Crds::set_at`] (0: none).
+    pub fn revision_of(&self, name: &str) -> Revision {
+        self.read().revisions.get(name).copied().unwrap_or(0)
     }
 }
 

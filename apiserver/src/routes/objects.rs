@@ -320,6 +320,7 @@ async fn read_page(
         .map(|start| format!("{prefix}{start}"));
     let mut chunk = limit;
     let mut items = Vec::new();
+    let versions = crate::crd::Versions::of(&state.crds, resource);
     loop {
         let mut request = RangeRequest::prefix(prefix);
         request.from_key = from.clone();
@@ -355,7 +356,7 @@ async fn read_page(
             {
                 continue;
             }
-            let item = object::from_storage(kv, resource)?;
+            let item = versions.read(kv).await?;
             if keep(&item) {
                 items.push(item);
             }
@@ -418,7 +419,9 @@ async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
         not_older_than(&call.state, rv).await?;
     }
     let kv = current(&call.state, call.resource, &call.key(name), name).await?;
-    let object = object::from_storage(&kv, call.resource)?;
+    let object = crate::crd::Versions::of(&call.state.crds, call.resource)
+        .read(&kv)
+        .await?;
     respond_object(&call, StatusCode::OK, &object)
 }
 
@@ -625,11 +628,12 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
         return respond_object(&call, StatusCode::CREATED, &object);
     }
     let key = call.key(&name);
-    let bytes = object::encode_for_storage(&object);
+    let versions = crate::crd::Versions::of(&call.state.crds, resource);
+    let bytes = object::encode_for_storage(&versions.for_storage(object).await?);
     let kv = storage(&call.state, move |s| s.create(&key, &bytes))
         .await?
         .map_err(|e| ApiError::from_storage(e, resource, &name))?;
-    let created = object::from_storage(&kv, resource)?;
+    let created = versions.read(&kv).await?;
     respond_object(&call, StatusCode::CREATED, &created)
 }
 
@@ -868,12 +872,13 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         if dry_run {
             return respond_object(&call, StatusCode::CREATED, &object);
         }
-        let bytes = object::encode_for_storage(&object);
+        let versions = crate::crd::Versions::of(&call.state.crds, resource);
+        let bytes = object::encode_for_storage(&versions.for_storage(object).await?);
         let name = name.to_owned();
         let kv = storage(&call.state, move |s| s.create(&key, &bytes))
             .await?
             .map_err(|e| ApiError::from_storage(e, resource, &name))?;
-        let created = object::from_storage(&kv, resource)?;
+        let created = versions.read(&kv).await?;
         return respond_object(&call, StatusCode::CREATED, &created);
     }
     let written = modify(
@@ -1009,8 +1014,9 @@ async fn delete_collection(call: Call, body: Body) -> Result<Response, ApiError>
         .await?
         .map_err(|e| ApiError::from_storage(e, resource, ""))?;
     let mut items = Vec::new();
+    let versions = crate::crd::Versions::of(&call.state.crds, resource);
     for kv in &response.kvs {
-        let item = object::from_storage(kv, resource)?;
+        let item = versions.read(kv).await?;
         if !(labels.matches(&item) && fields.matches(&item)) {
             continue;
         }

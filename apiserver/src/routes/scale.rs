@@ -17,7 +17,9 @@ use crate::scale::{custom_paths, scale_of};
 /// `GET .../deployments/<name>/scale`.
 pub async fn get(call: Call, name: &str) -> Result<Response, ApiError> {
     let kv = current(&call.state, call.resource, &call.key(name), name).await?;
-    let deployment = object::from_storage(&kv, call.resource)?;
+    let deployment = crate::crd::Versions::of(&call.state.crds, call.resource)
+        .read(&kv)
+        .await?;
     Ok(super::json_response(
         StatusCode::OK,
         &scale_of(&call.state.crds, call.resource, &deployment),

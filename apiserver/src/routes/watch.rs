@@ -142,7 +142,12 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         }
         labels.matches(o) && fields.matches(o)
     };
+    // Custom resources read in the version asked for (an object that cannot be read, say a
+    // conversion webhook failing, ends the watch with an ERROR event, as upstream's watcher
+    // sends its decode errors).
+    let versions = crate::crd::Versions::of(&call.state.crds, resource);
     // The current state (for the initial events), then every change after it.
+    let mut unreadable = None;
     let (items, from) = if initial {
         let mut request = RangeRequest::prefix(&prefix);
         // resourceVersion=0: any recent state, from the watch cache (upstream's cacher).
@@ -152,9 +157,13 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
             .map_err(|e| ApiError::from_storage(e, resource, ""))?;
         let mut items = Vec::new();
         for kv in &range.kvs {
-            let o = object::from_storage(kv, resource)?;
-            if passes(&o) {
-                items.push(o);
+            match versions.read(kv).await {
+                Ok(o) if passes(&o) => items.push(o),
+                Ok(_) => {}
+                Err(e) => {
+                    unreadable = Some(e);
+                    break;
+                }
             }
         }
         (items, range.revision.max(rv.unwrap_or(0)))
@@ -200,6 +209,10 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
                 return;
             }
         }
+        if let Some(e) = unreadable {
+            let _ = tx.send(error_event(&e)).await;
+            return;
+        }
         if send_initial == Some(true) && bookmarks {
             let _ = tx.send(encoder.bookmark(from, true)).await;
         }
@@ -222,13 +235,25 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
                         continue;
                     }
                     let old = match &event.prev {
-                        Some(prev) => object::from_storage(prev, resource).ok(),
+                        Some(prev) => match versions.read(prev).await {
+                            Ok(o) => Some(o),
+                            Err(e) => {
+                                let _ = tx.send(error_event(&e)).await;
+                                break;
+                            }
+                        },
                         None => None,
                     };
                     let old_matches = old.as_ref().is_some_and(&passes);
                     let line = match event.kind {
                         EventKind::Put => {
-                            let Ok(new) = object::from_storage(&event.kv, resource) else { continue };
+                            let new = match versions.read(&event.kv).await {
+                                Ok(o) => o,
+                                Err(e) => {
+                                    let _ = tx.send(error_event(&e)).await;
+                                    break;
+                                }
+                            };
                             let new_matches = passes(&new);
                             match (old_matches, new_matches) {
                                 (true, true) => encoder.event("MODIFIED", &new),
@@ -269,6 +294,14 @@ pub async fn watch(call: Call) -> Result<Response, ApiError> {
         rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
     });
     Ok(stream_response(Body::from_stream(stream)))
+}
+
+/// An `ERROR` event carrying the failure's `Status`.
+fn error_event(error: &ApiError) -> Bytes {
+    let mut line = serde_json::to_vec(&json!({"type": "ERROR", "object": error.to_status()}))
+        .expect("a status always serializes");
+    line.push(b'\n');
+    Bytes::from(line)
 }
 
 /// Counts an open sharded watch in `apiserver_watch_shards_total` while it lives.

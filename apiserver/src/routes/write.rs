@@ -105,9 +105,10 @@ pub(crate) async fn modify(
         subresource,
         warnings,
     } = options;
+    let versions = crate::crd::Versions::of(&state.crds, resource);
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
-        let old = object::from_storage(&old_kv, resource)?;
+        let old = versions.read(&old_kv).await?;
         let mut new = part.keep(resource, &old, change(old.clone())?);
         let given = object::meta_str(&new, "resourceVersion").to_owned();
         let conditional = !given.is_empty() && given != object::meta_str(&old, "resourceVersion");
@@ -186,13 +187,13 @@ pub(crate) async fn modify(
                 Err(e) => return Err(ApiError::from_storage(e, resource, name)),
             }
         }
-        let bytes = object::encode_for_storage(&new);
         // A write that changes nothing is not written (no new resourceVersion), as upstream.
-        if bytes == object::encode_for_storage(&old) {
+        if object::encode_for_storage(&new) == object::encode_for_storage(&old) {
             return Ok(Written::Stored(old));
         }
+        let bytes = object::encode_for_storage(&versions.for_storage(new).await?);
         match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
-            Ok(kv) => return Ok(Written::Stored(object::from_storage(&kv, resource)?)),
+            Ok(kv) => return Ok(Written::Stored(versions.read(&kv).await?)),
             Err(StorageError::Conflict { .. }) if given.is_empty() => continue,
             Err(e) => return Err(ApiError::from_storage(e, resource, name)),
         }
@@ -240,9 +241,10 @@ pub(crate) async fn delete_object(
     options: &DeleteOptions,
     dry_run: bool,
 ) -> Result<(Written, bool), ApiError> {
+    let versions = crate::crd::Versions::of(&state.crds, resource);
     for _ in 0..UNCONDITIONAL_RETRIES {
         let old_kv = current(state, resource, key, name).await?;
-        let old = object::from_storage(&old_kv, resource)?;
+        let old = versions.read(&old_kv).await?;
         if let Some(uid) = &options.uid
             && uid != object::meta_str(&old, "uid")
         {
@@ -318,15 +320,12 @@ pub(crate) async fn delete_object(
             if dry_run {
                 return Ok((Written::Stored(new), false));
             }
-            let bytes = object::encode_for_storage(&new);
+            let bytes = object::encode_for_storage(&versions.for_storage(new).await?);
             let (k, revision) = (key.to_owned(), old_kv.mod_revision);
             match storage(state, move |s| s.update(&k, &bytes, revision)).await? {
                 Ok(kv) => {
                     let terminating = resource.kind == "Namespace" && !deleting;
-                    return Ok((
-                        Written::Stored(object::from_storage(&kv, resource)?),
-                        terminating,
-                    ));
+                    return Ok((Written::Stored(versions.read(&kv).await?), terminating));
                 }
                 Err(StorageError::Conflict { .. }) => continue,
                 Err(e) => return Err(ApiError::from_storage(e, resource, name)),
