@@ -22,6 +22,8 @@ mod yaml;
 
 pub use tree::{MAX_DEPTH, ReadError};
 
+use std::ops::Range;
+
 use json::{JsonError, Mode};
 use yaml::YamlError;
 
@@ -108,8 +110,8 @@ fn yaml_error(e: YamlError) -> DocumentError {
 /// but is neither gets the JSON reader's message.
 pub fn parse_value(text: &str) -> Result<Value, DocumentError> {
     let json_error = match json::read::<tree::Node>(text.as_bytes(), Mode::One) {
-        Ok((mut values, _)) => {
-            return tree::to_value(&values.remove(0)).map_err(DocumentError::Value);
+        Ok(read) => {
+            return tree::to_value(&read.values[0]).map_err(DocumentError::Value);
         }
         Err(e) => e,
     };
@@ -133,7 +135,7 @@ pub fn parse_value(text: &str) -> Result<Value, DocumentError> {
 /// sigs.k8s.io/yaml's conversion; an empty text is `null`.
 pub fn parse_document(text: &str) -> Result<serde_json::Value, DocumentError> {
     let json_error = match json::read::<serde_json::Value>(text.as_bytes(), Mode::One) {
-        Ok((mut values, _)) => return Ok(values.swap_remove(0)),
+        Ok(mut read) => return Ok(read.values.swap_remove(0)),
         Err(e) => e,
     };
     if text.trim_start().starts_with(['{', '[', '"']) {
@@ -155,39 +157,147 @@ fn looks_like_json(text: &str) -> bool {
     text.trim_start().starts_with('{')
 }
 
+/// A key given twice in one map of a document (the last value is the one kept, as
+/// kube-apiserver's decoding keeps it), and what strict decoding says of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The document of the text it is in (0 for the first non-empty one).
+    pub document: usize,
+    /// Where the key is, as sigs.k8s.io/json's strict decoding names paths: keys joined by
+    /// `.`, list items as `[i]` (`spec.template.spec.containers[0].imagePullPolicy`).
+    pub path: String,
+    /// Strict decoding's text: sigs.k8s.io/json's `duplicate field "<path>"` for JSON,
+    /// go-yaml v2's `line <n>: key "<key>" already set in map` for YAML (which
+    /// sigs.k8s.io/yaml's `YAMLToJSONStrict` reports for a YAML body).
+    pub message: String,
+}
+
+impl Duplicate {
+    /// Whether it was found in JSON text (its message names the path).
+    pub fn is_json(&self) -> bool {
+        self.message.starts_with("duplicate field ")
+    }
+
+    /// The same duplicate seen from the value at `prefix` (`items[2]`): its path below it,
+    /// and a JSON message naming that path. `None` when it is not below `prefix`.
+    fn below(&self, prefix: &str) -> Option<Duplicate> {
+        let path = self.path.strip_prefix(prefix)?;
+        let path = path
+            .strip_prefix('.')
+            .or_else(|| path.starts_with('[').then_some(path))?;
+        let message = if self.is_json() {
+            format!("duplicate field {}", tree::go_quote(path))
+        } else {
+            self.message.clone()
+        };
+        Some(Duplicate {
+            document: self.document,
+            path: path.to_owned(),
+            message,
+        })
+    }
+}
+
 /// The documents of a text of manifests with what strict decoding would object to.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Manifests {
     /// Each non-empty document, as the API server sees it.
     pub documents: Vec<serde_json::Value>,
-    /// Duplicate keys, in the words of the strict decoders: `duplicate field "a"` (JSON),
-    /// `line 3: key "a" already set in map` (YAML). The last value of a duplicate key is
-    /// the one kept, as in non-strict decoding.
-    pub duplicates: Vec<String>,
+    /// Keys given twice, in the order met (see [`Duplicate`]).
+    pub duplicates: Vec<Duplicate>,
+    /// For a JSON text, where each document is in it (to walk a document's text again, as
+    /// typed strict decoding does: [`crate::kubernetes::builtin::BuiltinKind::strict_errors`]);
+    /// empty for YAML.
+    pub spans: Vec<Range<usize>>,
+}
+
+/// One object of a text of manifests: a document, or an item of a `kind: List`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestObject {
+    /// The object, as the API server sees it.
+    pub object: serde_json::Value,
+    /// Its keys given twice, with paths from the object (an item's `items[i].` left out).
+    /// A `List`'s own duplicates go with its first item.
+    pub duplicates: Vec<Duplicate>,
+    /// Where the object is in the JSON text it was read from, when it is a whole document.
+    pub span: Option<Range<usize>>,
+}
+
+impl Manifests {
+    /// The objects of the documents: a `kind: List` (or a `*List` with `items`) stands for
+    /// its items, as kubectl reads it, each with its own duplicate keys.
+    pub fn into_objects(self) -> Vec<ManifestObject> {
+        let mut duplicates: Vec<Vec<Duplicate>> = vec![Vec::new(); self.documents.len()];
+        for d in self.duplicates {
+            if let Some(list) = duplicates.get_mut(d.document) {
+                list.push(d);
+            }
+        }
+        let mut out = Vec::with_capacity(self.documents.len());
+        for (n, (document, found)) in self.documents.into_iter().zip(duplicates).enumerate() {
+            let span = self.spans.get(n).cloned();
+            match list_of(document) {
+                Ok(items) => {
+                    let first = out.len();
+                    for (i, object) in items.into_iter().enumerate() {
+                        let prefix = format!("items[{i}]");
+                        let duplicates = found.iter().filter_map(|d| d.below(&prefix)).collect();
+                        out.push(ManifestObject {
+                            object,
+                            duplicates,
+                            span: None,
+                        });
+                    }
+                    let own = found.iter().filter(|d| !d.path.starts_with("items["));
+                    if let Some(item) = out.get_mut(first) {
+                        item.duplicates.extend(own.cloned());
+                    }
+                }
+                Err(object) => out.push(ManifestObject {
+                    object,
+                    duplicates: found,
+                    span,
+                }),
+            }
+        }
+        out
+    }
 }
 
 /// Every document of a text: a stream of JSON values, or YAML documents separated by `---`
 /// (empty and comment-only ones skipped), with the duplicate keys met.
 pub fn read_manifests(text: &str) -> Result<Manifests, DocumentError> {
     if looks_like_json(text) {
-        let (documents, duplicates) =
+        let read =
             json::read::<serde_json::Value>(text.as_bytes(), Mode::Stream).map_err(json_error)?;
         return Ok(Manifests {
-            documents,
-            duplicates,
+            documents: read.values,
+            duplicates: read.duplicates,
+            spans: read.spans,
         });
     }
     let (nodes, duplicates) = yaml::read_documents(text).map_err(yaml_error)?;
     let mut documents = Vec::with_capacity(nodes.len());
+    // The index of each YAML document among the non-empty ones.
+    let mut kept = Vec::with_capacity(nodes.len());
     for node in nodes {
         let value = tree::to_object(node).map_err(DocumentError::Yaml)?;
+        kept.push(documents.len());
         if !value.is_null() {
             documents.push(value);
         }
     }
+    let duplicates = duplicates
+        .into_iter()
+        .map(|mut d| {
+            d.document = kept.get(d.document).copied().unwrap_or(d.document);
+            d
+        })
+        .collect();
     Ok(Manifests {
         documents,
         duplicates,
+        spans: Vec::new(),
     })
 }
 
@@ -198,16 +308,17 @@ pub fn parse_manifests(text: &str) -> Result<Vec<serde_json::Value>, DocumentErr
 
 /// One request body as kube-apiserver decodes it: JSON (the whole body one value), or YAML
 /// (its first document, as sigs.k8s.io/yaml's `YAMLToJSON` reads it), with the duplicate
-/// keys met. Errors carry the upstream text without a prefix.
+/// keys met (an untyped strict decoding's: every map's). Errors carry the upstream text
+/// without a prefix.
 pub fn read_body(
     body: &[u8],
     yaml: bool,
-) -> Result<(serde_json::Value, Vec<String>), DocumentError> {
+) -> Result<(serde_json::Value, Vec<Duplicate>), DocumentError> {
     let body_error = |e: ReadError| DocumentError::Body(e);
     if !yaml {
-        let (mut values, duplicates) =
+        let mut read =
             json::read::<serde_json::Value>(body, Mode::One).map_err(|e| body_error(e.into()))?;
-        return Ok((values.swap_remove(0), duplicates));
+        return Ok((read.values.swap_remove(0), read.duplicates));
     }
     let text = std::str::from_utf8(body).map_err(DocumentError::Utf8)?;
     let (nodes, duplicates) = yaml::read_documents(text).map_err(|e| body_error(e.into()))?;
@@ -215,7 +326,29 @@ pub fn read_body(
         Some(node) => tree::to_object(node).map_err(body_error)?,
         None => serde_json::Value::Null,
     };
-    Ok((value, duplicates))
+    let first = duplicates.into_iter().filter(|d| d.document == 0).collect();
+    Ok((value, first))
+}
+
+/// The errors strict decoding reports for the keys a request body gives twice, as
+/// kube-apiserver's decoders report them before any schema applies: for JSON (decoded
+/// untyped by sigs.k8s.io/json's `UnmarshalStrict`: custom resources, merge patches) one
+/// `duplicate field "<path>"` each; for YAML (sigs.k8s.io/yaml's `YAMLToJSONStrict`) one
+/// error of go-yaml's lines, `yaml: unmarshal errors:\n  line <n>: key "<k>" already set in
+/// map\n  ...`. Nothing for a body that does not read (its error comes from decoding).
+pub fn body_duplicate_errors(body: &[u8], yaml: bool) -> Vec<String> {
+    let Ok((_, duplicates)) = read_body(body, yaml) else {
+        return Vec::new();
+    };
+    let messages = duplicates.into_iter().map(|d| d.message);
+    if !yaml {
+        return messages.collect();
+    }
+    let lines: Vec<String> = messages.collect();
+    if lines.is_empty() {
+        return lines;
+    }
+    vec![format!("yaml: unmarshal errors:\n  {}", lines.join("\n  "))]
 }
 
 /// The objects of a text of manifests ([`parse_manifests`]): a `kind: List` (or a `*List`
@@ -226,20 +359,31 @@ pub fn parse_objects(text: &str) -> Result<Vec<serde_json::Value>, DocumentError
 
 /// Documents with every `kind: List` (or `*List` with `items`) replaced by its items.
 pub fn list_items(documents: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
-    use serde_json::Value as Json;
     let mut out = Vec::with_capacity(documents.len());
-    for mut document in documents {
-        let is_list = document
-            .get("kind")
-            .and_then(Json::as_str)
-            .is_some_and(|k| k.ends_with("List"))
-            && document.get("items").is_some_and(Json::is_array);
-        match document.get_mut("items").map(Json::take) {
-            Some(Json::Array(items)) if is_list => out.extend(items),
-            _ => out.push(document),
+    for document in documents {
+        match list_of(document) {
+            Ok(items) => out.extend(items),
+            Err(document) => out.push(document),
         }
     }
     out
+}
+
+/// The items of a `kind: List` (or a `*List` with `items`); any other document back.
+fn list_of(mut document: serde_json::Value) -> Result<Vec<serde_json::Value>, serde_json::Value> {
+    use serde_json::Value as Json;
+    let is_list = document
+        .get("kind")
+        .and_then(Json::as_str)
+        .is_some_and(|k| k.ends_with("List"))
+        && document.get("items").is_some_and(Json::is_array);
+    if !is_list {
+        return Err(document);
+    }
+    match document.get_mut("items").map(Json::take) {
+        Some(Json::Array(items)) => Ok(items),
+        _ => Err(document),
+    }
 }
 
 /// An object's `metadata.namespace` and `metadata.name` (empty when absent): how

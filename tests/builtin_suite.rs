@@ -1,7 +1,7 @@
 //! Objects of built-in kinds under `tests/builtin/*.yaml`, each with what kube-apiserver
 //! answers a create of it where the kind's OpenAPI schema decides: the decoding error (a
-//! 400), the unknown fields (warnings under `fieldValidation=Warn`), and the `metadata`
-//! field errors. Each fixture file says which upstream sources its texts were worked out
+//! 400), the unknown (and, for a body given as text, duplicate) fields (warnings under
+//! `fieldValidation=Warn`), and the `metadata` field errors. Each fixture file says which upstream sources its texts were worked out
 //! from; they are never copied from kcel's output.
 //!
 //! Also: the vendored schemas (`stdlib/kubernetes/builtin/schemas.json`) are what their
@@ -12,7 +12,7 @@ mod shared_data;
 
 use std::path::Path;
 
-use kcel_stdlib::documents::parse_manifests;
+use kcel_stdlib::documents::{parse_manifests, read_manifests};
 use kcel_stdlib::kubernetes::builtin;
 use serde_json::Value;
 use shared_data::shared_data;
@@ -28,13 +28,31 @@ fn strings(case: &Value, field: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Runs one case: `None` when it passes, else what differs.
+/// Runs one case: `None` when it passes, else what differs. A case gives its `object` as
+/// a value, or as the `text` of a request body (JSON or YAML, read as `kcel validate` reads
+/// a file), whose warnings are then what strict field validation reports of the text.
 fn run_case(case: &Value) -> Option<String> {
-    let object = &case["object"];
+    let read;
+    let (object, manifest) = match case.get("text").and_then(Value::as_str) {
+        Some(text) => {
+            read = match read_manifests(text) {
+                Ok(m) => m.into_objects(),
+                Err(e) => return Some(format!("unreadable text: {e}")),
+            };
+            let [one] = read.as_slice() else {
+                return Some(format!("{} objects in the text, not one", read.len()));
+            };
+            (&one.object, Some((one, text)))
+        }
+        None => (&case["object"], None),
+    };
     let Some(kind) = builtin::kind_of(object) else {
         return Some(format!("no built-in kind for {}", object["kind"]));
     };
-    let outcome = kind.validate(object);
+    let mut outcome = kind.validate(object);
+    if let (Some((manifest, text)), None) = (manifest, &outcome.decode_error) {
+        outcome.unknown_fields = kind.strict_errors(manifest, text);
+    }
     let mut diffs = Vec::new();
     let expected_decode = case.get("decode_error").and_then(Value::as_str);
     if outcome.decode_error.as_deref() != expected_decode {

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use crate::args::Format;
-use crate::input::{read_document, read_documents};
+use crate::input::{read_document, read_documents, read_objects};
 use crate::output::{Status, machine, usage};
 use kcel_stdlib::documents::{list_items, namespace_and_name};
 
@@ -79,6 +79,10 @@ struct Input {
     object: std::sync::Arc<Json>,
     /// The object's built-in kind; `None` for a resource of the CRD.
     builtin: Option<BuiltinKind>,
+    /// What strict decoding reports of its text (warnings, as under `fieldValidation=Warn`):
+    /// for a built-in kind, unknown and duplicate fields as typed decoding reports them; for
+    /// a custom resource, its duplicate keys (the unknown fields come from pruning).
+    strict: Vec<String>,
 }
 
 /// Whether an object is of the CRD's kind and group (then the CRD decides its version).
@@ -118,8 +122,8 @@ pub fn run(
     // Every input is read (and matched with a version) before anything is printed.
     let mut inputs = Vec::with_capacity(objects.len());
     for path in objects {
-        let documents = match read_documents(path) {
-            Ok(d) if d.is_empty() => {
+        let read = match read_objects(path) {
+            Ok(read) if read.documents == 0 => {
                 let what = if path.as_os_str() == "-" {
                     "stdin".to_string()
                 } else {
@@ -128,22 +132,23 @@ pub fn run(
                 // (An empty List is objects enough: there is nothing in it to fail.)
                 return usage(format!("{what} holds no objects"));
             }
-            Ok(d) => d,
+            Ok(read) => read,
             Err(e) => return usage(&e),
         };
-        for object in list_items(documents) {
-            let builtin = match (&crd, builtin::kind_of(&object)) {
-                (Some(_), _) if of_crd(crd.as_ref(), &object) => None,
+        for manifest in read.objects.iter() {
+            let object = &manifest.object;
+            let builtin = match (&crd, builtin::kind_of(object)) {
+                (Some(_), _) if of_crd(crd.as_ref(), object) => None,
                 (_, Some(kind)) => Some(kind),
-                (Some(crd), None) => match crd.version_of(&object) {
+                (Some(crd), None) => match crd.version_of(object) {
                     Ok(_) => None,
                     Err(e) => {
-                        let (_, name) = namespace_and_name(&object);
+                        let (_, name) = namespace_and_name(object);
                         return usage(format!("'{}': object {name:?}: {e}", path.display()));
                     }
                 },
                 (None, None) => {
-                    let (_, name) = namespace_and_name(&object);
+                    let (_, name) = namespace_and_name(object);
                     let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or("");
                     // kubectl's words for a kind the server does not have.
                     return usage(format!(
@@ -157,15 +162,27 @@ pub fn run(
                 }
             };
             if let (Some(crd), None) = (&crd, builtin)
-                && let Err(e) = crd.version_of(&object)
+                && let Err(e) = crd.version_of(object)
             {
-                let (_, name) = namespace_and_name(&object);
+                let (_, name) = namespace_and_name(object);
                 return usage(format!("'{}': object {name:?}: {e}", path.display()));
             }
+        }
+        let text = read.text;
+        for manifest in read.objects {
+            let builtin = match &crd {
+                Some(_) if of_crd(crd.as_ref(), &manifest.object) => None,
+                _ => builtin::kind_of(&manifest.object),
+            };
+            let strict = match builtin {
+                Some(kind) => kind.strict_errors(&manifest, &text),
+                None => manifest.duplicates.into_iter().map(|d| d.message).collect(),
+            };
             inputs.push(Input {
                 file: path.display().to_string(),
-                object: std::sync::Arc::new(object),
+                object: std::sync::Arc::new(manifest.object),
                 builtin,
+                strict,
             });
         }
     }
@@ -196,13 +213,16 @@ pub fn run(
         let old = old
             .iter()
             .find(|o| namespace_and_name(o) == (namespace, name));
-        let outcome = match crd.validate_shared(&input.object, old) {
+        let mut outcome = match crd.validate_shared(&input.object, old) {
             Ok(outcome) => outcome,
             Err(CrdError::Schema { version, errors }) => {
                 return schema_failure(format, &version, &errors);
             }
             Err(e @ CrdError::NotServed(_)) => return usage(e),
         };
+        // Duplicate keys first, then pruning's unknown fields, as the custom resource
+        // handler's decoder reports them (apiextensions-apiserver schemaCoercingDecoder).
+        outcome.warnings.splice(0..0, input.strict.iter().cloned());
         if format.is_text() {
             print_outcome(&input.file, crd.kind(), name, &outcome);
         }
@@ -230,10 +250,13 @@ pub fn run(
 
 /// Validates an object of a built-in kind (printing its outcome as text, unless the report
 /// is a machine one): a decoding error (kube-apiserver's 400) or the `metadata` errors;
-/// unknown fields are warnings (as under `fieldValidation=Warn`).
+/// unknown and duplicate fields are warnings (as under `fieldValidation=Warn`).
 fn validate_builtin(input: &Input, kind: BuiltinKind, format: Format) -> ObjectReport {
     let (namespace, name) = namespace_and_name(&input.object);
-    let outcome = kind.validate(&input.object);
+    let mut outcome = kind.validate(&input.object);
+    if outcome.decode_error.is_none() {
+        outcome.unknown_fields = input.strict.clone();
+    }
     if format.is_text() {
         match &outcome.decode_error {
             Some(e) => {

@@ -4,14 +4,20 @@
 //! 10,000 — and its decoding into untyped values with `PreserveInts`: integers that fit
 //! int64 stay integers, other numbers are float64 (`1e400` is an error), strings with lone
 //! surrogate escapes or invalid UTF-8 get U+FFFD, and a duplicate key's last value wins
-//! (strict decoding reports `duplicate field "a"`).
+//! (strict decoding reports it, `duplicate field "spec.paused"`).
 //!
 //! The reader keeps its own stack (no recursion), so any nesting is read without risk to
 //! the thread's stack.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
+use super::Duplicate;
 use super::tree::{KUBERNETES_MAX_DEPTH, MAX_DEPTH, Node, go_quote};
+
+/// How many strict-decoding errors sigs.k8s.io/json keeps for one value
+/// (`saveStrictError`: at most 100, each text once).
+pub(super) const MAX_STRICT_ERRORS: usize = 100;
 
 /// What reading JSON can end with: Go's error text, or a value nested deeper than this
 /// library holds (one that Kubernetes would accept).
@@ -90,17 +96,32 @@ impl Build for serde_json::Value {
     }
 }
 
-/// The values of a JSON text and the duplicate keys met (`duplicate field "a"`).
-pub(super) fn read<V: Build>(bytes: &[u8], mode: Mode) -> Result<(Vec<V>, Vec<String>), JsonError> {
+/// What reading a JSON text found.
+pub(super) struct JsonRead<V> {
+    /// Its values (one, or each of a stream).
+    pub values: Vec<V>,
+    /// The keys given twice, as sigs.k8s.io/json's `UnmarshalStrict` into
+    /// `map[string]interface{}` reports them (`duplicate field "spec.paused"`): each text
+    /// once and at most [`MAX_STRICT_ERRORS`] per value.
+    pub duplicates: Vec<Duplicate>,
+    /// Where each value is in the text.
+    pub spans: Vec<Range<usize>>,
+}
+
+/// The values of a JSON text, the duplicate keys met and where each value is.
+pub(super) fn read<V: Build>(bytes: &[u8], mode: Mode) -> Result<JsonRead<V>, JsonError> {
     let mut reader = Reader {
         bytes,
         pos: 0,
         mode,
         duplicates: Vec::new(),
+        seen: HashSet::new(),
+        document: 0,
         number_error: None,
         too_deep: false,
     };
     let mut values = Vec::new();
+    let mut spans = Vec::new();
     loop {
         reader.skip_space();
         if reader.pos == bytes.len() && (mode == Mode::Stream || !values.is_empty()) {
@@ -109,7 +130,11 @@ pub(super) fn read<V: Build>(bytes: &[u8], mode: Mode) -> Result<(Vec<V>, Vec<St
         if mode == Mode::One && !values.is_empty() {
             return Err(reader.error_here("after top-level value"));
         }
+        let start = reader.pos;
+        reader.document = values.len();
+        reader.seen.clear();
         values.push(reader.value()?);
+        spans.push(start..reader.pos);
     }
     if let Some(e) = reader.number_error {
         return Err(JsonError::Go(e));
@@ -117,7 +142,49 @@ pub(super) fn read<V: Build>(bytes: &[u8], mode: Mode) -> Result<(Vec<V>, Vec<St
     if reader.too_deep {
         return Err(JsonError::TooDeep);
     }
-    Ok((values, reader.duplicates))
+    Ok(JsonRead {
+        values,
+        duplicates: reader.duplicates,
+        spans,
+    })
+}
+
+/// The path strict decoding names a key of the innermost open object with: the keys and
+/// indices of the open containers, `.`-joined keys and `[i]` indices (`spec.ports[0].name`).
+fn strict_path<V>(stack: &[Frame<V>], key: &str) -> String {
+    let mut path = String::new();
+    for frame in &stack[..stack.len().saturating_sub(1)] {
+        match frame {
+            Frame::Array(items) => path.push_str(&format!("[{}]", items.len())),
+            Frame::Object { key, .. } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+            }
+            Frame::SkippedArray | Frame::SkippedObject => {}
+        }
+    }
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(key);
+    path
+}
+
+/// How many keys an object has before its keys are indexed rather than searched.
+const INDEXED_OBJECT: usize = 16;
+
+/// Where `key` is among an object's pairs read so far.
+fn position<V>(
+    pairs: &[(String, V)],
+    index: Option<&HashMap<String, usize>>,
+    key: &str,
+) -> Option<usize> {
+    match index {
+        Some(index) => index.get(key).copied(),
+        None => pairs.iter().position(|(k, _)| k == key),
+    }
 }
 
 /// A container being read.
@@ -125,7 +192,10 @@ enum Frame<V> {
     Array(Vec<V>),
     Object {
         pairs: Vec<(String, V)>,
-        index: HashMap<String, usize>,
+        /// The position of each key in `pairs`, kept once an object has many keys (small
+        /// objects, most of a manifest's, are searched instead: no second copy of their
+        /// keys).
+        index: Option<HashMap<String, usize>>,
         key: String,
     },
     /// A container deeper than [`MAX_DEPTH`]: read for its syntax, its content dropped.
@@ -137,7 +207,11 @@ struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     mode: Mode,
-    duplicates: Vec<String>,
+    duplicates: Vec<Duplicate>,
+    /// The duplicate texts of the current value (each is reported once).
+    seen: HashSet<String>,
+    /// Which value of the text is being read.
+    document: usize,
     number_error: Option<String>,
     too_deep: bool,
 }
@@ -209,7 +283,7 @@ impl Reader<'_> {
                         (false, true) => Frame::SkippedArray,
                         (true, false) => Frame::Object {
                             pairs: Vec::new(),
-                            index: HashMap::new(),
+                            index: None,
                             key: String::new(),
                         },
                         (true, true) => Frame::SkippedObject,
@@ -238,6 +312,12 @@ impl Reader<'_> {
             };
             // A value is complete: put it in its container, closing containers that end.
             loop {
+                if let Some(Frame::Object { pairs, index, key }) = stack.last()
+                    && position(pairs, index.as_ref(), key).is_some()
+                {
+                    let path = strict_path(&stack, key);
+                    self.note_duplicate(path);
+                }
                 let Some(frame) = stack.last_mut() else {
                     return Ok(done);
                 };
@@ -246,14 +326,20 @@ impl Reader<'_> {
                     Frame::Array(items) => items.push(done),
                     Frame::Object { pairs, index, key } => {
                         let key = std::mem::take(key);
-                        match index.get(&key) {
-                            Some(&at) => {
-                                self.duplicates
-                                    .push(format!("duplicate field {}", go_quote(&key)));
-                                pairs[at].1 = done;
-                            }
+                        match position(pairs, index.as_ref(), &key) {
+                            Some(at) => pairs[at].1 = done,
                             None => {
-                                index.insert(key.clone(), pairs.len());
+                                if let Some(index) = index {
+                                    index.insert(key.clone(), pairs.len());
+                                } else if pairs.len() >= INDEXED_OBJECT {
+                                    let mut built: HashMap<String, usize> = pairs
+                                        .iter()
+                                        .enumerate()
+                                        .map(|(i, (k, _))| (k.clone(), i))
+                                        .collect();
+                                    built.insert(key.clone(), pairs.len());
+                                    *index = Some(built);
+                                }
                                 pairs.push((key, done));
                             }
                         }
@@ -285,6 +371,19 @@ impl Reader<'_> {
                 }
             }
         }
+    }
+
+    /// Notes a key given twice, as sigs.k8s.io/json's `saveStrictError` keeps strict errors.
+    fn note_duplicate(&mut self, path: String) {
+        let message = format!("duplicate field {}", go_quote(&path));
+        if self.seen.len() >= MAX_STRICT_ERRORS || !self.seen.insert(message.clone()) {
+            return;
+        }
+        self.duplicates.push(Duplicate {
+            document: self.document,
+            path,
+            message,
+        });
     }
 
     /// An object key and its colon.
@@ -397,6 +496,20 @@ impl Reader<'_> {
     /// A string literal (at its opening quote), decoded as encoding/json's `unquote` does.
     fn string(&mut self) -> Result<String, JsonError> {
         self.pos += 1;
+        // Most strings have no escapes: copied at once, in an allocation of their size.
+        let rest = &self.bytes[self.pos..];
+        if let Some(end) = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            && rest[end] == b'"'
+        {
+            let raw = &rest[..end];
+            self.pos += end + 1;
+            return Ok(match std::str::from_utf8(raw) {
+                Ok(text) => text.to_owned(),
+                Err(_) => go_utf8(raw),
+            });
+        }
         let mut out: Vec<u8> = Vec::new();
         loop {
             let Some(c) = self.peek() else {

@@ -293,16 +293,108 @@ fn yaml_keys_become_json_strings() {
     );
 }
 
+fn messages(duplicates: &[Duplicate]) -> Vec<&str> {
+    duplicates.iter().map(|d| d.message.as_str()).collect()
+}
+
 /// Duplicate keys: the last wins (go-yaml v2 non-strict, Go maps); strict decoding's texts
 /// (go-yaml v2 `setMapIndex`, sigs.k8s.io/json `DisallowDuplicateFields`) are kept.
 #[test]
 fn duplicate_keys() {
     let m = read_manifests("a: 1\nb: 2\na: 3\n").unwrap();
     assert_eq!(m.documents, [json!({"a": 3, "b": 2})]);
-    assert_eq!(m.duplicates, ["line 3: key \"a\" already set in map"]);
+    assert_eq!(
+        messages(&m.duplicates),
+        ["line 3: key \"a\" already set in map"]
+    );
     let m = read_manifests("{\"a\": 1, \"a\": {\"b\": 2}}").unwrap();
     assert_eq!(m.documents, [json!({"a": {"b": 2}})]);
-    assert_eq!(m.duplicates, ["duplicate field \"a\""]);
+    assert_eq!(messages(&m.duplicates), ["duplicate field \"a\""]);
+}
+
+/// sigs.k8s.io/json's strict errors name the whole path (kubernetes/kubernetes
+/// test/integration/apiserver/field_validation_test.go: `duplicate field "metadata.name"`,
+/// `duplicate field "spec.ports[0].hostPort"` for custom resources, decoded untyped), keep
+/// each text once and at most 100 per value (kubernetes_patch.go `saveStrictError`); YAML
+/// keeps go-yaml's line texts (the same test's `-yaml` cases), in document order.
+#[test]
+fn duplicate_keys_with_paths() {
+    let body = br#"{"metadata": {"name": "a", "name": "b"},
+        "spec": {"unknownDupe": 1, "unknownDupe": 2, "knownField1": "x", "knownField1": "y",
+          "ports": [{"hostPort": 1, "hostPort": 2}, {"x": [{"q": 1, "q": 1, "q": 3}]}]}}"#;
+    let (_, found) = read_body(body, false).unwrap();
+    assert_eq!(
+        messages(&found),
+        [
+            "duplicate field \"metadata.name\"",
+            "duplicate field \"spec.unknownDupe\"",
+            "duplicate field \"spec.knownField1\"",
+            "duplicate field \"spec.ports[0].hostPort\"",
+            "duplicate field \"spec.ports[1].x[0].q\"",
+        ]
+    );
+    assert_eq!(found[3].path, "spec.ports[0].hostPort");
+    // A top-level list: paths start with the index (json patch's `[1].path`).
+    let (_, found) = read_body(br#"[{"op": "add"}, {"path": "/a", "path": "/b"}]"#, false).unwrap();
+    assert_eq!(messages(&found), ["duplicate field \"[1].path\""]);
+    // At most 100 per value.
+    let many: String = (0..150)
+        .map(|i| format!("\"k{i}\": 1, \"k{i}\": 2, "))
+        .collect();
+    let (_, found) = read_body(format!("{{{many}\"z\": 0}}").as_bytes(), false).unwrap();
+    assert_eq!(found.len(), 100);
+    // YAML: go-yaml's texts, with the paths kept for attribution.
+    let yaml =
+        "metadata:\n  name: a\n  name: b\nspec:\n  ports:\n  - hostPort: 1\n    hostPort: 2\n";
+    let (_, found) = read_body(yaml.as_bytes(), true).unwrap();
+    assert_eq!(
+        messages(&found),
+        [
+            "line 3: key \"name\" already set in map",
+            "line 7: key \"hostPort\" already set in map"
+        ]
+    );
+    assert_eq!(found[1].path, "spec.ports[0].hostPort");
+}
+
+/// Each object of a text of manifests with its own duplicates: a stream's documents, a
+/// List's items (paths from the item), YAML documents counted without the empty ones.
+#[test]
+fn duplicate_keys_by_object() {
+    let text = r#"{"kind": "ConfigMap", "data": {"a": "1", "a": "2"}}
+        {"kind": "List", "kind": "List", "items": [{"kind": "A"}, {"kind": "B", "spec": {"p": 1, "p": 2}}]}"#;
+    let objects = read_manifests(text).unwrap().into_objects();
+    assert_eq!(objects.len(), 3);
+    assert_eq!(
+        messages(&objects[0].duplicates),
+        ["duplicate field \"data.a\""]
+    );
+    assert_eq!(
+        &text[objects[0].span.clone().unwrap()],
+        r#"{"kind": "ConfigMap", "data": {"a": "1", "a": "2"}}"#
+    );
+    assert_eq!(
+        messages(&objects[1].duplicates),
+        ["duplicate field \"kind\""]
+    );
+    assert_eq!(objects[1].span, None);
+    assert_eq!(
+        messages(&objects[2].duplicates),
+        ["duplicate field \"spec.p\""]
+    );
+    assert_eq!(objects[2].duplicates[0].path, "spec.p");
+    let yaml = "---\n# nothing\n---\nkind: A\nkind: A\n---\nkind: List\nitems:\n- kind: B\n  x: 1\n  x: 2\n";
+    let objects = read_manifests(yaml).unwrap().into_objects();
+    assert_eq!(objects.len(), 2);
+    assert_eq!(
+        messages(&objects[0].duplicates),
+        ["line 5: key \"kind\" already set in map"]
+    );
+    assert_eq!(
+        messages(&objects[1].duplicates),
+        ["line 11: key \"x\" already set in map"]
+    );
+    assert_eq!(objects[1].duplicates[0].path, "x");
 }
 
 /// encoding/json's scanner errors (scanner.go) and decoding into interface{} with

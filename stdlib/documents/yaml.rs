@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::Duplicate;
 use super::libyaml::{Event, Mark, Parser, SyntaxError};
 use super::tree::{KUBERNETES_MAX_DEPTH, MAX_DEPTH, Node, go_quote, with_stack};
 
@@ -21,8 +22,8 @@ pub(super) enum YamlError {
 }
 
 /// The documents of a YAML stream (an empty document is `Null`), and the duplicate keys
-/// go-yaml's strict mode reports (`line 3: key "a" already set in map`).
-pub(super) fn read_documents(text: &str) -> Result<(Vec<Node>, Vec<String>), YamlError> {
+/// go-yaml's strict mode reports (`line 3: key "a" already set in map`), with their paths.
+pub(super) fn read_documents(text: &str) -> Result<(Vec<Node>, Vec<Duplicate>), YamlError> {
     let mut parser = Parser::new(text.as_bytes());
     let mut documents = Vec::new();
     let mut duplicates = Vec::new();
@@ -40,6 +41,8 @@ pub(super) fn read_documents(text: &str) -> Result<(Vec<Node>, Vec<String>), Yam
                     alias_depth: 0,
                     expanding: Vec::new(),
                     duplicates: &mut duplicates,
+                    document: documents.len(),
+                    path: Vec::new(),
                 };
                 documents.push(decoder.decode(arena.root, 0)?);
             }
@@ -328,7 +331,17 @@ struct Decoder<'a> {
     alias_depth: u32,
     /// Aliases being expanded (an anchor whose value contains itself is an error).
     expanding: Vec<usize>,
-    duplicates: &'a mut Vec<String>,
+    duplicates: &'a mut Vec<Duplicate>,
+    /// Which document of the stream is decoded.
+    document: usize,
+    /// Where the decoder is: the list indices and the arena nodes of the map keys.
+    path: Vec<Segment>,
+}
+
+/// A step of the path to the node being decoded.
+enum Segment {
+    Index(usize),
+    Key(usize),
 }
 
 /// go-yaml v2's `allowedAliasRatio`: how much of a document may come from alias expansion,
@@ -410,8 +423,11 @@ impl<'a> Decoder<'a> {
             }
             Raw::Seq(children) => {
                 let mut items = Vec::with_capacity(children.len());
-                for &child in children {
-                    items.push(self.decode(child, depth + 1)?);
+                for (i, &child) in children.iter().enumerate() {
+                    self.path.push(Segment::Index(i));
+                    let item = self.decode(child, depth + 1);
+                    self.path.pop();
+                    items.push(item?);
                 }
                 Ok(Node::Seq(items))
             }
@@ -467,14 +483,22 @@ impl<'a> Decoder<'a> {
                     k.go_syntax()
                 )));
             }
-            let v = self.decode(value, depth + 1)?;
+            self.path.push(Segment::Key(key));
+            let v = self.decode(value, depth + 1);
+            self.path.pop();
+            let v = v?;
             match key_id(&k).and_then(|id| map.index.get(&id).copied()) {
                 Some(existing) => {
-                    self.duplicates.push(format!(
+                    let message = format!(
                         "line {}: key {} already set in map",
                         self.arena.nodes[value].line + 1,
                         go_key(&k)
-                    ));
+                    );
+                    self.duplicates.push(Duplicate {
+                        document: self.document,
+                        path: self.strict_path(key),
+                        message,
+                    });
                     map.pairs[existing].1 = v;
                 }
                 None => {
@@ -486,6 +510,28 @@ impl<'a> Decoder<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The path of the key node `key` of the map being decoded, in strict decoding's form
+    /// (`spec.ports[0].name`; keys by their text).
+    fn strict_path(&self, key: usize) -> String {
+        let mut path = String::new();
+        let key_text = |index: usize| match &self.arena.nodes[index].raw {
+            Raw::Scalar { value, .. } => value.clone(),
+            _ => "?".to_owned(),
+        };
+        for segment in self.path.iter().chain([&Segment::Key(key)]) {
+            match segment {
+                Segment::Index(i) => path.push_str(&format!("[{i}]")),
+                Segment::Key(k) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(&key_text(*k));
+                }
+            }
+        }
+        path
     }
 
     /// go-yaml's `isMerge`: a plain `<<` (or one tagged `!!merge`).

@@ -57,6 +57,7 @@ pub mod builtin;
 pub(crate) mod cidr;
 pub mod costs;
 pub mod crd;
+pub(crate) mod go_time;
 pub(crate) mod go_url;
 pub(crate) mod ip;
 pub(crate) mod list_queries;

@@ -219,21 +219,34 @@ impl Call {
 
     /// Drops the unknown fields of a body (or a patched object), as upstream's typed decoding
     /// does, and reports them as `fieldValidation` asks: warnings (Warn), an error (Strict:
-    /// `strict` makes it), or not at all (Ignore).
+    /// `strict` makes it), or not at all (Ignore). `body` is what was sent: a create or
+    /// update body, or a patch, whose own strict errors (its keys given twice) come first.
     pub(crate) fn prune_unknown_fields(
         &self,
         object: &mut Object,
-        raw_json: Option<&[u8]>,
+        body: Option<(&[u8], BodyType)>,
         strict: impl FnOnce(&Object, String) -> ApiError,
     ) -> Result<(), ApiError> {
         let validation = self.field_validation()?;
-        if let Some(crd) = self.state.crds.custom(self.resource) {
+        let custom = self.state.crds.custom(self.resource);
+        // A built-in kind's JSON body is walked typed below; any other body's repeated keys
+        // are reported as the untyped decoders report them.
+        let raw_json = match body {
+            Some((raw, BodyType::Json)) if custom.is_none() => Some(raw),
+            _ => None,
+        };
+        let mut texts = match (validation, body) {
+            (FieldValidation::Ignore, _) | (_, None) => Vec::new(),
+            (_, Some(_)) if raw_json.is_some() => Vec::new(),
+            (_, Some((raw, BodyType::JsonPatch))) => json_patch_strict_errors(raw),
+            (_, Some((raw, kind))) => {
+                kcel_stdlib::documents::body_duplicate_errors(raw, matches!(kind, BodyType::Yaml))
+            }
+        };
+        if let Some(crd) = custom {
             let original = (validation == FieldValidation::Strict).then(|| object.clone());
             let unknown = crate::crd::custom::prune_unknown(&crd, self.resource, object)?;
-            let texts = unknown
-                .iter()
-                .map(|f| format!("unknown field \"{f}\""))
-                .collect();
+            texts.extend(unknown.iter().map(|f| format!("unknown field \"{f}\"")));
             return self.report_unknown(validation, texts, &original.unwrap_or_default(), strict);
         }
         let Some(schema) = schema_of(self.resource) else {
@@ -253,13 +266,10 @@ impl Call {
             return Ok(());
         }
         // A JSON body is walked as sent, for duplicates and the document's order.
-        let texts: Vec<String> = match raw_json.map(|raw| schema.strict_errors(raw)) {
-            Some(Ok(texts)) => texts,
-            _ => unknown
-                .iter()
-                .map(|f| format!("unknown field \"{f}\""))
-                .collect(),
-        };
+        match raw_json.map(|raw| schema.strict_errors(raw)) {
+            Some(Ok(found)) => texts = found,
+            _ => texts.extend(unknown.iter().map(|f| format!("unknown field \"{f}\""))),
+        }
         self.report_unknown(validation, texts, &original, strict)
     }
 
@@ -281,7 +291,9 @@ impl Call {
             )),
             FieldValidation::Warn => {
                 for text in texts {
-                    self.warn(text);
+                    for warning in strict_warnings(&text) {
+                        self.warn(warning);
+                    }
                 }
                 Ok(())
             }
@@ -325,8 +337,8 @@ impl Call {
         body: &[u8],
     ) -> Result<(), ApiError> {
         let r = self.resource;
-        let json = negotiate::body_type(&self.headers)? == BodyType::Json;
-        self.prune_unknown_fields(object, json.then_some(body), |_, detail| {
+        let kind = negotiate::body_type(&self.headers)?;
+        self.prune_unknown_fields(object, Some((body, kind)), |_, detail| {
             ApiError::bad_request(format!(
                 "{} in version \"{}\" cannot be handled as a {}: {detail}",
                 r.kind, r.version, r.kind
@@ -334,10 +346,14 @@ impl Call {
         })
     }
 
-    /// [`Call::prune_unknown_fields`] for a patched object (Strict: upstream's 422 naming the
-    /// patched object).
-    pub(crate) fn check_patched_fields(&self, object: &mut Object) -> Result<(), ApiError> {
-        self.prune_unknown_fields(object, None, |original, detail| {
+    /// [`Call::prune_unknown_fields`] for an object patched with `patch` (a JSON, merge or
+    /// strategic merge patch; Strict: upstream's 422 naming the patched object).
+    pub(crate) fn check_patched_fields(
+        &self,
+        object: &mut Object,
+        patch: (&[u8], BodyType),
+    ) -> Result<(), ApiError> {
+        self.prune_unknown_fields(object, Some(patch), |original, detail| {
             ApiError::invalid_patch_fields(&Value::Object(original.clone()).to_string(), &detail)
         })
     }
@@ -480,4 +496,48 @@ impl Part {
             _ => new,
         }
     }
+}
+
+/// A strict decoding error as warnings, as upstream's handlers split it
+/// (apiserver `pkg/endpoints/handlers/rest.go` `addStrictDecodingWarnings` and
+/// `parseYAMLWarnings`): go-yaml's `yaml: unmarshal errors:` error one warning per line, any
+/// other error one warning.
+fn strict_warnings(error: &str) -> Vec<String> {
+    let lines = error
+        .strip_prefix("yaml: unmarshal errors:\n")
+        .or_else(|| error.strip_prefix("error converting YAML to JSON: yaml: unmarshal errors:\n"));
+    match lines {
+        Some(lines) => lines.split('\n').map(|l| l.trim().to_owned()).collect(),
+        None => vec![error.to_owned()],
+    }
+}
+
+/// What strict decoding reports of a JSON patch's operations (apiserver
+/// `pkg/endpoints/handlers/patch.go`: the patch decoded by sigs.k8s.io/json's
+/// `UnmarshalStrict` into `[]jsonPatchOp{Op, Path, From, Value}`, each error prefixed
+/// `json patch `): `json patch unknown field "[0].foo"`, `json patch duplicate field
+/// "[1].path"`. Keys repeated inside an operation's `value` are not reported here.
+fn json_patch_strict_errors(patch: &[u8]) -> Vec<String> {
+    static OPS: std::sync::OnceLock<serde_json::Map<String, Value>> = std::sync::OnceLock::new();
+    let schemas = OPS.get_or_init(|| {
+        let op = serde_json::json!({
+            "type": "array",
+            "items": {"type": "object", "properties": {
+                "op": {"type": "string"},
+                "path": {"type": "string"},
+                "from": {"type": "string"},
+                "value": {"x-kubernetes-preserve-unknown-fields": true}
+            }}
+        });
+        serde_json::Map::from_iter([("op".to_owned(), op)])
+    });
+    let Some(schema) = kcel_stdlib::kubernetes::builtin::OpenApiSchema::named(schemas, "op") else {
+        return Vec::new();
+    };
+    schema
+        .strict_errors(patch)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| format!("json patch {e}"))
+        .collect()
 }

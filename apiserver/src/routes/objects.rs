@@ -760,7 +760,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             }
             let mut patched = object::check(target, resource)?;
             call.check_patched_types(&patched)?;
-            call.check_patched_fields(&mut patched)?;
+            call.check_patched_fields(&mut patched, (&body[..], kind))?;
             Ok(patched)
         },
     )

@@ -47,6 +47,7 @@ pub use typed_decoding::OpenApiSchema;
 use super::crd::FieldError;
 use super::named_formats::messages;
 use super::object_meta::{self, Scope};
+use crate::documents::ManifestObject;
 
 /// The vendored catalogue (see `generate.py`).
 const SCHEMAS: &str = include_str!("schemas.json");
@@ -202,6 +203,46 @@ impl BuiltinKind {
             unknown_fields,
             errors,
         }
+    }
+}
+
+impl BuiltinKind {
+    /// What strict field validation reports for an object read from text
+    /// ([`crate::documents::Manifests::into_objects`]; `text` is the text it was read
+    /// from), as kube-apiserver reports it for a body of that text: the warnings of
+    /// `fieldValidation=Warn` (one each), joined by `", "` after `strict decoding error: `
+    /// under `Strict`.
+    ///
+    /// - A JSON document is walked as sent, typed (sigs.k8s.io/json `UnmarshalStrict` into
+    ///   the kind's Go types): unknown and duplicate fields in document order, a field both
+    ///   unknown and duplicate named as unknown only, nothing below a field that keeps
+    ///   anything ([`OpenApiSchema::strict_errors`]).
+    /// - YAML: go-yaml's `line <n>: key "<k>" already set in map` for every key given twice
+    ///   (apimachinery's serializer runs `yaml.YAMLToJSONStrict` on the whole body first),
+    ///   then the unknown fields of the converted JSON, whose keys are sorted.
+    /// - An item of a JSON `List` (no text of its own): its duplicate fields the kind has,
+    ///   then its unknown fields.
+    pub fn strict_errors(&self, manifest: &ManifestObject, text: &str) -> Vec<String> {
+        let schema = self.schema();
+        if let Some(span) = &manifest.span
+            && let Some(json) = text.as_bytes().get(span.clone())
+            && let Ok(found) = schema.strict_errors(json)
+        {
+            return found;
+        }
+        let mut found: Vec<String> = manifest
+            .duplicates
+            .iter()
+            .filter(|d| !d.is_json() || schema.has_path(&d.path))
+            .map(|d| d.message.clone())
+            .collect();
+        found.extend(
+            schema
+                .unknown_fields(&manifest.object)
+                .into_iter()
+                .map(|f| format!("unknown field \"{f}\"")),
+        );
+        found
     }
 }
 

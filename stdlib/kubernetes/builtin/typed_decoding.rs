@@ -12,6 +12,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use crate::kubernetes::go_time;
+
 /// A schema node within a map of named schemas, for walking: follows `$ref` and
 /// single-`allOf` wrappers.
 #[derive(Clone, Copy, Debug)]
@@ -259,14 +261,10 @@ impl<'a> OpenApiSchema<'a> {
 
     /// Checks a field's value against the field's Go type, then its contents.
     fn mismatch(self, value: &Value, owner: &str, path: &str, depth: usize) -> Option<String> {
-        let json_type = match value {
-            Value::Null => return None,
-            Value::Bool(_) => "bool",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        };
+        if value.is_null() {
+            return None;
+        }
+        let json_type = json_type(value);
         let go = match self.go_type() {
             GoType::Own => return self.own_mismatch(value, owner, path, depth),
             // intstr.IntOrString's UnmarshalJSON: a string, or an int32 read by a fresh
@@ -331,25 +329,44 @@ impl<'a> OpenApiSchema<'a> {
         }
     }
 
-    /// A value of a type with its own decoder, or a map or list of such values: only
-    /// `resource.Quantity` is checked (its `UnmarshalJSON`, apimachinery
+    /// A value of a type with its own decoder, or a map or list of such values. Checked:
+    /// `resource.Quantity` (its `UnmarshalJSON`, apimachinery
     /// `pkg/api/resource/quantity.go`: `null` is zero, a quoted string loses its quotes, the
-    /// text is trimmed and read by `ParseQuantity`, whose error is the decoder's, unwrapped).
+    /// text is trimmed and read by `ParseQuantity`, whose error is the decoder's, unwrapped)
+    /// and `metav1.Time`/`metav1.MicroTime` (`pkg/apis/meta/v1/time.go`, `micro_time.go`:
+    /// `null` is the zero time, anything else is read as a JSON string by encoding/json,
+    /// then by Go's `time.Parse` with `time.RFC3339`/`RFC3339Micro`, whose errors are the
+    /// decoder's as they are).
     fn own_mismatch(self, value: &Value, owner: &str, path: &str, depth: usize) -> Option<String> {
         if depth > crate::documents::MAX_DEPTH {
             return None;
         }
         if let Some(name) = self.ref_name() {
-            if !name.ends_with(".api.resource.Quantity") || value.is_null() {
+            if value.is_null() {
                 return None;
             }
-            let text = match value {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
+            if name.ends_with(".api.resource.Quantity") {
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                return crate::kubernetes::quantity::parse_quantity(text.trim())
+                    .err()
+                    .map(|e| e.to_string());
+            }
+            let parse = match name.rsplit_once(".apis.meta.v1.") {
+                Some((_, "Time")) => go_time::parse_rfc3339,
+                Some((_, "MicroTime")) => go_time::parse_rfc3339_micro,
+                _ => return None,
             };
-            return crate::kubernetes::quantity::parse_quantity(text.trim())
-                .err()
-                .map(|e| e.to_string());
+            return match value {
+                Value::String(s) => parse(s).err().map(|e| e.to_string()),
+                // json.Unmarshal into a string (a top-level value: no struct field named).
+                other => Some(format!(
+                    "json: cannot unmarshal {} into Go value of type string",
+                    json_type(other)
+                )),
+            };
         }
         match value {
             Value::Object(map) => {
@@ -453,6 +470,32 @@ impl<'a> OpenApiSchema<'a> {
         }
     }
 
+    /// Whether a strict decoding path (`spec.template.spec.containers[0].image`, keys joined
+    /// by `.`, items as `[i]`) names a field this schema has, under no field that keeps
+    /// anything (where typed decoding reports fields given twice).
+    pub fn has_path(self, path: &str) -> bool {
+        let mut schema = self;
+        for part in path.split('.') {
+            let (key, indices) = part.split_once('[').unwrap_or((part, ""));
+            if schema.preserves_unknown_fields() {
+                return false;
+            }
+            if !key.is_empty() {
+                match schema.field(key) {
+                    Some(field) => schema = field,
+                    None => return false,
+                }
+            }
+            for _ in indices.split('[').filter(|i| !i.is_empty()) {
+                match schema.items() {
+                    Some(items) => schema = items,
+                    None => return false,
+                }
+            }
+        }
+        true
+    }
+
     /// What upstream's strict decoding reports for a JSON body, in document order:
     /// `unknown field "<path>"` for each field the schema does not know (once) and
     /// `duplicate field "<path>"` for each known field given twice. The error is the JSON
@@ -488,6 +531,18 @@ fn go_struct(name: &str) -> String {
     let kind = parts.next().unwrap_or(name);
     let package = parts.next().unwrap_or("");
     format!("{package}.{kind}")
+}
+
+/// How encoding/json names a JSON value's type in its errors.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 fn fits_int32(i: i64) -> bool {
