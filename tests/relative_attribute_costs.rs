@@ -195,6 +195,48 @@ const CASES: &[Case] = &[
         (33, 33),
         "as above with an optional index",
     ),
+    // An optional qualifier is applied with QualifyIfPresent, which is observed only when
+    // the field or element is there (`evalWatchConstQual.QualifyIfPresent`), and no
+    // qualifier is applied to `optional.none()` (`applyQualifiers`).
+    case(
+        "{'a': 1}.?b == optional.none()",
+        true,
+        3,
+        (33, 33),
+        "constant 0, attribute 1, qualifier `b` absent 0, optional.none() 1, `==` 1; E: map \
+         30 + `_?._` 1 + optional.none 1 + `==` 1",
+    ),
+    case(
+        "{'a': 1}[?'b'] == optional.none()",
+        true,
+        3,
+        (33, 33),
+        "as above with an optional index",
+    ),
+    case(
+        "{'a': {'b': 1}}.?a.b == optional.of(1)",
+        true,
+        5,
+        (63, 63),
+        "constant 0, attribute 1, `a` present 1, `b` (optional from there on) present 1, \
+         optional.of 1, `==` 1; E: maps 60 + `_?._` 1 + optional.of 1 + `==` 1 (no select \
+         cost on an optional operand, which is no map)",
+    ),
+    case(
+        "{'a': {'b': 1}}.?a.c == optional.none()",
+        true,
+        4,
+        (63, 63),
+        "constant 0, attribute 1, `a` present 1, `c` absent 0, optional.none() 1, `==` 1",
+    ),
+    case(
+        "{'a': {'b': {'c': 1}}}.?x.b.c == optional.none()",
+        true,
+        3,
+        (93, 93),
+        "constant 0, attribute 1, `x` absent 0, `b` and `c` not applied to none, \
+         optional.none() 1, `==` 1",
+    ),
     // Where the attribute is not evaluated as an expression: no 1 of its own.
     case(
         "has({'a': 1}.a)",

@@ -316,12 +316,16 @@ fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> 
     // not: not when its operand failed, as the qualifiers after a failed one are not
     // applied (`attributes.go`, `applyQualifiers`). The attribute itself is charged by
     // its variable, or by [`Node::Relative`] around any other operand, whatever it gave.
-    let v = cancelled(eval(operand, frame))?;
-    if v.is_ok() {
+    // Through an optional, only a field that is there is charged (`QualifyIfPresent`).
+    let v = cancelled(eval(operand, frame))??;
+    let result = select(&v, field).map_err(|e| e.at(id));
+    if !matches!(
+        (&v, &result),
+        (Value::Optional(_), Ok(Value::Optional(None)))
+    ) {
         frame.charge(cost::SELECT_AND_IDENT)?;
     }
-    let v = v?;
-    select(&v, field).map_err(|e| e.at(id))
+    result
 }
 
 /// [`Node::Relative`]: `node`, then the relative attribute's 1, whatever `node` gave.
