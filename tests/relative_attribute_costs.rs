@@ -290,6 +290,39 @@ const CASES: &[Case] = &[
         "x 1, `>` 1; the branch l[0] taken without its watch: l not charged, qualifier 0 1; \
          `==` 1; E: 2 + [0, 2] + 1",
     ),
+    // A presence test resolves its operand's attribute: the variable is not charged, the
+    // tested field is a qualifier (1 when the operand gave a value), the test itself costs
+    // its presence cost whatever it gave (TestRuntimeCost: `select: non-proto field test no
+    // has() cost` `has(input.testAttr.nestedAttr)` 2, `... has() cost` 3).
+    Case {
+        presence_cost: false,
+        ..case(
+            "has(n.a.b)",
+            false,
+            2,
+            (2, 2),
+            "rct: qualifiers `a` and `b` 1 each, the test 0; E: n 1 + select 1",
+        )
+    },
+    Case {
+        presence_cost: false,
+        ..failing(
+            "has(n.x.b)",
+            false,
+            1,
+            "no such key: x",
+            (2, 2),
+            "the qualifier `x` 1 (failed), the tested `b` not applied, the test 0",
+        )
+    },
+    failing(
+        "has(n.x.b)",
+        false,
+        2,
+        "no such key: x",
+        (2, 2),
+        "the qualifier `x` 1 (failed), the tested `b` not applied, the test 1",
+    ),
     // For contrast, attribute operands (TestRuntimeCost's cases: `select: map`
     // `input['key']` 2, `expr select: array index` `input[3-3]` 3).
     case(
@@ -394,6 +427,10 @@ fn env() -> Env {
     env.declare("x", Type::Int);
     env.declare("m", Type::map(Type::String, Type::list(Type::Int)));
     env.declare("l", Type::list(Type::Int));
+    env.declare(
+        "n",
+        Type::map(Type::String, Type::map(Type::String, Type::Int)),
+    );
     env
 }
 
@@ -406,6 +443,10 @@ fn selections_and_indexes_on_non_attributes_cost_as_in_cel_go() {
             Value::from(serde_json::json!({"a": [1, 2]})),
         ),
         ("l".to_string(), Value::from(serde_json::json!([0]))),
+        (
+            "n".to_string(),
+            Value::from(serde_json::json!({"a": {"b": 1}})),
+        ),
     ]
     .into();
     let env = env();

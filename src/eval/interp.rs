@@ -10,8 +10,8 @@ use crate::cost::{self, CallCost};
 use crate::error::EvalError;
 use crate::eval::node::{
     BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
-    MAX_BLOCK_NESTING, MapEntryNode, Node, Operator, PathCache, PathNode, Quantifier,
-    QuantifierNode, Slot, StringTestNode, Time, TimeNode, TimeOverloads, call_args,
+    MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
+    StringTestNode, Time, TimeNode, TimeOverloads, call_args,
 };
 use crate::eval::operand::Read;
 use crate::registry::{Implementation, Overload};
@@ -336,20 +336,6 @@ fn relative(node: &Node, frame: &mut Frame) -> EvalResult {
     v
 }
 
-/// Whether `node` is a link of an attribute's chain, a selection or an index (in reference
-/// mode wrapped in [`Node::Evaluated`], in a traced program in [`Node::Traced`]): a
-/// qualifier of the attribute that a selection on it continues.
-fn is_chain_link(node: &Node) -> bool {
-    match node {
-        Node::Select { .. } => true,
-        Node::Binary(b) => b.inline.operator() == Operator::Index,
-        Node::Dispatch { overloads, .. } => is_index(overloads),
-        Node::Evaluated(inner) => is_chain_link(inner),
-        Node::Traced(t) => is_chain_link(&t.node),
-        _ => false,
-    }
-}
-
 #[inline(never)]
 fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
     let t = has_truth(id, operand, field, frame);
@@ -361,7 +347,8 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
     if let Some((v, read)) = peek_costed(operand, frame.slots) {
         if let Some(found) = v.has_field(field) {
-            if charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost).is_some() {
+            let tested = read + cost::SELECT_AND_IDENT + frame.presence_cost;
+            if charge_within(&mut frame.cost, frame.limit, tested).is_some() {
                 return Truth::Bool(found);
             }
         }
@@ -371,31 +358,23 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
 }
 
 /// [`has_truth`] for an operand not read in place.
+///
+/// cel-go resolves the operand's attribute without evaluating it as an expression
+/// (`interpreter/interpretable.go`, `evalTestOnly.Eval`), so its variable, or its relative
+/// attribute, is not charged (the planner made the operand's root free); the tested field
+/// is a qualifier, 1 when the operand gave a value, and the presence test itself is charged
+/// whatever it gave (`runtimecost.go`, `Observe`: `evalTestOnly`).
 fn has_evaluated(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    // The presence test is charged when its operand failed too (an attribute of its own),
-    // except where the operand is a variable or a link of an attribute's chain: then it is
-    // a qualifier of the failed attribute, not evaluated. Over an operand that is not an
-    // attribute, the tested field is a qualifier of a relative attribute that cel-go
-    // resolves (`interpreter/interpretable.go`, `evalTestOnly.Eval`) without charging the
-    // attribute: 1 when the operand gave a value.
-    if let Node::Relative(inner) = operand {
-        let v = cancelled(eval(inner, frame))?;
-        let qualifier = u64::from(v.is_ok()) * cost::SELECT_AND_IDENT;
-        frame.charge(frame.presence_cost + qualifier)?;
-        return has(&v?, field).map_err(|e| e.at(id));
-    }
     if is_simple(operand) {
         let v = simple(operand, frame.slots, &mut frame.cost);
-        if v.is_ok() {
-            frame.cost = frame.cost.saturating_add(frame.presence_cost);
-        }
+        let qualifier = u64::from(v.is_ok()) * cost::SELECT_AND_IDENT;
+        frame.cost = frame.cost.saturating_add(frame.presence_cost + qualifier);
         frame.check_limit()?;
         return has(v?.as_ref(), field).map_err(|e| e.at(id));
     }
     let v = cancelled(eval(operand, frame))?;
-    if v.is_ok() || !is_chain_link(operand) {
-        frame.charge(frame.presence_cost)?;
-    }
+    let qualifier = u64::from(v.is_ok()) * cost::SELECT_AND_IDENT;
+    frame.charge(frame.presence_cost + qualifier)?;
     has(&v?, field).map_err(|e| e.at(id))
 }
 

@@ -54,9 +54,9 @@ pub(crate) enum Node {
     /// relative attribute, which its cost tracker charges 1 when evaluated, whatever the
     /// operand gave (`interpreter/planner.go`: `planSelect`/`planCallIndex` call
     /// `relativeAttr`; `runtimecost.go`: `Observe`, the `InterpretableAttribute` case).
-    /// Evaluated as `node`, then charged 1. Under a presence test it is charged only when
-    /// `node` gives a value: cel-go resolves that attribute without evaluating it as an
-    /// expression, and the 1 is then the test's qualifier (see `interp::has_evaluated`).
+    /// Evaluated as `node`, then charged 1. Not under a presence test, a conditional's
+    /// branch or an index key, where cel-go resolves the attribute without evaluating it
+    /// as an expression (see `plan::uncharge_attribute_root`).
     Relative(Box<Node>),
     /// `has(operand.field)`.
     Has {

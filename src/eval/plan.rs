@@ -259,14 +259,18 @@ impl Planner<'_> {
                         return n;
                     }
                 }
-                let operand = Box::new(relative_operand(operand, self.node(operand)));
                 if *test_only {
+                    // cel-go resolves the operand's attribute without charging it (see
+                    // `interp::has_evaluated`).
+                    let mut operand = self.node(operand);
+                    uncharge_attribute_root(&mut operand);
                     Node::Has {
                         id: expr.id,
-                        operand,
+                        operand: Box::new(operand),
                         field: Field::new(field.clone()),
                     }
                 } else {
+                    let operand = Box::new(relative_operand(operand, self.node(operand)));
                     select(
                         expr.id,
                         *operand,
@@ -1190,7 +1194,7 @@ fn relative_operand(operand: &Expr, node: Node) -> Node {
 /// attribute as an expression of its own; likewise the 1 of a relative attribute at the
 /// root (cel-go's conditional takes the branch's attribute without its watch,
 /// `planCallConditional`; an index key's attribute is resolved as a qualifier,
-/// `attrQualify`).
+/// `attrQualify`; a presence test resolves its operand's attribute, `evalTestOnly`).
 fn uncharge_attribute_root(node: &mut Node) {
     match node {
         Node::Relative(inner) => *node = std::mem::replace(&mut **inner, Node::Const(Value::Null)),
