@@ -737,6 +737,7 @@ mod tests {
                     assert!(root, "{expr}: a leaf not wrapped: {node:?}")
                 }
                 Node::Evaluated(_)
+                | Node::Relative(_)
                 | Node::Fail(_)
                 | Node::Has { .. }
                 | Node::And(..)

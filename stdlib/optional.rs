@@ -9,7 +9,7 @@ use std::sync::Arc;
 use kcel::Value;
 use kcel::library::standard::{index_list, index_map};
 use kcel::library::syntax::op;
-use kcel::library::{Implementation, Library, Specialization};
+use kcel::library::{CallCost, Implementation, Library, Specialization};
 use kcel::{EvalError, EvalResult};
 
 /// The newest version of the library.
@@ -100,6 +100,7 @@ pub fn optional(version: u32) -> Library {
         "optional_type(A)",
         Implementation::Binary(select_optional_field),
     )
+    .cost(CallCost::Custom(present_qualifier_cost))
     .examples(&["{'a': 1}.?a.value() == 1", "!{'a': 1}.?b.hasValue()"]);
     lib.function(
         op::OPT_INDEX,
@@ -111,24 +112,28 @@ pub fn optional(version: u32) -> Library {
         "optional_type(V)",
         Implementation::Binary(optional_index),
     )
+    .cost(CallCost::Custom(present_qualifier_cost))
     .global(
         "optional_list_optindex_optional_int",
         &["optional_type(list(V))", "int"],
         "optional_type(V)",
         Implementation::Binary(optional_index),
     )
+    .cost(CallCost::Custom(present_qualifier_cost))
     .global(
         "map_optindex_optional_value",
         &["map(K, V)", "K"],
         "optional_type(V)",
         Implementation::Binary(optional_index),
     )
+    .cost(CallCost::Custom(present_qualifier_cost))
     .global(
         "optional_map_optindex_optional_value",
         &["optional_type(map(K, V))", "K"],
         "optional_type(V)",
         Implementation::Binary(optional_index),
     )
+    .cost(CallCost::Custom(present_qualifier_cost))
     .examples(&["[1, 2][?1].value() == 2", "!{'a': 1}[?'b'].hasValue()"]);
     lib.function(op::INDEX, "Indexing through an optional list or map.")
         .global(
@@ -137,12 +142,14 @@ pub fn optional(version: u32) -> Library {
             "optional_type(V)",
             Implementation::Binary(optional_index),
         )
+        .cost(CallCost::Custom(present_qualifier_cost))
         .global(
             "optional_map_index_value",
             &["optional_type(map(K, V))", "K"],
             "optional_type(V)",
             Implementation::Binary(optional_index),
         )
+        .cost(CallCost::Custom(present_qualifier_cost))
         .examples(&["optional.of([1])[0].value() == 1"]);
     if version >= 2 {
         lib.function("first", "The first element of a list, as an optional.")
@@ -268,6 +275,16 @@ pub fn or_value(a: &Value, b: &Value) -> EvalResult {
         Value::Optional(None) => Ok(b.clone()),
         _ => Err(EvalError::no_such_overload()),
     }
+}
+
+/// What an optional qualifier costs (`a.?f`, `a[?k]`, and an index through an optional):
+/// cel-go applies it with `QualifyIfPresent` and charges it only when the field or element
+/// is there (`interpreter/interpretable.go`, `evalWatchConstQual.QualifyIfPresent` and
+/// `evalWatchAttrQual.QualifyIfPresent` observe only a present value; `attributes.go`
+/// `applyQualifiers` does not apply qualifiers to `optional.none()`): 1 for a value, 0 for
+/// none or an error.
+fn present_qualifier_cost(_: &[Value], result: Option<&Value>) -> u64 {
+    u64::from(matches!(result, Some(Value::Optional(Some(_)))))
 }
 
 /// `a.?f`.

@@ -729,34 +729,37 @@ fn cel_go_estimate_table_with_runtime() -> Vec<Case> {
         .v("duration2", "duration", "duration('2s')"),
         c(
             "[1,2,3,4,5].map(x, x)[4]",
-            87,
+            88,
             (87, 87),
-            "ct .map list literal selection; R: rct .map 86 + index 1",
+            "ct .map list literal selection; R: rct .map 86 + relative attribute 1 \
+             (planner.go relativeAttr) + index 1",
         ),
         c(
             "[[1,2],[1,2],[1,2],[1,2],[1,2]][4]",
-            61,
+            62,
             (61, 61),
-            "ct nested array selection; R: 6 lists 60 + index 1",
+            "ct nested array selection; R: 6 lists 60 + relative attribute 1 + index 1",
         ),
         c(
             "[[1,2],[1,2],[1,2],[1,2],[1,2]][4]",
-            1,
+            2,
             (61, 61),
-            "ct nested array selection; R optimized: constant list 0 + index 1",
+            "ct nested array selection; R optimized: constant list 0 + relative attribute 1 + \
+             index 1",
         )
         .opt(),
         c(
             "{'a': [1,2], 'b': [1,2], 'c': [1,2], 'd': [1,2], 'e': [1,2]}.b",
-            81,
+            82,
             (81, 81),
-            "ct nested map selection; R: map 30 + 5 lists 50 + select 1",
+            "ct nested map selection; R: map 30 + 5 lists 50 + relative attribute 1 + select 1",
         ),
         c(
             "{'a': [1,2], 'b': [1,2], 'c': [1,2], 'd': [1,2], 'e': [1,2]}.b",
-            1,
+            2,
             (81, 81),
-            "ct nested map selection; R optimized: constant map 0 + select 1",
+            "ct nested map selection; R optimized: constant map 0 + relative attribute 1 + \
+             select 1",
         )
         .opt(),
         c(
@@ -793,28 +796,31 @@ fn cel_go_estimate_table_with_runtime() -> Vec<Case> {
         ),
         c(
             "{'hello': 'hi'}['hello'] != {'hello': 'bye'}['hello']",
-            63,
+            65,
             (63, 63),
-            "ct literal map access; R: 2 x (30 + index 1) + ne ceil(2*0.1)",
+            "ct literal map access; R: 2 x (30 + relative attribute 1 + index 1) + ne \
+             ceil(2*0.1)",
         ),
         c(
             "{'hello': 'hi'}['hello'] != {'hello': 'bye'}['hello']",
-            3,
+            5,
             (63, 63),
-            "ct literal map access; R optimized: constant maps 0, 2 indexes + ne",
+            "ct literal map access; R optimized: constant maps 0, 2 relative attributes, 2 \
+             indexes + ne",
         )
         .opt(),
         c(
             "['hello', 'hi'][0] != ['hello', 'bye'][1]",
-            23,
+            25,
             (23, 23),
-            "ct literal list access; R: 2 x (10 + 1) + ne ceil(min(5,3)*0.1)",
+            "ct literal list access; R: 2 x (10 + relative attribute 1 + index 1) + ne \
+             ceil(min(5,3)*0.1)",
         ),
         c(
             "['hello', 'hi'][0] != ['hello', 'bye'][1]",
-            3,
+            5,
             (23, 23),
-            "ct literal list access; R optimized: 2 indexes + ne",
+            "ct literal list access; R optimized: 2 relative attributes + 2 indexes + ne",
         )
         .opt(),
         c("type(1)", 1, (1, 1), "ct type call; R: call 1"),
@@ -1136,15 +1142,15 @@ fn literals_idents_selects() -> Vec<Case> {
         .opt(),
         c(
             "{'a': 1}.a",
-            31,
+            32,
             (31, 31),
-            "SPEC 4.2: map 30 + select 1",
+            "SPEC 4.2: map 30 + relative attribute 1 (planner.go relativeAttr) + select 1",
         ),
         c(
             "{'a': 1}.a",
-            1,
+            2,
             (31, 31),
-            "SPEC 4.2 optimized: pre-built map 0 + select 1",
+            "SPEC 4.2 optimized: pre-built map 0 + relative attribute 1 + select 1",
         )
         .opt(),
         c(

@@ -110,16 +110,18 @@ const CASES: &[Case] = &[
         expr: "has(dyn({'a': 1}).missing.k)",
         kubernetes: false,
         optimize: false,
-        want: 32,
-        sum: "map 30, dyn 1, the attribute with its qualifier `missing` 1 (no such key); the \
-              presence test's qualifier `k` is not evaluated",
+        want: 33,
+        sum: "map 30, dyn 1, the qualifier `missing` 1 (no such key), the presence test's \
+              qualifier `k` not applied, the presence test 1 (evalTestOnly, observed \
+              whatever it gave)",
     },
     Case {
         expr: "dyn({'a': 1}).missing.k.l == 1",
         kubernetes: false,
         optimize: false,
-        want: 33,
-        sum: "map 30, dyn 1, `missing` 1 (no such key), `k` and `l` not evaluated, `==` 1",
+        want: 34,
+        sum: "map 30, dyn 1, the relative attribute 1 (planner.go relativeAttr), `missing` 1 \
+              (no such key), `k` and `l` not applied, `==` 1",
     },
     Case {
         expr: "has(dyn(x/0).f)",
@@ -190,8 +192,9 @@ const CASES: &[Case] = &[
         expr: "[1, 2][x/0] == 1",
         kubernetes: false,
         optimize: false,
-        want: 14,
-        sum: "list 10, x 1, `/` 1, the index 1, `==` 1",
+        want: 15,
+        sum: "list 10, the relative attribute 1 (planner.go relativeAttr), x 1, `/` 1, the \
+              index 1, `==` 1",
     },
     Case {
         expr: "dyn(x/0)[0] == 1",

@@ -288,6 +288,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::Time(t) => eval(&t.call, frame),
         Node::Quantifier(q) => quantify(q, frame),
         Node::Evaluated(node) => eval(node, frame),
+        Node::Relative(node) => relative(node, frame),
         Node::Traced(t) => traced(t, frame),
         Node::Concat(c) => concat(c, frame),
         Node::Block(b) => block(b, frame),
@@ -314,28 +315,29 @@ fn path_value(p: &PathNode, frame: &mut Frame) -> EvalResult {
 
 #[inline(never)]
 fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    // cel-go charges the selection (an attribute) when its operand failed too
-    // (`interpreter/runtimecost.go`, `Observe`: `InterpretableAttribute`), once for a
-    // chain: the selections after a failed one are qualifiers of the same attribute, which
-    // it does not evaluate.
-    let v = cancelled(eval(operand, frame))?;
-    if v.is_ok() || !is_selection(operand) {
+    // The selection is a qualifier of an attribute, which cel-go charges when it is
+    // applied (`interpreter/interpretable.go`, `evalWatchConstQual.Qualify`), failing or
+    // not: not when its operand failed, as the qualifiers after a failed one are not
+    // applied (`attributes.go`, `applyQualifiers`). The attribute itself is charged by
+    // its variable, or by [`Node::Relative`] around any other operand, whatever it gave.
+    // Through an optional, only a field that is there is charged (`QualifyIfPresent`).
+    let v = cancelled(eval(operand, frame))??;
+    let result = select(&v, field).map_err(|e| e.at(id));
+    if !matches!(
+        (&v, &result),
+        (Value::Optional(_), Ok(Value::Optional(None)))
+    ) {
         frame.charge(cost::SELECT_AND_IDENT)?;
     }
-    let v = v?;
-    select(&v, field).map_err(|e| e.at(id))
+    result
 }
 
-/// Whether `node` selects a field (in reference mode wrapped in [`Node::Evaluated`], in a
-/// traced program in [`Node::Traced`]): a qualifier of the attribute a selection on it
-/// continues.
-fn is_selection(node: &Node) -> bool {
-    match node {
-        Node::Select { .. } => true,
-        Node::Evaluated(inner) => is_selection(inner),
-        Node::Traced(t) => is_selection(&t.node),
-        _ => false,
-    }
+/// [`Node::Relative`]: `node`, then the relative attribute's 1, whatever `node` gave.
+#[inline(never)]
+fn relative(node: &Node, frame: &mut Frame) -> EvalResult {
+    let v = cancelled(eval(node, frame))?;
+    frame.charge(cost::SELECT_AND_IDENT)?;
+    v
 }
 
 #[inline(never)]
@@ -352,7 +354,8 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
             return Truth::Bool(found);
         }
     } else if let Some((Value::Map(m), read)) = peek_costed::<Values>(operand, frame.slots) {
-        if charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost).is_some() {
+        let tested = read + cost::SELECT_AND_IDENT + frame.presence_cost;
+        if charge_within(&mut frame.cost, frame.limit, tested).is_some() {
             return Truth::Bool(field.find(m).is_some());
         }
     }
@@ -366,27 +369,29 @@ fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Tr
 fn has_json(operand: &Node, field: &Field, frame: &mut Frame) -> Option<bool> {
     let (v, read) = peek_costed::<Reads>(operand, frame.slots)?;
     let found = v.has_field(field)?;
-    charge_within(&mut frame.cost, frame.limit, read + frame.presence_cost)?;
+    let tested = read + cost::SELECT_AND_IDENT + frame.presence_cost;
+    charge_within(&mut frame.cost, frame.limit, tested)?;
     Some(found)
 }
 
 /// [`has_truth`] for an operand not read in place.
+///
+/// cel-go resolves the operand's attribute without evaluating it as an expression
+/// (`interpreter/interpretable.go`, `evalTestOnly.Eval`), so its variable, or its relative
+/// attribute, is not charged (the planner made the operand's root free); the tested field
+/// is a qualifier, 1 when the operand gave a value, and the presence test itself is charged
+/// whatever it gave (`runtimecost.go`, `Observe`: `evalTestOnly`).
 fn has_evaluated(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
-    // The presence test is charged when its operand failed too (an attribute of its own),
-    // except where the operand is a variable or a selection: then it is a qualifier of
-    // the failed attribute, not evaluated.
     if is_simple(operand) {
         let v = simple(operand, frame.slots, &mut frame.cost);
-        if v.is_ok() {
-            frame.cost = frame.cost.saturating_add(frame.presence_cost);
-        }
+        let qualifier = u64::from(v.is_ok()) * cost::SELECT_AND_IDENT;
+        frame.cost = frame.cost.saturating_add(frame.presence_cost + qualifier);
         frame.check_limit()?;
         return has(v?.as_ref(), field).map_err(|e| e.at(id));
     }
     let v = cancelled(eval(operand, frame))?;
-    if v.is_ok() || !is_selection(operand) {
-        frame.charge(frame.presence_cost)?;
-    }
+    let qualifier = u64::from(v.is_ok()) * cost::SELECT_AND_IDENT;
+    frame.charge(frame.presence_cost + qualifier)?;
     has(&v?, field).map_err(|e| e.at(id))
 }
 
@@ -908,7 +913,6 @@ fn call_overload(
             if let Some(done) = call_in_place(*f, cost, a, b, frame) {
                 return done;
             }
-            let lhs_node: &Node = a;
             let (result, c) = match operands(a, b, frame, || false)? {
                 (Ok(a), Ok(b)) => {
                     let (a, b) = (plain(a), plain(b));
@@ -917,7 +921,7 @@ fn call_overload(
                     (result, c)
                 }
                 (a, b) => {
-                    let (e, c) = failed_operands(a, b, lhs_node, |v| cost.of_failed(v));
+                    let (e, c) = failed_operands(a, b, |v| cost.of_failed(v));
                     (Err(e), c)
                 }
             };
@@ -1046,43 +1050,10 @@ fn not_evaluated() -> EvalError {
     EvalError::new(NOT_EVALUATED)
 }
 
-/// What an index whose operand `operand` failed, its key not evaluated, is charged, as
-/// cel-go charges the attribute: nothing more where the operand is an attribute rooted at a
-/// variable or a conditional (cel-go charged the attribute and its failed qualifier
-/// already, as kcel charged the variable and the selection), 1 where it is rooted at
-/// another expression (cel-go's `evalWatchAttr` around the relative attribute observes the
-/// error: `interpreter/interpretable.go`, `runtimecost.go` `Observe`).
-#[cold]
-fn unqualified_cost(operand: &Node) -> u64 {
-    u64::from(!rooted_at_attribute(operand))
-}
-
-/// Whether `node` is, in cel-go's planning, an attribute whose chain of selections and
-/// indexes starts at a variable or a conditional (not at a relative attribute over another
-/// expression).
-#[cold]
-fn rooted_at_attribute(node: &Node) -> bool {
-    match node {
-        Node::Load(_)
-        | Node::LoadUncharged(_)
-        | Node::Path(_)
-        | Node::BlockIndex { .. }
-        | Node::Conditional(_) => true,
-        Node::Select { operand, .. } => rooted_at_attribute(operand),
-        Node::Binary(b) => is_index(&b.overloads) && rooted_at_attribute(&b.lhs),
-        Node::Dispatch {
-            overloads, args, ..
-        } => is_index(overloads) && args.first().is_some_and(rooted_at_attribute),
-        Node::Evaluated(inner) => rooted_at_attribute(inner),
-        Node::Traced(t) => rooted_at_attribute(&t.node),
-        _ => false,
-    }
-}
-
 /// Whether `overloads` are an index's (`_[_]`, `_[?_]`: the standard library's and the
 /// optional library's overload ids), whose key qualifies the operand.
 #[cold]
-fn is_index(overloads: &[(Overload, CallCost)]) -> bool {
+pub(crate) fn is_index(overloads: &[(Overload, CallCost)]) -> bool {
     overloads.iter().any(|(o, _)| {
         matches!(
             &*o.id,
@@ -1133,12 +1104,12 @@ fn failed_call_cost(overloads: &[(Overload, CallCost)], args: &[Option<&Value>])
 fn failed_operands(
     a: OperandResult<'_>,
     b: OperandResult<'_>,
-    lhs: &Node,
     cost: impl FnOnce(&[Option<&Value>]) -> u64,
 ) -> (EvalError, u64) {
     if let (Err(e), Err(not)) = (&a, &b) {
         if not.message() == NOT_EVALUATED {
-            return (e.clone(), unqualified_cost(lhs));
+            // The key qualifies the failed operand: not applied, not charged.
+            return (e.clone(), 0);
         }
     }
     let cost = cost(&[a.as_deref().ok(), b.as_deref().ok()]);
@@ -1190,10 +1161,8 @@ fn failed_arguments(
         return error;
     }
     if qualified {
-        return match frame.charge(unqualified_cost(&args[failed])) {
-            Ok(()) => error,
-            Err(cancelled) => cancelled,
-        };
+        // The key qualifies the failed operand: not applied, not charged.
+        return error;
     }
     let mut got: SmallVec<[Option<Value>; 3]> = values.into_iter().map(Some).collect();
     got.push(None);
@@ -1408,8 +1377,7 @@ fn binary_operands(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
     {
         (Ok(a), Ok(b)) => apply_operator(node, a, b),
         (a, b) => {
-            let (e, cost) =
-                failed_operands(a, b, &node.lhs, |v| failed_call_cost(&node.overloads, v));
+            let (e, cost) = failed_operands(a, b, |v| failed_call_cost(&node.overloads, v));
             (Err(e), cost)
         }
     };
@@ -1454,11 +1422,10 @@ fn dispatch_overload(
 ) -> EvalResult {
     if let ([a, b], Some(table)) = (args, table) {
         // Two arguments (most operators): no allocation, no clones of simple operands.
-        let lhs_node: &Node = a;
         let (result, cost) = match operands(a, b, frame, || is_index(overloads))? {
             (Ok(a), Ok(b)) => apply_binary(overloads, table, a, b),
             (a, b) => {
-                let (e, cost) = failed_operands(a, b, lhs_node, |v| failed_call_cost(overloads, v));
+                let (e, cost) = failed_operands(a, b, |v| failed_call_cost(overloads, v));
                 (Err(e), cost)
             }
         };
@@ -1994,6 +1961,10 @@ fn access_operand(node: &Node) -> Option<&Node> {
 fn peek_simple<'s, R: Reader>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<R::Out<'s>> {
     match node {
         Node::Const(v) => Some(R::of(v)),
+        Node::Relative(inner) => match &**inner {
+            Node::Const(v) => Some(R::of(v)),
+            _ => None,
+        },
         Node::Load(slot) | Node::LoadUncharged(slot) => slots[*slot as usize].get().ok().map(R::of),
         Node::Path(p) => {
             if let Some(PathCache { slot, len }) = p.cache {
@@ -2022,6 +1993,8 @@ fn simple_read_cost(node: &Node) -> Option<u64> {
     match node {
         Node::Const(_) | Node::LoadUncharged(_) => Some(0),
         Node::Load(_) => Some(cost::SELECT_AND_IDENT),
+        // A constant under a chain of accesses: the relative attribute's 1.
+        Node::Relative(inner) if matches!(**inner, Node::Const(_)) => Some(cost::SELECT_AND_IDENT),
         Node::Path(p) => Some(u64::from(p.charged) + p.fields.len() as u64),
         _ => None,
     }

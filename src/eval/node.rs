@@ -49,6 +49,15 @@ pub(crate) enum Node {
     },
     /// A variable followed by field selections (`self.spec.replicas`), walked by reference.
     Path(Box<PathNode>),
+    /// The operand of a selection or an index (or their optional forms) that is not an
+    /// attribute (a literal, a call, a comprehension): cel-go plans the chain on it as a
+    /// relative attribute, which its cost tracker charges 1 when evaluated, whatever the
+    /// operand gave (`interpreter/planner.go`: `planSelect`/`planCallIndex` call
+    /// `relativeAttr`; `runtimecost.go`: `Observe`, the `InterpretableAttribute` case).
+    /// Evaluated as `node`, then charged 1. Not under a presence test, a conditional's
+    /// branch or an index key, where cel-go resolves the attribute without evaluating it
+    /// as an expression (see `plan::uncharge_attribute_root`).
+    Relative(Box<Node>),
     /// `has(operand.field)`.
     Has {
         id: ExprId,
@@ -261,6 +270,7 @@ impl Node {
             | Node::MatchesConstant {
                 subject: operand, ..
             }
+            | Node::Relative(operand)
             | Node::Evaluated(operand) => f(operand),
             Node::And(a, b)
             | Node::Or(a, b)

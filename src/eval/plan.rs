@@ -8,7 +8,7 @@ use std::sync::{Arc, Weak};
 use crate::check::{Checked, Reference};
 use crate::cost::{self, CallCost};
 use crate::error::{Diagnostic, EvalError, PlanError};
-use crate::eval::interp::{SlotStorage, eval, int_tree_cost, read_cost};
+use crate::eval::interp::{SlotStorage, eval, int_tree_cost, is_index, read_cost};
 use crate::eval::node::{
     BLOCK, BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode, Inline,
     MapEntryNode, Node, Operator, PathNode, Quantifier, QuantifierNode, Slot, StringTestNode,
@@ -259,14 +259,18 @@ impl Planner<'_> {
                         return n;
                     }
                 }
-                let operand = Box::new(self.node(operand));
                 if *test_only {
+                    // cel-go resolves the operand's attribute without charging it (see
+                    // `interp::has_evaluated`).
+                    let mut operand = self.node(operand);
+                    uncharge_attribute_root(&mut operand);
                     Node::Has {
                         id: expr.id,
-                        operand,
+                        operand: Box::new(operand),
                         field: Field::new(field.clone()),
                     }
                 } else {
+                    let operand = Box::new(relative_operand(operand, self.node(operand)));
                     select(
                         expr.id,
                         *operand,
@@ -723,6 +727,12 @@ impl Planner<'_> {
             nodes.push(self.node(t));
         }
         nodes.extend(args.iter().map(|a| self.node(a)));
+        if target.is_none() && [op::INDEX, op::OPT_INDEX, op::OPT_SELECT].contains(&function) {
+            if let (Some(operand), Some(e)) = (nodes.first_mut(), args.first()) {
+                let node = std::mem::replace(operand, Node::Const(Value::Null));
+                *operand = relative_operand(e, node);
+            }
+        }
         if function == op::INDEX || function == op::OPT_INDEX {
             if let Some(key) = nodes.get_mut(1) {
                 uncharge_attribute_root(key);
@@ -1155,15 +1165,54 @@ fn select(id: ExprId, operand: Node, field: Field, reference: bool) -> Node {
     }))
 }
 
+/// `node`, planned from `operand`, the operand of a selection, an index or their optional
+/// forms: wrapped in [`Node::Relative`] where cel-go does not plan `operand` as an
+/// attribute (`interpreter/planner.go`, `planSelect`/`planCallIndex`: an operand that is
+/// not an `InterpretableAttribute` goes through `relativeAttr`). Attributes are variables,
+/// selections, indexes and conditionals (`planCallConditional`); the optimizer's constant
+/// lists and maps are constants there too (`decOptimize`), so relative.
+fn relative_operand(operand: &Expr, node: Node) -> Node {
+    let attribute = match &operand.kind {
+        ExprKind::Ident(_) => true,
+        ExprKind::Select { test_only, .. } => !test_only,
+        ExprKind::Call {
+            target: None,
+            function,
+            ..
+        } => [op::INDEX, op::OPT_INDEX, op::OPT_SELECT, op::CONDITIONAL].contains(&&**function),
+        _ => false,
+    };
+    if attribute {
+        node
+    } else {
+        Node::Relative(Box::new(node))
+    }
+}
+
 /// Makes the root variable of an attribute (a variable, possibly followed by field
 /// selections) free, as cel-go's attribute resolution does where it does not evaluate the
-/// attribute as an expression of its own.
+/// attribute as an expression of its own; likewise the 1 of a relative attribute at the
+/// root (cel-go's conditional takes the branch's attribute without its watch,
+/// `planCallConditional`; an index key's attribute is resolved as a qualifier,
+/// `attrQualify`; a presence test resolves its operand's attribute, `evalTestOnly`).
 fn uncharge_attribute_root(node: &mut Node) {
     match node {
+        Node::Relative(inner) => *node = std::mem::replace(&mut **inner, Node::Const(Value::Null)),
         Node::Load(slot) => *node = Node::LoadUncharged(*slot),
         Node::BlockIndex { charged, .. } => *charged = false,
         Node::Path(p) => p.charged = false,
         Node::Select { operand, .. } => uncharge_attribute_root(operand),
+        Node::Binary(b) if b.inline.operator() == Operator::Index => {
+            uncharge_attribute_root(&mut b.lhs);
+            b.read_cost = read_cost(&b.lhs).zip(read_cost(&b.rhs)).map(|(x, y)| x + y);
+        }
+        Node::Dispatch {
+            overloads, args, ..
+        } if is_index(overloads) => {
+            if let Some(operand) = args.first_mut() {
+                uncharge_attribute_root(operand);
+            }
+        }
         Node::Traced(t) => uncharge_attribute_root(&mut t.node),
         _ => {}
     }
