@@ -192,7 +192,8 @@ fn init_containers(
         } else if !name.is_empty() {
             names.insert(name);
         }
-        host_port_conflicts(e, std::iter::once((i, c)), path);
+        // Upstream checks each init container alone, as a list of one: its paths say [0].
+        host_port_conflicts(e, std::iter::once((0, c)), path);
         if restart == "Always" {
             if let Some(lifecycle) = read::field(c, "lifecycle") {
                 self::lifecycle(e, lifecycle, &at.child("lifecycle"));
