@@ -22,6 +22,7 @@ pub mod discovery_entries;
 pub mod error;
 pub mod features;
 mod files;
+pub mod kind_rules;
 pub mod kubeconfig;
 pub mod list_options;
 pub mod metadata;

@@ -590,7 +590,7 @@ kind: Service
 metadata: {name: web}
 spec:
   selector: {app: web}
-  ports: [{port: 80}, {port: 443, protocol: TCP}]
+  ports: [{name: http, port: 80}, {name: https, port: 443, protocol: TCP}]
 ---
 apiVersion: v1
 kind: ServiceAccount
@@ -649,6 +649,116 @@ type: Normal
     assert!(
         events.contains("Normal   Tested   configmap/demo   it works"),
         "{events}"
+    );
+}
+
+/// A Deployment `name` selecting `selector`, with template labels `labels` and `containers`.
+fn selecting_deployment(name: &str, selector: &str, labels: &str, containers: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  \
+         selector: {{matchLabels: {selector}}}\n  template:\n    metadata: {{labels: {labels}}}\n    \
+         spec: {{containers: {containers}}}\n"
+    )
+}
+
+/// The validation kube-apiserver writes by hand per kind, on create and update, in kubectl's
+/// words (after kubernetes/kubernetes pkg/apis/apps/validation TestValidateDeployment,
+/// pkg/registry/apps/deployment strategy's immutable selector, pkg/apis/core/validation
+/// TestValidateContainers and TestValidateConfigMap).
+#[test]
+fn built_in_kinds_are_validated_as_kube_apiserver_validates_them() {
+    let Some(k) = Kubectl::start("built_in_kinds_are_validated") else {
+        return;
+    };
+    let web = "[{name: web, image: nginx}]";
+    let ran = k.apply(&selecting_deployment(
+        "web",
+        "{app: web}",
+        "{app: other}",
+        web,
+    ));
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Deployment \"web\" is invalid: spec.template.metadata.labels: Invalid value: \
+         {\"app\":\"other\"}: `selector` does not match template `labels`\n"
+    );
+    assert_eq!(
+        k.applied(&selecting_deployment(
+            "web",
+            "{app: web}",
+            "{app: web}",
+            web
+        )),
+        "deployment.apps/web created\n"
+    );
+    // The selector of apps/v1 Deployments is immutable (an update: a strategic merge patch).
+    let ran = k.apply(&selecting_deployment(
+        "web",
+        "{app: web, v: \"2\"}",
+        "{app: web, v: \"2\"}",
+        web,
+    ));
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Deployment \"web\" is invalid: spec.selector: Invalid value: \
+         {\"matchLabels\":{\"app\":\"web\",\"v\":\"2\"}}: field is immutable\n"
+    );
+    let ran = k.run(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"template":{"spec":{"restartPolicy":"Never"}}}}"#,
+    ]);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Deployment \"web\" is invalid: spec.template.spec.restartPolicy: Unsupported \
+         value: \"Never\": supported values: \"Always\"\n"
+    );
+    // Several errors of one object, as kubectl lists them.
+    let ran = k.apply(&selecting_deployment(
+        "twins",
+        "{app: twins}",
+        "{app: twins}",
+        "[{name: c, image: nginx, ports: [{containerPort: 70000}]}, {name: c}]",
+    ));
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Deployment \"twins\" is invalid: \n\
+         * spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n\
+         * spec.template.spec.containers[1].image: Required value\n\
+         * spec.template.spec.containers[1].name: Duplicate value: \"c\"\n"
+    );
+    let ran =
+        k.apply("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {\"a b\": x}\n");
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The ConfigMap \"cm\" is invalid: data[a b]: Invalid value: \"a b\": a valid config key \
+         must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or \
+         'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')\n"
+    );
+    let ran = k.apply("apiVersion: v1\nkind: Service\nmetadata: {name: svc}\nspec: {ports: [{port: 80}, {port: 443}]}\n");
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Service \"svc\" is invalid: \n\
+         * spec.ports[0].name: Required value\n\
+         * spec.ports[1].name: Required value\n"
+    );
+    // What kubectl's own generators send is valid.
+    assert_eq!(
+        k.ok(&["create", "deployment", "gen", "--image=nginx", "--port=80"]),
+        "deployment.apps/gen created\n"
+    );
+    assert_eq!(
+        k.ok(&["create", "service", "clusterip", "gen", "--tcp=80:8080"]),
+        "service/gen created\n"
     );
 }
 

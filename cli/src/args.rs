@@ -38,8 +38,9 @@ pub enum Command {
         /// every object must be of a built-in kind.
         #[arg(long, value_name = "CRD.yaml")]
         crd: Option<std::path::PathBuf>,
-        /// Old objects, for updates (transition rules and ratcheting): each object is
-        /// validated as an update of the old object with its namespace and name.
+        /// Old objects, for updates (transition rules and ratcheting; the update rules of
+        /// built-in kinds, such as an immutable selector): each object is validated as an
+        /// update of the old object with its namespace and name.
         #[arg(long, value_name = "OLD.yaml")]
         old: Option<std::path::PathBuf>,
         /// The objects to validate (YAML or JSON; several documents and Lists allowed; `-`

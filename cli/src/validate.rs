@@ -2,8 +2,8 @@
 //! offline, as kube-apiserver would, printing Kubernetes' errors in kubectl's words (text,
 //! or one JSON/YAML report): custom resources against a CRD's schema and
 //! `x-kubernetes-validations` rules, objects of built-in kinds against Kubernetes' OpenAPI
-//! schemas ([`kcel_stdlib::kubernetes::builtin`]: decoding errors, unknown fields,
-//! `metadata`). Files may hold several YAML documents and `kind: List`s; `-` is stdin; each
+//! schemas and their hand-written rules ([`kcel_stdlib::kubernetes::builtin`]: decoding
+//! errors, unknown fields, `metadata`, the kind's own validation). Files may hold several YAML documents and `kind: List`s; `-` is stdin; each
 //! object must be of the CRD's group, kind and a served version, or of a built-in kind; an
 //! update's old object is the `--old` object with the same namespace and name.
 
@@ -201,8 +201,11 @@ pub fn run(
     };
     for input in &inputs {
         let (namespace, name) = namespace_and_name(&input.object);
+        let old = old
+            .iter()
+            .find(|o| namespace_and_name(o) == (namespace, name));
         if let Some(kind) = input.builtin {
-            let object = validate_builtin(input, kind, format);
+            let object = validate_builtin(input, kind, old, format);
             report.valid &= object.valid;
             report.objects.push(object);
             continue;
@@ -210,9 +213,6 @@ pub fn run(
         let crd = crd
             .as_ref()
             .expect("objects without a built-in kind are the CRD's");
-        let old = old
-            .iter()
-            .find(|o| namespace_and_name(o) == (namespace, name));
         let mut outcome = match crd.validate_shared(&input.object, old) {
             Ok(outcome) => outcome,
             Err(CrdError::Schema { version, errors }) => {
@@ -248,12 +248,19 @@ pub fn run(
     }
 }
 
-/// Validates an object of a built-in kind (printing its outcome as text, unless the report
-/// is a machine one): a decoding error (kube-apiserver's 400) or the `metadata` errors;
-/// unknown and duplicate fields are warnings (as under `fieldValidation=Warn`).
-fn validate_builtin(input: &Input, kind: BuiltinKind, format: Format) -> ObjectReport {
+/// Validates an object of a built-in kind, as an update of `old` when given (printing its
+/// outcome as text, unless the report is a machine one): a decoding error (kube-apiserver's
+/// 400) or the field errors of `metadata` and of the kind's own rules; unknown and duplicate
+/// fields are warnings (as under `fieldValidation=Warn`).
+fn validate_builtin(
+    input: &Input,
+    kind: BuiltinKind,
+    old: Option<&Json>,
+    format: Format,
+) -> ObjectReport {
     let (namespace, name) = namespace_and_name(&input.object);
-    let mut outcome = kind.validate(&input.object);
+    let old = old.filter(|o| builtin::kind_of(o).is_some_and(|k| k.kind() == kind.kind()));
+    let mut outcome = kind.validate_update(&input.object, old);
     if outcome.decode_error.is_none() {
         outcome.unknown_fields = input.strict.clone();
     }

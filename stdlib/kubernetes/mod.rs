@@ -54,6 +54,7 @@
 pub mod admission;
 pub mod authz;
 pub mod builtin;
+pub(crate) mod builtin_validation;
 pub(crate) mod cidr;
 pub mod costs;
 pub mod crd;

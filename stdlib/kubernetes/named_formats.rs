@@ -254,7 +254,7 @@ static LABEL_KEY: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{LABEL_KEY_FM
 static LABEL_VALUE: LazyLock<Regex> = LazyLock::new(|| re(&format!("^({LABEL_KEY_FMT})?$")));
 
 /// apimachinery's `RegexError`.
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
+pub(crate) fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     let mut s = format!("{msg} (e.g. ");
     for (i, e) in examples.iter().enumerate() {
         if i > 0 {

@@ -122,29 +122,48 @@ impl Meta<'_> {
             }
             _ => {}
         }
-        let labels = path.child("labels");
-        for (key, value) in self.labels {
-            for m in messages("qualifiedName", key) {
-                invalid(&mut errors, &labels, key, &m);
-            }
-            for m in messages("labelValue", value) {
-                invalid(&mut errors, &labels, value, &m);
-            }
-        }
-        let annotations = path.child("annotations");
-        let mut size = 0;
-        for (key, value) in self.annotations {
-            // Qualified names, whatever the case.
-            for m in messages("qualifiedName", &key.to_lowercase()) {
-                invalid(&mut errors, &annotations, key, &m);
-            }
-            size += key.len() + value.len();
-        }
-        if size > MAX_ANNOTATIONS_BYTES {
-            errors.push(FieldError::too_long(annotations, MAX_ANNOTATIONS_BYTES));
-        }
+        errors.extend(label_errors(&path.child("labels"), self.labels));
+        errors.extend(annotation_errors(
+            &path.child("annotations"),
+            self.annotations,
+        ));
         errors
     }
+}
+
+/// metav1 `ValidateLabels`: each key a qualified name, each value a label value, the errors
+/// at `path` itself (not at the key).
+pub(crate) fn label_errors(path: &FieldPath, labels: &[(String, String)]) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (key, value) in labels {
+        for m in messages("qualifiedName", key) {
+            errors.push(FieldError::new(path.clone(), ErrorType::Invalid, key, m));
+        }
+        for m in messages("labelValue", value) {
+            errors.push(FieldError::new(path.clone(), ErrorType::Invalid, value, m));
+        }
+    }
+    errors
+}
+
+/// apimachinery `ValidateAnnotations`: keys qualified names whatever their case, keys and
+/// values together at most [`MAX_ANNOTATIONS_BYTES`].
+pub(crate) fn annotation_errors(
+    path: &FieldPath,
+    annotations: &[(String, String)],
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let mut size = 0;
+    for (key, value) in annotations {
+        for m in messages("qualifiedName", &key.to_lowercase()) {
+            errors.push(FieldError::new(path.clone(), ErrorType::Invalid, key, m));
+        }
+        size += key.len() + value.len();
+    }
+    if size > MAX_ANNOTATIONS_BYTES {
+        errors.push(FieldError::too_long(path.clone(), MAX_ANNOTATIONS_BYTES));
+    }
+    errors
 }
 
 #[cfg(test)]

@@ -137,6 +137,9 @@ pub(crate) async fn modify(
             Some(&old),
             &mut hook_warnings,
         )?;
+        if subresource.is_none() {
+            crate::kind_rules::check(resource, &new, Some(&old))?;
+        }
         if let Some(sink) = warnings {
             let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
             for w in hook_warnings {

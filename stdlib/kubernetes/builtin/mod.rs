@@ -9,9 +9,10 @@
 //!
 //! The schemas are Kubernetes 1.37's, vendored by `generate.py` (beside this file) from the
 //! OpenAPI documents kube-apiserver serves, with upstream's descriptions stripped: every
-//! kind that can be created (99 in 1.37). The validation kube-apiserver writes by hand per
-//! kind (`ValidateDeployment`: a selector matching the template's labels, container names,
-//! ...) is not done here.
+//! kind that can be created (99 in 1.37). The validation kube-apiserver writes by hand for
+//! the most used kinds (`ValidateDeployment`: a selector matching the template's labels,
+//! container names, ports, ...; Pods, Services, ConfigMaps, Secrets, the apps and batch
+//! workloads) follows the metadata's errors.
 //!
 //! ```
 //! use kcel_stdlib::kubernetes::builtin;
@@ -29,10 +30,17 @@
 //!      unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
 //! );
 //! let typo = json!({"apiVersion": "apps/v1", "kind": "Deployment",
-//!     "metadata": {"name": "web"}, "spec": {"replica": 3}});
+//!     "metadata": {"name": "web"}, "spec": {"replica": 3,
+//!         "selector": {"matchLabels": {"app": "web"}},
+//!         "template": {"metadata": {"labels": {"app": "api"}},
+//!             "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
 //! let outcome = kind.validate(&typo);
 //! assert_eq!(outcome.unknown_fields, ["unknown field \"spec.replica\""]);
-//! assert!(outcome.decode_error.is_none() && outcome.errors.is_empty());
+//! assert_eq!(
+//!     outcome.errors[0].to_string(),
+//!     "spec.template.metadata.labels: Invalid value: {\"app\":\"api\"}: \
+//!      `selector` does not match template `labels`"
+//! );
 //! ```
 
 pub mod typed_decoding;
@@ -44,6 +52,7 @@ use serde_json::{Map, Value as Json};
 
 pub use typed_decoding::OpenApiSchema;
 
+use super::builtin_validation;
 use super::crd::FieldError;
 use super::named_formats::messages;
 use super::object_meta::{self, Scope};
@@ -121,7 +130,7 @@ pub struct Outcome {
     /// "spec.foo"`): warnings under `fieldValidation=Warn`, the error `strict decoding error:
     /// <these, joined by ", ">` under `Strict`.
     pub unknown_fields: Vec<String>,
-    /// Field errors (422 Invalid): the object's `metadata`.
+    /// Field errors (422 Invalid): the object's `metadata`, then the kind's own rules.
     pub errors: Vec<FieldError>,
 }
 
@@ -163,8 +172,14 @@ impl BuiltinKind {
     }
 
     /// Checks `object` as kube-apiserver checks a create of it: decoding (types, then the
-    /// unknown fields), then `metadata`.
+    /// unknown fields), then `metadata`, then the kind's own rules.
     pub fn validate(&self, object: &Json) -> Outcome {
+        self.validate_update(object, None)
+    }
+
+    /// [`BuiltinKind::validate`] for an update of `old` to `object` when `old` is given: the
+    /// kind's update rules too (an immutable selector, an immutable ConfigMap or Secret).
+    pub fn validate_update(&self, object: &Json, old: Option<&Json>) -> Outcome {
         let schema = self.schema();
         if let Some(e) = schema.type_error(object, self.kind()) {
             return Outcome {
@@ -183,9 +198,13 @@ impl BuiltinKind {
             Scope::Cluster
         };
         let group = self.group();
-        let errors = match (group, self.kind()) {
+        let mut errors = match (group, self.kind()) {
             // apimachinery ValidateNamespaceName (NameIsDNSLabel).
             ("", "Namespace") => {
+                object_meta::validate_named(object, scope, &|name| messages("dns1123Label", name))
+            }
+            // apps ValidateStatefulSetName (NameIsDNSLabel).
+            ("apps", "StatefulSet") => {
                 object_meta::validate_named(object, scope, &|name| messages("dns1123Label", name))
             }
             // core ValidateServiceName (NameIsDNS1035Label).
@@ -198,6 +217,12 @@ impl BuiltinKind {
             }
             _ => object_meta::validate(object, scope),
         };
+        errors.extend(builtin_validation::validate(
+            group,
+            self.kind(),
+            object,
+            old,
+        ));
         Outcome {
             decode_error: None,
             unknown_fields,

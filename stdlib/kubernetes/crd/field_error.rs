@@ -75,6 +75,8 @@ pub enum ErrorType {
     TooMany,
     /// `field.InternalError`: `Internal error`.
     Internal,
+    /// `field.NotFound`: `Not found` (a reference to something that does not exist).
+    NotFound,
 }
 
 impl ErrorType {
@@ -89,6 +91,7 @@ impl ErrorType {
             ErrorType::TooLong => "Too long",
             ErrorType::TooMany => "Too many",
             ErrorType::Internal => "Internal error",
+            ErrorType::NotFound => "Not found",
         }
     }
 
@@ -104,6 +107,7 @@ impl ErrorType {
             ErrorType::TooLong => "FieldValueTooLong",
             ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::Internal => "InternalError",
+            ErrorType::NotFound => "FieldValueNotFound",
         }
     }
 
@@ -207,6 +211,7 @@ impl FieldError {
             | ErrorType::TypeInvalid
             | ErrorType::Duplicate
             | ErrorType::NotSupported
+            | ErrorType::NotFound
             | ErrorType::TooMany => {
                 if self.bad_value.is_empty() {
                     // The value is omitted (`field.OmitValueType`).

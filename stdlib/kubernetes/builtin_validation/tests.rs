@@ -1,0 +1,118 @@
+//! Unit tests of the built-in kinds' own validation (the fixtures in `tests/builtin/` cover the
+//! texts end to end).
+
+use serde_json::json;
+
+use super::validate;
+
+fn texts(group: &str, kind: &str, object: serde_json::Value) -> Vec<String> {
+    validate(group, kind, &object, None)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn a_valid_deployment_has_no_errors() {
+    let d = json!({"spec": {
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+                     "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}});
+    assert!(texts("apps", "Deployment", d).is_empty());
+}
+
+// apimachinery pkg/util/validation/validation_test.go TestIsValidPortName.
+#[test]
+fn port_names_as_is_valid_port_name() {
+    use super::errors::port_name;
+    for good in [
+        "telnet",
+        "re-mail-ck",
+        "pop3",
+        "a",
+        "a-1",
+        "1-a",
+        "a-1-b-2-c",
+        "1-a-2-b-3",
+    ] {
+        assert!(port_name(good).is_empty(), "{good}");
+    }
+    assert_eq!(port_name("longerthan15characters").len(), 1);
+    assert_eq!(
+        port_name("12345"),
+        ["must contain at least one letter (a-z)"]
+    );
+    assert_eq!(port_name("a--b"), ["must not contain consecutive hyphens"]);
+    assert_eq!(port_name("-ab"), ["must not begin or end with a hyphen"]);
+    assert_eq!(
+        port_name(""),
+        [
+            "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
+            "must contain at least one letter (a-z)",
+        ]
+    );
+}
+
+// apimachinery validation_test.go TestIsConfigMapKey and TestIsRelaxedEnvVarName.
+#[test]
+fn config_keys_and_environment_variable_names() {
+    use super::errors::{config_key, env_var_name};
+    for good in [
+        "a", "ab", "abc", "a1", "a-1", "a_1", "a.1", "A", "AB", ".a", "a..", "a.b", ".a.b",
+    ] {
+        assert!(config_key(good).is_empty(), "{good}");
+    }
+    assert_eq!(config_key(".."), ["must not be '..'"]);
+    assert_eq!(config_key("..a"), ["must not start with '..'"]);
+    assert_eq!(
+        config_key(&"a".repeat(254)),
+        ["must be no more than 253 characters"]
+    );
+    assert_eq!(config_key("a b").len(), 1);
+    assert!(env_var_name("A B-c.d_1").is_empty());
+    assert_eq!(env_var_name("é").len(), 1);
+    assert_eq!(env_var_name("").len(), 1);
+}
+
+// apimachinery labels selector semantics (selector_test.go) through a LabelSelector.
+#[test]
+fn label_selectors_match_convert_and_print() {
+    use super::label_selector::{LabelSelector, to_json_text};
+    let raw = json!({"matchLabels": {"b": "2", "a": "1"},
+        "matchExpressions": [{"key": "t", "operator": "NotIn", "values": ["x"]},
+                             {"key": "e", "operator": "Exists"}]});
+    let s = LabelSelector::read(&raw);
+    let labels = |v: serde_json::Value| v.as_object().unwrap().clone();
+    assert!(s.matches(&labels(json!({"a": "1", "b": "2", "e": ""}))));
+    assert!(!s.matches(&labels(json!({"a": "1", "b": "2", "e": "", "t": "x"}))));
+    assert!(!s.matches(&labels(json!({"a": "1", "b": "2"}))));
+    assert!(s.converts() && !s.is_empty());
+    assert_eq!(
+        to_json_text(&raw),
+        r#"{"matchLabels":{"a":"1","b":"2"},"matchExpressions":[{"key":"t","operator":"NotIn","values":["x"]},{"key":"e","operator":"Exists"}]}"#
+    );
+    let empty = json!({"matchLabels": {}, "matchExpressions": []});
+    assert!(LabelSelector::read(&empty).is_empty());
+    assert_eq!(to_json_text(&empty), "{}");
+    let bad = json!({"matchExpressions": [{"key": "k", "operator": "Exists", "values": ["v"]}]});
+    assert!(!LabelSelector::read(&bad).converts());
+}
+
+#[test]
+fn an_update_keeps_the_selector() {
+    let d = |app: &str| {
+        json!({"spec": {
+        "selector": {"matchLabels": {"app": app}},
+        "template": {"metadata": {"labels": {"app": app}},
+                     "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})
+    };
+    let errors: Vec<String> = validate("apps", "Deployment", &d("b"), Some(&d("a")))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        errors,
+        ["spec.selector: Invalid value: {\"matchLabels\":{\"app\":\"b\"}}: field is immutable"]
+    );
+    assert!(validate("apps", "Deployment", &d("a"), Some(&d("a"))).is_empty());
+}
