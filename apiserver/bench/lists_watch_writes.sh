@@ -15,6 +15,7 @@
 # Defaults: 3 rounds, 8 clients × 1250 ConfigMaps (10,000), 1,000 watchers × 20 writes paced
 # 200 ms apart. etcd: Debian's `etcd` (or KCEL_ETCD), and KCEL_ETCD_PROGRESS when set (an etcd
 # that answers progress requests, 3.5.13+: consistent lists come from the watch cache there).
+# The load runs creates and updates only (KCEL_LOADGEN_PHASES=create,get,list,update for all).
 set -euo pipefail
 
 rounds=${1:-3}
@@ -81,7 +82,8 @@ measure() { # name, dir, then server flags
     local name=$1 dir=$2; shift 2
     start_server "$dir" "$@"
     echo "-- $name: $clients clients × $count ConfigMaps"; load
-    timeout "$limit" "$bin/examples/loadgen" "$dir/kubeconfig" "$clients" "$count" "$server_pid"
+    KCEL_LOADGEN_PHASES=${KCEL_LOADGEN_PHASES:-create,update} \
+        timeout "$limit" "$bin/examples/loadgen" "$dir/kubeconfig" "$clients" "$count" "$server_pid"
     echo "-- $name: watch fan-out, $watchers watchers × $writes writes 200 ms apart"; load
     timeout "$limit" "$bin/examples/watch_fanout" "$dir/kubeconfig" "$watchers" "$writes" 200
     kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true

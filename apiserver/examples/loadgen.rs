@@ -9,6 +9,7 @@
 //! Arguments: the kubeconfig the server wrote, the number of concurrent clients, the
 //! ConfigMaps each client creates (clients × count objects in all), and optionally the
 //! server's pid. Each client keeps one connection. Requests go to 127.0.0.1 only.
+//! `KCEL_LOADGEN_PHASES=create,update` (say) leaves the other phases out.
 
 mod support;
 
@@ -32,7 +33,12 @@ async fn main() {
     let count: usize = args[3].parse().expect("COUNT_PER_CLIENT is a number");
     let pid = args.get(4).cloned();
     let before = pid.as_deref().and_then(rss_kib);
+    // KCEL_LOADGEN_PHASES (comma-separated) runs only some phases; creates always run.
+    let phases = std::env::var("KCEL_LOADGEN_PHASES").unwrap_or_default();
     for phase in ["create", "get", "list", "update"] {
+        if phase != "create" && !phases.is_empty() && !phases.split(',').any(|p| p == phase) {
+            continue;
+        }
         let start = Instant::now();
         let mut tasks = tokio::task::JoinSet::new();
         for client in 0..clients {
