@@ -4,9 +4,11 @@
 //!
 //! ```text
 //! cargo run --release -p kcel-apiserver -- --data-dir /tmp/d --listen 127.0.0.1:6443 &
-//! cargo run --release -p kcel-apiserver --example watch_fanout -- /tmp/d/kubeconfig 1000 100
+//! cargo run --release -p kcel-apiserver --example watch_fanout -- /tmp/d/kubeconfig 1000 100 [PAUSE_MS]
 //! ```
-//! Arguments: the kubeconfig the server wrote, the number of watchers, the number of writes.
+//! Arguments: the kubeconfig the server wrote, the number of watchers, the number of writes,
+//! and the pause after each write (default 20 ms; long enough, each write's fan-out is
+//! measured on its own).
 //! Requests go to 127.0.0.1 only; the run is bounded (each watcher stops after M events or
 //! 120 seconds).
 
@@ -25,12 +27,13 @@ const PATH: &str = "/api/v1/namespaces/fanout/configmaps";
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: watch_fanout KUBECONFIG WATCHERS WRITES");
+        eprintln!("usage: watch_fanout KUBECONFIG WATCHERS WRITES [PAUSE_MS]");
         std::process::exit(2);
     }
     let target = Arc::new(Target::from_kubeconfig(&args[1]));
     let watchers: usize = args[2].parse().expect("WATCHERS is a number");
     let writes: usize = args[3].parse().expect("WRITES is a number");
+    let pause = Duration::from_millis(args.get(4).map_or(20, |p| p.parse().expect("PAUSE_MS")));
     let mut sender = target.connect().await;
     let (code, _) = target
         .send(
@@ -113,7 +116,7 @@ async fn main() {
             .await;
         assert_eq!(code, 201, "create {name}");
         // Paced, so that each write's fan-out is measured on its own.
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(pause).await;
     }
     let mut all = Vec::new();
     let mut short = 0;

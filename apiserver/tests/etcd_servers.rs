@@ -504,3 +504,51 @@ async fn a_crd_written_through_one_server_is_served_by_the_other() {
     let gone = until_code(&b, WIDGETS, 404).await;
     assert_eq!(gone.code, 404, "{}", gone.text());
 }
+
+/// The port of upstream's sharding e2e test (`sharding.py`: 24 ConfigMaps in 4 uid shards,
+/// paging with `limit=2`, namespace shards, complementary watches, a bad selector) against a
+/// server on etcd at `binary`.
+#[cfg(feature = "etcd")]
+fn python_sharding_port_on(test: &str, binary: &std::path::Path) {
+    let Some(python) = support::Python::find(test) else {
+        return;
+    };
+    let etcd = etcd_process::Etcd::start(&binary.to_path_buf());
+    let server = Server::start(&[
+        "--storage",
+        "etcd",
+        "--etcd-servers",
+        etcd.url.as_str(),
+        "--feature-gates=ShardedListAndWatch=true",
+    ]);
+    let ran = python.run(&server, "sharding.py", &[], Duration::from_secs(180));
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert_eq!(
+        ran.stdout,
+        "ok uid shards partition the list\nok complementary watches partition events\n\
+         ok bad selector\n",
+        "{ran:?}"
+    );
+}
+
+/// On Debian's etcd (3.4.23: consistent lists read etcd, their shard filtered with the watch
+/// cache's hashes).
+#[cfg(feature = "etcd")]
+#[test]
+fn the_python_sharding_port_on_etcd() {
+    let test = "the_python_sharding_port_on_etcd";
+    if let Some(binary) = etcd_process::binary(test) {
+        python_sharding_port_on(test, &binary);
+    }
+}
+
+/// On an etcd that answers progress requests (`KCEL_ETCD_PROGRESS`): consistent lists and
+/// their later pages come from the watch cache.
+#[cfg(feature = "etcd")]
+#[test]
+fn the_python_sharding_port_on_an_etcd_that_answers_progress_requests() {
+    let test = "the_python_sharding_port_on_an_etcd_that_answers_progress_requests";
+    if let Some(binary) = etcd_process::binary_with_progress_requests(test) {
+        python_sharding_port_on(test, &binary);
+    }
+}

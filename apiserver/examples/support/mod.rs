@@ -145,3 +145,22 @@ pub fn rss_kib(pid: &str) -> Option<u64> {
         .parse()
         .ok()
 }
+
+/// The CPU time (user + system, all threads, exited ones too) a process has used, in
+/// milliseconds (10 ms steps: the kernel counts clock ticks).
+pub fn cpu_ms(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // USER_HZ is 100 on Linux (the unit of these fields).
+    Some(ticks * 10.0)
+}
+
+/// The median of `values` (the upper one of an even count).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}

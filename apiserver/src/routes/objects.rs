@@ -22,7 +22,7 @@ use crate::patch;
 use crate::resource::{NAMESPACES, Resource};
 use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
-use crate::storage::{RangeRequest, ShardSelector, StorageError, keys};
+use crate::storage::{Examined, RangeRequest, ShardSelector, ShardedRange, StorageError, keys};
 use crate::table;
 use kcel_stdlib::kubernetes::named_formats::messages;
 
@@ -218,8 +218,9 @@ async fn list(call: Call) -> Result<Response, ApiError> {
     if let Some(rv) = read.not_older_than {
         not_older_than(&call.state, rv).await?;
     }
-    // Objects outside the shard are left out before a full decode: by the hashes the watch
-    // cache keeps (not copied), else from their stored bytes.
+    // The shard first, then labels and fields, as upstream's SelectionPredicate: objects
+    // outside the shard are left out by the storage, before a decode (by the hashes the watch
+    // cache keeps, without copying them, else from their stored bytes).
     let page = read_page(
         &call.state,
         resource,
@@ -227,13 +228,7 @@ async fn list(call: Call) -> Result<Response, ApiError> {
         &read,
         limit,
         shard.clone(),
-        |item| {
-            // The shard first, then labels and fields, as upstream's SelectionPredicate.
-            !filtered
-                || (shard.as_ref().is_none_or(|s| s.matches(item))
-                    && labels.matches(item)
-                    && fields.matches(item))
-        },
+        |item| !filtered || (labels.matches(item) && fields.matches(item)),
     )
     .await?;
     let (items, revision, next, count) = match page {
@@ -327,11 +322,12 @@ async fn read_page(
         request.limit = chunk;
         request.revision = revision;
         request.any_recent = read.any_recent;
-        // A whole read filters in storage; a limited one examines every key it reads.
-        let filter_in_storage = shard.clone().filter(|_| limit.is_none());
-        let response = match storage(state, move |s| match &filter_in_storage {
+        // The storage tells the shard's objects from the others (the watch cache by the
+        // hashes it keeps), and passes the others' keys only.
+        let selector = shard.clone();
+        let response = match storage(state, move |s| match &selector {
             Some(selector) => s.range_in_shard(&request, selector),
-            None => s.range(&request),
+            None => s.range(&request).map(|r| ShardedRange::split(r, |_| true)),
         })
         .await?
         {
@@ -343,19 +339,15 @@ async fn read_page(
         };
         let mut more = response.more;
         let mut last_key = None;
-        for kv in &response.kvs {
+        for examined in &response.examined {
             if limit.is_some_and(|l| items.len() >= l) {
                 more = true;
                 break;
             }
-            last_key = Some(kv.key.as_str());
-            if limit.is_some()
-                && shard
-                    .as_ref()
-                    .is_some_and(|s| !crate::shard::matches_stored(s, &kv.value))
-            {
+            last_key = Some(examined.key());
+            let Examined::InShard(kv) = examined else {
                 continue;
-            }
+            };
             let item = versions.read(kv).await?;
             if keep(&item) {
                 items.push(item);

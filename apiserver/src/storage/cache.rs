@@ -34,10 +34,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::keys::ROOT;
-use super::shard::ShardKeys;
+use super::shard::{ShardKeys, matches_stored};
 use super::{
-    Delegating, EventKind, KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector, Storage,
-    StorageError, Watch, WatchEvent,
+    Delegating, EventKind, Examined, KeyValue, RangeRequest, RangeResponse, Revision,
+    ShardSelector, ShardedRange, Storage, StorageError, Watch, WatchEvent,
 };
 
 /// How many recent events each resource keeps for watchers that start in the past, unless
@@ -140,6 +140,9 @@ struct ResourceCache {
     covered_from: Revision,
     /// The revision the cache has reached: its list, its last event or progress notification.
     revision: Revision,
+    /// The revision of the last change the cache applied (its list's at first): `objects`
+    /// are the resource's state at every revision from here to `revision`.
+    last_change: Revision,
     /// The resource's live keys as of `revision`.
     objects: BTreeMap<String, Entry>,
     ring: VecDeque<WatchEvent>,
@@ -170,10 +173,12 @@ impl ResourceCache {
                 return;
             }
             EventKind::Put => {
+                self.last_change = event.revision();
                 self.objects
                     .insert(event.kv.key.clone(), Entry::new(event.kv.clone()));
             }
             EventKind::Delete => {
+                self.last_change = event.revision();
                 self.objects.remove(&event.kv.key);
             }
         }
@@ -189,32 +194,68 @@ impl ResourceCache {
         }
     }
 
-    /// The live keys under `request`'s prefix from its start key in `shard` (all without
-    /// one; the others are not copied), of the first `limit` keys (`None`: all), with the
-    /// count of all of them, at the cache's revision.
-    fn read(
-        &self,
+    /// Whether `objects` are the resource's state at `revision`: the cache has reached it and
+    /// nothing changed since.
+    fn holds(&self, revision: Revision) -> bool {
+        self.last_change <= revision && revision <= self.revision
+    }
+
+    /// Visits the first `limit` (`None`: all) live entries under `request`'s prefix from its
+    /// start key; returns how many there are in all, beyond the limit too, and whether some
+    /// are beyond it.
+    fn walk<'a>(
+        &'a self,
         request: &RangeRequest,
         limit: Option<usize>,
-        shard: Option<&ShardSelector>,
-    ) -> RangeResponse {
-        let mut kvs = Vec::new();
+        mut visit: impl FnMut(&'a Entry),
+    ) -> (usize, bool) {
         let mut count = 0;
         for (key, entry) in self.objects.range(request.start_key().to_owned()..) {
             if !key.starts_with(request.prefix.as_str()) {
                 break;
             }
             count += 1;
-            // The limit counts the keys examined, kept or not (as the storage's range does).
-            if limit.is_none_or(|l| count <= l) && shard.is_none_or(|s| entry.shard.matches(s)) {
-                kvs.push(entry.kv.clone());
+            if limit.is_none_or(|l| count <= l) {
+                visit(entry);
             }
         }
+        (count, limit.is_some_and(|l| count > l))
+    }
+
+    /// A range of the first `limit` keys (`None`: all), at the cache's revision.
+    fn read(&self, request: &RangeRequest, limit: Option<usize>) -> RangeResponse {
+        let mut kvs = Vec::new();
+        let (count, more) = self.walk(request, limit, |entry| kvs.push(entry.kv.clone()));
         RangeResponse {
-            more: limit.is_some_and(|l| count > l),
-            count,
             kvs,
             revision: self.revision,
+            more,
+            count,
+        }
+    }
+
+    /// [`ResourceCache::read`] in `selector`'s shard: the kept hashes decide, and the
+    /// objects outside are not copied. The limit counts the keys examined, kept or not (as
+    /// the storage's range does).
+    fn read_in_shard(
+        &self,
+        request: &RangeRequest,
+        limit: Option<usize>,
+        selector: &ShardSelector,
+    ) -> ShardedRange {
+        let mut examined = Vec::new();
+        let (count, more) = self.walk(request, limit, |entry| {
+            examined.push(if entry.shard.matches(selector) {
+                Examined::InShard(entry.kv.clone())
+            } else {
+                Examined::Outside(entry.kv.key.clone())
+            });
+        });
+        ShardedRange {
+            examined,
+            revision: self.revision,
+            more,
+            count,
         }
     }
 }
@@ -324,6 +365,7 @@ impl WatchCache {
                 started: at + 1,
                 covered_from: at + 1,
                 revision: at,
+                last_change: at,
                 objects: listed
                     .kvs
                     .into_iter()
@@ -366,25 +408,35 @@ impl WatchCache {
     }
 
     /// A range, from the cache when it can answer (see the module documentation), else from
-    /// the store; only the objects in `shard` when given.
-    fn cached_range(
+    /// the store: `from_cache` reads a resource's cache (with the request's limit, or `None`
+    /// for all), `from_store` the store.
+    fn cached_range<T>(
         &self,
         request: &RangeRequest,
-        shard: Option<&ShardSelector>,
-    ) -> Result<RangeResponse, StorageError> {
-        let root = self.cached_root(&request.prefix);
-        let (Some(root), None) = (root, request.revision) else {
-            return self.store_range(request, shard);
+        from_cache: impl Fn(&ResourceCache, Option<usize>) -> T,
+        from_store: impl FnOnce() -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let Some(root) = self.cached_root(&request.prefix) else {
+            return from_store();
         };
+        let limit = request.limit.filter(|&l| l > 0);
+        if let Some(at) = request.revision {
+            // A read at a revision (the later pages of a list): from the cache when its
+            // objects are that state, which they are while nothing changed since.
+            return match self.read_at(&root, at, |cache| from_cache(cache, limit))? {
+                Some(found) => Ok(found),
+                None => from_store(),
+            };
+        }
         if request.any_recent {
             // Any recent state: what the cache holds, whole.
             let mut inner = lock(&self.shared);
-            return Ok(self.resource(&mut inner, &root)?.read(request, None, shard));
+            return Ok(from_cache(self.resource(&mut inner, &root)?, None));
         }
         let exact = self.store.exact_progress();
         if !exact && !self.store.progress_requests() {
             lock(&self.shared).consistent_from_store += 1;
-            return self.store_range(request, shard);
+            return from_store();
         }
         // A consistent read: the cache once it has reached the store's current revision
         // (upstream's cacher: `waitUntilFreshAndBlock` after reading etcd's revision). With an
@@ -397,7 +449,7 @@ impl WatchCache {
         let deadline = Instant::now() + FRESHNESS_WAIT;
         while let Some(cache) = inner.resources.get(&root) {
             if cache.revision >= target {
-                let response = cache.read(request, request.limit.filter(|&l| l > 0), shard);
+                let response = from_cache(cache, limit);
                 inner.consistent_from_cache += 1;
                 return Ok(response);
             }
@@ -426,19 +478,50 @@ impl WatchCache {
         }
         inner.consistent_from_store += 1;
         drop(inner);
-        self.store_range(request, shard)
+        from_store()
     }
 
-    /// A range read from the store.
-    fn store_range(
+    /// A read at revision `at` from the running cache of `root`, if its objects are the
+    /// resource's state at `at` ([`ResourceCache::holds`]); `None` otherwise (the store
+    /// answers). A compacted revision is refused as the store refuses it (a one-key read at
+    /// `at` asks it), so an old continue token still gets its 410.
+    fn read_at<T>(
+        &self,
+        root: &str,
+        at: Revision,
+        read: impl Fn(&ResourceCache) -> T,
+    ) -> Result<Option<T>, StorageError> {
+        let holds = |inner: &Inner| inner.resources.get(root).is_some_and(|c| c.holds(at));
+        if !holds(&lock(&self.shared)) {
+            return Ok(None);
+        }
+        self.store.get(root, Some(at))?;
+        let inner = lock(&self.shared);
+        // A change may have come in meanwhile.
+        Ok(inner.resources.get(root).filter(|c| c.holds(at)).map(read))
+    }
+
+    /// A sharded range read from the store: the objects the cache holds at the same
+    /// `mod_revision` are told apart by the hashes kept with them, the others by their stored
+    /// JSON's shard field.
+    fn store_range_in_shard(
         &self,
         request: &RangeRequest,
-        shard: Option<&ShardSelector>,
-    ) -> Result<RangeResponse, StorageError> {
-        match shard {
-            Some(selector) => self.store.range_in_shard(request, selector),
-            None => self.store.range(request),
-        }
+        selector: &ShardSelector,
+    ) -> Result<ShardedRange, StorageError> {
+        let response = self.store.range(request)?;
+        let root = self.cached_root(&request.prefix);
+        let inner = lock(&self.shared);
+        let cache = root.and_then(|root| inner.resources.get(&root));
+        Ok(ShardedRange::split(response, |kv| {
+            match cache
+                .and_then(|c| c.objects.get(&kv.key))
+                .filter(|entry| entry.kv.mod_revision == kv.mod_revision)
+            {
+                Some(entry) => entry.shard.matches(selector),
+                None => matches_stored(selector, &kv.value),
+            }
+        }))
     }
 }
 
@@ -464,16 +547,25 @@ impl Delegating for WatchCache {
     }
 
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
-        self.cached_range(request, None)
+        self.cached_range(
+            request,
+            |cache, limit| cache.read(request, limit),
+            || self.store.range(request),
+        )
     }
 
     fn range_in_shard(
         &self,
         request: &RangeRequest,
         selector: &ShardSelector,
-    ) -> Result<RangeResponse, StorageError> {
-        self.cached_range(request, Some(selector))
+    ) -> Result<ShardedRange, StorageError> {
+        self.cached_range(
+            request,
+            |cache, limit| cache.read_in_shard(request, limit, selector),
+            || self.store_range_in_shard(request, selector),
+        )
     }
+
     fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
         let (Some(root), Some(from)) = (self.cached_root(prefix), from) else {
             return self.store.watch(prefix, from);
@@ -666,7 +758,7 @@ mod tests {
             &self,
             request: &RangeRequest,
             selector: &super::ShardSelector,
-        ) -> Result<RangeResponse, StorageError> {
+        ) -> Result<super::ShardedRange, StorageError> {
             *self.ranges.lock().unwrap() += 1;
             self.store.range_in_shard(request, selector)
         }
@@ -909,16 +1001,120 @@ mod tests {
             let stored = store
                 .range_in_shard(&RangeRequest::prefix(prefix.clone()), &selector)
                 .unwrap();
-            assert_eq!(cached.kvs, stored.kvs, "{text}");
-            assert_eq!((cached.count, cached.more), (stored.count, stored.more));
-            assert!(cached.kvs.iter().any(|kv| kv.value == b"not json"));
+            assert_eq!(cached, stored, "{text}");
+            assert!(cached.in_shard().any(|kv| kv.value == b"not json"));
             // Some in, some out (15 / 49 / 26 of 64 with these uids and namespaces).
-            assert!(
-                (2..64).contains(&cached.kvs.len()),
-                "{text}: {}",
-                cached.kvs.len()
-            );
+            let kept = cached.in_shard().count();
+            assert!((2..64).contains(&kept), "{text}: {kept}");
+            assert_eq!(cached.examined.len(), 65);
         }
+    }
+
+    #[test]
+    fn paged_sharded_reads_at_a_revision_come_from_the_cache_while_nothing_changed() {
+        let probe = probe(true);
+        let cache = WatchCache::new(probe.clone());
+        let mut x: u64 = 777;
+        for i in 0..40 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let object = serde_json::json!({"metadata": {"name": format!("n{i:02}"), "uid": format!("{x:016x}")}});
+            cache
+                .create(
+                    &keys::namespaced("configmaps", "d", &format!("n{i:02}")),
+                    &serde_json::to_vec(&object).unwrap(),
+                )
+                .unwrap();
+        }
+        let prefix = keys::prefix("configmaps", None);
+        let selector = super::ShardSelector::parse(
+            "shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000')",
+        )
+        .unwrap();
+        // Pages of 4 keys examined, as a list with limit and continue reads them: the first
+        // consistent, the others at its revision.
+        let pages = |cache: &WatchCache, store: &dyn Storage| {
+            let mut request = RangeRequest::prefix(prefix.clone()).limit(4);
+            let (mut cached, mut stored) = (Vec::new(), Vec::new());
+            loop {
+                let page = cache.range_in_shard(&request, &selector).unwrap();
+                let expected = store
+                    .range_in_shard(&request.clone().at_revision(page.revision), &selector)
+                    .unwrap();
+                assert_eq!(page, expected);
+                cached.extend(page.in_shard().cloned());
+                stored.extend(expected.in_shard().cloned());
+                if !page.more {
+                    return (cached, stored, page.revision);
+                }
+                let last = page.examined.last().unwrap().key();
+                request = request
+                    .from_key(format!("{last}\u{0}"))
+                    .at_revision(page.revision);
+            }
+        };
+        let (cached, stored, at) = pages(&cache, &*probe.store);
+        assert_eq!(cached, stored);
+        assert!((2..40).contains(&cached.len()), "{}", cached.len());
+        // The cache's own list was the only storage range: ten pages from memory.
+        assert_eq!(*probe.ranges.lock().unwrap(), 1);
+        // A change after the snapshot: reads at the old revision go to the store.
+        let key = keys::namespaced("configmaps", "d", "n00");
+        let old = probe.store.get(&key, None).unwrap().0.unwrap();
+        cache.delete(&key, old.mod_revision).unwrap();
+        let wait_for = |rev: Revision| {
+            let start = std::time::Instant::now();
+            while cache
+                .range(&RangeRequest::prefix(prefix.clone()))
+                .unwrap()
+                .revision
+                < rev
+                && start.elapsed() < std::time::Duration::from_secs(5)
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        };
+        wait_for(at + 1);
+        let before = *probe.ranges.lock().unwrap();
+        let page = cache
+            .range_in_shard(
+                &RangeRequest::prefix(prefix.clone()).at_revision(at),
+                &selector,
+            )
+            .unwrap();
+        assert_eq!(page.in_shard().cloned().collect::<Vec<_>>(), cached);
+        assert_eq!(*probe.ranges.lock().unwrap(), before + 1);
+        // A compacted revision is refused even while the cache still holds that state.
+        let (again, _, now) = pages(&cache, &*probe.store);
+        assert_eq!(
+            again.len() + usize::from(cached[0].key == key),
+            cached.len()
+        );
+        probe.store.compact(now).unwrap();
+        cache
+            .create(&keys::namespaced("secrets", "d", "s"), b"{}")
+            .unwrap();
+        wait_for(now + 1);
+        let page = cache
+            .range_in_shard(
+                &RangeRequest::prefix(prefix.clone()).at_revision(now),
+                &selector,
+            )
+            .unwrap();
+        assert_eq!(
+            page.in_shard().count(),
+            again.len(),
+            "the compaction point itself is readable"
+        );
+        cache
+            .create(&keys::namespaced("secrets", "d", "t"), b"{}")
+            .unwrap();
+        probe.store.compact(now + 1).unwrap();
+        assert!(matches!(
+            cache.range_in_shard(&RangeRequest::prefix(prefix).at_revision(now), &selector),
+            Err(StorageError::Compacted { .. })
+        ));
     }
 
     #[test]

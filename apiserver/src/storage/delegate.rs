@@ -3,7 +3,8 @@
 //! and the CRD tracker are built on it, each overriding only what it adds.
 
 use super::{
-    KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector, Storage, StorageError, Watch,
+    KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector, ShardedRange, Storage,
+    StorageError, Watch,
 };
 
 /// A store that wraps another: every [`Storage`] method defaults to the inner store's, and a
@@ -46,7 +47,7 @@ pub trait Delegating: Send + Sync {
         &self,
         request: &RangeRequest,
         shard: &ShardSelector,
-    ) -> Result<RangeResponse, StorageError> {
+    ) -> Result<ShardedRange, StorageError> {
         self.inner().range_in_shard(request, shard)
     }
 
@@ -129,7 +130,7 @@ impl<T: Delegating> Storage for T {
         &self,
         request: &RangeRequest,
         shard: &ShardSelector,
-    ) -> Result<RangeResponse, StorageError> {
+    ) -> Result<ShardedRange, StorageError> {
         Delegating::range_in_shard(self, request, shard)
     }
 

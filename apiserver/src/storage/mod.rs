@@ -127,6 +127,69 @@ pub struct RangeResponse {
     pub count: usize,
 }
 
+/// One key that [`Storage::range_in_shard`] examined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Examined {
+    /// An object in the shard, with its value.
+    InShard(KeyValue),
+    /// The key of an object outside the shard (its value is not copied).
+    Outside(String),
+}
+
+impl Examined {
+    /// The key examined.
+    pub fn key(&self) -> &str {
+        match self {
+            Examined::InShard(kv) => &kv.key,
+            Examined::Outside(key) => key,
+        }
+    }
+}
+
+/// What [`Storage::range_in_shard`] read: the keys [`Storage::range`] would have returned, in
+/// key order, the values of those in the shard only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardedRange {
+    /// Every key examined, at most `limit` of them.
+    pub examined: Vec<Examined>,
+    /// As [`RangeResponse::revision`].
+    pub revision: Revision,
+    /// As [`RangeResponse::more`].
+    pub more: bool,
+    /// As [`RangeResponse::count`].
+    pub count: usize,
+}
+
+impl ShardedRange {
+    /// Splits a range into the objects `in_shard` keeps and the keys of the others.
+    pub fn split(response: RangeResponse, mut in_shard: impl FnMut(&KeyValue) -> bool) -> Self {
+        ShardedRange {
+            examined: response
+                .kvs
+                .into_iter()
+                .map(|kv| {
+                    if in_shard(&kv) {
+                        Examined::InShard(kv)
+                    } else {
+                        Examined::Outside(kv.key)
+                    }
+                })
+                .collect(),
+            revision: response.revision,
+            more: response.more,
+            count: response.count,
+        }
+    }
+
+    /// The objects in the shard, in key order.
+    pub fn in_shard(&self) -> impl Iterator<Item = &KeyValue> {
+        self.examined.iter().filter_map(|e| match e {
+            Examined::InShard(kv) => Some(kv),
+            Examined::Outside(_) => None,
+        })
+    }
+}
+
 /// The storage of the API server: etcd's key-value subset used by kube-apiserver.
 ///
 /// Implementations are shared between request handlers (`Arc<dyn Storage>`), serialize their
@@ -159,21 +222,22 @@ pub trait Storage: Send + Sync {
     /// [`StorageError::FutureRevision`] beyond the current one.
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError>;
 
-    /// [`Storage::range`] keeping only the objects in `selector`'s shard (`count` and `more` still
-    /// describe the whole range). A store reads each value's shard field out of its JSON
-    /// ([`shard::matches_stored`]); the watch cache tests the hashes it computed when
-    /// the object entered it ([`shard::ShardKeys`]) and skips the others without
-    /// copying them (a sharded list reads four times what it answers).
+    /// [`Storage::range`] telling the objects in `selector`'s shard from the others: every key
+    /// the range examined, in order, with the value of those in the shard only (`count` and
+    /// `more` describe the whole range, and a page's continue key follows the last key
+    /// examined, as upstream's `GetList`). A store reads each value's shard field out of its
+    /// JSON without building the object ([`shard::matches_stored`]); the watch cache tests
+    /// the hashes it computed when the object entered it ([`shard::ShardKeys`]) and does not
+    /// copy the others (a sharded list examines four times what it answers).
     fn range_in_shard(
         &self,
         request: &RangeRequest,
         selector: &ShardSelector,
-    ) -> Result<RangeResponse, StorageError> {
-        let mut response = self.range(request)?;
-        response
-            .kvs
-            .retain(|kv| shard::matches_stored(selector, &kv.value));
-        Ok(response)
+    ) -> Result<ShardedRange, StorageError> {
+        let response = self.range(request)?;
+        Ok(ShardedRange::split(response, |kv| {
+            shard::matches_stored(selector, &kv.value)
+        }))
     }
 
     /// Stores `value` under `key` if the key has no live value; returns the new key-value.
