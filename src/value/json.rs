@@ -177,6 +177,6 @@ mod tests {
             panic!("a list")
         };
         assert_eq!(b.len(), 3);
-        assert!(matches!(b.get(0), Some(Value::Int(1))));
+        assert!(matches!(b.first(), Some(Value::Int(1))));
     }
 }
