@@ -7,6 +7,11 @@
 //! libraries reuse ([`standard`]).
 //!
 //! A library is a value: build it once and add it to as many environments as need it.
+//! Overloads are declared one at a time ([`FunctionBuilder::global`],
+//! [`FunctionBuilder::member`], each followed by its cost, estimate or specialisation where
+//! it differs from cel-go's default) or as a table, one line per overload ([`overloads!`]).
+//! What a library declared is read back, not changed, through [`Function`] and
+//! [`Overload`].
 //!
 //! ```
 //! use kcel::library::{Implementation, Library};
@@ -23,6 +28,8 @@
 //! lib.function("twice", "Twice an int.")
 //!     .global("twice_int", &["int"], "int", Implementation::Unary(twice))
 //!     .examples(&["twice(21) == 42"]);
+//! let twice = &lib.functions()[0];
+//! assert_eq!(twice.overloads()[0].signature(twice.name()), "twice(int) -> int");
 //!
 //! let mut env = Env::new();
 //! env.add_library(&lib);
@@ -44,6 +51,38 @@ pub use crate::registry::{
     SharedFn, Specialization, SpecializeFn, StringTest, TimeKernel, Validator, is_internal_name,
 };
 pub use crate::value::{EqualitySet, equality_hash};
+
+/// Declares a function's overloads as a table, one line per overload:
+/// `global "id" ("param", ...) -> "result" => implementation;` or the same with `member`
+/// (the receiver's type first), types as [`Type::parse`](crate::Type::parse) reads them.
+/// The first argument is the [`FunctionBuilder`] (from [`Library::function`]); the value is
+/// the builder, for `.examples(...)` or more overloads. Each line is the builder's
+/// [`FunctionBuilder::global`] or [`FunctionBuilder::member`] call.
+///
+/// ```
+/// use kcel::library::{Implementation, Library, overloads};
+/// use kcel::{EvalError, Value};
+///
+/// fn half(v: &Value) -> Result<Value, EvalError> {
+///     match v {
+///         Value::Int(n) => Ok(Value::Int(n / 2)),
+///         Value::Double(d) => Ok(Value::Double(d / 2.0)),
+///         _ => Err(EvalError::no_such_overload()),
+///     }
+/// }
+///
+/// let mut lib = Library::new("example.half", 1);
+/// overloads!(lib.function("half", "Half a number.");
+///     global "half_int" ("int") -> "int" => Implementation::Unary(half);
+///     global "half_double" ("double") -> "double" => Implementation::Unary(half);
+///     member "int_half" ("int") -> "int" => Implementation::Unary(half);
+/// )
+/// .examples(&["half(5) == 2", "half(3.0) == 1.5", "(8).half() == 4"]);
+/// let half = &lib.functions()[0];
+/// assert_eq!(half.overloads().len(), 3);
+/// assert_eq!(half.overloads()[2].signature(half.name()), "int.half() -> int");
+/// ```
+pub use crate::__overloads as overloads;
 
 /// The memory budget of an evaluation (beside its cost limit), which implementations
 /// consult before producing a value larger than their inputs: [`budget::reserve`] the

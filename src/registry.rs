@@ -69,28 +69,28 @@ impl fmt::Debug for Implementation {
 #[derive(Clone, Debug)]
 pub struct Overload {
     /// cel-go's overload id, e.g. `add_int64`.
-    pub id: Arc<str>,
+    pub(crate) id: Arc<str>,
     /// Called as `receiver.f(args)` rather than `f(args)`.
-    pub member: bool,
+    pub(crate) member: bool,
     /// Parameter types; for member overloads the receiver comes first.
-    pub params: Arc<[Type]>,
+    pub(crate) params: Arc<[Type]>,
     /// The result type.
-    pub result: Type,
+    pub(crate) result: Type,
     /// What a call runs.
-    pub implementation: Implementation,
+    pub(crate) implementation: Implementation,
     /// The runtime cost; `None` means cel-go's default for this overload id.
-    pub runtime_cost: Option<CallCost>,
+    pub(crate) runtime_cost: Option<CallCost>,
     /// The static cost estimate; `None` means cel-go's default for this overload id.
-    pub estimate: Option<EstimateFn>,
+    pub(crate) estimate: Option<EstimateFn>,
     /// A plan-time specialisation: given the call's constant arguments (`None` where an
     /// argument is not a constant), an implementation to call instead, such as one with a
     /// constant pattern compiled once, or a constant argument rejected (a program-creation
     /// error, as cel-go's regex optimization reports a bad constant pattern); `None` from
     /// it keeps the general implementation.
-    pub specialize: Option<SpecializeFn>,
+    pub(crate) specialize: Option<SpecializeFn>,
     /// A form the engine's planner has for calls of this overload (see
     /// [`Specialization`]); `None` for none.
-    pub specialization: Option<Specialization>,
+    pub(crate) specialization: Option<Specialization>,
 }
 
 /// A plan-time form the engine has for calls of an overload, declared with the overload
@@ -177,7 +177,7 @@ impl Overload {
     }
 }
 
-/// See [`Overload::specialize`].
+/// A plan-time specialisation (see [`FunctionBuilder::specialize`]).
 pub type SpecializeFn =
     fn(constants: &[Option<&Value>]) -> Option<Result<Implementation, ConstantRejected>>;
 
@@ -207,6 +207,31 @@ impl Overload {
         }
     }
 
+    /// cel-go's overload id, e.g. `add_int64`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Whether it is called as `receiver.f(args)` rather than `f(args)`.
+    pub fn is_member(&self) -> bool {
+        self.member
+    }
+
+    /// The parameter types; for a member overload the receiver comes first.
+    pub fn params(&self) -> &[Type] {
+        &self.params
+    }
+
+    /// The result type.
+    pub fn result(&self) -> &Type {
+        &self.result
+    }
+
+    /// What a call runs.
+    pub fn implementation(&self) -> &Implementation {
+        &self.implementation
+    }
+
     /// The runtime cost model of this overload.
     pub fn call_cost(&self) -> CallCost {
         self.runtime_cost
@@ -225,16 +250,57 @@ impl Overload {
 #[derive(Clone, Debug)]
 pub struct Function {
     /// The name calls use (`size`, `math.greatest`, `_+_`).
-    pub name: Arc<str>,
+    pub(crate) name: Arc<str>,
     /// One paragraph for people (`kcel functions`, completions).
-    pub doc: String,
+    pub(crate) doc: String,
     /// CEL expressions that must evaluate to `true`; they run as tests.
-    pub examples: Vec<String>,
+    pub(crate) examples: Vec<String>,
     /// The overloads, in declaration order.
-    pub overloads: Vec<Overload>,
+    pub(crate) overloads: Vec<Overload>,
 }
 
 impl Function {
+    /// A function declared for type-checking only (e.g. by an embedder, or a conformance
+    /// test's declarations): `name` with `overloads` (see [`Overload::declared`]) and no
+    /// documentation. Libraries declare theirs with [`Library::function`].
+    pub fn declared(name: &str, overloads: Vec<Overload>) -> Function {
+        Function {
+            name: name.into(),
+            doc: String::new(),
+            examples: Vec::new(),
+            overloads,
+        }
+    }
+
+    /// The name calls use (`size`, `math.greatest`, `_+_`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One paragraph for people (`kcel functions`, completions).
+    pub fn doc(&self) -> &str {
+        &self.doc
+    }
+
+    /// CEL expressions that evaluate to `true` (they run as tests).
+    pub fn examples(&self) -> &[String] {
+        &self.examples
+    }
+
+    /// The overloads, in declaration order.
+    pub fn overloads(&self) -> &[Overload] {
+        &self.overloads
+    }
+
+    /// Gives every overload the runtime cost `cost` (e.g. Kubernetes' prices for cel-go's
+    /// `ext.Strings`), in place of cel-go's default by overload id.
+    pub fn set_runtime_cost(&mut self, cost: CallCost) -> &mut Function {
+        for o in &mut self.overloads {
+            o.runtime_cost = Some(cost);
+        }
+        self
+    }
+
     /// Overloads callable in the given style with `arity` arguments (counting the receiver).
     pub fn candidates(&self, member: bool, arity: usize) -> impl Iterator<Item = &Overload> {
         self.overloads
@@ -390,6 +456,17 @@ impl Library {
             function: &mut self.functions[index],
         }
     }
+}
+
+/// The table form of a [`FunctionBuilder`]'s overloads (`kcel::library::overloads!`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __overloads {
+    ($builder:expr; $($kind:ident $id:literal ($($param:literal),* $(,)?) -> $result:literal => $imp:expr;)*) => {{
+        let builder = $builder;
+        $(let builder = builder.$kind($id, &[$($param),*], $result, $imp);)*
+        builder
+    }};
 }
 
 /// Adds overloads and examples to a [`Function`].

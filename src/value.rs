@@ -154,9 +154,11 @@ pub enum Value {
     Optional(Option<Arc<Value>>),
     /// A library-defined value (IP address, quantity, URL, ...).
     Opaque(Arc<dyn Opaque>),
-    /// An object or array of a shared JSON document, read in place (see [`JsonNode`]).
-    /// The interpreter converts it before it reaches a function or a result, so library
-    /// code sees ordinary maps and lists.
+    /// The evaluator's own: an object or array of a shared JSON document, read in place
+    /// ([`Value::from_shared_json`], [`crate::JsonActivation`]). Its payload is opaque; the
+    /// interpreter converts it before it reaches a function, a result or an error, so
+    /// library code sees ordinary maps and lists ([`Value::materialize`] converts it
+    /// elsewhere).
     Json(JsonNode),
 }
 

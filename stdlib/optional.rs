@@ -222,7 +222,8 @@ fn is_zero(v: &Value) -> bool {
         Value::Bytes(b) => b.is_empty(),
         Value::List(l) => l.is_empty(),
         Value::Map(m) => m.is_empty(),
-        Value::Json(j) => j.is_empty(),
+        // The interpreter converts JSON read in place before a function sees it.
+        Value::Json(_) => is_zero(&v.clone().materialize()),
         // A map read lazily (a Kubernetes object) is zero when it has no entries.
         Value::Opaque(o) if o.to_value().is_some() => o.size() == Some(0),
         Value::Duration(d) => d.is_zero(),

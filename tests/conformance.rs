@@ -302,12 +302,7 @@ fn run_test(test: &Json, reference: &mut ReferenceRuns) -> Result<(), String> {
                     decode_type(o.get("result_type").unwrap_or(&Json::Null))?,
                 ));
             }
-            env.declare_function(Function {
-                name: str_of(decl, "name").into(),
-                doc: String::new(),
-                examples: Vec::new(),
-                overloads,
-            });
+            env.declare_function(Function::declared(str_of(decl, "name"), overloads));
         }
     }
     let mut bindings: HashMap<String, Value> = HashMap::new();

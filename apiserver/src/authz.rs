@@ -45,14 +45,53 @@ impl User {
     }
 }
 
+/// A token or rule file the server cannot use: `<path>: <problem>`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}", path.display())]
+pub struct AuthFileError {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// What is wrong with it.
+    pub problem: AuthFileProblem,
+}
+
+/// What is wrong with a token or rule file.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthFileProblem {
+    /// It cannot be read.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// A token line with fewer than three columns.
+    #[error("line {0}: expected at least 3 columns (token,user,uid)")]
+    Columns(usize),
+    /// A token line without a token or user.
+    #[error("line {0}: empty token or user")]
+    EmptyTokenOrUser(usize),
+    /// A rule file that is not YAML.
+    #[error(transparent)]
+    Yaml(#[from] serde_norway::Error),
+    /// Rules that do not decode.
+    #[error(transparent)]
+    Rules(#[from] serde_json::Error),
+}
+
+impl AuthFileProblem {
+    fn at(self, path: &Path) -> AuthFileError {
+        AuthFileError {
+            path: path.to_path_buf(),
+            problem: self,
+        }
+    }
+}
+
 /// Reads a token file: one `token,user,uid[,"group1,group2"]` line per user.
-pub fn read_token_file(path: &Path) -> Result<HashMap<String, User>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse_tokens(&text).map_err(|e| format!("{}: {e}", path.display()))
+pub fn read_token_file(path: &Path) -> Result<HashMap<String, User>, AuthFileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| AuthFileProblem::from(e).at(path))?;
+    parse_tokens(&text).map_err(|e| e.at(path))
 }
 
 /// Parses the token file's CSV.
-pub fn parse_tokens(text: &str) -> Result<HashMap<String, User>, String> {
+pub fn parse_tokens(text: &str) -> Result<HashMap<String, User>, AuthFileProblem> {
     let mut users = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -62,13 +101,10 @@ pub fn parse_tokens(text: &str) -> Result<HashMap<String, User>, String> {
         let mut fields = line.splitn(4, ',');
         let mut next = || fields.next().map(|f| f.trim().trim_matches('"').to_owned());
         let (Some(token), Some(name), Some(uid)) = (next(), next(), next()) else {
-            return Err(format!(
-                "line {}: expected at least 3 columns (token,user,uid)",
-                i + 1
-            ));
+            return Err(AuthFileProblem::Columns(i + 1));
         };
         if token.is_empty() || name.is_empty() {
-            return Err(format!("line {}: empty token or user", i + 1));
+            return Err(AuthFileProblem::EmptyTokenOrUser(i + 1));
         }
         let mut groups: Vec<String> = next()
             .map(|g| {
@@ -86,14 +122,14 @@ pub fn parse_tokens(text: &str) -> Result<HashMap<String, User>, String> {
 
 /// Reads a rule file in `kcel --authorizer @PATH`'s format (a `user` key, if any, is ignored:
 /// the server knows who asks).
-pub fn read_rules(path: &Path) -> Result<RuleAuthorizer, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_rules(path: &Path) -> Result<RuleAuthorizer, AuthFileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| AuthFileProblem::from(e).at(path))?;
     let mut json: serde_json::Value =
-        serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_norway::from_str(&text).map_err(|e| AuthFileProblem::from(e).at(path))?;
     if let Some(object) = json.as_object_mut() {
         object.remove("user");
     }
-    RuleAuthorizer::from_json(&json).map_err(|e| format!("{}: {e}", path.display()))
+    RuleAuthorizer::from_json(&json).map_err(|e| AuthFileProblem::from(e).at(path))
 }
 
 /// What a request asks to do, as kube-apiserver's RequestInfo names it.

@@ -24,7 +24,31 @@ const RAW_URL: GeneralPurpose = GeneralPurpose::new(
         .with_decode_padding_mode(DecodePaddingMode::RequireNone),
 );
 
-const INVALID: &str = "continue key is not valid";
+/// Why a continue token is refused: upstream's `DecodeContinue` texts (the API server
+/// answers them as `invalid continue token: <text>`).
+#[derive(Debug, thiserror::Error)]
+pub enum ContinueError {
+    /// Not base64url (Go's `CorruptInputError`: the offset of the bad input byte).
+    #[error("continue key is not valid: illegal base64 data at input byte {0}")]
+    Base64(usize),
+    /// Not the token's JSON.
+    #[error("continue key is not valid: {0}")]
+    Json(serde_json::Error),
+    /// Another token version.
+    #[error("continue key is not valid: server does not recognize this encoded version {0}")]
+    Version(String),
+    /// A zero revision.
+    #[error(
+        "continue key is not valid: incorrect encoded start resourceVersion (version {VERSION})"
+    )]
+    ZeroRevision,
+    /// No start key.
+    #[error("continue key is not valid: encoded start key empty (version {VERSION})")]
+    EmptyStart,
+    /// A start key that is not a clean path (upstream's defence against path traversal).
+    #[error("continue key is not valid: {0}")]
+    UncleanStart(String),
+}
 
 #[derive(Serialize, Deserialize)]
 struct Token {
@@ -47,15 +71,14 @@ pub fn encode(revision: Revision, start: &str) -> String {
     RAW_URL.encode(serde_json::to_vec(&token).expect("a token always serializes"))
 }
 
-/// Go's `base64.CorruptInputError` text for a decoding failure.
-fn base64_error(e: base64::DecodeError) -> String {
-    let at = match e {
+/// Go's `base64.CorruptInputError` for a decoding failure.
+fn base64_error(e: base64::DecodeError) -> ContinueError {
+    ContinueError::Base64(match e {
         base64::DecodeError::InvalidByte(offset, _)
         | base64::DecodeError::InvalidLastSymbol(offset, _) => offset,
         base64::DecodeError::InvalidLength(len) => len.saturating_sub(1),
         base64::DecodeError::InvalidPadding => 0,
-    };
-    format!("illegal base64 data at input byte {at}")
+    })
 }
 
 /// Whether `path` (starting with `/`) is what Go's `path.Clean` makes of it.
@@ -67,28 +90,18 @@ fn is_clean(path: &str) -> bool {
 }
 
 /// The snapshot revision and the start key suffix (relative to the list prefix) in `token`,
-/// or upstream's `DecodeContinue` error text (the API server answers it as `invalid continue
-/// token: <text>`).
-pub fn decode(token: &str) -> Result<(Revision, String), String> {
-    let bytes = RAW_URL
-        .decode(token)
-        .map_err(|e| format!("{INVALID}: {}", base64_error(e)))?;
-    let token: Token = serde_json::from_slice(&bytes).map_err(|e| format!("{INVALID}: {e}"))?;
+/// or why the token is refused.
+pub fn decode(token: &str) -> Result<(Revision, String), ContinueError> {
+    let bytes = RAW_URL.decode(token).map_err(base64_error)?;
+    let token: Token = serde_json::from_slice(&bytes).map_err(ContinueError::Json)?;
     if token.v != VERSION {
-        return Err(format!(
-            "{INVALID}: server does not recognize this encoded version {}",
-            token.v
-        ));
+        return Err(ContinueError::Version(token.v));
     }
     if token.rv == 0 {
-        return Err(format!(
-            "{INVALID}: incorrect encoded start resourceVersion (version {VERSION})"
-        ));
+        return Err(ContinueError::ZeroRevision);
     }
     if token.start.is_empty() {
-        return Err(format!(
-            "{INVALID}: encoded start key empty (version {VERSION})"
-        ));
+        return Err(ContinueError::EmptyStart);
     }
     // Upstream's defence against path traversal: the key, made absolute, must be clean.
     let key = if token.start.starts_with('/') {
@@ -97,7 +110,7 @@ pub fn decode(token: &str) -> Result<(Revision, String), String> {
         format!("/{}", token.start)
     };
     if !is_clean(&key) {
-        return Err(format!("{INVALID}: {}", token.start));
+        return Err(ContinueError::UncleanStart(token.start));
     }
     Ok((token.rv, key[1..].to_owned()))
 }
@@ -121,32 +134,34 @@ mod tests {
             (-1, "a".to_owned())
         );
         assert_eq!(
-            decode("not base64!").unwrap_err(),
+            decode("not base64!").unwrap_err().to_string(),
             "continue key is not valid: illegal base64 data at input byte 3"
         );
         assert_eq!(
-            decode(&raw(r#"{"v":"x","rv":1,"start":"a"}"#)).unwrap_err(),
+            decode(&raw(r#"{"v":"x","rv":1,"start":"a"}"#))
+                .unwrap_err()
+                .to_string(),
             "continue key is not valid: server does not recognize this encoded version x"
         );
         assert_eq!(
-            decode(&raw(r#"{"v":"meta.k8s.io/v1","rv":0,"start":"a"}"#)).unwrap_err(),
+            decode(&raw(r#"{"v":"meta.k8s.io/v1","rv":0,"start":"a"}"#))
+                .unwrap_err()
+                .to_string(),
             "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
         );
         assert_eq!(
-            decode(&raw(r#"{"v":"meta.k8s.io/v1","rv":1}"#)).unwrap_err(),
+            decode(&raw(r#"{"v":"meta.k8s.io/v1","rv":1}"#))
+                .unwrap_err()
+                .to_string(),
             "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)"
         );
         for bad in ["../a", "a/../b", "a//b", "a/", "/."] {
             let json = format!(r#"{{"v":"meta.k8s.io/v1","rv":1,"start":"{bad}"}}"#);
             assert_eq!(
-                decode(&raw(&json)).unwrap_err(),
+                decode(&raw(&json)).unwrap_err().to_string(),
                 format!("continue key is not valid: {bad}")
             );
         }
-        assert!(
-            decode(&raw("{"))
-                .unwrap_err()
-                .starts_with("continue key is not valid: ")
-        );
+        assert!(matches!(decode(&raw("{")), Err(ContinueError::Json(_))));
     }
 }

@@ -85,11 +85,11 @@ impl ApiError {
     }
 
     /// 400 BadRequest with a message.
-    pub fn bad_request(message: impl Into<String>) -> Self {
+    pub fn bad_request(message: impl std::fmt::Display) -> Self {
         ApiError {
             code: 400,
             reason: "BadRequest",
-            message: message.into(),
+            message: message.to_string(),
             details: None,
         }
     }

@@ -41,7 +41,7 @@ struct Args {
     etcd_compaction_interval: Option<std::time::Duration>,
     /// Feature gates as `Key=bool,...` (kube-apiserver's flag); known:
     /// ShardedListAndWatch (default false).
-    #[arg(long = "feature-gates", default_value = "", value_parser = parse_feature_gates)]
+    #[arg(long = "feature-gates", default_value = "", value_parser = FeatureGates::parse)]
     feature_gates: FeatureGates,
     /// etcd client URLs for --storage etcd, comma-separated (e.g. http://127.0.0.1:2379).
     #[arg(long = "etcd-servers", value_delimiter = ',')]
@@ -87,31 +87,46 @@ fn parse_service_address(text: &str) -> Result<((String, String), String), Strin
     Ok(((namespace.to_owned(), name.to_owned()), address.to_owned()))
 }
 
+/// A flag value that does not parse (clap prints it after `invalid value ... for ...:`).
+#[derive(Debug, thiserror::Error)]
+enum FlagError {
+    /// `--watch-cache-sizes` not `resource#size` (upstream's texts).
+    #[error("invalid value of watch cache size: {0}")]
+    CacheSizeForm(String),
+    /// A size that is not an integer.
+    #[error("invalid size of watch cache size: {0}")]
+    CacheSizeNumber(String),
+    /// A negative size.
+    #[error("watch cache size cannot be negative: {0}")]
+    CacheSizeNegative(String),
+    /// Not a Go duration.
+    #[error(transparent)]
+    Duration(#[from] kcel::library::standard::duration_text::DurationSyntaxError),
+    /// A negative duration.
+    #[error("negative duration {0}")]
+    NegativeDuration(String),
+}
+
 /// One `resource[.group]#size` of `--watch-cache-sizes`, with upstream's messages
 /// (k8s.io/apiserver `pkg/server/options`, `ParseWatchCacheSizes`).
-fn parse_cache_size(text: &str) -> Result<(String, usize), String> {
+fn parse_cache_size(text: &str) -> Result<(String, usize), FlagError> {
     let tokens: Vec<&str> = text.split('#').collect();
     let [resource, size] = tokens[..] else {
-        return Err(format!("invalid value of watch cache size: {text}"));
+        return Err(FlagError::CacheSizeForm(text.to_owned()));
     };
     let size: i64 = size
         .parse()
-        .map_err(|_| format!("invalid size of watch cache size: {text}"))?;
-    let size = usize::try_from(size)
-        .map_err(|_| format!("watch cache size cannot be negative: {text}"))?;
+        .map_err(|_| FlagError::CacheSizeNumber(text.to_owned()))?;
+    let size = usize::try_from(size).map_err(|_| FlagError::CacheSizeNegative(text.to_owned()))?;
     Ok((resource.to_owned(), size))
 }
 
 /// A Go duration (`5m0s`, `90s`, `0`), not negative.
-fn parse_go_duration(text: &str) -> Result<std::time::Duration, String> {
-    let nanos = kcel::library::standard::duration_text::parse(text).map_err(|e| e.to_string())?;
+fn parse_go_duration(text: &str) -> Result<std::time::Duration, FlagError> {
+    let nanos = kcel::library::standard::duration_text::parse(text)?;
     u64::try_from(nanos)
         .map(std::time::Duration::from_nanos)
-        .map_err(|_| format!("negative duration {text}"))
-}
-
-fn parse_feature_gates(text: &str) -> Result<FeatureGates, String> {
-    FeatureGates::parse(text)
+        .map_err(|_| FlagError::NegativeDuration(text.to_owned()))
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -75,16 +75,28 @@ pub fn unsupported_media_type(content_type: &str) -> ApiError {
 /// A body the reader accepts but that nests deeper than [`MAX_BODY_DEPTH`] is refused: the
 /// server keeps objects as JSON and reads them back with `serde_json`, whose recursion
 /// limit is 128 levels (kube-apiserver, in Go, takes up to 10,000: a known difference).
-pub fn parse_value(body: &[u8], kind: BodyType) -> Result<Value, String> {
+pub fn parse_value(body: &[u8], kind: BodyType) -> Result<Value, BodyError> {
     let yaml = matches!(kind, BodyType::Yaml | BodyType::ApplyPatch);
     let value = kcel_stdlib::documents::read_body(body, yaml).map(|(value, _)| value)?;
     if depth_exceeds(&value, MAX_BODY_DEPTH) {
-        return Err(format!(
-            "nesting deeper than {MAX_BODY_DEPTH} levels is not supported by this server \
-             (Kubernetes reads up to 10000)"
-        ));
+        return Err(BodyError::TooDeep);
     }
     Ok(value)
+}
+
+/// Why a request body does not decode (the part of the 400's message after the route's
+/// words).
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    /// Not JSON or YAML as kube-apiserver reads them (the reader's text).
+    #[error(transparent)]
+    Unreadable(#[from] kcel_stdlib::documents::DocumentError),
+    /// Nested deeper than the server can store.
+    #[error(
+        "nesting deeper than {MAX_BODY_DEPTH} levels is not supported by this server \
+         (Kubernetes reads up to 10000)"
+    )]
+    TooDeep,
 }
 
 /// How deep a request body's arrays and objects may nest: what the server can store and
@@ -279,17 +291,18 @@ mod tests {
         );
         // Past the server's own bound: a clear error (upstream reads up to 10,000 levels).
         let deep = "[".repeat(MAX_BODY_DEPTH + 1) + &"]".repeat(MAX_BODY_DEPTH + 1);
-        assert!(
-            parse_value(deep.as_bytes(), BodyType::Json)
-                .unwrap_err()
-                .starts_with("nesting deeper than 120 levels")
-        );
+        assert!(matches!(
+            parse_value(deep.as_bytes(), BodyType::Json),
+            Err(BodyError::TooDeep)
+        ));
         let fits = "[".repeat(MAX_BODY_DEPTH) + &"]".repeat(MAX_BODY_DEPTH);
         assert!(parse_value(fits.as_bytes(), BodyType::Json).is_ok());
         // encoding/json's nesting limit and text.
         let deep = "[".repeat(10_001);
         assert_eq!(
-            parse_value(deep.as_bytes(), BodyType::Json).unwrap_err(),
+            parse_value(deep.as_bytes(), BodyType::Json)
+                .unwrap_err()
+                .to_string(),
             "invalid character '[' exceeded max depth"
         );
     }

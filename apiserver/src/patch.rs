@@ -8,19 +8,32 @@ use serde_json::{Map, Value};
 use crate::openapi::Schema;
 
 /// Why a JSON patch failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum JsonPatchError {
     /// The patch is not a list of operations.
-    Decode(String),
+    #[error(transparent)]
+    Decode(serde_json::Error),
     /// An operation did not apply (a failed `test`, a missing path).
-    Apply(String),
+    #[error(transparent)]
+    Apply(json_patch::PatchError),
+}
+
+/// Why a strategic merge patch is refused (a 400 with these texts).
+#[derive(Debug, thiserror::Error)]
+pub enum StrategicMergeError {
+    /// The patch is not an object.
+    #[error("a strategic merge patch must be a JSON object")]
+    NotAnObject,
+    /// A `$patch` directive that is not `replace`, `delete` or `merge`.
+    #[error("Unknown patch type: {0}")]
+    UnknownDirective(String),
 }
 
 /// Applies an RFC 6902 JSON patch.
 pub fn json_patch(target: &mut Value, patch: &Value) -> Result<(), JsonPatchError> {
     let patch: json_patch::Patch =
-        serde_json::from_value(patch.clone()).map_err(|e| JsonPatchError::Decode(e.to_string()))?;
-    json_patch::patch(target, &patch).map_err(|e| JsonPatchError::Apply(e.to_string()))
+        serde_json::from_value(patch.clone()).map_err(JsonPatchError::Decode)?;
+    json_patch::patch(target, &patch).map_err(JsonPatchError::Apply)
 }
 
 /// Applies an RFC 7386 JSON merge patch.
@@ -34,9 +47,9 @@ pub fn strategic_merge(
     target: &mut Value,
     patch: &Value,
     schema: Option<Schema>,
-) -> Result<(), String> {
+) -> Result<(), StrategicMergeError> {
     let Value::Object(patch) = patch else {
-        return Err("a strategic merge patch must be a JSON object".to_owned());
+        return Err(StrategicMergeError::NotAnObject);
     };
     if !target.is_object() {
         *target = Value::Object(Map::new());
@@ -74,7 +87,7 @@ fn merge_map(
     original: &mut Map<String, Value>,
     patch: &Map<String, Value>,
     schema: Option<Schema>,
-) -> Result<(), String> {
+) -> Result<(), StrategicMergeError> {
     match directive(patch) {
         Some("replace") => {
             *original = clean(&Value::Object(patch.clone()))
@@ -88,7 +101,7 @@ fn merge_map(
             return Ok(());
         }
         Some("merge") | None => {}
-        Some(other) => return Err(format!("Unknown patch type: {other}")),
+        Some(other) => return Err(StrategicMergeError::UnknownDirective(other.to_owned())),
     }
     let mut orders = Vec::new();
     for (key, value) in patch {
@@ -157,7 +170,7 @@ fn merge_list(
     original: &mut Vec<Value>,
     patch: &[Value],
     schema: Option<Schema>,
-) -> Result<(), String> {
+) -> Result<(), StrategicMergeError> {
     let merge = schema.is_some_and(|s| s.patch_strategy_has("merge"));
     if !merge {
         *original = patch.iter().map(clean).collect();

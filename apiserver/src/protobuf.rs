@@ -39,6 +39,63 @@ pub fn message_name(resource: &Resource) -> String {
     )
 }
 
+/// Why a protobuf body does not decode (the part of the 400's message after
+/// `the object provided is unrecognized (must be of type <kind>): `).
+#[derive(Debug, thiserror::Error)]
+pub enum ProtobufError {
+    /// A varint cut short.
+    #[error("unexpected end of a varint")]
+    VarintEnd,
+    /// A varint longer than 64 bits.
+    #[error("varint too long")]
+    VarintTooLong,
+    /// A length past the address space.
+    #[error("length overflow")]
+    LengthOverflow,
+    /// A field cut short.
+    #[error("unexpected end of a field")]
+    FieldEnd,
+    /// A wire type kcel does not read (groups).
+    #[error("unsupported wire type {0}")]
+    WireType(u64),
+    /// A string field that is not UTF-8.
+    #[error(transparent)]
+    Utf8(#[from] std::str::Utf8Error),
+    /// A scalar field of another wire type than its kind's.
+    #[error("a {0} field with the wrong wire type")]
+    ScalarWireType(String),
+    /// A time outside chrono's range.
+    #[error("time out of range")]
+    TimeRange,
+    /// A `RawExtension` whose bytes are not JSON.
+    #[error(transparent)]
+    RawJson(#[from] serde_json::Error),
+    /// A special message the table names but the decoder does not know.
+    #[error("unknown special message {0}")]
+    UnknownSpecial(String),
+    /// A message the table does not have.
+    #[error("no protobuf table for {0}")]
+    NoTable(String),
+    /// A map field that is not length-delimited.
+    #[error("map field {0} is not length-delimited")]
+    MapWireType(String),
+    /// A map field repeated as another type.
+    #[error("a map field repeated as another type")]
+    MapRepeated,
+    /// A message field that is not length-delimited.
+    #[error("message field {0} is not length-delimited")]
+    MessageWireType(String),
+    /// A body without the `k8s\0` magic.
+    #[error("provided data does not have the Kubernetes protobuf prefix")]
+    NoMagic,
+    /// An envelope without its object.
+    #[error("the protobuf envelope holds no object")]
+    NoObject,
+    /// A message that decodes to something other than an object.
+    #[error("not an object")]
+    NotAnObject,
+}
+
 /// A reader of protobuf wire format.
 struct Wire<'a> {
     bytes: &'a [u8],
@@ -54,40 +111,40 @@ impl<'a> Wire<'a> {
         self.at >= self.bytes.len()
     }
 
-    fn varint(&mut self) -> Result<u64, String> {
+    fn varint(&mut self) -> Result<u64, ProtobufError> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
-            let byte = *self
-                .bytes
-                .get(self.at)
-                .ok_or("unexpected end of a varint")?;
+            let byte = *self.bytes.get(self.at).ok_or(ProtobufError::VarintEnd)?;
             self.at += 1;
             value |= u64::from(byte & 0x7f) << shift;
             if byte & 0x80 == 0 {
                 return Ok(value);
             }
         }
-        Err("varint too long".to_owned())
+        Err(ProtobufError::VarintTooLong)
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).ok_or("length overflow")?;
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ProtobufError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .ok_or(ProtobufError::LengthOverflow)?;
         let slice = self
             .bytes
             .get(self.at..end)
-            .ok_or("unexpected end of a field")?;
+            .ok_or(ProtobufError::FieldEnd)?;
         self.at = end;
         Ok(slice)
     }
 
-    fn delimited(&mut self) -> Result<&'a [u8], String> {
-        let n = usize::try_from(self.varint()?).map_err(|_| "length overflow")?;
+    fn delimited(&mut self) -> Result<&'a [u8], ProtobufError> {
+        let n = usize::try_from(self.varint()?).map_err(|_| ProtobufError::LengthOverflow)?;
         self.take(n)
     }
 
     /// The next field: its number, wire type, and (for length-delimited fields) its bytes or
     /// (for varints and fixed fields) its value.
-    fn field(&mut self) -> Result<(u64, Field<'a>), String> {
+    fn field(&mut self) -> Result<(u64, Field<'a>), ProtobufError> {
         let key = self.varint()?;
         let field = match key & 7 {
             0 => Field::Varint(self.varint()?),
@@ -98,7 +155,7 @@ impl<'a> Wire<'a> {
             5 => Field::Fixed32(u32::from_le_bytes(
                 self.take(4)?.try_into().expect("took 4 bytes"),
             )),
-            other => return Err(format!("unsupported wire type {other}")),
+            other => return Err(ProtobufError::WireType(other)),
         };
         Ok((key >> 3, field))
     }
@@ -114,13 +171,9 @@ enum Field<'a> {
 /// The fields kept even when zero (pointers upstream, where zero means something), by message.
 const KEEP_ZERO: &[(&str, &str)] = &[("io.k8s.api.apps.v1.DeploymentSpec", "replicas")];
 
-fn scalar(kind: &str, field: Field) -> Result<Value, String> {
+fn scalar(kind: &str, field: Field) -> Result<Value, ProtobufError> {
     Ok(match (kind, field) {
-        ("string", Field::Bytes(b)) => Value::from(
-            std::str::from_utf8(b)
-                .map_err(|e| e.to_string())?
-                .to_owned(),
-        ),
+        ("string", Field::Bytes(b)) => Value::from(std::str::from_utf8(b)?.to_owned()),
         ("bytes", Field::Bytes(b)) => {
             Value::from(base64::engine::general_purpose::STANDARD.encode(b))
         }
@@ -129,7 +182,7 @@ fn scalar(kind: &str, field: Field) -> Result<Value, String> {
         ("int64", Field::Varint(v)) => Value::from(v as i64),
         ("double", Field::Fixed64(v)) => Value::from(f64::from_bits(v)),
         ("float", Field::Fixed32(v)) => Value::from(f64::from(f32::from_bits(v))),
-        (kind, _) => return Err(format!("a {kind} field with the wrong wire type")),
+        (kind, _) => return Err(ProtobufError::ScalarWireType(kind.to_owned())),
     })
 }
 
@@ -145,7 +198,7 @@ fn is_zero(value: &Value) -> bool {
 
 /// The RFC 3339 text of a `Time` (whole seconds) or `MicroTime` (microseconds); `null` for the
 /// zero time, as upstream's JSON writes it.
-fn time(bytes: &[u8], micro: bool) -> Result<Value, String> {
+fn time(bytes: &[u8], micro: bool) -> Result<Value, ProtobufError> {
     let (mut seconds, mut nanos) = (0i64, 0i64);
     let mut wire = Wire::new(bytes);
     while !wire.done() {
@@ -158,7 +211,8 @@ fn time(bytes: &[u8], micro: bool) -> Result<Value, String> {
     if seconds == 0 && nanos == 0 {
         return Ok(Value::Null);
     }
-    let t = chrono::DateTime::from_timestamp(seconds, nanos as u32).ok_or("time out of range")?;
+    let t =
+        chrono::DateTime::from_timestamp(seconds, nanos as u32).ok_or(ProtobufError::TimeRange)?;
     Ok(Value::from(if micro {
         t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
     } else {
@@ -166,7 +220,7 @@ fn time(bytes: &[u8], micro: bool) -> Result<Value, String> {
     }))
 }
 
-fn special(kind: &str, bytes: &[u8]) -> Result<Value, String> {
+fn special(kind: &str, bytes: &[u8]) -> Result<Value, ProtobufError> {
     match kind {
         "time" => time(bytes, false),
         "microtime" => time(bytes, true),
@@ -201,17 +255,17 @@ fn special(kind: &str, bytes: &[u8]) -> Result<Value, String> {
             let mut wire = Wire::new(bytes);
             while !wire.done() {
                 if let (1, Field::Bytes(b)) = wire.field()? {
-                    return serde_json::from_slice(b).map_err(|e| e.to_string());
+                    return Ok(serde_json::from_slice(b)?);
                 }
             }
             Ok(Value::Null)
         }
-        other => Err(format!("unknown special message {other}")),
+        other => Err(ProtobufError::UnknownSpecial(other.to_owned())),
     }
 }
 
 /// Decodes one message (by its table name) into a JSON value.
-fn message(bytes: &[u8], name: &str) -> Result<Value, String> {
+fn message(bytes: &[u8], name: &str) -> Result<Value, ProtobufError> {
     let table = table();
     if let Some(kind) = table["special"].get(name).and_then(Value::as_str) {
         return special(kind, bytes);
@@ -219,7 +273,7 @@ fn message(bytes: &[u8], name: &str) -> Result<Value, String> {
     let fields = table["messages"]
         .get(name)
         .and_then(Value::as_object)
-        .ok_or_else(|| format!("no protobuf table for {name}"))?;
+        .ok_or_else(|| ProtobufError::NoTable(name.to_owned()))?;
     let mut out = Map::new();
     let mut wire = Wire::new(bytes);
     while !wire.done() {
@@ -231,7 +285,7 @@ fn message(bytes: &[u8], name: &str) -> Result<Value, String> {
         let repeated = spec["repeated"] == Value::Bool(true);
         let value = if let Some(map) = spec["map"].as_str() {
             let Field::Bytes(entry) = field else {
-                return Err(format!("map field {json_name} is not length-delimited"));
+                return Err(ProtobufError::MapWireType(json_name.to_owned()));
             };
             let (mut key, mut value) = (String::new(), Value::Null);
             let mut wire = Wire::new(entry);
@@ -254,12 +308,12 @@ fn message(bytes: &[u8], name: &str) -> Result<Value, String> {
             out.entry(json_name)
                 .or_insert_with(|| Value::Object(Map::new()))
                 .as_object_mut()
-                .ok_or("a map field repeated as another type")?
+                .ok_or(ProtobufError::MapRepeated)?
                 .insert(key, value);
             continue;
         } else if let Some(target) = spec["message"].as_str() {
             let Field::Bytes(b) = field else {
-                return Err(format!("message field {json_name} is not length-delimited"));
+                return Err(ProtobufError::MessageWireType(json_name.to_owned()));
             };
             let decoded = message(b, target)?;
             if spec["inline"] == Value::Bool(true) {
@@ -313,14 +367,14 @@ pub fn decode(body: &[u8], resource: &Resource) -> Result<Object, ApiError> {
 
 /// Decodes a protobuf request body holding the message `name` (an object of `kind`).
 pub fn decode_as(body: &[u8], name: &str, kind_name: &str) -> Result<Object, ApiError> {
-    let bad = |e: String| {
+    let bad = |e: ProtobufError| {
         ApiError::bad_request(format!(
             "the object provided is unrecognized (must be of type {kind_name}): {e}"
         ))
     };
-    let envelope = body.strip_prefix(MAGIC).ok_or_else(|| {
-        bad("provided data does not have the Kubernetes protobuf prefix".to_owned())
-    })?;
+    let envelope = body
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| bad(ProtobufError::NoMagic))?;
     let (mut api_version, mut kind, mut raw) = (String::new(), String::new(), None);
     let mut wire = Wire::new(envelope);
     while !wire.done() {
@@ -351,9 +405,9 @@ pub fn decode_as(body: &[u8], name: &str, kind_name: &str) -> Result<Object, Api
             _ => {}
         }
     }
-    let raw = raw.ok_or_else(|| bad("the protobuf envelope holds no object".to_owned()))?;
+    let raw = raw.ok_or_else(|| bad(ProtobufError::NoObject))?;
     let Value::Object(mut object) = message(raw, name).map_err(bad)? else {
-        return Err(bad("not an object".to_owned()));
+        return Err(bad(ProtobufError::NotAnObject));
     };
     if !api_version.is_empty() {
         object.insert("apiVersion".to_owned(), Value::from(api_version));

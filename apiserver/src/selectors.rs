@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use kcel_stdlib::kubernetes::selectors::{LabelRequirement, parse_label_selector};
+use kcel_stdlib::kubernetes::selectors::{
+    FieldRequirement, LabelRequirement, SelectorError, parse_field_selector, parse_label_selector,
+};
 
 use crate::object::Object;
 
@@ -15,10 +17,8 @@ pub struct LabelSelector(Vec<LabelRequirement>);
 impl LabelSelector {
     /// Parses a label selector with apimachinery's parser and error texts
     /// (`labels.Parse`: `a=b,c!=d,e in (f,g),!h,i,j>1`).
-    pub fn parse(text: &str) -> Result<Self, String> {
-        parse_label_selector(text)
-            .map(LabelSelector)
-            .map_err(|e| e.to_string())
+    pub fn parse(text: &str) -> Result<Self, SelectorError> {
+        parse_label_selector(text).map(LabelSelector)
     }
 
     /// Whether the object's labels satisfy every requirement.
@@ -53,9 +53,21 @@ impl LabelSelector {
     }
 }
 
-/// A parsed field selector: `field=value` / `field==value` / `field!=value` terms.
+/// A parsed field selector: `field=value` / `field==value` / `field!=value` terms, parsed
+/// by the library's apimachinery parser (`fields.ParseSelector`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct FieldSelector(Vec<(String, bool, String)>);
+pub struct FieldSelector(Vec<FieldRequirement>);
+
+/// Why a field selector is refused (a 400 with these texts).
+#[derive(Debug, thiserror::Error)]
+pub enum FieldSelectorError {
+    /// The selector does not parse (apimachinery's text).
+    #[error(transparent)]
+    Syntax(#[from] SelectorError),
+    /// A field the kind cannot be selected by (upstream's field label conversion).
+    #[error("field label not supported: {0}")]
+    Unsupported(String),
+}
 
 /// The fields a kind can be selected by, beyond `metadata.name` and `metadata.namespace`.
 fn kind_fields(kind: &str) -> &'static [&'static str] {
@@ -81,7 +93,7 @@ fn kind_fields(kind: &str) -> &'static [&'static str] {
 
 impl FieldSelector {
     /// Parses a field selector for objects of the built-in `kind`.
-    pub fn parse(text: &str, kind: &str) -> Result<Self, String> {
+    pub fn parse(text: &str, kind: &str) -> Result<Self, FieldSelectorError> {
         Self::parse_with(text, &|field| {
             matches!(field, "metadata.name" | "metadata.namespace")
                 || kind_fields(kind).contains(&field)
@@ -90,30 +102,22 @@ impl FieldSelector {
 
     /// Parses a field selector whose fields `supported` accepts (upstream's field label
     /// conversion: any other is `field label not supported: <field>`).
-    pub fn parse_with(text: &str, supported: &dyn Fn(&str) -> bool) -> Result<Self, String> {
-        let mut terms = Vec::new();
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (field, equal, value) = if let Some((f, v)) = part.split_once("!=") {
-                (f, false, v)
-            } else if let Some((f, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
-                (f, true, v)
-            } else {
-                return Err(format!(
-                    "invalid selector: '{text}'; can't understand '{part}'"
-                ));
-            };
-            let field = field.trim();
-            if !supported(field) {
-                return Err(format!("field label not supported: {field}"));
-            }
-            terms.push((field.to_owned(), equal, value.trim().to_owned()));
+    pub fn parse_with(
+        text: &str,
+        supported: &dyn Fn(&str) -> bool,
+    ) -> Result<Self, FieldSelectorError> {
+        let terms = parse_field_selector(text)?;
+        if let Some(term) = terms.iter().find(|t| !supported(&t.field)) {
+            return Err(FieldSelectorError::Unsupported(term.field.clone()));
         }
         Ok(FieldSelector(terms))
     }
 
     /// Whether the object's fields satisfy every term.
     pub fn matches(&self, object: &Object) -> bool {
-        self.0.iter().all(|(field, equal, value)| {
+        self.0.iter().all(|term| {
+            let (field, value) = (&term.field, &term.value);
+            let equal = term.operator == "=";
             let actual = if field == "source" {
                 object
                     .get("source")
@@ -134,9 +138,9 @@ impl FieldSelector {
                         .parse::<serde_json::Number>()
                         .is_ok_and(|v| v == *n && v.to_string() == *value),
                     _ => value.is_empty(),
-                } == *equal;
+                } == equal;
             };
-            (actual == value) == *equal
+            (actual == value) == equal
         })
     }
 
@@ -144,8 +148,8 @@ impl FieldSelector {
     pub fn name(&self) -> Option<&str> {
         self.0
             .iter()
-            .find(|(f, eq, _)| f == "metadata.name" && *eq)
-            .map(|(_, _, v)| v.as_str())
+            .find(|t| t.field == "metadata.name" && t.operator == "=")
+            .map(|t| t.value.as_str())
     }
 }
 
@@ -198,8 +202,25 @@ mod tests {
                 .matches(&o)
         );
         assert_eq!(
-            FieldSelector::parse("spec.x=1", "ConfigMap").unwrap_err(),
+            FieldSelector::parse("spec.x=1", "ConfigMap")
+                .unwrap_err()
+                .to_string(),
             "field label not supported: spec.x"
+        );
+        // apimachinery's parser: escaped values, its syntax errors.
+        let escaped = FieldSelector::parse("metadata.name=a\\,b", "ConfigMap").unwrap();
+        assert_eq!(escaped.name(), Some("a,b"));
+        assert_eq!(
+            FieldSelector::parse("metadata.name", "ConfigMap")
+                .unwrap_err()
+                .to_string(),
+            "invalid selector: 'metadata.name'; can't understand 'metadata.name'"
+        );
+        assert_eq!(
+            FieldSelector::parse("metadata.name=a=b", "ConfigMap")
+                .unwrap_err()
+                .to_string(),
+            "invalid field selector: unescaped character in value: 61"
         );
     }
 }

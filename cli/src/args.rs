@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use kcel::Type;
 
 use crate::libraries::{LibrarySpec, parse_spec};
+use crate::usage_error::UsageError;
 
 /// Evaluate, type-check and explore CEL expressions for Kubernetes.
 #[derive(Parser, Debug)]
@@ -229,8 +230,8 @@ pub struct EnvChoice {
     pub mode: ModeArg,
 }
 
-fn k8s_version(text: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("expected a Kubernetes version 1.27 to 1.37, like 1.33, not '{text}'");
+fn k8s_version(text: &str) -> Result<(u32, u32), UsageError> {
+    let bad = || UsageError::K8sVersion(text.to_string());
     let (major, minor) = text.split_once('.').ok_or_else(bad)?;
     let version = (
         major.parse::<u32>().map_err(|_| bad())?,
@@ -326,26 +327,23 @@ impl Format {
 }
 
 /// Splits `NAME=VALUE` at the first `=`.
-fn name_value(text: &str) -> Result<(String, String), String> {
+fn name_value(text: &str) -> Result<(String, String), UsageError> {
     let (name, value) = text
         .split_once('=')
-        .ok_or_else(|| format!("expected NAME=VALUE, got '{text}'"))?;
+        .ok_or_else(|| UsageError::NotNameValue(text.to_string()))?;
     Ok((checked_name(name)?, value.to_string()))
 }
 
 /// Parses `NAME=TYPE`.
-fn declaration(text: &str) -> Result<(String, Type), String> {
+fn declaration(text: &str) -> Result<(String, Type), UsageError> {
     let (name, ty) = text
         .split_once('=')
-        .ok_or_else(|| format!("expected NAME=TYPE, got '{text}'"))?;
-    Ok((
-        checked_name(name)?,
-        Type::parse(ty.trim()).map_err(|e| e.to_string())?,
-    ))
+        .ok_or_else(|| UsageError::NotNameType(text.to_string()))?;
+    Ok((checked_name(name)?, Type::parse(ty.trim())?))
 }
 
 /// Accepts a CEL identifier, possibly qualified (`a.b.c`).
-pub fn checked_name(name: &str) -> Result<String, String> {
+pub fn checked_name(name: &str) -> Result<String, UsageError> {
     let name = name.trim();
     let valid = !name.is_empty()
         && name.split('.').all(|part| {
@@ -358,7 +356,7 @@ pub fn checked_name(name: &str) -> Result<String, String> {
     if valid {
         Ok(name.to_string())
     } else {
-        Err(format!("'{name}' is not a valid variable name"))
+        Err(UsageError::VariableName(name.to_string()))
     }
 }
 

@@ -10,6 +10,7 @@ use kcel_stdlib::kubernetes::authz::{
 };
 
 use crate::input::read_document;
+use crate::usage_error::UsageError;
 
 /// The variable's name.
 pub const NAME: &str = "authorizer";
@@ -20,28 +21,32 @@ pub fn declared_type() -> Type {
 }
 
 /// The value of `authorizer` for `--authorizer SPEC`.
-pub fn value(spec: &str) -> Result<Value, String> {
+pub fn value(spec: &str) -> Result<Value, UsageError> {
     let (user, authorizer): (UserInfo, Arc<dyn Authorizer>) = match spec {
         "allow-all" => (UserInfo::default(), Arc::new(AllowAll)),
         "deny-all" => (UserInfo::default(), Arc::new(DenyAll)),
         _ => {
             let Some(path) = spec.strip_prefix('@') else {
-                return Err(format!(
-                    "--authorizer: expected allow-all, deny-all or @PATH, got '{spec}'"
-                ));
+                return Err(UsageError::AuthorizerSpec(spec.to_string()));
             };
             let mut json = read_document(std::path::Path::new(path))?;
-            let bad = |e: &dyn std::fmt::Display| format!("authorizer file '{path}': {e}");
             let Some(object) = json.as_object_mut() else {
-                return Err(bad(&"expected a mapping with `user` and `rules`"));
+                return Err(UsageError::AuthorizerNotMapping(path.to_string()));
             };
             let user = match object.remove("user") {
                 Some(user) => {
-                    UserInfo::from_json(&user).map_err(|e| bad(&format_args!("user: {e}")))?
+                    UserInfo::from_json(&user).map_err(|error| UsageError::AuthorizerUser {
+                        path: path.to_string(),
+                        error,
+                    })?
                 }
                 None => UserInfo::default(),
             };
-            let rules = RuleAuthorizer::from_json(&json).map_err(|e| bad(&e))?;
+            let rules =
+                RuleAuthorizer::from_json(&json).map_err(|error| UsageError::AuthorizerRules {
+                    path: path.to_string(),
+                    error,
+                })?;
             (user, Arc::new(rules))
         }
     };

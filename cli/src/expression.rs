@@ -10,6 +10,7 @@ use crate::environment;
 use crate::input::read_spec;
 use crate::output::{Status, fail, machine, usage};
 use crate::schema::RootSchema;
+use crate::usage_error::UsageError;
 use crate::variables;
 use kcel::Natural;
 use kcel::report::Failure;
@@ -45,20 +46,20 @@ struct EstimatedCost {
 }
 
 /// Reads the expression: the argument, or the file of `-f` (`-`: stdin, once).
-fn source(args: &ExpressionArgs, stdin_used: &mut bool) -> Result<String, String> {
+fn source(args: &ExpressionArgs, stdin_used: &mut bool) -> Result<String, UsageError> {
     match (&args.expr, &args.file) {
         (Some(expr), _) => Ok(expr.clone()),
         (None, Some(path)) => {
             let spec = format!("@{}", path.display());
-            let text = read_spec(&spec, stdin_used).map_err(|e| format!("-f: {e}"))?;
+            let text = read_spec(&spec, stdin_used).map_err(UsageError::ExpressionFile)?;
             if text.trim().is_empty() {
-                return Err(format!("-f: '{}' holds no expression", path.display()));
+                return Err(UsageError::EmptyExpressionFile(path.display().to_string()));
             }
             // The file's final line break is not part of the expression (positions in
             // errors stay on its last line).
             Ok(text.trim_end_matches(['\n', '\r']).to_string())
         }
-        (None, None) => Err("no expression given (an argument or -f FILE)".into()),
+        (None, None) => Err(UsageError::NoExpression),
     }
 }
 
@@ -67,7 +68,7 @@ fn source(args: &ExpressionArgs, stdin_used: &mut bool) -> Result<String, String
 fn start(
     args: &ExpressionArgs,
     stdin_used: &mut bool,
-) -> Result<(String, kcel::Env, Option<RootSchema>), String> {
+) -> Result<(String, kcel::Env, Option<RootSchema>), UsageError> {
     let expr = source(args, stdin_used)?;
     let mut env = environment::base(
         args.env.env,
@@ -153,13 +154,11 @@ pub fn eval(args: &ExpressionArgs) -> Status {
 }
 
 /// `--authorizer` binds `authorizer`: it may not also be given with `--var` or `--declare`.
-fn authorizer_not_given(args: &EnvArgs) -> Result<(), String> {
+fn authorizer_not_given(args: &EnvArgs) -> Result<(), UsageError> {
     if args.vars.iter().any(|(n, _)| n == authorizer::NAME)
         || args.declarations.iter().any(|(n, _)| n == authorizer::NAME)
     {
-        return Err(
-            "--authorizer binds 'authorizer'; do not give it with --var or --declare".into(),
-        );
+        return Err(UsageError::AuthorizerBoundTwice);
     }
     Ok(())
 }

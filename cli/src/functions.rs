@@ -4,7 +4,7 @@
 
 use kcel::Env;
 use kcel::library::syntax::macro_docs::{self, MacroDoc};
-use kcel::library::{Function, Overload, is_internal_name};
+use kcel::library::{Function, is_internal_name};
 use serde::Serialize;
 
 use crate::args::{EnvChoice, Format};
@@ -79,7 +79,7 @@ pub fn run(
             let mut docs: Vec<FunctionDoc<'_>> = registry
                 .functions()
                 .into_iter()
-                .filter(|f| all || !is_internal_name(&f.name))
+                .filter(|f| all || !is_internal_name(f.name()))
                 .map(doc)
                 .collect();
             let mut names: Vec<&str> = macros.iter().map(|m| m.name).collect();
@@ -157,18 +157,18 @@ fn list_libraries(format: Format) -> Status {
 
 fn doc(f: &Function) -> FunctionDoc<'_> {
     FunctionDoc {
-        name: &f.name,
+        name: f.name(),
         kind: "function",
-        doc: &f.doc,
+        doc: f.doc(),
         overloads: f
-            .overloads
+            .overloads()
             .iter()
             .map(|o| OverloadDoc {
-                id: Some(o.id.to_string()),
-                signature: signature(&f.name, o),
+                id: Some(o.id().to_string()),
+                signature: o.signature(f.name()),
             })
             .collect(),
-        examples: f.examples.clone(),
+        examples: f.examples().to_vec(),
     }
 }
 
@@ -200,19 +200,6 @@ fn describe(f: &FunctionDoc<'_>) -> String {
         }
     }
     out
-}
-
-/// `name(int, int) -> int`, or `string.name(string) -> bool` for member overloads.
-fn signature(name: &str, o: &Overload) -> String {
-    let types: Vec<String> = o.params.iter().map(ToString::to_string).collect();
-    if o.member {
-        let (receiver, rest) = types
-            .split_first()
-            .map_or(("", &[][..]), |(r, rest)| (r, rest));
-        format!("{receiver}.{name}({}) -> {}", rest.join(", "), o.result)
-    } else {
-        format!("{name}({}) -> {}", types.join(", "), o.result)
-    }
 }
 
 /// The first sentence (or line) of a doc string.

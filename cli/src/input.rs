@@ -30,13 +30,6 @@ pub enum InputError {
     },
 }
 
-/// The commands' errors are messages for `error: ...`.
-impl From<InputError> for String {
-    fn from(error: InputError) -> String {
-        error.to_string()
-    }
-}
-
 fn read_file(path: &Path) -> Result<String, InputError> {
     std::fs::read_to_string(path).map_err(|error| InputError::Read {
         path: path.display().to_string(),

@@ -3,6 +3,8 @@
 
 use kcel::library::Library;
 use kcel_stdlib::catalog::LibraryError;
+
+use crate::usage_error::UsageError;
 pub use kcel_stdlib::catalog::available;
 
 /// A validated `--lib` argument.
@@ -21,10 +23,10 @@ impl LibrarySpec {
 
 /// Parses `NAME` (newest version) or `NAME@VERSION`; NAME is the library's name or its
 /// short alias (`strings`, `ip`, ...).
-pub fn parse_spec(text: &str) -> Result<LibrarySpec, String> {
+pub fn parse_spec(text: &str) -> Result<LibrarySpec, UsageError> {
     let (library, version) = kcel_stdlib::catalog::resolve(text).map_err(|e| match e {
-        LibraryError::Unknown(_) => format!("{e} (see `kcel functions --libraries`)"),
-        _ => e.to_string(),
+        LibraryError::Unknown(_) => UsageError::UnknownLibrary(e),
+        _ => UsageError::Library(e),
     })?;
     Ok(LibrarySpec {
         name: library.name,

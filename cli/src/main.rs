@@ -16,6 +16,7 @@ mod output;
 mod repl;
 mod schema;
 mod suites;
+mod usage_error;
 mod validate;
 mod variables;
 

@@ -240,7 +240,7 @@ impl Session {
         };
         let name = match crate::args::checked_name(name) {
             Ok(name) => name,
-            Err(e) => return complain(&e),
+            Err(e) => return complain(&e.to_string()),
         };
         let Ok((value, ty, cost)) = self.evaluate(expr.trim()) else {
             return;
@@ -260,7 +260,7 @@ impl Session {
         };
         let name = match crate::args::checked_name(name) {
             Ok(name) => name,
-            Err(e) => return complain(&e),
+            Err(e) => return complain(&e.to_string()),
         };
         let ty = match Type::parse(ty.trim()) {
             Ok(ty) => ty,
@@ -317,7 +317,7 @@ impl Completions {
             env.registry()
                 .functions()
                 .into_iter()
-                .map(|f| f.name.to_string())
+                .map(|f| f.name().to_string())
                 .filter(|name| !kcel::library::is_internal_name(name)),
         );
         names.extend(

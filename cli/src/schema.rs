@@ -12,6 +12,7 @@ use kcel_stdlib::kubernetes::crd::{DeclType, Schema, SchemaTypes, crd_version_sc
 
 use crate::args::SchemaArgs;
 use crate::input;
+use crate::usage_error::UsageError;
 
 /// The variables a schema types.
 pub const SCHEMA_VARIABLES: [&str; 2] = ["self", "oldSelf"];
@@ -23,7 +24,7 @@ pub struct RootSchema {
 
 impl RootSchema {
     /// Reads `--schema` (None without it) and declares `self` and `oldSelf` on `env`.
-    pub fn load(args: &SchemaArgs, env: &mut Env) -> Result<Option<RootSchema>, String> {
+    pub fn load(args: &SchemaArgs, env: &mut Env) -> Result<Option<RootSchema>, UsageError> {
         let Some(path) = &args.schema else {
             return Ok(None);
         };
@@ -32,29 +33,28 @@ impl RootSchema {
             if json.get("kind").and_then(|k| k.as_str()) == Some("CustomResourceDefinition") {
                 // A whole CRD: its first version's openAPIV3Schema.
                 crd_version_schemas(&json)
-                    .map_err(|e| format!("'{}': {e}", path.display()))?
+                    .map_err(|error| UsageError::Definition {
+                        path: path.display().to_string(),
+                        error,
+                    })?
                     .into_iter()
                     .next()
                     .map(|(_, schema, _)| schema)
-                    .ok_or_else(|| {
-                        format!(
-                            "'{}': the CRD has no spec.versions[].schema.openAPIV3Schema",
-                            path.display()
-                        )
-                    })?
+                    .ok_or_else(|| UsageError::NoCrdSchema(path.display().to_string()))?
             } else {
-                Schema::from_json(&json)
-                    .map_err(|e| format!("'{}' is not an OpenAPI v3 schema: {e}", path.display()))?
+                Schema::from_json(&json).map_err(|error| UsageError::NotASchema {
+                    path: path.display().to_string(),
+                    error,
+                })?
             };
-        let (types, root) = SchemaTypes::build(&schema, "selfType", args.resource_root)
-            .map_err(|e| format!("schema '{}': {e}", path.display()))?;
-        let root = root.ok_or_else(|| {
-            format!(
-                "schema '{}' has no CEL type at its root (it needs a `type`; \
-                 x-kubernetes-preserve-unknown-fields alone is not enough)",
-                path.display()
-            )
-        })?;
+        let (types, root) =
+            SchemaTypes::build(&schema, "selfType", args.resource_root).map_err(|error| {
+                UsageError::SchemaTooDeep {
+                    path: path.display().to_string(),
+                    error,
+                }
+            })?;
+        let root = root.ok_or_else(|| UsageError::UntypedSchemaRoot(path.display().to_string()))?;
         env.set_type_provider(Arc::new(types));
         for name in SCHEMA_VARIABLES {
             env.declare(name, root.cel.clone());
@@ -75,17 +75,27 @@ impl RootSchema {
         vars: &[(String, String)],
         stdin_used: &mut bool,
         values: &mut HashMap<String, Value>,
-    ) -> Result<(), String> {
+    ) -> Result<(), UsageError> {
         for (name, spec) in vars.iter().filter(|(n, _)| is_schema_variable(n)) {
             if values.contains_key(name) {
-                return Err(format!("variable '{name}' is given twice"));
+                return Err(UsageError::GivenTwice(name.clone()));
             }
-            let text = input::read_spec(spec, stdin_used)
-                .map_err(|e| format!("variable '{name}': {e}"))?;
-            let json = kcel_stdlib::documents::parse_document(&text)
-                .map_err(|e| format!("variable '{name}': {e}"))?;
-            let value = to_value(&json, &self.root)
-                .map_err(|e| format!("variable '{name}' does not fit the schema: {e}"))?;
+            let text =
+                input::read_spec(spec, stdin_used).map_err(|error| UsageError::VariableInput {
+                    name: name.clone(),
+                    error,
+                })?;
+            let json = kcel_stdlib::documents::parse_document(&text).map_err(|error| {
+                UsageError::VariableDocument {
+                    name: name.clone(),
+                    error,
+                }
+            })?;
+            let value =
+                to_value(&json, &self.root).map_err(|error| UsageError::VariableSchema {
+                    name: name.clone(),
+                    error,
+                })?;
             values.insert(name.clone(), value);
         }
         Ok(())

@@ -9,7 +9,9 @@ use kcel_stdlib::kubernetes::suite::{CaseResult, Outcome, Suite};
 use serde::Serialize;
 
 use crate::args::Format;
+use crate::input::InputError;
 use crate::output::{Status, machine, usage};
+use crate::usage_error::UsageError;
 
 /// A suite file and its results.
 struct FileResults {
@@ -19,12 +21,14 @@ struct FileResults {
 
 /// The suite files named on the command line: files as given, directories as their
 /// `*.yaml`, `*.yml` and `*.json` files in name order.
-fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, UsageError> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let entries = std::fs::read_dir(path)
-                .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+            let entries = std::fs::read_dir(path).map_err(|error| InputError::Read {
+                path: path.display().to_string(),
+                error,
+            })?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
@@ -35,10 +39,7 @@ fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 .collect();
             found.sort();
             if found.is_empty() {
-                return Err(format!(
-                    "'{}' holds no suite files (*.yaml, *.yml, *.json)",
-                    path.display()
-                ));
+                return Err(UsageError::NoSuiteFiles(path.display().to_string()));
             }
             files.extend(found);
         } else {
@@ -49,10 +50,15 @@ fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Reads and checks one suite file (strictly: unknown fields are errors).
-fn read_suite(path: &Path) -> Result<Suite, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    Suite::from_yaml(&text).map_err(|e| format!("'{}' is not a valid suite: {e}", path.display()))
+fn read_suite(path: &Path) -> Result<Suite, UsageError> {
+    let text = std::fs::read_to_string(path).map_err(|error| InputError::Read {
+        path: path.display().to_string(),
+        error,
+    })?;
+    Suite::from_yaml(&text).map_err(|error| UsageError::Suite {
+        path: path.display().to_string(),
+        error,
+    })
 }
 
 /// Runs the command: every file is read and checked before any case runs (exit 2 on a bad

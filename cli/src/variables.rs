@@ -9,6 +9,7 @@ use kcel_stdlib::documents::parse_value;
 
 use crate::input::read_spec;
 use crate::schema::{RootSchema, is_schema_variable};
+use crate::usage_error::{EmptySource, UsageError};
 
 /// Declares the `--declare`d variables on `env` after checking their types, and the
 /// `--var` ones without a declaration as `dyn` (values are not read). Returns the declared
@@ -18,19 +19,20 @@ pub fn declare<'a>(
     vars: &[(String, String)],
     declarations: &'a [(String, Type)],
     schema: Option<&RootSchema>,
-) -> Result<HashMap<&'a str, &'a Type>, String> {
+) -> Result<HashMap<&'a str, &'a Type>, UsageError> {
     let mut types: HashMap<&str, &Type> = HashMap::new();
     for (name, ty) in declarations {
         if schema.is_some() && is_schema_variable(name) {
-            return Err(format!(
-                "variable '{name}' is typed by --schema; do not --declare it"
-            ));
+            return Err(UsageError::TypedBySchema(name.clone()));
         }
         if types.insert(name, ty).is_some() {
-            return Err(format!("variable '{name}' is declared twice"));
+            return Err(UsageError::DeclaredTwice(name.clone()));
         }
         env.check_declared_type(ty)
-            .map_err(|e| format!("--declare {name}: {e}"))?;
+            .map_err(|error| UsageError::DeclaredType {
+                name: name.clone(),
+                error,
+            })?;
         env.declare(name.clone(), ty.clone());
     }
     for (name, _) in vars {
@@ -52,7 +54,7 @@ pub fn bind(
     declarations: &[(String, Type)],
     schema: Option<&RootSchema>,
     stdin_used: &mut bool,
-) -> Result<HashMap<String, Value>, String> {
+) -> Result<HashMap<String, Value>, UsageError> {
     let types = declare(env, vars, declarations, schema)?;
     let mut values = HashMap::new();
     if let Some(schema) = schema {
@@ -63,24 +65,34 @@ pub fn bind(
             continue;
         }
         if values.contains_key(name) {
-            return Err(format!("variable '{name}' is given twice"));
+            return Err(UsageError::GivenTwice(name.clone()));
         }
-        let text = read_spec(spec, stdin_used).map_err(|e| format!("variable '{name}': {e}"))?;
+        let text = read_spec(spec, stdin_used).map_err(|error| UsageError::VariableInput {
+            name: name.clone(),
+            error,
+        })?;
         if text.trim().is_empty() {
-            let source = match spec.strip_prefix('@') {
-                Some("-") => "stdin is empty".to_string(),
-                Some(path) => format!("'{path}' is empty"),
-                None => "the value is empty".to_string(),
+            let from = match spec.strip_prefix('@') {
+                Some("-") => EmptySource::Stdin,
+                Some(path) => EmptySource::File(path.to_string()),
+                None => EmptySource::Inline,
             };
-            return Err(format!(
-                "variable '{name}': {source} (write null for a null value)"
-            ));
+            return Err(UsageError::EmptyVariable {
+                name: name.clone(),
+                from,
+            });
         }
-        let value = parse_value(&text).map_err(|e| format!("variable '{name}': {e}"))?;
+        let value = parse_value(&text).map_err(|error| UsageError::VariableDocument {
+            name: name.clone(),
+            error,
+        })?;
         let value = match types.get(name.as_str()) {
             Some(ty) => env
                 .fit(value, ty)
-                .map_err(|e| format!("variable '{name}': {e}"))?,
+                .map_err(|error| UsageError::VariableFit {
+                    name: name.clone(),
+                    error,
+                })?,
             None => value,
         };
         values.insert(name.clone(), value);

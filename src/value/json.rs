@@ -11,7 +11,9 @@ use serde_json::Value as Json;
 
 use super::Value;
 
-/// A node inside a shared JSON document.
+/// A node inside a shared JSON document (the payload of [`Value::Json`]): opaque outside
+/// the engine. The interpreter converts it before a function, a result or an error sees it;
+/// code holding a value that may be one converts it with [`Value::materialize`].
 #[derive(Clone)]
 pub struct JsonNode {
     /// Keeps the document alive and unchanged: nothing mutates a JSON value behind an
@@ -33,7 +35,7 @@ unsafe impl Sync for JsonNode {}
 impl JsonNode {
     /// The JSON this node points at.
     #[allow(unsafe_code)]
-    pub fn get(&self) -> &Json {
+    pub(crate) fn get(&self) -> &Json {
         // SAFETY: `node` points into `*root` (see the field docs), which outlives `self`.
         unsafe { self.node.as_ref() }
     }
@@ -51,7 +53,7 @@ impl JsonNode {
     }
 
     /// The value of an object's field.
-    pub fn field(&self, name: &str) -> Option<Value> {
+    pub(crate) fn field(&self, name: &str) -> Option<Value> {
         match self.get() {
             Json::Object(o) => object_get(o, name).map(|v| self.child(v)),
             _ => None,
@@ -72,46 +74,12 @@ impl JsonNode {
     }
 
     /// Whether this is an object.
-    pub fn is_object(&self) -> bool {
+    pub(crate) fn is_object(&self) -> bool {
         self.get().is_object()
     }
 
-    /// An array's element.
-    pub fn element(&self, i: usize) -> Option<Value> {
-        match self.get() {
-            Json::Array(a) => a.get(i).map(|v| self.child(v)),
-            _ => None,
-        }
-    }
-
-    /// The number of elements (array) or entries (object).
-    pub fn len(&self) -> usize {
-        match self.get() {
-            Json::Array(a) => a.len(),
-            Json::Object(o) => o.len(),
-            _ => 0,
-        }
-    }
-
-    /// Whether [`JsonNode::len`] is zero.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// What a comprehension iterates over: an array's elements or an object's keys.
-    pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
-        let (elements, keys) = match self.get() {
-            Json::Array(a) => (Some(a.iter()), None),
-            Json::Object(o) => (None, Some(o.keys())),
-            _ => (None, None),
-        };
-        let elements = elements.into_iter().flatten().map(|v| self.child(v));
-        let keys = keys.into_iter().flatten().map(|k| Value::from(k.as_str()));
-        elements.chain(keys)
-    }
-
     /// An object's entries, keys converted (two-variable comprehensions).
-    pub fn entries(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
         let entries = match self.get() {
             Json::Object(o) => Some(o.iter()),
             _ => None,
@@ -123,7 +91,7 @@ impl JsonNode {
     }
 
     /// The node converted to an ordinary value (a deep copy).
-    pub fn materialize(&self) -> Value {
+    pub(crate) fn materialize(&self) -> Value {
         Value::from(self.get())
     }
 }
@@ -202,12 +170,13 @@ mod tests {
         let Some(Value::Json(b)) = a.field("b") else {
             panic!("array")
         };
-        assert_eq!(b.len(), 3);
-        assert!(matches!(b.element(0), Some(Value::Int(1))));
-        assert!(b.element(3).is_none());
         assert!(v.clone().materialize().cel_eq(&Value::from(&*doc)));
         drop(doc);
         // The node keeps the document alive.
-        assert_eq!(b.iter().count(), 3);
+        let Value::List(b) = Value::Json(b).materialize() else {
+            panic!("a list")
+        };
+        assert_eq!(b.len(), 3);
+        assert!(matches!(b.first(), Some(Value::Int(1))));
     }
 }

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use kcel::Value;
 use kcel::library::syntax::{ExpandFn, Expander, Macro, MacroError, MacroErrorKind, Style};
 use kcel::library::syntax::{Expr, ExprKind, Literal};
-use kcel::library::{FunctionBuilder, Implementation, Library};
+use kcel::library::{FunctionBuilder, Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
 const NUMS: [&str; 3] = ["double", "int", "uint"];
@@ -27,26 +27,12 @@ pub fn library(version: u32) -> Library {
         declare_v1(&mut lib);
     }
     if version >= 2 {
-        lib.function("math.sqrt", "The square root of a number, as a double.")
-            .global(
-                "math_sqrt_double",
-                &["double"],
-                "double",
-                Implementation::Unary(sqrt),
-            )
-            .global(
-                "math_sqrt_int",
-                &["int"],
-                "double",
-                Implementation::Unary(sqrt),
-            )
-            .global(
-                "math_sqrt_uint",
-                &["uint"],
-                "double",
-                Implementation::Unary(sqrt),
-            )
-            .examples(&["math.sqrt(81) == 9.0", "math.isNaN(math.sqrt(-15))"]);
+        overloads!(lib.function("math.sqrt", "The square root of a number, as a double.");
+            global "math_sqrt_double" ("double") -> "double" => Implementation::Unary(sqrt);
+            global "math_sqrt_int" ("int") -> "double" => Implementation::Unary(sqrt);
+            global "math_sqrt_uint" ("uint") -> "double" => Implementation::Unary(sqrt);
+        )
+        .examples(&["math.sqrt(81) == 9.0", "math.isNaN(math.sqrt(-15))"]);
     }
     lib
 }
@@ -801,13 +787,13 @@ mod tests {
             library(1)
                 .functions()
                 .iter()
-                .all(|f| &*f.name != "math.sqrt")
+                .all(|f| f.name() != "math.sqrt")
         );
         assert!(
             library(2)
                 .functions()
                 .iter()
-                .any(|f| &*f.name == "math.sqrt")
+                .any(|f| f.name() == "math.sqrt")
         );
     }
 }

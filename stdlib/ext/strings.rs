@@ -763,7 +763,7 @@ mod tests {
             library(v)
                 .functions()
                 .iter()
-                .map(|f| f.name.to_string())
+                .map(|f| f.name().to_string())
                 .collect()
         };
         assert!(!names(0).contains(&"format".to_string()));

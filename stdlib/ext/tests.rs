@@ -16,20 +16,20 @@ fn examples_evaluate_to_true() {
     let mut count = 0;
     for lib in super::all() {
         for f in lib.functions() {
-            assert!(!f.doc.is_empty(), "{} has no doc", f.name);
-            assert!(!f.examples.is_empty(), "{} has no examples", f.name);
-            for ex in &f.examples {
+            assert!(!f.doc().is_empty(), "{} has no doc", f.name());
+            assert!(!f.examples().is_empty(), "{} has no examples", f.name());
+            for ex in f.examples() {
                 let ast = env
                     .compile(ex)
-                    .unwrap_or_else(|e| panic!("{}: {ex}: {e}", f.name));
+                    .unwrap_or_else(|e| panic!("{}: {ex}: {e}", f.name()));
                 let program = env
                     .program(&ast)
-                    .unwrap_or_else(|e| panic!("{}: {ex}: {e}", f.name));
+                    .unwrap_or_else(|e| panic!("{}: {ex}: {e}", f.name()));
                 let result = program.eval(&());
                 assert!(
                     matches!(result, Ok(Value::Bool(true))),
                     "{}: {ex} gave {result:?}",
-                    f.name
+                    f.name()
                 );
                 count += 1;
             }
@@ -65,12 +65,12 @@ fn implementations_are_total() {
     let values = samples();
     for lib in super::all() {
         for f in lib.functions() {
-            for o in &f.overloads {
-                if o.params.len() > 4 || matches!(o.implementation, Implementation::Builtin) {
+            for o in f.overloads() {
+                if o.params().len() > 4 || matches!(o.implementation(), Implementation::Builtin) {
                     continue;
                 }
                 let mut combos: Vec<Vec<Value>> = vec![Vec::new()];
-                for _ in 0..o.params.len() {
+                for _ in 0..o.params().len() {
                     combos = combos
                         .into_iter()
                         .flat_map(|c| {
@@ -83,18 +83,18 @@ fn implementations_are_total() {
                         .collect();
                 }
                 for args in combos {
-                    let result = o.implementation.call(&args).expect("arity matches");
+                    let result = o.implementation().call(&args).expect("arity matches");
                     if !o.accepts(&args)
                         && !f
-                            .overloads
+                            .overloads()
                             .iter()
-                            .any(|x| x.member == o.member && x.accepts(&args))
+                            .any(|x| x.is_member() == o.is_member() && x.accepts(&args))
                     {
                         assert_eq!(
                             result,
                             Err(EvalError::no_such_overload()),
                             "{} accepted {args:?}",
-                            o.id
+                            o.id()
                         );
                     }
                 }
@@ -108,8 +108,8 @@ fn overload_ids_are_unique_per_library() {
     for lib in super::all() {
         let mut ids = std::collections::HashSet::new();
         for f in lib.functions() {
-            for o in &f.overloads {
-                assert!(ids.insert(o.id.to_string()), "duplicate {}", o.id);
+            for o in f.overloads() {
+                assert!(ids.insert(o.id().to_string()), "duplicate {}", o.id());
             }
         }
     }

@@ -29,10 +29,8 @@ pub fn runtime_cost(function: &str) -> Option<CallCost> {
 /// cel-go's `ext.Strings`) Kubernetes' runtime costs.
 pub fn apply_runtime_costs(lib: &mut Library) {
     for f in lib.functions_mut() {
-        if let Some(cost) = runtime_cost(&f.name) {
-            for o in &mut f.overloads {
-                o.runtime_cost = Some(cost);
-            }
+        if let Some(cost) = runtime_cost(f.name()) {
+            f.set_runtime_cost(cost);
         }
     }
 }

@@ -13,7 +13,7 @@ fn every_example_is_true() {
         .chain([kubernetes::lists(0), kubernetes::semver(0)])
     {
         for f in lib.functions() {
-            for ex in &f.examples {
+            for ex in f.examples() {
                 let c = t(Box::leak(ex.clone().into_boxed_str()), "example");
                 run(&format!("{} example", lib.name()), &[c], 1);
                 count += 1;
@@ -33,7 +33,7 @@ fn the_sharding_examples_are_true() {
     let cases: Vec<_> = lib
         .functions()
         .iter()
-        .flat_map(|f| f.examples.iter())
+        .flat_map(|f| f.examples().iter())
         .map(|ex| t(Box::leak(ex.clone().into_boxed_str()), "example"))
         .collect();
     run_in(&e, "kubernetes.sharding example", &cases, 2);
@@ -43,7 +43,12 @@ fn the_sharding_examples_are_true() {
 fn every_function_is_documented_with_costs() {
     for lib in kubernetes::libraries_for((1, 37)) {
         for f in lib.functions() {
-            assert!(!f.doc.is_empty(), "{}: {} has no doc", lib.name(), f.name);
+            assert!(
+                !f.doc().is_empty(),
+                "{}: {} has no doc",
+                lib.name(),
+                f.name()
+            );
         }
     }
 }
@@ -83,19 +88,19 @@ fn libraries_by_kubernetes_version() {
         kubernetes::lists(0)
             .functions()
             .iter()
-            .all(|f| &*f.name != "includes")
+            .all(|f| f.name() != "includes")
     );
     assert!(
         kubernetes::lists(1)
             .functions()
             .iter()
-            .any(|f| &*f.name == "includes")
+            .any(|f| f.name() == "includes")
     );
     let v0 = kubernetes::semver(0);
     assert!(v0.functions().iter().all(|f| {
-        f.overloads
+        f.overloads()
             .iter()
-            .all(|o| &*o.id != "string_bool_to_semver")
+            .all(|o| o.id() != "string_bool_to_semver")
     }));
 }
 

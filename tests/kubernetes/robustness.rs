@@ -68,8 +68,8 @@ fn overloads_are_total() {
         .chain([kubernetes::jsonpatch()])
     {
         for f in lib.functions() {
-            for o in &f.overloads {
-                let n = o.params.len();
+            for o in f.overloads() {
+                let n = o.params().len();
                 let combos: Vec<Vec<Value>> = match n {
                     0 => vec![vec![]],
                     1 => values.iter().map(|a| vec![a.clone()]).collect(),
@@ -82,7 +82,7 @@ fn overloads_are_total() {
                         .collect(),
                 };
                 for args in combos {
-                    let _ = o.implementation.call(&args);
+                    let _ = o.implementation().call(&args);
                     let _ = o.call_cost().of_call(&args, None);
                     calls += 1;
                 }

@@ -160,13 +160,13 @@ pub fn functions(request: &str) -> String {
             .into_iter()
             .map(|f| {
                 json!({
-                    "name": &*f.name,
-                    "doc": &*f.doc,
-                    "overloads": f.overloads.iter().map(|o| json!({
-                        "id": &*o.id,
-                        "signature": o.signature(&f.name),
+                    "name": f.name(),
+                    "doc": f.doc(),
+                    "overloads": f.overloads().iter().map(|o| json!({
+                        "id": o.id(),
+                        "signature": o.signature(f.name()),
                     })).collect::<Vec<_>>(),
-                    "examples": &f.examples,
+                    "examples": f.examples(),
                 })
             })
             .collect();

@@ -92,7 +92,30 @@ struct Managed {
     times: BTreeMap<String, Option<String>>,
 }
 
-fn decode(object: &Object) -> Result<Managed, String> {
+/// Why an object's managedFields do not decode (upstream's texts).
+#[derive(Debug, thiserror::Error)]
+enum ManagedFieldsError {
+    /// Not a list.
+    #[error("managedFields must be a list")]
+    NotAList,
+    /// An operation other than `Apply` or `Update`.
+    #[error("operation must be `Apply` or `Update`")]
+    Operation,
+    /// No apiVersion.
+    #[error("apiVersion must not be empty")]
+    ApiVersion,
+    /// No fieldsType.
+    #[error("missing fieldsType in managed fields entry {0}")]
+    MissingFieldsType(usize),
+    /// A fieldsType other than `FieldsV1`.
+    #[error("invalid fieldsType {0:?} in managed fields entry {1}")]
+    FieldsType(String, usize),
+    /// fieldsV1 that does not decode.
+    #[error(transparent)]
+    Fields(#[from] super::fieldpath::FieldsError),
+}
+
+fn decode(object: &Object) -> Result<Managed, ManagedFieldsError> {
     let mut managed = Managed::default();
     let Some(list) = object
         .get("metadata")
@@ -101,26 +124,20 @@ fn decode(object: &Object) -> Result<Managed, String> {
     else {
         return Ok(managed);
     };
-    let list = list
-        .as_array()
-        .ok_or_else(|| "managedFields must be a list".to_owned())?;
+    let list = list.as_array().ok_or(ManagedFieldsError::NotAList)?;
     for (i, entry) in list.iter().enumerate() {
         let s = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or("");
         let operation = s("operation");
         if operation != "Apply" && operation != "Update" {
-            return Err("operation must be `Apply` or `Update`".to_owned());
+            return Err(ManagedFieldsError::Operation);
         }
         if s("apiVersion").is_empty() {
-            return Err("apiVersion must not be empty".to_owned());
+            return Err(ManagedFieldsError::ApiVersion);
         }
         match s("fieldsType") {
             "FieldsV1" => {}
-            "" => return Err(format!("missing fieldsType in managed fields entry {i}")),
-            other => {
-                return Err(format!(
-                    "invalid fieldsType {other:?} in managed fields entry {i}"
-                ));
-            }
+            "" => return Err(ManagedFieldsError::MissingFieldsType(i)),
+            other => return Err(ManagedFieldsError::FieldsType(other.to_owned(), i)),
         }
         let id = identifier(s("manager"), operation, s("apiVersion"), s("subresource"));
         let set = match entry.get("fieldsV1") {

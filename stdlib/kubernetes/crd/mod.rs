@@ -52,9 +52,8 @@ pub use errors::{CrdError, DefinitionError, NotServed};
 pub use field_error::{ErrorType, FieldError, FieldPath};
 pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
 pub use selectable::{
-    MAX_SELECTABLE_FIELDS, resolve_field_path, selectable_field_errors, selectable_field_label,
-    selectable_field_value,
+    MAX_SELECTABLE_FIELDS, selectable_field_errors, selectable_field_label, selectable_field_value,
 };
 pub use sizes::SchemaSizes;
 pub use validation::{Outcome, PER_OBJECT_COST_BUDGET, RuleCost, Validator};
-pub use values::{DataError, Doc, LazyObject, to_value, view};
+pub use values::{DataError, to_value};

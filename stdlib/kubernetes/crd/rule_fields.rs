@@ -115,7 +115,10 @@ pub fn rule_json(rule: &ValidationRule) -> String {
 
 /// Normalizes a rule's `fieldPath` (`.spec.x`, `.m['a.b']`) to a field path string
 /// (`spec.x`, `m[a.b]`), checking each step against the schema.
-pub fn normalize_field_path(path: &str, schema: &Schema) -> Result<String, String> {
+pub fn normalize_field_path(
+    path: &str,
+    schema: &Schema,
+) -> Result<String, super::selectable::FieldPathError> {
     super::selectable::resolve_field_path(path, schema, true).map(|(path, _)| path.to_string())
 }
 

@@ -12,6 +12,43 @@ use super::schema::Schema;
 /// At most this many distinct selectable fields per version (upstream's `MaxSelectableFields`).
 pub const MAX_SELECTABLE_FIELDS: usize = 8;
 
+/// Why a simple JSON path does not resolve: upstream's texts (`cel.ValidFieldPath`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FieldPathError {
+    /// A step to a field the schema does not have.
+    #[error("does not refer to a valid field")]
+    NoSuchField,
+    /// `['key']` where it is not allowed.
+    #[error("array notation is not allowed")]
+    ArrayNotation,
+    /// The path ends after `.` or `[`.
+    #[error("unexpected end of JSON path")]
+    UnexpectedEnd,
+    /// `[` not followed by a single-quoted string.
+    #[error("expected single quoted string but got {0}")]
+    NotQuoted(String),
+    /// A quoted key with a bad escape.
+    #[error("invalid string literal: {0}")]
+    StringLiteral(EscapeError),
+    /// `['key'` not followed by `]`.
+    #[error("expected ] but got {0}")]
+    NotClosed(String),
+    /// A step that starts with neither `.` nor `[`.
+    #[error("expected [ or . but got: {0}")]
+    NotAStep(String),
+}
+
+/// A bad escape in a single-quoted key of a JSON path.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EscapeError {
+    /// A backslash before a character other than `\\` or `'`.
+    #[error("invalid escape sequence '\\{0}'")]
+    Invalid(char),
+    /// A backslash at the end.
+    #[error("unterminated escape sequence")]
+    Unterminated,
+}
+
 /// Resolves a simple JSON path (`.spec.x`, `.m['a.b']`) against `schema`, as upstream's
 /// `cel.ValidFieldPath` does: the field path it names and the schema found there (`None`
 /// under a map whose values have no schema). Array notation (`['key']`) is refused unless
@@ -20,27 +57,23 @@ pub fn resolve_field_path<'s>(
     json_path: &str,
     schema: &'s Schema,
     allow_array_notation: bool,
-) -> Result<(FieldPath, Option<&'s Schema>), String> {
+) -> Result<(FieldPath, Option<&'s Schema>), FieldPathError> {
     let mut path = FieldPath::root();
     let mut at = Some(schema);
     let mut tokens = tokens(json_path).into_iter();
     // One step into the current schema: a declared property, or a key of a map.
     let step = |path: &mut FieldPath, at: &mut Option<&'s Schema>, name: &str| {
         let Some(s) = *at else {
-            return Err("does not refer to a valid field".to_owned());
+            return Err(FieldPathError::NoSuchField);
         };
         if !s.properties.is_empty() {
             *path = path.child(name);
-            *at = Some(
-                s.properties
-                    .get(name)
-                    .ok_or_else(|| "does not refer to a valid field".to_owned())?,
-            );
+            *at = Some(s.properties.get(name).ok_or(FieldPathError::NoSuchField)?);
         } else if s.additional_properties.is_some() {
             *path = path.key(name);
             *at = s.additional_schema();
         } else {
-            return Err("does not refer to a valid field".to_owned());
+            return Err(FieldPathError::NoSuchField);
         }
         Ok(())
     };
@@ -48,28 +81,27 @@ pub fn resolve_field_path<'s>(
         match token {
             "[" => {
                 if !allow_array_notation {
-                    return Err("array notation is not allowed".to_owned());
+                    return Err(FieldPathError::ArrayNotation);
                 }
-                let quoted = tokens.next().ok_or("unexpected end of JSON path")?;
+                let quoted = tokens.next().ok_or(FieldPathError::UnexpectedEnd)?;
                 let inner = quoted
                     .strip_prefix('\'')
                     .and_then(|q| q.strip_suffix('\''))
                     .filter(|_| quoted.len() >= 2)
-                    .ok_or_else(|| format!("expected single quoted string but got {quoted}"))?;
-                let name = unescape_single_quoted(inner)
-                    .map_err(|e| format!("invalid string literal: {e}"))?;
+                    .ok_or_else(|| FieldPathError::NotQuoted(quoted.to_owned()))?;
+                let name = unescape_single_quoted(inner).map_err(FieldPathError::StringLiteral)?;
                 step(&mut path, &mut at, &name)?;
                 match tokens.next() {
                     Some("]") => {}
-                    Some(other) => return Err(format!("expected ] but got {other}")),
-                    None => return Err("unexpected end of JSON path".to_owned()),
+                    Some(other) => return Err(FieldPathError::NotClosed(other.to_owned())),
+                    None => return Err(FieldPathError::UnexpectedEnd),
                 }
             }
             "." => {
-                let name = tokens.next().ok_or("unexpected end of JSON path")?;
+                let name = tokens.next().ok_or(FieldPathError::UnexpectedEnd)?;
                 step(&mut path, &mut at, name)?;
             }
-            other => return Err(format!("expected [ or . but got: {other}")),
+            other => return Err(FieldPathError::NotAStep(other.to_owned())),
         }
     }
     Ok((path, at))
@@ -101,7 +133,7 @@ fn tokens(path: &str) -> Vec<&str> {
 }
 
 /// The text of a single-quoted string: `\\` and `\'` are the only escapes.
-fn unescape_single_quoted(text: &str) -> Result<String, String> {
+fn unescape_single_quoted(text: &str) -> Result<String, EscapeError> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -111,8 +143,8 @@ fn unescape_single_quoted(text: &str) -> Result<String, String> {
         }
         match chars.next() {
             Some(e @ ('\\' | '\'')) => out.push(e),
-            Some(e) => return Err(format!("invalid escape sequence '\\{e}'")),
-            None => return Err("unterminated escape sequence".to_owned()),
+            Some(e) => return Err(EscapeError::Invalid(e)),
+            None => return Err(EscapeError::Unterminated),
         }
     }
     Ok(out)
@@ -226,8 +258,10 @@ mod tests {
     #[test]
     fn paths_resolve_as_upstreams_valid_field_path() {
         let s = schema();
-        let ok =
-            |p: &str, array: bool| resolve_field_path(p, &s, array).map(|(p, _)| p.to_string());
+        let ok = |p: &str, array: bool| match resolve_field_path(p, &s, array) {
+            Ok((p, _)) => Ok(p.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
         assert_eq!(ok(".spec.color", false).unwrap(), "spec.color");
         assert_eq!(ok(".spec.labels.a", false).unwrap(), "spec.labels[a]");
         assert_eq!(ok(".spec.labels['a.b']", true).unwrap(), "spec.labels[a.b]");

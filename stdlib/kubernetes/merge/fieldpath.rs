@@ -140,6 +140,39 @@ impl fmt::Display for PathText<'_> {
     }
 }
 
+/// Why `FieldsV1` does not decode (structured-merge-diff's texts).
+#[derive(Debug, thiserror::Error)]
+pub enum FieldsError {
+    /// A key without `kind:`.
+    #[error("unexpected path element {0:?}")]
+    Element(String),
+    /// A `k:` or `v:` key whose JSON does not parse.
+    #[error("parsing JSON {text:?}: {error}")]
+    Json {
+        /// The JSON text.
+        text: String,
+        /// The parser's error.
+        error: serde_json::Error,
+    },
+    /// An `i:` key that is not an index.
+    #[error("parsing index {text:?}: {error}")]
+    Index {
+        /// The index text.
+        text: String,
+        /// The parser's error.
+        error: std::num::ParseIntError,
+    },
+    /// A key of another kind than `f`, `k`, `v`, `i`.
+    #[error("unknown path element type {0:?}")]
+    ElementType(String),
+    /// Deeper than 256 levels.
+    #[error("fieldsV1 nested too deeply")]
+    TooDeep,
+    /// A member that is not an object.
+    #[error("expected an object in fieldsV1")]
+    NotAnObject,
+}
+
 impl PathElement {
     /// The element's `FieldsV1` key.
     pub fn to_key(&self) -> String {
@@ -155,27 +188,33 @@ impl PathElement {
     }
 
     /// Reads a `FieldsV1` key.
-    pub fn from_key(key: &str) -> Result<PathElement, String> {
+    pub fn from_key(key: &str) -> Result<PathElement, FieldsError> {
         let (kind, rest) = key
             .split_once(':')
-            .ok_or_else(|| format!("unexpected path element {key:?}"))?;
+            .ok_or_else(|| FieldsError::Element(key.to_owned()))?;
+        let json_error = |error| FieldsError::Json {
+            text: rest.to_owned(),
+            error,
+        };
         match kind {
             "f" => Ok(PathElement::Field(rest.to_owned())),
             "k" => {
-                let map: Map<String, Value> = serde_json::from_str(rest)
-                    .map_err(|e| format!("parsing JSON {rest:?}: {e}"))?;
+                let map: Map<String, Value> = serde_json::from_str(rest).map_err(json_error)?;
                 let mut fields: Vec<(String, Value)> = map.into_iter().collect();
                 fields.sort_by(|a, b| a.0.cmp(&b.0));
                 Ok(PathElement::Key(fields))
             }
             "v" => Ok(PathElement::Value(
-                serde_json::from_str(rest).map_err(|e| format!("parsing JSON {rest:?}: {e}"))?,
+                serde_json::from_str(rest).map_err(json_error)?,
             )),
             "i" => rest
                 .parse()
                 .map(PathElement::Index)
-                .map_err(|e| format!("parsing index {rest:?}: {e}")),
-            _ => Err(format!("unknown path element type {kind:?}")),
+                .map_err(|error| FieldsError::Index {
+                    text: rest.to_owned(),
+                    error,
+                }),
+            _ => Err(FieldsError::ElementType(kind.to_owned())),
         }
     }
 }
@@ -241,14 +280,12 @@ pub fn to_fields_v1(set: &Set) -> Value {
 }
 
 /// Reads `FieldsV1` into a set.
-pub fn from_fields_v1(fields: &Value) -> Result<Set, String> {
-    fn read(node: &Value, path: &mut Path, out: &mut Set, depth: usize) -> Result<(), String> {
+pub fn from_fields_v1(fields: &Value) -> Result<Set, FieldsError> {
+    fn read(node: &Value, path: &mut Path, out: &mut Set, depth: usize) -> Result<(), FieldsError> {
         if depth > 256 {
-            return Err("fieldsV1 nested too deeply".to_owned());
+            return Err(FieldsError::TooDeep);
         }
-        let map = node
-            .as_object()
-            .ok_or_else(|| "expected an object in fieldsV1".to_owned())?;
+        let map = node.as_object().ok_or(FieldsError::NotAnObject)?;
         for (key, child) in map {
             if key == "." {
                 if !path.is_empty() {
