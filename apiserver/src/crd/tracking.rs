@@ -115,10 +115,13 @@ fn learn(crds: &Crds, key: &str, value: Option<&[u8]>, revision: Revision) {
         return;
     }
     let crd: Option<Value> = value.and_then(|v| serde_json::from_slice(v).ok());
+    serve_at(crds, name, crd.as_ref(), revision);
+}
+
+/// Serves `crd` (nothing when `None`) under `name` as of `revision`.
+fn serve_at(crds: &Crds, name: &str, crd: Option<&Value>, revision: Revision) {
     let previous = crds.by_name(name);
-    let entry = crd
-        .as_ref()
-        .and_then(|c| definition::served(c, previous.as_deref()));
+    let entry = crd.and_then(|c| definition::served(c, previous.as_deref()));
     crds.set_at(name, revision, entry);
 }
 
@@ -138,11 +141,7 @@ fn refresh(
     let key = &kv.key;
     let name = name_of(key);
     let crd: Option<Value> = value.and_then(|v| serde_json::from_slice(v).ok());
-    let previous = crds.by_name(name);
-    let entry = crd
-        .as_ref()
-        .and_then(|c| definition::served(c, previous.as_deref()));
-    crds.set_at(name, revision, entry);
+    serve_at(crds, name, crd.as_ref(), revision);
     if let Some(crd) = crd
         && crd
             .pointer("/metadata/deletionTimestamp")
