@@ -1,0 +1,112 @@
+//! apiextensions-apiserver `pkg/apiserver/schema/cel/celcoststability_test.go`,
+//! `TestCelCostStability`, as a table (`tests/crd_rules/cel_cost_stability.yaml`): each case a
+//! structural schema, an object and a map of rules to their expected actual (runtime) cost.
+//! As upstream, each rule is put alone on the schema's root, the validator is built for a
+//! resource root (`NewValidator(&s, true, PerCallLimit)`) and run with the per-object runtime
+//! budget; the rule must succeed and the budget it used must equal the expected cost exactly.
+//! Structural checks are off as upstream builds the structural schema directly. A rule whose
+//! cost kcel cannot match yet is listed under `known` with the precise reason and counted as a
+//! skip; the run prints pass/fail/skip counts.
+
+use std::collections::BTreeMap;
+
+use kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET as RUNTIME_CEL_COST_BUDGET;
+use kcel_stdlib::kubernetes::crd::{CompileOptions, Schema, Validator};
+use serde::Deserialize;
+use serde_json::Value as Json;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    schema: Json,
+    object: Json,
+    /// Rule → expected actual cost (upstream's `expectCost`).
+    cost: BTreeMap<String, i64>,
+    /// Rule → why kcel's cost differs (a skip with its reason).
+    #[serde(default)]
+    known: BTreeMap<String, String>,
+}
+
+fn validator(case: &Case, rule: &str, reference: bool) -> Result<Validator, String> {
+    let mut schema = case.schema.clone();
+    // A CRD requires a message for a rule with line breaks (the validator ignores it).
+    schema["x-kubernetes-validations"] = if rule.contains('\n') {
+        serde_json::json!([{ "rule": rule, "message": "rule with line breaks" }])
+    } else {
+        serde_json::json!([{ "rule": rule }])
+    };
+    let schema = Schema::from_json(&schema).map_err(|e| e.to_string())?;
+    Ok(Validator::new(
+        &schema,
+        CompileOptions {
+            is_resource_root: true,
+            reference,
+            structural_check: false,
+            ..CompileOptions::default()
+        },
+    ))
+}
+
+fn check(case: &Case, rule: &str, want: i64, reference: bool) -> Result<(), String> {
+    let v = validator(case, rule, reference)?;
+    let outcome = v.validate_rules(&case.object, None, RUNTIME_CEL_COST_BUDGET);
+    if !outcome.costs.iter().any(|c| c.rule == rule) {
+        let errors: Vec<String> = v.compiled.errors.iter().map(|e| e.to_string()).collect();
+        return Err(format!("the rule did not run; schema errors {errors:?}"));
+    }
+    if !outcome.errors.is_empty() {
+        let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
+        return Err(format!("unexpected errors {errors:?}"));
+    }
+    let cost: u64 = outcome.costs.iter().map(|c| c.cost).sum();
+    if cost as i64 != want {
+        return Err(format!("cost {cost}, want {want}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn cel_cost_stability() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/crd_rules/cel_cost_stability.yaml"
+    );
+    let text = std::fs::read_to_string(path).expect("table");
+    let cases: Vec<Case> = serde_norway::from_str(&text).expect("table parses");
+    let (mut passed, mut skipped, mut failures) = (0, 0, Vec::new());
+    for case in &cases {
+        for rule in case.known.keys() {
+            assert!(
+                case.cost.contains_key(rule),
+                "{}: known difference for an unlisted rule {rule}",
+                case.name
+            );
+        }
+        for (rule, &want) in &case.cost {
+            if let Some(reason) = case.known.get(rule) {
+                println!("SKIP {} / {rule}: known difference: {reason}", case.name);
+                skipped += 1;
+                continue;
+            }
+            let result = check(case, rule, want, false).and_then(|()| {
+                check(case, rule, want, true).map_err(|e| format!("in reference mode: {e}"))
+            });
+            match result {
+                Ok(()) => passed += 1,
+                Err(e) => failures.push(format!("  {} / {rule}: {e}", case.name)),
+            }
+        }
+    }
+    println!(
+        "TestCelCostStability: {} cases, {passed} rules passed, {} failed, {skipped} skipped",
+        cases.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
