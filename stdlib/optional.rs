@@ -300,15 +300,19 @@ pub fn select_optional_field(target: &Value, field: &Value) -> EvalResult {
             Some(v) => some(v.clone()),
             None => Value::Optional(None),
         }),
-        // A map read lazily (a Kubernetes object): its field, converted as it is read.
-        Value::Opaque(o) if o.type_name() == "map" => match o.field(f) {
+        // A list takes only numeric indexes: a field name is an unsupported index.
+        Value::List(_) => index_list(target, field),
+        // A value with fields computed on demand (a Kubernetes object read lazily, a typed
+        // object): its field, converted as it is read; none when absent.
+        Value::Opaque(o) => match o.field(f) {
             Some(v) => v.map(some),
             None => Ok(Value::Optional(None)),
         },
-        other => Err(EvalError::new(format!(
-            "type '{}' does not support field selection",
-            other.type_name()
-        ))),
+        // Any other present value has no fields: cel-go's `refQualify`
+        // (`interpreter/attributes.go`) answers a presence-tested qualifier on a value that
+        // is neither a map, a list nor an indexer with "not present", so `x.?f` is
+        // `optional.none()` rather than an error.
+        _ => Ok(Value::Optional(None)),
     }
 }
 

@@ -340,3 +340,28 @@ fn selecting_a_field_of_no_map() {
     assert_eval_error("has(dyn([1]).x)", "unsupported index type 'string' in list");
     assert_true("has({'a': dyn(null)}.a) && !has({'a': dyn(null)}.a.b)");
 }
+
+/// An optional field selection (`.?f`) on a present value that is no map, list or value with
+/// fields gives `optional.none()`: cel-go `interpreter/attributes.go`, `refQualify` (its
+/// default case returns "not present" when `presenceTest` is set). A list still rejects a
+/// field name (`refQualify`'s `traits.Lister` case, `types.IndexOrError`). A plain selection
+/// after an optional one stays an error (cel-spec `optionals.textproto`,
+/// `map_null_entry_no_such_key`).
+#[test]
+fn optional_selection_on_values_without_fields() {
+    // `dyn` hides the type from the checker, which rejects selection on a known int.
+    for value in ["1", "'s'", "true", "2.5", "b'x'", "null", "duration('1s')"] {
+        assert_true(&format!("dyn({value}).?c == optional.none()"));
+        assert_true(&format!("{{'a': dyn({value})}}.?a.?c == optional.none()"));
+        assert_eval_error(&format!("{{'a': dyn({value})}}.?a.c"), "no such key: c");
+    }
+    assert_true("{'a': {'c': 1}}.?a.c == optional.of(1)");
+    assert_true("{'a': {'b': 1}}.?a.c == optional.none()");
+    assert_eval_error("dyn([1]).?c", "unsupported index type 'string' in list");
+    assert_eval_error(
+        "{'a': dyn([1])}.?a.?c",
+        "unsupported index type 'string' in list",
+    );
+    // Without an optional qualifier, selection on a value without fields stays an error.
+    assert_eval_error("{'a': dyn(1)}.a.c", "no such key: c");
+}
