@@ -1,5 +1,5 @@
 //! apiextensions-apiserver `pkg/apiserver/schema/cel/celcoststability_test.go`,
-//! `TestCelCostStability`, as a table (`tests/crd_rules/cel_cost_stability.yaml`): each case a
+//! `TestCelCostStability` (its current form), as a table (`tests/crd_rules/cel_cost_stability.yaml`): each case a
 //! structural schema, an object and a map of rules to their expected actual (runtime) cost.
 //! As upstream, each rule is put alone on the schema's root, the validator is built for a
 //! resource root (`NewValidator(&s, true, PerCallLimit)`) and run with the per-object runtime
