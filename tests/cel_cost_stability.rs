@@ -1,17 +1,20 @@
 //! apiextensions-apiserver `pkg/apiserver/schema/cel/celcoststability_test.go`,
-//! `TestCelCostStability` (its current form), as a table (`tests/crd_rules/cel_cost_stability.yaml`): each case a
+//! `TestCelCostStability` (its current form), as a table
+//! (`tests/crd_rules/cel_cost_stability.yaml`): each case a
 //! structural schema, an object and a map of rules to their expected actual (runtime) cost.
 //! As upstream, each rule is put alone on the schema's root, the validator is built for a
 //! resource root (`NewValidator(&s, true, PerCallLimit)`) and run with the per-object runtime
 //! budget; the rule must succeed and the budget it used must equal the expected cost exactly.
 //! Structural checks are off as upstream builds the structural schema directly. A rule whose
 //! cost kcel cannot match yet is listed under `known` with the precise reason and counted as a
-//! skip; the run prints pass/fail/skip counts.
+//! skip; the run prints pass/fail/skip counts. The sibling `TestCelEstimatedCostStability`
+//! (`tests/crd_rules/cel_estimated_cost_stability.yaml`) checks each rule's static estimate.
 
 use std::collections::BTreeMap;
 
 use kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET as RUNTIME_CEL_COST_BUDGET;
-use kcel_stdlib::kubernetes::crd::{CompileOptions, Schema, Validator};
+use kcel_stdlib::kubernetes::crd::{CompileOptions, FieldPath, Schema, Validator};
+use kcel_stdlib::kubernetes::crd::{compile_schema, rule_env};
 use serde::Deserialize;
 use serde_json::Value as Json;
 
@@ -28,15 +31,19 @@ struct Case {
     known: BTreeMap<String, String>,
 }
 
-fn validator(case: &Case, rule: &str, reference: bool) -> Result<Validator, String> {
-    let mut schema = case.schema.clone();
+fn with_rule(schema: &Json, rule: &str) -> Json {
+    let mut schema = schema.clone();
     // A CRD requires a message for a rule with line breaks (the validator ignores it).
     schema["x-kubernetes-validations"] = if rule.contains('\n') {
         serde_json::json!([{ "rule": rule, "message": "rule with line breaks" }])
     } else {
         serde_json::json!([{ "rule": rule }])
     };
-    let schema = Schema::from_json(&schema).map_err(|e| e.to_string())?;
+    schema
+}
+
+fn validator(case: &Case, rule: &str, reference: bool) -> Result<Validator, String> {
+    let schema = Schema::from_json(&with_rule(&case.schema, rule)).map_err(|e| e.to_string())?;
     Ok(Validator::new(
         &schema,
         CompileOptions {
@@ -100,6 +107,93 @@ fn cel_cost_stability() {
     }
     println!(
         "TestCelCostStability: {} cases, {passed} rules passed, {} failed, {skipped} skipped",
+        cases.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EstimatedCase {
+    name: String,
+    schema: Json,
+    /// Rule → expected static estimate (upstream's `expectCost`, the rule's `MaxCost`).
+    cost: BTreeMap<String, u64>,
+    /// Rule → why kcel's estimate differs (a skip with its reason).
+    #[serde(default)]
+    known: BTreeMap<String, String>,
+}
+
+fn estimate(schema: &Json, rule: &str) -> Result<u64, String> {
+    let schema = Schema::from_json(&with_rule(schema, rule)).map_err(|e| e.to_string())?;
+    let compiled = compile_schema(
+        &schema,
+        &rule_env(),
+        CompileOptions {
+            schema_path: FieldPath::root(),
+            structural_check: false,
+            ..CompileOptions::default()
+        },
+    );
+    // Over-budget errors are expected for the unbounded cases; nothing else may fail.
+    let failures: Vec<String> = compiled
+        .errors
+        .iter()
+        .filter(|e| !e.detail.contains("exceeds budget") && !e.detail.contains("cost total"))
+        .map(|e| e.to_string())
+        .collect();
+    if !failures.is_empty() {
+        return Err(format!("compile errors {failures:?}"));
+    }
+    let report = compiled.reports.first().ok_or("no rule compiled")?;
+    Ok(report.estimated.max)
+}
+
+/// apiextensions-apiserver `celcoststability_test.go`, `TestCelEstimatedCostStability`
+/// (`tests/crd_rules/cel_estimated_cost_stability.yaml`): each rule alone on the schema, its
+/// static cost estimate (the compiled rule's `MaxCost`, as upstream's `schemaChecker` reads it)
+/// must equal upstream's.
+#[test]
+fn cel_estimated_cost_stability() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/crd_rules/cel_estimated_cost_stability.yaml"
+    );
+    let text = std::fs::read_to_string(path).expect("table");
+    let cases: Vec<EstimatedCase> = serde_norway::from_str(&text).expect("table parses");
+    let (mut passed, mut skipped, mut failures) = (0, 0, Vec::new());
+    for case in &cases {
+        for rule in case.known.keys() {
+            assert!(
+                case.cost.contains_key(rule),
+                "{}: known difference for an unlisted rule {rule}",
+                case.name
+            );
+        }
+        for (rule, &want) in &case.cost {
+            if let Some(reason) = case.known.get(rule) {
+                println!("SKIP {} / {rule}: known difference: {reason}", case.name);
+                skipped += 1;
+                continue;
+            }
+            match estimate(&case.schema, rule) {
+                Ok(got) if got == want => passed += 1,
+                Ok(got) => failures.push(format!(
+                    "  {} / {rule}: estimate {got}, want {want}",
+                    case.name
+                )),
+                Err(e) => failures.push(format!("  {} / {rule}: {e}", case.name)),
+            }
+        }
+    }
+    println!(
+        "TestCelEstimatedCostStability: {} cases, {passed} rules passed, {} failed, {skipped} skipped",
         cases.len(),
         failures.len()
     );
