@@ -187,7 +187,20 @@ fn unset<'a>() -> SlotContent<'a> {
 /// How often (in comprehension iterations) the interrupt callback is polled, as in cel-go.
 const INTERRUPT_CHECK_FREQUENCY: usize = 100;
 
+/// Whether this build reads JSON in place in its in-place evaluations. Not in the browser
+/// module, whose first download counts more than the speed of JSON read in place: there the
+/// [`Reads`] forms would double the in-place kernels (about 15 KB gzip), and JSON nodes are
+/// evaluated node by node instead, with the same values, errors and costs.
+const READS_JSON_IN_PLACE: bool = !cfg!(target_arch = "wasm32");
+
 impl Frame<'_, '_> {
+    /// Whether the in-place evaluations read with [`Reads`] (a variable is bound to JSON
+    /// read in place, in a build that reads JSON in place) rather than [`Values`].
+    #[inline(always)]
+    pub fn reads_json(&self) -> bool {
+        READS_JSON_IN_PLACE && self.json
+    }
+
     /// Fails if the cost limit has been passed (errors are otherwise absorbable; this one
     /// must not be).
     #[inline]
@@ -349,7 +362,7 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 /// `has(operand.field)`, as a [`Truth`].
 #[inline(never)]
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
-    if frame.json {
+    if frame.reads_json() {
         if let Some(found) = has_json(operand, field, frame) {
             return Truth::Bool(found);
         }
@@ -503,7 +516,7 @@ fn in_constant_list(
 /// charged) otherwise.
 #[inline(never)]
 fn in_constant_list_test(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
-    if frame.json {
+    if frame.reads_json() {
         return in_constant_list_json(element, strings, frame);
     }
     let (Value::String(s), read) = peek_costed::<Values>(element, frame.slots)? else {
@@ -560,7 +573,7 @@ fn matches_constant(
     cost: CallCost,
     frame: &mut Frame,
 ) -> EvalResult {
-    if frame.json {
+    if frame.reads_json() {
         if let Some(holds) = matches_json(subject, regex, pattern, cost, frame) {
             return Ok(Value::Bool(holds));
         }
@@ -617,7 +630,7 @@ fn string_test_in_place(t: &StringTestNode, frame: &mut Frame) -> Option<bool> {
         return None;
     };
     let subject = args.first()?;
-    let (s, read) = peek_text(subject, frame.slots, frame.json)?;
+    let (s, read) = peek_text(subject, frame.slots, frame.reads_json())?;
     let traversal = cost::traverse(cost::code_points(s)).saturating_mul(t.factor);
     charge_within(&mut frame.cost, frame.limit, read + traversal)?;
     Some(t.test.holds(s))
@@ -1204,7 +1217,7 @@ fn binary(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 /// [`binary`] for an operator that gives a bool (see [`Inline::tests`]), as a [`Truth`].
 #[inline(always)]
 fn binary_truth(node: &BinaryNode, frame: &mut Frame) -> Truth {
-    let test = if frame.json {
+    let test = if frame.reads_json() {
         binary_test_json(node, frame)
     } else {
         binary_test(node, frame)
@@ -1280,7 +1293,7 @@ fn binary_evaluated(node: &BinaryNode, frame: &mut Frame) -> EvalResult {
 #[inline(always)]
 fn fused_int_tree(node: &BinaryNode, frame: &mut Frame) -> Option<Value> {
     let cost = node.fused_cost?;
-    let v = if frame.json {
+    let v = if frame.reads_json() {
         int_tree::<Reads>(node, frame.slots)?
     } else {
         int_tree::<Values>(node, frame.slots)?
@@ -1354,7 +1367,7 @@ pub(crate) fn int_tree_cost(node: &Node) -> Option<u64> {
 /// recurses.
 #[inline]
 fn binary_in_place(node: &BinaryNode, frame: &mut Frame) -> Option<EvalResult> {
-    let result = if frame.json {
+    let result = if frame.reads_json() {
         binary_apply_json(node, frame)?
     } else {
         on_operands_in_place::<Values, _>(node, frame, |a, b| {
@@ -1560,7 +1573,7 @@ fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResu
     let mut text: Option<(String, u64)> = None;
     let mut buffer = std::mem::take(&mut frame.text_buffer);
     let first_text = if is_simple(&c.first) {
-        peek_text(&c.first, frame.slots, frame.json)
+        peek_text(&c.first, frame.slots, frame.reads_json())
     } else {
         None
     };
@@ -1595,7 +1608,7 @@ fn concat_parts(c: &ConcatNode, frame: &mut Frame, next: &mut usize) -> EvalResu
         *next = i + 1;
         // A string read in place (from a JSON document too) joined to the text: no copy.
         if is_simple(part) && (text.is_some() || matches!(acc, Value::String(_))) {
-            if let Some((s, read)) = peek_text(part, frame.slots, frame.json) {
+            if let Some((s, read)) = peek_text(part, frame.slots, frame.reads_json()) {
                 frame.cost = frame.cost.saturating_add(read);
                 if let (None, Value::String(a)) = (&text, &acc) {
                     crate::budget::reserve(a.len() as u64).map_err(|e| e.at(*id))?;
@@ -2524,7 +2537,7 @@ fn poll(iteration: usize, interrupted: &Interrupt) -> Result<(), EvalError> {
 /// them as it would its own.
 #[inline(never)]
 pub(crate) fn time_tree(node: &BinaryNode, frame: &mut Frame) -> Option<bool> {
-    if frame.json {
+    if frame.reads_json() {
         time_tree_read::<Reads>(node, frame)
     } else {
         time_tree_read::<Values>(node, frame)
