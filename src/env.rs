@@ -782,6 +782,60 @@ mod tests {
         }
     }
 
+    /// Access chains are planned once (`eval/operand.rs`, `plan_operands`): each chain over
+    /// a constant, a variable or a path becomes one access node with its steps and its
+    /// reading cost (the base's, and 1 per step, as the node-by-node evaluation charges it
+    /// when every step finds its entry), inner chains too; none in reference mode.
+    #[test]
+    fn access_chains_are_planned_once() {
+        use crate::eval::node::{Node, Step};
+        fn accesses(node: &mut Node, out: &mut Vec<(Vec<String>, u64)>) {
+            if let Node::Access(a) = node {
+                let steps = a
+                    .operand
+                    .steps
+                    .iter()
+                    .map(|s| match s {
+                        Step::Field(f) => f.name.to_string(),
+                        Step::Index(i) => i.to_string(),
+                    })
+                    .collect();
+                out.push((steps, a.operand.static_cost));
+            }
+            node.for_each_child_mut(&mut |child| accesses(child, out));
+        }
+        let mut env = Env::new();
+        env.declare("x", Type::Dyn);
+        let cases: [(&str, &[(&[&str], u64)]); 6] = [
+            // x.a (2), then [0] and .b.
+            ("x.a[0].b == 1", &[(&["0", "b"], 4), (&["0"], 3)]),
+            ("x.labels['app'] == 'web'", &[(&["app"], 3)]),
+            ("x.l[1][2] > 0", &[(&["1", "2"], 4), (&["1"], 3)]),
+            // A constant under the relative attribute's 1.
+            ("{'a': {'b': 1}}.a.b == 1", &[(&["a", "b"], 3), (&["a"], 2)]),
+            // The presence test's operand: its root is not charged.
+            ("has(x.m['k'].f)", &[(&["k"], 2)]),
+            // Paths alone and indexes by computed keys are no access chains.
+            ("x.a.b == x.l[x.i]", &[]),
+        ];
+        for (expr, expected) in cases {
+            let ast = env.compile(expr).unwrap();
+            let mut program = env.program_with(&ast, ProgramOptions::default()).unwrap();
+            let mut found = Vec::new();
+            accesses(&mut program.plan.root, &mut found);
+            let expected: Vec<(Vec<String>, u64)> = expected
+                .iter()
+                .map(|(s, c)| (s.iter().map(|s| s.to_string()).collect(), *c))
+                .collect();
+            assert_eq!(found, expected, "{expr}");
+            let reference = ProgramOptions::default().with_reference(true);
+            let mut program = env.program_with(&ast, reference).unwrap();
+            let mut found = Vec::new();
+            accesses(&mut program.plan.root, &mut found);
+            assert!(found.is_empty(), "{expr}: {found:?}");
+        }
+    }
+
     /// With the literal validators on (Kubernetes), a constant `matches` pattern is compiled
     /// once per program: the validators keep it (once per distinct pattern) for the planner.
     #[test]

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use crate::cost::{self, CallCost};
 use crate::error::EvalError;
 use crate::eval::node::{
-    BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
-    MAX_BLOCK_NESTING, MapEntryNode, Node, PathCache, PathNode, Quantifier, QuantifierNode, Slot,
-    StringTestNode, Time, TimeNode, TimeOverloads, call_args,
+    AccessNode, BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode,
+    MAX_BLOCK_NESTING, MapEntryNode, Node, Operand, PathCache, PathNode, Quantifier,
+    QuantifierNode, Slot, StringTestNode, Time, TimeNode, TimeOverloads, call_args,
 };
-use crate::eval::operand::{Read, Reader, Reads, Values, walk_maps};
+use crate::eval::operand::{Read, Reader, Reads, Values, read_cost, simple_read_cost, walk_maps};
 use crate::registry::{Implementation, Overload};
 use crate::syntax::ast::ExprId;
 use crate::value::EvalResult;
@@ -244,6 +244,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::LoadUncharged(slot) => frame.slots[*slot as usize].to_result(),
         Node::Fail(e) => Err(e.clone()),
         Node::Path(p) => path_value(p, frame),
+        Node::Access(a) => access(a, frame),
         Node::Select { id, operand, field } => select_node(*id, operand, field, frame),
         Node::Has { id, operand, field } => has_node(*id, operand, field, frame),
         Node::And(a, b) => logical_node(a, b, frame, false),
@@ -326,6 +327,21 @@ fn path_value(p: &PathNode, frame: &mut Frame) -> EvalResult {
     v
 }
 
+/// [`Node::Access`]: under [`Values`], the operand read in place and charged its reading
+/// cost, when it reads and that stays within the limit; otherwise the chain evaluated
+/// node by node.
+#[inline(never)]
+fn access(a: &AccessNode, frame: &mut Frame) -> EvalResult {
+    if !frame.reads_json() {
+        if let Some(v) = a.operand.read::<Values>(frame.slots) {
+            if charge_within(&mut frame.cost, frame.limit, a.operand.static_cost).is_some() {
+                return Ok(v.clone());
+            }
+        }
+    }
+    eval(&a.node, frame)
+}
+
 #[inline(never)]
 fn select_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> EvalResult {
     // The selection is a qualifier of an attribute, which cel-go charges when it is
@@ -362,29 +378,26 @@ fn has_node(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Eva
 /// `has(operand.field)`, as a [`Truth`].
 #[inline(never)]
 fn has_truth(id: ExprId, operand: &Node, field: &Field, frame: &mut Frame) -> Truth {
+    let tested = cost::SELECT_AND_IDENT + frame.presence_cost;
     if frame.reads_json() {
-        if let Some(found) = has_json(operand, field, frame) {
+        if let Some(found) = has_json(operand, field, tested, frame) {
             return Truth::Bool(found);
         }
-    } else if let Some((Value::Map(m), read)) = peek_costed::<Values>(operand, frame.slots) {
-        let tested = read + cost::SELECT_AND_IDENT + frame.presence_cost;
-        if charge_within(&mut frame.cost, frame.limit, tested).is_some() {
-            return Truth::Bool(field.find(m).is_some());
-        }
+    } else if let Some(found) = in_place::<Values, _>(operand, frame, |v| match v {
+        Value::Map(m) => Some((field.find(m).is_some(), tested)),
+        _ => None,
+    }) {
+        return Truth::Bool(found);
     }
     let result = has_evaluated(id, operand, field, frame);
     to_truth(result, frame)
 }
 
-/// [`has_truth`] in place on an operand that may be JSON: `None` (nothing charged) where it
-/// does not apply.
+/// [`has_truth`] in place on an operand that may be JSON, charged its reading cost and
+/// `tested`: `None` (nothing charged) where it does not apply.
 #[inline(always)]
-fn has_json(operand: &Node, field: &Field, frame: &mut Frame) -> Option<bool> {
-    let (v, read) = peek_costed::<Reads>(operand, frame.slots)?;
-    let found = v.has_field(field)?;
-    let tested = read + cost::SELECT_AND_IDENT + frame.presence_cost;
-    charge_within(&mut frame.cost, frame.limit, tested)?;
-    Some(found)
+fn has_json(operand: &Node, field: &Field, tested: u64, frame: &mut Frame) -> Option<bool> {
+    in_place::<Reads, _>(operand, frame, |v| Some((v.has_field(field)?, tested)))
 }
 
 /// [`has_truth`] for an operand not read in place.
@@ -519,20 +532,18 @@ fn in_constant_list_test(element: &Node, strings: &[Arc<str>], frame: &mut Frame
     if frame.reads_json() {
         return in_constant_list_json(element, strings, frame);
     }
-    let (Value::String(s), read) = peek_costed::<Values>(element, frame.slots)? else {
-        return None;
-    };
-    charge_within(&mut frame.cost, frame.limit, read)?;
-    Some(contains_string(strings, s))
+    in_place::<Values, _>(element, frame, |v| match v {
+        Value::String(s) => Some((contains_string(strings, s), 0)),
+        _ => None,
+    })
 }
 
 /// [`in_constant_list_test`] on an element that may be JSON.
 #[inline(never)]
 fn in_constant_list_json(element: &Node, strings: &[Arc<str>], frame: &mut Frame) -> Option<bool> {
-    let (v, read) = peek_costed::<Reads>(element, frame.slots)?;
-    let s = v.as_str()?;
-    charge_within(&mut frame.cost, frame.limit, read)?;
-    Some(contains_string(strings, s))
+    in_place::<Reads, _>(element, frame, |v| {
+        Some((contains_string(strings, v.as_str()?), 0))
+    })
 }
 
 /// [`in_constant_list`] with the element evaluated.
@@ -577,13 +588,12 @@ fn matches_constant(
         if let Some(holds) = matches_json(subject, regex, pattern, cost, frame) {
             return Ok(Value::Bool(holds));
         }
-    } else if let Some((s, read)) = peek_costed::<Values>(subject, frame.slots) {
-        let charge = read + cost.of_binary(s, pattern, None);
-        if !matches!(s, Value::Json(_))
-            && charge_within(&mut frame.cost, frame.limit, charge).is_some()
-        {
-            return crate::standard::strings::matches_compiled(s, regex).map_err(|e| e.at(id));
-        }
+    } else if let Some(result) = in_place::<Values, _>(subject, frame, |s| {
+        let charge = cost.of_binary(s, pattern, None);
+        (!matches!(s, Value::Json(_)))
+            .then(|| (crate::standard::strings::matches_compiled(s, regex), charge))
+    }) {
+        return result.map_err(|e| e.at(id));
     }
     let s = if is_simple(subject) {
         simple(subject, frame.slots, &mut frame.cost)
@@ -611,15 +621,14 @@ fn matches_json(
     cost: CallCost,
     frame: &mut Frame,
 ) -> Option<bool> {
-    let (s, read) = peek_costed::<Reads>(subject, frame.slots)?;
-    let charge = match s {
-        Read::Value(v @ Value::String(_)) => cost.of_binary(v, pattern, None),
-        Read::Json(_, serde_json::Value::String(s)) => cost.of_text_and(s, pattern)?,
-        _ => return None,
-    };
-    let s = s.as_str()?;
-    charge_within(&mut frame.cost, frame.limit, read + charge)?;
-    Some(regex.is_match(s))
+    in_place::<Reads, _>(subject, frame, |s| {
+        let charge = match s {
+            Read::Value(v @ Value::String(_)) => cost.of_binary(v, pattern, None),
+            Read::Json(_, serde_json::Value::String(s)) => cost.of_text_and(s, pattern)?,
+            _ => return None,
+        };
+        Some((regex.is_match(s.as_str()?), charge))
+    })
 }
 
 /// A [`Node::StringTest`] on a string [`peek`] reads, charged as the call; `None`
@@ -630,10 +639,18 @@ fn string_test_in_place(t: &StringTestNode, frame: &mut Frame) -> Option<bool> {
         return None;
     };
     let subject = args.first()?;
-    let (s, read) = peek_text(subject, frame.slots, frame.reads_json())?;
-    let traversal = cost::traverse(cost::code_points(s)).saturating_mul(t.factor);
-    charge_within(&mut frame.cost, frame.limit, read + traversal)?;
-    Some(t.test.holds(s))
+    let test = |s: &str| {
+        let traversal = cost::traverse(cost::code_points(s)).saturating_mul(t.factor);
+        Some((t.test.holds(s), traversal))
+    };
+    if frame.reads_json() {
+        in_place::<Reads, _>(subject, frame, |v| test(v.as_str()?))
+    } else {
+        in_place::<Values, _>(subject, frame, |v| match v {
+            Value::String(s) => test(s),
+            _ => None,
+        })
+    }
 }
 
 /// A string [`peek_costed`] reads, with its reading cost; with `json`, JSON strings too.
@@ -888,12 +905,10 @@ fn call_overload(
 ) -> EvalResult {
     match (implementation, args, cost) {
         (Implementation::Unary(f), [a], CallCost::Fixed(c)) => {
-            if let Some((x, read)) = peek_costed::<Values>(a, frame.slots) {
-                if !matches!(x, Value::Json(_))
-                    && charge_within(&mut frame.cost, frame.limit, read + c).is_some()
-                {
-                    return f(x);
-                }
+            if let Some(result) = in_place::<Values, _>(a, frame, |x| {
+                (!matches!(x, Value::Json(_))).then(|| (f(x), c))
+            }) {
+                return result;
             }
             // cel-go charges a call whose argument failed too (see `failed_call_cost`).
             if is_simple(a) {
@@ -962,19 +977,15 @@ fn call_in_place(
     b: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let (x, read_x) = peek_costed::<Values>(a, frame.slots)?;
-    let (y, read_y) = peek_costed::<Values>(b, frame.slots)?;
-    let read = read_x + read_y;
-    if matches!(x, Value::Json(_)) || matches!(y, Value::Json(_)) {
-        return None;
-    }
-    let result = f(x, y);
-    charge_within(
-        &mut frame.cost,
-        frame.limit,
-        read + cost.of_binary(x, y, result.as_ref().ok()),
-    )?;
-    Some(result)
+    let read = peek_cost(a)? + peek_cost(b)?;
+    in_place_pair::<Values, _>(a, b, read, frame, |x, y| {
+        if matches!(x, Value::Json(_)) || matches!(y, Value::Json(_)) {
+            return None;
+        }
+        let result = f(x, y);
+        let charge = cost.of_binary(x, y, result.as_ref().ok());
+        Some((result, charge))
+    })
 }
 
 /// A one-argument call dispatched on an argument that [`peek`] reads: no copy. `None`
@@ -987,24 +998,21 @@ fn dispatch_in_place(
     a: &Node,
     frame: &mut Frame,
 ) -> Option<EvalResult> {
-    let (x, read) = peek_costed::<Values>(a, frame.slots)?;
-    if matches!(x, Value::Json(_)) {
-        return None;
-    }
-    let arg = std::slice::from_ref(x);
-    let (o, cost) = unary_overload(overloads, table, x)?;
-    let result = match &o.implementation {
-        Implementation::Unary(f) => f(x),
-        other => other
-            .call(arg)
-            .unwrap_or_else(|| Err(EvalError::no_such_overload())),
-    };
-    charge_within(
-        &mut frame.cost,
-        frame.limit,
-        read + cost.of_call(arg, result.as_ref().ok()),
-    )?;
-    Some(result)
+    in_place::<Values, _>(a, frame, |x| {
+        if matches!(x, Value::Json(_)) {
+            return None;
+        }
+        let arg = std::slice::from_ref(x);
+        let (o, cost) = unary_overload(overloads, table, x)?;
+        let result = match &o.implementation {
+            Implementation::Unary(f) => f(x),
+            other => other
+                .call(arg)
+                .unwrap_or_else(|| Err(EvalError::no_such_overload())),
+        };
+        let charge = cost.of_call(arg, result.as_ref().ok());
+        Some((result, charge))
+    })
 }
 
 /// The overload of a one-argument dispatch that accepts `x`.
@@ -1273,12 +1281,8 @@ fn on_operands_in_place<R: Reader, T>(
     frame: &mut Frame,
     operation: impl FnOnce(R::Out<'_>, R::Out<'_>) -> Option<(T, u64)>,
 ) -> Option<T> {
-    let read_cost = node.read_cost?;
-    let a = peek::<R>(&node.lhs, frame.slots)?;
-    let b = peek::<R>(&node.rhs, frame.slots)?;
-    let (result, cost) = operation(a, b)?;
-    charge_within(&mut frame.cost, frame.limit, read_cost + cost)?;
-    Some(result)
+    let read = node.read_cost?;
+    in_place_pair::<R, _>(&node.lhs, &node.rhs, read, frame, operation)
 }
 
 /// [`binary`] with its operands evaluated node by node.
@@ -1901,75 +1905,97 @@ fn simple<'s>(
 }
 
 /// The value of an operand that is simple (see [`is_simple`]) or an access chain over one
-/// (field selections, map indexes by a constant string, list indexes by a constant int:
-/// `x.items[0].labels['app']`), when it reads without an error through maps and lists
-/// (with [`Reads`], JSON objects and arrays too) only: by reference, at the fixed cost
-/// [`read_cost`] gives. `None` for anything else, which evaluation handles.
+/// planned into an [`Operand`] (`x.items[0].labels['app']`), when it reads without an error
+/// through maps and lists (with [`Reads`], JSON objects and arrays too) only: by reference,
+/// at the fixed cost [`peek_cost`] gives. `None` for anything else, which evaluation
+/// handles.
 #[inline(always)]
 pub(crate) fn peek<'s, R: Reader>(
     node: &'s Node,
     slots: &'s [SlotContent<'_>],
 ) -> Option<R::Out<'s>> {
     match node {
-        Node::Binary(_) | Node::Select { .. } => {
-            peek_access::<R, false>(node, slots).map(|(v, _)| v)
-        }
+        Node::Access(a) => a.operand.read::<R>(slots),
         other => peek_simple::<R>(other, slots),
     }
 }
 
-/// [`peek`] with the cost of the read ([`read_cost`]), worked out on the way.
+/// What reading an operand [`peek`] reads charges (its planned reading cost); `None` for
+/// other nodes.
+#[inline(always)]
+fn peek_cost(node: &Node) -> Option<u64> {
+    match node {
+        Node::Access(a) => Some(a.operand.static_cost),
+        other => simple_read_cost(other),
+    }
+}
+
+/// [`peek`] with the cost of the read ([`peek_cost`]).
 #[inline(always)]
 fn peek_costed<'s, R: Reader>(
     node: &'s Node,
     slots: &'s [SlotContent<'_>],
 ) -> Option<(R::Out<'s>, u64)> {
     match node {
-        Node::Binary(_) | Node::Select { .. } => peek_access::<R, true>(node, slots),
+        Node::Access(a) => Some((a.operand.read::<R>(slots)?, a.operand.static_cost)),
         other => Some((peek_simple::<R>(other, slots)?, simple_read_cost(other)?)),
     }
 }
 
-/// [`peek_costed`] for an access (see [`access_operand`]); the cost is 0 unless `COSTED`.
-fn peek_access<'s, R: Reader, const COSTED: bool>(
-    node: &'s Node,
-    slots: &'s [SlotContent<'_>],
-) -> Option<(R::Out<'s>, u64)> {
-    let operand = access_operand(node)?;
-    let (base, cost) = match operand {
-        Node::Binary(_) | Node::Select { .. } => peek_access::<R, COSTED>(operand, slots)?,
-        other if COSTED => (peek_simple::<R>(other, slots)?, simple_read_cost(other)?),
-        other => (peek_simple::<R>(other, slots)?, 0),
-    };
-    let v = match node {
-        Node::Select { field, .. } => R::field(base, field),
-        Node::Binary(b) => match (&b.key, &b.rhs) {
-            (Some(key), _) => R::field(base, key),
-            (None, Node::Const(Value::Int(i))) => R::element(base, *i),
-            _ => None,
-        },
-        _ => None,
-    }?;
-    Some((v, if COSTED { cost + 1 } else { 0 }))
-}
-
-/// The operand of an access [`peek`] reads through: a field selection, or a map index by a
-/// constant string or a list index by a constant int evaluated inline (charged 1 each, as
-/// the selection or the index call). `None` for other nodes.
-fn access_operand(node: &Node) -> Option<&Node> {
-    match node {
-        Node::Select { operand, .. } => Some(operand),
-        Node::Binary(b)
-            if (b.key.is_some() && b.inline.indexes_map())
-                || (b.inline.indexes_list() && matches!(b.rhs, Node::Const(Value::Int(_)))) =>
-        {
-            Some(&b.lhs)
+impl Operand {
+    /// The operand read in place: its base, then each step, when every step finds its
+    /// entry (through maps and lists; with [`Reads`], JSON objects and arrays too). `None`
+    /// for anything else (a missing entry, another kind of value, an error on the way),
+    /// where the chain is evaluated node by node instead.
+    #[inline(never)]
+    pub(crate) fn read<'s, R: Reader>(
+        &'s self,
+        slots: &'s [SlotContent<'_>],
+    ) -> Option<R::Out<'s>> {
+        let mut current = peek_simple::<R>(&self.base, slots)?;
+        for step in &*self.steps {
+            current = R::step(current, step)?;
         }
-        _ => None,
+        Some(current)
     }
 }
 
-/// [`peek`] for a simple operand.
+/// The one charge-or-fall-back step of the in-place evaluations on one operand:
+/// `operation` on `operand` read in place by `R`, charged the operand's reading cost and
+/// the cost `operation` gives with its result, when that stays within the cost limit.
+/// `None` (nothing charged) where the operand does not read in place, `operation` gives
+/// `None` (an operand of a kind it does not take) or the limit would be passed: the caller
+/// then evaluates node by node from the start, which charges, fails and stops at the limit
+/// where the node-by-node evaluation does.
+#[inline(always)]
+fn in_place<R: Reader, T>(
+    operand: &Node,
+    frame: &mut Frame,
+    operation: impl FnOnce(R::Out<'_>) -> Option<(T, u64)>,
+) -> Option<T> {
+    let (v, read) = peek_costed::<R>(operand, frame.slots)?;
+    let (result, cost) = operation(v)?;
+    charge_within(&mut frame.cost, frame.limit, read + cost)?;
+    Some(result)
+}
+
+/// [`in_place`] on two operands, whose reading costs together are `read`.
+#[inline(always)]
+fn in_place_pair<R: Reader, T>(
+    a: &Node,
+    b: &Node,
+    read: u64,
+    frame: &mut Frame,
+    operation: impl FnOnce(R::Out<'_>, R::Out<'_>) -> Option<(T, u64)>,
+) -> Option<T> {
+    let x = peek::<R>(a, frame.slots)?;
+    let y = peek::<R>(b, frame.slots)?;
+    let (result, cost) = operation(x, y)?;
+    charge_within(&mut frame.cost, frame.limit, read + cost)?;
+    Some(result)
+}
+
+/// [`peek`] for a simple operand (and an [`Operand`]'s base).
 #[inline(always)]
 fn peek_simple<'s, R: Reader>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> Option<R::Out<'s>> {
     match node {
@@ -1989,26 +2015,6 @@ fn peek_simple<'s, R: Reader>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> O
             }
             R::walk(slots[p.slot as usize].get().ok()?, &p.fields)
         }
-        _ => None,
-    }
-}
-
-/// What reading an operand [`peek`] reads charges; `None` for other nodes.
-pub(crate) fn read_cost(node: &Node) -> Option<u64> {
-    match access_operand(node) {
-        Some(operand) => read_cost(operand).map(|c| c + 1),
-        None => simple_read_cost(node),
-    }
-}
-
-/// What [`simple`] charges for reading a simple operand without an error.
-fn simple_read_cost(node: &Node) -> Option<u64> {
-    match node {
-        Node::Const(_) | Node::LoadUncharged(_) => Some(0),
-        Node::Load(_) => Some(cost::SELECT_AND_IDENT),
-        // A constant under a chain of accesses: the relative attribute's 1.
-        Node::Relative(inner) if matches!(**inner, Node::Const(_)) => Some(cost::SELECT_AND_IDENT),
-        Node::Path(p) => Some(u64::from(p.charged) + p.fields.len() as u64),
         _ => None,
     }
 }

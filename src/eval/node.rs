@@ -49,6 +49,11 @@ pub(crate) enum Node {
     },
     /// A variable followed by field selections (`self.spec.replicas`), walked by reference.
     Path(Box<PathNode>),
+    /// An access chain over a constant, a variable or a path (`self.items[0].name`,
+    /// `labels['app']`), planned once into an [`Operand`] that the in-place evaluations
+    /// read without matching the chain's nodes; `node`, the chain as planned, is what is
+    /// evaluated where the operand does not read in place (see [`AccessNode`]).
+    Access(Box<AccessNode>),
     /// The operand of a selection or an index (or their optional forms) that is not an
     /// attribute (a literal, a call, a comprehension): cel-go plans the chain on it as a
     /// relative attribute, which its cost tracker charges 1 when evaluated, whatever the
@@ -221,6 +226,36 @@ pub(crate) struct StringTestNode {
     pub call: Node,
 }
 
+/// See [`Node::Access`]: an access chain planned once, and the chain's nodes.
+#[derive(Debug)]
+pub(crate) struct AccessNode {
+    pub operand: Operand,
+    /// The chain as planned (field selections and inline indexes over the operand's
+    /// base), evaluated node by node where [`AccessNode::operand`] does not read in place.
+    pub node: Node,
+}
+
+/// An operand of the in-place evaluations planned once: a base that reads in place by
+/// itself (a constant, a variable, a path, a constant under [`Node::Relative`]) and the
+/// steps taken from it (field selections, map indexes by a constant string, list indexes
+/// by a constant int), with what reading it charges when every step finds its entry:
+/// the base's reading cost and 1 per step, as the node-by-node evaluation charges it.
+#[derive(Debug)]
+pub(crate) struct Operand {
+    pub base: Node,
+    pub steps: Box<[Step]>,
+    pub static_cost: u64,
+}
+
+/// One step of an [`Operand`].
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// A map's (JSON object's) entry: a field selection or an index by a constant string.
+    Field(Field),
+    /// A list's (JSON array's) element: an index by a constant int.
+    Index(i64),
+}
+
 /// A selected field name with its map-key hash, computed once when planning, and the
 /// position where it was last found (objects of one shape keep fields in one place).
 #[derive(Debug)]
@@ -237,6 +272,15 @@ impl Field {
             name,
             hash,
             hint: AtomicU32::new(0),
+        }
+    }
+
+    /// The same field with a position hint of its own.
+    pub(crate) fn copy(&self) -> Field {
+        Field {
+            name: self.name.clone(),
+            hash: self.hash,
+            hint: AtomicU32::new(self.hint.load(Relaxed)),
         }
     }
 
@@ -272,6 +316,7 @@ impl Node {
             }
             | Node::Relative(operand)
             | Node::Evaluated(operand) => f(operand),
+            Node::Access(a) => f(&mut a.node),
             Node::And(a, b)
             | Node::Or(a, b)
             | Node::OptionalOr { lhs: a, rhs: b, .. }

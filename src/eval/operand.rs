@@ -3,12 +3,131 @@
 //! `items[0]`) — a value held by the frame or the program, or a node of a JSON document a
 //! variable reads in place ([`crate::JsonActivation`]), scalars included, so that comparing
 //! a field of a decoded request copies nothing.
+//!
+//! An access chain is planned once ([`plan_operands`]): the planner's chain of selections
+//! and inline indexes becomes a [`Node::Access`] whose [`Operand`] holds the chain's base,
+//! its steps and its reading cost, so that reading it is a loop over the steps rather than
+//! a match of the chain's nodes on every evaluation.
 
 use serde_json::Value as Json;
 
-use crate::eval::node::Field;
+use crate::cost;
+use crate::eval::node::{AccessNode, Field, Node, Operand, PathNode, Step};
 use crate::syntax::ast::ExprId;
 use crate::value::{JsonNode, Value, object_get};
+
+/// Plans every access chain of the tree below `node`, `node` included, once: each
+/// becomes a [`Node::Access`] holding its [`Operand`] and the chain, whose own inner chains
+/// are planned likewise (they are evaluated where the whole chain does not read in place).
+/// The last pass of planning (after [`crate::eval::shared_paths`], whose prefix caches the
+/// operands' paths keep); not in reference mode, whose chains are evaluated node by node.
+pub(crate) fn plan_operands(node: &mut Node) {
+    let Some(operand) = plan_operand(node) else {
+        node.for_each_child_mut(&mut plan_operands);
+        return;
+    };
+    let chain = std::mem::replace(node, Node::Const(Value::Null));
+    let mut access = AccessNode {
+        operand,
+        node: chain,
+    };
+    access.node.for_each_child_mut(&mut plan_operands);
+    *node = Node::Access(Box::new(access));
+}
+
+/// `node` as an [`Operand`] when it is an access chain (see [`access_operand`]) of one or
+/// more steps over a base read in place by itself; `None` otherwise.
+fn plan_operand(node: &Node) -> Option<Operand> {
+    let mut steps = Vec::new();
+    let mut current = node;
+    while let Some(operand) = access_operand(current) {
+        steps.push(step(current)?);
+        current = operand;
+    }
+    if steps.is_empty() {
+        return None;
+    }
+    let static_cost = simple_read_cost(current)? + steps.len() as u64;
+    steps.reverse();
+    Some(Operand {
+        base: copy_base(current)?,
+        steps: steps.into(),
+        static_cost,
+    })
+}
+
+/// The step an access (see [`access_operand`]) takes from its operand.
+fn step(access: &Node) -> Option<Step> {
+    match access {
+        Node::Select { field, .. } => Some(Step::Field(field.copy())),
+        Node::Binary(b) => match (&b.key, &b.rhs) {
+            (Some(key), _) => Some(Step::Field(key.copy())),
+            (None, Node::Const(Value::Int(i))) => Some(Step::Index(*i)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A copy of an operand's base (a node [`simple_read_cost`] prices).
+fn copy_base(base: &Node) -> Option<Node> {
+    Some(match base {
+        Node::Const(v) => Node::Const(v.clone()),
+        Node::Load(slot) => Node::Load(*slot),
+        Node::LoadUncharged(slot) => Node::LoadUncharged(*slot),
+        Node::Relative(inner) => Node::Relative(Box::new(copy_base(inner)?)),
+        Node::Path(p) => Node::Path(Box::new(PathNode {
+            slot: p.slot,
+            charged: p.charged,
+            fields: p.fields.iter().map(|(id, f)| (*id, f.copy())).collect(),
+            cache: p.cache,
+        })),
+        _ => return None,
+    })
+}
+
+/// The operand of an access the in-place evaluations read through: a field selection, or
+/// a map index by a constant string or a list index by a constant int evaluated inline
+/// (charged 1 each, as the selection or the index call). `None` for other nodes.
+fn access_operand(node: &Node) -> Option<&Node> {
+    match node {
+        Node::Select { operand, .. } => Some(operand),
+        Node::Binary(b)
+            if (b.key.is_some() && b.inline.indexes_map())
+                || (b.inline.indexes_list() && matches!(b.rhs, Node::Const(Value::Int(_)))) =>
+        {
+            Some(&b.lhs)
+        }
+        _ => None,
+    }
+}
+
+/// What reading an operand in place charges (what evaluating it node by node charges
+/// when it succeeds): a constant, a variable, a path, a constant under [`Node::Relative`]
+/// or an access chain over one (planned or not yet planned); `None` for other nodes.
+pub(crate) fn read_cost(node: &Node) -> Option<u64> {
+    match node {
+        Node::Access(a) => Some(a.operand.static_cost),
+        other => match access_operand(other) {
+            Some(operand) => read_cost(operand).map(|c| c + 1),
+            None => simple_read_cost(other),
+        },
+    }
+}
+
+/// What reading a base (a constant, a variable, a path, a constant under
+/// [`Node::Relative`]) charges; `None` for other nodes.
+#[inline(always)]
+pub(crate) fn simple_read_cost(node: &Node) -> Option<u64> {
+    match node {
+        Node::Const(_) | Node::LoadUncharged(_) => Some(0),
+        Node::Load(_) => Some(cost::SELECT_AND_IDENT),
+        // A constant under a chain of accesses: the relative attribute's 1.
+        Node::Relative(inner) if matches!(**inner, Node::Const(_)) => Some(cost::SELECT_AND_IDENT),
+        Node::Path(p) => Some(u64::from(p.charged) + p.fields.len() as u64),
+        _ => None,
+    }
+}
 
 /// How the in-place evaluations read their operands, chosen once per evaluation: [`Values`]
 /// where no variable is bound to JSON read in place (the usual pre-bound activations), so
@@ -29,6 +148,14 @@ pub(crate) trait Reader {
     fn element<'s>(base: Self::Out<'s>, i: i64) -> Option<Self::Out<'s>>;
     /// The value at the end of `fields` from `start` when each selection finds an entry.
     fn walk<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Self::Out<'s>>;
+    /// The value `step` reaches from `base`.
+    #[inline(always)]
+    fn step<'s>(base: Self::Out<'s>, step: &Step) -> Option<Self::Out<'s>> {
+        match step {
+            Step::Field(field) => Self::field(base, field),
+            Step::Index(i) => Self::element(base, *i),
+        }
+    }
 }
 
 /// Operands read as values only (see [`Reader`]).

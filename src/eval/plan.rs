@@ -8,12 +8,13 @@ use std::sync::{Arc, Weak};
 use crate::check::{Checked, Reference};
 use crate::cost::{self, CallCost};
 use crate::error::{Diagnostic, EvalError, PlanError};
-use crate::eval::interp::{SlotStorage, eval, int_tree_cost, is_index, read_cost};
+use crate::eval::interp::{SlotStorage, eval, int_tree_cost, is_index};
 use crate::eval::node::{
     BLOCK, BinaryNode, BlockNode, BlockSlots, ConcatNode, DispatchTable, Field, FoldNode, Inline,
     MapEntryNode, Node, Operator, PathNode, Quantifier, QuantifierNode, Slot, StringTestNode,
     TimeNode, TimeOverloads,
 };
+use crate::eval::operand::{plan_operands, read_cost};
 use crate::eval::time_tree::operand_cost;
 use crate::names::{candidate_names, find_candidate};
 use crate::registry::{Function, Implementation, Overload, Registry, Specialization, StringTest};
@@ -95,7 +96,10 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
     let shared_prefixes = if env.reference {
         Box::default()
     } else {
-        crate::eval::shared_paths::share_prefixes(&mut root, &inputs, &mut p.slot_count)
+        let shared =
+            crate::eval::shared_paths::share_prefixes(&mut root, &inputs, &mut p.slot_count);
+        plan_operands(&mut root);
+        shared
     };
     Ok(Plan {
         root,
@@ -458,6 +462,8 @@ impl Planner<'_> {
                     let mut node = self.node(e);
                     if self.env.reference {
                         evaluated_leaves(&mut node);
+                    } else {
+                        plan_operands(&mut node);
                     }
                     node
                 })

@@ -5,9 +5,8 @@
 //! to the node-by-node evaluation, which starts over and reports what went wrong where.
 
 use crate::cost::CallCost;
-use crate::eval::interp::read_cost;
 use crate::eval::node::{Node, Time, TimeNode, TimeOverloads, call_args};
-use crate::eval::operand::Read;
+use crate::eval::operand::{Read, read_cost};
 use crate::registry::{Implementation, Overload, Specialization, TimeKernel};
 use crate::standard::conversions::{duration_of_text, timestamp_of_text};
 use crate::standard::time::{
