@@ -806,7 +806,9 @@ mod tests {
         }
         let mut env = Env::new();
         env.declare("x", Type::Dyn);
-        let cases: [(&str, &[(&[&str], u64)]); 6] = [
+        /// Per access node, in visiting order: its steps and its reading cost.
+        type Accesses<'a> = &'a [(&'a [&'a str], u64)];
+        let cases: [(&str, Accesses); 6] = [
             // x.a (2), then [0] and .b.
             ("x.a[0].b == 1", &[(&["0", "b"], 4), (&["0"], 3)]),
             ("x.labels['app'] == 'web'", &[(&["app"], 3)]),
