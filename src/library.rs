@@ -59,8 +59,14 @@ pub use crate::value::{EqualitySet, equality_hash};
 /// the builder, for `.examples(...)` or more overloads. Each line is the builder's
 /// [`FunctionBuilder::global`] or [`FunctionBuilder::member`] call.
 ///
+/// What the builder sets on the overload declared last goes after the implementation, as
+/// `, setting: value` pairs named by the builder's methods: `cost:`
+/// ([`FunctionBuilder::cost`]), `estimate:` ([`FunctionBuilder::estimate`]), `specialize:`
+/// ([`FunctionBuilder::specialize`]) and `specialization:`
+/// ([`FunctionBuilder::specialization`]).
+///
 /// ```
-/// use kcel::library::{Implementation, Library, overloads};
+/// use kcel::library::{CallCost, Implementation, Library, overloads};
 /// use kcel::{EvalError, Value};
 ///
 /// fn half(v: &Value) -> Result<Value, EvalError> {
@@ -75,12 +81,14 @@ pub use crate::value::{EqualitySet, equality_hash};
 /// overloads!(lib.function("half", "Half a number.");
 ///     global "half_int" ("int") -> "int" => Implementation::Unary(half);
 ///     global "half_double" ("double") -> "double" => Implementation::Unary(half);
-///     member "int_half" ("int") -> "int" => Implementation::Unary(half);
+///     member "int_half" ("int") -> "int" => Implementation::Unary(half),
+///         cost: CallCost::Fixed(2);
 /// )
 /// .examples(&["half(5) == 2", "half(3.0) == 1.5", "(8).half() == 4"]);
 /// let half = &lib.functions()[0];
 /// assert_eq!(half.overloads().len(), 3);
 /// assert_eq!(half.overloads()[2].signature(half.name()), "int.half() -> int");
+/// assert!(matches!(half.overloads()[2].call_cost(), CallCost::Fixed(2)));
 /// ```
 pub use crate::__overloads as overloads;
 

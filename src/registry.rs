@@ -462,9 +462,11 @@ impl Library {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __overloads {
-    ($builder:expr; $($kind:ident $id:literal ($($param:literal),* $(,)?) -> $result:literal => $imp:expr;)*) => {{
+    ($builder:expr;
+     $($kind:ident $id:literal ($($param:expr),* $(,)?) -> $result:expr => $imp:expr
+       $(, $setting:ident: $value:expr)* ;)*) => {{
         let builder = $builder;
-        $(let builder = builder.$kind($id, &[$($param),*], $result, $imp);)*
+        $(let builder = builder.$kind($id, &[$($param),*], $result, $imp)$(.$setting($value))*;)*
         builder
     }};
 }

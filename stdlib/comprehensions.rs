@@ -5,7 +5,7 @@
 use kcel::Value;
 use kcel::library::standard::map_insert;
 use kcel::library::syntax::{BIND, MAP_INSERT, TWO_VARIABLE};
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
 /// The newest version of the bindings library.
@@ -22,16 +22,12 @@ pub fn bindings(version: u32) -> Library {
     let mut lib = Library::new("cel.lib.ext.cel.bindings", version);
     lib.add_macros(BIND);
     if version >= 1 {
-        lib.function(
+        overloads!(lib.function(
             "cel.@block",
             "Internal to optimized expressions: evaluates the last argument with @index0, \
              @index1, ... naming the list's expressions, each evaluated lazily at most once.",
-        )
-        .global(
-            "cel_block_list",
-            &["list(dyn)", "T"],
-            "T",
-            Implementation::Declared,
+        );
+            global "cel_block_list" ("list(dyn)", "T") -> "T" => Implementation::Declared;
         );
         // As cel-go's block validator configures it: the list holds expressions of any
         // types.
@@ -44,21 +40,14 @@ pub fn bindings(version: u32) -> Library {
 pub fn two_var_comprehensions() -> Library {
     let mut lib = Library::new("cel.lib.ext.comprev2", 0);
     lib.add_macros(TWO_VARIABLE);
-    lib.function(
+    overloads!(lib.function(
         MAP_INSERT,
         "Internal to the transformMap macros: inserts an entry, failing on a duplicate key.",
-    )
-    .global(
-        "@mapInsert_map_key_value",
-        &["map(K, V)", "K", "V"],
-        "map(K, V)",
-        Implementation::Nary(map_insert_key_value),
-    )
-    .global(
-        "@mapInsert_map_map",
-        &["map(K, V)", "map(K, V)"],
-        "map(K, V)",
-        Implementation::Binary(map_insert_map),
+    );
+        global "@mapInsert_map_key_value" ("map(K, V)", "K", "V") -> "map(K, V)"
+            => Implementation::Nary(map_insert_key_value);
+        global "@mapInsert_map_map" ("map(K, V)", "map(K, V)") -> "map(K, V)"
+            => Implementation::Binary(map_insert_map);
     )
     .examples(&["{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}"]);
     lib

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use kcel::Value;
+use kcel::library::overloads;
 use kcel::library::standard::{index_list, index_map};
 use kcel::library::syntax::op;
 use kcel::library::{CallCost, Implementation, Library, Specialization};
@@ -20,52 +21,31 @@ pub fn optional(version: u32) -> Library {
     let mut lib = Library::new("optional", version);
     lib.add_macros(kcel::library::syntax::OPTIONAL);
     lib.enable_optional_syntax();
-    lib.function("optional.of", "Wraps a value in an optional.")
-        .global(
-            "optional_of",
-            &["A"],
-            "optional_type(A)",
-            Implementation::Unary(of),
-        )
-        .examples(&["optional.of(1).value() == 1"]);
-    lib.function(
+    overloads!(lib.function("optional.of", "Wraps a value in an optional.");
+        global "optional_of" ("A") -> "optional_type(A)" => Implementation::Unary(of);
+    )
+    .examples(&["optional.of(1).value() == 1"]);
+    overloads!(lib.function(
         "optional.ofNonZeroValue",
         "Wraps a value in an optional, or gives optional.none() for a zero value.",
-    )
-    .global(
-        "optional_ofNonZeroValue",
-        &["A"],
-        "optional_type(A)",
-        Implementation::Unary(of_non_zero_value),
+    );
+        global "optional_ofNonZeroValue" ("A") -> "optional_type(A)"
+            => Implementation::Unary(of_non_zero_value);
     )
     .examples(&["!optional.ofNonZeroValue('').hasValue()"]);
-    lib.function("optional.none", "The empty optional.")
-        .global(
-            "optional_none",
-            &[],
-            "optional_type(A)",
-            Implementation::Nary(none),
-        )
-        .examples(&["!optional.none().hasValue()"]);
-    lib.function(
-        "value",
-        "The value of an optional; an error when it has none.",
+    overloads!(lib.function("optional.none", "The empty optional.");
+        global "optional_none" () -> "optional_type(A)" => Implementation::Nary(none);
     )
-    .member(
-        "optional_value",
-        &["optional_type(A)"],
-        "A",
-        Implementation::Unary(value),
+    .examples(&["!optional.none().hasValue()"]);
+    overloads!(lib.function("value", "The value of an optional; an error when it has none.");
+        member "optional_value" ("optional_type(A)") -> "A" => Implementation::Unary(value);
     )
     .examples(&["optional.of('a').value() == 'a'"]);
-    lib.function("hasValue", "Whether an optional has a value.")
-        .member(
-            "optional_hasValue",
-            &["optional_type(A)"],
-            "bool",
-            Implementation::Unary(has_value),
-        )
-        .examples(&["optional.of(0).hasValue()"]);
+    overloads!(lib.function("hasValue", "Whether an optional has a value.");
+        member "optional_hasValue" ("optional_type(A)") -> "bool"
+            => Implementation::Unary(has_value);
+    )
+    .examples(&["optional.of(0).hasValue()"]);
     lib.function(
         "or",
         "The optional if it has a value, else the other optional (evaluated only then).",
@@ -90,104 +70,65 @@ pub fn optional(version: u32) -> Library {
     )
     .specialization(Specialization::OptionalOr { or_value: true })
     .examples(&["optional.none().orValue(3) == 3"]);
-    lib.function(
+    overloads!(lib.function(
         op::OPT_SELECT,
         "Optional field selection `a.?f`: the field as an optional, none when absent.",
+    );
+        global "select_optional_field" ("dyn", "string") -> "optional_type(A)"
+            => Implementation::Binary(select_optional_field),
+            cost: CallCost::Custom(present_qualifier_cost);
     )
-    .global(
-        "select_optional_field",
-        &["dyn", "string"],
-        "optional_type(A)",
-        Implementation::Binary(select_optional_field),
-    )
-    .cost(CallCost::Custom(present_qualifier_cost))
     .examples(&["{'a': 1}.?a.value() == 1", "!{'a': 1}.?b.hasValue()"]);
-    lib.function(
+    overloads!(lib.function(
         op::OPT_INDEX,
         "Optional indexing `a[?k]`: the element as an optional, none when absent.",
+    );
+        global "list_optindex_optional_int" ("list(V)", "int") -> "optional_type(V)"
+            => Implementation::Binary(optional_index),
+            cost: CallCost::Custom(present_qualifier_cost);
+        global "optional_list_optindex_optional_int" ("optional_type(list(V))", "int") -> "optional_type(V)"
+            => Implementation::Binary(optional_index),
+            cost: CallCost::Custom(present_qualifier_cost);
+        global "map_optindex_optional_value" ("map(K, V)", "K") -> "optional_type(V)"
+            => Implementation::Binary(optional_index),
+            cost: CallCost::Custom(present_qualifier_cost);
+        global "optional_map_optindex_optional_value" ("optional_type(map(K, V))", "K") -> "optional_type(V)"
+            => Implementation::Binary(optional_index),
+            cost: CallCost::Custom(present_qualifier_cost);
     )
-    .global(
-        "list_optindex_optional_int",
-        &["list(V)", "int"],
-        "optional_type(V)",
-        Implementation::Binary(optional_index),
-    )
-    .cost(CallCost::Custom(present_qualifier_cost))
-    .global(
-        "optional_list_optindex_optional_int",
-        &["optional_type(list(V))", "int"],
-        "optional_type(V)",
-        Implementation::Binary(optional_index),
-    )
-    .cost(CallCost::Custom(present_qualifier_cost))
-    .global(
-        "map_optindex_optional_value",
-        &["map(K, V)", "K"],
-        "optional_type(V)",
-        Implementation::Binary(optional_index),
-    )
-    .cost(CallCost::Custom(present_qualifier_cost))
-    .global(
-        "optional_map_optindex_optional_value",
-        &["optional_type(map(K, V))", "K"],
-        "optional_type(V)",
-        Implementation::Binary(optional_index),
-    )
-    .cost(CallCost::Custom(present_qualifier_cost))
     .examples(&["[1, 2][?1].value() == 2", "!{'a': 1}[?'b'].hasValue()"]);
-    lib.function(op::INDEX, "Indexing through an optional list or map.")
-        .global(
-            "optional_list_index_int",
-            &["optional_type(list(V))", "int"],
-            "optional_type(V)",
-            Implementation::Binary(optional_index),
-        )
-        .cost(CallCost::Custom(present_qualifier_cost))
-        .global(
-            "optional_map_index_value",
-            &["optional_type(map(K, V))", "K"],
-            "optional_type(V)",
-            Implementation::Binary(optional_index),
-        )
-        .cost(CallCost::Custom(present_qualifier_cost))
-        .examples(&["optional.of([1])[0].value() == 1"]);
+    overloads!(lib.function(op::INDEX, "Indexing through an optional list or map.");
+        global "optional_list_index_int" ("optional_type(list(V))", "int") -> "optional_type(V)"
+            => Implementation::Binary(optional_index),
+            cost: CallCost::Custom(present_qualifier_cost);
+        global "optional_map_index_value" ("optional_type(map(K, V))", "K") -> "optional_type(V)"
+            => Implementation::Binary(optional_index),
+            cost: CallCost::Custom(present_qualifier_cost);
+    )
+    .examples(&["optional.of([1])[0].value() == 1"]);
     if version >= 2 {
-        lib.function("first", "The first element of a list, as an optional.")
-            .member(
-                "list_first",
-                &["list(A)"],
-                "optional_type(A)",
-                Implementation::Unary(first),
-            )
-            .examples(&["[1, 2].first().value() == 1", "![].first().hasValue()"]);
-        lib.function("last", "The last element of a list, as an optional.")
-            .member(
-                "list_last",
-                &["list(A)"],
-                "optional_type(A)",
-                Implementation::Unary(last),
-            )
-            .examples(&["[1, 2].last().value() == 2"]);
-        lib.function(
+        overloads!(lib.function("first", "The first element of a list, as an optional.");
+            member "list_first" ("list(A)") -> "optional_type(A)" => Implementation::Unary(first);
+        )
+        .examples(&["[1, 2].first().value() == 1", "![].first().hasValue()"]);
+        overloads!(lib.function("last", "The last element of a list, as an optional.");
+            member "list_last" ("list(A)") -> "optional_type(A)" => Implementation::Unary(last);
+        )
+        .examples(&["[1, 2].last().value() == 2"]);
+        overloads!(lib.function(
             "optional.unwrap",
             "The values of the optionals in a list that have one.",
-        )
-        .global(
-            "optional_unwrap",
-            &["list(optional_type(A))"],
-            "list(A)",
-            Implementation::Unary(unwrap),
+        );
+            global "optional_unwrap" ("list(optional_type(A))") -> "list(A)"
+                => Implementation::Unary(unwrap);
         )
         .examples(&["optional.unwrap([optional.of(1), optional.none()]) == [1]"]);
-        lib.function(
+        overloads!(lib.function(
             "unwrapOpt",
             "The values of the optionals in a list that have one.",
-        )
-        .member(
-            "optional_unwrapOpt",
-            &["list(optional_type(A))"],
-            "list(A)",
-            Implementation::Unary(unwrap),
+        );
+            member "optional_unwrapOpt" ("list(optional_type(A))") -> "list(A)"
+                => Implementation::Unary(unwrap);
         )
         .examples(&["[optional.none(), optional.of(2)].unwrapOpt() == [2]"]);
     }

@@ -146,12 +146,12 @@ fn max_cost(schema: Value) -> u64 {
     );
     // Over-budget errors are expected for some unbounded cases; nothing else may fail.
     let failures: Vec<_> = compiled
-        .errors
+        .errors()
         .iter()
         .filter(|e| !e.detail.contains("exceeds budget") && !e.detail.contains("cost total"))
         .collect();
     assert!(failures.is_empty(), "{failures:?}");
-    compiled.reports[0].estimated.max
+    compiled.reports()[0].estimated.max
 }
 
 #[test]

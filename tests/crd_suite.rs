@@ -215,7 +215,7 @@ fn bad_yaml_and_schemas_are_errors() {
         };
     }
     let validator = Validator::new(&s, CompileOptions::default());
-    assert!(!validator.compiled.errors.is_empty());
+    assert!(!validator.compiled().errors().is_empty());
     let mut data = serde_json::json!("x");
     for _ in 0..500 {
         data = serde_json::json!([data]);
@@ -232,8 +232,8 @@ fn rules_on_nodes_without_a_cel_type_are_schema_errors() {
     }));
     let validator = Validator::new(&schema, CompileOptions::default());
     let errors: Vec<String> = validator
-        .compiled
-        .errors
+        .compiled()
+        .errors()
         .iter()
         .map(|e| e.to_string())
         .collect();

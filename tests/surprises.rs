@@ -61,9 +61,9 @@ fn crd_errors(spec: serde_json::Value, object: serde_json::Value) -> Vec<String>
     .unwrap();
     let validator = Validator::new(&schema, CompileOptions::default());
     assert!(
-        validator.compiled.errors.is_empty(),
+        validator.compiled().errors().is_empty(),
         "{:?}",
-        validator.compiled.errors
+        validator.compiled().errors()
     );
     validator
         .validate(&object, None)
@@ -244,8 +244,8 @@ fn surprise_7_max_length_counts_four_bytes_and_schema_scalars_size_zero() {
     .unwrap();
     let validator = Validator::new(&schema, CompileOptions::default());
     let estimates: Vec<(&str, u64, u64)> = validator
-        .compiled
-        .reports
+        .compiled()
+        .reports()
         .iter()
         .map(|r| (r.rule.as_str(), r.estimated.min, r.estimated.max))
         .collect();
@@ -263,7 +263,7 @@ fn surprise_7_max_length_counts_four_bytes_and_schema_scalars_size_zero() {
     // At run time a scalar has size 1 and `==` costs 1.
     let outcome = validator.validate(&json!({"spec": {"s": "abc", "n": 1}}), None);
     assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
-    let costs: Vec<u64> = outcome.costs.iter().map(|c| c.cost).collect();
+    let costs: Vec<u64> = outcome.costs.iter().map(|c| c.cost()).collect();
     assert_eq!(costs, [3, 3]);
 }
 

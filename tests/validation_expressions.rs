@@ -76,9 +76,14 @@ fn check_valid(case: &Case, rule: &str, reference: bool) -> Result<(), String> {
     // A rule that did not run (its schema has structural errors, which a CRD would reject
     // and upstream's test, building the structural schema directly, does not check) is no
     // pass; a skipped transition rule does not run either.
-    let ran = outcome.costs.iter().any(|c| c.rule == rule);
+    let ran = outcome.costs.iter().any(|c| c.rule() == rule);
     if !ran && !case.expect_skipped {
-        let errors: Vec<String> = v.compiled.errors.iter().map(|e| e.to_string()).collect();
+        let errors: Vec<String> = v
+            .compiled()
+            .errors()
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
         return Err(format!("the rule did not run; schema errors {errors:?}"));
     }
     if !outcome.errors.is_empty() {
@@ -87,7 +92,7 @@ fn check_valid(case: &Case, rule: &str, reference: bool) -> Result<(), String> {
     }
     let want = case.expected_cost.or(case.expect_skipped.then_some(0));
     if let Some(want) = want {
-        let cost: u64 = outcome.costs.iter().map(|c| c.cost).sum();
+        let cost: u64 = outcome.costs.iter().map(|c| c.cost()).sum();
         if cost as i64 != want {
             return Err(format!("cost {cost}, want {want}"));
         }

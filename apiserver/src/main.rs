@@ -72,9 +72,8 @@ struct Args {
 }
 
 /// One `<namespace>/<name>=<host>:<port>` of `--webhook-service-address`.
-fn parse_service_address(text: &str) -> Result<((String, String), String), String> {
-    let invalid =
-        || format!("invalid service address {text:?}: want <namespace>/<name>=<host>:<port>");
+fn parse_service_address(text: &str) -> Result<((String, String), String), FlagError> {
+    let invalid = || FlagError::ServiceAddress(text.to_owned());
     let (service, address) = text.split_once('=').ok_or_else(invalid)?;
     let (namespace, name) = service.split_once('/').ok_or_else(invalid)?;
     let port = address
@@ -105,6 +104,9 @@ enum FlagError {
     /// A negative duration.
     #[error("negative duration {0}")]
     NegativeDuration(String),
+    /// `--webhook-service-address` not `<namespace>/<name>=<host>:<port>`.
+    #[error("invalid service address {0:?}: want <namespace>/<name>=<host>:<port>")]
+    ServiceAddress(String),
 }
 
 /// One `resource[.group]#size` of `--watch-cache-sizes`, with upstream's messages
@@ -202,6 +204,44 @@ async fn main() -> ExitCode {
         Err(e) => {
             eprintln!("kcel-apiserver: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_addresses_parse_or_say_what_is_wanted() {
+        assert_eq!(
+            parse_service_address("ns/hook=127.0.0.1:8443").unwrap(),
+            (
+                ("ns".to_owned(), "hook".to_owned()),
+                "127.0.0.1:8443".to_owned()
+            )
+        );
+        assert_eq!(
+            parse_service_address("ns/hook=[::1]:443").unwrap().1,
+            "[::1]:443"
+        );
+        for bad in [
+            "ns/hook",
+            "hook=127.0.0.1:1",
+            "/hook=h:1",
+            "ns/=h:1",
+            "ns/hook=h",
+            "ns/hook=h:99999",
+        ] {
+            let error = parse_service_address(bad).unwrap_err();
+            assert!(
+                matches!(error, FlagError::ServiceAddress(ref t) if t == bad),
+                "{bad}"
+            );
+            assert_eq!(
+                error.to_string(),
+                format!("invalid service address {bad:?}: want <namespace>/<name>=<host>:<port>")
+            );
         }
     }
 }

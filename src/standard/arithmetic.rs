@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use super::uint_overflow;
+use crate::__overloads as overloads;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
@@ -15,47 +16,18 @@ use crate::value::{List, Value};
 
 /// Declares `+`, `-`, `*`, `/`, `%` and unary `-`.
 pub fn declare(lib: &mut Library) {
-    lib.function(
+    overloads!(lib.function(
         op::ADD,
         "Adds two numbers, concatenates two strings, bytes or lists, or adds a duration.",
-    )
-    .global(
-        "add_int64",
-        &["int", "int"],
-        "int",
-        Implementation::Binary(add_int64),
-    )
-    .specialization(Specialization::Operator)
-    .global(
-        "add_uint64",
-        &["uint", "uint"],
-        "uint",
-        Implementation::Binary(add_uint64),
-    )
-    .global(
-        "add_double",
-        &["double", "double"],
-        "double",
-        Implementation::Binary(add_double),
-    )
-    .global(
-        "add_string",
-        &["string", "string"],
-        "string",
-        Implementation::Binary(add_string),
-    )
-    .specialization(Specialization::AppendStrings)
-    .global(
-        "add_bytes",
-        &["bytes", "bytes"],
-        "bytes",
-        Implementation::Binary(add_bytes),
-    )
-    .global(
-        "add_list",
-        &["list(A)", "list(A)"],
-        "list(A)",
-        Implementation::Binary(add_list),
+    );
+        global "add_int64" ("int", "int") -> "int"
+            => Implementation::Binary(add_int64), specialization: Specialization::Operator;
+        global "add_uint64" ("uint", "uint") -> "uint" => Implementation::Binary(add_uint64);
+        global "add_double" ("double", "double") -> "double" => Implementation::Binary(add_double);
+        global "add_string" ("string", "string") -> "string"
+            => Implementation::Binary(add_string), specialization: Specialization::AppendStrings;
+        global "add_bytes" ("bytes", "bytes") -> "bytes" => Implementation::Binary(add_bytes);
+        global "add_list" ("list(A)", "list(A)") -> "list(A)" => Implementation::Binary(add_list);
     )
     .examples(&[
         "1 + 2 == 3",
@@ -66,75 +38,38 @@ pub fn declare(lib: &mut Library) {
         "[1] + [2, 3] == [1, 2, 3]",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         op::SUBTRACT,
         "Subtracts two numbers, or two time values (timestamps and durations).",
-    )
-    .global(
-        "subtract_int64",
-        &["int", "int"],
-        "int",
-        Implementation::Binary(subtract_int64),
-    )
-    .specialization(Specialization::Operator)
-    .global(
-        "subtract_uint64",
-        &["uint", "uint"],
-        "uint",
-        Implementation::Binary(subtract_uint64),
-    )
-    .global(
-        "subtract_double",
-        &["double", "double"],
-        "double",
-        Implementation::Binary(subtract_double),
+    );
+        global "subtract_int64" ("int", "int") -> "int"
+            => Implementation::Binary(subtract_int64), specialization: Specialization::Operator;
+        global "subtract_uint64" ("uint", "uint") -> "uint"
+            => Implementation::Binary(subtract_uint64);
+        global "subtract_double" ("double", "double") -> "double"
+            => Implementation::Binary(subtract_double);
     )
     .examples(&["5 - 3 == 2", "42u - 3u == 39u", "10.5 - 2.0 == 8.5"]);
 
-    lib.function(op::MULTIPLY, "Multiplies two numbers.")
-        .global(
-            "multiply_int64",
-            &["int", "int"],
-            "int",
-            Implementation::Binary(multiply_int64),
-        )
-        .specialization(Specialization::Operator)
-        .global(
-            "multiply_uint64",
-            &["uint", "uint"],
-            "uint",
-            Implementation::Binary(multiply_uint64),
-        )
-        .global(
-            "multiply_double",
-            &["double", "double"],
-            "double",
-            Implementation::Binary(multiply_double),
-        )
-        .examples(&["-2 * 6 == -12", "13u * 3u == 39u", "3.5 * 40.0 == 140.0"]);
+    overloads!(lib.function(op::MULTIPLY, "Multiplies two numbers.");
+        global "multiply_int64" ("int", "int") -> "int"
+            => Implementation::Binary(multiply_int64), specialization: Specialization::Operator;
+        global "multiply_uint64" ("uint", "uint") -> "uint"
+            => Implementation::Binary(multiply_uint64);
+        global "multiply_double" ("double", "double") -> "double"
+            => Implementation::Binary(multiply_double);
+    )
+    .examples(&["-2 * 6 == -12", "13u * 3u == 39u", "3.5 * 40.0 == 140.0"]);
 
-    lib.function(
+    overloads!(lib.function(
         op::DIVIDE,
         "Divides two numbers; integer division truncates toward zero.",
-    )
-    .global(
-        "divide_int64",
-        &["int", "int"],
-        "int",
-        Implementation::Binary(divide_int64),
-    )
-    .specialization(Specialization::Operator)
-    .global(
-        "divide_uint64",
-        &["uint", "uint"],
-        "uint",
-        Implementation::Binary(divide_uint64),
-    )
-    .global(
-        "divide_double",
-        &["double", "double"],
-        "double",
-        Implementation::Binary(divide_double),
+    );
+        global "divide_int64" ("int", "int") -> "int"
+            => Implementation::Binary(divide_int64), specialization: Specialization::Operator;
+        global "divide_uint64" ("uint", "uint") -> "uint" => Implementation::Binary(divide_uint64);
+        global "divide_double" ("double", "double") -> "double"
+            => Implementation::Binary(divide_double);
     )
     .examples(&[
         "10 / 2 == 5",
@@ -143,39 +78,21 @@ pub fn declare(lib: &mut Library) {
         "7.0 / 2.0 == 3.5",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         op::MODULO,
         "The remainder of integer division; the sign follows the dividend.",
-    )
-    .global(
-        "modulo_int64",
-        &["int", "int"],
-        "int",
-        Implementation::Binary(modulo_int64),
-    )
-    .specialization(Specialization::Operator)
-    .global(
-        "modulo_uint64",
-        &["uint", "uint"],
-        "uint",
-        Implementation::Binary(modulo_uint64),
+    );
+        global "modulo_int64" ("int", "int") -> "int"
+            => Implementation::Binary(modulo_int64), specialization: Specialization::Operator;
+        global "modulo_uint64" ("uint", "uint") -> "uint" => Implementation::Binary(modulo_uint64);
     )
     .examples(&["3 % 2 == 1", "-7 % 3 == -1", "6u % 3u == 0u"]);
 
-    lib.function(op::NEGATE, "Negates a number.")
-        .global(
-            "negate_int64",
-            &["int"],
-            "int",
-            Implementation::Unary(negate_int64),
-        )
-        .global(
-            "negate_double",
-            &["double"],
-            "double",
-            Implementation::Unary(negate_double),
-        )
-        .examples(&["-(5) == -5", "-(3.5) == -3.5"]);
+    overloads!(lib.function(op::NEGATE, "Negates a number.");
+        global "negate_int64" ("int") -> "int" => Implementation::Unary(negate_int64);
+        global "negate_double" ("double") -> "double" => Implementation::Unary(negate_double);
+    )
+    .examples(&["-(5) == -5", "-(3.5) == -3.5"]);
 }
 
 fn ints(a: &Value, b: &Value) -> Result<(i64, i64), EvalError> {

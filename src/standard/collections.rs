@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::{TWO_POW_63, go_display};
+use crate::__overloads as overloads;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
@@ -11,24 +12,16 @@ use crate::value::{Key, Value};
 
 /// Declares `@in`, `_[_]` and `size`.
 pub fn declare(lib: &mut Library) {
-    lib.function(
+    overloads!(lib.function(
         op::IN,
         "Tests whether a value is an element of a list, or a key of a map.",
+    );
+        global "in_list" ("A", "list(A)") -> "bool"
+            => Implementation::Binary(in_list),
+            specialization: Specialization::ConstantListMembership;
+        global "in_map" ("A", "map(A, B)") -> "bool"
+            => Implementation::Binary(in_map), specialization: Specialization::Operator;
     )
-    .global(
-        "in_list",
-        &["A", "list(A)"],
-        "bool",
-        Implementation::Binary(in_list),
-    )
-    .specialization(Specialization::ConstantListMembership)
-    .global(
-        "in_map",
-        &["A", "map(A, B)"],
-        "bool",
-        Implementation::Binary(in_map),
-    )
-    .specialization(Specialization::Operator)
     .examples(&[
         "2 in [1, 2, 3]",
         "!('a' in ['b', 'c'])",
@@ -38,80 +31,42 @@ pub fn declare(lib: &mut Library) {
         "dyn(1.0) in {1: 'one'}",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         op::INDEX,
         "Selects a list element by position, or a map value by key.",
+    );
+        global "index_list" ("list(A)", "int") -> "A"
+            => Implementation::Binary(index_list), specialization: Specialization::Operator;
+        global "index_map" ("map(A, B)", "A") -> "B"
+            => Implementation::Binary(index_map), specialization: Specialization::Operator;
     )
-    .global(
-        "index_list",
-        &["list(A)", "int"],
-        "A",
-        Implementation::Binary(index_list),
-    )
-    .specialization(Specialization::Operator)
-    .global(
-        "index_map",
-        &["map(A, B)", "A"],
-        "B",
-        Implementation::Binary(index_map),
-    )
-    .specialization(Specialization::Operator)
     .examples(&[
         "[1, 2, 3][1] == 2",
         "{'key': 'value'}['key'] == 'value'",
         "{1: 'one'}[dyn(1u)] == 'one'",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         "size",
         "The number of elements of a list or map, of code points in a string, or of bytes.",
+    );
+        global "size_string" ("string") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
+        member "string_size" ("string") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
+        global "size_bytes" ("bytes") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
+        member "bytes_size" ("bytes") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
+        global "size_list" ("list(A)") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
+        member "list_size" ("list(A)") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
+        global "size_map" ("map(A, B)") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
+        member "map_size" ("map(A, B)") -> "int"
+            => Implementation::Unary(size), specialization: Specialization::Size;
     )
-    .global(
-        "size_string",
-        &["string"],
-        "int",
-        Implementation::Unary(size),
-    )
-    .specialization(Specialization::Size)
-    .member(
-        "string_size",
-        &["string"],
-        "int",
-        Implementation::Unary(size),
-    )
-    .specialization(Specialization::Size)
-    .global("size_bytes", &["bytes"], "int", Implementation::Unary(size))
-    .specialization(Specialization::Size)
-    .member("bytes_size", &["bytes"], "int", Implementation::Unary(size))
-    .specialization(Specialization::Size)
-    .global(
-        "size_list",
-        &["list(A)"],
-        "int",
-        Implementation::Unary(size),
-    )
-    .specialization(Specialization::Size)
-    .member(
-        "list_size",
-        &["list(A)"],
-        "int",
-        Implementation::Unary(size),
-    )
-    .specialization(Specialization::Size)
-    .global(
-        "size_map",
-        &["map(A, B)"],
-        "int",
-        Implementation::Unary(size),
-    )
-    .specialization(Specialization::Size)
-    .member(
-        "map_size",
-        &["map(A, B)"],
-        "int",
-        Implementation::Unary(size),
-    )
-    .specialization(Specialization::Size)
     .examples(&[
         "size('hello') == 5",
         "'héllo'.size() == 5",

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::{
     TWO_POW_63, TWO_POW_64, conversion_error, duration_text, timestamp_text, uint_overflow,
 };
+use crate::__overloads as overloads;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization, TimeKernel};
 use crate::value::EvalResult;
@@ -15,96 +16,53 @@ use crate::value::{Timestamp, Value};
 
 /// Declares the conversion functions.
 pub fn declare(lib: &mut Library) {
-    lib.function("type", "The type of a value, as a type value.")
-        .global("type", &["A"], "type(A)", Implementation::Unary(type_of))
-        .examples(&[
-            "type(1) == int",
-            "type('hello') == string",
-            "type(int) == type",
-            "type(type) == type",
-        ]);
+    overloads!(lib.function("type", "The type of a value, as a type value.");
+        global "type" ("A") -> "type(A)" => Implementation::Unary(type_of);
+    )
+    .examples(&[
+        "type(1) == int",
+        "type('hello') == string",
+        "type(int) == type",
+        "type(type) == type",
+    ]);
 
-    lib.function("bool", "Converts a value to a bool.")
-        .global(
-            "bool_to_bool",
-            &["bool"],
-            "bool",
-            Implementation::Unary(to_bool),
-        )
-        .global(
-            "string_to_bool",
-            &["string"],
-            "bool",
-            Implementation::Unary(to_bool),
-        )
-        .examples(&["bool(true)", "bool('true')", "bool('TRUE')", "!bool('f')"]);
+    overloads!(lib.function("bool", "Converts a value to a bool.");
+        global "bool_to_bool" ("bool") -> "bool" => Implementation::Unary(to_bool);
+        global "string_to_bool" ("string") -> "bool" => Implementation::Unary(to_bool);
+    )
+    .examples(&["bool(true)", "bool('true')", "bool('TRUE')", "!bool('f')"]);
 
-    lib.function("bytes", "Converts a value to bytes (strings as UTF-8).")
-        .global(
-            "bytes_to_bytes",
-            &["bytes"],
-            "bytes",
-            Implementation::Unary(to_bytes),
-        )
-        .global(
-            "string_to_bytes",
-            &["string"],
-            "bytes",
-            Implementation::Unary(to_bytes),
-        )
-        .examples(&["bytes(b'abc') == b'abc'", "bytes('hello') == b'hello'"]);
+    overloads!(lib.function("bytes", "Converts a value to bytes (strings as UTF-8).");
+        global "bytes_to_bytes" ("bytes") -> "bytes" => Implementation::Unary(to_bytes);
+        global "string_to_bytes" ("string") -> "bytes" => Implementation::Unary(to_bytes);
+    )
+    .examples(&["bytes(b'abc') == b'abc'", "bytes('hello') == b'hello'"]);
 
-    lib.function("double", "Converts a value to a double.")
-        .global(
-            "double_to_double",
-            &["double"],
-            "double",
-            Implementation::Unary(to_double),
-        )
-        .global(
-            "int64_to_double",
-            &["int"],
-            "double",
-            Implementation::Unary(to_double),
-        )
-        .global(
-            "uint64_to_double",
-            &["uint"],
-            "double",
-            Implementation::Unary(to_double),
-        )
-        .global(
-            "string_to_double",
-            &["string"],
-            "double",
-            Implementation::Unary(to_double),
-        )
-        .examples(&[
-            "double(1.5) == 1.5",
-            "double(123) == 123.0",
-            "double(123u) == 123.0",
-            "double('1.5') == 1.5",
-            "double('1e3') == 1000.0",
-        ]);
+    overloads!(lib.function("double", "Converts a value to a double.");
+        global "double_to_double" ("double") -> "double" => Implementation::Unary(to_double);
+        global "int64_to_double" ("int") -> "double" => Implementation::Unary(to_double);
+        global "uint64_to_double" ("uint") -> "double" => Implementation::Unary(to_double);
+        global "string_to_double" ("string") -> "double" => Implementation::Unary(to_double);
+    )
+    .examples(&[
+        "double(1.5) == 1.5",
+        "double(123) == 123.0",
+        "double(123u) == 123.0",
+        "double('1.5') == 1.5",
+        "double('1e3') == 1000.0",
+    ]);
 
-    lib.function(
+    overloads!(lib.function(
         "duration",
         "Converts a value to a google.protobuf.Duration; strings use Go's duration syntax.",
+    );
+        global "duration_to_duration" ("google.protobuf.Duration") -> "google.protobuf.Duration"
+            => Implementation::Unary(to_duration),
+            specialization: Specialization::Time(TimeKernel::DurationToDuration);
+        global "string_to_duration" ("string") -> "google.protobuf.Duration"
+            => Implementation::Unary(to_duration),
+            specialization: Specialization::Time(TimeKernel::StringToDuration);
     )
-    .global(
-        "duration_to_duration",
-        &["google.protobuf.Duration"],
-        "google.protobuf.Duration",
-        Implementation::Unary(to_duration),
-    )
-    .specialization(Specialization::Time(TimeKernel::DurationToDuration))
-    .global(
-        "string_to_duration",
-        &["string"],
-        "google.protobuf.Duration",
-        Implementation::Unary(to_duration),
-    )
-    .specialization(Specialization::Time(TimeKernel::StringToDuration))
     .examples(&[
         "duration(duration('1s')) == duration('1s')",
         "duration('1h2m3s') == duration('3723s')",
@@ -112,183 +70,90 @@ pub fn declare(lib: &mut Library) {
         "duration('1us') == duration('1000ns')",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         "dyn",
         "Marks a value as dynamically typed for the type checker; returns it unchanged.",
+    );
+        global "to_dyn" ("A") -> "dyn" => Implementation::Unary(to_dyn);
     )
-    .global("to_dyn", &["A"], "dyn", Implementation::Unary(to_dyn))
     .examples(&["dyn(1) == 1", "dyn([1, 'one']).size() == 2"]);
 
-    lib.function("int", "Converts a value to an int.")
-        .global(
-            "int64_to_int64",
-            &["int"],
-            "int",
-            Implementation::Unary(to_int),
-        )
-        .global(
-            "uint64_to_int64",
-            &["uint"],
-            "int",
-            Implementation::Unary(to_int),
-        )
-        .global(
-            "double_to_int64",
-            &["double"],
-            "int",
-            Implementation::Unary(to_int),
-        )
-        .global(
-            "string_to_int64",
-            &["string"],
-            "int",
-            Implementation::Unary(to_int),
-        )
-        .global(
-            "timestamp_to_int64",
-            &["google.protobuf.Timestamp"],
-            "int",
-            Implementation::Unary(to_int),
-        )
-        .global(
-            "duration_to_int64",
-            &["google.protobuf.Duration"],
-            "int",
-            Implementation::Unary(to_int),
-        )
-        .examples(&[
-            "int(123) == 123",
-            "int(123u) == 123",
-            "int(123.45) == 123",
-            "int(-7.9) == -7",
-            "int('-456') == -456",
-            "int(timestamp('1970-01-01T00:00:01Z')) == 1",
-            "int(duration('1s')) == 1000000000",
-        ]);
+    overloads!(lib.function("int", "Converts a value to an int.");
+        global "int64_to_int64" ("int") -> "int" => Implementation::Unary(to_int);
+        global "uint64_to_int64" ("uint") -> "int" => Implementation::Unary(to_int);
+        global "double_to_int64" ("double") -> "int" => Implementation::Unary(to_int);
+        global "string_to_int64" ("string") -> "int" => Implementation::Unary(to_int);
+        global "timestamp_to_int64" ("google.protobuf.Timestamp") -> "int"
+            => Implementation::Unary(to_int);
+        global "duration_to_int64" ("google.protobuf.Duration") -> "int"
+            => Implementation::Unary(to_int);
+    )
+    .examples(&[
+        "int(123) == 123",
+        "int(123u) == 123",
+        "int(123.45) == 123",
+        "int(-7.9) == -7",
+        "int('-456') == -456",
+        "int(timestamp('1970-01-01T00:00:01Z')) == 1",
+        "int(duration('1s')) == 1000000000",
+    ]);
 
-    lib.function("string", "Converts a value to a string.")
-        .global(
-            "string_to_string",
-            &["string"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .global(
-            "bool_to_string",
-            &["bool"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .global(
-            "int64_to_string",
-            &["int"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .global(
-            "uint64_to_string",
-            &["uint"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .global(
-            "double_to_string",
-            &["double"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .global(
-            "bytes_to_string",
-            &["bytes"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .global(
-            "timestamp_to_string",
-            &["google.protobuf.Timestamp"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .global(
-            "duration_to_string",
-            &["google.protobuf.Duration"],
-            "string",
-            Implementation::Unary(to_string),
-        )
-        .examples(&[
-            "string('hello') == 'hello'",
-            "string(true) == 'true'",
-            "string(-123) == '-123'",
-            "string(123u) == '123'",
-            "string(-1.23e4) == '-12300'",
-            "string(1e21) == '1e+21'",
-            "string(b'hello') == 'hello'",
-            "string(timestamp('1970-01-01T00:00:00Z')) == '1970-01-01T00:00:00Z'",
-            "string(duration('1h30m')) == '5400s'",
-        ]);
+    overloads!(lib.function("string", "Converts a value to a string.");
+        global "string_to_string" ("string") -> "string" => Implementation::Unary(to_string);
+        global "bool_to_string" ("bool") -> "string" => Implementation::Unary(to_string);
+        global "int64_to_string" ("int") -> "string" => Implementation::Unary(to_string);
+        global "uint64_to_string" ("uint") -> "string" => Implementation::Unary(to_string);
+        global "double_to_string" ("double") -> "string" => Implementation::Unary(to_string);
+        global "bytes_to_string" ("bytes") -> "string" => Implementation::Unary(to_string);
+        global "timestamp_to_string" ("google.protobuf.Timestamp") -> "string"
+            => Implementation::Unary(to_string);
+        global "duration_to_string" ("google.protobuf.Duration") -> "string"
+            => Implementation::Unary(to_string);
+    )
+    .examples(&[
+        "string('hello') == 'hello'",
+        "string(true) == 'true'",
+        "string(-123) == '-123'",
+        "string(123u) == '123'",
+        "string(-1.23e4) == '-12300'",
+        "string(1e21) == '1e+21'",
+        "string(b'hello') == 'hello'",
+        "string(timestamp('1970-01-01T00:00:00Z')) == '1970-01-01T00:00:00Z'",
+        "string(duration('1h30m')) == '5400s'",
+    ]);
 
-    lib.function(
+    overloads!(lib.function(
         "timestamp",
         "Converts a value to a google.protobuf.Timestamp: RFC 3339 text or Unix seconds.",
+    );
+        global "timestamp_to_timestamp" ("google.protobuf.Timestamp") -> "google.protobuf.Timestamp"
+            => Implementation::Unary(to_timestamp),
+            specialization: Specialization::Time(TimeKernel::TimestampToTimestamp);
+        global "int64_to_timestamp" ("int") -> "google.protobuf.Timestamp"
+            => Implementation::Unary(to_timestamp),
+            specialization: Specialization::Time(TimeKernel::IntToTimestamp);
+        global "string_to_timestamp" ("string") -> "google.protobuf.Timestamp"
+            => Implementation::Unary(to_timestamp),
+            specialization: Specialization::Time(TimeKernel::StringToTimestamp);
     )
-    .global(
-        "timestamp_to_timestamp",
-        &["google.protobuf.Timestamp"],
-        "google.protobuf.Timestamp",
-        Implementation::Unary(to_timestamp),
-    )
-    .specialization(Specialization::Time(TimeKernel::TimestampToTimestamp))
-    .global(
-        "int64_to_timestamp",
-        &["int"],
-        "google.protobuf.Timestamp",
-        Implementation::Unary(to_timestamp),
-    )
-    .specialization(Specialization::Time(TimeKernel::IntToTimestamp))
-    .global(
-        "string_to_timestamp",
-        &["string"],
-        "google.protobuf.Timestamp",
-        Implementation::Unary(to_timestamp),
-    )
-    .specialization(Specialization::Time(TimeKernel::StringToTimestamp))
     .examples(&[
         "timestamp(1) == timestamp('1970-01-01T00:00:01Z')",
         "timestamp('2025-01-01T12:34:56+01:00') == timestamp('2025-01-01T11:34:56Z')",
         "timestamp(timestamp('2023-01-01T00:00:00Z')) == timestamp('2023-01-01T00:00:00Z')",
     ]);
 
-    lib.function("uint", "Converts a value to a uint.")
-        .global(
-            "uint64_to_uint64",
-            &["uint"],
-            "uint",
-            Implementation::Unary(to_uint),
-        )
-        .global(
-            "int64_to_uint64",
-            &["int"],
-            "uint",
-            Implementation::Unary(to_uint),
-        )
-        .global(
-            "double_to_uint64",
-            &["double"],
-            "uint",
-            Implementation::Unary(to_uint),
-        )
-        .global(
-            "string_to_uint64",
-            &["string"],
-            "uint",
-            Implementation::Unary(to_uint),
-        )
-        .examples(&[
-            "uint(123u) == 123u",
-            "uint(123) == 123u",
-            "uint(123.45) == 123u",
-            "uint('123') == 123u",
-        ]);
+    overloads!(lib.function("uint", "Converts a value to a uint.");
+        global "uint64_to_uint64" ("uint") -> "uint" => Implementation::Unary(to_uint);
+        global "int64_to_uint64" ("int") -> "uint" => Implementation::Unary(to_uint);
+        global "double_to_uint64" ("double") -> "uint" => Implementation::Unary(to_uint);
+        global "string_to_uint64" ("string") -> "uint" => Implementation::Unary(to_uint);
+    )
+    .examples(&[
+        "uint(123u) == 123u",
+        "uint(123) == 123u",
+        "uint(123.45) == 123u",
+        "uint('123') == 123u",
+    ]);
 }
 
 /// `type(x)`.

@@ -3,6 +3,7 @@
 //! `&&`, `||`, `?:` and `@not_strictly_false` are not strict in their arguments, so they are
 //! declared with [`Implementation::Builtin`] and evaluated by the interpreter.
 
+use crate::__overloads as overloads;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
@@ -11,77 +12,53 @@ use crate::value::Value;
 
 /// Declares the logical operators and equality.
 pub fn declare(lib: &mut Library) {
-    lib.function(
+    overloads!(lib.function(
         op::CONDITIONAL,
         "The ternary operator: the second argument if the condition is true, else the third.",
-    )
-    .global(
-        "conditional",
-        &["bool", "A", "A"],
-        "A",
-        Implementation::Builtin,
+    );
+        global "conditional" ("bool", "A", "A") -> "A" => Implementation::Builtin;
     )
     .examples(&[
         "('hello'.contains('lo') ? 'hi' : 'bye') == 'hi'",
         "(32 % 3 == 0 ? 'divisible' : 'not divisible') == 'not divisible'",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         op::LOGICAL_AND,
         "Logical AND; errors and unknowns are absorbed when the other side decides the result.",
-    )
-    .global(
-        "logical_and",
-        &["bool", "bool"],
-        "bool",
-        Implementation::Builtin,
+    );
+        global "logical_and" ("bool", "bool") -> "bool" => Implementation::Builtin;
     )
     .examples(&["true && true", "!(true && false)", "!(1 / 0 == 1 && false)"]);
 
-    lib.function(
+    overloads!(lib.function(
         op::LOGICAL_OR,
         "Logical OR; errors and unknowns are absorbed when the other side decides the result.",
-    )
-    .global(
-        "logical_or",
-        &["bool", "bool"],
-        "bool",
-        Implementation::Builtin,
+    );
+        global "logical_or" ("bool", "bool") -> "bool" => Implementation::Builtin;
     )
     .examples(&["true || false", "!(false || false)", "1 / 0 == 1 || true"]);
 
-    lib.function(
+    overloads!(lib.function(
         op::NOT_STRICTLY_FALSE,
         "True unless the argument is the boolean false (errors count as true); used by macros.",
-    )
-    .global(
-        "not_strictly_false",
-        &["bool"],
-        "bool",
-        Implementation::Builtin,
+    );
+        global "not_strictly_false" ("bool") -> "bool" => Implementation::Builtin;
     );
 
-    lib.function(op::LOGICAL_NOT, "Logically negates a boolean value.")
-        .global(
-            "logical_not",
-            &["bool"],
-            "bool",
-            Implementation::Unary(logical_not),
-        )
-        .specialization(Specialization::LogicalNot)
-        .examples(&["!false", "!true == false"]);
+    overloads!(lib.function(op::LOGICAL_NOT, "Logically negates a boolean value.");
+        global "logical_not" ("bool") -> "bool"
+            => Implementation::Unary(logical_not), specialization: Specialization::LogicalNot;
+    )
+    .examples(&["!false", "!true == false"]);
 
-    lib.function(
+    overloads!(lib.function(
         op::EQUALS,
         "Compares two values for equality (numbers compare across int, uint and double).",
+    );
+        global "equals" ("A", "A") -> "bool"
+            => Implementation::Binary(equals), specialization: Specialization::Operator;
     )
-    .global(
-        "equals",
-        &["A", "A"],
-        "bool",
-        Implementation::Binary(equals),
-    )
-    .specialization(Specialization::Operator)
     .examples(&[
         "1 == 1",
         "!('hello' == 'world')",
@@ -90,15 +67,11 @@ pub fn declare(lib: &mut Library) {
         "dyn(3.0) == 3",
     ]);
 
-    lib.function(op::NOT_EQUALS, "Compares two values for inequality.")
-        .global(
-            "not_equals",
-            &["A", "A"],
-            "bool",
-            Implementation::Binary(not_equals),
-        )
-        .specialization(Specialization::Operator)
-        .examples(&["1 != 2", "!('a' != 'a')", "3.0 != 3.1"]);
+    overloads!(lib.function(op::NOT_EQUALS, "Compares two values for inequality.");
+        global "not_equals" ("A", "A") -> "bool"
+            => Implementation::Binary(not_equals), specialization: Specialization::Operator;
+    )
+    .examples(&["1 != 2", "!('a' != 'a')", "3.0 != 3.1"]);
 }
 
 /// `!b`.

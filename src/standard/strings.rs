@@ -5,6 +5,7 @@ use std::sync::Arc;
 use memchr::memmem;
 use regex::Regex;
 
+use crate::__overloads as overloads;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization, StringTest};
 use crate::value::EvalResult;
@@ -12,63 +13,45 @@ use crate::value::Value;
 
 /// Declares the string functions.
 pub fn declare(lib: &mut Library) {
-    lib.function("contains", "Tests whether a string contains a substring.")
-        .member(
-            "contains_string",
-            &["string", "string"],
-            "bool",
-            Implementation::Binary(contains_string),
-        )
-        .specialization(Specialization::StringTest(StringTest::Contains))
-        .examples(&[
-            "'hello world'.contains('o w')",
-            "!'hello world'.contains('goodbye')",
-        ]);
+    overloads!(lib.function("contains", "Tests whether a string contains a substring.");
+        member "contains_string" ("string", "string") -> "bool"
+            => Implementation::Binary(contains_string),
+            specialization: Specialization::StringTest(StringTest::Contains);
+    )
+    .examples(&[
+        "'hello world'.contains('o w')",
+        "!'hello world'.contains('goodbye')",
+    ]);
 
-    lib.function("startsWith", "Tests whether a string starts with a prefix.")
-        .member(
-            "starts_with_string",
-            &["string", "string"],
-            "bool",
-            Implementation::Binary(starts_with_string),
-        )
-        .specialization(Specialization::StringTest(StringTest::StartsWith))
-        .examples(&[
-            "'hello world'.startsWith('hello')",
-            "!'hello world'.startsWith('world')",
-        ]);
+    overloads!(lib.function("startsWith", "Tests whether a string starts with a prefix.");
+        member "starts_with_string" ("string", "string") -> "bool"
+            => Implementation::Binary(starts_with_string),
+            specialization: Specialization::StringTest(StringTest::StartsWith);
+    )
+    .examples(&[
+        "'hello world'.startsWith('hello')",
+        "!'hello world'.startsWith('world')",
+    ]);
 
-    lib.function("endsWith", "Tests whether a string ends with a suffix.")
-        .member(
-            "ends_with_string",
-            &["string", "string"],
-            "bool",
-            Implementation::Binary(ends_with_string),
-        )
-        .specialization(Specialization::StringTest(StringTest::EndsWith))
-        .examples(&[
-            "'hello world'.endsWith('world')",
-            "!'hello world'.endsWith('hello')",
-        ]);
+    overloads!(lib.function("endsWith", "Tests whether a string ends with a suffix.");
+        member "ends_with_string" ("string", "string") -> "bool"
+            => Implementation::Binary(ends_with_string),
+            specialization: Specialization::StringTest(StringTest::EndsWith);
+    )
+    .examples(&[
+        "'hello world'.endsWith('world')",
+        "!'hello world'.endsWith('hello')",
+    ]);
 
-    lib.function(
+    overloads!(lib.function(
         "matches",
         "Tests whether a RE2 regular expression matches anywhere in a string.",
+    );
+        global "matches" ("string", "string") -> "bool"
+            => Implementation::Binary(matches), specialization: Specialization::ConstantPattern;
+        member "matches_string" ("string", "string") -> "bool"
+            => Implementation::Binary(matches), specialization: Specialization::ConstantPattern;
     )
-    .global(
-        "matches",
-        &["string", "string"],
-        "bool",
-        Implementation::Binary(matches),
-    )
-    .specialization(Specialization::ConstantPattern)
-    .member(
-        "matches_string",
-        &["string", "string"],
-        "bool",
-        Implementation::Binary(matches),
-    )
-    .specialization(Specialization::ConstantPattern)
     .examples(&[
         "matches('123-456', '^[0-9]+(-[0-9]+)?$')",
         "'hello'.matches('^h.*o$')",

@@ -7,6 +7,7 @@
 use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Timelike, Utc};
 
 use super::{duration_text, timestamp_text};
+use crate::__overloads as overloads;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization, TimeKernel};
 use crate::syntax::ast::op;
@@ -31,61 +32,39 @@ type Accessor = (
 
 /// Declares the time arithmetic overloads and the accessors.
 pub fn declare(lib: &mut Library) {
-    lib.function(op::ADD, "")
-        .global(
-            "add_timestamp_duration",
-            &[TS, DUR],
-            TS,
-            Implementation::Binary(add_timestamp_duration),
-        )
-        .specialization(Specialization::Time(TimeKernel::AddTimestampDuration))
-        .global(
-            "add_duration_timestamp",
-            &[DUR, TS],
-            TS,
-            Implementation::Binary(add_duration_timestamp),
-        )
-        .specialization(Specialization::Time(TimeKernel::AddDurationTimestamp))
-        .global(
-            "add_duration_duration",
-            &[DUR, DUR],
-            DUR,
-            Implementation::Binary(add_duration_duration),
-        )
-        .specialization(Specialization::Time(TimeKernel::AddDurationDuration))
-        .examples(&[
+    overloads!(lib.function(op::ADD, "");
+        global "add_timestamp_duration" (TS, DUR) -> TS
+            => Implementation::Binary(add_timestamp_duration),
+            specialization: Specialization::Time(TimeKernel::AddTimestampDuration);
+        global "add_duration_timestamp" (DUR, TS) -> TS
+            => Implementation::Binary(add_duration_timestamp),
+            specialization: Specialization::Time(TimeKernel::AddDurationTimestamp);
+        global "add_duration_duration" (DUR, DUR) -> DUR
+            => Implementation::Binary(add_duration_duration),
+            specialization: Specialization::Time(TimeKernel::AddDurationDuration);
+    )
+    .examples(&[
             "timestamp('2023-01-01T00:00:00Z') + duration('24h1m2s') == timestamp('2023-01-02T00:01:02Z')",
             "duration('24h') + timestamp('2023-01-01T00:00:00Z') == timestamp('2023-01-02T00:00:00Z')",
             "duration('1m') + duration('1s') == duration('61s')",
         ]);
 
-    lib.function(op::SUBTRACT, "")
-        .global(
-            "subtract_timestamp_timestamp",
-            &[TS, TS],
-            DUR,
-            Implementation::Binary(subtract_timestamp_timestamp),
-        )
-        .specialization(Specialization::Time(TimeKernel::SubtractTimestampTimestamp))
-        .global(
-            "subtract_timestamp_duration",
-            &[TS, DUR],
-            TS,
-            Implementation::Binary(subtract_timestamp_duration),
-        )
-        .specialization(Specialization::Time(TimeKernel::SubtractTimestampDuration))
-        .global(
-            "subtract_duration_duration",
-            &[DUR, DUR],
-            DUR,
-            Implementation::Binary(subtract_duration_duration),
-        )
-        .specialization(Specialization::Time(TimeKernel::SubtractDurationDuration))
-        .examples(&[
-            "timestamp('2023-01-10T12:00:00Z') - timestamp('2023-01-10T00:00:00Z') == duration('12h')",
-            "timestamp('2023-01-10T12:00:00Z') - duration('12h') == timestamp('2023-01-10T00:00:00Z')",
-            "duration('1m') - duration('1s') == duration('59s')",
-        ]);
+    overloads!(lib.function(op::SUBTRACT, "");
+        global "subtract_timestamp_timestamp" (TS, TS) -> DUR
+            => Implementation::Binary(subtract_timestamp_timestamp),
+            specialization: Specialization::Time(TimeKernel::SubtractTimestampTimestamp);
+        global "subtract_timestamp_duration" (TS, DUR) -> TS
+            => Implementation::Binary(subtract_timestamp_duration),
+            specialization: Specialization::Time(TimeKernel::SubtractTimestampDuration);
+        global "subtract_duration_duration" (DUR, DUR) -> DUR
+            => Implementation::Binary(subtract_duration_duration),
+            specialization: Specialization::Time(TimeKernel::SubtractDurationDuration);
+    )
+    .examples(&[
+        "timestamp('2023-01-10T12:00:00Z') - timestamp('2023-01-10T00:00:00Z') == duration('12h')",
+        "timestamp('2023-01-10T12:00:00Z') - duration('12h') == timestamp('2023-01-10T00:00:00Z')",
+        "duration('1m') - duration('1s') == duration('59s')",
+    ]);
 
     let accessors: [Accessor; 10] = [
         (

@@ -5,7 +5,7 @@
 //! accepted, and errors carry Go's `illegal base64 data at input byte N`.
 
 use kcel::Value;
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -13,29 +13,18 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// Builds the library.
 pub fn library() -> Library {
     let mut lib = Library::new("cel.lib.ext.encoders", 0);
-    lib.function(
+    overloads!(lib.function(
         "base64.decode",
         "Decodes standard base64 text (padding optional) into bytes.",
-    )
-    .global(
-        "base64_decode_string",
-        &["string"],
-        "bytes",
-        Implementation::Unary(decode),
+    );
+        global "base64_decode_string" ("string") -> "bytes" => Implementation::Unary(decode);
     )
     .examples(&[
         "base64.decode('aGVsbG8=') == b'hello'",
         "base64.decode('aGVsbG8') == b'hello'",
     ]);
-    lib.function(
-        "base64.encode",
-        "Encodes bytes as standard, padded base64 text.",
-    )
-    .global(
-        "base64_encode_bytes",
-        &["bytes"],
-        "string",
-        Implementation::Unary(encode),
+    overloads!(lib.function("base64.encode", "Encodes bytes as standard, padded base64 text.");
+        global "base64_encode_bytes" ("bytes") -> "string" => Implementation::Unary(encode);
     )
     .examples(&["base64.encode(b'hello') == 'aGVsbG8='"]);
     lib

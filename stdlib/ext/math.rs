@@ -294,49 +294,23 @@ fn declare_v1(lib: &mut Library) {
         &["math.isFinite(1.2)", "!math.isFinite(0.0/0.0)"],
     );
 
-    lib.function(
-        "math.abs",
-        "The absolute value of a number; -2^63 overflows.",
-    )
-    .global(
-        "math_abs_double",
-        &["double"],
-        "double",
-        Implementation::Unary(abs),
-    )
-    .global("math_abs_int", &["int"], "int", Implementation::Unary(abs))
-    .global(
-        "math_abs_uint",
-        &["uint"],
-        "uint",
-        Implementation::Unary(abs),
+    overloads!(lib.function("math.abs", "The absolute value of a number; -2^63 overflows.");
+        global "math_abs_double" ("double") -> "double" => Implementation::Unary(abs);
+        global "math_abs_int" ("int") -> "int" => Implementation::Unary(abs);
+        global "math_abs_uint" ("uint") -> "uint" => Implementation::Unary(abs);
     )
     .examples(&[
         "math.abs(-1) == 1",
         "math.abs(1u) == 1u",
         "math.abs(-1.5) == 1.5",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "math.sign",
         "The sign of a number: -1, 0 or 1 of the same type (NaN for NaN).",
-    )
-    .global(
-        "math_sign_double",
-        &["double"],
-        "double",
-        Implementation::Unary(sign),
-    )
-    .global(
-        "math_sign_int",
-        &["int"],
-        "int",
-        Implementation::Unary(sign),
-    )
-    .global(
-        "math_sign_uint",
-        &["uint"],
-        "uint",
-        Implementation::Unary(sign),
+    );
+        global "math_sign_double" ("double") -> "double" => Implementation::Unary(sign);
+        global "math_sign_int" ("int") -> "int" => Implementation::Unary(sign);
+        global "math_sign_uint" ("uint") -> "uint" => Implementation::Unary(sign);
     )
     .examples(&[
         "math.sign(-42) == -1",
@@ -389,58 +363,35 @@ fn declare_v1(lib: &mut Library) {
         bit_xor,
         &["math.bitXor(3u, 5u) == 6u", "math.bitXor(1, 3) == 2"],
     );
-    lib.function("math.bitNot", "Bitwise complement of an int or uint.")
-        .global(
-            "math_bitNot_int_int",
-            &["int"],
-            "int",
-            Implementation::Unary(bit_not),
-        )
-        .global(
-            "math_bitNot_uint_uint",
-            &["uint"],
-            "uint",
-            Implementation::Unary(bit_not),
-        )
-        .examples(&[
-            "math.bitNot(1) == -2",
-            "math.bitNot(0u) == 18446744073709551615u",
-        ]);
-    lib.function(
+    overloads!(lib.function("math.bitNot", "Bitwise complement of an int or uint.");
+        global "math_bitNot_int_int" ("int") -> "int" => Implementation::Unary(bit_not);
+        global "math_bitNot_uint_uint" ("uint") -> "uint" => Implementation::Unary(bit_not);
+    )
+    .examples(&[
+        "math.bitNot(1) == -2",
+        "math.bitNot(0u) == 18446744073709551615u",
+    ]);
+    overloads!(lib.function(
         "math.bitShiftLeft",
         "Shifts left by a non-negative number of bits (64 or more gives 0).",
-    )
-    .global(
-        "math_bitShiftLeft_int_int",
-        &["int", "int"],
-        "int",
-        Implementation::Binary(shift_left),
-    )
-    .global(
-        "math_bitShiftLeft_uint_int",
-        &["uint", "int"],
-        "uint",
-        Implementation::Binary(shift_left),
+    );
+        global "math_bitShiftLeft_int_int" ("int", "int") -> "int"
+            => Implementation::Binary(shift_left);
+        global "math_bitShiftLeft_uint_int" ("uint", "int") -> "uint"
+            => Implementation::Binary(shift_left);
     )
     .examples(&[
         "math.bitShiftLeft(1, 2) == 4",
         "math.bitShiftLeft(1u, 200) == 0u",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "math.bitShiftRight",
         "Logical right shift by a non-negative number of bits (the sign bit is not kept).",
-    )
-    .global(
-        "math_bitShiftRight_int_int",
-        &["int", "int"],
-        "int",
-        Implementation::Binary(shift_right),
-    )
-    .global(
-        "math_bitShiftRight_uint_int",
-        &["uint", "int"],
-        "uint",
-        Implementation::Binary(shift_right),
+    );
+        global "math_bitShiftRight_int_int" ("int", "int") -> "int"
+            => Implementation::Binary(shift_right);
+        global "math_bitShiftRight_uint_int" ("uint", "int") -> "uint"
+            => Implementation::Binary(shift_right);
     )
     .examples(&[
         "math.bitShiftRight(1024, 2) == 256",

@@ -24,7 +24,7 @@ use crate::kubernetes::{go_quote, opaque, opaque_arg, string_arg};
 use kcel::Type;
 use kcel::library::syntax::NodeMap;
 use kcel::library::syntax::{Expr, ExprKind, Literal};
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{CheckError, Diagnostic, EvalError, EvalResult};
 use kcel::{Opaque, Value};
 
@@ -106,124 +106,79 @@ pub fn library() -> Library {
     let mut lib = Library::new("cel.lib.ext.network", VERSION);
     lib.opaque_type(IP_TYPE);
     lib.opaque_type(CIDR_TYPE);
-    lib.function("cidr", "Parses a network prefix such as 192.168.0.0/16.")
-        .global(
-            "string_to_cidr",
-            &["string"],
-            CIDR_TYPE,
-            Implementation::Unary(to_cidr),
-        )
-        .examples(&["cidr('192.168.0.0/16').prefixLength() == 16"]);
-    lib.function("string", "Converts a value to a string.")
-        .global(
-            "cidr_to_string",
-            &[CIDR_TYPE],
-            "string",
-            Implementation::Unary(cidr_to_string),
-        )
-        .global(
-            "ip_to_string",
-            &[IP_TYPE],
-            "string",
-            Implementation::Unary(ip_to_string),
-        )
-        .examples(&[
-            "string(cidr('2001:DB8::/32')) == '2001:db8::/32'",
-            "string(ip('2001:DB8::1')) == '2001:db8::1'",
-        ]);
-    lib.function(
+    overloads!(lib.function("cidr", "Parses a network prefix such as 192.168.0.0/16.");
+        global "string_to_cidr" ("string") -> CIDR_TYPE => Implementation::Unary(to_cidr);
+    )
+    .examples(&["cidr('192.168.0.0/16').prefixLength() == 16"]);
+    overloads!(lib.function("string", "Converts a value to a string.");
+        global "cidr_to_string" (CIDR_TYPE) -> "string" => Implementation::Unary(cidr_to_string);
+        global "ip_to_string" (IP_TYPE) -> "string" => Implementation::Unary(ip_to_string);
+    )
+    .examples(&[
+        "string(cidr('2001:DB8::/32')) == '2001:db8::/32'",
+        "string(ip('2001:DB8::1')) == '2001:db8::1'",
+    ]);
+    overloads!(lib.function(
         "containsCIDR",
         "Whether the prefix contains another prefix (given as net.CIDR or as a string).",
-    )
-    .member(
-        "cidr_contains_cidr",
-        &[CIDR_TYPE, CIDR_TYPE],
-        "bool",
-        Implementation::Binary(contains_cidr),
-    )
-    .member(
-        "cidr_contains_cidr_string",
-        &[CIDR_TYPE, "string"],
-        "bool",
-        Implementation::Binary(contains_cidr_string),
+    );
+        member "cidr_contains_cidr" (CIDR_TYPE, CIDR_TYPE) -> "bool"
+            => Implementation::Binary(contains_cidr);
+        member "cidr_contains_cidr_string" (CIDR_TYPE, "string") -> "bool"
+            => Implementation::Binary(contains_cidr_string);
     )
     .examples(&["cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16')"]);
-    lib.function(
+    overloads!(lib.function(
         "containsIP",
         "Whether the prefix contains an address (given as net.IP or as a string).",
-    )
-    .member(
-        "cidr_contains_ip_ip",
-        &[CIDR_TYPE, IP_TYPE],
-        "bool",
-        Implementation::Binary(contains_ip),
-    )
-    .member(
-        "cidr_contains_ip_string",
-        &[CIDR_TYPE, "string"],
-        "bool",
-        Implementation::Binary(contains_ip_string),
+    );
+        member "cidr_contains_ip_ip" (CIDR_TYPE, IP_TYPE) -> "bool"
+            => Implementation::Binary(contains_ip);
+        member "cidr_contains_ip_string" (CIDR_TYPE, "string") -> "bool"
+            => Implementation::Binary(contains_ip_string);
     )
     .examples(&["cidr('10.0.0.0/8').containsIP(ip('10.0.0.1'))"]);
-    lib.function(
+    overloads!(lib.function(
         "ip",
         "Parses an IPv4 or IPv6 address (no zones, no IPv4-mapped IPv6); the address part of a prefix.",
+    );
+        global "string_to_ip" ("string") -> IP_TYPE => Implementation::Unary(to_ip);
+        member "cidr_ip" (CIDR_TYPE) -> IP_TYPE => Implementation::Unary(cidr_ip);
     )
-    .global("string_to_ip", &["string"], IP_TYPE, Implementation::Unary(to_ip))
-    .member("cidr_ip", &[CIDR_TYPE], IP_TYPE, Implementation::Unary(cidr_ip))
     .examples(&[
         "ip('127.0.0.1').family() == 4",
         "cidr('192.168.1.5/24').ip() == ip('192.168.1.5')",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "ip.isCanonical",
         "Whether an IP address string is in canonical form; an error if it is not an address.",
-    )
-    .global(
-        "ip_is_canonical",
-        &["string"],
-        "bool",
-        Implementation::Unary(is_canonical),
+    );
+        global "ip_is_canonical" ("string") -> "bool" => Implementation::Unary(is_canonical);
     )
     .examples(&["!ip.isCanonical('2001:DB8::1')"]);
-    lib.function("isCIDR", "Whether a string is a prefix `cidr()` accepts.")
-        .global(
-            "is_cidr",
-            &["string"],
-            "bool",
-            Implementation::Unary(is_cidr),
-        )
-        .examples(&["isCIDR('10.0.0.1/8')"]);
-    lib.function("isIP", "Whether a string is an address `ip()` accepts.")
-        .global("is_ip", &["string"], "bool", Implementation::Unary(is_ip))
-        .examples(&["isIP('1.2.3.4')", "!isIP('::ffff:1.2.3.4')"]);
-    lib.function("isMask", "Whether the prefix has no host bits set.")
-        .member(
-            "cidr_is_mask",
-            &[CIDR_TYPE],
-            "bool",
-            Implementation::Unary(is_mask),
-        )
-        .examples(&[
-            "cidr('192.168.1.0/24').isMask()",
-            "!cidr('192.168.1.5/24').isMask()",
-        ]);
-    lib.function("masked", "The prefix with its host bits cleared.")
-        .member(
-            "cidr_masked",
-            &[CIDR_TYPE],
-            CIDR_TYPE,
-            Implementation::Unary(masked),
-        )
-        .examples(&["cidr('192.168.1.5/24').masked() == cidr('192.168.1.0/24')"]);
-    lib.function("prefixLength", "The prefix length in bits.")
-        .member(
-            "cidr_prefix_length",
-            &[CIDR_TYPE],
-            "int",
-            Implementation::Unary(prefix_length),
-        )
-        .examples(&["cidr('192.168.1.0/24').prefixLength() == 24"]);
+    overloads!(lib.function("isCIDR", "Whether a string is a prefix `cidr()` accepts.");
+        global "is_cidr" ("string") -> "bool" => Implementation::Unary(is_cidr);
+    )
+    .examples(&["isCIDR('10.0.0.1/8')"]);
+    overloads!(lib.function("isIP", "Whether a string is an address `ip()` accepts.");
+        global "is_ip" ("string") -> "bool" => Implementation::Unary(is_ip);
+    )
+    .examples(&["isIP('1.2.3.4')", "!isIP('::ffff:1.2.3.4')"]);
+    overloads!(lib.function("isMask", "Whether the prefix has no host bits set.");
+        member "cidr_is_mask" (CIDR_TYPE) -> "bool" => Implementation::Unary(is_mask);
+    )
+    .examples(&[
+        "cidr('192.168.1.0/24').isMask()",
+        "!cidr('192.168.1.5/24').isMask()",
+    ]);
+    overloads!(lib.function("masked", "The prefix with its host bits cleared.");
+        member "cidr_masked" (CIDR_TYPE) -> CIDR_TYPE => Implementation::Unary(masked);
+    )
+    .examples(&["cidr('192.168.1.5/24').masked() == cidr('192.168.1.0/24')"]);
+    overloads!(lib.function("prefixLength", "The prefix length in bits.");
+        member "cidr_prefix_length" (CIDR_TYPE) -> "int" => Implementation::Unary(prefix_length);
+    )
+    .examples(&["cidr('192.168.1.0/24').prefixLength() == 24"]);
     for (name, id, result, doc, f, examples) in accessors() {
         lib.function(name, doc)
             .member(id, &[IP_TYPE], result, Implementation::Closure(accessor(f)))

@@ -12,7 +12,7 @@ use kcel::library::{
     CallCost, CallEstimate, CostEstimate, EstimateArgs, LIST_CREATE, REGEX_STRING_LENGTH_FACTOR,
     STRING_TRAVERSAL_FACTOR, SizeEstimate, actual_size,
 };
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
 use super::arg_size;
@@ -20,61 +20,48 @@ use super::arg_size;
 /// Builds the library.
 pub fn library() -> Library {
     let mut lib = Library::new("cel.lib.ext.regex", 0);
-    lib.function(
+    overloads!(lib.function(
         "regex.extract",
         "The first match of a pattern (or of its one capture group), if any.",
+    );
+        global "regex_extract_string_string" ("string", "string") -> "optional_type(string)"
+            => Implementation::Binary(extract),
+            cost: CallCost::Custom(cost_extract),
+            estimate: estimate_extract;
     )
-    .global(
-        "regex_extract_string_string",
-        &["string", "string"],
-        "optional_type(string)",
-        Implementation::Binary(extract),
-    )
-    .cost(CallCost::Custom(cost_extract))
-    .estimate(estimate_extract)
     .examples(&[
         "regex.extract('hello world', 'hello (.*)') == optional.of('world')",
         "regex.extract('item-A, item-B', 'item-(\\\\w+)') == optional.of('A')",
         "regex.extract('HELLO', 'hello') == optional.none()",
         "regex.extract('4122345432', '22').orValue('777') == '22'",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "regex.extractAll",
         "All non-overlapping matches of a pattern (or of its one capture group).",
+    );
+        global "regex_extractAll_string_string" ("string", "string") -> "list(string)"
+            => Implementation::Binary(extract_all),
+            cost: CallCost::Custom(cost_extract_all),
+            estimate: estimate_extract_all;
     )
-    .global(
-        "regex_extractAll_string_string",
-        &["string", "string"],
-        "list(string)",
-        Implementation::Binary(extract_all),
-    )
-    .cost(CallCost::Custom(cost_extract_all))
-    .estimate(estimate_extract_all)
     .examples(&[
         "regex.extractAll('id:123, id:456', 'id:\\\\d+') == ['id:123', 'id:456']",
         "regex.extractAll('id:123, id:456', 'assa') == []",
         "regex.extractAll('testuser@testdomain', '(.*)@') == ['testuser']",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "regex.replace",
         "Replaces matches of a pattern (all, or at most n); \\\\1 in the replacement inserts a group.",
+    );
+        global "regex_replace_string_string_string" ("string", "string", "string") -> "string"
+            => Implementation::Nary(replace),
+            cost: CallCost::Custom(cost_replace),
+            estimate: estimate_replace;
+        global "regex_replace_string_string_string_int" ("string", "string", "string", "int") -> "string"
+            => Implementation::Nary(replace),
+            cost: CallCost::Custom(cost_replace),
+            estimate: estimate_replace;
     )
-    .global(
-        "regex_replace_string_string_string",
-        &["string", "string", "string"],
-        "string",
-        Implementation::Nary(replace),
-    )
-    .cost(CallCost::Custom(cost_replace))
-    .estimate(estimate_replace)
-    .global(
-        "regex_replace_string_string_string_int",
-        &["string", "string", "string", "int"],
-        "string",
-        Implementation::Nary(replace),
-    )
-    .cost(CallCost::Custom(cost_replace))
-    .estimate(estimate_replace)
     .examples(&[
         "regex.replace('hello world hello', 'hello', 'hi') == 'hi world hi'",
         "regex.replace('banana', 'a', 'x', 2) == 'bxnxna'",

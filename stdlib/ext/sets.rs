@@ -4,6 +4,7 @@
 //! `sets.intersects`, `1 + 2×|a|×|b|` for `sets.equivalent`.
 
 use kcel::Value;
+use kcel::library::overloads;
 use kcel::library::{CallCost, CallEstimate, CostEstimate, EstimateArgs};
 use kcel::library::{EqualitySet, Implementation, Library};
 use kcel::{EvalError, EvalResult};
@@ -13,54 +14,45 @@ use super::{arg_size, floor_factor, sat_add, size_mul, size_times};
 /// Builds the library.
 pub fn library() -> Library {
     let mut lib = Library::new("cel.lib.ext.sets", 0);
-    lib.function(
+    overloads!(lib.function(
         "sets.contains",
         "Whether the first list contains every element of the second.",
+    );
+        global "list_sets_contains_list" ("list(T)", "list(T)") -> "bool"
+            => Implementation::Binary(contains),
+            cost: CallCost::Custom(cost_contains),
+            estimate: estimate_contains;
     )
-    .global(
-        "list_sets_contains_list",
-        &["list(T)", "list(T)"],
-        "bool",
-        Implementation::Binary(contains),
-    )
-    .cost(CallCost::Custom(cost_contains))
-    .estimate(estimate_contains)
     .examples(&[
         "sets.contains([], [])",
         "sets.contains([1, 2, 3, 4], [2, 3])",
         "!sets.contains([1, 2], [2, 3])",
         "sets.contains([1], [1.0, 1u])",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "sets.equivalent",
         "Whether two lists hold the same elements, ignoring order and duplicates.",
+    );
+        global "list_sets_equivalent_list" ("list(T)", "list(T)") -> "bool"
+            => Implementation::Binary(equivalent),
+            cost: CallCost::Custom(cost_equivalent),
+            estimate: estimate_equivalent;
     )
-    .global(
-        "list_sets_equivalent_list",
-        &["list(T)", "list(T)"],
-        "bool",
-        Implementation::Binary(equivalent),
-    )
-    .cost(CallCost::Custom(cost_equivalent))
-    .estimate(estimate_equivalent)
     .examples(&[
         "sets.equivalent([], [])",
         "sets.equivalent([1], [1, 1])",
         "sets.equivalent([1, 2, 3], [3u, 2.0, 1])",
         "!sets.equivalent([1, 2], [2, 3])",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "sets.intersects",
         "Whether the two lists have at least one element in common.",
+    );
+        global "list_sets_intersects_list" ("list(T)", "list(T)") -> "bool"
+            => Implementation::Binary(intersects),
+            cost: CallCost::Custom(cost_contains),
+            estimate: estimate_contains;
     )
-    .global(
-        "list_sets_intersects_list",
-        &["list(T)", "list(T)"],
-        "bool",
-        Implementation::Binary(intersects),
-    )
-    .cost(CallCost::Custom(cost_contains))
-    .estimate(estimate_contains)
     .examples(&[
         "sets.intersects([1], [1])",
         "sets.intersects([1], [1.0, 2])",

@@ -12,39 +12,29 @@ use super::format::{self, Formatter};
 use kcel::Value;
 use kcel::library::budget;
 use kcel::library::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
 /// Builds the library at `version`.
 pub fn library(version: u32) -> Library {
     let mut lib = Library::new("cel.lib.ext.strings", version);
-    lib.function(
+    overloads!(lib.function(
         "charAt",
         "The code point at an index as a string; the length itself gives ''.",
-    )
-    .member(
-        "string_char_at_int",
-        &["string", "int"],
-        "string",
-        Implementation::Binary(char_at),
+    );
+        member "string_char_at_int" ("string", "int") -> "string"
+            => Implementation::Binary(char_at);
     )
     .examples(&["'hello'.charAt(4) == 'o'", "'hello'.charAt(5) == ''"]);
 
-    lib.function(
+    overloads!(lib.function(
         "indexOf",
         "The code-point index of the first occurrence of a substring (at or after an offset), or -1.",
-    )
-    .member(
-        "string_index_of_string",
-        &["string", "string"],
-        "int",
-        Implementation::Binary(index_of),
-    )
-    .member(
-        "string_index_of_string_int",
-        &["string", "string", "int"],
-        "int",
-        Implementation::Nary(index_of_offset),
+    );
+        member "string_index_of_string" ("string", "string") -> "int"
+            => Implementation::Binary(index_of);
+        member "string_index_of_string_int" ("string", "string", "int") -> "int"
+            => Implementation::Nary(index_of_offset);
     )
     .examples(&[
         "'hello mellow'.indexOf('') == 0",
@@ -54,21 +44,14 @@ pub fn library(version: u32) -> Library {
         "'hello mellow'.indexOf('ello', 2) == 7",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         "lastIndexOf",
         "The code-point index of the last occurrence of a substring (at or before an offset), or -1.",
-    )
-    .member(
-        "string_last_index_of_string",
-        &["string", "string"],
-        "int",
-        Implementation::Binary(last_index_of),
-    )
-    .member(
-        "string_last_index_of_string_int",
-        &["string", "string", "int"],
-        "int",
-        Implementation::Nary(last_index_of_offset),
+    );
+        member "string_last_index_of_string" ("string", "string") -> "int"
+            => Implementation::Binary(last_index_of);
+        member "string_last_index_of_string_int" ("string", "string", "int") -> "int"
+            => Implementation::Nary(last_index_of_offset);
     )
     .examples(&[
         "'hello mellow'.lastIndexOf('') == 12",
@@ -77,33 +60,22 @@ pub fn library(version: u32) -> Library {
         "'hello mellow'.lastIndexOf('ello', 6) == 1",
     ]);
 
-    lib.function("lowerAscii", "Lower-cases the ASCII letters of a string.")
-        .member(
-            "string_lower_ascii",
-            &["string"],
-            "string",
-            Implementation::Unary(lower_ascii),
-        )
-        .examples(&[
-            "'TacoCat'.lowerAscii() == 'tacocat'",
-            "'TacoCÆt Xii'.lowerAscii() == 'tacocÆt xii'",
-        ]);
+    overloads!(lib.function("lowerAscii", "Lower-cases the ASCII letters of a string.");
+        member "string_lower_ascii" ("string") -> "string" => Implementation::Unary(lower_ascii);
+    )
+    .examples(&[
+        "'TacoCat'.lowerAscii() == 'tacocat'",
+        "'TacoCÆt Xii'.lowerAscii() == 'tacocÆt xii'",
+    ]);
 
-    lib.function(
+    overloads!(lib.function(
         "replace",
         "Replaces occurrences of a substring (all, or at most n; n < 0 means all).",
-    )
-    .member(
-        "string_replace_string_string",
-        &["string", "string", "string"],
-        "string",
-        Implementation::Nary(replace),
-    )
-    .member(
-        "string_replace_string_string_int",
-        &["string", "string", "string", "int"],
-        "string",
-        Implementation::Nary(replace),
+    );
+        member "string_replace_string_string" ("string", "string", "string") -> "string"
+            => Implementation::Nary(replace);
+        member "string_replace_string_string_int" ("string", "string", "string", "int") -> "string"
+            => Implementation::Nary(replace);
     )
     .examples(&[
         "'hello hello'.replace('he', 'we') == 'wello wello'",
@@ -112,21 +84,14 @@ pub fn library(version: u32) -> Library {
         "'hello hello'.replace('he', 'we', 0) == 'hello hello'",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         "split",
         "Splits a string at a separator (into at most n parts; n < 0 means all).",
-    )
-    .member(
-        "string_split_string",
-        &["string", "string"],
-        "list(string)",
-        Implementation::Nary(split),
-    )
-    .member(
-        "string_split_string_int",
-        &["string", "string", "int"],
-        "list(string)",
-        Implementation::Nary(split),
+    );
+        member "string_split_string" ("string", "string") -> "list(string)"
+            => Implementation::Nary(split);
+        member "string_split_string_int" ("string", "string", "int") -> "list(string)"
+            => Implementation::Nary(split);
     )
     .examples(&[
         "'hello hello hello'.split(' ') == ['hello', 'hello', 'hello']",
@@ -136,63 +101,40 @@ pub fn library(version: u32) -> Library {
         "'hello hello hello'.split(' ', -1) == ['hello', 'hello', 'hello']",
     ]);
 
-    lib.function(
+    overloads!(lib.function(
         "substring",
         "The code points from a start index (inclusive) to an end index (exclusive).",
-    )
-    .member(
-        "string_substring_int",
-        &["string", "int"],
-        "string",
-        Implementation::Nary(substring),
-    )
-    .member(
-        "string_substring_int_int",
-        &["string", "int", "int"],
-        "string",
-        Implementation::Nary(substring),
+    );
+        member "string_substring_int" ("string", "int") -> "string"
+            => Implementation::Nary(substring);
+        member "string_substring_int_int" ("string", "int", "int") -> "string"
+            => Implementation::Nary(substring);
     )
     .examples(&[
         "'tacocat'.substring(4) == 'cat'",
         "'tacocat'.substring(0, 4) == 'taco'",
     ]);
 
-    lib.function("trim", "Removes leading and trailing Unicode whitespace.")
-        .member(
-            "string_trim",
-            &["string"],
-            "string",
-            Implementation::Unary(trim),
-        )
-        .examples(&["'  \\ttrim\\n    '.trim() == 'trim'"]);
+    overloads!(lib.function("trim", "Removes leading and trailing Unicode whitespace.");
+        member "string_trim" ("string") -> "string" => Implementation::Unary(trim);
+    )
+    .examples(&["'  \\ttrim\\n    '.trim() == 'trim'"]);
 
-    lib.function("upperAscii", "Upper-cases the ASCII letters of a string.")
-        .member(
-            "string_upper_ascii",
-            &["string"],
-            "string",
-            Implementation::Unary(upper_ascii),
-        )
-        .examples(&[
-            "'TacoCat'.upperAscii() == 'TACOCAT'",
-            "'TacoCÆt Xii'.upperAscii() == 'TACOCÆT XII'",
-        ]);
+    overloads!(lib.function("upperAscii", "Upper-cases the ASCII letters of a string.");
+        member "string_upper_ascii" ("string") -> "string" => Implementation::Unary(upper_ascii);
+    )
+    .examples(&[
+        "'TacoCat'.upperAscii() == 'TACOCAT'",
+        "'TacoCÆt Xii'.upperAscii() == 'TACOCÆT XII'",
+    ]);
 
-    lib.function(
+    overloads!(lib.function(
         "join",
         "Concatenates a list of strings, with an optional separator between elements.",
-    )
-    .member(
-        "list_join",
-        &["list(string)"],
-        "string",
-        Implementation::Nary(join),
-    )
-    .member(
-        "list_join_string",
-        &["list(string)", "string"],
-        "string",
-        Implementation::Nary(join),
+    );
+        member "list_join" ("list(string)") -> "string" => Implementation::Nary(join);
+        member "list_join_string" ("list(string)", "string") -> "string"
+            => Implementation::Nary(join);
     )
     .examples(&[
         "['hello', 'mellow'].join() == 'hellomellow'",
@@ -222,44 +164,37 @@ pub fn library(version: u32) -> Library {
                 "printf-style formatting (cel-go's first formatter, locale en_US): %s %d %f %e %b %x %X %o, %%.",
             )
         };
-        lib.function("format", doc)
-            .member("string_format", &["string", "list(dyn)"], "string", imp)
-            .estimate(estimate_format)
-            .examples(&[
-                "'this is a string: %s'.format(['hello']) == 'this is a string: hello'",
-                "'%d apples'.format([3]) == '3 apples'",
-                "'%.2f'.format([3.14159]) == '3.14'",
-                "'%b %o %x %X'.format([5, 8, 255, 255]) == '101 10 ff FF'",
-                "'100%%'.format([]) == '100%'",
-            ]);
-        lib.function(
+        overloads!(lib.function("format", doc);
+            member "string_format" ("string", "list(dyn)") -> "string"
+                => imp, estimate: estimate_format;
+        )
+        .examples(&[
+            "'this is a string: %s'.format(['hello']) == 'this is a string: hello'",
+            "'%d apples'.format([3]) == '3 apples'",
+            "'%.2f'.format([3.14159]) == '3.14'",
+            "'%b %o %x %X'.format([5, 8, 255, 255]) == '101 10 ff FF'",
+            "'100%%'.format([]) == '100%'",
+        ]);
+        overloads!(lib.function(
             "strings.quote",
             "Quotes a string as a CEL double-quoted literal, escaping special characters.",
+        );
+            global "strings_quote" ("string") -> "string"
+                => Implementation::Unary(quote), estimate: estimate_quote;
         )
-        .global(
-            "strings_quote",
-            &["string"],
-            "string",
-            Implementation::Unary(quote),
-        )
-        .estimate(estimate_quote)
         .examples(&[
             "strings.quote('single-quote with \"double quote\"') == '\"single-quote with \\\\\"double quote\\\\\"\"'",
             "strings.quote('two\\nlines') == '\"two\\\\nlines\"'",
         ]);
     }
     if version >= 3 {
-        lib.function("reverse", "Reverses the code points of a string.")
-            .member(
-                "string_reverse",
-                &["string"],
-                "string",
-                Implementation::Unary(reverse),
-            )
-            .examples(&[
-                "'gums'.reverse() == 'smug'",
-                "'John Smith'.reverse() == 'htimS nhoJ'",
-            ]);
+        overloads!(lib.function("reverse", "Reverses the code points of a string.");
+            member "string_reverse" ("string") -> "string" => Implementation::Unary(reverse);
+        )
+        .examples(&[
+            "'gums'.reverse() == 'smug'",
+            "'John Smith'.reverse() == 'htimS nhoJ'",
+        ]);
     }
     lib
 }

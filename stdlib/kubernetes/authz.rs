@@ -14,7 +14,7 @@ use super::selectors::{
 
 use super::{est_one, opaque, opaque_arg, string_arg};
 use kcel::library::{CallCost, CallEstimate, CostEstimate, EstimateArgs, SizeEstimate};
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 use kcel::{Opaque, Value};
 
@@ -321,45 +321,25 @@ pub fn library() -> Library {
         lib.opaque_type(t);
     }
     let one = CallCost::Fixed(1);
-    lib.function("path", "A check of a non-resource path (e.g. '/healthz').")
-        .member(
-            "authorizer_path",
-            &[AUTHORIZER, "string"],
-            PATH_CHECK,
-            Implementation::Binary(path),
-        )
-        .cost(one)
-        .estimate(est_one);
-    lib.function("group", "A check in an API group ('' is the core group).")
-        .member(
-            "authorizer_group",
-            &[AUTHORIZER, "string"],
-            GROUP_CHECK,
-            Implementation::Binary(group),
-        )
-        .cost(one)
-        .estimate(est_one);
-    lib.function(
+    overloads!(lib.function("path", "A check of a non-resource path (e.g. '/healthz').");
+        member "authorizer_path" (AUTHORIZER, "string") -> PATH_CHECK
+            => Implementation::Binary(path), cost: one, estimate: est_one;
+    );
+    overloads!(lib.function("group", "A check in an API group ('' is the core group).");
+        member "authorizer_group" (AUTHORIZER, "string") -> GROUP_CHECK
+            => Implementation::Binary(group), cost: one, estimate: est_one;
+    );
+    overloads!(lib.function(
         "serviceAccount",
         "An authorizer that checks as the service account (namespace, name).",
-    )
-    .member(
-        "authorizer_serviceaccount",
-        &[AUTHORIZER, "string", "string"],
-        AUTHORIZER,
-        Implementation::Nary(service_account),
-    )
-    .cost(one)
-    .estimate(est_one);
-    lib.function("resource", "A check of a resource in the group.")
-        .member(
-            "groupcheck_resource",
-            &[GROUP_CHECK, "string"],
-            RESOURCE_CHECK,
-            Implementation::Binary(resource),
-        )
-        .cost(one)
-        .estimate(est_one);
+    );
+        member "authorizer_serviceaccount" (AUTHORIZER, "string", "string") -> AUTHORIZER
+            => Implementation::Nary(service_account), cost: one, estimate: est_one;
+    );
+    overloads!(lib.function("resource", "A check of a resource in the group.");
+        member "groupcheck_resource" (GROUP_CHECK, "string") -> RESOURCE_CHECK
+            => Implementation::Binary(resource), cost: one, estimate: est_one;
+    );
     for (name, id, doc) in [
         (
             "subresource",
@@ -387,26 +367,19 @@ pub fn library() -> Library {
             .cost(one)
             .estimate(est_one);
     }
-    lib.function(
+    overloads!(lib.function(
         "check",
         "Asks the authorizer whether the verb is allowed: a Decision.",
-    )
-    .member(
-        "pathcheck_check",
-        &[PATH_CHECK, "string"],
-        DECISION,
-        Implementation::Binary(check),
-    )
-    .cost(CallCost::Fixed(CHECK_COST))
-    .estimate(est_check)
-    .member(
-        "resourcecheck_check",
-        &[RESOURCE_CHECK, "string"],
-        DECISION,
-        Implementation::Binary(check),
-    )
-    .cost(CallCost::Fixed(CHECK_COST))
-    .estimate(est_check);
+    );
+        member "pathcheck_check" (PATH_CHECK, "string") -> DECISION
+            => Implementation::Binary(check),
+            cost: CallCost::Fixed(CHECK_COST),
+            estimate: est_check;
+        member "resourcecheck_check" (RESOURCE_CHECK, "string") -> DECISION
+            => Implementation::Binary(check),
+            cost: CallCost::Fixed(CHECK_COST),
+            estimate: est_check;
+    );
     type Accessor = fn(&Decision) -> Value;
     let accessors: [(&str, &str, &str, &str, Accessor); 4] = [
         (

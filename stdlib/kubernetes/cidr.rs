@@ -13,7 +13,7 @@ use super::{
 use kcel::library::{
     CallCost, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
 };
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 use kcel::{Opaque, Value};
 
@@ -110,29 +110,23 @@ pub fn parse_cidr(s: &str) -> Result<Cidr, EvalError> {
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.net.cidr", 0);
     lib.opaque_type(TYPE);
-    lib.function("cidr", "Parses a network prefix such as 192.168.0.0/16.")
-        .global(
-            "string_to_cidr",
-            &["string"],
-            TYPE,
-            Implementation::Unary(to_cidr),
-        )
-        .cost(CallCost::Custom(rt_traverse_first))
-        .estimate(est_traverse_first)
-        .examples(&[
-            "cidr('192.168.0.0/16').prefixLength() == 16",
-            "type(cidr('::1/128')) == net.CIDR",
-        ]);
-    lib.function("isCIDR", "Whether a string is a prefix `cidr()` accepts.")
-        .global(
-            "is_cidr",
-            &["string"],
-            "bool",
-            Implementation::Unary(is_cidr),
-        )
-        .cost(CallCost::Custom(rt_traverse_first))
-        .estimate(est_traverse_first)
-        .examples(&["isCIDR('10.0.0.0/8')", "!isCIDR('10.0.0.0/33')"]);
+    overloads!(lib.function("cidr", "Parses a network prefix such as 192.168.0.0/16.");
+        global "string_to_cidr" ("string") -> TYPE
+            => Implementation::Unary(to_cidr),
+            cost: CallCost::Custom(rt_traverse_first),
+            estimate: est_traverse_first;
+    )
+    .examples(&[
+        "cidr('192.168.0.0/16').prefixLength() == 16",
+        "type(cidr('::1/128')) == net.CIDR",
+    ]);
+    overloads!(lib.function("isCIDR", "Whether a string is a prefix `cidr()` accepts.");
+        global "is_cidr" ("string") -> "bool"
+            => Implementation::Unary(is_cidr),
+            cost: CallCost::Custom(rt_traverse_first),
+            estimate: est_traverse_first;
+    )
+    .examples(&["isCIDR('10.0.0.0/8')", "!isCIDR('10.0.0.0/33')"]);
     lib.function(
         "containsIP",
         "Whether the prefix contains an address (given as net.IP or as a string).",
@@ -157,26 +151,19 @@ pub fn library() -> Library {
         "cidr('192.168.0.0/16').containsIP('192.168.1.1')",
         "!cidr('192.168.0.0/16').containsIP(ip('10.0.0.1'))",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "containsCIDR",
         "Whether the prefix contains another prefix (given as net.CIDR or as a string).",
+    );
+        member "cidr_contains_cidr_string" (TYPE, "string") -> "bool"
+            => Implementation::Binary(contains_cidr_string),
+            cost: CallCost::Custom(contains_cidr_cost_string),
+            estimate: contains_cidr_estimate_string;
+        member "cidr_contains_cidr" (TYPE, TYPE) -> "bool"
+            => Implementation::Binary(contains_cidr),
+            cost: CallCost::Custom(contains_cidr_cost),
+            estimate: contains_cidr_estimate;
     )
-    .member(
-        "cidr_contains_cidr_string",
-        &[TYPE, "string"],
-        "bool",
-        Implementation::Binary(contains_cidr_string),
-    )
-    .cost(CallCost::Custom(contains_cidr_cost_string))
-    .estimate(contains_cidr_estimate_string)
-    .member(
-        "cidr_contains_cidr",
-        &[TYPE, TYPE],
-        "bool",
-        Implementation::Binary(contains_cidr),
-    )
-    .cost(CallCost::Custom(contains_cidr_cost))
-    .estimate(contains_cidr_estimate)
     .examples(&[
         "cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16')",
         "!cidr('10.1.0.0/16').containsCIDR(cidr('10.0.0.0/8'))",
@@ -191,29 +178,20 @@ pub fn library() -> Library {
         .cost(CallCost::Fixed(1))
         .estimate(est_one)
         .examples(&["cidr('192.168.0.1/24').ip() == ip('192.168.0.1')"]);
-    lib.function("masked", "The prefix with its host bits cleared.")
-        .member("cidr_masked", &[TYPE], TYPE, Implementation::Unary(masked))
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24')"]);
-    lib.function("prefixLength", "The prefix length in bits.")
-        .member(
-            "cidr_prefix_length",
-            &[TYPE],
-            "int",
-            Implementation::Unary(prefix_length),
-        )
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["cidr('::/0').prefixLength() == 0"]);
-    lib.function("string", "Converts a value to a string.")
-        .global(
-            "cidr_to_string",
-            &[TYPE],
-            "string",
-            Implementation::Unary(cidr_to_string),
-        )
-        .examples(&["string(cidr('2001:DB8::/32')) == '2001:db8::/32'"]);
+    overloads!(lib.function("masked", "The prefix with its host bits cleared.");
+        member "cidr_masked" (TYPE) -> TYPE
+            => Implementation::Unary(masked), cost: CallCost::Fixed(1), estimate: est_one;
+    )
+    .examples(&["cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24')"]);
+    overloads!(lib.function("prefixLength", "The prefix length in bits.");
+        member "cidr_prefix_length" (TYPE) -> "int"
+            => Implementation::Unary(prefix_length), cost: CallCost::Fixed(1), estimate: est_one;
+    )
+    .examples(&["cidr('::/0').prefixLength() == 0"]);
+    overloads!(lib.function("string", "Converts a value to a string.");
+        global "cidr_to_string" (TYPE) -> "string" => Implementation::Unary(cidr_to_string);
+    )
+    .examples(&["string(cidr('2001:DB8::/32')) == '2001:db8::/32'"]);
     lib
 }
 

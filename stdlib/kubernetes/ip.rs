@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use super::netip::{is_4in6, parse_addr};
 use super::{est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg};
 use kcel::library::{CallCost, CallEstimate, EstimateArgs};
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 use kcel::{Opaque, Value};
 
@@ -70,40 +70,36 @@ pub fn parse_ip(s: &str) -> Result<IpAddr, EvalError> {
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.net.ip", 0);
     lib.opaque_type(TYPE);
-    lib.function(
+    overloads!(lib.function(
         "ip",
         "Parses an IPv4 or IPv6 address (no zones, no IPv4-mapped IPv6).",
+    );
+        global "string_to_ip" ("string") -> TYPE
+            => Implementation::Unary(to_ip),
+            cost: CallCost::Custom(rt_traverse_first),
+            estimate: est_traverse_first;
     )
-    .global(
-        "string_to_ip",
-        &["string"],
-        TYPE,
-        Implementation::Unary(to_ip),
-    )
-    .cost(CallCost::Custom(rt_traverse_first))
-    .estimate(est_traverse_first)
     .examples(&["ip('127.0.0.1').family() == 4", "type(ip('::1')) == net.IP"]);
-    lib.function("isIP", "Whether a string is an IP address `ip()` accepts.")
-        .global("is_ip", &["string"], "bool", Implementation::Unary(is_ip))
-        .cost(CallCost::Custom(rt_traverse_first))
-        .estimate(est_traverse_first)
-        .examples(&[
-            "isIP('fe80::1')",
-            "!isIP('1.2.3')",
-            "!isIP('::ffff:1.2.3.4')",
-        ]);
-    lib.function(
+    overloads!(lib.function("isIP", "Whether a string is an IP address `ip()` accepts.");
+        global "is_ip" ("string") -> "bool"
+            => Implementation::Unary(is_ip),
+            cost: CallCost::Custom(rt_traverse_first),
+            estimate: est_traverse_first;
+    )
+    .examples(&[
+        "isIP('fe80::1')",
+        "!isIP('1.2.3')",
+        "!isIP('::ffff:1.2.3.4')",
+    ]);
+    overloads!(lib.function(
         "ip.isCanonical",
         "Whether an IP address string is in canonical form; an error if it is not an address.",
+    );
+        global "ip_is_canonical" ("string") -> "bool"
+            => Implementation::Unary(is_canonical),
+            cost: CallCost::Custom(canonical_cost),
+            estimate: canonical_estimate;
     )
-    .global(
-        "ip_is_canonical",
-        &["string"],
-        "bool",
-        Implementation::Unary(is_canonical),
-    )
-    .cost(CallCost::Custom(canonical_cost))
-    .estimate(canonical_estimate)
     .examples(&[
         "ip.isCanonical('2001:db8::abcd')",
         "!ip.isCanonical('2001:DB8::ABCD')",
@@ -115,14 +111,10 @@ pub fn library() -> Library {
             .estimate(est_one)
             .examples(examples);
     }
-    lib.function("string", "Converts a value to a string.")
-        .global(
-            "ip_to_string",
-            &[TYPE],
-            "string",
-            Implementation::Unary(ip_to_string),
-        )
-        .examples(&["string(ip('2001:DB8::1')) == '2001:db8::1'"]);
+    overloads!(lib.function("string", "Converts a value to a string.");
+        global "ip_to_string" (TYPE) -> "string" => Implementation::Unary(ip_to_string);
+    )
+    .examples(&["string(ip('2001:DB8::1')) == '2001:db8::1'"]);
     lib
 }
 

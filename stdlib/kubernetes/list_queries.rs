@@ -9,7 +9,7 @@ use kcel::library::standard::{add_double, add_duration_duration, add_int64, add_
 use kcel::library::{
     AstNode, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate,
 };
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
 /// Element types with an ordering, with the names used in overload ids.
@@ -107,49 +107,40 @@ pub fn library(version: u32) -> Library {
         }
         f.examples(examples);
     }
-    lib.function(
+    overloads!(lib.function(
         "indexOf",
         "The index of the first element equal to the argument, or -1.",
+    );
+        member "list_a_index_of_int" ("list(A)", "A") -> "int"
+            => Implementation::Binary(index_of),
+            cost: kcel::library::CallCost::Custom(traversal_cost),
+            estimate: estimate;
     )
-    .member(
-        "list_a_index_of_int",
-        &["list(A)", "A"],
-        "int",
-        Implementation::Binary(index_of),
-    )
-    .cost(kcel::library::CallCost::Custom(traversal_cost))
-    .estimate(estimate)
     .examples(&["[1, 2, 2, 3].indexOf(2) == 1", "['a'].indexOf('b') == -1"]);
-    lib.function(
+    overloads!(lib.function(
         "lastIndexOf",
         "The index of the last element equal to the argument, or -1.",
+    );
+        member "list_a_last_index_of_int" ("list(A)", "A") -> "int"
+            => Implementation::Binary(last_index_of),
+            cost: kcel::library::CallCost::Custom(traversal_cost),
+            estimate: estimate;
     )
-    .member(
-        "list_a_last_index_of_int",
-        &["list(A)", "A"],
-        "int",
-        Implementation::Binary(last_index_of),
-    )
-    .cost(kcel::library::CallCost::Custom(traversal_cost))
-    .estimate(estimate)
     .examples(&[
         "[1, 2, 2, 3].lastIndexOf(2) == 2",
         "[].lastIndexOf(1) == -1",
     ]);
     if version >= 1 {
-        lib.function(
+        overloads!(lib.function(
             "includes",
             "Whether a list has an element equal to the argument; on a non-list, whether the \
              receiver equals the argument.",
+        );
+            member "list_includes_dyn_dyn" ("dyn", "dyn") -> "bool"
+                => Implementation::Binary(includes),
+                cost: kcel::library::CallCost::Custom(traversal_cost),
+                estimate: estimate;
         )
-        .member(
-            "list_includes_dyn_dyn",
-            &["dyn", "dyn"],
-            "bool",
-            Implementation::Binary(includes),
-        )
-        .cost(kcel::library::CallCost::Custom(traversal_cost))
-        .estimate(estimate)
         .examples(&[
             "[1, 2, 3].includes(2)",
             "!['a'].includes('b')",

@@ -14,7 +14,7 @@ use kcel::EvalResult;
 use kcel::library::{
     CallCost, CallEstimate, EstimateArgs, REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR,
 };
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{Opaque, Value};
 
 /// The CEL type name.
@@ -144,18 +144,13 @@ pub fn messages(format: &str, s: &str) -> Vec<String> {
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.format", 0);
     lib.opaque_type(TYPE);
-    lib.function(
+    overloads!(lib.function(
         "format.named",
         "The named format, or optional.none() for an unknown name.",
+    );
+        global "format-named" ("string") -> "optional_type(kubernetes.NamedFormat)"
+            => Implementation::Unary(named), cost: CallCost::Fixed(1), estimate: super::est_one;
     )
-    .global(
-        "format-named",
-        &["string"],
-        "optional_type(kubernetes.NamedFormat)",
-        Implementation::Unary(named),
-    )
-    .cost(CallCost::Fixed(1))
-    .estimate(super::est_one)
     .examples(&[
         "format.named('dns1123Label') == optional.of(format.dns1123Label())",
         "format.named('unknown') == optional.none()",
@@ -169,11 +164,16 @@ pub fn library() -> Library {
             Implementation::Closure(Arc::new(move |_: &[Value]| Ok(opaque(*f)))),
         );
     }
-    lib.function("validate", "optional.none() if the string is valid for the format, else optional.of(the error messages).")
-        .member("format-validate", &[TYPE, "string"], "optional_type(list(string))", Implementation::Binary(validate))
-        .cost(CallCost::Custom(validate_cost))
-        .estimate(validate_estimate)
-        .examples(&[
+    overloads!(lib.function(
+        "validate",
+        "optional.none() if the string is valid for the format, else optional.of(the error messages).",
+    );
+        member "format-validate" (TYPE, "string") -> "optional_type(list(string))"
+            => Implementation::Binary(validate),
+            cost: CallCost::Custom(validate_cost),
+            estimate: validate_estimate;
+    )
+    .examples(&[
             "format.dns1123Label().validate('my-name') == optional.none()",
             "format.uuid().validate('x') == optional.of(['does not match the UUID format'])",
         ]);

@@ -10,7 +10,7 @@ use num_traits::{Signed, ToPrimitive, Zero};
 
 use super::{est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg};
 use kcel::library::CallCost;
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 use kcel::{Opaque, Value};
 
@@ -583,42 +583,30 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.quantity", 0);
     lib.opaque_type(TYPE);
-    lib.function(
+    overloads!(lib.function(
         "quantity",
         "Parses a Kubernetes resource quantity such as '1.5Gi' or '200m'.",
+    );
+        global "string_to_quantity" ("string") -> TYPE
+            => Implementation::Unary(to_quantity),
+            cost: CallCost::Custom(rt_traverse_first),
+            estimate: est_traverse_first;
     )
-    .global(
-        "string_to_quantity",
-        &["string"],
-        TYPE,
-        Implementation::Unary(to_quantity),
-    )
-    .cost(CallCost::Custom(rt_traverse_first))
-    .estimate(est_traverse_first)
     .examples(&[
         "quantity('200M') == quantity('0.2G')",
         "quantity('1Ki').asInteger() == 1024",
     ]);
-    lib.function(
-        "isQuantity",
-        "Whether a string is a quantity `quantity()` accepts.",
+    overloads!(lib.function("isQuantity", "Whether a string is a quantity `quantity()` accepts.");
+        global "is_quantity_string" ("string") -> "bool"
+            => Implementation::Unary(is_quantity),
+            cost: CallCost::Custom(rt_traverse_first),
+            estimate: est_traverse_first;
     )
-    .global(
-        "is_quantity_string",
-        &["string"],
-        "bool",
-        Implementation::Unary(is_quantity),
-    )
-    .cost(CallCost::Custom(rt_traverse_first))
-    .estimate(est_traverse_first)
     .examples(&["isQuantity('1.3G')", "!isQuantity('1K')"]);
-    lib.function(
-        "sign",
-        "The sign of a quantity: -1, 0 or 1 (a global function only).",
+    overloads!(lib.function("sign", "The sign of a quantity: -1, 0 or 1 (a global function only).");
+        global "quantity_sign" (TYPE) -> "int"
+            => Implementation::Unary(sign), cost: CallCost::Fixed(1), estimate: est_one;
     )
-    .global("quantity_sign", &[TYPE], "int", Implementation::Unary(sign))
-    .cost(CallCost::Fixed(1))
-    .estimate(est_one)
     .examples(&["sign(quantity('-1m')) == -1", "sign(quantity('0')) == 0"]);
     type Cmp = fn(&Value, &Value) -> EvalResult;
     let comparisons: [super::Row<Cmp>; 3] = [
@@ -654,86 +642,46 @@ pub fn library() -> Library {
             .estimate(est_one)
             .examples(examples);
     }
-    lib.function(
+    overloads!(lib.function(
         "asApproximateFloat",
         "The quantity as the nearest double (±Inf on overflow).",
+    );
+        member "quantity_get_float" (TYPE) -> "double"
+            => Implementation::Unary(as_float), cost: CallCost::Fixed(1), estimate: est_one;
     )
-    .member(
-        "quantity_get_float",
-        &[TYPE],
-        "double",
-        Implementation::Unary(as_float),
-    )
-    .cost(CallCost::Fixed(1))
-    .estimate(est_one)
     .examples(&["quantity('50.703k').asApproximateFloat() == 50703.0"]);
-    lib.function(
+    overloads!(lib.function(
         "asInteger",
         "The quantity as an int; an error if it is not an exact int64.",
+    );
+        member "quantity_get_int" (TYPE) -> "int"
+            => Implementation::Unary(as_integer), cost: CallCost::Fixed(1), estimate: est_one;
     )
-    .member(
-        "quantity_get_int",
-        &[TYPE],
-        "int",
-        Implementation::Unary(as_integer),
-    )
-    .cost(CallCost::Fixed(1))
-    .estimate(est_one)
     .examples(&["quantity('50k').asInteger() == 50000"]);
-    lib.function("isInteger", "Whether `asInteger` would succeed.")
-        .member(
-            "quantity_is_integer",
-            &[TYPE],
-            "bool",
-            Implementation::Unary(is_integer),
-        )
-        .cost(CallCost::Fixed(1))
-        .estimate(est_one)
-        .examples(&["quantity('50').isInteger()", "!quantity('1.5').isInteger()"]);
-    lib.function(
-        "add",
-        "The exact sum of two quantities, or of a quantity and an int.",
+    overloads!(lib.function("isInteger", "Whether `asInteger` would succeed.");
+        member "quantity_is_integer" (TYPE) -> "bool"
+            => Implementation::Unary(is_integer), cost: CallCost::Fixed(1), estimate: est_one;
     )
-    .member(
-        "quantity_add",
-        &[TYPE, TYPE],
-        TYPE,
-        Implementation::Binary(add),
+    .examples(&["quantity('50').isInteger()", "!quantity('1.5').isInteger()"]);
+    overloads!(lib.function("add", "The exact sum of two quantities, or of a quantity and an int.");
+        member "quantity_add" (TYPE, TYPE) -> TYPE
+            => Implementation::Binary(add), cost: CallCost::Fixed(1), estimate: est_one;
+        member "quantity_add_int" (TYPE, "int") -> TYPE
+            => Implementation::Binary(add), cost: CallCost::Fixed(1), estimate: est_one;
     )
-    .cost(CallCost::Fixed(1))
-    .estimate(est_one)
-    .member(
-        "quantity_add_int",
-        &[TYPE, "int"],
-        TYPE,
-        Implementation::Binary(add),
-    )
-    .cost(CallCost::Fixed(1))
-    .estimate(est_one)
     .examples(&[
         "quantity('50k').add(quantity('20')) == quantity('50.02k')",
         "quantity('1').add(2) == quantity('3')",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "sub",
         "The exact difference of two quantities, or of a quantity and an int.",
+    );
+        member "quantity_sub" (TYPE, TYPE) -> TYPE
+            => Implementation::Binary(sub), cost: CallCost::Fixed(1), estimate: est_one;
+        member "quantity_sub_int" (TYPE, "int") -> TYPE
+            => Implementation::Binary(sub), cost: CallCost::Fixed(1), estimate: est_one;
     )
-    .member(
-        "quantity_sub",
-        &[TYPE, TYPE],
-        TYPE,
-        Implementation::Binary(sub),
-    )
-    .cost(CallCost::Fixed(1))
-    .estimate(est_one)
-    .member(
-        "quantity_sub_int",
-        &[TYPE, "int"],
-        TYPE,
-        Implementation::Binary(sub),
-    )
-    .cost(CallCost::Fixed(1))
-    .estimate(est_one)
     .examples(&["quantity('50k').sub(20) == quantity('49980')"]);
     lib
 }

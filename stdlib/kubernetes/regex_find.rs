@@ -6,6 +6,7 @@ use regex::Regex;
 
 use super::string_arg;
 use kcel::Value;
+use kcel::library::overloads;
 use kcel::library::{
     CallCost, CallEstimate, EstimateArgs, REGEX_STRING_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR,
     SizeEstimate,
@@ -16,45 +17,35 @@ use kcel::{EvalError, EvalResult};
 /// Builds the library.
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.regex", 0);
-    lib.function(
+    overloads!(lib.function(
         "find",
         "The leftmost match of a RE2 pattern in the string, or '' when there is none.",
+    );
+        member "string_find_string" ("string", "string") -> "string"
+            => Implementation::Binary(find),
+            cost: CallCost::Custom(runtime_cost),
+            estimate: estimate,
+            specialize: precompiled_find;
     )
-    .member(
-        "string_find_string",
-        &["string", "string"],
-        "string",
-        Implementation::Binary(find),
-    )
-    .cost(CallCost::Custom(runtime_cost))
-    .estimate(estimate)
-    .specialize(precompiled_find)
     .examples(&[
         "'abc 123'.find('[0-9]+') == '123'",
         "'abc'.find('[0-9]+') == ''",
     ]);
-    lib.function(
+    overloads!(lib.function(
         "findAll",
         "All non-overlapping matches of a RE2 pattern, optionally at most n (n < 0: all).",
+    );
+        member "string_find_all_string" ("string", "string") -> "list(string)"
+            => Implementation::Binary(find_all),
+            cost: CallCost::Custom(runtime_cost),
+            estimate: estimate,
+            specialize: precompiled_find_all;
+        member "string_find_all_string_int" ("string", "string", "int") -> "list(string)"
+            => Implementation::Nary(find_all_n),
+            cost: CallCost::Custom(runtime_cost),
+            estimate: estimate,
+            specialize: precompiled_find_all;
     )
-    .member(
-        "string_find_all_string",
-        &["string", "string"],
-        "list(string)",
-        Implementation::Binary(find_all),
-    )
-    .cost(CallCost::Custom(runtime_cost))
-    .estimate(estimate)
-    .specialize(precompiled_find_all)
-    .member(
-        "string_find_all_string_int",
-        &["string", "string", "int"],
-        "list(string)",
-        Implementation::Nary(find_all_n),
-    )
-    .cost(CallCost::Custom(runtime_cost))
-    .estimate(estimate)
-    .specialize(precompiled_find_all)
     .examples(&[
         "'123 abc 456'.findAll('[0-9]+') == ['123', '456']",
         "'123 abc 456'.findAll('[0-9]+', 1) == ['123']",

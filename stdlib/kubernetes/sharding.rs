@@ -35,7 +35,7 @@ use kcel::Value;
 use kcel::library::syntax::{Expr, ExprKind, Literal, op};
 use kcel::library::syntax::{ParseOptions, parse};
 use kcel::library::{CallCost, CallEstimate, CostEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR};
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
 use super::{ceil_cost, go_quote, string_arg, value_size};
@@ -570,19 +570,16 @@ fn shard_range_estimate(a: &EstimateArgs<'_>) -> CallEstimate {
 /// function made evaluable (see the module documentation).
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.sharding", 0);
-    lib.function(
+    overloads!(lib.function(
         "shardRange",
         "Whether the FNV-1a 64-bit hash of a string, as 0x + 16 hex digits, lies in [start, end): \
          the shardSelector function of sharded list and watch (KEP-5866).",
+    );
+        global "shard_range_string_string_string" ("string", "string", "string") -> "bool"
+            => Implementation::Nary(shard_range),
+            cost: CallCost::Custom(shard_range_cost),
+            estimate: shard_range_estimate;
     )
-    .global(
-        "shard_range_string_string_string",
-        &["string", "string", "string"],
-        "bool",
-        Implementation::Nary(shard_range),
-    )
-    .cost(CallCost::Custom(shard_range_cost))
-    .estimate(shard_range_estimate)
     .examples(&[
         "shardRange('default', '0x8000000000000000', '0x10000000000000000')",
         "!shardRange('a', '0x0000000000000000', '0x8000000000000000')",

@@ -5,7 +5,7 @@ use std::any::Any;
 use super::go_url::{Url, parse_request_uri, parse_url};
 use super::{est_one, opaque, opaque_arg, rt_traverse_first, string_arg};
 use kcel::library::{CallCost, CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR};
-use kcel::library::{Implementation, Library};
+use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 use kcel::{Key, Map, Opaque, Value};
 
@@ -52,30 +52,23 @@ pub fn parse(s: &str) -> Result<Url, EvalError> {
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.urls", 0);
     lib.opaque_type(TYPE);
-    lib.function(
+    overloads!(lib.function(
         "url",
         "Parses an absolute URI or absolute path as Go's url.ParseRequestURI accepts it.",
+    );
+        global "string_to_url" ("string") -> TYPE
+            => Implementation::Unary(to_url),
+            cost: CallCost::Custom(rt_traverse_first),
+            estimate: url_estimate;
     )
-    .global(
-        "string_to_url",
-        &["string"],
-        TYPE,
-        Implementation::Unary(to_url),
-    )
-    .cost(CallCost::Custom(rt_traverse_first))
-    .estimate(url_estimate)
     .examples(&[
         "url('https://example.com/path').getHost() == 'example.com'",
         "url('/absolute-path').getScheme() == ''",
     ]);
-    lib.function("isURL", "Whether a string is a URL `url()` accepts.")
-        .global(
-            "is_url_string",
-            &["string"],
-            "bool",
-            Implementation::Unary(is_url),
-        )
-        .examples(&["isURL('https://example.com')", "!isURL('example.com')"]);
+    overloads!(lib.function("isURL", "Whether a string is a URL `url()` accepts.");
+        global "is_url_string" ("string") -> "bool" => Implementation::Unary(is_url);
+    )
+    .examples(&["isURL('https://example.com')", "!isURL('example.com')"]);
     type Accessor = fn(&Url) -> Value;
     let accessors: [super::Row<Accessor>; 6] = [
         (

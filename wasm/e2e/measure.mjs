@@ -2,11 +2,12 @@
 // file of the initial load with its raw and gzip -9 size, and the time from navigation to
 // the first answer shown, over RUNS cold loads (a new browser context each, so nothing is
 // cached) in headless Chromium. Run from wasm/ after ./build.sh: `node e2e/measure.mjs`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { coldLoad } from './initial_load.mjs';
 
 const runs = Number(process.env.RUNS ?? 7);
 const www = process.env.WWW ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'www');
@@ -27,38 +28,23 @@ const browser = await chromium.launch({
 });
 const times = [];
 const phaseRuns = []; // per load: {script, editors, engine, answer} ms after navigation
-let files;
+let first;
 try {
   for (let run = 0; run < runs; run++) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const loaded = [];
-    page.on('response', async (r) => {
-      try { loaded.push({ url: r.url().slice(base.length) || 'index.html', body: await r.body() }); } catch { /* none */ }
-    });
-    await page.goto(base);
-    await page.waitForFunction(() => document.body.dataset.firstAnswerMs, null, { timeout: 30_000 });
-    times.push(Number(await page.evaluate(() => document.body.dataset.firstAnswerMs)));
-    const phases = await page.evaluate(() => document.body.dataset.phases);
-    if (phases) phaseRuns.push(JSON.parse(phases)); // (a page before they were recorded has none)
-    await page.waitForTimeout(300);
-    files ??= loaded;
-    await context.close();
+    const load = await coldLoad(browser, base);
+    times.push(load.firstAnswerMs);
+    if (load.phases) phaseRuns.push(load.phases); // (a page before they were recorded has none)
+    first ??= load;
   }
 } finally {
   await browser.close();
   server.kill();
 }
-let raw = 0;
-let gz = 0;
 console.log('| file | raw bytes | gzip -9 |\n| --- | ---: | ---: |');
-for (const f of files) {
-  const z = spawnSync('gzip', ['-9c'], { input: f.body, maxBuffer: 1 << 26 }).stdout.length;
-  raw += f.body.length;
-  gz += z;
-  console.log(`| ${f.url} | ${f.body.length.toLocaleString('en-US')} | ${z.toLocaleString('en-US')} |`);
+for (const f of first.files) {
+  console.log(`| ${f.url} | ${f.raw.toLocaleString('en-US')} | ${f.gzip.toLocaleString('en-US')} |`);
 }
-console.log(`| **initial load** | **${raw.toLocaleString('en-US')}** | **${gz.toLocaleString('en-US')}** |`);
+console.log(`| **initial load** | **${first.raw.toLocaleString('en-US')}** | **${first.gzip.toLocaleString('en-US')}** |`);
 times.sort((a, b) => a - b);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`\nfirst answer after navigation, ${runs} cold loads: ${[...times].sort((a, b) => a - b).join(', ')} ms; median ${median(times)} ms`);

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { INITIAL_LOAD_CAP, coldLoad } from './initial_load.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const www = path.join(here, '..', 'www');
@@ -131,6 +132,22 @@ async function example(page, title) {
 
 const shot = (page, name) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 const opts = { skip, timeout: 90_000 };
+
+// Issue #24's cap: what a cold load fetches before the first answer (the page, its script,
+// the worker and the first module; not the full module, the editing chunk or the time zones,
+// which load on first use) stays within 700,000 bytes gzip -9. Over it, this test fails.
+test(`the initial load stays within ${INITIAL_LOAD_CAP.toLocaleString('en-US')} bytes gzip -9 (#24's cap)`, opts, async (t) => {
+  const load = await coldLoad(browser, base);
+  for (const f of load.files) t.diagnostic(`${f.url}: ${f.raw} raw, ${f.gzip} gzip -9`);
+  const urls = load.files.map((f) => f.url);
+  assert.ok(urls.some((u) => u.endsWith('kcel_wasm_bg.wasm')), `the first module was not loaded: ${urls}`);
+  assert.ok(!urls.some((u) => u.includes('kcel_full')), `the full module was loaded initially: ${urls}`);
+  const within = load.gzip <= INITIAL_LOAD_CAP;
+  t.diagnostic(`initial load: ${load.gzip.toLocaleString('en-US')} bytes gzip -9 `
+    + `(${load.raw.toLocaleString('en-US')} raw, ${load.files.length} files), `
+    + `cap ${INITIAL_LOAD_CAP.toLocaleString('en-US')}: ${within ? 'PASS' : 'FAIL'}`);
+  assert.ok(within, `initial load ${load.gzip} bytes gzip -9 exceeds the cap of ${INITIAL_LOAD_CAP}`);
+});
 
 // ---- the issue's acceptance points ----
 

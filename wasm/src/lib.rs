@@ -213,7 +213,7 @@ pub fn validate_crd(request: &str) -> String {
         let mut valid = true;
         let mut reports = Vec::with_capacity(objects.len());
         // The compiled rules of each version validated: (version, cost facts per rule).
-        let mut rules: Vec<(&str, &Vec<RuleReport>)> = Vec::new();
+        let mut rules: Vec<(&str, &[RuleReport])> = Vec::new();
         for object in &objects {
             let (namespace, name) = namespace_and_name(object);
             let old = old
@@ -230,7 +230,7 @@ pub fn validate_crd(request: &str) -> String {
             let version = crd.version_of(object).unwrap_or_default();
             if !rules.iter().any(|(v, _)| *v == version) {
                 if let Some(Ok(validator)) = crd.version(version) {
-                    rules.push((version, &validator.compiled.reports));
+                    rules.push((version, validator.compiled().reports()));
                 }
             }
             reports.push(json!({
@@ -242,7 +242,7 @@ pub fn validate_crd(request: &str) -> String {
                 "warnings": outcome.warnings,
                 "version": version,
                 "costs": outcome.costs.iter().map(|c| json!({
-                    "path": c.path, "rule": c.rule, "cost": c.cost,
+                    "path": c.path(), "rule": c.rule(), "cost": c.cost(),
                 })).collect::<Vec<_>>(),
                 "budget": {"limit": PER_OBJECT_COST_BUDGET, "remaining": outcome.remaining_budget},
             }));

@@ -87,7 +87,7 @@ impl Default for CompileOptions {
 
 /// A compiled rule.
 #[derive(Debug)]
-pub struct CompiledRule {
+pub(crate) struct CompiledRule {
     /// The rule as written.
     pub rule: ValidationRule,
     /// The rule's program.
@@ -117,7 +117,7 @@ pub struct RuleReport {
 
 /// A schema node with its compiled rules and the nodes below it that have rules.
 #[derive(Debug, Default)]
-pub struct RuleNode {
+pub(crate) struct RuleNode {
     /// The schema `type` (`object`, `string`, ...), shown as the bad value of errors.
     pub schema_type: String,
     /// The node's declared type (`None` where it has none, e.g. preserved unknown fields).
@@ -146,20 +146,35 @@ pub struct RuleNode {
 #[derive(Debug)]
 pub struct CompiledSchema {
     /// The root's node.
-    pub root: RuleNode,
+    pub(crate) root: RuleNode,
     /// Schema errors with Kubernetes' texts: first the structural and rule-field errors
     /// (`schema_errors` of them), then the errors of compiling the rules (compilation
     /// failures, over-budget rules), which Kubernetes only reports for a schema that is
     /// structural and whose defaults are valid.
-    pub errors: Vec<FieldError>,
+    pub(crate) errors: Vec<FieldError>,
     /// How many of `errors` are schema errors, not rule-compilation errors.
-    pub schema_errors: usize,
+    pub(crate) schema_errors: usize,
     /// Whether the rules were compiled (the schema is structural).
-    pub structural: bool,
+    pub(crate) structural: bool,
     /// Cost facts for every rule, in schema order.
-    pub reports: Vec<RuleReport>,
+    pub(crate) reports: Vec<RuleReport>,
     /// The options it was compiled with.
-    pub options: CompileOptions,
+    pub(crate) options: CompileOptions,
+}
+
+impl CompiledSchema {
+    /// The schema's errors with Kubernetes' texts: first the structural and rule-field
+    /// errors, then the errors of compiling the rules (compilation failures, over-budget
+    /// rules), which Kubernetes only reports for a schema that is structural and whose
+    /// defaults are valid. Empty when every rule compiled.
+    pub fn errors(&self) -> &[FieldError] {
+        &self.errors
+    }
+
+    /// Cost facts for every rule, in schema order.
+    pub fn reports(&self) -> &[RuleReport] {
+        &self.reports
+    }
 }
 
 /// Compiles all rules of `schema` with the environment `env` (see [`rule_env`]).

@@ -31,7 +31,7 @@ pub struct SchemaTooDeep;
 
 /// What a list's `==` and `+` mean (`x-kubernetes-list-type`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ListKind {
+pub(crate) enum ListKind {
     /// `x-kubernetes-list-type: atomic` (or unset): compared and replaced as a whole.
     Atomic,
     /// `x-kubernetes-list-type: set`: unique scalar items, order ignored by `==`.
@@ -46,7 +46,7 @@ pub struct DeclType {
     /// The CEL type of values at this node.
     pub cel: Type,
     /// What the node is: scalar, object, list or map.
-    pub kind: DeclKind,
+    pub(crate) kind: DeclKind,
     /// The largest size (code points, bytes, elements or entries) a value may have here, for
     /// cost estimation; 0 for numbers and booleans.
     pub max_elements: u64,
@@ -58,13 +58,11 @@ pub struct DeclType {
 
 /// The shape of a [`DeclType`].
 #[derive(Clone, Debug)]
-pub enum DeclKind {
+pub(crate) enum DeclKind {
     /// A scalar or `dyn` (int-or-string).
     Scalar,
     /// An object with declared properties, by escaped field name.
     Object {
-        /// The object type's name (as `type()` shows it).
-        name: Arc<str>,
         /// By escaped name; a property whose name cannot be escaped (`k!`) by its own name,
         /// which no field selection can reach but equality and map-list keys see.
         fields: BTreeMap<String, Field>,
@@ -273,11 +271,9 @@ impl SchemaTypes {
                             },
                         );
                     }
-                    let object_name: Arc<str> = name.into();
                     let t = Arc::new(DeclType {
-                        cel: Type::Object(object_name.clone()),
+                        cel: Type::Object(name.into()),
                         kind: DeclKind::Object {
-                            name: object_name,
                             fields,
                             untyped,
                             preserve_unknown: s.preserve_unknown_fields,
@@ -338,7 +334,6 @@ impl SchemaTypes {
                 let renamed = Arc::new(DeclType {
                     cel: Type::Object(name.clone()),
                     kind: DeclKind::Object {
-                        name: name.clone(),
                         fields,
                         untyped: untyped.clone(),
                         preserve_unknown: *preserve_unknown,

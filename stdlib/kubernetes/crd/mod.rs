@@ -15,7 +15,7 @@
 //!     }}
 //! })).unwrap();
 //! let validator = Validator::new(&schema, CompileOptions::default());
-//! assert!(validator.compiled.errors.is_empty());
+//! assert!(validator.compiled().errors().is_empty());
 //! let outcome = validator.validate(&json!({"spec": {"min": 3, "max": 1}}), None);
 //! assert_eq!(
 //!     outcome.errors[0].to_string(),
@@ -43,10 +43,9 @@ pub(crate) mod validation;
 pub(crate) mod values;
 
 pub use compile_rules::{
-    CompileOptions, CompiledRule, CompiledSchema, PER_CALL_COST_LIMIT, RuleNode, RuleReport,
-    compile_schema, rule_env,
+    CompileOptions, CompiledSchema, PER_CALL_COST_LIMIT, RuleReport, compile_schema, rule_env,
 };
-pub use decl_types::{DeclKind, DeclType, Field, ListKind, SchemaTooDeep, SchemaTypes};
+pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use errors::{CrdError, DefinitionError, NotServed};
 pub use field_error::{ErrorType, FieldError, FieldPath};

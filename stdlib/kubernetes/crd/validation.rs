@@ -32,7 +32,7 @@ const OUT_OF_BUDGET: &str =
 #[derive(Debug)]
 pub struct Validator {
     /// The compiled rules, by schema node.
-    pub compiled: CompiledSchema,
+    pub(crate) compiled: CompiledSchema,
     /// The schema, for pruning nulls and applying defaults before validation.
     schema: Schema,
 }
@@ -112,6 +112,11 @@ impl Validator {
     /// The schema this validator was compiled from.
     pub fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    /// The compiled rules: the schema's errors and each rule's cost facts.
+    pub fn compiled(&self) -> &CompiledSchema {
+        &self.compiled
     }
 
     /// Validates `obj` (and `old` on update) with the default per-object budget.
@@ -339,11 +344,29 @@ fn pruned_copy(x: &serde_json::Value, s: &Schema) -> serde_json::Value {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleCost {
     /// The field path of the value the rule ran on.
-    pub path: String,
+    pub(crate) path: String,
     /// The rule's text.
-    pub rule: String,
+    pub(crate) rule: String,
     /// The evaluation's actual cost.
-    pub cost: u64,
+    pub(crate) cost: u64,
+}
+
+impl RuleCost {
+    /// The field path of the value the rule ran on, as field errors print it
+    /// (`spec.replicas`; `<nil>` at the root).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The rule's text.
+    pub fn rule(&self) -> &str {
+        &self.rule
+    }
+
+    /// The evaluation's actual cost.
+    pub fn cost(&self) -> u64 {
+        self.cost
+    }
 }
 
 /// A data node under validation: its JSON and its place in the shared document (which rules
