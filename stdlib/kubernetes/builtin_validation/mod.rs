@@ -15,57 +15,70 @@
 //!
 //! One module per API group: `core` (Pod, Service, ConfigMap, Secret), `apps` (Deployment,
 //! ReplicaSet, StatefulSet, DaemonSet), `batch` (Job, CronJob); `pod` is the pod spec and pod
-//! template they share, `label_selector` `metav1.LabelSelector` (validation, matching,
+//! template they share, `volumes` a pod volume's source, `cron_schedule` a CronJob's schedule
+//! (robfig/cron's parser), `label_selector` `metav1.LabelSelector` (validation, matching,
 //! rendering), `errors` the field errors as upstream's `field` package builds them.
 //!
-//! Left out, for now (an object can pass here and still be refused upstream): volume sources
-//! (one source per volume and each source's fields), sub-paths, mount propagation and volume
-//! devices; pod and container security contexts; affinity, topology spread constraints,
-//! readiness and scheduling gates, image pull secrets, host aliases, DNS nameserver
-//! addresses and search domains; resource names, huge pages and resize policies; ephemeral
-//! containers' rules; pod-specific annotations (seccomp, AppArmor, tolerations, deletion
-//! cost); the paths of env `fieldRef`s; Service cluster IPs, IP families, node ports,
-//! external IPs, load balancer fields, duplicate (protocol, port) pairs, `appProtocol`;
-//! ConfigMap sizes; the contents of dockercfg Secrets; Deployment strategy types other than
-//! the two and the percent syntax of `maxSurge`/`maxUnavailable`; DaemonSet update
-//! strategies; StatefulSet update strategies, ordinals, claim templates, retention policies
-//! and update rules; Job selectors, completion modes, failure and success policies and
-//! update rules; CronJob schedule syntax and time zones; Namespace finalizers; every other
-//! kind (Ingress, NetworkPolicy, RBAC, PersistentVolumeClaim, ...); status updates; the
-//! metadata update rules (`ValidateObjectMetaUpdate`).
+//! Left out, for now (an object can pass here and still be refused upstream): the sources
+//! other than emptyDir, hostPath, secret, configMap, nfs, persistentVolumeClaim and projected
+//! (their fields; one source per volume is checked for all), downward API items and cluster
+//! trust bundles in projections, sub-paths, mount propagation and volume devices; pod and
+//! container security contexts; affinity, topology spread constraints, readiness and
+//! scheduling gates, image pull secrets, host aliases, DNS nameserver addresses and search
+//! domains; resource names, huge pages and resize policies; ephemeral containers' rules;
+//! pod-specific annotations (seccomp, AppArmor, tolerations, deletion cost); the paths of env
+//! `fieldRef`s; Service cluster IPs and IP families (`ValidateServiceClusterIPsRelatedFields`),
+//! external IPs, source range CIDRs, load balancer classes, duplicate (protocol, port) pairs,
+//! `appProtocol`, client IP affinity configs, traffic distribution, node port ranges (the
+//! allocator's); ConfigMap sizes (the error has an empty, non-nil path); the contents of
+//! dockercfg Secrets; Deployment strategy types other than the two and the percent syntax of
+//! `maxSurge`/`maxUnavailable`; DaemonSet update strategies; StatefulSet update strategies,
+//! ordinals, claim templates, retention policies and update rules; Job selectors (generated
+//! by the API server), `managedBy`, pod failure and success policies' contents and update
+//! rules; whether a CronJob's time zone exists (Go's `time.LoadLocation`), a schedule's
+//! `TZ=` zone and `@every` duration; Namespace finalizers; every other kind (Ingress,
+//! NetworkPolicy, RBAC, PersistentVolumeClaim, ...); status updates; the metadata update rules
+//! (`ValidateObjectMetaUpdate`).
 
 mod apps;
 mod batch;
 mod core;
+mod cron_schedule;
 mod errors;
 mod label_selector;
 mod pod;
+mod volumes;
 
 use serde_json::Value as Json;
 
 use super::crd::FieldError;
 
-/// The errors of the kind's own validation of `object` (after the `metadata` errors the
-/// caller reports), and on update (`old` given) of its update rules; none for a kind without
-/// hand-written rules here.
+/// The errors of `object`'s `metadata` (`metadata`, found by the caller) and of the kind's
+/// own validation, and on update (`old` given) of its update rules, in upstream's order:
+/// `metadata` first, but for the kinds whose update validation checks its update rules
+/// before it validates the object as on create (ConfigMap, Secret).
 pub(crate) fn validate(
     group: &str,
     kind: &str,
     object: &Json,
     old: Option<&Json>,
+    metadata: Vec<FieldError>,
 ) -> Vec<FieldError> {
     let mut e = errors::Errors::default();
     match (group, kind) {
+        ("", "ConfigMap") => return core::config_map(e, object, old, metadata).into_vec(),
+        ("", "Secret") => return core::secret(e, object, old, metadata).into_vec(),
+        _ => e.extend(metadata),
+    }
+    match (group, kind) {
         ("", "Pod") => core::pod(&mut e, object),
         ("", "Service") => core::service(&mut e, object),
-        ("", "ConfigMap") => core::config_map(&mut e, object, old),
-        ("", "Secret") => core::secret(&mut e, object, old),
         ("apps", "Deployment") => apps::deployment(&mut e, object, old),
         ("apps", "ReplicaSet") => apps::replica_set(&mut e, object, old),
         ("apps", "StatefulSet") => apps::stateful_set(&mut e, object, old),
         ("apps", "DaemonSet") => apps::daemon_set(&mut e, object, old),
         ("batch", "Job") => batch::job(&mut e, object),
-        ("batch", "CronJob") => batch::cron_job(&mut e, object),
+        ("batch", "CronJob") => batch::cron_job(&mut e, object, old),
         _ => {}
     }
     e.into_vec()

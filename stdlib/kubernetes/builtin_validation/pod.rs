@@ -1,7 +1,8 @@
 //! The pod spec and pod template (kubernetes/kubernetes `pkg/apis/core/validation`:
 //! `ValidatePodTemplateSpec`, `ValidatePodSpec`, `validateContainers`,
 //! `validateInitContainers`, `validateContainerCommon`, `validateContainerPorts`,
-//! `ValidateEnv`, `ValidateEnvFrom`, `ValidateVolumes` (names), `ValidateVolumeMounts`,
+//! `ValidateEnv`, `ValidateEnvFrom`, `ValidateVolumes` (sources in `volumes`),
+//! `ValidateVolumeMounts`,
 //! probes and lifecycle handlers, `ValidateTolerations`, `validatePodDNSConfig`).
 
 use std::cmp::Ordering;
@@ -109,14 +110,15 @@ pub(super) fn pod_spec(e: &mut Errors, spec: &Json, path: &FieldPath) {
     }
 }
 
-/// `ValidateVolumes` as far as names go: each volume named by a DNS-1123 label, once; the
-/// names of the valid ones (what mounts may refer to).
+/// `ValidateVolumes`: each volume's source ([`super::volumes::source`]), then its name (a
+/// DNS-1123 label, given once); the names of the valid ones (what mounts may refer to).
 fn volumes(e: &mut Errors, spec: &Json, path: &FieldPath) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for (i, volume) in read::list(spec, "volumes").iter().enumerate() {
         let at = path.index(i).child("name");
         let name = read::text(volume, "name");
         let mut found = Errors::default();
+        super::volumes::source(&mut found, volume, &path.index(i));
         if name.is_empty() {
             found.required(&at, "");
         } else {
