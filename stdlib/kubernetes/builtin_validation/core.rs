@@ -292,6 +292,26 @@ pub(super) fn config_map(
     e
 }
 
+/// A Secret's data as decoding leaves it: `data` decoded from base64, `stringData` over it.
+fn secret_bytes(object: &Json) -> std::collections::BTreeMap<&str, Vec<u8>> {
+    use base64::Engine;
+    let mut bytes = std::collections::BTreeMap::new();
+    for (k, v) in read::object(object, "data").into_iter().flatten() {
+        let text = v.as_str().unwrap_or_default();
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .unwrap_or_else(|_| text.as_bytes().to_vec());
+        bytes.insert(k.as_str(), decoded);
+    }
+    for (k, v) in read::object(object, "stringData").into_iter().flatten() {
+        bytes.insert(
+            k.as_str(),
+            v.as_str().unwrap_or_default().as_bytes().to_vec(),
+        );
+    }
+    bytes
+}
+
 /// The bytes a base64 text decodes to (the text is valid: decoding checked it).
 fn decoded_len(text: &str) -> usize {
     let text = text.trim_end_matches('=');
@@ -326,8 +346,8 @@ pub(super) fn secret(
             if !immutable(object) {
                 e.forbidden(&FieldPath::new("immutable"), IMMUTABLE_WHEN_SET);
             }
-            let string_data = read::object(object, "stringData").is_some_and(|m| !m.is_empty());
-            if read::object(object, "data") != read::object(old, "data") || string_data {
+            // (Compared as decoding leaves them: stringData merged into data.)
+            if secret_bytes(object) != secret_bytes(old) {
                 e.forbidden(&FieldPath::new("data"), IMMUTABLE_WHEN_SET);
             }
         }
