@@ -224,6 +224,55 @@ fn crontabs_are_served_validated_and_printed() {
             .contains("strict decoding error: unknown field \"spec.bogus\""),
         "{ran:?}"
     );
+    // Unknown fields of `metadata`, at the root and in an embedded resource (upstream's
+    // test/e2e/kubectl/kubectl.go, "should detect unknown metadata fields in both the root
+    // and embedded object of a CR": `kubectl create --validate=true`).
+    let with_meta = |name: &str, root: &str, embedded: &str| {
+        crontab(name, &[("template", &format!(
+            "{{apiVersion: v1, kind: ConfigMap, metadata: {{name: t, namespace: default{embedded}}}}}"
+        ))])
+        .replace(&format!("  name: {name}\n"), &format!("  name: {name}\n{root}"))
+    };
+    let ran = k.run_stdin(
+        &["create", "--validate=true", "-f", "-"],
+        &with_meta("c7", "  unknownMeta: foo\n", ""),
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr.ends_with(
+            "CronTab in version \"v1\" cannot be handled as a CronTab: strict decoding error: \
+             unknown field \"metadata.unknownMeta\"\n"
+        ),
+        "{ran:?}"
+    );
+    let ran = k.run_stdin(
+        &["create", "--validate=true", "-f", "-"],
+        &with_meta("c8", "", ", unknownMetaEmbedded: bar"),
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr.ends_with(
+            "strict decoding error: unknown field \"spec.template.metadata.unknownMetaEmbedded\"\n"
+        ),
+        "{ran:?}"
+    );
+    // Under Warn both are dropped from what is stored.
+    let ran = k.run_stdin(
+        &["create", "--validate=warn", "-f", "-"],
+        &with_meta("c9", "  unknownMeta: foo\n", ", unknownMetaEmbedded: bar"),
+    );
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "Warning: unknown field \"metadata.unknownMeta\"\n\
+         Warning: unknown field \"spec.template.metadata.unknownMetaEmbedded\"\n"
+    );
+    let stored = k.json(&["get", "ct", "c9"]);
+    assert!(stored["metadata"].get("unknownMeta").is_none(), "{stored}");
+    assert_eq!(
+        stored["spec"]["template"]["metadata"],
+        serde_json::json!({"name": "t", "namespace": "default"})
+    );
 }
 
 #[test]

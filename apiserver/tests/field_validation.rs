@@ -381,10 +381,11 @@ fn crd() -> Value {
 }
 
 /// testFieldValidationPostCRD: a custom resource is decoded untyped, so every repeated key
-/// is reported (in document order), before pruning's unknown fields. Upstream's body also
-/// has unknown fields in `metadata` and in the embedded object's `metadata`, which this
-/// server's pruning does not report yet; they are left out here (and the YAML line numbers
-/// follow the shorter body: upstream's line 6/12/14/20 are 6/10/12/18 here).
+/// is reported (in document order), then the fields `metadata` decodes strictly without
+/// (`metadata.unknownMeta`), pruning's unknown fields (sorted), and last the unknown fields
+/// of the embedded object's `metadata` (upstream's crdInvalidBody and the expectations of its
+/// schemaless twin, testFieldValidationPutCRDSchemaless; the body has no `resourceVersion`
+/// here, so the YAML line numbers are one less: upstream's 6/12/14/20 are 6/11/13/19).
 #[tokio::test]
 async fn creates_of_custom_resources() {
     let server = Server::start(&["--storage", "memory"]);
@@ -400,7 +401,8 @@ async fn creates_of_custom_resources() {
 	"kind": "Noxu",
 	"metadata": {{
 		"name": "dupename",
-		"name": "{name}"
+		"name": "{name}",
+		"unknownMeta": "metaVal"
 	}},
 	"spec": {{
 		"unknown1": "val1",
@@ -421,7 +423,8 @@ async fn creates_of_custom_resources() {
 			"kind": "ConfigMap",
 			"metadata": {{
 				"name": "my-cm",
-				"namespace": "my-ns"
+				"namespace": "my-ns",
+				"unknownEmbeddedMeta": "foo"
 			}}
 		}}
 	}}
@@ -433,9 +436,11 @@ async fn creates_of_custom_resources() {
         r#"duplicate field "spec.unknownDupe""#,
         r#"duplicate field "spec.knownField1""#,
         r#"duplicate field "spec.ports[0].hostPort""#,
+        r#"unknown field "metadata.unknownMeta""#,
         r#"unknown field "spec.ports[0].unknownNested""#,
         r#"unknown field "spec.unknown1""#,
         r#"unknown field "spec.unknownDupe""#,
+        r#"unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta""#,
     ];
     let strict = post(&server, noxus, "?fieldValidation=Strict", &body("s"), false).await;
     assert_eq!(strict.code, 400, "{}", strict.text());
@@ -454,6 +459,7 @@ kind: \"Noxu\"
 metadata:
   name: dupename
   name: \"y\"
+  unknownMeta: metaVal
 spec:
   unknown1: val1
   unknownDupe: valDupe
@@ -472,19 +478,22 @@ spec:
     kind: ConfigMap
     metadata:
       name: my-cm
-      namespace: my-ns";
+      namespace: my-ns
+      unknownEmbeddedMeta: foo";
     let warned = post(&server, noxus, "", yaml, true).await;
     assert_eq!(warned.code, 201, "{}", warned.text());
     assert_eq!(
         warnings(&warned),
         [
             r#"line 6: key "name" already set in map"#,
-            r#"line 10: key "unknownDupe" already set in map"#,
-            r#"line 12: key "knownField1" already set in map"#,
-            r#"line 18: key "hostPort" already set in map"#,
+            r#"line 11: key "unknownDupe" already set in map"#,
+            r#"line 13: key "knownField1" already set in map"#,
+            r#"line 19: key "hostPort" already set in map"#,
+            r#"unknown field "metadata.unknownMeta""#,
             r#"unknown field "spec.ports[0].unknownNested""#,
             r#"unknown field "spec.unknown1""#,
             r#"unknown field "spec.unknownDupe""#,
+            r#"unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta""#,
         ]
     );
 }

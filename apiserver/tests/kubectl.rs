@@ -762,6 +762,82 @@ fn built_in_kinds_are_validated_as_kube_apiserver_validates_them() {
     );
 }
 
+/// More of kube-apiserver's hand-written rules, through real kubectl (the fixtures in
+/// `tests/builtin/0[4-9]_*.yaml` cite the upstream functions; this server serves no Pods,
+/// Jobs or CronJobs, so pod rules show through a Deployment's template): a volume without a
+/// source, a container's user ID and a topology spread skew, the order of an immutable
+/// ConfigMap's update errors (ValidateConfigMapUpdate: the immutability errors before the
+/// metadata's), a node port on a ClusterIP Service.
+#[test]
+fn more_built_in_rules_are_visible_through_kubectl() {
+    let Some(k) = Kubectl::start("more_built_in_rules_are_visible_through_kubectl") else {
+        return;
+    };
+    let deployment = |name: &str, spec: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  \
+             selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: \
+             {{labels: {{app: {name}}}}}\n    spec:\n{spec}"
+        )
+    };
+    let ran = k.apply(&deployment(
+        "vols",
+        "      volumes: [{name: data}]\n      containers: [{name: c, image: nginx}]\n",
+    ));
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Deployment \"vols\" is invalid: spec.template.spec.volumes[0]: Required value: \
+         must specify a volume type\n"
+    );
+    let ran = k.apply(&deployment(
+        "sec",
+        "      containers: [{name: c, image: nginx, securityContext: {runAsUser: -1}}]\n      \
+         topologySpreadConstraints: [{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: \
+         DoNotSchedule}]\n",
+    ));
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Deployment \"sec\" is invalid: \n\
+         * spec.template.spec.containers[0].securityContext.runAsUser: Invalid value: -1: must \
+         be between 0 and 2147483647, inclusive\n\
+         * spec.template.spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be \
+         greater than zero\n"
+    );
+    assert_eq!(
+        k.applied(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen}\nimmutable: true\n\
+             data: {k: v}\n"
+        ),
+        "configmap/frozen created\n"
+    );
+    let ran = k.apply(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen, labels: {\"a b\": c}}\n\
+         immutable: true\ndata: {k: changed}\n",
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The ConfigMap \"frozen\" is invalid: \n\
+         * data: Forbidden: field is immutable when `immutable` is set\n\
+         * metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric \
+         characters, '-', '_' or '.', and must start and end with an alphanumeric character \
+         (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is \
+         '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\n"
+    );
+    let ran = k.apply(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: np}\nspec: {ports: [{port: 80, \
+         nodePort: 30080}]}\n",
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Service \"np\" is invalid: spec.ports[0].nodePort: Forbidden: may not be used \
+         when `type` is 'ClusterIP'\n"
+    );
+}
+
 #[test]
 fn explain_reads_the_served_openapi() {
     let Some(k) = Kubectl::start("explain_reads_the_served_openapi") else {

@@ -43,12 +43,13 @@
 //! );
 //! ```
 
+pub(crate) mod catalogue;
 pub mod typed_decoding;
 
-use std::sync::OnceLock;
+use serde_json::Value as Json;
 
-use serde::Deserialize;
-use serde_json::{Map, Value as Json};
+use catalogue::{Entry, catalogue};
+pub use catalogue::{KUBERNETES_VERSION, schemas};
 
 pub use typed_decoding::OpenApiSchema;
 
@@ -58,48 +59,10 @@ use super::named_formats::messages;
 use super::object_meta::{self, Scope};
 use crate::documents::ManifestObject;
 
-/// The vendored catalogue (see `generate.py`).
-const SCHEMAS: &str = include_str!("schemas.json");
-
-/// The Kubernetes version whose schemas are vendored.
-pub const KUBERNETES_VERSION: &str = "1.37";
-
-#[derive(Deserialize)]
-struct Catalogue {
-    kinds: Vec<Entry>,
-    schemas: Map<String, Json>,
-}
-
-#[derive(Deserialize)]
-struct Entry {
-    group: String,
-    version: String,
-    kind: String,
-    schema: String,
-    namespaced: bool,
-}
-
-fn catalogue() -> &'static Catalogue {
-    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
-    CATALOGUE.get_or_init(|| serde_json::from_str(SCHEMAS).expect("the vendored schemas are JSON"))
-}
-
-/// Every vendored schema, by name (`io.k8s.api.apps.v1.Deployment`), in the OpenAPI v3
-/// documents' form.
-pub fn schemas() -> &'static Map<String, Json> {
-    &catalogue().schemas
-}
-
 /// A built-in kind of one group-version.
 #[derive(Clone, Copy, Debug)]
 pub struct BuiltinKind {
     entry: &'static Entry,
-}
-
-impl std::fmt::Debug for Entry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{} {}", self.group, self.version, self.kind)
-    }
 }
 
 /// Every built-in kind that can be created, by group, version and kind.
@@ -198,7 +161,7 @@ impl BuiltinKind {
             Scope::Cluster
         };
         let group = self.group();
-        let mut errors = match (group, self.kind()) {
+        let metadata = match (group, self.kind()) {
             // apimachinery ValidateNamespaceName (NameIsDNSLabel).
             ("", "Namespace") => {
                 object_meta::validate_named(object, scope, &|name| messages("dns1123Label", name))
@@ -217,12 +180,7 @@ impl BuiltinKind {
             }
             _ => object_meta::validate(object, scope),
         };
-        errors.extend(builtin_validation::validate(
-            group,
-            self.kind(),
-            object,
-            old,
-        ));
+        let errors = builtin_validation::validate(group, self.kind(), object, old, metadata);
         Outcome {
             decode_error: None,
             unknown_fields,

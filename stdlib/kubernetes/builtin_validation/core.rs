@@ -7,6 +7,7 @@ use serde_json::Value as Json;
 use super::errors::{Errors, config_key};
 use super::pod;
 use super::read;
+use crate::kubernetes::crd::FieldError;
 use crate::kubernetes::crd::field_error::FieldPath;
 
 /// `core.MaxSecretSize`: the most bytes of a Secret's data.
@@ -126,9 +127,19 @@ pub(super) fn service(e: &mut Errors, object: &Json) {
     if read::field(spec, "selector").is_some() {
         e.labels(&path.child("selector"), &read::strings(spec, "selector"));
     }
-    match read::text(spec, "sessionAffinity") {
-        "" | "None" | "ClientIP" => {}
+    let affinity = match read::text(spec, "sessionAffinity") {
+        "" => "None",
+        a => a,
+    };
+    match affinity {
+        "None" | "ClientIP" => {}
         other => e.not_supported(&path.child("sessionAffinity"), other, &["ClientIP", "None"]),
+    }
+    if affinity == "None" && read::field(spec, "sessionAffinityConfig").is_some() {
+        e.forbidden(
+            &path.child("sessionAffinityConfig"),
+            "must not be set when session affinity is None",
+        );
     }
     match kind {
         "ClusterIP" | "ExternalName" | "LoadBalancer" | "NodePort" => {}
@@ -138,6 +149,100 @@ pub(super) fn service(e: &mut Errors, object: &Json) {
             &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"],
         ),
     }
+    service_node_ports(e, spec, kind, &path);
+    service_type_fields(e, spec, kind, &path);
+}
+
+/// `ValidateService`'s node ports: none on a ClusterIP service, none used twice for one
+/// protocol. (Whether a node port is in the cluster's range is the allocator's check.)
+fn service_node_ports(e: &mut Errors, spec: &Json, kind: &str, path: &FieldPath) {
+    let ports = read::list(spec, "ports");
+    if kind == "ClusterIP" {
+        for (i, port) in ports.iter().enumerate() {
+            if read::int(port, "nodePort").is_some_and(|n| n != 0) {
+                e.forbidden(
+                    &path.child("ports").index(i).child("nodePort"),
+                    "may not be used when `type` is 'ClusterIP'",
+                );
+            }
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, port) in ports.iter().enumerate() {
+        let Some(node_port) = read::int(port, "nodePort").filter(|n| *n != 0) else {
+            continue;
+        };
+        let protocol = match read::text(port, "protocol") {
+            "" => "TCP",
+            p => p,
+        };
+        if !seen.insert((protocol, node_port)) {
+            e.push(FieldError::with_rendered_value(
+                path.child("ports").index(i).child("nodePort"),
+                crate::kubernetes::crd::field_error::ErrorType::Duplicate,
+                node_port.to_string(),
+                "",
+            ));
+        }
+    }
+}
+
+/// `ValidateService`'s fields that only some types may set: load balancer source ranges
+/// and node port allocation (LoadBalancer), the external traffic policy (externally
+/// accessible services: LoadBalancer, NodePort, or with external IPs), the health check node
+/// port (LoadBalancer with the Local policy), and the internal traffic policy's value.
+fn service_type_fields(e: &mut Errors, spec: &Json, kind: &str, path: &FieldPath) {
+    const ONLY_LOAD_BALANCER: &str = "may only be used when `type` is 'LoadBalancer'";
+    if !read::list(spec, "loadBalancerSourceRanges").is_empty() && kind != "LoadBalancer" {
+        // (Upstream names the field with a capital L.)
+        e.forbidden(&path.child("LoadBalancerSourceRanges"), ONLY_LOAD_BALANCER);
+    }
+    if read::field(spec, "allocateLoadBalancerNodePorts").is_some() && kind != "LoadBalancer" {
+        e.forbidden(
+            &path.child("allocateLoadBalancerNodePorts"),
+            ONLY_LOAD_BALANCER,
+        );
+    }
+    let accessible = kind == "LoadBalancer"
+        || kind == "NodePort"
+        || (kind == "ClusterIP" && !read::list(spec, "externalIPs").is_empty());
+    let external = read::text(spec, "externalTrafficPolicy");
+    if !accessible {
+        if !external.is_empty() {
+            e.invalid(
+                &path.child("externalTrafficPolicy"),
+                external,
+                "may only be set for externally-accessible services",
+            );
+        }
+    } else if !external.is_empty() && external != "Cluster" && external != "Local" {
+        e.not_supported(
+            &path.child("externalTrafficPolicy"),
+            external,
+            &["Cluster", "Local"],
+        );
+    }
+    let needs_health_check = kind == "LoadBalancer" && external == "Local";
+    let health = read::int(spec, "healthCheckNodePort").unwrap_or(0);
+    if !needs_health_check && health != 0 {
+        e.invalid_int(
+            &path.child("healthCheckNodePort"),
+            health,
+            "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+        );
+    } else if needs_health_check && health != 0 {
+        if let Some(m) = super::errors::port_num(health) {
+            e.invalid_int(&path.child("healthCheckNodePort"), health, &m);
+        }
+    }
+    match read::text(spec, "internalTrafficPolicy") {
+        "" | "Cluster" | "Local" => {}
+        other => e.not_supported(
+            &path.child("internalTrafficPolicy"),
+            other,
+            &["Cluster", "Local"],
+        ),
+    }
 }
 
 /// Whether `immutable: true` is set.
@@ -145,9 +250,15 @@ fn immutable(object: &Json) -> bool {
     object.get("immutable").and_then(Json::as_bool) == Some(true)
 }
 
-/// `ValidateConfigMap`: keys of `data` and `binaryData` config keys, none in both; on
-/// update (`ValidateConfigMapUpdate`) nothing changes once `immutable` is set.
-pub(super) fn config_map(e: &mut Errors, object: &Json, old: Option<&Json>) {
+/// `ValidateConfigMap`: the `metadata` errors, keys of `data` and `binaryData` config
+/// keys, none in both (not the total size: its error has an empty, non-nil path); on update
+/// (`ValidateConfigMapUpdate`) first nothing changed once `immutable` is set.
+pub(super) fn config_map(
+    mut e: Errors,
+    object: &Json,
+    old: Option<&Json>,
+    metadata: Vec<FieldError>,
+) -> Errors {
     if let Some(old) = old.filter(|o| immutable(o)) {
         if !immutable(object) {
             e.forbidden(&FieldPath::new("immutable"), IMMUTABLE_WHEN_SET);
@@ -158,6 +269,7 @@ pub(super) fn config_map(e: &mut Errors, object: &Json, old: Option<&Json>) {
             }
         }
     }
+    e.extend(metadata);
     let binary = read::object(object, "binaryData");
     let data = FieldPath::new("data");
     for key in read::object(object, "data")
@@ -177,6 +289,27 @@ pub(super) fn config_map(e: &mut Errors, object: &Json, old: Option<&Json>) {
     for key in binary.into_iter().flat_map(|m| m.keys()) {
         e.each(&binary_path.key(key), key, config_key(key));
     }
+    e
+}
+
+/// A Secret's data as decoding leaves it: `data` decoded from base64, `stringData` over it.
+fn secret_bytes(object: &Json) -> std::collections::BTreeMap<&str, Vec<u8>> {
+    use base64::Engine;
+    let mut bytes = std::collections::BTreeMap::new();
+    for (k, v) in read::object(object, "data").into_iter().flatten() {
+        let text = v.as_str().unwrap_or_default();
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .unwrap_or_else(|_| text.as_bytes().to_vec());
+        bytes.insert(k.as_str(), decoded);
+    }
+    for (k, v) in read::object(object, "stringData").into_iter().flatten() {
+        bytes.insert(
+            k.as_str(),
+            v.as_str().unwrap_or_default().as_bytes().to_vec(),
+        );
+    }
+    bytes
 }
 
 /// The bytes a base64 text decodes to (the text is valid: decoding checked it).
@@ -185,10 +318,16 @@ fn decoded_len(text: &str) -> usize {
     text.len() * 3 / 4
 }
 
-/// `ValidateSecret` after the metadata (`stringData` merged into `data`, as decoding does):
-/// keys, the total size, the keys each type requires; on update (`ValidateSecretUpdate`)
-/// the type is immutable, and nothing changes once `immutable` is set.
-pub(super) fn secret(e: &mut Errors, object: &Json, old: Option<&Json>) {
+/// `ValidateSecret` (`stringData` merged into `data`, as decoding does): the `metadata`
+/// errors, keys, the total size, the keys each type requires; on update
+/// (`ValidateSecretUpdate`) first the type is immutable, and nothing changes once
+/// `immutable` is set.
+pub(super) fn secret(
+    mut e: Errors,
+    object: &Json,
+    old: Option<&Json>,
+    metadata: Vec<FieldError>,
+) -> Errors {
     fn secret_type(o: &Json) -> &str {
         match read::text(o, "type") {
             "" => "Opaque",
@@ -207,12 +346,13 @@ pub(super) fn secret(e: &mut Errors, object: &Json, old: Option<&Json>) {
             if !immutable(object) {
                 e.forbidden(&FieldPath::new("immutable"), IMMUTABLE_WHEN_SET);
             }
-            let string_data = read::object(object, "stringData").is_some_and(|m| !m.is_empty());
-            if read::object(object, "data") != read::object(old, "data") || string_data {
+            // (Compared as decoding leaves them: stringData merged into data.)
+            if secret_bytes(object) != secret_bytes(old) {
                 e.forbidden(&FieldPath::new("data"), IMMUTABLE_WHEN_SET);
             }
         }
     }
+    e.extend(metadata);
     // data with stringData over it, by key.
     let mut data: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for (k, v) in read::object(object, "data").into_iter().flatten() {
@@ -226,10 +366,7 @@ pub(super) fn secret(e: &mut Errors, object: &Json, old: Option<&Json>) {
         e.each(&path.key(key), key, config_key(key));
     }
     if data.values().sum::<usize>() > MAX_SECRET_SIZE {
-        e.push(crate::kubernetes::crd::FieldError::too_long(
-            path.clone(),
-            MAX_SECRET_SIZE,
-        ));
+        e.push(FieldError::too_long(path.clone(), MAX_SECRET_SIZE));
     }
     let has = |k: &str| data.contains_key(k);
     match secret_type(object) {
@@ -267,4 +404,5 @@ pub(super) fn secret(e: &mut Errors, object: &Json, old: Option<&Json>) {
         }
         _ => {}
     }
+    e
 }

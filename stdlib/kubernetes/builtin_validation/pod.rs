@@ -1,7 +1,8 @@
 //! The pod spec and pod template (kubernetes/kubernetes `pkg/apis/core/validation`:
 //! `ValidatePodTemplateSpec`, `ValidatePodSpec`, `validateContainers`,
 //! `validateInitContainers`, `validateContainerCommon`, `validateContainerPorts`,
-//! `ValidateEnv`, `ValidateEnvFrom`, `ValidateVolumes` (names), `ValidateVolumeMounts`,
+//! `ValidateEnv`, `ValidateEnvFrom`, `ValidateVolumes` (sources in `volumes`),
+//! `ValidateVolumeMounts`,
 //! probes and lifecycle handlers, `ValidateTolerations`, `validatePodDNSConfig`).
 
 use std::cmp::Ordering;
@@ -49,8 +50,14 @@ pub(super) fn restart_policy(spec: &Json) -> &str {
 pub(super) fn pod_spec(e: &mut Errors, spec: &Json, path: &FieldPath) {
     let volumes = volumes(e, spec, &path.child("volumes"));
     let containers = read::list(spec, "containers");
-    regular_containers(e, containers, &volumes, &path.child("containers"));
-    init_containers(e, spec, containers, &volumes, &path.child("initContainers"));
+    // (`hostUsers` defaults to true: the host's user namespace.)
+    let host_users = spec.get("hostUsers").and_then(Json::as_bool) != Some(false);
+    let shared = Shared {
+        volumes: &volumes,
+        host_users,
+    };
+    regular_containers(e, containers, &shared, &path.child("containers"));
+    init_containers(e, spec, containers, &shared, &path.child("initContainers"));
     host_network(e, spec, path);
     match restart_policy(spec) {
         "Always" | "OnFailure" | "Never" => {}
@@ -76,7 +83,15 @@ pub(super) fn pod_spec(e: &mut Errors, spec: &Json, path: &FieldPath) {
         &path.child("nodeSelector"),
         &read::strings(spec, "nodeSelector"),
     );
+    if let Some(affinity) = read::field(spec, "affinity") {
+        super::affinity::affinity(e, affinity, &path.child("affinity"));
+    }
     dns_config(e, spec, dns_policy, &path.child("dnsConfig"));
+    topology_spread(
+        e,
+        read::list(spec, "topologySpreadConstraints"),
+        &path.child("topologySpreadConstraints"),
+    );
     for field in ["serviceAccountName", "nodeName"] {
         let value = read::text(spec, field);
         if !value.is_empty() {
@@ -109,14 +124,15 @@ pub(super) fn pod_spec(e: &mut Errors, spec: &Json, path: &FieldPath) {
     }
 }
 
-/// `ValidateVolumes` as far as names go: each volume named by a DNS-1123 label, once; the
-/// names of the valid ones (what mounts may refer to).
+/// `ValidateVolumes`: each volume's source ([`super::volumes::source`]), then its name (a
+/// DNS-1123 label, given once); the names of the valid ones (what mounts may refer to).
 fn volumes(e: &mut Errors, spec: &Json, path: &FieldPath) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for (i, volume) in read::list(spec, "volumes").iter().enumerate() {
         let at = path.index(i).child("name");
         let name = read::text(volume, "name");
         let mut found = Errors::default();
+        super::volumes::source(&mut found, volume, &path.index(i));
         if name.is_empty() {
             found.required(&at, "");
         } else {
@@ -137,12 +153,7 @@ fn volumes(e: &mut Errors, spec: &Json, path: &FieldPath) -> BTreeSet<String> {
 
 /// `validateContainers`: at least one; each valid and named once; probes and handlers;
 /// no `restartPolicy`; host ports not shared.
-fn regular_containers(
-    e: &mut Errors,
-    containers: &[Json],
-    volumes: &BTreeSet<String>,
-    path: &FieldPath,
-) {
+fn regular_containers(e: &mut Errors, containers: &[Json], shared: &Shared, path: &FieldPath) {
     if containers.is_empty() {
         e.required(path, "");
         return;
@@ -150,7 +161,7 @@ fn regular_containers(
     let mut names = BTreeSet::new();
     for (i, c) in containers.iter().enumerate() {
         let at = path.index(i);
-        container_common(e, c, volumes, &at);
+        container_common(e, c, shared, &at);
         let name = read::text(c, "name");
         if !names.insert(name) {
             e.duplicate(&at.child("name"), name);
@@ -175,13 +186,13 @@ fn init_containers(
     e: &mut Errors,
     spec: &Json,
     regular: &[Json],
-    volumes: &BTreeSet<String>,
+    shared: &Shared,
     path: &FieldPath,
 ) {
     let mut names: BTreeSet<&str> = regular.iter().map(|c| read::text(c, "name")).collect();
     for (i, c) in read::list(spec, "initContainers").iter().enumerate() {
         let at = path.index(i);
-        container_common(e, c, volumes, &at);
+        container_common(e, c, shared, &at);
         let restart = read::text(c, "restartPolicy");
         if read::field(c, "restartPolicy").is_some() && restart != "Always" {
             e.not_supported(&at.child("restartPolicy"), restart, &["Always"]);
@@ -217,9 +228,16 @@ fn init_containers(
     }
 }
 
+/// What the pod spec gives every container's validation: the names of the mountable
+/// volumes, whether the pod uses the host's user namespace.
+struct Shared<'a> {
+    volumes: &'a BTreeSet<String>,
+    host_users: bool,
+}
+
 /// `validateContainerCommon`: name, image, termination message policy, ports, env, envFrom,
-/// volume mounts, image pull policy.
-fn container_common(e: &mut Errors, c: &Json, volumes: &BTreeSet<String>, path: &FieldPath) {
+/// volume mounts, image pull policy, resources, security context.
+fn container_common(e: &mut Errors, c: &Json, shared: &Shared, path: &FieldPath) {
     let name = read::text(c, "name");
     if name.is_empty() {
         e.required(&path.child("name"), "");
@@ -243,7 +261,7 @@ fn container_common(e: &mut Errors, c: &Json, volumes: &BTreeSet<String>, path: 
     volume_mounts(
         e,
         read::list(c, "volumeMounts"),
-        volumes,
+        shared.volumes,
         &path.child("volumeMounts"),
     );
     match read::text(c, "imagePullPolicy") {
@@ -256,6 +274,33 @@ fn container_common(e: &mut Errors, c: &Json, volumes: &BTreeSet<String>, path: 
     }
     if let Some(r) = read::field(c, "resources") {
         resources(e, r, &path.child("resources"));
+    }
+    if let Some(sc) = read::field(c, "securityContext") {
+        security_context(e, sc, shared.host_users, &path.child("securityContext"));
+    }
+}
+
+/// `ValidateSecurityContext` as far as IDs and `/proc` mounts go: user and group IDs in
+/// 0–2147483647 (`IsValidUserID`, `IsValidGroupID`), a known `procMount`, `Unmasked` only
+/// outside the host's user namespace. (Whether privileged containers are allowed is the
+/// cluster's policy; seccomp, AppArmor and Windows options are not checked here.)
+fn security_context(e: &mut Errors, sc: &Json, host_users: bool, path: &FieldPath) {
+    for field in ["runAsUser", "runAsGroup"] {
+        if let Some(id) = read::int(sc, field).filter(|id| !(0..=MAX_INT32).contains(id)) {
+            e.invalid_int(&path.child(field), id, &inclusive_range(0, MAX_INT32));
+        }
+    }
+    if let Some(Json::String(mount)) = read::field(sc, "procMount") {
+        if mount != "Default" && mount != "Unmasked" {
+            e.not_supported(&path.child("procMount"), mount, &["Default", "Unmasked"]);
+        }
+        if host_users && mount == "Unmasked" {
+            e.invalid(
+                &path.child("procMount"),
+                mount,
+                "`hostUsers` must be false to use `Unmasked`",
+            );
+        }
     }
 }
 
@@ -760,6 +805,69 @@ fn tolerations(e: &mut Errors, tolerations: &[Json], path: &FieldPath) {
                 effect,
                 &["NoSchedule", "PreferNoSchedule", "NoExecute"],
             );
+        }
+    }
+}
+
+/// `validateTopologySpreadConstraints`: a positive skew, a topology key, a known action, no
+/// (topology key, action) pair twice, `minDomains` positive and only with `DoNotSchedule`,
+/// known node inclusion policies, the label selector. (`matchLabelKeys` is not checked
+/// here.)
+fn topology_spread(e: &mut Errors, constraints: &[Json], path: &FieldPath) {
+    const NOT_POSITIVE: &str = "must be greater than zero";
+    for (i, c) in constraints.iter().enumerate() {
+        let at = path.index(i);
+        let skew = read::int(c, "maxSkew").unwrap_or(0);
+        if skew <= 0 {
+            e.invalid_int(&at.child("maxSkew"), skew, NOT_POSITIVE);
+        }
+        let key = read::text(c, "topologyKey");
+        if key.is_empty() {
+            e.required(&at.child("topologyKey"), "can not be empty");
+        }
+        let action = read::text(c, "whenUnsatisfiable");
+        if action != "DoNotSchedule" && action != "ScheduleAnyway" {
+            e.not_supported(
+                &at.child("whenUnsatisfiable"),
+                action,
+                &["DoNotSchedule", "ScheduleAnyway"],
+            );
+        }
+        let repeated = constraints[i + 1..].iter().any(|other| {
+            read::text(other, "topologyKey") == key
+                && read::text(other, "whenUnsatisfiable") == action
+        });
+        if repeated {
+            e.duplicate(
+                &at.child("{topologyKey, whenUnsatisfiable}"),
+                &format!("{{{key}, {action}}}"),
+            );
+        }
+        if let Some(min) = read::int(c, "minDomains") {
+            if min <= 0 {
+                e.invalid_int(&at.child("minDomains"), min, NOT_POSITIVE);
+            }
+            if action != "DoNotSchedule" {
+                e.invalid_int(
+                    &at.child("minDomains"),
+                    min,
+                    &format!(
+                        "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
+                    ),
+                );
+            }
+        }
+        for field in ["nodeAffinityPolicy", "nodeTaintsPolicy"] {
+            if let Some(Json::String(policy)) = read::field(c, field)
+                && policy != "Honor"
+                && policy != "Ignore"
+            {
+                e.not_supported(&at.child(field), policy, &["Honor", "Ignore"]);
+            }
+        }
+        if let Some(selector) = read::field(c, "labelSelector") {
+            super::label_selector::LabelSelector::read(selector)
+                .validate(e, &at.child("labelSelector"));
         }
     }
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::validate;
 
 fn texts(group: &str, kind: &str, object: serde_json::Value) -> Vec<String> {
-    validate(group, kind, &object, None)
+    validate(group, kind, &object, None, Vec::new())
         .iter()
         .map(ToString::to_string)
         .collect()
@@ -106,7 +106,7 @@ fn an_update_keeps_the_selector() {
         "template": {"metadata": {"labels": {"app": app}},
                      "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})
     };
-    let errors: Vec<String> = validate("apps", "Deployment", &d("b"), Some(&d("a")))
+    let errors: Vec<String> = validate("apps", "Deployment", &d("b"), Some(&d("a")), Vec::new())
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -114,5 +114,5 @@ fn an_update_keeps_the_selector() {
         errors,
         ["spec.selector: Invalid value: {\"matchLabels\":{\"app\":\"b\"}}: field is immutable"]
     );
-    assert!(validate("apps", "Deployment", &d("a"), Some(&d("a"))).is_empty());
+    assert!(validate("apps", "Deployment", &d("a"), Some(&d("a")), Vec::new()).is_empty());
 }

@@ -7,10 +7,18 @@
 //! resources `apiVersion`, `kind` and `metadata` are kept as they are; under
 //! `x-kubernetes-preserve-unknown-fields` unknown fields stay, while the specified ones
 //! below are still pruned; the paths of the pruned fields come back sorted.
+//!
+//! `metadata` is decoded strictly into `metav1.ObjectMeta` (apiextensions-apiserver
+//! `pkg/apiserver/schema/objectmeta`: `GetObjectMetaWithOptions` at the root,
+//! `CoerceWithOptions` in embedded resources), which drops the fields ObjectMeta does not
+//! have and names them: the root's first, in document order (`metadata.foo`), before the
+//! pruned ones; the embedded resources' last, sorted (`spec.template.metadata.foo`), as
+//! `unstructuredSchemaCoercer.apply` (`customresource_handler.go`) appends them.
 
 use serde_json::Value as J;
 
 use super::schema::{AdditionalProperties, Schema};
+use crate::kubernetes::builtin::catalogue;
 
 /// Data nested deeper than this is left as it is.
 const MAX_DEPTH: usize = 1000;
@@ -20,17 +28,135 @@ const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 /// Prunes `x` (a resource root) under `s`; returns the paths of the pruned fields, sorted
 /// (`spec.foo`, `spec.items[0].bar`).
 pub fn prune(x: &mut J, s: &Schema) -> Vec<String> {
+    let mut out = root_metadata(x);
+    if let Some(meta) = x.get_mut("metadata") {
+        catalogue::object_meta().prune_unknown(meta);
+    }
     let found = walk(x, s, true);
     for path in &found {
         remove(x, path);
     }
-    render_sorted(&found)
+    out.extend(render_sorted(&found));
+    let resources = embedded_resources(x, s);
+    out.extend(embedded_metadata(x, &resources));
+    for (steps, _) in &resources {
+        if let Some(meta) = at_mut(x, steps).and_then(|r| r.get_mut("metadata")) {
+            catalogue::object_meta().prune_unknown(meta);
+        }
+    }
+    out
 }
 
-/// The paths pruning would drop from `x` (a resource root) under `s`, sorted; `x` is not
-/// changed.
+/// The paths pruning would drop from `x` (a resource root) under `s`, in the order
+/// [`prune`] answers them; `x` is not changed.
 pub fn unknown_fields(x: &J, s: &Schema) -> Vec<String> {
-    render_sorted(&walk(x, s, true))
+    let mut out = root_metadata(x);
+    out.extend(render_sorted(&walk(x, s, true)));
+    out.extend(embedded_metadata(x, &embedded_resources(x, s)));
+    out
+}
+
+/// The fields of the root's `metadata` that ObjectMeta does not have, in document order.
+fn root_metadata(x: &J) -> Vec<String> {
+    x.get("metadata")
+        .map(|meta| {
+            catalogue::object_meta()
+                .unknown_fields(meta)
+                .into_iter()
+                .map(|p| format!("metadata.{p}"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An embedded resource with `metadata`: the steps to it and its path as apimachinery's
+/// `field.Path` writes it (map values as `[key]`).
+type Resource = (Vec<Step>, String);
+
+/// The embedded resources (`x-kubernetes-embedded-resource`) with `metadata` below the
+/// root, found as `CoerceWithOptions` walks: through specified properties, schema'd
+/// `additionalProperties` and items.
+fn embedded_resources(x: &J, s: &Schema) -> Vec<Resource> {
+    let mut found = Vec::new();
+    resources_below(x, s, &mut Vec::new(), "", 0, &mut found);
+    found
+}
+
+fn resources_below(
+    x: &J,
+    s: &Schema,
+    steps: &mut Vec<Step>,
+    path: &str,
+    depth: usize,
+    found: &mut Vec<Resource>,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match x {
+        J::Object(map) => {
+            if s.embedded_resource && map.contains_key("metadata") {
+                found.push((steps.clone(), path.to_owned()));
+            }
+            for (k, v) in map {
+                let (schema, child) = match (s.properties.get(k), &s.additional_properties) {
+                    (Some(p), _) if path.is_empty() => (p, k.clone()),
+                    (Some(p), _) => (p, format!("{path}.{k}")),
+                    (None, Some(AdditionalProperties::Schema(values))) => {
+                        (values.as_ref(), format!("{path}[{k}]"))
+                    }
+                    _ => continue,
+                };
+                steps.push(Step::Key(k.clone()));
+                resources_below(v, schema, steps, &child, depth + 1, found);
+                steps.pop();
+            }
+        }
+        J::Array(items) => {
+            if let Some(item_schema) = s.items.as_deref() {
+                for (i, item) in items.iter().enumerate() {
+                    steps.push(Step::Index(i));
+                    let child = format!("{path}[{i}]");
+                    resources_below(item, item_schema, steps, &child, depth + 1, found);
+                    steps.pop();
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The fields of the embedded resources' `metadata` that ObjectMeta does not have, sorted.
+fn embedded_metadata(x: &J, resources: &[Resource]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (steps, path) in resources {
+        let Some(meta) = at(x, steps).and_then(|r| r.get("metadata")) else {
+            continue;
+        };
+        for p in catalogue::object_meta().unknown_fields(meta) {
+            out.push(format!("{path}.metadata.{p}"));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The value at `steps` from `x`.
+fn at<'a>(x: &'a J, steps: &[Step]) -> Option<&'a J> {
+    steps.iter().try_fold(x, |at, step| match (step, at) {
+        (Step::Key(k), J::Object(o)) => o.get(k),
+        (Step::Index(i), J::Array(a)) => a.get(*i),
+        _ => None,
+    })
+}
+
+/// The value at `steps` from `x`, to change.
+fn at_mut<'a>(x: &'a mut J, steps: &[Step]) -> Option<&'a mut J> {
+    steps.iter().try_fold(x, |at, step| match (step, at) {
+        (Step::Key(k), J::Object(o)) => o.get_mut(k),
+        (Step::Index(i), J::Array(a)) => a.get_mut(*i),
+        _ => None,
+    })
 }
 
 /// Whether pruning would drop anything from `x`, a value below the resource root (such as a
@@ -80,19 +206,7 @@ fn remove(x: &mut J, path: &[Step]) {
     let Some((Step::Key(last), parents)) = path.split_last() else {
         return;
     };
-    let mut at = x;
-    for step in parents {
-        let next = match (step, at) {
-            (Step::Key(k), J::Object(o)) => o.get_mut(k),
-            (Step::Index(i), J::Array(a)) => a.get_mut(*i),
-            _ => None,
-        };
-        let Some(next) = next else {
-            return;
-        };
-        at = next;
-    }
-    if let J::Object(o) = at {
+    if let Some(J::Object(o)) = at_mut(x, parents) {
         o.remove(last);
     }
 }
@@ -222,11 +336,17 @@ mod tests {
         );
         assert_eq!(
             paths,
-            ["spec.b", "spec.list[0].z", "spec.map.k.w", "status"]
+            [
+                "metadata.extra",
+                "spec.b",
+                "spec.list[0].z",
+                "spec.map.k.w",
+                "status"
+            ]
         );
         assert_eq!(
             value,
-            json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n", "extra": 1},
+            json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n"},
                    "spec": {"a": "x", "list": [{"x": 1}], "map": {"k": {"y": "v"}}}})
         );
     }
@@ -250,6 +370,68 @@ mod tests {
             value,
             json!({"free": {"any": 1, "typed": {"a": "x"}},
                    "inner": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {}}})
+        );
+    }
+
+    // objectmeta/coerce_test.go (TestGetObjectMetaWithOptions: `metadata.unknownField`),
+    // customresource_handler.go (`unstructuredSchemaCoercer.apply`: the root's metadata
+    // first, then pruning's paths, then the embedded resources' metadata, sorted), and
+    // test/e2e/kubectl/kubectl.go ("should detect unknown metadata fields in both the root
+    // and embedded object of a CR": `spec.template.metadata.unknownMetaEmbedded`).
+    #[test]
+    fn unknown_metadata_fields_are_dropped_and_reported() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                         "x-kubernetes-preserve-unknown-fields": true},
+            "byName": {"type": "object", "additionalProperties": {
+                "type": "object", "x-kubernetes-embedded-resource": true,
+                "x-kubernetes-preserve-unknown-fields": true}},
+            "list": {"type": "array", "items": {
+                "type": "object", "x-kubernetes-embedded-resource": true,
+                "properties": {"spec": {"type": "object"}}}}
+        }}}});
+        let object = json!({
+            "apiVersion": "g/v1", "kind": "K",
+            "metadata": {"name": "n", "zeta": 1, "alpha": 2, "namespace": "ns",
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p",
+                                              "uid": "u", "extra": true}],
+                         "managedFields": [{"manager": "m", "fieldsV1": {"f:a": {}}}]},
+            "spec": {
+                "unknown": 1,
+                "template": {"apiVersion": "foo/v1", "kind": "Sub",
+                             "metadata": {"name": "s", "namespace": "ns", "unknownSubMeta": "u"}},
+                "byName": {"k": {"metadata": {"labels": {"a": "b"}, "x": 1}}},
+                "list": [{"metadata": {"y": 1}, "spec": {}}]
+            }
+        });
+        let s = Schema::from_json(&schema).unwrap();
+        let expected = [
+            "metadata.alpha",
+            "metadata.ownerReferences[0].extra",
+            "metadata.zeta",
+            "spec.unknown",
+            "spec.byName[k].metadata.x",
+            "spec.list[0].metadata.y",
+            "spec.template.metadata.unknownSubMeta",
+        ];
+        assert_eq!(unknown_fields(&object, &s), expected);
+        let (paths, value) = pruned(schema, object);
+        assert_eq!(paths, expected);
+        assert_eq!(
+            value,
+            json!({
+                "apiVersion": "g/v1", "kind": "K",
+                "metadata": {"name": "n", "namespace": "ns",
+                             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p",
+                                                  "uid": "u"}],
+                             "managedFields": [{"manager": "m", "fieldsV1": {"f:a": {}}}]},
+                "spec": {
+                    "template": {"apiVersion": "foo/v1", "kind": "Sub",
+                                 "metadata": {"name": "s", "namespace": "ns"}},
+                    "byName": {"k": {"metadata": {"labels": {"a": "b"}}}},
+                    "list": [{"metadata": {}, "spec": {}}]
+                }
+            })
         );
     }
 
