@@ -371,4 +371,70 @@ mod tests {
              nonexistent key: nope: missing value"
         );
     }
+
+    // The texts of the other failures (the typed errors of `mutation_errors.rs` render
+    // evanphx/json-patch v4's `errors.Wrapf` chains: operation, path, container error).
+    #[test]
+    fn failure_texts() {
+        let doc = json!({"metadata": {"labels": {"y": "1"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "a"}]}}}});
+        let text = |o: Operation| apply(&doc, &[o]).unwrap_err().to_string();
+        let with_from = |verb: &str, path: &str, from: &str| {
+            let mut o = op(verb, path, None);
+            o.from = from.into();
+            o
+        };
+        let containers = "/spec/template/spec/containers";
+        let cases = [
+            (
+                with_from("move", "/metadata/labels/z", "/metadata/labels/nope"),
+                "error in move for path: 'nope': Unable to remove nonexistent key: nope: \
+                 missing value"
+                    .to_owned(),
+            ),
+            (
+                with_from("copy", "/metadata/labels/z", &format!("{containers}/5")),
+                format!(
+                    "error in copy for from: '{containers}/5': Unable to access invalid \
+                     index: 5: invalid index referenced"
+                ),
+            ),
+            (
+                with_from("move", "/status/x", "/metadata/labels/y"),
+                "move operation does not apply: doc is missing destination path: /status/x: \
+                 missing value"
+                    .to_owned(),
+            ),
+            (
+                op("add", &format!("{containers}/x"), Some(json!({}))),
+                format!(
+                    "error in add for path: '{containers}/x': value was not a proper array \
+                     index: 'x': strconv.Atoi: parsing \"x\": invalid syntax"
+                ),
+            ),
+            (
+                op("replace", &format!("{containers}/9"), Some(json!({}))),
+                format!(
+                    "replace operation does not apply: doc is missing key: {containers}/9: \
+                     missing value"
+                ),
+            ),
+            (
+                op("test", &format!("{containers}/y"), None),
+                format!(
+                    "error in test for path: '{containers}/y': strconv.Atoi: parsing \"y\": \
+                     invalid syntax"
+                ),
+            ),
+            (
+                op("test", "/status/a", None),
+                "test operation does not apply: is missing path: /status/a: missing value"
+                    .to_owned(),
+            ),
+            (op("frob", "/a", None), "Unexpected kind: frob".to_owned()),
+        ];
+        for (operation, expected) in cases {
+            assert_eq!(text(operation), expected);
+        }
+    }
 }

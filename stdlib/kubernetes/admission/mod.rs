@@ -79,6 +79,7 @@ pub use expression_errors::ExpressionError;
 use crate::kubernetes::crd::field_error::go_quote;
 use activation::{Converted, PolicyActivation, Subject};
 use configuration_errors::ConfigurationError;
+pub use configuration_errors::ConversionError;
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use policy_set::{Lookups, NamespaceLookup, ParamLookup, PolicySet, StaticObjects};
