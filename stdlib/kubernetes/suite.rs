@@ -979,6 +979,16 @@ mod tests {
     }
 
     #[test]
+    fn an_admission_suites_crds_must_be_readable() {
+        let bad = json!({"policies": [], "crds": [{"spec": {}}]});
+        let error = Suite::from_json(&bad).unwrap_err().to_string();
+        assert!(error.starts_with("crds[0]: "), "{error}");
+        let yaml = "policies: []\ncrds:\n- {spec: {}}\n";
+        let error = Suite::from_yaml(yaml).unwrap_err().to_string();
+        assert!(error.starts_with("crds[0]: "), "{error}");
+    }
+
+    #[test]
     fn crd_suites_pass_fail_and_skip() {
         let suite = Suite::from_json(&json!({
             "crd": crd("self.a <= self.b"),
