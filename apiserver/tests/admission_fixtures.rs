@@ -1,7 +1,8 @@
 //! The admission fixtures of `tests/admission/*.yaml` (the suites `kcel test` and `cargo
 //! test --test admission` run through the library) driven through the server: one fixture
-//! set, two drivers. For each case, the suite's CRDs and the CRDs of params of kinds the
-//! server does not serve are created (schemaless, `x-kubernetes-preserve-unknown-fields`),
+//! set, two drivers. For each case, the suite's CRDs and CRDs for the requested resources
+//! and params of kinds the server does not serve are created (schemaless,
+//! `x-kubernetes-preserve-unknown-fields`, when the suite declares none),
 //! the request's Namespace labelled as the fixture's, its params created, the old object of
 //! an UPDATE or DELETE stored (before any policy exists), then the policies and bindings
 //! in effect (the suite's or the case's own) created over HTTPS, and the request made with
@@ -118,6 +119,28 @@ fn complete(object: &mut Value) {
     }
 }
 
+/// Whether `group` is one a CRD may define (a domain of another owner than Kubernetes),
+/// so a request for a resource of it is served through a schemaless CRD ([`request_crd`]).
+fn custom_group(group: &str) -> bool {
+    group.contains('.') && !group.ends_with(".k8s.io") && !group.ends_with(".kubernetes.io")
+}
+
+/// A schemaless CRD serving the request's resource, unless the suite declares one.
+fn request_crd(suite: &Value, request: &Value) -> Option<Value> {
+    let group = request["resource"]["group"].as_str().unwrap_or("");
+    let resource = request["resource"]["resource"].as_str().unwrap_or("");
+    if SERVED.contains(&(group, resource)) || suite_serves(suite, group, resource) {
+        return None;
+    }
+    let version = request["resource"]["version"].as_str().unwrap_or("v1");
+    let kind = request["kind"]["kind"].as_str().unwrap_or("");
+    let namespaced = request["namespace"].as_str().is_some_and(|n| !n.is_empty());
+    let mut crd = params_crd(&format!("{group}/{version}"), kind, namespaced);
+    crd["metadata"]["name"] = json!(format!("{resource}.{group}"));
+    crd["spec"]["names"]["plural"] = json!(resource);
+    Some(crd)
+}
+
 /// Whether one of the suite's CRDs serves `resource` of `group`.
 fn suite_serves(suite: &Value, group: &str, resource: &str) -> bool {
     suite["crds"]
@@ -131,7 +154,10 @@ fn skip_reason(suite: &Value, case: &Value) -> Option<String> {
     let request = &case["request"];
     let group = request["resource"]["group"].as_str().unwrap_or("");
     let resource = request["resource"]["resource"].as_str().unwrap_or("");
-    if !SERVED.contains(&(group, resource)) && !suite_serves(suite, group, resource) {
+    if !SERVED.contains(&(group, resource))
+        && !suite_serves(suite, group, resource)
+        && !custom_group(group)
+    {
         return Some(format!("the server does not serve {resource}.{group}"));
     }
     if request["resource"]["version"] != "v1" {
@@ -174,7 +200,13 @@ fn skip_reason(suite: &Value, case: &Value) -> Option<String> {
             return Some((*reason).to_owned());
         }
     }
-    if request["namespace"].as_str().is_none_or(str::is_empty) && resource != "namespaces" {
+    // The built-in resources served are namespaced but Namespaces; a CRD made for the
+    // request is cluster-scoped when the request has no namespace.
+    let built_in = SERVED.contains(&(group, resource));
+    if request["namespace"].as_str().is_none_or(str::is_empty)
+        && built_in
+        && resource != "namespaces"
+    {
         return Some("a namespaced resource requested without a namespace".into());
     }
     let given = case.get("namespace").or_else(|| suite.get("namespace"));
@@ -411,6 +443,9 @@ async fn run_case(server: &Server, suite: &Value, case: &Value) -> Result<Vec<St
         ensure_crd(server, crd).await?;
     }
     let request = &case["request"];
+    if let Some(crd) = request_crd(suite, request) {
+        ensure_crd(server, &crd).await?;
+    }
     let ns = request["namespace"].as_str().unwrap_or("");
     if !ns.is_empty() {
         let given = case.get("namespace").unwrap_or(&suite["namespace"]);
