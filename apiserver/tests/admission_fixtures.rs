@@ -1,18 +1,21 @@
 //! The admission fixtures of `tests/admission/*.yaml` (the suites `kcel test` and `cargo
 //! test --test admission` run through the library) driven through the server: one fixture
-//! set, two drivers. For each case, the policies and bindings in effect (the suite's or the
-//! case's own) are created over HTTPS, the request's Namespace labelled as the fixture's,
-//! its ConfigMap params created, and the request's object written with `dryRun=All`; the
-//! server's answer (its status message and code, its `Warning` headers, the object it would
-//! store, after the suite's mutating policies) is compared with the case's expectations.
+//! set, two drivers. For each case, the suite's CRDs and CRDs for the requested resources
+//! and params of kinds the server does not serve are created (schemaless,
+//! `x-kubernetes-preserve-unknown-fields`, when the suite declares none),
+//! the request's Namespace labelled as the fixture's, its params created, the old object of
+//! an UPDATE or DELETE stored (before any policy exists), then the policies and bindings
+//! in effect (the suite's or the case's own) created over HTTPS, and the request made with
+//! `dryRun=All` (a POST, a PUT of the new object, a DELETE); the server's answer (its
+//! status message and code, its `Warning` headers, the object it would store, after the
+//! suite's mutating policies) is compared with the case's expectations.
 //!
 //! Cases are skipped, with the reason printed, when the server cannot reproduce them through
-//! its API: requests for resources it does not serve, operations other than CREATE (the
-//! old object would have to be stored first, through the same policies), requests naming a
-//! user or suites with a fixed authorizer (the server's requests come from its
-//! authenticated user), params of kinds other than ConfigMap, missing namespaces, policies
-//! or bindings the server refuses (Kubernetes stores no such object; their field errors
-//! are compared instead), and the admission-policy resources themselves.
+//! its API: requests for resources it does not serve, CONNECT requests, subresources,
+//! deletes of Namespaces (finalized asynchronously), requests naming a user or suites with a
+//! fixed authorizer (the server's requests come from its authenticated user), missing
+//! namespaces, policies or bindings the server refuses (Kubernetes stores no such object;
+//! their field errors are compared instead), and the admission-policy resources themselves.
 
 mod support;
 
@@ -116,21 +119,64 @@ fn complete(object: &mut Value) {
     }
 }
 
+/// Whether `group` is one a CRD may define (a domain of another owner than Kubernetes),
+/// so a request for a resource of it is served through a schemaless CRD ([`request_crd`]).
+fn custom_group(group: &str) -> bool {
+    group.contains('.') && !group.ends_with(".k8s.io") && !group.ends_with(".kubernetes.io")
+}
+
+/// A schemaless CRD serving the request's resource, unless the suite declares one.
+fn request_crd(suite: &Value, request: &Value) -> Option<Value> {
+    let group = request["resource"]["group"].as_str().unwrap_or("");
+    let resource = request["resource"]["resource"].as_str().unwrap_or("");
+    if SERVED.contains(&(group, resource)) || suite_serves(suite, group, resource) {
+        return None;
+    }
+    let version = request["resource"]["version"].as_str().unwrap_or("v1");
+    let kind = request["kind"]["kind"].as_str().unwrap_or("");
+    let namespaced = request["namespace"].as_str().is_some_and(|n| !n.is_empty());
+    let mut crd = params_crd(&format!("{group}/{version}"), kind, namespaced);
+    crd["metadata"]["name"] = json!(format!("{resource}.{group}"));
+    crd["spec"]["names"]["plural"] = json!(resource);
+    Some(crd)
+}
+
+/// Whether one of the suite's CRDs serves `resource` of `group`.
+fn suite_serves(suite: &Value, group: &str, resource: &str) -> bool {
+    suite["crds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|crd| crd["spec"]["group"] == group && crd["spec"]["names"]["plural"] == resource)
+}
+
 fn skip_reason(suite: &Value, case: &Value) -> Option<String> {
     let request = &case["request"];
     let group = request["resource"]["group"].as_str().unwrap_or("");
     let resource = request["resource"]["resource"].as_str().unwrap_or("");
-    if !SERVED.contains(&(group, resource)) {
+    if !SERVED.contains(&(group, resource))
+        && !suite_serves(suite, group, resource)
+        && !custom_group(group)
+    {
         return Some(format!("the server does not serve {resource}.{group}"));
     }
     if request["resource"]["version"] != "v1" {
         return Some("the server serves one version of each resource".into());
     }
-    if request["operation"] != "CREATE" {
-        return Some(format!(
-            "{} needs the old object stored first, through the same policies",
-            request["operation"]
-        ));
+    match request["operation"].as_str() {
+        Some("CREATE" | "UPDATE") => {}
+        Some("DELETE") if resource == "namespaces" => {
+            return Some(
+                "a Namespace delete is finalized asynchronously (the namespace would not be \
+                 free for the next case)"
+                    .into(),
+            );
+        }
+        Some("DELETE") => {}
+        other => return Some(format!("a {other:?} request has no API call to make")),
+    }
+    if request["operation"] == "UPDATE" && request["oldObject"].is_null() {
+        return Some("an UPDATE without an oldObject to store first".into());
     }
     if !request["subResource"].is_null() {
         return Some("a subresource create".into());
@@ -154,16 +200,14 @@ fn skip_reason(suite: &Value, case: &Value) -> Option<String> {
             return Some((*reason).to_owned());
         }
     }
-    if request["namespace"].as_str().is_none_or(str::is_empty) && resource != "namespaces" {
+    // The built-in resources served are namespaced but Namespaces; a CRD made for the
+    // request is cluster-scoped when the request has no namespace.
+    let built_in = SERVED.contains(&(group, resource));
+    if request["namespace"].as_str().is_none_or(str::is_empty)
+        && built_in
+        && resource != "namespaces"
+    {
         return Some("a namespaced resource requested without a namespace".into());
-    }
-    let params = case.get("params").unwrap_or(&suite["params"]);
-    let not_configmap = params.as_array().into_iter().flatten().any(|p| {
-        p["kind"].as_str().is_some_and(|k| k != "ConfigMap")
-            || p["apiVersion"].as_str().is_some_and(|v| v != "v1")
-    });
-    if not_configmap {
-        return Some("params of a kind the server does not serve".into());
     }
     let given = case.get("namespace").or_else(|| suite.get("namespace"));
     if given.is_some_and(Value::is_null) {
@@ -228,46 +272,239 @@ async fn namespace(server: &Server, name: &str, labels: &Value) {
     assert_eq!(reply.code, 200, "{}", reply.text());
 }
 
-/// The outcome of one case, or why it cannot run.
-async fn run_case(server: &Server, suite: &Value, case: &Value) -> Result<Vec<String>, String> {
-    reset(server).await;
-    let request = &case["request"];
-    let ns = request["namespace"].as_str().unwrap_or("");
-    if !ns.is_empty() {
-        let given = case.get("namespace").unwrap_or(&suite["namespace"]);
-        namespace(server, ns, &given["metadata"]["labels"]).await;
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+/// Creates `crd` unless a CRD of its name exists (with the same scope: else an error, a
+/// reason to skip), and waits until its resource is served.
+async fn ensure_crd(server: &Server, crd: &Value) -> Result<(), String> {
+    let name = crd["metadata"]["name"].as_str().unwrap_or("");
+    let existing = server.send("GET", &format!("{CRDS}/{name}"), None).await;
+    if existing.code == 200 {
+        let scope = &existing.json()["spec"]["scope"];
+        if *scope != crd["spec"]["scope"] {
+            return Err(format!(
+                "the CRD {name} exists with scope {scope} (another suite's)"
+            ));
+        }
+        return Ok(());
     }
-    let params = case.get("params").unwrap_or(&suite["params"]);
-    let mut created = Vec::new();
-    for p in params.as_array().into_iter().flatten() {
+    let reply = server.send("POST", CRDS, Some(crd)).await;
+    if reply.code != 201 {
+        return Err(format!(
+            "the server refuses the CRD {name}: {}",
+            reply.text()
+        ));
+    }
+    let spec = &crd["spec"];
+    let version = spec["versions"][0]["name"].as_str().unwrap_or("v1");
+    let list = format!(
+        "/apis/{}/{version}/{}",
+        spec["group"].as_str().unwrap_or(""),
+        spec["names"]["plural"].as_str().unwrap_or("")
+    );
+    for _ in 0..200 {
+        if server.send("GET", &list, None).await.code == 200 {
+            return Ok(());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    Err(format!("the CRD {name} is not served after 5 s"))
+}
+
+/// The plural of a built-in params kind the server serves (namespaced, all of them).
+fn builtin_plural(api_version: &str, kind: &str) -> Option<&'static str> {
+    match (api_version, kind) {
+        ("v1", "ConfigMap") => Some("configmaps"),
+        ("v1", "Secret") => Some("secrets"),
+        ("v1", "ServiceAccount") => Some("serviceaccounts"),
+        _ => None,
+    }
+}
+
+/// A CRD serving params of `kind` of `api_version` that the server does not serve
+/// otherwise: no schema (every field preserved), namespaced if the params are.
+fn params_crd(api_version: &str, kind: &str, namespaced: bool) -> Value {
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    let plural = format!("{}s", kind.to_lowercase());
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.{group}")},
+        "spec": {
+            "group": group,
+            "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind,
+                      "listKind": format!("{kind}List")},
+            "scope": if namespaced { "Namespaced" } else { "Cluster" },
+            "versions": [{"name": version, "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true}}}]
+        }
+    })
+}
+
+/// Creates the case's params (their kind as given, else the policies' paramKind, else
+/// ConfigMap); the paths of those created.
+async fn create_params(
+    server: &Server,
+    suite: &Value,
+    case: &Value,
+) -> Result<Vec<String>, String> {
+    let params: Vec<Value> = (case.get("params").unwrap_or(&suite["params"]).as_array())
+        .cloned()
+        .unwrap_or_default();
+    let policies = [
+        case.get("policies").unwrap_or(&suite["policies"]),
+        &suite["mutatingPolicies"],
+    ];
+    let param_kind = policies
+        .iter()
+        .flat_map(|p| p.as_array().into_iter().flatten())
+        .map(|p| &p["spec"]["paramKind"])
+        .find(|k| k.is_object())
+        .cloned()
+        .unwrap_or(Value::Null);
+    let kind_of = |p: &Value| {
+        let field = |f: &str, default: &str| {
+            (p[f].as_str().or(param_kind[f].as_str()))
+                .unwrap_or(default)
+                .to_owned()
+        };
+        (field("apiVersion", "v1"), field("kind", "ConfigMap"))
+    };
+    let mut created: Vec<String> = Vec::new();
+    for p in &params {
         let mut p = p.clone();
-        let pns = p["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or("default")
-            .to_owned();
-        if pns != "default" {
+        let (api_version, kind) = kind_of(&p);
+        let (group, version) = api_version.split_once('/').unwrap_or(("", &api_version));
+        let given_ns = p["metadata"]["namespace"].as_str().map(str::to_owned);
+        let (plural, pns) = match builtin_plural(&api_version, &kind) {
+            Some(plural) => (
+                plural.to_owned(),
+                given_ns.unwrap_or_else(|| "default".to_owned()),
+            ),
+            None => {
+                let namespaced = given_ns.is_some();
+                ensure_crd(server, &params_crd(&api_version, &kind, namespaced)).await?;
+                (
+                    format!("{}s", kind.to_lowercase()),
+                    given_ns.unwrap_or_default(),
+                )
+            }
+        };
+        if !pns.is_empty() && pns != "default" {
             // Created if missing; the request's namespace keeps its labels.
             let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": pns}});
             let reply = server.send("POST", "/api/v1/namespaces", Some(&ns)).await;
             assert!(matches!(reply.code, 201 | 409), "{}", reply.text());
         }
-        p["apiVersion"] = json!("v1");
-        p["kind"] = json!("ConfigMap");
-        let reply = server
-            .send(
-                "POST",
-                &format!("/api/v1/namespaces/{pns}/configmaps"),
-                Some(&p),
-            )
-            .await;
+        p["apiVersion"] = json!(api_version);
+        p["kind"] = json!(kind);
+        let path = collection(group, version, &plural, &pns);
+        let reply = server.send("POST", &path, Some(&p)).await;
         if reply.code != 201 {
+            for path in &created {
+                server.send("DELETE", path, None).await;
+            }
             return Err(format!("the params object is refused: {}", reply.text()));
         }
         created.push(format!(
-            "/api/v1/namespaces/{pns}/configmaps/{}",
+            "{path}/{}",
             p["metadata"]["name"].as_str().unwrap_or("")
         ));
     }
+    Ok(created)
+}
+
+/// The request's object (or old object) as the API call sends it: typed, named, completed.
+fn sent_object(request: &Value, field: &str) -> Value {
+    let group = request["resource"]["group"].as_str().unwrap_or("");
+    let version = request["kind"]["version"].as_str().unwrap_or("v1");
+    let mut object = match &request[field] {
+        Value::Null => json!({"metadata": {}}),
+        object => object.clone(),
+    };
+    object["apiVersion"] = json!(if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    });
+    object["kind"] = request["kind"]["kind"].clone();
+    if object["metadata"]["name"].is_null() {
+        object["metadata"]["name"] = request["name"].clone();
+    }
+    complete(&mut object);
+    object
+}
+
+/// The outcome of one case, or why it cannot run.
+async fn run_case(server: &Server, suite: &Value, case: &Value) -> Result<Vec<String>, String> {
+    reset(server).await;
+    for crd in suite["crds"].as_array().into_iter().flatten() {
+        ensure_crd(server, crd).await?;
+    }
+    let request = &case["request"];
+    if let Some(crd) = request_crd(suite, request) {
+        ensure_crd(server, &crd).await?;
+    }
+    let ns = request["namespace"].as_str().unwrap_or("");
+    if !ns.is_empty() {
+        let given = case.get("namespace").unwrap_or(&suite["namespace"]);
+        namespace(server, ns, &given["metadata"]["labels"]).await;
+    }
+    let created = create_params(server, suite, case).await?;
+    let group = request["resource"]["group"].as_str().unwrap_or("");
+    let resource = request["resource"]["resource"].as_str().unwrap_or("");
+    let version = request["kind"]["version"].as_str().unwrap_or("v1");
+    let collection_path = collection(group, version, resource, ns);
+    let name = request["name"]
+        .as_str()
+        .or(request["oldObject"]["metadata"]["name"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    let target = format!("{collection_path}/{name}");
+    let operation = request["operation"].as_str().unwrap_or("CREATE");
+    // The old object of an UPDATE or DELETE, stored before any policy exists.
+    let stored = if operation == "CREATE" {
+        false
+    } else {
+        server.send("DELETE", &target, None).await;
+        let old = sent_object(request, "oldObject");
+        let reply = server.send("POST", &collection_path, Some(&old)).await;
+        if reply.code != 201 {
+            for param in &created {
+                server.send("DELETE", param, None).await;
+            }
+            return Err(format!(
+                "the old object is refused: {}",
+                reply.json()["message"]
+            ));
+        }
+        true
+    };
+    let outcome = judge(server, suite, case, &collection_path, &target).await;
+    // The params and the old object are deleted once no policy judges their deletion.
+    reset(server).await;
+    for param in created {
+        let deleted = server.send("DELETE", &param, None).await;
+        assert_eq!(deleted.code, 200, "{}", deleted.text());
+    }
+    if stored {
+        let deleted = server.send("DELETE", &target, None).await;
+        assert!(matches!(deleted.code, 200 | 202), "{}", deleted.text());
+    }
+    outcome
+}
+
+/// Creates the policies in effect and makes the request (`dryRun=All`); the mismatches
+/// with the case's expectations.
+async fn judge(
+    server: &Server,
+    suite: &Value,
+    case: &Value,
+    collection_path: &str,
+    target: &str,
+) -> Result<Vec<String>, String> {
+    let request = &case["request"];
     let policies = case.get("policies").unwrap_or(&suite["policies"]);
     for policy in policies.as_array().into_iter().flatten() {
         let mut policy = policy.clone();
@@ -334,32 +571,25 @@ async fn run_case(server: &Server, suite: &Value, case: &Value) -> Result<Vec<St
             }
         }
     }
-    let group = request["resource"]["group"].as_str().unwrap_or("");
-    let resource = request["resource"]["resource"].as_str().unwrap_or("");
-    let version = request["kind"]["version"].as_str().unwrap_or("v1");
-    let mut object = request["object"].clone();
-    let api_version = if group.is_empty() {
-        version.to_owned()
-    } else {
-        format!("{group}/{version}")
+    let reply = match request["operation"].as_str() {
+        Some("UPDATE") => {
+            let object = sent_object(request, "object");
+            let path = format!("{target}?dryRun=All");
+            server.send("PUT", &path, Some(&object)).await
+        }
+        Some("DELETE") => {
+            let path = format!("{target}?dryRun=All");
+            server.send("DELETE", &path, None).await
+        }
+        _ => {
+            let object = sent_object(request, "object");
+            let path = format!("{collection_path}?dryRun=All");
+            server.send("POST", &path, Some(&object)).await
+        }
     };
-    object["apiVersion"] = json!(api_version);
-    object["kind"] = request["kind"]["kind"].clone();
-    if object["metadata"]["name"].is_null() {
-        object["metadata"]["name"] = request["name"].clone();
-    }
-    complete(&mut object);
-    let path = format!("{}?dryRun=All", collection(group, version, resource, ns));
-    let reply = server.send("POST", &path, Some(&object)).await;
-    // The params are deleted once no policy judges their deletion.
-    reset(server).await;
-    for param in created {
-        let deleted = server.send("DELETE", &param, None).await;
-        assert_eq!(deleted.code, 200, "{}", deleted.text());
-    }
     let mut mismatches = Vec::new();
     let (message, code) = match reply.code {
-        200 | 201 => (Value::Null, Value::Null),
+        200..=202 => (Value::Null, Value::Null),
         code => (reply.json()["message"].clone(), json!(code)),
     };
     let expected_message = case.get("message").cloned().unwrap_or(Value::Null);

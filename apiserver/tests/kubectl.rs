@@ -1426,6 +1426,17 @@ fn server_side_apply_owns_fields_and_reports_conflicts() {
         second["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:ports"],
         serde_json::json!({"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}, "f:targetPort": {}}})
     );
+    // A value of the wrong type fails as structured-merge-diff's validation of the typed
+    // configuration reports it (kubernetes/kubernetes#94275 shows the text; the server
+    // answers 500 without a reason, which kubectl prints as is).
+    let wrong = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typed\n  namespace: default\nimmutable: \"yes\"\n";
+    let ran = k.run_stdin(&["apply", "--server-side", "-f", "-"], wrong);
+    assert_ne!(ran.code, 0, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "Error from server: failed to create typed patch object (default/typed; /v1, \
+         Kind=ConfigMap): .immutable: expected boolean, got &{yes}\n"
+    );
 }
 
 /// The managedFields entry of `kubectl create deployment` (a protobuf create) is the one a

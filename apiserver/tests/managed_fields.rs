@@ -232,6 +232,35 @@ async fn apply_requests_fail_as_upstreams() {
             "failed to create typed patch object (/a; /v1, Kind=ConfigMap): .spec: field not declared in schema"
         );
     }
+    // Values of the wrong type fail as structured-merge-diff's validation reports them when
+    // the configuration is made typed (typed/validate.go, `validateScalar`; the same check
+    // as MutatingAdmissionPolicy apply configurations get), before anything is stored.
+    let base = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+    for (body, problem) in [
+        (
+            format!("{base}data:\n  count: 1\n"),
+            ".data.count: expected string, got &value.valueUnstructured{Value:1}",
+        ),
+        (
+            format!("{base}data: [x]\n"),
+            ".data: expected map, got &{[x]}",
+        ),
+        (
+            format!("{base}immutable: \"yes\"\n"),
+            ".immutable: expected boolean, got &{yes}",
+        ),
+    ] {
+        let reply = apply(&server, "a", "fieldManager=one", &body).await;
+        let (code, s) = status(&reply);
+        assert_eq!(code, 500, "{}", reply.text());
+        assert_eq!(
+            s["message"].as_str(),
+            Some(
+                format!("failed to create typed patch object (/a; /v1, Kind=ConfigMap): {problem}")
+                    .as_str()
+            )
+        );
+    }
     // fieldManager: at most 128 bytes, printable (upstream's ValidateFieldManager), for
     // every write's options.
     let long = "m".repeat(129);

@@ -58,6 +58,7 @@ pub(crate) mod builtin_validation;
 pub(crate) mod cidr;
 pub mod costs;
 pub mod crd;
+pub mod defaults;
 pub(crate) mod go_time;
 pub(crate) mod go_url;
 pub(crate) mod ip;

@@ -19,6 +19,8 @@
 //! bindingErrors: []                           # expected binding errors, in order
 //! mutatingPolicies: [ ...MutatingAdmissionPolicy... ]   # optional: run first, as the API
 //! mutatingBindings: [ ...MutatingAdmissionPolicyBinding... ]  # server runs them
+//! crds: [ ...CustomResourceDefinition... ]    # optional: the schemas mutations of custom
+//!                                             # resources merge with and default by
 //! cases:
 //! - name: four replicas denied
 //!   request: { ...AdmissionRequest: kind, resource, operation, object, oldObject, userInfo... }
@@ -80,7 +82,7 @@ use crate::kubernetes::admission::api::{
     ValidatingAdmissionPolicyBinding,
 };
 use crate::kubernetes::admission::mutating::{
-    self, BuiltinMerge, CompiledMutatingPolicy, MutatingPolicySet,
+    self, CompiledMutatingPolicy, LibrarySchemas, MutatingPolicySet,
 };
 use crate::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Lookups, NamespaceLookup, PolicySet, StaticObjects,
@@ -89,7 +91,8 @@ use crate::kubernetes::admission::{
 use crate::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use crate::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
 use crate::kubernetes::crd::{
-    CompileOptions, DefinitionError, FieldPath, Schema, Validator, crd_version_schemas,
+    CompileOptions, CrdValidator, DefinitionError, FieldPath, Schema, Validator,
+    crd_version_schemas,
 };
 
 /// A field that may be absent (`None`), `null` (`Some(None)`) or a value.
@@ -221,6 +224,13 @@ pub struct AdmissionSuite {
     /// Their bindings (their field errors follow the others' in `bindingErrors`).
     #[serde(default)]
     pub mutating_bindings: Vec<MutatingAdmissionPolicyBinding>,
+    /// CustomResourceDefinitions (`apiextensions.k8s.io/v1`) of the custom resources the
+    /// requests write: mutating policies merge apply configurations into such a resource
+    /// with its version's structural schema (list types and map keys) and apply the
+    /// schema's defaults after each mutation, as the API server does
+    /// ([`LibrarySchemas::with_crds`]); without its CRD a custom resource merges untyped.
+    #[serde(default)]
+    pub crds: Vec<Json>,
     /// Expected policy field errors, in order.
     #[serde(default)]
     pub field_errors: Vec<String>,
@@ -441,6 +451,14 @@ pub enum SuiteError {
     /// A `crd` that cannot be read.
     #[error("crd: {0}")]
     Crd(DefinitionError),
+    /// A CRD of an admission suite's `crds` that cannot be read.
+    #[error("crds[{index}]: {error}")]
+    AdmissionCrd {
+        /// Its index in `crds`.
+        index: usize,
+        /// Why it cannot be read.
+        error: DefinitionError,
+    },
     /// A `crd` with no schema.
     #[error("crd: no spec.versions[].schema.openAPIV3Schema")]
     NoSchema,
@@ -507,6 +525,7 @@ impl Suite {
         if object.contains_key("policies") {
             let suite = AdmissionSuite::deserialize(json).map_err(SuiteError::Decode)?;
             suite.authorizer()?;
+            suite.schemas()?;
             Ok(Suite::Admission(suite))
         } else if object.contains_key("crd") {
             let suite = CrdSuite::deserialize(json).map_err(SuiteError::Decode)?;
@@ -537,6 +556,7 @@ impl Suite {
         match &suite {
             Suite::Admission(admission) => {
                 admission.authorizer()?;
+                admission.schemas()?;
                 for (i, case) in admission.cases.iter().enumerate() {
                     let operation = case.request.operation.as_str();
                     if !OPERATIONS.contains(&operation) {
@@ -593,6 +613,19 @@ impl AdmissionSuite {
         })
     }
 
+    /// The schemas mutations merge with and default by: the built-in kinds' and those of
+    /// the suite's `crds`.
+    pub fn schemas(&self) -> Result<LibrarySchemas, SuiteError> {
+        let crds = (self.crds.iter().enumerate())
+            .map(|(index, crd)| {
+                CrdValidator::new(crd)
+                    .map(Arc::new)
+                    .map_err(|error| SuiteError::AdmissionCrd { index, error })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(LibrarySchemas::with_crds(crds))
+    }
+
     /// Runs the suite (see [`Suite::run`]).
     pub fn run(&self) -> Vec<CaseResult> {
         self.run_with(false)
@@ -647,7 +680,22 @@ impl AdmissionSuite {
             );
             results.push(result("binding field errors", m));
         }
-        // `Suite::from_json` checks the authorizer; a suite built otherwise may not have.
+        // `Suite::from_json` checks the CRDs and the authorizer; a suite built otherwise
+        // may not have.
+        let schemas = match self.schemas() {
+            Ok(s) => s,
+            Err(e) => {
+                results.push(result(
+                    "crds",
+                    vec![Mismatch {
+                        what: "crds".into(),
+                        expected: "CustomResourceDefinitions".into(),
+                        actual: json_text(&e.to_string()),
+                    }],
+                ));
+                return results;
+            }
+        };
         let authorizer = match self.authorizer() {
             Ok(a) => a,
             Err(e) => {
@@ -720,7 +768,7 @@ impl AdmissionSuite {
             };
             let mutating_set =
                 MutatingPolicySet::new(mutating.clone(), self.mutating_bindings.iter().cloned());
-            let mutated = mutating_set.mutate(&case.request, &lookups, &BuiltinMerge);
+            let mutated = mutating_set.mutate(&case.request, &lookups, &schemas);
             let mut request = case.request.clone();
             if let Some(object) = &mutated.object {
                 request.object = Some(object.clone());
@@ -928,6 +976,16 @@ mod tests {
                 }}
             }}}]}
         })
+    }
+
+    #[test]
+    fn an_admission_suites_crds_must_be_readable() {
+        let bad = json!({"policies": [], "crds": [{"spec": {}}]});
+        let error = Suite::from_json(&bad).unwrap_err().to_string();
+        assert!(error.starts_with("crds[0]: "), "{error}");
+        let yaml = "policies: []\ncrds:\n- {spec: {}}\n";
+        let error = Suite::from_yaml(yaml).unwrap_err().to_string();
+        assert!(error.starts_with("crds[0]: "), "{error}");
     }
 
     #[test]

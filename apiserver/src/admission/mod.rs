@@ -214,7 +214,7 @@ async fn mutate(
                 params: &lookups,
                 authorizer: Some(&authorizer),
             },
-            &mutation::ServerMerge { resource, custom },
+            &mutation::ServerSchemas { resource, custom },
         )
     })
     .await
@@ -249,12 +249,12 @@ async fn mutate(
     Ok(())
 }
 
-/// An object the mutating policies changed made a valid object of its kind again, as
-/// kube-apiserver's dispatcher defaults each mutated object and its custom-resource
-/// handler prunes and defaults a mutated custom resource before the strategy validates
-/// it: a built-in kind's field defaults ([`crate::defaults::fields`]); a custom
-/// resource pruned, defaulted and validated by its CRD (a 422 when the mutation made it
-/// invalid), with the CRD's warnings added to the response.
+/// An object the mutating policies changed (and defaulted after each mutation,
+/// [`mutation::ServerSchemas`]) made a valid object of its kind again, as kube-apiserver's
+/// custom-resource handler prunes a mutated custom resource before the strategy validates
+/// it: a custom resource pruned, defaulted and validated by its CRD (a 422 when the
+/// mutation made it invalid), with the CRD's warnings added to the response; a built-in
+/// object is left as the mutations left it.
 fn settle(
     state: &AppState,
     resource: &Resource,
@@ -263,7 +263,6 @@ fn settle(
     context: &context::RequestContext,
 ) -> Result<(), ApiError> {
     if state.crds.custom(resource).is_none() {
-        crate::defaults::fields(resource, object);
         return Ok(());
     }
     let mut warnings = Vec::new();

@@ -1,12 +1,12 @@
 //! MutatingAdmissionPolicy in the server: the apply configurations of mutations merged by
-//! the library's structured merge with the served kinds' schemas ([`ServerMerge`]), and a
-//! failed mutation as the API error upstream returns.
+//! the library's structured merge with the served kinds' schemas and each mutation's result
+//! defaulted ([`ServerSchemas`]), and a failed mutation as the API error upstream returns.
 
 use std::sync::Arc;
 
 use kcel_stdlib::kubernetes::admission::Status;
 use kcel_stdlib::kubernetes::admission::api::GroupVersionKind;
-use kcel_stdlib::kubernetes::admission::mutating::ApplyMerge;
+use kcel_stdlib::kubernetes::admission::mutating::ObjectSchemas;
 use kcel_stdlib::kubernetes::merge::{self, ApplyError};
 use serde_json::Value;
 
@@ -16,18 +16,21 @@ use crate::error::ApiError;
 use crate::resource::Resource;
 use crate::status::{StatusCause, StatusDetails};
 
-/// Merges apply configurations with the written resource's schema, as server-side apply
-/// merges: a custom resource's structural schema (from its CRD version: list types, map
-/// keys, atomic maps), a built-in kind's OpenAPI schema; the autoscaling/v1 `Scale` of a
-/// `/scale` write untyped (it has no lists).
-pub struct ServerMerge {
+/// The written resource's schema: apply configurations merged with it as server-side apply
+/// merges (a custom resource's structural schema from its CRD version: list types, map
+/// keys, atomic maps; a built-in kind's OpenAPI schema; the autoscaling/v1 `Scale` of a
+/// `/scale` write untyped, it has no lists), and each mutation's result defaulted as
+/// kube-apiserver's dispatcher defaults it (`dispatchOne`): a built-in kind's field
+/// defaults ([`crate::defaults::fields`]), a custom resource's schema `default`s (its
+/// CRD's defaulter, no pruning); a `Scale` has none.
+pub struct ServerSchemas {
     /// The resource written.
     pub resource: &'static Resource,
     /// The resource's CRD, for a custom resource.
     pub custom: Option<Arc<CustomResource>>,
 }
 
-impl ApplyMerge for ServerMerge {
+impl ObjectSchemas for ServerSchemas {
     fn merge(
         &self,
         kind: &GroupVersionKind,
@@ -44,6 +47,21 @@ impl ApplyMerge for ServerMerge {
             }
         };
         merge::apply_configuration(object, patch, &node)
+    }
+
+    fn apply_defaults(&self, kind: &GroupVersionKind, object: &mut Value) {
+        if kind.group == "autoscaling" && kind.kind == "Scale" {
+            return;
+        }
+        if let Some(schema) = self
+            .custom
+            .as_deref()
+            .and_then(|crd| crd.validator.version(self.resource.version)?.ok())
+        {
+            schema.apply_defaults(object);
+        } else if let Value::Object(object) = object {
+            crate::defaults::fields(self.resource, object);
+        }
     }
 }
 

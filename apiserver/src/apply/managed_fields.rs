@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::fieldpath::{PathText, Set, from_fields_v1, path, to_fields_v1};
 use super::schema::{KindSchema, Node, OpenApi};
-use super::typed::{compare, duplicates, to_field_set, undeclared};
+use super::typed::{compare, to_field_set, validation_errors};
 use super::updater::{Conflict, Managers, Updater, VersionedSet, sort_conflicts};
 use crate::metadata::{Object, meta_str, metadata_mut};
 use crate::openapi::schema_of;
@@ -573,8 +573,10 @@ pub fn apply(
     }
     let node = schema(resource, &writer);
     let config = Value::Object(applied.clone());
-    let mut problems = undeclared(&config, &node);
-    problems.extend(duplicates(&config, &node));
+    // structured-merge-diff's validation of the applied object made typed: wrong scalar,
+    // map and list types, undeclared fields, duplicate keys (the library's, as for
+    // MutatingAdmissionPolicy apply configurations).
+    let problems = validation_errors(&config, &node);
     if !problems.is_empty() {
         let meta = |k: &str| meta_str(applied, k).to_owned();
         return Err(ApplyError::Unknown(format!(

@@ -803,7 +803,10 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             object::meta_str(&applied, "name")
         )));
     }
-    call.check_types(&applied)?;
+    // Values of the wrong type are checked by the apply itself first (structured-merge-diff's
+    // validation: `failed to create typed patch object`, upstream's patch handler applies
+    // the configuration before decoding the result), then by the decoding of the Go types
+    // (`check_types`, for what that validation lets through).
     // The namespace is checked here but the configuration goes on as sent (upstream's
     // typed-conversion errors name the object as sent).
     set_namespace(&call, &mut applied.clone())?;
@@ -834,6 +837,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         check_namespace(&call, name).await?;
         let mut object = crate::apply::apply(resource, None, &applied, writer, force)
             .map_err(ApiError::from_apply)?;
+        call.check_types(&applied)?;
         call.check_apply_body(&body)?;
         set_namespace(&call, &mut object)?;
         object::set_type(&mut object, resource);
@@ -889,6 +893,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         |live| {
             let mut merged = crate::apply::apply(resource, Some(&live), &applied, writer, force)
                 .map_err(ApiError::from_apply)?;
+            call.check_types(&applied)?;
             call.check_apply_body(&body)?;
             // The applied configuration names no resourceVersion of its own unless given.
             let rv = object::meta_str(&applied, "resourceVersion").to_owned();

@@ -31,7 +31,17 @@ pub enum ConfigurationError {
     /// No params found and `parameterNotFoundAction: Deny`.
     #[error("no params found for policy binding with `Deny` parameterNotFoundAction")]
     NoParams,
-    /// The objects could not be converted to the matched kind (the converter's message).
+    /// The objects could not be converted to the matched kind.
     #[error("failed to convert object version: {0}")]
-    Conversion(String),
+    Conversion(ConversionError),
+}
+
+/// Why an object could not be converted to another version of its kind (an embedder's
+/// converter, [`EquivalentResources::convert`](super::EquivalentResources::convert)): the
+/// converter's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ConversionError {
+    /// The converter's message, as the API server's converter words it.
+    pub message: String,
 }

@@ -312,30 +312,27 @@ pub fn error_denies(policy: Option<&FailurePolicy>) -> bool {
 pub(crate) fn match_conditions_only(
     policy: &CompiledPolicy,
     bindings: Arc<PolicyActivation>,
-) -> (Result<bool, String>, Vec<ExpressionCost>) {
+) -> (Result<bool, EvaluationError>, Vec<ExpressionCost>) {
     let mut run = Run::new(policy, bindings, Phase::MatchConditions);
-    let result = match_conditions(&mut run, policy).map_err(|e| e.to_string());
+    let result = match_conditions(&mut run, policy);
     (result, run.costs)
 }
 
-/// Evaluates one expression of `policy` (a mutation's) as the validations are evaluated
-/// (`authorizer`, the trimmed namespace, `variables` computed afresh) within `budget`:
-/// its value, or the error in the API server's words, and its cost.
+/// Evaluates one expression of `policy` (a mutation's, compiled: the caller reports a
+/// missing program) as the validations are evaluated (`authorizer`, the trimmed namespace,
+/// `variables` computed afresh) within `budget`: its value or error, and its cost.
 pub(crate) fn evaluate_one(
     policy: &CompiledPolicy,
     bindings: Arc<PolicyActivation>,
     compiled: &Compiled,
     budget: u64,
-) -> (Result<Value, String>, Vec<ExpressionCost>) {
+) -> (Result<Value, EvaluationError>, Vec<ExpressionCost>) {
     let mut run = Run::new(policy, bindings, Phase::Validations);
-    if let Err(e) = &compiled.program {
-        return (Err(e.to_string()), Vec::new());
-    }
     let (result, cost) = run.eval(compiled);
     let result = if cost > budget {
-        Err(EvaluationError::OutOfBudget.to_string())
+        Err(EvaluationError::OutOfBudget)
     } else {
-        result.map_err(|e| e.to_string())
+        result
     };
     (result, run.costs)
 }

@@ -5,6 +5,8 @@
 
 use serde_json::Value as Json;
 
+pub use super::mutation_errors::{ContainerError, OperationError, PatchError};
+
 /// One operation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operation {
@@ -17,18 +19,6 @@ pub struct Operation {
     /// The value (`None`: not given, taken as `null`).
     pub value: Option<Json>,
 }
-
-/// Why a patch does not apply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PatchError {
-    /// A `test` operation failed: the patch is not applied, and that is no error.
-    TestFailed(String),
-    /// Any other failure, in the library's words.
-    Failed(String),
-}
-
-const MISSING: &str = "missing value";
-const INVALID_INDEX: &str = "invalid index referenced";
 
 /// `decodePatchKey`: `~1` is `/`, `~0` is `~`.
 fn decode_key(part: &str) -> String {
@@ -63,32 +53,32 @@ fn find<'d>(doc: &'d mut Json, path: &str) -> Option<(&'d mut Json, String)> {
 
 /// A list index (negative counts from the end): `Err` with the parse error's text when
 /// the key is not an integer, `Ok(None)` when out of range for `len` items.
-fn list_index(key: &str, len: usize) -> Result<Option<usize>, String> {
+fn list_index(key: &str, len: usize) -> Result<Option<usize>, ContainerError> {
     let i: i64 = key
         .parse()
-        .map_err(|_| format!("strconv.Atoi: parsing {key:?}: invalid syntax"))?;
+        .map_err(|_| ContainerError::NotAnInteger(key.to_owned()))?;
     let i = if i < 0 { i + len as i64 } else { i };
     Ok((i >= 0 && (i as usize) < len).then_some(i as usize))
 }
 
-fn invalid_index(key: &str) -> String {
-    format!("Unable to access invalid index: {key}: {INVALID_INDEX}")
+fn invalid_index(key: &str) -> ContainerError {
+    ContainerError::InvalidIndex(key.to_owned())
 }
 
 /// `container.get`: a map's missing key is absent (no error); a list's index must exist.
-fn get(container: &Json, key: &str) -> Result<Option<Json>, String> {
+fn get(container: &Json, key: &str) -> Result<Option<Json>, ContainerError> {
     match container {
         Json::Object(m) => Ok(m.get(key).cloned()),
         Json::Array(items) => match list_index(key, items.len())? {
             Some(i) => Ok(Some(items[i].clone())),
             None => Err(invalid_index(key)),
         },
-        _ => Err(MISSING.into()),
+        _ => Err(ContainerError::Missing),
     }
 }
 
 /// `container.add`: a map's key set; in a list, inserted before the index (`-`: appended).
-fn add(container: &mut Json, key: &str, value: Json) -> Result<(), String> {
+fn add(container: &mut Json, key: &str, value: Json) -> Result<(), ContainerError> {
     match container {
         Json::Object(m) => {
             m.insert(key.to_string(), value);
@@ -99,9 +89,9 @@ fn add(container: &mut Json, key: &str, value: Json) -> Result<(), String> {
                 items.push(value);
                 return Ok(());
             }
-            let i: i64 = key.parse().map_err(|_| {
-                format!("value was not a proper array index: '{key}': strconv.Atoi: parsing {key:?}: invalid syntax")
-            })?;
+            let i: i64 = key
+                .parse()
+                .map_err(|_| ContainerError::NotAnArrayIndex(key.to_owned()))?;
             let len = items.len() as i64 + 1;
             let i = if i < 0 { i + len } else { i };
             if i < 0 || i >= len {
@@ -110,12 +100,12 @@ fn add(container: &mut Json, key: &str, value: Json) -> Result<(), String> {
             items.insert(i as usize, value);
             Ok(())
         }
-        _ => Err(MISSING.into()),
+        _ => Err(ContainerError::Missing),
     }
 }
 
 /// `container.set`: a map's key set; a list's existing item replaced.
-fn set(container: &mut Json, key: &str, value: Json) -> Result<(), String> {
+fn set(container: &mut Json, key: &str, value: Json) -> Result<(), ContainerError> {
     match container {
         Json::Object(m) => {
             m.insert(key.to_string(), value);
@@ -128,21 +118,21 @@ fn set(container: &mut Json, key: &str, value: Json) -> Result<(), String> {
             }
             None => Err(invalid_index(key)),
         },
-        _ => Err(MISSING.into()),
+        _ => Err(ContainerError::Missing),
     }
 }
 
 /// `container.remove`.
-fn remove(container: &mut Json, key: &str) -> Result<Json, String> {
+fn remove(container: &mut Json, key: &str) -> Result<Json, ContainerError> {
     match container {
         Json::Object(m) => m
             .remove(key)
-            .ok_or_else(|| format!("Unable to remove nonexistent key: {key}: {MISSING}")),
+            .ok_or_else(|| ContainerError::NonexistentKey(key.to_owned())),
         Json::Array(items) => match list_index(key, items.len())? {
             Some(i) => Ok(items.remove(i)),
             None => Err(invalid_index(key)),
         },
-        _ => Err(MISSING.into()),
+        _ => Err(ContainerError::Missing),
     }
 }
 
@@ -169,91 +159,97 @@ pub fn apply(doc: &Json, operations: &[Operation]) -> Result<Json, PatchError> {
     Ok(doc)
 }
 
-fn failed(message: String) -> PatchError {
-    PatchError::Failed(message)
+fn failed(error: OperationError) -> PatchError {
+    PatchError::Failed(error)
+}
+
+/// The error of `op` at `at` (its path or from) from its container.
+fn at(op: &'static str, what: &'static str, at: &str) -> impl FnOnce(ContainerError) -> PatchError {
+    move |error| {
+        failed(OperationError::At {
+            op,
+            what,
+            at: at.to_owned(),
+            error,
+        })
+    }
 }
 
 fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
     let path = op.path.as_str();
     let value = || op.value.clone().unwrap_or(Json::Null);
+    let missing_path = |op: &'static str| {
+        failed(OperationError::MissingPathQuoted {
+            op,
+            path: path.to_owned(),
+        })
+    };
     match op.op.as_str() {
         "add" => {
             let Some((con, key)) = find(doc, path) else {
-                return Err(failed(format!(
-                    "add operation does not apply: doc is missing path: \"{path}\": {MISSING}"
-                )));
+                return Err(missing_path("add"));
             };
-            add(con, &key, value())
-                .map_err(|e| failed(format!("error in add for path: '{path}': {e}")))
+            add(con, &key, value()).map_err(at("add", "path", path))
         }
         "remove" => {
             let Some((con, key)) = find(doc, path) else {
-                return Err(failed(format!(
-                    "remove operation does not apply: doc is missing path: \"{path}\": {MISSING}"
-                )));
+                return Err(missing_path("remove"));
             };
             remove(con, &key)
                 .map(drop)
-                .map_err(|e| failed(format!("error in remove for path: '{path}': {e}")))
+                .map_err(at("remove", "path", path))
         }
         "replace" => {
             let Some((con, key)) = find(doc, path) else {
-                return Err(failed(format!(
-                    "replace operation does not apply: doc is missing path: {path}: {MISSING}"
-                )));
+                return Err(failed(OperationError::ReplaceMissingPath(path.to_owned())));
             };
             if get(con, &key).is_err() {
-                return Err(failed(format!(
-                    "replace operation does not apply: doc is missing key: {path}: {MISSING}"
-                )));
+                return Err(failed(OperationError::ReplaceMissingKey(path.to_owned())));
             }
-            set(con, &key, value())
-                .map_err(|e| failed(format!("error in remove for path: '{path}': {e}")))
+            // The library names its `set` failure as a remove's.
+            set(con, &key, value()).map_err(at("remove", "path", path))
         }
         "move" | "copy" => {
-            let verb = op.op.as_str();
+            let verb: &'static str = if op.op == "move" { "move" } else { "copy" };
             let from = op.from.as_str();
             let Some((con, key)) = find(doc, from) else {
-                return Err(failed(format!(
-                    "{verb} operation does not apply: doc is missing from path: {from}: {MISSING}"
-                )));
+                return Err(failed(OperationError::MissingFrom {
+                    op: verb,
+                    from: from.to_owned(),
+                }));
             };
             let moved = if verb == "move" {
-                let found = get(con, &key)
-                    .map_err(|e| failed(format!("error in move for path: '{key}': {e}")))?;
+                let found = get(con, &key).map_err(at("move", "path", &key))?;
                 if found.is_none() {
-                    return Err(failed(format!(
-                        "error in move for path: '{key}': Unable to remove nonexistent key: {key}: {MISSING}"
+                    return Err(at("move", "path", &key)(ContainerError::NonexistentKey(
+                        key.clone(),
                     )));
                 }
-                remove(con, &key)
-                    .map_err(|e| failed(format!("error in move for path: '{key}': {e}")))?
+                remove(con, &key).map_err(at("move", "path", &key))?
             } else {
                 get(con, &key)
-                    .map_err(|e| failed(format!("error in copy for from: '{from}': {e}")))?
+                    .map_err(at("copy", "from", from))?
                     .unwrap_or(Json::Null)
             };
             let Some((con, key)) = find(doc, path) else {
-                return Err(failed(format!(
-                    "{verb} operation does not apply: doc is missing destination path: {path}: {MISSING}"
-                )));
+                return Err(failed(OperationError::MissingDestination {
+                    op: verb,
+                    path: path.to_owned(),
+                }));
             };
             add(con, &key, moved).map_err(|e| {
                 if verb == "move" {
-                    failed(format!("error in move for path: '{key}': {e}"))
+                    at("move", "path", &key)(e)
                 } else {
-                    failed(format!("error while adding value during copy: {e}"))
+                    failed(OperationError::CopyAdd(e))
                 }
             })
         }
         "test" => {
             let Some((con, key)) = find(doc, path) else {
-                return Err(failed(format!(
-                    "test operation does not apply: is missing path: {path}: {MISSING}"
-                )));
+                return Err(failed(OperationError::TestMissingPath(path.to_owned())));
             };
-            let found = get(con, &key)
-                .map_err(|e| failed(format!("error in test for path: '{path}': {e}")))?;
+            let found = get(con, &key).map_err(at("test", "path", path))?;
             let holds = match (&found, &op.value) {
                 (None | Some(Json::Null), None | Some(Json::Null)) => true,
                 (Some(v), Some(w)) => equal(v, w),
@@ -262,12 +258,10 @@ fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
             if holds {
                 Ok(())
             } else {
-                Err(PatchError::TestFailed(format!(
-                    "testing value {path} failed: test failed"
-                )))
+                Err(PatchError::TestFailed(path.to_owned()))
             }
         }
-        other => Err(failed(format!("Unexpected kind: {other}"))),
+        other => Err(failed(OperationError::UnexpectedKind(other.to_owned()))),
     }
 }
 
@@ -331,12 +325,9 @@ mod tests {
             )],
         );
         assert_eq!(
-            out,
-            Err(PatchError::Failed(
-                "replace operation does not apply: doc is missing key: \
-                 /spec/template/spec/containers/-: missing value"
-                    .into()
-            ))
+            out.unwrap_err().to_string(),
+            "replace operation does not apply: doc is missing key: \
+             /spec/template/spec/containers/-: missing value"
         );
         // a failed test
         let out = apply(
@@ -364,11 +355,8 @@ mod tests {
         // a missing parent
         let out = apply(&deployment, &[op("add", "/status/x", Some(json!(1)))]);
         assert_eq!(
-            out,
-            Err(PatchError::Failed(
-                "add operation does not apply: doc is missing path: \"/status/x\": missing value"
-                    .into()
-            ))
+            out.unwrap_err().to_string(),
+            "add operation does not apply: doc is missing path: \"/status/x\": missing value"
         );
         // escaped keys
         let out = apply(
@@ -378,12 +366,75 @@ mod tests {
         assert_eq!(out.unwrap()["metadata"]["labels"]["k8s.io/x~y"], json!("t"));
         let out = apply(&deployment, &[op("remove", "/metadata/labels/nope", None)]);
         assert_eq!(
-            out,
-            Err(PatchError::Failed(
-                "error in remove for path: '/metadata/labels/nope': Unable to remove \
-                 nonexistent key: nope: missing value"
-                    .into()
-            ))
+            out.unwrap_err().to_string(),
+            "error in remove for path: '/metadata/labels/nope': Unable to remove \
+             nonexistent key: nope: missing value"
         );
+    }
+
+    // The texts of the other failures (the typed errors of `mutation_errors.rs` render
+    // evanphx/json-patch v4's `errors.Wrapf` chains: operation, path, container error).
+    #[test]
+    fn failure_texts() {
+        let doc = json!({"metadata": {"labels": {"y": "1"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "a"}]}}}});
+        let text = |o: Operation| apply(&doc, &[o]).unwrap_err().to_string();
+        let with_from = |verb: &str, path: &str, from: &str| {
+            let mut o = op(verb, path, None);
+            o.from = from.into();
+            o
+        };
+        let containers = "/spec/template/spec/containers";
+        let cases = [
+            (
+                with_from("move", "/metadata/labels/z", "/metadata/labels/nope"),
+                "error in move for path: 'nope': Unable to remove nonexistent key: nope: \
+                 missing value"
+                    .to_owned(),
+            ),
+            (
+                with_from("copy", "/metadata/labels/z", &format!("{containers}/5")),
+                format!(
+                    "error in copy for from: '{containers}/5': Unable to access invalid \
+                     index: 5: invalid index referenced"
+                ),
+            ),
+            (
+                with_from("move", "/status/x", "/metadata/labels/y"),
+                "move operation does not apply: doc is missing destination path: /status/x: \
+                 missing value"
+                    .to_owned(),
+            ),
+            (
+                op("add", &format!("{containers}/x"), Some(json!({}))),
+                format!(
+                    "error in add for path: '{containers}/x': value was not a proper array \
+                     index: 'x': strconv.Atoi: parsing \"x\": invalid syntax"
+                ),
+            ),
+            (
+                op("replace", &format!("{containers}/9"), Some(json!({}))),
+                format!(
+                    "replace operation does not apply: doc is missing key: {containers}/9: \
+                     missing value"
+                ),
+            ),
+            (
+                op("test", &format!("{containers}/y"), None),
+                format!(
+                    "error in test for path: '{containers}/y': strconv.Atoi: parsing \"y\": \
+                     invalid syntax"
+                ),
+            ),
+            (
+                op("test", "/status/a", None),
+                "test operation does not apply: is missing path: /status/a: missing value"
+                    .to_owned(),
+            ),
+            (op("frob", "/a", None), "Unexpected kind: frob".to_owned()),
+        ];
+        for (operation, expected) in cases {
+            assert_eq!(text(operation), expected);
+        }
     }
 }

@@ -8,7 +8,7 @@ use super::api::{
     AdmissionRequest, GroupVersionKind, GroupVersionResource, LabelSelector, MatchPolicy,
     MatchResources, NamedRuleWithOperations,
 };
-use super::configuration_errors::ConfigurationError;
+use super::configuration_errors::{ConfigurationError, ConversionError};
 
 /// What kube-apiserver's equivalent-resource registry knows: which resources are the same
 /// objects served under other API groups or versions (`matchPolicy: Equivalent`), the kind
@@ -36,7 +36,7 @@ pub trait EquivalentResources: Send + Sync {
         &self,
         object: &serde_json::Value,
         kind: &GroupVersionKind,
-    ) -> Result<serde_json::Value, String> {
+    ) -> Result<serde_json::Value, ConversionError> {
         let mut object = object.clone();
         if let Some(map) = object.as_object_mut() {
             let api_version = if kind.group.is_empty() {

@@ -45,6 +45,7 @@ pub(crate) mod expression_errors;
 pub(crate) mod json_patch;
 pub(crate) mod matching;
 pub mod mutating;
+pub mod mutation_errors;
 mod params;
 pub(crate) mod patch_types;
 pub mod policy_set;
@@ -70,13 +71,15 @@ pub use api::{
 pub use binding::validate_binding;
 pub use compile::{Compiled, CompiledPolicy};
 pub use evaluate::{
-    BINDING_COST_BUDGET, ExpressionCost, MATCH_CONDITION_COST_BUDGET, MAX_MESSAGE_BYTES,
+    BINDING_COST_BUDGET, EvaluationError, ExpressionCost, MATCH_CONDITION_COST_BUDGET,
+    MAX_MESSAGE_BYTES,
 };
 pub use expression_errors::ExpressionError;
 
 use crate::kubernetes::crd::field_error::go_quote;
 use activation::{Converted, PolicyActivation, Subject};
 use configuration_errors::ConfigurationError;
+pub use configuration_errors::ConversionError;
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
 pub use matching::{EquivalentResources, Matched, ResourceTable};
 pub use policy_set::{Lookups, NamespaceLookup, ParamLookup, PolicySet, StaticObjects};

@@ -11,7 +11,7 @@
 //! use std::sync::Arc;
 //! use kcel_stdlib::kubernetes::admission::{AdmissionRequest, Lookups};
 //! use kcel_stdlib::kubernetes::admission::mutating::{
-//!     CompiledMutatingPolicy, BuiltinMerge, MutatingPolicySet,
+//!     CompiledMutatingPolicy, LibrarySchemas, MutatingPolicySet,
 //! };
 //!
 //! let policy = serde_json::from_value(serde_json::json!({
@@ -34,7 +34,7 @@
 //!     "name": "c", "operation": "CREATE",
 //!     "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
 //! })).unwrap();
-//! let mutated = set.mutate(&request, &Lookups::none(), &BuiltinMerge);
+//! let mutated = set.mutate(&request, &Lookups::none(), &LibrarySchemas::builtin());
 //! assert_eq!(mutated.object.unwrap()["metadata"]["labels"]["team"], "a");
 //! ```
 
@@ -52,10 +52,11 @@ use super::compile::{Compiled, CompiledPolicy, PatchKind, compile_mutation};
 use super::evaluate::{BINDING_COST_BUDGET, ExpressionCost, evaluate_one, match_conditions_only};
 use super::json_patch::{self, PatchError};
 use super::matching::{self, EquivalentResources, ResourceTable};
+use super::mutation_errors::{DecodeError, MutationError};
 use super::patch_types::{JsonPatchValue, check_type_names, to_json};
 use super::policy_set::{Lookups, PolicySet};
 use super::{Input, Status, params, write_validation};
-use crate::kubernetes::crd::FieldError;
+use crate::kubernetes::crd::{CrdValidator, FieldError};
 use crate::kubernetes::merge;
 
 /// A mutating policy with every expression compiled once.
@@ -147,39 +148,96 @@ pub fn validate_binding(binding: &MutatingAdmissionPolicyBinding) -> Vec<FieldEr
     write_validation::mutating_binding_errors(binding)
 }
 
-/// Merges an apply configuration into an object as structured-merge-diff's apply does with
-/// the object's schema (kube-apiserver's `ApplyStructuredMergeDiff`): the embedder's
-/// knowledge of schemas (list types and keys, atomic maps). Implementations call
-/// [`merge::apply_configuration`] with the kind's schema node.
-pub trait ApplyMerge: Send + Sync {
+/// What mutating policies need of the schemas of the kinds they mutate (kube-apiserver's
+/// type converter and `ObjectInterfaces`): merging an apply configuration into an object as
+/// structured-merge-diff's apply does with the object's schema (`ApplyStructuredMergeDiff`:
+/// list types and keys, atomic maps), and defaulting an object after each mutation (the
+/// dispatcher's `o.GetObjectDefaulter().Default`). [`LibrarySchemas`] implements both with
+/// the library's vendored schemas and given CRDs; an API server implements them with the
+/// kinds and CRDs it serves.
+pub trait ObjectSchemas: Send + Sync {
     /// `patch` (an apply configuration of `kind`, with its `apiVersion` and `kind`) merged
     /// into `object`; the error's text is upstream's (`invalid ApplyConfiguration: may not
     /// mutate atomic arrays, maps or structs: .spec.x`, ...), which the caller prefixes
-    /// with `error applying patch: `.
+    /// with `error applying patch: `. Implementations call [`merge::apply_configuration`]
+    /// with the kind's schema node.
     fn merge(
         &self,
         kind: &GroupVersionKind,
         object: &Json,
         patch: &Json,
     ) -> Result<Json, merge::ApplyError>;
+
+    /// Applies the defaults of `kind` to `object` (a mutation's result): a built-in kind's
+    /// field defaults ([`crate::kubernetes::defaults::apply`]), a custom resource's schema
+    /// `default`s (without pruning).
+    fn apply_defaults(&self, kind: &GroupVersionKind, object: &mut Json);
 }
 
-/// The merge with the schemas the library vendors: a built-in kind's OpenAPI schema
+/// The schemas the library knows: a built-in kind's vendored OpenAPI schema
 /// ([`merge::schema::OpenApi::of_kind`]: keyed lists merge by key, sets by value, atomic
-/// lists and maps may not be set), other kinds (custom resources, whose CRD the library
-/// does not know here) untyped: maps merge by key, lists are atomic.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BuiltinMerge;
+/// lists and maps may not be set) and its field defaults
+/// ([`crate::kubernetes::defaults::apply`]); a custom resource of one of the given CRDs
+/// its version's structural schema (list types, map keys, `default`s); other kinds
+/// (custom resources of CRDs not given) untyped: maps merge by key, lists are atomic, no
+/// defaults.
+#[derive(Clone, Default)]
+pub struct LibrarySchemas {
+    crds: Vec<Arc<CrdValidator>>,
+}
 
-impl ApplyMerge for BuiltinMerge {
+impl std::fmt::Debug for LibrarySchemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kinds: Vec<String> = (self.crds.iter())
+            .map(|c| format!("{}.{}", c.kind(), c.group()))
+            .collect();
+        f.debug_struct("LibrarySchemas")
+            .field("crds", &kinds)
+            .finish()
+    }
+}
+
+impl LibrarySchemas {
+    /// The built-in kinds' schemas only.
+    pub fn builtin() -> LibrarySchemas {
+        LibrarySchemas::default()
+    }
+
+    /// The built-in kinds' schemas and those of the custom resources of `crds`.
+    pub fn with_crds(crds: impl IntoIterator<Item = Arc<CrdValidator>>) -> LibrarySchemas {
+        LibrarySchemas {
+            crds: crds.into_iter().collect(),
+        }
+    }
+
+    /// The schema of a custom resource of `kind`, if one of the CRDs serves it.
+    fn custom(&self, kind: &GroupVersionKind) -> Option<&crate::kubernetes::crd::Validator> {
+        let crd = (self.crds.iter()).find(|c| c.group() == kind.group && c.kind() == kind.kind)?;
+        crd.version(&kind.version)?.ok()
+    }
+}
+
+impl ObjectSchemas for LibrarySchemas {
     fn merge(
         &self,
         kind: &GroupVersionKind,
         object: &Json,
         patch: &Json,
     ) -> Result<Json, merge::ApplyError> {
+        if let Some(custom) = self.custom(kind) {
+            let node = Some(merge::schema::KindSchema::CustomRoot(custom.schema()));
+            return merge::apply_configuration(object, patch, &node);
+        }
         let node = merge::schema::OpenApi::of_kind(&api_version(kind), &kind.kind);
         merge::apply_configuration(object, patch, &node)
+    }
+
+    fn apply_defaults(&self, kind: &GroupVersionKind, object: &mut Json) {
+        if let Some(custom) = self.custom(kind) {
+            custom.apply_defaults(object);
+        } else if let Json::Object(map) = object {
+            crate::kubernetes::defaults::apply(&api_version(kind), &kind.kind, map);
+        }
     }
 }
 
@@ -241,11 +299,13 @@ pub enum MutationErrorType {
 }
 
 impl MutationErrorType {
-    /// The type of a mutation's error (`policy/mutating/errors.go`, `ErrorType`).
-    fn of(error: &str) -> MutationErrorType {
-        if error.starts_with("compilation") {
+    /// The type of a mutation's error (`policy/mutating/errors.go`, `ErrorType`, which
+    /// classifies the error by its text: `compilation...`, `...running out of cost
+    /// budget...`, anything else).
+    fn of(error: &MutationError) -> MutationErrorType {
+        if error.is_compile_error() {
             MutationErrorType::CompileError
-        } else if error.starts_with("validation failed due to running out of cost budget") {
+        } else if error.is_out_of_budget() {
             MutationErrorType::OutOfBudget
         } else {
             MutationErrorType::InvalidError
@@ -367,7 +427,8 @@ impl MutatingPolicySet {
 
     /// Mutates the request's object as kube-apiserver's MutatingAdmissionPolicy plugin:
     /// each matching policy, binding and params object in order, each mutation applied to
-    /// the object the previous left, then (when a mutation applied) the invocations of
+    /// the object the previous left and the result defaulted by `schemas`
+    /// ([`ObjectSchemas::apply_defaults`]), then (when a mutation applied) the invocations of
     /// policies with `reinvocationPolicy: IfNeeded` once more. Errors follow each policy's
     /// failurePolicy; the first that counts fails the request (403, `policy '<p>' with
     /// binding '<b>' denied request: <error>`).
@@ -375,7 +436,7 @@ impl MutatingPolicySet {
         &self,
         request: &AdmissionRequest,
         lookups: &Lookups<'_>,
-        merge: &dyn ApplyMerge,
+        schemas: &dyn ObjectSchemas,
     ) -> Mutated {
         // The plugin handles creates, updates and connects only: a delete has no object
         // to mutate (`policy/mutating/plugin.go`, `NewPlugin`).
@@ -398,7 +459,7 @@ impl MutatingPolicySet {
         let mut run = Pass {
             set: self,
             input: &input,
-            merge,
+            schemas,
             object: object.clone(),
             applied: false,
             previously_invoked: BTreeSet::new(),
@@ -431,7 +492,7 @@ impl MutatingPolicySet {
 struct Pass<'a, 'i> {
     set: &'a MutatingPolicySet,
     input: &'a Input<'i>,
-    merge: &'a dyn ApplyMerge,
+    schemas: &'a dyn ObjectSchemas,
     /// The object as mutated so far.
     object: Json,
     /// Whether a patch was applied in this pass (upstream's `Dirty`).
@@ -630,7 +691,8 @@ impl Pass<'_, '_> {
                 Ok(true) => {}
                 Ok(false) => return,
                 Err(e) => {
-                    self.error(policy, Some(binding_name), e, "Invalid");
+                    let error = MutationError::Evaluation(e);
+                    self.error(policy, Some(binding_name), error.to_string(), "Invalid");
                     return;
                 }
             }
@@ -640,26 +702,31 @@ impl Pass<'_, '_> {
         let before = self.object.clone();
         for mutation in &policy.mutations {
             let Some((kind, compiled)) = mutation else {
-                let message = format!(
-                    "expected {} compiled evaluators for policy {}, got fewer",
-                    policy.mutations.len(),
-                    policy.name()
-                );
-                self.error(policy, Some(binding_name), message, "Invalid");
+                let error = MutationError::MissingEvaluator {
+                    expected: policy.mutations.len(),
+                    policy: policy.name().to_owned(),
+                };
+                self.error(policy, Some(binding_name), error.to_string(), "Invalid");
                 continue;
             };
             // No clock in the browser (wasm32 has no `Instant`): durations are zero there.
             let started = (!cfg!(target_arch = "wasm32")).then(std::time::Instant::now);
-            let (result, costs) = evaluate_one(
-                &policy.shared,
-                activation(&self.object),
-                compiled,
-                BINDING_COST_BUDGET,
-            );
-            for cost in costs {
-                let (p, b) = names();
-                self.costs.push((p, b, cost));
-            }
+            let result = match &compiled.program {
+                Err(e) => Err(MutationError::Compile(e.clone())),
+                Ok(_) => {
+                    let (result, costs) = evaluate_one(
+                        &policy.shared,
+                        activation(&self.object),
+                        compiled,
+                        BINDING_COST_BUDGET,
+                    );
+                    for cost in costs {
+                        let (p, b) = names();
+                        self.costs.push((p, b, cost));
+                    }
+                    result.map_err(MutationError::Evaluation)
+                }
+            };
             let patched = result.and_then(|value| match kind {
                 PatchKind::ApplyConfiguration => self.apply_configuration(&value),
                 PatchKind::JsonPatch => json_patch_of(&value, &self.object),
@@ -668,7 +735,9 @@ impl Pass<'_, '_> {
             // which the dispatcher returns as is, whatever the failure policy.
             let internal = match (kind, &patched) {
                 (PatchKind::JsonPatch, Ok(object)) => {
-                    strict_decode(&request.kind, &self.object, object).err()
+                    strict_decode(&request.kind, &self.object, object)
+                        .err()
+                        .map(MutationError::Decode)
                 }
                 _ => None,
             };
@@ -693,11 +762,14 @@ impl Pass<'_, '_> {
                 return;
             }
             match patched {
-                Ok(object) => {
+                Ok(mut object) => {
+                    // The dispatcher defaults the object after each mutation
+                    // (`dispatchOne`), so later mutations and policies see the defaults.
+                    self.schemas.apply_defaults(&request.kind, &mut object);
                     self.object = object;
                     self.applied = true;
                 }
-                Err(e) => self.error(policy, Some(binding_name), e, "Invalid"),
+                Err(e) => self.error(policy, Some(binding_name), e.to_string(), "Invalid"),
             }
         }
         if self.object != before {
@@ -709,9 +781,9 @@ impl Pass<'_, '_> {
     }
 
     /// An apply configuration's value merged into the object.
-    fn apply_configuration(&self, value: &kcel::Value) -> Result<Json, String> {
-        check_type_names(value).map_err(|e| format!("type mismatch: {e}"))?;
-        let mut patch = to_json(value)?;
+    fn apply_configuration(&self, value: &kcel::Value) -> Result<Json, MutationError> {
+        check_type_names(value).map_err(MutationError::TypeNames)?;
+        let mut patch = to_json(value).map_err(MutationError::ApplyConfigurationValue)?;
         let kind = &self.input.request.kind;
         if let Some(map) = patch.as_object_mut() {
             for field in ["apiVersion", "kind"] {
@@ -720,9 +792,9 @@ impl Pass<'_, '_> {
                 }
             }
         }
-        self.merge
+        self.schemas
             .merge(kind, &self.object, &patch)
-            .map_err(|e| format!("error applying patch: {e}"))
+            .map_err(MutationError::Apply)
     }
 }
 
@@ -733,7 +805,7 @@ impl Pass<'_, '_> {
 /// int32`) or the fields the kind does not have (`strict decoding error: unknown field
 /// "spec.foo"`). Only what the patch brought counts: upstream patches the typed object,
 /// which has neither. Custom resources decode as unstructured objects: nothing to refuse.
-fn strict_decode(kind: &GroupVersionKind, before: &Json, after: &Json) -> Result<(), String> {
+fn strict_decode(kind: &GroupVersionKind, before: &Json, after: &Json) -> Result<(), DecodeError> {
     let Some(kind) = crate::kubernetes::builtin::kind(&api_version(kind), &kind.kind) else {
         return Ok(());
     };
@@ -741,24 +813,23 @@ fn strict_decode(kind: &GroupVersionKind, before: &Json, after: &Json) -> Result
     if let Some(error) = schema.type_error(after, kind.kind())
         && schema.type_error(before, kind.kind()).is_none()
     {
-        return Err(error);
+        return Err(DecodeError::Type(error));
     }
     let known: BTreeSet<String> = schema.unknown_fields(before).into_iter().collect();
     let unknown: Vec<String> = (schema.unknown_fields(after).into_iter())
         .filter(|f| !known.contains(f))
-        .map(|f| format!("unknown field \"{f}\""))
         .collect();
     if unknown.is_empty() {
         Ok(())
     } else {
-        Err(format!("strict decoding error: {}", unknown.join(", ")))
+        Err(DecodeError::UnknownFields(unknown))
     }
 }
 
 /// A JSON patch expression's value applied to `object` (a failed `test` leaves it as is).
-fn json_patch_of(value: &kcel::Value, object: &Json) -> Result<Json, String> {
+fn json_patch_of(value: &kcel::Value, object: &Json) -> Result<Json, MutationError> {
     let kcel::Value::List(items) = value else {
-        return Err("type mismatch: JSONPatchType.expression should evaluate to array".into());
+        return Err(MutationError::NotAList);
     };
     let mut operations = Vec::new();
     for item in items.iter() {
@@ -767,20 +838,13 @@ fn json_patch_of(value: &kcel::Value, object: &Json) -> Result<Json, String> {
             _ => None,
         };
         let Some(patch) = patch else {
-            return Err(
-                "type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch"
-                    .into(),
-            );
+            return Err(MutationError::NotJsonPatches);
         };
         let value = match &patch.value {
             None => None,
             Some(v) => {
-                check_type_names(v).map_err(|e| format!("type mismatch: {e}"))?;
-                Some(to_json(v).map_err(|e| {
-                    format!(
-                        "JSONPath valueExpression evaluated to a type that could not marshal to JSON: {e}"
-                    )
-                })?)
+                check_type_names(v).map_err(MutationError::TypeNames)?;
+                Some(to_json(v).map_err(MutationError::PatchValue)?)
             }
         };
         operations.push(json_patch::Operation {
@@ -793,7 +857,7 @@ fn json_patch_of(value: &kcel::Value, object: &Json) -> Result<Json, String> {
     match json_patch::apply(object, &operations) {
         Ok(patched) => Ok(patched),
         Err(PatchError::TestFailed(_)) => Ok(object.clone()),
-        Err(PatchError::Failed(e)) => Err(format!("JSON Patch: {e}")),
+        Err(PatchError::Failed(e)) => Err(MutationError::JsonPatch(e)),
     }
 }
 

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use kcel::library::{Implementation, Library};
 use kcel::{EvalError, Opaque, StructConstructor, Type, Value};
 
+use super::mutation_errors::{JsonConversionError, TypeNameError, TypeNameErrors};
+
 /// The name of apply configuration object types (`Object`, `Object.spec`, ...).
 pub const OBJECT_TYPE: &str = "Object";
 /// The name of the JSON patch operation type.
@@ -216,7 +218,7 @@ fn escape_key(v: &Value) -> Result<Value, EvalError> {
 
 /// A CEL value as JSON for a patch (upstream's `convertField` and `structpb` conversion):
 /// objects as maps, lists as arrays, map keys must be strings.
-pub fn to_json(value: &Value) -> Result<serde_json::Value, String> {
+pub fn to_json(value: &Value) -> Result<serde_json::Value, JsonConversionError> {
     use serde_json::Value as Json;
     Ok(match value {
         Value::Null | Value::Optional(None) => Json::Null,
@@ -225,14 +227,14 @@ pub fn to_json(value: &Value) -> Result<serde_json::Value, String> {
         Value::Uint(u) => Json::from(*u),
         Value::Double(d) => serde_json::Number::from_f64(*d)
             .map(Json::Number)
-            .ok_or_else(|| format!("json: unsupported value: {d}"))?,
+            .ok_or(JsonConversionError::UnsupportedDouble(*d))?,
         Value::String(s) => Json::String(s.to_string()),
         Value::List(items) => Json::Array(items.iter().map(to_json).collect::<Result<_, _>>()?),
         Value::Map(m) => {
             let mut out = serde_json::Map::new();
             for (k, v) in m.iter() {
                 let kcel::Key::String(key) = k else {
-                    return Err(format!("map key {k:?} is not a string"));
+                    return Err(JsonConversionError::MapKey(format!("{k:?}")));
                 };
                 out.insert(key.to_string(), to_json(v)?);
             }
@@ -242,8 +244,10 @@ pub fn to_json(value: &Value) -> Result<serde_json::Value, String> {
             if let Some(object) = o.as_any().downcast_ref::<ObjectValue>() {
                 let mut out = serde_json::Map::new();
                 for (k, v) in &object.fields {
-                    let converted =
-                        to_json(v).map_err(|e| format!("fail to convert field {k:?}: {e}"))?;
+                    let converted = to_json(v).map_err(|e| JsonConversionError::Field {
+                        field: k.to_string(),
+                        error: Box::new(e),
+                    })?;
                     out.insert(k.to_string(), converted);
                 }
                 Json::Object(out)
@@ -258,8 +262,8 @@ pub fn to_json(value: &Value) -> Result<serde_json::Value, String> {
 
 /// `ObjectVal.CheckTypeNamesMatchFieldPathNames`: every `Object...` literal nested in
 /// `value` must be named by its field path from the root (`Object.spec` under `spec`);
-/// the mismatches, joined by newlines as Go's `errors.Join`.
-pub fn check_type_names(value: &Value) -> Result<(), String> {
+/// the mismatches (which render joined by newlines, as Go's `errors.Join`).
+pub fn check_type_names(value: &Value) -> Result<(), TypeNameErrors> {
     let mut errors = Vec::new();
     if let Value::Opaque(o) = value
         && let Some(object) = o.as_any().downcast_ref::<ObjectValue>()
@@ -270,20 +274,20 @@ pub fn check_type_names(value: &Value) -> Result<(), String> {
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(errors.join("\n"))
+        Err(TypeNameErrors(errors))
     }
 }
 
-fn type_names(value: &Value, path: &mut Vec<String>, errors: &mut Vec<String>) {
+fn type_names(value: &Value, path: &mut Vec<String>, errors: &mut Vec<TypeNameError>) {
     match value {
         Value::Opaque(o) => {
             if let Some(object) = o.as_any().downcast_ref::<ObjectValue>() {
                 let expected = path.join(".");
                 if *object.type_name != *expected {
-                    errors.push(format!(
-                        "unexpected type name {:?}, expected {expected:?}, which matches field name path from root Object type",
-                        &*object.type_name
-                    ));
+                    errors.push(TypeNameError {
+                        found: object.type_name.to_string(),
+                        expected,
+                    });
                 }
                 for (k, v) in &object.fields {
                     path.push(k.to_string());

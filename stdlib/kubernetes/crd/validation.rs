@@ -109,6 +109,14 @@ impl Validator {
         (x, unknown)
     }
 
+    /// Applies the schema's `default`s to `obj` in place, without pruning: what
+    /// apiextensions-apiserver's defaulter of custom resources does to an object a
+    /// mutating admission policy changed (`unstructuredDefaulter.Default`, structural
+    /// `Default`), before the object is pruned and validated.
+    pub fn apply_defaults(&self, obj: &mut serde_json::Value) {
+        super::defaulting::apply_defaults(obj, &self.schema, 0);
+    }
+
     /// The schema this validator was compiled from.
     pub fn schema(&self) -> &Schema {
         &self.schema

@@ -84,9 +84,7 @@ pub fn apply_configuration<S: ApplySchema>(
     patch: &Value,
     node: &Node<S>,
 ) -> Result<Value, ApplyError> {
-    let mut problems = typed::type_mismatches(patch, node);
-    problems.extend(typed::undeclared(patch, node));
-    problems.extend(typed::duplicates(patch, node));
+    let problems = typed::validation_errors(patch, node);
     if !problems.is_empty() {
         return Err(ApplyError::NotTyped(problems));
     }

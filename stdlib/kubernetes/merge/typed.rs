@@ -375,6 +375,19 @@ pub fn undeclared<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> 
     })
 }
 
+/// What structured-merge-diff's validation finds when a value is made typed with the schema
+/// `node` (`AsTyped`): values of the wrong type ([`type_mismatches`]), fields the schema
+/// does not declare ([`undeclared`]), repeated or unnamed items of keyed lists
+/// ([`duplicates`]), each as `<path>: <problem>`. A MutatingAdmissionPolicy's apply
+/// configuration and a server-side apply's body are checked alike (`failed to convert
+/// patch object to typed object: ...`, `failed to create typed patch object (...): ...`).
+pub fn validation_errors<S: ApplySchema>(value: &Value, node: &Node<S>) -> Vec<String> {
+    let mut problems = type_mismatches(value, node);
+    problems.extend(undeclared(value, node));
+    problems.extend(duplicates(value, node));
+    problems
+}
+
 /// Values whose JSON type does not fit their schema, as structured-merge-diff's validation
 /// reports them when a value is made typed (`.spec.replicas: expected numeric (int or
 /// float), got string`; `typed/validate.go`, `validateScalar`, and `typed/helpers.go`,

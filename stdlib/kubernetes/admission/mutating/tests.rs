@@ -1,4 +1,6 @@
 use super::*;
+use crate::kubernetes::admission::ExpressionError;
+use crate::kubernetes::admission::evaluate::EvaluationError;
 use crate::kubernetes::admission::policy_set::StaticObjects;
 use serde_json::json;
 
@@ -54,7 +56,7 @@ fn apply_configuration_adds_a_label() {
     let objects = default_namespace();
     let request = config_map_request(json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "c", "labels": {"keep": "y"}}, "data": {"a": "b"}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
     assert_eq!(mutated.status, None);
     let object = mutated.object.unwrap();
     assert_eq!(
@@ -84,14 +86,18 @@ fn json_patch_with_params_and_escape_key() {
         .push(json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "p", "namespace": "default"}, "data": {"v": "from-param"}}));
     let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
     assert_eq!(
         mutated.object.unwrap()["data"],
         json!({"k8s.io/x": "from-param"})
     );
     // Without the param: the binding's Deny fails the request (generic dispatcher's
     // configuration error, reason Forbidden).
-    let mutated = set.mutate(&request, &lookups(&default_namespace()), &BuiltinMerge);
+    let mutated = set.mutate(
+        &request,
+        &lookups(&default_namespace()),
+        &LibrarySchemas::builtin(),
+    );
     let status = mutated.status.unwrap();
     assert_eq!(status.code, 403);
     assert_eq!(status.reason, "Forbidden");
@@ -114,7 +120,7 @@ fn evaluation_errors_follow_the_failure_policy() {
     let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
     let set = MutatingPolicySet::new([policy("p", spec("Fail"))], [binding("b", "p")]);
     let status = set
-        .mutate(&request, &lookups(&objects), &BuiltinMerge)
+        .mutate(&request, &lookups(&objects), &LibrarySchemas::builtin())
         .status
         .unwrap();
     assert_eq!((status.code, status.reason.as_str()), (403, "Invalid"));
@@ -124,7 +130,7 @@ fn evaluation_errors_follow_the_failure_policy() {
          object.data.missing}}' resulted in error: no such key: missing"
     );
     let set = MutatingPolicySet::new([policy("p", spec("Ignore"))], [binding("b", "p")]);
-    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
     assert_eq!(mutated.status, None);
 }
 
@@ -150,7 +156,7 @@ fn match_conditions_and_reinvocation() {
     );
     let objects = default_namespace();
     let request = config_map_request(json!({"metadata": {"name": "c"}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
     assert_eq!(
         mutated.invocations,
         ["first/first-b", "second/second-b", "first/first-b"]
@@ -158,7 +164,7 @@ fn match_conditions_and_reinvocation() {
     assert_eq!(mutated.object.unwrap()["data"], json!({"seen": "set"}));
     // The match condition excludes the request.
     let request = config_map_request(json!({"metadata": {"name": "c", "annotations": {}}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
     assert_eq!(mutated.invocations, ["second/second-b"]);
 }
 
@@ -174,7 +180,7 @@ fn type_names_must_follow_the_field_path() {
     let objects = default_namespace();
     let request = config_map_request(json!({"metadata": {"name": "c"}}));
     let status = set
-        .mutate(&request, &lookups(&objects), &BuiltinMerge)
+        .mutate(&request, &lookups(&objects), &LibrarySchemas::builtin())
         .status
         .unwrap();
     assert_eq!(
@@ -237,7 +243,7 @@ fn mutations_evaluate_under_the_memory_limit_given() {
             limit,
         );
         let set = MutatingPolicySet::new([Arc::new(compiled)], [binding("grow-b", "grow")]);
-        set.mutate(&request, &lookups(&objects), &BuiltinMerge)
+        set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin())
     };
     let fits = run(Some(kcel::DEFAULT_MEMORY_LIMIT));
     assert_eq!(fits.object.unwrap()["metadata"]["labels"]["size"], "10000");
@@ -282,7 +288,7 @@ fn invocations_follow_policy_then_binding_names() {
     assert_eq!(names, ["a-append", "b-append"]);
     let objects = default_namespace();
     let request = config_map_request(json!({"metadata": {"name": "c"}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
     assert_eq!(
         mutated.invocations,
         [
@@ -324,7 +330,7 @@ fn failed_mutations_are_checked_with_their_error_type() {
     let set = MutatingPolicySet::new([p], [binding("broken-b", "broken")]);
     let objects = default_namespace();
     let request = config_map_request(json!({"metadata": {"name": "c"}}));
-    let mutated = set.mutate(&request, &lookups(&objects), &BuiltinMerge);
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
     assert_eq!(mutated.status, None);
     let types: Vec<&str> = mutated
         .checks
@@ -332,14 +338,24 @@ fn failed_mutations_are_checked_with_their_error_type() {
         .map(|c| c.error_type.as_str())
         .collect();
     assert_eq!(types, ["invalid_error", "no_error"]);
+    // Upstream classifies by the text: `compilation...` (an expression without a program
+    // reported at evaluation), the budget's text, anything else.
+    let output_type = ExpressionError::OutputType {
+        expected: "bool",
+        found: "int".into(),
+    };
     assert_eq!(
-        MutationErrorType::of("compilation failed: x"),
+        MutationErrorType::of(&MutationError::Evaluation(EvaluationError::Compile(
+            output_type.clone()
+        ))),
         MutationErrorType::CompileError
     );
     assert_eq!(
-        MutationErrorType::of(
-            "validation failed due to running out of cost budget, no further validation rules will be run"
-        ),
+        MutationErrorType::of(&MutationError::Compile(output_type)),
+        MutationErrorType::InvalidError
+    );
+    assert_eq!(
+        MutationErrorType::of(&MutationError::Evaluation(EvaluationError::OutOfBudget)),
         MutationErrorType::OutOfBudget
     );
 }
