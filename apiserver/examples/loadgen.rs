@@ -116,13 +116,13 @@ async fn main() {
     let sharded_path = format!("{PATH}?shardSelector={shard}");
     let (_, in_shard, _) = lists.batch(std::slice::from_ref(&sharded_path), 1).await;
     if in_shard < n {
-        // Alternating batches of 7 of each, five rounds: wall time per list (median) and the
+        // Alternating batches of 7 of each, five rounds (KCEL_LOADGEN_SHARD_ROUNDS): wall time per list (median) and the
         // server's CPU time per list in each batch, whose ratio the machine's load moves
         // least. The paged walks read 500 keys a page, the sharded one keeps a quarter.
         let same_path = format!("{PATH}?limit={in_shard}");
         let (mut wall_s, mut wall_u, mut cpu_s, mut cpu_u, mut ratios) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..5 {
+        for _ in 0..shard_rounds() {
             let (w, _, c) = lists.batch(std::slice::from_ref(&sharded_path), 7).await;
             wall_s.extend(w);
             let (w2, _, c2) = lists.batch(std::slice::from_ref(&same_path), 7).await;
@@ -244,4 +244,14 @@ impl Lists {
         let cpu = cpu_before.zip(self.pid.as_deref().and_then(cpu_ms));
         (walls, count, cpu.map(|(a, b)| b - a))
     }
+}
+
+/// How many rounds of alternating sharded and unfiltered batches to run:
+/// `KCEL_LOADGEN_SHARD_ROUNDS` (at least 1), 5 by default.
+fn shard_rounds() -> usize {
+    std::env::var("KCEL_LOADGEN_SHARD_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(5)
+        .max(1)
 }

@@ -235,7 +235,11 @@ impl Server {
             audit,
             options.cel_memory_limit,
         ));
-        let store = crate::admission::policies::track(store, admission.clone())?;
+        // The policies' tracker acts on writes; reads bypass it (it passes on only the
+        // basic ones: a sharded list through it would copy the whole range out of the watch
+        // cache, and a recent get would ask the store).
+        let tracked = crate::admission::policies::track(store.clone(), admission.clone())?;
+        let store: Arc<dyn Storage> = Arc::new(crate::storage::WritesThrough::new(store, tracked));
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await

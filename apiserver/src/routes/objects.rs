@@ -22,7 +22,7 @@ use crate::patch;
 use crate::resource::{NAMESPACES, Resource};
 use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
-use crate::storage::{Examined, RangeRequest, ShardSelector, ShardedRange, StorageError, keys};
+use crate::storage::{RangeRequest, ShardSelector, ShardedRange, StorageError, keys};
 use crate::table;
 use kcel_stdlib::kubernetes::named_formats::messages;
 
@@ -323,11 +323,11 @@ async fn read_page(
         request.revision = revision;
         request.any_recent = read.any_recent;
         // The storage tells the shard's objects from the others (the watch cache by the
-        // hashes it keeps), and passes the others' keys only.
+        // hashes it keeps), and passes on only those and the last key it examined.
         let selector = shard.clone();
         let response = match storage(state, move |s| match &selector {
             Some(selector) => s.range_in_shard(&request, selector),
-            None => s.range(&request).map(|r| ShardedRange::split(r, |_| true)),
+            None => s.range(&request).map(ShardedRange::whole),
         })
         .await?
         {
@@ -338,19 +338,20 @@ async fn read_page(
             Err(other) => return Err(ApiError::from_storage(other, resource, "")),
         };
         let mut more = response.more;
-        let mut last_key = None;
-        for examined in &response.examined {
-            if limit.is_some_and(|l| items.len() >= l) {
-                more = true;
-                break;
-            }
-            last_key = Some(examined.key());
-            let Examined::InShard(kv) = examined else {
-                continue;
-            };
+        // The last key examined: the range's last, unless the page fills before it (then the
+        // object that filled it: the keys after it, in the shard or not, are the next page's).
+        let mut last_key = response.last_key.as_deref();
+        for kv in &response.kvs {
             let item = versions.read(kv).await?;
             if keep(&item) {
                 items.push(item);
+            }
+            if limit.is_some_and(|l| items.len() >= l) {
+                if response.last_key.as_deref() != Some(kv.key.as_str()) {
+                    more = true;
+                }
+                last_key = Some(&kv.key);
+                break;
             }
         }
         let at = *revision.get_or_insert(response.revision);
@@ -621,11 +622,24 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     }
     let key = call.key(&name);
     let versions = crate::crd::Versions::of(&call.state.crds, resource);
-    let bytes = object::encode_for_storage(&versions.for_storage(object).await?);
+    let mut stored = versions.for_storage(object).await?;
+    let bytes = object::encode_for_storage(&stored);
     let kv = storage(&call.state, move |s| s.create(&key, &bytes))
         .await?
         .map_err(|e| ApiError::from_storage(e, resource, &name))?;
-    let created = versions.read(&kv).await?;
+    let created = if custom.is_none() {
+        // A built-in kind is stored as served: the answer is the object written, with the
+        // revision the store gave it (what decoding the stored bytes would give, without the
+        // decode).
+        object::set_type(&mut stored, resource);
+        object::metadata_mut(&mut stored).insert(
+            "resourceVersion".to_owned(),
+            Value::from(kv.mod_revision.to_string()),
+        );
+        stored
+    } else {
+        versions.read(&kv).await?
+    };
     respond_object(&call, StatusCode::CREATED, &created)
 }
 

@@ -36,8 +36,8 @@ use tokio::sync::mpsc;
 use super::keys::ROOT;
 use super::shard::{ShardKeys, matches_stored};
 use super::{
-    Delegating, EventKind, Examined, KeyValue, RangeRequest, RangeResponse, Revision,
-    ShardSelector, ShardedRange, Storage, StorageError, Watch, WatchEvent,
+    Delegating, EventKind, KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector,
+    ShardedRange, Storage, StorageError, Watch, WatchEvent,
 };
 
 /// How many recent events each resource keeps for watchers that start in the past, unless
@@ -235,23 +235,27 @@ impl ResourceCache {
     }
 
     /// [`ResourceCache::read`] in `selector`'s shard: the kept hashes decide, and the
-    /// objects outside are not copied. The limit counts the keys examined, kept or not (as
-    /// the storage's range does).
+    /// objects outside are neither copied nor listed (only the last key examined is kept).
+    /// The limit counts the keys examined, kept or not (as the storage's range does).
     fn read_in_shard(
         &self,
         request: &RangeRequest,
         limit: Option<usize>,
         selector: &ShardSelector,
     ) -> ShardedRange {
-        let mut examined = Vec::new();
+        let mut kvs = Vec::new();
+        let mut last = None;
+        let mut examined = 0;
         let (count, more) = self.walk(request, limit, |entry| {
-            examined.push(if entry.shard.matches(selector) {
-                Examined::InShard(entry.kv.clone())
-            } else {
-                Examined::Outside(entry.kv.key.clone())
-            });
+            examined += 1;
+            if entry.shard.matches(selector) {
+                kvs.push(entry.kv.clone());
+            }
+            last = Some(entry);
         });
         ShardedRange {
+            kvs,
+            last_key: last.map(|entry| entry.kv.key.clone()),
             examined,
             revision: self.revision,
             more,
@@ -1002,11 +1006,11 @@ mod tests {
                 .range_in_shard(&RangeRequest::prefix(prefix.clone()), &selector)
                 .unwrap();
             assert_eq!(cached, stored, "{text}");
-            assert!(cached.in_shard().any(|kv| kv.value == b"not json"));
+            assert!(cached.kvs.iter().any(|kv| kv.value == b"not json"));
             // Some in, some out (15 / 49 / 26 of 64 with these uids and namespaces).
-            let kept = cached.in_shard().count();
+            let kept = cached.kvs.len();
             assert!((2..64).contains(&kept), "{text}: {kept}");
-            assert_eq!(cached.examined.len(), 65);
+            assert_eq!(cached.examined, 65);
         }
     }
 
@@ -1043,12 +1047,12 @@ mod tests {
                     .range_in_shard(&request.clone().at_revision(page.revision), &selector)
                     .unwrap();
                 assert_eq!(page, expected);
-                cached.extend(page.in_shard().cloned());
-                stored.extend(expected.in_shard().cloned());
+                cached.extend(page.kvs.iter().cloned());
+                stored.extend(expected.kvs.iter().cloned());
                 if !page.more {
                     return (cached, stored, page.revision);
                 }
-                let last = page.examined.last().unwrap().key();
+                let last = page.last_key.as_deref().unwrap();
                 request = request
                     .from_key(format!("{last}\u{0}"))
                     .at_revision(page.revision);
@@ -1083,7 +1087,7 @@ mod tests {
                 &selector,
             )
             .unwrap();
-        assert_eq!(page.in_shard().cloned().collect::<Vec<_>>(), cached);
+        assert_eq!(page.kvs, cached);
         assert_eq!(*probe.ranges.lock().unwrap(), before + 1);
         // A compacted revision is refused even while the cache still holds that state.
         let (again, _, now) = pages(&cache, &*probe.store);
@@ -1103,7 +1107,7 @@ mod tests {
             )
             .unwrap();
         assert_eq!(
-            page.in_shard().count(),
+            page.kvs.len(),
             again.len(),
             "the compaction point itself is readable"
         );

@@ -7,6 +7,50 @@ use super::{
     StorageError, Watch,
 };
 
+/// A store whose writes go through `writes` (a wrapper that acts on writes only, over
+/// `reads`) and whose reads go to `reads` directly: every read that such a wrapper does not
+/// pass on itself ([`Storage::range_in_shard`], [`Storage::get_recent`], progress) keeps the
+/// answer of the store below it (the watch cache's), instead of a trait default that would
+/// copy a whole range or ask etcd.
+pub struct WritesThrough {
+    reads: std::sync::Arc<dyn Storage>,
+    writes: std::sync::Arc<dyn Storage>,
+}
+
+impl WritesThrough {
+    /// Reads from `reads`, writes through `writes` (which wraps `reads`).
+    pub fn new(reads: std::sync::Arc<dyn Storage>, writes: std::sync::Arc<dyn Storage>) -> Self {
+        WritesThrough { reads, writes }
+    }
+}
+
+impl Delegating for WritesThrough {
+    fn inner(&self) -> &dyn Storage {
+        &*self.reads
+    }
+
+    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
+        self.writes.create(key, value)
+    }
+
+    fn update(
+        &self,
+        key: &str,
+        value: &[u8],
+        expected: Revision,
+    ) -> Result<KeyValue, StorageError> {
+        self.writes.update(key, value, expected)
+    }
+
+    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
+        self.writes.delete(key, expected)
+    }
+
+    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
+        self.writes.compact(revision)
+    }
+}
+
 /// A store that wraps another: every [`Storage`] method defaults to the inner store's, and a
 /// wrapper overrides the ones it changes. Every `Delegating` type is a [`Storage`].
 pub trait Delegating: Send + Sync {

@@ -37,7 +37,7 @@ pub mod shard;
 pub mod sqlite;
 mod watch;
 
-pub use delegate::Delegating;
+pub use delegate::{Delegating, WritesThrough};
 pub use error::StorageError;
 pub use kcel_stdlib::kubernetes::sharding::ShardSelector;
 pub use watch::{EventKind, ProgressRequester, Watch, WatchEvent};
@@ -127,31 +127,18 @@ pub struct RangeResponse {
     pub count: usize,
 }
 
-/// One key that [`Storage::range_in_shard`] examined.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Examined {
-    /// An object in the shard, with its value.
-    InShard(KeyValue),
-    /// The key of an object outside the shard (its value is not copied).
-    Outside(String),
-}
-
-impl Examined {
-    /// The key examined.
-    pub fn key(&self) -> &str {
-        match self {
-            Examined::InShard(kv) => &kv.key,
-            Examined::Outside(key) => key,
-        }
-    }
-}
-
-/// What [`Storage::range_in_shard`] read: the keys [`Storage::range`] would have returned, in
-/// key order, the values of those in the shard only.
+/// What [`Storage::range_in_shard`] read: of the keys [`Storage::range`] would have returned,
+/// the objects in the shard (in key order) and the last key examined, so that a page's continue
+/// key can follow it whether that object was in the shard or not. The objects outside are
+/// neither copied nor listed: a sharded list examines four times what it answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShardedRange {
-    /// Every key examined, at most `limit` of them.
-    pub examined: Vec<Examined>,
+    /// The objects in the shard, in key order.
+    pub kvs: Vec<KeyValue>,
+    /// The last key examined (in the shard or not); `None` when the range was empty.
+    pub last_key: Option<String>,
+    /// How many keys were examined, at most `limit`.
+    pub examined: usize,
     /// As [`RangeResponse::revision`].
     pub revision: Revision,
     /// As [`RangeResponse::more`].
@@ -161,32 +148,25 @@ pub struct ShardedRange {
 }
 
 impl ShardedRange {
-    /// Splits a range into the objects `in_shard` keeps and the keys of the others.
+    /// Keeps the objects of a range that `in_shard` keeps (moved, not copied).
     pub fn split(response: RangeResponse, mut in_shard: impl FnMut(&KeyValue) -> bool) -> Self {
+        let examined = response.kvs.len();
+        let mut kvs = response.kvs;
+        let last_key = kvs.last().map(|kv| kv.key.clone());
+        kvs.retain(|kv| in_shard(kv));
         ShardedRange {
-            examined: response
-                .kvs
-                .into_iter()
-                .map(|kv| {
-                    if in_shard(&kv) {
-                        Examined::InShard(kv)
-                    } else {
-                        Examined::Outside(kv.key)
-                    }
-                })
-                .collect(),
+            kvs,
+            last_key,
+            examined,
             revision: response.revision,
             more: response.more,
             count: response.count,
         }
     }
 
-    /// The objects in the shard, in key order.
-    pub fn in_shard(&self) -> impl Iterator<Item = &KeyValue> {
-        self.examined.iter().filter_map(|e| match e {
-            Examined::InShard(kv) => Some(kv),
-            Examined::Outside(_) => None,
-        })
+    /// A whole range (no selector): every object is kept.
+    pub fn whole(response: RangeResponse) -> Self {
+        ShardedRange::split(response, |_| true)
     }
 }
 
@@ -222,13 +202,12 @@ pub trait Storage: Send + Sync {
     /// [`StorageError::FutureRevision`] beyond the current one.
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError>;
 
-    /// [`Storage::range`] telling the objects in `selector`'s shard from the others: every key
-    /// the range examined, in order, with the value of those in the shard only (`count` and
-    /// `more` describe the whole range, and a page's continue key follows the last key
-    /// examined, as upstream's `GetList`). A store reads each value's shard field out of its
+    /// [`Storage::range`] keeping the objects in `selector`'s shard: those, in order, and the
+    /// last key the range examined (`count` and `more` describe the whole range, and a page's
+    /// continue key follows the last key examined, as upstream's `GetList`). A store reads each value's shard field out of its
     /// JSON without building the object ([`shard::matches_stored`]); the watch cache tests
-    /// the hashes it computed when the object entered it ([`shard::ShardKeys`]) and does not
-    /// copy the others (a sharded list examines four times what it answers).
+    /// the hashes it computed when the object entered it ([`shard::ShardKeys`]) and neither
+    /// copies nor lists the others (a sharded list examines four times what it answers).
     fn range_in_shard(
         &self,
         request: &RangeRequest,
