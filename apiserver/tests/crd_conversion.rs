@@ -621,7 +621,10 @@ async fn unknown_authorities_and_closed_ports_fail_as_gos_client() {
 #[tokio::test]
 async fn services_resolve_through_the_address_flag() {
     let hook = Webhook::start();
-    let mapping = format!("webhooks/conv={}", hook.address);
+    let mapping = format!(
+        "webhooks/conv={},webhooks/other={}",
+        hook.address, hook.address
+    );
     let server = Server::start(&["--webhook-service-address", &mapping]);
     let service = json!({"service": {"namespace": "webhooks", "name": "conv", "path": "/convert"},
                          "caBundle": hook.ca_bundle()});
@@ -641,6 +644,24 @@ async fn services_resolve_through_the_address_flag() {
     let r = server.send("POST", V2, Some(&widget_v2("w1", "*/5"))).await;
     assert_eq!(r.code, 201, "{}", r.text());
     assert_eq!(hook.seen()[0].0, "/convert?timeout=30s");
+
+    // A Service whose name the certificate does not hold: crypto/x509's HostnameError.
+    let mut misnamed = crd(
+        json!({"service": {"namespace": "webhooks", "name": "other", "path": "/convert"},
+                                  "caBundle": hook.ca_bundle()}),
+    );
+    misnamed["metadata"]["name"] = json!("gizmos.conv.example.com");
+    misnamed["spec"]["names"] = json!({"plural": "gizmos", "kind": "Gizmo"});
+    create_crd(&server, &misnamed).await;
+    let r = server
+        .send("POST", "/apis/conv.example.com/v2/namespaces/default/gizmos",
+            Some(&json!({"apiVersion": "conv.example.com/v2", "kind": "Gizmo", "metadata": {"name": "g"}})))
+        .await;
+    assert_eq!(r.code, 500);
+    assert_eq!(
+        r.json()["message"],
+        "conversion webhook for conv.example.com/v2, Kind=Gizmo failed: Post \"https://other.webhooks.svc:443/convert?timeout=30s\": tls: failed to verify certificate: x509: certificate is valid for conv.webhooks.svc, not other.webhooks.svc"
+    );
 
     let mut unmapped = crd(
         json!({"service": {"namespace": "webhooks", "name": "missing"},

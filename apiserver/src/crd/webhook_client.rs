@@ -219,9 +219,14 @@ fn tls_cause(error: &std::io::Error, server_name: &str) -> Cause {
             "tls: failed to verify certificate: x509: certificate signed by unknown authority"
                 .to_owned()
         }
-        rustls::Error::InvalidCertificate(C::NotValidForName)
-        | rustls::Error::InvalidCertificate(C::NotValidForNameContext { .. }) => format!(
-            "tls: failed to verify certificate: x509: certificate is not valid for {server_name}"
+        rustls::Error::InvalidCertificate(C::NotValidForNameContext { presented, .. }) => {
+            format!(
+                "tls: failed to verify certificate: {}",
+                hostname_error(server_name, presented)
+            )
+        }
+        rustls::Error::InvalidCertificate(C::NotValidForName) => format!(
+            "tls: failed to verify certificate: x509: certificate is not valid for any names, but wanted to match {server_name}"
         ),
         rustls::Error::InvalidCertificate(C::Expired)
         | rustls::Error::InvalidCertificate(C::ExpiredContext { .. }) => {
@@ -230,6 +235,45 @@ fn tls_cause(error: &std::io::Error, server_name: &str) -> Cause {
         }
         other => format!("tls: {other}"),
     })
+}
+
+/// crypto/x509's `HostnameError` text for a certificate whose names do not hold `host`,
+/// from the subject alternative names rustls reports (`DnsName("a")`, `IpAddress(1.2.3.4)`):
+/// the IP names when `host` is an address, else the DNS names.
+fn hostname_error(host: &str, presented: &[String]) -> String {
+    let inner = |p: &str, prefix: &str| {
+        p.strip_prefix(prefix)
+            .and_then(|r| r.strip_suffix(')'))
+            .map(|r| r.trim_matches('"').to_owned())
+    };
+    let valid: Vec<String> = if host.parse::<std::net::IpAddr>().is_ok() {
+        let ips: Vec<String> = presented
+            .iter()
+            .filter_map(|p| inner(p, "IpAddress("))
+            .map(|ip| {
+                ip.parse::<std::net::IpAddr>()
+                    .map_or(ip, |parsed| parsed.to_string())
+            })
+            .collect();
+        if ips.is_empty() {
+            return format!(
+                "x509: cannot validate certificate for {host} because it doesn't contain any IP SANs"
+            );
+        }
+        ips
+    } else {
+        presented
+            .iter()
+            .filter_map(|p| inner(p, "DnsName("))
+            .collect()
+    };
+    if valid.is_empty() {
+        return format!("x509: certificate is not valid for any names, but wanted to match {host}");
+    }
+    format!(
+        "x509: certificate is valid for {}, not {host}",
+        valid.join(", ")
+    )
 }
 
 /// Go's text for a failed dial (`dial tcp <address>: connect: connection refused`).
@@ -591,6 +635,32 @@ mod tests {
         );
         assert!(started.elapsed() >= TLS_HANDSHAKE_TIMEOUT);
         held.abort();
+    }
+
+    // crypto/x509 HostnameError.Error.
+    #[test]
+    fn name_mismatches_read_as_gos_hostname_error() {
+        let presented = [
+            "DnsName(\"conv.webhooks.svc\")".to_owned(),
+            "IpAddress(127.0.0.1)".to_owned(),
+            "DnsName(\"b.example\")".to_owned(),
+        ];
+        assert_eq!(
+            hostname_error("other.webhooks.svc", &presented),
+            "x509: certificate is valid for conv.webhooks.svc, b.example, not other.webhooks.svc"
+        );
+        assert_eq!(
+            hostname_error("10.0.0.1", &presented),
+            "x509: certificate is valid for 127.0.0.1, not 10.0.0.1"
+        );
+        assert_eq!(
+            hostname_error("10.0.0.1", &presented[..1]),
+            "x509: cannot validate certificate for 10.0.0.1 because it doesn't contain any IP SANs"
+        );
+        assert_eq!(
+            hostname_error("h.example", &presented[1..2]),
+            "x509: certificate is not valid for any names, but wanted to match h.example"
+        );
     }
 
     /// One client per target and caBundle: the same configuration gets the same client,
