@@ -307,6 +307,45 @@ struct Idle {
     since: Instant,
 }
 
+/// The idle connections of a client, the most recently used last, and whether a task is
+/// on its way to close those idle past [`IDLE_TIMEOUT`].
+struct IdlePool {
+    connections: Vec<Idle>,
+    reaping: bool,
+    /// How long a connection stays idle ([`IDLE_TIMEOUT`]; shorter in tests).
+    timeout: Duration,
+}
+
+impl IdlePool {
+    /// Drops the connections closed by the webhook or idle too long.
+    fn prune(&mut self) {
+        self.connections
+            .retain(|c| !c.sender.is_closed() && c.since.elapsed() < self.timeout);
+    }
+}
+
+/// Closes `pool`'s connections as they pass [`IDLE_TIMEOUT`] (Go's transport closes idle
+/// connections on a timer too), until none is left or the client is gone.
+async fn reap(pool: std::sync::Weak<Mutex<IdlePool>>) {
+    loop {
+        let wait = {
+            let Some(pool) = pool.upgrade() else {
+                return;
+            };
+            let mut pool = pool.lock().unwrap_or_else(|e| e.into_inner());
+            pool.prune();
+            match pool.connections.first() {
+                Some(oldest) => pool.timeout.saturating_sub(oldest.since.elapsed()),
+                None => {
+                    pool.reaping = false;
+                    return;
+                }
+            }
+        };
+        tokio::time::sleep(wait + Duration::from_millis(10)).await;
+    }
+}
+
 /// The client of one webhook configuration: its endpoint, its TLS trust and its idle
 /// connections.
 pub struct WebhookClient {
@@ -316,8 +355,8 @@ pub struct WebhookClient {
     endpoint: Result<Endpoint, Cause>,
     /// The TLS client, or why there is none.
     tls: Result<Arc<rustls::ClientConfig>, Cause>,
-    /// Connections between calls, the most recently used last.
-    idle: Mutex<Vec<Idle>>,
+    /// Connections between calls.
+    idle: Arc<Mutex<IdlePool>>,
     /// How long a call may take ([`TIMEOUT`]; shorter in tests).
     timeout: Duration,
 }
@@ -338,7 +377,11 @@ impl WebhookClient {
             url: format!("{}?timeout=30s", target.url()),
             endpoint: endpoint(target, services),
             tls: tls_config(ca_bundle),
-            idle: Mutex::new(Vec::new()),
+            idle: Arc::new(Mutex::new(IdlePool {
+                connections: Vec::new(),
+                reaping: false,
+                timeout: IDLE_TIMEOUT,
+            })),
             timeout: TIMEOUT,
         }
     }
@@ -349,9 +392,17 @@ impl WebhookClient {
         self
     }
 
+    /// This client with another idle connection timeout.
+    pub fn with_idle_timeout(self, timeout: Duration) -> WebhookClient {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).timeout = timeout;
+        self
+    }
+
     /// How many connections wait for the next call.
     pub fn idle_connections(&self) -> usize {
-        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+        let mut pool = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        pool.prune();
+        pool.connections.len()
     }
 
     /// Posts `body`; the answer is whatever HTTP status the webhook gave. A kept connection
@@ -456,20 +507,24 @@ impl WebhookClient {
 
     /// The most recently used idle connection that is still open and not too old.
     fn take_idle(&self) -> Option<SendRequest<Full<Bytes>>> {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        idle.retain(|c| !c.sender.is_closed() && c.since.elapsed() < IDLE_TIMEOUT);
-        idle.pop().map(|c| c.sender)
+        let mut pool = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        pool.prune();
+        pool.connections.pop().map(|c| c.sender)
     }
 
     fn keep(&self, sender: SendRequest<Full<Bytes>>) {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() >= MAX_IDLE {
-            idle.remove(0);
+        let mut pool = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.connections.len() >= MAX_IDLE {
+            pool.connections.remove(0);
         }
-        idle.push(Idle {
+        pool.connections.push(Idle {
             sender,
             since: Instant::now(),
         });
+        if !pool.reaping {
+            pool.reaping = true;
+            tokio::spawn(reap(Arc::downgrade(&self.idle)));
+        }
     }
 }
 
@@ -661,6 +716,90 @@ mod tests {
             hostname_error("h.example", &presented[1..2]),
             "x509: certificate is not valid for any names, but wanted to match h.example"
         );
+    }
+
+    /// A loopback HTTPS server answering `{}` to every request, with its CA's PEM and a
+    /// count of the connections it has open.
+    async fn echo_server() -> (u16, String, Arc<std::sync::atomic::AtomicIsize>) {
+        use std::sync::atomic::{AtomicIsize, Ordering};
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let ca_cert = ca.self_signed(&ca_key).unwrap();
+        let leaf_key = rcgen::KeyPair::generate().unwrap();
+        let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+            .unwrap()
+            .signed_by(&leaf_key, &rcgen::Issuer::new(ca, &ca_key))
+            .unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![CertificateDer::from_pem_slice(leaf.pem().as_bytes()).unwrap()],
+            rustls::pki_types::PrivateKeyDer::from_pem_slice(leaf_key.serialize_pem().as_bytes())
+                .unwrap(),
+        )
+        .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let open = Arc::new(AtomicIsize::new(0));
+        let counted = open.clone();
+        tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, open) = (acceptor.clone(), counted.clone());
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    open.fetch_add(1, Ordering::SeqCst);
+                    let service = hyper::service::service_fn(|_| async {
+                        Ok::<_, hyper::Error>(hyper::Response::new(Full::new(Bytes::from("{}"))))
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                        .await;
+                    open.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+        });
+        (port, ca_cert.pem(), open)
+    }
+
+    /// Calls share one kept connection, which is closed once idle past the idle timeout.
+    #[tokio::test]
+    async fn connections_are_kept_then_closed_when_idle() {
+        use std::sync::atomic::Ordering;
+        let (port, ca, open) = echo_server().await;
+        let target = Target::Url(format!("https://127.0.0.1:{port}/c"));
+        let client = WebhookClient::new(&target, ca.as_bytes(), &ServiceAddresses::new())
+            .with_idle_timeout(Duration::from_millis(300));
+        for _ in 0..3 {
+            let answer = client.post(b"{}".to_vec()).await.unwrap();
+            assert_eq!((answer.status, answer.body.as_slice()), (200, &b"{}"[..]));
+        }
+        assert_eq!(client.idle_connections(), 1);
+        assert_eq!(
+            open.load(Ordering::SeqCst),
+            1,
+            "one connection for three calls"
+        );
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while open.load(Ordering::SeqCst) != 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            open.load(Ordering::SeqCst),
+            0,
+            "the idle connection was closed"
+        );
+        assert_eq!(client.idle_connections(), 0);
+        // The next call connects anew.
+        client.post(b"{}".to_vec()).await.unwrap();
+        assert_eq!(open.load(Ordering::SeqCst), 1);
     }
 
     /// One client per target and caBundle: the same configuration gets the same client,
