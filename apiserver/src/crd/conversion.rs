@@ -4,11 +4,15 @@
 //! (`request.uid`, `desiredAPIVersion`, `objects`) to the CRD's webhook and checks its answer
 //! as `webhook_converter.go` does (the response's kind and uid, `result.status`, the count,
 //! each converted object's version, kind, name, namespace and uid; only labels and
-//! annotations may change in its metadata, the rest is restored from the original).
+//! annotations may change in its metadata, the rest is restored from the original, and
+//! changed ones are validated as `restoreObjectMeta` does).
 //!
 //! Objects are stored in the CRD's storage version: a write in another version is converted
 //! before it is stored, and a read converts the stored object into the version asked for —
-//! one object per review, as upstream's storage codec decodes each object on its own.
+//! one object per review, lists included: upstream's storage decodes each listed object into
+//! the list's version on its own (k8s.io/apiserver `pkg/storage/etcd3/store.go`
+//! `getNewItemFunc`, then the versioning codec's conversion), so the list conversion of
+//! `webhook_converter.go`, which would batch, finds nothing left to send.
 
 use std::sync::Arc;
 
