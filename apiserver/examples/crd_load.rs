@@ -6,10 +6,12 @@
 //!
 //! ```text
 //! cargo run --release -p kcel-apiserver -- --data-dir /tmp/d --listen 127.0.0.1:6443 &
-//! cargo run --release -p kcel-apiserver --example crd_load -- /tmp/d/kubeconfig 4 500
+//! cargo run --release -p kcel-apiserver --example crd_load -- /tmp/d/kubeconfig 4 500 $PID 5
 //! ```
 //! Arguments: the kubeconfig the server wrote, the concurrent clients, the objects each
-//! client creates per CRD. Requests go to 127.0.0.1 only.
+//! client creates per CRD and round; optionally the server's pid (then the server's CPU
+//! time per create is read from `/proc`, the measure that load on the machine disturbs
+//! least) and the rounds, which alternate the two CRDs. Requests go to 127.0.0.1 only.
 
 mod support;
 
@@ -122,19 +124,65 @@ fn object(kind: &str, name: &str) -> Value {
     })
 }
 
+/// Creates `count` objects of `kind` at `path` from each of `clients` connections: the
+/// latencies and the wall time.
+async fn creates(
+    target: &Arc<Target>,
+    path: &str,
+    kind: &'static str,
+    clients: usize,
+    count: usize,
+    round: usize,
+) -> (Vec<std::time::Duration>, std::time::Duration) {
+    let start = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for client in 0..clients {
+        let target = target.clone();
+        let path = path.to_owned();
+        tasks.spawn(async move {
+            let mut sender = target.connect().await;
+            let mut latencies = Vec::with_capacity(count);
+            for i in 0..count {
+                let t = Instant::now();
+                let (code, body) = target
+                    .send(
+                        &mut sender,
+                        "POST",
+                        &path,
+                        Some(object(kind, &format!("o-{round}-{client}-{i}"))),
+                    )
+                    .await;
+                assert_eq!(code, 201, "{}", String::from_utf8_lossy(&body));
+                latencies.push(t.elapsed());
+            }
+            latencies
+        });
+    }
+    let mut all = Vec::new();
+    while let Some(latencies) = tasks.join_next().await {
+        all.extend(latencies.expect("a client task"));
+    }
+    (all, start.elapsed())
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: crd_load KUBECONFIG CLIENTS COUNT_PER_CLIENT");
+        eprintln!("usage: crd_load KUBECONFIG CLIENTS COUNT_PER_CLIENT [SERVER_PID [ROUNDS]]");
         std::process::exit(2);
     }
     let target = Arc::new(Target::from_kubeconfig(&args[1]));
     let clients: usize = args[2].parse().expect("CLIENTS is a number");
     let count: usize = args[3].parse().expect("COUNT_PER_CLIENT is a number");
+    // With the server's pid: its CPU time per create, in rounds alternating the two CRDs.
+    let pid = args.get(4).cloned();
+    let rounds: usize = args
+        .get(5)
+        .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
     let mut sender = target.connect().await;
-    let mut seconds = Vec::new();
-    for (plural, kind, with_rules) in [("plains", "Plain", false), ("ruled", "Ruled", true)] {
+    let kinds = [("plains", "Plain", false), ("ruled", "Ruled", true)];
+    for (plural, kind, with_rules) in kinds {
         let t = Instant::now();
         let (code, body) = target
             .send(
@@ -159,46 +207,52 @@ async fn main() {
             "{kind:<6} first create after it: {:.2} ms",
             t.elapsed().as_secs_f64() * 1000.0
         );
-        let start = Instant::now();
-        let mut tasks = tokio::task::JoinSet::new();
-        for client in 0..clients {
-            let target = target.clone();
-            let path = path.clone();
-            tasks.spawn(async move {
-                let mut sender = target.connect().await;
-                let mut latencies = Vec::with_capacity(count);
-                for i in 0..count {
-                    let t = Instant::now();
-                    let (code, body) = target
-                        .send(
-                            &mut sender,
-                            "POST",
-                            &path,
-                            Some(object(kind, &format!("o-{client}-{i}"))),
-                        )
-                        .await;
-                    assert_eq!(code, 201, "{}", String::from_utf8_lossy(&body));
-                    latencies.push(t.elapsed());
-                }
-                latencies
-            });
-        }
-        let mut all = Vec::new();
-        while let Some(latencies) = tasks.join_next().await {
-            all.extend(latencies.expect("a client task"));
-        }
-        let elapsed = start.elapsed();
-        let mean = all.iter().map(|d| d.as_secs_f64()).sum::<f64>() / all.len() as f64;
-        report(kind, all, elapsed);
-        seconds.push(mean);
     }
+    // Per CRD: the mean latency and the server's CPU milliseconds per create, per round.
+    let mut means = [Vec::new(), Vec::new()];
+    let mut cpu = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for (k, (plural, kind, _)) in kinds.into_iter().enumerate() {
+            let path = format!("/apis/bench.example.com/v1/namespaces/default/{plural}");
+            let before = pid.as_deref().and_then(support::cpu_ms);
+            let (all, elapsed) = creates(&target, &path, kind, clients, count, round).await;
+            let after = pid.as_deref().and_then(support::cpu_ms);
+            let n = all.len();
+            means[k].push(all.iter().map(|d| d.as_secs_f64()).sum::<f64>() / n as f64);
+            report(kind, all, elapsed);
+            if let (Some(b), Some(a)) = (before, after) {
+                let each = (a - b) / n as f64;
+                println!(
+                    "{kind:<8} server CPU {:.0} ms, {:.3} ms per create",
+                    a - b,
+                    each
+                );
+                cpu[k].push(each);
+            }
+        }
+    }
+    // Each round's share from its own pair of runs (the machine's load drifts between
+    // rounds), then the median over rounds.
+    let share = |pairs: &[Vec<f64>; 2]| {
+        let shares: Vec<f64> = pairs[0]
+            .iter()
+            .zip(&pairs[1])
+            .map(|(plain, ruled)| (1.0 - plain / ruled) * 100.0)
+            .collect();
+        (support::median(shares.clone()), shares)
+    };
+    let (median, shares) = share(&means);
     println!(
-        "rules' share of a create's time over HTTP: {:.1}% (mean {:.3} ms with 20 rules, {:.3} ms without)",
-        (1.0 - seconds[0] / seconds[1]) * 100.0,
-        seconds[1] * 1000.0,
-        seconds[0] * 1000.0
+        "rules' share of a create's time over HTTP: median {median:.1}% over {rounds} rounds {shares:.1?}"
     );
-    in_process(seconds[1]);
+    if !cpu[0].is_empty() {
+        let (median, shares) = share(&cpu);
+        println!(
+            "rules' share of the server's CPU per create: median {median:.1}% over {rounds} rounds {shares:.1?} (CPU ms per create with rules {:.3?}, without {:.3?})",
+            cpu[1], cpu[0]
+        );
+    }
+    in_process(support::median(means[1].clone()));
 }
 
 /// The same validation in this process, without HTTP or storage: compiling each CRD's

@@ -40,6 +40,9 @@ enum Mode {
     Relabel,
     /// Converts to the wrong version.
     WrongVersion,
+    /// Converts, adding a label whose key is not a qualified name and an annotation whose
+    /// key is not one either.
+    BadMetadata,
     /// HTTP 500 with a text body.
     ServerError,
 }
@@ -51,6 +54,10 @@ struct Webhook {
     mode: Arc<Mutex<Mode>>,
     /// Every review received, with the request target (`/convert?timeout=30s`).
     seen: Arc<Mutex<Vec<(String, Value)>>>,
+    /// The `User-Agent` of each review received.
+    agents: Arc<Mutex<Vec<String>>>,
+    /// How many TCP connections were accepted.
+    connections: Arc<std::sync::atomic::AtomicUsize>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -103,6 +110,10 @@ fn answer(mode: Mode, review: &Value) -> (u16, Value) {
             objects[0]["metadata"]["generation"] = json!(99);
         }
         Mode::WrongVersion => objects[0]["apiVersion"] = json!("conv.example.com/v9"),
+        Mode::BadMetadata => {
+            objects[0]["metadata"]["labels"] = json!({"bad key": "x", "ok": "-bad-value"});
+            objects[0]["metadata"]["annotations"] = json!({"a/b/c": "v"});
+        }
         Mode::ServerError => return (500, json!("boom")),
     }
     (
@@ -162,22 +173,37 @@ impl Webhook {
         let address = listener.local_addr().unwrap();
         let mode = Arc::new(Mutex::new(Mode::Convert));
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let (m, s) = (mode.clone(), seen.clone());
+        let agents = Arc::new(Mutex::new(Vec::new()));
+        let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (m, s, a, c) = (
+            mode.clone(),
+            seen.clone(),
+            agents.clone(),
+            connections.clone(),
+        );
         runtime.spawn(async move {
             loop {
                 let Ok((tcp, _)) = listener.accept().await else {
                     return;
                 };
-                let (acceptor, m, s) = (acceptor.clone(), m.clone(), s.clone());
+                c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let (acceptor, m, s, a) = (acceptor.clone(), m.clone(), s.clone(), a.clone());
                 tokio::spawn(async move {
                     let Ok(tls) = acceptor.accept(tcp).await else {
                         return;
                     };
                     let service = hyper::service::service_fn(
                         move |request: hyper::Request<hyper::body::Incoming>| {
-                            let (m, s) = (m.clone(), s.clone());
+                            let (m, s, a) = (m.clone(), s.clone(), a.clone());
                             async move {
                                 let target = request.uri().to_string();
+                                let agent = request
+                                    .headers()
+                                    .get("user-agent")
+                                    .and_then(|v| v.to_str().ok())
+                                    .unwrap_or("")
+                                    .to_owned();
+                                a.lock().unwrap().push(agent);
                                 let body = request.into_body().collect().await?.to_bytes();
                                 let review: Value =
                                     serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -211,6 +237,8 @@ impl Webhook {
             ca_pem: ca_cert.pem(),
             mode,
             seen,
+            agents,
+            connections,
             runtime: Some(runtime),
         }
     }
@@ -229,6 +257,10 @@ impl Webhook {
 
     fn seen(&self) -> Vec<(String, Value)> {
         self.seen.lock().unwrap().clone()
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -260,6 +292,12 @@ fn crd(client_config: Value) -> Value {
 fn url_config(hook: &Webhook) -> Value {
     json!({"url": hook.url(), "caBundle": hook.ca_bundle()})
 }
+
+/// apimachinery `IsQualifiedName`'s message for a bad name part.
+const QUALIFIED: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/// apimachinery `IsValidLabelValue`'s message for a bad value.
+const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 const V1: &str = "/apis/conv.example.com/v1/namespaces/default/widgets";
 const V2: &str = "/apis/conv.example.com/v2/namespaces/default/widgets";
@@ -328,7 +366,17 @@ async fn the_non_storage_version_is_read_and_written_through_the_webhook() {
             ),
         )
         .await;
+    let before = hook.seen().len();
     let list = server.send("GET", V2, None).await.json();
+    // As kube-apiserver: its storage decodes each listed object into the version asked for
+    // (k8s.io/apiserver `pkg/storage/etcd3/store.go` getNewItemFunc gives each item the
+    // list's apiVersion, and the versioning codec converts to it), so each object is its
+    // own review; the list's own conversion then finds nothing left to send.
+    let reviews: Vec<usize> = hook.seen()[before..]
+        .iter()
+        .map(|(_, r)| r["request"]["objects"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(reviews, [1, 1]);
     let schedules: Vec<&Value> = list["items"]
         .as_array()
         .unwrap()
@@ -367,6 +415,63 @@ async fn the_non_storage_version_is_read_and_written_through_the_webhook() {
     assert_eq!(
         got["metadata"]["resourceVersion"],
         v1["metadata"]["resourceVersion"]
+    );
+}
+
+/// One client per webhook configuration keeps its connection between calls (upstream's
+/// `ClientManager` cache and Go's keep-alive transport); a changed `caBundle` makes another
+/// client, which connects anew.
+#[tokio::test]
+async fn webhook_connections_are_kept_between_calls() {
+    let hook = Webhook::start();
+    let server = Server::start(&[]);
+    create_crd(&server, &crd(url_config(&hook))).await;
+    let r = server.send("POST", V2, Some(&widget_v2("w1", "*/5"))).await;
+    assert_eq!(r.code, 201, "{}", r.text());
+    for _ in 0..5 {
+        let r = server.send("GET", &format!("{V2}/w1"), None).await;
+        assert_eq!(r.code, 200, "{}", r.text());
+    }
+    assert_eq!(
+        hook.seen().len(),
+        7,
+        "a create (two reviews) and five reads"
+    );
+    assert_eq!(hook.connections(), 1, "one connection for every call");
+    assert!(
+        hook.agents
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|a| a == "kube-apiserver-admission"),
+        "{:?}",
+        hook.agents.lock().unwrap()
+    );
+    // The same CA with a trailing newline: another caBundle, another client.
+    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.conv.example.com";
+    let mut changed = server.send("GET", path, None).await.json();
+    changed["spec"]["conversion"]["webhook"]["clientConfig"]["caBundle"] =
+        json!(base64::engine::general_purpose::STANDARD.encode(format!("{}\n", hook.ca_pem)));
+    let r = server.send("PUT", path, Some(&changed)).await;
+    assert_eq!(r.code, 200, "{}", r.text());
+    // The registry follows the store: wait for the new config to be served.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let r = server.send("GET", &format!("{V2}/w1"), None).await;
+        assert_eq!(r.code, 200, "{}", r.text());
+        if hook.connections() == 2 || std::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(hook.connections(), 2);
+    for _ in 0..3 {
+        server.send("GET", &format!("{V2}/w1"), None).await;
+    }
+    assert_eq!(
+        hook.connections(),
+        2,
+        "the new client keeps its connection too"
     );
 }
 
@@ -420,6 +525,14 @@ async fn webhook_failures_answer_500_with_upstreams_texts() {
         get(Mode::WrongVersion).await,
         format!(
             "{prefix} returned invalid object at index 0: invalid groupVersion (expected conv.example.com/v2, received conv.example.com/v9)"
+        )
+    );
+    // Changed labels and annotations are validated (restoreObjectMeta: metav1validation
+    // ValidateLabels at metadata.labels, ValidateAnnotations at metadata.annotation).
+    assert_eq!(
+        get(Mode::BadMetadata).await,
+        format!(
+            "{prefix} returned invalid metadata: [metadata.labels: Invalid value: \"bad key\": {QUALIFIED}, metadata.labels: Invalid value: \"-bad-value\": {LABEL_VALUE}]"
         )
     );
     assert_eq!(
@@ -508,7 +621,10 @@ async fn unknown_authorities_and_closed_ports_fail_as_gos_client() {
 #[tokio::test]
 async fn services_resolve_through_the_address_flag() {
     let hook = Webhook::start();
-    let mapping = format!("webhooks/conv={}", hook.address);
+    let mapping = format!(
+        "webhooks/conv={},webhooks/other={}",
+        hook.address, hook.address
+    );
     let server = Server::start(&["--webhook-service-address", &mapping]);
     let service = json!({"service": {"namespace": "webhooks", "name": "conv", "path": "/convert"},
                          "caBundle": hook.ca_bundle()});
@@ -528,6 +644,24 @@ async fn services_resolve_through_the_address_flag() {
     let r = server.send("POST", V2, Some(&widget_v2("w1", "*/5"))).await;
     assert_eq!(r.code, 201, "{}", r.text());
     assert_eq!(hook.seen()[0].0, "/convert?timeout=30s");
+
+    // A Service whose name the certificate does not hold: crypto/x509's HostnameError.
+    let mut misnamed = crd(
+        json!({"service": {"namespace": "webhooks", "name": "other", "path": "/convert"},
+                                  "caBundle": hook.ca_bundle()}),
+    );
+    misnamed["metadata"]["name"] = json!("gizmos.conv.example.com");
+    misnamed["spec"]["names"] = json!({"plural": "gizmos", "kind": "Gizmo"});
+    create_crd(&server, &misnamed).await;
+    let r = server
+        .send("POST", "/apis/conv.example.com/v2/namespaces/default/gizmos",
+            Some(&json!({"apiVersion": "conv.example.com/v2", "kind": "Gizmo", "metadata": {"name": "g"}})))
+        .await;
+    assert_eq!(r.code, 500);
+    assert_eq!(
+        r.json()["message"],
+        "conversion webhook for conv.example.com/v2, Kind=Gizmo failed: Post \"https://other.webhooks.svc:443/convert?timeout=30s\": tls: failed to verify certificate: x509: certificate is valid for conv.webhooks.svc, not other.webhooks.svc"
+    );
 
     let mut unmapped = crd(
         json!({"service": {"namespace": "webhooks", "name": "missing"},
@@ -618,6 +752,13 @@ fn kubectl_reads_and_writes_both_versions() {
     assert_eq!(
         kubectl.fails(&["get", "widgets.v2.conv.example.com", "w1"]),
         "Error from server: conversion webhook for conv.example.com/v1, Kind=Widget failed: refusing to convert\n"
+    );
+    hook.set(Mode::BadMetadata);
+    assert_eq!(
+        kubectl.fails(&["get", "widgets.v2.conv.example.com", "w1"]),
+        format!(
+            "Error from server: conversion webhook for conv.example.com/v1, Kind=Widget returned invalid metadata: [metadata.labels: Invalid value: \"bad key\": {QUALIFIED}, metadata.labels: Invalid value: \"-bad-value\": {LABEL_VALUE}]\n"
+        )
     );
 }
 

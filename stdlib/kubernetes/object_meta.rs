@@ -132,8 +132,8 @@ impl Meta<'_> {
 }
 
 /// metav1 `ValidateLabels`: each key a qualified name, each value a label value, the errors
-/// at `path` itself (not at the key).
-pub(crate) fn label_errors(path: &FieldPath, labels: &[(String, String)]) -> Vec<FieldError> {
+/// at `path` itself (not at the key), in the order of `labels`.
+pub fn label_errors(path: &FieldPath, labels: &[(String, String)]) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for (key, value) in labels {
         for m in messages("qualifiedName", key) {
@@ -147,11 +147,8 @@ pub(crate) fn label_errors(path: &FieldPath, labels: &[(String, String)]) -> Vec
 }
 
 /// apimachinery `ValidateAnnotations`: keys qualified names whatever their case, keys and
-/// values together at most [`MAX_ANNOTATIONS_BYTES`].
-pub(crate) fn annotation_errors(
-    path: &FieldPath,
-    annotations: &[(String, String)],
-) -> Vec<FieldError> {
+/// values together at most 256 KiB (`TotalAnnotationSizeLimitB`); the errors at `path`.
+pub fn annotation_errors(path: &FieldPath, annotations: &[(String, String)]) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let mut size = 0;
     for (key, value) in annotations {

@@ -4,21 +4,27 @@
 //! (`request.uid`, `desiredAPIVersion`, `objects`) to the CRD's webhook and checks its answer
 //! as `webhook_converter.go` does (the response's kind and uid, `result.status`, the count,
 //! each converted object's version, kind, name, namespace and uid; only labels and
-//! annotations may change in its metadata, the rest is restored from the original).
+//! annotations may change in its metadata, the rest is restored from the original, and
+//! changed ones are validated as `restoreObjectMeta` does).
 //!
 //! Objects are stored in the CRD's storage version: a write in another version is converted
 //! before it is stored, and a read converts the stored object into the version asked for —
-//! one object per review, as upstream's storage codec decodes each object on its own.
+//! one object per review, lists included: upstream's storage decodes each listed object into
+//! the list's version on its own (k8s.io/apiserver `pkg/storage/etcd3/store.go`
+//! `getNewItemFunc`, then the versioning codec's conversion), so the list conversion of
+//! `webhook_converter.go`, which would batch, finds nothing left to send.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use kcel::library::standard::go_quote;
+use kcel_stdlib::kubernetes::crd::{FieldError, FieldPath};
+use kcel_stdlib::kubernetes::{annotation_errors, label_errors};
 
 use super::conversion_spec::{ACCEPTED_REVIEW_VERSIONS, Strategy, Webhook};
 use super::registry::{Crds, CustomResource};
-use super::webhook_client::{self, Answer, ServiceAddresses};
+use super::webhook_client::{Answer, Clients};
 use crate::error::ApiError;
 use crate::object::{self, Object};
 use crate::resource::Resource;
@@ -342,39 +348,81 @@ pub fn accept_converted(
         .cloned()
         .unwrap_or_default();
     for field in ["labels", "annotations"] {
-        match response_meta.get(field) {
+        let map = match response_meta.get(field) {
             None | Some(Value::Null) => {
                 restored.remove(field);
+                continue;
             }
-            Some(Value::Object(map)) => {
-                for (k, v) in map {
-                    if !v.is_string() {
-                        return Err(bad_meta(format!(
-                            "metadata.{field}[{k}] must be a string, but is {} in converted object",
-                            go_type(v)
-                        )));
-                    }
-                }
-                restored.insert(field.to_owned(), Value::Object(map.clone()));
-            }
+            Some(Value::Object(map)) => map,
             Some(other) => {
                 return Err(bad_meta(format!(
                     "invalid metadata.{field} of type {} in converted object",
                     go_type(other)
                 )));
             }
+        };
+        let before = match restored.get(field) {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => {
+                return Err(bad_meta(format!(
+                    "invalid metadata.{field} of type {} in original object",
+                    go_type(other)
+                )));
+            }
+        };
+        let mut changed = before.map_or(0, Map::len) != map.len();
+        let mut pairs = Vec::with_capacity(map.len());
+        for (k, v) in map {
+            let Value::String(text) = v else {
+                return Err(bad_meta(format!(
+                    "metadata.{field}[{k}] must be a string, but is {} in converted object",
+                    go_type(v)
+                )));
+            };
+            changed |= before.and_then(|b| b.get(k)) != Some(v);
+            pairs.push((k.clone(), text.clone()));
         }
+        if changed {
+            let errors = if field == "labels" {
+                label_errors(&FieldPath::new("metadata").child("labels"), &pairs)
+            } else {
+                // Upstream validates them at `metadata.annotation`.
+                annotation_errors(&FieldPath::new("metadata").child("annotation"), &pairs)
+            };
+            if !errors.is_empty() {
+                return Err(bad_meta(aggregate(&errors)));
+            }
+        }
+        restored.insert(field.to_owned(), Value::Object(map.clone()));
     }
     converted.insert("metadata".to_owned(), Value::Object(restored));
     Ok(converted)
 }
 
+/// The text of an error list as apimachinery's `ErrorList.ToAggregate().Error()`: one error
+/// bare, several (each text once) in `[...]`.
+fn aggregate(errors: &[FieldError]) -> String {
+    let mut seen = Vec::new();
+    for e in errors {
+        let text = e.to_string();
+        if !seen.contains(&text) {
+            seen.push(text);
+        }
+    }
+    match seen.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
 /// Converts `object` (in the version its `apiVersion` names) to `desired` (an apiVersion of
-/// the CRD): by setting `apiVersion` under the `None` strategy, through the webhook under
-/// `Webhook`. An object already in `desired` comes back as it is.
+/// the CRD): by setting `apiVersion` under the `None` strategy, through the webhook (with its
+/// client from `clients`) under `Webhook`. An object already in `desired` comes back as it
+/// is.
 pub async fn convert(
     crd: &CustomResource,
-    services: &ServiceAddresses,
+    clients: &Clients,
     mut object: Object,
     desired: &str,
 ) -> Result<Object, ConversionError> {
@@ -401,7 +449,9 @@ pub async fn convert(
         gvk: gvk.clone(),
         cause,
     };
-    let answer = webhook_client::post(&webhook.target, &webhook.ca_bundle, services, body)
+    let answer = clients
+        .client(webhook)
+        .post(body)
         .await
         .map_err(|e| failed(e.to_string()))?;
     let mut converted =
@@ -421,7 +471,7 @@ pub async fn convert(
 pub struct Versions {
     resource: &'static Resource,
     crd: Option<Arc<CustomResource>>,
-    services: Arc<ServiceAddresses>,
+    clients: Arc<Clients>,
 }
 
 impl Versions {
@@ -430,7 +480,7 @@ impl Versions {
         Versions {
             resource,
             crd: crds.custom(resource),
-            services: crds.services(),
+            clients: crds.webhook_clients(),
         }
     }
 
@@ -444,7 +494,7 @@ impl Versions {
         if text(&stored, "apiVersion") == desired || crd.conversion == Strategy::None {
             return object::from_storage(kv, self.resource);
         }
-        let mut converted = convert(crd, &self.services, stored, &desired).await?;
+        let mut converted = convert(crd, &self.clients, stored, &desired).await?;
         object::metadata_mut(&mut converted).insert(
             "resourceVersion".to_owned(),
             Value::from(kv.mod_revision.to_string()),
@@ -461,7 +511,7 @@ impl Versions {
         let desired = format!("{}/{}", crd.group(), crd.storage_version);
         let mut object = object;
         object::metadata_mut(&mut object).remove("resourceVersion");
-        Ok(convert(crd, &self.services, object, &desired).await?)
+        Ok(convert(crd, &self.clients, object, &desired).await?)
     }
 }
 
@@ -597,6 +647,67 @@ mod tests {
         for (c, want) in cases {
             assert_eq!(converted(c).unwrap_err(), want);
         }
+    }
+
+    // restoreObjectMeta: changed labels and annotations are validated (labels at
+    // metadata.labels, annotations at metadata.annotation), unchanged ones are not.
+    #[test]
+    fn changed_labels_and_annotations_are_validated() {
+        let original: Object = serde_json::from_value(json!({
+            "apiVersion": "g.example.com/v1", "kind": "K",
+            "metadata": {"name": "a", "labels": {"bad key": "1"}, "annotations": {"n": "v"}}
+        }))
+        .unwrap();
+        let gvk = "g.example.com/v1, Kind=K";
+        let converted = |meta: Value| {
+            let c = json!({"apiVersion": "g.example.com/v2", "kind": "K", "metadata": meta});
+            accept_converted(gvk, "g.example.com/v2", &original, c).map_err(|e| e.to_string())
+        };
+        // Unchanged (even if invalid): kept without a check.
+        let kept = converted(json!({"name": "a", "labels": {"bad key": "1"},
+                                    "annotations": {"n": "v"}}))
+        .unwrap();
+        assert_eq!(kept["metadata"]["labels"], json!({"bad key": "1"}));
+        // Dropped: removed.
+        let dropped = converted(json!({"name": "a"})).unwrap();
+        assert_eq!(dropped["metadata"], json!({"name": "a"}));
+        let qualified = |key: &str| {
+            kcel_stdlib::kubernetes::named_formats::messages("qualifiedName", key).join("")
+        };
+        let prefix = "conversion webhook for g.example.com/v1, Kind=K returned invalid metadata";
+        assert_eq!(
+            converted(json!({"name": "a", "labels": {"bad key": "2"}})).unwrap_err(),
+            format!(
+                "{prefix}: metadata.labels: Invalid value: \"bad key\": {}",
+                qualified("bad key")
+            )
+        );
+        assert_eq!(
+            converted(json!({"name": "a", "labels": {"bad key": "1", "b c": "1"}})).unwrap_err(),
+            format!(
+                "{prefix}: [metadata.labels: Invalid value: \"b c\": {}, metadata.labels: Invalid value: \"bad key\": {}]",
+                qualified("b c"),
+                qualified("bad key")
+            )
+        );
+        assert_eq!(
+            converted(json!({"name": "a", "annotations": {"a/b/c": "v"}})).unwrap_err(),
+            format!(
+                "{prefix}: metadata.annotation: Invalid value: \"a/b/c\": {}",
+                qualified("a/b/c")
+            )
+        );
+        let big = "x".repeat(256 * 1024);
+        assert_eq!(
+            converted(json!({"name": "a", "annotations": {"n": big}})).unwrap_err(),
+            format!("{prefix}: metadata.annotation: Too long: may not be more than 262144 bytes")
+        );
+        assert_eq!(
+            converted(json!({"name": "a", "annotations": ["n"]})).unwrap_err(),
+            format!(
+                "{prefix}: invalid metadata.annotations of type []interface {{}} in converted object"
+            )
+        );
     }
 
     #[test]

@@ -19,7 +19,7 @@ use kcel_stdlib::kubernetes::named_formats::messages;
 pub const ACCEPTED_REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 
 /// Where a conversion webhook is reached.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Target {
     /// `clientConfig.url`: `https://host[:port][/path]`.
     Url(String),

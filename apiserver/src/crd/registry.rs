@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use kcel_stdlib::kubernetes::crd::{CrdValidator, DefinitionError};
 
-use super::webhook_client::ServiceAddresses;
+use super::webhook_client::{Clients, ServiceAddresses};
 use crate::resource::Resource;
 use crate::storage::Revision;
 
@@ -143,8 +143,9 @@ struct Registry {
     by_name: HashMap<String, Arc<CustomResource>>,
     /// (group, version, plural) → the CRD serving it.
     index: HashMap<(String, String, String), Arc<CustomResource>>,
-    /// Where conversion webhooks' `service` references go (`--webhook-service-address`).
-    services: Arc<ServiceAddresses>,
+    /// The clients of conversion webhooks, with where their `service` references go
+    /// (`--webhook-service-address`).
+    clients: Arc<Clients>,
     /// The storage revision of the state last served per CRD name (kept after a delete, so
     /// that an older state learnt late does not bring the CRD back).
     revisions: HashMap<String, Revision>,
@@ -211,14 +212,15 @@ impl Crds {
     }
 
     /// Sets where conversion webhooks named by `service` are reached.
+    /// (The webhook clients made before are dropped: theirs were the old addresses.)
     pub fn set_services(&self, services: ServiceAddresses) {
         let mut registry = self.0.write().unwrap_or_else(|e| e.into_inner());
-        registry.services = Arc::new(services);
+        registry.clients = Arc::new(Clients::new(services));
     }
 
-    /// Where conversion webhooks named by `service` are reached.
-    pub fn services(&self) -> Arc<ServiceAddresses> {
-        self.read().services.clone()
+    /// The clients of conversion webhooks, one per webhook configuration.
+    pub fn webhook_clients(&self) -> Arc<Clients> {
+        self.read().clients.clone()
     }
 
     /// Serves (or stops serving, with `None`) the CRD `name`.
