@@ -194,6 +194,16 @@ impl CrdValidator {
         Ok(validator.decode(object))
     }
 
+    /// [`CrdValidator::decode`] of an object the caller gives up: pruned and defaulted in
+    /// place ([`Validator::decode_owned`]), with no copy of the document.
+    pub fn decode_owned(&self, object: Json) -> Result<(Json, Vec<String>), CrdError> {
+        let version = self.version_of(&object)?;
+        let validator = self
+            .version(version)
+            .expect("version_of returns a version of the CRD")?;
+        Ok(validator.decode_owned(object))
+    }
+
     /// Validates `object` (an update of `old`, if given) with Kubernetes' per-object budget.
     pub fn validate(&self, object: &Json, old: Option<&Json>) -> Result<Outcome, CrdError> {
         self.validate_with_budget(object, old, PER_OBJECT_COST_BUDGET)
@@ -228,6 +238,24 @@ impl CrdValidator {
             .expect("version_of returns a version of the CRD")?;
         let metadata = object_meta::validate(object, self.scope);
         Ok(validator.validate_shared(object, old, PER_OBJECT_COST_BUDGET, metadata))
+    }
+
+    /// Validates as [`CrdValidator::validate`] does an object the caller gives up: it is
+    /// pruned and defaulted in place and the rules read it in place
+    /// ([`Validator::validate_owned`]: no copy of the document, the way to validate large
+    /// objects). Answers the object as kube-apiserver would store it (pruned and
+    /// defaulted) with the outcome.
+    pub fn validate_owned(
+        &self,
+        object: Json,
+        old: Option<&Json>,
+    ) -> Result<(Json, Outcome), CrdError> {
+        let version = self.version_of(&object)?;
+        let validator = self
+            .version(version)
+            .expect("version_of returns a version of the CRD")?;
+        let metadata = object_meta::validate(&object, self.scope);
+        Ok(validator.validate_owned(object, old, PER_OBJECT_COST_BUDGET, metadata))
     }
 }
 
