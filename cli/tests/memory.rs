@@ -103,6 +103,8 @@ impl Drop for TempDir {
 
 /// Runs `command` to its end; answers its exit code and peak RSS in bytes.
 #[cfg(target_os = "linux")]
+// The child is reaped by wait4 below, which std's lint cannot see.
+#[allow(clippy::zombie_processes)]
 fn run_measured(command: &mut Command) -> (Option<i32>, u64) {
     let mut child = command
         .stdout(Stdio::null())
