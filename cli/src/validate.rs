@@ -117,7 +117,11 @@ pub fn run(
     };
     // Old objects, paired with objects by namespace and name.
     let old = match old.map(read_documents).transpose() {
-        Ok(o) => list_items(o.unwrap_or_default()),
+        // Shared: the CRD's rules read an old object in place (no copy).
+        Ok(o) => list_items(o.unwrap_or_default())
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect::<Vec<_>>(),
         Err(e) => return usage(&e),
     };
     // Every input is read (and matched with a version) before anything is printed.
@@ -207,7 +211,7 @@ pub fn run(
             .iter()
             .find(|o| namespace_and_name(o) == (namespace.as_str(), name.as_str()));
         if let Some(kind) = input.builtin {
-            let object = validate_builtin(&input, kind, old, format);
+            let object = validate_builtin(&input, kind, old.map(|o| o.as_ref()), format);
             report.valid &= object.valid;
             report.objects.push(object);
             continue;

@@ -80,7 +80,7 @@ pub fn admit(
         .validator
         .decode_owned(value)
         .map_err(|e| not_served(resource, e))?;
-    let old_value = old.map(|o| Value::Object(o.clone()));
+    let old_value = old.map(|o| std::sync::Arc::new(Value::Object(o.clone())));
     let (decoded, outcome) = crd
         .validator
         .validate_owned(decoded, old_value.as_ref())

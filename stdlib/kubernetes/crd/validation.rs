@@ -144,6 +144,7 @@ impl Validator {
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
+        let old = old.map(Source::Borrowed);
         self.validate_source(&mut Source::Borrowed(obj), old, budget, earlier)
     }
 
@@ -156,6 +157,7 @@ impl Validator {
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
+        let old = old.map(Source::Borrowed);
         self.validate_source(&mut Source::Shared(obj), old, budget, earlier)
     }
 
@@ -163,15 +165,17 @@ impl Validator {
     /// pruned and defaulted in place and the rules read it in place, so the document is
     /// never copied (the way to validate large objects). Answers the object as
     /// kube-apiserver would store it (pruned and defaulted, as [`Validator::decode`]
-    /// answers it) with the outcome.
+    /// answers it) with the outcome. The old object, shared, is read in place too (copied
+    /// only when pruning or defaulting changes it).
     pub fn validate_owned(
         &self,
         obj: serde_json::Value,
-        old: Option<&serde_json::Value>,
+        old: Option<&Arc<serde_json::Value>>,
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> (serde_json::Value, Outcome) {
         let mut source = Source::Owned(Arc::new(obj));
+        let old = old.map(Source::Shared);
         let outcome = self.validate_source(&mut source, old, budget, earlier);
         let Source::Owned(obj) = source else {
             unreachable!("an owned object stays owned")
@@ -184,7 +188,7 @@ impl Validator {
     fn validate_source(
         &self,
         obj: &mut Source<'_>,
-        old: Option<&serde_json::Value>,
+        mut old: Option<Source<'_>>,
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
@@ -201,14 +205,11 @@ impl Validator {
                 unknown
             }
         };
-        let old_pruned;
-        let old = match old {
-            Some(o) if !pruning::unknown_fields(o, &self.schema).is_empty() => {
-                old_pruned = pruned_copy(o, &self.schema);
-                Some(&old_pruned)
-            }
-            other => other,
-        };
+        if let Some(o) = &mut old
+            && !pruning::unknown_fields(o.get(), &self.schema).is_empty()
+        {
+            *o = Source::Owned(Arc::new(pruned_copy(o.get(), &self.schema)));
+        }
         let warnings: Vec<String> = unknown
             .iter()
             .map(|path| format!("unknown field {}", go_quote(path)))
@@ -222,13 +223,15 @@ impl Validator {
     fn checked(
         &self,
         source: &mut Source<'_>,
-        old: Option<&serde_json::Value>,
+        mut old_source: Option<Source<'_>>,
         budget: i64,
         mut errors: Vec<FieldError>,
     ) -> Outcome {
         source.prepare(&self.schema);
-        let old = old.map(|o| prepare(o, &self.schema));
-        let old = old.as_deref();
+        if let Some(o) = &mut old_source {
+            o.prepare(&self.schema);
+        }
+        let old = old_source.as_ref().map(Source::get);
         let obj = source.get();
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
@@ -256,7 +259,7 @@ impl Validator {
                 ..Outcome::default()
             };
         }
-        let mut outcome = self.rules(source, old, budget);
+        let mut outcome = self.rules(source, old_source.as_ref(), budget);
         errors.append(&mut outcome.errors);
         outcome.errors = errors;
         outcome
@@ -273,16 +276,19 @@ impl Validator {
     ) -> Outcome {
         let mut obj = Source::Borrowed(obj);
         obj.prepare(&self.schema);
-        let old = old.map(|o| prepare(o, &self.schema));
-        self.rules(&obj, old.as_deref(), budget)
+        let mut old = old.map(Source::Borrowed);
+        if let Some(o) = &mut old {
+            o.prepare(&self.schema);
+        }
+        self.rules(&obj, old.as_ref(), budget)
     }
 
     /// The CEL rules over a prepared object.
-    fn rules(&self, obj: &Source<'_>, old: Option<&serde_json::Value>, budget: i64) -> Outcome {
+    fn rules(&self, obj: &Source<'_>, old: Option<&Source<'_>>, budget: i64) -> Outcome {
         let root = &self.compiled.root;
         // Rules read the documents in place, lazily ([`view`]): shared, not converted.
         let obj = obj.shared();
-        let old = old.map(|o| Arc::new(o.clone()));
+        let old = old.map(Source::shared);
         let (obj_doc, old_doc) = (Doc::new(obj.clone()), old.clone().map(Doc::new));
         let (obj, old) = (obj.as_ref(), old.as_deref());
         let mut run = Run {
