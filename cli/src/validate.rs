@@ -75,8 +75,9 @@ struct SchemaErrors {
 /// An object to validate and where it came from.
 struct Input {
     file: String,
-    /// Shared, so that the CRD's rules read it in place (no copy of a large object).
-    object: std::sync::Arc<Json>,
+    /// Given up to validation, which prunes and defaults it in place and whose rules read
+    /// it in place (no copy of a large object).
+    object: Json,
     /// The object's built-in kind; `None` for a resource of the CRD.
     builtin: Option<BuiltinKind>,
     /// What strict decoding reports of its text (warnings, as under `fieldValidation=Warn`):
@@ -116,7 +117,11 @@ pub fn run(
     };
     // Old objects, paired with objects by namespace and name.
     let old = match old.map(read_documents).transpose() {
-        Ok(o) => list_items(o.unwrap_or_default()),
+        // Shared: the CRD's rules read an old object in place (no copy).
+        Ok(o) => list_items(o.unwrap_or_default())
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect::<Vec<_>>(),
         Err(e) => return usage(&e),
     };
     // Every input is read (and matched with a version) before anything is printed.
@@ -180,7 +185,7 @@ pub fn run(
             };
             inputs.push(Input {
                 file: path.display().to_string(),
-                object: std::sync::Arc::new(manifest.object),
+                object: manifest.object,
                 builtin,
                 strict,
             });
@@ -199,13 +204,14 @@ pub fn run(
         valid: true,
         objects: Vec::with_capacity(inputs.len()),
     };
-    for input in &inputs {
+    for input in inputs {
         let (namespace, name) = namespace_and_name(&input.object);
+        let (namespace, name) = (namespace.to_string(), name.to_string());
         let old = old
             .iter()
-            .find(|o| namespace_and_name(o) == (namespace, name));
+            .find(|o| namespace_and_name(o) == (namespace.as_str(), name.as_str()));
         if let Some(kind) = input.builtin {
-            let object = validate_builtin(input, kind, old, format);
+            let object = validate_builtin(&input, kind, old.map(|o| o.as_ref()), format);
             report.valid &= object.valid;
             report.objects.push(object);
             continue;
@@ -213,8 +219,9 @@ pub fn run(
         let crd = crd
             .as_ref()
             .expect("objects without a built-in kind are the CRD's");
-        let mut outcome = match crd.validate_shared(&input.object, old) {
-            Ok(outcome) => outcome,
+        let mut outcome = match crd.validate_owned(input.object, old) {
+            // (The object as it would be stored is not needed here.)
+            Ok((_, outcome)) => outcome,
             Err(CrdError::Schema { version, errors }) => {
                 return schema_failure(format, &version, &errors);
             }
@@ -224,14 +231,14 @@ pub fn run(
         // handler's decoder reports them (apiextensions-apiserver schemaCoercingDecoder).
         outcome.warnings.splice(0..0, input.strict.iter().cloned());
         if format.is_text() {
-            print_outcome(&input.file, crd.kind(), name, &outcome);
+            print_outcome(&input.file, crd.kind(), &name, &outcome);
         }
         report.valid &= outcome.errors.is_empty();
         report.objects.push(ObjectReport {
-            file: input.file.clone(),
+            file: input.file,
             kind: crd.kind().to_string(),
-            namespace: namespace.to_string(),
-            name: name.to_string(),
+            namespace,
+            name,
             valid: outcome.errors.is_empty(),
             decode_error: None,
             errors: outcome.errors.iter().map(Cause::from).collect(),

@@ -74,15 +74,16 @@ pub fn admit(
         // PrepareForCreate).
         object.remove("status");
     }
+    // Pruned, defaulted and validated in place: no copy of the object on the way.
     let value = Value::Object(std::mem::take(object));
     let (decoded, _unknown) = crd
         .validator
-        .decode(&value)
+        .decode_owned(value)
         .map_err(|e| not_served(resource, e))?;
-    let old_value = old.map(|o| Value::Object(o.clone()));
-    let outcome = crd
+    let old_value = old.map(|o| std::sync::Arc::new(Value::Object(o.clone())));
+    let (decoded, outcome) = crd
         .validator
-        .validate(&decoded, old_value.as_ref())
+        .validate_owned(decoded, old_value.as_ref())
         .map_err(|e| not_served(resource, e))?;
     if let Value::Object(o) = decoded {
         *object = o;

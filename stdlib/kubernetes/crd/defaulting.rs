@@ -24,9 +24,15 @@ pub fn prepare<'a>(x: &'a J, s: &Schema) -> Cow<'a, J> {
         return Cow::Borrowed(x);
     }
     let mut x = x.clone();
-    prune_non_nullable_nulls(&mut x, Some(s), 0);
-    apply_defaults(&mut x, s, 0);
+    prepare_in_place(&mut x, s);
     Cow::Owned(x)
+}
+
+/// `x` made what [`prepare`] answers, in place: an object the caller owns is pruned of its
+/// non-nullable nulls and defaulted without a copy of the document.
+pub fn prepare_in_place(x: &mut J, s: &Schema) {
+    prune_non_nullable_nulls(x, Some(s), 0);
+    apply_defaults(x, s, 0);
 }
 
 fn has_defaults(s: &Schema, depth: usize) -> bool {
@@ -181,6 +187,10 @@ mod tests {
         // Already defaulted: nothing to copy.
         let defaulted = json!({"b": "x", "c": 1, "m": {"j": 1}, "d": ["y"], "o": {"p": 2}});
         assert!(matches!(prepare(&defaulted, &s), Cow::Borrowed(_)));
+        // In place, the same.
+        let mut in_place = x.clone();
+        prepare_in_place(&mut in_place, &s);
+        assert_eq!(in_place, prepare(&x, &s).into_owned());
         let nested = json!({"c": 1, "o": {}});
         assert_eq!(
             prepare(&nested, &s).into_owned(),

@@ -194,6 +194,16 @@ impl CrdValidator {
         Ok(validator.decode(object))
     }
 
+    /// [`CrdValidator::decode`] of an object the caller gives up: pruned and defaulted in
+    /// place ([`Validator::decode_owned`]), with no copy of the document.
+    pub fn decode_owned(&self, object: Json) -> Result<(Json, Vec<String>), CrdError> {
+        let version = self.version_of(&object)?;
+        let validator = self
+            .version(version)
+            .expect("version_of returns a version of the CRD")?;
+        Ok(validator.decode_owned(object))
+    }
+
     /// Validates `object` (an update of `old`, if given) with Kubernetes' per-object budget.
     pub fn validate(&self, object: &Json, old: Option<&Json>) -> Result<Outcome, CrdError> {
         self.validate_with_budget(object, old, PER_OBJECT_COST_BUDGET)
@@ -228,6 +238,24 @@ impl CrdValidator {
             .expect("version_of returns a version of the CRD")?;
         let metadata = object_meta::validate(object, self.scope);
         Ok(validator.validate_shared(object, old, PER_OBJECT_COST_BUDGET, metadata))
+    }
+
+    /// Validates as [`CrdValidator::validate`] does an object the caller gives up: it is
+    /// pruned and defaulted in place and the rules read it in place
+    /// ([`Validator::validate_owned`]: no copy of the document, the way to validate large
+    /// objects). Answers the object as kube-apiserver would store it (pruned and
+    /// defaulted) with the outcome. The old object, shared, is read in place too.
+    pub fn validate_owned(
+        &self,
+        object: Json,
+        old: Option<&std::sync::Arc<Json>>,
+    ) -> Result<(Json, Outcome), CrdError> {
+        let version = self.version_of(&object)?;
+        let validator = self
+            .version(version)
+            .expect("version_of returns a version of the CRD")?;
+        let metadata = object_meta::validate(&object, self.scope);
+        Ok(validator.validate_owned(object, old, PER_OBJECT_COST_BUDGET, metadata))
     }
 }
 
@@ -308,6 +336,66 @@ mod tests {
             v.validate(&gadget, None).unwrap_err().to_string(),
             "kind \"Gadget\" is not the CRD's kind \"Widget\""
         );
+    }
+
+    /// The owned path (pruning and defaulting in place, the object and the old one shared
+    /// with the rules) answers what the borrowed one does, and the object as `decode`
+    /// stores it.
+    #[test]
+    fn validating_an_owned_object_is_validating_a_borrowed_one() {
+        let v = CrdValidator::new(&json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {
+                "group": "example.com",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "scope": "Namespaced",
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object",
+                    "properties": {"spec": {"type": "object",
+                        "x-kubernetes-validations": [
+                            {"rule": "self.a <= self.b", "message": "a must not exceed b"},
+                            {"rule": "self.b == oldSelf.b", "message": "b is immutable"}],
+                        "properties": {"a": {"type": "integer", "maximum": 10},
+                                       "b": {"type": "integer", "default": 5}}}}
+                }}}]
+            }
+        }))
+        .unwrap();
+        let object = |spec: Json| {
+            json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                   "metadata": {"name": "w", "namespace": "n"}, "spec": spec})
+        };
+        let cases = [
+            (
+                object(json!({"a": 6, "x": 1})),
+                Some(object(json!({"a": 1, "b": 4}))),
+            ),
+            (object(json!({"a": 1, "x": 1})), None),
+            (
+                object(json!({"a": 11})),
+                Some(object(json!({"a": 11, "b": 5, "y": 2}))),
+            ),
+        ];
+        for (obj, old) in cases {
+            let borrowed = v.validate(&obj, old.as_ref()).unwrap();
+            let old = old.map(std::sync::Arc::new);
+            let (stored, owned) = v.validate_owned(obj.clone(), old.as_ref()).unwrap();
+            let texts = |o: &Outcome| o.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>();
+            assert_eq!(texts(&owned), texts(&borrowed), "{obj}");
+            if obj["spec"]["a"] == 6 {
+                // (Something to compare: both rules fail on the first case.)
+                assert_eq!(texts(&owned).len(), 2, "{obj}");
+            }
+            assert_eq!(owned.warnings, borrowed.warnings, "{obj}");
+            assert_eq!(owned.remaining_budget, borrowed.remaining_budget, "{obj}");
+            assert_eq!(stored, v.decode(&obj).unwrap().0, "{obj}");
+            assert_eq!(
+                v.decode_owned(obj.clone()).unwrap(),
+                v.decode(&obj).unwrap()
+            );
+        }
     }
 
     #[test]

@@ -63,7 +63,7 @@ fn any(v: &J, s: &Schema, path: &FieldPath, depth: usize, errors: &mut Vec<Field
 fn array(items: &[J], s: &Schema, path: &FieldPath, depth: usize, errors: &mut Vec<FieldError>) {
     match s.list_type.as_deref() {
         Some("set") => {
-            for i in repeated(items.iter()) {
+            for i in repeated(items.iter().map(identity)) {
                 errors.push(duplicate(path.index(i), &items[i]));
             }
         }
@@ -92,37 +92,41 @@ fn map_list(items: &[J], s: &Schema, path: &FieldPath, errors: &mut Vec<FieldErr
         ));
         return;
     }
-    // The key fields an item has (a missing key and a null item have none).
-    let keys: Vec<J> = items
-        .iter()
-        .map(|x| {
-            let mut key = serde_json::Map::new();
-            if let J::Object(o) = x {
-                for k in &s.list_map_keys {
-                    if let Some(v) = o.get(k) {
-                        key.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-            J::Object(key)
-        })
-        .collect();
-    for i in repeated(keys.iter()) {
-        errors.push(duplicate(path.index(i), &keys[i]));
+    // Each item's key is made, compared by its text and dropped: only the texts are held
+    // (a list of many items is not copied), the key made again for an error.
+    for i in repeated(items.iter().map(|x| identity(&key_of(x, s)))) {
+        errors.push(duplicate(path.index(i), &key_of(&items[i], s)));
     }
 }
 
-/// The index of the second appearance of each value that appears more than once.
-fn repeated<'a>(items: impl Iterator<Item = &'a J>) -> Vec<usize> {
+/// The key fields a map list's item has (a missing key and a null item have none).
+fn key_of(x: &J, s: &Schema) -> J {
+    let mut key = serde_json::Map::new();
+    if let J::Object(o) = x {
+        for k in &s.list_map_keys {
+            if let Some(v) = o.get(k) {
+                key.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    J::Object(key)
+}
+
+/// What a value is compared by: Go compares scalars by type and value and compounds by
+/// their JSON text; the JSON text with the kind of number tells both apart the same way.
+fn identity(x: &J) -> String {
+    match x {
+        J::Number(n) if n.is_f64() => format!("f{}", go_json_value(x)),
+        _ => go_json_value(x),
+    }
+}
+
+/// The index of the second appearance of each identity ([`identity`]) that appears more
+/// than once.
+fn repeated(ids: impl Iterator<Item = String>) -> Vec<usize> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::new();
-    for (i, x) in items.enumerate() {
-        // Go compares scalars by type and value and compounds by their JSON text; the JSON
-        // text with the kind of number tells both apart the same way.
-        let id = match x {
-            J::Number(n) if n.is_f64() => format!("f{}", go_json_value(x)),
-            _ => go_json_value(x),
-        };
+    for (i, id) in ids.enumerate() {
         let times = seen.entry(id).or_insert(0);
         *times += 1;
         if *times == 2 {

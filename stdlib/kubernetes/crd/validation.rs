@@ -9,7 +9,7 @@ use super::compile_rules::{
     rule_env,
 };
 use super::decl_types::{DeclKind, DeclType, ListKind};
-use super::defaulting::prepare;
+use super::defaulting::{prepare, prepare_in_place};
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
 use super::schema::Schema;
 use super::values::{Doc, view};
@@ -97,16 +97,15 @@ impl Validator {
     /// `default`s applied (apiextensions-apiserver's pruning, `PruneNonNullableNullsWithoutDefaults`
     /// and `Default`, in that order).
     pub fn decode(&self, obj: &serde_json::Value) -> (serde_json::Value, Vec<String>) {
-        let mut x = obj.clone();
-        let unknown = pruning::prune(&mut x, &self.schema);
-        let prepared = match prepare(&x, &self.schema) {
-            std::borrow::Cow::Owned(o) => Some(o),
-            std::borrow::Cow::Borrowed(_) => None,
-        };
-        if let Some(o) = prepared {
-            x = o;
-        }
-        (x, unknown)
+        self.decode_owned(obj.clone())
+    }
+
+    /// [`Validator::decode`] of an object the caller gives up: pruned and defaulted in
+    /// place, with no copy of the document.
+    pub fn decode_owned(&self, mut obj: serde_json::Value) -> (serde_json::Value, Vec<String>) {
+        let unknown = pruning::prune(&mut obj, &self.schema);
+        prepare_in_place(&mut obj, &self.schema);
+        (obj, unknown)
     }
 
     /// Applies the schema's `default`s to `obj` in place, without pruning: what
@@ -158,7 +157,8 @@ impl Validator {
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
-        self.validate_source(Source::Borrowed(obj), old, budget, earlier)
+        let old = old.map(Source::Borrowed);
+        self.validate_source(&mut Source::Borrowed(obj), old, budget, earlier)
     }
 
     /// Validates as [`Validator::validate_after`] does an object shared with the caller:
@@ -170,32 +170,59 @@ impl Validator {
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
-        self.validate_source(Source::Shared(obj), old, budget, earlier)
+        let old = old.map(Source::Borrowed);
+        self.validate_source(&mut Source::Shared(obj), old, budget, earlier)
+    }
+
+    /// Validates as [`Validator::validate_after`] does an object the caller gives up: it is
+    /// pruned and defaulted in place and the rules read it in place, so the document is
+    /// never copied (the way to validate large objects). Answers the object as
+    /// kube-apiserver would store it (pruned and defaulted, as [`Validator::decode`]
+    /// answers it) with the outcome. The old object, shared, is read in place too (copied
+    /// only when pruning or defaulting changes it).
+    pub fn validate_owned(
+        &self,
+        obj: serde_json::Value,
+        old: Option<&Arc<serde_json::Value>>,
+        budget: i64,
+        earlier: Vec<FieldError>,
+    ) -> (serde_json::Value, Outcome) {
+        let mut source = Source::Owned(Arc::new(obj));
+        let old = old.map(Source::Shared);
+        let outcome = self.validate_source(&mut source, old, budget, earlier);
+        let Source::Owned(obj) = source else {
+            unreachable!("an owned object stays owned")
+        };
+        // The rules' values are gone with the run: the document is the caller's again.
+        let obj = Arc::try_unwrap(obj).unwrap_or_else(|shared| shared.as_ref().clone());
+        (obj, outcome)
     }
 
     fn validate_source(
         &self,
-        obj: Source<'_>,
-        old: Option<&serde_json::Value>,
+        obj: &mut Source<'_>,
+        mut old: Option<Source<'_>>,
         budget: i64,
         earlier: Vec<FieldError>,
     ) -> Outcome {
         // Unknown fields are pruned (and reported as kube-apiserver's fieldValidation=Warn
-        // does); the old object, as stored, has none.
-        let unknown = pruning::unknown_fields(obj.get(), &self.schema);
-        let old_pruned;
-        let obj = if unknown.is_empty() {
-            obj
-        } else {
-            Source::Owned(pruned_copy(obj.get(), &self.schema))
-        };
-        let old = match old {
-            Some(o) if !pruning::unknown_fields(o, &self.schema).is_empty() => {
-                old_pruned = pruned_copy(o, &self.schema);
-                Some(&old_pruned)
+        // does); the old object, as stored, has none. An owned object is pruned in place,
+        // another copied only when something is pruned.
+        let unknown = match obj {
+            Source::Owned(x) => pruning::prune(Arc::make_mut(x), &self.schema),
+            _ => {
+                let unknown = pruning::unknown_fields(obj.get(), &self.schema);
+                if !unknown.is_empty() {
+                    *obj = Source::Owned(Arc::new(pruned_copy(obj.get(), &self.schema)));
+                }
+                unknown
             }
-            other => other,
         };
+        if let Some(o) = &mut old
+            && !pruning::unknown_fields(o.get(), &self.schema).is_empty()
+        {
+            *o = Source::Owned(Arc::new(pruned_copy(o.get(), &self.schema)));
+        }
         let warnings: Vec<String> = unknown
             .iter()
             .map(|path| format!("unknown field {}", go_quote(path)))
@@ -208,18 +235,16 @@ impl Validator {
     /// Validation after pruning: defaults, the OpenAPI schema, list types, the rules.
     fn checked(
         &self,
-        obj: Source<'_>,
-        old: Option<&serde_json::Value>,
+        source: &mut Source<'_>,
+        mut old_source: Option<Source<'_>>,
         budget: i64,
         mut errors: Vec<FieldError>,
     ) -> Outcome {
-        let obj = match prepare(obj.get(), &self.schema) {
-            std::borrow::Cow::Owned(o) => Source::Owned(o),
-            std::borrow::Cow::Borrowed(_) => obj,
-        };
-        let old = old.map(|o| prepare(o, &self.schema));
-        let old = old.as_deref();
-        let source = obj;
+        source.prepare(&self.schema);
+        if let Some(o) = &mut old_source {
+            o.prepare(&self.schema);
+        }
+        let old = old_source.as_ref().map(Source::get);
         let obj = source.get();
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
@@ -247,7 +272,7 @@ impl Validator {
                 ..Outcome::default()
             };
         }
-        let mut outcome = self.rules(source, old, budget);
+        let mut outcome = self.rules(source, old_source.as_ref(), budget);
         errors.append(&mut outcome.errors);
         outcome.errors = errors;
         outcome
@@ -262,20 +287,21 @@ impl Validator {
         old: Option<&serde_json::Value>,
         budget: i64,
     ) -> Outcome {
-        let obj = match prepare(obj, &self.schema) {
-            std::borrow::Cow::Owned(o) => Source::Owned(o),
-            std::borrow::Cow::Borrowed(o) => Source::Borrowed(o),
-        };
-        let old = old.map(|o| prepare(o, &self.schema));
-        self.rules(obj, old.as_deref(), budget)
+        let mut obj = Source::Borrowed(obj);
+        obj.prepare(&self.schema);
+        let mut old = old.map(Source::Borrowed);
+        if let Some(o) = &mut old {
+            o.prepare(&self.schema);
+        }
+        self.rules(&obj, old.as_ref(), budget)
     }
 
     /// The CEL rules over a prepared object.
-    fn rules(&self, obj: Source<'_>, old: Option<&serde_json::Value>, budget: i64) -> Outcome {
+    fn rules(&self, obj: &Source<'_>, old: Option<&Source<'_>>, budget: i64) -> Outcome {
         let root = &self.compiled.root;
         // Rules read the documents in place, lazily ([`view`]): shared, not converted.
         let obj = obj.shared();
-        let old = old.map(|o| Arc::new(o.clone()));
+        let old = old.map(Source::shared);
         let (obj_doc, old_doc) = (Doc::new(obj.clone()), old.clone().map(Doc::new));
         let (obj, old) = (obj.as_ref(), old.as_deref());
         let mut run = Run {
@@ -302,8 +328,10 @@ enum Source<'a> {
     Borrowed(&'a serde_json::Value),
     /// The caller's, already shared: read in place.
     Shared(&'a Arc<serde_json::Value>),
-    /// A copy made on the way (pruned, defaulted): moved.
-    Owned(serde_json::Value),
+    /// Owned here (given up by the caller, or a copy made on the way: pruned,
+    /// defaulted), held alone outside the rules' run: changed in place, shared with the
+    /// rules without a copy.
+    Owned(Arc<serde_json::Value>),
 }
 
 impl Source<'_> {
@@ -315,11 +343,25 @@ impl Source<'_> {
         }
     }
 
-    fn shared(self) -> Arc<serde_json::Value> {
+    /// Non-nullable nulls dropped and defaults applied ([`prepare`]): in place when owned,
+    /// else on a copy made only when that changes something.
+    fn prepare(&mut self, s: &Schema) {
         match self {
-            Source::Borrowed(j) => Arc::new(j.clone()),
-            Source::Shared(j) => j.clone(),
-            Source::Owned(j) => Arc::new(j),
+            Source::Owned(x) => prepare_in_place(Arc::make_mut(x), s),
+            _ => {
+                if let std::borrow::Cow::Owned(o) = prepare(self.get(), s) {
+                    *self = Source::Owned(Arc::new(o));
+                }
+            }
+        }
+    }
+
+    /// The object for the rules to share.
+    fn shared(&self) -> Arc<serde_json::Value> {
+        match self {
+            Source::Borrowed(j) => Arc::new((*j).clone()),
+            Source::Shared(j) => Arc::clone(j),
+            Source::Owned(j) => Arc::clone(j),
         }
     }
 }

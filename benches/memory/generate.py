@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Writes a CRD and one large custom resource for measuring `kcel validate`'s memory.
+
+    python3 benches/memory/generate.py DIR [ITEMS] [--defaults] [--unknown]
+
+DIR/crd.yaml: a namespaced `Widget` (example.com/v1) whose `spec.items` is a list-type map
+keyed by `name` of items (name, port, protocol, weight, enabled with `default: true`, a
+labels map), and one rule over the list (`self.items.all(i, i.port > 0)`), which the
+per-call cost limit stops on a large list. DIR/object.json: a Widget of ITEMS items
+(470,000 by default: about 57 MB). `--defaults` leaves `enabled` out of every item (so
+defaulting fills it in everywhere); `--unknown` adds one field the schema does not know
+(so pruning removes it). cli/tests/memory.rs generates the same shape.
+"""
+import json
+import sys
+
+CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.items.all(i, i.port > 0)"
+            properties:
+              items:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string, maxLength: 64}
+                    port: {type: integer, minimum: 1, maximum: 65535}
+                    protocol: {type: string, enum: [TCP, UDP]}
+                    weight: {type: number}
+                    enabled: {type: boolean, default: true}
+                    labels:
+                      type: object
+                      additionalProperties: {type: string}
+"""
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    flags = {a for a in sys.argv[1:] if a.startswith("--")}
+    out = args[0]
+    count = int(args[1]) if len(args) > 1 else 470_000
+    with open(f"{out}/crd.yaml", "w") as f:
+        f.write(CRD)
+    with open(f"{out}/object.json", "w") as f:
+        f.write('{"apiVersion":"example.com/v1","kind":"Widget",')
+        f.write('"metadata":{"name":"big","namespace":"default"},"spec":{')
+        if "--unknown" in flags:
+            f.write('"extra":"pruned",')
+        f.write('"items":[')
+        for i in range(count):
+            item = {"name": f"item-{i}", "port": 1 + i % 65535,
+                    "protocol": "TCP" if i % 2 else "UDP", "weight": (i % 1000) / 8 + 0.5}
+            if "--defaults" not in flags:
+                item["enabled"] = i % 3 != 0
+            item["labels"] = {"app": f"a{i % 100}", "tier": "backend"}
+            if i:
+                f.write(",")
+            f.write(json.dumps(item, separators=(",", ":")))
+        f.write("]}}\n")
+
+
+if __name__ == "__main__":
+    main()
