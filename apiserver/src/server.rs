@@ -235,11 +235,7 @@ impl Server {
             audit,
             options.cel_memory_limit,
         ));
-        // The policies' tracker acts on writes; reads bypass it (it passes on only the
-        // basic ones: a sharded list through it would copy the whole range out of the watch
-        // cache, and a recent get would ask the store).
-        let tracked = crate::admission::policies::track(store.clone(), admission.clone())?;
-        let store: Arc<dyn Storage> = Arc::new(crate::storage::WritesThrough::new(store, tracked));
+        let store = crate::admission::policies::track(store, admission.clone())?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await

@@ -15,7 +15,7 @@ use crate::resource::{
     VALIDATINGADMISSIONPOLICYBINDINGS,
 };
 use crate::storage::{
-    KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch, keys,
+    Delegating, KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, keys,
 };
 
 /// The storage prefix of policies.
@@ -210,28 +210,17 @@ impl Tracked {
     }
 }
 
-impl Storage for Tracked {
-    fn current_revision(&self) -> Result<Revision, StorageError> {
-        self.inner.current_revision()
+impl Delegating for Tracked {
+    fn inner(&self) -> &dyn Storage {
+        &*self.inner
     }
-    fn compacted_revision(&self) -> Result<Revision, StorageError> {
-        self.inner.compacted_revision()
-    }
-    fn get(
-        &self,
-        key: &str,
-        revision: Option<Revision>,
-    ) -> Result<(Option<KeyValue>, Revision), StorageError> {
-        self.inner.get(key, revision)
-    }
-    fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
-        self.inner.range(request)
-    }
+
     fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
         let kv = self.inner.create(key, value)?;
         self.after_write(key);
         Ok(kv)
     }
+
     fn update(
         &self,
         key: &str,
@@ -242,16 +231,11 @@ impl Storage for Tracked {
         self.after_write(key);
         Ok(kv)
     }
+
     fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
         let deleted = self.inner.delete(key, expected)?;
         self.after_write(key);
         Ok(deleted)
-    }
-    fn watch(&self, prefix: &str, from: Option<Revision>) -> Result<Watch, StorageError> {
-        self.inner.watch(prefix, from)
-    }
-    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
-        self.inner.compact(revision)
     }
 }
 

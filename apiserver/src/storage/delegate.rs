@@ -1,55 +1,13 @@
 //! A base for storage wrappers: a [`Delegating`] type names the store it wraps and is a
-//! [`Storage`] that passes every call through, except the ones it overrides. The watch cache
-//! and the CRD tracker are built on it, each overriding only what it adds.
+//! [`Storage`] that passes every call through, except the ones it overrides. The watch
+//! cache, the CRD tracker and the admission policies' tracker are built on it, each
+//! overriding only what it adds (so no read a wrapper does not change falls to a trait
+//! default that would copy a whole range out of the cache or ask etcd).
 
 use super::{
     KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector, ShardedRange, Storage,
     StorageError, Watch,
 };
-
-/// A store whose writes go through `writes` (a wrapper that acts on writes only, over
-/// `reads`) and whose reads go to `reads` directly: every read that such a wrapper does not
-/// pass on itself ([`Storage::range_in_shard`], [`Storage::get_recent`], progress) keeps the
-/// answer of the store below it (the watch cache's), instead of a trait default that would
-/// copy a whole range or ask etcd.
-pub struct WritesThrough {
-    reads: std::sync::Arc<dyn Storage>,
-    writes: std::sync::Arc<dyn Storage>,
-}
-
-impl WritesThrough {
-    /// Reads from `reads`, writes through `writes` (which wraps `reads`).
-    pub fn new(reads: std::sync::Arc<dyn Storage>, writes: std::sync::Arc<dyn Storage>) -> Self {
-        WritesThrough { reads, writes }
-    }
-}
-
-impl Delegating for WritesThrough {
-    fn inner(&self) -> &dyn Storage {
-        &*self.reads
-    }
-
-    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
-        self.writes.create(key, value)
-    }
-
-    fn update(
-        &self,
-        key: &str,
-        value: &[u8],
-        expected: Revision,
-    ) -> Result<KeyValue, StorageError> {
-        self.writes.update(key, value, expected)
-    }
-
-    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
-        self.writes.delete(key, expected)
-    }
-
-    fn compact(&self, revision: Revision) -> Result<(), StorageError> {
-        self.writes.compact(revision)
-    }
-}
 
 /// A store that wraps another: every [`Storage`] method defaults to the inner store's, and a
 /// wrapper overrides the ones it changes. Every `Delegating` type is a [`Storage`].

@@ -37,7 +37,7 @@ pub mod shard;
 pub mod sqlite;
 mod watch;
 
-pub use delegate::{Delegating, WritesThrough};
+pub use delegate::Delegating;
 pub use error::StorageError;
 pub use kcel_stdlib::kubernetes::sharding::ShardSelector;
 pub use watch::{EventKind, ProgressRequester, Watch, WatchEvent};

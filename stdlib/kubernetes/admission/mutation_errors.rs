@@ -1,12 +1,15 @@
 //! The errors of mutating admission policies' mutations, in the API server's words: every
 //! text a failed mutation can show (the policy error's message after `policy '<p>' with
 //! binding '<b>' denied request: `) is rendered here, from typed errors built by the
-//! evaluation, the conversion of values to JSON (`patch_types.rs`), the JSON patcher
-//! (`json_patch.rs`, evanphx/json-patch v4's texts) and the strict decoding of its result.
+//! evaluation, the JSON patcher (`json_patch.rs`, evanphx/json-patch v4's texts) and the
+//! strict decoding of its result; the errors of converting values to JSON are declared with
+//! those values (`patch_types.rs`, which the evaluation reaches first) and re-exported here.
 
 use super::evaluate::EvaluationError;
 use super::expression_errors::ExpressionError;
 use crate::kubernetes::merge::ApplyError;
+
+pub use super::patch_types::{JsonConversionError, TypeNameError, TypeNameErrors};
 
 /// Why one mutation failed (kube-apiserver's patcher and dispatcher errors); `Display` is
 /// the message the API server reports.
@@ -72,43 +75,6 @@ impl MutationError {
             MutationError::Evaluation(EvaluationError::OutOfBudget)
         )
     }
-}
-
-/// One `Object...` literal named otherwise than its field path from the root `Object`
-/// (`ObjectVal.CheckTypeNamesMatchFieldPathNames`).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unexpected type name {found:?}, expected {expected:?}, which matches field name path from root Object type"
-)]
-pub struct TypeNameError {
-    /// The literal's type name.
-    pub found: String,
-    /// The name its path gives.
-    pub expected: String,
-}
-
-/// The type name mismatches of one value, joined by newlines (Go's `errors.Join`).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
-pub struct TypeNameErrors(pub Vec<TypeNameError>);
-
-/// Why a CEL value has no JSON form (upstream's `convertField` and `structpb` conversion).
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum JsonConversionError {
-    /// A double JSON cannot hold (NaN, infinities): `json: unsupported value: NaN`.
-    #[error("json: unsupported value: {0}")]
-    UnsupportedDouble(f64),
-    /// A map key that is not a string (the key as written).
-    #[error("map key {0} is not a string")]
-    MapKey(String),
-    /// A field of an `Object...` literal did not convert.
-    #[error("fail to convert field {field:?}: {error}")]
-    Field {
-        /// The field's name.
-        field: String,
-        /// Why its value did not convert.
-        error: Box<JsonConversionError>,
-    },
 }
 
 /// Why a JSON patch does not apply.

@@ -9,7 +9,42 @@ use std::sync::Arc;
 use kcel::library::{Implementation, Library};
 use kcel::{EvalError, Opaque, StructConstructor, Type, Value};
 
-use super::mutation_errors::{JsonConversionError, TypeNameError, TypeNameErrors};
+/// One `Object...` literal named otherwise than its field path from the root `Object`
+/// (`ObjectVal.CheckTypeNamesMatchFieldPathNames`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unexpected type name {found:?}, expected {expected:?}, which matches field name path from root Object type"
+)]
+pub struct TypeNameError {
+    /// The literal's type name.
+    pub found: String,
+    /// The name its path gives.
+    pub expected: String,
+}
+
+/// The type name mismatches of one value, joined by newlines (Go's `errors.Join`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+pub struct TypeNameErrors(pub Vec<TypeNameError>);
+
+/// Why a CEL value has no JSON form (upstream's `convertField` and `structpb` conversion).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum JsonConversionError {
+    /// A double JSON cannot hold (NaN, infinities): `json: unsupported value: NaN`.
+    #[error("json: unsupported value: {0}")]
+    UnsupportedDouble(f64),
+    /// A map key that is not a string (the key as written).
+    #[error("map key {0} is not a string")]
+    MapKey(String),
+    /// A field of an `Object...` literal did not convert.
+    #[error("fail to convert field {field:?}: {error}")]
+    Field {
+        /// The field's name.
+        field: String,
+        /// Why its value did not convert.
+        error: Box<JsonConversionError>,
+    },
+}
 
 /// The name of apply configuration object types (`Object`, `Object.spec`, ...).
 pub const OBJECT_TYPE: &str = "Object";
