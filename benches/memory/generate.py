@@ -12,46 +12,10 @@ defaulting fills it in everywhere); `--unknown` adds one field the schema does n
 (so pruning removes it). cli/tests/memory.rs generates the same shape.
 """
 import json
+import pathlib
 import sys
 
-CRD = """apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: "self.items.all(i, i.port > 0)"
-            properties:
-              items:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string, maxLength: 64}
-                    port: {type: integer, minimum: 1, maximum: 65535}
-                    protocol: {type: string, enum: [TCP, UDP]}
-                    weight: {type: number}
-                    enabled: {type: boolean, default: true}
-                    labels:
-                      type: object
-                      additionalProperties: {type: string}
-"""
+CRD = (pathlib.Path(__file__).parent / "widgets-crd.yaml").read_text()
 
 
 def main():

@@ -20,44 +20,8 @@ const ITEMS: usize = 185_000;
 const MAX_RATIO: u64 = 22;
 const ALLOWANCE: u64 = 40 << 20;
 
-const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: "self.items.all(i, i.port > 0)"
-            properties:
-              items:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string, maxLength: 64}
-                    port: {type: integer, minimum: 1, maximum: 65535}
-                    protocol: {type: string, enum: [TCP, UDP]}
-                    weight: {type: number}
-                    enabled: {type: boolean, default: true}
-                    labels:
-                      type: object
-                      additionalProperties: {type: string}
-"#;
+/// The CRD, shared with the hand-run generator `benches/memory/generate.py`.
+const CRD: &str = include_str!("../../benches/memory/widgets-crd.yaml");
 
 /// A Widget of `items` items without `enabled` (defaulted in every item) and with one
 /// unknown field (`spec.extra`, pruned).

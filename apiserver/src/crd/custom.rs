@@ -38,10 +38,12 @@ pub fn prune_unknown(
     object: &mut Object,
 ) -> Result<Vec<String>, ApiError> {
     object::set_type(object, resource);
-    let value = Value::Object(object.clone());
+    // Pruned and defaulted in place: the object is given to the validator and taken back
+    // (on an error the request fails and the object is not used again).
+    let value = Value::Object(std::mem::take(object));
     let (decoded, unknown) = crd
         .validator
-        .decode(&value)
+        .decode_owned(value)
         .map_err(|e| not_served(resource, e))?;
     if let Value::Object(o) = decoded {
         *object = o;
