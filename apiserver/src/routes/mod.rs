@@ -361,6 +361,8 @@ mod tests {
         frozen: std::sync::Mutex<HashMap<String, crate::storage::KeyValue>>,
         reads: std::sync::atomic::AtomicUsize,
         writes: std::sync::atomic::AtomicUsize,
+        /// Whether a refused write returns the key's value, as etcd's transaction does.
+        returns_current: std::sync::atomic::AtomicBool,
     }
 
     const CM_KEYS: &str = "/registry/configmaps/";
@@ -417,7 +419,26 @@ mod tests {
             expected: crate::storage::Revision,
         ) -> Result<crate::storage::KeyValue, StorageError> {
             self.count(key, &self.writes);
-            self.store.update(key, value, expected)
+            match self.store.update(key, value, expected) {
+                Err(StorageError::Conflict {
+                    key,
+                    expected,
+                    actual,
+                    current: None,
+                }) if self
+                    .returns_current
+                    .load(std::sync::atomic::Ordering::SeqCst) =>
+                {
+                    let current = self.store.get(&key, None)?.0.map(Box::new);
+                    Err(StorageError::Conflict {
+                        key,
+                        expected,
+                        actual,
+                        current,
+                    })
+                }
+                other => other,
+            }
         }
 
         fn delete(
@@ -535,6 +556,20 @@ mod tests {
         assert_eq!(stored(&store), json!({"a": "4", "b": "1"}));
         // The write from the copy was refused, then one read and the write.
         assert_eq!(store.take_counts(), (1, 2));
+
+        // A store that returns the current value with a refused write (etcd) saves the read.
+        store
+            .returns_current
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let (code, patched) = send(&app, "PATCH", path, merge, json!({"data": {"c": "1"}})).await;
+        assert_eq!(code, 200, "{patched}");
+        assert_eq!(patched["data"], json!({"a": "4", "b": "1", "c": "1"}));
+        assert_eq!(store.take_counts(), (0, 2));
+        let (code, patched) = send(&app, "PATCH", path, merge, json!({"data": {"c": null}})).await;
+        assert_eq!(code, 200, "{patched}");
+        store
+            .returns_current
+            .store(false, std::sync::atomic::Ordering::SeqCst);
 
         // A patch that changes nothing in the stale copy (a=2 there) changes the object.
         let (code, patched) = send(&app, "PATCH", path, merge, json!({"data": {"a": "2"}})).await;

@@ -118,6 +118,13 @@ impl Base {
         Ok(Base { kv, current: true })
     }
 
+    /// Goes on from the store's object as a refused write returned it (etcd's transaction
+    /// reads it with the failed compare, as upstream's `GetOnFailure`): no read needed.
+    fn take(&mut self, kv: KeyValue) {
+        self.kv = kv;
+        self.current = true;
+    }
+
     /// Reads the object from the store; true when it changed since the copy held.
     async fn refresh(
         &mut self,
@@ -165,7 +172,8 @@ impl Base {
     /// and the attempt failed (an error, a refused write, or nothing to write), the object is
     /// read from the store: the attempt's answer stands if the copy was current after all,
     /// else the attempt is made again from the store's object, so a stale copy costs one
-    /// read and changes no answer. A write from the store's object that loses a race is tried
+    /// read (none when the store returned its object with a refused write) and changes no
+    /// answer. A write from the store's object that loses a race is tried
     /// again while the attempt allows, [`UNCONDITIONAL_RETRIES`] attempts in all.
     async fn settle<T>(
         &mut self,
@@ -177,6 +185,17 @@ impl Base {
         lost: &mut usize,
     ) -> Option<Result<T, ApiError>> {
         if !self.current && !matches!(outcome, Ok(Attempt::Done(_))) {
+            if let Ok(Attempt::Lost {
+                error:
+                    StorageError::Conflict {
+                        current: Some(kv), ..
+                    },
+                ..
+            }) = outcome
+            {
+                self.take(*kv);
+                return None;
+            }
             let stale = match self.refresh(state, resource, key, name).await {
                 Ok(stale) => stale,
                 Err(e) => return Some(Err(e)),
@@ -198,6 +217,13 @@ impl Base {
                 }
                 if *lost == UNCONDITIONAL_RETRIES {
                     return Some(Err(ApiError::conflict(resource, name)));
+                }
+                if let StorageError::Conflict {
+                    current: Some(kv), ..
+                } = error
+                {
+                    self.take(*kv);
+                    return None;
                 }
                 self.refresh(state, resource, key, name)
                     .await
