@@ -615,6 +615,7 @@ mod tests {
             key: "k".to_owned(),
             expected: 1,
             actual: 2,
+            current: None,
         };
         assert_eq!(
             ApiError::from_storage(conflict, &CONFIGMAPS, "x").reason,

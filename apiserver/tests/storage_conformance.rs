@@ -173,10 +173,12 @@ fn down_error(e: StorageError) -> StorageError {
             key,
             expected,
             actual,
+            current,
         } => StorageError::Conflict {
             key,
             expected: expected - 1,
             actual: actual - 1,
+            current: current.map(|kv| Box::new(down(*kv))),
         },
         other => other,
     }
@@ -361,7 +363,14 @@ fn update_is_compare_and_swap_on_the_mod_revision<B: Backend>() {
             key,
             expected,
             actual,
-        }) => assert_eq!((key, expected, actual), (cm("a"), 1, 3)),
+            current,
+        }) => {
+            assert_eq!((key, expected, actual), (cm("a"), 1, 3));
+            // A backend that reads the value with the failed compare returns it as stored.
+            if let Some(current) = current {
+                assert_eq!(*current, a2);
+            }
+        }
         other => panic!("expected Conflict, got {other:?}"),
     }
     match s.update(&cm("missing"), b"v", 1) {

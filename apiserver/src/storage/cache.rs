@@ -535,19 +535,29 @@ impl Delegating for WatchCache {
     }
 
     fn get_recent(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        match Delegating::get_cached(self, key)? {
+            Some(kv) => Ok(Some(kv)),
+            // Not cached, or not there yet (just created elsewhere): the store's answer, as
+            // upstream's admission looks up what its informer has not seen.
+            None => self.store.get(key, None).map(|(kv, _)| kv),
+        }
+    }
+
+    fn get_cached(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
         // An embedded store answers at once and exactly; a remote one (etcd) costs a round
         // trip that the cache saves.
-        if !self.store.exact_progress()
-            && let Some(root) = self.cached_root(key)
-        {
-            let mut inner = lock(&self.shared);
-            if let Some(entry) = self.resource(&mut inner, &root)?.objects.get(key) {
-                return Ok(Some(entry.kv.clone()));
-            }
+        if self.store.exact_progress() {
+            return Ok(None);
         }
-        // Not cached, or not there yet (just created elsewhere): the store's answer, as
-        // upstream's admission looks up what its informer has not seen.
-        self.store.get(key, None).map(|(kv, _)| kv)
+        let Some(root) = self.cached_root(key) else {
+            return Ok(None);
+        };
+        let mut inner = lock(&self.shared);
+        Ok(self
+            .resource(&mut inner, &root)?
+            .objects
+            .get(key)
+            .map(|entry| entry.kv.clone()))
     }
 
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {

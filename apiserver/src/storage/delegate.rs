@@ -39,6 +39,11 @@ pub trait Delegating: Send + Sync {
         self.inner().get_recent(key)
     }
 
+    /// See [`Storage::get_cached`].
+    fn get_cached(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        self.inner().get_cached(key)
+    }
+
     /// See [`Storage::range`].
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         self.inner().range(request)
@@ -122,6 +127,10 @@ impl<T: Delegating> Storage for T {
 
     fn get_recent(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
         Delegating::get_recent(self, key)
+    }
+
+    fn get_cached(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        Delegating::get_cached(self, key)
     }
 
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {

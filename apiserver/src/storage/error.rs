@@ -34,6 +34,10 @@ pub enum StorageError {
         expected: Revision,
         /// The key's modification revision in the store.
         actual: Revision,
+        /// The key's live value, when the backend read it with the failed compare (etcd's
+        /// transaction does, as kube-apiserver's `OptimisticPut` with `GetOnFailure`), so that
+        /// a writer can retry from it without another read; `None` otherwise.
+        current: Option<Box<super::KeyValue>>,
     },
     /// A read or watch asked for a revision older than the compaction point.
     #[error("required revision {requested} has been compacted (compacted up to {compacted})")]

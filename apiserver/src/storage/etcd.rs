@@ -239,17 +239,18 @@ impl EtcdStorage {
         responses: Vec<TxnOpResponse>,
     ) -> StorageError {
         let found = responses.into_iter().find_map(|r| match r {
-            TxnOpResponse::Get(g) => g.kvs().first().map(|kv| kv.mod_revision()),
+            TxnOpResponse::Get(g) => g.kvs().first().map(|kv| (kv.mod_revision(), key_value(kv))),
             _ => None,
         });
         match found {
             None => StorageError::NotFound {
                 key: key.to_owned(),
             },
-            Some(actual) => StorageError::Conflict {
+            Some((actual, current)) => StorageError::Conflict {
                 key: key.to_owned(),
                 expected,
                 actual,
+                current: current.ok().map(Box::new),
             },
         }
     }

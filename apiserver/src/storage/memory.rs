@@ -62,6 +62,7 @@ impl Inner {
                 key: key.to_owned(),
                 expected,
                 actual: current.mod_revision,
+                current: None,
             });
         }
         Ok(current)

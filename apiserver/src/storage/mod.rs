@@ -196,6 +196,17 @@ pub trait Storage: Send + Sync {
         self.get(key, None).map(|(kv, _)| kv)
     }
 
+    /// The watch cache's copy of one key, which may lag behind the store: `None` when no
+    /// cache holds the key's resource and the key, or when the store answers as fast and
+    /// exactly (the embedded backends), so the caller reads the store. A write starts from
+    /// it as kube-apiserver's cacher hands its copy to `GuaranteedUpdate`
+    /// (`cachedExistingObject`): the write's revision guard catches a stale copy, and the
+    /// writer then reads the store and tries again.
+    fn get_cached(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        let _ = key;
+        Ok(None)
+    }
+
     /// The live keys under a prefix, in key order (see [`RangeRequest`]).
     ///
     /// Fails with [`StorageError::Compacted`] below the compaction revision and

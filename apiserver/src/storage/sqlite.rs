@@ -252,6 +252,7 @@ fn expect(tx: &Transaction<'_>, key: &str, expected: Revision) -> Result<KeyValu
             key: key.to_owned(),
             expected,
             actual: current.id,
+            current: None,
         });
     }
     current.key_value()
