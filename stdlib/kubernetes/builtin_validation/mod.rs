@@ -58,8 +58,10 @@ use super::crd::FieldError;
 
 /// The errors of `object`'s `metadata` (`metadata`, found by the caller) and of the kind's
 /// own validation, and on update (`old` given) of its update rules, in upstream's order:
-/// `metadata` first, but for the kinds whose update validation checks its update rules
-/// before it validates the object as on create (ConfigMap, Secret).
+/// `metadata` first — on update too, even for the kinds whose own update validation checks
+/// its update rules before it validates the object as on create (ConfigMap, Secret):
+/// k8s.io/apiserver `rest.BeforeUpdate` validates the metadata (`validateCommonFields`) before
+/// it calls the kind's `ValidateUpdate`, and the message keeps each text's first place.
 pub(crate) fn validate(
     group: &str,
     kind: &str,
@@ -68,12 +70,10 @@ pub(crate) fn validate(
     metadata: Vec<FieldError>,
 ) -> Vec<FieldError> {
     let mut e = errors::Errors::default();
+    e.extend(metadata);
     match (group, kind) {
-        ("", "ConfigMap") => return core::config_map(e, object, old, metadata).into_vec(),
-        ("", "Secret") => return core::secret(e, object, old, metadata).into_vec(),
-        _ => e.extend(metadata),
-    }
-    match (group, kind) {
+        ("", "ConfigMap") => core::config_map(&mut e, object, old),
+        ("", "Secret") => core::secret(&mut e, object, old),
         ("", "Pod") => core::pod(&mut e, object),
         ("", "Service") => core::service(&mut e, object),
         ("apps", "Deployment") => apps::deployment(&mut e, object, old),

@@ -16,6 +16,7 @@ use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};
 use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};
 use crate::kubernetes::object_meta::{self, Scope};
+use crate::kubernetes::object_meta_update;
 
 /// One version of the CRD.
 struct Version {
@@ -221,7 +222,7 @@ impl CrdValidator {
         let validator = self
             .version(version)
             .expect("version_of returns a version of the CRD")?;
-        let metadata = object_meta::validate(object, self.scope);
+        let metadata = metadata_errors(object, old, self.scope);
         Ok(validator.validate_after(object, old, budget, metadata))
     }
 
@@ -236,7 +237,7 @@ impl CrdValidator {
         let validator = self
             .version(version)
             .expect("version_of returns a version of the CRD")?;
-        let metadata = object_meta::validate(object, self.scope);
+        let metadata = metadata_errors(object, old, self.scope);
         Ok(validator.validate_shared(object, old, PER_OBJECT_COST_BUDGET, metadata))
     }
 
@@ -254,9 +255,20 @@ impl CrdValidator {
         let validator = self
             .version(version)
             .expect("version_of returns a version of the CRD")?;
-        let metadata = object_meta::validate(&object, self.scope);
+        let metadata = metadata_errors(&object, old.map(|o| &**o), self.scope);
         Ok(validator.validate_owned(object, old, PER_OBJECT_COST_BUDGET, metadata))
     }
+}
+
+/// The errors of `metadata` on create, and on update (`old` given) the update's errors after
+/// them (apiextensions-apiserver's customResourceValidator `ValidateUpdate` and
+/// `rest.BeforeUpdate`'s common fields: `ValidateObjectMetaAccessorUpdate`).
+fn metadata_errors(object: &Json, old: Option<&Json>, scope: Scope) -> Vec<FieldError> {
+    let mut errors = object_meta::validate(object, scope);
+    if let Some(old) = old {
+        errors.extend(object_meta_update::errors(object, old));
+    }
+    errors
 }
 
 #[cfg(test)]
