@@ -841,6 +841,15 @@ fn more_built_in_rules_are_visible_through_kubectl() {
          immutable\n\
          * metadata.deletionGracePeriodSeconds: Invalid value: 30: field is immutable\n"
     );
+    // ValidateConfigMap's total size: the whole object's error, at field.NewPath("") (`[]`).
+    let big = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "big"}, "data": {"a": "x".repeat(1024 * 1024 + 1)}});
+    let ran = k.run_stdin(&["create", "-f", "-"], &big.to_string());
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "The ConfigMap \"big\" is invalid: []: Too long: may not be more than 1048576 bytes\n"
+    );
     let ran = k.apply(
         "apiVersion: v1\nkind: Service\nmetadata: {name: np}\nspec: {ports: [{port: 80, \
          nodePort: 30080}]}\n",

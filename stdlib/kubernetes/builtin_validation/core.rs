@@ -251,7 +251,7 @@ fn immutable(object: &Json) -> bool {
 }
 
 /// `ValidateConfigMap` (after the `metadata` errors): keys of `data` and `binaryData` config
-/// keys, none in both (not the total size: its error has an empty, non-nil path); on update
+/// keys, none in both, at most 1 MiB of values (`core.MaxSecretSize`); on update
 /// (`ValidateConfigMapUpdate`) first nothing changed once `immutable` is set.
 pub(super) fn config_map(e: &mut Errors, object: &Json, old: Option<&Json>) {
     if let Some(old) = old.filter(|o| immutable(o)) {
@@ -282,6 +282,22 @@ pub(super) fn config_map(e: &mut Errors, object: &Json, old: Option<&Json>) {
     let binary_path = FieldPath::new("binaryData");
     for key in binary.into_iter().flat_map(|m| m.keys()) {
         e.each(&binary_path.key(key), key, config_key(key));
+    }
+    // The values' bytes (binaryData's decoded) together, reported for the whole object at
+    // upstream's field.NewPath(""): a non-nil path of one unnamed element, which
+    // field.Path.String() prints as its empty subscript `[]`.
+    let text_bytes: usize = read::object(object, "data")
+        .into_iter()
+        .flat_map(|m| m.values())
+        .map(|v| v.as_str().map_or(0, str::len))
+        .sum();
+    let binary_bytes: usize = binary
+        .into_iter()
+        .flat_map(|m| m.values())
+        .map(|v| v.as_str().map_or(0, decoded_len))
+        .sum();
+    if text_bytes + binary_bytes > MAX_SECRET_SIZE {
+        e.push(FieldError::too_long(FieldPath::new("[]"), MAX_SECRET_SIZE));
     }
 }
 

@@ -381,7 +381,10 @@ mod tests {
         let texts = |o: Outcome| o.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>();
         assert_eq!(texts(v.validate(&changed, Some(&old)).unwrap()), expected);
         let shared = std::sync::Arc::new(changed.clone());
-        assert_eq!(texts(v.validate_shared(&shared, Some(&old)).unwrap()), expected);
+        assert_eq!(
+            texts(v.validate_shared(&shared, Some(&old)).unwrap()),
+            expected
+        );
         let old = std::sync::Arc::new(old);
         let (_, owned) = v.validate_owned(changed, Some(&old)).unwrap();
         assert_eq!(texts(owned), expected);
