@@ -10,7 +10,7 @@
 //! Not checked here (yet): owner references and managed fields (`ValidateOwnerReferences`,
 //! `ValidateManagedFields`), which upstream checks on create and update alike; labels and
 //! annotations, which upstream checks again on update, are checked by the create rules
-//! ([`super::object_meta`]) that run on every write.
+//! (`object_meta`) that run on every write.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value as Json};
