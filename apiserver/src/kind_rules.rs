@@ -6,11 +6,14 @@
 //! is invalid: spec.template.metadata.labels: Invalid value: ...`.
 //!
 //! CustomResourceDefinitions and admission policies have their own validation (`crd`,
-//! `admission`); custom resources are validated by their CRD.
+//! `admission`); custom resources are validated by their CRD. The update of every kind's
+//! `metadata` is checked as upstream's `rest.BeforeUpdate` checks it (the library's
+//! `object_meta_update`: immutable uid, timestamps, grace period, no new finalizers while
+//! deleting).
 
 use serde_json::Value;
 
-use kcel_stdlib::kubernetes::builtin;
+use kcel_stdlib::kubernetes::{builtin, object_meta_update};
 
 use crate::error::ApiError;
 use crate::object::Object;
@@ -21,24 +24,31 @@ const VALIDATED_ELSEWHERE: &[&str] = &["apiextensions.k8s.io", "admissionregistr
 
 /// Checks a create (`old` is `None`) or an update of `object`, a built-in kind's object.
 pub fn check(resource: &Resource, object: &Object, old: Option<&Object>) -> Result<(), ApiError> {
-    if VALIDATED_ELSEWHERE.contains(&resource.group) {
-        return Ok(());
-    }
-    let Some(kind) = builtin::kind(&resource.api_version(), resource.kind) else {
-        return Ok(());
+    let kind = builtin::kind(&resource.api_version(), resource.kind)
+        .filter(|_| !VALIDATED_ELSEWHERE.contains(&resource.group));
+    let errors = match (kind, old) {
+        (Some(kind), _) => {
+            let object = Value::Object(object.clone());
+            let old = old.map(|o| Value::Object(o.clone()));
+            kind.validate_update(&object, old.as_ref()).errors
+        }
+        // Every other kind's update: the metadata rules of rest.BeforeUpdate (read from the
+        // two `metadata`s alone, no copy of the objects).
+        (None, Some(old)) => {
+            let meta = |o: &Object| serde_json::json!({"metadata": o.get("metadata")});
+            object_meta_update::errors(&meta(object), &meta(old))
+        }
+        (None, None) => return Ok(()),
     };
-    let object = Value::Object(object.clone());
-    let old = old.map(|o| Value::Object(o.clone()));
-    let outcome = kind.validate_update(&object, old.as_ref());
-    if outcome.errors.is_empty() {
+    if errors.is_empty() {
         return Ok(());
     }
-    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let name = crate::object::meta_str(object, "name");
     Err(crate::crd::definition::invalid_error(
         &resource.group_kind(),
         resource.group,
         resource.kind,
         name,
-        &outcome.errors,
+        &errors,
     ))
 }

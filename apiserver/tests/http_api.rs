@@ -219,15 +219,39 @@ async fn configmap_create_get_list_update_delete() {
         "Operation cannot be fulfilled on configmaps \"demo\": the object has been modified; \
          please apply your changes to the latest version and try again",
     );
-    // Update without a resourceVersion: unconditional; server-owned fields cannot be changed.
-    let mut blind = cm("demo", json!({"a": "3"}));
-    blind["metadata"]["uid"] = json!("forged");
+    // Update without a resourceVersion: unconditional; what it leaves out of the server-owned
+    // fields is carried over (rest.BeforeUpdate).
+    let blind = cm("demo", json!({"a": "3"}));
     let blind = server
         .send("PUT", &format!("{CMS}/demo"), Some(&blind))
         .await;
     assert_eq!(blind.code, 200, "{}", blind.text());
     assert_eq!(blind.json()["metadata"]["uid"], uid.as_str());
+    assert_eq!(
+        blind.json()["metadata"]["creationTimestamp"],
+        stamp.as_str()
+    );
     assert!(rv(&blind.json()) > rv(&updated));
+    // ...but a patch cannot change them (ValidateObjectMetaAccessorUpdate).
+    let forged = server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/demo"),
+            Some(br#"{"metadata":{"uid":"forged"}}"#.to_vec()),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await;
+    assert_failure(
+        &forged,
+        422,
+        "Invalid",
+        "ConfigMap \"demo\" is invalid: metadata.uid: Invalid value: \"forged\": field is immutable",
+    );
+    assert_eq!(
+        forged.json()["details"]["causes"],
+        json!([{"reason": "FieldValueInvalid", "field": "metadata.uid",
+                "message": "Invalid value: \"forged\": field is immutable"}])
+    );
     // Delete.
     let deleted = server.send("DELETE", &format!("{CMS}/demo"), None).await;
     assert_eq!(deleted.code, 200, "{}", deleted.text());

@@ -820,11 +820,35 @@ fn more_built_in_rules_are_visible_through_kubectl() {
     assert_eq!(
         ran.stderr,
         "The ConfigMap \"frozen\" is invalid: \n\
-         * data: Forbidden: field is immutable when `immutable` is set\n\
          * metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric \
          characters, '-', '_' or '.', and must start and end with an alphanumeric character \
          (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is \
-         '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\n"
+         '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')\n\
+         * data: Forbidden: field is immutable when `immutable` is set\n"
+    );
+    // The metadata rules of every update (rest.BeforeUpdate, ValidateObjectMetaAccessorUpdate):
+    // a patch may not change the uid, nor set a deletionTimestamp or grace period.
+    let ran = k.apply(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen, uid: \
+         00000000-0000-4000-8000-000000000000, deletionGracePeriodSeconds: 30}\n\
+         immutable: true\ndata: {k: v}\n",
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The ConfigMap \"frozen\" is invalid: \n\
+         * metadata.uid: Invalid value: \"00000000-0000-4000-8000-000000000000\": field is \
+         immutable\n\
+         * metadata.deletionGracePeriodSeconds: Invalid value: 30: field is immutable\n"
+    );
+    // ValidateConfigMap's total size: the whole object's error, at field.NewPath("") (`[]`).
+    let big = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "big"}, "data": {"a": "x".repeat(1024 * 1024 + 1)}});
+    let ran = k.run_stdin(&["create", "-f", "-"], &big.to_string());
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "The ConfigMap \"big\" is invalid: []: Too long: may not be more than 1048576 bytes\n"
     );
     let ran = k.apply(
         "apiVersion: v1\nkind: Service\nmetadata: {name: np}\nspec: {ports: [{port: 80, \

@@ -40,8 +40,9 @@ pub(crate) enum Written {
     Deleted(Object),
 }
 
-/// Carries the server-owned metadata of `old` into `new` and bumps `generation` when more
-/// than metadata and status changed.
+/// Carries the server-owned metadata of `old` into `new` as upstream's `rest.BeforeUpdate`
+/// does (the library's `prepare_update`) and bumps `generation` when more than metadata and
+/// status changed.
 pub(crate) fn keep_server_fields(resource: &Resource, new: &mut Object, old: &Object) {
     let changed_spec = {
         let strip = |o: &Object| {
@@ -54,18 +55,9 @@ pub(crate) fn keep_server_fields(resource: &Resource, new: &mut Object, old: &Ob
     };
     let meta = object::metadata_mut(new);
     let old_meta = old.get("metadata").and_then(Value::as_object);
-    for field in [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-    ] {
-        match old_meta.and_then(|m| m.get(field)) {
-            Some(v) => meta.insert(field.to_owned(), v.clone()),
-            None => meta.remove(field),
-        };
-    }
+    // rest.BeforeUpdate's carry-over; what it does not carry over was validated unchanged
+    // (`crate::kind_rules::check`, the CRD's validation).
+    kcel_stdlib::kubernetes::object_meta_update::prepare_update(meta, old_meta);
     if has_generation(resource) && changed_spec {
         let g = meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
         meta.insert("generation".to_owned(), Value::from(g + 1));

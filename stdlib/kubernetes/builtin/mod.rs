@@ -57,6 +57,7 @@ use super::builtin_validation;
 use super::crd::FieldError;
 use super::named_formats::messages;
 use super::object_meta::{self, Scope};
+use super::object_meta_update;
 use crate::documents::ManifestObject;
 
 /// A built-in kind of one group-version.
@@ -180,6 +181,11 @@ impl BuiltinKind {
             }
             _ => object_meta::validate(object, scope),
         };
+        let mut metadata = metadata;
+        if let Some(old) = old {
+            // rest.BeforeUpdate validates the metadata update before the kind's own rules.
+            metadata.extend(object_meta_update::errors(object, old));
+        }
         let errors = builtin_validation::validate(group, self.kind(), object, old, metadata);
         Outcome {
             decode_error: None,

@@ -250,15 +250,10 @@ fn immutable(object: &Json) -> bool {
     object.get("immutable").and_then(Json::as_bool) == Some(true)
 }
 
-/// `ValidateConfigMap`: the `metadata` errors, keys of `data` and `binaryData` config
-/// keys, none in both (not the total size: its error has an empty, non-nil path); on update
+/// `ValidateConfigMap` (after the `metadata` errors): keys of `data` and `binaryData` config
+/// keys, none in both, at most 1 MiB of values (`core.MaxSecretSize`); on update
 /// (`ValidateConfigMapUpdate`) first nothing changed once `immutable` is set.
-pub(super) fn config_map(
-    mut e: Errors,
-    object: &Json,
-    old: Option<&Json>,
-    metadata: Vec<FieldError>,
-) -> Errors {
+pub(super) fn config_map(e: &mut Errors, object: &Json, old: Option<&Json>) {
     if let Some(old) = old.filter(|o| immutable(o)) {
         if !immutable(object) {
             e.forbidden(&FieldPath::new("immutable"), IMMUTABLE_WHEN_SET);
@@ -269,7 +264,6 @@ pub(super) fn config_map(
             }
         }
     }
-    e.extend(metadata);
     let binary = read::object(object, "binaryData");
     let data = FieldPath::new("data");
     for key in read::object(object, "data")
@@ -289,7 +283,22 @@ pub(super) fn config_map(
     for key in binary.into_iter().flat_map(|m| m.keys()) {
         e.each(&binary_path.key(key), key, config_key(key));
     }
-    e
+    // The values' bytes (binaryData's decoded) together, reported for the whole object at
+    // upstream's field.NewPath(""): a non-nil path of one unnamed element, which
+    // field.Path.String() prints as its empty subscript `[]`.
+    let text_bytes: usize = read::object(object, "data")
+        .into_iter()
+        .flat_map(|m| m.values())
+        .map(|v| v.as_str().map_or(0, str::len))
+        .sum();
+    let binary_bytes: usize = binary
+        .into_iter()
+        .flat_map(|m| m.values())
+        .map(|v| v.as_str().map_or(0, decoded_len))
+        .sum();
+    if text_bytes + binary_bytes > MAX_SECRET_SIZE {
+        e.push(FieldError::too_long(FieldPath::new("[]"), MAX_SECRET_SIZE));
+    }
 }
 
 /// A Secret's data as decoding leaves it: `data` decoded from base64, `stringData` over it.
@@ -318,16 +327,11 @@ fn decoded_len(text: &str) -> usize {
     text.len() * 3 / 4
 }
 
-/// `ValidateSecret` (`stringData` merged into `data`, as decoding does): the `metadata`
-/// errors, keys, the total size, the keys each type requires; on update
+/// `ValidateSecret` (`stringData` merged into `data`, as decoding does; after the `metadata`
+/// errors): keys, the total size, the keys each type requires; on update
 /// (`ValidateSecretUpdate`) first the type is immutable, and nothing changes once
 /// `immutable` is set.
-pub(super) fn secret(
-    mut e: Errors,
-    object: &Json,
-    old: Option<&Json>,
-    metadata: Vec<FieldError>,
-) -> Errors {
+pub(super) fn secret(e: &mut Errors, object: &Json, old: Option<&Json>) {
     fn secret_type(o: &Json) -> &str {
         match read::text(o, "type") {
             "" => "Opaque",
@@ -352,7 +356,6 @@ pub(super) fn secret(
             }
         }
     }
-    e.extend(metadata);
     // data with stringData over it, by key.
     let mut data: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for (k, v) in read::object(object, "data").into_iter().flatten() {
@@ -404,5 +407,4 @@ pub(super) fn secret(
         }
         _ => {}
     }
-    e
 }

@@ -116,3 +116,30 @@ fn an_update_keeps_the_selector() {
     );
     assert!(validate("apps", "Deployment", &d("a"), Some(&d("a")), Vec::new()).is_empty());
 }
+
+// kubernetes pkg/apis/core/validation ValidateConfigMap (TestValidateConfigMap's "too large"
+// cases): data and decoded binaryData together at most core.MaxSecretSize (1 MiB), reported
+// at field.NewPath(""), which prints as `[]`.
+#[test]
+fn config_map_total_size() {
+    let limit = 1024 * 1024;
+    let half = "x".repeat(limit / 2);
+    let at_limit = json!({"data": {"a": half, "b": half}});
+    assert!(texts("", "ConfigMap", at_limit).is_empty());
+    let over = json!({"data": {"a": half, "b": format!("{half}x")}});
+    assert_eq!(
+        texts("", "ConfigMap", over),
+        ["[]: Too long: may not be more than 1048576 bytes"]
+    );
+    // binaryData counts its decoded bytes: 4 base64 characters are 3 bytes.
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD.encode(vec![0u8; limit / 2 + 1]);
+    let binary = json!({"data": {"a": half}, "binaryData": {"b": bytes}});
+    assert_eq!(
+        texts("", "ConfigMap", binary),
+        ["[]: Too long: may not be more than 1048576 bytes"]
+    );
+    let bytes = base64::engine::general_purpose::STANDARD.encode(vec![0u8; limit / 2]);
+    let binary = json!({"data": {"a": half}, "binaryData": {"b": bytes}});
+    assert!(texts("", "ConfigMap", binary).is_empty());
+}

@@ -16,6 +16,7 @@ use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};
 use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};
 use crate::kubernetes::object_meta::{self, Scope};
+use crate::kubernetes::object_meta_update;
 
 /// One version of the CRD.
 struct Version {
@@ -221,7 +222,7 @@ impl CrdValidator {
         let validator = self
             .version(version)
             .expect("version_of returns a version of the CRD")?;
-        let metadata = object_meta::validate(object, self.scope);
+        let metadata = metadata_errors(object, old, self.scope);
         Ok(validator.validate_after(object, old, budget, metadata))
     }
 
@@ -236,7 +237,7 @@ impl CrdValidator {
         let validator = self
             .version(version)
             .expect("version_of returns a version of the CRD")?;
-        let metadata = object_meta::validate(object, self.scope);
+        let metadata = metadata_errors(object, old, self.scope);
         Ok(validator.validate_shared(object, old, PER_OBJECT_COST_BUDGET, metadata))
     }
 
@@ -254,9 +255,20 @@ impl CrdValidator {
         let validator = self
             .version(version)
             .expect("version_of returns a version of the CRD")?;
-        let metadata = object_meta::validate(&object, self.scope);
+        let metadata = metadata_errors(&object, old.map(|o| &**o), self.scope);
         Ok(validator.validate_owned(object, old, PER_OBJECT_COST_BUDGET, metadata))
     }
+}
+
+/// The errors of `metadata` on create, and on update (`old` given) the update's errors after
+/// them (apiextensions-apiserver's customResourceValidator `ValidateUpdate` and
+/// `rest.BeforeUpdate`'s common fields: `ValidateObjectMetaAccessorUpdate`).
+fn metadata_errors(object: &Json, old: Option<&Json>, scope: Scope) -> Vec<FieldError> {
+    let mut errors = object_meta::validate(object, scope);
+    if let Some(old) = old {
+        errors.extend(object_meta_update::errors(object, old));
+    }
+    errors
 }
 
 #[cfg(test)]
@@ -341,6 +353,53 @@ mod tests {
     /// The owned path (pruning and defaulting in place, the object and the old one shared
     /// with the rules) answers what the borrowed one does, and the object as `decode`
     /// stores it.
+    /// A custom resource's update is checked against the stored `metadata` as
+    /// apiextensions-apiserver checks it (customResourceValidator.ValidateUpdate and
+    /// rest.BeforeUpdate: `ValidateObjectMetaAccessorUpdate`), before the schema's errors,
+    /// whichever entry point validates it.
+    #[test]
+    fn custom_resource_updates_keep_their_metadata() {
+        let v = CrdValidator::new(&crd()).unwrap();
+        let object = |meta: Json, a: i64| {
+            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta,
+                   "spec": {"a": a, "b": 2}})
+        };
+        let old = object(
+            json!({"name": "w", "uid": "u1", "resourceVersion": "3",
+                   "creationTimestamp": "2020-01-01T00:00:00Z"}),
+            1,
+        );
+        let changed = object(
+            json!({"name": "w", "uid": "u2", "deletionGracePeriodSeconds": 5}),
+            3,
+        );
+        let expected = [
+            "metadata.uid: Invalid value: \"u2\": field is immutable",
+            "metadata.deletionGracePeriodSeconds: Invalid value: 5: field is immutable",
+            "spec: Invalid value: a must not exceed b",
+        ];
+        let texts = |o: Outcome| o.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>();
+        assert_eq!(texts(v.validate(&changed, Some(&old)).unwrap()), expected);
+        let shared = std::sync::Arc::new(changed.clone());
+        assert_eq!(
+            texts(v.validate_shared(&shared, Some(&old)).unwrap()),
+            expected
+        );
+        let old = std::sync::Arc::new(old);
+        let (_, owned) = v.validate_owned(changed, Some(&old)).unwrap();
+        assert_eq!(texts(owned), expected);
+        // What the request leaves out is the stored object's: no error.
+        let kept = object(json!({"name": "w"}), 1);
+        assert!(v.validate(&kept, Some(&old)).unwrap().errors.is_empty());
+        // On create nothing is compared.
+        assert!(
+            v.validate(&object(json!({"name": "w", "uid": "x"}), 1), None)
+                .unwrap()
+                .errors
+                .is_empty()
+        );
+    }
+
     #[test]
     fn validating_an_owned_object_is_validating_a_borrowed_one() {
         let v = CrdValidator::new(&json!({
