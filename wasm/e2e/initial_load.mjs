@@ -28,7 +28,8 @@ export async function coldLoad(browser, base) {
       try { loaded.push({ url: r.url().slice(base.length) || 'index.html', body: await r.body() }); } catch { /* none */ }
     });
     await page.goto(base);
-    await page.waitForFunction(() => document.body.dataset.firstAnswerMs, null, { timeout: 30_000 });
+    // A generous wait: this records sizes, not time (a loaded machine compiles the module slowly).
+    await page.waitForFunction(() => document.body.dataset.firstAnswerMs, null, { timeout: 90_000 });
     const firstAnswerMs = Number(await page.evaluate(() => document.body.dataset.firstAnswerMs));
     const phases = await page.evaluate(() => document.body.dataset.phases);
     await page.waitForTimeout(300);

@@ -89,7 +89,9 @@ async function openPlayground(url = base) {
     if (!r.url().startsWith(base)) problems.push(`request: ${r.url()}`);
   });
   await page.goto(url);
-  await page.locator('#status[data-state="ready"]').waitFor({ timeout: 20_000 });
+  // Functional checks, not timings (the first answer's time has its own assertion): a
+  // loaded 2-core machine can take more than 20 s to compile the module in a new page.
+  await page.locator('#status[data-state="ready"]').waitFor({ timeout: 60_000 });
   return { page, problems, requests };
 }
 
@@ -136,7 +138,7 @@ const opts = { skip, timeout: 90_000 };
 // Issue #24's cap: what a cold load fetches before the first answer (the page, its script,
 // the worker and the first module; not the full module, the editing chunk or the time zones,
 // which load on first use) stays within 700,000 bytes gzip -9. Over it, this test fails.
-test(`the initial load stays within ${INITIAL_LOAD_CAP.toLocaleString('en-US')} bytes gzip -9 (#24's cap)`, opts, async (t) => {
+test(`the initial load stays within ${INITIAL_LOAD_CAP.toLocaleString('en-US')} bytes gzip -9 (#24's cap)`, { ...opts, timeout: 150_000 }, async (t) => {
   const load = await coldLoad(browser, base);
   for (const f of load.files) t.diagnostic(`${f.url}: ${f.raw} raw, ${f.gzip} gzip -9`);
   const urls = load.files.map((f) => f.url);

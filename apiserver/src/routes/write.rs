@@ -44,15 +44,8 @@ pub(crate) enum Written {
 /// does (the library's `prepare_update`) and bumps `generation` when more than metadata and
 /// status changed.
 pub(crate) fn keep_server_fields(resource: &Resource, new: &mut Object, old: &Object) {
-    let changed_spec = {
-        let strip = |o: &Object| {
-            let mut o = o.clone();
-            o.remove("metadata");
-            o.remove("status");
-            o
-        };
-        strip(new) != strip(old)
-    };
+    // Compared field by field in key order (the maps are sorted), without copying either.
+    let changed_spec = !beyond_metadata_and_status(new).eq(beyond_metadata_and_status(old));
     let meta = object::metadata_mut(new);
     let old_meta = old.get("metadata").and_then(Value::as_object);
     // rest.BeforeUpdate's carry-over; what it does not carry over was validated unchanged
@@ -62,6 +55,12 @@ pub(crate) fn keep_server_fields(resource: &Resource, new: &mut Object, old: &Ob
         let g = meta.get("generation").and_then(Value::as_i64).unwrap_or(0);
         meta.insert("generation".to_owned(), Value::from(g + 1));
     }
+}
+
+/// An object's fields other than `metadata` and `status`, in key order.
+fn beyond_metadata_and_status(o: &Object) -> impl Iterator<Item = (&String, &Value)> {
+    o.iter()
+        .filter(|(k, _)| k.as_str() != "metadata" && k.as_str() != "status")
 }
 
 pub(crate) fn non_empty_list(value: Option<&Value>) -> bool {
