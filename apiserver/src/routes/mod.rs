@@ -194,6 +194,11 @@ mod tests {
     fn app() -> Router {
         let store = Arc::new(MemoryStorage::new());
         ensure_system_namespaces(&*store).unwrap();
+        app_over(store)
+    }
+
+    /// The router over `store` (its system namespaces already made).
+    fn app_over(store: Arc<dyn crate::storage::Storage>) -> Router {
         router(AppState {
             store,
             token: TOKEN.into(),
@@ -209,14 +214,40 @@ mod tests {
     }
 
     async fn call(app: &Router, method: &str, uri: &str, body: Option<Value>) -> (u16, Value) {
+        match body {
+            Some(body) => send(app, method, uri, "application/json", body).await,
+            None => request(app, method, uri, None).await,
+        }
+    }
+
+    /// `body` sent as `content_type`.
+    async fn send(
+        app: &Router,
+        method: &str,
+        uri: &str,
+        content_type: &str,
+        body: Value,
+    ) -> (u16, Value) {
+        request(app, method, uri, Some((content_type, body))).await
+    }
+
+    async fn request(
+        app: &Router,
+        method: &str,
+        uri: &str,
+        body: Option<(&str, Value)>,
+    ) -> (u16, Value) {
         let mut request = Request::builder()
             .method(method)
             .uri(uri)
             .header("authorization", format!("Bearer {TOKEN}"));
-        if body.is_some() {
-            request = request.header("content-type", "application/json");
-        }
-        let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+        let body = match body {
+            Some((content_type, body)) => {
+                request = request.header("content-type", content_type);
+                Body::from(body.to_string())
+            }
+            None => Body::empty(),
+        };
         let response = app
             .clone()
             .oneshot(request.body(body).unwrap())
@@ -224,26 +255,14 @@ mod tests {
             .unwrap();
         let code = response.status().as_u16();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        (code, value)
+        (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
     }
 
     #[tokio::test]
     async fn a_watch_from_a_compacted_revision_gets_one_error_event() {
         let store = Arc::new(MemoryStorage::new());
         ensure_system_namespaces(&*store).unwrap();
-        let app = router(AppState {
-            store: store.clone(),
-            token: TOKEN.into(),
-            address: "127.0.0.1:6443".into(),
-            verbosity: 0,
-            metrics: Arc::default(),
-            users: Arc::default(),
-            authz: Arc::default(),
-            features: Default::default(),
-            admission: Default::default(),
-            crds: Default::default(),
-        });
+        let app = app_over(store.clone());
         let path = "/api/v1/namespaces/default/configmaps";
         for name in ["a", "b"] {
             let (code, _) = call(
@@ -451,26 +470,6 @@ mod tests {
         }
     }
 
-    async fn send(
-        app: &Router,
-        method: &str,
-        uri: &str,
-        content_type: &str,
-        body: Value,
-    ) -> (u16, Value) {
-        let request = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header("authorization", format!("Bearer {TOKEN}"))
-            .header("content-type", content_type)
-            .body(Body::from(body.to_string()))
-            .unwrap();
-        let response = app.clone().oneshot(request).await.unwrap();
-        let code = response.status().as_u16();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-    }
-
     /// Writes start from the watch cache's copy (upstream's cacher passes it to
     /// `GuaranteedUpdate`, k8s.io/apiserver `pkg/storage/cacher/cacher.go`), and a stale copy
     /// changes no answer (`pkg/storage/etcd3/store.go`, `origStateIsCurrent`): no 409 for a
@@ -480,18 +479,7 @@ mod tests {
     async fn writes_from_a_stale_cached_copy_keep_their_answers() {
         let store = Arc::new(LaggingCache::default());
         ensure_system_namespaces(&*store).unwrap();
-        let app = router(AppState {
-            store: store.clone(),
-            token: TOKEN.into(),
-            address: "127.0.0.1:6443".into(),
-            verbosity: 0,
-            metrics: Arc::default(),
-            users: Arc::default(),
-            authz: Arc::default(),
-            features: Default::default(),
-            admission: Default::default(),
-            crds: Default::default(),
-        });
+        let app = app_over(store.clone());
         let path = "/api/v1/namespaces/default/configmaps/x";
         let key = "/registry/configmaps/default/x";
         let json = "application/json";
