@@ -78,8 +78,9 @@ after(async () => {
 
 // ---- helpers ----
 
-async function openPlayground(url = base) {
+async function openPlayground(url = base, { beforeLoad } = {}) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await beforeLoad?.(page);
   const problems = [];
   const requests = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -450,6 +451,25 @@ test('a share link restores the whole state', opts, async () => {
   await shot(third.page, 'share-link-restored');
   assert.deepEqual([...problems, ...other.problems, ...third.problems], []);
   await Promise.all([page.close(), other.page.close(), third.page.close()]);
+});
+
+test('the engine starts when its module arrives after the page has claimed the worker', opts, async () => {
+  // index.html compiles the module and hands it to the worker it started; the page script
+  // claims that worker as soon as it loads. Held back, the module arrives after the claim
+  // (as on a loaded machine, where this once left a page loading for good).
+  let held = 0;
+  const { page, problems } = await openPlayground(base, {
+    beforeLoad: (p) => p.route('**/pkg/kcel_wasm_bg.wasm', async (route) => {
+      held++;
+      await p.waitForFunction(() => window.kcelWorker === undefined, null, { timeout: 30_000 });
+      await route.continue();
+    }),
+  });
+  assert.equal(held, 1);
+  assert.equal(await settled(page, 'output'), 'ok');
+  assert.equal(await page.locator('#value').textContent(), 'true');
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 test('every gallery example gives its documented result', opts, async (t) => {
