@@ -5,7 +5,8 @@
 //! `Authorization: Bearer <token>` is the admin (or the token file's user); a request with any
 //! other credentials, or a request without credentials outside the public paths, gets 401
 //! Unauthorized. The public paths are those kube-apiserver lets anonymous users read by
-//! default: health and version. Authorization follows ([`crate::authz`]).
+//! default: health and version. Impersonation ([`crate::impersonation`]) and authorization
+//! ([`crate::authz`]) follow.
 
 use std::path::Path;
 
@@ -55,19 +56,30 @@ fn user_of(state: &AppState, token: &str) -> Option<User> {
         .map(|(_, user)| user.clone())
 }
 
+/// The anonymous user of a request without credentials (to the public paths only).
+fn anonymous() -> User {
+    User {
+        name: "system:anonymous".to_owned(),
+        uid: String::new(),
+        groups: vec!["system:unauthenticated".to_owned()],
+        extra: Default::default(),
+    }
+}
+
 /// Middleware: authenticates the bearer token (anonymous requests only to the public paths),
-/// then authorizes the request for that user (403 with kube-apiserver's text when denied).
-/// Handlers find the [`User`] in the request's extensions.
+/// applies the impersonation headers ([`crate::impersonation`]; the user becomes the
+/// impersonated one), then authorizes the request for that user (403 with kube-apiserver's
+/// text when denied). Handlers find the [`User`] in the request's extensions.
 pub async fn authenticate(
     State(state): State<AppState>,
     mut request: Request,
     next: Next,
 ) -> Response {
     let presented = request.headers().get(AUTHORIZATION);
+    let anonymous_request = presented.is_none();
+    let public = PUBLIC_PATHS.contains(&request.uri().path());
     let user = match presented {
-        None if PUBLIC_PATHS.contains(&request.uri().path()) => {
-            return next.run(request).await;
-        }
+        None if public => Some(anonymous()),
         None => None,
         Some(value) => value
             .to_str()
@@ -83,12 +95,27 @@ pub async fn authenticate(
         request.uri().path(),
         request.uri().query().unwrap_or(""),
     );
+    let (user, impersonator) = match crate::impersonation::wanted_user(request.headers()) {
+        Err(e) => return e.into_response(),
+        Ok(None) => (user, None),
+        Ok(Some(wanted)) => {
+            match (state.impersonation).impersonate(&state.authz, &user, &wanted, &attrs) {
+                Ok((impersonated, impersonator)) => (impersonated, Some(impersonator)),
+                Err(e) => return e.into_response(),
+            }
+        }
+    };
+    crate::impersonation::remove_headers(request.headers_mut());
+    if anonymous_request && impersonator.is_none() {
+        // The public paths, as before: served to anyone.
+        return next.run(request).await;
+    }
     let (allowed, reason) = state.authz.decide(&user, &attrs);
     if !allowed {
         return crate::authz::forbidden(&user, &attrs, &reason).into_response();
     }
     request.extensions_mut().insert(user.clone());
-    crate::admission::serve(&state, user, attrs, request, next).await
+    crate::admission::serve(&state, user, impersonator, attrs, request, next).await
 }
 
 #[cfg(test)]

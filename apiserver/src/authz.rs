@@ -8,7 +8,7 @@
 //! Anything else needs a rule; without one the request is 403 Forbidden with kube-apiserver's
 //! text.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use kcel_stdlib::kubernetes::authz::{
@@ -32,6 +32,8 @@ pub struct User {
     pub uid: String,
     /// The groups, `system:authenticated` included.
     pub groups: Vec<String>,
+    /// The extra attributes (an impersonated user's `Impersonate-Extra-<key>` values).
+    pub extra: BTreeMap<String, Vec<String>>,
 }
 
 impl User {
@@ -41,7 +43,25 @@ impl User {
             name: "kcel-admin".to_owned(),
             uid: String::new(),
             groups: vec![MASTERS.to_owned(), "system:authenticated".to_owned()],
+            extra: BTreeMap::new(),
         }
+    }
+
+    /// The user as `authentication.k8s.io/v1` `UserInfo` (SelfSubjectReview's
+    /// `status.userInfo`, the audit event's `user` and `impersonatedUser`): empty fields left
+    /// out.
+    pub fn user_info(&self) -> Value {
+        let mut info = json!({"username": self.name});
+        if !self.uid.is_empty() {
+            info["uid"] = json!(self.uid);
+        }
+        if !self.groups.is_empty() {
+            info["groups"] = json!(self.groups);
+        }
+        if !self.extra.is_empty() {
+            info["extra"] = json!(self.extra);
+        }
+        info
     }
 }
 
@@ -115,7 +135,15 @@ pub fn parse_tokens(text: &str) -> Result<HashMap<String, User>, AuthFileProblem
             })
             .unwrap_or_default();
         groups.push("system:authenticated".to_owned());
-        users.insert(token, User { name, uid, groups });
+        users.insert(
+            token,
+            User {
+                name,
+                uid,
+                groups,
+                extra: BTreeMap::new(),
+            },
+        );
     }
     Ok(users)
 }
@@ -345,7 +373,7 @@ impl Authz {
     }
 }
 
-/// kube-apiserver's 403 for a denied request.
+/// kube-apiserver's 403 for a denied request (responsewriters `ForbiddenStatusError`).
 pub fn forbidden(user: &User, attrs: &Attributes, reason: &str) -> ApiError {
     let mut text = if !attrs.resource_request {
         format!(
@@ -370,6 +398,11 @@ pub fn forbidden(user: &User, attrs: &Attributes, reason: &str) -> ApiError {
             )
         }
     };
+    // responsewriters' sanitizer: nothing in the text may look like HTML.
+    text = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
     if !reason.is_empty() {
         text = format!("{text}: {reason}");
     }
@@ -405,6 +438,7 @@ mod tests {
             name: "bob".to_owned(),
             uid: "2".to_owned(),
             groups: vec!["dev".to_owned(), "system:authenticated".to_owned()],
+            extra: BTreeMap::new(),
         }
     }
 

@@ -1,7 +1,8 @@
 //! kcel-apiserver: a small Kubernetes API server on embedded storage, built beside kcel.
 //!
 //! The parts, in request order: [`server`] accepts TLS connections and holds the shared
-//! state; [`auth`] checks the bearer token and [`authz`] what its user may do; [`routes`] maps
+//! state; [`auth`] checks the bearer token, [`impersonation`] the user it may act as, and
+//! [`authz`] what that user may do; [`routes`] maps
 //! paths to handlers; [`negotiate`] picks the body's decoder ([`protobuf`] for Kubernetes
 //! protobuf) and the answer's representation ([`table`] for Tables); handlers decode
 //! [`object`]s, check them against the vendored [`openapi`] schemas and the library's name rules, apply
@@ -22,6 +23,7 @@ pub mod discovery_entries;
 pub mod error;
 pub mod features;
 mod files;
+pub mod impersonation;
 pub mod kind_rules;
 pub mod kubeconfig;
 pub mod list_options;

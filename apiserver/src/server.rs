@@ -269,6 +269,7 @@ impl Server {
                 metrics: Arc::default(),
                 users: Arc::new(users),
                 authz: Arc::new(crate::authz::Authz::new(rules)),
+                impersonation: Arc::default(),
                 features: options.feature_gates,
                 admission,
                 crds,

@@ -23,6 +23,8 @@ pub struct AppState {
     pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
     /// The authorizer.
     pub authz: Arc<crate::authz::Authz>,
+    /// Impersonation's memory of the modes that succeeded.
+    pub impersonation: Arc<crate::impersonation::Impersonation>,
     /// The feature gates in effect.
     pub features: crate::features::FeatureGates,
     /// The admission policies in effect, and the audit log.

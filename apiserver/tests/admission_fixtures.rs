@@ -10,19 +10,35 @@
 //! status message and code, its `Warning` headers, the object it would store, after the
 //! suite's mutating policies) is compared with the case's expectations.
 //!
+//! The request of a case with `userInfo` is sent as that user: the admin impersonates it
+//! (`Impersonate-User`, `-Uid`, `-Group`, `-Extra-<key>`), so admission sees its name, uid,
+//! groups (with `system:authenticated`, which kube-apiserver adds) and extra. A case that
+//! names no user is sent by the admin (`kcel-admin`, in `system:masters`) where the library's
+//! request has an empty user: a policy whose outcome turned on that difference would fail
+//! here. The server's authorizer is the suite's: a suite without one, or with `allow`, runs
+//! on a server whose rules allow everything (the library does not authorize the request
+//! itself, so neither may the server refuse it); a suite with `{rules: [...]}` runs on a
+//! server started with those rules (`--authorization-rules`), and a case whose user the rules
+//! do not allow the request itself (asked of the server with a SelfSubjectAccessReview as
+//! that user) is skipped, as kube-apiserver would refuse it before admission.
+//!
 //! Cases are skipped, with the reason printed, when the server cannot reproduce them through
 //! its API: requests for resources it does not serve, CONNECT requests, subresources,
-//! deletes of Namespaces (finalized asynchronously), requests naming a user or suites with a
-//! fixed authorizer (the server's requests come from its authenticated user), missing
-//! namespaces, policies or bindings the server refuses (Kubernetes stores no such object;
-//! their field errors are compared instead), and the admission-policy resources themselves.
+//! deletes of Namespaces (finalized asynchronously), a `deny` authorizer (a server's
+//! authorizer that denies every check also forbids the request itself), a rule authorizer
+//! with a case that names no user (the admin passes every check), policies reading
+//! `authorizer` where the suite leaves it unbound, a `userInfo` without a user name (nothing
+//! to impersonate), missing namespaces, policies or bindings the server refuses (Kubernetes
+//! stores no such object; their field errors are compared instead), and the admission-policy
+//! resources themselves.
 
 mod support;
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use support::Server;
+use support::{Auth, Server};
 
 const SERVED: &[(&str, &str)] = &[
     ("", "configmaps"),
@@ -181,12 +197,41 @@ fn skip_reason(suite: &Value, case: &Value) -> Option<String> {
     if !request["subResource"].is_null() {
         return Some("a subresource create".into());
     }
-    if !request["userInfo"].is_null() || !suite["authorizer"].is_null() {
-        return Some("the server's requests come from its authenticated user".into());
+    let user = &request["userInfo"];
+    if !user.is_null() && user["username"].as_str().is_none_or(str::is_empty) {
+        return Some(
+            "a userInfo without a user name (kube-apiserver impersonates only a named user)".into(),
+        );
     }
-    let text = serde_json::to_string(&[&suite["policies"], &case["policies"]]).unwrap();
-    if text.contains("userInfo") || text.contains("authorizer") {
-        return Some("the policies read the requesting user or the authorizer".into());
+    match &suite["authorizer"] {
+        Value::String(s) if s == "deny" => {
+            return Some(
+                "a `deny` authorizer: a server whose authorizer denies every check also \
+                 forbids the request itself, and its admin (system:masters) passes every check"
+                    .into(),
+            );
+        }
+        Value::Object(_) if user.is_null() => {
+            return Some(
+                "a rule authorizer with a case that names no user: the server's admin (in \
+                 system:masters) passes every check the rules may deny"
+                    .into(),
+            );
+        }
+        _ => {}
+    }
+    let text = serde_json::to_string(&[
+        &suite["policies"],
+        &case["policies"],
+        &suite["mutatingPolicies"],
+    ])
+    .unwrap();
+    if text.contains("authorizer") && suite["authorizer"].is_null() {
+        return Some(
+            "the policies read `authorizer`, which the suite leaves unbound (the server always \
+             binds it)"
+                .into(),
+        );
     }
     if text.contains("request.uid") || text.contains("dryRun") {
         return Some("the policies read the request's uid or dryRun".into());
@@ -436,8 +481,148 @@ fn sent_object(request: &Value, field: &str) -> Value {
     object
 }
 
+/// The rules of the server a suite runs on: its own `{rules: [...]}`, else rules that allow
+/// every request and every check (`authorizer: allow`, or none: the library does not
+/// authorize the request itself).
+fn server_rules(suite: &Value) -> Value {
+    match &suite["authorizer"] {
+        rules @ Value::Object(_) => rules.clone(),
+        _ => json!({"rules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"],
+                               "nonResourceURLs": ["*"]}]}),
+    }
+}
+
+/// The servers, one per set of rules, started when first needed.
+#[derive(Default)]
+struct Servers {
+    running: HashMap<String, Server>,
+    rule_files: Vec<tempfile::TempDir>,
+}
+
+impl Servers {
+    fn for_suite(&mut self, suite: &Value) -> &Server {
+        let rules = server_rules(suite);
+        let key = rules.to_string();
+        if !self.running.contains_key(&key) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("rules.json");
+            std::fs::write(&path, &key).unwrap();
+            let path = path.display().to_string();
+            let server = Server::start(&["--storage", "memory", "--authorization-rules", &path]);
+            self.rule_files.push(dir);
+            self.running.insert(key.clone(), server);
+        }
+        &self.running[&key]
+    }
+}
+
+/// client-go's escaping of an `Impersonate-Extra-` key (`headerKeyEscape`): bytes outside
+/// the header token characters, and `%`, percent-encoded.
+fn extra_header_key(key: &str) -> String {
+    key.bytes()
+        .map(|b| {
+            let token = b.is_ascii_alphanumeric() || b"!#$&'*+-.^_`|~".contains(&b);
+            if token {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// The headers that make the admin's request the case user's (`kubectl --as`): none when
+/// the case names no user.
+fn impersonation_headers(user: &Value) -> Vec<(String, String)> {
+    let Some(name) = user["username"].as_str() else {
+        return Vec::new();
+    };
+    let mut headers = vec![("impersonate-user".to_owned(), name.to_owned())];
+    if let Some(uid) = user["uid"].as_str().filter(|u| !u.is_empty()) {
+        headers.push(("impersonate-uid".to_owned(), uid.to_owned()));
+    }
+    for group in user["groups"].as_array().into_iter().flatten() {
+        headers.push((
+            "impersonate-group".to_owned(),
+            group.as_str().unwrap_or("").to_owned(),
+        ));
+    }
+    for (key, values) in user["extra"].as_object().into_iter().flatten() {
+        let header = format!("impersonate-extra-{}", extra_header_key(key));
+        for value in values.as_array().into_iter().flatten() {
+            headers.push((header.clone(), value.as_str().unwrap_or("").to_owned()));
+        }
+    }
+    headers
+}
+
+/// Sends a request as the case's user: the admin's, impersonating it.
+async fn send_as(
+    server: &Server,
+    user: &Value,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> support::Reply {
+    let mut headers = impersonation_headers(user);
+    let bytes = body.map(|b| serde_json::to_vec(b).unwrap());
+    if bytes.is_some() {
+        headers.push(("content-type".to_owned(), "application/json".to_owned()));
+    }
+    let headers: Vec<(&str, &str)> = (headers.iter())
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    (server.request_with(method, path, bytes, Auth::Admin, &headers)).await
+}
+
+/// Whether the server's rules let the case's user make the request itself (a
+/// SelfSubjectAccessReview sent as that user); why not, if they do not.
+async fn request_allowed(server: &Server, request: &Value) -> Result<(), String> {
+    let verb = request["operation"].as_str().unwrap_or("").to_lowercase();
+    let name = match verb.as_str() {
+        "create" => "",
+        _ => request["name"]
+            .as_str()
+            .or(request["oldObject"]["metadata"]["name"].as_str())
+            .unwrap_or(""),
+    };
+    let review = json!({
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {
+            "verb": verb,
+            "group": request["resource"]["group"],
+            "version": request["resource"]["version"],
+            "resource": request["resource"]["resource"],
+            "namespace": request["namespace"].as_str().unwrap_or(""),
+            "name": name,
+        }},
+    });
+    let reply = send_as(
+        server,
+        &request["userInfo"],
+        "POST",
+        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        Some(&review),
+    )
+    .await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    if reply.json()["status"]["allowed"] == true {
+        return Ok(());
+    }
+    Err(format!(
+        "the suite's rules do not allow {} to {verb} {} (kube-apiserver refuses the request \
+         before admission)",
+        request["userInfo"]["username"],
+        request["resource"]["resource"].as_str().unwrap_or("")
+    ))
+}
+
 /// The outcome of one case, or why it cannot run.
 async fn run_case(server: &Server, suite: &Value, case: &Value) -> Result<Vec<String>, String> {
+    if suite["authorizer"].is_object() {
+        request_allowed(server, &case["request"]).await?;
+    }
     reset(server).await;
     for crd in suite["crds"].as_array().into_iter().flatten() {
         ensure_crd(server, crd).await?;
@@ -571,20 +756,21 @@ async fn judge(
             }
         }
     }
+    let user = &request["userInfo"];
     let reply = match request["operation"].as_str() {
         Some("UPDATE") => {
             let object = sent_object(request, "object");
             let path = format!("{target}?dryRun=All");
-            server.send("PUT", &path, Some(&object)).await
+            send_as(server, user, "PUT", &path, Some(&object)).await
         }
         Some("DELETE") => {
             let path = format!("{target}?dryRun=All");
-            server.send("DELETE", &path, None).await
+            send_as(server, user, "DELETE", &path, None).await
         }
         _ => {
             let object = sent_object(request, "object");
             let path = format!("{collection_path}?dryRun=All");
-            server.send("POST", &path, Some(&object)).await
+            send_as(server, user, "POST", &path, Some(&object)).await
         }
     };
     let mut mismatches = Vec::new();
@@ -631,7 +817,7 @@ async fn admission_fixtures_through_the_server() {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     paths.sort();
-    let server = Server::start(&["--storage", "memory"]);
+    let mut servers = Servers::default();
     let (mut passed, mut failed, mut skipped) = (0, Vec::new(), 0);
     for path in &paths {
         let mut suite = load(path);
@@ -649,7 +835,7 @@ async fn admission_fixtures_through_the_server() {
                 skipped += 1;
                 continue;
             }
-            match run_case(&server, &suite, case).await {
+            match run_case(servers.for_suite(&suite), &suite, case).await {
                 Err(reason) => {
                     println!("skipped: {name} ({reason})");
                     skipped += 1;

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 
 use crate::authz::{Attributes, User};
+use crate::impersonation::Impersonator;
 
 /// An append-only file of audit events.
 #[derive(Debug)]
@@ -62,10 +63,13 @@ fn micro_time(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
-/// The Event for a request answered with `code`.
+/// The Event for a request answered with `code`, made as `user` (impersonated by
+/// `impersonator`, if given: the event's `user` is then the impersonator and
+/// `impersonatedUser` the user, as upstream's `LogImpersonatedUser` records it).
 pub fn event(
     record: &RequestRecord,
     user: &User,
+    impersonator: Option<&Impersonator>,
     attrs: &Attributes,
     code: u16,
     annotations: &BTreeMap<String, String>,
@@ -78,14 +82,18 @@ pub fn event(
         "stage": "ResponseComplete",
         "requestURI": record.uri,
         "verb": attrs.verb,
-        "user": {"username": user.name, "groups": user.groups},
+        "user": impersonator.map_or(user, |i| &i.user).user_info(),
         "sourceIPs": record.source_ip.iter().collect::<Vec<_>>(),
         "responseStatus": {"metadata": {}, "code": code},
         "requestReceivedTimestamp": micro_time(record.received),
         "stageTimestamp": micro_time(chrono::Utc::now()),
     });
-    if !user.uid.is_empty() {
-        event["user"]["uid"] = json!(user.uid);
+    if let Some(impersonator) = impersonator {
+        event["impersonatedUser"] = user.user_info();
+        if !impersonator.constraint.is_empty() {
+            event["authenticationMetadata"] =
+                json!({"impersonationConstraint": impersonator.constraint});
+        }
     }
     if !record.user_agent.is_empty() {
         event["userAgent"] = json!(record.user_agent);

@@ -1,4 +1,5 @@
-//! The request being served, as admission and the audit log see it: the authenticated user,
+//! The request being served, as admission and the audit log see it: the user it acts as
+//! (and who really asked, when it impersonates),
 //! the warnings and audit annotations admission adds. Set by the authentication middleware
 //! for the request's task ([`scope`]); read by [`super::admit`] ([`current`]).
 
@@ -7,6 +8,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use crate::authz::User;
+use crate::impersonation::Impersonator;
 
 tokio::task_local! {
     static REQUEST: Arc<RequestContext>;
@@ -15,8 +17,10 @@ tokio::task_local! {
 /// One request's user and what admission recorded for it.
 #[derive(Debug)]
 pub struct RequestContext {
-    /// The authenticated user.
+    /// The user the request acts as: the authenticated one, or the one it impersonates.
     pub user: User,
+    /// Who really asked, when the request impersonates [`RequestContext::user`].
+    pub impersonator: Option<Impersonator>,
     warnings: Mutex<Vec<String>>,
     annotations: Mutex<BTreeMap<String, String>>,
     /// The name of the object written (a create names it in the body, not the URL).
@@ -28,10 +32,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl RequestContext {
-    /// A context for `user`'s request.
-    pub fn new(user: User) -> RequestContext {
+    /// A context for a request acting as `user` (impersonated by `impersonator`, if given).
+    pub fn new(user: User, impersonator: Option<Impersonator>) -> RequestContext {
         RequestContext {
             user,
+            impersonator,
             warnings: Mutex::default(),
             annotations: Mutex::default(),
             object_name: Mutex::default(),

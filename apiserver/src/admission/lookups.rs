@@ -92,6 +92,7 @@ impl Authorizer for ServerAuthorizer {
             name: request.user.name.clone(),
             uid: String::new(),
             groups: request.user.groups.clone(),
+            extra: Default::default(),
         };
         let attrs = Attributes {
             verb: request.verb.clone(),

@@ -37,10 +37,12 @@ use crate::status::{StatusCause, StatusDetails};
 pub use policies::Admission;
 
 /// Serves an authenticated request (`next`) with its [`context`]: adds admission's
-/// warnings to the response and writes the audit event, if there is an audit log.
+/// warnings to the response and writes the audit event, if there is an audit log. `user` is
+/// the user the request acts as (the impersonated one, when `impersonator` asked).
 pub async fn serve(
     state: &AppState,
     user: crate::authz::User,
+    impersonator: Option<crate::impersonation::Impersonator>,
     attrs: crate::authz::Attributes,
     request: axum::extract::Request,
     next: axum::middleware::Next,
@@ -62,7 +64,7 @@ pub async fn serve(
             received: chrono::Utc::now(),
         }
     });
-    let context = Arc::new(context::RequestContext::new(user));
+    let context = Arc::new(context::RequestContext::new(user, impersonator));
     let mut response = context::scope(context.clone(), next.run(request)).await;
     crate::respond::add_warnings(&mut response, &context.warnings());
     if let (Some(log), Some(record)) = (&state.admission.audit, record) {
@@ -82,6 +84,7 @@ pub async fn serve(
         log.write(&audit::event(
             &record,
             &context.user,
+            context.impersonator.as_ref(),
             &attrs,
             code,
             &annotations,
@@ -386,7 +389,7 @@ fn admission_request(
             username: user.name.clone(),
             uid: user.uid.clone(),
             groups: user.groups.clone(),
-            extra: Default::default(),
+            extra: user.extra.clone(),
         },
         dry_run: Some(write.dry_run),
         object: write.object.as_deref().map(|o| judged(crds, write, o)),

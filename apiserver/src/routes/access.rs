@@ -88,12 +88,10 @@ pub async fn self_subject_access_review(
 }
 
 /// `POST /apis/authentication.k8s.io/v1/selfsubjectreviews`: who the requester is, what
-/// `kubectl auth whoami` prints. The body (an empty review) is not read.
+/// `kubectl auth whoami` prints (the impersonated user, when the request impersonates). The
+/// body (an empty review) is not read.
 pub async fn self_subject_review(Extension(user): Extension<User>) -> Response {
-    let mut user_info = json!({"username": user.name, "groups": user.groups});
-    if !user.uid.is_empty() {
-        user_info["uid"] = json!(user.uid);
-    }
+    let user_info = user.user_info();
     let review = json!({
         "kind": "SelfSubjectReview",
         "apiVersion": "authentication.k8s.io/v1",

@@ -207,6 +207,7 @@ mod tests {
             metrics: Arc::default(),
             users: Arc::default(),
             authz: Arc::default(),
+            impersonation: Arc::default(),
             features: Default::default(),
             admission: Default::default(),
             crds: Default::default(),
