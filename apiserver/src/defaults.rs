@@ -1,5 +1,6 @@
 //! The defaults the API server gives objects of the built-in kinds it serves (the fields
-//! clients read), on create and after mutating admission policies changed an object.
+//! clients read), on every write (create, update, patch, apply) and after mutating
+//! admission policies changed an object.
 
 use serde_json::json;
 

@@ -1277,3 +1277,77 @@ async fn odd_bodies_get_statuses_and_nothing_falls_over() {
     let ready = server.request("GET", "/readyz", None, Auth::None).await;
     assert_eq!(ready.code, 200);
 }
+
+/// Updates are defaulted as creates are: kube-apiserver decodes every write's object through
+/// the defaulting codec (a PUT's body in `handlers/update.go`, a patch's result in
+/// `handlers/patch.go`: `applyJSPatch` decodes the patched JSON, `applyPatchToObject`
+/// defaults the strategic merge result), so a field a write leaves out that has a default
+/// comes back with it (`SetDefaults_Service`: sessionAffinity, a port's protocol and
+/// targetPort; `SetDefaults_Secret`: type).
+#[tokio::test]
+async fn updates_and_patches_are_defaulted_as_creates() {
+    let server = Server::start(&["--storage", "memory"]);
+    const SERVICES: &str = "/api/v1/namespaces/default/services";
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+        "spec": {"ports": [{"name": "http", "port": 80}]}});
+    let reply = server.send("POST", SERVICES, Some(&service)).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let created = reply.json();
+    assert_eq!(created["spec"]["sessionAffinity"], "None");
+    // A PUT without sessionAffinity, with a port without protocol or targetPort.
+    let mut put = created.clone();
+    put["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("sessionAffinity");
+    put["spec"]["ports"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "https", "port": 443}));
+    let reply = server
+        .send("PUT", &format!("{SERVICES}/web"), Some(&put))
+        .await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    let updated = reply.json();
+    assert_eq!(updated["spec"]["sessionAffinity"], "None");
+    assert_eq!(
+        updated["spec"]["ports"][1],
+        json!({"name": "https", "port": 443, "protocol": "TCP", "targetPort": 443})
+    );
+    // Stored so: a read gives the same.
+    let got = server.send("GET", &format!("{SERVICES}/web"), None).await;
+    assert_eq!(got.json()["spec"], updated["spec"]);
+    // A merge patch that removes a defaulted field and adds a port.
+    let patch = json!({"spec": {"sessionAffinity": null, "ports": [
+        {"name": "http", "port": 80}, {"name": "metrics", "port": 9090}]}});
+    let reply = server
+        .send_with(
+            "PATCH",
+            &format!("{SERVICES}/web"),
+            Some(serde_json::to_vec(&patch).unwrap()),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    let patched = reply.json();
+    assert_eq!(patched["spec"]["sessionAffinity"], "None");
+    assert_eq!(
+        patched["spec"]["ports"],
+        json!([{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 80},
+               {"name": "metrics", "port": 9090, "protocol": "TCP", "targetPort": 9090}])
+    );
+    // A Secret put without its type keeps the defaulted one (`type` is immutable: without
+    // the default the update would change it).
+    const SECRETS: &str = "/api/v1/namespaces/default/secrets";
+    let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+        "stringData": {"a": "b"}});
+    let reply = server.send("POST", SECRETS, Some(&secret)).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let mut put = reply.json();
+    put.as_object_mut().unwrap().remove("type");
+    let reply = server
+        .send("PUT", &format!("{SECRETS}/s"), Some(&put))
+        .await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    assert_eq!(reply.json()["type"], "Opaque");
+}

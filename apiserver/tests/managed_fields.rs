@@ -5,7 +5,11 @@
 //! The golden files follow upstream's documented behaviour (the Server-Side Apply page of
 //! the Kubernetes documentation: Apply entries list the applied leaves, Update entries what
 //! a write changed, subresource writes carry `subresource`; structured-merge-diff's
-//! `FieldsV1` with `.` for members that have members below them); `time` is masked.
+//! `FieldsV1` with `.` for members that have members below them); `time` is masked. A
+//! patch's result is defaulted before the field manager compares it (k8s.io/apiserver
+//! `handlers/patch.go`: `applyPatch` runs the mechanism, whose strategic merge defaults the
+//! patched object, then `fieldManager.UpdateNoErrors`), so the strategist owns the defaults
+//! of the container it adds.
 
 mod support;
 

@@ -85,8 +85,8 @@ use crate::kubernetes::admission::mutating::{
     self, CompiledMutatingPolicy, LibrarySchemas, MutatingPolicySet,
 };
 use crate::kubernetes::admission::{
-    AdmissionRequest, CompiledPolicy, Lookups, NamespaceLookup, PolicySet, StaticObjects,
-    validate_binding,
+    AdmissionRequest, CompiledPolicy, Decision, Lookups, NamespaceLookup, PolicySet, StaticObjects,
+    custom_resources, validate_binding,
 };
 use crate::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use crate::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
@@ -768,19 +768,9 @@ impl AdmissionSuite {
             };
             let mutating_set =
                 MutatingPolicySet::new(mutating.clone(), self.mutating_bindings.iter().cloned());
-            let mutated = mutating_set.mutate(&case.request, &lookups, &schemas);
-            let mut request = case.request.clone();
-            if let Some(object) = &mutated.object {
-                request.object = Some(object.clone());
-            }
             let set = PolicySet::new(policies, bindings.iter().cloned());
-            let decision = match mutated.status {
-                Some(status) => crate::kubernetes::admission::Decision {
-                    status: Some(status),
-                    ..Default::default()
-                },
-                None => set.admit(&request, &lookups),
-            };
+            let mut request = case.request.clone();
+            let decision = write(&mut request, &mutating_set, &set, &lookups, &schemas);
             if let Some(expected) = &case.mutated {
                 let actual = request.object.clone().unwrap_or(Json::Null);
                 if !json_contains(expected, &actual) {
@@ -812,6 +802,52 @@ impl AdmissionSuite {
         }
         results
     }
+}
+
+/// The decision on `request` as the API server makes it: a custom resource of one of the
+/// suite's CRDs decoded by it first; the mutating policies (`request.object` becomes the
+/// mutated object); the custom resource validated by its CRD (pruned, defaulted; a 422 when
+/// the mutations made it invalid: `custom_resources`); then the validating policies, after
+/// the CRD's warnings.
+fn write(
+    request: &mut AdmissionRequest,
+    mutating: &MutatingPolicySet,
+    validating: &PolicySet,
+    lookups: &Lookups<'_>,
+    schemas: &LibrarySchemas,
+) -> Decision {
+    let refused = |status| Decision {
+        status: Some(status),
+        ..Decision::default()
+    };
+    let crd = schemas
+        .crd(&request.kind)
+        .filter(|crd| custom_resources::writes(crd, request));
+    if let Some(crd) = crd
+        && let Err(status) = custom_resources::decode(crd, request)
+    {
+        return refused(status);
+    }
+    let mutated = mutating.mutate(request, lookups, schemas);
+    if let Some(object) = mutated.object {
+        request.object = Some(object);
+    }
+    if let Some(status) = mutated.status {
+        return refused(status);
+    }
+    let mut warnings = Vec::new();
+    if let Some(crd) = crd {
+        match custom_resources::validate(crd, request) {
+            Ok(written) => {
+                request.object = Some(written.object);
+                warnings = written.warnings;
+            }
+            Err(status) => return refused(status),
+        }
+    }
+    let mut decision = validating.admit(request, lookups);
+    decision.warnings.splice(0..0, warnings);
+    decision
 }
 
 /// Whether `actual` has what `expected` gives: maps by the keys given (recursively), lists

@@ -346,22 +346,10 @@ pub fn invalid_error(
     name: &str,
     errors: &[FieldError],
 ) -> ApiError {
-    let mut unique: Vec<String> = Vec::new();
-    for e in errors {
-        let t = e.to_string();
-        if !unique.contains(&t) {
-            unique.push(t);
-        }
-    }
-    let joined = match unique.as_slice() {
-        [] => String::new(),
-        [one] => format!(": {one}"),
-        many => format!(": [{}]", many.join(", ")),
-    };
     ApiError {
         code: 422,
         reason: "Invalid",
-        message: format!("{group_kind} \"{name}\" is invalid{joined}"),
+        message: kcel_stdlib::kubernetes::crd::invalid_message(group_kind, name, errors),
         details: Some(Box::new(crate::status::StatusDetails {
             name: name.to_owned(),
             group: group.to_owned(),

@@ -273,7 +273,16 @@ async fn modify_once(
         warnings,
     } = *options;
     let old = versions.read(old_kv).await?;
-    let mut new = part.keep(resource, &old, change(old.clone())?);
+    let mut changed = change(old.clone())?;
+    // Every write's object is decoded through the defaulting codec upstream: a PUT's body
+    // (k8s.io/apiserver `handlers/update.go`, `UpdateResource` decodes with
+    // `scope.Serializer` through the defaulter), a JSON or merge patch's result
+    // (`handlers/patch.go`, `applyJSPatch`: `runtime.DecodeInto` the patched JSON), a
+    // strategic merge patch's (`applyPatchToObject`: `defaulter.Default`) and an apply's
+    // (`fieldmanager` `structuredMergeManager.Apply`: `objectDefaulter.Default` of the
+    // result), before the strategy keeps the other part of the object.
+    crate::defaults::fields(resource, &mut changed);
+    let mut new = part.keep(resource, &old, changed);
     let given = object::meta_str(&new, "resourceVersion").to_owned();
     let conditional = !given.is_empty() && given != object::meta_str(&old, "resourceVersion");
     if conditional {

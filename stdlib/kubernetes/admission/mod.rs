@@ -40,6 +40,7 @@ pub mod api;
 pub(crate) mod binding;
 pub(crate) mod compile;
 mod configuration_errors;
+pub mod custom_resources;
 mod evaluate;
 pub(crate) mod expression_errors;
 pub(crate) mod json_patch;

@@ -210,10 +210,16 @@ impl LibrarySchemas {
         }
     }
 
+    /// The CRD of custom resources of `kind` (its group and kind), if one was given.
+    pub fn crd(&self, kind: &GroupVersionKind) -> Option<&CrdValidator> {
+        (self.crds.iter())
+            .find(|c| c.group() == kind.group && c.kind() == kind.kind)
+            .map(|c| &**c)
+    }
+
     /// The schema of a custom resource of `kind`, if one of the CRDs serves it.
     fn custom(&self, kind: &GroupVersionKind) -> Option<&crate::kubernetes::crd::Validator> {
-        let crd = (self.crds.iter()).find(|c| c.group() == kind.group && c.kind() == kind.kind)?;
-        crd.version(&kind.version)?.ok()
+        self.crd(kind)?.version(&kind.version)?.ok()
     }
 }
 

@@ -237,6 +237,27 @@ impl fmt::Display for FieldError {
     }
 }
 
+/// The message of apimachinery's `errors.NewInvalid(qualifiedKind, name, errs)`, the 422
+/// Invalid an API server answers for an object its validation refuses:
+/// `<Kind>.<group> "<name>" is invalid: <errors>`, the errors as `field.ErrorList`'s
+/// `ToAggregate` prints them (an error whose text repeats an earlier one's dropped, a single
+/// error bare, several in brackets joined by `, `; none: no `: ` part).
+pub fn invalid_message(qualified_kind: &str, name: &str, errors: &[FieldError]) -> String {
+    let mut unique: Vec<String> = Vec::new();
+    for e in errors {
+        let text = e.to_string();
+        if !unique.contains(&text) {
+            unique.push(text);
+        }
+    }
+    let joined = match unique.as_slice() {
+        [] => String::new(),
+        [one] => format!(": {one}"),
+        many => format!(": [{}]", many.join(", ")),
+    };
+    format!("{qualified_kind} {} is invalid{joined}", go_quote(name))
+}
+
 /// Go's `%q` of a string.
 pub use kcel::library::standard::go_quote;
 
