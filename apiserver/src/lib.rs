@@ -48,3 +48,4 @@ pub mod state;
 pub mod status;
 pub mod storage;
 pub mod table;
+pub mod workloads;

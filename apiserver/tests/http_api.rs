@@ -131,6 +131,7 @@ async fn legacy_discovery_lists_configmaps() {
         groups,
         [
             "apps",
+            "batch",
             "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
             "coordination.k8s.io"
@@ -661,7 +662,7 @@ async fn openapi_v3_is_hashed_and_immutable() {
     assert_eq!(stale.headers["location"], url.as_str());
     assert_eq!(
         server
-            .send("GET", "/openapi/v3/apis/batch/v1", None)
+            .send("GET", "/openapi/v3/apis/autoscaling/v1", None)
             .await
             .code,
         404
