@@ -780,15 +780,27 @@ fn more_built_in_rules_are_visible_through_kubectl() {
              {{labels: {{app: {name}}}}}\n    spec:\n{spec}"
         )
     };
-    let ran = k.apply(&deployment(
+    // A volume without a source is defaulted to an emptyDir (SetDefaults_Volume) before
+    // it is validated, as upstream; two sources are refused.
+    k.applied(&deployment(
         "vols",
         "      volumes: [{name: data}]\n      containers: [{name: c, image: nginx}]\n",
+    ));
+    let got = k.json(&["get", "deployment", "vols"]);
+    assert_eq!(
+        got["spec"]["template"]["spec"]["volumes"][0],
+        serde_json::json!({"name": "data", "emptyDir": {}})
+    );
+    let ran = k.apply(&deployment(
+        "two",
+        "      volumes: [{name: data, emptyDir: {}, hostPath: {path: /x}}]\n      \
+         containers: [{name: c, image: nginx}]\n",
     ));
     assert_eq!(ran.code, 1, "{ran:?}");
     assert_eq!(
         ran.stderr,
-        "The Deployment \"vols\" is invalid: spec.template.spec.volumes[0]: Required value: \
-         must specify a volume type\n"
+        "The Deployment \"two\" is invalid: spec.template.spec.volumes[0].hostPath: \
+         Forbidden: may not specify more than 1 volume type\n"
     );
     let ran = k.apply(&deployment(
         "sec",
