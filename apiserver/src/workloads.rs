@@ -9,6 +9,9 @@
 //!   zero values (the counters without `omitempty` show as `0`);
 //! - a Job's generated selector and pod labels unless `spec.manualSelector`
 //!   (`pkg/registry/batch/job` `generateSelector`).
+//!
+//! And on a Pod's `/status` write, what `podStatusStrategy.PrepareForUpdate` keeps: the QoS
+//! class, immutable once set at creation, when the new status has none.
 
 use serde_json::{Map, Value, json};
 
@@ -39,6 +42,28 @@ pub fn prepare_for_create(resource: &Resource, object: &mut Object) {
         _ => return,
     };
     object.insert("status".to_owned(), status);
+}
+
+/// Keeps a Pod's `status.qosClass` through a status write that leaves it out (old kubelets
+/// dropped it); other kinds: nothing.
+pub fn prepare_for_status_update(resource: &Resource, object: &mut Object, old: &Object) {
+    if (resource.group, resource.kind) != ("", "Pod") {
+        return;
+    }
+    let Some(qos) = old.get("status").and_then(|s| s.get("qosClass")).cloned() else {
+        return;
+    };
+    let status = object
+        .entry("status")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(status) = status.as_object_mut() {
+        let unset = status
+            .get("qosClass")
+            .is_none_or(|q| q.is_null() || q == "");
+        if unset {
+            status.insert("qosClass".to_owned(), qos);
+        }
+    }
 }
 
 /// A new Pod's status.
@@ -141,6 +166,23 @@ mod tests {
             "Scheduling is blocked due to non-empty scheduling gates"
         );
         assert_eq!(gated["status"]["qosClass"], "BestEffort");
+    }
+
+    #[test]
+    fn a_status_write_keeps_the_qos_class() {
+        let old = object(json!({"status": {"phase": "Pending", "qosClass": "Burstable"}}));
+        let mut new = object(json!({"status": {"phase": "Running"}}));
+        prepare_for_status_update(&PODS, &mut new, &old);
+        assert_eq!(
+            new["status"],
+            json!({"phase": "Running", "qosClass": "Burstable"})
+        );
+        let mut given = object(json!({"status": {"qosClass": "Guaranteed"}}));
+        prepare_for_status_update(&PODS, &mut given, &old);
+        assert_eq!(given["status"]["qosClass"], "Guaranteed");
+        let mut job = object(json!({"status": {}}));
+        prepare_for_status_update(&JOBS, &mut job, &old);
+        assert_eq!(job["status"], json!({}));
     }
 
     #[test]
