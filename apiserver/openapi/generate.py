@@ -21,8 +21,11 @@ import sys
 # Group-version key -> served plural resources. Keep in step with src/resource.rs (SERVED);
 # a unit test there checks that every served resource has its paths here.
 SERVED = {
-    "api/v1": ["namespaces", "configmaps", "secrets", "services", "serviceaccounts", "events"],
-    "apis/apps/v1": ["deployments"],
+    "api/v1": [
+        "namespaces", "configmaps", "secrets", "services", "serviceaccounts", "events", "pods",
+    ],
+    "apis/apps/v1": ["daemonsets", "deployments", "replicasets", "statefulsets"],
+    "apis/batch/v1": ["jobs"],
     "apis/coordination.k8s.io/v1": ["leases"],
     "apis/apiextensions.k8s.io/v1": ["customresourcedefinitions"],
     "apis/admissionregistration.k8s.io/v1": [

@@ -50,3 +50,4 @@ pub mod state;
 pub mod status;
 pub mod storage;
 pub mod table;
+pub mod workloads;

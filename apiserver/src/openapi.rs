@@ -17,6 +17,10 @@ const SOURCES: &[(&str, &[u8])] = &[
         include_bytes!("../openapi/apis__apps__v1_openapi.json"),
     ),
     (
+        "apis/batch/v1",
+        include_bytes!("../openapi/apis__batch__v1_openapi.json"),
+    ),
+    (
         "apis/coordination.k8s.io/v1",
         include_bytes!("../openapi/apis__coordination.k8s.io__v1_openapi.json"),
     ),

@@ -143,6 +143,18 @@ pub const EVENTS: Resource = Resource {
     ..CONFIGMAPS
 };
 
+/// v1 Pod (no scheduler and no kubelet: a pod stays `Pending`, as on a server without
+/// nodes).
+pub const PODS: Resource = Resource {
+    plural: "pods",
+    singular: "pod",
+    kind: "Pod",
+    list_kind: "PodList",
+    short_names: &["po"],
+    status: true,
+    ..CONFIGMAPS
+};
+
 /// apps/v1 Deployment.
 pub const DEPLOYMENTS: Resource = Resource {
     group: "apps",
@@ -153,6 +165,49 @@ pub const DEPLOYMENTS: Resource = Resource {
     short_names: &["deploy"],
     status: true,
     scale: true,
+    ..CONFIGMAPS
+};
+
+/// apps/v1 DaemonSet (stored and validated; no controller runs it).
+pub const DAEMONSETS: Resource = Resource {
+    plural: "daemonsets",
+    singular: "daemonset",
+    kind: "DaemonSet",
+    list_kind: "DaemonSetList",
+    short_names: &["ds"],
+    scale: false,
+    ..DEPLOYMENTS
+};
+
+/// apps/v1 ReplicaSet (stored and validated; no controller runs it).
+pub const REPLICASETS: Resource = Resource {
+    plural: "replicasets",
+    singular: "replicaset",
+    kind: "ReplicaSet",
+    list_kind: "ReplicaSetList",
+    short_names: &["rs"],
+    ..DEPLOYMENTS
+};
+
+/// apps/v1 StatefulSet (stored and validated; no controller runs it).
+pub const STATEFULSETS: Resource = Resource {
+    plural: "statefulsets",
+    singular: "statefulset",
+    kind: "StatefulSet",
+    list_kind: "StatefulSetList",
+    short_names: &["sts"],
+    ..DEPLOYMENTS
+};
+
+/// batch/v1 Job (stored and validated; no controller runs it).
+pub const JOBS: Resource = Resource {
+    group: "batch",
+    plural: "jobs",
+    singular: "job",
+    kind: "Job",
+    list_kind: "JobList",
+    short_names: &[],
+    status: true,
     ..CONFIGMAPS
 };
 
@@ -232,7 +287,12 @@ pub const SERVED: &[Resource] = &[
     SERVICES,
     SERVICEACCOUNTS,
     EVENTS,
+    PODS,
+    DAEMONSETS,
     DEPLOYMENTS,
+    REPLICASETS,
+    STATEFULSETS,
+    JOBS,
     VALIDATINGADMISSIONPOLICIES,
     VALIDATINGADMISSIONPOLICYBINDINGS,
     MUTATINGADMISSIONPOLICIES,
@@ -279,6 +339,7 @@ mod tests {
         assert_eq!(apps.group_resource(), "deployments.apps");
         assert_eq!(apps.group_kind(), "Deployment.apps");
         assert_eq!(built_in("", "v1", "configmaps"), Some(&CONFIGMAPS));
-        assert_eq!(built_in("", "v1", "pods"), None);
+        assert_eq!(built_in("", "v1", "pods"), Some(&PODS));
+        assert_eq!(built_in("", "v1", "nodes"), None);
     }
 }

@@ -1,5 +1,5 @@
-//! The autoscaling/v1 `Scale` of an object with a `/scale` subresource (a Deployment, or a
-//! custom resource by its CRD's scale paths): what the subresource serves and what admission
+//! The autoscaling/v1 `Scale` of an object with a `/scale` subresource (a Deployment,
+//! ReplicaSet or StatefulSet, or a custom resource by its CRD's scale paths): what the subresource serves and what admission
 //! judges as `object`/`oldObject` of a scale write, as kube-apiserver does.
 
 use serde_json::{Value, json};
@@ -14,7 +14,8 @@ pub fn custom_paths(
     crds.custom(resource)?.version_of(resource)?.scale.clone()
 }
 
-/// The `Scale` of an object: a custom resource's by its CRD's paths, else a Deployment's.
+/// The `Scale` of an object: a custom resource's by its CRD's paths, else an apps/v1
+/// workload's (`spec.replicas`, `status.replicas`, `spec.selector`).
 pub fn scale_of(
     crds: &crate::crd::Crds,
     resource: &crate::resource::Resource,
@@ -36,7 +37,7 @@ pub fn scale_of(
     scale
 }
 
-/// The `Scale` of a Deployment.
+/// The `Scale` of a Deployment, ReplicaSet or StatefulSet.
 fn deployment_scale(deployment: &Object) -> Value {
     let meta = deployment.get("metadata").cloned().unwrap_or(json!({}));
     let mut metadata = json!({});

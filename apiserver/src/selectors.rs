@@ -74,6 +74,17 @@ fn kind_fields(kind: &str) -> &'static [&'static str] {
     match kind {
         "Namespace" => &["status.phase"],
         "Secret" => &["type"],
+        // pkg/apis/core/v1 conversion.go, the Pod's field label conversion.
+        "Pod" => &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.nominatedNodeName",
+        ],
         "Event" => &[
             "involvedObject.kind",
             "involvedObject.namespace",
@@ -118,6 +129,15 @@ impl FieldSelector {
         self.0.iter().all(|term| {
             let (field, value) = (&term.field, &term.value);
             let equal = term.operator == "=";
+            if field == "spec.hostNetwork" {
+                // A Pod's `ToSelectableFields`: unset reads as `false`.
+                let on = object
+                    .get("spec")
+                    .and_then(|s| s.get("hostNetwork"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                return (value == if on { "true" } else { "false" }) == equal;
+            }
             let actual = if field == "source" {
                 object
                     .get("source")
@@ -207,6 +227,13 @@ mod tests {
                 .to_string(),
             "field label not supported: spec.x"
         );
+        // A Pod's selectable fields; an unset hostNetwork is "false".
+        let pod = obj(json!({"spec": {"nodeName": ""}, "status": {"phase": "Pending"}}));
+        let pending = FieldSelector::parse("status.phase=Pending,spec.hostNetwork=false", "Pod");
+        assert!(pending.unwrap().matches(&pod));
+        let on_host = FieldSelector::parse("spec.hostNetwork=true", "Pod").unwrap();
+        assert!(!on_host.matches(&pod));
+        assert!(FieldSelector::parse("spec.containers=x", "Pod").is_err());
         // apimachinery's parser: escaped values, its syntax errors.
         let escaped = FieldSelector::parse("metadata.name=a\\,b", "ConfigMap").unwrap();
         assert_eq!(escaped.name(), Some("a,b"));

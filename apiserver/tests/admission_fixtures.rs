@@ -47,7 +47,12 @@ const SERVED: &[(&str, &str)] = &[
     ("", "serviceaccounts"),
     ("", "events"),
     ("", "namespaces"),
+    ("", "pods"),
+    ("apps", "daemonsets"),
     ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("apps", "statefulsets"),
+    ("batch", "jobs"),
     ("coordination.k8s.io", "leases"),
 ];
 
@@ -108,16 +113,32 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
 /// The suites' request objects are partial, as upstream's admission tests write them; the
 /// server validates a built-in object before its validating policies, as kube-apiserver
 /// does (the strategy's validation, then admission), so a Deployment is given the selector,
-/// template labels and container its validation requires, and a Service a port, where it
-/// has none (fields the suites' policies do not read; a container without `example.com/`
-/// in its image is one 10-variables.yaml's policy leaves out).
+/// template labels and container its validation requires, a Pod or Job a container (a Job
+/// also the restart policy a Job's pods must have), and a Service a port, where it has none
+/// (fields the suites' policies do not read; a container without `example.com/` in its
+/// image is one 10-variables.yaml's policy leaves out).
 fn complete(object: &mut Value) {
     let kind = object["kind"].as_str().unwrap_or_default().to_owned();
-    if kind != "Deployment" && kind != "Service" {
+    if !["Deployment", "Service", "Pod", "Job"].contains(&kind.as_str()) {
         return;
     }
     let spec = &mut object["spec"];
     match kind.as_str() {
+        "Pod" => {
+            let containers = &mut spec["containers"];
+            if containers.as_array().is_none_or(Vec::is_empty) {
+                *containers = json!([{"name": "fixture", "image": "fixture"}]);
+            }
+        }
+        "Job" => {
+            let pod = &mut spec["template"]["spec"];
+            if pod["containers"].as_array().is_none_or(Vec::is_empty) {
+                pod["containers"] = json!([{"name": "fixture", "image": "fixture"}]);
+            }
+            if pod["restartPolicy"].is_null() {
+                pod["restartPolicy"] = json!("Never");
+            }
+        }
         "Deployment" => {
             if spec["selector"].is_null() {
                 spec["selector"] = json!({"matchLabels": {"fixture": "deployment"}});

@@ -131,6 +131,7 @@ async fn legacy_discovery_lists_configmaps() {
         groups,
         [
             "apps",
+            "batch",
             "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
             "coordination.k8s.io"
@@ -619,21 +620,44 @@ async fn discovery_is_aggregated_when_asked_for_first() {
     assert_eq!(groups["items"][0]["metadata"]["name"], "apps");
     assert_eq!(
         groups["items"][1]["versions"][0]["resources"][0]["resource"],
-        "validatingadmissionpolicies"
+        "jobs"
     );
     assert_eq!(
         groups["items"][2]["versions"][0]["resources"][0]["resource"],
-        "customresourcedefinitions"
+        "validatingadmissionpolicies"
     );
     assert_eq!(
         groups["items"][3]["versions"][0]["resources"][0]["resource"],
+        "customresourcedefinitions"
+    );
+    assert_eq!(
+        groups["items"][4]["versions"][0]["resources"][0]["resource"],
         "leases"
     );
     // Legacy documents otherwise.
     let apps = server.send("GET", "/apis/apps", None).await.json();
     assert_eq!(apps["preferredVersion"]["groupVersion"], "apps/v1");
     let v1 = server.send("GET", "/apis/apps/v1", None).await.json();
-    assert_eq!(v1["resources"][0]["name"], "deployments");
+    let names: Vec<&str> = (v1["resources"].as_array().unwrap().iter())
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    // The served apps/v1 resources, each followed by its subresources.
+    assert_eq!(
+        names,
+        [
+            "daemonsets",
+            "daemonsets/status",
+            "deployments",
+            "deployments/status",
+            "deployments/scale",
+            "replicasets",
+            "replicasets/status",
+            "replicasets/scale",
+            "statefulsets",
+            "statefulsets/status",
+            "statefulsets/scale"
+        ]
+    );
 }
 
 #[tokio::test]
@@ -661,7 +685,7 @@ async fn openapi_v3_is_hashed_and_immutable() {
     assert_eq!(stale.headers["location"], url.as_str());
     assert_eq!(
         server
-            .send("GET", "/openapi/v3/apis/batch/v1", None)
+            .send("GET", "/openapi/v3/apis/autoscaling/v1", None)
             .await
             .code,
         404

@@ -68,6 +68,7 @@ pub mod named_formats;
 pub(crate) mod netip;
 pub(crate) mod object_meta;
 pub mod object_meta_update;
+pub mod pod_qos;
 pub mod presets;
 pub(crate) mod quantity;
 pub(crate) mod regex_find;

@@ -295,6 +295,22 @@ fn zero_object(resource: &Resource) -> Value {
         "Deployment" => json!({"spec": {"selector": null, "template": {
             "metadata": {"creationTimestamp": null},
             "spec": {"containers": null}}, "strategy": {}}, "status": {}}),
+        "ReplicaSet" => json!({"spec": {"selector": null, "template": {
+            "metadata": {"creationTimestamp": null},
+            "spec": {"containers": null}}}, "status": {"replicas": 0}}),
+        "StatefulSet" => json!({"spec": {"selector": null, "serviceName": "", "template": {
+            "metadata": {"creationTimestamp": null},
+            "spec": {"containers": null}}, "updateStrategy": {}},
+            "status": {"replicas": 0, "availableReplicas": 0}}),
+        "DaemonSet" => json!({"spec": {"selector": null, "template": {
+            "metadata": {"creationTimestamp": null},
+            "spec": {"containers": null}}, "updateStrategy": {}},
+            "status": {"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                "desiredNumberScheduled": 0, "numberReady": 0}}),
+        "Job" => json!({"spec": {"template": {
+            "metadata": {"creationTimestamp": null},
+            "spec": {"containers": null}}}, "status": {}}),
+        "Pod" => json!({"spec": {"containers": null}, "status": {}}),
         "Service" => json!({"spec": {}, "status": {"loadBalancer": {}}}),
         "Namespace" => json!({"spec": {}, "status": {}}),
         "Lease" => json!({"spec": {}}),

@@ -482,6 +482,7 @@ impl Part {
                     Some(status) => kept.insert("status".to_owned(), status),
                     None => kept.remove("status"),
                 };
+                crate::workloads::prepare_for_status_update(resource, &mut kept, old);
                 // The managedFields of the write (apply computes them itself) go along.
                 match new.get("metadata").and_then(|m| m.get("managedFields")) {
                     Some(fields) => {

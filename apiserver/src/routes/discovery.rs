@@ -32,7 +32,9 @@ fn aggregated_response(items: Vec<Value>) -> Response {
 /// The categories of a built-in resource: upstream's `all`, as far as the served kinds go.
 fn categories(resource: &Resource) -> &'static [&'static str] {
     match resource.kind {
-        "Service" | "Deployment" => &["all"],
+        "Pod" | "Service" | "DaemonSet" | "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" => {
+            &["all"]
+        }
         _ => &[],
     }
 }

@@ -325,11 +325,11 @@ mod tests {
     async fn unknown_resources_and_paths_are_not_found() {
         let app = app();
         for uri in [
-            "/api/v1/namespaces/default/pods",
-            "/api/v1/namespaces/default/pods/x",
-            "/api/v1/pods",
+            "/api/v1/namespaces/default/persistentvolumeclaims",
+            "/api/v1/namespaces/default/persistentvolumeclaims/x",
+            "/api/v1/nodes",
             "/api/v2",
-            "/apis/batch/v1",
+            "/apis/autoscaling/v1",
             "/apis/apps/v1/namespaces/default/pods",
             "/api/v1/namespaces/default/configmaps/x/status",
             "/api/v1/namespaces/default/namespaces",
@@ -342,7 +342,8 @@ mod tests {
                 "{uri}"
             );
         }
-        let (code, _) = call(&app, "PATCH", "/api/v1/namespaces/default/pods/x", None).await;
+        let path = "/api/v1/namespaces/default/persistentvolumeclaims/x";
+        let (code, _) = call(&app, "PATCH", path, None).await;
         assert_eq!(code, 404);
     }
 

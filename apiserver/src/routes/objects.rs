@@ -535,8 +535,10 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
 /// Defaults a kind's fields at create, as upstream's defaulting does for the ones clients
 /// print (types, phases, namespace finalizers).
 /// What upstream's create strategies set after the field manager has run (so no manager
-/// owns it): a namespace's `kubernetes` finalizer and phase.
+/// owns it): a namespace's `kubernetes` finalizer and phase; the workloads' statuses and a
+/// Job's selector ([`crate::workloads::prepare_for_create`]).
 fn prepare_for_create(resource: &Resource, object: &mut Object) {
+    crate::workloads::prepare_for_create(resource, object);
     if resource.kind == "Namespace" {
         let spec = object
             .entry("spec")

@@ -554,7 +554,12 @@ async fn delete_once(
 pub(crate) fn has_generation(resource: &Resource) -> bool {
     matches!(
         resource.kind,
-        "Deployment"
+        "Pod"
+            | "Deployment"
+            | "ReplicaSet"
+            | "StatefulSet"
+            | "DaemonSet"
+            | "Job"
             | "Service"
             | "ValidatingAdmissionPolicy"
             | "ValidatingAdmissionPolicyBinding"

@@ -2,6 +2,8 @@
 //! (kubernetes/kubernetes `pkg/printers/internalversion`), so that `kubectl get` prints as it
 //! does against upstream. Columns of priority 1 are the ones `-o wide` adds.
 
+mod pod;
+
 use serde_json::{Map, Value, json};
 
 use crate::object::Object;
@@ -46,6 +48,51 @@ fn columns(kind: &str) -> Vec<Column> {
             s("Ready", 0),
             Column("Up-to-date", "integer", "", 0),
             Column("Available", "integer", "", 0),
+            AGE,
+            s("Containers", 1),
+            s("Images", 1),
+            s("Selector", 1),
+        ],
+        "Pod" => vec![
+            NAME,
+            s("Ready", 0),
+            s("Status", 0),
+            s("Restarts", 0),
+            AGE,
+            s("IP", 1),
+            s("Node", 1),
+            s("Nominated Node", 1),
+            s("Readiness Gates", 1),
+        ],
+        "ReplicaSet" => vec![
+            NAME,
+            Column("Desired", "integer", "", 0),
+            Column("Current", "integer", "", 0),
+            Column("Ready", "integer", "", 0),
+            AGE,
+            s("Containers", 1),
+            s("Images", 1),
+            s("Selector", 1),
+        ],
+        "StatefulSet" => vec![NAME, s("Ready", 0), AGE, s("Containers", 1), s("Images", 1)],
+        "DaemonSet" => vec![
+            NAME,
+            Column("Desired", "integer", "", 0),
+            Column("Current", "integer", "", 0),
+            Column("Ready", "integer", "", 0),
+            Column("Up-to-date", "integer", "", 0),
+            Column("Available", "integer", "", 0),
+            s("Node Selector", 0),
+            AGE,
+            s("Containers", 1),
+            s("Images", 1),
+            s("Selector", 1),
+        ],
+        "Job" => vec![
+            NAME,
+            s("Status", 0),
+            s("Completions", 0),
+            s("Duration", 0),
             AGE,
             s("Containers", 1),
             s("Images", 1),
@@ -284,6 +331,59 @@ pub fn label_selector_text(value: &Value) -> String {
     parts.join(",")
 }
 
+/// Whether the Job's first condition of `kind` is `True` (upstream's `hasJobCondition`).
+fn job_condition(o: &Object, kind: &str) -> bool {
+    get(o, &["status", "conditions"])
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == kind))
+        .is_some_and(|c| c["status"] == "True")
+}
+
+/// A Job's status column (`printJob`).
+fn job_status(o: &Object) -> &'static str {
+    if job_condition(o, "Complete") {
+        "Complete"
+    } else if job_condition(o, "Failed") {
+        "Failed"
+    } else if !get(o, &["metadata", "deletionTimestamp"]).is_null() {
+        "Terminating"
+    } else if job_condition(o, "Suspended") {
+        "Suspended"
+    } else if job_condition(o, "FailureTarget") {
+        "FailureTarget"
+    } else {
+        "Running"
+    }
+}
+
+/// A Job's completions column: `<succeeded>/<completions>`, or without completions
+/// `<succeeded>/1` (`of <parallelism>` above one).
+fn job_completions(o: &Object) -> String {
+    let succeeded = int(o, &["status", "succeeded"]);
+    if let Some(completions) = get(o, &["spec", "completions"]).as_i64() {
+        return format!("{succeeded}/{completions}");
+    }
+    match int(o, &["spec", "parallelism"]) {
+        p if p > 1 => format!("{succeeded}/1 of {p}"),
+        _ => format!("{succeeded}/1"),
+    }
+}
+
+/// A Job's duration column: empty before it starts, then the time since its start or from
+/// its start to its completion.
+fn job_duration(o: &Object) -> String {
+    let time = |field: &str| {
+        chrono::DateTime::parse_from_rfc3339(text(o, &["status", field]))
+            .ok()
+            .map(|t| t.with_timezone(&chrono::Utc))
+    };
+    match (time("startTime"), time("completionTime")) {
+        (None, _) => String::new(),
+        (Some(start), None) => human_duration((chrono::Utc::now() - start).num_seconds()),
+        (Some(start), Some(end)) => human_duration((end - start).num_seconds()),
+    }
+}
+
 fn cells(kind: &str, o: &Object) -> Vec<Value> {
     match kind {
         "Namespace" => vec![name(o), Value::from(text(o, &["status", "phase"])), age(o)],
@@ -350,6 +450,55 @@ fn cells(kind: &str, o: &Object) -> Vec<Value> {
                 Value::from(label_selector_text(get(o, &["spec", "selector"]))),
             ]
         }
+        "Pod" => pod::cells(o),
+        "ReplicaSet" => vec![
+            name(o),
+            Value::from(int(o, &["spec", "replicas"])),
+            Value::from(int(o, &["status", "replicas"])),
+            Value::from(int(o, &["status", "readyReplicas"])),
+            age(o),
+            Value::from(containers(o, "name")),
+            Value::from(containers(o, "image")),
+            Value::from(label_selector_text(get(o, &["spec", "selector"]))),
+        ],
+        "StatefulSet" => {
+            let ready = int(o, &["status", "readyReplicas"]);
+            let desired = int(o, &["spec", "replicas"]);
+            vec![
+                name(o),
+                Value::from(format!("{ready}/{desired}")),
+                age(o),
+                Value::from(containers(o, "name")),
+                Value::from(containers(o, "image")),
+            ]
+        }
+        "DaemonSet" => {
+            let status = |f: &str| Value::from(int(o, &["status", f]));
+            let node_selector = get(o, &["spec", "template", "spec", "nodeSelector"]);
+            vec![
+                name(o),
+                status("desiredNumberScheduled"),
+                status("currentNumberScheduled"),
+                status("numberReady"),
+                status("updatedNumberScheduled"),
+                status("numberAvailable"),
+                Value::from(or_none(selector_text(node_selector))),
+                age(o),
+                Value::from(containers(o, "name")),
+                Value::from(containers(o, "image")),
+                Value::from(label_selector_text(get(o, &["spec", "selector"]))),
+            ]
+        }
+        "Job" => vec![
+            name(o),
+            Value::from(job_status(o)),
+            Value::from(job_completions(o)),
+            Value::from(job_duration(o)),
+            age(o),
+            Value::from(containers(o, "name")),
+            Value::from(containers(o, "image")),
+            Value::from(label_selector_text(get(o, &["spec", "selector"]))),
+        ],
         "Lease" => vec![
             name(o),
             Value::from(text(o, &["spec", "holderIdentity"])),
@@ -396,10 +545,16 @@ pub fn table(
     let rows: Vec<Value> = objects
         .iter()
         .map(|o| {
-            json!({
+            let mut row = json!({
                 "cells": cells(resource.kind, o),
                 "object": partial_metadata(o, version),
-            })
+            });
+            if resource.kind == "Pod"
+                && let Some(conditions) = pod::conditions(o)
+            {
+                row["conditions"] = conditions;
+            }
+            row
         })
         .collect();
     json!({
