@@ -6,8 +6,11 @@
 //! is invalid: spec.template.metadata.labels: Invalid value: ...`.
 //!
 //! CustomResourceDefinitions and admission policies have their own validation (`crd`,
-//! `admission`); custom resources are validated by their CRD. The update of every kind's
-//! `metadata` is checked as upstream's `rest.BeforeUpdate` checks it (the library's
+//! `admission`); custom resources are validated by their CRD (`metadata` included). For the
+//! kinds whose validation is not the library's, the parts of `metadata` every kind's
+//! validation checks (`ValidateObjectMetaAccessor`: owner references, finalizers, managed
+//! fields; the library's `reference_errors`) are checked here on every write, and the
+//! update of `metadata` as upstream's `rest.BeforeUpdate` checks it (the library's
 //! `object_meta_update`: immutable uid, timestamps, grace period, no new finalizers while
 //! deleting).
 
@@ -22,23 +25,39 @@ use crate::resource::Resource;
 /// The groups whose kinds this server validates elsewhere.
 const VALIDATED_ELSEWHERE: &[&str] = &["apiextensions.k8s.io", "admissionregistration.k8s.io"];
 
+/// The library's built-in kind of `resource`, if the library validates its objects here.
+fn library_kind(resource: &Resource) -> Option<builtin::BuiltinKind> {
+    builtin::kind(&resource.api_version(), resource.kind)
+        .filter(|_| !VALIDATED_ELSEWHERE.contains(&resource.group))
+}
+
+/// Whether [`check`] validates the whole `metadata` of `resource`'s objects (name rule
+/// included) with the library, as the kind's strategy does upstream.
+pub fn validates_metadata(resource: &Resource) -> bool {
+    library_kind(resource).is_some()
+}
+
 /// Checks a create (`old` is `None`) or an update of `object`, a built-in kind's object.
 pub fn check(resource: &Resource, object: &Object, old: Option<&Object>) -> Result<(), ApiError> {
-    let kind = builtin::kind(&resource.api_version(), resource.kind)
-        .filter(|_| !VALIDATED_ELSEWHERE.contains(&resource.group));
+    let kind = library_kind(resource);
     let errors = match (kind, old) {
         (Some(kind), _) => {
             let object = Value::Object(object.clone());
             let old = old.map(|o| Value::Object(o.clone()));
             kind.validate_update(&object, old.as_ref()).errors
         }
-        // Every other kind's update: the metadata rules of rest.BeforeUpdate (read from the
-        // two `metadata`s alone, no copy of the objects).
-        (None, Some(old)) => {
+        // Every other kind: owner references, finalizers and managed fields, then on update
+        // the metadata rules of rest.BeforeUpdate (read from the two `metadata`s alone, no
+        // copy of the objects). A custom resource got here valid: this finds nothing new.
+        (None, old) => {
             let meta = |o: &Object| serde_json::json!({"metadata": o.get("metadata")});
-            object_meta_update::errors(&meta(object), &meta(old))
+            let new = meta(object);
+            let mut errors = kcel_stdlib::kubernetes::reference_errors(&new);
+            if let Some(old) = old {
+                errors.extend(object_meta_update::errors(&new, &meta(old)));
+            }
+            errors
         }
-        (None, None) => return Ok(()),
     };
     if errors.is_empty() {
         return Ok(());

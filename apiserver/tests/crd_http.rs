@@ -270,3 +270,10 @@ async fn two_servers_in_one_process_serve_their_own_crds() {
     thread_a.join().unwrap();
     thread_b.join().unwrap();
 }
+
+/// A PUT naming another uid than the stored object's is upstream's 409 (on the default
+/// SQLite store; `etcd_servers.rs` runs the same check on etcd).
+#[tokio::test]
+async fn a_put_naming_another_uid_is_a_conflict() {
+    support::uid_precondition::put_naming_another_uid_is_a_conflict(&Server::start(&[])).await;
+}

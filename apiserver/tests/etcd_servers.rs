@@ -1,6 +1,7 @@
 //! Two `kcel-apiserver` processes on one real etcd (cargo feature `etcd`; etcd from Debian's
 //! `etcd-server`, started on loopback by the test): a write through one is read and watched
-//! through the other, optimistic concurrency holds across them (409 on a stale write), paged
+//! through the other, optimistic concurrency holds across them (409 on a stale write; a PUT
+//! naming another uid fails its precondition as on SQLite), paged
 //! lists and sharded lists work on etcd, and compaction through one expires old
 //! resourceVersions on both. Without an etcd binary the tests skip visibly (and fail under
 //! `CI=true`).
@@ -612,4 +613,14 @@ fn the_python_sharding_port_on_an_etcd_that_answers_progress_requests() {
     if let Some(binary) = etcd_process::binary_with_progress_requests(test) {
         python_sharding_port_on(test, &binary);
     }
+}
+
+#[cfg(feature = "etcd")]
+#[tokio::test]
+async fn a_put_naming_another_uid_is_a_conflict_on_etcd() {
+    let Some((_etcd, a, _b)) = start_pair("a_put_naming_another_uid_is_a_conflict_on_etcd", &[])
+    else {
+        return;
+    };
+    support::uid_precondition::put_naming_another_uid_is_a_conflict(&a).await;
 }

@@ -1375,3 +1375,77 @@ async fn updates_and_patches_are_defaulted_as_creates() {
     assert_eq!(reply.code, 200, "{}", reply.text());
     assert_eq!(reply.json()["type"], "Opaque");
 }
+
+/// Identical owner references are merged before validation, with upstream's warning
+/// (k8s.io/apiserver `handlers/rest.go` `dedupOwnerReferencesAndAddWarning`: a create's or
+/// update's body before mutating admission, a patch after it); references that differ stay.
+#[tokio::test]
+async fn duplicate_owner_references_are_merged_with_a_warning() {
+    let server = Server::start(&[]);
+    // Owners that exist, so that the garbage collector leaves the dependent alone.
+    let mut uids = Vec::new();
+    for name in ["o1", "o2"] {
+        let made = server
+            .send("POST", CMS, Some(&json!({"metadata": {"name": name}})))
+            .await;
+        assert_eq!(made.code, 201, "{}", made.text());
+        uids.push(made.json()["metadata"]["uid"].as_str().unwrap().to_owned());
+    }
+    let (u1, u2) = (uids[0].as_str(), uids[1].as_str());
+    let owner = json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "o1", "uid": u1});
+    let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "o2", "uid": u2,
+                       "controller": true});
+    let warnings = |reply: &support::Reply| -> Vec<String> {
+        reply
+            .headers
+            .get_all("warning")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect()
+    };
+    let text = |stage: &str, uids: &str| {
+        format!(
+            "299 - \".metadata.ownerReferences contains duplicate entries{stage}; API server \
+             dedups owner references in 1.20+, and may reject such requests as early as 1.24; \
+             please fix your requests; duplicate UID(s) observed: {uids}\""
+        )
+    };
+    let body = json!({"metadata": {"name": "d", "ownerReferences": [owner, other, owner, owner]}});
+    let created = server.send("POST", CMS, Some(&body)).await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    assert_eq!(warnings(&created), [text("", &format!("{u1}, {u1}"))]);
+    let created = created.json();
+    assert_eq!(
+        created["metadata"]["ownerReferences"],
+        json!([owner, other])
+    );
+
+    let mut put = created.clone();
+    put["metadata"]["ownerReferences"] = json!([other, other]);
+    let updated = server.send("PUT", &format!("{CMS}/d"), Some(&put)).await;
+    assert_eq!(updated.code, 200, "{}", updated.text());
+    assert_eq!(warnings(&updated), [text("", u2)]);
+    assert_eq!(
+        updated.json()["metadata"]["ownerReferences"],
+        json!([other])
+    );
+
+    let patch = json!({"metadata": {"ownerReferences": [owner, owner]}}).to_string();
+    let patched = server
+        .send_with(
+            "PATCH",
+            &format!("{CMS}/d"),
+            Some(patch.into_bytes()),
+            &[("content-type", "application/merge-patch+json")],
+        )
+        .await;
+    assert_eq!(patched.code, 200, "{}", patched.text());
+    assert_eq!(
+        warnings(&patched),
+        [text(" after mutating admission happens", u1)]
+    );
+    assert_eq!(
+        patched.json()["metadata"]["ownerReferences"],
+        json!([owner])
+    );
+}

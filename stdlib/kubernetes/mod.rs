@@ -92,7 +92,7 @@ pub use authz::{
     AllowAll, Authorizer, AuthzRequest, Decision, DenyAll, Rule, RuleAuthorizer, authorizer_value,
 };
 pub(crate) use kcel::library::standard::go_quote;
-pub use object_meta::{annotation_errors, label_errors};
+pub use object_meta::{annotation_errors, label_errors, reference_errors};
 
 /// The Kubernetes libraries enabled at a Kubernetes version `(major, minor)` for new
 /// expressions (SPEC §1.2); the cel-go extensions are not included.

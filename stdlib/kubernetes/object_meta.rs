@@ -1,11 +1,19 @@
 //! `metadata` as the API server validates it on every write (apimachinery
 //! `pkg/api/validation/objectmeta.go`, `ValidateObjectMetaAccessor` with
 //! `NameIsDNSSubdomain`): the name or generateName, the namespace by the resource's scope,
-//! label keys and values, annotation keys and their total size.
+//! label keys and values, annotation keys and their total size, owner references
+//! ([`owner_references`]), finalizers ([`finalizers`]) and managed fields
+//! ([`managed_fields`]).
 //!
 //! Offline, a missing namespace of a namespaced object is not an error (the API server
 //! takes it from the request), nor a missing name with a `generateName` (the API server
-//! generates the name before it validates).
+//! generates the name before it validates). `generation` is not checked: on create the API
+//! server sets it (`PrepareForCreate`), on update it keeps the stored one (`BeforeUpdate`),
+//! so upstream's `ValidateNonnegativeField` of it never fails a request.
+
+pub mod finalizers;
+pub mod managed_fields;
+pub mod owner_references;
 
 use serde_json::Value as Json;
 
@@ -46,26 +54,76 @@ pub fn validate_named(object: &Json, scope: Scope, name_rule: NameRule) -> Vec<F
             })
             .unwrap_or_default()
     };
+    let finalizers = finalizer_names(object);
     Meta {
         name: text("name"),
         generate_name: text("generateName"),
         namespace: text("namespace"),
         labels: &strings("labels"),
         annotations: &strings("annotations"),
+        owner_references: list(object, "ownerReferences"),
+        finalizers: &finalizers,
+        managed_fields: meta.and_then(|m| m.get("managedFields")),
     }
     .errors_named(scope, name_rule)
+}
+
+/// The list `field` of an object's `metadata` (none when absent or not a list).
+fn list<'a>(object: &'a Json, field: &str) -> &'a [Json] {
+    object
+        .get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Json::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// An object's `metadata.finalizers` (the strings among them).
+pub fn finalizer_names(object: &Json) -> Vec<&str> {
+    list(object, "finalizers")
+        .iter()
+        .filter_map(Json::as_str)
+        .collect()
+}
+
+/// What every kind's metadata validation checks beyond names and namespaces, for the kinds
+/// whose validation this library does not otherwise run: an object's owner references,
+/// finalizers and managed fields ([`Meta::errors_named`]'s last three parts), in its order.
+pub fn reference_errors(object: &Json) -> Vec<FieldError> {
+    let path = FieldPath::new("metadata");
+    let mut errors = owner_references::errors(
+        &path.child("ownerReferences"),
+        list(object, "ownerReferences"),
+    );
+    errors.extend(finalizers::errors(
+        &path.child("finalizers"),
+        &finalizer_names(object),
+    ));
+    errors.extend(managed_fields::request_errors(
+        &path.child("managedFields"),
+        object.get("metadata").and_then(|m| m.get("managedFields")),
+    ));
+    errors
 }
 
 /// A kind's rule for names: the messages for a name (none when it is valid).
 pub type NameRule<'a> = &'a dyn Fn(&str) -> Vec<String>;
 
 /// The fields of `metadata` that are validated.
+#[derive(Default)]
 pub struct Meta<'a> {
     pub name: &'a str,
     pub generate_name: &'a str,
     pub namespace: &'a str,
     pub labels: &'a [(String, String)],
     pub annotations: &'a [(String, String)],
+    /// `ownerReferences`, as sent.
+    pub owner_references: &'a [Json],
+    /// `finalizers`.
+    pub finalizers: &'a [&'a str],
+    /// `managedFields`, as sent (validated as the field manager keeps them:
+    /// [`managed_fields::request_errors`]).
+    pub managed_fields: Option<&'a Json>,
 }
 
 impl Meta<'_> {
@@ -126,6 +184,18 @@ impl Meta<'_> {
         errors.extend(annotation_errors(
             &path.child("annotations"),
             self.annotations,
+        ));
+        errors.extend(owner_references::errors(
+            &path.child("ownerReferences"),
+            self.owner_references,
+        ));
+        errors.extend(finalizers::errors(
+            &path.child("finalizers"),
+            self.finalizers,
+        ));
+        errors.extend(managed_fields::request_errors(
+            &path.child("managedFields"),
+            self.managed_fields,
         ));
         errors
     }
@@ -224,6 +294,37 @@ mod tests {
             ),
             ["metadata.annotations: Too long: may not be more than 262144 bytes"]
         );
+    }
+
+    // validateObjectMetaAccessorWithOptsCommon's order: labels, annotations, owner
+    // references, finalizers, managed fields (these last three also alone, for the kinds
+    // validated elsewhere: reference_errors).
+    #[test]
+    fn owners_finalizers_and_managed_fields_follow_labels() {
+        let object = json!({"metadata": {
+            "name": "x",
+            "labels": {"k": "-bad"},
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p"}],
+            "finalizers": ["orphan", "foregroundDeletion"],
+            "managedFields": [{"manager": "m".repeat(129), "operation": "Update",
+                               "apiVersion": "v1", "fieldsType": "FieldsV1"}],
+        }});
+        let all = errors(object.clone(), Scope::Namespaced);
+        let paths: Vec<&str> = all.iter().map(|e| &e[..e.find(':').unwrap()]).collect();
+        assert_eq!(
+            paths,
+            [
+                "metadata.labels",
+                "metadata.ownerReferences[0].uid",
+                "metadata.finalizers",
+                "metadata.managedFields[0].manager",
+            ]
+        );
+        let references: Vec<String> = reference_errors(&object)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(references, all[1..]);
     }
 
     #[test]

@@ -7,10 +7,11 @@
 //! bare, timestamps as Go's `time.Time.String()` in UTC (`2020-01-01 00:00:00 +0000 UTC`;
 //! `metav1.Time` is a `fmt.Stringer`), an unset pointer as `null`.
 //!
-//! Not checked here (yet): owner references and managed fields (`ValidateOwnerReferences`,
-//! `ValidateManagedFields`), which upstream checks on create and update alike; labels and
-//! annotations, which upstream checks again on update, are checked by the create rules
-//! (`object_meta`) that run on every write.
+//! Not repeated here: labels, annotations, owner references and managed fields, which
+//! upstream's `ValidateObjectMetaAccessorUpdate` checks again on update (as it checks them on
+//! create), are checked by the create rules (`object_meta`) that run on every write, update
+//! included (as upstream's `rest.BeforeUpdate` runs `ValidateObjectMetaAccessor` before the
+//! update rules).
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value as Json};

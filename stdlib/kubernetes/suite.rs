@@ -41,8 +41,10 @@
 //!
 //! A CRD suite has a `crd` (its first version's schema is used), the expected
 //! `schemaErrors` (any order) and estimated `costs`; each case validates an `object` (an
-//! update with `old`) and expects field `errors` and `warnings` (any order) and, optionally,
-//! the actual cost of rules:
+//! update with `old`) as `kcel validate` and the API server do ([`CrdValidator`]: its
+//! `metadata` too, then its version's schema; an object without `apiVersion` and `kind` is
+//! one of the first version, one without `metadata` is named `object`) and expects field
+//! `errors` and `warnings` (any order) and, optionally, the actual cost of rules:
 //!
 //! ```yaml
 //! crd: { ...CustomResourceDefinition... }
@@ -910,6 +912,12 @@ impl CrdSuite {
                 ..CompileOptions::default()
             },
         );
+        // The cases go the way `kcel validate` and the API server validate an object: the
+        // CRD's validator (version by apiVersion, metadata, then the version's schema).
+        // A suite expecting schema errors (reported above) still runs its cases with the
+        // rules that compile.
+        let crd = CrdValidator::new(&self.crd)
+            .map(|c| c.with_reference_mode(reference).despite_schema_errors(true));
         let mut results = Vec::new();
         let errors: Vec<String> = validator
             .compiled
@@ -959,7 +967,26 @@ impl CrdSuite {
             let outcome = if case.rules_only {
                 validator.validate_rules(&case.object, case.old.as_ref(), PER_OBJECT_COST_BUDGET)
             } else {
-                validator.validate(&case.object, case.old.as_ref())
+                let validated = crd.as_ref().map_err(ToString::to_string).and_then(|crd| {
+                    let object = as_request(crd, &case.object);
+                    let old = case.old.as_ref().map(|o| Arc::new(as_request(crd, o)));
+                    crd.validate_owned(object, old.as_ref())
+                        .map(|(_, outcome)| outcome)
+                        .map_err(|e| e.to_string())
+                });
+                match validated {
+                    Ok(outcome) => outcome,
+                    Err(e) => {
+                        let expected = json_text(&sorted(&case.errors));
+                        let failed = Mismatch {
+                            what: "errors".into(),
+                            expected,
+                            actual: json_text(&e),
+                        };
+                        results.push(result(case.name.clone(), vec![failed]));
+                        continue;
+                    }
+                }
             };
             let errors: Vec<String> = outcome.errors.iter().map(|e| e.to_string()).collect();
             let mut m = Vec::new();
@@ -996,6 +1023,29 @@ impl CrdSuite {
     }
 }
 
+/// A case's object as a request to the CRD's resource sends it: without `apiVersion` and
+/// `kind`, those of the CRD's first version (the one the suite's schema is); without
+/// `metadata`, named [`CASE_OBJECT_NAME`]. Anything else (not a JSON object) as given.
+fn as_request(crd: &CrdValidator, object: &Json) -> Json {
+    let mut object = object.clone();
+    if let Some(fields) = object.as_object_mut() {
+        let version = crd.versions().next().unwrap_or_default();
+        fields
+            .entry("apiVersion")
+            .or_insert_with(|| Json::from(format!("{}/{version}", crd.group())));
+        fields
+            .entry("kind")
+            .or_insert_with(|| Json::from(crd.kind()));
+        fields
+            .entry("metadata")
+            .or_insert_with(|| serde_json::json!({ "name": CASE_OBJECT_NAME }));
+    }
+    object
+}
+
+/// The name of a case's object that gives no `metadata`.
+pub const CASE_OBJECT_NAME: &str = "object";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1003,7 +1053,8 @@ mod tests {
 
     fn crd(rule: &str) -> Json {
         json!({
-            "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {
+            "spec": {"group": "example.com", "names": {"kind": "Pair", "plural": "pairs"},
+                     "versions": [{"name": "v1", "served": true, "schema": {"openAPIV3Schema": {
                 "type": "object",
                 "properties": {"spec": {
                     "type": "object",

@@ -597,4 +597,64 @@ mod tests {
         let (code, _) = send(&app, "PUT", path, json, cm("", "6")).await;
         assert_eq!(code, 404);
     }
+
+    /// A PUT whose body names a uid makes it a precondition (k8s.io/apiserver
+    /// `rest.DefaultUpdatedObjectInfo.Preconditions`), checked against the stored object
+    /// before anything else (`pkg/storage/etcd3/store.go` `GuaranteedUpdate`,
+    /// `storage.Preconditions.Check`) and answered as `storeerr.InterpretUpdateError` answers
+    /// an invalid-object storage error: 409 Conflict. Checked against a stale cached copy it
+    /// is checked again against the store's object, as upstream does.
+    #[tokio::test]
+    async fn a_put_naming_another_uid_fails_its_precondition() {
+        let store = Arc::new(LaggingCache::default());
+        ensure_system_namespaces(&*store).unwrap();
+        let app = app_over(store.clone());
+        let (list, path) = (
+            "/api/v1/namespaces/default/configmaps",
+            "/api/v1/namespaces/default/configmaps/x",
+        );
+        let key = "/registry/configmaps/default/x";
+        let json = "application/json";
+        let body =
+            |uid: &str, a: &str| json!({"metadata": {"name": "x", "uid": uid}, "data": {"a": a}});
+        let create = json!({"metadata": {"name": "x"}, "data": {"a": "1"}});
+        let (code, created) = send(&app, "POST", list, json, create.clone()).await;
+        assert_eq!(code, 201, "{created}");
+        let uid = created["metadata"]["uid"].as_str().unwrap().to_owned();
+        let failed = |given: &str, stored: &str| {
+            json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                   "message": format!("Operation cannot be fulfilled on configmaps \"x\": \
+                       StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, \
+                       AdditionalErrorMsg: Precondition failed: UID in precondition: {given}, \
+                       UID in object meta: {stored}"),
+                   "reason": "Conflict", "details": {"name": "x", "kind": "configmaps"},
+                   "code": 409})
+        };
+        let (code, status) = send(&app, "PUT", path, json, body("another", "2")).await;
+        assert_eq!((code, status), (409, failed("another", &uid)));
+        // Checked before the resourceVersion and the validation: still the precondition.
+        let mut stale = body("another", "2");
+        stale["metadata"]["resourceVersion"] = json!("1");
+        stale["metadata"]["labels"] = json!({"a": "-"});
+        let (code, status) = send(&app, "PUT", path, json, stale).await;
+        assert_eq!((code, status), (409, failed("another", &uid)));
+        // The stored uid updates.
+        let (code, put) = send(&app, "PUT", path, json, body(&uid, "3")).await;
+        assert_eq!((code, &put["data"]), (200, &json!({"a": "3"})), "{put}");
+
+        // The object is deleted and created again while the cache keeps the old copy.
+        store.freeze(key);
+        let (code, _) = send(&app, "DELETE", path, json, json!({})).await;
+        assert_eq!(code, 200);
+        let (code, again) = send(&app, "POST", list, json, create).await;
+        assert_eq!(code, 201, "{again}");
+        let new_uid = again["metadata"]["uid"].as_str().unwrap().to_owned();
+        // The old uid passes against the copy, then fails against the store's object.
+        let (code, status) = send(&app, "PUT", path, json, body(&uid, "5")).await;
+        assert_eq!((code, status), (409, failed(&uid, &new_uid)));
+        // The new one fails against the copy, then passes against the store's object.
+        let (code, put) = send(&app, "PUT", path, json, body(&new_uid, "4")).await;
+        assert_eq!((code, &put["data"]), (200, &json!({"a": "4"})), "{put}");
+        store.thaw();
+    }
 }

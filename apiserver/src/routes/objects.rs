@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
 use crate::continue_token;
+use crate::duplicate_owners::{self, Stage};
 use crate::error::{ApiError, FieldError};
 use crate::negotiate::{self, BodyType, Output};
 use crate::object::{self, Object};
@@ -27,7 +28,10 @@ use crate::table;
 use kcel_stdlib::kubernetes::named_formats::messages;
 
 use super::call::{Call, current, read_body, selectors, storage};
-use super::write::{DeleteOptions, WriteOptions, Written, delete_object, has_generation, modify};
+use super::write::{
+    DeleteOptions, WriteOptions, Written, delete_object, failed_precondition, has_generation,
+    modify,
+};
 
 /// The characters of a `generateName` suffix, as upstream picks them.
 const NAME_SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -561,13 +565,22 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     call.check_types(&object)?;
     call.check_unknown_fields(&mut object, &body)?;
     set_namespace(&call, &mut object)?;
+    if let Some(warning) = duplicate_owners::dedup(&mut object, Stage::BeforeMutatingAdmission) {
+        call.warn(warning);
+    }
     let mut name = object::meta_str(&object, "name").to_owned();
     let generate = object::meta_str(&object, "generateName").to_owned();
     if name.is_empty() && !generate.is_empty() {
         name = generate_name(&generate)?;
     }
-    validate_name(resource, &name)?;
-    crate::ownership::check(resource, &object, &name)?;
+    // Where the library validates the whole `metadata` (custom resources, the built-in kinds
+    // it knows), a bad name is one of its errors, reported with the others as upstream's
+    // strategy reports it; elsewhere it is checked here.
+    if call.state.crds.custom(resource).is_none()
+        && !crate::kind_rules::validates_metadata(resource)
+    {
+        validate_name(resource, &name)?;
+    }
     check_namespace(&call, &name).await?;
     let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
     object::set_type(&mut object, resource);
@@ -666,11 +679,19 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
         )));
     }
     set_namespace(&call, &mut object)?;
+    if let Some(warning) = duplicate_owners::dedup(&mut object, Stage::BeforeMutatingAdmission) {
+        call.warn(warning);
+    }
     if call.subresource.as_deref() == Some("finalize") {
         super::namespaces::check_finalize(&object, name)?;
     }
     let key = call.key(name);
     let manager = call.manager();
+    // A uid in the body is a precondition (k8s.io/apiserver rest.DefaultUpdatedObjectInfo
+    // `Preconditions`), which the storage layer checks against the stored object before
+    // anything else (etcd3 `GuaranteedUpdate`, storage `Preconditions.Check`); its failure
+    // is an invalid-object storage error, a 409 Conflict (`InterpretUpdateError`).
+    let uid = object::meta_str(&object, "uid").to_owned();
     let written = modify(
         &call.state,
         call.resource,
@@ -684,7 +705,18 @@ async fn update(call: Call, name: &str, body: Body) -> Result<Response, ApiError
             subresource: call.subresource.as_deref(),
             warnings: Some(&call.warnings),
         },
-        |_| Ok(object.clone()),
+        |old| {
+            let stored = object::meta_str(&old, "uid");
+            if !uid.is_empty() && uid != stored {
+                return Err(failed_precondition(
+                    call.resource,
+                    &key,
+                    name,
+                    &format!("UID in precondition: {uid}, UID in object meta: {stored}"),
+                ));
+            }
+            Ok(object.clone())
+        },
     )
     .await?;
     respond_written(&call, written)
@@ -769,6 +801,13 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             let mut patched = object::check(target, resource)?;
             call.check_patched_types(&patched)?;
             call.check_patched_fields(&mut patched, (&body[..], kind))?;
+            // Upstream merges a patch's duplicate owner references after mutating admission
+            // only, with that stage's warning.
+            if let Some(warning) =
+                duplicate_owners::dedup(&mut patched, Stage::AfterMutatingAdmission)
+            {
+                call.warn(warning);
+            }
             Ok(patched)
         },
     )

@@ -301,7 +301,6 @@ async fn modify_once(
             object::meta_str(&new, "name")
         )));
     }
-    crate::ownership::check(resource, &new, name)?;
     let mut hook_warnings = Vec::new();
     crate::crd::admit(
         &state.crds,
@@ -388,8 +387,9 @@ pub(crate) struct DeleteOptions {
     pub(crate) policy: crate::propagation::DeletePolicy,
 }
 
-/// Upstream's Conflict for a failed delete precondition, which carries the storage layer's
-/// error text (`StorageError: invalid object, Code: 4, Key: ...`).
+/// Upstream's Conflict for a failed precondition of a delete or an update (`DeleteOptions`
+/// preconditions, the uid of a PUT's body), which carries the storage layer's error text
+/// (`StorageError: invalid object, Code: 4, Key: ...`).
 pub(crate) fn failed_precondition(
     resource: &Resource,
     key: &str,

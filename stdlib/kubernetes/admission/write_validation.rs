@@ -151,6 +151,7 @@ fn validate_meta(meta: &ObjectMeta, errors: &mut Errors) {
         namespace: &meta.namespace,
         labels: &pairs(&meta.labels),
         annotations: &pairs(&meta.annotations),
+        ..Meta::default()
     }
     .errors(Scope::Cluster);
     errors.0.extend(found);

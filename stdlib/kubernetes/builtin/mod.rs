@@ -54,11 +54,20 @@ pub use catalogue::{KUBERNETES_VERSION, schemas};
 pub use typed_decoding::OpenApiSchema;
 
 use super::builtin_validation;
-use super::crd::FieldError;
+use super::crd::{FieldError, FieldPath};
 use super::named_formats::messages;
-use super::object_meta::{self, Scope};
+use super::object_meta::{self, Scope, finalizers};
 use super::object_meta_update;
 use crate::documents::ManifestObject;
+
+/// The groups whose kinds' validation calls apimachinery's `ValidateObjectMeta` rather than
+/// core's (apiextensions `ValidateCustomResourceDefinition`, admissionregistration's and
+/// kube-aggregator's `ValidateAPIService`): no standard-finalizer-name rule.
+const GENERIC_OBJECT_META: &[&str] = &[
+    "apiextensions.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiregistration.k8s.io",
+];
 
 /// A built-in kind of one group-version.
 #[derive(Clone, Copy, Debug)]
@@ -185,6 +194,14 @@ impl BuiltinKind {
         if let Some(old) = old {
             // rest.BeforeUpdate validates the metadata update before the kind's own rules.
             metadata.extend(object_meta_update::errors(object, old));
+        }
+        // Most kinds' validation goes through core's ValidateObjectMeta (on update
+        // ValidateObjectMetaUpdate), which adds validateKubeFinalizerName of each finalizer.
+        if !GENERIC_OBJECT_META.contains(&group) {
+            metadata.extend(finalizers::kube_name_errors(
+                &FieldPath::new("metadata").child("finalizers"),
+                &object_meta::finalizer_names(object),
+            ));
         }
         let errors = builtin_validation::validate(group, self.kind(), object, old, metadata);
         Outcome {

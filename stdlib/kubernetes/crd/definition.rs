@@ -15,7 +15,7 @@ use super::errors::{CrdError, DefinitionError, NotServed};
 use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};
 use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};
-use crate::kubernetes::object_meta::{self, Scope};
+use crate::kubernetes::object_meta::{self, Scope, finalizers};
 use crate::kubernetes::object_meta_update;
 
 /// One version of the CRD.
@@ -37,6 +37,10 @@ pub struct CrdValidator {
     rule_env: Option<kcel::Env>,
     /// The memory budget of each rule evaluation ([`CompileOptions::memory_limit`]).
     memory_limit: Option<u64>,
+    /// Whether rules compile in reference mode ([`CompileOptions::reference`]).
+    reference: bool,
+    /// Whether objects are validated by a version whose schema has errors.
+    despite_schema_errors: bool,
 }
 
 impl CrdValidator {
@@ -84,6 +88,8 @@ impl CrdValidator {
             versions,
             rule_env: None,
             memory_limit: CompileOptions::default().memory_limit,
+            reference: false,
+            despite_schema_errors: false,
         })
     }
 
@@ -102,6 +108,23 @@ impl CrdValidator {
     /// rule over its cost limit does. Call before the first validation.
     pub fn with_memory_limit(mut self, limit: Option<u64>) -> CrdValidator {
         self.memory_limit = limit;
+        self
+    }
+
+    /// Compiles the rules in reference mode ([`CompileOptions::reference`]: no evaluation
+    /// shortcut), as test suites check that both modes agree. Call before the first
+    /// validation.
+    pub fn with_reference_mode(mut self, reference: bool) -> CrdValidator {
+        self.reference = reference;
+        self
+    }
+
+    /// Validates objects even by a version whose schema has errors, with the rules that
+    /// compiled (test suites that expect those errors still run their cases); without it
+    /// (as `kcel validate` and the API server, which refuses such a CRD) validating by that
+    /// version is [`CrdError::Schema`].
+    pub fn despite_schema_errors(mut self, despite: bool) -> CrdValidator {
+        self.despite_schema_errors = despite;
         self
     }
 
@@ -128,6 +151,7 @@ impl CrdValidator {
             let options = CompileOptions {
                 schema_path: v.schema_path.clone(),
                 memory_limit: self.memory_limit,
+                reference: self.reference,
                 ..CompileOptions::default()
             };
             match &self.rule_env {
@@ -143,6 +167,23 @@ impl CrdValidator {
                 errors: validator.compiled.errors.clone(),
             })
         })
+    }
+
+    /// The validator of `version` (a version [`CrdValidator::version_of`] answered), as
+    /// [`CrdValidator::version`] answers it, its schema errors aside when
+    /// [`CrdValidator::despite_schema_errors`] says so.
+    fn validator_of(&self, version: &str) -> Result<&Validator, CrdError> {
+        let found = self
+            .version(version)
+            .expect("version_of returns a version of the CRD");
+        match found {
+            Err(CrdError::Schema { .. }) if self.despite_schema_errors => {
+                let v = self.versions.iter().find(|v| v.name == version);
+                Ok(v.and_then(|v| v.validator.get())
+                    .expect("version() compiled the version"))
+            }
+            other => other,
+        }
     }
 
     /// The version an object is validated by: its `apiVersion` must be of the CRD's group
@@ -189,9 +230,7 @@ impl CrdValidator {
     /// defaulted by its version's schema), with the paths of the pruned fields.
     pub fn decode(&self, object: &Json) -> Result<(Json, Vec<String>), CrdError> {
         let version = self.version_of(object)?;
-        let validator = self
-            .version(version)
-            .expect("version_of returns a version of the CRD")?;
+        let validator = self.validator_of(version)?;
         Ok(validator.decode(object))
     }
 
@@ -199,9 +238,7 @@ impl CrdValidator {
     /// place ([`Validator::decode_owned`]), with no copy of the document.
     pub fn decode_owned(&self, object: Json) -> Result<(Json, Vec<String>), CrdError> {
         let version = self.version_of(&object)?;
-        let validator = self
-            .version(version)
-            .expect("version_of returns a version of the CRD")?;
+        let validator = self.validator_of(version)?;
         Ok(validator.decode_owned(object))
     }
 
@@ -219,11 +256,13 @@ impl CrdValidator {
         budget: i64,
     ) -> Result<Outcome, CrdError> {
         let version = self.version_of(object)?;
-        let validator = self
-            .version(version)
-            .expect("version_of returns a version of the CRD")?;
+        let validator = self.validator_of(version)?;
         let metadata = metadata_errors(object, old, self.scope);
-        Ok(validator.validate_after(object, old, budget, metadata))
+        let warnings = finalizer_warnings(object, old);
+        Ok(warned(
+            validator.validate_after(object, old, budget, metadata),
+            warnings,
+        ))
     }
 
     /// Validates as [`CrdValidator::validate`] does an object the caller shares: the rules
@@ -234,11 +273,13 @@ impl CrdValidator {
         old: Option<&Json>,
     ) -> Result<Outcome, CrdError> {
         let version = self.version_of(object)?;
-        let validator = self
-            .version(version)
-            .expect("version_of returns a version of the CRD")?;
+        let validator = self.validator_of(version)?;
         let metadata = metadata_errors(object, old, self.scope);
-        Ok(validator.validate_shared(object, old, PER_OBJECT_COST_BUDGET, metadata))
+        let warnings = finalizer_warnings(object, old);
+        Ok(warned(
+            validator.validate_shared(object, old, PER_OBJECT_COST_BUDGET, metadata),
+            warnings,
+        ))
     }
 
     /// Validates as [`CrdValidator::validate`] does an object the caller gives up: it is
@@ -252,12 +293,33 @@ impl CrdValidator {
         old: Option<&std::sync::Arc<Json>>,
     ) -> Result<(Json, Outcome), CrdError> {
         let version = self.version_of(&object)?;
-        let validator = self
-            .version(version)
-            .expect("version_of returns a version of the CRD")?;
+        let validator = self.validator_of(version)?;
         let metadata = metadata_errors(&object, old.map(|o| &**o), self.scope);
-        Ok(validator.validate_owned(object, old, PER_OBJECT_COST_BUDGET, metadata))
+        let warnings = finalizer_warnings(&object, old.map(|o| &**o));
+        let (object, outcome) =
+            validator.validate_owned(object, old, PER_OBJECT_COST_BUDGET, metadata);
+        Ok((object, warned(outcome, warnings)))
     }
+}
+
+/// The warnings of a custom resource's write for the finalizers it adds
+/// (apiextensions-apiserver customResourceStrategy `WarningsOnCreate`, `WarningsOnUpdate`).
+fn finalizer_warnings(object: &Json, old: Option<&Json>) -> Vec<String> {
+    let old = old.map(object_meta::finalizer_names);
+    finalizers::custom_resource_warnings(
+        &FieldPath::new("metadata").child("finalizers"),
+        &object_meta::finalizer_names(object),
+        old.as_deref(),
+    )
+}
+
+/// `outcome` with the strategy's `warnings` after its own, which upstream adds only when
+/// the write is valid (`rest.BeforeCreate` and `BeforeUpdate` return on errors first).
+fn warned(mut outcome: Outcome, warnings: Vec<String>) -> Outcome {
+    if outcome.errors.is_empty() {
+        outcome.warnings.extend(warnings);
+    }
+    outcome
 }
 
 /// The errors of `metadata` on create, and on update (`old` given) the update's errors after
