@@ -348,7 +348,13 @@ fn nodes_of_two_documents_agree() {
 #[test]
 fn lists_of_nodes_count_against_the_memory_budget_as_lists() {
     let items: Vec<Json> = (0..40)
-        .map(|i| if i % 7 == 6 { json!(i) } else { json!({"k": i}) })
+        .map(|i| {
+            if i % 7 == 6 {
+                json!(i)
+            } else {
+                json!({"k": i})
+            }
+        })
         .collect();
     let doc = json!({ "items": items });
     let mut env = Env::new();

@@ -799,7 +799,12 @@ fn append_to(accu: Value, values: impl IntoIterator<Item = Value>) -> EvalResult
 /// `capacity` takes from the memory budget: a shared vector is copied; a vector that grows
 /// doubles (at least). Counted when the vector grows, not per element.
 #[inline(always)]
-fn reserve_appended(len: usize, capacity: usize, shared: bool, added: usize) -> Result<(), EvalError> {
+fn reserve_appended(
+    len: usize,
+    capacity: usize,
+    shared: bool,
+    added: usize,
+) -> Result<(), EvalError> {
     if shared {
         crate::budget::reserve_values(len + added)?;
     } else if len + added > capacity {
