@@ -203,3 +203,45 @@ fn constant_regexes_are_compiled_once() {
     println!("matches(pattern) with the pattern in a variable: {n} allocations per evaluation");
     assert!(n > 0, "compiling a pattern allocates");
 }
+
+/// Issue 20: `filter` over a JSON array read in place (`JsonActivation`) keeps the objects
+/// it selects as pointers into the document, and `size()` measures that list where it
+/// lies: none of the kept objects is converted (each conversion allocates a map and its
+/// strings), so the evaluation's allocations do not grow with the objects kept — only the
+/// vector of pointers grows (doubling, a few allocations more for ten times the items).
+#[test]
+fn filter_over_json_converts_no_kept_object() {
+    let items = |n: usize| -> Json {
+        let items: Vec<Json> = (0..n)
+            .map(|i| serde_json::json!({"name": format!("item-{i}"), "zone": "z", "priority": i % 2, "ready": true}))
+            .collect();
+        serde_json::json!({ "items": items })
+    };
+    let mut env = Env::new();
+    env.declare("items", Type::Dyn);
+    let expr = "size(items.filter(i, i.priority >= 1 && i.ready))";
+    let program = env.program(&env.compile(expr).unwrap()).unwrap();
+    let count = |n: usize| {
+        let document = std::sync::Arc::new(items(n));
+        let vars = kcel::JsonActivation::new(document.clone());
+        assert_eq!(program.eval(&vars), Ok(Value::Int((n / 2) as i64)));
+        let mut least = u64::MAX;
+        for _ in 0..5 {
+            let vars = kcel::JsonActivation::new(document.clone());
+            let before = allocations();
+            let value = program.eval(&vars);
+            let after = allocations();
+            drop(value);
+            least = least.min(after - before);
+        }
+        least
+    };
+    let (n_100, n_1000) = (count(100), count(1000));
+    println!("filter over JSON: {n_100} allocations over 100 items, {n_1000} over 1000");
+    // 450 more objects kept: converting them would cost thousands of allocations; the
+    // vector of pointers doubles about three times more.
+    assert!(
+        n_1000 <= n_100 + 4,
+        "filter over JSON allocates per kept object: {n_100} over 100 items, {n_1000} over 1000"
+    );
+}

@@ -34,6 +34,10 @@ fn leaf() -> impl Strategy<Value = String> {
         Just("x.items[4].k".to_string()),
         Just("x.m['k']".to_string()),
         Just("x.m.n".to_string()),
+        // Lists of JSON nodes (what `filter` and `map` keep of a JSON array's objects).
+        Just("x.objs".to_string()),
+        Just("x.objs.filter(o, o.k != 2)".to_string()),
+        Just("x.objs.map(o, o)".to_string()),
         Just("int".to_string()),
         Just("duration('1h')".to_string()),
         Just("timestamp('2024-01-01T00:00:00Z')".to_string()),
@@ -114,7 +118,8 @@ fn expr() -> impl Strategy<Value = String> {
 fn document() -> serde_json::Value {
     serde_json::json!({"x": {
         "a": 1, "b": "two", "items": [1, 2.5, "three", null, {"k": [true]}],
-        "m": {"k": 7, "n": "seven"}
+        "m": {"k": 7, "n": "seven"},
+        "objs": [{"k": 1, "n": "a"}, {"k": 2}, {"k": [3]}]
     }})
 }
 

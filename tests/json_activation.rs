@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kcel::{Env, JsonActivation, Type, Value};
+use kcel::{Bindings, Env, JsonActivation, ProgramOptions, Type, Value};
 use serde_json::{Value as Json, json};
 
 #[path = "support/shared_data.rs"]
@@ -16,9 +16,17 @@ mod shared_data;
 type Outcome = (Result<String, String>, u64);
 
 fn run(env: &Env, expr: &str, activation: &dyn kcel::Activation) -> Outcome {
-    let program = env
-        .program(&env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}")))
-        .unwrap();
+    run_with(env, expr, activation, env.program_options())
+}
+
+fn run_with(
+    env: &Env,
+    expr: &str,
+    activation: &dyn kcel::Activation,
+    options: ProgramOptions,
+) -> Outcome {
+    let ast = env.compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+    let program = env.program_with(&ast, options).unwrap();
     let (result, details) = program.eval_with_details(activation);
     let shown = result
         .map(|v| {
@@ -29,7 +37,8 @@ fn run(env: &Env, expr: &str, activation: &dyn kcel::Activation) -> Outcome {
     (shown, details.actual_cost)
 }
 
-/// Evaluates `expr` both ways and asserts the outcomes agree.
+/// Evaluates `expr` both ways, and both ways in reference mode (every evaluation shortcut
+/// off), and asserts the outcomes agree.
 fn agree(bindings: &Json, expr: &str) -> Outcome {
     let mut env = kcel_stdlib::kubernetes::presets::kubernetes(
         (1, 37),
@@ -41,8 +50,20 @@ fn agree(bindings: &Json, expr: &str) -> Outcome {
         converted.insert(name.clone(), Value::from(value));
     }
     let eager = run(&env, expr, &converted);
-    let lazy = run(&env, expr, &JsonActivation::new(Arc::new(bindings.clone())));
+    let json = JsonActivation::new(Arc::new(bindings.clone()));
+    let lazy = run(&env, expr, &json);
     assert_eq!(lazy, eager, "{expr}");
+    let reference = env.program_options().with_reference(true);
+    assert_eq!(
+        run_with(&env, expr, &converted, reference.clone()),
+        eager,
+        "{expr} in reference mode"
+    );
+    assert_eq!(
+        run_with(&env, expr, &json, reference),
+        eager,
+        "{expr} over JSON in reference mode"
+    );
     eager
 }
 
@@ -202,6 +223,67 @@ fn every_json_read_agrees() {
         "'app' in obj.ports",
         "'http' in obj.ports.map(p, p.name)",
         "obj.ports.map(p, p.name + ':' + string(p.port))",
+        // Lists of JSON nodes: what `filter` and `map` keep of a JSON array's objects,
+        // read wherever a list is read.
+        "obj.ports.filter(p, p.port > 0)",
+        "obj.ports.filter(p, p.port > 100)",
+        "obj.ports.filter(p, false)",
+        "size(obj.ports.filter(p, p.port > 0))",
+        "obj.ports.filter(p, p.port > 0).size()",
+        "size(obj.ports.filter(p, p.port > 100)) + size(obj.ports.map(p, p))",
+        "size(obj.ports.filter(p, p.port > 100)) * 2 == 2",
+        "size(obj.ports.filter(p, false))",
+        "size(obj.ports.filter(p, p.port / 0 > 1))",
+        "size(obj.ports.map(p, p.name))",
+        "size(obj.labels.filter(k, true))",
+        "size(dyn(obj.ports.filter(p, true)))",
+        "size([obj.ports.filter(p, true)][0])",
+        "obj.ports.filter(p, p.port / 0 > 1)",
+        "obj.ports.filter(p, true)[1].port",
+        "obj.ports.filter(p, true)[2]",
+        "obj.ports.filter(p, true)[-1]",
+        "obj.ports.filter(p, true)[0] == obj.ports[0]",
+        "dyn(obj.ports.filter(p, true))[0]",
+        "obj.ports.filter(p, true).filter(p, p.port == 443)",
+        "obj.ports.filter(p, true).filter(p, p.port == 443)[0].name",
+        "obj.ports.filter(p, true).map(p, p.name)",
+        "obj.ports.filter(p, true).map(p, p)[1].port",
+        "obj.ports.filter(p, true).exists(p, p.name == 'https')",
+        "obj.ports.filter(p, true).all(p, p.port > 0)",
+        "obj.ports.filter(p, true).exists_one(p, p.port == 80)",
+        "obj.ports.filter(p, true).all(i, p, i >= 0 && p.port > 0)",
+        "obj.ports.filter(p, true).transformList(i, p, p.name)",
+        "obj.ports.filter(p, true).transformList(i, p, p)",
+        "obj.ports.map(p, p) == obj.ports",
+        "obj.ports.filter(p, p.port == 80) == [{'name': 'http', 'port': dyn(80)}]",
+        "obj.ports.filter(p, true) == obj.ports",
+        "obj.ports.filter(p, true) == obj.ports.filter(p, true)",
+        "obj.ports.filter(p, true) != obj.ports.filter(p, p.port > 100)",
+        "{'name': 'http', 'port': dyn(80)} in obj.ports.filter(p, true)",
+        "obj.ports.filter(p, true) + [1]",
+        "[1] + obj.ports.filter(p, true)",
+        "obj.ports.filter(p, true) + obj.ports.filter(p, true)",
+        "[obj.ports.filter(p, true)]",
+        "{'a': obj.ports.filter(p, true)}",
+        "type(obj.ports.filter(p, true)) == list",
+        "dyn(obj.ports.filter(p, true)).x",
+        "dyn(obj.ports.filter(p, true)).?x",
+        "has(dyn(obj.ports.filter(p, true)).x)",
+        "optional.of(obj.ports.filter(p, true)).value()",
+        "obj.ports.filter(p, true).sort()",
+        "dyn(obj.ports.filter(p, true)) ? 1 : 2",
+        "!dyn(obj.ports.filter(p, true))",
+        "dyn(obj.ports.filter(p, true)).contains('x')",
+        "nested.map(l, l).filter(l, size(l) > 1)",
+        "nested.filter(l, true)[0][1]",
+        "obj.ports.map(p, p.name == 'http' ? p : p.port)",
+        "obj.ports.map(p, p.name == 'http' ? p.port : p)",
+        "obj.ports.map(p, obj.ports.filter(q, q.port == p.port))",
+        "obj.ports.map(p, obj.labels)",
+        "obj.ports.filter(p, true).map(p, [p])",
+        "[obj, obj.labels].map(m, m)",
+        "[obj, obj.labels].filter(m, true)",
+        "obj.ports.filter(p, true).exists(p, obj.ports.filter(q, q == p).size() == 1)",
     ];
     for expr in expressions {
         let _ = agree(&doc, expr);
@@ -220,4 +302,80 @@ fn a_json_activation_of_a_non_object_binds_nothing() {
         .eval(&JsonActivation::new(Arc::new(json!([1, 2]))))
         .unwrap_err();
     assert_eq!(err.to_string(), "no such attribute(s): x");
+}
+
+/// A list of JSON nodes holds nodes of one document: a node of another document (two
+/// variables bound to different documents) joining one converts the list, with the outcome
+/// of the values bound up front, in both modes.
+#[test]
+fn nodes_of_two_documents_agree() {
+    let a = json!({"items": [{"k": 1}, {"k": 2}], "o": {"x": 1}});
+    let b = json!({"items": [{"k": 3}], "o": {"x": 2}});
+    let mut env = Env::new();
+    env.declare("a", Type::Dyn);
+    env.declare("b", Type::Dyn);
+    let json = Bindings::new()
+        .with("a", Value::from_shared_json(Arc::new(a.clone())))
+        .with("b", Value::from_shared_json(Arc::new(b.clone())));
+    let values = Bindings::new()
+        .with("a", Value::from(&a))
+        .with("b", Value::from(&b));
+    for expr in [
+        "a.items.map(i, i.k == 1 ? i : b.o)",
+        "a.items.map(i, i.k == 1 ? b.o : i)",
+        "a.items.map(i, b.o)",
+        "a.items.filter(i, true) + b.items.filter(i, true)",
+        "size(a.items.map(i, i.k == 2 ? b.o : i))",
+        "a.items.map(i, b.items.filter(j, true))",
+        "b.items.filter(j, true).map(j, a.items.filter(i, i.k < j.k))",
+    ] {
+        let expected = run(&env, expr, &values);
+        assert_eq!(run(&env, expr, &json), expected, "{expr}");
+        let reference = env.program_options().with_reference(true);
+        assert_eq!(
+            run_with(&env, expr, &json, reference),
+            expected,
+            "{expr} in reference mode"
+        );
+    }
+}
+
+/// The memory budget counts a list of JSON nodes as the list of values in its place (a
+/// list element per node, counted as its vector grows): at every limit, `filter` over JSON
+/// read in place stops or finishes as over values bound up front, also where a list of
+/// nodes is converted (a scalar joins it). (`map` over a list of values takes a loop of its
+/// own, which counts its vector otherwise.)
+#[test]
+fn lists_of_nodes_count_against_the_memory_budget_as_lists() {
+    let items: Vec<Json> = (0..40)
+        .map(|i| {
+            if i % 7 == 6 {
+                json!(i)
+            } else {
+                json!({"k": i})
+            }
+        })
+        .collect();
+    let doc = json!({ "items": items });
+    let mut env = Env::new();
+    env.declare("items", Type::Dyn);
+    let mut values = HashMap::new();
+    values.insert("items".to_string(), Value::from(&doc["items"]));
+    let json = JsonActivation::new(Arc::new(doc));
+    for expr in [
+        "size(items.filter(i, type(i) != map || i.k % 3 != 0))",
+        "items.filter(i, type(i) == map)",
+        "items.filter(i, true)",
+        "items.filter(i, type(i) == map).filter(i, true) + [1]",
+        "size(items.filter(i, type(i) == map && i.k < 20))",
+    ] {
+        for limit in (0..=2400).step_by(8) {
+            let options = env.program_options().with_memory_limit(Some(limit));
+            assert_eq!(
+                run_with(&env, expr, &json, options.clone()),
+                run_with(&env, expr, &values, options),
+                "{expr} with memory limit {limit}"
+            );
+        }
+    }
 }

@@ -228,12 +228,7 @@ pub fn actual_size(v: &Value) -> u64 {
         Value::Map(m) => m.len() as u64,
         Value::Optional(Some(inner)) => actual_size(inner),
         // A JSON value read in place has the size of the value it reads as.
-        Value::Json(j) => match j.get() {
-            serde_json::Value::String(s) => code_points(s),
-            serde_json::Value::Array(a) => a.len() as u64,
-            serde_json::Value::Object(o) => o.len() as u64,
-            _ => 1,
-        },
+        Value::Json(j) => j.len() as u64,
         Value::Opaque(o) => o.size().unwrap_or(1),
         _ => 1,
     }

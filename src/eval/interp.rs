@@ -152,20 +152,19 @@ impl SlotContent<'_> {
         }
     }
 
-    /// Makes this slot the value of `json`, a node of `document`'s document: an object or
+    /// Makes this slot the value of `json`, a node of `root`'s document: an object or
     /// array a slot already pointing into that document is moved to (no reference count
     /// update per iteration over an array).
     #[inline]
-    fn set_json(&mut self, document: &JsonNode, json: &serde_json::Value) {
+    fn set_json(&mut self, root: &Arc<serde_json::Value>, json: &serde_json::Value) {
         if json.is_object() || json.is_array() {
             if let SlotContent::Result(Ok(Value::Json(node))) = self {
-                if node.same_document(document) {
-                    node.point_at(json);
+                if node.repoint(root, json) {
                     return;
                 }
             }
         }
-        *self = SlotContent::Result(Ok(document.child(json)));
+        *self = SlotContent::Result(Ok(JsonNode::child_of(root, json)));
     }
 
     /// Makes this slot element `index` of `list`.
@@ -298,7 +297,7 @@ pub(crate) fn eval(node: &Node, frame: &mut Frame) -> EvalResult {
         Node::Map { id, entries } => map_literal(*id, entries, frame),
         Node::Fold(f) => fold(f, frame),
         Node::Memo { slot, node } => memo(*slot, node, frame),
-        Node::Size(call) => eval(call, frame),
+        Node::Size(call) => size(call, frame),
         Node::Time(t) => eval(&t.call, frame),
         Node::Quantifier(q) => quantify(q, frame),
         Node::Evaluated(node) => eval(node, frame),
@@ -733,7 +732,10 @@ fn appended(slot: Slot, elements: &[Node], list_cost: u64, frame: &mut Frame) ->
     frame.charge(cost::SELECT_AND_IDENT + list_cost)?;
     // One element (`map`, `filter`) needs no argument list.
     let values = if let [e] = elements {
-        cancelled(eval(e, frame))?.map(|v| smallvec::smallvec![v.materialize()])
+        match cancelled(eval(e, frame))? {
+            Ok(Value::Json(node)) => return append_node(slot, node, frame),
+            other => other.map(|v| smallvec::smallvec![v]),
+        }
     } else {
         match eval_args(elements, frame) {
             Err(e) if e.is_cancellation() => return Err(e),
@@ -761,21 +763,92 @@ fn appended(slot: Slot, elements: &[Node], list_cost: u64, frame: &mut Frame) ->
 fn append(slot: Slot, values: impl IntoIterator<Item = Value>, frame: &mut Frame) -> EvalResult {
     frame.charge(1)?;
     let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
+    append_to(accu, values)
+}
+
+/// `accu + values` for an accumulator: a list (grown in place when uniquely owned), or a
+/// list of JSON nodes (see [`append_node`]), converted to a list first.
+#[inline(always)]
+fn append_to(accu: Value, values: impl IntoIterator<Item = Value>) -> EvalResult {
+    let values = values.into_iter();
+    let added = values.size_hint().0;
     match accu {
         Value::List(mut list) => {
-            let values = values.into_iter();
-            // Counted when the vector grows (or a shared list is copied), not per element.
-            let (len, capacity) = (list.items.len(), list.items.capacity());
-            let added = values.size_hint().0;
-            if Arc::strong_count(&list) > 1 {
-                crate::budget::reserve_values(len + added)?;
-            } else if len + added > capacity {
-                crate::budget::reserve_values((len + added).max(2 * capacity))?;
-            }
+            let shared = Arc::strong_count(&list) > 1;
+            reserve_appended(list.items.len(), list.items.capacity(), shared, added)?;
             Arc::make_mut(&mut list).items.extend(values);
             Ok(Value::List(list))
         }
+        Value::Json(nodes) => {
+            let Some((len, capacity, shared)) = nodes.list_shape() else {
+                return Err(EvalError::no_such_overload());
+            };
+            reserve_appended(len, capacity, shared, added)?;
+            // The vector a list of values in its place would have before growing: a
+            // shared one is copied (to its length).
+            let capacity = if shared { len } else { capacity };
+            let mut items = nodes.into_values(capacity).unwrap_or_default();
+            items.extend(values);
+            Ok(Value::list(items))
+        }
         _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// Counts what appending `added` values to an accumulator's vector of `len` values and
+/// `capacity` takes from the memory budget: a shared vector is copied; a vector that grows
+/// doubles (at least). Counted when the vector grows, not per element.
+#[inline(always)]
+fn reserve_appended(
+    len: usize,
+    capacity: usize,
+    shared: bool,
+    added: usize,
+) -> Result<(), EvalError> {
+    if shared {
+        crate::budget::reserve_values(len + added)?;
+    } else if len + added > capacity {
+        crate::budget::reserve_values((len + added).max(2 * capacity))?;
+    }
+    Ok(())
+}
+
+/// [`append`] of one element that is a JSON node: an empty accumulator (the start of
+/// `filter` or `map`) becomes a list of nodes of its document, which further nodes of that
+/// document join as pointers, so that `filter` and `map` over a JSON array convert none of
+/// the objects they keep (the interpreter converts the list where it is needed as a value:
+/// a function's argument, a literal's element, the result). Charged and counted against
+/// the memory budget as [`append`] (a list of nodes grows as a vector of values would);
+/// any other accumulator gets the node converted.
+#[inline(never)]
+fn append_node(slot: Slot, node: JsonNode, frame: &mut Frame) -> EvalResult {
+    if let Err(e) = frame.slots[slot as usize].get() {
+        let e = e.clone();
+        frame.charge(1)?;
+        return Err(e);
+    }
+    frame.charge(1)?;
+    let accu = std::mem::replace(&mut frame.slots[slot as usize], unset()).into_result()?;
+    match accu {
+        Value::Json(mut nodes) if nodes.takes(&node) => {
+            if let Some((len, capacity, shared)) = nodes.list_shape() {
+                reserve_appended(len, capacity, shared, 1)?;
+            }
+            nodes.push(&node);
+            Ok(Value::Json(nodes))
+        }
+        Value::List(list) if list.items.is_empty() && list.semantics.is_none() => {
+            let shared = Arc::strong_count(&list) > 1;
+            let capacity = list.items.capacity();
+            match JsonNode::list_of(&node, if shared { 0 } else { capacity }) {
+                Some(nodes) => {
+                    reserve_appended(0, capacity, shared, 1)?;
+                    Ok(Value::Json(nodes))
+                }
+                None => append_to(Value::List(list), [node.materialize()]),
+            }
+        }
+        accu => append_to(accu, [node.materialize()]),
     }
 }
 
@@ -925,17 +998,8 @@ fn call_overload(
                     }
                 };
             }
-            match cancelled(eval(a, frame))? {
-                Ok(a) => {
-                    let a = a.materialize();
-                    frame.charge(c)?;
-                    f(&a)
-                }
-                Err(e) => {
-                    frame.charge(c)?;
-                    Err(e)
-                }
-            }
+            let a = cancelled(eval(a, frame))?;
+            unary_call(*f, c, a, frame)
         }
         (Implementation::Binary(f), [a, b], _) => {
             if let Some(done) = call_in_place(*f, cost, a, b, frame) {
@@ -965,6 +1029,100 @@ fn call_overload(
             result
         }
     }
+}
+
+/// A call of the one-argument function `f` at the fixed cost `c` on its evaluated argument
+/// (charged whether or not it failed, as cel-go does: see [`failed_call_cost`]).
+#[inline(always)]
+fn unary_call(f: fn(&Value) -> EvalResult, c: u64, a: EvalResult, frame: &mut Frame) -> EvalResult {
+    match a {
+        Ok(a) => {
+            let a = a.materialize();
+            frame.charge(c)?;
+            f(&a)
+        }
+        Err(e) => {
+            frame.charge(c)?;
+            Err(e)
+        }
+    }
+}
+
+/// [`Node::Size`]: the call, except where JSON is read in place and the argument is one
+/// that is evaluated (not read in place, see [`is_simple`]): a JSON node or list of nodes
+/// it gives (the list `filter` keeps of a JSON array) is measured where it lies rather than
+/// converted for the call, with the call's charge and result (the overloads of a
+/// [`Node::Size`] measure as `size()` does, as [`int_operand`] reads them).
+#[inline(never)]
+fn size(call: &Node, frame: &mut Frame) -> EvalResult {
+    if frame.json {
+        match call {
+            Node::Call {
+                id,
+                implementation: Implementation::Unary(f),
+                cost: CallCost::Fixed(c),
+                args,
+            } if let [a] = &**args
+                && !is_simple(a) =>
+            {
+                let result = match cancelled(eval(a, frame))? {
+                    Ok(Value::Json(j)) => frame.charge(*c).map(|()| json_size(&j)),
+                    a => unary_call(*f, *c, a, frame),
+                };
+                return result.map_err(|e| e.at(*id));
+            }
+            Node::Dispatch {
+                id,
+                overloads,
+                args,
+                table: Some(table),
+            } if let [a] = &**args
+                && !is_simple(a) =>
+            {
+                let a = cancelled(eval(a, frame))?;
+                return size_dispatched(overloads, table, a, frame).map_err(|e| e.at(*id));
+            }
+            _ => {}
+        }
+    }
+    eval(call, frame)
+}
+
+/// [`size`] of a dispatched call, on its evaluated argument (see [`dispatch_overload`]).
+fn size_dispatched(
+    overloads: &[(Overload, CallCost)],
+    table: &DispatchTable,
+    a: EvalResult,
+    frame: &mut Frame,
+) -> EvalResult {
+    let a = match a {
+        Ok(a) => a,
+        Err(e) => {
+            frame.charge(failed_call_cost(overloads, &[None]))?;
+            return Err(e);
+        }
+    };
+    if let Value::Json(j) = &a {
+        // The overload for the kind the node converts to (a list or a map), as the
+        // converted value would choose it.
+        match table.get(overloads, &[&a]) {
+            DispatchTable::NONE => return Err(EvalError::no_such_overload()),
+            DispatchTable::SCAN => {}
+            i => {
+                if let Some((_, CallCost::Fixed(c))) = overloads.get(usize::from(i)) {
+                    frame.charge(*c)?;
+                    return Ok(json_size(j));
+                }
+            }
+        }
+    }
+    call_accepting(overloads, Some(table), &[a.materialize()], frame)
+}
+
+/// What `size()` gives of the value a JSON node or list of nodes converts to.
+fn json_size(j: &JsonNode) -> Value {
+    // Lengths of in-memory values always fit in i64.
+    Value::Int(j.len() as i64)
 }
 
 /// A call of a two-argument function on arguments [`peek`] reads: no copies. `None`
@@ -1486,22 +1644,33 @@ fn dispatch_overload(
         |v| failed_call_cost(overloads, v),
         || is_index(overloads),
     )?;
-    let chosen = match (table, values.as_slice()) {
+    call_accepting(overloads, table, &values, frame)
+}
+
+/// Calls the overload of `overloads` that accepts the evaluated arguments `values`
+/// (converted: no JSON node), charging its cost.
+fn call_accepting(
+    overloads: &[(Overload, CallCost)],
+    table: Option<&DispatchTable>,
+    values: &[Value],
+    frame: &mut Frame,
+) -> EvalResult {
+    let chosen = match (table, values) {
         (Some(table), [a]) => match table.get(overloads, &[a]) {
             DispatchTable::NONE => None,
-            DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(&values)),
+            DispatchTable::SCAN => overloads.iter().find(|(o, _)| o.accepts(values)),
             i => overloads.get(usize::from(i)),
         },
-        _ => overloads.iter().find(|(o, _)| o.accepts(&values)),
+        _ => overloads.iter().find(|(o, _)| o.accepts(values)),
     };
     let Some((o, cost)) = chosen else {
         return Err(EvalError::no_such_overload());
     };
     let result = o
         .implementation
-        .call(&values)
+        .call(values)
         .unwrap_or_else(|| Err(EvalError::no_such_overload()));
-    frame.charge(cost.of_call(&values, result.as_ref().ok()))?;
+    frame.charge(cost.of_call(values, result.as_ref().ok()))?;
     result
 }
 
@@ -2088,8 +2257,10 @@ fn walk<'s>(
 ) -> Result<Cow<'s, Value>, EvalError> {
     let mut current = start.map_err(Clone::clone)?;
     for (i, (id, field)) in fields.iter().enumerate() {
-        if let Value::Json(j) = current {
-            return walk_json(j, &fields[i..], cost).map(Cow::Owned);
+        if let Value::Json(j) = current
+            && let Some(json) = j.json()
+        {
+            return walk_json(j.root(), json, &fields[i..], cost).map(Cow::Owned);
         }
         *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
         let Value::Map(m) = current else {
@@ -2108,20 +2279,27 @@ fn walk<'s>(
     Ok(Cow::Borrowed(current))
 }
 
-/// [`walk`] from a JSON node: the selections read the document in place, and only the value
-/// at the end is made (as selecting them in turn would give it).
+/// [`walk`] from `start`, a node of `root`'s document: the selections read the document in
+/// place, and only the value at the end is made (as selecting them in turn would give it).
 #[inline(never)]
-fn walk_json(start: &JsonNode, fields: &[(ExprId, Field)], cost: &mut u64) -> EvalResult {
-    let mut current = start.get();
+fn walk_json(
+    root: &Arc<serde_json::Value>,
+    start: &serde_json::Value,
+    fields: &[(ExprId, Field)],
+    cost: &mut u64,
+) -> EvalResult {
+    let mut current = start;
     for (id, field) in fields {
         *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
         current = match current {
             serde_json::Value::Object(o) => crate::value::object_get(o, &field.name)
                 .ok_or_else(|| EvalError::no_such_key(&*field.name).at(*id))?,
-            other => return Err(not_selectable(&start.child(other), field).at(*id)),
+            other => {
+                return Err(not_selectable(&JsonNode::child_of(root, other), field).at(*id));
+            }
         };
     }
-    Ok(start.child(current))
+    Ok(JsonNode::child_of(root, current))
 }
 
 fn select(v: &Value, field: &Field) -> EvalResult {
@@ -2152,9 +2330,7 @@ fn select(v: &Value, field: &Field) -> EvalResult {
 fn not_selectable(v: &Value, field: &Field) -> EvalError {
     match v {
         Value::List(_) => EvalError::new("unsupported index type 'string' in list"),
-        Value::Json(j) if j.get().is_array() => {
-            EvalError::new("unsupported index type 'string' in list")
-        }
+        Value::Json(j) if j.is_list() => EvalError::new("unsupported index type 'string' in list"),
         _ => EvalError::no_such_key(&*field.name),
     }
 }
@@ -2171,7 +2347,7 @@ fn has(v: &Value, field: &Field) -> EvalResult {
         // other value that is no map has no field (an error only with cel-go's
         // `EnableErrorOnBadPresenceTest`, which Kubernetes does not set).
         Value::List(_) => Err(not_selectable(v, field)),
-        Value::Json(j) if j.get().is_array() => Err(not_selectable(v, field)),
+        Value::Json(j) if j.is_list() => Err(not_selectable(v, field)),
         _ => Ok(Value::Bool(false)),
     }
 }
@@ -2331,8 +2507,9 @@ fn fold_entries(f: &FoldNode, range: &Value, frame: &mut Frame) -> Result<(), Ev
 enum Entry<'r> {
     /// Element `i` of a list value, bound in place (see [`SlotContent::Element`]).
     Element(&'r Arc<List>, usize),
-    /// An element of the JSON array `array`, bound as a node of its document.
-    Json(&'r JsonNode, &'r serde_json::Value),
+    /// An element of a JSON array or of a list of JSON nodes, bound as a node of the
+    /// document `root` holds.
+    Json(&'r Arc<serde_json::Value>, &'r serde_json::Value),
     Value(Value),
 }
 
@@ -2342,7 +2519,7 @@ impl Entry<'_> {
     fn bind(self, slot: &mut SlotContent<'_>) {
         match self {
             Entry::Element(list, i) => slot.set_element(list, i),
-            Entry::Json(array, item) => slot.set_json(array, item),
+            Entry::Json(root, item) => slot.set_json(root, item),
             Entry::Value(v) => *slot = SlotContent::Result(Ok(v)),
         }
     }
@@ -2372,10 +2549,17 @@ fn for_each_entry(
                 }
             }
         }
-        Value::Json(j) if !j.is_object() => {
-            if let serde_json::Value::Array(items) = j.get() {
+        Value::Json(j) if j.is_list() => {
+            let root = j.root();
+            if let Some(serde_json::Value::Array(items)) = j.json() {
                 for (i, item) in items.iter().enumerate() {
-                    if !list(i, Entry::Json(j, item))? {
+                    if !list(i, Entry::Json(root, item))? {
+                        break;
+                    }
+                }
+            } else {
+                for (i, item) in j.elements().enumerate() {
+                    if !list(i, Entry::Json(root, item))? {
                         break;
                     }
                 }

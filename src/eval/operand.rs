@@ -269,7 +269,9 @@ fn walk_json_reads<'s>(
 /// An operand read in place (see the module docs).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Read<'s> {
-    /// A value; never a [`Value::Json`] (see [`Read::of`]).
+    /// A value; never a JSON node (see [`Read::of`]). A list of JSON nodes (what `filter`
+    /// keeps of a JSON array) is one, of a kind no in-place kernel takes: evaluation
+    /// handles it, as it handles a JSON node under [`Values`].
     Value(&'s Value),
     /// A node of the JSON document `document` points into (any node of it: scalars are
     /// read as they are, objects and arrays in place).
@@ -281,7 +283,11 @@ impl<'s> Read<'s> {
     #[inline(always)]
     pub fn of(v: &'s Value) -> Read<'s> {
         match v {
-            Value::Json(j) => Read::Json(j, j.get()),
+            Value::Json(j) => match j.json() {
+                Some(json) => Read::Json(j, json),
+                // A list of nodes: a value of a kind no in-place kernel takes.
+                None => Read::Value(v),
+            },
             v => Read::Value(v),
         }
     }

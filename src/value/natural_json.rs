@@ -73,7 +73,10 @@ impl Serialize for Natural<'_> {
             Value::Type(t) => s.serialize_str(t.name()),
             Value::Optional(Some(v)) => Natural(v).serialize(s),
             Value::Opaque(o) => s.serialize_str(&o.to_display_string()),
-            Value::Json(j) => j.get().serialize(s),
+            Value::Json(j) => match j.json() {
+                Some(json) => json.serialize(s),
+                None => s.collect_seq(j.elements()),
+            },
         }
     }
 }
