@@ -52,8 +52,11 @@ impl WatchCache {
         request: &RangeRequest,
         selector: Option<&ShardSelector>,
     ) -> Result<ShardedRange, StorageError> {
+        // Only a running cache helps (a read does not start one: a watch from a revision it
+        // would then cover is the store's, 410 after a compaction).
         if !self.store.exact_progress()
             && let Some(root) = self.cached_root(&request.prefix)
+            && lock(&self.shared).resources.contains_key(&root)
         {
             let through_keys = self.range_through_keys(&root, request, selector);
             match through_keys {
@@ -90,9 +93,9 @@ impl WatchCache {
         }))
     }
 
-    /// The keys of the range from the store, their values from the cache of `root` (started
-    /// if it is not running) and, for the few it lacks, from the store at the same revision.
-    /// `None` when the cache lacks more than [`FETCH_AT_MOST`] values or the store's answers
+    /// The keys of the range from the store, their values from the running cache of `root`
+    /// and, for the few it lacks, from the store at the same revision.
+    /// `None` when the cache stopped, lacks more than [`FETCH_AT_MOST`] values or the store's answers
     /// disagree: the caller reads the range whole.
     fn range_through_keys(
         &self,
@@ -106,8 +109,11 @@ impl WatchCache {
         let last_key = keys.kvs.last().map(|kv| kv.key.clone());
         let mut slots = Vec::new();
         let mut missing = Vec::new();
-        let mut inner = lock(&self.shared);
-        let cache = self.resource(&mut inner, root)?;
+        let inner = lock(&self.shared);
+        let Some(cache) = inner.resources.get(root) else {
+            // Its storage watch ended meanwhile.
+            return Ok(None);
+        };
         for key in keys.kvs {
             match cache.entry_at(&key) {
                 Some(entry) => {
