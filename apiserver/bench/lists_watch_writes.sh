@@ -15,7 +15,8 @@
 # Defaults: 3 rounds, 8 clients × 1250 ConfigMaps (10,000), 1,000 watchers × 20 writes paced
 # 200 ms apart. etcd: Debian's `etcd` (or KCEL_ETCD), and KCEL_ETCD_PROGRESS when set (an etcd
 # that answers progress requests, 3.5.13+: consistent lists come from the watch cache there).
-# The load runs creates and updates only (KCEL_LOADGEN_PHASES=create,get,list,update for all).
+# The load runs creates and updates, then the timed lists (KCEL_LOADGEN_PHASES=create,get,list,
+# update,lists for all); on etcd, etcd's CPU time per put and per server request is printed too.
 set -euo pipefail
 
 rounds=${1:-3}
@@ -82,7 +83,7 @@ measure() { # name, dir, then server flags
     local name=$1 dir=$2; shift 2
     start_server "$dir" "$@"
     echo "-- $name: $clients clients × $count ConfigMaps"; load
-    KCEL_LOADGEN_PHASES=${KCEL_LOADGEN_PHASES:-create,update} \
+    KCEL_LOADGEN_PHASES=${KCEL_LOADGEN_PHASES:-create,update,lists} KCEL_LOADGEN_STORE_PID=${store_pid:-} \
         timeout "$limit" "$bin/examples/loadgen" "$dir/kubeconfig" "$clients" "$count" "$server_pid"
     echo "-- $name: watch fan-out, $watchers watchers × $writes writes 200 ms apart"; load
     timeout "$limit" "$bin/examples/watch_fanout" "$dir/kubeconfig" "$watchers" "$writes" 200
@@ -95,8 +96,8 @@ on_etcd() { # name, etcd binary
     start_etcd "$binary" "$dir/etcd"
     echo "-- $name: $("$binary" --version | sed -n 1p)"
     echo "-- $name: raw etcd puts, $clients clients × $count"; load
-    timeout "$limit" "$bin/examples/etcd_put" "$etcd_url" "$clients" "$count"
-    measure "server on $name" "$dir/server" --storage etcd --etcd-servers "$etcd_url"
+    timeout "$limit" "$bin/examples/etcd_put" "$etcd_url" "$clients" "$count" "$etcd_pid"
+    store_pid=$etcd_pid measure "server on $name" "$dir/server" --storage etcd --etcd-servers "$etcd_url"
     kill -TERM "$etcd_pid"; wait "$etcd_pid" 2>/dev/null || true
 }
 

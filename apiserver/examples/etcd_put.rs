@@ -4,8 +4,9 @@
 //! by the counts.
 //!
 //! ```text
-//! cargo run --release -p kcel-apiserver --features etcd --example etcd_put -- http://127.0.0.1:2379 8 1250
+//! cargo run --release -p kcel-apiserver --features etcd --example etcd_put -- http://127.0.0.1:2379 8 1250 [ETCD_PID]
 //! ```
+//! With etcd's pid, also etcd's CPU time per put (utime + stime of `/proc/PID/stat`).
 
 mod support;
 
@@ -15,7 +16,7 @@ use std::time::Instant;
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: etcd_put ETCD_URL CLIENTS COUNT_PER_CLIENT");
+        eprintln!("usage: etcd_put ETCD_URL CLIENTS COUNT_PER_CLIENT [ETCD_PID]");
         std::process::exit(2);
     }
     let url = args[1].clone();
@@ -30,6 +31,7 @@ async fn main() {
         "v".repeat(64)
     );
     let run = std::process::id();
+    let etcd_cpu = support::CpuPer::start(args.get(4).map(String::as_str));
     let start = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for client in 0..clients {
@@ -53,5 +55,7 @@ async fn main() {
     while let Some(latencies) = tasks.join_next().await {
         all.extend(latencies.expect("a client task"));
     }
+    let puts = all.len();
     support::report("put", all, start.elapsed());
+    etcd_cpu.report("etcd", "put", puts);
 }

@@ -9,7 +9,10 @@
 //! Arguments: the kubeconfig the server wrote, the number of concurrent clients, the
 //! ConfigMaps each client creates (clients × count objects in all), and optionally the
 //! server's pid. Each client keeps one connection. Requests go to 127.0.0.1 only.
-//! `KCEL_LOADGEN_PHASES=create,update` (say) leaves the other phases out.
+//! `KCEL_LOADGEN_PHASES=create,update` (say) leaves the other phases out, and the timed lists
+//! unless it names `lists`. With the server's pid, each phase reports the server's CPU time
+//! per request (utime + stime of `/proc/PID/stat`), and with `KCEL_LOADGEN_STORE_PID` (etcd's
+//! pid) the store's too.
 
 mod support;
 
@@ -17,7 +20,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use support::{Target, cpu_ms, median, report, rss_kib};
+use support::{CpuPer, Target, cpu_ms, median, report, rss_kib};
 
 const PATH: &str = "/api/v1/namespaces/default/configmaps";
 
@@ -32,6 +35,7 @@ async fn main() {
     let clients: usize = args[2].parse().expect("CLIENTS is a number");
     let count: usize = args[3].parse().expect("COUNT_PER_CLIENT is a number");
     let pid = args.get(4).cloned();
+    let store_pid = std::env::var("KCEL_LOADGEN_STORE_PID").ok();
     let before = pid.as_deref().and_then(rss_kib);
     // KCEL_LOADGEN_PHASES (comma-separated) runs only some phases; creates always run.
     let phases = std::env::var("KCEL_LOADGEN_PHASES").unwrap_or_default();
@@ -40,6 +44,8 @@ async fn main() {
             continue;
         }
         let start = Instant::now();
+        let server_cpu = CpuPer::start(pid.as_deref());
+        let store_cpu = CpuPer::start(store_pid.as_deref());
         let mut tasks = tokio::task::JoinSet::new();
         for client in 0..clients {
             let target = target.clone();
@@ -83,7 +89,13 @@ async fn main() {
         while let Some(latencies) = tasks.join_next().await {
             all.extend(latencies.expect("a client task"));
         }
+        let requests = all.len();
         report(phase, all, start.elapsed());
+        server_cpu.report("server", phase, requests);
+        store_cpu.report("store", phase, requests);
+    }
+    if !phases.is_empty() && !phases.split(',').any(|p| p == "lists") {
+        return;
     }
     let mut sender = target.connect().await;
     let start = Instant::now();

@@ -159,6 +159,34 @@ pub fn cpu_ms(pid: &str) -> Option<f64> {
     Some(ticks * 10.0)
 }
 
+/// CPU time per request of a process over a phase: reads the process's CPU time when made
+/// and reports how much it used per request since (in µs) when asked.
+pub struct CpuPer {
+    pid: Option<String>,
+    before: Option<f64>,
+}
+
+impl CpuPer {
+    /// Starts counting for `pid` (nothing is counted without one).
+    pub fn start(pid: Option<&str>) -> CpuPer {
+        CpuPer {
+            pid: pid.map(str::to_owned),
+            before: pid.and_then(cpu_ms),
+        }
+    }
+
+    /// Prints the CPU time used per request since the start, as `  {who} CPU per {name}: N µs`.
+    pub fn report(&self, who: &str, name: &str, requests: usize) {
+        let after = self.pid.as_deref().and_then(cpu_ms);
+        if let (Some(before), Some(after)) = (self.before, after) {
+            println!(
+                "  {who} CPU per {name}: {:.0} µs",
+                (after - before) * 1000.0 / requests.max(1) as f64
+            );
+        }
+    }
+}
+
 /// The median of `values` (the upper one of an even count).
 pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);

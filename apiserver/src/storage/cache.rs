@@ -22,6 +22,8 @@
 //! - progress notifications of the storage watch (etcd's) advance the cache's revision
 //!   without an event and are passed to every watcher, which turns them into bookmarks
 //!   (upstream's `dispatchEvents` keeps `lastProcessedResourceVersion` from them).
+//! - the reads it cannot answer go to the store; on etcd they ask for keys and revisions only
+//!   and take the values the cache holds at those revisions from memory ([`store_reads`]).
 //!
 //! When the storage watch ends (etcd gone, say), every watcher of the resource sees its stream
 //! end, and the next use starts a new cache. So a thousand watchers of ConfigMaps cost one
@@ -34,7 +36,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::keys::ROOT;
-use super::shard::{ShardKeys, matches_stored};
+use super::shard::ShardKeys;
+
+mod store_reads;
 use super::{
     Delegating, EventKind, KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector,
     ShardedRange, Storage, StorageError, Watch, WatchEvent,
@@ -504,29 +508,6 @@ impl WatchCache {
         // A change may have come in meanwhile.
         Ok(inner.resources.get(root).filter(|c| c.holds(at)).map(read))
     }
-
-    /// A sharded range read from the store: the objects the cache holds at the same
-    /// `mod_revision` are told apart by the hashes kept with them, the others by their stored
-    /// JSON's shard field.
-    fn store_range_in_shard(
-        &self,
-        request: &RangeRequest,
-        selector: &ShardSelector,
-    ) -> Result<ShardedRange, StorageError> {
-        let response = self.store.range(request)?;
-        let root = self.cached_root(&request.prefix);
-        let inner = lock(&self.shared);
-        let cache = root.and_then(|root| inner.resources.get(&root));
-        Ok(ShardedRange::split(response, |kv| {
-            match cache
-                .and_then(|c| c.objects.get(&kv.key))
-                .filter(|entry| entry.kv.mod_revision == kv.mod_revision)
-            {
-                Some(entry) => entry.shard.matches(selector),
-                None => matches_stored(selector, &kv.value),
-            }
-        }))
-    }
 }
 
 impl Delegating for WatchCache {
@@ -564,7 +545,10 @@ impl Delegating for WatchCache {
         self.cached_range(
             request,
             |cache, limit| cache.read(request, limit),
-            || self.store.range(request),
+            || {
+                self.store_range(request, None)
+                    .map(ShardedRange::into_range)
+            },
         )
     }
 
@@ -576,7 +560,7 @@ impl Delegating for WatchCache {
         self.cached_range(
             request,
             |cache, limit| cache.read_in_shard(request, limit, selector),
-            || self.store_range_in_shard(request, selector),
+            || self.store_range(request, Some(selector)),
         )
     }
 
@@ -748,14 +732,22 @@ mod tests {
 
     /// A memory store that counts ranges and lets the test feed the storage watch's
     /// progress.
+    #[derive(Default)]
     struct Probe {
         store: Arc<MemoryStorage>,
+        /// Ranges with values, keys-only ranges, and values read by key.
         ranges: Mutex<usize>,
+        key_ranges: Mutex<usize>,
+        fetched: Mutex<usize>,
         progress: Mutex<Option<mpsc::UnboundedSender<WatchEvent>>>,
         exact: bool,
         /// Like etcd 3.4.31+: no progress for other prefixes' writes, but answers requests;
         /// how many requests came.
         requests: Option<Arc<Mutex<usize>>>,
+        /// The storage watch passes on none of the store's events (a cache that lags).
+        frozen: bool,
+        /// Before the next read by key: a write elsewhere, then a compaction up to it.
+        compact_before_fetch: Mutex<bool>,
     }
 
     impl super::Delegating for Probe {
@@ -766,6 +758,25 @@ mod tests {
         fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
             *self.ranges.lock().unwrap() += 1;
             self.store.range(request)
+        }
+
+        fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+            *self.key_ranges.lock().unwrap() += 1;
+            self.store.range_keys(request)
+        }
+
+        fn get_all_at(
+            &self,
+            keys: &[String],
+            revision: Revision,
+        ) -> Result<Vec<crate::storage::KeyValue>, StorageError> {
+            if std::mem::take(&mut *self.compact_before_fetch.lock().unwrap()) {
+                let other = keys::namespaced("secrets", "d", "compaction");
+                let kv = self.store.create(&other, b"{}").unwrap();
+                self.store.compact(kv.mod_revision).unwrap();
+            }
+            *self.fetched.lock().unwrap() += keys.len();
+            self.store.get_all_at(keys, revision)
         }
 
         fn range_in_shard(
@@ -786,6 +797,9 @@ mod tests {
             let mut events = self.store.watch_with_progress(prefix, from)?;
             let (tx, rx) = mpsc::unbounded_channel();
             *self.progress.lock().unwrap() = Some(tx.clone());
+            if self.frozen {
+                return Ok(Watch::from_receiver(rx));
+            }
             let Some(count) = self.requests.clone() else {
                 std::thread::spawn(move || {
                     while let Some(event) = events.blocking_recv() {
@@ -845,11 +859,8 @@ mod tests {
 
     fn probe(exact: bool) -> Arc<Probe> {
         Arc::new(Probe {
-            store: Arc::new(MemoryStorage::new()),
-            ranges: Mutex::new(0),
-            progress: Mutex::new(None),
             exact,
-            requests: None,
+            ..Probe::default()
         })
     }
 
@@ -857,11 +868,8 @@ mod tests {
     /// answers progress requests.
     fn etcd_like() -> Arc<Probe> {
         Arc::new(Probe {
-            store: Arc::new(MemoryStorage::new()),
-            ranges: Mutex::new(0),
-            progress: Mutex::new(None),
-            exact: false,
             requests: Some(Arc::new(Mutex::new(0))),
+            ..Probe::default()
         })
     }
 
@@ -900,6 +908,7 @@ mod tests {
         cache.range(&RangeRequest::prefix(prefix.clone())).unwrap();
         cache.range(&RangeRequest::prefix(prefix)).unwrap();
         assert_eq!(cache.consistent_reads(), (0, 2));
+        // No cache runs for them (a read does not start one): whole reads.
         assert_eq!(*plain.ranges.lock().unwrap(), 2);
     }
 
@@ -1169,11 +1178,12 @@ mod tests {
         other.any_recent = true;
         assert!(cache.range(&other).unwrap().kvs.is_empty());
         assert_eq!(*probe.ranges.lock().unwrap(), 1);
-        // Without any_recent, the storage answers.
+        // Without any_recent, the storage answers (its keys: the values are the cache's).
         cache
             .range(&RangeRequest::prefix(keys::prefix("configmaps", None)))
             .unwrap();
-        assert_eq!(*probe.ranges.lock().unwrap(), 2);
+        assert_eq!(*probe.key_ranges.lock().unwrap(), 1);
+        assert_eq!(*probe.ranges.lock().unwrap(), 1);
     }
 
     #[test]
@@ -1279,5 +1289,141 @@ mod tests {
             .range(&RangeRequest::prefix(prefix).at_revision(2))
             .unwrap();
         assert_eq!(*probe.ranges.lock().unwrap(), 2);
+    }
+
+    /// A ConfigMap with a spread-out uid (an LCG's output: FNV-1a of near-identical texts
+    /// clusters), as stored JSON.
+    fn spread(i: usize) -> (String, Vec<u8>) {
+        let mut x: u64 = 4242 + i as u64;
+        for _ in 0..3 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+        }
+        let name = format!("n{i:03}");
+        let object = serde_json::json!({"metadata": {"name": name, "uid": format!("{x:016x}")}});
+        (
+            keys::namespaced("configmaps", "d", &name),
+            serde_json::to_vec(&object).unwrap(),
+        )
+    }
+
+    #[test]
+    fn store_reads_take_the_values_the_cache_holds_at_the_same_revisions() {
+        // etcd 3.4.23: consistent lists read the store. The storage watch passes nothing on
+        // after the cache's list, so every later write is missing from the cache.
+        let probe = Arc::new(Probe {
+            frozen: true,
+            ..Probe::default()
+        });
+        let cache = WatchCache::new(probe.clone());
+        let store = probe.store.clone();
+        for i in 0..40 {
+            let (key, value) = spread(i);
+            store.create(&key, &value).unwrap();
+        }
+        let prefix = keys::prefix("configmaps", None);
+        let selector = super::ShardSelector::parse(
+            "shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000')",
+        )
+        .unwrap();
+        let counts = || {
+            (
+                *probe.ranges.lock().unwrap(),
+                *probe.key_ranges.lock().unwrap(),
+                *probe.fetched.lock().unwrap(),
+            )
+        };
+        // A read (whole and sharded) through the cache is the store's at the same revision;
+        // paged by `limit` as a list pages, every page at the first page's revision.
+        let same_as_store = |request: RangeRequest, limit: Option<usize>| -> Revision {
+            let mut request = match limit {
+                Some(l) => request.limit(l),
+                None => request,
+            };
+            let mut first = None;
+            loop {
+                let whole = cache.range(&request).unwrap();
+                let at = whole.revision;
+                let stored = store.range(&request.clone().at_revision(at)).unwrap();
+                assert_eq!(whole, stored);
+                let sharded = cache.range_in_shard(&request, &selector).unwrap();
+                let stored = store
+                    .range_in_shard(&request.clone().at_revision(at), &selector)
+                    .unwrap();
+                assert_eq!(sharded, stored);
+                first.get_or_insert(at);
+                if !whole.more {
+                    return first.unwrap();
+                }
+                let last = &whole.kvs.last().unwrap().key;
+                request = request.from_key(format!("{last}\u{0}")).at_revision(at);
+            }
+        };
+        // A read does not start the cache: a watch does (its one list).
+        let _watch = cache.watch(&prefix, Some(store.current_revision().unwrap() + 1));
+        let listed = same_as_store(RangeRequest::prefix(prefix.clone()), None);
+        // Keys only, values from the cache.
+        assert_eq!(counts(), (1, 2, 0));
+        same_as_store(RangeRequest::prefix(prefix.clone()), Some(7));
+        assert_eq!(counts().0, 1);
+        assert_eq!(counts().2, 0, "no value read by key");
+        // Changes the cache does not hear of: 3 updates, 2 creates, 1 delete.
+        let mut revisions = Vec::new();
+        for i in [3, 17, 29] {
+            let (key, _) = spread(i);
+            let old = store.get(&key, None).unwrap().0.unwrap();
+            let (_, value) = spread(100 + i);
+            let kv = store.update(&key, &value, old.mod_revision).unwrap();
+            revisions.push(kv.mod_revision);
+        }
+        for i in [40, 41] {
+            let (key, value) = spread(i);
+            store.create(&key, &value).unwrap();
+        }
+        let (gone, _) = spread(5);
+        let old = store.get(&gone, None).unwrap().0.unwrap();
+        store.delete(&gone, old.mod_revision).unwrap();
+        let before = counts();
+        let now = same_as_store(RangeRequest::prefix(prefix.clone()), None);
+        assert!(now > listed);
+        // Two reads (whole and sharded), each reading the 5 values it lacks by key.
+        assert_eq!(counts(), (before.0, before.1 + 2, before.2 + 10));
+        // At the first update's revision only that value is new to the cache.
+        let before = counts();
+        same_as_store(
+            RangeRequest::prefix(prefix.clone()).at_revision(revisions[0]),
+            None,
+        );
+        assert_eq!(counts(), (before.0, before.1 + 2, before.2 + 2));
+        // A compaction between the keys and the values: a consistent read is read again
+        // whole at the current revision (never a 410), a read at a revision gets its 410.
+        *probe.compact_before_fetch.lock().unwrap() = true;
+        let before = counts();
+        let whole = cache.range(&RangeRequest::prefix(prefix.clone())).unwrap();
+        assert_eq!(whole.revision, store.current_revision().unwrap());
+        assert_eq!(
+            whole,
+            store.range(&RangeRequest::prefix(prefix.clone())).unwrap()
+        );
+        assert_eq!(counts().0, before.0 + 1);
+        assert!(matches!(
+            cache.range(&RangeRequest::prefix(prefix.clone()).at_revision(revisions[0])),
+            Err(StorageError::Compacted { .. })
+        ));
+        // More values missing than one read by key takes: the range is read again whole, at
+        // the keys' revision.
+        for i in 200..200 + super::store_reads::FETCH_AT_MOST {
+            let (key, value) = spread(i);
+            store.create(&key, &value).unwrap();
+        }
+        let before = counts();
+        same_as_store(RangeRequest::prefix(prefix.clone()), None);
+        assert_eq!(counts(), (before.0 + 2, before.1 + 2, before.2));
+        // Pages of 50 lack fewer: by key.
+        let before = counts();
+        same_as_store(RangeRequest::prefix(prefix), Some(50));
+        assert_eq!(counts().0, before.0);
+        assert!(counts().2 > before.2);
     }
 }

@@ -49,6 +49,20 @@ pub trait Delegating: Send + Sync {
         self.inner().range(request)
     }
 
+    /// See [`Storage::range_keys`].
+    fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        self.inner().range_keys(request)
+    }
+
+    /// See [`Storage::get_all_at`].
+    fn get_all_at(
+        &self,
+        keys: &[String],
+        revision: Revision,
+    ) -> Result<Vec<KeyValue>, StorageError> {
+        self.inner().get_all_at(keys, revision)
+    }
+
     /// See [`Storage::range_in_shard`].
     fn range_in_shard(
         &self,
@@ -135,6 +149,18 @@ impl<T: Delegating> Storage for T {
 
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         Delegating::range(self, request)
+    }
+
+    fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        Delegating::range_keys(self, request)
+    }
+
+    fn get_all_at(
+        &self,
+        keys: &[String],
+        revision: Revision,
+    ) -> Result<Vec<KeyValue>, StorageError> {
+        Delegating::get_all_at(self, keys, revision)
     }
 
     fn range_in_shard(

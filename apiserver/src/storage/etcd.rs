@@ -8,6 +8,9 @@
 //! - create is `Txn(If create_revision(key) == 0, Put, else Get)`; update and delete are
 //!   `Txn(If mod_revision(key) == N, Put|Delete(prev_kv), else Get)`, so optimistic
 //!   concurrency holds across several API servers on one etcd.
+//! - range is etcd's range; `range_keys` the same with `keys_only` (the watch cache takes the
+//!   values it holds at those revisions from memory) and `get_all_at` a read-only
+//!   transaction of gets at one revision, [`MAX_TXN_OPS`] keys at a time.
 //! - watch is etcd's watch with `prev_kv` and progress notifications, from a revision; a
 //!   start below the compaction revision is refused by etcd (`compact_revision` in its
 //!   response) and reported as [`StorageError::Compacted`].
@@ -29,8 +32,8 @@ use tokio::sync::mpsc;
 
 use super::keys::prefix_end;
 use super::{
-    EventKind, KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch,
-    WatchEvent,
+    EventKind, KeyValue, MAX_TXN_OPS, RangeRequest, RangeResponse, Revision, Storage, StorageError,
+    Watch, WatchEvent,
 };
 
 /// How long one etcd request may take before it fails (the API server then answers 500).
@@ -230,6 +233,46 @@ impl EtcdStorage {
         }
         let rev = header_revision(response.header())?;
         Ok((response, rev))
+    }
+
+    /// A range (see [`Storage::range`]) with `options` (values or keys only) added.
+    fn read_range(
+        &self,
+        request: &RangeRequest,
+        mut options: GetOptions,
+    ) -> Result<RangeResponse, StorageError> {
+        // The empty prefix reads every key: etcd's "\0" range end means "to the end".
+        let end = prefix_end(request.prefix.as_bytes()).unwrap_or_else(|| vec![0]);
+        options = options.with_range(end);
+        if let Some(limit) = request.limit.filter(|l| *l > 0) {
+            options = options.with_limit(i64::try_from(limit).unwrap_or(i64::MAX));
+        }
+        if let Some(rev) = request.revision {
+            options = options.with_revision(rev);
+        }
+        // etcd has no empty key: the smallest one is "\0".
+        let start = match request.start_key() {
+            "" => vec![0],
+            key => key.as_bytes().to_vec(),
+        };
+        let mut kv = self.kv();
+        let response = self
+            .run(async move { kv.get(start, Some(options)).await })
+            .map_err(|e| self.read_error(e, request.revision.unwrap_or(0)))?;
+        let revision = request
+            .revision
+            .map_or_else(|| header_revision(response.header()), Ok)?;
+        let kvs = response
+            .kvs()
+            .iter()
+            .map(key_value)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RangeResponse {
+            more: response.more(),
+            count: usize::try_from(response.count()).unwrap_or(0),
+            kvs,
+            revision,
+        })
     }
 
     /// What a failed compare found: the key's live value now.
@@ -447,39 +490,40 @@ impl Storage for EtcdStorage {
     }
 
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
-        let mut options = GetOptions::new();
-        // The empty prefix reads every key: etcd's "\0" range end means "to the end".
-        let end = prefix_end(request.prefix.as_bytes()).unwrap_or_else(|| vec![0]);
-        options = options.with_range(end);
-        if let Some(limit) = request.limit.filter(|l| *l > 0) {
-            options = options.with_limit(i64::try_from(limit).unwrap_or(i64::MAX));
+        self.read_range(request, GetOptions::new())
+    }
+
+    fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        self.read_range(request, GetOptions::new().with_keys_only())
+    }
+
+    fn get_all_at(
+        &self,
+        keys: &[String],
+        revision: Revision,
+    ) -> Result<Vec<KeyValue>, StorageError> {
+        let mut found = Vec::with_capacity(keys.len());
+        for batch in keys.chunks(MAX_TXN_OPS) {
+            let gets = batch.iter().map(|key| {
+                TxnOp::get(
+                    key.as_str(),
+                    Some(GetOptions::new().with_revision(revision)),
+                )
+            });
+            let txn = Txn::new().and_then(gets.collect::<Vec<_>>());
+            let mut kv = self.kv();
+            let response = self
+                .run(async move { kv.txn(txn).await })
+                .map_err(|e| self.read_error(e, revision))?;
+            for op in response.op_responses() {
+                if let TxnOpResponse::Get(get) = op {
+                    for kv in get.kvs() {
+                        found.push(key_value(kv)?);
+                    }
+                }
+            }
         }
-        if let Some(rev) = request.revision {
-            options = options.with_revision(rev);
-        }
-        // etcd has no empty key: the smallest one is "\0".
-        let start = match request.start_key() {
-            "" => vec![0],
-            key => key.as_bytes().to_vec(),
-        };
-        let mut kv = self.kv();
-        let response = self
-            .run(async move { kv.get(start, Some(options)).await })
-            .map_err(|e| self.read_error(e, request.revision.unwrap_or(0)))?;
-        let revision = request
-            .revision
-            .map_or_else(|| header_revision(response.header()), Ok)?;
-        let kvs = response
-            .kvs()
-            .iter()
-            .map(key_value)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(RangeResponse {
-            more: response.more(),
-            count: usize::try_from(response.count()).unwrap_or(0),
-            kvs,
-            revision,
-        })
+        Ok(found)
     }
 
     fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {

@@ -9,6 +9,8 @@
 //! | operation | etcd shape |
 //! | --- | --- |
 //! | [`Storage::range`] | `Range(prefix, limit, from key, at revision)` |
+//! | [`Storage::range_keys`] | the same with `keys_only` |
+//! | [`Storage::get_all_at`] | `Txn(Range(key, at revision), ...)` |
 //! | [`Storage::create`] | `Txn(If mod_revision == 0, Put)` |
 //! | [`Storage::update`] | `Txn(If mod_revision == N, Put)` |
 //! | [`Storage::delete`] | `Txn(If mod_revision == N, Delete)` |
@@ -41,6 +43,9 @@ pub use delegate::Delegating;
 pub use error::StorageError;
 pub use kcel_stdlib::kubernetes::sharding::ShardSelector;
 pub use watch::{EventKind, ProgressRequester, Watch, WatchEvent};
+
+/// The most operations etcd accepts in one transaction by default (`--max-txn-ops`, 128).
+pub const MAX_TXN_OPS: usize = 128;
 
 /// A store-wide revision: the count of writes the store has committed. The first write gets
 /// revision 1; an empty store is at revision 0.
@@ -168,6 +173,16 @@ impl ShardedRange {
     pub fn whole(response: RangeResponse) -> Self {
         ShardedRange::split(response, |_| true)
     }
+
+    /// The range a whole read (every object kept) answers as [`Storage::range`] does.
+    pub fn into_range(self) -> RangeResponse {
+        RangeResponse {
+            kvs: self.kvs,
+            revision: self.revision,
+            more: self.more,
+            count: self.count,
+        }
+    }
 }
 
 /// The storage of the API server: etcd's key-value subset used by kube-apiserver.
@@ -212,6 +227,35 @@ pub trait Storage: Send + Sync {
     /// Fails with [`StorageError::Compacted`] below the compaction revision and
     /// [`StorageError::FutureRevision`] beyond the current one.
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError>;
+
+    /// [`Storage::range`] without the values: the same keys with their revisions and empty
+    /// values (etcd's `keys_only`), and the same `revision`, `more` and `count`. A watch cache
+    /// that holds the values at those revisions takes them from memory (a key's value at one
+    /// `mod_revision` never changes) and asks [`Storage::get_all_at`] for the rest. The default
+    /// reads the range and drops the values: only a remote store saves anything.
+    fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
+        let mut response = self.range(request)?;
+        for kv in &mut response.kvs {
+            kv.value = Vec::new();
+        }
+        Ok(response)
+    }
+
+    /// The live values of `keys` at `revision`, in the order of `keys` (a key without a live
+    /// value then is left out), in as few round trips as the backend can (etcd: one
+    /// transaction of gets per [`MAX_TXN_OPS`] keys). Fails like a read at `revision`. The
+    /// default gets each key.
+    fn get_all_at(
+        &self,
+        keys: &[String],
+        revision: Revision,
+    ) -> Result<Vec<KeyValue>, StorageError> {
+        let mut found = Vec::with_capacity(keys.len());
+        for key in keys {
+            found.extend(self.get(key, Some(revision))?.0);
+        }
+        Ok(found)
+    }
 
     /// [`Storage::range`] keeping the objects in `selector`'s shard: those, in order, and the
     /// last key the range examined (`count` and `more` describe the whole range, and a page's
