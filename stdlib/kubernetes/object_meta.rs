@@ -88,7 +88,7 @@ pub fn finalizer_names(object: &Json) -> Vec<&str> {
 
 /// What every kind's metadata validation checks beyond names and namespaces, for the kinds
 /// whose validation this library does not otherwise run: an object's owner references,
-/// finalizers and managed fields ([`Meta::errors_named`]'s last three parts), in its order.
+/// finalizers and managed fields (`Meta::errors_named`'s last three parts), in its order.
 pub fn reference_errors(object: &Json) -> Vec<FieldError> {
     let path = FieldPath::new("metadata");
     let mut errors = owner_references::errors(

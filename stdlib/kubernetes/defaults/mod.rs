@@ -1,9 +1,9 @@
 //! The field defaults of built-in kinds, as kube-apiserver's `SetDefaults_*` functions (and
 //! the declarative `+default` markers of k8s.io/api) give them when an object is decoded: a
 //! Namespace's name label, a Secret's type, a Service's type, session affinity and port
-//! protocols and target ports; a Pod's and every pod template's defaults ([`pod`]); the
-//! workloads of apps/v1 ([`apps`]: Deployment, ReplicaSet, StatefulSet, DaemonSet) and
-//! batch/v1 ([`batch`]: Job, CronJob). Feature gates are taken at their Kubernetes 1.37
+//! protocols and target ports; a Pod's and every pod template's defaults (`pod`); the
+//! workloads of apps/v1 (`apps`: Deployment, ReplicaSet, StatefulSet, DaemonSet) and
+//! batch/v1 (`batch`: Job, CronJob). Feature gates are taken at their Kubernetes 1.37
 //! defaults.
 //!
 //! Shared by the API server (objects it stores, and objects mutating admission policies
