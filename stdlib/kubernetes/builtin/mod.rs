@@ -253,7 +253,7 @@ impl BuiltinKind {
 }
 
 /// apimachinery's `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.
-fn path_segment_name(name: &str) -> Vec<String> {
+pub(crate) fn path_segment_name(name: &str) -> Vec<String> {
     if name == "." || name == ".." {
         return vec![format!("may not be '{name}'")];
     }

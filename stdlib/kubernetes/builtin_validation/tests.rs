@@ -143,3 +143,131 @@ fn config_map_total_size() {
     let binary = json!({"data": {"a": half}, "binaryData": {"b": bytes}});
     assert!(texts("", "ConfigMap", binary).is_empty());
 }
+
+// kubernetes pkg/apis/rbac/validation/validation.go: ValidatePolicyRule's texts, a namespaced
+// rule with non-resource URLs, a ClusterRole's empty aggregation rule.
+#[test]
+fn rbac_roles_and_their_rules() {
+    let role = json!({"rules": [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]},
+        {"apiGroups": [""]},
+        {"verbs": ["get"], "nonResourceURLs": ["/healthz"], "resources": ["pods"]},
+    ]});
+    assert_eq!(
+        texts("rbac.authorization.k8s.io", "Role", role.clone()),
+        [
+            "rules[1].verbs: Required value: verbs must contain at least one value",
+            "rules[1].resources: Required value: resource rules must supply at least one resource",
+            "rules[2].nonResourceURLs: Invalid value: [\"/healthz\"]: namespaced rules cannot apply to non-resource URLs",
+            "rules[2].nonResourceURLs: Invalid value: [\"/healthz\"]: rules cannot apply to both regular resources and non-resource URLs",
+        ]
+    );
+    assert_eq!(
+        texts("rbac.authorization.k8s.io", "ClusterRole", role),
+        [
+            "rules[1].verbs: Required value: verbs must contain at least one value",
+            "rules[1].resources: Required value: resource rules must supply at least one resource",
+            "rules[2].nonResourceURLs: Invalid value: [\"/healthz\"]: rules cannot apply to both regular resources and non-resource URLs",
+        ]
+    );
+    let aggregated = json!({"aggregationRule": {"clusterRoleSelectors": []}});
+    assert_eq!(
+        texts("rbac.authorization.k8s.io", "ClusterRole", aggregated),
+        [
+            "aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil"
+        ]
+    );
+    let urls = json!({"rules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]});
+    assert!(texts("rbac.authorization.k8s.io", "ClusterRole", urls).is_empty());
+}
+
+// ValidateRoleBinding / ValidateClusterRoleBinding, ValidateRoleBindingSubject, and the
+// update rule `cannot change roleRef` (ValidateRoleBindingUpdate).
+#[test]
+fn rbac_bindings_and_their_role_references() {
+    let rb = |role_ref: serde_json::Value, subjects: serde_json::Value| json!({"roleRef": role_ref, "subjects": subjects});
+    let good = rb(
+        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"}),
+        json!([{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "jane"},
+               {"kind": "ServiceAccount", "name": "default"}]),
+    );
+    assert!(texts("rbac.authorization.k8s.io", "RoleBinding", good.clone()).is_empty());
+    assert_eq!(
+        texts(
+            "rbac.authorization.k8s.io",
+            "ClusterRoleBinding",
+            good.clone()
+        ),
+        [
+            "roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\"",
+            "subjects[1].namespace: Required value",
+        ]
+    );
+    let bad = rb(
+        json!({"apiGroup": "x", "kind": "Thing", "name": "a/b"}),
+        json!([{"kind": "Robot", "name": ""}, {"kind": "ServiceAccount", "name": "Bad_Name",
+                "apiGroup": "v1"}]),
+    );
+    assert_eq!(
+        texts("rbac.authorization.k8s.io", "RoleBinding", bad),
+        [
+            "roleRef.apiGroup: Unsupported value: \"x\": supported values: \"rbac.authorization.k8s.io\"",
+            "roleRef.kind: Unsupported value: \"Thing\": supported values: \"Role\", \"ClusterRole\"",
+            "roleRef.name: Invalid value: \"a/b\": may not contain '/'",
+            "subjects[0].name: Required value",
+            "subjects[0].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\"",
+            "subjects[1].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            "subjects[1].apiGroup: Unsupported value: \"v1\": supported values: \"\"",
+        ]
+    );
+    let mut changed = good.clone();
+    changed["roleRef"]["name"] = json!("other");
+    let errors: Vec<String> = validate(
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        &changed,
+        Some(&good),
+        Vec::new(),
+    )
+    .iter()
+    .map(ToString::to_string)
+    .collect();
+    assert_eq!(
+        errors,
+        [
+            "roleRef: Invalid value: {\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Role\",\"name\":\"other\"}: cannot change roleRef"
+        ]
+    );
+    assert!(
+        validate(
+            "rbac.authorization.k8s.io",
+            "RoleBinding",
+            &good,
+            Some(&good),
+            Vec::new()
+        )
+        .is_empty()
+    );
+}
+
+// kubernetes pkg/apis/autoscaling/validation: validateHorizontalPodAutoscalerSpec's replica
+// bounds and ValidateCrossVersionObjectReference.
+#[test]
+fn horizontal_pod_autoscaler_bounds_and_target() {
+    assert_eq!(
+        texts(
+            "autoscaling",
+            "HorizontalPodAutoscaler",
+            json!({"spec": {"minReplicas": 2}})
+        ),
+        [
+            "spec.maxReplicas: Invalid value: 0: must be greater than 0",
+            "spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`",
+            "spec.scaleTargetRef.kind: Required value",
+            "spec.scaleTargetRef.name: Required value",
+        ]
+    );
+    let good = json!({"spec": {"minReplicas": 1, "maxReplicas": 3,
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}});
+    assert!(texts("autoscaling", "HorizontalPodAutoscaler", good).is_empty());
+}

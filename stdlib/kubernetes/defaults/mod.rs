@@ -3,7 +3,9 @@
 //! Namespace's name label, a Secret's type, a Service's type, session affinity and port
 //! protocols and target ports; a Pod's and every pod template's defaults (`pod`); the
 //! workloads of apps/v1 (`apps`: Deployment, ReplicaSet, StatefulSet, DaemonSet) and
-//! batch/v1 (`batch`: Job, CronJob). Feature gates are taken at their Kubernetes 1.37
+//! batch/v1 (`batch`: Job, CronJob); PersistentVolumes and PersistentVolumeClaims
+//! (`volumes`); autoscaling/v2 HorizontalPodAutoscalers (`autoscaling`); the RBAC bindings'
+//! role references and subjects (`rbac`). Feature gates are taken at their Kubernetes 1.37
 //! defaults.
 //!
 //! Shared by the API server (objects it stores, and objects mutating admission policies
@@ -23,9 +25,12 @@
 //! ```
 
 mod apps;
+mod autoscaling;
 mod batch;
 mod image;
 mod pod;
+mod rbac;
+mod volumes;
 
 use serde_json::{Map, Value, json};
 
@@ -40,6 +45,12 @@ pub fn apply(api_version: &str, kind: &str, object: &mut Map<String, Value>) {
         }
         ("v1", "Service") => default_service(object),
         ("v1", "Pod") => pod::pod(object),
+        ("v1", "PersistentVolume") => volumes::persistent_volume(object),
+        ("v1", "PersistentVolumeClaim") => volumes::persistent_volume_claim(object),
+        ("autoscaling/v2", "HorizontalPodAutoscaler") => {
+            autoscaling::horizontal_pod_autoscaler(object)
+        }
+        ("rbac.authorization.k8s.io/v1", kind) => rbac::apply(kind, object),
         ("apps/v1", kind) => apps::apply(kind, object),
         ("batch/v1", kind) => batch::apply(kind, object),
         _ => {}

@@ -360,3 +360,95 @@ fn empty_strings_are_unset() {
         "IfNotPresent"
     );
 }
+
+// kubernetes pkg/apis/core/v1/defaults.go: SetDefaults_PersistentVolume,
+// SetDefaults_PersistentVolumeClaim(Spec), SetDefaults_HostPathVolumeSource.
+#[test]
+fn persistent_volumes_and_claims() {
+    let pv = defaulted(
+        "v1",
+        "PersistentVolume",
+        json!({"spec": {"capacity": {"storage": "1Gi"}, "hostPath": {"path": "/data"}}}),
+    );
+    assert_eq!(pv["status"], json!({"phase": "Pending"}));
+    assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    assert_eq!(pv["spec"]["volumeMode"], "Filesystem");
+    assert_eq!(pv["spec"]["hostPath"], json!({"path": "/data", "type": ""}));
+    assert!(pv["spec"].get("emptyDir").is_none());
+    let kept = defaulted(
+        "v1",
+        "PersistentVolume",
+        json!({"spec": {"persistentVolumeReclaimPolicy": "Delete", "volumeMode": "Block"}}),
+    );
+    assert_eq!(kept["spec"]["persistentVolumeReclaimPolicy"], "Delete");
+    assert_eq!(kept["spec"]["volumeMode"], "Block");
+    let pvc = defaulted(
+        "v1",
+        "PersistentVolumeClaim",
+        json!({"spec": {"accessModes": ["ReadWriteOnce"]}}),
+    );
+    assert_eq!(pvc["spec"]["volumeMode"], "Filesystem");
+    assert_eq!(pvc["status"], json!({"phase": "Pending"}));
+}
+
+// kubernetes pkg/apis/autoscaling/v2/defaults.go: SetDefaults_HorizontalPodAutoscaler and
+// the behavior's generated rules (copyHPAScalingRules keeps what is given).
+#[test]
+fn horizontal_pod_autoscalers() {
+    let hpa = defaulted(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        json!({"spec": {"maxReplicas": 3}}),
+    );
+    assert_eq!(hpa["spec"]["minReplicas"], 1);
+    assert_eq!(
+        hpa["spec"]["metrics"],
+        json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 80}}}])
+    );
+    assert!(hpa["spec"].get("behavior").is_none());
+    let hpa = defaulted(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        json!({"spec": {"minReplicas": 2, "metrics": [{"type": "Pods"}],
+            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60, "policies": []}}}}),
+    );
+    assert_eq!(hpa["spec"]["minReplicas"], 2);
+    assert_eq!(hpa["spec"]["metrics"], json!([{"type": "Pods"}]));
+    assert_eq!(
+        hpa["spec"]["behavior"],
+        json!({
+            "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+                {"type": "Pods", "value": 4, "periodSeconds": 15},
+                {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+            "scaleDown": {"stabilizationWindowSeconds": 60, "selectPolicy": "Max", "policies": []},
+        })
+    );
+}
+
+// kubernetes pkg/apis/rbac/v1/defaults.go: SetDefaults_RoleBinding, SetDefaults_Subject.
+#[test]
+fn rbac_bindings() {
+    let rb = defaulted(
+        "rbac.authorization.k8s.io/v1",
+        "RoleBinding",
+        json!({"roleRef": {"kind": "Role", "name": "r"}, "subjects": [
+            {"kind": "User", "name": "u"}, {"kind": "Group", "name": "g"},
+            {"kind": "ServiceAccount", "name": "sa"}, {"kind": "User", "name": "v", "apiGroup": "x"}]}),
+    );
+    assert_eq!(rb["roleRef"]["apiGroup"], "rbac.authorization.k8s.io");
+    let groups: Vec<_> = (0..4)
+        .map(|i| rb["subjects"][i].get("apiGroup").cloned())
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            Some(json!("rbac.authorization.k8s.io")),
+            Some(json!("rbac.authorization.k8s.io")),
+            None,
+            Some(json!("x")),
+        ]
+    );
+    let role = defaulted("rbac.authorization.k8s.io/v1", "Role", json!({"rules": []}));
+    assert_eq!(role, json!({"rules": []}));
+}
