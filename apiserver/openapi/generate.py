@@ -23,9 +23,14 @@ import sys
 SERVED = {
     "api/v1": [
         "namespaces", "configmaps", "secrets", "services", "serviceaccounts", "events", "pods",
+        "persistentvolumes", "persistentvolumeclaims",
     ],
     "apis/apps/v1": ["daemonsets", "deployments", "replicasets", "statefulsets"],
-    "apis/batch/v1": ["jobs"],
+    "apis/autoscaling/v2": ["horizontalpodautoscalers"],
+    "apis/batch/v1": ["jobs", "cronjobs"],
+    "apis/rbac.authorization.k8s.io/v1": [
+        "clusterrolebindings", "clusterroles", "rolebindings", "roles",
+    ],
     "apis/coordination.k8s.io/v1": ["leases"],
     "apis/apiextensions.k8s.io/v1": ["customresourcedefinitions"],
     "apis/admissionregistration.k8s.io/v1": [

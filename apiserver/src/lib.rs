@@ -34,6 +34,7 @@ pub mod negotiate;
 pub mod object;
 pub mod openapi;
 pub mod patch;
+pub mod persistent_volumes;
 pub mod pki;
 pub mod propagation;
 pub mod protobuf;

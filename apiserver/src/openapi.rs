@@ -17,8 +17,16 @@ const SOURCES: &[(&str, &[u8])] = &[
         include_bytes!("../openapi/apis__apps__v1_openapi.json"),
     ),
     (
+        "apis/autoscaling/v2",
+        include_bytes!("../openapi/apis__autoscaling__v2_openapi.json"),
+    ),
+    (
         "apis/batch/v1",
         include_bytes!("../openapi/apis__batch__v1_openapi.json"),
+    ),
+    (
+        "apis/rbac.authorization.k8s.io/v1",
+        include_bytes!("../openapi/apis__rbac.authorization.k8s.io__v1_openapi.json"),
     ),
     (
         "apis/coordination.k8s.io/v1",

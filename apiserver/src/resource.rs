@@ -155,6 +155,30 @@ pub const PODS: Resource = Resource {
     ..CONFIGMAPS
 };
 
+/// v1 PersistentVolume (cluster-scoped; no volume controller binds it: it stays
+/// `Pending`).
+pub const PERSISTENTVOLUMES: Resource = Resource {
+    plural: "persistentvolumes",
+    singular: "persistentvolume",
+    kind: "PersistentVolume",
+    list_kind: "PersistentVolumeList",
+    namespaced: false,
+    short_names: &["pv"],
+    status: true,
+    ..CONFIGMAPS
+};
+
+/// v1 PersistentVolumeClaim (no volume controller binds it: it stays `Pending`).
+pub const PERSISTENTVOLUMECLAIMS: Resource = Resource {
+    plural: "persistentvolumeclaims",
+    singular: "persistentvolumeclaim",
+    kind: "PersistentVolumeClaim",
+    list_kind: "PersistentVolumeClaimList",
+    short_names: &["pvc"],
+    status: true,
+    ..CONFIGMAPS
+};
+
 /// apps/v1 Deployment.
 pub const DEPLOYMENTS: Resource = Resource {
     group: "apps",
@@ -209,6 +233,72 @@ pub const JOBS: Resource = Resource {
     short_names: &[],
     status: true,
     ..CONFIGMAPS
+};
+
+/// batch/v1 CronJob (stored and validated; no controller starts its jobs).
+pub const CRONJOBS: Resource = Resource {
+    plural: "cronjobs",
+    singular: "cronjob",
+    kind: "CronJob",
+    list_kind: "CronJobList",
+    short_names: &["cj"],
+    ..JOBS
+};
+
+/// autoscaling/v2 HorizontalPodAutoscaler (the preferred version; autoscaling/v1, which
+/// kube-apiserver also serves, is not: its conversion is not implemented). No controller
+/// scales anything.
+pub const HORIZONTALPODAUTOSCALERS: Resource = Resource {
+    group: "autoscaling",
+    version: "v2",
+    plural: "horizontalpodautoscalers",
+    singular: "horizontalpodautoscaler",
+    kind: "HorizontalPodAutoscaler",
+    list_kind: "HorizontalPodAutoscalerList",
+    short_names: &["hpa"],
+    status: true,
+    ..CONFIGMAPS
+};
+
+/// rbac.authorization.k8s.io/v1 Role (stored and validated; the server's authorizer does
+/// not read RBAC objects).
+pub const ROLES: Resource = Resource {
+    group: "rbac.authorization.k8s.io",
+    plural: "roles",
+    singular: "role",
+    kind: "Role",
+    list_kind: "RoleList",
+    short_names: &[],
+    ..CONFIGMAPS
+};
+
+/// rbac.authorization.k8s.io/v1 RoleBinding.
+pub const ROLEBINDINGS: Resource = Resource {
+    plural: "rolebindings",
+    singular: "rolebinding",
+    kind: "RoleBinding",
+    list_kind: "RoleBindingList",
+    ..ROLES
+};
+
+/// rbac.authorization.k8s.io/v1 ClusterRole (cluster-scoped).
+pub const CLUSTERROLES: Resource = Resource {
+    plural: "clusterroles",
+    singular: "clusterrole",
+    kind: "ClusterRole",
+    list_kind: "ClusterRoleList",
+    namespaced: false,
+    ..ROLES
+};
+
+/// rbac.authorization.k8s.io/v1 ClusterRoleBinding (cluster-scoped).
+pub const CLUSTERROLEBINDINGS: Resource = Resource {
+    plural: "clusterrolebindings",
+    singular: "clusterrolebinding",
+    kind: "ClusterRoleBinding",
+    list_kind: "ClusterRoleBindingList",
+    namespaced: false,
+    ..ROLES
 };
 
 /// coordination.k8s.io/v1 Lease.
@@ -288,11 +378,19 @@ pub const SERVED: &[Resource] = &[
     SERVICEACCOUNTS,
     EVENTS,
     PODS,
+    PERSISTENTVOLUMES,
+    PERSISTENTVOLUMECLAIMS,
     DAEMONSETS,
     DEPLOYMENTS,
     REPLICASETS,
     STATEFULSETS,
+    HORIZONTALPODAUTOSCALERS,
+    CRONJOBS,
     JOBS,
+    CLUSTERROLEBINDINGS,
+    CLUSTERROLES,
+    ROLEBINDINGS,
+    ROLES,
     VALIDATINGADMISSIONPOLICIES,
     VALIDATINGADMISSIONPOLICYBINDINGS,
     MUTATINGADMISSIONPOLICIES,
@@ -341,5 +439,14 @@ mod tests {
         assert_eq!(built_in("", "v1", "configmaps"), Some(&CONFIGMAPS));
         assert_eq!(built_in("", "v1", "pods"), Some(&PODS));
         assert_eq!(built_in("", "v1", "nodes"), None);
+        assert_eq!(
+            built_in("autoscaling", "v2", "horizontalpodautoscalers"),
+            Some(&HORIZONTALPODAUTOSCALERS)
+        );
+        assert_eq!(
+            built_in("autoscaling", "v1", "horizontalpodautoscalers"),
+            None
+        );
+        assert!(!CLUSTERROLES.namespaced && ROLES.namespaced && !PERSISTENTVOLUMES.namespaced);
     }
 }

@@ -8,7 +8,11 @@
 //! - the empty status of a ReplicaSet, StatefulSet, DaemonSet or Job, as encoded from Go's
 //!   zero values (the counters without `omitempty` show as `0`);
 //! - a Job's generated selector and pod labels unless `spec.manualSelector`
-//!   (`pkg/registry/batch/job` `generateSelector`).
+//!   (`pkg/registry/batch/job` `generateSelector`);
+//! - the empty status of a CronJob (`pkg/registry/batch/cronjob` `PrepareForCreate`) and
+//!   of an autoscaling/v2 HorizontalPodAutoscaler (`pkg/registry/autoscaling/
+//!   horizontalpodautoscaler` `PrepareForCreate`: `desiredReplicas` has no `omitempty`,
+//!   nor has `currentMetrics`, a nil list).
 //!
 //! And on a Pod's `/status` write, what `podStatusStrategy.PrepareForUpdate` keeps: the QoS
 //! class, immutable once set at creation, when the new status has none.
@@ -30,6 +34,10 @@ pub fn prepare_for_create(resource: &Resource, object: &mut Object) {
             "desiredNumberScheduled": 0,
             "numberReady": 0,
         }),
+        ("batch", "CronJob") => json!({}),
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            json!({"currentMetrics": null, "desiredReplicas": 0})
+        }
         ("batch", "Job") => {
             if object
                 .get("spec")
@@ -140,7 +148,7 @@ fn object_entry<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource::{DAEMONSETS, JOBS, PODS};
+    use crate::resource::{CRONJOBS, DAEMONSETS, HORIZONTALPODAUTOSCALERS, JOBS, PODS};
 
     fn object(value: Value) -> Object {
         serde_json::from_value(value).unwrap()
@@ -210,5 +218,14 @@ mod tests {
         let mut ds = object(json!({"spec": {}}));
         prepare_for_create(&DAEMONSETS, &mut ds);
         assert_eq!(ds["status"]["numberMisscheduled"], 0);
+        let mut hpa = object(json!({"spec": {}, "status": {"currentReplicas": 9}}));
+        prepare_for_create(&HORIZONTALPODAUTOSCALERS, &mut hpa);
+        assert_eq!(
+            hpa["status"],
+            json!({"currentMetrics": null, "desiredReplicas": 0})
+        );
+        let mut cron = object(json!({"status": {"active": [{"name": "x"}]}}));
+        prepare_for_create(&CRONJOBS, &mut cron);
+        assert_eq!(cron["status"], json!({}));
     }
 }

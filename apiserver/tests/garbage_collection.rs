@@ -268,7 +268,7 @@ async fn dependents_of_missing_owners_are_collected_and_solid_owners_keep_them()
     dependent(
         &server,
         "unresolved",
-        vec![json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "name": "p", "uid": "u"})],
+        vec![json!({"apiVersion": "v1", "kind": "ReplicationController", "name": "p", "uid": "u"})],
         &[],
     )
     .await;

@@ -131,7 +131,9 @@ async fn legacy_discovery_lists_configmaps() {
         groups,
         [
             "apps",
+            "autoscaling",
             "batch",
+            "rbac.authorization.k8s.io",
             "admissionregistration.k8s.io",
             "apiextensions.k8s.io",
             "coordination.k8s.io"

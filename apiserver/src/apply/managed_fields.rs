@@ -311,6 +311,18 @@ fn zero_object(resource: &Resource) -> Value {
             "metadata": {"creationTimestamp": null},
             "spec": {"containers": null}}}, "status": {}}),
         "Pod" => json!({"spec": {"containers": null}, "status": {}}),
+        "CronJob" => json!({"spec": {"schedule": "", "jobTemplate": {
+            "metadata": {"creationTimestamp": null},
+            "spec": {"template": {"metadata": {"creationTimestamp": null},
+                "spec": {"containers": null}}}}}, "status": {}}),
+        "HorizontalPodAutoscaler" => json!({"spec": {"scaleTargetRef": {"kind": "", "name": ""},
+            "maxReplicas": 0}, "status": {"currentMetrics": null, "desiredReplicas": 0}}),
+        "PersistentVolume" => json!({"spec": {}, "status": {}}),
+        "PersistentVolumeClaim" => json!({"spec": {"resources": {}}, "status": {}}),
+        "Role" | "ClusterRole" => json!({"rules": null}),
+        "RoleBinding" | "ClusterRoleBinding" => {
+            json!({"roleRef": {"apiGroup": "", "kind": "", "name": ""}})
+        }
         "Service" => json!({"spec": {}, "status": {"loadBalancer": {}}}),
         "Namespace" => json!({"spec": {}, "status": {}}),
         "Lease" => json!({"spec": {}}),

@@ -32,9 +32,15 @@ fn aggregated_response(items: Vec<Value>) -> Response {
 /// The categories of a built-in resource: upstream's `all`, as far as the served kinds go.
 fn categories(resource: &Resource) -> &'static [&'static str] {
     match resource.kind {
-        "Pod" | "Service" | "DaemonSet" | "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" => {
-            &["all"]
-        }
+        "Pod"
+        | "Service"
+        | "DaemonSet"
+        | "Deployment"
+        | "ReplicaSet"
+        | "StatefulSet"
+        | "HorizontalPodAutoscaler"
+        | "Job"
+        | "CronJob" => &["all"],
         _ => &[],
     }
 }

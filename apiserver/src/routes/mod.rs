@@ -325,8 +325,8 @@ mod tests {
     async fn unknown_resources_and_paths_are_not_found() {
         let app = app();
         for uri in [
-            "/api/v1/namespaces/default/persistentvolumeclaims",
-            "/api/v1/namespaces/default/persistentvolumeclaims/x",
+            "/api/v1/namespaces/default/replicationcontrollers",
+            "/api/v1/namespaces/default/replicationcontrollers/x",
             "/api/v1/nodes",
             "/api/v2",
             "/apis/autoscaling/v1",
@@ -342,7 +342,7 @@ mod tests {
                 "{uri}"
             );
         }
-        let path = "/api/v1/namespaces/default/persistentvolumeclaims/x";
+        let path = "/api/v1/namespaces/default/replicationcontrollers/x";
         let (code, _) = call(&app, "PATCH", path, None).await;
         assert_eq!(code, 404);
     }

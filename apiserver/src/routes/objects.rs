@@ -540,9 +540,11 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
 /// print (types, phases, namespace finalizers).
 /// What upstream's create strategies set after the field manager has run (so no manager
 /// owns it): a namespace's `kubernetes` finalizer and phase; the workloads' statuses and a
-/// Job's selector ([`crate::workloads::prepare_for_create`]).
+/// Job's selector ([`crate::workloads::prepare_for_create`]); the volumes' and claims'
+/// `Pending` statuses ([`crate::persistent_volumes::prepare_for_create`]).
 fn prepare_for_create(resource: &Resource, object: &mut Object) {
     crate::workloads::prepare_for_create(resource, object);
+    crate::persistent_volumes::prepare_for_create(resource, object);
     if resource.kind == "Namespace" {
         let spec = object
             .entry("spec")

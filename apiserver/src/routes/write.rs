@@ -560,6 +560,8 @@ pub(crate) fn has_generation(resource: &Resource) -> bool {
             | "StatefulSet"
             | "DaemonSet"
             | "Job"
+            | "CronJob"
+            | "HorizontalPodAutoscaler"
             | "Service"
             | "ValidatingAdmissionPolicy"
             | "ValidatingAdmissionPolicyBinding"

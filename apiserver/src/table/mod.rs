@@ -2,7 +2,10 @@
 //! (kubernetes/kubernetes `pkg/printers/internalversion`), so that `kubectl get` prints as it
 //! does against upstream. Columns of priority 1 are the ones `-o wide` adds.
 
+mod autoscaling;
 mod pod;
+mod rbac;
+mod volumes;
 
 use serde_json::{Map, Value, json};
 
@@ -98,6 +101,62 @@ fn columns(kind: &str) -> Vec<Column> {
             s("Images", 1),
             s("Selector", 1),
         ],
+        "CronJob" => vec![
+            NAME,
+            s("Schedule", 0),
+            s("Timezone", 0),
+            Column("Suspend", "boolean", "", 0),
+            Column("Active", "integer", "", 0),
+            s("Last Schedule", 0),
+            AGE,
+            s("Containers", 1),
+            s("Images", 1),
+            s("Selector", 1),
+        ],
+        "HorizontalPodAutoscaler" => vec![
+            NAME,
+            s("Reference", 0),
+            s("Targets", 0),
+            s("MinPods", 0),
+            s("MaxPods", 0),
+            s("Replicas", 0),
+            AGE,
+        ],
+        "PersistentVolume" => vec![
+            NAME,
+            s("Capacity", 0),
+            s("Access Modes", 0),
+            s("Reclaim Policy", 0),
+            s("Status", 0),
+            s("Claim", 0),
+            s("StorageClass", 0),
+            s("VolumeAttributesClass", 0),
+            s("Reason", 0),
+            AGE,
+            s("VolumeMode", 1),
+        ],
+        "PersistentVolumeClaim" => vec![
+            NAME,
+            s("Status", 0),
+            s("Volume", 0),
+            s("Capacity", 0),
+            s("Access Modes", 0),
+            s("StorageClass", 0),
+            s("VolumeAttributesClass", 0),
+            AGE,
+            s("VolumeMode", 1),
+        ],
+        "RoleBinding" | "ClusterRoleBinding" => vec![
+            NAME,
+            s("Role", 0),
+            AGE,
+            s("Users", 1),
+            s("Groups", 1),
+            s("ServiceAccounts", 1),
+        ],
+        // No printer of their own: the default table convertor's columns
+        // (k8s.io/apiserver `rest.DefaultTableConvertor`).
+        "Role" | "ClusterRole" => vec![NAME, Column("Created At", "date", "", 0)],
         "Lease" => vec![NAME, s("Holder", 0), AGE],
         "CustomResourceDefinition" => vec![NAME, Column("Created At", "date", "", 0)],
         _ => vec![NAME, AGE],
@@ -384,6 +443,46 @@ fn job_duration(o: &Object) -> String {
     }
 }
 
+/// A CronJob's row (`printCronJob`): its schedule, time zone (`<none>`), `suspend` as
+/// `True`/`False` (`<unset>`), active jobs, the time since the last schedule (`<none>`),
+/// and its job template's containers, images and selector (`<none>`).
+fn cron_job(o: &Object) -> Vec<Value> {
+    let or = |value: &Value, none: &str| value.as_str().unwrap_or(none).to_owned();
+    let suspend = match get(o, &["spec", "suspend"]).as_bool() {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    let last = match get(o, &["status", "lastScheduleTime"]).as_str() {
+        Some(t) => since(t),
+        None => "<none>".to_owned(),
+    };
+    let job = get(o, &["spec", "jobTemplate", "spec"]);
+    let listed = |field: &str| {
+        job["template"]["spec"]["containers"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|c| c.get(field).and_then(Value::as_str).unwrap_or(""))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_default()
+    };
+    vec![
+        name(o),
+        Value::from(text(o, &["spec", "schedule"])),
+        Value::from(or(get(o, &["spec", "timeZone"]), "<none>")),
+        Value::from(suspend),
+        Value::from(len(o, &["status", "active"])),
+        Value::from(last),
+        age(o),
+        Value::from(listed("name")),
+        Value::from(listed("image")),
+        Value::from(or_none(label_selector_text(&job["selector"]))),
+    ]
+}
+
 fn cells(kind: &str, o: &Object) -> Vec<Value> {
     match kind {
         "Namespace" => vec![name(o), Value::from(text(o, &["status", "phase"])), age(o)],
@@ -498,6 +597,33 @@ fn cells(kind: &str, o: &Object) -> Vec<Value> {
             Value::from(containers(o, "name")),
             Value::from(containers(o, "image")),
             Value::from(label_selector_text(get(o, &["spec", "selector"]))),
+        ],
+        "CronJob" => cron_job(o),
+        "HorizontalPodAutoscaler" => {
+            let target = |f: &str| text(o, &["spec", "scaleTargetRef", f]).to_owned();
+            let min = match get(o, &["spec", "minReplicas"]).as_i64() {
+                Some(n) => n.to_string(),
+                None => "<unset>".to_owned(),
+            };
+            vec![
+                name(o),
+                Value::from(format!("{}/{}", target("kind"), target("name"))),
+                Value::from(autoscaling::targets(
+                    get(o, &["spec", "metrics"]),
+                    get(o, &["status", "currentMetrics"]),
+                )),
+                Value::from(min),
+                Value::from(int(o, &["spec", "maxReplicas"])),
+                Value::from(int(o, &["status", "currentReplicas"])),
+                age(o),
+            ]
+        }
+        "PersistentVolume" => volumes::persistent_volume(o),
+        "PersistentVolumeClaim" => volumes::persistent_volume_claim(o),
+        "RoleBinding" | "ClusterRoleBinding" => rbac::binding(o),
+        "Role" | "ClusterRole" => vec![
+            name(o),
+            Value::from(text(o, &["metadata", "creationTimestamp"])),
         ],
         "Lease" => vec![
             name(o),

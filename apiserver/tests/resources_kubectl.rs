@@ -1,0 +1,395 @@
+//! Real kubectl 1.37 against the kinds served without a controller or an authorizer behind
+//! them: the RBAC kinds (stored and validated; the server's authorizer keeps its own rules
+//! and does not read them), PersistentVolumes and PersistentVolumeClaims (they stay
+//! `Pending`, unbound), CronJobs (no job is started) and autoscaling/v2
+//! HorizontalPodAutoscalers (nothing is scaled): `create`, `apply`, `get` with upstream's
+//! columns, the defaults, the validation errors, `api-resources`. Without kubectl the tests
+//! skip visibly (and fail under `CI=true`).
+
+mod support;
+
+use support::Kubectl;
+
+/// The rows of kubectl's table output, each split into its columns (empty cells vanish).
+fn rows(output: &str) -> Vec<Vec<String>> {
+    output
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_owned).collect())
+        .collect()
+}
+
+/// The `kubectl api-resources --no-headers` row of `name`.
+fn api_resource(k: &Kubectl, name: &str) -> Vec<String> {
+    let all = k.ok(&["api-resources", "--no-headers"]);
+    rows(&all)
+        .into_iter()
+        .find(|r| r[0] == name)
+        .unwrap_or_else(|| panic!("{name} in {all}"))
+}
+
+#[test]
+fn rbac_kinds_through_kubectl() {
+    let Some(k) = Kubectl::start("rbac_kinds_through_kubectl") else {
+        return;
+    };
+    // kubectl's generators (protobuf bodies).
+    assert_eq!(
+        k.ok(&[
+            "create",
+            "role",
+            "pod-reader",
+            "--verb=get,list",
+            "--resource=pods"
+        ]),
+        "role.rbac.authorization.k8s.io/pod-reader created\n"
+    );
+    assert_eq!(
+        k.ok(&[
+            "create",
+            "clusterrole",
+            "viewer",
+            "--verb=get",
+            "--resource=configmaps"
+        ]),
+        "clusterrole.rbac.authorization.k8s.io/viewer created\n"
+    );
+    assert_eq!(
+        k.ok(&[
+            "create",
+            "rolebinding",
+            "readers",
+            "--role=pod-reader",
+            "--user=jane",
+            "--serviceaccount=default:robot",
+        ]),
+        "rolebinding.rbac.authorization.k8s.io/readers created\n"
+    );
+    assert_eq!(
+        k.ok(&[
+            "create",
+            "clusterrolebinding",
+            "viewers",
+            "--clusterrole=viewer",
+            "--group=devs"
+        ]),
+        "clusterrolebinding.rbac.authorization.k8s.io/viewers created\n"
+    );
+    // Roles have no printer: the default table (NAME, CREATED AT).
+    let roles = rows(&k.ok(&["get", "roles"]));
+    assert_eq!(roles[0], ["NAME", "CREATED", "AT"]);
+    assert_eq!(roles[1][0], "pod-reader");
+    assert!(roles[1][1].ends_with('Z'), "{roles:?}");
+    assert_eq!(rows(&k.ok(&["get", "clusterroles"]))[1][0], "viewer");
+    // printRoleBinding: ROLE as kind/name; -o wide adds the subjects by kind.
+    let bindings = rows(&k.ok(&["get", "rolebindings", "-o", "wide"]));
+    assert_eq!(
+        bindings[0],
+        ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]
+    );
+    assert_eq!(bindings[1][..2], ["readers", "Role/pod-reader"]);
+    assert_eq!(bindings[1][3..], ["jane", "default/robot"]);
+    let cluster = rows(&k.ok(&["get", "clusterrolebindings", "-o", "wide"]));
+    assert_eq!(cluster[1][..2], ["viewers", "ClusterRole/viewer"]);
+    assert_eq!(cluster[1][3..], ["devs"]);
+    // SetDefaults_RoleBinding and SetDefaults_Subject, on a manifest that leaves them out.
+    let binding = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: applied}
+roleRef: {kind: ClusterRole, name: viewer}
+subjects:
+- {kind: User, name: joe}
+- {kind: ServiceAccount, name: robot, namespace: default}
+";
+    assert_eq!(
+        k.applied(binding),
+        "rolebinding.rbac.authorization.k8s.io/applied created\n"
+    );
+    let got = k.json(&["get", "rolebinding", "applied"]);
+    assert_eq!(got["roleRef"]["apiGroup"], "rbac.authorization.k8s.io");
+    assert_eq!(got["subjects"][0]["apiGroup"], "rbac.authorization.k8s.io");
+    assert!(got["subjects"][1].get("apiGroup").is_none(), "{got}");
+    // ValidateRoleBindingUpdate: the role reference cannot change.
+    let changed = binding.replace("name: viewer", "name: other");
+    let ran = k.apply(&changed);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr.contains(
+            "The RoleBinding \"applied\" is invalid: roleRef: Invalid value: \
+             {\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"other\"}: \
+             cannot change roleRef"
+        ),
+        "{ran:?}"
+    );
+    // ValidatePolicyRule.
+    let bad = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: bad}
+rules:
+- apiGroups: ['']
+  resources: [pods]
+- verbs: [get]
+  nonResourceURLs: [/healthz]
+";
+    let ran = k.apply(bad);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr.contains(
+            "The Role \"bad\" is invalid: \n* rules[0].verbs: Required value: verbs must contain \
+             at least one value\n* rules[1].nonResourceURLs: Invalid value: [\"/healthz\"]: \
+             namespaced rules cannot apply to non-resource URLs"
+        ),
+        "{ran:?}"
+    );
+    // Discovery: no short names, cluster-scoped ClusterRoles and ClusterRoleBindings.
+    assert_eq!(
+        api_resource(&k, "clusterroles"),
+        [
+            "clusterroles",
+            "rbac.authorization.k8s.io/v1",
+            "false",
+            "ClusterRole"
+        ]
+    );
+    assert_eq!(
+        api_resource(&k, "rolebindings"),
+        [
+            "rolebindings",
+            "rbac.authorization.k8s.io/v1",
+            "true",
+            "RoleBinding"
+        ]
+    );
+    assert_eq!(
+        k.ok(&["delete", "clusterrole", "viewer"]),
+        "clusterrole.rbac.authorization.k8s.io \"viewer\" deleted\n"
+    );
+}
+
+#[test]
+fn persistent_volumes_and_claims_through_kubectl() {
+    let Some(k) = Kubectl::start("persistent_volumes_and_claims_through_kubectl") else {
+        return;
+    };
+    let manifests = "\
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv1}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce, ReadOnlyMany]
+  storageClassName: slow
+  hostPath: {path: /data}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: claim}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+";
+    assert_eq!(
+        k.ok_stdin(&["apply", "-f", "-"], manifests),
+        "persistentvolume/pv1 created\npersistentvolumeclaim/claim created\n"
+    );
+    // printPersistentVolume; no controller binds the volume.
+    let pv = rows(&k.ok(&["get", "pv", "-o", "wide"]));
+    assert_eq!(
+        pv[0],
+        [
+            "NAME",
+            "CAPACITY",
+            "ACCESS",
+            "MODES",
+            "RECLAIM",
+            "POLICY",
+            "STATUS",
+            "CLAIM",
+            "STORAGECLASS",
+            "VOLUMEATTRIBUTESCLASS",
+            "REASON",
+            "AGE",
+            "VOLUMEMODE"
+        ]
+    );
+    assert_eq!(
+        pv[1][..7],
+        [
+            "pv1", "1Gi", "RWO,ROX", "Retain", "Pending", "slow", "<unset>"
+        ]
+    );
+    assert_eq!(pv[1][8], "Filesystem");
+    let got = k.json(&["get", "pv", "pv1"]);
+    assert_eq!(got["status"]["phase"], "Pending");
+    assert!(
+        got["status"]["lastPhaseTransitionTime"].is_string(),
+        "{got}"
+    );
+    assert_eq!(got["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    assert_eq!(got["spec"]["volumeMode"], "Filesystem");
+    assert_eq!(got["spec"]["hostPath"]["type"], "");
+    assert!(got["metadata"].get("namespace").is_none(), "{got}");
+    // printPersistentVolumeClaim: capacity and access modes only once bound.
+    let pvc = rows(&k.ok(&["get", "pvc"]));
+    assert_eq!(
+        pvc[0],
+        [
+            "NAME",
+            "STATUS",
+            "VOLUME",
+            "CAPACITY",
+            "ACCESS",
+            "MODES",
+            "STORAGECLASS",
+            "VOLUMEATTRIBUTESCLASS",
+            "AGE"
+        ]
+    );
+    assert_eq!(pvc[1][..3], ["claim", "Pending", "<unset>"]);
+    let claim = k.json(&["get", "pvc", "claim"]);
+    assert_eq!(claim["status"], serde_json::json!({"phase": "Pending"}));
+    assert_eq!(claim["spec"]["volumeMode"], "Filesystem");
+    assert_eq!(
+        api_resource(&k, "persistentvolumes"),
+        ["persistentvolumes", "pv", "v1", "false", "PersistentVolume"]
+    );
+    assert_eq!(
+        api_resource(&k, "persistentvolumeclaims"),
+        [
+            "persistentvolumeclaims",
+            "pvc",
+            "v1",
+            "true",
+            "PersistentVolumeClaim"
+        ]
+    );
+}
+
+#[test]
+fn cronjobs_and_autoscalers_through_kubectl() {
+    let Some(k) = Kubectl::start("cronjobs_and_autoscalers_through_kubectl") else {
+        return;
+    };
+    // kubectl create cronjob (protobuf); SetDefaults_CronJob.
+    assert_eq!(
+        k.ok(&[
+            "create",
+            "cronjob",
+            "hello",
+            "--image=busybox",
+            "--schedule=*/5 * * * *"
+        ]),
+        "cronjob.batch/hello created\n"
+    );
+    let cron = k.json(&["get", "cronjob", "hello"]);
+    assert_eq!(cron["spec"]["concurrencyPolicy"], "Allow");
+    assert_eq!(cron["spec"]["successfulJobsHistoryLimit"], 3);
+    assert_eq!(cron["spec"]["failedJobsHistoryLimit"], 1);
+    assert_eq!(cron["metadata"]["generation"], 1);
+    assert_eq!(cron["status"], serde_json::json!({}));
+    // printCronJob (the schedule's spaces split it here).
+    let table = rows(&k.ok(&["get", "cj"]));
+    assert_eq!(
+        table[0],
+        [
+            "NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE"
+        ]
+    );
+    assert_eq!(
+        table[1][..10],
+        [
+            "hello", "*/5", "*", "*", "*", "*", "<none>", "False", "0", "<none>"
+        ]
+    );
+    // The schedule is validated (robfig/cron's parser).
+    let ran = k.run(&[
+        "create",
+        "cronjob",
+        "bad",
+        "--image=busybox",
+        "--schedule=* * *",
+    ]);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "error: failed to create cronjob: CronJob.batch \"bad\" is invalid: spec.schedule: \
+         Invalid value: \"* * *\": expected exactly 5 fields, found 3: [* * *]\n"
+    );
+    // An autoscaling/v2 HorizontalPodAutoscaler; SetDefaults_HorizontalPodAutoscaler.
+    let hpa = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+";
+    assert_eq!(
+        k.applied(hpa),
+        "horizontalpodautoscaler.autoscaling/web created\n"
+    );
+    let got = k.json(&["get", "hpa", "web"]);
+    assert_eq!(got["apiVersion"], "autoscaling/v2");
+    assert_eq!(got["spec"]["minReplicas"], 1);
+    assert_eq!(
+        got["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"],
+        80
+    );
+    assert_eq!(got["status"]["desiredReplicas"], 0);
+    // printHorizontalPodAutoscaler: no metrics server, so the current value is unknown.
+    let table = rows(&k.ok(&["get", "hpa"]));
+    assert_eq!(
+        table[0],
+        [
+            "NAME",
+            "REFERENCE",
+            "TARGETS",
+            "MINPODS",
+            "MAXPODS",
+            "REPLICAS",
+            "AGE"
+        ]
+    );
+    assert_eq!(
+        table[1][..7],
+        [
+            "web",
+            "Deployment/web",
+            "cpu:",
+            "<unknown>/80%",
+            "1",
+            "5",
+            "0"
+        ]
+    );
+    let ran = k.apply(&hpa.replace("maxReplicas: 5", "maxReplicas: 0"));
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr.contains(
+            "The HorizontalPodAutoscaler \"web\" is invalid: \n* spec.maxReplicas: Invalid value: \
+             0: must be greater than 0\n* spec.maxReplicas: Invalid value: 0: must be greater than \
+             or equal to `minReplicas`"
+        ),
+        "{ran:?}"
+    );
+    // Both are in upstream's `all` category.
+    assert_eq!(
+        k.ok(&["get", "all", "-o", "name"]),
+        "horizontalpodautoscaler.autoscaling/web\ncronjob.batch/hello\n"
+    );
+    assert_eq!(
+        api_resource(&k, "horizontalpodautoscalers"),
+        [
+            "horizontalpodautoscalers",
+            "hpa",
+            "autoscaling/v2",
+            "true",
+            "HorizontalPodAutoscaler"
+        ]
+    );
+    assert_eq!(
+        api_resource(&k, "cronjobs"),
+        ["cronjobs", "cj", "batch/v1", "true", "CronJob"]
+    );
+}
