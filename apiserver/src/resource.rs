@@ -447,6 +447,12 @@ mod tests {
             built_in("autoscaling", "v1", "horizontalpodautoscalers"),
             None
         );
-        assert!(!CLUSTERROLES.namespaced && ROLES.namespaced && !PERSISTENTVOLUMES.namespaced);
+        let scope = |group, plural| built_in(group, "v1", plural).map(|r| r.namespaced);
+        assert_eq!(
+            scope("rbac.authorization.k8s.io", "clusterroles"),
+            Some(false)
+        );
+        assert_eq!(scope("rbac.authorization.k8s.io", "roles"), Some(true));
+        assert_eq!(scope("", "persistentvolumes"), Some(false));
     }
 }
