@@ -2602,7 +2602,20 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
         Quantifier::Exists => (3, true),
     };
     if let Value::List(items) = &range {
-        return quantify_list(q, items, frame, condition_cost, decided);
+        return quantify_list(q, items.len(), frame, condition_cost, decided, |slot, i| {
+            slot.set_element(items, i)
+        });
+    }
+    // A JSON array read in place: the same loop, the variable moved along the array.
+    if READS_JSON_IN_PLACE {
+        if let Value::Json(j) = &range {
+            if let Some(serde_json::Value::Array(items)) = j.json() {
+                let root = j.root();
+                return quantify_list(q, items.len(), frame, condition_cost, decided, |slot, i| {
+                    slot.set_json(root, &items[i])
+                });
+            }
+        }
     }
     let or = q.kind == Quantifier::Exists;
     let mut accu: Outcome = Ok(!decided);
@@ -2633,17 +2646,19 @@ fn quantify(q: &QuantifierNode, frame: &mut Frame) -> EvalResult {
     outcome_result(accu)
 }
 
-/// [`quantify`] over a list, with the same charges, results and errors: the accumulator is
-/// kept as a value only once the predicate gave something other than the undecided bool.
+/// [`quantify`] over a list of `n` elements (a list value, or a JSON array read in place),
+/// `bind` putting element `i` in the variable's slot, with the same charges, results and
+/// errors: the accumulator is kept as a value only once the predicate gave something other
+/// than the undecided bool.
 fn quantify_list(
     q: &QuantifierNode,
-    items: &Arc<List>,
+    n: usize,
     frame: &mut Frame,
     condition_cost: u64,
     decided: bool,
+    bind: impl Fn(&mut SlotContent<'_>, usize),
 ) -> EvalResult {
     let slot = q.iter_slot as usize;
-    let n = items.len();
     // `None` while the accumulator is the undecided bool.
     let mut accu: Option<Outcome> = None;
     // The condition (charged whatever the accumulator holds: cel-go charges `!` on an
@@ -2652,7 +2667,7 @@ fn quantify_list(
     for i in 0..n {
         poll_interrupt(i, frame)?;
         frame.charge(charge)?;
-        frame.slots[slot].set_element(items, i);
+        bind(&mut frame.slots[slot], i);
         let p = truth(&q.predicate, frame);
         frame.check_limit()?;
         let a = match (accu.take(), p) {
