@@ -202,8 +202,8 @@ impl Call {
                 &found,
             )));
         }
-        for text in found {
-            self.warn(text);
+        for key in found {
+            self.warn(key.to_string());
         }
         Ok(())
     }
