@@ -1,7 +1,7 @@
 //! Kubernetes' cost functions for functions it does not define: the `ext.Strings` functions
 //! (`lowerAscii`, `replace`, `split`, `join`, `indexOf`, ...), priced by function name as
 //! `library/cost.go` does. [`apply_runtime_costs`] sets the runtime side on a library's
-//! overloads; [`estimate_by_name`] is the static side, used by [`super::estimate_call`].
+//! overloads; the static side is [`super::estimate_call`]'s, by the same names.
 
 use kcel::Type;
 use kcel::Value;
