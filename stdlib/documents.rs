@@ -166,34 +166,48 @@ pub struct Duplicate {
     /// Where the key is, as sigs.k8s.io/json's strict decoding names paths: keys joined by
     /// `.`, list items as `[i]` (`spec.template.spec.containers[0].imagePullPolicy`).
     pub path: String,
-    /// Strict decoding's text: sigs.k8s.io/json's `duplicate field "<path>"` for JSON,
-    /// go-yaml v2's `line <n>: key "<key>" already set in map` for YAML (which
-    /// sigs.k8s.io/yaml's `YAMLToJSONStrict` reports for a YAML body).
-    pub message: String,
+    /// Strict decoding's error for it; `Display` is its text.
+    pub error: DuplicateKey,
+}
+
+/// Strict decoding's error for a key given twice, by the syntax of the text it is in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DuplicateKey {
+    /// In JSON text: sigs.k8s.io/json's `duplicate field "<path>"` (the key's path).
+    #[error("duplicate field {}", tree::go_quote(.0))]
+    Json(String),
+    /// In YAML text: go-yaml v2's `line <n>: key "<key>" already set in map`, which
+    /// sigs.k8s.io/yaml's `YAMLToJSONStrict` reports for a YAML body.
+    #[error("line {line}: key {key} already set in map")]
+    Yaml {
+        /// The line of the second value (1-based).
+        line: u64,
+        /// The key as go-yaml prints it (`"name"`, `1`).
+        key: String,
+    },
 }
 
 impl Duplicate {
-    /// Whether it was found in JSON text (its message names the path).
+    /// Whether it was found in JSON text (its error names the path).
     pub fn is_json(&self) -> bool {
-        self.message.starts_with("duplicate field ")
+        matches!(self.error, DuplicateKey::Json(_))
     }
 
     /// The same duplicate seen from the value at `prefix` (`items[2]`): its path below it,
-    /// and a JSON message naming that path. `None` when it is not below `prefix`.
+    /// and a JSON error naming that path. `None` when it is not below `prefix`.
     fn below(&self, prefix: &str) -> Option<Duplicate> {
         let path = self.path.strip_prefix(prefix)?;
         let path = path
             .strip_prefix('.')
             .or_else(|| path.starts_with('[').then_some(path))?;
-        let message = if self.is_json() {
-            format!("duplicate field {}", tree::go_quote(path))
-        } else {
-            self.message.clone()
+        let error = match &self.error {
+            DuplicateKey::Json(_) => DuplicateKey::Json(path.to_owned()),
+            yaml => yaml.clone(),
         };
         Some(Duplicate {
             document: self.document,
             path: path.to_owned(),
-            message,
+            error,
         })
     }
 }
@@ -333,22 +347,52 @@ pub fn read_body(
 /// The errors strict decoding reports for the keys a request body gives twice, as
 /// kube-apiserver's decoders report them before any schema applies: for JSON (decoded
 /// untyped by sigs.k8s.io/json's `UnmarshalStrict`: custom resources, merge patches) one
-/// `duplicate field "<path>"` each; for YAML (sigs.k8s.io/yaml's `YAMLToJSONStrict`) one
-/// error of go-yaml's lines, `yaml: unmarshal errors:\n  line <n>: key "<k>" already set in
-/// map\n  ...`. Nothing for a body that does not read (its error comes from decoding).
-pub fn body_duplicate_errors(body: &[u8], yaml: bool) -> Vec<String> {
+/// [`StrictError::Key`] each; for YAML (sigs.k8s.io/yaml's `YAMLToJSONStrict`) one
+/// [`StrictError::YamlKeys`] of them all. Nothing for a body that does not read (its error
+/// comes from decoding).
+pub fn body_duplicate_errors(body: &[u8], yaml: bool) -> Vec<StrictError> {
     let Ok((_, duplicates)) = read_body(body, yaml) else {
         return Vec::new();
     };
-    let messages = duplicates.into_iter().map(|d| d.message);
+    let keys = duplicates.into_iter().map(|d| d.error);
     if !yaml {
-        return messages.collect();
+        return keys.map(StrictError::Key).collect();
     }
-    let lines: Vec<String> = messages.collect();
-    if lines.is_empty() {
-        return lines;
+    let keys: Vec<DuplicateKey> = keys.collect();
+    if keys.is_empty() {
+        return Vec::new();
     }
-    vec![format!("yaml: unmarshal errors:\n  {}", lines.join("\n  "))]
+    vec![StrictError::YamlKeys(keys)]
+}
+
+/// An error strict decoding reports of a request body's repeated keys.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StrictError {
+    /// One key (JSON: sigs.k8s.io/json reports each as an error of its own).
+    #[error("{0}")]
+    Key(DuplicateKey),
+    /// Every key of a YAML body, as go-yaml's one error of lines (`yaml: unmarshal
+    /// errors:\n  line <n>: key "<k>" already set in map\n  ...`).
+    #[error("yaml: unmarshal errors:\n  {}", lines(.0))]
+    YamlKeys(Vec<DuplicateKey>),
+}
+
+impl StrictError {
+    /// The warnings it gives under `fieldValidation=Warn`, as kube-apiserver's handlers
+    /// split strict errors (`addStrictDecodingWarnings`, `parseYAMLWarnings`): go-yaml's
+    /// error one warning per line, any other one warning.
+    pub fn warnings(&self) -> Vec<String> {
+        match self {
+            StrictError::Key(key) => vec![key.to_string()],
+            StrictError::YamlKeys(keys) => keys.iter().map(ToString::to_string).collect(),
+        }
+    }
+}
+
+/// Errors' texts, one line each, indented as go-yaml indents them after the first.
+fn lines(keys: &[DuplicateKey]) -> String {
+    let texts: Vec<String> = keys.iter().map(ToString::to_string).collect();
+    texts.join("\n  ")
 }
 
 /// The objects of a text of manifests ([`parse_manifests`]): a `kind: List` (or a `*List`

@@ -202,7 +202,7 @@ fn has_value(o: &Value) -> EvalResult {
 }
 
 /// `or` with both sides evaluated (the interpreter short-circuits it when it can).
-pub fn or(a: &Value, b: &Value) -> EvalResult {
+fn or(a: &Value, b: &Value) -> EvalResult {
     match (a, b) {
         (Value::Optional(Some(_)), _) => Ok(a.clone()),
         (Value::Optional(None), Value::Optional(_)) => Ok(b.clone()),
@@ -211,7 +211,7 @@ pub fn or(a: &Value, b: &Value) -> EvalResult {
 }
 
 /// `orValue` with both sides evaluated (the interpreter short-circuits it when it can).
-pub fn or_value(a: &Value, b: &Value) -> EvalResult {
+fn or_value(a: &Value, b: &Value) -> EvalResult {
     match a {
         Value::Optional(Some(v)) => Ok((**v).clone()),
         Value::Optional(None) => Ok(b.clone()),
@@ -230,7 +230,7 @@ fn present_qualifier_cost(_: &[Value], result: Option<&Value>) -> u64 {
 }
 
 /// `a.?f`.
-pub fn select_optional_field(target: &Value, field: &Value) -> EvalResult {
+fn select_optional_field(target: &Value, field: &Value) -> EvalResult {
     let Value::String(f) = field else {
         return Err(EvalError::no_such_overload());
     };

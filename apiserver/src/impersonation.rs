@@ -38,6 +38,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
 use axum::http::HeaderMap;
+use kcel_stdlib::kubernetes::crd::{ErrorType, FieldError, FieldPath, aggregate};
 
 use crate::authz::{Attributes, Authz, User};
 use crate::error::ApiError;
@@ -431,7 +432,7 @@ impl Check<'_> {
         let mut attrs = check_attributes(&self.verb, AUTHENTICATION_GROUP, "userextras", "");
         if self.constrained() {
             if let Err(why) = valid_extra(extra) {
-                return Err(self.forbidden(&attrs, &why));
+                return Err(self.forbidden(&attrs, &why.to_string()));
             }
             let values: usize = extra.values().map(Vec::len).sum();
             if extra.len() >= MANY_CHECKS || values >= MANY_CHECKS {
@@ -453,48 +454,60 @@ impl Check<'_> {
     }
 }
 
+/// Why upstream's `validateExtra` refuses an impersonated user's extra (constrained modes
+/// only); `Display` is upstream's text, the reason of the 403.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ExtraError {
+    /// A key that is the empty string.
+    #[error("impersonating the empty string key in extra is not allowed")]
+    EmptyKey,
+    /// A key that is not a domain-prefixed path (apimachinery's `IsDomainPrefixedPath`
+    /// field errors at `extra.key`, as `ToAggregate` prints them).
+    #[error("impersonating an invalid key in extra is not allowed: {}", aggregate(.0))]
+    InvalidKey(Vec<FieldError>),
+    /// A key with upper-case letters.
+    #[error(
+        "impersonating a non-lowercase key in extra is not allowed: {}",
+        kcel::library::standard::go_quote(.0)
+    )]
+    UppercaseKey(String),
+    /// A key without values.
+    #[error("impersonating empty values in extra is not allowed")]
+    NoValues,
+    /// A value that is the empty string.
+    #[error("impersonating the empty string value in extra is not allowed")]
+    EmptyValue,
+}
+
 /// Upstream's `validateExtra` (constrained modes only): non-empty, domain-prefixed,
 /// lower-case keys with non-empty values.
-fn valid_extra(extra: &BTreeMap<String, Vec<String>>) -> Result<(), String> {
+fn valid_extra(extra: &BTreeMap<String, Vec<String>>) -> Result<(), ExtraError> {
     for (key, values) in extra {
         if key.is_empty() {
-            return Err("impersonating the empty string key in extra is not allowed".into());
+            return Err(ExtraError::EmptyKey);
         }
         let errors = domain_prefixed_path(key);
         if !errors.is_empty() {
-            let text = if errors.len() == 1 {
-                errors[0].clone()
-            } else {
-                format!("[{}]", errors.join(", "))
-            };
-            return Err(format!(
-                "impersonating an invalid key in extra is not allowed: {text}"
-            ));
+            return Err(ExtraError::InvalidKey(errors));
         }
         if *key != key.to_lowercase() {
-            return Err(format!(
-                "impersonating a non-lowercase key in extra is not allowed: {}",
-                kcel::library::standard::go_quote(key)
-            ));
+            return Err(ExtraError::UppercaseKey(key.clone()));
         }
         if values.is_empty() {
-            return Err("impersonating empty values in extra is not allowed".into());
+            return Err(ExtraError::NoValues);
         }
         if values.iter().any(String::is_empty) {
-            return Err("impersonating the empty string value in extra is not allowed".into());
+            return Err(ExtraError::EmptyValue);
         }
     }
     Ok(())
 }
 
 /// apimachinery's `IsDomainPrefixedPath` for the field `extra.key`: its field errors.
-fn domain_prefixed_path(key: &str) -> Vec<String> {
-    let invalid = |value: &str, detail: &str| {
-        format!(
-            "extra.key: Invalid value: {}: {detail}",
-            kcel::library::standard::go_quote(value)
-        )
-    };
+fn domain_prefixed_path(key: &str) -> Vec<FieldError> {
+    let at = FieldPath::new("extra").child("key");
+    let invalid =
+        |value: &str, detail: &str| FieldError::new(at.clone(), ErrorType::Invalid, value, detail);
     let Some((host, path)) = key
         .split_once('/')
         .filter(|(h, p)| !h.is_empty() && !p.is_empty())
@@ -504,7 +517,7 @@ fn domain_prefixed_path(key: &str) -> Vec<String> {
             "must be a domain-prefixed path (such as \"acme.io/foo\")",
         )];
     };
-    let mut errors: Vec<String> =
+    let mut errors: Vec<FieldError> =
         (kcel_stdlib::kubernetes::named_formats::messages("dns1123Subdomain", host).iter())
             .map(|m| invalid(host, m))
             .collect();
@@ -822,6 +835,51 @@ mod tests {
              \"authentication.k8s.io\" at the cluster scope: impersonating an invalid key in \
              extra is not allowed: extra.key: Invalid value: \"scopes\": must be a \
              domain-prefixed path (such as \"acme.io/foo\")"
+        );
+    }
+
+    /// `validateExtra`'s refusals are told apart by kind; an invalid key's field errors are
+    /// printed as apimachinery's `ToAggregate` prints several (in brackets).
+    #[test]
+    fn extra_refusals_are_typed() {
+        let extra = |key: &str, values: &[&str]| {
+            BTreeMap::from([(
+                key.to_owned(),
+                values.iter().map(|v| (*v).to_owned()).collect::<Vec<_>>(),
+            )])
+        };
+        assert_eq!(valid_extra(&extra("", &["a"])), Err(ExtraError::EmptyKey));
+        assert_eq!(
+            valid_extra(&extra("acme.io/Team", &["a"])),
+            Err(ExtraError::UppercaseKey("acme.io/Team".into()))
+        );
+        assert_eq!(
+            valid_extra(&extra("acme.io/team", &[])),
+            Err(ExtraError::NoValues)
+        );
+        assert_eq!(
+            valid_extra(&extra("acme.io/team", &["a", ""])),
+            Err(ExtraError::EmptyValue)
+        );
+        assert_eq!(valid_extra(&extra("acme.io/team", &["a"])), Ok(()));
+        let Err(ExtraError::InvalidKey(errors)) = valid_extra(&extra("Acme_io/t^", &["a"])) else {
+            panic!("an invalid key");
+        };
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        let text = ExtraError::InvalidKey(errors).to_string();
+        assert!(
+            text.starts_with(
+                "impersonating an invalid key in extra is not allowed: [extra.key: Invalid \
+                 value: \"Acme_io\": "
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                ", extra.key: Invalid value: \"t^\": Invalid path (regex used for validation \
+                 is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')]"
+            ),
+            "{text}"
         );
     }
 

@@ -10,7 +10,9 @@
 use std::path::Path;
 
 use kcel_stdlib::kubernetes::builtin::{self, BuiltinKind};
-use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, Outcome};
+use kcel_stdlib::kubernetes::crd::{
+    CrdError, CrdValidator, FieldCause, FieldError, Outcome, SchemaFailure,
+};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -37,39 +39,14 @@ struct ObjectReport {
     /// A built-in object that cannot be decoded: kube-apiserver's 400 message.
     #[serde(skip_serializing_if = "Option::is_none")]
     decode_error: Option<String>,
-    errors: Vec<Cause>,
+    errors: Vec<FieldCause>,
     warnings: Vec<String>,
-}
-
-/// A field error as Kubernetes' API status reports it (`metav1.StatusCause`).
-#[derive(Serialize)]
-struct Cause {
-    field: String,
-    reason: &'static str,
-    message: String,
-}
-
-impl From<&FieldError> for Cause {
-    fn from(e: &FieldError) -> Cause {
-        Cause {
-            field: e.path.to_string(),
-            reason: e.error_type.reason(),
-            message: e.body(),
-        }
-    }
 }
 
 /// The `-o json` shape when the CRD's rules do not compile.
 #[derive(Serialize)]
-struct SchemaFailure {
-    error: SchemaErrors,
-}
-
-#[derive(Serialize)]
 struct SchemaErrors {
-    phase: &'static str,
-    message: String,
-    errors: Vec<Cause>,
+    error: SchemaFailure,
 }
 
 /// An object to validate and where it came from.
@@ -181,7 +158,9 @@ pub fn run(
             };
             let strict = match builtin {
                 Some(kind) => kind.strict_errors(&manifest, &text),
-                None => manifest.duplicates.into_iter().map(|d| d.message).collect(),
+                None => (manifest.duplicates.iter())
+                    .map(|d| d.error.to_string())
+                    .collect(),
             };
             inputs.push(Input {
                 file: path.display().to_string(),
@@ -241,7 +220,7 @@ pub fn run(
             name,
             valid: outcome.errors.is_empty(),
             decode_error: None,
-            errors: outcome.errors.iter().map(Cause::from).collect(),
+            errors: outcome.errors.iter().map(FieldError::cause).collect(),
             warnings: outcome.warnings,
         });
     }
@@ -294,7 +273,7 @@ fn validate_builtin(
         namespace: namespace.to_string(),
         name: name.to_string(),
         valid: outcome.decode_error.is_none() && outcome.errors.is_empty(),
-        errors: outcome.errors.iter().map(Cause::from).collect(),
+        errors: outcome.errors.iter().map(FieldError::cause).collect(),
         decode_error: outcome.decode_error,
         warnings: outcome.unknown_fields,
     }
@@ -327,17 +306,8 @@ fn schema_failure(format: Format, version: &str, errors: &[FieldError]) -> Statu
             }
         }
         _ => {
-            let message = errors
-                .iter()
-                .map(|e| format!("CRD version {version}: {e}"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            let failure = SchemaFailure {
-                error: SchemaErrors {
-                    phase: "schema",
-                    message,
-                    errors: errors.iter().map(Cause::from).collect(),
-                },
+            let failure = SchemaErrors {
+                error: SchemaFailure::new(version, errors),
             };
             out!("{}", machine(format, &failure));
         }

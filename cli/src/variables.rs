@@ -107,7 +107,7 @@ pub fn unbound_hint(
     env: &Env,
     values: &HashMap<String, Value>,
 ) -> Option<String> {
-    let kcel::EvalErrorKind::NoSuchAttribute(message) = error.kind() else {
+    let kcel::EvalErrorKind::NoSuchAttribute(attribute) = error.kind() else {
         return None;
     };
     let unbound: Vec<&str> = env
@@ -119,7 +119,7 @@ pub fn unbound_hint(
     let named: Vec<&str> = unbound
         .iter()
         .copied()
-        .filter(|name| message.contains(name))
+        .filter(|name| *name == attribute.as_str())
         .collect();
     let names = if named.is_empty() { unbound } else { named };
     let first = names.first()?;

@@ -12,8 +12,8 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use super::Duplicate;
 use super::tree::{KUBERNETES_MAX_DEPTH, MAX_DEPTH, Node, go_quote};
+use super::{Duplicate, DuplicateKey};
 
 /// How many strict-decoding errors sigs.k8s.io/json keeps for one value
 /// (`saveStrictError`: at most 100, each text once).
@@ -375,14 +375,13 @@ impl Reader<'_> {
 
     /// Notes a key given twice, as sigs.k8s.io/json's `saveStrictError` keeps strict errors.
     fn note_duplicate(&mut self, path: String) {
-        let message = format!("duplicate field {}", go_quote(&path));
-        if self.seen.len() >= MAX_STRICT_ERRORS || !self.seen.insert(message.clone()) {
+        if self.seen.len() >= MAX_STRICT_ERRORS || !self.seen.insert(path.clone()) {
             return;
         }
         self.duplicates.push(Duplicate {
             document: self.document,
+            error: DuplicateKey::Json(path.clone()),
             path,
-            message,
         });
     }
 

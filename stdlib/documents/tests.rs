@@ -293,8 +293,8 @@ fn yaml_keys_become_json_strings() {
     );
 }
 
-fn messages(duplicates: &[Duplicate]) -> Vec<&str> {
-    duplicates.iter().map(|d| d.message.as_str()).collect()
+fn messages(duplicates: &[Duplicate]) -> Vec<String> {
+    duplicates.iter().map(|d| d.error.to_string()).collect()
 }
 
 /// Duplicate keys: the last wins (go-yaml v2 non-strict, Go maps); strict decoding's texts
@@ -310,6 +310,38 @@ fn duplicate_keys() {
     let m = read_manifests("{\"a\": 1, \"a\": {\"b\": 2}}").unwrap();
     assert_eq!(m.documents, [json!({"a": {"b": 2}})]);
     assert_eq!(messages(&m.duplicates), ["duplicate field \"a\""]);
+}
+
+/// A request body's repeated keys as its decoder reports them (sigs.k8s.io/json: one error
+/// each; sigs.k8s.io/yaml's `YAMLToJSONStrict`: go-yaml's one `yaml: unmarshal errors:`
+/// error), and as warnings (apiserver `handlers/rest.go` `parseYAMLWarnings`: a line each).
+#[test]
+fn body_duplicates_as_errors_and_warnings() {
+    let errors = body_duplicate_errors(b"{\"a\": 1, \"a\": 2, \"b\": {\"c\": 1, \"c\": 2}}", false);
+    assert_eq!(
+        errors,
+        [
+            StrictError::Key(DuplicateKey::Json("a".into())),
+            StrictError::Key(DuplicateKey::Json("b.c".into())),
+        ]
+    );
+    assert_eq!(errors[1].to_string(), "duplicate field \"b.c\"");
+    assert_eq!(errors[1].warnings(), ["duplicate field \"b.c\""]);
+    let errors = body_duplicate_errors(b"a: 1\na: 2\nb: 1\nb: 2\n", true);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        errors[0].to_string(),
+        "yaml: unmarshal errors:\n  line 2: key \"a\" already set in map\n  \
+         line 4: key \"b\" already set in map"
+    );
+    assert_eq!(
+        errors[0].warnings(),
+        [
+            "line 2: key \"a\" already set in map",
+            "line 4: key \"b\" already set in map"
+        ]
+    );
+    assert!(body_duplicate_errors(b"a: 1\n", true).is_empty());
 }
 
 /// sigs.k8s.io/json's strict errors name the whole path (kubernetes/kubernetes

@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::Duplicate;
 use super::libyaml::{Event, Mark, Parser, SyntaxError};
 use super::tree::{KUBERNETES_MAX_DEPTH, MAX_DEPTH, Node, go_quote, with_stack};
+use super::{Duplicate, DuplicateKey};
 
 /// What reading YAML can end with: go-yaml's error (its text, `yaml: ...`), or a document
 /// nested deeper than this library holds.
@@ -489,15 +489,14 @@ impl<'a> Decoder<'a> {
             let v = v?;
             match key_id(&k).and_then(|id| map.index.get(&id).copied()) {
                 Some(existing) => {
-                    let message = format!(
-                        "line {}: key {} already set in map",
-                        self.arena.nodes[value].line + 1,
-                        go_key(&k)
-                    );
+                    let error = DuplicateKey::Yaml {
+                        line: self.arena.nodes[value].line + 1,
+                        key: go_key(&k),
+                    };
                     self.duplicates.push(Duplicate {
                         document: self.document,
                         path: self.strict_path(key),
-                        message,
+                        error,
                     });
                     map.pairs[existing].1 = v;
                 }

@@ -14,15 +14,15 @@
 //! Implementations are total over [`Value`](kcel::Value): arguments of the wrong
 //! runtime type give `no such overload`, never a panic.
 
-pub mod encoders;
-pub mod format;
+pub(crate) mod encoders;
+pub(crate) mod format;
 pub(crate) mod format_check;
-pub mod lists;
-pub mod math;
-pub mod network;
-pub mod regex;
-pub mod sets;
-pub mod strings;
+pub(crate) mod lists;
+pub(crate) mod math;
+pub(crate) mod network;
+pub(crate) mod regex;
+pub(crate) mod sets;
+pub(crate) mod strings;
 
 use kcel::library::Library;
 use kcel::library::syntax::{ExprKind, Literal};

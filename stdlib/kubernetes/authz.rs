@@ -21,16 +21,16 @@ use kcel::{Opaque, Value};
 /// `kubernetes.authorization.Authorizer`.
 pub const AUTHORIZER: &str = "kubernetes.authorization.Authorizer";
 /// `kubernetes.authorization.PathCheck`.
-pub const PATH_CHECK: &str = "kubernetes.authorization.PathCheck";
+pub(crate) const PATH_CHECK: &str = "kubernetes.authorization.PathCheck";
 /// `kubernetes.authorization.GroupCheck`.
-pub const GROUP_CHECK: &str = "kubernetes.authorization.GroupCheck";
+pub(crate) const GROUP_CHECK: &str = "kubernetes.authorization.GroupCheck";
 /// `kubernetes.authorization.ResourceCheck`.
-pub const RESOURCE_CHECK: &str = "kubernetes.authorization.ResourceCheck";
+pub(crate) const RESOURCE_CHECK: &str = "kubernetes.authorization.ResourceCheck";
 /// `kubernetes.authorization.Decision`.
-pub const DECISION: &str = "kubernetes.authorization.Decision";
+pub(crate) const DECISION: &str = "kubernetes.authorization.Decision";
 
 /// The cost of one authorization check: only two fit in the per-call limit.
-pub const CHECK_COST: u64 = 350_000;
+pub(crate) const CHECK_COST: u64 = 350_000;
 
 /// Who is asking. Deserialises from `{"name": ..., "groups": [...]}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
@@ -292,7 +292,7 @@ pub fn authorizer_value(user: UserInfo, authorizer: Arc<dyn Authorizer>) -> Valu
 }
 
 /// The value of `authorizer.requestResource`: a resource check for the request's resource.
-pub fn request_resource_value(
+pub(crate) fn request_resource_value(
     user: UserInfo,
     authorizer: Arc<dyn Authorizer>,
     request: AuthzRequest,
@@ -426,7 +426,7 @@ pub fn library() -> Library {
 }
 
 /// Builds `kubernetes.authzSelectors`.
-pub fn selectors_library() -> Library {
+pub(crate) fn selectors_library() -> Library {
     let mut lib = Library::new("kubernetes.authzSelectors", 0);
     for (name, id, doc) in [
         (
@@ -475,7 +475,7 @@ fn principal(v: &Value) -> Result<(&UserInfo, &Arc<dyn Authorizer>), EvalError> 
 }
 
 /// `authorizer.path(p)`.
-pub fn path(a: &Value, p: &Value) -> EvalResult {
+fn path(a: &Value, p: &Value) -> EvalResult {
     let (user, authorizer) = principal(a)?;
     let p = string_arg(p)?;
     if p.trim().is_empty() {
@@ -489,7 +489,7 @@ pub fn path(a: &Value, p: &Value) -> EvalResult {
 }
 
 /// `authorizer.group(g)`.
-pub fn group(a: &Value, g: &Value) -> EvalResult {
+fn group(a: &Value, g: &Value) -> EvalResult {
     let (user, authorizer) = principal(a)?;
     Ok(opaque(AuthzValue::Group {
         user: user.clone(),
@@ -499,7 +499,7 @@ pub fn group(a: &Value, g: &Value) -> EvalResult {
 }
 
 /// `authorizer.serviceAccount(namespace, name)`.
-pub fn service_account(args: &[Value]) -> EvalResult {
+fn service_account(args: &[Value]) -> EvalResult {
     let [a, ns, name] = args else {
         return Err(EvalError::no_such_overload());
     };
@@ -524,7 +524,7 @@ pub fn service_account(args: &[Value]) -> EvalResult {
 }
 
 /// `groupCheck.resource(r)`.
-pub fn resource(g: &Value, r: &Value) -> EvalResult {
+fn resource(g: &Value, r: &Value) -> EvalResult {
     let AuthzValue::Group {
         user,
         authorizer,
@@ -580,7 +580,7 @@ fn setter(field: &'static str) -> kcel::library::SharedFn {
 }
 
 /// `pathCheck.check(verb)` / `resourceCheck.check(verb)`.
-pub fn check(c: &Value, verb: &Value) -> EvalResult {
+fn check(c: &Value, verb: &Value) -> EvalResult {
     let verb = string_arg(verb)?.to_string();
     let (authorizer, request) = match authz(c)? {
         AuthzValue::Path {

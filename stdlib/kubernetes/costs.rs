@@ -1,7 +1,7 @@
 //! Kubernetes' cost functions for functions it does not define: the `ext.Strings` functions
 //! (`lowerAscii`, `replace`, `split`, `join`, `indexOf`, ...), priced by function name as
 //! `library/cost.go` does. [`apply_runtime_costs`] sets the runtime side on a library's
-//! overloads; [`estimate_by_name`] is the static side, used by [`super::estimate_call`].
+//! overloads; the static side is [`super::estimate_call`]'s, by the same names.
 
 use kcel::Type;
 use kcel::Value;
@@ -13,7 +13,7 @@ use kcel::library::{
 };
 
 /// Kubernetes' runtime cost for a function it prices by name, if it does.
-pub fn runtime_cost(function: &str) -> Option<CallCost> {
+pub(crate) fn runtime_cost(function: &str) -> Option<CallCost> {
     Some(CallCost::Custom(match function {
         "lowerAscii" | "upperAscii" | "substring" | "trim" => traverse_receiver,
         "replace" | "split" => traverse_receiver_twice,
@@ -53,7 +53,7 @@ fn traverse_result_twice(_: &[Value], result: Option<&Value>) -> u64 {
 }
 
 /// Kubernetes' static estimate for a function it prices by name, if it does.
-pub fn estimate_by_name(
+pub(crate) fn estimate_by_name(
     function: &str,
     target: Option<&AstNode<'_>>,
     args: &[AstNode<'_>],
@@ -131,7 +131,7 @@ pub fn estimate_by_name(
 }
 
 /// The result size of `s.replace(old, new)` (upstream `EstimateCallCost`, "replace").
-pub fn replace_size(sz: SizeEstimate, old: SizeEstimate, new: SizeEstimate) -> SizeEstimate {
+pub(crate) fn replace_size(sz: SizeEstimate, old: SizeEstimate, new: SizeEstimate) -> SizeEstimate {
     let bump = |x: u64| if x < u64::MAX { x + 1 } else { x };
     let (count_max, retained_max) = if old.min == 0 {
         (bump(sz.max), sz.max)
@@ -159,7 +159,7 @@ pub fn replace_size(sz: SizeEstimate, old: SizeEstimate, new: SizeEstimate) -> S
 
 /// Builds `kubernetes.jsonpatch` (not part of the base environment; MutatingAdmissionPolicy
 /// adds it).
-pub fn jsonpatch_library() -> Library {
+pub(crate) fn jsonpatch_library() -> Library {
     let mut lib = Library::new("kubernetes.jsonpatch", 0);
     lib.function(
         "jsonpatch.escapeKey",

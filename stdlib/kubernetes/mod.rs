@@ -278,8 +278,7 @@ pub(crate) fn est_one(_: &EstimateArgs<'_>) -> CallEstimate {
 
 /// Kubernetes' call estimates (`library/cost.go`), for `Env::set_call_estimates`: `==` on
 /// Kubernetes types (1 for IP, CIDR, Quantity, Semver and authz types; `[1, ⌈64 × 0.1⌉]` for
-/// formats; `[1, ⌈max × 0.1⌉]` for URLs) and the `ext.Strings` functions by name
-/// ([`costs::estimate_by_name`]).
+/// formats; `[1, ⌈max × 0.1⌉]` for URLs) and the `ext.Strings` functions by name.
 pub fn estimate_call(
     function: &str,
     target: Option<&AstNode<'_>>,

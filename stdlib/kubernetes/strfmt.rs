@@ -348,12 +348,12 @@ static SHORT_NAME: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{DNS1123_LAB
 static LONG_NAME: LazyLock<Regex> = LazyLock::new(|| re(&format!("^{DNS1123_SUBDOMAIN_FMT}$")));
 
 /// strfmt's `IsUUID`: 32 hex digits, dashes optional in their four places.
-pub fn is_uuid(text: &str) -> bool {
+pub(crate) fn is_uuid(text: &str) -> bool {
     UUID.is_match(text)
 }
 
 /// govalidator's `IsBase64` (strfmt's `byte`): standard base64 with padding, not empty.
-pub fn is_base64(text: &str) -> bool {
+pub(crate) fn is_base64(text: &str) -> bool {
     BASE64.is_match(text)
 }
 
@@ -400,7 +400,7 @@ fn is_cidr_sloppy(text: &str) -> bool {
 
 /// strfmt's `IsDate`, `time.Parse("2006-01-02", text)`: four-digit year, two-digit month and
 /// day, the day within its month.
-pub fn is_date(text: &str) -> bool {
+pub(crate) fn is_date(text: &str) -> bool {
     let b = text.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
@@ -429,7 +429,7 @@ pub fn is_date(text: &str) -> bool {
 /// strfmt's `IsDateTime`: at least 4 bytes; lower-cased and split at every `t`, a date
 /// before the first and a time (hours ≤ 23, minutes and seconds ≤ 59, fraction, `z` or an
 /// offset) after it.
-pub fn is_date_time(text: &str) -> bool {
+pub(crate) fn is_date_time(text: &str) -> bool {
     if text.len() < 4 {
         return false;
     }

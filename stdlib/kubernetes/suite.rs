@@ -113,10 +113,12 @@ fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, SuiteError>
     let mut record = |path: serde_ignored::Path<'_>| unknown.push(path.to_string());
     let ignoring = serde_ignored::Deserializer::new(yaml, &mut record);
     let value: T = serde_path_to_error::deserialize(ignoring).map_err(|e| {
-        // serde_norway's own messages name the path and the line already.
+        // serde_norway's messages that show a line (a location past the text's start,
+        // rendered ` at line L column C`) name the path already.
+        let located = (e.inner().location()).is_some_and(|l| (l.line(), l.column()) != (1, 1));
         let inner = e.inner().to_string();
         let path = e.path().to_string();
-        SuiteError::Invalid(if path == "." || inner.contains(" at line ") {
+        SuiteError::Invalid(if path == "." || located {
             inner
         } else {
             format!("{path}: {inner}")

@@ -42,10 +42,8 @@ use kcel_stdlib::kubernetes::crd::PER_CALL_COST_LIMIT;
 #[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET;
 #[cfg(feature = "full")]
-use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, RuleReport};
+use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, RuleReport, SchemaFailure};
 use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
-#[cfg(feature = "full")]
-use serde::Serialize;
 use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
 
@@ -238,7 +236,7 @@ pub fn validate_crd(request: &str) -> String {
                 "namespace": namespace,
                 "name": name,
                 "valid": outcome.errors.is_empty(),
-                "errors": outcome.errors.iter().map(cause).collect::<Vec<_>>(),
+                "errors": outcome.errors.iter().map(FieldError::cause).collect::<Vec<_>>(),
                 "warnings": outcome.warnings,
                 "version": version,
                 "costs": outcome.costs.iter().map(|c| json!({
@@ -336,7 +334,7 @@ pub fn admit(request: &str) -> String {
             "costs": decision.costs.iter().map(|(policy, binding, c)| json!({
                 "policy": policy, "binding": binding, "field": c.field, "cost": c.cost,
             })).collect::<Vec<_>>(),
-            "policyErrors": policies.iter().flat_map(|p| texts(&p.errors)).collect::<Vec<_>>(),
+            "policyErrors": policies.iter().flat_map(|p| texts(p.errors())).collect::<Vec<_>>(),
             "bindingErrors": bindings.iter().flat_map(|b| texts(&validate_binding(b))).collect::<Vec<_>>(),
         }))
     })
@@ -486,30 +484,9 @@ impl EnvRequest {
 }
 
 #[cfg(feature = "full")]
-/// A field error as Kubernetes' status cause.
-fn cause(e: &FieldError) -> Json {
-    json!({"field": e.path.to_string(), "reason": e.error_type.reason(), "message": e.body()})
-}
-
-#[cfg(feature = "full")]
 /// The CRD's schema errors, as `kcel validate -o json` reports them.
 fn schema_failure(version: &str, errors: &[FieldError]) -> Rejection {
-    #[derive(Serialize)]
-    struct Schema {
-        phase: &'static str,
-        message: String,
-        errors: Vec<Json>,
-    }
-    let message = errors
-        .iter()
-        .map(|e| format!("CRD version {version}: {e}"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    Rejection(json!({"error": Schema {
-        phase: "schema",
-        message,
-        errors: errors.iter().map(cause).collect(),
-    }}))
+    Rejection(json!({ "error": SchemaFailure::new(version, errors) }))
 }
 
 #[cfg(test)]

@@ -296,14 +296,10 @@ fn apply(
     // admission.NewForbidden's details: the resource as kind, and (policy denials) the
     // denial without its prefix as the one cause, so kubectl prints `The deployments "x" is
     // invalid: : ValidatingAdmissionPolicy ...`.
-    let prefix_end = status
-        .message
-        .find(" is forbidden: ")
-        .map(|i| i + " is forbidden: ".len());
-    let causes = match prefix_end {
-        Some(i) if status.code != 404 => vec![StatusCause {
+    let causes = match status.cause {
+        Some(cause) if status.code != 404 => vec![StatusCause {
             reason: "",
-            message: status.message[i..].to_owned(),
+            message: cause,
             field: String::new(),
         }],
         _ => Vec::new(),

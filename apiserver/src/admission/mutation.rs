@@ -83,11 +83,7 @@ pub fn denied(resource: &Resource, name: &str, namespace: &str, status: Status) 
     }
     if status.code == 500 {
         // apierrors.NewInternalError: the error as the one cause, no name or kind.
-        let cause = status
-            .message
-            .strip_prefix("Internal error occurred: ")
-            .unwrap_or(&status.message)
-            .to_owned();
+        let cause = status.cause.unwrap_or_else(|| status.message.clone());
         return ApiError {
             code: 500,
             reason: "InternalError",

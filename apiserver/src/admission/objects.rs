@@ -119,10 +119,10 @@ pub fn validate(
     if *resource == MUTATINGADMISSIONPOLICIES {
         let policy: MutatingAdmissionPolicy = decode(resource, object)?;
         let compiled = mutating::CompiledMutatingPolicy::new(policy);
-        return if compiled.errors.is_empty() {
+        return if compiled.errors().is_empty() {
             Ok(())
         } else {
-            Err(invalid(&compiled.errors))
+            Err(invalid(compiled.errors()))
         };
     }
     if *resource == VALIDATINGADMISSIONPOLICYBINDINGS {
@@ -142,8 +142,8 @@ pub fn validate(
         }
         None => CompiledPolicy::new(policy.clone()),
     };
-    if !compiled.errors.is_empty() {
-        return Err(invalid(&compiled.errors));
+    if !compiled.errors().is_empty() {
+        return Err(invalid(compiled.errors()));
     }
     let generation = crate::object::metadata_mut(object)
         .get("generation")

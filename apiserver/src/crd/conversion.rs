@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use kcel::library::standard::go_quote;
-use kcel_stdlib::kubernetes::crd::{FieldError, FieldPath};
+use kcel_stdlib::kubernetes::crd::{FieldPath, aggregate};
 use kcel_stdlib::kubernetes::{annotation_errors, label_errors};
 
 use super::conversion_spec::{ACCEPTED_REVIEW_VERSIONS, Strategy, Webhook};
@@ -398,22 +398,6 @@ pub fn accept_converted(
     }
     converted.insert("metadata".to_owned(), Value::Object(restored));
     Ok(converted)
-}
-
-/// The text of an error list as apimachinery's `ErrorList.ToAggregate().Error()`: one error
-/// bare, several (each text once) in `[...]`.
-fn aggregate(errors: &[FieldError]) -> String {
-    let mut seen = Vec::new();
-    for e in errors {
-        let text = e.to_string();
-        if !seen.contains(&text) {
-            seen.push(text);
-        }
-    }
-    match seen.as_slice() {
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    }
 }
 
 /// Converts `object` (in the version its `apiVersion` names) to `desired` (an apiVersion of

@@ -202,8 +202,8 @@ impl Call {
                 &found,
             )));
         }
-        for text in found {
-            self.warn(text);
+        for key in found {
+            self.warn(key.to_string());
         }
         Ok(())
     }
@@ -238,18 +238,28 @@ impl Call {
             Some((raw, BodyType::Json)) if custom.is_none() => Some(raw),
             _ => None,
         };
-        let mut texts = match (validation, body) {
+        let mut texts: Vec<Strict> = match (validation, body) {
             (FieldValidation::Ignore, _) | (_, None) => Vec::new(),
             (_, Some(_)) if raw_json.is_some() => Vec::new(),
-            (_, Some((raw, BodyType::JsonPatch))) => json_patch_strict_errors(raw),
+            (_, Some((raw, BodyType::JsonPatch))) => json_patch_strict_errors(raw)
+                .into_iter()
+                .map(Strict::Text)
+                .collect(),
             (_, Some((raw, kind))) => {
                 kcel_stdlib::documents::body_duplicate_errors(raw, matches!(kind, BodyType::Yaml))
+                    .into_iter()
+                    .map(Strict::Keys)
+                    .collect()
             }
         };
         if let Some(crd) = custom {
             let original = (validation == FieldValidation::Strict).then(|| object.clone());
             let unknown = crate::crd::custom::prune_unknown(&crd, self.resource, object)?;
-            texts.extend(unknown.iter().map(|f| format!("unknown field \"{f}\"")));
+            texts.extend(
+                unknown
+                    .iter()
+                    .map(|f| Strict::Text(format!("unknown field \"{f}\""))),
+            );
             return self.report_unknown(validation, texts, &original.unwrap_or_default(), strict);
         }
         let Some(schema) = schema_of(self.resource) else {
@@ -270,8 +280,12 @@ impl Call {
         }
         // A JSON body is walked as sent, for duplicates and the document's order.
         match raw_json.map(|raw| schema.strict_errors(raw)) {
-            Some(Ok(found)) => texts = found,
-            _ => texts.extend(unknown.iter().map(|f| format!("unknown field \"{f}\""))),
+            Some(Ok(found)) => texts = found.into_iter().map(Strict::Text).collect(),
+            _ => texts.extend(
+                unknown
+                    .iter()
+                    .map(|f| Strict::Text(format!("unknown field \"{f}\""))),
+            ),
         }
         self.report_unknown(validation, texts, &original, strict)
     }
@@ -281,20 +295,23 @@ impl Call {
     pub(crate) fn report_unknown(
         &self,
         validation: FieldValidation,
-        texts: Vec<String>,
+        texts: Vec<Strict>,
         original: &Object,
         strict: impl FnOnce(&Object, String) -> ApiError,
     ) -> Result<(), ApiError> {
         match validation {
             _ if texts.is_empty() => Ok(()),
             FieldValidation::Ignore => Ok(()),
-            FieldValidation::Strict => Err(strict(
-                original,
-                format!("strict decoding error: {}", texts.join(", ")),
-            )),
+            FieldValidation::Strict => {
+                let texts: Vec<String> = texts.iter().map(ToString::to_string).collect();
+                Err(strict(
+                    original,
+                    format!("strict decoding error: {}", texts.join(", ")),
+                ))
+            }
             FieldValidation::Warn => {
                 for text in texts {
-                    for warning in strict_warnings(&text) {
+                    for warning in text.warnings() {
                         self.warn(warning);
                     }
                 }
@@ -502,17 +519,29 @@ impl Part {
     }
 }
 
-/// A strict decoding error as warnings, as upstream's handlers split it
+/// One error of strict decoding (`fieldValidation`): Strict joins their texts into one
+/// error, Warn makes warnings of them as upstream's handlers split them
 /// (apiserver `pkg/endpoints/handlers/rest.go` `addStrictDecodingWarnings` and
-/// `parseYAMLWarnings`): go-yaml's `yaml: unmarshal errors:` error one warning per line, any
-/// other error one warning.
-fn strict_warnings(error: &str) -> Vec<String> {
-    let lines = error
-        .strip_prefix("yaml: unmarshal errors:\n")
-        .or_else(|| error.strip_prefix("error converting YAML to JSON: yaml: unmarshal errors:\n"));
-    match lines {
-        Some(lines) => lines.split('\n').map(|l| l.trim().to_owned()).collect(),
-        None => vec![error.to_owned()],
+/// `parseYAMLWarnings`).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Strict {
+    /// An error of its own (`unknown field "x"`, typed decoding's `duplicate field "a"`):
+    /// one warning.
+    #[error("{0}")]
+    Text(String),
+    /// The body's repeated keys as its untyped decoder reports them (a YAML body's as
+    /// go-yaml's one error, a warning per key).
+    #[error(transparent)]
+    Keys(kcel_stdlib::documents::StrictError),
+}
+
+impl Strict {
+    /// The warnings it gives.
+    fn warnings(self) -> Vec<String> {
+        match self {
+            Strict::Text(text) => vec![text],
+            Strict::Keys(keys) => keys.warnings(),
+        }
     }
 }
 

@@ -21,32 +21,32 @@ pub const VARIABLES_TYPE: &str = "kubernetes.variables";
 #[derive(Debug)]
 pub struct Compiled {
     /// The expression's field path in the policy (`spec.validations[0].expression`).
-    pub field: String,
+    pub(crate) field: String,
     /// The expression's text.
-    pub source: String,
+    pub(crate) source: String,
     /// The program, or why the expression does not compile.
-    pub program: Result<Program, ExpressionError>,
+    pub(crate) program: Result<Program, ExpressionError>,
     /// The checked output type, when it compiled.
-    pub output: Option<Type>,
+    pub(crate) output: Option<Type>,
 }
 
 /// A policy with every expression compiled.
 #[derive(Debug)]
 pub struct CompiledPolicy {
     /// The policy as given.
-    pub policy: ValidatingAdmissionPolicy,
+    pub(crate) policy: ValidatingAdmissionPolicy,
     /// `(name, expression)` in declaration order.
-    pub variables: Arc<[(String, Compiled)]>,
+    pub(crate) variables: Arc<[(String, Compiled)]>,
     /// `spec.validations[].expression`, in order.
-    pub validations: Vec<Compiled>,
+    pub(crate) validations: Vec<Compiled>,
     /// The `messageExpression` of each validation, if set.
-    pub messages: Vec<Option<Compiled>>,
+    pub(crate) messages: Vec<Option<Compiled>>,
     /// `spec.auditAnnotations[].valueExpression`, in order.
-    pub audit_annotations: Vec<Compiled>,
+    pub(crate) audit_annotations: Vec<Compiled>,
     /// `spec.matchConditions[].expression`, in order.
-    pub match_conditions: Vec<Compiled>,
+    pub(crate) match_conditions: Vec<Compiled>,
     /// The field errors (the API server would reject the policy).
-    pub errors: Vec<FieldError>,
+    pub(crate) errors: Vec<FieldError>,
 }
 
 /// The object types of the admission environment (Kubernetes' `BuildRequestType` and
@@ -388,6 +388,17 @@ fn cel_go_name(t: &Type) -> String {
 }
 
 impl CompiledPolicy {
+    /// The policy as given.
+    pub fn policy(&self) -> &ValidatingAdmissionPolicy {
+        &self.policy
+    }
+
+    /// The field errors for which the API server would reject the policy (none: it may
+    /// be written).
+    pub fn errors(&self) -> &[FieldError] {
+        &self.errors
+    }
+
     /// Compiles every expression of `policy` once, and validates the policy as the API
     /// server would ([`CompiledPolicy::errors`]).
     pub fn new(policy: ValidatingAdmissionPolicy) -> CompiledPolicy {

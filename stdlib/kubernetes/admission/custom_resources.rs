@@ -89,6 +89,7 @@ pub fn validate(crd: &CrdValidator, request: &AdmissionRequest) -> Result<Writte
             code: 422,
             reason: "Invalid".to_owned(),
             message: invalid_message(&qualified_kind, &name, &outcome.errors),
+            cause: None,
         });
     }
     // Pruned fields are warned of only under `fieldValidation=Warn` of the request body
@@ -154,6 +155,7 @@ fn failure(error: CrdError, resource: &super::api::GroupVersionResource) -> Stat
             code: 400,
             reason: "BadRequest".to_owned(),
             message: reason.to_string(),
+            cause: None,
         },
         CrdError::Schema { errors, .. } => {
             let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
@@ -162,14 +164,10 @@ fn failure(error: CrdError, resource: &super::api::GroupVersionResource) -> Stat
             } else {
                 format!("{}.{}", resource.resource, resource.group)
             };
-            Status {
-                code: 500,
-                reason: "InternalError".to_owned(),
-                message: format!(
-                    "Internal error occurred: the schema of {resource} is invalid: {}",
-                    errors.join(", ")
-                ),
-            }
+            Status::internal_error(format!(
+                "the schema of {resource} is invalid: {}",
+                errors.join(", ")
+            ))
         }
     }
 }

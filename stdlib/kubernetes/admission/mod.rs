@@ -70,7 +70,7 @@ pub use api::{
     ValidationAction, Variable,
 };
 pub use binding::validate_binding;
-pub use compile::{Compiled, CompiledPolicy};
+pub use compile::CompiledPolicy;
 pub use evaluate::{
     BINDING_COST_BUDGET, EvaluationError, ExpressionCost, MATCH_CONDITION_COST_BUDGET,
     MAX_MESSAGE_BYTES,
@@ -133,6 +133,7 @@ impl<'a> Input<'a> {
                 reason: "NotFound".into(),
                 message: ConfigurationError::NamespaceNotFound(request.namespace.clone())
                     .to_string(),
+                cause: None,
             }),
         }
     }
@@ -147,6 +148,24 @@ pub struct Status {
     pub reason: String,
     /// The Status message users see.
     pub message: String,
+    /// The error the message reports, without the message's prefix, where the API server
+    /// gives it as the status' one cause: a policy's denial after `<resource> "<name>" is
+    /// forbidden: ` (admission's `NewForbidden`), an InternalError's error after `Internal
+    /// error occurred: ` (apimachinery's `NewInternalError`).
+    pub cause: Option<String>,
+}
+
+impl Status {
+    /// apimachinery's `errors.NewInternalError(cause)`: 500 InternalError,
+    /// `Internal error occurred: <cause>`.
+    pub fn internal_error(cause: String) -> Status {
+        Status {
+            code: 500,
+            reason: "InternalError".into(),
+            message: format!("Internal error occurred: {cause}"),
+            cause: Some(cause),
+        }
+    }
 }
 
 /// The decision on a request.
@@ -269,10 +288,12 @@ fn dispatch<'p>(
                 d.policy, d.message
             ),
         };
+        let (message, cause) = forbidden(input.request, message);
         decision.status = Some(Status {
             code: reason_code(&d.reason),
-            message: forbidden(input.request, &message),
+            message,
             reason: d.reason,
+            cause,
         });
     }
     decision
@@ -295,8 +316,9 @@ fn is_admission_policy_resource(resource: &api::GroupVersionResource) -> bool {
 }
 
 /// Kubernetes' `NewForbidden`: `<resource>.<group> "<name>" is forbidden: <message>`, the
-/// name from the request, else the object's name or generateName, else `Unknown`.
-fn forbidden(request: &AdmissionRequest, message: &str) -> String {
+/// name from the request, else the object's name or generateName, else `Unknown`; and the
+/// status' cause, `message` (none without a resource: `forbidden: <message>`).
+fn forbidden(request: &AdmissionRequest, message: String) -> (String, Option<String>) {
     let r = &request.resource;
     let resource = if r.group.is_empty() {
         r.resource.clone()
@@ -318,9 +340,10 @@ fn forbidden(request: &AdmissionRequest, message: &str) -> String {
             .unwrap_or_else(|| "Unknown".into())
     };
     if resource.is_empty() {
-        format!("forbidden: {message}")
+        (format!("forbidden: {message}"), None)
     } else {
-        format!("{resource} {} is forbidden: {message}", go_quote(&name))
+        let text = format!("{resource} {} is forbidden: {message}", go_quote(&name));
+        (text, Some(message))
     }
 }
 

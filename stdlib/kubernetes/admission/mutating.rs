@@ -63,17 +63,28 @@ use crate::kubernetes::merge;
 #[derive(Debug)]
 pub struct CompiledMutatingPolicy {
     /// The policy as given.
-    pub policy: MutatingAdmissionPolicy,
+    pub(crate) policy: MutatingAdmissionPolicy,
     /// The parts shared with validating policies, compiled as theirs (no validations).
-    pub shared: Arc<CompiledPolicy>,
+    pub(crate) shared: Arc<CompiledPolicy>,
     /// Each mutation's kind and expression, in order (`None`: no expression of a known
     /// patch type, which the API server rejects when the policy is written).
-    pub mutations: Vec<Option<(PatchKind, Compiled)>>,
+    pub(crate) mutations: Vec<Option<(PatchKind, Compiled)>>,
     /// The field errors (the API server would reject the policy).
-    pub errors: Vec<FieldError>,
+    pub(crate) errors: Vec<FieldError>,
 }
 
 impl CompiledMutatingPolicy {
+    /// The policy as given.
+    pub fn policy(&self) -> &MutatingAdmissionPolicy {
+        &self.policy
+    }
+
+    /// The field errors for which the API server would reject the policy (none: it may
+    /// be written).
+    pub fn errors(&self) -> &[FieldError] {
+        &self.errors
+    }
+
     /// Compiles every expression of `policy` once, and validates the policy as the API
     /// server does when it is written (`ValidateMutatingAdmissionPolicy`).
     pub fn new(policy: MutatingAdmissionPolicy) -> CompiledMutatingPolicy {
@@ -553,6 +564,7 @@ impl Pass<'_, '_> {
                 e.reason.into()
             },
             message,
+            cause: None,
         })
     }
 
@@ -760,11 +772,7 @@ impl Pass<'_, '_> {
                 elapsed: started.map(|s| s.elapsed()).unwrap_or_default(),
             });
             if let Some(detail) = internal {
-                self.aborted = Some(Status {
-                    code: 500,
-                    reason: "InternalError".into(),
-                    message: format!("Internal error occurred: {detail}"),
-                });
+                self.aborted = Some(Status::internal_error(detail.to_string()));
                 return;
             }
             match patched {

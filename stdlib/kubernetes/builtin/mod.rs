@@ -136,7 +136,7 @@ impl BuiltinKind {
 
     /// The text of a decoding error as kube-apiserver answers it: `Deployment in version
     /// "v1" cannot be handled as a Deployment: <detail>`.
-    pub fn cannot_be_handled(&self, detail: &str) -> String {
+    pub(crate) fn cannot_be_handled(&self, detail: &str) -> String {
         let kind = self.kind();
         format!(
             "{kind} in version \"{}\" cannot be handled as a {kind}: {detail}",
@@ -240,7 +240,7 @@ impl BuiltinKind {
             .duplicates
             .iter()
             .filter(|d| !d.is_json() || schema.has_path(&d.path))
-            .map(|d| d.message.clone())
+            .map(|d| d.error.to_string())
             .collect();
         found.extend(
             schema

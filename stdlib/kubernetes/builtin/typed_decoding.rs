@@ -94,7 +94,7 @@ impl<'a> OpenApiSchema<'a> {
     }
 
     /// The name of the schema a reference (direct or through a single `allOf`) points at.
-    pub fn ref_name(self) -> Option<&'a str> {
+    pub(crate) fn ref_name(self) -> Option<&'a str> {
         let mut node = self.node;
         for _ in 0..MAX_REFERENCES {
             if let Some(r) = node.get("$ref").and_then(Value::as_str) {
@@ -113,12 +113,12 @@ impl<'a> OpenApiSchema<'a> {
     }
 
     /// The schema node with references followed.
-    pub fn resolved_node(self) -> &'a Value {
+    pub(crate) fn resolved_node(self) -> &'a Value {
         self.resolved().node
     }
 
     /// The schema node as written (where upstream puts a field's extensions).
-    pub fn node_value(self) -> &'a Value {
+    pub(crate) fn node_value(self) -> &'a Value {
         self.node
     }
 
@@ -140,7 +140,7 @@ impl<'a> OpenApiSchema<'a> {
     }
 
     /// The schema of the values of a map (`additionalProperties`), if it gives one.
-    pub fn additional_properties(self) -> Option<OpenApiSchema<'a>> {
+    pub(crate) fn additional_properties(self) -> Option<OpenApiSchema<'a>> {
         let node = self
             .resolved()
             .node
@@ -473,7 +473,7 @@ impl<'a> OpenApiSchema<'a> {
     /// Whether a strict decoding path (`spec.template.spec.containers[0].image`, keys joined
     /// by `.`, items as `[i]`) names a field this schema has, under no field that keeps
     /// anything (where typed decoding reports fields given twice).
-    pub fn has_path(self, path: &str) -> bool {
+    pub(crate) fn has_path(self, path: &str) -> bool {
         let mut schema = self;
         for part in path.split('.') {
             let (key, indices) = part.split_once('[').unwrap_or((part, ""));

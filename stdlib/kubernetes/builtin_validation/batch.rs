@@ -202,8 +202,8 @@ pub(super) fn cron_job(e: &mut Errors, object: &Json, old: Option<&Json>) {
         e.required(&path.child("schedule"), "");
     } else {
         let at = path.child("schedule");
-        if let Some(error) = cron_schedule::parse_error(schedule) {
-            e.invalid(&at, schedule, &error);
+        if let Err(error) = cron_schedule::parse(schedule) {
+            e.invalid(&at, schedule, &error.to_string());
         }
         // An update may keep a TZ its old schedule had.
         let allow_tz = old_spec.is_some_and(|o| read::text(o, "schedule").contains("TZ"));

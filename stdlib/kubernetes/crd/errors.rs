@@ -2,7 +2,7 @@
 //! each renders its text in its `Display` (the validation errors of an object's fields are
 //! [`FieldError`]s, in Kubernetes' words).
 
-use super::field_error::{FieldError, FieldPath};
+use super::field_error::{FieldCause, FieldError, FieldPath};
 
 /// Why a CustomResourceDefinition could not be read ([`CrdValidator::new`](super::CrdValidator::new)).
 #[derive(Debug, thiserror::Error)]
@@ -65,4 +65,36 @@ pub enum CrdError {
         /// Kubernetes' errors for the schema.
         errors: Vec<FieldError>,
     },
+}
+
+/// A CRD version's schema errors ([`CrdError::Schema`]) as one serialisable report,
+/// `{"phase": "schema", "message": ..., "errors": [...]}`: the message one line per error,
+/// `CRD version <version>: <error>`, and each error as a [`FieldCause`] (`kcel validate -o
+/// json` and the playground report a schema Kubernetes rejects so).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SchemaFailure {
+    phase: &'static str,
+    message: String,
+    errors: Vec<FieldCause>,
+}
+
+impl SchemaFailure {
+    /// The report of `version`'s schema errors.
+    pub fn new(version: &str, errors: &[FieldError]) -> SchemaFailure {
+        let message = errors
+            .iter()
+            .map(|e| format!("CRD version {version}: {e}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        SchemaFailure {
+            phase: "schema",
+            message,
+            errors: errors.iter().map(FieldError::cause).collect(),
+        }
+    }
+
+    /// The errors' text, one line each.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }

@@ -231,18 +231,38 @@ impl FieldError {
     }
 }
 
+impl FieldError {
+    /// The error as the API server reports it among a `Status`' causes.
+    pub fn cause(&self) -> FieldCause {
+        FieldCause {
+            field: self.path.to_string(),
+            reason: self.error_type.reason(),
+            message: self.body(),
+        }
+    }
+}
+
+/// A field error as the API server reports it among a `Status`' causes
+/// (`metav1.StatusCause`): the field's path, the error type's reason (`FieldValueInvalid`)
+/// and the error without its path; serialised as `{"field", "reason", "message"}`, the
+/// shape of `kcel validate -o json`'s and the playground's errors.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FieldCause {
+    field: String,
+    reason: &'static str,
+    message: String,
+}
+
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path, self.body())
     }
 }
 
-/// The message of apimachinery's `errors.NewInvalid(qualifiedKind, name, errs)`, the 422
-/// Invalid an API server answers for an object its validation refuses:
-/// `<Kind>.<group> "<name>" is invalid: <errors>`, the errors as `field.ErrorList`'s
-/// `ToAggregate` prints them (an error whose text repeats an earlier one's dropped, a single
-/// error bare, several in brackets joined by `, `; none: no `: ` part).
-pub fn invalid_message(qualified_kind: &str, name: &str, errors: &[FieldError]) -> String {
+/// The text of a list of field errors as apimachinery's `ErrorList.ToAggregate().Error()`
+/// prints it: an error whose text repeats an earlier one's dropped, a single error bare,
+/// several in brackets joined by `, `; an empty list is empty text (Go: no error).
+pub fn aggregate(errors: &[FieldError]) -> String {
     let mut unique: Vec<String> = Vec::new();
     for e in errors {
         let text = e.to_string();
@@ -250,12 +270,23 @@ pub fn invalid_message(qualified_kind: &str, name: &str, errors: &[FieldError]) 
             unique.push(text);
         }
     }
-    let joined = match unique.as_slice() {
+    match unique.as_slice() {
         [] => String::new(),
-        [one] => format!(": {one}"),
-        many => format!(": [{}]", many.join(", ")),
-    };
-    format!("{qualified_kind} {} is invalid{joined}", go_quote(name))
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
+/// The message of apimachinery's `errors.NewInvalid(qualifiedKind, name, errs)`, the 422
+/// Invalid an API server answers for an object its validation refuses:
+/// `<Kind>.<group> "<name>" is invalid: <errors>`, the errors as [`aggregate`] prints them
+/// (none: no `: ` part).
+pub fn invalid_message(qualified_kind: &str, name: &str, errors: &[FieldError]) -> String {
+    let name = go_quote(name);
+    if errors.is_empty() {
+        return format!("{qualified_kind} {name} is invalid");
+    }
+    format!("{qualified_kind} {name} is invalid: {}", aggregate(errors))
 }
 
 /// Go's `%q` of a string.

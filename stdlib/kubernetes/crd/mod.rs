@@ -47,8 +47,8 @@ pub use compile_rules::{
 };
 pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
-pub use errors::{CrdError, DefinitionError, NotServed};
-pub use field_error::{ErrorType, FieldError, FieldPath, invalid_message};
+pub use errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
+pub use field_error::{ErrorType, FieldCause, FieldError, FieldPath, aggregate, invalid_message};
 pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
 pub use selectable::{
     MAX_SELECTABLE_FIELDS, selectable_field_errors, selectable_field_label, selectable_field_value,
