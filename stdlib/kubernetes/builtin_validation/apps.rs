@@ -265,7 +265,10 @@ fn strategy_struct(kind: &str, strategy: &Json, fields: &[&str]) -> String {
         ),
         None => "null".to_string(),
     };
-    go_struct(&[("Type", go_json_value(&Json::from(kind))), ("RollingUpdate", rolling)])
+    go_struct(&[
+        ("Type", go_json_value(&Json::from(kind))),
+        ("RollingUpdate", rolling),
+    ])
 }
 
 /// A Go field name's JSON name (`MaxSurge` → `maxSurge`).
@@ -472,7 +475,10 @@ fn stateful_set_strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
     // apps.RollingUpdateStatefulSetStrategy: Partition int32, MaxUnavailable *IntOrString.
     let rolling_struct = |r: &Json| {
         go_struct(&[
-            ("Partition", read::int(r, "partition").unwrap_or(0).to_string()),
+            (
+                "Partition",
+                read::int(r, "partition").unwrap_or(0).to_string(),
+            ),
             (
                 "MaxUnavailable",
                 read::field(r, "maxUnavailable").map_or_else(|| "null".into(), go_json_value),
