@@ -8,6 +8,9 @@
 //! - YAML as sigs.k8s.io/yaml reads it (`yaml.rs`): go-yaml v2's YAML 1.1 scalars (`yes`,
 //!   `on`, `017`, `1_000`, ...), tags, anchors, merge keys `<<`, error texts and limits,
 //!   then the conversion to JSON (non-string keys become strings; `3.0` becomes `3`).
+//!   Objects are read in one pass straight from the parser's events when the text has no
+//!   anchors, aliases, merge keys, complex or repeated keys (`yaml_objects.rs`; the full
+//!   decoder's node trees are not built), else by the full decoder.
 //! - A text starting with `{` is JSON, as kubectl decides (`NewYAMLOrJSONDecoder`).
 //!
 //! Readers keep their own stacks, so deep nesting is an error, never a stack overflow;
@@ -19,6 +22,7 @@ mod json;
 mod libyaml;
 mod tree;
 mod yaml;
+mod yaml_objects;
 
 pub use tree::{MAX_DEPTH, ReadError};
 
@@ -140,6 +144,13 @@ pub fn parse_document(text: &str) -> Result<serde_json::Value, DocumentError> {
     };
     if text.trim_start().starts_with(['{', '[', '"']) {
         return Err(self::json_error(json_error));
+    }
+    if let Some(mut values) = yaml_objects::read_plain(text) {
+        return match values.len() {
+            0 => Ok(serde_json::Value::Null),
+            1 => Ok(values.swap_remove(0)),
+            n => Err(DocumentError::SeveralDocuments(n)),
+        };
     }
     let (mut nodes, _) = yaml::read_documents(text).map_err(yaml_error)?;
     match nodes.len() {
@@ -290,6 +301,13 @@ pub fn read_manifests(text: &str) -> Result<Manifests, DocumentError> {
             spans: read.spans,
         });
     }
+    if let Some(values) = yaml_objects::read_plain(text) {
+        return Ok(Manifests {
+            documents: values.into_iter().filter(|v| !v.is_null()).collect(),
+            duplicates: Vec::new(),
+            spans: Vec::new(),
+        });
+    }
     let (nodes, duplicates) = yaml::read_documents(text).map_err(yaml_error)?;
     let mut documents = Vec::with_capacity(nodes.len());
     // The index of each YAML document among the non-empty ones.
@@ -335,6 +353,10 @@ pub fn read_body(
         return Ok((read.values.swap_remove(0), read.duplicates));
     }
     let text = std::str::from_utf8(body).map_err(DocumentError::Utf8)?;
+    if let Some(values) = yaml_objects::read_plain(text) {
+        let value = values.into_iter().next().unwrap_or(serde_json::Value::Null);
+        return Ok((value, Vec::new()));
+    }
     let (nodes, duplicates) = yaml::read_documents(text).map_err(|e| body_error(e.into()))?;
     let value = match nodes.into_iter().next() {
         Some(node) => tree::to_object(node).map_err(body_error)?,

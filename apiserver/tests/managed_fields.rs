@@ -583,3 +583,92 @@ async fn apply_to_the_scale_subresource() {
         (400, Some("invalid object type: /v1, Kind=Scale"))
     );
 }
+
+/// An owner reference of a ConfigMap's apply configuration.
+fn owner(uid: &str, name: &str) -> String {
+    format!("  - {{apiVersion: v1, kind: ConfigMap, name: {name}, uid: {uid}}}\n")
+}
+
+/// A ConfigMap `o` whose apply configuration holds `references` (each an `owner` line).
+fn owned(references: &[String]) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: o\n  ownerReferences:\n{}",
+        references.concat()
+    )
+}
+
+// Issue 28, server-side apply and owner references. `metadata.ownerReferences` is a list
+// map keyed by `uid` (ObjectMeta's `+listType=map`, `+listMapKey=uid`; the OpenAPI
+// documents' `x-kubernetes-list-map-keys: [uid]`). Upstream: an apply request's body is made
+// typed without tolerating duplicates (k8s.io/apimachinery managedfields/internal
+// structuredmerge.go `Apply`: `ObjectToTyped(patchObj)`, where only the live object gets
+// `typed.AllowDuplicates`), so two entries of one uid — identical or not — fail with
+// structured-merge-diff's `duplicate entries for key` before anything is stored (a 500
+// without a reason, as the other typed-patch errors); the handler's owner-reference
+// deduplication (handlers/rest.go `dedupOwnerReferencesAndAddWarning`, run on the patched
+// object after mutating admission) never sees them. Two managers that each apply one
+// reference each own theirs (`k:{"uid":...}`, atomic), and a manager that applies without its
+// reference removes only that one.
+#[tokio::test]
+async fn apply_owner_references_as_a_map_keyed_by_uid() {
+    let server = Server::start(&[]);
+    let duplicate = "failed to create typed patch object (/o; /v1, Kind=ConfigMap): \
+        .metadata.ownerReferences: duplicate entries for key [uid=\"u1\"]";
+    for references in [
+        [owner("u1", "a"), owner("u1", "a")],
+        [owner("u1", "a"), owner("u1", "b")],
+    ] {
+        let reply = apply(&server, "o", "fieldManager=one", &owned(&references)).await;
+        let (code, s) = status(&reply);
+        assert_eq!(code, 500, "{}", reply.text());
+        assert!(s.get("reason").is_none(), "{s}");
+        assert_eq!(s["message"], duplicate);
+        assert_eq!(
+            server.send("GET", &format!("{CMS}/o"), None).await.code,
+            404
+        );
+    }
+    // Owners that exist (the garbage collector removes a dependent whose owners do not).
+    let mut uids = Vec::new();
+    for name in ["a", "b"] {
+        let body = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+        let reply = apply(&server, name, "fieldManager=one", &body).await;
+        assert_eq!(reply.code, 201, "{}", reply.text());
+        uids.push(reply.json()["metadata"]["uid"].as_str().unwrap().to_owned());
+    }
+    let (u1, u2) = (uids[0].as_str(), uids[1].as_str());
+    let reply = apply(&server, "o", "fieldManager=one", &owned(&[owner(u1, "a")])).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let reply = apply(&server, "o", "fieldManager=two", &owned(&[owner(u2, "b")])).await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    let object = reply.json();
+    let listed: Vec<&str> = object["metadata"]["ownerReferences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uid"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [u1, u2]);
+    let owned_by = |manager: &str| {
+        masked(&object)
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["manager"] == manager)
+            .map(|e| e["fieldsV1"]["f:metadata"]["f:ownerReferences"].clone())
+            .unwrap()
+    };
+    // An OwnerReference is an atomic struct (`+structType=atomic`, the OpenAPI documents'
+    // `x-kubernetes-map-type: atomic`): its manager owns the item, not its fields.
+    let entry = |uid: &str| json!({ (format!("k:{{\"uid\":\"{uid}\"}}")): {} });
+    assert_eq!(owned_by("one"), entry(u1));
+    assert_eq!(owned_by("two"), entry(u2));
+    // The second manager takes its reference back: the first one's stays.
+    let none = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: o\n";
+    let reply = apply(&server, "o", "fieldManager=two", none).await;
+    assert_eq!(reply.code, 200, "{}", reply.text());
+    assert_eq!(
+        reply.json()["metadata"]["ownerReferences"],
+        json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "a", "uid": u1}])
+    );
+}

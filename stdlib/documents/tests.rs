@@ -688,6 +688,66 @@ fn go_float_formatting() {
     assert_eq!(go_format_g(std::f64::consts::PI, true), "3.1415927");
 }
 
+/// The full decoder's objects for a YAML text (go-yaml v2's decoding, then
+/// sigs.k8s.io/yaml's conversion of each document), and the keys given twice.
+fn full_yaml_objects(text: &str) -> (Vec<serde_json::Value>, Vec<Duplicate>) {
+    let (nodes, duplicates) = yaml::read_documents(text).expect("YAML");
+    let objects = nodes
+        .into_iter()
+        .map(|n| tree::to_object(n).expect("converts"))
+        .collect();
+    (objects, duplicates)
+}
+
+/// Issue 28 (memory): plain manifests are read in one pass (`yaml_objects.rs`), to the
+/// objects go-yaml v2 and sigs.k8s.io/yaml make of them; texts with anchors, aliases, merge
+/// keys, complex keys, repeated keys (of one JSON text too) or values JSON cannot hold are
+/// left to the full decoder, whose answer (and error text) stands.
+#[test]
+fn plain_yaml_in_one_pass() {
+    let plain = [
+        "",
+        "---\n",
+        "a: 1\n---\n# only a comment\n---\nb: [x, {c: yes}]\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: |\n    line\n",
+        "- 017\n- 1_000\n- 0x1F\n- 3.0\n- 1e400\n- .5\n- 18446744073709551615\n- ~\n",
+        "!!binary aGk=\n",
+        "1: one\ntrue: t\n1.5: f\n'q': !!str 12\n",
+        "t: 2001-12-14t21:59:43.10-05:00\nk: {a: [1, [2, {b: null}]]}\n",
+    ];
+    for text in plain {
+        let read = yaml_objects::read_plain(text).unwrap_or_else(|| panic!("one pass: {text:?}"));
+        let (objects, duplicates) = full_yaml_objects(text);
+        assert!(duplicates.is_empty());
+        assert_eq!(read, objects, "{text:?}");
+    }
+    let full = [
+        // Anchors and aliases, merge keys (go-yaml v2 decode_test.go mergeTests' shapes).
+        "a: &x 1\nb: *x\n",
+        "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n",
+        "m:\n  <<: {x: 1}\n  x: 2\n",
+        // A complex key, a key given twice, two keys of one JSON text.
+        "? [a]\n: b\n",
+        "a: 1\na: 2\n",
+        "1: a\n'1': b\n",
+        // Values and keys sigs.k8s.io/yaml cannot convert; syntax errors.
+        "v: .nan\n",
+        "18446744073709551615: x\n",
+        "a: [1\n",
+    ];
+    for text in full {
+        assert_eq!(yaml_objects::read_plain(text), None, "{text:?}");
+    }
+    // What the full decoder makes of the repeated keys stands.
+    let manifests = read_manifests("a: 1\na: 2\n").unwrap();
+    assert_eq!(manifests.documents, vec![json!({"a": 2})]);
+    assert_eq!(manifests.duplicates.len(), 1);
+    assert_eq!(
+        read_manifests("1: a\n'1': b\n").unwrap().documents,
+        vec![json!({"1": "b"})]
+    );
+}
+
 /// Fuzz-style (issues #27, #28): arbitrary text, and texts cut and spliced from YAML and
 /// JSON seeds, through every reader: a value or an error, never a panic or a hang. Cases:
 /// `PROPTEST_CASES` (default below); longer runs by hand (see BENCHMARKS.md).
@@ -741,6 +801,24 @@ mod fuzz {
             let _ = parse_document(&text);
             let _ = read_body(text.as_bytes(), false);
             let _ = read_body(text.as_bytes(), true);
+        }
+
+        /// The one-pass reader of plain YAML (`yaml_objects.rs`) gives the full decoder's
+        /// objects whenever it answers.
+        #[test]
+        fn plain_yaml_reads_as_the_full_decoder(text in text()) {
+            let full = yaml::read_documents(&text).ok().and_then(|(nodes, duplicates)| {
+                let objects: Option<Vec<serde_json::Value>> =
+                    nodes.into_iter().map(|n| tree::to_object(n).ok()).collect();
+                Some((objects?, duplicates))
+            });
+            // When it answers `None` the full decoder's answer stands
+            // (`plain_yaml_in_one_pass` checks which texts go there).
+            if let Some(plain) = yaml_objects::read_plain(&text) {
+                let (objects, duplicates) = full.expect("the full decoder reads it");
+                prop_assert_eq!(plain, objects);
+                prop_assert!(duplicates.is_empty());
+            }
         }
 
         #[test]

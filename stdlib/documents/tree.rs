@@ -186,7 +186,27 @@ pub(super) fn go_format_g(f: f64, single: bool) -> String {
 /// `-.inf`, `.nan` for the special values), booleans as `true`/`false`; other keys are
 /// refused.
 fn object_key(key: &Node, value: &Node) -> Result<String, ReadError> {
-    Ok(match key {
+    if let Some(text) = plain_key(key) {
+        return Ok(text);
+    }
+    Err(match key {
+        Node::Uint(_) => ReadError::Go(format!(
+            "Unsupported map key of type: uint64, key: {}, value: {}",
+            key.go_syntax(),
+            value.go_syntax()
+        )),
+        Node::Null => ReadError::Go(format!(
+            "Unsupported map key of type: %!s(<nil>), key: <nil>, value: {}",
+            value.go_syntax()
+        )),
+        _ => ReadError::Go(format!("yaml: invalid map key: {}", key.go_syntax())),
+    })
+}
+
+/// The JSON text of a map key that converts without error (see [`object_key`]): strings,
+/// integers, booleans and floats; `None` for the others.
+pub(super) fn plain_key(key: &Node) -> Option<String> {
+    Some(match key {
         Node::Str(s) => s.clone(),
         Node::Int(i) => i.to_string(),
         Node::Bool(b) => b.to_string(),
@@ -196,25 +216,7 @@ fn object_key(key: &Node, value: &Node) -> Result<String, ReadError> {
             "NaN" => ".nan".into(),
             s => s.into(),
         },
-        Node::Uint(_) => {
-            return Err(ReadError::Go(format!(
-                "Unsupported map key of type: uint64, key: {}, value: {}",
-                key.go_syntax(),
-                value.go_syntax()
-            )));
-        }
-        Node::Null => {
-            return Err(ReadError::Go(format!(
-                "Unsupported map key of type: %!s(<nil>), key: <nil>, value: {}",
-                value.go_syntax()
-            )));
-        }
-        Node::Seq(_) | Node::Map(_) => {
-            return Err(ReadError::Go(format!(
-                "yaml: invalid map key: {}",
-                key.go_syntax()
-            )));
-        }
+        Node::Uint(_) | Node::Null | Node::Seq(_) | Node::Map(_) => return None,
     })
 }
 

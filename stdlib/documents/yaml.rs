@@ -623,7 +623,11 @@ fn short_tag(tag: &str) -> String {
 
 /// go-yaml v2's `decoder.scalar` into `interface{}`: a quoted untagged scalar is a string;
 /// others are resolved; `!!binary` is base64-decoded.
-fn decode_scalar(tag: Option<&str>, value: &str, implicit: bool) -> Result<Node, YamlError> {
+pub(super) fn decode_scalar(
+    tag: Option<&str>,
+    value: &str,
+    implicit: bool,
+) -> Result<Node, YamlError> {
     let tag = tag.map(short_tag).unwrap_or_default();
     if tag.is_empty() && !implicit {
         return Ok(Node::Str(value.to_string()));

@@ -5,11 +5,12 @@
 
 use serde_json::Value as Json;
 
-use super::errors::{Errors, NEGATIVE};
+use super::errors::{Errors, NEGATIVE, go_struct};
 use super::label_selector::{self, LabelSelector};
 use super::pod;
 use super::read;
 use crate::kubernetes::crd::field_error::{FieldPath, go_json_value};
+use crate::kubernetes::named_formats::regex_error;
 
 /// The object's `spec` (null when unset).
 fn spec_of(object: &Json) -> &Json {
@@ -104,13 +105,20 @@ fn no_active_deadline(e: &mut Errors, template: &Json, at: &FieldPath, kind: &st
     }
 }
 
-/// `ValidateDaemonSetUpdateStrategy` for `RollingUpdate` (the default, with
-/// `maxUnavailable: 1` and `maxSurge: 0` when unset): exactly one of the two non-zero.
-/// (Another type is reported with the whole strategy as its value: not done here.)
+/// `ValidateDaemonSetUpdateStrategy`: `OnDelete`, or `RollingUpdate` (the default, with
+/// `maxUnavailable: 1` and `maxSurge: 0` when unset: `ValidateRollingUpdateDaemonSet`, each
+/// an integer or percent, not above 100%, exactly one of the two non-zero); another type is
+/// `NotSupported` with the whole strategy (apps' internal struct) as its value.
 fn daemon_set_strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
     let strategy = read::field(spec, "updateStrategy").unwrap_or(&Json::Null);
-    if !matches!(read::text(strategy, "type"), "" | "RollingUpdate") {
-        return;
+    match read::text(strategy, "type") {
+        "" | "RollingUpdate" => {}
+        "OnDelete" => return,
+        other => {
+            let rendered = strategy_struct(other, strategy, &["MaxUnavailable", "MaxSurge"]);
+            e.not_supported_rendered(path, rendered, &["RollingUpdate", "OnDelete"]);
+            return;
+        }
     }
     let rolling = read::field(strategy, "rollingUpdate").unwrap_or(&Json::Null);
     let at = path.child("rollingUpdate");
@@ -119,9 +127,7 @@ fn daemon_set_strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
     let surge = read::field(rolling, "maxSurge").unwrap_or(&zero);
     let both = [("maxUnavailable", unavailable), ("maxSurge", surge)];
     for (field, value) in both {
-        if let Some(n) = value.as_i64().filter(|n| *n < 0) {
-            e.invalid_int(&at.child(field), n, NEGATIVE);
-        }
+        positive_int_or_percent(e, value, &at.child(field));
     }
     for (field, value) in both {
         if percent(value).is_some_and(|n| n > 100) {
@@ -214,6 +220,66 @@ fn invalid_selector(e: &mut Errors, spec: &Json, path: &FieldPath, detail: &str)
     );
 }
 
+/// apimachinery's `IsValidPercent` message (`percentErrMsg`, `percentFmt`, with
+/// `RegexError`'s examples).
+fn percent_message() -> String {
+    regex_error(
+        "a valid percent string must be a numeric string followed by an ending '%'",
+        "[0-9]+%",
+        &["1%", "93%"],
+    )
+}
+
+/// `ValidatePositiveIntOrPercent` (apps validation): a string must be a percent
+/// (`IsValidPercent`), an integer not negative (`ValidateNonnegativeField`); the bad value is
+/// the `IntOrString`, shown as its JSON.
+fn positive_int_or_percent(e: &mut Errors, value: &Json, at: &FieldPath) {
+    match value {
+        Json::String(_) if percent(value).is_none() => {
+            e.invalid_rendered(at, go_json_value(value), &percent_message());
+        }
+        other => {
+            if let Some(n) = other.as_i64().filter(|n| *n < 0) {
+                e.invalid_int(at, n, NEGATIVE);
+            }
+        }
+    }
+}
+
+/// An `IntOrString` of apps' internal structs as `json.Marshal` writes it: a field left out
+/// (a nil `*IntOrString` converted to the internal value) is the zero value, `0`.
+fn int_or_string_field(v: &Json, key: &str) -> String {
+    read::field(v, key).map_or_else(|| "0".to_string(), go_json_value)
+}
+
+/// A Deployment's or DaemonSet's update strategy as apps' internal struct renders in a
+/// field error (`{"Type":"X","RollingUpdate":null}`; the rolling update's `IntOrString`
+/// fields named by `fields`, in the struct's order).
+fn strategy_struct(kind: &str, strategy: &Json, fields: &[&str]) -> String {
+    let rolling = match read::field(strategy, "rollingUpdate") {
+        Some(r) => go_struct(
+            &fields
+                .iter()
+                .map(|f| (*f, int_or_string_field(r, &lower_first(f))))
+                .collect::<Vec<_>>(),
+        ),
+        None => "null".to_string(),
+    };
+    go_struct(&[
+        ("Type", go_json_value(&Json::from(kind))),
+        ("RollingUpdate", rolling),
+    ])
+}
+
+/// A Go field name's JSON name (`MaxSurge` → `maxSurge`).
+fn lower_first(name: &str) -> String {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_lowercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
 /// `getPercentValue`: the percentage of a valid percent string (`25%` → 25).
 fn percent(v: &Json) -> Option<i64> {
     let digits = v.as_str()?.strip_suffix('%')?;
@@ -233,7 +299,9 @@ fn int_or_percent(v: &Json) -> i64 {
 }
 
 /// `ValidateDeploymentStrategy` (`RollingUpdate` when unset, its parameters 25% when
-/// unset).
+/// unset): `ValidateRollingUpdateDeployment` (each an integer or percent, not both 0,
+/// `maxUnavailable` not above 100%); another type is `NotSupported` with the whole strategy
+/// (apps' internal struct) as its value.
 fn strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
     let strategy = read::field(spec, "strategy").unwrap_or(&Json::Null);
     match read::text(strategy, "type") {
@@ -250,9 +318,7 @@ fn strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
             let unavailable = read::field(rolling, "maxUnavailable").unwrap_or(&default);
             let surge = read::field(rolling, "maxSurge").unwrap_or(&default);
             for (field, value) in [("maxUnavailable", unavailable), ("maxSurge", surge)] {
-                if let Some(n) = value.as_i64().filter(|n| *n < 0) {
-                    e.invalid_int(&at.child(field), n, NEGATIVE);
-                }
+                positive_int_or_percent(e, value, &at.child(field));
             }
             if int_or_percent(unavailable) == 0 && int_or_percent(surge) == 0 {
                 e.invalid_rendered(
@@ -269,8 +335,11 @@ fn strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
                 );
             }
         }
-        // (Another type is reported with the whole strategy as its value: not done here.)
-        _ => {}
+        "Recreate" => {}
+        other => {
+            let rendered = strategy_struct(other, strategy, &["MaxUnavailable", "MaxSurge"]);
+            e.not_supported_rendered(path, rendered, &["Recreate", "RollingUpdate"]);
+        }
     }
 }
 
@@ -336,9 +405,10 @@ pub(super) fn daemon_set(e: &mut Errors, object: &Json, old: Option<&Json>) {
     immutable_selector(e, spec, old);
 }
 
-/// `ValidateStatefulSetSpec`: the pod management policy (`OrderedReady` when unset),
-/// replicas, the selector and the template's labels and annotations, restart policy
-/// `Always`. (Upstream leaves the pod spec of a StatefulSet's template to the pods.)
+/// `ValidateStatefulSetSpec`: the pod management policy (`OrderedReady` when unset), the
+/// update strategy, the claim retention policy (`Retain` when unset), replicas, ordinals,
+/// the selector and the template's labels and annotations, restart policy `Always`.
+/// (Upstream leaves the pod spec of a StatefulSet's template to the pods.)
 pub(super) fn stateful_set(e: &mut Errors, object: &Json, _old: Option<&Json>) {
     let spec = spec_of(object);
     let path = FieldPath::new("spec");
@@ -350,11 +420,25 @@ pub(super) fn stateful_set(e: &mut Errors, object: &Json, _old: Option<&Json>) {
             "must be 'OrderedReady' or 'Parallel'",
         ),
     }
+    stateful_set_strategy(e, spec, &path.child("updateStrategy"));
+    let retention = read::field(spec, "persistentVolumeClaimRetentionPolicy");
+    let retention_path = path.child("persistentVolumeClaimRetentionPolicy");
+    for field in ["whenDeleted", "whenScaled"] {
+        // (Defaulting fills an unset policy with Retain.)
+        match retention.map_or("", |r| read::text(r, field)) {
+            "" | "Retain" | "Delete" => {}
+            other => e.not_supported(&retention_path.child(field), other, &["Retain", "Delete"]),
+        }
+    }
     e.nonnegative(&path.child("replicas"), read::int(spec, "replicas"));
     e.nonnegative(
         &path.child("minReadySeconds"),
         read::int(spec, "minReadySeconds"),
     );
+    if let Some(ordinals) = read::field(spec, "ordinals") {
+        // (Upstream names the path with one element, `ordinals.start`.)
+        e.nonnegative(&path.child("ordinals.start"), read::int(ordinals, "start"));
+    }
     let template_path = path.child("template");
     let template = read::field(spec, "template").unwrap_or(&Json::Null);
     match required_selector(e, spec, &path, "statefulset") {
@@ -378,4 +462,65 @@ pub(super) fn stateful_set(e: &mut Errors, object: &Json, _old: Option<&Json>) {
     }
     always_restarts(e, template, &template_path);
     no_active_deadline(e, template, &template_path, "StatefulSet");
+}
+
+/// `ValidateStatefulSetSpec`'s update strategy (`RollingUpdate` when unset, with a rolling
+/// update whose partition defaults to 0): `OnDelete` takes no rolling update;
+/// `validateRollingUpdateStatefulSet` checks the partition and a `maxUnavailable` given (an
+/// integer or percent, not 0, not above 100%); another type is `Invalid` with the whole
+/// strategy (apps' internal struct) as its value.
+fn stateful_set_strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
+    let strategy = read::field(spec, "updateStrategy").unwrap_or(&Json::Null);
+    let rolling = read::field(strategy, "rollingUpdate");
+    // apps.RollingUpdateStatefulSetStrategy: Partition int32, MaxUnavailable *IntOrString.
+    let rolling_struct = |r: &Json| {
+        go_struct(&[
+            (
+                "Partition",
+                read::int(r, "partition").unwrap_or(0).to_string(),
+            ),
+            (
+                "MaxUnavailable",
+                read::field(r, "maxUnavailable").map_or_else(|| "null".into(), go_json_value),
+            ),
+        ])
+    };
+    match read::text(strategy, "type") {
+        "" | "RollingUpdate" => {
+            let Some(rolling) = rolling else { return };
+            let at = path.child("rollingUpdate");
+            e.nonnegative(&at.child("partition"), read::int(rolling, "partition"));
+            if let Some(max) = read::field(rolling, "maxUnavailable") {
+                let max_path = at.child("maxUnavailable");
+                positive_int_or_percent(e, max, &max_path);
+                if int_or_percent(max) == 0 {
+                    e.invalid_rendered(&max_path, go_json_value(max), "cannot be 0");
+                }
+                if percent(max).is_some_and(|n| n > 100) {
+                    e.invalid_rendered(
+                        &max_path,
+                        go_json_value(max),
+                        "must not be greater than 100%",
+                    );
+                }
+            }
+        }
+        "OnDelete" => {
+            if let Some(rolling) = rolling {
+                e.invalid_rendered(
+                    &path.child("rollingUpdate"),
+                    rolling_struct(rolling),
+                    "only allowed for updateStrategy 'RollingUpdate'",
+                );
+            }
+        }
+        other => {
+            let rolling = rolling.map_or_else(|| "null".into(), rolling_struct);
+            let rendered = go_struct(&[
+                ("Type", go_json_value(&Json::from(other))),
+                ("RollingUpdate", rolling),
+            ]);
+            e.invalid_rendered(path, rendered, "must be 'RollingUpdate' or 'OnDelete'");
+        }
+    }
 }

@@ -4,11 +4,11 @@
 
 use serde_json::Value as Json;
 
-use super::errors::{Errors, config_key};
+use super::errors::{Errors, config_key, go_struct};
 use super::pod;
 use super::read;
 use crate::kubernetes::crd::FieldError;
-use crate::kubernetes::crd::field_error::FieldPath;
+use crate::kubernetes::crd::field_error::{FieldPath, go_json_value};
 
 /// `core.MaxSecretSize`: the most bytes of a Secret's data.
 const MAX_SECRET_SIZE: usize = 1024 * 1024;
@@ -153,8 +153,9 @@ pub(super) fn service(e: &mut Errors, object: &Json) {
     service_type_fields(e, spec, kind, &path);
 }
 
-/// `ValidateService`'s node ports: none on a ClusterIP service, none used twice for one
-/// protocol. (Whether a node port is in the cluster's range is the allocator's check.)
+/// `ValidateService`'s node ports and ports: no node port on a ClusterIP service, none used
+/// twice for one protocol, no (protocol, port) pair twice. (Whether a node port is in the
+/// cluster's range is the allocator's check.)
 fn service_node_ports(e: &mut Errors, spec: &Json, kind: &str, path: &FieldPath) {
     let ports = read::list(spec, "ports");
     if kind == "ClusterIP" {
@@ -181,6 +182,33 @@ fn service_node_ports(e: &mut Errors, spec: &Json, kind: &str, path: &FieldPath)
                 path.child("ports").index(i).child("nodePort"),
                 crate::kubernetes::crd::field_error::ErrorType::Duplicate,
                 node_port.to_string(),
+                "",
+            ));
+        }
+    }
+    // A (protocol, port) pair given twice: `field.Duplicate` of the whole port, with the
+    // key upstream builds (`core.ServicePort{Protocol, Port}`, the internal struct with
+    // its other fields zero) as its value.
+    let mut pairs = std::collections::BTreeSet::new();
+    for (i, port) in ports.iter().enumerate() {
+        let protocol = match read::text(port, "protocol") {
+            "" => "TCP",
+            p => p,
+        };
+        let number = read::int(port, "port").unwrap_or(0);
+        if !pairs.insert((protocol, number)) {
+            let key = go_struct(&[
+                ("Name", "\"\"".to_string()),
+                ("Protocol", go_json_value(&Json::from(protocol))),
+                ("AppProtocol", "null".to_string()),
+                ("Port", number.to_string()),
+                ("TargetPort", "0".to_string()),
+                ("NodePort", "0".to_string()),
+            ]);
+            e.push(FieldError::with_rendered_value(
+                path.child("ports").index(i),
+                crate::kubernetes::crd::field_error::ErrorType::Duplicate,
+                key,
                 "",
             ));
         }

@@ -107,11 +107,21 @@ impl Errors {
     /// `field.NotSupported(path, value, supported)`: `Unsupported value: "x": supported
     /// values: "A", "B"` (in the order given: upstream sorts some lists, not others).
     pub(super) fn not_supported(&mut self, path: &FieldPath, value: &str, supported: &[&str]) {
+        self.not_supported_rendered(path, crate::kubernetes::go_quote(value), supported);
+    }
+
+    /// `field.NotSupported` whose value is already rendered (a struct as its JSON).
+    pub(super) fn not_supported_rendered(
+        &mut self,
+        path: &FieldPath,
+        value: String,
+        supported: &[&str],
+    ) {
         let list: Vec<String> = supported
             .iter()
             .map(|s| crate::kubernetes::go_quote(s))
             .collect();
-        self.push(FieldError::new(
+        self.push(FieldError::with_rendered_value(
             path.clone(),
             ErrorType::NotSupported,
             value,
@@ -165,6 +175,17 @@ impl Errors {
             }
         }
     }
+}
+
+/// A Go struct of the internal API types (which have no JSON tags) as `json.Marshal` writes
+/// it in a field error's value since Kubernetes 1.34: its fields by their Go names, in
+/// declaration order, each value already rendered as JSON.
+pub(super) fn go_struct(fields: &[(&str, String)]) -> String {
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|(name, value)| format!("\"{name}\":{value}"))
+        .collect();
+    format!("{{{}}}", fields.join(","))
 }
 
 /// `InclusiveRangeError`.
