@@ -210,7 +210,8 @@ fn munge(e: &mut Errors, spec: &Json, old_spec: &Json, path: &FieldPath) -> Json
         take(&mut munged, Some(&old), field);
     }
     let old_grace = read::int(old_spec, "terminationGracePeriodSeconds");
-    if old_grace.is_some_and(|g| g < 0) && read::int(spec, "terminationGracePeriodSeconds") == Some(1)
+    if old_grace.is_some_and(|g| g < 0)
+        && read::int(spec, "terminationGracePeriodSeconds") == Some(1)
     {
         take(&mut munged, Some(&old), "terminationGracePeriodSeconds");
     }
@@ -242,13 +243,10 @@ fn take(to: &mut Map<String, Json>, from: Option<&Map<String, Json>>, field: &st
 /// structs: unset, `null`, empty strings, lists and maps alike.
 fn same(a: &Json, b: &Json) -> bool {
     match (a, b) {
-        (Json::Object(a), Json::Object(b)) => {
-            let keys = a.keys().chain(b.keys());
-            keys.into_iter().all(|k| {
-                let null = Json::Null;
-                same(a.get(k).unwrap_or(&null), b.get(k).unwrap_or(&null))
-            })
-        }
+        (Json::Object(a), Json::Object(b)) => a.keys().chain(b.keys()).all(|k| {
+            let null = Json::Null;
+            same(a.get(k).unwrap_or(&null), b.get(k).unwrap_or(&null))
+        }),
         (Json::Array(a), Json::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
         }
