@@ -124,8 +124,9 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     (
         "04-required-labels.yaml",
         "without a request name, the object's generateName is used",
-        "the server generates the name before admission (kube-apiserver's BeforeCreate), so \
-         the denial names the generated object",
+        "the server generates the name after mutating admission and before validating \
+         admission (kube-apiserver's registry, `store.go` `create`), so the denial names the \
+         generated object",
     ),
     (
         "25-match-policy.yaml",

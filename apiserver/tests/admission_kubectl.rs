@@ -396,7 +396,7 @@ spec:
   - patchType: JSONPatch
     jsonPatch:
       expression: >-
-        [JSONPatch{op: 'add', path: '/data/' + jsonpatch.escapeKey('seen/team'),
+        [JSONPatch{op: 'add', path: '/data/' + jsonpatch.escapeKey('seen.team'),
           value: has(object.metadata.labels) && 'team' in object.metadata.labels
             ? object.metadata.labels['team'] : 'none'}]
 ---
@@ -481,6 +481,8 @@ fn mutating_policies_mutate_before_validating_policies_judge() {
     k.applied(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sidecar-image\n  namespace: default\ndata:\n  image: busybox:1.36\n",
     );
+    // The copied key is a valid ConfigMap key: the server validates the mutated ConfigMap
+    // before the validating policies, as kube-apiserver does (a `/` would be its 422).
     k.applied(MUTATING_POLICIES);
     let listed = get_json(&k, &["mutatingadmissionpolicies"]);
     let names: Vec<&str> = listed["items"]
@@ -499,7 +501,7 @@ fn mutating_policies_mutate_before_validating_policies_judge() {
     assert_eq!(cm["metadata"]["labels"]["team"], "platform", "{cm}");
     assert_eq!(
         cm["data"],
-        serde_json::json!({"a": "b", "seen/team": "platform"}),
+        serde_json::json!({"a": "b", "seen.team": "platform"}),
         "{cm}"
     );
     // The match condition excludes skip-*: no label (copy-team still runs).
@@ -508,7 +510,7 @@ fn mutating_policies_mutate_before_validating_policies_judge() {
     assert_eq!(cm["metadata"].get("labels"), None, "{cm}");
     assert_eq!(
         cm["data"],
-        serde_json::json!({"z": "zed", "seen/team": "none"}),
+        serde_json::json!({"z": "zed", "seen.team": "none"}),
         "{cm}"
     );
     // The sidecar is appended with its env and the param's image; the validating policy

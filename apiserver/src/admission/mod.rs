@@ -1,14 +1,17 @@
 //! ValidatingAdmissionPolicy and MutatingAdmissionPolicy enforced by the server: the
 //! policies and bindings stored as `admissionregistration.k8s.io/v1` objects are validated
 //! when written ([`objects`]), compiled once per generation into a [`PolicySet`](kcel_stdlib::kubernetes::admission::PolicySet) (and a
-//! mutating set) swapped whole when they change ([`policies`]), every create and update is
-//! first mutated by the mutating policies ([`mutation`]), and every write (create, update,
-//! patch, apply, delete, subresources) is decided by the validating ones ([`admit`]) with the authenticated user, the server's namespaces and params
+//! mutating set) swapped whole when they change ([`policies`]). A write passes admission in
+//! kube-apiserver's two steps, around the kind's own validation which the routes make
+//! between them: every create and update is first mutated by the mutating policies
+//! ([`mutate`], [`mutation`]), and every write (create, update, patch, apply, delete,
+//! subresources) that the kind's validation let through is then decided by the validating
+//! ones ([`validate`]) with the authenticated user, the server's namespaces and params
 //! ([`lookups`]) and its authorizer. The audit log ([`audit`]) records each request with the
 //! admission's audit annotations.
 //!
 //! The request's user and its audit annotations travel in a task-local [`context`] set by
-//! the authentication middleware, so the write path needs one call per write and no new
+//! the authentication middleware, so the write path needs two calls per write and no new
 //! parameters; writes made by the server itself (namespace finalization, CRD cleanup) run
 //! outside any request and are not judged, as upstream's loopback writes of controllers
 //! are not judged by policies bound to users.
@@ -132,74 +135,29 @@ pub struct Write<'a> {
     pub dry_run: bool,
 }
 
-/// Decides a write: for the policy objects themselves, their validation (422) and status;
-/// for everything else, the bound policies. Denials are errors with upstream's status;
-/// warnings and audit annotations go to the request's [`context`].
-pub async fn admit(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
+/// The mutating admission of a create or update (upstream's MutatingAdmissionPolicy plugin,
+/// which runs before the kind's validation and the validating plugins): the write's object
+/// becomes the mutated one (each mutation's result defaulted, [`mutation::ServerSchemas`]).
+/// True when a policy changed the object. The policy objects themselves, deletes and the
+/// server's own writes (outside any request) are not mutated.
+pub async fn mutate(state: &AppState, write: &mut Write<'_>) -> Result<bool, ApiError> {
     let context = context::current();
     if let Some(context) = &context {
         context.set_object_name(write.name);
     }
     if objects::is_policy_resource(write.resource) {
-        if let Some(object) = write.object {
-            objects::validate(
-                &state.crds,
-                write.resource,
-                write.subresource,
-                object,
-                write.old,
-            )?;
-        }
-        return Ok(());
+        return Ok(false);
     }
     let Some(context) = context else {
-        return Ok(()); // the server's own writes
+        return Ok(false); // the server's own writes
     };
-    let mut write = write;
-    mutate(state, &mut write, &context).await?;
-    let set = state.admission.current();
-    if set.is_empty() {
-        return Ok(());
-    }
-    let request = admission_request(&state.crds, &write, &context.user);
-    let namespace = request.namespace.clone();
-    if !set.may_match(&request) {
-        return Ok(());
-    }
-    let store = state.store.clone();
-    let crds = state.crds.clone();
-    let authorizer: Arc<dyn Authorizer> =
-        Arc::new(lookups::ServerAuthorizer::new(state.authz.clone()));
-    let decision = tokio::task::spawn_blocking(move || {
-        let lookups = lookups::ServerLookups { store, crds };
-        set.admit(
-            &request,
-            &kcel_stdlib::kubernetes::admission::Lookups {
-                namespaces: &lookups,
-                params: &lookups,
-                authorizer: Some(&authorizer),
-            },
-        )
-    })
-    .await
-    .map_err(ApiError::internal)?;
-    apply(&context, &write, &namespace, decision)
-}
-
-/// Runs the mutating policies on a create or update (upstream's MutatingAdmissionPolicy
-/// plugin runs before the validating one): the write's object becomes the mutated one.
-async fn mutate(
-    state: &AppState,
-    write: &mut Write<'_>,
-    context: &context::RequestContext,
-) -> Result<(), ApiError> {
     let set = state.admission.mutating();
     if set.is_empty() || write.object.is_none() || write.operation == Operation::Delete {
-        return Ok(());
+        return Ok(false);
     }
     let request = admission_request(&state.crds, write, &context.user);
     if !set.may_match(&request) {
-        return Ok(());
+        return Ok(false);
     }
     let namespace = request.namespace.clone();
     let store = state.store.clone();
@@ -238,40 +196,74 @@ async fn mutate(
             status,
         ));
     }
-    match (mutated.object, write.object.as_deref_mut()) {
+    Ok(match (mutated.object, write.object.as_deref_mut()) {
         // The Scale was mutated: its replicas are what the write changes.
         (Some(scale), Some(object)) if write.subresource == Some("scale") => {
             crate::scale::set_replicas(&state.crds, write.resource, object, &scale);
+            true
         }
         (Some(serde_json::Value::Object(mutated)), Some(object)) if mutated != *object => {
             *object = mutated;
-            settle(state, write.resource, object, write.old, context)?;
+            true
         }
-        _ => {}
-    }
-    Ok(())
+        _ => false,
+    })
 }
 
-/// An object the mutating policies changed (and defaulted after each mutation,
-/// [`mutation::ServerSchemas`]) made a valid object of its kind again, as kube-apiserver's
-/// custom-resource handler prunes a mutated custom resource before the strategy validates
-/// it: a custom resource pruned, defaulted and validated by its CRD (a 422 when the
-/// mutation made it invalid), with the CRD's warnings added to the response; a built-in
-/// object is left as the mutations left it.
-fn settle(
-    state: &AppState,
-    resource: &Resource,
-    object: &mut Object,
-    old: Option<&Object>,
-    context: &context::RequestContext,
-) -> Result<(), ApiError> {
-    if state.crds.custom(resource).is_none() {
+/// The validating admission of a write, after the kind's validation (kube-apiserver's
+/// registry calls the `createValidation`/`updateValidation` admission callbacks once
+/// `rest.BeforeCreate`/`BeforeUpdate` validated the object: k8s.io/apiserver
+/// `pkg/registry/generic/registry/store.go`, `create` and `Update`; deletes go through
+/// `deleteValidation`): for the policy objects themselves, their validation (422) and
+/// status; for everything else, the bound validating policies. Denials are errors with
+/// upstream's status; warnings and audit annotations go to the request's [`context`].
+pub async fn validate(state: &AppState, write: Write<'_>) -> Result<(), ApiError> {
+    let context = context::current();
+    if let Some(context) = &context {
+        context.set_object_name(write.name);
+    }
+    if objects::is_policy_resource(write.resource) {
+        if let Some(object) = write.object {
+            objects::validate(
+                &state.crds,
+                write.resource,
+                write.subresource,
+                object,
+                write.old,
+            )?;
+        }
         return Ok(());
     }
-    let mut warnings = Vec::new();
-    crate::crd::admit(&state.crds, resource, object, old, &mut warnings)?;
-    context.add_warnings(warnings);
-    Ok(())
+    let Some(context) = context else {
+        return Ok(()); // the server's own writes
+    };
+    let set = state.admission.current();
+    if set.is_empty() {
+        return Ok(());
+    }
+    let request = admission_request(&state.crds, &write, &context.user);
+    let namespace = request.namespace.clone();
+    if !set.may_match(&request) {
+        return Ok(());
+    }
+    let store = state.store.clone();
+    let crds = state.crds.clone();
+    let authorizer: Arc<dyn Authorizer> =
+        Arc::new(lookups::ServerAuthorizer::new(state.authz.clone()));
+    let decision = tokio::task::spawn_blocking(move || {
+        let lookups = lookups::ServerLookups { store, crds };
+        set.admit(
+            &request,
+            &kcel_stdlib::kubernetes::admission::Lookups {
+                namespaces: &lookups,
+                params: &lookups,
+                authorizer: Some(&authorizer),
+            },
+        )
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    apply(&context, &write, &namespace, decision)
 }
 
 /// Records warnings and annotations; turns a denial into the API error.

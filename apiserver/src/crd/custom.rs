@@ -51,15 +51,14 @@ pub fn prune_unknown(
     Ok(unknown)
 }
 
-/// Checks and completes a custom resource being written (`old` on update): refused while
-/// its CRD is being deleted (creates only), pruned, defaulted and validated; ratcheted
-/// failures and pruned fields become warnings.
-pub fn admit(
+/// Decodes a custom resource being written (`old` on update) as apiextensions-apiserver's
+/// request scope decodes it, before any admission plugin sees it: refused while its CRD is
+/// being deleted (creates only), typed, pruned and defaulted by its version's schema.
+pub fn decode(
     crd: &CustomResource,
     resource: &Resource,
     object: &mut Object,
     old: Option<&Object>,
-    warnings: &mut Vec<String>,
 ) -> Result<(), ApiError> {
     if old.is_none() && crd.terminating {
         return Err(ApiError {
@@ -70,6 +69,21 @@ pub fn admit(
             details: None,
         });
     }
+    prune_unknown(crd, resource, object).map(drop)
+}
+
+/// Validates a custom resource being written (`old` on update), after mutating admission,
+/// as the custom resource strategy does in `rest.BeforeCreate`/`BeforeUpdate`: on create
+/// with a status subresource the status goes (`PrepareForCreate`); the object is pruned and
+/// defaulted again (a mutation may have added fields outside the schema) and validated;
+/// ratcheted failures become warnings.
+pub fn validate(
+    crd: &CustomResource,
+    resource: &Resource,
+    object: &mut Object,
+    old: Option<&Object>,
+    warnings: &mut Vec<String>,
+) -> Result<(), ApiError> {
     object::set_type(object, resource);
     if old.is_none() && resource.status {
         // With a status subresource, a create cannot set the status (upstream's
@@ -78,14 +92,10 @@ pub fn admit(
     }
     // Pruned, defaulted and validated in place: no copy of the object on the way.
     let value = Value::Object(std::mem::take(object));
-    let (decoded, _unknown) = crd
-        .validator
-        .decode_owned(value)
-        .map_err(|e| not_served(resource, e))?;
     let old_value = old.map(|o| std::sync::Arc::new(Value::Object(o.clone())));
     let (decoded, outcome) = crd
         .validator
-        .validate_owned(decoded, old_value.as_ref())
+        .validate_owned(value, old_value.as_ref())
         .map_err(|e| not_served(resource, e))?;
     if let Value::Object(o) = decoded {
         *object = o;

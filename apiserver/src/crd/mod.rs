@@ -5,7 +5,8 @@
 //! ([`columns`]) and scaled through the paths their CRD names ([`json_path`]).
 //!
 //! The built-in handlers stay as they are: they find custom resources through
-//! the served module's `find`, and call [`admit`] on every write.
+//! the served module's `find`, and call [`decode`] and [`validate`] on every write
+//! (before and after mutating admission).
 
 pub mod columns;
 pub mod conversion;
@@ -46,10 +47,30 @@ pub fn storage_resource(resource: &Resource) -> Option<String> {
         .then(|| format!("{}/{}", resource.group, resource.plural))
 }
 
-/// The write hook of every create and update (`old` given): CRDs are defaulted, validated
-/// and given their status; custom resources pruned, defaulted and validated by their CRD.
-/// Warnings (ratcheted rule failures) are added to `warnings`.
-pub fn admit(
+/// The decoding of every create and update (`old` given) before admission: a CRD's spec
+/// defaulted; a custom resource refused while its CRD terminates (creates), typed, pruned
+/// and defaulted by its CRD ([`custom::decode`]). Other kinds have nothing here.
+pub fn decode(
+    crds: &Crds,
+    resource: &Resource,
+    object: &mut Object,
+    old: Option<&Object>,
+) -> Result<(), ApiError> {
+    if *resource == CUSTOMRESOURCEDEFINITIONS {
+        definition::default_spec(object);
+        return Ok(());
+    }
+    match crds.custom(resource) {
+        Some(crd) => custom::decode(&crd, resource, object, old),
+        None => Ok(()),
+    }
+}
+
+/// The strategy's validation of every create and update (`old` given), after mutating
+/// admission: CRDs are defaulted, validated and given their status
+/// ([`definition::admit`]); custom resources pruned, defaulted and validated by their CRD
+/// ([`custom::validate`]). Warnings (ratcheted rule failures) are added to `warnings`.
+pub fn validate(
     crds: &Crds,
     resource: &Resource,
     object: &mut Object,
@@ -60,7 +81,7 @@ pub fn admit(
         return definition::admit(crds, resource, object, old, warnings);
     }
     match crds.custom(resource) {
-        Some(crd) => custom::admit(&crd, resource, object, old, warnings),
+        Some(crd) => custom::validate(&crd, resource, object, old, warnings),
         None => Ok(()),
     }
 }

@@ -105,20 +105,6 @@ impl Call {
         }
     }
 
-    /// The write hook of custom resources and CRDs ([`crate::crd::admit`]), its warnings
-    /// added to the response's, and of built-in kinds ([`crate::kind_rules::check`]).
-    pub(crate) fn admit(&self, object: &mut Object, old: Option<&Object>) -> Result<(), ApiError> {
-        let mut warnings = Vec::new();
-        crate::crd::admit(&self.state.crds, self.resource, object, old, &mut warnings)?;
-        if self.subresource.is_none() {
-            crate::kind_rules::check(self.resource, object, old)?;
-        }
-        for w in warnings {
-            self.warn(w);
-        }
-        Ok(())
-    }
-
     /// Whether the query parameter `name` is `value`.
     pub(crate) fn param_is(&self, name: &str, value: &str) -> bool {
         self.param(name) == value

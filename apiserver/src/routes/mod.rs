@@ -1,6 +1,7 @@
 //! The HTTP routes: one router for every path the server answers.
 
 mod access;
+pub(crate) mod admit;
 pub(crate) mod call;
 mod discovery;
 pub(crate) mod garbage_collector;

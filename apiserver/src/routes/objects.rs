@@ -25,7 +25,6 @@ use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
 use crate::storage::{RangeRequest, ShardSelector, ShardedRange, StorageError, keys};
 use crate::table;
-use kcel_stdlib::kubernetes::named_formats::messages;
 
 use super::call::{Call, current, read_body, selectors, storage};
 use super::write::{
@@ -465,34 +464,6 @@ fn set_namespace(call: &Call, object: &mut Object) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Validates an object's name as upstream does: a DNS-1123 label for namespaces, a DNS-1035
-/// label for services, a DNS-1123 subdomain for the other served kinds.
-fn validate_name(resource: &Resource, name: &str) -> Result<(), ApiError> {
-    if name.is_empty() {
-        return Err(ApiError::invalid(
-            resource,
-            name,
-            vec![FieldError::required(
-                "metadata.name",
-                "name or generateName is required",
-            )],
-        ));
-    }
-    let problems = match resource.kind {
-        "Namespace" => messages("dns1123Label", name),
-        "Service" => messages("dns1035Label", name),
-        _ => messages("dns1123Subdomain", name),
-    };
-    if problems.is_empty() {
-        return Ok(());
-    }
-    let causes = problems
-        .iter()
-        .map(|p| FieldError::invalid_string("metadata.name", name, p))
-        .collect();
-    Err(ApiError::invalid(resource, name, causes))
-}
-
 /// `generateName` plus five random characters.
 fn generate_name(prefix: &str) -> Result<String, ApiError> {
     let random = crate::random::bytes::<5>().map_err(ApiError::internal)?;
@@ -536,13 +507,42 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Defaults a kind's fields at create, as upstream's defaulting does for the ones clients
-/// print (types, phases, namespace finalizers).
-/// What upstream's create strategies set after the field manager has run (so no manager
-/// owns it): a namespace's `kubernetes` finalizer and phase; the workloads' statuses and a
-/// Job's selector ([`crate::workloads::prepare_for_create`]); the volumes' and claims'
-/// `Pending` statuses ([`crate::persistent_volumes::prepare_for_create`]).
+/// What the registry does to a new object after mutating admission, before it validates it
+/// (k8s.io/apiserver `registry/generic/registry/store.go`, `create`:
+/// `rest.FillObjectMetaSystemFields` and the name generated from `generateName`, then
+/// `rest.BeforeCreate`, which calls the strategy's `PrepareForCreate`): `uid`,
+/// `creationTimestamp`, the name, and [`prepare_for_create`]. Answers the name.
+fn fill_for_create(resource: &Resource, object: &mut Object) -> Result<String, ApiError> {
+    let mut name = object::meta_str(object, "name").to_owned();
+    let generate = object::meta_str(object, "generateName");
+    if name.is_empty() && !generate.is_empty() {
+        name = generate_name(generate)?;
+    }
+    let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
+    let meta = object::metadata_mut(object);
+    meta.insert("name".to_owned(), Value::from(name.as_str()));
+    meta.insert("uid".to_owned(), Value::from(uid));
+    meta.insert(
+        "creationTimestamp".to_owned(),
+        Value::from(object::now_timestamp()),
+    );
+    prepare_for_create(resource, object);
+    Ok(name)
+}
+
+/// The strategies' `PrepareForCreate`, after the field manager and mutating admission (so
+/// no manager owns what it sets, and a mutation cannot set it): the empty status of a
+/// Deployment or a Service and the field defaults again ([`crate::defaults::on_create`]:
+/// idempotent), `generation` 1 for the kinds that count it, a namespace's `kubernetes`
+/// finalizer and phase, the workloads' statuses and a Job's selector
+/// ([`crate::workloads::prepare_for_create`]), the volumes' and claims' `Pending` statuses
+/// ([`crate::persistent_volumes::prepare_for_create`]). A custom resource's status goes in its
+/// validation ([`crate::crd::custom::validate`]).
 fn prepare_for_create(resource: &Resource, object: &mut Object) {
+    crate::defaults::on_create(resource, object);
+    if has_generation(resource) {
+        object::metadata_mut(object).insert("generation".to_owned(), Value::from(1));
+    }
     crate::workloads::prepare_for_create(resource, object);
     crate::persistent_volumes::prepare_for_create(resource, object);
     if resource.kind == "Namespace" {
@@ -570,43 +570,30 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     if let Some(warning) = duplicate_owners::dedup(&mut object, Stage::BeforeMutatingAdmission) {
         call.warn(warning);
     }
-    let mut name = object::meta_str(&object, "name").to_owned();
-    let generate = object::meta_str(&object, "generateName").to_owned();
-    if name.is_empty() && !generate.is_empty() {
-        name = generate_name(&generate)?;
-    }
-    // Where the library validates the whole `metadata` (custom resources, the built-in kinds
-    // it knows), a bad name is one of its errors, reported with the others as upstream's
-    // strategy reports it; elsewhere it is checked here.
-    if call.state.crds.custom(resource).is_none()
-        && !crate::kind_rules::validates_metadata(resource)
-    {
-        validate_name(resource, &name)?;
-    }
-    check_namespace(&call, &name).await?;
-    let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
+    // The name as the request gives it: empty for a create by `generateName`, whose name
+    // the registry generates after mutating admission (`store.go`, `create`).
+    let requested = object::meta_str(&object, "name").to_owned();
+    let named = match requested.as_str() {
+        "" => object::meta_str(&object, "generateName").to_owned(),
+        _ => requested.clone(),
+    };
+    // NamespaceLifecycle, the first admission plugin; its denial names the object by its
+    // name, else its generateName (`admission.NewForbidden`, `extractResourceName`).
+    check_namespace(&call, &named).await?;
     object::set_type(&mut object, resource);
-    object::metadata_mut(&mut object).insert("name".to_owned(), Value::from(name.as_str()));
-    crate::defaults::on_create(resource, &mut object);
-    let generation = has_generation(resource);
+    crate::defaults::fields(resource, &mut object);
+    // rest.WipeObjectMetaSystemFields (createHandler), and no resourceVersion on create.
     let meta = object::metadata_mut(&mut object);
     for field in [
+        "creationTimestamp",
+        "uid",
         "deletionTimestamp",
         "deletionGracePeriodSeconds",
         "resourceVersion",
     ] {
         meta.remove(field);
     }
-    meta.insert("name".to_owned(), Value::from(name.as_str()));
-    meta.insert("uid".to_owned(), Value::from(uid));
-    meta.insert(
-        "creationTimestamp".to_owned(),
-        Value::from(object::now_timestamp()),
-    );
-    if generation {
-        meta.insert("generation".to_owned(), Value::from(1));
-    }
-    call.admit(&mut object, None)?;
+    crate::crd::decode(&call.state.crds, resource, &mut object, None)?;
     let (manager, now) = (call.manager(), object::now_timestamp());
     let custom = call.state.crds.custom(resource);
     crate::apply::update(
@@ -620,20 +607,26 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
             schema: crate::crd::apply_schema(custom.as_deref(), resource),
         },
     );
-    prepare_for_create(resource, &mut object);
-    crate::admission::admit(
-        &call.state,
-        crate::admission::Write {
+    let mut warnings = Vec::new();
+    super::admit::admit(
+        super::admit::Admitted {
+            state: &call.state,
             resource,
             subresource: None,
             operation: crate::admission::Operation::Create,
-            name: &name,
-            object: Some(&mut object),
             old: None,
             dry_run,
         },
+        &requested,
+        &mut object,
+        |object, _| fill_for_create(resource, object),
+        &mut warnings,
     )
     .await?;
+    for w in warnings {
+        call.warn(w);
+    }
+    let name = object::meta_str(&object, "name").to_owned();
     if dry_run {
         return respond_object(&call, StatusCode::CREATED, &object);
     }
@@ -889,8 +882,9 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         if subresource.is_some() {
             return Err(ApiError::not_found(resource, name));
         }
-        // Apply creates: the create pipeline with the applier owning every field.
-        validate_name(resource, name)?;
+        // Apply creates: the create pipeline with the applier owning every field (upstream's
+        // apply patcher creates through the registry's `Update`, which prepares and
+        // validates a new object as `create` does, after mutating admission).
         check_namespace(&call, name).await?;
         let mut object = crate::apply::apply(resource, None, &applied, writer, force)
             .map_err(ApiError::from_apply)?;
@@ -898,30 +892,27 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         call.check_apply_body(&body)?;
         set_namespace(&call, &mut object)?;
         object::set_type(&mut object, resource);
-        crate::defaults::on_create(resource, &mut object);
-        prepare_for_create(resource, &mut object);
-        let uid = crate::random::uuid_v4().map_err(ApiError::internal)?;
-        let generation = has_generation(resource);
-        let meta = object::metadata_mut(&mut object);
-        meta.insert("uid".to_owned(), Value::from(uid));
-        meta.insert("creationTimestamp".to_owned(), Value::from(now.clone()));
-        if generation {
-            meta.insert("generation".to_owned(), Value::from(1));
-        }
-        call.admit(&mut object, None)?;
-        crate::admission::admit(
-            &call.state,
-            crate::admission::Write {
+        crate::defaults::fields(resource, &mut object);
+        crate::crd::decode(&call.state.crds, resource, &mut object, None)?;
+        let mut warnings = Vec::new();
+        super::admit::admit(
+            super::admit::Admitted {
+                state: &call.state,
                 resource,
                 subresource: None,
                 operation: crate::admission::Operation::Create,
-                name,
-                object: Some(&mut object),
                 old: None,
                 dry_run,
             },
+            name,
+            &mut object,
+            |object, _| fill_for_create(resource, object),
+            &mut warnings,
         )
         .await?;
+        for w in warnings {
+            call.warn(w);
+        }
         if dry_run {
             return respond_object(&call, StatusCode::CREATED, &object);
         }

@@ -28,7 +28,8 @@ pub(crate) struct WriteOptions<'a> {
     pub update_managed_fields: bool,
     /// The subresource written, recorded in the writer's managedFields entry.
     pub subresource: Option<&'a str>,
-    /// Where the write hook's warnings go ([`crate::crd::admit`]); `None` drops them.
+    /// Where the kind's validation's warnings go ([`super::admit::validate`]); `None` drops
+    /// them.
     pub warnings: Option<&'a std::sync::Mutex<Vec<String>>>,
 }
 
@@ -301,26 +302,9 @@ async fn modify_once(
             object::meta_str(&new, "name")
         )));
     }
-    let mut hook_warnings = Vec::new();
-    crate::crd::admit(
-        &state.crds,
-        resource,
-        &mut new,
-        Some(&old),
-        &mut hook_warnings,
-    )?;
-    if subresource.is_none() {
-        crate::kind_rules::check(resource, &new, Some(&old))?;
-    }
-    if let Some(sink) = warnings {
-        let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
-        for w in hook_warnings {
-            if !sink.contains(&w) {
-                sink.push(w);
-            }
-        }
-    }
-    keep_server_fields(resource, &mut new, &old);
+    // The custom resource decoded by its CRD (pruned, defaulted), as upstream's request scope
+    // decodes the body and its storage decodes the stored object.
+    crate::crd::decode(&state.crds, resource, &mut new, Some(&old))?;
     if update_managed_fields {
         let now = object::now_timestamp();
         let custom = state.crds.custom(resource);
@@ -336,19 +320,39 @@ async fn modify_once(
             },
         );
     }
-    crate::admission::admit(
-        state,
-        crate::admission::Write {
+    // Mutating admission, then the registry's `rest.BeforeUpdate` (the strategy's
+    // `PrepareForUpdate` again for what a mutation changed, the carried-over metadata and
+    // generation), the kind's validation and validating admission (`super::admit`).
+    let mut hook_warnings = Vec::new();
+    super::admit::admit(
+        super::admit::Admitted {
+            state,
             resource,
             subresource,
             operation: crate::admission::Operation::Update,
-            name,
-            object: Some(&mut new),
             old: Some(&old),
             dry_run,
         },
+        name,
+        &mut new,
+        |new, mutated| {
+            if mutated {
+                *new = part.keep(resource, &old, std::mem::take(new));
+            }
+            keep_server_fields(resource, new, &old);
+            Ok(name.to_owned())
+        },
+        &mut hook_warnings,
     )
     .await?;
+    if let Some(sink) = warnings {
+        let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+        for w in hook_warnings {
+            if !sink.contains(&w) {
+                sink.push(w);
+            }
+        }
+    }
     let finish_delete =
         !object::meta_str(&new, "deletionTimestamp").is_empty() && !held(resource, &new);
     if dry_run {
@@ -472,7 +476,7 @@ async fn delete_once(
             ),
         ));
     }
-    crate::admission::admit(
+    crate::admission::validate(
         state,
         crate::admission::Write {
             resource,

@@ -14,7 +14,7 @@
 //! (`errors.NewInvalid(<Kind>.<group>, name, errs)`, [`invalid_message`]).
 //!
 //! The object validated, shown to the validating policies and answered is pruned again
-//! after the mutations, as the kcel API server prunes it (its `crd::admit`). kube-apiserver
+//! after the mutations, as the kcel API server prunes it (its `crd::validate`). kube-apiserver
 //! prunes a mutated custom resource when it encodes it for storage and decodes the answer,
 //! after validating admission: a field outside the schema that a JSON patch adds is never
 //! stored nor answered there either, but its validating policies could read it.

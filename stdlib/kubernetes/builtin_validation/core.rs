@@ -16,9 +16,10 @@ const MAX_SECRET_SIZE: usize = 1024 * 1024;
 /// The text of `field is immutable when `immutable` is set`.
 const IMMUTABLE_WHEN_SET: &str = "field is immutable when `immutable` is set";
 
-/// `ValidatePodCreate` after the metadata: the pod spec, images without surrounding
-/// whitespace, no ephemeral containers at create.
-pub(super) fn pod(e: &mut Errors, object: &Json) {
+/// `ValidatePodCreate` after the metadata (`old` is `None`): the pod spec, images without
+/// surrounding whitespace, no ephemeral containers at create; on update `ValidatePodUpdate`
+/// (the same, then what an update may change: [`super::pod_update`]).
+pub(super) fn pod(e: &mut Errors, object: &Json, old: Option<&Json>) {
     let spec = read::field(object, "spec").unwrap_or(&Json::Null);
     let path = FieldPath::new("spec");
     pod::pod_spec(e, spec, &path);
@@ -34,11 +35,16 @@ pub(super) fn pod(e: &mut Errors, object: &Json) {
             }
         }
     }
-    if !read::list(spec, "ephemeralContainers").is_empty() {
-        e.forbidden(
-            &path.child("ephemeralContainers"),
-            "cannot be set on create",
-        );
+    match old {
+        // ValidatePodCreate: ephemeral containers come through their subresource only.
+        None if !read::list(spec, "ephemeralContainers").is_empty() => {
+            e.forbidden(
+                &path.child("ephemeralContainers"),
+                "cannot be set on create",
+            );
+        }
+        None => {}
+        Some(old) => super::pod_update::validate(e, object, old),
     }
 }
 

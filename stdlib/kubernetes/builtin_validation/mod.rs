@@ -18,6 +18,7 @@
 //! (HorizontalPodAutoscaler: replica bounds and the scale target), `rbac` (Role, ClusterRole,
 //! RoleBinding, ClusterRoleBinding); `pod` is the pod spec and pod
 //! template they share, `volumes` a pod volume's source, `affinity` node and pod affinity,
+//! `pod_update` what an update of a Pod may change (`ValidatePodUpdate`),
 //! `cron_schedule` a CronJob's schedule (robfig/cron's parser), `label_selector`
 //! `metav1.LabelSelector` (validation, matching, rendering), `errors` the field errors as
 //! upstream's `field` package builds them.
@@ -51,6 +52,7 @@ mod cron_schedule;
 mod errors;
 mod label_selector;
 mod pod;
+mod pod_update;
 mod rbac;
 mod volumes;
 
@@ -76,7 +78,7 @@ pub(crate) fn validate(
     match (group, kind) {
         ("", "ConfigMap") => core::config_map(&mut e, object, old),
         ("", "Secret") => core::secret(&mut e, object, old),
-        ("", "Pod") => core::pod(&mut e, object),
+        ("", "Pod") => core::pod(&mut e, object, old),
         ("", "Service") => core::service(&mut e, object),
         ("apps", "Deployment") => apps::deployment(&mut e, object, old),
         ("apps", "ReplicaSet") => apps::replica_set(&mut e, object, old),

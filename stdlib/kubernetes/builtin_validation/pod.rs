@@ -756,7 +756,7 @@ fn dns_config(e: &mut Errors, spec: &Json, dns_policy: &str, path: &FieldPath) {
 }
 
 /// `ValidateTolerations`.
-fn tolerations(e: &mut Errors, tolerations: &[Json], path: &FieldPath) {
+pub(super) fn tolerations(e: &mut Errors, tolerations: &[Json], path: &FieldPath) {
     for (i, t) in tolerations.iter().enumerate() {
         let at = path.index(i);
         let key = read::text(t, "key");
