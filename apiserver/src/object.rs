@@ -59,6 +59,14 @@ pub fn set_type(object: &mut Object, resource: &Resource) {
 
 /// The bytes to store: the object without `resourceVersion` (which storage owns).
 pub fn encode_for_storage(object: &Object) -> Vec<u8> {
+    let as_is = object
+        .get("metadata")
+        .and_then(Value::as_object)
+        .is_some_and(|m| !m.contains_key("resourceVersion"));
+    if as_is {
+        // Nothing to take out (a create's object): no copy.
+        return serde_json::to_vec(object).expect("a JSON map always serializes");
+    }
     let mut object = object.clone();
     metadata_mut(&mut object).remove("resourceVersion");
     serde_json::to_vec(&object).expect("a JSON map always serializes")
@@ -80,6 +88,28 @@ pub fn from_storage(kv: &KeyValue, resource: &Resource) -> Result<Object, ApiErr
         Value::from(kv.mod_revision.to_string()),
     );
     Ok(object)
+}
+
+/// Whether the object stored in `kv` is being deleted (a non-empty string
+/// `metadata.deletionTimestamp`, as [`meta_str`] reads it), read out of the stored JSON
+/// without building the object: a create checks its namespace this way.
+pub fn stored_is_deleting(kv: &KeyValue) -> Result<bool, ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "deletionTimestamp", default)]
+        deletion_timestamp: Option<Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        metadata: Option<Meta>,
+    }
+    let head: Head = serde_json::from_slice(&kv.value)
+        .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))?;
+    Ok(head
+        .metadata
+        .and_then(|m| m.deletion_timestamp)
+        .is_some_and(|t| t.as_str().is_some_and(|t| !t.is_empty())))
 }
 
 /// The current time as Kubernetes writes timestamps: RFC 3339 in UTC, whole seconds.
@@ -135,6 +165,46 @@ mod tests {
         );
         metadata_mut(&mut obj).clear();
         assert_eq!(meta_str(&obj, "name"), "");
+    }
+
+    #[test]
+    fn deletion_is_read_as_the_full_decode_reads_it() {
+        use crate::resource::NAMESPACES;
+        for (bytes, deleting) in [
+            (r#"{"metadata":{"name":"a"}}"#, false),
+            (
+                r#"{"metadata":{"name":"a","deletionTimestamp":null}}"#,
+                false,
+            ),
+            (r#"{"metadata":{"name":"a","deletionTimestamp":""}}"#, false),
+            (r#"{"metadata":{"name":"a","deletionTimestamp":7}}"#, false),
+            (r#"{"spec":{"finalizers":["kubernetes"]}}"#, false),
+            (
+                r#"{"metadata":{"deletionTimestamp":"2026-12-02T14:00:00Z","name":"a"},"spec":{}}"#,
+                true,
+            ),
+        ] {
+            let kv = KeyValue {
+                key: "/registry/namespaces/a".to_owned(),
+                value: bytes.as_bytes().to_vec(),
+                create_revision: 1,
+                mod_revision: 1,
+            };
+            let full = from_storage(&kv, &NAMESPACES).unwrap();
+            assert_eq!(
+                !meta_str(&full, "deletionTimestamp").is_empty(),
+                deleting,
+                "{bytes}"
+            );
+            assert_eq!(stored_is_deleting(&kv).unwrap(), deleting, "{bytes}");
+        }
+        let corrupt = KeyValue {
+            key: "/registry/namespaces/a".to_owned(),
+            value: b"{".to_vec(),
+            create_revision: 1,
+            mod_revision: 1,
+        };
+        assert_eq!(stored_is_deleting(&corrupt).unwrap_err().code, 500);
     }
 
     #[test]

@@ -1,11 +1,29 @@
 //! Random identifiers: object uids and bearer tokens, from the kernel's random source.
 
+use std::fs::File;
 use std::io::Read;
+use std::sync::OnceLock;
+
+/// `/dev/urandom`, opened once for the process: every create takes a uid from it, and an
+/// open and close per uid cost more than the read. Reads through a shared handle need no
+/// lock (`Read for &File`; the kernel serves each read whole).
+static URANDOM: OnceLock<File> = OnceLock::new();
+
+/// The process's handle on `/dev/urandom`, opened on first use (a failed open is reported and
+/// tried again next time).
+fn urandom() -> std::io::Result<&'static File> {
+    if let Some(file) = URANDOM.get() {
+        return Ok(file);
+    }
+    let file = File::open("/dev/urandom")?;
+    // Another thread may have opened it meanwhile: either handle will do.
+    Ok(URANDOM.get_or_init(|| file))
+}
 
 /// `n` random bytes from `/dev/urandom`.
 pub fn bytes<const N: usize>() -> std::io::Result<[u8; N]> {
     let mut buf = [0u8; N];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut buf)?;
+    urandom()?.read_exact(&mut buf)?;
     Ok(buf)
 }
 
@@ -31,7 +49,13 @@ pub fn token() -> std::io::Result<String> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 0x0f)] as char);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -486,8 +486,7 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
         .await?
         .map_err(|e| ApiError::from_storage(e, &NAMESPACES, namespace))?
         .ok_or_else(|| ApiError::not_found(&NAMESPACES, namespace))?;
-    let ns = object::from_storage(&kv, &NAMESPACES)?;
-    if !object::meta_str(&ns, "deletionTimestamp").is_empty() {
+    if object::stored_is_deleting(&kv)? {
         let mut error = ApiError::forbidden(
             call.resource,
             name,

@@ -5,8 +5,8 @@
 //! - Keys are kube-apiserver's (`/registry/<resource>/...`); a key's `mod_revision` is the
 //!   resourceVersion, the store revision is etcd's header revision. (An empty etcd is at
 //!   revision 1, not 0.)
-//! - create is `Txn(If create_revision(key) == 0, Put, else Get)`; update and delete are
-//!   `Txn(If mod_revision(key) == N, Put|Delete(prev_kv), else Get)`, so optimistic
+//! - create is `Txn(If mod_revision(key) == 0, Put)` (upstream's `OptimisticPut`); update and
+//!   delete are `Txn(If mod_revision(key) == N, Put|Delete(prev_kv), else Get)`, so optimistic
 //!   concurrency holds across several API servers on one etcd.
 //! - range is etcd's range; `range_keys` the same with `keys_only` (the watch cache takes the
 //!   values it holds at those revisions from memory) and `get_all_at` a read-only
@@ -527,8 +527,10 @@ impl Storage for EtcdStorage {
     }
 
     fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
+        // kube-apiserver's shape (k8s.io/apiserver `pkg/storage/etcd3/store.go`, `Create`:
+        // `OptimisticPut(key, data, 0)`, a `ModRevision(key) == 0` compare).
         let txn = Txn::new()
-            .when([Compare::create_revision(key, CompareOp::Equal, 0)])
+            .when([Compare::mod_revision(key, CompareOp::Equal, 0)])
             .and_then([TxnOp::put(key, value, None)]);
         let mut kv = self.kv();
         let response = self
