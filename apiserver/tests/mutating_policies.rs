@@ -9,11 +9,9 @@ mod support;
 
 use serde_json::{Value, json};
 use support::Server;
+use support::mutating::{self, deployment};
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-const MUTATING: &str = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
-const MUTATING_BINDINGS: &str =
-    "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings";
 const GATEWAYS: &str = "/apis/example.com/v1/namespaces/default/gateways";
 const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
 
@@ -43,46 +41,25 @@ fn crd() -> Value {
     })
 }
 
-/// A policy over `resource` in `group` with one mutation, and its binding.
+/// A policy over `resource` in `group` with one mutation on create, applied to objects whose
+/// name starts with the policy's, and its binding.
 async fn policy(server: &Server, name: &str, group: &str, resource: &str, mutation: Value) {
-    let policy = json!({
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": {"name": name},
-        "spec": {
-            "failurePolicy": "Fail",
-            "reinvocationPolicy": "Never",
-            "matchConstraints": {"resourceRules": [{"apiGroups": [group], "apiVersions": ["v1"],
-                "operations": ["CREATE"], "resources": [resource]}]},
-            "matchConditions": [{"name": "asked",
-                "expression": format!("object.metadata.name.startsWith('{name}')")}],
-            "mutations": [mutation]
-        }
-    });
-    let reply = server.send("POST", MUTATING, Some(&policy)).await;
-    assert_eq!(reply.code, 201, "{}", reply.text());
-    let binding = json!({
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicyBinding",
-        "metadata": {"name": format!("{name}-binding")},
-        "spec": {"policyName": name}
-    });
-    let reply = server.send("POST", MUTATING_BINDINGS, Some(&binding)).await;
-    assert_eq!(reply.code, 201, "{}", reply.text());
+    let condition = format!("object.metadata.name.startsWith('{name}')");
+    mutating::bind_policy(
+        server,
+        name,
+        (group, resource),
+        &["CREATE"],
+        &condition,
+        mutation,
+    )
+    .await;
 }
 
 fn gateway(name: &str) -> Value {
     json!({"apiVersion": "example.com/v1", "kind": "Gateway",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"owner": "web", "listeners": [{"name": "http", "port": 80}]}})
-}
-
-fn deployment(name: &str) -> Value {
-    json!({"apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-            "template": {"metadata": {"labels": {"app": "web"}},
-                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}})
 }
 
 #[tokio::test]

@@ -352,8 +352,15 @@ fn event_time(object: &Object, field: &str) -> String {
     since(text(object, &["metadata", "creationTimestamp"]))
 }
 
+/// One field of each container of the object's pod template, comma-joined (the CONTAINERS
+/// and IMAGES columns).
 fn containers(object: &Object, field: &str) -> String {
-    get(object, &["spec", "template", "spec", "containers"])
+    pod_containers(get(object, &["spec", "template", "spec"]), field)
+}
+
+/// One field of each container of a pod spec, comma-joined.
+fn pod_containers(pod_spec: &Value, field: &str) -> String {
+    pod_spec["containers"]
         .as_array()
         .map(|a| {
             a.iter()
@@ -458,17 +465,7 @@ fn cron_job(o: &Object) -> Vec<Value> {
         None => "<none>".to_owned(),
     };
     let job = get(o, &["spec", "jobTemplate", "spec"]);
-    let listed = |field: &str| {
-        job["template"]["spec"]["containers"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|c| c.get(field).and_then(Value::as_str).unwrap_or(""))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .unwrap_or_default()
-    };
+    let listed = |field: &str| pod_containers(&job["template"]["spec"], field);
     vec![
         name(o),
         Value::from(text(o, &["spec", "schedule"])),

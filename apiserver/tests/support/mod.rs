@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 mod kubectl;
+pub mod mutating;
 pub mod uid_precondition;
 #[allow(unused_imports)]
 pub use kubectl::{COMMAND_LIMIT, Kubectl};
