@@ -1,7 +1,7 @@
 //! The request being served, as admission and the audit log see it: the user it acts as
-//! (and who really asked, when it impersonates),
-//! the warnings and audit annotations admission adds. Set by the authentication middleware
-//! for the request's task ([`scope`]); read by [`super::admit`] ([`current`]).
+//! (and who really asked, when it impersonates), the warnings and audit annotations
+//! admission adds. Set by the authentication middleware for the request's task
+//! ([`scope`]); read by [`super::mutate`] and [`super::validate`] ([`current`]).
 
 use std::collections::BTreeMap;
 use std::future::Future;
