@@ -21,13 +21,8 @@ for binary in "$server" "$loadgen"; do
     [[ -x $binary ]] || { echo "missing $binary: build it first (see the header)" >&2; exit 2; }
 done
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 rss() { awk '/^VmRSS/ {print $2 " KiB"}' "/proc/$1/status" 2>/dev/null || echo "?"; }
 
@@ -59,21 +54,10 @@ etcd_bin=${KCEL_ETCD:-$(command -v etcd || true)}
 if [[ -z $etcd_bin ]]; then
     echo "== etcd skipped: no etcd binary (Debian etcd-server, or KCEL_ETCD)"
 else
-    port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-    client=$(port); peer=$(port)
-    "$etcd_bin" --name bench --data-dir "$work/etcd" \
-        --listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
-        --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-        --initial-cluster "bench=http://127.0.0.1:$peer" >"$work/etcd.log" 2>&1 &
-    etcd_pid=$!
-    pids+=("$etcd_pid")
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$client") 2>/dev/null && break
-        sleep 0.1
-    done
+    start_etcd "$etcd_bin" "$work/etcd"
     echo "etcd RSS before: $(rss "$etcd_pid")"
     # A server built without the cargo feature `etcd` refuses to start: said, not fatal.
-    run etcd --storage etcd --etcd-servers "http://127.0.0.1:$client" ||
+    run etcd --storage etcd --etcd-servers "$etcd_url" ||
         echo "== etcd run failed (a build without the etcd feature says so above)"
     echo "etcd RSS after: $(rss "$etcd_pid")"
 fi

@@ -30,32 +30,10 @@ for binary in "$dir_a/kcel-apiserver" "$dir_b/kcel-apiserver" "$dir_a/examples/l
     [[ -x $binary ]] || { echo "missing $binary: build it first (see the header)" >&2; exit 2; }
 done
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-start_etcd() { # binary, dir; sets etcd_pid and etcd_url
-    local client peer
-    client=$(port); peer=$(port)
-    "$1" --name bench --data-dir "$2" \
-        --listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
-        --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-        --initial-cluster "bench=http://127.0.0.1:$peer" >"$2.log" 2>&1 &
-    etcd_pid=$!
-    pids+=("$etcd_pid")
-    etcd_url=http://127.0.0.1:$client
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$client") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "etcd did not start" >&2; return 1
-}
 
 start_server() { # binary, dir, then server flags; sets server_pid
     local binary=$1 dir=$2; shift 2

@@ -34,16 +34,10 @@ done
 # The fan-out opens one connection per watcher, plus the server's side of each.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 load() { echo "  [load average $(cut -d' ' -f1-3 /proc/loadavg)]"; }
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 start_server() { # dir, then server flags; sets server_pid
     local dir=$1; shift
@@ -62,22 +56,6 @@ start_server() { # dir, then server flags; sets server_pid
     done
 }
 
-start_etcd() { # binary, dir; sets etcd_pid and etcd_url
-    local client peer
-    client=$(port); peer=$(port)
-    "$1" --name bench --data-dir "$2" \
-        --listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
-        --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-        --initial-cluster "bench=http://127.0.0.1:$peer" >"$2.log" 2>&1 &
-    etcd_pid=$!
-    pids+=("$etcd_pid")
-    etcd_url=http://127.0.0.1:$client
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$client") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "etcd did not start" >&2; return 1
-}
 
 measure() { # name, dir, then server flags
     local name=$1 dir=$2; shift 2
