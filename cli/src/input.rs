@@ -5,7 +5,7 @@ use std::io::Read;
 
 use std::path::Path;
 
-use kcel_stdlib::documents::{ManifestObject, parse_manifests, read_manifests};
+use kcel_stdlib::documents::parse_manifests;
 
 /// Input that could not be read: the CLI's words for it, written here once.
 #[derive(Debug, thiserror::Error)]
@@ -65,46 +65,20 @@ pub fn read_document(path: &Path) -> Result<serde_json::Value, InputError> {
     }
 }
 
+/// The text of a file (`-`: stdin).
+pub fn read_text(path: &Path) -> Result<String, InputError> {
+    if path.as_os_str() == "-" {
+        read_stdin()
+    } else {
+        read_file(path)
+    }
+}
+
 /// Reads every YAML document of a file (`-`: stdin), or the one JSON document: documents
 /// separated by `---`, empty and comment-only documents skipped, as `kubectl` reads
 /// manifests.
 pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, InputError> {
-    let text = if path.as_os_str() == "-" {
-        read_stdin()?
-    } else {
-        read_file(path)?
-    };
-    manifests(path, &text)
-}
-
-/// The objects of a file of manifests.
-pub struct Objects {
-    /// The text read (typed strict decoding walks an object's JSON text again).
-    pub text: String,
-    /// How many documents it holds (an empty `List` is one, with no objects).
-    pub documents: usize,
-    /// Its objects, a `kind: List` standing for its items, each with its duplicate keys.
-    pub objects: Vec<ManifestObject>,
-}
-
-/// Reads the objects of a file (`-`: stdin) as [`read_documents`] reads its documents.
-pub fn read_objects(path: &Path) -> Result<Objects, InputError> {
-    let text = if path.as_os_str() == "-" {
-        read_stdin()?
-    } else {
-        read_file(path)?
-    };
-    let manifests = read_manifests(&text).map_err(|error| InputError::Unreadable {
-        path: path.display().to_string(),
-        error,
-    })?;
-    let documents = manifests.documents.len();
-    let objects = manifests.into_objects();
-    Ok(Objects {
-        text,
-        documents,
-        objects,
-    })
+    manifests(path, &read_text(path)?)
 }
 
 /// The text of a value: inline, `@PATH` or `@-` (stdin, once).

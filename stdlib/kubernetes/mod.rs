@@ -63,6 +63,7 @@ pub(crate) mod go_time;
 pub(crate) mod go_url;
 pub(crate) mod ip;
 pub(crate) mod list_queries;
+pub mod manifest_validation;
 pub mod merge;
 pub mod named_formats;
 pub(crate) mod netip;

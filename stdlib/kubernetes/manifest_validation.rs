@@ -1,0 +1,355 @@
+//! Manifests validated offline as kube-apiserver would validate writes of them: what `kcel
+//! validate` does, as a library the playground and other front ends share.
+//!
+//! A [`ManifestSet`] takes the texts of manifests (YAML documents or JSON values, `kind:
+//! List`s standing for their items), an optional CRD and the old objects of an update; each
+//! object is of the CRD's kind and group (validated by its schema and
+//! `x-kubernetes-validations` rules, [`CrdValidator`]) or of a built-in kind (decoding,
+//! `metadata` and the kind's own rules, [`BuiltinKind`]). An object's old object is the old
+//! object with its namespace and name. [`ManifestSet::validate`] then gives one
+//! [`ObjectReport`] per object, in input order: its identity, the field errors as values and
+//! the warnings (strict decoding's duplicate and unknown fields, errors of unchanged values
+//! under ratcheting), serialisable as `kcel validate -o json` prints it.
+//!
+//! ```
+//! use kcel_stdlib::kubernetes::manifest_validation::{ManifestReport, ManifestSet};
+//!
+//! let mut set = ManifestSet::new(None, Vec::new());
+//! set.add(
+//!     "web.yaml",
+//!     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Web}\ndata: {a: b}\n",
+//! )
+//! .unwrap();
+//! let mut report = ManifestReport::default();
+//! for object in set.validate() {
+//!     report.push(object.unwrap());
+//! }
+//! assert!(!report.valid);
+//! assert_eq!(report.objects[0].kind, "ConfigMap");
+//! assert_eq!(
+//!     report.objects[0].errors[0].to_string(),
+//!     "metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 subdomain must consist of \
+//!      lower case alphanumeric characters, '-' or '.', and must start and end with an \
+//!      alphanumeric character (e.g. 'example.com', regex used for validation is \
+//!      '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+//! );
+//! ```
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::builtin::{self, BuiltinKind};
+use super::crd::{CrdError, CrdValidator, FieldError};
+use crate::documents::{DocumentError, list_items, namespace_and_name, read_manifests};
+
+/// Why a text of manifests cannot be validated: the message names the input (`-` is
+/// standard input, named `stdin`).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManifestError {
+    /// The text is not YAML or JSON (the reader's message).
+    #[error("'{file}': {error}")]
+    Unreadable {
+        /// The input's name.
+        file: String,
+        /// What the reader found.
+        error: DocumentError,
+    },
+    /// The text holds no document (an empty `List` is a document with no objects, which
+    /// is no error: there is nothing in it to fail).
+    #[error("{} holds no objects", input_name(file))]
+    NoObjects {
+        /// The input's name.
+        file: String,
+    },
+    /// An object of no built-in kind that the CRD does not serve (its kind, group or
+    /// version).
+    #[error("'{file}': object {name:?}: {error}")]
+    NotServed {
+        /// The input's name.
+        file: String,
+        /// The object's `metadata.name`.
+        name: String,
+        /// Why the CRD does not serve it.
+        error: CrdError,
+    },
+    /// An object of no built-in kind, and no CRD given: kubectl's words for a kind the
+    /// server does not have.
+    #[error("'{file}': object {name:?}: no matches for kind {kind:?} in version {api_version:?}")]
+    UnknownKind {
+        /// The input's name.
+        file: String,
+        /// The object's `metadata.name`.
+        name: String,
+        /// Its `kind`.
+        kind: String,
+        /// Its `apiVersion`.
+        api_version: String,
+    },
+}
+
+/// An input's name in messages: `stdin` for `-`, any other quoted.
+fn input_name(file: &str) -> String {
+    if file == "-" {
+        "stdin".to_string()
+    } else {
+        format!("'{file}'")
+    }
+}
+
+/// One object's outcome; serialised as `{"file", "kind", "namespace", "name", "valid",
+/// "decode_error"?, "errors": [{"field", "reason", "message"}], "warnings"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ObjectReport {
+    /// The name of the input it was read from.
+    pub file: String,
+    /// Its kind (`Deployment`, the CRD's kind).
+    pub kind: String,
+    /// Its `metadata.namespace` (empty when absent).
+    pub namespace: String,
+    /// Its `metadata.name` (empty when absent).
+    pub name: String,
+    /// Whether kube-apiserver would accept the write: no decoding error, no field error.
+    pub valid: bool,
+    /// An object of a built-in kind that cannot be decoded: kube-apiserver's 400 message
+    /// (nothing else is checked after it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_error: Option<String>,
+    /// The field errors (422 Invalid), in Kubernetes' order; serialised as the API
+    /// server's status causes ([`FieldError::cause`]).
+    #[serde(serialize_with = "as_causes")]
+    pub errors: Vec<FieldError>,
+    /// The warnings, as kube-apiserver returns them under `fieldValidation=Warn`: strict
+    /// decoding's duplicate and unknown fields first, then (custom resources) the errors
+    /// of unchanged values under ratcheting and the finalizer warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Field errors serialised as status causes.
+fn as_causes<S: serde::Serializer>(errors: &[FieldError], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(errors.iter().map(FieldError::cause))
+}
+
+/// Every object's outcome; serialised as `{"valid": B, "objects": [...]}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManifestReport {
+    /// Whether every object is valid.
+    pub valid: bool,
+    /// The objects' outcomes, in input order.
+    pub objects: Vec<ObjectReport>,
+}
+
+impl Default for ManifestReport {
+    fn default() -> ManifestReport {
+        ManifestReport {
+            valid: true,
+            objects: Vec::new(),
+        }
+    }
+}
+
+impl ManifestReport {
+    /// Adds an object's outcome.
+    pub fn push(&mut self, object: ObjectReport) {
+        self.valid &= object.valid;
+        self.objects.push(object);
+    }
+}
+
+/// An object to validate and where it came from.
+struct Input {
+    file: String,
+    /// Given up to validation, which prunes and defaults it in place and whose rules read
+    /// it in place (no copy of a large object).
+    object: Json,
+    /// The object's built-in kind; `None` for a resource of the CRD.
+    builtin: Option<BuiltinKind>,
+    /// What strict decoding reports of its text (warnings, as under `fieldValidation=Warn`):
+    /// for a built-in kind, unknown and duplicate fields as typed decoding reports them; for
+    /// a custom resource, its duplicate keys (the unknown fields come from pruning).
+    strict: Vec<String>,
+}
+
+/// Manifests to validate, with the CRD of their custom resources and the old objects of an
+/// update; see the [module docs](self).
+pub struct ManifestSet<'c> {
+    crd: Option<&'c CrdValidator>,
+    /// Shared: the CRD's rules read an old object in place (no copy).
+    old: Vec<Arc<Json>>,
+    inputs: Vec<Input>,
+}
+
+impl<'c> ManifestSet<'c> {
+    /// An empty set whose custom resources `crd` validates, and whose objects are updates of
+    /// the `old` documents' objects (a `kind: List` standing for its items) of the same
+    /// namespace and name.
+    pub fn new(crd: Option<&'c CrdValidator>, old: Vec<Json>) -> ManifestSet<'c> {
+        ManifestSet {
+            crd,
+            old: list_items(old).into_iter().map(Arc::new).collect(),
+            inputs: Vec::new(),
+        }
+    }
+
+    /// Adds the objects of `text`, named `file` in reports and messages: its YAML
+    /// documents or JSON values, a `kind: List` standing for its items. Each object must
+    /// be of the CRD's kind and group and a served version, or of a built-in kind; on an
+    /// error none of the text's objects is added.
+    pub fn add(&mut self, file: &str, text: &str) -> Result<(), ManifestError> {
+        let manifests = read_manifests(text).map_err(|error| ManifestError::Unreadable {
+            file: file.to_string(),
+            error,
+        })?;
+        if manifests.documents.is_empty() {
+            return Err(ManifestError::NoObjects {
+                file: file.to_string(),
+            });
+        }
+        let objects = manifests.into_objects();
+        let mut inputs = Vec::with_capacity(objects.len());
+        for manifest in objects {
+            let builtin = self.kind_of(file, &manifest.object)?;
+            let strict = match builtin {
+                Some(kind) => kind.strict_errors(&manifest, text),
+                None => (manifest.duplicates.iter())
+                    .map(|d| d.error.to_string())
+                    .collect(),
+            };
+            inputs.push(Input {
+                file: file.to_string(),
+                object: manifest.object,
+                builtin,
+                strict,
+            });
+        }
+        self.inputs.extend(inputs);
+        Ok(())
+    }
+
+    /// An object's built-in kind, or `None` for a resource the CRD serves: an object of
+    /// the CRD's kind and group is the CRD's, even where a built-in kind has the name.
+    fn kind_of(&self, file: &str, object: &Json) -> Result<Option<BuiltinKind>, ManifestError> {
+        let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
+        let name = || namespace_and_name(object).1.to_string();
+        let builtin = match self.crd {
+            Some(crd) if of_crd(crd, object) => None,
+            _ => builtin::kind_of(object),
+        };
+        match (self.crd, builtin) {
+            (_, Some(kind)) => Ok(Some(kind)),
+            (Some(crd), None) => match crd.version_of(object) {
+                Ok(_) => Ok(None),
+                Err(error) => Err(ManifestError::NotServed {
+                    file: file.to_string(),
+                    name: name(),
+                    error,
+                }),
+            },
+            (None, None) => Err(ManifestError::UnknownKind {
+                file: file.to_string(),
+                name: name(),
+                kind: field("kind").to_string(),
+                api_version: field("apiVersion").to_string(),
+            }),
+        }
+    }
+
+    /// The namespace and name of each old object that no object added pairs with.
+    pub fn unmatched_old(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.old.iter().map(|o| namespace_and_name(o)).filter(|id| {
+            !self
+                .inputs
+                .iter()
+                .any(|i| namespace_and_name(&i.object) == *id)
+        })
+    }
+
+    /// Validates the objects one at a time, in the order added (each given up to its
+    /// validation: a large object is pruned, defaulted and read in place). An error is the
+    /// CRD's: the schema of an object's version is one Kubernetes rejects
+    /// ([`CrdError::Schema`]).
+    pub fn validate(self) -> Validations<'c> {
+        Validations {
+            crd: self.crd,
+            old: self.old,
+            inputs: self.inputs.into_iter(),
+        }
+    }
+}
+
+/// Whether an object is of the CRD's kind and group (then the CRD decides its version).
+fn of_crd(crd: &CrdValidator, object: &Json) -> bool {
+    let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
+    let group = field("apiVersion").rsplit_once('/').map_or("", |(g, _)| g);
+    field("kind") == crd.kind() && group == crd.group()
+}
+
+/// The outcomes of a [`ManifestSet`]'s objects, one at a time ([`ManifestSet::validate`]).
+pub struct Validations<'c> {
+    crd: Option<&'c CrdValidator>,
+    old: Vec<Arc<Json>>,
+    inputs: std::vec::IntoIter<Input>,
+}
+
+impl Iterator for Validations<'_> {
+    type Item = Result<ObjectReport, CrdError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let input = self.inputs.next()?;
+        let (namespace, name) = namespace_and_name(&input.object);
+        let (namespace, name) = (namespace.to_string(), name.to_string());
+        let old = (self.old.iter()).find(|o| namespace_and_name(o) == (&namespace, &name));
+        if let Some(kind) = input.builtin {
+            return Some(Ok(validate_builtin(input, kind, old.map(|o| o.as_ref()))));
+        }
+        let crd = self
+            .crd
+            .expect("objects without a built-in kind are the CRD's");
+        let mut outcome = match crd.validate_owned(input.object, old) {
+            // (The object as it would be stored is not needed here.)
+            Ok((_, outcome)) => outcome,
+            Err(e) => return Some(Err(e)),
+        };
+        // Duplicate keys first, then pruning's unknown fields, as the custom resource
+        // handler's decoder reports them (apiextensions-apiserver schemaCoercingDecoder).
+        outcome.warnings.splice(0..0, input.strict);
+        Some(Ok(ObjectReport {
+            file: input.file,
+            kind: crd.kind().to_string(),
+            namespace,
+            name,
+            valid: outcome.errors.is_empty(),
+            decode_error: None,
+            errors: outcome.errors,
+            warnings: outcome.warnings,
+        }))
+    }
+}
+
+/// Validates an object of a built-in kind, as an update of `old` when it is of the same
+/// kind: a decoding error (kube-apiserver's 400) or the field errors of `metadata` and of
+/// the kind's own rules; unknown and duplicate fields are warnings (as under
+/// `fieldValidation=Warn`).
+fn validate_builtin(input: Input, kind: BuiltinKind, old: Option<&Json>) -> ObjectReport {
+    let (namespace, name) = namespace_and_name(&input.object);
+    let old = old.filter(|o| builtin::kind_of(o).is_some_and(|k| k.kind() == kind.kind()));
+    let mut outcome = kind.validate_update(&input.object, old);
+    if outcome.decode_error.is_none() {
+        outcome.unknown_fields = input.strict;
+    }
+    ObjectReport {
+        file: input.file,
+        kind: kind.kind().to_string(),
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        valid: outcome.decode_error.is_none() && outcome.errors.is_empty(),
+        decode_error: outcome.decode_error,
+        errors: outcome.errors,
+        warnings: outcome.unknown_fields,
+    }
+}
+
+#[cfg(test)]
+mod tests;
