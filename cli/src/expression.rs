@@ -9,7 +9,7 @@ use crate::authorizer;
 use crate::environment;
 use crate::input::read_spec;
 use crate::output::{Status, fail, machine, usage};
-use crate::schema::RootSchema;
+use crate::schema_variables::RootSchema;
 use crate::usage_error::UsageError;
 use crate::variables;
 use kcel::Natural;

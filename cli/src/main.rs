@@ -14,7 +14,7 @@ mod libraries;
 mod multiline;
 mod output;
 mod repl;
-mod schema;
+mod schema_variables;
 mod suites;
 mod usage_error;
 mod validate;

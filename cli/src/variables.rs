@@ -8,7 +8,7 @@ use kcel::{Env, Type, Value};
 use kcel_stdlib::documents::parse_value;
 
 use crate::input::read_spec;
-use crate::schema::{RootSchema, is_schema_variable};
+use crate::schema_variables::{RootSchema, is_schema_variable};
 use crate::usage_error::{EmptySource, UsageError};
 
 /// Declares the `--declare`d variables on `env` after checking their types, and the

@@ -10,7 +10,7 @@ use kcel_stdlib::kubernetes::admission::mutating::ObjectSchemas;
 use kcel_stdlib::kubernetes::merge::{self, ApplyError};
 use serde_json::Value;
 
-use crate::apply::schema::{KindSchema, OpenApi};
+use crate::apply::apply_schema::{KindSchema, OpenApi};
 use crate::crd::CustomResource;
 use crate::error::ApiError;
 use crate::resource::Resource;

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use super::apply_schema::{KindSchema, Node, OpenApi};
 use super::fieldpath::{PathText, Set, from_fields_v1, path, to_fields_v1};
-use super::schema::{KindSchema, Node, OpenApi};
 use super::typed::{compare, to_field_set, validation_errors};
 use super::updater::{Conflict, Managers, Updater, VersionedSet, sort_conflicts};
 use crate::metadata::{Object, meta_str, metadata_mut};

@@ -1,7 +1,7 @@
 //! Server-side apply and field management, following structured-merge-diff and
 //! kube-apiserver's field manager:
 //!
-//! - [`fieldpath`], [`schema`], [`typed`]: the library's structured merge
+//! - [`fieldpath`], [`apply_schema`], [`typed`]: the library's structured merge
 //!   (`kcel_stdlib::kubernetes::merge`: paths and field sets, what merging needs of a
 //!   schema over the vendored OpenAPI schemas and CRD structural schemas, merge and
 //!   comparison of values), which MutatingAdmissionPolicy's apply configurations use too;
@@ -13,7 +13,7 @@ pub mod managed_fields;
 pub mod strict;
 pub mod updater;
 
-pub use kcel_stdlib::kubernetes::merge::{fieldpath, schema, typed};
+pub use kcel_stdlib::kubernetes::merge::{apply_schema, fieldpath, typed};
 
 #[cfg(test)]
 mod upstream_cases;

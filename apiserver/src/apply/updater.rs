@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::apply_schema::{ApplySchema, Node};
 use super::fieldpath::{Path, Set, recursive_difference};
-use super::schema::{ApplySchema, Node};
 use super::typed::{Comparison, compare, ensure_named_fields, merge, remove_items, to_field_set};
 
 /// The fields one manager owns.
@@ -192,8 +192,8 @@ pub fn sort_conflicts(conflicts: &mut [Conflict]) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::apply_schema::OpenApi;
     use super::super::fieldpath::{path, to_fields_v1};
-    use super::super::schema::OpenApi;
     use super::*;
     use crate::openapi::schema_of;
     use crate::resource::{CONFIGMAPS, DEPLOYMENTS};

@@ -186,7 +186,7 @@ pub trait ObjectSchemas: Send + Sync {
 }
 
 /// The schemas the library knows: a built-in kind's vendored OpenAPI schema
-/// ([`merge::schema::OpenApi::of_kind`]: keyed lists merge by key, sets by value, atomic
+/// ([`merge::apply_schema::OpenApi::of_kind`]: keyed lists merge by key, sets by value, atomic
 /// lists and maps may not be set) and its field defaults
 /// ([`crate::kubernetes::defaults::apply`]); a custom resource of one of the given CRDs
 /// its version's structural schema (list types, map keys, `default`s); other kinds
@@ -242,10 +242,10 @@ impl ObjectSchemas for LibrarySchemas {
         patch: &Json,
     ) -> Result<Json, merge::ApplyError> {
         if let Some(custom) = self.custom(kind) {
-            let node = Some(merge::schema::KindSchema::CustomRoot(custom.schema()));
+            let node = Some(merge::apply_schema::KindSchema::CustomRoot(custom.schema()));
             return merge::apply_configuration(object, patch, &node);
         }
-        let node = merge::schema::OpenApi::of_kind(&api_version(kind), &kind.kind);
+        let node = merge::apply_schema::OpenApi::of_kind(&api_version(kind), &kind.kind);
         merge::apply_configuration(object, patch, &node)
     }
 

@@ -5,7 +5,7 @@
 use serde_json::Value as Json;
 
 use super::errors::{Errors, config_key, go_struct};
-use super::pod;
+use super::pod_spec_validation;
 use super::read;
 use crate::kubernetes::crd::FieldError;
 use crate::kubernetes::crd::field_error::{FieldPath, go_json_value};
@@ -22,7 +22,7 @@ const IMMUTABLE_WHEN_SET: &str = "field is immutable when `immutable` is set";
 pub(super) fn pod(e: &mut Errors, object: &Json, old: Option<&Json>) {
     let spec = read::field(object, "spec").unwrap_or(&Json::Null);
     let path = FieldPath::new("spec");
-    pod::pod_spec(e, spec, &path);
+    pod_spec_validation::pod_spec(e, spec, &path);
     for list in ["containers", "initContainers"] {
         for (i, c) in read::list(spec, list).iter().enumerate() {
             let image = read::text(c, "image");
@@ -120,7 +120,7 @@ pub(super) fn service(e: &mut Errors, object: &Json) {
         if let Some(m) = super::errors::port_num(number) {
             e.invalid_int(&at.child("port"), number, &m);
         }
-        pod::protocol(e, port, &at.child("protocol"));
+        pod_spec_validation::protocol(e, port, &at.child("protocol"));
         // (targetPort defaults to the port when unset, 0 or "".)
         let target = match port.get("targetPort") {
             None | Some(Json::Null) => Json::from(number),

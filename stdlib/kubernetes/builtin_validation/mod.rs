@@ -13,11 +13,12 @@
 //! Bad values are shown as kube-apiserver 1.34 and later shows them: strings quoted, numbers
 //! bare, maps and structs as their JSON (`{"app":"web"}`).
 //!
-//! One module per API group: `core` (Pod, Service, ConfigMap, Secret), `apps` (Deployment,
-//! ReplicaSet, StatefulSet, DaemonSet), `batch` (Job, CronJob), `autoscaling`
-//! (HorizontalPodAutoscaler: replica bounds and the scale target), `rbac` (Role, ClusterRole,
-//! RoleBinding, ClusterRoleBinding); `pod` is the pod spec and pod
-//! template they share, `volumes` a pod volume's source, `affinity` node and pod affinity,
+//! One module per API group, named by the kinds it validates: `core` (Pod, Service,
+//! ConfigMap, Secret), `workload_validation` (apps: Deployment, ReplicaSet, StatefulSet,
+//! DaemonSet), `job_validation` (batch: Job, CronJob), `autoscaler_validation`
+//! (HorizontalPodAutoscaler: replica bounds and the scale target), `rbac_validation` (Role,
+//! ClusterRole, RoleBinding, ClusterRoleBinding); `pod_spec_validation` is the pod spec and
+//! pod template they share, `volume_validation` a pod volume's source, `affinity` node and pod affinity,
 //! `pod_update` what an update of a Pod may change (`ValidatePodUpdate`),
 //! `cron_schedule` a CronJob's schedule (robfig/cron's parser), `label_selector`
 //! `metav1.LabelSelector` (validation, matching, rendering), `errors` the field errors as
@@ -44,17 +45,17 @@
 //! status updates. (The metadata update rules are `object_meta_update`'s.)
 
 mod affinity;
-mod apps;
-mod autoscaling;
-mod batch;
+mod autoscaler_validation;
 mod core;
 mod cron_schedule;
 mod errors;
+mod job_validation;
 mod label_selector;
-mod pod;
+mod pod_spec_validation;
 mod pod_update;
-mod rbac;
-mod volumes;
+mod rbac_validation;
+mod volume_validation;
+mod workload_validation;
 
 use serde_json::Value as Json;
 
@@ -80,20 +81,24 @@ pub(crate) fn validate(
         ("", "Secret") => core::secret(&mut e, object, old),
         ("", "Pod") => core::pod(&mut e, object, old),
         ("", "Service") => core::service(&mut e, object),
-        ("apps", "Deployment") => apps::deployment(&mut e, object, old),
-        ("apps", "ReplicaSet") => apps::replica_set(&mut e, object, old),
-        ("apps", "StatefulSet") => apps::stateful_set(&mut e, object, old),
-        ("apps", "DaemonSet") => apps::daemon_set(&mut e, object, old),
+        ("apps", "Deployment") => workload_validation::deployment(&mut e, object, old),
+        ("apps", "ReplicaSet") => workload_validation::replica_set(&mut e, object, old),
+        ("apps", "StatefulSet") => workload_validation::stateful_set(&mut e, object, old),
+        ("apps", "DaemonSet") => workload_validation::daemon_set(&mut e, object, old),
         ("autoscaling", "HorizontalPodAutoscaler") => {
-            autoscaling::horizontal_pod_autoscaler(&mut e, object)
+            autoscaler_validation::horizontal_pod_autoscaler(&mut e, object)
         }
-        ("batch", "Job") => batch::job(&mut e, object),
-        ("batch", "CronJob") => batch::cron_job(&mut e, object, old),
-        ("rbac.authorization.k8s.io", "Role") => rbac::role(&mut e, object),
-        ("rbac.authorization.k8s.io", "ClusterRole") => rbac::cluster_role(&mut e, object),
-        ("rbac.authorization.k8s.io", "RoleBinding") => rbac::binding(&mut e, object, old, false),
+        ("batch", "Job") => job_validation::job(&mut e, object),
+        ("batch", "CronJob") => job_validation::cron_job(&mut e, object, old),
+        ("rbac.authorization.k8s.io", "Role") => rbac_validation::role(&mut e, object),
+        ("rbac.authorization.k8s.io", "ClusterRole") => {
+            rbac_validation::cluster_role(&mut e, object)
+        }
+        ("rbac.authorization.k8s.io", "RoleBinding") => {
+            rbac_validation::binding(&mut e, object, old, false)
+        }
         ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
-            rbac::binding(&mut e, object, old, true)
+            rbac_validation::binding(&mut e, object, old, true)
         }
         _ => {}
     }

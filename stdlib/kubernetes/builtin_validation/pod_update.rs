@@ -20,7 +20,7 @@
 use serde_json::{Map, Value as Json};
 
 use super::errors::{Errors, inclusive_range};
-use super::{pod, read};
+use super::{pod_spec_validation, read};
 use crate::kubernetes::crd::field_error::FieldPath;
 
 /// upstream's `updatablePodSpecFields`, joined as its error text joins them.
@@ -175,7 +175,7 @@ fn only_added_tolerations(e: &mut Errors, spec: &Json, old_spec: &Json, path: &F
             return;
         }
     }
-    pod::tolerations(e, new, path);
+    pod_spec_validation::tolerations(e, new, path);
 }
 
 /// `validateOnlyDeletedSchedulingGates`: no gate a pod did not have.

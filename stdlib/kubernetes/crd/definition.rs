@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use serde_json::Value as Json;
 
 use super::compile_rules::CompileOptions;
-use super::errors::{CrdError, DefinitionError, NotServed};
+use super::definition_errors::{CrdError, DefinitionError, NotServed};
 use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};
 use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};

@@ -27,7 +27,7 @@ pub(crate) mod compile_rules;
 pub(crate) mod decl_types;
 pub(crate) mod defaulting;
 pub(crate) mod definition;
-pub(crate) mod errors;
+pub(crate) mod definition_errors;
 pub(crate) mod escaping;
 pub(crate) mod field_error;
 pub(crate) mod list_invariants;
@@ -47,7 +47,7 @@ pub use compile_rules::{
 };
 pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
-pub use errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
+pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
 pub use field_error::{ErrorType, FieldCause, FieldError, FieldPath, aggregate, invalid_message};
 pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
 pub use selectable::{

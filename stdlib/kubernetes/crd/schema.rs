@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::errors::DefinitionError;
+use super::definition_errors::DefinitionError;
 
 /// A structural schema node.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]

@@ -1,5 +1,5 @@
 //! Structured merge of Kubernetes objects, as sigs.k8s.io/structured-merge-diff models it:
-//! what merging needs of a schema ([`schema`]: list types and keys, atomic maps, over the
+//! what merging needs of a schema ([`apply_schema`]: list types and keys, atomic maps, over the
 //! library's vendored OpenAPI schemas of the built-in kinds and over CRD structural
 //! schemas), field paths and sets ([`fieldpath`]), and values with a schema ([`typed`]:
 //! field sets, comparison, merge, removal). The API server's server-side apply and field
@@ -9,7 +9,7 @@
 //! the server.
 //!
 //! ```
-//! use kcel_stdlib::kubernetes::merge::{self, schema::OpenApi};
+//! use kcel_stdlib::kubernetes::merge::{self, apply_schema::OpenApi};
 //! use serde_json::json;
 //!
 //! // Containers are a list keyed by name: an apply configuration naming one container
@@ -33,13 +33,13 @@
 //! );
 //! ```
 
+pub mod apply_schema;
 pub mod fieldpath;
-pub mod schema;
 pub mod typed;
 
 use serde_json::Value;
 
-use schema::{ApplySchema, Node};
+use apply_schema::{ApplySchema, Node};
 
 /// Why an apply configuration cannot be merged into an object, with upstream's texts
 /// (which kube-apiserver prefixes with `error applying patch: `).

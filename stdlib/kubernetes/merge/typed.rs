@@ -7,10 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::fieldpath::{Path, PathElement, PathText, Set, has_below, with_prefix};
-use super::schema::{
+use super::apply_schema::{
     ApplySchema, ListType, Node, ScalarType, Shape, list_items, map_child, shape_of,
 };
+use super::fieldpath::{Path, PathElement, PathText, Set, has_below, with_prefix};
 
 /// The paths added, modified and removed between two values.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -952,8 +952,8 @@ pub fn ensure_named_fields<S: ApplySchema>(set: &Set, node: &Node<S>) -> Set {
 
 #[cfg(test)]
 mod tests {
+    use super::super::apply_schema::OpenApi;
     use super::super::fieldpath::{path, to_fields_v1};
-    use super::super::schema::OpenApi;
     use super::*;
     use serde_json::json;
 

@@ -7,7 +7,7 @@ use serde_json::Value as Json;
 
 use super::errors::{Errors, NEGATIVE, go_struct};
 use super::label_selector::{self, LabelSelector};
-use super::pod;
+use super::pod_spec_validation;
 use super::read;
 use crate::kubernetes::crd::field_error::{FieldPath, go_json_value};
 use crate::kubernetes::named_formats::regex_error;
@@ -88,7 +88,7 @@ fn template_for_replica_set(
         mismatch(e, spec, &at);
     }
     let template = read::field(spec, "template").unwrap_or(&Json::Null);
-    pod::template(e, template, &at);
+    pod_spec_validation::template(e, template, &at);
     always_restarts(e, template, &at);
     no_active_deadline(e, template, &at, "ReplicaSet");
 }
@@ -156,7 +156,7 @@ fn daemon_set_strategy(e: &mut Errors, spec: &Json, path: &FieldPath) {
 /// A controller's pods restart `Always`.
 fn always_restarts(e: &mut Errors, template: &Json, at: &FieldPath) {
     let pod_spec = read::field(template, "spec").unwrap_or(&Json::Null);
-    let policy = pod::restart_policy(pod_spec);
+    let policy = pod_spec_validation::restart_policy(pod_spec);
     if policy != "Always" {
         e.not_supported(
             &at.child("spec").child("restartPolicy"),
@@ -386,7 +386,7 @@ pub(super) fn daemon_set(e: &mut Errors, object: &Json, old: Option<&Json>) {
         );
     }
     let template = read::field(spec, "template").unwrap_or(&Json::Null);
-    pod::template(e, template, &template_path);
+    pod_spec_validation::template(e, template, &template_path);
     always_restarts(e, template, &template_path);
     no_active_deadline(e, template, &template_path, "DaemonSet");
     e.nonnegative(

@@ -124,7 +124,7 @@ pub(super) fn pod_spec(e: &mut Errors, spec: &Json, path: &FieldPath) {
     }
 }
 
-/// `ValidateVolumes`: each volume's source ([`super::volumes::source`]), then its name (a
+/// `ValidateVolumes`: each volume's source ([`super::volume_validation::source`]), then its name (a
 /// DNS-1123 label, given once); the names of the valid ones (what mounts may refer to).
 fn volumes(e: &mut Errors, spec: &Json, path: &FieldPath) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
@@ -132,7 +132,7 @@ fn volumes(e: &mut Errors, spec: &Json, path: &FieldPath) -> BTreeSet<String> {
         let at = path.index(i).child("name");
         let name = read::text(volume, "name");
         let mut found = Errors::default();
-        super::volumes::source(&mut found, volume, &path.index(i));
+        super::volume_validation::source(&mut found, volume, &path.index(i));
         if name.is_empty() {
             found.required(&at, "");
         } else {

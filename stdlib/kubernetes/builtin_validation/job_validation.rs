@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 
 use super::cron_schedule;
 use super::errors::Errors;
-use super::pod;
+use super::pod_spec_validation;
 use super::read;
 use crate::kubernetes::crd::FieldError;
 use crate::kubernetes::crd::field_error::{ErrorType, FieldPath};
@@ -92,7 +92,7 @@ fn job_spec(e: &mut Errors, spec: &Json, path: &FieldPath) {
     }
     let template = read::field(spec, "template").unwrap_or(&Json::Null);
     let at = path.child("template");
-    pod::template(e, template, &at);
+    pod_spec_validation::template(e, template, &at);
     let pod_spec = read::field(template, "spec").unwrap_or(&Json::Null);
     let restart_at = at.child("spec").child("restartPolicy");
     match read::text(pod_spec, "restartPolicy") {
