@@ -595,14 +595,17 @@ impl Run {
         };
         let old_items = at.old.as_ref().and_then(|(o, _)| o.as_array());
         // The old items by key, built once per list (not a scan per item).
-        let keyed = |olds: Option<&[serde_json::Value]>| {
-            olds.filter(|_| !rn.list_map_keys.is_empty())
-                .map(|olds| MapIndex::new(olds, &rn.list_map_keys))
-        };
-        let old_index_by_key = keyed(old_items.map(Vec::as_slice));
+        fn keyed<'a>(
+            olds: Option<&'a [serde_json::Value]>,
+            keys: &'a [(String, Option<serde_json::Value>)],
+        ) -> Option<MapIndex<'a>> {
+            olds.filter(|_| !keys.is_empty())
+                .map(|olds| MapIndex::new(olds, keys))
+        }
+        let old_index_by_key = keyed(old_items.map(Vec::as_slice), &rn.list_map_keys);
         let ratchet_items = at.ratchet_old.and_then(|o| o.as_array());
         let ratchet_by_key = match rn.list_type.as_deref() {
-            Some("map") => keyed(ratchet_items.map(Vec::as_slice)),
+            Some("map") => keyed(ratchet_items.map(Vec::as_slice), &rn.list_map_keys),
             _ => None,
         };
         for (i, v) in items.iter().enumerate() {
@@ -845,19 +848,33 @@ fn ratchet_index<'a>(
 }
 
 /// The items of a map list by their keys (a missing key field counting as its default):
-/// the index of the first item with each key.
+/// the index of the first item with each key. Holds a hash of each item's key and its
+/// index (16 bytes an item, sorted by hash then index); keys with the same hash are made
+/// again and compared by their text.
 struct MapIndex<'k> {
+    items: &'k [serde_json::Value],
     keys: &'k [(String, Option<serde_json::Value>)],
-    first: std::collections::HashMap<String, usize>,
+    hasher: std::hash::RandomState,
+    by_hash: Vec<(u64, usize)>,
 }
 
 impl<'k> MapIndex<'k> {
-    fn new(items: &[serde_json::Value], keys: &'k [(String, Option<serde_json::Value>)]) -> Self {
-        let mut first = std::collections::HashMap::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            first.entry(Self::key(item, keys)).or_insert(i);
+    fn new(
+        items: &'k [serde_json::Value],
+        keys: &'k [(String, Option<serde_json::Value>)],
+    ) -> Self {
+        use std::hash::BuildHasher;
+        let hasher = std::hash::RandomState::new();
+        let mut by_hash: Vec<(u64, usize)> = (items.iter().enumerate())
+            .map(|(i, item)| (hasher.hash_one(Self::key(item, keys)), i))
+            .collect();
+        by_hash.sort_unstable();
+        MapIndex {
+            items,
+            keys,
+            hasher,
+            by_hash,
         }
-        MapIndex { keys, first }
     }
 
     fn key(item: &serde_json::Value, keys: &[(String, Option<serde_json::Value>)]) -> String {
@@ -870,7 +887,14 @@ impl<'k> MapIndex<'k> {
 
     /// The index of the first item with `item`'s key.
     fn get(&self, item: &serde_json::Value) -> Option<usize> {
-        self.first.get(&Self::key(item, self.keys)).copied()
+        use std::hash::BuildHasher;
+        let key = Self::key(item, self.keys);
+        let hash = self.hasher.hash_one(&key);
+        let start = self.by_hash.partition_point(|&(h, _)| h < hash);
+        (self.by_hash[start..].iter())
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, i)| i)
+            .find(|&i| Self::key(&self.items[i], self.keys) == key)
     }
 }
 
