@@ -7,12 +7,10 @@
 //! reported once, at its second appearance. Properties and map keys are visited in name
 //! order (upstream walks Go maps in random order).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
-
 use serde_json::Value as J;
 
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
+use super::key_index::repeated;
 use super::schema::Schema;
 use kcel::library::standard::format_double;
 use kcel::library::standard::go_quote;
@@ -94,7 +92,7 @@ fn map_list(items: &[J], s: &Schema, path: &FieldPath, errors: &mut Vec<FieldErr
         return;
     }
     // Each item's key is made, hashed by its text and dropped: a list of many items holds
-    // one hash and index per item (see [`repeated`]), the key made again for an error.
+    // one hash and index per item (`key_index.rs`), the key made again for an error.
     for i in repeated(items.len(), |i| identity(&key_of(&items[i], s))) {
         errors.push(duplicate(path.index(i), &key_of(&items[i], s)));
     }
@@ -120,40 +118,6 @@ fn identity(x: &J) -> String {
         J::Number(n) if n.is_f64() => format!("f{}", go_json_value(x)),
         _ => go_json_value(x),
     }
-}
-
-/// The index of the second appearance of each identity that appears more than once among
-/// `id(0)`..`id(n - 1)` (identities as [`identity`] makes them), in index order.
-///
-/// Only a hash and an index are held per item (16 bytes, where holding every identity's
-/// text took about 150 bytes an item of a large list): items are grouped by their
-/// identity's hash, and only within a group of equal hashes (repeated items, or a rare
-/// collision) are the identities made again and compared exactly.
-fn repeated(n: usize, id: impl Fn(usize) -> String) -> Vec<usize> {
-    repeated_by(n, id, &RandomState::new())
-}
-
-/// [`repeated`] with the hashes of `hasher`.
-fn repeated_by(n: usize, id: impl Fn(usize) -> String, hasher: &impl BuildHasher) -> Vec<usize> {
-    let mut hashes: Vec<(u64, usize)> = (0..n).map(|i| (hasher.hash_one(id(i)), i)).collect();
-    hashes.sort_unstable();
-    let mut out = Vec::new();
-    for group in hashes.chunk_by(|a, b| a.0 == b.0) {
-        if group.len() < 2 {
-            continue;
-        }
-        // The group's items in index order, with how often each identity appeared so far.
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        for &(_, i) in group {
-            let times = seen.entry(id(i)).or_insert(0);
-            *times += 1;
-            if *times == 2 {
-                out.push(i);
-            }
-        }
-    }
-    out.sort_unstable();
-    out
 }
 
 fn duplicate(path: FieldPath, v: &J) -> FieldError {
@@ -185,36 +149,6 @@ mod tests {
             .iter()
             .map(|e| e.to_string())
             .collect()
-    }
-
-    /// Every identity hashes alike: every item is in one group, compared exactly.
-    struct Colliding;
-
-    impl BuildHasher for Colliding {
-        type Hasher = Colliding;
-        fn build_hasher(&self) -> Colliding {
-            Colliding
-        }
-    }
-
-    impl std::hash::Hasher for Colliding {
-        fn finish(&self) -> u64 {
-            7
-        }
-        fn write(&mut self, _: &[u8]) {}
-    }
-
-    #[test]
-    fn repeated_items_are_found_by_their_text_whatever_the_hashes() {
-        let ids = ["a", "b", "a", "c", "b", "a", "d", "c"];
-        let id = |i: usize| ids[i].to_string();
-        assert_eq!(repeated(ids.len(), id), [2, 4, 7]);
-        assert_eq!(repeated_by(ids.len(), id, &Colliding), [2, 4, 7]);
-        assert_eq!(
-            repeated_by(3, |i| ["x", "y", "z"][i].into(), &Colliding),
-            [0; 0]
-        );
-        assert!(repeated(0, id).is_empty());
     }
 
     // Cases after listtype/validation_test.go (TestValidateListSetsAndMaps).

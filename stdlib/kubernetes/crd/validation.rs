@@ -11,6 +11,7 @@ use super::compile_rules::{
 use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::defaulting::{prepare, prepare_in_place};
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
+use super::key_index::FirstByKey;
 use super::schema::Schema;
 use super::values::{Doc, view};
 use super::{list_invariants, openapi, pruning};
@@ -598,9 +599,9 @@ impl Run {
         fn keyed<'a>(
             olds: Option<&'a [serde_json::Value]>,
             keys: &'a [(String, Option<serde_json::Value>)],
-        ) -> Option<MapIndex<'a>> {
+        ) -> Option<FirstByKey<'a, String>> {
             olds.filter(|_| !keys.is_empty())
-                .map(|olds| MapIndex::new(olds, keys))
+                .map(|olds| FirstByKey::new(olds, |item| map_index_key(item, keys)))
         }
         let old_index_by_key = keyed(old_items.map(Vec::as_slice), &rn.list_map_keys);
         let ratchet_items = at.ratchet_old.and_then(|o| o.as_array());
@@ -610,12 +611,12 @@ impl Run {
         };
         for (i, v) in items.iter().enumerate() {
             // Only map lists correlate items with old items (by their keys).
-            let old_index = old_index_by_key.as_ref().and_then(|index| index.get(v));
+            let old_index = old_index_by_key.as_ref().and_then(|index| index.first(v));
             let old = old_index.and_then(|j| old_items.map(|o| (j, &o[j])));
             let ratchet_old = match (rn.list_type.as_deref(), ratchet_items) {
                 (Some("map"), Some(olds)) => ratchet_by_key
                     .as_ref()
-                    .and_then(|index| index.get(v))
+                    .and_then(|index| index.first(v))
                     .map(|j| &olds[j]),
                 _ => ratchet_index(rn, at, v, i),
             };
@@ -847,55 +848,13 @@ fn ratchet_index<'a>(
     }
 }
 
-/// The items of a map list by their keys (a missing key field counting as its default):
-/// the index of the first item with each key. Holds a hash of each item's key and its
-/// index (16 bytes an item, sorted by hash then index); keys with the same hash are made
-/// again and compared by their text.
-struct MapIndex<'k> {
-    items: &'k [serde_json::Value],
-    keys: &'k [(String, Option<serde_json::Value>)],
-    hasher: std::hash::RandomState,
-    by_hash: Vec<(u64, usize)>,
-}
-
-impl<'k> MapIndex<'k> {
-    fn new(
-        items: &'k [serde_json::Value],
-        keys: &'k [(String, Option<serde_json::Value>)],
-    ) -> Self {
-        use std::hash::BuildHasher;
-        let hasher = std::hash::RandomState::new();
-        let mut by_hash: Vec<(u64, usize)> = (items.iter().enumerate())
-            .map(|(i, item)| (hasher.hash_one(Self::key(item, keys)), i))
-            .collect();
-        by_hash.sort_unstable();
-        MapIndex {
-            items,
-            keys,
-            hasher,
-            by_hash,
-        }
-    }
-
-    fn key(item: &serde_json::Value, keys: &[(String, Option<serde_json::Value>)]) -> String {
-        let values: Vec<Option<&serde_json::Value>> = keys
-            .iter()
-            .map(|(k, default)| item.get(k).or(default.as_ref()))
-            .collect();
-        serde_json::to_string(&values).unwrap_or_default()
-    }
-
-    /// The index of the first item with `item`'s key.
-    fn get(&self, item: &serde_json::Value) -> Option<usize> {
-        use std::hash::BuildHasher;
-        let key = Self::key(item, self.keys);
-        let hash = self.hasher.hash_one(&key);
-        let start = self.by_hash.partition_point(|&(h, _)| h < hash);
-        (self.by_hash[start..].iter())
-            .take_while(|&&(h, _)| h == hash)
-            .map(|&(_, i)| i)
-            .find(|&i| Self::key(&self.items[i], self.keys) == key)
-    }
+/// The text of a map-list item's key (a missing key field counting as its default).
+fn map_index_key(item: &serde_json::Value, keys: &[(String, Option<serde_json::Value>)]) -> String {
+    let values: Vec<Option<&serde_json::Value>> = keys
+        .iter()
+        .map(|(k, default)| item.get(k).or(default.as_ref()))
+        .collect();
+    serde_json::to_string(&values).unwrap_or_default()
 }
 
 /// Whether two map-list items have the same key (a missing key field counts as its default).
@@ -935,14 +894,17 @@ fn deep_equal(old: &serde_json::Value, new: &serde_json::Value, ty: Option<&Decl
                 return false;
             }
             match list {
-                ListKind::Map(keys) => n.iter().all(|item| {
-                    let key = |v: &serde_json::Value| -> Vec<Option<serde_json::Value>> {
+                ListKind::Map(keys) => {
+                    // The old items by key, indexed once (a scan per item was quadratic).
+                    let old_by_key = FirstByKey::new(o, |v| -> Vec<Option<serde_json::Value>> {
                         keys.iter().map(|k| map_key_field(v, k)).collect()
-                    };
-                    o.iter()
-                        .find(|old_item| key(old_item) == key(item))
-                        .is_some_and(|old_item| deep_equal(old_item, item, Some(elem)))
-                }),
+                    });
+                    n.iter().all(|item| {
+                        old_by_key
+                            .first(item)
+                            .is_some_and(|j| deep_equal(&o[j], item, Some(elem)))
+                    })
+                }
                 _ => o.iter().zip(n).all(|(a, b)| deep_equal(a, b, Some(elem))),
             }
         }
