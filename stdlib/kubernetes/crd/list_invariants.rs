@@ -7,11 +7,10 @@
 //! reported once, at its second appearance. Properties and map keys are visited in name
 //! order (upstream walks Go maps in random order).
 
-use std::collections::HashMap;
-
 use serde_json::Value as J;
 
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
+use super::key_index::repeated;
 use super::schema::Schema;
 use kcel::library::standard::format_double;
 use kcel::library::standard::go_quote;
@@ -63,7 +62,7 @@ fn any(v: &J, s: &Schema, path: &FieldPath, depth: usize, errors: &mut Vec<Field
 fn array(items: &[J], s: &Schema, path: &FieldPath, depth: usize, errors: &mut Vec<FieldError>) {
     match s.list_type.as_deref() {
         Some("set") => {
-            for i in repeated(items.iter().map(identity)) {
+            for i in repeated(items.len(), |i| identity(&items[i])) {
                 errors.push(duplicate(path.index(i), &items[i]));
             }
         }
@@ -92,9 +91,9 @@ fn map_list(items: &[J], s: &Schema, path: &FieldPath, errors: &mut Vec<FieldErr
         ));
         return;
     }
-    // Each item's key is made, compared by its text and dropped: only the texts are held
-    // (a list of many items is not copied), the key made again for an error.
-    for i in repeated(items.iter().map(|x| identity(&key_of(x, s)))) {
+    // Each item's key is made, hashed by its text and dropped: a list of many items holds
+    // one hash and index per item (`key_index.rs`), the key made again for an error.
+    for i in repeated(items.len(), |i| identity(&key_of(&items[i], s))) {
         errors.push(duplicate(path.index(i), &key_of(&items[i], s)));
     }
 }
@@ -119,21 +118,6 @@ fn identity(x: &J) -> String {
         J::Number(n) if n.is_f64() => format!("f{}", go_json_value(x)),
         _ => go_json_value(x),
     }
-}
-
-/// The index of the second appearance of each identity ([`identity`]) that appears more
-/// than once.
-fn repeated(ids: impl Iterator<Item = String>) -> Vec<usize> {
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut out = Vec::new();
-    for (i, id) in ids.enumerate() {
-        let times = seen.entry(id).or_insert(0);
-        *times += 1;
-        if *times == 2 {
-            out.push(i);
-        }
-    }
-    out
 }
 
 fn duplicate(path: FieldPath, v: &J) -> FieldError {

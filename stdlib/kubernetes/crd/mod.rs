@@ -30,6 +30,7 @@ pub(crate) mod definition;
 pub(crate) mod definition_errors;
 pub(crate) mod escaping;
 pub(crate) mod field_error;
+pub(crate) mod key_index;
 pub(crate) mod list_invariants;
 pub(crate) mod list_types;
 pub(crate) mod openapi;

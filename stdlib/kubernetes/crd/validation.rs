@@ -11,6 +11,7 @@ use super::compile_rules::{
 use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::defaulting::{prepare, prepare_in_place};
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
+use super::key_index::FirstByKey;
 use super::schema::Schema;
 use super::values::{Doc, view};
 use super::{list_invariants, openapi, pruning};
@@ -595,24 +596,27 @@ impl Run {
         };
         let old_items = at.old.as_ref().and_then(|(o, _)| o.as_array());
         // The old items by key, built once per list (not a scan per item).
-        let keyed = |olds: Option<&[serde_json::Value]>| {
-            olds.filter(|_| !rn.list_map_keys.is_empty())
-                .map(|olds| MapIndex::new(olds, &rn.list_map_keys))
-        };
-        let old_index_by_key = keyed(old_items.map(Vec::as_slice));
+        fn keyed<'a>(
+            olds: Option<&'a [serde_json::Value]>,
+            keys: &'a [(String, Option<serde_json::Value>)],
+        ) -> Option<FirstByKey<'a, String>> {
+            olds.filter(|_| !keys.is_empty())
+                .map(|olds| FirstByKey::new(olds, |item| map_index_key(item, keys)))
+        }
+        let old_index_by_key = keyed(old_items.map(Vec::as_slice), &rn.list_map_keys);
         let ratchet_items = at.ratchet_old.and_then(|o| o.as_array());
         let ratchet_by_key = match rn.list_type.as_deref() {
-            Some("map") => keyed(ratchet_items.map(Vec::as_slice)),
+            Some("map") => keyed(ratchet_items.map(Vec::as_slice), &rn.list_map_keys),
             _ => None,
         };
         for (i, v) in items.iter().enumerate() {
             // Only map lists correlate items with old items (by their keys).
-            let old_index = old_index_by_key.as_ref().and_then(|index| index.get(v));
+            let old_index = old_index_by_key.as_ref().and_then(|index| index.first(v));
             let old = old_index.and_then(|j| old_items.map(|o| (j, &o[j])));
             let ratchet_old = match (rn.list_type.as_deref(), ratchet_items) {
                 (Some("map"), Some(olds)) => ratchet_by_key
                     .as_ref()
-                    .and_then(|index| index.get(v))
+                    .and_then(|index| index.first(v))
                     .map(|j| &olds[j]),
                 _ => ratchet_index(rn, at, v, i),
             };
@@ -844,34 +848,13 @@ fn ratchet_index<'a>(
     }
 }
 
-/// The items of a map list by their keys (a missing key field counting as its default):
-/// the index of the first item with each key.
-struct MapIndex<'k> {
-    keys: &'k [(String, Option<serde_json::Value>)],
-    first: std::collections::HashMap<String, usize>,
-}
-
-impl<'k> MapIndex<'k> {
-    fn new(items: &[serde_json::Value], keys: &'k [(String, Option<serde_json::Value>)]) -> Self {
-        let mut first = std::collections::HashMap::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            first.entry(Self::key(item, keys)).or_insert(i);
-        }
-        MapIndex { keys, first }
-    }
-
-    fn key(item: &serde_json::Value, keys: &[(String, Option<serde_json::Value>)]) -> String {
-        let values: Vec<Option<&serde_json::Value>> = keys
-            .iter()
-            .map(|(k, default)| item.get(k).or(default.as_ref()))
-            .collect();
-        serde_json::to_string(&values).unwrap_or_default()
-    }
-
-    /// The index of the first item with `item`'s key.
-    fn get(&self, item: &serde_json::Value) -> Option<usize> {
-        self.first.get(&Self::key(item, self.keys)).copied()
-    }
+/// The text of a map-list item's key (a missing key field counting as its default).
+fn map_index_key(item: &serde_json::Value, keys: &[(String, Option<serde_json::Value>)]) -> String {
+    let values: Vec<Option<&serde_json::Value>> = keys
+        .iter()
+        .map(|(k, default)| item.get(k).or(default.as_ref()))
+        .collect();
+    serde_json::to_string(&values).unwrap_or_default()
 }
 
 /// Whether two map-list items have the same key (a missing key field counts as its default).
@@ -911,14 +894,17 @@ fn deep_equal(old: &serde_json::Value, new: &serde_json::Value, ty: Option<&Decl
                 return false;
             }
             match list {
-                ListKind::Map(keys) => n.iter().all(|item| {
-                    let key = |v: &serde_json::Value| -> Vec<Option<serde_json::Value>> {
+                ListKind::Map(keys) => {
+                    // The old items by key, indexed once (a scan per item was quadratic).
+                    let old_by_key = FirstByKey::new(o, |v| -> Vec<Option<serde_json::Value>> {
                         keys.iter().map(|k| map_key_field(v, k)).collect()
-                    };
-                    o.iter()
-                        .find(|old_item| key(old_item) == key(item))
-                        .is_some_and(|old_item| deep_equal(old_item, item, Some(elem)))
-                }),
+                    });
+                    n.iter().all(|item| {
+                        old_by_key
+                            .first(item)
+                            .is_some_and(|j| deep_equal(&o[j], item, Some(elem)))
+                    })
+                }
                 _ => o.iter().zip(n).all(|(a, b)| deep_equal(a, b, Some(elem))),
             }
         }
