@@ -15,3 +15,30 @@ pub(super) fn horizontal_pod_autoscaler(object: &mut Map<String, Value>) {
         default_field(spec, "minReplicas", json!(1));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn min_replicas_only() {
+        let mut hpa = json!({"spec": {"maxReplicas": 3, "targetCPUUtilizationPercentage": 50}});
+        super::super::apply(
+            "autoscaling/v1",
+            "HorizontalPodAutoscaler",
+            hpa.as_object_mut().unwrap(),
+        );
+        assert_eq!(
+            hpa,
+            json!({"spec": {"minReplicas": 1, "maxReplicas": 3,
+                "targetCPUUtilizationPercentage": 50}})
+        );
+        let mut given = json!({"spec": {"minReplicas": 2}});
+        super::super::apply(
+            "autoscaling/v1",
+            "HorizontalPodAutoscaler",
+            given.as_object_mut().unwrap(),
+        );
+        assert_eq!(given["spec"]["minReplicas"], 2);
+    }
+}
