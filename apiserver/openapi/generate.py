@@ -26,7 +26,9 @@ SERVED = {
         "persistentvolumes", "persistentvolumeclaims",
     ],
     "apis/apps/v1": ["daemonsets", "deployments", "replicasets", "statefulsets"],
+    "apis/events.k8s.io/v1": ["events"],
     "apis/autoscaling/v2": ["horizontalpodautoscalers"],
+    "apis/autoscaling/v1": ["horizontalpodautoscalers"],
     "apis/batch/v1": ["jobs", "cronjobs"],
     "apis/rbac.authorization.k8s.io/v1": [
         "clusterrolebindings", "clusterroles", "rolebindings", "roles",

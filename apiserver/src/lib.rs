@@ -17,6 +17,7 @@ pub mod apply;
 pub mod auth;
 pub mod authz;
 pub mod continue_token;
+pub mod conversion;
 pub mod crd;
 pub mod defaults;
 pub mod discovery_entries;

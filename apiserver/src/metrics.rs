@@ -288,7 +288,7 @@ impl Metrics {
                 .or(c.versions.first())?;
             Some(v.resource)
         });
-        for r in resource::SERVED.iter().chain(custom) {
+        for r in resource::stored().chain(custom) {
             let prefix = keys::prefix(&crate::served::storage_resource(r), None);
             let request = RangeRequest::prefix(prefix).limit(1);
             if let Ok(range) = store.range(&request) {

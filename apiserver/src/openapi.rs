@@ -17,8 +17,16 @@ const SOURCES: &[(&str, &[u8])] = &[
         include_bytes!("../openapi/apis__apps__v1_openapi.json"),
     ),
     (
+        "apis/events.k8s.io/v1",
+        include_bytes!("../openapi/apis__events.k8s.io__v1_openapi.json"),
+    ),
+    (
         "apis/autoscaling/v2",
         include_bytes!("../openapi/apis__autoscaling__v2_openapi.json"),
+    ),
+    (
+        "apis/autoscaling/v1",
+        include_bytes!("../openapi/apis__autoscaling__v1_openapi.json"),
     ),
     (
         "apis/batch/v1",

@@ -245,9 +245,9 @@ pub const CRONJOBS: Resource = Resource {
     ..JOBS
 };
 
-/// autoscaling/v2 HorizontalPodAutoscaler (the preferred version; autoscaling/v1, which
-/// kube-apiserver also serves, is not: its conversion is not implemented). No controller
-/// scales anything.
+/// autoscaling/v2 HorizontalPodAutoscaler (the preferred and storage version; autoscaling/v1
+/// serves the same objects converted, [`HORIZONTALPODAUTOSCALERS_V1`]). No controller scales
+/// anything.
 pub const HORIZONTALPODAUTOSCALERS: Resource = Resource {
     group: "autoscaling",
     version: "v2",
@@ -258,6 +258,21 @@ pub const HORIZONTALPODAUTOSCALERS: Resource = Resource {
     short_names: &["hpa"],
     status: true,
     ..CONFIGMAPS
+};
+
+/// autoscaling/v1 HorizontalPodAutoscaler: the objects of [`HORIZONTALPODAUTOSCALERS`],
+/// converted on every read and write ([`crate::conversion`]).
+pub const HORIZONTALPODAUTOSCALERS_V1: Resource = Resource {
+    version: "v1",
+    ..HORIZONTALPODAUTOSCALERS
+};
+
+/// events.k8s.io/v1 Event: the objects of the core group's [`EVENTS`] (their storage),
+/// converted on every read and write ([`crate::conversion`]).
+pub const EVENTS_K8S_IO_EVENTS: Resource = Resource {
+    group: "events.k8s.io",
+    short_names: &["ev"],
+    ..EVENTS
 };
 
 /// rbac.authorization.k8s.io/v1 Role (stored and validated; the server's authorizer does
@@ -369,7 +384,9 @@ pub const MUTATINGADMISSIONPOLICYBINDINGS: Resource = Resource {
     ..VALIDATINGADMISSIONPOLICIES
 };
 
-/// Every built-in resource, core group first, then the named groups in discovery order.
+/// Every built-in resource, core group first, then the named groups in discovery order
+/// (a group's versions in preference order). A resource served in a second version is
+/// listed once per version; [`stored`] lists each storage once.
 pub const SERVED: &[Resource] = &[
     NAMESPACES,
     CONFIGMAPS,
@@ -384,7 +401,9 @@ pub const SERVED: &[Resource] = &[
     DEPLOYMENTS,
     REPLICASETS,
     STATEFULSETS,
+    EVENTS_K8S_IO_EVENTS,
     HORIZONTALPODAUTOSCALERS,
+    HORIZONTALPODAUTOSCALERS_V1,
     CRONJOBS,
     JOBS,
     CLUSTERROLEBINDINGS,
@@ -399,6 +418,14 @@ pub const SERVED: &[Resource] = &[
     LEASES,
 ];
 
+/// Every built-in resource whose objects are stored as they are served: [`SERVED`] without
+/// the second versions of a stored resource ([`crate::conversion::storage_of`]).
+pub fn stored() -> impl Iterator<Item = &'static Resource> {
+    SERVED
+        .iter()
+        .filter(|r| crate::conversion::storage_of(r).is_none())
+}
+
 /// The built-in resource with this group, version and plural name (the served module
 /// finds custom resources too).
 pub fn built_in(group: &str, version: &str, plural: &str) -> Option<&'static Resource> {
@@ -407,15 +434,25 @@ pub fn built_in(group: &str, version: &str, plural: &str) -> Option<&'static Res
         .find(|r| r.group == group && r.version == version && r.plural == plural)
 }
 
-/// The named groups served, each with its one version, in discovery order.
-pub fn groups() -> Vec<(&'static str, &'static str)> {
-    let mut groups: Vec<(&str, &str)> = Vec::new();
+/// The named groups served, each with its versions (the preferred first), in discovery
+/// order.
+pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
     for r in SERVED.iter().filter(|r| !r.group.is_empty()) {
-        if !groups.contains(&(r.group, r.version)) {
-            groups.push((r.group, r.version));
+        match groups.iter_mut().find(|(g, _)| *g == r.group) {
+            Some((_, versions)) if !versions.contains(&r.version) => versions.push(r.version),
+            Some(_) => {}
+            None => groups.push((r.group, vec![r.version])),
         }
     }
     groups
+}
+
+/// Whether the built-in `group` serves `version`.
+pub fn serves_group_version(group: &str, version: &str) -> bool {
+    groups()
+        .iter()
+        .any(|(g, vs)| *g == group && vs.contains(&version))
 }
 
 #[cfg(test)]
@@ -445,8 +482,18 @@ mod tests {
         );
         assert_eq!(
             built_in("autoscaling", "v1", "horizontalpodautoscalers"),
-            None
+            Some(&HORIZONTALPODAUTOSCALERS_V1)
         );
+        assert_eq!(
+            built_in("events.k8s.io", "v1", "events"),
+            Some(&EVENTS_K8S_IO_EVENTS)
+        );
+        let autoscaling = groups().into_iter().find(|(g, _)| *g == "autoscaling");
+        assert_eq!(autoscaling, Some(("autoscaling", vec!["v2", "v1"])));
+        assert!(serves_group_version("events.k8s.io", "v1"));
+        assert!(!serves_group_version("events.k8s.io", "v1beta1"));
+        let stored: Vec<_> = stored().filter(|r| r.kind == "Event").collect();
+        assert_eq!(stored, [&EVENTS]);
         let scope = |group, plural| built_in(group, "v1", plural).map(|r| r.namespaced);
         assert_eq!(
             scope("rbac.authorization.k8s.io", "clusterroles"),

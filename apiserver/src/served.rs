@@ -12,7 +12,8 @@ pub fn find(crds: &Crds, group: &str, version: &str, plural: &str) -> Option<&'s
     resource::built_in(group, version, plural).or_else(|| crds.find(group, version, plural))
 }
 
-/// Every served resource once: the built-in ones, then the storage version of each custom
+/// Every served resource once: the built-in ones (each storage once: not the second
+/// versions of [`crate::conversion`]), then the storage version of each custom
 /// resource (every version of a custom resource shares its storage keys).
 pub fn all(crds: &Crds) -> Vec<&'static Resource> {
     let custom = crds.all().into_iter().filter_map(|c| {
@@ -22,7 +23,7 @@ pub fn all(crds: &Crds) -> Vec<&'static Resource> {
             .or(c.versions.first())
             .map(|v| v.resource)
     });
-    resource::SERVED.iter().chain(custom).collect()
+    resource::stored().chain(custom).collect()
 }
 
 /// The served resource of this group and kind (any version: they share storage), as an
@@ -52,6 +53,24 @@ pub fn table(
     version: &str,
     headers: bool,
 ) -> serde_json::Value {
+    if let Some(storage) = crate::conversion::storage_of(resource) {
+        // Upstream prints the internal object: the storage version's fields here, each
+        // row's metadata the object's as served.
+        let (from, to) = (resource.api_version(), storage.api_version());
+        let converted: Vec<crate::object::Object> = objects
+            .iter()
+            .map(|o| {
+                let mut c = crate::conversion::convert((*o).clone(), &from, &to)
+                    .unwrap_or_else(|_| (*o).clone());
+                if let Some(meta) = o.get("metadata") {
+                    c.insert("metadata".to_owned(), meta.clone());
+                }
+                c
+            })
+            .collect();
+        let refs: Vec<&crate::object::Object> = converted.iter().collect();
+        return crate::table::table(storage, &refs, list_metadata, version, headers);
+    }
     crate::crd::table(crds, resource, objects, &list_metadata, version, headers)
         .unwrap_or_else(|| crate::table::table(resource, objects, list_metadata, version, headers))
 }

@@ -35,6 +35,10 @@ pub fn prepare_for_create(resource: &Resource, object: &mut Object) {
             "numberReady": 0,
         }),
         ("batch", "CronJob") => json!({}),
+        // The empty status as each version writes it (v1's has no metrics).
+        ("autoscaling", "HorizontalPodAutoscaler") if resource.version == "v1" => {
+            json!({"currentReplicas": 0, "desiredReplicas": 0})
+        }
         ("autoscaling", "HorizontalPodAutoscaler") => {
             json!({"currentMetrics": null, "desiredReplicas": 0})
         }

@@ -131,6 +131,7 @@ async fn legacy_discovery_lists_configmaps() {
         groups,
         [
             "apps",
+            "events.k8s.io",
             "autoscaling",
             "batch",
             "rbac.authorization.k8s.io",
@@ -636,6 +637,7 @@ async fn discovery_is_aggregated_when_asked_for_first() {
         first,
         [
             ("v1", "daemonsets"),
+            ("v1", "events"),
             ("v2", "horizontalpodautoscalers"),
             ("v1", "cronjobs"),
             ("v1", "clusterrolebindings"),
@@ -643,6 +645,22 @@ async fn discovery_is_aggregated_when_asked_for_first() {
             ("v1", "customresourcedefinitions"),
             ("v1", "leases"),
         ]
+    );
+    // A group of two versions lists both, the preferred first (autoscaling/v1 served by
+    // conversion).
+    let autoscaling = groups["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["metadata"]["name"] == "autoscaling")
+        .unwrap();
+    let versions: Vec<&str> = (autoscaling["versions"].as_array().unwrap().iter())
+        .map(|v| v["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions, ["v2", "v1"]);
+    assert_eq!(
+        autoscaling["versions"][1]["resources"][0]["responseKind"],
+        json!({"group": "autoscaling", "version": "v1", "kind": "HorizontalPodAutoscaler"})
     );
     // Legacy documents otherwise.
     let apps = server.send("GET", "/apis/apps", None).await.json();
@@ -693,13 +711,29 @@ async fn openapi_v3_is_hashed_and_immutable() {
         .await;
     assert_eq!(stale.code, 301);
     assert_eq!(stale.headers["location"], url.as_str());
+    // autoscaling/v1 is served (converted): its document too; a version not served is not.
     assert_eq!(
         server
             .send("GET", "/openapi/v3/apis/autoscaling/v1", None)
             .await
             .code,
+        200
+    );
+    assert_eq!(
+        server
+            .send("GET", "/openapi/v3/apis/autoscaling/v2beta2", None)
+            .await
+            .code,
         404
     );
+    // kube-apiserver's group: its versions, the preferred (v2) first.
+    let group = server.send("GET", "/apis/autoscaling", None).await.json();
+    assert_eq!(
+        group["versions"],
+        json!([{"groupVersion": "autoscaling/v2", "version": "v2"},
+               {"groupVersion": "autoscaling/v1", "version": "v1"}])
+    );
+    assert_eq!(group["preferredVersion"]["version"], "v2");
 }
 
 /// A YAML body is read as sigs.k8s.io/yaml reads it (go-yaml v2's YAML 1.1 scalars): a plain

@@ -3,7 +3,8 @@
 //! and does not read them), PersistentVolumes and PersistentVolumeClaims (they stay
 //! `Pending`, unbound), CronJobs (no job is started) and autoscaling/v2
 //! HorizontalPodAutoscalers (nothing is scaled): `create`, `apply`, `get` with upstream's
-//! columns, the defaults, the validation errors, `api-resources`. Without kubectl the tests
+//! columns, the defaults, the validation errors, `api-resources`; the second versions of
+//! HorizontalPodAutoscalers (autoscaling/v1) and Events (events.k8s.io/v1), converted. Without kubectl the tests
 //! skip visibly (and fail under `CI=true`).
 
 mod support;
@@ -391,5 +392,156 @@ spec:
     assert_eq!(
         api_resource(&k, "cronjobs"),
         ["cronjobs", "cj", "batch/v1", "true", "CronJob"]
+    );
+}
+
+/// The second versions of stored kinds: autoscaling/v1 HorizontalPodAutoscalers (stored as
+/// autoscaling/v2) and events.k8s.io/v1 Events (stored as core v1 Events), each written and
+/// read in either version (kubernetes `pkg/apis/autoscaling/v1` and `pkg/apis/events/v1`
+/// conversions).
+/// autoscaling/v1 HorizontalPodAutoscalers as kubectl names them (`hpa.v1.autoscaling`
+/// expands the short name to the preferred version, v2).
+const V1_HPA: &str = "horizontalpodautoscalers.v1.autoscaling";
+
+#[test]
+fn autoscalers_and_events_in_their_second_versions() {
+    let Some(k) = Kubectl::start("autoscalers_and_events_in_their_second_versions") else {
+        return;
+    };
+    let v1 = "\
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: web1}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 4
+  targetCPUUtilizationPercentage: 60
+";
+    assert_eq!(
+        k.applied(v1),
+        "horizontalpodautoscaler.autoscaling/web1 created\n"
+    );
+    let got = k.json(&["get", V1_HPA, "web1"]);
+    assert_eq!(got["apiVersion"], "autoscaling/v1");
+    assert_eq!(got["spec"]["targetCPUUtilizationPercentage"], 60);
+    assert_eq!(got["spec"]["minReplicas"], 1);
+    assert_eq!(
+        got["status"],
+        serde_json::json!({"currentReplicas": 0, "desiredReplicas": 0})
+    );
+    let annotations = got["metadata"]["annotations"].as_object().unwrap();
+    assert_eq!(
+        annotations.keys().collect::<Vec<_>>(),
+        ["kubectl.kubernetes.io/last-applied-configuration"]
+    );
+    // The same object in the preferred version: the CPU target is a Resource metric.
+    let got = k.json(&["get", "hpa", "web1"]);
+    assert_eq!(got["apiVersion"], "autoscaling/v2");
+    assert_eq!(
+        got["spec"]["metrics"],
+        serde_json::json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 60}}}])
+    );
+    // A v2 metric v1 cannot hold travels in an annotation, and survives a v1 replace.
+    let v2 = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web2}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 3
+  metrics:
+  - type: Resource
+    resource: {name: memory, target: {type: AverageValue, averageValue: 500Mi}}
+";
+    assert_eq!(
+        k.applied(v2),
+        "horizontalpodautoscaler.autoscaling/web2 created\n"
+    );
+    let mut old = k.json(&["get", V1_HPA, "web2"]);
+    assert_eq!(
+        old["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"],
+        r#"[{"type":"Resource","resource":{"name":"memory","targetAverageValue":"500Mi"}}]"#
+    );
+    assert!(old["spec"].get("targetCPUUtilizationPercentage").is_none());
+    old["spec"]["maxReplicas"] = serde_json::json!(6);
+    assert_eq!(
+        k.ok_stdin(&["replace", "-f", "-"], &old.to_string()),
+        "horizontalpodautoscaler.autoscaling/web2 replaced\n"
+    );
+    let got = k.json(&["get", "hpa", "web2"]);
+    assert_eq!(got["spec"]["maxReplicas"], 6);
+    assert_eq!(got["spec"]["metrics"][0]["resource"]["name"], "memory");
+    assert!(
+        got["metadata"]["annotations"]
+            .get("autoscaling.alpha.kubernetes.io/metrics")
+            .is_none()
+    );
+    // printHorizontalPodAutoscaler prints the same rows in either version.
+    let table = rows(&k.ok(&["get", V1_HPA, "web1"]));
+    assert_eq!(
+        table[1][..7],
+        [
+            "web1",
+            "Deployment/web",
+            "cpu:",
+            "<unknown>/60%",
+            "1",
+            "4",
+            "0"
+        ]
+    );
+    // A core Event read as events.k8s.io/v1, and an events.k8s.io/v1 Event read as core.
+    let core = "\
+apiVersion: v1
+kind: Event
+metadata: {name: e1}
+involvedObject: {kind: Pod, name: web, namespace: default}
+reason: Started
+message: started web
+type: Normal
+source: {component: kubelet}
+count: 2
+";
+    assert_eq!(k.applied(core), "event/e1 created\n");
+    let got = k.json(&["get", "events.v1.events.k8s.io", "e1"]);
+    assert_eq!(got["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(got["note"], "started web");
+    assert_eq!(got["regarding"]["name"], "web");
+    assert_eq!(got["deprecatedSource"]["component"], "kubelet");
+    assert_eq!(got["deprecatedCount"], 2);
+    assert!(got.get("message").is_none() && got.get("involvedObject").is_none());
+    let events = "\
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: e2}
+eventTime: \"2026-12-02T10:00:00.000000Z\"
+reportingController: example.com/scaler
+reportingInstance: scaler-1
+action: Scaling
+reason: Scaled
+regarding: {kind: Deployment, name: web, namespace: default}
+note: scaled web
+type: Normal
+";
+    assert_eq!(k.applied(events), "event.events.k8s.io/e2 created\n");
+    let got = k.json(&["get", "events", "e2"]);
+    assert_eq!(got["apiVersion"], "v1");
+    assert_eq!(got["message"], "scaled web");
+    assert_eq!(got["involvedObject"]["kind"], "Deployment");
+    assert_eq!(got["reportingComponent"], "example.com/scaler");
+    assert_eq!(
+        k.ok(&["get", "events.v1.events.k8s.io", "-o", "name"]),
+        "event.events.k8s.io/e1\nevent.events.k8s.io/e2\n"
+    );
+    assert_eq!(
+        api_resource(&k, "horizontalpodautoscalers"),
+        [
+            "horizontalpodautoscalers",
+            "hpa",
+            "autoscaling/v2",
+            "true",
+            "HorizontalPodAutoscaler"
+        ]
     );
 }

@@ -111,14 +111,22 @@ impl Admission {
         let set_policies = self.recompile(&policies, &self.compiled, |policy| {
             CompiledPolicy::with_memory_limit(policy, limit)
         });
-        let set = Arc::new(PolicySet::new(set_policies, decoded(&bindings)));
+        let set = Arc::new(PolicySet::with_resources(
+            set_policies,
+            decoded(&bindings),
+            Arc::new(crate::conversion::Equivalents::builtin()),
+        ));
         *self.set.write().unwrap_or_else(|e| e.into_inner()) = set;
         let policies = store.range(&RangeRequest::prefix(mutating_policies_prefix()))?;
         let bindings = store.range(&RangeRequest::prefix(mutating_bindings_prefix()))?;
         let set_policies = self.recompile(&policies, &self.compiled_mutating, |policy| {
             CompiledMutatingPolicy::with_memory_limit(policy, limit)
         });
-        let set = Arc::new(MutatingPolicySet::new(set_policies, decoded(&bindings)));
+        let set = Arc::new(MutatingPolicySet::with_resources(
+            set_policies,
+            decoded(&bindings),
+            Arc::new(crate::conversion::Equivalents::builtin()),
+        ));
         *self.mutating.write().unwrap_or_else(|e| e.into_inner()) = set;
         Ok(())
     }

@@ -450,8 +450,10 @@ pub async fn convert(
     accept_converted(&gvk, desired, &object, converted.remove(0))
 }
 
-/// How one request reads and writes the objects of its resource: built-in kinds as stored;
-/// custom resources converted between the storage version and the version asked for.
+/// How one request reads and writes the objects of its resource: built-in kinds as stored
+/// (a built-in second version converted from and to its storage's,
+/// [`crate::conversion`]); custom resources converted between the storage version and the
+/// version asked for.
 pub struct Versions {
     resource: &'static Resource,
     crd: Option<Arc<CustomResource>>,
@@ -470,6 +472,12 @@ impl Versions {
 
     /// The object stored in `kv`, in the resource's version, with its resourceVersion.
     pub async fn read(&self, kv: &KeyValue) -> Result<Object, ApiError> {
+        if let Some(storage) = crate::conversion::storage_of(self.resource) {
+            let mut stored = object::from_storage(kv, storage)?;
+            let (from, to) = (storage.api_version(), self.resource.api_version());
+            stored = crate::conversion::convert(stored, &from, &to)?;
+            return Ok(stored);
+        }
         let Some(crd) = &self.crd else {
             return object::from_storage(kv, self.resource);
         };
@@ -489,6 +497,10 @@ impl Versions {
     /// `object` (in the resource's version) as it is to be stored: in the CRD's storage
     /// version.
     pub async fn for_storage(&self, object: Object) -> Result<Object, ApiError> {
+        if let Some(storage) = crate::conversion::storage_of(self.resource) {
+            let (from, to) = (self.resource.api_version(), storage.api_version());
+            return Ok(crate::conversion::convert(object, &from, &to)?);
+        }
         let Some(crd) = &self.crd else {
             return Ok(object);
         };

@@ -45,8 +45,9 @@ fn categories(resource: &Resource) -> &'static [&'static str] {
     }
 }
 
-/// One group's `APIGroupDiscovery` (the core group has no name).
-fn group_discovery(crds: &Crds, group: &str, version: &str) -> Value {
+/// One group's `APIGroupDiscovery` (the core group has no name), its versions in
+/// preference order.
+fn group_discovery(crds: &Crds, group: &str, versions: &[&str]) -> Value {
     if resource::groups().iter().all(|(g, _)| *g != group)
         && let Some((_, versions)) = crate::crd::discovery::groups(crds)
             .into_iter()
@@ -61,25 +62,28 @@ fn group_discovery(crds: &Crds, group: &str, version: &str) -> Value {
             "versions": versions,
         });
     }
-    let resources: Vec<Value> = SERVED
+    let versions: Vec<Value> = versions
         .iter()
-        .filter(|r| r.group == group && r.version == version)
-        .map(|r| crate::discovery_entries::aggregated(r, categories(r)))
+        .map(|version| {
+            let resources: Vec<Value> = SERVED
+                .iter()
+                .filter(|r| r.group == group && r.version == *version)
+                .map(|r| crate::discovery_entries::aggregated(r, categories(r)))
+                .collect();
+            json!({"version": version, "resources": resources, "freshness": "Current"})
+        })
         .collect();
     let mut metadata = json!({"creationTimestamp": null});
     if !group.is_empty() {
         metadata["name"] = json!(group);
     }
-    json!({
-        "metadata": metadata,
-        "versions": [{"version": version, "resources": resources, "freshness": "Current"}],
-    })
+    json!({"metadata": metadata, "versions": versions})
 }
 
 /// `GET /api`: `APIVersions`, or the core group's aggregated discovery.
 pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if negotiate::wants_aggregated_discovery(&headers) {
-        return aggregated_response(vec![group_discovery(&state.crds, "", "v1")]);
+        return aggregated_response(vec![group_discovery(&state.crds, "", &["v1"])]);
     }
     let body = json!({
         "kind": "APIVersions",
@@ -117,8 +121,9 @@ pub async fn core_v1(State(state): State<AppState>) -> Response {
     super::json_response(StatusCode::OK, &resource_list(&state.crds, "", "v1"))
 }
 
-fn api_group(group: &str, version: &str) -> Value {
-    api_group_of(group, &[version.to_owned()])
+fn api_group(group: &str, versions: &[&str]) -> Value {
+    let versions: Vec<String> = versions.iter().map(|v| (*v).to_owned()).collect();
+    api_group_of(group, &versions)
 }
 
 /// An `APIGroup` with its versions, the first preferred.
@@ -142,17 +147,17 @@ pub async fn api_groups(State(state): State<AppState>, headers: HeaderMap) -> Re
     if negotiate::wants_aggregated_discovery(&headers) {
         let mut items: Vec<Value> = resource::groups()
             .into_iter()
-            .map(|(g, v)| group_discovery(crds, g, v))
+            .map(|(g, vs)| group_discovery(crds, g, &vs))
             .collect();
         for (g, _) in crate::crd::discovery::groups(crds) {
-            items.push(group_discovery(crds, &g, ""));
+            items.push(group_discovery(crds, &g, &[]));
         }
         return aggregated_response(items);
     }
     let custom = crate::crd::discovery::groups(crds);
     let groups: Vec<Value> = resource::groups()
         .into_iter()
-        .map(|(g, v)| api_group(g, v))
+        .map(|(g, vs)| api_group(g, &vs))
         .chain(custom.iter().map(|(g, vs)| api_group_of(g, vs)))
         .map(|mut group| {
             if let Some(m) = group.as_object_mut() {
@@ -177,11 +182,11 @@ pub async fn api_group_handler(
     {
         return Ok(super::json_response(StatusCode::OK, &api_group_of(&g, &vs)));
     }
-    let (g, v) = resource::groups()
+    let (g, vs) = resource::groups()
         .into_iter()
         .find(|(g, _)| *g == group)
         .ok_or_else(ApiError::no_such_path)?;
-    Ok(super::json_response(StatusCode::OK, &api_group(g, v)))
+    Ok(super::json_response(StatusCode::OK, &api_group(g, &vs)))
 }
 
 /// `GET /apis/<group>/<version>`.
@@ -192,7 +197,7 @@ pub async fn group_version(
     let custom = crate::crd::discovery::groups(&state.crds)
         .into_iter()
         .any(|(g, vs)| g == group && vs.contains(&version));
-    if !custom && !resource::groups().contains(&(group.as_str(), version.as_str())) {
+    if !custom && !resource::serves_group_version(&group, &version) {
         return Err(ApiError::no_such_path());
     }
     Ok(super::json_response(

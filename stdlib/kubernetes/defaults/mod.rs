@@ -4,7 +4,8 @@
 //! protocols and target ports; a Pod's and every pod template's defaults (`pod`); the
 //! workloads of apps/v1 (`apps`: Deployment, ReplicaSet, StatefulSet, DaemonSet) and
 //! batch/v1 (`batch`: Job, CronJob); PersistentVolumes and PersistentVolumeClaims
-//! (`volumes`); autoscaling/v2 HorizontalPodAutoscalers (`autoscaling`); the RBAC bindings'
+//! (`volumes`); autoscaling/v2 and v1 HorizontalPodAutoscalers (`autoscaling`,
+//! `autoscaling_v1`); the RBAC bindings'
 //! role references and subjects (`rbac`). Feature gates are taken at their Kubernetes 1.37
 //! defaults.
 //!
@@ -26,6 +27,7 @@
 
 mod apps;
 mod autoscaling;
+mod autoscaling_v1;
 mod batch;
 mod image;
 mod pod;
@@ -49,6 +51,9 @@ pub fn apply(api_version: &str, kind: &str, object: &mut Map<String, Value>) {
         ("v1", "PersistentVolumeClaim") => volumes::persistent_volume_claim(object),
         ("autoscaling/v2", "HorizontalPodAutoscaler") => {
             autoscaling::horizontal_pod_autoscaler(object)
+        }
+        ("autoscaling/v1", "HorizontalPodAutoscaler") => {
+            autoscaling_v1::horizontal_pod_autoscaler(object)
         }
         ("rbac.authorization.k8s.io/v1", kind) => rbac::apply(kind, object),
         ("apps/v1", kind) => apps::apply(kind, object),
