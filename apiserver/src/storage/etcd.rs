@@ -19,7 +19,7 @@
 //!
 //! The trait is synchronous; the client is asynchronous. The client's connection tasks run on
 //! this backend's own one-thread runtime; each call's future is polled on the calling thread
-//! (a blocking-pool thread of the server), which parks between polls ([`block_on`]): one
+//! (a blocking-pool thread of the server), which parks between polls (`block_on`): one
 //! thread hand-off less per call than spawning the future there and waiting on a channel, and
 //! it works from blocking threads and from inside another runtime alike.
 
