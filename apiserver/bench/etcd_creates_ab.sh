@@ -90,7 +90,10 @@ for round in $(seq "$rounds"); do
         name=${e%%=*}; binary=${e#*=}
         if ((round % 2)); then order=("A=$dir_a" "B=$dir_b"); else order=("B=$dir_b" "A=$dir_a"); fi
         for o in "${order[@]}"; do
-            run "$round" "$name" "$binary" "${o%%=*}" "${o#*=}" | tee -a "$results"
+            # Not in a pipeline: a pipeline's subshell would keep the pids it starts from
+            # the exit trap, and a failed run would leave its server and etcd running.
+            run "$round" "$name" "$binary" "${o%%=*}" "${o#*=}" >"$work/line"
+            tee -a "$results" <"$work/line"
         done
     done
 done

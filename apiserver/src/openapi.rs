@@ -2,6 +2,7 @@
 //! Kubernetes 1.37 by `openapi/generate.py` (descriptions stripped), and the schema lookups
 //! that strategic merge patch needs (`x-kubernetes-patch-strategy` / `-merge-key`).
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -117,8 +118,26 @@ pub fn key_of(resource: &Resource) -> String {
 /// the decoder's type errors and strict decoding's unknown and duplicate fields).
 pub type Schema<'a> = kcel_stdlib::kubernetes::builtin::OpenApiSchema<'a>;
 
-/// The root schema of a served kind, in its group-version's document.
+/// The root schema of a served kind, in its group-version's document. The served kinds'
+/// are found once (a search of the document's schemas by group, version and kind) and kept:
+/// a write asks for its kind's schema several times.
 pub fn schema_of(resource: &Resource) -> Option<Schema<'static>> {
+    type Kinds = HashMap<(&'static str, &'static str, &'static str), Schema<'static>>;
+    static SERVED_KINDS: OnceLock<Kinds> = OnceLock::new();
+    let served = SERVED_KINDS.get_or_init(|| {
+        crate::resource::SERVED
+            .iter()
+            .filter_map(|r| Some(((r.group, r.version, r.kind), find_schema(r)?)))
+            .collect()
+    });
+    match served.get(&(resource.group, resource.version, resource.kind)) {
+        Some(schema) => Some(*schema),
+        None => find_schema(resource),
+    }
+}
+
+/// The schema of `resource`'s kind, searched for in its group-version's document.
+fn find_schema(resource: &Resource) -> Option<Schema<'static>> {
     let doc = &document(&key_of(resource))?.json;
     let schemas = doc.get("components")?.get("schemas")?.as_object()?;
     Schema::of_kind(schemas, resource.group, resource.version, resource.kind)

@@ -2,8 +2,9 @@
 //! `etcd-server`, started on loopback by the test): a write through one is read and watched
 //! through the other, optimistic concurrency holds across them (409 on a stale write; a PUT
 //! naming another uid fails its precondition as on SQLite), paged
-//! lists and sharded lists work on etcd, and compaction through one expires old
-//! resourceVersions on both. Without an etcd binary the tests skip visibly (and fail under
+//! lists and sharded lists work on etcd, compaction through one expires old
+//! resourceVersions on both, and a create's namespace check follows a namespace made or
+//! deleted through the other. Without an etcd binary the tests skip visibly (and fail under
 //! `CI=true`).
 
 #[cfg(not(feature = "etcd"))]
@@ -623,4 +624,76 @@ async fn a_put_naming_another_uid_is_a_conflict_on_etcd() {
         return;
     };
     support::uid_precondition::put_naming_another_uid_is_a_conflict(&a).await;
+}
+
+/// The namespace check of a create (upstream's NamespaceLifecycle admission) on etcd reads the
+/// namespace from the server's watch cache (`Storage::get_held`, without a blocking-pool
+/// hop), and etcd when the cache has no copy: a namespace made through one server admits
+/// creates through the other at once, a namespace deleted through one server turns the
+/// other's creates into 403 NamespaceTerminating once its cache has the change, and a
+/// namespace that does not exist is a 404.
+#[cfg(feature = "etcd")]
+#[tokio::test]
+async fn the_namespace_check_of_a_create_follows_the_namespace_on_etcd() {
+    let Some((_etcd, a, b)) = start_pair(
+        "the_namespace_check_of_a_create_follows_the_namespace_on_etcd",
+        &[],
+    ) else {
+        return;
+    };
+    let held = "/api/v1/namespaces/held/configmaps";
+    let r = a
+        .send(
+            "POST",
+            "/api/v1/namespaces",
+            Some(&json!({"metadata": {"name": "held"}})),
+        )
+        .await;
+    assert_eq!(r.code, 201, "{}", r.text());
+    let r = b
+        .send("POST", held, Some(&json!({"metadata": {"name": "first"}})))
+        .await;
+    assert_eq!(r.code, 201, "{}", r.text());
+    // Content held by a finalizer keeps the namespace Terminating once it is deleted.
+    let keep = json!({"metadata": {"name": "keep", "finalizers": ["example.com/hold"]}});
+    let r = a.send("POST", held, Some(&keep)).await;
+    assert_eq!(r.code, 201, "{}", r.text());
+    let r = a.send("DELETE", "/api/v1/namespaces/held", None).await;
+    assert_eq!(r.code, 200, "{}", r.text());
+    let start = std::time::Instant::now();
+    let refused = loop {
+        let name = format!("late-{}", start.elapsed().as_millis());
+        let r = b
+            .send("POST", held, Some(&json!({"metadata": {"name": name}})))
+            .await;
+        if r.code != 201 {
+            break r;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "creates through the other server still admitted"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(refused.code, 403, "{}", refused.text());
+    let status = refused.json();
+    assert_eq!(
+        status["message"],
+        "configmaps \"late-0\" is forbidden: unable to create new content in namespace held \
+         because it is being terminated"
+            .replace("late-0", status["details"]["name"].as_str().unwrap_or("?"))
+    );
+    assert_eq!(
+        status["details"]["causes"][0]["reason"],
+        "NamespaceTerminating"
+    );
+    let r = b
+        .send(
+            "POST",
+            "/api/v1/namespaces/nowhere/configmaps",
+            Some(&json!({"metadata": {"name": "x"}})),
+        )
+        .await;
+    assert_eq!(r.code, 404, "{}", r.text());
+    assert_eq!(r.json()["message"], "namespaces \"nowhere\" not found");
 }

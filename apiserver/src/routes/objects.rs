@@ -481,11 +481,15 @@ async fn check_namespace(call: &Call, name: &str) -> Result<(), ApiError> {
     };
     // From the watch cache when it holds the namespace, as upstream's NamespaceLifecycle
     // admission reads its informer (a live lookup only for one it has not seen).
+    // A running cache answers here, without a hand-off to the blocking pool.
     let key = keys::cluster(NAMESPACES.plural, namespace);
-    let kv = storage(&call.state, move |s| s.get_recent(&key))
-        .await?
-        .map_err(|e| ApiError::from_storage(e, &NAMESPACES, namespace))?
-        .ok_or_else(|| ApiError::not_found(&NAMESPACES, namespace))?;
+    let kv = match call.state.store.get_held(&key) {
+        Some(kv) => kv,
+        None => storage(&call.state, move |s| s.get_recent(&key))
+            .await?
+            .map_err(|e| ApiError::from_storage(e, &NAMESPACES, namespace))?
+            .ok_or_else(|| ApiError::not_found(&NAMESPACES, namespace))?,
+    };
     if object::stored_is_deleting(&kv)? {
         let mut error = ApiError::forbidden(
             call.resource,

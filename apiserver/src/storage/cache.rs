@@ -541,6 +541,20 @@ impl Delegating for WatchCache {
             .map(|entry| entry.kv.clone()))
     }
 
+    fn get_held(&self, key: &str) -> Option<KeyValue> {
+        if self.store.exact_progress() {
+            return None;
+        }
+        let root = self.cached_root(key)?;
+        let inner = lock(&self.shared);
+        inner
+            .resources
+            .get(&root)?
+            .objects
+            .get(key)
+            .map(|entry| entry.kv.clone())
+    }
+
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         self.cached_range(
             request,
@@ -1246,6 +1260,40 @@ mod tests {
         any.any_recent = true;
         let listed = cache.range(&any).unwrap();
         assert_eq!((listed.revision, listed.kvs.len()), (7, 1));
+    }
+
+    #[test]
+    fn held_copies_come_only_from_a_running_cache_of_a_remote_store() {
+        let key = keys::namespaced("configmaps", "d", "a");
+        // A remote store (etcd-like): nothing is held before a read starts the cache, and
+        // asking does not start it.
+        let remote = probe(false);
+        let cache = WatchCache::new(remote.clone());
+        let created = cache.create(&key, b"1").unwrap();
+        assert_eq!(cache.get_held(&key), None);
+        assert_eq!(cache.storage_watches(), 0);
+        assert_eq!(cache.get_recent(&key).unwrap(), Some(created.clone()));
+        assert_eq!(cache.storage_watches(), 1);
+        assert_eq!(cache.get_held(&key), Some(created.clone()));
+        assert_eq!(
+            cache.get_held(&keys::namespaced("configmaps", "d", "b")),
+            None
+        );
+        // A later write reaches the held copy through the storage watch.
+        let updated = cache.update(&key, b"2", created.mod_revision).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while cache.get_held(&key).as_ref() != Some(&updated) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the update never reached the cache"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // An embedded store answers exactly: nothing is held, the caller reads the store.
+        let embedded = WatchCache::new(probe(true));
+        embedded.create(&key, b"1").unwrap();
+        assert!(embedded.get_recent(&key).unwrap().is_some());
+        assert_eq!(embedded.get_held(&key), None);
     }
 
     #[test]

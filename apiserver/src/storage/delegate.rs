@@ -44,6 +44,11 @@ pub trait Delegating: Send + Sync {
         self.inner().get_cached(key)
     }
 
+    /// See [`Storage::get_held`].
+    fn get_held(&self, key: &str) -> Option<KeyValue> {
+        self.inner().get_held(key)
+    }
+
     /// See [`Storage::range`].
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         self.inner().range(request)
@@ -145,6 +150,10 @@ impl<T: Delegating> Storage for T {
 
     fn get_cached(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
         Delegating::get_cached(self, key)
+    }
+
+    fn get_held(&self, key: &str) -> Option<KeyValue> {
+        Delegating::get_held(self, key)
     }
 
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {

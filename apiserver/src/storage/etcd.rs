@@ -17,11 +17,15 @@
 //! - compaction is etcd's `Compact` (physical); the compaction revision is read back from etcd
 //!   (the oldest revision it still serves), so it is right whichever server compacted.
 //!
-//! The trait is synchronous; the client is asynchronous. Every call runs on this backend's
-//! own small runtime and the caller waits for it on a channel, which works from blocking
-//! threads and from inside another runtime alike.
+//! The trait is synchronous; the client is asynchronous. The client's connection tasks run on
+//! this backend's own one-thread runtime; each call's future is polled on the calling thread
+//! (a blocking-pool thread of the server), which parks between polls (`block_on`): one
+//! thread hand-off less per call than spawning the future there and waiting on a channel, and
+//! it works from blocking threads and from inside another runtime alike.
 
 use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use etcd_client::{
@@ -118,8 +122,10 @@ impl EtcdStorage {
 
     /// Connects to the etcd servers (`http://127.0.0.1:2379` and the like).
     pub fn connect(endpoints: &[String]) -> Result<EtcdStorage, StorageError> {
+        // One worker: it drives the HTTP/2 connection and the watch streams; the calls
+        // themselves are polled on the callers' threads.
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(1)
             .thread_name("etcd-client")
             .enable_all()
             .build()?;
@@ -146,7 +152,7 @@ impl EtcdStorage {
         &self.version
     }
 
-    fn run<T: Send + 'static>(&self, future: impl Future<Output = T> + Send + 'static) -> T {
+    fn run<T>(&self, future: impl Future<Output = T>) -> T {
         run_on(&self.runtime, future)
     }
 
@@ -341,15 +347,38 @@ fn forward(
     true
 }
 
-fn run_on<T: Send + 'static>(
-    runtime: &tokio::runtime::Runtime,
-    future: impl Future<Output = T> + Send + 'static,
-) -> T {
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    runtime.spawn(async move {
-        let _ = tx.send(future.await);
-    });
-    rx.recv().expect("the etcd runtime outlives its calls")
+/// Runs `future` to completion on the calling thread, inside `runtime`'s context (its timers
+/// and the tasks it spawns belong to that runtime, whose worker drives the connection).
+fn run_on<T>(runtime: &tokio::runtime::Runtime, future: impl Future<Output = T>) -> T {
+    let _context = runtime.enter();
+    block_on(future)
+}
+
+/// Wakes a parked thread.
+struct Unpark(std::thread::Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Polls `future` on this thread until it is ready, parking the thread while it is pending
+/// (a spurious unpark only costs one more poll).
+fn block_on<T>(future: impl Future<Output = T>) -> T {
+    let mut future = std::pin::pin!(future);
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut context = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut context) {
+            return value;
+        }
+        std::thread::park();
+    }
 }
 
 impl EtcdStorage {

@@ -25,8 +25,10 @@
 //! implement [`Delegating`], which passes every call they do not override to the inner store.
 //!
 //! The trait is synchronous: SQLite is a blocking library, and its calls are short. The HTTP
-//! layer calls it through `tokio::task::spawn_blocking`; the etcd backend drives its
-//! asynchronous client on a runtime of its own from there.
+//! layer calls it through `tokio::task::spawn_blocking`; the etcd backend polls its
+//! asynchronous client's calls on that blocking thread, while the client's connection runs on
+//! a one-thread runtime of its own. A read that only a running watch cache answers,
+//! [`Storage::get_held`], needs no blocking thread.
 
 pub mod cache;
 mod delegate;
@@ -220,6 +222,16 @@ pub trait Storage: Send + Sync {
     fn get_cached(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
         let _ = key;
         Ok(None)
+    }
+
+    /// The running watch cache's copy of one key, read without I/O and without starting a
+    /// cache, so an async thread may ask it: `None` when no running cache holds the key (or
+    /// the store answers as fast and exactly, as [`Storage::get_cached`]), and the caller then
+    /// asks [`Storage::get_recent`] from a blocking thread. The same copy, lag included, that
+    /// [`Storage::get_recent`] answers when the cache holds the key.
+    fn get_held(&self, key: &str) -> Option<KeyValue> {
+        let _ = key;
+        None
     }
 
     /// The live keys under a prefix, in key order (see [`RangeRequest`]).
