@@ -1,15 +1,16 @@
 //! The API for writing CEL libraries: what a library declares ([`Library`], [`Function`],
 //! [`Overload`]; see [`Library::function`]), how its calls are priced ([`CallCost`] at run
-//! time, an estimate function for the checker's estimate), what it may specialise when a
-//! program is planned ([`Specialization`], [`SpecializeFn`]), the memory budget its
+//! time, from which the checker's estimate derives unless an estimate function is declared
+//! too), the structure of its calls the engine relies on ([`CallShape`]), what it may
+//! specialise when a program is planned ([`Specialization`], [`SpecializeFn`]), the memory budget its
 //! implementations consult before building large values ([`budget`]), the syntax its macros
 //! and validators work on ([`syntax`]), and the parts of the CEL standard library that other
 //! libraries reuse ([`standard`]).
 //!
 //! A library is a value: build it once and add it to as many environments as need it.
 //! Overloads are declared one at a time ([`FunctionBuilder::global`],
-//! [`FunctionBuilder::member`], each followed by its cost, estimate or specialisation where
-//! it differs from cel-go's default) or as a table, one line per overload ([`overloads!`]).
+//! [`FunctionBuilder::member`], each followed by its cost, estimate, shape or specialisation
+//! where it has one: the cost is 1 unless declared) or as a table, one line per overload ([`overloads!`]).
 //! What a library declared is read back, not changed, through [`Function`] and
 //! [`Overload`].
 //!
@@ -47,8 +48,9 @@ pub use crate::cost::{
     actual_size,
 };
 pub use crate::registry::{
-    ConstantRejected, Function, FunctionBuilder, Implementation, Library, Overload, Registry,
-    SharedFn, Specialization, SpecializeFn, StringTest, TimeKernel, Validator, is_internal_name,
+    CallShape, ConstantRejected, Function, FunctionBuilder, Implementation, Library, Overload,
+    Registry, SharedFn, Specialization, SpecializeFn, StringTest, TimeKernel, Validator,
+    is_internal_name,
 };
 pub use crate::value::{EqualitySet, equality_hash};
 
@@ -61,7 +63,8 @@ pub use crate::value::{EqualitySet, equality_hash};
 ///
 /// What the builder sets on the overload declared last goes after the implementation, as
 /// `, setting: value` pairs named by the builder's methods: `cost:`
-/// ([`FunctionBuilder::cost`]), `estimate:` ([`FunctionBuilder::estimate`]), `specialize:`
+/// ([`FunctionBuilder::cost`]), `estimate:` ([`FunctionBuilder::estimate`]), `shape:`
+/// ([`FunctionBuilder::shape`]), `specialize:`
 /// ([`FunctionBuilder::specialize`]) and `specialization:`
 /// ([`FunctionBuilder::specialization`]).
 ///

@@ -78,10 +78,13 @@ pub struct Overload {
     pub(crate) result: Type,
     /// What a call runs.
     pub(crate) implementation: Implementation,
-    /// The runtime cost; `None` means cel-go's default for this overload id.
-    pub(crate) runtime_cost: Option<CallCost>,
-    /// The static cost estimate; `None` means cel-go's default for this overload id.
+    /// The runtime cost ([`CallCost::Fixed`]`(1)` unless declared). Where no `estimate` is
+    /// declared, the static estimate is derived from it (see [`crate::cost::estimate`]).
+    pub(crate) runtime_cost: CallCost,
+    /// The static cost estimate; `None` derives it from `runtime_cost`.
     pub(crate) estimate: Option<EstimateFn>,
+    /// What the engine knows of the call's structure (see [`CallShape`]).
+    pub(crate) shape: CallShape,
     /// A plan-time specialisation: given the call's constant arguments (`None` where an
     /// argument is not a constant), an implementation to call instead, such as one with a
     /// constant pattern compiled once, or a constant argument rejected (a program-creation
@@ -133,6 +136,49 @@ pub enum Specialization {
         /// `orValue` rather than `or`.
         or_value: bool,
     },
+}
+
+/// What the engine knows of the structure of a call of an overload, declared with the
+/// overload ([`FunctionBuilder::shape`]) rather than recognised by its id: how the evaluator
+/// orders its operands' errors and how the static estimator follows argument costs and sizes
+/// through it. Unlike a [`Specialization`] it is part of the meaning (reference mode keeps
+/// it), and it never changes the call's own cost, which is the overload's declared one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallShape {
+    /// An ordinary call: each argument's cost, plus the overload's own.
+    #[default]
+    Plain,
+    /// `_&&_`, `_||_`: the second operand may go unevaluated, so the estimate is the first
+    /// operand's least cost up to both operands' greatest, with no cost of its own.
+    ShortCircuit,
+    /// `_?_:_`: the condition's cost plus either branch's; the result is sized as either
+    /// branch.
+    Conditional,
+    /// `+` on strings, bytes or lists: the result's size is the sum of the operands', and a
+    /// list's elements are sized as either operand's.
+    Concatenation,
+    /// A conversion between `string` and `bytes`: the result's size is the argument's
+    /// measured in the other unit (one to four UTF-8 bytes a code point); `to_bytes` for
+    /// `string` to `bytes`.
+    Utf8 {
+        /// From `string` to `bytes` (rather than back).
+        to_bytes: bool,
+    },
+    /// `_[_]` on a list or a map: the key qualifies the operand (an operand's error is
+    /// reported before the key is evaluated), and the result is one of the operand's
+    /// elements (sized and reached by path as the list's items or the map's values).
+    Index,
+    /// An optional index (`_[?_]`, `_[_]` through an optional): the key qualifies the
+    /// operand, as for [`CallShape::Index`].
+    OptionalIndex,
+}
+
+impl CallShape {
+    /// Whether the second operand is a key that qualifies the first (an index).
+    pub fn is_index(self) -> bool {
+        matches!(self, CallShape::Index | CallShape::OptionalIndex)
+    }
 }
 
 /// The conversions and arithmetic of [`Specialization::Time`].
@@ -192,7 +238,7 @@ pub struct ConstantRejected {
 }
 
 impl Overload {
-    /// A declaration-only overload (for type-checking), costed with cel-go's defaults.
+    /// A declaration-only overload (for type-checking), with the default cost (1).
     pub fn declared(id: &str, member: bool, params: Vec<Type>, result: Type) -> Overload {
         Overload {
             id: id.into(),
@@ -200,8 +246,9 @@ impl Overload {
             params: params.into(),
             result,
             implementation: Implementation::Declared,
-            runtime_cost: None,
+            runtime_cost: CallCost::Fixed(1),
             estimate: None,
+            shape: CallShape::Plain,
             specialize: None,
             specialization: None,
         }
@@ -232,10 +279,21 @@ impl Overload {
         &self.implementation
     }
 
-    /// The runtime cost model of this overload.
+    /// The runtime cost model of this overload, as declared ([`CallCost::Fixed`]`(1)` when
+    /// not).
     pub fn call_cost(&self) -> CallCost {
         self.runtime_cost
-            .unwrap_or_else(|| CallCost::for_overload(&self.id))
+    }
+
+    /// The declared static estimate, if any (else the estimate derives from
+    /// [`Overload::call_cost`]).
+    pub fn estimate(&self) -> Option<EstimateFn> {
+        self.estimate
+    }
+
+    /// What the engine knows of a call's structure.
+    pub fn shape(&self) -> CallShape {
+        self.shape
     }
 }
 
@@ -293,10 +351,11 @@ impl Function {
     }
 
     /// Gives every overload the runtime cost `cost` (e.g. Kubernetes' prices for cel-go's
-    /// `ext.Strings`), in place of cel-go's default by overload id.
+    /// `ext.Strings`) in place of the declared one; an overload without a declared estimate
+    /// is estimated from it too.
     pub fn set_runtime_cost(&mut self, cost: CallCost) -> &mut Function {
         for o in &mut self.overloads {
-            o.runtime_cost = Some(cost);
+            o.runtime_cost = cost;
         }
         self
     }
@@ -501,23 +560,35 @@ impl FunctionBuilder<'_> {
                 .into(),
             result: decl_type(result),
             implementation: imp,
-            runtime_cost: None,
+            runtime_cost: CallCost::Fixed(1),
             estimate: None,
+            shape: CallShape::Plain,
             specialize: None,
             specialization: None,
         });
         self
     }
 
-    /// Sets the runtime cost of the overload declared last.
+    /// Sets the runtime cost of the overload declared last (by default
+    /// [`CallCost::Fixed`]`(1)`); unless [`FunctionBuilder::estimate`] declares its own, the
+    /// static estimate derives from it.
     pub fn cost(self, cost: CallCost) -> Self {
         if let Some(o) = self.function.overloads.last_mut() {
-            o.runtime_cost = Some(cost);
+            o.runtime_cost = cost;
         }
         self
     }
 
-    /// Sets the static cost estimate of the overload declared last.
+    /// Declares the [`CallShape`] of the overload declared last.
+    pub fn shape(self, shape: CallShape) -> Self {
+        if let Some(o) = self.function.overloads.last_mut() {
+            o.shape = shape;
+        }
+        self
+    }
+
+    /// Sets the static cost estimate of the overload declared last (in place of the one
+    /// derived from its runtime cost).
     pub fn estimate(self, estimate: EstimateFn) -> Self {
         if let Some(o) = self.function.overloads.last_mut() {
             o.estimate = Some(estimate);

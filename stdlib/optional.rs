@@ -10,7 +10,7 @@ use kcel::Value;
 use kcel::library::overloads;
 use kcel::library::standard::{index_list, index_map};
 use kcel::library::syntax::op;
-use kcel::library::{CallCost, Implementation, Library, Specialization};
+use kcel::library::{CallCost, CallShape, Implementation, Library, Specialization};
 use kcel::{EvalError, EvalResult};
 
 /// The newest version of the library.
@@ -85,25 +85,31 @@ pub fn optional(version: u32) -> Library {
     );
         global "list_optindex_optional_int" ("list(V)", "int") -> "optional_type(V)"
             => Implementation::Binary(optional_index),
-            cost: CallCost::Custom(present_qualifier_cost);
+            cost: CallCost::Custom(present_qualifier_cost),
+            shape: CallShape::OptionalIndex;
         global "optional_list_optindex_optional_int" ("optional_type(list(V))", "int") -> "optional_type(V)"
             => Implementation::Binary(optional_index),
-            cost: CallCost::Custom(present_qualifier_cost);
+            cost: CallCost::Custom(present_qualifier_cost),
+            shape: CallShape::OptionalIndex;
         global "map_optindex_optional_value" ("map(K, V)", "K") -> "optional_type(V)"
             => Implementation::Binary(optional_index),
-            cost: CallCost::Custom(present_qualifier_cost);
+            cost: CallCost::Custom(present_qualifier_cost),
+            shape: CallShape::OptionalIndex;
         global "optional_map_optindex_optional_value" ("optional_type(map(K, V))", "K") -> "optional_type(V)"
             => Implementation::Binary(optional_index),
-            cost: CallCost::Custom(present_qualifier_cost);
+            cost: CallCost::Custom(present_qualifier_cost),
+            shape: CallShape::OptionalIndex;
     )
     .examples(&["[1, 2][?1].value() == 2", "!{'a': 1}[?'b'].hasValue()"]);
     overloads!(lib.function(op::INDEX, "Indexing through an optional list or map.");
         global "optional_list_index_int" ("optional_type(list(V))", "int") -> "optional_type(V)"
             => Implementation::Binary(optional_index),
-            cost: CallCost::Custom(present_qualifier_cost);
+            cost: CallCost::Custom(present_qualifier_cost),
+            shape: CallShape::OptionalIndex;
         global "optional_map_index_value" ("optional_type(map(K, V))", "K") -> "optional_type(V)"
             => Implementation::Binary(optional_index),
-            cost: CallCost::Custom(present_qualifier_cost);
+            cost: CallCost::Custom(present_qualifier_cost),
+            shape: CallShape::OptionalIndex;
     )
     .examples(&["optional.of([1])[0].value() == 1"]);
     if version >= 2 {

@@ -13,7 +13,7 @@ use crate::cost::{
     CallCost, LIST_CREATE, MAP_CREATE, REGEX_STRING_LENGTH_FACTOR, SELECT_AND_IDENT,
     STRING_TRAVERSAL_FACTOR, STRUCT_CREATE,
 };
-use crate::registry::Registry;
+use crate::registry::{CallShape, Overload, Registry};
 use crate::syntax::ast::{ACCUMULATOR, Comprehension, Expr, ExprId, ExprKind, Literal};
 use crate::types::Type;
 
@@ -478,10 +478,12 @@ impl<'a> Coster<'a> {
         };
         let mut result_size: Option<SizeEstimate> = None;
         for id in &overload_ids {
+            let overload = self.overload(&name, id);
             let (cost, size) = self.function_cost(
                 e,
                 &name,
                 id,
+                overload,
                 target,
                 &target_path,
                 args,
@@ -495,23 +497,21 @@ impl<'a> Coster<'a> {
                     Some(r) => r.union(s),
                 });
             }
-            match &**id {
-                "index_list" | "index_map" => {
-                    if let Some(a0) = args.first() {
-                        result_size = self.entry_size(a0).map(|es| es.val);
-                        let mut p = self.path(a0);
-                        p.push(
-                            if &**id == "index_list" {
-                                "@items"
-                            } else {
-                                "@values"
-                            }
-                            .into(),
-                        );
-                        self.paths.insert(e.id, p);
-                    }
+            if let (Some(o), Some(a0)) = (overload, args.first()) {
+                if o.shape == CallShape::Index {
+                    // An element of the operand: of a list its items, of a map its values.
+                    result_size = self.entry_size(a0).map(|es| es.val);
+                    let mut p = self.path(a0);
+                    p.push(
+                        if matches!(o.params.first(), Some(Type::List(_))) {
+                            "@items"
+                        } else {
+                            "@values"
+                        }
+                        .into(),
+                    );
+                    self.paths.insert(e.id, p);
                 }
-                _ => {}
             }
             if result_size.is_none() {
                 result_size = self.compute_size(e);
@@ -526,12 +526,23 @@ impl<'a> Coster<'a> {
         sum.add(fn_cost)
     }
 
+    /// The overload a call was resolved to, as the registry declares it.
+    fn overload(&self, function: &str, overload_id: &str) -> Option<&'a Overload> {
+        self.registry
+            .get(function)
+            .and_then(|f| f.overloads.iter().find(|o| &*o.id == overload_id))
+    }
+
+    /// The cost of a call of one overload with its arguments' costs, and its result's size
+    /// where known: the overload's declared estimate, else the environment's, else what the
+    /// overload's [`CallShape`] and the estimate of its [`CallCost`] give.
     #[allow(clippy::too_many_arguments)]
     fn function_cost(
         &mut self,
         e: &Expr,
         function: &str,
         overload_id: &str,
+        overload: Option<&Overload>,
         target: Option<&Expr>,
         target_path: &[String],
         args: &[Expr],
@@ -548,12 +559,7 @@ impl<'a> Coster<'a> {
                 .map(|(a, p)| self.new_node(a, p))
                 .collect();
             let tnode = target.map(|t| self.new_node(t, target_path));
-            let declared = self
-                .registry
-                .get(function)
-                .and_then(|f| f.overloads.iter().find(|o| &*o.id == overload_id))
-                .and_then(|o| o.estimate);
-            if let Some(estimate) = declared {
+            if let Some(estimate) = overload.and_then(|o| o.estimate) {
                 let est = estimate(&EstimateArgs {
                     target: tnode.as_ref(),
                     args: &nodes,
@@ -568,124 +574,106 @@ impl<'a> Coster<'a> {
                 return (est.cost.add(arg_sum), est.result_size);
             }
         }
+        let Some(overload) = overload else {
+            return (CostEstimate::fixed(1).add(arg_sum), None);
+        };
+        let own = self
+            .kind_cost(overload.runtime_cost, target, args)
+            .unwrap_or(CostEstimate::fixed(1))
+            .add(arg_sum);
         let size = |c: &Coster<'_>, x: &Expr| c.size_or_unknown(x);
-        match overload_id {
-            "string_to_bytes" if args.len() == 1 => {
+        match overload.shape {
+            CallShape::ShortCircuit if arg_costs.len() == 2 => {
+                let (l, r) = (arg_costs[0], arg_costs[1]);
+                let cost = CostEstimate {
+                    min: l.min,
+                    max: l.add(r).max,
+                };
+                (cost, None)
+            }
+            CallShape::Conditional if args.len() == 3 => {
+                let rs = size(self, &args[1]).union(size(self, &args[2]));
+                self.union_entries(e, &args[1], &args[2]);
+                let cost = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
+                (cost, Some(rs))
+            }
+            CallShape::Concatenation if args.len() == 2 => {
+                let rs = size(self, &args[0]).add(size(self, &args[1]));
+                self.union_entries(e, &args[0], &args[1]);
+                (own, Some(rs))
+            }
+            CallShape::Utf8 { to_bytes } if args.len() == 1 => {
                 let sz = size(self, &args[0]);
-                let rs = SizeEstimate {
-                    min: sz.min,
-                    max: sz.max.saturating_mul(4),
+                let rs = if to_bytes {
+                    SizeEstimate {
+                        min: sz.min,
+                        max: sz.max.saturating_mul(4),
+                    }
+                } else {
+                    SizeEstimate {
+                        min: sz.min / 4,
+                        max: sz.max,
+                    }
                 };
-                return (
-                    sz.times_factor(STRING_TRAVERSAL_FACTOR).add(arg_sum),
-                    Some(rs),
-                );
+                (own, Some(rs))
             }
-            "bytes_to_string" if args.len() == 1 => {
-                let sz = size(self, &args[0]);
-                let rs = SizeEstimate {
-                    min: sz.min / 4,
-                    max: sz.max,
-                };
-                return (
-                    sz.times_factor(STRING_TRAVERSAL_FACTOR).add(arg_sum),
-                    Some(rs),
-                );
+            _ => (own, None),
+        }
+    }
+
+    /// The estimate of a call's own cost from the overload's runtime cost kind, for calls of
+    /// the shape the kind applies to (see [`CallCost`]); `None` otherwise.
+    fn kind_cost(
+        &self,
+        cost: CallCost,
+        target: Option<&Expr>,
+        args: &[Expr],
+    ) -> Option<CostEstimate> {
+        let size = |x: &Expr| self.size_or_unknown(x);
+        Some(match (cost, target, args) {
+            (CallCost::Fixed(c), _, _) => CostEstimate::fixed(c),
+            (CallCost::TraverseFirst, _, [first]) => {
+                size(first).times_factor(STRING_TRAVERSAL_FACTOR)
             }
-            "starts_with_string" | "ends_with_string" if args.len() == 1 => {
-                return (
-                    size(self, &args[0])
-                        .times_factor(STRING_TRAVERSAL_FACTOR)
-                        .add(arg_sum),
-                    None,
-                );
+            (CallCost::SizeOfSecond, _, [_, second]) => size(second).times_factor(1.0),
+            (CallCost::TraverseMin, _, [l, r]) => {
+                let smallest_max = size(l).max.min(size(r).max);
+                SizeEstimate {
+                    min: u64::from(smallest_max > 0),
+                    max: smallest_max,
+                }
+                .times_factor(STRING_TRAVERSAL_FACTOR)
             }
-            "in_list" if args.len() == 2 => {
-                return (size(self, &args[1]).times_factor(1.0).add(arg_sum), None);
+            (CallCost::TraverseSum, _, [l, r]) => {
+                size(l).add(size(r)).times_factor(STRING_TRAVERSAL_FACTOR)
             }
-            "matches_string" => {
-                let (Some(s), [p]) = (target, args) else {
-                    return (CostEstimate::fixed(1).add(arg_sum), None);
-                };
-                let str_cost = size(self, s)
+            (CallCost::Matches, Some(s), [p]) => {
+                let str_cost = size(s)
                     .add(SizeEstimate::fixed(1))
                     .times_factor(STRING_TRAVERSAL_FACTOR);
-                let regex_cost = size(self, p).times_factor(REGEX_STRING_LENGTH_FACTOR);
-                return (str_cost.multiply(regex_cost).add(arg_sum), None);
+                str_cost.multiply(size(p).times_factor(REGEX_STRING_LENGTH_FACTOR))
             }
-            "contains_string" => {
-                if let (Some(t), [sub]) = (target, args) {
-                    let s = size(self, t).times_factor(STRING_TRAVERSAL_FACTOR);
-                    let sb = size(self, sub).times_factor(STRING_TRAVERSAL_FACTOR);
-                    return (s.multiply(sb).add(arg_sum), None);
-                }
+            (CallCost::Contains, Some(t), [sub]) => {
+                let s = size(t).times_factor(STRING_TRAVERSAL_FACTOR);
+                s.multiply(size(sub).times_factor(STRING_TRAVERSAL_FACTOR))
             }
-            "logical_or" | "logical_and" if arg_costs.len() == 2 => {
-                let (l, r) = (arg_costs[0], arg_costs[1]);
-                return (
-                    CostEstimate {
-                        min: l.min,
-                        max: l.add(r).max,
-                    },
-                    None,
-                );
-            }
-            "conditional" if args.len() == 3 => {
-                let rs = size(self, &args[1]).union(size(self, &args[2]));
-                if let (Some(a), Some(b)) = (self.entry_size(&args[1]), self.entry_size(&args[2])) {
-                    self.entries.insert(
-                        e.id,
-                        EntrySize {
-                            is_list: a.is_list,
-                            key: a.key.union(b.key),
-                            val: a.val.union(b.val),
-                        },
-                    );
-                }
-                let cost = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
-                return (cost, Some(rs));
-            }
-            "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
-                let rs = size(self, &args[0]).add(size(self, &args[1]));
-                if let (Some(a), Some(b)) = (self.entry_size(&args[0]), self.entry_size(&args[1])) {
-                    self.entries.insert(
-                        e.id,
-                        EntrySize {
-                            is_list: a.is_list,
-                            key: a.key.union(b.key),
-                            val: a.val.union(b.val),
-                        },
-                    );
-                }
-                let cost = if overload_id == "add_list" {
-                    CostEstimate::fixed(1).add(arg_sum)
-                } else {
-                    rs.times_factor(STRING_TRAVERSAL_FACTOR).add(arg_sum)
-                };
-                return (cost, Some(rs));
-            }
-            // Equality and string/bytes ordering: the overloads the runtime prices by the
-            // smaller operand (one list of them, in `CallCost::for_overload`).
-            id if args.len() == 2
-                && matches!(CallCost::for_overload(id), CallCost::TraverseMin) =>
-            {
-                let l = size(self, &args[0]);
-                let r = size(self, &args[1]);
-                let smallest_max = l.max.min(r.max);
-                let min = u64::from(smallest_max > 0);
-                return (
-                    SizeEstimate {
-                        min,
-                        max: smallest_max,
-                    }
-                    .times_factor(STRING_TRAVERSAL_FACTOR)
-                    .add(arg_sum),
-                    None,
-                );
-            }
-            _ => {}
+            _ => return None,
+        })
+    }
+
+    /// Sizes the elements of `e`'s result as those of either `a` or `b`, where both are
+    /// known.
+    fn union_entries(&mut self, e: &Expr, a: &Expr, b: &Expr) {
+        if let (Some(a), Some(b)) = (self.entry_size(a), self.entry_size(b)) {
+            self.entries.insert(
+                e.id,
+                EntrySize {
+                    is_list: a.is_list,
+                    key: a.key.union(b.key),
+                    val: a.val.union(b.val),
+                },
+            );
         }
-        (CostEstimate::fixed(1).add(arg_sum), None)
     }
 
     fn cost_comprehension(&mut self, e: &Expr, c: &Comprehension) -> CostEstimate {

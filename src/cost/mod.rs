@@ -1,7 +1,9 @@
 //! Runtime cost, counted exactly as cel-go's cost tracker counts it (with Kubernetes'
 //! options): identifiers and field selections cost 1, constants 0, list/map/message
-//! literals 10/30/40, and each call its overload's cost (1 unless the overload is one of the
-//! size-dependent string, bytes, list and regex operations below).
+//! literals 10/30/40, and each call the cost its overload declares (a [`CallCost`]: 1 unless
+//! the overload is one of the size-dependent string, bytes, list and regex operations, whose
+//! declarations in the standard library give the kinds below). The static estimate of an
+//! overload that declares none derives from the same [`CallCost`].
 
 mod estimate;
 
@@ -33,53 +35,39 @@ pub const DEFAULT_CEL_COST_LIMIT: u64 = 100_000_000;
 /// The message of the error raised when the cost limit is passed.
 pub const LIMIT_EXCEEDED: &str = crate::error::COST_LIMIT_EXCEEDED;
 
-/// How the runtime cost of a call is computed from its arguments.
+/// How the runtime cost of a call is computed from its arguments (a receiver first), as an
+/// overload declares it. An overload that declares no estimate of its own is estimated from
+/// it as cel-go's checker estimates the standard overloads of each kind (sizes as ranges,
+/// arguments counted without a receiver); a kind's estimate applies only to calls of the
+/// shape given, others are estimated at 1.
 #[derive(Clone, Copy, Debug)]
 pub enum CallCost {
-    /// A fixed cost.
+    /// A fixed cost (estimated as itself).
     Fixed(u64),
-    /// `⌈size(arg0) × 0.1⌉`: startsWith, endsWith, string↔bytes conversions.
+    /// `⌈size(arg0) × 0.1⌉`: startsWith, endsWith, string↔bytes conversions. Estimated for
+    /// calls with one argument besides a receiver as `⌈size × 0.1⌉` of that argument (for
+    /// `startsWith` cel-go's checker sizes the prefix, not the receiver).
     TraverseFirst,
-    /// `size(arg1)`: `in` on a list.
+    /// `size(arg1)`: `in` on a list (estimated alike, for two arguments).
     SizeOfSecond,
-    /// `⌈min(size(arg0), size(arg1)) × 0.1⌉`: equality and string/bytes ordering.
+    /// `⌈min(size(arg0), size(arg1)) × 0.1⌉`: equality and string/bytes ordering. Estimated
+    /// for two arguments as `⌈[m > 0, m] × 0.1⌉`, `m` the smaller of the greatest sizes.
     TraverseMin,
-    /// `⌈(size(arg0) + size(arg1)) × 0.1⌉`: string and bytes concatenation.
+    /// `⌈(size(arg0) + size(arg1)) × 0.1⌉`: string and bytes concatenation (estimated
+    /// alike, for two arguments).
     TraverseSum,
-    /// `⌈(1 + size(arg0)) × 0.1⌉ × ⌈size(arg1) × 0.25⌉`: `matches`.
+    /// `⌈(1 + size(arg0)) × 0.1⌉ × ⌈size(arg1) × 0.25⌉`: `matches` (estimated alike, for a
+    /// receiver and one argument).
     Matches,
-    /// `⌈size(arg0) × 0.1⌉ × ⌈size(arg1) × 0.1⌉`: `contains`.
+    /// `⌈size(arg0) × 0.1⌉ × ⌈size(arg1) × 0.1⌉`: `contains` (estimated alike, for a
+    /// receiver and one argument).
     Contains,
     /// A library-specific cost function of the arguments and the result (when the call
-    /// succeeded).
+    /// succeeded); estimated at 1 unless the overload declares an estimate.
     Custom(fn(&[Value], Option<&Value>) -> u64),
 }
 
 impl CallCost {
-    /// cel-go's default cost for a standard overload id.
-    pub fn for_overload(id: &str) -> CallCost {
-        match id {
-            "starts_with_string" | "ends_with_string" | "string_to_bytes" | "bytes_to_string"
-            | "strings_quote" | "string_format" => CallCost::TraverseFirst,
-            "in_list" => CallCost::SizeOfSecond,
-            "less_string"
-            | "greater_string"
-            | "less_equals_string"
-            | "greater_equals_string"
-            | "less_bytes"
-            | "greater_bytes"
-            | "less_equals_bytes"
-            | "greater_equals_bytes"
-            | "equals"
-            | "not_equals" => CallCost::TraverseMin,
-            "add_string" | "add_bytes" => CallCost::TraverseSum,
-            // Only the member overload: cel-go prices the global `matches(s, p)` at 1.
-            "matches_string" => CallCost::Matches,
-            "contains_string" => CallCost::Contains,
-            _ => CallCost::Fixed(1),
-        }
-    }
-
     /// The cost of one call with these (evaluated) arguments and its result.
     pub fn of_call(&self, args: &[Value], result: Option<&Value>) -> u64 {
         match self {
@@ -284,7 +272,7 @@ mod tests {
 
     #[test]
     fn short_string_comparisons_cost_as_counted() {
-        let eq = CallCost::for_overload("equals");
+        let eq = CallCost::TraverseMin;
         let long = "x".repeat(30);
         let samples = [
             "",
@@ -317,32 +305,26 @@ mod tests {
     fn string_equality_traverses_the_shorter_string() {
         let a = Value::from("12345678901234567890");
         let b = Value::from("123456789012345678901234567890");
-        assert_eq!(CallCost::for_overload("equals").of(&[a, b]), 2);
+        assert_eq!(CallCost::TraverseMin.of(&[a, b]), 2);
     }
 
     #[test]
     fn matches_multiplies_string_and_pattern_costs() {
         let args = [Value::from("123"), Value::from("[0-9]")];
-        assert_eq!(CallCost::for_overload("matches_string").of(&args), 2);
+        assert_eq!(CallCost::Matches.of(&args), 2);
         let long = Value::from("x".repeat(500));
-        assert_eq!(
-            CallCost::for_overload("matches_string").of(&[long, Value::from("[0-9]")]),
-            102
-        );
+        assert_eq!(CallCost::Matches.of(&[long, Value::from("[0-9]")]), 102);
     }
 
     #[test]
     fn contains_multiplies_traversals() {
         let a = Value::from("x".repeat(500));
-        assert_eq!(
-            CallCost::for_overload("contains_string").of(&[a.clone(), a]),
-            2500
-        );
+        assert_eq!(CallCost::Contains.of(&[a.clone(), a]), 2500);
     }
 
     #[test]
     fn min_size_is_exact_for_multibyte_strings() {
-        let eq = CallCost::for_overload("equals");
+        let eq = CallCost::TraverseMin;
         // 10 code points in 30 bytes versus 12 ASCII characters: the minimum is 10.
         let wide = Value::from("ééééééééé€"); // 9 x 2 bytes + 3 bytes = 21 bytes, 10 chars
         let ascii = Value::from("abcdefghijkl");
@@ -356,14 +338,7 @@ mod tests {
 
     #[test]
     fn scalars_have_size_one() {
-        assert_eq!(
-            CallCost::for_overload("equals").of(&[Value::Int(1), Value::Int(2)]),
-            1
-        );
-        assert_eq!(CallCost::for_overload("add_int64").of(&[]), 1);
-        assert!(matches!(
-            CallCost::for_overload("in_list"),
-            CallCost::SizeOfSecond
-        ));
+        assert_eq!(CallCost::TraverseMin.of(&[Value::Int(1), Value::Int(2)]), 1);
+        assert_eq!(CallCost::Fixed(1).of(&[]), 1);
     }
 }

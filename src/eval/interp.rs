@@ -1229,23 +1229,11 @@ fn not_evaluated() -> EvalError {
     EvalError::new(NOT_EVALUATED)
 }
 
-/// Whether `overloads` are an index's (`_[_]`, `_[?_]`: the standard library's and the
-/// optional library's overload ids), whose key qualifies the operand.
+/// Whether `overloads` are an index's (`_[_]`, `_[?_]`: overloads that declare an index
+/// [`CallShape`](crate::registry::CallShape)), whose key qualifies the operand.
 #[cold]
 pub(crate) fn is_index(overloads: &[(Overload, CallCost)]) -> bool {
-    overloads.iter().any(|(o, _)| {
-        matches!(
-            &*o.id,
-            "index_list"
-                | "index_map"
-                | "optional_list_index_int"
-                | "optional_map_index_value"
-                | "list_optindex_optional_int"
-                | "optional_list_optindex_optional_int"
-                | "map_optindex_optional_value"
-                | "optional_map_optindex_optional_value"
-        )
-    })
+    overloads.iter().any(|(o, _)| o.shape.is_index())
 }
 
 /// Two evaluated operands, each a value or its error; `Err` for an error that cancels the

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use super::uint_overflow;
 use crate::__overloads as overloads;
+use crate::cost::CallCost;
 use crate::error::EvalError;
-use crate::registry::{Implementation, Library, Specialization};
+use crate::registry::{CallShape, Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::EvalResult;
 use crate::value::{List, Value};
@@ -25,9 +26,12 @@ pub fn declare(lib: &mut Library) {
         global "add_uint64" ("uint", "uint") -> "uint" => Implementation::Binary(add_uint64);
         global "add_double" ("double", "double") -> "double" => Implementation::Binary(add_double);
         global "add_string" ("string", "string") -> "string"
-            => Implementation::Binary(add_string), specialization: Specialization::AppendStrings;
-        global "add_bytes" ("bytes", "bytes") -> "bytes" => Implementation::Binary(add_bytes);
-        global "add_list" ("list(A)", "list(A)") -> "list(A)" => Implementation::Binary(add_list);
+            => Implementation::Binary(add_string), specialization: Specialization::AppendStrings,
+            cost: CallCost::TraverseSum, shape: CallShape::Concatenation;
+        global "add_bytes" ("bytes", "bytes") -> "bytes" => Implementation::Binary(add_bytes),
+            cost: CallCost::TraverseSum, shape: CallShape::Concatenation;
+        global "add_list" ("list(A)", "list(A)") -> "list(A)" => Implementation::Binary(add_list),
+            shape: CallShape::Concatenation;
     )
     .examples(&[
         "1 + 2 == 3",

@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use super::{TWO_POW_63, go_display};
 use crate::__overloads as overloads;
+use crate::cost::CallCost;
 use crate::error::EvalError;
-use crate::registry::{Implementation, Library, Specialization};
+use crate::registry::{CallShape, Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::EvalResult;
 use crate::value::{Key, Value};
@@ -18,7 +19,7 @@ pub fn declare(lib: &mut Library) {
     );
         global "in_list" ("A", "list(A)") -> "bool"
             => Implementation::Binary(in_list),
-            specialization: Specialization::ConstantListMembership;
+            specialization: Specialization::ConstantListMembership, cost: CallCost::SizeOfSecond;
         global "in_map" ("A", "map(A, B)") -> "bool"
             => Implementation::Binary(in_map), specialization: Specialization::Operator;
     )
@@ -36,9 +37,11 @@ pub fn declare(lib: &mut Library) {
         "Selects a list element by position, or a map value by key.",
     );
         global "index_list" ("list(A)", "int") -> "A"
-            => Implementation::Binary(index_list), specialization: Specialization::Operator;
+            => Implementation::Binary(index_list), specialization: Specialization::Operator,
+            shape: CallShape::Index;
         global "index_map" ("map(A, B)", "A") -> "B"
-            => Implementation::Binary(index_map), specialization: Specialization::Operator;
+            => Implementation::Binary(index_map), specialization: Specialization::Operator,
+            shape: CallShape::Index;
     )
     .examples(&[
         "[1, 2, 3][1] == 2",

@@ -6,11 +6,21 @@
 
 use std::cmp::Ordering;
 
+use crate::cost::CallCost;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::EvalResult;
 use crate::value::Value;
+
+/// The runtime cost of ordering the operands of a pair: strings and bytes are compared
+/// over the shorter operand, everything else at 1.
+fn ordering_cost(suffix: &str) -> CallCost {
+    match suffix {
+        "string" | "bytes" => CallCost::TraverseMin,
+        _ => CallCost::Fixed(1),
+    }
+}
 
 /// The operand type pairs with an ordering overload: (overload id suffix, lhs, rhs).
 const PAIRS: &[(&str, &str, &str)] = &[
@@ -117,7 +127,8 @@ pub fn declare(lib: &mut Library) {
                     "bool",
                     Implementation::Binary(imp),
                 )
-                .specialization(Specialization::Operator);
+                .specialization(Specialization::Operator)
+                .cost(ordering_cost(suffix));
         }
         f.examples(examples);
     }

@@ -9,8 +9,9 @@ use super::{
     TWO_POW_63, TWO_POW_64, conversion_error, duration_text, timestamp_text, uint_overflow,
 };
 use crate::__overloads as overloads;
+use crate::cost::CallCost;
 use crate::error::EvalError;
-use crate::registry::{Implementation, Library, Specialization, TimeKernel};
+use crate::registry::{CallShape, Implementation, Library, Specialization, TimeKernel};
 use crate::value::EvalResult;
 use crate::value::{Timestamp, Value};
 
@@ -34,7 +35,8 @@ pub fn declare(lib: &mut Library) {
 
     overloads!(lib.function("bytes", "Converts a value to bytes (strings as UTF-8).");
         global "bytes_to_bytes" ("bytes") -> "bytes" => Implementation::Unary(to_bytes);
-        global "string_to_bytes" ("string") -> "bytes" => Implementation::Unary(to_bytes);
+        global "string_to_bytes" ("string") -> "bytes" => Implementation::Unary(to_bytes),
+            cost: CallCost::TraverseFirst, shape: CallShape::Utf8 { to_bytes: true };
     )
     .examples(&["bytes(b'abc') == b'abc'", "bytes('hello') == b'hello'"]);
 
@@ -104,7 +106,8 @@ pub fn declare(lib: &mut Library) {
         global "int64_to_string" ("int") -> "string" => Implementation::Unary(to_string);
         global "uint64_to_string" ("uint") -> "string" => Implementation::Unary(to_string);
         global "double_to_string" ("double") -> "string" => Implementation::Unary(to_string);
-        global "bytes_to_string" ("bytes") -> "string" => Implementation::Unary(to_string);
+        global "bytes_to_string" ("bytes") -> "string" => Implementation::Unary(to_string),
+            cost: CallCost::TraverseFirst, shape: CallShape::Utf8 { to_bytes: false };
         global "timestamp_to_string" ("google.protobuf.Timestamp") -> "string"
             => Implementation::Unary(to_string);
         global "duration_to_string" ("google.protobuf.Duration") -> "string"

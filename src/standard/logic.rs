@@ -4,8 +4,9 @@
 //! declared with [`Implementation::Builtin`] and evaluated by the interpreter.
 
 use crate::__overloads as overloads;
+use crate::cost::CallCost;
 use crate::error::EvalError;
-use crate::registry::{Implementation, Library, Specialization};
+use crate::registry::{CallShape, Implementation, Library, Specialization};
 use crate::syntax::ast::op;
 use crate::value::EvalResult;
 use crate::value::Value;
@@ -16,7 +17,8 @@ pub fn declare(lib: &mut Library) {
         op::CONDITIONAL,
         "The ternary operator: the second argument if the condition is true, else the third.",
     );
-        global "conditional" ("bool", "A", "A") -> "A" => Implementation::Builtin;
+        global "conditional" ("bool", "A", "A") -> "A" => Implementation::Builtin,
+            shape: CallShape::Conditional;
     )
     .examples(&[
         "('hello'.contains('lo') ? 'hi' : 'bye') == 'hi'",
@@ -27,7 +29,8 @@ pub fn declare(lib: &mut Library) {
         op::LOGICAL_AND,
         "Logical AND; errors and unknowns are absorbed when the other side decides the result.",
     );
-        global "logical_and" ("bool", "bool") -> "bool" => Implementation::Builtin;
+        global "logical_and" ("bool", "bool") -> "bool" => Implementation::Builtin,
+            shape: CallShape::ShortCircuit;
     )
     .examples(&["true && true", "!(true && false)", "!(1 / 0 == 1 && false)"]);
 
@@ -35,7 +38,8 @@ pub fn declare(lib: &mut Library) {
         op::LOGICAL_OR,
         "Logical OR; errors and unknowns are absorbed when the other side decides the result.",
     );
-        global "logical_or" ("bool", "bool") -> "bool" => Implementation::Builtin;
+        global "logical_or" ("bool", "bool") -> "bool" => Implementation::Builtin,
+            shape: CallShape::ShortCircuit;
     )
     .examples(&["true || false", "!(false || false)", "1 / 0 == 1 || true"]);
 
@@ -57,7 +61,8 @@ pub fn declare(lib: &mut Library) {
         "Compares two values for equality (numbers compare across int, uint and double).",
     );
         global "equals" ("A", "A") -> "bool"
-            => Implementation::Binary(equals), specialization: Specialization::Operator;
+            => Implementation::Binary(equals), specialization: Specialization::Operator,
+            cost: CallCost::TraverseMin;
     )
     .examples(&[
         "1 == 1",
@@ -69,7 +74,8 @@ pub fn declare(lib: &mut Library) {
 
     overloads!(lib.function(op::NOT_EQUALS, "Compares two values for inequality.");
         global "not_equals" ("A", "A") -> "bool"
-            => Implementation::Binary(not_equals), specialization: Specialization::Operator;
+            => Implementation::Binary(not_equals), specialization: Specialization::Operator,
+            cost: CallCost::TraverseMin;
     )
     .examples(&["1 != 2", "!('a' != 'a')", "3.0 != 3.1"]);
 }

@@ -136,7 +136,7 @@ pub fn go_display(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Implementation;
+    use crate::registry::{CallShape, Implementation};
     use std::collections::HashSet;
 
     #[test]
@@ -207,7 +207,10 @@ mod tests {
                     let nso = result == Err(EvalError::no_such_overload());
                     if o.accepts(&args) {
                         assert!(!nso, "{} rejected {args:?}", o.id);
-                    } else if &*o.id == "index_list" && matches!(args[0], Value::List(_)) {
+                    } else if o.shape == CallShape::Index
+                        && matches!(o.params[0], crate::types::Type::List(_))
+                        && matches!(args[0], Value::List(_))
+                    {
                         // As in cel-go: uint and integral double indexes work, and other
                         // index types get "unsupported index type" rather than no overload.
                     } else if !f
@@ -219,6 +222,89 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A standard function's cost is declared once, on its overloads: repricing them (one
+    /// edit, here in a test environment) changes the runtime cost and the static estimate
+    /// alike, in the fast mode (whose inline kernels and string tests must then step aside)
+    /// and in reference mode.
+    #[test]
+    fn a_declared_cost_is_the_one_charged_and_estimated() {
+        use crate::cost::{CallCost, CostEstimate, NoSizes};
+        use crate::env::Env;
+        use crate::syntax::ast::op;
+        use crate::types::Type;
+        use std::collections::HashMap;
+
+        // 25 code points: a traversal costs 3.
+        let vars: HashMap<String, Value> = [
+            ("s".to_string(), Value::from("abcdefghijklmnopqrstuvwxy")),
+            ("i".to_string(), Value::Int(3)),
+        ]
+        .into_iter()
+        .collect();
+        // The actual cost in both modes (which must agree) and the estimate.
+        let costs = |lib: &Library, expr: &str| -> (u64, CostEstimate) {
+            let mut env = Env::empty();
+            env.add_library(lib);
+            env.declare("s", Type::String).declare("i", Type::Int);
+            let ast = env.compile(expr).expect("compiles");
+            let estimate = env.estimate_cost(&ast, &NoSizes).expect("checked");
+            let actual: Vec<u64> = [false, true]
+                .into_iter()
+                .map(|reference| {
+                    let options = env.program_options().with_reference(reference);
+                    let program = env.program_with(&ast, options).expect("plans");
+                    let (result, details) = program.eval_with_details(&vars);
+                    assert_eq!(result, Ok(Value::Bool(true)), "{expr}");
+                    details.actual_cost
+                })
+                .collect();
+            assert_eq!(actual[0], actual[1], "{expr}: fast and reference modes");
+            (actual[0], estimate)
+        };
+        // (function, its new cost, expression, the cost of its variables, the standard
+        // actual cost and estimate).
+        let cases: [(&str, u64, &str, u64, u64, CostEstimate); 3] = [
+            // A string and a constant: the inline string kernel, priced by the shorter.
+            (
+                op::EQUALS,
+                7,
+                "s == 'abcdefghijklmnopqrstuvwxy'",
+                1,
+                1 + 3,
+                CostEstimate { min: 2, max: 4 },
+            ),
+            // Two ints: the inline int kernel.
+            (op::EQUALS, 7, "i == 3", 1, 1 + 1, CostEstimate::fixed(2)),
+            // A constant prefix: the string test prepared at plan time.
+            (
+                "startsWith",
+                5,
+                "s.startsWith('abc')",
+                1,
+                1 + 3,
+                CostEstimate::fixed(1 + 1),
+            ),
+        ];
+        for (function, cost, expr, reads, standard_actual, standard_estimate) in cases {
+            assert_eq!(
+                costs(&library(), expr),
+                (standard_actual, standard_estimate),
+                "{expr} with the standard declarations"
+            );
+            let mut repriced = library();
+            for f in repriced.functions_mut() {
+                if f.name() == function {
+                    f.set_runtime_cost(CallCost::Fixed(cost));
+                }
+            }
+            assert_eq!(
+                costs(&repriced, expr),
+                (cost + reads, CostEstimate::fixed(cost + reads)),
+                "{expr} with {function} declared at {cost}"
+            );
         }
     }
 

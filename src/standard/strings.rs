@@ -6,6 +6,7 @@ use memchr::memmem;
 use regex::Regex;
 
 use crate::__overloads as overloads;
+use crate::cost::CallCost;
 use crate::error::EvalError;
 use crate::registry::{Implementation, Library, Specialization, StringTest};
 use crate::value::EvalResult;
@@ -16,7 +17,8 @@ pub fn declare(lib: &mut Library) {
     overloads!(lib.function("contains", "Tests whether a string contains a substring.");
         member "contains_string" ("string", "string") -> "bool"
             => Implementation::Binary(contains_string),
-            specialization: Specialization::StringTest(StringTest::Contains);
+            specialization: Specialization::StringTest(StringTest::Contains),
+            cost: CallCost::Contains;
     )
     .examples(&[
         "'hello world'.contains('o w')",
@@ -26,7 +28,8 @@ pub fn declare(lib: &mut Library) {
     overloads!(lib.function("startsWith", "Tests whether a string starts with a prefix.");
         member "starts_with_string" ("string", "string") -> "bool"
             => Implementation::Binary(starts_with_string),
-            specialization: Specialization::StringTest(StringTest::StartsWith);
+            specialization: Specialization::StringTest(StringTest::StartsWith),
+            cost: CallCost::TraverseFirst;
     )
     .examples(&[
         "'hello world'.startsWith('hello')",
@@ -36,7 +39,8 @@ pub fn declare(lib: &mut Library) {
     overloads!(lib.function("endsWith", "Tests whether a string ends with a suffix.");
         member "ends_with_string" ("string", "string") -> "bool"
             => Implementation::Binary(ends_with_string),
-            specialization: Specialization::StringTest(StringTest::EndsWith);
+            specialization: Specialization::StringTest(StringTest::EndsWith),
+            cost: CallCost::TraverseFirst;
     )
     .examples(&[
         "'hello world'.endsWith('world')",
@@ -47,10 +51,12 @@ pub fn declare(lib: &mut Library) {
         "matches",
         "Tests whether a RE2 regular expression matches anywhere in a string.",
     );
+        // cel-go prices the member overload by sizes, the global one at 1.
         global "matches" ("string", "string") -> "bool"
             => Implementation::Binary(matches), specialization: Specialization::ConstantPattern;
         member "matches_string" ("string", "string") -> "bool"
-            => Implementation::Binary(matches), specialization: Specialization::ConstantPattern;
+            => Implementation::Binary(matches), specialization: Specialization::ConstantPattern,
+            cost: CallCost::Matches;
     )
     .examples(&[
         "matches('123-456', '^[0-9]+(-[0-9]+)?$')",

@@ -4,14 +4,16 @@
 //! `split`, `substring`, `trim`, `join`; version 1 adds `format` (cel-go's first formatter)
 //! and `strings.quote`; version 3 adds `reverse`; version 4 switches `format` to the second
 //! formatter (locale-independent, numbers accepted by `%f`, `%e` and `%d`). cel-go's cost
-//! trackers for these functions only exist from version 5, so costs are the defaults.
+//! trackers for these functions only exist from version 5, so costs are the defaults (1),
+//! but for `format` and `strings.quote`, which cel-go's runtime tracker prices as a
+//! traversal of their first argument (the format string, the string quoted).
 
 use std::sync::Arc;
 
 use super::format::{self, Formatter};
 use kcel::Value;
 use kcel::library::budget;
-use kcel::library::{CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
+use kcel::library::{CallCost, CallEstimate, EstimateArgs, STRING_TRAVERSAL_FACTOR, SizeEstimate};
 use kcel::library::{Implementation, Library, overloads};
 use kcel::{EvalError, EvalResult};
 
@@ -166,7 +168,7 @@ pub fn library(version: u32) -> Library {
         };
         overloads!(lib.function("format", doc);
             member "string_format" ("string", "list(dyn)") -> "string"
-                => imp, estimate: estimate_format;
+                => imp, cost: CallCost::TraverseFirst, estimate: estimate_format;
         )
         .examples(&[
             "'this is a string: %s'.format(['hello']) == 'this is a string: hello'",
@@ -180,7 +182,8 @@ pub fn library(version: u32) -> Library {
             "Quotes a string as a CEL double-quoted literal, escaping special characters.",
         );
             global "strings_quote" ("string") -> "string"
-                => Implementation::Unary(quote), estimate: estimate_quote;
+                => Implementation::Unary(quote), cost: CallCost::TraverseFirst,
+                estimate: estimate_quote;
         )
         .examples(&[
             "strings.quote('single-quote with \"double quote\"') == '\"single-quote with \\\\\"double quote\\\\\"\"'",
