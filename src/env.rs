@@ -16,7 +16,7 @@ use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
 use crate::syntax::{ParseOptions, parse};
 use crate::types::Type;
-use crate::value::Value;
+use crate::value::{InDocument, JsonNode, Value};
 
 use crate::activation::Activation;
 
@@ -612,13 +612,16 @@ impl Program {
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
         frame.trace = trace;
+        // A JSON activation's document, whose fields are read in place (not in reference
+        // mode, which evaluates values).
+        let document = match self.options.reference {
+            false => activation.json_variables(),
+            true => None,
+        };
         for input in &self.plan.inputs {
-            let content = self.bind(input, activation);
+            let content = self.bind(input, activation, document);
             // JSON read in place: the in-place evaluations then read JSON nodes as well.
-            frame.json |= matches!(
-                content,
-                SlotContent::Result(Ok(Value::Json(_))) | SlotContent::Borrowed(Value::Json(_))
-            );
+            frame.json |= matches!(content.get(), Ok(Value::Json(_)));
             frame.slots[input.slot as usize] = content;
         }
         if !self.plan.shared_prefixes.is_empty() {
@@ -637,9 +640,22 @@ impl Program {
         (result, details, frame.trace.take())
     }
 
-    /// An input's slot content: its value by reference when the activation holds it, else
-    /// the value or error the activation gives, else the error of a missing variable.
-    fn bind<'a>(&self, input: &Input, activation: &'a dyn Activation) -> SlotContent<'a> {
+    /// An input's slot content: its value read in place from `document` (the activation's
+    /// JSON variables) when that has it, else by reference when the activation holds it,
+    /// else the value or error the activation gives, else the error of a missing variable.
+    fn bind<'a>(
+        &self,
+        input: &Input,
+        activation: &'a dyn Activation,
+        document: Option<&'a JsonNode>,
+    ) -> SlotContent<'a> {
+        if let Some(document) = document {
+            for name in &input.names {
+                if let Some(v) = InDocument::field(document, name) {
+                    return SlotContent::InDocument(v);
+                }
+            }
+        }
         for name in &input.names {
             if let Some(v) = activation.resolve_ref(name) {
                 if self.options.reference {

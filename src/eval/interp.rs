@@ -17,7 +17,7 @@ use crate::eval::operand::{Read, Reader, Reads, Values, read_cost, simple_read_c
 use crate::registry::{Implementation, Overload};
 use crate::syntax::ast::ExprId;
 use crate::value::EvalResult;
-use crate::value::{JsonNode, Key, List, Map, Value, str_eq};
+use crate::value::{InDocument, JsonNode, Key, List, Map, Value, str_eq};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.
 pub type Interrupt = dyn Fn() -> bool + Send + Sync;
@@ -121,6 +121,9 @@ pub(crate) enum SlotContent<'a> {
     /// An input variable's value, read in place from the activation (no reference count
     /// update per evaluation).
     Borrowed(&'a Value),
+    /// An input variable read in place from a JSON activation's document (see
+    /// [`InDocument`]: no reference count update per evaluation).
+    InDocument(InDocument<'a>),
     /// An element of a list being iterated over, read in place: moving a comprehension
     /// variable along a list updates the index, without cloning each element (a reference
     /// count update, an atomic operation, for a map or a string) and dropping it again.
@@ -134,6 +137,7 @@ impl SlotContent<'_> {
         match self {
             SlotContent::Result(r) => r.as_ref(),
             SlotContent::Borrowed(v) => Ok(v),
+            SlotContent::InDocument(v) => Ok(v.get()),
             SlotContent::Element(list, i) => Ok(&list.items[*i]),
         }
     }

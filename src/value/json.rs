@@ -4,6 +4,8 @@
 //! they return (scalars become values, objects and arrays stay JSON); anything else
 //! converts the node first ([`Value::materialize`]).
 
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -41,7 +43,8 @@ struct Nodes {
     nodes: Vec<NonNull<Json>>,
 }
 
-// The one unsafe code of the crate: pointers into a shared, immutable JSON document.
+// The unsafe code of the crate: pointers into a shared, immutable JSON document (and
+// [`InDocument`]'s uncounted reference to one).
 // SAFETY: a `JsonNode` only reads through its pointers, which point into the document its
 // `root` holds (the node's own, or its list's), which lives as long as `root` and is never
 // mutated while `root` is shared (it holds no `&mut` and no interior mutability);
@@ -280,6 +283,76 @@ impl<'a> Iterator for Elements<'a> {
             // SAFETY: the pointers of a list of nodes point into its `root` (see `Nodes`).
             ElementsOf::Nodes(root, nodes) => nodes.next().map(|node| unsafe { deref(root, node) }),
         }
+    }
+}
+
+/// A node of a JSON document that something else keeps alive for `'a` (a
+/// [`crate::JsonActivation`]'s document, while a program reads its variables), held as a
+/// [`Value`] that owns no reference count of the document: binding a variable read in place
+/// and dropping it at the end of the evaluation then update no reference count (an atomic
+/// operation each). Scalars are converted as ever (and dropped as ever).
+pub(crate) struct InDocument<'a> {
+    /// A scalar, or a [`Value::Json`] node whose `root` was not counted (never dropped).
+    value: ManuallyDrop<Value>,
+    /// The node the uncounted `root` was borrowed from: it outlives this value.
+    document: PhantomData<&'a JsonNode>,
+}
+
+impl<'a> InDocument<'a> {
+    /// The value of the field `name` of `document`'s object; `None` for a missing field
+    /// and when `document` is not an object.
+    #[allow(unsafe_code)]
+    pub(crate) fn field(document: &'a JsonNode, name: &str) -> Option<InDocument<'a>> {
+        let Repr::Node { root, node } = &document.0 else {
+            return None;
+        };
+        // SAFETY: `node` points into `root`'s document (see `Repr::Node`).
+        let Json::Object(object) = (unsafe { deref(root, node) }) else {
+            return None;
+        };
+        let json = object_get(object, name)?;
+        let value = match json {
+            Json::Object(_) | Json::Array(_) => {
+                // SAFETY: `root` is a live `Arc` (borrowed from `document` for `'a`); the
+                // copy made here is not counted and is never dropped (`value` is
+                // `ManuallyDrop` and `Drop` below leaves JSON nodes alone), so the count stays
+                // that of the real owners, and `document` keeps the allocation alive for as
+                // long as this value (or a reference to it) can be used. Clones of it are
+                // counted as usual, so they may outlive `'a`.
+                let root = unsafe { Arc::from_raw(Arc::as_ptr(root)) };
+                Value::Json(JsonNode(Repr::Node {
+                    root,
+                    node: NonNull::from(json),
+                }))
+            }
+            scalar => Value::from(scalar),
+        };
+        Some(InDocument {
+            value: ManuallyDrop::new(value),
+            document: PhantomData,
+        })
+    }
+
+    /// The value held.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl Drop for InDocument<'_> {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        if !matches!(*self.value, Value::Json(_)) {
+            // SAFETY: a scalar owns what it holds; it is dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.value) }
+        }
+    }
+}
+
+impl std::fmt::Debug for InDocument<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
     }
 }
 
