@@ -294,7 +294,7 @@ impl<'a> Iterator for Elements<'a> {
 pub(crate) struct InDocument<'a> {
     /// A scalar, or a [`Value::Json`] node whose `root` was not counted (never dropped).
     value: ManuallyDrop<Value>,
-    /// The node the uncounted `root` was borrowed from: it outlives this value.
+    /// The node whose document an uncounted `root` is: it outlives this value.
     document: PhantomData<&'a JsonNode>,
 }
 
@@ -303,34 +303,70 @@ impl<'a> InDocument<'a> {
     /// and when `document` is not an object.
     #[allow(unsafe_code)]
     pub(crate) fn field(document: &'a JsonNode, name: &str) -> Option<InDocument<'a>> {
-        let Repr::Node { root, node } = &document.0 else {
+        let Repr::Node { root, .. } = &document.0 else {
             return None;
         };
-        // SAFETY: `node` points into `root`'s document (see `Repr::Node`).
-        let Json::Object(object) = (unsafe { deref(root, node) }) else {
+        let Some(Json::Object(object)) = document.json() else {
             return None;
         };
         let json = object_get(object, name)?;
+        // SAFETY: `json` lies in the document of `root`, which `document` keeps alive for
+        // `'a`.
+        Some(unsafe { InDocument::of(root, json) })
+    }
+
+    /// The value at the end of `names` (field selections) from this one, when each
+    /// selection finds an object's field; `None` otherwise.
+    #[allow(unsafe_code)]
+    pub(crate) fn select<'n>(
+        &self,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> Option<InDocument<'a>> {
+        let Value::Json(JsonNode(Repr::Node { root, node })) = &*self.value else {
+            return None;
+        };
+        // SAFETY: `node` points into `root`'s document (see `Repr::Node`).
+        let mut json = unsafe { deref(root, node) };
+        for name in names {
+            let Json::Object(object) = json else {
+                return None;
+            };
+            json = object_get(object, name)?;
+        }
+        // SAFETY: `json` lies in the document of `root`, which is this value's: kept alive
+        // for `'a`.
+        Some(unsafe { InDocument::of(root, json) })
+    }
+
+    /// `json` as a value: scalars converted, objects and arrays as nodes that hold an
+    /// uncounted copy of `root`.
+    ///
+    /// # Safety
+    ///
+    /// `json` must lie in `root`'s document, and that document must stay alive (some
+    /// counted `Arc` of it) for `'a`.
+    #[allow(unsafe_code)]
+    unsafe fn of(root: &Arc<Json>, json: &Json) -> InDocument<'a> {
         let value = match json {
             Json::Object(_) | Json::Array(_) => {
-                // SAFETY: `root` is a live `Arc` (borrowed from `document` for `'a`); the
-                // copy made here is not counted and is never dropped (`value` is
-                // `ManuallyDrop` and `Drop` below leaves JSON nodes alone), so the count stays
-                // that of the real owners, and `document` keeps the allocation alive for as
-                // long as this value (or a reference to it) can be used. Clones of it are
-                // counted as usual, so they may outlive `'a`.
-                let root = unsafe { Arc::from_raw(Arc::as_ptr(root)) };
+                // SAFETY: the copy made here is not counted and is never dropped (`value` is
+                // `ManuallyDrop`, and `Drop` below leaves JSON nodes alone), so the count
+                // stays that of the real owners, one of which keeps the allocation alive for
+                // `'a`, as long as this value (or a reference to it) can be used. Clones of
+                // it are counted as usual, so they may outlive `'a`. `json` lies in `root`'s
+                // document, as `Repr::Node` requires.
+                let uncounted = unsafe { Arc::from_raw(Arc::as_ptr(root)) };
                 Value::Json(JsonNode(Repr::Node {
-                    root,
+                    root: uncounted,
                     node: NonNull::from(json),
                 }))
             }
             scalar => Value::from(scalar),
         };
-        Some(InDocument {
+        InDocument {
             value: ManuallyDrop::new(value),
             document: PhantomData,
-        })
+        }
     }
 
     /// The value held.
