@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::error::EvalError;
-use crate::value::{Value, str_eq};
+use crate::value::{JsonNode, Value, str_eq};
 
 /// Supplies variable values by name. Each variable a program reads is resolved once per
 /// evaluation.
@@ -22,6 +22,15 @@ pub trait Activation {
     /// evaluation then reads it in place instead of copying it (`None`, the default, means
     /// [`Activation::try_resolve`] is asked).
     fn resolve_ref(&self, _name: &str) -> Option<&Value> {
+        None
+    }
+
+    /// The JSON object whose fields are this activation's variables, for activations that
+    /// hold one ([`JsonActivation`]): evaluation then reads a variable from it in place,
+    /// without a reference count of its own, and asks [`Activation::resolve_ref`] and
+    /// [`Activation::try_resolve`] only for names the object does not have. `None`, the
+    /// default, for other activations.
+    fn json_variables(&self) -> Option<&JsonNode> {
         None
     }
 }
@@ -72,6 +81,13 @@ impl Activation for JsonActivation {
     fn resolve(&self, name: &str) -> Option<Value> {
         match &self.root {
             Value::Json(j) => j.field(name),
+            _ => None,
+        }
+    }
+
+    fn json_variables(&self) -> Option<&JsonNode> {
+        match &self.root {
+            Value::Json(j) => Some(j),
             _ => None,
         }
     }

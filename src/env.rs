@@ -16,7 +16,7 @@ use crate::registry::{Function, Library, Registry};
 use crate::syntax::ast::{Expr, ExprId, Span};
 use crate::syntax::{ParseOptions, parse};
 use crate::types::Type;
-use crate::value::Value;
+use crate::value::{InDocument, JsonNode, Value};
 
 use crate::activation::Activation;
 
@@ -606,23 +606,33 @@ impl Program {
         Option<Box<crate::eval::trace_log::TraceLog>>,
     ) {
         let budget = crate::budget::Scope::enter(self.options.memory_limit);
+        // A JSON activation's document, whose fields are read in place (not in reference
+        // mode, which evaluates values; not asked for a program without variables).
+        let document = match self.options.reference || self.plan.inputs.is_empty() {
+            false => activation.json_variables(),
+            true => None,
+        };
         let mut storage = SlotStorage::new();
-        let mut frame = storage.frame(self.plan.slot_count);
+        let mut frame = storage.frame(match document {
+            Some(_) => self.plan.json_slot_count,
+            None => self.plan.slot_count,
+        });
         frame.limit = self.options.cost_limit.unwrap_or(u64::MAX);
         frame.presence_cost = u64::from(self.options.presence_test_cost);
         frame.interrupt = self.options.interrupt.as_deref();
         frame.trace = trace;
         for input in &self.plan.inputs {
-            let content = self.bind(input, activation);
+            let content = self.bind(input, activation, document);
             // JSON read in place: the in-place evaluations then read JSON nodes as well.
-            frame.json |= matches!(
-                content,
-                SlotContent::Result(Ok(Value::Json(_))) | SlotContent::Borrowed(Value::Json(_))
-            );
+            frame.json |= matches!(content.get(), Ok(Value::Json(_)));
             frame.slots[input.slot as usize] = content;
         }
-        if !self.plan.shared_prefixes.is_empty() {
-            store_shared_prefixes(&self.plan.shared_prefixes, frame.slots);
+        let prefixes = match document {
+            Some(_) => &self.plan.json_prefixes,
+            None => &self.plan.shared_prefixes,
+        };
+        if !prefixes.is_empty() {
+            store_shared_prefixes(prefixes, frame.slots);
         }
         let mut result = eval(&self.plan.root, &mut frame).map(Value::materialize);
         let exceeded = budget.finish();
@@ -637,9 +647,22 @@ impl Program {
         (result, details, frame.trace.take())
     }
 
-    /// An input's slot content: its value by reference when the activation holds it, else
-    /// the value or error the activation gives, else the error of a missing variable.
-    fn bind<'a>(&self, input: &Input, activation: &'a dyn Activation) -> SlotContent<'a> {
+    /// An input's slot content: its value read in place from `document` (the activation's
+    /// JSON variables) when that has it, else by reference when the activation holds it,
+    /// else the value or error the activation gives, else the error of a missing variable.
+    fn bind<'a>(
+        &self,
+        input: &Input,
+        activation: &'a dyn Activation,
+        document: Option<&'a JsonNode>,
+    ) -> SlotContent<'a> {
+        if let Some(document) = document {
+            for name in &input.names {
+                if let Some(v) = InDocument::field(document, name) {
+                    return SlotContent::InDocument(v);
+                }
+            }
+        }
         for name in &input.names {
             if let Some(v) = activation.resolve_ref(name) {
                 if self.options.reference {
@@ -778,6 +801,7 @@ mod tests {
             let options = ProgramOptions::default().with_reference(true);
             let mut program = env.program_with(&ast, options).unwrap();
             assert!(program.plan.shared_prefixes.is_empty(), "{expr}");
+            assert!(program.plan.json_prefixes.is_empty(), "{expr}");
             generic(&mut program.plan.root, true, expr);
         }
     }

@@ -24,7 +24,7 @@ mod timestamp;
 pub use document::from_document;
 pub use equality_set::{EqualitySet, equality_hash};
 pub use json::JsonNode;
-pub(crate) use json::object_get;
+pub(crate) use json::{InDocument, object_get};
 pub use list::{List, ListSemantics};
 pub(crate) use map::str_eq;
 pub(crate) use map::string_key_hash;

@@ -50,7 +50,8 @@ fn agree(bindings: &Json, expr: &str) -> Outcome {
         converted.insert(name.clone(), Value::from(value));
     }
     let eager = run(&env, expr, &converted);
-    let json = JsonActivation::new(Arc::new(bindings.clone()));
+    let document = Arc::new(bindings.clone());
+    let json = JsonActivation::new(document.clone());
     let lazy = run(&env, expr, &json);
     assert_eq!(lazy, eager, "{expr}");
     let reference = env.program_options().with_reference(true);
@@ -63,6 +64,14 @@ fn agree(bindings: &Json, expr: &str) -> Outcome {
         run_with(&env, expr, &json, reference),
         eager,
         "{expr} over JSON in reference mode"
+    );
+    // Variables are read from the document without a reference count of their own: every
+    // count taken during the evaluations was given back, and none given back twice.
+    drop(json);
+    assert_eq!(
+        Arc::strong_count(&document),
+        1,
+        "{expr}: document references"
     );
     eager
 }

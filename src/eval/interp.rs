@@ -17,7 +17,7 @@ use crate::eval::operand::{Read, Reader, Reads, Values, read_cost, simple_read_c
 use crate::registry::{Implementation, Overload};
 use crate::syntax::ast::ExprId;
 use crate::value::EvalResult;
-use crate::value::{JsonNode, Key, List, Map, Value, str_eq};
+use crate::value::{InDocument, JsonNode, Key, List, Map, Value, str_eq};
 
 /// A callback polled during long comprehensions; returning true stops evaluation.
 pub type Interrupt = dyn Fn() -> bool + Send + Sync;
@@ -121,6 +121,9 @@ pub(crate) enum SlotContent<'a> {
     /// An input variable's value, read in place from the activation (no reference count
     /// update per evaluation).
     Borrowed(&'a Value),
+    /// An input variable read in place from a JSON activation's document (see
+    /// [`InDocument`]: no reference count update per evaluation).
+    InDocument(InDocument<'a>),
     /// An element of a list being iterated over, read in place: moving a comprehension
     /// variable along a list updates the index, without cloning each element (a reference
     /// count update, an atomic operation, for a map or a string) and dropping it again.
@@ -134,6 +137,7 @@ impl SlotContent<'_> {
         match self {
             SlotContent::Result(r) => r.as_ref(),
             SlotContent::Borrowed(v) => Ok(v),
+            SlotContent::InDocument(v) => Ok(v.get()),
             SlotContent::Element(list, i) => Ok(&list.items[*i]),
         }
     }
@@ -2163,16 +2167,27 @@ fn peek_simple<'s, R: Reader>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> O
         },
         Node::Load(slot) | Node::LoadUncharged(slot) => slots[*slot as usize].get().ok().map(R::of),
         Node::Path(p) => {
-            if let Some(PathCache { slot, len }) = p.cache {
-                if let Ok(base) = slots[slot as usize].get() {
-                    if !matches!(base, Value::Null) {
-                        return R::walk(base, &p.fields[len as usize..]);
-                    }
-                }
+            if let Some((base, len)) = R::prefix(p, slots) {
+                return R::walk(base, &p.fields[len..]);
             }
             R::walk(slots[p.slot as usize].get().ok()?, &p.fields)
         }
         _ => None,
+    }
+}
+
+/// The value stored at a path's shared prefix (see [`crate::eval::shared_paths`]) and the
+/// prefix's length, when `cache` names a slot of this frame holding one (not `null`: a
+/// prefix that failed, or one of the other set of prefixes).
+#[inline(always)]
+pub(crate) fn cached_prefix<'s>(
+    cache: Option<PathCache>,
+    slots: &'s [SlotContent<'_>],
+) -> Option<(&'s Value, usize)> {
+    let PathCache { slot, len } = cache?;
+    match slots.get(slot as usize)?.get() {
+        Ok(Value::Null) | Err(_) => None,
+        Ok(base) => Some((base, len as usize)),
     }
 }
 
@@ -2183,12 +2198,34 @@ fn peek_simple<'s, R: Reader>(node: &'s Node, slots: &'s [SlotContent<'_>]) -> O
 pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [SlotContent<'_>]) {
     for p in prefixes {
         let Some(cache) = p.cache else { continue };
-        if let SlotContent::Borrowed(input) = slots[p.slot as usize] {
-            // A value the activation holds: the prefix's value is borrowed from it too.
-            if let Some(v) = walk_maps(input, &p.fields) {
-                slots[cache.slot as usize] = SlotContent::Borrowed(v);
+        match &slots[p.slot as usize] {
+            SlotContent::Borrowed(input) => {
+                // A value the activation holds: the prefix's value is borrowed from it too.
+                if let Some(v) = walk_maps(input, &p.fields) {
+                    slots[cache.slot as usize] = SlotContent::Borrowed(v);
+                    continue;
+                }
+            }
+            SlotContent::InDocument(input) => {
+                // A node of a JSON activation's document: so is the prefix's value (a
+                // scalar converted), walked on from a shorter prefix's value where it has one
+                // (see `shared_paths::chain_prefixes`).
+                let (start, skip) = match p.json_cache {
+                    Some(PathCache { slot, len }) => match &slots[slot as usize] {
+                        SlotContent::InDocument(base) => (base, len as usize),
+                        _ => (input, 0),
+                    },
+                    None => (input, 0),
+                };
+                let names = p.fields[skip..].iter().map(|(_, f)| &*f.name);
+                if let Some(v) = start.select(names) {
+                    if !matches!(v.get(), Value::Null) {
+                        slots[cache.slot as usize] = SlotContent::InDocument(v);
+                    }
+                }
                 continue;
             }
+            _ => {}
         }
         let mut uncharged = 0;
         if let Ok(v) = walk(slots[p.slot as usize].get(), &p.fields, &mut uncharged) {
@@ -2209,21 +2246,20 @@ fn path<'s>(
 ) -> Result<Cow<'s, Value>, EvalError> {
     // The whole path's cost when every selection is attempted (the usual case).
     let full_cost = u64::from(p.charged) + p.fields.len() as u64;
-    if let Some(PathCache { slot, len }) = p.cache {
-        if let Ok(base) = slots[slot as usize].get() {
-            if !matches!(base, Value::Null) {
-                *cost = cost.saturating_add(full_cost);
-                let tail = &p.fields[len as usize..];
-                return match walk_maps(base, tail) {
-                    Some(v) => Ok(Cow::Borrowed(v)),
-                    None => {
-                        // Charged again by the step-by-step walk below.
-                        *cost = cost.saturating_sub(tail.len() as u64);
-                        walk(Ok(base), tail, cost)
-                    }
-                };
+    // The prefixes of a frame of values, else those of a JSON frame (each set is unset in
+    // the other kind of frame, or beyond its slots).
+    let prefix = cached_prefix(p.cache, slots).or_else(|| cached_prefix(p.json_cache, slots));
+    if let Some((base, len)) = prefix {
+        *cost = cost.saturating_add(full_cost);
+        let tail = &p.fields[len..];
+        return match walk_maps(base, tail) {
+            Some(v) => Ok(Cow::Borrowed(v)),
+            None => {
+                // Charged again by the step-by-step walk below.
+                *cost = cost.saturating_sub(tail.len() as u64);
+                walk(Ok(base), tail, cost)
             }
-        }
+        };
     }
     let root = slots[p.slot as usize].get();
     if let Ok(Some(v)) = root.map(|r| walk_maps(r, &p.fields)) {

@@ -523,6 +523,9 @@ pub(crate) struct PathNode {
     /// Where the value at a prefix shared with other paths is kept (see
     /// [`crate::eval::shared_paths`]).
     pub cache: Option<PathCache>,
+    /// The same where the variables are a JSON activation's document, whose selections
+    /// cost more, so that more prefixes are worth sharing (in a frame of its own size).
+    pub json_cache: Option<PathCache>,
 }
 
 /// A frame slot holding the value at the first `len` selections of the path (`null` when

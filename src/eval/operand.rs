@@ -12,7 +12,8 @@
 use serde_json::Value as Json;
 
 use crate::cost;
-use crate::eval::node::{AccessNode, Field, Node, Operand, PathNode, Step};
+use crate::eval::interp::{SlotContent, cached_prefix};
+use crate::eval::node::{AccessNode, Field, Node, Operand, PathCache, PathNode, Step};
 use crate::syntax::ast::ExprId;
 use crate::value::{JsonNode, Value, object_get};
 
@@ -81,6 +82,7 @@ fn copy_base(base: &Node) -> Option<Node> {
             charged: p.charged,
             fields: p.fields.iter().map(|(id, f)| (*id, f.copy())).collect(),
             cache: p.cache,
+            json_cache: p.json_cache,
         })),
         _ => return None,
     })
@@ -148,6 +150,9 @@ pub(crate) trait Reader {
     fn element<'s>(base: Self::Out<'s>, i: i64) -> Option<Self::Out<'s>>;
     /// The value at the end of `fields` from `start` when each selection finds an entry.
     fn walk<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<Self::Out<'s>>;
+    /// The value stored at `path`'s shared prefix in this kind of frame, and the prefix's
+    /// length (see [`crate::eval::shared_paths`]).
+    fn prefix<'s>(path: &PathNode, slots: &'s [SlotContent<'_>]) -> Option<(&'s Value, usize)>;
     /// The value `step` reaches from `base`.
     #[inline(always)]
     fn step<'s>(base: Self::Out<'s>, step: &Step) -> Option<Self::Out<'s>> {
@@ -197,6 +202,15 @@ impl Reader for Values {
     fn walk<'s>(start: &'s Value, fields: &[(ExprId, Field)]) -> Option<&'s Value> {
         walk_maps(start, fields)
     }
+
+    #[inline(always)]
+    fn prefix<'s>(path: &PathNode, slots: &'s [SlotContent<'_>]) -> Option<(&'s Value, usize)> {
+        let PathCache { slot, len } = path.cache?;
+        match slots[slot as usize].get() {
+            Ok(Value::Null) | Err(_) => None,
+            Ok(base) => Some((base, len as usize)),
+        }
+    }
 }
 
 impl Reader for Reads {
@@ -220,6 +234,14 @@ impl Reader for Reads {
     #[inline(always)]
     fn element<'s>(base: Self::Out<'s>, i: i64) -> Option<Self::Out<'s>> {
         base.element(i)
+    }
+
+    #[inline(always)]
+    fn prefix<'s>(path: &PathNode, slots: &'s [SlotContent<'_>]) -> Option<(&'s Value, usize)> {
+        // A JSON activation's frame has the JSON prefixes; in a frame of values in which a
+        // variable is JSON (bound otherwise) their slots lie beyond the frame's, and paths
+        // are walked from their variables.
+        cached_prefix(path.json_cache, slots)
     }
 
     #[inline(always)]

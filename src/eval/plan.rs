@@ -32,6 +32,12 @@ pub(crate) struct Plan {
     pub inputs: Vec<Input>,
     /// Path prefixes walked once per evaluation, after the inputs are bound.
     pub shared_prefixes: Box<[PathNode]>,
+    /// The slots of a frame whose variables are a JSON activation's document: `slot_count`
+    /// and the slots of `json_prefixes`.
+    pub json_slot_count: usize,
+    /// The path prefixes walked instead of `shared_prefixes` in such a frame (see
+    /// [`crate::eval::shared_paths`]).
+    pub json_prefixes: Box<[PathNode]>,
 }
 
 /// A variable the program reads from the activation.
@@ -93,19 +99,24 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
         root.for_each_child_mut(&mut evaluated_leaves);
     }
     let inputs: Vec<Slot> = p.inputs.iter().map(|i| i.slot).collect();
-    let shared_prefixes = if env.reference {
-        Box::default()
+    let (shared_prefixes, json_prefixes, json_slot_count) = if env.reference {
+        (Box::default(), Box::default(), p.slot_count)
     } else {
-        let shared =
-            crate::eval::shared_paths::share_prefixes(&mut root, &inputs, &mut p.slot_count);
+        use crate::eval::shared_paths::{Sharing, share_prefixes};
+        let shared = share_prefixes(&mut root, &inputs, &mut p.slot_count, Sharing::Values);
+        // The JSON prefixes' slots follow the others: only a JSON frame has them.
+        let mut json_slot_count = p.slot_count;
+        let json = share_prefixes(&mut root, &inputs, &mut json_slot_count, Sharing::Json);
         plan_operands(&mut root);
-        shared
+        (shared, json, json_slot_count)
     };
     Ok(Plan {
         root,
         slot_count: p.slot_count as usize,
+        json_slot_count: json_slot_count as usize,
         inputs: p.inputs,
         shared_prefixes,
+        json_prefixes,
     })
 }
 
@@ -1168,6 +1179,7 @@ fn select(id: ExprId, operand: Node, field: Field, reference: bool) -> Node {
         charged,
         fields: fields.into(),
         cache: None,
+        json_cache: None,
     }))
 }
 

@@ -5,24 +5,56 @@
 //! tail from it. Input variables do not change during an evaluation, so neither does the
 //! value at a prefix. Nothing else changes: a path is charged as if walked from its
 //! variable, and a prefix that fails (or is `null`) is not stored, so its paths are walked
-//! from the variable and fail where they would.
+//! from the variable and fail where they would. There are two sets of prefixes, each
+//! path with a cache in each ([`Sharing`]): one for frames of values and one, sharing
+//! shorter prefixes too, for frames whose variables are a JSON activation's document.
 
 use std::sync::Arc;
 
 use crate::eval::node::{Field, Node, PathCache, PathNode, Slot};
 
-/// How many selections sharing a prefix must save per evaluation to pay for walking it
-/// up front and storing its value (measured on the benchmark workload: storing the value
-/// at `self.spec` for four paths below it costs more than the three lookups it saves).
-const MIN_SAVED_SELECTIONS: usize = 4;
+/// Which frames a set of shared prefixes is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sharing {
+    /// Frames of values ([`PathNode::cache`]).
+    Values,
+    /// Frames whose variables are a JSON activation's document ([`PathNode::json_cache`]).
+    Json,
+}
 
-/// Gives the paths of `root` that share a prefix with another path a [`PathCache`],
-/// allocating one slot per shared prefix from `next_slot`; returns the prefixes to walk
-/// (each as a path whose cache slot is where its value goes).
+impl Sharing {
+    /// How many selections sharing a prefix must save per evaluation to pay for walking it
+    /// up front and storing its value; `whole` when the prefix is a whole path. Over values
+    /// (measured on the benchmark workload), storing the value at `self.spec` for four
+    /// paths below it costs more than the three map lookups it saves. A selection in a JSON
+    /// object costs several times a map lookup (a scan of the object's B-tree, where a map
+    /// keeps a position hint), and an object of the document is stored without a reference
+    /// count: two saved selections pay. A whole path usually ends on a scalar, which is
+    /// converted to be stored (a string copied): as over values.
+    fn min_saved_selections(self, whole: bool) -> usize {
+        match self {
+            Sharing::Json if !whole => 2,
+            _ => 4,
+        }
+    }
+
+    /// The cache of `path` this set fills.
+    fn cache(self, path: &mut PathNode) -> &mut Option<PathCache> {
+        match self {
+            Sharing::Values => &mut path.cache,
+            Sharing::Json => &mut path.json_cache,
+        }
+    }
+}
+
+/// Gives the paths of `root` that share a prefix with another path a [`PathCache`] (the
+/// one `sharing` names), allocating one slot per shared prefix from `next_slot`; returns
+/// the prefixes to walk (each as a path whose `cache` slot is where its value goes).
 pub(crate) fn share_prefixes(
     root: &mut Node,
     inputs: &[Slot],
     next_slot: &mut Slot,
+    sharing: Sharing,
 ) -> Box<[PathNode]> {
     // The paths from inputs, in visiting order: their variable and field names.
     let mut paths: Vec<(Slot, Vec<Arc<str>>)> = Vec::new();
@@ -42,7 +74,7 @@ pub(crate) fn share_prefixes(
                     .iter()
                     .filter(|(s, n)| s == slot && n.starts_with(prefix))
                     .count();
-                (uses - 1) * len >= MIN_SAVED_SELECTIONS
+                (uses - 1) * len >= sharing.min_saved_selections(len == names.len())
             })
         })
         .collect();
@@ -78,16 +110,40 @@ pub(crate) fn share_prefixes(
                         slot: s,
                         len: len as u32,
                     }),
+                    json_cache: None,
                 });
                 s
             }
         };
-        p.cache = Some(PathCache {
+        *sharing.cache(p) = Some(PathCache {
             slot,
             len: len as u32,
         });
     });
+    if sharing == Sharing::Json {
+        chain_prefixes(&mut prefixes);
+    }
     prefixes.into()
+}
+
+/// Orders JSON prefixes shortest first and gives each whose start is another prefix that
+/// one as its `json_cache`, so that it is walked on from that prefix's stored value rather
+/// than from the variable again (`self.spec.template` then `.spec` from it).
+fn chain_prefixes(prefixes: &mut [PathNode]) {
+    prefixes.sort_by_key(|p| p.fields.len());
+    for i in 0..prefixes.len() {
+        let (shorter, rest) = prefixes.split_at_mut(i);
+        let p = &mut rest[0];
+        let base = shorter.iter().rev().find(|q| {
+            q.slot == p.slot
+                && q.fields.len() < p.fields.len()
+                && q.fields
+                    .iter()
+                    .zip(&p.fields)
+                    .all(|((_, a), (_, b))| a.name == b.name)
+        });
+        p.json_cache = base.and_then(|q| q.cache);
+    }
 }
 
 /// Calls `f` on every path node of the tree (block expressions, shared with their reads,

@@ -4,6 +4,8 @@
 //! they return (scalars become values, objects and arrays stay JSON); anything else
 //! converts the node first ([`Value::materialize`]).
 
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -41,7 +43,8 @@ struct Nodes {
     nodes: Vec<NonNull<Json>>,
 }
 
-// The one unsafe code of the crate: pointers into a shared, immutable JSON document.
+// The unsafe code of the crate: pointers into a shared, immutable JSON document (and
+// [`InDocument`]'s uncounted reference to one).
 // SAFETY: a `JsonNode` only reads through its pointers, which point into the document its
 // `root` holds (the node's own, or its list's), which lives as long as `root` and is never
 // mutated while `root` is shared (it holds no `&mut` and no interior mutability);
@@ -280,6 +283,112 @@ impl<'a> Iterator for Elements<'a> {
             // SAFETY: the pointers of a list of nodes point into its `root` (see `Nodes`).
             ElementsOf::Nodes(root, nodes) => nodes.next().map(|node| unsafe { deref(root, node) }),
         }
+    }
+}
+
+/// A node of a JSON document that something else keeps alive for `'a` (a
+/// [`crate::JsonActivation`]'s document, while a program reads its variables), held as a
+/// [`Value`] that owns no reference count of the document: binding a variable read in place
+/// and dropping it at the end of the evaluation then update no reference count (an atomic
+/// operation each). Scalars are converted as ever (and dropped as ever).
+pub(crate) struct InDocument<'a> {
+    /// A scalar, or a [`Value::Json`] node whose `root` was not counted (never dropped).
+    value: ManuallyDrop<Value>,
+    /// The node whose document an uncounted `root` is: it outlives this value.
+    document: PhantomData<&'a JsonNode>,
+}
+
+impl<'a> InDocument<'a> {
+    /// The value of the field `name` of `document`'s object; `None` for a missing field
+    /// and when `document` is not an object.
+    #[allow(unsafe_code)]
+    pub(crate) fn field(document: &'a JsonNode, name: &str) -> Option<InDocument<'a>> {
+        let Repr::Node { root, .. } = &document.0 else {
+            return None;
+        };
+        let Some(Json::Object(object)) = document.json() else {
+            return None;
+        };
+        let json = object_get(object, name)?;
+        // SAFETY: `json` lies in the document of `root`, which `document` keeps alive for
+        // `'a`.
+        Some(unsafe { InDocument::of(root, json) })
+    }
+
+    /// The value at the end of `names` (field selections) from this one, when each
+    /// selection finds an object's field; `None` otherwise.
+    #[allow(unsafe_code)]
+    pub(crate) fn select<'n>(
+        &self,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> Option<InDocument<'a>> {
+        let Value::Json(JsonNode(Repr::Node { root, node })) = &*self.value else {
+            return None;
+        };
+        // SAFETY: `node` points into `root`'s document (see `Repr::Node`).
+        let mut json = unsafe { deref(root, node) };
+        for name in names {
+            let Json::Object(object) = json else {
+                return None;
+            };
+            json = object_get(object, name)?;
+        }
+        // SAFETY: `json` lies in the document of `root`, which is this value's: kept alive
+        // for `'a`.
+        Some(unsafe { InDocument::of(root, json) })
+    }
+
+    /// `json` as a value: scalars converted, objects and arrays as nodes that hold an
+    /// uncounted copy of `root`.
+    ///
+    /// # Safety
+    ///
+    /// `json` must lie in `root`'s document, and that document must stay alive (some
+    /// counted `Arc` of it) for `'a`.
+    #[allow(unsafe_code)]
+    unsafe fn of(root: &Arc<Json>, json: &Json) -> InDocument<'a> {
+        let value = match json {
+            Json::Object(_) | Json::Array(_) => {
+                // SAFETY: the copy made here is not counted and is never dropped (`value` is
+                // `ManuallyDrop`, and `Drop` below leaves JSON nodes alone), so the count
+                // stays that of the real owners, one of which keeps the allocation alive for
+                // `'a`, as long as this value (or a reference to it) can be used. Clones of
+                // it are counted as usual, so they may outlive `'a`. `json` lies in `root`'s
+                // document, as `Repr::Node` requires.
+                let uncounted = unsafe { Arc::from_raw(Arc::as_ptr(root)) };
+                Value::Json(JsonNode(Repr::Node {
+                    root: uncounted,
+                    node: NonNull::from(json),
+                }))
+            }
+            scalar => Value::from(scalar),
+        };
+        InDocument {
+            value: ManuallyDrop::new(value),
+            document: PhantomData,
+        }
+    }
+
+    /// The value held.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl Drop for InDocument<'_> {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        if !matches!(*self.value, Value::Json(_)) {
+            // SAFETY: a scalar owns what it holds; it is dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.value) }
+        }
+    }
+}
+
+impl std::fmt::Debug for InDocument<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
     }
 }
 
