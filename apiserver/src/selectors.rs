@@ -69,13 +69,14 @@ pub enum FieldSelectorError {
     Unsupported(String),
 }
 
-/// The fields a kind can be selected by, beyond `metadata.name` and `metadata.namespace`.
-fn kind_fields(kind: &str) -> &'static [&'static str] {
-    match kind {
-        "Namespace" => &["status.phase"],
-        "Secret" => &["type"],
+/// The fields a kind of an API group can be selected by, beyond `metadata.name` and
+/// `metadata.namespace`.
+fn kind_fields(group: &str, kind: &str) -> &'static [&'static str] {
+    match (group, kind) {
+        ("", "Namespace") => &["status.phase"],
+        ("", "Secret") => &["type"],
         // pkg/apis/core/v1 conversion.go, the Pod's field label conversion.
-        "Pod" => &[
+        ("", "Pod") => &[
             "spec.nodeName",
             "spec.restartPolicy",
             "spec.schedulerName",
@@ -85,7 +86,8 @@ fn kind_fields(kind: &str) -> &'static [&'static str] {
             "status.podIP",
             "status.nominatedNodeName",
         ],
-        "Event" => &[
+        // pkg/registry/core/event's selectable fields.
+        ("", "Event") => &[
             "involvedObject.kind",
             "involvedObject.namespace",
             "involvedObject.name",
@@ -98,16 +100,42 @@ fn kind_fields(kind: &str) -> &'static [&'static str] {
             "source",
             "type",
         ],
+        // pkg/apis/events/v1's field label conversion: the core Event's fields under their
+        // events.k8s.io/v1 names (the core spellings are not accepted here).
+        ("events.k8s.io", "Event") => &[
+            "regarding.kind",
+            "regarding.namespace",
+            "regarding.name",
+            "regarding.uid",
+            "regarding.apiVersion",
+            "regarding.resourceVersion",
+            "regarding.fieldPath",
+            "reason",
+            "reportingController",
+            "source",
+            "type",
+        ],
         _ => &[],
     }
 }
 
+/// Where an Event's `source` field is read, in order: the first non-empty one (upstream:
+/// the source's component, else the reporting controller). The first two are the core
+/// v1 names, the last two events.k8s.io/v1's; an object has the fields of one of them.
+const EVENT_SOURCE: [&[&str]; 4] = [
+    &["source", "component"],
+    &["deprecatedSource", "component"],
+    &["reportingComponent"],
+    &["reportingController"],
+];
+
 impl FieldSelector {
-    /// Parses a field selector for objects of the built-in `kind`.
-    pub fn parse(text: &str, kind: &str) -> Result<Self, FieldSelectorError> {
+    /// Parses a field selector for objects of the built-in `kind` of API `group` (`""` for
+    /// the core group).
+    pub fn parse(text: &str, group: &str, kind: &str) -> Result<Self, FieldSelectorError> {
         Self::parse_with(text, &|field| {
             matches!(field, "metadata.name" | "metadata.namespace")
-                || kind_fields(kind).contains(&field)
+                || kind_fields(group, kind).contains(&field)
         })
     }
 
@@ -139,10 +167,16 @@ impl FieldSelector {
                 return (value == if on { "true" } else { "false" }) == equal;
             }
             let actual = if field == "source" {
-                object
-                    .get("source")
-                    .and_then(|s| s.get("component"))
-                    .and_then(Value::as_str)
+                EVENT_SOURCE
+                    .iter()
+                    .filter_map(|path| {
+                        let mut node = object.get(path[0]);
+                        for part in &path[1..] {
+                            node = node.and_then(|n| n.get(part));
+                        }
+                        node.and_then(Value::as_str)
+                    })
+                    .find(|s| !s.is_empty())
                     .unwrap_or("")
             } else {
                 let mut node = object.get(field.split('.').next().unwrap_or(""));
@@ -213,41 +247,87 @@ mod tests {
     #[test]
     fn field_selectors() {
         let o = obj(json!({"metadata": {"name": "a", "namespace": "ns"}, "type": "Opaque"}));
-        let s = FieldSelector::parse("metadata.name=a,metadata.namespace!=x", "ConfigMap").unwrap();
+        let s =
+            FieldSelector::parse("metadata.name=a,metadata.namespace!=x", "", "ConfigMap").unwrap();
         assert!(s.matches(&o));
         assert_eq!(s.name(), Some("a"));
         assert!(
-            FieldSelector::parse("type=Opaque", "Secret")
+            FieldSelector::parse("type=Opaque", "", "Secret")
                 .unwrap()
                 .matches(&o)
         );
         assert_eq!(
-            FieldSelector::parse("spec.x=1", "ConfigMap")
+            FieldSelector::parse("spec.x=1", "", "ConfigMap")
                 .unwrap_err()
                 .to_string(),
             "field label not supported: spec.x"
         );
         // A Pod's selectable fields; an unset hostNetwork is "false".
         let pod = obj(json!({"spec": {"nodeName": ""}, "status": {"phase": "Pending"}}));
-        let pending = FieldSelector::parse("status.phase=Pending,spec.hostNetwork=false", "Pod");
+        let pending =
+            FieldSelector::parse("status.phase=Pending,spec.hostNetwork=false", "", "Pod");
         assert!(pending.unwrap().matches(&pod));
-        let on_host = FieldSelector::parse("spec.hostNetwork=true", "Pod").unwrap();
+        let on_host = FieldSelector::parse("spec.hostNetwork=true", "", "Pod").unwrap();
         assert!(!on_host.matches(&pod));
-        assert!(FieldSelector::parse("spec.containers=x", "Pod").is_err());
+        assert!(FieldSelector::parse("spec.containers=x", "", "Pod").is_err());
         // apimachinery's parser: escaped values, its syntax errors.
-        let escaped = FieldSelector::parse("metadata.name=a\\,b", "ConfigMap").unwrap();
+        let escaped = FieldSelector::parse("metadata.name=a\\,b", "", "ConfigMap").unwrap();
         assert_eq!(escaped.name(), Some("a,b"));
         assert_eq!(
-            FieldSelector::parse("metadata.name", "ConfigMap")
+            FieldSelector::parse("metadata.name", "", "ConfigMap")
                 .unwrap_err()
                 .to_string(),
             "invalid selector: 'metadata.name'; can't understand 'metadata.name'"
         );
         assert_eq!(
-            FieldSelector::parse("metadata.name=a=b", "ConfigMap")
+            FieldSelector::parse("metadata.name=a=b", "", "ConfigMap")
                 .unwrap_err()
                 .to_string(),
             "invalid field selector: unescaped character in value: 61"
         );
+    }
+
+    #[test]
+    fn event_field_selectors_in_either_group() {
+        let core = obj(json!({
+            "involvedObject": {"kind": "Pod", "name": "web"},
+            "reason": "Pulled",
+            "reportingComponent": "kubelet",
+            "source": {"host": "node-1"},
+        }));
+        let events = obj(json!({
+            "regarding": {"kind": "Pod", "name": "web"},
+            "reason": "Pulled",
+            "reportingController": "kubelet",
+            "deprecatedSource": {"component": "scheduler"},
+        }));
+        let core_selector =
+            |text: &str| FieldSelector::parse(text, "", "Event").map(|s| s.matches(&core));
+        let events_selector = |text: &str| {
+            FieldSelector::parse(text, "events.k8s.io", "Event").map(|s| s.matches(&events))
+        };
+        assert!(core_selector("involvedObject.name=web,reason=Pulled").unwrap());
+        // No source component: the reporting controller stands in.
+        assert!(core_selector("source=kubelet").unwrap());
+        assert!(core_selector("reportingComponent=kubelet").unwrap());
+        assert!(events_selector("regarding.kind=Pod,regarding.name=web").unwrap());
+        assert!(events_selector("reportingController=kubelet").unwrap());
+        assert!(events_selector("source=scheduler").unwrap());
+        assert!(!events_selector("regarding.name!=web").unwrap());
+        // Each group's spellings only, as upstream's field label conversions.
+        for (text, parse) in [
+            (
+                "involvedObject.name=web",
+                &events_selector as &dyn Fn(&str) -> _,
+            ),
+            ("reportingComponent=kubelet", &events_selector),
+            ("regarding.name=web", &core_selector),
+        ] {
+            let field = text.split('=').next().unwrap();
+            assert_eq!(
+                parse(text).unwrap_err().to_string(),
+                format!("field label not supported: {field}")
+            );
+        }
     }
 }

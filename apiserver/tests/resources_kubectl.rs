@@ -534,6 +534,47 @@ type: Normal
         k.ok(&["get", "events.v1.events.k8s.io", "-o", "name"]),
         "event.events.k8s.io/e1\nevent.events.k8s.io/e2\n"
     );
+    // Field selectors in each version's own spellings (upstream's field label conversion
+    // for events.k8s.io/v1); `source` is the source's component, else the reporting
+    // controller.
+    let selected = |resource: &str, selector: &str| {
+        k.ok(&["get", resource, "--field-selector", selector, "-o", "name"])
+    };
+    let v1_events = "events.v1.events.k8s.io";
+    assert_eq!(
+        selected(v1_events, "regarding.kind=Deployment"),
+        "event.events.k8s.io/e2\n"
+    );
+    assert_eq!(
+        selected(
+            v1_events,
+            "reportingController!=example.com/scaler,reason=Started"
+        ),
+        "event.events.k8s.io/e1\n"
+    );
+    assert_eq!(
+        selected(v1_events, "source=example.com/scaler"),
+        "event.events.k8s.io/e2\n"
+    );
+    assert_eq!(selected("events", "source=kubelet"), "event/e1\n");
+    assert_eq!(
+        selected(
+            "events",
+            "involvedObject.name=web,reportingComponent=example.com/scaler"
+        ),
+        "event/e2\n"
+    );
+    assert_eq!(
+        k.fails(&[
+            "get",
+            v1_events,
+            "--field-selector",
+            "involvedObject.kind=Pod"
+        ]),
+        "Error from server (BadRequest): Unable to find \"events.k8s.io/v1, Resource=events\" \
+         that match label selector \"\", field selector \"involvedObject.kind=Pod\": field \
+         label not supported: involvedObject.kind\n"
+    );
     assert_eq!(
         api_resource(&k, "horizontalpodautoscalers"),
         [

@@ -417,7 +417,7 @@ pub(crate) fn selectors(call: &Call) -> Result<(LabelSelector, FieldSelector), A
                         .any(|p| selectable_field_label(p) == field)
             })
         }
-        None => FieldSelector::parse(text, call.resource.kind),
+        None => FieldSelector::parse(text, call.resource.group, call.resource.kind),
     }
     .map_err(ApiError::bad_request)?;
     Ok((labels, fields))
