@@ -132,138 +132,96 @@ fn reference(v: &Value) -> Ordered {
     Ordered::Fields(fields)
 }
 
-/// One v2 metric source as a v1 `MetricSpec` (`Convert_autoscaling_MetricSpec_To_v1_MetricSpec`).
-fn metric_spec_to_v1(m: &Value) -> Ordered {
-    let kind = get(m, "type").as_str().unwrap_or_default();
-    let mut out = vec![("type", Ordered::Plain(Value::from(kind)))];
-    let target = |source: &Value| get(source, "target").clone();
-    let metric = |source: &Value| get(source, "metric").clone();
-    match kind {
-        "Object" => {
-            let s = get(m, "object");
-            let (t, id) = (target(s), metric(s));
-            let mut f = vec![
-                ("target", reference(get(s, "describedObject"))),
-                ("metricName", Ordered::Plain(text(&id, "name"))),
-                ("targetValue", Ordered::Plain(quantity(get(&t, "value")))),
-            ];
-            optional_selector(&mut f, "selector", get(&id, "selector"));
-            optional(&mut f, "averageValue", get(&t, "averageValue"));
-            out.push(("object", Ordered::Fields(f)));
-        }
-        "Pods" => {
-            let s = get(m, "pods");
-            let (t, id) = (target(s), metric(s));
-            let mut f = vec![
-                ("metricName", Ordered::Plain(text(&id, "name"))),
-                (
-                    "targetAverageValue",
-                    Ordered::Plain(quantity(get(&t, "averageValue"))),
-                ),
-            ];
-            optional_selector(&mut f, "selector", get(&id, "selector"));
-            out.push(("pods", Ordered::Fields(f)));
-        }
-        "Resource" | "ContainerResource" => {
-            let field = if kind == "Resource" {
-                "resource"
-            } else {
-                "containerResource"
-            };
-            let s = get(m, field);
-            let t = target(s);
-            let mut f = vec![("name", Ordered::Plain(text(s, "name")))];
-            optional(
-                &mut f,
-                "targetAverageUtilization",
-                get(&t, "averageUtilization"),
-            );
-            optional(&mut f, "targetAverageValue", get(&t, "averageValue"));
-            if kind == "ContainerResource" {
-                f.push(("container", Ordered::Plain(text(s, "container"))));
-            }
-            out.push((field, Ordered::Fields(f)));
-        }
-        "External" => {
-            let s = get(m, "external");
-            let (t, id) = (target(s), metric(s));
-            let mut f = vec![("metricName", Ordered::Plain(text(&id, "name")))];
-            optional_selector(&mut f, "metricSelector", get(&id, "selector"));
-            optional(&mut f, "targetValue", get(&t, "value"));
-            optional(&mut f, "targetAverageValue", get(&t, "averageValue"));
-            out.push(("external", Ordered::Fields(f)));
-        }
-        _ => {}
-    }
-    Ordered::Fields(out)
+/// One side of a metric in v1's shape: the spec's targets (`MetricSpec`) or the status's
+/// current values (`MetricStatus`). The two Go types have the same field order; they differ
+/// in the names' prefix and in two fields a plain `Quantity` in the status but a pointer in
+/// the spec (the Resource's average value, the External's value).
+struct Side {
+    /// v2's field holding the values (`target` or `current`).
+    values: &'static str,
+    /// v1's names of the value, the average value and the average utilization.
+    value: &'static str,
+    average_value: &'static str,
+    average_utilization: &'static str,
+    /// Whether the two fields above are plain quantities (`"0"` when unset).
+    plain: bool,
 }
 
-/// One v2 current metric as a v1 `MetricStatus`.
-fn metric_status_to_v1(m: &Value) -> Ordered {
+const SPEC: Side = Side {
+    values: "target",
+    value: "targetValue",
+    average_value: "targetAverageValue",
+    average_utilization: "targetAverageUtilization",
+    plain: false,
+};
+
+const STATUS: Side = Side {
+    values: "current",
+    value: "currentValue",
+    average_value: "currentAverageValue",
+    average_utilization: "currentAverageUtilization",
+    plain: true,
+};
+
+impl Side {
+    /// Appends a field that is a pointer in the spec and a plain quantity in the status.
+    fn push_quantity(&self, f: &mut Vec<(&'static str, Ordered)>, name: &'static str, v: &Value) {
+        if self.plain {
+            f.push((name, Ordered::Plain(quantity(v))));
+        } else {
+            optional(f, name, v);
+        }
+    }
+}
+
+/// One v2 metric as v1's (`Convert_autoscaling_MetricSpec_To_v1_MetricSpec` and the
+/// status's counterpart): its source with the values of `side`.
+fn metric_to_v1(m: &Value, side: &Side) -> Ordered {
     let kind = get(m, "type").as_str().unwrap_or_default();
     let mut out = vec![("type", Ordered::Plain(Value::from(kind)))];
-    let current = |source: &Value| get(source, "current").clone();
-    let metric = |source: &Value| get(source, "metric").clone();
+    let field = match kind {
+        "Object" => "object",
+        "Pods" => "pods",
+        "Resource" => "resource",
+        "ContainerResource" => "containerResource",
+        "External" => "external",
+        _ => return Ordered::Fields(out),
+    };
+    let s = get(m, field);
+    let (values, id) = (get(s, side.values), get(s, "metric"));
+    let metric_name = || ("metricName", Ordered::Plain(text(id, "name")));
+    let mut f = Vec::new();
     match kind {
         "Object" => {
-            let s = get(m, "object");
-            let (c, id) = (current(s), metric(s));
-            let mut f = vec![
-                ("target", reference(get(s, "describedObject"))),
-                ("metricName", Ordered::Plain(text(&id, "name"))),
-                ("currentValue", Ordered::Plain(quantity(get(&c, "value")))),
-            ];
-            optional_selector(&mut f, "selector", get(&id, "selector"));
-            optional(&mut f, "averageValue", get(&c, "averageValue"));
-            out.push(("object", Ordered::Fields(f)));
+            f.push(("target", reference(get(s, "describedObject"))));
+            f.push(metric_name());
+            f.push((side.value, Ordered::Plain(quantity(get(values, "value")))));
+            optional_selector(&mut f, "selector", get(id, "selector"));
+            optional(&mut f, "averageValue", get(values, "averageValue"));
         }
         "Pods" => {
-            let s = get(m, "pods");
-            let (c, id) = (current(s), metric(s));
-            let mut f = vec![
-                ("metricName", Ordered::Plain(text(&id, "name"))),
-                (
-                    "currentAverageValue",
-                    Ordered::Plain(quantity(get(&c, "averageValue"))),
-                ),
-            ];
-            optional_selector(&mut f, "selector", get(&id, "selector"));
-            out.push(("pods", Ordered::Fields(f)));
+            f.push(metric_name());
+            let average = quantity(get(values, "averageValue"));
+            f.push((side.average_value, Ordered::Plain(average)));
+            optional_selector(&mut f, "selector", get(id, "selector"));
         }
         "Resource" | "ContainerResource" => {
-            let field = if kind == "Resource" {
-                "resource"
-            } else {
-                "containerResource"
-            };
-            let s = get(m, field);
-            let c = current(s);
-            let mut f = vec![("name", Ordered::Plain(text(s, "name")))];
-            optional(
-                &mut f,
-                "currentAverageUtilization",
-                get(&c, "averageUtilization"),
-            );
-            f.push((
-                "currentAverageValue",
-                Ordered::Plain(quantity(get(&c, "averageValue"))),
-            ));
+            f.push(("name", Ordered::Plain(text(s, "name"))));
+            let utilization = get(values, "averageUtilization");
+            optional(&mut f, side.average_utilization, utilization);
+            side.push_quantity(&mut f, side.average_value, get(values, "averageValue"));
             if kind == "ContainerResource" {
                 f.push(("container", Ordered::Plain(text(s, "container"))));
             }
-            out.push((field, Ordered::Fields(f)));
         }
-        "External" => {
-            let s = get(m, "external");
-            let (c, id) = (current(s), metric(s));
-            let mut f = vec![("metricName", Ordered::Plain(text(&id, "name")))];
-            optional_selector(&mut f, "metricSelector", get(&id, "selector"));
-            f.push(("currentValue", Ordered::Plain(quantity(get(&c, "value")))));
-            optional(&mut f, "currentAverageValue", get(&c, "averageValue"));
-            out.push(("external", Ordered::Fields(f)));
+        _ => {
+            f.push(metric_name());
+            optional_selector(&mut f, "metricSelector", get(id, "selector"));
+            side.push_quantity(&mut f, side.value, get(values, "value"));
+            optional(&mut f, side.average_value, get(values, "averageValue"));
         }
-        _ => {}
     }
+    out.push((field, Ordered::Fields(f)));
     Ordered::Fields(out)
 }
 
@@ -401,7 +359,7 @@ pub fn v2_to_v1(mut object: Object) -> Object {
     let other: Vec<Ordered> = metrics
         .iter()
         .filter(|m| !is_cpu_utilization(m))
-        .map(metric_spec_to_v1)
+        .map(|m| metric_to_v1(m, &SPEC))
         .collect();
     let mut annotations: Vec<(&str, String)> = Vec::new();
     if !other.is_empty() {
@@ -441,7 +399,7 @@ pub fn v2_to_v1(mut object: Object) -> Object {
         }
         object.insert("status".to_owned(), Value::Object(v1_status));
         if !current.is_empty() {
-            let list = Ordered::List(current.iter().map(metric_status_to_v1).collect());
+            let list = Ordered::List(current.iter().map(|m| metric_to_v1(m, &STATUS)).collect());
             annotations.push((CURRENT_METRICS, list.text()));
         }
         if !conditions.is_empty() {
@@ -858,6 +816,55 @@ mod tests {
         assert_eq!(back["metadata"], expected["metadata"]);
         assert_eq!(back["spec"]["behavior"], v2["spec"]["behavior"]);
         assert_eq!(back["status"], v2["status"]);
+    }
+
+    #[test]
+    fn object_external_and_container_metrics_in_spec_and_status() {
+        let selector = json!({"matchLabels": {"app": "web"}});
+        let v2 = object(json!({
+            "metadata": {"name": "web"},
+            "spec": {
+                "scaleTargetRef": {"kind": "Deployment", "name": "web"},
+                "minReplicas": 1, "maxReplicas": 5,
+                "metrics": [
+                    {"type": "Object", "object": {
+                        "describedObject": {"kind": "Service", "name": "front", "apiVersion": "v1"},
+                        "metric": {"name": "rps", "selector": selector},
+                        "target": {"type": "Value", "value": "5"}}},
+                    {"type": "External", "external": {"metric": {"name": "queue"},
+                        "target": {"type": "AverageValue", "averageValue": "3"}}},
+                    {"type": "ContainerResource", "containerResource": {"name": "cpu",
+                        "container": "app",
+                        "target": {"type": "Utilization", "averageUtilization": 60}}},
+                ],
+            },
+            "status": {"currentReplicas": 1, "desiredReplicas": 1, "currentMetrics": [
+                {"type": "Object", "object": {
+                    "describedObject": {"kind": "Service", "name": "front"},
+                    "metric": {"name": "rps"}, "current": {"value": "7"}}},
+                {"type": "External", "external": {"metric": {"name": "queue",
+                    "selector": selector}, "current": {"value": "4", "averageValue": "2"}}},
+                {"type": "ContainerResource", "containerResource": {"name": "memory",
+                    "container": "app", "current": {"averageValue": "1Gi"}}},
+            ]},
+        }));
+        let v1 = v2_to_v1(v2.clone());
+        let annotations = &v1["metadata"]["annotations"];
+        // The spec's optional values left out, the status's plain quantities written.
+        assert_eq!(
+            annotations[METRICS],
+            r#"[{"type":"Object","object":{"target":{"kind":"Service","name":"front","apiVersion":"v1"},"metricName":"rps","targetValue":"5","selector":{"matchLabels":{"app":"web"}}}},{"type":"External","external":{"metricName":"queue","targetAverageValue":"3"}},{"type":"ContainerResource","containerResource":{"name":"cpu","targetAverageUtilization":60,"container":"app"}}]"#
+        );
+        assert_eq!(
+            annotations[CURRENT_METRICS],
+            r#"[{"type":"Object","object":{"target":{"kind":"Service","name":"front"},"metricName":"rps","currentValue":"7"}},{"type":"External","external":{"metricName":"queue","metricSelector":{"matchLabels":{"app":"web"}},"currentValue":"4","currentAverageValue":"2"}},{"type":"ContainerResource","containerResource":{"name":"memory","currentAverageValue":"1Gi","container":"app"}}]"#
+        );
+        let back = v1_to_v2(v1).unwrap();
+        assert_eq!(back["spec"]["metrics"], v2["spec"]["metrics"]);
+        assert_eq!(
+            back["status"]["currentMetrics"],
+            v2["status"]["currentMetrics"]
+        );
     }
 
     #[test]
