@@ -451,7 +451,7 @@ mod tests {
             !matches!(
                 r.group,
                 "apiextensions.k8s.io" | "admissionregistration.k8s.io"
-            ) && crate::conversion::storage_of(r).is_none()
+            ) && crate::resource::storage_of(r).is_none()
         }) {
             assert!(
                 table()["messages"].get(message_name(r)).is_some(),

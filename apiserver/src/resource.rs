@@ -418,12 +418,20 @@ pub const SERVED: &[Resource] = &[
     LEASES,
 ];
 
+/// The resource whose storage holds `resource`'s objects, when `resource` is a second
+/// version of it (served converted); `None` for every resource stored as it is served.
+pub fn storage_of(resource: &Resource) -> Option<&'static Resource> {
+    match (resource.group, resource.version, resource.plural) {
+        ("autoscaling", "v1", "horizontalpodautoscalers") => Some(&HORIZONTALPODAUTOSCALERS),
+        ("events.k8s.io", "v1", "events") => Some(&EVENTS),
+        _ => None,
+    }
+}
+
 /// Every built-in resource whose objects are stored as they are served: [`SERVED`] without
-/// the second versions of a stored resource ([`crate::conversion::storage_of`]).
+/// the second versions of a stored resource ([`storage_of`]).
 pub fn stored() -> impl Iterator<Item = &'static Resource> {
-    SERVED
-        .iter()
-        .filter(|r| crate::conversion::storage_of(r).is_none())
+    SERVED.iter().filter(|r| storage_of(r).is_none())
 }
 
 /// The built-in resource with this group, version and plural name (the served module

@@ -53,7 +53,7 @@ pub fn table(
     version: &str,
     headers: bool,
 ) -> serde_json::Value {
-    if let Some(storage) = crate::conversion::storage_of(resource) {
+    if let Some(storage) = crate::resource::storage_of(resource) {
         // Upstream prints the internal object: the storage version's fields here, each
         // row's metadata the object's as served.
         let (from, to) = (resource.api_version(), storage.api_version());

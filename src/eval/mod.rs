@@ -6,5 +6,6 @@ pub(crate) mod node;
 pub(crate) mod operand;
 pub(crate) mod plan;
 pub(crate) mod shared_paths;
+pub(crate) mod slot;
 pub(crate) mod time_tree;
 pub(crate) mod trace_log;

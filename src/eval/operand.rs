@@ -12,8 +12,8 @@
 use serde_json::Value as Json;
 
 use crate::cost;
-use crate::eval::interp::{SlotContent, cached_prefix};
 use crate::eval::node::{AccessNode, Field, Node, Operand, PathCache, PathNode, Step};
+use crate::eval::slot::{SlotContent, cached_prefix};
 use crate::syntax::ast::ExprId;
 use crate::value::{JsonNode, Value, object_get};
 

@@ -233,6 +233,18 @@ pub fn annotation_errors(path: &FieldPath, annotations: &[(String, String)]) -> 
     errors
 }
 
+/// apimachinery's `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.
+pub(crate) fn path_segment_name(name: &str) -> Vec<String> {
+    if name == "." || name == ".." {
+        return vec![format!("may not be '{name}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|bad| name.contains(*bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,7 +86,7 @@ pub fn time_zones_wanted() -> bool {
 /// Parses and type-checks an expression: `{"type": T, "cost": {"min": A, "max": B}}`.
 ///
 /// Request: `{"expression", "env", "version", "mode", "libraries", "container",
-/// "declarations", "variables"}` (see [`ExpressionRequest`]); variables are only declared
+/// "declarations", "variables"}` (see `ExpressionRequest`); variables are only declared
 /// (`dyn` unless in `declarations`), their values are not read.
 #[wasm_bindgen]
 pub fn check(request: &str) -> String {
@@ -268,7 +268,7 @@ pub fn validate_crd(request: &str) -> String {
 /// "reason", "message"} | null, "warnings": [...], "annotations": {...}, "costs":
 /// [{"policy", "binding", "field", "cost"}], "policyErrors": [...], "bindingErrors":
 /// [...]}` — the errors are the field errors the API server would reject the policies and
-/// bindings with (evaluation goes ahead, as in a suite). Request: see [`AdmitRequest`].
+/// bindings with (evaluation goes ahead, as in a suite). Request: see `AdmitRequest`.
 #[wasm_bindgen]
 pub fn admit(request: &str) -> String {
     respond(|| {

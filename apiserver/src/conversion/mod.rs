@@ -18,7 +18,6 @@ use kcel_stdlib::kubernetes::admission::{
 
 use crate::error::ApiError;
 use crate::object::Object;
-use crate::resource::{EVENTS, HORIZONTALPODAUTOSCALERS, Resource};
 
 /// Why an object does not convert.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,16 +46,6 @@ pub enum ConversionError {
 impl From<ConversionError> for ApiError {
     fn from(e: ConversionError) -> ApiError {
         ApiError::internal(e.to_string())
-    }
-}
-
-/// The resource whose storage holds `resource`'s objects, when `resource` is a second
-/// version of it (served converted); `None` for every resource stored as it is served.
-pub fn storage_of(resource: &Resource) -> Option<&'static Resource> {
-    match (resource.group, resource.version, resource.plural) {
-        ("autoscaling", "v1", "horizontalpodautoscalers") => Some(&HORIZONTALPODAUTOSCALERS),
-        ("events.k8s.io", "v1", "events") => Some(&EVENTS),
-        _ => None,
     }
 }
 
@@ -171,7 +160,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::resource::{EVENTS_K8S_IO_EVENTS, HORIZONTALPODAUTOSCALERS_V1, SERVED};
+    use crate::resource::{
+        EVENTS_K8S_IO_EVENTS, HORIZONTALPODAUTOSCALERS_V1, Resource, SERVED, storage_of,
+    };
 
     #[test]
     fn second_versions_convert_to_their_storage_and_back() {

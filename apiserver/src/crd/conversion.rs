@@ -472,7 +472,7 @@ impl Versions {
 
     /// The object stored in `kv`, in the resource's version, with its resourceVersion.
     pub async fn read(&self, kv: &KeyValue) -> Result<Object, ApiError> {
-        if let Some(storage) = crate::conversion::storage_of(self.resource) {
+        if let Some(storage) = crate::resource::storage_of(self.resource) {
             let mut stored = object::from_storage(kv, storage)?;
             let (from, to) = (storage.api_version(), self.resource.api_version());
             stored = crate::conversion::convert(stored, &from, &to)?;
@@ -497,7 +497,7 @@ impl Versions {
     /// `object` (in the resource's version) as it is to be stored: in the CRD's storage
     /// version.
     pub async fn for_storage(&self, object: Object) -> Result<Object, ApiError> {
-        if let Some(storage) = crate::conversion::storage_of(self.resource) {
+        if let Some(storage) = crate::resource::storage_of(self.resource) {
             let (from, to) = (self.resource.api_version(), storage.api_version());
             return Ok(crate::conversion::convert(object, &from, &to)?);
         }

@@ -23,7 +23,7 @@
 //!   without an event and are passed to every watcher, which turns them into bookmarks
 //!   (upstream's `dispatchEvents` keeps `lastProcessedResourceVersion` from them).
 //! - the reads it cannot answer go to the store; on etcd they ask for keys and revisions only
-//!   and take the values the cache holds at those revisions from memory ([`store_reads`]).
+//!   and take the values the cache holds at those revisions from memory (`store_reads`).
 //!
 //! When the storage watch ends (etcd gone, say), every watcher of the resource sees its stream
 //! end, and the next use starts a new cache. So a thousand watchers of ConfigMaps cost one

@@ -186,7 +186,7 @@ impl BuiltinKind {
             }
             // rbac ValidateRBACName (path.IsValidPathSegmentName).
             ("rbac.authorization.k8s.io", _) => {
-                object_meta::validate_named(object, scope, &path_segment_name)
+                object_meta::validate_named(object, scope, &object_meta::path_segment_name)
             }
             _ => object_meta::validate(object, scope),
         };
@@ -250,18 +250,6 @@ impl BuiltinKind {
         );
         found
     }
-}
-
-/// apimachinery's `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.
-pub(crate) fn path_segment_name(name: &str) -> Vec<String> {
-    if name == "." || name == ".." {
-        return vec![format!("may not be '{name}'")];
-    }
-    ["/", "%"]
-        .iter()
-        .filter(|bad| name.contains(*bad))
-        .map(|bad| format!("may not contain '{bad}'"))
-        .collect()
 }
 
 #[cfg(test)]

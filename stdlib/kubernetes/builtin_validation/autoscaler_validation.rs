@@ -37,7 +37,7 @@ pub(super) fn horizontal_pod_autoscaler(e: &mut Errors, object: &Json) {
             e.each(
                 &at.child(field),
                 value,
-                crate::kubernetes::builtin::path_segment_name(value),
+                crate::kubernetes::object_meta::path_segment_name(value),
             );
         }
     }

@@ -125,7 +125,7 @@ pub(super) fn binding(e: &mut Errors, object: &Json, old: Option<&Json>, cluster
         e.each(
             &path.child("name"),
             name,
-            crate::kubernetes::builtin::path_segment_name(name),
+            crate::kubernetes::object_meta::path_segment_name(name),
         );
     }
     let subjects = FieldPath::new("subjects");
