@@ -311,8 +311,14 @@ fn skip_reason(suite: &Value, case: &Value) -> Option<String> {
         && !suite_serves(suite, group, resource)
         && !custom_group(group)
     {
+        let beta_off = if group == "admissionregistration.k8s.io" && version.contains("beta") {
+            "; nor does kube-apiserver by default: beta APIs are served only when enabled \
+             with `--runtime-config`"
+        } else {
+            ""
+        };
         return Some(format!(
-            "the server does not serve {resource}.{group}/{version}"
+            "the server does not serve {resource}.{group}/{version}{beta_off}"
         ));
     }
     let served = served_versions(group, resource);
