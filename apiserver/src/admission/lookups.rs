@@ -57,17 +57,30 @@ impl ParamLookup for ServerLookups {
         let Ok(range) = self.store.range(&RangeRequest::prefix(prefix)) else {
             return Vec::new();
         };
+        // A second version of a stored kind (`autoscaling/v1` HorizontalPodAutoscalers) is
+        // stored in its storage version: params are read in the paramKind's version, as
+        // upstream's informer lists them, so each object is converted.
+        let stored_as = crate::conversion::storage_of(resource).map(Resource::api_version);
         range
             .kvs
             .iter()
-            .filter_map(|kv| serde_json::from_slice::<Value>(&kv.value).ok())
-            .map(|mut o| {
+            .filter_map(|kv| serde_json::from_slice::<crate::object::Object>(&kv.value).ok())
+            .filter_map(|mut o| {
                 // Stored objects may omit their type; params are matched by it.
-                if let Some(map) = o.as_object_mut() {
-                    map.insert("apiVersion".into(), kind.api_version.clone().into());
-                    map.insert("kind".into(), kind.kind.clone().into());
-                }
-                o
+                o.insert("kind".into(), kind.kind.clone().into());
+                let o = match &stored_as {
+                    Some(from) => {
+                        o.insert("apiVersion".into(), from.clone().into());
+                        // Every stored object of these kinds converts to the served
+                        // version (the conversions from storage cannot fail).
+                        crate::conversion::convert(o, from, &kind.api_version).ok()?
+                    }
+                    None => {
+                        o.insert("apiVersion".into(), kind.api_version.clone().into());
+                        o
+                    }
+                };
+                Some(Value::Object(o))
             })
             .collect()
     }
