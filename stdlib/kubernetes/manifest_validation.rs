@@ -307,6 +307,7 @@ impl Iterator for Validations<'_> {
         let crd = self
             .crd
             .expect("objects without a built-in kind are the CRD's");
+        let deprecation = crd.deprecation_of(&input.object).map(str::to_string);
         let mut outcome = match crd.validate_owned(input.object, old) {
             // (The object as it would be stored is not needed here.)
             Ok((_, outcome)) => outcome,
@@ -315,6 +316,9 @@ impl Iterator for Validations<'_> {
         // Duplicate keys first, then pruning's unknown fields, as the custom resource
         // handler's decoder reports them (apiextensions-apiserver schemaCoercingDecoder).
         outcome.warnings.splice(0..0, input.strict);
+        // A deprecated version's warning comes first: the handler sends it before it
+        // decodes the body (apiextensions-apiserver crdHandler.ServeHTTP).
+        outcome.warnings.splice(0..0, deprecation);
         Some(Ok(ObjectReport {
             file: input.file,
             kind: crd.kind().to_string(),

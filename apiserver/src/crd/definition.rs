@@ -6,7 +6,6 @@
 //! `Established`, `acceptedNames`, `storedVersions`), set at write time so that a CRD is served
 //! as soon as its write is acknowledged.
 
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -634,62 +633,6 @@ fn set_status(crds: &Crds, crd: &mut Object, old: Option<&Object>) {
     );
 }
 
-/// Kube-aware version priority (apimachinery's `CompareKubeAwareVersionStrings`): GA before
-/// beta before alpha, higher numbers first, then other names in lexical order.
-pub fn compare_versions(a: &str, b: &str) -> Ordering {
-    fn parse(v: &str) -> Option<(u8, u64, u64)> {
-        let rest = v.strip_prefix('v')?;
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let major: u64 = rest[..digits].parse().ok()?;
-        let tail = &rest[digits..];
-        if tail.is_empty() {
-            return Some((3, major, 0));
-        }
-        for (word, rank) in [("beta", 2), ("alpha", 1)] {
-            if let Some(n) = tail.strip_prefix(word) {
-                let minor: u64 = if n.is_empty() { 0 } else { n.parse().ok()? };
-                return Some((rank, major, minor));
-            }
-        }
-        None
-    }
-    match (parse(a), parse(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => Ordering::Greater,
-        (None, Some(_)) => Ordering::Less,
-        (None, None) => b.cmp(a),
-    }
-}
-
-/// The `Warning:` text for a deprecated version: its `deprecationWarning`, else upstream's
-/// default naming the newest served version that is not deprecated and ranks higher.
-fn deprecation(spec: &Value, version: &Value) -> Option<String> {
-    if version["deprecated"] != true {
-        return None;
-    }
-    if let Some(w) = version["deprecationWarning"].as_str() {
-        return Some(w.to_owned());
-    }
-    let group = text(spec, "/group");
-    let kind = text(spec, "/names/kind");
-    let name = version["name"].as_str().unwrap_or("");
-    let mut msg = format!("{group}/{name} {kind} is deprecated");
-    let better = spec["versions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|v| v["served"] == true && v["deprecated"] != true)
-        .filter_map(|v| v["name"].as_str())
-        .filter(|v| compare_versions(name, v) == Ordering::Less)
-        .max_by(|a, b| compare_versions(a, b));
-    if let Some(b) = better {
-        msg.push_str(&format!("; use {group}/{b} {kind}"));
-    }
-    Some(msg)
-}
-
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
         .into_iter()
@@ -796,7 +739,7 @@ pub fn served(crd: &Value, previous: Option<&CustomResource>) -> Option<CustomRe
         versions.push(ServedVersion {
             resource,
             storage: v["storage"] == true,
-            deprecation: deprecation(&spec, v),
+            deprecation: kcel_stdlib::kubernetes::crd::deprecation_warning(&spec, v),
             columns,
             scale,
             schema: v.pointer("/schema/openAPIV3Schema").cloned(),
@@ -944,20 +887,6 @@ mod tests {
                 &mut Vec::new()
             )
             .is_err()
-        );
-    }
-
-    #[test]
-    fn kube_aware_version_order() {
-        let mut vs = vec![
-            "v1alpha1", "foo", "v2", "v1beta2", "v1", "v1beta1", "v10", "bar",
-        ];
-        vs.sort_by(|a, b| compare_versions(b, a));
-        assert_eq!(
-            vs,
-            [
-                "v10", "v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "bar", "foo"
-            ]
         );
     }
 }

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::definition::compare_versions;
 use super::registry::{Crds, ServedVersion};
+use kcel_stdlib::kubernetes::crd::compare_versions;
 
 /// The groups of the served custom resources, each with its versions, highest priority
 /// first.

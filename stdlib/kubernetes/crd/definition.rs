@@ -15,6 +15,7 @@ use super::definition_errors::{CrdError, DefinitionError, NotServed};
 use super::field_error::{FieldError, FieldPath};
 use super::schema::{Schema, crd_version_schemas};
 use super::validation::{Outcome, PER_OBJECT_COST_BUDGET, Validator};
+use super::versions::deprecation_warning;
 use crate::kubernetes::object_meta::{self, Scope, finalizers};
 use crate::kubernetes::object_meta_update;
 
@@ -22,6 +23,8 @@ use crate::kubernetes::object_meta_update;
 struct Version {
     name: String,
     served: bool,
+    /// The `Warning:` text of a request to this version when it is deprecated.
+    deprecation: Option<String>,
     schema: Schema,
     schema_path: FieldPath,
     validator: OnceLock<Validator>,
@@ -56,21 +59,27 @@ impl CrdValidator {
         };
         let group = text("/spec/group", "spec.group")?;
         let kind = text("/spec/names/kind", "spec.names.kind")?;
-        let served = |name: &str| {
+        let version = |name: &str| {
             crd.pointer("/spec/versions")
                 .and_then(Json::as_array)
                 .and_then(|vs| {
                     vs.iter()
                         .find(|v| v.get("name").and_then(Json::as_str) == Some(name))
                 })
+        };
+        let served = |name: &str| {
+            version(name)
                 .and_then(|v| v.get("served"))
                 .and_then(Json::as_bool)
                 .unwrap_or(true)
         };
+        let deprecation =
+            |name: &str| version(name).and_then(|v| deprecation_warning(&crd["spec"], v));
         let versions = crd_version_schemas(crd)?
             .into_iter()
             .map(|(name, schema, schema_path)| Version {
                 served: served(&name),
+                deprecation: deprecation(&name),
                 name,
                 schema,
                 schema_path,
@@ -184,6 +193,16 @@ impl CrdValidator {
             }
             other => other,
         }
+    }
+
+    /// The `Warning:` text kube-apiserver sends with a request for `object` when its
+    /// version is served but deprecated (the version's `deprecationWarning`, else upstream's
+    /// default naming the version to use; [`deprecation_warning`](super::deprecation_warning));
+    /// `None` otherwise.
+    pub fn deprecation_of(&self, object: &Json) -> Option<&str> {
+        let name = self.version_of(object).ok()?;
+        let version = self.versions.iter().find(|v| v.name == name)?;
+        version.deprecation.as_deref()
     }
 
     /// The version an object is validated by: its `apiVersion` must be of the CRD's group

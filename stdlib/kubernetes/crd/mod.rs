@@ -42,6 +42,7 @@ pub(crate) mod sizes;
 pub(crate) mod structural;
 pub(crate) mod validation;
 pub(crate) mod values;
+pub(crate) mod versions;
 
 pub use compile_rules::{
     CompileOptions, CompiledSchema, PER_CALL_COST_LIMIT, RuleReport, compile_schema, rule_env,
@@ -57,3 +58,4 @@ pub use selectable::{
 pub use sizes::SchemaSizes;
 pub use validation::{Outcome, PER_OBJECT_COST_BUDGET, RuleCost, Validator};
 pub use values::{DataError, to_value};
+pub use versions::{compare_versions, deprecation_warning};

@@ -41,12 +41,29 @@ pub fn validate(value: &J, schema: &Schema) -> Vec<FieldError> {
 /// correlated value equal to its old value are dropped (upstream keeps them as warnings of
 /// the schema validator, which the API server does not report). `None`: a create.
 pub fn validate_update(value: &J, old: Option<&J>, schema: &Schema) -> Vec<FieldError> {
+    validate_under(value, old, schema, &FieldPath::root())
+}
+
+/// The field errors of `value` under `schema` as apiextensions-apiserver reports a value
+/// validated on its own at `base` (a `default` at CRD load: `ValidateCustomResource` with
+/// the default's path): the messages name the path from the value (the root's is empty, as
+/// kube-openapi's validator is rooted at `""`), the field paths start at `base`.
+pub fn validate_at(value: &J, schema: &Schema, base: &FieldPath) -> Vec<FieldError> {
+    validate_under(value, None, schema, base)
+}
+
+fn validate_under(
+    value: &J,
+    old: Option<&J>,
+    schema: &Schema,
+    base: &FieldPath,
+) -> Vec<FieldError> {
     let mut result = Outcome::default();
     node(value, old, schema, "", 0, &mut result);
     result
         .issues
         .into_iter()
-        .map(Issue::into_field_error)
+        .map(|issue| issue.into_field_error(base))
         .collect()
 }
 
@@ -110,11 +127,13 @@ enum IssueKind {
 }
 
 impl Issue {
-    fn into_field_error(self) -> FieldError {
+    /// The field error at `base` joined with the issue's name (`kubeOpenAPIResultToFieldErrors`:
+    /// a plain error, or one at the validator's root, at `base` itself).
+    fn into_field_error(self, base: &FieldPath) -> FieldError {
         let path = match self.name.trim_start_matches('.') {
-            _ if matches!(self.kind, IssueKind::Plain) => FieldPath::root(),
-            "" => FieldPath::root(),
-            name => FieldPath::new(name),
+            _ if matches!(self.kind, IssueKind::Plain) => base.clone(),
+            "" => base.clone(),
+            name => base.child(name),
         };
         let value = self.value.unwrap_or_else(|| go_quote(""));
         match self.kind {

@@ -389,7 +389,7 @@ fn nested_completeness(
 }
 
 /// The schema errors of one node that Kubernetes reports with its rule-field errors: the
-/// type name, list and map types (`validation.go`, `specStandardValidatorV3` and
+/// type name, `uniqueItems`, list and map types (`validation.go`, `specStandardValidatorV3` and
 /// `ValidateCustomResourceDefinitionOpenAPISchema`). They keep the rules at this node and
 /// above from being compiled.
 pub fn node_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
@@ -402,6 +402,14 @@ pub fn node_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
         out.push(forbidden(
             path.child("type"),
             "type cannot be set to null, use nullable as an alternative",
+        ));
+    }
+    // After the standard keyword checks, before the extensions' (apis validation.go
+    // ValidateCustomResourceDefinitionOpenAPISchema).
+    if s.unique_items {
+        out.push(forbidden(
+            path.child("uniqueItems"),
+            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
         ));
     }
     if let Some(m) = s

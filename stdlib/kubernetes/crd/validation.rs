@@ -76,8 +76,10 @@ impl Validator {
         validator
     }
 
-    /// The errors of `default` values under the rules at their node and below (Kubernetes'
-    /// `ValidateDefaults`): each default is validated as a new value with itself as the old
+    /// The errors of `default` values (Kubernetes' `ValidateDefaults`): unknown fields, then
+    /// the OpenAPI value validation against the default's node (a `default: "x"` on an
+    /// integer is `must be of type integer`), and only when that passes the rules at the
+    /// node and below: each default is validated as a new value with itself as the old
     /// value, then (when that passes) as a value without an old one, within one runtime
     /// budget for all defaults. Defaults under `additionalProperties` are not visited.
     pub fn default_errors(&self, schema: &Schema) -> Vec<FieldError> {
@@ -472,7 +474,13 @@ impl Run {
                     "must not have unknown fields",
                 ));
             }
-            if let Some(rn) = rn {
+            // The default's OpenAPI value validation comes before its rules, which run only
+            // when it passes (defaulting/validation.go: `ValidateCustomResource`, else the
+            // CEL validator).
+            let schema_errors = openapi::validate_at(default, s, &at);
+            if !schema_errors.is_empty() {
+                self.outcome.errors.extend(schema_errors);
+            } else if let Some(rn) = rn {
                 self.default_rules(rn, default, &at);
             }
             if self.out_of_budget() {
