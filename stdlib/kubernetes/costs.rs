@@ -1,9 +1,9 @@
 //! Kubernetes' cost functions for functions it does not define: the `ext.Strings` functions
 //! (`lowerAscii`, `replace`, `split`, `join`, `indexOf`, ...), priced by function name as
-//! `library/cost.go` does. One table, [`PRICED_BY_NAME`], gives each such function its
+//! `library/cost.go` does. One table (`PRICED_BY_NAME`) gives each such function its
 //! runtime cost and its static estimate: [`apply_runtime_costs`] sets the runtime side on a
-//! library's overloads, [`super::estimate_call`] asks [`estimate_by_name`] for the static
-//! side.
+//! library's overloads, and [`super::estimate_call`] reads the static side from the same
+//! rows.
 
 use kcel::Type;
 use kcel::Value;
