@@ -36,7 +36,7 @@ pub fn selector(
     }
 }
 
-pub use crate::storage::shard::{ShardKeys, matches_stored};
+pub use crate::storage::shard_fields::{ShardKeys, matches_stored};
 
 /// `ListMeta.shardInfo` for a list served with `selector`.
 pub fn shard_info(selector: &ShardSelector) -> serde_json::Value {

@@ -1,7 +1,9 @@
 //! Kubernetes' cost functions for functions it does not define: the `ext.Strings` functions
 //! (`lowerAscii`, `replace`, `split`, `join`, `indexOf`, ...), priced by function name as
-//! `library/cost.go` does. [`apply_runtime_costs`] sets the runtime side on a library's
-//! overloads; the static side is [`super::estimate_call`]'s, by the same names.
+//! `library/cost.go` does. One table (`PRICED_BY_NAME`) gives each such function its
+//! runtime cost and its static estimate: [`apply_runtime_costs`] sets the runtime side on a
+//! library's overloads, and [`super::estimate_call`] reads the static side from the same
+//! rows.
 
 use kcel::Type;
 use kcel::Value;
@@ -12,17 +14,54 @@ use kcel::library::{
     SizeEstimator,
 };
 
+/// A runtime cost: of the arguments (the receiver first) and the result.
+type RuntimeCost = fn(&[Value], Option<&Value>) -> u64;
+
+/// A static estimate; `None` where Kubernetes does not price the call by name (e.g. a
+/// receiver of another type), so the overload's own estimate applies.
+type Estimate = fn(&EstimateArgs<'_>) -> Option<CallEstimate>;
+
+/// One function Kubernetes prices by name: its runtime cost and its static estimate.
+struct PricedByName {
+    /// The function's name (every overload of it is priced).
+    name: &'static str,
+    /// The runtime cost.
+    runtime: RuntimeCost,
+    /// The static estimate.
+    estimate: Estimate,
+}
+
+/// Every function Kubernetes prices by name (`library/cost.go`, `CallCost` and
+/// `EstimateCallCost`), one row each: changing a function's price is an edit of its row.
+const PRICED_BY_NAME: [PricedByName; 9] = [
+    priced("lowerAscii", traverse_receiver, estimate_traversal),
+    priced("upperAscii", traverse_receiver, estimate_traversal),
+    priced("substring", traverse_receiver, estimate_traversal),
+    priced("trim", traverse_receiver, estimate_traversal),
+    priced("replace", traverse_receiver_twice, estimate_replace),
+    priced("split", traverse_receiver_twice, estimate_split),
+    priced("join", traverse_result_twice, estimate_join),
+    priced("indexOf", traverse_first, estimate_string_search),
+    priced("lastIndexOf", traverse_first, estimate_string_search),
+];
+
+/// A row of [`PRICED_BY_NAME`].
+const fn priced(name: &'static str, runtime: RuntimeCost, estimate: Estimate) -> PricedByName {
+    PricedByName {
+        name,
+        runtime,
+        estimate,
+    }
+}
+
+/// The row of a function Kubernetes prices by name.
+fn priced_by_name(function: &str) -> Option<&'static PricedByName> {
+    PRICED_BY_NAME.iter().find(|p| p.name == function)
+}
+
 /// Kubernetes' runtime cost for a function it prices by name, if it does.
 pub(crate) fn runtime_cost(function: &str) -> Option<CallCost> {
-    Some(CallCost::Custom(match function {
-        "lowerAscii" | "upperAscii" | "substring" | "trim" => traverse_receiver,
-        "replace" | "split" => traverse_receiver_twice,
-        "join" => traverse_result_twice,
-        "indexOf" | "lastIndexOf" => {
-            |args, _| args.first().map_or(0, super::list_queries::traversal)
-        }
-        _ => return None,
-    }))
+    priced_by_name(function).map(|p| CallCost::Custom(p.runtime))
 }
 
 /// Gives the overloads of a library's functions that Kubernetes prices by name (e.g.
@@ -33,6 +72,21 @@ pub fn apply_runtime_costs(lib: &mut Library) {
             f.set_runtime_cost(cost);
         }
     }
+}
+
+/// Kubernetes' static estimate for a function it prices by name, if it does.
+pub(crate) fn estimate_by_name(
+    function: &str,
+    target: Option<&AstNode<'_>>,
+    args: &[AstNode<'_>],
+    sizes: &dyn SizeEstimator,
+) -> Option<CallEstimate> {
+    let priced = priced_by_name(function)?;
+    (priced.estimate)(&EstimateArgs {
+        target,
+        args,
+        sizes,
+    })
 }
 
 fn size(v: Option<&Value>) -> f64 {
@@ -52,81 +106,96 @@ fn traverse_result_twice(_: &[Value], result: Option<&Value>) -> u64 {
     (size(result) * 2.0 * STRING_TRAVERSAL_FACTOR).ceil() as u64
 }
 
-/// Kubernetes' static estimate for a function it prices by name, if it does.
-pub(crate) fn estimate_by_name(
-    function: &str,
-    target: Option<&AstNode<'_>>,
-    args: &[AstNode<'_>],
-    sizes: &dyn SizeEstimator,
-) -> Option<CallEstimate> {
-    let a = EstimateArgs {
-        target,
-        args,
-        sizes,
+/// A search's traversal of its receiver (a string's, or each element's of a list).
+fn traverse_first(args: &[Value], _: Option<&Value>) -> u64 {
+    args.first().map_or(0, super::list_queries::traversal)
+}
+
+/// The receiver's size (`None` for a global call).
+fn receiver_size(a: &EstimateArgs<'_>) -> Option<SizeEstimate> {
+    a.target.map(|t| a.size(t))
+}
+
+/// One traversal of the receiver; the result as large as the receiver.
+fn estimate_traversal(a: &EstimateArgs<'_>) -> Option<CallEstimate> {
+    let sz = receiver_size(a)?;
+    Some(CallEstimate {
+        cost: sz.times_factor(STRING_TRAVERSAL_FACTOR),
+        result_size: Some(sz),
+    })
+}
+
+/// One traversal of a string receiver (a list's search is priced by its overload).
+fn estimate_string_search(a: &EstimateArgs<'_>) -> Option<CallEstimate> {
+    let sz = receiver_size(a)?;
+    matches!(a.target?.ty, Type::String).then(|| CallEstimate {
+        cost: sz.times_factor(STRING_TRAVERSAL_FACTOR),
+        result_size: None,
+    })
+}
+
+/// Two traversals of the receiver; the result as [`replace_size`] bounds it.
+fn estimate_replace(a: &EstimateArgs<'_>) -> Option<CallEstimate> {
+    let sz = receiver_size(a)?;
+    let [old, new, ..] = a.args else {
+        return None;
     };
-    let t = target.map(|t| a.size(t));
-    Some(match (function, t) {
-        ("lowerAscii" | "upperAscii" | "substring" | "trim", Some(sz)) => CallEstimate {
-            cost: sz.times_factor(STRING_TRAVERSAL_FACTOR),
-            result_size: Some(sz),
-        },
-        ("indexOf" | "lastIndexOf", Some(sz)) if matches!(target?.ty, Type::String) => {
-            CallEstimate {
-                cost: sz.times_factor(STRING_TRAVERSAL_FACTOR),
-                result_size: None,
+    Some(CallEstimate {
+        cost: sz.times_factor(2.0 * STRING_TRAVERSAL_FACTOR),
+        result_size: Some(replace_size(sz, a.size(old), a.size(new))),
+    })
+}
+
+/// Two traversals of the receiver; at most a constant limit's pieces, else the receiver's
+/// size.
+fn estimate_split(a: &EstimateArgs<'_>) -> Option<CallEstimate> {
+    let sz = receiver_size(a)?;
+    let max = match a.args.get(1).map(|n| &n.expr.kind) {
+        Some(ExprKind::Literal(Literal::Int(n))) => *n as u64,
+        Some(ExprKind::Literal(Literal::Uint(n))) => *n,
+        _ => sz.max,
+    };
+    Some(CallEstimate {
+        cost: sz.times_factor(2.0 * STRING_TRAVERSAL_FACTOR),
+        result_size: Some(SizeEstimate { min: 0, max }),
+    })
+}
+
+/// One traversal of the result: the elements' sizes and the separators between them.
+fn estimate_join(a: &EstimateArgs<'_>) -> Option<CallEstimate> {
+    let list = receiver_size(a)?;
+    let t = a.target?;
+    let mut sz = match t.ty {
+        Type::List(elem) => {
+            let mut path = t.path.to_vec();
+            if !path.is_empty() {
+                path.push("@items".into());
             }
-        }
-        ("replace", Some(sz)) if args.len() >= 2 => CallEstimate {
-            cost: sz.times_factor(2.0 * STRING_TRAVERSAL_FACTOR),
-            result_size: Some(replace_size(sz, a.size(&args[0]), a.size(&args[1]))),
-        },
-        ("split", Some(sz)) => {
-            let max = match args.get(1).map(|n| &n.expr.kind) {
-                Some(ExprKind::Literal(Literal::Int(n))) => *n as u64,
-                Some(ExprKind::Literal(Literal::Uint(n))) => *n,
-                _ => sz.max,
+            let node = AstNode {
+                path: &path,
+                ty: elem,
+                expr: t.expr,
+                computed_size: None,
             };
-            CallEstimate {
-                cost: sz.times_factor(2.0 * STRING_TRAVERSAL_FACTOR),
-                result_size: Some(SizeEstimate { min: 0, max }),
+            let elem = (a.sizes.estimate_size(&node)).unwrap_or(SizeEstimate::UNKNOWN);
+            SizeEstimate {
+                min: list.min.saturating_mul(elem.min),
+                max: list.max.saturating_mul(elem.max),
             }
         }
-        ("join", Some(list)) => {
-            let t = target?;
-            let mut sz = match t.ty {
-                Type::List(elem) => {
-                    let mut path = t.path.to_vec();
-                    if !path.is_empty() {
-                        path.push("@items".into());
-                    }
-                    let node = AstNode {
-                        path: &path,
-                        ty: elem,
-                        expr: t.expr,
-                        computed_size: None,
-                    };
-                    let elem = sizes.estimate_size(&node).unwrap_or(SizeEstimate::UNKNOWN);
-                    SizeEstimate {
-                        min: list.min.saturating_mul(elem.min),
-                        max: list.max.saturating_mul(elem.max),
-                    }
-                }
-                _ => SizeEstimate { min: 0, max: 0 },
+        _ => SizeEstimate { min: 0, max: 0 },
+    };
+    if let Some(sep) = a.args.first() {
+        let sep = a.size(sep);
+        sz = sz
+            + SizeEstimate {
+                min: sep.min.saturating_mul(list.min.saturating_sub(1)),
+                max: sep.max.saturating_mul(list.max.saturating_sub(1)),
             };
-            if let Some(sep) = args.first() {
-                let sep = a.size(sep);
-                sz = sz
-                    + SizeEstimate {
-                        min: sep.min.saturating_mul(list.min.saturating_sub(1)),
-                        max: sep.max.saturating_mul(list.max.saturating_sub(1)),
-                    };
-            }
-            CallEstimate {
-                cost: sz.times_factor(STRING_TRAVERSAL_FACTOR),
-                result_size: Some(sz),
-            }
-        }
-        _ => return None,
+    }
+    Some(CallEstimate {
+        cost: sz.times_factor(STRING_TRAVERSAL_FACTOR),
+        result_size: Some(sz),
     })
 }
 
@@ -191,6 +260,20 @@ fn escape_key(v: &Value) -> kcel::EvalResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row naming no `ext.Strings` function would price nothing: the table's names are
+    /// checked against the library they price.
+    #[test]
+    fn every_function_priced_by_name_is_an_ext_strings_function() {
+        let strings = crate::ext::strings(2);
+        for priced in &PRICED_BY_NAME {
+            assert!(
+                strings.functions().iter().any(|f| f.name() == priced.name),
+                "{} is not in ext.Strings",
+                priced.name
+            );
+        }
+    }
 
     // Expected sizes from upstream cost_test.go TestSize.
     #[test]

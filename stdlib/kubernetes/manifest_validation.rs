@@ -9,7 +9,8 @@
 //! object with its namespace and name. [`ManifestSet::validate`] then gives one
 //! [`ObjectReport`] per object, in input order: its identity, the field errors as values and
 //! the warnings (strict decoding's duplicate and unknown fields, errors of unchanged values
-//! under ratcheting), serialisable as `kcel validate -o json` prints it.
+//! under ratcheting), serialisable as `kcel validate -o json` prints it; a custom resource's
+//! report also holds the costs of its rules ([`RuleCosts`], which the playground shows).
 //!
 //! ```
 //! use kcel_stdlib::kubernetes::manifest_validation::{ManifestReport, ManifestSet};
@@ -41,7 +42,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::builtin::{self, BuiltinKind};
-use super::crd::{CrdError, CrdValidator, FieldError};
+use super::crd::{CrdError, CrdValidator, FieldError, RuleCost};
 use crate::documents::{DocumentError, list_items, namespace_and_name, read_manifests};
 
 /// Why a text of manifests cannot be validated: the message names the input (`-` is
@@ -125,6 +126,23 @@ pub struct ObjectReport {
     /// decoding's duplicate and unknown fields first, then (custom resources) the errors
     /// of unchanged values under ratcheting and the finalizer warnings.
     pub warnings: Vec<String>,
+    /// A custom resource's version and the costs of its rules; `None` for a built-in kind.
+    /// Not serialised (`kcel validate -o json` prints no costs).
+    #[serde(skip)]
+    pub rule_costs: Option<RuleCosts>,
+}
+
+/// What a custom resource's validation cost: the CRD version that validated it, the actual
+/// cost of each rule evaluation and what is left of the per-object budget
+/// ([`PER_OBJECT_COST_BUDGET`](super::crd::PER_OBJECT_COST_BUDGET)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleCosts {
+    /// The CRD version the object was validated by (its `apiVersion`'s version).
+    pub version: String,
+    /// The actual cost of each rule evaluation, in order.
+    pub costs: Vec<RuleCost>,
+    /// What is left of the per-object budget (negative once it ran out).
+    pub remaining_budget: i64,
 }
 
 /// Field errors serialised as status causes.
@@ -308,6 +326,11 @@ impl Iterator for Validations<'_> {
             .crd
             .expect("objects without a built-in kind are the CRD's");
         let deprecation = crd.deprecation_of(&input.object).map(str::to_string);
+        // `add` admitted only objects of a served version.
+        let version = crd
+            .version_of(&input.object)
+            .unwrap_or_default()
+            .to_string();
         let mut outcome = match crd.validate_owned(input.object, old) {
             // (The object as it would be stored is not needed here.)
             Ok((_, outcome)) => outcome,
@@ -328,6 +351,11 @@ impl Iterator for Validations<'_> {
             decode_error: None,
             errors: outcome.errors,
             warnings: outcome.warnings,
+            rule_costs: Some(RuleCosts {
+                version,
+                costs: outcome.costs,
+                remaining_budget: outcome.remaining_budget,
+            }),
         }))
     }
 }
@@ -352,6 +380,7 @@ fn validate_builtin(input: Input, kind: BuiltinKind, old: Option<&Json>) -> Obje
         decode_error: outcome.decode_error,
         errors: outcome.errors,
         warnings: outcome.unknown_fields,
+        rule_costs: None,
     }
 }
 

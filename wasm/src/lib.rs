@@ -31,8 +31,6 @@ use kcel::time_zones::{self, ZoneTable};
 use kcel::{Ast, Env, ProgramOptions, Type, Value};
 use kcel::{DEFAULT_CEL_COST_LIMIT, NoSizes};
 #[cfg(feature = "full")]
-use kcel_stdlib::documents::namespace_and_name;
-#[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Input, ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding, validate_binding,
@@ -42,7 +40,9 @@ use kcel_stdlib::kubernetes::crd::PER_CALL_COST_LIMIT;
 #[cfg(feature = "full")]
 use kcel_stdlib::kubernetes::crd::PER_OBJECT_COST_BUDGET;
 #[cfg(feature = "full")]
-use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, RuleReport, SchemaFailure};
+use kcel_stdlib::kubernetes::crd::{CrdError, CrdValidator, FieldError, SchemaFailure};
+#[cfg(feature = "full")]
+use kcel_stdlib::kubernetes::manifest_validation::{ManifestReport, ManifestSet, ObjectReport};
 use kcel_stdlib::kubernetes::presets::{self, KUBERNETES_COST_LIMIT};
 use serde_json::{Value as Json, json};
 use wasm_bindgen::prelude::*;
@@ -173,19 +173,21 @@ pub fn functions(request: &str) -> String {
 }
 
 #[cfg(feature = "full")]
-/// Validates custom resources against a CRD as `kcel validate --crd CRD --old OLD OBJECT -o
-/// json` does: `{"valid": B, "objects": [{"kind", "namespace", "name", "valid", "errors":
-/// [{"field", "reason", "message"}], "warnings": [...]}]}` (the CLI's shape without `file`),
-/// with the costs the CLI does not print: per object its `version`, the actual cost of each
-/// rule evaluation `costs: [{"path", "rule", "cost"}]` and the per-object `budget: {"limit",
+/// Validates manifests as `kcel validate --crd CRD --old OLD OBJECT -o json` does, through
+/// the same library ([`ManifestSet`]): `{"valid": B, "objects": [{"kind", "namespace",
+/// "name", "valid", "decode_error"?, "errors": [{"field", "reason", "message"}], "warnings":
+/// [...]}], "unmatchedOld": [{"namespace", "name"}]}` (the CLI's shape without `file`, and
+/// the old objects no object pairs with, which the CLI warns of), with the costs the CLI
+/// does not print: per custom resource its `version`, the actual cost of each rule
+/// evaluation `costs: [{"path", "rule", "cost"}]` and the per-object `budget: {"limit",
 /// "remaining"}`; and `rules: [{"version", "path", "rule", "estimate": {"min", "max"},
-/// "cardinality", "charged", "limit"}]`, each compiled rule's static estimate (`charged` =
-/// max × cardinality, compared with the per-rule `limit`).
+/// "cardinality", "charged", "limit"}]`, each compiled rule's static estimate of the versions
+/// validated (`charged` = max × cardinality, compared with the per-rule `limit`).
 ///
 /// Request: `{"crd": TEXT, "object": TEXT, "old": TEXT}` — YAML or JSON text; `object` and
-/// `old` may hold several documents or `kind: List`s; an old object pairs with the object of
-/// the same namespace and name. A CRD whose rules do not compile gives `{"error": {"phase":
-/// "schema", "message", "errors": [...]}}`.
+/// `old` may hold several documents or `kind: List`s, of the CRD's kind or of built-in kinds;
+/// an old object pairs with the object of the same namespace and name. A CRD whose rules do
+/// not compile gives `{"error": {"phase": "schema", "message", "errors": [...]}}`.
 #[wasm_bindgen(js_name = validateCrd)]
 pub fn validate_crd(request: &str) -> String {
     respond(|| {
@@ -199,56 +201,37 @@ pub fn validate_crd(request: &str) -> String {
             let mode = mode.unwrap_or(presets::Mode::StoredExpressions);
             crd = crd.with_rule_env(presets::kubernetes(version, mode));
         }
-        let objects = request::objects("object", &req.object)?;
         let old = match &req.old {
             Some(text) => request::objects("old", text)?,
             None => Vec::new(),
         };
-        for object in &objects {
-            crd.version_of(object)
-                .map_err(|e| input(format!("object {:?}: {e}", namespace_and_name(object).1)))?;
-        }
-        let mut valid = true;
-        let mut reports = Vec::with_capacity(objects.len());
-        // The compiled rules of each version validated: (version, cost facts per rule).
-        let mut rules: Vec<(&str, &[RuleReport])> = Vec::new();
-        for object in &objects {
-            let (namespace, name) = namespace_and_name(object);
-            let old = old
-                .iter()
-                .find(|o| namespace_and_name(o) == (namespace, name));
-            let outcome = match crd.validate(object, old) {
-                Ok(outcome) => outcome,
+        let mut set = ManifestSet::new(Some(&crd), old);
+        set.add("object", &req.object)
+            .map_err(|e| input(e.to_string()))?;
+        let unmatched_old: Vec<Json> = (set.unmatched_old())
+            .map(|(namespace, name)| json!({"namespace": namespace, "name": name}))
+            .collect();
+        let mut report = ManifestReport::default();
+        for object in set.validate() {
+            match object {
+                Ok(object) => report.push(object),
                 Err(CrdError::Schema { version, errors }) => {
                     return Err(schema_failure(&version, &errors));
                 }
                 Err(e @ CrdError::NotServed(_)) => return Err(input(e.to_string())),
-            };
-            valid &= outcome.errors.is_empty();
-            let version = crd.version_of(object).unwrap_or_default();
-            if !rules.iter().any(|(v, _)| *v == version) {
-                if let Some(Ok(validator)) = crd.version(version) {
-                    rules.push((version, validator.compiled().reports()));
-                }
             }
-            reports.push(json!({
-                "kind": crd.kind(),
-                "namespace": namespace,
-                "name": name,
-                "valid": outcome.errors.is_empty(),
-                "errors": outcome.errors.iter().map(FieldError::cause).collect::<Vec<_>>(),
-                "warnings": outcome.warnings,
-                "version": version,
-                "costs": outcome.costs.iter().map(|c| json!({
-                    "path": c.path(), "rule": c.rule(), "cost": c.cost(),
-                })).collect::<Vec<_>>(),
-                "budget": {"limit": PER_OBJECT_COST_BUDGET, "remaining": outcome.remaining_budget},
-            }));
         }
-        let rules: Vec<Json> = rules
-            .iter()
-            .flat_map(|(version, reports)| {
-                reports.iter().map(move |r| {
+        // The versions validated, in the order first met, with their compiled rules.
+        let mut versions: Vec<&str> = Vec::new();
+        for costs in report.objects.iter().filter_map(|o| o.rule_costs.as_ref()) {
+            if !versions.contains(&costs.version.as_str()) {
+                versions.push(&costs.version);
+            }
+        }
+        let rules: Vec<Json> = (versions.iter())
+            .filter_map(|&version| Some((version, crd.version(version)?.ok()?)))
+            .flat_map(|(version, validator)| {
+                validator.compiled().reports().iter().map(move |r| {
                     json!({
                         "version": version, "path": r.path, "rule": r.rule,
                         "estimate": {"min": r.estimated.min, "max": r.estimated.max},
@@ -258,8 +241,35 @@ pub fn validate_crd(request: &str) -> String {
                 })
             })
             .collect();
-        Ok(json!({"valid": valid, "objects": reports, "rules": rules}))
+        let objects = (report.objects.iter())
+            .map(object_report)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(json!({
+            "valid": report.valid, "objects": objects, "unmatchedOld": unmatched_old, "rules": rules,
+        }))
     })
+}
+
+#[cfg(feature = "full")]
+/// One object's outcome as `validateCrd` answers it: the CLI's report without `file`, and a
+/// custom resource's version, rule costs and per-object budget.
+fn object_report(object: &ObjectReport) -> Result<Json, Rejection> {
+    let mut answer = serde_json::to_value(object)
+        .map_err(|e| input(format!("cannot serialise the answer: {e}")))?;
+    if let Some(fields) = answer.as_object_mut() {
+        fields.remove("file");
+        if let Some(costs) = &object.rule_costs {
+            fields.insert("version".into(), json!(costs.version));
+            let each = (costs.costs.iter())
+                .map(|c| json!({"path": c.path(), "rule": c.rule(), "cost": c.cost()}));
+            fields.insert("costs".into(), Json::Array(each.collect()));
+            fields.insert(
+                "budget".into(),
+                json!({"limit": PER_OBJECT_COST_BUDGET, "remaining": costs.remaining_budget}),
+            );
+        }
+    }
+    Ok(answer)
 }
 
 #[cfg(feature = "full")]

@@ -235,6 +235,8 @@ fn validates_crd_objects_with_old_objects() {
                "estimate": {"min": 5, "max": 10}, "cardinality": 1, "charged": 10, "limit": 1_000_000})
     );
     assert_eq!(rules[0]["rule"], "self == oldSelf");
+    let unmatched = answer.as_object_mut().unwrap().remove("unmatchedOld");
+    assert_eq!(unmatched, Some(json!([])));
     let first = answer["objects"][0].as_object_mut().unwrap();
     assert_eq!(first.remove("version").unwrap(), "v1");
     assert_eq!(
@@ -272,6 +274,23 @@ fn validates_crd_objects_with_old_objects() {
         json!({"crd": *CRD, "object": fixed.replace("owner: bob", "owner: ada"), "old": old}),
     );
     assert_eq!(answer["valid"], true);
+    // An old object no object pairs with is named; an object of a built-in kind is validated
+    // as `kcel validate` validates it (no rule costs).
+    let stray = old.replace("name: w,", "name: gone,");
+    let config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Web}\n";
+    let answer = call(
+        super::validate_crd,
+        json!({"crd": *CRD, "object": format!("{fixed}---\n{config_map}"), "old": stray}),
+    );
+    assert_eq!(
+        answer["unmatchedOld"],
+        json!([{"namespace": "default", "name": "gone"}])
+    );
+    let config_map = answer["objects"][1].as_object().unwrap();
+    assert_eq!(config_map["kind"], "ConfigMap");
+    assert_eq!(config_map["errors"][0]["field"], "metadata.name");
+    assert!(!config_map.contains_key("costs") && !config_map.contains_key("file"));
+    assert_eq!(answer["objects"][0]["valid"], true, "{answer}");
 }
 
 #[cfg(feature = "full")]

@@ -1,6 +1,6 @@
 //! ValidatingAdmissionPolicy and MutatingAdmissionPolicy enforced by the server: the
 //! policies and bindings stored as `admissionregistration.k8s.io/v1` objects are validated
-//! when written ([`objects`]), compiled once per generation into a [`PolicySet`](kcel_stdlib::kubernetes::admission::PolicySet) (and a
+//! when written ([`policy_objects`]), compiled once per generation into a [`PolicySet`](kcel_stdlib::kubernetes::admission::PolicySet) (and a
 //! mutating set) swapped whole when they change ([`policies`]). A write passes admission in
 //! kube-apiserver's two steps, around the kind's own validation which the routes make
 //! between them: every create and update is first mutated by the mutating policies
@@ -20,8 +20,8 @@ pub mod audit;
 pub mod context;
 pub mod lookups;
 pub mod mutation;
-pub mod objects;
 pub mod policies;
+pub mod policy_objects;
 
 use std::sync::Arc;
 
@@ -145,7 +145,7 @@ pub async fn mutate(state: &AppState, write: &mut Write<'_>) -> Result<bool, Api
     if let Some(context) = &context {
         context.set_object_name(write.name);
     }
-    if objects::is_policy_resource(write.resource) {
+    if policy_objects::is_policy_resource(write.resource) {
         return Ok(false);
     }
     let Some(context) = context else {
@@ -222,9 +222,9 @@ pub async fn validate(state: &AppState, write: Write<'_>) -> Result<(), ApiError
     if let Some(context) = &context {
         context.set_object_name(write.name);
     }
-    if objects::is_policy_resource(write.resource) {
+    if policy_objects::is_policy_resource(write.resource) {
         if let Some(object) = write.object {
-            objects::validate(
+            policy_objects::validate(
                 &state.crds,
                 write.resource,
                 write.subresource,

@@ -3,12 +3,12 @@
 //! `events.k8s.io/v1` Events (stored as core `v1` Events, under the same keys). An object
 //! is stored in its storage version and converted on every read and write in the other
 //! ([`crate::crd::Versions`] calls [`convert`]), with upstream's field mapping
-//! ([`autoscaling`]: kubernetes `pkg/apis/autoscaling/v1/conversion.go`; [`events`]:
+//! ([`hpa_versions`]: kubernetes `pkg/apis/autoscaling/v1/conversion.go`; [`events`]:
 //! `pkg/apis/events/v1/conversion.go`); admission's `matchPolicy: Equivalent` converts
 //! with the same functions ([`Equivalents`]).
 
-pub mod autoscaling;
 pub mod events;
+pub mod hpa_versions;
 
 use serde_json::Value;
 
@@ -63,10 +63,10 @@ pub fn convert(object: Object, from: &str, to: &str) -> Result<Object, Conversio
         .to_owned();
     let mut converted = match (kind.as_str(), from, to) {
         ("HorizontalPodAutoscaler", "autoscaling/v1", "autoscaling/v2") => {
-            autoscaling::v1_to_v2(object)?
+            hpa_versions::v1_to_v2(object)?
         }
         ("HorizontalPodAutoscaler", "autoscaling/v2", "autoscaling/v1") => {
-            autoscaling::v2_to_v1(object)
+            hpa_versions::v2_to_v1(object)
         }
         ("Event", "events.k8s.io/v1", "v1") => events::to_core(object),
         ("Event", "v1", "events.k8s.io/v1") => events::from_core(object),

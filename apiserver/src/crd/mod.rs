@@ -1,7 +1,7 @@
 //! CustomResourceDefinitions (issue 20): CRDs stored as objects, checked and completed when
 //! written ([`definition`]), served as soon as they are established ([`registry`], kept in step
 //! with storage by [`tracking`]), and their custom resources written through the library's
-//! CRD validation ([`mod@custom`]), listed in discovery ([`discovery`]), printed as Tables
+//! CRD validation ([`mod@custom`]), listed in discovery ([`crd_discovery`]), printed as Tables
 //! ([`columns`]) and scaled through the paths their CRD names ([`json_path`]).
 //!
 //! The built-in handlers stay as they are: they find custom resources through
@@ -9,13 +9,13 @@
 //! (before and after mutating admission).
 
 pub mod columns;
-pub mod conversion;
 pub mod conversion_spec;
+pub mod crd_conversion;
+pub mod crd_discovery;
+pub mod crd_openapi;
 pub mod custom;
 pub mod definition;
-pub mod discovery;
 pub mod json_path;
-pub mod openapi;
 pub mod registry;
 pub mod tracking;
 pub mod webhook_client;
@@ -24,7 +24,7 @@ use crate::error::ApiError;
 use crate::object::Object;
 use crate::resource::{CUSTOMRESOURCEDEFINITIONS, Resource};
 
-pub use conversion::Versions;
+pub use crd_conversion::Versions;
 pub use registry::{Crds, CustomResource, ServedVersion};
 pub use tracking::track;
 

@@ -49,13 +49,13 @@ fn categories(resource: &Resource) -> &'static [&'static str] {
 /// preference order.
 fn group_discovery(crds: &Crds, group: &str, versions: &[&str]) -> Value {
     if resource::groups().iter().all(|(g, _)| *g != group)
-        && let Some((_, versions)) = crate::crd::discovery::groups(crds)
+        && let Some((_, versions)) = crate::crd::crd_discovery::groups(crds)
             .into_iter()
             .find(|(g, _)| g == group)
     {
         let versions: Vec<Value> = versions
             .iter()
-            .map(|v| json!({"version": v, "resources": crate::crd::discovery::aggregated(crds, group, v), "freshness": "Current"}))
+            .map(|v| json!({"version": v, "resources": crate::crd::crd_discovery::aggregated(crds, group, v), "freshness": "Current"}))
             .collect();
         return json!({
             "metadata": {"creationTimestamp": null, "name": group},
@@ -102,7 +102,7 @@ fn resource_list(crds: &Crds, group: &str, version: &str) -> Value {
         .filter(|r| r.group == group && r.version == version)
         .flat_map(|r| crate::discovery_entries::legacy(r, categories(r)))
         .collect();
-    resources.extend(crate::crd::discovery::legacy(crds, group, version));
+    resources.extend(crate::crd::crd_discovery::legacy(crds, group, version));
     let group_version = if group.is_empty() {
         version.to_owned()
     } else {
@@ -149,12 +149,12 @@ pub async fn api_groups(State(state): State<AppState>, headers: HeaderMap) -> Re
             .into_iter()
             .map(|(g, vs)| group_discovery(crds, g, &vs))
             .collect();
-        for (g, _) in crate::crd::discovery::groups(crds) {
+        for (g, _) in crate::crd::crd_discovery::groups(crds) {
             items.push(group_discovery(crds, &g, &[]));
         }
         return aggregated_response(items);
     }
-    let custom = crate::crd::discovery::groups(crds);
+    let custom = crate::crd::crd_discovery::groups(crds);
     let groups: Vec<Value> = resource::groups()
         .into_iter()
         .map(|(g, vs)| api_group(g, &vs))
@@ -176,7 +176,7 @@ pub async fn api_group_handler(
     State(state): State<AppState>,
     Path(group): Path<String>,
 ) -> Result<Response, ApiError> {
-    if let Some((g, vs)) = crate::crd::discovery::groups(&state.crds)
+    if let Some((g, vs)) = crate::crd::crd_discovery::groups(&state.crds)
         .into_iter()
         .find(|(g, _)| *g == group)
     {
@@ -194,7 +194,7 @@ pub async fn group_version(
     State(state): State<AppState>,
     Path((group, version)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let custom = crate::crd::discovery::groups(&state.crds)
+    let custom = crate::crd::crd_discovery::groups(&state.crds)
         .into_iter()
         .any(|(g, vs)| g == group && vs.contains(&version));
     if !custom && !resource::serves_group_version(&group, &version) {

@@ -8,8 +8,8 @@ pub(crate) mod garbage_collector;
 mod health;
 pub(crate) mod namespaces;
 pub(crate) mod objects;
-mod openapi;
-mod scale;
+mod openapi_endpoints;
+mod scale_subresource;
 mod watch;
 pub(crate) mod write;
 
@@ -42,8 +42,8 @@ pub fn router(state: AppState) -> Router {
         .route("/apis", get(discovery::api_groups))
         .route("/apis/{group}", get(discovery::api_group_handler))
         .route("/apis/{group}/{version}", get(discovery::group_version))
-        .route("/openapi/v3", get(openapi::index))
-        .route("/openapi/v3/{*key}", get(openapi::document))
+        .route("/openapi/v3", get(openapi_endpoints::index))
+        .route("/openapi/v3/{*key}", get(openapi_endpoints::document))
         .route(
             "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
             axum::routing::post(access::self_subject_access_review),

@@ -87,8 +87,8 @@ pub async fn dispatch(
     let method = parts.method;
     if let (Some(name), Some("scale")) = (name, subresource) {
         return match method {
-            Method::GET => super::scale::get(call, name).await,
-            Method::PUT | Method::PATCH => super::scale::write(call, name, body).await,
+            Method::GET => super::scale_subresource::get(call, name).await,
+            Method::PUT | Method::PATCH => super::scale_subresource::write(call, name, body).await,
             _ => Err(ApiError::method_not_supported(
                 resource,
                 &method.as_str().to_lowercase(),

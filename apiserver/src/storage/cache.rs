@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::keys::ROOT;
-use super::shard::ShardKeys;
+use super::shard_fields::ShardKeys;
 
 mod store_reads;
 use super::{

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::{Mutex, MutexGuard};
 
-use super::watch::WatchHub;
+use super::watch_hub::WatchHub;
 use super::{
     EventKind, KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch,
     WatchEvent, check_compact_revision, check_read_revision,

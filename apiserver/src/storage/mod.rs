@@ -32,19 +32,19 @@
 
 pub mod cache;
 mod delegate;
-mod error;
 #[cfg(feature = "etcd")]
 pub mod etcd;
 pub mod keys;
 pub mod memory;
-pub mod shard;
+pub mod shard_fields;
 pub mod sqlite;
-mod watch;
+mod storage_error;
+mod watch_hub;
 
 pub use delegate::Delegating;
-pub use error::StorageError;
 pub use kcel_stdlib::kubernetes::sharding::ShardSelector;
-pub use watch::{EventKind, ProgressRequester, Watch, WatchEvent};
+pub use storage_error::StorageError;
+pub use watch_hub::{EventKind, ProgressRequester, Watch, WatchEvent};
 
 /// The most operations etcd accepts in one transaction by default (`--max-txn-ops`, 128).
 pub const MAX_TXN_OPS: usize = 128;
@@ -272,8 +272,8 @@ pub trait Storage: Send + Sync {
     /// [`Storage::range`] keeping the objects in `selector`'s shard: those, in order, and the
     /// last key the range examined (`count` and `more` describe the whole range, and a page's
     /// continue key follows the last key examined, as upstream's `GetList`). A store reads each value's shard field out of its
-    /// JSON without building the object ([`shard::matches_stored`]); the watch cache tests
-    /// the hashes it computed when the object entered it ([`shard::ShardKeys`]) and neither
+    /// JSON without building the object ([`shard_fields::matches_stored`]); the watch cache tests
+    /// the hashes it computed when the object entered it ([`shard_fields::ShardKeys`]) and neither
     /// copies nor lists the others (a sharded list examines four times what it answers).
     fn range_in_shard(
         &self,
@@ -282,7 +282,7 @@ pub trait Storage: Send + Sync {
     ) -> Result<ShardedRange, StorageError> {
         let response = self.range(request)?;
         Ok(ShardedRange::split(response, |kv| {
-            shard::matches_stored(selector, &kv.value)
+            shard_fields::matches_stored(selector, &kv.value)
         }))
     }
 

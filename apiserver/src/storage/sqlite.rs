@@ -31,7 +31,7 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::keys::prefix_end;
-use super::watch::WatchHub;
+use super::watch_hub::WatchHub;
 use super::{
     EventKind, KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, Watch,
     WatchEvent, check_compact_revision, check_read_revision,

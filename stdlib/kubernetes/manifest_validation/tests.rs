@@ -48,6 +48,21 @@ fn custom_and_builtin_objects_are_validated_in_input_order() {
         found[2].errors[0].to_string(),
         "metadata.name: Invalid value: \"x.y\": must not contain dots"
     );
+    // A custom resource's report holds its version and rule costs, a built-in kind's none.
+    let costs = found[0]
+        .rule_costs
+        .as_ref()
+        .expect("the Widget's rule costs");
+    assert_eq!(costs.version, "v1");
+    let ran: Vec<_> = (costs.costs.iter()).map(|c| (c.path(), c.rule())).collect();
+    assert_eq!(ran, [("spec", "self.replicas <= 10")]);
+    assert!(costs.costs[0].cost() > 0);
+    let spent: u64 = costs.costs.iter().map(RuleCost::cost).sum();
+    assert_eq!(
+        costs.remaining_budget,
+        crate::kubernetes::crd::PER_OBJECT_COST_BUDGET - spent as i64
+    );
+    assert_eq!(found[1].rule_costs, None);
 }
 
 #[test]

@@ -18,7 +18,7 @@
 //! An embedded store reads values as cheaply as keys: there the range is read whole, and the
 //! objects the cache holds at the same revisions are told apart by their kept hashes.
 
-use super::super::shard::matches_stored;
+use super::super::shard_fields::matches_stored;
 use super::super::{
     KeyValue, MAX_TXN_OPS, RangeRequest, Revision, ShardSelector, ShardedRange, StorageError,
 };

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha512};
 
-use super::discovery;
+use super::crd_discovery;
 use super::registry::Crds;
 use crate::resource::Resource;
 
@@ -247,7 +247,7 @@ pub fn document(crds: &Crds, key: &str) -> Option<Document> {
 
 /// The documents of every custom resource group-version (for the `/openapi/v3` index).
 pub fn documents(crds: &Crds) -> Vec<Document> {
-    discovery::groups(crds)
+    crd_discovery::groups(crds)
         .into_iter()
         .flat_map(|(g, vs)| {
             vs.into_iter()

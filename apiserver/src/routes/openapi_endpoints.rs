@@ -16,7 +16,7 @@ use crate::state::AppState;
 pub async fn index(State(state): State<AppState>) -> Response {
     let mut index = openapi::index();
     if let Some(paths) = index["paths"].as_object_mut() {
-        for doc in crate::crd::openapi::documents(&state.crds) {
+        for doc in crate::crd::crd_openapi::documents(&state.crds) {
             let url = format!("/openapi/v3/{}?hash={}", doc.key, doc.hash);
             paths.insert(doc.key, serde_json::json!({"serverRelativeURL": url}));
         }
@@ -31,14 +31,13 @@ pub async fn document(
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
     let doc = match openapi::document(&key) {
-        Some(d) => crate::crd::openapi::Document {
+        Some(d) => crate::crd::crd_openapi::Document {
             key: d.key.to_owned(),
             bytes: d.bytes.to_vec(),
             hash: d.hash.clone(),
         },
-        None => {
-            crate::crd::openapi::document(&state.crds, &key).ok_or_else(ApiError::no_such_path)?
-        }
+        None => crate::crd::crd_openapi::document(&state.crds, &key)
+            .ok_or_else(ApiError::no_such_path)?,
     };
     let url = format!("/openapi/v3/{}?hash={}", doc.key, doc.hash);
     match params.get("hash") {
