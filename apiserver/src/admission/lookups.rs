@@ -60,7 +60,7 @@ impl ParamLookup for ServerLookups {
         // A second version of a stored kind (`autoscaling/v1` HorizontalPodAutoscalers) is
         // stored in its storage version: params are read in the paramKind's version, as
         // upstream's informer lists them, so each object is converted.
-        let stored_as = crate::conversion::storage_of(resource).map(Resource::api_version);
+        let stored_as = crate::resource::storage_of(resource).map(Resource::api_version);
         range
             .kvs
             .iter()
