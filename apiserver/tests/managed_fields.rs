@@ -582,6 +582,32 @@ async fn apply_to_the_scale_subresource() {
         (code, s["message"].as_str()),
         (400, Some("invalid object type: /v1, Kind=Scale"))
     );
+    // Below zero, by apply and by merge patch: ValidateScale's 422.
+    let negative = "Scale.autoscaling \"d\" is invalid: spec.replicas: Invalid value: -1: \
+                    must be greater than or equal to 0";
+    for (body, content_type, query) in [
+        (
+            scale.replace("replicas: 4", "replicas: -1"),
+            "application/apply-patch+yaml",
+            "fieldManager=scaler&force=true",
+        ),
+        (
+            r#"{"spec": {"replicas": -1}}"#.to_owned(),
+            "application/merge-patch+json",
+            "",
+        ),
+    ] {
+        let reply = server
+            .send_with(
+                "PATCH",
+                &scale_path(query),
+                Some(body.into_bytes()),
+                &[("content-type", content_type)],
+            )
+            .await;
+        let (code, s) = status(&reply);
+        assert_eq!((code, s["message"].as_str()), (422, Some(negative)));
+    }
 }
 
 /// An owner reference of a ConfigMap's apply configuration.

@@ -61,17 +61,7 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
             .and_then(Value::as_i64)
             .unwrap_or(0);
         if replicas < 0 {
-            return Err(ApiError::invalid_of(
-                "Scale.autoscaling",
-                "autoscaling",
-                "Scale",
-                name,
-                vec![crate::error::FieldError::invalid_number(
-                    "spec.replicas",
-                    replicas,
-                    "must be greater than or equal to 0",
-                )],
-            ));
+            return Err(negative_replicas(name, replicas));
         }
         let mut new = old.clone();
         if let Some(paths) = custom_paths(&call.state.crds, resource) {
@@ -158,18 +148,8 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
     let mut config = json!({"apiVersion": resource.api_version(), "kind": resource.kind,
         "metadata": {"name": name}});
     if let Some(replicas) = given.get("spec").and_then(|s| s.get("replicas")) {
-        if replicas.as_i64().is_some_and(|r| r < 0) {
-            return Err(ApiError::invalid_of(
-                "Scale.autoscaling",
-                "autoscaling",
-                "Scale",
-                name,
-                vec![crate::error::FieldError::invalid_number(
-                    "spec.replicas",
-                    replicas.as_i64().unwrap_or(0),
-                    "must be greater than or equal to 0",
-                )],
-            ));
+        if let Some(negative) = replicas.as_i64().filter(|r| *r < 0) {
+            return Err(negative_replicas(name, negative));
         }
         config["spec"] = json!({"replicas": replicas});
     }
@@ -192,4 +172,19 @@ async fn apply(call: Call, name: &str, given: Value) -> Result<Response, ApiErro
         Ok(merged)
     })
     .await
+}
+
+/// A Scale's 422 for `spec.replicas` below zero (`ValidateScale`).
+fn negative_replicas(name: &str, replicas: i64) -> ApiError {
+    ApiError::invalid_of(
+        "Scale.autoscaling",
+        "autoscaling",
+        "Scale",
+        name,
+        vec![crate::error::FieldError::invalid_number(
+            "spec.replicas",
+            replicas,
+            "must be greater than or equal to 0",
+        )],
+    )
 }

@@ -34,18 +34,6 @@ pub struct CompileErrors {
     pub audit_annotations: Vec<Option<ExpressionError>>,
 }
 
-/// `path.ValidatePathSegmentName`.
-fn path_segment_errors(name: &str) -> Vec<String> {
-    if name == "." || name == ".." {
-        return vec![format!("may not be '{name}'")];
-    }
-    ["/", "%"]
-        .iter()
-        .filter(|c| name.contains(*c))
-        .map(|c| format!("may not contain '{c}'"))
-        .collect()
-}
-
 /// A string slice as a field error's bad value: `json.Marshal` (Kubernetes 1.34 and later
 /// render composite bad values as JSON; before, Go's `%#v`).
 fn json_strings<S: AsRef<str>>(items: &[S]) -> String {
@@ -252,7 +240,7 @@ fn validate_resources(resources: &[String], path: &FieldPath, errors: &mut Error
 fn validate_rule(rule: &NamedRuleWithOperations, path: &FieldPath, errors: &mut Errors) {
     let names = path.child("resourceNames");
     for (i, name) in rule.resource_names.iter().enumerate() {
-        for message in path_segment_errors(name) {
+        for message in crate::kubernetes::object_meta::path_segment_name(name) {
             errors.invalid(&names.index(i), name, &message);
         }
         if rule.resource_names[..i].contains(name) {
@@ -735,7 +723,7 @@ fn validating_errors(
 fn validate_param_ref(param_ref: &ParamRef, path: &FieldPath, errors: &mut Errors) {
     const EXCLUSIVE: &str = "name and selector are mutually exclusive";
     if !param_ref.name.is_empty() {
-        for message in path_segment_errors(&param_ref.name) {
+        for message in crate::kubernetes::object_meta::path_segment_name(&param_ref.name) {
             errors.invalid(&path.child("name"), &param_ref.name, &message);
         }
         if param_ref.selector.is_some() {
