@@ -150,6 +150,11 @@ fn every_json_read_agrees() {
         "type(obj) == map && type(list) == list",
         "type(obj.ports) == list",
         "obj.ports.map(p, p.port)",
+        // Errors in `map`'s elements over a JSON array: the first one is the result, the
+        // later elements still evaluated and charged.
+        "obj.ports.map(p, p.missing)",
+        "obj.ports.map(p, p.port == 80 ? 1 / 0 : p.port + 1)",
+        "obj.ports.map(p, p.port == 80 ? p.port : 1 / 0)",
         "obj.ports.filter(p, p.port > 100)",
         "obj.ports.exists(p, p.name == 'https')",
         "obj.ports.all(p, p.port > 0)",

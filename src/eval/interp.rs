@@ -2319,32 +2319,51 @@ fn map_entries(entries: &[MapEntryNode], frame: &mut Frame) -> EvalResult {
 #[inline(never)]
 fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
     let range = eval(&f.range, frame)?;
-    let accu = match (&range, &f.step, eval(&f.init, frame)) {
-        (
-            Value::List(items),
-            Node::AppendToAccumulator {
-                id,
-                elements,
-                list_cost,
-                ..
-            },
-            Ok(Value::List(init)),
-        ) if f.appends && f.iter_slot2.is_none() => {
-            if let [element] = &**elements {
-                let init = Arc::unwrap_or_clone(init);
-                let step = (*id, element, *list_cost);
-                map_list(f, items, step, init, frame)?;
-                let result = eval(&f.result, frame);
-                frame.slots[f.accu_slot as usize] = unset();
-                return result;
+    let accu = eval(&f.init, frame);
+    if let (
+        Node::AppendToAccumulator {
+            id,
+            elements,
+            list_cost,
+            ..
+        },
+        Ok(Value::List(init)),
+    ) = (&f.step, &accu)
+        && let [element] = &**elements
+        && f.appends
+        && f.iter_slot2.is_none()
+    {
+        let step = (*id, element, *list_cost);
+        let mapped = match &range {
+            Value::List(items) => {
+                let bind = |slot: &mut SlotContent, i| slot.set_element(items, i);
+                Some(map_list(f, items.len(), bind, step, init, frame))
             }
-            Ok(Value::List(init))
+            Value::Json(j) => match j.json() {
+                Some(serde_json::Value::Array(items)) => {
+                    let root = j.root();
+                    let bind = |slot: &mut SlotContent, i| slot.set_json(root, &items[i]);
+                    Some(map_list(f, items.len(), bind, step, init, frame))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(mapped) = mapped {
+            mapped?;
+            let result = eval(&f.result, frame);
+            frame.slots[f.accu_slot as usize] = unset();
+            return result;
         }
-        (_, _, accu) => accu,
-    };
+    }
+    fold_generic(f, &range, accu, frame)
+}
+
+/// [`fold`]'s iterations step by step, from the accumulator's initial value `accu`.
+fn fold_generic(f: &FoldNode, range: &Value, accu: EvalResult, frame: &mut Frame) -> EvalResult {
     frame.slots[f.accu_slot as usize] = SlotContent::Result(accu);
     let iter = f.iter_slot as usize;
-    if let (Value::List(items), None) = (&range, f.iter_slot2) {
+    if let (Value::List(items), None) = (range, f.iter_slot2) {
         // The usual case (`map`, `filter` over a list), in a loop of its own.
         for i in 0..items.len() {
             poll_interrupt(i, frame)?;
@@ -2354,36 +2373,38 @@ fn fold(f: &FoldNode, frame: &mut Frame) -> EvalResult {
             }
         }
     } else {
-        fold_entries(f, &range, frame)?;
+        fold_entries(f, range, frame)?;
     }
     let result = eval(&f.result, frame);
     frame.slots[f.accu_slot as usize] = unset();
     result
 }
 
-/// The iterations of [`fold`] over a list when each appends `element` to a list
-/// accumulator (see [`FoldNode::appends`]): the list is built as a vector and stored in
-/// the accumulator's slot at the end, with the charges, errors and result of the steps
+/// The `len` iterations of [`fold`] over a list (of values, or a JSON array: `bind` puts
+/// element `i` in a slot) when each appends `element` to a list accumulator (see
+/// [`FoldNode::appends`]): the list is built as a vector and stored in the accumulator's
+/// slot at the end, with the charges, errors and result of the steps
 /// ([`append_to_accumulator`]): an element's error replaces the accumulator, which an
 /// accumulator holding an error keeps.
 fn map_list(
     f: &FoldNode,
-    items: &Arc<List>,
+    len: usize,
+    bind: impl Fn(&mut SlotContent, usize),
     (id, element, list_cost): (ExprId, &Node, u64),
-    init: List,
+    init: &List,
     frame: &mut Frame,
 ) -> Result<(), EvalError> {
     // Not reserved to the list's length: glibc's malloc then consolidates its free lists,
     // which costs more (in the allocations of the elements) than the vector's regrowth.
-    let mut built = Ok(init);
+    let mut built = Ok(init.clone());
     let iter = f.iter_slot as usize;
     let mut outcome = Ok(());
-    for i in 0..items.len() {
+    for i in 0..len {
         outcome = poll_interrupt(i, frame);
         if outcome.is_err() {
             break;
         }
-        frame.slots[iter].set_element(items, i);
+        bind(&mut frame.slots[iter], i);
         // As the step `@result + [element]` evaluates (see `append_to_accumulator`): the
         // accumulator read (1) and the list literal, the element (evaluated also when the
         // accumulator holds an error, as cel-go's `evalBinary` evaluates both operands),

@@ -143,7 +143,8 @@ struct Side {
     value: &'static str,
     average_value: &'static str,
     average_utilization: &'static str,
-    /// Whether the two fields above are plain quantities (`"0"` when unset).
+    /// Whether the two fields above are plain quantities (`"0"` when unset): the status's,
+    /// whose v2 values (`MetricValueStatus`) carry no `type`.
     plain: bool,
 }
 
@@ -174,18 +175,25 @@ impl Side {
     }
 }
 
-/// One v2 metric as v1's (`Convert_autoscaling_MetricSpec_To_v1_MetricSpec` and the
-/// status's counterpart): its source with the values of `side`.
-fn metric_to_v1(m: &Value, side: &Side) -> Ordered {
-    let kind = get(m, "type").as_str().unwrap_or_default();
-    let mut out = vec![("type", Ordered::Plain(Value::from(kind)))];
-    let field = match kind {
+/// The field of a metric of type `kind` that holds its source (both versions name it alike).
+fn source_field(kind: &str) -> Option<&'static str> {
+    Some(match kind {
         "Object" => "object",
         "Pods" => "pods",
         "Resource" => "resource",
         "ContainerResource" => "containerResource",
         "External" => "external",
-        _ => return Ordered::Fields(out),
+        _ => return None,
+    })
+}
+
+/// One v2 metric as v1's (`Convert_autoscaling_MetricSpec_To_v1_MetricSpec` and the
+/// status's counterpart): its source with the values of `side`.
+fn metric_to_v1(m: &Value, side: &Side) -> Ordered {
+    let kind = get(m, "type").as_str().unwrap_or_default();
+    let mut out = vec![("type", Ordered::Plain(Value::from(kind)))];
+    let Some(field) = source_field(kind) else {
+        return Ordered::Fields(out);
     };
     let s = get(m, field);
     let (values, id) = (get(s, side.values), get(s, "metric"));
@@ -437,22 +445,6 @@ fn annotation_list(
         })
 }
 
-/// A metric target of v1's fields (`type` as upstream infers it).
-fn target(kind: &str, value: &Value, average: &Value, utilization: &Value) -> Value {
-    let mut t = Map::new();
-    t.insert("type".to_owned(), Value::from(kind));
-    for (name, v) in [
-        ("value", value),
-        ("averageValue", average),
-        ("averageUtilization", utilization),
-    ] {
-        if !v.is_null() {
-            t.insert(name.to_owned(), v.clone());
-        }
-    }
-    Value::Object(t)
-}
-
 /// A metric identifier (`name`, `selector` if set).
 fn identifier(name: &Value, selector: &Value) -> Value {
     let mut id = Map::new();
@@ -463,150 +455,84 @@ fn identifier(name: &Value, selector: &Value) -> Value {
     Value::Object(id)
 }
 
-/// One v1 `MetricSpec` (an annotation's) as v2's.
-fn metric_spec_from_v1(m: &Value) -> Value {
+/// One v1 metric of an annotation (a `MetricSpec` or a `MetricStatus`, as `side` says) as
+/// v2's, its values in `side.values`: the spec's `MetricTarget` with the `type` upstream
+/// infers from which fields are set, the status's `MetricValueStatus` without one.
+fn metric_from_v1(m: &Value, side: &Side) -> Value {
     let kind = get(m, "type").as_str().unwrap_or_default();
-    let null = &Value::Null;
-    let source = match kind {
+    let Some(field) = source_field(kind) else {
+        return json!({"type": kind});
+    };
+    let s = get(m, field);
+    // A field that is a pointer in the spec and a plain quantity in the status.
+    let pointer_or_plain = |v: &Value| if side.plain { quantity(v) } else { v.clone() };
+    let mut source = Map::new();
+    let mut put = |name: &str, v: Value| source.insert(name.to_owned(), v);
+    let (inferred, value, average, utilization) = match kind {
         "Object" => {
-            let s = get(m, "object");
-            let average = get(s, "averageValue");
+            put("describedObject", get(s, "target").clone());
+            put(
+                "metric",
+                identifier(get(s, "metricName"), get(s, "selector")),
+            );
+            let average = get(s, "averageValue").clone();
             let t = if average.is_null() {
                 "Value"
             } else {
                 "AverageValue"
             };
-            json!({
-                "describedObject": get(s, "target"),
-                "target": target(t, &quantity(get(s, "targetValue")), average, null),
-                "metric": identifier(get(s, "metricName"), get(s, "selector")),
-            })
+            (t, quantity(get(s, side.value)), average, Value::Null)
         }
         "Pods" => {
-            let s = get(m, "pods");
-            json!({
-                "metric": identifier(get(s, "metricName"), get(s, "selector")),
-                "target": target("AverageValue", null, &quantity(get(s, "targetAverageValue")), null),
-            })
+            put(
+                "metric",
+                identifier(get(s, "metricName"), get(s, "selector")),
+            );
+            let average = quantity(get(s, side.average_value));
+            ("AverageValue", Value::Null, average, Value::Null)
         }
         "Resource" | "ContainerResource" => {
-            let s = get(
-                m,
-                if kind == "Resource" {
-                    "resource"
-                } else {
-                    "containerResource"
-                },
-            );
-            let utilization = get(s, "targetAverageUtilization");
+            put("name", text(s, "name"));
+            if kind == "ContainerResource" {
+                put("container", text(s, "container"));
+            }
+            let utilization = get(s, side.average_utilization).clone();
             let t = if utilization.is_null() {
                 "AverageValue"
             } else {
                 "Utilization"
             };
-            let mut out = json!({
-                "name": text(s, "name"),
-                "target": target(t, null, get(s, "targetAverageValue"), utilization),
-            });
-            if kind == "ContainerResource" {
-                out["container"] = text(s, "container");
-            }
-            out
+            let average = pointer_or_plain(get(s, side.average_value));
+            (t, Value::Null, average, utilization)
         }
-        "External" => {
-            let s = get(m, "external");
-            let value = get(s, "targetValue");
+        _ => {
+            put(
+                "metric",
+                identifier(get(s, "metricName"), get(s, "metricSelector")),
+            );
+            let value = pointer_or_plain(get(s, side.value));
             let t = if value.is_null() {
                 "AverageValue"
             } else {
                 "Value"
             };
-            json!({
-                "metric": identifier(get(s, "metricName"), get(s, "metricSelector")),
-                "target": target(t, value, get(s, "targetAverageValue"), null),
-            })
+            (t, value, get(s, side.average_value).clone(), Value::Null)
         }
-        _ => return json!({"type": kind}),
     };
-    let field = match kind {
-        "Object" => "object",
-        "Pods" => "pods",
-        "Resource" => "resource",
-        "ContainerResource" => "containerResource",
-        _ => "external",
-    };
-    json!({"type": kind, field: source})
-}
-
-/// A metric value status of v1's fields.
-fn current(value: &Value, average: &Value, utilization: &Value) -> Value {
-    let mut c = Map::new();
+    let mut values = Map::new();
+    if !side.plain {
+        values.insert("type".to_owned(), Value::from(inferred));
+    }
     for (name, v) in [
         ("value", value),
         ("averageValue", average),
         ("averageUtilization", utilization),
     ] {
         if !v.is_null() {
-            c.insert(name.to_owned(), v.clone());
+            values.insert(name.to_owned(), v);
         }
     }
-    Value::Object(c)
-}
-
-/// One v1 `MetricStatus` (an annotation's) as v2's.
-fn metric_status_from_v1(m: &Value) -> Value {
-    let kind = get(m, "type").as_str().unwrap_or_default();
-    let null = &Value::Null;
-    let (field, source) = match kind {
-        "Object" => {
-            let s = get(m, "object");
-            let c = current(
-                &quantity(get(s, "currentValue")),
-                get(s, "averageValue"),
-                null,
-            );
-            let id = identifier(get(s, "metricName"), get(s, "selector"));
-            (
-                "object",
-                json!({"metric": id, "current": c, "describedObject": get(s, "target")}),
-            )
-        }
-        "Pods" => {
-            let s = get(m, "pods");
-            let c = current(null, &quantity(get(s, "currentAverageValue")), null);
-            let id = identifier(get(s, "metricName"), get(s, "selector"));
-            ("pods", json!({"metric": id, "current": c}))
-        }
-        "Resource" | "ContainerResource" => {
-            let field = if kind == "Resource" {
-                "resource"
-            } else {
-                "containerResource"
-            };
-            let s = get(m, field);
-            let c = current(
-                null,
-                &quantity(get(s, "currentAverageValue")),
-                get(s, "currentAverageUtilization"),
-            );
-            let mut out = json!({"name": text(s, "name"), "current": c});
-            if kind == "ContainerResource" {
-                out["container"] = text(s, "container");
-            }
-            (field, out)
-        }
-        "External" => {
-            let s = get(m, "external");
-            let c = current(
-                &quantity(get(s, "currentValue")),
-                get(s, "currentAverageValue"),
-                null,
-            );
-            let id = identifier(get(s, "metricName"), get(s, "metricSelector"));
-            ("external", json!({"metric": id, "current": c}))
-        }
-        _ => return json!({"type": kind}),
-    };
+    put(side.values, Value::Object(values));
     json!({"type": kind, field: source})
 }
 
@@ -653,7 +579,7 @@ pub fn v1_to_v2(mut object: Object) -> Result<Object, ConversionError> {
             let mut metrics: Vec<Value> = annotation_list(&taken, METRICS)?
                 .unwrap_or_default()
                 .iter()
-                .map(metric_spec_from_v1)
+                .map(|m| metric_from_v1(m, &SPEC))
                 .collect();
             if let Some(cpu) = cpu.filter(|c| !c.is_null()) {
                 metrics.push(json!({"type": "Resource", "resource": {"name": "cpu",
@@ -700,7 +626,7 @@ pub fn v1_to_v2(mut object: Object) -> Result<Object, ConversionError> {
             ],
         );
         let current = match annotation_list(&taken, CURRENT_METRICS)? {
-            Some(list) => list.iter().map(metric_status_from_v1).collect(),
+            Some(list) => list.iter().map(|m| metric_from_v1(m, &STATUS)).collect(),
             None => match cpu.filter(|c| !c.is_null()) {
                 Some(cpu) => vec![json!({"type": "Resource", "resource": {"name": "cpu",
                     "current": {"averageUtilization": cpu}}})],
