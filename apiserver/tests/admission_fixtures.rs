@@ -165,12 +165,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
          (policy/generic/policy_source.go calculatePolicyData ranges over a Go map), so \
          neither is upstream's to reproduce",
     ),
-    (
-        "18-cost-budgets.yaml",
-        "",
-        "the objects carry `items`, which ConfigMaps and Secrets do not have: the server drops \
-         unknown fields when decoding, as kube-apiserver",
-    ),
 ];
 
 /// Why the server cannot reproduce a case, if it cannot.
