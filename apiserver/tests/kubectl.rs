@@ -767,7 +767,7 @@ fn built_in_kinds_are_validated_as_kube_apiserver_validates_them() {
 /// Jobs or CronJobs, so pod rules show through a Deployment's template): a volume without a
 /// source, a container's user ID and a topology spread skew, the order of an immutable
 /// ConfigMap's update errors (ValidateConfigMapUpdate: the immutability errors before the
-/// metadata's), a node port on a ClusterIP Service.
+/// metadata's), a node port on a ClusterIP Service, a Service's cluster and external IPs.
 #[test]
 fn more_built_in_rules_are_visible_through_kubectl() {
     let Some(k) = Kubectl::start("more_built_in_rules_are_visible_through_kubectl") else {
@@ -871,6 +871,31 @@ fn more_built_in_rules_are_visible_through_kubectl() {
         ran.stderr,
         "The Service \"np\" is invalid: spec.ports[0].nodePort: Forbidden: may not be used \
          when `type` is 'ClusterIP'\n"
+    );
+    // A Service's storage checks its cluster IPs before anything is validated (beginCreate,
+    // initIPFamilyFields): their errors alone, the bad label unseen (tests/builtin/15_*).
+    let ran = k.apply(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: ips, labels: {\"a b\": c}}\nspec: \
+         {clusterIP: 10.0.0.10, clusterIPs: [10.0.0.11], ports: [{port: 80}]}\n",
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Service \"ips\" is invalid: spec.clusterIPs: Invalid value: [\"10.0.0.11\"]: \
+         first value must match `clusterIP`\n"
+    );
+    // External IPs with StrictIPCIDRValidation's texts (on by default in 1.37).
+    let ran = k.apply(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: ext}\nspec: {ports: [{port: 80}], \
+         externalIPs: [127.0.0.1, 01.2.3.4]}\n",
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(
+        ran.stderr,
+        "The Service \"ext\" is invalid: \n\
+         * spec.externalIPs[0]: Invalid value: \"127.0.0.1\": may not be in the loopback range \
+         (127.0.0.0/8, ::1/128)\n\
+         * spec.externalIPs[1]: Invalid value: \"01.2.3.4\": must not have leading 0s\n"
     );
 }
 

@@ -212,7 +212,9 @@ pub fn ip_to_string(ip: &Value) -> EvalResult {
     Ok(Value::from(opaque_arg::<Ip>(ip)?.0.to_string()))
 }
 
-fn link_local_multicast(ip: &IpAddr) -> bool {
+/// Go's `net.IP.IsLinkLocalMulticast` (224.0.0.0/24; IPv6 multicast of link-local scope,
+/// `ffX2::/16`).
+pub(crate) fn link_local_multicast(ip: &IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
             let o = v4.octets();
@@ -222,7 +224,8 @@ fn link_local_multicast(ip: &IpAddr) -> bool {
     }
 }
 
-fn link_local_unicast(ip: &IpAddr) -> bool {
+/// Go's `net.IP.IsLinkLocalUnicast` (169.254.0.0/16, fe80::/10).
+pub(crate) fn link_local_unicast(ip: &IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
             let o = v4.octets();

@@ -76,6 +76,7 @@ pub(crate) mod regex_find;
 pub mod selectors;
 pub(crate) mod semver;
 pub mod sharding;
+pub(crate) mod sloppy_ip;
 pub mod strfmt;
 pub mod suite;
 pub(crate) mod urls;

@@ -16,7 +16,6 @@
 //! `IsEmail`; RFC 5322 comments in addresses are not read, so an address with a comment is
 //! rejected).
 
-use std::net::Ipv6Addr;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -75,9 +74,9 @@ pub fn validates(format: &str, text: &str) -> bool {
         "uuid3" => UUID3.is_match(text),
         "uuid4" => UUID4.is_match(text),
         "uuid5" => UUID5.is_match(text),
-        "ipv4" => parse_ip_sloppy(text) && text.contains('.'),
-        "ipv6" => text.parse::<Ipv6Addr>().is_ok() && text.contains(':'),
-        "cidr" => is_cidr_sloppy(text),
+        "ipv4" => super::sloppy_ip::parse_ip(text).is_some() && text.contains('.'),
+        "ipv6" => super::sloppy_ip::parse_ip(text).is_some() && text.contains(':'),
+        "cidr" => super::sloppy_ip::parse_cidr(text).is_some(),
         "uri" => super::go_url::parse_request_uri(text).is_ok(),
         "byte" => is_base64(text),
         "date" => is_date(text),
@@ -360,42 +359,6 @@ pub(crate) fn is_base64(text: &str) -> bool {
 /// strfmt's `IsHostname`: the pattern, at most 255 bytes, labels of at most 63 bytes.
 fn is_hostname(text: &str) -> bool {
     HOSTNAME.is_match(text) && text.len() <= 255 && text.split('.').all(|label| label.len() <= 63)
-}
-
-/// `netutils.ParseIPSloppy`: Go's IP parsing before 1.17, whose IPv4 parts may have leading
-/// zeros (read as decimal).
-fn parse_ip_sloppy(text: &str) -> bool {
-    is_ipv4_sloppy(text) || text.parse::<Ipv6Addr>().is_ok()
-}
-
-fn is_ipv4_sloppy(text: &str) -> bool {
-    let parts: Vec<&str> = text.split('.').collect();
-    parts.len() == 4
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.len() <= 3
-                && p.bytes().all(|b| b.is_ascii_digit())
-                && p.parse::<u16>().is_ok_and(|n| n <= 255)
-        })
-}
-
-/// `netutils.ParseCIDRSloppy`: an address as [`parse_ip_sloppy`] reads it, `/` and a decimal
-/// prefix length within the address's bits.
-fn is_cidr_sloppy(text: &str) -> bool {
-    let Some((addr, bits)) = text.split_once('/') else {
-        return false;
-    };
-    let max = if is_ipv4_sloppy(addr) {
-        32
-    } else if addr.parse::<Ipv6Addr>().is_ok() {
-        128
-    } else {
-        return false;
-    };
-    !bits.is_empty()
-        && bits.len() <= 10
-        && bits.bytes().all(|b| b.is_ascii_digit())
-        && bits.parse::<u32>().is_ok_and(|n| n <= max)
 }
 
 /// strfmt's `IsDate`, `time.Parse("2006-01-02", text)`: four-digit year, two-digit month and

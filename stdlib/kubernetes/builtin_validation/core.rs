@@ -1,12 +1,13 @@
 //! The core group (kubernetes/kubernetes `pkg/apis/core/validation`): `ValidatePodCreate`,
-//! `ValidateService` and `validateServicePort`, `ValidateConfigMap`(`Update`),
-//! `ValidateSecret`(`Update`).
+//! `ValidateService`(`Update`) and `validateServicePort` (a Service's addresses:
+//! [`super::service_ips`]), `ValidateConfigMap`(`Update`), `ValidateSecret`(`Update`).
 
 use serde_json::Value as Json;
 
 use super::errors::{Errors, config_key, go_struct};
 use super::pod_spec_validation;
 use super::read;
+use super::service_ips::Prepared;
 use crate::kubernetes::crd::FieldError;
 use crate::kubernetes::crd::field_error::{FieldPath, go_json_value};
 
@@ -48,23 +49,27 @@ pub(super) fn pod(e: &mut Errors, object: &Json, old: Option<&Json>) {
     }
 }
 
-/// `ValidateService` after the metadata: ports (required but for headless and ExternalName
-/// services), the ExternalName's name, each port, the selector's labels, session affinity
-/// and type (both defaulted when unset).
-pub(super) fn service(e: &mut Errors, object: &Json) {
+/// `ValidateService` after the metadata, on update after `ValidateServiceUpdate`'s rules
+/// for the cluster IPs and families: ports (required but for headless and ExternalName
+/// services), the ExternalName's name, each port, the selector's labels, session affinity,
+/// the addresses, the type (session affinity and type defaulted when unset). `addresses`
+/// are the Service's as its storage prepared them ([`super::service_ips::prepare`]).
+pub(super) fn service(e: &mut Errors, object: &Json, addresses: &Prepared) {
+    addresses.update_rules(e);
     let spec = read::field(object, "spec").unwrap_or(&Json::Null);
     let path = FieldPath::new("spec");
     let kind = match read::text(spec, "type") {
         "" => "ClusterIP",
         t => t,
     };
-    let headless = kind == "ClusterIP" && read::text(spec, "clusterIP") == "None";
+    let ips = addresses.object();
+    let headless = ips.headless();
     let ports = read::list(spec, "ports");
     if ports.is_empty() && !headless && kind != "ExternalName" {
         e.required(&path.child("ports"), "");
     }
     match kind {
-        "LoadBalancer" | "NodePort" if read::text(spec, "clusterIP") == "None" => {
+        "LoadBalancer" | "NodePort" if headless => {
             e.invalid(
                 &path.child("clusterIPs").index(0),
                 "None",
@@ -72,27 +77,24 @@ pub(super) fn service(e: &mut Errors, object: &Json) {
             );
         }
         "ExternalName" => {
-            // (The strategy sets clusterIPs from clusterIP.)
-            if !read::text(spec, "clusterIP").is_empty()
-                || !read::list(spec, "clusterIPs").is_empty()
-            {
+            // (The storage set clusterIPs from clusterIP.)
+            if !ips.cluster_ips().is_empty() {
                 e.forbidden(
                     &path.child("clusterIPs"),
                     "may not be set for ExternalName services",
                 );
             }
-            for field in ["ipFamilies", "ipFamilyPolicy"] {
-                let set = match read::field(spec, field) {
-                    Some(Json::Array(a)) => !a.is_empty(),
-                    Some(_) => true,
-                    None => false,
-                };
-                if set {
-                    e.forbidden(
-                        &path.child(field),
-                        "may not be set for ExternalName services",
-                    );
-                }
+            if !ips.families().is_empty() {
+                e.forbidden(
+                    &path.child("ipFamilies"),
+                    "may not be set for ExternalName services",
+                );
+            }
+            if ips.has_policy() {
+                e.forbidden(
+                    &path.child("ipFamilyPolicy"),
+                    "may not be set for ExternalName services",
+                );
             }
             let name = read::text(spec, "externalName");
             let cname = name.strip_suffix('.').unwrap_or(name);
@@ -147,6 +149,7 @@ pub(super) fn service(e: &mut Errors, object: &Json) {
             "must not be set when session affinity is None",
         );
     }
+    addresses.cluster_and_external_ips(e);
     match kind {
         "ClusterIP" | "ExternalName" | "LoadBalancer" | "NodePort" => {}
         other => e.not_supported(
@@ -156,7 +159,7 @@ pub(super) fn service(e: &mut Errors, object: &Json) {
         ),
     }
     service_node_ports(e, spec, kind, &path);
-    service_type_fields(e, spec, kind, &path);
+    service_type_fields(e, spec, kind, &path, addresses);
 }
 
 /// `ValidateService`'s node ports and ports: no node port on a ClusterIP service, none used
@@ -222,19 +225,22 @@ fn service_node_ports(e: &mut Errors, spec: &Json, kind: &str, path: &FieldPath)
 }
 
 /// `ValidateService`'s fields that only some types may set: load balancer source ranges
-/// and node port allocation (LoadBalancer), the external traffic policy (externally
-/// accessible services: LoadBalancer, NodePort, or with external IPs), the health check node
-/// port (LoadBalancer with the Local policy), and the internal traffic policy's value.
-fn service_type_fields(e: &mut Errors, spec: &Json, kind: &str, path: &FieldPath) {
-    const ONLY_LOAD_BALANCER: &str = "may only be used when `type` is 'LoadBalancer'";
-    if !read::list(spec, "loadBalancerSourceRanges").is_empty() && kind != "LoadBalancer" {
-        // (Upstream names the field with a capital L.)
-        e.forbidden(&path.child("LoadBalancerSourceRanges"), ONLY_LOAD_BALANCER);
-    }
+/// ([`Prepared::source_ranges`]) and node port allocation (LoadBalancer), the external
+/// traffic policy (externally accessible services: LoadBalancer, NodePort, or with external
+/// IPs), the health check node port (LoadBalancer with the Local policy), and the internal
+/// traffic policy's value.
+fn service_type_fields(
+    e: &mut Errors,
+    spec: &Json,
+    kind: &str,
+    path: &FieldPath,
+    addresses: &Prepared,
+) {
+    addresses.source_ranges(e);
     if read::field(spec, "allocateLoadBalancerNodePorts").is_some() && kind != "LoadBalancer" {
         e.forbidden(
             &path.child("allocateLoadBalancerNodePorts"),
-            ONLY_LOAD_BALANCER,
+            "may only be used when `type` is 'LoadBalancer'",
         );
     }
     let accessible = kind == "LoadBalancer"

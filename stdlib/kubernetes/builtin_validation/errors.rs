@@ -84,6 +84,16 @@ impl Errors {
         ));
     }
 
+    /// `field.Duplicate` whose value is already rendered (a named string type as its JSON).
+    pub(super) fn duplicate_rendered(&mut self, path: &FieldPath, value: String) {
+        self.push(FieldError::with_rendered_value(
+            path.clone(),
+            ErrorType::Duplicate,
+            value,
+            "",
+        ));
+    }
+
     /// `field.NotFound` of a string value.
     pub(super) fn not_found(&mut self, path: &FieldPath, value: &str) {
         self.push(FieldError::new(
