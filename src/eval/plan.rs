@@ -102,11 +102,14 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
     let (shared_prefixes, json_prefixes, json_slot_count) = if env.reference {
         (Box::default(), Box::default(), p.slot_count)
     } else {
-        use crate::eval::shared_paths::{Sharing, share_prefixes};
-        let shared = share_prefixes(&mut root, &inputs, &mut p.slot_count, Sharing::Values);
+        use crate::eval::shared_paths::{Sharing, input_paths, share_prefixes};
+        let paths = input_paths(&mut root, &inputs);
+        let slots = &mut p.slot_count;
+        let shared = share_prefixes(&mut root, &inputs, &paths, slots, Sharing::Values);
         // The JSON prefixes' slots follow the others: only a JSON frame has them.
         let mut json_slot_count = p.slot_count;
-        let json = share_prefixes(&mut root, &inputs, &mut json_slot_count, Sharing::Json);
+        let slots = &mut json_slot_count;
+        let json = share_prefixes(&mut root, &inputs, &paths, slots, Sharing::Json);
         plan_operands(&mut root);
         (shared, json, json_slot_count)
     };

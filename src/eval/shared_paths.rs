@@ -47,23 +47,31 @@ impl Sharing {
     }
 }
 
-/// Gives the paths of `root` that share a prefix with another path a [`PathCache`] (the
-/// one `sharing` names), allocating one slot per shared prefix from `next_slot`; returns
-/// the prefixes to walk (each as a path whose `cache` slot is where its value goes).
-pub(crate) fn share_prefixes(
-    root: &mut Node,
-    inputs: &[Slot],
-    next_slot: &mut Slot,
-    sharing: Sharing,
-) -> Box<[PathNode]> {
-    // The paths from inputs, in visiting order: their variable and field names.
-    let mut paths: Vec<(Slot, Vec<Arc<str>>)> = Vec::new();
+/// The paths of `root` that start at one of `inputs`, in visiting order: their variable's
+/// slot and their field names (the input to [`share_prefixes`], collected once for both
+/// sets).
+pub(crate) fn input_paths(root: &mut Node, inputs: &[Slot]) -> Vec<(Slot, Vec<Arc<str>>)> {
+    let mut paths = Vec::new();
     visit_paths(root, &mut |p| {
         if inputs.contains(&p.slot) {
             let names = p.fields.iter().map(|(_, f)| f.name.clone()).collect();
             paths.push((p.slot, names));
         }
     });
+    paths
+}
+
+/// Gives the paths of `root` that share a prefix with another path a [`PathCache`] (the
+/// one `sharing` names), allocating one slot per shared prefix from `next_slot`; returns
+/// the prefixes to walk (each as a path whose `cache` slot is where its value goes).
+/// `paths` are the tree's [`input_paths`] from `inputs`.
+pub(crate) fn share_prefixes(
+    root: &mut Node,
+    inputs: &[Slot],
+    paths: &[(Slot, Vec<Arc<str>>)],
+    next_slot: &mut Slot,
+    sharing: Sharing,
+) -> Box<[PathNode]> {
     // Per path: the length of its longest prefix worth sharing, if any.
     let shared: Vec<Option<usize>> = paths
         .iter()
@@ -78,6 +86,9 @@ pub(crate) fn share_prefixes(
             })
         })
         .collect();
+    if shared.iter().all(Option::is_none) {
+        return Box::default();
+    }
     // One slot per distinct shared prefix, with the path that fills it.
     let mut prefixes: Vec<PathNode> = Vec::new();
     let mut next = 0;
