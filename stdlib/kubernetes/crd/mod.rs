@@ -51,7 +51,9 @@ pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
 pub use field_error::{ErrorType, FieldCause, FieldError, FieldPath, aggregate, invalid_message};
-pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
+pub use schema::{
+    AdditionalProperties, Dependency, Schema, Unsupported, ValidationRule, crd_version_schemas,
+};
 pub use selectable::{
     MAX_SELECTABLE_FIELDS, selectable_field_errors, selectable_field_label, selectable_field_value,
 };
