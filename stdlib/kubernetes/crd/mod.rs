@@ -28,6 +28,7 @@ pub(crate) mod decl_types;
 pub(crate) mod defaulting;
 pub(crate) mod definition;
 pub(crate) mod definition_errors;
+pub(crate) mod embedded_meta;
 pub(crate) mod escaping;
 pub(crate) mod field_error;
 pub(crate) mod key_index;
