@@ -77,7 +77,7 @@ impl Validator {
     }
 
     /// The errors of `default` values (Kubernetes' `ValidateDefaults`): unknown fields, the
-    /// embedded resources in it ([`embedded_meta`]), then the OpenAPI value validation
+    /// embedded resources in it (`embedded_meta`), then the OpenAPI value validation
     /// against the default's node (a `default: "x"` on an integer is `must be of type
     /// integer`), and only when that passes the rules at the node and below: each default
     /// is validated as a new value with itself as the old value, then (when that passes) as
