@@ -266,6 +266,14 @@ impl Validator {
         // old object dropped; list-type errors reported only when the old object had none
         // (apiextensions-apiserver's customresource strategy, ValidateUpdate).
         errors.extend(openapi::validate_update(obj, old, &self.schema));
+        // Then the type and object meta of embedded resources (the strategy's
+        // schemaobjectmeta.Validate).
+        errors.extend(embedded_meta::errors(
+            &FieldPath::root(),
+            obj,
+            &self.schema,
+            false,
+        ));
         let list_errors = list_invariants::validate(obj, &self.schema);
         if !list_errors.is_empty()
             && old.is_none_or(|o| list_invariants::validate(o, &self.schema).is_empty())
