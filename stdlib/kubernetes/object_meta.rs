@@ -38,7 +38,22 @@ pub fn validate(object: &Json, scope: Scope) -> Vec<FieldError> {
 /// [`validate`] with the kind's own rule for names (and generated-name prefixes): upstream's
 /// `ValidateNameFunc` of the kind, answering what is wrong with a name (nothing when valid).
 pub fn validate_named(object: &Json, scope: Scope, name_rule: NameRule) -> Vec<FieldError> {
-    let meta = object.get("metadata");
+    validate_at(
+        object.get("metadata"),
+        &FieldPath::new("metadata"),
+        scope,
+        name_rule,
+    )
+}
+
+/// [`validate_named`] of a `metadata` value (absent: empty) that sits at `path` (an
+/// embedded resource's, `spec.template.metadata`).
+pub fn validate_at(
+    meta: Option<&Json>,
+    path: &FieldPath,
+    scope: Scope,
+    name_rule: NameRule,
+) -> Vec<FieldError> {
     let text = |f: &str| {
         meta.and_then(|m| m.get(f))
             .and_then(Json::as_str)
@@ -54,25 +69,28 @@ pub fn validate_named(object: &Json, scope: Scope, name_rule: NameRule) -> Vec<F
             })
             .unwrap_or_default()
     };
-    let finalizers = finalizer_names(object);
+    let finalizers = meta_finalizer_names(meta);
     Meta {
         name: text("name"),
         generate_name: text("generateName"),
         namespace: text("namespace"),
         labels: &strings("labels"),
         annotations: &strings("annotations"),
-        owner_references: list(object, "ownerReferences"),
+        owner_references: meta_list(meta, "ownerReferences"),
         finalizers: &finalizers,
         managed_fields: meta.and_then(|m| m.get("managedFields")),
     }
-    .errors_named(scope, name_rule)
+    .errors_at(path, scope, name_rule)
 }
 
 /// The list `field` of an object's `metadata` (none when absent or not a list).
 fn list<'a>(object: &'a Json, field: &str) -> &'a [Json] {
-    object
-        .get("metadata")
-        .and_then(|m| m.get(field))
+    meta_list(object.get("metadata"), field)
+}
+
+/// The list `field` of a `metadata` value (none when absent or not a list).
+fn meta_list<'a>(meta: Option<&'a Json>, field: &str) -> &'a [Json] {
+    meta.and_then(|m| m.get(field))
         .and_then(Json::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default()
@@ -80,7 +98,12 @@ fn list<'a>(object: &'a Json, field: &str) -> &'a [Json] {
 
 /// An object's `metadata.finalizers` (the strings among them).
 pub fn finalizer_names(object: &Json) -> Vec<&str> {
-    list(object, "finalizers")
+    meta_finalizer_names(object.get("metadata"))
+}
+
+/// The strings among a `metadata` value's `finalizers`.
+fn meta_finalizer_names(meta: Option<&Json>) -> Vec<&str> {
+    meta_list(meta, "finalizers")
         .iter()
         .filter_map(Json::as_str)
         .collect()
@@ -134,8 +157,17 @@ impl Meta<'_> {
 
     /// The errors, with the kind's own rule for names.
     pub fn errors_named(&self, scope: Scope, name_rule: NameRule) -> Vec<FieldError> {
+        self.errors_at(&FieldPath::new("metadata"), scope, name_rule)
+    }
+
+    /// [`Meta::errors_named`] of a `metadata` at `path`.
+    pub fn errors_at(
+        &self,
+        path: &FieldPath,
+        scope: Scope,
+        name_rule: NameRule,
+    ) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        let path = FieldPath::new("metadata");
         let invalid = |errors: &mut Vec<FieldError>, at: &FieldPath, value: &str, msg: &str| {
             errors.push(FieldError::new(at.clone(), ErrorType::Invalid, value, msg));
         };

@@ -13,7 +13,9 @@ use super::sizes::{
     PER_CRD_ESTIMATED_COST_LIMIT, PER_RULE_ESTIMATED_COST_LIMIT, SchemaSizes, child_cardinality,
     cost_error_message, unbounded_cardinality,
 };
-use super::structural::{node_errors, structural_errors};
+use super::structural::{
+    NodeContext, conversion_error, junctor_schemas, node_errors, structural_errors,
+};
 use kcel::Type;
 use kcel::library::CostEstimate;
 use kcel::library::Reference;
@@ -179,12 +181,18 @@ impl CompiledSchema {
 
 /// Compiles all rules of `schema` with the environment `env` (see [`rule_env`]).
 pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> CompiledSchema {
-    let structural_errors = if options.structural_check {
+    // A schema that cannot be made structural gets no structural check (nor defaults nor
+    // rules); the reason is an error only when nothing else is (validation.go).
+    let unconvertible = options
+        .structural_check
+        .then(|| conversion_error(schema))
+        .flatten();
+    let structural_errors = if options.structural_check && unconvertible.is_none() {
         structural_errors(schema, &options.schema_path, options.is_resource_root)
     } else {
         Vec::new()
     };
-    let structural = structural_errors.is_empty();
+    let structural = unconvertible.is_none() && structural_errors.is_empty();
     let mut structural_errors = structural_errors;
     if options.is_resource_root && schema.nullable {
         structural_errors.push(FieldError::new(
@@ -213,6 +221,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         reference: options.reference,
         memory_limit: options.memory_limit,
         structural_check: options.structural_check,
+        is_resource_root: options.is_resource_root,
         cel: structural,
         errors: structural_errors,
         cel_errors: errors,
@@ -226,6 +235,7 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
         cardinality: Some(1),
         uncorrelatable: None,
         depth: 0,
+        context: NodeContext::default(),
     };
     let root = c.node(schema, root_type, &at);
     if c.total > PER_CRD_ESTIMATED_COST_LIMIT {
@@ -248,6 +258,17 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
             ),
         ));
     }
+    if let Some(reason) = unconvertible
+        && c.errors.is_empty()
+        && c.cel_errors.is_empty()
+    {
+        c.errors.push(FieldError::new(
+            options.schema_path.clone(),
+            ErrorType::Invalid,
+            "",
+            reason,
+        ));
+    }
     let schema_errors = c.errors.len();
     let mut errors = c.errors;
     errors.append(&mut c.cel_errors);
@@ -262,18 +283,26 @@ pub fn compile_schema(schema: &Schema, env: &Env, options: CompileOptions) -> Co
 }
 
 /// Where a schema node sits: its path, how often its rules may run, the first ancestor
-/// whose old values cannot be correlated (transition rules are forbidden below it), depth.
+/// whose old values cannot be correlated (transition rules are forbidden below it), depth,
+/// and what its keyword checks depend on above it.
 #[derive(Clone)]
 struct Position {
     path: FieldPath,
     cardinality: Option<u64>,
     uncorrelatable: Option<FieldPath>,
     depth: usize,
+    context: NodeContext,
 }
 
 impl Position {
     /// The position of a child of the node `s` at `self`.
-    fn child(&self, s: &Schema, step: FieldPath, correlatable: bool) -> Position {
+    fn child(
+        &self,
+        s: &Schema,
+        step: FieldPath,
+        correlatable: bool,
+        context: NodeContext,
+    ) -> Position {
         Position {
             path: step,
             cardinality: child_cardinality(self.cardinality, s),
@@ -282,6 +311,7 @@ impl Position {
                 .clone()
                 .or_else(|| (!correlatable).then(|| self.path.clone())),
             depth: self.depth + 1,
+            context,
         }
     }
 }
@@ -295,6 +325,8 @@ struct Compiler<'a> {
     memory_limit: Option<u64>,
     /// Check each node's keywords as a CRD's (see [`CompileOptions::structural_check`]).
     structural_check: bool,
+    /// Whether the schema's root is a resource's (see [`CompileOptions::is_resource_root`]).
+    is_resource_root: bool,
     /// Whether rules are compiled (the schema is structural).
     cel: bool,
     /// Schema errors (structural, list types, rule fields).
@@ -336,9 +368,12 @@ impl Compiler<'_> {
             return node;
         }
         let errors_before = self.schema_errors;
+        let is_root = at.depth == 0 && self.is_resource_root;
         for (name, ps) in &s.properties {
+            let context = at.context.property(s, is_root, name);
             if !ps.has_validations() {
-                self.subtree_node_errors(ps, &path.child("properties").key(name), at.depth + 1);
+                let step = path.child("properties").key(name);
+                self.subtree_node_errors(ps, &step, context, at.depth + 1);
                 continue;
             }
             let field_ty = ty
@@ -355,31 +390,36 @@ impl Compiler<'_> {
                 None => None,
             };
             let step = path.child("properties").key(name);
-            let child_at = at.child(s, step, node.map_correlatable);
+            let child_at = at.child(s, step, node.map_correlatable, context);
             let child = self.node(ps, field_ty, &child_at);
             node.properties.insert(name.clone(), child);
         }
+        let values_context = at.context.additional_properties();
         if let Some(items) = s.items.as_deref().filter(|i| !i.has_validations()) {
-            self.subtree_node_errors(items, &path.child("items"), at.depth + 1);
+            self.subtree_node_errors(items, &path.child("items"), at.context, at.depth + 1);
         }
         if let Some(values) = s.additional_schema().filter(|v| !v.has_validations()) {
-            self.subtree_node_errors(values, &path.child("additionalProperties"), at.depth + 1);
+            let step = path.child("additionalProperties");
+            self.subtree_node_errors(values, &step, values_context, at.depth + 1);
         }
+        self.junctor_errors(s, path, at.context, at.depth);
         if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
             // Only map lists correlate items with their old versions.
-            let child_at = at.child(s, path.child("items"), s.list_type() == "map");
+            let correlatable = s.list_type() == "map";
+            let child_at = at.child(s, path.child("items"), correlatable, at.context);
             let child = self.node(items, elem, &child_at);
             node.items = Some(Box::new(child));
         }
         if let Some(values) = s.additional_schema().filter(|v| v.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
-            let child_at = at.child(s, path.child("additionalProperties"), true);
+            let step = path.child("additionalProperties");
+            let child_at = at.child(s, step, true, values_context);
             let child = self.node(values, elem, &child_at);
             node.additional = Some(Box::new(child));
         }
         let mut errors = if self.structural_check {
-            node_errors(s, path)
+            node_errors(s, path, at.context)
         } else {
             Vec::new()
         };
@@ -404,27 +444,51 @@ impl Compiler<'_> {
         node
     }
 
-    /// The list-type errors of a subtree without rules (they count as schema errors of the
-    /// nodes above).
-    fn subtree_node_errors(&mut self, s: &Schema, path: &FieldPath, depth: usize) {
+    /// The node errors of a subtree whose rules are not compiled (no rules, or rules under
+    /// a junctor, which are never compiled): keywords and rule fields, counted as schema
+    /// errors of the nodes above. `context` is the subtree root's (see [`NodeContext`]).
+    fn subtree_node_errors(
+        &mut self,
+        s: &Schema,
+        path: &FieldPath,
+        context: NodeContext,
+        depth: usize,
+    ) {
         if depth > super::decl_types::MAX_SCHEMA_DEPTH {
             return;
         }
-        let errors = if self.structural_check {
-            node_errors(s, path)
+        let mut errors = if self.structural_check {
+            node_errors(s, path, context)
         } else {
             Vec::new()
         };
+        errors.extend(rule_field_errors(s, path));
         self.schema_errors += errors.len();
         self.errors.extend(errors);
         for (name, ps) in &s.properties {
-            self.subtree_node_errors(ps, &path.child("properties").key(name), depth + 1);
+            // Only the root's properties are a resource root's (and this is never the root).
+            let child_context = context.property(s, false, name);
+            let step = path.child("properties").key(name);
+            self.subtree_node_errors(ps, &step, child_context, depth + 1);
         }
         if let Some(items) = s.items.as_deref() {
-            self.subtree_node_errors(items, &path.child("items"), depth + 1);
+            self.subtree_node_errors(items, &path.child("items"), context, depth + 1);
         }
         if let Some(values) = s.additional_schema() {
-            self.subtree_node_errors(values, &path.child("additionalProperties"), depth + 1);
+            let step = path.child("additionalProperties");
+            self.subtree_node_errors(values, &step, context.additional_properties(), depth + 1);
+        }
+        self.junctor_errors(s, path, context, depth);
+    }
+
+    /// The node errors of the schemas under `s`'s junctors, `definitions` and
+    /// `dependencies` (Kubernetes checks them as it checks the spine, in the same context).
+    fn junctor_errors(&mut self, s: &Schema, path: &FieldPath, context: NodeContext, depth: usize) {
+        if !self.structural_check {
+            return;
+        }
+        for (n, at) in junctor_schemas(s, path) {
+            self.subtree_node_errors(n, &at, context, depth + 1);
         }
     }
 

@@ -276,7 +276,7 @@ impl SchemaTypes {
                         kind: DeclKind::Object {
                             fields,
                             untyped,
-                            preserve_unknown: s.preserve_unknown_fields,
+                            preserve_unknown: s.preserves_unknown_fields(),
                         },
                         max_elements: 0,
                         min_serialized_size: min_size,

@@ -28,6 +28,7 @@ pub(crate) mod decl_types;
 pub(crate) mod defaulting;
 pub(crate) mod definition;
 pub(crate) mod definition_errors;
+pub(crate) mod embedded_meta;
 pub(crate) mod escaping;
 pub(crate) mod field_error;
 pub(crate) mod key_index;
@@ -51,7 +52,9 @@ pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
 pub use field_error::{ErrorType, FieldCause, FieldError, FieldPath, aggregate, invalid_message};
-pub use schema::{AdditionalProperties, Schema, ValidationRule, crd_version_schemas};
+pub use schema::{
+    AdditionalProperties, Dependency, Schema, Unsupported, ValidationRule, crd_version_schemas,
+};
 pub use selectable::{
     MAX_SELECTABLE_FIELDS, selectable_field_errors, selectable_field_label, selectable_field_value,
 };

@@ -233,7 +233,7 @@ fn node(
         return;
     }
     if let Some(s) = s {
-        if s.preserve_unknown_fields {
+        if s.preserves_unknown_fields() {
             skip(x, s, embedded, path, depth, found);
             return;
         }

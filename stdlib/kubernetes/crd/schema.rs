@@ -80,9 +80,10 @@ pub struct Schema {
     /// `multipleOf`.
     #[serde(default)]
     pub multiple_of: Option<f64>,
-    /// `x-kubernetes-preserve-unknown-fields`.
+    /// `x-kubernetes-preserve-unknown-fields` as written (`false` is an error in a CRD:
+    /// [`Schema::preserves_unknown_fields`] is the extension's meaning).
     #[serde(rename = "x-kubernetes-preserve-unknown-fields", default)]
-    pub preserve_unknown_fields: bool,
+    pub preserve_unknown_fields: Option<bool>,
     /// `x-kubernetes-embedded-resource`.
     #[serde(rename = "x-kubernetes-embedded-resource", default)]
     pub embedded_resource: bool,
@@ -119,6 +120,48 @@ pub struct Schema {
     /// `not`.
     #[serde(default)]
     pub not: Option<Box<Schema>>,
+    /// The JSON-Schema keywords a CRD may not use (read only to be refused).
+    #[serde(flatten)]
+    pub unsupported: Unsupported,
+}
+
+/// The JSON-Schema keywords of `JSONSchemaProps` that a CRD schema may not use:
+/// apiextensions-apiserver refuses each (`specStandardValidatorV3`), and a schema holding
+/// one is not structural (`NewStructural`).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Unsupported {
+    /// `id`.
+    #[serde(default)]
+    pub id: String,
+    /// `$schema`.
+    #[serde(rename = "$schema", default)]
+    pub schema: String,
+    /// `$ref`.
+    #[serde(rename = "$ref", default)]
+    pub reference: Option<String>,
+    /// `patternProperties`.
+    #[serde(default)]
+    pub pattern_properties: BTreeMap<String, Schema>,
+    /// `definitions`.
+    #[serde(default)]
+    pub definitions: BTreeMap<String, Schema>,
+    /// `dependencies`: for each property, a schema or the names of required properties.
+    #[serde(default)]
+    pub dependencies: Option<BTreeMap<String, Dependency>>,
+    /// `additionalItems`.
+    #[serde(default)]
+    pub additional_items: Option<AdditionalProperties>,
+}
+
+/// A `dependencies` entry: a schema, or the properties a property requires.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Dependency {
+    /// The schema the object must match when the property is present.
+    Schema(Box<Schema>),
+    /// The properties that must be present with it.
+    Properties(Vec<String>),
 }
 
 /// `additionalProperties`: a boolean or a schema.
@@ -159,6 +202,11 @@ impl Schema {
     /// Parses a schema from JSON.
     pub fn from_json(value: &serde_json::Value) -> Result<Schema, serde_json::Error> {
         Schema::deserialize(value)
+    }
+
+    /// Whether unknown fields are kept here (`x-kubernetes-preserve-unknown-fields: true`).
+    pub fn preserves_unknown_fields(&self) -> bool {
+        self.preserve_unknown_fields == Some(true)
     }
 
     /// The schema of map values (`additionalProperties` given as a schema).

@@ -9,7 +9,7 @@
 //! (list and map types; the atomic-set-items check applies to new CRDs).
 
 use super::field_error::{ErrorType, FieldError, FieldPath, go_json_quote, go_quote};
-use super::schema::{AdditionalProperties, Schema};
+use super::schema::{AdditionalProperties, Dependency, Schema};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -76,7 +76,7 @@ fn invariants(s: &Schema, level: Level, path: &FieldPath, out: &mut Vec<FieldErr
             );
         }
     }
-    if s.int_or_string && s.preserve_unknown_fields {
+    if s.int_or_string && s.preserves_unknown_fields() {
         out.push(invalid_raw(
             path.child("x-kubernetes-preserve-unknown-fields"),
             "true",
@@ -108,7 +108,7 @@ fn invariants(s: &Schema, level: Level, path: &FieldPath, out: &mut Vec<FieldErr
         } else {
             invalid(path.child("type"), &s.type_, msg)
         });
-    } else if s.type_.is_empty() && !s.int_or_string && !s.preserve_unknown_fields {
+    } else if s.type_.is_empty() && !s.int_or_string && !s.preserves_unknown_fields() {
         let msg = match level {
             Level::Root => "must not be empty at the root",
             Level::Item => "must not be empty for specified array items",
@@ -152,7 +152,7 @@ fn invariants(s: &Schema, level: Level, path: &FieldPath, out: &mut Vec<FieldErr
             ));
         }
     }
-    if s.embedded_resource && !s.preserve_unknown_fields && s.properties.is_empty() {
+    if s.embedded_resource && !s.preserves_unknown_fields() && s.properties.is_empty() {
         out.push(required(
             path.child("properties"),
             "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
@@ -260,7 +260,7 @@ fn nested(
         ),
         (v.nullable, "nullable", "must be false to be structural"),
         (
-            v.preserve_unknown_fields,
+            v.preserves_unknown_fields(),
             "x-kubernetes-preserve-unknown-fields",
             "must be false to be structural",
         ),
@@ -388,20 +388,172 @@ fn nested_completeness(
     }
 }
 
+/// Why a schema cannot be made structural at all (apiextensions-apiserver `NewStructural`,
+/// `pkg/apiserver/schema/convert.go`): a keyword a CRD may not use, anywhere in the spine or
+/// its junctors, or `x-kubernetes-preserve-unknown-fields: false`. Kubernetes then runs no
+/// structural check, validates no default and compiles no rule; it reports this text (at the
+/// schema, `Invalid value: ""`) only when the schema has no other error.
+pub fn conversion_error(s: &Schema) -> Option<&'static str> {
+    conversion_error_at(s, 0)
+}
+
+fn conversion_error_at(s: &Schema, depth: usize) -> Option<&'static str> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let u = &s.unsupported;
+    let unsupported = [
+        (!u.id.is_empty(), "OpenAPIV3Schema 'id' is not supported"),
+        (
+            !u.schema.is_empty(),
+            "OpenAPIV3Schema 'schema' is not supported",
+        ),
+        (
+            u.reference.as_deref().is_some_and(|r| !r.is_empty()),
+            "OpenAPIV3Schema '$ref' is not supported",
+        ),
+        (
+            !u.pattern_properties.is_empty(),
+            "OpenAPIV3Schema 'patternProperties' is not supported",
+        ),
+        (
+            u.dependencies.as_ref().is_some_and(|d| !d.is_empty()),
+            "OpenAPIV3Schema 'dependencies' is not supported",
+        ),
+        (
+            u.additional_items.is_some(),
+            "OpenAPIV3Schema 'additionalItems' is not supported",
+        ),
+        (
+            !u.definitions.is_empty(),
+            "OpenAPIV3Schema 'definitions' is not supported",
+        ),
+    ];
+    if let Some((_, msg)) = unsupported.into_iter().find(|(bad, _)| *bad) {
+        return Some(msg);
+    }
+    // The value validations (not, allOf, anyOf, oneOf), the generic fields
+    // (additionalProperties), the extensions, then items and properties.
+    let junctors = s
+        .not
+        .as_deref()
+        .into_iter()
+        .chain(&s.all_of)
+        .chain(&s.any_of)
+        .chain(&s.one_of);
+    let below = junctors.chain(s.additional_schema());
+    if let Some(e) = below
+        .into_iter()
+        .find_map(|n| conversion_error_at(n, depth + 1))
+    {
+        return Some(e);
+    }
+    if s.preserve_unknown_fields == Some(false) {
+        return Some(
+            "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined",
+        );
+    }
+    s.items
+        .as_deref()
+        .into_iter()
+        .chain(s.properties.values())
+        .find_map(|n| conversion_error_at(n, depth + 1))
+}
+
+/// What a node's keyword checks depend on above it (apiextensions-apiserver's
+/// `specStandardValidator` as `ValidateCustomResourceDefinitionOpenAPISchema` hands it
+/// down): whether the node describes a resource's TypeMeta or ObjectMeta (at the root or
+/// in an embedded resource), and why `default` is forbidden there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeContext {
+    /// Inside `metadata`, `kind` or `apiVersion` of the root or of an embedded resource.
+    inside_resource_meta: bool,
+    /// Why a `default` here is forbidden (`in top-level metadata`), if it is.
+    forbidden_defaults: Option<&'static str>,
+}
+
+impl NodeContext {
+    /// The context of the property `name` of `parent` (a node in this context;
+    /// `parent_is_root`: the schema's root).
+    pub fn property(self, parent: &Schema, parent_is_root: bool, name: &str) -> NodeContext {
+        let meta_field = match name {
+            "metadata" => "in top-level metadata",
+            "kind" => "in top-level kind",
+            "apiVersion" => "in top-level apiVersion",
+            _ => return self,
+        };
+        if !(parent_is_root || parent.embedded_resource) {
+            return self;
+        }
+        NodeContext {
+            inside_resource_meta: true,
+            forbidden_defaults: if parent_is_root {
+                Some(meta_field)
+            } else {
+                self.forbidden_defaults
+            },
+        }
+    }
+
+    /// The context of `additionalProperties` of a node in this context: no defaults
+    /// under resource metadata (pruning without a value is ambiguous).
+    pub fn additional_properties(self) -> NodeContext {
+        if !self.inside_resource_meta {
+            return self;
+        }
+        NodeContext {
+            forbidden_defaults: Some("inside additionalProperties applying to object metadata"),
+            ..self
+        }
+    }
+}
+
 /// The schema errors of one node that Kubernetes reports with its rule-field errors: the
-/// type name, `uniqueItems`, list and map types (`validation.go`, `specStandardValidatorV3` and
+/// keywords a CRD may not use, the type name, `default` where it is forbidden, `uniqueItems`,
+/// `additionalProperties` beside `properties`, `x-kubernetes-preserve-unknown-fields: false`,
+/// list and map types (`validation.go`, `specStandardValidatorV3` and
 /// `ValidateCustomResourceDefinitionOpenAPISchema`). They keep the rules at this node and
-/// above from being compiled.
-pub fn node_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
+/// above from being compiled. Kubernetes checks the nodes under `allOf`, `anyOf`, `oneOf`,
+/// `not`, `definitions` and `dependencies` so too ([`junctor_schemas`]).
+pub fn node_errors(s: &Schema, path: &FieldPath, context: NodeContext) -> Vec<FieldError> {
     let mut out = Vec::new();
     const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
     if !s.type_.is_empty() && !TYPES.contains(&s.type_.as_str()) {
         out.push(not_supported(path.child("type"), &s.type_, &TYPES));
     }
+    if s.default.is_some()
+        && let Some(reason) = context.forbidden_defaults
+    {
+        out.push(forbidden(
+            path.child("default"),
+            format!("must not be set {reason}"),
+        ));
+    }
+    let u = &s.unsupported;
+    let refused = [
+        (!u.id.is_empty(), "id"),
+        (u.additional_items.is_some(), "additionalItems"),
+        (!u.pattern_properties.is_empty(), "patternProperties"),
+        (!u.definitions.is_empty(), "definitions"),
+        (u.dependencies.is_some(), "dependencies"),
+        (u.reference.is_some(), "$ref"),
+    ];
+    for (_, keyword) in refused.into_iter().filter(|(bad, _)| *bad) {
+        out.push(forbidden(
+            path.child(keyword),
+            format!("{keyword} is not supported"),
+        ));
+    }
     if s.type_ == "null" {
         out.push(forbidden(
             path.child("type"),
             "type cannot be set to null, use nullable as an alternative",
+        ));
+    }
+    if context.inside_resource_meta && s.embedded_resource {
+        out.push(forbidden(
+            path.child("x-kubernetes-embedded-resource"),
+            "must not be used inside of resource meta",
         ));
     }
     // After the standard keyword checks, before the extensions' (apis validation.go
@@ -411,6 +563,32 @@ pub fn node_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
             path.child("uniqueItems"),
             "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
         ));
+    }
+    // Properties are for structs, additionalProperties for maps (Kubernetes' convention of
+    // ignoring unknown fields); `additionalProperties: true` beside properties is allowed.
+    if !s.properties.is_empty()
+        && s.additional_properties.is_some()
+        && s.additional_properties != Some(AdditionalProperties::Bool(true))
+    {
+        out.push(forbidden(
+            path.child("additionalProperties"),
+            "additionalProperties and properties are mutual exclusive",
+        ));
+    }
+    if s.preserve_unknown_fields == Some(false) {
+        out.push(invalid_raw(
+            path.child("x-kubernetes-preserve-unknown-fields"),
+            "false",
+            "must be true or undefined",
+        ));
+    }
+    if s.map_type.is_some() && s.type_ != "object" {
+        let msg = "must be object if x-kubernetes-map-type is specified";
+        out.push(if s.type_.is_empty() {
+            required(path.child("type"), msg)
+        } else {
+            invalid(path.child("type"), &s.type_, msg)
+        });
     }
     if let Some(m) = s
         .map_type
@@ -504,6 +682,39 @@ pub fn node_errors(s: &Schema, path: &FieldPath) -> Vec<FieldError> {
         }
     }
     out
+}
+
+/// The schemas below a node that are checked as nodes but are no part of its structure:
+/// `not`, `allOf`, `oneOf`, `anyOf`, `definitions` and the schemas of `dependencies`, in
+/// Kubernetes' order, each with its path. `patternProperties` and `additionalItems` are
+/// refused without being looked into.
+pub fn junctor_schemas<'a>(s: &'a Schema, path: &FieldPath) -> Vec<(&'a Schema, FieldPath)> {
+    let not = s.not.as_deref().map(|n| (n, path.child("not")));
+    let indexed = |name: &'static str, list: &'a [Schema]| {
+        let at = path.child(name);
+        list.iter().enumerate().map(move |(i, n)| (n, at.index(i)))
+    };
+    let definitions = s
+        .unsupported
+        .definitions
+        .iter()
+        .map(|(k, n)| (n, path.child("definitions").key(k)));
+    let dependencies = s
+        .unsupported
+        .dependencies
+        .iter()
+        .flatten()
+        .filter_map(|(k, d)| match d {
+            Dependency::Schema(n) => Some((&**n, path.child("dependencies").key(k))),
+            Dependency::Properties(_) => None,
+        });
+    not.into_iter()
+        .chain(indexed("allOf", &s.all_of))
+        .chain(indexed("oneOf", &s.one_of))
+        .chain(indexed("anyOf", &s.any_of))
+        .chain(definitions)
+        .chain(dependencies)
+        .collect()
 }
 
 /// The checks of a map list's keys and items.
@@ -663,6 +874,75 @@ mod tests {
     }
 
     #[test]
+    fn refused_keywords_make_a_schema_unconvertible() {
+        let conversion = |v: serde_json::Value| conversion_error(&Schema::from_json(&v).unwrap());
+        assert_eq!(conversion(json!({"type": "object"})), None);
+        assert_eq!(
+            conversion(json!({"type": "object", "properties": {"a": {"$ref": "#/x"}}})),
+            Some("OpenAPIV3Schema '$ref' is not supported")
+        );
+        // Junctors are converted before items and properties; `id` before the rest.
+        assert_eq!(
+            conversion(
+                json!({"not": {"definitions": {"d": {}}}, "items": {"id": "i"},
+                              "dependencies": {}})
+            ),
+            Some("OpenAPIV3Schema 'definitions' is not supported")
+        );
+        assert_eq!(
+            conversion(
+                json!({"additionalProperties": {"x-kubernetes-preserve-unknown-fields": false}})
+            ),
+            Some(
+                "internal error: 'x-kubernetes-preserve-unknown-fields' must be true or undefined"
+            )
+        );
+        assert_eq!(
+            conversion(json!({"$schema": "s", "$ref": ""})),
+            Some("OpenAPIV3Schema 'schema' is not supported")
+        );
+    }
+
+    #[test]
+    fn defaults_are_forbidden_in_resource_meta() {
+        let root = Schema::from_json(&json!({"type": "object", "properties": {
+            "metadata": {"type": "object"},
+            "spec": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": {
+                "kind": {"type": "string"}, "other": {"type": "string"}}}
+        }}))
+        .unwrap();
+        let top = NodeContext::default();
+        let meta = top.property(&root, true, "metadata");
+        assert_eq!(meta.forbidden_defaults, Some("in top-level metadata"));
+        assert!(meta.inside_resource_meta);
+        assert_eq!(
+            meta.additional_properties().forbidden_defaults,
+            Some("inside additionalProperties applying to object metadata")
+        );
+        let spec = top.property(&root, true, "spec");
+        assert_eq!(spec, top);
+        assert_eq!(spec.additional_properties(), top);
+        let embedded = &root.properties["spec"];
+        let kind = spec.property(embedded, false, "kind");
+        assert!(kind.inside_resource_meta);
+        assert_eq!(kind.forbidden_defaults, None);
+        assert_eq!(spec.property(embedded, false, "other"), spec);
+        let node =
+            Schema::from_json(&json!({"type": "string", "default": "x", "$ref": "r"})).unwrap();
+        let got: Vec<String> = node_errors(&node, &FieldPath::new("s"), meta)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "s.default: Forbidden: must not be set in top-level metadata",
+                "s.$ref: Forbidden: $ref is not supported",
+            ]
+        );
+    }
+
+    #[test]
     fn set_items_must_be_atomic() {
         let s = Schema::from_json(&json!({"type": "object", "properties": {
             "objs": {"type": "array", "x-kubernetes-list-type": "set",
@@ -688,7 +968,9 @@ mod tests {
         let got: Vec<String> = s
             .properties
             .iter()
-            .flat_map(|(k, p)| node_errors(p, &path.child("properties").key(k)))
+            .flat_map(|(k, p)| {
+                node_errors(p, &path.child("properties").key(k), NodeContext::default())
+            })
             .map(|e| e.to_string())
             .collect();
         assert_eq!(

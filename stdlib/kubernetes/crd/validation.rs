@@ -10,11 +10,11 @@ use super::compile_rules::{
 };
 use super::decl_types::{DeclKind, DeclType, ListKind};
 use super::defaulting::{prepare, prepare_in_place};
-use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value, go_quote};
+use super::field_error::{ErrorType, FieldError, FieldPath, aggregate, go_json_value, go_quote};
 use super::key_index::FirstByKey;
 use super::schema::Schema;
 use super::values::{Doc, view};
-use super::{list_invariants, openapi, pruning};
+use super::{embedded_meta, list_invariants, openapi, pruning};
 use kcel::Value;
 use kcel::{Activation, Env, EvalError, EvalErrorKind, Program};
 
@@ -76,12 +76,15 @@ impl Validator {
         validator
     }
 
-    /// The errors of `default` values (Kubernetes' `ValidateDefaults`): unknown fields, then
-    /// the OpenAPI value validation against the default's node (a `default: "x"` on an
-    /// integer is `must be of type integer`), and only when that passes the rules at the
-    /// node and below: each default is validated as a new value with itself as the old
-    /// value, then (when that passes) as a value without an old one, within one runtime
-    /// budget for all defaults. Defaults under `additionalProperties` are not visited.
+    /// The errors of `default` values (Kubernetes' `ValidateDefaults`): unknown fields, the
+    /// embedded resources in it (`embedded_meta`), then the OpenAPI value validation
+    /// against the default's node (a `default: "x"` on an integer is `must be of type
+    /// integer`), and only when that passes the rules at the node and below: each default
+    /// is validated as a new value with itself as the old value, then (when that passes) as
+    /// a value without an old one, within one runtime budget for all defaults. A default
+    /// inside a resource's `metadata`, `kind` or `apiVersion` is first put in a resource
+    /// (`validation/v1`, `Validation`) whose type and object meta must be valid. Defaults
+    /// under `additionalProperties` are not visited.
     pub fn default_errors(&self, schema: &Schema) -> Vec<FieldError> {
         let mut run = Run {
             outcome: Outcome {
@@ -90,7 +93,14 @@ impl Validator {
             },
         };
         let path = self.compiled.options.schema_path.clone();
-        run.defaults(schema, Some(&self.compiled.root), &path, 0);
+        let at = DefaultAt {
+            path,
+            resource: schema,
+            steps: Vec::new(),
+            inside_meta: false,
+            is_resource_root: self.compiled.options.is_resource_root,
+        };
+        run.defaults(schema, Some(&self.compiled.root), at, 0);
         run.outcome.errors
     }
 
@@ -256,6 +266,14 @@ impl Validator {
         // old object dropped; list-type errors reported only when the old object had none
         // (apiextensions-apiserver's customresource strategy, ValidateUpdate).
         errors.extend(openapi::validate_update(obj, old, &self.schema));
+        // Then the type and object meta of embedded resources (the strategy's
+        // schemaobjectmeta.Validate).
+        errors.extend(embedded_meta::errors(
+            &FieldPath::root(),
+            obj,
+            &self.schema,
+            false,
+        ));
         let list_errors = list_invariants::validate(obj, &self.schema);
         if !list_errors.is_empty()
             && old.is_none_or(|o| list_invariants::validate(o, &self.schema).is_empty())
@@ -439,6 +457,63 @@ struct Run {
     outcome: Outcome,
 }
 
+/// Where a default is validated: its schema path, the nearest resource around it (the
+/// root or an embedded resource) and the steps from there, and whether it lies in that
+/// resource's `metadata`, `kind` or `apiVersion` (defaulting's `SurroundingObjectFunc`).
+struct DefaultAt<'s> {
+    path: FieldPath,
+    resource: &'s Schema,
+    steps: Vec<Step<'s>>,
+    inside_meta: bool,
+    is_resource_root: bool,
+}
+
+/// A step down from a resource to a default: a property, or an array's item.
+#[derive(Clone, Copy)]
+enum Step<'s> {
+    Field(&'s str),
+    Item,
+}
+
+impl<'s> DefaultAt<'s> {
+    fn child(&self, path: FieldPath, step: Step<'s>, enters_meta: bool) -> DefaultAt<'s> {
+        let mut steps = self.steps.clone();
+        steps.push(step);
+        DefaultAt {
+            path,
+            resource: self.resource,
+            steps,
+            inside_meta: self.inside_meta || enters_meta,
+            is_resource_root: self.is_resource_root,
+        }
+    }
+
+    /// The errors of the type and object meta of a resource (`validation/v1`, kind
+    /// `Validation`, unless the default sets them) holding `default` at this place.
+    fn surrounding_meta_errors(&self, default: &serde_json::Value) -> Vec<FieldError> {
+        let mut object = default.clone();
+        for step in self.steps.iter().rev() {
+            object = match step {
+                Step::Field(k) => {
+                    let mut fields = serde_json::Map::new();
+                    fields.insert((*k).to_string(), object);
+                    serde_json::Value::Object(fields)
+                }
+                Step::Item => serde_json::Value::Array(vec![object]),
+            };
+        }
+        let Some(fields) = object.as_object_mut() else {
+            return Vec::new();
+        };
+        for (name, value) in [("kind", "Validation"), ("apiVersion", "validation/v1")] {
+            fields
+                .entry(name)
+                .or_insert_with(|| serde_json::Value::from(value));
+        }
+        embedded_meta::errors(&FieldPath::root(), &object, self.resource, true)
+    }
+}
+
 struct SelfActivation {
     this: Value,
     old: Option<Value>,
@@ -459,29 +534,62 @@ impl Run {
         self.outcome.remaining_budget < 0
     }
 
-    /// Validates the defaults at `s` (whose rules are `rn`) and below.
-    fn defaults(&mut self, s: &Schema, rn: Option<&RuleNode>, path: &FieldPath, depth: usize) {
+    /// Validates the defaults at `s` (whose rules are `rn`, whose place is `at`) and below.
+    fn defaults<'s>(
+        &mut self,
+        s: &'s Schema,
+        rn: Option<&RuleNode>,
+        mut at: DefaultAt<'s>,
+        depth: usize,
+    ) {
         if depth > super::decl_types::MAX_SCHEMA_DEPTH || self.out_of_budget() {
             return;
         }
+        // A resource (the root, or an embedded one) starts a new surrounding object.
+        let resource = s.embedded_resource || (depth == 0 && at.is_resource_root);
+        if resource {
+            at.resource = s;
+            at.steps.clear();
+            at.inside_meta = false;
+        }
+        let path = &at.path;
         if let Some(default) = &s.default {
-            let at = path.child("default");
-            if pruning::has_unknown_fields(default, s) {
-                self.outcome.errors.push(FieldError::with_rendered_value(
-                    at.clone(),
-                    ErrorType::Invalid,
-                    go_json_value(default),
-                    "must not have unknown fields",
-                ));
-            }
-            // The default's OpenAPI value validation comes before its rules, which run only
-            // when it passes (defaulting/validation.go: `ValidateCustomResource`, else the
-            // CEL validator).
-            let schema_errors = openapi::validate_at(default, s, &at);
-            if !schema_errors.is_empty() {
-                self.outcome.errors.extend(schema_errors);
-            } else if let Some(rn) = rn {
-                self.default_rules(rn, default, &at);
+            let here = path.child("default");
+            // defaulting/validation.go `validate`: inside resource meta, the surrounding
+            // object's meta first; elsewhere pruning, then the embedded resources in the
+            // default; then the OpenAPI value validation, and the rules only when that passes.
+            let meta_errors = if at.inside_meta {
+                let errors = at.surrounding_meta_errors(default);
+                if errors.is_empty() {
+                    errors
+                } else {
+                    vec![FieldError::with_rendered_value(
+                        here.clone(),
+                        ErrorType::Invalid,
+                        go_json_value(default),
+                        format!("must result in valid metadata: {}", aggregate(&errors)),
+                    )]
+                }
+            } else {
+                if pruning::has_unknown_fields(default, s) {
+                    self.outcome.errors.push(FieldError::with_rendered_value(
+                        here.clone(),
+                        ErrorType::Invalid,
+                        go_json_value(default),
+                        "must not have unknown fields",
+                    ));
+                }
+                embedded_meta::errors(&here, default, s, resource)
+            };
+            if !meta_errors.is_empty() {
+                self.outcome.errors.extend(meta_errors);
+            } else {
+                let schema_errors = openapi::validate_at(default, s, &here);
+                if !schema_errors.is_empty() {
+                    self.outcome.errors.extend(schema_errors);
+                } else if let Some(rn) = rn {
+                    self.default_rules(rn, default, &here);
+                }
             }
             if self.out_of_budget() {
                 return;
@@ -489,11 +597,15 @@ impl Run {
         }
         if let Some(items) = s.items.as_deref() {
             let item_node = rn.and_then(|rn| rn.items.as_deref());
-            self.defaults(items, item_node, &path.child("items"), depth + 1);
+            let child = at.child(path.child("items"), Step::Item, false);
+            self.defaults(items, item_node, child, depth + 1);
         }
         for (k, ps) in &s.properties {
             let prop_node = rn.and_then(|rn| rn.properties.get(k));
-            self.defaults(ps, prop_node, &path.child("properties").key(k), depth + 1);
+            let meta_field = resource && ["metadata", "apiVersion", "kind"].contains(&k.as_str());
+            let step = path.child("properties").key(k);
+            let child = at.child(step, Step::Field(k), meta_field);
+            self.defaults(ps, prop_node, child, depth + 1);
             if self.out_of_budget() {
                 return;
             }

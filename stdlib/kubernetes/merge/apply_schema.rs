@@ -251,7 +251,7 @@ impl ApplySchema for &CrdSchema {
                 _ => ListType::Atomic,
             }),
             "object" => {
-                if self.preserve_unknown_fields
+                if self.preserves_unknown_fields()
                     && self.properties.is_empty()
                     && self.additional_schema().is_none()
                 {
@@ -261,7 +261,7 @@ impl ApplySchema for &CrdSchema {
                     atomic: self.map_type.as_deref() == Some("atomic"),
                 }
             }
-            "" if self.preserve_unknown_fields => Shape::Untyped,
+            "" if self.preserves_unknown_fields() => Shape::Untyped,
             "" => Shape::Untyped,
             _ => Shape::Scalar,
         }
@@ -280,7 +280,7 @@ impl ApplySchema for &CrdSchema {
     }
 
     fn open(&self) -> bool {
-        self.preserve_unknown_fields
+        self.preserves_unknown_fields()
             || matches!(
                 self.additional_properties,
                 Some(AdditionalProperties::Bool(true))

@@ -84,7 +84,7 @@ fn required(path: FieldPath) -> FieldError {
 
 /// apimachinery `schema.ParseGroupVersion`: `""` and `"/"` are the empty GroupVersion, no
 /// `/` the legacy core group, one `/` splits group and version, more is an error (`None`).
-fn parse_group_version(text: &str) -> Option<(&str, &str)> {
+pub(crate) fn parse_group_version(text: &str) -> Option<(&str, &str)> {
     if text.is_empty() || text == "/" {
         return Some(("", ""));
     }
