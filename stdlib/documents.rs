@@ -13,8 +13,10 @@
 //!   decoder's node trees are not built), else by the full decoder.
 //! - A text starting with `{` is JSON, as kubectl decides (`NewYAMLOrJSONDecoder`).
 //!
-//! Readers keep their own stacks, so deep nesting is an error, never a stack overflow;
-//! values nested deeper than [`MAX_DEPTH`] are refused with a clear error.
+//! Readers keep their own stacks, so deep nesting is an error, never a stack overflow:
+//! values nested up to [`MAX_DEPTH`] levels (Kubernetes' 10,000; 1,000 in the browser
+//! module) are read, deeper ones get Kubernetes' errors. Work on values that deep needs a
+//! stack of [`DEEP_STACK`] bytes ([`with_deep_stack`]).
 
 use kcel::Value;
 
@@ -24,7 +26,7 @@ mod tree;
 mod yaml;
 mod yaml_objects;
 
-pub use tree::{MAX_DEPTH, ReadError};
+pub use tree::{DEEP_STACK, KUBERNETES_MAX_DEPTH, MAX_DEPTH, ReadError, with_deep_stack};
 
 use std::ops::Range;
 

@@ -150,9 +150,29 @@ async fn shutdown_signal() {
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let args = Args::parse();
+    // Objects nest up to 10,000 levels, as kube-apiserver reads them; decoding, validating,
+    // encoding and dropping them recurses, so every thread of the runtime (workers and the
+    // blocking pool) gets a stack that holds that depth (only the pages used are mapped),
+    // and the server itself runs on a worker, not on the main thread.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(kcel_stdlib::documents::DEEP_STACK)
+        .build();
+    match runtime {
+        Ok(runtime) => {
+            runtime.block_on(async { tokio::spawn(serve(args)).await.unwrap_or(ExitCode::FAILURE) })
+        }
+        Err(e) => {
+            eprintln!("kcel-apiserver: starting the runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the server the flags describe until SIGTERM or Ctrl-C.
+async fn serve(args: Args) -> ExitCode {
     let options = Options {
         data_dir: args.data_dir,
         listen: args.listen,
@@ -187,15 +207,16 @@ async fn main() -> ExitCode {
     };
     // Announce on stdout (the URL line first: scripts and tests wait for it); a closed
     // stdout must not stop the server.
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "kcel-apiserver: serving on {}", server.url);
-    let _ = writeln!(
-        out,
-        "kcel-apiserver: kubeconfig at {}",
-        options.data_dir.join("kubeconfig").display()
-    );
-    let _ = out.flush();
-    drop(out);
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "kcel-apiserver: serving on {}", server.url);
+        let _ = writeln!(
+            out,
+            "kcel-apiserver: kubeconfig at {}",
+            options.data_dir.join("kubeconfig").display()
+        );
+        let _ = out.flush();
+    }
     match server.serve(shutdown_signal()).await {
         Ok(()) => {
             eprintln!("kcel-apiserver: stopped");

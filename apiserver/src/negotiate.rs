@@ -70,17 +70,11 @@ pub fn unsupported_media_type(content_type: &str) -> ApiError {
 
 /// Parses a body in JSON or YAML into a JSON value, as kube-apiserver decodes it (the
 /// library's `documents::read_body`: encoding/json's and go-yaml v2's rules, texts and
-/// nesting limits).
-///
-/// A body the reader accepts but that nests deeper than [`MAX_BODY_DEPTH`] is refused: the
-/// server keeps objects as JSON and reads them back with `serde_json`, whose recursion
-/// limit is 128 levels (kube-apiserver, in Go, takes up to 10,000: a known difference).
+/// nesting limits — 10,000 levels, which the server's threads have the stack for:
+/// `documents::DEEP_STACK`).
 pub fn parse_value(body: &[u8], kind: BodyType) -> Result<Value, BodyError> {
     let yaml = matches!(kind, BodyType::Yaml | BodyType::ApplyPatch);
-    let value = kcel_stdlib::documents::read_body(body, yaml).map(|(value, _)| value)?;
-    if depth_exceeds(&value, MAX_BODY_DEPTH) {
-        return Err(BodyError::TooDeep);
-    }
+    let (value, _) = kcel_stdlib::documents::read_body(body, yaml)?;
     Ok(value)
 }
 
@@ -91,36 +85,6 @@ pub enum BodyError {
     /// Not JSON or YAML as kube-apiserver reads them (the reader's text).
     #[error(transparent)]
     Unreadable(#[from] kcel_stdlib::documents::DocumentError),
-    /// Nested deeper than the server can store.
-    #[error(
-        "nesting deeper than {MAX_BODY_DEPTH} levels is not supported by this server \
-         (Kubernetes reads up to 10000)"
-    )]
-    TooDeep,
-}
-
-/// How deep a request body's arrays and objects may nest: what the server can store and
-/// read back (serde_json's recursion limit of 128, less the levels a list response adds).
-pub const MAX_BODY_DEPTH: usize = 120;
-
-/// Whether `value` has arrays or objects nested more than `limit` levels deep (iterative:
-/// safe on any depth the reader lets through).
-fn depth_exceeds(value: &Value, limit: usize) -> bool {
-    let mut stack = vec![(value, 0usize)];
-    while let Some((v, depth)) = stack.pop() {
-        if !(v.is_array() || v.is_object()) {
-            continue;
-        }
-        if depth + 1 > limit {
-            return true;
-        }
-        match v {
-            Value::Array(items) => stack.extend(items.iter().map(|c| (c, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|c| (c, depth + 1))),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// A representation the server answers with.
@@ -289,14 +253,6 @@ mod tests {
             parse_value(b"a: yes\nb: 017\n", BodyType::Yaml).unwrap(),
             serde_json::json!({"a": true, "b": 15})
         );
-        // Past the server's own bound: a clear error (upstream reads up to 10,000 levels).
-        let deep = "[".repeat(MAX_BODY_DEPTH + 1) + &"]".repeat(MAX_BODY_DEPTH + 1);
-        assert!(matches!(
-            parse_value(deep.as_bytes(), BodyType::Json),
-            Err(BodyError::TooDeep)
-        ));
-        let fits = "[".repeat(MAX_BODY_DEPTH) + &"]".repeat(MAX_BODY_DEPTH);
-        assert!(parse_value(fits.as_bytes(), BodyType::Json).is_ok());
         // encoding/json's nesting limit and text.
         let deep = "[".repeat(10_001);
         assert_eq!(

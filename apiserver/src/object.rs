@@ -75,8 +75,37 @@ pub fn encode_for_storage(object: &Object) -> Vec<u8> {
 /// The object stored in `kv` as it was stored (its `apiVersion` the one it was written in),
 /// without a `resourceVersion`.
 pub fn stored(kv: &KeyValue) -> Result<Object, ApiError> {
-    serde_json::from_slice(&kv.value)
+    parse_stored(&kv.value)
         .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))
+}
+
+/// Why stored bytes are not an object.
+#[derive(Debug, thiserror::Error)]
+pub enum StoredError {
+    /// serde_json's error.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// The documents reader's error.
+    #[error(transparent)]
+    Document(#[from] kcel_stdlib::documents::DocumentError),
+    /// JSON, but not an object.
+    #[error("not a JSON object")]
+    NotAnObject,
+}
+
+/// An object from the JSON the server stored: read by serde_json, whose recursion limit is
+/// 128 levels; an object nested deeper (bodies are read up to Kubernetes' 10,000 levels)
+/// is read again by the documents reader, which holds any depth the server accepts.
+pub fn parse_stored(bytes: &[u8]) -> Result<Object, StoredError> {
+    match serde_json::from_slice(bytes) {
+        Ok(object) => Ok(object),
+        // What the server stored is JSON: a syntax error is serde_json's recursion limit.
+        Err(e) if e.is_syntax() => match kcel_stdlib::documents::read_body(bytes, false)?.0 {
+            Value::Object(object) => Ok(object),
+            _ => Err(StoredError::NotAnObject),
+        },
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The object stored in `kv`, with its `resourceVersion` from the key's revision.

@@ -29,7 +29,16 @@ use args::{Cli, Command};
 fn main() -> ExitCode {
     // clap prints usage errors and exits with status 2, help and version with 0.
     let cli = Cli::parse();
-    let status = match &cli.command {
+    // Documents nest up to 10,000 levels, as Kubernetes reads them; walking them recurses
+    // (the library's walks, the CEL engine's conversions, serde_json's drop), so commands
+    // run on a stack that holds that depth (only the pages used are mapped).
+    let status = kcel_stdlib::documents::with_deep_stack(|| run(&cli));
+    status.into()
+}
+
+/// Runs the command `cli` names.
+fn run(cli: &Cli) -> output::Status {
+    match &cli.command {
         Command::Eval { expression } => expression::eval(expression),
         Command::Check { expression } => expression::check(expression),
         Command::Repl { env, program } => repl::run(env, program),
@@ -60,6 +69,5 @@ fn main() -> ExitCode {
             output,
         } => functions::run(name.as_deref(), *libraries, *all, *env, lib, output.format),
         Command::Completion { shell } => completion::print(*shell),
-    };
-    status.into()
+    }
 }

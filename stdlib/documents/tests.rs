@@ -524,7 +524,7 @@ fn json_as_encoding_json_reads_it() {
 }
 
 /// Nesting: encoding/json's `maxNestingDepth` and go-yaml v2's `max_flow_level` /
-/// `max_indents` (10,000) with their texts; below them, past [`MAX_DEPTH`], a clear error;
+/// `max_indents` (10,000) with their texts, up to which values are read ([`MAX_DEPTH`]);
 /// never a stack overflow, and fast (issue #27 item 4: 100,000 levels took seconds).
 #[test]
 fn deep_nesting_is_a_clear_error() {
@@ -556,27 +556,39 @@ fn deep_nesting_is_a_clear_error() {
             .to_string()
             .ends_with("exceeded max depth of 10000"),
     );
-    // Accepted by Kubernetes, deeper than this library holds.
-    let json_5000 = "[".repeat(5000) + &"]".repeat(5000);
+    // Up to Kubernetes' limit: read, converted and dropped (on a stack that holds them).
+    with_deep_stack(|| {
+        for levels in [MAX_DEPTH - 1, MAX_DEPTH] {
+            let json = "[".repeat(levels) + &"]".repeat(levels);
+            assert!(parse_value(&json).is_ok(), "{levels}");
+            assert!(read_body(json.as_bytes(), false).is_ok(), "{levels}");
+            let objects = "{\"a\":".repeat(levels) + "1" + &"}".repeat(levels);
+            assert_eq!(
+                parse_manifests(&objects).unwrap()[0].pointer(&"/a".repeat(levels)),
+                Some(&json!(1))
+            );
+            // Compact block sequences: each `- ` opens one more level.
+            let yaml = "- ".repeat(levels) + "x";
+            assert!(parse_manifests(&yaml).is_ok(), "{levels}");
+            assert!(read_body(yaml.as_bytes(), true).is_ok(), "{levels}");
+        }
+    });
+    let json = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
     assert_eq!(
-        parse_value(&json_5000).unwrap_err(),
-        format!(
-            "invalid JSON: nesting deeper than {MAX_DEPTH} levels is not supported (Kubernetes reads up to 10000)"
-        )
+        parse_value(&json).unwrap_err(),
+        "invalid JSON: invalid character '[' exceeded max depth"
     );
-    let yaml_5000 = "a: ".to_string() + &"[".repeat(5000) + &"]".repeat(5000);
+    let objects = "{\"a\":".repeat(MAX_DEPTH + 1) + "1" + &"}".repeat(MAX_DEPTH + 1);
+    assert_eq!(
+        parse_manifests(&objects).unwrap_err(),
+        "invalid JSON: invalid character '{' exceeded max depth"
+    );
     assert!(
-        parse_manifests(&yaml_5000)
+        parse_manifests(&("- ".repeat(MAX_DEPTH + 1) + "x"))
             .unwrap_err()
             .to_string()
-            .contains("nesting deeper than")
+            .ends_with("exceeded max depth of 10000"),
     );
-    // At the limit: read, converted and dropped on this (test) thread's stack.
-    let json_limit = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
-    assert!(parse_value(&json_limit).is_ok());
-    assert!(read_body(json_limit.as_bytes(), false).is_ok());
-    let yaml_limit = "a: ".to_string() + &"[".repeat(MAX_DEPTH - 1) + &"]".repeat(MAX_DEPTH - 1);
-    assert!(parse_manifests(&yaml_limit).is_ok());
     // A hang guard only (the time is checked, load-independently, by
     // `flow_nesting_takes_linear_time`).
     assert!(
@@ -586,15 +598,13 @@ fn deep_nesting_is_a_clear_error() {
     );
 }
 
-/// Past [`MAX_DEPTH`] flow levels the rest is only counted (libyaml's scanner is quadratic
-/// in the flow depth): go-yaml's depth error where the nesting goes past 10,000 — on the
-/// line go-yaml's scanner names (`scannerc.go`: the problem mark's line, 1-based) — and
-/// quoted brackets and comments are not counted.
+/// Past 1,000 flow levels the rest of the flow text is counted before it is parsed
+/// (libyaml's scanner is quadratic in the flow depth): go-yaml's depth error where the
+/// nesting goes past 10,000 — on the line go-yaml's scanner names (`scannerc.go`: the
+/// problem mark's line, 1-based) — without parsing; quoted brackets and comments are not
+/// counted; nesting within the limit is parsed and read.
 #[test]
 fn deep_flow_past_the_supported_depth() {
-    let too_deep = format!(
-        "error converting YAML to JSON: nesting deeper than {MAX_DEPTH} levels is not supported (Kubernetes reads up to 10000)"
-    );
     for open in ["[", "{a: ", "[\"]\", ", "['[[', "] {
         let text = "a: ".to_string() + &open.repeat(20_000);
         assert_eq!(
@@ -602,14 +612,37 @@ fn deep_flow_past_the_supported_depth() {
             "error converting YAML to JSON: yaml: exceeded max depth of 10000",
             "{open}"
         );
-        let closed = "a: ".to_string() + &open.repeat(9_000) + &"]".repeat(9_000);
-        assert_eq!(yaml_err(&closed), too_deep, "{open}");
     }
-    // Brackets in quoted scalars and comments do not nest.
-    let quoted = "a: ".to_string() + &"[".repeat(5_000) + &"'[[[[[[', \"{{{{\", ".repeat(3_000);
-    assert_eq!(yaml_err(&quoted), too_deep);
-    let commented = "a: ".to_string() + &"[ # [[[[\n".repeat(9_000);
-    assert_eq!(yaml_err(&commented), too_deep);
+    // Counted past 1,000 levels, then parsed and read: the root, `a` and 1,499 more.
+    for (open, close) in [("[", "]"), ("{a: ", "}")] {
+        let text = "a: ".to_string() + &open.repeat(1_500) + &close.repeat(1_500);
+        let value = object(&text);
+        let mut levels = 0;
+        let mut at = Some(&value);
+        while let Some(v) = at {
+            levels += 1;
+            at = match v {
+                serde_json::Value::Array(items) => items.first(),
+                serde_json::Value::Object(map) => map.get("a").filter(|a| !a.is_null()),
+                _ => None,
+            };
+        }
+        assert_eq!(levels, 1_501, "{open}");
+    }
+    // Brackets in quoted scalars and comments do not nest: parsed (to libyaml's error at
+    // the unclosed end), not refused for depth.
+    let quoted = "a: ".to_string() + &"[".repeat(1_200) + &"'[[[[[[', \"{{{{\", ".repeat(3_000);
+    assert!(
+        !yaml_err(&quoted).contains("max depth"),
+        "{}",
+        yaml_err(&quoted)
+    );
+    let commented = "a: ".to_string() + &"[ # [[[[[[[[\n".repeat(1_200);
+    assert!(
+        !yaml_err(&commented).contains("max depth"),
+        "{}",
+        yaml_err(&commented)
+    );
     // One bracket per line: the 10,001st is on line 10,000 (0-based), reported 1-based.
     let lines = "a: [\n".to_string() + &" [\n".repeat(10_000);
     assert_eq!(
@@ -620,10 +653,10 @@ fn deep_flow_past_the_supported_depth() {
     assert!(yaml_err(&anchored).ends_with("exceeded max depth of 10000"));
 }
 
-/// Issue 27: reading deep flow nesting takes time proportional to the text (libyaml's
+/// Issue 27: refusing deep flow nesting takes time proportional to the text (libyaml's
 /// scanner alone took 3 s for 8,000 levels, 4x for twice the depth). The fastest of five
-/// runs of each size, so that the machine's load does not decide: 16,000 levels may take
-/// at most three times as long as 8,000 (quadratic time would be four times).
+/// runs of each size, so that the machine's load does not decide: 32,000 levels may take
+/// at most three times as long as 16,000 (quadratic time would be four times).
 #[test]
 fn flow_nesting_takes_linear_time() {
     let fastest = |levels: usize| {
@@ -637,10 +670,10 @@ fn flow_nesting_takes_linear_time() {
             .min()
             .unwrap_or_default()
     };
-    let (small, large) = (fastest(8_000), fastest(16_000));
+    let (small, large) = (fastest(16_000), fastest(32_000));
     assert!(
         large < small * 3 + std::time::Duration::from_millis(20),
-        "8,000 levels {small:?}, 16,000 levels {large:?}"
+        "16,000 levels {small:?}, 32,000 levels {large:?}"
     );
 }
 

@@ -13,7 +13,9 @@ pub enum ReadError {
     /// The Go library's message (encoding/json's, go-yaml v2's, sigs.k8s.io/yaml's).
     #[error("{0}")]
     Go(String),
-    /// A value nested deeper than this library holds ([`MAX_DEPTH`]).
+    /// A value nested deeper than this library holds ([`MAX_DEPTH`]): in the browser
+    /// module, past its lower limit; natively, a YAML text whose aliases make its value
+    /// deeper than the text's own nesting.
     #[error(
         "nesting deeper than {MAX_DEPTH} levels is not supported (Kubernetes reads up to {})",
         KUBERNETES_MAX_DEPTH
@@ -23,15 +25,42 @@ pub enum ReadError {
 
 /// Nesting that Kubernetes' readers accept: encoding/json's `maxNestingDepth` and go-yaml
 /// v2's `max_flow_level`/`max_indents` are all 10,000.
-pub(super) const KUBERNETES_MAX_DEPTH: usize = 10_000;
+pub const KUBERNETES_MAX_DEPTH: usize = 10_000;
 
-/// Nesting this library holds in memory: values deeper than this are refused with a clear
-/// error. Kubernetes (Go, whose stacks grow) accepts up to 10,000 levels; here
-/// every consumer of a value — dropping it included — recurses on a thread stack of 2 MiB
-/// or less (test threads, server workers, the browser), which a 10,000-level tree would
-/// overflow. Texts Kubernetes rejects are still rejected with Kubernetes' error: the reader
-/// scans the whole text before reporting this limit.
+/// Nesting this library holds in memory, the one limit of every walk over a document
+/// (pruning, defaulting, validation, list invariants, typed decoding): Kubernetes' own
+/// ([`KUBERNETES_MAX_DEPTH`]). Texts nested deeper get Kubernetes' errors.
+///
+/// Values this deep are walked recursively — by this library, by the CEL engine and by
+/// serde_json (`Drop`, `Clone`, `PartialEq`, serialization) — so whoever reads a document
+/// runs the work on a stack of [`DEEP_STACK`] bytes ([`with_deep_stack`], or a thread
+/// spawned with that stack size).
+#[cfg(not(target_arch = "wasm32"))]
+pub const MAX_DEPTH: usize = KUBERNETES_MAX_DEPTH;
+
+/// Nesting this library holds in memory. The browser module keeps 1,000 levels: its stack
+/// (1 MiB of linear memory, within the engine's own native stack) cannot be grown, and
+/// cannot hold 10,000 levels of recursion; deeper values are refused with a clear error
+/// ([`ReadError::TooDeep`]) after the whole text is checked (Kubernetes' errors win).
+#[cfg(target_arch = "wasm32")]
 pub const MAX_DEPTH: usize = 1_000;
+
+/// The stack, in bytes, that reading a document [`MAX_DEPTH`] levels deep, validating it
+/// against a CRD (pruning, defaulting, OpenAPI checks, list invariants, CEL rules over the
+/// whole of it), serializing and dropping it takes, with room to spare: measured in
+/// unoptimised builds, whose frames are the largest
+/// (`kubernetes::crd::deep_nesting_tests::walkers_fit_the_deep_stack`). Only the pages a
+/// walk touches are ever mapped.
+pub const DEEP_STACK: usize = 64 << 20;
+
+/// Runs `f` with at least [`DEEP_STACK`] bytes of stack: on the current thread's stack when
+/// that much is left, else on a fresh segment of that size (mapped, not touched: only the
+/// pages used cost memory). The CLI runs its commands through this; a server gives its
+/// worker threads that stack size instead. In the browser module (whose stack cannot grow)
+/// it just runs `f`.
+pub fn with_deep_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(DEEP_STACK, DEEP_STACK, f)
+}
 
 /// Runs a step of a recursive walk over a tree with enough stack: a fresh segment when the
 /// thread's stack runs low (trees are up to [`MAX_DEPTH`] deep, and frames of unoptimised

@@ -109,6 +109,8 @@ impl Arena {
         let mut anchors: HashMap<String, usize> = HashMap::new();
         let mut open: Vec<(usize, bool)> = Vec::new();
         let (mut flow_depth, mut block_depth) = (0usize, 0usize);
+        // Where the flow content counted by `deeper_flow` ends (not counted again).
+        let mut scanned_to = 0usize;
         let mut root = None;
         loop {
             let (event, mark) = parser.next_event().map_err(syntax_error)?;
@@ -184,10 +186,12 @@ impl Arena {
                 if *depth > KUBERNETES_MAX_DEPTH {
                     return Err(depth_error(flow, mark));
                 }
-                if flow && *depth > MAX_DEPTH {
-                    // Refused in any case; libyaml's scanner takes time quadratic in the
-                    // flow depth (its simple-key list), so the rest is not parsed.
-                    return Err(deeper_flow(text, mark, *depth));
+                if flow && *depth > FLOW_SCAN_DEPTH && flow_offset(text, mark) >= scanned_to {
+                    // libyaml's scanner takes time quadratic in the flow depth (its
+                    // simple-key list): the rest of this flow collection is counted first,
+                    // so that nesting Kubernetes refuses (or this library does not hold) is
+                    // refused without parsing it.
+                    scanned_to = deeper_flow(text, mark, *depth)?;
                 }
                 open.push((index, flow));
             }
@@ -207,41 +211,67 @@ impl Arena {
     }
 }
 
-/// The error for a flow collection opened at `mark` at flow depth `depth` (past
-/// [`MAX_DEPTH`]), without parsing further: go-yaml's depth error where the flow nesting goes
-/// past [`KUBERNETES_MAX_DEPTH`] before the flow collections close, [`YamlError::TooDeep`]
-/// otherwise. The rest of the text is read by [`flow_depth_past`], a linear bracket count.
-fn deeper_flow(text: &str, mark: Mark, depth: usize) -> YamlError {
+/// Flow depth past which the rest of a flow collection is counted before it is parsed
+/// (see [`deeper_flow`]).
+pub(super) const FLOW_SCAN_DEPTH: usize = 1_000;
+
+/// The byte offset of an event's mark in `text` (libyaml does not count a byte order mark).
+fn flow_offset(text: &str, mark: Mark) -> usize {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    usize::try_from(mark.index).map_or(text.len(), |i| i.saturating_add(bom))
+}
+
+/// Counts, without parsing, the rest of the flow collections around one opened at `mark`
+/// at flow depth `depth` (past [`FLOW_SCAN_DEPTH`]): go-yaml's depth error where the flow
+/// nesting goes past [`KUBERNETES_MAX_DEPTH`] before they close, [`YamlError::TooDeep`]
+/// where it goes past [`MAX_DEPTH`] (the browser module's lower limit), else the offset
+/// where the count ended (the outermost collection closed, or the text ended), up to which
+/// the text need not be counted again. The count is [`scan_flow`], linear in the text.
+fn deeper_flow(text: &str, mark: Mark, depth: usize) -> Result<usize, YamlError> {
     // The event starts at its collection's bracket, or at an anchor or tag before it.
-    let from = usize::try_from(mark.index).map_or(text.len(), |i| i.saturating_add(bom));
+    let from = flow_offset(text, mark);
     let Some(start) = text
         .as_bytes()
         .get(from..)
         .and_then(|rest| rest.iter().position(|c| matches!(c, b'[' | b'{')))
         .map(|at| from + at + 1)
     else {
-        return YamlError::TooDeep;
+        return Ok(text.len());
     };
-    match flow_depth_past(text.as_bytes(), start, depth, KUBERNETES_MAX_DEPTH) {
-        Some(at) => depth_error(
+    let scan = scan_flow(text.as_bytes(), start, depth, KUBERNETES_MAX_DEPTH);
+    if let Some(at) = scan.past {
+        return Err(depth_error(
             true,
             Mark {
                 line: libyaml_line(&text[..at]),
                 column: 0,
                 index: at as u64,
             },
-        ),
-        None => YamlError::TooDeep,
+        ));
     }
+    if scan.deepest > MAX_DEPTH {
+        return Err(YamlError::TooDeep);
+    }
+    Ok(scan.end)
 }
 
-/// Scans flow content from `start` at flow depth `depth`: the offset of the opening bracket
-/// that takes the depth past `limit`, or `None` when the flow collections close first or the
-/// text ends. Quoted scalars and comments are skipped; elsewhere in flow context every `[`
-/// and `{` opens a collection and every `]` and `}` closes one (plain scalars cannot hold
-/// them there).
-fn flow_depth_past(text: &[u8], start: usize, mut depth: usize, limit: usize) -> Option<usize> {
+/// What [`scan_flow`] found.
+struct FlowScan {
+    /// The offset of the opening bracket that took the depth past the limit.
+    past: Option<usize>,
+    /// The greatest flow depth met.
+    deepest: usize,
+    /// Where the count stopped: after the bracket that closed the outermost collection, or
+    /// the end of the text.
+    end: usize,
+}
+
+/// Scans flow content from `start` at flow depth `depth` until the flow collections close,
+/// the depth goes past `limit`, or the text ends. Quoted scalars and comments are skipped;
+/// elsewhere in flow context every `[` and `{` opens a collection and every `]` and `}`
+/// closes one (plain scalars cannot hold them there).
+fn scan_flow(text: &[u8], start: usize, mut depth: usize, limit: usize) -> FlowScan {
+    let mut deepest = depth;
     let mut i = start;
     // Whether a quote here starts a quoted scalar (at the start of a token).
     let mut token_start = true;
@@ -250,14 +280,23 @@ fn flow_depth_past(text: &[u8], start: usize, mut depth: usize, limit: usize) ->
         match c {
             b'[' | b'{' => {
                 depth += 1;
+                deepest = deepest.max(depth);
                 if depth > limit {
-                    return Some(i);
+                    return FlowScan {
+                        past: Some(i),
+                        deepest,
+                        end: i,
+                    };
                 }
             }
             b']' | b'}' => {
                 depth -= 1;
                 if depth == 0 {
-                    return None;
+                    return FlowScan {
+                        past: None,
+                        deepest,
+                        end: i + 1,
+                    };
                 }
             }
             b'"' if token_start => {
@@ -293,7 +332,11 @@ fn flow_depth_past(text: &[u8], start: usize, mut depth: usize, limit: usize) ->
         );
         i += 1;
     }
-    None
+    FlowScan {
+        past: None,
+        deepest,
+        end: text.len(),
+    }
 }
 
 /// The 0-based line libyaml counts at the end of `text` (breaks: CR LF, CR, LF, NEL, LS, PS).

@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 
 use super::libyaml::{Event, Parser};
 use super::tree::{MAX_DEPTH, Node, plain_key, to_object};
+use super::yaml::FLOW_SCAN_DEPTH;
 use super::yaml::decode_scalar;
 
 /// A collection being read.
@@ -31,6 +32,13 @@ impl Open {
     fn wants_key(&self) -> bool {
         matches!(self, Open::Map { key: None, .. })
     }
+}
+
+/// Whether a collection opened inside `open` is read here: within [`MAX_DEPTH`], and, for a
+/// flow collection, within the depth past which the full decoder counts the rest of the
+/// flow text before parsing it (libyaml's scanner is quadratic in the flow depth).
+fn holds(open: &[Open], flow: bool) -> bool {
+    open.len() < MAX_DEPTH && !(flow && open.len() >= FLOW_SCAN_DEPTH)
 }
 
 /// Every document of `text` as sigs.k8s.io/yaml converts it (an empty document is `null`),
@@ -81,11 +89,11 @@ pub(super) fn read_plain(text: &str) -> Option<Vec<Json>> {
                 }
                 to_object(node).ok()?
             }
-            Event::SequenceStart { anchor: None, .. } if !wants_key && open.len() < MAX_DEPTH => {
+            Event::SequenceStart { anchor: None, flow } if !wants_key && holds(&open, flow) => {
                 open.push(Open::Seq(Vec::new()));
                 continue;
             }
-            Event::MappingStart { anchor: None, .. } if !wants_key && open.len() < MAX_DEPTH => {
+            Event::MappingStart { anchor: None, flow } if !wants_key && holds(&open, flow) => {
                 open.push(Open::Map {
                     map: serde_json::Map::new(),
                     key: None,

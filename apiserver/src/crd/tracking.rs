@@ -114,7 +114,9 @@ fn learn(crds: &Crds, key: &str, value: Option<&[u8]>, revision: Revision) {
     if crds.revision_of(name) >= revision {
         return;
     }
-    let crd: Option<Value> = value.and_then(|v| serde_json::from_slice(v).ok());
+    let crd: Option<Value> = value
+        .and_then(|v| crate::object::parse_stored(v).ok())
+        .map(Value::Object);
     serve_at(crds, name, crd.as_ref(), revision);
 }
 
@@ -140,7 +142,9 @@ fn refresh(
 ) {
     let key = &kv.key;
     let name = name_of(key);
-    let crd: Option<Value> = value.and_then(|v| serde_json::from_slice(v).ok());
+    let crd: Option<Value> = value
+        .and_then(|v| crate::object::parse_stored(v).ok())
+        .map(Value::Object);
     serve_at(crds, name, crd.as_ref(), revision);
     if let Some(crd) = crd
         && crd
@@ -189,7 +193,8 @@ fn clean_up(
             crds.set_at(name_of(key), at, None);
             return Ok(());
         };
-        let mut crd: Value = serde_json::from_slice(&kv.value).unwrap_or(Value::Null);
+        let mut crd: Value =
+            crate::object::parse_stored(&kv.value).map_or(Value::Null, Value::Object);
         let Some(finalizers) = crd
             .pointer_mut("/metadata/finalizers")
             .and_then(Value::as_array_mut)

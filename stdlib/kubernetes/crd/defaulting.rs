@@ -12,8 +12,9 @@ use serde_json::Value as J;
 
 use super::schema::Schema;
 
-/// Data nested deeper than this is left as it is.
-const MAX_DEPTH: usize = 1000;
+// Data nested deeper than the documents' limit (which readers never give: values built
+// otherwise, such as by a patch) is left as it is.
+use crate::documents::MAX_DEPTH;
 
 /// `x` as Kubernetes validates it: non-nullable nulls without defaults pruned, defaults
 /// applied. Borrowed when that changes nothing (no nulls, and every defaulted field already

@@ -15,8 +15,9 @@ use super::schema::Schema;
 use kcel::library::standard::format_double;
 use kcel::library::standard::go_quote;
 
-/// Data nested deeper than this is not checked further.
-const MAX_DEPTH: usize = 1000;
+// Data nested deeper than the documents' limit (which readers never give: values built
+// otherwise, such as by a patch) is not checked further.
+use crate::documents::MAX_DEPTH;
 
 /// The errors of the set and map lists in `value` under `schema`.
 pub fn validate(value: &J, schema: &Schema) -> Vec<FieldError> {

@@ -25,6 +25,8 @@
 
 pub(crate) mod compile_rules;
 pub(crate) mod decl_types;
+#[cfg(test)]
+mod deep_nesting_tests;
 pub(crate) mod defaulting;
 pub(crate) mod definition;
 pub(crate) mod definition_errors;

@@ -24,8 +24,9 @@ use crate::kubernetes::strfmt;
 use kcel::library::standard::format_double;
 use kcel::library::standard::go_quote;
 
-/// Data nested deeper than this is not validated further.
-const MAX_DEPTH: usize = 1000;
+// Data nested deeper than the documents' limit (which readers never give: values built
+// otherwise, such as by a patch) is not validated further.
+use crate::documents::MAX_DEPTH;
 
 /// The field errors of `value` under `schema`, in upstream's order.
 #[cfg(test)]

@@ -20,8 +20,9 @@ use serde_json::Value as J;
 use super::schema::{AdditionalProperties, Schema};
 use crate::kubernetes::builtin::catalogue;
 
-/// Data nested deeper than this is left as it is.
-const MAX_DEPTH: usize = 1000;
+// Data nested deeper than the documents' limit (which readers never give: values built
+// otherwise, such as by a patch) is left as it is.
+use crate::documents::MAX_DEPTH;
 
 const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 

@@ -180,7 +180,12 @@ fn field_set<S: ApplySchema>(
     }
 }
 
-/// Values nest at most this deep (deeper values are treated as leaves).
+/// Values nest at most this deep in field sets and merges (deeper values are treated as
+/// leaves): a limit of this layer's own, below the documents' 10,000
+/// ([`crate::documents::MAX_DEPTH`]), because a field set as deep as its object puts
+/// `metadata.managedFields[].fieldsV1` four levels deeper than the object, past what
+/// readers accept for a 10,000-level object. structured-merge-diff (`tofieldset.go`) has no
+/// limit: a known difference for values nested past 128 levels.
 const MAX_DEPTH: usize = 128;
 
 /// Why an item cannot be named in its list, in structured-merge-diff's words.
