@@ -186,6 +186,8 @@ fn is_int_or_string_any_of(any_of: &[Schema]) -> bool {
     any_of.len() == 2 && any_of[0] == only_type("integer") && any_of[1] == only_type("string")
 }
 
+/// A schema's value validations (upstream's `validateValueValidation`): the schemas under its
+/// junctors, and its `pattern`, which must compile.
 fn value_validation(
     v: &Schema,
     skip_any_of: bool,
@@ -211,6 +213,12 @@ fn value_validation(
     }
     if let Some(n) = v.not.as_deref() {
         nested(n, false, &path.child("not"), out, depth + 1);
+    }
+    if !v.pattern.is_empty()
+        && let Err(e) = kcel::library::standard::compile_regex(&v.pattern)
+    {
+        let detail = format!("must be a valid regular expression, but isn't: {e}");
+        out.push(invalid(path.child("pattern"), &v.pattern, &detail));
     }
 }
 
