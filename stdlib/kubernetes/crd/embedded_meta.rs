@@ -51,7 +51,7 @@ fn walk(
             }
         }
         Json::Array(items) => {
-            if let Some(item) = s.items.as_deref() {
+            if let Some(item) = s.items() {
                 for (i, v) in items.iter().enumerate() {
                     walk(&path.index(i), v, item, false, out, depth + 1);
                 }
