@@ -322,8 +322,9 @@ fn deep_spec(head: &str, leaf: i64, levels: usize) -> Vec<u8> {
 /// Issue 28: patch bodies are read as kube-apiserver reads them (encoding/json's 10,000
 /// levels), not at serde_json's 128: a merge patch and a JSON patch of a custom resource
 /// 1,500 levels deep reach its innermost field, server-side apply of such an object creates
-/// and updates it, and a patch of 10,001 levels gets encoding/json's error behind the patch
-/// handler's words (upstream's `error decoding patch: %v` of the strict decoding).
+/// and updates it, a merge patch deepens it to 10,000 levels, and a patch of 10,001 levels
+/// gets encoding/json's error behind the patch handler's words (upstream's `error decoding
+/// patch: %v` of the strict decoding).
 #[tokio::test]
 async fn patches_of_objects_nested_1500_levels_reach_the_leaf() {
     let server = Server::start(&[]);
@@ -409,6 +410,19 @@ async fn patches_of_objects_nested_1500_levels_reach_the_leaf() {
     assert_eq!(reply.code, 200, "{}", head(&reply));
     assert!(reply.text().contains(r#"{"leaf":4}"#), "{}", head(&reply));
 
+    // As deep as encoding/json reads: the object grows to 10,000 levels (the merge walks it
+    // on the server's deep stack).
+    let reply = send(
+        "PATCH",
+        format!("{things}/deep"),
+        deep_spec("", 6, 10_000),
+        merge,
+    )
+    .await;
+    assert_eq!(reply.code, 200, "{}", head(&reply));
+    assert_eq!(chain(&reply.text()), 10_000 - 2);
+    assert!(reply.text().contains(r#"{"leaf":6}"#), "{}", head(&reply));
+
     // Past encoding/json's 10,000 levels.
     let reply = send(
         "PATCH",
@@ -423,6 +437,6 @@ async fn patches_of_objects_nested_1500_levels_reach_the_leaf() {
         "error decoding patch: invalid character '{' exceeded max depth"
     );
     let reply = server.send("GET", &format!("{things}/deep"), None).await;
-    assert!(reply.text().contains(r#"{"leaf":3}"#), "unchanged");
+    assert!(reply.text().contains(r#"{"leaf":6}"#), "unchanged");
     assert_eq!(server.send("GET", "/readyz", None).await.code, 200);
 }
