@@ -364,8 +364,15 @@ impl Env {
             source: ast.source.clone(),
             diagnostics,
         })?;
-        let mut spans = vec![Span::default(); ast.expr.max_id() as usize + 1];
-        ast.expr.walk(|e| spans[e.id as usize] = e.span);
+        // Each node's span by id, in one walk (the root is usually the largest id).
+        let mut spans = Vec::new();
+        ast.expr.walk(|e| {
+            let id = e.id as usize;
+            if id >= spans.len() {
+                spans.resize(id + 1, Span::default());
+            }
+            spans[id] = e.span;
+        });
         Ok(Program {
             plan,
             source: ast.source.clone(),
@@ -804,6 +811,51 @@ mod tests {
             assert!(program.plan.shared_prefixes.is_empty(), "{expr}");
             assert!(program.plan.json_prefixes.is_empty(), "{expr}");
             generic(&mut program.plan.root, true, expr);
+        }
+    }
+
+    /// The prefixes shared by paths (`eval/shared_paths.rs`): over values a prefix must
+    /// save four selections per evaluation; over a JSON document two, or four when it is a
+    /// whole path; JSON prefixes are listed shortest first.
+    #[test]
+    fn shared_prefixes_are_chosen_per_set() {
+        fn names(prefixes: &[crate::eval::node::PathNode]) -> Vec<String> {
+            prefixes
+                .iter()
+                .map(|p| {
+                    let fields: Vec<&str> = p.fields.iter().map(|(_, f)| &*f.name).collect();
+                    fields.join(".")
+                })
+                .collect()
+        }
+        let mut env = Env::new();
+        env.declare("x", Type::Dyn);
+        env.declare("y", Type::Dyn);
+        let cases: [(&str, &[&str], &[&str]); 7] = [
+            (
+                "x.s.t.a <= x.s.t.b && x.s.t.a >= x.s.t.c",
+                &["s.t"],
+                &["s.t"],
+            ),
+            (
+                "x.a.b.c == 1 && x.a.b.d == 2 && x.a.e == 3",
+                &[],
+                &["a", "a.b"],
+            ),
+            ("x.a.b == y.a.b && x.a.c == y.a.c", &[], &[]),
+            (
+                "x.a.b == y.a.b && x.a.c == y.a.c && x.a.d == y.a.d",
+                &[],
+                &["a", "a"],
+            ),
+            ("x.a + x.a + x.a + x.a + x.a", &["a"], &["a"]),
+            ("x.a.b + x.a.b", &[], &[]),
+            ("x.a.b.c + x.a.b.d", &[], &["a.b"]),
+        ];
+        for (expr, values, json) in cases {
+            let program = env.program(&env.compile(expr).unwrap()).unwrap();
+            assert_eq!(names(&program.plan.shared_prefixes), values, "{expr}");
+            assert_eq!(names(&program.plan.json_prefixes), json, "{expr}");
         }
     }
 

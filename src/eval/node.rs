@@ -284,6 +284,11 @@ impl Field {
         }
     }
 
+    /// Whether `other` selects the same name.
+    pub(crate) fn same_name(&self, other: &Field) -> bool {
+        self.hash == other.hash && self.name == other.name
+    }
+
     /// This field's entry in `map`.
     #[inline(always)]
     pub fn find<'m>(&self, map: &'m Map) -> Option<&'m Value> {

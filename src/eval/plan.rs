@@ -102,16 +102,10 @@ pub(crate) fn plan(expr: &Expr, env: &PlanEnv<'_>) -> Result<Plan, Vec<Diagnosti
     let (shared_prefixes, json_prefixes, json_slot_count) = if env.reference {
         (Box::default(), Box::default(), p.slot_count)
     } else {
-        use crate::eval::shared_paths::{Sharing, input_paths, share_prefixes};
-        let paths = input_paths(&mut root, &inputs);
-        let slots = &mut p.slot_count;
-        let shared = share_prefixes(&mut root, &inputs, &paths, slots, Sharing::Values);
-        // The JSON prefixes' slots follow the others: only a JSON frame has them.
-        let mut json_slot_count = p.slot_count;
-        let slots = &mut json_slot_count;
-        let json = share_prefixes(&mut root, &inputs, &paths, slots, Sharing::Json);
+        let shared =
+            crate::eval::shared_paths::share_prefixes(&mut root, &inputs, &mut p.slot_count);
         plan_operands(&mut root);
-        (shared, json, json_slot_count)
+        (shared.values, shared.json, shared.json_slot_count)
     };
     Ok(Plan {
         root,

@@ -9,13 +9,12 @@
 //! path with a cache in each ([`Sharing`]): one for frames of values and one, sharing
 //! shorter prefixes too, for frames whose variables are a JSON activation's document.
 
-use std::sync::Arc;
-
 use crate::eval::node::{Field, Node, PathCache, PathNode, Slot};
+use crate::syntax::ast::ExprId;
 
 /// Which frames a set of shared prefixes is for.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Sharing {
+enum Sharing {
     /// Frames of values ([`PathNode::cache`]).
     Values,
     /// Frames whose variables are a JSON activation's document ([`PathNode::json_cache`]).
@@ -37,104 +36,166 @@ impl Sharing {
             _ => 4,
         }
     }
-
-    /// The cache of `path` this set fills.
-    fn cache(self, path: &mut PathNode) -> &mut Option<PathCache> {
-        match self {
-            Sharing::Values => &mut path.cache,
-            Sharing::Json => &mut path.json_cache,
-        }
-    }
 }
 
-/// The paths of `root` that start at one of `inputs`, in visiting order: their variable's
-/// slot and their field names (the input to [`share_prefixes`], collected once for both
-/// sets).
-pub(crate) fn input_paths(root: &mut Node, inputs: &[Slot]) -> Vec<(Slot, Vec<Arc<str>>)> {
-    let mut paths = Vec::new();
-    visit_paths(root, &mut |p| {
-        if inputs.contains(&p.slot) {
-            let names = p.fields.iter().map(|(_, f)| f.name.clone()).collect();
-            paths.push((p.slot, names));
-        }
-    });
-    paths
+/// The prefixes shared by a tree's paths, found by [`share_prefixes`]: each set of
+/// [`Sharing`] as the paths to walk (each as a path whose `cache` slot is where its value
+/// goes), and the frame size of a JSON activation, whose prefixes' slots follow the others.
+pub(crate) struct SharedPrefixes {
+    /// For frames of values.
+    pub values: Box<[PathNode]>,
+    /// For frames whose variables are a JSON activation's document.
+    pub json: Box<[PathNode]>,
+    /// The slot count of a JSON activation's frame.
+    pub json_slot_count: Slot,
 }
 
-/// Gives the paths of `root` that share a prefix with another path a [`PathCache`] (the
-/// one `sharing` names), allocating one slot per shared prefix from `next_slot`; returns
-/// the prefixes to walk (each as a path whose `cache` slot is where its value goes).
-/// `paths` are the tree's [`input_paths`] from `inputs`.
+/// A path of the tree from an input variable: its variable's slot and its selections.
+type InputPath = (Slot, Vec<(ExprId, Field)>);
+
+/// Gives the paths of `root` that start at one of `inputs` and share a prefix with another
+/// such path a [`PathCache`] in each set where sharing it pays, allocating one slot per
+/// shared prefix after `slot_count` (the JSON set's after the values' set's). The tree is
+/// walked once to collect the paths and, only where something is shared, once to assign
+/// their caches.
 pub(crate) fn share_prefixes(
     root: &mut Node,
     inputs: &[Slot],
-    paths: &[(Slot, Vec<Arc<str>>)],
-    next_slot: &mut Slot,
-    sharing: Sharing,
-) -> Box<[PathNode]> {
-    // Per path: the length of its longest prefix worth sharing, if any.
-    let shared: Vec<Option<usize>> = paths
-        .iter()
-        .map(|(slot, names)| {
-            (1..=names.len()).rev().find(|&len| {
-                let prefix = &names[..len];
-                let uses = paths
+    slot_count: &mut Slot,
+) -> SharedPrefixes {
+    let mut paths: Vec<InputPath> = Vec::new();
+    visit_paths(root, &mut |p| {
+        if inputs.contains(&p.slot) {
+            let fields = p.fields.iter().map(|(id, f)| (*id, f.copy())).collect();
+            paths.push((p.slot, fields));
+        }
+    });
+    let shares = Shares::count(&paths);
+    let values_len = shares.prefix_lens(&paths, Sharing::Values);
+    let json_len = shares.prefix_lens(&paths, Sharing::Json);
+    if values_len.iter().chain(&json_len).all(Option::is_none) {
+        return SharedPrefixes {
+            values: Box::default(),
+            json: Box::default(),
+            json_slot_count: *slot_count,
+        };
+    }
+    let (values, values_caches) = allocate(&paths, &values_len, slot_count);
+    let mut json_slot_count = *slot_count;
+    let (mut json, json_caches) = allocate(&paths, &json_len, &mut json_slot_count);
+    chain_prefixes(&mut json);
+    let mut next = 0;
+    visit_paths(root, &mut |p| {
+        if inputs.contains(&p.slot) {
+            p.cache = values_caches[next];
+            p.json_cache = json_caches[next];
+            next += 1;
+        }
+    });
+    SharedPrefixes {
+        values: values.into(),
+        json: json.into(),
+        json_slot_count,
+    }
+}
+
+/// For each path and each of its prefixes, how many other paths start with that prefix.
+struct Shares {
+    /// Where each path's counts start in `counts` (one per prefix length, shortest first).
+    starts: Vec<usize>,
+    counts: Vec<u32>,
+}
+
+impl Shares {
+    fn count(paths: &[InputPath]) -> Shares {
+        let mut starts = Vec::with_capacity(paths.len());
+        let mut total = 0;
+        for (_, fields) in paths {
+            starts.push(total);
+            total += fields.len();
+        }
+        let mut counts = vec![0u32; total];
+        for (i, (slot, fields)) in paths.iter().enumerate() {
+            for (j, (other_slot, other)) in paths.iter().enumerate().skip(i + 1) {
+                if slot != other_slot {
+                    continue;
+                }
+                let common = fields
                     .iter()
-                    .filter(|(s, n)| s == slot && n.starts_with(prefix))
+                    .zip(other)
+                    .take_while(|((_, a), (_, b))| a.same_name(b))
                     .count();
-                (uses - 1) * len >= sharing.min_saved_selections(len == names.len())
+                for k in 0..common {
+                    counts[starts[i] + k] += 1;
+                    counts[starts[j] + k] += 1;
+                }
+            }
+        }
+        Shares { starts, counts }
+    }
+
+    /// Per path: the length of its longest prefix worth sharing in `sharing`'s set, if any.
+    fn prefix_lens(&self, paths: &[InputPath], sharing: Sharing) -> Vec<Option<usize>> {
+        paths
+            .iter()
+            .zip(&self.starts)
+            .map(|((_, fields), &start)| {
+                (1..=fields.len()).rev().find(|&len| {
+                    let others = self.counts[start + len - 1] as usize;
+                    others * len >= sharing.min_saved_selections(len == fields.len())
+                })
+            })
+            .collect()
+    }
+}
+
+/// One prefix path per distinct shared prefix of `lens` (a slot for each from
+/// `next_slot`), and each path's cache (in the order of `paths`).
+fn allocate(
+    paths: &[InputPath],
+    lens: &[Option<usize>],
+    next_slot: &mut Slot,
+) -> (Vec<PathNode>, Vec<Option<PathCache>>) {
+    let mut prefixes: Vec<PathNode> = Vec::new();
+    let caches = paths
+        .iter()
+        .zip(lens)
+        .map(|((slot, fields), len)| {
+            let len = (*len)?;
+            let prefix = &fields[..len];
+            let known = prefixes.iter().find(|q| {
+                q.slot == *slot
+                    && q.fields.len() == len
+                    && q.fields
+                        .iter()
+                        .zip(prefix)
+                        .all(|((_, a), (_, b))| a.same_name(b))
+            });
+            let cache_slot = match known.and_then(|q| q.cache) {
+                Some(cache) => cache.slot,
+                None => {
+                    let s = *next_slot;
+                    *next_slot += 1;
+                    prefixes.push(PathNode {
+                        slot: *slot,
+                        charged: false,
+                        fields: prefix.iter().map(|(id, f)| (*id, f.copy())).collect(),
+                        cache: Some(PathCache {
+                            slot: s,
+                            len: len as u32,
+                        }),
+                        json_cache: None,
+                    });
+                    s
+                }
+            };
+            Some(PathCache {
+                slot: cache_slot,
+                len: len as u32,
             })
         })
         .collect();
-    if shared.iter().all(Option::is_none) {
-        return Box::default();
-    }
-    // One slot per distinct shared prefix, with the path that fills it.
-    let mut prefixes: Vec<PathNode> = Vec::new();
-    let mut next = 0;
-    visit_paths(root, &mut |p| {
-        if !inputs.contains(&p.slot) {
-            return;
-        }
-        let index = next;
-        next += 1;
-        let Some(len) = shared[index] else { return };
-        let names = &paths[index].1[..len];
-        let known = prefixes.iter().find(|q| {
-            q.slot == p.slot
-                && q.fields.len() == len
-                && q.fields.iter().zip(names).all(|((_, f), n)| f.name == *n)
-        });
-        let slot = match known.and_then(|q| q.cache) {
-            Some(cache) => cache.slot,
-            None => {
-                let s = *next_slot;
-                *next_slot += 1;
-                prefixes.push(PathNode {
-                    slot: p.slot,
-                    charged: false,
-                    fields: p.fields[..len]
-                        .iter()
-                        .map(|(id, f)| (*id, Field::new(f.name.clone())))
-                        .collect(),
-                    cache: Some(PathCache {
-                        slot: s,
-                        len: len as u32,
-                    }),
-                    json_cache: None,
-                });
-                s
-            }
-        };
-        *sharing.cache(p) = Some(PathCache {
-            slot,
-            len: len as u32,
-        });
-    });
-    if sharing == Sharing::Json {
-        chain_prefixes(&mut prefixes);
-    }
-    prefixes.into()
+    (prefixes, caches)
 }
 
 /// Orders JSON prefixes shortest first and gives each whose start is another prefix that

@@ -259,33 +259,31 @@ impl Expr {
     /// Pushes the direct children of this node onto `out` (in reverse source order, so that
     /// popping visits them in source order).
     fn push_children<'a>(&'a self, out: &mut Vec<&'a Expr>) {
-        let start = out.len();
         match &self.kind {
             ExprKind::Literal(_) | ExprKind::Ident(_) => {}
             ExprKind::Select { operand, .. } => out.push(operand),
             ExprKind::Call { target, args, .. } => {
+                out.extend(args.iter().rev());
                 out.extend(target.as_deref());
-                out.extend(args.iter());
             }
-            ExprKind::List { elements, .. } => out.extend(elements.iter()),
+            ExprKind::List { elements, .. } => out.extend(elements.iter().rev()),
             ExprKind::Map { entries } => {
-                for e in entries {
-                    out.push(&e.key);
+                for e in entries.iter().rev() {
                     out.push(&e.value);
+                    out.push(&e.key);
                 }
             }
-            ExprKind::Struct { fields, .. } => out.extend(fields.iter().map(|f| &f.value)),
+            ExprKind::Struct { fields, .. } => out.extend(fields.iter().rev().map(|f| &f.value)),
             ExprKind::Comprehension(c) => {
                 out.extend([
-                    &c.iter_range,
-                    &c.accu_init,
-                    &c.loop_condition,
-                    &c.loop_step,
                     &c.result,
+                    &c.loop_step,
+                    &c.loop_condition,
+                    &c.accu_init,
+                    &c.iter_range,
                 ]);
             }
         }
-        out[start..].reverse();
     }
 
     /// Returns the largest node id in this tree.

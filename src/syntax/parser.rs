@@ -561,7 +561,10 @@ impl Builder<'_> {
                         questions.push(self.tree.span(next));
                     }
                 }
-                rule => self.push_operator(&mut fold, rule, self.tree.span(next), at)?,
+                _ => {
+                    let operator = binary_operator(self.tree.text(next));
+                    self.push_operator(&mut fold, operator, self.tree.span(next), at)?;
+                }
             }
         }
         let mut result = self.finish(&mut fold, at)?;
@@ -579,14 +582,14 @@ impl Builder<'_> {
     fn push_operator(
         &mut self,
         fold: &mut Fold,
-        rule: Rule,
+        (prec, name): (u8, &'static str),
         span: Span,
         at: Span,
     ) -> Result<(), Abort> {
-        if matches!(rule, Rule::op_and | Rule::op_or) {
+        if prec <= 2 {
             let term = self.reduce_all(&mut fold.operands, &mut fold.ops, at)?;
             fold.conjunction.terms.push(Some(term));
-            if rule == Rule::op_or {
+            if name == op::LOGICAL_OR {
                 let term = self.balance(op::LOGICAL_AND, &mut fold.conjunction)?;
                 fold.disjunction.terms.push(Some(term));
                 fold.disjunction.ops.push(span);
@@ -595,7 +598,6 @@ impl Builder<'_> {
             }
             return Ok(());
         }
-        let (prec, name) = binary_operator(rule);
         while fold.ops.last().is_some_and(|&(p, _, _)| p >= prec) {
             self.reduce(&mut fold.operands, &mut fold.ops)?;
         }
@@ -1129,26 +1131,32 @@ impl Builder<'_> {
     }
 }
 
-/// Precedence and function name of a binary operator rule.
-fn binary_operator(rule: Rule) -> (u8, &'static str) {
-    match rule {
-        Rule::op_or => (1, op::LOGICAL_OR),
-        Rule::op_and => (2, op::LOGICAL_AND),
-        Rule::op_eq => (3, op::EQUALS),
-        Rule::op_ne => (3, op::NOT_EQUALS),
-        Rule::op_lt => (3, op::LESS),
-        Rule::op_le => (3, op::LESS_EQUALS),
-        Rule::op_gt => (3, op::GREATER),
-        Rule::op_ge => (3, op::GREATER_EQUALS),
-        Rule::op_in => (3, op::IN),
-        Rule::op_add => (4, op::ADD),
-        Rule::op_sub => (4, op::SUBTRACT),
-        Rule::op_mul => (5, op::MULTIPLY),
-        Rule::op_div => (5, op::DIVIDE),
-        // The grammar only produces operator rules here.
+/// Precedence and function name of a binary operator, from its text (an `infix` token).
+fn binary_operator(text: &str) -> (u8, &'static str) {
+    match text {
+        "||" => (1, op::LOGICAL_OR),
+        "&&" => (2, op::LOGICAL_AND),
+        "==" => (3, op::EQUALS),
+        "!=" => (3, op::NOT_EQUALS),
+        "<" => (3, op::LESS),
+        "<=" => (3, op::LESS_EQUALS),
+        ">" => (3, op::GREATER),
+        ">=" => (3, op::GREATER_EQUALS),
+        "in" => (3, op::IN),
+        "+" => (4, op::ADD),
+        "-" => (4, op::SUBTRACT),
+        "*" => (5, op::MULTIPLY),
+        "/" => (5, op::DIVIDE),
+        // The grammar's `infix` matches nothing else.
         _ => (5, op::MODULO),
     }
 }
+
+/// The binary operators, as "expecting {...}" lists name them.
+const OPERATOR_TEXTS: [&str; 14] = [
+    "'!='", "'%'", "'&&'", "'*'", "'+'", "'-'", "'/'", "'<'", "'<='", "'=='", "'>'", "'>='",
+    "'in'", "'||'",
+];
 
 /// Counts `symbol` in an operator run, ignoring comments between the operators.
 fn count_operators(run: &str, symbol: char) -> usize {
@@ -1212,14 +1220,18 @@ fn syntax_error(source: &str, err: &pest::error::Error<Rule>) -> Issues {
 /// pest from attempting (and so from reporting) operators, member accesses and operand
 /// kinds, so they are restored here from the rules that were attempted.
 fn expected_tokens(positives: &[Rule]) -> Vec<&'static str> {
-    let mut expected: Vec<&str> = positives.iter().map(|r| rule_text(*r)).collect();
+    let mut expected: Vec<&str> = positives
+        .iter()
+        .filter(|r| **r != Rule::infix)
+        .map(|r| rule_text(*r))
+        .collect();
     // `?` (or the `:` of a conditional) is attempted right after a complete operand sequence:
     // an infix operator or a member access would have been valid there too.
     if positives.contains(&Rule::question) || positives.contains(&Rule::else_colon) {
-        expected.extend([
-            "'!='", "'%'", "'&&'", "'*'", "'+'", "'-'", "'.'", "'/'", "'<'", "'<='", "'=='", "'>'",
-            "'>='", "'['", "'in'", "'||'",
-        ]);
+        expected.extend(OPERATOR_TEXTS);
+        expected.extend(["'.'", "'['"]);
+    } else if positives.contains(&Rule::infix) {
+        expected.extend(OPERATOR_TEXTS);
     }
     // An operand was expected: name it once instead of listing its bracket forms.
     let operand_starts = [Rule::lparen, Rule::lbracket, Rule::lbrace];
@@ -1255,20 +1267,7 @@ fn found_token(source: &str, pos: usize) -> String {
 fn rule_text(rule: Rule) -> &'static str {
     match rule {
         Rule::EOI => "<EOF>",
-        Rule::op_or => "'||'",
-        Rule::op_and => "'&&'",
-        Rule::op_eq => "'=='",
-        Rule::op_ne => "'!='",
-        Rule::op_le => "'<='",
-        Rule::op_ge => "'>='",
-        Rule::op_lt => "'<'",
-        Rule::op_gt => "'>'",
-        Rule::op_in => "'in'",
-        Rule::op_add => "'+'",
-        Rule::op_sub | Rule::neg_ops | Rule::minus => "'-'",
-        Rule::op_mul => "'*'",
-        Rule::op_div => "'/'",
-        Rule::op_mod => "'%'",
+        Rule::neg_ops | Rule::minus => "'-'",
         Rule::not_ops => "'!'",
         Rule::question | Rule::optional => "'?'",
         Rule::dot | Rule::leading_dot => "'.'",
