@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use kcel_stdlib::kubernetes::crd::{CompileOptions, FieldPath, Schema, Validator};
+use kcel_stdlib::kubernetes::crd::{CompileOptions, FieldPath, Items, Schema, Validator};
 use kcel_stdlib::kubernetes::suite::{CrdSuite, Outcome, Suite};
 use serde_json::Value;
 
@@ -210,7 +210,7 @@ fn bad_yaml_and_schemas_are_errors() {
     for _ in 0..500 {
         s = Schema {
             type_: "array".into(),
-            items: Some(Box::new(s)),
+            items: Some(Items::Schema(Box::new(s))),
             ..Schema::default()
         };
     }

@@ -306,3 +306,137 @@ async fn objects_nested_10000_levels_are_created_and_read() {
     );
     assert_eq!(server.send("GET", "/readyz", None).await.code, 200);
 }
+
+/// A patch body (or an apply body without `metadata`'s name, given `head`) whose document
+/// nests `levels` levels: `{<head>"spec":{"a":{"a":...{"leaf":leaf}}}}`, as `deep_thing`.
+fn deep_spec(head: &str, leaf: i64, levels: usize) -> Vec<u8> {
+    let chain = levels - 3;
+    format!(
+        r#"{{{head}"spec":{{"a":{}{{"leaf":{leaf}}}{}}}}}"#,
+        "{\"a\":".repeat(chain),
+        "}".repeat(chain)
+    )
+    .into_bytes()
+}
+
+/// Issue 28: patch bodies are read as kube-apiserver reads them (encoding/json's 10,000
+/// levels), not at serde_json's 128: a merge patch and a JSON patch of a custom resource
+/// 1,500 levels deep reach its innermost field, server-side apply of such an object creates
+/// and updates it, a merge patch deepens it to 10,000 levels, and a patch of 10,001 levels
+/// gets encoding/json's error behind the patch handler's words (upstream's `error decoding
+/// patch: %v` of the strict decoding).
+#[tokio::test]
+async fn patches_of_objects_nested_1500_levels_reach_the_leaf() {
+    let server = Server::start(&[]);
+    let limit = Duration::from_secs(60);
+    let things = "/apis/example.com/v1/namespaces/default/things";
+    let schema = json!({"type": "object", "properties": {"spec": {
+        "type": "object",
+        "properties": {"limit": {"type": "integer"},
+            "a": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}});
+    assert_eq!(
+        timed(&server, "POST", CRDS, &crd(schema), limit).await.code,
+        201
+    );
+    let send = |method: &'static str, path: String, body: Vec<u8>, ct: &'static str| {
+        let server = &server;
+        async move {
+            let start = Instant::now();
+            let reply = server
+                .send_with(method, &path, Some(body), &[("content-type", ct)])
+                .await;
+            assert!(start.elapsed() < limit, "took {:?}", start.elapsed());
+            reply
+        }
+    };
+    let head = |reply: &support::Reply| reply.text().chars().take(300).collect::<String>();
+    let chain = |text: &str| text.matches("{\"a\":").count();
+    let json = "application/json";
+    let merge = "application/merge-patch+json";
+
+    let reply = send(
+        "POST",
+        things.to_owned(),
+        deep_thing("deep", 1, 1, 1_500, ""),
+        json,
+    )
+    .await;
+    assert_eq!(reply.code, 201, "{}", head(&reply));
+
+    // A merge patch as deep as the object: the leaf changes, the rest stays.
+    let reply = send(
+        "PATCH",
+        format!("{things}/deep"),
+        deep_spec("", 2, 1_500),
+        merge,
+    )
+    .await;
+    assert_eq!(reply.code, 200, "{}", head(&reply));
+    let patched = reply.text();
+    assert_eq!(chain(&patched), 1_500 - 2, "spec and the chain in it");
+    assert!(patched.contains(r#"{"leaf":2}"#), "{}", head(&reply));
+    assert!(patched.contains(r#""limit":1"#), "the rest kept");
+
+    // A JSON patch whose value is the deep chain.
+    let value = String::from_utf8(deep_spec("", 3, 1_500)).unwrap();
+    let value = &value[r#"{"spec":{"a":"#.len()..value.len() - 2];
+    let body = format!(r#"[{{"op":"replace","path":"/spec/a","value":{value}}}]"#);
+    let reply = send(
+        "PATCH",
+        format!("{things}/deep"),
+        body.into_bytes(),
+        "application/json-patch+json",
+    )
+    .await;
+    assert_eq!(reply.code, 200, "{}", head(&reply));
+    assert_eq!(chain(&reply.text()), 1_500 - 2);
+    assert!(reply.text().contains(r#"{"leaf":3}"#), "{}", head(&reply));
+
+    // Server-side apply of a deep object: created, then updated at the leaf.
+    let apply_head =
+        r#""apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"applied"},"#;
+    let apply = |leaf| {
+        send(
+            "PATCH",
+            format!("{things}/applied?fieldManager=deep"),
+            deep_spec(apply_head, leaf, 1_500),
+            "application/apply-patch+yaml",
+        )
+    };
+    let reply = apply(1).await;
+    assert_eq!(reply.code, 201, "{}", head(&reply));
+    assert_eq!(chain(&reply.text()), 1_500 - 2);
+    let reply = apply(4).await;
+    assert_eq!(reply.code, 200, "{}", head(&reply));
+    assert!(reply.text().contains(r#"{"leaf":4}"#), "{}", head(&reply));
+
+    // As deep as encoding/json reads: the object grows to 10,000 levels (the merge walks it
+    // on the server's deep stack).
+    let reply = send(
+        "PATCH",
+        format!("{things}/deep"),
+        deep_spec("", 6, 10_000),
+        merge,
+    )
+    .await;
+    assert_eq!(reply.code, 200, "{}", head(&reply));
+    assert_eq!(chain(&reply.text()), 10_000 - 2);
+    assert!(reply.text().contains(r#"{"leaf":6}"#), "{}", head(&reply));
+
+    // Past encoding/json's 10,000 levels.
+    let reply = send(
+        "PATCH",
+        format!("{things}/deep"),
+        deep_spec("", 5, 10_001),
+        merge,
+    )
+    .await;
+    assert_eq!(reply.code, 400, "{}", head(&reply));
+    assert_eq!(
+        reply.json()["message"],
+        "error decoding patch: invalid character '{' exceeded max depth"
+    );
+    let reply = server.send("GET", &format!("{things}/deep"), None).await;
+    assert!(reply.text().contains(r#"{"leaf":6}"#), "unchanged");
+    assert_eq!(server.send("GET", "/readyz", None).await.code, 200);
+}

@@ -459,6 +459,59 @@ async fn generate_name_makes_a_unique_name() {
     assert_ne!(a, b);
 }
 
+/// Issue 28: `generateName` is validated by the kind's name rule in prefix mode
+/// (apimachinery `ValidateObjectMetaAccessor`: `nameFn(generateName, true)`), besides the
+/// generated name: `NameIsDNSSubdomain` masks a trailing dash ("web-" is checked as "wea"),
+/// rbac `ValidateRBACName` ignores the flag ("a/-" is checked as a name).
+#[tokio::test]
+async fn generate_name_is_validated_as_a_prefix() {
+    let server = Server::start(&["--storage", "memory"]);
+    let reply = server
+        .send(
+            "POST",
+            CMS,
+            Some(&json!({"metadata": {"generateName": "web-"}})),
+        )
+        .await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    let reply = server
+        .send(
+            "POST",
+            CMS,
+            Some(&json!({"metadata": {"generateName": "Web-"}})),
+        )
+        .await;
+    assert_eq!(reply.code, 422, "{}", reply.text());
+    let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric \
+        characters, '-' or '.', and must start and end with an alphanumeric character (e.g. \
+        'example.com', regex used for validation is \
+        '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    let causes = reply.json()["details"]["causes"].clone();
+    assert_eq!(
+        causes[0],
+        json!({"reason": "FieldValueInvalid", "field": "metadata.generateName",
+               "message": format!("Invalid value: \"Web-\": {subdomain}")})
+    );
+    // The generated name ("Web-" and five random characters) is invalid too.
+    assert_eq!(causes[1]["field"], "metadata.name");
+    let name = causes[1]["message"].as_str().unwrap();
+    assert!(
+        name.starts_with("Invalid value: \"Web-") && name.ends_with(subdomain),
+        "{name}"
+    );
+    let roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles";
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                      "metadata": {"generateName": "a/-"}});
+    let reply = server.send("POST", roles, Some(&role)).await;
+    assert_eq!(reply.code, 422, "{}", reply.text());
+    let causes = reply.json()["details"]["causes"].clone();
+    assert_eq!(
+        causes[0],
+        json!({"reason": "FieldValueInvalid", "field": "metadata.generateName",
+               "message": "Invalid value: \"a/-\": may not contain '/'"})
+    );
+}
+
 #[tokio::test]
 async fn a_restart_keeps_objects_resource_versions_certificates_and_token() {
     let server = Server::start(&[]);

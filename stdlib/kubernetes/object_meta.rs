@@ -32,7 +32,7 @@ pub enum Scope {
 
 /// The errors of an object's `metadata` (`metadata` absent is treated as empty).
 pub fn validate(object: &Json, scope: Scope) -> Vec<FieldError> {
-    validate_named(object, scope, &|name| messages("dns1123Subdomain", name))
+    validate_named(object, scope, &dns_subdomain_name)
 }
 
 /// [`validate`] with the kind's own rule for names (and generated-name prefixes): upstream's
@@ -129,8 +129,51 @@ pub fn reference_errors(object: &Json) -> Vec<FieldError> {
     errors
 }
 
-/// A kind's rule for names: the messages for a name (none when it is valid).
-pub type NameRule<'a> = &'a dyn Fn(&str) -> Vec<String>;
+/// A kind's rule for names (upstream's `ValidateNameFunc`): the messages for a name, or for
+/// a `generateName` when the flag (`prefix`) is set; none when it is valid.
+pub type NameRule<'a> = &'a dyn Fn(&str, bool) -> Vec<String>;
+
+/// The messages of `format` for a name, with a prefix's trailing dash masked first
+/// (apimachinery `NameIsDNSSubdomain` and its siblings: `maskTrailingDash` when `prefix`).
+fn dns_name(format: &str, name: &str, prefix: bool) -> Vec<String> {
+    if prefix {
+        messages(format, &mask_trailing_dash(name))
+    } else {
+        messages(format, name)
+    }
+}
+
+/// apimachinery `NameIsDNSSubdomain`: most kinds' names.
+pub fn dns_subdomain_name(name: &str, prefix: bool) -> Vec<String> {
+    dns_name("dns1123Subdomain", name, prefix)
+}
+
+/// apimachinery `NameIsDNSLabel` (core `ValidateNamespaceName`, apps
+/// `ValidateStatefulSetName`).
+pub fn dns_label_name(name: &str, prefix: bool) -> Vec<String> {
+    dns_name("dns1123Label", name, prefix)
+}
+
+/// apimachinery `NameIsDNS1035Label` (core `ValidateServiceName`).
+pub fn dns1035_label_name(name: &str, prefix: bool) -> Vec<String> {
+    dns_name("dns1035Label", name, prefix)
+}
+
+/// apimachinery `path.ValidatePathSegmentName`: a name as [`path_segment_name`] checks it;
+/// a prefix only for `/` and `%` (`IsValidPathSegmentPrefix`: a suffix may make `.` valid).
+pub fn path_segment(name: &str, prefix: bool) -> Vec<String> {
+    if prefix {
+        forbidden_path_content(name)
+    } else {
+        path_segment_name(name)
+    }
+}
+
+/// rbac `ValidateRBACName`: a name or a prefix alike, as [`path_segment_name`] checks a
+/// name (upstream ignores the prefix flag).
+pub fn rbac_name(name: &str, _prefix: bool) -> Vec<String> {
+    path_segment_name(name)
+}
 
 /// The fields of `metadata` that are validated.
 #[derive(Default)]
@@ -152,7 +195,7 @@ pub struct Meta<'a> {
 impl Meta<'_> {
     /// The errors, in the API server's order.
     pub fn errors(&self, scope: Scope) -> Vec<FieldError> {
-        self.errors_named(scope, &|name| messages("dns1123Subdomain", name))
+        self.errors_named(scope, &dns_subdomain_name)
     }
 
     /// The errors, with the kind's own rule for names.
@@ -172,8 +215,7 @@ impl Meta<'_> {
             errors.push(FieldError::new(at.clone(), ErrorType::Invalid, value, msg));
         };
         if !self.generate_name.is_empty() {
-            let masked = mask_trailing_dash(self.generate_name);
-            for m in name_rule(&masked) {
+            for m in name_rule(self.generate_name, true) {
                 invalid(
                     &mut errors,
                     &path.child("generateName"),
@@ -192,7 +234,7 @@ impl Meta<'_> {
                 ));
             }
         } else {
-            for m in name_rule(self.name) {
+            for m in name_rule(self.name, false) {
                 invalid(&mut errors, &path.child("name"), self.name, &m);
             }
         }
@@ -266,10 +308,15 @@ pub fn annotation_errors(path: &FieldPath, annotations: &[(String, String)]) -> 
 }
 
 /// apimachinery's `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.
-pub(crate) fn path_segment_name(name: &str) -> Vec<String> {
+pub fn path_segment_name(name: &str) -> Vec<String> {
     if name == "." || name == ".." {
         return vec![format!("may not be '{name}'")];
     }
+    forbidden_path_content(name)
+}
+
+/// apimachinery `path.IsValidPathSegmentPrefix`: without `/` or `%`.
+fn forbidden_path_content(name: &str) -> Vec<String> {
     ["/", "%"]
         .iter()
         .filter(|bad| name.contains(*bad))

@@ -759,7 +759,9 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         ));
     }
     let body = read_body(&call.headers, body).await?;
-    let patch_value: Value = serde_json::from_slice(&body)
+    // Read as bodies are read (encoding/json's rules and its 10,000 levels), not by
+    // serde_json, which stops at 128.
+    let patch_value = negotiate::parse_value(&body, kind)
         .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
     let key = call.key(name);
     let manager = call.manager();

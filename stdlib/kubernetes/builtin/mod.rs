@@ -55,7 +55,6 @@ pub use typed_decoding::OpenApiSchema;
 
 use super::builtin_validation;
 use super::crd::{FieldError, FieldPath};
-use super::named_formats::messages;
 use super::object_meta::{self, Scope, finalizers};
 use super::object_meta_update;
 use crate::documents::ManifestObject;
@@ -174,19 +173,19 @@ impl BuiltinKind {
         let metadata = match (group, self.kind()) {
             // apimachinery ValidateNamespaceName (NameIsDNSLabel).
             ("", "Namespace") => {
-                object_meta::validate_named(object, scope, &|name| messages("dns1123Label", name))
+                object_meta::validate_named(object, scope, &object_meta::dns_label_name)
             }
             // apps ValidateStatefulSetName (NameIsDNSLabel).
             ("apps", "StatefulSet") => {
-                object_meta::validate_named(object, scope, &|name| messages("dns1123Label", name))
+                object_meta::validate_named(object, scope, &object_meta::dns_label_name)
             }
             // core ValidateServiceName (NameIsDNS1035Label).
             ("", "Service") => {
-                object_meta::validate_named(object, scope, &|name| messages("dns1035Label", name))
+                object_meta::validate_named(object, scope, &object_meta::dns1035_label_name)
             }
             // rbac ValidateRBACName (path.IsValidPathSegmentName).
             ("rbac.authorization.k8s.io", _) => {
-                object_meta::validate_named(object, scope, &object_meta::path_segment_name)
+                object_meta::validate_named(object, scope, &object_meta::rbac_name)
             }
             _ => object_meta::validate(object, scope),
         };

@@ -395,15 +395,16 @@ impl Compiler<'_> {
             node.properties.insert(name.clone(), child);
         }
         let values_context = at.context.additional_properties();
-        if let Some(items) = s.items.as_deref().filter(|i| !i.has_validations()) {
+        if let Some(items) = s.items().filter(|i| !i.has_validations()) {
             self.subtree_node_errors(items, &path.child("items"), at.context, at.depth + 1);
         }
+        self.item_array_errors(s, path, at.context, at.depth);
         if let Some(values) = s.additional_schema().filter(|v| !v.has_validations()) {
             let step = path.child("additionalProperties");
             self.subtree_node_errors(values, &step, values_context, at.depth + 1);
         }
         self.junctor_errors(s, path, at.context, at.depth);
-        if let Some(items) = s.items.as_deref().filter(|i| i.has_validations()) {
+        if let Some(items) = s.items().filter(|i| i.has_validations()) {
             let elem = ty.as_ref().and_then(|t| t.elem().cloned());
             // Only map lists correlate items with their old versions.
             let correlatable = s.list_type() == "map";
@@ -471,14 +472,30 @@ impl Compiler<'_> {
             let step = path.child("properties").key(name);
             self.subtree_node_errors(ps, &step, child_context, depth + 1);
         }
-        if let Some(items) = s.items.as_deref() {
+        if let Some(items) = s.items() {
             self.subtree_node_errors(items, &path.child("items"), context, depth + 1);
         }
+        self.item_array_errors(s, path, context, depth);
         if let Some(values) = s.additional_schema() {
             let step = path.child("additionalProperties");
             self.subtree_node_errors(values, &step, context.additional_properties(), depth + 1);
         }
         self.junctor_errors(s, path, context, depth);
+    }
+
+    /// The node errors of the schemas of `items` given as an array (`items[0]`, ...), which
+    /// Kubernetes checks as it checks the spine before refusing the array itself.
+    fn item_array_errors(
+        &mut self,
+        s: &Schema,
+        path: &FieldPath,
+        context: NodeContext,
+        depth: usize,
+    ) {
+        for (i, item) in s.item_array().iter().enumerate() {
+            let step = path.child("items").index(i);
+            self.subtree_node_errors(item, &step, context, depth + 1);
+        }
     }
 
     /// The node errors of the schemas under `s`'s junctors, `definitions` and

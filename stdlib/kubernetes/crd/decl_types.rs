@@ -182,7 +182,7 @@ impl SchemaTypes {
         };
         let mut t = match s.type_.as_str() {
             "array" => {
-                let Some(items) = s.items.as_deref() else {
+                let Some(items) = s.items() else {
                     return Ok(None);
                 };
                 let Some(elem) = self.decl_type(
@@ -628,7 +628,7 @@ mod tests {
         for _ in 0..300 {
             s = Schema {
                 type_: "array".into(),
-                items: Some(Box::new(s)),
+                items: Some(crate::kubernetes::crd::Items::Schema(Box::new(s))),
                 ..Schema::default()
             };
         }

@@ -40,9 +40,7 @@ fn has_defaults(s: &Schema, depth: usize) -> bool {
     depth <= MAX_DEPTH
         && (s.default.is_some()
             || s.properties.values().any(|p| has_defaults(p, depth + 1))
-            || s.items
-                .as_deref()
-                .is_some_and(|i| has_defaults(i, depth + 1))
+            || s.items().is_some_and(|i| has_defaults(i, depth + 1))
             || s.additional_schema()
                 .is_some_and(|v| has_defaults(v, depth + 1)))
 }
@@ -66,8 +64,7 @@ fn defaults_apply(x: &J, s: &Schema, depth: usize) -> bool {
                 })
         }
         J::Array(items) => s
-            .items
-            .as_deref()
+            .items()
             .is_some_and(|i| items.iter().any(|v| defaults_apply(v, i, depth + 1))),
         _ => false,
     }
@@ -107,7 +104,7 @@ pub fn prune_non_nullable_nulls(x: &mut J, s: Option<&Schema>, depth: usize) {
             }
         }
         J::Array(items) => {
-            let items_schema = s.and_then(|s| s.items.as_deref());
+            let items_schema = s.and_then(|s| s.items());
             for v in items {
                 prune_non_nullable_nulls(v, items_schema, depth + 1);
             }
@@ -148,7 +145,7 @@ pub fn apply_defaults(x: &mut J, s: &Schema, depth: usize) {
             }
         }
         J::Array(items) => {
-            let Some(item_schema) = s.items.as_deref() else {
+            let Some(item_schema) = s.items() else {
                 return;
             };
             for v in items {

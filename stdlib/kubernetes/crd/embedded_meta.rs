@@ -11,7 +11,7 @@ use super::field_error::{ErrorType, FieldError, FieldPath, go_json_value};
 use super::schema::Schema;
 use crate::kubernetes::named_formats::messages;
 use crate::kubernetes::object_meta::owner_references::parse_group_version;
-use crate::kubernetes::object_meta::{Scope, path_segment_name, validate_at};
+use crate::kubernetes::object_meta::{Scope, path_segment, validate_at};
 
 /// The errors of the embedded resources in `value` (at `path`) under `schema`;
 /// `is_resource_root`: `value` is itself a resource, whatever its schema says.
@@ -51,7 +51,7 @@ fn walk(
             }
         }
         Json::Array(items) => {
-            if let Some(item) = s.items.as_deref() {
+            if let Some(item) = s.items() {
                 for (i, v) in items.iter().enumerate() {
                     walk(&path.index(i), v, item, false, out, depth + 1);
                 }
@@ -138,7 +138,7 @@ fn resource_errors(
                     Some(&meta),
                     &at,
                     Scope::Namespaced,
-                    &path_segment_name,
+                    &path_segment,
                 ));
             }
             _ => {}
@@ -201,6 +201,26 @@ mod tests {
                 "apiVersion: Required value: must not be empty",
                 "kind: Invalid value: 1: must be a string",
             ]
+        );
+    }
+
+    // apiextensions-apiserver validates an embedded resource's metadata with
+    // path.ValidatePathSegmentName, whose prefix mode (for generateName) checks only for '/'
+    // and '%' (IsValidPathSegmentPrefix) and masks no trailing dash.
+    #[test]
+    fn generate_name_is_a_path_segment_prefix() {
+        let embedded = |generate_name: &str| {
+            texts(
+                json!({"apiVersion": "v1", "kind": "A", "metadata": {"generateName": generate_name}}),
+                json!({"type": "object"}),
+                true,
+            )
+        };
+        assert!(embedded(".").is_empty());
+        assert!(embedded("..").is_empty());
+        assert_eq!(
+            embedded("x/-"),
+            ["metadata.generateName: Invalid value: \"x/-\": may not contain '/'"]
         );
     }
 

@@ -70,7 +70,7 @@ fn array(items: &[J], s: &Schema, path: &FieldPath, depth: usize, errors: &mut V
         Some("map") => map_list(items, s, path, errors),
         _ => {}
     }
-    if let Some(item_schema) = s.items.as_deref() {
+    if let Some(item_schema) = s.items() {
         for (i, item) in items.iter().enumerate() {
             any(item, item_schema, &path.index(i), depth + 1, errors);
         }

@@ -55,7 +55,8 @@ pub use definition::CrdValidator;
 pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
 pub use field_error::{ErrorType, FieldCause, FieldError, FieldPath, aggregate, invalid_message};
 pub use schema::{
-    AdditionalProperties, Dependency, Schema, Unsupported, ValidationRule, crd_version_schemas,
+    AdditionalProperties, Dependency, Items, Schema, Unsupported, ValidationRule,
+    crd_version_schemas,
 };
 pub use selectable::{
     MAX_SELECTABLE_FIELDS, selectable_field_errors, selectable_field_label, selectable_field_value,

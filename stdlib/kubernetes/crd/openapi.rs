@@ -739,7 +739,7 @@ fn plain_positive(path: &str, factor: &str) -> Issue {
 /// `schemaSliceValidator.Validate`).
 fn slice(items: &[J], old: Option<&J>, s: &Schema, path: &str, depth: usize) -> Outcome {
     let mut r = Outcome::default();
-    if let Some(item_schema) = s.items.as_deref() {
+    if let Some(item_schema) = s.items() {
         let correlate = old_item(old, s);
         for (i, item) in items.iter().enumerate() {
             let old_item = correlate(i, item);

@@ -114,7 +114,7 @@ fn resources_below(
             }
         }
         J::Array(items) => {
-            if let Some(item_schema) = s.items.as_deref() {
+            if let Some(item_schema) = s.items() {
                 for (i, item) in items.iter().enumerate() {
                     steps.push(Step::Index(i));
                     let child = format!("{path}[{i}]");
@@ -256,7 +256,7 @@ fn node(
             }
         }
         J::Array(items) => {
-            let item_schema = s.and_then(|s| s.items.as_deref());
+            let item_schema = s.and_then(|s| s.items());
             for (i, item) in items.iter().enumerate() {
                 path.push(Step::Index(i));
                 node(item, item_schema, false, path, depth + 1, found);
@@ -295,7 +295,7 @@ fn skip(
             }
         }
         J::Array(items) => {
-            if let Some(item_schema) = s.items.as_deref() {
+            if let Some(item_schema) = s.items() {
                 for (i, item) in items.iter().enumerate() {
                     path.push(Step::Index(i));
                     skip(item, item_schema, false, path, depth + 1, found);

@@ -26,9 +26,9 @@ pub struct Schema {
     /// `additionalProperties`.
     #[serde(default)]
     pub additional_properties: Option<AdditionalProperties>,
-    /// `items`.
+    /// `items`: one schema for every item, or (refused in a CRD) an array of schemas.
     #[serde(default)]
-    pub items: Option<Box<Schema>>,
+    pub items: Option<Items>,
     /// `required`.
     #[serde(default)]
     pub required: Vec<String>,
@@ -164,6 +164,38 @@ pub enum Dependency {
     Properties(Vec<String>),
 }
 
+/// `items`: a schema, or an array of schemas (JSON Schema's tuple form, which a CRD may not
+/// use: apiextensions-apiserver reads it, `JSONSchemaPropsOrArray`, and refuses it).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Items {
+    /// The schema of every item.
+    Schema(Box<Schema>),
+    /// One schema per position.
+    Array(Vec<Schema>),
+}
+
+impl<'de> Deserialize<'de> for Items {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+
+        struct ItemsVisitor;
+        impl<'de> serde::de::Visitor<'de> for ItemsVisitor {
+            type Value = Items;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a schema or an array of schemas")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Items, A::Error> {
+                Schema::deserialize(MapAccessDeserializer::new(map))
+                    .map(|s| Items::Schema(Box::new(s)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Items, A::Error> {
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(Items::Array)
+            }
+        }
+        deserializer.deserialize_any(ItemsVisitor)
+    }
+}
+
 /// `additionalProperties`: a boolean or a schema.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
@@ -209,6 +241,22 @@ impl Schema {
         self.preserve_unknown_fields == Some(true)
     }
 
+    /// The schema of every item (`items` given as one schema).
+    pub fn items(&self) -> Option<&Schema> {
+        match &self.items {
+            Some(Items::Schema(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The schemas of `items` given as an array (empty when it is not one).
+    pub fn item_array(&self) -> &[Schema] {
+        match &self.items {
+            Some(Items::Array(list)) => list,
+            _ => &[],
+        }
+    }
+
     /// The schema of map values (`additionalProperties` given as a schema).
     pub fn additional_schema(&self) -> Option<&Schema> {
         match &self.additional_properties {
@@ -221,7 +269,7 @@ impl Schema {
     pub fn has_validations(&self) -> bool {
         !self.validations.is_empty()
             || self.properties.values().any(Schema::has_validations)
-            || self.items.as_deref().is_some_and(Schema::has_validations)
+            || self.items().is_some_and(Schema::has_validations)
             || self
                 .additional_schema()
                 .is_some_and(Schema::has_validations)
@@ -234,8 +282,7 @@ impl Schema {
             .iter()
             .map(|k| {
                 let default = self
-                    .items
-                    .as_deref()
+                    .items()
                     .and_then(|i| i.properties.get(k))
                     .and_then(|p| p.default.clone());
                 (k.clone(), default)

@@ -595,7 +595,7 @@ impl Run {
                 return;
             }
         }
-        if let Some(items) = s.items.as_deref() {
+        if let Some(items) = s.items() {
             let item_node = rn.and_then(|rn| rn.items.as_deref());
             let child = at.child(path.child("items"), Step::Item, false);
             self.defaults(items, item_node, child, depth + 1);

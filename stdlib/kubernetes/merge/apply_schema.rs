@@ -272,7 +272,7 @@ impl ApplySchema for &CrdSchema {
     }
 
     fn elements(&self) -> Option<Self> {
-        self.items.as_deref().or_else(|| self.additional_schema())
+        self.items().or_else(|| self.additional_schema())
     }
 
     fn default_of(&self, field: &str) -> Option<Value> {
