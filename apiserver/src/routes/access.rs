@@ -7,6 +7,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use kcel_stdlib::kubernetes::authz::DecisionKind;
 use serde_json::{Value, json};
 
 use crate::authz::{Attributes, User};
@@ -78,10 +79,13 @@ pub async fn self_subject_access_review(
         }
         (None, None) => unreachable!("checked above"),
     };
-    let (allowed, reason) = state.authz.decide(&user, &attrs);
-    let mut status = json!({"allowed": allowed});
-    if !reason.is_empty() {
-        status["reason"] = json!(reason);
+    let decision = state.authz.decision(&user, &attrs);
+    let mut status = json!({"allowed": decision.kind == DecisionKind::Allow});
+    if decision.kind == DecisionKind::Deny {
+        status["denied"] = json!(true);
+    }
+    if !decision.reason.is_empty() {
+        status["reason"] = json!(decision.reason);
     }
     map.insert("status".to_owned(), status);
     Ok(super::json_response(StatusCode::CREATED, &review))
