@@ -262,6 +262,17 @@ fn public_read(path: &str) -> bool {
         || ["/version", "/healthz", "/livez", "/readyz"].contains(&path)
 }
 
+/// What a SelfSubjectRulesReview lists (upstream's `RulesFor` of the authorizers).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RulesFor {
+    /// The `ResourceRule`s.
+    pub resource_rules: Vec<Value>,
+    /// The `NonResourceRule`s.
+    pub non_resource_rules: Vec<Value>,
+    /// Why the list may be short (RBAC's role references that did not resolve), or empty.
+    pub evaluation_error: String,
+}
+
 /// Decides requests: masters, the built-in roles of every user, then the rules, then RBAC.
 #[derive(Debug, Default)]
 pub struct Authz {
@@ -286,9 +297,8 @@ impl Authz {
         &self.rbac
     }
 
-    /// The rules that apply to `user` in `namespace` (resource rules, non-resource rules), as
-    /// a SelfSubjectRulesReview lists them.
-    pub fn rules_for(&self, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
+    /// The rules that apply to `user` in `namespace`, as a SelfSubjectRulesReview lists them.
+    pub fn rules_for(&self, user: &User, namespace: &str) -> RulesFor {
         let mut resource_rules = vec![json!({
             "verbs": ["create"],
             "apiGroups": ["authorization.k8s.io"],
@@ -310,7 +320,11 @@ impl Authz {
                 json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}),
             );
             non_resource_rules.insert(0, json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
-            return (resource_rules, non_resource_rules);
+            return RulesFor {
+                resource_rules,
+                non_resource_rules,
+                evaluation_error: String::new(),
+            };
         }
         let file_rules = self.rules.iter().flat_map(|r| &r.rules);
         for rule in file_rules {
@@ -339,7 +353,7 @@ impl Authz {
         }
         // RBAC's `RulesFor`: a rule with resources is a resource rule, one with URLs a
         // non-resource rule (a rule may be both).
-        let (rbac_rules, _unresolved) = self.rbac.current().rules_for(user, namespace);
+        let (rbac_rules, unresolved) = self.rbac.current().rules_for(user, namespace);
         for rule in rbac_rules {
             if !rule.resources.is_empty() {
                 resource_rules.push(resource_rule(
@@ -353,7 +367,16 @@ impl Authz {
                 non_resource_rules.push(non_resource_rule(&rule.verbs, &rule.non_resource_urls));
             }
         }
-        (resource_rules, non_resource_rules)
+        let unresolved: Vec<String> = unresolved.iter().map(ToString::to_string).collect();
+        RulesFor {
+            resource_rules,
+            non_resource_rules,
+            evaluation_error: if unresolved.is_empty() {
+                String::new()
+            } else {
+                crate::rbac::resolver::aggregate(&unresolved)
+            },
+        }
     }
 
     /// Whether `user` may do what `attrs` say, and why.
@@ -602,7 +625,12 @@ mod tests {
         store
             .create(&key, &serde_json::to_vec(&binding).unwrap())
             .unwrap();
-        // The binding's ClusterRole is missing: no opinion, RBAC's reason in the 403.
+        // The binding's ClusterRole is missing: no opinion, RBAC's reason in the 403 and
+        // the rules review's evaluationError.
+        assert_eq!(
+            authz.rules_for(&bob(), "default").evaluation_error,
+            "clusterrole.rbac.authorization.k8s.io \"lister\" not found"
+        );
         let (allowed, reason) = authz.decide(&bob(), &list);
         assert!(!allowed);
         assert_eq!(
@@ -627,9 +655,10 @@ mod tests {
         // The binding is namespaced: other namespaces stay closed.
         let elsewhere = attributes("GET", "/api/v1/namespaces/other/configmaps", "");
         assert!(!authz.decide(&bob(), &elsewhere).0);
-        let (resource_rules, _) = authz.rules_for(&bob(), "default");
+        let rules = authz.rules_for(&bob(), "default");
+        assert_eq!(rules.evaluation_error, "");
         assert!(
-            resource_rules.contains(
+            rules.resource_rules.contains(
                 &json!({"verbs": ["list"], "apiGroups": [""], "resources": ["configmaps"]})
             )
         );

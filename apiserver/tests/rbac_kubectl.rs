@@ -102,6 +102,21 @@ fn role_bindings_open_what_rbac_allows() {
         )
     );
 
+    // `kubectl auth can-i --list` (a SelfSubjectRulesReview) shows the Role's rule.
+    let listed = as_bob(&["auth", "can-i", "--list", "-n", "default"]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    let rule: Vec<&str> = listed
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("configmaps "))
+        .map(|l| l.split_whitespace().collect())
+        .unwrap_or_default();
+    assert_eq!(
+        rule,
+        ["configmaps", "[]", "[]", "[get", "list]"],
+        "{listed:?}"
+    );
+
     // The review names the binding that allowed, as upstream's RBAC authorizer does.
     let review = r#"{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
         "spec": {"resourceAttributes": {"verb": "list", "resource": "configmaps", "namespace": "default"}}}"#;

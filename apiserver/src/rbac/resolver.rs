@@ -342,7 +342,7 @@ fn applies_to(user: &User, subject: &Subject, namespace: &str) -> bool {
 
 /// apimachinery's aggregate error text: one message alone, several (duplicates dropped)
 /// as `[a, b]`.
-fn aggregate(errors: &[String]) -> String {
+pub fn aggregate(errors: &[String]) -> String {
     let mut seen: Vec<&str> = Vec::new();
     for e in errors {
         if !seen.contains(&e.as_str()) {

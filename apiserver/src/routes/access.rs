@@ -132,19 +132,20 @@ pub async fn self_subject_rules_review(
         .and_then(|s| s.get("namespace"))
         .and_then(Value::as_str)
         .unwrap_or("");
-    let (resource_rules, non_resource_rules) = state.authz.rules_for(&user, namespace);
-    Ok(super::json_response(
-        StatusCode::CREATED,
-        &json!({
-            "kind": "SelfSubjectRulesReview",
-            "apiVersion": "authorization.k8s.io/v1",
-            "metadata": {"creationTimestamp": null},
-            "spec": {"namespace": namespace},
-            "status": {
-                "resourceRules": resource_rules,
-                "nonResourceRules": non_resource_rules,
-                "incomplete": false,
-            },
-        }),
-    ))
+    let rules = state.authz.rules_for(&user, namespace);
+    let mut review = json!({
+        "kind": "SelfSubjectRulesReview",
+        "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"namespace": namespace},
+        "status": {
+            "resourceRules": rules.resource_rules,
+            "nonResourceRules": rules.non_resource_rules,
+            "incomplete": false,
+        },
+    });
+    if !rules.evaluation_error.is_empty() {
+        review["status"]["evaluationError"] = json!(rules.evaluation_error);
+    }
+    Ok(super::json_response(StatusCode::CREATED, &review))
 }
