@@ -236,6 +236,8 @@ impl Server {
             options.cel_memory_limit,
         ));
         let store = crate::admission::policies::track(store, admission.clone())?;
+        let rbac = Arc::new(crate::rbac::Rbac::default());
+        let store = crate::rbac::track(store, rbac.clone())?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await
@@ -268,7 +270,7 @@ impl Server {
                 verbosity: options.verbosity,
                 metrics: Arc::default(),
                 users: Arc::new(users),
-                authz: Arc::new(crate::authz::Authz::new(rules)),
+                authz: Arc::new(crate::authz::Authz::with_rbac(rules, rbac)),
                 impersonation: Arc::default(),
                 features: options.feature_gates,
                 admission,
@@ -298,6 +300,10 @@ impl Server {
         tokio::spawn(crate::admission::policies::watch(
             self.state.store.clone(),
             self.state.admission.clone(),
+        ));
+        tokio::spawn(crate::rbac::watch(
+            self.state.store.clone(),
+            self.state.authz.rbac().clone(),
         ));
         routes::start_garbage_collector(self.state.clone());
         if !self.compaction_interval.is_zero() {

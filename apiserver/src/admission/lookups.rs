@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use kcel_stdlib::kubernetes::admission::api::ParamKind;
 use kcel_stdlib::kubernetes::admission::{NamespaceLookup, ParamLookup};
-use kcel_stdlib::kubernetes::authz::{Authorizer, AuthzRequest, Decision, DecisionKind};
+use kcel_stdlib::kubernetes::authz::{Authorizer, AuthzRequest, Decision};
 use serde_json::Value;
 
 use crate::authz::{Attributes, Authz, User};
@@ -118,13 +118,7 @@ impl Authorizer for ServerAuthorizer {
             namespace: request.namespace.clone(),
             name: request.name.clone(),
         };
-        let (allowed, reason) = self.authz.decide(&user, &attrs);
-        // RBAC has no opinion on what it does not allow.
-        let kind = if allowed {
-            DecisionKind::Allow
-        } else {
-            DecisionKind::NoOpinion
-        };
-        Decision::new(kind, reason)
+        // The rule file may deny; RBAC allows or has no opinion.
+        self.authz.decision(&user, &attrs)
     }
 }
