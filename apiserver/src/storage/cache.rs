@@ -22,6 +22,10 @@
 //! - progress notifications of the storage watch (etcd's) advance the cache's revision
 //!   without an event and are passed to every watcher, which turns them into bookmarks
 //!   (upstream's `dispatchEvents` keeps `lastProcessedResourceVersion` from them).
+//! - a consistent list (no resourceVersion) is answered from the cache once it has reached
+//!   the store's current revision: the embedded stores report every write, an etcd that
+//!   answers progress requests is asked; on an older etcd one keys-only read of the keys
+//!   modified since the cache's revision proves the cache fresh (`fresh_proof`).
 //! - the reads it cannot answer go to the store; on etcd they ask for keys and revisions only
 //!   and take the values the cache holds at those revisions from memory (`store_reads`).
 //!
