@@ -1595,7 +1595,16 @@ mod tests {
         let old = store.get(&spread(4).0, None).unwrap().0.unwrap();
         cache.delete(&spread(4).0, old.mod_revision).unwrap();
         cache.create(&other, &value).unwrap();
-        agrees("a delete and a create");
+        let listed = agrees("a delete and a create");
+        // A watch from the list's revision misses nothing: the next change comes, and
+        // nothing at or before that revision.
+        let mut watch = cache.watch(&prefix, Some(listed.revision + 1)).unwrap();
+        let (next, value) = spread(22);
+        let created = cache.create(&next, &value).unwrap();
+        let events = wait(&mut watch, 1);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].kv, created);
+        assert!(events[0].revision() > listed.revision);
         // Every one of those lists came from the cache, through one proof each, and no
         // range was read but the cache's own list.
         assert_eq!(cache.consistent_reads(), (3 * 6, 1));
