@@ -9,7 +9,9 @@
 //!   delete are `Txn(If mod_revision(key) == N, Put|Delete(prev_kv), else Get)`, so optimistic
 //!   concurrency holds across several API servers on one etcd.
 //! - range is etcd's range; `range_keys` the same with `keys_only` (the watch cache takes the
-//!   values it holds at those revisions from memory) and `get_all_at` a read-only
+//!   values it holds at those revisions from memory); `keys_modified_after` the same with
+//!   `min_mod_revision` (the watch cache's proof that it is fresh, on an etcd that answers no
+//!   progress requests); and `get_all_at` a read-only
 //!   transaction of gets at one revision, [`MAX_TXN_OPS`] keys at a time.
 //! - watch is etcd's watch with `prev_kv` and progress notifications, from a revision; a
 //!   start below the compaction revision is refused by etcd (`compact_revision` in its
@@ -36,8 +38,8 @@ use tokio::sync::mpsc;
 
 use super::keys::prefix_end;
 use super::{
-    EventKind, KeyValue, MAX_TXN_OPS, RangeRequest, RangeResponse, Revision, Storage, StorageError,
-    Watch, WatchEvent,
+    EventKind, KeyValue, MAX_TXN_OPS, ModifiedKeys, RangeRequest, RangeResponse, Revision, Storage,
+    StorageError, Watch, WatchEvent,
 };
 
 /// How long one etcd request may take before it fails (the API server then answers 500).
@@ -524,6 +526,26 @@ impl Storage for EtcdStorage {
 
     fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         self.read_range(request, GetOptions::new().with_keys_only())
+    }
+
+    fn keys_modified_after(
+        &self,
+        prefix: &str,
+        after: Revision,
+    ) -> Result<ModifiedKeys, StorageError> {
+        // etcd counts the range before it drops the keys below `min_mod_revision`; it reads
+        // every key's entry to filter them, but sends only the few that pass.
+        let response = self.read_range(
+            &RangeRequest::prefix(prefix),
+            GetOptions::new()
+                .with_keys_only()
+                .with_min_mod_revision(after + 1),
+        )?;
+        Ok(ModifiedKeys {
+            revision: response.revision,
+            count: response.count,
+            kvs: response.kvs,
+        })
     }
 
     fn get_all_at(
