@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access_request;
 pub mod admission;
 pub mod apply;
 pub mod auth;

@@ -9,7 +9,8 @@ use kcel_stdlib::kubernetes::admission::{NamespaceLookup, ParamLookup};
 use kcel_stdlib::kubernetes::authz::{Authorizer, AuthzRequest, Decision};
 use serde_json::Value;
 
-use crate::authz::{Attributes, Authz, User};
+use crate::access_request::{Attributes, User};
+use crate::authz::Authz;
 use crate::resource::{NAMESPACES, Resource, SERVED};
 use crate::storage::{RangeRequest, Storage, keys};
 

@@ -22,7 +22,7 @@ use kcel_stdlib::kubernetes::authz::{Decision, DecisionKind};
 use serde::Deserialize;
 
 use super::rules::{PolicyRule, nullable, rule_allows};
-use crate::authz::{Attributes, User};
+use crate::access_request::{Attributes, User};
 
 /// A binding's subject.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

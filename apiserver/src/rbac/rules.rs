@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use crate::authz::Attributes;
+use crate::access_request::Attributes;
 
 /// `*`: every verb, API group, resource or non-resource URL.
 const ALL: &str = "*";

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::resolver::{Binding, RbacObjects, Role};
 use super::{Rbac, track};
-use crate::authz::{Attributes, User};
+use crate::access_request::{Attributes, User};
 use crate::resource::{CLUSTERROLEBINDINGS, CLUSTERROLES, ROLEBINDINGS, ROLES};
 use crate::storage::keys;
 use crate::storage::memory::MemoryStorage;

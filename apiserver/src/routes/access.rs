@@ -10,7 +10,7 @@ use axum::response::Response;
 use kcel_stdlib::kubernetes::authz::DecisionKind;
 use serde_json::{Value, json};
 
-use crate::authz::{Attributes, User};
+use crate::access_request::{Attributes, User};
 use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
 use crate::state::AppState;
