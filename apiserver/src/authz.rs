@@ -446,7 +446,7 @@ mod tests {
     #[test]
     fn rbac_answers_after_the_rule_file() {
         let rbac = Arc::new(Rbac::default());
-        let store = crate::rbac::track(
+        let store = crate::storage::reloading::track(
             Arc::new(crate::storage::memory::MemoryStorage::new()),
             rbac.clone(),
         )

@@ -235,9 +235,9 @@ impl Server {
             audit,
             options.cel_memory_limit,
         ));
-        let store = crate::admission::policies::track(store, admission.clone())?;
+        let store = crate::storage::reloading::track(store, admission.clone())?;
         let rbac = Arc::new(crate::rbac::Rbac::default());
-        let store = crate::rbac::track(store, rbac.clone())?;
+        let store = crate::storage::reloading::track(store, rbac.clone())?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await
@@ -297,11 +297,11 @@ impl Server {
         for name in resume {
             routes::start_finalizing(self.state.clone(), name);
         }
-        tokio::spawn(crate::admission::policies::watch(
+        tokio::spawn(crate::storage::reloading::watch(
             self.state.store.clone(),
             self.state.admission.clone(),
         ));
-        tokio::spawn(crate::rbac::watch(
+        tokio::spawn(crate::storage::reloading::watch(
             self.state.store.clone(),
             self.state.authz.rbac().clone(),
         ));

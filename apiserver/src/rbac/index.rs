@@ -1,8 +1,8 @@
 //! The RBAC objects of the server's storage, kept current: read whole at start, again after
 //! every write of a Role, RoleBinding, ClusterRole or ClusterRoleBinding through this server
-//! before the write is acknowledged ([`track`], so a request right after `kubectl create
-//! rolebinding` is judged by the binding), and on every change another server makes to the
-//! same store ([`watch`]). Readers take an `Arc` of the whole set and never wait.
+//! before the write is acknowledged (so a request right after `kubectl create rolebinding` is
+//! judged by the binding), and on every change another server makes to the same store (both
+//! by [`crate::storage::reloading`]). Readers take an `Arc` of the whole set and never wait.
 
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -10,7 +10,8 @@ use serde::de::DeserializeOwned;
 
 use super::resolver::{Binding, RbacObjects, Role};
 use crate::resource::{CLUSTERROLEBINDINGS, CLUSTERROLES, ROLEBINDINGS, ROLES};
-use crate::storage::{Delegating, KeyValue, RangeRequest, Revision, Storage, StorageError, keys};
+use crate::storage::reloading::Reload;
+use crate::storage::{RangeRequest, Storage, StorageError, keys};
 
 /// The storage prefixes of the four RBAC resources.
 fn prefixes() -> [String; 4] {
@@ -60,87 +61,14 @@ fn decoded<T: DeserializeOwned>(store: &dyn Storage, prefix: &str) -> Result<Vec
         .collect())
 }
 
-/// A store whose writes of RBAC objects reload [`Rbac`] before they are acknowledged.
-pub struct Tracked {
-    inner: Arc<dyn Storage>,
-    rbac: Arc<Rbac>,
-}
+impl Reload for Rbac {
+    const WHAT: &'static str = "RBAC objects";
 
-/// Wraps `inner`, loading its RBAC objects first.
-pub fn track(inner: Arc<dyn Storage>, rbac: Arc<Rbac>) -> Result<Arc<dyn Storage>, StorageError> {
-    rbac.reload(&*inner)?;
-    Ok(Arc::new(Tracked { inner, rbac }))
-}
-
-impl Tracked {
-    fn after_write(&self, key: &str) {
-        if prefixes().iter().any(|p| key.starts_with(p.as_str()))
-            && let Err(e) = self.rbac.reload(&*self.inner)
-        {
-            eprintln!("kcel-apiserver: reloading RBAC objects: {e}");
-        }
-    }
-}
-
-impl Delegating for Tracked {
-    fn inner(&self) -> &dyn Storage {
-        &*self.inner
+    fn prefixes(&self) -> Vec<String> {
+        prefixes().to_vec()
     }
 
-    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
-        let kv = self.inner.create(key, value)?;
-        self.after_write(key);
-        Ok(kv)
-    }
-
-    fn update(
-        &self,
-        key: &str,
-        value: &[u8],
-        expected: Revision,
-    ) -> Result<KeyValue, StorageError> {
-        let kv = self.inner.update(key, value, expected)?;
-        self.after_write(key);
-        Ok(kv)
-    }
-
-    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
-        let deleted = self.inner.delete(key, expected)?;
-        self.after_write(key);
-        Ok(deleted)
-    }
-}
-
-/// Reloads whenever an RBAC object changes in the store (writes of other servers sharing
-/// it), until the store's watch ends.
-pub async fn watch(store: Arc<dyn Storage>, rbac: Arc<Rbac>) {
-    let [a, b, c, d] = prefixes();
-    let (Ok(mut roles), Ok(mut role_bindings), Ok(mut cluster_roles), Ok(mut cluster_bindings)) = (
-        store.watch(&a, None),
-        store.watch(&b, None),
-        store.watch(&c, None),
-        store.watch(&d, None),
-    ) else {
-        return;
-    };
-    loop {
-        let event = tokio::select! {
-            e = roles.recv() => e,
-            e = role_bindings.recv() => e,
-            e = cluster_roles.recv() => e,
-            e = cluster_bindings.recv() => e,
-        };
-        if event.is_none() {
-            return;
-        }
-        roles.drain();
-        role_bindings.drain();
-        cluster_roles.drain();
-        cluster_bindings.drain();
-        let (store, rbac) = (store.clone(), rbac.clone());
-        let reloaded = tokio::task::spawn_blocking(move || rbac.reload(&*store)).await;
-        if let Ok(Err(e)) = reloaded {
-            eprintln!("kcel-apiserver: reloading RBAC objects: {e}");
-        }
+    fn reload(&self, store: &dyn Storage) -> Result<(), StorageError> {
+        Rbac::reload(self, store)
     }
 }

@@ -8,7 +8,7 @@ pub mod index;
 pub mod resolver;
 pub mod rules;
 
-pub use index::{Rbac, track, watch};
+pub use index::Rbac;
 pub use resolver::RbacObjects;
 pub use rules::PolicyRule;
 

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use kcel_stdlib::kubernetes::authz::DecisionKind;
 use serde_json::{Value, json};
 
+use super::Rbac;
 use super::resolver::{Binding, RbacObjects, Role};
-use super::{Rbac, track};
 use crate::access_request::{Attributes, User};
 use crate::resource::{CLUSTERROLEBINDINGS, CLUSTERROLES, ROLEBINDINGS, ROLES};
 use crate::storage::keys;
 use crate::storage::memory::MemoryStorage;
+use crate::storage::reloading::track;
 
 fn user(name: &str, groups: &[&str]) -> User {
     User {

@@ -37,6 +37,7 @@ mod delegate;
 pub mod etcd;
 pub mod keys;
 pub mod memory;
+pub mod reloading;
 pub mod shard_fields;
 pub mod sqlite;
 mod storage_error;
