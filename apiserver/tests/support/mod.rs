@@ -273,9 +273,11 @@ impl Server {
         auth: Auth<'_>,
         headers: &[(&str, &str)],
     ) -> Reply {
-        self.try_request(method, path, body, auth, headers)
-            .await
-            .unwrap()
+        let answer = self.try_request(method, path, body, auth, headers);
+        match tokio::time::timeout(REQUEST_LIMIT, answer).await {
+            Ok(reply) => reply.unwrap(),
+            Err(_) => panic!("no answer to {method} {path} within {REQUEST_LIMIT:?}"),
+        }
     }
 
     /// Sends one request over a new connection with extra headers; a connection that fails
@@ -401,6 +403,10 @@ pub fn real_client(env: &str, venv_name: &str, test: &str) -> Option<PathBuf> {
     let _ = writeln!(std::io::stderr().lock(), "skipped: {why}");
     None
 }
+
+/// How long a test waits for the answer to one request before it fails (a server that
+/// stops answering fails the test instead of holding it forever).
+const REQUEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The Python client's interpreter ([`real_client`] `KCEL_PYTHON`), to run the scripts
 /// under `tests/` against a server.
