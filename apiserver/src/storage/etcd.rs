@@ -351,9 +351,14 @@ fn forward(
 
 /// Runs `future` to completion on the calling thread, inside `runtime`'s context (its timers
 /// and the tasks it spawns belong to that runtime, whose worker drives the connection).
+///
+/// The future runs outside tokio's cooperative budget: called from a task of the server's
+/// runtime (at start, the system namespaces are made from one) whose budget is spent, a tokio
+/// channel would answer "pending" and leave its wake-up to that task's scheduler, which never
+/// gets control back while this thread parks, so the call would wait forever.
 fn run_on<T>(runtime: &tokio::runtime::Runtime, future: impl Future<Output = T>) -> T {
     let _context = runtime.enter();
-    block_on(future)
+    block_on(tokio::task::unconstrained(future))
 }
 
 /// Wakes a parked thread.
@@ -683,7 +688,47 @@ impl Storage for EtcdStorage {
 
 #[cfg(test)]
 mod tests {
-    use super::answers_progress_requests;
+    use std::sync::Arc;
+
+    use super::{answers_progress_requests, run_on};
+
+    /// A call from a task whose cooperative budget is spent still completes (it used to park
+    /// forever: the channel deferred its wake-up to the task's scheduler).
+    #[test]
+    fn a_call_from_a_task_with_its_budget_spent_completes() {
+        let client = Arc::new(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap(),
+        );
+        let server = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let caller_client = Arc::clone(&client);
+        server.spawn(async move {
+            // Spend the budget as a busy task does (each ready tokio resource costs one unit).
+            while tokio::task::coop::has_budget_remaining() {
+                tokio::task::consume_budget().await;
+            }
+            // The answer comes from the other runtime's worker, later.
+            let (answer_tx, answer_rx) = tokio::sync::oneshot::channel();
+            caller_client.spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                answer_tx.send(7).unwrap();
+            });
+            let answer = run_on(&caller_client, answer_rx);
+            done_tx.send(answer.unwrap()).unwrap();
+        });
+        let answer = done_rx.recv_timeout(std::time::Duration::from_secs(20));
+        // Without waiting for a worker that may be parked for good.
+        server.shutdown_background();
+        assert_eq!(answer, Ok(7));
+    }
 
     #[test]
     fn versions_that_answer_progress_requests() {
