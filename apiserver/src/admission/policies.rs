@@ -1,8 +1,9 @@
 //! The policies in effect: every stored ValidatingAdmissionPolicy compiled once per
 //! generation, with the stored bindings, as one [`PolicySet`] swapped whole (readers take an
 //! `Arc` and never wait for a rebuild). The set is rebuilt after every write of a policy or
-//! binding through this server, before the write is acknowledged ([`track`]), and on every
-//! change another server makes to the same store ([`watch`]).
+//! binding through this server, before the write is acknowledged
+//! ([`reloading::track`](crate::storage::reloading::track)), and on every change another
+//! server makes to the same store ([`reloading::watch`](crate::storage::reloading::watch)).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
