@@ -15,7 +15,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::authz::User;
+use crate::access_request::User;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -90,7 +90,7 @@ pub async fn authenticate(
     let Some(user) = user else {
         return ApiError::unauthorized().into_response();
     };
-    let attrs = crate::authz::attributes(
+    let attrs = crate::access_request::attributes(
         request.method().as_str(),
         request.uri().path(),
         request.uri().query().unwrap_or(""),

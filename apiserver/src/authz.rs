@@ -1,69 +1,30 @@
 //! Users and authorization: `--token-auth-file` (kube-apiserver's CSV:
-//! `token,user,uid,"group1,group2"`) and `--authorization-rules` (the YAML or JSON rule file of
-//! `kcel --authorizer @PATH`, read by the same `kcel_stdlib::kubernetes::authz::RuleAuthorizer`).
+//! `token,user,uid,"group1,group2"`), `--authorization-rules` (the YAML or JSON rule file of
+//! `kcel --authorizer @PATH`, read by the same `kcel_stdlib::kubernetes::authz::RuleAuthorizer`)
+//! and RBAC ([`crate::rbac`]: the stored Roles, ClusterRoles and their bindings).
 //!
 //! `system:masters` may do everything (the admin token's user is in it). Every authenticated
 //! user may read discovery, OpenAPI, version and health, and create SelfSubjectAccessReviews
 //! (upstream's `system:discovery`, `system:public-info-viewer` and `system:basic-user` roles).
-//! Anything else needs a rule; without one the request is 403 Forbidden with kube-apiserver's
-//! text.
+//! Anything else is asked of the authorizers in order, as kube-apiserver's union of
+//! `--authorization-mode`s: the rule file, then RBAC; the first that allows or denies decides
+//! (RBAC never denies). Without an allow the request is 403 Forbidden with kube-apiserver's
+//! text, the authorizers' reasons (one a line) appended.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use kcel_stdlib::kubernetes::authz::{
-    Authorizer as _, AuthzRequest, DecisionKind, RuleAuthorizer, UserInfo,
+    Authorizer as _, AuthzRequest, Decision, DecisionKind, RuleAuthorizer, UserInfo,
 };
 
 use serde_json::{Value, json};
 
+use crate::access_request::{Attributes, MASTERS, User};
 use crate::error::ApiError;
+use crate::rbac::Rbac;
 use crate::status::StatusDetails;
-
-/// The group whose members may do everything.
-pub const MASTERS: &str = "system:masters";
-
-/// An authenticated user.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct User {
-    /// The user name.
-    pub name: String,
-    /// The user's uid (from the token file).
-    pub uid: String,
-    /// The groups, `system:authenticated` included.
-    pub groups: Vec<String>,
-    /// The extra attributes (an impersonated user's `Impersonate-Extra-<key>` values).
-    pub extra: BTreeMap<String, Vec<String>>,
-}
-
-impl User {
-    /// The admin: the user of the generated token.
-    pub fn admin() -> User {
-        User {
-            name: "kcel-admin".to_owned(),
-            uid: String::new(),
-            groups: vec![MASTERS.to_owned(), "system:authenticated".to_owned()],
-            extra: BTreeMap::new(),
-        }
-    }
-
-    /// The user as `authentication.k8s.io/v1` `UserInfo` (SelfSubjectReview's
-    /// `status.userInfo`, the audit event's `user` and `impersonatedUser`): empty fields left
-    /// out.
-    pub fn user_info(&self) -> Value {
-        let mut info = json!({"username": self.name});
-        if !self.uid.is_empty() {
-            info["uid"] = json!(self.uid);
-        }
-        if !self.groups.is_empty() {
-            info["groups"] = json!(self.groups);
-        }
-        if !self.extra.is_empty() {
-            info["extra"] = json!(self.extra);
-        }
-        info
-    }
-}
 
 /// A token or rule file the server cannot use: `<path>: <problem>`.
 #[derive(Debug, thiserror::Error)]
@@ -160,94 +121,6 @@ pub fn read_rules(path: &Path) -> Result<RuleAuthorizer, AuthFileError> {
     RuleAuthorizer::from_json(&json).map_err(|e| AuthFileProblem::from(e).at(path))
 }
 
-/// What a request asks to do, as kube-apiserver's RequestInfo names it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Attributes {
-    /// `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`; the
-    /// lower-cased HTTP method for non-resource requests.
-    pub verb: String,
-    /// Whether the path names a resource.
-    pub resource_request: bool,
-    /// The URL path.
-    pub path: String,
-    /// The API group.
-    pub group: String,
-    /// The API version.
-    pub version: String,
-    /// The resource (plural).
-    pub resource: String,
-    /// The subresource, if any.
-    pub subresource: String,
-    /// The namespace, if any.
-    pub namespace: String,
-    /// The object's name, if any.
-    pub name: String,
-}
-
-/// The attributes of a request.
-pub fn attributes(method: &str, path: &str, query: &str) -> Attributes {
-    let watch = query
-        .split('&')
-        .any(|p| p == "watch=true" || p == "watch=1");
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    let (group, version, rest) = match segments.as_slice() {
-        ["api", version, rest @ ..] if !rest.is_empty() => ("", *version, rest),
-        ["apis", group, version, rest @ ..] if !rest.is_empty() => (*group, *version, rest),
-        _ => {
-            return Attributes {
-                verb: method.to_lowercase(),
-                path: path.to_owned(),
-                ..Attributes::default()
-            };
-        }
-    };
-    let (namespace, resource, name, subresource) = match rest {
-        ["namespaces", ns, resource, name, sub, ..] => (*ns, *resource, *name, *sub),
-        ["namespaces", ns, resource, name] => (*ns, *resource, *name, ""),
-        ["namespaces", ns, resource] => (*ns, *resource, "", ""),
-        // `/namespaces/<name>` names a namespace, not a namespace's content.
-        ["namespaces", name] => ("", "namespaces", *name, ""),
-        [resource, name, sub, ..] => ("", *resource, *name, *sub),
-        [resource, name] => ("", *resource, *name, ""),
-        [resource] => ("", *resource, "", ""),
-        _ => ("", "", "", ""),
-    };
-    let namespace = if resource == "namespaces" && rest.first() == Some(&"namespaces") {
-        name
-    } else {
-        namespace
-    };
-    let collection = name.is_empty();
-    let verb = match method {
-        "GET" | "HEAD" if collection && watch => "watch",
-        "GET" | "HEAD" if collection => "list",
-        "GET" | "HEAD" => "get",
-        "POST" => "create",
-        "PUT" => "update",
-        "PATCH" => "patch",
-        "DELETE" if collection => "deletecollection",
-        "DELETE" => "delete",
-        other => {
-            return Attributes {
-                verb: other.to_lowercase(),
-                path: path.to_owned(),
-                ..Attributes::default()
-            };
-        }
-    };
-    Attributes {
-        verb: verb.to_owned(),
-        resource_request: true,
-        path: path.to_owned(),
-        group: group.to_owned(),
-        version: version.to_owned(),
-        resource: resource.to_owned(),
-        subresource: subresource.to_owned(),
-        namespace: namespace.to_owned(),
-        name: name.to_owned(),
-    }
-}
-
 /// The paths every authenticated user may read (discovery, OpenAPI, version, health).
 fn public_read(path: &str) -> bool {
     let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
@@ -257,21 +130,43 @@ fn public_read(path: &str) -> bool {
         || ["/version", "/healthz", "/livez", "/readyz"].contains(&path)
 }
 
-/// Decides requests: masters, the built-in roles of every user, then the rules.
+/// What a SelfSubjectRulesReview lists (upstream's `RulesFor` of the authorizers).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RulesFor {
+    /// The `ResourceRule`s.
+    pub resource_rules: Vec<Value>,
+    /// The `NonResourceRule`s.
+    pub non_resource_rules: Vec<Value>,
+    /// Why the list may be short (RBAC's role references that did not resolve), or empty.
+    pub evaluation_error: String,
+}
+
+/// Decides requests: masters, the built-in roles of every user, then the rules, then RBAC.
 #[derive(Debug, Default)]
 pub struct Authz {
     rules: Option<RuleAuthorizer>,
+    rbac: Arc<Rbac>,
 }
 
 impl Authz {
-    /// An authorizer with these rules (none: only masters and the built-in roles).
+    /// An authorizer with these rules (none: only masters, the built-in roles and RBAC) and
+    /// no RBAC objects.
     pub fn new(rules: Option<RuleAuthorizer>) -> Self {
-        Authz { rules }
+        Authz::with_rbac(rules, Arc::default())
     }
 
-    /// The rules that apply to `user` in `namespace` (resource rules, non-resource rules), as
-    /// a SelfSubjectRulesReview lists them.
-    pub fn rules_for(&self, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
+    /// An authorizer with these rules and the RBAC objects `rbac` holds.
+    pub fn with_rbac(rules: Option<RuleAuthorizer>, rbac: Arc<Rbac>) -> Self {
+        Authz { rules, rbac }
+    }
+
+    /// The RBAC objects it reads.
+    pub fn rbac(&self) -> &Arc<Rbac> {
+        &self.rbac
+    }
+
+    /// The rules that apply to `user` in `namespace`, as a SelfSubjectRulesReview lists them.
+    pub fn rules_for(&self, user: &User, namespace: &str) -> RulesFor {
         let mut resource_rules = vec![json!({
             "verbs": ["create"],
             "apiGroups": ["authorization.k8s.io"],
@@ -293,12 +188,14 @@ impl Authz {
                 json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}),
             );
             non_resource_rules.insert(0, json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
-            return (resource_rules, non_resource_rules);
+            return RulesFor {
+                resource_rules,
+                non_resource_rules,
+                evaluation_error: String::new(),
+            };
         }
-        let Some(rules) = &self.rules else {
-            return (resource_rules, non_resource_rules);
-        };
-        for rule in &rules.rules {
+        let file_rules = self.rules.iter().flat_map(|r| &r.rules);
+        for rule in file_rules {
             let subject = (rule.users.is_empty() && rule.groups.is_empty())
                 || rule.users.iter().any(|u| u == "*" || *u == user.name)
                 || user
@@ -309,35 +206,63 @@ impl Authz {
                 continue;
             }
             if !rule.non_resource_urls.is_empty() {
-                non_resource_rules.push(json!({
-                    "verbs": rule.verbs,
-                    "nonResourceURLs": rule.non_resource_urls,
-                }));
+                non_resource_rules.push(non_resource_rule(&rule.verbs, &rule.non_resource_urls));
             }
             let in_namespace = rule.namespaces.is_empty()
                 || rule.namespaces.iter().any(|n| n == "*" || n == namespace);
             if !rule.resources.is_empty() && in_namespace {
-                let mut entry = json!({
-                    "verbs": rule.verbs,
-                    "apiGroups": rule.api_groups,
-                    "resources": rule.resources,
-                });
-                if !rule.resource_names.is_empty() {
-                    entry["resourceNames"] = json!(rule.resource_names);
-                }
-                resource_rules.push(entry);
+                resource_rules.push(resource_rule(
+                    &rule.verbs,
+                    &rule.api_groups,
+                    &rule.resources,
+                    &rule.resource_names,
+                ));
             }
         }
-        (resource_rules, non_resource_rules)
+        // RBAC's `RulesFor`: a rule with resources is a resource rule, one with URLs a
+        // non-resource rule (a rule may be both).
+        let (rbac_rules, unresolved) = self.rbac.current().rules_for(user, namespace);
+        for rule in rbac_rules {
+            if !rule.resources.is_empty() {
+                resource_rules.push(resource_rule(
+                    &rule.verbs,
+                    &rule.api_groups,
+                    &rule.resources,
+                    &rule.resource_names,
+                ));
+            }
+            if !rule.non_resource_urls.is_empty() {
+                non_resource_rules.push(non_resource_rule(&rule.verbs, &rule.non_resource_urls));
+            }
+        }
+        let unresolved: Vec<String> = unresolved.iter().map(ToString::to_string).collect();
+        RulesFor {
+            resource_rules,
+            non_resource_rules,
+            evaluation_error: if unresolved.is_empty() {
+                String::new()
+            } else {
+                crate::rbac::resolver::aggregate(&unresolved)
+            },
+        }
     }
 
     /// Whether `user` may do what `attrs` say, and why.
     pub fn decide(&self, user: &User, attrs: &Attributes) -> (bool, String) {
+        let decision = self.decision(user, attrs);
+        (decision.kind == DecisionKind::Allow, decision.reason)
+    }
+
+    /// The decision on what `attrs` say `user` does: the first authorizer that allows or
+    /// denies, else no opinion with every authorizer's reason, one a line (the union
+    /// authorizer of kube-apiserver's `--authorization-mode` list).
+    pub fn decision(&self, user: &User, attrs: &Attributes) -> Decision {
+        let allow = || Decision::new(DecisionKind::Allow, "");
         if user.groups.iter().any(|g| g == MASTERS) {
-            return (true, String::new());
+            return allow();
         }
         if !attrs.resource_request && attrs.verb == "get" && public_read(&attrs.path) {
-            return (true, String::new());
+            return allow();
         }
         let review = matches!(
             (attrs.group.as_str(), attrs.resource.as_str()),
@@ -347,29 +272,62 @@ impl Authz {
             ) | ("authentication.k8s.io", "selfsubjectreviews")
         );
         if attrs.resource_request && attrs.verb == "create" && review {
-            return (true, String::new());
+            return allow();
         }
-        let Some(rules) = &self.rules else {
-            return (false, String::new());
-        };
-        let request = AuthzRequest {
-            user: UserInfo {
-                name: user.name.clone(),
-                groups: user.groups.clone(),
-            },
-            verb: attrs.verb.clone(),
-            resource_request: attrs.resource_request,
-            path: attrs.path.clone(),
-            api_group: attrs.group.clone(),
-            api_version: attrs.version.clone(),
-            resource: attrs.resource.clone(),
-            subresource: attrs.subresource.clone(),
-            namespace: attrs.namespace.clone(),
-            name: attrs.name.clone(),
-            ..AuthzRequest::default()
-        };
-        let decision = rules.authorize(&request);
-        (decision.kind == DecisionKind::Allow, decision.reason)
+        let mut reasons = Vec::new();
+        if let Some(rules) = &self.rules {
+            let decision = rules.authorize(&rule_request(user, attrs));
+            if decision.kind != DecisionKind::NoOpinion {
+                return decision;
+            }
+            reasons.push(decision.reason);
+        }
+        let decision = self.rbac.current().authorize(user, attrs);
+        if decision.kind != DecisionKind::NoOpinion {
+            return decision;
+        }
+        reasons.push(decision.reason);
+        reasons.retain(|r| !r.is_empty());
+        Decision::new(DecisionKind::NoOpinion, reasons.join("\n"))
+    }
+}
+
+/// A SelfSubjectRulesReview's `ResourceRule` (`resourceNames` only when it has some).
+fn resource_rule(
+    verbs: &[String],
+    api_groups: &[String],
+    resources: &[String],
+    resource_names: &[String],
+) -> Value {
+    let mut entry = json!({"verbs": verbs, "apiGroups": api_groups, "resources": resources});
+    if !resource_names.is_empty() {
+        entry["resourceNames"] = json!(resource_names);
+    }
+    entry
+}
+
+/// A SelfSubjectRulesReview's `NonResourceRule`.
+fn non_resource_rule(verbs: &[String], urls: &[String]) -> Value {
+    json!({"verbs": verbs, "nonResourceURLs": urls})
+}
+
+/// The request as the rule file's authorizer reads it.
+fn rule_request(user: &User, attrs: &Attributes) -> AuthzRequest {
+    AuthzRequest {
+        user: UserInfo {
+            name: user.name.clone(),
+            groups: user.groups.clone(),
+        },
+        verb: attrs.verb.clone(),
+        resource_request: attrs.resource_request,
+        path: attrs.path.clone(),
+        api_group: attrs.group.clone(),
+        api_version: attrs.version.clone(),
+        resource: attrs.resource.clone(),
+        subresource: attrs.subresource.clone(),
+        namespace: attrs.namespace.clone(),
+        name: attrs.name.clone(),
+        ..AuthzRequest::default()
     }
 }
 
@@ -432,6 +390,7 @@ pub fn forbidden(user: &User, attrs: &Attributes, reason: &str) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access_request::attributes;
 
     fn bob() -> User {
         User {
@@ -450,30 +409,6 @@ mod tests {
         assert_eq!(users["t3"].groups, ["a", "b", "system:authenticated"]);
         assert_eq!(users["t1"].groups, ["system:authenticated"]);
         assert!(parse_tokens("onlytoken\n").is_err());
-    }
-
-    #[test]
-    fn attributes_follow_request_info() {
-        let a = attributes("GET", "/api/v1/namespaces/default/configmaps", "");
-        assert_eq!(
-            (a.verb.as_str(), a.namespace.as_str(), a.resource.as_str()),
-            ("list", "default", "configmaps")
-        );
-        let a = attributes("GET", "/api/v1/namespaces/default", "");
-        assert_eq!(
-            (
-                a.verb.as_str(),
-                a.namespace.as_str(),
-                a.name.as_str(),
-                a.resource.as_str()
-            ),
-            ("get", "default", "default", "namespaces")
-        );
-        let a = attributes("GET", "/apis/apps/v1/deployments", "watch=true");
-        assert_eq!((a.verb.as_str(), a.group.as_str()), ("watch", "apps"));
-        let a = attributes("GET", "/api", "");
-        assert!(!a.resource_request);
-        assert_eq!(a.verb, "get");
     }
 
     #[test]
@@ -506,5 +441,71 @@ mod tests {
         );
         assert!(authz.decide(&bob(), &attributes("GET", "/apis", "")).0);
         assert!(authz.decide(&User::admin(), &metrics).0);
+    }
+
+    #[test]
+    fn rbac_answers_after_the_rule_file() {
+        let rbac = Arc::new(Rbac::default());
+        let store = crate::storage::reloading::track(
+            Arc::new(crate::storage::memory::MemoryStorage::new()),
+            rbac.clone(),
+        )
+        .unwrap();
+        let rules = RuleAuthorizer::from_json(&json!({"rules": [
+            {"users": ["bob"], "verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"]}
+        ]}))
+        .unwrap();
+        let authz = Authz::with_rbac(Some(rules), rbac);
+        let get = attributes("GET", "/api/v1/namespaces/default/configmaps/x", "");
+        let list = attributes("GET", "/api/v1/namespaces/default/configmaps", "");
+        assert_eq!(
+            authz.decide(&bob(), &get),
+            (true, "allowed by rule 0".to_owned())
+        );
+        assert_eq!(authz.decide(&bob(), &list), (false, String::new()));
+        let binding = json!({"metadata": {"name": "dev-list", "namespace": "default"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "lister"},
+            "subjects": [{"kind": "Group", "name": "dev"}]});
+        let key = crate::storage::keys::namespaced("rolebindings", "default", "dev-list");
+        store
+            .create(&key, &serde_json::to_vec(&binding).unwrap())
+            .unwrap();
+        // The binding's ClusterRole is missing: no opinion, RBAC's reason in the 403 and
+        // the rules review's evaluationError.
+        assert_eq!(
+            authz.rules_for(&bob(), "default").evaluation_error,
+            "clusterrole.rbac.authorization.k8s.io \"lister\" not found"
+        );
+        let (allowed, reason) = authz.decide(&bob(), &list);
+        assert!(!allowed);
+        assert_eq!(
+            forbidden(&bob(), &list, &reason).message,
+            "configmaps is forbidden: User \"bob\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\": RBAC: clusterrole.rbac.authorization.k8s.io \"lister\" not found"
+        );
+        let role = json!({"metadata": {"name": "lister"},
+            "rules": [{"verbs": ["list"], "apiGroups": [""], "resources": ["configmaps"]}]});
+        store
+            .create(
+                &crate::storage::keys::cluster("clusterroles", "lister"),
+                &serde_json::to_vec(&role).unwrap(),
+            )
+            .unwrap();
+        assert_eq!(
+            authz.decide(&bob(), &list),
+            (
+                true,
+                "RBAC: allowed by RoleBinding \"dev-list/default\" of ClusterRole \"lister\" to Group \"dev\"".to_owned()
+            )
+        );
+        // The binding is namespaced: other namespaces stay closed.
+        let elsewhere = attributes("GET", "/api/v1/namespaces/other/configmaps", "");
+        assert!(!authz.decide(&bob(), &elsewhere).0);
+        let rules = authz.rules_for(&bob(), "default");
+        assert_eq!(rules.evaluation_error, "");
+        assert!(
+            rules.resource_rules.contains(
+                &json!({"verbs": ["list"], "apiGroups": [""], "resources": ["configmaps"]})
+            )
+        );
     }
 }

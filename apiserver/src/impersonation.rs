@@ -40,7 +40,8 @@ use std::sync::Mutex;
 use axum::http::HeaderMap;
 use kcel_stdlib::kubernetes::crd::{ErrorType, FieldError, FieldPath, aggregate};
 
-use crate::authz::{Attributes, Authz, User};
+use crate::access_request::{Attributes, User};
+use crate::authz::Authz;
 use crate::error::ApiError;
 
 /// `Impersonate-User`.
@@ -56,7 +57,7 @@ const AUTHENTICATION_GROUP: &str = "authentication.k8s.io";
 const ALL_AUTHENTICATED: &str = "system:authenticated";
 const ALL_UNAUTHENTICATED: &str = "system:unauthenticated";
 const ANONYMOUS: &str = "system:anonymous";
-const MASTERS: &str = crate::authz::MASTERS;
+const MASTERS: &str = crate::access_request::MASTERS;
 /// Upstream's `manyAuthorizationChecksInLoop`: from this many groups or extra values on, the
 /// constrained modes first ask for all of them at once (the name `*`).
 const MANY_CHECKS: usize = 4;
@@ -642,7 +643,7 @@ mod tests {
     }
 
     fn get_pod() -> Attributes {
-        crate::authz::attributes("GET", "/api/v1/namespaces/bar/pods/foo", "")
+        crate::access_request::attributes("GET", "/api/v1/namespaces/bar/pods/foo", "")
     }
 
     fn act(

@@ -2,7 +2,7 @@
 //!
 //! The parts, in request order: [`server`] accepts TLS connections and holds the shared
 //! state; [`auth`] checks the bearer token, [`impersonation`] the user it may act as, and
-//! [`authz`] what that user may do; [`routes`] maps
+//! [`authz`] what that user may do (with [`rbac`]'s stored roles); [`routes`] maps
 //! paths to handlers; [`negotiate`] picks the body's decoder ([`protobuf`] for Kubernetes
 //! protobuf) and the answer's representation ([`table`] for Tables); handlers decode
 //! [`object`]s, check them against the vendored [`openapi`] schemas and the library's name rules, apply
@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access_request;
 pub mod admission;
 pub mod apply;
 pub mod auth;
@@ -40,6 +41,7 @@ pub mod pki;
 pub mod propagation;
 pub mod protobuf;
 pub mod random;
+pub mod rbac;
 pub mod resource;
 pub mod respond;
 pub mod routes;

@@ -275,8 +275,8 @@ pub const EVENTS_K8S_IO_EVENTS: Resource = Resource {
     ..EVENTS
 };
 
-/// rbac.authorization.k8s.io/v1 Role (stored and validated; the server's authorizer does
-/// not read RBAC objects).
+/// rbac.authorization.k8s.io/v1 Role (stored and validated; read by the RBAC authorizer,
+/// [`crate::rbac`]).
 pub const ROLES: Resource = Resource {
     group: "rbac.authorization.k8s.io",
     plural: "roles",

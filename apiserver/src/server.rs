@@ -235,7 +235,9 @@ impl Server {
             audit,
             options.cel_memory_limit,
         ));
-        let store = crate::admission::policies::track(store, admission.clone())?;
+        let store = crate::storage::reloading::track(store, admission.clone())?;
+        let rbac = Arc::new(crate::rbac::Rbac::default());
+        let store = crate::storage::reloading::track(store, rbac.clone())?;
         routes::ensure_system_namespaces(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await
@@ -268,7 +270,7 @@ impl Server {
                 verbosity: options.verbosity,
                 metrics: Arc::default(),
                 users: Arc::new(users),
-                authz: Arc::new(crate::authz::Authz::new(rules)),
+                authz: Arc::new(crate::authz::Authz::with_rbac(rules, rbac)),
                 impersonation: Arc::default(),
                 features: options.feature_gates,
                 admission,
@@ -295,9 +297,13 @@ impl Server {
         for name in resume {
             routes::start_finalizing(self.state.clone(), name);
         }
-        tokio::spawn(crate::admission::policies::watch(
+        tokio::spawn(crate::storage::reloading::watch(
             self.state.store.clone(),
             self.state.admission.clone(),
+        ));
+        tokio::spawn(crate::storage::reloading::watch(
+            self.state.store.clone(),
+            self.state.authz.rbac().clone(),
         ));
         routes::start_garbage_collector(self.state.clone());
         if !self.compaction_interval.is_zero() {

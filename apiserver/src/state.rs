@@ -20,7 +20,7 @@ pub struct AppState {
     /// Request and storage metrics (`/metrics`).
     pub metrics: Arc<crate::metrics::Metrics>,
     /// The users of the token file, by token.
-    pub users: Arc<std::collections::HashMap<String, crate::authz::User>>,
+    pub users: Arc<std::collections::HashMap<String, crate::access_request::User>>,
     /// The authorizer.
     pub authz: Arc<crate::authz::Authz>,
     /// Impersonation's memory of the modes that succeeded.

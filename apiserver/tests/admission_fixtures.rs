@@ -20,7 +20,10 @@
 //! itself, so neither may the server refuse it); a suite with `{rules: [...]}` runs on a
 //! server started with those rules (`--authorization-rules`), and a case whose user the rules
 //! do not allow the request itself (asked of the server with a SelfSubjectAccessReview as
-//! that user) is skipped, as kube-apiserver would refuse it before admission.
+//! that user) is skipped, as kube-apiserver would refuse it before admission. Each case of
+//! such a suite runs a second time on a server without rules whose RBAC objects say the
+//! same (a ClusterRole per rule, bound cluster-wide to its users and groups): the same cases
+//! must pass both ways.
 //!
 //! An UPDATE of a subresource the server serves (`status`) is a PUT to it; an UPDATE without
 //! an `oldObject` stores the object itself as the old one (only when no policy reads
@@ -671,7 +674,56 @@ fn server_rules(suite: &Value) -> Value {
     }
 }
 
-/// The servers, one per set of rules, started when first needed.
+/// A suite's rules as RBAC objects (kind, plural, object): one ClusterRole per rule, bound
+/// cluster-wide to the rule's users and groups, or to every authenticated user when it
+/// names none or `*` (every request here is authenticated). `None` when a rule is limited
+/// to namespaces (its RoleBindings would need the cases' namespaces first).
+fn rbac_objects(rules: &Value) -> Option<Vec<(&'static str, Value)>> {
+    let mut objects = Vec::new();
+    for (i, rule) in rules["rules"].as_array()?.iter().enumerate() {
+        let list = |key: &str| rule[key].as_array().cloned().unwrap_or_default();
+        if list("namespaces").iter().any(|n| n != "*") {
+            return None;
+        }
+        let mut policy_rules = Vec::new();
+        if !list("resources").is_empty() {
+            let mut r = json!({"verbs": list("verbs"), "apiGroups": list("apiGroups"),
+                               "resources": list("resources")});
+            if !list("resourceNames").is_empty() {
+                r["resourceNames"] = json!(list("resourceNames"));
+            }
+            policy_rules.push(r);
+        }
+        if !list("nonResourceURLs").is_empty() {
+            policy_rules
+                .push(json!({"verbs": list("verbs"), "nonResourceURLs": list("nonResourceURLs")}));
+        }
+        let subject = |kind: &str, name: &Value| json!({"kind": kind, "apiGroup": "rbac.authorization.k8s.io", "name": name});
+        let (users, groups) = (list("users"), list("groups"));
+        let mut subjects: Vec<Value> = users.iter().map(|u| subject("User", u)).collect();
+        subjects.extend(groups.iter().map(|g| subject("Group", g)));
+        if subjects.is_empty() || users.iter().chain(&groups).any(|n| n == "*") {
+            subjects = vec![subject("Group", &json!("system:authenticated"))];
+        }
+        let name = format!("fixture-rule-{i}");
+        objects.push((
+            "clusterroles",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                   "metadata": {"name": name}, "rules": policy_rules}),
+        ));
+        objects.push((
+            "clusterrolebindings",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                   "metadata": {"name": name}, "subjects": subjects,
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                               "name": name}}),
+        ));
+    }
+    Some(objects)
+}
+
+/// The servers, one per set of rules (and one per set of RBAC objects), started when first
+/// needed.
 #[derive(Default)]
 struct Servers {
     running: HashMap<String, Server>,
@@ -679,6 +731,24 @@ struct Servers {
 }
 
 impl Servers {
+    /// A server without rules whose RBAC objects are `objects` (created by the admin).
+    async fn with_rbac(&mut self, objects: &[(&str, Value)]) -> &Server {
+        let key = format!(
+            "rbac:{}",
+            json!(objects.iter().map(|o| &o.1).collect::<Vec<_>>())
+        );
+        if !self.running.contains_key(&key) {
+            let server = Server::start(&["--storage", "memory"]);
+            for (plural, object) in objects {
+                let path = format!("/apis/rbac.authorization.k8s.io/v1/{plural}");
+                let reply = server.send("POST", &path, Some(object)).await;
+                assert_eq!(reply.code, 201, "{}", reply.text());
+            }
+            self.running.insert(key.clone(), server);
+        }
+        &self.running[&key]
+    }
+
     fn for_suite(&mut self, suite: &Value) -> &Server {
         let rules = server_rules(suite);
         let key = rules.to_string();
@@ -1024,6 +1094,9 @@ async fn admission_fixtures_through_the_server() {
     paths.sort();
     let mut servers = Servers::default();
     let (mut passed, mut failed, mut skipped) = (0, Vec::new(), 0);
+    // The cases of rule-authorizer suites, run again with the rules as RBAC objects: how
+    // many pass each way.
+    let (mut by_rules, mut by_rbac) = (0, 0);
     for path in &paths {
         let mut suite = load(path);
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -1045,10 +1118,24 @@ async fn admission_fixtures_through_the_server() {
                     println!("skipped: {name} ({reason})");
                     skipped += 1;
                 }
-                Ok(m) if m.is_empty() => passed += 1,
+                Ok(m) if m.is_empty() => {
+                    passed += 1;
+                    by_rules += usize::from(suite["authorizer"].is_object());
+                }
                 Ok(m) => {
                     println!("FAILED: {name}: {}", m.join("; "));
-                    failed.push(name);
+                    failed.push(name.clone());
+                }
+            }
+            let Some(objects) = rbac_objects(&suite["authorizer"]) else {
+                continue;
+            };
+            match run_case(servers.with_rbac(&objects).await, &suite, case).await {
+                Err(reason) => println!("skipped with RBAC objects: {name} ({reason})"),
+                Ok(m) if m.is_empty() => by_rbac += 1,
+                Ok(m) => {
+                    println!("FAILED with RBAC objects: {name}: {}", m.join("; "));
+                    failed.push(format!("{name} (RBAC objects)"));
                 }
             }
         }
@@ -1057,6 +1144,14 @@ async fn admission_fixtures_through_the_server() {
         "admission fixtures through the server: {passed} passed, {} failed, {skipped} skipped",
         failed.len()
     );
+    println!(
+        "rule-authorizer cases: {by_rules} passed with --authorization-rules, {by_rbac} with \
+         the rules as RBAC objects"
+    );
     assert!(failed.is_empty(), "failed: {failed:#?}");
     assert!(passed > 0);
+    assert!(
+        by_rules > 0 && by_rbac == by_rules,
+        "RBAC objects should pass the cases the rule file passes"
+    );
 }

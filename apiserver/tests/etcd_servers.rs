@@ -594,8 +594,9 @@ fn python_sharding_port_on(test: &str, binary: &std::path::Path) {
     );
 }
 
-/// On Debian's etcd (3.4.23: consistent lists read etcd, their shard filtered with the watch
-/// cache's hashes).
+/// On Debian's etcd (3.4.23: consistent lists come from the watch cache once one keys-only
+/// read proves it fresh, else read etcd's keys, their shard filtered with the watch cache's
+/// hashes).
 #[cfg(feature = "etcd")]
 #[test]
 fn the_python_sharding_port_on_etcd() {

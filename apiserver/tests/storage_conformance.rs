@@ -999,13 +999,14 @@ conformance!(cached_memory, super::Cached);
 #[cfg(feature = "etcd")]
 conformance!(etcd, super::Etcd);
 
-/// Consistent lists through the watch cache on the etcd at hand: from the cache when that
-/// etcd answers progress requests (3.4.31+ / 3.5.13+, as kube-apiserver's
-/// consistent-reads-from-cache requires), from etcd otherwise. Says which path it took; on
-/// Debian's etcd 3.4.23 that is etcd. Either way the answers are etcd's current state.
+/// Consistent lists through a running watch cache on the etcd at hand come from the cache,
+/// and are etcd's current state. On an etcd that answers progress requests (3.4.31+ /
+/// 3.5.13+, as kube-apiserver's consistent-reads-from-cache requires) the cache asks for
+/// progress; on older ones, such as Debian's etcd 3.4.23, one keys-only read of the keys
+/// modified since the cache's revision proves it fresh. Says which way it went.
 #[cfg(feature = "etcd")]
 #[test]
-fn consistent_lists_on_etcd_take_the_path_its_version_allows() {
+fn consistent_lists_on_etcd_come_from_the_cache() {
     let Some(binary) = etcd_process::binary("consistent lists on etcd") else {
         return;
     };
@@ -1013,7 +1014,7 @@ fn consistent_lists_on_etcd_take_the_path_its_version_allows() {
 }
 
 /// The same on an etcd that answers progress requests (`KCEL_ETCD_PROGRESS`, Debian 13's 3.5
-/// in CI): every consistent list is served from the watch cache, and agrees with etcd.
+/// in CI).
 #[cfg(feature = "etcd")]
 #[test]
 fn consistent_lists_come_from_the_cache_on_an_etcd_that_answers_progress_requests() {
@@ -1022,53 +1023,149 @@ fn consistent_lists_come_from_the_cache_on_an_etcd_that_answers_progress_request
     ) else {
         return;
     };
-    let (version, from_cache) = consistent_lists_through_the_cache(&binary);
+    let version = consistent_lists_through_the_cache(&binary);
     assert!(
-        from_cache,
+        kcel_apiserver::storage::etcd::answers_progress_requests(&version),
         "etcd {version} in KCEL_ETCD_PROGRESS does not answer progress requests"
     );
 }
 
-/// Four rounds of a write under the listed prefix, a write elsewhere and a consistent list
-/// through the cache, each checked against etcd; returns etcd's version and whether the lists
-/// came from the cache (asserted to match the version).
+/// Six rounds of writes under the listed prefix (creates, then an update and a delete as
+/// well), a write elsewhere and, at once, consistent lists through the running cache (the
+/// resource, a namespace, a shard), each checked against etcd at its current revision;
+/// every list must come from the cache. Returns etcd's version.
 #[cfg(feature = "etcd")]
-fn consistent_lists_through_the_cache(binary: &std::path::Path) -> (String, bool) {
+fn consistent_lists_through_the_cache(binary: &std::path::Path) -> String {
+    use kcel_apiserver::storage::ShardSelector;
     use kcel_apiserver::storage::cache::WatchCache;
     use kcel_apiserver::storage::etcd::{EtcdStorage, answers_progress_requests};
     let process = etcd_process::Etcd::start(&binary.to_path_buf());
     let etcd = Arc::new(EtcdStorage::connect(std::slice::from_ref(&process.url)).unwrap());
     let version = etcd.version().to_owned();
-    let from_cache = answers_progress_requests(&version);
     let cache = WatchCache::new(etcd.clone());
     let prefix = "/registry/configmaps/";
+    let namespace = "/registry/configmaps/d/";
+    let selector = ShardSelector::parse(
+        "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+    )
+    .unwrap();
+    // A watch starts the resource's cache (a read does not).
+    let _watch = cache
+        .watch(prefix, Some(etcd.current_revision().unwrap() + 1))
+        .unwrap();
+    let object = |name: &str, uid: u64| {
+        format!(r#"{{"metadata":{{"name":"{name}","uid":"{uid:016x}"}}}}"#).into_bytes()
+    };
     let mut reads = 0;
-    for round in 0..4 {
+    for round in 0..6u64 {
+        let uid = round.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         cache
-            .create(&format!("{prefix}d/cm-{round}"), b"{}")
+            .create(&format!("{namespace}cm-{round}"), &object("c", uid))
             .unwrap();
-        // A write elsewhere: the cache's watch hears of it only through progress.
+        cache
+            .create(
+                &format!("/registry/configmaps/e/cm-{round}"),
+                &object("e", !uid),
+            )
+            .unwrap();
+        if round >= 2 {
+            // An update of the previous round's object, a delete of the one before.
+            let changed = format!("{namespace}cm-{}", round - 1);
+            let old = etcd.get(&changed, None).unwrap().0.unwrap();
+            cache
+                .update(&changed, &object("u", !uid), old.mod_revision)
+                .unwrap();
+            let gone = format!("{namespace}cm-{}", round - 2);
+            let old = etcd.get(&gone, None).unwrap().0.unwrap();
+            cache.delete(&gone, old.mod_revision).unwrap();
+        }
+        // A write elsewhere: the cache's watch does not hear of it.
         cache
             .create(&format!("/registry/secrets/d/s-{round}"), b"{}")
             .unwrap();
-        let listed = cache.range(&RangeRequest::prefix(prefix)).unwrap();
+        let now = etcd.current_revision().unwrap();
+        for listed_prefix in [prefix, namespace] {
+            let listed = cache.range(&RangeRequest::prefix(listed_prefix)).unwrap();
+            let stored = etcd.range(&RangeRequest::prefix(listed_prefix)).unwrap();
+            assert_eq!(listed.kvs, stored.kvs, "round {round}, {listed_prefix}");
+            assert_eq!(listed.revision, now, "round {round}");
+            reads += 1;
+        }
+        let sharded = cache
+            .range_in_shard(&RangeRequest::prefix(prefix), &selector)
+            .unwrap();
+        let stored = etcd
+            .range_in_shard(&RangeRequest::prefix(prefix), &selector)
+            .unwrap();
+        assert_eq!(sharded.kvs, stored.kvs, "round {round}, shard");
+        assert_eq!(sharded.revision, now);
         reads += 1;
-        let stored = etcd.range(&RangeRequest::prefix(prefix)).unwrap();
-        assert_eq!(listed.kvs, stored.kvs, "round {round}");
-        assert_eq!(listed.kvs.len(), round + 1);
-        assert_eq!(listed.revision, etcd.current_revision().unwrap());
     }
-    let (cached, stored) = cache.consistent_reads();
-    let path = if from_cache {
-        "the watch cache"
+    let how = if answers_progress_requests(&version) {
+        "asking etcd's watch for progress"
     } else {
-        "etcd"
+        "proving the cache fresh with one keys-only read"
     };
-    eprintln!("etcd {version}: consistent lists were served from {path}");
-    if from_cache {
-        assert_eq!((cached, stored), (reads, 0), "etcd {version}");
-    } else {
-        assert_eq!((cached, stored), (0, reads), "etcd {version}");
+    eprintln!("etcd {version}: consistent lists were served from the watch cache, {how}");
+    assert_eq!(cache.consistent_reads(), (reads, 0), "etcd {version}");
+    version
+}
+
+/// etcd counts a range before it drops the keys below `min_mod_revision`
+/// (`Storage::keys_modified_after`, the watch cache's proof of freshness): the count is
+/// every live key under the prefix, the keys only those modified since.
+#[cfg(feature = "etcd")]
+#[test]
+fn etcd_counts_a_range_before_its_min_mod_revision_filter() {
+    use kcel_apiserver::storage::etcd::EtcdStorage;
+    let Some(binary) = etcd_process::binary("etcd's count under min_mod_revision") else {
+        return;
+    };
+    let process = etcd_process::Etcd::start(&binary);
+    let etcd = EtcdStorage::connect(std::slice::from_ref(&process.url)).unwrap();
+    let key = |name: &str| keys::namespaced("configmaps", "d", name);
+    for name in ["a", "b", "c"] {
+        etcd.create(&key(name), b"{}").unwrap();
     }
-    (version, from_cache)
+    let since = etcd.current_revision().unwrap();
+    let b = etcd.get(&key("b"), None).unwrap().0.unwrap();
+    let b = etcd
+        .update(&key("b"), b"{\"v\":1}", b.mod_revision)
+        .unwrap();
+    let d = etcd.create(&key("d"), b"{}").unwrap();
+    let a = etcd.get(&key("a"), None).unwrap().0.unwrap();
+    etcd.delete(&key("a"), a.mod_revision).unwrap();
+    etcd.create(&keys::namespaced("secrets", "d", "s"), b"{}")
+        .unwrap();
+    let prefix = keys::prefix("configmaps", None);
+    let found = etcd.keys_modified_after(&prefix, since).unwrap();
+    assert_eq!(found.revision, etcd.current_revision().unwrap());
+    assert_eq!(found.count, 3, "b, c and d live; etcd {}", etcd.version());
+    let modified: Vec<(&str, Revision, Revision, usize)> = found
+        .kvs
+        .iter()
+        .map(|kv| {
+            (
+                kv.key.as_str(),
+                kv.create_revision,
+                kv.mod_revision,
+                kv.value.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        modified,
+        [
+            (key("b").as_str(), b.create_revision, b.mod_revision, 0),
+            (key("d").as_str(), d.create_revision, d.mod_revision, 0),
+        ]
+    );
+    // Nothing modified since the current revision: no keys, the same count.
+    let none = etcd.keys_modified_after(&prefix, found.revision).unwrap();
+    assert_eq!((none.count, none.kvs.len()), (3, 0));
+    // An empty prefix counts nothing.
+    let empty = etcd
+        .keys_modified_after(&keys::prefix("pods", None), 0)
+        .unwrap();
+    assert_eq!((empty.count, empty.kvs.len()), (0, 0));
 }

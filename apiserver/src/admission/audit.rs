@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use crate::authz::{Attributes, User};
+use crate::access_request::{Attributes, User};
 use crate::impersonation::Impersonator;
 
 /// An append-only file of audit events.

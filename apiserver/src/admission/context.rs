@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use crate::authz::User;
+use crate::access_request::User;
 use crate::impersonation::Impersonator;
 
 tokio::task_local! {

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use kcel_stdlib::kubernetes::admission::api::ParamKind;
 use kcel_stdlib::kubernetes::admission::{NamespaceLookup, ParamLookup};
-use kcel_stdlib::kubernetes::authz::{Authorizer, AuthzRequest, Decision, DecisionKind};
+use kcel_stdlib::kubernetes::authz::{Authorizer, AuthzRequest, Decision};
 use serde_json::Value;
 
-use crate::authz::{Attributes, Authz, User};
+use crate::access_request::{Attributes, User};
+use crate::authz::Authz;
 use crate::resource::{NAMESPACES, Resource, SERVED};
 use crate::storage::{RangeRequest, Storage, keys};
 
@@ -118,13 +119,7 @@ impl Authorizer for ServerAuthorizer {
             namespace: request.namespace.clone(),
             name: request.name.clone(),
         };
-        let (allowed, reason) = self.authz.decide(&user, &attrs);
-        // RBAC has no opinion on what it does not allow.
-        let kind = if allowed {
-            DecisionKind::Allow
-        } else {
-            DecisionKind::NoOpinion
-        };
-        Decision::new(kind, reason)
+        // The rule file may deny; RBAC allows or has no opinion.
+        self.authz.decision(&user, &attrs)
     }
 }

@@ -44,9 +44,9 @@ pub use policies::Admission;
 /// the user the request acts as (the impersonated one, when `impersonator` asked).
 pub async fn serve(
     state: &AppState,
-    user: crate::authz::User,
+    user: crate::access_request::User,
     impersonator: Option<crate::impersonation::Impersonator>,
-    attrs: crate::authz::Attributes,
+    attrs: crate::access_request::Attributes,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
@@ -344,7 +344,7 @@ fn judged(crds: &crate::crd::Crds, write: &Write<'_>, object: &Object) -> serde_
 fn admission_request(
     crds: &crate::crd::Crds,
     write: &Write<'_>,
-    user: &crate::authz::User,
+    user: &crate::access_request::User,
 ) -> AdmissionRequest {
     let resource = write.resource;
     let kind = match write.subresource {

@@ -1,8 +1,9 @@
 //! The policies in effect: every stored ValidatingAdmissionPolicy compiled once per
 //! generation, with the stored bindings, as one [`PolicySet`] swapped whole (readers take an
 //! `Arc` and never wait for a rebuild). The set is rebuilt after every write of a policy or
-//! binding through this server, before the write is acknowledged ([`track`]), and on every
-//! change another server makes to the same store ([`watch`]).
+//! binding through this server, before the write is acknowledged
+//! ([`reloading::track`](crate::storage::reloading::track)), and on every change another
+//! server makes to the same store ([`reloading::watch`](crate::storage::reloading::watch)).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -14,9 +15,8 @@ use crate::resource::{
     MUTATINGADMISSIONPOLICIES, MUTATINGADMISSIONPOLICYBINDINGS, VALIDATINGADMISSIONPOLICIES,
     VALIDATINGADMISSIONPOLICYBINDINGS,
 };
-use crate::storage::{
-    Delegating, KeyValue, RangeRequest, RangeResponse, Revision, Storage, StorageError, keys,
-};
+use crate::storage::reloading::Reload;
+use crate::storage::{RangeRequest, RangeResponse, Storage, StorageError, keys};
 
 /// The storage prefix of policies.
 pub fn policies_prefix() -> String {
@@ -180,103 +180,20 @@ fn decoded<T: serde::de::DeserializeOwned>(stored: &RangeResponse) -> Vec<T> {
         .collect()
 }
 
-/// Whether a storage key holds a policy or a binding.
-fn is_policy_key(key: &str) -> bool {
-    [
-        policies_prefix(),
-        bindings_prefix(),
-        mutating_policies_prefix(),
-        mutating_bindings_prefix(),
-    ]
-    .iter()
-    .any(|prefix| key.starts_with(prefix))
-}
+impl Reload for Admission {
+    const WHAT: &'static str = "admission policies";
 
-/// A store whose writes of policies and bindings rebuild the policy set before they are
-/// acknowledged (so a client that saw its binding created is judged by it at once).
-pub struct Tracked {
-    inner: Arc<dyn Storage>,
-    admission: Arc<Admission>,
-}
-
-/// Wraps `inner`, loading the stored policies first.
-pub fn track(
-    inner: Arc<dyn Storage>,
-    admission: Arc<Admission>,
-) -> Result<Arc<dyn Storage>, StorageError> {
-    admission.reload(&*inner)?;
-    Ok(Arc::new(Tracked { inner, admission }))
-}
-
-impl Tracked {
-    fn after_write(&self, key: &str) {
-        if is_policy_key(key)
-            && let Err(e) = self.admission.reload(&*self.inner)
-        {
-            eprintln!("kcel-apiserver: reloading admission policies: {e}");
-        }
-    }
-}
-
-impl Delegating for Tracked {
-    fn inner(&self) -> &dyn Storage {
-        &*self.inner
+    fn prefixes(&self) -> Vec<String> {
+        vec![
+            policies_prefix(),
+            bindings_prefix(),
+            mutating_policies_prefix(),
+            mutating_bindings_prefix(),
+        ]
     }
 
-    fn create(&self, key: &str, value: &[u8]) -> Result<KeyValue, StorageError> {
-        let kv = self.inner.create(key, value)?;
-        self.after_write(key);
-        Ok(kv)
-    }
-
-    fn update(
-        &self,
-        key: &str,
-        value: &[u8],
-        expected: Revision,
-    ) -> Result<KeyValue, StorageError> {
-        let kv = self.inner.update(key, value, expected)?;
-        self.after_write(key);
-        Ok(kv)
-    }
-
-    fn delete(&self, key: &str, expected: Revision) -> Result<(KeyValue, Revision), StorageError> {
-        let deleted = self.inner.delete(key, expected)?;
-        self.after_write(key);
-        Ok(deleted)
-    }
-}
-
-/// Rebuilds the set whenever a policy or binding changes in the store (writes of other
-/// servers sharing it), until the store's watch ends.
-pub async fn watch(store: Arc<dyn Storage>, admission: Arc<Admission>) {
-    let (Ok(mut policies), Ok(mut bindings), Ok(mut mutating), Ok(mut mutating_bindings)) = (
-        store.watch(&policies_prefix(), None),
-        store.watch(&bindings_prefix(), None),
-        store.watch(&mutating_policies_prefix(), None),
-        store.watch(&mutating_bindings_prefix(), None),
-    ) else {
-        return;
-    };
-    loop {
-        let event = tokio::select! {
-            e = policies.recv() => e,
-            e = bindings.recv() => e,
-            e = mutating.recv() => e,
-            e = mutating_bindings.recv() => e,
-        };
-        if event.is_none() {
-            return;
-        }
-        policies.drain();
-        bindings.drain();
-        mutating.drain();
-        mutating_bindings.drain();
-        let (store, admission) = (store.clone(), admission.clone());
-        let reloaded = tokio::task::spawn_blocking(move || admission.reload(&*store)).await;
-        if let Ok(Err(e)) = reloaded {
-            eprintln!("kcel-apiserver: reloading admission policies: {e}");
-        }
+    fn reload(&self, store: &dyn Storage) -> Result<(), StorageError> {
+        Admission::reload(self, store)
     }
 }
 
@@ -301,7 +218,9 @@ mod tests {
     #[test]
     fn policies_compile_once_per_generation_and_swap_on_write() {
         let admission = Arc::new(Admission::default());
-        let store = track(Arc::new(MemoryStorage::new()), admission.clone()).unwrap();
+        let store =
+            crate::storage::reloading::track(Arc::new(MemoryStorage::new()), admission.clone())
+                .unwrap();
         assert!(admission.current().is_empty());
         let key = keys::cluster(VALIDATINGADMISSIONPOLICIES.plural, "p");
         let kv = store.create(&key, &policy(1, "true")).unwrap();

@@ -7,9 +7,10 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use kcel_stdlib::kubernetes::authz::DecisionKind;
 use serde_json::{Value, json};
 
-use crate::authz::{Attributes, User};
+use crate::access_request::{Attributes, User};
 use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
 use crate::state::AppState;
@@ -78,10 +79,13 @@ pub async fn self_subject_access_review(
         }
         (None, None) => unreachable!("checked above"),
     };
-    let (allowed, reason) = state.authz.decide(&user, &attrs);
-    let mut status = json!({"allowed": allowed});
-    if !reason.is_empty() {
-        status["reason"] = json!(reason);
+    let decision = state.authz.decision(&user, &attrs);
+    let mut status = json!({"allowed": decision.kind == DecisionKind::Allow});
+    if decision.kind == DecisionKind::Deny {
+        status["denied"] = json!(true);
+    }
+    if !decision.reason.is_empty() {
+        status["reason"] = json!(decision.reason);
     }
     map.insert("status".to_owned(), status);
     Ok(super::json_response(StatusCode::CREATED, &review))
@@ -128,19 +132,20 @@ pub async fn self_subject_rules_review(
         .and_then(|s| s.get("namespace"))
         .and_then(Value::as_str)
         .unwrap_or("");
-    let (resource_rules, non_resource_rules) = state.authz.rules_for(&user, namespace);
-    Ok(super::json_response(
-        StatusCode::CREATED,
-        &json!({
-            "kind": "SelfSubjectRulesReview",
-            "apiVersion": "authorization.k8s.io/v1",
-            "metadata": {"creationTimestamp": null},
-            "spec": {"namespace": namespace},
-            "status": {
-                "resourceRules": resource_rules,
-                "nonResourceRules": non_resource_rules,
-                "incomplete": false,
-            },
-        }),
-    ))
+    let rules = state.authz.rules_for(&user, namespace);
+    let mut review = json!({
+        "kind": "SelfSubjectRulesReview",
+        "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"namespace": namespace},
+        "status": {
+            "resourceRules": rules.resource_rules,
+            "nonResourceRules": rules.non_resource_rules,
+            "incomplete": false,
+        },
+    });
+    if !rules.evaluation_error.is_empty() {
+        review["status"]["evaluationError"] = json!(rules.evaluation_error);
+    }
+    Ok(super::json_response(StatusCode::CREATED, &review))
 }

@@ -22,6 +22,10 @@
 //! - progress notifications of the storage watch (etcd's) advance the cache's revision
 //!   without an event and are passed to every watcher, which turns them into bookmarks
 //!   (upstream's `dispatchEvents` keeps `lastProcessedResourceVersion` from them).
+//! - a consistent list (no resourceVersion) is answered from the cache once it has reached
+//!   the store's current revision: the embedded stores report every write, an etcd that
+//!   answers progress requests is asked; on an older etcd one keys-only read of the keys
+//!   modified since the cache's revision proves the cache fresh (`fresh_proof`).
 //! - the reads it cannot answer go to the store; on etcd they ask for keys and revisions only
 //!   and take the values the cache holds at those revisions from memory (`store_reads`).
 //!
@@ -38,6 +42,7 @@ use tokio::sync::mpsc;
 use super::keys::ROOT;
 use super::shard_fields::ShardKeys;
 
+mod fresh_proof;
 mod store_reads;
 use super::{
     Delegating, EventKind, KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector,
@@ -226,13 +231,19 @@ impl ResourceCache {
         (count, limit.is_some_and(|l| count > l))
     }
 
-    /// A range of the first `limit` keys (`None`: all), at the cache's revision.
-    fn read(&self, request: &RangeRequest, limit: Option<usize>) -> RangeResponse {
+    /// A range of the first `limit` keys (`None`: all), answered as of `revision` (the
+    /// cache's, or one at which its objects are proven to be the store's state).
+    fn read(
+        &self,
+        request: &RangeRequest,
+        limit: Option<usize>,
+        revision: Revision,
+    ) -> RangeResponse {
         let mut kvs = Vec::new();
         let (count, more) = self.walk(request, limit, |entry| kvs.push(entry.kv.clone()));
         RangeResponse {
             kvs,
-            revision: self.revision,
+            revision,
             more,
             count,
         }
@@ -245,6 +256,7 @@ impl ResourceCache {
         &self,
         request: &RangeRequest,
         limit: Option<usize>,
+        revision: Revision,
         selector: &ShardSelector,
     ) -> ShardedRange {
         let mut kvs = Vec::new();
@@ -261,7 +273,7 @@ impl ResourceCache {
             kvs,
             last_key: last.map(|entry| entry.kv.key.clone()),
             examined,
-            revision: self.revision,
+            revision,
             more,
             count,
         }
@@ -417,11 +429,11 @@ impl WatchCache {
 
     /// A range, from the cache when it can answer (see the module documentation), else from
     /// the store: `from_cache` reads a resource's cache (with the request's limit, or `None`
-    /// for all), `from_store` the store.
+    /// for all, answered as of the revision given), `from_store` the store.
     fn cached_range<T>(
         &self,
         request: &RangeRequest,
-        from_cache: impl Fn(&ResourceCache, Option<usize>) -> T,
+        from_cache: impl Fn(&ResourceCache, Option<usize>, Revision) -> T,
         from_store: impl FnOnce() -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
         let Some(root) = self.cached_root(&request.prefix) else {
@@ -431,7 +443,7 @@ impl WatchCache {
         if let Some(at) = request.revision {
             // A read at a revision (the later pages of a list): from the cache when its
             // objects are that state, which they are while nothing changed since.
-            return match self.read_at(&root, at, |cache| from_cache(cache, limit))? {
+            return match self.read_at(&root, at, |cache| from_cache(cache, limit, at))? {
                 Some(found) => Ok(found),
                 None => from_store(),
             };
@@ -439,10 +451,15 @@ impl WatchCache {
         if request.any_recent {
             // Any recent state: what the cache holds, whole.
             let mut inner = lock(&self.shared);
-            return Ok(from_cache(self.resource(&mut inner, &root)?, None));
+            let cache = self.resource(&mut inner, &root)?;
+            return Ok(from_cache(cache, None, cache.revision));
         }
         let exact = self.store.exact_progress();
         if !exact && !self.store.progress_requests() {
+            // etcd before 3.4.31 / 3.5.13: the cache answers once one read proves it fresh.
+            if let Some(found) = self.read_proven(&root, request, limit, &from_cache)? {
+                return Ok(found);
+            }
             lock(&self.shared).consistent_from_store += 1;
             return from_store();
         }
@@ -457,7 +474,7 @@ impl WatchCache {
         let deadline = Instant::now() + FRESHNESS_WAIT;
         while let Some(cache) = inner.resources.get(&root) {
             if cache.revision >= target {
-                let response = from_cache(cache, limit);
+                let response = from_cache(cache, limit, cache.revision);
                 inner.consistent_from_cache += 1;
                 return Ok(response);
             }
@@ -558,7 +575,7 @@ impl Delegating for WatchCache {
     fn range(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         self.cached_range(
             request,
-            |cache, limit| cache.read(request, limit),
+            |cache, limit, at| cache.read(request, limit, at),
             || {
                 self.store_range(request, None)
                     .map(ShardedRange::into_range)
@@ -573,7 +590,7 @@ impl Delegating for WatchCache {
     ) -> Result<ShardedRange, StorageError> {
         self.cached_range(
             request,
-            |cache, limit| cache.read_in_shard(request, limit, selector),
+            |cache, limit, at| cache.read_in_shard(request, limit, at, selector),
             || self.store_range(request, Some(selector)),
         )
     }
@@ -762,6 +779,11 @@ mod tests {
         frozen: bool,
         /// Before the next read by key: a write elsewhere, then a compaction up to it.
         compact_before_fetch: Mutex<bool>,
+        /// The storage watch passes on no progress, only events (etcd 3.4 between its
+        /// periodic notifications).
+        silent: bool,
+        /// Reads of the keys modified after a revision (freshness proofs).
+        proofs: Mutex<usize>,
     }
 
     impl super::Delegating for Probe {
@@ -777,6 +799,15 @@ mod tests {
         fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
             *self.key_ranges.lock().unwrap() += 1;
             self.store.range_keys(request)
+        }
+
+        fn keys_modified_after(
+            &self,
+            prefix: &str,
+            after: Revision,
+        ) -> Result<crate::storage::ModifiedKeys, StorageError> {
+            *self.proofs.lock().unwrap() += 1;
+            self.store.keys_modified_after(prefix, after)
         }
 
         fn get_all_at(
@@ -815,8 +846,12 @@ mod tests {
                 return Ok(Watch::from_receiver(rx));
             }
             let Some(count) = self.requests.clone() else {
+                let silent = self.silent;
                 std::thread::spawn(move || {
                     while let Some(event) = events.blocking_recv() {
+                        if silent && event.kind == EventKind::Progress {
+                            continue;
+                        }
                         if tx.send(event).is_err() {
                             return;
                         }
@@ -1192,12 +1227,15 @@ mod tests {
         other.any_recent = true;
         assert!(cache.range(&other).unwrap().kvs.is_empty());
         assert_eq!(*probe.ranges.lock().unwrap(), 1);
-        // Without any_recent, the storage answers (its keys: the values are the cache's).
+        // Without any_recent, a consistent read: one read of the keys modified since the
+        // cache's revision proves the cache fresh, and the cache answers (no range read).
         cache
             .range(&RangeRequest::prefix(keys::prefix("configmaps", None)))
             .unwrap();
-        assert_eq!(*probe.key_ranges.lock().unwrap(), 1);
+        assert_eq!(*probe.proofs.lock().unwrap(), 1);
+        assert_eq!(*probe.key_ranges.lock().unwrap(), 0);
         assert_eq!(*probe.ranges.lock().unwrap(), 1);
+        assert_eq!(cache.consistent_reads(), (1, 0));
     }
 
     #[test]
@@ -1411,8 +1449,10 @@ mod tests {
         // A read does not start the cache: a watch does (its one list).
         let _watch = cache.watch(&prefix, Some(store.current_revision().unwrap() + 1));
         let listed = same_as_store(RangeRequest::prefix(prefix.clone()), None);
-        // Keys only, values from the cache.
-        assert_eq!(counts(), (1, 2, 0));
+        // Nothing changed since the cache's list: proven fresh, answered from memory.
+        assert_eq!(counts(), (1, 0, 0));
+        assert_eq!(*probe.proofs.lock().unwrap(), 2);
+        assert_eq!(cache.consistent_reads(), (2, 0));
         same_as_store(RangeRequest::prefix(prefix.clone()), Some(7));
         assert_eq!(counts().0, 1);
         assert_eq!(counts().2, 0, "no value read by key");
@@ -1435,8 +1475,11 @@ mod tests {
         let before = counts();
         let now = same_as_store(RangeRequest::prefix(prefix.clone()), None);
         assert!(now > listed);
-        // Two reads (whole and sharded), each reading the 5 values it lacks by key.
+        // Two reads (whole and sharded), each reading the 5 values it lacks by key: the
+        // cache never hears of the changes, so no proof holds (the first page of 7 above
+        // examined fewer keys than a proof reads, so the store answered those two too).
         assert_eq!(counts(), (before.0, before.1 + 2, before.2 + 10));
+        assert_eq!(cache.consistent_reads(), (2, 4));
         // At the first update's revision only that value is new to the cache.
         let before = counts();
         same_as_store(
@@ -1473,5 +1516,112 @@ mod tests {
         same_as_store(RangeRequest::prefix(prefix), Some(50));
         assert_eq!(counts().0, before.0);
         assert!(counts().2 > before.2);
+    }
+
+    #[test]
+    fn consistent_reads_on_a_store_without_progress_are_proven_fresh() {
+        // etcd 3.4.23: no progress requests, and the storage watch reports no progress
+        // between its periodic notifications. One read of the keys modified since the
+        // cache's revision proves the cache fresh.
+        let probe = Arc::new(Probe {
+            silent: true,
+            ..Probe::default()
+        });
+        let store = probe.store.clone();
+        let cache = WatchCache::new(probe.clone());
+        for i in 0..20 {
+            let (key, value) = spread(i);
+            cache.create(&key, &value).unwrap();
+        }
+        let prefix = keys::prefix("configmaps", None);
+        let selector = super::ShardSelector::parse(
+            "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+        )
+        .unwrap();
+        // Not running yet: a read does not start the cache, the store answers.
+        cache.range(&RangeRequest::prefix(prefix.clone())).unwrap();
+        assert_eq!(cache.consistent_reads(), (0, 1));
+        assert_eq!(*probe.proofs.lock().unwrap(), 0);
+        let _watch = cache.watch(&prefix, Some(store.current_revision().unwrap() + 1));
+        // Each list is the store's at its current revision, whole, in a namespace and in a
+        // shard, right after the write before it was acknowledged.
+        let agrees = |step: &str| {
+            let now = store.current_revision().unwrap();
+            let whole = cache.range(&RangeRequest::prefix(prefix.clone())).unwrap();
+            assert_eq!(
+                whole,
+                store.range(&RangeRequest::prefix(prefix.clone())).unwrap()
+            );
+            assert_eq!(whole.revision, now, "{step}");
+            let namespace = keys::prefix("configmaps", Some("d"));
+            let in_namespace = cache
+                .range(&RangeRequest::prefix(namespace.clone()))
+                .unwrap();
+            assert_eq!(
+                in_namespace,
+                store.range(&RangeRequest::prefix(namespace)).unwrap()
+            );
+            let sharded = cache
+                .range_in_shard(&RangeRequest::prefix(prefix.clone()), &selector)
+                .unwrap();
+            let stored = store
+                .range_in_shard(&RangeRequest::prefix(prefix.clone()), &selector)
+                .unwrap();
+            assert_eq!(sharded, stored, "{step}");
+            assert!(sharded.kvs.len() < whole.kvs.len());
+            whole
+        };
+        agrees("nothing changed");
+        // Writes elsewhere: the cache hears nothing of them, and is still fresh.
+        for i in 0..3 {
+            cache
+                .create(&keys::namespaced("secrets", "d", &i.to_string()), b"s")
+                .unwrap();
+        }
+        agrees("writes elsewhere");
+        let (key, value) = spread(20);
+        cache.create(&key, &value).unwrap();
+        assert!(agrees("a create").kvs.iter().any(|kv| kv.key == key));
+        let (gone, _) = spread(3);
+        let old = store.get(&gone, None).unwrap().0.unwrap();
+        cache.delete(&gone, old.mod_revision).unwrap();
+        assert!(!agrees("a delete").kvs.iter().any(|kv| kv.key == gone));
+        let (changed, _) = spread(7);
+        let old = store.get(&changed, None).unwrap().0.unwrap();
+        let updated = cache.update(&changed, b"{}", old.mod_revision).unwrap();
+        assert!(agrees("an update").kvs.contains(&updated));
+        // A delete and a create of another key in between keep the count.
+        let (other, value) = spread(21);
+        let old = store.get(&spread(4).0, None).unwrap().0.unwrap();
+        cache.delete(&spread(4).0, old.mod_revision).unwrap();
+        cache.create(&other, &value).unwrap();
+        let listed = agrees("a delete and a create");
+        // A watch from the list's revision misses nothing: the next change comes, and
+        // nothing at or before that revision.
+        let mut watch = cache.watch(&prefix, Some(listed.revision + 1)).unwrap();
+        let (next, value) = spread(22);
+        let created = cache.create(&next, &value).unwrap();
+        let events = wait(&mut watch, 1);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].kv, created);
+        assert!(events[0].revision() > listed.revision);
+        // Every one of those lists came from the cache, through one proof each, and no
+        // range was read but the cache's own list.
+        assert_eq!(cache.consistent_reads(), (3 * 6, 1));
+        assert_eq!(*probe.proofs.lock().unwrap(), 3 * 6);
+        assert_eq!(*probe.key_ranges.lock().unwrap(), 0);
+        assert_eq!(*probe.ranges.lock().unwrap(), 2);
+        // A first page smaller than the resource reads the store (the proof would read
+        // more keys than the page).
+        let page = cache
+            .range(&RangeRequest::prefix(prefix.clone()).limit(5))
+            .unwrap();
+        assert!(page.more);
+        assert_eq!(cache.consistent_reads(), (3 * 6, 2));
+        let all = cache
+            .range(&RangeRequest::prefix(prefix.clone()).limit(100))
+            .unwrap();
+        assert!(!all.more);
+        assert_eq!(cache.consistent_reads(), (1 + 3 * 6, 2));
     }
 }

@@ -5,8 +5,8 @@
 //! default that would copy a whole range out of the cache or ask etcd).
 
 use super::{
-    KeyValue, RangeRequest, RangeResponse, Revision, ShardSelector, ShardedRange, Storage,
-    StorageError, Watch,
+    KeyValue, ModifiedKeys, RangeRequest, RangeResponse, Revision, ShardSelector, ShardedRange,
+    Storage, StorageError, Watch,
 };
 
 /// A store that wraps another: every [`Storage`] method defaults to the inner store's, and a
@@ -57,6 +57,15 @@ pub trait Delegating: Send + Sync {
     /// See [`Storage::range_keys`].
     fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         self.inner().range_keys(request)
+    }
+
+    /// See [`Storage::keys_modified_after`].
+    fn keys_modified_after(
+        &self,
+        prefix: &str,
+        after: Revision,
+    ) -> Result<ModifiedKeys, StorageError> {
+        self.inner().keys_modified_after(prefix, after)
     }
 
     /// See [`Storage::get_all_at`].
@@ -162,6 +171,14 @@ impl<T: Delegating> Storage for T {
 
     fn range_keys(&self, request: &RangeRequest) -> Result<RangeResponse, StorageError> {
         Delegating::range_keys(self, request)
+    }
+
+    fn keys_modified_after(
+        &self,
+        prefix: &str,
+        after: Revision,
+    ) -> Result<ModifiedKeys, StorageError> {
+        Delegating::keys_modified_after(self, prefix, after)
     }
 
     fn get_all_at(

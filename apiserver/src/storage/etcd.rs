@@ -9,7 +9,9 @@
 //!   delete are `Txn(If mod_revision(key) == N, Put|Delete(prev_kv), else Get)`, so optimistic
 //!   concurrency holds across several API servers on one etcd.
 //! - range is etcd's range; `range_keys` the same with `keys_only` (the watch cache takes the
-//!   values it holds at those revisions from memory) and `get_all_at` a read-only
+//!   values it holds at those revisions from memory); `keys_modified_after` the same with
+//!   `min_mod_revision` (the watch cache's proof that it is fresh, on an etcd that answers no
+//!   progress requests); and `get_all_at` a read-only
 //!   transaction of gets at one revision, [`MAX_TXN_OPS`] keys at a time.
 //! - watch is etcd's watch with `prev_kv` and progress notifications, from a revision; a
 //!   start below the compaction revision is refused by etcd (`compact_revision` in its
@@ -36,8 +38,8 @@ use tokio::sync::mpsc;
 
 use super::keys::prefix_end;
 use super::{
-    EventKind, KeyValue, MAX_TXN_OPS, RangeRequest, RangeResponse, Revision, Storage, StorageError,
-    Watch, WatchEvent,
+    EventKind, KeyValue, MAX_TXN_OPS, ModifiedKeys, RangeRequest, RangeResponse, Revision, Storage,
+    StorageError, Watch, WatchEvent,
 };
 
 /// How long one etcd request may take before it fails (the API server then answers 500).
@@ -349,9 +351,14 @@ fn forward(
 
 /// Runs `future` to completion on the calling thread, inside `runtime`'s context (its timers
 /// and the tasks it spawns belong to that runtime, whose worker drives the connection).
+///
+/// The future runs outside tokio's cooperative budget: called from a task of the server's
+/// runtime (at start, the system namespaces are made from one) whose budget is spent, a tokio
+/// channel would answer "pending" and leave its wake-up to that task's scheduler, which never
+/// gets control back while this thread parks, so the call would wait forever.
 fn run_on<T>(runtime: &tokio::runtime::Runtime, future: impl Future<Output = T>) -> T {
     let _context = runtime.enter();
-    block_on(future)
+    block_on(tokio::task::unconstrained(future))
 }
 
 /// Wakes a parked thread.
@@ -526,6 +533,26 @@ impl Storage for EtcdStorage {
         self.read_range(request, GetOptions::new().with_keys_only())
     }
 
+    fn keys_modified_after(
+        &self,
+        prefix: &str,
+        after: Revision,
+    ) -> Result<ModifiedKeys, StorageError> {
+        // etcd counts the range before it drops the keys below `min_mod_revision`; it reads
+        // every key's entry to filter them, but sends only the few that pass.
+        let response = self.read_range(
+            &RangeRequest::prefix(prefix),
+            GetOptions::new()
+                .with_keys_only()
+                .with_min_mod_revision(after + 1),
+        )?;
+        Ok(ModifiedKeys {
+            revision: response.revision,
+            count: response.count,
+            kvs: response.kvs,
+        })
+    }
+
     fn get_all_at(
         &self,
         keys: &[String],
@@ -661,7 +688,47 @@ impl Storage for EtcdStorage {
 
 #[cfg(test)]
 mod tests {
-    use super::answers_progress_requests;
+    use std::sync::Arc;
+
+    use super::{answers_progress_requests, run_on};
+
+    /// A call from a task whose cooperative budget is spent still completes (it used to park
+    /// forever: the channel deferred its wake-up to the task's scheduler).
+    #[test]
+    fn a_call_from_a_task_with_its_budget_spent_completes() {
+        let client = Arc::new(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap(),
+        );
+        let server = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let caller_client = Arc::clone(&client);
+        server.spawn(async move {
+            // Spend the budget as a busy task does (each ready tokio resource costs one unit).
+            while tokio::task::coop::has_budget_remaining() {
+                tokio::task::consume_budget().await;
+            }
+            // The answer comes from the other runtime's worker, later.
+            let (answer_tx, answer_rx) = tokio::sync::oneshot::channel();
+            caller_client.spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                answer_tx.send(7).unwrap();
+            });
+            let answer = run_on(&caller_client, answer_rx);
+            done_tx.send(answer.unwrap()).unwrap();
+        });
+        let answer = done_rx.recv_timeout(std::time::Duration::from_secs(20));
+        // Without waiting for a worker that may be parked for good.
+        server.shutdown_background();
+        assert_eq!(answer, Ok(7));
+    }
 
     #[test]
     fn versions_that_answer_progress_requests() {

@@ -10,6 +10,7 @@
 //! | --- | --- |
 //! | [`Storage::range`] | `Range(prefix, limit, from key, at revision)` |
 //! | [`Storage::range_keys`] | the same with `keys_only` |
+//! | [`Storage::keys_modified_after`] | `Range(prefix, keys_only, min_mod_revision)` |
 //! | [`Storage::get_all_at`] | `Txn(Range(key, at revision), ...)` |
 //! | [`Storage::create`] | `Txn(If mod_revision == 0, Put)` |
 //! | [`Storage::update`] | `Txn(If mod_revision == N, Put)` |
@@ -36,6 +37,7 @@ mod delegate;
 pub mod etcd;
 pub mod keys;
 pub mod memory;
+pub mod reloading;
 pub mod shard_fields;
 pub mod sqlite;
 mod storage_error;
@@ -132,6 +134,19 @@ pub struct RangeResponse {
     pub more: bool,
     /// How many live keys the range holds from its start key on, beyond the limit too.
     pub count: usize,
+}
+
+/// What [`Storage::keys_modified_after`] read under a prefix, in one read at the store's
+/// current revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModifiedKeys {
+    /// The revision the read was served at (the store's current one).
+    pub revision: Revision,
+    /// How many live keys the prefix holds at `revision`, modified recently or not.
+    pub count: usize,
+    /// The live keys whose `mod_revision` is after the given revision, in key order, with
+    /// their revisions and empty values.
+    pub kvs: Vec<KeyValue>,
 }
 
 /// What [`Storage::range_in_shard`] read: of the keys [`Storage::range`] would have returned,
@@ -251,6 +266,29 @@ pub trait Storage: Send + Sync {
             kv.value = Vec::new();
         }
         Ok(response)
+    }
+
+    /// The live keys under `prefix` created or modified after revision `after` (keys and
+    /// revisions, empty values) and how many live keys the prefix holds in all, read at the
+    /// store's current revision in one read: etcd's `keys_only` Range with
+    /// `min_mod_revision = after + 1`, whose `count` etcd takes before that filter
+    /// (`etcdserver/apply.go`, `Range`: the mvcc range counts, then `pruneKVs`). A watch
+    /// cache whose objects under the prefix number `count` and hold every returned key at
+    /// its revision then holds the prefix's state at that revision exactly (a delete since
+    /// would lower the count, a create or update would be returned): a consistent read
+    /// without progress requests. The default reads the keys and filters them.
+    fn keys_modified_after(
+        &self,
+        prefix: &str,
+        after: Revision,
+    ) -> Result<ModifiedKeys, StorageError> {
+        let mut response = self.range_keys(&RangeRequest::prefix(prefix))?;
+        response.kvs.retain(|kv| kv.mod_revision > after);
+        Ok(ModifiedKeys {
+            revision: response.revision,
+            count: response.count,
+            kvs: response.kvs,
+        })
     }
 
     /// The live values of `keys` at `revision`, in the order of `keys` (a key without a live

@@ -125,11 +125,20 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
-        // The first line names the URL once the socket is bound and the kubeconfig written.
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        // The first line names the URL once the socket is bound and the kubeconfig written;
+        // a server that does not get there in START_LIMIT fails the test.
+        let stdout = child.stdout.take().unwrap();
+        let (first_line, read) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = first_line.send(line);
+        });
+        let Ok(line) = read.recv_timeout(START_LIMIT) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server did not start in {START_LIMIT:?}");
+        };
         let Some(url) = line.trim().strip_prefix("kcel-apiserver: serving on ") else {
             let _ = child.kill();
             panic!("the server did not start: {line:?}");
@@ -407,6 +416,9 @@ pub fn real_client(env: &str, venv_name: &str, test: &str) -> Option<PathBuf> {
 /// How long a test waits for the answer to one request before it fails (a server that
 /// stops answering fails the test instead of holding it forever).
 const REQUEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// How long a server may take to start (bind its socket and write its kubeconfig).
+const START_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The Python client's interpreter ([`real_client`] `KCEL_PYTHON`), to run the scripts
 /// under `tests/` against a server.

@@ -82,7 +82,7 @@ use activation::{Converted, PolicyActivation, Subject};
 use configuration_errors::ConfigurationError;
 pub use configuration_errors::ConversionError;
 use evaluate::{AnnotationOutcome, Outcome, error_denies, evaluate};
-pub use matching::{EquivalentResources, Matched, ResourceTable};
+pub use matching::{EquivalentResources, Matched, ResourceTable, selector_matches};
 pub use policy_set::{Lookups, NamespaceLookup, ParamLookup, PolicySet, StaticObjects};
 pub use typecheck::{ExpressionWarning, SchemaResolver, type_check};
 

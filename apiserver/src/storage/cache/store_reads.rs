@@ -1,7 +1,8 @@
 //! The reads a resource's cache cannot answer from its own state, sent to the store: a
 //! consistent list on an etcd that answers no progress requests (3.4 before 3.4.31, 3.5
-//! before 3.5.13), a page at a revision after the resource changed, a cache that did not
-//! reach the store's revision in time.
+//! before 3.5.13) that no freshness proof covers (`fresh_proof`: a first page smaller than
+//! the prefix, a cache behind the store), a page at a revision after the resource changed,
+//! a cache that did not reach the store's revision in time.
 //!
 //! On a remote store (etcd: `exact_progress` is false) such a read asks for the range's keys
 //! and revisions only ([`Storage::range_keys`], etcd's `keys_only`) and takes the value of

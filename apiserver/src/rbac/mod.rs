@@ -1,0 +1,16 @@
+//! The server's RBAC authorizer, as kube-apiserver's `--authorization-mode=RBAC`
+//! (kubernetes `plugin/pkg/auth/authorizer/rbac`): the stored Roles, ClusterRoles,
+//! RoleBindings and ClusterRoleBindings decide what a user may do. [`rules`] matches one
+//! rule against a request, [`resolver`] finds the rules bound to a user and words the
+//! decision, [`index`] keeps the objects of the server's storage current.
+
+pub mod index;
+pub mod resolver;
+pub mod rules;
+
+pub use index::Rbac;
+pub use resolver::RbacObjects;
+pub use rules::PolicyRule;
+
+#[cfg(test)]
+mod tests;
