@@ -39,6 +39,19 @@ fn resource_details(resource: &Resource, name: &str) -> Option<Box<StatusDetails
     }))
 }
 
+impl From<crate::patch_decode::PatchDecodeError> for ApiError {
+    /// The patch handler's answers for a body that does not decode: 400 with the decoder's
+    /// text, 413 for too many operations, 422 for a merge patch that is no object.
+    fn from(error: crate::patch_decode::PatchDecodeError) -> Self {
+        use crate::patch_decode::PatchDecodeError as E;
+        match &error {
+            E::TooManyOperations(_) => ApiError::too_large(&error.to_string()),
+            E::NotAnObject { patched, detail } => ApiError::invalid_patch_fields(patched, detail),
+            E::Typed(_) | E::Plain(_) | E::BadMergePatch => ApiError::bad_request(error),
+        }
+    }
+}
+
 impl ApiError {
     /// 404 NotFound: `configmaps "x" not found`.
     pub fn not_found(resource: &Resource, name: &str) -> Self {

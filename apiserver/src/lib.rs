@@ -36,6 +36,7 @@ pub mod negotiate;
 pub mod object;
 pub mod openapi;
 pub mod patch;
+pub mod patch_decode;
 pub mod persistent_volumes;
 pub mod pki;
 pub mod propagation;

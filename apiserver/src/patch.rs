@@ -5,17 +5,37 @@
 
 use serde_json::{Map, Value};
 
+use kcel_stdlib::kubernetes::admission::json_patch;
+
 use crate::openapi::Schema;
+use crate::patch_decode::{self, PatchDecodeError};
 
 /// Why a JSON patch failed.
 #[derive(Debug, thiserror::Error)]
 pub enum JsonPatchError {
-    /// The patch is not a list of operations.
+    /// The body is not a list of operations (the patch handler's texts).
     #[error(transparent)]
-    Decode(serde_json::Error),
-    /// An operation did not apply (a failed `test`, a missing path).
+    Decode(#[from] PatchDecodeError),
+    /// An operation did not apply (a failed `test`, a missing path), in evanphx/json-patch
+    /// v4's words (which kube-apiserver does not pass on: its 422 has a generic text).
     #[error(transparent)]
-    Apply(json_patch::PatchError),
+    Apply(#[from] json_patch::PatchError),
+}
+
+/// Applies an RFC 6902 JSON patch, its body decoded as under `fieldValidation` Warn, its
+/// operations applied as kube-apiserver's evanphx/json-patch v4 applies them.
+pub fn json_patch(target: &mut Value, patch: &Value) -> Result<(), JsonPatchError> {
+    let operations = patch_decode::json_patch_operations(Ok(patch), true)?;
+    apply_json_patch(target, &operations)
+}
+
+/// Applies decoded JSON patch operations (all or none).
+pub fn apply_json_patch(
+    target: &mut Value,
+    operations: &[json_patch::Operation],
+) -> Result<(), JsonPatchError> {
+    *target = json_patch::apply(target, operations)?;
+    Ok(())
 }
 
 /// Why a strategic merge patch is refused (a 400 with these texts).
@@ -29,16 +49,9 @@ pub enum StrategicMergeError {
     UnknownDirective(String),
 }
 
-/// Applies an RFC 6902 JSON patch.
-pub fn json_patch(target: &mut Value, patch: &Value) -> Result<(), JsonPatchError> {
-    let patch: json_patch::Patch =
-        serde_json::from_value(patch.clone()).map_err(JsonPatchError::Decode)?;
-    json_patch::patch(target, &patch).map_err(JsonPatchError::Apply)
-}
-
 /// Applies an RFC 7386 JSON merge patch.
 pub fn merge_patch(target: &mut Value, patch: &Value) {
-    json_patch::merge(target, patch);
+    ::json_patch::merge(target, patch);
 }
 
 /// Applies a strategic merge patch to an object, with the kind's schema if known (without

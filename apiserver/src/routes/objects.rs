@@ -20,13 +20,14 @@ use crate::negotiate::{self, BodyType, Output};
 use crate::object::{self, Object};
 use crate::openapi::schema_of;
 use crate::patch;
+use crate::patch_decode;
 use crate::resource::{NAMESPACES, Resource};
 use crate::state::AppState;
 use crate::status::{Status, StatusDetails};
 use crate::storage::{RangeRequest, ShardSelector, ShardedRange, StorageError, keys};
 use crate::table;
 
-use super::call::{Call, current, read_body, selectors, storage};
+use super::call::{Call, FieldValidation, current, read_body, selectors, storage};
 use super::write::{
     DeleteOptions, WriteOptions, Written, delete_object, failed_precondition, has_generation,
     modify,
@@ -760,9 +761,12 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
     }
     let body = read_body(&call.headers, body).await?;
     // Read as bodies are read (encoding/json's rules and its 10,000 levels), not by
-    // serde_json, which stops at 128.
-    let patch_value = negotiate::parse_value(&body, kind)
-        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+    // serde_json, which stops at 128; decoded as each patch type's Go type once the object
+    // is found (upstream decodes in `applyPatch`, so a missing object answers 404 first).
+    let parsed = negotiate::parse_value(&body, kind).map_err(|e| match e {
+        negotiate::BodyError::Unreadable(e) => e,
+    });
+    let typed = call.field_validation()? != FieldValidation::Ignore;
     let key = call.key(name);
     let manager = call.manager();
     let written = modify(
@@ -780,23 +784,23 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         },
         |old| {
             let mut target = Value::Object(old);
+            let parsed = parsed.as_ref();
             match kind {
                 BodyType::JsonPatch => {
-                    patch::json_patch(&mut target, &patch_value).map_err(|e| match e {
-                        patch::JsonPatchError::Decode(e) => ApiError::bad_request(e),
-                        patch::JsonPatchError::Apply(_) => ApiError::patch_not_applied(),
-                    })?
+                    let operations = patch_decode::json_patch_operations(parsed, typed)?;
+                    patch::apply_json_patch(&mut target, &operations)
+                        .map_err(|_| ApiError::patch_not_applied())?
                 }
                 BodyType::MergePatch => {
-                    if !patch_value.is_object() {
-                        return Err(ApiError::bad_request(
-                            "error decoding patch: a merge patch must be a JSON object",
-                        ));
-                    }
-                    patch::merge_patch(&mut target, &patch_value)
+                    let object = patch_decode::merge_patch_object(parsed, typed)?;
+                    patch::merge_patch(&mut target, object)
                 }
-                _ => patch::strategic_merge(&mut target, &patch_value, schema_of(resource))
-                    .map_err(ApiError::bad_request)?,
+                _ => {
+                    if let Some(map) = patch_decode::strategic_patch_map(parsed)? {
+                        patch::strategic_merge(&mut target, map, schema_of(resource))
+                            .map_err(ApiError::bad_request)?
+                    }
+                }
             }
             let mut patched = object::check(target, resource)?;
             call.check_patched_types(&patched)?;

@@ -2,6 +2,8 @@
 //! policies do (evanphx/json-patch v4, `gopkg.in/evanphx/json-patch.v4`): its error texts,
 //! a missing map key readable as absent (so `replace` of an unset field sets it), negative
 //! list indices counted from the end, and a failed `test` leaving the object unchanged.
+//! The API server's patch handler applies JSON patches with the same library, so
+//! `kcel-apiserver` applies them here too (where a failed `test` fails the request).
 
 use serde_json::Value as Json;
 

@@ -43,7 +43,7 @@ mod configuration_errors;
 pub mod custom_resources;
 mod evaluate;
 pub(crate) mod expression_errors;
-pub(crate) mod json_patch;
+pub mod json_patch;
 pub(crate) mod matching;
 pub mod mutating;
 pub mod mutation_errors;

@@ -53,7 +53,10 @@ pub use compile_rules::{
 pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
-pub use field_error::{ErrorType, FieldCause, FieldError, FieldPath, aggregate, invalid_message};
+pub use field_error::{
+    ErrorType, FieldCause, FieldError, FieldPath, aggregate, go_json_quote, go_json_value,
+    invalid_message,
+};
 pub use schema::{
     AdditionalProperties, Dependency, Items, Schema, Unsupported, ValidationRule,
     crd_version_schemas,

@@ -1,0 +1,305 @@
+//! What each patch type answers for a body that does not decode or does not apply, as
+//! kube-apiserver's patch handler answers (kubernetes
+//! `staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go`: `jsonPatcher.applyJSPatch`
+//! for JSON and merge patches, `strategicPatchObject` for strategic merge patches), over
+//! HTTPS against the binary and through real kubectl (`KCEL_KUBECTL`, skipped visibly
+//! without it).
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{Kubectl, Server};
+
+const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+const JSON: &str = "application/json-patch+json";
+const MERGE: &str = "application/merge-patch+json";
+const STRATEGIC: &str = "application/strategic-merge-patch+json";
+
+async fn patch(server: &Server, path: &str, kind: &str, body: &[u8]) -> (u16, Value) {
+    let reply = server
+        .send_with(
+            "PATCH",
+            path,
+            Some(body.to_vec()),
+            &[("content-type", kind)],
+        )
+        .await;
+    let json = reply.json();
+    (reply.code, json)
+}
+
+/// The code, reason and message of a failed patch of ConfigMap `demo` (`query`: after `?`).
+async fn refused(server: &Server, query: &str, kind: &str, body: &str) -> (u16, String, String) {
+    let path = format!("{CONFIGMAPS}/demo?{query}");
+    let (code, status) = patch(server, &path, kind, body.as_bytes()).await;
+    assert_eq!(status["kind"], "Status", "{status}");
+    (
+        code,
+        status["reason"].as_str().unwrap_or("").to_owned(),
+        status["message"].as_str().unwrap_or("").to_owned(),
+    )
+}
+
+fn answer(code: u16, reason: &str, message: &str) -> (u16, String, String) {
+    (code, reason.to_owned(), message.to_owned())
+}
+
+#[tokio::test]
+async fn each_patch_type_words_an_undecodable_body_as_upstream() {
+    let server = Server::start(&[]);
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "demo"}, "data": {"a": "1"}});
+    assert_eq!(server.send("POST", CONFIGMAPS, Some(&cm)).await.code, 201);
+    let bad = |m: &str| answer(400, "BadRequest", m);
+    let struct_type = "struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; \
+                       Kind string \"json:\\\"kind,omitempty\\\"\" }";
+    // (query, content type, body, answer)
+    let cases = [
+        // JSON patch under Warn (no fieldValidation): sigs.k8s.io/json's UnmarshalStrict
+        // into []handlers.jsonPatchOp, `error decoding patch: %v`.
+        (
+            "",
+            JSON,
+            r#"{"op":"add","path":"/data/b","value":"2"}"#.to_owned(),
+            bad(
+                "error decoding patch: json: cannot unmarshal object into Go value of type \
+                 []handlers.jsonPatchOp",
+            ),
+        ),
+        (
+            "",
+            JSON,
+            "[{".to_owned(),
+            bad("error decoding patch: unexpected end of JSON input"),
+        ),
+        (
+            "fieldValidation=Strict",
+            JSON,
+            r#"[{"op":"add","path":["data"]}]"#.to_owned(),
+            bad(
+                "error decoding patch: json: cannot unmarshal array into Go struct field \
+                 jsonPatchOp.path of type string",
+            ),
+        ),
+        // Under Ignore only jsonpatch.DecodePatch decodes it: its text alone.
+        (
+            "fieldValidation=Ignore",
+            JSON,
+            r#"{"op":"add"}"#.to_owned(),
+            bad("json: cannot unmarshal object into Go value of type jsonpatch.Patch"),
+        ),
+        (
+            "fieldValidation=Ignore",
+            JSON,
+            "[true]".to_owned(),
+            bad("json: cannot unmarshal bool into Go value of type jsonpatch.Operation"),
+        ),
+        (
+            "fieldValidation=Ignore",
+            JSON,
+            "[x]".to_owned(),
+            bad("invalid character 'x' looking for beginning of value"),
+        ),
+        // maxJSONPatchOperations.
+        (
+            "",
+            JSON,
+            format!(
+                "[{}]",
+                vec![r#"{"op":"test","path":"/data/a","value":"1"}"#; 10_001].join(",")
+            ),
+            answer(
+                413,
+                "RequestEntityTooLarge",
+                "Request entity too large: The allowed maximum operations in a JSON patch is \
+                 10000, got 10001",
+            ),
+        ),
+        // An operation that does not apply: NewGenericServerResponse(422, ...), whose
+        // message is generic.
+        (
+            "",
+            JSON,
+            r#"[{"op":"remove","path":"/data/nope"}]"#.to_owned(),
+            answer(
+                422,
+                "Invalid",
+                "the server rejected our request due to an error in our request",
+            ),
+        ),
+        (
+            "",
+            JSON,
+            r#"[{"op":"add","value":"x"}]"#.to_owned(),
+            answer(
+                422,
+                "Invalid",
+                "the server rejected our request due to an error in our request",
+            ),
+        ),
+        // Merge patch: UnmarshalStrict into map[string]interface{} under Warn/Strict, then
+        // evanphx/json-patch's MergePatch (`Invalid JSON Patch`).
+        (
+            "",
+            MERGE,
+            "[1]".to_owned(),
+            bad(
+                "error decoding patch: json: cannot unmarshal array into Go value of type \
+                 map[string]interface {}",
+            ),
+        ),
+        (
+            "",
+            MERGE,
+            "{".to_owned(),
+            bad("error decoding patch: unexpected end of JSON input"),
+        ),
+        ("", MERGE, "null".to_owned(), bad("Invalid JSON Patch")),
+        (
+            "fieldValidation=Ignore",
+            MERGE,
+            "{\"data\":".to_owned(),
+            bad("Invalid JSON Patch"),
+        ),
+        (
+            "fieldValidation=Ignore",
+            MERGE,
+            "\"x\"".to_owned(),
+            bad("Invalid JSON Patch"),
+        ),
+        // An array becomes the document, which the codec cannot read for its kind.
+        (
+            "fieldValidation=Ignore",
+            MERGE,
+            r#"[{"a":null,"b":"<"},null]"#.to_owned(),
+            answer(
+                422,
+                "Invalid",
+                &format!(
+                    " \"\" is invalid: patch: Invalid value: \"[{{\\\"b\\\":\\\"\\\\u003c\\\"}}]\": \
+                     couldn't get version/kind; json parse error: json: cannot unmarshal \
+                     array into Go value of type {struct_type}"
+                ),
+            ),
+        ),
+        // Strategic merge patch: the decoder's text alone, whatever the validation.
+        (
+            "",
+            STRATEGIC,
+            "[1]".to_owned(),
+            bad("json: cannot unmarshal array into Go value of type map[string]interface {}"),
+        ),
+        (
+            "fieldValidation=Ignore",
+            STRATEGIC,
+            "{\"data\" 1}".to_owned(),
+            bad("invalid character '1' after object key"),
+        ),
+    ];
+    for (query, kind, body, expected) in cases {
+        let head: String = body.chars().take(60).collect();
+        assert_eq!(
+            refused(&server, query, kind, &body).await,
+            expected,
+            "{kind} {query} {head}"
+        );
+    }
+    // Nothing above changed the object.
+    let reply = server
+        .send("GET", &format!("{CONFIGMAPS}/demo"), None)
+        .await;
+    assert_eq!(reply.json()["data"], json!({"a": "1"}));
+    let rv = reply.json()["metadata"]["resourceVersion"].clone();
+
+    // Bodies decoded after the object is read: a missing object is 404 first.
+    for kind in [JSON, MERGE, STRATEGIC] {
+        let (code, status) = patch(&server, &format!("{CONFIGMAPS}/nope"), kind, b"[x").await;
+        assert_eq!(
+            (code, &status["reason"]),
+            (404, &json!("NotFound")),
+            "{kind}"
+        );
+    }
+    // `null` is an empty JSON patch and an empty strategic merge patch.
+    for kind in [JSON, STRATEGIC] {
+        let (code, object) = patch(&server, &format!("{CONFIGMAPS}/demo"), kind, b"null").await;
+        assert_eq!(code, 200, "{kind}: {object}");
+        assert_eq!(object["metadata"]["resourceVersion"], rv, "unchanged");
+    }
+    // evanphx/json-patch reads a missing map key as absent: `replace` sets it.
+    let (code, object) = patch(
+        &server,
+        &format!("{CONFIGMAPS}/demo"),
+        JSON,
+        br#"[{"op":"replace","path":"/data/b","value":"2"},{"op":"test","path":"/data/b","value":"2"}]"#,
+    )
+    .await;
+    assert_eq!(code, 200, "{object}");
+    assert_eq!(object["data"], json!({"a": "1", "b": "2"}));
+
+    // A strategic merge patch past encoding/json's 10,000 levels: the decoder's text alone.
+    let deep = format!(
+        "{{\"data\":{}1{}}}",
+        "{\"a\":".repeat(10_000),
+        "}".repeat(10_000)
+    );
+    assert_eq!(
+        refused(&server, "", STRATEGIC, &deep).await,
+        bad("invalid character '{' exceeded max depth")
+    );
+}
+
+/// kubectl prints the server's answers: `Error from server (BadRequest): <message>` for the
+/// decoding errors of each patch type (kubectl sends `fieldValidation=Strict`).
+#[test]
+fn kubectl_patch_prints_each_patch_types_error() {
+    let Some(k) = Kubectl::start("kubectl_patch_prints_each_patch_types_error") else {
+        return;
+    };
+    k.ok(&["create", "configmap", "demo", "--from-literal=a=1"]);
+    let cases = [
+        (
+            "json",
+            r#"{"op":"add","path":"/data/b","value":"2"}"#,
+            "Error from server (BadRequest): error decoding patch: json: cannot unmarshal \
+             object into Go value of type []handlers.jsonPatchOp\n",
+        ),
+        (
+            "json",
+            r#"[{"op":"add","path":"/data/b","value":"2","from":7}]"#,
+            "Error from server (BadRequest): error decoding patch: json: cannot unmarshal \
+             number into Go struct field jsonPatchOp.from of type string\n",
+        ),
+        (
+            "json",
+            r#"[{"op":"move","from":"/data/nope","path":"/data/b"}]"#,
+            "The request is invalid: the server rejected our request due to an error in our \
+             request\n",
+        ),
+        (
+            "merge",
+            "[1]",
+            "Error from server (BadRequest): error decoding patch: json: cannot unmarshal \
+             array into Go value of type map[string]interface {}\n",
+        ),
+        (
+            "strategic",
+            "[1]",
+            "Error from server (BadRequest): json: cannot unmarshal array into Go value of \
+             type map[string]interface {}\n",
+        ),
+    ];
+    for (kind, body, expected) in cases {
+        let ran = k.run(&["patch", "cm", "demo", &format!("--type={kind}"), "-p", body]);
+        assert_eq!(
+            (ran.code, ran.stderr.as_str()),
+            (1, expected),
+            "{kind} {body}: {ran:?}"
+        );
+    }
+    assert_eq!(
+        k.json(&["get", "cm", "demo"])["data"],
+        json!({"a": "1"}),
+        "unchanged"
+    );
+}
