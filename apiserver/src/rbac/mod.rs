@@ -2,8 +2,12 @@
 //! (kubernetes `plugin/pkg/auth/authorizer/rbac`): the stored Roles, ClusterRoles,
 //! RoleBindings and ClusterRoleBindings decide what a user may do. [`rules`] matches one
 //! rule against a request, [`resolver`] finds the rules bound to a user and words the
-//! decision, [`index`] keeps the objects of the server's storage current.
+//! decision, [`index`] keeps the objects of the server's storage current, [`aggregation`]
+//! gives aggregated ClusterRoles their rules, [`bootstrap`] makes the default roles and
+//! bindings at start.
 
+pub mod aggregation;
+pub mod bootstrap;
 pub mod index;
 pub mod resolver;
 pub mod rules;
