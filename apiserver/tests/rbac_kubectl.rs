@@ -6,7 +6,8 @@
 //! missing role adds upstream's reason to the 403; and a ValidatingAdmissionPolicy's
 //! `authorizer` check is answered by RBAC. The default ClusterRoles and bindings exist at
 //! start, `admin`, `edit` and `view` with their aggregated rules written back, and a user bound
-//! to `view` reads Pods but may not delete them. Without kubectl the tests skip visibly (and
+//! to `view` reads Pods but may not delete them. A user may grant only what the user holds
+//! (upstream's escalation check and 403 text) unless allowed to `escalate` or `bind`. Without kubectl the tests skip visibly (and
 //! fail under `CI=true`).
 
 mod support;
@@ -445,6 +446,139 @@ fn the_default_roles_are_there_and_aggregated() {
         managers.contains(&"clusterrole-aggregation-controller"),
         "{managers:?}"
     );
+}
+
+#[test]
+fn roles_and_bindings_grant_only_what_their_author_holds() {
+    let Some(k) = Kubectl::start_with(
+        "roles_and_bindings_grant_only_what_their_author_holds",
+        &[("tokens.csv", TOKENS)],
+        &["--token-auth-file", "{home}/tokens.csv"],
+    ) else {
+        return;
+    };
+    // bob administers default (the default `admin` role).
+    k.ok(&[
+        "create",
+        "rolebinding",
+        "bob-admin",
+        "--clusterrole=admin",
+        "--user=bob",
+        "-n",
+        "default",
+    ]);
+    let bob = k.kubeconfig_for("bob-token");
+    let as_bob = |args: &[&str]| k.run_as(Some(&bob), args, None);
+    let held = as_bob(&[
+        "create",
+        "role",
+        "pod-reader",
+        "--verb=get,list",
+        "--resource=pods",
+        "-n",
+        "default",
+    ]);
+    assert_eq!(
+        (held.code, held.stdout.as_str()),
+        (0, "role.rbac.authorization.k8s.io/pod-reader created\n"),
+        "{held:?}"
+    );
+    let granted = as_bob(&[
+        "create",
+        "rolebinding",
+        "alice-edits",
+        "--clusterrole=edit",
+        "--user=alice",
+        "-n",
+        "default",
+    ]);
+    assert_eq!(granted.code, 0, "{granted:?}");
+    // admin reads Namespaces but does not write them.
+    let quota = [
+        "create",
+        "role",
+        "namespace-writer",
+        "--verb=create,delete",
+        "--resource=namespaces",
+        "-n",
+        "default",
+    ];
+    let escalating = as_bob(&quota);
+    assert_eq!(
+        (escalating.code, escalating.stderr.as_str()),
+        (
+            1,
+            "Error from server (Forbidden): roles.rbac.authorization.k8s.io \"namespace-writer\" is \
+             forbidden: user \"bob\" (groups=[\"dev\" \"system:authenticated\"]) is attempting \
+             to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], \
+             Resources:[\"namespaces\"], Verbs:[\"create\" \"delete\"]}\n"
+        ),
+        "{escalating:?}"
+    );
+    let root = [
+        "create",
+        "rolebinding",
+        "alice-root",
+        "--clusterrole=cluster-admin",
+        "--user=alice",
+        "-n",
+        "default",
+    ];
+    let binding = as_bob(&root);
+    assert_eq!(
+        (binding.code, binding.stderr.as_str()),
+        (
+            1,
+            "error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io \
+             \"alice-root\" is forbidden: user \"bob\" (groups=[\"dev\" \
+             \"system:authenticated\"]) is attempting to grant RBAC permissions not currently \
+             held:\n{APIGroups:[\"*\"], Resources:[\"*\"], Verbs:[\"*\"]}\n\
+             {NonResourceURLs:[\"*\"], Verbs:[\"*\"]}\n"
+        ),
+        "{binding:?}"
+    );
+    // The admin lets bob `escalate` roles and `bind` cluster-admin in default.
+    k.ok(&[
+        "create",
+        "role",
+        "delegate",
+        "--verb=escalate",
+        "--resource=roles",
+        "-n",
+        "default",
+    ]);
+    k.ok(&[
+        "create",
+        "role",
+        "root-binder",
+        "--verb=bind",
+        "--resource=clusterroles",
+        "--resource-name=cluster-admin",
+        "-n",
+        "default",
+    ]);
+    for role in ["delegate", "root-binder"] {
+        k.ok(&[
+            "create",
+            "rolebinding",
+            &format!("bob-{role}"),
+            &format!("--role={role}"),
+            "--user=bob",
+            "-n",
+            "default",
+        ]);
+    }
+    let escalated = as_bob(&quota);
+    assert_eq!(escalated.code, 0, "{escalated:?}");
+    let bound = as_bob(&root);
+    assert_eq!(bound.code, 0, "{bound:?}");
+    let alice = k.kubeconfig_for("alice-token");
+    let can = k.run_as(
+        Some(&alice),
+        &["auth", "can-i", "escalate", "roles", "-n", "default"],
+        None,
+    );
+    assert_eq!((can.code, can.stdout.as_str()), (0, "yes\n"), "{can:?}");
 }
 
 const NAMESPACE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: test\n";

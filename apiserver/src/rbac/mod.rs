@@ -4,11 +4,14 @@
 //! rule against a request, [`resolver`] finds the rules bound to a user and words the
 //! decision, [`index`] keeps the objects of the server's storage current, [`aggregation`]
 //! gives aggregated ClusterRoles their rules, [`bootstrap`] makes the default roles and
-//! bindings at start.
+//! bindings at start, [`escalation`] and [`policy_writes`] keep a user from granting what
+//! the user does not hold.
 
 pub mod aggregation;
 pub mod bootstrap;
+pub mod escalation;
 pub mod index;
+pub mod policy_writes;
 pub mod resolver;
 pub mod rules;
 

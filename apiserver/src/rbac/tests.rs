@@ -511,7 +511,7 @@ fn a_binding_takes_effect_when_its_write_returns() {
 
 /// What the clusterrole-aggregation controller does, on `store` directly: passes of
 /// [`out_of_date`] until none is left; the number of passes that wrote.
-fn settle_aggregation(store: &dyn crate::storage::Storage) -> usize {
+pub(super) fn settle_aggregation(store: &dyn crate::storage::Storage) -> usize {
     let prefix = keys::prefix(CLUSTERROLES.plural, None);
     for passes in 0..10 {
         let kvs = store
