@@ -5,7 +5,8 @@
 //! `Authorization: Bearer <token>` is the admin (or the token file's user); a request with any
 //! other credentials, or a request without credentials outside the public paths, gets 401
 //! Unauthorized. The public paths are those kube-apiserver lets anonymous users read by
-//! default: health and version. Impersonation ([`crate::impersonation`]) and authorization
+//! default: health and version (authorized as `system:anonymous`, whom the default
+//! `system:public-info-viewer` binding lets read them). Impersonation ([`crate::impersonation`]) and authorization
 //! ([`crate::authz`]) follow.
 
 use std::path::Path;
@@ -106,13 +107,14 @@ pub async fn authenticate(
         }
     };
     crate::impersonation::remove_headers(request.headers_mut());
-    if anonymous_request && impersonator.is_none() {
-        // The public paths, as before: served to anyone.
-        return next.run(request).await;
-    }
     let (allowed, reason) = state.authz.decide(&user, &attrs);
     if !allowed {
         return crate::authz::forbidden(&user, &attrs, &reason).into_response();
+    }
+    if anonymous_request && impersonator.is_none() {
+        // A public path, open to `system:unauthenticated` by the default
+        // `system:public-info-viewer` binding: served without admission's request context.
+        return next.run(request).await;
     }
     request.extensions_mut().insert(user.clone());
     crate::admission::serve(&state, user, impersonator, attrs, request, next).await

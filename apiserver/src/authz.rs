@@ -3,13 +3,14 @@
 //! `kcel --authorizer @PATH`, read by the same `kcel_stdlib::kubernetes::authz::RuleAuthorizer`)
 //! and RBAC ([`crate::rbac`]: the stored Roles, ClusterRoles and their bindings).
 //!
-//! `system:masters` may do everything (the admin token's user is in it). Every authenticated
-//! user may read discovery, OpenAPI, version and health, and create SelfSubjectAccessReviews
-//! (upstream's `system:discovery`, `system:public-info-viewer` and `system:basic-user` roles).
-//! Anything else is asked of the authorizers in order, as kube-apiserver's union of
-//! `--authorization-mode`s: the rule file, then RBAC; the first that allows or denies decides
-//! (RBAC never denies). Without an allow the request is 403 Forbidden with kube-apiserver's
-//! text, the authorizers' reasons (one a line) appended.
+//! `system:masters` may do everything (the admin token's user is in it; kube-apiserver's
+//! privileged-group authorizer). Anything else is asked of the authorizers in order, as
+//! kube-apiserver's union of `--authorization-mode`s: the rule file, then RBAC; the first that
+//! allows or denies decides (RBAC never denies). What every user may do (read discovery,
+//! OpenAPI, version and health; create SelfSubjectAccessReviews) comes from the default
+//! ClusterRoles and bindings the server makes at start ([`crate::rbac::bootstrap`]), as
+//! upstream's. Without an allow the request is 403 Forbidden with kube-apiserver's text, the
+//! authorizers' reasons (one a line) appended.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -121,15 +122,6 @@ pub fn read_rules(path: &Path) -> Result<RuleAuthorizer, AuthFileError> {
     RuleAuthorizer::from_json(&json).map_err(|e| AuthFileProblem::from(e).at(path))
 }
 
-/// The paths every authenticated user may read (discovery, OpenAPI, version, health).
-fn public_read(path: &str) -> bool {
-    let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
-    under("/api")
-        || under("/apis")
-        || under("/openapi")
-        || ["/version", "/healthz", "/livez", "/readyz"].contains(&path)
-}
-
 /// What a SelfSubjectRulesReview lists (upstream's `RulesFor` of the authorizers).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RulesFor {
@@ -141,7 +133,7 @@ pub struct RulesFor {
     pub evaluation_error: String,
 }
 
-/// Decides requests: masters, the built-in roles of every user, then the rules, then RBAC.
+/// Decides requests: masters, then the rules, then RBAC.
 #[derive(Debug, Default)]
 pub struct Authz {
     rules: Option<RuleAuthorizer>,
@@ -149,8 +141,7 @@ pub struct Authz {
 }
 
 impl Authz {
-    /// An authorizer with these rules (none: only masters, the built-in roles and RBAC) and
-    /// no RBAC objects.
+    /// An authorizer with these rules (none: only masters and RBAC) and no RBAC objects.
     pub fn new(rules: Option<RuleAuthorizer>) -> Self {
         Authz::with_rbac(rules, Arc::default())
     }
@@ -165,35 +156,12 @@ impl Authz {
         &self.rbac
     }
 
-    /// The rules that apply to `user` in `namespace`, as a SelfSubjectRulesReview lists them.
+    /// The rules that apply to `user` in `namespace`, as a SelfSubjectRulesReview lists them:
+    /// the rule file's, then RBAC's (upstream's union of the authorizers' rule resolvers; a
+    /// member of `system:masters` has `cluster-admin`'s through its default binding).
     pub fn rules_for(&self, user: &User, namespace: &str) -> RulesFor {
-        let mut resource_rules = vec![json!({
-            "verbs": ["create"],
-            "apiGroups": ["authorization.k8s.io"],
-            "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
-        })];
-        resource_rules.push(json!({
-            "verbs": ["create"],
-            "apiGroups": ["authentication.k8s.io"],
-            "resources": ["selfsubjectreviews"],
-        }));
-        let mut non_resource_rules = vec![json!({
-            "verbs": ["get"],
-            "nonResourceURLs": ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
-                                "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
-        })];
-        if user.groups.iter().any(|g| g == MASTERS) {
-            resource_rules.insert(
-                0,
-                json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}),
-            );
-            non_resource_rules.insert(0, json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
-            return RulesFor {
-                resource_rules,
-                non_resource_rules,
-                evaluation_error: String::new(),
-            };
-        }
+        let mut resource_rules = Vec::new();
+        let mut non_resource_rules = Vec::new();
         let file_rules = self.rules.iter().flat_map(|r| &r.rules);
         for rule in file_rules {
             let subject = (rule.users.is_empty() && rule.groups.is_empty())
@@ -257,22 +225,8 @@ impl Authz {
     /// denies, else no opinion with every authorizer's reason, one a line (the union
     /// authorizer of kube-apiserver's `--authorization-mode` list).
     pub fn decision(&self, user: &User, attrs: &Attributes) -> Decision {
-        let allow = || Decision::new(DecisionKind::Allow, "");
         if user.groups.iter().any(|g| g == MASTERS) {
-            return allow();
-        }
-        if !attrs.resource_request && attrs.verb == "get" && public_read(&attrs.path) {
-            return allow();
-        }
-        let review = matches!(
-            (attrs.group.as_str(), attrs.resource.as_str()),
-            (
-                "authorization.k8s.io",
-                "selfsubjectaccessreviews" | "selfsubjectrulesreviews"
-            ) | ("authentication.k8s.io", "selfsubjectreviews")
-        );
-        if attrs.resource_request && attrs.verb == "create" && review {
-            return allow();
+            return Decision::new(DecisionKind::Allow, "");
         }
         let mut reasons = Vec::new();
         if let Some(rules) = &self.rules {
@@ -411,9 +365,21 @@ mod tests {
         assert!(parse_tokens("onlytoken\n").is_err());
     }
 
+    /// An authorizer with `rules` over a store with the default RBAC objects, and the store.
+    fn bootstrapped(rules: Option<RuleAuthorizer>) -> (Authz, Arc<dyn crate::storage::Storage>) {
+        let rbac = Arc::new(Rbac::default());
+        let store = crate::storage::reloading::track(
+            Arc::new(crate::storage::memory::MemoryStorage::new()),
+            rbac.clone(),
+        )
+        .unwrap();
+        crate::rbac::bootstrap::ensure_bootstrap_policy(&*store).unwrap();
+        (Authz::with_rbac(rules, rbac), store)
+    }
+
     #[test]
     fn denials_use_upstreams_text() {
-        let authz = Authz::new(Some(
+        let (authz, _store) = bootstrapped(Some(
             RuleAuthorizer::from_json(&serde_json::json!({"rules": [
                 {"users": ["bob"], "verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"],
                  "namespaces": ["default"]}
@@ -439,23 +405,43 @@ mod tests {
             forbidden(&bob(), &metrics, "").message,
             "forbidden: User \"bob\" cannot get path \"/metrics\""
         );
-        assert!(authz.decide(&bob(), &attributes("GET", "/apis", "")).0);
+        // Discovery and self reviews: the default roles, with RBAC's reason as upstream's.
+        assert_eq!(
+            authz.decide(&bob(), &attributes("GET", "/apis", "")),
+            (
+                true,
+                "RBAC: allowed by ClusterRoleBinding \"system:discovery\" of ClusterRole \
+                 \"system:discovery\" to Group \"system:authenticated\""
+                    .to_owned()
+            )
+        );
+        let review = attributes(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            "",
+        );
+        assert_eq!(
+            authz.decide(&bob(), &review),
+            (
+                true,
+                "RBAC: allowed by ClusterRoleBinding \"system:basic-user\" of ClusterRole \
+                 \"system:basic-user\" to Group \"system:authenticated\""
+                    .to_owned()
+            )
+        );
         assert!(authz.decide(&User::admin(), &metrics).0);
+        // Without the default roles nothing is open but to masters.
+        let bare = Authz::new(None);
+        assert!(!bare.decide(&bob(), &attributes("GET", "/apis", "")).0);
     }
 
     #[test]
     fn rbac_answers_after_the_rule_file() {
-        let rbac = Arc::new(Rbac::default());
-        let store = crate::storage::reloading::track(
-            Arc::new(crate::storage::memory::MemoryStorage::new()),
-            rbac.clone(),
-        )
-        .unwrap();
         let rules = RuleAuthorizer::from_json(&json!({"rules": [
             {"users": ["bob"], "verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"]}
         ]}))
         .unwrap();
-        let authz = Authz::with_rbac(Some(rules), rbac);
+        let (authz, store) = bootstrapped(Some(rules));
         let get = attributes("GET", "/api/v1/namespaces/default/configmaps/x", "");
         let list = attributes("GET", "/api/v1/namespaces/default/configmaps", "");
         assert_eq!(

@@ -239,6 +239,7 @@ impl Server {
         let rbac = Arc::new(crate::rbac::Rbac::default());
         let store = crate::storage::reloading::track(store, rbac.clone())?;
         routes::ensure_system_namespaces(&*store)?;
+        crate::rbac::bootstrap::ensure_bootstrap_policy(&*store)?;
         let listener = TcpListener::bind(options.listen)
             .await
             .map_err(io(format!("listening on {}", options.listen)))?;
@@ -297,6 +298,8 @@ impl Server {
         for name in resume {
             routes::start_finalizing(self.state.clone(), name);
         }
+        routes::cluster_role_aggregation::settle(&self.state).await;
+        routes::cluster_role_aggregation::start(self.state.clone());
         tokio::spawn(crate::storage::reloading::watch(
             self.state.store.clone(),
             self.state.admission.clone(),

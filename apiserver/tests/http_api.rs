@@ -55,6 +55,28 @@ async fn health_and_version_need_no_token() {
     );
 }
 
+/// The public paths are open to anonymous users by the default `system:public-info-viewer`
+/// ClusterRoleBinding, as upstream's: without it they are 403 with kube-apiserver's text.
+#[tokio::test]
+async fn anonymous_reads_follow_the_public_info_viewer_binding() {
+    let server = Server::start(&["--storage", "memory"]);
+    let binding =
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/system:public-info-viewer";
+    let got = server.request("GET", binding, None, Auth::Admin).await;
+    assert_eq!(got.code, 200, "{}", got.text());
+    let subjects = &got.json()["subjects"];
+    assert_eq!(subjects[1]["name"], "system:unauthenticated", "{subjects}");
+    let deleted = server.request("DELETE", binding, None, Auth::Admin).await;
+    assert_eq!(deleted.code, 200, "{}", deleted.text());
+    let reply = server.request("GET", "/healthz", None, Auth::None).await;
+    assert_failure(
+        &reply,
+        403,
+        "Forbidden",
+        "forbidden: User \"system:anonymous\" cannot get path \"/healthz\"",
+    );
+}
+
 #[tokio::test]
 async fn requests_without_a_valid_token_get_401() {
     let server = Server::start(&[]);

@@ -80,7 +80,13 @@ fn rbac_kinds_through_kubectl() {
     assert_eq!(roles[0], ["NAME", "CREATED", "AT"]);
     assert_eq!(roles[1][0], "pod-reader");
     assert!(roles[1][1].ends_with('Z'), "{roles:?}");
-    assert_eq!(rows(&k.ok(&["get", "clusterroles"]))[1][0], "viewer");
+    // The created role, beside kube-apiserver's defaults (admin, cluster-admin, edit, ...).
+    let cluster_roles = rows(&k.ok(&["get", "clusterroles"]));
+    assert!(
+        cluster_roles.iter().any(|r| r[0] == "viewer"),
+        "{cluster_roles:?}"
+    );
+    assert!(cluster_roles.iter().any(|r| r[0] == "cluster-admin"));
     // printRoleBinding: ROLE as kind/name; -o wide adds the subjects by kind.
     let bindings = rows(&k.ok(&["get", "rolebindings", "-o", "wide"]));
     assert_eq!(
@@ -90,8 +96,9 @@ fn rbac_kinds_through_kubectl() {
     assert_eq!(bindings[1][..2], ["readers", "Role/pod-reader"]);
     assert_eq!(bindings[1][3..], ["jane", "default/robot"]);
     let cluster = rows(&k.ok(&["get", "clusterrolebindings", "-o", "wide"]));
-    assert_eq!(cluster[1][..2], ["viewers", "ClusterRole/viewer"]);
-    assert_eq!(cluster[1][3..], ["devs"]);
+    let viewers = cluster.iter().find(|r| r[0] == "viewers").unwrap();
+    assert_eq!(viewers[..2], ["viewers", "ClusterRole/viewer"]);
+    assert_eq!(viewers[3..], ["devs"]);
     // SetDefaults_RoleBinding and SetDefaults_Subject, on a manifest that leaves them out.
     let binding = "\
 apiVersion: rbac.authorization.k8s.io/v1

@@ -8,8 +8,9 @@
 //! a `User` by name, a `Group` the user is in, or a `ServiceAccount` by the user name
 //! `system:serviceaccount:<namespace>:<name>` (the namespace defaults to the binding's). A
 //! ClusterRole with an `aggregationRule` has the rules of the other ClusterRoles its
-//! selectors pick, by name, without duplicates (upstream's aggregation controller writes
-//! them into the object; here they are computed when the objects are read, one level deep).
+//! selectors pick ([`super::aggregation`]; the server's aggregation controller also writes
+//! them into the object, and they are computed again when the objects are read, from the
+//! other roles' stored rules).
 //!
 //! RBAC never denies: the answer is allow, with the binding that allowed, or no opinion,
 //! with the role references that could not be resolved.
@@ -17,10 +18,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use kcel_stdlib::kubernetes::admission::{LabelSelector, selector_matches};
+use kcel_stdlib::kubernetes::admission::LabelSelector;
 use kcel_stdlib::kubernetes::authz::{Decision, DecisionKind};
 use serde::Deserialize;
 
+use super::aggregation::aggregated_rules;
 use super::rules::{PolicyRule, nullable, rule_allows};
 use crate::access_request::{Attributes, User};
 
@@ -185,7 +187,9 @@ impl RbacObjects {
             .iter()
             .map(|role| {
                 let rules = match &role.aggregation_rule {
-                    Some(aggregation) => aggregated(role, aggregation, &by_name),
+                    Some(aggregation) => {
+                        aggregated_rules(&role.metadata.name, aggregation, &by_name)
+                    }
                     None => role.rules.clone(),
                 };
                 (role.metadata.name.clone(), rules)
@@ -216,7 +220,11 @@ impl RbacObjects {
 
     /// The rules of the role a binding in `namespace` (empty: a ClusterRoleBinding) refers
     /// to (`GetRoleReferenceRules`).
-    fn role_rules(&self, role: &RoleRef, namespace: &str) -> Result<&[PolicyRule], RoleRefError> {
+    pub fn role_reference_rules(
+        &self,
+        role: &RoleRef,
+        namespace: &str,
+    ) -> Result<&[PolicyRule], RoleRefError> {
         let found = match role.kind.as_str() {
             "Role" => self
                 .roles
@@ -259,7 +267,7 @@ impl RbacObjects {
             else {
                 continue;
             };
-            let rules = match self.role_rules(&binding.role_ref, namespace) {
+            let rules = match self.role_reference_rules(&binding.role_ref, namespace) {
                 Ok(rules) => rules,
                 Err(e) => {
                     if !visit(Visit::Error(e)) {
@@ -353,29 +361,4 @@ pub fn aggregate(errors: &[String]) -> String {
         [one] => (*one).to_owned(),
         many => format!("[{}]", many.join(", ")),
     }
-}
-
-/// The rules of the other ClusterRoles `aggregation` selects, in name order, each once
-/// (the clusterrole-aggregation controller's `syncClusterRole`).
-fn aggregated(
-    role: &Role,
-    aggregation: &AggregationRule,
-    by_name: &BTreeMap<&str, &Role>,
-) -> Vec<PolicyRule> {
-    let mut rules: Vec<PolicyRule> = Vec::new();
-    for (name, other) in by_name {
-        let selected = aggregation
-            .cluster_role_selectors
-            .iter()
-            .any(|s| selector_matches(s, &other.metadata.labels));
-        if *name == role.metadata.name || !selected {
-            continue;
-        }
-        for rule in &other.rules {
-            if !rules.contains(rule) {
-                rules.push(rule.clone());
-            }
-        }
-    }
-    rules
 }

@@ -4,31 +4,36 @@
 //! a resource may be `resource/subresource` or `*/subresource`, `resourceNames` limit a rule
 //! to requests that name one of them, and a non-resource URL ending in `*` matches a prefix.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::access_request::Attributes;
 
 /// `*`: every verb, API group, resource or non-resource URL.
 const ALL: &str = "*";
 
-/// An RBAC `PolicyRule` as stored in a Role or ClusterRole.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+/// An RBAC `PolicyRule` as stored in a Role or ClusterRole (written back as upstream's JSON:
+/// `verbs` always, the other lists when not empty).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PolicyRule {
     /// The verbs it allows (`*`: all).
     #[serde(deserialize_with = "nullable")]
     pub verbs: Vec<String>,
     /// The API groups of the resources (`""` the core group, `*` all).
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub api_groups: Vec<String>,
     /// The resources (`pods`, `pods/status`, `*/scale`, `*`).
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<String>,
     /// The names the rule is limited to (empty: any).
-    #[serde(deserialize_with = "nullable")]
+    #[serde(deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub resource_names: Vec<String>,
     /// The non-resource URLs (`/healthz`, `/apis/*`, `*`).
-    #[serde(rename = "nonResourceURLs", deserialize_with = "nullable")]
+    #[serde(
+        rename = "nonResourceURLs",
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub non_resource_urls: Vec<String>,
 }
 
@@ -246,6 +251,16 @@ mod tests {
             &resource("list", "", "configmaps", ""),
             &named
         ));
+    }
+
+    #[test]
+    fn rules_are_written_as_upstreams_json() {
+        // `PolicyRule`'s JSON tags: `verbs` always, the other lists `omitempty`.
+        let rule = urls(&["get"], &["/healthz"]);
+        assert_eq!(
+            serde_json::to_value(&rule).unwrap(),
+            serde_json::json!({"verbs": ["get"], "nonResourceURLs": ["/healthz"]})
+        );
     }
 
     #[test]

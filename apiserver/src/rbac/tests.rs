@@ -1,6 +1,8 @@
 //! The resolver and the index, with upstream's cases: `TestAuthorizer`
 //! (plugin/pkg/auth/authorizer/rbac/rbac_test.go) and `TestAppliesTo`
-//! (pkg/registry/rbac/validation/rule_test.go).
+//! (pkg/registry/rbac/validation/rule_test.go); the default roles against upstream's dump of
+//! them (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/cluster-roles.yaml) and
+//! their aggregation (pkg/controller/clusterroleaggregation).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,12 +11,14 @@ use kcel_stdlib::kubernetes::authz::DecisionKind;
 use serde_json::{Value, json};
 
 use super::Rbac;
+use super::aggregation::out_of_date;
+use super::bootstrap::ensure_bootstrap_policy;
 use super::resolver::{Binding, RbacObjects, Role};
 use crate::access_request::{Attributes, User};
 use crate::resource::{CLUSTERROLEBINDINGS, CLUSTERROLES, ROLEBINDINGS, ROLES};
-use crate::storage::keys;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::reloading::track;
+use crate::storage::{RangeRequest, keys};
 
 fn user(name: &str, groups: &[&str]) -> User {
     User {
@@ -503,4 +507,235 @@ fn a_binding_takes_effect_when_its_write_returns() {
         &bob,
         &resource("delete", "configmaps", "", "kube-system")
     ));
+}
+
+/// What the clusterrole-aggregation controller does, on `store` directly: passes of
+/// [`out_of_date`] until none is left; the number of passes that wrote.
+pub(super) fn settle_aggregation(store: &dyn crate::storage::Storage) -> usize {
+    let prefix = keys::prefix(CLUSTERROLES.plural, None);
+    for passes in 0..10 {
+        let kvs = store
+            .range(&RangeRequest::prefix(prefix.clone()))
+            .unwrap()
+            .kvs;
+        let roles: Vec<Role> = kvs
+            .iter()
+            .map(|kv| serde_json::from_slice(&kv.value).unwrap())
+            .collect();
+        let stale = out_of_date(&roles);
+        if stale.is_empty() {
+            return passes;
+        }
+        for (name, rules) in stale {
+            let kv = kvs
+                .iter()
+                .find(|kv| kv.key == keys::cluster(CLUSTERROLES.plural, &name))
+                .unwrap();
+            let mut object: Value = serde_json::from_slice(&kv.value).unwrap();
+            object["rules"] = serde_json::to_value(&rules).unwrap();
+            store
+                .update(
+                    &kv.key,
+                    &serde_json::to_vec(&object).unwrap(),
+                    kv.mod_revision,
+                )
+                .unwrap();
+        }
+    }
+    panic!("aggregation does not settle");
+}
+
+fn stored(store: &dyn crate::storage::Storage, resource: &str, name: &str) -> Value {
+    let (kv, _) = store.get(&keys::cluster(resource, name), None).unwrap();
+    serde_json::from_slice(&kv.unwrap().value).unwrap()
+}
+
+/// The default objects as upstream's `bootstrappolicy/testdata/cluster-roles.yaml` and
+/// `cluster-role-bindings.yaml` show them (labels, annotation, aggregation), and what they
+/// give: masters everything, every authenticated user discovery and the self reviews.
+#[test]
+fn the_default_roles_are_upstreams() {
+    let rbac = Arc::new(Rbac::default());
+    let store = track(Arc::new(MemoryStorage::new()), rbac.clone()).unwrap();
+    ensure_bootstrap_policy(&*store).unwrap();
+    let names: Vec<String> = store
+        .range(&RangeRequest::prefix(keys::prefix(
+            CLUSTERROLES.plural,
+            None,
+        )))
+        .unwrap()
+        .kvs
+        .iter()
+        .map(|kv| {
+            serde_json::from_slice::<Value>(&kv.value).unwrap()["metadata"]["name"].to_string()
+        })
+        .collect();
+    assert_eq!(
+        names.join(" "),
+        "\"admin\" \"cluster-admin\" \"edit\" \"system:aggregate-to-admin\" \
+         \"system:aggregate-to-edit\" \"system:aggregate-to-view\" \"system:basic-user\" \
+         \"system:discovery\" \"system:public-info-viewer\" \"view\""
+    );
+    let edit = stored(&*store, CLUSTERROLES.plural, "edit");
+    assert_eq!(
+        edit["metadata"]["labels"],
+        json!({"kubernetes.io/bootstrapping": "rbac-defaults",
+               "rbac.authorization.k8s.io/aggregate-to-admin": "true"})
+    );
+    assert_eq!(
+        edit["metadata"]["annotations"],
+        json!({"rbac.authorization.kubernetes.io/autoupdate": "true"})
+    );
+    assert_eq!(
+        edit["aggregationRule"],
+        json!({"clusterRoleSelectors": [
+            {"matchLabels": {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}}]})
+    );
+    assert_eq!(edit["rules"], Value::Null);
+    assert!(!edit["metadata"]["uid"].as_str().unwrap().is_empty());
+    let public = stored(
+        &*store,
+        CLUSTERROLEBINDINGS.plural,
+        "system:public-info-viewer",
+    );
+    assert_eq!(
+        public["subjects"],
+        json!([{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"},
+               {"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:unauthenticated"}])
+    );
+    let objects = rbac.current();
+    let anyone = user("anyone", &["system:authenticated"]);
+    let version = Attributes {
+        verb: "get".to_owned(),
+        path: "/version".to_owned(),
+        ..Attributes::default()
+    };
+    assert_eq!(
+        objects
+            .authorize(
+                &user("system:anonymous", &["system:unauthenticated"]),
+                &version
+            )
+            .reason,
+        "RBAC: allowed by ClusterRoleBinding \"system:public-info-viewer\" of ClusterRole \
+         \"system:public-info-viewer\" to Group \"system:unauthenticated\""
+    );
+    assert!(allowed(&objects, &anyone, &version));
+    assert!(!allowed(
+        &objects,
+        &anyone,
+        &resource("get", "pods", "", "default")
+    ));
+    let admin = user("root", &["system:masters"]);
+    assert_eq!(
+        objects
+            .authorize(&admin, &resource("delete", "nodes", "", ""))
+            .reason,
+        "RBAC: allowed by ClusterRoleBinding \"cluster-admin\" of ClusterRole \"cluster-admin\" \
+         to Group \"system:masters\""
+    );
+    // A default object that exists is left as it is (here: a binding emptied by the admin).
+    let mut emptied = stored(&*store, CLUSTERROLEBINDINGS.plural, "system:discovery");
+    emptied["subjects"] = json!([]);
+    let key = keys::cluster(CLUSTERROLEBINDINGS.plural, "system:discovery");
+    let (kv, _) = store.get(&key, None).unwrap();
+    store
+        .update(
+            &key,
+            &serde_json::to_vec(&emptied).unwrap(),
+            kv.unwrap().mod_revision,
+        )
+        .unwrap();
+    ensure_bootstrap_policy(&*store).unwrap();
+    assert_eq!(
+        stored(&*store, CLUSTERROLEBINDINGS.plural, "system:discovery")["subjects"],
+        json!([])
+    );
+}
+
+/// `view` ⊂ `edit` ⊂ `admin` once the aggregation controller settled (one pass per level, as
+/// upstream's controller, each of whose writes triggers the next); a user bound to `view` in
+/// a namespace reads Pods there and may not delete them, one bound to `edit` may.
+#[test]
+fn aggregated_defaults_nest_view_in_edit_in_admin() {
+    let rbac = Arc::new(Rbac::default());
+    let store = track(Arc::new(MemoryStorage::new()), rbac.clone()).unwrap();
+    ensure_bootstrap_policy(&*store).unwrap();
+    assert_eq!(settle_aggregation(&*store), 3);
+    let rules = |name: &str| -> Vec<super::PolicyRule> {
+        serde_json::from_value(stored(&*store, CLUSTERROLES.plural, name)["rules"].clone()).unwrap()
+    };
+    let own = |name: &str| rules(&format!("system:aggregate-to-{name}"));
+    assert_eq!(rules("view"), own("view"));
+    let edit: Vec<_> = own("edit").into_iter().chain(own("view")).collect();
+    assert_eq!(rules("edit"), edit);
+    let admin: Vec<_> = edit.into_iter().chain(own("admin")).collect();
+    assert_eq!(rules("admin"), admin);
+    assert_eq!(admin.len(), 25);
+
+    for (name, role) in [("viewer", "view"), ("editor", "edit")] {
+        let rb = json!({"metadata": {"name": name, "namespace": "default"},
+                        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+                        "subjects": [{"kind": "User", "name": name}]});
+        store
+            .create(
+                &keys::namespaced(ROLEBINDINGS.plural, "default", name),
+                &serde_json::to_vec(&rb).unwrap(),
+            )
+            .unwrap();
+    }
+    let objects = rbac.current();
+    let viewer = user("viewer", &["system:authenticated"]);
+    let editor = user("editor", &["system:authenticated"]);
+    let get_pods = resource("get", "pods", "", "default");
+    let delete_pods = resource("delete", "pods", "", "default");
+    assert_eq!(
+        objects.authorize(&viewer, &get_pods).reason,
+        "RBAC: allowed by RoleBinding \"viewer/default\" of ClusterRole \"view\" to User \"viewer\""
+    );
+    assert!(!allowed(&objects, &viewer, &delete_pods));
+    assert!(!allowed(
+        &objects,
+        &viewer,
+        &resource("get", "secrets", "", "default")
+    ));
+    assert!(!allowed(
+        &objects,
+        &viewer,
+        &resource("get", "pods", "", "other")
+    ));
+    assert!(allowed(&objects, &editor, &delete_pods));
+    assert!(allowed(&objects, &editor, &get_pods));
+    assert!(!allowed(
+        &objects,
+        &editor,
+        &resource("create", "roles", "", "default")
+    ));
+}
+
+/// upstream's `syncClusterRole` takes the roles selector by selector, each in name order.
+#[test]
+fn aggregation_goes_selector_by_selector() {
+    let labelled = |name: &str, label: &str, resource: &str| -> Role {
+        serde_json::from_value(
+            json!({"metadata": {"name": name, "labels": {label: "true"}},
+                                      "rules": [rule("get", "", resource, "")]}),
+        )
+        .unwrap()
+    };
+    let mut both: Role = serde_json::from_value(json!({"metadata": {"name": "both"},
+        "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"second": "true"}},
+                                                      {"matchLabels": {"first": "true"}}]}}))
+    .unwrap();
+    let roles = vec![
+        labelled("a", "first", "configmaps"),
+        labelled("b", "second", "secrets"),
+        both.clone(),
+    ];
+    let stale = out_of_date(&roles);
+    assert_eq!(stale.len(), 1);
+    let resources: Vec<&str> = stale[0].1.iter().map(|r| r.resources[0].as_str()).collect();
+    assert_eq!(resources, ["secrets", "configmaps"]);
+    both.rules = stale[0].1.clone();
+    assert!(out_of_date(&[roles[0].clone(), roles[1].clone(), both]).is_empty());
 }

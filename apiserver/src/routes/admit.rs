@@ -17,7 +17,8 @@
 //! `PrepareForCreate`/`PrepareForUpdate` and metadata), then the kind's validation
 //! ([`validate`]: a custom resource's CRD, a CRD's own rules, the library's hand-written
 //! validation of the built-in kinds and the metadata rules of the others), then
-//! [`crate::admission::validate`]. A mutation that makes an object invalid is refused with
+//! [`crate::admission::validate`]; a write of an RBAC role or binding is checked for
+//! privilege escalation ([`crate::rbac::policy_writes`]) before the kind's validation. A mutation that makes an object invalid is refused with
 //! the kind's 422, and an invalid object a mutation mends is admitted, as upstream.
 
 use crate::admission::{self, Operation};
@@ -82,7 +83,24 @@ pub(crate) async fn admit(
     if mutated && let Some(w) = duplicate_owners::dedup(object, Stage::AfterMutatingAdmission) {
         warnings.push(w);
     }
+    let requested = name;
     let name = prepare(object, mutated)?;
+    // The RBAC registry's escalation checks (`pkg/registry/rbac/*/policybased`), before the
+    // kind's validation as upstream's storage makes them before its `BeforeCreate`. Writes
+    // outside a request (the server's own controllers) are not checked.
+    if subresource.is_none()
+        && let Some(request) = admission::context::current()
+    {
+        crate::rbac::policy_writes::check(
+            &state.authz,
+            &request.user,
+            resource,
+            crate::object::meta_str(object, "namespace"),
+            requested,
+            object,
+            old,
+        )?;
+    }
     validate(state, resource, subresource, object, old, warnings)?;
     admission::validate(
         state,

@@ -3,6 +3,7 @@
 mod access;
 pub(crate) mod admit;
 pub(crate) mod call;
+pub(crate) mod cluster_role_aggregation;
 mod discovery;
 pub(crate) mod garbage_collector;
 mod health;

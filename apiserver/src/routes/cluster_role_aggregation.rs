@@ -1,0 +1,137 @@
+//! The clusterrole-aggregation controller, run in-process as kube-controller-manager runs it
+//! beside kube-apiserver (kubernetes `pkg/controller/clusterroleaggregation`): every
+//! ClusterRole with an `aggregationRule` gets the rules of the ClusterRoles its selectors
+//! pick written into its `rules` ([`crate::rbac::aggregation`]), so `kubectl get clusterrole
+//! admin -o yaml` shows them.
+//!
+//! A pass reads every ClusterRole and writes those whose rules are out of date, through the
+//! same path as API requests (admission included), as field manager
+//! `clusterrole-aggregation-controller` (upstream writes by server-side apply; here the
+//! managedFields entry is an Update). A pass runs at start until nothing is left to write,
+//! then after every change of a ClusterRole (a storage watch of the ClusterRoles), and
+//! again soon when a write failed. Nested aggregation (`edit` takes `view`, `admin` takes
+//! `edit`) settles in one pass per level, each write triggering the next.
+
+use std::time::Duration;
+
+use super::call::{Part, storage};
+use super::write::{WriteOptions, modify};
+use crate::error::ApiError;
+use crate::rbac::aggregation::out_of_date;
+use crate::rbac::resolver::Role;
+use crate::resource::CLUSTERROLES;
+use crate::state::AppState;
+use crate::storage::{RangeRequest, keys};
+
+/// The field manager of the controller's writes (upstream's).
+const MANAGER: &str = "clusterrole-aggregation-controller";
+
+/// How soon a pass whose write failed is repeated when no change triggers one before.
+const RETRY_INTERVAL: Duration = Duration::from_millis(500);
+
+/// At most this many passes at start (each level of nesting takes one).
+const START_PASSES: usize = 8;
+
+/// Brings every aggregated ClusterRole up to date before the server serves (a failed pass
+/// is logged; the watch started by [`start`] retries).
+pub async fn settle(state: &AppState) {
+    for _ in 0..START_PASSES {
+        match pass(state).await {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("kcel-apiserver: clusterrole aggregation: {}", e.message);
+                return;
+            }
+        }
+    }
+}
+
+/// Starts the controller in the background.
+pub fn start(state: AppState) {
+    tokio::spawn(run(state));
+}
+
+async fn run(state: AppState) {
+    let prefix = keys::prefix(CLUSTERROLES.plural, None);
+    loop {
+        let watched = prefix.clone();
+        let mut watch = match storage(&state, move |s| s.watch(&watched, None)).await {
+            Ok(Ok(w)) => w,
+            Ok(Err(e)) => {
+                eprintln!("kcel-apiserver: clusterrole aggregation: watching: {e}");
+                tokio::time::sleep(RETRY_INTERVAL * 4).await;
+                continue;
+            }
+            Err(_) => return,
+        };
+        // A pass after (re)starting the watch catches what happened before it.
+        let mut due = true;
+        loop {
+            if due {
+                due = match pass(&state).await {
+                    Ok(_) => false,
+                    Err(e) => {
+                        eprintln!("kcel-apiserver: clusterrole aggregation: {}", e.message);
+                        true
+                    }
+                };
+            }
+            let event = if due {
+                match tokio::time::timeout(RETRY_INTERVAL, watch.recv()).await {
+                    Ok(event) => event.map(Some),
+                    Err(_) => Some(None),
+                }
+            } else {
+                watch.recv().await.map(Some)
+            };
+            let Some(event) = event else {
+                break; // the storage watch ended: start another
+            };
+            due |= event.is_some_and(|e| e.kind != crate::storage::EventKind::Progress);
+            due |= watch
+                .drain()
+                .into_iter()
+                .any(|e| e.kind != crate::storage::EventKind::Progress);
+        }
+    }
+}
+
+/// One pass: the number of ClusterRoles written.
+async fn pass(state: &AppState) -> Result<usize, ApiError> {
+    let request = RangeRequest::prefix(keys::prefix(CLUSTERROLES.plural, None));
+    let range = storage(state, move |s| s.range(&request))
+        .await?
+        .map_err(|e| ApiError::from_storage(e, &CLUSTERROLES, ""))?;
+    let roles: Vec<Role> = range
+        .kvs
+        .iter()
+        .filter_map(|kv| serde_json::from_slice(&kv.value).ok())
+        .collect();
+    let stale = out_of_date(&roles);
+    let mut written = 0;
+    for (name, rules) in stale {
+        let rules = serde_json::to_value(&rules).map_err(ApiError::internal)?;
+        let key = keys::cluster(CLUSTERROLES.plural, &name);
+        let options = WriteOptions {
+            dry_run: false,
+            manager: MANAGER,
+            part: Part::All,
+            update_managed_fields: true,
+            subresource: None,
+            warnings: None,
+        };
+        let result = modify(state, &CLUSTERROLES, &key, &name, options, |mut role| {
+            role.insert("rules".to_owned(), rules.clone());
+            Ok(role)
+        })
+        .await;
+        match result {
+            Ok(_) => written += 1,
+            // Deleted since the read: nothing to aggregate.
+            Err(e) if e.code == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(written)
+}
