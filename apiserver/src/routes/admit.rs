@@ -18,8 +18,9 @@
 //! ([`validate`]: a custom resource's CRD, a CRD's own rules, the library's hand-written
 //! validation of the built-in kinds and the metadata rules of the others), then
 //! [`crate::admission::validate`]; a write of an RBAC role or binding is checked for
-//! privilege escalation ([`crate::rbac::policy_writes`]) before the kind's validation. A mutation that makes an object invalid is refused with
-//! the kind's 422, and an invalid object a mutation mends is admitted, as upstream.
+//! privilege escalation ([`crate::rbac::policy_writes`]) before the kind's validation. A
+//! mutation that makes an object invalid is refused with the kind's 422, and an invalid
+//! object a mutation mends is admitted, as upstream.
 
 use crate::admission::{self, Operation};
 use crate::duplicate_owners::{self, Stage};
