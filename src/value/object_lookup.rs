@@ -54,7 +54,7 @@ pub(crate) fn object_get_hinted<'j>(
 ) -> Option<&'j Json> {
     if hint.load(Relaxed) == 0 {
         if let Some((k, v)) = object.iter().next() {
-            if k.len() == key.len() && k.as_bytes() == key.as_bytes() {
+            if str_eq(k, key) {
                 return Some(v);
             }
         }
@@ -75,7 +75,7 @@ fn object_get_positioned<'j>(
     }
     let guess = hint.load(Relaxed) as usize;
     if guess < len {
-        let entry = if guess <= len / 2 {
+        let entry = if 2 * guess < len {
             object.iter().nth(guess)
         } else {
             object.iter().nth_back(len - 1 - guess)
