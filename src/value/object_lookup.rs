@@ -63,7 +63,7 @@ pub(crate) fn object_get_hinted<'j>(
 }
 
 /// [`object_get_hinted`] past its inline try of the first entry.
-#[inline(never)]
+#[inline(always)]
 fn object_get_positioned<'j>(
     object: &'j serde_json::Map<String, Json>,
     key: &str,
