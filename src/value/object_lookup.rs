@@ -9,7 +9,7 @@
 //! fields, so a planned selection remembers where it last found its field (a position in
 //! key order, as a map's lookup remembers one in insertion order) and steps there from the
 //! nearer end of the object, comparing that one key; where the guess misses, the object is
-//! scanned and the hint updated. A field first in its object is tried inline. Stepping
+//! scanned and the hint updated. A field first in its object is compared first. Stepping
 //! costs about what scanning does, so the gain is in fields of an object's far half
 //! (measured in BENCHMARKS.md, "JSON in place after session 20").
 
@@ -45,7 +45,7 @@ pub(crate) fn object_get<'j>(
 /// selection last found its field), stepping to it from the nearer end of the object, and
 /// stores the position where a scan finds the field (see the module docs). Any hint gives
 /// the same answer; a right one costs the steps to it and one comparison. A field first in
-/// its object (or not looked up yet) is tried inline.
+/// its object (or not looked up yet) is compared before anything else.
 #[inline(always)]
 pub(crate) fn object_get_hinted<'j>(
     object: &'j serde_json::Map<String, Json>,
@@ -62,7 +62,8 @@ pub(crate) fn object_get_hinted<'j>(
     object_get_positioned(object, key, hint)
 }
 
-/// [`object_get_hinted`] past its inline try of the first entry.
+/// [`object_get_hinted`] past its try of the first entry (inline: a call here cost more
+/// than it saved in code size; BENCHMARKS.md, "JSON in place after session 20").
 #[inline(always)]
 fn object_get_positioned<'j>(
     object: &'j serde_json::Map<String, Json>,
