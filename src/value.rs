@@ -19,17 +19,19 @@ mod json;
 mod list;
 mod map;
 mod natural_json;
+mod object_lookup;
 mod timestamp;
 
 pub use document::from_document;
 pub use equality_set::{EqualitySet, equality_hash};
+pub(crate) use json::InDocument;
 pub use json::JsonNode;
-pub(crate) use json::{InDocument, object_get};
 pub use list::{List, ListSemantics};
 pub(crate) use map::str_eq;
 pub(crate) use map::string_key_hash;
 pub use map::{Key, Map};
 pub use natural_json::Natural;
+pub(crate) use object_lookup::{object_get, object_get_hinted};
 pub use timestamp::Timestamp;
 
 /// Shorthand for results of evaluation.

@@ -2130,8 +2130,8 @@ pub(crate) fn store_shared_prefixes(prefixes: &[PathNode], slots: &mut [SlotCont
                     },
                     None => (input, 0),
                 };
-                let names = p.fields[skip..].iter().map(|(_, f)| &*f.name);
-                if let Some(v) = start.select(names) {
+                let fields = p.fields[skip..].iter().map(|(_, f)| f.json_selection());
+                if let Some(v) = start.select(fields) {
                     if !matches!(v.get(), Value::Null) {
                         slots[cache.slot as usize] = SlotContent::InDocument(v);
                     }
@@ -2229,7 +2229,8 @@ fn walk_json(
     for (id, field) in fields {
         *cost = cost.saturating_add(cost::SELECT_AND_IDENT);
         current = match current {
-            serde_json::Value::Object(o) => crate::value::object_get(o, &field.name)
+            serde_json::Value::Object(o) => field
+                .find_json(o)
                 .ok_or_else(|| EvalError::no_such_key(&*field.name).at(*id))?,
             other => {
                 return Err(not_selectable(&JsonNode::child_of(root, other), field).at(*id));

@@ -263,6 +263,9 @@ pub(crate) struct Field {
     pub name: Arc<str>,
     hash: u64,
     hint: AtomicU32,
+    /// Where the field was last found in a JSON object (its position in key order; see
+    /// [`crate::value::object_get_hinted`]).
+    json_hint: AtomicU32,
 }
 
 impl Field {
@@ -272,6 +275,7 @@ impl Field {
             name,
             hash,
             hint: AtomicU32::new(0),
+            json_hint: AtomicU32::new(0),
         }
     }
 
@@ -281,6 +285,7 @@ impl Field {
             name: self.name.clone(),
             hash: self.hash,
             hint: AtomicU32::new(self.hint.load(Relaxed)),
+            json_hint: AtomicU32::new(self.json_hint.load(Relaxed)),
         }
     }
 
@@ -293,6 +298,20 @@ impl Field {
     #[inline(always)]
     pub fn find<'m>(&self, map: &'m Map) -> Option<&'m Value> {
         map.get_str_hinted(&self.name, self.hash, &self.hint)
+    }
+
+    /// This field's entry in the JSON object `object`.
+    #[inline(always)]
+    pub fn find_json<'j>(
+        &self,
+        object: &'j serde_json::Map<String, serde_json::Value>,
+    ) -> Option<&'j serde_json::Value> {
+        crate::value::object_get_hinted(object, &self.name, &self.json_hint)
+    }
+
+    /// The field's name and its JSON position hint, for [`crate::value::InDocument::select`].
+    pub(crate) fn json_selection(&self) -> (&str, &AtomicU32) {
+        (&self.name, &self.json_hint)
     }
 }
 

@@ -368,7 +368,7 @@ impl<'s> Read<'s> {
         match self {
             Read::Value(Value::Map(m)) => field.find(m).map(Read::of),
             Read::Json(document, Json::Object(o)) => {
-                object_get(o, &field.name).map(|j| Read::Json(document, j))
+                field.find_json(o).map(|j| Read::Json(document, j))
             }
             _ => None,
         }
@@ -379,7 +379,7 @@ impl<'s> Read<'s> {
     pub fn has_field(self, field: &Field) -> Option<bool> {
         match self {
             Read::Value(Value::Map(m)) => Some(field.find(m).is_some()),
-            Read::Json(_, Json::Object(o)) => Some(object_get(o, &field.name).is_some()),
+            Read::Json(_, Json::Object(o)) => Some(field.find_json(o).is_some()),
             _ => None,
         }
     }

@@ -8,10 +8,11 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 
 use serde_json::Value as Json;
 
-use super::Value;
+use super::{Value, object_get, object_get_hinted};
 
 /// A node inside a shared JSON document (the payload of [`Value::Json`]), or a list of
 /// such nodes: opaque outside the engine. The interpreter converts it before a function, a
@@ -315,23 +316,24 @@ impl<'a> InDocument<'a> {
         Some(unsafe { InDocument::of(root, json) })
     }
 
-    /// The value at the end of `names` (field selections) from this one, when each
-    /// selection finds an object's field; `None` otherwise.
+    /// The value at the end of `fields` (field selections, each a name and the position
+    /// hint of [`object_get_hinted`]) from this one, when each selection finds an object's
+    /// field; `None` otherwise.
     #[allow(unsafe_code)]
     pub(crate) fn select<'n>(
         &self,
-        names: impl IntoIterator<Item = &'n str>,
+        fields: impl IntoIterator<Item = (&'n str, &'n AtomicU32)>,
     ) -> Option<InDocument<'a>> {
         let Value::Json(JsonNode(Repr::Node { root, node })) = &*self.value else {
             return None;
         };
         // SAFETY: `node` points into `root`'s document (see `Repr::Node`).
         let mut json = unsafe { deref(root, node) };
-        for name in names {
+        for (name, hint) in fields {
             let Json::Object(object) = json else {
                 return None;
             };
-            json = object_get(object, name)?;
+            json = object_get_hinted(object, name, hint)?;
         }
         // SAFETY: `json` lies in the document of `root`, which is this value's: kept alive
         // for `'a`.
@@ -389,27 +391,6 @@ impl Drop for InDocument<'_> {
 impl std::fmt::Debug for InDocument<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.value.fmt(f)
-    }
-}
-
-/// How many entries an object may have for [`object_get`] to scan it rather than search it.
-const SCANNED_OBJECT: usize = 16;
-
-/// An object's entry for `key`. `serde_json`'s objects are B-trees, whose search compares
-/// the key with a call of `memcmp` per entry it passes; the few fields of most objects are
-/// found sooner by a scan in order that compares lengths first.
-#[inline]
-pub(crate) fn object_get<'j>(
-    object: &'j serde_json::Map<String, Json>,
-    key: &str,
-) -> Option<&'j Json> {
-    if object.len() <= SCANNED_OBJECT {
-        object
-            .iter()
-            .find(|(k, _)| k.len() == key.len() && k.as_bytes() == key.as_bytes())
-            .map(|(_, v)| v)
-    } else {
-        object.get(key)
     }
 }
 
