@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use kcel_stdlib::kubernetes::admission::selector_matches;
 
-use super::resolver::{AggregationRule, Role};
+use super::objects::{AggregationRule, Role};
 use super::rules::PolicyRule;
 
 /// The rules `aggregation` gives the ClusterRole `name`, taken from `roles` (all ClusterRoles,

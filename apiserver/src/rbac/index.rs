@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use serde::de::DeserializeOwned;
 
-use super::resolver::{Binding, RbacObjects, Role};
+use super::objects::{Binding, Role};
+use super::resolver::RbacObjects;
 use crate::resource::{CLUSTERROLEBINDINGS, CLUSTERROLES, ROLEBINDINGS, ROLES};
 use crate::storage::reloading::Reload;
 use crate::storage::{RangeRequest, Storage, StorageError, keys};

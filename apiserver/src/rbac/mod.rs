@@ -1,8 +1,8 @@
 //! The server's RBAC authorizer, as kube-apiserver's `--authorization-mode=RBAC`
 //! (kubernetes `plugin/pkg/auth/authorizer/rbac`): the stored Roles, ClusterRoles,
-//! RoleBindings and ClusterRoleBindings decide what a user may do. [`rules`] matches one
-//! rule against a request, [`resolver`] finds the rules bound to a user and words the
-//! decision, [`index`] keeps the objects of the server's storage current, [`aggregation`]
+//! RoleBindings and ClusterRoleBindings decide what a user may do. [`objects`] are the stored
+//! objects as read, [`rules`] matches one rule against a request, [`resolver`] finds the
+//! rules bound to a user and words the decision, [`index`] keeps the objects of the server's storage current, [`aggregation`]
 //! gives aggregated ClusterRoles their rules, [`bootstrap`] makes the default roles and
 //! bindings at start, [`escalation`] and [`policy_writes`] keep a user from granting what
 //! the user does not hold.
@@ -11,6 +11,7 @@ pub mod aggregation;
 pub mod bootstrap;
 pub mod escalation;
 pub mod index;
+pub mod objects;
 pub mod policy_writes;
 pub mod resolver;
 pub mod rules;

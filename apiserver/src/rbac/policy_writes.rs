@@ -15,7 +15,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::escalation::confirm_no_escalation;
-use super::resolver::{RoleRef, RoleRefError};
+use super::objects::RoleRef;
+use super::resolver::RoleRefError;
 use super::rules::PolicyRule;
 use crate::access_request::{Attributes, MASTERS, User};
 use crate::authz::Authz;

@@ -18,83 +18,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use kcel_stdlib::kubernetes::admission::LabelSelector;
 use kcel_stdlib::kubernetes::authz::{Decision, DecisionKind};
-use serde::Deserialize;
 
 use super::aggregation::aggregated_rules;
-use super::rules::{PolicyRule, nullable, rule_allows};
+use super::objects::{Binding, Role, RoleRef, Subject};
+use super::rules::{PolicyRule, rule_allows};
 use crate::access_request::{Attributes, User};
-
-/// A binding's subject.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Subject {
-    /// `User`, `Group` or `ServiceAccount`.
-    pub kind: String,
-    /// The user's, group's or service account's name.
-    pub name: String,
-    /// A service account's namespace (empty: the binding's).
-    pub namespace: String,
-}
-
-/// A binding's `roleRef`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct RoleRef {
-    /// `Role` or `ClusterRole`.
-    pub kind: String,
-    /// The role's name.
-    pub name: String,
-}
-
-/// The metadata RBAC reads.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(default)]
-pub struct Metadata {
-    /// The object's name.
-    pub name: String,
-    /// The object's namespace (empty for cluster-scoped objects).
-    pub namespace: String,
-    /// The object's labels (an aggregation rule selects ClusterRoles by them).
-    #[serde(deserialize_with = "nullable")]
-    pub labels: BTreeMap<String, String>,
-}
-
-/// A RoleBinding or ClusterRoleBinding.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Binding {
-    /// Its name and namespace.
-    pub metadata: Metadata,
-    /// Who it binds.
-    #[serde(deserialize_with = "nullable")]
-    pub subjects: Vec<Subject>,
-    /// The role it grants.
-    pub role_ref: RoleRef,
-}
-
-/// A Role or ClusterRole.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Role {
-    /// Its name, namespace and labels.
-    pub metadata: Metadata,
-    /// What it allows.
-    #[serde(deserialize_with = "nullable")]
-    pub rules: Vec<PolicyRule>,
-    /// A ClusterRole's aggregation rule.
-    pub aggregation_rule: Option<AggregationRule>,
-}
-
-/// A ClusterRole's `aggregationRule`.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct AggregationRule {
-    /// The ClusterRoles whose rules it takes (any selector).
-    #[serde(deserialize_with = "nullable")]
-    pub cluster_role_selectors: Vec<LabelSelector>,
-}
 
 /// A role reference that does not resolve, worded as kube-apiserver's listers word it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

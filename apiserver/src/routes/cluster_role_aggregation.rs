@@ -18,7 +18,7 @@ use super::call::{Part, storage};
 use super::write::{WriteOptions, modify};
 use crate::error::ApiError;
 use crate::rbac::aggregation::out_of_date;
-use crate::rbac::resolver::Role;
+use crate::rbac::objects::Role;
 use crate::resource::CLUSTERROLES;
 use crate::state::AppState;
 use crate::storage::{RangeRequest, keys};
