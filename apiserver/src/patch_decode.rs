@@ -23,6 +23,7 @@
 
 use kcel_stdlib::documents::DocumentError;
 use kcel_stdlib::kubernetes::admission::json_patch::Operation;
+use kcel_stdlib::kubernetes::crd::go_json_type;
 use serde_json::Value;
 
 /// The most operations a JSON patch may hold (upstream's `maxJSONPatchOperations`).
@@ -54,18 +55,6 @@ pub enum PatchDecodeError {
         /// Why it does not decode.
         detail: String,
     },
-}
-
-/// The name encoding/json gives a JSON value's type in `cannot unmarshal <type>`.
-fn go_json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 fn cannot_unmarshal(value: &Value, go_type: &str) -> String {

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use crate::kubernetes::crd::go_json_type;
 use crate::kubernetes::go_time;
 
 /// A schema node within a map of named schemas, for walking: follows `$ref` and
@@ -264,7 +265,7 @@ impl<'a> OpenApiSchema<'a> {
         if value.is_null() {
             return None;
         }
-        let json_type = json_type(value);
+        let json_type = go_json_type(value);
         let go = match self.go_type() {
             GoType::Own => return self.own_mismatch(value, owner, path, depth),
             // intstr.IntOrString's UnmarshalJSON: a string, or an int32 read by a fresh
@@ -364,7 +365,7 @@ impl<'a> OpenApiSchema<'a> {
                 // json.Unmarshal into a string (a top-level value: no struct field named).
                 other => Some(format!(
                     "json: cannot unmarshal {} into Go value of type string",
-                    json_type(other)
+                    go_json_type(other)
                 )),
             };
         }
@@ -531,18 +532,6 @@ fn go_struct(name: &str) -> String {
     let kind = parts.next().unwrap_or(name);
     let package = parts.next().unwrap_or("");
     format!("{package}.{kind}")
-}
-
-/// How encoding/json names a JSON value's type in its errors.
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 fn fits_int32(i: i64) -> bool {

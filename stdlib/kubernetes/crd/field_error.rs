@@ -292,6 +292,20 @@ pub fn invalid_message(qualified_kind: &str, name: &str, errors: &[FieldError]) 
 /// Go's `%q` of a string.
 pub use kcel::library::standard::go_quote;
 
+/// How encoding/json names a JSON value's type in its errors (`json: cannot unmarshal
+/// <type> into Go value of type ...`).
+pub fn go_json_type(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// A string as Go's `encoding/json` writes it (`json.Marshal`): HTML-sensitive `<`, `>`, `&`
 /// and U+2028/U+2029 as `\u` escapes, control characters as `\n`, `\r`, `\t`, `\b`, `\f`
 /// or `\u00XX`.
