@@ -12,22 +12,18 @@
 //! again soon when a write failed. Nested aggregation (`edit` takes `view`, `admin` takes
 //! `edit`) settles in one pass per level, each write triggering the next.
 
-use std::time::Duration;
-
 use super::call::{Part, storage};
+use super::controller::{self, Controller};
 use super::write::{WriteOptions, modify};
 use crate::error::ApiError;
 use crate::rbac::aggregation::out_of_date;
 use crate::rbac::objects::Role;
 use crate::resource::CLUSTERROLES;
 use crate::state::AppState;
-use crate::storage::{RangeRequest, keys};
+use crate::storage::{EventKind, RangeRequest, WatchEvent, keys};
 
 /// The field manager of the controller's writes (upstream's).
 const MANAGER: &str = "clusterrole-aggregation-controller";
-
-/// How soon a pass whose write failed is repeated when no change triggers one before.
-const RETRY_INTERVAL: Duration = Duration::from_millis(500);
 
 /// At most this many passes at start (each level of nesting takes one).
 const START_PASSES: usize = 8;
@@ -49,51 +45,23 @@ pub async fn settle(state: &AppState) {
 
 /// Starts the controller in the background.
 pub fn start(state: AppState) {
-    tokio::spawn(run(state));
+    let prefix = keys::prefix(CLUSTERROLES.plural, None);
+    tokio::spawn(controller::run(state, prefix, Aggregation));
 }
 
-async fn run(state: AppState) {
-    let prefix = keys::prefix(CLUSTERROLES.plural, None);
-    loop {
-        let watched = prefix.clone();
-        let mut watch = match storage(&state, move |s| s.watch(&watched, None)).await {
-            Ok(Ok(w)) => w,
-            Ok(Err(e)) => {
-                eprintln!("kcel-apiserver: clusterrole aggregation: watching: {e}");
-                tokio::time::sleep(RETRY_INTERVAL * 4).await;
-                continue;
-            }
-            Err(_) => return,
-        };
-        // A pass after (re)starting the watch catches what happened before it.
-        let mut due = true;
-        loop {
-            if due {
-                due = match pass(&state).await {
-                    Ok(_) => false,
-                    Err(e) => {
-                        eprintln!("kcel-apiserver: clusterrole aggregation: {}", e.message);
-                        true
-                    }
-                };
-            }
-            let event = if due {
-                match tokio::time::timeout(RETRY_INTERVAL, watch.recv()).await {
-                    Ok(event) => event.map(Some),
-                    Err(_) => Some(None),
-                }
-            } else {
-                watch.recv().await.map(Some)
-            };
-            let Some(event) = event else {
-                break; // the storage watch ended: start another
-            };
-            due |= event.is_some_and(|e| e.kind != crate::storage::EventKind::Progress);
-            due |= watch
-                .drain()
-                .into_iter()
-                .any(|e| e.kind != crate::storage::EventKind::Progress);
-        }
+/// The controller: it keeps nothing between passes.
+struct Aggregation;
+
+impl Controller for Aggregation {
+    const NAME: &'static str = "clusterrole aggregation";
+
+    /// Its own writes trigger the next pass, so none is left to repeat.
+    async fn pass(&mut self, state: &AppState) -> Result<bool, ApiError> {
+        pass(state).await.map(|_| false)
+    }
+
+    fn concerns(&self, event: &WatchEvent) -> bool {
+        event.kind != EventKind::Progress
     }
 }
 

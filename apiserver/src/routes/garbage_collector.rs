@@ -19,11 +19,11 @@
 //! `kube-controller-manager`.
 
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
 
 use serde_json::Value;
 
 use super::call::{Part, storage};
+use super::controller::{self, Controller};
 use super::write::{DeleteOptions, WriteOptions, delete_object, modify};
 use crate::error::ApiError;
 use crate::object::{self, Object};
@@ -32,62 +32,35 @@ use crate::resource::Resource;
 use crate::state::AppState;
 use crate::storage::{EventKind, RangeRequest, WatchEvent, keys};
 
-/// How soon a pass that left work (an owner waiting for blocking dependents, a failed write)
-/// is repeated when no write triggers one before.
-const RETRY_INTERVAL: Duration = Duration::from_millis(500);
-
 /// The field manager of the collector's writes (upstream's user agent).
 const MANAGER: &str = "kube-controller-manager";
 
 /// Starts the garbage collector in the background.
 pub fn start(state: AppState) {
-    tokio::spawn(run(state));
+    let collector = Collector {
+        owners: HashSet::new(),
+    };
+    tokio::spawn(controller::run(state, keys::ROOT.to_owned(), collector));
 }
 
-async fn run(state: AppState) {
-    let mut owners = HashSet::new();
-    loop {
-        let watch = storage(&state, |s| s.watch(keys::ROOT, None)).await;
-        let mut watch = match watch {
-            Ok(Ok(w)) => w,
-            Ok(Err(e)) => {
-                eprintln!("kcel-apiserver: garbage collector: watching: {e}");
-                tokio::time::sleep(RETRY_INTERVAL * 4).await;
-                continue;
-            }
-            Err(_) => return,
-        };
-        // A pass after (re)starting the watch catches what happened before it.
-        let mut due = true;
-        loop {
-            if due {
-                due = match pass(&state).await {
-                    Ok(outcome) => {
-                        owners = outcome.owners;
-                        outcome.more
-                    }
-                    Err(e) => {
-                        eprintln!("kcel-apiserver: garbage collector: {}", e.message);
-                        true
-                    }
-                };
-            }
-            let event = if due {
-                match tokio::time::timeout(RETRY_INTERVAL, watch.recv()).await {
-                    Ok(event) => event.map(Some),
-                    Err(_) => Some(None),
-                }
-            } else {
-                watch.recv().await.map(Some)
-            };
-            let Some(event) = event else {
-                break; // the storage watch ended: start another
-            };
-            due |= event.is_some_and(|e| concerns(&e, &owners));
-            for e in watch.drain() {
-                due |= concerns(&e, &owners);
-            }
-        }
+/// The collector between passes.
+struct Collector {
+    /// The uids named as owners by some dependent at the last pass (a deletion of one of
+    /// these concerns us).
+    owners: HashSet<String>,
+}
+
+impl Controller for Collector {
+    const NAME: &'static str = "garbage collector";
+
+    async fn pass(&mut self, state: &AppState) -> Result<bool, ApiError> {
+        let outcome = pass(state).await?;
+        self.owners = outcome.owners;
+        Ok(outcome.more)
+    }
+
+    fn concerns(&self, event: &WatchEvent) -> bool {
+        concerns(event, &self.owners)
     }
 }
 

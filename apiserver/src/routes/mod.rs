@@ -4,6 +4,7 @@ mod access;
 pub(crate) mod admit;
 pub(crate) mod call;
 pub(crate) mod cluster_role_aggregation;
+mod controller;
 mod discovery;
 pub(crate) mod garbage_collector;
 mod health;
