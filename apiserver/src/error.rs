@@ -401,6 +401,17 @@ impl ApiError {
         }
     }
 
+    /// 500 with no reason and the error's text: an error that is not a Status, as
+    /// kube-apiserver answers one (`ErrorToAPIStatus`'s fallback).
+    pub fn unknown(message: String) -> Self {
+        ApiError {
+            code: 500,
+            reason: "",
+            message,
+            details: None,
+        }
+    }
+
     /// The API error for a storage failure on one object of `resource`.
     pub fn from_storage(error: StorageError, resource: &Resource, name: &str) -> Self {
         match error {

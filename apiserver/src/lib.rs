@@ -54,5 +54,6 @@ pub mod shard;
 pub mod state;
 pub mod status;
 pub mod storage;
+pub mod strategic_merge;
 pub mod table;
 pub mod workloads;

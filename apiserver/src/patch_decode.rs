@@ -24,7 +24,7 @@
 use kcel_stdlib::documents::DocumentError;
 use kcel_stdlib::kubernetes::admission::json_patch::Operation;
 use kcel_stdlib::kubernetes::crd::go_json_type;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The most operations a JSON patch may hold (upstream's `maxJSONPatchOperations`).
 pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
@@ -208,9 +208,9 @@ fn prune_nulls(value: &mut Value) {
 /// patch), decoded as `strategicPatchObject` decodes it.
 pub fn strategic_patch_map<'v>(
     parsed: Result<&'v Value, &DocumentError>,
-) -> Result<Option<&'v Value>, PatchDecodeError> {
+) -> Result<Option<&'v Map<String, Value>>, PatchDecodeError> {
     match parsed.map_err(|e| PatchDecodeError::Plain(e.to_string()))? {
-        patch @ Value::Object(_) => Ok(Some(patch)),
+        Value::Object(patch) => Ok(Some(patch)),
         Value::Null => Ok(None),
         other => Err(PatchDecodeError::Plain(cannot_unmarshal(
             other,

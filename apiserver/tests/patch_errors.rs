@@ -237,6 +237,64 @@ async fn each_patch_type_words_an_undecodable_body_as_upstream() {
     assert_eq!(code, 200, "{object}");
     assert_eq!(object["data"], json!({"a": "1", "b": "2"}));
 
+    // Directives applied as apimachinery's `strategicpatch` applies them, its errors answered
+    // as `interpretStrategicMergePatchError` passes them on.
+    let directive_cases = [
+        (
+            r#"{"data":{"$retainKeys":["a"],"b":"2"}}"#,
+            bad("invalid patch format of retainKeys"),
+        ),
+        (
+            r#"{"metadata":{"$deleteFromPrimitiveListfinalizers":["a"]}}"#,
+            bad("invalid patch format of primitive list"),
+        ),
+        (
+            r#"{"metadata":{"$setElementOrder":[]}}"#,
+            bad("invalid patch format of setElementOrder list"),
+        ),
+        (
+            r#"{"metadata":{"$patch":"merge"}}"#,
+            answer(
+                500,
+                "",
+                "unknown patch type: merge in map: map[$patch:merge]",
+            ),
+        ),
+        (
+            r#"{"metadata":{"finalizers":[{"$patch":"merge"}]}}"#,
+            answer(
+                500,
+                "",
+                "list element types are not identical: [[example.com/x] [map[$patch:merge]]]",
+            ),
+        ),
+    ];
+    let (code, object) = patch(
+        &server,
+        &format!("{CONFIGMAPS}/demo"),
+        STRATEGIC,
+        br#"{"metadata":{"finalizers":["example.com/x"]}}"#,
+    )
+    .await;
+    assert_eq!(code, 200, "{object}");
+    for (body, expected) in directive_cases {
+        assert_eq!(
+            refused(&server, "", STRATEGIC, body).await,
+            expected,
+            "{body}"
+        );
+    }
+    // `$patch: delete` empties a map; `$retainKeys` keeps the keys it lists.
+    let (code, object) = patch(
+        &server,
+        &format!("{CONFIGMAPS}/demo"),
+        STRATEGIC,
+        br#"{"data":{"$retainKeys":["b","c"],"c":"3"},"metadata":{"labels":{"$patch":"delete"}}}"#,
+    )
+    .await;
+    assert_eq!(code, 200, "{object}");
+    assert_eq!(object["data"], json!({"b": "2", "c": "3"}));
+
     // A strategic merge patch past encoding/json's 10,000 levels: the decoder's text alone.
     let deep = format!(
         "{{\"data\":{}1{}}}",
@@ -287,6 +345,20 @@ fn kubectl_patch_prints_each_patch_types_error() {
             "[1]",
             "Error from server (BadRequest): json: cannot unmarshal array into Go value of \
              type map[string]interface {}\n",
+        ),
+        // Directives that do not apply: apimachinery's `strategicpatch` texts, answered as
+        // `interpretStrategicMergePatchError` passes them on (400 for malformed directives,
+        // otherwise not a Status: 500 without reason).
+        (
+            "strategic",
+            r#"{"data":{"$retainKeys":"a"}}"#,
+            "Error from server (BadRequest): invalid patch format of retainKeys\n",
+        ),
+        (
+            "strategic",
+            r#"{"metadata":{"$patch":"merge","labels":{"a":"b"}}}"#,
+            "Error from server: unknown patch type: merge in map: map[$patch:merge \
+             labels:map[a:b]]\n",
         ),
     ];
     for (kind, body, expected) in cases {

@@ -798,7 +798,7 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
                 _ => {
                     if let Some(map) = patch_decode::strategic_patch_map(parsed)? {
                         patch::strategic_merge(&mut target, map, schema_of(resource))
-                            .map_err(ApiError::bad_request)?
+                            .map_err(|e| e.status())?
                     }
                 }
             }
