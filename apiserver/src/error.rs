@@ -531,6 +531,16 @@ impl FieldError {
         }
     }
 
+    /// An `Invalid value` error whose value is already rendered (e.g. a list as JSON).
+    pub fn invalid_rendered(field: &str, value: String, detail: &str) -> Self {
+        FieldError {
+            kind: FieldErrorKind::Invalid,
+            field: field.to_owned(),
+            value: Some(value),
+            detail: detail.to_owned(),
+        }
+    }
+
     /// A `Too long` error: `may not be more than <max> bytes`, as upstream's `field.TooLong`.
     pub fn too_long(field: &str, max: usize) -> Self {
         FieldError {

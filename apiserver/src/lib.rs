@@ -50,6 +50,7 @@ pub mod scale;
 pub mod selectors;
 pub mod served;
 pub mod server;
+pub mod service_network;
 pub mod shard;
 pub mod state;
 pub mod status;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use kcel_apiserver::features::FeatureGates;
 use kcel_apiserver::server::{Options, Server, StorageKind};
+use kcel_apiserver::service_network::ServiceNetwork;
 
 /// A small Kubernetes API server on embedded storage.
 #[derive(Debug, Parser)]
@@ -50,6 +51,13 @@ struct Args {
     /// object per line), as kube-apiserver's flag.
     #[arg(long = "audit-log-path")]
     audit_log_path: Option<PathBuf>,
+    /// The range Service cluster IPs are allocated from (kube-apiserver's flag and default;
+    /// one IPv4 CIDR).
+    #[arg(long = "service-cluster-ip-range", default_value = "10.0.0.0/24")]
+    service_cluster_ip_range: String,
+    /// The range of Service node ports (kube-apiserver's flag and default).
+    #[arg(long = "service-node-port-range", default_value = "30000-32767")]
+    service_node_port_range: String,
     /// kcel's own (kube-apiserver has none): the memory budget of every CEL evaluation, in
     /// bytes — CRD validation rules and admission policies' expressions; one that would
     /// build or walk more fails as over its cost limit does. 0: no budget.
@@ -173,6 +181,16 @@ fn main() -> ExitCode {
 
 /// Runs the server the flags describe until SIGTERM or Ctrl-C.
 async fn serve(args: Args) -> ExitCode {
+    let service_network = match ServiceNetwork::new(
+        &args.service_cluster_ip_range,
+        &args.service_node_port_range,
+    ) {
+        Ok(network) => std::sync::Arc::new(network),
+        Err(e) => {
+            eprintln!("kcel-apiserver: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let options = Options {
         data_dir: args.data_dir,
         listen: args.listen,
@@ -197,6 +215,7 @@ async fn serve(args: Args) -> ExitCode {
         default_watch_cache_size: args.default_watch_cache_size,
         watch_cache_sizes: args.watch_cache_sizes,
         webhook_service_addresses: args.webhook_service_address.into_iter().collect(),
+        service_network,
     };
     let server = match Server::bind(&options).await {
         Ok(server) => server,

@@ -27,6 +27,16 @@ pub fn bytes<const N: usize>() -> std::io::Result<[u8; N]> {
     Ok(buf)
 }
 
+/// A random number below `n` (0 when `n` is 0, or when the random source fails: callers
+/// search onward from it, so any start will do). Uniform enough for picking where a search
+/// starts: the modulo bias of a 64-bit draw is negligible for the ranges used.
+pub fn below(n: u64) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    bytes::<8>().map(u64::from_le_bytes).unwrap_or(0) % n
+}
+
 /// A version-4 UUID in its dashed lowercase form, as `metadata.uid` holds it.
 pub fn uuid_v4() -> std::io::Result<String> {
     let mut b = bytes::<16>()?;

@@ -71,6 +71,9 @@ pub struct Options {
     /// where the conversion webhooks that CRDs name by `service` are reached, as
     /// `(namespace, name)` → `host:port`.
     pub webhook_service_addresses: crate::crd::webhook_client::ServiceAddresses,
+    /// `--service-cluster-ip-range` and `--service-node-port-range`: where Services get
+    /// their cluster IPs and node ports.
+    pub service_network: Arc<crate::service_network::ServiceNetwork>,
 }
 
 impl Options {
@@ -276,6 +279,7 @@ impl Server {
                 features: options.feature_gates,
                 admission,
                 crds,
+                services: options.service_network.clone(),
             },
             url,
         })
@@ -383,6 +387,7 @@ mod tests {
             default_watch_cache_size: 7,
             watch_cache_sizes: sizes.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
             webhook_service_addresses: Default::default(),
+            service_network: Default::default(),
         }
     }
 

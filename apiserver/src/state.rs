@@ -31,4 +31,6 @@ pub struct AppState {
     pub admission: Arc<crate::admission::policies::Admission>,
     /// The custom resources this server serves (its established CRDs).
     pub crds: Arc<crate::crd::Crds>,
+    /// The ranges Services get cluster IPs and node ports from.
+    pub services: Arc<crate::service_network::ServiceNetwork>,
 }

@@ -185,6 +185,7 @@ fn in_process() -> (
         default_watch_cache_size: kcel_apiserver::storage::cache::RING_CAPACITY,
         watch_cache_sizes: Vec::new(),
         webhook_service_addresses: Default::default(),
+        service_network: Default::default(),
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (bound, ready) = std::sync::mpsc::channel();

@@ -12,6 +12,7 @@ pub(crate) mod namespaces;
 pub(crate) mod objects;
 mod openapi_endpoints;
 mod scale_subresource;
+mod service_addresses;
 mod watch;
 pub(crate) mod write;
 
@@ -214,6 +215,7 @@ mod tests {
             features: Default::default(),
             admission: Default::default(),
             crds: Default::default(),
+            services: Default::default(),
         })
     }
 

@@ -631,10 +631,21 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
         call.warn(w);
     }
     let name = object::meta_str(&object, "name").to_owned();
+    let key = call.key(&name);
+    // A Service's cluster IPs and node ports, under a lock held until it is stored.
+    let _allocation = super::service_addresses::before_write(
+        &call.state,
+        resource,
+        None,
+        &key,
+        &mut object,
+        None,
+        dry_run,
+    )
+    .await?;
     if dry_run {
         return respond_object(&call, StatusCode::CREATED, &object);
     }
-    let key = call.key(&name);
     let versions = crate::crd::Versions::of(&call.state.crds, resource);
     let mut stored = versions.for_storage(object).await?;
     let bytes = object::encode_for_storage(&stored);
@@ -922,6 +933,16 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         for w in warnings {
             call.warn(w);
         }
+        let _allocation = super::service_addresses::before_write(
+            &call.state,
+            resource,
+            None,
+            &key,
+            &mut object,
+            None,
+            dry_run,
+        )
+        .await?;
         if dry_run {
             return respond_object(&call, StatusCode::CREATED, &object);
         }

@@ -355,6 +355,23 @@ async fn modify_once(
     }
     let finish_delete =
         !object::meta_str(&new, "deletionTimestamp").is_empty() && !held(resource, &new);
+    // A Service's cluster IPs and node ports (what the update leaves out kept, what a type
+    // change needs allocated), under the lock held until it is stored.
+    let _allocation = match finish_delete {
+        true => None,
+        false => {
+            super::service_addresses::before_write(
+                state,
+                resource,
+                subresource,
+                key,
+                &mut new,
+                Some(&old),
+                dry_run,
+            )
+            .await?
+        }
+    };
     if dry_run {
         return Ok(Attempt::Done(Ok(Written::Stored(new))));
     }

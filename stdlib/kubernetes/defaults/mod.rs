@@ -78,14 +78,30 @@ fn default_namespace(object: &mut Map<String, Value>) {
     }
 }
 
-/// A Service's type and session affinity, its ports' protocol and target port.
+/// `SetDefaults_Service`: type and session affinity (with the ClientIP timeout), the ports'
+/// protocol and target port, the traffic policies and `allocateLoadBalancerNodePorts`.
 fn default_service(object: &mut Map<String, Value>) {
     let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };
-    spec.entry("type").or_insert_with(|| json!("ClusterIP"));
-    spec.entry("sessionAffinity")
-        .or_insert_with(|| json!("None"));
+    default_string(spec, "sessionAffinity", "None");
+    let affinity = spec["sessionAffinity"].clone();
+    if affinity == "None" {
+        spec.remove("sessionAffinityConfig");
+    } else if affinity == "ClientIP"
+        && spec
+            .get("sessionAffinityConfig")
+            .and_then(|c| c.get("clientIP"))
+            .and_then(|c| c.get("timeoutSeconds"))
+            .is_none_or(Value::is_null)
+    {
+        spec.insert(
+            "sessionAffinityConfig".to_owned(),
+            json!({"clientIP": {"timeoutSeconds": 10800}}),
+        );
+    }
+    default_string(spec, "type", "ClusterIP");
+    let kind = spec["type"].clone();
     if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
         for port in ports.iter_mut().filter_map(Value::as_object_mut) {
             port.entry("protocol").or_insert_with(|| json!("TCP"));
@@ -93,6 +109,34 @@ fn default_service(object: &mut Map<String, Value>) {
                 port.entry("targetPort").or_insert(p);
             }
         }
+    }
+    // `service.ExternallyAccessible`: NodePort, LoadBalancer, or ClusterIP with external IPs.
+    let external_ips = spec
+        .get("externalIPs")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty());
+    let accessible =
+        kind == "NodePort" || kind == "LoadBalancer" || (kind == "ClusterIP" && external_ips);
+    if accessible {
+        default_string(spec, "externalTrafficPolicy", "Cluster");
+    }
+    if kind == "NodePort" || kind == "LoadBalancer" || kind == "ClusterIP" {
+        spec.entry("internalTrafficPolicy")
+            .or_insert_with(|| json!("Cluster"));
+    }
+    if kind == "LoadBalancer" {
+        spec.entry("allocateLoadBalancerNodePorts")
+            .or_insert_with(|| json!(true));
+    }
+}
+
+/// Sets a string field that is absent or empty (Go's `if obj.X == ""`).
+fn default_string(map: &mut Map<String, Value>, field: &str, value: &str) {
+    let unset = map
+        .get(field)
+        .is_none_or(|v| v.is_null() || v.as_str() == Some(""));
+    if unset {
+        map.insert(field.to_owned(), json!(value));
     }
 }
 

@@ -452,3 +452,30 @@ fn rbac_bindings() {
     let role = defaulted("rbac.authorization.k8s.io/v1", "Role", json!({"rules": []}));
     assert_eq!(role, json!({"rules": []}));
 }
+
+#[test]
+fn services_get_upstreams_traffic_policies_and_affinity_timeout() {
+    let spec = |s: Value| defaulted("v1", "Service", json!({"spec": s}))["spec"].clone();
+    let cluster_ip = spec(json!({"type": "", "sessionAffinity": ""}));
+    assert_eq!(cluster_ip["type"], "ClusterIP");
+    assert_eq!(cluster_ip["sessionAffinity"], "None");
+    assert_eq!(cluster_ip["internalTrafficPolicy"], "Cluster");
+    assert!(cluster_ip.get("externalTrafficPolicy").is_none());
+    let node_port = spec(json!({"type": "NodePort", "sessionAffinity": "ClientIP"}));
+    assert_eq!(node_port["externalTrafficPolicy"], "Cluster");
+    assert_eq!(
+        node_port["sessionAffinityConfig"],
+        json!({"clientIP": {"timeoutSeconds": 10800}})
+    );
+    let lb = spec(
+        json!({"type": "LoadBalancer", "externalTrafficPolicy": "Local",
+        "sessionAffinityConfig": {"clientIP": {}}}),
+    );
+    assert_eq!(lb["externalTrafficPolicy"], "Local");
+    assert_eq!(lb["allocateLoadBalancerNodePorts"], true);
+    assert!(lb.get("sessionAffinityConfig").is_none());
+    let external = spec(json!({"type": "ExternalName"}));
+    assert!(external.get("internalTrafficPolicy").is_none());
+    let exposed = spec(json!({"externalIPs": ["1.2.3.4"]}));
+    assert_eq!(exposed["externalTrafficPolicy"], "Cluster");
+}
