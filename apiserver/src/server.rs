@@ -254,6 +254,11 @@ impl Server {
         } else {
             bound.ip()
         };
+        crate::service_network::ensure_kubernetes_service(
+            &*store,
+            &options.service_network,
+            bound.port(),
+        )?;
         let address = SocketAddr::new(host, bound.port()).to_string();
         let url = format!("https://{address}");
         kubeconfig::write(dir, &url, &pki.ca_pem, &token).map_err(io("writing the kubeconfig"))?;

@@ -193,6 +193,80 @@ impl ServiceNetwork {
     }
 }
 
+/// Creates the `kubernetes` Service in `default` if it is missing, as kube-apiserver's
+/// kubernetes-service controller does at start (`pkg/controlplane/controller/
+/// kubernetesservice`): the first address of the range, port `https` 443 to the server's
+/// own port, labels `component: apiserver` and `provider: kubernetes`, written as field
+/// manager `kube-apiserver`. One that exists is left as it is (upstream's controller also
+/// updates its ports when the server moved); none is made while another Service holds the
+/// address.
+pub fn ensure_kubernetes_service(
+    store: &dyn crate::storage::Storage,
+    network: &ServiceNetwork,
+    port: u16,
+) -> Result<(), crate::storage::StorageError> {
+    let key = crate::storage::keys::namespaced(SERVICES.plural, "default", "kubernetes");
+    let wanted = json!([{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}]);
+    if store.get(&key, None)?.0.is_some() {
+        return Ok(());
+    }
+    let ip = Ipv4Addr::from(network.network + 1).to_string();
+    let now = object::now_timestamp();
+    let Value::Object(mut service) = json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": "kubernetes",
+            "namespace": "default",
+            "uid": crate::random::uuid_v4()?,
+            "creationTimestamp": now,
+            "labels": {"component": "apiserver", "provider": "kubernetes"},
+        },
+        "spec": {
+            "clusterIP": ip,
+            "ports": wanted,
+            "sessionAffinity": "None",
+            "type": "ClusterIP",
+            "ipFamilyPolicy": "SingleStack",
+        },
+    }) else {
+        unreachable!("an object literal");
+    };
+    crate::apply::update(
+        &SERVICES,
+        None,
+        &mut service,
+        crate::apply::Writer {
+            manager: "kube-apiserver",
+            subresource: None,
+            now: &now,
+            schema: None,
+        },
+    );
+    crate::defaults::on_create(&SERVICES, &mut service);
+    let mut used = InUse::default();
+    let services =
+        crate::storage::RangeRequest::prefix(crate::storage::keys::prefix(SERVICES.plural, None));
+    for kv in store.range(&services)?.kvs {
+        if let Ok(other) = serde_json::from_slice(&kv.value) {
+            used.add_service(&other);
+        }
+    }
+    if let Err(refused) = allocate(network, &mut service, None, used, false) {
+        // Another Service holds the address: upstream's controller logs and retries.
+        eprintln!(
+            "kcel-apiserver: the kubernetes Service: {}",
+            refused.message
+        );
+        return Ok(());
+    }
+    let bytes = serde_json::to_vec(&service).expect("JSON");
+    match store.create(&key, &bytes) {
+        Ok(_) | Err(crate::storage::StorageError::AlreadyExists { .. }) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// A free number in `first..=last`, searched from a random start, wrapping around.
 fn pick(first: u32, last: u32, free: impl Fn(u32) -> bool) -> Option<u32> {
     if last < first {

@@ -632,10 +632,16 @@ type: Normal
             "SELECTOR"
         ]
     );
-    assert_eq!(services[1][..2], ["web", "ClusterIP"]);
-    assert!(services[1][2].starts_with("10.0.0."), "{:?}", services[1]);
-    assert_eq!(services[1][3..5], ["<none>", "80/TCP,443/TCP"]);
-    assert_eq!(services[1][6], "app=web");
+    // The `kubernetes` Service the server made at start, at the range's first address.
+    assert_eq!(
+        services[1][..5],
+        ["kubernetes", "ClusterIP", "10.0.0.1", "<none>", "443/TCP"]
+    );
+    assert_eq!(services[1][6], "<none>");
+    assert_eq!(services[2][..2], ["web", "ClusterIP"]);
+    assert!(services[2][2].starts_with("10.0.0."), "{:?}", services[2]);
+    assert_eq!(services[2][3..5], ["<none>", "80/TCP,443/TCP"]);
+    assert_eq!(services[2][6], "app=web");
     let accounts = rows(&k.ok(&["get", "sa"]));
     assert_eq!(accounts[0], ["NAME", "SECRETS", "AGE"]);
     assert_eq!(accounts[1][..2], ["robot", "0"]);
@@ -1235,16 +1241,20 @@ fn diff_replace_describe_get_all_and_delete() {
         d["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"],
         "IfNotPresent"
     );
-    // `get all` is upstream's `all` category: services and deployments, not config maps.
+    // `get all` is upstream's `all` category: services (the `kubernetes` one the server
+    // made at start too) and deployments, not config maps.
     let all = k.ok(&["get", "all", "-o", "name"]);
-    assert_eq!(all, "service/web\ndeployment.apps/web\n");
+    assert_eq!(
+        all,
+        "service/kubernetes\nservice/web\ndeployment.apps/web\n"
+    );
     assert_eq!(
         k.ok(&["delete", "-f", &v2_path]),
         "configmap \"demo\" deleted from default namespace\n"
     );
     assert_eq!(
         k.ok(&["delete", "deployments,services", "--all"]),
-        "deployment.apps \"web\" deleted from default namespace\nservice \"web\" deleted from default namespace\n"
+        "deployment.apps \"web\" deleted from default namespace\nservice \"kubernetes\" deleted from default namespace\nservice \"web\" deleted from default namespace\n"
     );
     assert_eq!(
         k.run(&["get", "all"]).stderr,
