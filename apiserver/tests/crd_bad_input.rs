@@ -445,9 +445,9 @@ async fn patches_of_objects_nested_1500_levels_reach_the_leaf() {
 /// field `a`), the innermost `{leaf: value}`: the document nests `a_fields + 2` levels.
 fn deep_apply(name: &str, a_fields: usize, leaf: &str, value: i64) -> Vec<u8> {
     format!(
-        r#"{{"apiVersion":"example.com/v1","kind":"Thing","metadata":{{"name":"{name}"}},"spec":{}{{"{leaf}":{value}}}{}}}"#,
-        "{\"a\":".repeat(a_fields),
-        "}".repeat(a_fields + 1)
+        r#"{{"apiVersion":"example.com/v1","kind":"Thing","metadata":{{"name":"{name}"}},"spec":{{"a":{}{{"{leaf}":{value}}}{}}}}}"#,
+        "{\"a\":".repeat(a_fields - 1),
+        "}".repeat(a_fields - 1)
     )
     .into_bytes()
 }

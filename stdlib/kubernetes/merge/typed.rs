@@ -593,82 +593,104 @@ fn compare_at<S: ApplySchema>(
         return c;
     }
     match shape {
-        Shape::Map { atomic: false } => {
-            let lm = l.and_then(Value::as_object);
-            let rm = r.and_then(Value::as_object);
-            if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
-                leaf(l, r, &mut c);
-            } else {
-                let mut keys: Vec<&String> = lm.into_iter().flat_map(Map::keys).collect();
-                keys.extend(rm.into_iter().flat_map(Map::keys));
-                let keys: BTreeSet<&String> = keys.into_iter().collect();
-                for key in keys {
-                    let (child, _) = map_child(node, key);
-                    let below = compare_at(
-                        lm.and_then(|m| m.get(key)),
-                        rm.and_then(|m| m.get(key)),
-                        &child,
-                        depth + 1,
-                    );
-                    c.add_child(&PathElement::Field(key.clone()), below);
-                }
-            }
-        }
-        Shape::List(list) if list != ListType::Atomic => {
-            let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
-            let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
-            if la.is_empty() && ra.is_empty() {
-                leaf(l, r, &mut c);
-            } else {
-                let items = list_items(node);
-                let group = |values| {
-                    let mut map: BTreeMap<PathElement, Vec<&Value>> = BTreeMap::new();
-                    for (pe, v) in elements(&list, &items, values) {
-                        map.entry(pe).or_default().push(v);
-                    }
-                    map
-                };
-                let (lg, rg) = (group(la), group(ra));
-                let pes: BTreeSet<&PathElement> = lg.keys().chain(rg.keys()).collect();
-                for pe in pes {
-                    let ls = lg.get(pe).map_or(&[][..], |v| v);
-                    let rs = rg.get(pe).map_or(&[][..], |v| v);
-                    let below = match (ls.len(), rs.len()) {
-                        (0..=1, 0..=1) => {
-                            compare_at(ls.first().copied(), rs.first().copied(), &items, depth + 1)
-                        }
-                        (2.., 2..) => {
-                            let mut below = Comparison::default();
-                            below.modified.set_root(ls != rs);
-                            below
-                        }
-                        (2.., _) => {
-                            let mut below = match rs.first() {
-                                Some(r) => compare_at(None, Some(r), &items, depth + 1),
-                                None => Comparison::default(),
-                            };
-                            below.removed.set_root(true);
-                            below
-                        }
-                        (_, _) => {
-                            let mut below = match ls.first() {
-                                Some(l) => compare_at(Some(l), None, &items, depth + 1),
-                                None => Comparison::default(),
-                            };
-                            below.added.set_root(true);
-                            below
-                        }
-                    };
-                    c.add_child(pe, below);
-                }
-            }
-        }
+        Shape::Map { atomic: false } => c = compare_map(l, r, node, depth),
+        Shape::List(list) if list != ListType::Atomic => c = compare_list(list, l, r, node, depth),
         _ => leaf(l, r, &mut c),
     }
     match (l, r) {
         (None, Some(_)) => c.added.set_root(true),
         (Some(_), None) => c.removed.set_root(true),
         _ => {}
+    }
+    c
+}
+
+/// [`compare_at`] of two maps (a function of its own: its locals stay off the frames of the
+/// other shapes, so deep values take less stack).
+fn compare_map<S: ApplySchema>(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Comparison {
+    let mut c = Comparison::default();
+    let lm = l.and_then(Value::as_object);
+    let rm = r.and_then(Value::as_object);
+    if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
+        leaf(l, r, &mut c);
+    } else {
+        let mut keys: Vec<&String> = lm.into_iter().flat_map(Map::keys).collect();
+        keys.extend(rm.into_iter().flat_map(Map::keys));
+        let keys: BTreeSet<&String> = keys.into_iter().collect();
+        for key in keys {
+            let (child, _) = map_child(node, key);
+            let below = compare_at(
+                lm.and_then(|m| m.get(key)),
+                rm.and_then(|m| m.get(key)),
+                &child,
+                depth + 1,
+            );
+            c.add_child(&PathElement::Field(key.clone()), below);
+        }
+    }
+    c
+}
+
+/// [`compare_at`] of two granular lists.
+fn compare_list<S: ApplySchema>(
+    list: ListType,
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Comparison {
+    let mut c = Comparison::default();
+    let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
+    let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
+    if la.is_empty() && ra.is_empty() {
+        leaf(l, r, &mut c);
+    } else {
+        let items = list_items(node);
+        let group = |values| {
+            let mut map: BTreeMap<PathElement, Vec<&Value>> = BTreeMap::new();
+            for (pe, v) in elements(&list, &items, values) {
+                map.entry(pe).or_default().push(v);
+            }
+            map
+        };
+        let (lg, rg) = (group(la), group(ra));
+        let pes: BTreeSet<&PathElement> = lg.keys().chain(rg.keys()).collect();
+        for pe in pes {
+            let ls = lg.get(pe).map_or(&[][..], |v| v);
+            let rs = rg.get(pe).map_or(&[][..], |v| v);
+            let below = match (ls.len(), rs.len()) {
+                (0..=1, 0..=1) => {
+                    compare_at(ls.first().copied(), rs.first().copied(), &items, depth + 1)
+                }
+                (2.., 2..) => {
+                    let mut below = Comparison::default();
+                    below.modified.set_root(ls != rs);
+                    below
+                }
+                (2.., _) => {
+                    let mut below = match rs.first() {
+                        Some(r) => compare_at(None, Some(r), &items, depth + 1),
+                        None => Comparison::default(),
+                    };
+                    below.removed.set_root(true);
+                    below
+                }
+                (_, _) => {
+                    let mut below = match ls.first() {
+                        Some(l) => compare_at(Some(l), None, &items, depth + 1),
+                        None => Comparison::default(),
+                    };
+                    below.added.set_root(true);
+                    below
+                }
+            };
+            c.add_child(pe, below);
+        }
     }
     c
 }
@@ -746,112 +768,127 @@ fn merge_at<S: ApplySchema>(
         return r.or(l).cloned();
     }
     match shape_of(node, r.filter(|v| !v.is_null()).or(l)) {
-        Shape::Map { atomic: false } => {
-            let lm = l.and_then(Value::as_object);
-            let rm = r.and_then(Value::as_object);
-            if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
-                return r.or(l).cloned();
-            }
-            let mut out = Map::new();
-            for (key, lv) in lm.into_iter().flatten() {
-                let (child, _) = map_child(node, key);
-                if let Some(v) = merge_at(Some(lv), rm.and_then(|m| m.get(key)), &child, depth + 1)
-                {
-                    out.insert(key.clone(), v);
-                }
-            }
-            for (key, rv) in rm.into_iter().flatten() {
-                if lm.is_some_and(|m| m.contains_key(key)) {
-                    continue;
-                }
-                let (child, _) = map_child(node, key);
-                if let Some(v) = merge_at(None, Some(rv), &child, depth + 1) {
-                    out.insert(key.clone(), v);
-                }
-            }
-            Some(Value::Object(out))
-        }
-        Shape::List(list) if list != ListType::Atomic => {
-            let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
-            let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
-            if la.is_empty() && ra.is_empty() {
-                return r.or(l).cloned();
-            }
-            let items = list_items(node);
-            let (lhs, observed_l) = first_occurrences(elements(&list, &items, la));
-            let (rhs, observed_r) = first_occurrences(elements(&list, &items, ra));
-            let shared: Vec<&PathElement> = rhs
-                .iter()
-                .filter(|pe| observed_l.contains_key(pe))
-                .collect();
-            let mut next_shared = 0;
-            let mut merged = BTreeSet::new();
-            let mut out = Vec::new();
-            let (mut li, mut ri) = (0, 0);
-            let mut push = |v: Option<Value>| {
-                if let Some(v) = v {
-                    out.push(v);
-                }
-            };
-            while li < lhs.len() || ri < rhs.len() {
-                if li < lhs.len() && ri < rhs.len() {
-                    let pe = &lhs[li];
-                    if *pe == rhs[ri] {
-                        merged.insert(pe.clone());
-                        push(merge_at(
-                            observed_l.get(pe).copied(),
-                            observed_r.get(pe).copied(),
-                            &items,
-                            depth + 1,
-                        ));
-                        li += 1;
-                        ri += 1;
-                        next_shared += 1;
-                        continue;
-                    }
-                    if observed_r.contains_key(pe)
-                        && shared.get(next_shared).is_some_and(|s| *s != pe)
-                    {
-                        li += 1;
-                        continue;
-                    }
-                }
-                if li < lhs.len() {
-                    let pe = &lhs[li];
-                    if !observed_r.contains_key(pe) {
-                        push(merge_at(
-                            observed_l.get(pe).copied(),
-                            None,
-                            &items,
-                            depth + 1,
-                        ));
-                        li += 1;
-                        continue;
-                    }
-                    if merged.contains(pe) {
-                        li += 1;
-                        continue;
-                    }
-                }
-                if ri < rhs.len() {
-                    let pe = &rhs[ri];
-                    merged.insert(pe.clone());
-                    push(merge_at(
-                        observed_l.get(pe).copied(),
-                        observed_r.get(pe).copied(),
-                        &items,
-                        depth + 1,
-                    ));
-                    ri += 1;
-                    if shared.get(next_shared) == Some(&pe) {
-                        next_shared += 1;
-                    }
-                }
-            }
-            Some(Value::Array(out))
-        }
+        Shape::Map { atomic: false } => merge_map(l, r, node, depth),
+        Shape::List(list) if list != ListType::Atomic => merge_list(list, l, r, node, depth),
         _ => r.or(l).cloned(),
     }
+}
+
+/// [`merge_at`] of two maps (a function of its own: its locals stay off the frames of the
+/// other shapes, so deep values take less stack).
+fn merge_map<S: ApplySchema>(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Option<Value> {
+    let lm = l.and_then(Value::as_object);
+    let rm = r.and_then(Value::as_object);
+    if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
+        return r.or(l).cloned();
+    }
+    let mut out = Map::new();
+    for (key, lv) in lm.into_iter().flatten() {
+        let (child, _) = map_child(node, key);
+        if let Some(v) = merge_at(Some(lv), rm.and_then(|m| m.get(key)), &child, depth + 1) {
+            out.insert(key.clone(), v);
+        }
+    }
+    for (key, rv) in rm.into_iter().flatten() {
+        if lm.is_some_and(|m| m.contains_key(key)) {
+            continue;
+        }
+        let (child, _) = map_child(node, key);
+        if let Some(v) = merge_at(None, Some(rv), &child, depth + 1) {
+            out.insert(key.clone(), v);
+        }
+    }
+    Some(Value::Object(out))
+}
+
+/// [`merge_at`] of two granular lists.
+fn merge_list<S: ApplySchema>(
+    list: ListType,
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Option<Value> {
+    let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
+    let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
+    if la.is_empty() && ra.is_empty() {
+        return r.or(l).cloned();
+    }
+    let items = list_items(node);
+    let (lhs, observed_l) = first_occurrences(elements(&list, &items, la));
+    let (rhs, observed_r) = first_occurrences(elements(&list, &items, ra));
+    let shared: Vec<&PathElement> = rhs
+        .iter()
+        .filter(|pe| observed_l.contains_key(pe))
+        .collect();
+    let mut next_shared = 0;
+    let mut merged = BTreeSet::new();
+    let mut out = Vec::new();
+    let (mut li, mut ri) = (0, 0);
+    let mut push = |v: Option<Value>| {
+        if let Some(v) = v {
+            out.push(v);
+        }
+    };
+    while li < lhs.len() || ri < rhs.len() {
+        if li < lhs.len() && ri < rhs.len() {
+            let pe = &lhs[li];
+            if *pe == rhs[ri] {
+                merged.insert(pe.clone());
+                push(merge_at(
+                    observed_l.get(pe).copied(),
+                    observed_r.get(pe).copied(),
+                    &items,
+                    depth + 1,
+                ));
+                li += 1;
+                ri += 1;
+                next_shared += 1;
+                continue;
+            }
+            if observed_r.contains_key(pe) && shared.get(next_shared).is_some_and(|s| *s != pe) {
+                li += 1;
+                continue;
+            }
+        }
+        if li < lhs.len() {
+            let pe = &lhs[li];
+            if !observed_r.contains_key(pe) {
+                push(merge_at(
+                    observed_l.get(pe).copied(),
+                    None,
+                    &items,
+                    depth + 1,
+                ));
+                li += 1;
+                continue;
+            }
+            if merged.contains(pe) {
+                li += 1;
+                continue;
+            }
+        }
+        if ri < rhs.len() {
+            let pe = &rhs[ri];
+            merged.insert(pe.clone());
+            push(merge_at(
+                observed_l.get(pe).copied(),
+                observed_r.get(pe).copied(),
+                &items,
+                depth + 1,
+            ));
+            ri += 1;
+            if shared.get(next_shared) == Some(&pe) {
+                next_shared += 1;
+            }
+        }
+    }
+    Some(Value::Array(out))
 }
 
 /// Removes the members of `set` from a value (upstream's `RemoveItems`): fields, list
