@@ -174,10 +174,10 @@ fn field_set<S: ApplySchema>(value: &Value, node: &Node<S>, depth: usize) -> Set
 /// map per path element inside five levels of the object (the object, `metadata`,
 /// `managedFields`, the entry, `fieldsV1`), so a path one element longer would make an
 /// object that no reader accepts back. structured-merge-diff (`tofieldset.go`) has no
-/// limit; kube-apiserver stores such an object and then cannot decode it (encoding/json's
-/// 10,000 levels over the whole document). Here a write is answered only when it reads
-/// back: a known difference for the innermost five levels of a 10,000-level object, whose
-/// ownership is that of the value five levels up.
+/// limit, so kube-apiserver's stored form of such an object would pass encoding/json's
+/// 10,000 levels over the whole document (not checked against a running kube-apiserver).
+/// Here every answered write reads back: a known difference for the innermost five levels
+/// of a 10,000-level object, which are owned whole with the value five levels up.
 pub const MAX_DEPTH: usize = crate::documents::MAX_DEPTH - FIELDS_V1_DEPTH;
 
 /// The levels of an object around a field set stored in it: the object, `metadata`,
