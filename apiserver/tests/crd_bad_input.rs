@@ -440,3 +440,122 @@ async fn patches_of_objects_nested_1500_levels_reach_the_leaf() {
     assert!(reply.text().contains(r#"{"leaf":6}"#), "unchanged");
     assert_eq!(server.send("GET", "/readyz", None).await.code, 200);
 }
+
+/// An apply body for `Thing` `name` whose `spec.a` is a chain of `a_fields` maps (each under
+/// field `a`), the innermost `{leaf: value}`: the document nests `a_fields + 2` levels.
+fn deep_apply(name: &str, a_fields: usize, leaf: &str, value: i64) -> Vec<u8> {
+    format!(
+        r#"{{"apiVersion":"example.com/v1","kind":"Thing","metadata":{{"name":"{name}"}},"spec":{{"a":{}{{"{leaf}":{value}}}{}}}}}"#,
+        "{\"a\":".repeat(a_fields - 1),
+        "}".repeat(a_fields - 1)
+    )
+    .into_bytes()
+}
+
+/// The number of `f:a` steps from `fieldsV1`'s `f:spec` down its chain, and the keys of the
+/// map where the chain ends (walked without recursion).
+fn fields_chain(fields: &Value) -> (usize, Vec<String>) {
+    let mut node = &fields["f:spec"];
+    let mut steps = 0;
+    while let Some(next) = node.get("f:a") {
+        node = next;
+        steps += 1;
+    }
+    let keys = node
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    (steps, keys)
+}
+
+/// Issue 28: server-side apply owns fields at any depth the server reads, as
+/// structured-merge-diff does (`typed/tofieldset.go` has no depth limit): two managers that
+/// apply different leaves 300 and 1,500 levels deep in one custom resource both succeed
+/// (the chain they share is no conflict), the object holds both leaves and each manager's
+/// `fieldsV1` names its own leaf at its depth; manager `a` then changing `b`'s leaf gets
+/// upstream's conflict (`internal.NewConflictError`) naming the deep path.
+#[tokio::test]
+async fn appliers_of_fields_1500_levels_deep_own_their_own_leaves() {
+    let server = Server::start(&[]);
+    let limit = Duration::from_secs(60);
+    let thing = "/apis/example.com/v1/namespaces/default/things/shared";
+    let schema = json!({"type": "object", "properties": {"spec": {
+        "type": "object",
+        "properties": {"a": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}});
+    assert_eq!(
+        timed(&server, "POST", CRDS, &crd(schema), limit).await.code,
+        201
+    );
+    let apply = |manager: &'static str, body: Vec<u8>| {
+        let server = &server;
+        async move {
+            let start = Instant::now();
+            let reply = server
+                .send_with(
+                    "PATCH",
+                    &format!("{thing}?fieldManager={manager}"),
+                    Some(body),
+                    &[("content-type", "application/apply-patch+yaml")],
+                )
+                .await;
+            println!(
+                "apply by {manager}: {} in {:?}",
+                reply.code,
+                start.elapsed()
+            );
+            assert!(start.elapsed() < limit, "took {:?}", start.elapsed());
+            reply
+        }
+    };
+    let head = |reply: &support::Reply| reply.text().chars().take(300).collect::<String>();
+
+    let reply = apply("a", deep_apply("shared", 298, "x", 1)).await;
+    assert_eq!(reply.code, 201, "{}", head(&reply));
+    let reply = apply("b", deep_apply("shared", 1_498, "y", 2)).await;
+    assert_eq!(reply.code, 200, "{}", head(&reply));
+
+    let reply = server.send("GET", thing, None).await;
+    assert_eq!(reply.code, 200, "{}", head(&reply));
+    let text = reply.text();
+    kcel_stdlib::documents::with_deep_stack(|| {
+        let (object, _) = kcel_stdlib::documents::read_body(text.as_bytes(), false).unwrap();
+        // The object: `x` where `a` put it, `y` where `b` did, under one chain.
+        let mut node = &object["spec"];
+        let mut depth = 0;
+        let mut leaves = Vec::new();
+        while let Some(next) = node.get("a") {
+            node = next;
+            depth += 1;
+            if let Some(x) = node.get("x") {
+                leaves.push(("x", depth, x.clone()));
+            }
+        }
+        leaves.push(("y", depth, node["y"].clone()));
+        assert_eq!(leaves, [("x", 298, json!(1)), ("y", 1_498, json!(2))]);
+        let entries = object["metadata"]["managedFields"].as_array().unwrap();
+        let owned: Vec<(&str, (usize, Vec<String>))> = entries
+            .iter()
+            .map(|e| (e["manager"].as_str().unwrap(), fields_chain(&e["fieldsV1"])))
+            .collect();
+        assert_eq!(
+            owned,
+            [
+                ("a", (298, vec![".".to_owned(), "f:x".to_owned()])),
+                ("b", (1_498, vec![".".to_owned(), "f:y".to_owned()])),
+            ]
+        );
+        drop(object);
+    });
+
+    // `a` sets `b`'s leaf: a conflict on its path, 1,500 elements long.
+    let reply = apply("a", deep_apply("shared", 1_498, "y", 3)).await;
+    assert_eq!(reply.code, 409, "{}", head(&reply));
+    assert_eq!(
+        reply.json()["message"],
+        format!(
+            "Apply failed with 1 conflict: conflict with \"b\": .spec{}.y",
+            ".a".repeat(1_498)
+        )
+    );
+    assert_eq!(server.send("GET", "/readyz", None).await.code, 200);
+}

@@ -217,7 +217,7 @@ fn set_entries(object: &mut Object, managed: &Managed) {
 fn strip_meta(managed: &mut Managed) {
     let strip = stripped();
     for vs in managed.fields.values_mut() {
-        vs.set.retain(|p| !strip.contains(p));
+        vs.set = vs.set.difference(&strip);
     }
     let empty: Vec<String> = managed
         .fields
@@ -273,7 +273,7 @@ fn cap_update_managers(managed: &mut Managed) {
                 }
                 let mut merged = vs.clone();
                 if let Some(b) = managed.fields.get(&bucket) {
-                    merged.set.extend(b.set.iter().cloned());
+                    merged.set.union_with(&b.set);
                 }
                 managed.fields.insert(bucket.clone(), merged);
                 managed.fields.remove(&id);
@@ -470,7 +470,7 @@ fn update_managed(
     let id = identifier(writer.manager, "Update", &version, subresource);
     if let Some(mut vs) = fields.remove(current) {
         if let Some(previous) = fields.get(&id) {
-            vs.set.extend(previous.set.iter().cloned());
+            vs.set.union_with(&previous.set);
         }
         fields.insert(id.clone(), vs);
         managed.times.insert(id, Some(writer.now.to_owned()));
@@ -764,9 +764,9 @@ fn allowed_by_last_applied(
     let set = to_field_set(&last, node);
     let c = compare(&last, live_value, node);
     Some(
-        set.into_iter()
-            .filter(|p| !c.modified.contains(p) && !c.added.contains(p) && !c.removed.contains(p))
-            .collect(),
+        set.difference(&c.modified)
+            .difference(&c.added)
+            .difference(&c.removed),
     )
 }
 

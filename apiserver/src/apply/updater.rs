@@ -59,16 +59,16 @@ impl<S: ApplySchema> Updater<'_, S> {
         force: bool,
     ) -> Result<Comparison, Vec<Conflict>> {
         let compare = self.compare(old, new);
-        let changed: Set = compare.modified.union(&compare.added).cloned().collect();
+        let changed = compare.modified.union(&compare.added);
         let mut conflicts = Vec::new();
         for (manager, owned) in managers.iter() {
             if manager == workflow {
                 continue;
             }
-            for path in owned.set.intersection(&changed) {
+            for path in owned.set.intersection(&changed).paths() {
                 conflicts.push(Conflict {
                     manager: manager.clone(),
-                    path: path.clone(),
+                    path,
                 });
             }
         }
@@ -79,12 +79,7 @@ impl<S: ApplySchema> Updater<'_, S> {
             if manager == workflow {
                 continue;
             }
-            owned.set = owned
-                .set
-                .difference(&changed)
-                .filter(|p| !compare.removed.contains(*p))
-                .cloned()
-                .collect();
+            owned.set = owned.set.difference(&changed).difference(&compare.removed);
         }
         managers.retain(|_, owned| !owned.set.is_empty());
         Ok(compare)
@@ -104,10 +99,13 @@ impl<S: ApplySchema> Updater<'_, S> {
         let compare = self
             .update_others(live, new, &mut managers, manager, true)
             .unwrap_or_default();
-        let mut set = managers.remove(manager).map(|v| v.set).unwrap_or_default();
-        set.retain(|p| !compare.removed.contains(p));
-        set.extend(compare.modified.iter().cloned());
-        set.extend(compare.added.iter().cloned());
+        let mut set = managers
+            .remove(manager)
+            .map(|v| v.set)
+            .unwrap_or_default()
+            .difference(&compare.removed);
+        set.union_with(&compare.modified);
+        set.union_with(&compare.added);
         let set = recursive_difference(&set, self.ignored);
         if !set.is_empty() {
             managers.insert(
@@ -161,26 +159,19 @@ impl<S: ApplySchema> Updater<'_, S> {
         let pruned =
             remove_items(merged, &ensure_named_fields(last, s), s).unwrap_or(empty.clone());
         // Add back what anyone owns.
-        let managed: Set = managers
-            .values()
-            .flat_map(|v| v.set.iter().cloned())
-            .collect();
+        let mut managed = Set::new();
+        for owned in managers.values() {
+            managed.union_with(&owned.set);
+        }
         let merged_set = ensure_named_fields(&to_field_set(merged, s), s);
         let pruned_set = ensure_named_fields(&to_field_set(&pruned, s), s);
-        let keep: Set = pruned_set
-            .union(&ensure_named_fields(&managed, s))
-            .cloned()
-            .collect();
-        let remove: Set = merged_set.difference(&keep).cloned().collect();
+        let keep = pruned_set.union(&ensure_named_fields(&managed, s));
+        let remove = merged_set.difference(&keep);
         let pruned = remove_items(merged, &remove, s).unwrap_or(empty.clone());
         // Add back what the manager did not own last time (dangling items).
         let pruned_set = ensure_named_fields(&to_field_set(&pruned, s), s);
         let last = ensure_named_fields(last, s);
-        let remove: Set = merged_set
-            .difference(&pruned_set)
-            .filter(|p| last.contains(*p))
-            .cloned()
-            .collect();
+        let remove = merged_set.difference(&pruned_set).intersection(&last);
         remove_items(merged, &remove, s).unwrap_or(empty)
     }
 }

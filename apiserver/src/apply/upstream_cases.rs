@@ -71,7 +71,7 @@ fn run(schema: &Crd, ops: Vec<Op>, object: Value, managed: Vec<(&str, Vec<Path>)
         .into_iter()
         .map(|(m, paths)| (m.to_owned(), paths.into_iter().collect()))
         .collect();
-    expected.sort();
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(got, expected);
 }
 

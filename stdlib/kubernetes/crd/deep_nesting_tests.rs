@@ -6,6 +6,11 @@ use serde_json::{Value as J, json};
 
 use super::{CompileOptions, Schema, Validator, defaulting, list_invariants, openapi, pruning};
 use crate::documents::{DEEP_STACK, MAX_DEPTH, read_body, read_manifests, with_deep_stack};
+use crate::kubernetes::merge::{apply_schema::OpenApi, fieldpath, typed};
+
+/// No schema for the structured merge: every map key is a member of a field set, the
+/// largest set a chain makes.
+const UNTYPED: Option<OpenApi<'static>> = None;
 
 /// A custom resource's schema whose `spec.a` keeps any value (so the schema is shallow and
 /// the data deep), with a default and two rules: one that compares the deep field whole
@@ -131,7 +136,7 @@ fn resident_bytes_of(address: usize) -> usize {
 #[test]
 fn walkers_fit_the_deep_stack() {
     type Step = (&'static str, fn(J));
-    let steps: [Step; 13] = [
+    let steps: [Step; 16] = [
         ("nothing (the thread's own use)", std::mem::forget),
         ("read (JSON)", |v| {
             std::mem::forget(read_body(deep_text(MAX_DEPTH, 1, 1).as_bytes(), false));
@@ -169,6 +174,23 @@ fn walkers_fit_the_deep_stack() {
         ("CEL value (conversion and drop)", |v| {
             drop(kcel::Value::from(&v));
             std::mem::forget(v);
+        }),
+        ("field set and fieldsV1 (both ways)", |v| {
+            let set = typed::to_field_set(&v, &UNTYPED);
+            let fields = fieldpath::to_fields_v1(&set);
+            let read = fieldpath::from_fields_v1(&fields).expect("fieldsV1");
+            assert!(read == set);
+            std::mem::forget((set, fields, read, v));
+        }),
+        ("comparison (of a changed leaf)", |v| {
+            let mut other = v.clone();
+            other["spec"]["limit"] = json!(2);
+            let c = typed::compare(&v, &other, &UNTYPED);
+            assert!(!c.modified.is_empty());
+            std::mem::forget((c, other, v));
+        }),
+        ("merge (an apply)", |v| {
+            std::mem::forget((typed::merge(&v, &v, &UNTYPED), v));
         }),
         ("validation with rules (an update)", |v| {
             let validator = Validator::new(&schema(), CompileOptions::default());

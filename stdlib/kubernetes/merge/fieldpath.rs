@@ -4,10 +4,11 @@
 //! A path is a list of elements: a field of a map (`f:<name>`), an item of a list of type
 //! map named by its key fields (`k:{"name":"x"}`), an item of a set named by its value
 //! (`v:"a"`), or an item named by its position (`i:0`). A set is the set of paths that are
-//! its members; in `FieldsV1` a member that also has members below it carries `".": {}`.
+//! its members, kept as a tree of elements; in `FieldsV1` a member that also has members
+//! below it carries `".": {}`.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -28,8 +29,184 @@ pub enum PathElement {
 /// A path from the root of an object.
 pub type Path = Vec<PathElement>;
 
-/// A set of paths: its members.
-pub type Set = BTreeSet<Path>;
+/// A set of paths, kept as structured-merge-diff keeps it: a tree of path elements, each
+/// node saying whether the path that leads to it is a member. A path's prefix is stored
+/// once whatever the number of members below it, so the set of an object `N` levels deep
+/// holds `N` nodes, not `N` paths of up to `N` elements. Every child holds a member (no
+/// empty branches), so equal sets are equal trees.
+///
+/// The operations walk the tree recursively, one small frame per level; like serde_json's
+/// `Drop` and `Clone` of a deep value (and the derived ones here), they run on the server's
+/// deep stack ([`crate::documents::DEEP_STACK`]) for sets as deep as a document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Set {
+    member: bool,
+    children: BTreeMap<PathElement, Set>,
+}
+
+impl Set {
+    /// The empty set.
+    pub const fn new() -> Set {
+        Set {
+            member: false,
+            children: BTreeMap::new(),
+        }
+    }
+
+    /// Whether the set has no members.
+    pub fn is_empty(&self) -> bool {
+        !self.member && self.children.is_empty()
+    }
+
+    /// The number of members.
+    pub fn len(&self) -> usize {
+        usize::from(self.member) + self.children.values().map(Set::len).sum::<usize>()
+    }
+
+    /// Adds a path.
+    pub fn insert(&mut self, path: &[PathElement]) {
+        let mut node = self;
+        for element in path {
+            node = node.children.entry(element.clone()).or_default();
+        }
+        node.member = true;
+    }
+
+    /// Whether a path is a member.
+    pub fn contains(&self, path: &[PathElement]) -> bool {
+        let mut node = self;
+        for element in path {
+            match node.children.get(element) {
+                Some(child) => node = child,
+                None => return false,
+            }
+        }
+        node.member
+    }
+
+    /// Whether the empty path (the root) is a member.
+    pub fn has_root(&self) -> bool {
+        self.member
+    }
+
+    /// Makes the empty path (the root) a member or not.
+    pub fn set_root(&mut self, member: bool) {
+        self.member = member;
+    }
+
+    /// The members that start with `element`, without it (upstream's `WithPrefix`), if any.
+    pub fn child(&self, element: &PathElement) -> Option<&Set> {
+        self.children.get(element)
+    }
+
+    /// The first elements of the members, with the members below each (without it).
+    pub fn children(&self) -> impl Iterator<Item = (&PathElement, &Set)> {
+        self.children.iter()
+    }
+
+    /// Adds `set` below `element` (each member `p` of `set` as `element` + `p`).
+    pub fn add_child(&mut self, element: PathElement, set: Set) {
+        if set.is_empty() {
+            return;
+        }
+        match self.children.entry(element) {
+            std::collections::btree_map::Entry::Vacant(entry) => {
+                entry.insert(set);
+            }
+            std::collections::btree_map::Entry::Occupied(mut entry) => {
+                entry.get_mut().union_with(&set);
+            }
+        }
+    }
+
+    /// Adds the members of `other`.
+    pub fn union_with(&mut self, other: &Set) {
+        self.member |= other.member;
+        for (element, child) in &other.children {
+            match self.children.get_mut(element) {
+                Some(mine) => mine.union_with(child),
+                None => {
+                    self.children.insert(element.clone(), child.clone());
+                }
+            }
+        }
+    }
+
+    /// The members of either set.
+    pub fn union(&self, other: &Set) -> Set {
+        let mut out = self.clone();
+        out.union_with(other);
+        out
+    }
+
+    /// The members of this set that are not members of `other`.
+    pub fn difference(&self, other: &Set) -> Set {
+        let mut out = Set {
+            member: self.member && !other.member,
+            children: BTreeMap::new(),
+        };
+        for (element, child) in &self.children {
+            match other.children.get(element) {
+                Some(theirs) => out.add_child(element.clone(), child.difference(theirs)),
+                None => {
+                    out.children.insert(element.clone(), child.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The members of both sets.
+    pub fn intersection(&self, other: &Set) -> Set {
+        let mut out = Set {
+            member: self.member && other.member,
+            children: BTreeMap::new(),
+        };
+        for (element, child) in &self.children {
+            if let Some(theirs) = other.children.get(element) {
+                out.add_child(element.clone(), child.intersection(theirs));
+            }
+        }
+        out
+    }
+
+    /// The members, in order (each path written out: for tests and reports).
+    pub fn paths(&self) -> Vec<Path> {
+        let mut out = Vec::new();
+        let mut path = Vec::new();
+        // Each frame: a node's children still to visit.
+        let mut stack = vec![self.children.iter()];
+        if self.member {
+            out.push(Vec::new());
+        }
+        while let Some(next) = stack.last_mut().map(Iterator::next) {
+            match next {
+                Some((element, child)) => {
+                    path.push(element.clone());
+                    if child.member {
+                        out.push(path.clone());
+                    }
+                    stack.push(child.children.iter());
+                }
+                None => {
+                    stack.pop();
+                    path.pop();
+                }
+            }
+        }
+        out
+    }
+}
+
+impl FromIterator<Path> for Set {
+    fn from_iter<I: IntoIterator<Item = Path>>(paths: I) -> Set {
+        let mut set = Set::new();
+        for path in paths {
+            set.insert(&path);
+        }
+        set
+    }
+}
 
 fn rank(v: &Value) -> u8 {
     match v {
@@ -165,7 +342,7 @@ pub enum FieldsError {
     /// A key of another kind than `f`, `k`, `v`, `i`.
     #[error("unknown path element type {0:?}")]
     ElementType(String),
-    /// Deeper than 256 levels.
+    /// Deeper than the documents reader reads ([`crate::documents::MAX_DEPTH`]).
     #[error("fieldsV1 nested too deeply")]
     TooDeep,
     /// A member that is not an object.
@@ -219,54 +396,28 @@ impl PathElement {
     }
 }
 
-/// The paths of `set` that start with `element`, without it (upstream's `WithPrefix`).
-pub fn with_prefix(set: &Set, element: &PathElement) -> Set {
-    let start = vec![element.clone()];
-    set.range(start..)
-        .take_while(|p| p.first() == Some(element))
-        .filter(|p| p.len() > 1)
-        .map(|p| p[1..].to_vec())
-        .collect()
-}
-
-/// Whether any member of `set` starts with `element` and goes below it.
-pub fn has_below(set: &Set, element: &PathElement) -> bool {
-    let start = vec![element.clone()];
-    set.range(start..)
-        .take_while(|p| p.first() == Some(element))
-        .any(|p| p.len() > 1)
-}
-
 /// `set` without the members that are in `remove` or below one of its members (upstream's
-/// `RecursiveDifference`).
+/// `RecursiveDifference`; the root of `remove` removes nothing).
 pub fn recursive_difference(set: &Set, remove: &Set) -> Set {
-    set.iter()
-        .filter(|p| !(1..=p.len()).any(|n| remove.contains(&p[..n])))
-        .cloned()
-        .collect()
-}
-
-#[derive(Default)]
-struct Node {
-    member: bool,
-    children: BTreeMap<PathElement, Node>,
-}
-
-fn tree(set: &Set) -> Node {
-    let mut root = Node::default();
-    for path in set {
-        let mut node = &mut root;
-        for element in path {
-            node = node.children.entry(element.clone()).or_default();
+    let mut out = Set {
+        member: set.member,
+        children: BTreeMap::new(),
+    };
+    for (element, child) in &set.children {
+        match remove.children.get(element) {
+            Some(gone) if gone.member => {}
+            Some(gone) => out.add_child(element.clone(), recursive_difference(child, gone)),
+            None => {
+                out.children.insert(element.clone(), child.clone());
+            }
         }
-        node.member = true;
     }
-    root
+    out
 }
 
 /// Writes a set as `FieldsV1`.
 pub fn to_fields_v1(set: &Set) -> Value {
-    fn write(node: &Node, include_self: bool) -> Map<String, Value> {
+    fn write(node: &Set, include_self: bool) -> Map<String, Value> {
         let mut out = Map::new();
         if include_self && node.member && !node.children.is_empty() {
             out.insert(".".to_owned(), Value::Object(Map::new()));
@@ -276,35 +427,37 @@ pub fn to_fields_v1(set: &Set) -> Value {
         }
         out
     }
-    Value::Object(write(&tree(set), false))
+    Value::Object(write(set, false))
 }
 
-/// Reads `FieldsV1` into a set.
+/// Reads `FieldsV1` into a set, as deep as the documents reader reads
+/// ([`crate::documents::MAX_DEPTH`]).
 pub fn from_fields_v1(fields: &Value) -> Result<Set, FieldsError> {
-    fn read(node: &Value, path: &mut Path, out: &mut Set, depth: usize) -> Result<(), FieldsError> {
-        if depth > 256 {
+    fn read(node: &Value, out: &mut Set, depth: usize) -> Result<(), FieldsError> {
+        if depth > crate::documents::MAX_DEPTH {
             return Err(FieldsError::TooDeep);
         }
         let map = node.as_object().ok_or(FieldsError::NotAnObject)?;
         for (key, child) in map {
             if key == "." {
-                if !path.is_empty() {
-                    out.insert(path.clone());
+                if depth > 0 {
+                    out.member = true;
                 }
                 continue;
             }
-            path.push(PathElement::from_key(key)?);
+            let element = PathElement::from_key(key)?;
+            let mut below = Set::new();
             if child.as_object().is_some_and(Map::is_empty) {
-                out.insert(path.clone());
+                below.member = true;
             } else {
-                read(child, path, out, depth + 1)?;
+                read(child, &mut below, depth + 1)?;
             }
-            path.pop();
+            out.add_child(element, below);
         }
         Ok(())
     }
     let mut out = Set::new();
-    read(fields, &mut Vec::new(), &mut out, 0)?;
+    read(fields, &mut out, 0)?;
     Ok(out)
 }
 
@@ -359,8 +512,12 @@ mod tests {
             .into_iter()
             .collect();
         let a = PathElement::Field("a".into());
-        assert_eq!(with_prefix(&set, &a).len(), 2);
-        assert!(has_below(&set, &a));
+        assert_eq!(set.child(&a).map(Set::len), Some(2));
+        assert_eq!(set.len(), 3);
+        assert_eq!(
+            set.paths(),
+            [path(&["f:a", "f:b"]), path(&["f:a", "f:c"]), path(&["f:d"])]
+        );
         let remove: Set = [path(&["f:a"])].into_iter().collect();
         assert_eq!(
             recursive_difference(&set, &remove),
@@ -368,5 +525,54 @@ mod tests {
         );
         assert!(PathElement::from_key("x:1").is_err());
         assert!(from_fields_v1(&json!({"f:a": 1})).is_err());
+    }
+
+    // Upstream: fieldpath/set_test.go (TestSetUnion, TestSetDifference,
+    // TestSetIntersection, TestEnsureNamedFieldsAreMembers' tree form): members only,
+    // a prefix of a member is not one.
+    #[test]
+    fn set_operations_are_member_wise() {
+        let a: Set = [path(&["f:a", "f:b"]), path(&["f:a"]), path(&["f:c"])]
+            .into_iter()
+            .collect();
+        let b: Set = [path(&["f:a", "f:b"]), path(&["f:d", "f:e"])]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            a.union(&b).paths(),
+            [
+                path(&["f:a"]),
+                path(&["f:a", "f:b"]),
+                path(&["f:c"]),
+                path(&["f:d", "f:e"])
+            ]
+        );
+        assert_eq!(a.difference(&b).paths(), [path(&["f:a"]), path(&["f:c"])]);
+        assert_eq!(a.intersection(&b).paths(), [path(&["f:a", "f:b"])]);
+        assert!(!b.contains(&path(&["f:d"])));
+        assert!(b.difference(&b).is_empty());
+        assert_eq!(b.difference(&b), Set::new());
+    }
+
+    // Issue 28: fieldsV1 is read as deep as the documents reader reads, no deeper.
+    #[test]
+    fn fields_v1_as_deep_as_documents() {
+        crate::documents::with_deep_stack(|| {
+            let deep = |levels: usize| {
+                let mut v = json!({});
+                for _ in 0..levels {
+                    // Moved in (`json!` would copy `v` whole at every level).
+                    v = Value::Object(Map::from_iter([("f:a".to_owned(), v)]));
+                }
+                v
+            };
+            let set = from_fields_v1(&deep(crate::documents::MAX_DEPTH)).unwrap();
+            assert_eq!(set.len(), 1);
+            assert_eq!(to_fields_v1(&set), deep(crate::documents::MAX_DEPTH));
+            assert!(matches!(
+                from_fields_v1(&deep(crate::documents::MAX_DEPTH + 2)),
+                Err(FieldsError::TooDeep)
+            ));
+        });
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::apply_schema::{
     ApplySchema, ListType, Node, ScalarType, Shape, list_items, map_child, shape_of,
 };
-use super::fieldpath::{Path, PathElement, PathText, Set, has_below, with_prefix};
+use super::fieldpath::{Path, PathElement, PathText, Set};
 
 /// The paths added, modified and removed between two values.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -111,47 +111,38 @@ fn is_empty_map(v: &Value) -> bool {
 /// of granular lists, map keys that are not declared fields, and fields that are null or
 /// empty maps.
 pub fn to_field_set<S: ApplySchema>(value: &Value, node: &Node<S>) -> Set {
-    let mut out = Set::new();
-    field_set(value, node, &mut Vec::new(), &mut out, 0);
-    out.remove(&Vec::new());
+    let mut out = field_set(value, node, 0);
+    out.set_root(false);
     out
 }
 
-fn field_set<S: ApplySchema>(
-    value: &Value,
-    node: &Node<S>,
-    path: &mut Path,
-    out: &mut Set,
-    depth: usize,
-) {
-    if depth > MAX_DEPTH {
-        out.insert(path.clone());
-        return;
+/// The field set of `value`, with its paths relative to it; the value itself is a member
+/// when it is a leaf.
+fn field_set<S: ApplySchema>(value: &Value, node: &Node<S>, depth: usize) -> Set {
+    let mut out = Set::new();
+    if depth >= MAX_DEPTH {
+        out.set_root(true);
+        return out;
     }
     match shape_of(node, Some(value)) {
         Shape::Map { atomic: false } => {
             let Some(map) = value.as_object() else {
-                if !value.is_null() {
-                    out.insert(path.clone());
-                }
-                return;
+                out.set_root(!value.is_null());
+                return out;
             };
             for (key, child) in map {
                 let (child_node, declared) = map_child(node, key);
-                path.push(PathElement::Field(key.clone()));
-                field_set(child, &child_node, path, out, depth + 1);
+                let mut below = field_set(child, &child_node, depth + 1);
                 if child.is_null() || is_empty_map(child) || !declared {
-                    out.insert(path.clone());
+                    below.set_root(true);
                 }
-                path.pop();
+                out.add_child(PathElement::Field(key.clone()), below);
             }
         }
         Shape::List(list) if list != ListType::Atomic => {
             let Some(values) = value.as_array() else {
-                if !value.is_null() {
-                    out.insert(path.clone());
-                }
-                return;
+                out.set_root(!value.is_null());
+                return out;
             };
             let items = list_items(node);
             let all = elements(&list, &items, values);
@@ -159,34 +150,39 @@ fn field_set<S: ApplySchema>(
             let mut duplicates = BTreeSet::new();
             for (pe, _) in &all {
                 if !seen.insert(pe.clone()) && duplicates.insert(pe.clone()) {
-                    path.push(pe.clone());
-                    out.insert(path.clone());
-                    path.pop();
+                    out.insert(std::slice::from_ref(pe));
                 }
             }
             for (pe, child) in all {
                 if duplicates.contains(&pe) {
                     continue;
                 }
-                path.push(pe);
-                field_set(child, &items, path, out, depth + 1);
-                out.insert(path.clone());
-                path.pop();
+                let mut below = field_set(child, &items, depth + 1);
+                below.set_root(true);
+                out.add_child(pe, below);
             }
         }
-        _ => {
-            out.insert(path.clone());
-        }
+        _ => out.set_root(true),
     }
+    out
 }
 
-/// Values nest at most this deep in field sets and merges (deeper values are treated as
-/// leaves): a limit of this layer's own, below the documents' 10,000
-/// ([`crate::documents::MAX_DEPTH`]), because a field set as deep as its object puts
-/// `metadata.managedFields[].fieldsV1` four levels deeper than the object, past what
-/// readers accept for a 10,000-level object. structured-merge-diff (`tofieldset.go`) has no
-/// limit: a known difference for values nested past 128 levels.
-const MAX_DEPTH: usize = 128;
+/// Values nest at most this deep in field sets, comparisons, merges and the checks of
+/// [`validation_errors`] and [`atomics`]; a value this deep is taken whole, as a leaf. It
+/// is the documents' limit ([`crate::documents::MAX_DEPTH`], Kubernetes' 10,000) less
+/// [`FIELDS_V1_DEPTH`]: a field set is stored as `metadata.managedFields[i].fieldsV1`, one
+/// map per path element inside five levels of the object (the object, `metadata`,
+/// `managedFields`, the entry, `fieldsV1`), so a path one element longer would make an
+/// object that no reader accepts back. structured-merge-diff (`tofieldset.go`) has no
+/// limit, so kube-apiserver's stored form of such an object would pass encoding/json's
+/// 10,000 levels over the whole document (not checked against a running kube-apiserver).
+/// Here every answered write reads back: a known difference for the innermost five levels
+/// of a 10,000-level object, which are owned whole with the value five levels up.
+pub const MAX_DEPTH: usize = crate::documents::MAX_DEPTH - FIELDS_V1_DEPTH;
+
+/// The levels of an object around a field set stored in it: the object, `metadata`,
+/// `managedFields`, the entry and `fieldsV1`.
+pub const FIELDS_V1_DEPTH: usize = 5;
 
 /// Why an item cannot be named in its list, in structured-merge-diff's words.
 fn item_problem<S: ApplySchema>(list: &ListType, items: &Node<S>, item: &Value) -> Option<String> {
@@ -278,7 +274,7 @@ fn problems<S: ApplySchema>(
         }
 
         fn value(&mut self, value: &Value, node: &Node<S>, depth: usize) {
-            if depth > MAX_DEPTH {
+            if depth >= MAX_DEPTH {
                 return;
             }
             match shape_of(node, Some(value)) {
@@ -415,7 +411,7 @@ fn mismatches_at<S: ApplySchema>(
     let Some(schema) = node.as_ref() else {
         return;
     };
-    if value.is_null() || depth > MAX_DEPTH {
+    if value.is_null() || depth >= MAX_DEPTH {
         return;
     }
     let problem = match schema.shape() {
@@ -556,131 +552,147 @@ fn same_kind(a: &Value, b: &Value) -> bool {
 
 /// Compares two values (upstream's `Compare`).
 pub fn compare<S: ApplySchema>(old: &Value, new: &Value, node: &Node<S>) -> Comparison {
-    let mut c = Comparison::default();
-    compare_at(Some(old), Some(new), node, &mut Vec::new(), &mut c, 0);
-    c.added.remove(&Vec::new());
-    c.modified.remove(&Vec::new());
-    c.removed.remove(&Vec::new());
+    let mut c = compare_at(Some(old), Some(new), node, 0);
+    c.added.set_root(false);
+    c.modified.set_root(false);
+    c.removed.set_root(false);
     c
 }
 
-fn leaf(l: Option<&Value>, r: Option<&Value>, path: &Path, c: &mut Comparison) {
+fn leaf(l: Option<&Value>, r: Option<&Value>, c: &mut Comparison) {
     match (l, r) {
-        (None, _) => {
-            c.added.insert(path.clone());
-        }
-        (_, None) => {
-            c.removed.insert(path.clone());
-        }
-        (Some(l), Some(r)) if l != r => {
-            c.modified.insert(path.clone());
-        }
+        (None, _) => c.added.set_root(true),
+        (_, None) => c.removed.set_root(true),
+        (Some(l), Some(r)) if l != r => c.modified.set_root(true),
         _ => {}
     }
 }
 
+impl Comparison {
+    /// Adds the comparison of a member below `element`.
+    fn add_child(&mut self, element: &PathElement, below: Comparison) {
+        self.added.add_child(element.clone(), below.added);
+        self.modified.add_child(element.clone(), below.modified);
+        self.removed.add_child(element.clone(), below.removed);
+    }
+}
+
+/// The comparison of `l` and `r`, with paths relative to them.
 fn compare_at<S: ApplySchema>(
     l: Option<&Value>,
     r: Option<&Value>,
     node: &Node<S>,
-    path: &mut Path,
-    c: &mut Comparison,
     depth: usize,
-) {
+) -> Comparison {
+    let mut c = Comparison::default();
     let mixed =
         matches!((l, r), (Some(a), Some(b)) if !a.is_null() && !b.is_null() && !same_kind(a, b));
     let shape = shape_of(node, r.filter(|v| !v.is_null()).or(l));
-    if mixed || depth > MAX_DEPTH {
-        leaf(l, r, path, c);
-        return;
+    if mixed || depth >= MAX_DEPTH {
+        leaf(l, r, &mut c);
+        return c;
     }
     match shape {
-        Shape::Map { atomic: false } => {
-            let lm = l.and_then(Value::as_object);
-            let rm = r.and_then(Value::as_object);
-            if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
-                leaf(l, r, path, c);
-            } else {
-                let mut keys: Vec<&String> = lm.into_iter().flat_map(Map::keys).collect();
-                keys.extend(rm.into_iter().flat_map(Map::keys));
-                let keys: BTreeSet<&String> = keys.into_iter().collect();
-                for key in keys {
-                    let (child, _) = map_child(node, key);
-                    path.push(PathElement::Field(key.clone()));
-                    compare_at(
-                        lm.and_then(|m| m.get(key)),
-                        rm.and_then(|m| m.get(key)),
-                        &child,
-                        path,
-                        c,
-                        depth + 1,
-                    );
-                    path.pop();
-                }
-            }
-        }
-        Shape::List(list) if list != ListType::Atomic => {
-            let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
-            let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
-            if la.is_empty() && ra.is_empty() {
-                leaf(l, r, path, c);
-            } else {
-                let items = list_items(node);
-                let group = |values| {
-                    let mut map: BTreeMap<PathElement, Vec<&Value>> = BTreeMap::new();
-                    for (pe, v) in elements(&list, &items, values) {
-                        map.entry(pe).or_default().push(v);
-                    }
-                    map
-                };
-                let (lg, rg) = (group(la), group(ra));
-                let pes: BTreeSet<&PathElement> = lg.keys().chain(rg.keys()).collect();
-                for pe in pes {
-                    let ls = lg.get(pe).map_or(&[][..], |v| v);
-                    let rs = rg.get(pe).map_or(&[][..], |v| v);
-                    path.push(pe.clone());
-                    match (ls.len(), rs.len()) {
-                        (0..=1, 0..=1) => compare_at(
-                            ls.first().copied(),
-                            rs.first().copied(),
-                            &items,
-                            path,
-                            c,
-                            depth + 1,
-                        ),
-                        (2.., 2..) => {
-                            if ls != rs {
-                                c.modified.insert(path.clone());
-                            }
-                        }
-                        (2.., _) => {
-                            if let Some(r) = rs.first() {
-                                compare_at(None, Some(r), &items, path, c, depth + 1);
-                            }
-                            c.removed.insert(path.clone());
-                        }
-                        (_, _) => {
-                            if let Some(l) = ls.first() {
-                                compare_at(Some(l), None, &items, path, c, depth + 1);
-                            }
-                            c.added.insert(path.clone());
-                        }
-                    }
-                    path.pop();
-                }
-            }
-        }
-        _ => leaf(l, r, path, c),
+        Shape::Map { atomic: false } => c = compare_map(l, r, node, depth),
+        Shape::List(list) if list != ListType::Atomic => c = compare_list(list, l, r, node, depth),
+        _ => leaf(l, r, &mut c),
     }
     match (l, r) {
-        (None, Some(_)) => {
-            c.added.insert(path.clone());
-        }
-        (Some(_), None) => {
-            c.removed.insert(path.clone());
-        }
+        (None, Some(_)) => c.added.set_root(true),
+        (Some(_), None) => c.removed.set_root(true),
         _ => {}
     }
+    c
+}
+
+/// [`compare_at`] of two maps (a function of its own: its locals stay off the frames of the
+/// other shapes, so deep values take less stack).
+fn compare_map<S: ApplySchema>(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Comparison {
+    let mut c = Comparison::default();
+    let lm = l.and_then(Value::as_object);
+    let rm = r.and_then(Value::as_object);
+    if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
+        leaf(l, r, &mut c);
+    } else {
+        let mut keys: Vec<&String> = lm.into_iter().flat_map(Map::keys).collect();
+        keys.extend(rm.into_iter().flat_map(Map::keys));
+        let keys: BTreeSet<&String> = keys.into_iter().collect();
+        for key in keys {
+            let (child, _) = map_child(node, key);
+            let below = compare_at(
+                lm.and_then(|m| m.get(key)),
+                rm.and_then(|m| m.get(key)),
+                &child,
+                depth + 1,
+            );
+            c.add_child(&PathElement::Field(key.clone()), below);
+        }
+    }
+    c
+}
+
+/// [`compare_at`] of two granular lists.
+fn compare_list<S: ApplySchema>(
+    list: ListType,
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Comparison {
+    let mut c = Comparison::default();
+    let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
+    let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
+    if la.is_empty() && ra.is_empty() {
+        leaf(l, r, &mut c);
+    } else {
+        let items = list_items(node);
+        let group = |values| {
+            let mut map: BTreeMap<PathElement, Vec<&Value>> = BTreeMap::new();
+            for (pe, v) in elements(&list, &items, values) {
+                map.entry(pe).or_default().push(v);
+            }
+            map
+        };
+        let (lg, rg) = (group(la), group(ra));
+        let pes: BTreeSet<&PathElement> = lg.keys().chain(rg.keys()).collect();
+        for pe in pes {
+            let ls = lg.get(pe).map_or(&[][..], |v| v);
+            let rs = rg.get(pe).map_or(&[][..], |v| v);
+            let below = match (ls.len(), rs.len()) {
+                (0..=1, 0..=1) => {
+                    compare_at(ls.first().copied(), rs.first().copied(), &items, depth + 1)
+                }
+                (2.., 2..) => {
+                    let mut below = Comparison::default();
+                    below.modified.set_root(ls != rs);
+                    below
+                }
+                (2.., _) => {
+                    let mut below = match rs.first() {
+                        Some(r) => compare_at(None, Some(r), &items, depth + 1),
+                        None => Comparison::default(),
+                    };
+                    below.removed.set_root(true);
+                    below
+                }
+                (_, _) => {
+                    let mut below = match ls.first() {
+                        Some(l) => compare_at(Some(l), None, &items, depth + 1),
+                        None => Comparison::default(),
+                    };
+                    below.added.set_root(true);
+                    below
+                }
+            };
+            c.add_child(pe, below);
+        }
+    }
+    c
 }
 
 /// The paths of the atomic lists, maps and structs in an apply configuration (upstream's
@@ -700,7 +712,7 @@ fn atomics_at<S: ApplySchema>(
     out: &mut Vec<String>,
     depth: usize,
 ) {
-    if depth > MAX_DEPTH {
+    if depth >= MAX_DEPTH {
         return;
     }
     match (value, shape_of(node, Some(value))) {
@@ -752,116 +764,131 @@ fn merge_at<S: ApplySchema>(
 ) -> Option<Value> {
     let mixed =
         matches!((l, r), (Some(a), Some(b)) if !a.is_null() && !b.is_null() && !same_kind(a, b));
-    if mixed || depth > MAX_DEPTH {
+    if mixed || depth >= MAX_DEPTH {
         return r.or(l).cloned();
     }
     match shape_of(node, r.filter(|v| !v.is_null()).or(l)) {
-        Shape::Map { atomic: false } => {
-            let lm = l.and_then(Value::as_object);
-            let rm = r.and_then(Value::as_object);
-            if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
-                return r.or(l).cloned();
-            }
-            let mut out = Map::new();
-            for (key, lv) in lm.into_iter().flatten() {
-                let (child, _) = map_child(node, key);
-                if let Some(v) = merge_at(Some(lv), rm.and_then(|m| m.get(key)), &child, depth + 1)
-                {
-                    out.insert(key.clone(), v);
-                }
-            }
-            for (key, rv) in rm.into_iter().flatten() {
-                if lm.is_some_and(|m| m.contains_key(key)) {
-                    continue;
-                }
-                let (child, _) = map_child(node, key);
-                if let Some(v) = merge_at(None, Some(rv), &child, depth + 1) {
-                    out.insert(key.clone(), v);
-                }
-            }
-            Some(Value::Object(out))
-        }
-        Shape::List(list) if list != ListType::Atomic => {
-            let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
-            let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
-            if la.is_empty() && ra.is_empty() {
-                return r.or(l).cloned();
-            }
-            let items = list_items(node);
-            let (lhs, observed_l) = first_occurrences(elements(&list, &items, la));
-            let (rhs, observed_r) = first_occurrences(elements(&list, &items, ra));
-            let shared: Vec<&PathElement> = rhs
-                .iter()
-                .filter(|pe| observed_l.contains_key(pe))
-                .collect();
-            let mut next_shared = 0;
-            let mut merged = BTreeSet::new();
-            let mut out = Vec::new();
-            let (mut li, mut ri) = (0, 0);
-            let mut push = |v: Option<Value>| {
-                if let Some(v) = v {
-                    out.push(v);
-                }
-            };
-            while li < lhs.len() || ri < rhs.len() {
-                if li < lhs.len() && ri < rhs.len() {
-                    let pe = &lhs[li];
-                    if *pe == rhs[ri] {
-                        merged.insert(pe.clone());
-                        push(merge_at(
-                            observed_l.get(pe).copied(),
-                            observed_r.get(pe).copied(),
-                            &items,
-                            depth + 1,
-                        ));
-                        li += 1;
-                        ri += 1;
-                        next_shared += 1;
-                        continue;
-                    }
-                    if observed_r.contains_key(pe)
-                        && shared.get(next_shared).is_some_and(|s| *s != pe)
-                    {
-                        li += 1;
-                        continue;
-                    }
-                }
-                if li < lhs.len() {
-                    let pe = &lhs[li];
-                    if !observed_r.contains_key(pe) {
-                        push(merge_at(
-                            observed_l.get(pe).copied(),
-                            None,
-                            &items,
-                            depth + 1,
-                        ));
-                        li += 1;
-                        continue;
-                    }
-                    if merged.contains(pe) {
-                        li += 1;
-                        continue;
-                    }
-                }
-                if ri < rhs.len() {
-                    let pe = &rhs[ri];
-                    merged.insert(pe.clone());
-                    push(merge_at(
-                        observed_l.get(pe).copied(),
-                        observed_r.get(pe).copied(),
-                        &items,
-                        depth + 1,
-                    ));
-                    ri += 1;
-                    if shared.get(next_shared) == Some(&pe) {
-                        next_shared += 1;
-                    }
-                }
-            }
-            Some(Value::Array(out))
-        }
+        Shape::Map { atomic: false } => merge_map(l, r, node, depth),
+        Shape::List(list) if list != ListType::Atomic => merge_list(list, l, r, node, depth),
         _ => r.or(l).cloned(),
     }
+}
+
+/// [`merge_at`] of two maps (a function of its own: its locals stay off the frames of the
+/// other shapes, so deep values take less stack).
+fn merge_map<S: ApplySchema>(
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Option<Value> {
+    let lm = l.and_then(Value::as_object);
+    let rm = r.and_then(Value::as_object);
+    if lm.is_none_or(Map::is_empty) && rm.is_none_or(Map::is_empty) {
+        return r.or(l).cloned();
+    }
+    let mut out = Map::new();
+    for (key, lv) in lm.into_iter().flatten() {
+        let (child, _) = map_child(node, key);
+        if let Some(v) = merge_at(Some(lv), rm.and_then(|m| m.get(key)), &child, depth + 1) {
+            out.insert(key.clone(), v);
+        }
+    }
+    for (key, rv) in rm.into_iter().flatten() {
+        if lm.is_some_and(|m| m.contains_key(key)) {
+            continue;
+        }
+        let (child, _) = map_child(node, key);
+        if let Some(v) = merge_at(None, Some(rv), &child, depth + 1) {
+            out.insert(key.clone(), v);
+        }
+    }
+    Some(Value::Object(out))
+}
+
+/// [`merge_at`] of two granular lists.
+fn merge_list<S: ApplySchema>(
+    list: ListType,
+    l: Option<&Value>,
+    r: Option<&Value>,
+    node: &Node<S>,
+    depth: usize,
+) -> Option<Value> {
+    let la = l.and_then(Value::as_array).map_or(&[][..], |v| v);
+    let ra = r.and_then(Value::as_array).map_or(&[][..], |v| v);
+    if la.is_empty() && ra.is_empty() {
+        return r.or(l).cloned();
+    }
+    let items = list_items(node);
+    let (lhs, observed_l) = first_occurrences(elements(&list, &items, la));
+    let (rhs, observed_r) = first_occurrences(elements(&list, &items, ra));
+    let shared: Vec<&PathElement> = rhs
+        .iter()
+        .filter(|pe| observed_l.contains_key(pe))
+        .collect();
+    let mut next_shared = 0;
+    let mut merged = BTreeSet::new();
+    let mut out = Vec::new();
+    let (mut li, mut ri) = (0, 0);
+    let mut push = |v: Option<Value>| {
+        if let Some(v) = v {
+            out.push(v);
+        }
+    };
+    while li < lhs.len() || ri < rhs.len() {
+        if li < lhs.len() && ri < rhs.len() {
+            let pe = &lhs[li];
+            if *pe == rhs[ri] {
+                merged.insert(pe.clone());
+                push(merge_at(
+                    observed_l.get(pe).copied(),
+                    observed_r.get(pe).copied(),
+                    &items,
+                    depth + 1,
+                ));
+                li += 1;
+                ri += 1;
+                next_shared += 1;
+                continue;
+            }
+            if observed_r.contains_key(pe) && shared.get(next_shared).is_some_and(|s| *s != pe) {
+                li += 1;
+                continue;
+            }
+        }
+        if li < lhs.len() {
+            let pe = &lhs[li];
+            if !observed_r.contains_key(pe) {
+                push(merge_at(
+                    observed_l.get(pe).copied(),
+                    None,
+                    &items,
+                    depth + 1,
+                ));
+                li += 1;
+                continue;
+            }
+            if merged.contains(pe) {
+                li += 1;
+                continue;
+            }
+        }
+        if ri < rhs.len() {
+            let pe = &rhs[ri];
+            merged.insert(pe.clone());
+            push(merge_at(
+                observed_l.get(pe).copied(),
+                observed_r.get(pe).copied(),
+                &items,
+                depth + 1,
+            ));
+            ri += 1;
+            if shared.get(next_shared) == Some(&pe) {
+                next_shared += 1;
+            }
+        }
+    }
+    Some(Value::Array(out))
 }
 
 /// Removes the members of `set` from a value (upstream's `RemoveItems`): fields, list
@@ -876,9 +903,15 @@ fn remove_at<S: ApplySchema>(
     node: &Node<S>,
     depth: usize,
 ) -> Option<Value> {
-    if set.is_empty() || depth > MAX_DEPTH {
+    if set.is_empty() || depth >= MAX_DEPTH {
         return Some(value.clone());
     }
+    // What becomes of a member named `pe`: gone, walked into, or kept as it is.
+    let below = |pe: &PathElement| match set.child(pe) {
+        Some(child) if child.has_root() => Err(()),
+        Some(child) => Ok(Some(child)),
+        None => Ok(None),
+    };
     match shape_of(node, Some(value)) {
         Shape::Map { atomic: false } => {
             let map = value.as_object()?;
@@ -887,15 +920,13 @@ fn remove_at<S: ApplySchema>(
             }
             let mut out = Map::new();
             for (key, child) in map {
-                let pe = PathElement::Field(key.clone());
-                if set.contains(&vec![pe.clone()]) {
-                    continue;
-                }
-                let kept = if has_below(set, &pe) {
-                    let (child_node, _) = map_child(node, key);
-                    remove_at(child, &with_prefix(set, &pe), &child_node, depth + 1)
-                } else {
-                    Some(child.clone())
+                let kept = match below(&PathElement::Field(key.clone())) {
+                    Err(()) => continue,
+                    Ok(Some(inner)) => {
+                        let (child_node, _) = map_child(node, key);
+                        remove_at(child, inner, &child_node, depth + 1)
+                    }
+                    Ok(None) => Some(child.clone()),
                 };
                 if let Some(kept) = kept {
                     out.insert(key.clone(), kept);
@@ -911,17 +942,12 @@ fn remove_at<S: ApplySchema>(
             let items = list_items(node);
             let mut out = Vec::new();
             for (pe, child) in elements(&list, &items, values) {
-                if set.contains(&vec![pe.clone()]) {
-                    continue;
-                }
-                if has_below(set, &pe) {
-                    if let Some(kept) = remove_at(child, &with_prefix(set, &pe), &items, depth + 1)
-                    {
-                        out.push(kept);
-                    }
-                } else {
-                    out.push(child.clone());
-                }
+                let kept = match below(&pe) {
+                    Err(()) => continue,
+                    Ok(Some(inner)) => remove_at(child, inner, &items, depth + 1),
+                    Ok(None) => Some(child.clone()),
+                };
+                out.extend(kept);
             }
             (!out.is_empty()).then_some(Value::Array(out))
         }
@@ -932,25 +958,22 @@ fn remove_at<S: ApplySchema>(
 /// `set` with every declared struct field that has members below it made a member itself
 /// (upstream's `EnsureNamedFieldsAreMembers`; map keys stay as they are).
 pub fn ensure_named_fields<S: ApplySchema>(set: &Set, node: &Node<S>) -> Set {
-    let mut out = set.clone();
-    for path in set {
-        let mut current = node.clone();
-        for (i, element) in path.iter().enumerate() {
-            current = match element {
-                PathElement::Field(name) => {
-                    let (child, declared) = map_child(&current, name);
-                    let typed_map = matches!(
-                        current.as_ref().map(ApplySchema::shape),
-                        Some(Shape::Map { .. })
-                    );
-                    if declared && typed_map && i + 1 < path.len() {
-                        out.insert(path[..=i].to_vec());
-                    }
-                    child
-                }
-                _ => list_items(&current),
-            };
+    let mut out = Set::new();
+    out.set_root(set.has_root());
+    let typed_map = matches!(
+        node.as_ref().map(ApplySchema::shape),
+        Some(Shape::Map { .. })
+    );
+    for (element, below) in set.children() {
+        let (child, declared) = match element {
+            PathElement::Field(name) => map_child(node, name),
+            _ => (list_items(node), false),
+        };
+        let mut ensured = ensure_named_fields(below, &child);
+        if declared && typed_map && below.children().next().is_some() {
+            ensured.set_root(true);
         }
+        out.add_child(element.clone(), ensured);
     }
     out
 }
@@ -1131,5 +1154,96 @@ mod tests {
             duplicates(&d, &deployment()),
             vec![".spec.template.spec.containers: duplicate entries for key [name=\"a\"]"]
         );
+    }
+
+    /// A chain of `depth` maps `{"a": {"a": ... {leaf: value}}}` (`depth` path elements
+    /// to the leaf), built without recursion.
+    fn chain(depth: usize, leaf: &str, value: Value) -> Value {
+        let mut v = json!({leaf: value});
+        for _ in 1..depth {
+            // Moved in (`json!` would copy `v` whole at every level).
+            v = Value::Object(Map::from_iter([("a".to_owned(), v)]));
+        }
+        v
+    }
+
+    /// The path of `chain(depth, leaf, _)`'s leaf.
+    fn chain_leaf(depth: usize, leaf: &str) -> Path {
+        let mut p = vec![PathElement::Field("a".into()); depth - 1];
+        p.push(PathElement::Field(leaf.into()));
+        p
+    }
+
+    // Issue 28: upstream's ToFieldSet has no depth limit (typed/tofieldset.go); a value
+    // 1,000 levels deep has every level in its field set (keys of an untyped map are
+    // members), the leaf 1,000 elements down, and it round-trips through fieldsV1.
+    #[test]
+    fn field_sets_of_values_1000_levels_deep() {
+        crate::documents::with_deep_stack(|| {
+            let untyped: Node<OpenApi<'static>> = None;
+            let v = chain(1_000, "x", json!(1));
+            let set = to_field_set(&v, &untyped);
+            assert_eq!(set.len(), 1_000);
+            assert!(set.contains(&chain_leaf(1_000, "x")));
+            let fields = to_fields_v1(&set);
+            assert_eq!(
+                super::super::fieldpath::from_fields_v1(&fields).unwrap(),
+                set
+            );
+        });
+    }
+
+    // Issue 28: two managers' fields 1,000 levels deep, different leaves under one chain:
+    // no conflict between them (upstream's Intersection of the two sets is the shared
+    // chain's levels, which neither changes); changing one manager's leaf is a conflict
+    // on that leaf's full path (merge/conflict_test.go's paths, at depth).
+    #[test]
+    fn deep_sets_conflict_only_on_the_changed_leaf() {
+        crate::documents::with_deep_stack(|| {
+            let untyped: Node<OpenApi<'static>> = None;
+            let a = chain(1_000, "x", json!(1));
+            let b = chain(1_000, "y", json!(2));
+            let (set_a, set_b) = (to_field_set(&a, &untyped), to_field_set(&b, &untyped));
+            let merged = merge(&a, &b, &untyped);
+            let both = compare(&a, &merged, &untyped);
+            assert!(both.modified.is_empty());
+            assert_eq!(both.added.paths(), [chain_leaf(1_000, "y")]);
+            assert!(set_a.intersection(&both.added).is_empty(), "no conflict");
+            let changed = chain(1_000, "y", json!(3));
+            let c = compare(&merged, &merge(&merged, &changed, &untyped), &untyped);
+            assert_eq!(
+                set_b.intersection(&c.modified.union(&c.added)).paths(),
+                [chain_leaf(1_000, "y")]
+            );
+            // The removal of one deep leaf keeps the other.
+            let removed = remove_items(
+                &merged,
+                &[chain_leaf(1_000, "y")].into_iter().collect(),
+                &untyped,
+            );
+            assert_eq!(removed, Some(a.clone()));
+        });
+    }
+
+    // Issue 28: past MAX_DEPTH a value is one member (its field set stops where the stored
+    // fieldsV1 would leave what the documents reader reads back).
+    #[test]
+    fn field_sets_stop_where_fields_v1_would_not_read_back() {
+        crate::documents::with_deep_stack(|| {
+            let untyped: Node<OpenApi<'static>> = None;
+            let v = chain(MAX_DEPTH + 3, "x", json!(1));
+            let set = to_field_set(&v, &untyped);
+            assert_eq!(set.len(), MAX_DEPTH);
+            // The chain of members ends MAX_DEPTH elements down.
+            let mut node = &set;
+            let mut depth = 0;
+            while let Some((_, below)) = node.children().next() {
+                assert!(below.has_root());
+                node = below;
+                depth += 1;
+            }
+            assert_eq!(depth, MAX_DEPTH);
+            assert_eq!(MAX_DEPTH + FIELDS_V1_DEPTH, crate::documents::MAX_DEPTH);
+        });
     }
 }
