@@ -1,7 +1,7 @@
 //! The access reviews of `authorization.k8s.io/v1`: SelfSubjectAccessReview (may the
 //! requester ...?), SubjectAccessReview (may this user ...?, cluster-scoped) and
 //! LocalSubjectAccessReview (the same in one namespace). Upstream's validation
-//! (`pkg/apis/authorization/validation`), the request a review's spec asks about
+//! (`pkg/apis/authorization/validation`, field and label selector attributes included), the request a review's spec asks about
 //! (`pkg/registry/authorization/util` `AuthorizationAttributesFrom`) and its status (the
 //! registries' `Create`: `allowed`, `denied`, `reason`).
 
@@ -147,6 +147,60 @@ fn meta_is_empty(meta: &Map<String, Value>, ignore_namespace: bool) -> bool {
     })
 }
 
+/// Upstream's `validateFieldSelectorAttributes` / `validateLabelSelectorAttributes`: a raw
+/// selector or requirements (not both), each requirement with a key (for labels, a qualified
+/// name) and values exactly when its operator needs them (unknown operators are allowed, for
+/// newer clients).
+fn selector_errors(selector: &Value, path: &str, label: bool, errors: &mut Vec<FieldError>) {
+    let raw = text(Some(selector), "rawSelector");
+    let requirements = selector["requirements"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if !raw.is_empty() && !requirements.is_empty() {
+        errors.push(invalid(
+            &format!("{path}.rawSelector"),
+            go_quote(raw),
+            "may not specified at the same time as requirements",
+        ));
+    }
+    if raw.is_empty() && requirements.is_empty() {
+        errors.push(FieldError::required(
+            &format!("{path}.requirements"),
+            &format!("when {path} is specified, requirements or rawSelector is required"),
+        ));
+    }
+    for (i, requirement) in requirements.iter().enumerate() {
+        let at = format!("{path}.requirements[{i}]");
+        let key = text(Some(requirement), "key");
+        if !label && key.is_empty() {
+            errors.push(FieldError::required(
+                &format!("{at}.key"),
+                "must be specified",
+            ));
+        }
+        let has_values = requirement["values"]
+            .as_array()
+            .is_some_and(|v| !v.is_empty());
+        match text(Some(requirement), "operator") {
+            "In" | "NotIn" if !has_values => errors.push(FieldError::required(
+                &format!("{at}.values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if has_values => errors.push(FieldError::forbidden(
+                &format!("{at}.values"),
+                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            )),
+            _ => {}
+        }
+        if label {
+            for message in kcel_stdlib::kubernetes::named_formats::messages("qualifiedName", key) {
+                errors.push(invalid(&format!("{at}.key"), go_quote(key), &message));
+            }
+        }
+    }
+}
+
 /// Upstream's validation of a review (`ValidateSelfSubjectAccessReview`,
 /// `ValidateSubjectAccessReview`, `ValidateLocalSubjectAccessReview`), in its order.
 pub fn validate(kind: ReviewKind, review: &Map<String, Value>) -> Vec<FieldError> {
@@ -180,6 +234,14 @@ pub fn validate(kind: ReviewKind, review: &Map<String, Value>) -> Vec<FieldError
             go_quote(user),
             "at least one of user or group must be specified",
         ));
+    }
+    if let Some(r) = resource {
+        for (name, label) in [("fieldSelector", false), ("labelSelector", true)] {
+            if let Some(selector) = present(r, name) {
+                let path = format!("spec.resourceAttributes.{name}");
+                selector_errors(selector, &path, label, &mut errors);
+            }
+        }
     }
     let empty = Map::new();
     let meta = review
@@ -343,6 +405,84 @@ mod tests {
         let groups_only = review(json!({"spec": {"groups": ["g"],
             "nonResourceAttributes": {"path": "/api", "verb": "get"}}}));
         assert!(validate(ReviewKind::Subject, &groups_only).is_empty());
+    }
+
+    #[test]
+    fn selector_attributes_are_validated() {
+        let with = |name: &str, selector: Value| {
+            let r = review(json!({"spec": {"user": "me",
+                "resourceAttributes": {"verb": "list", name: selector}}}));
+            texts(&validate(ReviewKind::Subject, &r))
+        };
+        assert_eq!(
+            with(
+                "fieldSelector",
+                json!({"rawSelector": "foo", "requirements": [{}]})
+            )[0],
+            "spec.resourceAttributes.fieldSelector.rawSelector: Invalid value: \"foo\": may not \
+             specified at the same time as requirements"
+        );
+        assert_eq!(
+            with("labelSelector", json!({})),
+            [
+                "spec.resourceAttributes.labelSelector.requirements: Required value: when \
+              spec.resourceAttributes.labelSelector is specified, requirements or rawSelector is \
+              required"
+            ]
+        );
+        assert_eq!(
+            with("fieldSelector", json!({"requirements": [{"key": ""}]})),
+            [
+                "spec.resourceAttributes.fieldSelector.requirements[0].key: Required value: must be \
+              specified"
+            ]
+        );
+        assert_eq!(
+            with(
+                "labelSelector",
+                json!({"requirements": [{"key": "k", "operator": "NotIn", "values": []}]})
+            ),
+            [
+                "spec.resourceAttributes.labelSelector.requirements[0].values: Required value: must \
+              be specified when `operator` is 'In' or 'NotIn'"
+            ]
+        );
+        assert_eq!(
+            with(
+                "fieldSelector",
+                json!({"requirements": [{"key": "k", "operator": "Exists", "values": ["v"]}]})
+            ),
+            [
+                "spec.resourceAttributes.fieldSelector.requirements[0].values: Forbidden: may not be \
+              specified when `operator` is 'Exists' or 'DoesNotExist'"
+            ]
+        );
+        assert_eq!(
+            with("labelSelector", json!({"requirements": [{"key": "()foo"}]})),
+            [
+                "spec.resourceAttributes.labelSelector.requirements[0].key: Invalid value: \
+              \"()foo\": name part must consist of alphanumeric characters, '-', '_' or '.', and \
+              must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  \
+              or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+            ]
+        );
+        // An empty key: both of IsQualifiedName's messages, as upstream (whose test reads the
+        // first).
+        let empty = with("labelSelector", json!({"requirements": [{"key": ""}]}));
+        assert_eq!(
+            empty[0],
+            "spec.resourceAttributes.labelSelector.requirements[0].key: Invalid value: \"\": \
+             name part must be non-empty"
+        );
+        assert_eq!(empty.len(), 2);
+        // Unknown operators pass (newer clients).
+        assert!(
+            with(
+                "labelSelector",
+                json!({"requirements": [{"key": "k", "operator": "Later"}]})
+            )
+            .is_empty()
+        );
     }
 
     #[test]
