@@ -75,48 +75,55 @@ fn non_resource_value(attrs: &Value) -> String {
     )
 }
 
-/// A string map as Go's `%#v` prints a `map[string]string` (keys sorted).
-fn go_string_map(value: Option<&Value>) -> String {
-    match value.and_then(Value::as_object) {
-        None => "map[string]string(nil)".to_owned(),
-        Some(map) => {
-            let mut entries: Vec<(&String, &str)> = map
-                .iter()
+/// A string map as the generated `String()` of a Kubernetes type prints it (keys sorted):
+/// `map[string]string{k: v,}`.
+fn generated_string_map(value: Option<&Value>) -> String {
+    let mut entries: Vec<(&String, &str)> = value
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
                 .map(|(k, v)| (k, v.as_str().unwrap_or("")))
-                .collect();
-            entries.sort();
-            let body: Vec<String> = entries
-                .iter()
-                .map(|(k, v)| format!("{}:{}", go_quote(k), go_quote(v)))
-                .collect();
-            format!("map[string]string{{{}}}", body.join(", "))
-        }
-    }
+                .collect()
+        })
+        .unwrap_or_default();
+    entries.sort();
+    let body: String = entries.iter().map(|(k, v)| format!("{k}: {v},")).collect();
+    format!("map[string]string{{{body}}}")
 }
 
-/// `ObjectMeta` as upstream's "must be empty" error prints it (Go's `%#v` of
-/// `metav1.ObjectMeta`), for the fields a review's metadata carries in practice: names,
-/// uid, resource version, generation, labels, annotations and finalizers (owner references,
-/// timestamps and managed fields as if unset).
+/// `ObjectMeta` as upstream's "must be empty" error prints it: field errors print a value
+/// whose pointer has `String()` with it, here the generated `(*ObjectMeta).String()`. For
+/// the fields a review's metadata carries in practice: names, uid, resource version,
+/// generation, creation time (UTC), labels, annotations and finalizers (owner references,
+/// deletion and managed fields as if unset).
 fn object_meta_value(meta: &Map<String, Value>) -> String {
-    let s = |key: &str| go_quote(meta.get(key).and_then(Value::as_str).unwrap_or(""));
-    let finalizers = match meta.get("finalizers").and_then(Value::as_array) {
-        None => "[]string(nil)".to_owned(),
-        Some(list) => {
-            let items: Vec<String> = list
-                .iter()
-                .map(|f| go_quote(f.as_str().unwrap_or("")))
-                .collect();
-            format!("[]string{{{}}}", items.join(", "))
-        }
+    let s = |key: &str| {
+        meta.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
     };
+    let created = meta
+        .get("creationTimestamp")
+        .and_then(Value::as_str)
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .format("%Y-%m-%d %H:%M:%S +0000 UTC")
+                .to_string()
+        })
+        .unwrap_or_else(|| "0001-01-01 00:00:00 +0000 UTC".to_owned());
+    let finalizers: Vec<&str> = meta
+        .get("finalizers")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     format!(
-        "v1.ObjectMeta{{Name:{}, GenerateName:{}, Namespace:{}, SelfLink:{}, UID:{}, \
-         ResourceVersion:{}, Generation:{}, \
-         CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), \
-         DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:{}, \
-         Annotations:{}, OwnerReferences:[]v1.OwnerReference(nil), Finalizers:{}, \
-         ManagedFields:[]v1.ManagedFieldsEntry(nil)}}",
+        "&ObjectMeta{{Name:{},GenerateName:{},Namespace:{},SelfLink:{},UID:{},\
+         ResourceVersion:{},Generation:{},CreationTimestamp:{created},\
+         DeletionTimestamp:<nil>,DeletionGracePeriodSeconds:nil,Labels:{},Annotations:{},\
+         OwnerReferences:[]OwnerReference{{}},Finalizers:[{}],\
+         ManagedFields:[]ManagedFieldsEntry{{}},}}",
         s("name"),
         s("generateName"),
         s("namespace"),
@@ -124,9 +131,9 @@ fn object_meta_value(meta: &Map<String, Value>) -> String {
         s("uid"),
         s("resourceVersion"),
         meta.get("generation").and_then(Value::as_i64).unwrap_or(0),
-        go_string_map(meta.get("labels")),
-        go_string_map(meta.get("annotations")),
-        finalizers,
+        generated_string_map(meta.get("labels")),
+        generated_string_map(meta.get("annotations")),
+        finalizers.join(" "),
     )
 }
 
@@ -491,9 +498,20 @@ mod tests {
             "spec": {"user": "me", "resourceAttributes": {"verb": "get"}}}));
         let errors = texts(&validate(ReviewKind::Subject, &named));
         assert_eq!(errors.len(), 1);
+        assert_eq!(
+            errors[0],
+            "metadata: Invalid value: &ObjectMeta{Name:x,GenerateName:,Namespace:,SelfLink:,\
+             UID:,ResourceVersion:,Generation:0,CreationTimestamp:0001-01-01 00:00:00 +0000 \
+             UTC,DeletionTimestamp:<nil>,DeletionGracePeriodSeconds:nil,\
+             Labels:map[string]string{},Annotations:map[string]string{},\
+             OwnerReferences:[]OwnerReference{},Finalizers:[],\
+             ManagedFields:[]ManagedFieldsEntry{},}: must be empty"
+        );
+        let labelled = review(json!({"metadata": {"labels": {"b": "2", "a": "1"}},
+            "spec": {"user": "me", "resourceAttributes": {"verb": "get"}}}));
+        let errors = texts(&validate(ReviewKind::Subject, &labelled));
         assert!(
-            errors[0].starts_with("metadata: Invalid value: v1.ObjectMeta{Name:\"x\", ")
-                && errors[0].ends_with("}: must be empty"),
+            errors[0].contains(",Labels:map[string]string{a: 1,b: 2,},"),
             "{errors:?}"
         );
         let empty = review(json!({"metadata": {"creationTimestamp": null},
