@@ -345,9 +345,79 @@ pub fn subject(spec: &Value) -> User {
     }
 }
 
-/// A review's `SubjectAccessReviewStatus` for `decision`: `allowed` always, `denied` and
-/// `reason` when set.
-pub fn status(decision: &Decision) -> Value {
+/// How much of one selector attribute the authorizer can use (upstream's
+/// `ResourceAttributesFrom` parses them; a requirement that does not parse is dropped, which
+/// only widens the check).
+fn selector_parse_error(selector: &Value, label: bool) -> Option<&'static str> {
+    use kcel_stdlib::kubernetes::named_formats::messages;
+    use kcel_stdlib::kubernetes::selectors::{parse_field_selector, parse_label_selector};
+    let raw = text(Some(selector), "rawSelector");
+    let requirements = selector["requirements"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    // Requirements, when given, decide (upstream parses them after the raw selector).
+    if requirements.is_empty() {
+        let failed = !raw.is_empty()
+            && if label {
+                parse_label_selector(raw).is_err()
+            } else {
+                parse_field_selector(raw).is_err()
+            };
+        return failed.then_some("ignored");
+    }
+    let mut parsed = 0;
+    for requirement in requirements {
+        let values: Vec<&str> = requirement["values"]
+            .as_array()
+            .map(|v| v.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let operator = text(Some(requirement), "operator");
+        let ok = if label {
+            // labels.NewRequirement: a qualified-name key, values as the operator needs,
+            // each a valid label value.
+            let values_fit = match operator {
+                "In" | "NotIn" => !values.is_empty(),
+                "Exists" | "DoesNotExist" => values.is_empty(),
+                _ => false,
+            };
+            values_fit
+                && messages("qualifiedName", text(Some(requirement), "key")).is_empty()
+                && values.iter().all(|v| messages("labelValue", v).is_empty())
+        } else {
+            // Field selectors: `In`/`NotIn` with exactly one value.
+            matches!(operator, "In" | "NotIn") && values.len() == 1
+        };
+        parsed += usize::from(ok);
+    }
+    match parsed {
+        n if n == requirements.len() => None,
+        0 => Some("ignored"),
+        _ => Some("partially ignored"),
+    }
+}
+
+/// `status.evaluationError` of a review whose selector attributes do not all parse
+/// (upstream's `BuildEvaluationError`): `spec.resourceAttributes.fieldSelector ignored due
+/// to parse error` (or `partially ignored`), the label selector's likewise, `; `-joined.
+pub fn evaluation_error(spec: &Value) -> String {
+    let Some(r) = present(spec, "resourceAttributes") else {
+        return String::new();
+    };
+    let mut errors = Vec::new();
+    for (name, label) in [("fieldSelector", false), ("labelSelector", true)] {
+        if let Some(how) = present(r, name).and_then(|s| selector_parse_error(s, label)) {
+            errors.push(format!(
+                "spec.resourceAttributes.{name} {how} due to parse error"
+            ));
+        }
+    }
+    errors.join("; ")
+}
+
+/// A review's `SubjectAccessReviewStatus` for `decision`: `allowed` always, `denied`,
+/// `reason` and `evaluationError` when set.
+pub fn status(decision: &Decision, evaluation_error: &str) -> Value {
     let mut status = json!({"allowed": decision.kind == DecisionKind::Allow});
     if decision.kind == DecisionKind::Deny {
         status["denied"] = json!(true);
@@ -355,11 +425,15 @@ pub fn status(decision: &Decision) -> Value {
     if !decision.reason.is_empty() {
         status["reason"] = json!(decision.reason);
     }
+    if !evaluation_error.is_empty() {
+        status["evaluationError"] = json!(evaluation_error);
+    }
     status
 }
 
 /// The answered review: `apiVersion` and `kind` set, `metadata.creationTimestamp: null` (as
-/// upstream serializes the unstored object), and `status`.
+/// upstream serializes the unstored object), and `status` (with the selectors'
+/// [`evaluation_error`]).
 pub fn answer(kind: ReviewKind, review: &mut Map<String, Value>, decision: &Decision) {
     review.insert("apiVersion".to_owned(), json!(format!("{GROUP}/v1")));
     review.insert("kind".to_owned(), json!(kind.kind()));
@@ -370,7 +444,8 @@ pub fn answer(kind: ReviewKind, review: &mut Map<String, Value>, decision: &Deci
     {
         meta.insert("creationTimestamp".to_owned(), Value::Null);
     }
-    review.insert("status".to_owned(), status(decision));
+    let evaluation_error = evaluation_error(review.get("spec").unwrap_or(&Value::Null));
+    review.insert("status".to_owned(), status(decision, &evaluation_error));
 }
 
 #[cfg(test)]
@@ -589,16 +664,47 @@ mod tests {
     #[test]
     fn status_follows_the_decision() {
         assert_eq!(
-            status(&Decision::new(DecisionKind::Allow, "")),
+            status(&Decision::new(DecisionKind::Allow, ""), ""),
             json!({"allowed": true})
         );
         assert_eq!(
-            status(&Decision::new(DecisionKind::Deny, "no")),
+            status(&Decision::new(DecisionKind::Deny, "no"), ""),
             json!({"allowed": false, "denied": true, "reason": "no"})
         );
         assert_eq!(
-            status(&Decision::new(DecisionKind::NoOpinion, "")),
-            json!({"allowed": false})
+            status(&Decision::new(DecisionKind::NoOpinion, ""), "e"),
+            json!({"allowed": false, "evaluationError": "e"})
+        );
+    }
+
+    #[test]
+    fn selectors_that_do_not_parse_are_reported_in_the_status() {
+        // After kubernetes pkg/registry/authorization/util/helpers_test.go.
+        let spec = |field: Value, label: Value| {
+            json!({"resourceAttributes": {"verb": "list", "fieldSelector": field,
+                "labelSelector": label}})
+        };
+        let fine = spec(
+            json!({"rawSelector": "spec.nodeName=n"}),
+            json!({"requirements": [{"key": "app", "operator": "In", "values": ["web"]}]}),
+        );
+        assert_eq!(evaluation_error(&fine), "");
+        let broken = spec(
+            json!({"requirements": [
+                {"key": "spec.nodeName", "operator": "In", "values": ["a"]},
+                {"key": "x", "operator": "Exists"}]}),
+            json!({"rawSelector": "!!"}),
+        );
+        assert_eq!(
+            evaluation_error(&broken),
+            "spec.resourceAttributes.fieldSelector partially ignored due to parse error; \
+             spec.resourceAttributes.labelSelector ignored due to parse error"
+        );
+        let unknown = json!({"resourceAttributes": {"labelSelector": {"requirements": [
+            {"key": "app", "operator": "Later", "values": ["x"]}]}}});
+        assert_eq!(
+            evaluation_error(&unknown),
+            "spec.resourceAttributes.labelSelector ignored due to parse error"
         );
     }
 }
