@@ -41,8 +41,14 @@ SERVED = {
         "mutatingadmissionpolicies",
         "mutatingadmissionpolicybindings",
     ],
-    # Not stored: kubectl auth can-i posts these (as protobuf).
-    "apis/authorization.k8s.io/v1": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+    # Not stored: created and answered (kubectl auth can-i posts the self reviews as protobuf).
+    "apis/authorization.k8s.io/v1": [
+        "localsubjectaccessreviews",
+        "selfsubjectaccessreviews",
+        "selfsubjectrulesreviews",
+        "subjectaccessreviews",
+    ],
+    "apis/authentication.k8s.io/v1": ["selfsubjectreviews"],
 }
 
 

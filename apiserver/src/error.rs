@@ -199,28 +199,6 @@ impl ApiError {
         }
     }
 
-    /// 422 for a SelfSubjectAccessReview naming neither resource nor non-resource attributes.
-    pub fn invalid_review() -> Self {
-        let detail = "exactly one of nonResourceAttributes or resourceAttributes must be specified";
-        ApiError {
-            code: 422,
-            reason: "Invalid",
-            message: format!(
-                "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: Invalid value: \"null\": {detail}"
-            ),
-            details: Some(Box::new(StatusDetails {
-                group: "authorization.k8s.io".to_owned(),
-                kind: "SelfSubjectAccessReview".to_owned(),
-                causes: vec![StatusCause {
-                    reason: "FieldValueInvalid",
-                    message: format!("Invalid value: \"null\": {detail}"),
-                    field: "spec.resourceAttributes".to_owned(),
-                }],
-                ..StatusDetails::default()
-            })),
-        }
-    }
-
     /// 409 Conflict for a server-side apply that would change fields other managers own.
     pub fn apply_conflict(conflicts: &[crate::apply::ConflictText]) -> Self {
         ApiError {

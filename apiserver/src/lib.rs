@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod access_request;
+pub mod access_review;
 pub mod admission;
 pub mod apply;
 pub mod auth;

@@ -53,6 +53,10 @@ const SOURCES: &[(&str, &[u8])] = &[
         "apis/authorization.k8s.io/v1",
         include_bytes!("../openapi/apis__authorization.k8s.io__v1_openapi.json"),
     ),
+    (
+        "apis/authentication.k8s.io/v1",
+        include_bytes!("../openapi/apis__authentication.k8s.io__v1_openapi.json"),
+    ),
 ];
 
 /// One served document.

@@ -418,6 +418,72 @@ pub const SERVED: &[Resource] = &[
     LEASES,
 ];
 
+/// A review: created and answered at once, never stored (verbs `create` only).
+const REVIEW: Resource = Resource {
+    group: "authorization.k8s.io",
+    version: "v1",
+    plural: "",
+    singular: "",
+    kind: "",
+    list_kind: "",
+    namespaced: false,
+    short_names: &[],
+    verbs: &["create"],
+    status: false,
+    scale: false,
+};
+
+/// The reviews served ([`crate::routes`]' access handlers), in discovery order: listed by
+/// discovery with the stored resources, never stored themselves.
+pub const REVIEWS: &[Resource] = &[
+    Resource {
+        group: "authentication.k8s.io",
+        plural: "selfsubjectreviews",
+        singular: "selfsubjectreview",
+        kind: "SelfSubjectReview",
+        ..REVIEW
+    },
+    Resource {
+        plural: "localsubjectaccessreviews",
+        singular: "localsubjectaccessreview",
+        kind: "LocalSubjectAccessReview",
+        namespaced: true,
+        ..REVIEW
+    },
+    Resource {
+        plural: "selfsubjectaccessreviews",
+        singular: "selfsubjectaccessreview",
+        kind: "SelfSubjectAccessReview",
+        ..REVIEW
+    },
+    Resource {
+        plural: "selfsubjectrulesreviews",
+        singular: "selfsubjectrulesreview",
+        kind: "SelfSubjectRulesReview",
+        ..REVIEW
+    },
+    Resource {
+        plural: "subjectaccessreviews",
+        singular: "subjectaccessreview",
+        kind: "SubjectAccessReview",
+        ..REVIEW
+    },
+];
+
+/// Every resource discovery lists, in upstream's group order: [`SERVED`] with the
+/// [`REVIEWS`] after `events.k8s.io` (kube-apiserver lists `authentication.k8s.io` and
+/// `authorization.k8s.io` between it and `autoscaling`).
+pub fn discovered() -> impl Iterator<Item = &'static Resource> {
+    let split = SERVED
+        .iter()
+        .rposition(|r| r.group == "events.k8s.io")
+        .map_or(SERVED.len(), |i| i + 1);
+    SERVED[..split]
+        .iter()
+        .chain(REVIEWS)
+        .chain(&SERVED[split..])
+}
+
 /// The resource whose storage holds `resource`'s objects, when `resource` is a second
 /// version of it (served converted); `None` for every resource stored as it is served.
 pub fn storage_of(resource: &Resource) -> Option<&'static Resource> {
@@ -442,11 +508,11 @@ pub fn built_in(group: &str, version: &str, plural: &str) -> Option<&'static Res
         .find(|r| r.group == group && r.version == version && r.plural == plural)
 }
 
-/// The named groups served, each with its versions (the preferred first), in discovery
-/// order.
+/// The named groups served (reviews included), each with its versions (the preferred
+/// first), in discovery order.
 pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
     let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
-    for r in SERVED.iter().filter(|r| !r.group.is_empty()) {
+    for r in discovered().filter(|r| !r.group.is_empty()) {
         match groups.iter_mut().find(|(g, _)| *g == r.group) {
             Some((_, versions)) if !versions.contains(&r.version) => versions.push(r.version),
             Some(_) => {}
@@ -500,6 +566,14 @@ mod tests {
         assert_eq!(autoscaling, Some(("autoscaling", vec!["v2", "v1"])));
         assert!(serves_group_version("events.k8s.io", "v1"));
         assert!(!serves_group_version("events.k8s.io", "v1beta1"));
+        // The reviews' groups follow events.k8s.io, as kube-apiserver lists them.
+        let names: Vec<&str> = groups().into_iter().map(|(g, _)| g).collect();
+        let at = |g: &str| names.iter().position(|n| *n == g).unwrap();
+        assert_eq!(at("authentication.k8s.io"), at("events.k8s.io") + 1);
+        assert_eq!(at("authorization.k8s.io"), at("authentication.k8s.io") + 1);
+        assert_eq!(at("autoscaling"), at("authorization.k8s.io") + 1);
+        assert!(serves_group_version("authorization.k8s.io", "v1"));
+        assert!(built_in("authorization.k8s.io", "v1", "subjectaccessreviews").is_none());
         let stored: Vec<_> = stored().filter(|r| r.kind == "Event").collect();
         assert_eq!(stored, [&EVENTS]);
         let scope = |group, plural| built_in(group, "v1", plural).map(|r| r.namespaced);

@@ -154,6 +154,8 @@ async fn legacy_discovery_lists_configmaps() {
         [
             "apps",
             "events.k8s.io",
+            "authentication.k8s.io",
+            "authorization.k8s.io",
             "autoscaling",
             "batch",
             "rbac.authorization.k8s.io",
@@ -713,6 +715,8 @@ async fn discovery_is_aggregated_when_asked_for_first() {
         [
             ("v1", "daemonsets"),
             ("v1", "events"),
+            ("v1", "selfsubjectreviews"),
+            ("v1", "localsubjectaccessreviews"),
             ("v2", "horizontalpodautoscalers"),
             ("v1", "cronjobs"),
             ("v1", "clusterrolebindings"),

@@ -119,6 +119,27 @@ def main(kubeconfig):
     assert out.data == {"a": "9"}, out.data
     print("ok server-side apply")
 
+    authz = client.AuthorizationV1Api()
+    pods = client.V1ResourceAttributes(verb="list", resource="pods", namespace="py")
+    review = authz.create_subject_access_review(client.V1SubjectAccessReview(
+        spec=client.V1SubjectAccessReviewSpec(user="nobody", resource_attributes=pods)))
+    assert (review.status.allowed, review.status.denied) == (False, None), review.status
+    review = authz.create_subject_access_review(client.V1SubjectAccessReview(
+        spec=client.V1SubjectAccessReviewSpec(groups=["system:masters"],
+                                              resource_attributes=pods)))
+    assert review.status.allowed is True, review.status
+    local = authz.create_namespaced_local_subject_access_review("py", client.V1LocalSubjectAccessReview(
+        spec=client.V1SubjectAccessReviewSpec(groups=["system:masters"],
+                                              resource_attributes=pods)))
+    assert (local.metadata.namespace, local.status.allowed) == ("py", True), local
+    elsewhere = client.V1ResourceAttributes(verb="list", resource="pods", namespace="other")
+    e = expect_status(422, authz.create_namespaced_local_subject_access_review, "py",
+                      client.V1LocalSubjectAccessReview(spec=client.V1SubjectAccessReviewSpec(
+                          user="nobody", resource_attributes=elsewhere)))
+    assert ('spec.resourceAttributes.namespace: Invalid value: \\"other\\": must match '
+            'metadata.namespace') in e.body, e.body
+    print("ok access reviews")
+
     core.delete_namespace("py")
     print("ok delete namespace")
 

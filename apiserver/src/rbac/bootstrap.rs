@@ -8,15 +8,17 @@
 //! roles of the controllers and nodes that this server does not run are left out.
 //!
 //! Each object carries upstream's label `kubernetes.io/bootstrapping: rbac-defaults` and
-//! annotation `rbac.authorization.kubernetes.io/autoupdate: "true"`. An object that exists
-//! is left alone (upstream also reconciles missing rules into an object whose annotation is
-//! still `"true"`; this server does not).
+//! annotation `rbac.authorization.kubernetes.io/autoupdate: "true"`. At every start a missing
+//! object is created and an existing one reconciled with the default ([`super::reconcile`]:
+//! missing rules, aggregation selectors, subjects, labels and annotations added back) unless
+//! its annotation is `"false"`.
 
 use serde_json::{Value, json};
 
+use super::reconcile::{self, Reconciled};
 use crate::object;
 use crate::resource::{CLUSTERROLEBINDINGS, CLUSTERROLES, Resource};
-use crate::storage::{Storage, StorageError, keys};
+use crate::storage::{KeyValue, Storage, StorageError, keys};
 
 /// The label every bootstrap object carries.
 pub const BOOTSTRAPPING_LABEL: &str = "kubernetes.io/bootstrapping";
@@ -452,8 +454,9 @@ pub fn cluster_role_bindings() -> Vec<Value> {
         .collect()
 }
 
-/// Creates the default ClusterRoles, then their bindings, that do not exist yet
-/// (synchronously, before serving; kube-apiserver's `rbac/bootstrap-roles` post-start hook).
+/// Creates the default ClusterRoles, then their bindings, that do not exist yet, and
+/// reconciles those that do (synchronously, before serving; kube-apiserver's
+/// `rbac/bootstrap-roles` post-start hook).
 pub fn ensure_bootstrap_policy(store: &dyn Storage) -> Result<(), StorageError> {
     let objects = cluster_roles()
         .into_iter()
@@ -464,24 +467,103 @@ pub fn ensure_bootstrap_policy(store: &dyn Storage) -> Result<(), StorageError> 
                 .map(|o| (&CLUSTERROLEBINDINGS, o)),
         );
     for (resource, object) in objects {
-        create_if_missing(store, resource, object)?;
+        ensure(store, resource, object)?;
     }
     Ok(())
 }
 
-fn create_if_missing(
+/// How often a reconciliation that lost a race to another write is retried (upstream's
+/// reconcilers try 3 times).
+const ATTEMPTS: usize = 3;
+
+/// Creates `expected` if missing, else reconciles the stored object with it.
+fn ensure(
     store: &dyn Storage,
     resource: &'static Resource,
+    expected: Value,
+) -> Result<(), StorageError> {
+    let name = expected["metadata"]["name"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    let key = keys::cluster(resource.plural, &name);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let outcome = match store.get(&key, None)?.0 {
+            None => create(store, resource, &key, expected.clone()),
+            Some(kv) => reconcile_stored(store, resource, &key, &kv, &expected),
+        };
+        match outcome {
+            // Another write came between the read and this one: read again.
+            Err(
+                StorageError::Conflict { .. }
+                | StorageError::NotFound { .. }
+                | StorageError::AlreadyExists { .. },
+            ) if attempt < ATTEMPTS => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Reconciles the stored object `kv` with `expected` and writes the result, if any.
+fn reconcile_stored(
+    store: &dyn Storage,
+    resource: &'static Resource,
+    key: &str,
+    kv: &KeyValue,
+    expected: &Value,
+) -> Result<(), StorageError> {
+    // A stored object that is not JSON is left as it is (nothing to reconcile with).
+    let Ok(existing) = serde_json::from_slice::<Value>(&kv.value) else {
+        return Ok(());
+    };
+    let outcome = if resource.kind == CLUSTERROLEBINDINGS.kind {
+        reconcile::binding(&existing, expected)
+    } else {
+        reconcile::role(&existing, expected)
+    };
+    match outcome {
+        Reconciled::Unchanged | Reconciled::Protected => Ok(()),
+        Reconciled::Update(Value::Object(mut updated)) => {
+            let Value::Object(old) = existing else {
+                return Ok(());
+            };
+            let now = object::now_timestamp();
+            crate::apply::update(
+                resource,
+                Some(&old),
+                &mut updated,
+                crate::apply::Writer {
+                    manager: "kube-apiserver",
+                    subresource: None,
+                    now: &now,
+                    schema: None,
+                },
+            );
+            store
+                .update(key, &object::encode_for_storage(&updated), kv.mod_revision)
+                .map(|_| ())
+        }
+        Reconciled::Recreate(object) => {
+            store.delete(key, kv.mod_revision)?;
+            create(store, resource, key, object)
+        }
+        Reconciled::Update(_) => Ok(()),
+    }
+}
+
+/// Creates `value` (a default object) under `key`, with a uid, a creation time and
+/// kube-apiserver's managed fields.
+fn create(
+    store: &dyn Storage,
+    resource: &'static Resource,
+    key: &str,
     mut value: Value,
 ) -> Result<(), StorageError> {
     let Some(object) = value.as_object_mut() else {
         return Ok(());
     };
-    let name = object::meta_str(object, "name").to_owned();
-    let key = keys::cluster(resource.plural, &name);
-    if store.get(&key, None)?.0.is_some() {
-        return Ok(());
-    }
     let now = object::now_timestamp();
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("uid".to_owned(), json!(crate::random::uuid_v4()?));
@@ -498,8 +580,7 @@ fn create_if_missing(
             schema: None,
         },
     );
-    match store.create(&key, &object::encode_for_storage(object)) {
-        Ok(_) | Err(StorageError::AlreadyExists { .. }) => Ok(()),
-        Err(e) => Err(e),
-    }
+    store
+        .create(key, &object::encode_for_storage(object))
+        .map(|_| ())
 }

@@ -4,7 +4,7 @@
 //! objects as read, [`rules`] matches one rule against a request, [`resolver`] finds the
 //! rules bound to a user and words the decision, [`index`] keeps the objects of the server's storage current, [`aggregation`]
 //! gives aggregated ClusterRoles their rules, [`bootstrap`] makes the default roles and
-//! bindings at start, [`escalation`] and [`policy_writes`] keep a user from granting what
+//! bindings at start and [`reconcile`] restores what was edited away from them, [`escalation`] and [`policy_writes`] keep a user from granting what
 //! the user does not hold.
 
 pub mod aggregation;
@@ -13,6 +13,7 @@ pub mod escalation;
 pub mod index;
 pub mod objects;
 pub mod policy_writes;
+pub mod reconcile;
 pub mod resolver;
 pub mod rules;
 

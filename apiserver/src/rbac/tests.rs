@@ -635,18 +635,37 @@ fn the_default_roles_are_upstreams() {
         "RBAC: allowed by ClusterRoleBinding \"cluster-admin\" of ClusterRole \"cluster-admin\" \
          to Group \"system:masters\""
     );
-    // A default object that exists is left as it is (here: a binding emptied by the admin).
-    let mut emptied = stored(&*store, CLUSTERROLEBINDINGS.plural, "system:discovery");
-    emptied["subjects"] = json!([]);
+    // A default object that exists is reconciled at start (here: a binding emptied by the
+    // admin gets its subject back), unless annotated `autoupdate: "false"`.
     let key = keys::cluster(CLUSTERROLEBINDINGS.plural, "system:discovery");
-    let (kv, _) = store.get(&key, None).unwrap();
-    store
-        .update(
-            &key,
-            &serde_json::to_vec(&emptied).unwrap(),
-            kv.unwrap().mod_revision,
-        )
-        .unwrap();
+    let empty = |autoupdate: &str| {
+        let mut emptied = stored(&*store, CLUSTERROLEBINDINGS.plural, "system:discovery");
+        emptied["subjects"] = json!([]);
+        emptied["metadata"]["annotations"]["rbac.authorization.kubernetes.io/autoupdate"] =
+            json!(autoupdate);
+        let (kv, _) = store.get(&key, None).unwrap();
+        store
+            .update(
+                &key,
+                &serde_json::to_vec(&emptied).unwrap(),
+                kv.unwrap().mod_revision,
+            )
+            .unwrap();
+    };
+    empty("true");
+    ensure_bootstrap_policy(&*store).unwrap();
+    assert_eq!(
+        stored(&*store, CLUSTERROLEBINDINGS.plural, "system:discovery")["subjects"],
+        json!([{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"}])
+    );
+    let revision = store.current_revision().unwrap();
+    ensure_bootstrap_policy(&*store).unwrap();
+    assert_eq!(
+        store.current_revision().unwrap(),
+        revision,
+        "nothing to reconcile"
+    );
+    empty("false");
     ensure_bootstrap_policy(&*store).unwrap();
     assert_eq!(
         stored(&*store, CLUSTERROLEBINDINGS.plural, "system:discovery")["subjects"],

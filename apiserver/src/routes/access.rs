@@ -1,94 +1,124 @@
-//! `SelfSubjectAccessReview` (authorization.k8s.io/v1), what `kubectl auth can-i` asks.
+//! The reviews of `authorization.k8s.io/v1` and `authentication.k8s.io/v1`:
+//! SelfSubjectAccessReview (what `kubectl auth can-i` asks), SubjectAccessReview,
+//! LocalSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview.
 //!
-//! The review asks the server's authorizer about the requesting user, as kube-apiserver does.
+//! The access reviews ask the server's authorizer, as kube-apiserver does
+//! ([`crate::access_review`]); creating one is itself authorized like any request
+//! (`create` on the resource).
 
 use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use kcel_stdlib::kubernetes::authz::DecisionKind;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use crate::access_request::{Attributes, User};
+use crate::access_request::User;
+use crate::access_review::{self, ReviewKind};
 use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
 use crate::state::AppState;
 
-/// `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`.
+/// The review in a request body (JSON, YAML or protobuf), as a JSON object.
+fn decode_review(
+    kind: ReviewKind,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Map<String, Value>, ApiError> {
+    let unrecognized = |e: &dyn std::fmt::Display| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}){e}",
+            kind.kind()
+        ))
+    };
+    let body_type = negotiate::body_type(headers)?;
+    let review = match body_type {
+        BodyType::Json | BodyType::Yaml => negotiate::parse_value(body, body_type)
+            .map_err(|e| unrecognized(&format_args!(": {e}")))?,
+        BodyType::Protobuf => Value::Object(crate::protobuf::decode_as(
+            body,
+            &format!("io.k8s.api.authorization.v1.{}", kind.kind()),
+            kind.kind(),
+        )?),
+        _ => return Err(negotiate::unsupported_media_type("")),
+    };
+    match review {
+        Value::Object(map) => Ok(map),
+        _ => Err(unrecognized(&"")),
+    }
+}
+
+/// Validates `review`, asks the authorizer whether `user` may do what its spec says, and
+/// answers 201 with the review and its status (the registries' `Create`).
+fn answer_review(
+    state: &AppState,
+    kind: ReviewKind,
+    mut review: Map<String, Value>,
+    user: &User,
+) -> Result<Response, ApiError> {
+    let errors = access_review::validate(kind, &review);
+    if !errors.is_empty() {
+        return Err(access_review::invalid_review(kind, errors));
+    }
+    let spec = review.get("spec").cloned().unwrap_or(Value::Null);
+    let decision = state
+        .authz
+        .decision(user, &access_review::attributes(&spec));
+    access_review::answer(kind, &mut review, &decision);
+    Ok(super::json_response(StatusCode::CREATED, &review))
+}
+
+/// `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`: may the requester do what
+/// the spec says?
 pub async fn self_subject_access_review(
     State(state): State<AppState>,
     Extension(user): Extension<User>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let kind = negotiate::body_type(&headers)?;
-    let mut review = match kind {
-        BodyType::Json | BodyType::Yaml => negotiate::parse_value(&body, kind).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type SelfSubjectAccessReview): {e}"
-            ))
-        })?,
-        BodyType::Protobuf => Value::Object(crate::protobuf::decode_as(
-            &body,
-            "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
-            "SelfSubjectAccessReview",
-        )?),
-        _ => return Err(negotiate::unsupported_media_type("")),
-    };
-    let Value::Object(map) = &mut review else {
-        return Err(ApiError::bad_request(
-            "the object provided is unrecognized (must be of type SelfSubjectAccessReview)",
-        ));
-    };
-    let spec = map.get("spec").cloned().unwrap_or(Value::Null);
-    if spec.get("resourceAttributes").is_none() && spec.get("nonResourceAttributes").is_none() {
-        return Err(ApiError::invalid_review());
-    }
-    map.insert("apiVersion".to_owned(), json!("authorization.k8s.io/v1"));
-    map.insert("kind".to_owned(), json!("SelfSubjectAccessReview"));
-    map.entry("metadata")
+    let review = decode_review(ReviewKind::SelfSubject, &headers, &body)?;
+    answer_review(&state, ReviewKind::SelfSubject, review, &user)
+}
+
+/// `POST /apis/authorization.k8s.io/v1/subjectaccessreviews`: may the user the spec names
+/// (user, groups, uid, extra) do what it says?
+pub async fn subject_access_review(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let review = decode_review(ReviewKind::Subject, &headers, &body)?;
+    let subject = access_review::subject(review.get("spec").unwrap_or(&Value::Null));
+    answer_review(&state, ReviewKind::Subject, review, &subject)
+}
+
+/// `POST /apis/authorization.k8s.io/v1/namespaces/<namespace>/localsubjectaccessreviews`:
+/// the same within the namespace (`metadata.namespace` defaults to the URL's and must match
+/// it, as upstream's create handler requires).
+pub async fn local_subject_access_review(
+    State(state): State<AppState>,
+    Path(namespace): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let mut review = decode_review(ReviewKind::LocalSubject, &headers, &body)?;
+    let meta = review
+        .entry("metadata")
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .map(|m| m.insert("creationTimestamp".to_owned(), Value::Null));
-    let attrs = match (
-        spec.get("resourceAttributes"),
-        spec.get("nonResourceAttributes"),
-    ) {
-        (Some(r), _) => {
-            let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-            Attributes {
-                verb: text("verb"),
-                resource_request: true,
-                group: text("group"),
-                version: text("version"),
-                resource: text("resource"),
-                subresource: text("subresource"),
-                namespace: text("namespace"),
-                name: text("name"),
-                ..Attributes::default()
-            }
+        .ok_or_else(|| ApiError::bad_request("metadata must be an object"))?;
+    match meta.get("namespace").and_then(Value::as_str) {
+        Some(given) if !given.is_empty() && given != namespace => {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
         }
-        (None, Some(n)) => {
-            let text = |k: &str| n.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-            Attributes {
-                verb: text("verb"),
-                path: text("path"),
-                ..Attributes::default()
-            }
+        _ => {
+            meta.insert("namespace".to_owned(), json!(namespace));
         }
-        (None, None) => unreachable!("checked above"),
-    };
-    let decision = state.authz.decision(&user, &attrs);
-    let mut status = json!({"allowed": decision.kind == DecisionKind::Allow});
-    if decision.kind == DecisionKind::Deny {
-        status["denied"] = json!(true);
     }
-    if !decision.reason.is_empty() {
-        status["reason"] = json!(decision.reason);
-    }
-    map.insert("status".to_owned(), status);
-    Ok(super::json_response(StatusCode::CREATED, &review))
+    let subject = access_review::subject(review.get("spec").unwrap_or(&Value::Null));
+    answer_review(&state, ReviewKind::LocalSubject, review, &subject)
 }
 
 /// `POST /apis/authentication.k8s.io/v1/selfsubjectreviews`: who the requester is, what

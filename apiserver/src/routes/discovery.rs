@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::crd::Crds;
 use crate::error::ApiError;
 use crate::negotiate;
-use crate::resource::{self, Resource, SERVED};
+use crate::resource::{self, Resource};
 use crate::state::AppState;
 
 /// The content type of an aggregated discovery answer.
@@ -65,8 +65,7 @@ fn group_discovery(crds: &Crds, group: &str, versions: &[&str]) -> Value {
     let versions: Vec<Value> = versions
         .iter()
         .map(|version| {
-            let resources: Vec<Value> = SERVED
-                .iter()
+            let resources: Vec<Value> = resource::discovered()
                 .filter(|r| r.group == group && r.version == *version)
                 .map(|r| crate::discovery_entries::aggregated(r, categories(r)))
                 .collect();
@@ -97,8 +96,7 @@ pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> 
 
 /// An `APIResourceList` of one group-version.
 fn resource_list(crds: &Crds, group: &str, version: &str) -> Value {
-    let mut resources: Vec<Value> = SERVED
-        .iter()
+    let mut resources: Vec<Value> = resource::discovered()
         .filter(|r| r.group == group && r.version == version)
         .flat_map(|r| crate::discovery_entries::legacy(r, categories(r)))
         .collect();

@@ -52,6 +52,14 @@ pub fn router(state: AppState) -> Router {
             axum::routing::post(access::self_subject_access_review),
         )
         .route(
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            axum::routing::post(access::subject_access_review),
+        )
+        .route(
+            "/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews",
+            axum::routing::post(access::local_subject_access_review),
+        )
+        .route(
             "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
             axum::routing::post(access::self_subject_rules_review),
         )

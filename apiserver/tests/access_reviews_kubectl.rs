@@ -1,0 +1,267 @@
+//! SubjectAccessReview and LocalSubjectAccessReview (authorization.k8s.io/v1) driven by real
+//! kubectl 1.37 (issue 21): `kubectl create -f <review> -o yaml` prints the review answered
+//! from the server's authorizer (RBAC's reason included), upstream's validation errors
+//! (a LocalSubjectAccessReview about another namespace, a review without user or groups),
+//! creating a review needs `create` on it, and `kubectl api-resources` lists the reviews of
+//! `authorization.k8s.io` and `authentication.k8s.io`. Without kubectl the tests skip visibly
+//! (and fail under `CI=true`).
+
+mod support;
+
+use serde_json::{Value, json};
+use support::Kubectl;
+
+const TOKENS: &str = "bob-token,bob,1002,\"dev\"\n";
+
+/// The YAML kubectl printed, as JSON.
+fn yaml(text: &str) -> Value {
+    serde_norway::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// A SubjectAccessReview of `user` doing `verb` on ConfigMaps in `namespace`.
+fn review(kind: &str, user: &str, verb: &str, namespace: &str) -> String {
+    json!({
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": kind,
+        "spec": {
+            "user": user,
+            "groups": ["dev"],
+            "resourceAttributes": {"verb": verb, "resource": "configmaps", "namespace": namespace},
+        },
+    })
+    .to_string()
+}
+
+#[test]
+fn subject_access_reviews_answer_from_rbac() {
+    let Some(k) = Kubectl::start_with(
+        "subject_access_reviews_answer_from_rbac",
+        &[("tokens.csv", TOKENS)],
+        &["--token-auth-file", "{home}/tokens.csv"],
+    ) else {
+        return;
+    };
+    k.ok(&[
+        "create",
+        "role",
+        "cm-reader",
+        "--verb=list",
+        "--resource=configmaps",
+        "-n",
+        "default",
+    ]);
+    k.ok(&[
+        "create",
+        "rolebinding",
+        "bob-reads",
+        "--role=cm-reader",
+        "--user=bob",
+        "-n",
+        "default",
+    ]);
+
+    // The admin asks about bob: allowed, with the binding that allows.
+    let printed = k.ok_stdin(
+        &["create", "--validate=false", "-f", "-", "-o", "yaml"],
+        &review("SubjectAccessReview", "bob", "list", "default"),
+    );
+    assert_eq!(
+        yaml(&printed),
+        json!({
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "metadata": {"creationTimestamp": null},
+            "spec": {
+                "user": "bob",
+                "groups": ["dev"],
+                "resourceAttributes": {"verb": "list", "resource": "configmaps",
+                    "namespace": "default"},
+            },
+            "status": {
+                "allowed": true,
+                "reason": "RBAC: allowed by RoleBinding \"bob-reads/default\" of Role \
+                           \"cm-reader\" to User \"bob\"",
+            },
+        }),
+        "{printed}"
+    );
+    // Not allowed: `allowed: false` and no reason (RBAC has no opinion).
+    let printed = k.ok_stdin(
+        &["create", "--validate=false", "-f", "-", "-o", "yaml"],
+        &review("SubjectAccessReview", "bob", "delete", "default"),
+    );
+    assert_eq!(
+        yaml(&printed)["status"],
+        json!({"allowed": false}),
+        "{printed}"
+    );
+
+    // The namespaced review, in its namespace.
+    let printed = k.ok_stdin(
+        &[
+            "create",
+            "--validate=false",
+            "-n",
+            "default",
+            "-f",
+            "-",
+            "-o",
+            "yaml",
+        ],
+        &review("LocalSubjectAccessReview", "bob", "list", "default"),
+    );
+    let answered = yaml(&printed);
+    assert_eq!(
+        (
+            &answered["kind"],
+            &answered["metadata"]["namespace"],
+            &answered["status"]["allowed"]
+        ),
+        (
+            &json!("LocalSubjectAccessReview"),
+            &json!("default"),
+            &json!(true)
+        ),
+        "{printed}"
+    );
+    // About another namespace: upstream's validation error.
+    let ran = k.run_stdin(
+        &[
+            "create",
+            "--validate=false",
+            "-n",
+            "default",
+            "-f",
+            "-",
+            "-o",
+            "yaml",
+        ],
+        &review("LocalSubjectAccessReview", "bob", "list", "kube-system"),
+    );
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            "The LocalSubjectAccessReview \"\" is invalid: spec.resourceAttributes.namespace: \
+             Invalid value: \"kube-system\": must match metadata.namespace\n"
+        ),
+        "{ran:?}"
+    );
+    // Without user or groups.
+    let ran = k.run_stdin(
+        &["create", "--validate=false", "-f", "-"],
+        r#"{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+            "spec": {"nonResourceAttributes": {"path": "/healthz", "verb": "get"}}}"#,
+    );
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            "The SubjectAccessReview \"\" is invalid: spec.user: Invalid value: \"\": at least \
+             one of user or group must be specified\n"
+        ),
+        "{ran:?}"
+    );
+    // A non-resource request of a group: the default system:public-info-viewer binding.
+    let printed = k.ok_stdin(
+        &["create", "--validate=false", "-f", "-", "-o", "yaml"],
+        r#"{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+            "spec": {"groups": ["system:unauthenticated"],
+                     "nonResourceAttributes": {"path": "/healthz", "verb": "get"}}}"#,
+    );
+    assert_eq!(
+        yaml(&printed)["status"]["allowed"],
+        json!(true),
+        "{printed}"
+    );
+
+    // bob may not ask about others: creating the review is authorized like any create.
+    let bob = k.kubeconfig_for("bob-token");
+    let ran = k.run_as(
+        Some(&bob),
+        &["create", "--validate=false", "-f", "-"],
+        Some(&review("SubjectAccessReview", "bob", "list", "default")),
+    );
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            "Error from server (Forbidden): error when creating \"STDIN\": \
+             subjectaccessreviews.authorization.k8s.io is forbidden: User \"bob\" cannot \
+             create resource \"subjectaccessreviews\" in API group \"authorization.k8s.io\" at \
+             the cluster scope\n"
+        ),
+        "{ran:?}"
+    );
+}
+
+#[test]
+fn api_resources_lists_the_reviews() {
+    let Some(k) = Kubectl::start("api_resources_lists_the_reviews") else {
+        return;
+    };
+    let rows = |group: &str| -> Vec<Vec<String>> {
+        k.ok(&["api-resources", "--api-group", group])
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_owned).collect())
+            .collect()
+    };
+    let row = |name: &str, group: &str, namespaced: &str, kind: &str| -> Vec<String> {
+        [name, &format!("{group}/v1"), namespaced, kind]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect()
+    };
+    let authz = "authorization.k8s.io";
+    assert_eq!(
+        rows(authz),
+        [
+            ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            row(
+                "localsubjectaccessreviews",
+                authz,
+                "true",
+                "LocalSubjectAccessReview"
+            ),
+            row(
+                "selfsubjectaccessreviews",
+                authz,
+                "false",
+                "SelfSubjectAccessReview"
+            ),
+            row(
+                "selfsubjectrulesreviews",
+                authz,
+                "false",
+                "SelfSubjectRulesReview"
+            ),
+            row(
+                "subjectaccessreviews",
+                authz,
+                "false",
+                "SubjectAccessReview"
+            ),
+        ]
+    );
+    let authn = "authentication.k8s.io";
+    assert_eq!(
+        rows(authn)[1..],
+        [row(
+            "selfsubjectreviews",
+            authn,
+            "false",
+            "SelfSubjectReview"
+        )]
+    );
+    // The verbs, as `-o wide` lists them.
+    let wide = k.ok(&["api-resources", "--api-group", authz, "-o", "wide"]);
+    assert!(
+        wide.lines()
+            .skip(1)
+            .all(|l| l.split_whitespace().nth(4) == Some("create")),
+        "{wide}"
+    );
+}
