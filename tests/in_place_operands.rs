@@ -92,6 +92,10 @@ const EXPRESSIONS: &[&str] = &[
     "x.l2[0].name in ['a'] || x.m.k in [4] || x.m.k2 in ['v', 'w']",
     "x.l2[-1].name in ['a']",
     "x.l2[0].name.matches('^a') && x.l2[1].name.matches('^a')",
+    // A constant regex on subjects that are not strings: no such overload, charged as the call.
+    "x.a.matches('^3') || x.s.matches('^a')",
+    "x.s.matches('^a') && x.m.matches('^a')",
+    "x.missing.matches('^a')",
     "size(x.l2[1].m) + size(x.l2[0].name)",
     "has(x.l2[1].m.k) && !has(x.l2[0].m)",
     // Presence tests.

@@ -12,8 +12,9 @@
 //! highest per-round ratio; then the geometric mean of the median ratios.
 //!
 //! Run with `cargo bench -p kcel-benches --bench json` (about a minute). `--rounds N` and
-//! `--batch-ms M` as in `interleaved.rs` (defaults 21 and 20 ms); `--json FILE` also writes
-//! the figures as JSON; `--evaluate CASE bound|json N` evaluates one case `N` times one way
+//! `--batch-ms M` as in `interleaved.rs` (defaults 21 and 20 ms); `--clock cpu` times the
+//! batches by the thread's CPU time instead of the wall clock (for a machine shared with
+//! other work: see `kcel_benches::Clock`); `--json FILE` also writes the figures as JSON; `--evaluate CASE bound|json N` evaluates one case `N` times one way
 //! and exits (a driver for instruction counts: `valgrind --tool=callgrind`, run with N and
 //! N + 1,000, the difference over 1,000).
 
@@ -23,14 +24,15 @@ use std::time::Duration;
 
 use kcel::JsonActivation;
 use kcel_benches::{
-    calibrate, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload, median, show,
-    time_batch,
+    Clock, calibrate, check_kcel_answer, kcel_bind, kcel_env, kcel_program, load_workload, median,
+    show,
 };
 use serde_json::Value as Json;
 
 struct Settings {
     rounds: usize,
     batch: Duration,
+    clock: Clock,
     json: Option<String>,
     evaluate: Option<(String, bool, u64)>,
 }
@@ -39,6 +41,7 @@ fn settings() -> Settings {
     let mut s = Settings {
         rounds: 21,
         batch: Duration::from_millis(20),
+        clock: Clock::Wall,
         json: None,
         evaluate: None,
     };
@@ -53,6 +56,10 @@ fn settings() -> Settings {
         match arg.as_str() {
             "--rounds" => s.rounds = number("--rounds", args.next()) as usize,
             "--batch-ms" => s.batch = Duration::from_millis(number("--batch-ms", args.next())),
+            "--clock" => match args.next().as_deref().and_then(Clock::parse) {
+                Some(clock) => s.clock = clock,
+                None => usage("--clock needs wall or cpu"),
+            },
             "--json" => match args.next() {
                 Some(path) if !path.starts_with("--") => s.json = Some(path),
                 _ => usage("--json needs a file name"),
@@ -77,7 +84,7 @@ fn settings() -> Settings {
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "json: {problem} (usage: --rounds N --batch-ms M --json FILE | --evaluate CASE bound|json N)"
+        "json: {problem} (usage: --rounds N --batch-ms M --clock wall|cpu --json FILE | --evaluate CASE bound|json N)"
     );
     std::process::exit(2)
 }
@@ -139,11 +146,11 @@ fn main() {
         let (mut tb, mut tj, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..s.rounds {
             let (b, j) = if round % 2 == 0 {
-                let b = time_batch(nb, &mut bound);
-                (b, time_batch(nj, &mut from_json))
+                let b = s.clock.time_batch(nb, &mut bound);
+                (b, s.clock.time_batch(nj, &mut from_json))
             } else {
-                let j = time_batch(nj, &mut from_json);
-                (time_batch(nb, &mut bound), j)
+                let j = s.clock.time_batch(nj, &mut from_json);
+                (s.clock.time_batch(nb, &mut bound), j)
             };
             tb.push(b);
             tj.push(j);
@@ -176,7 +183,9 @@ fn main() {
                 })
             })
             .collect();
-        let doc = serde_json::json!({ "rounds": s.rounds, "cases": cases, "geomean": geomean });
+        let doc = serde_json::json!({
+            "rounds": s.rounds, "clock": s.clock.name(), "cases": cases, "geomean": geomean,
+        });
         std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("JSON"))
             .unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
     }

@@ -519,12 +519,15 @@ fn matches_constant(
         if let Some(holds) = matches_json(subject, regex, pattern, cost, frame) {
             return Ok(Value::Bool(holds));
         }
-    } else if let Some(result) = in_place::<Values, _>(subject, frame, |s| {
-        let charge = cost.of_binary(s, pattern, None);
-        (!matches!(s, Value::Json(_)))
-            .then(|| (crate::standard::strings::matches_compiled(s, regex), charge))
+    } else if let Some(holds) = in_place::<Values, _>(subject, frame, |s| match s {
+        // A `bool`, not the call's `Result`, out of the in-place read: moving the
+        // `Option<Result<Value, EvalError>>` through it stalled on store forwarding (~18%
+        // of regex_matches' time, BENCHMARKS.md "A/B in one binary"). Other subjects take
+        // the path below, which charges and fails as the call does.
+        Value::String(text) => Some((regex.is_match(text), cost.of_binary(s, pattern, None))),
+        _ => None,
     }) {
-        return result.map_err(|e| e.at(id));
+        return Ok(Value::Bool(holds));
     }
     let s = if is_simple(subject) {
         simple(subject, frame.slots, &mut frame.cost)
