@@ -381,10 +381,10 @@ spec:
         ),
         "{ran:?}"
     );
-    // Both are in upstream's `all` category.
+    // Both are in upstream's `all` category (with the `kubernetes` Service made at start).
     assert_eq!(
         k.ok(&["get", "all", "-o", "name"]),
-        "horizontalpodautoscaler.autoscaling/web\ncronjob.batch/hello\n"
+        "service/kubernetes\nhorizontalpodautoscaler.autoscaling/web\ncronjob.batch/hello\n"
     );
     // autoscaling/v2, the preferred version, although autoscaling/v1 is served too.
     assert_eq!(

@@ -70,7 +70,11 @@ fn kubectl_run_and_get_pods() {
     assert_eq!(container["terminationMessagePath"], "/dev/termination-log");
     assert_eq!(container["terminationMessagePolicy"], "File");
     // `get all` includes pods (upstream's `all` category).
-    assert_eq!(k.ok(&["get", "all", "-o", "name"]), "pod/web\n");
+    // (With the `kubernetes` Service the server made at start.)
+    assert_eq!(
+        k.ok(&["get", "all", "-o", "name"]),
+        "service/kubernetes\npod/web\n"
+    );
     assert_eq!(
         k.ok(&["delete", "pod", "web"]),
         "pod \"web\" deleted from default namespace\n"
