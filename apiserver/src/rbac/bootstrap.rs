@@ -472,9 +472,14 @@ pub fn ensure_bootstrap_policy(store: &dyn Storage) -> Result<(), StorageError> 
     Ok(())
 }
 
-/// How often a reconciliation that lost a race to another write is retried (upstream's
-/// reconcilers try 3 times).
-const ATTEMPTS: usize = 3;
+/// How often a reconciliation that lost a race to another write is tried, a short pause
+/// apart. Upstream retries each object on conflict and the whole policy for up to 30
+/// seconds (`ensureRBACPolicy`'s poll); another server on the same etcd whose aggregation
+/// controller rewrites `view`, `edit` and `admin` one after another can win several races.
+const ATTEMPTS: usize = 20;
+
+/// The pause between two attempts.
+const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Creates `expected` if missing, else reconciles the stored object with it.
 fn ensure(
@@ -500,7 +505,7 @@ fn ensure(
                 StorageError::Conflict { .. }
                 | StorageError::NotFound { .. }
                 | StorageError::AlreadyExists { .. },
-            ) if attempt < ATTEMPTS => continue,
+            ) if attempt < ATTEMPTS => std::thread::sleep(RETRY_PAUSE),
             other => return other,
         }
     }
