@@ -22,8 +22,7 @@ use crate::storage::{KeyValue, Storage, StorageError, keys};
 
 /// The label every bootstrap object carries.
 pub const BOOTSTRAPPING_LABEL: &str = "kubernetes.io/bootstrapping";
-/// The annotation that lets kube-apiserver reconcile a bootstrap object at start.
-pub const AUTOUPDATE_ANNOTATION: &str = "rbac.authorization.kubernetes.io/autoupdate";
+pub use super::reconcile::AUTOUPDATE_ANNOTATION;
 /// The label prefix of the aggregated roles' selectors.
 const AGGREGATE_TO: &str = "rbac.authorization.k8s.io/aggregate-to-";
 

@@ -14,8 +14,11 @@
 use serde_json::{Map, Value};
 
 use super::PolicyRule;
-use super::bootstrap::AUTOUPDATE_ANNOTATION;
 use super::escalation::uncovered;
+
+/// The annotation that lets kube-apiserver reconcile a bootstrap object at start (`"false"`
+/// leaves the object as it is).
+pub const AUTOUPDATE_ANNOTATION: &str = "rbac.authorization.kubernetes.io/autoupdate";
 
 /// What reconciling one object asks for.
 #[derive(Debug, Clone, PartialEq)]
