@@ -322,25 +322,20 @@ pub fn attributes(spec: &Value) -> Attributes {
 /// The user a SubjectAccessReview's spec names: user, uid, groups and extra exactly as given
 /// (upstream adds no `system:authenticated`).
 pub fn subject(spec: &Value) -> User {
-    let strings = |v: &Value| -> Vec<String> {
-        v.as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let strings = crate::object::string_list;
     let extra: BTreeMap<String, Vec<String>> = spec
         .get("extra")
         .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), strings(v))).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), strings(Some(v))))
+                .collect()
+        })
         .unwrap_or_default();
     User {
         name: text(Some(spec), "user").to_owned(),
         uid: text(Some(spec), "uid").to_owned(),
-        groups: spec.get("groups").map(strings).unwrap_or_default(),
+        groups: strings(spec.get("groups")),
         extra,
     }
 }

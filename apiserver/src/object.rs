@@ -141,6 +141,17 @@ pub fn stored_is_deleting(kv: &KeyValue) -> Result<bool, ApiError> {
         .is_some_and(|t| t.as_str().is_some_and(|t| !t.is_empty())))
 }
 
+/// The strings of a JSON list: nothing for `None` or a value that is no list, non-strings
+/// skipped.
+pub fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
 /// The current time as Kubernetes writes timestamps: RFC 3339 in UTC, whole seconds.
 pub fn now_timestamp() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()

@@ -116,17 +116,7 @@ pub fn deletion_finalizers(finalizers: &[String], policy: DeletePolicy) -> Optio
 
 /// The `metadata.finalizers` of a stored object.
 pub fn finalizers(object: &serde_json::Map<String, Value>) -> Vec<String> {
-    object
-        .get("metadata")
-        .and_then(|m| m.get("finalizers"))
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::object::string_list(object.get("metadata").and_then(|m| m.get("finalizers")))
 }
 
 #[cfg(test)]

@@ -13,13 +13,18 @@
 //!   LoadBalancer Services, and a health check node port for a LoadBalancer with
 //!   `externalTrafficPolicy: Local`: requested ones in range and free, others at random (upper
 //!   band first, above `min(max(16, size/32), 128)` ports);
-//! - `ipFamilyPolicy` defaulted (`SingleStack`, or `RequireDualStack` for a headless Service
-//!   without selector), `ipFamilies` (`[IPv4]`; a headless Service without selector and not
-//!   single-stack gets `[IPv4, IPv6]` as upstream gives it), `clusterIP` and `clusterIPs`;
-//! - on update, what the write left out is kept (`patchAllocatedValues`: the cluster IPs, node
-//!   ports by port name, the health check node port); a change from ExternalName gets cluster
-//!   IPs, one to NodePort or LoadBalancer node ports; a change to ExternalName drops the
-//!   addresses the write did not change (`dropTypeDependentFields`).
+//! - `ipFamilies` inferred from the cluster IPs or defaulted (`[IPv4]`; a headless Service
+//!   without selector and not single-stack gets `[IPv4, IPv6]` as upstream gives it), and
+//!   what the cluster cannot serve refused (IPv6, `RequireDualStack`);
+//! - on update, a change from ExternalName gets cluster IPs, one to NodePort or LoadBalancer
+//!   node ports.
+//!
+//! Before that, what the storage does that does not depend on the cluster — `clusterIPs`
+//! following `clusterIP`, the policy defaulted, the addresses an update leaves out kept
+//! (`patchAllocatedValues`), what a type change leaves behind dropped
+//! (`dropTypeDependentFields`) — is the library's
+//! ([`kcel_stdlib::kubernetes::builtin::prepare_service`]), the same step its validation of a
+//! Service takes.
 //!
 //! Upstream records each allocation as an IPAddress object or a bit of a RangeAllocation
 //! object; here what is taken is read from the stored Services
@@ -27,8 +32,8 @@
 //! Service is written, so allocations survive restarts and
 //! nothing is leaked by a failed write. (Two servers sharing one etcd do not share the lock:
 //! a known difference.) The address fields themselves are validated by the library first
-//! (`kcel_stdlib::kubernetes::builtin_validation`): this step adds what depends on the
-//! cluster's ranges. A dry run allocates nothing: a dynamic cluster IP shows as the range's
+//! (`kcel_stdlib::kubernetes::builtin::BuiltinKind::validate_update`): this step adds what
+//! depends on the cluster. A dry run allocates nothing: a dynamic cluster IP shows as the range's
 //! network address, as upstream's dry-run allocator answers.
 
 use std::collections::HashSet;
@@ -41,6 +46,7 @@ use tokio::sync::{Mutex, MutexGuard};
 use crate::error::{ApiError, FieldError};
 use crate::object::{self, Object};
 use crate::resource::SERVICES;
+use crate::storage::KeyValue;
 
 /// Why a range option is refused.
 #[derive(Debug, thiserror::Error)]
@@ -232,26 +238,11 @@ pub fn ensure_kubernetes_service(
     }) else {
         unreachable!("an object literal");
     };
-    crate::apply::update(
-        &SERVICES,
-        None,
-        &mut service,
-        crate::apply::Writer {
-            manager: "kube-apiserver",
-            subresource: None,
-            now: &now,
-            schema: None,
-        },
-    );
+    crate::apply::update_by_server(&SERVICES, None, &mut service, &now);
     crate::defaults::on_create(&SERVICES, &mut service);
-    let mut used = InUse::default();
     let services =
         crate::storage::RangeRequest::prefix(crate::storage::keys::prefix(SERVICES.plural, None));
-    for kv in store.range(&services)?.kvs {
-        if let Ok(other) = serde_json::from_slice(&kv.value) {
-            used.add_service(&other);
-        }
-    }
+    let used = InUse::of_stored(&store.range(&services)?.kvs, None);
     if let Err(refused) = allocate(network, &mut service, None, used, false) {
         // Another Service holds the address: upstream's controller logs and retries.
         eprintln!(
@@ -292,12 +283,26 @@ pub struct InUse {
 }
 
 impl InUse {
-    /// Records what a stored Service holds.
-    pub fn add_service(&mut self, service: &Value) {
-        let spec = &service["spec"];
-        let ips = spec["clusterIPs"].as_array().into_iter().flatten();
-        for ip in ips.chain(std::iter::once(&spec["clusterIP"])) {
-            if let Some(ip) = ip.as_str().and_then(|s| s.parse().ok()) {
+    /// What the Services stored in `kvs` (a range of Service keys) hold, but the one at
+    /// `except` (the Service an update rewrites).
+    pub fn of_stored(kvs: &[KeyValue], except: Option<&str>) -> InUse {
+        let mut used = InUse::default();
+        for kv in kvs.iter().filter(|kv| except != Some(kv.key.as_str())) {
+            if let Ok(service) = serde_json::from_slice::<Value>(&kv.value)
+                && let Some(spec) = service.get("spec").and_then(Value::as_object)
+            {
+                used.add_spec(spec);
+            }
+        }
+        used
+    }
+
+    /// Records what a stored Service's spec holds.
+    fn add_spec(&mut self, spec: &Map<String, Value>) {
+        let ips = object::string_list(spec.get("clusterIPs"));
+        let ip = spec.get("clusterIP").and_then(Value::as_str);
+        for ip in ips.iter().map(String::as_str).chain(ip) {
+            if let Ok(ip) = ip.parse() {
                 self.take_ip(ip);
             }
         }
@@ -316,11 +321,15 @@ impl InUse {
 }
 
 /// The node ports (and health check node port) a Service's spec names.
-fn node_ports(spec: &Value) -> Vec<u16> {
-    let ports = spec["ports"].as_array().into_iter().flatten();
+fn node_ports(spec: &Map<String, Value>) -> Vec<u16> {
+    let ports = spec
+        .get("ports")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
     ports
-        .map(|p| &p["nodePort"])
-        .chain(std::iter::once(&spec["healthCheckNodePort"]))
+        .filter_map(|p| p.get("nodePort"))
+        .chain(spec.get("healthCheckNodePort"))
         .filter_map(Value::as_u64)
         .filter_map(|p| u16::try_from(p).ok())
         .filter(|&p| p != 0)
@@ -350,17 +359,8 @@ fn allocates_node_ports(spec: &Map<String, Value>) -> bool {
     kind(spec) == "NodePort" || spec.get("allocateLoadBalancerNodePorts") != Some(&json!(false))
 }
 
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect()
-}
-
-fn port_number(port: &Value, field: &str) -> i64 {
-    port.get(field).and_then(Value::as_i64).unwrap_or(0)
+fn number(fields: &Value, field: &str) -> i64 {
+    fields.get(field).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// Why an allocation failed: a field error (a 422 for the Service) or, for a full range,
@@ -371,7 +371,8 @@ enum Refused {
 }
 
 /// Allocates what the Service `object` needs (on update, `old` is the stored Service), from
-/// the ranges of `network` and around `used`; the errors are a 422 for the Service.
+/// the ranges of `network` and around `used`, after the library's preparation of it
+/// ([`prepare`]); the errors are a 422 for the Service.
 pub fn allocate(
     network: &ServiceNetwork,
     object: &mut Object,
@@ -384,41 +385,24 @@ pub fn allocate(
         Refused::Field(e) => ApiError::invalid(&SERVICES, &name, vec![e]),
         Refused::Internal(text) => ApiError::internal(text),
     };
-    let old_spec = old
-        .and_then(|o| o.get("spec"))
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    prepare(object, old, &name)?;
+    let old_spec = old.and_then(|o| o.get("spec")).and_then(Value::as_object);
+    let from_external_name = old_spec.is_some_and(|o| !needs_cluster_ip(o));
+    let old_ports: HashSet<u16> = old_spec.map(node_ports).into_iter().flatten().collect();
     let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else {
         return Ok(());
     };
-    if old.is_some() {
-        keep_allocated(spec, &old_spec);
-        if !needs_cluster_ip(spec) {
-            drop_type_dependent(spec, &old_spec);
-        }
-    } else if !spec.contains_key("clusterIPs")
-        && let Some(ip) = spec.get("clusterIP").and_then(Value::as_str)
-        && !ip.is_empty()
-    {
-        spec.insert("clusterIPs".to_owned(), json!([ip]));
-    }
     if needs_cluster_ip(spec) {
-        families(spec, &old_spec).map_err(|e| refused(Refused::Field(e)))?;
-        let from_external_name = old.is_some() && !needs_cluster_ip(&old_spec);
+        families(spec).map_err(|e| refused(Refused::Field(e)))?;
         if old.is_none() || from_external_name {
             cluster_ips(network, spec, &mut used, dry_run).map_err(refused)?;
         }
     }
     if needs_node_ports(spec) {
-        let old_ports: HashSet<u16> = node_ports(&Value::Object(old_spec.clone()))
-            .into_iter()
-            .collect();
         ports(network, spec, &old_ports, old.is_none(), &mut used).map_err(refused)?;
     }
-    if needs_health_check(spec)
-        && port_number(&Value::Object(spec.clone()), "healthCheckNodePort") == 0
-    {
+    let health_check_port = spec.get("healthCheckNodePort").and_then(Value::as_i64);
+    if needs_health_check(spec) && health_check_port.unwrap_or(0) == 0 {
         let port = network.next_port(&used).ok_or_else(|| {
             ApiError::internal("failed to allocate a HealthCheck NodePort 0: range is full")
         })?;
@@ -427,131 +411,44 @@ pub fn allocate(
     Ok(())
 }
 
-/// `patchAllocatedValues`: an update that leaves out the cluster IPs, a port's node port (by
-/// port name, unless another port of the update uses it) or the health check node port keeps
-/// the old ones; `initIPFamilyFields` keeps the old policy.
-fn keep_allocated(spec: &mut Map<String, Value>, old: &Map<String, Value>) {
-    if needs_cluster_ip(spec) && needs_cluster_ip(old) {
-        for field in ["clusterIP", "clusterIPs"] {
-            let empty = match spec.get(field) {
-                None | Some(Value::Null) => true,
-                Some(Value::String(s)) => s.is_empty(),
-                Some(Value::Array(a)) => a.is_empty(),
-                _ => false,
-            };
-            if empty && let Some(v) = old.get(field) {
-                spec.insert(field.to_owned(), v.clone());
-            }
-        }
-        if !spec.contains_key("ipFamilyPolicy")
-            && let Some(policy) = old.get("ipFamilyPolicy")
-        {
-            spec.insert("ipFamilyPolicy".to_owned(), policy.clone());
-        }
-        if !spec.contains_key("ipFamilies")
-            && strings(spec.get("clusterIPs")) == strings(old.get("clusterIPs"))
-            && let Some(families) = old.get("ipFamilies")
-        {
-            spec.insert("ipFamilies".to_owned(), families.clone());
-        }
+/// What the Service storage does before it allocates, as the library models it
+/// ([`kcel_stdlib::kubernetes::builtin::prepare_service`]): `clusterIPs` following
+/// `clusterIP`, the policy defaulted, what an update leaves out kept, what a type change
+/// leaves behind dropped.
+fn prepare(object: &mut Object, old: Option<&Object>, name: &str) -> Result<(), ApiError> {
+    let old = old.map(|o| Value::Object(o.clone()));
+    let mut value = Value::Object(std::mem::take(object));
+    let prepared = kcel_stdlib::kubernetes::builtin::prepare_service(&mut value, old.as_ref());
+    if let Value::Object(prepared) = value {
+        *object = prepared;
     }
-    if needs_node_ports(spec) && needs_node_ports(old) {
-        let old_spec = Value::Object(old.clone());
-        let new_used: HashSet<i64> = spec
-            .get("ports")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|p| port_number(p, "nodePort"))
-            .collect();
-        let by_name: Vec<(String, i64)> = old_spec["ports"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|p| {
-                let name = p["name"].as_str().unwrap_or("").to_owned();
-                (name, port_number(p, "nodePort"))
-            })
-            .collect();
-        if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
-            for port in ports.iter_mut().filter_map(Value::as_object_mut) {
-                if port.get("nodePort").and_then(Value::as_i64).unwrap_or(0) != 0 {
-                    continue;
-                }
-                let name = port.get("name").and_then(Value::as_str).unwrap_or("");
-                let Some((_, old_port)) = by_name.iter().rev().find(|(n, _)| n == name) else {
-                    continue;
-                };
-                if *old_port != 0 && !new_used.contains(old_port) {
-                    port.insert("nodePort".to_owned(), json!(old_port));
-                }
-            }
-        }
-    }
-    if needs_health_check(spec)
-        && needs_health_check(old)
-        && spec
-            .get("healthCheckNodePort")
-            .and_then(Value::as_i64)
-            .unwrap_or(0)
-            == 0
-        && let Some(port) = old.get("healthCheckNodePort")
-    {
-        spec.insert("healthCheckNodePort".to_owned(), port.clone());
-    }
+    prepared.map_err(|errors| {
+        crate::crd::definition::invalid_error(
+            &SERVICES.group_kind(),
+            SERVICES.group,
+            SERVICES.kind,
+            name,
+            &errors,
+        )
+    })
 }
 
-/// `dropTypeDependentFields` for an update to ExternalName: the cluster IPs, families, policy
-/// and node ports the write did not change go.
-fn drop_type_dependent(spec: &mut Map<String, Value>, old: &Map<String, Value>) {
-    if !needs_cluster_ip(old) {
-        return;
-    }
-    if spec.get("clusterIP") == old.get("clusterIP")
-        && spec.get("clusterIPs") == old.get("clusterIPs")
-    {
-        spec.remove("clusterIP");
-        spec.remove("clusterIPs");
-    }
-    for field in ["ipFamilies", "ipFamilyPolicy"] {
-        if spec.get(field) == old.get(field) {
-            spec.remove(field);
-        }
-    }
-    let new_ports = node_ports(&Value::Object(spec.clone()));
-    if !new_ports.is_empty() && new_ports == node_ports(&Value::Object(old.clone())) {
-        if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
-            for port in ports.iter_mut().filter_map(Value::as_object_mut) {
-                port.remove("nodePort");
-            }
-        }
-        spec.remove("healthCheckNodePort");
-    }
-}
-
-/// `initIPFamilyFields` on a single-stack IPv4 cluster: the policy defaulted, the families
-/// inferred from the cluster IPs or defaulted, and what the cluster cannot serve refused.
-fn families(spec: &mut Map<String, Value>, old: &Map<String, Value>) -> Result<(), FieldError> {
-    let cluster_ips = strings(spec.get("clusterIPs"));
+/// The checks of `initIPFamilyFields` against a single-stack IPv4 cluster (the policy is
+/// defaulted by then): the families inferred from the cluster IPs or defaulted, what the
+/// cluster cannot serve refused.
+fn families(spec: &mut Map<String, Value>) -> Result<(), FieldError> {
+    let cluster_ips = object::string_list(spec.get("clusterIPs"));
     let headless = spec.get("clusterIP").and_then(Value::as_str) == Some("None");
     let selectorless = spec
         .get("selector")
         .and_then(Value::as_object)
         .is_none_or(Map::is_empty);
-    if spec.get("ipFamilyPolicy").is_none_or(Value::is_null) {
-        let policy = match old.get("ipFamilyPolicy") {
-            Some(p) if !p.is_null() => p.clone(),
-            _ if headless && selectorless => json!("RequireDualStack"),
-            _ => json!("SingleStack"),
-        };
-        spec.insert("ipFamilyPolicy".to_owned(), policy);
-    }
     let policy = spec
         .get("ipFamilyPolicy")
         .and_then(Value::as_str)
         .unwrap_or("SingleStack")
         .to_owned();
-    let mut families = strings(spec.get("ipFamilies"));
+    let mut families = object::string_list(spec.get("ipFamilies"));
     for (i, ip) in cluster_ips.iter().enumerate() {
         if ip == "None" {
             break;
@@ -611,7 +508,7 @@ fn cluster_ips(
     used: &mut InUse,
     dry_run: bool,
 ) -> Result<(), Refused> {
-    let requested = strings(spec.get("clusterIPs"));
+    let requested = object::string_list(spec.get("clusterIPs"));
     if requested.first().map(String::as_str) == Some("None") {
         return Ok(());
     }
@@ -650,7 +547,7 @@ fn ports(
     };
     let requested: Vec<(i64, i64)> = ports
         .iter()
-        .map(|p| (port_number(p, "port"), port_number(p, "nodePort")))
+        .map(|p| (number(p, "port"), number(p, "nodePort")))
         .collect();
     let mut by_port: Vec<(i64, u16)> = Vec::new();
     for (i, port) in ports.iter_mut().enumerate() {

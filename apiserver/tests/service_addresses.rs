@@ -123,7 +123,9 @@ fn services_get_addresses_and_node_ports_from_the_ranges() {
     assert_eq!(replaced["spec"]["clusterIP"], np["spec"]["clusterIP"]);
     assert_eq!(replaced["spec"]["ports"][0]["nodePort"], node_port);
     assert_eq!(replaced["spec"]["ports"][0]["targetPort"], 9090);
-    // A Service changed to ClusterIP may keep no node port; one changed to NodePort gets one.
+    // A Service changed to NodePort gets a node port; changed back to ClusterIP, the node
+    // port and traffic policy the patch leaves in place are dropped
+    // (`dropTypeDependentFields`) and the port is free again.
     let ran = k.run(&[
         "patch",
         "svc",
@@ -134,6 +136,25 @@ fn services_get_addresses_and_node_ports_from_the_ranges() {
     assert_eq!(ran.code, 0, "{ran:?}");
     let port = k.json(&["get", "svc", "web"])["spec"]["ports"][0]["nodePort"].clone();
     assert!(port.as_u64().is_some_and(|p| p != node_port), "{port}");
+    k.ok(&[
+        "patch",
+        "svc",
+        "web",
+        "-p",
+        r#"{"spec":{"type":"ClusterIP"}}"#,
+    ]);
+    let web = k.json(&["get", "svc", "web"]);
+    assert!(web["spec"]["ports"][0].get("nodePort").is_none(), "{web}");
+    assert!(web["spec"].get("externalTrafficPolicy").is_none(), "{web}");
+    assert_eq!(web["spec"]["clusterIP"], ip);
+    k.ok(&[
+        "create",
+        "service",
+        "nodeport",
+        "np4",
+        "--tcp=80",
+        &format!("--node-port={port}"),
+    ]);
 
     // Deleting a Service frees its address.
     k.ok(&["delete", "svc", "web"]);

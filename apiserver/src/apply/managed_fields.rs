@@ -404,6 +404,22 @@ pub struct Writer<'a> {
     pub schema: Option<&'a kcel_stdlib::kubernetes::crd::Schema>,
 }
 
+/// The field manager of the server's own writes (the objects it creates and keeps: default
+/// namespaces, RBAC defaults, the `kubernetes` Service), as kube-apiserver names itself.
+pub const SERVER_MANAGER: &str = "kube-apiserver";
+
+/// [`update`] by the server itself ([`SERVER_MANAGER`]) at `now`, of a built-in kind's
+/// object, no subresource.
+pub fn update_by_server(resource: &Resource, old: Option<&Object>, new: &mut Object, now: &str) {
+    let writer = Writer {
+        manager: SERVER_MANAGER,
+        subresource: None,
+        now,
+        schema: None,
+    };
+    update(resource, old, new, writer);
+}
+
 /// Sets `new`'s managedFields for an Update (create, update, patch) by `writer` that turned
 /// `old` (None for a create) into `new`. Entries sent in `new` are used when they decode and
 /// are not empty (clients may edit them), else those of `old`, as upstream.

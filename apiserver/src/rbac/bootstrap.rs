@@ -534,17 +534,7 @@ fn reconcile_stored(
                 return Ok(());
             };
             let now = object::now_timestamp();
-            crate::apply::update(
-                resource,
-                Some(&old),
-                &mut updated,
-                crate::apply::Writer {
-                    manager: "kube-apiserver",
-                    subresource: None,
-                    now: &now,
-                    schema: None,
-                },
-            );
+            crate::apply::update_by_server(resource, Some(&old), &mut updated, &now);
             store
                 .update(key, &object::encode_for_storage(&updated), kv.mod_revision)
                 .map(|_| ())
@@ -573,17 +563,7 @@ fn create(
         meta.insert("uid".to_owned(), json!(crate::random::uuid_v4()?));
         meta.insert("creationTimestamp".to_owned(), json!(now));
     }
-    crate::apply::update(
-        resource,
-        None,
-        object,
-        crate::apply::Writer {
-            manager: "kube-apiserver",
-            subresource: None,
-            now: &now,
-            schema: None,
-        },
-    );
+    crate::apply::update_by_server(resource, None, object, &now);
     store
         .create(key, &object::encode_for_storage(object))
         .map(|_| ())

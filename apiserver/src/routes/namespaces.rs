@@ -45,17 +45,7 @@ pub fn ensure_system_namespaces(store: &dyn Storage) -> Result<(), StorageError>
         });
         // kube-apiserver creates them: its entry owns the name label, as upstream's.
         if let Some(created) = object.as_object_mut() {
-            crate::apply::update(
-                &NAMESPACES,
-                None,
-                created,
-                crate::apply::Writer {
-                    manager: "kube-apiserver",
-                    subresource: None,
-                    now: &now,
-                    schema: None,
-                },
-            );
+            crate::apply::update_by_server(&NAMESPACES, None, created, &now);
         }
         object["spec"] = json!({"finalizers": [FINALIZER]});
         object["status"] = json!({"phase": "Active"});

@@ -611,6 +611,21 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
             schema: crate::crd::apply_schema(custom.as_deref(), resource),
         },
     );
+    admit_and_store(&call, object, &requested, dry_run).await
+}
+
+/// The end of a create, shared by `POST` and an apply that creates: admission (mutating, the
+/// kind's validation, validating; `requested` is the name as the request gives it, empty
+/// for a create by `generateName`), a Service's cluster IPs and node ports (under a lock held
+/// until it is stored), then the object stored and answered with 201 (a dry run stores
+/// nothing).
+async fn admit_and_store(
+    call: &Call,
+    mut object: Object,
+    requested: &str,
+    dry_run: bool,
+) -> Result<Response, ApiError> {
+    let resource = call.resource;
     let mut warnings = Vec::new();
     super::admit::admit(
         super::admit::Admitted {
@@ -621,7 +636,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
             old: None,
             dry_run,
         },
-        &requested,
+        requested,
         &mut object,
         |object, _| fill_for_create(resource, object),
         &mut warnings,
@@ -632,7 +647,6 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     }
     let name = object::meta_str(&object, "name").to_owned();
     let key = call.key(&name);
-    // A Service's cluster IPs and node ports, under a lock held until it is stored.
     let _allocation = super::service_addresses::before_write(
         &call.state,
         resource,
@@ -644,8 +658,9 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     )
     .await?;
     if dry_run {
-        return respond_object(&call, StatusCode::CREATED, &object);
+        return respond_object(call, StatusCode::CREATED, &object);
     }
+    let custom = call.state.crds.custom(resource);
     let versions = crate::crd::Versions::of(&call.state.crds, resource);
     let mut stored = versions.for_storage(object).await?;
     let bytes = object::encode_for_storage(&stored);
@@ -665,7 +680,7 @@ async fn create(call: Call, body: Body) -> Result<Response, ApiError> {
     } else {
         versions.read(&kv).await?
     };
-    respond_object(&call, StatusCode::CREATED, &created)
+    respond_object(call, StatusCode::CREATED, &created)
 }
 
 fn respond_written(call: &Call, written: Written) -> Result<Response, ApiError> {
@@ -914,46 +929,7 @@ async fn apply(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
         object::set_type(&mut object, resource);
         crate::defaults::fields(resource, &mut object);
         crate::crd::decode(&call.state.crds, resource, &mut object, None)?;
-        let mut warnings = Vec::new();
-        super::admit::admit(
-            super::admit::Admitted {
-                state: &call.state,
-                resource,
-                subresource: None,
-                operation: crate::admission::Operation::Create,
-                old: None,
-                dry_run,
-            },
-            name,
-            &mut object,
-            |object, _| fill_for_create(resource, object),
-            &mut warnings,
-        )
-        .await?;
-        for w in warnings {
-            call.warn(w);
-        }
-        let _allocation = super::service_addresses::before_write(
-            &call.state,
-            resource,
-            None,
-            &key,
-            &mut object,
-            None,
-            dry_run,
-        )
-        .await?;
-        if dry_run {
-            return respond_object(&call, StatusCode::CREATED, &object);
-        }
-        let versions = crate::crd::Versions::of(&call.state.crds, resource);
-        let bytes = object::encode_for_storage(&versions.for_storage(object).await?);
-        let name = name.to_owned();
-        let kv = storage(&call.state, move |s| s.create(&key, &bytes))
-            .await?
-            .map_err(|e| ApiError::from_storage(e, resource, &name))?;
-        let created = versions.read(&kv).await?;
-        return respond_object(&call, StatusCode::CREATED, &created);
+        return admit_and_store(&call, object, name, dry_run).await;
     }
     let written = modify(
         &call.state,

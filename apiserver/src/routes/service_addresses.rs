@@ -38,14 +38,5 @@ async fn in_use(state: &AppState, except: Option<&str>) -> Result<InUse, ApiErro
     let range = storage(state, move |s| s.range(&request))
         .await?
         .map_err(|e| ApiError::from_storage(e, &SERVICES, ""))?;
-    let mut used = InUse::default();
-    for kv in &range.kvs {
-        if except.is_some_and(|k| k == kv.key) {
-            continue;
-        }
-        if let Ok(service) = serde_json::from_slice(&kv.value) {
-            used.add_service(&service);
-        }
-    }
-    Ok(used)
+    Ok(InUse::of_stored(&range.kvs, except))
 }

@@ -211,6 +211,32 @@ impl BuiltinKind {
     }
 }
 
+/// What kube-apiserver's Service storage makes of a Service `object` before it validates
+/// it and allocates its addresses, done to `object` (`old`: the stored Service, on update):
+/// `clusterIPs` following `clusterIP`, the IP family policy defaulted, the cluster IPs, node
+/// ports and health check node port an update leaves out kept, and what a type change
+/// leaves behind unchanged dropped (cluster IPs, families and policy going to ExternalName;
+/// node ports away from NodePort and LoadBalancer; `allocateLoadBalancerNodePorts` and
+/// `loadBalancerClass` away from LoadBalancer). What depends on the cluster (the families it
+/// serves, the ranges addresses come from) is the caller's. The errors are those the storage
+/// refuses the write with, the same [`BuiltinKind::validate_update`] reports alone.
+///
+/// ```
+/// use kcel_stdlib::kubernetes::builtin::prepare_service;
+/// use serde_json::json;
+///
+/// let old = json!({"spec": {"type": "NodePort", "clusterIP": "10.0.0.9",
+///     "clusterIPs": ["10.0.0.9"], "ipFamilyPolicy": "SingleStack",
+///     "ports": [{"name": "http", "port": 80, "nodePort": 30080}]}});
+/// let mut new = json!({"spec": {"type": "NodePort", "ports": [{"name": "http", "port": 80}]}});
+/// prepare_service(&mut new, Some(&old)).unwrap();
+/// assert_eq!(new["spec"]["clusterIPs"], json!(["10.0.0.9"]));
+/// assert_eq!(new["spec"]["ports"][0]["nodePort"], 30080);
+/// ```
+pub fn prepare_service(object: &mut Json, old: Option<&Json>) -> Result<(), Vec<FieldError>> {
+    builtin_validation::prepare_service(object, old)
+}
+
 impl BuiltinKind {
     /// What strict field validation reports for an object read from text
     /// ([`crate::documents::Manifests::into_objects`]; `text` is the text it was read

@@ -21,7 +21,8 @@
 //! pod template they share, `volume_validation` a pod volume's source, `affinity` node and pod affinity,
 //! `pod_update` what an update of a Pod may change (`ValidatePodUpdate`), `service_ips` a
 //! Service's cluster IPs, IP families, external IPs and source ranges (with what the
-//! Service storage checks of them before validation),
+//! Service storage checks of them before validation), `service_storage` what the Service
+//! storage does to the object before validation (the addresses, kept and dropped node ports),
 //! `cron_schedule` a CronJob's schedule (robfig/cron's parser), `label_selector`
 //! `metav1.LabelSelector` (validation, matching, rendering), `errors` the field errors as
 //! upstream's `field` package builds them.
@@ -59,12 +60,23 @@ mod pod_spec_validation;
 mod pod_update;
 mod rbac_validation;
 mod service_ips;
+mod service_storage;
 mod volume_validation;
 mod workload_validation;
 
 use serde_json::Value as Json;
 
 use super::crd::FieldError;
+
+/// What kube-apiserver's Service storage does to a Service (`object`; on update `old` is the
+/// stored one) before it is validated ([`service_storage`]), or the errors it refuses the
+/// write with.
+pub(crate) fn prepare_service(
+    object: &mut Json,
+    old: Option<&Json>,
+) -> Result<(), Vec<FieldError>> {
+    service_storage::prepare(object, old).map(|_| ())
+}
 
 /// The errors of `object`'s `metadata` (`metadata`, found by the caller) and of the kind's
 /// own validation, and on update (`old` given) of its update rules, in upstream's order:
@@ -81,13 +93,14 @@ pub(crate) fn validate(
 ) -> Vec<FieldError> {
     let mut e = errors::Errors::default();
     if (group, kind) == ("", "Service") {
-        // The Service storage prepares the addresses before anything is validated, and
-        // refuses the write with their errors alone.
-        return match service_ips::prepare(object, old) {
+        // The Service storage prepares the object before anything is validated, and
+        // refuses the write with the errors of that alone.
+        let mut prepared = object.clone();
+        return match service_storage::prepare(&mut prepared, old) {
             Err(refused) => refused,
             Ok(addresses) => {
                 e.extend(metadata);
-                core::service(&mut e, object, &addresses);
+                core::service(&mut e, &prepared, &addresses);
                 e.into_vec()
             }
         };

@@ -19,7 +19,8 @@
 //! ranges IPs are allocated from: `... is not configured on this cluster`, `this cluster is
 //! not configured for dual-stack services`, `failed to allocate IP ...`), the allocator's
 //! filling in of `ipFamilies` and `clusterIPs`, the families a stored headless Service gets
-//! on read (the cluster's primary family), and the node ports `patchAllocatedValues` keeps.
+//! on read (the cluster's primary family). (`service_storage` writes what is prepared here
+//! back into the object, with the node ports `patchAllocatedValues` keeps.)
 
 use std::net::IpAddr;
 
@@ -123,6 +124,26 @@ impl Addresses {
         self.policy
             .as_deref()
             .map_or("null".to_string(), go_json_quote)
+    }
+
+    /// Writes the fields [`prepare`] may change into a Service's `spec` (an unset or empty
+    /// one removed, as the Go types' `omitempty` leave them out); fields that keep their
+    /// value are not touched.
+    pub(super) fn write(&self, spec: &mut serde_json::Map<String, Json>) {
+        let mut set = |key: &str, value: Option<Json>| match value {
+            Some(v) if spec.get(key) != Some(&v) => {
+                spec.insert(key.to_string(), v);
+            }
+            Some(_) => {}
+            None => {
+                spec.remove(key);
+            }
+        };
+        let cluster_ip = (!self.cluster_ip.is_empty()).then(|| Json::from(self.cluster_ip.clone()));
+        set("clusterIP", cluster_ip);
+        set("clusterIPs", self.cluster_ips.clone().map(Json::from));
+        set("ipFamilies", self.families.clone().map(Json::from));
+        set("ipFamilyPolicy", self.policy.clone().map(Json::from));
     }
 
     /// `defaultOnReadService` of a stored object: `normalizeClusterIPs` as for a create,
