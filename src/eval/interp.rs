@@ -53,12 +53,14 @@ pub(crate) struct Frame<'s, 'a> {
 const INLINE_SLOTS: usize = 8;
 
 /// Where a frame's slots live: on the stack for the few slots most programs have (no
-/// allocation per evaluation), in a vector beyond that.
+/// allocation per evaluation), in a vector beyond that. The inline slots are written only
+/// for a frame that has slots (a program that reads no variable has none): writing them is
+/// a good part of a small evaluation's fixed cost.
 pub(crate) struct SlotStorage<'a> {
     /// Dropped by hand (see the `Drop` impl): only the slots given to a frame can hold
     /// anything to drop, and dropping all of them cost more than the evaluation of a small
     /// expression.
-    inline: ManuallyDrop<[SlotContent<'a>; INLINE_SLOTS]>,
+    inline: Option<ManuallyDrop<[SlotContent<'a>; INLINE_SLOTS]>>,
     /// How many of the inline slots were given to a frame.
     used: usize,
     /// Made only for frames with more slots than the inline ones.
@@ -69,21 +71,20 @@ impl Drop for SlotStorage<'_> {
     fn drop(&mut self) {
         // What the used slots hold is dropped here; every inline slot then holds `null`,
         // which owns nothing, so the array itself needs no drop.
-        for slot in &mut self.inline[..self.used] {
-            *slot = unset();
+        if let Some(inline) = &mut self.inline {
+            for slot in &mut inline[..self.used] {
+                *slot = unset();
+            }
         }
     }
 }
 
 impl<'a> SlotStorage<'a> {
-    /// Storage with every slot unset.
+    /// Storage with no slots written yet.
     #[inline]
     pub fn new() -> SlotStorage<'a> {
         SlotStorage {
-            // Unset slots hold `null`: nothing to drop.
-            inline: ManuallyDrop::new(
-                [const { SlotContent::Result(Ok(Value::Null)) }; INLINE_SLOTS],
-            ),
+            inline: None,
             used: 0,
             spilled: None,
         }
@@ -92,9 +93,15 @@ impl<'a> SlotStorage<'a> {
     /// A frame of `size` unset slots, with no cost limit.
     #[inline]
     pub fn frame(&mut self, size: usize) -> Frame<'_, 'a> {
-        let slots = if size <= INLINE_SLOTS {
+        let slots = if size == 0 {
+            &mut []
+        } else if size <= INLINE_SLOTS {
             self.used = size;
-            &mut self.inline[..size]
+            // Unset slots hold `null`: nothing to drop.
+            let inline = self.inline.insert(ManuallyDrop::new(
+                [const { SlotContent::Result(Ok(Value::Null)) }; INLINE_SLOTS],
+            ));
+            &mut inline[..size]
         } else {
             let spilled = self.spilled.insert(Vec::new());
             spilled.resize_with(size, unset);
