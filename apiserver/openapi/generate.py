@@ -48,7 +48,7 @@ SERVED = {
         "selfsubjectrulesreviews",
         "subjectaccessreviews",
     ],
-    "apis/authentication.k8s.io/v1": ["selfsubjectreviews"],
+    "apis/authentication.k8s.io/v1": ["selfsubjectreviews", "tokenreviews"],
 }
 
 

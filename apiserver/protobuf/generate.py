@@ -47,6 +47,7 @@ SERVED = [
     "io.k8s.api.coordination.v1.Lease",
     "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
     "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
+    "io.k8s.api.authentication.v1.TokenReview",
 ]
 
 # Messages with a JSON form of their own (not an object of their fields).

@@ -46,7 +46,7 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// The user a bearer token names: the admin, or a user of the token file.
-fn user_of(state: &AppState, token: &str) -> Option<User> {
+pub(crate) fn user_of(state: &AppState, token: &str) -> Option<User> {
     if same(token.as_bytes(), state.token.as_bytes()) {
         return Some(User::admin());
     }

@@ -444,6 +444,13 @@ pub const REVIEWS: &[Resource] = &[
         ..REVIEW
     },
     Resource {
+        group: "authentication.k8s.io",
+        plural: "tokenreviews",
+        singular: "tokenreview",
+        kind: "TokenReview",
+        ..REVIEW
+    },
+    Resource {
         plural: "localsubjectaccessreviews",
         singular: "localsubjectaccessreview",
         kind: "LocalSubjectAccessReview",

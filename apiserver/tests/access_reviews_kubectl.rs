@@ -3,7 +3,8 @@
 //! from the server's authorizer (RBAC's reason included), upstream's validation errors
 //! (a LocalSubjectAccessReview about another namespace, a review without user or groups),
 //! creating a review needs `create` on it, and `kubectl api-resources` lists the reviews of
-//! `authorization.k8s.io` and `authentication.k8s.io`. Without kubectl the tests skip visibly
+//! `authorization.k8s.io` and `authentication.k8s.io`; a TokenReview (`create --raw`) says whom
+//! a token names. Without kubectl the tests skip visibly
 //! (and fail under `CI=true`).
 
 mod support;
@@ -249,12 +250,10 @@ fn api_resources_lists_the_reviews() {
     let authn = "authentication.k8s.io";
     assert_eq!(
         rows(authn)[1..],
-        [row(
-            "selfsubjectreviews",
-            authn,
-            "false",
-            "SelfSubjectReview"
-        )]
+        [
+            row("selfsubjectreviews", authn, "false", "SelfSubjectReview"),
+            row("tokenreviews", authn, "false", "TokenReview"),
+        ]
     );
     // The verbs, as `-o wide` lists them.
     let wide = k.ok(&["api-resources", "--api-group", authz, "-o", "wide"]);
@@ -263,5 +262,64 @@ fn api_resources_lists_the_reviews() {
             .skip(1)
             .all(|l| l.split_whitespace().nth(4) == Some("create")),
         "{wide}"
+    );
+}
+
+/// A TokenReview (`kubectl create --raw`, as a webhook authenticator's caller posts it): the
+/// server's own token authenticates as its user with the audiences asked for; an unknown
+/// token is not authenticated; a review without a token is upstream's 400.
+#[test]
+fn token_reviews_say_whom_a_token_names() {
+    let Some(k) = Kubectl::start("token_reviews_say_whom_a_token_names") else {
+        return;
+    };
+    let token = std::fs::read_to_string(k.server.data_dir().join("admin-token")).unwrap();
+    let review = |token: &str| {
+        let body = serde_json::json!({
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenReview",
+            "spec": {"token": token, "audiences": ["api"]},
+        });
+        k.run_stdin(
+            &[
+                "create",
+                "--raw",
+                "/apis/authentication.k8s.io/v1/tokenreviews",
+                "-f",
+                "-",
+            ],
+            &body.to_string(),
+        )
+    };
+    let ran = review(token.trim());
+    assert_eq!(ran.code, 0, "{ran:?}");
+    let answer: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(
+        answer["status"],
+        serde_json::json!({
+            "authenticated": true,
+            "user": {"username": "kcel-admin", "groups": ["system:masters", "system:authenticated"]},
+            "audiences": ["api"],
+        }),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["metadata"],
+        serde_json::json!({"creationTimestamp": null})
+    );
+    let ran = review("no-such-token");
+    assert_eq!(ran.code, 0, "{ran:?}");
+    let answer: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(
+        answer["status"],
+        serde_json::json!({"user": {}}),
+        "{answer}"
+    );
+    let ran = review("");
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert!(
+        ran.stderr
+            .contains("token is required for TokenReview in authentication"),
+        "{ran:?}"
     );
 }

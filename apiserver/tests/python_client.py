@@ -6,6 +6,7 @@ line per step that passed; any failure raises (exit status 1).
 
 import sys
 
+import yaml
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
 
@@ -139,6 +140,23 @@ def main(kubeconfig):
     assert ('spec.resourceAttributes.namespace: Invalid value: \\"other\\": must match '
             'metadata.namespace') in e.body, e.body
     print("ok access reviews")
+
+    authn = client.AuthenticationV1Api()
+    with open(kubeconfig) as f:
+        token = yaml.safe_load(f)["users"][0]["user"]["token"]
+    review = authn.create_token_review(client.V1TokenReview(
+        spec=client.V1TokenReviewSpec(token=token, audiences=["api"])))
+    assert review.status.authenticated is True, review.status
+    assert review.status.user.username == "kcel-admin", review.status
+    assert "system:masters" in review.status.user.groups, review.status
+    assert review.status.audiences == ["api"], review.status
+    review = authn.create_token_review(client.V1TokenReview(
+        spec=client.V1TokenReviewSpec(token="no-such-token")))
+    assert not review.status.authenticated, review.status
+    e = expect_status(400, authn.create_token_review, client.V1TokenReview(
+        spec=client.V1TokenReviewSpec(token="")))
+    assert "token is required for TokenReview in authentication" in e.body, e.body
+    print("ok token reviews")
 
     core.delete_namespace("py")
     print("ok delete namespace")

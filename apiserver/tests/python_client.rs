@@ -24,7 +24,7 @@ fn the_python_client_creates_patches_lists_and_watches() {
     assert_eq!(
         ran.stdout,
         "ok namespaces\nok create\nok dry run\nok patch\nok list with limit\nok watch\n\
-         ok deployment\nok server-side apply\nok access reviews\nok delete namespace\n",
+         ok deployment\nok server-side apply\nok access reviews\nok token reviews\nok delete namespace\n",
         "{ran:?}"
     );
 }

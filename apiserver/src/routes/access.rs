@@ -1,6 +1,6 @@
 //! The reviews of `authorization.k8s.io/v1` and `authentication.k8s.io/v1`:
 //! SelfSubjectAccessReview (what `kubectl auth can-i` asks), SubjectAccessReview,
-//! LocalSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview.
+//! LocalSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview and TokenReview.
 //!
 //! The access reviews ask the server's authorizer, as kube-apiserver does
 //! ([`crate::access_review`]); creating one is itself authorized like any request
@@ -19,16 +19,17 @@ use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
 use crate::state::AppState;
 
-/// The review in a request body (JSON, YAML or protobuf), as a JSON object.
-fn decode_review(
-    kind: ReviewKind,
+/// The review in a request body (JSON, YAML or protobuf), as a JSON object: `kind` of the
+/// API package `package` (`authorization`, `authentication`).
+fn decode_body(
+    package: &str,
+    kind: &str,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Map<String, Value>, ApiError> {
     let unrecognized = |e: &dyn std::fmt::Display| {
         ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {}){e}",
-            kind.kind()
+            "the object provided is unrecognized (must be of type {kind}){e}"
         ))
     };
     let body_type = negotiate::body_type(headers)?;
@@ -37,8 +38,8 @@ fn decode_review(
             .map_err(|e| unrecognized(&format_args!(": {e}")))?,
         BodyType::Protobuf => Value::Object(crate::protobuf::decode_as(
             body,
-            &format!("io.k8s.api.authorization.v1.{}", kind.kind()),
-            kind.kind(),
+            &format!("io.k8s.api.{package}.v1.{kind}"),
+            kind,
         )?),
         _ => return Err(negotiate::unsupported_media_type("")),
     };
@@ -46,6 +47,15 @@ fn decode_review(
         Value::Object(map) => Ok(map),
         _ => Err(unrecognized(&"")),
     }
+}
+
+/// An access review in a request body.
+fn decode_review(
+    kind: ReviewKind,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Map<String, Value>, ApiError> {
+    decode_body("authorization", kind.kind(), headers, body)
 }
 
 /// Validates `review`, asks the authorizer whether `user` may do what its spec says, and
@@ -143,20 +153,7 @@ pub async fn self_subject_rules_review(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let kind = negotiate::body_type(&headers)?;
-    let review = match kind {
-        BodyType::Json | BodyType::Yaml => negotiate::parse_value(&body, kind).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type SelfSubjectRulesReview): {e}"
-            ))
-        })?,
-        BodyType::Protobuf => Value::Object(crate::protobuf::decode_as(
-            &body,
-            "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
-            "SelfSubjectRulesReview",
-        )?),
-        _ => return Err(negotiate::unsupported_media_type("")),
-    };
+    let review = decode_body("authorization", "SelfSubjectRulesReview", &headers, &body)?;
     let namespace = review
         .get("spec")
         .and_then(|s| s.get("namespace"))
@@ -177,5 +174,53 @@ pub async fn self_subject_rules_review(
     if !rules.evaluation_error.is_empty() {
         review["status"]["evaluationError"] = json!(rules.evaluation_error);
     }
+    Ok(super::json_response(StatusCode::CREATED, &review))
+}
+
+/// `POST /apis/authentication.k8s.io/v1/tokenreviews`: whom a bearer token authenticates,
+/// as kube-apiserver's TokenReview registry answers (`pkg/registry/authentication/
+/// tokenreview`): 400 `token is required for TokenReview in authentication` without a token;
+/// otherwise 201 with the review and its status — `authenticated`, the user (name, uid,
+/// groups, extra) and the audiences asked for (the server's tokens are not bound to
+/// audiences, so upstream's audience-agnostic wrapper gives back those requested; this
+/// server has no `--api-audiences` of its own) — or, for a token no user has, a status with
+/// an empty `user` (the token authenticators answer "not mine" without an error).
+pub async fn token_review(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let mut review = decode_body("authentication", "TokenReview", &headers, &body)?;
+    let spec = review.get("spec");
+    let token = spec
+        .and_then(|s| s.get("token"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if token.is_empty() {
+        return Err(ApiError::bad_request(
+            "token is required for TokenReview in authentication",
+        ));
+    }
+    let audiences = crate::object::string_list(spec.and_then(|s| s.get("audiences")));
+    let status = match crate::auth::user_of(&state, token) {
+        Some(user) => {
+            let mut status = json!({"authenticated": true, "user": user.user_info()});
+            if !audiences.is_empty() {
+                status["audiences"] = json!(audiences);
+            }
+            status
+        }
+        None => json!({"user": {}}),
+    };
+    review.insert("apiVersion".to_owned(), json!("authentication.k8s.io/v1"));
+    review.insert("kind".to_owned(), json!("TokenReview"));
+    if let Some(meta) = review
+        .entry("metadata")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+    {
+        meta.insert("creationTimestamp".to_owned(), Value::Null);
+    }
+    review.insert("status".to_owned(), status);
     Ok(super::json_response(StatusCode::CREATED, &review))
 }

@@ -67,6 +67,10 @@ pub fn router(state: AppState) -> Router {
             "/apis/authentication.k8s.io/v1/selfsubjectreviews",
             axum::routing::post(access::self_subject_review),
         )
+        .route(
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            axum::routing::post(access::token_review),
+        )
         .route("/api/v1/{*rest}", any(core_api))
         .route("/apis/{group}/{version}/{*rest}", any(group_api))
         .fallback(not_found)
