@@ -36,6 +36,7 @@ pub mod metrics;
 pub mod negotiate;
 pub mod object;
 pub mod openapi;
+pub mod openapi_v2;
 pub mod patch;
 pub mod patch_decode;
 pub mod persistent_volumes;

@@ -323,3 +323,30 @@ fn token_reviews_say_whom_a_token_names() {
         "{ran:?}"
     );
 }
+
+/// kubectl validates a review on the client against `/openapi/v2` (its v3 document has no
+/// PATCH operation to ask the server to validate): without `--validate=false` a review is
+/// created, and a field the kind does not have is kubectl's own error.
+#[test]
+fn kubectl_validates_reviews_against_openapi_v2() {
+    let Some(k) = Kubectl::start("kubectl_validates_reviews_against_openapi_v2") else {
+        return;
+    };
+    let review = review("SubjectAccessReview", "bob", "list", "default");
+    let created = yaml(&k.ok_stdin(&["create", "-f", "-", "-o", "yaml"], &review));
+    assert_eq!(created["status"]["allowed"], false, "{created}");
+    let mut typo: Value = serde_json::from_str(&review).unwrap();
+    typo["spec"]["userx"] = json!("bob");
+    let ran = k.run_stdin(&["create", "-f", "-"], &typo.to_string());
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            "error: error validating \"STDIN\": error validating data: \
+             ValidationError(SubjectAccessReview.spec): unknown field \"userx\" in \
+             io.k8s.api.authorization.v1.SubjectAccessReviewSpec; if you choose to ignore these \
+             errors, turn validation off with --validate=false\n"
+        ),
+        "{ran:?}"
+    );
+}

@@ -768,6 +768,60 @@ async fn discovery_is_aggregated_when_asked_for_first() {
 }
 
 #[tokio::test]
+async fn openapi_v2_is_served_as_json_and_protobuf_with_etags() {
+    let server = Server::start(&["--storage", "memory"]);
+    let json = server.send("GET", "/openapi/v2", None).await;
+    assert_eq!(json.code, 200);
+    assert_eq!(json.headers["content-type"], "application/json");
+    let doc = json.json();
+    assert_eq!(doc["swagger"], "2.0");
+    let review = &doc["definitions"]["io.k8s.api.authorization.v1.SubjectAccessReview"];
+    assert_eq!(
+        review["properties"]["spec"]["$ref"],
+        "#/definitions/io.k8s.api.authorization.v1.SubjectAccessReviewSpec"
+    );
+    assert!(
+        doc["definitions"]["io.k8s.api.core.v1.ConfigMap"]["x-kubernetes-group-version-kind"]
+            .is_array()
+    );
+    // The served paths in v2 form: a PATCH with its query parameters and body.
+    let patch = &doc["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"];
+    let parameters = patch["parameters"].as_array().unwrap();
+    assert_eq!(parameters[0]["in"], "body");
+    assert!(
+        parameters
+            .iter()
+            .any(|p| p["name"] == "fieldValidation" && p["type"] == "string"),
+        "{patch}"
+    );
+    assert!(doc["paths"].get("/apis/apps/v1/deployments").is_some());
+    // No upstream prose (a property named `description` stays).
+    assert!(!json.text().contains("\"description\":\""));
+    // kubectl's Accept (the older spelling with `@`); answered with kube-openapi's type.
+    let accept = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+    let pb = server
+        .send_with("GET", "/openapi/v2", None, &[("accept", accept)])
+        .await;
+    assert_eq!(pb.code, 200);
+    assert_eq!(
+        pb.headers["content-type"],
+        "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    );
+    assert_eq!(pb.body.first(), Some(&0x0a), "field 1 (swagger) first");
+    let etag = pb.headers["etag"].to_str().unwrap().to_owned();
+    assert_ne!(etag, json.headers["etag"].to_str().unwrap());
+    let again = server
+        .send_with(
+            "GET",
+            "/openapi/v2",
+            None,
+            &[("accept", accept), ("if-none-match", &etag)],
+        )
+        .await;
+    assert_eq!(again.code, 304);
+}
+
+#[tokio::test]
 async fn openapi_v3_is_hashed_and_immutable() {
     let server = Server::start(&["--storage", "memory"]);
     let index = server.send("GET", "/openapi/v3", None).await.json();

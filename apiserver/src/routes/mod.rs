@@ -45,6 +45,7 @@ pub fn router(state: AppState) -> Router {
         .route("/apis", get(discovery::api_groups))
         .route("/apis/{group}", get(discovery::api_group_handler))
         .route("/apis/{group}/{version}", get(discovery::group_version))
+        .route("/openapi/v2", get(openapi_endpoints::v2))
         .route("/openapi/v3", get(openapi_endpoints::index))
         .route("/openapi/v3/{*key}", get(openapi_endpoints::document))
         .route(

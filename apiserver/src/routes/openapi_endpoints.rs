@@ -1,11 +1,12 @@
 //! `/openapi/v3` and `/openapi/v3/<key>`, as kube-openapi serves them: the index names each
 //! document with its hash; a document asked for with its current hash is immutable, one asked
-//! for with a stale hash is redirected to the current URL.
+//! for with a stale hash is redirected to the current URL. `/openapi/v2`: the swagger-2.0
+//! document ([`crate::openapi_v2`]), protobuf or JSON.
 
 use std::collections::HashMap;
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
@@ -79,4 +80,47 @@ pub async fn document(
             Ok(response)
         }
     }
+}
+
+/// `GET /openapi/v2`: protobuf when the client asks for it (kubectl does), else JSON; an
+/// `If-None-Match` of the current ETag answers 304, as kube-openapi's handler does.
+pub async fn v2(headers: HeaderMap) -> Response {
+    let served = crate::openapi_v2::served();
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let (body, content_type, hash) =
+        if accept.contains("application/com.github.proto-openapi.spec.v2") {
+            (
+                served.protobuf.as_slice(),
+                crate::openapi_v2::PROTOBUF,
+                &served.protobuf_hash,
+            )
+        } else {
+            (
+                served.json.as_slice(),
+                "application/json",
+                &served.json_hash,
+            )
+        };
+    let etag = format!("\"{hash}\"");
+    let unchanged = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v == etag);
+    let mut response = if unchanged {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        (StatusCode::OK, body).into_response()
+    };
+    let out = response.headers_mut();
+    if !unchanged {
+        out.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    }
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        out.insert(header::ETAG, v);
+    }
+    out.insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
 }
