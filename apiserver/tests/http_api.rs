@@ -768,6 +768,56 @@ async fn discovery_is_aggregated_when_asked_for_first() {
 }
 
 #[tokio::test]
+async fn review_bodies_are_decoded_as_creates_are() {
+    let server = Server::start(&["--storage", "memory"]);
+    const SARS: &str = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    let body = br#"{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview",
+        "spec":{"user":"bob","userx":"x","resourceAttributes":{"verb":"get","resource":"pods"}}}"#;
+    let send = |path: String, body: &'static [u8]| {
+        let server = &server;
+        async move {
+            server
+                .send_with(
+                    "POST",
+                    &path,
+                    Some(body.to_vec()),
+                    &[("content-type", "application/json")],
+                )
+                .await
+        }
+    };
+    let warned = send(SARS.to_owned(), body).await;
+    assert_eq!(warned.code, 201, "{}", warned.text());
+    assert_eq!(
+        warned.headers["warning"],
+        r#"299 - "unknown field \"spec.userx\"""#
+    );
+    assert!(warned.json()["spec"].get("userx").is_none());
+    let strict = send(format!("{SARS}?fieldValidation=Strict"), body).await;
+    assert_failure(
+        &strict,
+        400,
+        "BadRequest",
+        "SubjectAccessReview in version \"v1\" cannot be handled as a SubjectAccessReview: \
+         strict decoding error: unknown field \"spec.userx\"",
+    );
+    let wrong = br#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview",
+        "spec":{"token":5}}"#;
+    let wrong = send(
+        "/apis/authentication.k8s.io/v1/tokenreviews".to_owned(),
+        wrong,
+    )
+    .await;
+    assert_failure(
+        &wrong,
+        400,
+        "BadRequest",
+        "TokenReview in version \"v1\" cannot be handled as a TokenReview: json: cannot \
+         unmarshal number into Go struct field TokenReviewSpec.spec.token of type string",
+    );
+}
+
+#[tokio::test]
 async fn openapi_v2_is_served_as_json_and_protobuf_with_etags() {
     let server = Server::start(&["--storage", "memory"]);
     let json = server.send("GET", "/openapi/v2", None).await;

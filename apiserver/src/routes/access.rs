@@ -6,12 +6,16 @@
 //! ([`crate::access_review`]); creating one is itself authorized like any request
 //! (`create` on the resource).
 
+use std::collections::HashMap;
+
 use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::{Map, Value, json};
+
+use super::call::Call;
 
 use crate::access_request::User;
 use crate::access_review::{self, ReviewKind};
@@ -19,63 +23,87 @@ use crate::error::ApiError;
 use crate::negotiate::{self, BodyType};
 use crate::state::AppState;
 
-/// The review in a request body (JSON, YAML or protobuf), as a JSON object: `kind` of the
-/// API package `package` (`authorization`, `authentication`).
-fn decode_body(
-    package: &str,
-    kind: &str,
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<Map<String, Value>, ApiError> {
-    let unrecognized = |e: &dyn std::fmt::Display| {
-        ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {kind}){e}"
-        ))
-    };
-    let body_type = negotiate::body_type(headers)?;
-    let review = match body_type {
-        BodyType::Json | BodyType::Yaml => negotiate::parse_value(body, body_type)
-            .map_err(|e| unrecognized(&format_args!(": {e}")))?,
-        BodyType::Protobuf => Value::Object(crate::protobuf::decode_as(
-            body,
-            &format!("io.k8s.api.{package}.v1.{kind}"),
-            kind,
-        )?),
-        _ => return Err(negotiate::unsupported_media_type("")),
-    };
-    match review {
-        Value::Object(map) => Ok(map),
-        _ => Err(unrecognized(&"")),
+/// A review's request: its body decoded as kube-apiserver's create handler decodes any kind
+/// (JSON, YAML or protobuf; a value of the wrong type upstream's 400; unknown fields dropped
+/// and reported as `fieldValidation` asks — `Warning` headers, or Strict's 400 `strict
+/// decoding error: unknown field "spec.x"`), and the call whose warnings the answer carries.
+struct Request {
+    body: Map<String, Value>,
+    call: Call,
+}
+
+impl Request {
+    fn decode(
+        state: &AppState,
+        kind: &str,
+        uri: &Uri,
+        headers: HeaderMap,
+        body: &Bytes,
+    ) -> Result<Request, ApiError> {
+        let resource = crate::resource::REVIEWS
+            .iter()
+            .find(|r| r.kind == kind)
+            .expect("a served review");
+        let params = Query::<HashMap<String, String>>::try_from_uri(uri)
+            .map(|q| q.0)
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let call = Call {
+            state: state.clone(),
+            resource,
+            namespace: None,
+            params,
+            headers,
+            warnings: std::sync::Mutex::new(Vec::new()),
+            subresource: None,
+            put: false,
+        };
+        let unrecognized = |e: &dyn std::fmt::Display| {
+            ApiError::bad_request(format!(
+                "the object provided is unrecognized (must be of type {kind}){e}"
+            ))
+        };
+        let body_type = negotiate::body_type(&call.headers)?;
+        let decoded = match body_type {
+            BodyType::Json | BodyType::Yaml => negotiate::parse_value(body, body_type)
+                .map_err(|e| unrecognized(&format_args!(": {e}")))?,
+            BodyType::Protobuf => Value::Object(crate::protobuf::decode(body, resource)?),
+            _ => return Err(negotiate::unsupported_media_type("")),
+        };
+        let Value::Object(mut review) = decoded else {
+            return Err(unrecognized(&""));
+        };
+        call.check_types(&review)?;
+        call.check_unknown_fields(&mut review, body)?;
+        Ok(Request { body: review, call })
     }
 }
 
-/// An access review in a request body.
-fn decode_review(
-    kind: ReviewKind,
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<Map<String, Value>, ApiError> {
-    decode_body("authorization", kind.kind(), headers, body)
+/// 201 with `review`, and the warnings `call` gathered.
+fn created(call: &Call, review: &impl serde::Serialize) -> Response {
+    let mut response = super::json_response(StatusCode::CREATED, review);
+    let warnings = call.warnings.lock().unwrap_or_else(|e| e.into_inner());
+    crate::respond::add_warnings(&mut response, &warnings);
+    response
 }
 
 /// Validates `review`, asks the authorizer whether `user` may do what its spec says, and
 /// answers 201 with the review and its status (the registries' `Create`).
-fn answer_review(
-    state: &AppState,
-    kind: ReviewKind,
-    mut review: Map<String, Value>,
-    user: &User,
-) -> Result<Response, ApiError> {
+fn answer_review(kind: ReviewKind, request: Request, user: &User) -> Result<Response, ApiError> {
+    let Request {
+        body: mut review,
+        call,
+    } = request;
     let errors = access_review::validate(kind, &review);
     if !errors.is_empty() {
         return Err(access_review::invalid_review(kind, errors));
     }
     let spec = review.get("spec").cloned().unwrap_or(Value::Null);
-    let decision = state
+    let decision = call
+        .state
         .authz
         .decision(user, &access_review::attributes(&spec));
     access_review::answer(kind, &mut review, &decision);
-    Ok(super::json_response(StatusCode::CREATED, &review))
+    Ok(created(&call, &review))
 }
 
 /// `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews`: may the requester do what
@@ -83,23 +111,27 @@ fn answer_review(
 pub async fn self_subject_access_review(
     State(state): State<AppState>,
     Extension(user): Extension<User>,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let review = decode_review(ReviewKind::SelfSubject, &headers, &body)?;
-    answer_review(&state, ReviewKind::SelfSubject, review, &user)
+    let kind = ReviewKind::SelfSubject;
+    let request = Request::decode(&state, kind.kind(), &uri, headers, &body)?;
+    answer_review(kind, request, &user)
 }
 
 /// `POST /apis/authorization.k8s.io/v1/subjectaccessreviews`: may the user the spec names
 /// (user, groups, uid, extra) do what it says?
 pub async fn subject_access_review(
     State(state): State<AppState>,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let review = decode_review(ReviewKind::Subject, &headers, &body)?;
-    let subject = access_review::subject(review.get("spec").unwrap_or(&Value::Null));
-    answer_review(&state, ReviewKind::Subject, review, &subject)
+    let kind = ReviewKind::Subject;
+    let request = Request::decode(&state, kind.kind(), &uri, headers, &body)?;
+    let subject = access_review::subject(request.body.get("spec").unwrap_or(&Value::Null));
+    answer_review(kind, request, &subject)
 }
 
 /// `POST /apis/authorization.k8s.io/v1/namespaces/<namespace>/localsubjectaccessreviews`:
@@ -108,11 +140,14 @@ pub async fn subject_access_review(
 pub async fn local_subject_access_review(
     State(state): State<AppState>,
     Path(namespace): Path<String>,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let mut review = decode_review(ReviewKind::LocalSubject, &headers, &body)?;
-    let meta = review
+    let kind = ReviewKind::LocalSubject;
+    let mut request = Request::decode(&state, kind.kind(), &uri, headers, &body)?;
+    let meta = request
+        .body
         .entry("metadata")
         .or_insert_with(|| json!({}))
         .as_object_mut()
@@ -127,8 +162,8 @@ pub async fn local_subject_access_review(
             meta.insert("namespace".to_owned(), json!(namespace));
         }
     }
-    let subject = access_review::subject(review.get("spec").unwrap_or(&Value::Null));
-    answer_review(&state, ReviewKind::LocalSubject, review, &subject)
+    let subject = access_review::subject(request.body.get("spec").unwrap_or(&Value::Null));
+    answer_review(kind, request, &subject)
 }
 
 /// `POST /apis/authentication.k8s.io/v1/selfsubjectreviews`: who the requester is, what
@@ -150,11 +185,13 @@ pub async fn self_subject_review(Extension(user): Extension<User>) -> Response {
 pub async fn self_subject_rules_review(
     State(state): State<AppState>,
     Extension(user): Extension<User>,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let review = decode_body("authorization", "SelfSubjectRulesReview", &headers, &body)?;
-    let namespace = review
+    let request = Request::decode(&state, "SelfSubjectRulesReview", &uri, headers, &body)?;
+    let namespace = request
+        .body
         .get("spec")
         .and_then(|s| s.get("namespace"))
         .and_then(Value::as_str)
@@ -174,7 +211,7 @@ pub async fn self_subject_rules_review(
     if !rules.evaluation_error.is_empty() {
         review["status"]["evaluationError"] = json!(rules.evaluation_error);
     }
-    Ok(super::json_response(StatusCode::CREATED, &review))
+    Ok(created(&request.call, &review))
 }
 
 /// `POST /apis/authentication.k8s.io/v1/tokenreviews`: whom a bearer token authenticates,
@@ -187,10 +224,14 @@ pub async fn self_subject_rules_review(
 /// an empty `user` (the token authenticators answer "not mine" without an error).
 pub async fn token_review(
     State(state): State<AppState>,
+    uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let mut review = decode_body("authentication", "TokenReview", &headers, &body)?;
+    let Request {
+        body: mut review,
+        call,
+    } = Request::decode(&state, "TokenReview", &uri, headers, &body)?;
     let spec = review.get("spec");
     let token = spec
         .and_then(|s| s.get("token"))
@@ -222,5 +263,5 @@ pub async fn token_review(
         meta.insert("creationTimestamp".to_owned(), Value::Null);
     }
     review.insert("status".to_owned(), status);
-    Ok(super::json_response(StatusCode::CREATED, &review))
+    Ok(created(&call, &review))
 }
