@@ -167,6 +167,45 @@ fn services_get_addresses_and_node_ports_from_the_ranges() {
         &format!("--clusterip={ip}"),
     ]);
     assert_eq!(k.json(&["get", "svc", "again"])["spec"]["clusterIP"], ip);
+
+    // A LoadBalancer Service changed to NodePort keeps its node port and loses its load
+    // balancer's status and `allocateLoadBalancerNodePorts` (`dropTypeDependentFields`).
+    k.ok(&["create", "service", "loadbalancer", "lb", "--tcp=80"]);
+    let ingress = r#"{"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.1"}]}}}"#;
+    k.ok(&[
+        "patch",
+        "svc",
+        "lb",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        ingress,
+    ]);
+    let lb = k.json(&["get", "svc", "lb"]);
+    assert_eq!(
+        lb["status"]["loadBalancer"]["ingress"][0]["ip"],
+        "192.0.2.1"
+    );
+    assert_eq!(lb["spec"]["allocateLoadBalancerNodePorts"], true);
+    let lb_port = lb["spec"]["ports"][0]["nodePort"].clone();
+    k.ok(&[
+        "patch",
+        "svc",
+        "lb",
+        "-p",
+        r#"{"spec":{"type":"NodePort"}}"#,
+    ]);
+    let lb = k.json(&["get", "svc", "lb"]);
+    assert_eq!(
+        lb["status"],
+        serde_json::json!({"loadBalancer": {}}),
+        "{lb}"
+    );
+    assert!(
+        lb["spec"].get("allocateLoadBalancerNodePorts").is_none(),
+        "{lb}"
+    );
+    assert_eq!(lb["spec"]["ports"][0]["nodePort"], lb_port);
 }
 
 #[test]

@@ -19,6 +19,6 @@ pub use kcel_stdlib::kubernetes::merge::{apply_schema, fieldpath, typed};
 mod upstream_cases;
 
 pub use managed_fields::{
-    ApplyError, ConflictText, LAST_APPLIED, SERVER_MANAGER, Writer, apply, conflict_message,
-    manager_name, update, update_by_server,
+    ApplyError, ConflictText, LAST_APPLIED, Writer, apply, conflict_message, manager_name, update,
+    update_by_server,
 };

@@ -216,10 +216,12 @@ impl BuiltinKind {
 /// `clusterIPs` following `clusterIP`, the IP family policy defaulted, the cluster IPs, node
 /// ports and health check node port an update leaves out kept, and what a type change
 /// leaves behind unchanged dropped (cluster IPs, families and policy going to ExternalName;
-/// node ports away from NodePort and LoadBalancer; `allocateLoadBalancerNodePorts` and
-/// `loadBalancerClass` away from LoadBalancer). What depends on the cluster (the families it
-/// serves, the ranges addresses come from) is the caller's. The errors are those the storage
-/// refuses the write with, the same [`BuiltinKind::validate_update`] reports alone.
+/// node ports away from NodePort and LoadBalancer; `allocateLoadBalancerNodePorts`,
+/// `loadBalancerClass` and `status.loadBalancer` away from LoadBalancer;
+/// `externalTrafficPolicy` away from the externally accessible types). What depends on the
+/// cluster (the families it serves, the ranges addresses come from) is the caller's. The
+/// errors are those the storage refuses the write with, the same
+/// [`BuiltinKind::validate_update`] reports alone.
 ///
 /// ```
 /// use kcel_stdlib::kubernetes::builtin::prepare_service;

@@ -15,8 +15,8 @@
 //!   no node port drops them all, away from needing a health check node port drops an
 //!   unchanged one, away from LoadBalancer drops an unchanged `allocateLoadBalancerNodePorts`
 //!   and `loadBalancerClass`, away from being externally accessible an unchanged
-//!   `externalTrafficPolicy`. (Upstream also clears `status.loadBalancer` there; a status is
-//!   not this step's.)
+//!   `externalTrafficPolicy`; and an update to any type but LoadBalancer clears
+//!   `status.loadBalancer` (the load balancer is gone, as far as clients are told).
 //!
 //! What depends on the cluster — the families it serves, the ranges cluster IPs and node
 //! ports are allocated from — is the API server's ([`crate::kubernetes::builtin::prepare_service`]
@@ -37,14 +37,7 @@ pub(super) fn prepare(object: &mut Json, old: Option<&Json>) -> Result<Prepared,
     let Some(object) = object.as_object_mut() else {
         return Ok(prepared);
     };
-    let spec = object
-        .entry("spec")
-        .and_modify(|s| {
-            if s.is_null() {
-                *s = Json::Object(Default::default());
-            }
-        })
-        .or_insert_with(|| Json::Object(Default::default()));
+    let spec = field_of(object, "spec");
     let Some(fields) = spec.as_object_mut() else {
         return Ok(prepared);
     };
@@ -52,8 +45,30 @@ pub(super) fn prepare(object: &mut Json, old: Option<&Json>) -> Result<Prepared,
     if let Some(old) = old.and_then(|o| read::field(o, "spec")) {
         keep_node_ports(spec, old);
         drop_type_dependent(spec, old);
+        if kind(spec) != "LoadBalancer" {
+            clear_load_balancer_status(object);
+        }
     }
     Ok(prepared)
+}
+
+/// `status.loadBalancer` emptied (`LoadBalancerStatus{}`: `{}`, as upstream's status always
+/// shows it).
+fn clear_load_balancer_status(object: &mut serde_json::Map<String, Json>) {
+    if let Some(status) = field_of(object, "status").as_object_mut() {
+        status.insert("loadBalancer".to_owned(), Json::Object(Default::default()));
+    }
+}
+
+/// The value at `key`, an empty object when unset or `null` (as a Go struct field is).
+fn field_of<'a>(object: &'a mut serde_json::Map<String, Json>, key: &str) -> &'a mut Json {
+    let value = object
+        .entry(key)
+        .or_insert_with(|| Json::Object(Default::default()));
+    if value.is_null() {
+        *value = Json::Object(Default::default());
+    }
+    value
 }
 
 /// `spec.type`, defaulted.
@@ -237,6 +252,19 @@ mod tests {
         added["spec"]["ports"][0]["nodePort"] = json!(30090);
         let spec = prepared(added, Some(old.clone()));
         assert_eq!(spec["ports"][0]["nodePort"], 30090);
+        // The load balancer's status goes with the type (on update only).
+        let mut with_status = old.clone();
+        with_status["spec"]["type"] = json!("NodePort");
+        with_status["status"] = json!({"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}});
+        let mut updated = with_status.clone();
+        prepare(&mut updated, Some(&old)).unwrap();
+        assert_eq!(updated["status"], json!({"loadBalancer": {}}));
+        let mut created = with_status;
+        prepare(&mut created, None).unwrap();
+        assert_eq!(
+            created["status"]["loadBalancer"]["ingress"][0]["ip"],
+            "192.0.2.1"
+        );
         let mut external = old.clone();
         external["spec"]["type"] = json!("ExternalName");
         external["spec"]["externalName"] = json!("x.example");
