@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Vendors the OpenAPI v3 documents kcel-apiserver serves at /openapi/v3, and the
-swagger-2.0 definitions of the same schemas it serves at /openapi/v2.
+"""Vendors the OpenAPI v3 documents kcel-apiserver serves at /openapi/v3, and their
+swagger-2.0 form (upstream's v2 definitions of the same schemas, the paths converted) that it
+serves at /openapi/v2.
 
 Reads the Kubernetes 1.37 documents in ../shared/k8s-openapi/v1.37/openapi-v3/ (see that
 folder's README for their provenance) and writes, for each group-version served, one document
