@@ -71,6 +71,15 @@ pub struct Document {
     pub json: Value,
 }
 
+/// Upper-case hex SHA-512 of `bytes`: the ETag and the `hash` query parameter of the
+/// OpenAPI documents (kube-openapi's).
+pub fn hash(bytes: &[u8]) -> String {
+    Sha512::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect()
+}
+
 /// Every served document, parsed and hashed once.
 pub fn documents() -> &'static [Document] {
     static DOCS: OnceLock<Vec<Document>> = OnceLock::new();
@@ -80,10 +89,7 @@ pub fn documents() -> &'static [Document] {
             .map(|(key, bytes)| Document {
                 key,
                 bytes,
-                hash: Sha512::digest(bytes)
-                    .iter()
-                    .map(|b| format!("{b:02X}"))
-                    .collect(),
+                hash: hash(bytes),
                 json: serde_json::from_slice(bytes).expect("vendored OpenAPI documents are JSON"),
             })
             .collect()

@@ -13,8 +13,8 @@
 
 use std::sync::OnceLock;
 
+use crate::openapi::hash;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha512};
 
 /// The media type the protobuf form is answered with (kube-openapi's; clients ask for it by
 /// this name or by the older `...spec.v2@v1.0+protobuf`, which is no valid media type).
@@ -30,13 +30,6 @@ pub struct Served {
     pub json_hash: String,
     /// The same of the protobuf encoding.
     pub protobuf_hash: String,
-}
-
-fn hash(bytes: &[u8]) -> String {
-    Sha512::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect()
 }
 
 /// The document served at `/openapi/v2`.

@@ -6,7 +6,6 @@
 //! applies custom resources with merge patches). `kubectl explain` reads them.
 
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha512};
 
 use super::crd_discovery;
 use super::registry::Crds;
@@ -234,10 +233,7 @@ pub fn document(crds: &Crds, key: &str) -> Option<Document> {
     let (group, version) = rest.split_once('/')?;
     let doc = build(crds, group, version)?;
     let bytes = serde_json::to_vec(&doc).ok()?;
-    let hash = Sha512::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect();
+    let hash = crate::openapi::hash(&bytes);
     Some(Document {
         key: key.to_owned(),
         bytes,

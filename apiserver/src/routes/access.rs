@@ -6,11 +6,9 @@
 //! ([`crate::access_review`]); creating one is itself authorized like any request
 //! (`create` on the resource).
 
-use std::collections::HashMap;
-
 use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::{Map, Value, json};
@@ -44,19 +42,7 @@ impl Request {
             .iter()
             .find(|r| r.kind == kind)
             .expect("a served review");
-        let params = Query::<HashMap<String, String>>::try_from_uri(uri)
-            .map(|q| q.0)
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let call = Call {
-            state: state.clone(),
-            resource,
-            namespace: None,
-            params,
-            headers,
-            warnings: std::sync::Mutex::new(Vec::new()),
-            subresource: None,
-            put: false,
-        };
+        let call = Call::new(state.clone(), resource, uri, headers)?;
         let unrecognized = |e: &dyn std::fmt::Display| {
             ApiError::bad_request(format!(
                 "the object provided is unrecognized (must be of type {kind}){e}"

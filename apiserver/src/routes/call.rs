@@ -97,6 +97,28 @@ pub(crate) enum FieldValidation {
 }
 
 impl Call {
+    /// A call on `resource` with the URL's query parameters, no namespace, no subresource.
+    pub(crate) fn new(
+        state: AppState,
+        resource: &'static Resource,
+        uri: &axum::http::Uri,
+        headers: HeaderMap,
+    ) -> Result<Call, ApiError> {
+        let params = axum::extract::Query::<HashMap<String, String>>::try_from_uri(uri)
+            .map(|q| q.0)
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        Ok(Call {
+            state,
+            resource,
+            namespace: None,
+            params,
+            headers,
+            warnings: std::sync::Mutex::new(Vec::new()),
+            subresource: None,
+            put: false,
+        })
+    }
+
     /// Adds a warning for the response (once per distinct text).
     pub(crate) fn warn(&self, text: String) {
         let mut warnings = self.warnings.lock().unwrap_or_else(|e| e.into_inner());

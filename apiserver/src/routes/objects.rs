@@ -5,8 +5,6 @@
 //! body, set server-owned metadata, validate, then one storage transaction whose revision
 //! becomes the `resourceVersion` the client sees (nothing is written under `dryRun=All`).
 
-use std::collections::HashMap;
-
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode};
@@ -68,18 +66,11 @@ pub async fn dispatch(
         return Err(ApiError::no_such_path());
     }
     let (parts, body) = request.into_parts();
-    let params = axum::extract::Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
-        .map(|q| q.0)
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     let call = Call {
-        state,
-        resource,
         namespace: namespace.map(str::to_owned),
-        params,
-        headers: parts.headers,
-        warnings: std::sync::Mutex::new(Vec::new()),
         subresource: subresource.map(str::to_owned),
         put: parts.method == Method::PUT,
+        ..Call::new(state, resource, &parts.uri, parts.headers)?
     };
     if let Some(warning) = crate::crd::deprecation(&call.state.crds, resource) {
         call.warn(warning);
