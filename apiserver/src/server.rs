@@ -217,7 +217,8 @@ impl Server {
             StorageKind::Memory => Arc::new(MemoryStorage::new()),
             StorageKind::Etcd => etcd_store(&options.etcd_servers)?,
         };
-        // Watches go through one storage watch per resource (storage/cache.rs).
+        // Watches go through one storage watch per resource, or one for all on an etcd
+        // without progress requests (storage/cache.rs).
         let store: Arc<dyn Storage> = Arc::new(crate::storage::cache::WatchCache::with_sizes(
             store,
             cache_sizes(options)?,

@@ -4,7 +4,8 @@
 //!
 //! [`WatchCache`] wraps any [`Storage`] and is one itself ([`Delegating`]): writes and most
 //! reads go straight through. A resource's cache (`/registry/<resource>/`) starts the first
-//! time it is needed: one list of the resource, then one storage watch from just after it.
+//! time it is needed: one list of the resource, then one storage watch from just after it
+//! (on an etcd without progress requests, the one watch of every resource, `feed`).
 //! From then on:
 //! - [`Storage::watch`] on the resource's keys is served from the cache. A watcher asking for
 //!   a revision the ring still covers gets the ring's events from there, then live ones, in
@@ -24,14 +25,16 @@
 //!   (upstream's `dispatchEvents` keeps `lastProcessedResourceVersion` from them).
 //! - a consistent list (no resourceVersion) is answered from the cache once it has reached
 //!   the store's current revision: the embedded stores report every write, an etcd that
-//!   answers progress requests is asked; on an older etcd one keys-only read of the keys
-//!   modified since the cache's revision proves the cache fresh (`fresh_proof`).
+//!   answers progress requests is asked; on an older etcd every cache is fed by one storage
+//!   watch of all resources, which sees every revision (`feed`), and when that does not get
+//!   there one keys-only read of the keys modified since the cache's revision proves the
+//!   cache fresh (`fresh_proof`).
 //! - the reads it cannot answer go to the store; on etcd they ask for keys and revisions only
 //!   and take the values the cache holds at those revisions from memory (`store_reads`).
 //!
-//! When the storage watch ends (etcd gone, say), every watcher of the resource sees its stream
-//! end, and the next use starts a new cache. So a thousand watchers of ConfigMaps cost one
-//! storage watch.
+//! When the storage watch ends (etcd gone, say), every watcher of the resource (of every
+//! resource, with the one feed) sees its stream end, and the next use starts a new cache. So
+//! a thousand watchers of ConfigMaps cost one storage watch.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -42,6 +45,7 @@ use tokio::sync::mpsc;
 use super::keys::ROOT;
 use super::shard_fields::ShardKeys;
 
+mod feed;
 mod fresh_proof;
 mod store_reads;
 use super::{
@@ -283,6 +287,9 @@ impl ResourceCache {
 #[derive(Default)]
 struct Inner {
     resources: HashMap<String, ResourceCache>,
+    /// The one storage watch that feeds every cache, on a store that answers no progress
+    /// requests (`feed`).
+    feed: Option<feed::Feed>,
     next_generation: u64,
     storage_watches: u64,
     /// Consistent reads answered from a cache, and sent to the store.
@@ -372,6 +379,9 @@ impl WatchCache {
     }
 
     fn start_resource(&self, inner: &mut Inner, root: &str) -> Result<(), StorageError> {
+        if self.fed() {
+            return self.start_fed(inner, root);
+        }
         let listed = self.store.range(&RangeRequest::prefix(root))?;
         let at = listed.revision;
         let mut watch = self.store.watch_with_progress(root, Some(at + 1))?;
@@ -455,8 +465,12 @@ impl WatchCache {
             return Ok(from_cache(cache, None, cache.revision));
         }
         let exact = self.store.exact_progress();
-        if !exact && !self.store.progress_requests() {
-            // etcd before 3.4.31 / 3.5.13: the cache answers once one read proves it fresh.
+        if self.fed() {
+            // etcd before 3.4.31 / 3.5.13: the cache answers once the feed has reached the
+            // store's revision, or one read proves it fresh.
+            if let Some(found) = self.read_fed(&root, limit, &from_cache)? {
+                return Ok(found);
+            }
             if let Some(found) = self.read_proven(&root, request, limit, &from_cache)? {
                 return Ok(found);
             }
@@ -779,8 +793,8 @@ mod tests {
         frozen: bool,
         /// Before the next read by key: a write elsewhere, then a compaction up to it.
         compact_before_fetch: Mutex<bool>,
-        /// The storage watch passes on no progress, only events (etcd 3.4 between its
-        /// periodic notifications).
+        /// The storage watch passes on no progress, only events, each followed by its
+        /// revision complete (etcd 3.4 between its periodic notifications).
         silent: bool,
         /// Reads of the keys modified after a revision (freshness proofs).
         proofs: Mutex<usize>,
@@ -852,7 +866,10 @@ mod tests {
                         if silent && event.kind == EventKind::Progress {
                             continue;
                         }
-                        if tx.send(event).is_err() {
+                        // etcd follows each response's events with their revision complete.
+                        let complete = silent.then(|| WatchEvent::progress(event.revision()));
+                        if tx.send(event).is_err() || complete.is_some_and(|p| tx.send(p).is_err())
+                        {
                             return;
                         }
                     }
@@ -1227,12 +1244,12 @@ mod tests {
         other.any_recent = true;
         assert!(cache.range(&other).unwrap().kvs.is_empty());
         assert_eq!(*probe.ranges.lock().unwrap(), 1);
-        // Without any_recent, a consistent read: one read of the keys modified since the
-        // cache's revision proves the cache fresh, and the cache answers (no range read).
+        // Without any_recent, a consistent read: the feed has reached the store's revision,
+        // and the cache answers (no range read, no proof).
         cache
             .range(&RangeRequest::prefix(keys::prefix("configmaps", None)))
             .unwrap();
-        assert_eq!(*probe.proofs.lock().unwrap(), 1);
+        assert_eq!(*probe.proofs.lock().unwrap(), 0);
         assert_eq!(*probe.key_ranges.lock().unwrap(), 0);
         assert_eq!(*probe.ranges.lock().unwrap(), 1);
         assert_eq!(cache.consistent_reads(), (1, 0));
@@ -1449,9 +1466,10 @@ mod tests {
         // A read does not start the cache: a watch does (its one list).
         let _watch = cache.watch(&prefix, Some(store.current_revision().unwrap() + 1));
         let listed = same_as_store(RangeRequest::prefix(prefix.clone()), None);
-        // Nothing changed since the cache's list: proven fresh, answered from memory.
+        // Nothing changed since the cache's list: the feed is at the store's revision, the
+        // cache answers.
         assert_eq!(counts(), (1, 0, 0));
-        assert_eq!(*probe.proofs.lock().unwrap(), 2);
+        assert_eq!(*probe.proofs.lock().unwrap(), 0);
         assert_eq!(cache.consistent_reads(), (2, 0));
         same_as_store(RangeRequest::prefix(prefix.clone()), Some(7));
         assert_eq!(counts().0, 1);
@@ -1476,10 +1494,10 @@ mod tests {
         let now = same_as_store(RangeRequest::prefix(prefix.clone()), None);
         assert!(now > listed);
         // Two reads (whole and sharded), each reading the 5 values it lacks by key: the
-        // cache never hears of the changes, so no proof holds (the first page of 7 above
-        // examined fewer keys than a proof reads, so the store answered those two too).
+        // cache never hears of the changes, so neither the feed nor a proof gets it there
+        // (the first pages of 7 above came from the cache, as the whole reads did).
         assert_eq!(counts(), (before.0, before.1 + 2, before.2 + 10));
-        assert_eq!(cache.consistent_reads(), (2, 4));
+        assert_eq!(cache.consistent_reads(), (4, 2));
         // At the first update's revision only that value is new to the cache.
         let before = counts();
         same_as_store(
@@ -1519,9 +1537,11 @@ mod tests {
     }
 
     #[test]
-    fn consistent_reads_on_a_store_without_progress_are_proven_fresh() {
+    fn consistent_reads_on_a_store_without_progress_come_from_the_feed() {
         // etcd 3.4.23: no progress requests, and the storage watch reports no progress
-        // between its periodic notifications. One read of the keys modified since the
+        // between its periodic notifications. One watch of every resource feeds the caches:
+        // once it has reached the store's current revision, the cache answers; when it does
+        // not (a revision outside `/registry/`), one read of the keys modified since the
         // cache's revision proves the cache fresh.
         let probe = Arc::new(Probe {
             silent: true,
@@ -1605,23 +1625,39 @@ mod tests {
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].kv, created);
         assert!(events[0].revision() > listed.revision);
-        // Every one of those lists came from the cache, through one proof each, and no
-        // range was read but the cache's own list.
+        // Every one of those lists came from the cache, without a proof, and no range was
+        // read but the cache's own list.
         assert_eq!(cache.consistent_reads(), (3 * 6, 1));
-        assert_eq!(*probe.proofs.lock().unwrap(), 3 * 6);
+        assert_eq!(*probe.proofs.lock().unwrap(), 0);
         assert_eq!(*probe.key_ranges.lock().unwrap(), 0);
         assert_eq!(*probe.ranges.lock().unwrap(), 2);
-        // A first page smaller than the resource reads the store (the proof would read
-        // more keys than the page).
+        // A first page smaller than the resource too.
         let page = cache
             .range(&RangeRequest::prefix(prefix.clone()).limit(5))
             .unwrap();
         assert!(page.more);
-        assert_eq!(cache.consistent_reads(), (3 * 6, 2));
-        let all = cache
-            .range(&RangeRequest::prefix(prefix.clone()).limit(100))
-            .unwrap();
-        assert!(!all.more);
-        assert_eq!(cache.consistent_reads(), (1 + 3 * 6, 2));
+        assert_eq!(page.kvs.len(), 5);
+        assert_eq!(cache.consistent_reads(), (1 + 3 * 6, 1));
+        // Another program's key in the same store: the feed never sees its revision. The
+        // read waits for the feed in vain, then one proof answers from the cache.
+        store.create("/elsewhere/k", b"x").unwrap();
+        let waited = std::time::Instant::now();
+        agrees("a write outside the registry");
+        assert!(waited.elapsed() >= super::feed::FEED_WAIT);
+        assert_eq!(*probe.proofs.lock().unwrap(), 3);
+        // The next reads go to the proof at once; a change of the resource brings the feed
+        // to the store's revision again, and the cache answers without one.
+        agrees("after the miss");
+        assert_eq!(*probe.proofs.lock().unwrap(), 6);
+        let (key, value) = spread(23);
+        cache.create(&key, &value).unwrap();
+        let heard = std::time::Instant::now();
+        while super::Delegating::get_held(&cache, &key).is_none() {
+            assert!(heard.elapsed() < std::time::Duration::from_secs(5));
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        agrees("a create after the miss");
+        assert_eq!(*probe.proofs.lock().unwrap(), 6);
+        assert_eq!(cache.consistent_reads(), (1 + 3 * 9, 1));
     }
 }

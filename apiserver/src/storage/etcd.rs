@@ -307,11 +307,13 @@ impl EtcdStorage {
     }
 }
 
-/// Sends a watch response's events on; false when the watch is over (canceled, compacted,
-/// undecodable, or no reader left).
-/// Forwards one watch response's events; with `progress`, a response without events (etcd's
+/// Forwards one watch response's events; false when the watch is over (canceled, compacted,
+/// undecodable, or no reader left). With `progress`, a response without events (etcd's
 /// progress notification, which etcd sends only to a watcher that has caught up:
-/// `mvcc/watchable_store.go`) becomes an [`EventKind::Progress`] at its header revision.
+/// `mvcc/watchable_store.go`) becomes an [`EventKind::Progress`] at its header revision, and
+/// the events of a response are followed by one at their last revision: etcd sends every
+/// event of a revision in one response (its batches end at a revision's end,
+/// `mvcc/watcher_group.go`), so the watcher knows that revision complete.
 fn forward(
     response: &etcd_client::WatchResponse,
     tx: &mpsc::UnboundedSender<WatchEvent>,
@@ -327,6 +329,7 @@ fn forward(
     {
         return tx.send(WatchEvent::progress(header.revision())).is_ok();
     }
+    let mut last = None;
     for event in response.events() {
         let Some(kv) = event.kv() else { continue };
         let Ok(mut kv) = key_value(kv) else {
@@ -342,11 +345,15 @@ fn forward(
                 EventKind::Delete
             }
         };
+        last = Some(kv.mod_revision);
         if tx.send(WatchEvent { kind, kv, prev }).is_err() {
             return false;
         }
     }
-    true
+    match last {
+        Some(revision) if progress => tx.send(WatchEvent::progress(revision)).is_ok(),
+        _ => true,
+    }
 }
 
 /// Runs `future` to completion on the calling thread, inside `runtime`'s context (its timers

@@ -352,7 +352,8 @@ pub trait Storage: Send + Sync {
 
     /// Like [`Storage::watch`], and the stream also carries [`EventKind::Progress`] events
     /// when the backend learns that the store reached a revision without a change under
-    /// `prefix` (etcd's progress notifications). Backends without them watch as
+    /// `prefix` (etcd's progress notifications), or that a revision whose events it sent is
+    /// complete (etcd: after each response's events). Backends without them watch as
     /// [`Storage::watch`] does.
     fn watch_with_progress(
         &self,

@@ -1,6 +1,7 @@
 //! Consistent reads from the cache on a store that neither reports every write nor answers
-//! progress requests (etcd before 3.4.31 / 3.5.13, such as Debian's 3.4.23): one read proves
-//! the cache fresh for the listed prefix.
+//! progress requests (etcd before 3.4.31 / 3.5.13, such as Debian's 3.4.23), when the feed
+//! (`feed`) has not reached the store's revision: one read proves the cache fresh for the
+//! listed prefix.
 //!
 //! The cache notes the revision C it has reached and asks the store for the keys under the
 //! prefix modified after C, with the count of all its keys, in one read at the store's current
