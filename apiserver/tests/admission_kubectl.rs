@@ -128,6 +128,12 @@ fn the_documentation_example_denies_warns_and_scopes_by_namespace() {
     let list: Value = serde_json::from_str(&got.stdout).unwrap();
     let policy = &list["items"][0];
     assert_eq!(policy["status"]["observedGeneration"], 1, "{policy}");
+    // Type-checked against the served Deployment schema: nothing to report.
+    assert_eq!(
+        policy["status"]["typeChecking"],
+        serde_json::json!({}),
+        "{policy}"
+    );
     assert_eq!(
         policy["spec"]["matchConstraints"]["matchPolicy"],
         "Equivalent"
@@ -145,6 +151,89 @@ fn the_documentation_example_denies_warns_and_scopes_by_namespace() {
     // Without the binding, nothing is checked (no warning).
     let quiet = k.apply(&deployment("nginx", "test", 7, ""));
     assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""), "{quiet:?}");
+}
+
+/// The documentation's type-checking example ("Type checking": a policy matching Deployments
+/// and ReplicaSets that reads `object.replicas`), a param typo against the ConfigMap schema,
+/// expressions that fit the built-in schemas (none reported), and one reading a resource
+/// limit: a `Quantity` schema has no type (a `oneOf`), so upstream's types leave the field
+/// out and report it, in `status.typeChecking`.
+#[test]
+fn policies_are_type_checked_against_built_in_kinds() {
+    let Some(k) = Kubectl::start_with("policies_are_type_checked_against_built_in_kinds", &[], &[])
+    else {
+        return;
+    };
+    k.applied(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: "deploy-replica-policy.example.com"
+spec:
+  paramKind:
+    apiVersion: v1
+    kind: ConfigMap
+  matchConstraints:
+    resourceRules:
+    - apiGroups:   ["apps"]
+      apiVersions: ["v1"]
+      operations:  ["CREATE", "UPDATE"]
+      resources:   ["deployments","replicasets"]
+  validations:
+  - expression: "object.replicas > 1" # should be "object.spec.replicas > 1"
+    message: "must be replicated"
+    reason: Invalid
+  - expression: "object.spec.replicas <= int(params.data.max) && object.metadata.labels['app'] != ''"
+  - expression: "object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/') && c.ports.all(p, p.containerPort > 1024))"
+  - expression: "params.datum.size() > 0"
+  - expression: "object.spec.template.spec.containers.all(c, !has(c.resources.limits))"
+"#,
+    );
+    let policy = k.json(&[
+        "get",
+        "validatingadmissionpolicy",
+        "deploy-replica-policy.example.com",
+    ]);
+    let warnings = &policy["status"]["typeChecking"]["expressionWarnings"];
+    let fields: Vec<&str> = warnings
+        .as_array()
+        .unwrap_or_else(|| panic!("{policy}"))
+        .iter()
+        .map(|w| w["fieldRef"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "spec.validations[0].expression",
+            "spec.validations[3].expression",
+            "spec.validations[4].expression"
+        ]
+    );
+    // kube-controller-manager's TypeChecker: one paragraph per kind, each ending in a
+    // newline, joined by a newline.
+    assert_eq!(
+        warnings[0]["warning"],
+        concat!(
+            "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n",
+            " | object.replicas > 1\n | ......^\n\n",
+            "apps/v1, Kind=ReplicaSet: ERROR: <input>:1:7: undefined field 'replicas'\n",
+            " | object.replicas > 1\n | ......^\n",
+        )
+    );
+    assert!(
+        warnings[1]["warning"]
+            .as_str()
+            .unwrap()
+            .starts_with("apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'datum'"),
+        "{policy}"
+    );
+    assert!(
+        warnings[2]["warning"]
+            .as_str()
+            .unwrap()
+            .contains("undefined field 'limits'"),
+        "{policy}"
+    );
 }
 
 #[test]

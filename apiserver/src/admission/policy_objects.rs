@@ -166,8 +166,9 @@ pub fn validate(
 }
 
 /// The schemas the server knows for type checking: the structural schemas of custom
-/// resources (built-in kinds are not type-checked: their schemas are OpenAPI documents with
-/// references, which the library's schema type does not resolve).
+/// resources, and the served OpenAPI schemas of built-in kinds with their references
+/// inlined as kube-controller-manager's resolver inlines them
+/// ([`kcel_stdlib::kubernetes::builtin::OpenApiSchema::structural`]).
 struct ServedSchemas<'a>(&'a crate::crd::Crds);
 
 impl SchemaResolver for ServedSchemas<'_> {
@@ -196,6 +197,9 @@ impl SchemaResolver for ServedSchemas<'_> {
                 }
             }
         }
-        None
+        let served = crate::resource::SERVED
+            .iter()
+            .find(|r| r.group == kind.group && r.version == kind.version && r.kind == kind.kind)?;
+        crate::openapi::schema_of(served)?.structural()
     }
 }

@@ -44,6 +44,7 @@
 //! ```
 
 pub(crate) mod catalogue;
+mod structural;
 pub mod typed_decoding;
 
 use serde_json::Value as Json;

@@ -19,8 +19,8 @@ use crate::kubernetes::go_time;
 /// single-`allOf` wrappers.
 #[derive(Clone, Copy, Debug)]
 pub struct OpenApiSchema<'a> {
-    schemas: &'a Map<String, Value>,
-    node: &'a Value,
+    pub(super) schemas: &'a Map<String, Value>,
+    pub(super) node: &'a Value,
 }
 
 /// How many references are followed before a schema counts as unresolved.
@@ -60,7 +60,7 @@ impl<'a> OpenApiSchema<'a> {
         Some(OpenApiSchema { schemas, node })
     }
 
-    fn at(self, node: &'a Value) -> OpenApiSchema<'a> {
+    pub(super) fn at(self, node: &'a Value) -> OpenApiSchema<'a> {
         OpenApiSchema {
             schemas: self.schemas,
             node,
