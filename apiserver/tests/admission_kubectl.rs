@@ -138,6 +138,29 @@ fn the_documentation_example_denies_warns_and_scopes_by_namespace() {
         policy["spec"]["matchConstraints"]["matchPolicy"],
         "Equivalent"
     );
+    // kubectl get prints upstream's columns (the server's Table).
+    let rows = |resource: &str| -> Vec<Vec<String>> {
+        k.ok(&["get", resource])
+            .lines()
+            .map(|line| line.split_whitespace().map(str::to_owned).collect())
+            .collect()
+    };
+    let policies = rows("validatingadmissionpolicies");
+    assert_eq!(policies[0], ["NAME", "VALIDATIONS", "PARAMKIND", "AGE"]);
+    assert_eq!(
+        policies[1][..3],
+        ["demo-policy.example.com", "1", "<unset>"]
+    );
+    let bindings = rows("validatingadmissionpolicybindings");
+    assert_eq!(bindings[0], ["NAME", "POLICYNAME", "PARAMREF", "AGE"]);
+    assert_eq!(
+        bindings[1][..3],
+        [
+            "demo-binding-test.example.com",
+            "demo-policy.example.com",
+            "<unset>"
+        ]
+    );
     let deleted = k.run_as(
         None,
         &[

@@ -2,6 +2,7 @@
 //! (kubernetes/kubernetes `pkg/printers/internalversion`), so that `kubectl get` prints as it
 //! does against upstream. Columns of priority 1 are the ones `-o wide` adds.
 
+mod admission_policies;
 mod autoscaling;
 mod pod;
 mod rbac;
@@ -159,6 +160,21 @@ fn columns(kind: &str) -> Vec<Column> {
         "Role" | "ClusterRole" => vec![NAME, Column("Created At", "date", "", 0)],
         "Lease" => vec![NAME, s("Holder", 0), AGE],
         "CustomResourceDefinition" => vec![NAME, Column("Created At", "date", "", 0)],
+        "ValidatingAdmissionPolicy" => vec![
+            NAME,
+            Column("Validations", "integer", "", 0),
+            s("ParamKind", 0),
+            AGE,
+        ],
+        "MutatingAdmissionPolicy" => vec![
+            NAME,
+            Column("Mutations", "integer", "", 0),
+            s("ParamKind", 0),
+            AGE,
+        ],
+        "ValidatingAdmissionPolicyBinding" | "MutatingAdmissionPolicyBinding" => {
+            vec![NAME, s("PolicyName", 0), s("ParamRef", 0), AGE]
+        }
         _ => vec![NAME, AGE],
     }
 }
@@ -631,6 +647,11 @@ fn cells(kind: &str, o: &Object) -> Vec<Value> {
             name(o),
             Value::from(text(o, &["metadata", "creationTimestamp"])),
         ],
+        "ValidatingAdmissionPolicy" => admission_policies::policy(o, "validations"),
+        "MutatingAdmissionPolicy" => admission_policies::policy(o, "mutations"),
+        "ValidatingAdmissionPolicyBinding" | "MutatingAdmissionPolicyBinding" => {
+            admission_policies::binding(o)
+        }
         _ => vec![name(o), age(o)],
     }
 }
