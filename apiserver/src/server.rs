@@ -341,7 +341,14 @@ impl Server {
                 },
             };
             let tls = self.tls.clone();
-            let service = TowerToHyperService::new(app.clone());
+            // Each request carries the client's address (the audit log's `sourceIPs`).
+            let inner = TowerToHyperService::new(app.clone());
+            let service = hyper::service::service_fn(move |mut request| {
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                hyper::service::Service::call(&inner, request)
+            });
             let watcher = graceful.watcher();
             tokio::spawn(async move {
                 let stream = match tls.accept(tcp).await {

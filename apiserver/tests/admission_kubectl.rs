@@ -458,6 +458,8 @@ fn audit_actions_and_annotations_reach_the_audit_log() {
     assert_eq!(create["level"], "Metadata");
     assert_eq!(create["stage"], "ResponseComplete");
     assert_eq!(create["user"]["username"], "kcel-admin");
+    // kubectl on loopback: the connection's address.
+    assert_eq!(create["sourceIPs"], serde_json::json!(["127.0.0.1"]));
     assert_eq!(create["objectRef"]["namespace"], "test");
     assert_eq!(create["objectRef"]["name"], "nginx");
     assert_eq!(create["responseStatus"]["code"], 201);

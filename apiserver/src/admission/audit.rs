@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
+use std::net::IpAddr;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -52,10 +53,42 @@ pub struct RequestRecord {
     pub uri: String,
     /// The `User-Agent` header.
     pub user_agent: String,
-    /// The client's address, if known.
-    pub source_ip: Option<String>,
+    /// The client's addresses ([`source_ips`]).
+    pub source_ips: Vec<String>,
     /// When the request arrived.
     pub received: chrono::DateTime<chrono::Utc>,
+}
+
+/// The addresses a request came from, as kube-apiserver's audit records them
+/// (k8s.io/apimachinery `util/net.SourceIPs`): the valid addresses of `X-Forwarded-For`,
+/// then `X-Real-Ip` unless already among them, then the connection's peer unless it is the
+/// last one already; an IPv4 address written as IPv6 (`::ffff:a.b.c.d`) is the IPv4 one, as Go
+/// prints and compares it.
+pub fn source_ips(headers: &axum::http::HeaderMap, peer: Option<IpAddr>) -> Vec<String> {
+    let parse = |text: &str| -> Option<IpAddr> {
+        let ip: IpAddr = text.parse().ok()?;
+        Some(match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        })
+    };
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let mut ips: Vec<IpAddr> = header("x-forwarded-for")
+        .into_iter()
+        .flat_map(|list| list.split(','))
+        .filter_map(|part| parse(part.trim()))
+        .collect();
+    if let Some(real) = header("x-real-ip").and_then(parse)
+        && !ips.contains(&real)
+    {
+        ips.push(real);
+    }
+    if let Some(peer) = peer.and_then(|p| parse(&p.to_string()))
+        && ips.last() != Some(&peer)
+    {
+        ips.push(peer);
+    }
+    ips.iter().map(IpAddr::to_string).collect()
 }
 
 /// Kubernetes' MicroTime: RFC 3339 with microseconds.
@@ -83,7 +116,7 @@ pub fn event(
         "requestURI": record.uri,
         "verb": attrs.verb,
         "user": impersonator.map_or(user, |i| &i.user).user_info(),
-        "sourceIPs": record.source_ip.iter().collect::<Vec<_>>(),
+        "sourceIPs": record.source_ips,
         "responseStatus": {"metadata": {}, "code": code},
         "requestReceivedTimestamp": micro_time(record.received),
         "stageTimestamp": micro_time(chrono::Utc::now()),
@@ -122,4 +155,49 @@ pub fn event(
     all.extend(annotations.clone());
     event["annotations"] = json!(all);
     event
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_ips;
+
+    #[test]
+    fn source_ips_are_the_forwarded_chain_then_the_peer() {
+        let headers = |pairs: &[(&'static str, &str)]| {
+            let mut map = axum::http::HeaderMap::new();
+            for (k, v) in pairs {
+                map.insert(*k, v.parse().unwrap());
+            }
+            map
+        };
+        let peer = Some("127.0.0.1".parse().unwrap());
+        assert_eq!(source_ips(&headers(&[]), peer), ["127.0.0.1"]);
+        assert_eq!(source_ips(&headers(&[]), None), Vec::<String>::new());
+        // Invalid entries are skipped; X-Real-Ip only when not in the chain; the peer
+        // not repeated when it ends the chain.
+        assert_eq!(
+            source_ips(
+                &headers(&[
+                    ("x-forwarded-for", "10.0.0.1, bogus ,2001:db8:0:0::1"),
+                    ("x-real-ip", "10.0.0.1"),
+                ]),
+                peer
+            ),
+            ["10.0.0.1", "2001:db8::1", "127.0.0.1"]
+        );
+        assert_eq!(
+            source_ips(
+                &headers(&[("x-forwarded-for", "127.0.0.1"), ("x-real-ip", "10.1.1.1")]),
+                Some("::ffff:127.0.0.1".parse().unwrap())
+            ),
+            ["127.0.0.1", "10.1.1.1", "127.0.0.1"]
+        );
+        assert_eq!(
+            source_ips(
+                &headers(&[("x-real-ip", "192.168.0.9")]),
+                Some("192.168.0.9".parse().unwrap())
+            ),
+            ["192.168.0.9"]
+        );
+    }
 }

@@ -63,7 +63,13 @@ pub async fn serve(
             audit_id: crate::random::uuid_v4().unwrap_or_default(),
             uri: request.uri().to_string(),
             user_agent: header(axum::http::header::USER_AGENT),
-            source_ip: None,
+            source_ips: audit::source_ips(
+                request.headers(),
+                request
+                    .extensions()
+                    .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                    .map(|peer| peer.0.ip()),
+            ),
             received: chrono::Utc::now(),
         }
     });
