@@ -14,7 +14,7 @@ use std::path::Path;
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use crate::access_request::User;
 use crate::error::ApiError;
@@ -88,28 +88,46 @@ pub async fn authenticate(
             .and_then(|v| v.strip_prefix("Bearer "))
             .and_then(|token| user_of(&state, token.trim())),
     };
-    let Some(user) = user else {
-        return ApiError::unauthorized().into_response();
-    };
     let attrs = crate::access_request::attributes(
         request.method().as_str(),
         request.uri().path(),
         request.uri().query().unwrap_or(""),
     );
+    let Some(user) = user else {
+        let error = ApiError::unauthorized();
+        return crate::admission::refuse(&state, &request, None, &attrs, error, None);
+    };
     let (user, impersonator) = match crate::impersonation::wanted_user(request.headers()) {
-        Err(e) => return e.into_response(),
+        Err(e) => return crate::admission::refuse(&state, &request, Some(&user), &attrs, e, None),
         Ok(None) => (user, None),
         Ok(Some(wanted)) => {
             match (state.impersonation).impersonate(&state.authz, &user, &wanted, &attrs) {
                 Ok((impersonated, impersonator)) => (impersonated, Some(impersonator)),
-                Err(e) => return e.into_response(),
+                Err(e) => {
+                    return crate::admission::refuse(
+                        &state,
+                        &request,
+                        Some(&user),
+                        &attrs,
+                        e,
+                        None,
+                    );
+                }
             }
         }
     };
     crate::impersonation::remove_headers(request.headers_mut());
     let (allowed, reason) = state.authz.decide(&user, &attrs);
     if !allowed {
-        return crate::authz::forbidden(&user, &attrs, &reason).into_response();
+        let error = crate::authz::forbidden(&user, &attrs, &reason);
+        return crate::admission::refuse(
+            &state,
+            &request,
+            Some(&user),
+            &attrs,
+            error,
+            Some(&reason),
+        );
     }
     if anonymous_request && impersonator.is_none() {
         // A public path, open to `system:unauthenticated` by the default
@@ -117,7 +135,7 @@ pub async fn authenticate(
         return next.run(request).await;
     }
     request.extensions_mut().insert(user.clone());
-    crate::admission::serve(&state, user, impersonator, attrs, request, next).await
+    crate::admission::serve(&state, user, impersonator, attrs, reason, request, next).await
 }
 
 #[cfg(test)]

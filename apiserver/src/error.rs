@@ -423,7 +423,11 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        crate::respond::json_response(code, &self.to_status())
+        let status = self.to_status();
+        let mut response = crate::respond::json_response(code, &status);
+        // For the audit log's `responseStatus`.
+        response.extensions_mut().insert(status);
+        response
     }
 }
 

@@ -432,11 +432,24 @@ fn params_by_selector_object_selector_match_conditions_and_the_authorizer() {
 fn audit_actions_and_annotations_reach_the_audit_log() {
     let Some(k) = Kubectl::start_with(
         "audit_actions_and_annotations_reach_the_audit_log",
-        &[],
-        &["--audit-log-path", "{home}/audit.log"],
+        &[("tokens.csv", TOKENS)],
+        &[
+            "--audit-log-path",
+            "{home}/audit.log",
+            "--token-auth-file",
+            "{home}/tokens.csv",
+        ],
     ) else {
         return;
     };
+    // Refused requests are audited too: a token nobody has (401), and bob, who may not
+    // list ConfigMaps (403).
+    let stranger = k.kubeconfig_for("no-such-token");
+    let refused = k.run_as(Some(&stranger), &["get", "configmaps"], None);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    let bob = k.kubeconfig_for("bob-token");
+    let forbidden = k.run_as(Some(&bob), &["get", "configmaps"], None);
+    assert_eq!(forbidden.code, 1, "{forbidden:?}");
     k.applied(NAMESPACES);
     let policy = demo_policy("[Audit]").replace(
         "  validations:\n",
@@ -464,7 +477,38 @@ fn audit_actions_and_annotations_reach_the_audit_log() {
     assert_eq!(create["objectRef"]["name"], "nginx");
     assert_eq!(create["responseStatus"]["code"], 201);
     let annotations = &create["annotations"];
+    assert_eq!(annotations["authorization.k8s.io/decision"], "allow");
     assert_eq!(annotations["demo-policy.example.com/replicas"], "6");
+    // The failed authentication: logged as its answer starts, without a user, with the
+    // Status answered (upstream's WithFailedAuthenticationAudit, then LogResponseObject).
+    let unauthorized = events
+        .iter()
+        .find(|e| e["responseStatus"]["code"] == 401)
+        .unwrap_or_else(|| panic!("no 401 event in {log}"));
+    assert_eq!(unauthorized["stage"], "ResponseStarted");
+    assert_eq!(unauthorized["user"], serde_json::json!({}));
+    assert_eq!(
+        unauthorized["responseStatus"],
+        serde_json::json!({"metadata": {}, "status": "Failure", "message": "Unauthorized",
+            "reason": "Unauthorized", "code": 401})
+    );
+    assert!(unauthorized.get("annotations").is_none(), "{unauthorized}");
+    // The authorizer's refusal: its decision, and the Forbidden Status.
+    let denied = events
+        .iter()
+        .find(|e| e["user"]["username"] == "bob" && e["verb"] == "list")
+        .unwrap_or_else(|| panic!("no list event of bob in {log}"));
+    assert_eq!(denied["stage"], "ResponseComplete");
+    assert_eq!(
+        denied["annotations"]["authorization.k8s.io/decision"],
+        "forbid"
+    );
+    assert_eq!(
+        denied["responseStatus"],
+        serde_json::json!({"metadata": {}, "status": "Failure",
+            "message": "configmaps is forbidden: User \"bob\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"",
+            "reason": "Forbidden", "details": {"kind": "configmaps"}, "code": 403})
+    );
     assert_eq!(
         annotations["validation.policy.admission.k8s.io/validation_failure"],
         "[{\"message\":\"failed expression: object.spec.replicas \\u003c= 5\",\

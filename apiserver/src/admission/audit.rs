@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::access_request::{Attributes, User};
 use crate::impersonation::Impersonator;
+use crate::status::Status;
 
 /// An append-only file of audit events.
 #[derive(Debug)]
@@ -91,36 +92,58 @@ pub fn source_ips(headers: &axum::http::HeaderMap, peer: Option<IpAddr>) -> Vec<
     ips.iter().map(IpAddr::to_string).collect()
 }
 
+impl RequestRecord {
+    /// What an event records of `request`, taken when it arrives.
+    pub fn of<B>(request: &axum::http::Request<B>) -> RequestRecord {
+        let peer = request
+            .extensions()
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|peer| peer.0.ip());
+        RequestRecord {
+            audit_id: crate::random::uuid_v4().unwrap_or_default(),
+            uri: request.uri().to_string(),
+            user_agent: request
+                .headers()
+                .get(axum::http::header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned(),
+            source_ips: source_ips(request.headers(), peer),
+            received: chrono::Utc::now(),
+        }
+    }
+}
+
 /// Kubernetes' MicroTime: RFC 3339 with microseconds.
 fn micro_time(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
-/// The Event for a request answered with `code`, made as `user` (impersonated by
-/// `impersonator`, if given: the event's `user` is then the impersonator and
-/// `impersonatedUser` the user, as upstream's `LogImpersonatedUser` records it).
+/// How a request ended, as its event records it.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome<'a> {
+    /// The HTTP status code answered.
+    pub code: u16,
+    /// The `Status` answered, when the answer was one (its bounded fields become the
+    /// event's `responseStatus`, as upstream's `LogResponseObject` copies them).
+    pub status: Option<&'a Status>,
+    /// The authorizer's decision (`allow` or `forbid`) and reason, once it ran.
+    pub authorization: Option<(&'static str, &'a str)>,
+}
+
+/// The Event for a request that `user` made (impersonated by `impersonator`, if given: the
+/// event's `user` is then the impersonator and `impersonatedUser` the user, as upstream's
+/// `LogImpersonatedUser` records it), stage `ResponseComplete`.
 pub fn event(
     record: &RequestRecord,
     user: &User,
     impersonator: Option<&Impersonator>,
     attrs: &Attributes,
-    code: u16,
+    outcome: &Outcome,
     annotations: &BTreeMap<String, String>,
 ) -> Value {
-    let mut event = json!({
-        "kind": "Event",
-        "apiVersion": "audit.k8s.io/v1",
-        "level": "Metadata",
-        "auditID": record.audit_id,
-        "stage": "ResponseComplete",
-        "requestURI": record.uri,
-        "verb": attrs.verb,
-        "user": impersonator.map_or(user, |i| &i.user).user_info(),
-        "sourceIPs": record.source_ips,
-        "responseStatus": {"metadata": {}, "code": code},
-        "requestReceivedTimestamp": micro_time(record.received),
-        "stageTimestamp": micro_time(chrono::Utc::now()),
-    });
+    let mut event = base(record, attrs, outcome, "ResponseComplete");
+    event["user"] = impersonator.map_or(user, |i| &i.user).user_info();
     if let Some(impersonator) = impersonator {
         event["impersonatedUser"] = user.user_info();
         if !impersonator.constraint.is_empty() {
@@ -128,6 +151,61 @@ pub fn event(
                 json!({"impersonationConstraint": impersonator.constraint});
         }
     }
+    let mut all = BTreeMap::new();
+    if let Some((decision, reason)) = outcome.authorization {
+        all.insert(
+            "authorization.k8s.io/decision".to_owned(),
+            decision.to_owned(),
+        );
+        all.insert("authorization.k8s.io/reason".to_owned(), reason.to_owned());
+    }
+    all.extend(annotations.clone());
+    if !all.is_empty() {
+        event["annotations"] = json!(all);
+    }
+    event
+}
+
+/// The Event of a request whose credentials were refused (401): upstream's failed
+/// authentication audit logs it, without a user, when the answer starts (stage
+/// `ResponseStarted`, and no later stage: `WithFailedAuthenticationAudit`).
+pub fn failed_authentication(record: &RequestRecord, attrs: &Attributes, status: &Status) -> Value {
+    let outcome = Outcome {
+        code: 401,
+        status: Some(status),
+        authorization: None,
+    };
+    let mut event = base(record, attrs, &outcome, "ResponseStarted");
+    event["user"] = json!({});
+    event
+}
+
+/// The fields every event has.
+fn base(record: &RequestRecord, attrs: &Attributes, outcome: &Outcome, stage: &str) -> Value {
+    let response_status = match outcome.status {
+        Some(status) => {
+            let mut copied = serde_json::to_value(status).unwrap_or_default();
+            if let Some(fields) = copied.as_object_mut() {
+                fields.remove("kind");
+                fields.remove("apiVersion");
+            }
+            copied
+        }
+        None => json!({"metadata": {}, "code": outcome.code}),
+    };
+    let mut event = json!({
+        "kind": "Event",
+        "apiVersion": "audit.k8s.io/v1",
+        "level": "Metadata",
+        "auditID": record.audit_id,
+        "stage": stage,
+        "requestURI": record.uri,
+        "verb": attrs.verb,
+        "sourceIPs": record.source_ips,
+        "responseStatus": response_status,
+        "requestReceivedTimestamp": micro_time(record.received),
+        "stageTimestamp": micro_time(chrono::Utc::now()),
+    });
     if !record.user_agent.is_empty() {
         event["userAgent"] = json!(record.user_agent);
     }
@@ -146,14 +224,6 @@ pub fn event(
         put("subresource", &attrs.subresource);
         event["objectRef"] = Value::Object(object_ref);
     }
-    let mut all = BTreeMap::new();
-    all.insert(
-        "authorization.k8s.io/decision".to_owned(),
-        "allow".to_owned(),
-    );
-    all.insert("authorization.k8s.io/reason".to_owned(), String::new());
-    all.extend(annotations.clone());
-    event["annotations"] = json!(all);
     event
 }
 

@@ -39,40 +39,24 @@ use crate::status::{StatusCause, StatusDetails};
 
 pub use policies::Admission;
 
-/// Serves an authenticated request (`next`) with its [`context`]: adds admission's
-/// warnings to the response and writes the audit event, if there is an audit log. `user` is
-/// the user the request acts as (the impersonated one, when `impersonator` asked).
+/// Serves an authenticated and authorized request (`next`) with its [`context`]: adds
+/// admission's warnings to the response and writes the audit event, if there is an audit
+/// log. `user` is the user the request acts as (the impersonated one, when `impersonator`
+/// asked); `allowed_by` the authorizer's reason.
 pub async fn serve(
     state: &AppState,
     user: crate::access_request::User,
     impersonator: Option<crate::impersonation::Impersonator>,
     attrs: crate::access_request::Attributes,
+    allowed_by: String,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let record = state.admission.audit.as_ref().map(|_| {
-        let header = |name: axum::http::HeaderName| {
-            request
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_owned()
-        };
-        audit::RequestRecord {
-            audit_id: crate::random::uuid_v4().unwrap_or_default(),
-            uri: request.uri().to_string(),
-            user_agent: header(axum::http::header::USER_AGENT),
-            source_ips: audit::source_ips(
-                request.headers(),
-                request
-                    .extensions()
-                    .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                    .map(|peer| peer.0.ip()),
-            ),
-            received: chrono::Utc::now(),
-        }
-    });
+    let record = state
+        .admission
+        .audit
+        .as_ref()
+        .map(|_| audit::RequestRecord::of(&request));
     let context = Arc::new(context::RequestContext::new(user, impersonator));
     let mut response = context::scope(context.clone(), next.run(request)).await;
     crate::respond::add_warnings(&mut response, &context.warnings());
@@ -85,21 +69,58 @@ pub async fn serve(
         if deprecated {
             annotations.insert("k8s.io/deprecated".to_owned(), "true".to_owned());
         }
-        let code = response.status().as_u16();
         let mut attrs = attrs;
         if attrs.name.is_empty() {
             attrs.name = context.object_name();
         }
+        let outcome = audit::Outcome {
+            code: response.status().as_u16(),
+            status: response.extensions().get::<crate::status::Status>(),
+            authorization: Some(("allow", &allowed_by)),
+        };
         log.write(&audit::event(
             &record,
             &context.user,
             context.impersonator.as_ref(),
             &attrs,
-            code,
+            &outcome,
             &annotations,
         ));
     }
     response
+}
+
+/// A request refused before it is served — its credentials (401, `user` none), its
+/// impersonation or its authorization (403, with the authorizer's `forbid` and reason) —
+/// answered with `error`, and audited as upstream audits it.
+pub fn refuse(
+    state: &AppState,
+    request: &axum::extract::Request,
+    user: Option<&crate::access_request::User>,
+    attrs: &crate::access_request::Attributes,
+    error: crate::error::ApiError,
+    forbidden_by: Option<&str>,
+) -> axum::response::Response {
+    if let Some(log) = &state.admission.audit {
+        let record = audit::RequestRecord::of(request);
+        let status = error.to_status();
+        log.write(&match user {
+            None => audit::failed_authentication(&record, attrs, &status),
+            Some(user) => audit::event(
+                &record,
+                user,
+                None,
+                attrs,
+                &audit::Outcome {
+                    code: error.code,
+                    status: Some(&status),
+                    authorization: forbidden_by.map(|reason| ("forbid", reason)),
+                },
+                &std::collections::BTreeMap::new(),
+            ),
+        });
+    }
+    axum::response::IntoResponse::into_response(error)
 }
 
 /// The admission operation of a write.
