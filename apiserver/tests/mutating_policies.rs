@@ -168,3 +168,50 @@ async fn mutated_objects_are_merged_defaulted_and_decoded_as_their_kind() {
     );
     server.stop();
 }
+
+/// A policy over autoscaling/v1 HorizontalPodAutoscalers (matchPolicy `Equivalent`, the
+/// default) mutates a request made at autoscaling/v2 as the v1 object it is there: the v2
+/// object converted to v1, the v1 field set, the result converted back to v2 (upstream's
+/// `VersionedAttributes`, converted back once dirty).
+#[tokio::test]
+async fn a_request_matched_through_an_equivalent_resource_is_mutated_as_that_kind() {
+    let server = Server::start(&["--storage", "memory"]);
+    mutating::bind_policy(
+        &server,
+        "cpu-target",
+        ("autoscaling", "horizontalpodautoscalers"),
+        &["CREATE"],
+        "object.metadata.name != 'kept'",
+        json!({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression":
+            "Object{spec: Object.spec{targetCPUUtilizationPercentage: 50}}"}}),
+    )
+    .await;
+    let hpa = |name: &str| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 1, "maxReplicas": 5,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 80}}}]}})
+    };
+    const HPAS: &str = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+    let target =
+        |reply: &support::Reply| reply.json()["spec"]["metrics"][0]["resource"]["target"].clone();
+    let reply = server.send("POST", HPAS, Some(&hpa("web"))).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    assert_eq!(
+        target(&reply),
+        json!({"type": "Utilization", "averageUtilization": 50}),
+        "{}",
+        reply.text()
+    );
+    assert_eq!(reply.json()["apiVersion"], "autoscaling/v2");
+    // Not matched by the condition: as sent.
+    let reply = server.send("POST", HPAS, Some(&hpa("kept"))).await;
+    assert_eq!(reply.code, 201, "{}", reply.text());
+    assert_eq!(
+        target(&reply),
+        json!({"type": "Utilization", "averageUtilization": 80})
+    );
+    server.stop();
+}

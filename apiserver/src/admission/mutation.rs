@@ -19,7 +19,8 @@ use crate::status::{StatusCause, StatusDetails};
 /// The written resource's schema: apply configurations merged with it as server-side apply
 /// merges (a custom resource's structural schema from its CRD version: list types, map
 /// keys, atomic maps; a built-in kind's OpenAPI schema; the autoscaling/v1 `Scale` of a
-/// `/scale` write untyped, it has no lists), and each mutation's result defaulted as
+/// `/scale` write untyped, it has no lists; the served kind a policy matched through an
+/// equivalent resource, when it matched so), and each mutation's result defaulted as
 /// kube-apiserver's dispatcher defaults it (`dispatchOne`): a built-in kind's field
 /// defaults ([`crate::defaults::fields`]), a custom resource's schema `default`s (its
 /// CRD's defaulter, no pruning); a `Scale` has none.
@@ -30,6 +31,21 @@ pub struct ServerSchemas {
     pub custom: Option<Arc<CustomResource>>,
 }
 
+impl ServerSchemas {
+    /// The served built-in resource of `kind` when a policy matched the request through an
+    /// equivalent resource of another kind (the object is mutated as that kind); `None` for
+    /// the request's own kind.
+    fn equivalent(&self, kind: &GroupVersionKind) -> Option<&'static Resource> {
+        let own = self.resource;
+        if (own.group, own.version, own.kind) == (&*kind.group, &*kind.version, &*kind.kind) {
+            return None;
+        }
+        crate::resource::SERVED
+            .iter()
+            .find(|r| (r.group, r.version, r.kind) == (&*kind.group, &*kind.version, &*kind.kind))
+    }
+}
+
 impl ObjectSchemas for ServerSchemas {
     fn merge(
         &self,
@@ -38,13 +54,14 @@ impl ObjectSchemas for ServerSchemas {
         patch: &Value,
     ) -> Result<Value, ApplyError> {
         let scale = kind.group == "autoscaling" && kind.kind == "Scale";
-        let custom = crate::crd::apply_schema(self.custom.as_deref(), self.resource);
-        let node = match custom {
+        let built_in = |r| crate::openapi::schema_of(r).map(|s| KindSchema::BuiltIn(OpenApi(s)));
+        let node = match self.equivalent(kind) {
             _ if scale => None,
-            Some(schema) => Some(KindSchema::CustomRoot(schema)),
-            None => {
-                crate::openapi::schema_of(self.resource).map(|s| KindSchema::BuiltIn(OpenApi(s)))
-            }
+            Some(equivalent) => built_in(equivalent),
+            None => match crate::crd::apply_schema(self.custom.as_deref(), self.resource) {
+                Some(schema) => Some(KindSchema::CustomRoot(schema)),
+                None => built_in(self.resource),
+            },
         };
         merge::apply_configuration(object, patch, &node)
     }
@@ -53,7 +70,11 @@ impl ObjectSchemas for ServerSchemas {
         if kind.group == "autoscaling" && kind.kind == "Scale" {
             return;
         }
-        if let Some(schema) = self
+        if let Some(equivalent) = self.equivalent(kind) {
+            if let Value::Object(object) = object {
+                crate::defaults::fields(equivalent, object);
+            }
+        } else if let Some(schema) = self
             .custom
             .as_deref()
             .and_then(|crd| crd.validator.version(self.resource.version)?.ok())

@@ -686,12 +686,33 @@ impl Pass<'_, '_> {
         let request = self.input.request;
         let binding_name = binding.metadata.name.as_str();
         let names = || (policy.name().to_string(), binding_name.to_string());
+        // The objects as the kind the policy matched (upstream's `VersionedAttributes`): a
+        // request matched through an equivalent resource is mutated in that kind and its
+        // result converted back.
+        let matched_kind = &matched.kind;
+        let resources = self.set.shared.resources();
+        let as_matched = |o: &Json| match matched_kind == &request.kind {
+            true => Ok(o.clone()),
+            false => resources.convert(o, matched_kind),
+        };
+        let converted_objects = as_matched(&self.object).and_then(|object| {
+            let old = request.old_object.as_ref().map(as_matched).transpose()?;
+            Ok((object, old))
+        });
+        let (mut object, old_object) = match converted_objects {
+            Ok(objects) => objects,
+            Err(e) => {
+                let error = super::ConfigurationError::Conversion(e);
+                self.error(policy, Some(binding_name), error.to_string(), "");
+                return;
+            }
+        };
         let activation = |object: &Json| {
             let subject = Subject {
                 request,
                 matched,
                 object: Some(object),
-                old_object: request.old_object.as_ref(),
+                old_object: old_object.as_ref(),
                 namespace,
                 params: param,
                 authorizer: self.input.authorizer.as_ref(),
@@ -700,7 +721,7 @@ impl Pass<'_, '_> {
             Arc::new(PolicyActivation::new(&subject))
         };
         if !policy.shared.match_conditions.is_empty() {
-            let (result, costs) = match_conditions_only(&policy.shared, activation(&self.object));
+            let (result, costs) = match_conditions_only(&policy.shared, activation(&object));
             for cost in costs {
                 let (p, b) = names();
                 self.costs.push((p, b, cost));
@@ -717,7 +738,7 @@ impl Pass<'_, '_> {
         }
         self.invocations
             .push(format!("{}/{binding_name}", policy.name()));
-        let before = self.object.clone();
+        let before = object.clone();
         for mutation in &policy.mutations {
             let Some((kind, compiled)) = mutation else {
                 let error = MutationError::MissingEvaluator {
@@ -734,7 +755,7 @@ impl Pass<'_, '_> {
                 Ok(_) => {
                     let (result, costs) = evaluate_one(
                         &policy.shared,
-                        activation(&self.object),
+                        activation(&object),
                         compiled,
                         BINDING_COST_BUDGET,
                     );
@@ -746,14 +767,16 @@ impl Pass<'_, '_> {
                 }
             };
             let patched = result.and_then(|value| match kind {
-                PatchKind::ApplyConfiguration => self.apply_configuration(&value),
-                PatchKind::JsonPatch => json_patch_of(&value, &self.object),
+                PatchKind::ApplyConfiguration => {
+                    self.apply_configuration(&value, &object, matched_kind)
+                }
+                PatchKind::JsonPatch => json_patch_of(&value, &object),
             });
             // The JSON patcher decodes its result strictly; a failure is an internal error,
             // which the dispatcher returns as is, whatever the failure policy.
             let internal = match (kind, &patched) {
-                (PatchKind::JsonPatch, Ok(object)) => {
-                    strict_decode(&request.kind, &self.object, object)
+                (PatchKind::JsonPatch, Ok(patched)) => {
+                    strict_decode(matched_kind, &object, patched)
                         .err()
                         .map(MutationError::Decode)
                 }
@@ -776,17 +799,29 @@ impl Pass<'_, '_> {
                 return;
             }
             match patched {
-                Ok(mut object) => {
+                Ok(mut patched) => {
                     // The dispatcher defaults the object after each mutation
                     // (`dispatchOne`), so later mutations and policies see the defaults.
-                    self.schemas.apply_defaults(&request.kind, &mut object);
-                    self.object = object;
+                    self.schemas.apply_defaults(matched_kind, &mut patched);
+                    object = patched;
                     self.applied = true;
                 }
                 Err(e) => self.error(policy, Some(binding_name), e.to_string(), "Invalid"),
             }
         }
-        if self.object != before {
+        if object != before {
+            // Back to the request's kind (upstream converts the versioned object back into
+            // the request's once it is dirty).
+            if matched_kind != &request.kind {
+                match resources.convert(&object, &request.kind) {
+                    Ok(back) => object = back,
+                    Err(e) => {
+                        self.aborted = Some(Status::internal_error(e.to_string()));
+                        return;
+                    }
+                }
+            }
+            self.object = object;
             self.require_reinvoking();
         }
         if policy.if_needed() {
@@ -794,20 +829,24 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// An apply configuration's value merged into the object.
-    fn apply_configuration(&self, value: &kcel::Value) -> Result<Json, MutationError> {
+    /// An apply configuration's value merged into `object`, of `kind`.
+    fn apply_configuration(
+        &self,
+        value: &kcel::Value,
+        object: &Json,
+        kind: &GroupVersionKind,
+    ) -> Result<Json, MutationError> {
         check_type_names(value).map_err(MutationError::TypeNames)?;
         let mut patch = to_json(value).map_err(MutationError::ApplyConfigurationValue)?;
-        let kind = &self.input.request.kind;
         if let Some(map) = patch.as_object_mut() {
             for field in ["apiVersion", "kind"] {
-                if let Some(v) = self.object.get(field) {
+                if let Some(v) = object.get(field) {
                     map.insert(field.into(), v.clone());
                 }
             }
         }
         self.schemas
-            .merge(kind, &self.object, &patch)
+            .merge(kind, object, &patch)
             .map_err(MutationError::Apply)
     }
 }
