@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Vendors the OpenAPI v3 documents kcel-apiserver serves at /openapi/v3, and their
-swagger-2.0 form (upstream's v2 definitions of the same schemas, the paths converted) that it
-serves at /openapi/v2.
+"""Vendors the OpenAPI v3 documents kcel-apiserver serves at /openapi/v3, and upstream's
+swagger-2.0 definitions of the same schemas, which it serves with the v3 paths converted at
+/openapi/v2.
 
 Reads the Kubernetes 1.37 documents in ../shared/k8s-openapi/v1.37/openapi-v3/ (see that
 folder's README for their provenance) and writes, for each group-version served, one document
@@ -119,87 +119,33 @@ def vendor(doc, key, plurals):
     return strip_descriptions(out)
 
 
-V3_REF = "#/components/schemas/"
 V2_REF = "#/definitions/"
 
 
-def v2_schema(schema):
-    """A v3 schema (as the paths use them) in swagger-2.0 form: the refs renamed."""
-    return json.loads(json.dumps(schema).replace(V3_REF, V2_REF))
-
-
-def v2_operation(op):
-    """A v3 operation in swagger-2.0 form: the request body a `body` parameter first, the
-    parameters' schemas inlined, the media types as `consumes`/`produces`."""
-    out = {k: v for k, v in op.items() if k not in ("parameters", "requestBody", "responses")}
-    parameters = [v2_parameter(p) for p in op.get("parameters", [])]
-    body = op.get("requestBody")
-    if body:
-        content = body["content"]
-        out["consumes"] = list(content)
-        parameter = {"in": "body", "name": "body",
-                     "schema": v2_schema(next(iter(content.values()))["schema"])}
-        if body.get("required"):
-            parameter["required"] = True
-        parameters.insert(0, parameter)
-    if parameters:
-        out["parameters"] = parameters
-    produces, responses = [], {}
-    for code, response in op.get("responses", {}).items():
-        answer = {}
-        for media_type, content in response.get("content", {}).items():
-            if media_type not in produces:
-                produces.append(media_type)
-            if "schema" in content:
-                answer["schema"] = v2_schema(content["schema"])
-        responses[code] = answer
-    if produces:
-        out["produces"] = produces
-    out["responses"] = responses
-    out["schemes"] = ["https"]
-    return out
-
-
-def v2_parameter(parameter):
-    out = {k: parameter[k] for k in ("in", "name", "required") if k in parameter}
-    out.update(parameter.get("schema", {}))
-    return out
-
-
-def v2_paths(v3_paths):
-    out = {}
-    for path, item in v3_paths.items():
-        out[path] = {
-            method: ([v2_parameter(p) for p in op] if method == "parameters" else v2_operation(op))
-            for method, op in item.items()
-        }
-    return out
-
-
-def vendor_v2(shared, names, paths, here):
-    """The swagger-2.0 form of what the v3 documents hold, for /openapi/v2: upstream's v2
-    definitions of the same schemas, and the served paths converted. kubectl validates a kind
-    without a PATCH operation (the reviews) against these definitions."""
+def vendor_v2(shared, names, here):
+    """The swagger-2.0 definitions of the schemas the v3 documents hold, for /openapi/v2:
+    upstream's v2 definitions of the same schemas (the server converts the v3 paths itself,
+    src/openapi_v2.rs). kubectl validates a kind without a PATCH operation (the reviews)
+    against these definitions."""
     with gzip.open(os.path.join(shared, "k8s-openapi", "v1.37", "definitions-v2.json.gz")) as f:
         definitions = json.load(f)["definitions"]
     keep = {n: strip_descriptions(definitions[n]) for n in sorted(names)}
     found = set()
     refs(keep, found, V2_REF)
-    refs(paths, found, V2_REF)
     missing = sorted(found - set(keep))
     if missing:
         sys.exit(f"v2 definitions refer to schemas not kept: {missing}")
     with open(os.path.join(here, "swagger_v2.json"), "w") as f:
-        json.dump({"definitions": keep, "paths": paths}, f, indent=2, sort_keys=True)
+        json.dump({"definitions": keep}, f, indent=2, sort_keys=True)
         f.write("\n")
-    print(f"swagger_v2.json: {len(paths)} paths, {len(keep)} definitions")
+    print(f"swagger_v2.json: {len(keep)} definitions")
 
 
 def main():
     shared = sys.argv[1] if len(sys.argv) > 1 else "../shared"
     source = os.path.join(shared, "k8s-openapi", "v1.37", "openapi-v3")
     here = os.path.dirname(os.path.abspath(__file__))
-    names, paths = set(), {}
+    names = set()
     for key, plurals in SERVED.items():
         name = key.replace("/", "__") + "_openapi.json"
         with gzip.open(os.path.join(source, name + ".gz")) as f:
@@ -214,8 +160,7 @@ def main():
         print(f"{name}: {len(vendored['paths'])} paths, "
               f"{len(vendored['components']['schemas'])} schemas")
         names |= set(vendored["components"]["schemas"])
-        paths.update(v2_paths(vendored["paths"]))
-    vendor_v2(shared, names, paths, here)
+    vendor_v2(shared, names, here)
 
 
 if __name__ == "__main__":

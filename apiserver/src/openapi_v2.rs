@@ -4,14 +4,14 @@
 //! kubectl reads it for client-side validation: a kind whose OpenAPI v3 document has no
 //! PATCH operation (the reviews) or a `kind: List` is validated against these definitions
 //! before it is sent (`kubectl create -f sar.yaml`), and without the document kubectl stops at
-//! `failed to download openapi`. What it holds is the swagger-2.0 form of the v3 documents
-//! (`openapi/swagger_v2.json`, vendored by `openapi/generate.py`, descriptions stripped):
-//! upstream's v2 definitions of the same schemas and the served paths converted (the request
-//! body a `body` parameter, media types as `consumes`/`produces`), with kube-apiserver's
-//! `info` and bearer token security. Custom resources are not in it (kubectl then skips
-//! their client-side validation, as for any kind it finds no definition of).
+//! `failed to download openapi`. What it holds is the swagger-2.0 form of the v3 documents:
+//! upstream's v2 definitions of the same schemas (`openapi/swagger_v2.json`, vendored by
+//! `openapi/generate.py`, descriptions stripped) and the served v3 paths converted here (the
+//! request body a `body` parameter, media types as `consumes`/`produces`), the custom
+//! resources' definitions and paths as kube-apiserver publishes them there
+//! ([`crate::crd::crd_swagger`]), with kube-apiserver's `info` and bearer token security.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::openapi::hash;
 use serde_json::{Map, Value, json};
@@ -20,47 +20,207 @@ use serde_json::{Map, Value, json};
 /// this name or by the older `...spec.v2@v1.0+protobuf`, which is no valid media type).
 pub const PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
-/// The document in both forms, made once.
+/// The document in both forms.
 pub struct Served {
     /// The JSON text.
-    pub json: Vec<u8>,
+    pub json: axum::body::Bytes,
     /// The protobuf encoding.
-    pub protobuf: Vec<u8>,
+    pub protobuf: axum::body::Bytes,
     /// Upper-case hex SHA-512 of the JSON text (its ETag).
     pub json_hash: String,
     /// The same of the protobuf encoding.
     pub protobuf_hash: String,
 }
 
-/// The document served at `/openapi/v2`.
-pub fn served() -> &'static Served {
-    static SERVED: OnceLock<Served> = OnceLock::new();
-    SERVED.get_or_init(|| {
-        let doc = document();
-        let json = serde_json::to_vec(&doc).expect("a JSON value");
-        let protobuf = encode_document(&doc);
-        Served {
-            json_hash: hash(&json),
-            protobuf_hash: hash(&protobuf),
-            json,
-            protobuf,
+/// The document served at `/openapi/v2` while `crds` are the custom resources served: made
+/// again only when their part of it changed.
+pub fn served(crds: &crate::crd::Crds) -> Arc<Served> {
+    static LAST: Mutex<Option<(String, Arc<Served>)>> = Mutex::new(None);
+    let custom = crate::crd::crd_swagger::parts(crds);
+    let key = hash(&serde_json::to_vec(&custom).unwrap_or_default());
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((k, served)) = last.as_ref()
+        && *k == key
+    {
+        return served.clone();
+    }
+    let doc = document(custom);
+    let json = serde_json::to_vec(&doc).expect("a JSON value");
+    let protobuf = encode_document(&doc);
+    let served = Arc::new(Served {
+        json_hash: hash(&json),
+        protobuf_hash: hash(&protobuf),
+        json: json.into(),
+        protobuf: protobuf.into(),
+    });
+    *last = Some((key, served.clone()));
+    served
+}
+
+/// The built-in kinds' part: upstream's v2 definitions of the served schemas (vendored) and
+/// the served v3 documents' paths converted.
+fn built_in() -> &'static (Map<String, Value>, Map<String, Value>) {
+    static BUILT_IN: OnceLock<(Map<String, Value>, Map<String, Value>)> = OnceLock::new();
+    BUILT_IN.get_or_init(|| {
+        let vendored: Value = serde_json::from_str(include_str!("../openapi/swagger_v2.json"))
+            .expect("the vendored definitions are JSON");
+        let definitions = vendored["definitions"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let mut paths = Map::new();
+        for doc in crate::openapi::documents() {
+            if let Some(v3) = doc.json["paths"].as_object() {
+                paths.extend(v2_paths(v3));
+            }
         }
+        (definitions, paths)
     })
 }
 
-fn document() -> Value {
-    let vendored: Value = serde_json::from_str(include_str!("../openapi/swagger_v2.json"))
-        .expect("the vendored document is JSON");
+fn document((custom_definitions, custom_paths): (Map<String, Value>, Map<String, Value>)) -> Value {
+    let (definitions, paths) = built_in();
+    let mut definitions = definitions.clone();
+    definitions.extend(custom_definitions);
+    let mut paths = paths.clone();
+    paths.extend(custom_paths);
     json!({
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": "unversioned"},
-        "paths": vendored["paths"],
-        "definitions": vendored["definitions"],
+        "paths": paths,
+        "definitions": definitions,
         "securityDefinitions": {
             "BearerToken": {"type": "apiKey", "name": "authorization", "in": "header"},
         },
         "security": [{"BearerToken": []}],
     })
+}
+
+/// A v3 schema (as paths and documents use them) with its references renamed for
+/// swagger 2.0 (`#/components/schemas/` → `#/definitions/`).
+pub(crate) fn v2_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => Value::String(
+                            r.strip_prefix("#/components/schemas/")
+                                .map_or_else(|| r.clone(), |name| format!("#/definitions/{name}")),
+                        ),
+                        _ => v2_schema(v),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(v2_schema).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A v3 parameter in swagger-2.0 form: its schema's keys inlined.
+fn v2_parameter(parameter: &Value) -> Value {
+    let mut out = Map::new();
+    for key in ["in", "name", "required"] {
+        if let Some(v) = parameter.get(key) {
+            out.insert(key.to_owned(), v.clone());
+        }
+    }
+    if let Some(Value::Object(schema)) = parameter.get("schema") {
+        out.extend(schema.clone());
+    }
+    Value::Object(out)
+}
+
+/// A v3 operation in swagger-2.0 form: the request body a `body` parameter first, the
+/// parameters' schemas inlined, the media types as `consumes`/`produces`.
+fn v2_operation(op: &Map<String, Value>) -> Value {
+    let mut out: Map<String, Value> = op
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "parameters" | "requestBody" | "responses"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut parameters: Vec<Value> = op
+        .get("parameters")
+        .and_then(Value::as_array)
+        .map(|ps| ps.iter().map(v2_parameter).collect())
+        .unwrap_or_default();
+    if let Some(body) = op.get("requestBody")
+        && let Some(content) = body.get("content").and_then(Value::as_object)
+    {
+        out.insert(
+            "consumes".to_owned(),
+            json!(content.keys().collect::<Vec<_>>()),
+        );
+        let schema = content
+            .values()
+            .next()
+            .map_or(Value::Null, |c| v2_schema(&c["schema"]));
+        let mut parameter = json!({"in": "body", "name": "body", "schema": schema});
+        if body.get("required") == Some(&Value::Bool(true)) {
+            parameter["required"] = Value::Bool(true);
+        }
+        parameters.insert(0, parameter);
+    }
+    if !parameters.is_empty() {
+        out.insert("parameters".to_owned(), Value::Array(parameters));
+    }
+    let mut produces: Vec<&str> = Vec::new();
+    let mut responses = Map::new();
+    for (code, response) in op
+        .get("responses")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let mut answer = Map::new();
+        for (media_type, content) in response
+            .get("content")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if !produces.contains(&media_type.as_str()) {
+                produces.push(media_type);
+            }
+            if let Some(schema) = content.get("schema") {
+                answer.insert("schema".to_owned(), v2_schema(schema));
+            }
+        }
+        responses.insert(code.clone(), Value::Object(answer));
+    }
+    if !produces.is_empty() {
+        out.insert("produces".to_owned(), json!(produces));
+    }
+    out.insert("responses".to_owned(), Value::Object(responses));
+    out.insert("schemes".to_owned(), json!(["https"]));
+    Value::Object(out)
+}
+
+/// The paths of a v3 document in swagger-2.0 form.
+pub(crate) fn v2_paths(v3_paths: &Map<String, Value>) -> Map<String, Value> {
+    v3_paths
+        .iter()
+        .map(|(path, item)| {
+            let converted: Map<String, Value> = item
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(method, op)| {
+                    let v = match (method.as_str(), op) {
+                        ("parameters", Value::Array(ps)) => {
+                            Value::Array(ps.iter().map(v2_parameter).collect())
+                        }
+                        (_, Value::Object(op)) => v2_operation(op),
+                        (_, other) => other.clone(),
+                    };
+                    (method.clone(), v)
+                })
+                .collect();
+            (path.clone(), Value::Object(converted))
+        })
+        .collect()
 }
 
 /// Protobuf wire writing (proto3: fields at their zero value are left out).
@@ -464,7 +624,7 @@ mod tests {
 
     #[test]
     fn the_protobuf_holds_every_definition_with_its_types_refs_and_extensions() {
-        let served = served();
+        let served = served(&crate::crd::Crds::default());
         let doc: Value = serde_json::from_slice(&served.json).unwrap();
         let count = doc["definitions"].as_object().unwrap().len();
         assert!(count > 300, "{count}");
@@ -508,7 +668,7 @@ mod tests {
 
     #[test]
     fn the_paths_hold_each_operation_with_its_parameters() {
-        let pb = &served().protobuf;
+        let pb = &served(&crate::crd::Crds::default()).protobuf;
         let paths = field(&field(pb, 8)[0], 2);
         let item = paths
             .iter()
@@ -536,6 +696,39 @@ mod tests {
             field(&field(body, 5)[0], 1),
             [b"#/definitions/io.k8s.api.authorization.v1.SubjectAccessReview".to_vec()]
         );
+    }
+
+    #[test]
+    fn every_reference_names_a_definition_and_every_served_path_is_there() {
+        let doc: Value =
+            serde_json::from_slice(&served(&crate::crd::Crds::default()).json).unwrap();
+        let definitions = doc["definitions"].as_object().unwrap();
+        fn refs<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(r)) = m.get("$ref") {
+                        out.push(r);
+                    }
+                    m.values().for_each(|x| refs(x, out));
+                }
+                Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        refs(&doc, &mut found);
+        assert!(found.len() > 1000, "{}", found.len());
+        for r in found {
+            let name = r
+                .strip_prefix("#/definitions/")
+                .unwrap_or_else(|| panic!("{r}"));
+            assert!(definitions.contains_key(name), "{r}");
+        }
+        let v3_paths: usize = crate::openapi::documents()
+            .iter()
+            .map(|d| d.json["paths"].as_object().unwrap().len())
+            .sum();
+        assert_eq!(doc["paths"].as_object().unwrap().len(), v3_paths);
     }
 
     #[test]

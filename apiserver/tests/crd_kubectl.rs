@@ -431,6 +431,29 @@ fn status_scale_deprecation_explain_and_deletion() {
     assert!(explain.contains("KIND:       CronTab"), "{explain}");
     assert!(explain.contains("FIELD: ports <[]Object>"), "{explain}");
     assert!(explain.contains("port\t<integer> -required-"), "{explain}");
+    // And the swagger-2.0 form of /openapi/v2, which kubectl also reads to validate the
+    // items of a `kind: List` on the client (value validations are not published there).
+    let explain = k.ok(&[
+        "explain",
+        "crontabs.spec",
+        "--api-version=stable.example.com/v1",
+        "--output=plaintext-openapiv2",
+    ]);
+    assert!(explain.contains("RESOURCE: spec <Object>"), "{explain}");
+    assert!(explain.contains("cronSpec\t<string>"), "{explain}");
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n- {}",
+        crontab("listed", &[("replicaz", "3")]).replace('\n', "\n  ")
+    );
+    let refused = k.run_stdin(&["create", "-f", "-"], &list);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(
+        refused.stderr.contains(
+            "error validating data: ValidationError(CronTab.spec): unknown field \"replicaz\" \
+             in com.example.stable.v1.CronTab.spec"
+        ),
+        "{refused:?}"
+    );
     // Deleting the CRD deletes its objects, then the CRD.
     assert_eq!(
         k.ok(&[

@@ -14,7 +14,7 @@ use crate::resource::Resource;
 const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 
 /// `com.example.stable.v1.CronTab` for `CronTab` of `stable.example.com/v1`.
-fn schema_name(r: &Resource, kind: &str) -> String {
+pub(crate) fn schema_name(r: &Resource, kind: &str) -> String {
     let mut parts: Vec<&str> = r.group.split('.').collect();
     parts.reverse();
     format!("{}.{}.{kind}", parts.join("."), r.version)
@@ -239,6 +239,18 @@ pub fn document(crds: &Crds, key: &str) -> Option<Document> {
         bytes,
         hash,
     })
+}
+
+/// The document of every custom resource group-version, built.
+pub fn built(crds: &Crds) -> Vec<Value> {
+    crd_discovery::groups(crds)
+        .into_iter()
+        .flat_map(|(g, vs)| {
+            vs.into_iter()
+                .filter_map(|v| build(crds, &g, &v))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The documents of every custom resource group-version (for the `/openapi/v3` index).

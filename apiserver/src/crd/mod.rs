@@ -13,6 +13,7 @@ pub mod conversion_spec;
 pub mod crd_conversion;
 pub mod crd_discovery;
 pub mod crd_openapi;
+pub mod crd_swagger;
 pub mod custom;
 pub mod definition;
 pub mod json_path;

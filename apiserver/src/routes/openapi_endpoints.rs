@@ -84,8 +84,8 @@ pub async fn document(
 
 /// `GET /openapi/v2`: protobuf when the client asks for it (kubectl does), else JSON; an
 /// `If-None-Match` of the current ETag answers 304, as kube-openapi's handler does.
-pub async fn v2(headers: HeaderMap) -> Response {
-    let served = crate::openapi_v2::served();
+pub async fn v2(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let served = crate::openapi_v2::served(&state.crds);
     let accept = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
@@ -93,16 +93,12 @@ pub async fn v2(headers: HeaderMap) -> Response {
     let (body, content_type, hash) =
         if accept.contains("application/com.github.proto-openapi.spec.v2") {
             (
-                served.protobuf.as_slice(),
+                served.protobuf.clone(),
                 crate::openapi_v2::PROTOBUF,
                 &served.protobuf_hash,
             )
         } else {
-            (
-                served.json.as_slice(),
-                "application/json",
-                &served.json_hash,
-            )
+            (served.json.clone(), "application/json", &served.json_hash)
         };
     let etag = format!("\"{hash}\"");
     let unchanged = headers
