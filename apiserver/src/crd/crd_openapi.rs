@@ -95,6 +95,21 @@ fn collect_refs(v: &Value, found: &mut Vec<String>) {
     }
 }
 
+/// The schema of a version's list kind.
+pub(crate) fn list_schema(r: &Resource) -> Value {
+    json!({
+        "type": "object",
+        "required": ["items"],
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "items": {"type": "array", "items": reference(&schema_name(r, r.kind))},
+            "metadata": reference(&format!("{META}ListMeta")),
+        },
+        "x-kubernetes-group-version-kind": [gvk(r, r.list_kind)],
+    })
+}
+
 /// The document of one custom resource group-version, or `None` when nothing is served there.
 fn build(crds: &Crds, group: &str, version: &str) -> Option<Value> {
     let mut paths = Map::new();
@@ -138,20 +153,7 @@ fn build(crds: &Crds, group: &str, version: &str) -> Option<Value> {
                 );
             }
             schemas.insert(kind_name.clone(), schema);
-            schemas.insert(
-                list_name.clone(),
-                json!({
-                    "type": "object",
-                    "required": ["items"],
-                    "properties": {
-                        "apiVersion": {"type": "string"},
-                        "kind": {"type": "string"},
-                        "items": {"type": "array", "items": reference(&kind_name)},
-                        "metadata": reference(&format!("{META}ListMeta")),
-                    },
-                    "x-kubernetes-group-version-kind": [gvk(r, r.list_kind)],
-                }),
-            );
+            schemas.insert(list_name.clone(), list_schema(r));
             let base = if r.namespaced {
                 format!(
                     "/apis/{group}/{version}/namespaces/{{namespace}}/{}",

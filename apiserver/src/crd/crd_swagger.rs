@@ -55,7 +55,10 @@ pub fn parts(crds: &Crds) -> (Map<String, Value>, Map<String, Value>) {
                 crd_openapi::schema_name(r, r.kind),
                 kind_schema(version.schema.as_ref(), r),
             );
-            definitions.insert(crd_openapi::schema_name(r, r.list_kind), list_schema(r));
+            definitions.insert(
+                crd_openapi::schema_name(r, r.list_kind),
+                crate::openapi_v2::v2_schema(&crd_openapi::list_schema(r)),
+            );
         }
     }
     let mut paths = Map::new();
@@ -105,22 +108,6 @@ fn kind_schema(schema: Option<&Value>, r: &Resource) -> Value {
     }
     root.insert("x-kubernetes-group-version-kind".to_owned(), gvk(r, r.kind));
     Value::Object(root)
-}
-
-/// The definition of a version's list kind.
-fn list_schema(r: &Resource) -> Value {
-    let item = format!("#/definitions/{}", crd_openapi::schema_name(r, r.kind));
-    json!({
-        "type": "object",
-        "required": ["items"],
-        "properties": {
-            "apiVersion": {"type": "string"},
-            "kind": {"type": "string"},
-            "items": {"type": "array", "items": {"$ref": item}},
-            "metadata": {"$ref": format!("{META}ListMeta")},
-        },
-        "x-kubernetes-group-version-kind": gvk(r, r.list_kind),
-    })
 }
 
 /// The nested schemas of a node: its properties, items and additional properties.

@@ -171,6 +171,33 @@ struct ResourceCache {
 }
 
 impl ResourceCache {
+    /// A cache holding `listed` (a list of its resource), fed from just after its revision.
+    fn listed(
+        listed: RangeResponse,
+        window: usize,
+        generation: u64,
+        progress: Option<super::ProgressRequester>,
+    ) -> ResourceCache {
+        let at = listed.revision;
+        ResourceCache {
+            started: at + 1,
+            covered_from: at + 1,
+            revision: at,
+            last_change: at,
+            objects: listed
+                .kvs
+                .into_iter()
+                .map(|kv| (kv.key.clone(), Entry::new(kv)))
+                .collect(),
+            ring: VecDeque::with_capacity(64),
+            window: window.max(1),
+            subscribers: Vec::new(),
+            progress_sent: None,
+            generation,
+            progress,
+        }
+    }
+
     /// Applies one event of the storage watch and fans it out.
     fn apply(&mut self, event: WatchEvent) {
         self.revision = self.revision.max(event.revision());
@@ -330,6 +357,20 @@ fn lock(shared: &Shared) -> MutexGuard<'_, Inner> {
     shared.inner.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Waits (releasing the lock) until a cache moved or `deadline` passed.
+fn wait_until<'a>(
+    shared: &'a Shared,
+    inner: MutexGuard<'a, Inner>,
+    deadline: Instant,
+) -> MutexGuard<'a, Inner> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    shared
+        .changed
+        .wait_timeout(inner, left)
+        .unwrap_or_else(|e| e.into_inner())
+        .0
+}
+
 impl WatchCache {
     /// Wraps `store`, with the default window ([`RING_CAPACITY`] events per resource).
     pub fn new(store: Arc<dyn Storage>) -> Self {
@@ -389,25 +430,10 @@ impl WatchCache {
         inner.next_generation += 1;
         inner.storage_watches += 1;
         let generation = inner.next_generation;
+        let window = self.sizes.of_root(root);
         inner.resources.insert(
             root.to_owned(),
-            ResourceCache {
-                started: at + 1,
-                covered_from: at + 1,
-                revision: at,
-                last_change: at,
-                objects: listed
-                    .kvs
-                    .into_iter()
-                    .map(|kv| (kv.key.clone(), Entry::new(kv)))
-                    .collect(),
-                ring: VecDeque::with_capacity(64),
-                window: self.sizes.of_root(root).max(1),
-                subscribers: Vec::new(),
-                progress_sent: None,
-                generation,
-                progress,
-            },
+            ResourceCache::listed(listed, window, generation, progress),
         );
         let shared = self.shared.clone();
         let root = root.to_owned();

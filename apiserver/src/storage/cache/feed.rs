@@ -22,12 +22,11 @@
 //! When the feed ends (etcd gone, say), every cache ends with it, and the next use starts a
 //! new feed.
 
-use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::super::keys::ROOT;
 use super::super::{EventKind, RangeRequest, Revision, StorageError, Watch, WatchEvent};
-use super::{Entry, Inner, ResourceCache, Shared, WatchCache, lock, resource_root};
+use super::{Inner, ResourceCache, Shared, WatchCache, lock, resource_root, wait_until};
 
 /// How long a consistent read waits for the feed to reach the store's current revision (a
 /// watch event follows its write within milliseconds) before the freshness proof is tried.
@@ -76,25 +75,10 @@ impl WatchCache {
                 generation
             }
         };
+        let window = self.sizes.of_root(root);
         inner.resources.insert(
             root.to_owned(),
-            ResourceCache {
-                started: at + 1,
-                covered_from: at + 1,
-                revision: at,
-                last_change: at,
-                objects: listed
-                    .kvs
-                    .into_iter()
-                    .map(|kv| (kv.key.clone(), Entry::new(kv)))
-                    .collect(),
-                ring: VecDeque::with_capacity(64),
-                window: self.sizes.of_root(root).max(1),
-                subscribers: Vec::new(),
-                progress_sent: None,
-                generation,
-                progress: None,
-            },
+            ResourceCache::listed(listed, window, generation, None),
         );
         Ok(())
     }
@@ -135,12 +119,7 @@ impl WatchCache {
                 }
                 return Ok(None);
             }
-            inner = self
-                .shared
-                .changed
-                .wait_timeout(inner, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            inner = wait_until(&self.shared, inner, deadline);
         }
     }
 }

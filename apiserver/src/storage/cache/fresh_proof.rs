@@ -29,7 +29,7 @@
 use std::time::{Duration, Instant};
 
 use super::super::{ModifiedKeys, RangeRequest, Revision, StorageError};
-use super::{ResourceCache, WatchCache, lock};
+use super::{ResourceCache, WatchCache, lock, wait_until};
 
 /// How long a consistent read waits for the cache to apply the changes a proof returned
 /// before the store answers instead (a watch event follows its write within milliseconds).
@@ -141,12 +141,7 @@ impl WatchCache {
             if now >= deadline {
                 return Ok(None);
             }
-            inner = self
-                .shared
-                .changed
-                .wait_timeout(inner, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            inner = wait_until(&self.shared, inner, deadline);
         }
     }
 }
