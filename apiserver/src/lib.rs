@@ -58,5 +58,6 @@ pub mod state;
 pub mod status;
 pub mod storage;
 pub mod strategic_merge;
+pub mod swagger_form;
 pub mod table;
 pub mod workloads;

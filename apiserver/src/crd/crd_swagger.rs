@@ -57,14 +57,14 @@ pub fn parts(crds: &Crds) -> (Map<String, Value>, Map<String, Value>) {
             );
             definitions.insert(
                 crd_openapi::schema_name(r, r.list_kind),
-                crate::openapi_v2::v2_schema(&crd_openapi::list_schema(r)),
+                crate::swagger_form::v2_schema(&crd_openapi::list_schema(r)),
             );
         }
     }
     let mut paths = Map::new();
     for doc in crd_openapi::built(crds) {
         if let Some(v3) = doc["paths"].as_object() {
-            paths.extend(crate::openapi_v2::v2_paths(v3));
+            paths.extend(crate::swagger_form::v2_paths(v3));
         }
     }
     (definitions, paths)
