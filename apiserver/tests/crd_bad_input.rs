@@ -94,6 +94,34 @@ async fn hostile_crds_and_objects_get_clear_answers() {
     .await;
     assert_eq!(reply.code, 200, "{}", reply.text());
     delete_crd(&server).await;
+    // 4,990 schema levels (9,983 JSON levels, under the reader's 10,000): refused as too
+    // deep, as the release build refuses it (the typed decoding of the schema stops at 1,000
+    // JSON levels, so an unoptimised build does not overflow its stack either).
+    let head = |reply: &support::Reply| reply.text().chars().take(300).collect::<String>();
+    let levels = 4_990;
+    let body = format!(
+        "{{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\",\
+         \"metadata\":{{\"name\":\"things.example.com\"}},\"spec\":{{\"group\":\"example.com\",\
+         \"scope\":\"Namespaced\",\"names\":{{\"plural\":\"things\",\"kind\":\"Thing\"}},\
+         \"versions\":[{{\"name\":\"v1\",\"served\":true,\"storage\":true,\"schema\":{{\
+         \"openAPIV3Schema\":{}{{\"type\":\"string\"}}{}}}}}]}}}}",
+        "{\"type\":\"object\",\"properties\":{\"a\":".repeat(levels),
+        "}}".repeat(levels)
+    );
+    let start = Instant::now();
+    let reply = server
+        .request("POST", CRDS, Some(body.into_bytes()), support::Auth::Admin)
+        .await;
+    assert!(start.elapsed() < limit);
+    assert_eq!(reply.code, 422, "{}", head(&reply));
+    assert!(
+        reply.text().contains(
+            "spec.versions[0].schema.openAPIV3Schema: Invalid value: \\\"object\\\": \
+             schema nested deeper than 200 levels"
+        ),
+        "{}",
+        head(&reply)
+    );
     // 40 levels: accepted, and objects validated down to the leaf's rule.
     let deep = crd(json!({"type": "object", "properties": {"spec": nested_schema(39)}}));
     let reply = timed(&server, "POST", CRDS, &deep, limit).await;

@@ -334,6 +334,43 @@ mod tests {
     }
 }
 
+/// How many JSON levels of a version's schema are decoded: deeper than any schema the
+/// 200-level limit of the CEL types accepts (`decl_types::MAX_SCHEMA_DEPTH`, two JSON levels
+/// a schema level at most), shallow enough that the typed decoding's recursion fits the
+/// deep stack in an unoptimised build too. Below it a schema is an object without fields,
+/// so a deeper schema is still refused as too deep.
+const SCHEMA_READ_DEPTH: usize = 1_000;
+
+/// How deep `value` nests (a scalar is 0), counted without recursion.
+fn json_depth(value: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut todo = vec![(value, 0)];
+    while let Some((node, depth)) = todo.pop() {
+        deepest = deepest.max(depth);
+        match node {
+            serde_json::Value::Object(m) => todo.extend(m.values().map(|v| (v, depth + 1))),
+            serde_json::Value::Array(a) => todo.extend(a.iter().map(|v| (v, depth + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// `value` down to `levels` levels, an empty object schema below.
+fn cut(value: &serde_json::Value, levels: usize) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(_) | Value::Array(_) if levels == 0 => serde_json::json!({"type": "object"}),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), cut(v, levels - 1)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|v| cut(v, levels - 1)).collect()),
+        other => other.clone(),
+    }
+}
+
 /// The schemas of a CustomResourceDefinition (as JSON): for each version, its name, its
 /// `openAPIV3Schema` and that schema's path in the CRD (`spec.versions[0].schema.openAPIV3Schema`).
 pub fn crd_version_schemas(
@@ -354,6 +391,13 @@ pub fn crd_version_schemas(
         let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
             continue;
         };
+        let cut_schema;
+        let schema = if json_depth(schema) > SCHEMA_READ_DEPTH {
+            cut_schema = cut(schema, SCHEMA_READ_DEPTH);
+            &cut_schema
+        } else {
+            schema
+        };
         let schema = Schema::from_json(schema).map_err(|error| DefinitionError::Schema {
             path: path.clone(),
             error,
@@ -367,6 +411,28 @@ pub fn crd_version_schemas(
 mod crd_tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn schemas_deeper_than_read_are_cut_and_still_too_deep() {
+        crate::documents::with_deep_stack(|| {
+            // Built by hand: `json!` would serialize the inner value again at each level.
+            let mut schema = json!({"type": "string"});
+            for _ in 0..4_000 {
+                let mut properties = serde_json::Map::new();
+                properties.insert("a".into(), schema);
+                let mut node = serde_json::Map::new();
+                node.insert("type".into(), json!("object"));
+                node.insert("properties".into(), serde_json::Value::Object(properties));
+                schema = serde_json::Value::Object(node);
+            }
+            let crd = json!({"spec": {"versions": [
+                {"name": "v1", "schema": {"openAPIV3Schema": schema}}]}});
+            let versions = crd_version_schemas(&crd).unwrap();
+            let (_, read, _) = &versions[0];
+            assert!(super::super::SchemaTypes::build(read, "Thing", true).is_err());
+            std::mem::forget(crd); // a 8,000-level value: its drop is not what this tests
+        });
+    }
 
     #[test]
     fn finds_each_version_schema() {
