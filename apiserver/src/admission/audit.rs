@@ -66,13 +66,11 @@ pub struct RequestRecord {
 /// last one already; an IPv4 address written as IPv6 (`::ffff:a.b.c.d`) is the IPv4 one, as Go
 /// prints and compares it.
 pub fn source_ips(headers: &axum::http::HeaderMap, peer: Option<IpAddr>) -> Vec<String> {
-    let parse = |text: &str| -> Option<IpAddr> {
-        let ip: IpAddr = text.parse().ok()?;
-        Some(match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
-        })
+    let as_go = |ip: IpAddr| match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
     };
+    let parse = |text: &str| text.parse().ok().map(as_go);
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let mut ips: Vec<IpAddr> = header("x-forwarded-for")
         .into_iter()
@@ -84,7 +82,7 @@ pub fn source_ips(headers: &axum::http::HeaderMap, peer: Option<IpAddr>) -> Vec<
     {
         ips.push(real);
     }
-    if let Some(peer) = peer.and_then(|p| parse(&p.to_string()))
+    if let Some(peer) = peer.map(as_go)
         && ips.last() != Some(&peer)
     {
         ips.push(peer);

@@ -112,21 +112,14 @@ fn kind_schema(schema: Option<&Value>, r: &Resource) -> Value {
 
 /// The nested schemas of a node: its properties, items and additional properties.
 fn children(node: &mut Map<String, Value>) -> Vec<&mut Value> {
-    let mut out: Vec<&mut Value> = Vec::new();
-    let (mut properties, mut items, mut additional) = (None, None, None);
+    let mut out = Vec::new();
     for (key, value) in node.iter_mut() {
-        match key.as_str() {
-            "properties" => properties = Some(value),
-            "items" => items = Some(value),
-            "additionalProperties" => additional = Some(value),
+        match (key.as_str(), value) {
+            ("properties", Value::Object(properties)) => out.extend(properties.values_mut()),
+            ("items" | "additionalProperties", nested @ Value::Object(_)) => out.push(nested),
             _ => {}
         }
     }
-    if let Some(Value::Object(properties)) = properties {
-        out.extend(properties.values_mut());
-    }
-    out.extend(items.filter(|v| v.is_object()));
-    out.extend(additional.filter(|v| v.is_object()));
     out
 }
 

@@ -38,6 +38,7 @@
 //! assert_eq!(mutated.object.unwrap()["metadata"]["labels"]["team"], "a");
 //! ```
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -689,17 +690,24 @@ impl Pass<'_, '_> {
         // The objects as the kind the policy matched (upstream's `VersionedAttributes`): a
         // request matched through an equivalent resource is mutated in that kind and its
         // result converted back.
+        // The request's own old object is borrowed, so that its CEL value converted once
+        // for the request (`converted`) serves this evaluation too.
         let matched_kind = &matched.kind;
         let resources = self.set.shared.resources();
-        let as_matched = |o: &Json| match matched_kind == &request.kind {
-            true => Ok(o.clone()),
-            false => resources.convert(o, matched_kind),
+        let as_matched = matched_kind != &request.kind;
+        let objects = if as_matched {
+            let convert = |o: &Json| resources.convert(o, matched_kind);
+            convert(&self.object).and_then(|object| {
+                let old = request.old_object.as_ref().map(convert).transpose()?;
+                Ok((object, old.map(Cow::Owned)))
+            })
+        } else {
+            Ok((
+                self.object.clone(),
+                request.old_object.as_ref().map(Cow::Borrowed),
+            ))
         };
-        let converted_objects = as_matched(&self.object).and_then(|object| {
-            let old = request.old_object.as_ref().map(as_matched).transpose()?;
-            Ok((object, old))
-        });
-        let (mut object, old_object) = match converted_objects {
+        let (mut object, old_object) = match objects {
             Ok(objects) => objects,
             Err(e) => {
                 let error = super::ConfigurationError::Conversion(e);
@@ -712,7 +720,7 @@ impl Pass<'_, '_> {
                 request,
                 matched,
                 object: Some(object),
-                old_object: old_object.as_ref(),
+                old_object: old_object.as_deref(),
                 namespace,
                 params: param,
                 authorizer: self.input.authorizer.as_ref(),
@@ -738,7 +746,9 @@ impl Pass<'_, '_> {
         }
         self.invocations
             .push(format!("{}/{binding_name}", policy.name()));
-        let before = object.clone();
+        // What the mutations start from, to tell whether they changed it: the request's
+        // object itself unless it was converted.
+        let converted_before = as_matched.then(|| object.clone());
         for mutation in &policy.mutations {
             let Some((kind, compiled)) = mutation else {
                 let error = MutationError::MissingEvaluator {
@@ -809,10 +819,14 @@ impl Pass<'_, '_> {
                 Err(e) => self.error(policy, Some(binding_name), e.to_string(), "Invalid"),
             }
         }
-        if object != before {
+        let changed = match &converted_before {
+            Some(before) => object != *before,
+            None => object != self.object,
+        };
+        if changed {
             // Back to the request's kind (upstream converts the versioned object back into
             // the request's once it is dirty).
-            if matched_kind != &request.kind {
+            if as_matched {
                 match resources.convert(&object, &request.kind) {
                     Ok(back) => object = back,
                     Err(e) => {
