@@ -167,6 +167,20 @@ impl ApiError {
         }
     }
 
+    /// 500 for a request whose handling panicked (a JSON patch `test` on which
+    /// evanphx/json-patch dereferences a nil pointer): the text of kube-apiserver's panic
+    /// recovery (`WithPanicRecovery`), which upstream writes as a plain-text body, here a
+    /// `Status`'s message.
+    pub fn panicked() -> Self {
+        ApiError {
+            code: 500,
+            reason: "InternalError",
+            message: "This request caused apiserver to panic. Look in the logs for details."
+                .to_owned(),
+            details: None,
+        }
+    }
+
     /// 422 for list or watch options that contradict each other:
     /// `ListOptions.meta.k8s.io "" is invalid: <field>: Forbidden: <detail>`.
     pub fn invalid_list_options(causes: Vec<FieldError>) -> Self {

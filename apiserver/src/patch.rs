@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use kcel_stdlib::kubernetes::admission::json_patch;
 
+use crate::error::ApiError;
 use crate::openapi::Schema;
 use crate::patch_decode::{self, PatchDecodeError};
 use crate::strategic_merge::{self, StrategicMergeError};
@@ -21,10 +22,24 @@ pub enum JsonPatchError {
     Apply(#[from] json_patch::PatchError),
 }
 
-/// Applies an RFC 6902 JSON patch, its body decoded as under `fieldValidation` Warn, its
-/// operations applied as kube-apiserver's evanphx/json-patch v4 applies them.
-pub fn json_patch(target: &mut Value, patch: &Value) -> Result<(), JsonPatchError> {
-    let operations = patch_decode::json_patch_operations(Ok(patch), true)?;
+impl JsonPatchError {
+    /// The patch handler's answer: the body's decoding error; 422 with a generic text for
+    /// an operation that does not apply; 500 where the library panics (upstream's panic
+    /// recovery answers it, see [`ApiError::panicked`]).
+    pub fn status(self) -> ApiError {
+        match self {
+            JsonPatchError::Decode(e) => ApiError::from(e),
+            JsonPatchError::Apply(json_patch::PatchError::Panic) => ApiError::panicked(),
+            JsonPatchError::Apply(_) => ApiError::patch_not_applied(),
+        }
+    }
+}
+
+/// Applies an RFC 6902 JSON patch (`patch`: `body` as read), its body decoded as under
+/// `fieldValidation` Warn, its operations applied as kube-apiserver's evanphx/json-patch v4
+/// applies them.
+pub fn json_patch(target: &mut Value, patch: &Value, body: &[u8]) -> Result<(), JsonPatchError> {
+    let operations = patch_decode::json_patch_operations(Ok(patch), body, true)?;
     apply_json_patch(target, &operations)
 }
 
@@ -64,10 +79,11 @@ mod tests {
 
     #[test]
     fn json_and_merge_patches() {
+        let patch = |v: &mut Value, p: Value| json_patch(v, &p, p.to_string().as_bytes());
         let mut v = json!({"a": {"b": 1}});
-        json_patch(&mut v, &json!([{"op": "add", "path": "/a/c", "value": 2}])).unwrap();
+        patch(&mut v, json!([{"op": "add", "path": "/a/c", "value": 2}])).unwrap();
         assert_eq!(v, json!({"a": {"b": 1, "c": 2}}));
-        assert!(json_patch(&mut v, &json!([{"op": "test", "path": "/a/b", "value": 9}])).is_err());
+        assert!(patch(&mut v, json!([{"op": "test", "path": "/a/b", "value": 9}])).is_err());
         merge_patch(&mut v, &json!({"a": {"b": null}}));
         assert_eq!(v, json!({"a": {"c": 2}}));
     }

@@ -22,7 +22,8 @@
 //! a body's error is answered only where upstream decodes it: after the object was found.
 
 use kcel_stdlib::documents::DocumentError;
-use kcel_stdlib::kubernetes::admission::json_patch::Operation;
+use kcel_stdlib::kubernetes::admission::json_patch::raw::{self, Split};
+use kcel_stdlib::kubernetes::admission::json_patch::{Operation, PatchValue};
 use kcel_stdlib::kubernetes::crd::go_json_type;
 use serde_json::{Map, Value};
 
@@ -64,10 +65,11 @@ fn cannot_unmarshal(value: &Value, go_type: &str) -> String {
     )
 }
 
-/// The operations of a JSON patch body (`parsed`: the body as read), decoded as the patch
+/// The operations of a JSON patch `body` (`parsed`: the body as read), decoded as the patch
 /// handler decodes them; `typed`: `fieldValidation` is Warn or Strict.
 pub fn json_patch_operations(
     parsed: Result<&Value, &DocumentError>,
+    body: &[u8],
     typed: bool,
 ) -> Result<Vec<Operation>, PatchDecodeError> {
     let value = parsed.map_err(|e| match typed {
@@ -99,7 +101,33 @@ pub fn json_patch_operations(
     if items.len() > MAX_JSON_PATCH_OPERATIONS {
         return Err(PatchDecodeError::TooManyOperations(items.len()));
     }
-    Ok(items.iter().map(operation).collect())
+    let texts = value_texts(body);
+    Ok(items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| operation(item, texts.get(i).copied().flatten()))
+        .collect())
+}
+
+/// The bytes of each operation's `value` as `body` writes them (the last `value` member of
+/// each item of the body's array), which a `test` compares: evanphx/json-patch decodes the
+/// members into `json.RawMessage`s.
+fn value_texts(body: &[u8]) -> Vec<Option<&[u8]>> {
+    let Split::Array(items) = raw::split(body) else {
+        return Vec::new();
+    };
+    items.into_iter().map(value_text).collect()
+}
+
+/// The bytes of the last `value` member of an operation's text.
+fn value_text(item: &[u8]) -> Option<&[u8]> {
+    match raw::split(item) {
+        Split::Object(members) => members
+            .into_iter()
+            .rev()
+            .find_map(|(key, text)| (key == "value").then_some(text)),
+        _ => None,
+    }
 }
 
 /// The first error of decoding `value` as `[]handlers.jsonPatchOp` (fields `op`, `path` and
@@ -130,13 +158,15 @@ fn typed_operations_error(value: &Value) -> Option<String> {
 
 /// One operation as evanphx/json-patch reads its members: an `op` that is not a string is
 /// `unknown` (`Unexpected kind`); a `path` or `from` that is missing or not a string fails
-/// the operation, as the empty pointer does; `value` may be absent.
-fn operation(item: &Value) -> Operation {
-    let text = |name: &str| {
+/// the operation (its decoding error): it is read as `unknown`, the library's placeholder,
+/// which no pointer resolves (the empty pointer names the whole document to `test`);
+/// `value` may be absent, and `null` is Go's nil (`text`: the value's bytes in the body).
+fn operation(item: &Value, text: Option<&[u8]>) -> Operation {
+    let pointer = |name: &str| {
         item.get(name)
             .and_then(Value::as_str)
-            .map(str::to_owned)
-            .unwrap_or_default()
+            .unwrap_or("unknown")
+            .to_owned()
     };
     Operation {
         op: item
@@ -144,9 +174,18 @@ fn operation(item: &Value) -> Operation {
             .and_then(Value::as_str)
             .unwrap_or("unknown")
             .to_owned(),
-        path: text("path"),
-        from: text("from"),
-        value: item.get("value").cloned(),
+        path: pointer("path"),
+        from: pointer("from"),
+        value: item.get("value").map(|value| match value {
+            Value::Null => PatchValue::Nil,
+            value => PatchValue::Text {
+                value: value.clone(),
+                text: text.map_or_else(
+                    || kcel_stdlib::kubernetes::crd::go_json_value(value).into_bytes(),
+                    <[u8]>::to_vec,
+                ),
+            },
+        }),
     }
 }
 
@@ -226,7 +265,7 @@ mod tests {
 
     fn json_patch_error(body: &str, typed: bool) -> String {
         let parsed = kcel_stdlib::documents::read_body(body.as_bytes(), false).map(|(v, _)| v);
-        json_patch_operations(parsed.as_ref(), typed)
+        json_patch_operations(parsed.as_ref(), body.as_bytes(), typed)
             .unwrap_err()
             .to_string()
     }
@@ -289,23 +328,38 @@ mod tests {
 
     #[test]
     fn json_patch_members_as_the_library_reads_them() {
-        let ops = json_patch_operations(
-            Ok(&json!([{"op": 1, "path": "/a"}, {"op": "add", "value": null}, null])),
-            false,
-        )
-        .unwrap();
+        let body = br#"[{"op": 1, "path": "/a", "value": 1.0}, {"op": "add", "value": null},
+            null, {"op": "test", "path": "", "value" : "a\u003cb", "value": { "k" : 1 } }]"#;
+        let parsed = kcel_stdlib::documents::read_body(body, false).unwrap().0;
+        let ops = json_patch_operations(Ok(&parsed), body, false).unwrap();
         assert_eq!(ops[0].op, "unknown");
-        assert_eq!(ops[1].path, "");
-        assert_eq!(ops[1].value, Some(Value::Null));
+        // The value's text as written: `test` compares it.
+        assert_eq!(
+            ops[0].value,
+            Some(PatchValue::Text {
+                value: json!(1.0),
+                text: b"1.0".to_vec()
+            })
+        );
+        assert_eq!(ops[1].path, "unknown");
+        assert_eq!(ops[1].value, Some(PatchValue::Nil));
         assert_eq!(ops[2].op, "unknown");
+        assert_eq!(ops[3].path, "");
+        assert_eq!(
+            ops[3].value,
+            Some(PatchValue::Text {
+                value: json!({"k": 1}),
+                text: b"{ \"k\" : 1 }".to_vec()
+            })
+        );
         assert!(
-            json_patch_operations(Ok(&Value::Null), true)
+            json_patch_operations(Ok(&Value::Null), b"null", true)
                 .unwrap()
                 .is_empty()
         );
         let many = Value::Array(vec![json!({"op": "test", "path": "/a"}); 10_001]);
         assert_eq!(
-            json_patch_operations(Ok(&many), true)
+            json_patch_operations(Ok(&many), b"", true)
                 .unwrap_err()
                 .to_string(),
             "The allowed maximum operations in a JSON patch is 10000, got 10001"

@@ -307,6 +307,43 @@ async fn each_patch_type_words_an_undecodable_body_as_upstream() {
     );
 }
 
+/// A JSON patch `test` compares as evanphx/json-patch v4's `lazyNode.equal`: scalars by
+/// their text, the stored object's as kube-apiserver's JSON serializer encodes it
+/// (encoding/json escapes `<`, `>` and `&`), the patch's as the body writes it; a body's
+/// `"value": null` matches a missing value; no `value` there makes the library panic (500).
+#[tokio::test]
+async fn json_patch_test_compares_texts_as_upstream() {
+    let server = Server::start(&[]);
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "texts"}, "data": {"q": "a<b&c", "e": "é"}});
+    assert_eq!(server.send("POST", CONFIGMAPS, Some(&cm)).await.code, 201);
+    let path = format!("{CONFIGMAPS}/texts");
+    let test = |at: &str, value: &str| {
+        format!(
+            r#"[{{"op":"test","path":"{at}"{value}}},{{"op":"add","path":"/data/ok","value":"1"}}]"#
+        )
+    };
+    let cases = [
+        (test("/data/q", r#","value":"a\u003cb\u0026c""#), 200),
+        (test("/data/q", r#","value":"a<b&c""#), 422),
+        (test("/data/e", r#","value":"é""#), 200),
+        (test("/data/e", r#","value":"\u00e9""#), 422),
+        (test("/metadata/labels", r#","value":null"#), 200),
+        (test("/data/q", r#","value":null"#), 422),
+        (test("/metadata/labels", ""), 500),
+    ];
+    for (body, expected) in cases {
+        let (code, answer) = patch(&server, &path, JSON, body.as_bytes()).await;
+        assert_eq!(code, expected, "{body}: {answer}");
+        if code == 500 {
+            assert_eq!(
+                answer["message"],
+                "This request caused apiserver to panic. Look in the logs for details."
+            );
+        }
+    }
+}
+
 /// kubectl prints the server's answers: `Error from server (BadRequest): <message>` for the
 /// decoding errors of each patch type (kubectl sends `fieldValidation=Strict`).
 #[test]

@@ -804,9 +804,9 @@ async fn patch(call: Call, name: &str, body: Body) -> Result<Response, ApiError>
             let parsed = parsed.as_ref();
             match kind {
                 BodyType::JsonPatch => {
-                    let operations = patch_decode::json_patch_operations(parsed, typed)?;
+                    let operations = patch_decode::json_patch_operations(parsed, &body, typed)?;
                     patch::apply_json_patch(&mut target, &operations)
-                        .map_err(|_| ApiError::patch_not_applied())?
+                        .map_err(patch::JsonPatchError::status)?
                 }
                 BodyType::MergePatch => {
                     let object = patch_decode::merge_patch_object(parsed, typed)?;

@@ -47,12 +47,8 @@ pub async fn write(call: Call, name: &str, body: Body) -> Result<Response, ApiEr
             scale = given.clone();
         } else {
             match kind {
-                BodyType::JsonPatch => {
-                    patch::json_patch(&mut scale, &given).map_err(|e| match e {
-                        patch::JsonPatchError::Decode(e) => ApiError::from(e),
-                        patch::JsonPatchError::Apply(_) => ApiError::patch_not_applied(),
-                    })?
-                }
+                BodyType::JsonPatch => patch::json_patch(&mut scale, &given, &body)
+                    .map_err(patch::JsonPatchError::status)?,
                 BodyType::MergePatch | BodyType::StrategicMergePatch => {
                     patch::merge_patch(&mut scale, &given)
                 }

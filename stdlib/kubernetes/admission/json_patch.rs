@@ -4,10 +4,26 @@
 //! list indices counted from the end, and a failed `test` leaving the object unchanged.
 //! The API server's patch handler applies JSON patches with the same library, so
 //! `kcel-apiserver` applies them here too (where a failed `test` fails the request).
+//!
+//! `test` judges as the library's `lazyNode.equal` does: objects member by member, arrays
+//! item by item, and everything else by its compacted JSON text. Both callers give the
+//! library the object as apimachinery's JSON serializer encodes it (encoding/json's
+//! `Encoder`: `<`, `>`, `&`, U+2028 and U+2029 escaped, numbers as Go writes an int64 or
+//! float64), which is the stored side's text here ([`scalar_text`]); the operation's side is
+//! its value's text as the library got it ([`PatchValue`]): the request body's bytes for
+//! the patch handler, the policy value's marshalled bytes for a mutating policy. So `1.0`
+//! is not `1`, `"a<b"` is not the stored `"a\u003cb"`, and a `null` member of a patch body
+//! (which encoding/json decodes into a nil pointer) differs from a policy's `null` (the
+//! text `null`, which the library reads as an empty object or array).
 
 use serde_json::Value as Json;
 
 pub use super::mutation_errors::{ContainerError, OperationError, PatchError};
+use crate::kubernetes::crd::{go_json_number, go_json_quote};
+
+pub mod raw;
+
+use raw::Split;
 
 /// One operation.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +35,52 @@ pub struct Operation {
     /// The source pointer of `move` and `copy` (empty when not given).
     pub from: String,
     /// The value (`None`: not given, taken as `null`).
-    pub value: Option<Json>,
+    pub value: Option<PatchValue>,
+}
+
+/// An operation's `value` as the library holds it (a `*json.RawMessage`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PatchValue {
+    /// Go's nil `RawMessage`: a patch body's `"value": null`, which encoding/json decodes
+    /// into a nil pointer. Applied as `null`; only a missing or null value tests equal to it.
+    Nil,
+    /// A value and its JSON text as the library got it (a patch body's bytes as written;
+    /// what a mutating policy's value marshals to). `test` compares the text.
+    Text {
+        /// The value as applied.
+        value: Json,
+        /// Its JSON text.
+        text: Vec<u8>,
+    },
+}
+
+impl PatchValue {
+    /// A value whose text is `text` (which must be JSON), read as kube-apiserver reads JSON.
+    pub fn from_text(text: &str) -> PatchValue {
+        let value = crate::documents::read_body(text.as_bytes(), false)
+            .map(|(v, _)| v)
+            .unwrap_or(Json::Null);
+        PatchValue::Text {
+            value,
+            text: text.as_bytes().to_vec(),
+        }
+    }
+
+    /// The value as applied.
+    fn json(&self) -> Json {
+        match self {
+            PatchValue::Nil => Json::Null,
+            PatchValue::Text { value, .. } => value.clone(),
+        }
+    }
+
+    /// The text (`None`: Go's nil).
+    fn text(&self) -> Option<&[u8]> {
+        match self {
+            PatchValue::Nil => None,
+            PatchValue::Text { text, .. } => Some(text),
+        }
+    }
 }
 
 /// `decodePatchKey`: `~1` is `/`, `~0` is `~`.
@@ -68,11 +129,11 @@ fn invalid_index(key: &str) -> ContainerError {
 }
 
 /// `container.get`: a map's missing key is absent (no error); a list's index must exist.
-fn get(container: &Json, key: &str) -> Result<Option<Json>, ContainerError> {
+fn get<'c>(container: &'c Json, key: &str) -> Result<Option<&'c Json>, ContainerError> {
     match container {
-        Json::Object(m) => Ok(m.get(key).cloned()),
+        Json::Object(m) => Ok(m.get(key)),
         Json::Array(items) => match list_index(key, items.len())? {
-            Some(i) => Ok(Some(items[i].clone())),
+            Some(i) => Ok(Some(&items[i])),
             None => Err(invalid_index(key)),
         },
         _ => Err(ContainerError::Missing),
@@ -138,17 +199,106 @@ fn remove(container: &mut Json, key: &str) -> Result<Json, ContainerError> {
     }
 }
 
-/// JSON equality as the library compares decoded values (numbers as float64).
-fn equal(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b))
+/// A stored value as the library holds it: a JSON `null` in a decoded document is a nil
+/// `*lazyNode`.
+fn node(value: &Json) -> Option<&Json> {
+    (!value.is_null()).then_some(value)
+}
+
+/// A stored scalar's text as apimachinery's JSON serializer writes it (encoding/json with
+/// its HTML escaping: `"a\u003cb"`; numbers as an int64 or a float64: `1` for `1.0`).
+pub fn scalar_text(scalar: &Json) -> String {
+    match scalar {
+        Json::String(s) => go_json_quote(s),
+        Json::Number(n) => go_json_number(n),
+        other => other.to_string(),
+    }
+}
+
+/// `lazyNode.equal`: the stored value `ours` (not null) against an operation's node of text
+/// `theirs` (`None`: a nil `RawMessage`). Objects match member by member, a null member
+/// only a null member; arrays item by item; anything else by its compacted text. The text
+/// `null` reads as an empty object or array (`json.Unmarshal` of `null` into a map or slice
+/// succeeds). A null item in either of two compared arrays is a nil `*lazyNode` the library
+/// calls a method of: `Err(Panic)`. Go visits an object's members in random order, so
+/// where one member differs and another would panic, upstream's answer varies; here the
+/// members are visited in key order.
+fn equal(ours: &Json, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
+    match ours {
+        Json::Object(members) => {
+            let theirs: std::collections::HashMap<String, &[u8]> = match theirs.map(raw::split) {
+                Some(Split::Null) => Default::default(),
+                // A key given twice: the last one counts, as in a Go map.
+                Some(Split::Object(pairs)) => pairs.into_iter().collect(),
+                _ => return Ok(false),
+            };
+            if members.len() != theirs.len() {
+                return Ok(false);
+            }
+            for (key, value) in members {
+                let Some(other) = theirs.get(key) else {
+                    return Ok(false);
+                };
+                let same = match (node(value), raw::is_null(other)) {
+                    (None, true) => true,
+                    (None, false) | (Some(_), true) => false,
+                    (Some(value), false) => equal(value, Some(other))?,
+                };
+                if !same {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
         }
-        (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+        Json::Array(items) => {
+            let theirs = match theirs.map(raw::split) {
+                Some(Split::Null) => Vec::new(),
+                Some(Split::Array(items)) => items,
+                _ => return Ok(false),
+            };
+            if items.len() != theirs.len() {
+                return Ok(false);
+            }
+            for (item, other) in items.iter().zip(theirs) {
+                if item.is_null() || raw::is_null(other) {
+                    return Err(PatchError::Panic);
+                }
+                if !equal(item, Some(other))? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
         }
-        _ => a == b,
+        scalar => Ok(theirs.is_some_and(|t| raw::compact(t) == scalar_text(scalar).as_bytes())),
+    }
+}
+
+/// `Patch.test`: whether the value at `path` (the whole document for the empty path) is
+/// the operation's `value`. A missing or null value is only a [`PatchValue::Nil`]'s; with
+/// no `value` at all the library reads a nil pointer there (`Err(Panic)`), and a present
+/// value never matches it.
+fn test(doc: &mut Json, path: &str, value: Option<&PatchValue>) -> Result<(), PatchError> {
+    let holds = if path.is_empty() {
+        match value {
+            None => return Err(PatchError::Panic),
+            Some(value) => equal(doc, value.text())?,
+        }
+    } else {
+        let Some((con, key)) = find(doc, path) else {
+            return Err(failed(OperationError::TestMissingPath(path.to_owned())));
+        };
+        let found = get(con, &key).map_err(at("test", "path", path))?;
+        match (found.and_then(node), value) {
+            (None, None) => return Err(PatchError::Panic),
+            (None, Some(value)) => *value == PatchValue::Nil,
+            (Some(_), None) => false,
+            (Some(found), Some(value)) => equal(found, value.text())?,
+        }
+    };
+    if holds {
+        Ok(())
+    } else {
+        Err(PatchError::TestFailed(path.to_owned()))
     }
 }
 
@@ -179,7 +329,7 @@ fn at(op: &'static str, what: &'static str, at: &str) -> impl FnOnce(ContainerEr
 
 fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
     let path = op.path.as_str();
-    let value = || op.value.clone().unwrap_or(Json::Null);
+    let value = || op.value.as_ref().map_or(Json::Null, PatchValue::json);
     let missing_path = |op: &'static str| {
         failed(OperationError::MissingPathQuoted {
             op,
@@ -231,6 +381,7 @@ fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
             } else {
                 get(con, &key)
                     .map_err(at("copy", "from", from))?
+                    .cloned()
                     .unwrap_or(Json::Null)
             };
             let Some((con, key)) = find(doc, path) else {
@@ -247,22 +398,7 @@ fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
                 }
             })
         }
-        "test" => {
-            let Some((con, key)) = find(doc, path) else {
-                return Err(failed(OperationError::TestMissingPath(path.to_owned())));
-            };
-            let found = get(con, &key).map_err(at("test", "path", path))?;
-            let holds = match (&found, &op.value) {
-                (None | Some(Json::Null), None | Some(Json::Null)) => true,
-                (Some(v), Some(w)) => equal(v, w),
-                _ => false,
-            };
-            if holds {
-                Ok(())
-            } else {
-                Err(PatchError::TestFailed(path.to_owned()))
-            }
-        }
+        "test" => test(doc, path, op.value.as_ref()),
         other => Err(failed(OperationError::UnexpectedKind(other.to_owned()))),
     }
 }
@@ -272,7 +408,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// An operation whose value's text is the value as encoding/json writes it.
     fn op(op: &str, path: &str, value: Option<Json>) -> Operation {
+        let value = value.map(|v| PatchValue::from_text(&v.to_string()));
         Operation {
             op: op.into(),
             path: path.into(),
@@ -337,11 +475,12 @@ mod tests {
             &[op("test", "/spec/replicas", Some(json!(100)))],
         );
         assert!(matches!(out, Err(PatchError::TestFailed(_))));
-        let out = apply(
-            &deployment,
-            &[op("test", "/spec/replicas", Some(json!(1.0)))],
-        );
-        assert!(out.is_ok());
+        // A policy's double 1.0 marshals as `1` (see `patch_types::patch_value`).
+        let one = Operation {
+            value: Some(PatchValue::from_text("1")),
+            ..op("test", "/spec/replicas", None)
+        };
+        assert!(apply(&deployment, &[one]).is_ok());
         // move and copy
         let mut moved = op("move", "/metadata/labels/z", None);
         moved.from = "/metadata/labels/y".into();
@@ -437,6 +576,205 @@ mod tests {
         ];
         for (operation, expected) in cases {
             assert_eq!(text(operation), expected);
+        }
+    }
+
+    /// A `test` whose value is written as `text` (a patch body's bytes), on `doc`: passed,
+    /// failed, or the library's panic.
+    fn test_text(doc: &Json, path: &str, text: Option<&str>) -> Result<(), PatchError> {
+        let test = Operation {
+            value: text.map(|t| match t {
+                "<nil>" => PatchValue::Nil,
+                t => PatchValue::from_text(t),
+            }),
+            ..op("test", path, None)
+        };
+        apply(doc, &[test]).map(drop)
+    }
+
+    // evanphx/json-patch v4.12.0 `patch_test.go` `TestAllTest` (`TestCases`): a body's
+    // `"value": null` is Go's nil (`<nil>` here).
+    #[test]
+    fn upstream_test_cases() {
+        let passes = [
+            (
+                json!({"baz": "qux", "foo": ["a", 2, "c"]}),
+                "/baz",
+                Some(r#""qux""#),
+            ),
+            (
+                json!({"baz": "qux", "foo": ["a", 2, "c"]}),
+                "/foo/1",
+                Some("2"),
+            ),
+            (json!({"baz": "qux"}), "/foo", Some("<nil>")),
+            (json!({"foo": null}), "/foo", Some("<nil>")),
+            (json!({"baz/foo": "qux"}), "/baz~1foo", Some(r#""qux""#)),
+        ];
+        for (doc, path, text) in passes {
+            assert_eq!(test_text(&doc, path, text), Ok(()), "{doc} {path}");
+        }
+        let fails = [
+            (json!({"baz": "qux"}), "/baz", Some(r#""bar""#)),
+            (
+                json!({"baz": "qux", "foo": ["a", 2, "c"]}),
+                "/foo/1",
+                Some(r#""c""#),
+            ),
+            (json!({"baz": "qux"}), "/foo", Some("42")),
+            (json!({"foo": {}}), "/foo", Some("<nil>")),
+            (json!({"foo": []}), "/foo", Some("<nil>")),
+            (json!({"foo": []}), "/foo", None),
+        ];
+        for (doc, path, text) in fails {
+            assert_eq!(
+                test_text(&doc, path, text).unwrap_err().to_string(),
+                format!("testing value {path} failed: test failed"),
+                "{doc}"
+            );
+        }
+        // `TestAllCases`: the empty path tests the whole document.
+        let doc = json!({"id": "0", "parentID": "0"});
+        let whole = r#"{ "parentID" : "0", "id": "0" }"#;
+        assert_eq!(test_text(&doc, "", Some(whole)), Ok(()));
+        assert!(test_text(&doc, "", Some(r#"{"id": "0"}"#)).is_err());
+    }
+
+    // `TestEquality` (`EqualityCases`), the first text stored (as kube-apiserver encodes
+    // it), the second the operation's.
+    #[test]
+    fn upstream_equality_cases() {
+        let cases = [
+            (
+                json!({"foo": "bar"}),
+                r#"{"foo": "bar", "baz": "qux"}"#,
+                false,
+            ),
+            (
+                json!({"foo": "bar", "baz": "qux"}),
+                "{\n \"baz\": \"qux\",\t\"foo\": \"bar\"}",
+                true,
+            ),
+            (json!({"foo": null}), r#"{"foo": "bar"}"#, false),
+            (json!({"foo": "bar"}), r#"{"foo": null}"#, false),
+            (json!({"foo": null}), r#"{"foo": null}"#, true),
+            (
+                json!(["foo", "bar", "baz"]),
+                r#"["bar", "baz", "foo"]"#,
+                false,
+            ),
+            (
+                json!(["foo", "bar", "baz"]),
+                r#"["foo", "bar", "baz"]"#,
+                true,
+            ),
+            // `NonStringTypesTrue` compares two texts of `7.0`; a stored 7.0 is encoded `7`.
+            (
+                json!({"int": 6, "bool": true, "float": 7.5, "string": "s", "null": null}),
+                r#"{"int": 6, "bool": true, "float": 7.5, "string": "s", "null": null}"#,
+                true,
+            ),
+            (json!({"foo": ["an", "array"]}), r#"{"foo": null}"#, false),
+            (json!({"foo": "x"}), r#"{"foo": 6}"#, false),
+        ];
+        for (stored, text, expected) in cases {
+            let doc = json!({"at": stored});
+            assert_eq!(
+                test_text(&doc, "/at", Some(text)).is_ok(),
+                expected,
+                "{stored} {text}"
+            );
+        }
+    }
+
+    // Scalars compare as texts: the stored side as apimachinery's JSON serializer writes it
+    // (encoding/json: HTML characters escaped, numbers as Go's int64 or float64), the
+    // operation's as written.
+    #[test]
+    fn scalars_compare_by_text() {
+        let doc = json!({"n": 1, "f": 1.0, "big": 1e21, "tiny": 1e-7, "s": "a<b&c>",
+            "e": "é", "slash": "a/b", "nested": {"k": [1, "x"], "m": {"v": 2.5}}});
+        let passes = [
+            ("/n", "1"),
+            ("/f", "1"),
+            ("/big", "1e+21"),
+            ("/tiny", "1e-7"),
+            ("/s", r#""a\u003cb\u0026c\u003e""#),
+            ("/e", r#""é""#),
+            ("/slash", r#""a/b""#),
+            ("/nested", r#"{"m": {"v": 2.5}, "k": [ 1, "x" ]}"#),
+        ];
+        for (path, text) in passes {
+            assert_eq!(test_text(&doc, path, Some(text)), Ok(()), "{path} {text}");
+        }
+        let fails = [
+            ("/n", "1.0"),
+            ("/n", "1e0"),
+            ("/f", "1.0"),
+            ("/big", "1e21"),
+            ("/tiny", "1e-07"),
+            ("/s", r#""a<b&c>""#),
+            ("/e", r#""\u00e9""#),
+            ("/slash", r#""a\/b""#),
+            ("/nested", r#"{"m": {"v": 2.50}, "k": [1, "x"]}"#),
+            ("/nested", r#"{"m": {"v": 2.5}, "k": [1.0, "x"]}"#),
+            ("/n", r#""1""#),
+        ];
+        for (path, text) in fails {
+            assert_eq!(
+                test_text(&doc, path, Some(text)),
+                Err(PatchError::TestFailed(path.to_owned())),
+                "{path} {text}"
+            );
+        }
+    }
+
+    // `null` and missing values: a body's `null` (Go's nil) matches only a missing or null
+    // value; a policy's `null` (the text `null`) reads as an empty object or array; no
+    // `value` at a missing or null value, or a null item in compared arrays, panics.
+    #[test]
+    fn null_and_missing_values() {
+        let doc = json!({"o": {}, "a": [], "z": null, "s": "x", "l": [1, null], "m": {"k": null}});
+        let cases = [
+            ("/missing", Some("<nil>"), Ok(())),
+            ("/z", Some("<nil>"), Ok(())),
+            (
+                "/missing",
+                Some("null"),
+                Err(PatchError::TestFailed("/missing".into())),
+            ),
+            ("/z", Some("null"), Err(PatchError::TestFailed("/z".into()))),
+            ("/o", Some("null"), Ok(())),
+            ("/a", Some("null"), Ok(())),
+            ("/s", Some("null"), Err(PatchError::TestFailed("/s".into()))),
+            (
+                "/s",
+                Some("<nil>"),
+                Err(PatchError::TestFailed("/s".into())),
+            ),
+            ("/o", Some("[]"), Err(PatchError::TestFailed("/o".into()))),
+            ("/a", Some("{}"), Err(PatchError::TestFailed("/a".into()))),
+            ("/m", Some(r#"{"k": null}"#), Ok(())),
+            (
+                "/m",
+                Some(r#"{"k": {}}"#),
+                Err(PatchError::TestFailed("/m".into())),
+            ),
+            ("/missing", None, Err(PatchError::Panic)),
+            ("/z", None, Err(PatchError::Panic)),
+            ("", None, Err(PatchError::Panic)),
+            ("/l", Some("[1, null]"), Err(PatchError::Panic)),
+            ("/l", Some("[1, 2]"), Err(PatchError::Panic)),
+            (
+                "/l",
+                Some("[2, null]"),
+                Err(PatchError::TestFailed("/l".into())),
+            ),
+            ("/l", Some("[1]"), Err(PatchError::TestFailed("/l".into()))),
+            ("/l/1", Some("<nil>"), Ok(())),
+        ];
+        for (path, text, expected) in cases {
+            assert_eq!(test_text(&doc, path, text), expected, "{path} {text:?}");
         }
     }
 }

@@ -54,7 +54,7 @@ use super::evaluate::{BINDING_COST_BUDGET, ExpressionCost, evaluate_one, match_c
 use super::json_patch::{self, PatchError};
 use super::matching::{self, EquivalentResources, ResourceTable};
 use super::mutation_errors::{DecodeError, MutationError};
-use super::patch_types::{JsonPatchValue, check_type_names, to_json};
+use super::patch_types::{JsonPatchValue, check_type_names, patch_value, to_json};
 use super::policy_set::{Lookups, PolicySet};
 use super::{Input, Status, params, write_validation};
 use crate::kubernetes::crd::{CrdValidator, FieldError};
@@ -911,7 +911,7 @@ fn json_patch_of(value: &kcel::Value, object: &Json) -> Result<Json, MutationErr
             None => None,
             Some(v) => {
                 check_type_names(v).map_err(MutationError::TypeNames)?;
-                Some(to_json(v).map_err(MutationError::PatchValue)?)
+                Some(patch_value(v).map_err(MutationError::PatchValue)?)
             }
         };
         operations.push(json_patch::Operation {
@@ -925,6 +925,7 @@ fn json_patch_of(value: &kcel::Value, object: &Json) -> Result<Json, MutationErr
         Ok(patched) => Ok(patched),
         Err(PatchError::TestFailed(_)) => Ok(object.clone()),
         Err(PatchError::Failed(e)) => Err(MutationError::JsonPatch(e)),
+        Err(PatchError::Panic) => Err(MutationError::JsonPatchPanic),
     }
 }
 

@@ -42,6 +42,10 @@ pub enum MutationError {
     /// A JSON patch operation does not apply.
     #[error("JSON Patch: {0}")]
     JsonPatch(OperationError),
+    /// The JSON patcher panicked ([`PatchError::Panic`]); upstream the request fails with
+    /// a 500 whatever the failure policy, here the mutation fails with Go's runtime error.
+    #[error("{}", PatchError::Panic)]
+    JsonPatchPanic,
     /// A mutation without an expression of a known patch type (which the API server
     /// refuses when the policy is written).
     #[error("expected {expected} compiled evaluators for policy {policy}, got fewer")]
@@ -83,6 +87,11 @@ pub enum PatchError {
     /// A `test` operation failed: the patch is not applied, and that is no error.
     #[error("testing value {0} failed: test failed")]
     TestFailed(String),
+    /// The library dereferences a nil pointer and panics (a `test` without `value` of a
+    /// missing or null value; a null item in an array `test` compares): Go's runtime error.
+    /// kube-apiserver answers such a request with a 500.
+    #[error("runtime error: invalid memory address or nil pointer dereference")]
+    Panic,
     /// Any other failure.
     #[error(transparent)]
     Failed(OperationError),

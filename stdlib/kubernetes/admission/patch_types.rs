@@ -9,6 +9,9 @@ use std::sync::Arc;
 use kcel::library::{Implementation, Library};
 use kcel::{EvalError, Opaque, StructConstructor, Type, Value};
 
+use super::json_patch::{PatchValue, scalar_text};
+use crate::kubernetes::crd::{go_json_float, go_json_quote};
+
 /// One `Object...` literal named otherwise than its field path from the root `Object`
 /// (`ObjectVal.CheckTypeNamesMatchFieldPathNames`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -295,6 +298,114 @@ pub fn to_json(value: &Value) -> Result<serde_json::Value, JsonConversionError> 
     })
 }
 
+/// The largest integer cel-go converts to a JSON number (`maxIntJSON`, 2^53 − 1).
+const MAX_INT_JSON: u64 = (1 << 53) - 1;
+
+/// A JSON patch operation's value as kube-apiserver's JSON patcher hands it to
+/// evanphx/json-patch (`policy/mutating/patch/json_patch.go`: `ConvertToNative` to a
+/// `structpb.Value`, then `json.Marshal`, which runs protojson and compacts its output with
+/// encoding/json's HTML escaping): the value as [`to_json`] converts it, with that text.
+pub fn patch_value(value: &Value) -> Result<PatchValue, JsonConversionError> {
+    let json = to_json(value)?;
+    let mut text = String::new();
+    patch_text(value, false, &mut text)?;
+    Ok(PatchValue::Text {
+        value: json,
+        text: text.into_bytes(),
+    })
+}
+
+/// The text of `value` in a JSON patch (see [`patch_value`]): an int or uint within
+/// ±(2^53 − 1) is a number, beyond it a decimal string (cel-go's conversion to
+/// `structpb.Value`), except inside an `Object...` literal, whose fields reach
+/// `structpb.NewStruct` as Go values, every integer a float64; doubles as Go writes a
+/// float64 (`1` for `1.0`); strings as encoding/json quotes them; `null` is `null`.
+fn patch_text(value: &Value, in_object: bool, out: &mut String) -> Result<(), JsonConversionError> {
+    match value {
+        Value::Int(i) if in_object || i.unsigned_abs() <= MAX_INT_JSON => {
+            out.push_str(&go_json_float(*i as f64));
+        }
+        Value::Uint(u) if in_object || *u <= MAX_INT_JSON => {
+            out.push_str(&go_json_float(*u as f64))
+        }
+        Value::Int(i) => out.push_str(&go_json_quote(&i.to_string())),
+        Value::Uint(u) => out.push_str(&go_json_quote(&u.to_string())),
+        Value::Double(d) => out.push_str(&go_json_float(*d)),
+        Value::String(s) => out.push_str(&go_json_quote(s)),
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                patch_text(item, in_object, out)?;
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            out.push('{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                let kcel::Key::String(key) = k else {
+                    return Err(JsonConversionError::MapKey(format!("{k:?}")));
+                };
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&go_json_quote(key));
+                out.push(':');
+                patch_text(v, in_object, out)?;
+            }
+            out.push('}');
+        }
+        Value::Opaque(o) if o.as_any().downcast_ref::<ObjectValue>().is_some() => {
+            let object = o.as_any().downcast_ref::<ObjectValue>().expect("checked");
+            out.push('{');
+            for (i, (k, v)) in object.fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&go_json_quote(k));
+                out.push(':');
+                patch_text(v, true, out)?;
+            }
+            out.push('}');
+        }
+        Value::Optional(Some(v)) => patch_text(v, in_object, out)?,
+        other => json_text(&to_json(other)?, out),
+    }
+    Ok(())
+}
+
+/// A converted value's text as encoding/json writes it.
+fn json_text(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value as Json;
+    match value {
+        Json::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_text(item, out);
+            }
+            out.push(']');
+        }
+        Json::Object(members) => {
+            out.push('{');
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&go_json_quote(k));
+                out.push(':');
+                json_text(v, out);
+            }
+            out.push('}');
+        }
+        scalar => out.push_str(&scalar_text(scalar)),
+    }
+}
+
 /// `ObjectVal.CheckTypeNamesMatchFieldPathNames`: every `Object...` literal nested in
 /// `value` must be named by its field path from the root (`Object.spec` under `spec`);
 /// the mismatches (which render joined by newlines, as Go's `errors.Join`).
@@ -334,5 +445,33 @@ fn type_names(value: &Value, path: &mut Vec<String>, errors: &mut Vec<TypeNameEr
         Value::List(items) => items.iter().for_each(|v| type_names(v, path, errors)),
         Value::Map(m) => m.iter().for_each(|(_, v)| type_names(v, path, errors)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(value: &Value) -> String {
+        match patch_value(value).unwrap() {
+            PatchValue::Text { text, .. } => String::from_utf8(text).unwrap(),
+            PatchValue::Nil => "<nil>".to_owned(),
+        }
+    }
+
+    // cel-go `common/types/int.go` `ConvertToNative` (JSON numbers only within
+    // ±(2^53 − 1)), protojson's float64 form and encoding/json's HTML escaping.
+    #[test]
+    fn patch_values_as_upstream_marshals_them() {
+        assert_eq!(text(&Value::Int(1)), "1");
+        assert_eq!(text(&Value::Int(-(1 << 53) + 1)), "-9007199254740991");
+        assert_eq!(text(&Value::Int(1 << 53)), "\"9007199254740992\"");
+        assert_eq!(text(&Value::Uint(u64::MAX)), "\"18446744073709551615\"");
+        assert_eq!(text(&Value::Double(1.0)), "1");
+        assert_eq!(text(&Value::Double(1e21)), "1e+21");
+        assert_eq!(text(&Value::from("a<b")), r#""a\u003cb""#);
+        assert_eq!(text(&Value::Null), "null");
+        let list = Value::list(vec![Value::Int(2), Value::Bool(true)]);
+        assert_eq!(text(&list), "[2,true]");
     }
 }

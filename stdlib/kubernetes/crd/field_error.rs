@@ -335,6 +335,34 @@ pub fn go_json_quote(s: &str) -> String {
     out
 }
 
+/// A number as Go's `encoding/json` writes an int64 or a float64 (protojson writes a
+/// double the same way): integers in decimal; floats in their shortest form, fixed-point
+/// unless below 1e-6 or from 1e21 on, then with an exponent (`1e+21`, `1e-7`).
+pub fn go_json_number(n: &serde_json::Number) -> String {
+    if n.is_i64() || n.is_u64() {
+        return n.to_string();
+    }
+    go_json_float(n.as_f64().unwrap_or_default())
+}
+
+/// A float64 as `encoding/json`'s `floatEncoder` writes it (see [`go_json_number`]).
+pub fn go_json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        // Rust's shortest fixed-point form is strconv's 'f' with precision -1.
+        return format!("{f}");
+    }
+    let text = format!("{f:e}");
+    match text.split_once('e') {
+        // Go writes a positive exponent with its sign; a negative one loses the padding
+        // zero `strconv` gives it (`e-07` becomes `e-7`), which Rust never writes.
+        Some((mantissa, exponent)) if !exponent.starts_with('-') => {
+            format!("{mantissa}e+{exponent}")
+        }
+        _ => text,
+    }
+}
+
 /// A JSON value as Go's `json.Marshal` writes a decoded `interface{}`: object keys sorted,
 /// strings as [`go_json_quote`].
 pub fn go_json_value(v: &serde_json::Value) -> String {
@@ -369,6 +397,30 @@ mod tests {
             go_json_value(&v),
             r#"{"a":{"k":"\u003cx\u003e"},"z":[1,2.5,null,true]}"#
         );
+    }
+
+    #[test]
+    fn numbers_as_go_json_marshal() {
+        let cases = [
+            (serde_json::json!(1), "1"),
+            (serde_json::json!(-7), "-7"),
+            (serde_json::json!(u64::MAX), "18446744073709551615"),
+            (serde_json::json!(1.0), "1"),
+            (serde_json::json!(-0.0), "-0"),
+            (serde_json::json!(2.5), "2.5"),
+            (serde_json::json!(1e20), "100000000000000000000"),
+            (serde_json::json!(1e21), "1e+21"),
+            (serde_json::json!(1.5e300), "1.5e+300"),
+            (serde_json::json!(0.000001), "0.000001"),
+            (serde_json::json!(1e-7), "1e-7"),
+            (serde_json::json!(-2.5e-10), "-2.5e-10"),
+        ];
+        for (value, expected) in cases {
+            let serde_json::Value::Number(n) = &value else {
+                unreachable!()
+            };
+            assert_eq!(go_json_number(n), expected, "{value}");
+        }
     }
 
     #[test]

@@ -54,8 +54,8 @@ pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
 pub use field_error::{
-    ErrorType, FieldCause, FieldError, FieldPath, aggregate, go_json_quote, go_json_type,
-    go_json_value, invalid_message,
+    ErrorType, FieldCause, FieldError, FieldPath, aggregate, go_json_float, go_json_number,
+    go_json_quote, go_json_type, go_json_value, invalid_message,
 };
 pub use schema::{
     AdditionalProperties, Dependency, Items, Schema, Unsupported, ValidationRule,
