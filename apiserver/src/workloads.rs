@@ -6,13 +6,14 @@
 //!   `PodScheduled` condition `SchedulingGated` (`applySchedulingGatedCondition`). No
 //!   scheduler or kubelet runs here, so a pod stays `Pending`, as on a server without nodes;
 //! - the empty status of a ReplicaSet, StatefulSet, DaemonSet or Job, as encoded from Go's
-//!   zero values (the counters without `omitempty` show as `0`);
+//!   zero values (the counters without `omitempty` show as `0`: the object is encoded again
+//!   with [`crate::defaults::go_round_trip`]);
 //! - a Job's generated selector and pod labels unless `spec.manualSelector`
 //!   (`pkg/registry/batch/job` `generateSelector`);
 //! - the empty status of a CronJob (`pkg/registry/batch/cronjob` `PrepareForCreate`) and
 //!   of an autoscaling/v2 HorizontalPodAutoscaler (`pkg/registry/autoscaling/
 //!   horizontalpodautoscaler` `PrepareForCreate`: `desiredReplicas` has no `omitempty`,
-//!   nor has `currentMetrics`, a nil list).
+//!   nor has `currentMetrics`, a nil list; v1's `currentReplicas` neither).
 //!
 //! And on a Pod's `/status` write, what `podStatusStrategy.PrepareForUpdate` keeps: the QoS
 //! class, immutable once set at creation, when the new status has none.
@@ -26,22 +27,10 @@ use crate::resource::Resource;
 pub fn prepare_for_create(resource: &Resource, object: &mut Object) {
     let status = match (resource.group, resource.kind) {
         ("", "Pod") => pod_status(object),
-        ("apps", "ReplicaSet") => json!({"replicas": 0}),
-        ("apps", "StatefulSet") => json!({"replicas": 0, "availableReplicas": 0}),
-        ("apps", "DaemonSet") => json!({
-            "currentNumberScheduled": 0,
-            "numberMisscheduled": 0,
-            "desiredNumberScheduled": 0,
-            "numberReady": 0,
-        }),
-        ("batch", "CronJob") => json!({}),
-        // The empty status as each version writes it (v1's has no metrics).
-        ("autoscaling", "HorizontalPodAutoscaler") if resource.version == "v1" => {
-            json!({"currentReplicas": 0, "desiredReplicas": 0})
-        }
-        ("autoscaling", "HorizontalPodAutoscaler") => {
-            json!({"currentMetrics": null, "desiredReplicas": 0})
-        }
+        // The zero status, encoded below.
+        ("apps", "ReplicaSet" | "StatefulSet" | "DaemonSet")
+        | ("batch", "CronJob")
+        | ("autoscaling", "HorizontalPodAutoscaler") => json!({}),
         ("batch", "Job") => {
             if object
                 .get("spec")
@@ -54,6 +43,7 @@ pub fn prepare_for_create(resource: &Resource, object: &mut Object) {
         _ => return,
     };
     object.insert("status".to_owned(), status);
+    crate::defaults::go_round_trip(resource, object);
 }
 
 /// Keeps a Pod's `status.qosClass` through a status write that leaves it out (old kubelets

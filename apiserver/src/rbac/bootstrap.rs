@@ -73,18 +73,10 @@ const fn urls(verbs: &'static [&'static str], urls: &'static [&'static str]) -> 
 }
 
 impl Rule {
+    /// Every list written; storing it encodes it as the Go type does (empty lists left out).
     fn to_json(&self) -> Value {
-        let mut rule = json!({"verbs": self.verbs});
-        if !self.groups.is_empty() {
-            rule["apiGroups"] = json!(self.groups);
-        }
-        if !self.resources.is_empty() {
-            rule["resources"] = json!(self.resources);
-        }
-        if !self.urls.is_empty() {
-            rule["nonResourceURLs"] = json!(self.urls);
-        }
-        rule
+        json!({"verbs": self.verbs, "apiGroups": self.groups, "resources": self.resources,
+               "nonResourceURLs": self.urls})
     }
 }
 
@@ -534,6 +526,7 @@ fn reconcile_stored(
                 return Ok(());
             };
             let now = object::now_timestamp();
+            crate::defaults::go_round_trip(resource, &mut updated);
             crate::apply::update_by_server(resource, Some(&old), &mut updated, &now);
             store
                 .update(key, &object::encode_for_storage(&updated), kv.mod_revision)
@@ -563,6 +556,7 @@ fn create(
         meta.insert("uid".to_owned(), json!(crate::random::uuid_v4()?));
         meta.insert("creationTimestamp".to_owned(), json!(now));
     }
+    crate::defaults::go_round_trip(resource, object);
     crate::apply::update_by_server(resource, None, object, &now);
     store
         .create(key, &object::encode_for_storage(object))

@@ -11,8 +11,8 @@ use crate::access_request::Attributes;
 /// `*`: every verb, API group, resource or non-resource URL.
 const ALL: &str = "*";
 
-/// An RBAC `PolicyRule` as stored in a Role or ClusterRole (written back as upstream's JSON:
-/// `verbs` always, the other lists when not empty).
+/// An RBAC `PolicyRule` as stored in a Role or ClusterRole (written with every list; the
+/// write path encodes it as upstream's Go type does: [`crate::defaults::go_round_trip`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PolicyRule {
@@ -20,20 +20,16 @@ pub struct PolicyRule {
     #[serde(deserialize_with = "nullable")]
     pub verbs: Vec<String>,
     /// The API groups of the resources (`""` the core group, `*` all).
-    #[serde(deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nullable")]
     pub api_groups: Vec<String>,
     /// The resources (`pods`, `pods/status`, `*/scale`, `*`).
-    #[serde(deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nullable")]
     pub resources: Vec<String>,
     /// The names the rule is limited to (empty: any).
-    #[serde(deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nullable")]
     pub resource_names: Vec<String>,
     /// The non-resource URLs (`/healthz`, `/apis/*`, `*`).
-    #[serde(
-        rename = "nonResourceURLs",
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(rename = "nonResourceURLs", deserialize_with = "nullable")]
     pub non_resource_urls: Vec<String>,
 }
 
@@ -255,11 +251,18 @@ mod tests {
 
     #[test]
     fn rules_are_written_as_upstreams_json() {
-        // `PolicyRule`'s JSON tags: `verbs` always, the other lists `omitempty`.
+        // `PolicyRule`'s JSON tags: `verbs` always, the other lists `omitempty`; the write
+        // path's round trip through the Go types leaves the empty ones out.
         let rule = urls(&["get"], &["/healthz"]);
+        let mut role = serde_json::Map::new();
+        role.insert(
+            "rules".to_owned(),
+            serde_json::json!([serde_json::to_value(&rule).unwrap()]),
+        );
+        crate::defaults::go_round_trip(&crate::resource::CLUSTERROLES, &mut role);
         assert_eq!(
-            serde_json::to_value(&rule).unwrap(),
-            serde_json::json!({"verbs": ["get"], "nonResourceURLs": ["/healthz"]})
+            role["rules"],
+            serde_json::json!([{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}])
         );
     }
 

@@ -86,6 +86,9 @@ pub(crate) async fn admit(
     }
     let requested = name;
     let name = prepare(object, mutated)?;
+    // The strategy works on the Go object, which is what is validated, stored and answered:
+    // what it set (a reset status, ...) is encoded as its Go types encode it.
+    crate::defaults::go_round_trip(resource, object);
     // The RBAC registry's escalation checks (`pkg/registry/rbac/*/policybased`), before the
     // kind's validation as upstream's storage makes them before its `BeforeCreate`. Writes
     // outside a request (the server's own controllers) are not checked.

@@ -181,15 +181,16 @@ pub trait ObjectSchemas: Send + Sync {
     ) -> Result<Json, merge::ApplyError>;
 
     /// Applies the defaults of `kind` to `object` (a mutation's result): a built-in kind's
-    /// field defaults ([`crate::kubernetes::defaults::apply`]), a custom resource's schema
-    /// `default`s (without pruning).
+    /// field defaults ([`crate::kubernetes::defaults::apply`]) and its Go types' encoding
+    /// ([`crate::kubernetes::builtin::go_round_trip`]: upstream converts the result to its
+    /// typed form), a custom resource's schema `default`s (without pruning).
     fn apply_defaults(&self, kind: &GroupVersionKind, object: &mut Json);
 }
 
 /// The schemas the library knows: a built-in kind's vendored OpenAPI schema
 /// ([`merge::apply_schema::OpenApi::of_kind`]: keyed lists merge by key, sets by value, atomic
 /// lists and maps may not be set) and its field defaults
-/// ([`crate::kubernetes::defaults::apply`]); a custom resource of one of the given CRDs
+/// ([`crate::kubernetes::defaults::apply`], then the Go types' encoding); a custom resource of one of the given CRDs
 /// its version's structural schema (list types, map keys, `default`s); other kinds
 /// (custom resources of CRDs not given) untyped: maps merge by key, lists are atomic, no
 /// defaults.
@@ -254,7 +255,12 @@ impl ObjectSchemas for LibrarySchemas {
         if let Some(custom) = self.custom(kind) {
             custom.apply_defaults(object);
         } else if let Json::Object(map) = object {
-            crate::kubernetes::defaults::apply(&api_version(kind), &kind.kind, map);
+            let api_version = api_version(kind);
+            crate::kubernetes::defaults::apply(&api_version, &kind.kind, map);
+            // The typed object encoded again, as the next policy reads it.
+            if let Some(builtin) = crate::kubernetes::builtin::kind(&api_version, &kind.kind) {
+                builtin.go_round_trip(map);
+            }
         }
     }
 }

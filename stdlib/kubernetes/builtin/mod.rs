@@ -44,6 +44,7 @@
 //! ```
 
 pub(crate) mod catalogue;
+mod go_round_trip;
 mod structural;
 pub mod typed_decoding;
 
@@ -52,6 +53,7 @@ use serde_json::Value as Json;
 use catalogue::{Entry, catalogue};
 pub use catalogue::{KUBERNETES_VERSION, schemas};
 
+pub use go_round_trip::go_round_trip;
 pub use typed_decoding::OpenApiSchema;
 
 use super::builtin_validation;
@@ -132,6 +134,13 @@ impl BuiltinKind {
     pub fn schema(&self) -> OpenApiSchema<'static> {
         OpenApiSchema::named(schemas(), &self.entry.schema)
             .expect("generate.py vendors the schema of every kind")
+    }
+
+    /// `object` as kube-apiserver stores and answers it after decoding it into the kind's Go
+    /// types: `omitempty` zero values left out, fields without it written with their zero
+    /// value ([`go_round_trip()`]).
+    pub fn go_round_trip(&self, object: &mut serde_json::Map<String, Json>) {
+        go_round_trip::go_round_trip_fields(&self.entry.schema, object);
     }
 
     /// The text of a decoding error as kube-apiserver answers it: `Deployment in version
