@@ -15,7 +15,8 @@
 //!
 //! Readers keep their own stacks, so deep nesting is an error, never a stack overflow:
 //! values nested up to [`MAX_DEPTH`] levels (Kubernetes' 10,000; 1,000 in the browser
-//! module) are read, deeper ones get Kubernetes' errors. Work on values that deep needs a
+//! module, which refuses deeper ones with its own error) are read, values nested past
+//! 10,000 get Kubernetes' errors. Work on values that deep needs a
 //! stack of [`DEEP_STACK`] bytes ([`with_deep_stack`]).
 
 use kcel::Value;

@@ -38,10 +38,14 @@ pub const KUBERNETES_MAX_DEPTH: usize = 10_000;
 #[cfg(not(target_arch = "wasm32"))]
 pub const MAX_DEPTH: usize = KUBERNETES_MAX_DEPTH;
 
-/// Nesting this library holds in memory. The browser module keeps 1,000 levels: its stack
-/// (1 MiB of linear memory, within the engine's own native stack) cannot be grown, and
-/// cannot hold 10,000 levels of recursion; deeper values are refused with a clear error
-/// ([`ReadError::TooDeep`]) after the whole text is checked (Kubernetes' errors win).
+/// Nesting this library holds in memory. The browser module keeps 1,000 levels: every wasm
+/// call also takes a frame on the engine's own call stack, which the browser sizes (V8's
+/// default: 984 KiB) and no module can grow — a link-time `stack-size` sizes only the module's
+/// stack in linear memory — and in Chromium's Web Worker it holds about 1,600 levels of
+/// the walks of `evaluate` in the playground's build, fewer in unoptimised ones
+/// (ARCHITECTURE.md, "Deep documents"). Deeper values are refused with a clear error
+/// ([`ReadError::TooDeep`]) after the whole text is checked (Kubernetes' errors win), never
+/// with the engine's `RangeError`.
 #[cfg(target_arch = "wasm32")]
 pub const MAX_DEPTH: usize = 1_000;
 
@@ -56,15 +60,22 @@ pub const DEEP_STACK: usize = 64 << 20;
 /// Runs `f` with at least [`DEEP_STACK`] bytes of stack: on the current thread's stack when
 /// that much is left, else on a fresh segment of that size (mapped, not touched: only the
 /// pages used cost memory). The CLI runs its commands through this; a server gives its
-/// worker threads that stack size instead. In the browser module (whose stack cannot grow)
-/// it just runs `f`.
+/// worker threads that stack size instead. In the browser module it just runs `f`: the
+/// engine's call stack, which bounds recursion there, cannot grow, and stacker would take
+/// the segment from linear memory, which never shrinks (64 MiB more for good).
 pub fn with_deep_stack<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(DEEP_STACK, DEEP_STACK, f)
+    if cfg!(target_arch = "wasm32") {
+        f()
+    } else {
+        stacker::maybe_grow(DEEP_STACK, DEEP_STACK, f)
+    }
 }
 
 /// Runs a step of a recursive walk over a tree with enough stack: a fresh segment when the
 /// thread's stack runs low (trees are up to [`MAX_DEPTH`] deep, and frames of unoptimised
-/// builds are large).
+/// builds are large). In the browser module the segment is 1 MiB of the heap, taken at the
+/// outermost step (stacker cannot tell how much of the module's stack is left) and reused
+/// by the allocator after.
 pub(super) fn with_stack<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
 }
