@@ -372,7 +372,8 @@ enum Refused {
 
 /// Allocates what the Service `object` needs (on update, `old` is the stored Service), from
 /// the ranges of `network` and around `used`, after the library's preparation of it
-/// ([`prepare`]); the errors are a 422 for the Service.
+/// ([`kcel_stdlib::kubernetes::builtin::prepare_service`]); the errors are a 422 for the
+/// Service.
 pub fn allocate(
     network: &ServiceNetwork,
     object: &mut Object,

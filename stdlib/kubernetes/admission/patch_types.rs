@@ -343,36 +343,40 @@ fn patch_text(value: &Value, in_object: bool, out: &mut String) -> Result<(), Js
             out.push(']');
         }
         Value::Map(m) => {
-            out.push('{');
-            for (i, (k, v)) in m.iter().enumerate() {
-                let kcel::Key::String(key) = k else {
-                    return Err(JsonConversionError::MapKey(format!("{k:?}")));
-                };
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&go_json_quote(key));
-                out.push(':');
-                patch_text(v, in_object, out)?;
-            }
-            out.push('}');
+            let members = m.iter().map(|(k, v)| match k {
+                kcel::Key::String(key) => Ok((key.as_ref(), v)),
+                other => Err(JsonConversionError::MapKey(format!("{other:?}"))),
+            });
+            members_text(members, in_object, out)?;
         }
-        Value::Opaque(o) if o.as_any().downcast_ref::<ObjectValue>().is_some() => {
+        Value::Opaque(o) if o.as_any().is::<ObjectValue>() => {
             let object = o.as_any().downcast_ref::<ObjectValue>().expect("checked");
-            out.push('{');
-            for (i, (k, v)) in object.fields.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&go_json_quote(k));
-                out.push(':');
-                patch_text(v, true, out)?;
-            }
-            out.push('}');
+            let members = object.fields.iter().map(|(k, v)| Ok((k.as_ref(), v)));
+            members_text(members, true, out)?;
         }
         Value::Optional(Some(v)) => patch_text(v, in_object, out)?,
         other => json_text(&to_json(other)?, out),
     }
+    Ok(())
+}
+
+/// An object's members in a JSON patch's text (see [`patch_text`]).
+fn members_text<'a>(
+    members: impl Iterator<Item = Result<(&'a str, &'a Value), JsonConversionError>>,
+    in_object: bool,
+    out: &mut String,
+) -> Result<(), JsonConversionError> {
+    out.push('{');
+    for (i, member) in members.enumerate() {
+        let (key, value) = member?;
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&go_json_quote(key));
+        out.push(':');
+        patch_text(value, in_object, out)?;
+    }
+    out.push('}');
     Ok(())
 }
 
