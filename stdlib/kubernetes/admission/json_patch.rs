@@ -19,9 +19,10 @@
 use serde_json::Value as Json;
 
 pub use super::mutation_errors::{ContainerError, OperationError, PatchError};
-use crate::kubernetes::crd::{go_json_number, go_json_quote};
-
 pub mod raw;
+pub mod value;
+
+pub use value::{PatchValue, scalar_text};
 
 use raw::Split;
 
@@ -36,51 +37,6 @@ pub struct Operation {
     pub from: String,
     /// The value (`None`: not given, taken as `null`).
     pub value: Option<PatchValue>,
-}
-
-/// An operation's `value` as the library holds it (a `*json.RawMessage`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum PatchValue {
-    /// Go's nil `RawMessage`: a patch body's `"value": null`, which encoding/json decodes
-    /// into a nil pointer. Applied as `null`; only a missing or null value tests equal to it.
-    Nil,
-    /// A value and its JSON text as the library got it (a patch body's bytes as written;
-    /// what a mutating policy's value marshals to). `test` compares the text.
-    Text {
-        /// The value as applied.
-        value: Json,
-        /// Its JSON text.
-        text: Vec<u8>,
-    },
-}
-
-impl PatchValue {
-    /// A value whose text is `text` (which must be JSON), read as kube-apiserver reads JSON.
-    pub fn from_text(text: &str) -> PatchValue {
-        let value = crate::documents::read_body(text.as_bytes(), false)
-            .map(|(v, _)| v)
-            .unwrap_or(Json::Null);
-        PatchValue::Text {
-            value,
-            text: text.as_bytes().to_vec(),
-        }
-    }
-
-    /// The value as applied.
-    fn json(&self) -> Json {
-        match self {
-            PatchValue::Nil => Json::Null,
-            PatchValue::Text { value, .. } => value.clone(),
-        }
-    }
-
-    /// The text (`None`: Go's nil).
-    fn text(&self) -> Option<&[u8]> {
-        match self {
-            PatchValue::Nil => None,
-            PatchValue::Text { text, .. } => Some(text),
-        }
-    }
 }
 
 /// `decodePatchKey`: `~1` is `/`, `~0` is `~`.
@@ -203,16 +159,6 @@ fn remove(container: &mut Json, key: &str) -> Result<Json, ContainerError> {
 /// `*lazyNode`.
 fn node(value: &Json) -> Option<&Json> {
     (!value.is_null()).then_some(value)
-}
-
-/// A stored scalar's text as apimachinery's JSON serializer writes it (encoding/json with
-/// its HTML escaping: `"a\u003cb"`; numbers as an int64 or a float64: `1` for `1.0`).
-pub fn scalar_text(scalar: &Json) -> String {
-    match scalar {
-        Json::String(s) => go_json_quote(s),
-        Json::Number(n) => go_json_number(n),
-        other => other.to_string(),
-    }
 }
 
 /// `lazyNode.equal`: the stored value `ours` (not null) against an operation's node of text

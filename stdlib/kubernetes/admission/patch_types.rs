@@ -9,7 +9,7 @@ use std::sync::Arc;
 use kcel::library::{Implementation, Library};
 use kcel::{EvalError, Opaque, StructConstructor, Type, Value};
 
-use super::json_patch::{PatchValue, scalar_text};
+use super::json_patch::value::{PatchValue, scalar_text};
 use crate::kubernetes::crd::{go_json_float, go_json_quote};
 
 /// One `Object...` literal named otherwise than its field path from the root `Object`
