@@ -236,7 +236,7 @@ impl Walk<'_> {
         match kind {
             Kind::Pointer(inner) => self.value(schema, inner, value, depth),
             Kind::Struct => {
-                if let (Json::Object(map), Some(name)) = (value, struct_name(schema)) {
+                if let (Json::Object(map), Some(name)) = (value, schema.ref_name()) {
                     self.fields(schema, name, map, depth);
                 }
             }
@@ -319,7 +319,7 @@ impl Walk<'_> {
             Kind::Struct => {
                 let mut map = Map::new();
                 if depth <= MAX_DEPTH
-                    && let Some(name) = struct_name(schema)
+                    && let Some(name) = schema.ref_name()
                 {
                     self.fields(schema, name, &mut map, depth);
                 }
@@ -352,11 +352,6 @@ impl Walk<'_> {
             other => walk(other),
         }
     }
-}
-
-/// The name of the struct schema a field's schema refers to.
-fn struct_name(schema: OpenApiSchema<'static>) -> Option<&'static str> {
-    schema.ref_name()
 }
 
 /// The zero value of a kind that is not a struct: `""`, `0`, `false`, `null` for nil.
