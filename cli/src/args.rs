@@ -35,16 +35,19 @@ pub enum Command {
     /// rules do not compile).
     #[command(after_help = VALIDATE_EXAMPLES)]
     Validate {
-        /// The CustomResourceDefinition of the custom resources (YAML or JSON); without it,
-        /// every object must be of a built-in kind.
+        /// CustomResourceDefinitions of the custom resources (YAML or JSON; several documents
+        /// and Lists allowed; a directory stands for its .json, .yaml and .yml files; the
+        /// option may be repeated): each custom resource is validated
+        /// by the CRD of its kind and group; any other object must be of a built-in kind.
         #[arg(long, value_name = "CRD.yaml")]
-        crd: Option<std::path::PathBuf>,
+        crd: Vec<std::path::PathBuf>,
         /// Old objects, for updates (transition rules and ratcheting; the update rules of
         /// built-in kinds, such as an immutable selector): each object is validated as an
-        /// update of the old object with its namespace and name.
+        /// update of the old object with its group, kind, namespace and name.
         #[arg(long, value_name = "OLD.yaml")]
         old: Option<std::path::PathBuf>,
-        /// The objects to validate (YAML or JSON; several documents and Lists allowed; `-`
+        /// The objects to validate (YAML or JSON; several documents and Lists allowed; a
+        /// directory stands for its .json, .yaml and .yml files, as with `kubectl -f`; `-`
         /// for stdin).
         #[arg(required = true, value_name = "OBJECT.yaml")]
         objects: Vec<std::path::PathBuf>,
@@ -163,6 +166,7 @@ Exit status: 0 the expression compiles, 2 usage or input error, 3 compile error.
 const VALIDATE_EXAMPLES: &str = "\
 Examples:
   kcel validate --crd examples/tour/widgets-crd.yaml examples/tour/widget.yaml
+  kcel validate --crd crds/ --crd widgets-crd.yaml manifests/
   kubectl get widgets -o yaml | kcel validate --crd widgets-crd.yaml -
   kcel validate --crd widgets-crd.yaml --old old.yaml new.yaml -o json
   kcel validate deployment.yaml configmaps.yaml";

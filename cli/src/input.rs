@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use kcel_stdlib::documents::parse_manifests;
 
@@ -79,6 +79,37 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
 /// manifests.
 pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, InputError> {
     manifests(path, &read_text(path)?)
+}
+
+/// The files that paths stand for, as `kubectl -f` expands them (cli-runtime's
+/// `ExpandPathsToFileVisitors` without `--recursive`): a directory stands for its `.json`,
+/// `.yaml` and `.yml` files in name order, not its subdirectories; any other path (`-`
+/// too) for itself.
+pub fn expand_directories(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let unreadable = |error| InputError::Read {
+            path: path.display().to_string(),
+            error,
+        };
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(path).map_err(unreadable)? {
+            let file = entry.map_err(unreadable)?.path();
+            let manifest = file
+                .extension()
+                .is_some_and(|e| e == "json" || e == "yaml" || e == "yml");
+            if manifest && !file.is_dir() {
+                found.push(file);
+            }
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
 }
 
 /// The text of a value: inline, `@PATH` or `@-` (stdin, once).

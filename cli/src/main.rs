@@ -57,13 +57,7 @@ fn run(cli: &Cli) -> output::Status {
             objects,
             memory_limit,
             output,
-        } => validate::run(
-            crd.as_deref(),
-            old.as_deref(),
-            objects,
-            *memory_limit,
-            output.format,
-        ),
+        } => validate::run(crd, old.as_deref(), objects, *memory_limit, output.format),
         Command::Test {
             suites,
             junit,

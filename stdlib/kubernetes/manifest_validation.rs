@@ -2,11 +2,12 @@
 //! validate` does, as a library the playground and other front ends share.
 //!
 //! A [`ManifestSet`] takes the texts of manifests (YAML documents or JSON values, `kind:
-//! List`s standing for their items), an optional CRD and the old objects of an update; each
-//! object is of the CRD's kind and group (validated by its schema and
-//! `x-kubernetes-validations` rules, [`CrdValidator`]) or of a built-in kind (decoding,
-//! `metadata` and the kind's own rules, [`BuiltinKind`]). An object's old object is the old
-//! object with its namespace and name. [`ManifestSet::validate`] then gives one
+//! List`s standing for their items), the CRDs of their custom resources and the old objects
+//! of an update; each object is validated by the CRD of its kind and group (its schema and
+//! `x-kubernetes-validations` rules, [`CrdValidator`]) or as an object of a built-in kind
+//! (decoding, `metadata` and the kind's own rules, [`BuiltinKind`]); an object of neither is
+//! reported as kubectl reports it ([`Unmapped`]). An object's old object is the old object
+//! with its group, kind, namespace and name. [`ManifestSet::validate`] then gives one
 //! [`ObjectReport`] per object, in input order: its identity, the field errors as values and
 //! the warnings (strict decoding's duplicate and unknown fields, errors of unchanged values
 //! under ratcheting), serialisable as `kcel validate -o json` prints it; a custom resource's
@@ -15,7 +16,7 @@
 //! ```
 //! use kcel_stdlib::kubernetes::manifest_validation::{ManifestReport, ManifestSet};
 //!
-//! let mut set = ManifestSet::new(None, Vec::new());
+//! let mut set = ManifestSet::new(&[], Vec::new());
 //! set.add(
 //!     "web.yaml",
 //!     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Web}\ndata: {a: b}\n",
@@ -42,7 +43,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::builtin::{self, BuiltinKind};
-use super::crd::{CrdError, CrdValidator, FieldError, RuleCost};
+use super::crd::{CrdError, CrdValidator, FieldError, NotServed, RuleCost};
 use crate::documents::{DocumentError, list_items, namespace_and_name, read_manifests};
 
 /// Why a text of manifests cannot be validated: the message names the input (`-` is
@@ -65,30 +66,6 @@ pub enum ManifestError {
         /// The input's name.
         file: String,
     },
-    /// An object of no built-in kind that the CRD does not serve (its kind, group or
-    /// version).
-    #[error("'{file}': object {name:?}: {error}")]
-    NotServed {
-        /// The input's name.
-        file: String,
-        /// The object's `metadata.name`.
-        name: String,
-        /// Why the CRD does not serve it.
-        error: CrdError,
-    },
-    /// An object of no built-in kind, and no CRD given: kubectl's words for a kind the
-    /// server does not have.
-    #[error("'{file}': object {name:?}: no matches for kind {kind:?} in version {api_version:?}")]
-    UnknownKind {
-        /// The input's name.
-        file: String,
-        /// The object's `metadata.name`.
-        name: String,
-        /// Its `kind`.
-        kind: String,
-        /// Its `apiVersion`.
-        api_version: String,
-    },
 }
 
 /// An input's name in messages: `stdin` for `-`, any other quoted.
@@ -100,8 +77,29 @@ fn input_name(file: &str) -> String {
     }
 }
 
+/// Why an object is not validated at all: kubectl's "resource mapping not found" — its kind
+/// is neither built in nor a given CRD's, or the CRD of its kind and group does not serve its
+/// version.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unmapped {
+    /// No built-in kind and no CRD has the object's kind and group: the words of kubectl's
+    /// `NoKindMatchError` (apimachinery `meta.NoKindMatchError.Error`).
+    #[error("no matches for kind {kind:?} in version {api_version:?}")]
+    UnknownKind {
+        /// Its `kind`.
+        kind: String,
+        /// Its `apiVersion`.
+        api_version: String,
+    },
+    /// The CRD of the object's kind and group does not serve its version.
+    #[error(transparent)]
+    NotServed(NotServed),
+}
+
 /// One object's outcome; serialised as `{"file", "kind", "namespace", "name", "valid",
-/// "decode_error"?, "errors": [{"field", "reason", "message"}], "warnings"}`.
+/// "mapping_error"?, "decode_error"?, "errors": [{"field", "reason", "message"}],
+/// "warnings"}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ObjectReport {
     /// The name of the input it was read from.
@@ -114,6 +112,9 @@ pub struct ObjectReport {
     pub name: String,
     /// Whether kube-apiserver would accept the write: no decoding error, no field error.
     pub valid: bool,
+    /// Why the object is not validated at all ([`Unmapped`]); nothing else is reported then.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "as_message")]
+    pub mapping_error: Option<Unmapped>,
     /// An object of a built-in kind that cannot be decoded: kube-apiserver's 400 message
     /// (nothing else is checked after it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -150,6 +151,14 @@ fn as_causes<S: serde::Serializer>(errors: &[FieldError], s: S) -> Result<S::Ok,
     s.collect_seq(errors.iter().map(FieldError::cause))
 }
 
+/// A mapping error serialised as its message.
+fn as_message<S: serde::Serializer>(error: &Option<Unmapped>, s: S) -> Result<S::Ok, S::Error> {
+    match error {
+        Some(error) => s.collect_str(error),
+        None => s.serialize_none(),
+    }
+}
+
 /// Every object's outcome; serialised as `{"valid": B, "objects": [...]}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ManifestReport {
@@ -176,45 +185,53 @@ impl ManifestReport {
     }
 }
 
+/// What validates an object.
+enum Target<'c> {
+    Builtin(BuiltinKind),
+    /// The CRD of its kind and group, which serves its version.
+    Crd(&'c CrdValidator),
+    /// Nothing.
+    Unmapped(Unmapped),
+}
+
 /// An object to validate and where it came from.
-struct Input {
+struct Input<'c> {
     file: String,
     /// Given up to validation, which prunes and defaults it in place and whose rules read
     /// it in place (no copy of a large object).
     object: Json,
-    /// The object's built-in kind; `None` for a resource of the CRD.
-    builtin: Option<BuiltinKind>,
+    target: Target<'c>,
     /// What strict decoding reports of its text (warnings, as under `fieldValidation=Warn`):
     /// for a built-in kind, unknown and duplicate fields as typed decoding reports them; for
     /// a custom resource, its duplicate keys (the unknown fields come from pruning).
     strict: Vec<String>,
 }
 
-/// Manifests to validate, with the CRD of their custom resources and the old objects of an
-/// update; see the [module docs](self).
+/// Manifests to validate, with the CRDs of their custom resources and the old objects of
+/// an update; see the [module docs](self).
 pub struct ManifestSet<'c> {
-    crd: Option<&'c CrdValidator>,
+    crds: &'c [CrdValidator],
     /// Shared: the CRD's rules read an old object in place (no copy).
     old: Vec<Arc<Json>>,
-    inputs: Vec<Input>,
+    inputs: Vec<Input<'c>>,
 }
 
 impl<'c> ManifestSet<'c> {
-    /// An empty set whose custom resources `crd` validates, and whose objects are updates of
-    /// the `old` documents' objects (a `kind: List` standing for its items) of the same
-    /// namespace and name.
-    pub fn new(crd: Option<&'c CrdValidator>, old: Vec<Json>) -> ManifestSet<'c> {
+    /// An empty set whose custom resources `crds` validate (each object by the CRD of its
+    /// kind and group), and whose objects are updates of the `old` documents' objects (a
+    /// `kind: List` standing for its items) of the same group, kind, namespace and name.
+    pub fn new(crds: &'c [CrdValidator], old: Vec<Json>) -> ManifestSet<'c> {
         ManifestSet {
-            crd,
+            crds,
             old: list_items(old).into_iter().map(Arc::new).collect(),
             inputs: Vec::new(),
         }
     }
 
     /// Adds the objects of `text`, named `file` in reports and messages: its YAML
-    /// documents or JSON values, a `kind: List` standing for its items. Each object must
-    /// be of the CRD's kind and group and a served version, or of a built-in kind; on an
-    /// error none of the text's objects is added.
+    /// documents or JSON values, a `kind: List` standing for its items. An object that no
+    /// CRD serves and of no built-in kind is reported as such ([`Unmapped`]), as kubectl
+    /// goes on with the other objects of its inputs.
     pub fn add(&mut self, file: &str, text: &str) -> Result<(), ManifestError> {
         let manifests = read_manifests(text).map_err(|error| ManifestError::Unreadable {
             file: file.to_string(),
@@ -225,63 +242,49 @@ impl<'c> ManifestSet<'c> {
                 file: file.to_string(),
             });
         }
-        let objects = manifests.into_objects();
-        let mut inputs = Vec::with_capacity(objects.len());
-        for manifest in objects {
-            let builtin = self.kind_of(file, &manifest.object)?;
-            let strict = match builtin {
-                Some(kind) => kind.strict_errors(&manifest, text),
-                None => (manifest.duplicates.iter())
+        for manifest in manifests.into_objects() {
+            let target = self.target_of(&manifest.object);
+            let strict = match &target {
+                Target::Builtin(kind) => kind.strict_errors(&manifest, text),
+                Target::Crd(_) => (manifest.duplicates.iter())
                     .map(|d| d.error.to_string())
                     .collect(),
+                Target::Unmapped(_) => Vec::new(),
             };
-            inputs.push(Input {
+            self.inputs.push(Input {
                 file: file.to_string(),
                 object: manifest.object,
-                builtin,
+                target,
                 strict,
             });
         }
-        self.inputs.extend(inputs);
         Ok(())
     }
 
-    /// An object's built-in kind, or `None` for a resource the CRD serves: an object of
-    /// the CRD's kind and group is the CRD's, even where a built-in kind has the name.
-    fn kind_of(&self, file: &str, object: &Json) -> Result<Option<BuiltinKind>, ManifestError> {
-        let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
-        let name = || namespace_and_name(object).1.to_string();
-        let builtin = match self.crd {
-            Some(crd) if of_crd(crd, object) => None,
-            _ => builtin::kind_of(object),
-        };
-        match (self.crd, builtin) {
-            (_, Some(kind)) => Ok(Some(kind)),
-            (Some(crd), None) => match crd.version_of(object) {
-                Ok(_) => Ok(None),
-                Err(error) => Err(ManifestError::NotServed {
-                    file: file.to_string(),
-                    name: name(),
-                    error,
-                }),
-            },
-            (None, None) => Err(ManifestError::UnknownKind {
-                file: file.to_string(),
-                name: name(),
-                kind: field("kind").to_string(),
-                api_version: field("apiVersion").to_string(),
+    /// What validates an object: the CRD of its kind and group (even where a built-in kind
+    /// has the name) when it serves the object's version, else its built-in kind.
+    fn target_of(&self, object: &Json) -> Target<'c> {
+        let (group, kind) = group_and_kind(object);
+        if let Some(crd) = (self.crds.iter()).find(|c| c.group() == group && c.kind() == kind) {
+            return match crd.version_of(object) {
+                Ok(_) => Target::Crd(crd),
+                Err(reason) => Target::Unmapped(Unmapped::NotServed(reason)),
+            };
+        }
+        match builtin::kind_of(object) {
+            Some(kind) => Target::Builtin(kind),
+            None => Target::Unmapped(Unmapped::UnknownKind {
+                kind: kind.to_string(),
+                api_version: field(object, "apiVersion").to_string(),
             }),
         }
     }
 
     /// The namespace and name of each old object that no object added pairs with.
     pub fn unmatched_old(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.old.iter().map(|o| namespace_and_name(o)).filter(|id| {
-            !self
-                .inputs
-                .iter()
-                .any(|i| namespace_and_name(&i.object) == *id)
-        })
+        (self.old.iter())
+            .filter(|o| !self.inputs.iter().any(|i| same_object(&i.object, o)))
+            .map(|o| namespace_and_name(o))
     }
 
     /// Validates the objects one at a time, in the order added (each given up to its
@@ -290,25 +293,36 @@ impl<'c> ManifestSet<'c> {
     /// ([`CrdError::Schema`]).
     pub fn validate(self) -> Validations<'c> {
         Validations {
-            crd: self.crd,
             old: self.old,
             inputs: self.inputs.into_iter(),
         }
     }
 }
 
-/// Whether an object is of the CRD's kind and group (then the CRD decides its version).
-fn of_crd(crd: &CrdValidator, object: &Json) -> bool {
-    let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
-    let group = field("apiVersion").rsplit_once('/').map_or("", |(g, _)| g);
-    field("kind") == crd.kind() && group == crd.group()
+/// A top-level string field of an object (empty when absent).
+fn field<'o>(object: &'o Json, name: &str) -> &'o str {
+    object.get(name).and_then(Json::as_str).unwrap_or_default()
+}
+
+/// An object's group (of its `apiVersion`; empty for the core group) and kind.
+fn group_and_kind(object: &Json) -> (&str, &str) {
+    let group = field(object, "apiVersion")
+        .rsplit_once('/')
+        .map_or("", |(g, _)| g);
+    (group, field(object, "kind"))
+}
+
+/// Whether an old object is the earlier state of `object`: the same group, kind, namespace
+/// and name (the version may differ).
+fn same_object(object: &Json, old: &Json) -> bool {
+    group_and_kind(object) == group_and_kind(old)
+        && namespace_and_name(object) == namespace_and_name(old)
 }
 
 /// The outcomes of a [`ManifestSet`]'s objects, one at a time ([`ManifestSet::validate`]).
 pub struct Validations<'c> {
-    crd: Option<&'c CrdValidator>,
     old: Vec<Arc<Json>>,
-    inputs: std::vec::IntoIter<Input>,
+    inputs: std::vec::IntoIter<Input<'c>>,
 }
 
 impl Iterator for Validations<'_> {
@@ -318,13 +332,17 @@ impl Iterator for Validations<'_> {
         let input = self.inputs.next()?;
         let (namespace, name) = namespace_and_name(&input.object);
         let (namespace, name) = (namespace.to_string(), name.to_string());
-        let old = (self.old.iter()).find(|o| namespace_and_name(o) == (&namespace, &name));
-        if let Some(kind) = input.builtin {
-            return Some(Ok(validate_builtin(input, kind, old.map(|o| o.as_ref()))));
-        }
-        let crd = self
-            .crd
-            .expect("objects without a built-in kind are the CRD's");
+        let old = (self.old.iter()).find(|o| same_object(&input.object, o));
+        let crd = match input.target {
+            Target::Builtin(kind) => {
+                return Some(Ok(validate_builtin(input, kind, old.map(|o| o.as_ref()))));
+            }
+            Target::Unmapped(error) => {
+                let kind = field(&input.object, "kind").to_string();
+                return Some(Ok(unmapped(input.file, kind, namespace, name, error)));
+            }
+            Target::Crd(crd) => crd,
+        };
         let deprecation = crd.deprecation_of(&input.object).map(str::to_string);
         // `add` admitted only objects of a served version.
         let version = crd
@@ -348,6 +366,7 @@ impl Iterator for Validations<'_> {
             namespace,
             name,
             valid: outcome.errors.is_empty(),
+            mapping_error: None,
             decode_error: None,
             errors: outcome.errors,
             warnings: outcome.warnings,
@@ -366,7 +385,6 @@ impl Iterator for Validations<'_> {
 /// `fieldValidation=Warn`).
 fn validate_builtin(input: Input, kind: BuiltinKind, old: Option<&Json>) -> ObjectReport {
     let (namespace, name) = namespace_and_name(&input.object);
-    let old = old.filter(|o| builtin::kind_of(o).is_some_and(|k| k.kind() == kind.kind()));
     let mut outcome = kind.validate_update(&input.object, old);
     if outcome.decode_error.is_none() {
         outcome.unknown_fields = input.strict;
@@ -377,9 +395,32 @@ fn validate_builtin(input: Input, kind: BuiltinKind, old: Option<&Json>) -> Obje
         namespace: namespace.to_string(),
         name: name.to_string(),
         valid: outcome.decode_error.is_none() && outcome.errors.is_empty(),
+        mapping_error: None,
         decode_error: outcome.decode_error,
         errors: outcome.errors,
         warnings: outcome.unknown_fields,
+        rule_costs: None,
+    }
+}
+
+/// The report of an object nothing validates.
+fn unmapped(
+    file: String,
+    kind: String,
+    namespace: String,
+    name: String,
+    error: Unmapped,
+) -> ObjectReport {
+    ObjectReport {
+        file,
+        kind,
+        namespace,
+        name,
+        valid: false,
+        mapping_error: Some(error),
+        decode_error: None,
+        errors: Vec::new(),
+        warnings: Vec::new(),
         rule_costs: None,
     }
 }

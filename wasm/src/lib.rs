@@ -185,9 +185,10 @@ pub fn functions(request: &str) -> String {
 /// validated (`charged` = max × cardinality, compared with the per-rule `limit`).
 ///
 /// Request: `{"crd": TEXT, "object": TEXT, "old": TEXT}` — YAML or JSON text; `object` and
-/// `old` may hold several documents or `kind: List`s, of the CRD's kind or of built-in kinds;
-/// an old object pairs with the object of the same namespace and name. A CRD whose rules do
-/// not compile gives `{"error": {"phase": "schema", "message", "errors": [...]}}`.
+/// `old` may hold several documents or `kind: List`s, of the CRD's kind or of built-in kinds
+/// (an object of neither is an input error); an old object pairs with the object of the
+/// same group, kind, namespace and name. A CRD whose rules do not compile gives `{"error":
+/// {"phase": "schema", "message", "errors": [...]}}`.
 #[wasm_bindgen(js_name = validateCrd)]
 pub fn validate_crd(request: &str) -> String {
     respond(|| {
@@ -205,7 +206,7 @@ pub fn validate_crd(request: &str) -> String {
             Some(text) => request::objects("old", text)?,
             None => Vec::new(),
         };
-        let mut set = ManifestSet::new(Some(&crd), old);
+        let mut set = ManifestSet::new(std::slice::from_ref(&crd), old);
         set.add("object", &req.object)
             .map_err(|e| input(e.to_string()))?;
         let unmatched_old: Vec<Json> = (set.unmatched_old())
@@ -214,6 +215,12 @@ pub fn validate_crd(request: &str) -> String {
         let mut report = ManifestReport::default();
         for object in set.validate() {
             match object {
+                // The page shows the CRD's objects: one it does not serve is bad input.
+                Ok(ObjectReport {
+                    name,
+                    mapping_error: Some(error),
+                    ..
+                }) => return Err(input(format!("object {name:?}: {error}"))),
                 Ok(object) => report.push(object),
                 Err(CrdError::Schema { version, errors }) => {
                     return Err(schema_failure(&version, &errors));

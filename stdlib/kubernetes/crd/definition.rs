@@ -207,27 +207,26 @@ impl CrdValidator {
 
     /// The version an object is validated by: its `apiVersion` must be of the CRD's group
     /// and a served version with a schema, its `kind` the CRD's kind.
-    pub fn version_of(&self, object: &Json) -> Result<&str, CrdError> {
+    pub fn version_of(&self, object: &Json) -> Result<&str, NotServed> {
         let field = |f: &str| object.get(f).and_then(Json::as_str).unwrap_or_default();
         let (api_version, kind) = (field("apiVersion"), field("kind"));
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        let not_served = |reason: NotServed| Err(CrdError::NotServed(reason));
         if kind != self.kind {
-            return not_served(NotServed::Kind {
+            return Err(NotServed::Kind {
                 kind: kind.to_string(),
                 expected: self.kind.clone(),
             });
         }
         if group != self.group {
-            return not_served(NotServed::Group {
+            return Err(NotServed::Group {
                 api_version: api_version.to_string(),
                 group: self.group.clone(),
             });
         }
         match self.versions.iter().find(|v| v.name == version) {
             Some(v) if v.served => Ok(&v.name),
-            Some(_) => not_served(NotServed::Version(version.to_string())),
-            None => not_served(NotServed::UnknownVersion(api_version.to_string())),
+            Some(_) => Err(NotServed::Version(version.to_string())),
+            None => Err(NotServed::UnknownVersion(api_version.to_string())),
         }
     }
 

@@ -36,6 +36,10 @@ pub struct Validator {
     pub(crate) compiled: CompiledSchema,
     /// The schema, for pruning nulls and applying defaults before validation.
     schema: Schema,
+    /// Whether the schema has rules anywhere: without any, upstream builds no CEL
+    /// validator, so a blocking error adds no [`RULES_NOT_CHECKED`] (apiextensions-apiserver
+    /// `cel.NewValidator` answers nil without `x-kubernetes-validations`).
+    has_rules: bool,
 }
 
 /// The outcome of validating one object.
@@ -64,6 +68,7 @@ impl Validator {
         let mut validator = Validator {
             compiled: compile_schema(schema, env, options),
             schema: schema.clone(),
+            has_rules: schema.has_validations(),
         };
         if validator.compiled.structural {
             let defaults = validator.default_errors(schema);
@@ -261,7 +266,7 @@ impl Validator {
         let obj = source.get();
         // As kube-apiserver's custom resource strategy: the OpenAPI value validation and the
         // list-type invariants first; after a type, required, enum or size error the rules
-        // are not run.
+        // (if the schema has any) are not run.
         // On update, both ratcheted as upstream: OpenAPI errors of values unchanged from the
         // old object dropped; list-type errors reported only when the old object had none
         // (apiextensions-apiserver's customresource strategy, ValidateUpdate).
@@ -280,7 +285,7 @@ impl Validator {
         {
             errors.extend(list_errors);
         }
-        if errors.iter().any(|e| e.error_type.blocks_rules()) {
+        if self.has_rules && errors.iter().any(|e| e.error_type.blocks_rules()) {
             errors.push(FieldError::with_rendered_value(
                 FieldPath::root(),
                 ErrorType::Invalid,

@@ -16,7 +16,7 @@ fn reports(set: ManifestSet<'_>) -> Vec<ObjectReport> {
 #[test]
 fn custom_and_builtin_objects_are_validated_in_input_order() {
     let crd = crd();
-    let mut set = ManifestSet::new(Some(&crd), Vec::new());
+    let mut set = ManifestSet::new(std::slice::from_ref(&crd), Vec::new());
     let widgets = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: a}\n\
                    spec: {replicas: 11}\n---\nkind: List\napiVersion: v1\nitems:\n\
                    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, bogus: 1}\n";
@@ -68,7 +68,7 @@ fn custom_and_builtin_objects_are_validated_in_input_order() {
 #[test]
 fn duplicate_keys_of_a_custom_resource_come_before_pruned_fields() {
     let crd = crd();
-    let mut set = ManifestSet::new(Some(&crd), Vec::new());
+    let mut set = ManifestSet::new(std::slice::from_ref(&crd), Vec::new());
     let text = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n\
                 spec: {replicas: 1, replicas: 2, extra: 3}\n";
     set.add("w.yaml", text).unwrap();
@@ -93,7 +93,7 @@ fn an_old_object_pairs_by_namespace_and_name() {
         {"apiVersion": "example.com/v1", "kind": "Widget",
          "metadata": {"name": "gone", "namespace": "a"}},
     ]})];
-    let mut set = ManifestSet::new(Some(&crd), old);
+    let mut set = ManifestSet::new(std::slice::from_ref(&crd), old);
     let text = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: b}\n\
                 spec: {owner: ada, replicas: 1}\n";
     set.add("w.yaml", text).unwrap();
@@ -109,32 +109,101 @@ fn an_old_object_pairs_by_namespace_and_name() {
 }
 
 #[test]
-fn objects_neither_built_in_nor_served_are_errors() {
+fn objects_neither_built_in_nor_served_are_reported_and_the_others_validated() {
     let gizmo = "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n";
-    let mut set = ManifestSet::new(None, Vec::new());
-    assert_eq!(
-        set.add("g.yaml", gizmo).unwrap_err().to_string(),
-        "'g.yaml': object \"g\": no matches for kind \"Gizmo\" in version \"example.com/v1\""
-    );
     let crd = crd();
-    let mut set = ManifestSet::new(Some(&crd), Vec::new());
+    let mut set = ManifestSet::new(std::slice::from_ref(&crd), Vec::new());
     let ok = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n";
-    assert_eq!(
-        set.add(
-            "w.yaml",
-            &format!("{ok}---\napiVersion: example.com/v2\nkind: Widget\nmetadata: {{name: w2}}\n")
-        )
-        .unwrap_err()
-        .to_string(),
-        "'w.yaml': object \"w2\": apiVersion \"example.com/v2\" matches no version of the CRD"
+    let text = format!(
+        "{gizmo}---\n{ok}---\napiVersion: example.com/v2\nkind: Widget\nmetadata: {{name: w2}}\n"
     );
-    // Nothing of a text with an error is added.
-    assert_eq!(reports(set).len(), 0);
+    set.add("w.yaml", &text).unwrap();
+    let found = reports(set);
+    let summary: Vec<_> = (found.iter())
+        .map(|r| {
+            let error = r.mapping_error.as_ref().map(ToString::to_string);
+            (r.kind.as_str(), r.name.as_str(), r.valid, error)
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "Gizmo",
+                "g",
+                false,
+                Some("no matches for kind \"Gizmo\" in version \"example.com/v1\"".into())
+            ),
+            ("Widget", "w", true, None),
+            (
+                "Widget",
+                "w2",
+                false,
+                Some("apiVersion \"example.com/v2\" matches no version of the CRD".into())
+            ),
+        ]
+    );
+    let mut report = ManifestReport::default();
+    report.push(found[0].clone());
+    assert_eq!(
+        serde_json::to_value(&report).unwrap()["objects"][0]["mapping_error"],
+        json!("no matches for kind \"Gizmo\" in version \"example.com/v1\"")
+    );
+}
+
+#[test]
+fn each_custom_resource_is_validated_by_the_crd_of_its_kind_and_group() {
+    let widgets = crd();
+    let gizmo_crd = CRD
+        .replace("widgets", "gizmos")
+        .replace("Widget", "Gizmo")
+        .replace("widget", "gizmo");
+    let gizmo_crd = crate::documents::parse_manifests(&gizmo_crd)
+        .unwrap()
+        .remove(0);
+    let crds = [widgets, CrdValidator::new(&gizmo_crd).unwrap()];
+    let mut set = ManifestSet::new(&crds, Vec::new());
+    set.add(
+        "both.yaml",
+        "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\nspec: {replicas: 11}\n\
+         ---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+    )
+    .unwrap();
+    let found = reports(set);
+    assert_eq!((found[0].kind.as_str(), found[0].valid), ("Gizmo", false));
+    assert_eq!(
+        found[0].errors[0].to_string(),
+        "spec: Invalid value: at most 10 replicas"
+    );
+    assert_eq!((found[1].kind.as_str(), found[1].valid), ("Widget", true));
+}
+
+#[test]
+fn an_old_object_pairs_only_with_an_object_of_its_kind() {
+    // A Deployment and a Service of one name: each is the update of its own old object.
+    let old = vec![json!({"kind": "List", "items": [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}},
+        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+         "spec": {"clusterIP": "10.0.0.1", "ports": [{"port": 80}]}},
+    ]})];
+    let mut set = ManifestSet::new(&[], old);
+    set.add(
+        "svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n\
+         spec: {clusterIP: 10.0.0.2, ports: [{port: 80}]}\n",
+    )
+    .unwrap();
+    assert_eq!(set.unmatched_old().collect::<Vec<_>>(), [("", "web")]);
+    let found = reports(set);
+    assert_eq!(
+        found[0].errors[0].to_string(),
+        "spec.clusterIPs[0]: Invalid value: [\"10.0.0.2\"]: may not change once set"
+    );
 }
 
 #[test]
 fn unreadable_and_empty_texts_are_errors() {
-    let mut set = ManifestSet::new(None, Vec::new());
+    let mut set = ManifestSet::new(&[], Vec::new());
     assert_eq!(
         set.add("-", "# nothing\n").unwrap_err().to_string(),
         "stdin holds no objects"
@@ -154,7 +223,7 @@ fn unreadable_and_empty_texts_are_errors() {
 
 #[test]
 fn the_report_serialises_as_the_cli_prints_it() {
-    let mut set = ManifestSet::new(None, Vec::new());
+    let mut set = ManifestSet::new(&[], Vec::new());
     set.add(
         "c.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n",
