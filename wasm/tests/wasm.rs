@@ -101,6 +101,7 @@ fn check_functions_and_crd() {
     }
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn admission_denies() {
     let policy = "metadata: {name: no-latest}\nspec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: [CREATE], resources: [pods]}\n  validations:\n  - expression: \"object.spec.containers.all(c, !c.image.endsWith(':latest'))\"\n";
