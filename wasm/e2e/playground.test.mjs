@@ -301,6 +301,21 @@ test('a CRD rule fails with the upstream text and passes after an edit', opts, a
   await page.close();
 });
 
+test('objects of built-in kinds beside the CRD\'s are validated too', opts, async () => {
+  const { page, problems } = await openPlayground();
+  await example(page, 'CRD: replicas between min and max');
+  await setEditor(page, 'object', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n'
+    + '---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: "3"}\n');
+  assert.equal(await settled(page, 'crd-output'), 'invalid');
+  const errors = await page.locator('#crd-errors li').allTextContents();
+  assert.match(errors[0], /^metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+  assert.equal(errors[1], 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot '
+    + 'unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32');
+  assert.equal(await page.locator('#crd-cost').textContent(), '');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a transition rule compares with oldSelf', opts, async () => {
   const { page, problems } = await openPlayground();
   await example(page, 'CRD: transition rule with oldSelf');

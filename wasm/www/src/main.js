@@ -275,9 +275,12 @@ function showCrd(answer) {
   const objects = answer.objects;
   out.dataset.state = answer.valid ? 'valid' : 'invalid';
   $('crd-summary').textContent = objects.map((o) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}: ${o.valid ? 'valid' : 'invalid'}`).join('; ');
-  list($('crd-errors'), objects.flatMap((o) => o.errors.map((e) => `${e.field}: ${e.message}`)));
+  // A built-in object's decoding error stands alone; its field errors follow as a CRD's do.
+  list($('crd-errors'), objects.flatMap((o) => (o.decode_error ? [o.decode_error] : [])
+    .concat(o.errors.map((e) => `${e.field}: ${e.message}`))));
   list($('crd-warnings'), objects.flatMap((o) => o.warnings.map((w) => `Warning: ${w}`)));
-  const o = objects[0];
+  // The first custom resource's budget (objects of built-in kinds run no rules).
+  const o = objects.find((x) => x.budget);
   $('crd-cost').textContent = o
     ? `per-object cost budget ${fmt(o.budget.limit)}, used ${fmt(o.budget.limit - o.budget.remaining)}` : '';
   const body = table.tBodies[0];
