@@ -24,8 +24,8 @@ pub enum JsonPatchError {
 
 impl JsonPatchError {
     /// The patch handler's answer: the body's decoding error; 422 with a generic text for
-    /// an operation that does not apply; 500 where the library panics (upstream's panic
-    /// recovery answers it, see [`ApiError::panicked`]).
+    /// an operation that does not apply; 500 in plain text where the library panics
+    /// (upstream's panic recovery answers it, see [`ApiError::panicked`]).
     pub fn status(self) -> ApiError {
         match self {
             JsonPatchError::Decode(e) => ApiError::from(e),

@@ -403,3 +403,27 @@ fn json_patch_values_are_put_as_upstream_marshals_them() {
             "o": {"n": 1152921504606847000_u64}, "h": 0.5})
     );
 }
+
+// A `test` without `value` of a missing path makes evanphx/json-patch v4.12.0 read a nil
+// node (`Patch.test`: `op.value().raw`); nothing in the mutating dispatcher recovers it
+// (`policy/mutating/dispatcher.go`, `dispatchOne`), so the request fails as a panicking
+// request does, whatever the failure policy, and the mutation is not counted.
+#[test]
+fn a_json_patch_panic_fails_the_request_whatever_the_failure_policy() {
+    for failure in ["Fail", "Ignore"] {
+        let p = policy(
+            "p",
+            json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+                "failurePolicy": failure,
+                "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression":
+                    "[JSONPatch{op: 'test', path: '/data/missing'}]"}}]}),
+        );
+        let set = MutatingPolicySet::new([p], [binding("b", "p")]);
+        let objects = default_namespace();
+        let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
+        let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
+        assert!(mutated.panicked, "{failure}");
+        assert_eq!((mutated.status, mutated.object), (None, None), "{failure}");
+        assert!(mutated.checks.is_empty(), "{failure}");
+    }
+}
