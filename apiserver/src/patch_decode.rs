@@ -24,6 +24,7 @@
 use kcel_stdlib::documents::DocumentError;
 use kcel_stdlib::kubernetes::admission::json_patch::raw::{self, Split};
 use kcel_stdlib::kubernetes::admission::json_patch::{Operation, PatchValue};
+use kcel_stdlib::kubernetes::admission::mutation_errors::DecodeError;
 use kcel_stdlib::kubernetes::crd::go_json_type;
 use serde_json::{Map, Value};
 
@@ -222,11 +223,7 @@ pub fn merge_patch_object<'v>(
 pub fn array_patched(patched: &Value) -> PatchDecodeError {
     PatchDecodeError::NotAnObject {
         patched: kcel_stdlib::kubernetes::crd::go_json_value(patched),
-        detail: "couldn't get version/kind; json parse error: json: cannot unmarshal \
-                 array into Go value of type struct { APIVersion string \
-                 \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \
-                 \"json:\\\"kind,omitempty\\\"\" }"
-            .to_owned(),
+        detail: DecodeError::List.to_string(),
     }
 }
 

@@ -894,12 +894,16 @@ impl Pass<'_, '_> {
 
 /// The JSON patcher's decoding of the patched object (kube-apiserver's
 /// `policy/mutating/patch/json_patch.go`: the typed object encoded, patched, and decoded
-/// strictly into the kind's Go type): for a built-in kind, the decoder's type error (`json:
-/// cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type
-/// int32`) or the fields the kind does not have (`strict decoding error: unknown field
-/// "spec.foo"`). Only what the patch brought counts: upstream patches the typed object,
-/// which has neither. Custom resources decode as unstructured objects: nothing to refuse.
+/// strictly into the kind's Go type): a list is no object of any kind; for a built-in
+/// kind, the decoder's type error (`json: cannot unmarshal string into Go struct field
+/// DeploymentSpec.spec.replicas of type int32`) or the fields the kind does not have
+/// (`strict decoding error: unknown field "spec.foo"`). Only what the patch brought
+/// counts: upstream patches the typed object, which has neither. Custom resources decode
+/// as unstructured objects: nothing else to refuse.
 fn strict_decode(kind: &GroupVersionKind, before: &Json, after: &Json) -> Result<(), DecodeError> {
+    if after.is_array() {
+        return Err(DecodeError::List);
+    }
     let Some(kind) = crate::kubernetes::builtin::kind(&api_version(kind), &kind.kind) else {
         return Ok(());
     };

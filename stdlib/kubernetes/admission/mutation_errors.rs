@@ -185,6 +185,15 @@ pub enum ContainerError {
 /// `policy/mutating/patch/json_patch.go`: the patched object decoded strictly).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// The patched document is a list (a `replace` of the whole object with one), which
+    /// the codec cannot read for apiVersion and kind (apimachinery's
+    /// `SimpleMetaFactory.Interpret`; its `json.Unmarshal` error).
+    #[error(
+        "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go \
+         value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; \
+         Kind string \"json:\\\"kind,omitempty\\\"\" }}"
+    )]
+    List,
     /// A value of the wrong type (the Go decoder's text: `json: cannot unmarshal string
     /// into Go struct field DeploymentSpec.spec.replicas of type int32`).
     #[error("{0}")]

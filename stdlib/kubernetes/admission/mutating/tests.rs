@@ -427,3 +427,33 @@ fn a_json_patch_panic_fails_the_request_whatever_the_failure_policy() {
         assert!(mutated.checks.is_empty(), "{failure}");
     }
 }
+
+// A `replace` of the whole object with a list (evanphx/json-patch v4.12.0 `Patch.replace`
+// of the empty path) leaves a document the JSON patcher's decoder cannot read for apiVersion
+// and kind (`policy/mutating/patch/json_patch.go`: `jsonSerializer.Decode`, whose error is
+// `apierrors.NewInternalError`): 500, whatever the failure policy.
+#[test]
+fn a_json_patch_that_leaves_a_list_is_an_internal_error() {
+    let p = policy(
+        "p",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "failurePolicy": "Ignore",
+            "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression":
+                "[JSONPatch{op: 'replace', path: '', value: [1]}]"}}]}),
+    );
+    let set = MutatingPolicySet::new([p], [binding("b", "p")]);
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
+    let status = mutated.status.unwrap();
+    assert_eq!(
+        (status.code, status.reason.as_str()),
+        (500, "InternalError")
+    );
+    assert_eq!(
+        status.message,
+        "Internal error occurred: couldn't get version/kind; json parse error: json: cannot \
+         unmarshal array into Go value of type struct { APIVersion string \
+         \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }"
+    );
+}
