@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use crate::resource::Resource;
 use crate::status::{Status, StatusCause, StatusDetails};
 use crate::storage::StorageError;
+use kcel_stdlib::kubernetes::admission::PANIC_TEXT;
 
 /// The optimistic-lock text upstream appends to a `Conflict` on a stale resourceVersion.
 pub const OPTIMISTIC_LOCK_MESSAGE: &str =
@@ -437,10 +438,6 @@ impl ApiError {
         )
     }
 }
-
-/// The text of kube-apiserver's panic recovery (`server/filters/wrap.go`,
-/// `WithPanicRecovery`).
-const PANIC_TEXT: &str = "This request caused apiserver to panic. Look in the logs for details.";
 
 /// The answer to a request whose handler panicked. Upstream the panic leaves the request's
 /// goroutine (`endpoints/handlers/rest.go`, `finishRequest`, re-panics a panic of the
