@@ -171,7 +171,7 @@ impl ApiError {
     /// 500 for a request whose handling panicked upstream (evanphx/json-patch
     /// dereferencing a nil pointer, in a patch request's JSON patch or a mutating
     /// policy's): answered as kube-apiserver's panic recovery answers, in plain text
-    /// ([`panic_response`]).
+    /// (`panic_response`).
     pub fn panicked() -> Self {
         ApiError {
             code: 500,

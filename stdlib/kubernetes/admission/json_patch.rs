@@ -6,10 +6,11 @@
 //! server's patch handler applies JSON patches with the same library, so `kcel-apiserver`
 //! applies them here too (where a failed `test` fails the request).
 //!
-//! While a patch applies, the document is held as the library holds it ([`node`]): what
-//! the object held decoded, what an operation put as the bytes it came with, until a later
-//! operation steps into it. The result is the document as the library marshals it and the
-//! caller decodes it again: a value put as `1.0` reads back as the number `1.0` decodes to.
+//! While a patch applies, the document is held as the library holds it
+//! (`json_patch/node.rs`): what the object held decoded, what an operation put as the bytes
+//! it came with, until a later operation steps into it. The result is the document as the
+//! library marshals it and the caller decodes it again: a value put as `1.0` reads back as
+//! the number `1.0` decodes to.
 //!
 //! `test` judges as the library's `lazyNode.equal` does: objects member by member, arrays
 //! item by item, and everything else by its compacted JSON text. Both callers give the
