@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use crate::resource::Resource;
 use crate::status::{Status, StatusCause, StatusDetails};
 use crate::storage::StorageError;
+use kcel_stdlib::kubernetes::admission::PANIC_TEXT;
 
 /// The optimistic-lock text upstream appends to a `Conflict` on a stale resourceVersion.
 pub const OPTIMISTIC_LOCK_MESSAGE: &str =
@@ -167,18 +168,22 @@ impl ApiError {
         }
     }
 
-    /// 500 for a request whose handling panicked (a JSON patch `test` on which
-    /// evanphx/json-patch dereferences a nil pointer): the text of kube-apiserver's panic
-    /// recovery (`WithPanicRecovery`), which upstream writes as a plain-text body, here a
-    /// `Status`'s message.
+    /// 500 for a request whose handling panicked upstream (evanphx/json-patch
+    /// dereferencing a nil pointer, in a patch request's JSON patch or a mutating
+    /// policy's): answered as kube-apiserver's panic recovery answers, in plain text
+    /// (`panic_response`).
     pub fn panicked() -> Self {
         ApiError {
             code: 500,
             reason: "InternalError",
-            message: "This request caused apiserver to panic. Look in the logs for details."
-                .to_owned(),
+            message: PANIC_TEXT.to_owned(),
             details: None,
         }
+    }
+
+    /// Whether this is [`ApiError::panicked`].
+    fn is_panic(&self) -> bool {
+        self.code == 500 && self.details.is_none() && self.message == PANIC_TEXT
     }
 
     /// 422 for list or watch options that contradict each other:
@@ -434,8 +439,32 @@ impl ApiError {
     }
 }
 
+/// The answer to a request whose handler panicked. Upstream the panic leaves the request's
+/// goroutine (`endpoints/handlers/rest.go`, `finishRequest`, re-panics a panic of the
+/// goroutine it runs the request's work in; `server/filters/timeout.go`, `timeoutHandler`,
+/// likewise, before anything was written) and reaches `WithPanicRecovery`, which answers
+/// with `http.Error`: 500, `Content-Type: text/plain; charset=utf-8`,
+/// `X-Content-Type-Options: nosniff`, the text and a newline. The audit log records a 500
+/// InternalError (`error`: the same text).
+fn panic_response(error: &ApiError) -> Response {
+    use axum::http::header::{CONTENT_TYPE, HeaderValue, X_CONTENT_TYPE_OPTIONS};
+    let mut response =
+        (StatusCode::INTERNAL_SERVER_ERROR, format!("{PANIC_TEXT}\n")).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response.extensions_mut().insert(error.to_status());
+    response
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if self.is_panic() {
+            return panic_response(&self);
+        }
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let status = self.to_status();
         let mut response = crate::respond::json_response(code, &status);

@@ -24,8 +24,8 @@ pub enum JsonPatchError {
 
 impl JsonPatchError {
     /// The patch handler's answer: the body's decoding error; 422 with a generic text for
-    /// an operation that does not apply; 500 where the library panics (upstream's panic
-    /// recovery answers it, see [`ApiError::panicked`]).
+    /// an operation that does not apply; 500 in plain text where the library panics
+    /// (upstream's panic recovery answers it, see [`ApiError::panicked`]).
     pub fn status(self) -> ApiError {
         match self {
             JsonPatchError::Decode(e) => ApiError::from(e),
@@ -43,12 +43,17 @@ pub fn json_patch(target: &mut Value, patch: &Value, body: &[u8]) -> Result<(), 
     apply_json_patch(target, &operations)
 }
 
-/// Applies decoded JSON patch operations (all or none).
+/// Applies decoded JSON patch operations (all or none). A `replace` of the whole object
+/// may leave an array, which the patch handler cannot decode as an object (422).
 pub fn apply_json_patch(
     target: &mut Value,
     operations: &[json_patch::Operation],
 ) -> Result<(), JsonPatchError> {
-    *target = json_patch::apply(target, operations)?;
+    let patched = json_patch::apply(target, operations)?;
+    if patched.is_array() {
+        return Err(patch_decode::array_patched(&patched).into());
+    }
+    *target = patched;
     Ok(())
 }
 

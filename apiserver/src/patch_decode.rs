@@ -24,6 +24,7 @@
 use kcel_stdlib::documents::DocumentError;
 use kcel_stdlib::kubernetes::admission::json_patch::raw::{self, Split};
 use kcel_stdlib::kubernetes::admission::json_patch::{Operation, PatchValue};
+use kcel_stdlib::kubernetes::admission::mutation_errors::DecodeError;
 use kcel_stdlib::kubernetes::crd::go_json_type;
 use serde_json::{Map, Value};
 
@@ -47,8 +48,9 @@ pub enum PatchDecodeError {
         "The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {0}"
     )]
     TooManyOperations(usize),
-    /// 422: a merge patch that is an array replaced the object, and the array does not
-    /// decode as one (`patched`: the array as Go marshals it; `detail`: the decoder's text).
+    /// 422: the patched object is an array (a merge patch that is one, or a JSON patch
+    /// that replaced the whole object with one), which does not decode as an object
+    /// (`patched`: the array as Go marshals it; `detail`: the decoder's text).
     #[error("{detail}")]
     NotAnObject {
         /// The patched "object" as encoding/json writes it.
@@ -178,13 +180,10 @@ fn operation(item: &Value, text: Option<&[u8]>) -> Operation {
         from: pointer("from"),
         value: item.get("value").map(|value| match value {
             Value::Null => PatchValue::Nil,
-            value => PatchValue::Text {
-                value: value.clone(),
-                text: text.map_or_else(
-                    || kcel_stdlib::kubernetes::crd::go_json_value(value).into_bytes(),
-                    <[u8]>::to_vec,
-                ),
-            },
+            value => PatchValue::Text(text.map_or_else(
+                || kcel_stdlib::kubernetes::crd::go_json_value(value).into_bytes(),
+                <[u8]>::to_vec,
+            )),
         }),
     }
 }
@@ -211,16 +210,20 @@ pub fn merge_patch_object<'v>(
             // codec's `DefaultMetaFactory.Interpret` cannot read for apiVersion and kind.
             let mut pruned = Value::Array(items.clone());
             prune_nulls(&mut pruned);
-            Err(PatchDecodeError::NotAnObject {
-                patched: kcel_stdlib::kubernetes::crd::go_json_value(&pruned),
-                detail: "couldn't get version/kind; json parse error: json: cannot unmarshal \
-                         array into Go value of type struct { APIVersion string \
-                         \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \
-                         \"json:\\\"kind,omitempty\\\"\" }"
-                    .to_owned(),
-            })
+            Err(array_patched(&pruned))
         }
         _ => Err(PatchDecodeError::BadMergePatch),
+    }
+}
+
+/// The error of a patch whose result is the array `patched` (a merge patch that is an
+/// array; a JSON patch that replaced the whole object with one): the codec's
+/// `DefaultMetaFactory.Interpret` cannot read it for apiVersion and kind, and the patch
+/// handler answers 422 naming `patch` (`jsonPatcher.applyPatchToCurrentObject`).
+pub fn array_patched(patched: &Value) -> PatchDecodeError {
+    PatchDecodeError::NotAnObject {
+        patched: kcel_stdlib::kubernetes::crd::go_json_value(patched),
+        detail: DecodeError::List.to_string(),
     }
 }
 
@@ -334,23 +337,14 @@ mod tests {
         let ops = json_patch_operations(Ok(&parsed), body, false).unwrap();
         assert_eq!(ops[0].op, "unknown");
         // The value's text as written: `test` compares it.
-        assert_eq!(
-            ops[0].value,
-            Some(PatchValue::Text {
-                value: json!(1.0),
-                text: b"1.0".to_vec()
-            })
-        );
+        assert_eq!(ops[0].value, Some(PatchValue::Text(b"1.0".to_vec())));
         assert_eq!(ops[1].path, "unknown");
         assert_eq!(ops[1].value, Some(PatchValue::Nil));
         assert_eq!(ops[2].op, "unknown");
         assert_eq!(ops[3].path, "");
         assert_eq!(
             ops[3].value,
-            Some(PatchValue::Text {
-                value: json!({"k": 1}),
-                text: b"{ \"k\" : 1 }".to_vec()
-            })
+            Some(PatchValue::Text(b"{ \"k\" : 1 }".to_vec()))
         );
         assert!(
             json_patch_operations(Ok(&Value::Null), b"null", true)

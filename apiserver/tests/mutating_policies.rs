@@ -215,3 +215,44 @@ async fn a_request_matched_through_an_equivalent_resource_is_mutated_as_that_kin
     );
     server.stop();
 }
+
+/// A JSON patch on which evanphx/json-patch v4.12.0 panics (a `test` without `value` of a
+/// missing path reads a nil node in `Patch.test`): nothing in the mutating dispatcher
+/// recovers it (`policy/mutating/dispatcher.go`), so, whatever the failure policy, the
+/// request is answered as kube-apiserver's panic recovery answers (`server/filters/wrap.go`,
+/// `WithPanicRecovery`: `http.Error`, 500 in plain text), and nothing is created.
+#[tokio::test]
+async fn a_json_patch_panic_fails_the_request_in_plain_text() {
+    let server = Server::start(&["--storage", "memory"]);
+    mutating::bind_policy(
+        &server,
+        "probe",
+        ("", "configmaps"),
+        &["CREATE"],
+        "object.metadata.name.startsWith('probe')",
+        json!({"patchType": "JSONPatch", "jsonPatch": {"expression":
+            "[JSONPatch{op: 'test', path: '/metadata/missing'}]"}}),
+    )
+    .await;
+    const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "probe-1", "namespace": "default"}, "data": {}});
+    let reply = server.send("POST", CONFIGMAPS, Some(&cm)).await;
+    assert_eq!(
+        (
+            reply.code,
+            reply.content_type.as_str(),
+            reply.text().as_str()
+        ),
+        (
+            500,
+            "text/plain; charset=utf-8",
+            "This request caused apiserver to panic. Look in the logs for details.\n"
+        )
+    );
+    assert_eq!(reply.headers["x-content-type-options"], "nosniff");
+    let reply = server
+        .send("GET", &format!("{CONFIGMAPS}/probe-1"), None)
+        .await;
+    assert_eq!(reply.code, 404, "{}", reply.text());
+}

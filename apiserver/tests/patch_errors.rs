@@ -8,24 +8,46 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Kubectl, Server};
+use support::{Kubectl, Reply, Server};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
 const JSON: &str = "application/json-patch+json";
 const MERGE: &str = "application/merge-patch+json";
 const STRATEGIC: &str = "application/strategic-merge-patch+json";
 
-async fn patch(server: &Server, path: &str, kind: &str, body: &[u8]) -> (u16, Value) {
-    let reply = server
+async fn send_patch(server: &Server, path: &str, kind: &str, body: &[u8]) -> Reply {
+    server
         .send_with(
             "PATCH",
             path,
             Some(body.to_vec()),
             &[("content-type", kind)],
         )
-        .await;
+        .await
+}
+
+async fn patch(server: &Server, path: &str, kind: &str, body: &[u8]) -> (u16, Value) {
+    let reply = send_patch(server, path, kind, body).await;
     let json = reply.json();
     (reply.code, json)
+}
+
+/// What kube-apiserver's panic recovery answers (`server/filters/wrap.go`,
+/// `WithPanicRecovery`: `http.Error` of its text, 500, in plain text).
+fn assert_panicked(reply: &Reply) {
+    assert_eq!(
+        (
+            reply.code,
+            reply.content_type.as_str(),
+            reply.text().as_str()
+        ),
+        (
+            500,
+            "text/plain; charset=utf-8",
+            "This request caused apiserver to panic. Look in the logs for details.\n"
+        )
+    );
+    assert_eq!(reply.headers["x-content-type-options"], "nosniff");
 }
 
 /// The code, reason and message of a failed patch of ConfigMap `demo` (`query`: after `?`).
@@ -309,8 +331,10 @@ async fn each_patch_type_words_an_undecodable_body_as_upstream() {
 
 /// A JSON patch `test` compares as evanphx/json-patch v4's `lazyNode.equal`: scalars by
 /// their text, the stored object's as kube-apiserver's JSON serializer encodes it
-/// (encoding/json escapes `<`, `>` and `&`), the patch's as the body writes it; a body's
-/// `"value": null` matches a missing value; no `value` there makes the library panic (500).
+/// (encoding/json escapes `<`, `>` and `&`), the patch's as the body writes it, and a value
+/// an earlier operation put as that operation wrote it (its raw bytes, `Operation.value`);
+/// a body's `"value": null` matches a missing value; no `value` there makes the library
+/// panic (500 in plain text).
 #[tokio::test]
 async fn json_patch_test_compares_texts_as_upstream() {
     let server = Server::start(&[]);
@@ -331,17 +355,76 @@ async fn json_patch_test_compares_texts_as_upstream() {
         (test("/metadata/labels", r#","value":null"#), 200),
         (test("/data/q", r#","value":null"#), 422),
         (test("/metadata/labels", ""), 500),
+        (
+            r#"[{"op":"add","path":"/data/p","value":"a<b"},{"op":"test","path":"/data/p","value":"a<b"}]"#.to_owned(),
+            200,
+        ),
+        (
+            r#"[{"op":"add","path":"/data/p","value":"a<b"},{"op":"test","path":"/data/p","value":"a\u003cb"}]"#.to_owned(),
+            422,
+        ),
     ];
     for (body, expected) in cases {
-        let (code, answer) = patch(&server, &path, JSON, body.as_bytes()).await;
-        assert_eq!(code, expected, "{body}: {answer}");
-        if code == 500 {
-            assert_eq!(
-                answer["message"],
-                "This request caused apiserver to panic. Look in the logs for details."
-            );
+        let reply = send_patch(&server, &path, JSON, body.as_bytes()).await;
+        assert_eq!(reply.code, expected, "{body}: {}", reply.text());
+        if expected == 500 {
+            assert_panicked(&reply);
         }
     }
+}
+
+/// A JSON patch `replace` of the whole object (path `""`), as evanphx/json-patch v4.12.0's
+/// `Patch.replace` does it: an object value becomes the object; a list value too, which
+/// the patch handler then cannot decode as an object (422 naming `patch`, as for a merge
+/// patch that is a list: `jsonPatcher.applyPatchToCurrentObject`); a scalar or a body's
+/// `null` leaves the object as it is (v4.12.0 wraps a nil error, which is nil); no `value`
+/// makes the library panic (500 in plain text).
+#[tokio::test]
+async fn json_patch_replaces_the_whole_object_as_upstream() {
+    let server = Server::start(&[]);
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "whole"}, "data": {"a": "1"}});
+    assert_eq!(server.send("POST", CONFIGMAPS, Some(&cm)).await.code, 201);
+    let path = format!("{CONFIGMAPS}/whole");
+    let replace = |value: &str| format!(r#"[{{"op":"replace","path":""{value}}}]"#);
+    let mut stored = server.send("GET", &path, None).await.json();
+    stored["data"] = json!({"b": "2"});
+    let body = replace(&format!(r#","value":{stored}"#));
+    let (code, object) = patch(&server, &path, JSON, body.as_bytes()).await;
+    assert_eq!(
+        (code, &object["data"]),
+        (200, &json!({"b": "2"})),
+        "{object}"
+    );
+    for unchanged in [r#","value":"x""#, r#","value":7"#, r#","value":null"#] {
+        let (code, object) = patch(&server, &path, JSON, replace(unchanged).as_bytes()).await;
+        assert_eq!(
+            (code, &object["data"]),
+            (200, &json!({"b": "2"})),
+            "{unchanged}"
+        );
+    }
+    // A list: the same answer as a merge patch that is that list (which, unless the
+    // validation is Ignore, fails to decode first).
+    let (code, list) = patch(
+        &server,
+        &path,
+        JSON,
+        replace(r#","value":[{"b":1}]"#).as_bytes(),
+    )
+    .await;
+    let (merge_code, merge) = patch(
+        &server,
+        &format!("{path}?fieldValidation=Ignore"),
+        MERGE,
+        br#"[{"b":1}]"#,
+    )
+    .await;
+    assert_eq!((code, &list), (422, &merge), "{list}");
+    assert_eq!(merge_code, 422);
+    assert_panicked(&send_patch(&server, &path, JSON, replace("").as_bytes()).await);
+    let (_, object) = patch(&server, &path, JSON, b"[]").await;
+    assert_eq!(object["data"], json!({"b": "2"}));
 }
 
 /// kubectl prints the server's answers: `Error from server (BadRequest): <message>` for the

@@ -31,7 +31,9 @@
 //!   fieldErrors: []                           # the errors expected of the case's own
 //!   bindingErrors: []                         # policies and bindings
 //!   message: "deployments.apps \"web\" is forbidden: ..."   # absent: allowed
-//!   code: 422                                 # optional
+//!   code: 422                                 # optional (a policy's JSON patch on which
+//!                                             # the patch library panics: 500, and the
+//!                                             # message is the panic recovery's text)
 //!   warnings: []
 //!   annotations: {}
 //!   mutated: {metadata: {labels: {team: a}}}  # optional: the object after the mutating
@@ -88,7 +90,7 @@ use crate::kubernetes::admission::mutating::{
 };
 use crate::kubernetes::admission::{
     AdmissionRequest, CompiledPolicy, Decision, Lookups, NamespaceLookup, PolicySet, StaticObjects,
-    custom_resources, validate_binding,
+    Status, custom_resources, validate_binding,
 };
 use crate::kubernetes::authz::{AllowAll, Authorizer, DenyAll, RuleAuthorizer};
 use crate::kubernetes::crd::validation::PER_OBJECT_COST_BUDGET;
@@ -833,6 +835,9 @@ fn write(
         return refused(status);
     }
     let mutated = mutating.mutate(request, lookups, schemas);
+    if mutated.panicked {
+        return refused(Status::panicked());
+    }
     if let Some(object) = mutated.object {
         request.object = Some(object);
     }

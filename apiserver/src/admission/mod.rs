@@ -215,6 +215,9 @@ pub async fn mutate(state: &AppState, write: &mut Write<'_>) -> Result<bool, Api
             check.elapsed.as_secs_f64(),
         );
     }
+    if mutated.panicked {
+        return Err(ApiError::panicked());
+    }
     if let Some(status) = mutated.status {
         return Err(mutation::denied(
             write.resource,

@@ -1,29 +1,45 @@
 //! Applying a JSON patch (RFC 6902) to an object as the API server's mutating admission
-//! policies do (evanphx/json-patch v4, `gopkg.in/evanphx/json-patch.v4`): its error texts,
-//! a missing map key readable as absent (so `replace` of an unset field sets it), negative
-//! list indices counted from the end, and a failed `test` leaving the object unchanged.
-//! The API server's patch handler applies JSON patches with the same library, so
-//! `kcel-apiserver` applies them here too (where a failed `test` fails the request).
+//! policies do (evanphx/json-patch v4.12.0, `gopkg.in/evanphx/json-patch.v4`, which
+//! kubernetes `staging/src/k8s.io/apiserver/go.mod` requires): its error texts, a missing
+//! map key readable as absent (so `replace` of an unset field sets it), negative list
+//! indices counted from the end, and a failed `test` leaving the object unchanged. The API
+//! server's patch handler applies JSON patches with the same library, so `kcel-apiserver`
+//! applies them here too (where a failed `test` fails the request).
+//!
+//! While a patch applies, the document is held as the library holds it
+//! (`json_patch/node.rs`): what the object held decoded, what an operation put as the bytes
+//! it came with, until a later operation steps into it. The result is the document as the
+//! library marshals it and the caller decodes it again: a value put as `1.0` reads back as
+//! the number `1.0` decodes to.
 //!
 //! `test` judges as the library's `lazyNode.equal` does: objects member by member, arrays
 //! item by item, and everything else by its compacted JSON text. Both callers give the
 //! library the object as apimachinery's JSON serializer encodes it (encoding/json's
 //! `Encoder`: `<`, `>`, `&`, U+2028 and U+2029 escaped, numbers as Go writes an int64 or
-//! float64), which is the stored side's text here ([`scalar_text`]); the operation's side is
-//! its value's text as the library got it ([`PatchValue`]): the request body's bytes for
-//! the patch handler, the policy value's marshalled bytes for a mutating policy. So `1.0`
-//! is not `1`, `"a<b"` is not the stored `"a\u003cb"`, and a `null` member of a patch body
-//! (which encoding/json decodes into a nil pointer) differs from a policy's `null` (the
-//! text `null`, which the library reads as an empty object or array).
+//! float64), which is the stored side's text here ([`scalar_text`]); a value an earlier
+//! operation of the patch put is compared as it was written; the operation's side is its
+//! value's text as the library got it ([`PatchValue`]): the request body's bytes for the
+//! patch handler, the policy value's marshalled bytes for a mutating policy. So `1.0` is
+//! not a stored `1`, `"a<b"` is not the stored `"a\u003cb"`, and a `null` member of a patch
+//! body (which encoding/json decodes into a nil pointer) differs from a policy's `null`
+//! (the text `null`, which the library reads as an empty object or array).
+//!
+//! Where the library panics (a nil pointer dereferenced, a nil map written to), the
+//! application ends with [`PatchError::Panic`]. v4.13.0 differs from v4.12.0 in two places
+//! this follows v4.12.0 on: stepping through a value put as a body's `null` panics here
+//! (v4.13.0's `findObject` reports the path missing), and a `replace` of the whole
+//! document with a value that is no object or list does nothing here (v4.13.0 fails it).
 
 use serde_json::Value as Json;
 
 pub use super::mutation_errors::{ContainerError, OperationError, PatchError};
+mod node;
 pub mod raw;
 pub mod value;
 
 pub use value::{PatchValue, scalar_text};
 
+use node::Node;
 use raw::Split;
 
 /// One operation.
@@ -35,7 +51,7 @@ pub struct Operation {
     pub path: String,
     /// The source pointer of `move` and `copy` (empty when not given).
     pub from: String,
-    /// The value (`None`: not given, taken as `null`).
+    /// The value (`None`: not given).
     pub value: Option<PatchValue>,
 }
 
@@ -44,30 +60,38 @@ fn decode_key(part: &str) -> String {
     part.replace("~1", "/").replace("~0", "~")
 }
 
-/// The container of the pointer's last segment and that segment (`findObject`), or `None`
-/// when the path is not a pointer into the document or its parent does not exist.
-fn find<'d>(doc: &'d mut Json, path: &str) -> Option<(&'d mut Json, String)> {
+/// The container of the pointer's last segment and that segment (`findObject`), or
+/// `Ok(None)` when the path is not a pointer into the document or its parent does not
+/// exist. Stepping into a value put as a body's `null` dereferences its nil text:
+/// `Err(Panic)`.
+fn find<'d>(doc: &'d mut Node, path: &str) -> Result<Option<(&'d mut Node, String)>, PatchError> {
     let split: Vec<&str> = path.split('/').collect();
     if split.len() < 2 {
-        return None;
+        return Ok(None);
     }
     let mut at = doc;
     for part in &split[1..split.len() - 1] {
         let key = decode_key(part);
         let next = match at {
-            Json::Object(m) => m.get_mut(&key)?,
-            Json::Array(items) => {
-                let i = list_index(&key, items.len()).ok()??;
-                items.get_mut(i)?
-            }
-            _ => return None,
+            Node::Object(Some(m)) => m.get_mut(&key),
+            Node::Array(items) => match list_index(&key, items.len()) {
+                Ok(Some(i)) => items.get_mut(i),
+                _ => None,
+            },
+            _ => None,
         };
-        if !matches!(next, Json::Object(_) | Json::Array(_)) {
-            return None;
+        let Some(next) = next else {
+            return Ok(None);
+        };
+        if *next == Node::NilRaw {
+            return Err(PatchError::Panic);
+        }
+        if !next.open() {
+            return Ok(None);
         }
         at = next;
     }
-    Some((at, decode_key(split[split.len() - 1])))
+    Ok(Some((at, decode_key(split[split.len() - 1]))))
 }
 
 /// A list index (negative counts from the end): `Err` with the parse error's text when
@@ -85,10 +109,10 @@ fn invalid_index(key: &str) -> ContainerError {
 }
 
 /// `container.get`: a map's missing key is absent (no error); a list's index must exist.
-fn get<'c>(container: &'c Json, key: &str) -> Result<Option<&'c Json>, ContainerError> {
+fn get<'c>(container: &'c Node, key: &str) -> Result<Option<&'c Node>, ContainerError> {
     match container {
-        Json::Object(m) => Ok(m.get(key)),
-        Json::Array(items) => match list_index(key, items.len())? {
+        Node::Object(m) => Ok(m.as_ref().and_then(|m| m.get(key))),
+        Node::Array(items) => match list_index(key, items.len())? {
             Some(i) => Ok(Some(&items[i])),
             None => Err(invalid_index(key)),
         },
@@ -96,14 +120,22 @@ fn get<'c>(container: &'c Json, key: &str) -> Result<Option<&'c Json>, Container
     }
 }
 
-/// `container.add`: a map's key set; in a list, inserted before the index (`-`: appended).
-fn add(container: &mut Json, key: &str, value: Json) -> Result<(), ContainerError> {
+/// Writing a key of a nil map (the text `null` read as an object) is Go's runtime panic.
+fn writable(container: &Node) -> Result<(), PatchError> {
     match container {
-        Json::Object(m) => {
+        Node::Object(None) => Err(PatchError::Panic),
+        _ => Ok(()),
+    }
+}
+
+/// `container.add`: a map's key set; in a list, inserted before the index (`-`: appended).
+fn add(container: &mut Node, key: &str, value: Node) -> Result<(), ContainerError> {
+    match container {
+        Node::Object(Some(m)) => {
             m.insert(key.to_string(), value);
             Ok(())
         }
-        Json::Array(items) => {
+        Node::Array(items) => {
             if key == "-" {
                 items.push(value);
                 return Ok(());
@@ -124,13 +156,13 @@ fn add(container: &mut Json, key: &str, value: Json) -> Result<(), ContainerErro
 }
 
 /// `container.set`: a map's key set; a list's existing item replaced.
-fn set(container: &mut Json, key: &str, value: Json) -> Result<(), ContainerError> {
+fn set(container: &mut Node, key: &str, value: Node) -> Result<(), ContainerError> {
     match container {
-        Json::Object(m) => {
+        Node::Object(Some(m)) => {
             m.insert(key.to_string(), value);
             Ok(())
         }
-        Json::Array(items) => match list_index(key, items.len())? {
+        Node::Array(items) => match list_index(key, items.len())? {
             Some(i) => {
                 items[i] = value;
                 Ok(())
@@ -142,12 +174,14 @@ fn set(container: &mut Json, key: &str, value: Json) -> Result<(), ContainerErro
 }
 
 /// `container.remove`.
-fn remove(container: &mut Json, key: &str) -> Result<Json, ContainerError> {
+fn remove(container: &mut Node, key: &str) -> Result<Node, ContainerError> {
+    let nonexistent = || ContainerError::NonexistentKey(key.to_owned());
     match container {
-        Json::Object(m) => m
-            .remove(key)
-            .ok_or_else(|| ContainerError::NonexistentKey(key.to_owned())),
-        Json::Array(items) => match list_index(key, items.len())? {
+        Node::Object(m) => m
+            .as_mut()
+            .and_then(|m| m.remove(key))
+            .ok_or_else(nonexistent),
+        Node::Array(items) => match list_index(key, items.len())? {
             Some(i) => Ok(items.remove(i)),
             None => Err(invalid_index(key)),
         },
@@ -155,40 +189,36 @@ fn remove(container: &mut Json, key: &str) -> Result<Json, ContainerError> {
     }
 }
 
-/// A stored value as the library holds it: a JSON `null` in a decoded document is a nil
-/// `*lazyNode`.
-fn node(value: &Json) -> Option<&Json> {
-    (!value.is_null()).then_some(value)
-}
-
-/// `lazyNode.equal`: the stored value `ours` (not null) against an operation's node of text
+/// `lazyNode.equal`: the document's node `ours` against an operation's node of text
 /// `theirs` (`None`: a nil `RawMessage`). Objects match member by member, a null member
-/// only a null member; arrays item by item; anything else by its compacted text. The text
-/// `null` reads as an empty object or array (`json.Unmarshal` of `null` into a map or slice
-/// succeeds). A null item in either of two compared arrays is a nil `*lazyNode` the library
-/// calls a method of: `Err(Panic)`. Go visits an object's members in random order, so
-/// where one member differs and another would panic, upstream's answer varies; here the
-/// members are visited in key order.
-fn equal(ours: &Json, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
+/// only a null member; arrays item by item; anything else by its compacted text. A text
+/// put by an earlier operation is read as written (the text `null` as an empty object, as
+/// `json.Unmarshal` of `null` into a map succeeds); so is `theirs` (where `null` reads as
+/// an empty object or array). A null item in either of two compared arrays, or a nil node
+/// compared, is a nil `*lazyNode` the library calls a method of: `Err(Panic)`. Go visits
+/// an object's members in random order, so where one member differs and another would
+/// panic, upstream's answer varies; here the members are visited in key order.
+fn equal(ours: &Node, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
     match ours {
-        Json::Object(members) => {
+        Node::Object(members) => {
             let theirs: std::collections::HashMap<String, &[u8]> = match theirs.map(raw::split) {
                 Some(Split::Null) => Default::default(),
                 // A key given twice: the last one counts, as in a Go map.
                 Some(Split::Object(pairs)) => pairs.into_iter().collect(),
                 _ => return Ok(false),
             };
-            if members.len() != theirs.len() {
+            let members = members.iter().flatten();
+            if members.clone().count() != theirs.len() {
                 return Ok(false);
             }
             for (key, value) in members {
                 let Some(other) = theirs.get(key) else {
                     return Ok(false);
                 };
-                let same = match (node(value), raw::is_null(other)) {
-                    (None, true) => true,
-                    (None, false) | (Some(_), true) => false,
-                    (Some(value), false) => equal(value, Some(other))?,
+                let same = match (value == &Node::Nil, raw::is_null(other)) {
+                    (true, true) => true,
+                    (true, false) | (false, true) => false,
+                    (false, false) => equal(value, Some(other))?,
                 };
                 if !same {
                     return Ok(false);
@@ -196,7 +226,7 @@ fn equal(ours: &Json, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
             }
             Ok(true)
         }
-        Json::Array(items) => {
+        Node::Array(items) => {
             let theirs = match theirs.map(raw::split) {
                 Some(Split::Null) => Vec::new(),
                 Some(Split::Array(items)) => items,
@@ -206,7 +236,7 @@ fn equal(ours: &Json, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
                 return Ok(false);
             }
             for (item, other) in items.iter().zip(theirs) {
-                if item.is_null() || raw::is_null(other) {
+                if *item == Node::Nil || raw::is_null(other) {
                     return Err(PatchError::Panic);
                 }
                 if !equal(item, Some(other))? {
@@ -215,7 +245,15 @@ fn equal(ours: &Json, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
             }
             Ok(true)
         }
-        scalar => Ok(theirs.is_some_and(|t| raw::compact(t) == scalar_text(scalar).as_bytes())),
+        Node::Raw(text) => match Node::decode_text(text) {
+            Some(decoded) => equal(&decoded, theirs),
+            None => Ok(theirs.is_some_and(|t| raw::compact(t) == raw::compact(text))),
+        },
+        Node::Scalar(scalar) => {
+            Ok(theirs.is_some_and(|t| raw::compact(t) == scalar_text(scalar).as_bytes()))
+        }
+        Node::NilRaw => Ok(theirs.is_none()),
+        Node::Nil => Err(PatchError::Panic),
     }
 }
 
@@ -223,18 +261,18 @@ fn equal(ours: &Json, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
 /// the operation's `value`. A missing or null value is only a [`PatchValue::Nil`]'s; with
 /// no `value` at all the library reads a nil pointer there (`Err(Panic)`), and a present
 /// value never matches it.
-fn test(doc: &mut Json, path: &str, value: Option<&PatchValue>) -> Result<(), PatchError> {
+fn test(doc: &mut Node, path: &str, value: Option<&PatchValue>) -> Result<(), PatchError> {
     let holds = if path.is_empty() {
         match value {
             None => return Err(PatchError::Panic),
             Some(value) => equal(doc, value.text())?,
         }
     } else {
-        let Some((con, key)) = find(doc, path) else {
+        let Some((con, key)) = find(doc, path)? else {
             return Err(failed(OperationError::TestMissingPath(path.to_owned())));
         };
         let found = get(con, &key).map_err(at("test", "path", path))?;
-        match (found.and_then(node), value) {
+        match (found.filter(|n| **n != Node::Nil), value) {
             (None, None) => return Err(PatchError::Panic),
             (None, Some(value)) => *value == PatchValue::Nil,
             (Some(_), None) => false,
@@ -248,13 +286,31 @@ fn test(doc: &mut Json, path: &str, value: Option<&PatchValue>) -> Result<(), Pa
     }
 }
 
+/// `Patch.replace` of the whole document (the empty path): an object or list value
+/// becomes the document (the text `null`: an empty object that panics when written to);
+/// with no `value` the library reads a nil pointer (`Err(Panic)`); any other value (a
+/// body's `null`, a scalar) leaves the document as it is, as v4.12.0 wraps a nil error
+/// there (`errors.Wrapf(nil, ...)` is nil).
+fn replace_document(doc: &mut Node, value: Option<&PatchValue>) -> Result<(), PatchError> {
+    match value {
+        None => Err(PatchError::Panic),
+        Some(PatchValue::Nil) => Ok(()),
+        Some(PatchValue::Text(text)) => {
+            if let Some(decoded) = Node::decode_text(text) {
+                *doc = decoded;
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Applies `operations` to `doc` in order.
 pub fn apply(doc: &Json, operations: &[Operation]) -> Result<Json, PatchError> {
-    let mut doc = doc.clone();
+    let mut doc = Node::stored(doc);
     for op in operations {
         apply_one(&mut doc, op)?;
     }
-    Ok(doc)
+    Ok(doc.into_json())
 }
 
 fn failed(error: OperationError) -> PatchError {
@@ -273,9 +329,9 @@ fn at(op: &'static str, what: &'static str, at: &str) -> impl FnOnce(ContainerEr
     }
 }
 
-fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
+fn apply_one(doc: &mut Node, op: &Operation) -> Result<(), PatchError> {
     let path = op.path.as_str();
-    let value = || op.value.as_ref().map_or(Json::Null, PatchValue::json);
+    let value = || Node::put(op.value.as_ref());
     let missing_path = |op: &'static str| {
         failed(OperationError::MissingPathQuoted {
             op,
@@ -284,33 +340,36 @@ fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
     };
     match op.op.as_str() {
         "add" => {
-            let Some((con, key)) = find(doc, path) else {
+            let Some((con, key)) = find(doc, path)? else {
                 return Err(missing_path("add"));
             };
+            writable(con)?;
             add(con, &key, value()).map_err(at("add", "path", path))
         }
         "remove" => {
-            let Some((con, key)) = find(doc, path) else {
+            let Some((con, key)) = find(doc, path)? else {
                 return Err(missing_path("remove"));
             };
             remove(con, &key)
                 .map(drop)
                 .map_err(at("remove", "path", path))
         }
+        "replace" if path.is_empty() => replace_document(doc, op.value.as_ref()),
         "replace" => {
-            let Some((con, key)) = find(doc, path) else {
+            let Some((con, key)) = find(doc, path)? else {
                 return Err(failed(OperationError::ReplaceMissingPath(path.to_owned())));
             };
             if get(con, &key).is_err() {
                 return Err(failed(OperationError::ReplaceMissingKey(path.to_owned())));
             }
+            writable(con)?;
             // The library names its `set` failure as a remove's.
             set(con, &key, value()).map_err(at("remove", "path", path))
         }
         "move" | "copy" => {
             let verb: &'static str = if op.op == "move" { "move" } else { "copy" };
             let from = op.from.as_str();
-            let Some((con, key)) = find(doc, from) else {
+            let Some((con, key)) = find(doc, from)? else {
                 return Err(failed(OperationError::MissingFrom {
                     op: verb,
                     from: from.to_owned(),
@@ -327,15 +386,15 @@ fn apply_one(doc: &mut Json, op: &Operation) -> Result<(), PatchError> {
             } else {
                 get(con, &key)
                     .map_err(at("copy", "from", from))?
-                    .cloned()
-                    .unwrap_or(Json::Null)
+                    .map_or(Node::Nil, Node::deep_copy)
             };
-            let Some((con, key)) = find(doc, path) else {
+            let Some((con, key)) = find(doc, path)? else {
                 return Err(failed(OperationError::MissingDestination {
                     op: verb,
                     path: path.to_owned(),
                 }));
             };
+            writable(con)?;
             add(con, &key, moved).map_err(|e| {
                 if verb == "move" {
                     at("move", "path", &key)(e)
@@ -722,5 +781,179 @@ mod tests {
         for (path, text, expected) in cases {
             assert_eq!(test_text(&doc, path, text), expected, "{path} {text:?}");
         }
+    }
+
+    /// The operations of a patch body, each `(op, path, value text)` (`None`: no value;
+    /// `<nil>`: a body's `null`).
+    fn ops(list: &[(&str, &str, Option<&str>)]) -> Vec<Operation> {
+        list.iter()
+            .map(|(o, path, text)| Operation {
+                value: text.map(|t| match t {
+                    "<nil>" => PatchValue::Nil,
+                    t => PatchValue::from_text(t),
+                }),
+                ..op(o, path, None)
+            })
+            .collect()
+    }
+
+    // evanphx/json-patch v4.12.0 `Patch.replace`: the empty path replaces the whole
+    // document with an object or list value (`tryDoc`, `tryAry`; `patch_test.go`
+    // `TestAllCases` replaces one object by another after a `test` of the whole document);
+    // any other value wraps a nil error (`errors.Wrapf(nil, ...)` is nil): nothing changes;
+    // no value is a nil node whose `which` is read (a panic).
+    #[test]
+    fn replace_of_the_whole_document() {
+        let doc = json!({"id": "0", "parentID": "0"});
+        let whole = r#"{"id": "7", "originalID": "bar", "parentID": "0"}"#;
+        let out = apply(
+            &doc,
+            &ops(&[
+                ("test", "", Some(r#"{"parentID": "0", "id": "0"}"#)),
+                ("replace", "", Some(whole)),
+            ]),
+        );
+        assert_eq!(
+            out,
+            Ok(json!({"id": "7", "originalID": "bar", "parentID": "0"}))
+        );
+        // A list becomes the document; later operations work on it.
+        let out = apply(
+            &doc,
+            &ops(&[
+                ("replace", "", Some("[1, \"a\"]")),
+                ("add", "/-", Some("true")),
+                ("test", "", Some("[1, \"a\", true]")),
+            ]),
+        );
+        assert_eq!(out, Ok(json!([1, "a", true])));
+        for unchanged in ["\"qux\"", "7", "<nil>"] {
+            let out = apply(&doc, &ops(&[("replace", "", Some(unchanged))]));
+            assert_eq!(out, Ok(doc.clone()), "{unchanged}");
+        }
+        let out = apply(&doc, &ops(&[("replace", "", None)]));
+        assert_eq!(out, Err(PatchError::Panic));
+        // A policy's `null` (the text): a nil map, which reads as empty and panics when
+        // written to; it marshals as `null`.
+        assert_eq!(
+            apply(&doc, &ops(&[("replace", "", Some("null"))])),
+            Ok(Json::Null)
+        );
+        let out = apply(
+            &doc,
+            &ops(&[("replace", "", Some("null")), ("test", "", Some("{}"))]),
+        );
+        assert_eq!(out, Ok(Json::Null));
+        let out = apply(
+            &doc,
+            &ops(&[("replace", "", Some("null")), ("add", "/a", Some("1"))]),
+        );
+        assert_eq!(out, Err(PatchError::Panic));
+    }
+
+    // evanphx/json-patch v4.12.0: `add` and `replace` put `Operation.value()`, a `lazyNode`
+    // of the operation's raw bytes, which `lazyNode.equal` compares as written (compacted)
+    // and `findObject` decodes one level when a later path steps into it; `copy` puts
+    // `deepCopy`, the node marshalled by encoding/json (compacted, HTML characters
+    // escaped, map keys sorted); a body's `null` (a nil `RawMessage`) is a node whose raw
+    // text is a nil pointer that `findObject` dereferences (`*next.raw`).
+    #[test]
+    fn values_put_by_the_patch_compare_as_written() {
+        let doc = json!({"a": {}});
+        let failed = |path: &str| Err(PatchError::TestFailed(path.to_owned()));
+        let cases = [
+            (
+                vec![("add", "/a/x", Some("1.0")), ("test", "/a/x", Some("1.0"))],
+                Ok(()),
+            ),
+            (
+                vec![("add", "/a/x", Some("1.0")), ("test", "/a/x", Some("1"))],
+                failed("/a/x"),
+            ),
+            (
+                vec![
+                    ("add", "/a/s", Some("\"a<b\"")),
+                    ("test", "/a/s", Some("\"a<b\"")),
+                ],
+                Ok(()),
+            ),
+            (
+                vec![
+                    ("add", "/a/s", Some("\"a<b\"")),
+                    ("test", "/a/s", Some("\"a\\u003cb\"")),
+                ],
+                failed("/a/s"),
+            ),
+            (
+                vec![
+                    ("replace", "/a", Some(r#"{"k": [1.0, "x"], "n": null}"#)),
+                    ("test", "/a", Some(r#"{"n": null, "k": [1.0, "x"]}"#)),
+                    ("test", "/a/k/0", Some("1.0")),
+                    ("test", "/a/n", Some("<nil>")),
+                ],
+                Ok(()),
+            ),
+            // A copy is re-encoded: HTML characters escaped, numbers as written.
+            (
+                vec![
+                    ("add", "/a/s", Some(r#"{"v": "a<b", "n": 1.0}"#)),
+                    ("copy", "/a/c", None),
+                    ("test", "/a/c", Some(r#"{"v": "a\u003cb", "n": 1.0}"#)),
+                ],
+                Ok(()),
+            ),
+            (
+                vec![
+                    ("add", "/a/s", Some(r#""a<b""#)),
+                    ("copy", "/a/c", None),
+                    ("test", "/a/c", Some(r#""a<b""#)),
+                ],
+                failed("/a/c"),
+            ),
+            // The text `null` put is an empty object to `test`, and a nil map to write to.
+            (
+                vec![("add", "/a/z", Some("null")), ("test", "/a/z", Some("{}"))],
+                Ok(()),
+            ),
+            (
+                vec![("add", "/a/z", Some("null")), ("add", "/a/z/k", Some("1"))],
+                Err(PatchError::Panic),
+            ),
+            // A body's `null`: tests equal to `null` only; stepping into it panics.
+            (
+                vec![
+                    ("add", "/a/z", Some("<nil>")),
+                    ("test", "/a/z", Some("<nil>")),
+                ],
+                Ok(()),
+            ),
+            (
+                vec![
+                    ("add", "/a/z", Some("<nil>")),
+                    ("test", "/a/z", Some("null")),
+                ],
+                failed("/a/z"),
+            ),
+            (
+                vec![("add", "/a/z", Some("<nil>")), ("add", "/a/z/k", Some("1"))],
+                Err(PatchError::Panic),
+            ),
+        ];
+        for (list, expected) in cases {
+            let mut operations = ops(&list);
+            for o in operations.iter_mut().filter(|o| o.op == "copy") {
+                o.from = "/a/s".into();
+            }
+            assert_eq!(apply(&doc, &operations).map(drop), expected, "{list:?}");
+        }
+        // What was put reads back as its text decodes.
+        let out = apply(
+            &doc,
+            &ops(&[
+                ("add", "/a/x", Some(" 1.0 ")),
+                ("add", "/a/y", Some("[1, {\"b\": null}]")),
+            ]),
+        );
+        assert_eq!(out, Ok(json!({"a": {"x": 1.0, "y": [1, {"b": null}]}})));
     }
 }

@@ -166,7 +166,24 @@ impl Status {
             cause: Some(cause),
         }
     }
+
+    /// A request whose handling panicked, as kube-apiserver's panic recovery answers it
+    /// (`server/filters/wrap.go`, `WithPanicRecovery`): 500 with [`PANIC_TEXT`], which is
+    /// plain text there, no `Status` (so no reason).
+    pub fn panicked() -> Status {
+        Status {
+            code: 500,
+            reason: String::new(),
+            message: PANIC_TEXT.to_owned(),
+            cause: None,
+        }
+    }
 }
+
+/// The text of kube-apiserver's panic recovery (`server/filters/wrap.go`,
+/// `WithPanicRecovery`), its whole answer to a request whose handling panicked.
+pub const PANIC_TEXT: &str =
+    "This request caused apiserver to panic. Look in the logs for details.";
 
 /// The decision on a request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -283,6 +283,11 @@ pub struct Mutated {
     /// The request's failure, if a mutation failed under failurePolicy Fail (or the
     /// request's namespace was not found).
     pub status: Option<Status>,
+    /// Whether a JSON patch made the patch library panic: upstream nothing in the
+    /// admission chain recovers it (`policy/mutating/dispatcher.go`, `dispatchOne`), so
+    /// the request fails as a panicking request does, whatever the failure policy; no
+    /// status, no object, and the mutation is not counted in the metrics.
+    pub panicked: bool,
     /// The cost of each evaluated expression, as `(policy, binding, cost)`.
     pub costs: Vec<(String, String, ExpressionCost)>,
     /// Which policy invocations ran, in order, as `policy/binding` (the second pass's after
@@ -490,21 +495,26 @@ impl MutatingPolicySet {
             reinvoke: BTreeSet::new(),
             errors: Vec::new(),
             aborted: None,
+            panicked: false,
             costs: Vec::new(),
             invocations: Vec::new(),
             checks: Vec::new(),
         };
         run.pass(&prepared.candidates, false);
-        let settled = run.aborted.is_some() || run.failure().is_some();
+        let settled = run.stopped() || run.failure().is_some();
         if !settled && run.applied && run.finish_pass() {
             run.applied = false;
             run.pass(&prepared.candidates, true);
         }
-        let status = run.aborted.take().or_else(|| run.failure());
-        let applied = status.is_none() && !run.invocations.is_empty();
+        let status = match run.panicked {
+            true => None,
+            false => run.aborted.take().or_else(|| run.failure()),
+        };
+        let applied = status.is_none() && !run.panicked && !run.invocations.is_empty();
         Mutated {
             object: applied.then_some(run.object),
             status,
+            panicked: run.panicked,
             costs: run.costs,
             invocations: run.invocations,
             checks: run.checks,
@@ -528,12 +538,19 @@ struct Pass<'a, 'i> {
     errors: Vec<PolicyError>,
     /// An error that fails the request as is (the request's namespace was not found).
     aborted: Option<Status>,
+    /// A JSON patch panicked ([`Mutated::panicked`]).
+    panicked: bool,
     costs: Vec<(String, String, ExpressionCost)>,
     invocations: Vec<String>,
     checks: Vec<MutationCheck>,
 }
 
 impl Pass<'_, '_> {
+    /// Whether the request ends here (an error that fails it as is, or a panic).
+    fn stopped(&self) -> bool {
+        self.aborted.is_some() || self.panicked
+    }
+
     /// `RequireReinvokingPreviouslyInvokedPlugins`.
     fn require_reinvoking(&mut self) {
         if !self.previously_invoked.is_empty() {
@@ -671,7 +688,7 @@ impl Pass<'_, '_> {
                     self.invoke(
                         &policy, binding, &matched, namespace, param, &converted, key,
                     );
-                    if self.aborted.is_some() {
+                    if self.stopped() {
                         return;
                     }
                 }
@@ -788,6 +805,10 @@ impl Pass<'_, '_> {
                 }
                 PatchKind::JsonPatch => json_patch_of(&value, &object),
             });
+            if matches!(patched, Err(MutationError::JsonPatchPanic)) {
+                self.panicked = true;
+                return;
+            }
             // The JSON patcher decodes its result strictly; a failure is an internal error,
             // which the dispatcher returns as is, whatever the failure policy.
             let internal = match (kind, &patched) {
@@ -873,12 +894,16 @@ impl Pass<'_, '_> {
 
 /// The JSON patcher's decoding of the patched object (kube-apiserver's
 /// `policy/mutating/patch/json_patch.go`: the typed object encoded, patched, and decoded
-/// strictly into the kind's Go type): for a built-in kind, the decoder's type error (`json:
-/// cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type
-/// int32`) or the fields the kind does not have (`strict decoding error: unknown field
-/// "spec.foo"`). Only what the patch brought counts: upstream patches the typed object,
-/// which has neither. Custom resources decode as unstructured objects: nothing to refuse.
+/// strictly into the kind's Go type): a list is no object of any kind; for a built-in
+/// kind, the decoder's type error (`json: cannot unmarshal string into Go struct field
+/// DeploymentSpec.spec.replicas of type int32`) or the fields the kind does not have
+/// (`strict decoding error: unknown field "spec.foo"`). Only what the patch brought
+/// counts: upstream patches the typed object, which has neither. Custom resources decode
+/// as unstructured objects: nothing else to refuse.
 fn strict_decode(kind: &GroupVersionKind, before: &Json, after: &Json) -> Result<(), DecodeError> {
+    if after.is_array() {
+        return Err(DecodeError::List);
+    }
     let Some(kind) = crate::kubernetes::builtin::kind(&api_version(kind), &kind.kind) else {
         return Ok(());
     };

@@ -42,8 +42,8 @@ pub enum MutationError {
     /// A JSON patch operation does not apply.
     #[error("JSON Patch: {0}")]
     JsonPatch(OperationError),
-    /// The JSON patcher panicked ([`PatchError::Panic`]); upstream the request fails with
-    /// a 500 whatever the failure policy, here the mutation fails with Go's runtime error.
+    /// The JSON patcher panicked ([`PatchError::Panic`]): the request fails as a
+    /// panicking request does, whatever the failure policy (`Mutated::panicked`).
     #[error("{}", PatchError::Panic)]
     JsonPatchPanic,
     /// A mutation without an expression of a known patch type (which the API server
@@ -87,9 +87,12 @@ pub enum PatchError {
     /// A `test` operation failed: the patch is not applied, and that is no error.
     #[error("testing value {0} failed: test failed")]
     TestFailed(String),
-    /// The library dereferences a nil pointer and panics (a `test` without `value` of a
-    /// missing or null value; a null item in an array `test` compares): Go's runtime error.
-    /// kube-apiserver answers such a request with a 500.
+    /// The library panics: it dereferences a nil pointer (a `test` without `value` of a
+    /// missing or null value, or of the whole document; a null item in an array `test`
+    /// compares; a `replace` of the whole document without `value`; a path through a
+    /// value put as a patch body's `null`) or writes to a nil map (a value put as the text
+    /// `null`, stepped into). The text is Go's for the first (no client sees it:
+    /// kube-apiserver answers such a request with its panic recovery's 500).
     #[error("runtime error: invalid memory address or nil pointer dereference")]
     Panic,
     /// Any other failure.
@@ -182,6 +185,15 @@ pub enum ContainerError {
 /// `policy/mutating/patch/json_patch.go`: the patched object decoded strictly).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// The patched document is a list (a `replace` of the whole object with one), which
+    /// the codec cannot read for apiVersion and kind (apimachinery's
+    /// `SimpleMetaFactory.Interpret`; its `json.Unmarshal` error).
+    #[error(
+        "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go \
+         value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; \
+         Kind string \"json:\\\"kind,omitempty\\\"\" }}"
+    )]
+    List,
     /// A value of the wrong type (the Go decoder's text: `json: cannot unmarshal string
     /// into Go struct field DeploymentSpec.spec.replicas of type int32`).
     #[error("{0}")]

@@ -302,17 +302,16 @@ pub fn to_json(value: &Value) -> Result<serde_json::Value, JsonConversionError> 
 const MAX_INT_JSON: u64 = (1 << 53) - 1;
 
 /// A JSON patch operation's value as kube-apiserver's JSON patcher hands it to
-/// evanphx/json-patch (`policy/mutating/patch/json_patch.go`: `ConvertToNative` to a
-/// `structpb.Value`, then `json.Marshal`, which runs protojson and compacts its output with
-/// encoding/json's HTML escaping): the value as [`to_json`] converts it, with that text.
+/// evanphx/json-patch (`policy/mutating/patch/json_patch.go`, `evaluatePatchExpression`:
+/// `ConvertToNative` to a `structpb.Value`, then `json.Marshal`, which runs protojson and
+/// compacts its output with encoding/json's HTML escaping): its text, which `add` and
+/// `replace` put and `test` compares. A value without a JSON form fails as [`to_json`]
+/// words it.
 pub fn patch_value(value: &Value) -> Result<PatchValue, JsonConversionError> {
-    let json = to_json(value)?;
+    to_json(value)?;
     let mut text = String::new();
     patch_text(value, false, &mut text)?;
-    Ok(PatchValue::Text {
-        value: json,
-        text: text.into_bytes(),
-    })
+    Ok(PatchValue::Text(text.into_bytes()))
 }
 
 /// The text of `value` in a JSON patch (see [`patch_value`]): an int or uint within
@@ -458,7 +457,7 @@ mod tests {
 
     fn text(value: &Value) -> String {
         match patch_value(value).unwrap() {
-            PatchValue::Text { text, .. } => String::from_utf8(text).unwrap(),
+            PatchValue::Text(text) => String::from_utf8(text).unwrap(),
             PatchValue::Nil => "<nil>".to_owned(),
         }
     }

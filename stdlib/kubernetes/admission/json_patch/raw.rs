@@ -146,6 +146,35 @@ pub fn compact(text: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `json.Compact` as encoding/json's `Marshal` runs it on a `json.RawMessage`: `text`
+/// compacted, with `<`, `>`, `&`, U+2028 and U+2029 written as `\u` escapes.
+pub fn compact_escaped(text: &[u8]) -> Vec<u8> {
+    let compacted = compact(text);
+    let mut out = Vec::with_capacity(compacted.len());
+    let mut at = 0;
+    while at < compacted.len() {
+        let escape = match compacted[at] {
+            b'<' => Some("\\u003c"),
+            b'>' => Some("\\u003e"),
+            b'&' => Some("\\u0026"),
+            0xE2 if compacted[at..].starts_with(&[0xE2, 0x80, 0xA8]) => Some("\\u2028"),
+            0xE2 if compacted[at..].starts_with(&[0xE2, 0x80, 0xA9]) => Some("\\u2029"),
+            _ => None,
+        };
+        match escape {
+            Some(escape) => {
+                out.extend_from_slice(escape.as_bytes());
+                at += if compacted[at] == 0xE2 { 3 } else { 1 };
+            }
+            None => {
+                out.push(compacted[at]);
+                at += 1;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +199,11 @@ mod tests {
         assert_eq!(split(b"\"{\""), Split::Scalar);
         assert!(is_null(b" null "));
         assert_eq!(compact(b"{ \"a b\" : [ 1 , 2 ] }"), b"{\"a b\":[1,2]}");
+        assert_eq!(
+            String::from_utf8(compact_escaped(
+                "{ \"a\" : \"<&>\u{2028}\u{2029}é\" }".as_bytes()
+            )),
+            Ok(r#"{"a":"\u003c\u0026\u003e\u2028\u2029é"}"#.to_owned())
+        );
     }
 }

@@ -11,41 +11,23 @@ pub enum PatchValue {
     /// Go's nil `RawMessage`: a patch body's `"value": null`, which encoding/json decodes
     /// into a nil pointer. Applied as `null`; only a missing or null value tests equal to it.
     Nil,
-    /// A value and its JSON text as the library got it (a patch body's bytes as written;
-    /// what a mutating policy's value marshals to). `test` compares the text.
-    Text {
-        /// The value as applied.
-        value: Json,
-        /// Its JSON text.
-        text: Vec<u8>,
-    },
+    /// The value's JSON text as the library got it (a patch body's bytes as written; what
+    /// a mutating policy's value marshals to): what `add` and `replace` put, and what
+    /// `test` compares.
+    Text(Vec<u8>),
 }
 
 impl PatchValue {
-    /// A value whose text is `text` (which must be JSON), read as kube-apiserver reads JSON.
+    /// A value whose text is `text` (which must be JSON).
     pub fn from_text(text: &str) -> PatchValue {
-        let value = crate::documents::read_body(text.as_bytes(), false)
-            .map(|(v, _)| v)
-            .unwrap_or(Json::Null);
-        PatchValue::Text {
-            value,
-            text: text.as_bytes().to_vec(),
-        }
-    }
-
-    /// The value as applied.
-    pub(super) fn json(&self) -> Json {
-        match self {
-            PatchValue::Nil => Json::Null,
-            PatchValue::Text { value, .. } => value.clone(),
-        }
+        PatchValue::Text(text.as_bytes().to_vec())
     }
 
     /// The text (`None`: Go's nil).
     pub(super) fn text(&self) -> Option<&[u8]> {
         match self {
             PatchValue::Nil => None,
-            PatchValue::Text { text, .. } => Some(text),
+            PatchValue::Text(text) => Some(text),
         }
     }
 }

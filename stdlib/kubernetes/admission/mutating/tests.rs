@@ -359,3 +359,101 @@ fn failed_mutations_are_checked_with_their_error_type() {
         MutationErrorType::OutOfBudget
     );
 }
+
+/// A create of a custom resource (decoded as an unstructured object: no type to refuse a
+/// value).
+fn widget_request(object: Json) -> AdmissionRequest {
+    serde_json::from_value(json!({
+        "kind": {"group": "example.com", "version": "v1", "kind": "Widget"},
+        "resource": {"group": "example.com", "version": "v1", "resource": "widgets"},
+        "name": "w", "namespace": "default", "operation": "CREATE", "object": object}))
+    .unwrap()
+}
+
+// What `add` and `replace` put is the value as kube-apiserver's JSON patcher marshals it
+// (`policy/mutating/patch/json_patch.go`, `evaluatePatchExpression`: `ConvertToNative` to
+// a `structpb.Value`, then `json.Marshal`), decoded again after the patch: a double as
+// protojson writes it (`1.0` is `1`), an int or uint beyond ±(2^53 − 1) a decimal string
+// (cel-go `common/types/int.go`, `uint.go`: `isJSONSafe`), but inside an `Object` literal
+// (`structpb.NewStruct` of Go values) every integer a float64 (2^60 written as the
+// shortest float64 text, `1152921504606847000`, as protojson's `appendFloat` writes it).
+#[test]
+fn json_patch_values_are_put_as_upstream_marshals_them() {
+    let expression = "[JSONPatch{op: 'add', path: '/spec/d', value: 1.0}, \
+        JSONPatch{op: 'add', path: '/spec/big', value: 1152921504606846976}, \
+        JSONPatch{op: 'add', path: '/spec/u', value: 18446744073709551615u}, \
+        JSONPatch{op: 'add', path: '/spec/o', value: Object.spec.o{n: 1152921504606846976}}, \
+        JSONPatch{op: 'replace', path: '/spec/h', value: 0.5}, \
+        JSONPatch{op: 'test', path: '/spec/d', value: 1.0}]";
+    let p = policy(
+        "values",
+        json!({"matchConstraints": rules("widgets", "example.com"),
+            "reinvocationPolicy": "Never",
+            "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": expression}}]}),
+    );
+    let set = MutatingPolicySet::new([p], [binding("values-b", "values")]);
+    let objects = default_namespace();
+    let request = widget_request(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w"}, "spec": {"h": 1}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
+    assert_eq!(mutated.status, None);
+    assert_eq!(
+        mutated.object.unwrap()["spec"],
+        json!({"d": 1, "big": "1152921504606846976", "u": "18446744073709551615",
+            "o": {"n": 1152921504606847000_u64}, "h": 0.5})
+    );
+}
+
+// A `test` without `value` of a missing path makes evanphx/json-patch v4.12.0 read a nil
+// node (`Patch.test`: `op.value().raw`); nothing in the mutating dispatcher recovers it
+// (`policy/mutating/dispatcher.go`, `dispatchOne`), so the request fails as a panicking
+// request does, whatever the failure policy, and the mutation is not counted.
+#[test]
+fn a_json_patch_panic_fails_the_request_whatever_the_failure_policy() {
+    for failure in ["Fail", "Ignore"] {
+        let p = policy(
+            "p",
+            json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+                "failurePolicy": failure,
+                "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression":
+                    "[JSONPatch{op: 'test', path: '/data/missing'}]"}}]}),
+        );
+        let set = MutatingPolicySet::new([p], [binding("b", "p")]);
+        let objects = default_namespace();
+        let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
+        let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
+        assert!(mutated.panicked, "{failure}");
+        assert_eq!((mutated.status, mutated.object), (None, None), "{failure}");
+        assert!(mutated.checks.is_empty(), "{failure}");
+    }
+}
+
+// A `replace` of the whole object with a list (evanphx/json-patch v4.12.0 `Patch.replace`
+// of the empty path) leaves a document the JSON patcher's decoder cannot read for apiVersion
+// and kind (`policy/mutating/patch/json_patch.go`: `jsonSerializer.Decode`, whose error is
+// `apierrors.NewInternalError`): 500, whatever the failure policy.
+#[test]
+fn a_json_patch_that_leaves_a_list_is_an_internal_error() {
+    let p = policy(
+        "p",
+        json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
+            "failurePolicy": "Ignore",
+            "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression":
+                "[JSONPatch{op: 'replace', path: '', value: [1]}]"}}]}),
+    );
+    let set = MutatingPolicySet::new([p], [binding("b", "p")]);
+    let objects = default_namespace();
+    let request = config_map_request(json!({"metadata": {"name": "c"}, "data": {}}));
+    let mutated = set.mutate(&request, &lookups(&objects), &LibrarySchemas::builtin());
+    let status = mutated.status.unwrap();
+    assert_eq!(
+        (status.code, status.reason.as_str()),
+        (500, "InternalError")
+    );
+    assert_eq!(
+        status.message,
+        "Internal error occurred: couldn't get version/kind; json parse error: json: cannot \
+         unmarshal array into Go value of type struct { APIVersion string \
+         \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }"
+    );
+}
