@@ -1,6 +1,6 @@
 //! Applying a JSON patch (RFC 6902) to an object as the API server's mutating admission
-//! policies do (evanphx/json-patch v4.12.0, `gopkg.in/evanphx/json-patch.v4`, which
-//! kubernetes `staging/src/k8s.io/apiserver/go.mod` requires): its error texts, a missing
+//! policies do (evanphx/json-patch v4.13.0, `gopkg.in/evanphx/json-patch.v4`, which
+//! kubernetes 1.37's `staging/src/k8s.io/apiserver/go.mod` requires): its error texts, a missing
 //! map key readable as absent (so `replace` of an unset field sets it), negative list
 //! indices counted from the end, and a failed `test` leaving the object unchanged. The API
 //! server's patch handler applies JSON patches with the same library, so `kcel-apiserver`
@@ -25,10 +25,11 @@
 //! (the text `null`, which the library reads as an empty object or array).
 //!
 //! Where the library panics (a nil pointer dereferenced, a nil map written to), the
-//! application ends with [`PatchError::Panic`]. v4.13.0 differs from v4.12.0 in two places
-//! this follows v4.12.0 on: stepping through a value put as a body's `null` panics here
-//! (v4.13.0's `findObject` reports the path missing), and a `replace` of the whole
-//! document with a value that is no object or list does nothing here (v4.13.0 fails it).
+//! application ends with [`PatchError::Panic`]. Where v4.13.0 differs from v4.12.0 (which
+//! Kubernetes used before 1.35), this follows v4.13.0: stepping through a value put as a
+//! body's `null` finds no path (v4.12.0 panicked), a `test` without `value` of an absent
+//! path passes (v4.12.0 panicked), and a `replace` of the whole document with a value that
+//! is no object or list fails (v4.12.0 wrapped a nil error into success).
 
 use serde_json::Value as Json;
 
@@ -62,8 +63,8 @@ fn decode_key(part: &str) -> String {
 
 /// The container of the pointer's last segment and that segment (`findObject`), or
 /// `Ok(None)` when the path is not a pointer into the document or its parent does not
-/// exist. Stepping into a value put as a body's `null` dereferences its nil text:
-/// `Err(Panic)`.
+/// exist, as when it steps into a value put as a body's `null` (a nil `raw`, which v4.13.0
+/// checks for).
 fn find<'d>(doc: &'d mut Node, path: &str) -> Result<Option<(&'d mut Node, String)>, PatchError> {
     let split: Vec<&str> = path.split('/').collect();
     if split.len() < 2 {
@@ -80,12 +81,9 @@ fn find<'d>(doc: &'d mut Node, path: &str) -> Result<Option<(&'d mut Node, Strin
             },
             _ => None,
         };
-        let Some(next) = next else {
+        let Some(next) = next.filter(|n| **n != Node::NilRaw) else {
             return Ok(None);
         };
-        if *next == Node::NilRaw {
-            return Err(PatchError::Panic);
-        }
         if !next.open() {
             return Ok(None);
         }
@@ -258,9 +256,9 @@ fn equal(ours: &Node, theirs: Option<&[u8]>) -> Result<bool, PatchError> {
 }
 
 /// `Patch.test`: whether the value at `path` (the whole document for the empty path) is
-/// the operation's `value`. A missing or null value is only a [`PatchValue::Nil`]'s; with
-/// no `value` at all the library reads a nil pointer there (`Err(Panic)`), and a present
-/// value never matches it.
+/// the operation's `value`. A missing or null value is a [`PatchValue::Nil`]'s, or no
+/// `value` at all; a present value never matches no `value`. The whole document against no
+/// `value` reads a nil pointer (`Err(Panic)`).
 fn test(doc: &mut Node, path: &str, value: Option<&PatchValue>) -> Result<(), PatchError> {
     let holds = if path.is_empty() {
         match value {
@@ -273,7 +271,7 @@ fn test(doc: &mut Node, path: &str, value: Option<&PatchValue>) -> Result<(), Pa
         };
         let found = get(con, &key).map_err(at("test", "path", path))?;
         match (found.filter(|n| **n != Node::Nil), value) {
-            (None, None) => return Err(PatchError::Panic),
+            (None, None) => true,
             (None, Some(value)) => *value == PatchValue::Nil,
             (Some(_), None) => false,
             (Some(found), Some(value)) => equal(found, value.text())?,
@@ -289,19 +287,15 @@ fn test(doc: &mut Node, path: &str, value: Option<&PatchValue>) -> Result<(), Pa
 /// `Patch.replace` of the whole document (the empty path): an object or list value
 /// becomes the document (the text `null`: an empty object that panics when written to);
 /// with no `value` the library reads a nil pointer (`Err(Panic)`); any other value (a
-/// body's `null`, a scalar) leaves the document as it is, as v4.12.0 wraps a nil error
-/// there (`errors.Wrapf(nil, ...)` is nil).
+/// body's `null`, a scalar) fails.
 fn replace_document(doc: &mut Node, value: Option<&PatchValue>) -> Result<(), PatchError> {
-    match value {
-        None => Err(PatchError::Panic),
-        Some(PatchValue::Nil) => Ok(()),
-        Some(PatchValue::Text(text)) => {
-            if let Some(decoded) = Node::decode_text(text) {
-                *doc = decoded;
-            }
-            Ok(())
-        }
-    }
+    let decoded = match value {
+        None => return Err(PatchError::Panic),
+        Some(PatchValue::Nil) => None,
+        Some(PatchValue::Text(text)) => Node::decode_text(text),
+    };
+    *doc = decoded.ok_or(failed(OperationError::ReplaceDocument))?;
+    Ok(())
 }
 
 /// Applies `operations` to `doc` in order.
@@ -597,8 +591,9 @@ mod tests {
         apply(doc, &[test]).map(drop)
     }
 
-    // evanphx/json-patch v4.12.0 `patch_test.go` `TestAllTest` (`TestCases`): a body's
-    // `"value": null` is Go's nil (`<nil>` here).
+    // evanphx/json-patch v4.13.0 `patch_test.go` `TestAllTest` (`TestCases`): a body's
+    // `"value": null` is Go's nil (`<nil>` here); no `value` (`None`) of an absent path
+    // passes, as v4.13.0's added case `{ "baz": [] }` / `test /foo` has it.
     #[test]
     fn upstream_test_cases() {
         let passes = [
@@ -615,6 +610,7 @@ mod tests {
             (json!({"baz": "qux"}), "/foo", Some("<nil>")),
             (json!({"foo": null}), "/foo", Some("<nil>")),
             (json!({"baz/foo": "qux"}), "/baz~1foo", Some(r#""qux""#)),
+            (json!({"baz": []}), "/foo", None),
         ];
         for (doc, path, text) in passes {
             assert_eq!(test_text(&doc, path, text), Ok(()), "{doc} {path}");
@@ -735,8 +731,9 @@ mod tests {
     }
 
     // `null` and missing values: a body's `null` (Go's nil) matches only a missing or null
-    // value; a policy's `null` (the text `null`) reads as an empty object or array; no
-    // `value` at a missing or null value, or a null item in compared arrays, panics.
+    // value, and so does no `value` (v4.13.0's `op.value() == nil` check); a policy's `null`
+    // (the text `null`) reads as an empty object or array; no `value` against the whole
+    // document, or a null item in compared arrays, panics.
     #[test]
     fn null_and_missing_values() {
         let doc = json!({"o": {}, "a": [], "z": null, "s": "x", "l": [1, null], "m": {"k": null}});
@@ -765,8 +762,9 @@ mod tests {
                 Some(r#"{"k": {}}"#),
                 Err(PatchError::TestFailed("/m".into())),
             ),
-            ("/missing", None, Err(PatchError::Panic)),
-            ("/z", None, Err(PatchError::Panic)),
+            ("/missing", None, Ok(())),
+            ("/z", None, Ok(())),
+            ("/s", None, Err(PatchError::TestFailed("/s".into()))),
             ("", None, Err(PatchError::Panic)),
             ("/l", Some("[1, null]"), Err(PatchError::Panic)),
             ("/l", Some("[1, 2]"), Err(PatchError::Panic)),
@@ -797,11 +795,11 @@ mod tests {
             .collect()
     }
 
-    // evanphx/json-patch v4.12.0 `Patch.replace`: the empty path replaces the whole
+    // evanphx/json-patch v4.13.0 `Patch.replace`: the empty path replaces the whole
     // document with an object or list value (`tryDoc`, `tryAry`; `patch_test.go`
     // `TestAllCases` replaces one object by another after a `test` of the whole document);
-    // any other value wraps a nil error (`errors.Wrapf(nil, ...)` is nil): nothing changes;
-    // no value is a nil node whose `which` is read (a panic).
+    // any other value fails, wrapping a nil error (`fmt.Errorf` writes `%!w(<nil>)`); no
+    // value is a nil node whose `which` is read (a panic).
     #[test]
     fn replace_of_the_whole_document() {
         let doc = json!({"id": "0", "parentID": "0"});
@@ -827,9 +825,13 @@ mod tests {
             ]),
         );
         assert_eq!(out, Ok(json!([1, "a", true])));
-        for unchanged in ["\"qux\"", "7", "<nil>"] {
-            let out = apply(&doc, &ops(&[("replace", "", Some(unchanged))]));
-            assert_eq!(out, Ok(doc.clone()), "{unchanged}");
+        for scalar in ["\"qux\"", "7", "<nil>"] {
+            let out = apply(&doc, &ops(&[("replace", "", Some(scalar))]));
+            assert_eq!(
+                out.unwrap_err().to_string(),
+                "replace operation value must be object or array: %!w(<nil>)",
+                "{scalar}"
+            );
         }
         let out = apply(&doc, &ops(&[("replace", "", None)]));
         assert_eq!(out, Err(PatchError::Panic));
@@ -851,16 +853,17 @@ mod tests {
         assert_eq!(out, Err(PatchError::Panic));
     }
 
-    // evanphx/json-patch v4.12.0: `add` and `replace` put `Operation.value()`, a `lazyNode`
+    // evanphx/json-patch v4.13.0: `add` and `replace` put `Operation.value()`, a `lazyNode`
     // of the operation's raw bytes, which `lazyNode.equal` compares as written (compacted)
     // and `findObject` decodes one level when a later path steps into it; `copy` puts
     // `deepCopy`, the node marshalled by encoding/json (compacted, HTML characters
     // escaped, map keys sorted); a body's `null` (a nil `RawMessage`) is a node whose raw
-    // text is a nil pointer that `findObject` dereferences (`*next.raw`).
+    // text is a nil pointer, where `findObject` finds no path.
     #[test]
     fn values_put_by_the_patch_compare_as_written() {
         let doc = json!({"a": {}});
         let failed = |path: &str| Err(PatchError::TestFailed(path.to_owned()));
+        let failed_op = PatchError::Failed;
         let cases = [
             (
                 vec![("add", "/a/x", Some("1.0")), ("test", "/a/x", Some("1.0"))],
@@ -919,7 +922,8 @@ mod tests {
                 vec![("add", "/a/z", Some("null")), ("add", "/a/z/k", Some("1"))],
                 Err(PatchError::Panic),
             ),
-            // A body's `null`: tests equal to `null` only; stepping into it panics.
+            // A body's `null`: tests equal to `null` only; stepping into it finds no path
+            // (`findObject` checks for a nil `raw`).
             (
                 vec![
                     ("add", "/a/z", Some("<nil>")),
@@ -936,7 +940,10 @@ mod tests {
             ),
             (
                 vec![("add", "/a/z", Some("<nil>")), ("add", "/a/z/k", Some("1"))],
-                Err(PatchError::Panic),
+                Err(failed_op(OperationError::MissingPathQuoted {
+                    op: "add",
+                    path: "/a/z/k".into(),
+                })),
             ),
         ];
         for (list, expected) in cases {

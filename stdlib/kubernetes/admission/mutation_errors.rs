@@ -135,6 +135,11 @@ pub enum OperationError {
         /// The operation's path.
         path: String,
     },
+    /// A `replace` of the whole document with a value that is no object or list (or a
+    /// patch body's `null`): v4.13.0 wraps a nil error there, which Go's `fmt.Errorf`
+    /// writes as `%!w(<nil>)`.
+    #[error("replace operation value must be object or array: %!w(<nil>)")]
+    ReplaceDocument,
     /// The parent of a `test` path does not exist.
     #[error("test operation does not apply: is missing path: {0}: missing value")]
     TestMissingPath(String),

@@ -404,8 +404,8 @@ fn json_patch_values_are_put_as_upstream_marshals_them() {
     );
 }
 
-// A `test` without `value` of a missing path makes evanphx/json-patch v4.12.0 read a nil
-// node (`Patch.test`: `op.value().raw`); nothing in the mutating dispatcher recovers it
+// A `test` of the whole object without `value` makes evanphx/json-patch v4.13.0 compare with
+// a nil node (`Patch.test`: `self.equal(op.value())`); nothing in the mutating dispatcher recovers it
 // (`policy/mutating/dispatcher.go`, `dispatchOne`), so the request fails as a panicking
 // request does, whatever the failure policy, and the mutation is not counted.
 #[test]
@@ -416,7 +416,7 @@ fn a_json_patch_panic_fails_the_request_whatever_the_failure_policy() {
             json!({"matchConstraints": rules("configmaps", ""), "reinvocationPolicy": "Never",
                 "failurePolicy": failure,
                 "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression":
-                    "[JSONPatch{op: 'test', path: '/data/missing'}]"}}]}),
+                    "[JSONPatch{op: 'test', path: ''}]"}}]}),
         );
         let set = MutatingPolicySet::new([p], [binding("b", "p")]);
         let objects = default_namespace();
@@ -428,7 +428,7 @@ fn a_json_patch_panic_fails_the_request_whatever_the_failure_policy() {
     }
 }
 
-// A `replace` of the whole object with a list (evanphx/json-patch v4.12.0 `Patch.replace`
+// A `replace` of the whole object with a list (evanphx/json-patch v4.13.0 `Patch.replace`
 // of the empty path) leaves a document the JSON patcher's decoder cannot read for apiVersion
 // and kind (`policy/mutating/patch/json_patch.go`: `jsonSerializer.Decode`, whose error is
 // `apierrors.NewInternalError`): 500, whatever the failure policy.
