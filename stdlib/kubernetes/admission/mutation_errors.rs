@@ -87,11 +87,10 @@ pub enum PatchError {
     /// A `test` operation failed: the patch is not applied, and that is no error.
     #[error("testing value {0} failed: test failed")]
     TestFailed(String),
-    /// The library panics: it dereferences a nil pointer (a `test` without `value` of a
-    /// missing or null value, or of the whole document; a null item in an array `test`
-    /// compares; a `replace` of the whole document without `value`; a path through a
-    /// value put as a patch body's `null`) or writes to a nil map (a value put as the text
-    /// `null`, stepped into). The text is Go's for the first (no client sees it:
+    /// The library panics: it dereferences a nil pointer (a `test` of the whole document
+    /// without `value`; a null item in an array `test` compares; a `replace` of the whole
+    /// document without `value`) or writes to a nil map (a value put as the text `null`,
+    /// stepped into). The text is Go's for the first (no client sees it:
     /// kube-apiserver answers such a request with its panic recovery's 500).
     #[error("runtime error: invalid memory address or nil pointer dereference")]
     Panic,
