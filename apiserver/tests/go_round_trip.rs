@@ -4,7 +4,9 @@
 //! `Labels`), fields without `omitempty` are written with theirs (rbac/v1 `Role.Rules`:
 //! `null`; core/v1 `ServiceStatus.LoadBalancer`, a struct: `{}`), on create, update, patch
 //! and server-side apply, in what get, list and watch serve, and in what the field manager
-//! records (a field the round trip drops is not managed).
+//! records (a field the round trip drops is not managed). Values of the types with their own
+//! encoding come back as their `UnmarshalJSON` then `MarshalJSON` leave them: quantities in
+//! canonical form, times in UTC, `[]byte` as standard base64.
 
 mod support;
 
@@ -168,4 +170,151 @@ async fn fields_without_omitempty_are_written_with_their_zero() {
         .await;
     assert_eq!(service.code, 201, "{}", service.text());
     assert_eq!(service.json()["status"], json!({"loadBalancer": {}}));
+}
+
+#[tokio::test]
+async fn quantities_come_back_in_canonical_form() {
+    let server = Server::start(&[]);
+    // resource.Quantity: ParseQuantity then String() (quantity.go: "1.5Gi will be
+    // serialized as 1536Mi", "1.5 will be serialized as 1500m"); a bare number is read as
+    // its text; canonical-looking texts are kept as written.
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "a", "image": "nginx", "resources": {
+            "limits": {"cpu": "1000m", "memory": "1.5Gi"},
+            "requests": {"cpu": 0.5, "memory": "100Mi"}}}]}});
+    let created = server
+        .send("POST", "/api/v1/namespaces/default/pods", Some(&pod))
+        .await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    let resources = |object: &Value| object["spec"]["containers"][0]["resources"].clone();
+    let want = json!({"limits": {"cpu": "1", "memory": "1536Mi"},
+                      "requests": {"cpu": "500m", "memory": "100Mi"}});
+    assert_eq!(resources(&created.json()), want);
+    let got = server
+        .send("GET", "/api/v1/namespaces/default/pods/p", None)
+        .await;
+    assert_eq!(resources(&got.json()), want);
+
+    // A Deployment's pod template, through create and a merge patch.
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+                 "template": {"metadata": {"labels": {"app": "d"}},
+                              "spec": {"containers": [{"name": "a", "image": "nginx",
+                                  "resources": {"limits": {"cpu": 2, "memory": "1024Mi"}}}]}}}});
+    let created = server.send("POST", deployments, Some(&deployment)).await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    let limits = |object: &Value| {
+        object["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"].clone()
+    };
+    assert_eq!(
+        limits(&created.json()),
+        json!({"cpu": "2", "memory": "1Gi"})
+    );
+    let patch = br#"{"spec": {"template": {"spec": {"containers": [
+        {"name": "a", "resources": {"limits": {"cpu": "2500m"}}}]}}}}"#;
+    let patched = server
+        .send_with(
+            "PATCH",
+            &format!("{deployments}/d"),
+            Some(patch.to_vec()),
+            &[("content-type", "application/strategic-merge-patch+json")],
+        )
+        .await;
+    assert_eq!(patched.code, 200, "{}", patched.text());
+    assert_eq!(
+        limits(&patched.json()),
+        json!({"cpu": "2500m", "memory": "1Gi"})
+    );
+    let patch = br#"{"spec": {"template": {"spec": {"containers": [
+        {"name": "a", "resources": {"limits": {"cpu": "3000m"}}}]}}}}"#;
+    let patched = server
+        .send_with(
+            "PATCH",
+            &format!("{deployments}/d"),
+            Some(patch.to_vec()),
+            &[("content-type", "application/strategic-merge-patch+json")],
+        )
+        .await;
+    assert_eq!(patched.code, 200, "{}", patched.text());
+    assert_eq!(
+        limits(&patched.json()),
+        json!({"cpu": "3", "memory": "1Gi"})
+    );
+}
+
+#[tokio::test]
+async fn times_come_back_in_utc() {
+    let server = Server::start(&[]);
+    // core/v1 Event: `LastTimestamp metav1.Time` (RFC 3339 in UTC at whole seconds),
+    // `EventTime metav1.MicroTime` (six digits of fraction, UTC).
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "e", "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+        "reason": "R", "message": "m", "type": "Normal",
+        "firstTimestamp": "2024-01-01T01:30:00-01:00",
+        "lastTimestamp": "2024-01-01T02:00:00.5+02:00"});
+    let created = server
+        .send("POST", "/api/v1/namespaces/default/events", Some(&event))
+        .await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    let created = created.json();
+    assert_eq!(created["firstTimestamp"], "2024-01-01T02:30:00Z");
+    assert_eq!(created["lastTimestamp"], "2024-01-01T00:00:00Z");
+
+    let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "f", "namespace": "default"},
+        "eventTime": "2024-06-01T12:00:00.123456+05:30",
+        "reportingController": "example.com/c", "reportingInstance": "i",
+        "action": "A", "reason": "R", "type": "Normal",
+        "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}});
+    let created = server
+        .send(
+            "POST",
+            "/apis/events.k8s.io/v1/namespaces/default/events",
+            Some(&event),
+        )
+        .await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    assert_eq!(created.json()["eventTime"], "2024-06-01T06:30:00.123456Z");
+}
+
+#[tokio::test]
+async fn bytes_come_back_as_standard_base64() {
+    let server = Server::start(&[]);
+    let secrets = "/api/v1/namespaces/default/secrets";
+    // `Data map[string][]byte`: base64.StdEncoding skips line breaks and accepts non-zero
+    // trailing bits ("YR==" is "a", written "YQ==").
+    let created = server
+        .send(
+            "POST",
+            secrets,
+            Some(
+                &json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+                         "data": {"a": "aGVs\nbG8=", "b": "YR=="}}),
+            ),
+        )
+        .await;
+    assert_eq!(created.code, 201, "{}", created.text());
+    assert_eq!(
+        created.json()["data"],
+        json!({"a": "aGVsbG8=", "b": "YQ=="})
+    );
+    // Text the decoder refuses: its CorruptInputError, as kube-apiserver answers it.
+    let refused = server
+        .send(
+            "POST",
+            secrets,
+            Some(
+                &json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t"},
+                         "data": {"a": "aGVsbG8"}}),
+            ),
+        )
+        .await;
+    assert_eq!(refused.code, 400, "{}", refused.text());
+    assert_eq!(
+        refused.json()["message"],
+        "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 4"
+    );
 }

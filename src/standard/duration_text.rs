@@ -1,5 +1,6 @@
 //! Durations as cel-go sees them: signed 64-bit nanosecond counts (Go's `time.Duration`),
-//! parsed with Go's `time.ParseDuration` syntax and printed as cel-go's `string(duration)`.
+//! parsed with Go's `time.ParseDuration` syntax and printed as cel-go's `string(duration)`
+//! ([`format()`]) or as Go's `Duration.String` ([`go_string`]).
 
 use chrono::TimeDelta;
 
@@ -25,6 +26,46 @@ pub fn from_nanos(n: i64) -> TimeDelta {
 pub fn format(nanos: i64) -> String {
     let secs = (nanos / NANOS_PER_SECOND) as f64 + (nanos % NANOS_PER_SECOND) as f64 / 1e9;
     format!("{secs}s")
+}
+
+/// Go's `time.Duration.String` (`src/time/time.go`): `0s`; below a second one unit
+/// (`ns`, `µs`, `ms`) with a fraction (`1.5ms`); else hours and minutes when there are any,
+/// then seconds with their fraction, trailing zeros of fractions left out (`1h30m0s`,
+/// `1m30s`, `2.5s`).
+pub fn go_string(nanos: i64) -> String {
+    const SECOND: u64 = NANOS_PER_SECOND as u64;
+    let sign = if nanos < 0 { "-" } else { "" };
+    let u = nanos.unsigned_abs();
+    if u == 0 {
+        return "0s".to_owned();
+    }
+    if u < SECOND {
+        let (digits, unit) = match u {
+            ..1_000 => (0, "ns"),
+            1_000..1_000_000 => (3, "\u{b5}s"),
+            _ => (6, "ms"),
+        };
+        return format!("{sign}{}{unit}", decimal(u, digits));
+    }
+    let (minutes, seconds) = (u / SECOND / 60, u % (60 * SECOND));
+    let seconds = decimal(seconds, 9);
+    match (minutes / 60, minutes % 60) {
+        (0, 0) => format!("{sign}{seconds}s"),
+        (0, m) => format!("{sign}{m}m{seconds}s"),
+        (h, m) => format!("{sign}{h}h{m}m{seconds}s"),
+    }
+}
+
+/// `value / 10^digits` in decimal, its fraction without trailing zeros (Go's `fmtFrac`
+/// then `fmtInt`).
+fn decimal(value: u64, digits: u32) -> String {
+    let scale = 10u64.pow(digits);
+    let (whole, fraction) = (value / scale, value % scale);
+    if fraction == 0 {
+        return whole.to_string();
+    }
+    let fraction = format!("{fraction:0width$}", width = digits as usize);
+    format!("{whole}.{}", fraction.trim_end_matches('0'))
 }
 
 /// Why a text is not a Go duration; `Display` is Go's `time.ParseDuration` message.
@@ -224,6 +265,29 @@ mod tests {
         assert_eq!(format(5_400_000_000_000), "5400s");
         assert_eq!(format(7_506_000_001_000), "7506.000001s");
         assert_eq!(format(1_000_000 * NANOS_PER_SECOND), "1000000s");
+    }
+
+    /// Go `src/time/time_test.go` `durationTests` (`TestDurationString`).
+    #[test]
+    fn formats_like_go() {
+        for (want, nanos) in [
+            ("0s", 0),
+            ("1ns", 1),
+            ("1.1\u{b5}s", 1_100),
+            ("2.2ms", 2_200_000),
+            ("3.3s", 3_300_000_000),
+            ("4m5s", 245_000_000_000),
+            ("4m5.001s", 245_001_000_000),
+            ("5h6m7.001s", 18_367_001_000_000),
+            ("8m0.000000001s", 480_000_000_001),
+            ("2562047h47m16.854775807s", i64::MAX),
+            ("-2562047h47m16.854775808s", i64::MIN),
+        ] {
+            assert_eq!(go_string(nanos), want, "{nanos}");
+        }
+        // metav1.Duration's round trip: ParseDuration, then String.
+        assert_eq!(parse("90s").map(go_string), Ok("1m30s".to_owned()));
+        assert_eq!(parse("1.5h").map(go_string), Ok("1h30m0s".to_owned()));
     }
 
     #[test]

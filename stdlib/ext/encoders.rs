@@ -36,6 +36,11 @@ pub fn encode(v: &Value) -> EvalResult {
         return Err(EvalError::no_such_overload());
     };
     kcel::library::budget::reserve((b.len().div_ceil(3) * 4) as u64)?;
+    Ok(Value::from(encode_std(b)))
+}
+
+/// Go's `base64.StdEncoding.EncodeToString`: the standard alphabet, padded.
+pub(crate) fn encode_std(b: &[u8]) -> String {
     let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
     for chunk in b.chunks(3) {
         let n = chunk
@@ -50,7 +55,7 @@ pub fn encode(v: &Value) -> EvalResult {
             }
         }
     }
-    Ok(Value::from(out))
+    out
 }
 
 /// `base64.decode(s)`.
@@ -59,10 +64,17 @@ pub fn decode(v: &Value) -> EvalResult {
         return Err(EvalError::no_such_overload());
     };
     kcel::library::budget::reserve((s.len() / 4 * 3 + 3) as u64)?;
-    let bytes = decode_go(s.as_bytes(), true).or_else(|_| decode_go(s.as_bytes(), false));
+    let bytes = decode_std(s).or_else(|_| decode_go(s.as_bytes(), false));
     bytes
         .map(|b| Value::Bytes(b.into()))
         .map_err(|at| EvalError::new(format!("illegal base64 data at input byte {at}")))
+}
+
+/// Go's `base64.StdEncoding.DecodeString` (what encoding/json decodes a `[]byte` with):
+/// padded, line breaks ignored, non-zero trailing bits accepted; the error is the offset of
+/// Go's `CorruptInputError` (`illegal base64 data at input byte N`).
+pub(crate) fn decode_std(text: &str) -> Result<Vec<u8>, usize> {
+    decode_go(text.as_bytes(), true)
 }
 
 fn sextet(c: u8) -> Option<u32> {

@@ -1,7 +1,8 @@
 //! Go's `time.Parse` for the two layouts Kubernetes decodes its times with: `time.RFC3339`
-//! (`metav1.Time`) and `RFC3339Micro` (`metav1.MicroTime`), answering whether a text parses
-//! and, when it does not, Go's `*time.ParseError` text (`parsing time "x" as
-//! "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"`).
+//! (`metav1.Time`) and `RFC3339Micro` (`metav1.MicroTime`), answering the instant a text
+//! names or, when it does not parse, Go's `*time.ParseError` text (`parsing time "x" as
+//! "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"`); and `Time.Format` of an
+//! instant in UTC with those layouts, as the two types' `MarshalJSON` write it.
 //!
 //! Reimplemented from Go's `src/time/format.go` (`parse`, `getnum`, `skip`, `atoi`,
 //! `parseNanoseconds`, `ParseError.Error` and its `quote`) for these layouts only: the layout
@@ -86,13 +87,69 @@ fn chunks(layout: &str) -> &'static [(&'static str, &'static str, Element)] {
     if layout == RFC3339_MICRO { MICRO } else { RFC }
 }
 
-/// Go's `time.Parse(time.RFC3339, value)`: `Ok` when Go parses it.
-pub fn parse_rfc3339(value: &str) -> Result<(), ParseError> {
+/// An instant as a Go `time.Time` holds it, its zone aside: seconds since the Unix epoch
+/// and nanoseconds within the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Instant {
+    pub unix_seconds: i64,
+    pub nanos: u32,
+}
+
+/// Go's zero `time.Time`, 0001-01-01T00:00:00Z, in Unix seconds.
+const ZERO_UNIX_SECONDS: i64 = -62_135_596_800;
+
+impl Instant {
+    /// Go's `Time.IsZero`: exactly January 1 of year 1, 00:00:00 UTC.
+    pub fn is_zero(self) -> bool {
+        self.unix_seconds == ZERO_UNIX_SECONDS && self.nanos == 0
+    }
+
+    /// `t.UTC().Format(time.RFC3339)`, as `metav1.Time.MarshalJSON` writes a time: whole
+    /// seconds, `Z` (`2024-01-01T00:00:00Z`). `None` beyond the years chrono represents,
+    /// which no parsed text reaches.
+    pub fn rfc3339_utc(self) -> Option<String> {
+        self.format_utc(0)
+    }
+
+    /// `t.UTC().Format(RFC3339Micro)`, as `metav1.MicroTime.MarshalJSON` writes a time: six
+    /// digits of fraction, cut rather than rounded (`2024-01-01T00:00:00.123456Z`).
+    pub fn rfc3339_micro_utc(self) -> Option<String> {
+        self.format_utc(6)
+    }
+
+    /// Go's `Time.Format` in UTC of `2006-01-02T15:04:05` with `fraction` digits of `.000000`
+    /// (Go's `formatNano`: the leading digits of the nanoseconds) and `Z07:00`. The year is
+    /// Go's `appendInt(year, 4)`: at least four digits, a sign when negative.
+    fn format_utc(self, fraction: usize) -> Option<String> {
+        use chrono::{Datelike, Timelike};
+        let t = chrono::DateTime::from_timestamp(self.unix_seconds, self.nanos)?.naive_utc();
+        let year = t.year();
+        let sign = if year < 0 { "-" } else { "" };
+        let mut out = format!(
+            "{sign}{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            year.unsigned_abs(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        );
+        if fraction > 0 {
+            out.push('.');
+            out.push_str(&format!("{:09}", self.nanos)[..fraction]);
+        }
+        out.push('Z');
+        Some(out)
+    }
+}
+
+/// Go's `time.Parse(time.RFC3339, value)`.
+pub fn parse_rfc3339(value: &str) -> Result<Instant, ParseError> {
     parse(RFC3339, value)
 }
 
 /// Go's `time.Parse(metav1.RFC3339Micro, value)`.
-pub fn parse_rfc3339_micro(value: &str) -> Result<(), ParseError> {
+pub fn parse_rfc3339_micro(value: &str) -> Result<Instant, ParseError> {
     parse(RFC3339_MICRO, value)
 }
 
@@ -145,18 +202,34 @@ fn atoi(s: &[u8]) -> Result<i64, Bad> {
     Ok(if negative { x.wrapping_neg() } else { x })
 }
 
-/// Go's `parseNanoseconds`: the range error's name, if any (`fractional second`).
-fn nanoseconds(value: &[u8], nbytes: usize) -> Result<Option<&'static str>, Bad> {
+/// Go's `parseNanoseconds`: the nanoseconds of the fraction in the first `nbytes` bytes of
+/// `value` (its separator, then digits: past nine they are dropped), or the range error's
+/// name (`fractional second`).
+fn nanoseconds(value: &[u8], nbytes: usize) -> Result<Result<i64, &'static str>, Bad> {
     if !matches!(value.first(), Some(b'.' | b',')) {
         return Err(Bad);
     }
     let nbytes = nbytes.min(10);
     let ns = atoi(&value[1..nbytes])?;
-    Ok((ns < 0).then_some("fractional second"))
+    if ns < 0 {
+        return Ok(Err("fractional second"));
+    }
+    Ok(Ok(ns * 10i64.pow((10 - nbytes) as u32)))
 }
 
 fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (what Go's `Date`
+/// computes for a valid date), by whole 400-year eras from March 1 of year 0.
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
 /// Go's `daysIn`.
@@ -174,9 +247,8 @@ fn tail(value: &str, rest: &[u8]) -> String {
     String::from_utf8_lossy(&value.as_bytes()[value.len() - rest.len()..]).into_owned()
 }
 
-/// Go's `parse` for the two layouts (the values it computes are not kept: only whether it
-/// fails, and how).
-fn parse(layout: &'static str, text: &str) -> Result<(), ParseError> {
+/// Go's `parse` for the two layouts: the instant, or how it fails.
+fn parse(layout: &'static str, text: &str) -> Result<Instant, ParseError> {
     let error = |layout_elem: &'static str, value_elem: String, message: String| ParseError {
         layout,
         value: text.to_owned(),
@@ -187,6 +259,8 @@ fn parse(layout: &'static str, text: &str) -> Result<(), ParseError> {
     let chunks = chunks(layout);
     let mut value = text.as_bytes();
     let (mut year, mut month, mut day) = (0, -1, -1);
+    // Hour, minute, second, nanoseconds, and the zone's offset east of UTC in seconds.
+    let (mut hour, mut minute, mut second, mut nanos, mut offset) = (0, 0, 0, 0, 0);
     for (i, &(prefix, element_text, element)) in chunks.iter().enumerate() {
         // skip: the literal prefix (none of these prefixes has spaces).
         match value.strip_prefix(prefix.as_bytes()) {
@@ -226,21 +300,21 @@ fn parse(layout: &'static str, text: &str) -> Result<(), ParseError> {
                 }
                 Element::Hour => {
                     let (h, rest) = getnum(value, false)?;
-                    value = rest;
+                    (hour, value) = (h, rest);
                     if h >= 24 {
                         range = Some("hour");
                     }
                 }
                 Element::ZeroMinute => {
                     let (m, rest) = getnum(value, true)?;
-                    value = rest;
+                    (minute, value) = (m, rest);
                     if m >= 60 {
                         range = Some("minute");
                     }
                 }
                 Element::ZeroSecond => {
                     let (s, rest) = getnum(value, true)?;
-                    value = rest;
+                    (second, value) = (s, rest);
                     if s >= 60 {
                         range = Some("second");
                         return Ok(());
@@ -254,7 +328,10 @@ fn parse(layout: &'static str, text: &str) -> Result<(), ParseError> {
                         while is_digit(value, n) {
                             n += 1;
                         }
-                        range = nanoseconds(value, n)?;
+                        nanos = nanoseconds(value, n)?.unwrap_or_else(|name| {
+                            range = Some(name);
+                            0
+                        });
                         value = &value[n..];
                     }
                 }
@@ -263,7 +340,10 @@ fn parse(layout: &'static str, text: &str) -> Result<(), ParseError> {
                     if value.len() < n {
                         return Err(Bad);
                     }
-                    range = nanoseconds(value, n)?;
+                    nanos = nanoseconds(value, n)?.unwrap_or_else(|name| {
+                        range = Some(name);
+                        0
+                    });
                     value = &value[n..];
                 }
                 Element::Iso8601ColonTz => {
@@ -296,9 +376,11 @@ fn parse(layout: &'static str, text: &str) -> Result<(), ParseError> {
                     if mm > 60 {
                         range = Some("time zone offset minute");
                     }
-                    if failed || !matches!(sign, b'+' | b'-') {
-                        return Err(Bad);
-                    }
+                    offset = match sign {
+                        b'+' if !failed => (hr * 60 + mm) * 60,
+                        b'-' if !failed => -(hr * 60 + mm) * 60,
+                        _ => return Err(Bad),
+                    };
                 }
             }
             Ok(())
@@ -322,7 +404,12 @@ fn parse(layout: &'static str, text: &str) -> Result<(), ParseError> {
     if day < 1 || day > days_in(month, year) {
         return Err(error("", String::new(), ": day out of range".into()));
     }
-    Ok(())
+    // Go's `Date` in UTC, then the zone's offset taken away.
+    let seconds = hour * 3600 + minute * 60 + second;
+    Ok(Instant {
+        unix_seconds: days_from_civil(year, month, day) * 86_400 + seconds - offset,
+        nanos: nanos as u32,
+    })
 }
 
 /// Go's `time.quote`: double quotes, `\"` and `\\` escaped, each byte of a non-ASCII or
@@ -413,27 +500,106 @@ mod tests {
         }
     }
 
+    fn at(unix_seconds: i64, nanos: u32) -> Instant {
+        Instant {
+            unix_seconds,
+            nanos,
+        }
+    }
+
     /// Go `format_test.go` `TestParse`'s RFC3339 rows and apimachinery
-    /// `pkg/apis/meta/v1/time_test.go` `TestTimeUnmarshalJSON` (values that parse).
+    /// `pkg/apis/meta/v1/time_test.go` `TestTimeUnmarshalJSON` (values that parse); the
+    /// instants are Go 1.19's `time.Parse(layout, value)` `Unix()` and `Nanosecond()`.
     #[test]
     fn accepted() {
-        for value in [
-            "2010-02-04T21:00:57-08:00",
-            "2010-02-04T21:00:57.012345678-08:00",
-            "2010-02-04T21:00:57,012345678-08:00",
-            "2014-12-16T06:20:00Z",
-            "2014-12-16T06:20:00+01:00",
-            "2024-02-29T00:00:00Z",
-            "2024-02-29T1:00:00Z",
-            "2024-02-29T00:00:00+24:60",
+        for (value, instant) in [
+            ("2010-02-04T21:00:57-08:00", at(1_265_346_057, 0)),
+            (
+                "2010-02-04T21:00:57.012345678-08:00",
+                at(1_265_346_057, 12_345_678),
+            ),
+            (
+                "2010-02-04T21:00:57,012345678-08:00",
+                at(1_265_346_057, 12_345_678),
+            ),
+            ("2014-12-16T06:20:00Z", at(1_418_710_800, 0)),
+            ("2014-12-16T06:20:00+01:00", at(1_418_707_200, 0)),
+            ("2024-02-29T00:00:00Z", at(1_709_164_800, 0)),
+            ("2024-02-29T1:00:00Z", at(1_709_168_400, 0)),
+            ("2024-02-29T00:00:00+24:60", at(1_709_074_800, 0)),
+            (
+                "2024-01-01T02:00:00.5+02:00",
+                at(1_704_067_200, 500_000_000),
+            ),
+            ("1969-12-31T23:59:59.999999999Z", at(-1, 999_999_999)),
+            ("0001-01-01T01:00:00+01:00", at(ZERO_UNIX_SECONDS, 0)),
+            ("0000-01-01T00:00:00+01:00", at(-62_167_222_800, 0)),
         ] {
-            assert_eq!(parse_rfc3339(value), Ok(()), "{value}");
+            assert_eq!(parse_rfc3339(value), Ok(instant), "{value}");
         }
-        for value in [
-            "2017-01-01T00:00:00.000000Z",
-            "2017-01-01T00:00:00,123456-08:00",
+        for (value, instant) in [
+            ("2017-01-01T00:00:00.000000Z", at(1_483_228_800, 0)),
+            (
+                "2017-01-01T00:00:00,123456-08:00",
+                at(1_483_257_600, 123_456_000),
+            ),
+            ("2024-01-01T00:00:00.+12345Z", at(1_704_067_200, 12_345_000)),
         ] {
-            assert_eq!(parse_rfc3339_micro(value), Ok(()), "{value}");
+            assert_eq!(parse_rfc3339_micro(value), Ok(instant), "{value}");
+        }
+    }
+
+    /// `t.UTC().Format(time.RFC3339)` and `t.UTC().Format(RFC3339Micro)` as Go 1.19 writes
+    /// them (`metav1.Time.MarshalJSON`, `MicroTime.MarshalJSON`): UTC, the fraction cut.
+    #[test]
+    fn formats_in_utc() {
+        for (value, rfc, micro) in [
+            (
+                "2024-01-01T02:00:00.5+02:00",
+                "2024-01-01T00:00:00Z",
+                "2024-01-01T00:00:00.500000Z",
+            ),
+            (
+                "2024-06-01T12:00:00.123456789+05:30",
+                "2024-06-01T06:30:00Z",
+                "2024-06-01T06:30:00.123456Z",
+            ),
+            (
+                "0000-01-01T00:00:00+01:00",
+                "-0001-12-31T23:00:00Z",
+                "-0001-12-31T23:00:00.000000Z",
+            ),
+            (
+                "9999-12-31T23:00:00-02:00",
+                "10000-01-01T01:00:00Z",
+                "10000-01-01T01:00:00.000000Z",
+            ),
+        ] {
+            let instant = parse_rfc3339(value).unwrap();
+            assert_eq!(instant.rfc3339_utc().as_deref(), Some(rfc), "{value}");
+            assert_eq!(
+                instant.rfc3339_micro_utc().as_deref(),
+                Some(micro),
+                "{value}"
+            );
+        }
+    }
+
+    /// Go's `Time.IsZero`: the instant, whatever the offset it was written with, and not
+    /// with a fraction of a second.
+    #[test]
+    fn zero_instant() {
+        for (value, zero) in [
+            ("0001-01-01T00:00:00Z", true),
+            ("0001-01-01T01:00:00+01:00", true),
+            ("0001-01-01T00:00:00.5Z", false),
+            ("2024-01-01T00:00:00Z", false),
+        ] {
+            assert_eq!(
+                parse_rfc3339(value).map(Instant::is_zero),
+                Ok(zero),
+                "{value}"
+            );
         }
     }
 

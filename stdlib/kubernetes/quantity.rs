@@ -8,6 +8,9 @@ use std::cmp::Ordering;
 use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 
+use serde_json::Value as Json;
+
+use super::crd::go_json_number;
 use super::{est_one, est_traverse_first, opaque, opaque_arg, rt_traverse_first, string_arg};
 use kcel::library::CallCost;
 use kcel::library::{Implementation, Library, overloads};
@@ -579,6 +582,30 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, EvalError> {
     Ok(Quantity::new(Amount::Dec(d), format))
 }
 
+/// apimachinery's `Quantity.UnmarshalJSON` of a JSON value: `null` is zero; else the value's
+/// JSON text without the quotes of a string, trimmed as Go's `strings.TrimSpace` trims it,
+/// read by [`parse_quantity`]. A number's text as the client wrote it is not kept: it is
+/// taken in encoding/json's form ([`go_json_number`]), which kubectl sends (`1e16` is read
+/// as `10000000000000000`).
+/// Go reads the bytes between a string's quotes without unescaping them: a string holding a
+/// character JSON escapes (a control character, `"`, `\`) keeps a backslash there, which no
+/// quantity has, so its escaped form is what is read (`"1\n"` is refused, not trimmed).
+pub fn from_go_json(value: &Json) -> Result<Quantity, EvalError> {
+    let text = match value {
+        Json::Null => {
+            let zero = Amount::Int { value: 0, scale: 0 };
+            return Ok(Quantity::new(zero, Format::DecimalSI));
+        }
+        Json::Number(n) => go_json_number(n),
+        other => other.to_string(),
+    };
+    let unquoted = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(&text);
+    parse_quantity(unquoted.trim())
+}
+
 /// Builds the library.
 pub fn library() -> Library {
     let mut lib = Library::new("kubernetes.quantity", 0);
@@ -758,6 +785,8 @@ pub fn sub(a: &Value, b: &Value) -> EvalResult {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn text(s: &str) -> String {
@@ -912,5 +941,35 @@ mod tests {
                 .canonical_string(),
             "1k"
         );
+    }
+
+    /// apimachinery `quantity_test.go` `TestJSONWhitespace` (a string's spaces trimmed, a
+    /// bare number read as its text), plus what its `UnmarshalJSON` makes of `null`, of a
+    /// fraction (encoding/json's text of it: `0.5`, not an exponent) and of an escaped
+    /// character (the backslash stays: `ErrFormatWrong`).
+    #[test]
+    fn from_json_like_unmarshal_json() {
+        let read = |v: Json| from_go_json(&v).map(|q| q.canonical_string());
+        for (value, want) in [
+            (json!(" 1"), "1"),
+            (json!("1 "), "1"),
+            (json!(1), "1"),
+            (json!(10), "10"),
+            (json!(-1), "-1"),
+            (Json::Null, "0"),
+            (json!(0.5), "500m"),
+            (json!(1e16), "10P"),
+            (json!("1.5Gi"), "1536Mi"),
+            (json!("\u{a0}2\u{2003}"), "2"),
+        ] {
+            assert_eq!(read(value.clone()), Ok(want.to_owned()), "{value}");
+        }
+        for value in [json!("1\n"), json!("\t1"), json!(true), json!({})] {
+            assert_eq!(
+                read(value.clone()),
+                Err(EvalError::new(FORMAT_ERROR)),
+                "{value}"
+            );
+        }
     }
 }

@@ -13,17 +13,25 @@
 //!   `metav1.ObjectMeta.CreationTimestamp` (so a pod template's `creationTimestamp: null` is
 //!   gone).
 //! - The types with their own `MarshalJSON` encode their zero value themselves
-//!   ([`Custom::zero`]); a value they hold is kept as given (their own canonical forms are
-//!   not reproduced here), except the apiextensions schema wrappers, which encode the
-//!   `JSONSchemaProps` they hold as a struct.
+//!   ([`Custom::zero`]) and write a value in their own form, what their `UnmarshalJSON`
+//!   then `MarshalJSON` make of it ([`Custom::reencode`]): a `resource.Quantity` in
+//!   canonical form (`1000m` is `"1"`, `1.5Gi` `"1536Mi"`, the number `2` `"2"`), a
+//!   `metav1.Time` in UTC at whole seconds (`null` for the zero time), a `MicroTime` in UTC
+//!   with six digits of fraction, a `metav1.Duration` as Go's `Duration.String` (`90s` is
+//!   `1m30s`). `IntOrString` and the raw JSON holders write back what they read; the
+//!   apiextensions schema wrappers encode the `JSONSchemaProps` they hold as a struct.
+//! - A `[]byte` is written as standard padded base64 of the bytes the lenient decoding gave
+//!   (line breaks gone, stray trailing bits cleared); a float64 as encoding/json writes it
+//!   (`1.0` is `1`).
 //!
 //! The facts come from `go_fields.json`, which `go_fields.py` (beside this file) writes from
 //! the Go sources of Kubernetes 1.37's k8s.io/api, k8s.io/apimachinery and
 //! k8s.io/apiextensions-apiserver: per struct (by OpenAPI schema name) and JSON field name,
 //! its tag options and Go kind. The walk follows the kind's vendored OpenAPI schema
 //! (references, array items, map values); fields the table does not know (another version's,
-//! or ones the decoder drops as unknown) are left as they are. A value of the wrong JSON type
-//! is left as it is too: the typed decoding rejects it before this runs.
+//! or ones the decoder drops as unknown) are left as they are. A value of the wrong JSON type,
+//! or one its type's decoder refuses, is left as it is too: the typed decoding rejects it
+//! before this runs.
 //!
 //! The API server's write path and the mutating admission's defaulting call this; the
 //! browser modules run neither, so they do not link the table.
@@ -33,9 +41,15 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value as Json};
 
+use kcel::library::standard::duration_text;
+
 use super::catalogue::schemas;
 use super::typed_decoding::OpenApiSchema;
 use crate::documents::{MAX_DEPTH, with_deep_stack};
+use crate::ext::encoders;
+use crate::kubernetes::crd::go_json_float;
+use crate::kubernetes::go_time::{self, Instant};
+use crate::kubernetes::quantity;
 
 /// The vendored table (see `go_fields.py`).
 const GO_FIELDS: &str = include_str!("go_fields.json");
@@ -116,6 +130,36 @@ impl Custom {
             // `JSONSchemaPropsOrArray.MarshalJSON`: no schemas, the nil `Schema` marshalled;
             // `JSONSchemaPropsOrStringArray.MarshalJSON`: `null` without either.
             Custom::PropsOrArray | Custom::PropsOrStringArray => Json::Null,
+        }
+    }
+
+    /// What the type's `MarshalJSON` writes for `value` (not `null`) as its `UnmarshalJSON`
+    /// decoded it; `None` where that is `value` itself, or where the decoder refuses it
+    /// (typed decoding answers that first).
+    fn reencode(self, value: &Json) -> Option<Json> {
+        match (self, value) {
+            // resource `Quantity.MarshalJSON`: the text `ParseQuantity` kept, else the
+            // canonical form (`String()`).
+            (Custom::Quantity, _) => quantity::from_go_json(value)
+                .ok()
+                .map(|q| Json::from(q.canonical_string())),
+            // metav1 `Time.MarshalJSON`: `t.UTC().Format(time.RFC3339)`.
+            (Custom::Time, Json::String(s)) => {
+                time_json(go_time::parse_rfc3339(s).ok()?, Instant::rfc3339_utc)
+            }
+            // metav1 `MicroTime.MarshalJSON`: `t.UTC().Format(RFC3339Micro)`.
+            (Custom::MicroTime, Json::String(s)) => time_json(
+                go_time::parse_rfc3339_micro(s).ok()?,
+                Instant::rfc3339_micro_utc,
+            ),
+            // metav1 `Duration`: `time.ParseDuration`, then `Duration.String()`.
+            (Custom::Duration, Json::String(s)) => {
+                let nanos = duration_text::parse(s).ok()?;
+                Some(Json::from(duration_text::go_string(nanos)))
+            }
+            // `IntOrString` writes the string or int32 it read; `FieldsV1`, `RawExtension`
+            // and `JSON` the raw JSON they hold.
+            _ => None,
         }
     }
 
@@ -257,6 +301,13 @@ impl Walk<'_> {
             Kind::Custom(custom) if custom.holds_schemas() => {
                 self.schema_wrapper(schema, value, depth);
             }
+            Kind::Custom(custom) => {
+                if let Some(encoded) = custom.reencode(value) {
+                    *value = encoded;
+                }
+            }
+            Kind::Bytes => reencode_bytes(value),
+            Kind::Float => reencode_float(value),
             _ => {}
         }
     }
@@ -387,22 +438,49 @@ fn is_empty(kind: &Kind, value: &Json) -> bool {
     }
 }
 
-/// `omitzero`'s test of a decoded (non-`null`) value: the type's `IsZero` (metav1 `Time`
-/// and `MicroTime`: the zero instant, January 1 of year 1 UTC), else Go's zero value of a
-/// string, number or bool. A non-nil slice, map or pointer is not zero.
+/// `omitzero`'s test of a decoded (non-`null`) value, given as [`Walk::value`] encoded it:
+/// the type's `IsZero` (metav1 `Time` and `MicroTime`: the zero instant, which their
+/// `MarshalJSON` writes as `null`), else Go's zero value of a string, number or bool. A
+/// non-nil slice, map or pointer is not zero.
 fn is_zero(kind: &Kind, value: &Json) -> bool {
     match (kind, value) {
-        (Kind::Custom(Custom::Time | Custom::MicroTime), Json::String(s)) => {
-            chrono::DateTime::parse_from_rfc3339(s)
-                .is_ok_and(|t| t.timestamp() == ZERO_INSTANT && t.timestamp_subsec_nanos() == 0)
-        }
+        (Kind::Custom(Custom::Time | Custom::MicroTime), _) => value.is_null(),
         (Kind::String | Kind::Integer | Kind::Float | Kind::Bool, _) => is_empty(kind, value),
         _ => false,
     }
 }
 
-/// Go's zero `time.Time` (0001-01-01T00:00:00Z) in Unix seconds.
-const ZERO_INSTANT: i64 = -62_135_596_800;
+/// A metav1 `Time` or `MicroTime` as its `MarshalJSON` writes it: `null` when `IsZero`,
+/// else `format`'s text.
+fn time_json(instant: Instant, format: fn(Instant) -> Option<String>) -> Option<Json> {
+    if instant.is_zero() {
+        return Some(Json::Null);
+    }
+    format(instant).map(Json::from)
+}
+
+/// A `[]byte` as encoding/json writes what it decoded: the string read with
+/// `base64.StdEncoding` (line breaks skipped, non-zero trailing bits accepted), written
+/// again with it. Text the decoder refuses is left as it is.
+fn reencode_bytes(value: &mut Json) {
+    if let Json::String(text) = value
+        && let Ok(bytes) = encoders::decode_std(text)
+    {
+        *text = encoders::encode_std(&bytes);
+    }
+}
+
+/// A float64 as encoding/json writes what it decoded: the nearest float64, in Go's format
+/// ([`go_json_float`]: `1.0` is `1`, an integer beyond 2^53 is rounded), kept as the JSON
+/// number that text is.
+fn reencode_float(value: &mut Json) {
+    if let Json::Number(n) = value
+        && let Some(f) = n.as_f64()
+        && let Ok(number) = go_json_float(f).parse()
+    {
+        *n = number;
+    }
+}
 
 #[cfg(test)]
 #[path = "go_round_trip_tests.rs"]

@@ -165,10 +165,190 @@ fn custom_marshallers_encode_their_own_zero() {
     let mut counter = json!({});
     go_round_trip("io.k8s.api.resource.v1.Counter", &mut counter);
     assert_eq!(counter, json!({"value": "0"}));
-    // A value a marshaller holds is kept as given.
+}
+
+#[test]
+fn quantities_are_written_in_canonical_form() {
+    // core/v1 ResourceRequirements: `Limits`, `Requests ResourceList` (map[ResourceName]
+    // resource.Quantity); Quantity.UnmarshalJSON (ParseQuantity of the trimmed text, a bare
+    // number read as its text) then MarshalJSON (String()). The expectations: quantity.go's
+    // doc comment ("1.5 will be serialized as 1500m", "1.5Gi will be serialized as
+    // 1536Mi"), quantity_test.go TestQuantityParseEmit (1024Mi is 1Gi, 1000M is 1G, 1Ki
+    // kept), TestJSONWhitespace (" 1" and the number 1 are 1), and ParseQuantity keeping
+    // canonical-looking texts as written (`+1k`, `100m`).
+    let mut resources = json!({
+        "limits": {"cpu": "1000m", "memory": "1.5Gi", "a": 2, "b": 0.5, "c": " 1",
+                   "d": "1024Mi", "e": "1000M", "f": "1Ki", "g": "+1k", "h": "100m"},
+        "requests": {"cpu": 1.5, "memory": null}});
+    go_round_trip("io.k8s.api.core.v1.ResourceRequirements", &mut resources);
+    assert_eq!(
+        resources,
+        json!({
+            "limits": {"cpu": "1", "memory": "1536Mi", "a": "2", "b": "500m", "c": "1",
+                       "d": "1Gi", "e": "1G", "f": "1Ki", "g": "+1k", "h": "100m"},
+            // A `null` map value decodes to the zero Quantity, written "0".
+            "requests": {"cpu": "1500m", "memory": "0"}})
+    );
+    // resource/v1 Counter: `Value resource.Quantity`, not a pointer.
     let mut counter = json!({"value": "1000m"});
     go_round_trip("io.k8s.api.resource.v1.Counter", &mut counter);
-    assert_eq!(counter, json!({"value": "1000m"}));
+    assert_eq!(counter, json!({"value": "1"}));
+}
+
+#[test]
+fn times_are_written_in_utc() {
+    // metav1 Condition: `LastTransitionTime Time`; Time.UnmarshalJSON is
+    // time.Parse(time.RFC3339) (a fraction accepted, any offset), MarshalJSON
+    // t.UTC().Format(time.RFC3339) (whole seconds), `null` for the zero time (the instant:
+    // 01:00 at +01:00 on January 1 of year 1 is it).
+    for (given, written) in [
+        (
+            json!("2024-01-01T02:00:00.5+02:00"),
+            json!("2024-01-01T00:00:00Z"),
+        ),
+        (
+            json!("2010-02-04T21:00:57-08:00"),
+            json!("2010-02-05T05:00:57Z"),
+        ),
+        (json!("2024-02-29T1:00:00Z"), json!("2024-02-29T01:00:00Z")),
+        (json!("0001-01-01T01:00:00+01:00"), Json::Null),
+    ] {
+        let mut condition = json!({"type": "Ready", "status": "True", "reason": "R",
+                                   "message": "", "lastTransitionTime": given});
+        go_round_trip(
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
+            &mut condition,
+        );
+        assert_eq!(condition["lastTransitionTime"], written, "{given}");
+    }
+    // ObjectMeta: `CreationTimestamp Time` `omitzero` (Time.IsZero asks the instant);
+    // `DeletionTimestamp *Time` `omitempty`: a non-nil pointer to the zero time is kept,
+    // and its MarshalJSON writes `null`.
+    let object = round_trip(
+        CONFIG_MAP,
+        json!({"metadata": {"creationTimestamp": "0001-01-01T01:00:00+01:00",
+                            "deletionTimestamp": "0001-01-01T00:00:00Z"}}),
+    );
+    assert_eq!(object, json!({"metadata": {"deletionTimestamp": null}}));
+    let object = round_trip(
+        CONFIG_MAP,
+        json!({"metadata": {"creationTimestamp": "2026-01-02T05:04:05.9+02:00"}}),
+    );
+    assert_eq!(
+        object["metadata"]["creationTimestamp"],
+        json!("2026-01-02T03:04:05Z")
+    );
+}
+
+#[test]
+fn micro_times_are_written_in_utc_with_six_digits() {
+    // events/v1 Event: `EventTime metav1.MicroTime` (no `omitempty`); coordination/v1
+    // LeaseSpec: `RenewTime *metav1.MicroTime`. MicroTime.UnmarshalJSON is
+    // time.Parse(RFC3339Micro) (exactly six digits of fraction), MarshalJSON
+    // t.UTC().Format(RFC3339Micro).
+    let object = round_trip(
+        "io.k8s.api.events.v1.Event",
+        json!({"metadata": {}, "eventTime": "2024-06-01T12:00:00.123456+05:30"}),
+    );
+    assert_eq!(object["eventTime"], json!("2024-06-01T06:30:00.123456Z"));
+    let mut spec = json!({"renewTime": "2017-01-01T00:00:00,123456-08:00"});
+    go_round_trip("io.k8s.api.coordination.v1.LeaseSpec", &mut spec);
+    assert_eq!(spec["renewTime"], json!("2017-01-01T08:00:00.123456Z"));
+}
+
+#[test]
+fn durations_are_written_as_go_prints_them() {
+    // metav1 Duration.UnmarshalJSON is time.ParseDuration, MarshalJSON
+    // Duration.String() (Go time_test.go durationTests). No served 1.37 type has such a
+    // field, so the encoding is asked directly.
+    for (given, written) in [
+        ("90s", "1m30s"),
+        ("1.5h", "1h30m0s"),
+        ("0.5s", "500ms"),
+        ("1000ms", "1s"),
+        ("-1m30s", "-1m30s"),
+    ] {
+        assert_eq!(
+            Custom::Duration.reencode(&json!(given)),
+            Some(json!(written)),
+            "{given}"
+        );
+    }
+    assert_eq!(Custom::Duration.reencode(&json!("1d")), None);
+}
+
+#[test]
+fn bytes_are_written_as_standard_base64() {
+    // core/v1 Secret: `Data map[string][]byte`; encoding/json decodes a []byte with
+    // base64.StdEncoding (line breaks skipped, non-zero trailing bits accepted: "YR==" is
+    // "a") and encodes it with the same encoding.
+    let object = round_trip(
+        "io.k8s.api.core.v1.Secret",
+        json!({"metadata": {}, "data": {"a": "aGVs\nbG8=", "b": "YR==", "c": "aGVsbG8=\r\n",
+                                        "d": "YQ=\n="}}),
+    );
+    assert_eq!(
+        object["data"],
+        json!({"a": "aGVsbG8=", "b": "YQ==", "c": "aGVsbG8=", "d": "YQ=="})
+    );
+    // admissionregistration/v1 WebhookClientConfig: `CABundle []byte` `omitempty`: a line
+    // break alone decodes to no bytes, which `omitempty` leaves out.
+    let mut config = json!({"caBundle": "\n"});
+    go_round_trip(
+        "io.k8s.api.admissionregistration.v1.WebhookClientConfig",
+        &mut config,
+    );
+    assert_eq!(config, json!({}));
+}
+
+#[test]
+fn floats_are_written_as_go_prints_them() {
+    // apiextensions v1 JSONSchemaProps: `Minimum`, `Maximum`, `MultipleOf *float64`;
+    // encoding/json's float64 encoder writes 1.0 as 1 and the float64 nearest
+    // 9007199254740993 as 9007199254740992.
+    let mut schema = json!({"type": "number", "minimum": 1.0,
+                            "maximum": 9_007_199_254_740_993_u64, "multipleOf": 1.5});
+    go_round_trip(
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        &mut schema,
+    );
+    assert_eq!(schema["minimum"].to_string(), "1");
+    assert_eq!(schema["maximum"].to_string(), "9007199254740992");
+    assert_eq!(schema["multipleOf"].to_string(), "1.5");
+}
+
+#[test]
+fn int_or_string_is_written_as_read() {
+    // core/v1 ServicePort: `TargetPort intstr.IntOrString`; its MarshalJSON writes the
+    // string or the int32 its UnmarshalJSON read.
+    for port in [json!("http"), json!(8080), json!("08")] {
+        let mut service_port = json!({"port": 80, "targetPort": port});
+        go_round_trip("io.k8s.api.core.v1.ServicePort", &mut service_port);
+        assert_eq!(service_port["targetPort"], port);
+    }
+}
+
+#[test]
+fn values_the_decoders_refuse_are_left_as_given() {
+    // Typed decoding refuses these before the round trip; should one get here, it is kept.
+    let mut resources = json!({"limits": {"cpu": "lots", "memory": true}});
+    go_round_trip("io.k8s.api.core.v1.ResourceRequirements", &mut resources);
+    assert_eq!(
+        resources,
+        json!({"limits": {"cpu": "lots", "memory": true}})
+    );
+    let mut condition = json!({"type": "T", "status": "True", "reason": "R", "message": "",
+                               "lastTransitionTime": "yesterday"});
+    go_round_trip(
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
+        &mut condition,
+    );
+    assert_eq!(condition["lastTransitionTime"], json!("yesterday"));
+    let object = round_trip(
+        "io.k8s.api.core.v1.Secret",
+        json!({"metadata": {}, "data": {"a": "not base64!", "b": 1}}),
+    );
+    assert_eq!(object["data"], json!({"a": "not base64!", "b": 1}));
 }
 
 #[test]

@@ -109,6 +109,39 @@ fn type_errors_read_like_upstreams_decoder() {
             "{value}"
         );
     }
+    // A string into a `[]byte` is read with base64.StdEncoding, whose CorruptInputError
+    // is the decoder's (Go 1.19 `json.Unmarshal([]byte(`"aGVsbG8"`), &b)`: "illegal base64
+    // data at input byte 4"); resource.Quantity's UnmarshalJSON reads the bytes between the
+    // quotes, so an escaped line break is no white space to trim but a backslash
+    // (ParseQuantity's ErrFormatWrong).
+    let secret = kind("v1", "Secret").unwrap().schema();
+    let pod = kind("v1", "Pod").unwrap().schema();
+    let limits = |cpu: &str| json!({"spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu": cpu}}}]}});
+    for (schema, kind, value, text) in [
+        (
+            secret,
+            "Secret",
+            json!({"data": {"a": "aGVsbG8"}}),
+            "illegal base64 data at input byte 4",
+        ),
+        (
+            pod,
+            "Pod",
+            limits("1\n"),
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ),
+    ] {
+        assert_eq!(
+            schema.type_error(&value, kind).as_deref(),
+            Some(text),
+            "{value}"
+        );
+    }
+    assert_eq!(pod.type_error(&limits(" 1 "), "Pod"), None);
+    assert_eq!(
+        secret.type_error(&json!({"data": {"a": "aGVs\nbG8="}}), "Secret"),
+        None
+    );
     let fine = json!({"metadata": {"name": "x", "creationTimestamp": null},
         "spec": {"ports": [{"port": 80, "targetPort": "http"}, {"port": 81, "targetPort": 8081}]}});
     assert_eq!(svc.type_error(&fine, "Service"), None);

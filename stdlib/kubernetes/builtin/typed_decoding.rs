@@ -313,6 +313,13 @@ impl<'a> OpenApiSchema<'a> {
                 "json: cannot unmarshal {json_type} into Go struct field {owner}.{path} of type {go}"
             ));
         }
+        // encoding/json decodes a string into a `[]byte` with `base64.StdEncoding`; its
+        // `CorruptInputError` is the decoder's error as it is.
+        if let (Value::String(text), "[]uint8") = (value, go.as_str())
+            && let Err(at) = crate::ext::encoders::decode_std(text)
+        {
+            return Some(format!("illegal base64 data at input byte {at}"));
+        }
         match value {
             Value::Array(items) => {
                 let items_schema = self.items()?;
@@ -332,8 +339,8 @@ impl<'a> OpenApiSchema<'a> {
 
     /// A value of a type with its own decoder, or a map or list of such values. Checked:
     /// `resource.Quantity` (its `UnmarshalJSON`, apimachinery
-    /// `pkg/api/resource/quantity.go`: `null` is zero, a quoted string loses its quotes, the
-    /// text is trimmed and read by `ParseQuantity`, whose error is the decoder's, unwrapped)
+    /// `pkg/api/resource/quantity.go`, as [`crate::kubernetes::quantity::from_go_json`]
+    /// reads it: `ParseQuantity`'s error is the decoder's, unwrapped)
     /// and `metav1.Time`/`metav1.MicroTime` (`pkg/apis/meta/v1/time.go`, `micro_time.go`:
     /// `null` is the zero time, anything else is read as a JSON string by encoding/json,
     /// then by Go's `time.Parse` with `time.RFC3339`/`RFC3339Micro`, whose errors are the
@@ -347,11 +354,7 @@ impl<'a> OpenApiSchema<'a> {
                 return None;
             }
             if name.ends_with(".api.resource.Quantity") {
-                let text = match value {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                return crate::kubernetes::quantity::parse_quantity(text.trim())
+                return crate::kubernetes::quantity::from_go_json(value)
                     .err()
                     .map(|e| e.to_string());
             }
