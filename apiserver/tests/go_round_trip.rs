@@ -212,34 +212,27 @@ async fn quantities_come_back_in_canonical_form() {
         limits(&created.json()),
         json!({"cpu": "2", "memory": "1Gi"})
     );
-    let patch = br#"{"spec": {"template": {"spec": {"containers": [
-        {"name": "a", "resources": {"limits": {"cpu": "2500m"}}}]}}}}"#;
-    let patched = server
-        .send_with(
-            "PATCH",
-            &format!("{deployments}/d"),
-            Some(patch.to_vec()),
-            &[("content-type", "application/strategic-merge-patch+json")],
-        )
-        .await;
-    assert_eq!(patched.code, 200, "{}", patched.text());
+    // A strategic merge patch setting the container's cpu limit: what the object answers.
+    let patch_cpu = async |cpu: &str| {
+        let patch = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "a", "resources": {"limits": {"cpu": cpu}}}]}}}});
+        let patched = server
+            .send_with(
+                "PATCH",
+                &format!("{deployments}/d"),
+                Some(patch.to_string().into_bytes()),
+                &[("content-type", "application/strategic-merge-patch+json")],
+            )
+            .await;
+        assert_eq!(patched.code, 200, "{}", patched.text());
+        limits(&patched.json())
+    };
     assert_eq!(
-        limits(&patched.json()),
+        patch_cpu("2500m").await,
         json!({"cpu": "2500m", "memory": "1Gi"})
     );
-    let patch = br#"{"spec": {"template": {"spec": {"containers": [
-        {"name": "a", "resources": {"limits": {"cpu": "3000m"}}}]}}}}"#;
-    let patched = server
-        .send_with(
-            "PATCH",
-            &format!("{deployments}/d"),
-            Some(patch.to_vec()),
-            &[("content-type", "application/strategic-merge-patch+json")],
-        )
-        .await;
-    assert_eq!(patched.code, 200, "{}", patched.text());
     assert_eq!(
-        limits(&patched.json()),
+        patch_cpu("3000m").await,
         json!({"cpu": "3", "memory": "1Gi"})
     );
 }

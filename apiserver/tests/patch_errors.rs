@@ -32,24 +32,6 @@ async fn patch(server: &Server, path: &str, kind: &str, body: &[u8]) -> (u16, Va
     (reply.code, json)
 }
 
-/// What kube-apiserver's panic recovery answers (`server/filters/wrap.go`,
-/// `WithPanicRecovery`: `http.Error` of its text, 500, in plain text).
-fn assert_panicked(reply: &Reply) {
-    assert_eq!(
-        (
-            reply.code,
-            reply.content_type.as_str(),
-            reply.text().as_str()
-        ),
-        (
-            500,
-            "text/plain; charset=utf-8",
-            "This request caused apiserver to panic. Look in the logs for details.\n"
-        )
-    );
-    assert_eq!(reply.headers["x-content-type-options"], "nosniff");
-}
-
 /// The code, reason and message of a failed patch of ConfigMap `demo` (`query`: after `?`).
 async fn refused(server: &Server, query: &str, kind: &str, body: &str) -> (u16, String, String) {
     let path = format!("{CONFIGMAPS}/demo?{query}");
@@ -370,7 +352,7 @@ async fn json_patch_test_compares_texts_as_upstream() {
         let reply = send_patch(&server, &path, JSON, body.as_bytes()).await;
         assert_eq!(reply.code, expected, "{body}: {}", reply.text());
         if expected == 500 {
-            assert_panicked(&reply);
+            reply.assert_panicked();
         }
     }
 }
@@ -424,7 +406,9 @@ async fn json_patch_replaces_the_whole_object_as_upstream() {
     .await;
     assert_eq!((code, &list), (422, &merge), "{list}");
     assert_eq!(merge_code, 422);
-    assert_panicked(&send_patch(&server, &path, JSON, replace("").as_bytes()).await);
+    send_patch(&server, &path, JSON, replace("").as_bytes())
+        .await
+        .assert_panicked();
     let (_, object) = patch(&server, &path, JSON, b"[]").await;
     assert_eq!(object["data"], json!({"b": "2"}));
 }

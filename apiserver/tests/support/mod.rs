@@ -71,6 +71,21 @@ impl Reply {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
+
+    /// Asserts that this is what kube-apiserver's panic recovery answers
+    /// (`server/filters/wrap.go`, `WithPanicRecovery`: `http.Error` of its text, 500, in
+    /// plain text).
+    pub fn assert_panicked(&self) {
+        assert_eq!(
+            (self.code, self.content_type.as_str(), self.text().as_str()),
+            (
+                500,
+                "text/plain; charset=utf-8",
+                "This request caused apiserver to panic. Look in the logs for details.\n"
+            )
+        );
+        assert_eq!(self.headers["x-content-type-options"], "nosniff");
+    }
 }
 
 impl Server {
