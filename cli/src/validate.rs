@@ -66,8 +66,8 @@ pub fn run(
             return usage(&e);
         }
     }
-    for (namespace, name) in set.unmatched_old() {
-        eprintln!("Warning: --old: {namespace}/{name} matches no object");
+    for (kind, namespace, name) in set.unmatched_old() {
+        eprintln!("Warning: --old: {kind} {namespace}/{name} matches no object");
     }
     let mut report = ManifestReport::default();
     for object in set.validate() {

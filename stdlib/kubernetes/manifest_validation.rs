@@ -280,11 +280,14 @@ impl<'c> ManifestSet<'c> {
         }
     }
 
-    /// The namespace and name of each old object that no object added pairs with.
-    pub fn unmatched_old(&self) -> impl Iterator<Item = (&str, &str)> {
+    /// The kind, namespace and name of each old object that no object added pairs with.
+    pub fn unmatched_old(&self) -> impl Iterator<Item = (&str, &str, &str)> {
         (self.old.iter())
             .filter(|o| !self.inputs.iter().any(|i| same_object(&i.object, o)))
-            .map(|o| namespace_and_name(o))
+            .map(|o| {
+                let (namespace, name) = namespace_and_name(o);
+                (field(o, "kind"), namespace, name)
+            })
     }
 
     /// Validates the objects one at a time, in the order added (each given up to its

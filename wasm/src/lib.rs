@@ -176,7 +176,7 @@ pub fn functions(request: &str) -> String {
 /// Validates manifests as `kcel validate --crd CRD --old OLD OBJECT -o json` does, through
 /// the same library ([`ManifestSet`]): `{"valid": B, "objects": [{"kind", "namespace",
 /// "name", "valid", "decode_error"?, "errors": [{"field", "reason", "message"}], "warnings":
-/// [...]}], "unmatchedOld": [{"namespace", "name"}]}` (the CLI's shape without `file`, and
+/// [...]}], "unmatchedOld": [{"kind", "namespace", "name"}]}` (the CLI's shape without `file`, and
 /// the old objects no object pairs with, which the CLI warns of), with the costs the CLI
 /// does not print: per custom resource its `version`, the actual cost of each rule
 /// evaluation `costs: [{"path", "rule", "cost"}]` and the per-object `budget: {"limit",
@@ -210,7 +210,7 @@ pub fn validate_crd(request: &str) -> String {
         set.add("object", &req.object)
             .map_err(|e| input(e.to_string()))?;
         let unmatched_old: Vec<Json> = (set.unmatched_old())
-            .map(|(namespace, name)| json!({"namespace": namespace, "name": name}))
+            .map(|(kind, namespace, name)| json!({"kind": kind, "namespace": namespace, "name": name}))
             .collect();
         let mut report = ManifestReport::default();
         for object in set.validate() {

@@ -284,7 +284,7 @@ fn validates_crd_objects_with_old_objects() {
     );
     assert_eq!(
         answer["unmatchedOld"],
-        json!([{"namespace": "default", "name": "gone"}])
+        json!([{"kind": "Widget", "namespace": "default", "name": "gone"}])
     );
     let config_map = answer["objects"][1].as_object().unwrap();
     assert_eq!(config_map["kind"], "ConfigMap");

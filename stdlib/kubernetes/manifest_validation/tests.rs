@@ -99,7 +99,7 @@ fn an_old_object_pairs_by_namespace_and_name() {
     set.add("w.yaml", text).unwrap();
     assert_eq!(
         set.unmatched_old().collect::<Vec<_>>(),
-        [("a", "w"), ("a", "gone")]
+        [("Widget", "a", "w"), ("Widget", "a", "gone")]
     );
     let found = reports(set);
     assert_eq!(
@@ -193,7 +193,10 @@ fn an_old_object_pairs_only_with_an_object_of_its_kind() {
          spec: {clusterIP: 10.0.0.2, ports: [{port: 80}]}\n",
     )
     .unwrap();
-    assert_eq!(set.unmatched_old().collect::<Vec<_>>(), [("", "web")]);
+    assert_eq!(
+        set.unmatched_old().collect::<Vec<_>>(),
+        [("Deployment", "", "web")]
+    );
     let found = reports(set);
     assert_eq!(
         found[0].errors[0].to_string(),
