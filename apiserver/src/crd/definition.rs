@@ -1,19 +1,20 @@
-//! CustomResourceDefinition writes: upstream's defaults, its validation of the spec
-//! (apiextensions-apiserver `pkg/apis/apiextensions/validation/validation.go`
-//! `ValidateCustomResourceDefinition`, `...Spec`, `...Names`, `...SpecUpdate`) plus the schema
-//! checks of the library (structural schema, defaults, rule compilation and cost limits), and
-//! the status the naming and establishing controllers would write (`NamesAccepted`,
-//! `Established`, `acceptedNames`, `storedVersions`), set at write time so that a CRD is served
-//! as soon as its write is acknowledged.
+//! CustomResourceDefinition writes: upstream's defaults, the library's validation of the CRD
+//! (the parts of `kcel_stdlib::kubernetes::crd::definition_errors`: upstream's
+//! `ValidateCustomResourceDefinition`, `...Spec`, `...Names`, `...SpecUpdate`, then the
+//! schemas' structural, default, rule compilation and cost checks) with this server's check
+//! of the conversion settings (`conversion_spec`), and the status the naming and
+//! establishing controllers would write (`NamesAccepted`, `Established`, `acceptedNames`,
+//! `storedVersions`), set at write time so that a CRD is served as soon as its write is
+//! acknowledged.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use kcel_stdlib::kubernetes::crd::{
-    CrdValidator, ErrorType, FieldError, FieldPath, Schema, selectable_field_errors,
+    CrdValidator, FieldError, condition_true, default_names, definition_schema_errors,
+    definition_spec_errors, definition_update_errors,
 };
-use kcel_stdlib::kubernetes::named_formats::messages;
 
 use super::conversion_spec::{self, Strategy, allow_invalid_ca_bundle, default_conversion};
 use super::registry::{
@@ -31,310 +32,22 @@ fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
-/// Upstream's defaults for a CRD spec (`SetDefaults_CustomResourceDefinitionSpec`):
-/// `names.singular` (the kind in lower case), `names.listKind` (`<Kind>List`), and the
+/// Upstream's defaults for a CRD spec (`SetDefaults_CustomResourceDefinitionSpec`): the
+/// library's of the names ([`default_names`]: `names.singular`, `names.listKind`), and the
 /// `None` conversion strategy.
 pub fn default_spec(crd: &mut Object) {
+    let mut value = Value::Object(std::mem::take(crd));
+    default_names(&mut value);
+    if let Value::Object(defaulted) = value {
+        *crd = defaulted;
+    }
     let Some(spec) = crd.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };
-    if let Some(names) = spec.get_mut("names").and_then(Value::as_object_mut) {
-        let kind = names
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        if names
-            .get("singular")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .is_empty()
-        {
-            names.insert("singular".into(), Value::from(kind.to_lowercase()));
-        }
-        if names
-            .get("listKind")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .is_empty()
-            && !kind.is_empty()
-        {
-            names.insert("listKind".into(), Value::from(format!("{kind}List")));
-        }
-    }
     if !spec.get("conversion").is_some_and(Value::is_object) {
         spec.insert("conversion".into(), json!({"strategy": "None"}));
     }
     default_conversion(spec);
-}
-
-fn path(text: &str) -> FieldPath {
-    let mut parts = text.split('.');
-    let mut p = FieldPath::new(parts.next().unwrap_or(""));
-    for part in parts {
-        p = p.child(part);
-    }
-    p
-}
-
-fn invalid(at: FieldPath, value: &str, detail: &str) -> FieldError {
-    FieldError::new(at, ErrorType::Invalid, value, detail)
-}
-
-fn required(at: FieldPath) -> FieldError {
-    FieldError::new(at, ErrorType::Required, "", "")
-}
-
-fn dns1035(at: FieldPath, value: &str, prefix: &str) -> Option<FieldError> {
-    let problems = messages("dns1035Label", value);
-    (!problems.is_empty()).then(|| invalid(at, value, &format!("{prefix}{}", problems.join(","))))
-}
-
-/// The errors of a CRD's spec and names (without its schemas' errors).
-fn spec_errors(crd: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let spec = &crd["spec"];
-    let group = text(spec, "/group");
-    let plural = text(spec, "/names/plural");
-    let name = crd["metadata"]["name"].as_str().unwrap_or("");
-    let mut name_problems = messages("dns1123Subdomain", name);
-    if name != format!("{plural}.{group}") {
-        name_problems.push("must be spec.names.plural+\".\"+spec.group".to_owned());
-    }
-    for p in name_problems {
-        errors.push(invalid(path("metadata.name"), name, &p));
-    }
-    if group.is_empty() {
-        errors.push(required(path("spec.group")));
-    } else {
-        let problems = messages("dns1123Subdomain", group);
-        if !problems.is_empty() {
-            errors.push(invalid(path("spec.group"), group, &problems.join(",")));
-        } else if group.split('.').count() < 2 {
-            errors.push(invalid(
-                path("spec.group"),
-                group,
-                "should be a domain with at least one dot",
-            ));
-        }
-    }
-    match text(spec, "/scope") {
-        "" => errors.push(required(path("spec.scope"))),
-        "Cluster" | "Namespaced" => {}
-        other => errors.push(FieldError::new(
-            path("spec.scope"),
-            ErrorType::NotSupported,
-            other,
-            "supported values: \"Cluster\", \"Namespaced\"",
-        )),
-    }
-    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
-    if versions.is_empty() {
-        errors.push(invalid(
-            path("spec.versions"),
-            "",
-            "must have exactly one version marked as storage version",
-        ));
-    }
-    let mut seen = Vec::new();
-    let mut storage = 0;
-    for (i, v) in versions.iter().enumerate() {
-        let at = path("spec.versions").index(i);
-        let vname = v["name"].as_str().unwrap_or("");
-        if let Some(e) = dns1035(at.child("name"), vname, "") {
-            errors.push(e);
-        }
-        if seen.contains(&vname) {
-            errors.push(invalid(
-                path("spec.versions"),
-                "",
-                "must contain unique version names",
-            ));
-        }
-        seen.push(vname);
-        if v["storage"] == true {
-            storage += 1;
-        }
-        if v.pointer("/schema/openAPIV3Schema").is_none() {
-            errors.push(FieldError::new(
-                at.child("schema").child("openAPIV3Schema"),
-                ErrorType::Required,
-                "",
-                "schemas are required",
-            ));
-        }
-        if let Some(columns) = v["additionalPrinterColumns"].as_array() {
-            for (j, c) in columns.iter().enumerate() {
-                let cat = at.child("additionalPrinterColumns").index(j);
-                if text(c, "/name").is_empty() {
-                    errors.push(required(cat.child("name")));
-                }
-                match text(c, "/type") {
-                    "" => errors.push(required(cat.child("type"))),
-                    "integer" | "number" | "string" | "boolean" | "date" => {}
-                    other => errors.push(FieldError::new(
-                        cat.child("type"),
-                        ErrorType::NotSupported,
-                        other,
-                        "supported values: \"boolean\", \"date\", \"integer\", \"number\", \"string\"",
-                    )),
-                }
-                if text(c, "/jsonPath").is_empty() {
-                    errors.push(required(cat.child("jsonPath")));
-                }
-            }
-        }
-        errors.extend(selectable_errors(v, &at));
-        if let Some(scale) = v.pointer("/subresources/scale") {
-            let sat = at.child("subresources").child("scale");
-            for field in ["specReplicasPath", "statusReplicasPath"] {
-                let p = text(scale, &format!("/{field}"));
-                if p.is_empty() {
-                    errors.push(required(sat.child(field)));
-                } else if !p.starts_with('.') {
-                    errors.push(invalid(
-                        sat.child(field),
-                        p,
-                        "should be a json path under .spec or .status",
-                    ));
-                }
-            }
-        }
-    }
-    if !versions.is_empty() && storage != 1 {
-        errors.push(invalid(
-            path("spec.versions"),
-            "",
-            "must have exactly one version marked as storage version",
-        ));
-    }
-    for field in ["plural", "singular", "kind", "listKind"] {
-        if text(spec, &format!("/names/{field}")).is_empty() {
-            errors.push(required(path("spec.names").child(field)));
-        }
-    }
-    let names = &spec["names"];
-    for field in ["plural", "singular"] {
-        let v = text(names, &format!("/{field}"));
-        if !v.is_empty()
-            && let Some(e) = dns1035(path("spec.names").child(field), v, "")
-        {
-            errors.push(e);
-        }
-    }
-    for field in ["kind", "listKind"] {
-        let v = text(names, &format!("/{field}"));
-        if !v.is_empty()
-            && let Some(e) = dns1035(
-                path("spec.names").child(field),
-                &v.to_lowercase(),
-                "may have mixed case, but should otherwise match: ",
-            )
-        {
-            errors.push(FieldError::new(e.path, e.error_type, v, e.detail));
-        }
-    }
-    for list in ["shortNames", "categories"] {
-        for (i, s) in names[list].as_array().into_iter().flatten().enumerate() {
-            let s = s.as_str().unwrap_or("");
-            if let Some(e) = dns1035(path("spec.names").child(list).index(i), s, "") {
-                errors.push(e);
-            }
-        }
-    }
-    let kind = text(names, "/kind");
-    if !kind.is_empty() && kind == text(names, "/listKind") {
-        errors.push(invalid(
-            path("spec.names.listKind"),
-            kind,
-            "kind and listKind may not be the same",
-        ));
-    }
-    errors
-}
-
-/// The errors of a version's `selectableFields` (upstream's
-/// `validateCustomResourceDefinitionVersion`); a schema the library cannot read is reported
-/// by the schema checks instead.
-fn selectable_errors(version: &Value, at: &FieldPath) -> Vec<FieldError> {
-    let Some(fields) = version["selectableFields"]
-        .as_array()
-        .filter(|f| !f.is_empty())
-    else {
-        return Vec::new();
-    };
-    let at = at.child("selectableFields");
-    let Some(schema) = version.pointer("/schema/openAPIV3Schema") else {
-        return vec![invalid(
-            at,
-            "",
-            "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
-        )];
-    };
-    let Ok(schema) = Schema::from_json(schema) else {
-        return Vec::new();
-    };
-    let paths: Vec<&str> = fields.iter().map(|f| text(f, "/jsonPath")).collect();
-    selectable_field_errors(&paths, &schema, &at)
-}
-
-/// The errors of changing immutable fields of an established CRD.
-fn update_errors(new: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let established = condition_true(old, "Established");
-    let mut immutable = vec![
-        ("spec.group", "/spec/group"),
-        ("spec.names.plural", "/spec/names/plural"),
-    ];
-    if established {
-        immutable.push(("spec.scope", "/spec/scope"));
-        immutable.push(("spec.names.kind", "/spec/names/kind"));
-    }
-    for (field, pointer) in immutable {
-        let (n, o) = (text(new, pointer), text(old, pointer));
-        if n != o {
-            errors.push(invalid(path(field), n, "field is immutable"));
-        }
-    }
-    errors
-}
-
-/// The schema paths (`spec.versions[i].schema.openAPIV3Schema`) of the versions whose schema
-/// an update leaves as the old CRD had it (same version name, same schema).
-fn unchanged_schemas(new: &Value, old: Option<&Object>) -> Vec<String> {
-    let Some(old) = old else {
-        return Vec::new();
-    };
-    let old_versions = old
-        .get("spec")
-        .and_then(|s| s.get("versions"))
-        .and_then(Value::as_array);
-    let mut out = Vec::new();
-    for (i, v) in new["spec"]["versions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let same = old_versions.into_iter().flatten().any(|o| {
-            o["name"] == v["name"]
-                && o.pointer("/schema/openAPIV3Schema") == v.pointer("/schema/openAPIV3Schema")
-        });
-        if same {
-            out.push(format!("spec.versions[{i}].schema.openAPIV3Schema"));
-        }
-    }
-    out
-}
-
-/// Whether the CRD's condition `kind` is `True`.
-pub fn condition_true(crd: &Value, kind: &str) -> bool {
-    crd.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c["type"] == kind && c["status"] == "True")
-        })
 }
 
 /// 422 Invalid naming `kind`.`group` `name`, with the library's field errors as causes.
@@ -378,36 +91,28 @@ pub fn admit(
     default_spec(crd);
     let value = Value::Object(crd.clone());
     let name = object::meta_str(crd, "name").to_owned();
-    let mut errors = spec_errors(&value);
-    let check_ca_bundle = match old {
+    // The library's checks of the spec, with the conversion settings' (this server's) after
+    // the spec's and before the update's, as kube-apiserver orders them.
+    let mut errors = definition_spec_errors(&value);
+    let old_value = old.map(|o| Value::Object(o.clone()));
+    let check_ca_bundle = match &old_value {
         None => true,
-        Some(old) => {
-            let old = Value::Object(old.clone());
-            !allow_invalid_ca_bundle(&old, condition_true(&old, "Established"))
-        }
+        Some(old) => !allow_invalid_ca_bundle(old, condition_true(old, "Established")),
     };
     errors.extend(conversion_spec::errors(&value["spec"], check_ca_bundle));
-    if let Some(old) = old {
-        errors.extend(update_errors(&value, &Value::Object(old.clone())));
+    if let Some(old) = &old_value {
+        errors.extend(definition_update_errors(&value, old));
     }
     if errors.is_empty() {
         VALIDATORS_BUILT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match super::registry::validator(&value) {
             Ok(v) => {
-                let unchanged = unchanged_schemas(&value, old);
-                errors.extend(v.schema_errors().into_iter().filter(|e| {
-                    // As upstream, the rules of a schema an update leaves as it was are not
-                    // checked again (they may predate today's limits or environment).
-                    let at = e.path.to_string();
-                    !unchanged
-                        .iter()
-                        .any(|p| at == *p || at.starts_with(&format!("{p}.")))
-                }));
+                errors.extend(definition_schema_errors(&v, &value, old_value.as_ref()));
                 if errors.is_empty() {
                     remember(&value["spec"], Arc::new(v));
                 }
             }
-            Err(e) => errors.push(invalid(path("spec.versions"), "", &e.to_string())),
+            Err(e) => errors.push(e.field_error()),
         }
     }
     if !errors.is_empty() {

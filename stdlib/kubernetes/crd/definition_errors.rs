@@ -22,6 +22,19 @@ pub enum DefinitionError {
     },
 }
 
+impl DefinitionError {
+    /// The error as the field error a write of the CRD is refused with
+    /// (`spec.versions: Invalid value: "": <this error>`).
+    pub fn field_error(&self) -> FieldError {
+        FieldError::new(
+            FieldPath::new("spec").child("versions"),
+            super::field_error::ErrorType::Invalid,
+            "",
+            self.to_string(),
+        )
+    }
+}
+
 /// Why an object is not a resource a CRD serves.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -30,6 +30,7 @@ mod deep_nesting_tests;
 pub(crate) mod defaulting;
 pub(crate) mod definition;
 pub(crate) mod definition_errors;
+pub(crate) mod definition_validation;
 pub(crate) mod embedded_meta;
 pub(crate) mod escaping;
 pub(crate) mod field_error;
@@ -53,6 +54,10 @@ pub use compile_rules::{
 pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
+pub use definition_validation::{
+    condition_true, default_names, definition_errors, definition_name_problems,
+    definition_schema_errors, definition_spec_errors, definition_update_errors,
+};
 pub use field_error::{
     ErrorType, FieldCause, FieldError, FieldPath, aggregate, go_json_float, go_json_number,
     go_json_quote, go_json_type, go_json_value, invalid_message,
