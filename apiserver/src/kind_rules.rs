@@ -22,7 +22,9 @@ use crate::error::ApiError;
 use crate::object::Object;
 use crate::resource::Resource;
 
-/// The groups whose kinds this server validates elsewhere.
+/// The groups whose kinds this server validates elsewhere: CRDs in `crd::definition::admit`
+/// (with the library's CRD validation, which `validate_update` would run a second time)
+/// and admission policies in `admission`.
 const VALIDATED_ELSEWHERE: &[&str] = &["apiextensions.k8s.io", "admissionregistration.k8s.io"];
 
 /// The library's built-in kind of `resource`, if the library validates its objects here.

@@ -12,7 +12,7 @@
 //! kind that can be created (99 in 1.37). The validation kube-apiserver writes by hand for
 //! the most used kinds (`ValidateDeployment`: a selector matching the template's labels,
 //! container names, ports, ...; Pods, Services, ConfigMaps, Secrets, the apps and batch
-//! workloads) follows the metadata's errors.
+//! workloads, CustomResourceDefinitions) follows the metadata's errors.
 //!
 //! ```
 //! use kcel_stdlib::kubernetes::builtin;
@@ -57,7 +57,7 @@ pub use go_round_trip::go_round_trip;
 pub use typed_decoding::OpenApiSchema;
 
 use super::builtin_validation;
-use super::crd::{FieldError, FieldPath};
+use super::crd::{self, FieldError, FieldPath};
 use super::object_meta::{self, Scope, finalizers};
 use super::object_meta_update;
 use crate::documents::ManifestObject;
@@ -192,6 +192,13 @@ impl BuiltinKind {
             // core ValidateServiceName (NameIsDNS1035Label).
             ("", "Service") => {
                 object_meta::validate_named(object, scope, &object_meta::dns1035_label_name)
+            }
+            // apiextensions ValidateCustomResourceDefinition: a DNS subdomain that is
+            // <plural>.<group>.
+            ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+                object_meta::validate_named(object, scope, &|name, prefix| {
+                    crd::definition_name_problems(object, name, prefix)
+                })
             }
             // rbac ValidateRBACName (path.IsValidPathSegmentName).
             ("rbac.authorization.k8s.io", _) => {
