@@ -199,7 +199,7 @@ fn go_time_string(t: DateTime<Utc>) -> String {
 }
 
 /// Go's `%#v` of a `[]string`: `[]string{"a", "b"}`.
-fn go_string_slice(items: &[String]) -> String {
+pub(crate) fn go_string_slice(items: &[String]) -> String {
     let quoted: Vec<String> = items.iter().map(|s| super::go_quote(s)).collect();
     format!("[]string{{{}}}", quoted.join(", "))
 }

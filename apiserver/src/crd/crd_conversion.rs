@@ -22,13 +22,14 @@ use kcel::library::standard::go_quote;
 use kcel_stdlib::kubernetes::crd::{FieldPath, aggregate};
 use kcel_stdlib::kubernetes::{annotation_errors, label_errors};
 
-use super::conversion_spec::{ACCEPTED_REVIEW_VERSIONS, Strategy, Webhook};
+use super::conversion_spec::{Strategy, Webhook};
 use super::registry::{Crds, CustomResource};
 use super::webhook_client::{Answer, Clients};
 use crate::error::ApiError;
 use crate::object::{self, Object};
 use crate::resource::Resource;
 use crate::storage::KeyValue;
+use kcel_stdlib::kubernetes::crd::ACCEPTED_REVIEW_VERSIONS;
 
 /// A failed conversion, with upstream's texts; answered as a 500 whose `Status` has no
 /// reason, as kube-apiserver answers an error that is not an API status.

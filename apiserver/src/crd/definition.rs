@@ -1,8 +1,8 @@
 //! CustomResourceDefinition writes: upstream's defaults, the library's validation of the CRD
 //! (the parts of `kcel_stdlib::kubernetes::crd::definition_errors`: upstream's
-//! `ValidateCustomResourceDefinition`, `...Spec`, `...Names`, `...SpecUpdate`, then the
-//! schemas' structural, default, rule compilation and cost checks) with this server's check
-//! of the conversion settings (`conversion_spec`), and the status the naming and
+//! `ValidateCustomResourceDefinition`, `...Spec`, `...Names`, the conversion settings,
+//! `...SpecUpdate`, then the schemas' structural, default, rule compilation and cost checks,
+//! with the validators this server builds cached), and the status the naming and
 //! establishing controllers would write (`NamesAccepted`, `Established`, `acceptedNames`,
 //! `storedVersions`), set at write time so that a CRD is served as soon as its write is
 //! acknowledged.
@@ -12,11 +12,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use kcel_stdlib::kubernetes::crd::{
-    CrdValidator, FieldError, condition_true, default_names, definition_schema_errors,
-    definition_spec_errors, definition_update_errors,
+    CrdValidator, FieldError, condition_true, default_names, definition_errors_before_schemas,
+    definition_schema_errors,
 };
 
-use super::conversion_spec::{self, Strategy, allow_invalid_ca_bundle, default_conversion};
+use super::conversion_spec::{Strategy, default_conversion};
 use super::registry::{
     Crds, CustomResource, PrinterColumn, ScalePaths, ServedVersion, VERBS, intern_resource,
     intern_str, intern_strs,
@@ -91,18 +91,8 @@ pub fn admit(
     default_spec(crd);
     let value = Value::Object(crd.clone());
     let name = object::meta_str(crd, "name").to_owned();
-    // The library's checks of the spec, with the conversion settings' (this server's) after
-    // the spec's and before the update's, as kube-apiserver orders them.
-    let mut errors = definition_spec_errors(&value);
     let old_value = old.map(|o| Value::Object(o.clone()));
-    let check_ca_bundle = match &old_value {
-        None => true,
-        Some(old) => !allow_invalid_ca_bundle(old, condition_true(old, "Established")),
-    };
-    errors.extend(conversion_spec::errors(&value["spec"], check_ca_bundle));
-    if let Some(old) = &old_value {
-        errors.extend(definition_update_errors(&value, old));
-    }
+    let mut errors = definition_errors_before_schemas(&value, old_value.as_ref());
     if errors.is_empty() {
         VALIDATORS_BUILT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match super::registry::validator(&value) {

@@ -10,9 +10,9 @@
 //! defaults, rule compilation and cost), leaving out on update those of a schema the update
 //! does not change.
 //!
-//! Left out: the conversion strategy and its webhook configuration (the API server's: its
-//! CA bundle check needs a TLS stack), the `status` (the controllers write it), and the
-//! metadata rules other than the name's ([`crate::kubernetes::object_meta`]).
+//! The conversion settings are checked by [`conversion_errors`] (after the spec's, before the
+//! update's, as upstream orders them). Left out: the `status` (the controllers write it), and
+//! the metadata rules other than the name's ([`crate::kubernetes::object_meta`]).
 //!
 //! ```
 //! use kcel_stdlib::kubernetes::crd::definition_errors;
@@ -35,6 +35,7 @@
 
 use serde_json::Value as Json;
 
+use super::conversion_validation::{allow_invalid_ca_bundle, conversion_errors};
 use super::definition::CrdValidator;
 use super::field_error::{ErrorType, FieldError, FieldPath};
 use super::schema::Schema;
@@ -375,13 +376,32 @@ pub fn definition_schema_errors(
 }
 
 /// Every error kube-apiserver refuses a write of the CustomResourceDefinition `crd` (an
-/// update of `old`, if given) for, its conversion settings and metadata other than the name
-/// left out, in the API server's order: the name, spec and names
-/// ([`definition_spec_errors`]), the update's ([`definition_update_errors`]), then, only
-/// when there are none of those, the schemas' ([`definition_schema_errors`]). `crd` is
-/// checked as defaulted ([`default_names`]; the caller's value is left as it is).
+/// update of `old`, if given) for, its metadata other than the name left out, in the API
+/// server's order: those of [`definition_errors_before_schemas`], then, only when there are
+/// none of those, the schemas' ([`definition_schema_errors`]). `crd` is checked as defaulted
+/// ([`default_names`]; the caller's value is left as it is).
 pub fn definition_errors(crd: &Json, old: Option<&Json>) -> Vec<FieldError> {
     checked(crd, old, true)
+}
+
+/// The errors of a (defaulted) CustomResourceDefinition that come before its schemas' and,
+/// when there are any, leave the schemas unchecked: the name, spec and names, the conversion
+/// settings ([`conversion_errors`]), and on update of `old` the immutable fields'.
+pub fn definition_errors_before_schemas(crd: &Json, old: Option<&Json>) -> Vec<FieldError> {
+    before_schemas(crd, old, definition_spec_errors(crd))
+}
+
+/// `errors` (the spec's), then the conversion settings' and the update's.
+fn before_schemas(crd: &Json, old: Option<&Json>, mut errors: Vec<FieldError>) -> Vec<FieldError> {
+    let check_ca_bundle = match old {
+        None => true,
+        Some(old) => !allow_invalid_ca_bundle(old, condition_true(old, "Established")),
+    };
+    errors.extend(conversion_errors(&crd["spec"], check_ca_bundle));
+    if let Some(old) = old {
+        errors.extend(definition_update_errors(crd, old));
+    }
+    errors
 }
 
 /// [`definition_errors`], with the name's errors (which gate the schemas' errors all the
@@ -391,14 +411,12 @@ pub(crate) fn checked(crd: &Json, old: Option<&Json>, with_name: bool) -> Vec<Fi
     default_names(&mut crd);
     let name = crd["metadata"]["name"].as_str().unwrap_or("");
     let name_problems = definition_name_problems(&crd, name, false);
-    let mut errors = if with_name {
+    let spec_errors = if with_name {
         definition_spec_errors(&crd)
     } else {
         body_errors(&crd)
     };
-    if let Some(old) = old {
-        errors.extend(definition_update_errors(&crd, old));
-    }
+    let mut errors = before_schemas(&crd, old, spec_errors);
     if errors.is_empty() && name_problems.is_empty() {
         match CrdValidator::new(&crd) {
             Ok(v) => errors.extend(definition_schema_errors(&v, &crd, old)),

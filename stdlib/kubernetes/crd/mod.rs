@@ -24,6 +24,7 @@
 //! ```
 
 pub(crate) mod compile_rules;
+pub(crate) mod conversion_validation;
 pub(crate) mod decl_types;
 #[cfg(test)]
 mod deep_nesting_tests;
@@ -51,12 +52,13 @@ pub(crate) mod versions;
 pub use compile_rules::{
     CompileOptions, CompiledSchema, PER_CALL_COST_LIMIT, RuleReport, compile_schema, rule_env,
 };
+pub use conversion_validation::{ACCEPTED_REVIEW_VERSIONS, conversion_errors, decode_ca_bundle};
 pub use decl_types::{DeclType, Field, SchemaTooDeep, SchemaTypes};
 pub use definition::CrdValidator;
 pub use definition_errors::{CrdError, DefinitionError, NotServed, SchemaFailure};
 pub use definition_validation::{
-    condition_true, default_names, definition_errors, definition_name_problems,
-    definition_schema_errors, definition_spec_errors, definition_update_errors,
+    condition_true, default_names, definition_errors, definition_errors_before_schemas,
+    definition_name_problems, definition_schema_errors,
 };
 pub use field_error::{
     ErrorType, FieldCause, FieldError, FieldPath, aggregate, go_json_float, go_json_number,
