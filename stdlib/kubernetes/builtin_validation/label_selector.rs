@@ -49,6 +49,17 @@ impl<'a> LabelSelector<'a> {
 
     /// metav1 `ValidateLabelSelector` (label values checked strictly).
     pub(super) fn validate(&self, e: &mut Errors, path: &FieldPath) {
+        self.validate_with(e, path, false);
+    }
+
+    /// metav1 `ValidateLabelSelector` with `AllowInvalidLabelValueInSelector`: when
+    /// `allow_invalid_values`, the values of `matchExpressions` are not checked.
+    pub(super) fn validate_with(
+        &self,
+        e: &mut Errors,
+        path: &FieldPath,
+        allow_invalid_values: bool,
+    ) {
         e.labels(&path.child("matchLabels"), &self.match_labels);
         let exprs = path.child("matchExpressions");
         for (i, r) in self.expressions.iter().enumerate() {
@@ -77,7 +88,12 @@ impl<'a> LabelSelector<'a> {
                 ),
             }
             e.each(&at.child("key"), r.key, messages("qualifiedName", r.key));
-            for (j, value) in r.values.iter().enumerate() {
+            for (j, value) in r
+                .values
+                .iter()
+                .enumerate()
+                .filter(|_| !allow_invalid_values)
+            {
                 e.each(
                     &at.child("values").index(j),
                     value,

@@ -493,7 +493,7 @@ fn legacy_ip(path: &FieldPath, value: &str, valid_old: &[String]) -> Vec<FieldEr
 /// `IsValidCIDRForLegacyField` with strict validation: a CIDR `ParseCIDRSloppy` reads,
 /// without leading zeros, not IPv4-mapped, no bits set beyond the prefix length — or one
 /// of the old object's values.
-fn legacy_cidr(path: &FieldPath, value: &str, valid_old: &[String]) -> Vec<FieldError> {
+pub(super) fn legacy_cidr(path: &FieldPath, value: &str, valid_old: &[String]) -> Vec<FieldError> {
     let mut e = Errors::default();
     if valid_old.iter().any(|v| v == value) {
         return Vec::new();
