@@ -476,6 +476,9 @@ pub(crate) enum Part {
 impl Part {
     /// The new state with what this part may not change taken from `old`.
     pub(crate) fn keep(self, resource: &Resource, old: &Object, mut new: Object) -> Object {
+        if self == Part::Main {
+            crate::persistent_volumes::prepare_for_update(resource, &mut new, old);
+        }
         match self {
             Part::Main | Part::Finalize if resource.status => {
                 match old.get("status") {

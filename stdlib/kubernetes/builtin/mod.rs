@@ -256,6 +256,28 @@ pub fn prepare_service(object: &mut Json, old: Option<&Json>) -> Result<(), Vec<
     builtin_validation::prepare_service(object, old)
 }
 
+/// What kube-apiserver's PersistentVolumeClaim strategy (`PrepareForCreate`,
+/// `PrepareForUpdate`; `old` is the stored claim on update) does to a claim's data sources
+/// before it validates it: with no `dataSourceRef`, a `dataSource` other than a claim or a
+/// `snapshot.storage.k8s.io` VolumeSnapshot is dropped (unless the stored claim had one);
+/// then each of `dataSource` and `dataSourceRef` given alone is copied to the other (a
+/// reference to another namespace is not).
+///
+/// ```
+/// use kcel_stdlib::kubernetes::builtin::prepare_claim;
+/// use serde_json::json;
+///
+/// let mut claim = json!({"spec": {"dataSource": {"kind": "PersistentVolumeClaim", "name": "a"}}});
+/// prepare_claim(&mut claim, None);
+/// assert_eq!(claim["spec"]["dataSourceRef"], json!({"kind": "PersistentVolumeClaim", "name": "a"}));
+/// let mut claim = json!({"spec": {"dataSource": {"kind": "Pod", "name": "p"}}});
+/// prepare_claim(&mut claim, None);
+/// assert_eq!(claim["spec"], json!({}));
+/// ```
+pub fn prepare_claim(object: &mut Json, old: Option<&Json>) {
+    builtin_validation::prepare_claim(object, old)
+}
+
 impl BuiltinKind {
     /// What strict field validation reports for an object read from text
     /// ([`crate::documents::Manifests::into_objects`]; `text` is the text it was read

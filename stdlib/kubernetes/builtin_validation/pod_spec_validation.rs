@@ -14,7 +14,7 @@ use super::errors::{Errors, config_key, env_var_name, inclusive_range, port_name
 use super::read;
 use crate::kubernetes::crd::field_error::FieldPath;
 use crate::kubernetes::named_formats::messages;
-use crate::kubernetes::quantity::{Quantity, parse_quantity};
+use crate::kubernetes::quantity::Quantity;
 
 /// The most seconds `activeDeadlineSeconds` may be (`math.MaxInt32`).
 const MAX_INT32: i64 = i32::MAX as i64;
@@ -304,15 +304,6 @@ fn security_context(e: &mut Errors, sc: &Json, host_users: bool, path: &FieldPat
     }
 }
 
-/// A quantity of `resources` as decoding reads it (a string or a number).
-fn quantity(v: &Json) -> Option<Quantity> {
-    match v {
-        Json::String(s) => parse_quantity(s.trim()).ok(),
-        Json::Number(n) => parse_quantity(&n.to_string()).ok(),
-        _ => None,
-    }
-}
-
 /// `IsOvercommitAllowed`: native resources (no domain, or a `kubernetes.io` one) other than
 /// huge pages.
 fn overcommit_allowed(name: &str) -> bool {
@@ -336,14 +327,14 @@ fn resources(e: &mut Errors, r: &Json, path: &FieldPath) {
         }
     };
     for (name, v) in limits.into_iter().flatten() {
-        if let Some(q) = quantity(v) {
+        if let Some(q) = read::quantity(v) {
             negative(e, &lim_path.key(name), &q);
         }
     }
     for (name, v) in read::object(r, "requests").into_iter().flatten() {
-        let Some(q) = quantity(v) else { continue };
+        let Some(q) = read::quantity(v) else { continue };
         negative(e, &req_path.key(name), &q);
-        match limits.and_then(|l| l.get(name)).and_then(quantity) {
+        match limits.and_then(|l| l.get(name)).and_then(read::quantity) {
             Some(limit) => {
                 let order = q.compare(&limit);
                 if order != Ordering::Equal && !overcommit_allowed(name) {
