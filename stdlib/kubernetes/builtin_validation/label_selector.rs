@@ -52,6 +52,15 @@ impl<'a> LabelSelector<'a> {
         self.validate_with(e, path, false);
     }
 
+    /// Whether [`LabelSelector::validate`] finds errors: what makes an update allow invalid
+    /// label values in the selectors (`AllowInvalidLabelValueInSelector`) of kinds whose old
+    /// selector was invalid.
+    pub(super) fn is_invalid(&self) -> bool {
+        let mut check = Errors::default();
+        self.validate(&mut check, &FieldPath::new(""));
+        !check.into_vec().is_empty()
+    }
+
     /// metav1 `ValidateLabelSelector` with `AllowInvalidLabelValueInSelector`: when
     /// `allow_invalid_values`, the values of `matchExpressions` are not checked.
     pub(super) fn validate_with(

@@ -31,9 +31,7 @@ impl Options {
             return Options::default();
         };
         let spec = read::field(old, "spec").unwrap_or(&Json::Null);
-        let mut check = Errors::default();
         let selector = read::field(spec, "podSelector").unwrap_or(&Json::Null);
-        LabelSelector::read(selector).validate(&mut check, &FieldPath::new("podSelector"));
         let mut old_cidrs = Vec::new();
         for (rules, peers) in [("ingress", "from"), ("egress", "to")] {
             for rule in read::list(spec, rules) {
@@ -50,7 +48,7 @@ impl Options {
             }
         }
         Options {
-            allow_invalid_label_values: !check.into_vec().is_empty(),
+            allow_invalid_label_values: LabelSelector::read(selector).is_invalid(),
             old_cidrs,
         }
     }

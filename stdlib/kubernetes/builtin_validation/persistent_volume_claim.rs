@@ -33,15 +33,12 @@ impl Options {
             return Options::default();
         };
         let spec = read::field(old, "spec").unwrap_or(&Json::Null);
-        let mut check = Errors::default();
-        if let Some(selector) = read::field(spec, "selector") {
-            LabelSelector::read(selector).validate(&mut check, &FieldPath::new("selector"));
-        }
         let has_group = |field: &str| {
             read::field(spec, field).is_some_and(|r| read::field(r, "apiGroup").is_some())
         };
         Options {
-            allow_invalid_label_values: !check.into_vec().is_empty(),
+            allow_invalid_label_values: read::field(spec, "selector")
+                .is_some_and(|s| LabelSelector::read(s).is_invalid()),
             allow_invalid_api_group: has_group("dataSource") || has_group("dataSourceRef"),
         }
     }
