@@ -321,6 +321,26 @@ fn dns1123_subdomain(s: &str) -> Vec<String> {
     subdomain(s, "characters")
 }
 
+/// apimachinery's `IsWildcardDNS1123Subdomain`: `*.` then a DNS-1123 subdomain (an
+/// Ingress's wildcard hosts).
+pub(crate) fn wildcard_dns1123_subdomain(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 253 {
+        errs.push("must be no more than 253 characters".to_string());
+    }
+    if !s
+        .strip_prefix("*.")
+        .is_some_and(|rest| DNS1123_SUBDOMAIN.is_match(rest))
+    {
+        errs.push(regex_error(
+            "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character",
+            &format!(r"\*\.{DNS1123_SUBDOMAIN_FMT}"),
+            &["*.example.com"],
+        ));
+    }
+    errs
+}
+
 fn dns1035_label(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > 63 {

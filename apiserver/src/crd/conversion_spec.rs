@@ -6,6 +6,8 @@ use serde_json::{Value, json};
 
 use kcel_stdlib::kubernetes::crd::decode_ca_bundle;
 
+use super::definition::strings;
+
 /// Where a conversion webhook is reached.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -92,17 +94,12 @@ impl Strategy {
         Strategy::Webhook(Webhook {
             target,
             ca_bundle: decode_ca_bundle(config).unwrap_or_default(),
-            review_versions: strings(spec.pointer("/conversion/webhook/conversionReviewVersions")),
+            review_versions: strings(
+                spec.pointer("/conversion/webhook/conversionReviewVersions")
+                    .unwrap_or(&Value::Null),
+            ),
         })
     }
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s.as_str().map(str::to_owned))
-        .collect()
 }
 
 /// Upstream's default of a conversion webhook's service port: 443.

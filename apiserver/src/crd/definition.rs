@@ -328,7 +328,8 @@ fn set_status(crds: &Crds, crd: &mut Object, old: Option<&Object>) {
     );
 }
 
-fn strings(v: &Value) -> Vec<String> {
+/// The strings of the list `v` (anything else: none).
+pub(super) fn strings(v: &Value) -> Vec<String> {
     v.as_array()
         .into_iter()
         .flatten()

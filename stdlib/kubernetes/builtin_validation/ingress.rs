@@ -12,7 +12,7 @@ use serde_json::Value as Json;
 use super::errors::{Errors, port_name, port_num};
 use super::read;
 use crate::kubernetes::crd::field_error::FieldPath;
-use crate::kubernetes::named_formats::messages;
+use crate::kubernetes::named_formats::{messages, wildcard_dns1123_subdomain};
 use crate::kubernetes::object_meta::path_segment_name;
 use crate::kubernetes::sloppy_ip;
 
@@ -252,32 +252,4 @@ fn typed_reference(e: &mut Errors, reference: &Json, path: &FieldPath) {
             e.each(&path.child(field), value, path_segment_name(value));
         }
     }
-}
-
-/// apimachinery `IsWildcardDNS1123Subdomain` (`*.` then a DNS subdomain).
-fn wildcard_dns1123_subdomain(value: &str) -> Vec<String> {
-    const FORMAT: &str = r"\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-    let mut errs = Vec::new();
-    if value.len() > 253 {
-        errs.push("must be no more than 253 characters".to_owned());
-    }
-    let subdomain_ok = value.strip_prefix("*.").is_some_and(|rest| {
-        rest.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        })
-    });
-    if !subdomain_ok {
-        errs.push(format!(
-            "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS \
-             subdomain, which must consist of lower case alphanumeric characters, '-' or '.' \
-             and end with an alphanumeric character (e.g. '*.example.com', regex used for \
-             validation is '{FORMAT}')"
-        ));
-    }
-    errs
 }

@@ -166,8 +166,6 @@ pub(crate) fn validate(
 mod read {
     use serde_json::{Map, Value as Json};
 
-    use crate::kubernetes::quantity::{Quantity, parse_quantity};
-
     /// The string at `key` (`""` when unset).
     pub(super) fn text<'a>(v: &'a Json, key: &str) -> &'a str {
         v.get(key).and_then(Json::as_str).unwrap_or_default()
@@ -194,15 +192,6 @@ mod read {
     /// The value at `key` unless unset (`null` is unset).
     pub(super) fn field<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
         v.get(key).filter(|x| !x.is_null())
-    }
-
-    /// A quantity as decoding reads it (a string or a number).
-    pub(super) fn quantity(v: &Json) -> Option<Quantity> {
-        match v {
-            Json::String(s) => parse_quantity(s.trim()).ok(),
-            Json::Number(n) => parse_quantity(&n.to_string()).ok(),
-            _ => None,
-        }
     }
 
     /// A map of strings as `(key, value)` pairs in key order.

@@ -13,6 +13,7 @@ use super::errors::{Errors, port_name, port_num};
 use super::label_selector::LabelSelector;
 use super::read;
 use super::service_ips::legacy_cidr;
+use crate::kubernetes::cidr::Cidr;
 use crate::kubernetes::crd::field_error::FieldPath;
 use crate::kubernetes::sloppy_ip;
 
@@ -181,43 +182,16 @@ fn ip_block(e: &mut Errors, block: &Json, options: &Options, path: &FieldPath) {
 
 /// Go's `IPNet.Contains` of the network `outer` (as `net.ParseCIDR` gives it) and the
 /// network address of `inner`: both seen as `net.IP` sees them (an IPv4-mapped address as
-/// IPv4, its prefix length less 96), of one family, `inner`'s masked address within
-/// `outer`'s prefix.
+/// IPv4, its prefix length less 96), of one family.
 fn contains(outer: (IpAddr, u8), inner: (IpAddr, u8)) -> bool {
-    let (outer_ip, outer_bits) = as_net(outer);
-    let (inner_ip, inner_bits) = as_net(inner);
-    match (outer_ip, inner_ip) {
-        (IpAddr::V4(o), IpAddr::V4(i)) => {
-            let i = u32::from(i) & mask32(inner_bits);
-            u32::from(o) & mask32(outer_bits) == i & mask32(outer_bits)
-        }
-        (IpAddr::V6(o), IpAddr::V6(i)) => {
-            let i = u128::from(i) & mask128(inner_bits);
-            u128::from(o) & mask128(outer_bits) == i & mask128(outer_bits)
-        }
-        _ => false,
-    }
-}
-
-fn as_net((ip, bits): (IpAddr, u8)) -> (IpAddr, u8) {
-    match ip {
-        IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some() => {
-            (sloppy_ip::as_net_ip(ip), bits.saturating_sub(96))
-        }
-        _ => (ip, bits),
-    }
-}
-
-fn mask32(bits: u8) -> u32 {
-    u32::MAX
-        .checked_shl(32 - u32::from(bits.min(32)))
-        .unwrap_or(0)
-}
-
-fn mask128(bits: u8) -> u128 {
-    u128::MAX
-        .checked_shl(128 - u32::from(bits.min(128)))
-        .unwrap_or(0)
+    let as_net = |(ip, bits): (IpAddr, u8)| match ip {
+        IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some() => Cidr {
+            addr: sloppy_ip::as_net_ip(ip),
+            bits: bits.saturating_sub(96),
+        },
+        _ => Cidr { addr: ip, bits },
+    };
+    as_net(outer).contains(&as_net(inner).masked().addr)
 }
 
 /// The policy types: at most two, each `Ingress` or `Egress`.

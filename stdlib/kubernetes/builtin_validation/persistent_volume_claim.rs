@@ -15,7 +15,7 @@ use super::errors::Errors;
 use super::label_selector::LabelSelector;
 use super::read;
 use crate::kubernetes::crd::field_error::FieldPath;
-use crate::kubernetes::named_formats::messages;
+use crate::kubernetes::quantity::from_go_json;
 
 /// What an update lets stand (`PersistentVolumeClaimSpecValidationOptions`).
 #[derive(Default)]
@@ -92,10 +92,11 @@ pub(super) fn persistent_volume_claim(e: &mut Errors, object: &Json, old: Option
     }
     let storage_at = path.child("resources").key("storage");
     let requests = read::field(spec, "resources").and_then(|r| read::field(r, "requests"));
-    match requests.and_then(|r| read::field(r, "storage")) {
+    // A `null` request decodes as the zero quantity, present.
+    match requests.and_then(|r| r.get("storage")) {
         None => e.required(&storage_at, ""),
         Some(value) => {
-            if let Some(q) = read::quantity(value)
+            if let Ok(q) = from_go_json(value)
                 && q.sign() <= 0
             {
                 e.invalid(
@@ -225,10 +226,6 @@ fn data_source(e: &mut Errors, source: &Json, path: &FieldPath, options: &Option
         );
     }
     if !group.is_empty() && !options.allow_invalid_api_group {
-        e.each(
-            &path.child("apiGroup"),
-            group,
-            messages("dns1123Subdomain", group),
-        );
+        e.dns1123_subdomain(&path.child("apiGroup"), group);
     }
 }

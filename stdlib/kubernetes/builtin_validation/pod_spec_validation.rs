@@ -14,7 +14,7 @@ use super::errors::{Errors, config_key, env_var_name, inclusive_range, port_name
 use super::read;
 use crate::kubernetes::crd::field_error::FieldPath;
 use crate::kubernetes::named_formats::messages;
-use crate::kubernetes::quantity::Quantity;
+use crate::kubernetes::quantity::{Quantity, from_go_json};
 
 /// The most seconds `activeDeadlineSeconds` may be (`math.MaxInt32`).
 const MAX_INT32: i64 = i32::MAX as i64;
@@ -327,14 +327,17 @@ fn resources(e: &mut Errors, r: &Json, path: &FieldPath) {
         }
     };
     for (name, v) in limits.into_iter().flatten() {
-        if let Some(q) = read::quantity(v) {
+        if let Ok(q) = from_go_json(v) {
             negative(e, &lim_path.key(name), &q);
         }
     }
     for (name, v) in read::object(r, "requests").into_iter().flatten() {
-        let Some(q) = read::quantity(v) else { continue };
+        let Ok(q) = from_go_json(v) else { continue };
         negative(e, &req_path.key(name), &q);
-        match limits.and_then(|l| l.get(name)).and_then(read::quantity) {
+        match limits
+            .and_then(|l| l.get(name))
+            .and_then(|v| from_go_json(v).ok())
+        {
             Some(limit) => {
                 let order = q.compare(&limit);
                 if order != Ordering::Equal && !overcommit_allowed(name) {
